@@ -1,0 +1,260 @@
+/**
+ * JSON that keeps every digit of a signed 64-bit integer, both ways.
+ *
+ * Parsing: integer literals that a JS number cannot hold exactly become `bigint`;
+ * everything else is what `JSON.parse` gives. A text without any run of 16 or more
+ * digits cannot hold such a literal, so it goes straight to the native parser.
+ *
+ * Writing: `bigint` values are written as bare JSON numbers, as the WE node writes
+ * int64 fields — or as strings when the client asked for that (`int64AsString`).
+ */
+
+export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object as parsed: values not yet checked. */
+export type JsonObject = { [key: string]: unknown };
+
+export class JsonSyntaxError extends SyntaxError {
+  override readonly name = 'JsonSyntaxError';
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
+    super(message);
+  }
+}
+
+const LONG_DIGIT_RUN = /\d{16}/;
+
+export function parseJson(text: string): unknown {
+  if (!LONG_DIGIT_RUN.test(text)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (e) {
+      throw new JsonSyntaxError((e as Error).message, -1);
+    }
+  }
+  return new ExactJsonParser(text).parseDocument();
+}
+
+const WS = new Uint8Array(128);
+WS[0x20] = WS[0x09] = WS[0x0a] = WS[0x0d] = 1;
+
+class ExactJsonParser {
+  private i = 0;
+  constructor(private readonly s: string) {}
+
+  parseDocument(): unknown {
+    this.ws();
+    const v = this.value(0);
+    this.ws();
+    if (this.i !== this.s.length) this.fail('Unexpected data after the JSON value');
+    return v;
+  }
+
+  private fail(msg: string): never {
+    throw new JsonSyntaxError(`${msg} at position ${this.i}`, this.i);
+  }
+
+  private ws(): void {
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s.charCodeAt(this.i);
+      if (c < 128 && WS[c] === 1) this.i++;
+      else break;
+    }
+  }
+
+  private value(depth: number): unknown {
+    if (depth > 512) this.fail('JSON nested too deeply');
+    const c = this.s[this.i];
+    switch (c) {
+      case '{':
+        return this.object(depth);
+      case '[':
+        return this.array(depth);
+      case '"':
+        return this.string();
+      case 't':
+        return this.literal('true', true);
+      case 'f':
+        return this.literal('false', false);
+      case 'n':
+        return this.literal('null', null);
+      default:
+        if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.number();
+        return this.fail(c === undefined ? 'Unexpected end of JSON input' : `Unexpected token ${c}`);
+    }
+  }
+
+  private literal<T>(word: string, v: T): T {
+    if (!this.s.startsWith(word, this.i)) this.fail('Unexpected token');
+    this.i += word.length;
+    return v;
+  }
+
+  private object(depth: number): JsonObject {
+    const out: JsonObject = {};
+    this.i++;
+    this.ws();
+    if (this.s[this.i] === '}') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      if (this.s[this.i] !== '"') this.fail('Expected a string key');
+      const key = this.string();
+      this.ws();
+      if (this.s[this.i] !== ':') this.fail("Expected ':'");
+      this.i++;
+      this.ws();
+      const v = this.value(depth + 1);
+      if (key === '__proto__') Object.defineProperty(out, key, { value: v, writable: true, enumerable: true, configurable: true });
+      else out[key] = v;
+      this.ws();
+      const c = this.s[this.i++];
+      if (c === '}') return out;
+      if (c !== ',') this.fail("Expected ',' or '}'");
+    }
+  }
+
+  private array(depth: number): unknown[] {
+    const out: unknown[] = [];
+    this.i++;
+    this.ws();
+    if (this.s[this.i] === ']') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      out.push(this.value(depth + 1));
+      this.ws();
+      const c = this.s[this.i++];
+      if (c === ']') return out;
+      if (c !== ',') this.fail("Expected ',' or ']'");
+    }
+  }
+
+  private string(): string {
+    const s = this.s;
+    const start = this.i;
+    let j = start + 1;
+    // Find the closing quote, skipping escapes; reject raw control characters as JSON does.
+    for (;;) {
+      if (j >= s.length) this.fail('Unterminated string');
+      const c = s.charCodeAt(j);
+      if (c === 0x22) break;
+      if (c === 0x5c) j += 2;
+      else if (c < 0x20) {
+        this.i = j;
+        this.fail('Bad control character in string literal');
+      } else j++;
+    }
+    this.i = j + 1;
+    try {
+      return JSON.parse(s.slice(start, j + 1)) as string;
+    } catch {
+      this.i = start;
+      return this.fail('Bad string literal');
+    }
+  }
+
+  private number(): number | bigint {
+    const s = this.s;
+    const start = this.i;
+    if (s[this.i] === '-') this.i++;
+    const intStart = this.i;
+    if (s[this.i] === '0') this.i++;
+    else if (s[this.i] !== undefined && s[this.i]! >= '1' && s[this.i]! <= '9') {
+      while (this.i < s.length && s[this.i]! >= '0' && s[this.i]! <= '9') this.i++;
+    } else this.fail('No number after minus sign');
+    let integral = true;
+    if (s[this.i] === '.') {
+      integral = false;
+      this.i++;
+      const f = this.i;
+      while (this.i < s.length && s[this.i]! >= '0' && s[this.i]! <= '9') this.i++;
+      if (this.i === f) this.fail('Unterminated fractional number');
+    }
+    if (s[this.i] === 'e' || s[this.i] === 'E') {
+      integral = false;
+      this.i++;
+      if (s[this.i] === '+' || s[this.i] === '-') this.i++;
+      const e = this.i;
+      while (this.i < s.length && s[this.i]! >= '0' && s[this.i]! <= '9') this.i++;
+      if (this.i === e) this.fail('Exponent part is missing a number');
+    }
+    const literal = s.slice(start, this.i);
+    if (integral && this.i - intStart > 15) {
+      const n = Number(literal);
+      return Number.isSafeInteger(n) ? n : BigInt(literal);
+    }
+    return Number(literal);
+  }
+}
+
+export interface StringifyOptions {
+  /** Write bigint values as JSON strings (browsers' `large-significand-format=string`). */
+  int64AsString?: boolean;
+}
+
+/** JSON text of a value whose int64 fields are `bigint`. Objects with `toJSON` are honoured. */
+export function stringifyJson(value: unknown, options: StringifyOptions = {}): string {
+  const parts: string[] = [];
+  write(value, parts, options.int64AsString === true);
+  return parts.join('');
+}
+
+function write(v: unknown, out: string[], int64AsString: boolean): void {
+  switch (typeof v) {
+    case 'string':
+      out.push(JSON.stringify(v));
+      return;
+    case 'number':
+      out.push(Number.isFinite(v) ? String(v) : 'null');
+      return;
+    case 'bigint':
+      out.push(int64AsString ? `"${v}"` : v.toString());
+      return;
+    case 'boolean':
+      out.push(v ? 'true' : 'false');
+      return;
+    case 'object': {
+      if (v === null) {
+        out.push('null');
+        return;
+      }
+      if (Array.isArray(v)) {
+        out.push('[');
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) out.push(',');
+          const item: unknown = v[i];
+          write(item === undefined || typeof item === 'function' ? null : item, out, int64AsString);
+        }
+        out.push(']');
+        return;
+      }
+      const withToJson = v as { toJSON?: () => unknown };
+      if (typeof withToJson.toJSON === 'function') {
+        write(withToJson.toJSON(), out, int64AsString);
+        return;
+      }
+      out.push('{');
+      let first = true;
+      for (const key of Object.keys(v)) {
+        const item = (v as Record<string, unknown>)[key];
+        if (item === undefined || typeof item === 'function') continue;
+        if (!first) out.push(',');
+        first = false;
+        out.push(JSON.stringify(key), ':');
+        write(item, out, int64AsString);
+      }
+      out.push('}');
+      return;
+    }
+    default:
+      out.push('null');
+  }
+}

@@ -1,0 +1,3 @@
+import type { TxCodec } from './schema.js';
+
+export const codecs: readonly TxCodec[] = [];

@@ -1,0 +1,395 @@
+/**
+ * A small transaction DSL in the spirit of WE's TxScheme: a transaction family is an
+ * ordered list of fields, each present in a range of versions. From it come the three
+ * byte views (body, proof source, full), the id, reading from binary and from request
+ * JSON, writing the node's transaction JSON, and stateless validation.
+ *
+ * Body bytes: type ‖ version ‖ fields (proofs skipped). Full bytes: 0x00 ‖ body with the
+ * proofs block at the position of the `proofs` marker (legacy versions have no 0x00).
+ */
+import type { Address } from '../../crypto/address.js';
+import { base58Length, decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
+import { ByteReader, ByteWriter } from '../bytes.js';
+import { DecodeError, genericError, WeError } from '../errors.js';
+import type { JsonObject } from '../json.js';
+import type { Protocol } from '../protocol.js';
+import { jsonArray, jsonString, type FieldType } from './fields.js';
+
+export const MAX_PROOFS = 8;
+export const MAX_PROOF_SIZE = 64;
+const PROOFS_VERSION = 1;
+
+// ---------------------------------------------------------------------------
+// Field specs
+
+export interface FieldSpec<N extends string = string, T = unknown, O extends boolean = boolean> {
+  readonly name: N;
+  readonly type: FieldType<T>;
+  /** First and last version that have the field (inclusive); absent = every version. */
+  readonly since?: number;
+  readonly until?: number;
+  /** Key read from request JSON (default: `name`). */
+  readonly jsonKey?: string;
+  /** Leave the field out of transaction JSON. */
+  readonly hiddenInJson?: boolean;
+  /** Custom request-JSON reader (a value the node fills in itself, alternative keys…). */
+  fromJson?(body: JsonObject, p: Protocol, version: number): T;
+  /** Custom transaction-JSON writer. */
+  toJson?(value: T, tx: Transaction, p: Protocol): unknown;
+  /** Stateless check of the value (throws a WeError). */
+  check?(value: T, p: Protocol, data: Readonly<Record<string, unknown>>, version: number): void;
+  /** True for fields present in only some versions (typed `T | undefined`). */
+  readonly optional: O;
+}
+
+export interface FieldOptions<T> {
+  since?: number;
+  until?: number;
+  jsonKey?: string;
+  hiddenInJson?: boolean;
+  fromJson?(body: JsonObject, p: Protocol, version: number): T;
+  toJson?(value: T, tx: Transaction, p: Protocol): unknown;
+  check?(value: T, p: Protocol, data: Readonly<Record<string, unknown>>, version: number): void;
+}
+
+/** A field present in every version of its family. */
+export function field<const N extends string, T>(
+  name: N,
+  type: FieldType<T>,
+  options: Omit<FieldOptions<T>, 'since' | 'until'> = {},
+): FieldSpec<N, T, false> {
+  return { name, type, ...options, optional: false };
+}
+
+/** A field present only in some versions (`undefined` in the others). */
+export function versioned<const N extends string, T>(
+  name: N,
+  type: FieldType<T>,
+  options: FieldOptions<T> & ({ since: number } | { until: number }),
+): FieldSpec<N, T, true> {
+  return { name, type, ...options, optional: true };
+}
+
+/** Where the proofs block sits in the full bytes. */
+export const PROOFS = { name: '@proofs' } as const;
+export type ProofsMarker = typeof PROOFS;
+
+export type SchemaEntry = FieldSpec | ProofsMarker;
+
+type FieldsOf<E extends readonly SchemaEntry[]> = Extract<E[number], FieldSpec>;
+
+/** The typed data of a family, derived from its field list. */
+export type DataOf<E extends readonly SchemaEntry[]> = {
+  readonly [S in FieldsOf<E> as S['name']]: S extends FieldSpec<string, infer T, infer O> ? (O extends true ? T | undefined : T) : never;
+};
+
+// ---------------------------------------------------------------------------
+// Codecs: how a (type, version) is read, written and shown
+
+/** Everything the node needs from a transaction family, DSL-built or hand-written. */
+export interface TxCodec {
+  readonly type: number;
+  readonly name: string;
+  readonly versions: readonly number[];
+  bodyBytes(tx: Transaction): Uint8Array;
+  proofSourceBytes(tx: Transaction): Uint8Array;
+  fullBytes(tx: Transaction): Uint8Array;
+  id(tx: Transaction): Uint8Array;
+  toJson(tx: Transaction): JsonObject;
+  /** Reads full bytes starting at the type byte (after the modern 0x00 flag, if any). */
+  read(r: ByteReader, p: Protocol, version: number): { data: Record<string, unknown>; proofs: Uint8Array[] };
+  /** Reads the signed request JSON of a version (fields only; proofs are read by the caller). */
+  fromJson(body: JsonObject, p: Protocol, version: number): Record<string, unknown>;
+  /** Stateless validation of a built transaction. */
+  validate(tx: Transaction): void;
+  /** Full bytes start with the modern 0x00 flag for this version. */
+  modernHeader(version: number): boolean;
+  /** Whether a signed `proofs` array is part of this family (false for genesis types). */
+  readonly hasProofs: boolean;
+}
+
+/**
+ * One transaction. Immutable; byte views and the id are computed once.
+ * `data` holds the typed field values of the family (see `DataOf`).
+ */
+export class Transaction<D extends object = object> {
+  private cache: { body?: Uint8Array; proofSource?: Uint8Array; full?: Uint8Array; id?: Uint8Array; idB58?: string } = {};
+
+  constructor(
+    readonly codec: TxCodec,
+    readonly version: number,
+    readonly data: D,
+    readonly proofs: readonly Uint8Array[],
+    readonly protocol: Protocol,
+  ) {}
+
+  get type(): number {
+    return this.codec.type;
+  }
+
+  private get fields(): Readonly<Record<string, unknown>> {
+    return this.data as Readonly<Record<string, unknown>>;
+  }
+
+  get bodyBytes(): Uint8Array {
+    return (this.cache.body ??= this.codec.bodyBytes(this));
+  }
+
+  /** What `proofs[0]` signs; differs from the body only for Atomic. */
+  get proofSourceBytes(): Uint8Array {
+    return (this.cache.proofSource ??= this.codec.proofSourceBytes(this));
+  }
+
+  /** Wire (P2P, block) bytes. */
+  get bytes(): Uint8Array {
+    return (this.cache.full ??= this.codec.fullBytes(this));
+  }
+
+  get id(): Uint8Array {
+    return (this.cache.id ??= this.codec.id(this));
+  }
+
+  get idBase58(): string {
+    return (this.cache.idB58 ??= encodeBase58(this.id));
+  }
+
+  get senderPublicKey(): Uint8Array | undefined {
+    return this.fields['senderPublicKey'] as Uint8Array | undefined;
+  }
+
+  get sender(): Address | undefined {
+    const pk = this.senderPublicKey;
+    return pk === undefined ? undefined : this.protocol.addresses.fromPublicKey(pk);
+  }
+
+  get fee(): bigint {
+    return (this.fields['fee'] as bigint | undefined) ?? 0n;
+  }
+
+  get feeAssetId(): Uint8Array | null {
+    return (this.fields['feeAssetId'] as Uint8Array | null | undefined) ?? null;
+  }
+
+  get timestamp(): bigint {
+    return this.fields['timestamp'] as bigint;
+  }
+
+  /** The node's JSON of this transaction (int64 fields as bigint). */
+  toJson(): JsonObject {
+    return this.codec.toJson(this);
+  }
+
+  /** A copy with other proofs (e.g. after signing). */
+  withProofs(proofs: readonly Uint8Array[]): Transaction<D> {
+    const copy = new Transaction<D>(this.codec, this.version, this.data, proofs, this.protocol);
+    copy.cache = { body: this.cache.body, proofSource: this.cache.proofSource, id: this.cache.id, idB58: this.cache.idB58 };
+    return copy;
+  }
+
+  /** True when `proofs[0]` is the sender's signature over the proof-source bytes. */
+  hasValidSenderSignature(): boolean {
+    const pk = this.senderPublicKey;
+    const proof = this.proofs[0];
+    if (pk === undefined || proof === undefined) return false;
+    return this.protocol.crypto.verify(pk, this.proofSourceBytes, proof);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Proofs
+
+export function writeProofs(w: ByteWriter, proofs: readonly Uint8Array[]): void {
+  w.u8(PROOFS_VERSION).u16(proofs.length);
+  for (const p of proofs) w.shortBytes(p);
+}
+
+export function checkProofs(proofs: readonly Uint8Array[]): void {
+  if (proofs.length > MAX_PROOFS) throw genericError(`Too many proofs, max ${MAX_PROOFS} proofs`, 'proofs');
+  if (proofs.some((p) => p.length > MAX_PROOF_SIZE)) throw genericError(`Too large proof, must be max ${MAX_PROOF_SIZE} bytes`, 'proofs');
+}
+
+export function readProofs(r: ByteReader): Uint8Array[] {
+  if (r.remaining <= 0) throw new DecodeError('Empty proofs', 'proofs');
+  const version = r.u8('proofs');
+  if (version !== PROOFS_VERSION) throw new DecodeError(`Proofs version must be 1, actual: ${version}`, 'proofs');
+  const n = r.u16('proofs');
+  const proofs: Uint8Array[] = [];
+  for (let i = 0; i < n; i++) proofs.push(r.shortBytes('proofs'));
+  checkProofs(proofs);
+  return proofs;
+}
+
+/** `proofs` of a signed request: Base58 strings, at most 8, each at most 64 bytes (`null` reads as ""). */
+export function proofsFromJson(body: JsonObject): Uint8Array[] {
+  const list = jsonArray(body['proofs'], 'proofs');
+  const proofs = list.map((item, i) => {
+    const text = item === null ? '' : jsonString(item, `proofs(${i})`);
+    if (text.length > base58Length(MAX_PROOF_SIZE)) throw genericError('invalid proof', 'proofs');
+    try {
+      return decodeBase58(text);
+    } catch {
+      throw genericError('invalid proof', 'proofs');
+    }
+  });
+  checkProofs(proofs);
+  return proofs;
+}
+
+// ---------------------------------------------------------------------------
+// The DSL codec
+
+export interface SchemaDefinition<E extends readonly SchemaEntry[]> {
+  readonly type: number;
+  /** WE's name without `Transaction`, e.g. `Transfer`. */
+  readonly name: string;
+  readonly versions: readonly number[];
+  readonly fields: E;
+  /** Versions whose full bytes have no 0x00 flag (MassTransfer V1). */
+  readonly legacyVersions?: readonly number[];
+  /** WE's additionalJsonFields: written after `version`, before the fields. */
+  readonly extraJson?: (tx: Transaction<DataOf<E>>) => JsonObject;
+  /** Transaction id when it is not fastHash(proof-source bytes). */
+  readonly id?: (tx: Transaction<DataOf<E>>) => Uint8Array;
+  /** Proof-source bytes when they differ from the body. */
+  readonly proofSource?: (tx: Transaction<DataOf<E>>) => Uint8Array;
+  /** Whole-transaction stateless checks, after the per-field ones. */
+  readonly validate?: (tx: Transaction<DataOf<E>>) => void;
+}
+
+export interface TxSchema<E extends readonly SchemaEntry[] = readonly SchemaEntry[]> extends TxCodec {
+  readonly definition: SchemaDefinition<E>;
+  /** The fields of a version, in declaration order (proofs marker included). */
+  entriesOf(version: number): readonly SchemaEntry[];
+}
+
+function isField(e: SchemaEntry): e is FieldSpec {
+  return e !== PROOFS;
+}
+
+function inVersion(e: SchemaEntry, version: number): boolean {
+  if (!isField(e)) return true;
+  return (e.since === undefined || version >= e.since) && (e.until === undefined || version <= e.until);
+}
+
+const ESSENTIAL = new Set(['senderPublicKey', 'fee', 'timestamp']);
+
+function attribute<T>(fieldName: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof WeError) throw e.at(fieldName);
+    throw e;
+  }
+}
+
+export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefinition<E>): TxSchema<E> {
+  const byVersion = new Map<number, readonly SchemaEntry[]>();
+  for (const v of def.versions) byVersion.set(v, def.fields.filter((e) => inVersion(e, v)));
+  const entriesOf = (version: number): readonly SchemaEntry[] => {
+    const entries = byVersion.get(version);
+    if (entries === undefined) throw genericError(`Bad transaction type (${def.type}) and version (${version})`);
+    return entries;
+  };
+  const legacy = new Set(def.legacyVersions ?? []);
+  type Tx = Transaction<DataOf<E>>;
+
+  const writeFields = (w: ByteWriter, tx: Transaction, withProofs: boolean): void => {
+    const values = tx.data as Record<string, unknown>;
+    w.u8(def.type).u8(tx.version);
+    for (const e of entriesOf(tx.version)) {
+      if (!isField(e)) {
+        if (withProofs) writeProofs(w, tx.proofs);
+        continue;
+      }
+      e.type.write(w, values[e.name], tx.protocol);
+    }
+  };
+
+  const schema: TxSchema<E> = {
+    type: def.type,
+    name: def.name,
+    versions: def.versions,
+    definition: def,
+    hasProofs: true,
+    entriesOf,
+    modernHeader: (version) => !legacy.has(version),
+
+    bodyBytes(tx) {
+      const w = new ByteWriter(256);
+      writeFields(w, tx, false);
+      return w.result();
+    },
+
+    proofSourceBytes(tx) {
+      return def.proofSource ? def.proofSource(tx as Tx) : tx.bodyBytes;
+    },
+
+    fullBytes(tx) {
+      const w = new ByteWriter(384);
+      if (!legacy.has(tx.version)) w.u8(0);
+      writeFields(w, tx, true);
+      return w.result();
+    },
+
+    id(tx) {
+      return def.id ? def.id(tx as Tx) : tx.protocol.crypto.fastHash(tx.proofSourceBytes);
+    },
+
+    toJson(tx) {
+      const values = tx.data as Record<string, unknown>;
+      const p = tx.protocol;
+      const out: JsonObject = {
+        type: def.type,
+        id: tx.idBase58,
+        sender: tx.sender?.toString(),
+        senderPublicKey: tx.senderPublicKey === undefined ? undefined : encodeBase58(tx.senderPublicKey),
+        fee: tx.fee,
+        timestamp: tx.timestamp,
+        proofs: tx.proofs.map(encodeBase58),
+        version: tx.version,
+      };
+      if (def.extraJson) Object.assign(out, def.extraJson(tx as Tx));
+      for (const e of entriesOf(tx.version)) {
+        if (!isField(e) || ESSENTIAL.has(e.name) || e.hiddenInJson === true) continue;
+        const v = values[e.name];
+        out[e.name] = e.toJson !== undefined ? e.toJson(v, tx, p) : e.type.toJson(v, p);
+      }
+      return out;
+    },
+
+    read(r, p, version) {
+      const data: Record<string, unknown> = {};
+      let proofs: Uint8Array[] = [];
+      const header = r.u8('type');
+      if (header !== def.type) throw new DecodeError(`Expected transaction type ${def.type}, got ${header}`, 'type');
+      const v = r.u8('version');
+      if (v !== version) throw new DecodeError(`Expected version ${version}, got ${v}`, 'version');
+      for (const e of entriesOf(version)) {
+        if (!isField(e)) proofs = readProofs(r);
+        else data[e.name] = e.type.read(r, p, e.name);
+      }
+      return { data, proofs };
+    },
+
+    fromJson(body, p, version) {
+      const data: Record<string, unknown> = {};
+      for (const e of entriesOf(version)) {
+        if (!isField(e)) continue;
+        const key = e.jsonKey ?? e.name;
+        data[e.name] = attribute(key, () => (e.fromJson !== undefined ? e.fromJson(body, p, version) : e.type.fromJson(body[key], p, key)));
+      }
+      return data;
+    },
+
+    validate(tx) {
+      const values = tx.data as Record<string, unknown>;
+      checkProofs(tx.proofs);
+      for (const e of entriesOf(tx.version)) {
+        if (!isField(e) || e.check === undefined) continue;
+        attribute(e.jsonKey ?? e.name, () => e.check?.(values[e.name], tx.protocol, values, tx.version));
+      }
+      def.validate?.(tx as Tx);
+    },
+  };
+  return schema;
+}
