@@ -1,0 +1,34 @@
+/**
+ * Replays the committed vectors (test/vectors/*.json, made by test/oracle/make-vectors.ts
+ * from the official libraries) without the libraries: Weft must read each signed request,
+ * rebuild the library's body bytes, give WE's id and accept the library's signature.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Protocol } from '../../src/protocol/protocol.js';
+import { parseJson, stringifyJson } from '../../src/protocol/json.js';
+import { loadVectors } from '../support/vectors.js';
+
+const protocols = {
+  waves: await Protocol.create({ crypto: 'waves', chainId: 'T' }),
+  gost: await Protocol.create({ crypto: 'gost', chainId: 'T' }),
+};
+
+describe('fixed vectors from the official libraries', () => {
+  for (const [family, vectors] of loadVectors()) {
+    it(`${family}: ${vectors.length} vectors`, () => {
+      assert.ok(vectors.length > 0);
+      for (const v of vectors) {
+        const p = protocols[v.crypto];
+        const label = `${family} type ${v.type} v${v.version} ${v.library}/${v.crypto} ${v.id}`;
+        const tx = p.transactionFromJson(parseJson(JSON.stringify(v.request)));
+        assert.equal(tx.type, v.type, label);
+        assert.equal(tx.version, v.version, label);
+        assert.equal(Buffer.from(tx.bodyBytes).toString('hex'), v.bodyHex, label);
+        assert.equal(tx.idBase58, v.id, label);
+        assert.ok(tx.hasValidSenderSignature(), `signature of ${label}`);
+        assert.equal(stringifyJson(p.transactionFromBytes(tx.bytes).toJson()), stringifyJson(tx.toJson()), label);
+      }
+    });
+  }
+});
