@@ -2,8 +2,9 @@
  * JSON that keeps every digit of a signed 64-bit integer, both ways.
  *
  * Parsing: integer literals that a JS number cannot hold exactly become `bigint`;
- * everything else is what `JSON.parse` gives. A text without any run of 16 or more
- * digits cannot hold such a literal, so it goes straight to the native parser.
+ * everything else is what `JSON.parse` gives. The native parser runs first; only when
+ * its result holds a number beyond ±(2^53 − 1) — the only way a literal can have lost
+ * digits — is the text parsed again exactly.
  *
  * Writing: `bigint` values are written as bare JSON numbers, as the WE node writes
  * int64 fields — or as strings when the client asked for that (`int64AsString`).
@@ -24,17 +25,27 @@ export class JsonSyntaxError extends SyntaxError {
   }
 }
 
-const LONG_DIGIT_RUN = /\d{16}/;
-
 export function parseJson(text: string): unknown {
-  if (!LONG_DIGIT_RUN.test(text)) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (e) {
-      throw new JsonSyntaxError((e as Error).message, -1);
-    }
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new JsonSyntaxError((e as Error).message, -1);
   }
-  return new ExactJsonParser(text).parseDocument();
+  return holdsUnsafeNumber(value, 0) ? new ExactJsonParser(text).parseDocument() : value;
+}
+
+function holdsUnsafeNumber(v: unknown, depth: number): boolean {
+  if (typeof v === 'number') return !Number.isSafeInteger(v) && Math.abs(v) > Number.MAX_SAFE_INTEGER;
+  if (typeof v !== 'object' || v === null) return false;
+  // Deep documents go to the exact parser, which bounds nesting.
+  if (depth > 64) return true;
+  if (Array.isArray(v)) {
+    for (const x of v) if (holdsUnsafeNumber(x, depth + 1)) return true;
+    return false;
+  }
+  for (const k in v) if (holdsUnsafeNumber((v as Record<string, unknown>)[k], depth + 1)) return true;
+  return false;
 }
 
 const WS = new Uint8Array(128);

@@ -258,6 +258,8 @@ export interface SchemaDefinition<E extends readonly SchemaEntry[]> {
 
 export interface TxSchema<E extends readonly SchemaEntry[] = readonly SchemaEntry[]> extends TxCodec {
   readonly definition: SchemaDefinition<E>;
+  /** Narrows a transaction to this family's typed data. */
+  is(tx: Transaction): tx is Transaction<DataOf<E>>;
   /** The fields of a version, in declaration order (proofs marker included). */
   entriesOf(version: number): readonly SchemaEntry[];
 }
@@ -312,6 +314,7 @@ export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefi
     definition: def,
     hasProofs: true,
     entriesOf,
+    is: (tx): tx is Tx => tx.codec === schema,
     modernHeader: (version) => !legacy.has(version),
 
     bodyBytes(tx) {

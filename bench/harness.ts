@@ -1,0 +1,73 @@
+/**
+ * Benchmark plumbing: every figure is measured against a bare baseline in the same run,
+ * alternating subject and baseline over several rounds so machine noise hits both, and
+ * reported as the median of each with their ratio.
+ */
+
+export interface Figure {
+  readonly name: string;
+  readonly value: number;
+  readonly baseline: number;
+  readonly ratio: number;
+  readonly unit: string;
+  /** What the baseline is, for the human-readable report. */
+  readonly baselineLabel: string;
+  /** The target ratio, when the issue names one. */
+  readonly target?: number;
+}
+
+/** Operations per second of `op`, run in batches for about `ms` milliseconds. */
+export function opsPerSecond(op: () => void, ms: number): number {
+  let batch = 1;
+  let done = 0;
+  const start = process.hrtime.bigint();
+  const budget = BigInt(ms) * 1_000_000n;
+  for (;;) {
+    for (let i = 0; i < batch; i++) op();
+    done += batch;
+    const elapsed = process.hrtime.bigint() - start;
+    if (elapsed >= budget) return (done * 1e9) / Number(elapsed);
+    if (batch < 1 << 16) batch *= 2;
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export interface CompareOptions {
+  readonly rounds?: number;
+  readonly msPerRound?: number;
+  readonly target?: number;
+  readonly unit?: string;
+}
+
+/** Throughput of `subject` vs `baseline` (both ops/s), interleaved over rounds. */
+export function compareRates(name: string, baselineLabel: string, subject: () => void, baseline: () => void, options: CompareOptions = {}): Figure {
+  const rounds = options.rounds ?? 5;
+  const ms = options.msPerRound ?? 400;
+  // Warm both up before measuring.
+  opsPerSecond(subject, 100);
+  opsPerSecond(baseline, 100);
+  const s: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    s.push(opsPerSecond(subject, ms));
+    b.push(opsPerSecond(baseline, ms));
+  }
+  const value = median(s);
+  const base = median(b);
+  return { name, value, baseline: base, ratio: value / base, unit: options.unit ?? 'ops/s', baselineLabel, target: options.target };
+}
+
+export function formatFigure(f: Figure): string {
+  const num = (x: number): string => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toPrecision(4));
+  const target = f.target === undefined ? '' : `  (target ≥ ${f.target}${f.ratio >= f.target ? ', met' : ', NOT met'})`;
+  return `${f.name.padEnd(34)} ${num(f.value).padStart(12)} ${f.unit}  vs ${f.baselineLabel}: ${num(f.baseline)}  ratio ${f.ratio.toFixed(3)}${target}`;
+}
+
+export function figureJson(f: Figure): string {
+  return JSON.stringify({ name: f.name, value: f.value, baseline: f.baseline, ratio: f.ratio, unit: f.unit });
+}
