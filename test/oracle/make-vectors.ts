@@ -7,6 +7,7 @@
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { parseJson } from '../../src/protocol/json.js';
 import { buildWithLibrary, checkCase, envFor, MODES, PHRASES, type OracleCase } from './harness.js';
 import type { Vector } from '../support/vectors.js';
 
@@ -32,7 +33,8 @@ for (const family of families) {
         await checkCase(mode, c, fields, i % PHRASES.length);
         const built = await buildWithLibrary(mode, c, fields, signer);
         const json = c.adjustJson ? c.adjustJson(built.json, env) : built.json;
-        const tx = env.protocol.transactionFromJson(JSON.parse(JSON.stringify(json)));
+        // As a request arrives: through text, int64 literals read exactly (as checkCase does).
+        const tx = env.protocol.transactionFromJson(parseJson(JSON.stringify(json)));
         vectors.push({
           crypto: mode.crypto,
           library: mode.library,

@@ -10,7 +10,7 @@ export function expectWeError(f: () => unknown, code: number, message?: string |
     thrown = e;
   }
   assert.ok(thrown !== undefined, 'expected an error, got none');
-  assert.ok(thrown instanceof WeError, `expected a WeError, got ${String(thrown)}`);
+  assert.ok(thrown instanceof WeError, `expected a WeError, got ${thrown instanceof Error ? thrown.stack : JSON.stringify(thrown)}`);
   assert.equal(thrown.code, code, `code of "${thrown.message}"`);
   if (typeof message === 'string') assert.equal(thrown.message, message);
   else if (message !== undefined) assert.match(thrown.message, message);

@@ -1,7 +1,10 @@
 /**
  * Fields most families share (WE's EssentialFields and the common optional ones).
  */
-import { LONG, OPT_ASSET_ID, OPT_ATOMIC_BADGE, PUBLIC_KEY } from './fields.js';
+import { genericError } from '../errors.js';
+import type { JsonObject } from '../json.js';
+import type { Protocol } from '../protocol.js';
+import { BYTE, LONG, OPT_ASSET_ID, OPT_ATOMIC_BADGE, PUBLIC_KEY } from './fields.js';
 import { field, versioned } from './schema.js';
 
 export const sender = field('senderPublicKey', PUBLIC_KEY);
@@ -13,3 +16,18 @@ export const feeAssetIdSince = (version: number) => versioned('feeAssetId', OPT_
 
 /** `atomicBadge` (OPTION(ATOMIC_BADGE)) from the given version on. */
 export const atomicBadgeSince = (version: number) => versioned('atomicBadge', OPT_ATOMIC_BADGE, { since: version });
+
+/** WE's validateChainId (Issue, Reissue, LeaseCancel, SetScript, SetAssetScript). */
+export function validateChainId(chainId: number, p: Protocol): void {
+  if (chainId !== p.chainId) throw genericError(`Wrong chainId actual: ${chainId}, expected: ${p.chainId}`, 'chainId');
+}
+
+/**
+ * `chainId` BYTE of WE's ChainSpecific types: never read from request JSON (the node puts
+ * its own); checked against the node's chain id unless `checked` is false (Burn).
+ */
+export const chainIdField = (checked: boolean) =>
+  field('chainId', BYTE, {
+    fromJson: (_body: JsonObject, p: Protocol) => p.chainId,
+    ...(checked ? { check: (v: number, p: Protocol) => validateChainId(v, p) } : {}),
+  });

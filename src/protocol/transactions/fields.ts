@@ -7,7 +7,7 @@
  * recipients → Address | Alias; text → string.
  */
 import { Address, Alias, ADDRESS_LENGTH, type Recipient } from '../../crypto/address.js';
-import { base58Length, decodeBase58, decodeBase64, encodeBase58, encodeBase64, EncodingError } from '../../crypto/encoding.js';
+import { base58Length, decodeBase58, decodeBase64, encodeBase58, encodeBase64 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter, INT64 } from '../bytes.js';
 import { DecodeError, expected, genericError, WeError, wrongJson } from '../errors.js';
 import type { Protocol } from '../protocol.js';
@@ -236,11 +236,19 @@ export function option<T>(inner: FieldType<T>): FieldType<T | null> {
   };
 }
 
-/** ASSET_ID.?: absent, null or "" is None (WEST). */
-export const OPT_ASSET_ID: FieldType<Uint8Array | null> = {
-  ...option(ASSET_ID),
-  fromJson: (j, p, path) => (j === undefined || j === null || j === '' ? null : ASSET_ID.fromJson(j, p, path)),
-};
+/**
+ * ASSET_ID.? as the signed request classes read it: absent, null and "" are None (WEST);
+ * otherwise Base58 of 32 bytes, GenericError(`error`) if not.
+ */
+export function optionalAssetIdType(error: string): FieldType<Uint8Array | null> {
+  const inner = assetIdType(error);
+  return {
+    ...option(inner),
+    fromJson: (j, p, path) => (j === undefined || j === null || j === '' ? null : inner.fromJson(j, p, path)),
+  };
+}
+
+export const OPT_ASSET_ID = optionalAssetIdType('invalid.assetId');
 
 export const PUBLIC_KEY: FieldType<Uint8Array> = {
   kind: 'PUBLIC_KEY_ACCOUNT',
@@ -295,28 +303,6 @@ export const ALIAS: FieldType<Alias> = {
   toJson: (v) => v.name,
 };
 
-/** Script bytes (version ‖ expression ‖ checksum), `base64:` in JSON. Checked by the scripts module. */
-export const SCRIPT: FieldType<Uint8Array> = {
-  kind: 'SCRIPT',
-  write: (w, v) => void w.shortBytes(v),
-  read: (r, _p, f) => r.shortBytes(f),
-  fromJson: (j, _p, path) => {
-    const text = jsonString(j, path);
-    try {
-      return decodeBase64(text);
-    } catch (e) {
-      throw genericError(`Unable to decode base64: ${(e as EncodingError).message}`, path);
-    }
-  },
-  toJson: (v) => `base64:${encodeBase64(v)}`,
-};
-
-/** SCRIPT.?: absent, null and "" are None. */
-export const OPT_SCRIPT: FieldType<Uint8Array | null> = {
-  ...option(SCRIPT),
-  fromJson: (j, p, path) => (j === undefined || j === null || j === '' ? null : SCRIPT.fromJson(j, p, path)),
-};
-
 /** NODE_NAME: a SHORT_STRING where None is written as the empty string. */
 export const NODE_NAME: FieldType<string | null> = {
   kind: 'NODE_NAME',
@@ -331,7 +317,10 @@ export const NODE_NAME: FieldType<string | null> = {
 
 export type OpType = 'add' | 'remove';
 
-/** PERMISSION_OP_TYPE: 'a' (0x61) or 'r' (0x72); JSON "add" / "remove". */
+/**
+ * PERMISSION_OP_TYPE: 'a' (0x61) or 'r' (0x72); JSON "add" / "remove", read case-insensitively
+ * with WE's OpType.fromStr / fromByte messages.
+ */
 export const OP_TYPE: FieldType<OpType> = {
   kind: 'PERMISSION_OP_TYPE',
   write: (w, v) => void w.u8(v === 'add' ? 0x61 : 0x72),
@@ -339,12 +328,12 @@ export const OP_TYPE: FieldType<OpType> = {
     const b = r.u8(f);
     if (b === 0x61) return 'add';
     if (b === 0x72) return 'remove';
-    throw new DecodeError(`Unknown OpType byte ${b}`, f);
+    throw new DecodeError(`OpType.fromByte failure: unknown operation byte ${(b << 24) >> 24}`, f);
   },
   fromJson: (j, _p, path) => {
-    const s = jsonString(j, path);
+    const s = jsonString(j, path).toLowerCase();
     if (s === 'add' || s === 'remove') return s;
-    throw genericError(`Unknown opType '${s}', expected 'add' or 'remove'`, path);
+    throw genericError(`OpType.fromStr failure: unknown operation string ${s}`, path);
   },
   toJson: (v) => v,
 };
@@ -493,7 +482,8 @@ export function dataEntryType(wideValues: boolean): FieldType<DataEntry> {
         case 0:
           return { key, type: 'integer', value: r.i64(f) };
         case 1:
-          return { key, type: 'boolean', value: r.bool(f) };
+          // DataEntryOps.parseValue: any non-zero byte is true (unlike BOOLEAN fields).
+          return { key, type: 'boolean', value: r.u8(f) !== 0 };
         case 2:
           return { key, type: 'binary', value: readLen(r, f) };
         case 3:
