@@ -1,0 +1,4 @@
+import { cases } from './cases/atomic.js';
+import { runCases } from './harness.js';
+
+await runCases(cases);
