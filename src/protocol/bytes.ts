@@ -166,7 +166,8 @@ export class ByteReader {
 
   bytes(n: number, what = 'bytes'): Uint8Array {
     this.need(n, what);
-    const out = this.buf.slice(this.pos, this.pos + n);
+    // A plain Uint8Array copy, also when reading a Buffer (whose slice would share memory).
+    const out = Uint8Array.prototype.slice.call(this.buf, this.pos, this.pos + n);
     this.pos += n;
     return out;
   }

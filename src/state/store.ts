@@ -1,0 +1,475 @@
+/**
+ * The node's store: one LMDB environment, binary keys and values, every write of a
+ * height in one synchronous transaction (never noSync), so a crash leaves the node at
+ * the previous commit or the new one.
+ *
+ * Key families (first key byte) are all declared in `F` below. Values read "at height"
+ * are versioned: the current value under its own key for one-step reads, plus a history
+ * entry per height that changed it. Every write of a height also records an undo entry,
+ * so rolling a height back restores exactly what was there before it.
+ */
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Protocol } from '../protocol/protocol.js';
+import type { DataEntry } from '../protocol/transactions/fields.js';
+import {
+  decode,
+  encode,
+  NO_LEASE,
+  type AssetInfo,
+  type LeaseBalance,
+  type LeaseDetails,
+  type Participant,
+  type PermissionOp,
+  type Policy,
+  type TxLocation,
+} from './model.js';
+import type { StateChanges, StateView } from './view.js';
+
+/** Key families. Versioned families have a current-value family and a history family. */
+export const F = {
+  META: 0x00,
+  BLOCK: 0x01, // height u32 → full block bytes (the liquid block's latest assembly)
+  BLOCK_ID: 0x02, // block id (or liquid total signature) → height u32
+  TX: 0x03, // tx id → height u32 ‖ tx bytes
+  ADDRESS_TX: 0x04, // address ‖ height u32 ‖ seq u32 → tx id
+  ALIAS: 0x05, // alias name → address
+  ALIAS_OF: 0x06, // address ‖ alias name → (empty)
+  POLICY_DATA_HASH: 0x07, // policy id ‖ hash → (empty)
+  // versioned: current at 0x20 + n, history at 0x40 + n
+  BALANCE: 0x20, // holder ‖ asset id (absent for WEST) → bigint
+  LEASE_BALANCE: 0x21, // address → in ‖ out
+  ASSET: 0x22, // asset id → AssetInfo
+  LEASE: 0x23, // lease id → LeaseDetails
+  DATA: 0x24, // address ‖ key → data entry
+  SCRIPT: 0x25, // address → script
+  PERMISSION_OPS: 0x26, // address → every op
+  ROLE_HOLDERS: 0x27, // role byte → addresses
+  PARTICIPANT: 0x28, // address → participant
+  PARTICIPANTS: 0x29, // (none) → addresses in registration order
+  POLICY: 0x2a, // policy id → owners, recipients
+  CARRY_FEE: 0x2b, // (none) → bigint
+  UNDO: 0x7f, // height u32 ‖ kind ‖ key → prior value (plain) or empty (versioned)
+} as const;
+
+const HISTORY_OFFSET = 0x20;
+const META_HEIGHT = Uint8Array.from([F.META, 1]);
+const META_CHAIN = Uint8Array.from([F.META, 2]);
+const TOMBSTONE = Uint8Array.from([0xde, 0xad]);
+const ABSENT = Uint8Array.from([0]);
+const PRESENT = Uint8Array.from([1]);
+const UNDO_VERSIONED = 1;
+const UNDO_PLAIN = 2;
+
+const u32 = (n: number): Uint8Array => {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, n);
+  return b;
+};
+const readU32 = (b: Uint8Array, at = 0): number => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at);
+
+function cat(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** An id inside a composite key: u16 length ‖ bytes, so ids of any length never overlap. */
+function idPart(id: Uint8Array): Uint8Array {
+  return cat(Uint8Array.from([id.length >> 8, id.length & 0xff]), id);
+}
+
+const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
+
+/** A plain Uint8Array copy of what LMDB returned. */
+const copy = (v: Uint8Array | undefined): Uint8Array | undefined => (v === undefined ? undefined : Uint8Array.from(v));
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** What one height commits besides state changes. */
+export interface HeightCommit {
+  readonly height: number;
+  /** Full bytes of the block at this height (for a liquid block: its current assembly). */
+  readonly blockBytes: Uint8Array;
+  /** Ids that resolve to this height: the block id, and each liquid total signature. */
+  readonly blockIds: readonly Uint8Array[];
+  readonly changes: StateChanges;
+}
+
+export class Store implements StateView {
+  private constructor(
+    private readonly root: RootDatabase<Uint8Array, Uint8Array>,
+    private readonly db: Database<Uint8Array, Uint8Array>,
+    readonly protocol: Protocol,
+  ) {}
+
+  /** Opens (or creates) the store at `path` for a network; refuses a store of another chain. */
+  static open(path: string, protocol: Protocol): Store {
+    const root = open<Uint8Array, Uint8Array>({
+      path,
+      keyEncoding: 'binary',
+      encoding: 'binary',
+      compression: false,
+      noSync: false,
+      overlappingSync: false,
+      mapSize: 64 * 1024 * 1024 * 1024,
+    });
+    const db = root;
+    const store = new Store(root, db, protocol);
+    const chain = db.get(META_CHAIN);
+    const id = Uint8Array.from([protocol.chainId, protocol.crypto.type === 'gost' ? 1 : 0]);
+    if (chain === undefined) db.transactionSync(() => void db.put(META_CHAIN, id));
+    else if (!equal(chain, id)) throw new Error(`The store at ${path} belongs to another network (chain or crypto type differs)`);
+    return store;
+  }
+
+  close(): Promise<void> {
+    return this.root.close();
+  }
+
+  // --- low-level reads --------------------------------------------------------
+
+  private current(family: number, id: Uint8Array): Uint8Array | undefined {
+    return this.db.get(cat(Uint8Array.from([family]), id));
+  }
+
+  /** The value a versioned key had after `height` was applied (undefined if none or deleted). */
+  private versionedAt(family: number, id: Uint8Array, height: number): Uint8Array | undefined {
+    const prefix = cat(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
+    for (const { value } of this.db.getRange({ start: cat(prefix, u32(height)), end: prefix, reverse: true, limit: 1 })) {
+      return equal(value, TOMBSTONE) ? undefined : value;
+    }
+    return undefined;
+  }
+
+  /** Heights at which a versioned key changed, newest first, down to (and including) the one in force at `from`. */
+  private historyHeights(family: number, id: Uint8Array, from: number, to: number): number[] {
+    const prefix = cat(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
+    const out: number[] = [];
+    for (const key of this.db.getKeys({ start: cat(prefix, u32(to)), end: prefix, reverse: true })) {
+      const h = readU32(key, key.length - 4);
+      out.push(h);
+      if (h <= from) break;
+    }
+    return out;
+  }
+
+  // --- StateView --------------------------------------------------------------
+
+  height(): number {
+    const v = this.db.get(META_HEIGHT);
+    return v === undefined ? 0 : readU32(v);
+  }
+
+  balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
+    const v = this.current(F.BALANCE, balanceId(address, assetId));
+    return v === undefined ? 0n : decode.bigint(v);
+  }
+
+  /** Balance after block `height` was applied. */
+  balanceAt(address: Uint8Array, assetId: Uint8Array | null, height: number): bigint {
+    const v = this.versionedAt(F.BALANCE, balanceId(address, assetId), height);
+    return v === undefined ? 0n : decode.bigint(v);
+  }
+
+  leaseBalance(address: Uint8Array): LeaseBalance {
+    const v = this.current(F.LEASE_BALANCE, address);
+    return v === undefined ? NO_LEASE : decode.leaseBalance(v);
+  }
+
+  leaseBalanceAt(address: Uint8Array, height: number): LeaseBalance {
+    const v = this.versionedAt(F.LEASE_BALANCE, address, height);
+    return v === undefined ? NO_LEASE : decode.leaseBalance(v);
+  }
+
+  /**
+   * The smallest effective balance (regular + lease in − lease out) in force at any height
+   * of [from, to] — WE's effective balance with confirmations and generating balance.
+   */
+  minEffectiveBalance(address: Uint8Array, from: number, to: number): bigint {
+    const heights = new Set<number>([to, ...this.historyHeights(F.BALANCE, balanceId(address, null), from, to), ...this.historyHeights(F.LEASE_BALANCE, address, from, to)]);
+    let min: bigint | undefined;
+    for (const h of heights) {
+      const at = Math.max(h, from);
+      if (at > to) continue;
+      const lb = this.leaseBalanceAt(address, at);
+      const eff = this.balanceAt(address, null, at) + lb.in - lb.out;
+      if (min === undefined || eff < min) min = eff;
+    }
+    return min ?? 0n;
+  }
+
+  asset(assetId: Uint8Array): AssetInfo | undefined {
+    const v = this.current(F.ASSET, assetId);
+    return v === undefined ? undefined : decode.assetInfo(v);
+  }
+
+  lease(leaseId: Uint8Array): LeaseDetails | undefined {
+    const v = this.current(F.LEASE, leaseId);
+    return v === undefined ? undefined : decode.lease(v);
+  }
+
+  aliasOwner(name: string): Uint8Array | undefined {
+    return copy(this.db.get(cat(Uint8Array.from([F.ALIAS]), utf8(name))));
+  }
+
+  aliasesOf(address: Uint8Array): readonly string[] {
+    const prefix = cat(Uint8Array.from([F.ALIAS_OF]), idPart(address));
+    const out: string[] = [];
+    for (const key of this.db.getKeys({ start: prefix, end: cat(prefix, Uint8Array.from([0xff])) })) {
+      out.push(Buffer.from(key.subarray(prefix.length)).toString('utf8'));
+    }
+    return out;
+  }
+
+  dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
+    const v = this.current(F.DATA, dataId(address, key));
+    return v === undefined ? undefined : decode.dataEntry(v, this.protocol);
+  }
+
+  /** Every data entry of an address, by key. */
+  dataEntries(address: Uint8Array): DataEntry[] {
+    const prefix = cat(Uint8Array.from([F.DATA]), idPart(address));
+    const out: DataEntry[] = [];
+    for (const { value } of this.db.getRange({ start: prefix, end: cat(prefix, Uint8Array.from([0xff])) })) {
+      out.push(decode.dataEntry(value, this.protocol));
+    }
+    return out;
+  }
+
+  accountScript(address: Uint8Array): Uint8Array | null {
+    const v = this.current(F.SCRIPT, address);
+    return v === undefined ? null : decode.optBytes(v);
+  }
+
+  permissionOps(address: Uint8Array): readonly PermissionOp[] {
+    const v = this.current(F.PERMISSION_OPS, address);
+    return v === undefined ? [] : decode.permissionOps(v);
+  }
+
+  roleHolders(role: number): readonly Uint8Array[] {
+    const v = this.current(F.ROLE_HOLDERS, Uint8Array.from([role]));
+    return v === undefined ? [] : decode.addresses(v);
+  }
+
+  participant(address: Uint8Array): Participant | undefined {
+    const v = this.current(F.PARTICIPANT, address);
+    return v === undefined ? undefined : decode.participant(v);
+  }
+
+  participants(): readonly Uint8Array[] {
+    const v = this.current(F.PARTICIPANTS, new Uint8Array(0));
+    return v === undefined ? [] : decode.addresses(v);
+  }
+
+  policy(policyId: Uint8Array): Policy | undefined {
+    const v = this.current(F.POLICY, policyId);
+    return v === undefined ? undefined : decode.policy(v);
+  }
+
+  hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean {
+    return this.db.get(cat(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(policyId), hash)) !== undefined;
+  }
+
+  transactionHeight(id: Uint8Array): number | undefined {
+    const v = this.db.get(cat(Uint8Array.from([F.TX]), id));
+    return v === undefined ? undefined : readU32(v);
+  }
+
+  transaction(id: Uint8Array): TxLocation | undefined {
+    const v = this.db.get(cat(Uint8Array.from([F.TX]), id));
+    return v === undefined ? undefined : decode.txLocation(v);
+  }
+
+  carryFee(): bigint {
+    const v = this.current(F.CARRY_FEE, new Uint8Array(0));
+    return v === undefined ? 0n : decode.bigint(v);
+  }
+
+  // --- blocks and indexes -----------------------------------------------------
+
+  blockBytes(height: number): Uint8Array | undefined {
+    return copy(this.db.get(cat(Uint8Array.from([F.BLOCK]), u32(height))));
+  }
+
+  heightOf(blockId: Uint8Array): number | undefined {
+    const v = this.db.get(cat(Uint8Array.from([F.BLOCK_ID]), blockId));
+    return v === undefined ? undefined : readU32(v);
+  }
+
+  /** Transaction ids involving an address, newest first. */
+  *addressTransactionIds(address: Uint8Array): Generator<Uint8Array> {
+    const prefix = cat(Uint8Array.from([F.ADDRESS_TX]), idPart(address));
+    for (const { value } of this.db.getRange({ start: cat(prefix, Uint8Array.from([0xff])), end: prefix, reverse: true })) {
+      yield Uint8Array.from(value);
+    }
+  }
+
+  // --- writing ------------------------------------------------------------------
+
+  /** Commits one height (a key block, or a liquid block's new assembly) in one transaction. */
+  commit(c: HeightCommit): void {
+    const current = this.height();
+    if (c.height !== current && c.height !== current + 1) {
+      throw new Error(`Cannot commit height ${c.height} on a store at height ${current}`);
+    }
+    this.db.transactionSync(() => {
+      const w = new HeightWriter(this.db, c.height);
+      w.plain(cat(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
+      for (const id of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), u32(c.height));
+      this.writeChanges(w, c.changes);
+      void this.db.put(META_HEIGHT, u32(c.height));
+    });
+  }
+
+  private writeChanges(w: HeightWriter, ch: StateChanges): void {
+    const p = this.protocol;
+    for (const b of ch.balances.values()) w.versioned(F.BALANCE, balanceId(b.holder, b.assetId), encode.bigint(b.value));
+    for (const l of ch.leaseBalances.values()) w.versioned(F.LEASE_BALANCE, l.address, encode.leaseBalance(l.value));
+    for (const a of ch.assets.values()) w.versioned(F.ASSET, a.id, encode.assetInfo(a.value));
+    for (const l of ch.leases.values()) w.versioned(F.LEASE, l.id, encode.lease(l.value));
+    for (const [name, address] of ch.aliases) {
+      w.plain(cat(Uint8Array.from([F.ALIAS]), utf8(name)), address);
+      w.plain(cat(Uint8Array.from([F.ALIAS_OF]), idPart(address), utf8(name)), new Uint8Array(0));
+    }
+    for (const d of ch.data.values()) w.versioned(F.DATA, dataId(d.address, d.entry.key), encode.dataEntry(d.entry, p));
+    for (const s of ch.scripts.values()) w.versioned(F.SCRIPT, s.address, encode.optBytes(s.script));
+    const roles = new Map<number, Uint8Array[]>();
+    for (const { address, ops } of ch.permissionOps.values()) {
+      w.versioned(F.PERMISSION_OPS, address, encode.permissionOps([...this.permissionOps(address), ...ops]));
+      for (const op of ops) {
+        const holders = roles.get(op.role) ?? [...this.roleHolders(op.role)];
+        if (!holders.some((h) => equal(h, address))) holders.push(address);
+        roles.set(op.role, holders);
+      }
+    }
+    for (const [role, holders] of roles) w.versioned(F.ROLE_HOLDERS, Uint8Array.from([role]), encode.addresses(holders));
+    if (ch.participants.size > 0) {
+      let list = [...this.participants()];
+      for (const { address, value } of ch.participants.values()) {
+        w.versioned(F.PARTICIPANT, address, value === null ? null : encode.participant(value));
+        list = list.filter((a) => !equal(a, address));
+        if (value !== null) list.push(address);
+      }
+      w.versioned(F.PARTICIPANTS, new Uint8Array(0), encode.addresses(list));
+    }
+    for (const pol of ch.policies.values()) w.versioned(F.POLICY, pol.id, encode.policy(pol.value));
+    for (const h of ch.policyDataHashes.values()) w.plain(cat(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(h.policyId), h.hash), new Uint8Array(0));
+    let seq = this.addressTxSeq(w.height);
+    for (const { tx, addresses } of ch.transactions) {
+      w.plain(cat(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
+      for (const a of addresses) {
+        w.plain(cat(Uint8Array.from([F.ADDRESS_TX]), idPart(a), u32(w.height), u32(seq)), tx.id);
+      }
+      seq++;
+    }
+    if (ch.transactions.length > 0) w.plain(cat(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
+    if (ch.carryFee !== undefined) w.versioned(F.CARRY_FEE, new Uint8Array(0), encode.bigint(ch.carryFee));
+  }
+
+  /** Next sequence number for the address index at a height (liquid blocks commit several times). */
+  private addressTxSeq(height: number): number {
+    const v = this.db.get(cat(Uint8Array.from([F.META, 3]), u32(height)));
+    return v === undefined ? 0 : readU32(v);
+  }
+
+  /**
+   * Removes every height above `height` (the block at `height` becomes the tip), restoring
+   * what each one overwrote. Returns the removed blocks' bytes, lowest height first.
+   */
+  rollbackTo(height: number): Uint8Array[] {
+    const top = this.height();
+    if (height < 0 || height > top) throw new Error(`Cannot roll back a store at height ${top} to ${height}`);
+    const removed: Uint8Array[] = [];
+    this.db.transactionSync(() => {
+      for (let h = top; h > height; h--) {
+        const bytes = this.blockBytes(h);
+        if (bytes !== undefined) removed.unshift(Uint8Array.from(bytes));
+        this.undoHeight(h);
+      }
+      void this.db.put(META_HEIGHT, u32(height));
+    });
+    return removed;
+  }
+
+  private undoHeight(h: number): void {
+    const prefix = cat(Uint8Array.from([F.UNDO]), u32(h));
+    const entries: Array<{ key: Uint8Array; value: Uint8Array }> = [];
+    for (const { key, value } of this.db.getRange({ start: prefix, end: cat(prefix, Uint8Array.from([0xff])) })) {
+      entries.push({ key: Uint8Array.from(key), value: Uint8Array.from(value) });
+    }
+    for (const { key, value } of entries) {
+      const kind = key[prefix.length];
+      const target = key.subarray(prefix.length + 1);
+      if (kind === UNDO_VERSIONED) {
+        const family = target[0]!;
+        const id = target.subarray(1);
+        void this.db.remove(cat(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(h)));
+        const previous = this.versionedAt(family, id, h - 1);
+        if (previous === undefined) void this.db.remove(target);
+        else void this.db.put(target, previous);
+      } else if (value[0] === 0) {
+        void this.db.remove(target);
+      } else {
+        void this.db.put(target, value.subarray(1));
+      }
+      void this.db.remove(key);
+    }
+  }
+
+  /** Every entry of the block, index and state families (no bookkeeping), for comparing states. */
+  *entries(): Generator<{ key: Uint8Array; value: Uint8Array }> {
+    for (const { key, value } of this.db.getRange({ start: Uint8Array.from([F.META + 1]), end: Uint8Array.from([F.UNDO]) })) {
+      yield { key, value };
+    }
+  }
+}
+
+function balanceId(holder: Uint8Array, assetId: Uint8Array | null): Uint8Array {
+  return assetId === null ? idPart(holder) : cat(idPart(holder), assetId);
+}
+
+function dataId(address: Uint8Array, key: string): Uint8Array {
+  return cat(idPart(address), utf8(key));
+}
+
+/** Writes of one height, each with its undo entry (recorded once per key and height). */
+class HeightWriter {
+  constructor(
+    private readonly db: Database<Uint8Array, Uint8Array>,
+    readonly height: number,
+  ) {}
+
+  private undoKey(kind: number, target: Uint8Array): Uint8Array {
+    return cat(Uint8Array.from([F.UNDO]), u32(this.height), Uint8Array.from([kind]), target);
+  }
+
+  /** Sets (or, with null, deletes) a versioned value at this height. */
+  versioned(family: number, id: Uint8Array, value: Uint8Array | null): void {
+    const target = cat(Uint8Array.from([family]), id);
+    const undo = this.undoKey(UNDO_VERSIONED, target);
+    if (this.db.get(undo) === undefined) void this.db.put(undo, new Uint8Array(0));
+    void this.db.put(cat(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(this.height)), value ?? TOMBSTONE);
+    if (value === null) void this.db.remove(target);
+    else void this.db.put(target, value);
+  }
+
+  /** Sets a plain key, remembering what it held before this height. */
+  plain(key: Uint8Array, value: Uint8Array): void {
+    const undo = this.undoKey(UNDO_PLAIN, key);
+    if (this.db.get(undo) === undefined) {
+      const prior = this.db.get(key);
+      void this.db.put(undo, prior === undefined ? ABSENT : cat(PRESENT, prior));
+    }
+    void this.db.put(key, value);
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * Reading state (StateView) and changing it (MutableState).
+ *
+ * A MutableState layers pending changes over any StateView: appliers write into it,
+ * later reads see those writes, `fork()` gives a child layer that can be merged or
+ * dropped (atomic containers, failed transactions), and `changes()` hands the
+ * accumulated changes to the store, which commits them for one height in one
+ * transaction. Addresses and ids are raw bytes here.
+ */
+import type { Transaction } from '../protocol/transactions/schema.js';
+import type { DataEntry } from '../protocol/transactions/fields.js';
+import type { Protocol } from '../protocol/protocol.js';
+import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type Participant, type PermissionOp, type Policy } from './model.js';
+
+/** Map key of bytes. */
+export const k = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+/** Bytes of a map key. */
+export const unk = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
+
+/** Key of a balance: holder bytes, then asset id bytes ('' for WEST). */
+const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => k(holder) + '|' + (assetId === null ? '' : k(assetId));
+
+export interface StateView {
+  readonly protocol: Protocol;
+  /** Height of the last applied block (the liquid block's height while one exists); 0 before genesis. */
+  height(): number;
+  /** Balance of an address (26 bytes) in WEST (null) or an asset. */
+  balance(address: Uint8Array, assetId: Uint8Array | null): bigint;
+  leaseBalance(address: Uint8Array): LeaseBalance;
+  asset(assetId: Uint8Array): AssetInfo | undefined;
+  lease(leaseId: Uint8Array): LeaseDetails | undefined;
+  /** Address bytes owning an alias name. */
+  aliasOwner(name: string): Uint8Array | undefined;
+  /** Alias names of an address. */
+  aliasesOf(address: Uint8Array): readonly string[];
+  dataEntry(address: Uint8Array, key: string): DataEntry | undefined;
+  accountScript(address: Uint8Array): Uint8Array | null;
+  /** Every permission op ever applied to the address, in application order. */
+  permissionOps(address: Uint8Array): readonly PermissionOp[];
+  /** Addresses that ever received an op for this role (active or not), in first-op order. */
+  roleHolders(role: number): readonly Uint8Array[];
+  /** The registered participant behind an address, if registered. */
+  participant(address: Uint8Array): Participant | undefined;
+  /** Addresses of every registered participant, in registration order. */
+  participants(): readonly Uint8Array[];
+  policy(policyId: Uint8Array): Policy | undefined;
+  hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean;
+  /** Height of a confirmed transaction. */
+  transactionHeight(id: Uint8Array): number | undefined;
+  /** Fee share carried to the next block's miner (NG 60 %). */
+  carryFee(): bigint;
+}
+
+/** Everything a height changes, as the store commits it. */
+export interface StateChanges {
+  readonly balances: ReadonlyMap<string, { holder: Uint8Array; assetId: Uint8Array | null; value: bigint }>;
+  readonly leaseBalances: ReadonlyMap<string, { address: Uint8Array; value: LeaseBalance }>;
+  readonly assets: ReadonlyMap<string, { id: Uint8Array; value: AssetInfo }>;
+  readonly leases: ReadonlyMap<string, { id: Uint8Array; value: LeaseDetails }>;
+  readonly aliases: ReadonlyMap<string, Uint8Array>;
+  readonly data: ReadonlyMap<string, { address: Uint8Array; entry: DataEntry }>;
+  readonly scripts: ReadonlyMap<string, { address: Uint8Array; script: Uint8Array | null }>;
+  readonly permissionOps: ReadonlyMap<string, { address: Uint8Array; ops: PermissionOp[] }>;
+  readonly participants: ReadonlyMap<string, { address: Uint8Array; value: Participant | null }>;
+  readonly policies: ReadonlyMap<string, { id: Uint8Array; value: Policy }>;
+  readonly policyDataHashes: ReadonlyMap<string, { policyId: Uint8Array; hash: Uint8Array }>;
+  /** Confirmed transactions of the height, in order, with the addresses each touched. */
+  readonly transactions: readonly { tx: Transaction; addresses: readonly Uint8Array[] }[];
+  readonly carryFee: bigint | undefined;
+}
+
+/** Pending changes over a base view. Reads see the writes; nothing reaches the base until `mergeInto`. */
+export class MutableState implements StateView {
+  private readonly balances = new Map<string, { holder: Uint8Array; assetId: Uint8Array | null; value: bigint }>();
+  private readonly leaseBalances = new Map<string, { address: Uint8Array; value: LeaseBalance }>();
+  private readonly assets = new Map<string, { id: Uint8Array; value: AssetInfo }>();
+  private readonly leases = new Map<string, { id: Uint8Array; value: LeaseDetails }>();
+  private readonly aliases = new Map<string, Uint8Array>();
+  private readonly data = new Map<string, { address: Uint8Array; entry: DataEntry }>();
+  private readonly scripts = new Map<string, { address: Uint8Array; script: Uint8Array | null }>();
+  private readonly permissionOpsAdded = new Map<string, { address: Uint8Array; ops: PermissionOp[] }>();
+  private readonly participantsChanged = new Map<string, { address: Uint8Array; value: Participant | null }>();
+  private readonly policies = new Map<string, { id: Uint8Array; value: Policy }>();
+  private readonly policyDataHashes = new Map<string, { policyId: Uint8Array; hash: Uint8Array }>();
+  private readonly txs: { tx: Transaction; addresses: Uint8Array[] }[] = [];
+  private readonly txIds = new Set<string>();
+  private carry: bigint | undefined;
+  /** Addresses whose state the transaction being applied touched (for the address index). */
+  private touched = new Map<string, Uint8Array>();
+
+  constructor(readonly base: StateView) {}
+
+  get protocol(): Protocol {
+    return this.base.protocol;
+  }
+
+  height(): number {
+    return this.base.height();
+  }
+
+  /** A child layer over this one. */
+  fork(): MutableState {
+    return new MutableState(this);
+  }
+
+  // --- reads ----------------------------------------------------------------
+
+  balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
+    return this.balances.get(balanceKey(address, assetId))?.value ?? this.base.balance(address, assetId);
+  }
+
+  leaseBalance(address: Uint8Array): LeaseBalance {
+    return this.leaseBalances.get(k(address))?.value ?? this.base.leaseBalance(address);
+  }
+
+  asset(assetId: Uint8Array): AssetInfo | undefined {
+    return this.assets.get(k(assetId))?.value ?? this.base.asset(assetId);
+  }
+
+  lease(leaseId: Uint8Array): LeaseDetails | undefined {
+    return this.leases.get(k(leaseId))?.value ?? this.base.lease(leaseId);
+  }
+
+  aliasOwner(name: string): Uint8Array | undefined {
+    return this.aliases.get(name) ?? this.base.aliasOwner(name);
+  }
+
+  aliasesOf(address: Uint8Array): readonly string[] {
+    const own = [...this.aliases].filter(([, a]) => k(a) === k(address)).map(([n]) => n);
+    return own.length === 0 ? this.base.aliasesOf(address) : [...this.base.aliasesOf(address), ...own];
+  }
+
+  dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
+    return this.data.get(k(address) + '|' + key)?.entry ?? this.base.dataEntry(address, key);
+  }
+
+  accountScript(address: Uint8Array): Uint8Array | null {
+    const own = this.scripts.get(k(address));
+    return own !== undefined ? own.script : this.base.accountScript(address);
+  }
+
+  permissionOps(address: Uint8Array): readonly PermissionOp[] {
+    const own = this.permissionOpsAdded.get(k(address));
+    return own === undefined ? this.base.permissionOps(address) : [...this.base.permissionOps(address), ...own.ops];
+  }
+
+  roleHolders(role: number): readonly Uint8Array[] {
+    const base = this.base.roleHolders(role);
+    const known = new Set(base.map(k));
+    const added: Uint8Array[] = [];
+    for (const { address, ops } of this.permissionOpsAdded.values()) {
+      if (ops.some((o) => o.role === role) && !known.has(k(address))) {
+        known.add(k(address));
+        added.push(address);
+      }
+    }
+    return added.length === 0 ? base : [...base, ...added];
+  }
+
+  participant(address: Uint8Array): Participant | undefined {
+    const own = this.participantsChanged.get(k(address));
+    if (own !== undefined) return own.value ?? undefined;
+    return this.base.participant(address);
+  }
+
+  participants(): readonly Uint8Array[] {
+    if (this.participantsChanged.size === 0) return this.base.participants();
+    const out = this.base.participants().filter((a) => {
+      const own = this.participantsChanged.get(k(a));
+      return own === undefined || own.value !== null;
+    });
+    const present = new Set(out.map(k));
+    for (const { address, value } of this.participantsChanged.values()) {
+      if (value !== null && !present.has(k(address))) out.push(address);
+    }
+    return out;
+  }
+
+  policy(policyId: Uint8Array): Policy | undefined {
+    return this.policies.get(k(policyId))?.value ?? this.base.policy(policyId);
+  }
+
+  hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean {
+    return this.policyDataHashes.has(k(policyId) + '|' + k(hash)) || this.base.hasPolicyDataHash(policyId, hash);
+  }
+
+  transactionHeight(id: Uint8Array): number | undefined {
+    return this.txIds.has(k(id)) ? this.height() : this.base.transactionHeight(id);
+  }
+
+  carryFee(): bigint {
+    return this.carry ?? this.base.carryFee();
+  }
+
+  // --- writes ---------------------------------------------------------------
+
+  /** Marks an address as involved in the transaction being applied (address index). */
+  touch(address: Uint8Array): void {
+    this.touched.set(k(address), address);
+  }
+
+  addBalance(address: Uint8Array, assetId: Uint8Array | null, delta: bigint): void {
+    if (delta === 0n) {
+      this.touch(address);
+      return;
+    }
+    const key = balanceKey(address, assetId);
+    this.balances.set(key, { holder: address, assetId, value: this.balance(address, assetId) + delta });
+    this.touch(address);
+  }
+
+  addLeaseBalance(address: Uint8Array, deltaIn: bigint, deltaOut: bigint): void {
+    const current = this.leaseBalance(address);
+    this.leaseBalances.set(k(address), { address, value: { in: current.in + deltaIn, out: current.out + deltaOut } });
+    this.touch(address);
+  }
+
+  putAsset(assetId: Uint8Array, value: AssetInfo): void {
+    this.assets.set(k(assetId), { id: assetId, value });
+  }
+
+  putLease(leaseId: Uint8Array, value: LeaseDetails): void {
+    this.leases.set(k(leaseId), { id: leaseId, value });
+  }
+
+  putAlias(name: string, address: Uint8Array): void {
+    this.aliases.set(name, address);
+    this.touch(address);
+  }
+
+  putData(address: Uint8Array, entry: DataEntry): void {
+    this.data.set(k(address) + '|' + entry.key, { address, entry });
+    this.touch(address);
+  }
+
+  putScript(address: Uint8Array, script: Uint8Array | null): void {
+    this.scripts.set(k(address), { address, script });
+    this.touch(address);
+  }
+
+  addPermissionOp(address: Uint8Array, op: PermissionOp): void {
+    const key = k(address);
+    const own = this.permissionOpsAdded.get(key);
+    if (own === undefined) this.permissionOpsAdded.set(key, { address, ops: [op] });
+    else own.ops.push(op);
+    this.touch(address);
+  }
+
+  /** Registers (participant) or removes (null) the node of an address. */
+  putParticipant(address: Uint8Array, value: Participant | null): void {
+    this.participantsChanged.set(k(address), { address, value });
+    this.touch(address);
+  }
+
+  putPolicy(policyId: Uint8Array, value: Policy): void {
+    this.policies.set(k(policyId), { id: policyId, value });
+  }
+
+  addPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): void {
+    this.policyDataHashes.set(k(policyId) + '|' + k(hash), { policyId, hash });
+  }
+
+  setCarryFee(value: bigint): void {
+    this.carry = value;
+  }
+
+  /** Records a confirmed transaction with the addresses touched since the last call. */
+  addTransaction(tx: Transaction): void {
+    this.txs.push({ tx, addresses: [...this.touched.values()] });
+    this.txIds.add(k(tx.id));
+    this.touched = new Map();
+  }
+
+  /** Addresses touched since the last addTransaction, e.g. to check their balances. */
+  touchedAddresses(): readonly Uint8Array[] {
+    return [...this.touched.values()];
+  }
+
+  /** Balances changed in this layer (for the non-negative check after a transaction). */
+  changedBalances(): Iterable<{ holder: Uint8Array; assetId: Uint8Array | null; value: bigint }> {
+    return this.balances.values();
+  }
+
+  changedLeaseBalances(): Iterable<{ address: Uint8Array; value: LeaseBalance }> {
+    return this.leaseBalances.values();
+  }
+
+  /** Pushes this layer's changes into `target` (normally the layer it was forked from). */
+  mergeInto(target: MutableState): void {
+    for (const [key, v] of this.balances) target.balances.set(key, v);
+    for (const [key, v] of this.leaseBalances) target.leaseBalances.set(key, v);
+    for (const [key, v] of this.assets) target.assets.set(key, v);
+    for (const [key, v] of this.leases) target.leases.set(key, v);
+    for (const [key, v] of this.aliases) target.aliases.set(key, v);
+    for (const [key, v] of this.data) target.data.set(key, v);
+    for (const [key, v] of this.scripts) target.scripts.set(key, v);
+    for (const [key, v] of this.permissionOpsAdded) {
+      const own = target.permissionOpsAdded.get(key);
+      if (own === undefined) target.permissionOpsAdded.set(key, { address: v.address, ops: [...v.ops] });
+      else own.ops.push(...v.ops);
+    }
+    for (const [key, v] of this.participantsChanged) target.participantsChanged.set(key, v);
+    for (const [key, v] of this.policies) target.policies.set(key, v);
+    for (const [key, v] of this.policyDataHashes) target.policyDataHashes.set(key, v);
+    for (const t of this.txs) {
+      target.txs.push(t);
+      target.txIds.add(k(t.tx.id));
+    }
+    for (const [key, v] of this.touched) target.touched.set(key, v);
+    if (this.carry !== undefined) target.carry = this.carry;
+  }
+
+  changes(): StateChanges {
+    return {
+      balances: this.balances,
+      leaseBalances: this.leaseBalances,
+      assets: this.assets,
+      leases: this.leases,
+      aliases: this.aliases,
+      data: this.data,
+      scripts: this.scripts,
+      permissionOps: this.permissionOpsAdded,
+      participants: this.participantsChanged,
+      policies: this.policies,
+      policyDataHashes: this.policyDataHashes,
+      transactions: this.txs,
+      carryFee: this.carry,
+    };
+  }
+}
+
+export { NO_LEASE };

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { Protocol } from '../../src/protocol/protocol.js';
+import { Store } from '../../src/state/store.js';
+import { MutableState } from '../../src/state/view.js';
+import { tempDir } from '../support/tmp.js';
+
+const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
+const addr = (i: number): Uint8Array => p.addresses.fromPublicKey(p.crypto.keyPairFromSeedPhrase(`store test ${i}`).publicKey).bytes;
+const ADDRS = Array.from({ length: 5 }, (_, i) => addr(i));
+const ASSET = new Uint8Array(32).fill(7);
+
+function stateHash(store: Store): string {
+  const h = createHash('sha256');
+  for (const { key, value } of store.entries()) h.update(key).update(Buffer.from([0xff])).update(value).update(Buffer.from([0xfe]));
+  return h.digest('hex');
+}
+
+type Op = { kind: 'balance'; who: number; asset: boolean; delta: number } | { kind: 'lease'; who: number; din: number; dout: number } | { kind: 'data'; who: number; key: string; value: number } | { kind: 'alias'; who: number; name: string } | { kind: 'perm'; who: number; role: number; ts: number };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('balance' as const), who: fc.nat(4), asset: fc.boolean(), delta: fc.integer({ min: -1000, max: 1000 }) }),
+  fc.record({ kind: fc.constant('lease' as const), who: fc.nat(4), din: fc.integer({ min: 0, max: 50 }), dout: fc.integer({ min: 0, max: 50 }) }),
+  fc.record({ kind: fc.constant('data' as const), who: fc.nat(4), key: fc.constantFrom('a', 'b', 'ключ'), value: fc.integer() }),
+  fc.record({ kind: fc.constant('alias' as const), who: fc.nat(4), name: fc.stringMatching(/^[a-z]{4,8}$/) }),
+  fc.record({ kind: fc.constant('perm' as const), who: fc.nat(4), role: fc.integer({ min: 1, max: 10 }), ts: fc.nat(1000) }),
+);
+
+function apply(store: Store, height: number, ops: Op[]): void {
+  const s = new MutableState(store);
+  for (const op of ops) {
+    const a = ADDRS[op.who]!;
+    if (op.kind === 'balance') s.addBalance(a, op.asset ? ASSET : null, BigInt(op.delta));
+    else if (op.kind === 'lease') s.addLeaseBalance(a, BigInt(op.din), BigInt(op.dout));
+    else if (op.kind === 'data') s.putData(a, { key: op.key, type: 'integer', value: BigInt(op.value) });
+    else if (op.kind === 'alias') {
+      if (s.aliasOwner(op.name) === undefined) s.putAlias(op.name, a);
+    } else s.addPermissionOp(a, { opType: 'add', role: op.role, timestamp: BigInt(op.ts), dueTimestamp: null });
+  }
+  s.setCarryFee(BigInt(height));
+  store.commit({ height, blockBytes: Uint8Array.from([height & 0xff]), blockIds: [new Uint8Array(64).fill(height & 0xff)], changes: s.changes() });
+}
+
+describe('store', () => {
+  it('commits heights and rolls them back to the exact previous state', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(opArb, { maxLength: 12 }), { minLength: 1, maxLength: 8 }), fc.nat(), (blocks, cut) => {
+        const store = Store.open(tempDir(), p);
+        const hashes = [stateHash(store)];
+        blocks.forEach((ops, i) => {
+          apply(store, i + 1, ops);
+          hashes.push(stateHash(store));
+        });
+        const target = cut % (blocks.length + 1);
+        const removed = store.rollbackTo(target);
+        assert.equal(removed.length, blocks.length - target);
+        assert.equal(store.height(), target);
+        assert.equal(stateHash(store), hashes[target]);
+        // Re-applying the same blocks gives the same states again.
+        for (let i = target; i < blocks.length; i++) {
+          apply(store, i + 1, blocks[i]!);
+          assert.equal(stateHash(store), hashes[i + 1]);
+        }
+        void store.close();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('commits the same height again for a growing liquid block, and undoes all of it', () => {
+    const store = Store.open(tempDir(), p);
+    apply(store, 1, [{ kind: 'balance', who: 0, asset: false, delta: 100 }]);
+    const base = stateHash(store);
+    apply(store, 2, [{ kind: 'balance', who: 0, asset: false, delta: -10 }]);
+    apply(store, 2, [{ kind: 'balance', who: 1, asset: false, delta: 10 }, { kind: 'alias', who: 1, name: 'bobby' }]);
+    assert.equal(store.height(), 2);
+    assert.equal(store.balance(ADDRS[0]!, null), 90n);
+    assert.equal(store.balance(ADDRS[1]!, null), 10n);
+    assert.deepEqual(store.aliasOwner('bobby'), ADDRS[1]);
+    assert.deepEqual(store.aliasesOf(ADDRS[1]!), ['bobby']);
+    assert.equal(store.balanceAt(ADDRS[0]!, null, 1), 100n);
+    store.rollbackTo(1);
+    assert.equal(stateHash(store), base);
+    assert.equal(store.aliasOwner('bobby'), undefined);
+    void store.close();
+  });
+
+  it('answers balances at a height and the minimum effective balance over a window', () => {
+    const store = Store.open(tempDir(), p);
+    const a = ADDRS[2]!;
+    apply(store, 1, [{ kind: 'balance', who: 2, asset: false, delta: 1000 }]);
+    apply(store, 2, []);
+    apply(store, 3, [{ kind: 'lease', who: 2, din: 0, dout: 400 }]);
+    apply(store, 4, [{ kind: 'balance', who: 2, asset: false, delta: 50 }]);
+    apply(store, 5, [{ kind: 'lease', who: 2, din: 0, dout: -400 } as unknown as Op]);
+    assert.equal(store.balanceAt(a, null, 3), 1000n);
+    assert.equal(store.balanceAt(a, null, 4), 1050n);
+    assert.equal(store.minEffectiveBalance(a, 1, 5), 600n);
+    assert.equal(store.minEffectiveBalance(a, 4, 5), 650n);
+    assert.equal(store.minEffectiveBalance(a, 5, 5), 1050n);
+    assert.equal(store.minEffectiveBalance(a, 1, 2), 1000n);
+    void store.close();
+  });
+
+  it('refuses a store of another network', async () => {
+    const dir = tempDir();
+    await Store.open(dir, p).close();
+    const other = await Protocol.create({ crypto: 'waves', chainId: 'V' });
+    assert.throws(() => Store.open(dir, other), /another network/);
+  });
+});
