@@ -63,6 +63,11 @@ export interface Policy {
   readonly recipients: readonly Uint8Array[];
 }
 
+/** A PoA miner's warning or ban (WE's MinerBanlistEntry). */
+export type MinerBanEntry =
+  | { readonly kind: 'warning'; readonly timestamp: bigint }
+  | { readonly kind: 'ban'; readonly timestamp: bigint; readonly beginHeight: number; readonly priorWarningTimestamps: readonly bigint[] };
+
 /** Where a transaction sits: its block height and its full bytes. */
 export interface TxLocation {
   readonly height: number;
@@ -126,6 +131,18 @@ export const encode = {
       w.u8(op.opType === 'add' ? 0x61 : 0x72).u8(op.role).i64(op.timestamp);
       if (op.dueTimestamp === null) w.u8(0);
       else w.u8(1).i64(op.dueTimestamp);
+    }
+    return w.result();
+  },
+  /** WE's ban-history entry bytes: Warning 01 ‖ ts; Ban 02 ‖ ts ‖ beginHeight ‖ count(short) ‖ ts×count. */
+  minerBans(entries: readonly MinerBanEntry[]): Uint8Array {
+    const w = new ByteWriter(16 * entries.length + 4).i32(entries.length);
+    for (const e of entries) {
+      if (e.kind === 'warning') w.u8(1).i64(e.timestamp);
+      else {
+        w.u8(2).i64(e.timestamp).i32(e.beginHeight).i16(e.priorWarningTimestamps.length);
+        for (const t of e.priorWarningTimestamps) w.i64(t);
+      }
     }
     return w.result();
   },
@@ -200,6 +217,21 @@ export const decode = {
       ops.push({ opType, role, timestamp, dueTimestamp });
     }
     return ops;
+  },
+  minerBans(b: Uint8Array): MinerBanEntry[] {
+    const r = new ByteReader(b);
+    const out: MinerBanEntry[] = [];
+    for (let n = r.i32(); n > 0; n--) {
+      if (r.u8() === 1) out.push({ kind: 'warning', timestamp: r.i64() });
+      else {
+        const timestamp = r.i64();
+        const beginHeight = r.i32();
+        const prior: bigint[] = [];
+        for (let c = r.i16(); c > 0; c--) prior.push(r.i64());
+        out.push({ kind: 'ban', timestamp, beginHeight, priorWarningTimestamps: prior });
+      }
+    }
+    return out;
   },
   participant(b: Uint8Array): Participant {
     const r = new ByteReader(b);

@@ -18,6 +18,7 @@ import {
   type AssetInfo,
   type LeaseBalance,
   type LeaseDetails,
+  type MinerBanEntry,
   type Participant,
   type PermissionOp,
   type Policy,
@@ -48,6 +49,7 @@ export const F = {
   PARTICIPANTS: 0x29, // (none) → addresses in registration order
   POLICY: 0x2a, // policy id → owners, recipients
   CARRY_FEE: 0x2b, // (none) → bigint
+  MINER_BANS: 0x2c, // address → warnings and bans
   UNDO: 0x7f, // height u32 ‖ kind ‖ key → prior value (plain) or empty (versioned)
 } as const;
 
@@ -295,6 +297,11 @@ export class Store implements StateView {
     return v === undefined ? 0n : decode.bigint(v);
   }
 
+  minerBanHistory(address: Uint8Array): readonly MinerBanEntry[] {
+    const v = this.current(F.MINER_BANS, address);
+    return v === undefined ? [] : decode.minerBans(v);
+  }
+
   // --- blocks and indexes -----------------------------------------------------
 
   blockBytes(height: number): Uint8Array | undefined {
@@ -374,6 +381,7 @@ export class Store implements StateView {
     }
     if (ch.transactions.length > 0) w.plain(cat(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
     if (ch.carryFee !== undefined) w.versioned(F.CARRY_FEE, new Uint8Array(0), encode.bigint(ch.carryFee));
+    for (const b of ch.minerBans.values()) w.versioned(F.MINER_BANS, b.address, encode.minerBans(b.entries));
   }
 
   /** Next sequence number for the address index at a height (liquid blocks commit several times). */

@@ -10,7 +10,7 @@
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
-import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type Participant, type PermissionOp, type Policy } from './model.js';
+import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type MinerBanEntry, type Participant, type PermissionOp, type Policy } from './model.js';
 
 /** Map key of bytes. */
 export const k = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
@@ -49,6 +49,8 @@ export interface StateView {
   transactionHeight(id: Uint8Array): number | undefined;
   /** Fee share carried to the next block's miner (NG 60 %). */
   carryFee(): bigint;
+  /** A PoA miner's warnings and bans, oldest first. */
+  minerBanHistory(address: Uint8Array): readonly MinerBanEntry[];
 }
 
 /** Everything a height changes, as the store commits it. */
@@ -67,6 +69,7 @@ export interface StateChanges {
   /** Confirmed transactions of the height, in order, with the addresses each touched. */
   readonly transactions: readonly { tx: Transaction; addresses: readonly Uint8Array[] }[];
   readonly carryFee: bigint | undefined;
+  readonly minerBans: ReadonlyMap<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>;
 }
 
 /** Pending changes over a base view. Reads see the writes; nothing reaches the base until `mergeInto`. */
@@ -85,6 +88,7 @@ export class MutableState implements StateView {
   private readonly txs: { tx: Transaction; addresses: Uint8Array[] }[] = [];
   private readonly txIds = new Set<string>();
   private carry: bigint | undefined;
+  private readonly minerBans = new Map<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>();
   /** Addresses whose state the transaction being applied touched (for the address index). */
   private touched = new Map<string, Uint8Array>();
 
@@ -192,6 +196,10 @@ export class MutableState implements StateView {
     return this.carry ?? this.base.carryFee();
   }
 
+  minerBanHistory(address: Uint8Array): readonly MinerBanEntry[] {
+    return this.minerBans.get(k(address))?.entries ?? this.base.minerBanHistory(address);
+  }
+
   // --- writes ---------------------------------------------------------------
 
   /** Marks an address as involved in the transaction being applied (address index). */
@@ -264,6 +272,10 @@ export class MutableState implements StateView {
     this.carry = value;
   }
 
+  putMinerBanHistory(address: Uint8Array, entries: readonly MinerBanEntry[]): void {
+    this.minerBans.set(k(address), { address, entries });
+  }
+
   /** Records a confirmed transaction with the addresses touched since the last call. */
   addTransaction(tx: Transaction): void {
     this.txs.push({ tx, addresses: [...this.touched.values()] });
@@ -308,6 +320,7 @@ export class MutableState implements StateView {
     }
     for (const [key, v] of this.touched) target.touched.set(key, v);
     if (this.carry !== undefined) target.carry = this.carry;
+    for (const [key, v] of this.minerBans) target.minerBans.set(key, v);
   }
 
   changes(): StateChanges {
@@ -325,6 +338,7 @@ export class MutableState implements StateView {
       policyDataHashes: this.policyDataHashes,
       transactions: this.txs,
       carryFee: this.carry,
+      minerBans: this.minerBans,
     };
   }
 }

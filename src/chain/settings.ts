@@ -1,0 +1,178 @@
+/**
+ * The settings the chain, consensus and miner run on — WE's `node.blockchain`, `node.miner`
+ * and `node.utx` sections after parsing and defaults (node/config.ts builds them).
+ * Durations are milliseconds; amounts are WEST units (10^8 per WEST).
+ */
+import type { CryptoType } from '../crypto/suite.js';
+
+export interface PoaSettings {
+  readonly type: 'poa';
+  readonly roundDurationMs: number;
+  readonly syncDurationMs: number;
+  readonly banDurationBlocks: number;
+  readonly warningsForBan: number;
+  /** 0–100. */
+  readonly maxBansPercentage: number;
+}
+
+export interface PosSettings {
+  readonly type: 'pos';
+  readonly averageBlockDelayMs: number;
+  readonly initialBaseTarget: bigint;
+}
+
+export type ConsensusSettings = PoaSettings | PosSettings;
+
+export interface GenesisParticipant {
+  readonly publicKey: Uint8Array;
+  /** Role names as in config (`miner`, `permissioner`, …). */
+  readonly roles: readonly string[];
+}
+
+export interface GenesisSettings {
+  /** 1 → block v1; 2 → block v4 (needed for senderRoleEnabled). */
+  readonly version: 1 | 2;
+  readonly blockTimestamp: bigint;
+  readonly generatorPublicKey: Uint8Array;
+  readonly signature: Uint8Array;
+  readonly transactions: ReadonlyArray<{ readonly recipient: string; readonly amount: bigint }>;
+  readonly participants: readonly GenesisParticipant[];
+  readonly senderRoleEnabled: boolean;
+  /** PoS only. */
+  readonly initialBaseTarget?: bigint;
+  readonly initialBalance?: bigint;
+}
+
+export interface FeeSettings {
+  readonly enabled: boolean;
+  /** Minimal fee per transaction type id (WE's `fees.base.<name>`). */
+  readonly base: ReadonlyMap<number, bigint>;
+  /** Per-type additional fee (mass-transfer per 2 transfers, data per KiB). */
+  readonly additional: ReadonlyMap<number, bigint>;
+}
+
+export interface FunctionalitySettings {
+  readonly featureCheckBlocksPeriod: number;
+  readonly blocksForFeatureActivation: number;
+  /** Feature id → activation height. */
+  readonly preActivatedFeatures: ReadonlyMap<number, number>;
+}
+
+export interface ChainSettings {
+  readonly crypto: CryptoType;
+  /** `address-scheme-character`. */
+  readonly chainId: string;
+  readonly consensus: ConsensusSettings;
+  readonly genesis: GenesisSettings;
+  readonly fees: FeeSettings;
+  readonly functionality: FunctionalitySettings;
+  /** Height-history kept for rollbacks (WE's max-rollback-depth). */
+  readonly maxRollbackDepth: number;
+}
+
+export interface MinerSettings {
+  readonly enabled: boolean;
+  readonly microBlockIntervalMs: number;
+  readonly maxTransactionsInMicroBlock: number;
+  /** Consensus-relevant: keep it equal on every node. */
+  readonly maxBlockSizeInBytes: number;
+  readonly minMicroBlockAgeMs: number;
+  /** Connected miner peers required to mine (1 for a single node: itself). */
+  readonly quorum: number;
+}
+
+export interface UtxSettings {
+  readonly memoryLimitBytes: number;
+  readonly txExpireTimeoutMs: number;
+  readonly cleanupIntervalMs: number;
+  readonly allowTransactionsFromSmartAccounts: boolean;
+}
+
+/** WE's fee config names, by transaction type. */
+export const FEE_NAMES: ReadonlyMap<number, string> = new Map([
+  [3, 'issue'],
+  [4, 'transfer'],
+  [5, 'reissue'],
+  [6, 'burn'],
+  [7, 'exchange'],
+  [8, 'lease'],
+  [9, 'lease-cancel'],
+  [10, 'create-alias'],
+  [11, 'mass-transfer'],
+  [12, 'data'],
+  [13, 'set-script'],
+  [14, 'sponsor-fee'],
+  [15, 'set-asset-script'],
+  [102, 'permit'],
+  [103, 'create-contract'],
+  [104, 'call-contract'],
+  [106, 'disable-contract'],
+  [107, 'update-contract'],
+  [111, 'register-node'],
+  [112, 'create-policy'],
+  [113, 'update-policy'],
+  [114, 'policy-data-hash'],
+]);
+
+const WEST = 100_000_000n;
+const west = (x: number): bigint => BigInt(Math.round(x * 1e8));
+
+/** application.conf defaults for custom chains (crypto-and-transactions §5.4). */
+export const DEFAULT_FEES: FeeSettings = {
+  enabled: true,
+  base: new Map<number, bigint>([
+    [3, WEST],
+    [4, west(0.01)],
+    [5, WEST],
+    [6, west(0.05)],
+    [7, west(0.005)],
+    [8, west(0.01)],
+    [9, west(0.01)],
+    [10, WEST],
+    [11, west(0.05)],
+    [12, west(0.05)],
+    [13, west(0.5)],
+    [14, WEST],
+    [15, WEST],
+    [102, west(0.01)],
+    [103, WEST],
+    [104, west(0.1)],
+    [106, west(0.01)],
+    [107, WEST],
+    [111, west(0.01)],
+    [112, WEST],
+    [113, west(0.5)],
+    [114, west(0.05)],
+  ]),
+  additional: new Map<number, bigint>([
+    [11, west(0.01)],
+    [12, west(0.01)],
+  ]),
+};
+
+/** Features Weft implements (WE 1.14's list, reference chain §7.3). */
+export const IMPLEMENTED_FEATURES: ReadonlyMap<number, string> = new Map([
+  [2, 'NG Protocol'],
+  [3, 'Mass Transfer Transaction'],
+  [4, 'Smart Accounts'],
+  [5, 'Data Transaction'],
+  [6, 'Burn Any Tokens'],
+  [7, 'Fee Switch'],
+  [9, 'Smart Assets'],
+  [10, 'Smart Account Trading'],
+  [100, 'Updated PoS'],
+  [101, 'Support of gRPC for Docker contracts'],
+  [119, 'Performance optimisation for PoA'],
+  [120, 'Sponsored fees support'],
+  [130, 'Performance optimisation for miner ban history'],
+  [140, 'Support of atomic transaction'],
+  [160, 'Support of parallel generation of liquid block with micro-block'],
+  [162, 'Support of Docker contracts validation'],
+  [173, 'Support of micro-block inventory v2'],
+  [180, 'Support of privacy large object subsystem'],
+  [1120, 'Support of token operations for smart-contracts, PKI support v1 and REST-based smart-contract deprecation'],
+  [1122, 'Atomic support for other transactions'],
+  [1123, 'Support of Lease/CancelLease operations for smart-contracts'],
+  [1130, 'Support of operating over confidential data in smart contracts'],
+  [1140, 'Support of WASM smart-contracts'],
+]);
