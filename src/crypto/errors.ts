@@ -24,6 +24,8 @@ export class WeError extends Error {
     readonly status: number = 400,
     /** WrongJson's `validationErrors`. */
     readonly jsonPathErrors?: readonly JsonPathError[],
+    /** Extra members of the error body (e.g. `tx` of StateCheckFailed 112). */
+    readonly extra?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
     this.name = new.target.name;
