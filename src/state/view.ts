@@ -92,14 +92,22 @@ export class MutableState implements StateView {
   /** Addresses whose state the transaction being applied touched (for the address index). */
   private touched = new Map<string, Uint8Array>();
 
-  constructor(readonly base: StateView) {}
+  /**
+   * @param base the state below
+   * @param buildingHeight the height these changes will be committed at, when it is not the
+   *   base's (a new block on a store at the previous height)
+   */
+  constructor(
+    readonly base: StateView,
+    private readonly buildingHeight?: number,
+  ) {}
 
   get protocol(): Protocol {
     return this.base.protocol;
   }
 
   height(): number {
-    return this.base.height();
+    return this.buildingHeight ?? this.base.height();
   }
 
   /** A child layer over this one. */
@@ -202,7 +210,11 @@ export class MutableState implements StateView {
 
   // --- writes ---------------------------------------------------------------
 
-  /** Marks an address as involved in the transaction being applied (address index). */
+  /**
+   * Marks an address as involved in the transaction being applied (address index). As in
+   * WE, the index lists the holders whose portfolios (balances, leases) a transaction
+   * changed — the fee payer always, with a zero change too.
+   */
   touch(address: Uint8Array): void {
     this.touched.set(k(address), address);
   }
@@ -233,17 +245,14 @@ export class MutableState implements StateView {
 
   putAlias(name: string, address: Uint8Array): void {
     this.aliases.set(name, address);
-    this.touch(address);
   }
 
   putData(address: Uint8Array, entry: DataEntry): void {
     this.data.set(k(address) + '|' + entry.key, { address, entry });
-    this.touch(address);
   }
 
   putScript(address: Uint8Array, script: Uint8Array | null): void {
     this.scripts.set(k(address), { address, script });
-    this.touch(address);
   }
 
   addPermissionOp(address: Uint8Array, op: PermissionOp): void {
@@ -251,13 +260,11 @@ export class MutableState implements StateView {
     const own = this.permissionOpsAdded.get(key);
     if (own === undefined) this.permissionOpsAdded.set(key, { address, ops: [op] });
     else own.ops.push(op);
-    this.touch(address);
   }
 
   /** Registers (participant) or removes (null) the node of an address. */
   putParticipant(address: Uint8Array, value: Participant | null): void {
     this.participantsChanged.set(k(address), { address, value });
-    this.touch(address);
   }
 
   putPolicy(policyId: Uint8Array, value: Policy): void {

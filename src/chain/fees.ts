@@ -1,0 +1,156 @@
+/**
+ * Minimal fees and the fee check, as WE 1.14's FeeCalculator computes them
+ * (we-node transaction/validation/FeeCalculator.scala; reference chain §6.2–6.4).
+ *
+ * - Fees disabled in config: no check; the minimal fee is 0.
+ * - Zero-fee types (genesis ×3, ExecutedContract, Atomic): no check; minimal fee 0.
+ * - Minimal fee = base of the type + additional: MassTransfer ⌊(transfers + 1) / 2⌋ ×
+ *   additional, Data ⌊(size − 1) / 1024⌋ × additional, size = body bytes once Smart
+ *   Accounts (4) is active, else full bytes.
+ * - The check "fee ≥ minimal" applies from FeeSwitch's (7) activation height +
+ *   feature-check-blocks-period on; before that only fee > 0 (≥ 0 when the base is 0).
+ * - Once sponsored fees (120) are active a fee may be paid in an asset that exists and is
+ *   sponsored, at 1:1 with WEST. Before that a fee asset is compared as if it were WEST.
+ */
+import { encodeBase58 } from '../crypto/encoding.js';
+import { genericError, type ValidationError } from '../protocol/errors.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import type { StateView } from '../state/view.js';
+import { FEATURE, type FeatureView } from './features.js';
+import type { ChainSettings } from './settings.js';
+
+/** FeeCalculator.zeroFeeTransactionTypes. */
+export const ZERO_FEE_TYPES: ReadonlySet<number> = new Set([1, 101, 110, 105, 120]);
+
+const MASS_TRANSFER = 11;
+const DATA = 12;
+
+/** What the fee rules need to know about where the transaction goes. */
+export interface FeeContext {
+  readonly settings: ChainSettings;
+  readonly features: FeatureView;
+  /** Height of the block the transaction goes into. */
+  readonly height: number;
+}
+
+/** A minimal fee: WEST (feeAssetId null) or units of a sponsored asset. */
+export interface MinimalFee {
+  readonly feeAssetId: Uint8Array | null;
+  readonly amount: bigint;
+}
+
+// ---------------------------------------------------------------------------
+// Scala class names (fee errors quote `tx.builder.classTag`)
+
+const PACKAGE = 'com.wavesenterprise.transaction';
+
+/** Package and class name (without version) of each type, as we-core generates them. */
+const CLASSES: ReadonlyMap<number, readonly [pkg: string, name: string, versioned: boolean]> = new Map([
+  [1, [PACKAGE, 'GenesisTransaction', false]],
+  [3, [`${PACKAGE}.assets`, 'IssueTransaction', true]],
+  [4, [`${PACKAGE}.transfer`, 'TransferTransaction', true]],
+  [5, [`${PACKAGE}.assets`, 'ReissueTransaction', true]],
+  [6, [`${PACKAGE}.assets`, 'BurnTransaction', true]],
+  [7, [`${PACKAGE}.assets.exchange`, 'ExchangeTransaction', true]],
+  [8, [`${PACKAGE}.lease`, 'LeaseTransaction', true]],
+  [9, [`${PACKAGE}.lease`, 'LeaseCancelTransaction', true]],
+  [10, [PACKAGE, 'CreateAliasTransaction', true]],
+  [11, [`${PACKAGE}.transfer`, 'MassTransferTransaction', true]],
+  [12, [PACKAGE, 'DataTransaction', true]],
+  [13, [`${PACKAGE}.smart`, 'SetScriptTransaction', true]],
+  [14, [`${PACKAGE}.assets`, 'SponsorFeeTransaction', true]],
+  [15, [`${PACKAGE}.assets`, 'SetAssetScriptTransaction', true]],
+  [101, [PACKAGE, 'GenesisPermitTransaction', false]],
+  [102, [`${PACKAGE}.acl`, 'PermitTransaction', true]],
+  [103, [`${PACKAGE}.docker`, 'CreateContractTransaction', true]],
+  [104, [`${PACKAGE}.docker`, 'CallContractTransaction', true]],
+  [105, [`${PACKAGE}.docker`, 'ExecutedContractTransaction', true]],
+  [106, [`${PACKAGE}.docker`, 'DisableContractTransaction', true]],
+  [107, [`${PACKAGE}.docker`, 'UpdateContractTransaction', true]],
+  [110, [PACKAGE, 'GenesisRegisterNodeTransaction', false]],
+  [111, [PACKAGE, 'RegisterNodeTransaction', true]],
+  [112, [PACKAGE, 'CreatePolicyTransaction', true]],
+  [113, [PACKAGE, 'UpdatePolicyTransaction', true]],
+  [114, [PACKAGE, 'PolicyDataHashTransaction', true]],
+  [120, [PACKAGE, 'AtomicTransaction', true]],
+]);
+
+/** WE's simple class name of a (type, version), e.g. `TransferTransactionV3` (`getClass.getSimpleName`). */
+export function scalaSimpleName(type: number, version: number): string {
+  const c = CLASSES.get(type);
+  if (c === undefined) return `Transaction${type}V${version}`;
+  return c[2] ? `${c[1]}V${version}` : c[1];
+}
+
+/** WE's fully-qualified class name, e.g. `com.wavesenterprise.transaction.transfer.TransferTransactionV3`. */
+export function scalaClassName(type: number, version: number): string {
+  const c = CLASSES.get(type);
+  return `${c?.[0] ?? PACKAGE}.${scalaSimpleName(type, version)}`;
+}
+
+// ---------------------------------------------------------------------------
+// Minimal fee
+
+/** Base + additional fee in WEST (FeeCalculator.baseFeeInWest). */
+export function baseFeeInWest(tx: Transaction, ctx: FeeContext): bigint {
+  const fees = ctx.settings.fees;
+  const base = fees.base.get(tx.type) ?? 0n;
+  let additional = 0n;
+  if (tx.type === MASS_TRANSFER) {
+    const transfers = (tx.data as { readonly transfers: readonly unknown[] }).transfers.length;
+    additional = BigInt(Math.floor((transfers + 1) / 2)) * (fees.additional.get(MASS_TRANSFER) ?? 0n);
+  } else if (tx.type === DATA) {
+    const size = ctx.features.isActive(FEATURE.SMART_ACCOUNTS, ctx.height) ? tx.bodyBytes.length : tx.bytes.length;
+    additional = BigInt(Math.floor((size - 1) / 1024)) * (fees.additional.get(DATA) ?? 0n);
+  }
+  return base + additional;
+}
+
+const assetMissing = (assetId: Uint8Array): ValidationError =>
+  genericError(`Asset '${encodeBase58(assetId)}' does not exist, cannot be used to pay fees`, 'feeAssetId');
+const assetNotSponsored = (assetId: Uint8Array): ValidationError =>
+  genericError(`Asset '${encodeBase58(assetId)}' is not sponsored, cannot be used to pay fees`, 'feeAssetId');
+
+/**
+ * The minimal fee of a transaction at `ctx.height` (FeeCalculator.calculateMinFee, what
+ * `POST /transactions/calculateFee` answers). Throws WE's GenericError (199) for a fee
+ * asset that does not exist or is not sponsored.
+ */
+export function minimalFee(tx: Transaction, state: StateView, ctx: FeeContext): MinimalFee {
+  if (!ctx.settings.fees.enabled || ZERO_FEE_TYPES.has(tx.type)) return { feeAssetId: null, amount: 0n };
+  const west = baseFeeInWest(tx, ctx);
+  const feeAssetId = tx.feeAssetId;
+  if (feeAssetId === null || !ctx.features.isActive(FEATURE.SPONSORED_FEES, ctx.height)) return { feeAssetId: null, amount: west };
+  const asset = state.asset(feeAssetId);
+  if (asset === undefined) throw assetMissing(feeAssetId);
+  if (!asset.sponsorship) throw assetNotSponsored(feeAssetId);
+  return { feeAssetId, amount: west };
+}
+
+/** Whether "fee ≥ minimal" is enforced at this height (FeeSwitch + one check period, WE's legacy rule). */
+export function isFeeSwitchEnforced(ctx: FeeContext): boolean {
+  const at = ctx.features.activationHeight(FEATURE.FEE_SWITCH);
+  return at !== undefined && ctx.height >= at + ctx.settings.functionality.featureCheckBlocksPeriod;
+}
+
+/** FeeCalculator.validateTxFee: throws WE's GenericError when the fee is too small. */
+export function validateFee(tx: Transaction, state: StateView, ctx: FeeContext): void {
+  if (!ctx.settings.fees.enabled || ZERO_FEE_TYPES.has(tx.type)) return;
+  if (!isFeeSwitchEnforced(ctx)) {
+    const base = ctx.settings.fees.base.get(tx.type) ?? 0n;
+    if (base === 0n) {
+      if (tx.fee < 0n) throw genericError(`Fee must be non negative for tx type ${tx.type}.`, 'fee');
+    } else if (tx.fee <= 0n) {
+      throw genericError(`Fee must be positive for tx type ${tx.type}.`, 'fee');
+    }
+    return;
+  }
+  const min = minimalFee(tx, state, ctx);
+  if (tx.fee < min.amount) {
+    const unit = min.feeAssetId === null ? 'WEST' : encodeBase58(min.feeAssetId);
+    throw genericError(
+      `Fee '${tx.fee}' in '${unit}' for '${scalaClassName(tx.type, tx.version)}' does not exceed minimal value of '${min.amount}'`,
+      'fee',
+    );
+  }
+}

@@ -1,0 +1,417 @@
+/**
+ * Applying one transaction to state, with WE 1.14's stateful validation in WE's order
+ * (we-node TransactionDiffer, CommonValidation, Verifier, PermissionValidator,
+ * FeeCalculator, BalanceDiffValidation; reference crypto-and-transactions §5.1):
+ *
+ *   1. signature: proofs[0] by the sender over the proof-source bytes (atomic: its own
+ *      proof, every inner transaction's, the miner's); transactions of scripted accounts
+ *      and touching smart assets are refused (script evaluation is not implemented);
+ *   2. timestamp: not more than 90 min after the block time, not older than the previous
+ *      block time − tx-expire-timeout;
+ *   3. features required by the type and version active;
+ *   4. id not already in the state;
+ *   5. Transfer / MassTransfer: the sender's balances cover amounts and fee;
+ *   6. permissions of the sender;
+ *   7. fee;
+ *   8. no atomic badge outside an atomic container;
+ *   9. the family's applier (its stateful rules and state changes, fee included);
+ *  10. no resulting negative balance, no spending of leased-out WEST.
+ *
+ * Everything is applied into a fork merged only on success, so a failing transaction
+ * leaves the state untouched. Errors are rendered as WE renders a TransactionValidationError:
+ * StateCheckFailed 112 `State check failed. Reason: …` with the transaction as `tx`, except
+ * Mistiming (303), AddressIsLastOfRole (117, with `tx`) and privacy/contract kinds (their
+ * own codes). The NG fee split is the chain engine's: this returns the fee the block's
+ * miner shares.
+ */
+import { encodeBase58 } from '../crypto/encoding.js';
+import { mistiming, unsupportedTransactionType, WeError } from '../protocol/errors.js';
+import { stringifyJson } from '../protocol/json.js';
+import { orderBodyBytes, type ExchangeData } from '../protocol/transactions/exchange.js';
+import { isGenesisType } from '../protocol/transactions/genesis.js';
+import { atomicBadgeOf, EXECUTED_CONTRACT_TYPE, isAtomic, minerProofSource } from '../protocol/transactions/atomic.js';
+import { ROLES, type PermitData, type RoleName } from '../protocol/transactions/permissions.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { MassTransfer, Transfer } from '../protocol/transactions/transfer.js';
+import { activeRoles, hasRole } from '../state/permissions.js';
+import type { MutableState, StateView } from '../state/view.js';
+import {
+  activationError,
+  alreadyInTheState,
+  applierFor,
+  OWN_CODE_KINDS,
+  permissionError,
+  stateError,
+  validateBalances,
+  type ApplyContext,
+  type MinerFee,
+} from '../state/appliers/index.js';
+import { FEATURE, FEATURE_DESCRIPTIONS } from './features.js';
+import { scalaSimpleName, validateFee, type FeeContext } from './fees.js';
+
+/** CommonValidation.MaxTimeTransactionOverBlockDiff. */
+export const MAX_TIME_TX_OVER_BLOCK_MS = 90n * 60n * 1000n;
+
+/** Where a transaction is applied. */
+export interface TxContext extends FeeContext {
+  /** Timestamp of the block the transaction goes into (the pool passes the node's time, as WE does). */
+  readonly blockTimestamp: bigint;
+  /** Timestamp of the last persisted block (WE's lastPersistenceBlock), if any. */
+  readonly lastBlockTimestamp: bigint | undefined;
+  /**
+   * The node's clock. WE's rules compare against the block time (deterministic for every
+   * node applying the block); the clock is kept for callers that validate for the pool.
+   */
+  readonly now: bigint;
+  /** `utx.tx-expire-timeout`. */
+  readonly txExpireTimeoutMs: number;
+  /** The block's generator, when applying in (or mining into) a block: atomic containers must name it as miner. */
+  readonly blockGenerator?: Uint8Array;
+}
+
+/** What the block's miner gets from a transaction. */
+export interface AppliedTransaction extends MinerFee {
+  /** WEST to share between this block's miner and the next (sponsored asset fees converted 1:1). */
+  readonly fee: bigint;
+}
+
+/** A transaction refused by the pipeline: a WE ApiError (112, 303, 117, 6xx, …) ready for the HTTP layer. */
+export class TransactionRejected extends WeError {}
+
+/**
+ * Validates `tx` against `state` and applies it (fee deduction and the transaction record
+ * included). Throws TransactionRejected and leaves `state` untouched on failure.
+ */
+export function applyTransaction(
+  state: MutableState,
+  tx: Transaction,
+  ctx: TxContext,
+  options: { verifySignature?: boolean } = {},
+): AppliedTransaction {
+  return run(state, tx, ctx, options.verifySignature ?? true, false);
+}
+
+function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignature: boolean, atomically: boolean): AppliedTransaction {
+  try {
+    verify(state, tx, verifySignature);
+    checkTimestamps(tx, ctx);
+    checkFeatures(tx, ctx);
+    const height = state.transactionHeight(tx.id);
+    if (height !== undefined) throw alreadyInTheState(tx.id, height);
+    checkSpendings(state, tx);
+    checkPermissions(state, tx, ctx);
+    validateFee(tx, state, ctx);
+    if (!atomically && tx.type !== EXECUTED_CONTRACT_TYPE) {
+      const badge = atomicBadgeOf(tx);
+      if (badge !== undefined && badge !== null) throw stateError('Transactions with atomic badge cannot be mined outside of atomic container');
+    }
+    const applier = applierFor(tx.type);
+    if (applier === undefined) throw unsupportedTransactionType();
+    const fork = state.fork();
+    const own = applier(fork, tx, applyContext(ctx));
+    validateBalances(state, fork);
+    const miner = own ?? minerFee(fork, tx);
+    fork.addTransaction(tx);
+    fork.mergeInto(state);
+    return { fee: miner.fee };
+  } catch (e) {
+    throw rejection(e, tx);
+  }
+}
+
+function applyContext(ctx: TxContext): ApplyContext {
+  return {
+    height: ctx.height,
+    blockTimestamp: ctx.blockTimestamp,
+    isFeatureActive: (id) => ctx.features.isActive(id, ctx.height),
+    senderRoleEnabled: ctx.settings.genesis.senderRoleEnabled,
+    blockGenerator: ctx.blockGenerator,
+    // Inner signatures were verified with the container's (Verifier does both).
+    applyInner: (state, inner) => run(state, inner, ctx, false, true),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Error rendering (ApiError.fromValidationError on a TransactionValidationError)
+
+function stateCheckFailed(tx: Transaction, reason: string, field: string | undefined): TransactionRejected {
+  return new TransactionRejected('StateCheckFailed', 112, `State check failed. Reason: ${reason}`, field, 400, undefined, { tx: tx.toJson() });
+}
+
+function rejection(e: unknown, tx: Transaction): unknown {
+  if (!(e instanceof WeError)) return e;
+  // An inner transaction of an atomic container failed: WE wraps its rendered error again.
+  if (e instanceof TransactionRejected) return stateCheckFailed(tx, e.message, e.field);
+  if (e.kind === 'Mistiming') return new TransactionRejected('Mistiming', 303, e.message, e.field);
+  if (e.kind === 'AddressIsLastOfRole') {
+    return new TransactionRejected('AddressIsLastOfRole', 117, e.message, e.field, 400, undefined, { tx: tx.toJson() });
+  }
+  if (OWN_CODE_KINDS.has(e.kind)) return new TransactionRejected(e.kind, e.code, e.message, e.field, e.status);
+  return stateCheckFailed(tx, e.message, e.field);
+}
+
+// ---------------------------------------------------------------------------
+// 1. Signatures (Verifier)
+
+const txString = (tx: Transaction): string => stringifyJson(tx.toJson());
+
+/** Verifier.verifyAsEllipticCurveSignature. */
+function verifySenderProof(tx: Transaction, exactlyOneProof: boolean): void {
+  if (exactlyOneProof && tx.proofs.length !== 1) throw stateError('Transactions from non-scripted accounts must have exactly 1 proof');
+  if (tx.proofs.length === 0) throw stateError('Transactions from non-scripted accounts must have proof');
+  if (!tx.hasValidSenderSignature()) throw stateError(`Script doesn't exist and proof doesn't validate as signature for '${txString(tx)}'`);
+}
+
+/** Assets whose scripts WE runs for a transaction (`checkedAssets`). */
+function checkedAssets(tx: Transaction): Uint8Array[] {
+  const d = tx.data as { readonly assetId?: Uint8Array | null };
+  switch (tx.type) {
+    case 4:
+    case 5:
+    case 6:
+    case 11:
+    case 14:
+    case 15:
+      return d.assetId === undefined || d.assetId === null ? [] : [d.assetId];
+    default:
+      return [];
+  }
+}
+
+function refuseScripts(state: StateView, tx: Transaction): void {
+  const sender = tx.sender;
+  if (sender !== undefined && state.accountScript(sender.bytes) !== null) {
+    throw stateError(
+      `Transactions from scripted accounts are not supported yet: account '${sender.toString()}' has a script and script evaluation is not implemented`,
+    );
+  }
+  for (const assetId of checkedAssets(tx)) {
+    const script = state.asset(assetId)?.script;
+    if (script !== undefined && script !== null) {
+      throw stateError(
+        `Transactions with smart assets are not supported yet: asset '${encodeBase58(assetId)}' has a script and script evaluation is not implemented`,
+      );
+    }
+  }
+}
+
+function verify(state: StateView, tx: Transaction, verifySignature: boolean): void {
+  if (isGenesisType(tx.type)) return;
+  if (isAtomic(tx)) {
+    if (verifySignature) verifySenderProof(tx, false);
+    for (const inner of tx.data.transactions) verify(state, inner, verifySignature);
+    const miner = tx.data.miner;
+    if (miner !== null && verifySignature) {
+      const proof = tx.proofs[1];
+      if (proof === undefined) throw stateError('The miner proof of atomic transaction is missing');
+      if (!tx.protocol.crypto.verify(miner, minerProofSource(tx), proof)) throw stateError('Invalid miner proof of atomic transaction');
+    }
+    return;
+  }
+  refuseScripts(state, tx);
+  if (!verifySignature) return;
+  verifySenderProof(tx, true);
+  if (tx.type === 7) {
+    const d = tx.data as ExchangeData;
+    for (const order of [d.buyOrder, d.sellOrder]) {
+      const proof = order.proofs[0];
+      if (proof === undefined || !tx.protocol.crypto.verify(order.senderPublicKey, orderBodyBytes(order), proof)) {
+        throw stateError(`Script doesn't exist and proof doesn't validate as signature for order of '${tx.protocol.addresses.fromPublicKey(order.senderPublicKey).toString()}'`);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 2. Timestamps
+
+function checkTimestamps(tx: Transaction, ctx: TxContext): void {
+  const ts = tx.timestamp;
+  if (ts - ctx.blockTimestamp > MAX_TIME_TX_OVER_BLOCK_MS) {
+    throw mistiming(`Transaction ts ${ts} is from far future. BlockTime: ${ctx.blockTimestamp}`);
+  }
+  const prev = ctx.lastBlockTimestamp;
+  if (prev !== undefined && prev - ts > BigInt(ctx.txExpireTimeoutMs)) {
+    throw mistiming(`Transaction ts ${ts} is too old. Previous block time: Some(${prev})`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 3. Features (each version's requiredFeatures, we-core TxScheme)
+
+const F = FEATURE;
+
+/** Feature ids a (type, version) requires, before the ones that depend on field values. */
+const REQUIRED_FEATURES: ReadonlyMap<number, ReadonlyMap<number, readonly number[]>> = new Map<number, ReadonlyMap<number, readonly number[]>>([
+  [3, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [4, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
+  [5, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [6, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [8, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [9, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [10, new Map([[2, []], [3, [F.SPONSORED_FEES]], [4, [F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [11, new Map([[1, [F.MASS_TRANSFER]], [2, [F.MASS_TRANSFER, F.SPONSORED_FEES]], [3, [F.MASS_TRANSFER, F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [12, new Map([[1, [F.DATA_TRANSACTION]], [2, [F.DATA_TRANSACTION, F.SPONSORED_FEES]], [3, [F.DATA_TRANSACTION, F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [14, new Map([[1, [F.SPONSORED_FEES]], [2, [F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC]]])],
+  [15, new Map([[1, [F.SMART_ASSETS]]])],
+  [102, new Map([[1, []], [2, [F.ATOMIC_TRANSACTIONS]]])],
+  [103, new Map([
+    [1, []],
+    [2, [F.CONTRACTS_GRPC]],
+    [3, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES]],
+    [4, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS]],
+    [5, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI]],
+    [6, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS]],
+    [7, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS]],
+  ])],
+  [104, new Map([
+    [1, []],
+    [2, []],
+    [3, [F.SPONSORED_FEES]],
+    [4, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]],
+    [5, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI]],
+    [6, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS]],
+    [7, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS]],
+  ])],
+  [105, new Map([
+    [1, []],
+    [2, [F.CONTRACT_VALIDATIONS]],
+    [3, [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI]],
+    [4, [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS]],
+    [5, [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS]],
+  ])],
+  [106, new Map([[1, []], [2, [F.SPONSORED_FEES]], [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
+  [107, new Map([
+    [1, []],
+    [2, [F.SPONSORED_FEES]],
+    [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]],
+    [4, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS]],
+    [5, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS, F.CONFIDENTIAL_DATA_IN_CONTRACTS]],
+    [6, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS]],
+  ])],
+  [111, new Map([[1, []], [2, [F.OTHER_TX_TYPES_ATOMIC]]])],
+  [112, new Map([[1, []], [2, [F.SPONSORED_FEES]], [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
+  [113, new Map([[1, []], [2, [F.SPONSORED_FEES]], [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
+  [114, new Map([[1, []], [2, [F.SPONSORED_FEES]], [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
+]);
+
+/** Transaction.requiredFeatures of WE, ascending by id (the order WE checks them in). */
+export function requiredFeatures(tx: Transaction): number[] {
+  const ids = new Set(REQUIRED_FEATURES.get(tx.type)?.get(tx.version) ?? []);
+  const d = tx.data as { readonly script?: Uint8Array | null; readonly feeAssetId?: Uint8Array | null };
+  const script = d.script ?? null;
+  if (tx.type === 3 && script !== null) ids.add(F.SMART_ASSETS);
+  if ((tx.type === 4 || tx.type === 103) && tx.version === 2 && (d.feeAssetId ?? null) !== null) ids.add(F.SPONSORED_FEES);
+  if (tx.type === 13) ids.add(script === null || script[0] === 1 ? F.SMART_ACCOUNTS : F.SMART_ACCOUNT_TRADING);
+  return [...ids].sort((a, b) => a - b);
+}
+
+function checkFeatures(tx: Transaction, ctx: TxContext): void {
+  for (const id of requiredFeatures(tx)) {
+    if (!ctx.features.isActive(id, ctx.height)) {
+      throw activationError(
+        `Blockchain feature '${FEATURE_DESCRIPTIONS.get(id) ?? String(id)}' (id: '${id}') has not been activated yet, but is required for ${scalaSimpleName(tx.type, tx.version)}`,
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 5. Spendings (CommonValidation.disallowSendingGreaterThanBalance)
+
+function checkSpendings(state: StateView, tx: Transaction): void {
+  let amount: bigint;
+  let assetId: Uint8Array | null;
+  if (Transfer.is(tx)) {
+    amount = tx.data.amount;
+    assetId = tx.data.assetId;
+  } else if (MassTransfer.is(tx)) {
+    amount = tx.data.transfers.reduce((s, t) => s + t.amount, 0n);
+    assetId = tx.data.assetId;
+  } else {
+    return;
+  }
+  const sender = tx.sender;
+  if (sender === undefined) return;
+  const feeAssetId = tx.feeAssetId;
+  const westSpend = (assetId === null ? -amount : 0n) + (feeAssetId === null ? -tx.fee : 0n);
+  const assetSpends = new Map<string, { id: Uint8Array; delta: bigint }>();
+  const spend = (id: Uint8Array, delta: bigint): void => {
+    const key = encodeBase58(id);
+    const cur = assetSpends.get(key);
+    assetSpends.set(key, { id, delta: (cur?.delta ?? 0n) + delta });
+  };
+  if (assetId !== null) spend(assetId, -amount);
+  if (feeAssetId !== null) spend(feeAssetId, -tx.fee);
+  const oldWest = state.balance(sender.bytes, null);
+  const newWest = oldWest + westSpend;
+  if (newWest < 0n) {
+    throw stateError(
+      'Attempt to transfer unavailable funds: Transaction application leads to negative WEST balance to (at least) temporary negative state, ' +
+        `current balance equals ${oldWest}, spends equals ${westSpend}, result is ${newWest}`,
+    );
+  }
+  for (const [key, { id, delta }] of assetSpends) {
+    const old = state.balance(sender.bytes, id);
+    if (old + delta < 0n) {
+      throw stateError(
+        `Attempt to transfer unavailable funds: Transaction application leads to negative asset '${key}' balance to (at least) temporary negative state, ` +
+          `current balance is ${old}, spends equals ${delta}, result is ${old + delta}`,
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 6. Permissions (PermissionValidator.validatePermissionForTx)
+
+/** Roles a type requires of its sender (one of them), beyond "not banned" and `sender`. */
+function requiredRoles(tx: Transaction): RoleName[] {
+  switch (tx.type) {
+    case 102:
+      return (tx.data as PermitData).permissionOp.role === 'banned' ? ['permissioner', 'blacklister'] : ['permissioner'];
+    case 3:
+    case 5:
+      return ['issuer'];
+    case 7:
+      return ['dex'];
+    case 15:
+    case 103:
+    case 107:
+      return ['contract_developer'];
+    case 111:
+      return ['connection_manager'];
+    default:
+      return [];
+  }
+}
+
+function checkPermissions(state: StateView, tx: Transaction, ctx: TxContext): void {
+  if (isGenesisType(tx.type)) return;
+  const sender = tx.sender;
+  if (sender === undefined) throw permissionError(`Transaction ${tx.idBase58} is unauthorized, permission validation impossible.`);
+  const ops = state.permissionOps(sender.bytes);
+  const at = tx.timestamp;
+  const fail = (reason: string): never => {
+    throw permissionError(`Sender ${sender.toString()} permission validation failed: ${reason}`);
+  };
+  if (hasRole(ops, ROLES.banned, at)) fail("Sender is 'banned'");
+  if (ctx.settings.genesis.senderRoleEnabled && !hasRole(ops, ROLES.sender, at)) fail("Has no active 'sender' role");
+  const required = requiredRoles(tx);
+  if (required.length === 1) {
+    if (!hasRole(ops, ROLES[required[0]!], at)) fail(`Has no active '${required[0]!}' role`);
+  } else if (required.length > 1) {
+    const active = new Set(activeRoles(ops, at));
+    if (!required.some((r) => active.has(ROLES[r]))) fail(`Doesn't have any of required roles: ${required.join(', ')}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// What the miner gets (BlockFeeCalculator.calcNgFee before the 40/60 split)
+
+function minerFee(state: StateView, tx: Transaction): MinerFee {
+  const feeAssetId = tx.feeAssetId;
+  if (feeAssetId === null) return { fee: tx.fee };
+  // Sponsored asset fees are converted 1:1 into WEST; other asset fees give the miner nothing.
+  return { fee: state.asset(feeAssetId)?.sponsorship === true ? tx.fee : 0n };
+}

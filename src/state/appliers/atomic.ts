@@ -1,0 +1,29 @@
+/**
+ * Atomic (120): we-node AtomicTransactionDiff. The container (no fee of its own) applies
+ * its inner transactions in order, each through the whole admission pipeline and each
+ * seeing the ones before it; the caller applies the container into a fork, so one failing
+ * inner transaction leaves nothing behind. What the miner gets is the inner fees.
+ */
+import { isAtomic } from '../../protocol/transactions/atomic.js';
+import { addressOf, payFee, sameBytes, senderOf, stateError, type Applier } from './context.js';
+
+export const applyAtomic: Applier = (state, tx, ctx) => {
+  if (!isAtomic(tx)) throw new Error('applyAtomic: not an Atomic');
+  const generator = ctx.blockGenerator;
+  if (generator !== undefined) {
+    const miner = tx.data.miner;
+    if (miner === null) throw stateError('Atomic transaction validation failed: miner is empty');
+    if (!sameBytes(miner, generator)) {
+      throw stateError(
+        `Atomic transaction must be mined only by block creator: miner is '${addressOf(state, miner).toString()}', but block creator is '${addressOf(state, generator).toString()}'`,
+      );
+    }
+  }
+  payFee(state, senderOf(tx).bytes, tx);
+  let fee = 0n;
+  for (const inner of tx.data.transactions) {
+    const result = ctx.applyInner(state, inner);
+    fee += result.fee;
+  }
+  return { fee };
+};

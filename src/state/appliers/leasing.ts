@@ -1,0 +1,40 @@
+/**
+ * Lease (8) and LeaseCancel (9): we-node LeaseTransactionsDiff. A lease moves no WEST: the
+ * lessor's lease-out and the lessee's lease-in grow; available = regular − lease-out and
+ * effective = regular + lease-in − lease-out follow from them.
+ */
+import { Lease, LeaseCancel } from '../../protocol/transactions/leasing.js';
+import { addressOf, payFee, resolveRecipient, sameBytes, senderOf, stateError, type Applier } from './context.js';
+
+export const applyLease: Applier = (state, tx, ctx) => {
+  if (!Lease.is(tx)) throw new Error('applyLease: not a Lease');
+  const d = tx.data;
+  const sender = senderOf(tx);
+  const recipient = resolveRecipient(state, d.recipient);
+  if (sameBytes(recipient.bytes, sender.bytes)) {
+    throw stateError(`Cannot lease to self. Sender address ${sender.toString()} equals to recipient address`);
+  }
+  const balance = state.balance(sender.bytes, null);
+  const leased = state.leaseBalance(sender.bytes);
+  if (balance - leased.out < d.amount) throw stateError(`Cannot lease more than own: Balance:${balance}, already leased: ${leased.out}`);
+  state.addLeaseBalance(sender.bytes, 0n, d.amount);
+  state.addLeaseBalance(recipient.bytes, d.amount, 0n);
+  state.putLease(tx.id, { sender: d.senderPublicKey, recipient: recipient.bytes, amount: d.amount, active: true, height: ctx.height });
+  payFee(state, sender.bytes, tx);
+  return undefined;
+};
+
+export const applyLeaseCancel: Applier = (state, tx) => {
+  if (!LeaseCancel.is(tx)) throw new Error('applyLeaseCancel: not a LeaseCancel');
+  const d = tx.data;
+  const lease = state.lease(d.leaseId);
+  if (lease === undefined) throw stateError('Related LeaseTransaction not found');
+  if (!lease.active) throw stateError('Cannot cancel already cancelled lease');
+  const canceller = senderOf(tx);
+  if (!sameBytes(addressOf(state, lease.sender).bytes, canceller.bytes)) throw stateError('LeaseTransaction was leased by other sender');
+  state.addLeaseBalance(canceller.bytes, 0n, -lease.amount);
+  state.addLeaseBalance(lease.recipient, -lease.amount, 0n);
+  state.putLease(d.leaseId, { ...lease, active: false });
+  payFee(state, canceller.bytes, tx);
+  return undefined;
+};

@@ -1,0 +1,108 @@
+/**
+ * CreatePolicy (112), UpdatePolicy (113) and PolicyDataHash (114): we-node
+ * CreatePolicyTransactionDiff, UpdatePolicyTransactionDiff, PolicyDataHashTransactionDiff
+ * and PolicyDiff. State only: members and data hashes (the data itself is the privacy
+ * layer's).
+ */
+import type { Address } from '../../crypto/address.js';
+import { encodeBase58 } from '../../crypto/encoding.js';
+import { CreatePolicy, PolicyDataHash, policyNameTooLong, UpdatePolicy } from '../../protocol/transactions/privacy.js';
+import type { StateView } from '../view.js';
+import {
+  payFee,
+  policyDataHashAlreadyExists,
+  policyDoesNotExist,
+  sameBytes,
+  senderIsNotInPolicyRecipients,
+  senderOf,
+  stateError,
+  type Applier,
+} from './context.js';
+
+const ATOMIC_TRANSACTIONS = 140;
+
+const key = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
+
+/** Address bytes in first-seen order without repeats (WE keeps members as sets). */
+function unique(list: Iterable<Uint8Array>): Uint8Array[] {
+  const seen = new Set<string>();
+  const out: Uint8Array[] = [];
+  for (const a of list) {
+    if (seen.has(key(a))) continue;
+    seen.add(key(a));
+    out.push(a);
+  }
+  return out;
+}
+
+function unregistered(state: StateView, recipients: readonly Address[]): Address[] {
+  const participants = new Set(state.participants().map(key));
+  return recipients.filter((r) => !participants.has(key(r.bytes)));
+}
+
+const contains = (list: readonly Uint8Array[], a: Uint8Array): boolean => list.some((x) => sameBytes(x, a));
+
+export const applyCreatePolicy: Applier = (state, tx) => {
+  if (!CreatePolicy.is(tx)) throw new Error('applyCreatePolicy: not a CreatePolicy');
+  const d = tx.data;
+  const sender = senderOf(tx);
+  if (policyNameTooLong(d.policyName)) throw stateError('policy name is too long');
+  if (d.owners.length === 0) throw stateError('Policy without owners is invalid');
+  if (!d.owners.some((o) => sameBytes(o.bytes, sender.bytes))) throw stateError(`Sender '${sender.toString()}' is not owner for policy`);
+  if (state.policy(tx.id) !== undefined) throw stateError('Policy already exists');
+  const missing = unregistered(state, d.recipients);
+  if (missing.length > 0) throw stateError(`Recipients [${missing.map((a) => a.toString()).join('; ')}] is not registered in network`);
+  payFee(state, sender.bytes, tx);
+  state.putPolicy(tx.id, { owners: unique(d.owners.map((a) => a.bytes)), recipients: unique(d.recipients.map((a) => a.bytes)) });
+  return undefined;
+};
+
+export const applyUpdatePolicy: Applier = (state, tx) => {
+  if (!UpdatePolicy.is(tx)) throw new Error('applyUpdatePolicy: not an UpdatePolicy');
+  const d = tx.data;
+  const sender = senderOf(tx);
+  if (d.policyId.length === 0) throw stateError('PolicyId could not be empty');
+  if (d.owners.length === 0 && d.recipients.length === 0) throw stateError('Invalid UpdatePolicyTransaction: empty owners and recipients');
+  const policy = state.policy(d.policyId);
+  if (policy === undefined) throw policyDoesNotExist(d.policyId);
+  if (d.opType === 'add') {
+    const missing = unregistered(state, d.recipients);
+    if (missing.length > 0) throw stateError(`Unaccepted recipients in policy update: [${missing.map((a) => a.toString()).join(', ')}]`);
+  }
+  if (!contains(policy.owners, sender.bytes)) {
+    throw stateError(`Sender '${sender.toString()}' is not owner for policy with id '${encodeBase58(d.policyId)}'`);
+  }
+  const txOwners = d.owners.map((a) => a.bytes);
+  const txRecipients = d.recipients.map((a) => a.bytes);
+  const owners = d.opType === 'add' ? unique([...policy.owners, ...txOwners]) : policy.owners.filter((o) => !contains(txOwners, o));
+  if (owners.length === 0) throw stateError('Forbidden to remove all policy owners');
+  if (d.opType === 'remove') {
+    if (!txOwners.every((o) => contains(policy.owners, o)) || !txRecipients.every((r) => contains(policy.recipients, r))) {
+      throw stateError('Cannot remove owners or recipients that are absent from the policy');
+    }
+  } else if (txOwners.some((o) => contains(policy.owners, o)) || txRecipients.some((r) => contains(policy.recipients, r))) {
+    throw stateError('Cannot add owners or recipients that are already in the policy');
+  }
+  const recipients =
+    d.opType === 'add' ? unique([...policy.recipients, ...txRecipients]) : policy.recipients.filter((r) => !contains(txRecipients, r));
+  payFee(state, sender.bytes, tx);
+  state.putPolicy(d.policyId, { owners, recipients });
+  return undefined;
+};
+
+export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
+  if (!PolicyDataHash.is(tx)) throw new Error('applyPolicyDataHash: not a PolicyDataHash');
+  const d = tx.data;
+  const sender = senderOf(tx);
+  if (d.policyId.length === 0) throw stateError('PolicyId could not be empty');
+  if (d.dataHash.length === 0) throw stateError('Hash could not be empty');
+  const policy = state.policy(d.policyId);
+  if (policy === undefined) throw policyDoesNotExist(d.policyId);
+  if (state.hasPolicyDataHash(d.policyId, d.dataHash)) throw policyDataHashAlreadyExists(d.dataHash);
+  if (ctx.isFeatureActive(ATOMIC_TRANSACTIONS) && !contains(policy.recipients, sender.bytes)) {
+    throw senderIsNotInPolicyRecipients(sender.toString());
+  }
+  payFee(state, sender.bytes, tx);
+  state.addPolicyDataHash(d.policyId, d.dataHash);
+  return undefined;
+};
