@@ -83,6 +83,8 @@ export interface ApiServices {
   readonly pool: PoolService;
   readonly wallet: WalletService;
   readonly admin: AdminService;
+  /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */
+  readonly nodeOwnerPublicKey: Uint8Array;
   /** Node time in ms (NTP-corrected in WE). */
   now(): bigint;
 }

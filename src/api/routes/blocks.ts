@@ -1,0 +1,229 @@
+/**
+ * `/blocks/*` (WE's BlocksApiRoute). Heights count the liquid block while one exists;
+ * the top height's block is the liquid block as assembled so far. Ranges hold at most 100
+ * blocks; heights without a block are skipped.
+ */
+import type { Block } from '../../protocol/blocks.js';
+import { encodeBase58 } from '../../crypto/encoding.js';
+import { blockDoesNotExist, blockAtHeightDoesNotExist, customValidationError, noBlockForHeight, noChildBlocks, tooBigArrayAllocation } from '../errors.js';
+import { blockId, positiveInt, text } from '../params.js';
+import { defineRoutes, route, type ApiContext } from '../routing.js';
+import * as S from '../schemas.js';
+import { blockJson, extendedBlockJson, headerJson } from '../tx-json.js';
+import { Type } from '@sinclair/typebox';
+
+/** BlocksApiRoute.MaxBlocksPerRequest. */
+export const MAX_BLOCKS_PER_REQUEST = 100;
+
+const err = (description: string) => ({ description, schema: S.ErrorBody });
+
+/** WE's range rule: to − from in [0, 100); `to < from` is 199 (or 10 where `lessIsTooBig`), anything else 10. */
+function checkRange(from: number, to: number, lessIsTooBig = false): void {
+  const span = to - from;
+  if (span >= 0 && span < MAX_BLOCKS_PER_REQUEST) return;
+  if (to < from && !lessIsTooBig) throw customValidationError(`Invalid interval: end '${to}' less than start '${from}'`, 'to');
+  throw tooBigArrayAllocation('to');
+}
+
+function heights(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let h = from; h <= to; h++) out.push(h);
+  return out;
+}
+
+function blockByIdOr301(ctx: ApiContext, id: Uint8Array, field: string): { block: Block; height: number } {
+  const found = ctx.services.chain.blockById(id);
+  if (found === undefined) throw blockDoesNotExist(encodeBase58(id), field);
+  return found;
+}
+
+const range = {
+  from: positiveInt('First height (inclusive)'),
+  to: positiveInt('Last height (inclusive); at most 100 blocks per request'),
+};
+const rangeErrors = { 400: err('199 bad height (`Invalid parameters: [...]`) or `to` < `from`; 10 more than 100 blocks') };
+
+export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks of the chain (the liquid block included at the top)' }, [
+  route({
+    method: 'GET',
+    path: '/blocks/height',
+    auth: 'user',
+    summary: 'Current height (the liquid block counts)',
+    responses: { 200: S.Height },
+    handler: (_req, ctx) => ({ height: ctx.services.chain.height() }),
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/height/{signature}',
+    auth: 'user',
+    summary: 'Height of a block by its id (or a liquid block total signature)',
+    params: { signature: blockId() },
+    responses: { 200: S.Height, 400: err('101 invalid signature'), 404: err('301 block does not exist') },
+    handler: ({ params }, ctx) => ({ height: blockByIdOr301(ctx, params.signature, 'signature').height }),
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/first',
+    auth: 'user',
+    summary: 'The genesis block',
+    responses: { 200: S.Block },
+    handler: (_req, ctx) => {
+      const genesis = ctx.services.chain.blockAt(1);
+      if (genesis === undefined) throw blockAtHeightDoesNotExist(1);
+      return blockJson(genesis, 1);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/last',
+    auth: 'user',
+    summary: 'The last block (the liquid block while one is being formed)',
+    responses: { 200: S.Block },
+    handler: (_req, ctx) => {
+      const height = ctx.services.chain.height();
+      const block = ctx.services.chain.blockAt(height);
+      if (block === undefined) throw blockAtHeightDoesNotExist(height);
+      return blockJson(block, height);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/headers/last',
+    auth: 'user',
+    summary: 'Header of the last block',
+    responses: { 200: S.BlockHeader },
+    handler: (_req, ctx) => {
+      const height = ctx.services.chain.height();
+      const block = ctx.services.chain.blockAt(height);
+      if (block === undefined) throw blockAtHeightDoesNotExist(height);
+      return headerJson(block, height);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/at/{height}',
+    auth: 'user',
+    summary: 'Block at a height, with extended transaction JSON',
+    params: { height: positiveInt('Height') },
+    responses: {
+      200: { description: 'The block, or `{"status":"error","details":"No block for this height"}`', schema: Type.Union([Type.Ref('BlockWithExtendedTransactions'), Type.Ref('StatusDetails')]) },
+      400: err("199 `Invalid parameter: '<v>' must be positive`"),
+    },
+    handler: ({ params }, ctx) => {
+      const block = ctx.services.chain.blockAt(params.height);
+      if (block === undefined) throw noBlockForHeight();
+      return extendedBlockJson(block, params.height, ctx.services.chain);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/headers/at/{height}',
+    auth: 'user',
+    summary: 'Header of the block at a height',
+    params: { height: positiveInt('Height') },
+    responses: {
+      200: { description: 'The header, or `{"status":"error","details":"No block for this height"}`', schema: Type.Union([Type.Ref('BlockHeader'), Type.Ref('StatusDetails')]) },
+      400: err("199 `Invalid parameter: '<v>' must be positive`"),
+    },
+    handler: ({ params }, ctx) => {
+      const block = ctx.services.chain.blockAt(params.height);
+      if (block === undefined) throw noBlockForHeight();
+      return headerJson(block, params.height);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/seq/{from}/{to}',
+    auth: 'user',
+    summary: 'Blocks in a height range (at most 100)',
+    params: range,
+    responses: { 200: Type.Array(Type.Ref('Block')), ...rangeErrors },
+    handler: ({ params }, ctx) => {
+      checkRange(params.from, params.to);
+      const chain = ctx.services.chain;
+      return heights(params.from, params.to).flatMap((h) => {
+        const block = chain.blockAt(h);
+        return block === undefined ? [] : [blockJson(block, h)];
+      });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/seqext/{from}/{to}',
+    auth: 'user',
+    summary: 'Blocks in a height range with extended transaction JSON (at most 100)',
+    params: range,
+    responses: { 200: Type.Array(Type.Ref('BlockWithExtendedTransactions')), ...rangeErrors },
+    handler: ({ params }, ctx) => {
+      checkRange(params.from, params.to);
+      const chain = ctx.services.chain;
+      return heights(params.from, params.to).flatMap((h) => {
+        const block = chain.blockAt(h);
+        return block === undefined ? [] : [extendedBlockJson(block, h, chain)];
+      });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/headers/seq/{from}/{to}',
+    auth: 'user',
+    summary: 'Block headers in a height range (at most 100)',
+    params: range,
+    responses: { 200: Type.Array(Type.Ref('BlockHeader')), ...rangeErrors },
+    handler: ({ params }, ctx) => {
+      checkRange(params.from, params.to);
+      const chain = ctx.services.chain;
+      return heights(params.from, params.to).flatMap((h) => {
+        const block = chain.blockAt(h);
+        return block === undefined ? [] : [headerJson(block, h)];
+      });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/signature/{signature}',
+    auth: 'user',
+    summary: 'Block by its id (or a liquid block total signature: the liquid block as assembled up to it)',
+    params: { signature: blockId() },
+    responses: { 200: S.BlockWithNullableHeight, 400: err('101 invalid signature'), 404: err('301 block does not exist') },
+    handler: ({ params }, ctx) => {
+      const { block, height } = blockByIdOr301(ctx, params.signature, 'signature');
+      return blockJson(block, height);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/child/{signature}',
+    auth: 'user',
+    summary: 'The block after a block (no `height`)',
+    params: { signature: blockId() },
+    responses: {
+      200: { description: 'The child block, or `{"status":"error","details":"No child blocks"}`', schema: Type.Union([Type.Ref('BlockWithoutHeight'), Type.Ref('StatusDetails')]) },
+      400: err('101 invalid signature'),
+      404: err('301 block does not exist'),
+    },
+    handler: ({ params }, ctx) => {
+      const { block } = blockByIdOr301(ctx, params.signature, 'signature');
+      const child = ctx.services.chain.childOf(block.id);
+      if (child === undefined) throw noChildBlocks();
+      return blockJson(child);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/blocks/address/{address}/{from}/{to}',
+    auth: 'user',
+    summary: 'Blocks a miner produced in a height range (at most 100 heights)',
+    description: 'The address is compared as text with each generator address; it is not validated.',
+    params: { address: text('Generator address'), ...range },
+    responses: { 200: Type.Array(Type.Ref('Block')), 400: err('199 bad height; 10 for an invalid range or more than 100 heights') },
+    handler: ({ params }, ctx) => {
+      checkRange(params.from, params.to, true);
+      const chain = ctx.services.chain;
+      return heights(params.from, params.to).flatMap((h) => {
+        const block = chain.blockAt(h);
+        return block !== undefined && block.generatorAddress === params.address ? [blockJson(block, h)] : [];
+      });
+    },
+  }),
+]);

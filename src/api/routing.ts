@@ -1,0 +1,282 @@
+/**
+ * The route-table DSL. Each route group declares its routes once — method, path, auth
+ * level, parameters, body and response schemas, handler — and from that one table come
+ * the Fastify routes (here), the OpenAPI document (openapi.ts) and the typed test client
+ * (client.ts), so server, spec and tests cannot drift apart. A later issue adds a group
+ * by writing one module under routes/ and listing it in routes/index.ts.
+ *
+ * What a route's handler sees is already WE-validated: path and query parameters by
+ * their ParamSpecs (WE's ValidInt wording, 101 for ids, 102 for addresses), the body by
+ * its BodySpec (Play's WrongJson paths). A handler returns the answer's JSON value (or a
+ * `Reply` for another status) and throws WeErrors or the catalogue's other-shape replies;
+ * it never builds an error body.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonObject } from '../protocol/json.js';
+import type { Authenticator, AuthLevel } from './auth.js';
+import { readBody } from './body.js';
+import { BAD_REQUEST_TEXT, bodyIsNotObject, NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
+import { JSON_CONTENT_TYPE, JsonEntity, jsonText } from './json-io.js';
+import { validIntError, ValidIntProblem, type ParamSpec, type QuerySpec } from './params.js';
+import type { ApiServices } from './services.js';
+import type { TransactionTimestamps } from './timestamps.js';
+
+export type { AuthLevel } from './auth.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** What handlers get besides the request. */
+export interface ApiContext {
+  readonly services: ApiServices;
+  readonly timestamps: TransactionTimestamps;
+}
+
+export interface ResponseDoc {
+  readonly description: string;
+  readonly schema?: TSchema;
+  /** Default `application/json`. */
+  readonly contentType?: 'application/json' | 'text/plain';
+}
+
+/** A documented answer: a schema (described by its own description) or a full description. */
+export type ResponseSpec = TSchema | ResponseDoc;
+
+export interface BodySpec<S extends TSchema = TSchema, R extends 'schema' | 'object' = 'schema' | 'object'> {
+  readonly schema: S;
+  /**
+   * `schema`: read against the schema as Play would (all problems → error 1);
+   * `object`: any JSON object (else error 1 at `obj`), read by the handler.
+   */
+  readonly read: R;
+  readonly description?: string;
+  /**
+   * WE's answer when no JSON entity arrives (absent or empty body, another content type):
+   * the route rejects and Akka's catch-all answers 404 — or, for routes that end in
+   * `complete(BadRequest)`, a bare 400.
+   */
+  readonly whenAbsent?: 'not-found' | 'bad-request';
+}
+
+export type ParamSpecs = Readonly<Record<string, ParamSpec>>;
+export type Responses = Readonly<Record<number, ResponseSpec>>;
+export type QuerySpecs = Readonly<Record<string, QuerySpec>>;
+
+type ParamValues<P> = { readonly [K in keyof P]: P[K] extends ParamSpec<infer T> ? T : never };
+type QueryValues<Q> = {
+  readonly [K in keyof Q]: Q[K] extends QuerySpec<infer T> ? (Q[K] extends { readonly required: true } ? T : T | undefined) : never;
+};
+type BodyValue<B> = B extends BodySpec<infer S, infer R> ? (R extends 'schema' ? Static<S> : JsonObject) : undefined;
+
+export interface RouteInput<P, Q, B> {
+  readonly params: ParamValues<P>;
+  readonly query: QueryValues<Q>;
+  readonly body: BodyValue<B>;
+  readonly headers: IncomingHttpHeaders;
+  readonly log: FastifyBaseLogger;
+}
+
+/** A success answer other than 200 JSON. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly contentType: 'json' | 'text' = 'json',
+  ) {}
+}
+
+export interface RouteSpec<
+  M extends HttpMethod = HttpMethod,
+  Path extends string = string,
+  P extends ParamSpecs = ParamSpecs,
+  Q extends QuerySpecs = QuerySpecs,
+  B extends BodySpec | undefined = BodySpec | undefined,
+  Rs extends Responses = Responses,
+> {
+  readonly method: M;
+  /** OpenAPI-style template: `/blocks/at/{height}`. */
+  readonly path: Path;
+  readonly auth: AuthLevel;
+  readonly summary: string;
+  readonly description?: string;
+  /** Parameters in path order; parsed in declaration order. */
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: B;
+  /** Answers by status; the 200 schema types the client's body. */
+  readonly responses: Rs;
+  /** Also served with a trailing slash (Akka's pathEndOrSingleSlash). */
+  readonly trailingSlash?: boolean;
+  /** Served but left out of the OpenAPI document (WE's lenient alternative paths). */
+  readonly hidden?: boolean;
+  /** Checked before authentication and before the body is read (WE's nonWatcherFilter sits there). */
+  readonly guard?: (ctx: ApiContext) => void;
+  handler(input: RouteInput<P, Q, B>, ctx: ApiContext): unknown;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<HttpMethod, string, any, any, any, Responses>;
+
+/** Declares one route (keeps its literal method and path for the typed client). */
+export function route<
+  const M extends HttpMethod,
+  const Path extends string,
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  P extends ParamSpecs = {},
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  Q extends QuerySpecs = {},
+  const B extends BodySpec | undefined = undefined,
+  const Rs extends Responses = Responses,
+>(spec: RouteSpec<M, Path, P, Q, B, Rs>): RouteSpec<M, Path, P, Q, B, Rs> {
+  const names = pathParamNames(spec.path);
+  const declared = Object.keys(spec.params ?? {});
+  if (names.join('/') !== declared.join('/')) {
+    throw new Error(`Route ${spec.method} ${spec.path}: path parameters [${names.join(', ')}] differ from declared [${declared.join(', ')}]`);
+  }
+  return spec;
+}
+
+export interface RouteGroup<R extends readonly AnyRoute[] = readonly AnyRoute[]> {
+  /** Tag in the OpenAPI document. */
+  readonly name: string;
+  readonly description: string;
+  /**
+   * A path prefix WE wraps in an auth directive before matching its routes: a request
+   * under it that no route takes is refused for credentials first (e.g. any unknown
+   * `/debug/...` without the admin key is a 403, not a 404).
+   */
+  readonly prefixAuth?: { readonly prefix: string; readonly level: AuthLevel };
+  readonly routes: R;
+}
+
+export function defineRoutes<const R extends readonly AnyRoute[]>(group: Omit<RouteGroup<R>, 'routes'>, routes: R): RouteGroup<R> {
+  const seen = new Set<string>();
+  for (const r of routes) {
+    const key = `${r.method} ${r.path}`;
+    if (seen.has(key)) throw new Error(`Route ${key} is declared twice in group ${group.name}`);
+    seen.add(key);
+  }
+  return { ...group, routes };
+}
+
+/** `{height}` names of a path template, in order. */
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+}
+
+/** Fastify URLs of a route (`{x}` → `:x`, plus the trailing-slash form if any). */
+export function fastifyUrls(r: AnyRoute): string[] {
+  const url = r.path.replace(/\{([^}]+)\}/g, ':$1');
+  return r.trailingSlash === true ? [url, `${url}/`] : [url];
+}
+
+/** Per-route Fastify config: marks API routes (CORS) and carries the spec. */
+export interface WeftRouteConfig {
+  readonly weftRoute?: AnyRoute;
+}
+
+export function routeOf(request: FastifyRequest): AnyRoute | undefined {
+  return (request.routeOptions.config as WeftRouteConfig | undefined)?.weftRoute;
+}
+
+/** The reply for a route whose JSON body did not arrive. */
+export function bodyAbsentReply(r: AnyRoute | undefined): PlainTextReply {
+  return (r === undefined ? undefined : bodyOf(r))?.whenAbsent === 'bad-request' ? new PlainTextReply(400, BAD_REQUEST_TEXT) : new PlainTextReply(404, NOT_FOUND_TEXT);
+}
+
+function readParams(r: AnyRoute, raw: Record<string, string | undefined>, ctx: ApiContext): Record<string, unknown> {
+  const specs = (r.params ?? {}) as ParamSpecs;
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  let validIntCount = 0;
+  let firstProblemField: string | undefined;
+  for (const [name, spec] of Object.entries(specs)) {
+    if (spec.validInt === true) validIntCount++;
+    const text = raw[name] ?? '';
+    // Akka's Segment matcher never takes an empty segment: the route does not match.
+    if (text === '') throw new PlainTextReply(404, NOT_FOUND_TEXT);
+    try {
+      out[name] = spec.parse(text, name, ctx.services);
+    } catch (e) {
+      if (!(e instanceof ValidIntProblem)) throw e;
+      problems.push(e.problem);
+      firstProblemField ??= name;
+    }
+  }
+  if (problems.length > 0) throw validIntError(problems, validIntCount, firstProblemField);
+  return out;
+}
+
+function readQuery(r: AnyRoute, raw: unknown, ctx: ApiContext): Record<string, unknown> {
+  const specs = (r.query ?? {}) as QuerySpecs;
+  const values = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, string | string[] | undefined>;
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    const v = values[name];
+    const text = Array.isArray(v) ? v[0] : v;
+    if (text === undefined) {
+      if (spec.required === true) throw new PlainTextReply(404, NOT_FOUND_TEXT);
+      out[name] = undefined;
+    } else {
+      out[name] = spec.parse(text, name, ctx.services);
+    }
+  }
+  return out;
+}
+
+/** The body spec of a route. */
+export function bodyOf(r: AnyRoute): BodySpec | undefined {
+  return r.body as BodySpec | undefined;
+}
+
+function readRequestBody(r: AnyRoute, body: unknown): unknown {
+  const spec = bodyOf(r);
+  if (spec === undefined) return undefined;
+  if (!(body instanceof JsonEntity)) throw bodyAbsentReply(r);
+  const value = body.parse();
+  if (spec.read === 'schema') return readBody(spec.schema, value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bodyIsNotObject();
+  return value;
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, result: unknown): FastifyReply {
+  if (result instanceof Reply) {
+    if (result.contentType === 'text') return reply.code(result.status).type('text/plain; charset=UTF-8').send(String(result.body));
+    return reply.code(result.status).type(JSON_CONTENT_TYPE).send(jsonText(result.body, request.headers.accept));
+  }
+  return reply.code(200).type(JSON_CONTENT_TYPE).send(jsonText(result, request.headers.accept));
+}
+
+/** Registers every route of the groups on the Fastify instance. */
+export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup[], ctx: ApiContext, auth: Authenticator): void {
+  for (const group of groups) {
+    for (const r of group.routes) {
+      const config: WeftRouteConfig = { weftRoute: r };
+      for (const url of fastifyUrls(r)) {
+        app.route({
+          method: r.method,
+          url,
+          config,
+          onRequest: (request, _reply, done) => {
+            try {
+              r.guard?.(ctx);
+              auth.authorize(r.auth, request.headers);
+            } catch (e) {
+              done(e as Error);
+              return;
+            }
+            done();
+          },
+          handler: async (request, reply) => {
+            const params = readParams(r, request.params as Record<string, string | undefined>, ctx);
+            const query = readQuery(r, request.query, ctx);
+            const body = readRequestBody(r, request.body);
+            const result: unknown = await r.handler({ params, query, body, headers: request.headers, log: request.log }, ctx);
+            return send(request, reply, result);
+          },
+        });
+      }
+    }
+  }
+}

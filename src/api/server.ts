@@ -1,0 +1,149 @@
+/**
+ * The HTTP server of a node: Fastify with WE's conventions (json-io.ts), the route groups
+ * (routes/), the error catalogue rendered by one error handler, Akka's catch-all 404 text,
+ * CORS as WE sends it, and the OpenAPI document with Swagger UI under `/api-docs`.
+ */
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { createAuthenticator, type Authenticator } from './auth.js';
+import {
+  errorBody,
+  httpEntityTooBig,
+  NOT_FOUND_TEXT,
+  OtherShapeReply,
+  PlainTextReply,
+  StatusDetailsReply,
+  unknownError,
+  WeError,
+  wrongJson,
+} from './errors.js';
+import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
+import { openApiDocument } from './openapi.js';
+import { ROUTE_GROUPS } from './routes/index.js';
+import { bodyAbsentReply, registerRoutes, routeOf, type ApiContext, type RouteGroup } from './routing.js';
+import type { ApiServices, ApiSettings } from './services.js';
+import { TransactionTimestamps } from './timestamps.js';
+
+export interface ApiServerOptions {
+  /** Fastify's logger option (default: info level to stdout). Tests pass `false`. */
+  readonly logger?: FastifyServerOptions['logger'];
+  /** A ready pino logger instead (takes precedence over `logger`). */
+  readonly loggerInstance?: FastifyBaseLogger;
+  /** Route groups to serve (default: every group of routes/index.ts). */
+  readonly groups?: readonly RouteGroup[];
+  /** Request body limit in bytes (default WE's 3 MiB). */
+  readonly bodyLimit?: number;
+  /** Version shown in the OpenAPI document. */
+  readonly version?: string;
+}
+
+/** Headers WE sends on OPTIONS requests no route takes. */
+const OPTIONS_HEADERS = {
+  'access-control-allow-credentials': 'true',
+  'access-control-allow-headers': 'Authorization, Content-Type, X-Requested-With, Timestamp, X-API-Key, Signature',
+  'access-control-allow-methods': 'OPTIONS, POST, PUT, GET, DELETE',
+};
+
+const DOCS_PATH = '/api-docs/';
+
+function sendError(request: FastifyRequest, reply: FastifyReply, error: WeError | OtherShapeReply): FastifyReply {
+  if (error instanceof StatusDetailsReply) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(error.body, request.headers.accept));
+  if (error instanceof PlainTextReply) return reply.code(error.status).type(TEXT_CONTENT_TYPE).send(error.text);
+  if (error instanceof WeError) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(errorBody(error), request.headers.accept));
+  return reply.code(error.status).type(TEXT_CONTENT_TYPE).send(error.message);
+}
+
+/** Fastify's own errors in WE's terms; undefined for anything that is a bug. */
+function fromFastifyError(error: FastifyError, request: FastifyRequest, bodyLimit: number): WeError | OtherShapeReply | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      const declared = Number(request.headers['content-length']);
+      return httpEntityTooBig(Number.isSafeInteger(declared) ? declared : -1, bodyLimit);
+    }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return bodyAbsentReply(routeOf(request));
+  }
+  if (error.validation !== undefined) {
+    return wrongJson(error.validation.map((v) => ({ path: `obj${v.instancePath.replace(/\//g, '.')}`, messages: [v.message ?? 'error.invalid'] })));
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new WeError('CustomValidationError', 199, error.message, undefined, status);
+  return undefined;
+}
+
+function prefixAuthOf(groups: readonly RouteGroup[], url: string) {
+  const path = url.split('?')[0] ?? url;
+  return groups.find((g) => g.prefixAuth !== undefined && (path === g.prefixAuth.prefix || path.startsWith(`${g.prefixAuth.prefix}/`)))?.prefixAuth;
+}
+
+/** Builds (does not start) the API server of a node. */
+export function createApiServer(services: ApiServices, options: ApiServerOptions = {}): FastifyInstance {
+  const settings = services.settings;
+  const groups = options.groups ?? ROUTE_GROUPS;
+  const bodyLimit = options.bodyLimit ?? MAX_BODY_BYTES;
+  const auth: Authenticator = createAuthenticator(settings.auth, services.protocol.crypto);
+  const ctx: ApiContext = { services, timestamps: new TransactionTimestamps(() => services.now()) };
+
+  const app = Fastify({
+    ...(options.loggerInstance !== undefined ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? { level: 'info' } }),
+    bodyLimit,
+    routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  installBodyParsers(app, bodyLimit);
+
+  if (settings.cors) {
+    app.addHook('onSend', async (request, reply, payload) => {
+      // API routes answer with the header; a route that ends up in Akka's catch-all 404 does not.
+      if (routeOf(request) !== undefined && payload !== NOT_FOUND_TEXT) reply.header('access-control-allow-origin', '*');
+      return payload;
+    });
+  }
+
+  app.setErrorHandler((error: FastifyError | WeError | OtherShapeReply, request, reply) => {
+    if (error instanceof WeError || error instanceof OtherShapeReply) return sendError(request, reply, error);
+    const mapped = fromFastifyError(error, request, bodyLimit);
+    if (mapped !== undefined) return sendError(request, reply, mapped);
+    request.log.error({ err: error, url: request.url, method: request.method }, 'Unexpected error while serving a request');
+    return sendError(request, reply, unknownError());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const prefix = prefixAuthOf(groups, request.url);
+    if (prefix !== undefined) {
+      try {
+        auth.authorize(prefix.level, request.headers);
+      } catch (e) {
+        if (!(e instanceof WeError)) throw e;
+        if (settings.cors) reply.header('access-control-allow-origin', '*');
+        return sendError(request, reply, e);
+      }
+    }
+    if (request.method === 'OPTIONS') {
+      reply.headers(OPTIONS_HEADERS);
+      if (settings.cors) reply.header('access-control-allow-origin', '*');
+      return reply.code(200).type(TEXT_CONTENT_TYPE).send('');
+    }
+    return reply.code(404).type(TEXT_CONTENT_TYPE).send(NOT_FOUND_TEXT);
+  });
+
+  registerRoutes(app, groups, ctx, auth);
+
+  // Documentation: the generated document, Swagger UI, WE's redirects.
+  const document = openApiDocument(groups, auth, { title: 'Weft node REST API', version: options.version ?? '1.14-compatible' });
+  void app.register(fastifySwagger, { mode: 'static', specification: { document: document as never } });
+  void app.register(fastifySwaggerUi, { routePrefix: '/api-docs' });
+  const sendDocument = (_request: FastifyRequest, reply: FastifyReply) => reply.type(JSON_CONTENT_TYPE).send(JSON.stringify(document));
+  app.get('/api-docs/openapi.json', sendDocument);
+  app.get('/api-docs/open-api.json', sendDocument);
+  for (const url of ['/', '/swagger', '/api-docs/index.html']) app.get(url, (_request, reply) => reply.redirect(DOCS_PATH, 308));
+  return app;
+}
+
+/** Starts serving on the configured address; resolves to the listening URL. */
+export async function listen(app: FastifyInstance, settings: Pick<ApiSettings, 'bindAddress' | 'port'>): Promise<string> {
+  return app.listen({ host: settings.bindAddress, port: settings.port });
+}

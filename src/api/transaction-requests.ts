@@ -1,0 +1,234 @@
+/**
+ * The node-side transaction requests of `/transactions/*` (WE's JsonTransactionParser and
+ * TransactionFactory): the "sign parser table" turning an UNSIGNED request into a
+ * transaction signed with a keystore key, the fee-estimate form of `calculateFee`, and the
+ * checks `broadcast` adds around the pool.
+ *
+ * An unsigned request has the fields of the signed form, except that `sender` (an address
+ * whose key is in the node keystore, unlocked with the optional `password`) and an
+ * optional `timestamp` take the place of `senderPublicKey`, `timestamp` and `proofs`.
+ * Per family (WE's request classes):
+ *   - Burn (6): the amount is `quantity` (the signed form also takes `amount`);
+ *   - LeaseCancel (9): the lease id is `txId` (signed: `leaseId` + `chainId`);
+ *   - Data (12): `author` signs; `senderPublicKey` is needed when `sender` differs from it;
+ *   - Atomic (120): no `fee` (always 0).
+ * The table maps each request onto the signed form, which the protocol then reads with
+ * its field rules and stateless checks, so the two forms cannot disagree.
+ *
+ * Order of checks differs slightly from WE, which reads the whole request before it looks
+ * up the key: here a missing or wrongly typed field other than the signer, `password` and
+ * `timestamp` is reported after a failed key lookup (115) rather than before it.
+ */
+import { X509Certificate } from 'node:crypto';
+import { decodeBase64, encodeBase58, EncodingError } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { expected, genericError, unsupportedTransactionType, wrongJson } from '../protocol/errors.js';
+import type { JsonObject } from '../protocol/json.js';
+import type { Protocol } from '../protocol/protocol.js';
+import { CallContract, CreateContract, UpdateContract } from '../protocol/transactions/contracts.js';
+import { jsonLong, jsonString } from '../protocol/transactions/fields.js';
+import { codecFor } from '../protocol/transactions/registry.js';
+import type { Transaction, TxCodec } from '../protocol/transactions/schema.js';
+import { isAtomic } from '../protocol/transactions/atomic.js';
+import { bodyIsNotObject, certificateParseError, customValidationError, emptySenderPublicKeyInDataTx } from './errors.js';
+
+const BURN = 6;
+const LEASE_CANCEL = 9;
+const DATA = 12;
+
+/** The placeholder fee calculateFee puts in the request (as WE does). */
+export const FEE_ESTIMATE_PLACEHOLDER = 1234567n;
+
+export interface RequestSigner {
+  /** The key pair of an address in the keystore (WE's error 115 otherwise). */
+  keyPair(address: string, password: string | undefined): KeyPair;
+}
+
+/** How a family's unsigned request differs from its signed form. */
+interface UnsignedForm {
+  /** The field naming the signing address (default `sender`). */
+  readonly signerField?: string;
+  /** The request rewritten with the signed form's field names (fields it does not name are kept). */
+  toSigned?(body: JsonObject, p: Protocol): JsonObject;
+}
+
+const UNSIGNED_FORMS: ReadonlyMap<number, UnsignedForm> = new Map<number, UnsignedForm>([
+  [
+    BURN,
+    {
+      toSigned(body) {
+        if (body['quantity'] === undefined) throw wrongJson('quantity');
+        return body;
+      },
+    },
+  ],
+  [
+    LEASE_CANCEL,
+    {
+      toSigned(body, p) {
+        const leaseId = jsonString(body['txId'], 'txId');
+        return { ...body, leaseId, chainId: p.chainId };
+      },
+    },
+  ],
+  [DATA, { signerField: 'author' }],
+]);
+
+/**
+ * Families and versions the sign, signAndBroadcast and calculateFee paths refuse (WE has
+ * no unsigned request class for them): genesis types, Exchange, ExecutedContract,
+ * CallContract V6 (confidential calls), PolicyDataHash V1/V2.
+ */
+function unsignable(type: number, version: number): boolean {
+  return (
+    type === 1 ||
+    type === 101 ||
+    type === 110 ||
+    type === 7 ||
+    type === 105 ||
+    (type === 104 && version === 6) ||
+    (type === 114 && version < 3)
+  );
+}
+
+function requireObject(json: unknown): JsonObject {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw bodyIsNotObject();
+  return json as JsonObject;
+}
+
+/** `version`: a number or numeric string, default 1 (WE's TransactionFactory versionReads). */
+function readVersion(v: unknown): number {
+  if (v === undefined || v === null) return 1;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= -128 && v <= 127) return v;
+  if (typeof v === 'string' && /^-?\d{1,3}$/.test(v) && Number(v) >= -128 && Number(v) <= 127) return Number(v);
+  throw wrongJson('version', expected.byte);
+}
+
+/** `type` (a byte) and `version` → the family codec; 199 for unknown pairs and for families without an unsigned form. */
+function unsignedCodec(body: JsonObject): TxCodec {
+  const type = body['type'];
+  if (type === undefined) throw wrongJson('type');
+  if (typeof type !== 'number') throw wrongJson('type', expected.number);
+  if (!Number.isInteger(type) || type < -128 || type > 127) throw wrongJson('type', expected.byte);
+  const version = readVersion(body['version']);
+  const codec = codecFor(type, version);
+  if (codec === undefined) throw genericError(`Bad transaction type (${type}) and version (${version})`, 'type');
+  if (unsignable(type, version)) throw unsupportedTransactionType('type');
+  return codec;
+}
+
+const optionalString = (v: unknown, path: string): string | undefined => (v === undefined || v === null ? undefined : jsonString(v, path));
+const optionalLong = (v: unknown, path: string): bigint | undefined => (v === undefined || v === null ? undefined : jsonLong(v, path));
+
+export interface SignDependencies {
+  readonly protocol: Protocol;
+  readonly signer: RequestSigner;
+  /** Timestamp for a request without one. */
+  nextTimestamp(): bigint;
+}
+
+/** `/transactions/sign`: the unsigned request → a transaction signed by the keystore key. */
+export function signTransactionRequest(json: unknown, deps: SignDependencies): Transaction {
+  const p = deps.protocol;
+  const body = requireObject(json);
+  const codec = unsignedCodec(body);
+  const form = UNSIGNED_FORMS.get(codec.type) ?? {};
+  const sender = jsonString(body['sender'], 'sender');
+  const signerField = form.signerField ?? 'sender';
+  const signerAddress = signerField === 'sender' ? sender : jsonString(body[signerField], signerField);
+  const password = optionalString(body['password'], 'password');
+  const requestTimestamp = optionalLong(body['timestamp'], 'timestamp');
+
+  const keyPair = deps.signer.keyPair(signerAddress, password);
+
+  const signed: JsonObject = { ...(form.toSigned?.(body, p) ?? body) };
+  if (codec.type === DATA) {
+    signed['authorPublicKey'] = encodeBase58(keyPair.publicKey);
+    if (signerAddress === sender) signed['senderPublicKey'] = encodeBase58(keyPair.publicKey);
+    else if (body['senderPublicKey'] === undefined || body['senderPublicKey'] === null) throw emptySenderPublicKeyInDataTx();
+  } else {
+    signed['senderPublicKey'] = encodeBase58(keyPair.publicKey);
+  }
+  signed['timestamp'] = requestTimestamp ?? deps.nextTimestamp();
+  signed['proofs'] = [];
+  const tx = p.transactionFromJson(signed, { forBroadcast: false });
+  return p.sign(tx, keyPair.privateKey);
+}
+
+/**
+ * `/transactions/calculateFee`: the unsigned request with WE's overrides — `fee` 1234567,
+ * `sender` and `senderPublicKey` the node owner's, timestamp 0 — as an unsigned
+ * transaction whose minimal fee the chain then computes.
+ */
+export function feeEstimateTransaction(json: unknown, p: Protocol, ownerPublicKey: Uint8Array): Transaction {
+  const owner = encodeBase58(ownerPublicKey);
+  const body: JsonObject = {
+    ...requireObject(json),
+    fee: FEE_ESTIMATE_PLACEHOLDER,
+    sender: p.addresses.fromPublicKey(ownerPublicKey).toString(),
+    senderPublicKey: owner,
+  };
+  const codec = unsignedCodec(body);
+  const form = UNSIGNED_FORMS.get(codec.type) ?? {};
+  optionalString(body['password'], 'password');
+  const unsigned: JsonObject = { ...(form.toSigned?.(body, p) ?? body) };
+  if (codec.type === DATA) {
+    jsonString(body['author'], 'author');
+    unsigned['authorPublicKey'] = owner;
+  }
+  unsigned['timestamp'] = 0n;
+  unsigned['proofs'] = [];
+  return p.transactionFromJson(unsigned, { forBroadcast: false });
+}
+
+/** The calculateFee answer. */
+export function feeAnswer(fee: { feeAssetId: Uint8Array | null; amount: bigint }): JsonObject {
+  return { feeAssetId: fee.feeAssetId === null ? null : encodeBase58(fee.feeAssetId), feeAmount: fee.amount };
+}
+
+/**
+ * `certificates` of a broadcast request (WE's certChainFromJson): absent, not a list of
+ * strings or empty → none; else each must be Base64 of a DER X.509 certificate (121).
+ * The chain itself is not built here (PKI is a later issue) and is not passed on.
+ */
+export function checkCertificates(body: JsonObject): void {
+  const list = body['certificates'];
+  if (!Array.isArray(list) || list.length === 0) return;
+  const texts = list.filter((c): c is string => typeof c === 'string');
+  if (texts.length !== list.length) return;
+  for (const text of texts) {
+    let der: Uint8Array;
+    try {
+      der = decodeBase64(text);
+    } catch (e) {
+      throw certificateParseError(`Encountered an invalid Base64: ${e instanceof EncodingError ? e.message : String(e)}`);
+    }
+    try {
+      new X509Certificate(der);
+    } catch {
+      throw certificateParseError('Expected a valid X.509 certificate in DER encoding');
+    }
+  }
+}
+
+/**
+ * WE's "not yet supported" refusals, checked after the transaction entered the pool
+ * (TransactionsApi.unimplementedApiValidation). WE prints the Scala form of the
+ * transaction; the id stands in for it here.
+ */
+export function checkUnimplemented(tx: Transaction): void {
+  if (CreateContract.is(tx) && tx.version === 7 && tx.data.isConfidential === true) {
+    throw customValidationError(`CSC support is not enabled yet for transaction: ${tx.idBase58}`);
+  }
+  if (UpdateContract.is(tx) && tx.version === 6 && ((tx.data.groupParticipants?.length ?? 0) > 0 || (tx.data.groupOwners?.length ?? 0) > 0)) {
+    throw customValidationError(`CSC support is not enabled yet for transaction: ${tx.idBase58}`);
+  }
+  if (isAtomic(tx)) {
+    const unimplemented = tx.data.transactions.filter(
+      (t) => (UpdateContract.is(t) && t.version === 6) || (CreateContract.is(t) && t.version === 7) || (CallContract.is(t) && t.version === 7),
+    );
+    if (unimplemented.length > 0) {
+      throw customValidationError(`Atomic support is not enabled yet for following transactions: List(${unimplemented.map((t) => t.idBase58).join(', ')})`);
+    }
+  }
+}

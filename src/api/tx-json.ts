@@ -1,0 +1,72 @@
+/**
+ * The JSON the read routes give for transactions and blocks (WE's TxApiFunctions,
+ * BlocksApiRoute, TransactionsApiRoute):
+ *
+ * - extended transaction JSON: a Lease (8) gets `status` — `active` while its lease is
+ *   active in state, else `canceled` (so a lease still in the pool reads `canceled`, as
+ *   in WE); a LeaseCancel (9) gets `lease`, the cancelled lease's JSON or null;
+ * - block JSON: header (with `blocksize`, `transactionCount`), `fee`, `transactions`
+ *   (plain or extended), and `height` where the route adds it;
+ * - the compact form of `/transactions/address`: a MassTransfer not sent by the address
+ *   keeps only the transfers to that address or its aliases.
+ */
+import { Alias, type Address } from '../crypto/address.js';
+import type { Block } from '../protocol/blocks.js';
+import type { JsonObject } from '../protocol/json.js';
+import { Lease, LeaseCancel } from '../protocol/transactions/leasing.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { MassTransfer } from '../protocol/transactions/transfer.js';
+import type { StateView } from '../state/view.js';
+import type { ChainReader } from './services.js';
+
+/** Reads extended JSON needs; `state` is taken once per answer. */
+export class TxJsonReader {
+  private stateView: StateView | undefined;
+
+  constructor(private readonly chain: ChainReader) {}
+
+  private get state(): StateView {
+    return (this.stateView ??= this.chain.state());
+  }
+
+  extended(tx: Transaction): JsonObject {
+    const json = tx.toJson();
+    if (Lease.is(tx)) {
+      json['status'] = this.state.lease(tx.id)?.active === true ? 'active' : 'canceled';
+    } else if (LeaseCancel.is(tx)) {
+      json['lease'] = this.chain.transaction(tx.data.leaseId)?.tx.toJson() ?? null;
+    }
+    return json;
+  }
+
+  /** `/transactions/address` form of a transaction found for `address`. */
+  compactFor(address: Address, tx: Transaction): JsonObject {
+    if (MassTransfer.is(tx) && !(tx.sender?.equals(address) ?? false)) {
+      const aliases = new Set(this.state.aliasesOf(address.bytes));
+      const json = tx.toJson();
+      json['transfers'] = tx.data.transfers
+        .filter((t) => t.recipient.equals(address) || (t.recipient instanceof Alias && t.recipient.chainId === address.chainId && aliases.has(t.recipient.name)))
+        .map((t) => ({ recipient: t.recipient.toString(), amount: t.amount }));
+      return json;
+    }
+    return this.extended(tx);
+  }
+}
+
+/** Header JSON + height. */
+export function headerJson(block: Block, height: number): JsonObject {
+  return { ...block.headerJson(), height };
+}
+
+/** Full block JSON with plain transaction JSON; `height` added unless undefined. */
+export function blockJson(block: Block, height?: number | null): JsonObject {
+  const json = block.toJson();
+  if (height !== undefined) json['height'] = height;
+  return json;
+}
+
+/** Full block JSON with extended transaction JSON, + height. */
+export function extendedBlockJson(block: Block, height: number, chain: ChainReader): JsonObject {
+  const reader = new TxJsonReader(chain);
+  return { ...block.toJson({ transactionJson: (tx) => reader.extended(tx) }), height };
+}
