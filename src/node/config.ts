@@ -1,0 +1,921 @@
+/**
+ * The node's configuration: a WE-style HOCON file with a `node { … }` section (the keys of
+ * we-node's application.conf and configs/node-example.conf), read into typed settings.
+ *
+ * Defaults are WE's application.conf values, applied key by key, so a config only has to
+ * name what differs (as with WE, where the file is merged over application.conf). Value
+ * syntaxes are WE's (Typesafe Config / pureconfig): durations ("17s", "3 seconds", "1m",
+ * "500ms", "1d"; a bare number is milliseconds), memory sizes ("100MiB", "3m"; a bare
+ * number is bytes), WEST amounts (units, or "<decimal> WEST" with at most 8 decimals and
+ * at most 10 billion WEST), booleans (true/false/yes/no/on/off).
+ *
+ * Every invalid or missing required value is a ConfigError whose message starts with the
+ * key's full path, e.g. `node.blockchain.consensus.round-duration: expected a duration, got "abc"`.
+ *
+ * Integers: the HOCON parser reads numbers as JS numbers, so an integer literal beyond 2^53
+ * has lost digits before we see it. Such a value is refused with its path; amounts that
+ * large are written as strings ("100000000000000000") or as "<n> WEST".
+ */
+import { createPublicKey } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { homedir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import type { Address } from '../crypto/address.js';
+import { decodeBase58, decodeBase64, encodeBase58, EncodingError } from '../crypto/encoding.js';
+import { WeError } from '../crypto/errors.js';
+import type { CryptoSuite, CryptoType } from '../crypto/suite.js';
+import {
+  genesisBlock,
+  genesisSettingsFromConfig,
+  parseWestAmount,
+  type ConsensusType,
+  type GenesisSettings,
+} from '../protocol/blocks.js';
+import { Protocol } from '../protocol/protocol.js';
+import type { AuthMode, ApiSettings } from '../api/services.js';
+import {
+  DEFAULT_FEES,
+  FEE_NAMES,
+  type ChainSettings,
+  type ConsensusSettings,
+  type FeeSettings,
+  type FunctionalitySettings,
+  type MinerSettings,
+  type UtxSettings,
+} from '../chain/settings.js';
+
+// ---------------------------------------------------------------------------
+// Errors
+
+/** An invalid or missing configuration value; `path` is the key's full HOCON path. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(path === '' ? reason : `${path}: ${reason}`);
+  }
+}
+
+/** How a value looks in an error message. */
+export function describeValue(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return String(v);
+    case 'undefined':
+      return 'nothing';
+    default:
+      return v === null ? 'null' : Array.isArray(v) ? 'a list' : 'an object';
+  }
+}
+
+function fail(path: string, reason: string): never {
+  throw new ConfigError(path, reason);
+}
+
+// ---------------------------------------------------------------------------
+// Value syntaxes
+
+const MS_PER_UNIT = new Map<string, number>();
+for (const [names, ms] of [
+  [['ns', 'nano', 'nanos', 'nanosecond', 'nanoseconds'], 1e-6],
+  [['us', 'micro', 'micros', 'microsecond', 'microseconds'], 1e-3],
+  [['', 'ms', 'milli', 'millis', 'millisecond', 'milliseconds'], 1],
+  [['s', 'second', 'seconds'], 1000],
+  [['m', 'minute', 'minutes'], 60_000],
+  [['h', 'hour', 'hours'], 3_600_000],
+  [['d', 'day', 'days'], 86_400_000],
+] as const) {
+  for (const name of names) MS_PER_UNIT.set(name, ms);
+}
+
+/** A duration in whole milliseconds (fractions of a millisecond are dropped, as WE's toMillis does). */
+export function parseDuration(v: unknown, path: string): number {
+  let ms: number | undefined;
+  if (typeof v === 'number' && Number.isFinite(v)) ms = v;
+  else if (typeof v === 'string') {
+    const m = /^([+-]?\d+(?:\.\d+)?)\s*([A-Za-z]*)$/.exec(v.trim());
+    const perUnit = m === null ? undefined : MS_PER_UNIT.get(m[2]!);
+    if (m !== null && perUnit !== undefined) ms = Number(m[1]) * perUnit;
+  }
+  if (ms === undefined) return fail(path, `expected a duration, got ${describeValue(v)}`);
+  if (ms < 0) return fail(path, `expected a non-negative duration, got ${describeValue(v)}`);
+  const whole = Math.trunc(ms);
+  if (!Number.isSafeInteger(whole)) return fail(path, `duration ${describeValue(v)} is too long`);
+  return whole;
+}
+
+const BYTES_PER_UNIT = new Map<string, number>();
+for (const [names, bytes] of [
+  [['', 'B', 'b', 'byte', 'bytes'], 1],
+  [['kB', 'kilobyte', 'kilobytes'], 1e3],
+  [['MB', 'megabyte', 'megabytes'], 1e6],
+  [['GB', 'gigabyte', 'gigabytes'], 1e9],
+  [['TB', 'terabyte', 'terabytes'], 1e12],
+  [['K', 'k', 'Ki', 'KiB', 'kibibyte', 'kibibytes'], 2 ** 10],
+  [['M', 'm', 'Mi', 'MiB', 'mebibyte', 'mebibytes'], 2 ** 20],
+  [['G', 'g', 'Gi', 'GiB', 'gibibyte', 'gibibytes'], 2 ** 30],
+  [['T', 't', 'Ti', 'TiB', 'tebibyte', 'tebibytes'], 2 ** 40],
+] as const) {
+  for (const name of names) BYTES_PER_UNIT.set(name, bytes);
+}
+
+/** A memory size in bytes (HOCON size units: "100MiB", "3m" = 3 MiB, "50MB" = 50·10^6, a bare number = bytes). */
+export function parseSize(v: unknown, path: string): number {
+  let bytes: number | undefined;
+  if (typeof v === 'number' && Number.isFinite(v)) bytes = v;
+  else if (typeof v === 'string') {
+    const m = /^(\d+(?:\.\d+)?)\s*([A-Za-z]*)$/.exec(v.trim());
+    const perUnit = m === null ? undefined : BYTES_PER_UNIT.get(m[2]!);
+    if (m !== null && perUnit !== undefined) bytes = Number(m[1]) * perUnit;
+  }
+  if (bytes === undefined) return fail(path, `expected a memory size (e.g. "100MiB"), got ${describeValue(v)}`);
+  if (bytes < 0) return fail(path, `expected a non-negative memory size, got ${describeValue(v)}`);
+  const whole = Math.floor(bytes);
+  if (!Number.isSafeInteger(whole)) return fail(path, `memory size ${describeValue(v)} is too large`);
+  return whole;
+}
+
+/** true/false, or the strings yes/no/on/off/true/false (any case). */
+export function parseBoolean(v: unknown, path: string): boolean {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (s === 'true' || s === 'yes' || s === 'on') return true;
+    if (s === 'false' || s === 'no' || s === 'off') return false;
+  }
+  return fail(path, `expected a boolean (true/false, yes/no, on/off), got ${describeValue(v)}`);
+}
+
+export interface IntRange {
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/** A 32-bit integer (a number or a numeric string), optionally within [min, max]. */
+export function parseInt32(v: unknown, path: string, range: IntRange = {}): number {
+  let n: number | undefined;
+  if (typeof v === 'number' && Number.isInteger(v)) n = v;
+  else if (typeof v === 'bigint') n = Number(v);
+  else if (typeof v === 'string' && /^[+-]?\d{1,10}$/.test(v.trim())) n = Number(v.trim());
+  if (n === undefined || n < -(2 ** 31) || n > 2 ** 31 - 1) return fail(path, `expected an integer, got ${describeValue(v)}`);
+  const { min, max } = range;
+  if (min !== undefined && max !== undefined && (n < min || n > max)) return fail(path, `expected an integer from ${min} to ${max}, got ${n}`);
+  if (min !== undefined && n < min) return fail(path, `expected an integer ≥ ${min}, got ${n}`);
+  if (max !== undefined && n > max) return fail(path, `expected an integer ≤ ${max}, got ${n}`);
+  return n;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A signed 64-bit integer: a safe number, or a numeric string for anything beyond 2^53. */
+export function parseLong(v: unknown, path: string): bigint {
+  let n: bigint | undefined;
+  if (typeof v === 'number' && Number.isSafeInteger(v)) n = BigInt(v);
+  else if (typeof v === 'bigint') n = v;
+  else if (typeof v === 'string' && /^[+-]?\d{1,19}$/.test(v.trim())) n = BigInt(v.trim());
+  if (n === undefined || n < INT64_MIN || n > INT64_MAX) return fail(path, `expected a 64-bit integer, got ${describeValue(v)}`);
+  return n;
+}
+
+/** A WEST amount in units: an integer of units, or "<decimal> WEST" (WE's WestAmount). */
+export function parseAmount(v: unknown, path: string): bigint {
+  try {
+    return parseWestAmount(v, path);
+  } catch (e) {
+    if (e instanceof WeError) return fail(path, e.message);
+    throw e;
+  }
+}
+
+/** A non-empty string (numbers are taken as their text, as Typesafe Config does). */
+export function parseString(v: unknown, path: string, options: { allowEmpty?: boolean } = {}): string {
+  let s: string | undefined;
+  if (typeof v === 'string') s = v;
+  else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') s = String(v);
+  if (s === undefined) return fail(path, `expected a string, got ${describeValue(v)}`);
+  if (s === '' && options.allowEmpty !== true) return fail(path, 'expected a non-empty string, got ""');
+  return s;
+}
+
+/** Base58 bytes. */
+export function parseBase58(v: unknown, path: string): Uint8Array {
+  const s = parseString(v, path);
+  try {
+    return decodeBase58(s);
+  } catch (e) {
+    if (e instanceof EncodingError) return fail(path, `expected a Base58 string, got ${describeValue(v)}: ${e.message}`);
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Reading sections
+
+type RawObject = Record<string, unknown>;
+
+const isObject = (v: unknown): v is RawObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One object of the parsed config, with its path, and typed getters with defaults. */
+export class ConfigSection {
+  constructor(
+    readonly raw: RawObject,
+    readonly path: string,
+  ) {}
+
+  /** Full path of a key of this section. */
+  at(key: string): string {
+    return this.path === '' ? key : `${this.path}.${key}`;
+  }
+
+  /** The raw value at a (possibly dotted) key; undefined when absent. */
+  get(key: string): unknown {
+    let v: unknown = this.raw;
+    let walked = this.path;
+    for (const part of key.split('.')) {
+      if (v === undefined || v === null) return undefined;
+      if (!isObject(v)) return fail(walked, `expected an object, got ${describeValue(v)}`);
+      v = v[part];
+      walked = walked === '' ? part : `${walked}.${part}`;
+    }
+    return v === null ? undefined : v;
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** A sub-section; an absent key gives an empty section. */
+  section(key: string): ConfigSection {
+    const v = this.get(key);
+    if (v === undefined) return new ConfigSection({}, this.at(key));
+    if (!isObject(v)) return fail(this.at(key), `expected an object, got ${describeValue(v)}`);
+    return new ConfigSection(v, this.at(key));
+  }
+
+  private value<T>(key: string, parse: (v: unknown, path: string) => T, fallback: T | undefined): T {
+    const v = this.get(key);
+    if (v === undefined) {
+      if (fallback === undefined) return fail(this.at(key), 'required, but not set');
+      return fallback;
+    }
+    return parse(v, this.at(key));
+  }
+
+  string(key: string, fallback?: string, options: { allowEmpty?: boolean } = {}): string {
+    return this.value(key, (v, p) => parseString(v, p, options), fallback);
+  }
+  optionalString(key: string): string | undefined {
+    const v = this.get(key);
+    return v === undefined ? undefined : parseString(v, this.at(key));
+  }
+  int(key: string, fallback?: number, range?: IntRange): number {
+    return this.value(key, (v, p) => parseInt32(v, p, range), fallback);
+  }
+  long(key: string, fallback?: bigint): bigint {
+    return this.value(key, parseLong, fallback);
+  }
+  bool(key: string, fallback?: boolean): boolean {
+    return this.value(key, parseBoolean, fallback);
+  }
+  duration(key: string, fallback?: number): number {
+    return this.value(key, parseDuration, fallback);
+  }
+  size(key: string, fallback?: number): number {
+    return this.value(key, parseSize, fallback);
+  }
+  amount(key: string, fallback?: bigint): bigint {
+    return this.value(key, parseAmount, fallback);
+  }
+  list(key: string, fallback?: readonly unknown[]): readonly unknown[] {
+    return this.value(
+      key,
+      (v, p) => {
+        if (Array.isArray(v)) return v;
+        // Typesafe Config reads an empty string where a list is expected as no list at all only for some
+        // readers; WE's configs write `known-peers = []`, so a string here is an error.
+        return fail(p, `expected a list, got ${describeValue(v)}`);
+      },
+      fallback,
+    );
+  }
+  /** One of `choices` (case-insensitive); returns the choice as written in `choices`. */
+  choice<T extends string>(key: string, choices: readonly T[], fallback?: T): T {
+    return this.value(
+      key,
+      (v, p) => {
+        const s = parseString(v, p).toLowerCase();
+        const found = choices.find((c) => c.toLowerCase() === s);
+        return found ?? fail(p, `expected one of ${choices.join(', ')}, got ${describeValue(v)}`);
+      },
+      fallback,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------
+// HOCON
+
+interface HoconParser {
+  parse(options: { url?: string; text?: string; strict?: boolean; env?: boolean; scope?: RawObject }): Promise<unknown>;
+}
+
+const requireCjs = createRequire(import.meta.url);
+
+function hoconParser(): HoconParser {
+  return requireCjs('@pushcorn/hocon-parser') as HoconParser;
+}
+
+/** The Java system properties a WE config may substitute (`${user.home}` in application.conf). */
+function systemProperties(): RawObject {
+  let name = '';
+  try {
+    name = userInfo().username;
+  } catch {
+    // no user name on this system
+  }
+  return { user: { home: homedir(), dir: process.cwd(), name } };
+}
+
+/**
+ * Every number of the parsed document must be exact: an integer beyond 2^53 has already lost
+ * digits in the parser, so it is refused with its path.
+ */
+function refuseInexactIntegers(v: unknown, path: string): void {
+  if (typeof v === 'number') {
+    if (Number.isFinite(v) && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+      fail(
+        path,
+        `an integer beyond 2^53 (read as ${BigInt(v)}) cannot be read without losing digits; ` +
+          'write it as a string ("100000000000000001") or, for an amount, as "<n> WEST"',
+      );
+    }
+    return;
+  }
+  if (Array.isArray(v)) v.forEach((x, i) => refuseInexactIntegers(x, `${path}(${i})`));
+  else if (isObject(v)) for (const [k, x] of Object.entries(v)) refuseInexactIntegers(x, path === '' ? k : `${path}.${k}`);
+}
+
+async function parseHocon(options: { url?: string; text?: string }, origin: string): Promise<RawObject> {
+  let doc: unknown;
+  try {
+    doc = await hoconParser().parse({ ...options, strict: true, env: true, scope: systemProperties() });
+  } catch (e) {
+    throw new ConfigError('', `${origin}: cannot parse HOCON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!isObject(doc)) throw new ConfigError('', `${origin}: expected a HOCON object at the top level`);
+  refuseInexactIntegers(doc, '');
+  return doc;
+}
+
+/** Parses HOCON text (substitutions see environment variables and `${user.home}`, `${user.dir}`, `${user.name}`). */
+export function parseHoconText(text: string): Promise<RawObject> {
+  return parseHocon({ text }, 'config text');
+}
+
+/** Reads and parses a HOCON file; `include`s are resolved relative to it. */
+export async function readHoconFile(file: string): Promise<RawObject> {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new ConfigError('', `Configuration file '${file}' does not exist`);
+  return await parseHocon({ url: path }, path);
+}
+
+// ---------------------------------------------------------------------------
+// Settings types beyond chain/settings.ts and api/services.ts
+
+export type LoggingLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/** The node's own settings (`node.*` outside the sections below). */
+export interface NodeSettings {
+  /** `node.directory`: the node's home. */
+  readonly directory: string;
+  /** `node.data-directory`: where the store lives. */
+  readonly dataDirectory: string;
+  /** `node.owner-address`: the node's identity; its key must be in the keystore. */
+  readonly ownerAddress: Address;
+  /**
+   * Password of the owner's keystore entry — not from the file: WE reads it from the
+   * environment (`WE_NODE_OWNER_PASSWORD`, or `WE_NODE_OWNER_PASSWORD_EMPTY=true` for none)
+   * or asks on the console. Undefined: not known yet (start.ts asks).
+   */
+  readonly ownerPassword: string | undefined;
+  readonly wallet: {
+    /** `node.wallet.file`: the keystore file (see keystore.ts). */
+    readonly file: string;
+    /**
+     * `node.wallet.password`. WE encrypts its whole wallet file with it; Weft's keystore encrypts
+     * each key with that key's own password and keeps public data in clear, so this value is
+     * read (and must be a string) but protects nothing.
+     */
+    readonly password: string;
+  };
+  readonly loggingLevel: LoggingLevel;
+}
+
+export interface PeerAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface NetworkSettings {
+  readonly bindAddress: string;
+  readonly port: number;
+  readonly declaredAddress: PeerAddress | undefined;
+  readonly nodeName: string | undefined;
+  readonly nonce: bigint | undefined;
+  readonly knownPeers: readonly PeerAddress[];
+  readonly mode: 'default' | 'watcher';
+  readonly maxSimultaneousConnections: number;
+  readonly handshakeTimeoutMs: number;
+  readonly connectionTimeoutMs: number;
+  readonly breakIdleConnectionsTimeoutMs: number;
+  readonly attemptConnectionDelayMs: number;
+  readonly peersRequestIntervalMs: number;
+  readonly enablePeersExchange: boolean;
+  readonly receivedTxsCacheTimeoutMs: number;
+  readonly txBufferSize: number;
+}
+
+/** `node.miner` beyond what chain/settings.ts names. */
+export interface NodeMinerSettings extends MinerSettings {
+  readonly intervalAfterLastBlockThenGenerationIsAllowedMs: number;
+  readonly noQuorumMiningDelayMs: number;
+  readonly minimalBlockGenerationOffsetMs: number;
+  readonly pullingBufferSize: number;
+  readonly utxCheckDelayMs: number;
+}
+
+/** `node.utx` beyond what chain/settings.ts names. */
+export interface NodeUtxSettings extends UtxSettings {
+  readonly rebroadcastThresholdMs: number;
+  readonly rebroadcastIntervalMs: number;
+}
+
+/** `node.api` beyond what api/services.ts names. */
+export interface NodeApiSettings extends ApiSettings {
+  /** `node.api.rest.enable`. */
+  readonly enabled: boolean;
+  readonly distributionAddressLimit: number;
+}
+
+export interface FeaturesSettings {
+  readonly autoSupportImplementedFeatures: boolean;
+  readonly autoShutdownOnUnsupportedFeature: boolean;
+  readonly supported: readonly number[];
+}
+
+/** Everything a node runs on. */
+export interface NodeConfig {
+  /** The config file, or null for settings built in code (the dev chain). */
+  readonly source: string | null;
+  readonly node: NodeSettings;
+  /** Includes the genesis settings (`chain.genesis`), signed. */
+  readonly chain: ChainSettings;
+  /** The consensus type the genesis block was signed for. */
+  readonly consensusType: ConsensusType;
+  readonly miner: NodeMinerSettings;
+  readonly utx: NodeUtxSettings;
+  readonly api: NodeApiSettings;
+  readonly network: NetworkSettings;
+  readonly features: FeaturesSettings;
+}
+
+// ---------------------------------------------------------------------------
+// WE's application.conf defaults
+
+/** `H6nsii…`: the hash of `ridethewaves!`, WE's default for all three API-key hashes. */
+export const WE_DEFAULT_API_KEY_HASH = 'H6nsiifwYKYEx6YzYD7woP1XCn72RVvx6tC1zjjLXqsu';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+export const DEFAULTS = {
+  loggingLevel: 'DEBUG' as LoggingLevel,
+  walletPassword: 'some string as password',
+  maxRollbackDepth: 2000,
+  miner: {
+    enabled: true,
+    quorum: 1,
+    intervalAfterLastBlockThenGenerationIsAllowedMs: 24 * HOUR,
+    noQuorumMiningDelayMs: 5 * SECOND,
+    microBlockIntervalMs: 5 * SECOND,
+    minimalBlockGenerationOffsetMs: 200,
+    maxBlockSizeInBytes: 1_048_576,
+    maxTransactionsInMicroBlock: 255,
+    minMicroBlockAgeMs: 6 * SECOND,
+    pullingBufferSize: 100,
+    utxCheckDelayMs: 1000,
+  } satisfies NodeMinerSettings,
+  utx: {
+    memoryLimitBytes: 100 * 2 ** 20,
+    cleanupIntervalMs: 5 * MINUTE,
+    allowTransactionsFromSmartAccounts: true,
+    txExpireTimeoutMs: 2 * HOUR,
+    rebroadcastThresholdMs: 5 * MINUTE,
+    rebroadcastIntervalMs: 5 * MINUTE,
+  } satisfies NodeUtxSettings,
+  rest: { enabled: true, bindAddress: '0.0.0.0', port: 6862, cors: true, transactionsByAddressLimit: 10_000, distributionAddressLimit: 1000 },
+  network: {
+    bindAddress: '0.0.0.0',
+    port: 6864,
+    mode: 'default' as const,
+    maxSimultaneousConnections: 30,
+    handshakeTimeoutMs: 30 * SECOND,
+    connectionTimeoutMs: 30 * SECOND,
+    breakIdleConnectionsTimeoutMs: MINUTE,
+    attemptConnectionDelayMs: 5 * SECOND,
+    peersRequestIntervalMs: 2 * MINUTE,
+    enablePeersExchange: true,
+    receivedTxsCacheTimeoutMs: 3 * MINUTE,
+    txBufferSize: 10_000,
+  },
+  features: { autoSupportImplementedFeatures: true, autoShutdownOnUnsupportedFeature: true, supported: [] as number[] },
+} as const;
+
+/**
+ * WE's API-key hash (ApiKeyHashGenerator, and what the node compares `X-API-Key` with):
+ * Base58(secureHash(UTF-8 bytes of the key)).
+ */
+export function apiKeyHash(suite: CryptoSuite, key: string): string {
+  return encodeBase58(suite.secureHash(new Uint8Array(Buffer.from(key, 'utf8'))));
+}
+
+/** WE's Miner.MaxTransactionsPerMicroblock. */
+export const MAX_TRANSACTIONS_PER_MICRO_BLOCK = 6000;
+/** WE's Miner.MinUtxCheckDelay. */
+export const MIN_UTX_CHECK_DELAY_MS = 100;
+const MAX_NODE_NAME_BYTES = 127;
+
+// ---------------------------------------------------------------------------
+// Sections
+
+function readCryptoType(node: ConfigSection): CryptoType {
+  const crypto = node.section('crypto');
+  const type = crypto.choice('type', ['WAVES', 'GOST'] as const, 'WAVES');
+  const pkiMode = crypto.choice('pki.mode', ['OFF', 'ON', 'TEST'] as const, 'OFF');
+  if (type === 'WAVES' && pkiMode !== 'OFF') fail(crypto.at('pki.mode'), `WAVES crypto allows only pki.mode = OFF, got ${pkiMode}`);
+  return type === 'WAVES' ? 'waves' : 'gost';
+}
+
+function readChainId(custom: ConfigSection): string {
+  const key = 'address-scheme-character';
+  const id = custom.string(key);
+  if (id.length !== 1 || id.charCodeAt(0) > 127) fail(custom.at(key), `expected one ASCII character, got ${describeValue(id)}`);
+  return id;
+}
+
+function readConsensus(blockchain: ConfigSection, genesis: ConfigSection, genesisSettings: GenesisSettings): { settings: ConsensusSettings; type: ConsensusType } {
+  const c = blockchain.section('consensus');
+  const type = c.choice('type', ['poa', 'pos', 'cft'] as const, 'pos');
+  // WE's PlainGenesisSettings requires `average-block-delay` whatever the consensus.
+  const averageBlockDelayMs = genesis.duration('average-block-delay');
+  if (type === 'cft') return fail(c.at('type'), 'CFT consensus is not supported by Weft; use poa or pos');
+  if (type === 'pos') {
+    if (averageBlockDelayMs <= 0) fail(genesis.at('average-block-delay'), 'must be positive for PoS');
+    return { type, settings: { type, averageBlockDelayMs, initialBaseTarget: genesisSettings.initialBaseTarget } };
+  }
+  const roundDurationMs = c.duration('round-duration');
+  const syncDurationMs = c.duration('sync-duration');
+  if (roundDurationMs <= 0) fail(c.at('round-duration'), 'must be positive');
+  return {
+    type,
+    settings: {
+      type,
+      roundDurationMs,
+      syncDurationMs,
+      banDurationBlocks: c.int('ban-duration-blocks', undefined, { min: 0 }),
+      warningsForBan: c.int('warnings-for-ban', undefined, { min: 0 }),
+      maxBansPercentage: c.int('max-bans-percentage', undefined, { min: 0, max: 100 }),
+    },
+  };
+}
+
+const FEE_TYPE_BY_NAME = new Map([...FEE_NAMES].map(([type, name]) => [name, type]));
+
+function readFeeMap(section: ConfigSection, defaults: ReadonlyMap<number, bigint>): Map<number, bigint> {
+  const out = new Map(defaults);
+  for (const name of Object.keys(section.raw)) {
+    const type = FEE_TYPE_BY_NAME.get(name);
+    if (type === undefined) fail(section.at(name), `unknown transaction type name '${name}' (known: ${[...FEE_TYPE_BY_NAME.keys()].join(', ')})`);
+    out.set(type, section.amount(name));
+  }
+  return out;
+}
+
+function readFees(blockchain: ConfigSection): FeeSettings {
+  const fees = blockchain.section('fees');
+  const enabled = fees.bool('enabled', true);
+  const base = readFeeMap(fees.section('base'), DEFAULT_FEES.base);
+  const additional = readFeeMap(fees.section('additional'), DEFAULT_FEES.additional);
+  // WE's FeesDisabled charges nothing: the maps are empty, every minimal fee is 0.
+  return enabled ? { enabled, base, additional } : { enabled, base: new Map(), additional: new Map() };
+}
+
+function readFunctionality(custom: ConfigSection): FunctionalitySettings {
+  const f = custom.section('functionality');
+  const period = f.int('feature-check-blocks-period');
+  if (period <= 1) fail(f.at('feature-check-blocks-period'), `must be greater than 1, got ${period}`);
+  const blocksForFeatureActivation = f.int('blocks-for-feature-activation');
+  if (blocksForFeatureActivation < 1 || blocksForFeatureActivation > period) {
+    fail(f.at('blocks-for-feature-activation'), `must be in range 1 to ${period}, got ${blocksForFeatureActivation}`);
+  }
+  const preActivatedFeatures = new Map<number, number>();
+  const raw = f.get('pre-activated-features');
+  if (raw !== undefined && raw !== '') {
+    if (!isObject(raw)) fail(f.at('pre-activated-features'), `expected an object { <feature id> = <height> }, got ${describeValue(raw)}`);
+    const features = f.section('pre-activated-features');
+    for (const key of Object.keys(features.raw)) {
+      const id = parseInt32(key, features.at(key), { min: -32768, max: 32767 });
+      preActivatedFeatures.set(id, features.int(key, undefined, { min: 0 }));
+    }
+  }
+  return { featureCheckBlocksPeriod: period, blocksForFeatureActivation, preActivatedFeatures };
+}
+
+/** Re-attributes a protocol error about a genesis field to its full config path. */
+function genesisError(genesis: ConfigSection, e: unknown): never {
+  if (e instanceof WeError) throw new ConfigError(e.field === undefined ? genesis.path : genesis.at(e.field), e.message);
+  throw e;
+}
+
+export interface BlockchainConfig {
+  readonly protocol: Protocol;
+  readonly chain: ChainSettings;
+  readonly consensusType: ConsensusType;
+}
+
+export interface BlockchainReadOptions {
+  /**
+   * Require `genesis-public-key-base-58` and `signature` and verify the genesis block
+   * (true for a node; false for the genesis generator, which fills them in).
+   */
+  readonly requireSignedGenesis: boolean;
+}
+
+/** `node.crypto` and `node.blockchain` (a CUSTOM chain with a plain genesis). */
+export async function blockchainFromConfig(root: RawObject, options: BlockchainReadOptions): Promise<BlockchainConfig> {
+  const node = new ConfigSection(root, '').section('node');
+  const crypto = readCryptoType(node);
+  const blockchain = node.section('blockchain');
+  const chainType = blockchain.choice('type', ['CUSTOM', 'DEFAULT', 'MAINNET'] as const, 'DEFAULT');
+  if (chainType !== 'CUSTOM') {
+    fail(blockchain.at('type'), `only CUSTOM blockchains are supported (set node.blockchain.type = CUSTOM and a node.blockchain.custom section), got ${chainType}`);
+  }
+  const custom = blockchain.section('custom');
+  const chainId = readChainId(custom);
+  const protocol = await Protocol.create({ crypto, chainId });
+  const genesisSection = custom.section('genesis');
+  const rawGenesis: RawObject = { ...genesisSection.raw };
+  if (genesisSection.has('sender-role-enabled')) rawGenesis['sender-role-enabled'] = genesisSection.bool('sender-role-enabled');
+  let genesis: GenesisSettings;
+  try {
+    genesis = genesisSettingsFromConfig(protocol, rawGenesis);
+  } catch (e) {
+    return genesisError(genesisSection, e);
+  }
+  const consensus = readConsensus(blockchain, genesisSection, genesis);
+  if (options.requireSignedGenesis) {
+    const unsigned = 'the genesis block is not signed yet: run "generate genesis --config FILE" first';
+    if (genesis.genesisPublicKey === null || genesis.genesisPublicKey.length === 0) fail(genesisSection.at('genesis-public-key-base-58'), unsigned);
+    if (genesis.signature === null || genesis.signature.length === 0) fail(genesisSection.at('signature'), unsigned);
+    try {
+      genesisBlock(protocol, genesis, consensus.type);
+    } catch (e) {
+      genesisError(genesisSection, e);
+    }
+  }
+  const chain: ChainSettings = {
+    crypto,
+    chainId,
+    consensus: consensus.settings,
+    genesis,
+    fees: readFees(blockchain),
+    functionality: readFunctionality(custom),
+    maxRollbackDepth: node.int('additional-cache.rocksdb.max-rollback-depth', DEFAULTS.maxRollbackDepth, { min: 1 }),
+  };
+  return { protocol, chain, consensusType: consensus.type };
+}
+
+function readMiner(node: ConfigSection): NodeMinerSettings {
+  const m = node.section('miner');
+  const d = DEFAULTS.miner;
+  return {
+    enabled: m.bool('enable', d.enabled),
+    quorum: m.int('quorum', d.quorum, { min: 0 }),
+    intervalAfterLastBlockThenGenerationIsAllowedMs: m.duration('interval-after-last-block-then-generation-is-allowed', d.intervalAfterLastBlockThenGenerationIsAllowedMs),
+    noQuorumMiningDelayMs: m.duration('no-quorum-mining-delay', d.noQuorumMiningDelayMs),
+    microBlockIntervalMs: m.duration('micro-block-interval', d.microBlockIntervalMs),
+    minimalBlockGenerationOffsetMs: m.duration('minimal-block-generation-offset', d.minimalBlockGenerationOffsetMs),
+    maxBlockSizeInBytes: m.int('max-block-size-in-bytes', d.maxBlockSizeInBytes, { min: 1 }),
+    maxTransactionsInMicroBlock: m.int('max-transactions-in-micro-block', d.maxTransactionsInMicroBlock, { min: 1, max: MAX_TRANSACTIONS_PER_MICRO_BLOCK }),
+    minMicroBlockAgeMs: m.duration('min-micro-block-age', d.minMicroBlockAgeMs),
+    pullingBufferSize: m.int('pulling-buffer-size', d.pullingBufferSize, { min: 1 }),
+    utxCheckDelayMs: ((): number => {
+      const ms = m.duration('utx-check-delay', d.utxCheckDelayMs);
+      if (ms < MIN_UTX_CHECK_DELAY_MS) fail(m.at('utx-check-delay'), `must be ≥ ${MIN_UTX_CHECK_DELAY_MS}ms, got ${ms}ms`);
+      return ms;
+    })(),
+  };
+}
+
+function readUtx(node: ConfigSection): NodeUtxSettings {
+  const u = node.section('utx');
+  const d = DEFAULTS.utx;
+  const txExpireTimeoutMs = u.duration('tx-expire-timeout', d.txExpireTimeoutMs);
+  if (txExpireTimeoutMs < 5 * MINUTE || txExpireTimeoutMs > 96 * HOUR) {
+    fail(u.at('tx-expire-timeout'), `should be between 5 minutes and 96 hours, got ${txExpireTimeoutMs}ms`);
+  }
+  return {
+    memoryLimitBytes: u.size('memory-limit', d.memoryLimitBytes),
+    cleanupIntervalMs: u.duration('cleanup-interval', d.cleanupIntervalMs),
+    allowTransactionsFromSmartAccounts: u.bool('allow-transactions-from-smart-accounts', d.allowTransactionsFromSmartAccounts),
+    txExpireTimeoutMs,
+    rebroadcastThresholdMs: u.duration('rebroadcast-threshold', d.rebroadcastThresholdMs),
+    rebroadcastIntervalMs: u.duration('rebroadcast-interval', d.rebroadcastIntervalMs),
+  };
+}
+
+function readApiKeyHash(auth: ConfigSection, key: string): Uint8Array {
+  const text = auth.string(key, WE_DEFAULT_API_KEY_HASH, { allowEmpty: true });
+  if (text === '') fail(auth.at(key), `'${auth.at(key)}' setting is empty`);
+  try {
+    return decodeBase58(text);
+  } catch {
+    return fail(auth.at(key), `Failed to decode ${key}: '${text}'`);
+  }
+}
+
+function readAuth(api: ConfigSection): AuthMode {
+  const auth = api.section('auth');
+  const type = auth.choice('type', ['api-key', 'oauth2', 'tls-whitelist'] as const, 'api-key');
+  if (type === 'tls-whitelist') {
+    return fail(auth.at('type'), "'tls-whitelist' is not supported (WE leaves every REST route open with it); use api-key or oauth2");
+  }
+  if (type === 'oauth2') {
+    const text = auth.string('public-key');
+    try {
+      const key = createPublicKey({ key: Buffer.from(decodeBase64(text.trim())), format: 'der', type: 'spki' });
+      if (key.asymmetricKeyType !== 'rsa') fail(auth.at('public-key'), `expected an RSA public key, got a ${key.asymmetricKeyType ?? 'unknown'} key`);
+      return { type, publicKeyPem: key.export({ format: 'pem', type: 'spki' }).toString() };
+    } catch (e) {
+      if (e instanceof ConfigError) throw e;
+      return fail(auth.at('public-key'), `Failed to decode authorization public key: '${text}' (expected a Base64 X.509 RSA public key)`);
+    }
+  }
+  return {
+    type,
+    apiKeyHash: readApiKeyHash(auth, 'api-key-hash'),
+    privacyApiKeyHash: readApiKeyHash(auth, 'privacy-api-key-hash'),
+    confidentialContractsApiKeyHash: readApiKeyHash(auth, 'confidential-contracts-api-key-hash'),
+  };
+}
+
+function readApi(node: ConfigSection, watcher: boolean): NodeApiSettings {
+  const api = node.section('api');
+  const rest = api.section('rest');
+  const d = DEFAULTS.rest;
+  return {
+    enabled: rest.bool('enable', d.enabled),
+    bindAddress: rest.string('bind-address', d.bindAddress),
+    port: rest.int('port', d.port, { min: 0, max: 65535 }),
+    cors: rest.bool('cors', d.cors),
+    transactionsByAddressLimit: rest.int('transactions-by-address-limit', d.transactionsByAddressLimit, { min: 1 }),
+    distributionAddressLimit: rest.int('distribution-address-limit', d.distributionAddressLimit, { min: 1 }),
+    auth: readAuth(api),
+    watcher,
+  };
+}
+
+/** `host:port` (WE reads it as the authority of a `my://` URI). */
+export function parsePeerAddress(v: unknown, path: string): PeerAddress {
+  const text = parseString(v, path).trim();
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:/[\]]+)):(\d{1,5})$/.exec(text);
+  const port = m === null ? NaN : Number(m[3]);
+  if (m === null || port > 65535) return fail(path, `expected "host:port", got ${describeValue(v)}`);
+  return { host: m[1] ?? m[2]!, port };
+}
+
+function readNetwork(node: ConfigSection): NetworkSettings {
+  const n = node.section('network');
+  const d = DEFAULTS.network;
+  const positive = (key: string, fallback: number): number => {
+    const ms = n.duration(key, fallback);
+    if (ms <= 0) fail(n.at(key), 'must be > 0');
+    return ms;
+  };
+  const nodeName = n.optionalString('node-name');
+  if (nodeName !== undefined && Buffer.byteLength(nodeName, 'utf8') > MAX_NODE_NAME_BYTES) {
+    fail(n.at('node-name'), `Node name should have length less than ${MAX_NODE_NAME_BYTES} bytes`);
+  }
+  return {
+    bindAddress: n.string('bind-address', d.bindAddress),
+    port: n.int('port', d.port, { min: 0, max: 65535 }),
+    declaredAddress: n.has('declared-address') ? parsePeerAddress(n.get('declared-address'), n.at('declared-address')) : undefined,
+    nodeName,
+    nonce: n.has('nonce') ? n.long('nonce') : undefined,
+    knownPeers: n.list('known-peers', []).map((peer, i) => parsePeerAddress(peer, `${n.at('known-peers')}(${i})`)),
+    mode: n.choice('mode', ['default', 'watcher'] as const, d.mode),
+    maxSimultaneousConnections: n.int('max-simultaneous-connections', d.maxSimultaneousConnections, { min: 1 }),
+    handshakeTimeoutMs: positive('handshake-timeout', d.handshakeTimeoutMs),
+    connectionTimeoutMs: positive('connection-timeout', d.connectionTimeoutMs),
+    breakIdleConnectionsTimeoutMs: positive('break-idle-connections-timeout', d.breakIdleConnectionsTimeoutMs),
+    attemptConnectionDelayMs: positive('attempt-connection-delay', d.attemptConnectionDelayMs),
+    peersRequestIntervalMs: positive('peers-request-interval', d.peersRequestIntervalMs),
+    enablePeersExchange: n.bool('enable-peers-exchange', d.enablePeersExchange),
+    receivedTxsCacheTimeoutMs: positive('received-txs-cache-timeout', d.receivedTxsCacheTimeoutMs),
+    txBufferSize: n.int('tx-buffer-size', d.txBufferSize, { min: 1 }),
+  };
+}
+
+function readFeatures(node: ConfigSection): FeaturesSettings {
+  const f = node.section('features');
+  const d = DEFAULTS.features;
+  return {
+    autoSupportImplementedFeatures: f.bool('auto-support-implemented-features', d.autoSupportImplementedFeatures),
+    autoShutdownOnUnsupportedFeature: f.bool('auto-shutdown-on-unsupported-feature', d.autoShutdownOnUnsupportedFeature),
+    supported: f.list('supported', d.supported).map((x, i) => parseInt32(x, `${f.at('supported')}(${i})`, { min: -32768, max: 32767 })),
+  };
+}
+
+export interface NodeConfigOptions {
+  /** The file the config came from (for messages and relative paths); null when built in code. */
+  readonly source?: string | null;
+  /** Environment for the owner password (WE_NODE_OWNER_PASSWORD / WE_NODE_OWNER_PASSWORD_EMPTY). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The owner key's password from the environment, as WE's Application.readOwnerPasswordMode. */
+export function ownerPasswordFromEnv(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const empty = env['WE_NODE_OWNER_PASSWORD_EMPTY'];
+  if (empty === 'true' || empty === 'yes') return '';
+  return env['WE_NODE_OWNER_PASSWORD'];
+}
+
+/** A full node config from a parsed HOCON document. */
+export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOptions = {}): Promise<NodeConfig> {
+  const { protocol, chain, consensusType } = await blockchainFromConfig(root, { requireSignedGenesis: true });
+  const node = new ConfigSection(root, '').section('node');
+  const directory = resolve(node.string('directory', join(homedir(), 'node')));
+  const ownerText = node.string('owner-address', '', { allowEmpty: true });
+  if (ownerText.trim() === '') fail(node.at('owner-address'), 'required: the address of the node owner (its key must be in the keystore)');
+  let ownerAddress: Address;
+  try {
+    ownerAddress = protocol.addresses.parseAddress(ownerText.trim());
+  } catch (e) {
+    if (e instanceof WeError) fail(node.at('owner-address'), e.message);
+    throw e;
+  }
+  const wallet = node.section('wallet');
+  const network = readNetwork(node);
+  return {
+    source: options.source ?? null,
+    node: {
+      directory,
+      dataDirectory: resolve(node.string('data-directory', join(directory, 'data'))),
+      ownerAddress,
+      ownerPassword: ownerPasswordFromEnv(options.env ?? {}),
+      wallet: {
+        file: resolve(wallet.string('file', join(directory, 'wallet', 'wallet.dat'))),
+        password: wallet.string('password', DEFAULTS.walletPassword, { allowEmpty: true }),
+      },
+      loggingLevel: node.choice('logging-level', ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const, DEFAULTS.loggingLevel),
+    },
+    chain,
+    consensusType,
+    miner: readMiner(node),
+    utx: readUtx(node),
+    api: readApi(node, network.mode === 'watcher'),
+    network,
+    features: readFeatures(node),
+  };
+}
+
+/** Reads a node config file. Relative paths in it are taken from the current directory, as WE does. */
+export async function loadNodeConfig(file: string, options: Omit<NodeConfigOptions, 'source'> = {}): Promise<NodeConfig> {
+  const root = await readHoconFile(file);
+  return nodeConfigFromHocon(root, { ...options, source: resolve(file) });
+}
+
+export interface ConfigOverrides {
+  readonly dataDir?: string;
+  readonly restPort?: number;
+  readonly p2pPort?: number;
+}
+
+/** The config with command-line overrides applied (`--data-dir`, `--rest-port`, `--p2p-port`). */
+export function withOverrides(config: NodeConfig, o: ConfigOverrides): NodeConfig {
+  return {
+    ...config,
+    node: o.dataDir === undefined ? config.node : { ...config.node, dataDirectory: resolve(o.dataDir) },
+    api: o.restPort === undefined ? config.api : { ...config.api, port: o.restPort },
+    network: o.p2pPort === undefined ? config.network : { ...config.network, port: o.p2pPort },
+  };
+}

@@ -1,0 +1,312 @@
+/**
+ * The one-command dev chain: everything a single-node chain needs, on embedded defaults,
+ * with nothing random that would change between runs on the same data directory.
+ *
+ * Network: chain id 'T' (the official js-sdk's TESTNET network byte), `waves` crypto, PoA
+ * with 4 s rounds + 1 s sync (a key block every 5 s) and a micro-block every second; WE's default fee table, enforced from height 2 (feature-check
+ * period 2: WE enforces minimum fees from FeeSwitch's activation height + that period); every
+ * feature Weft implements pre-activated at height 0. REST on 127.0.0.1:6862, P2P on
+ * 127.0.0.1:6864 (overridable), no peers.
+ *
+ * Accounts — seed phrases (keys derived exactly as the official clients derive them):
+ *
+ *   0  "weft dev chain account 0 - never use this seed on a real network"   9 600 000 WEST
+ *      roles: miner, issuer, dex, permissioner, blacklister, contract_developer,
+ *             connection_manager, contract_validator (every role but `sender`, which is
+ *             off: sender-role-enabled = false, and `banned`); the node owner.
+ *   1…4 "weft dev chain account <i> - never use this seed on a real network"   100 000 WEST each,
+ *      no roles; registered as network participants (so they can be policy members).
+ *
+ * Keystore: `<data-dir>/keystore.json` holds all five; the password of account i is
+ * `weft-dev-<i>` (devKeystorePassword). REST API key: `weft-dev-api-key` (all three
+ * hashes: api, privacy, confidential contracts).
+ *
+ * Genesis: signed by the key of the seed "weft dev chain genesis signer - never use this seed
+ * on a real network". Its timestamp is the clock at the first start; timestamp and signature
+ * are kept in `<data-dir>/dev-genesis.json` (signatures are randomised, so re-signing would
+ * give another genesis id), which makes every later start on that directory rebuild the
+ * same genesis block and resume the chain. Anyone can re-check it: rebuild the block from
+ * these defaults and the stored timestamp and verify the stored signature with the
+ * signer's public key.
+ *
+ * `<data-dir>/dev-accounts.json` tells clients all of this:
+ *   {"restUrl","apiKey","chainId","accounts":[{"seed","address","publicKey","keystorePassword","roles"}]}
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { encodeBase58, decodeBase58, equalBytes } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { genesisBlock, GENESIS_MIN_TIMESTAMP, signGenesisBlock, UNITS_IN_WEST, type GenesisSettings } from '../protocol/blocks.js';
+import { Protocol } from '../protocol/protocol.js';
+import type { RoleName } from '../protocol/transactions/permissions.js';
+import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings } from '../chain/settings.js';
+import { apiKeyHash, DEFAULTS, type NodeConfig } from './config.js';
+import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+
+export const DEV_CHAIN_ID = 'T';
+export const DEV_API_KEY = 'weft-dev-api-key';
+export const DEV_REST_PORT = 6862;
+export const DEV_P2P_PORT = 6864;
+/** Where `start` keeps the dev chain when no `--data-dir` is given (relative to the current directory). */
+export const DEV_DEFAULT_DATA_DIR = 'data/dev';
+
+export const DEV_SEEDS: readonly string[] = [0, 1, 2, 3, 4].map((i) => `weft dev chain account ${i} - never use this seed on a real network`);
+export const DEV_GENESIS_SIGNER_SEED = 'weft dev chain genesis signer - never use this seed on a real network';
+
+/** Genesis WEST per account (account 0 holds most). */
+export const DEV_BALANCES_WEST: readonly bigint[] = [9_600_000n, 100_000n, 100_000n, 100_000n, 100_000n];
+
+/** Every role but `sender` (sender-role-enabled is false) and `banned`. */
+export const DEV_OWNER_ROLES: readonly RoleName[] = [
+  'miner',
+  'issuer',
+  'dex',
+  'permissioner',
+  'blacklister',
+  'contract_developer',
+  'connection_manager',
+  'contract_validator',
+];
+
+export const DEV_POA = { roundDurationMs: 4000, syncDurationMs: 1000, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 } as const;
+export const DEV_MICRO_BLOCK_INTERVAL_MS = 1000;
+
+/** Keystore password of dev account `index`. */
+export function devKeystorePassword(index: number): string {
+  return `weft-dev-${index}`;
+}
+
+export interface DevAccount {
+  readonly index: number;
+  readonly seed: string;
+  readonly keyPair: KeyPair;
+  readonly address: string;
+  readonly keystorePassword: string;
+  readonly roles: readonly RoleName[];
+  readonly balance: bigint;
+}
+
+export function devAccounts(protocol: Protocol): DevAccount[] {
+  return DEV_SEEDS.map((seed, index) => {
+    const keyPair = protocol.crypto.keyPairFromSeedPhrase(seed);
+    return {
+      index,
+      seed,
+      keyPair,
+      address: protocol.addresses.fromPublicKey(keyPair.publicKey).toString(),
+      keystorePassword: devKeystorePassword(index),
+      roles: index === 0 ? DEV_OWNER_ROLES : [],
+      balance: DEV_BALANCES_WEST[index]! * UNITS_IN_WEST,
+    };
+  });
+}
+
+export function devProtocol(): Promise<Protocol> {
+  return Protocol.create({ crypto: 'waves', chainId: DEV_CHAIN_ID });
+}
+
+/** The dev genesis for a block timestamp, signed by `signature` (null: unsigned). */
+export function devGenesisSettings(protocol: Protocol, blockTimestamp: bigint, signature: Uint8Array | null): GenesisSettings {
+  const accounts = devAccounts(protocol);
+  const transactions = accounts.map((a) => ({ recipient: protocol.addresses.parseAddress(a.address), amount: a.balance }));
+  return {
+    version: 1,
+    blockTimestamp,
+    initialBalance: transactions.reduce((sum, t) => sum + t.amount, 0n),
+    initialBaseTarget: 153_722_867n,
+    genesisPublicKey: protocol.crypto.keyPairFromSeedPhrase(DEV_GENESIS_SIGNER_SEED).publicKey,
+    signature,
+    transactions,
+    networkParticipants: accounts.map((a) => ({ publicKey: a.keyPair.publicKey, roles: a.roles })),
+    senderRoleEnabled: false,
+  };
+}
+
+const GENESIS_FILE = 'dev-genesis.json';
+const GENESIS_FILE_FORMAT = 'weft-dev-genesis';
+
+/**
+ * The dev genesis of a data directory: read from `dev-genesis.json`, or — on the first start —
+ * signed for the clock's time and written there. Fails when the stored one does not verify
+ * against these defaults (a data directory of another dev chain).
+ */
+export function devGenesis(protocol: Protocol, dataDir: string, now: () => bigint): GenesisSettings {
+  const file = join(dataDir, GENESIS_FILE);
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (text === undefined) {
+    const timestamp = now();
+    if (timestamp < GENESIS_MIN_TIMESTAMP) throw new Error(`the clock reads ${timestamp}, before the earliest genesis time ${GENESIS_MIN_TIMESTAMP}`);
+    const unsigned = devGenesisSettings(protocol, timestamp, null);
+    const signer = protocol.crypto.keyPairFromSeedPhrase(DEV_GENESIS_SIGNER_SEED);
+    const block = signGenesisBlock(protocol, unsigned, 'poa', signer.privateKey);
+    const doc = {
+      format: GENESIS_FILE_FORMAT,
+      version: 1,
+      chainId: DEV_CHAIN_ID,
+      blockTimestamp: timestamp.toString(),
+      genesisPublicKey: encodeBase58(signer.publicKey),
+      signature: encodeBase58(block.signature),
+    };
+    writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+    return { ...unsigned, signature: block.signature };
+  }
+  const broken = (why: string): never => {
+    throw new Error(`${file}: ${why}; this data directory holds another dev chain — remove it to start a new one`);
+  };
+  let doc: Record<string, unknown>;
+  try {
+    doc = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return broken('not valid JSON');
+  }
+  if (doc['format'] !== GENESIS_FILE_FORMAT || doc['version'] !== 1) broken('not a dev genesis file of this version');
+  if (doc['chainId'] !== DEV_CHAIN_ID) broken(`chain id ${JSON.stringify(doc['chainId'])} is not '${DEV_CHAIN_ID}'`);
+  const ts = doc['blockTimestamp'];
+  if (typeof ts !== 'string' || !/^\d{1,19}$/.test(ts)) return broken('blockTimestamp must be a decimal string');
+  let signature: Uint8Array;
+  let publicKey: Uint8Array;
+  try {
+    signature = decodeBase58(String(doc['signature']));
+    publicKey = decodeBase58(String(doc['genesisPublicKey']));
+  } catch {
+    return broken('signature and genesisPublicKey must be Base58');
+  }
+  const settings = devGenesisSettings(protocol, BigInt(ts), signature);
+  if (!equalBytes(publicKey, settings.genesisPublicKey!)) broken('the genesis was signed by another key');
+  try {
+    genesisBlock(protocol, settings, 'poa');
+  } catch (e) {
+    broken(`the stored genesis does not verify (${(e as Error).message})`);
+  }
+  return settings;
+}
+
+export interface DevOptions {
+  /** Data directory (created if missing). */
+  readonly dataDir: string;
+  readonly restPort?: number;
+  readonly p2pPort?: number;
+  /** Time in ms, for the genesis timestamp of a new chain. */
+  readonly now?: () => bigint;
+  /** Keystore options (tests use a cheap scrypt). */
+  readonly keystore?: KeystoreOptions;
+}
+
+function devChainSettings(genesis: GenesisSettings): ChainSettings {
+  return {
+    crypto: 'waves',
+    chainId: DEV_CHAIN_ID,
+    consensus: { type: 'poa', ...DEV_POA },
+    genesis,
+    fees: DEFAULT_FEES,
+    functionality: {
+      featureCheckBlocksPeriod: 2,
+      blocksForFeatureActivation: 1,
+      preActivatedFeatures: new Map([...IMPLEMENTED_FEATURES.keys()].map((id) => [id, 0])),
+    },
+    maxRollbackDepth: DEFAULTS.maxRollbackDepth,
+  };
+}
+
+/**
+ * Prepares a dev data directory — genesis (fixed at the first call), keystore with the five
+ * dev accounts — and returns the node config for it. Idempotent: calls on the same directory
+ * return equal configs.
+ */
+export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const protocol = await devProtocol();
+  const genesis = devGenesis(protocol, dataDir, options.now ?? (() => BigInt(Date.now())));
+  const accounts = devAccounts(protocol);
+  const walletFile = join(dataDir, 'keystore.json');
+  const keystore = Keystore.open(walletFile, protocol.addresses, options.keystore);
+  for (const account of accounts) {
+    if (!keystore.has(account.address)) keystore.addKeyPair(account.keyPair, account.keystorePassword);
+  }
+  const hash = decodeBase58(apiKeyHash(protocol.crypto, DEV_API_KEY));
+  return {
+    source: null,
+    node: {
+      directory: dataDir,
+      dataDirectory: join(dataDir, 'data'),
+      ownerAddress: protocol.addresses.parseAddress(accounts[0]!.address),
+      ownerPassword: accounts[0]!.keystorePassword,
+      wallet: { file: walletFile, password: '' },
+      loggingLevel: 'INFO',
+    },
+    chain: devChainSettings(genesis),
+    consensusType: 'poa',
+    miner: {
+      ...DEFAULTS.miner,
+      // 0: mine without any peer (WE's "off-line generation").
+      quorum: 0,
+      microBlockIntervalMs: DEV_MICRO_BLOCK_INTERVAL_MS,
+      minMicroBlockAgeMs: DEV_MICRO_BLOCK_INTERVAL_MS,
+    },
+    utx: { ...DEFAULTS.utx },
+    api: {
+      enabled: true,
+      bindAddress: '127.0.0.1',
+      port: options.restPort ?? DEV_REST_PORT,
+      cors: true,
+      transactionsByAddressLimit: DEFAULTS.rest.transactionsByAddressLimit,
+      distributionAddressLimit: DEFAULTS.rest.distributionAddressLimit,
+      auth: { type: 'api-key', apiKeyHash: hash, privacyApiKeyHash: hash, confidentialContractsApiKeyHash: hash },
+      watcher: false,
+    },
+    network: {
+      ...DEFAULTS.network,
+      bindAddress: '127.0.0.1',
+      port: options.p2pPort ?? DEV_P2P_PORT,
+      declaredAddress: undefined,
+      nodeName: 'weft-dev',
+      nonce: 0n,
+      knownPeers: [],
+    },
+    features: { ...DEFAULTS.features, supported: [] },
+  };
+}
+
+export interface DevAccountsFile {
+  readonly restUrl: string;
+  readonly apiKey: string;
+  readonly chainId: string;
+  readonly accounts: ReadonlyArray<{
+    readonly seed: string;
+    readonly address: string;
+    readonly publicKey: string;
+    readonly keystorePassword: string;
+    readonly roles: readonly string[];
+  }>;
+}
+
+/** What `dev-accounts.json` holds for a dev config. */
+export async function devAccountsFile(config: NodeConfig): Promise<DevAccountsFile> {
+  const protocol = await devProtocol();
+  const host = config.api.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.api.bindAddress;
+  return {
+    restUrl: `http://${host.includes(':') ? `[${host}]` : host}:${config.api.port}`,
+    apiKey: DEV_API_KEY,
+    chainId: DEV_CHAIN_ID,
+    accounts: devAccounts(protocol).map((a) => ({
+      seed: a.seed,
+      address: a.address,
+      publicKey: encodeBase58(a.keyPair.publicKey),
+      keystorePassword: a.keystorePassword,
+      roles: [...a.roles],
+    })),
+  };
+}
+
+/** Writes `<data-dir>/dev-accounts.json` (the data dir is the config's node directory); returns its path. */
+export async function writeDevAccounts(config: NodeConfig): Promise<string> {
+  const file = join(config.node.directory, 'dev-accounts.json');
+  writeFileAtomic(file, `${JSON.stringify(await devAccountsFile(config), null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,408 @@
+/**
+ * The node config: a realistic WE node.conf (test/fixtures/node-example.conf, shaped like
+ * we-node's configs/node-example.conf), every value syntax WE accepts, and for each invalid
+ * or missing value an error naming its full key path.
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
+import { DEFAULT_FEES } from '../../src/chain/settings.js';
+import { genesisBlock, signGenesisBlock } from '../../src/protocol/blocks.js';
+import {
+  apiKeyHash,
+  blockchainFromConfig,
+  ConfigError,
+  loadNodeConfig,
+  nodeConfigFromHocon,
+  parseAmount,
+  parseBoolean,
+  parseDuration,
+  parseHoconText,
+  parseInt32,
+  parseLong,
+  parseSize,
+  withOverrides,
+  type NodeConfig,
+} from '../../src/node/config.js';
+import { rewriteGenesisLines } from '../../src/node/cli.js';
+import { tempDir } from '../support/tmp.js';
+
+const FIXTURE = new URL('../../../test/fixtures/node-example.conf', import.meta.url);
+const fixtureText = readFileSync(FIXTURE, 'utf8');
+
+/** The fixture with lines appended and its genesis signed (block timestamp kept), as `generate genesis` would leave it. */
+async function signedFixture(...extra: string[]): Promise<string> {
+  const text = [fixtureText, ...extra].join('\n');
+  const { protocol, chain, consensusType } = await blockchainFromConfig(await parseHoconText(text), { requireSignedGenesis: false });
+  const signer = protocol.crypto.keyPairFromSeedPhrase('weft config fixture genesis signer');
+  const block = signGenesisBlock(protocol, chain.genesis, consensusType, signer.privateKey);
+  return rewriteGenesisLines(text, {
+    blockTimestamp: chain.genesis.blockTimestamp,
+    genesisPublicKey: encodeBase58(signer.publicKey),
+    signature: encodeBase58(block.signature),
+  });
+}
+
+let signedText = '';
+
+before(async () => {
+  signedText = await signedFixture();
+});
+
+/** The signed fixture with HOCON lines appended (later keys override earlier ones). */
+async function configWith(...lines: string[]): Promise<NodeConfig> {
+  return nodeConfigFromHocon(await parseHoconText([signedText, ...lines].join('\n')));
+}
+
+async function expectConfigError(lines: string[], path: string, message: RegExp | string): Promise<void> {
+  await assert.rejects(configWith(...lines), (e: unknown) => {
+    assert.ok(e instanceof ConfigError, `expected a ConfigError, got ${String(e)}`);
+    assert.equal(e.path, path, e.message);
+    assert.ok(e.message.startsWith(`${path}: `), e.message);
+    if (typeof message === 'string') assert.equal(e.message, `${path}: ${message}`);
+    else assert.match(e.message, message);
+    return true;
+  });
+}
+
+describe('a realistic WE node.conf', () => {
+  it('reads the unsigned genesis for the generator', async () => {
+    const { chain, consensusType } = await blockchainFromConfig(await parseHoconText(fixtureText), { requireSignedGenesis: false });
+    assert.equal(consensusType, 'poa');
+    assert.equal(chain.genesis.signature?.length, 0);
+    assert.equal(chain.genesis.genesisPublicKey?.length, 0);
+    await assert.rejects(
+      nodeConfigFromHocon(await parseHoconText(fixtureText)),
+      /^ConfigError: node\.blockchain\.custom\.genesis\.genesis-public-key-base-58: the genesis block is not signed yet/,
+    );
+  });
+
+  it('reads every section into typed settings', async () => {
+    const c = await configWith();
+    assert.equal(c.node.ownerAddress.toString(), '3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH4');
+    assert.equal(c.node.directory, '/node');
+    assert.equal(c.node.dataDirectory, '/node/data');
+    assert.deepEqual(c.node.wallet, { file: '/node/keystore.dat', password: 'some string as password' });
+    assert.equal(c.node.loggingLevel, 'DEBUG');
+    assert.equal(c.node.ownerPassword, undefined);
+
+    assert.equal(c.chain.crypto, 'waves');
+    assert.equal(c.chain.chainId, 'E');
+    assert.deepEqual(c.chain.consensus, { type: 'poa', roundDurationMs: 17_000, syncDurationMs: 3000, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 });
+    assert.deepEqual(c.chain.fees, { enabled: false, base: new Map(), additional: new Map() });
+    assert.equal(c.chain.functionality.featureCheckBlocksPeriod, 1500);
+    assert.equal(c.chain.functionality.blocksForFeatureActivation, 1000);
+    assert.deepEqual([...c.chain.functionality.preActivatedFeatures.keys()].sort((a, b) => a - b), [2, 3, 4, 5, 6, 7, 9, 10, 100, 101, 119, 120, 130, 140, 160, 162, 173, 180]);
+    assert.ok([...c.chain.functionality.preActivatedFeatures.values()].every((h) => h === 0));
+    assert.equal(c.chain.maxRollbackDepth, 2000);
+
+    const g = c.chain.genesis;
+    assert.equal(g.blockTimestamp, 1573472578702n);
+    assert.equal(g.initialBalance, 3_000_000n * 100_000_000n);
+    assert.equal(g.initialBaseTarget, 153722867n);
+    assert.deepEqual(
+      g.transactions.map((t) => [t.recipient.toString(), t.amount]),
+      [
+        ['3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH4', 100_000_000_000_000n],
+        ['3FurtdtQs6oxBvxH5NnG2d6dBLWydXMnRtR', 150_000_000_000_000n],
+        ['3GAk1YoeGCCDRTwbBadMkSM8e5x5UiCdfPE', 50_000_000_000_000n],
+      ],
+    );
+    assert.deepEqual(
+      g.networkParticipants.map((p) => [encodeBase58(p.publicKey), p.roles]),
+      [
+        ['AgRz5PYx75x76VpEs7CoNbjDmqCZJi3SBWaAiLs2YwLB', ['permissioner', 'miner', 'connection_manager', 'contract_developer', 'issuer']],
+        ['6EFnfMoMTL33Nx2BpBQFstP54JSohyezwQi1LBekmZJc', ['miner']],
+        ['5rpHdVKY2aK3qBoor8865fKpRDLazyTjkagKfuGjH6v6', []],
+      ],
+    );
+    const { Protocol } = await import('../../src/protocol/protocol.js');
+    const protocol = await Protocol.create({ crypto: 'waves', chainId: 'E' });
+    assert.ok(genesisBlock(protocol, g, c.consensusType).hasValidSignature());
+
+    // node.miner: three values set, the rest WE's defaults.
+    assert.deepEqual(c.miner, {
+      enabled: true,
+      quorum: 1,
+      intervalAfterLastBlockThenGenerationIsAllowedMs: 86_400_000,
+      noQuorumMiningDelayMs: 5000,
+      microBlockIntervalMs: 5000,
+      minimalBlockGenerationOffsetMs: 200,
+      maxBlockSizeInBytes: 1_048_576,
+      maxTransactionsInMicroBlock: 500,
+      minMicroBlockAgeMs: 3000,
+      pullingBufferSize: 100,
+      utxCheckDelayMs: 1000,
+    });
+    assert.deepEqual(c.utx, {
+      memoryLimitBytes: 100 * 1024 * 1024,
+      cleanupIntervalMs: 300_000,
+      allowTransactionsFromSmartAccounts: true,
+      txExpireTimeoutMs: 7_200_000,
+      rebroadcastThresholdMs: 300_000,
+      rebroadcastIntervalMs: 300_000,
+    });
+    assert.deepEqual(c.api, {
+      enabled: true,
+      bindAddress: '0.0.0.0',
+      port: 6862,
+      cors: true,
+      transactionsByAddressLimit: 10_000,
+      distributionAddressLimit: 1000,
+      watcher: false,
+      auth: {
+        type: 'api-key',
+        apiKeyHash: decodeBase58('AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR'),
+        privacyApiKeyHash: decodeBase58('86GJVSoboK12zXHYJFzoucAKaFS1yyXA2NztWSt9tGiX'),
+        confidentialContractsApiKeyHash: decodeBase58('H6nsiifwYKYEx6YzYD7woP1XCn72RVvx6tC1zjjLXqsu'),
+      },
+    });
+    assert.equal(c.network.port, 6864);
+    assert.equal(c.network.bindAddress, '0.0.0.0');
+    assert.deepEqual(c.network.knownPeers, [
+      { host: 'node-1.example.com', port: 6864 },
+      { host: '10.0.0.3', port: 6864 },
+    ]);
+    assert.equal(c.network.nodeName, 'node-0');
+    assert.deepEqual(c.network.declaredAddress, { host: '0.0.0.0', port: 6864 });
+    assert.equal(c.network.mode, 'default');
+    assert.deepEqual(c.features, { autoSupportImplementedFeatures: true, autoShutdownOnUnsupportedFeature: true, supported: [] });
+  });
+
+  it('loads from a file, resolving includes next to it and the owner password from the environment', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'node.conf'), `${signedText}\ninclude "api.conf"\n`);
+    writeFileSync(join(dir, 'api.conf'), 'node.api.rest { port = 7000, bind-address = "127.0.0.1" }\n');
+    const c = await loadNodeConfig(join(dir, 'node.conf'), { env: { WE_NODE_OWNER_PASSWORD: 'secret' } });
+    assert.equal(c.source, join(dir, 'node.conf'));
+    assert.equal(c.api.port, 7000);
+    assert.equal(c.api.bindAddress, '127.0.0.1');
+    assert.equal(c.node.ownerPassword, 'secret');
+    const empty = await loadNodeConfig(join(dir, 'node.conf'), { env: { WE_NODE_OWNER_PASSWORD_EMPTY: 'true', WE_NODE_OWNER_PASSWORD: 'x' } });
+    assert.equal(empty.node.ownerPassword, '');
+    await assert.rejects(loadNodeConfig(join(dir, 'nope.conf')), /Configuration file '.*nope\.conf' does not exist/);
+  });
+
+  it('defaults the directories from ${user.home} as application.conf does, and substitutes them', async () => {
+    const c = await configWith('node.directory = null', 'node.data-directory = null', 'node.wallet.file = null', 'node.x = ${user.home}"/elsewhere"');
+    assert.equal(c.node.directory, join(homedir(), 'node'));
+    assert.equal(c.node.dataDirectory, join(homedir(), 'node', 'data'));
+    assert.equal(c.node.wallet.file, join(homedir(), 'node', 'wallet', 'wallet.dat'));
+    const moved = await configWith('node.directory = "/srv/we"', 'node.data-directory = null');
+    assert.equal(moved.node.dataDirectory, '/srv/we/data');
+    const sub = await configWith('node.directory = ${user.home}"/we"');
+    assert.equal(sub.node.directory, join(homedir(), 'we'));
+  });
+
+  it('merges fee overrides into WE\'s default table', async () => {
+    const c = await configWith('node.blockchain.fees { enabled = yes, base.transfer = "0.5 WEST", base.issue = 7, additional.data = 0.02 WEST }');
+    assert.equal(c.chain.fees.enabled, true);
+    assert.equal(c.chain.fees.base.get(4), 50_000_000n);
+    assert.equal(c.chain.fees.base.get(3), 7n);
+    assert.equal(c.chain.fees.base.get(5), DEFAULT_FEES.base.get(5));
+    assert.equal(c.chain.fees.base.size, DEFAULT_FEES.base.size);
+    assert.equal(c.chain.fees.additional.get(12), 2_000_000n);
+    assert.equal(c.chain.fees.additional.get(11), 1_000_000n);
+  });
+
+  it('reads PoS, the watcher mode, an OAuth2 key and command-line overrides', async () => {
+    // The consensus type is part of the genesis block's signature.
+    await assert.rejects(configWith('node.blockchain.consensus { type = PoS }'), /genesis\.signature: Passed genesis signature is not valid/);
+    const pos = await nodeConfigFromHocon(await parseHoconText(await signedFixture('node.blockchain.consensus { type = PoS }')));
+    assert.deepEqual(pos.chain.consensus, { type: 'pos', averageBlockDelayMs: 60_000, initialBaseTarget: 153722867n });
+    const watcher = await configWith('node.network.mode = WATCHER');
+    assert.equal(watcher.api.watcher, true);
+
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const der = publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    const oauth = await configWith(`node.api.auth { type = oauth2, public-key = "${der}" }`);
+    assert.equal(oauth.api.auth.type, 'oauth2');
+    assert.equal(oauth.api.auth.type === 'oauth2' && oauth.api.auth.publicKeyPem, publicKey.export({ format: 'pem', type: 'spki' }).toString());
+
+    const o = withOverrides(await configWith(), { dataDir: '/tmp/x', restPort: 1234, p2pPort: 5678 });
+    assert.equal(o.node.dataDirectory, '/tmp/x');
+    assert.equal(o.api.port, 1234);
+    assert.equal(o.network.port, 5678);
+  });
+});
+
+describe('value syntaxes', () => {
+  it('durations: HOCON units, Scala words, a bare number is milliseconds', () => {
+    const cases: Array<[unknown, number]> = [
+      ['17s', 17_000],
+      ['3 seconds', 3000],
+      ['1m', 60_000],
+      ['2 minute', 120_000],
+      ['500ms', 500],
+      ['500 millis', 500],
+      ['1d', 86_400_000],
+      ['2h', 7_200_000],
+      ['1.5s', 1500],
+      ['10000us', 10],
+      ['250', 250],
+      [1000, 1000],
+      ['0s', 0],
+    ];
+    for (const [v, ms] of cases) assert.equal(parseDuration(v, 'k'), ms, String(v));
+    for (const bad of ['abc', '5 parsecs', '-1s', '', true, [], {}]) {
+      assert.throws(() => parseDuration(bad, 'a.b'), (e: unknown) => e instanceof ConfigError && e.message.startsWith('a.b: expected a'));
+    }
+  });
+
+  it('sizes: binary and decimal units, "3m" is 3 MiB, a bare number is bytes', () => {
+    const cases: Array<[unknown, number]> = [
+      ['100MiB', 100 * 2 ** 20],
+      ['3m', 3 * 2 ** 20],
+      ['50MB', 50_000_000],
+      ['1536 KiB', 1536 * 1024],
+      ['1k', 1024],
+      ['2kB', 2000],
+      ['1G', 2 ** 30],
+      [4096, 4096],
+      ['10', 10],
+    ];
+    for (const [v, bytes] of cases) assert.equal(parseSize(v, 'k'), bytes, String(v));
+    for (const bad of ['lots', '1 parsec', '-1MiB', false]) assert.throws(() => parseSize(bad, 'k'), /^ConfigError: k: expected a/);
+  });
+
+  it('amounts: units or "<decimal> WEST", at most 8 decimals and 10 billion WEST', () => {
+    assert.equal(parseAmount(1_000, 'k'), 1000n);
+    assert.equal(parseAmount('1000', 'k'), 1000n);
+    assert.equal(parseAmount('0.01 WEST', 'k'), 1_000_000n);
+    assert.equal(parseAmount('16250000 WEST', 'k'), 1_625_000_000_000_000n);
+    assert.equal(parseAmount('0.00000001 WEST', 'k'), 1n);
+    assert.equal(parseAmount('1.10000000000 WEST', 'k'), 110_000_000n);
+    assert.equal(parseAmount('100000000000000000', 'k'), 100_000_000_000_000_000n);
+    assert.equal(parseAmount('10000000000 WEST', 'k'), 10n ** 18n);
+    assert.throws(() => parseAmount('0.000000001 WEST', 'a.fee'), /^ConfigError: a\.fee: Only 8 decimal units are allowed in WEST$/);
+    assert.throws(() => parseAmount('10000000001 WEST', 'a.fee'), /^ConfigError: a\.fee: WEST amounts greater than 10 billion are not allowed$/);
+    assert.throws(() => parseAmount('1 WAVES', 'a.fee'), /^ConfigError: a\.fee: Failed to parse '1 WAVES' as WEST Amount$/);
+    assert.throws(() => parseAmount(-5, 'a.fee'), /^ConfigError: a\.fee: /);
+  });
+
+  it('booleans: true/false/yes/no/on/off', () => {
+    for (const v of [true, 'true', 'yes', 'on', 'YES']) assert.equal(parseBoolean(v, 'k'), true);
+    for (const v of [false, 'false', 'no', 'off', 'Off']) assert.equal(parseBoolean(v, 'k'), false);
+    for (const v of ['maybe', 1, 0, '']) assert.throws(() => parseBoolean(v, 'x.y'), /^ConfigError: x\.y: expected a boolean/);
+  });
+
+  it('integers: numbers or numeric strings, 32-bit with ranges; longs take strings beyond 2^53', () => {
+    assert.equal(parseInt32(5, 'k'), 5);
+    assert.equal(parseInt32('42', 'k'), 42);
+    assert.throws(() => parseInt32(1.5, 'k'), /^ConfigError: k: expected an integer, got 1\.5$/);
+    assert.throws(() => parseInt32(2 ** 31, 'k'), /expected an integer/);
+    assert.throws(() => parseInt32(101, 'k', { min: 0, max: 100 }), /^ConfigError: k: expected an integer from 0 to 100, got 101$/);
+    assert.equal(parseLong('9223372036854775807', 'k'), 2n ** 63n - 1n);
+    assert.throws(() => parseLong('9223372036854775808', 'k'), /expected a 64-bit integer/);
+  });
+
+  it('HOCON: unquoted values, concatenation, env substitution', async () => {
+    process.env['WEFT_CONFIG_TEST_PORT'] = '7777';
+    const raw = await parseHoconText('a { b = 17s, c = 1 WEST, d = yes, e = ${WEFT_CONFIG_TEST_PORT}, f = ${?WEFT_CONFIG_TEST_UNSET} }');
+    assert.deepEqual(raw, { a: { b: '17s', c: '1 WEST', d: 'yes', e: '7777' } });
+  });
+});
+
+describe('invalid and missing values name their path', () => {
+  const cases: Array<[string[], string, RegExp | string]> = [
+    [['node.blockchain.consensus.round-duration = "abc"'], 'node.blockchain.consensus.round-duration', 'expected a duration, got "abc"'],
+    [['node.blockchain.consensus.round-duration = null'], 'node.blockchain.consensus.round-duration', 'required, but not set'],
+    [['node.blockchain.consensus.sync-duration = -3s'], 'node.blockchain.consensus.sync-duration', /expected a non-negative duration/],
+    [['node.blockchain.consensus.max-bans-percentage = 101'], 'node.blockchain.consensus.max-bans-percentage', 'expected an integer from 0 to 100, got 101'],
+    [['node.blockchain.consensus.type = raft'], 'node.blockchain.consensus.type', 'expected one of poa, pos, cft, got "raft"'],
+    [['node.blockchain.consensus.type = cft'], 'node.blockchain.consensus.type', /CFT consensus is not supported/],
+    [['node.blockchain.type = MAINNET'], 'node.blockchain.type', /only CUSTOM blockchains are supported/],
+    [['node.crypto.type = RSA'], 'node.crypto.type', 'expected one of WAVES, GOST, got "RSA"'],
+    [['node.blockchain.custom.address-scheme-character = "EE"'], 'node.blockchain.custom.address-scheme-character', 'expected one ASCII character, got "EE"'],
+    [['node.blockchain.custom.functionality.feature-check-blocks-period = 1'], 'node.blockchain.custom.functionality.feature-check-blocks-period', 'must be greater than 1, got 1'],
+    [['node.blockchain.custom.functionality.blocks-for-feature-activation = 2000'], 'node.blockchain.custom.functionality.blocks-for-feature-activation', 'must be in range 1 to 1500, got 2000'],
+    [['node.blockchain.custom.functionality.pre-activated-features = { 2 = soon }'], 'node.blockchain.custom.functionality.pre-activated-features.2', 'expected an integer, got "soon"'],
+    [['node.blockchain.fees.base.transfr = 1'], 'node.blockchain.fees.base.transfr', /^node\.blockchain\.fees\.base\.transfr: unknown transaction type name 'transfr'/],
+    [['node.blockchain.fees.base.transfer = "0.1 WAVES"'], 'node.blockchain.fees.base.transfer', "Failed to parse '0.1 WAVES' as WEST Amount"],
+    [['node.blockchain.custom.genesis.initial-balance = "lots"'], 'node.blockchain.custom.genesis.initial-balance', "Failed to parse 'lots' as WEST Amount"],
+    [['node.blockchain.custom.genesis.block-timestamp = 1000'], 'node.blockchain.custom.genesis.block-timestamp', "Genesis block timestamp '1000' should be no less than '1559260800000'"],
+    [['node.blockchain.custom.genesis.average-block-delay = soon'], 'node.blockchain.custom.genesis.average-block-delay', 'expected a duration, got "soon"'],
+    [
+      ['node.blockchain.custom.genesis.transactions = [{ recipient: "3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH4", amount: 1 }, { recipient: "3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH5", amount: 1 }]'],
+      'node.blockchain.custom.genesis.transactions(1).recipient',
+      /invalid address/,
+    ],
+    [
+      ['node.blockchain.custom.genesis.network-participants = [{ public-key: "AgRz5PYx75x76VpEs7CoNbjDmqCZJi3SBWaAiLs2YwLB", roles: [king] }]'],
+      'node.blockchain.custom.genesis.network-participants(0).roles',
+      /unknown role name 'king/,
+    ],
+    [['node.blockchain.custom.genesis.sender-role-enabled = perhaps'], 'node.blockchain.custom.genesis.sender-role-enabled', /expected a boolean/],
+    [['node.blockchain.custom.genesis.sender-role-enabled = yes'], 'node.blockchain.custom.genesis.sender-role-enabled', 'Sender role is only supported in genesis version 2'],
+    [['node.blockchain.custom.genesis.signature = "abc"'], 'node.blockchain.custom.genesis.signature', "Incorrect signature length: '3', expected '64'"],
+    [['node.blockchain.custom.genesis.block-timestamp = 1573472578703'], 'node.blockchain.custom.genesis.signature', 'Passed genesis signature is not valid'],
+    [['node.owner-address = ""'], 'node.owner-address', /^node\.owner-address: required/],
+    [['node.owner-address = "3Mv61qe6egMSjRDZiiuvJDnf3Q1qW9tTZDB"'], 'node.owner-address', /invalid address: Data from other network/],
+    [['node.miner.enable = maybe'], 'node.miner.enable', 'expected a boolean (true/false, yes/no, on/off), got "maybe"'],
+    [['node.miner.max-transactions-in-micro-block = 6001'], 'node.miner.max-transactions-in-micro-block', 'expected an integer from 1 to 6000, got 6001'],
+    [['node.miner.utx-check-delay = 50ms'], 'node.miner.utx-check-delay', 'must be ≥ 100ms, got 50ms'],
+    [['node.utx.memory-limit = lots'], 'node.utx.memory-limit', 'expected a memory size (e.g. "100MiB"), got "lots"'],
+    [['node.utx.tx-expire-timeout = 1m'], 'node.utx.tx-expire-timeout', 'should be between 5 minutes and 96 hours, got 60000ms'],
+    [['node.api.rest.port = 70000'], 'node.api.rest.port', 'expected an integer from 0 to 65535, got 70000'],
+    [['node.api.auth.api-key-hash = ""'], 'node.api.auth.api-key-hash', "'node.api.auth.api-key-hash' setting is empty"],
+    [['node.api.auth.privacy-api-key-hash = "0OIl"'], 'node.api.auth.privacy-api-key-hash', "Failed to decode privacy-api-key-hash: '0OIl'"],
+    [['node.api.auth { type = oauth2, public-key = "bm90IGEga2V5" }'], 'node.api.auth.public-key', /Failed to decode authorization public key/],
+    [['node.api.auth.type = tls-whitelist'], 'node.api.auth.type', /'tls-whitelist' is not supported/],
+    [['node.network.known-peers = ["nohost"]'], 'node.network.known-peers(0)', 'expected "host:port", got "nohost"'],
+    [['node.network.known-peers = "a:1"'], 'node.network.known-peers', 'expected a list, got "a:1"'],
+    [['node.network.handshake-timeout = 0s'], 'node.network.handshake-timeout', 'must be > 0'],
+    [['node.logging-level = LOUD'], 'node.logging-level', 'expected one of TRACE, DEBUG, INFO, WARN, ERROR, got "LOUD"'],
+    [['node.blockchain.consensus = 5'], 'node.blockchain.consensus', 'expected an object, got 5'],
+  ];
+  for (const [lines, path, message] of cases) {
+    it(`${lines.join('; ')}`, async () => {
+      await expectConfigError(lines, path, message);
+    });
+  }
+
+  it('an EC key is not an OAuth2 key', async () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const der = publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    await expectConfigError([`node.api.auth { type = oauth2, public-key = "${der}" }`], 'node.api.auth.public-key', 'expected an RSA public key, got a ec key');
+  });
+
+  it('refuses integer literals beyond 2^53, which the parser cannot keep, and takes them as strings', async () => {
+    await expectConfigError(
+      ['node.blockchain.custom.genesis.initial-balance = 100000000000000001'],
+      'node.blockchain.custom.genesis.initial-balance',
+      /beyond 2\^53 .*cannot be read without losing digits; write it as a string .* or, for an amount, as "<n> WEST"/,
+    );
+    await expectConfigError(
+      ['node.blockchain.custom.genesis.transactions = [{ recipient: "3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH4", amount: 9007199254740993 }]'],
+      'node.blockchain.custom.genesis.transactions(0).amount',
+      /beyond 2\^53/,
+    );
+    await expectConfigError(['node.network.nonce = -9007199254740993'], 'node.network.nonce', /beyond 2\^53/);
+    // Exactly representable integers up to 2^53 − 1 are fine, and strings keep every digit.
+    const c = await configWith('node.network.nonce = 9007199254740991');
+    assert.equal(c.network.nonce, 9007199254740991n);
+    const s = await configWith('node.network.nonce = "9223372036854775807"');
+    assert.equal(s.network.nonce, 2n ** 63n - 1n);
+    const { chain } = await blockchainFromConfig(
+      await parseHoconText(`${fixtureText}\nnode.blockchain.custom.genesis.initial-balance = "100000000000000001"`),
+      { requireSignedGenesis: false },
+    );
+    assert.equal(chain.genesis.initialBalance, 100000000000000001n);
+  });
+
+  it('reports HOCON syntax errors with the file', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'bad.conf'), 'node { x = [\n');
+    await assert.rejects(loadNodeConfig(join(dir, 'bad.conf')), /bad\.conf: cannot parse HOCON/);
+  });
+
+  it('computes WE API-key hashes', async () => {
+    const { createCryptoSuite } = await import('../../src/crypto/suite.js');
+    const waves = await createCryptoSuite('waves');
+    assert.equal(apiKeyHash(waves, 'ridethewaves!'), 'H6nsiifwYKYEx6YzYD7woP1XCn72RVvx6tC1zjjLXqsu');
+  });
+});
