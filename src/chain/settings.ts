@@ -4,6 +4,9 @@
  * Durations are milliseconds; amounts are WEST units (10^8 per WEST).
  */
 import type { CryptoType } from '../crypto/suite.js';
+import type { GenesisSettings } from '../protocol/blocks.js';
+
+export type { GenesisSettings };
 
 export interface PoaSettings {
   readonly type: 'poa';
@@ -22,26 +25,6 @@ export interface PosSettings {
 }
 
 export type ConsensusSettings = PoaSettings | PosSettings;
-
-export interface GenesisParticipant {
-  readonly publicKey: Uint8Array;
-  /** Role names as in config (`miner`, `permissioner`, …). */
-  readonly roles: readonly string[];
-}
-
-export interface GenesisSettings {
-  /** 1 → block v1; 2 → block v4 (needed for senderRoleEnabled). */
-  readonly version: 1 | 2;
-  readonly blockTimestamp: bigint;
-  readonly generatorPublicKey: Uint8Array;
-  readonly signature: Uint8Array;
-  readonly transactions: ReadonlyArray<{ readonly recipient: string; readonly amount: bigint }>;
-  readonly participants: readonly GenesisParticipant[];
-  readonly senderRoleEnabled: boolean;
-  /** PoS only. */
-  readonly initialBaseTarget?: bigint;
-  readonly initialBalance?: bigint;
-}
 
 export interface FeeSettings {
   readonly enabled: boolean;
@@ -63,6 +46,7 @@ export interface ChainSettings {
   /** `address-scheme-character`. */
   readonly chainId: string;
   readonly consensus: ConsensusSettings;
+  /** The plain genesis (protocol/blocks/genesis-block.ts), with its signature. */
   readonly genesis: GenesisSettings;
   readonly fees: FeeSettings;
   readonly functionality: FunctionalitySettings;

@@ -8,6 +8,7 @@
  * entry per height that changed it. Every write of a height also records an undo entry,
  * so rolling a height back restores exactly what was there before it.
  */
+import { createHash } from 'node:crypto';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Protocol } from '../protocol/protocol.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
@@ -30,7 +31,8 @@ import type { StateChanges, StateView } from './view.js';
 export const F = {
   META: 0x00,
   BLOCK: 0x01, // height u32 → full block bytes (the liquid block's latest assembly)
-  BLOCK_ID: 0x02, // block id (or liquid total signature) → height u32
+  BLOCK_ID: 0x02, // block id (or liquid total signature) → height u32 ‖ transaction count at that id
+  HEADER: 0x08, // height u32 → the key block's bytes (no micro-block transactions)
   TX: 0x03, // tx id → height u32 ‖ tx bytes
   ADDRESS_TX: 0x04, // address ‖ height u32 ‖ seq u32 → tx id
   ALIAS: 0x05, // alias name → address
@@ -102,8 +104,10 @@ export interface HeightCommit {
   readonly height: number;
   /** Full bytes of the block at this height (for a liquid block: its current assembly). */
   readonly blockBytes: Uint8Array;
-  /** Ids that resolve to this height: the block id, and each liquid total signature. */
-  readonly blockIds: readonly Uint8Array[];
+  /** Ids that resolve to this height — the key block id and each liquid total signature — with the transaction count at each. */
+  readonly blockIds: ReadonlyArray<{ readonly id: Uint8Array; readonly transactionCount: number }>;
+  /** The key block's bytes, given when the height is first committed. */
+  readonly keyBlockBytes?: Uint8Array;
   readonly changes: StateChanges;
 }
 
@@ -309,8 +313,18 @@ export class Store implements StateView {
   }
 
   heightOf(blockId: Uint8Array): number | undefined {
+    return this.blockIdInfo(blockId)?.height;
+  }
+
+  /** Height of a block id or liquid total signature, and how many transactions the block had under that id. */
+  blockIdInfo(blockId: Uint8Array): { height: number; transactionCount: number } | undefined {
     const v = this.db.get(cat(Uint8Array.from([F.BLOCK_ID]), blockId));
-    return v === undefined ? undefined : readU32(v);
+    return v === undefined ? undefined : { height: readU32(v), transactionCount: readU32(v, 4) };
+  }
+
+  /** The key block of a height (the block without its micro-block transactions). */
+  keyBlockBytes(height: number): Uint8Array | undefined {
+    return copy(this.db.get(cat(Uint8Array.from([F.HEADER]), u32(height))));
   }
 
   /** Transaction ids involving an address, newest first. */
@@ -332,7 +346,8 @@ export class Store implements StateView {
     this.db.transactionSync(() => {
       const w = new HeightWriter(this.db, c.height);
       w.plain(cat(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
-      for (const id of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), u32(c.height));
+      for (const { id, transactionCount } of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), cat(u32(c.height), u32(transactionCount)));
+      if (c.keyBlockBytes !== undefined) w.plain(cat(Uint8Array.from([F.HEADER]), u32(c.height)), c.keyBlockBytes);
       this.writeChanges(w, c.changes);
       void this.db.put(META_HEIGHT, u32(c.height));
     });
@@ -432,6 +447,24 @@ export class Store implements StateView {
       }
       void this.db.remove(key);
     }
+  }
+
+  /**
+   * SHA-256 over every state and transaction-index entry (not blocks, ids or bookkeeping):
+   * two stores that applied the same transactions in the same blocks hash the same,
+   * however the blocks arrived (key block plus micro-blocks, or whole).
+   */
+  stateHash(): string {
+    const h = createHash('sha256');
+    const families = [F.TX, F.ADDRESS_TX, F.ALIAS, F.ALIAS_OF, F.POLICY_DATA_HASH];
+    for (let f = F.BALANCE; f < F.BALANCE + 2 * HISTORY_OFFSET; f++) families.push(f as never);
+    for (const f of families) {
+      for (const { key, value } of this.db.getRange({ start: Uint8Array.from([f]), end: Uint8Array.from([f + 1]) })) {
+        h.update(u32(key.length)).update(key).update(u32(value.length)).update(value);
+      }
+    }
+    h.update(u32(this.height()));
+    return h.digest('hex');
   }
 
   /** Every entry of the block, index and state families (no bookkeeping), for comparing states. */

@@ -40,7 +40,7 @@ function apply(store: Store, height: number, ops: Op[]): void {
     } else s.addPermissionOp(a, { opType: 'add', role: op.role, timestamp: BigInt(op.ts), dueTimestamp: null });
   }
   s.setCarryFee(BigInt(height));
-  store.commit({ height, blockBytes: Uint8Array.from([height & 0xff]), blockIds: [new Uint8Array(64).fill(height & 0xff)], changes: s.changes() });
+  store.commit({ height, blockBytes: Uint8Array.from([height & 0xff]), blockIds: [{ id: new Uint8Array(64).fill(height & 0xff), transactionCount: ops.length }], changes: s.changes() });
 }
 
 describe('store', () => {

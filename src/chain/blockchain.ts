@@ -1,0 +1,422 @@
+/**
+ * The chain: appending key blocks and micro-blocks, the liquid (NG) block, rollback.
+ *
+ * Every key block and micro-block is committed to the store as soon as it is accepted —
+ * the block, the state it changes and the indexes in one LMDB transaction — so nothing
+ * confirmed is lost on a crash. The top height holds the liquid block: the key block and
+ * every micro-block so far, re-committed under the new total signature as it grows.
+ *
+ * Consensus rules are injected (ConsensusRules): the chain layer sits above consensus.
+ */
+import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { Block, applyMicroBlock, genesisBlock, produceMicroBlock, westFeeOf, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
+import { genericError, WeError } from '../protocol/errors.js';
+import type { Protocol } from '../protocol/protocol.js';
+import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import type { Store } from '../state/store.js';
+import { MutableState, type StateView } from '../state/view.js';
+import type { FeatureView } from './features.js';
+import type { ChainSettings } from './settings.js';
+import { applyTransaction, type TxContext } from './validation.js';
+
+/** Header facts consensus needs about stored blocks. */
+export interface ChainHeaders {
+  height(): number;
+  /** Public key of the block's generator. */
+  generatorAt(height: number): Uint8Array;
+  timestampAt(height: number): bigint;
+  /** The key block (no micro-block transactions) at a height. */
+  keyBlockAt(height: number): Block;
+}
+
+/** What the consensus algorithm decides about blocks (implemented in consensus/). */
+export interface ConsensusRules {
+  /** Throws a WeError unless `block` may extend the chain now (timing, generator, consensus data). */
+  validateKeyBlock(block: Block, chain: ChainHeaders, state: StateView, now: bigint): void;
+  /** Throws unless the key block's generator may still add a micro-block stamped `timestamp`. */
+  validateMicroBlock(keyBlock: Block, timestamp: bigint, now: bigint): void;
+  /** Effects of appending a key block at `height` (PoA warnings and bans), written into its state. */
+  afterKeyBlock(state: MutableState, block: Block, height: number, chain: ChainHeaders): void;
+}
+
+/** NG fee split (WE's 40/60): the block's miner gets ⌊fee/5⌋·2 now, the next block's miner the rest. */
+export function minerShare(fee: bigint): bigint {
+  return (fee / 5n) * 2n;
+}
+
+export interface MicroBlockBuild {
+  /** The appended micro-block; undefined when no candidate fitted. */
+  readonly microBlock: TxMicroBlock | undefined;
+  readonly included: readonly Transaction[];
+  /** Candidates that failed against state, with why. */
+  readonly rejected: ReadonlyArray<{ tx: Transaction; error: WeError }>;
+}
+
+export interface BlockchainOptions {
+  readonly store: Store;
+  readonly protocol: Protocol;
+  readonly settings: ChainSettings;
+  readonly features: FeatureView;
+  readonly consensus: ConsensusRules;
+  readonly txExpireTimeoutMs: number;
+  /** Node time in ms. */
+  readonly now: () => bigint;
+}
+
+export class Blockchain implements ChainHeaders {
+  readonly store: Store;
+  readonly protocol: Protocol;
+  readonly settings: ChainSettings;
+  readonly features: FeatureView;
+  private readonly consensus: ConsensusRules;
+  private readonly txExpireTimeoutMs: number;
+  private readonly now: () => bigint;
+  /** The top block as assembled so far; undefined before genesis. */
+  private tip: Block | undefined;
+  private readonly keyBlocks = new Map<number, Block>();
+  private listeners: Array<(event: ChainEvent) => void> = [];
+
+  constructor(o: BlockchainOptions) {
+    this.store = o.store;
+    this.protocol = o.protocol;
+    this.settings = o.settings;
+    this.features = o.features;
+    this.consensus = o.consensus;
+    this.txExpireTimeoutMs = o.txExpireTimeoutMs;
+    this.now = o.now;
+    this.tip = this.readBlock(this.store.height());
+  }
+
+  /** Applies the configured genesis block to an empty store, or checks the stored one is it. */
+  ensureGenesis(): void {
+    const genesis = genesisBlock(this.protocol, this.settings.genesis, this.settings.consensus.type);
+    if (this.store.height() > 0) {
+      const stored = this.blockAt(1);
+      if (stored === undefined || !equalBytes(stored.id, genesis.id)) {
+        throw new Error(`The data directory holds another chain: its genesis is not ${genesis.idBase58}`);
+      }
+      return;
+    }
+    const state = new MutableState(this.store, 1);
+    const ctx = this.txContext(1, genesis.timestamp, undefined);
+    for (const tx of genesis.transactions) applyTransaction(state, tx, ctx, { verifySignature: false });
+    this.store.commit({
+      height: 1,
+      blockBytes: genesis.bytes,
+      blockIds: [{ id: genesis.id, transactionCount: genesis.transactionCount }],
+      keyBlockBytes: genesis.bytes,
+      changes: state.changes(),
+    });
+    this.tip = genesis;
+    this.emit({ kind: 'block', height: 1, block: genesis });
+  }
+
+  // --- reads ----------------------------------------------------------------------
+
+  height(): number {
+    return this.store.height();
+  }
+
+  /** The top block (the liquid block while micro-blocks are being added). */
+  lastBlock(): Block {
+    if (this.tip === undefined) throw new Error('The chain has no genesis block yet');
+    return this.tip;
+  }
+
+  /** The state after the top block. */
+  state(): StateView {
+    return this.store;
+  }
+
+  private readBlock(height: number): Block | undefined {
+    if (height < 1) return undefined;
+    const bytes = this.store.blockBytes(height);
+    return bytes === undefined ? undefined : Block.fromBytes(this.protocol, bytes);
+  }
+
+  blockAt(height: number): Block | undefined {
+    if (height === this.height()) return this.tip;
+    return this.readBlock(height);
+  }
+
+  /** A block by id; a liquid block's intermediate total signature gives it as assembled then. */
+  blockById(id: Uint8Array): { block: Block; height: number } | undefined {
+    const info = this.store.blockIdInfo(id);
+    if (info === undefined) return undefined;
+    const block = this.blockAt(info.height);
+    if (block === undefined) return undefined;
+    if (equalBytes(block.id, id)) return { block, height: info.height };
+    const partial = Block.build(this.protocol, block.withContent(block.transactions.slice(0, info.transactionCount)), id);
+    return { block: partial, height: info.height };
+  }
+
+  childOf(id: Uint8Array): Block | undefined {
+    const found = this.blockById(id);
+    if (found === undefined || !equalBytes(found.block.id, id)) return undefined;
+    const child = this.blockAt(found.height + 1);
+    return child !== undefined && equalBytes(child.reference, id) ? child : undefined;
+  }
+
+  keyBlockAt(height: number): Block {
+    let block = this.keyBlocks.get(height);
+    if (block === undefined) {
+      const bytes = this.store.keyBlockBytes(height);
+      if (bytes === undefined) throw new Error(`No block at height ${height}`);
+      block = Block.fromBytes(this.protocol, bytes);
+      if (this.keyBlocks.size > 4096) this.keyBlocks.clear();
+      this.keyBlocks.set(height, block);
+    }
+    return block;
+  }
+
+  generatorAt(height: number): Uint8Array {
+    return this.keyBlockAt(height).generator;
+  }
+
+  timestampAt(height: number): bigint {
+    return this.keyBlockAt(height).timestamp;
+  }
+
+  /** Context for applying a transaction in the block at `height`. */
+  txContext(height: number, blockTimestamp: bigint, lastBlockTimestamp: bigint | undefined, blockGenerator?: Uint8Array): TxContext {
+    return {
+      settings: this.settings,
+      features: this.features,
+      height,
+      blockTimestamp,
+      lastBlockTimestamp,
+      now: this.now(),
+      txExpireTimeoutMs: this.txExpireTimeoutMs,
+      ...(blockGenerator === undefined ? {} : { blockGenerator }),
+    };
+  }
+
+  /** Context of a micro-block on the current liquid block. */
+  private liquidTxContext(): TxContext {
+    const h = this.height();
+    const keyBlock = this.keyBlockAt(h);
+    return this.txContext(h, keyBlock.timestamp, h > 1 ? this.timestampAt(h - 1) : undefined, keyBlock.generator);
+  }
+
+  /** Context the pool validates against: the current state, the node's clock as block time (as WE does). */
+  poolTxContext(): TxContext {
+    const h = this.height();
+    return this.txContext(h, this.now(), h > 1 ? this.timestampAt(h - 1) : undefined);
+  }
+
+  // --- appending ------------------------------------------------------------------
+
+  on(listener: (event: ChainEvent) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  private emit(event: ChainEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+
+  /** Appends a key block on top of the current (liquid) block. */
+  appendKeyBlock(block: Block): void {
+    const tip = this.lastBlock();
+    const height = this.height() + 1;
+    if (!equalBytes(block.reference, tip.id)) {
+      throw genericError(`Block ${block.idBase58} does not reference the last block ${tip.idBase58}`, 'reference');
+    }
+    if (block.version !== 3) throw genericError(`Block version ${block.version} is not allowed at height ${height}`, 'version');
+    if (block.transactions.length > 0) throw genericError('A key block carries no transactions (NG)', 'transactions');
+    if (!block.hasValidSignature()) throw genericError(`Block ${block.idBase58} has an invalid signature`, 'signature');
+    this.consensus.validateKeyBlock(block, this, this.store, this.now());
+    const state = new MutableState(this.store, height);
+    const carry = state.carryFee();
+    if (carry !== 0n) {
+      state.addBalance(this.protocol.addresses.fromPublicKey(block.generator).bytes, null, carry);
+      state.setCarryFee(0n);
+    }
+    this.consensus.afterKeyBlock(state, block, height, this);
+    this.store.commit({
+      height,
+      blockBytes: block.bytes,
+      blockIds: [{ id: block.id, transactionCount: 0 }],
+      keyBlockBytes: block.bytes,
+      changes: state.changes(),
+    });
+    this.tip = block;
+    this.emit({ kind: 'block', height, block });
+  }
+
+  /**
+   * Appends a whole block — a key block with all its transactions, as a peer serves a
+   * finished block or as stored blocks are replayed: the key-block checks, then every
+   * transaction validated and applied, in one commit.
+   */
+  appendBlock(block: Block): void {
+    if (block.transactions.length === 0) {
+      this.appendKeyBlock(block);
+      return;
+    }
+    const tip = this.lastBlock();
+    const height = this.height() + 1;
+    if (!equalBytes(block.reference, tip.id)) {
+      throw genericError(`Block ${block.idBase58} does not reference the last block ${tip.idBase58}`, 'reference');
+    }
+    if (block.version !== 3) throw genericError(`Block version ${block.version} is not allowed at height ${height}`, 'version');
+    if (!block.hasValidSignature()) throw genericError(`Block ${block.idBase58} has an invalid signature`, 'signature');
+    this.consensus.validateKeyBlock(block, this, this.store, this.now());
+    const state = new MutableState(this.store, height);
+    const miner = this.protocol.addresses.fromPublicKey(block.generator).bytes;
+    const carry = state.carryFee();
+    if (carry !== 0n) {
+      state.addBalance(miner, null, carry);
+      state.setCarryFee(0n);
+    }
+    this.consensus.afterKeyBlock(state, block, height, this);
+    const ctx = this.txContext(height, block.timestamp, tip.timestamp, block.generator);
+    for (const tx of block.transactions) {
+      const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });
+      this.shareFee(state, miner, fee);
+    }
+    this.store.commit({
+      height,
+      blockBytes: block.bytes,
+      blockIds: [{ id: block.id, transactionCount: block.transactions.length }],
+      keyBlockBytes: block.bytes,
+      changes: state.changes(),
+    });
+    this.tip = block;
+    this.emit({ kind: 'block', height, block });
+  }
+
+  /** Appends a micro-block received from its producer: every check, every transaction validated. */
+  appendMicroBlock(micro: MicroBlock): Block {
+    const tip = this.lastBlock();
+    const height = this.height();
+    const keyBlock = this.keyBlockAt(height);
+    const next = applyMicroBlock(tip, micro, { firstMicroBlock: equalBytes(tip.id, keyBlock.id) });
+    this.consensus.validateMicroBlock(keyBlock, micro.timestamp, this.now());
+    if (micro.kind !== 'tx') throw genericError('Vote micro-blocks belong to CFT consensus, which this chain does not run');
+    const state = new MutableState(this.store);
+    const ctx = this.liquidTxContext();
+    const miner = this.protocol.addresses.fromPublicKey(keyBlock.generator).bytes;
+    for (const tx of micro.transactions) {
+      const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });
+      this.shareFee(state, miner, fee);
+    }
+    this.commitLiquid(height, next, state);
+    return next;
+  }
+
+  /**
+   * Builds, signs and appends this node's next micro-block from candidate transactions
+   * (already signature-checked by the pool), in the given order, skipping those that fail
+   * against state, within the count and byte limits.
+   */
+  appendOwnMicroBlock(
+    candidates: Iterable<Transaction>,
+    limits: { maxTransactions: number; maxBlockBytes: number },
+    privateKey: Uint8Array,
+    modifiedTotalSign: boolean,
+  ): MicroBlockBuild {
+    const tip = this.lastBlock();
+    const height = this.height();
+    const keyBlock = this.keyBlockAt(height);
+    const timestamp = this.now();
+    this.consensus.validateMicroBlock(keyBlock, timestamp, timestamp);
+    const state = new MutableState(this.store);
+    const ctx = this.liquidTxContext();
+    const miner = this.protocol.addresses.fromPublicKey(keyBlock.generator).bytes;
+    const minerKeys = { publicKey: keyBlock.generator, privateKey };
+    let bytes = tip.transactions.reduce((n, tx) => n + tx.bytes.length, 0);
+    const included: Transaction[] = [];
+    const rejected: Array<{ tx: Transaction; error: WeError }> = [];
+    for (const candidate of candidates) {
+      if (included.length >= limits.maxTransactions) break;
+      if (bytes + candidate.bytes.length > limits.maxBlockBytes) continue;
+      const fork = state.fork();
+      let tx = candidate;
+      try {
+        // An atomic goes into the block mined: this node named as miner, with its proof.
+        if (isAtomic(tx)) tx = mineAtomic(tx, [], minerKeys);
+        const { fee } = applyTransaction(fork, tx, ctx, { verifySignature: false });
+        this.shareFee(fork, miner, fee);
+      } catch (e) {
+        if (e instanceof WeError) {
+          rejected.push({ tx: candidate, error: e });
+          continue;
+        }
+        throw e;
+      }
+      fork.mergeInto(state);
+      included.push(tx);
+      bytes += tx.bytes.length;
+    }
+    if (included.length === 0) return { microBlock: undefined, included, rejected };
+    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign });
+    this.commitLiquid(height, liquidBlock, state);
+    if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
+    return { microBlock, included, rejected };
+  }
+
+  private shareFee(state: MutableState, miner: Uint8Array, fee: bigint): void {
+    if (fee === 0n) return;
+    const share = minerShare(fee);
+    state.addBalance(miner, null, share);
+    state.setCarryFee(state.carryFee() + fee - share);
+  }
+
+  private commitLiquid(height: number, liquid: Block, state: MutableState): void {
+    this.store.commit({
+      height,
+      blockBytes: liquid.bytes,
+      blockIds: [{ id: liquid.id, transactionCount: liquid.transactions.length }],
+      changes: state.changes(),
+    });
+    this.tip = liquid;
+    this.emit({ kind: 'micro-block', height, block: liquid, transactions: state.changes().transactions.map((t) => t.tx) });
+  }
+
+  // --- rollback -------------------------------------------------------------------
+
+  /** The lowest height a rollback may go to. */
+  minRollbackHeight(): number {
+    return Math.max(1, this.height() - this.settings.maxRollbackDepth);
+  }
+
+  /**
+   * Removes every block above `height` (the block there becomes the tip) and returns the
+   * transactions they held, oldest first.
+   */
+  rollbackTo(height: number): Transaction[] {
+    const top = this.height();
+    if (!Number.isInteger(height) || height < 1 || height > top) {
+      throw genericError(`Rollback height ${height} is out of range: the chain is at height ${top}`, 'rollbackTo');
+    }
+    if (height < this.minRollbackHeight()) {
+      throw genericError(`Rollback is possible only to the block at height ${this.minRollbackHeight()} or above (max-rollback-depth ${this.settings.maxRollbackDepth})`, 'rollbackTo');
+    }
+    const removed = this.store.rollbackTo(height);
+    this.keyBlocks.clear();
+    this.tip = this.readBlock(height);
+    // Mined atomics go back as their clients sent them.
+    const txs = removed.flatMap((bytes) => Block.fromBytes(this.protocol, bytes).transactions).map((tx) => (isAtomic(tx) && tx.data.miner !== null ? unmineAtomic(tx) : tx));
+    this.emit({ kind: 'rollback', height, removed: txs });
+    return txs;
+  }
+
+  /** Total WEST fee of the top block (for tests and the API's `fee`). */
+  lastBlockFee(): bigint {
+    return this.lastBlock().transactions.reduce((s, tx) => s + westFeeOf(tx), 0n);
+  }
+
+  describeTip(): string {
+    const tip = this.tip;
+    return tip === undefined ? 'empty' : `${this.height()}:${encodeBase58(tip.id).slice(0, 8)}`;
+  }
+}
+
+export type ChainEvent =
+  | { readonly kind: 'block'; readonly height: number; readonly block: Block }
+  | { readonly kind: 'micro-block'; readonly height: number; readonly block: Block; readonly transactions: readonly Transaction[] }
+  | { readonly kind: 'rollback'; readonly height: number; readonly removed: readonly Transaction[] };

@@ -1,0 +1,171 @@
+/**
+ * The pool of unconfirmed transactions (WE's UtxPool).
+ *
+ * Admission validates a transaction fully against the current state (signature, timing,
+ * fee, permissions, balances, the family's rules) without applying it. The pool is
+ * bounded by bytes (`utx.memory-limit`), ordered by timestamp for mining and listing,
+ * drops what blocks include, re-validates everything after each key block and drops
+ * expired transactions. Rolled-back transactions can be put back.
+ */
+import { genericError, WeError } from '../protocol/errors.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { k } from '../state/view.js';
+import { MutableState } from '../state/view.js';
+import type { Blockchain, ChainEvent } from './blockchain.js';
+import type { UtxSettings } from './settings.js';
+import { applyTransaction } from './validation.js';
+
+export interface UtxOptions {
+  readonly chain: Blockchain;
+  readonly settings: UtxSettings;
+  readonly now: () => bigint;
+  /** How long identical broadcasts are refused as AlreadyInProcessing (WE's known-tx-cache-time). */
+  readonly knownTxCacheMs?: number;
+  /** Called with each transaction the pool drops after admission (expired or invalidated). */
+  readonly onDrop?: (tx: Transaction, reason: WeError) => void;
+}
+
+export class UtxPool {
+  private readonly chain: Blockchain;
+  private readonly settings: UtxSettings;
+  private readonly now: () => bigint;
+  private readonly knownTxCacheMs: number;
+  private readonly onDrop: ((tx: Transaction, reason: WeError) => void) | undefined;
+  private readonly txs = new Map<string, Transaction>();
+  private bytes = 0;
+  private ordered: Transaction[] | undefined = [];
+  /** Recently broadcast ids → when (ms). */
+  private readonly recent = new Map<string, bigint>();
+  private revalidation: Promise<void> | undefined;
+
+  constructor(o: UtxOptions) {
+    this.chain = o.chain;
+    this.settings = o.settings;
+    this.now = o.now;
+    this.knownTxCacheMs = o.knownTxCacheMs ?? 20_000;
+    this.onDrop = o.onDrop;
+    o.chain.on((event) => this.onChainEvent(event));
+  }
+
+  size(): { size: number; sizeInBytes: number } {
+    return { size: this.txs.size, sizeInBytes: this.bytes };
+  }
+
+  get(id: Uint8Array): Transaction | undefined {
+    return this.txs.get(k(id));
+  }
+
+  /** Pool transactions ordered by timestamp (then by arrival). */
+  all(): readonly Transaction[] {
+    if (this.ordered === undefined) {
+      this.ordered = [...this.txs.values()].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+    }
+    return this.ordered;
+  }
+
+  /**
+   * A client's broadcast: refuses the same transaction again within the known-tx window
+   * (WE's AlreadyInProcessing), then admits it. A transaction already in the pool is not
+   * an error after that window.
+   */
+  broadcast(tx: Transaction): Transaction {
+    const id = k(tx.id);
+    const now = this.now();
+    this.forgetOldBroadcasts(now);
+    const seen = this.recent.get(id);
+    if (seen !== undefined) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
+    const admitted = this.put(tx);
+    this.recent.set(id, now);
+    return admitted;
+  }
+
+  private forgetOldBroadcasts(now: bigint): void {
+    const limit = now - BigInt(this.knownTxCacheMs);
+    for (const [id, at] of this.recent) {
+      if (at > limit) break;
+      this.recent.delete(id);
+    }
+  }
+
+  /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */
+  put(tx: Transaction): Transaction {
+    const id = k(tx.id);
+    const existing = this.txs.get(id);
+    if (existing !== undefined) return existing;
+    if (this.bytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
+    this.validate(tx, true);
+    this.txs.set(id, tx);
+    this.bytes += tx.bytes.length;
+    this.ordered = undefined;
+    return tx;
+  }
+
+  /** Full validation against the current state, nothing applied. */
+  private validate(tx: Transaction, verifySignature: boolean): void {
+    const state = new MutableState(this.chain.state());
+    applyTransaction(state, tx, this.chain.poolTxContext(), { verifySignature });
+  }
+
+  remove(id: Uint8Array): boolean {
+    const key = k(id);
+    const tx = this.txs.get(key);
+    if (tx === undefined) return false;
+    this.txs.delete(key);
+    this.bytes -= tx.bytes.length;
+    this.ordered = undefined;
+    return true;
+  }
+
+  private drop(tx: Transaction, reason: WeError): void {
+    if (this.remove(tx.id)) this.onDrop?.(tx, reason);
+  }
+
+  private onChainEvent(event: ChainEvent): void {
+    if (event.kind === 'micro-block') {
+      for (const tx of event.transactions) this.remove(tx.id);
+    } else if (event.kind === 'block') {
+      for (const tx of event.block.transactions) this.remove(tx.id);
+      void this.revalidate();
+    } else {
+      for (const tx of event.removed) {
+        try {
+          this.put(tx);
+        } catch {
+          // A transaction that no longer fits the rolled-back state is not returned.
+        }
+      }
+    }
+  }
+
+  /**
+   * Re-validates every pooled transaction against the current state (signatures were
+   * checked on admission) and drops expired and invalid ones; runs in slices so the
+   * node keeps serving. Concurrent calls share one pass.
+   */
+  revalidate(): Promise<void> {
+    this.revalidation ??= (async () => {
+      try {
+        const snapshot = [...this.txs.values()];
+        const expiry = this.now() - BigInt(this.settings.txExpireTimeoutMs);
+        for (let i = 0; i < snapshot.length; i++) {
+          const tx = snapshot[i]!;
+          if (!this.txs.has(k(tx.id))) continue;
+          if (tx.timestamp < expiry) {
+            this.drop(tx, genericError(`Transaction ${tx.idBase58} expired in the pool`));
+            continue;
+          }
+          try {
+            this.validate(tx, false);
+          } catch (e) {
+            if (!(e instanceof WeError)) throw e;
+            this.drop(tx, e);
+          }
+          if (i % 256 === 255) await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      } finally {
+        this.revalidation = undefined;
+      }
+    })();
+    return this.revalidation;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The PoA miner loop: forges this node's key blocks in its own rounds (other miners'
+ * rounds are skipped when they do not produce), then fills its key block with
+ * micro-blocks from the pool every `micro-block-interval` until its round's sync part —
+ * sooner when the pool holds a full micro-block.
+ */
+import type { Blockchain } from '../chain/blockchain.js';
+import type { MinerSettings } from '../chain/settings.js';
+import { IMPLEMENTED_FEATURES } from '../chain/settings.js';
+import type { UtxPool } from '../chain/utx.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { Block } from '../protocol/blocks.js';
+import { WeError } from '../protocol/errors.js';
+import { equalBytes } from '../protocol/bytes.js';
+import { microBlockWindow, planKeyBlock } from './poa.js';
+import type { PoaRules } from './rules.js';
+import { poaHeaders } from './rules.js';
+
+/** Feature 160: micro-blocks v5 (liquid block signed in parallel). */
+const PARALLEL_LIQUID_BLOCK_GENERATION = 160;
+
+export interface MinerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface MinerOptions {
+  readonly chain: Blockchain;
+  readonly pool: UtxPool;
+  readonly rules: PoaRules;
+  readonly settings: MinerSettings;
+  readonly keyPair: KeyPair;
+  readonly now: () => bigint;
+  readonly log: MinerLog;
+}
+
+export class Miner {
+  private readonly o: MinerOptions;
+  private readonly address: Uint8Array;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private lastMicroAt = 0n;
+  /** How often the loop looks at the pool while it may add micro-blocks. */
+  private readonly pollMs: number;
+
+  constructor(o: MinerOptions) {
+    this.o = o;
+    this.address = o.chain.protocol.addresses.fromPublicKey(o.keyPair.publicKey).bytes;
+    this.pollMs = Math.max(20, Math.min(500, Math.floor(o.settings.microBlockIntervalMs / 10)));
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Looks again now (e.g. after a transaction arrived in an empty pool). */
+  wake(): void {
+    if (this.running) this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), Math.max(0, delayMs));
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    let next = 1000;
+    try {
+      next = Math.min(this.tryMicroBlock(), this.tryKeyBlock());
+    } catch (e) {
+      this.o.log.error({ err: e }, 'mining attempt failed');
+    }
+    this.schedule(next);
+  }
+
+  /** Adds a micro-block to this node's current key block when due; returns ms until the next look. */
+  private tryMicroBlock(): number {
+    const { chain, pool, rules, settings } = this.o;
+    const height = chain.height();
+    if (height < 2) return Number.MAX_SAFE_INTEGER;
+    const keyBlock = chain.keyBlockAt(height);
+    if (!equalBytes(keyBlock.generator, this.o.keyPair.publicKey)) return Number.MAX_SAFE_INTEGER;
+    const now = this.o.now();
+    const window = microBlockWindow(rules.poa, keyBlock.timestamp, now);
+    if (!window.allowed) return Number.MAX_SAFE_INTEGER;
+    const pending = pool.size().size;
+    if (pending === 0) return this.pollMs;
+    const due = now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
+    if (!due) return Math.max(1, Number(BigInt(settings.microBlockIntervalMs) - (now - this.lastMicroAt)));
+    const build = chain.appendOwnMicroBlock(
+      pool.all(),
+      { maxTransactions: settings.maxTransactionsInMicroBlock, maxBlockBytes: settings.maxBlockSizeInBytes },
+      this.o.keyPair.privateKey,
+      chain.features.isActive(PARALLEL_LIQUID_BLOCK_GENERATION, height),
+    );
+    for (const { tx, error } of build.rejected) {
+      pool.remove(tx.id);
+      this.o.log.debug({ id: tx.idBase58, error: error.message }, 'transaction dropped from the pool');
+    }
+    this.lastMicroAt = now;
+    if (build.microBlock !== undefined) {
+      this.o.log.debug({ height, transactions: build.included.length, id: build.microBlock.idBase58 }, 'micro-block');
+    }
+    return pool.size().size >= settings.maxTransactionsInMicroBlock ? 0 : settings.microBlockIntervalMs;
+  }
+
+  /** Forges a key block when this node's slot has come; returns ms until the next look. */
+  private tryKeyBlock(): number {
+    const { chain, rules } = this.o;
+    const now = this.o.now();
+    const plan = planKeyBlock(rules.poa, { state: chain.state(), chain: poaHeaders(chain), now, self: this.address });
+    if (plan.kind === 'idle') return Math.max(this.pollMs, Number(plan.retryAt - now));
+    if (plan.kind === 'wait') return Math.max(0, Number(plan.at - now));
+    const height = plan.height;
+    const block = Block.sign(
+      chain.protocol,
+      {
+        version: 3,
+        timestamp: plan.timestamp,
+        reference: chain.lastBlock().id,
+        consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
+        transactions: [],
+        featureVotes: this.featureVotes(height),
+        genesisData: null,
+      },
+      this.o.keyPair.privateKey,
+    );
+    try {
+      chain.appendKeyBlock(block);
+    } catch (e) {
+      if (e instanceof WeError) {
+        this.o.log.warn({ height, error: e.message }, 'own key block refused');
+        return this.pollMs;
+      }
+      throw e;
+    }
+    this.lastMicroAt = 0n;
+    this.o.log.info({ height, id: block.idBase58, skippedRounds: plan.skippedRounds }, 'key block forged');
+    return 0;
+  }
+
+  /** Implemented features not yet activated (or pre-activated) at this height: what this node votes for. */
+  private featureVotes(height: number): number[] {
+    const f = this.o.chain.features;
+    return [...IMPLEMENTED_FEATURES.keys()].filter((id) => f.activationHeight(id) === undefined && !f.isActive(id, height)).slice(0, 64);
+  }
+}

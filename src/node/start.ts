@@ -1,0 +1,127 @@
+/**
+ * `start`: resolves what to run — a configured node (`--config FILE`) or the dev chain on
+ * embedded defaults (no `--config`) — and runs it.
+ *
+ * Command-line options override the config: `--data-dir` (the dev chain's whole directory, or
+ * a configured node's `data-directory`), `--rest-port`, `--p2p-port`.
+ */
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { Protocol } from '../protocol/protocol.js';
+import { loadNodeConfig, withOverrides, type NodeConfig } from './config.js';
+import { DEV_API_KEY, DEV_DEFAULT_DATA_DIR, devNodeConfig, writeDevAccounts } from './dev.js';
+import { Keystore } from './keystore.js';
+import { Node } from './node.js';
+
+export interface StartOptions {
+  /** A WE-style node config; absent: the dev chain. */
+  readonly config?: string;
+  readonly dataDir?: string;
+  readonly restPort?: number;
+  readonly p2pPort?: number;
+}
+
+export interface StartIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Asks for a secret on the console; undefined when there is no console. */
+  readonly askSecret: ((prompt: string) => Promise<string>) | undefined;
+  readonly out: (text: string) => void;
+}
+
+/** Reads a line from the terminal without echoing it. */
+export function askSecretOnTerminal(prompt: string): Promise<string> {
+  let muted = false;
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, callback): void {
+      if (!muted) process.stdout.write(chunk);
+      callback();
+    },
+  });
+  const rl = createInterface({ input: process.stdin, output, terminal: true });
+  return new Promise((resolve) => {
+    rl.question(prompt, (answer) => {
+      rl.close();
+      process.stdout.write('\n');
+      resolve(answer);
+    });
+    muted = true;
+  });
+}
+
+export function processIo(): StartIo {
+  return {
+    env: process.env,
+    askSecret: process.stdin.isTTY ? askSecretOnTerminal : undefined,
+    out: (text) => process.stdout.write(text),
+  };
+}
+
+export interface ResolvedStart {
+  readonly config: NodeConfig;
+  /** True for the dev chain. */
+  readonly dev: boolean;
+}
+
+/**
+ * The owner's keystore password, as WE's node gets it: WE_NODE_OWNER_PASSWORD(_EMPTY) in the
+ * environment (already in the config), else the console. An entry without a password needs none.
+ */
+async function withOwnerPassword(config: NodeConfig, io: StartIo): Promise<NodeConfig> {
+  const protocol = await Protocol.create({ crypto: config.chain.crypto, chainId: config.chain.chainId });
+  const keystore = Keystore.open(config.node.wallet.file, protocol.addresses);
+  const owner = config.node.ownerAddress.toString();
+  if (!keystore.has(owner)) throw new Error(`Node owner address '${owner}' does not exist in the keystore '${keystore.path}'`);
+  if (config.node.ownerPassword !== undefined) return config;
+  const entry = keystore.info().find((e) => e.address === owner);
+  let password: string;
+  if (entry !== undefined && !entry.passwordProtected) password = '';
+  else if (io.askSecret !== undefined) password = await io.askSecret('Enter the password for private key: ');
+  else {
+    throw new Error(
+      "Node owner's password has not been received: there is no console to ask it on. " +
+        'Set WE_NODE_OWNER_PASSWORD, or WE_NODE_OWNER_PASSWORD_EMPTY=true for a key without a password',
+    );
+  }
+  return { ...config, node: { ...config.node, ownerPassword: password } };
+}
+
+/** The config `start` runs with these options. */
+export async function resolveStartConfig(options: StartOptions, io: StartIo = processIo()): Promise<ResolvedStart> {
+  if (options.config === undefined) {
+    const config = await devNodeConfig({
+      dataDir: options.dataDir ?? DEV_DEFAULT_DATA_DIR,
+      ...(options.restPort === undefined ? {} : { restPort: options.restPort }),
+      ...(options.p2pPort === undefined ? {} : { p2pPort: options.p2pPort }),
+    });
+    return { config, dev: true };
+  }
+  const loaded = withOverrides(await loadNodeConfig(options.config, { env: io.env }), options);
+  return { config: await withOwnerPassword(loaded, io), dev: false };
+}
+
+/** What the dev chain prints at start. */
+export function devBanner(config: NodeConfig, accountsFile: string): string {
+  const host = config.api.bindAddress;
+  return [
+    `Weft dev chain (chain id '${config.chain.chainId}') in ${config.node.directory}`,
+    `REST API:  http://${host}:${config.api.port}`,
+    `API key:   ${DEV_API_KEY}`,
+    `Accounts, seeds and keystore passwords: ${accountsFile}`,
+    '',
+  ].join('\n');
+}
+
+/** `start`: resolves the config, runs the node, and stops it cleanly on SIGINT/SIGTERM. */
+export async function startNode(options: StartOptions, io: StartIo = processIo()): Promise<Node> {
+  const { config, dev } = await resolveStartConfig(options, io);
+  const node = await Node.start(config);
+  // dev-accounts.json appears once the API is serving, so a script may wait for the file.
+  if (dev) io.out(devBanner(config, await writeDevAccounts(config)));
+  const stop = (signal: string): void => {
+    node.log.info({ signal }, 'stopping');
+    void node.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  return node;
+}
