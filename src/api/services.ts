@@ -41,7 +41,7 @@ export interface PoolService {
    * Validates a signed transaction against state and adds it to the pool (idempotent for a
    * transaction already in the pool). Throws a WeError with WE's code on rejection.
    */
-  broadcast(tx: Transaction): Transaction;
+  broadcast(tx: Transaction): Promise<Transaction>;
   /** Pool transactions ordered by timestamp. */
   unconfirmed(): readonly Transaction[];
   unconfirmedById(id: Uint8Array): Transaction | undefined;

@@ -7,12 +7,14 @@
  * drops what blocks include, re-validates everything after each key block and drops
  * expired transactions. Rolled-back transactions can be put back.
  */
+import type { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { genericError, WeError } from '../protocol/errors.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { k } from '../state/view.js';
 import { MutableState } from '../state/view.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import type { UtxSettings } from './settings.js';
+import { preverifySignatures } from './signatures.js';
 import { applyTransaction } from './validation.js';
 
 export interface UtxOptions {
@@ -23,6 +25,8 @@ export interface UtxOptions {
   readonly knownTxCacheMs?: number;
   /** Called with each transaction the pool drops after admission (expired or invalidated). */
   readonly onDrop?: (tx: Transaction, reason: WeError) => void;
+  /** Verifier threads for broadcast signatures; without them the main thread verifies. */
+  readonly verifier?: SignatureVerifierPool;
 }
 
 export class UtxPool {
@@ -31,6 +35,7 @@ export class UtxPool {
   private readonly now: () => bigint;
   private readonly knownTxCacheMs: number;
   private readonly onDrop: ((tx: Transaction, reason: WeError) => void) | undefined;
+  private readonly verifier: SignatureVerifierPool | undefined;
   private readonly txs = new Map<string, Transaction>();
   private bytes = 0;
   private ordered: Transaction[] | undefined = [];
@@ -44,6 +49,7 @@ export class UtxPool {
     this.now = o.now;
     this.knownTxCacheMs = o.knownTxCacheMs ?? 20_000;
     this.onDrop = o.onDrop;
+    this.verifier = o.verifier;
     o.chain.on((event) => this.onChainEvent(event));
   }
 
@@ -68,14 +74,14 @@ export class UtxPool {
    * (WE's AlreadyInProcessing), then admits it. A transaction already in the pool is not
    * an error after that window.
    */
-  broadcast(tx: Transaction): Transaction {
+  async broadcast(tx: Transaction): Promise<Transaction> {
     const id = k(tx.id);
-    const now = this.now();
-    this.forgetOldBroadcasts(now);
-    const seen = this.recent.get(id);
-    if (seen !== undefined) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
+    this.forgetOldBroadcasts(this.now());
+    if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
+    if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignatures(this.verifier, [tx]);
+    if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
     const admitted = this.put(tx);
-    this.recent.set(id, now);
+    this.recent.set(id, this.now());
     return admitted;
   }
 

@@ -148,11 +148,24 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
     return { privateKey, publicKey: publicKeyOf(privateKey) };
   };
 
+  // The Edwards public point of a signing key, kept for the keys this node signs with.
+  const signers = new Map<string, { a: bigint; A: Uint8Array }>();
+  const signerOf = (privateKey: Uint8Array): { a: bigint; A: Uint8Array } => {
+    const id = Buffer.from(privateKey).toString('latin1');
+    let signer = signers.get(id);
+    if (signer === undefined) {
+      const a = bytesToBigLE(privateKey) % L;
+      if (a === 0n) throw new Error('private key is a multiple of the group order');
+      signer = { a, A: ed25519.Point.BASE.multiply(a).toBytes() };
+      if (signers.size >= 1024) signers.clear();
+      signers.set(id, signer);
+    }
+    return signer;
+  };
+
   const sign = (privateKey: Uint8Array, message: Uint8Array): Uint8Array => {
     if (privateKey.length !== 32) throw new Error(`private key must be 32 bytes, got ${privateKey.length}`);
-    const a = bytesToBigLE(privateKey) % L;
-    if (a === 0n) throw new Error('private key is a multiple of the group order');
-    const A = ed25519.Point.BASE.multiply(a).toBytes();
+    const { a, A } = signerOf(privateKey);
     const signBit = A[31]! & 0x80;
     const prefix = new Uint8Array(32).fill(0xff);
     prefix[0] = 0xfe;

@@ -15,6 +15,7 @@ import { UtxPool } from '../chain/utx.js';
 import { Miner } from '../consensus/miner.js';
 import { PoaRules } from '../consensus/rules.js';
 import type { KeyPair } from '../crypto/suite.js';
+import { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import { WeError } from '../protocol/errors.js';
 import { Protocol } from '../protocol/protocol.js';
@@ -47,6 +48,7 @@ export class Node {
     readonly keystore: Keystore,
     readonly owner: KeyPair,
     readonly miner: Miner | undefined,
+    private readonly verifier: SignatureVerifierPool,
     readonly log: Logger,
     private readonly now: () => bigint,
   ) {}
@@ -73,16 +75,18 @@ export class Node {
     chain.ensureGenesis();
     const keystore = Keystore.open(config.node.wallet.file, protocol.addresses);
     const owner = keystore.keyPair(config.node.ownerAddress.toString(), config.node.ownerPassword);
+    const verifier = await SignatureVerifierPool.start(config.chain.crypto);
     const pool = new UtxPool({
       chain,
       settings: config.utx,
       now,
+      verifier,
       onDrop: (tx, reason) => log.debug({ id: tx.idBase58, reason: reason.message }, 'transaction dropped from the pool'),
     });
     const miner = config.miner.enabled
       ? new Miner({ chain, pool, rules, settings: config.miner, keyPair: owner, now, log: log.child({ module: 'miner' }) })
       : undefined;
-    const node = new Node(config, protocol, store, chain, pool, keystore, owner, miner, log, now);
+    const node = new Node(config, protocol, store, chain, pool, keystore, owner, miner, verifier, log, now);
     chain.on((event) => {
       if (event.kind === 'block') log.info({ height: event.height, id: event.block.idBase58, generator: event.block.generatorAddress }, 'block appended');
       if (event.kind === 'rollback') log.info({ height: event.height, returned: event.removed.length }, 'rolled back');
@@ -122,8 +126,8 @@ export class Node {
       settings: this.config.api,
       chain: reader,
       pool: {
-        broadcast: (tx) => {
-          const admitted = pool.broadcast(tx);
+        broadcast: async (tx) => {
+          const admitted = await pool.broadcast(tx);
           this.miner?.wake();
           return admitted;
         },
@@ -178,6 +182,7 @@ export class Node {
     this.stopping ??= (async () => {
       this.miner?.stop();
       if (this.api !== undefined) await this.api.close();
+      await this.verifier.close();
       await this.store.close();
       this.log.info({}, 'node stopped');
     })();

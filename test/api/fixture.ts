@@ -96,7 +96,11 @@ export class FixturePool implements PoolService {
   /** Refuse the next broadcast with this error (to test how pool errors are rendered). */
   refuseNext: WeError | undefined;
 
-  broadcast(tx: Transaction): Transaction {
+  broadcast(tx: Transaction): Promise<Transaction> {
+    return Promise.resolve().then(() => this.admit(tx));
+  }
+
+  private admit(tx: Transaction): Transaction {
     const refusal = this.refuseNext;
     this.refuseNext = undefined;
     if (refusal !== undefined) throw refusal;

@@ -46,9 +46,9 @@ function signRequest(body: JsonObject, ctx: ApiContext): Transaction {
 }
 
 /** Pool entry and WE's post-pool refusals; the answer is the pooled transaction's JSON. */
-function broadcast(tx: Transaction, body: JsonObject, ctx: ApiContext): JsonObject {
+async function broadcast(tx: Transaction, body: JsonObject, ctx: ApiContext): Promise<JsonObject> {
   checkCertificates(body);
-  const pooled = ctx.services.pool.broadcast(tx);
+  const pooled = await ctx.services.pool.broadcast(tx);
   checkUnimplemented(pooled);
   return pooled.toJson();
 }

@@ -114,6 +114,8 @@ export interface TxCodec {
  */
 export class Transaction<D extends object = object> {
   private cache: { body?: Uint8Array; proofSource?: Uint8Array; full?: Uint8Array; id?: Uint8Array; idB58?: string } = {};
+  /** Whether proofs[0] verified, once known (never carried over to other proofs). */
+  private signatureVerdict: boolean | undefined;
 
   constructor(
     readonly codec: TxCodec,
@@ -186,12 +188,28 @@ export class Transaction<D extends object = object> {
     return copy;
   }
 
-  /** True when `proofs[0]` is the sender's signature over the proof-source bytes. */
-  hasValidSenderSignature(): boolean {
+  /** What verifying the sender's proof takes; undefined when there is no sender or no proof. */
+  senderProofCheck(): { publicKey: Uint8Array; message: Uint8Array; signature: Uint8Array } | undefined {
     const pk = this.senderPublicKey;
     const proof = this.proofs[0];
-    if (pk === undefined || proof === undefined) return false;
-    return this.protocol.crypto.verify(pk, this.proofSourceBytes, proof);
+    return pk === undefined || proof === undefined ? undefined : { publicKey: pk, message: this.proofSourceBytes, signature: proof };
+  }
+
+  /** True when `proofs[0]` is the sender's signature over the proof-source bytes (computed once). */
+  hasValidSenderSignature(): boolean {
+    if (this.signatureVerdict === undefined) {
+      const check = this.senderProofCheck();
+      this.signatureVerdict = check !== undefined && this.protocol.crypto.verify(check.publicKey, check.message, check.signature);
+    }
+    return this.signatureVerdict;
+  }
+
+  /**
+   * Records the outcome of verifying `senderProofCheck()` elsewhere (a verifier thread), so
+   * hasValidSenderSignature need not verify again. Only a real verification may call this.
+   */
+  adoptSignatureVerdict(valid: boolean): void {
+    this.signatureVerdict = valid;
   }
 }
 
