@@ -1,0 +1,341 @@
+/**
+ * Chain figures (issue 3), each as a ratio to bare native Ed25519 verification on one core
+ * measured in the same run:
+ * - chain.ingest.pool: signed transfers from request JSON into the pool, in process
+ *   (parse, build, verify, validate against state, admit);
+ * - chain.ingest.http: the same through POST /transactions/broadcast to a node process;
+ * - chain.confirmed: transfers/s from the first broadcast until all are in blocks, on a
+ *   node process mining under the PoA settings printed with the figure;
+ * - chain.import: whole stored blocks of transfers appended to a fresh chain, tx/s.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createPublicKey, verify as nativeVerify, type KeyObject } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { Blockchain } from '../src/chain/blockchain.js';
+import { PreActivatedFeatures } from '../src/chain/features.js';
+import { preverifySignatures } from '../src/chain/signatures.js';
+import { UtxPool } from '../src/chain/utx.js';
+import { SignatureVerifierPool } from '../src/crypto/verify-pool.js';
+import { planKeyBlock } from '../src/consensus/poa.js';
+import { poaHeaders, PoaRules } from '../src/consensus/rules.js';
+import { Block } from '../src/protocol/blocks.js';
+import { parseJson, stringifyJson } from '../src/protocol/json.js';
+import type { Protocol } from '../src/protocol/protocol.js';
+import { Transfer } from '../src/protocol/transactions/transfer.js';
+import type { Transaction } from '../src/protocol/transactions/schema.js';
+import { devAccounts, devNodeConfig } from '../src/node/dev.js';
+import { Store } from '../src/state/store.js';
+import type { Figure } from './harness.js';
+
+const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
+const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
+
+function leScalar(b: Uint8Array): bigint {
+  let x = 0n;
+  for (let i = b.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(b[i]!);
+  return x;
+}
+
+/** Transfers signed by the dev accounts, timestamps from `start` on. */
+function signedTransfers(p: Protocol, n: number, start: bigint): Transaction[] {
+  const accounts = devAccounts(p);
+  const out: Transaction[] = [];
+  for (let i = 0; i < n; i++) {
+    const from = accounts[i % accounts.length]!;
+    const to = accounts[(i + 1) % accounts.length]!;
+    const tx = p.transaction(Transfer, 3, {
+      senderPublicKey: from.keyPair.publicKey,
+      assetId: null,
+      feeAssetId: null,
+      timestamp: start + BigInt(i),
+      amount: 1000n + BigInt(i % 1000),
+      fee: 1_000_000n,
+      recipient: p.addresses.parseAddress(to.address),
+      attachment: new Uint8Array(0),
+      atomicBadge: null,
+    });
+    out.push(p.sign(tx, from.keyPair.privateKey));
+  }
+  return out;
+}
+
+/** Bare verification of the same signatures with node:crypto Ed25519, on this core. */
+function nativeVerifyRate(p: Protocol, txs: readonly Transaction[]): number {
+  const keys = new Map<string, KeyObject>();
+  const accounts = devAccounts(p);
+  const items = txs.map((tx) => {
+    const acc = accounts.find((a) => Buffer.from(a.keyPair.publicKey).equals(Buffer.from(tx.senderPublicKey!)))!;
+    const id = acc.address;
+    let key = keys.get(id);
+    if (key === undefined) {
+      const A = ed25519.Point.BASE.multiply(leScalar(acc.keyPair.privateKey) % ed25519.Point.Fn.ORDER).toBytes();
+      key = createPublicKey({ key: Buffer.concat([SPKI, A]), format: 'der', type: 'spki' });
+      keys.set(id, key);
+    }
+    const sig = Buffer.from(tx.proofs[0]!);
+    sig[63] = sig[63]! & 0x7f;
+    return { msg: tx.proofSourceBytes, key, sig };
+  });
+  const t0 = process.hrtime.bigint();
+  let ok = 0;
+  for (const it of items) if (nativeVerify(null, it.msg, it.key, it.sig)) ok++;
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (ok !== items.length) throw new Error('baseline signatures did not verify');
+  return items.length / s;
+}
+
+const rate = (n: number, t0: bigint): number => n / (Number(process.hrtime.bigint() - t0) / 1e9);
+
+function figure(name: string, value: number, baseline: number, unit: string, target?: number): Figure {
+  return { name, value, baseline, ratio: value / baseline, unit, baselineLabel: 'native Ed25519 verify/s (1 core)', ...(target === undefined ? {} : { target }) };
+}
+
+/** A temporary dev data directory. */
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'weft-bench-'));
+}
+
+/** An in-process dev chain (no miner, no REST) with a controllable clock. */
+async function inProcessChain(dir: string): Promise<{ chain: Blockchain; rules: PoaRules; clock: { now: bigint } }> {
+  const config = await devNodeConfig({ dataDir: dir, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+  const chainSettings = config.chain.consensus.type === 'poa' ? { ...config.chain, consensus: { ...config.chain.consensus, roundDurationMs: BENCH_POA.roundDurationMs, syncDurationMs: BENCH_POA.syncDurationMs } } : config.chain;
+  const { Protocol } = await import('../src/protocol/protocol.js');
+  const protocol = await Protocol.create({ crypto: 'waves', chainId: chainSettings.chainId });
+  const features = PreActivatedFeatures.fromSettings(chainSettings.functionality);
+  const rules = PoaRules.fromSettings(chainSettings, features);
+  const clock = { now: BigInt(Date.now()) };
+  const chain = new Blockchain({ store: Store.open(join(dir, 'state'), protocol), protocol, settings: chainSettings, features, consensus: rules, txExpireTimeoutMs: 2 * 3600_000, now: () => clock.now });
+  chain.ensureGenesis();
+  return { chain, rules, clock };
+}
+
+/** Forges the owner's next key block at the start of its next slot (advancing the clock). */
+function forgeNextKeyBlock(chain: Blockchain, rules: PoaRules, clock: { now: bigint }, owner: { publicKey: Uint8Array; privateKey: Uint8Array }): void {
+  for (let i = 0; i < 10; i++) {
+    const plan = planKeyBlock(rules.poa, { state: chain.state(), chain: poaHeaders(chain), now: clock.now, self: chain.protocol.addresses.fromPublicKey(owner.publicKey).bytes });
+    if (plan.kind === 'wait') clock.now = plan.at;
+    else if (plan.kind === 'idle') clock.now = plan.retryAt;
+    else {
+      const block = Block.sign(chain.protocol, { version: 3, timestamp: plan.timestamp, reference: chain.lastBlock().id, consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds }, transactions: [], featureVotes: [], genesisData: null }, owner.privateKey);
+      chain.appendKeyBlock(block);
+      clock.now += 1n;
+      return;
+    }
+  }
+  throw new Error('no slot found for the owner');
+}
+
+async function poolIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
+  const dir = tempDir();
+  try {
+    const { chain, clock } = await inProcessChain(dir);
+    const verifier = await SignatureVerifierPool.start('waves');
+    const pool = new UtxPool({ chain, settings: { memoryLimitBytes: 1 << 30, txExpireTimeoutMs: 2 * 3600_000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true }, now: () => clock.now, verifier });
+    const txs = signedTransfers(p, n, clock.now - 60_000n);
+    const texts = txs.map((tx) => stringifyJson(tx.toJson()));
+    const baseline = nativeVerifyRate(p, txs);
+    // As clients would: many broadcasts in flight at once.
+    const t0 = process.hrtime.bigint();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 256 }, async () => {
+        while (next < texts.length) await pool.broadcast(p.transactionFromJson(parseJson(texts[next++]!)));
+      }),
+    );
+    const value = rate(n, t0);
+    await verifier.close();
+    if (pool.size().size !== n) throw new Error(`pool holds ${pool.size().size} of ${n}`);
+    await chain.store.close();
+    return { value, baseline };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function chainImport(p: Protocol, blocks: number, perBlock: number): Promise<{ value: number; baseline: number }> {
+  const dir = tempDir();
+  const dir2 = tempDir();
+  try {
+    const { chain, rules, clock } = await inProcessChain(dir);
+    const owner = devAccounts(p)[0]!.keyPair;
+    const all: Transaction[] = [];
+    for (let b = 0; b < blocks; b++) {
+      forgeNextKeyBlock(chain, rules, clock, owner);
+      const txs = signedTransfers(p, perBlock, clock.now);
+      all.push(...txs);
+      clock.now += 10n;
+      const built = chain.appendOwnMicroBlock(txs, { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
+      if (built.included.length !== perBlock) throw new Error(`micro-block took ${built.included.length} of ${perBlock}: ${built.rejected[0]?.error.message}`);
+    }
+    const stored = Array.from({ length: chain.height() - 1 }, (_, i) => chain.store.blockBytes(i + 2)!);
+    await chain.store.close();
+    // The same genesis (same dev-genesis.json), a fresh store.
+    const { cpSync } = await import('node:fs');
+    cpSync(join(dir, 'dev-genesis.json'), join(dir2, 'dev-genesis.json'));
+    const fresh = await inProcessChain(dir2);
+    fresh.clock.now = clock.now;
+    const baseline = nativeVerifyRate(p, all);
+    const verifier = await SignatureVerifierPool.start('waves');
+    const t0 = process.hrtime.bigint();
+    // Blocks are parsed and their signatures verified on the verifier threads one block ahead.
+    let ahead = (async (): Promise<Block> => {
+      const b = Block.fromBytes(p, stored[0]!);
+      await preverifySignatures(verifier, b.transactions);
+      return b;
+    })();
+    for (let i = 0; i < stored.length; i++) {
+      const block = await ahead;
+      if (i + 1 < stored.length) {
+        const nextBytes = stored[i + 1]!;
+        ahead = (async (): Promise<Block> => {
+          const b = Block.fromBytes(p, nextBytes);
+          await preverifySignatures(verifier, b.transactions);
+          return b;
+        })();
+      }
+      fresh.chain.appendBlock(block);
+    }
+    const value = rate(all.length, t0);
+    await verifier.close();
+    await fresh.chain.store.close();
+    return { value, baseline };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir2, { recursive: true, force: true });
+  }
+}
+
+interface NodeProc {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly dir: string;
+}
+
+async function startNodeProcess(minerEnabled: boolean): Promise<NodeProc> {
+  const dir = tempDir();
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, [new URL('./node-process.js', import.meta.url).pathname, dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('bench node did not start in 30 s')), 30_000);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /ready (\S+)/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`bench node exited with ${code}`)));
+  });
+  return { child, url, dir };
+}
+
+async function stopNodeProcess(n: NodeProc): Promise<void> {
+  await new Promise<void>((resolve) => {
+    n.child.on('exit', () => resolve());
+    n.child.kill('SIGTERM');
+    setTimeout(() => n.child.kill('SIGKILL'), 10_000).unref();
+  });
+  rmSync(n.dir, { recursive: true, force: true });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+
+function request(url: string, method: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** POSTs every body with `concurrency` requests in flight; resolves when all are answered. */
+async function broadcastAll(url: string, bodies: readonly string[], concurrency: number): Promise<void> {
+  let next = 0;
+  let failed = 0;
+  let firstError = '';
+  const worker = async (): Promise<void> => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const r = await request(`${url}/transactions/broadcast`, 'POST', body);
+      if (r.status !== 200) {
+        failed++;
+        firstError ||= r.text;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, () => worker()));
+  if (failed > 0) throw new Error(`${failed} broadcasts failed, first: ${firstError}`);
+}
+
+async function httpIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
+  const node = await startNodeProcess(false);
+  try {
+    const txs = signedTransfers(p, n, BigInt(Date.now()));
+    const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
+    const baseline = nativeVerifyRate(p, txs);
+    const t0 = process.hrtime.bigint();
+    await broadcastAll(node.url, bodies, 16);
+    return { value: rate(n, t0), baseline };
+  } finally {
+    await stopNodeProcess(node);
+  }
+}
+
+async function confirmed(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
+  const node = await startNodeProcess(true);
+  try {
+    const txs = signedTransfers(p, n, BigInt(Date.now()));
+    const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
+    const baseline = nativeVerifyRate(p, txs);
+    const startHeight = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
+    const t0 = process.hrtime.bigint();
+    await broadcastAll(node.url, bodies, 16);
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const height = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
+      let count = 0;
+      for (let from = startHeight; from <= height; from += 99) {
+        const to = Math.min(height, from + 98);
+        const headers = JSON.parse((await request(`${node.url}/blocks/headers/seq/${from}/${to}`, 'GET')).text) as Array<{ transactionCount: number }>;
+        count += headers.reduce((s, h) => s + h.transactionCount, 0);
+      }
+      if (count >= n) return { value: rate(n, t0), baseline };
+      if (Date.now() > deadline) throw new Error(`only ${count} of ${n} transfers confirmed in 120 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await stopNodeProcess(node);
+  }
+}
+
+const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
+
+export async function chainFigures(p: Protocol): Promise<Figure[]> {
+  const settings = `PoA round ${BENCH_POA.roundDurationMs} ms + sync ${BENCH_POA.syncDurationMs} ms, micro-block every ${BENCH_POA.microBlockIntervalMs} ms, ≤ ${BENCH_POA.maxTransactionsInMicroBlock} txs per micro-block, block ≤ ${BENCH_POA.maxBlockSizeInBytes / 1048576} MiB`;
+  const out: Figure[] = [];
+  progress('pool ingest (in process)');
+  const pool = await poolIngest(p, 20_000);
+  out.push(figure('chain.ingest.pool', pool.value, pool.baseline, 'tx/s', 0.75));
+  progress('ingest over HTTP');
+  const viaHttp = await httpIngest(p, 20_000);
+  out.push(figure('chain.ingest.http', viaHttp.value, viaHttp.baseline, 'tx/s'));
+  progress('broadcast to block');
+  const conf = await confirmed(p, 30_000);
+  out.push({ ...figure('chain.confirmed', conf.value, conf.baseline, 'tx/s'), baselineLabel: `native Ed25519 verify/s (1 core); ${settings}; target ≥ 3000 tx/s` });
+  progress('chain import');
+  const imp = await chainImport(p, 10, 2000);
+  out.push(figure('chain.import', imp.value, imp.baseline, 'tx/s'));
+  return out;
+}

@@ -1,0 +1,39 @@
+/**
+ * A dev-chain node for benchmarks, in its own process:
+ *   node dist/bench/node-process.js <data-dir> <rest-port> <settings-json>
+ * settings-json overrides miner and PoA settings (the bench states them in its output).
+ * Prints "ready <url>" once serving.
+ */
+import { devNodeConfig } from '../src/node/dev.js';
+import { Node } from '../src/node/node.js';
+import pino from 'pino';
+
+interface BenchSettings {
+  readonly roundDurationMs: number;
+  readonly syncDurationMs: number;
+  readonly microBlockIntervalMs: number;
+  readonly maxTransactionsInMicroBlock: number;
+  readonly maxBlockSizeInBytes: number;
+  readonly minerEnabled: boolean;
+}
+
+const [dataDir, port, json] = process.argv.slice(2);
+if (dataDir === undefined || port === undefined || json === undefined) throw new Error('usage: node-process <data-dir> <rest-port> <settings-json>');
+const s = JSON.parse(json) as BenchSettings;
+const base = await devNodeConfig({ dataDir, restPort: Number(port), p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+if (base.chain.consensus.type !== 'poa') throw new Error('dev chain is PoA');
+const config = {
+  ...base,
+  chain: { ...base.chain, consensus: { ...base.chain.consensus, roundDurationMs: s.roundDurationMs, syncDurationMs: s.syncDurationMs } },
+  miner: {
+    ...base.miner,
+    enabled: s.minerEnabled,
+    microBlockIntervalMs: s.microBlockIntervalMs,
+    maxTransactionsInMicroBlock: s.maxTransactionsInMicroBlock,
+    maxBlockSizeInBytes: s.maxBlockSizeInBytes,
+  },
+  utx: { ...base.utx, memoryLimitBytes: 512 * 1024 * 1024 },
+};
+const node = await Node.start(config, { logger: pino({ level: 'warn' }) });
+process.stdout.write(`ready ${node.url ?? ''}\n`);
+process.on('SIGTERM', () => void node.stop().then(() => process.exit(0)));
