@@ -14,6 +14,7 @@ import { k } from '../state/view.js';
 import { MutableState } from '../state/view.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import type { UtxSettings } from './settings.js';
+import { validateFee } from './fees.js';
 import { preverifySignatures } from './signatures.js';
 import { applyTransaction } from './validation.js';
 
@@ -70,11 +71,14 @@ export class UtxPool {
   }
 
   /**
-   * A client's broadcast: refuses the same transaction again within the known-tx window
-   * (WE's AlreadyInProcessing), then admits it. A transaction already in the pool is not
-   * an error after that window.
+   * A client's broadcast, in WE's order (TransactionsApi.validateAndBroadcastTransaction):
+   * the fee against the current height first (plain 199 errors), then the same transaction
+   * again within the known-tx window is refused (AlreadyInProcessing), then admission. A
+   * transaction already in the pool is not an error after that window.
    */
   async broadcast(tx: Transaction): Promise<Transaction> {
+    const chain = this.chain;
+    validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
     const id = k(tx.id);
     this.forgetOldBroadcasts(this.now());
     if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);

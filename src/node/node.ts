@@ -92,12 +92,18 @@ export class Node {
       if (event.kind === 'rollback') log.info({ height: event.height, returned: event.removed.length }, 'rolled back');
     });
     log.info({ height: chain.height(), chainId: config.chain.chainId, owner: config.node.ownerAddress.toString() }, 'chain opened');
-    miner?.start();
     if (config.api.enabled) {
       node.api = createApiServer(node.services(), { loggerInstance: log.child({ module: 'api' }) });
-      node.restUrl = await listen(node.api, config.api);
+      try {
+        node.restUrl = await listen(node.api, config.api);
+      } catch (e) {
+        // Nothing half-running: a node that cannot serve stops (e.g. the port is taken).
+        await node.stop();
+        throw e;
+      }
       log.info({ url: node.restUrl }, 'REST API listening');
     }
+    miner?.start();
     return node;
   }
 

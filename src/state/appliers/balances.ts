@@ -46,11 +46,10 @@ export function validateBalances(before: StateView, fork: MutableState): void {
   }
   const errors: Array<[string, string]> = [];
   for (const { holder, assets } of holders.values()) {
-    const address = encodeBase58(holder);
     const problems: string[] = [];
     const oldWest = before.balance(holder, null);
     const newWest = fork.balance(holder, null);
-    if (newWest < 0n) problems.push(`negative WEST balance: address '${address}', old: ${oldWest}, new: ${newWest}`);
+    if (newWest < 0n) problems.push(`negative WEST balance: address '${encodeBase58(holder)}', old: ${oldWest}, new: ${newWest}`);
     if (newWest - oldWest < 0n) {
       const oldLease = before.leaseBalance(holder);
       const newLease = fork.leaseBalance(holder);
@@ -70,7 +69,10 @@ export function validateBalances(before: StateView, fork: MutableState): void {
       .filter((a) => a.value < 0n)
       .map((a) => `asset: '${encodeBase58(a.assetId)}' -> balance: '${a.value}'`);
     if (negativeAssets.length > 0) problems.push(`negative asset balance: [${negativeAssets.join(', ')}]`);
-    if (problems.length > 0) errors.push([address, `address '${address}' balance validation errors: [${problems.join(', ')}]`]);
+    if (problems.length > 0) {
+      const address = encodeBase58(holder);
+      errors.push([address, `address '${address}' balance validation errors: [${problems.join(', ')}]`]);
+    }
   }
   if (errors.length > 0) throw balanceErrors(errors);
 }

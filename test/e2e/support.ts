@@ -1,0 +1,263 @@
+/**
+ * End-to-end support: dev-chain nodes as real processes, driven over HTTP.
+ *
+ * A `NodeFleet` is created at the top level of a test file; it registers an `after` hook
+ * that kills every node it started and removes every data directory it made, whatever
+ * the tests did (a process `exit` handler does the same as a last resort). A node is
+ * `node dist/src/node/cli.js start --data-dir DIR --rest-port P --p2p-port Q` on a fresh
+ * temp directory and free ports; `start` returns once `dev-accounts.json` exists and the
+ * REST API answers. Every wait here has a deadline: nothing may hang a test run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after } from 'node:test';
+
+const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
+/** Where the node keeps its LMDB state inside a dev data directory. */
+export const stateDir = (dataDir: string): string => join(dataDir, 'data', 'state');
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns a value (not undefined) or the deadline passes. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, intervalMs = 150): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() >= deadline) {
+      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** A TCP port nobody listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface DevAccountInfo {
+  readonly seed: string;
+  readonly address: string;
+  readonly publicKey: string;
+  readonly keystorePassword: string;
+  readonly roles: readonly string[];
+}
+
+/** `<data-dir>/dev-accounts.json`. */
+export interface DevAccountsFile {
+  readonly restUrl: string;
+  readonly apiKey: string;
+  readonly chainId: string;
+  readonly accounts: readonly DevAccountInfo[];
+}
+
+/** An HTTP answer: status, raw text, and the parsed JSON when the body is JSON. */
+export interface Answer {
+  readonly status: number;
+  readonly text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly json: any;
+}
+
+export interface RequestOptions {
+  /** The X-API-Key header: the dev key by default, null for none. */
+  readonly apiKey?: string | null;
+  readonly timeoutMs?: number;
+  readonly contentType?: string;
+}
+
+const HTTP_TIMEOUT_MS = 10_000;
+const LOG_TAIL_CHARS = 16_384;
+
+/** One node process on a data directory. */
+export class DevNode {
+  private log = '';
+  private exited: Promise<number | null>;
+  private exitCode: number | null | undefined;
+
+  private constructor(
+    readonly dataDir: string,
+    readonly restPort: number,
+    readonly p2pPort: number,
+    private readonly child: ChildProcess,
+  ) {
+    const append = (chunk: Buffer): void => {
+      this.log = (this.log + chunk.toString('utf8')).slice(-LOG_TAIL_CHARS);
+    };
+    child.stdout?.on('data', append);
+    child.stderr?.on('data', append);
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitCode = code;
+        append(Buffer.from(`\n[process exited: code ${code}, signal ${signal}]\n`));
+        resolve(code);
+      });
+    });
+  }
+
+  /** Spawns the node; resolves once dev-accounts.json exists and the API serves. */
+  static async spawn(dataDir: string, startTimeoutMs: number): Promise<DevNode> {
+    const restPort = await freePort();
+    const p2pPort = await freePort();
+    // A previous run's file would satisfy the wait below before this node serves.
+    rmSync(join(dataDir, 'dev-accounts.json'), { force: true });
+    const child = spawn(process.execPath, [CLI, 'start', '--data-dir', dataDir, '--rest-port', String(restPort), '--p2p-port', String(p2pPort)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const node = new DevNode(dataDir, restPort, p2pPort, child);
+    try {
+      await until(
+        'dev-accounts.json and a serving REST API',
+        async () => {
+          if (node.exitCode !== undefined) throw new Error('the node process exited');
+          if (!existsSync(join(dataDir, 'dev-accounts.json'))) return undefined;
+          const r = await node.get('/blocks/height', { timeoutMs: 2000 });
+          return r.status === 200 ? true : undefined;
+        },
+        startTimeoutMs,
+        100,
+      );
+    } catch (e) {
+      node.kill();
+      throw new Error(`${(e as Error).message}\n--- node output ---\n${node.output()}`, { cause: e });
+    }
+    return node;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.restPort}`;
+  }
+
+  get running(): boolean {
+    return this.exitCode === undefined;
+  }
+
+  /** The node's dev-accounts.json. */
+  accounts(): DevAccountsFile {
+    return JSON.parse(readFileSync(join(this.dataDir, 'dev-accounts.json'), 'utf8')) as DevAccountsFile;
+  }
+
+  /** The last output of the node process (for failure messages). */
+  output(): string {
+    return this.log;
+  }
+
+  async request(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    const apiKey = options.apiKey === undefined ? 'weft-dev-api-key' : options.apiKey;
+    if (apiKey !== null) headers['X-API-Key'] = apiKey;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+    }
+    const r = await fetch(`${this.url}${path}`, {
+      method,
+      headers,
+      ...(payload === undefined ? {} : { body: payload }),
+      signal: AbortSignal.timeout(options.timeoutMs ?? HTTP_TIMEOUT_MS),
+    });
+    const text = await r.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: r.status, text, json };
+  }
+
+  get(path: string, options?: RequestOptions): Promise<Answer> {
+    return this.request('GET', path, undefined, options);
+  }
+
+  post(path: string, body: unknown, options?: RequestOptions): Promise<Answer> {
+    return this.request('POST', path, body, options);
+  }
+
+  /** SIGTERM, then waits for the exit (SIGKILL after the deadline); resolves with the exit code. */
+  async stop(timeoutMs = 10_000): Promise<number | null> {
+    if (this.exitCode !== undefined) return this.exitCode;
+    this.child.kill('SIGTERM');
+    const timer = sleep(timeoutMs).then(() => 'timeout' as const);
+    const result = await Promise.race([this.exited, timer]);
+    if (result === 'timeout') {
+      this.kill();
+      await this.exited;
+      throw new Error(`the node did not exit within ${timeoutMs} ms of SIGTERM\n--- node output ---\n${this.output()}`);
+    }
+    return result;
+  }
+
+  /** SIGKILL (no-op once exited). */
+  kill(): void {
+    if (this.exitCode === undefined) this.child.kill('SIGKILL');
+  }
+
+  /** Resolves when the process has exited (bounded). */
+  async waitForExit(timeoutMs = 5000): Promise<void> {
+    await Promise.race([this.exited, sleep(timeoutMs)]);
+  }
+}
+
+/** The nodes and directories of one test file, cleaned up after it. */
+export class NodeFleet {
+  private readonly nodes: DevNode[] = [];
+  private readonly dirs: string[] = [];
+
+  constructor() {
+    after(() => this.dispose());
+    const cleanUp = (): void => {
+      for (const n of this.nodes) n.kill();
+      for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+    };
+    process.once('exit', cleanUp);
+    // Interrupted test run: no orphaned node, no leftover directory.
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      process.once(signal, () => {
+        cleanUp();
+        process.exit(code);
+      });
+    }
+  }
+
+  /** A fresh temp directory, removed at the end. */
+  tempDir(prefix = 'weft-e2e-'): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  /** Starts a dev node on `dataDir` (a fresh temp dir by default). */
+  async start(dataDir: string = this.tempDir(), startTimeoutMs = 30_000): Promise<DevNode> {
+    const node = await DevNode.spawn(dataDir, startTimeoutMs);
+    this.nodes.push(node);
+    return node;
+  }
+
+  async dispose(): Promise<void> {
+    for (const n of this.nodes) n.kill();
+    await Promise.all(this.nodes.map((n) => n.waitForExit()));
+    for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
