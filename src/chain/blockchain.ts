@@ -26,8 +26,11 @@ export interface ChainHeaders {
   /** Public key of the block's generator. */
   generatorAt(height: number): Uint8Array;
   timestampAt(height: number): bigint;
-  /** The key block (no micro-block transactions) at a height. */
-  keyBlockAt(height: number): Block;
+  /**
+   * The header of the block at a height: the block with its transactions left out, under
+   * the block's first id (for an NG height: exactly its key block).
+   */
+  headerAt(height: number): Block;
 }
 
 /** What the consensus algorithm decides about blocks (implemented in consensus/). */
@@ -38,6 +41,11 @@ export interface ConsensusRules {
   validateMicroBlock(keyBlock: Block, timestamp: bigint, now: bigint): void;
   /** Effects of appending a key block at `height` (PoA warnings and bans), written into its state. */
   afterKeyBlock(state: MutableState, block: Block, height: number, chain: ChainHeaders): void;
+}
+
+/** A block's header record: the block without transactions, under its own signature. */
+function headerOf(block: Block): Block {
+  return block.transactions.length === 0 ? block : Block.build(block.protocol, block.withContent([]), block.signature);
 }
 
 /** NG fee split (WE's 40/60): the block's miner gets ⌊fee/5⌋·2 now, the next block's miner the rest. */
@@ -74,7 +82,7 @@ export class Blockchain implements ChainHeaders {
   private readonly now: () => bigint;
   /** The top block as assembled so far; undefined before genesis. */
   private tip: Block | undefined;
-  private readonly keyBlocks = new Map<number, Block>();
+  private readonly headers = new Map<number, Block>();
   private listeners: Array<(event: ChainEvent) => void> = [];
 
   constructor(o: BlockchainOptions) {
@@ -105,7 +113,7 @@ export class Blockchain implements ChainHeaders {
       height: 1,
       blockBytes: genesis.bytes,
       blockIds: [{ id: genesis.id, transactionCount: genesis.transactionCount }],
-      keyBlockBytes: genesis.bytes,
+      headerBytes: headerOf(genesis).bytes,
       changes: state.changes(),
     });
     this.tip = genesis;
@@ -158,24 +166,24 @@ export class Blockchain implements ChainHeaders {
     return child !== undefined && equalBytes(child.reference, id) ? child : undefined;
   }
 
-  keyBlockAt(height: number): Block {
-    let block = this.keyBlocks.get(height);
+  headerAt(height: number): Block {
+    let block = this.headers.get(height);
     if (block === undefined) {
-      const bytes = this.store.keyBlockBytes(height);
+      const bytes = this.store.headerBytes(height);
       if (bytes === undefined) throw new Error(`No block at height ${height}`);
       block = Block.fromBytes(this.protocol, bytes);
-      if (this.keyBlocks.size > 4096) this.keyBlocks.clear();
-      this.keyBlocks.set(height, block);
+      if (this.headers.size > 4096) this.headers.clear();
+      this.headers.set(height, block);
     }
     return block;
   }
 
   generatorAt(height: number): Uint8Array {
-    return this.keyBlockAt(height).generator;
+    return this.headerAt(height).generator;
   }
 
   timestampAt(height: number): bigint {
-    return this.keyBlockAt(height).timestamp;
+    return this.headerAt(height).timestamp;
   }
 
   /** Context for applying a transaction in the block at `height`. */
@@ -195,7 +203,7 @@ export class Blockchain implements ChainHeaders {
   /** Context of a micro-block on the current liquid block. */
   private liquidTxContext(): TxContext {
     const h = this.height();
-    const keyBlock = this.keyBlockAt(h);
+    const keyBlock = this.headerAt(h);
     return this.txContext(h, keyBlock.timestamp, h > 1 ? this.timestampAt(h - 1) : undefined, keyBlock.generator);
   }
 
@@ -237,10 +245,11 @@ export class Blockchain implements ChainHeaders {
     }
     this.consensus.afterKeyBlock(state, block, height, this);
     this.store.commit({
+      pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
       blockBytes: block.bytes,
       blockIds: [{ id: block.id, transactionCount: 0 }],
-      keyBlockBytes: block.bytes,
+      headerBytes: headerOf(block).bytes,
       changes: state.changes(),
     });
     this.tip = block;
@@ -279,10 +288,11 @@ export class Blockchain implements ChainHeaders {
       this.shareFee(state, miner, fee);
     }
     this.store.commit({
+      pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
       blockBytes: block.bytes,
       blockIds: [{ id: block.id, transactionCount: block.transactions.length }],
-      keyBlockBytes: block.bytes,
+      headerBytes: headerOf(block).bytes,
       changes: state.changes(),
     });
     this.tip = block;
@@ -293,7 +303,7 @@ export class Blockchain implements ChainHeaders {
   appendMicroBlock(micro: MicroBlock): Block {
     const tip = this.lastBlock();
     const height = this.height();
-    const keyBlock = this.keyBlockAt(height);
+    const keyBlock = this.headerAt(height);
     const next = applyMicroBlock(tip, micro, { firstMicroBlock: equalBytes(tip.id, keyBlock.id) });
     this.consensus.validateMicroBlock(keyBlock, micro.timestamp, this.now());
     if (micro.kind !== 'tx') throw genericError('Vote micro-blocks belong to CFT consensus, which this chain does not run');
@@ -321,7 +331,7 @@ export class Blockchain implements ChainHeaders {
   ): MicroBlockBuild {
     const tip = this.lastBlock();
     const height = this.height();
-    const keyBlock = this.keyBlockAt(height);
+    const keyBlock = this.headerAt(height);
     const timestamp = this.now();
     this.consensus.validateMicroBlock(keyBlock, timestamp, timestamp);
     const state = new MutableState(this.store);
@@ -368,6 +378,7 @@ export class Blockchain implements ChainHeaders {
 
   private commitLiquid(height: number, liquid: Block, state: MutableState): void {
     this.store.commit({
+      pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
       blockBytes: liquid.bytes,
       blockIds: [{ id: liquid.id, transactionCount: liquid.transactions.length }],
@@ -397,7 +408,7 @@ export class Blockchain implements ChainHeaders {
       throw genericError(`Rollback is possible only to the block at height ${this.minRollbackHeight()} or above (max-rollback-depth ${this.settings.maxRollbackDepth})`, 'rollbackTo');
     }
     const removed = this.store.rollbackTo(height);
-    this.keyBlocks.clear();
+    this.headers.clear();
     this.tip = this.readBlock(height);
     // Mined atomics go back as their clients sent them.
     const txs = removed.flatMap((bytes) => Block.fromBytes(this.protocol, bytes).transactions).map((tx) => (isAtomic(tx) && tx.data.miner !== null ? unmineAtomic(tx) : tx));

@@ -90,7 +90,7 @@ export class Miner {
     const { chain, pool, rules, settings } = this.o;
     const height = chain.height();
     if (height < 2) return Number.MAX_SAFE_INTEGER;
-    const keyBlock = chain.keyBlockAt(height);
+    const keyBlock = chain.headerAt(height);
     if (!equalBytes(keyBlock.generator, this.o.keyPair.publicKey)) return Number.MAX_SAFE_INTEGER;
     const now = this.o.now();
     const window = microBlockWindow(rules.poa, keyBlock.timestamp, now);

@@ -18,7 +18,7 @@ export function poaHeaders(chain: ChainHeaders): PoaHeaders {
     timestampAt: (h) => (known(h) ? chain.timestampAt(h) : undefined),
     overallSkippedRoundsAt: (h) => {
       if (!known(h)) return undefined;
-      const c = chain.keyBlockAt(h).consensus;
+      const c = chain.headerAt(h).consensus;
       return c.type === 'pos' ? 0n : c.overallSkippedRounds;
     },
   };

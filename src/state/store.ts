@@ -32,7 +32,7 @@ export const F = {
   META: 0x00,
   BLOCK: 0x01, // height u32 → full block bytes (the liquid block's latest assembly)
   BLOCK_ID: 0x02, // block id (or liquid total signature) → height u32 ‖ transaction count at that id
-  HEADER: 0x08, // height u32 → the key block's bytes (no micro-block transactions)
+  HEADER: 0x08, // height u32 → the block's header: its bytes without transactions, under its first id
   TX: 0x03, // tx id → height u32 ‖ tx bytes
   ADDRESS_TX: 0x04, // address ‖ height u32 ‖ seq u32 → tx id
   ALIAS: 0x05, // alias name → address
@@ -106,8 +106,10 @@ export interface HeightCommit {
   readonly blockBytes: Uint8Array;
   /** Ids that resolve to this height — the key block id and each liquid total signature — with the transaction count at each. */
   readonly blockIds: ReadonlyArray<{ readonly id: Uint8Array; readonly transactionCount: number }>;
-  /** The key block's bytes, given when the height is first committed. */
-  readonly keyBlockBytes?: Uint8Array;
+  /** The block's header record (bytes without transactions), given when the height is first committed. */
+  readonly headerBytes?: Uint8Array;
+  /** Undo entries of this height and below are dropped: no rollback may reach them any more. */
+  readonly pruneUndoAt?: number;
   readonly changes: StateChanges;
 }
 
@@ -322,8 +324,8 @@ export class Store implements StateView {
     return v === undefined ? undefined : { height: readU32(v), transactionCount: readU32(v, 4) };
   }
 
-  /** The key block of a height (the block without its micro-block transactions). */
-  keyBlockBytes(height: number): Uint8Array | undefined {
+  /** The header record of a height (its block without transactions). */
+  headerBytes(height: number): Uint8Array | undefined {
     return copy(this.db.get(cat(Uint8Array.from([F.HEADER]), u32(height))));
   }
 
@@ -347,9 +349,10 @@ export class Store implements StateView {
       const w = new HeightWriter(this.db, c.height);
       w.plain(cat(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
       for (const { id, transactionCount } of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), cat(u32(c.height), u32(transactionCount)));
-      if (c.keyBlockBytes !== undefined) w.plain(cat(Uint8Array.from([F.HEADER]), u32(c.height)), c.keyBlockBytes);
+      if (c.headerBytes !== undefined) w.plain(cat(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
       this.writeChanges(w, c.changes);
       void this.db.put(META_HEIGHT, u32(c.height));
+      if (c.pruneUndoAt !== undefined && c.pruneUndoAt >= 1) this.pruneUndo(c.pruneUndoAt);
     });
   }
 
@@ -422,6 +425,18 @@ export class Store implements StateView {
       void this.db.put(META_HEIGHT, u32(height));
     });
     return removed;
+  }
+
+  /** The lowest height that still has undo entries (how far back a rollback can reach), if any. */
+  oldestUndoHeight(): number | undefined {
+    for (const key of this.db.getKeys({ start: Uint8Array.from([F.UNDO]), end: Uint8Array.from([F.UNDO + 1]), limit: 1 })) return readU32(key, 1);
+    return undefined;
+  }
+
+  /** Drops the undo entries of heights up to `height` (each commit drops one, so this stays small). */
+  private pruneUndo(height: number): void {
+    const end = cat(Uint8Array.from([F.UNDO]), u32(height + 1));
+    for (const key of this.db.getKeys({ start: Uint8Array.from([F.UNDO]), end })) void this.db.remove(key);
   }
 
   private undoHeight(h: number): void {

@@ -138,7 +138,7 @@ export class Harness {
       height: parentHeight + 1,
       blockBytes: block.bytes,
       blockIds: [{ id: block.id, transactionCount: 0 }],
-      keyBlockBytes: block.bytes,
+      headerBytes: block.bytes,
       changes: s.changes(),
     });
     this.chain.headers.push({ generator: block.generator, timestamp: block.timestamp, overallSkippedRounds: post.overallSkippedRounds, id: block.id });

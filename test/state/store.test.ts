@@ -104,6 +104,19 @@ describe('store', () => {
     void store.close();
   });
 
+  it('drops undo entries a rollback can no longer reach', () => {
+    const store = Store.open(tempDir(), p);
+    for (let h = 1; h <= 6; h++) {
+      const s = new MutableState(store);
+      s.addBalance(ADDRS[0]!, null, 1n);
+      store.commit({ height: h, blockBytes: Uint8Array.from([h]), blockIds: [], changes: s.changes(), pruneUndoAt: h - 3 });
+    }
+    assert.equal(store.oldestUndoHeight(), 4);
+    store.rollbackTo(3);
+    assert.equal(store.balance(ADDRS[0]!, null), 3n);
+    void store.close();
+  });
+
   it('refuses a store of another network', async () => {
     const dir = tempDir();
     await Store.open(dir, p).close();
