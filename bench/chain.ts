@@ -133,7 +133,7 @@ async function poolIngest(p: Protocol, n: number): Promise<{ value: number; base
   const dir = tempDir();
   try {
     const { chain, clock } = await inProcessChain(dir);
-    const verifier = await SignatureVerifierPool.start('waves');
+    const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
     const pool = new UtxPool({ chain, settings: { memoryLimitBytes: 1 << 30, txExpireTimeoutMs: 2 * 3600_000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true }, now: () => clock.now, verifier });
     const txs = signedTransfers(p, n, clock.now - 60_000n);
     const texts = txs.map((tx) => stringifyJson(tx.toJson()));
@@ -179,7 +179,7 @@ async function chainImport(p: Protocol, blocks: number, perBlock: number): Promi
     const fresh = await inProcessChain(dir2);
     fresh.clock.now = clock.now;
     const baseline = nativeVerifyRate(p, all);
-    const verifier = await SignatureVerifierPool.start('waves');
+    const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
     const t0 = process.hrtime.bigint();
     // Blocks are parsed and their signatures verified on the verifier threads one block ahead.
     let ahead = (async (): Promise<Block> => {

@@ -75,7 +75,7 @@ export class Node {
     chain.ensureGenesis();
     const keystore = Keystore.open(config.node.wallet.file, protocol.addresses);
     const owner = keystore.keyPair(config.node.ownerAddress.toString(), config.node.ownerPassword);
-    const verifier = await SignatureVerifierPool.start(config.chain.crypto);
+    const verifier = await SignatureVerifierPool.start(config.chain.crypto, undefined, protocol.crypto);
     const pool = new UtxPool({
       chain,
       settings: config.utx,

@@ -72,23 +72,31 @@ export interface StateChanges {
   readonly minerBans: ReadonlyMap<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>;
 }
 
+interface ChangeMaps {
+  balances: Map<string, { holder: Uint8Array; assetId: Uint8Array | null; value: bigint }>;
+  leaseBalances: Map<string, { address: Uint8Array; value: LeaseBalance }>;
+  assets: Map<string, { id: Uint8Array; value: AssetInfo }>;
+  leases: Map<string, { id: Uint8Array; value: LeaseDetails }>;
+  aliases: Map<string, Uint8Array>;
+  data: Map<string, { address: Uint8Array; entry: DataEntry }>;
+  scripts: Map<string, { address: Uint8Array; script: Uint8Array | null }>;
+  permissionOps: Map<string, { address: Uint8Array; ops: PermissionOp[] }>;
+  participants: Map<string, { address: Uint8Array; value: Participant | null }>;
+  policies: Map<string, { id: Uint8Array; value: Policy }>;
+  policyDataHashes: Map<string, { policyId: Uint8Array; hash: Uint8Array }>;
+  minerBans: Map<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>;
+}
+
+const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
+
 /** Pending changes over a base view. Reads see the writes; nothing reaches the base until `mergeInto`. */
 export class MutableState implements StateView {
-  private readonly balances = new Map<string, { holder: Uint8Array; assetId: Uint8Array | null; value: bigint }>();
-  private readonly leaseBalances = new Map<string, { address: Uint8Array; value: LeaseBalance }>();
-  private readonly assets = new Map<string, { id: Uint8Array; value: AssetInfo }>();
-  private readonly leases = new Map<string, { id: Uint8Array; value: LeaseDetails }>();
-  private readonly aliases = new Map<string, Uint8Array>();
-  private readonly data = new Map<string, { address: Uint8Array; entry: DataEntry }>();
-  private readonly scripts = new Map<string, { address: Uint8Array; script: Uint8Array | null }>();
-  private readonly permissionOpsAdded = new Map<string, { address: Uint8Array; ops: PermissionOp[] }>();
-  private readonly participantsChanged = new Map<string, { address: Uint8Array; value: Participant | null }>();
-  private readonly policies = new Map<string, { id: Uint8Array; value: Policy }>();
-  private readonly policyDataHashes = new Map<string, { policyId: Uint8Array; hash: Uint8Array }>();
+  // Each kind of change gets its map on first write: most layers (one per transaction)
+  // touch two or three kinds, and they are created by the thousand.
+  private m: Partial<ChangeMaps> = {};
   private readonly txs: { tx: Transaction; addresses: Uint8Array[] }[] = [];
-  private readonly txIds = new Set<string>();
+  private txIds: Set<string> | undefined;
   private carry: bigint | undefined;
-  private readonly minerBans = new Map<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>();
   /** Addresses whose state the transaction being applied touched (for the address index). */
   private touched = new Map<string, Uint8Array>();
 
@@ -118,41 +126,41 @@ export class MutableState implements StateView {
   // --- reads ----------------------------------------------------------------
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
-    return this.balances.get(balanceKey(address, assetId))?.value ?? this.base.balance(address, assetId);
+    return this.m.balances?.get(balanceKey(address, assetId))?.value ?? this.base.balance(address, assetId);
   }
 
   leaseBalance(address: Uint8Array): LeaseBalance {
-    return this.leaseBalances.get(k(address))?.value ?? this.base.leaseBalance(address);
+    return this.m.leaseBalances?.get(k(address))?.value ?? this.base.leaseBalance(address);
   }
 
   asset(assetId: Uint8Array): AssetInfo | undefined {
-    return this.assets.get(k(assetId))?.value ?? this.base.asset(assetId);
+    return this.m.assets?.get(k(assetId))?.value ?? this.base.asset(assetId);
   }
 
   lease(leaseId: Uint8Array): LeaseDetails | undefined {
-    return this.leases.get(k(leaseId))?.value ?? this.base.lease(leaseId);
+    return this.m.leases?.get(k(leaseId))?.value ?? this.base.lease(leaseId);
   }
 
   aliasOwner(name: string): Uint8Array | undefined {
-    return this.aliases.get(name) ?? this.base.aliasOwner(name);
+    return this.m.aliases?.get(name) ?? this.base.aliasOwner(name);
   }
 
   aliasesOf(address: Uint8Array): readonly string[] {
-    const own = [...this.aliases].filter(([, a]) => k(a) === k(address)).map(([n]) => n);
+    const own = [...(this.m.aliases ?? EMPTY)].filter(([, a]) => k(a) === k(address)).map(([n]) => n);
     return own.length === 0 ? this.base.aliasesOf(address) : [...this.base.aliasesOf(address), ...own];
   }
 
   dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
-    return this.data.get(k(address) + '|' + key)?.entry ?? this.base.dataEntry(address, key);
+    return this.m.data?.get(k(address) + '|' + key)?.entry ?? this.base.dataEntry(address, key);
   }
 
   accountScript(address: Uint8Array): Uint8Array | null {
-    const own = this.scripts.get(k(address));
+    const own = this.m.scripts?.get(k(address));
     return own !== undefined ? own.script : this.base.accountScript(address);
   }
 
   permissionOps(address: Uint8Array): readonly PermissionOp[] {
-    const own = this.permissionOpsAdded.get(k(address));
+    const own = this.m.permissionOps?.get(k(address));
     return own === undefined ? this.base.permissionOps(address) : [...this.base.permissionOps(address), ...own.ops];
   }
 
@@ -160,7 +168,7 @@ export class MutableState implements StateView {
     const base = this.base.roleHolders(role);
     const known = new Set(base.map(k));
     const added: Uint8Array[] = [];
-    for (const { address, ops } of this.permissionOpsAdded.values()) {
+    for (const { address, ops } of (this.m.permissionOps ?? EMPTY).values()) {
       if (ops.some((o) => o.role === role) && !known.has(k(address))) {
         known.add(k(address));
         added.push(address);
@@ -170,34 +178,34 @@ export class MutableState implements StateView {
   }
 
   participant(address: Uint8Array): Participant | undefined {
-    const own = this.participantsChanged.get(k(address));
+    const own = this.m.participants?.get(k(address));
     if (own !== undefined) return own.value ?? undefined;
     return this.base.participant(address);
   }
 
   participants(): readonly Uint8Array[] {
-    if (this.participantsChanged.size === 0) return this.base.participants();
+    if (this.m.participants === undefined || this.m.participants.size === 0) return this.base.participants();
     const out = this.base.participants().filter((a) => {
-      const own = this.participantsChanged.get(k(a));
+      const own = this.m.participants?.get(k(a));
       return own === undefined || own.value !== null;
     });
     const present = new Set(out.map(k));
-    for (const { address, value } of this.participantsChanged.values()) {
+    for (const { address, value } of this.m.participants.values()) {
       if (value !== null && !present.has(k(address))) out.push(address);
     }
     return out;
   }
 
   policy(policyId: Uint8Array): Policy | undefined {
-    return this.policies.get(k(policyId))?.value ?? this.base.policy(policyId);
+    return this.m.policies?.get(k(policyId))?.value ?? this.base.policy(policyId);
   }
 
   hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean {
-    return this.policyDataHashes.has(k(policyId) + '|' + k(hash)) || this.base.hasPolicyDataHash(policyId, hash);
+    return this.m.policyDataHashes?.has(k(policyId) + '|' + k(hash)) === true || this.base.hasPolicyDataHash(policyId, hash);
   }
 
   transactionHeight(id: Uint8Array): number | undefined {
-    return this.txIds.has(k(id)) ? this.height() : this.base.transactionHeight(id);
+    return this.txIds?.has(k(id)) === true ? this.height() : this.base.transactionHeight(id);
   }
 
   carryFee(): bigint {
@@ -205,7 +213,7 @@ export class MutableState implements StateView {
   }
 
   minerBanHistory(address: Uint8Array): readonly MinerBanEntry[] {
-    return this.minerBans.get(k(address))?.entries ?? this.base.minerBanHistory(address);
+    return this.m.minerBans?.get(k(address))?.entries ?? this.base.minerBanHistory(address);
   }
 
   // --- writes ---------------------------------------------------------------
@@ -225,54 +233,54 @@ export class MutableState implements StateView {
       return;
     }
     const key = balanceKey(address, assetId);
-    this.balances.set(key, { holder: address, assetId, value: this.balance(address, assetId) + delta });
+    this.map('balances').set(key, { holder: address, assetId, value: this.balance(address, assetId) + delta });
     this.touch(address);
   }
 
   addLeaseBalance(address: Uint8Array, deltaIn: bigint, deltaOut: bigint): void {
     const current = this.leaseBalance(address);
-    this.leaseBalances.set(k(address), { address, value: { in: current.in + deltaIn, out: current.out + deltaOut } });
+    this.map('leaseBalances').set(k(address), { address, value: { in: current.in + deltaIn, out: current.out + deltaOut } });
     this.touch(address);
   }
 
   putAsset(assetId: Uint8Array, value: AssetInfo): void {
-    this.assets.set(k(assetId), { id: assetId, value });
+    this.map('assets').set(k(assetId), { id: assetId, value });
   }
 
   putLease(leaseId: Uint8Array, value: LeaseDetails): void {
-    this.leases.set(k(leaseId), { id: leaseId, value });
+    this.map('leases').set(k(leaseId), { id: leaseId, value });
   }
 
   putAlias(name: string, address: Uint8Array): void {
-    this.aliases.set(name, address);
+    this.map('aliases').set(name, address);
   }
 
   putData(address: Uint8Array, entry: DataEntry): void {
-    this.data.set(k(address) + '|' + entry.key, { address, entry });
+    this.map('data').set(k(address) + '|' + entry.key, { address, entry });
   }
 
   putScript(address: Uint8Array, script: Uint8Array | null): void {
-    this.scripts.set(k(address), { address, script });
+    this.map('scripts').set(k(address), { address, script });
   }
 
   addPermissionOp(address: Uint8Array, op: PermissionOp): void {
     const key = k(address);
-    const own = this.permissionOpsAdded.get(key);
-    if (own === undefined) this.permissionOpsAdded.set(key, { address, ops: [op] });
+    const own = this.m.permissionOps?.get(key);
+    if (own === undefined) this.map('permissionOps').set(key, { address, ops: [op] });
     else own.ops.push(op);
   }
 
   /** Registers (participant) or removes (null) the node of an address. */
   putParticipant(address: Uint8Array, value: Participant | null): void {
-    this.participantsChanged.set(k(address), { address, value });
+    this.map('participants').set(k(address), { address, value });
   }
 
   putPolicy(policyId: Uint8Array, value: Policy): void {
-    this.policies.set(k(policyId), { id: policyId, value });
+    this.map('policies').set(k(policyId), { id: policyId, value });
   }
 
   addPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): void {
-    this.policyDataHashes.set(k(policyId) + '|' + k(hash), { policyId, hash });
+    this.map('policyDataHashes').set(k(policyId) + '|' + k(hash), { policyId, hash });
   }
 
   setCarryFee(value: bigint): void {
@@ -280,13 +288,13 @@ export class MutableState implements StateView {
   }
 
   putMinerBanHistory(address: Uint8Array, entries: readonly MinerBanEntry[]): void {
-    this.minerBans.set(k(address), { address, entries });
+    this.map('minerBans').set(k(address), { address, entries });
   }
 
   /** Records a confirmed transaction with the addresses touched since the last call. */
   addTransaction(tx: Transaction): void {
     this.txs.push({ tx, addresses: [...this.touched.values()] });
-    this.txIds.add(k(tx.id));
+    (this.txIds ??= new Set()).add(k(tx.id));
     this.touched = new Map();
   }
 
@@ -297,55 +305,71 @@ export class MutableState implements StateView {
 
   /** Balances changed in this layer (for the non-negative check after a transaction). */
   changedBalances(): Iterable<{ holder: Uint8Array; assetId: Uint8Array | null; value: bigint }> {
-    return this.balances.values();
+    return (this.m.balances ?? EMPTY).values();
   }
 
   changedLeaseBalances(): Iterable<{ address: Uint8Array; value: LeaseBalance }> {
-    return this.leaseBalances.values();
+    return (this.m.leaseBalances ?? EMPTY).values();
+  }
+
+  /** The map of one kind of change, created on first write. */
+  private map<K extends keyof ChangeMaps>(kind: K): ChangeMaps[K] {
+    return (this.m[kind] ??= new Map() as ChangeMaps[K]);
   }
 
   /** Pushes this layer's changes into `target` (normally the layer it was forked from). */
   mergeInto(target: MutableState): void {
-    for (const [key, v] of this.balances) target.balances.set(key, v);
-    for (const [key, v] of this.leaseBalances) target.leaseBalances.set(key, v);
-    for (const [key, v] of this.assets) target.assets.set(key, v);
-    for (const [key, v] of this.leases) target.leases.set(key, v);
-    for (const [key, v] of this.aliases) target.aliases.set(key, v);
-    for (const [key, v] of this.data) target.data.set(key, v);
-    for (const [key, v] of this.scripts) target.scripts.set(key, v);
-    for (const [key, v] of this.permissionOpsAdded) {
-      const own = target.permissionOpsAdded.get(key);
-      if (own === undefined) target.permissionOpsAdded.set(key, { address: v.address, ops: [...v.ops] });
-      else own.ops.push(...v.ops);
+    const m = this.m;
+    const copy = <K extends keyof ChangeMaps>(kind: K): void => {
+      const own = m[kind];
+      if (own === undefined || own.size === 0) return;
+      const into = target.map(kind) as Map<string, unknown>;
+      for (const [key, v] of own) into.set(key, v);
+    };
+    copy('balances');
+    copy('leaseBalances');
+    copy('assets');
+    copy('leases');
+    copy('aliases');
+    copy('data');
+    copy('scripts');
+    if (m.permissionOps !== undefined) {
+      const into = target.map('permissionOps');
+      for (const [key, v] of m.permissionOps) {
+        const own = into.get(key);
+        if (own === undefined) into.set(key, { address: v.address, ops: [...v.ops] });
+        else own.ops.push(...v.ops);
+      }
     }
-    for (const [key, v] of this.participantsChanged) target.participantsChanged.set(key, v);
-    for (const [key, v] of this.policies) target.policies.set(key, v);
-    for (const [key, v] of this.policyDataHashes) target.policyDataHashes.set(key, v);
+    copy('participants');
+    copy('policies');
+    copy('policyDataHashes');
+    copy('minerBans');
     for (const t of this.txs) {
       target.txs.push(t);
-      target.txIds.add(k(t.tx.id));
+      (target.txIds ??= new Set()).add(k(t.tx.id));
     }
     for (const [key, v] of this.touched) target.touched.set(key, v);
     if (this.carry !== undefined) target.carry = this.carry;
-    for (const [key, v] of this.minerBans) target.minerBans.set(key, v);
   }
 
   changes(): StateChanges {
+    const m = this.m;
     return {
-      balances: this.balances,
-      leaseBalances: this.leaseBalances,
-      assets: this.assets,
-      leases: this.leases,
-      aliases: this.aliases,
-      data: this.data,
-      scripts: this.scripts,
-      permissionOps: this.permissionOpsAdded,
-      participants: this.participantsChanged,
-      policies: this.policies,
-      policyDataHashes: this.policyDataHashes,
+      balances: m.balances ?? EMPTY,
+      leaseBalances: m.leaseBalances ?? EMPTY,
+      assets: m.assets ?? EMPTY,
+      leases: m.leases ?? EMPTY,
+      aliases: m.aliases ?? EMPTY,
+      data: m.data ?? EMPTY,
+      scripts: m.scripts ?? EMPTY,
+      permissionOps: m.permissionOps ?? EMPTY,
+      participants: m.participants ?? EMPTY,
+      policies: m.policies ?? EMPTY,
+      policyDataHashes: m.policyDataHashes ?? EMPTY,
       transactions: this.txs,
       carryFee: this.carry,
-      minerBans: this.minerBans,
+      minerBans: m.minerBans ?? EMPTY,
     };
   }
 }

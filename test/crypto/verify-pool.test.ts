@@ -28,6 +28,20 @@ describe('signature verification on worker threads', () => {
     );
   });
 
+  it('lets the calling thread verify while the workers are full, with the same verdicts', async () => {
+    const inline = await SignatureVerifierPool.start('waves', 1, waves);
+    const kp = waves.keyPairFromSeedPhrase('verify pool inline seed phrase');
+    const items = Array.from({ length: 2000 }, (_, i) => {
+      const msg = Buffer.from(`message ${i}`);
+      const sig = waves.sign(kp.privateKey, msg);
+      if (i % 3 === 0) sig[5] = sig[5]! ^ 1;
+      return { msg, sig, valid: i % 3 !== 0 };
+    });
+    const verdicts = await Promise.all(items.map((it) => inline.verify(kp.publicKey, it.msg, it.sig)));
+    assert.deepEqual(verdicts, items.map((it) => it.valid));
+    await inline.close();
+  });
+
   it('works for GOST keys too', async () => {
     const gost = await createGostSuite();
     const gp = await SignatureVerifierPool.start('gost', 1);
