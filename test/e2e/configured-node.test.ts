@@ -115,7 +115,7 @@ describe('a node started from a WE-style config', () => {
       assert.equal(first.json['generator'] === undefined, false);
       assert.equal((first.json['transactions'] as unknown[]).length, 2 + 2 + 4);
     } catch (e) {
-      throw new Error(`${(e as Error).message}\n--- node output ---\n${log.slice(-3000)}`);
+      throw new Error(`${(e as Error).message}\n--- node output ---\n${log.slice(-3000)}`, { cause: e });
     }
   });
 });
