@@ -16,7 +16,7 @@ import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/ato
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { Store } from '../state/store.js';
 import { MutableState, type StateView } from '../state/view.js';
-import type { FeatureView } from './features.js';
+import { recordFeatureVotes, type FeatureView } from './features.js';
 import type { ChainSettings } from './settings.js';
 import { applyTransaction, type TxContext } from './validation.js';
 
@@ -244,6 +244,7 @@ export class Blockchain implements ChainHeaders {
       state.setCarryFee(0n);
     }
     this.consensus.afterKeyBlock(state, block, height, this);
+    recordFeatureVotes(state, block, height, this.settings.functionality);
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
@@ -282,6 +283,7 @@ export class Blockchain implements ChainHeaders {
       state.setCarryFee(0n);
     }
     this.consensus.afterKeyBlock(state, block, height, this);
+    recordFeatureVotes(state, block, height, this.settings.functionality);
     const ctx = this.txContext(height, block.timestamp, tip.timestamp, block.generator);
     for (const tx of block.transactions) {
       const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });

@@ -1,20 +1,27 @@
 /**
- * The PoA miner loop: forges this node's key blocks in its own rounds (other miners'
+ * The miner loop. PoA: forges this node's key blocks in its own rounds (other miners'
  * rounds are skipped when they do not produce), then fills its key block with
  * micro-blocks from the pool every `micro-block-interval` until its round's sync part —
- * sooner when the pool holds a full micro-block.
+ * sooner when the pool holds a full micro-block. PoS: forges once its delay since the tip
+ * has passed (pos/miner.ts), then fills its key block with micro-blocks the same way until
+ * another key block comes.
+ *
+ * Key blocks carry this node's feature votes: the supported features (WE's
+ * `features.auto-support-implemented-features` / `features.supported`) that are neither
+ * pre-activated nor approved yet, at most 64.
  */
 import type { Blockchain } from '../chain/blockchain.js';
+import { featuresToVote, SUPPORT_ALL_IMPLEMENTED, type FeatureSupport } from '../chain/features.js';
 import type { MinerSettings } from '../chain/settings.js';
-import { IMPLEMENTED_FEATURES } from '../chain/settings.js';
 import type { UtxPool } from '../chain/utx.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { Block } from '../protocol/blocks.js';
+import type { ConsensusData } from '../protocol/blocks/consensus.js';
 import { WeError } from '../protocol/errors.js';
 import { equalBytes } from '../protocol/bytes.js';
 import { microBlockWindow, planKeyBlock } from './poa.js';
-import type { PoaRules } from './rules.js';
-import { poaHeaders } from './rules.js';
+import { planPosKeyBlock } from './pos.js';
+import { PoaRules, poaHeaders, type PosRules } from './rules.js';
 
 /** Feature 160: micro-blocks v5 (liquid block signed in parallel). */
 const PARALLEL_LIQUID_BLOCK_GENERATION = 160;
@@ -29,8 +36,14 @@ export interface MinerLog {
 export interface MinerOptions {
   readonly chain: Blockchain;
   readonly pool: UtxPool;
-  readonly rules: PoaRules;
+  readonly rules: PoaRules | PosRules;
   readonly settings: MinerSettings;
+  /** Which features this node votes for; every implemented one by default. */
+  readonly featureSupport?: FeatureSupport;
+  /** PoS: the least wait before an attempt (WE's miner.minimal-block-generation-offset, 200 ms). */
+  readonly minimalBlockGenerationOffsetMs?: number;
+  /** WE's miner.interval-after-last-block-then-generation-is-allowed: no forging on an older tip (not checked when omitted). */
+  readonly maxTipAgeMs?: number;
   readonly keyPair: KeyPair;
   readonly now: () => bigint;
   readonly log: MinerLog;
@@ -93,8 +106,8 @@ export class Miner {
     const keyBlock = chain.headerAt(height);
     if (!equalBytes(keyBlock.generator, this.o.keyPair.publicKey)) return Number.MAX_SAFE_INTEGER;
     const now = this.o.now();
-    const window = microBlockWindow(rules.poa, keyBlock.timestamp, now);
-    if (!window.allowed) return Number.MAX_SAFE_INTEGER;
+    // PoA: only inside the key block's round before its sync part; PoS: until the next key block.
+    if (rules instanceof PoaRules && !microBlockWindow(rules.poa, keyBlock.timestamp, now).allowed) return Number.MAX_SAFE_INTEGER;
     const pending = pool.size().size;
     if (pending === 0) return this.pollMs;
     const due = now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
@@ -120,19 +133,38 @@ export class Miner {
   private tryKeyBlock(): number {
     const { chain, rules } = this.o;
     const now = this.o.now();
-    const plan = planKeyBlock(rules.poa, { state: chain.state(), chain: poaHeaders(chain), now, self: this.address });
-    if (plan.kind === 'idle') return Math.max(this.pollMs, Number(plan.retryAt - now));
-    if (plan.kind === 'wait') return Math.max(0, Number(plan.at - now));
-    const height = plan.height;
+    let forged: { height: number; timestamp: bigint; consensus: ConsensusData; detail: object };
+    if (rules instanceof PoaRules) {
+      const plan = planKeyBlock(rules.poa, { state: chain.state(), chain: poaHeaders(chain), now, self: this.address, ...(this.o.maxTipAgeMs === undefined ? {} : { maxTipAgeMs: this.o.maxTipAgeMs }) });
+      if (plan.kind === 'idle') return Math.max(this.pollMs, Number(plan.retryAt - now));
+      if (plan.kind === 'wait') return Math.max(0, Number(plan.at - now));
+      forged = { height: plan.height, timestamp: plan.timestamp, consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds }, detail: { skippedRounds: plan.skippedRounds } };
+    } else {
+      const plan = planPosKeyBlock(rules.pos, {
+        state: chain.state(),
+        chain,
+        now,
+        publicKey: this.o.keyPair.publicKey,
+        ...(this.o.maxTipAgeMs === undefined ? {} : { maxTipAgeMs: this.o.maxTipAgeMs }),
+      });
+      const offset = this.o.minimalBlockGenerationOffsetMs ?? 200;
+      if (plan.kind === 'idle') {
+        this.o.log.debug({ reason: plan.reason }, 'no key block forged');
+        return Math.max(this.pollMs, 1000);
+      }
+      if (plan.kind === 'wait') return Math.max(offset, Number(plan.at - now));
+      forged = { height: plan.height, timestamp: plan.timestamp, consensus: plan.consensus, detail: { delay: plan.delay, balance: plan.balance } };
+    }
+    const height = forged.height;
     const block = Block.sign(
       chain.protocol,
       {
         version: 3,
-        timestamp: plan.timestamp,
+        timestamp: forged.timestamp,
         reference: chain.lastBlock().id,
-        consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
+        consensus: forged.consensus,
         transactions: [],
-        featureVotes: this.featureVotes(height),
+        featureVotes: this.featureVotes(),
         genesisData: null,
       },
       this.o.keyPair.privateKey,
@@ -147,13 +179,13 @@ export class Miner {
       throw e;
     }
     this.lastMicroAt = 0n;
-    this.o.log.info({ height, id: block.idBase58, skippedRounds: plan.skippedRounds }, 'key block forged');
+    this.o.log.info({ height, id: block.idBase58, ...forged.detail }, 'key block forged');
     return 0;
   }
 
-  /** Implemented features not yet activated (or pre-activated) at this height: what this node votes for. */
-  private featureVotes(height: number): number[] {
-    const f = this.o.chain.features;
-    return [...IMPLEMENTED_FEATURES.keys()].filter((id) => f.activationHeight(id) === undefined && !f.isActive(id, height)).slice(0, 64);
+  /** What this node votes for: supported features not pre-activated nor approved (WE's MinerBase.blockFeatures). */
+  featureVotes(): number[] {
+    const { chain } = this.o;
+    return featuresToVote(this.o.featureSupport ?? SUPPORT_ALL_IMPLEMENTED, chain.settings.functionality, chain.state().approvedFeatures());
   }
 }

@@ -134,3 +134,14 @@ export function posBlockScore(baseTarget: bigint): bigint {
   if (baseTarget <= 0n) throw genericError(`Base target must be positive, got ${baseTarget}`, 'consensusData');
   return TWO_POW_64 / baseTarget;
 }
+
+/**
+ * Scala's `(BigDecimal(numerator) / BigDecimal(divisor)).toDouble`: the quotient rounded to
+ * 34 significant digits (HALF_EVEN, DECIMAL128), then the nearest double (Java's
+ * BigDecimal.doubleValue and JS's number parsing both round correctly).
+ */
+export function decimalQuotientToDouble(numerator: bigint, divisor: bigint): number {
+  if (divisor === 0n) throw new RangeError('Division by zero');
+  const q = divide(numerator, divisor, DECIMAL128_DIGITS);
+  return Number(`${q.unscaled}e${-q.scale}`);
+}

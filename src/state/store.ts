@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { ADDRESS_LENGTH } from '../crypto/address.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import {
@@ -38,6 +39,7 @@ export const F = {
   ALIAS: 0x05, // alias name → address
   ALIAS_OF: 0x06, // address ‖ alias name → (empty)
   POLICY_DATA_HASH: 0x07, // policy id ‖ hash → (empty)
+  ASSET_HOLDER: 0x10, // asset id ‖ holder → (empty): every holder whose balance of the asset ever changed
   // versioned: current at 0x20 + n, history at 0x40 + n
   BALANCE: 0x20, // holder ‖ asset id (absent for WEST) → bigint
   LEASE_BALANCE: 0x21, // address → in ‖ out
@@ -52,12 +54,17 @@ export const F = {
   POLICY: 0x2a, // policy id → owners, recipients
   CARRY_FEE: 0x2b, // (none) → bigint
   MINER_BANS: 0x2c, // address → warnings and bans
+  FEATURE_VOTES: 0x3a, // voting window u32 → feature id → votes (feature map)
+  APPROVED_FEATURES: 0x3b, // (none) → feature id → approval height (feature map)
+  CHAIN_SCORE: 0x3c, // (none) → bigint: the sum of block scores
   UNDO: 0x7f, // height u32 ‖ kind ‖ key → prior value (plain) or empty (versioned)
 } as const;
 
 const HISTORY_OFFSET = 0x20;
 const META_HEIGHT = Uint8Array.from([F.META, 1]);
 const META_CHAIN = Uint8Array.from([F.META, 2]);
+/** Set once the ASSET_HOLDER index covers every asset balance in the store. */
+const META_ASSET_HOLDERS = Uint8Array.from([F.META, 4]);
 const TOMBSTONE = Uint8Array.from([0xde, 0xad]);
 const ABSENT = Uint8Array.from([0]);
 const PRESENT = Uint8Array.from([1]);
@@ -69,6 +76,8 @@ const u32 = (n: number): Uint8Array => {
   new DataView(b.buffer).setUint32(0, n);
   return b;
 };
+/** Bytes as a string of the same length (a cheap map key). */
+const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 const readU32 = (b: Uint8Array, at = 0): number => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at);
 
 function cat(...parts: Uint8Array[]): Uint8Array {
@@ -114,6 +123,12 @@ export interface HeightCommit {
 }
 
 export class Store implements StateView {
+  /** The stored height, cached between writes (the REST API reads it on every request). */
+  private knownHeight: number | undefined;
+  /** Current WEST balances read since the last write, by address (hot for the REST API and the pool). */
+  private readonly westBalances = new Map<string, bigint>();
+  private writing = false;
+
   private constructor(
     private readonly root: RootDatabase<Uint8Array, Uint8Array>,
     private readonly db: Database<Uint8Array, Uint8Array>,
@@ -137,10 +152,29 @@ export class Store implements StateView {
     const id = Uint8Array.from([protocol.chainId, protocol.crypto.type === 'gost' ? 1 : 0]);
     if (chain === undefined) db.transactionSync(() => void db.put(META_CHAIN, id));
     else if (!equal(chain, id)) throw new Error(`The store at ${path} belongs to another network (chain or crypto type differs)`);
+    if (db.get(META_ASSET_HOLDERS) === undefined) store.indexAssetHolders();
     return store;
   }
 
+  /**
+   * Builds the ASSET_HOLDER index from the stored asset balances, for a store written before
+   * the index existed (an empty store just gets the mark). These entries have no undo: a
+   * rollback keeps them, which only lists a holder whose balance reads zero.
+   */
+  private indexAssetHolders(): void {
+    const db = this.db;
+    db.transactionSync(() => {
+      for (const key of db.getKeys({ start: Uint8Array.from([F.BALANCE]), end: Uint8Array.from([F.BALANCE + 1]) })) {
+        const holderLength = (key[1]! << 8) | key[2]!;
+        const assetId = key.subarray(3 + holderLength);
+        if (assetId.length > 0) void db.put(assetHolderKey(assetId, key.subarray(3, 3 + holderLength)), new Uint8Array(0));
+      }
+      void db.put(META_ASSET_HOLDERS, PRESENT);
+    });
+  }
+
   close(): Promise<void> {
+    this.beginWrite(); // a closed store caches nothing
     return this.root.close();
   }
 
@@ -174,13 +208,28 @@ export class Store implements StateView {
   // --- StateView --------------------------------------------------------------
 
   height(): number {
+    if (this.knownHeight !== undefined) return this.knownHeight;
     const v = this.db.get(META_HEIGHT);
-    return v === undefined ? 0 : readU32(v);
+    const height = v === undefined ? 0 : readU32(v);
+    // Only the writes below change it; inside their transactions it is read from the database.
+    if (!this.writing) this.knownHeight = height;
+    return height;
   }
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
+    const cacheable = assetId === null && !this.writing;
+    const key = cacheable ? latin1(address) : '';
+    if (cacheable) {
+      const known = this.westBalances.get(key);
+      if (known !== undefined) return known;
+    }
     const v = this.current(F.BALANCE, balanceId(address, assetId));
-    return v === undefined ? 0n : decode.bigint(v);
+    const balance = v === undefined ? 0n : decode.bigint(v);
+    if (cacheable) {
+      if (this.westBalances.size >= 100_000) this.westBalances.clear();
+      this.westBalances.set(key, balance);
+    }
+    return balance;
   }
 
   /** Balance after block `height` was applied. */
@@ -199,12 +248,77 @@ export class Store implements StateView {
     return v === undefined ? NO_LEASE : decode.leaseBalance(v);
   }
 
+  /** The smallest regular WEST balance in force at any height of [from, to]. */
+  minBalance(address: Uint8Array, from: number, to: number): bigint {
+    const id = balanceId(address, null);
+    let min: bigint | undefined;
+    for (const h of new Set<number>([from, to, ...this.historyHeights(F.BALANCE, id, from, to)])) {
+      const at = Math.max(h, from);
+      if (at > to) continue;
+      const v = this.balanceAt(address, null, at);
+      if (min === undefined || v < min) min = v;
+    }
+    return min ?? 0n;
+  }
+
+  /**
+   * Current asset balances of a holder: every asset whose balance it ever had (zero ones
+   * included), in asset id byte order.
+   */
+  *assetBalances(holder: Uint8Array): Generator<{ assetId: Uint8Array; balance: bigint }> {
+    const prefix = cat(Uint8Array.from([F.BALANCE]), idPart(holder));
+    for (const { key, value } of this.db.getRange({ start: cat(prefix, Uint8Array.from([0])), end: prefixEnd(prefix) })) {
+      yield { assetId: Uint8Array.from(key.subarray(prefix.length)), balance: decode.bigint(value) };
+    }
+  }
+
+  /** Every holder whose balance of an asset ever changed, in holder byte order; strictly after `after` if given. */
+  *assetHolders(assetId: Uint8Array, after?: Uint8Array): Generator<Uint8Array> {
+    const prefix = cat(Uint8Array.from([F.ASSET_HOLDER]), idPart(assetId));
+    const start = after === undefined ? prefix : cat(prefix, after);
+    for (const key of this.db.getKeys({ start, end: prefixEnd(prefix) })) {
+      const holder = key.subarray(prefix.length);
+      if (after !== undefined && equal(holder, after)) continue;
+      yield Uint8Array.from(holder);
+    }
+  }
+
+  /**
+   * Every address with a positive WEST balance after the block at `height` (WE's
+   * addressWestDistribution; a height at or above the top reads the current state), in
+   * address byte order. Read from the balance history, so it needs no index of its own.
+   */
+  *westDistribution(height: number): Generator<{ address: Uint8Array; balance: bigint }> {
+    const u16 = (n: number) => Uint8Array.from([n >> 8, n & 0xff]);
+    // History keys of WEST balances of 26-byte holders: family ‖ u16(id length) ‖ u16(26) ‖ address ‖ u32 height.
+    const prefix = cat(Uint8Array.from([F.BALANCE + HISTORY_OFFSET]), u16(ADDRESS_LENGTH + 2), u16(ADDRESS_LENGTH));
+    let holder: Uint8Array | undefined;
+    let inForce: Uint8Array | undefined;
+    const entry = (): { address: Uint8Array; balance: bigint } | undefined => {
+      if (holder === undefined || inForce === undefined || equal(inForce, TOMBSTONE)) return undefined;
+      const balance = decode.bigint(inForce);
+      return balance > 0n ? { address: holder, balance } : undefined;
+    };
+    for (const { key, value } of this.db.getRange({ start: prefix, end: prefixEnd(prefix) })) {
+      const address = key.subarray(prefix.length, key.length - 4);
+      if (holder === undefined || !equal(holder, address)) {
+        const done = entry();
+        if (done !== undefined) yield done;
+        holder = Uint8Array.from(address);
+        inForce = undefined;
+      }
+      if (readU32(key, key.length - 4) <= height) inForce = Uint8Array.from(value);
+    }
+    const last = entry();
+    if (last !== undefined) yield last;
+  }
+
   /**
    * The smallest effective balance (regular + lease in − lease out) in force at any height
    * of [from, to] — WE's effective balance with confirmations and generating balance.
    */
   minEffectiveBalance(address: Uint8Array, from: number, to: number): bigint {
-    const heights = new Set<number>([to, ...this.historyHeights(F.BALANCE, balanceId(address, null), from, to), ...this.historyHeights(F.LEASE_BALANCE, address, from, to)]);
+    const heights = new Set<number>([from, to, ...this.historyHeights(F.BALANCE, balanceId(address, null), from, to), ...this.historyHeights(F.LEASE_BALANCE, address, from, to)]);
     let min: bigint | undefined;
     for (const h of heights) {
       const at = Math.max(h, from);
@@ -308,6 +422,32 @@ export class Store implements StateView {
     return v === undefined ? [] : decode.minerBans(v);
   }
 
+  featureVotes(window: number): ReadonlyMap<number, number> {
+    const v = this.current(F.FEATURE_VOTES, u32(window));
+    return v === undefined ? NO_FEATURES : decodeFeatureMap(v);
+  }
+
+  /** Read on every feature check that is not pre-activated: decoded once per stored value. */
+  private approvedCache: { bytes: Uint8Array; value: ReadonlyMap<number, number> } | undefined;
+
+  approvedFeatures(): ReadonlyMap<number, number> {
+    const v = this.current(F.APPROVED_FEATURES, new Uint8Array(0));
+    if (v === undefined) return NO_FEATURES;
+    if (this.approvedCache === undefined || !equal(this.approvedCache.bytes, v)) this.approvedCache = { bytes: Uint8Array.from(v), value: decodeFeatureMap(v) };
+    return this.approvedCache.value;
+  }
+
+  chainScore(): bigint {
+    const v = this.current(F.CHAIN_SCORE, new Uint8Array(0));
+    return v === undefined ? 0n : decode.bigint(v);
+  }
+
+  /** The chain score after block `height` was applied (0 when not recorded). */
+  chainScoreAt(height: number): bigint {
+    const v = this.versionedAt(F.CHAIN_SCORE, new Uint8Array(0), height);
+    return v === undefined ? 0n : decode.bigint(v);
+  }
+
   // --- blocks and indexes -----------------------------------------------------
 
   blockBytes(height: number): Uint8Array | undefined {
@@ -345,20 +485,38 @@ export class Store implements StateView {
     if (c.height !== current && c.height !== current + 1) {
       throw new Error(`Cannot commit height ${c.height} on a store at height ${current}`);
     }
-    this.db.transactionSync(() => {
-      const w = new HeightWriter(this.db, c.height);
+    this.beginWrite();
+    try {
+      this.db.transactionSync(() => {
+        const w = new HeightWriter(this.db, c.height);
       w.plain(cat(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
       for (const { id, transactionCount } of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), cat(u32(c.height), u32(transactionCount)));
       if (c.headerBytes !== undefined) w.plain(cat(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
-      this.writeChanges(w, c.changes);
-      void this.db.put(META_HEIGHT, u32(c.height));
-      if (c.pruneUndoAt !== undefined && c.pruneUndoAt >= 1) this.pruneUndo(c.pruneUndoAt);
-    });
+        this.writeChanges(w, c.changes);
+        void this.db.put(META_HEIGHT, u32(c.height));
+        if (c.pruneUndoAt !== undefined && c.pruneUndoAt >= 1) this.pruneUndo(c.pruneUndoAt);
+      });
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** The cached reads are dropped, and nothing is cached, for the length of a write. */
+  private beginWrite(): void {
+    this.writing = true;
+    this.knownHeight = undefined;
+    this.westBalances.clear();
   }
 
   private writeChanges(w: HeightWriter, ch: StateChanges): void {
     const p = this.protocol;
-    for (const b of ch.balances.values()) w.versioned(F.BALANCE, balanceId(b.holder, b.assetId), encode.bigint(b.value));
+    for (const b of ch.balances.values()) {
+      w.versioned(F.BALANCE, balanceId(b.holder, b.assetId), encode.bigint(b.value));
+      if (b.assetId !== null) {
+        const holderKey = assetHolderKey(b.assetId, b.holder);
+        if (this.db.get(holderKey) === undefined) w.plain(holderKey, new Uint8Array(0));
+      }
+    }
     for (const l of ch.leaseBalances.values()) w.versioned(F.LEASE_BALANCE, l.address, encode.leaseBalance(l.value));
     for (const a of ch.assets.values()) w.versioned(F.ASSET, a.id, encode.assetInfo(a.value));
     for (const l of ch.leases.values()) w.versioned(F.LEASE, l.id, encode.lease(l.value));
@@ -400,6 +558,9 @@ export class Store implements StateView {
     if (ch.transactions.length > 0) w.plain(cat(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
     if (ch.carryFee !== undefined) w.versioned(F.CARRY_FEE, new Uint8Array(0), encode.bigint(ch.carryFee));
     for (const b of ch.minerBans.values()) w.versioned(F.MINER_BANS, b.address, encode.minerBans(b.entries));
+    for (const [window, counts] of ch.featureVotes ?? []) w.versioned(F.FEATURE_VOTES, u32(window), encodeFeatureMap(counts));
+    if (ch.approvedFeatures !== undefined) w.versioned(F.APPROVED_FEATURES, new Uint8Array(0), encodeFeatureMap(ch.approvedFeatures));
+    if (ch.chainScore !== undefined) w.versioned(F.CHAIN_SCORE, new Uint8Array(0), encode.bigint(ch.chainScore));
   }
 
   /** Next sequence number for the address index at a height (liquid blocks commit several times). */
@@ -416,14 +577,19 @@ export class Store implements StateView {
     const top = this.height();
     if (height < 0 || height > top) throw new Error(`Cannot roll back a store at height ${top} to ${height}`);
     const removed: Uint8Array[] = [];
-    this.db.transactionSync(() => {
-      for (let h = top; h > height; h--) {
-        const bytes = this.blockBytes(h);
-        if (bytes !== undefined) removed.unshift(Uint8Array.from(bytes));
-        this.undoHeight(h);
-      }
-      void this.db.put(META_HEIGHT, u32(height));
-    });
+    this.beginWrite();
+    try {
+      this.db.transactionSync(() => {
+        for (let h = top; h > height; h--) {
+          const bytes = this.blockBytes(h);
+          if (bytes !== undefined) removed.unshift(Uint8Array.from(bytes));
+          this.undoHeight(h);
+        }
+        void this.db.put(META_HEIGHT, u32(height));
+      });
+    } finally {
+      this.writing = false;
+    }
     return removed;
   }
 
@@ -492,6 +658,45 @@ export class Store implements StateView {
 
 function balanceId(holder: Uint8Array, assetId: Uint8Array | null): Uint8Array {
   return assetId === null ? idPart(holder) : cat(idPart(holder), assetId);
+}
+
+/** The first key after every key that starts with `prefix`. */
+function prefixEnd(prefix: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(prefix);
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (out[i] !== 0xff) {
+      out[i] = out[i]! + 1;
+      return out.subarray(0, i + 1);
+    }
+  }
+  return Uint8Array.from([0xff, 0xff, 0xff, 0xff]);
+}
+
+function assetHolderKey(assetId: Uint8Array, holder: Uint8Array): Uint8Array {
+  return cat(Uint8Array.from([F.ASSET_HOLDER]), idPart(assetId), holder);
+}
+
+const NO_FEATURES: ReadonlyMap<number, number> = new Map();
+
+/** A feature map (feature id → height or count): u16 n ‖ (i16 id ‖ u32 value) × n, ids ascending. */
+function encodeFeatureMap(m: ReadonlyMap<number, number>): Uint8Array {
+  const entries = [...m].sort(([a], [b]) => a - b);
+  const out = new Uint8Array(2 + 6 * entries.length);
+  const v = new DataView(out.buffer);
+  v.setUint16(0, entries.length);
+  entries.forEach(([id, value], i) => {
+    v.setInt16(2 + 6 * i, id);
+    v.setUint32(4 + 6 * i, value);
+  });
+  return out;
+}
+
+function decodeFeatureMap(b: Uint8Array): Map<number, number> {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const out = new Map<number, number>();
+  const n = v.getUint16(0);
+  for (let i = 0; i < n; i++) out.set(v.getInt16(2 + 6 * i), v.getUint32(4 + 6 * i));
+  return out;
 }
 
 function dataId(address: Uint8Array, key: string): Uint8Array {

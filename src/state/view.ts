@@ -51,6 +51,15 @@ export interface StateView {
   carryFee(): bigint;
   /** A PoA miner's warnings and bans, oldest first. */
   minerBanHistory(address: Uint8Array): readonly MinerBanEntry[];
+  /**
+   * Feature votes counted in voting window `window` (heights (window − 1)·P + 1 … window·P
+   * for P = feature-check-blocks-period): feature id → number of blocks voting for it.
+   */
+  featureVotes(window: number): ReadonlyMap<number, number>;
+  /** Features approved by voting: feature id → the height it was approved at. */
+  approvedFeatures(): ReadonlyMap<number, number>;
+  /** The chain's score (sum of its blocks' scores) after the last applied block; 0 when not recorded. */
+  chainScore(): bigint;
 }
 
 /** Everything a height changes, as the store commits it. */
@@ -70,6 +79,12 @@ export interface StateChanges {
   readonly transactions: readonly { tx: Transaction; addresses: readonly Uint8Array[] }[];
   readonly carryFee: bigint | undefined;
   readonly minerBans: ReadonlyMap<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>;
+  /** Voting window → the window's vote counts after this height (only windows the height changed). */
+  readonly featureVotes?: ReadonlyMap<number, ReadonlyMap<number, number>>;
+  /** Every approved feature (id → approval height) after this height, when the height approved any. */
+  readonly approvedFeatures?: ReadonlyMap<number, number>;
+  /** The chain score after this height, when set. */
+  readonly chainScore?: bigint;
 }
 
 interface ChangeMaps {
@@ -97,6 +112,9 @@ export class MutableState implements StateView {
   private readonly txs: { tx: Transaction; addresses: Uint8Array[] }[] = [];
   private txIds: Set<string> | undefined;
   private carry: bigint | undefined;
+  private votes: Map<number, Map<number, number>> | undefined;
+  private approved: Map<number, number> | undefined;
+  private score: bigint | undefined;
   /** Addresses whose state the transaction being applied touched (for the address index). */
   private touched = new Map<string, Uint8Array>();
 
@@ -216,6 +234,18 @@ export class MutableState implements StateView {
     return this.m.minerBans?.get(k(address))?.entries ?? this.base.minerBanHistory(address);
   }
 
+  featureVotes(window: number): ReadonlyMap<number, number> {
+    return this.votes?.get(window) ?? this.base.featureVotes(window);
+  }
+
+  approvedFeatures(): ReadonlyMap<number, number> {
+    return this.approved ?? this.base.approvedFeatures();
+  }
+
+  chainScore(): bigint {
+    return this.score ?? this.base.chainScore();
+  }
+
   // --- writes ---------------------------------------------------------------
 
   /**
@@ -291,6 +321,25 @@ export class MutableState implements StateView {
     this.map('minerBans').set(k(address), { address, entries });
   }
 
+  /** Counts one block's feature votes (distinct ids) in voting window `window`. */
+  addFeatureVotes(window: number, ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    const counts = new Map(this.featureVotes(window));
+    for (const id of new Set(ids)) counts.set(id, (counts.get(id) ?? 0) + 1);
+    (this.votes ??= new Map()).set(window, counts);
+  }
+
+  /** Records newly approved features (id → approval height); features approved before keep their height. */
+  approveFeatures(approvals: ReadonlyMap<number, number>): void {
+    const all = new Map(this.approvedFeatures());
+    for (const [id, height] of approvals) if (!all.has(id)) all.set(id, height);
+    this.approved = all;
+  }
+
+  setChainScore(value: bigint): void {
+    this.score = value;
+  }
+
   /** Records a confirmed transaction with the addresses touched since the last call. */
   addTransaction(tx: Transaction): void {
     this.txs.push({ tx, addresses: [...this.touched.values()] });
@@ -351,6 +400,9 @@ export class MutableState implements StateView {
     }
     for (const [key, v] of this.touched) target.touched.set(key, v);
     if (this.carry !== undefined) target.carry = this.carry;
+    if (this.votes !== undefined) for (const [window, counts] of this.votes) (target.votes ??= new Map()).set(window, counts);
+    if (this.approved !== undefined) target.approved = this.approved;
+    if (this.score !== undefined) target.score = this.score;
   }
 
   changes(): StateChanges {
@@ -370,6 +422,9 @@ export class MutableState implements StateView {
       transactions: this.txs,
       carryFee: this.carry,
       minerBans: m.minerBans ?? EMPTY,
+      ...(this.votes === undefined ? {} : { featureVotes: this.votes }),
+      ...(this.approved === undefined ? {} : { approvedFeatures: this.approved }),
+      ...(this.score === undefined ? {} : { chainScore: this.score }),
     };
   }
 }

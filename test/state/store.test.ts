@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Protocol } from '../../src/protocol/protocol.js';
-import { Store } from '../../src/state/store.js';
+import { F, Store } from '../../src/state/store.js';
+import { open } from 'lmdb';
 import { MutableState } from '../../src/state/view.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -115,6 +116,74 @@ describe('store', () => {
     store.rollbackTo(3);
     assert.equal(store.balance(ADDRS[0]!, null), 3n);
     void store.close();
+  });
+
+  it('indexes the holders of an asset in holder byte order, after a cursor, and undoes them with their height', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(opArb, { maxLength: 12 }), { minLength: 1, maxLength: 8 }), fc.nat(), (blocks, cut) => {
+        const store = Store.open(tempDir(), p);
+        blocks.forEach((ops, i) => apply(store, i + 1, ops));
+        const target = cut % (blocks.length + 1);
+        store.rollbackTo(target);
+        // Holders: every address with an asset balance op (a zero delta writes no balance) in the kept blocks.
+        const expected = [...new Set(blocks.slice(0, target).flatMap((ops) => ops.filter((o) => o.kind === 'balance' && o.asset && o.delta !== 0).map((o) => o.who)))]
+          .map((who) => ADDRS[who]!)
+          .sort((a, b) => Buffer.compare(a, b));
+        const holders = [...store.assetHolders(ASSET)];
+        assert.deepEqual(holders, expected);
+        for (let i = 0; i < expected.length; i++) assert.deepEqual([...store.assetHolders(ASSET, expected[i])], expected.slice(i + 1));
+        assert.deepEqual([...store.assetHolders(new Uint8Array(32).fill(8))], []);
+        void store.close();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('lists the asset balances of a holder, and the smallest regular balance over a window (0 before any balance)', () => {
+    const store = Store.open(tempDir(), p);
+    const other = new Uint8Array(32).fill(0xff);
+    apply(store, 1, [{ kind: 'balance', who: 3, asset: false, delta: 5 }]);
+    apply(store, 2, [{ kind: 'balance', who: 1, asset: false, delta: 100 }]);
+    const s = new MutableState(store);
+    s.addBalance(ADDRS[1]!, ASSET, 7n);
+    s.addBalance(ADDRS[1]!, other, 9n);
+    store.commit({ height: 3, blockBytes: Uint8Array.from([3]), blockIds: [], changes: s.changes() });
+    apply(store, 4, [{ kind: 'balance', who: 1, asset: false, delta: -60 }]);
+    apply(store, 5, [{ kind: 'balance', who: 1, asset: false, delta: 10 }]);
+    assert.deepEqual([...store.assetBalances(ADDRS[1]!)], [
+      { assetId: ASSET, balance: 7n },
+      { assetId: other, balance: 9n },
+    ]);
+    assert.deepEqual([...store.assetBalances(ADDRS[3]!)], []);
+    assert.equal(store.minBalance(ADDRS[1]!, 1, 5), 0n, 'nothing at height 1');
+    assert.equal(store.minBalance(ADDRS[1]!, 2, 5), 40n);
+    assert.equal(store.minBalance(ADDRS[1]!, 2, 3), 100n);
+    assert.equal(store.minBalance(ADDRS[1]!, 5, 5), 50n);
+    assert.equal(store.minEffectiveBalance(ADDRS[1]!, 1, 3), 0n, 'nothing at height 1');
+    assert.deepEqual([...store.assetHolders(other)], [ADDRS[1]]);
+    void store.close();
+  });
+
+  it('indexes the asset holders of a store written before the index existed', async () => {
+    const dir = tempDir();
+    const store = Store.open(dir, p);
+    apply(store, 1, [
+      { kind: 'balance', who: 2, asset: true, delta: 3 },
+      { kind: 'balance', who: 0, asset: true, delta: 4 },
+    ]);
+    const expected = [ADDRS[0]!, ADDRS[2]!].sort((a, b) => Buffer.compare(a, b));
+    assert.deepEqual([...store.assetHolders(ASSET)], expected);
+    await store.close();
+    // The store as an older version left it: no index entries, no mark.
+    const raw = open<Uint8Array, Uint8Array>({ path: dir, keyEncoding: 'binary', encoding: 'binary', compression: false });
+    raw.transactionSync(() => {
+      for (const key of raw.getKeys({ start: Uint8Array.from([F.ASSET_HOLDER]), end: Uint8Array.from([F.ASSET_HOLDER + 1]) })) void raw.remove(key);
+      void raw.remove(Uint8Array.from([F.META, 4]));
+    });
+    await raw.close();
+    const reopened = Store.open(dir, p);
+    assert.deepEqual([...reopened.assetHolders(ASSET)], expected);
+    await reopened.close();
   });
 
   it('refuses a store of another network', async () => {
