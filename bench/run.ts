@@ -2,11 +2,17 @@
  * `npm run bench` — prints every figure with its same-run baseline and the ratio.
  * `npm run bench -- --json` prints one JSON object per line:
  * {"name","value","baseline","ratio","unit"}.
+ * `npm run bench -- <group> …` runs only those groups. `fuzz` (100 000 malformed REST
+ * requests, FUZZ_REQUESTS to change) runs only when named: it is a robustness run, not a
+ * figure; it prints the request count, the rate and the number of answers ≥ 500, and fails
+ * the run unless that number is 0.
  */
 import { figureJson, formatFigure, type Figure } from './harness.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import { chainFigures } from './chain.js';
+import { fuzzBench } from './fuzz.js';
 import { protocolFigures } from './protocol.js';
+import { restFigures } from './rest.js';
 
 const json = process.argv.includes('--json');
 const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -14,10 +20,26 @@ const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['protocol', protocolFigures],
   ['chain', () => chainFigures(p)],
+  ['rest', restFigures],
 ];
 
 for (const [group, run] of groups) {
   if (only.length > 0 && !only.includes(group)) continue;
   if (!json) console.log(`# ${group}`);
   for (const figure of await run()) console.log(json ? figureJson(figure) : formatFigure(figure));
+}
+
+if (only.includes('fuzz')) {
+  if (!json) console.log('# fuzz');
+  const r = await fuzzBench();
+  const ok = r.serverErrors === 0 && r.alive && r.stateUnchanged;
+  if (json) {
+    console.log(JSON.stringify({ name: 'fuzz', requests: r.requests, seconds: r.seconds, rate: r.rate, serverErrors: r.serverErrors, alive: r.alive, stateUnchanged: r.stateUnchanged }));
+  } else {
+    console.log(
+      `${'fuzz.rest'.padEnd(34)} ${r.requests.toLocaleString('en-US').padStart(12)} requests in ${r.seconds.toFixed(1)} s = ${Math.round(r.rate).toLocaleString('en-US')} req/s; answers ≥ 500: ${r.serverErrors} (must be 0); node answering: ${r.alive ? 'yes' : 'NO'}; state unchanged: ${r.stateUnchanged ? 'yes' : 'NO'}`,
+    );
+    for (const e of r.examples) console.log(`  ${e}`);
+  }
+  if (!ok) process.exitCode = 1;
 }
