@@ -24,11 +24,10 @@ export const unknownError = (): ApiError => api('Unknown', 0, 'Error is unknown'
 export const wrongJson = (errors: readonly JsonPathError[] = [], field?: string): ApiError =>
   new ApiError('WrongJson', 1, 'failed to parse json message', field ?? fieldOfPath(errors[0]?.path), 400, errors);
 
-/** `obj.transfers[0].amount` → `transfers[0].amount`; the root has no field name. */
-function fieldOfPath(path: string | undefined): string | undefined {
-  if (path === undefined) return undefined;
-  const field = path.replace(/^obj\.?/, '');
-  return field === '' ? undefined : field;
+/** `obj.transfers[0].amount` → `transfers[0].amount`; the root (or no path) is the body. */
+function fieldOfPath(path: string | undefined): string {
+  const field = path?.replace(/^obj\.?/, '') ?? '';
+  return field === '' ? 'body' : field;
 }
 
 /** 1 for a body that is not JSON at all (`validationErrors: {}`). */
@@ -75,6 +74,14 @@ export const httpEntityTooBig = (actual: number, max: number): ApiError =>
 export const illegalWatcherAction = (): ApiError =>
   api('IllegalWatcherActionError', 638, "Sending transactions or data is disabled for node in 'Watcher' mode", 403);
 
+/**
+ * Rule PKI-1: a method WE lists as unavailable while `node.crypto.pki.mode = ON`
+ * (/addresses/sign, /addresses/signText, /utils/hash/fast). WE's closed build's exact
+ * answer is not public; Weft answers WE's CustomValidationError.
+ */
+export const unavailableInPkiMode = (): ApiError =>
+  api('CustomValidationError', 199, "This method is not available when 'node.crypto.pki.mode' is 'ON'", 400, 'node.crypto.pki.mode');
+
 // --- the rest of WE's ApiError catalogue that the HTTP layer raises itself (later route groups)
 
 export const discontinuedApi = (): ApiError => api('DiscontinuedApi', 3, 'This API is no longer supported');
@@ -86,7 +93,7 @@ export const certificateNotFound = (keyName: string, keyValue: string): ApiError
 export const aliasDoesNotExist = (aliasOrAddress: { alias: string } | { address: string }): ApiError =>
   api('AliasDoesNotExist', 302, 'alias' in aliasOrAddress ? `alias '${aliasOrAddress.alias}' doesn't exist` : `alias for address '${aliasOrAddress.address}' doesn't exist`, 404);
 export const dataKeyNotExists = (key: string): ApiError => api('DataKeyNotExists', 304, `no data for this key: ${key}`, 404, 'key');
-export const scriptCompilerError = (message: string): ApiError => api('ScriptCompilerError', 305, message);
+export const scriptCompilerError = (message: string, field = 'script'): ApiError => api('ScriptCompilerError', 305, message, 400, field);
 export const signatureError = (message: string): ApiError => api('SignatureError', 309, `Signature error: ${message}`, 500);
 export const requestedHeightDoesntExist = (requested: number, current: number): ApiError =>
   api('RequestedHeightDoesntExist', 310, `Requested height '${requested}' is greater than current state height '${current}'`, 400, 'height');
@@ -103,18 +110,18 @@ export const policyDoesNotExist = (policyId: string): ApiError => api('PolicyDoe
 export const privacyIsSwitchedOff = (): ApiError => api('PrivacyIsSwitchedOff', 613, 'The privacy feature is switched off');
 export const policyDataHashAlreadyExists = (hash: string): ApiError => api('PolicyDataHashAlreadyExists', 615, `The specified dataset with hash ${hash} was added earlier`);
 export const policyItemDataIsMissing = (hash: string): ApiError => api('PolicyItemDataIsMissing', 617, `The requested dataset ${hash} is missing in privacy storage`);
-export const missingAuthorizationMetadata = (): ApiError => api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401);
-export const authTokenExpired = (): ApiError => api('AuthTokenExpired', 619, 'Authorization error. Token expired', 401);
-export const cantParseJwtClaims = (): ApiError => api('CantParseJwtClaims', 620, "Authorization error. Can't parse JWT token claims");
+export const missingAuthorizationMetadata = (): ApiError => api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401, 'Authorization');
+export const authTokenExpired = (): ApiError => api('AuthTokenExpired', 619, 'Authorization error. Token expired', 401, 'Authorization');
+export const cantParseJwtClaims = (): ApiError => api('CantParseJwtClaims', 620, "Authorization error. Can't parse JWT token claims", 400, 'Authorization');
 /** 621; WE prints the role's Scala object name (e.g. `Administrator`), with a trailing space. */
-export const noRequiredAuthRole = (role: string): ApiError => api('NoRequiredAuthRole', 621, `Authorization error. No expected role '${role}' `, 403);
-export const invalidTokenError = (): ApiError => api('InvalidTokenError', 622, 'Authorization error. Invalid token', 401);
+export const noRequiredAuthRole = (role: string): ApiError => api('NoRequiredAuthRole', 621, `Authorization error. No expected role '${role}' `, 403, 'Authorization');
+export const invalidTokenError = (): ApiError => api('InvalidTokenError', 622, 'Authorization error. Invalid token', 401, 'Authorization');
 export const commitmentNotPresent = (): ApiError => api('CommitmentNotPresent', 624, "'commitment' is not present in request", 400, 'commitment');
 export const commitmentKeyNotPresent = (): ApiError => api('CommitmentKeyNotPresent', 625, "'commitmentKey' is not present in request", 400, 'commitmentKey');
 export const commitmentValidationFailed = (): ApiError => api('CommitmentValidationFailed', 626, 'Failed commitment validation');
 export const invalidContractKeysFilter = (regex: string): ApiError => api('InvalidContractKeysFilter', 629, `Keys filter parameter has invalid regex pattern '${regex}'`, 400, 'matches');
-export const invalidNodeOwnerAddress = (): ApiError => api('InvalidNodeOwnerAddress', 636, 'Authorization error. Invalid node owner address', 403);
-export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisabled', 637, `Service '${name}' is disabled`, 404);
+export const invalidNodeOwnerAddress = (): ApiError => api('InvalidNodeOwnerAddress', 636, 'Authorization error. Invalid node owner address', 403, 'Authorization');
+export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisabled', 637, `Service '${name}' is disabled`, 404, 'service');
 export const healthCheckError = (message: string): ApiError => api('HealthCheckError', 640, message, 503);
 export const policyItemNotFound = (policyId: string, itemId: string): ApiError => api('PolicyItemNotFound', 646, `Policy ${policyId} item ${itemId} not found in database`, 404);
 export const wrongPolicyItemDataGetMethod = (message: string): ApiError => api('WrongPolicyItemDataGetMethod', 647, message);

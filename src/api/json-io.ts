@@ -40,6 +40,15 @@ export class JsonEntity {
   }
 }
 
+/** A body of another content type, kept for the few routes that read raw text (`BodySpec.read = 'text'`). */
+export class RawEntity {
+  constructor(readonly bytes: Buffer) {}
+
+  text(): string {
+    return this.bytes.toString('utf8');
+  }
+}
+
 /** Replaces Fastify's body parsers with WE's rules (the size limit applies to every body). */
 export function installBodyParsers(app: FastifyInstance, bodyLimit: number): void {
   app.removeAllContentTypeParsers();
@@ -47,8 +56,8 @@ export function installBodyParsers(app: FastifyInstance, bodyLimit: number): voi
     const text = body as string;
     done(null, text.length === 0 ? NO_JSON_BODY : new JsonEntity(text));
   });
-  // Any other content type: read (so the size limit applies) and drop.
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, _body, done) => done(null, NO_JSON_BODY));
+  // Any other content type: read (so the size limit applies); only raw-text routes look at it.
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, new RawEntity(body as Buffer)));
 }
 
 /** True when the Accept header asks for int64 values as strings. */

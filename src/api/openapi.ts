@@ -106,13 +106,15 @@ function operation(r: AnyRoute, group: RouteGroup, auth: Authenticator, registry
     op['requestBody'] = {
       required: true,
       ...(body.description !== undefined ? { description: body.description } : {}),
-      content: { 'application/json': { schema: registry.convert(body.schema) } },
+      content: { [body.read === 'text' ? 'text/plain' : 'application/json']: { schema: registry.convert(body.schema) } },
     };
   }
   const responses: Json = {};
   for (const [status, spec] of Object.entries(r.responses)) responses[status] = responseObject(Number(status), spec, registry);
-  if (security.length > 0 && responses['403'] === undefined) {
-    responses['403'] = { description: 'Credential missing or wrong', content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } } };
+  // How the configured auth mode refuses this level (api-key: 403; OAuth2: 401, 400, 403).
+  const refusals = auth.refusals?.(r.auth) ?? (security.length > 0 ? { 403: 'Credential missing or wrong' } : {});
+  for (const [status, description] of Object.entries(refusals)) {
+    responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } } };
   }
   op['responses'] = responses;
   return op;

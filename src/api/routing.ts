@@ -13,12 +13,12 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { JsonObject } from '../protocol/json.js';
 import type { Authenticator, AuthLevel } from './auth.js';
 import { readBody } from './body.js';
-import { BAD_REQUEST_TEXT, bodyIsNotObject, NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
-import { JSON_CONTENT_TYPE, JsonEntity, jsonText } from './json-io.js';
+import { BAD_REQUEST_TEXT, bodyIsNotObject, NOT_FOUND_TEXT, PlainTextReply, unavailableInPkiMode } from './errors.js';
+import { JSON_CONTENT_TYPE, JsonEntity, jsonText, RawEntity, wantsInt64AsString } from './json-io.js';
 import { validIntError, ValidIntProblem, type ParamSpec, type QuerySpec } from './params.js';
 import type { ApiServices } from './services.js';
 import type { TransactionTimestamps } from './timestamps.js';
@@ -31,6 +31,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export interface ApiContext {
   readonly services: ApiServices;
   readonly timestamps: TransactionTimestamps;
+  /** Serialized block answers per Block instance (see tx-json.ts serializedBlockJson). */
+  readonly blockJsonCache: WeakMap<object, Map<string, SerializedJson>>;
 }
 
 export interface ResponseDoc {
@@ -43,11 +45,13 @@ export interface ResponseDoc {
 /** A documented answer: a schema (described by its own description) or a full description. */
 export type ResponseSpec = TSchema | ResponseDoc;
 
-export interface BodySpec<S extends TSchema = TSchema, R extends 'schema' | 'object' = 'schema' | 'object'> {
+export interface BodySpec<S extends TSchema = TSchema, R extends 'schema' | 'object' | 'text' = 'schema' | 'object' | 'text'> {
   readonly schema: S;
   /**
    * `schema`: read against the schema as Play would (all problems → error 1);
-   * `object`: any JSON object (else error 1 at `obj`), read by the handler.
+   * `object`: any JSON object (else error 1 at `obj`), read by the handler;
+   * `text`: the raw body as UTF-8 text, whatever its content type (Akka's `entity(as[String])`;
+   * no body reads as ''), documented as `text/plain`.
    */
   readonly read: R;
   readonly description?: string;
@@ -67,7 +71,7 @@ type ParamValues<P> = { readonly [K in keyof P]: P[K] extends ParamSpec<infer T>
 type QueryValues<Q> = {
   readonly [K in keyof Q]: Q[K] extends QuerySpec<infer T> ? (Q[K] extends { readonly required: true } ? T : T | undefined) : never;
 };
-type BodyValue<B> = B extends BodySpec<infer S, infer R> ? (R extends 'schema' ? Static<S> : JsonObject) : undefined;
+type BodyValue<B> = B extends BodySpec<infer S, infer R> ? (R extends 'schema' ? Static<S> : R extends 'text' ? string : JsonObject) : undefined;
 
 export interface RouteInput<P, Q, B> {
   readonly params: ParamValues<P>;
@@ -83,6 +87,17 @@ export class Reply {
     readonly status: number,
     readonly body: unknown,
     readonly contentType: 'json' | 'text' = 'json',
+  ) {}
+}
+
+/**
+ * A 200 JSON answer already serialized, in both int64 renderings (bare numbers, and
+ * strings for `large-significand-format=string`): for answers served many times over.
+ */
+export class SerializedJson {
+  constructor(
+    readonly text: string,
+    readonly textInt64AsString: () => string,
   ) {}
 }
 
@@ -112,6 +127,11 @@ export interface RouteSpec<
   readonly hidden?: boolean;
   /** Checked before authentication and before the body is read (WE's nonWatcherFilter sits there). */
   readonly guard?: (ctx: ApiContext) => void;
+  /**
+   * Rule PKI-1: one of the methods WE makes unavailable while `node.crypto.pki.mode = ON`
+   * (its `addedGuard`, after authentication): the route then answers `unavailableInPkiMode`.
+   */
+  readonly unavailableInPkiMode?: boolean;
   handler(input: RouteInput<P, Q, B>, ctx: ApiContext): unknown;
 }
 
@@ -171,13 +191,15 @@ export function fastifyUrls(r: AnyRoute): string[] {
   return r.trailingSlash === true ? [url, `${url}/`] : [url];
 }
 
-/** Per-route Fastify config: marks API routes (CORS) and carries the spec. */
-export interface WeftRouteConfig {
-  readonly weftRoute?: AnyRoute;
+declare module 'fastify' {
+  /** Per-route Fastify config: marks API routes (CORS) and carries the spec. */
+  interface FastifyContextConfig {
+    readonly weftRoute?: AnyRoute;
+  }
 }
 
 export function routeOf(request: FastifyRequest): AnyRoute | undefined {
-  return (request.routeOptions.config as WeftRouteConfig | undefined)?.weftRoute;
+  return request.routeOptions.config.weftRoute;
 }
 
 /** The reply for a route whose JSON body did not arrive. */
@@ -233,6 +255,7 @@ export function bodyOf(r: AnyRoute): BodySpec | undefined {
 function readRequestBody(r: AnyRoute, body: unknown): unknown {
   const spec = bodyOf(r);
   if (spec === undefined) return undefined;
+  if (spec.read === 'text') return body instanceof JsonEntity ? body.text : body instanceof RawEntity ? body.text() : '';
   if (!(body instanceof JsonEntity)) throw bodyAbsentReply(r);
   const value = body.parse();
   if (spec.read === 'schema') return readBody(spec.schema, value);
@@ -240,7 +263,11 @@ function readRequestBody(r: AnyRoute, body: unknown): unknown {
   return value;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, result: unknown): FastifyReply {
+function send(request: FastifyRequest, reply: FastifyReply, result: unknown, cors: boolean): FastifyReply {
+  if (cors && !(result instanceof Reply && result.contentType === 'text' && result.body === NOT_FOUND_TEXT)) reply.header('access-control-allow-origin', '*');
+  if (result instanceof SerializedJson) {
+    return reply.code(200).type(JSON_CONTENT_TYPE).send(wantsInt64AsString(request.headers.accept) ? result.textInt64AsString() : result.text);
+  }
   if (result instanceof Reply) {
     if (result.contentType === 'text') return reply.code(result.status).type('text/plain; charset=UTF-8').send(String(result.body));
     return reply.code(result.status).type(JSON_CONTENT_TYPE).send(jsonText(result.body, request.headers.accept));
@@ -250,32 +277,42 @@ function send(request: FastifyRequest, reply: FastifyReply, result: unknown): Fa
 
 /** Registers every route of the groups on the Fastify instance. */
 export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup[], ctx: ApiContext, auth: Authenticator): void {
+  const cors = ctx.services.settings.cors;
   for (const group of groups) {
     for (const r of group.routes) {
-      const config: WeftRouteConfig = { weftRoute: r };
-      for (const url of fastifyUrls(r)) {
-        app.route({
-          method: r.method,
-          url,
-          config,
-          onRequest: (request, _reply, done) => {
+      const config = { weftRoute: r };
+      // Open routes with nothing to check before the handler get no hook at all (hot paths).
+      const checks = r.guard !== undefined || !auth.isOpen(r.auth) || r.unavailableInPkiMode === true;
+      const onRequest = checks
+        ? (request: FastifyRequest, _reply: FastifyReply, done: (e?: Error) => void): void => {
             try {
               r.guard?.(ctx);
               auth.authorize(r.auth, request.headers);
+              if (r.unavailableInPkiMode === true && ctx.services.settings.pkiMode === 'ON') throw unavailableInPkiMode();
             } catch (e) {
               done(e as Error);
               return;
             }
             done();
-          },
-          handler: async (request, reply) => {
+          }
+        : undefined;
+      for (const url of fastifyUrls(r)) {
+        const options: RouteOptions = {
+          method: r.method,
+          url,
+          config,
+          handler: (request, reply) => {
             const params = readParams(r, request.params as Record<string, string | undefined>, ctx);
             const query = readQuery(r, request.query, ctx);
             const body = readRequestBody(r, request.body);
-            const result: unknown = await r.handler({ params, query, body, headers: request.headers, log: request.log }, ctx);
-            return send(request, reply, result);
+            const result: unknown = r.handler({ params, query, body, headers: request.headers, log: request.log }, ctx);
+            // Synchronous handlers answer without a promise round trip.
+            if (result instanceof Promise) return result.then((value: unknown) => send(request, reply, value, cors));
+            return send(request, reply, result, cors);
           },
-        });
+        };
+        if (onRequest !== undefined) options.onRequest = onRequest;
+        app.route(options);
       }
     }
   }

@@ -14,6 +14,7 @@ import {
   OtherShapeReply,
   PlainTextReply,
   StatusDetailsReply,
+  customValidationError,
   unknownError,
   WeError,
   wrongJson,
@@ -83,32 +84,47 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   const settings = services.settings;
   const groups = options.groups ?? ROUTE_GROUPS;
   const bodyLimit = options.bodyLimit ?? MAX_BODY_BYTES;
-  const auth: Authenticator = createAuthenticator(settings.auth, services.protocol.crypto);
-  const ctx: ApiContext = { services, timestamps: new TransactionTimestamps(() => services.now()) };
+  const auth: Authenticator = createAuthenticator(settings.auth, services.protocol.crypto, {
+    nodeOwner: services.protocol.addresses.fromPublicKey(services.nodeOwnerPublicKey).toString(),
+    parseAddress: (text) => {
+      try {
+        return services.protocol.addresses.parseAddress(text).toString();
+      } catch {
+        return undefined;
+      }
+    },
+    now: () => services.now(),
+  });
+  const ctx: ApiContext = { services, timestamps: new TransactionTimestamps(() => services.now()), blockJsonCache: new WeakMap() };
 
   const app = Fastify({
     ...(options.loggerInstance !== undefined ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? { level: 'info' } }),
     bodyLimit,
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
     return503OnClosing: true,
+    // The router's own refusals (undecodable percent-encoding, a path parameter past
+    // maxParamLength) in WE's error shape, naming the path as the offending input.
+    frameworkErrors: (error, request, reply) => {
+      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path parameter is longer than 2048 characters` : `The path is not valid percent-encoded UTF-8`;
+      void sendError(request, reply, customValidationError(message, 'path'));
+    },
   }) as unknown as FastifyInstance;
 
   installBodyParsers(app, bodyLimit);
 
-  if (settings.cors) {
-    app.addHook('onSend', async (request, reply, payload) => {
-      // API routes answer with the header; a route that ends up in Akka's catch-all 404 does not.
-      if (routeOf(request) !== undefined && payload !== NOT_FOUND_TEXT) reply.header('access-control-allow-origin', '*');
-      return payload;
-    });
-  }
-
+  // Successful answers of API routes get the CORS header in routing.ts's send(); errors of API
+  // routes get it here, except a route that ends up in Akka's catch-all 404.
+  const sendRouteError = (request: FastifyRequest, reply: FastifyReply, error: WeError | OtherShapeReply): FastifyReply => {
+    const catchAll404 = error instanceof PlainTextReply && error.text === NOT_FOUND_TEXT;
+    if (settings.cors && routeOf(request) !== undefined && !catchAll404) reply.header('access-control-allow-origin', '*');
+    return sendError(request, reply, error);
+  };
   app.setErrorHandler((error: FastifyError | WeError | OtherShapeReply, request, reply) => {
-    if (error instanceof WeError || error instanceof OtherShapeReply) return sendError(request, reply, error);
+    if (error instanceof WeError || error instanceof OtherShapeReply) return sendRouteError(request, reply, error);
     const mapped = fromFastifyError(error, request, bodyLimit);
-    if (mapped !== undefined) return sendError(request, reply, mapped);
+    if (mapped !== undefined) return sendRouteError(request, reply, mapped);
     request.log.error({ err: error, url: request.url, method: request.method }, 'Unexpected error while serving a request');
-    return sendError(request, reply, unknownError());
+    return sendRouteError(request, reply, unknownError());
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -5,9 +5,14 @@
  */
 import type { KeyPair } from '../crypto/suite.js';
 import type { Block } from '../protocol/blocks.js';
+import type { JsonObject } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
+import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { StateView } from '../state/view.js';
+import type { ActivationStatus } from '../chain/features.js';
+import type { ConsensusSettings } from '../chain/settings.js';
+import type { ChainHeaders as PoaChainHeaders, PoaConsensus } from '../consensus/poa.js';
 
 export interface BlockAt {
   readonly block: Block;
@@ -53,6 +58,144 @@ export interface WalletService {
   keyPair(address: string, password: string | undefined): KeyPair;
   /** Re-reads the keystore file. */
   reload(): void;
+  /** Addresses in the keystore, in keystore order. */
+  addresses(): readonly string[];
+  /** Public key of a keystore address (no password needed); WE error 115 when it is not there. */
+  publicKey(address: string): Uint8Array;
+}
+
+/**
+ * State history and indexes beyond StateView (the store's): balances at past heights and
+ * over windows, every data entry of an address, asset holders. Heights count the liquid
+ * block, as StateView.height() does.
+ */
+export interface StateHistoryReader {
+  /** Balance of an address in WEST (null) or an asset after the block at `height` was applied. */
+  balanceAt(address: Uint8Array, assetId: Uint8Array | null, height: number): bigint;
+  /** The smallest regular WEST balance in force at any height of [from, to]. */
+  minBalance(address: Uint8Array, from: number, to: number): bigint;
+  /** The smallest effective WEST balance (regular + lease in − lease out) in force at any height of [from, to]. */
+  minEffectiveBalance(address: Uint8Array, from: number, to: number): bigint;
+  /** Every data entry of an address (any order). */
+  dataEntries(address: Uint8Array): readonly DataEntry[];
+  /** Current asset balances of a holder: every asset it ever held (zero balances included), by asset id bytes. */
+  assetBalances(holder: Uint8Array): Iterable<{ readonly assetId: Uint8Array; readonly balance: bigint }>;
+  /** Every address whose balance of the asset ever changed, in address byte order, strictly after `after` if given. */
+  assetHolders(assetId: Uint8Array, after?: Uint8Array): Iterable<Uint8Array>;
+  /** The lowest height a rollback may reach (WE's safe-rollback height + 1). */
+  minRollbackHeight(): number;
+}
+
+/** `/node/status` (WE's NodeStatusResponse): both heights count the liquid block. */
+export interface NodeStatus {
+  readonly blockchainHeight: number;
+  readonly stateHeight: number;
+  /** Timestamp of the block at that height. */
+  readonly updatedTimestamp: bigint;
+  /** The same instant as ISO-8601 (Java's Instant.toString). */
+  readonly updatedDate: string;
+  /** When the check finished (system clock, ms). */
+  readonly lastCheckTimestamp: bigint;
+}
+
+/** The external services WE's `/node/healthcheck?service=` knows (its Hyphencase names). */
+export type ExternalServiceName = 'docker' | 'privacy-storage' | 'anchoring-auth';
+
+/** Logback's levels as WE's `/node/logging` takes them. */
+export type LogLevelName = 'ALL' | 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/** What `/node/config` reports (WE's NodeConfigResponse). */
+export interface NodeConfigInfo {
+  /** The node's version, e.g. `0.1.0`. */
+  readonly version: string;
+  /** `WAVES` or `GOST`. */
+  readonly cryptoType: string;
+  readonly chainId: string;
+  /** `POA` or `POS`. */
+  readonly consensus: string;
+  /** Minimal fee by transaction type id, at the current height (0 for all when fees are disabled). */
+  readonly minimumFee: ReadonlyMap<number, bigint>;
+  readonly additionalFee: ReadonlyMap<number, bigint>;
+  readonly maxTransactionsInMicroBlock: number;
+  readonly minMicroBlockAgeMs: number;
+  readonly microBlockIntervalMs: number;
+  readonly pkiMode: 'OFF' | 'ON' | 'TEST';
+  readonly requiredOids: readonly string[];
+  readonly crlChecksEnabled: boolean;
+  readonly blockTiming: { readonly roundDurationMs: number; readonly syncDurationMs: number } | { readonly averageBlockDelayMs: number };
+}
+
+/** `/anchoring/config`: Weft does no anchoring, so `enabled` is all a node reports today. */
+export type AnchoringConfig =
+  | { readonly enabled: false }
+  | {
+      readonly enabled: true;
+      readonly currentChainOwnerAddress: string;
+      readonly targetnetNodeAddress: string;
+      readonly targetnetSchemeByte: string;
+      readonly targetnetRecipientAddress: string;
+      readonly targetnetFee: bigint;
+      readonly currentChainFee: bigint;
+      readonly heightRange: number;
+      readonly heightAbove: number;
+      readonly threshold: number;
+    };
+
+/** The node itself: identity, settings, health, logging, lifecycle (`/node/*`, `/utils/time`, `/anchoring/config`). */
+export interface NodeControlService {
+  /** `/node/version`: the agent name in WE's form, e.g. `Weft v0.1.0`. */
+  readonly agentName: string;
+  config(): NodeConfigInfo;
+  /** Runs the node's health checks; WE's 640 (503) with the reason when one fails. */
+  status(): Promise<NodeStatus>;
+  /** Checks an external service: 637 (404) when the node has none configured, 640 (503) when its check fails. */
+  externalStatus(service: ExternalServiceName): Promise<void>;
+  /** Every logger with its effective level, the root (`ROOT`) first, then by name. */
+  loggers(): ReadonlyArray<{ readonly name: string; readonly level: LogLevelName | 'OFF' }>;
+  /** Sets a logger's level at runtime (`ROOT` sets every logger without a level of its own). */
+  setLoggerLevel(logger: string, level: LogLevelName): void;
+  /** Stops the node once the current answers are sent (the process then exits, as WE's does). */
+  stop(): void;
+  /** The machine's clock, ms (WE's `/utils/time` `system`; `now()` is the node time, `NTP`). */
+  systemTime(): bigint;
+  anchoring(): AnchoringConfig;
+}
+
+/** A holder's WEST, lease and asset balances (WE's Portfolio). */
+export interface Portfolio {
+  readonly balance: bigint;
+  readonly lease: { readonly in: bigint; readonly out: bigint };
+  readonly assets: ReadonlyArray<{ readonly assetId: Uint8Array; readonly balance: bigint }>;
+}
+
+/** `/debug/info` (WE's field names; the network parts describe this node's block and micro-block loaders). */
+export interface DebugInfo {
+  readonly stateHeight: number;
+  readonly extensionLoaderState: string;
+  readonly historyReplierCacheSizes: { readonly blocks: number; readonly microBlocks: number };
+  readonly microBlockSynchronizerCacheSizes: { readonly microBlockOwners: number; readonly inventories: number; readonly successfullyReceived: number };
+  readonly scoreObserverStats: Readonly<Record<string, string | number | bigint>>;
+  /** `mining blocks`, `mining microblocks`, `disabled` or `error: …`. */
+  readonly minerState: string;
+}
+
+/** What the `/debug/*` routes read beyond the chain (admin). */
+export interface DebugService {
+  /** Validates a signed transaction against the current state (fee, signature, the family's rules), pool left aside; throws WE's error. */
+  validate(tx: Transaction): void;
+  info(): DebugInfo;
+  /** Keystore accounts without a script: mining balance (effective over 1000 blocks) and when the miner next looks for a slot. */
+  minerInfo(): ReadonlyArray<{ readonly address: string; readonly miningBalance: bigint; readonly timestamp: bigint }>;
+  /** Ids of the last 10 blocks below the liquid one (newest first) and the liquid block's micro-block ids (newest first). */
+  historyInfo(): { readonly lastBlockIds: readonly Uint8Array[]; readonly microBlockIds: readonly Uint8Array[] };
+  /** The node's settings in WE's HOCON layout, as JSON: `{"node": {...}}`. `full` adds what lies outside `node` (nothing in Weft). */
+  configInfo(full: boolean): JsonObject;
+  /** A holder's balances; with `considerUnspent`, lowered by what pool transactions would take from it (WE's pessimistic portfolio). */
+  portfolio(address: Uint8Array, considerUnspent: boolean): Portfolio;
+  /** Every address with a positive WEST balance after the block at `height` (the current state when `height` ≥ the current height). */
+  westDistribution(height: number): Iterable<{ readonly address: Uint8Array; readonly balance: bigint }>;
+  /** A token for a contract's read-only gRPC calls, valid 365 days (WE's createGrpcAuth); undefined when the node runs no contract engine. */
+  contractAuthToken(contractId: Uint8Array): string | undefined;
 }
 
 export interface AdminService {
@@ -72,8 +215,31 @@ export interface ApiSettings {
   readonly cors: boolean;
   readonly auth: AuthMode;
   readonly transactionsByAddressLimit: number;
+  /** `node.api.rest.distribution-address-limit`: asset distribution pages hold fewer holders than this. */
+  readonly distributionAddressLimit: number;
   /** `node.network.mode = watcher`: no transaction submission (638). */
   readonly watcher: boolean;
+  /** `node.crypto.pki.mode` (absent: OFF). ON makes the routes flagged `unavailableInPkiMode` answer WE's error (rule PKI-1). */
+  readonly pkiMode?: 'OFF' | 'ON' | 'TEST';
+}
+
+/** What the `/consensus/*` routes read: the chain's consensus, its settings and PoS/PoA facts. */
+export interface ConsensusService {
+  /** `node.blockchain.consensus` (type and parameters). */
+  readonly settings: ConsensusSettings;
+  /** The PoA rules (miner queue, bans) when the chain runs PoA. */
+  readonly poa: PoaConsensus | undefined;
+  /** Header facts of the stored blocks (heights 1 … height, the liquid block counted). */
+  readonly headers: PoaChainHeaders;
+  /** WE's generating balance: the least effective WEST balance over the 1000 blocks up to `height`. */
+  generatingBalance(address: Uint8Array, height: number): bigint;
+  /** The chain score: the sum of every block's score. */
+  chainScore(): bigint;
+}
+
+/** `/activation/status`. */
+export interface ActivationService {
+  status(): ActivationStatus;
 }
 
 export interface ApiServices {
@@ -83,6 +249,11 @@ export interface ApiServices {
   readonly pool: PoolService;
   readonly wallet: WalletService;
   readonly admin: AdminService;
+  readonly history: StateHistoryReader;
+  readonly node: NodeControlService;
+  readonly debug: DebugService;
+  readonly consensus: ConsensusService;
+  readonly activation: ActivationService;
   /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */
   readonly nodeOwnerPublicKey: Uint8Array;
   /** Node time in ms (NTP-corrected in WE). */

@@ -21,6 +21,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { decodeBase64, encodeBase58, EncodingError } from '../crypto/encoding.js';
+import { withField } from '../crypto/errors.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { expected, genericError, unsupportedTransactionType, wrongJson } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/json.js';
@@ -139,7 +140,7 @@ export function signTransactionRequest(json: unknown, deps: SignDependencies): T
   const password = optionalString(body['password'], 'password');
   const requestTimestamp = optionalLong(body['timestamp'], 'timestamp');
 
-  const keyPair = deps.signer.keyPair(signerAddress, password);
+  const keyPair = withField(signerField, () => deps.signer.keyPair(signerAddress, password));
 
   const signed: JsonObject = { ...(form.toSigned?.(body, p) ?? body) };
   if (codec.type === DATA) {

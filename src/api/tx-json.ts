@@ -12,11 +12,12 @@
  */
 import { Alias, type Address } from '../crypto/address.js';
 import type { Block } from '../protocol/blocks.js';
-import type { JsonObject } from '../protocol/json.js';
+import { stringifyJson, type JsonObject } from '../protocol/json.js';
 import { Lease, LeaseCancel } from '../protocol/transactions/leasing.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MassTransfer } from '../protocol/transactions/transfer.js';
 import type { StateView } from '../state/view.js';
+import { SerializedJson } from './routing.js';
 import type { ChainReader } from './services.js';
 
 /** Reads extended JSON needs; `state` is taken once per answer. */
@@ -63,6 +64,31 @@ export function blockJson(block: Block, height?: number | null): JsonObject {
   const json = block.toJson();
   if (height !== undefined) json['height'] = height;
   return json;
+}
+
+/** Serialized block answers per Block instance (one cache per server, in its ApiContext). */
+export type BlockJsonCache = WeakMap<object, Map<string, SerializedJson>>;
+
+/**
+ * The full-block JSON text of a block at a height, kept per Block instance: the chain
+ * hands out the same instance for the tip until it changes, so repeated `/blocks/last`
+ * (and `/blocks/at`) requests serialize it once.
+ */
+export function serializedBlockJson(cache: BlockJsonCache, block: Block, height?: number | null): SerializedJson {
+  let byHeight = cache.get(block);
+  if (byHeight === undefined) {
+    byHeight = new Map();
+    cache.set(block, byHeight);
+  }
+  const key = String(height);
+  let answer = byHeight.get(key);
+  if (answer === undefined) {
+    const json = blockJson(block, height);
+    let asStrings: string | undefined;
+    answer = new SerializedJson(stringifyJson(json), () => (asStrings ??= stringifyJson(json, { int64AsString: true })));
+    byHeight.set(key, answer);
+  }
+  return answer;
 }
 
 /** Full block JSON with extended transaction JSON, + height. */

@@ -25,7 +25,7 @@ export const ALIAS_ALPHABET = '-.0123456789@_abcdefghijklmnopqrstuvwxyz';
 const ALIAS_CHAR = /^[-.0-9@_a-z]*$/;
 
 export class Address {
-  private text: string | undefined;
+  #text: string | undefined;
   constructor(readonly bytes: Uint8Array) {}
 
   get chainId(): number {
@@ -34,7 +34,7 @@ export class Address {
 
   /** Base58 form, as WE writes it in JSON. */
   toString(): string {
-    return (this.text ??= encodeBase58(this.bytes));
+    return (this.#text ??= encodeBase58(this.bytes));
   }
 
   toJSON(): string {
@@ -90,6 +90,7 @@ const publicKeyLengthMessage = (expected: number, found: number): string =>
 /** Addresses and aliases of one network. */
 export class AddressScheme {
   private readonly byPublicKey = new Map<string, Address>();
+  private readonly parsed = new Map<string, Address>();
 
   constructor(
     readonly chainId: number,
@@ -145,8 +146,17 @@ export class AddressScheme {
     return new Address(Uint8Array.from(bytes));
   }
 
-  /** Base58 address with an optional `address:` prefix. */
+  /** Base58 address with an optional `address:` prefix (valid ones are remembered: clients repeat them). */
   parseAddress(text: string, field?: string): Address {
+    const known = this.parsed.get(text);
+    if (known !== undefined) return known;
+    const address = this.parseAddressUncached(text, field);
+    if (this.parsed.size >= 10_000) this.parsed.clear();
+    this.parsed.set(text, address);
+    return address;
+  }
+
+  private parseAddressUncached(text: string, field?: string): Address {
     const b58 = text.startsWith(ADDRESS_PREFIX) ? text.slice(ADDRESS_PREFIX.length) : text;
     if (b58.length > ADDRESS_STRING_LENGTH) {
       throw invalidAddress(`Wrong address string length: max=${ADDRESS_STRING_LENGTH}, actual: ${b58.length}`, field);

@@ -42,6 +42,15 @@ export class WeError extends Error {
   }
 }
 
+/** Runs f; a WeError it throws is attributed to `field` unless it already names one. */
+export function withField<T>(field: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw e instanceof WeError ? e.at(field) : e;
+  }
+}
+
 /** WE's crypto.internals.CryptoError family, mapped as ApiError.fromCryptoError does. */
 export class CryptoError extends WeError {}
 

@@ -791,6 +791,8 @@ function readApi(node: ConfigSection, watcher: boolean): NodeApiSettings {
     distributionAddressLimit: rest.int('distribution-address-limit', d.distributionAddressLimit, { min: 1 }),
     auth: readAuth(api),
     watcher,
+    // Checked against the crypto type by readCryptoType (WAVES allows only OFF).
+    pkiMode: node.section('crypto').choice('pki.mode', ['OFF', 'ON', 'TEST'] as const, 'OFF'),
   };
 }
 

@@ -9,11 +9,11 @@ import pino, { type Logger } from 'pino';
 import { createApiServer, listen } from '../api/server.js';
 import type { ApiServices, ChainReader } from '../api/services.js';
 import { Blockchain } from '../chain/blockchain.js';
-import { PreActivatedFeatures } from '../chain/features.js';
+import { ChainFeatures } from '../chain/features.js';
 import { minimalFee } from '../chain/fees.js';
 import { UtxPool } from '../chain/utx.js';
 import { Miner } from '../consensus/miner.js';
-import { PoaRules } from '../consensus/rules.js';
+import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { encodeBase58 } from '../crypto/encoding.js';
@@ -23,21 +23,40 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { Store } from '../state/store.js';
 import { k } from '../state/view.js';
 import type { NodeConfig } from './config.js';
+import { NodeHealth } from './health.js';
+import { activationService, consensusService } from './consensus-services.js';
 import { Keystore } from './keystore.js';
+import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
+import { debugService, LiquidBlockTracker, nodeControlService, type NodeApiParts } from './node-api.js';
 
 export interface NodeOptions {
   /** Node time in ms; the system clock by default. */
   readonly now?: () => bigint;
-  /** A logger; by default pino at the config's level on stdout. */
+  /** A logger; by default pino at the config's level on stdout. Its modules log through named children (see logging.ts). */
   readonly logger?: Logger;
+  /** The machine's clock in ms (`/utils/time` `system`, health check times); the system clock by default. */
+  readonly systemNow?: () => bigint;
+  /** Called once a stop asked over the API (`POST /node/stop`) has finished; the CLI exits the process there. */
+  readonly onStopRequested?: () => void;
 }
 
-const LEVELS: Record<string, string> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+/** What the node's own REST services need besides the chain parts. */
+interface NodeControlParts {
+  readonly loggers: NodeLoggers;
+  readonly health: NodeHealth;
+  readonly liquid: LiquidBlockTracker;
+  readonly systemNow: () => bigint;
+  readonly onStopRequested: (() => void) | undefined;
+}
 
 export class Node {
   private api: FastifyInstance | undefined;
   private restUrl: string | undefined;
   private stopping: Promise<void> | undefined;
+  private control: NodeControlParts | undefined;
+  private apiParts: NodeApiParts | undefined;
+  /** The consensus rules and feature activation the chain runs on. */
+  private consensusParts: { readonly rules: PoaRules | PosRules; readonly features: ChainFeatures } | undefined;
 
   private constructor(
     readonly config: NodeConfig,
@@ -55,14 +74,18 @@ export class Node {
 
   /** Opens the store (applying genesis on first start), starts mining and serves REST. */
   static async start(config: NodeConfig, options: NodeOptions = {}): Promise<Node> {
-    const log = options.logger ?? pino({ level: LEVELS[config.node.loggingLevel] ?? 'info', base: undefined });
+    const loggers =
+      options.logger !== undefined
+        ? new NodeLoggers(options.logger, levelOfPino(options.logger.level), NODE_LOGGERS)
+        : new NodeLoggers(pino({ base: undefined }), config.node.loggingLevel, NODE_LOGGERS);
+    const log = loggers.get('node');
     const now = options.now ?? ((): bigint => BigInt(Date.now()));
     const protocol = await Protocol.create({ crypto: config.chain.crypto, chainId: config.chain.chainId });
     mkdirSync(config.node.dataDirectory, { recursive: true });
     const store = Store.open(join(config.node.dataDirectory, 'state'), protocol);
-    const features = PreActivatedFeatures.fromSettings(config.chain.functionality);
-    if (config.chain.consensus.type !== 'poa') throw new Error(`Consensus '${config.chain.consensus.type}' is not supported by this node yet; use poa`);
-    const rules = PoaRules.fromSettings(config.chain, features);
+    // Pre-activated features plus those approved by voting (read from the store).
+    const features = new ChainFeatures(config.chain.functionality, store);
+    const rules = consensusRulesFor(config.chain, features, store);
     const chain = new Blockchain({
       store,
       protocol,
@@ -81,19 +104,49 @@ export class Node {
       settings: config.utx,
       now,
       verifier,
-      onDrop: (tx, reason) => log.debug({ id: tx.idBase58, reason: reason.message }, 'transaction dropped from the pool'),
+      onDrop: (tx, reason) => loggers.get('pool').debug({ id: tx.idBase58, reason: reason.message }, 'transaction dropped from the pool'),
     });
     const miner = config.miner.enabled
-      ? new Miner({ chain, pool, rules, settings: config.miner, keyPair: owner, now, log: log.child({ module: 'miner' }) })
+      ? new Miner({
+          chain,
+          pool,
+          rules,
+          settings: config.miner,
+          keyPair: owner,
+          now,
+          log: loggers.get('miner'),
+          featureSupport: config.features,
+          minimalBlockGenerationOffsetMs: config.miner.minimalBlockGenerationOffsetMs,
+        })
       : undefined;
     const node = new Node(config, protocol, store, chain, pool, keystore, owner, miner, verifier, log, now);
+    node.consensusParts = { rules, features };
+    const systemNow = options.systemNow ?? ((): bigint => BigInt(Date.now()));
+    const consensus = config.chain.consensus;
+    node.control = {
+      loggers,
+      health: new NodeHealth({
+        tip: () => ({ height: chain.height(), timestamp: chain.headerAt(chain.height()).timestamp }),
+        readStore: () => void store.height(),
+        dataDirectory: config.node.dataDirectory,
+        blockIntervalMs: consensus.type === 'poa' ? consensus.roundDurationMs + consensus.syncDurationMs : consensus.averageBlockDelayMs,
+        maxBlockSizeInBytes: config.miner.maxBlockSizeInBytes,
+        clock: systemNow,
+        log: loggers.get('health'),
+      }),
+      liquid: new LiquidBlockTracker(chain),
+      systemNow,
+      onStopRequested: options.onStopRequested,
+    };
+    const chainLog = loggers.get('chain');
     chain.on((event) => {
-      if (event.kind === 'block') log.info({ height: event.height, id: event.block.idBase58, generator: event.block.generatorAddress }, 'block appended');
-      if (event.kind === 'rollback') log.info({ height: event.height, returned: event.removed.length }, 'rolled back');
+      if (event.kind === 'block') chainLog.info({ height: event.height, id: event.block.idBase58, generator: event.block.generatorAddress }, 'block appended');
+      if (event.kind === 'rollback') chainLog.info({ height: event.height, returned: event.removed.length }, 'rolled back');
+      if (event.kind === 'block') node.watchFeatures(event.height);
     });
     log.info({ height: chain.height(), chainId: config.chain.chainId, owner: config.node.ownerAddress.toString() }, 'chain opened');
     if (config.api.enabled) {
-      node.api = createApiServer(node.services(), { loggerInstance: log.child({ module: 'api' }) });
+      node.api = createApiServer(node.services(), { loggerInstance: loggers.get('api') });
       try {
         node.restUrl = await listen(node.api, config.api);
       } catch (e) {
@@ -144,6 +197,8 @@ export class Node {
       wallet: {
         keyPair: (address, password) => keystore.keyPair(address, password),
         reload: () => keystore.reload(),
+        addresses: () => keystore.addresses(),
+        publicKey: (address) => keystore.publicKey(address),
       },
       admin: {
         rollback: (height, returnToUtx) => {
@@ -161,9 +216,86 @@ export class Node {
           return chain.lastBlock().id;
         },
       },
+      history: {
+        balanceAt: (address, assetId, height) => this.store.balanceAt(address, assetId, height),
+        minBalance: (address, from, to) => this.store.minBalance(address, from, to),
+        minEffectiveBalance: (address, from, to) => this.store.minEffectiveBalance(address, from, to),
+        dataEntries: (address) => this.store.dataEntries(address),
+        assetBalances: (holder) => this.store.assetBalances(holder),
+        assetHolders: (assetId, after) => this.store.assetHolders(assetId, after),
+        minRollbackHeight: () => chain.minRollbackHeight(),
+      },
+      node: nodeControlService(this.nodeApiParts()),
+      debug: debugService(this.nodeApiParts()),
+      consensus: consensusService({ settings: this.config.chain.consensus, rules: this.chainConsensus().rules, chain, store: this.store }),
+      activation: activationService(this.chainConsensus().features, () => chain.height(), this.config.features),
       nodeOwnerPublicKey: this.owner.publicKey,
       now: this.now,
     };
+  }
+
+  private chainConsensus(): { readonly rules: PoaRules | PosRules; readonly features: ChainFeatures } {
+    if (this.consensusParts === undefined) throw new Error('The node is not started');
+    return this.consensusParts;
+  }
+
+  /**
+   * After a block at `height` (WE's BlockchainUpdaterImpl): logs features the block
+   * approved; a feature this node does not implement that is active from `height` stops the
+   * node when `features.auto-shutdown-on-unsupported-feature` is on (else it logs: the node
+   * will fork off).
+   */
+  private watchFeatures(height: number): void {
+    const { features } = this.chainConsensus();
+    const log = this.log;
+    if (height % features.functionality.featureCheckBlocksPeriod === 0) {
+      const approved = [...features.approved()].filter(([, at]) => at === height).map(([id]) => id);
+      if (approved.length > 0) log.info({ height, features: approved }, 'features approved');
+    }
+    const unimplemented = features.unimplementedActive(height);
+    if (unimplemented.length === 0) return;
+    if (this.config.features.autoShutdownOnUnsupportedFeature) {
+      log.error({ height, features: unimplemented }, 'features this node does not implement are active on the chain: stopping the node');
+      if (this.stopping === undefined) {
+        setImmediate(() => {
+          this.stop()
+            .catch((e: unknown) => log.error({ err: e }, 'stopping the node failed'))
+            .finally(() => this.control?.onStopRequested?.());
+        });
+      }
+    } else if (unimplemented.some((id) => features.activationHeight(id) === height)) {
+      log.error({ height, features: unimplemented }, 'features this node does not implement are active on the chain: this node will end up on a fork');
+    }
+  }
+
+  /** The parts the `/node` and `/debug` services work on (node-api.ts). */
+  private nodeApiParts(): NodeApiParts {
+    const control = this.control;
+    if (control === undefined) throw new Error('The node is not started');
+    this.apiParts ??= {
+      config: this.config,
+      protocol: this.protocol,
+      store: this.store,
+      chain: this.chain,
+      pool: this.pool,
+      keystore: this.keystore,
+      ownerPublicKey: this.owner.publicKey,
+      mining: () => this.miner !== undefined && this.stopping === undefined,
+      loggers: control.loggers,
+      health: control.health,
+      liquid: control.liquid,
+      now: this.now,
+      systemClock: control.systemNow,
+      requestStop: () => {
+        // After the answer that asked for it has gone out.
+        setImmediate(() => {
+          this.stop()
+            .catch((e: unknown) => this.log.error({ err: e }, 'stopping the node failed'))
+            .finally(() => control.onStopRequested?.());
+        });
+      },
+    };
+    return this.apiParts;
   }
 
   /** Confirmed transactions of an address, newest first, optionally after a given id. */

@@ -114,7 +114,8 @@ export function devBanner(config: NodeConfig, accountsFile: string): string {
 /** `start`: resolves the config, runs the node, and stops it cleanly on SIGINT/SIGTERM. */
 export async function startNode(options: StartOptions, io: StartIo = processIo()): Promise<Node> {
   const { config, dev } = await resolveStartConfig(options, io);
-  const node = await Node.start(config);
+  // POST /node/stop: the node stops cleanly, then the process exits (WE's node exits its JVM).
+  const node = await Node.start(config, { onStopRequested: () => process.exit(0) });
   // dev-accounts.json appears once the API is serving, so a script may wait for the file.
   if (dev) io.out(devBanner(config, await writeDevAccounts(config)));
   const stop = (signal: string): void => {

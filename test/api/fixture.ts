@@ -12,7 +12,10 @@ import { apiKeyHash } from '../../src/api/auth.js';
 import { missingSenderPrivateKey } from '../../src/api/errors.js';
 import { createApiServer } from '../../src/api/server.js';
 import type { AdminService, ApiServices, ApiSettings, BlockAt, ChainReader, PoolService, WalletService } from '../../src/api/services.js';
-import { DEFAULT_FEES } from '../../src/chain/settings.js';
+import { activationStatus, ChainFeatures, SUPPORT_ALL_IMPLEMENTED } from '../../src/chain/features.js';
+import { DEFAULT_FEES, type FunctionalitySettings, type PoaSettings } from '../../src/chain/settings.js';
+import { PoaConsensus } from '../../src/consensus/poa.js';
+import { generatingBalance } from '../../src/consensus/pos.js';
 import { Block, produceMicroBlock, signGenesisBlock, type GenesisSettings } from '../../src/protocol/blocks.js';
 import { genericError, WeError } from '../../src/protocol/errors.js';
 import type { JsonObject } from '../../src/protocol/json.js';
@@ -24,6 +27,7 @@ import { MutableState } from '../../src/state/view.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { apiClient } from '../../src/api/client.js';
 import { tempDir } from '../support/tmp.js';
+import { fixtureNodeServices } from './fixture-node.js';
 
 export const protocol = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 
@@ -145,6 +149,10 @@ function involved(tx: Transaction, state: MutableState): Uint8Array[] {
   if (MassTransfer.is(tx)) for (const t of tx.data.transfers) add(t.recipient);
   return out;
 }
+
+/** The fixture chain's consensus (PoA, 4 s + 1 s rounds) and feature settings (NG and Fee Switch pre-activated). */
+export const FIXTURE_POA: PoaSettings = { type: 'poa', roundDurationMs: 4000, syncDurationMs: 1000, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 };
+export const FIXTURE_FUNCTIONALITY: FunctionalitySettings = { featureCheckBlocksPeriod: 10, blocksForFeatureActivation: 8, preActivatedFeatures: new Map([[2, 0], [7, 0]]) };
 
 export interface FixtureOptions {
   readonly watcher?: boolean;
@@ -274,6 +282,12 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
       return a.keyPair;
     },
     reload() {},
+    addresses: () => [...keystore.keys()],
+    publicKey(address) {
+      const a = keystore.get(address);
+      if (a === undefined) throw missingSenderPrivateKey();
+      return a.keyPair.publicKey;
+    },
   };
 
   const admin: AdminService = {
@@ -303,8 +317,11 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
       confidentialContractsApiKeyHash: apiKeyHash(CONFIDENTIAL_KEY, protocol.crypto),
     },
     transactionsByAddressLimit: options.transactionsByAddressLimit ?? 10_000,
+    distributionAddressLimit: 1000,
     watcher: options.watcher ?? false,
   };
+
+  const nodeServices = fixtureNodeServices({ blocks, state, store, dataDirectory: tempDir('weft-api-node-'), now: () => NOW, pool: () => pool.unconfirmed() });
 
   const services: ApiServices = {
     protocol,
@@ -313,6 +330,34 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
     pool,
     wallet,
     admin,
+    // The fixture's state is a MutableState over an empty store: its history is the store's.
+    history: {
+      balanceAt: (address, assetId, height) => store.balanceAt(address, assetId, height),
+      minBalance: (address, from, to) => store.minBalance(address, from, to),
+      minEffectiveBalance: (address, from, to) => store.minEffectiveBalance(address, from, to),
+      dataEntries: (address) => store.dataEntries(address),
+      assetBalances: (holder) => store.assetBalances(holder),
+      assetHolders: (assetId, after) => store.assetHolders(assetId, after),
+      minRollbackHeight: () => 1,
+    },
+    consensus: {
+      settings: FIXTURE_POA,
+      poa: new PoaConsensus({ settings: FIXTURE_POA, genesisTimestamp: GENESIS_TS, isFeatureActivated: () => true }),
+      headers: {
+        height: () => blocks.length,
+        generatorAt: (h) => blocks[h - 1]?.generator,
+        timestampAt: (h) => blocks[h - 1]?.timestamp,
+        overallSkippedRoundsAt: (h) => {
+          const c = blocks[h - 1]?.consensus;
+          return c === undefined ? undefined : c.type === 'pos' ? 0n : c.overallSkippedRounds;
+        },
+      },
+      generatingBalance: (address, height) => generatingBalance(store, address, height),
+      chainScore: () => state.chainScore(),
+    },
+    activation: { status: () => activationStatus(new ChainFeatures(FIXTURE_FUNCTIONALITY, state), blocks.length, SUPPORT_ALL_IMPLEMENTED) },
+    node: nodeServices.node,
+    debug: nodeServices.debug,
     nodeOwnerPublicKey: MINER.keyPair.publicKey,
     now: () => NOW,
   };

@@ -126,7 +126,7 @@ describe('api-key auth', () => {
     assert.deepEqual(r.body, { BlockId: encodeBase58(blocks[3]!.id) });
   });
 
-  it('OAuth2 mode is refused at start rather than served open', () => {
+  it('OAuth2 mode with an unusable public key is refused at start rather than served open', () => {
     const chain = fixtureChain();
     assert.throws(() => createApiServer({ ...chain.services, settings: { ...chain.services.settings, auth: { type: 'oauth2', publicKeyPem: 'x' } } }, { logger: false }), /OAuth2/);
   });
@@ -292,6 +292,15 @@ describe('bad input', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("the router's own refusals are WE errors naming the path: bad percent-encoding, an overlong parameter", async () => {
+    for (const url of ['/blocks/signature/%E0%A4%A', `/blocks/signature/${'x'.repeat(5000)}`]) {
+      const r = await f.client.request({ method: 'GET', url });
+      assert.equal(r.status, 400, url);
+      assert.deepEqual(JSON.parse(r.text), { error: 199, message: r.text.includes('longer') ? 'A path parameter is longer than 2048 characters' : 'The path is not valid percent-encoded UTF-8', field: 'path' });
+      assert.match(r.headers['content-type'] as string, /^application\/json/);
+    }
   });
 });
 

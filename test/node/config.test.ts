@@ -154,6 +154,7 @@ describe('a realistic WE node.conf', () => {
       transactionsByAddressLimit: 10_000,
       distributionAddressLimit: 1000,
       watcher: false,
+      pkiMode: 'OFF',
       auth: {
         type: 'api-key',
         apiKeyHash: decodeBase58('AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR'),

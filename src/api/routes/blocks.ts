@@ -9,7 +9,7 @@ import { blockDoesNotExist, blockAtHeightDoesNotExist, customValidationError, no
 import { blockId, positiveInt, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
-import { blockJson, extendedBlockJson, headerJson } from '../tx-json.js';
+import { blockJson, extendedBlockJson, headerJson, serializedBlockJson } from '../tx-json.js';
 import { Type } from '@sinclair/typebox';
 
 /** BlocksApiRoute.MaxBlocksPerRequest. */
@@ -83,7 +83,7 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
       const height = ctx.services.chain.height();
       const block = ctx.services.chain.blockAt(height);
       if (block === undefined) throw blockAtHeightDoesNotExist(height);
-      return blockJson(block, height);
+      return serializedBlockJson(ctx.blockJsonCache, block, height);
     },
   }),
   route({

@@ -2,10 +2,20 @@
  * Every route group the server serves. A new group is one module under routes/ plus a
  * line here; the server, the OpenAPI document and the typed client follow from it.
  */
+import { activationRoutes } from './activation.js';
+import { anchoringRoutes } from './anchoring.js';
+import { addressesRoutes } from './addresses.js';
+import { aliasRoutes } from './alias.js';
+import { assetsRoutes } from './assets.js';
 import { blocksRoutes } from './blocks.js';
+import { consensusRoutes } from './consensus.js';
 import { debugRoutes } from './debug.js';
+import { leasingRoutes } from './leasing.js';
+import { nodeRoutes } from './node.js';
+import { permissionsRoutes } from './permissions.js';
 import { transactionsRoutes } from './transactions.js';
+import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes] as const;
+export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes] as const;
 
 export type RouteGroups = typeof ROUTE_GROUPS;

@@ -1,0 +1,194 @@
+/**
+ * `/node/*` (WE's NodeApiRoute and HealthChecker): version, status and health checks (open
+ * in every auth mode), owner, settings and logger levels (user), and — admin — changing a
+ * logger's level and stopping the node.
+ *
+ * WE wraps the tail of the `/node` tree in the admin check, so any other `/node/...`
+ * request without the key is a 403 (with it, a 404).
+ *
+ * `/node/metrics` (WE's switches for its metric categories) is not served: Weft collects
+ * no such metrics yet.
+ */
+import { Type } from '@sinclair/typebox';
+import { encodeBase58 } from '../../crypto/encoding.js';
+import { customValidationError } from '../errors.js';
+import { optionalQuery, text } from '../params.js';
+import { defineRoutes, Reply, route } from '../routing.js';
+import * as S from '../schemas.js';
+import type { ExternalServiceName, LogLevelName, NodeConfigInfo } from '../services.js';
+
+const err = (description: string) => ({ description, schema: S.ErrorBody });
+
+const LEVELS: readonly LogLevelName[] = ['ALL', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+const SERVICES: readonly ExternalServiceName[] = ['docker', 'privacy-storage', 'anchoring-auth'];
+
+const Version = Type.Object({ version: Type.String({ description: 'Agent name and version, WE\'s form (`WE v1.14.0`; here `Weft v…`)' }) }, { $id: 'NodeVersion' });
+
+const NodeStatus = Type.Object(
+  {
+    blockchainHeight: S.Int32({ description: 'Height (the liquid block counts)' }),
+    stateHeight: S.Int32({ description: 'Height of the state (equal to blockchainHeight)' }),
+    updatedTimestamp: S.Int64({ description: 'Timestamp of the last block' }),
+    updatedDate: Type.String({ description: 'The same instant, ISO-8601' }),
+    lastCheckTimestamp: S.Int64({ description: 'When the health check ran' }),
+  },
+  { $id: 'NodeStatus' },
+);
+
+const Empty = Type.Object({}, { $id: 'EmptyObject', additionalProperties: false });
+
+const NodeOwner = Type.Object({ address: Type.String(), publicKey: Type.String() }, { $id: 'NodeOwner' });
+
+const FeeTable = Type.Record(Type.String({ pattern: '^[0-9]+$' }), S.Int64(), { description: 'Transaction type id → fee in units' });
+
+const NodeConfig = Type.Object(
+  {
+    version: Type.String(),
+    cryptoType: Type.String({ description: '`WAVES` or `GOST`' }),
+    chainId: Type.String(),
+    consensus: Type.String({ description: '`POA` or `POS`' }),
+    minimumFee: FeeTable,
+    additionalFee: FeeTable,
+    maxTransactionsInMicroBlock: S.Int32(),
+    minMicroBlockAge: S.Int64({ description: 'ms' }),
+    microBlockInterval: S.Int64({ description: 'ms' }),
+    pkiMode: Type.String({ description: '`OFF`, `ON` or `TEST`' }),
+    requiredOids: Type.Array(Type.String()),
+    crlChecksEnabled: Type.Boolean(),
+    blockTiming: Type.Union([
+      Type.Object({ roundDuration: S.Int64({ description: 'ms' }), syncDuration: S.Int64({ description: 'ms' }) }),
+      Type.Object({ averageBlockDelay: S.Int64({ description: 'ms' }) }),
+    ]),
+  },
+  { $id: 'NodeConfig' },
+);
+
+const LoggerLevelRequest = Type.Object(
+  {
+    logger: Type.String({ description: 'A logger name from GET /node/logging (`ROOT` for all without a level of their own)' }),
+    level: Type.String({ description: '`ALL`, `TRACE`, `DEBUG`, `INFO`, `WARN` or `ERROR`' }),
+  },
+  { $id: 'ChangeLoggerLevelRequest' },
+);
+
+const LoggerLevelAnswer = Type.Object({ response: Type.Literal('OK') }, { $id: 'ChangeLoggerLevelAnswer', additionalProperties: Type.String(), description: '`{"response": "OK", "<logger>": "<level>"}`' });
+
+const Stopped = Type.Object({ stopped: Type.Literal(true) }, { $id: 'NodeStopped' });
+
+function feeTable(fees: ReadonlyMap<number, bigint>): Record<string, bigint> {
+  const out: Record<string, bigint> = {};
+  for (const [type, fee] of fees) out[String(type)] = fee;
+  return out;
+}
+
+/** WE's NodeConfigResponse JSON. */
+export function nodeConfigJson(c: NodeConfigInfo): Record<string, unknown> {
+  return {
+    version: c.version,
+    cryptoType: c.cryptoType,
+    chainId: c.chainId,
+    consensus: c.consensus,
+    minimumFee: feeTable(c.minimumFee),
+    additionalFee: feeTable(c.additionalFee),
+    maxTransactionsInMicroBlock: c.maxTransactionsInMicroBlock,
+    minMicroBlockAge: c.minMicroBlockAgeMs,
+    microBlockInterval: c.microBlockIntervalMs,
+    pkiMode: c.pkiMode,
+    requiredOids: [...c.requiredOids],
+    crlChecksEnabled: c.crlChecksEnabled,
+    blockTiming: 'roundDurationMs' in c.blockTiming ? { roundDuration: c.blockTiming.roundDurationMs, syncDuration: c.blockTiming.syncDurationMs } : { averageBlockDelay: c.blockTiming.averageBlockDelayMs },
+  };
+}
+
+export const nodeRoutes = defineRoutes({ name: 'node', description: 'The node: version, health, settings, logging, stop', prefixAuth: { prefix: '/node', level: 'admin' } }, [
+  route({
+    method: 'GET',
+    path: '/node/version',
+    auth: 'none',
+    summary: "The node's agent name and version",
+    responses: { 200: Version },
+    handler: (_req, ctx) => ({ version: ctx.services.node.agentName }),
+  }),
+  route({
+    method: 'GET',
+    path: '/node/status',
+    auth: 'none',
+    summary: 'Heights and the last block time, after the health checks',
+    description: 'Fails with 640 (503) and the reason when the store cannot be read or the data directory has less than 500 MiB free.',
+    responses: { 200: NodeStatus, 503: err('640 a health check failed (the reason is the message)') },
+    handler: (_req, ctx) => ctx.services.node.status(),
+  }),
+  route({
+    method: 'GET',
+    path: '/node/healthcheck',
+    auth: 'none',
+    summary: 'Health of an external service of the node',
+    description: 'Services WE knows: `docker`, `privacy-storage`, `anchoring-auth` (any case). `{}` when healthy.',
+    query: { service: optionalQuery(text('`docker`, `privacy-storage` or `anchoring-auth`')) },
+    responses: {
+      200: Empty,
+      400: err("199 `Service param is required` / `Unknown service '<s>'`"),
+      404: err("637 `Service '<name>' is disabled`: the node has no such service"),
+      503: err('640 the service check failed'),
+    },
+    handler: async ({ query }, ctx) => {
+      if (query.service === undefined) throw customValidationError('Service param is required', 'service');
+      const service = SERVICES.find((s) => s === query.service!.toLowerCase());
+      if (service === undefined) throw customValidationError(`Unknown service '${query.service}'`, 'service');
+      await ctx.services.node.externalStatus(service);
+      return {};
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/node/owner',
+    auth: 'user',
+    summary: "The node owner's address and public key",
+    responses: { 200: NodeOwner },
+    handler: (_req, ctx) => {
+      const publicKey = ctx.services.nodeOwnerPublicKey;
+      return { address: ctx.services.protocol.addresses.fromPublicKey(publicKey).toString(), publicKey: encodeBase58(publicKey) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/node/config',
+    auth: 'user',
+    summary: "The node's main settings: crypto, chain id, consensus, fees, micro-block limits, PKI mode",
+    responses: { 200: NodeConfig },
+    handler: (_req, ctx) => nodeConfigJson(ctx.services.node.config()),
+  }),
+  route({
+    method: 'GET',
+    path: '/node/logging',
+    auth: 'user',
+    summary: 'Every logger with its level, one `name-LEVEL` per line (text)',
+    responses: { 200: { description: '`ROOT-INFO`, then `api-INFO`, … (text/plain)', contentType: 'text/plain' } },
+    handler: (_req, ctx) => new Reply(200, ctx.services.node.loggers().map((l) => `${l.name}-${l.level}`).join('\n'), 'text'),
+  }),
+  route({
+    method: 'POST',
+    path: '/node/logging',
+    auth: 'admin',
+    summary: "Changes a logger's level at runtime",
+    body: { schema: LoggerLevelRequest, read: 'schema' },
+    responses: { 200: LoggerLevelAnswer, 400: err('1 malformed body; 199 `This name level <x> is not correct`'), 403: err('2 API key missing or wrong') },
+    handler: ({ body }, ctx) => {
+      const level = LEVELS.find((l) => l === body.level);
+      if (level === undefined) throw customValidationError(`This name level ${body.level} is not correct`, 'level');
+      ctx.services.node.setLoggerLevel(body.logger, level);
+      return { response: 'OK', [body.logger]: level };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/node/stop',
+    auth: 'admin',
+    summary: 'Stops the node (the process exits once it has stopped cleanly)',
+    responses: { 200: Stopped, 403: err('2 API key missing or wrong') },
+    handler: (_req, ctx) => {
+      ctx.services.node.stop();
+      return { stopped: true };
+    },
+  }),
+]);

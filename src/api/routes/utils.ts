@@ -1,0 +1,125 @@
+/**
+ * `/utils/*` (WE's UtilsApiRoute): hashes of any text with the network's fast and secure
+ * hash (Blake2b-256 and Keccak-256(Blake2b-256) for `waves` crypto, Streebog-256 for
+ * `gost`), the node's clocks, and re-reading the keystore (admin).
+ *
+ * The hash routes read the raw body as UTF-8 text whatever its content type, as WE's
+ * `entity(as[String])` does; no body hashes the empty string. `hash/fast` is one of the
+ * methods rule PKI-1 turns off while `node.crypto.pki.mode = ON`.
+ *
+ * `script/estimate` reads a compiled script (Base64, `base64:` prefix optional) with WE's
+ * script reader and answers its complexity and WE's text of its expression; WE's
+ * `script/compile` (RIDE source → script) is not served: Weft has no RIDE compiler.
+ */
+import { Type } from '@sinclair/typebox';
+import { decodeBase64, encodeBase58, EncodingError } from '../../crypto/encoding.js';
+import { WeError } from '../../crypto/errors.js';
+import { readScript } from '../../protocol/script.js';
+import { scriptText } from '../../protocol/script-text.js';
+import { scriptCompilerError } from '../errors.js';
+import { defineRoutes, route } from '../routing.js';
+import * as S from '../schemas.js';
+
+const err = (description: string) => ({ description, schema: S.ErrorBody });
+
+const HashingResult = Type.Object(
+  { message: Type.String({ description: 'The text as received' }), hash: Type.String({ description: 'Base58 of the hash of its UTF-8 bytes' }) },
+  { $id: 'HashingResult' },
+);
+
+const TimeResult = Type.Object(
+  {
+    system: S.Int64({ description: "The machine's clock, ms" }),
+    NTP: S.Int64({ description: 'Node time (NTP-corrected in WE), ms' }),
+  },
+  { $id: 'TimeResult' },
+);
+
+const EstimationResult = Type.Object(
+  {
+    script: Type.String({ description: 'The script as sent' }),
+    complexity: S.Int64({ description: "WE's estimate of its complexity" }),
+    scriptText: Type.String({ description: "WE's text of its expression tree" }),
+  },
+  { $id: 'EstimationResult' },
+);
+
+/** WE's ScriptParseError message without its `ScriptParseError(…)` wrapper (Script.fromBase64String's `parseError.message`). */
+function parseErrorMessage(e: WeError): string {
+  const m = /^ScriptParseError\((.*)\)$/s.exec(e.message);
+  return m === null ? e.message : m[1]!;
+}
+
+const MessageAnswer = Type.Object({ message: Type.String() }, { $id: 'MessageAnswer' });
+
+const textBody = { schema: Type.String({ description: 'Any text, any content type' }), read: 'text', description: 'The text to hash (raw body)' } as const;
+
+const utf8 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'utf8'));
+
+export const utilsRoutes = defineRoutes({ name: 'utils', description: 'Hashes, node time, keystore reload' }, [
+  route({
+    method: 'POST',
+    path: '/utils/hash/secure',
+    auth: 'user',
+    summary: "The network's secure hash of a text",
+    description: '`waves` crypto: Keccak-256(Blake2b-256(UTF-8 bytes)); `gost`: its secure hash.',
+    body: textBody,
+    responses: { 200: HashingResult },
+    handler: ({ body }, ctx) => ({ message: body, hash: encodeBase58(ctx.services.protocol.crypto.secureHash(utf8(body))) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/utils/hash/fast',
+    auth: 'user',
+    summary: "The network's fast hash of a text",
+    description: '`waves` crypto: Blake2b-256(UTF-8 bytes); `gost`: its fast hash. Unavailable while `node.crypto.pki.mode = ON`.',
+    body: textBody,
+    unavailableInPkiMode: true,
+    responses: { 200: HashingResult, 400: err('199 unavailable in PKI mode ON') },
+    handler: ({ body }, ctx) => ({ message: body, hash: encodeBase58(ctx.services.protocol.crypto.fastHash(utf8(body))) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/utils/script/estimate',
+    auth: 'user',
+    summary: 'Complexity and expression text of a compiled script',
+    body: { schema: Type.String({ description: 'Compiled script, Base64 (`base64:` prefix optional)' }), read: 'text', description: 'The compiled script (raw body)' },
+    responses: { 200: EstimationResult, 400: err('305 empty body, bad Base64, or a script WE would not read (checksum, version, size, complexity)') },
+    handler: ({ body }, ctx) => {
+      if (body === '') throw scriptCompilerError('Cannot estimate empty script: expected compiled script in Base64, got nothing');
+      let bytes: Uint8Array;
+      try {
+        bytes = decodeBase64(body);
+      } catch (e) {
+        if (!(e instanceof EncodingError)) throw e;
+        throw scriptCompilerError(`Unable to decode base64: ${e.message}`);
+      }
+      try {
+        const script = readScript(bytes, ctx.services.protocol);
+        return { script: body, complexity: script.complexity, scriptText: scriptText(script.expr) };
+      } catch (e) {
+        if (e instanceof WeError && e.code === 199) throw scriptCompilerError(parseErrorMessage(e));
+        throw e;
+      }
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/utils/time',
+    auth: 'user',
+    summary: "The machine's clock and the node time",
+    responses: { 200: TimeResult },
+    handler: (_req, ctx) => ({ system: ctx.services.node.systemTime(), NTP: ctx.services.now() }),
+  }),
+  route({
+    method: 'POST',
+    path: '/utils/reload-wallet',
+    auth: 'admin',
+    summary: 'Re-reads the keystore file (after it was changed outside the node)',
+    responses: { 200: MessageAnswer, 403: err('2 API key missing or wrong') },
+    handler: (_req, ctx) => {
+      ctx.services.wallet.reload();
+      return { message: 'Wallet reloaded successfully' };
+    },
+  }),
+]);

@@ -1,0 +1,159 @@
+/**
+ * The settings a node runs on, written back in WE's HOCON layout as JSON — what WE's
+ * `/debug/configInfo` shows (its resolved config rendered as JSON). Every value is the
+ * effective one, defaults included: durations as HOCON duration strings (`"4s"`, `"2h"`),
+ * memory sizes in bytes, amounts in units, keys and addresses in Base58.
+ *
+ * Secrets are shown as WE shows them: the API key hashes (never the keys) and the
+ * `wallet.password` setting (which protects nothing in Weft's keystore, see config.ts). The
+ * owner's keystore password is not part of the config and never appears.
+ */
+import { encodeBase58 } from '../crypto/encoding.js';
+import { FEE_NAMES } from '../chain/settings.js';
+import type { JsonValue } from '../protocol/json.js';
+import type { NodeConfig, PeerAddress } from './config.js';
+
+type JsonMap = { [key: string]: JsonValue };
+
+const UNITS: ReadonlyArray<[string, number]> = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+];
+
+/** A duration in HOCON form: the largest unit that divides it (`"4s"`, `"5m"`), else milliseconds. */
+export function durationText(ms: number): string {
+  if (ms === 0) return '0ms';
+  for (const [unit, size] of UNITS) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
+const peer = (p: PeerAddress): string => (p.host.includes(':') ? `[${p.host}]:${p.port}` : `${p.host}:${p.port}`);
+
+function feeMap(fees: ReadonlyMap<number, bigint>): JsonMap {
+  const out: JsonMap = {};
+  for (const [type, amount] of [...fees].sort(([a], [b]) => a - b)) out[FEE_NAMES.get(type) ?? String(type)] = amount;
+  return out;
+}
+
+/** `{"node": {...}}`: the node's settings in WE's key layout. */
+export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
+  const { node, chain, miner, utx, api, network, features } = config;
+  const g = chain.genesis;
+  const consensus: JsonMap =
+    chain.consensus.type === 'poa'
+      ? {
+          type: 'poa',
+          'round-duration': durationText(chain.consensus.roundDurationMs),
+          'sync-duration': durationText(chain.consensus.syncDurationMs),
+          'ban-duration-blocks': chain.consensus.banDurationBlocks,
+          'warnings-for-ban': chain.consensus.warningsForBan,
+          'max-bans-percentage': chain.consensus.maxBansPercentage,
+        }
+      : { type: 'pos' };
+  const genesis: JsonMap = {
+    type: 'plain',
+    version: g.version,
+    'block-timestamp': g.blockTimestamp,
+    'initial-balance': g.initialBalance,
+    'initial-base-target': g.initialBaseTarget,
+    ...(chain.consensus.type === 'pos' ? { 'average-block-delay': durationText(chain.consensus.averageBlockDelayMs) } : {}),
+    'genesis-public-key-base-58': g.genesisPublicKey === null ? '' : encodeBase58(g.genesisPublicKey),
+    signature: g.signature === null ? '' : encodeBase58(g.signature),
+    'sender-role-enabled': g.senderRoleEnabled,
+    transactions: g.transactions.map((t) => ({ recipient: t.recipient.toString(), amount: t.amount })),
+    'network-participants': g.networkParticipants.map((p) => ({ 'public-key': encodeBase58(p.publicKey), roles: [...p.roles] })),
+  };
+  const preActivated: JsonMap = {};
+  for (const [id, height] of [...chain.functionality.preActivatedFeatures].sort(([a], [b]) => a - b)) preActivated[String(id)] = height;
+  const auth: JsonMap =
+    api.auth.type === 'api-key'
+      ? {
+          type: 'api-key',
+          'api-key-hash': encodeBase58(api.auth.apiKeyHash),
+          'privacy-api-key-hash': encodeBase58(api.auth.privacyApiKeyHash),
+          'confidential-contracts-api-key-hash': encodeBase58(api.auth.confidentialContractsApiKeyHash),
+        }
+      : { type: 'oauth2', 'public-key': api.auth.publicKeyPem.replace(/-----[A-Z ]+-----|\s/g, '') };
+  return {
+    node: {
+      directory: node.directory,
+      'data-directory': node.dataDirectory,
+      'owner-address': node.ownerAddress.toString(),
+      'logging-level': node.loggingLevel,
+      wallet: { file: node.wallet.file, password: node.wallet.password },
+      crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: { mode: api.pkiMode ?? 'OFF' } },
+      blockchain: {
+        type: 'CUSTOM',
+        consensus,
+        custom: {
+          'address-scheme-character': chain.chainId,
+          functionality: {
+            'feature-check-blocks-period': chain.functionality.featureCheckBlocksPeriod,
+            'blocks-for-feature-activation': chain.functionality.blocksForFeatureActivation,
+            'pre-activated-features': preActivated,
+          },
+          genesis,
+        },
+        fees: { enabled: chain.fees.enabled, base: feeMap(chain.fees.base), additional: feeMap(chain.fees.additional) },
+      },
+      'additional-cache': { rocksdb: { 'max-rollback-depth': chain.maxRollbackDepth } },
+      features: {
+        'auto-support-implemented-features': features.autoSupportImplementedFeatures,
+        'auto-shutdown-on-unsupported-feature': features.autoShutdownOnUnsupportedFeature,
+        supported: [...features.supported],
+      },
+      miner: {
+        enable: miner.enabled,
+        quorum: miner.quorum,
+        'interval-after-last-block-then-generation-is-allowed': durationText(miner.intervalAfterLastBlockThenGenerationIsAllowedMs),
+        'no-quorum-mining-delay': durationText(miner.noQuorumMiningDelayMs),
+        'micro-block-interval': durationText(miner.microBlockIntervalMs),
+        'minimal-block-generation-offset': durationText(miner.minimalBlockGenerationOffsetMs),
+        'max-block-size-in-bytes': miner.maxBlockSizeInBytes,
+        'max-transactions-in-micro-block': miner.maxTransactionsInMicroBlock,
+        'min-micro-block-age': durationText(miner.minMicroBlockAgeMs),
+        'pulling-buffer-size': miner.pullingBufferSize,
+        'utx-check-delay': durationText(miner.utxCheckDelayMs),
+      },
+      utx: {
+        'memory-limit': utx.memoryLimitBytes,
+        'cleanup-interval': durationText(utx.cleanupIntervalMs),
+        'allow-transactions-from-smart-accounts': utx.allowTransactionsFromSmartAccounts,
+        'tx-expire-timeout': durationText(utx.txExpireTimeoutMs),
+        'rebroadcast-threshold': durationText(utx.rebroadcastThresholdMs),
+        'rebroadcast-interval': durationText(utx.rebroadcastIntervalMs),
+      },
+      api: {
+        rest: {
+          enable: api.enabled,
+          'bind-address': api.bindAddress,
+          port: api.port,
+          cors: api.cors,
+          'transactions-by-address-limit': api.transactionsByAddressLimit,
+          'distribution-address-limit': api.distributionAddressLimit,
+        },
+        auth,
+      },
+      network: {
+        'bind-address': network.bindAddress,
+        port: network.port,
+        ...(network.declaredAddress === undefined ? {} : { 'declared-address': peer(network.declaredAddress) }),
+        ...(network.nodeName === undefined ? {} : { 'node-name': network.nodeName }),
+        ...(network.nonce === undefined ? {} : { nonce: network.nonce }),
+        'known-peers': network.knownPeers.map(peer),
+        mode: network.mode,
+        'max-simultaneous-connections': network.maxSimultaneousConnections,
+        'handshake-timeout': durationText(network.handshakeTimeoutMs),
+        'connection-timeout': durationText(network.connectionTimeoutMs),
+        'break-idle-connections-timeout': durationText(network.breakIdleConnectionsTimeoutMs),
+        'attempt-connection-delay': durationText(network.attemptConnectionDelayMs),
+        'peers-request-interval': durationText(network.peersRequestIntervalMs),
+        'enable-peers-exchange': network.enablePeersExchange,
+        'received-txs-cache-timeout': durationText(network.receivedTxsCacheTimeoutMs),
+        'tx-buffer-size': network.txBufferSize,
+      },
+    },
+  };
+}

@@ -1,0 +1,301 @@
+/**
+ * A real node in this process, with a seeded chain, for the API tests that must cover every
+ * route: the dev-chain config (src/node/dev.ts) on a temporary directory, `Node.start` with
+ * an injected clock, no miner and no listening REST server — the test builds its own
+ * `createApiServer(node.services())` and talks to it with `inject`.
+ *
+ * The chain is forged here the way the miner forges it (planKeyBlock for this node's PoA
+ * slot, Block.sign, appendKeyBlock, then appendOwnMicroBlock), and holds transactions of
+ * every kind the REST groups read: an issued, reissued, partly burnt, sponsored asset held
+ * by several accounts, WEST and asset transfers, a mass transfer, an active and a cancelled
+ * lease, an alias, data entries of all four types, a granted role, an atomic container;
+ * then a few plain blocks so heights below the top exist, and one transaction left in the
+ * pool. The top block stays liquid, as on a running node.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { createApiServer } from '../../src/api/server.js';
+import type { ApiServices, AuthMode } from '../../src/api/services.js';
+import { FEATURE } from '../../src/chain/features.js';
+import { planKeyBlock } from '../../src/consensus/poa.js';
+import { PoaRules, poaHeaders } from '../../src/consensus/rules.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { Block } from '../../src/protocol/blocks.js';
+import { Atomic, type AtomicData } from '../../src/protocol/transactions/atomic.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import type { NodeConfig } from '../../src/node/config.js';
+import { DEV_API_KEY, DEV_CHAIN_ID, devAccounts, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
+import { Node } from '../../src/node/node.js';
+
+export const WEST = 100_000_000n;
+/** Node time when the chain is created (the dev genesis is signed for it). */
+export const SEED_START = 1_750_000_000_000n;
+export const SEED_ALIAS = 'seeded-alias';
+export { DEV_API_KEY };
+
+export interface SeedData {
+  /** The issued asset (Base58 id) and its issue transaction. */
+  readonly assetId: string;
+  readonly issue: Transaction;
+  readonly activeLease: Transaction;
+  readonly cancelledLease: Transaction;
+  readonly leaseCancel: Transaction;
+  readonly alias: Transaction;
+  readonly data: Transaction;
+  readonly massTransfer: Transaction;
+  readonly permission: Transaction;
+  readonly atomic: Transaction;
+  /** A transfer in the pool, not in a block. */
+  readonly unconfirmed: Transaction;
+  /** Every transaction put in a block, in order. */
+  readonly confirmed: readonly Transaction[];
+  /** Data keys of `data`'s sender, by entry type. */
+  readonly dataKeys: { readonly integer: string; readonly boolean: string; readonly binary: string; readonly string: string };
+}
+
+export interface SeededNode {
+  readonly node: Node;
+  readonly services: ApiServices;
+  readonly app: FastifyInstance;
+  readonly config: NodeConfig;
+  /** The dev accounts: 0 is the node owner and miner with every role. */
+  readonly accounts: readonly DevAccount[];
+  readonly seed: SeedData;
+  /** A transaction signed by a dev account from request JSON (`senderPublicKey`, `timestamp`, `proofs` filled in). */
+  sign(signer: DevAccount, json: Record<string, unknown>): Transaction;
+  /** Node time now (ms). */
+  now(): bigint;
+  /** Moves node time. */
+  advance(ms: bigint): void;
+  close(): Promise<void>;
+}
+
+export interface SeededNodeOptions {
+  /** REST auth instead of the dev API key. */
+  readonly auth?: AuthMode;
+  readonly pkiMode?: 'OFF' | 'ON' | 'TEST';
+  /** Where the node lives (default: a temporary directory, removed by `close()`). */
+  readonly dataDir?: string;
+}
+
+class Forger {
+  private tsCounter = 0n;
+
+  private readonly rules: PoaRules;
+
+  constructor(
+    readonly node: Node,
+    readonly clock: { now: bigint },
+  ) {
+    this.rules = PoaRules.fromSettings(node.config.chain, node.chain.features);
+  }
+
+  tx(signer: DevAccount, json: Record<string, unknown>): Transaction {
+    const p = this.node.protocol;
+    this.tsCounter++;
+    const author = json['type'] === 12 ? { authorPublicKey: encodeBase58(signer.keyPair.publicKey) } : {};
+    const body = { senderPublicKey: encodeBase58(signer.keyPair.publicKey), timestamp: this.clock.now - 1000n + this.tsCounter, proofs: [], ...author, ...json };
+    return p.sign(p.transactionFromJson(body, { forBroadcast: false }), signer.keyPair.privateKey);
+  }
+
+  transfer(from: DevAccount, to: DevAccount, amount: bigint, extra: Record<string, unknown> = {}): Transaction {
+    return this.tx(from, { type: 4, version: 3, recipient: to.address, amount, fee: 1_000_000n, attachment: '', ...extra });
+  }
+
+  atomic(sender: DevAccount, inner: Transaction[]): Transaction {
+    const p = this.node.protocol;
+    this.tsCounter++;
+    const tx = p.transaction<AtomicData>(Atomic, 1, { senderPublicKey: sender.keyPair.publicKey, miner: null, transactions: inner, timestamp: this.clock.now - 1000n + this.tsCounter });
+    return p.sign(tx, sender.keyPair.privateKey);
+  }
+
+  /** This node's next key block, as the miner forges it: waits (moves the clock) for its slot. */
+  keyBlock(): Block {
+    const { chain, owner, protocol } = this.node;
+    const rules = this.rules;
+    const self = protocol.addresses.fromPublicKey(owner.publicKey).bytes;
+    for (let guard = 0; guard < 100; guard++) {
+      const plan = planKeyBlock(rules.poa, { state: chain.state(), chain: poaHeaders(chain), now: this.clock.now, self });
+      if (plan.kind === 'forge') {
+        const block = Block.sign(
+          protocol,
+          {
+            version: 3,
+            timestamp: plan.timestamp,
+            reference: chain.lastBlock().id,
+            consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
+            transactions: [],
+            featureVotes: [],
+            genesisData: null,
+          },
+          owner.privateKey,
+        );
+        chain.appendKeyBlock(block);
+        return block;
+      }
+      this.clock.now = plan.kind === 'wait' ? plan.at : plan.retryAt;
+    }
+    throw new Error('no PoA slot for the node owner');
+  }
+
+  /** One micro-block holding all of `txs` (fails listing any the chain refused). */
+  microBlock(txs: Transaction[]): void {
+    const { chain, owner } = this.node;
+    this.clock.now += 300n;
+    const build = chain.appendOwnMicroBlock(txs, { maxTransactions: 255, maxBlockBytes: 1 << 20 }, owner.privateKey, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, chain.height()));
+    if (build.rejected.length > 0 || build.included.length !== txs.length) {
+      throw new Error(`seeding: the chain refused ${build.rejected.map((r) => `${r.tx.type}: ${r.error.message}`).join('; ')}`);
+    }
+  }
+}
+
+/** Starts a node on a fresh directory and seeds its chain (about a second). */
+export async function seededNode(options: SeededNodeOptions = {}): Promise<SeededNode> {
+  const clock = { now: SEED_START };
+  const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'weft-seeded-'));
+  const base = await devNodeConfig({ dataDir: dir, restPort: 0, p2pPort: 0, now: () => clock.now, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+  const config: NodeConfig = {
+    ...base,
+    miner: { ...base.miner, enabled: false },
+    api: { ...base.api, enabled: false, ...(options.auth !== undefined ? { auth: options.auth } : {}), ...(options.pkiMode !== undefined ? { pkiMode: options.pkiMode } : {}) },
+  };
+  const node = await Node.start(config, { now: () => clock.now, logger: pino({ level: 'silent' }) });
+  // Transactions are stamped just before the clock: after the genesis block.
+  clock.now += 10_000n;
+  const accounts = devAccounts(node.protocol);
+  const [owner, a1, a2, a3, a4] = accounts as [DevAccount, DevAccount, DevAccount, DevAccount, DevAccount];
+  const f = new Forger(node, clock);
+  const confirmed: Transaction[] = [];
+  const block = (...micro: Transaction[][]): void => {
+    f.keyBlock();
+    for (const txs of micro) {
+      f.microBlock(txs);
+      confirmed.push(...txs);
+    }
+  };
+
+  const issue = f.tx(owner, { type: 3, version: 2, name: 'Seeded', description: 'asset of the seeded chain', quantity: 10_000_000n, decimals: 2, reissuable: true, fee: WEST });
+  const assetId = issue.idBase58;
+  block([issue, f.transfer(owner, a1, 5_000n * WEST)], [f.transfer(owner, a1, 300_000n, { assetId }), f.transfer(owner, a2, 200_000n, { assetId })]);
+
+  const activeLease = f.tx(a1, { type: 8, version: 2, recipient: a2.address, amount: 100n * WEST, fee: 1_000_000n });
+  const cancelledLease = f.tx(a1, { type: 8, version: 2, recipient: a3.address, amount: 50n * WEST, fee: 1_000_000n });
+  const alias = f.tx(a1, { type: 10, version: 2, alias: SEED_ALIAS, fee: WEST });
+  const dataKeys = { integer: 'count', boolean: 'flag', binary: 'blob', string: 'name' } as const;
+  const data = f.tx(a1, {
+    type: 12,
+    version: 1,
+    data: [
+      { key: dataKeys.integer, type: 'integer', value: 42 },
+      { key: dataKeys.boolean, type: 'boolean', value: true },
+      { key: dataKeys.binary, type: 'binary', value: 'base64:AQID' },
+      { key: dataKeys.string, type: 'string', value: 'seeded' },
+    ],
+    fee: 5_000_000n,
+  });
+  block(
+    [f.tx(owner, { type: 5, version: 2, assetId, quantity: 5_000n, reissuable: true, fee: WEST }), activeLease, cancelledLease],
+    [f.tx(a1, { type: 6, version: 2, assetId, amount: 1_000n, fee: 5_000_000n }), alias, data],
+  );
+
+  const leaseCancel = f.tx(a1, { type: 9, version: 2, chainId: node.protocol.chainId, leaseId: cancelledLease.idBase58, fee: 1_000_000n });
+  const massTransfer = f.tx(owner, {
+    type: 11,
+    version: 2,
+    assetId,
+    transfers: [
+      { recipient: a3.address, amount: 1_000n },
+      { recipient: `alias:${DEV_CHAIN_ID}:${SEED_ALIAS}`, amount: 2_000n },
+      { recipient: a4.address, amount: 3_000n },
+    ],
+    fee: 7_000_000n,
+    attachment: '',
+  });
+  const permission = f.tx(owner, { type: 102, version: 1, target: a2.address, opType: 'add', role: 'issuer', fee: 1_000_000n });
+  block([leaseCancel, massTransfer, f.tx(owner, { type: 14, version: 1, assetId, isEnabled: true, fee: WEST })], [permission]);
+
+  const atomic = f.atomic(a2, [f.transfer(a2, a3, 3n * WEST, { atomicBadge: {} }), f.transfer(a2, a4, 4n * WEST, { atomicBadge: {} })]);
+  block([atomic]);
+  for (let i = 0; i < 3; i++) block([f.transfer(a3, a4, BigInt(1000 + i)), f.transfer(a4, a3, BigInt(2000 + i))]);
+
+  const services = node.services();
+  const unconfirmed = f.transfer(a4, a1, 777n);
+  await services.pool.broadcast(unconfirmed);
+
+  const app = createApiServer(services, { logger: false });
+  await app.ready();
+  let closed = false;
+  return {
+    node,
+    services,
+    app,
+    config,
+    accounts,
+    seed: { assetId, issue, activeLease, cancelledLease, leaseCancel, alias, data, massTransfer, permission, atomic, unconfirmed, confirmed, dataKeys },
+    sign: (signer, json) => f.tx(signer, json),
+    now: () => clock.now,
+    advance: (ms) => {
+      clock.now += ms;
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await node.stop();
+      if (options.dataDir === undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The served OpenAPI document
+
+export type Json = Record<string, unknown>;
+
+export interface DocumentedOperation {
+  /** Upper-case HTTP method. */
+  readonly method: string;
+  /** Path template as documented (`/blocks/at/{height}`). */
+  readonly path: string;
+  readonly operation: Json;
+}
+
+/** GET /api-docs/openapi.json of a server. */
+export async function servedDocument(app: FastifyInstance): Promise<Json> {
+  const r = await app.inject({ method: 'GET', url: '/api-docs/openapi.json' });
+  if (r.statusCode !== 200) throw new Error(`/api-docs/openapi.json answered ${r.statusCode}`);
+  return JSON.parse(r.body) as Json;
+}
+
+/** Every operation of a document, in document order. */
+export function documentedOperations(doc: Json): DocumentedOperation[] {
+  const out: DocumentedOperation[] = [];
+  for (const [path, item] of Object.entries(doc['paths'] as Record<string, Json>)) {
+    for (const [method, operation] of Object.entries(item)) out.push({ method: method.toUpperCase(), path, operation: operation as Json });
+  }
+  return out;
+}
+
+/** `GET /a/{x}/b` → `GET /a/{}/b`: routes compared regardless of parameter names. */
+export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
+
+/** A route of test/fixtures/seed-routes.json (rest-api.md §3 for the groups of issue 4). */
+export interface SeedRoute {
+  readonly group: string;
+  readonly method: string;
+  readonly path: string;
+  /** As in the reference: none (open in every mode), user, admin. */
+  readonly auth: 'none' | 'user' | 'admin';
+  /** False: served by WE but not in its bundled OpenAPI. */
+  readonly inWeSwagger?: boolean;
+  /** Rule PKI-1. */
+  readonly unavailableInPkiMode?: boolean;
+  readonly note?: string;
+}
+
+export const SEED_ROUTES: readonly SeedRoute[] = (
+  JSON.parse(readFileSync(new URL('../../../test/fixtures/seed-routes.json', import.meta.url), 'utf8')) as { routes: SeedRoute[] }
+).routes;

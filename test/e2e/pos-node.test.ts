@@ -1,0 +1,148 @@
+/**
+ * A PoS node as an operator brings one up (`generate accounts`, a WE-style node.conf with
+ * `consensus.type = pos`, `generate genesis`, `start --config`): its miner forges PoS key
+ * blocks in real time, votes for the implemented features that are not pre-activated (here
+ * WASM contracts, 1140) and gets them approved (P = 2, N = 1), confirms a transfer through
+ * micro-blocks, and answers the PoS `/consensus` routes and `/activation/status`.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, describe, it } from 'node:test';
+import { freePort, until } from './support.js';
+
+const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
+const run = promisify(execFile);
+
+describe('a PoS node started from a WE-style config', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-pos-node-'));
+  const children: Array<ReturnType<typeof spawn>> = [];
+  after(() => {
+    for (const c of children) c.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('forges PoS blocks, approves voted features, confirms a transfer, answers /consensus and /activation', async () => {
+    const keystore = join(dir, 'keystore.json');
+    const generated = await run(process.execPath, [CLI, 'generate', 'accounts', '--keystore', keystore, '--chain-id', 'P', '--count', '2', '--password', 'owner secret', '--json']);
+    const [owner, other] = (JSON.parse(generated.stdout) as { accounts: Array<{ address: string; publicKey: string }> }).accounts as [
+      { address: string; publicKey: string },
+      { address: string; publicKey: string },
+    ];
+    const restPort = await freePort();
+    const conf = join(dir, 'node.conf');
+    // Every implemented feature pre-activated but 1140 (WASM contracts), which the miner votes for.
+    const pre = [2, 3, 4, 5, 6, 7, 9, 10, 100, 101, 119, 120, 130, 140, 160, 162, 173, 180, 1120, 1122, 1123, 1130].map((id) => `${id} = 0`).join(', ');
+    writeFileSync(
+      conf,
+      `node {
+  owner-address = "${owner.address}"
+  directory = "${dir}"
+  data-directory = "${join(dir, 'data')}"
+  wallet { file = "${keystore}", password = "unused" }
+  blockchain {
+    type = CUSTOM
+    consensus { type = pos }
+    custom {
+      address-scheme-character = "P"
+      functionality {
+        feature-check-blocks-period = 2
+        blocks-for-feature-activation = 1
+        pre-activated-features = { ${pre} }
+      }
+      genesis {
+        average-block-delay: 10s
+        initial-base-target: 153722867
+        block-timestamp: 1700000000000
+        initial-balance: 1000000 WEST
+        genesis-public-key-base-58: ""
+        signature: ""
+        transactions = [
+          { recipient: "${owner.address}", amount: 990000 WEST },
+          { recipient: "${other.address}", amount: 10000 WEST }
+        ]
+        network-participants = [
+          { public-key: "${owner.publicKey}", roles: [permissioner, miner] },
+          { public-key: "${other.publicKey}", roles: [] }
+        ]
+      }
+    }
+  }
+  miner { micro-block-interval = 500ms }
+  api {
+    rest { port = ${restPort}, bind-address = "127.0.0.1" }
+    auth { type = "api-key", api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", privacy-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", confidential-contracts-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR" }
+  }
+  network { port = ${await freePort()}, bind-address = "127.0.0.1" }
+}
+`,
+    );
+    await run(process.execPath, [CLI, 'generate', 'genesis', '--config', conf]);
+
+    const child = spawn(process.execPath, [CLI, 'start', '--config', conf], {
+      env: { ...process.env, WE_NODE_OWNER_PASSWORD: 'owner secret' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let log = '';
+    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    const url = `http://127.0.0.1:${restPort}`;
+    const get = async (path: string): Promise<{ status: number; text: string; json: Record<string, unknown> }> => {
+      const r = await fetch(url + path);
+      const text = await r.text();
+      return { status: r.status, text, json: JSON.parse(text) as Record<string, unknown> };
+    };
+    try {
+      await until('the node to serve and forge block 2', async () => {
+        const r = await get('/blocks/height').catch(() => undefined);
+        return r !== undefined && (r.json['height'] as number) >= 2 ? true : undefined;
+      }, 30_000);
+      assert.deepEqual((await get('/consensus/algo')).json, { consensusAlgo: 'Fair Proof-of-Stake (FairPoS)' });
+      const second = await get('/blocks/at/2');
+      assert.equal(second.json['generator'], owner.address);
+      assert.ok(second.json['pos-consensus'] !== undefined, 'PoS consensus data in the block');
+
+      const signed = await fetch(`${url}/transactions/signAndBroadcast`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 4, version: 3, sender: owner.address, password: 'owner secret', recipient: other.address, amount: 12345, fee: 1000000, attachment: '' }),
+      });
+      const tx = (await signed.json()) as Record<string, unknown>;
+      assert.equal(signed.status, 200, JSON.stringify(tx));
+      const info = await until('the transfer to be confirmed', async () => {
+        const r = await get(`/transactions/info/${String(tx['id'])}`);
+        return r.status === 200 ? r.json : undefined;
+      }, 20_000);
+      assert.equal(info['amount'], 12345);
+
+      // Block 2 voted for 1140: approved at 2 (N = 1), active from 4.
+      const wasm = await until('feature 1140 to be activated', async () => {
+        const s = await get('/activation/status');
+        const f = (s.json['features'] as Array<Record<string, unknown>>).find((x) => x['id'] === 1140);
+        return f !== undefined && f['blockchainStatus'] === 'ACTIVATED' ? f : undefined;
+      }, 30_000);
+      assert.deepEqual(wasm, { id: 1140, description: 'Support of WASM smart-contracts', blockchainStatus: 'ACTIVATED', nodeStatus: 'VOTED', activationHeight: 4 });
+      const status = (await get('/activation/status')).json;
+      assert.equal(status['votingInterval'], 2);
+      assert.equal(status['votingThreshold'], 1);
+
+      const bt = await get('/consensus/basetarget');
+      assert.equal(bt.status, 200, bt.text);
+      assert.equal(typeof bt.json['baseTarget'], 'number');
+      assert.match(bt.text, /"score":"[0-9]+"/);
+      const gs = await get('/consensus/generationsignature');
+      assert.match(String(gs.json['generationSignature']), /^[1-9A-HJ-NP-Za-km-z]{40,44}$/);
+      const balance = await get(`/consensus/generatingbalance/${other.address}`);
+      assert.deepEqual(balance.json, { address: other.address, balance: 10000 * 100_000_000 });
+      const poa = await get('/consensus/minersAtHeight/1');
+      assert.deepEqual([poa.status, poa.json], [400, { error: 199, message: 'Expected PoA consensus block data, but got PoS instead' }]);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n--- node output ---\n${log.slice(-3000)}`, { cause: e });
+    }
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * `/debug/configInfo`'s rendering of the settings in WE's HOCON layout: read back by the
+ * node's own config reader, it gives the same settings (so every key is WE's name and
+ * every value its syntax).
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { Address } from '../../src/crypto/address.js';
+import { nodeConfigFromHocon, parseHoconText, type NodeConfig } from '../../src/node/config.js';
+import { durationText, renderNodeConfig } from '../../src/node/config-render.js';
+import { devNodeConfig } from '../../src/node/dev.js';
+import { stringifyJson } from '../../src/protocol/json.js';
+import { tempDir } from '../support/tmp.js';
+
+/**
+ * Rendered and read back. WE requires `genesis.average-block-delay` whatever the consensus,
+ * but Weft keeps it only for PoS (where it is the block delay): a PoA config gets it back here.
+ */
+async function roundTrip(config: NodeConfig): Promise<NodeConfig> {
+  const rendered = renderNodeConfig(config) as { node: { blockchain: { custom: { genesis: Record<string, unknown> } } } };
+  const genesis = rendered.node.blockchain.custom.genesis;
+  if (config.chain.consensus.type === 'poa') {
+    assert.equal(genesis['average-block-delay'], undefined);
+    genesis['average-block-delay'] = '60s';
+  }
+  const root = await parseHoconText(stringifyJson(rendered));
+  return nodeConfigFromHocon(root, { env: config.node.ownerPassword === undefined ? {} : { WE_NODE_OWNER_PASSWORD: config.node.ownerPassword } });
+}
+
+/** Plain JSON of a config: addresses as text (they cache it lazily), maps as entries, bytes as hex, pkiMode OFF when unset. */
+function plain(config: NodeConfig): unknown {
+  const withPki = { ...config, source: null, api: { ...config.api, pkiMode: config.api.pkiMode ?? 'OFF' } };
+  return JSON.parse(
+    JSON.stringify(withPki, (_k, v: unknown) => {
+      if (v instanceof Address) return `address:${v.toString()}`;
+      if (v instanceof Map) return [...v.entries()];
+      if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
+      if (typeof v === 'bigint') return `${v}n`;
+      return v;
+    }),
+  );
+}
+
+describe('renderNodeConfig', () => {
+  it('durations in HOCON form', () => {
+    assert.equal(durationText(0), '0ms');
+    assert.equal(durationText(250), '250ms');
+    assert.equal(durationText(4000), '4s');
+    assert.equal(durationText(90_000), '90s');
+    assert.equal(durationText(300_000), '5m');
+    assert.equal(durationText(7_200_000), '2h');
+    assert.equal(durationText(86_400_000), '1d');
+  });
+
+  it('the dev config, rendered and read back, is the same config', async () => {
+    const config = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+    assert.deepEqual(plain(await roundTrip(config)), plain(config));
+  });
+
+  it('other settings too: OAuth2, fees off, peers, a node name', async () => {
+    const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const config: NodeConfig = {
+      ...dev,
+      chain: { ...dev.chain, fees: { enabled: false, base: new Map(), additional: new Map() }, maxRollbackDepth: 77 },
+      api: { ...dev.api, auth: { type: 'oauth2', publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() }, cors: false },
+      network: { ...dev.network, nodeName: 'render-test', nonce: 12345n, knownPeers: [{ host: '10.0.0.2', port: 6864 }, { host: '::1', port: 6865 }], declaredAddress: { host: 'node.example', port: 6864 } },
+      miner: { ...dev.miner, enabled: false, microBlockIntervalMs: 1500 },
+    };
+    assert.deepEqual(plain(await roundTrip(config)), plain(config));
+  });
+
+  it('PoS: the consensus type, and the block delay under the genesis', async () => {
+    const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+    const rendered = renderNodeConfig({ ...dev, chain: { ...dev.chain, consensus: { type: 'pos', averageBlockDelayMs: 30_000, initialBaseTarget: 153_722_867n } } }) as {
+      node: { blockchain: { consensus: unknown; custom: { genesis: Record<string, unknown> } } };
+    };
+    assert.deepEqual(rendered.node.blockchain.consensus, { type: 'pos' });
+    assert.equal(rendered.node.blockchain.custom.genesis['average-block-delay'], '30s');
+  });
+});
