@@ -1,0 +1,229 @@
+/**
+ * WE's P2P message framing (reference/chain-consensus-network.md §11.1; WE's NetworkServer
+ * length-field decoder and MetaMessageCodec). After the handshake every message is
+ *
+ *   frameLength(int32 BE) | magic 0x12345678 | code(1) | payloadLength(int32) | [checksum(4)] | payload
+ *
+ * where frameLength counts everything after itself, checksum = SHA-256(payload)[0..4), and
+ * checksum and payload are absent when payloadLength = 0.
+ *
+ * `FrameDecoder` is incremental: it takes socket chunks in any split and returns whole
+ * messages. It checks the frame header as soon as its 13 bytes are in, so an oversize or
+ * malformed frame is refused before its body is buffered. Every violation throws a
+ * `FrameError`; the transport closes that one connection.
+ */
+import { createHash } from 'node:crypto';
+import { MessageCode } from './types.js';
+
+export const FRAME_MAGIC = 0x12345678;
+/** WE's length-field frame decoder limit: 100 MiB. */
+export const MAX_FRAME_LENGTH = 100 * 1024 * 1024;
+export const CHECKSUM_LENGTH = 4;
+/** Length prefix (4) + magic (4) + code (1) + payload length (4). */
+export const FRAME_HEADER_LENGTH = 13;
+
+const SIGNATURE_LENGTH = 64;
+/** Upper bound of a public key over both crypto suites (waves 32, gost 64). */
+const MAX_PUBLIC_KEY_LENGTH = 64;
+/** WE's TransactionSpec.maxLength: 150 KiB. */
+export const MAX_TRANSACTION_PAYLOAD = 150 * 1024;
+/** WE: at most 6000 transactions in a block or a micro-block. */
+const MAX_TRANSACTIONS_PER_BLOCK = 6000;
+/** Largest payload that fits in one frame. */
+const MAX_FRAME_PAYLOAD = MAX_FRAME_LENGTH - (FRAME_HEADER_LENGTH - 4) - CHECKSUM_LENGTH;
+/** WE's BlockSpec / MicroBlockResponseV1Spec bound (271 + 150 KiB × 6000), clipped to the frame cap. */
+const MAX_BLOCK_PAYLOAD = Math.min(271 + MAX_TRANSACTION_PAYLOAD * MAX_TRANSACTIONS_PER_BLOCK, MAX_FRAME_PAYLOAD);
+/**
+ * Ids in GetSignatures / Signatures. WE allows 200; a Weft node asks with the last
+ * max-rollback (100) ids and answers with up to max-chain-length (101), so 1000 leaves room.
+ */
+export const MAX_SIGNATURES_PER_MESSAGE = 1000;
+
+/**
+ * Largest payload accepted per message code. A code missing here is unknown: its frame is
+ * refused. Values follow WE's MessageSpec.maxLength except where noted.
+ */
+export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>([
+  [MessageCode.GetPeers, 0],
+  // WE: 1000 × (short + 29-char hostname + int port)
+  [MessageCode.Peers, 1000 * (2 + 29 + 4)],
+  [MessageCode.GetSignatures, 4 + MAX_SIGNATURES_PER_MESSAGE * SIGNATURE_LENGTH],
+  [MessageCode.Signatures, 4 + MAX_SIGNATURES_PER_MESSAGE * SIGNATURE_LENGTH],
+  [MessageCode.Block, MAX_BLOCK_PAYLOAD],
+  // WE: 64 bytes; Weft is more tolerant of a peer's big-integer encoding
+  [MessageCode.Score, 256],
+  [MessageCode.Transaction, MAX_TRANSACTION_PAYLOAD],
+  [MessageCode.MicroBlockInventory, 300],
+  [MessageCode.MicroBlockRequest, 500],
+  [MessageCode.MicroBlockResponse, MAX_BLOCK_PAYLOAD],
+  // WE: 200 ids per GetBlocks
+  [MessageCode.GetBlocks, 200 * SIGNATURE_LENGTH],
+  [MessageCode.MissingBlock, SIGNATURE_LENGTH],
+  // public key + signature + short length + 1 KiB body
+  [MessageCode.RawAttributes, MAX_PUBLIC_KEY_LENGTH + SIGNATURE_LENGTH + 2 + 1024],
+]);
+
+export type FrameErrorKind = 'frame-length' | 'magic' | 'unknown-code' | 'payload-length' | 'too-large' | 'checksum';
+
+/** A malformed or oversize frame; the connection that sent it must be closed. */
+export class FrameError extends Error {
+  constructor(
+    readonly kind: FrameErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FrameError';
+  }
+}
+
+export interface FramedMessage {
+  readonly code: number;
+  readonly payload: Uint8Array;
+}
+
+/** The 4-byte checksum of a payload: SHA-256(payload)[0..4). */
+export function frameChecksum(payload: Uint8Array): Uint8Array {
+  return createHash('sha256').update(payload).digest().subarray(0, CHECKSUM_LENGTH);
+}
+
+/** One whole frame, length prefix included, ready to be written to a socket. */
+export function encodeFrame(code: number, payload: Uint8Array): Buffer {
+  if (!Number.isInteger(code) || code < 0 || code > 255) throw new RangeError(`message code ${code} is not a byte`);
+  const body = payload.length === 0 ? 0 : CHECKSUM_LENGTH + payload.length;
+  const frameLength = FRAME_HEADER_LENGTH - 4 + body;
+  if (frameLength > MAX_FRAME_LENGTH) throw new RangeError(`frame of ${frameLength} bytes exceeds ${MAX_FRAME_LENGTH}`);
+  const out = Buffer.allocUnsafe(4 + frameLength);
+  out.writeInt32BE(frameLength, 0);
+  out.writeInt32BE(FRAME_MAGIC, 4);
+  out.writeUInt8(code, 8);
+  out.writeInt32BE(payload.length, 9);
+  if (payload.length > 0) {
+    out.set(frameChecksum(payload), FRAME_HEADER_LENGTH);
+    out.set(payload, FRAME_HEADER_LENGTH + CHECKSUM_LENGTH);
+  }
+  return out;
+}
+
+export interface FrameDecoderOptions {
+  /** Per-code payload caps; defaults to MAX_PAYLOAD. A code without an entry is refused. */
+  readonly maxPayload?: ReadonlyMap<number, number>;
+  /** Cap of the length prefix; defaults to MAX_FRAME_LENGTH. */
+  readonly maxFrameLength?: number;
+}
+
+/** Incremental frame decoder: `feed` socket chunks, get whole checked messages. */
+export class FrameDecoder {
+  readonly #maxPayload: ReadonlyMap<number, number>;
+  readonly #maxFrameLength: number;
+  #chunks: Buffer[] = [];
+  #buffered = 0;
+  /** Length of the frame being collected (prefix included), once its header checked out. */
+  #pending = -1;
+  #failed: FrameError | undefined;
+
+  constructor(options: FrameDecoderOptions = {}) {
+    this.#maxPayload = options.maxPayload ?? MAX_PAYLOAD;
+    this.#maxFrameLength = options.maxFrameLength ?? MAX_FRAME_LENGTH;
+  }
+
+  /** Bytes received but not yet returned as messages. */
+  get buffered(): number {
+    return this.#buffered;
+  }
+
+  /**
+   * Adds a chunk and returns every message it completes. Throws a FrameError on the first
+   * violation; the decoder then stays failed (every later call rethrows).
+   */
+  feed(chunk: Uint8Array): FramedMessage[] {
+    if (this.#failed) throw this.#failed;
+    if (chunk.length > 0) {
+      this.#chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+      this.#buffered += chunk.length;
+    }
+    const out: FramedMessage[] = [];
+    try {
+      for (;;) {
+        if (this.#pending < 0) {
+          if (this.#buffered < FRAME_HEADER_LENGTH) break;
+          this.#pending = this.#checkHeader(this.#peek(FRAME_HEADER_LENGTH));
+        }
+        if (this.#buffered < this.#pending) break;
+        const frame = this.#take(this.#pending);
+        this.#pending = -1;
+        out.push(this.#readFrame(frame));
+      }
+    } catch (e) {
+      if (e instanceof FrameError) {
+        this.#failed = e;
+        this.#chunks = [];
+        this.#buffered = 0;
+      }
+      throw e;
+    }
+    return out;
+  }
+
+  /** Validates the 13 header bytes; returns the whole frame's length (prefix included). */
+  #checkHeader(h: Buffer): number {
+    const frameLength = h.readInt32BE(0);
+    if (frameLength < FRAME_HEADER_LENGTH - 4 || frameLength > this.#maxFrameLength) {
+      throw new FrameError('frame-length', `frame length ${frameLength} is outside [9, ${this.#maxFrameLength}]`);
+    }
+    const magic = h.readInt32BE(4);
+    if (magic !== FRAME_MAGIC) {
+      throw new FrameError('magic', `invalid magic number 0x${(magic >>> 0).toString(16).padStart(8, '0')} in network message`);
+    }
+    const code = h.readUInt8(8);
+    const cap = this.#maxPayload.get(code);
+    if (cap === undefined) throw new FrameError('unknown-code', `unexpected network message code ${code}`);
+    const length = h.readInt32BE(9);
+    if (length < 0) throw new FrameError('payload-length', `negative payload length ${length} of message ${code}`);
+    if (length > cap) throw new FrameError('too-large', `message ${code} payload length ${length} exceeds ${cap}`);
+    const expected = FRAME_HEADER_LENGTH - 4 + (length === 0 ? 0 : CHECKSUM_LENGTH + length);
+    if (frameLength !== expected) {
+      throw new FrameError('payload-length', `frame length ${frameLength} does not match payload length ${length} of message ${code}`);
+    }
+    return 4 + frameLength;
+  }
+
+  #readFrame(frame: Buffer): FramedMessage {
+    const code = frame.readUInt8(8);
+    const length = frame.readInt32BE(9);
+    if (length === 0) return { code, payload: new Uint8Array(0) };
+    const declared = frame.subarray(FRAME_HEADER_LENGTH, FRAME_HEADER_LENGTH + CHECKSUM_LENGTH);
+    const payload = frame.subarray(FRAME_HEADER_LENGTH + CHECKSUM_LENGTH);
+    if (!declared.equals(frameChecksum(payload))) {
+      throw new FrameError('checksum', `invalid checksum of network message ${code}`);
+    }
+    return { code, payload: new Uint8Array(payload.buffer, payload.byteOffset, payload.length) };
+  }
+
+  /** The first n buffered bytes without consuming them (n ≤ buffered). */
+  #peek(n: number): Buffer {
+    const first = this.#chunks[0]!;
+    if (first.length >= n) return first.subarray(0, n);
+    this.#chunks = [Buffer.concat(this.#chunks)];
+    return this.#chunks[0]!.subarray(0, n);
+  }
+
+  /** Removes and returns the first n buffered bytes (n ≤ buffered). */
+  #take(n: number): Buffer {
+    let first = this.#chunks[0]!;
+    if (first.length < n) {
+      // Join only as many chunks as the frame needs.
+      let joined = 0;
+      let count = 0;
+      while (joined < n) joined += this.#chunks[count++]!.length;
+      first = Buffer.concat(this.#chunks.slice(0, count));
+      this.#chunks.splice(0, count, first);
+    }
+    this.#buffered -= n;
+    if (first.length === n) {
+      this.#chunks.shift();
+      return first;
+    }
+    this.#chunks[0] = first.subarray(n);
+    return first.subarray(0, n);
+  }
+}

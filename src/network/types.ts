@@ -1,0 +1,91 @@
+/**
+ * The contract between the P2P transport (framing, handshake, sockets: transport.ts) and
+ * what runs over it (gossip, sync, the peers API: node-network.ts). WE's wire facts:
+ * reference/chain-consensus-network.md §11.
+ *
+ * A `PeerTransport` accepts and dials TCP connections (TLS optional), runs WE's V3
+ * handshake on each, and hands over a `Peer` once the remote owner key is proven and
+ * allowed. After that a peer carries framed messages: `code` + payload bytes.
+ */
+
+/** WE's message codes used by Weft (§11.4). */
+export const MessageCode = {
+  GetPeers: 3,
+  Peers: 4,
+  GetSignatures: 20,
+  Signatures: 21,
+  Block: 23,
+  Score: 24,
+  Transaction: 25,
+  MicroBlockInventory: 26,
+  MicroBlockRequest: 27,
+  MicroBlockResponse: 28,
+  GetBlocks: 34,
+  MissingBlock: 41,
+  RawAttributes: 42,
+} as const;
+export type MessageCode = (typeof MessageCode)[keyof typeof MessageCode];
+
+/** host:port as configured or declared. */
+export interface PeerEndpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** What a node says about itself in its handshake. */
+export interface HandshakeInfo {
+  /** Network byte (e.g. 'T'.charCodeAt(0)). */
+  readonly chainId: number;
+  readonly version: readonly [major: number, minor: number, patch: number];
+  /** e.g. "PoA", compared case-insensitively. */
+  readonly consensusType: string;
+  readonly declaredAddress: PeerEndpoint | undefined;
+  readonly nonce: bigint;
+  readonly nodeName: string;
+  /** Owner address bytes (26). */
+  readonly ownerAddress: Uint8Array;
+  /** Per-connection session public key (32 bytes). */
+  readonly sessionPublicKey: Uint8Array;
+}
+
+/** A connected, handshaken peer. */
+export interface Peer {
+  /** Unique per connection, for logs and maps. */
+  readonly id: number;
+  /** Remote socket endpoint as seen by us ("/ip:port" in WE's JSON). */
+  readonly remote: PeerEndpoint;
+  /** Whether we dialed it. */
+  readonly outbound: boolean;
+  /** The remote node's handshake (owner address proven by its signature). */
+  readonly info: HandshakeInfo;
+  /** The remote owner's public key (from the chain's node registry). */
+  readonly ownerPublicKey: Uint8Array;
+  /**
+   * Queues one message. Returns false (and drops it) when the bounded send queue is full;
+   * never throws for a closed peer (returns false).
+   */
+  send(code: MessageCode, payload: Uint8Array): boolean;
+  /** Closes the connection (idempotent); `reason` goes to the log and to 'close' listeners. */
+  close(reason: string): void;
+  readonly closed: boolean;
+}
+
+export interface PeerTransportEvents {
+  /** A handshake completed and the peer was allowed. */
+  onPeer(peer: Peer): void;
+  /** A framed message arrived from a peer. Throwing closes only that peer. */
+  onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void;
+  /** The peer's connection ended (any reason). */
+  onClose(peer: Peer, reason: string): void;
+}
+
+export interface PeerTransport {
+  /** Starts listening; resolves with the bound port. */
+  listen(host: string, port: number): Promise<number>;
+  /** Dials and handshakes; resolves with the peer or rejects (refused, timeout, not allowed). */
+  connect(endpoint: PeerEndpoint): Promise<Peer>;
+  /** Connected peers. */
+  peers(): readonly Peer[];
+  /** Closes the server and every connection. */
+  close(): Promise<void>;
+}
