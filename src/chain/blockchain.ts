@@ -83,6 +83,12 @@ export class Blockchain implements ChainHeaders {
   /** The top block as assembled so far; undefined before genesis. */
   private tip: Block | undefined;
   private readonly headers = new Map<number, Block>();
+  /**
+   * The micro-blocks of the liquid block at the top height, in order, as they were applied
+   * (kept in memory: peers ask for them by total signature, and a key block that references
+   * one of them keeps only those up to it). Empty after a restart or a whole-block append.
+   */
+  private liquidMicros: MicroBlock[] = [];
   private listeners: Array<(event: ChainEvent) => void> = [];
 
   constructor(o: BlockchainOptions) {
@@ -117,6 +123,7 @@ export class Blockchain implements ChainHeaders {
       changes: state.changes(),
     });
     this.tip = genesis;
+    this.liquidMicros = [];
     this.emit({ kind: 'block', height: 1, block: genesis });
   }
 
@@ -254,6 +261,7 @@ export class Blockchain implements ChainHeaders {
       changes: state.changes(),
     });
     this.tip = block;
+    this.liquidMicros = [];
     this.emit({ kind: 'block', height, block });
   }
 
@@ -298,6 +306,7 @@ export class Blockchain implements ChainHeaders {
       changes: state.changes(),
     });
     this.tip = block;
+    this.liquidMicros = [];
     this.emit({ kind: 'block', height, block });
   }
 
@@ -316,7 +325,7 @@ export class Blockchain implements ChainHeaders {
       const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });
       this.shareFee(state, miner, fee);
     }
-    this.commitLiquid(height, next, state);
+    this.commitLiquid(height, next, state, micro);
     return next;
   }
 
@@ -366,7 +375,7 @@ export class Blockchain implements ChainHeaders {
     }
     if (included.length === 0) return { microBlock: undefined, included, rejected };
     const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign });
-    this.commitLiquid(height, liquidBlock, state);
+    this.commitLiquid(height, liquidBlock, state, microBlock);
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { microBlock, included, rejected };
   }
@@ -378,7 +387,7 @@ export class Blockchain implements ChainHeaders {
     state.setCarryFee(state.carryFee() + fee - share);
   }
 
-  private commitLiquid(height: number, liquid: Block, state: MutableState): void {
+  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock): void {
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
@@ -387,7 +396,8 @@ export class Blockchain implements ChainHeaders {
       changes: state.changes(),
     });
     this.tip = liquid;
-    this.emit({ kind: 'micro-block', height, block: liquid, transactions: state.changes().transactions.map((t) => t.tx) });
+    this.liquidMicros.push(microBlock);
+    this.emit({ kind: 'micro-block', height, block: liquid, microBlock, transactions: state.changes().transactions.map((t) => t.tx) });
   }
 
   // --- rollback -------------------------------------------------------------------
@@ -412,10 +422,39 @@ export class Blockchain implements ChainHeaders {
     const removed = this.store.rollbackTo(height);
     this.headers.clear();
     this.tip = this.readBlock(height);
+    this.liquidMicros = [];
     // Mined atomics go back as their clients sent them.
     const txs = removed.flatMap((bytes) => Block.fromBytes(this.protocol, bytes).transactions).map((tx) => (isAtomic(tx) && tx.data.miner !== null ? unmineAtomic(tx) : tx));
     this.emit({ kind: 'rollback', height, removed: txs });
     return txs;
+  }
+
+  // --- ids for peers (sync, NG) ---------------------------------------------------
+
+  /** The id of the block at a height as peers know it: its final id, or the liquid block's current id at the top. */
+  blockIdAt(height: number): Uint8Array | undefined {
+    const top = this.height();
+    if (!Number.isInteger(height) || height < 1 || height > top) return undefined;
+    if (height === top) return this.lastBlock().id;
+    return this.headerAt(height + 1).reference;
+  }
+
+  /** The height of a block this chain holds under `id` (final id, or the liquid block's current id); undefined otherwise. */
+  heightOfBlock(id: Uint8Array): number | undefined {
+    const height = this.store.heightOf(id);
+    if (height === undefined) return undefined;
+    const at = this.blockIdAt(height);
+    return at !== undefined && equalBytes(at, id) ? height : undefined;
+  }
+
+  /** The micro-blocks applied to the current liquid block so far, oldest first. */
+  liquidMicroBlocks(): readonly MicroBlock[] {
+    return this.liquidMicros;
+  }
+
+  /** A micro-block of the current liquid block by its total signature. */
+  microBlock(totalSignature: Uint8Array): MicroBlock | undefined {
+    return this.liquidMicros.find((m) => equalBytes(m.totalLiquidBlockSig, totalSignature));
   }
 
   /** Total WEST fee of the top block (for tests and the API's `fee`). */
@@ -431,5 +470,5 @@ export class Blockchain implements ChainHeaders {
 
 export type ChainEvent =
   | { readonly kind: 'block'; readonly height: number; readonly block: Block }
-  | { readonly kind: 'micro-block'; readonly height: number; readonly block: Block; readonly transactions: readonly Transaction[] }
+  | { readonly kind: 'micro-block'; readonly height: number; readonly block: Block; readonly microBlock: MicroBlock; readonly transactions: readonly Transaction[] }
   | { readonly kind: 'rollback'; readonly height: number; readonly removed: readonly Transaction[] };

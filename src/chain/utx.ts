@@ -7,8 +7,10 @@
  * drops what blocks include, re-validates everything after each key block and drops
  * expired transactions. Rolled-back transactions can be put back.
  */
+import { equalBytes } from '../crypto/encoding.js';
 import type { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { genericError, WeError } from '../protocol/errors.js';
+import { isAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { k } from '../state/view.js';
 import { MutableState } from '../state/view.js';
@@ -95,6 +97,23 @@ export class UtxPool {
       if (at > limit) break;
       this.recent.delete(id);
     }
+  }
+
+  /**
+   * Verifies the sender proofs of transactions that came from peers (in a micro-block, a
+   * block or one by one) before they are applied: a transaction the pool holds with the
+   * same bytes was verified at admission and takes that verdict; the rest are verified on
+   * the verifier threads. The verdicts stay on the transactions, so applying them does not
+   * verify again on this thread.
+   */
+  async preverify(txs: readonly Transaction[]): Promise<void> {
+    const rest: Transaction[] = [];
+    for (const tx of txs) {
+      const pooled = this.txs.get(k(tx.id));
+      if (pooled !== undefined && pooled !== tx && !isAtomic(tx) && equalBytes(pooled.bytes, tx.bytes) && pooled.hasValidSenderSignature()) tx.adoptSignatureVerdict(true);
+      else if (pooled !== tx) rest.push(tx);
+    }
+    if (this.verifier !== undefined && rest.length > 0) await preverifySignatures(this.verifier, rest);
   }
 
   /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */

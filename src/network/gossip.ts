@@ -1,0 +1,532 @@
+/**
+ * Propagation and the answers to peers' requests (reference/chain-consensus-network.md
+ * §11.5, §11.6; WE's HistoryReplier, MicroBlockLoader/MicroBlockSynchronizer,
+ * BlockAppender, UtxPoolSynchronizer, TxBroadcaster):
+ *
+ * - key blocks (23): a block this node forged goes to every peer; a peer's block that
+ *   applies is relayed to all but the peers known to have it; one on a micro-block not
+ *   here yet is retried (key-block-appending);
+ * - micro-blocks: the miner announces an inventory (26); a receiver checks its signature,
+ *   requests the micro-block (27) from a peer that announced it (timeout, next owner,
+ *   limited attempts), applies the response (28) and relays the inventory;
+ * - transactions (25): admitted to the pool, then relayed;
+ * - GetSignatures, GetBlocks, MicroBlockRequest answered from the chain; Score,
+ *   Signatures, MissingBlock and requested blocks go to the sync (sync.ts).
+ *
+ * Seen-caches (bounded, with a ttl) record which peers have which item, so nothing is
+ * sent to a peer twice or processed twice. `Gossip` is the transport's events object.
+ */
+import type { ChainEvent } from '../chain/blockchain.js';
+import { applyKeyBlock, signaturesReply } from '../chain/fork.js';
+import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import type { Block } from '../protocol/blocks.js';
+import type { MicroBlock } from '../protocol/blocks/micro-block.js';
+import { WeError } from '../protocol/errors.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { k } from '../state/view.js';
+import {
+  decodeBlock,
+  decodeGetBlocks,
+  decodeMicroBlockInventory,
+  decodeMicroBlockRequest,
+  decodeMicroBlockResponse,
+  decodeSignatures,
+  decodeTransaction,
+  encodeBlock,
+  encodeMicroBlockInventory,
+  encodeMicroBlockResponse,
+  encodeMissingBlock,
+  encodeScore,
+  encodeSignatures,
+  encodeTransaction,
+  MalformedMessage,
+  signMicroBlockInventory,
+  verifyMicroBlockInventory,
+  type MicroBlockInventory,
+} from './messages.js';
+import { ChainSync, NODE_TIMERS, type NetworkDeps, type SyncStatus, type Timers } from './sync.js';
+import { MessageCode, type Peer, type PeerTransportEvents } from './types.js';
+
+/** A map bounded in size whose entries expire; oldest first out. */
+export class SeenCache<V> {
+  private readonly entries = new Map<string, { at: bigint; value: V }>();
+
+  constructor(
+    private readonly maxSize: number,
+    private readonly ttlMs: number,
+    private readonly now: () => bigint,
+  ) {}
+
+  get(key: string): V | undefined {
+    const e = this.entries.get(key);
+    if (e === undefined) return undefined;
+    if (this.now() - e.at > BigInt(this.ttlMs)) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e.value;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, { at: this.now(), value });
+    const limit = this.now() - BigInt(this.ttlMs);
+    for (const [key0, e] of this.entries) {
+      if (this.entries.size <= this.maxSize && e.at >= limit) break;
+      this.entries.delete(key0);
+    }
+  }
+
+  /** Visits the live entries, oldest first. */
+  forEachFresh(f: (key: string, value: V) => void): void {
+    const limit = this.now() - BigInt(this.ttlMs);
+    for (const [key, e] of this.entries) if (e.at >= limit) f(key, e.value);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+interface InventoryEntry {
+  readonly inventory: MicroBlockInventory;
+  readonly payload: Uint8Array;
+  /** Peers that announced it (or were sent it). */
+  readonly owners: Set<number>;
+}
+
+interface MicroRequest {
+  attempts: number;
+  timer: unknown;
+  peer: Peer;
+}
+
+interface PendingKeyBlock {
+  readonly block: Block;
+  readonly from: Peer;
+  attempts: number;
+  timer: unknown;
+}
+
+const peerName = (peer: Peer): string => `/${peer.remote.host}:${peer.remote.port}`;
+
+export class Gossip implements PeerTransportEvents {
+  readonly sync: ChainSync;
+  private readonly deps: NetworkDeps;
+  private readonly timers: Timers;
+  private readonly peers = new Map<number, Peer>();
+  /** Transactions by id → peers that have them. */
+  private readonly txs: SeenCache<Set<number>>;
+  /** Key blocks by id → peers that have them. */
+  private readonly blocks: SeenCache<Set<number>>;
+  /** Micro-block inventories by total signature. */
+  private readonly inventories: SeenCache<InventoryEntry>;
+  /** Micro-blocks applied or given up, by total signature. */
+  private readonly processedMicros: SeenCache<true>;
+  private readonly microRequests = new Map<string, MicroRequest>();
+  private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
+  /** Set while the chain changes on the network's behalf: chain events then are not this node's own. */
+  private networkChange = 0;
+  private scoreSent: bigint | undefined;
+  private scoreQueued = false;
+  private readonly unsubscribe: () => void;
+  /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
+  private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number> }> = [];
+  /** Received micro-blocks are applied in arrival order, each once its signatures are checked. */
+  private microApplying: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(deps: NetworkDeps) {
+    this.deps = deps;
+    this.timers = deps.timers ?? NODE_TIMERS;
+    this.sync = new ChainSync(deps, (f) => this.asNetwork(f));
+    const s = this.sync.settings;
+    this.txs = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.blocks = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.inventories = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.processedMicros = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
+  }
+
+  status(): SyncStatus {
+    return this.sync.status();
+  }
+
+  connectedPeers(): readonly Peer[] {
+    return [...this.peers.values()];
+  }
+
+  close(): void {
+    this.closed = true;
+    this.unsubscribe();
+    this.sync.close();
+    for (const r of this.microRequests.values()) this.timers.clearTimeout(r.timer);
+    this.microRequests.clear();
+    for (const p of this.pendingKeyBlocks.values()) this.timers.clearTimeout(p.timer);
+    this.pendingKeyBlocks.clear();
+  }
+
+  // --- transport events ----------------------------------------------------------------
+
+  onPeer(peer: Peer): void {
+    this.peers.set(peer.id, peer);
+    this.sync.onPeer(peer);
+  }
+
+  onClose(peer: Peer, reason: string): void {
+    this.peers.delete(peer.id);
+    this.deps.logger.debug(`Peer ${peerName(peer)} closed: ${reason}`);
+    this.sync.onClose(peer);
+    for (const [key, r] of this.microRequests) if (r.peer === peer) this.retryMicro(key);
+  }
+
+  onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
+    const idLength = this.deps.protocol.crypto.signatureLength;
+    switch (code) {
+      case MessageCode.Score:
+        return this.sync.onScore(peer, payload);
+      case MessageCode.Signatures:
+        return this.sync.onSignatures(peer, payload);
+      case MessageCode.MissingBlock:
+        return this.sync.onMissingBlock(peer, payload);
+      case MessageCode.GetSignatures: {
+        const reply = signaturesReply(this.deps.chain, decodeSignatures(code, payload, idLength), this.sync.settings.maxChainLength);
+        if (reply !== undefined) peer.send(MessageCode.Signatures, encodeSignatures(reply));
+        else this.deps.logger.debug(`GetSignatures from ${peerName(peer)}: no common block`);
+        return;
+      }
+      case MessageCode.GetBlocks:
+        return this.answerGetBlocks(peer, decodeGetBlocks(payload, idLength));
+      case MessageCode.Block:
+        return this.onBlock(peer, decodeBlock(this.deps.protocol, payload));
+      case MessageCode.Transaction:
+        return this.onTransaction(peer, decodeTransaction(this.deps.protocol, payload));
+      case MessageCode.MicroBlockInventory:
+        return this.onInventory(peer, payload);
+      case MessageCode.MicroBlockRequest: {
+        const micro = this.deps.chain.microBlock(decodeMicroBlockRequest(payload, idLength));
+        if (micro !== undefined) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+        return;
+      }
+      case MessageCode.MicroBlockResponse:
+        return this.onMicroBlockResponse(peer, payload);
+      default:
+        // GetPeers, Peers, RawAttributes: the peers layer's.
+        return;
+    }
+  }
+
+  // --- broadcasting ------------------------------------------------------------------------
+
+  /** Whether a sync exchange with a peer is running (the miner holds off meanwhile). */
+  syncing(): boolean {
+    return this.sync.status().syncing;
+  }
+
+  /**
+   * Sends a transaction to the peers: one this node admitted (a REST broadcast) to every
+   * peer not known to have it; given as bytes (a forced rebroadcast), to every peer. Returns
+   * how many peers it was queued for.
+   */
+  broadcastTransaction(tx: Transaction | Uint8Array): number {
+    const forced = tx instanceof Uint8Array;
+    const parsed = forced ? this.deps.protocol.transactionFromBytes(tx) : tx;
+    const key = k(parsed.id);
+    const known = forced ? new Set<number>() : (this.txs.get(key) ?? new Set<number>());
+    this.txs.set(key, known);
+    return this.sendToOthers(known, MessageCode.Transaction, encodeTransaction(parsed));
+  }
+
+  /** Sends to every peer not in `known`, and adds them to it. */
+  private sendToOthers(known: Set<number>, code: MessageCode, payload: Uint8Array): number {
+    let sent = 0;
+    for (const peer of this.peers.values()) {
+      if (known.has(peer.id) || peer.closed) continue;
+      known.add(peer.id);
+      if (peer.send(code, payload)) sent++;
+    }
+    return sent;
+  }
+
+  private asNetwork<T>(f: () => T): T {
+    this.networkChange++;
+    try {
+      return f();
+    } finally {
+      this.networkChange--;
+    }
+  }
+
+  private onChainEvent(e: ChainEvent): void {
+    this.queueScore();
+    const own = this.networkChange === 0;
+    if (e.kind === 'block') {
+      if (own && e.height > 1 && e.block.transactions.length === 0) {
+        const known = this.blocks.get(k(e.block.id)) ?? new Set<number>();
+        this.blocks.set(k(e.block.id), known);
+        const n = this.sendToOthers(known, MessageCode.Block, encodeBlock(e.block));
+        this.deps.logger.debug(`Forged block ${e.block.idBase58} sent to ${n} peers`);
+      }
+      this.retryKeyBlocks();
+      this.requestReadyMicros();
+    } else if (e.kind === 'micro-block') {
+      const totalKey = k(e.microBlock.totalLiquidBlockSig);
+      this.processedMicros.set(totalKey, true);
+      const keys = this.deps.ownerKeys;
+      if (own && keys !== undefined && equalBytes(keys.publicKey, e.microBlock.generator)) {
+        const inventory = signMicroBlockInventory(this.deps.protocol, keys, e.microBlock.totalLiquidBlockSig, e.microBlock.prevLiquidBlockSig);
+        const entry: InventoryEntry = { inventory, payload: encodeMicroBlockInventory(inventory), owners: new Set() };
+        this.inventories.set(totalKey, entry);
+        this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
+      }
+      this.retryKeyBlocks();
+      this.requestReadyMicros();
+    }
+  }
+
+  /** Sends our score to every peer once the current chain change is over, when it changed. */
+  private queueScore(): void {
+    if (this.scoreQueued) return;
+    this.scoreQueued = true;
+    queueMicrotask(() => {
+      this.scoreQueued = false;
+      const score = this.sync.localScore();
+      if (score === this.scoreSent) return;
+      this.scoreSent = score;
+      const payload = encodeScore(score);
+      for (const peer of this.peers.values()) peer.send(MessageCode.Score, payload);
+    });
+  }
+
+  // --- requests ----------------------------------------------------------------------------
+
+  private answerGetBlocks(peer: Peer, ids: readonly Uint8Array[]): void {
+    for (const id of ids) {
+      const found = this.deps.chain.blockById(id);
+      if (found === undefined) {
+        peer.send(MessageCode.MissingBlock, encodeMissingBlock(id));
+        return;
+      }
+      peer.send(MessageCode.Block, encodeBlock(found.block));
+    }
+  }
+
+  // --- key blocks ----------------------------------------------------------------------------
+
+  private onBlock(peer: Peer, block: Block): void {
+    if (this.sync.onBlock(peer, block)) return;
+    const key = k(block.id);
+    const known = this.blocks.get(key);
+    if (known !== undefined) {
+      known.add(peer.id);
+      return;
+    }
+    this.blocks.set(key, new Set([peer.id]));
+    if (!block.hasValidSignature()) {
+      peer.close(`Block ${block.idBase58} has an invalid signature`);
+      return;
+    }
+    this.applyBroadcastBlock({ block, from: peer, attempts: 0, timer: undefined });
+  }
+
+  private applyBroadcastBlock(pending: PendingKeyBlock): void {
+    const { block, from } = pending;
+    const key = k(block.id);
+    const result = this.asNetwork(() => applyKeyBlock(this.deps.chain, this.deps.pool, block, { blockScore: this.deps.blockScore, maxRollback: this.sync.settings.maxRollback }));
+    const log = this.deps.logger;
+    switch (result.kind) {
+      case 'appended':
+      case 'switched': {
+        this.dropPendingKeyBlock(key);
+        log.info(`Block ${block.idBase58} from ${peerName(from)} ${result.kind} at height ${result.height}`);
+        if (block.transactions.length === 0) this.sendToOthers(this.blocks.get(key) ?? new Set([from.id]), MessageCode.Block, encodeBlock(block));
+        return;
+      }
+      case 'known':
+        this.dropPendingKeyBlock(key);
+        return;
+      case 'rejected':
+        this.dropPendingKeyBlock(key);
+        log.warn(`Block ${block.idBase58} from ${peerName(from)} not applied: ${result.error.message}`);
+        return;
+      case 'unknown-reference': {
+        if (pending.attempts >= this.sync.settings.keyBlockAppendAttempts) {
+          this.dropPendingKeyBlock(key);
+          log.debug(`Block ${block.idBase58} from ${peerName(from)}: its reference ${encodeBase58(block.reference)} did not arrive`);
+          return;
+        }
+        pending.attempts++;
+        if (pending.timer !== undefined) this.timers.clearTimeout(pending.timer);
+        pending.timer = this.timers.setTimeout(() => this.applyBroadcastBlock(pending), this.sync.settings.keyBlockAppendRetryMs);
+        this.pendingKeyBlocks.set(key, pending);
+        return;
+      }
+    }
+  }
+
+  private dropPendingKeyBlock(key: string): void {
+    const p = this.pendingKeyBlocks.get(key);
+    if (p === undefined) return;
+    this.timers.clearTimeout(p.timer);
+    this.pendingKeyBlocks.delete(key);
+  }
+
+  /** After the chain moved, a waiting key block may fit now. */
+  private retryKeyBlocks(): void {
+    if (this.pendingKeyBlocks.size === 0) return;
+    const tip = this.deps.chain.lastBlock().id;
+    for (const p of [...this.pendingKeyBlocks.values()]) {
+      if (equalBytes(p.block.reference, tip)) queueMicrotask(() => this.pendingKeyBlocks.has(k(p.block.id)) && this.applyBroadcastBlock(p));
+    }
+  }
+
+  // --- transactions ----------------------------------------------------------------------------
+
+  private onTransaction(peer: Peer, tx: Transaction): void {
+    const key = k(tx.id);
+    const known = this.txs.get(key);
+    if (known !== undefined) {
+      known.add(peer.id);
+      return;
+    }
+    const holders = new Set([peer.id]);
+    this.txs.set(key, holders);
+    // Signatures are checked on the verifier threads for the whole batch that arrived in
+    // this turn, then the transactions enter the pool (and go on) in arrival order.
+    if (this.incomingTxs.push({ peer, tx, holders }) === 1) queueMicrotask(() => void this.admitIncoming());
+  }
+
+  private async admitIncoming(): Promise<void> {
+    const batch = this.incomingTxs;
+    this.incomingTxs = [];
+    try {
+      await this.deps.pool.preverify(batch.map((b) => b.tx));
+    } catch (e) {
+      this.deps.logger.warn(`Transaction signatures not checked ahead: ${(e as Error).message}`);
+    }
+    if (this.closed) return;
+    for (const { peer, tx, holders } of batch) {
+      try {
+        this.deps.pool.put(tx);
+      } catch (e) {
+        if (!(e instanceof WeError)) throw e;
+        this.deps.logger.debug(`Transaction ${tx.idBase58} from ${peerName(peer)} not admitted: ${e.message}`);
+        continue;
+      }
+      this.sendToOthers(holders, MessageCode.Transaction, encodeTransaction(tx));
+    }
+  }
+
+  // --- micro-blocks ----------------------------------------------------------------------------
+
+  private onInventory(peer: Peer, payload: Uint8Array): void {
+    const inventory = decodeMicroBlockInventory(this.deps.protocol, payload);
+    const key = k(inventory.totalSig);
+    const entry = this.inventories.get(key);
+    if (entry !== undefined) {
+      entry.owners.add(peer.id);
+      return;
+    }
+    if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
+    this.inventories.set(key, { inventory, payload: Uint8Array.from(payload), owners: new Set([peer.id]) });
+    if (this.processedMicros.get(key) !== undefined || this.deps.chain.store.heightOf(inventory.totalSig) !== undefined) return;
+    if (equalBytes(inventory.prevSig, this.deps.chain.lastBlock().id)) this.requestMicro(key, peer);
+  }
+
+  /** Inventories that extend the new tip. */
+  private requestReadyMicros(): void {
+    const ready = this.readyInventory(this.deps.chain.lastBlock().id);
+    if (ready !== undefined) this.requestMicro(k(ready.inventory.totalSig));
+  }
+
+  private readyInventory(tip: Uint8Array): InventoryEntry | undefined {
+    let found: InventoryEntry | undefined;
+    this.inventories.forEachFresh((key, e) => {
+      if (found === undefined && equalBytes(e.inventory.prevSig, tip) && this.processedMicros.get(key) === undefined && !this.microRequests.has(key)) found = e;
+    });
+    return found;
+  }
+
+  private requestMicro(key: string, prefer?: Peer): void {
+    if (this.microRequests.has(key)) return;
+    const peer = prefer ?? this.ownerOf(key, undefined);
+    if (peer === undefined) return;
+    const request: MicroRequest = { attempts: 1, timer: undefined, peer };
+    this.microRequests.set(key, request);
+    this.sendMicroRequest(key, request);
+  }
+
+  private sendMicroRequest(key: string, request: MicroRequest): void {
+    const entry = this.inventories.get(key);
+    if (entry === undefined) {
+      this.microRequests.delete(key);
+      return;
+    }
+    request.peer.send(MessageCode.MicroBlockRequest, entry.inventory.totalSig);
+    request.timer = this.timers.setTimeout(() => this.retryMicro(key), this.sync.settings.microBlockRequestTimeoutMs);
+  }
+
+  private retryMicro(key: string): void {
+    const request = this.microRequests.get(key);
+    if (request === undefined) return;
+    this.timers.clearTimeout(request.timer);
+    const next = this.ownerOf(key, request.peer);
+    if (request.attempts >= this.sync.settings.microBlockRequestAttempts || next === undefined) {
+      this.microRequests.delete(key);
+      this.deps.logger.debug(`Micro-block ${encodeBase58(this.inventories.get(key)?.inventory.totalSig ?? new Uint8Array())} not received after ${request.attempts} attempts`);
+      return;
+    }
+    request.attempts++;
+    request.peer = next;
+    this.sendMicroRequest(key, request);
+  }
+
+  /** A connected peer that announced the micro-block, preferring one other than `not`. */
+  private ownerOf(key: string, not: Peer | undefined): Peer | undefined {
+    const owners = this.inventories.get(key)?.owners;
+    if (owners === undefined) return undefined;
+    let fallback: Peer | undefined;
+    for (const id of owners) {
+      const peer = this.peers.get(id);
+      if (peer === undefined || peer.closed) continue;
+      if (peer !== not) return peer;
+      fallback = peer;
+    }
+    return fallback;
+  }
+
+  private onMicroBlockResponse(peer: Peer, payload: Uint8Array): void {
+    const micro = decodeMicroBlockResponse(this.deps.protocol, payload);
+    const key = k(micro.totalLiquidBlockSig);
+    const request = this.microRequests.get(key);
+    if (request === undefined) return; // not asked for (or already given up)
+    this.timers.clearTimeout(request.timer);
+    this.microRequests.delete(key);
+    this.processedMicros.set(key, true);
+    // Its transactions' signatures are checked on the verifier threads (the ones this pool
+    // already holds are not checked again), then it is applied after the ones before it.
+    const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions) : Promise.resolve();
+    this.microApplying = this.microApplying
+      .then(() => verified)
+      .then(
+        () => this.applyMicroBlock(peer, micro, key),
+        (e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} signatures not checked: ${(e as Error).message}`),
+      );
+  }
+
+  private applyMicroBlock(peer: Peer, micro: MicroBlock, key: string): void {
+    if (this.closed) return;
+    try {
+      this.asNetwork(() => this.deps.chain.appendMicroBlock(micro));
+    } catch (e) {
+      if (!(e instanceof WeError)) throw e;
+      this.deps.logger.debug(`Micro-block ${micro.idBase58} from ${peerName(peer)} not applied: ${e.message}`);
+      return;
+    }
+    const entry = this.inventories.get(key);
+    if (entry !== undefined) {
+      entry.owners.add(peer.id);
+      this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
+    }
+  }
+}

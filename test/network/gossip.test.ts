@@ -1,0 +1,157 @@
+/**
+ * Propagation (src/network/gossip.ts) over the in-process transport double, on real forged
+ * PoA chains: transactions, key blocks and micro-blocks reach nodes that are not directly
+ * connected to the source, each link carries an item once, liquid blocks converge; a key
+ * block that arrives before the micro-block it references applies once that micro-block
+ * is in; an owner that does not answer a micro-block request is replaced by another.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
+import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
+import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
+import type { MicroBlock } from '../../src/protocol/blocks.js';
+import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, type Account } from '../chain/fork-fixture.js';
+import { netNode } from './net-fixture.js';
+import { quiet, until, Wire, type DoublePeer } from './peer-double.js';
+
+describe('gossip', () => {
+  it('transactions reach every node of a line, once per link, never echoed back', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => netNode(wire, n, clock, [])) as [ReturnType<typeof netNode>, ReturnType<typeof netNode>, ReturnType<typeof netNode>];
+    wire.connect(a.ep, b.ep);
+    wire.connect(b.ep, c.ep);
+    await quiet(wire);
+    const txs = [transfer(clock, alice, bob, 1n), transfer(clock, bob, alice, 2n)];
+    for (const tx of txs) {
+      a.node.pool.put(tx);
+      a.gossip.broadcastTransaction(tx);
+    }
+    await until(() => c.node.pool.size().size === 2, 'both transactions in c’s pool');
+    await quiet(wire);
+    assert.equal(b.node.pool.size().size, 2);
+    assert.equal(wire.count(MessageCode.Transaction, 'a', 'b'), 2);
+    assert.equal(wire.count(MessageCode.Transaction, 'b', 'c'), 2);
+    assert.equal(wire.count(MessageCode.Transaction, 'b', 'a'), 0, 'not sent back to its sender');
+    assert.equal(wire.count(MessageCode.Transaction, 'c', 'b'), 0);
+    // The same transaction again from a: nothing new goes out.
+    a.gossip.broadcastTransaction(txs[0]!);
+    await quiet(wire);
+    assert.equal(wire.count(MessageCode.Transaction), 4);
+    // An invalid one is not relayed.
+    const overspend = transfer(clock, bob, alice, 1_000_000_000n * 100_000_000n);
+    const { atX } = wire.connect(a.ep, netNode(wire, 'd', clock, []).ep);
+    atX.send(MessageCode.Transaction, overspend.bytes);
+    await quiet(wire);
+    assert.equal(wire.count(MessageCode.Transaction), 5);
+    for (const n of [a, b, c]) n.gossip.close();
+  });
+
+  it('key blocks and micro-blocks propagate along a line; the liquid blocks converge', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC]);
+    const b = netNode(wire, 'b', clock, []);
+    const c = netNode(wire, 'c', clock, []);
+    wire.connect(miner.ep, b.ep);
+    wire.connect(b.ep, c.ep);
+    await quiet(wire);
+    for (let round = 0; round < 3; round++) {
+      clock.nextRound();
+      miner.node.forge();
+      await until(() => c.node.chain.height() === miner.node.chain.height(), 'the key block reached c');
+      // Key blocks from this node's own miners are signed by them, not by the owner key; micro-blocks
+      // are announced only by the owner (minerA), so mine them in A's key blocks.
+      const ownsLiquid = equalBytes(miner.node.chain.lastBlock().generator, minerA.keyPair.publicKey);
+      if (!ownsLiquid) continue;
+      miner.node.micro([transfer(clock, alice, bob, BigInt(round) + 1n)]);
+      miner.node.micro([transfer(clock, bob, alice, BigInt(round) + 10n)]);
+      await until(() => encodeBase58(c.node.chain.lastBlock().id) === encodeBase58(miner.node.chain.lastBlock().id), 'the micro-blocks reached c');
+    }
+    await quiet(wire);
+    assert.deepEqual(b.node.ids(), miner.node.ids());
+    assert.deepEqual(c.node.ids(), miner.node.ids());
+    assert.equal(c.node.stateHash(), miner.node.stateHash());
+    assert.ok(wire.count(MessageCode.MicroBlockRequest, 'c', 'b') > 0, 'c fetched micro-blocks from b, which relayed the inventory');
+    assert.equal(wire.count(MessageCode.Block, 'b', 'miner'), 0, 'key blocks are not sent back');
+    assert.equal(wire.count(MessageCode.Block, 'c', 'b'), 0);
+    assert.equal(wire.count(MessageCode.MicroBlockInventory, 'c', 'b'), 0);
+    for (const n of [miner, b, c]) n.gossip.close();
+  });
+
+  it('a key block on a micro-block not here yet waits for it, then applies', async () => {
+    const clock = new Clock();
+    const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
+    const wire = new Wire();
+    const c = netNode(wire, 'c', clock, []);
+    const key = source.forge();
+    c.node.follow(source);
+    const m1 = source.micro([transfer(clock, alice, bob, 5n)]).microBlock!;
+    clock.nextRound();
+    const next = source.forge();
+    assert.ok(equalBytes(next.reference, m1.totalLiquidBlockSig));
+    const x = scripted(wire, 'x', (peer, code) => {
+      if (code === MessageCode.MicroBlockRequest) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(m1));
+    });
+    const { atX } = wire.connect(x.ep, c.ep);
+    atX.send(MessageCode.Block, encodeBlock(next));
+    await quiet(wire);
+    assert.equal(c.node.chain.height(), 2, 'the key block waits');
+    atX.send(MessageCode.MicroBlockInventory, inventoryOf(m1, generatorOf(key.generator)));
+    await until(() => c.node.chain.height() === 3, 'the key block applied after its micro-block');
+    assert.deepEqual(c.node.ids(), source.ids());
+    c.gossip.close();
+  });
+
+  it('an owner that does not answer a micro-block request is replaced by another', async () => {
+    const clock = new Clock();
+    const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
+    const wire = new Wire();
+    const c = netNode(wire, 'c', clock, [], { microBlockRequestTimeoutMs: 60 });
+    const key = source.forge();
+    c.node.follow(source);
+    const m1 = source.micro([transfer(clock, alice, bob, 6n)]).microBlock!;
+    const inv = inventoryOf(m1, generatorOf(key.generator));
+    const silent = scripted(wire, 'silent', () => undefined);
+    const helpful = scripted(wire, 'helpful', (peer, code) => {
+      if (code === MessageCode.MicroBlockRequest) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(m1));
+    });
+    const s = wire.connect(silent.ep, c.ep);
+    const h = wire.connect(helpful.ep, c.ep);
+    s.atX.send(MessageCode.MicroBlockInventory, inv);
+    await quiet(wire);
+    h.atX.send(MessageCode.MicroBlockInventory, inv);
+    await until(() => equalBytes(c.node.chain.lastBlock().id, m1.totalLiquidBlockSig), 'the micro-block came from the other owner');
+    assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'silent'), 1);
+    assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'helpful'), 1);
+    assert.ok(!s.atY.closed, 'a slow owner is not disconnected for it');
+    // A forged inventory (signature by another key) closes the peer that sent it.
+    const forged = { ...signMicroBlockInventory(p, minerB.keyPair, m1.totalLiquidBlockSig, m1.prevLiquidBlockSig), sender: minerA.keyPair.publicKey };
+    const liar = scripted(wire, 'liar', () => undefined);
+    const l = wire.connect(liar.ep, c.ep);
+    l.atX.send(MessageCode.MicroBlockInventory, encodeMicroBlockInventory({ ...forged, totalSig: new Uint8Array(64).fill(3) }));
+    await quiet(wire);
+    assert.ok(l.atY.closed);
+    c.gossip.close();
+  });
+});
+
+function generatorOf(publicKey: Uint8Array): Account {
+  return [minerA, minerB, minerC].find((m) => equalBytes(m.keyPair.publicKey, publicKey))!;
+}
+
+function inventoryOf(micro: MicroBlock, miner: Account): Uint8Array {
+  return encodeMicroBlockInventory(signMicroBlockInventory(p, miner.keyPair, micro.totalLiquidBlockSig, micro.prevLiquidBlockSig));
+}
+
+/** A peer driven by the test: `onMessage` answers what it is sent. */
+function scripted(wire: Wire, name: string, onMessage: (peer: Peer, code: number, payload: Uint8Array) => void): { ep: ReturnType<Wire['endpoint']>; peers: DoublePeer[] } {
+  const peers: DoublePeer[] = [];
+  const events: PeerTransportEvents = {
+    onPeer: (peer) => void peers.push(peer as DoublePeer),
+    onMessage: (peer, code, payload) => onMessage(peer, code, payload),
+    onClose: () => undefined,
+  };
+  return { ep: wire.endpoint(name, events), peers };
+}

@@ -1,0 +1,201 @@
+/**
+ * Message payloads (src/network/messages.ts) and catching up with peers
+ * (src/network/sync.ts): a lagging node catches up from a longer chain in several
+ * signature rounds and block batches; partitioned nodes converge on the higher score with
+ * the loser's transactions back in its pool; a peer that stops answering is closed after
+ * the step timeout. Real forged PoA chains, wired through the in-process transport double.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import {
+  decodeBlock,
+  decodeGetBlocks,
+  decodeMicroBlockInventory,
+  decodeMicroBlockRequest,
+  decodeMissingBlock,
+  decodeScore,
+  decodeSignatures,
+  decodeTransaction,
+  encodeBlock,
+  encodeGetBlocks,
+  encodeMicroBlockInventory,
+  encodeScore,
+  encodeSignatures,
+  MalformedMessage,
+  signMicroBlockInventory,
+  verifyMicroBlockInventory,
+} from '../../src/network/messages.js';
+import { MessageCode } from '../../src/network/types.js';
+import { alice, bob, Clock, minerA, minerB, minerC, p, transfer } from '../chain/fork-fixture.js';
+import { netNode, type NetNode } from './net-fixture.js';
+import { quiet, until, Wire } from './peer-double.js';
+
+const ID = 64;
+
+describe('messages', () => {
+  it('Score is Java BigInteger bytes, read back unsigned', () => {
+    assert.deepEqual([...encodeScore(0n)], [0]);
+    assert.deepEqual([...encodeScore(127n)], [0x7f]);
+    assert.deepEqual([...encodeScore(128n)], [0x00, 0x80], 'a set top bit gets a zero byte first');
+    assert.deepEqual([...encodeScore(186330748219288401n)], [...Buffer.from('0295fad40a57eb51', 'hex')]);
+    assert.equal(decodeScore(Uint8Array.from([0xff, 0xff])), 65535n, 'unsigned');
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: (1n << 500n) - 1n }), (n) => decodeScore(encodeScore(n)) === n));
+    assert.throws(() => decodeScore(new Uint8Array(0)), MalformedMessage);
+    assert.throws(() => decodeScore(new Uint8Array(65)), MalformedMessage);
+  });
+
+  it('Signatures and GetBlocks carry ids; lengths are checked exactly', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ minLength: ID, maxLength: ID }), { maxLength: 200 }), (ids) => {
+        assert.deepEqual(decodeSignatures(MessageCode.Signatures, encodeSignatures(ids), ID), ids);
+        if (ids.length > 0) assert.deepEqual(decodeGetBlocks(encodeGetBlocks(ids), ID), ids);
+      }),
+      { numRuns: 30 },
+    );
+    const two = encodeSignatures([new Uint8Array(ID), new Uint8Array(ID).fill(1)]);
+    assert.throws(() => decodeSignatures(MessageCode.Signatures, two.subarray(0, two.length - 1), ID), MalformedMessage);
+    assert.throws(() => decodeSignatures(MessageCode.GetSignatures, Uint8Array.from([0xff, 0xff, 0xff, 0xff]), ID), MalformedMessage);
+    assert.throws(() => decodeSignatures(MessageCode.GetSignatures, Uint8Array.from([0, 0, 0]), ID), MalformedMessage);
+    assert.throws(() => decodeGetBlocks(new Uint8Array(ID + 1), ID), MalformedMessage);
+    assert.throws(() => decodeGetBlocks(new Uint8Array(0), ID), MalformedMessage);
+    assert.throws(() => decodeGetBlocks(new Uint8Array(201 * ID), ID), MalformedMessage);
+    assert.throws(() => decodeMissingBlock(new Uint8Array(ID - 1), ID), MalformedMessage);
+    assert.throws(() => decodeMicroBlockRequest(new Uint8Array(ID + 1), ID), MalformedMessage);
+  });
+
+  it('MicroBlockInventory V1: pubKey ‖ totalSig ‖ prevSig ‖ signature over address ‖ totalSig ‖ prevSig', () => {
+    const total = new Uint8Array(ID).fill(7);
+    const prev = new Uint8Array(ID).fill(9);
+    const inv = signMicroBlockInventory(p, minerA.keyPair, total, prev);
+    const bytes = encodeMicroBlockInventory(inv);
+    assert.equal(bytes.length, 32 + 3 * 64);
+    const back = decodeMicroBlockInventory(p, bytes);
+    assert.ok(verifyMicroBlockInventory(p, back));
+    const signed = Buffer.concat([minerA.address, total, prev]);
+    assert.ok(p.crypto.verify(minerA.keyPair.publicKey, signed, back.signature), 'the signed bytes are address ‖ totalSig ‖ prevSig');
+    assert.ok(!verifyMicroBlockInventory(p, { ...back, prevSig: total }));
+    assert.throws(() => decodeMicroBlockInventory(p, bytes.subarray(1)), MalformedMessage);
+  });
+
+  it('Block and Transaction payloads are the raw bytes; garbage is malformed', () => {
+    const clock = new Clock();
+    const tx = transfer(clock, alice, bob, 1n);
+    assert.equal(decodeTransaction(p, tx.bytes).idBase58, tx.idBase58);
+    assert.throws(() => decodeTransaction(p, Uint8Array.from([4, 3, 1])), MalformedMessage);
+    assert.throws(() => decodeBlock(p, Uint8Array.from([3, 0, 0])), MalformedMessage);
+    const wire = new Wire();
+    const n = netNode(wire, 'm', clock, []);
+    const genesis = n.node.chain.lastBlock();
+    assert.equal(decodeBlock(p, encodeBlock(genesis)).idBase58, genesis.idBase58);
+  });
+});
+
+/** `count` more key blocks on `n` alone, each with a micro-block holding one transfer. */
+function grow(n: NetNode, clock: Clock, count: number): void {
+  for (let i = 0; i < count; i++) {
+    n.node.forge();
+    n.node.micro([transfer(clock, alice, bob, BigInt(n.node.chain.height()))]);
+    clock.nextRound();
+  }
+}
+
+describe('sync', () => {
+  it('a lagging node catches up from a longer chain, in signature rounds and block batches', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const a = netNode(wire, 'a', clock, [minerA, minerB, minerC], { maxChainLength: 7 });
+    const b = netNode(wire, 'b', clock, [], { extensionBatchSize: 3 });
+    grow(a, clock, 16);
+    let sawSyncing = false;
+    b.node.chain.on(() => {
+      sawSyncing ||= b.gossip.status().syncing;
+    });
+    wire.connect(a.ep, b.ep);
+    await until(() => b.node.chain.height() === a.node.chain.height() && !b.gossip.status().syncing, 'b caught up');
+    assert.deepEqual(b.node.ids(), a.node.ids());
+    assert.equal(b.node.stateHash(), a.node.stateHash());
+    assert.ok(sawSyncing, 'the status shows the sync while it runs');
+    const status = b.gossip.status();
+    assert.equal(status.blocksApplied, 16);
+    assert.equal(status.localScore, a.gossip.sync.localScore());
+    assert.ok(wire.count(MessageCode.GetSignatures, 'b', 'a') >= 3, 'several signature rounds (max-chain-length 7)');
+    assert.ok(wire.count(MessageCode.GetBlocks, 'b', 'a') >= 6, 'batches of 3 blocks');
+    assert.ok(b.logs.some((l) => l.startsWith('info Applied') && l.includes('height')), 'progress is logged');
+    assert.equal(a.gossip.status().syncing, false);
+    a.gossip.close();
+    b.gossip.close();
+  });
+
+  it('partitioned nodes converge on the higher score; the loser’s transactions go back to its pool', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const a = netNode(wire, 'a', clock, [minerA]);
+    const bc = netNode(wire, 'bc', clock, [minerB, minerC]);
+    // Shared start, then each side alone.
+    grow(bc, clock, 2);
+    a.node.follow(bc.node);
+    const onlyA: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      clock.nextRound();
+      if (a.node.tryForge() !== undefined) {
+        const tx = transfer(clock, alice, bob, 500n + BigInt(i));
+        a.node.micro([tx]);
+        onlyA.push(tx.idBase58);
+      }
+      if (bc.node.tryForge() !== undefined) bc.node.micro([transfer(clock, bob, alice, 900n + BigInt(i))]);
+    }
+    assert.ok(onlyA.length > 0);
+    assert.ok(bc.gossip.sync.localScore() > a.gossip.sync.localScore());
+    const bcIds = bc.node.ids();
+    wire.connect(a.ep, bc.ep);
+    await until(() => a.node.ids().join() === bc.node.ids().join(), 'a switched to the better branch');
+    await quiet(wire);
+    assert.deepEqual(bc.node.ids(), bcIds, 'the better node kept its chain');
+    assert.equal(a.node.stateHash(), bc.node.stateHash());
+    for (const id of onlyA) assert.ok(a.node.pool.all().some((t) => t.idBase58 === id), `${id} is pooled again on a`);
+    assert.ok(a.logs.some((l) => /rolled back/.test(l) && !/0 rolled back/.test(l)));
+    a.gossip.close();
+    bc.gossip.close();
+  });
+
+  it('a peer that stalls is closed after the step timeout', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const a = netNode(wire, 'a', clock, [minerA, minerB, minerC]);
+    const b = netNode(wire, 'b', clock, [], { synchronizationTimeoutMs: 150 });
+    grow(a, clock, 3);
+    a.ep.muted.add(MessageCode.Block); // a answers GetBlocks with nothing
+    const { atY: aAtB } = wire.connect(a.ep, b.ep);
+    await until(() => aAtB.closed, 'b closed the stalling peer', 3000);
+    assert.match(aAtB.closeReason ?? '', /Timeout \(150 ms\) waiting for 3 blocks/);
+    assert.equal(b.node.chain.height(), 1);
+    assert.equal(b.gossip.status().syncing, false);
+    assert.match(b.gossip.status().lastError ?? '', /Timeout/);
+    // A second, answering peer still gets it in sync.
+    const a2 = netNode(wire, 'a2', clock, []);
+    a2.node.follow(a.node);
+    wire.connect(a2.ep, b.ep);
+    await until(() => b.node.chain.height() === a.node.chain.height(), 'b synced from the other peer');
+    assert.equal(encodeBase58(b.node.chain.lastBlock().id), encodeBase58(a.node.chain.lastBlock().id));
+    for (const n of [a, b, a2]) n.gossip.close();
+  });
+
+  it('garbage from a peer closes only that peer', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const a = netNode(wire, 'a', clock, []);
+    const b = netNode(wire, 'b', clock, []);
+    const c = netNode(wire, 'c', clock, []);
+    const ab = wire.connect(a.ep, b.ep);
+    const ac = wire.connect(a.ep, c.ep);
+    ab.atY.send(MessageCode.Signatures, Uint8Array.from([0, 0, 0, 5, 1]));
+    ab.atY.send(MessageCode.Score, new Uint8Array(0));
+    await quiet(wire);
+    assert.ok(ab.atX.closed);
+    assert.match(ab.atX.closeReason ?? '', /Malformed message/);
+    assert.ok(!ac.atX.closed);
+    for (const n of [a, b, c]) n.gossip.close();
+  });
+});
