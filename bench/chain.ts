@@ -31,7 +31,7 @@ import { devAccounts, devNodeConfig } from '../src/node/dev.js';
 import { Store } from '../src/state/store.js';
 import type { Figure } from './harness.js';
 
-const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
+export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
 
 function leScalar(b: Uint8Array): bigint {
@@ -41,7 +41,7 @@ function leScalar(b: Uint8Array): bigint {
 }
 
 /** Transfers signed by the dev accounts, timestamps from `start` on. */
-function signedTransfers(p: Protocol, n: number, start: bigint): Transaction[] {
+export function signedTransfers(p: Protocol, n: number, start: bigint): Transaction[] {
   const accounts = devAccounts(p);
   const out: Transaction[] = [];
   for (let i = 0; i < n; i++) {
@@ -246,7 +246,7 @@ async function stopNodeProcess(n: NodeProc): Promise<void> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 
-function request(url: string, method: string, body?: string): Promise<{ status: number; text: string }> {
+export function request(url: string, method: string, body?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       let text = '';
@@ -261,7 +261,7 @@ function request(url: string, method: string, body?: string): Promise<{ status: 
 }
 
 /** POSTs every body with `concurrency` requests in flight; resolves when all are answered. */
-async function broadcastAll(url: string, bodies: readonly string[], concurrency: number): Promise<void> {
+export async function broadcastAll(url: string, bodies: readonly string[], concurrency: number): Promise<void> {
   let next = 0;
   let failed = 0;
   let firstError = '';
@@ -293,7 +293,8 @@ async function httpIngest(p: Protocol, n: number): Promise<{ value: number; base
   }
 }
 
-async function confirmed(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
+/** chain.confirmed: transfers/s broadcast to one node process until all are in blocks (bench/network.ts compares four nodes with it). */
+export async function confirmed(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
   const node = await startNodeProcess(true);
   try {
     const txs = signedTransfers(p, n, BigInt(Date.now()));

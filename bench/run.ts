@@ -11,6 +11,7 @@ import { figureJson, formatFigure, type Figure } from './harness.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import { chainFigures } from './chain.js';
 import { fuzzBench } from './fuzz.js';
+import { networkFigures } from './network.js';
 import { protocolFigures } from './protocol.js';
 import { restFigures } from './rest.js';
 
@@ -21,6 +22,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['protocol', protocolFigures],
   ['chain', () => chainFigures(p)],
   ['rest', restFigures],
+  ['network', () => networkFigures(p)],
 ];
 
 for (const [group, run] of groups) {

@@ -237,6 +237,39 @@ export interface ConsensusService {
   chainScore(): bigint;
 }
 
+/** A connected peer as `/peers/connected` shows it (WE's PeerInfo). */
+export interface ConnectedPeerInfo {
+  /** The socket's remote address, `/ip:port`. */
+  readonly address: string;
+  /** The address the peer declared in its handshake (`/ip:port`), if any. */
+  readonly declaredAddress: string | undefined;
+  /** The peer's node owner address, Base58. */
+  readonly nodeOwnerAddress: string;
+  readonly peerName: string;
+  readonly peerNonce: bigint;
+  /** `major.minor.patch` from its handshake. */
+  readonly applicationVersion: string;
+  readonly applicationConsensus: string;
+}
+
+/** The node's P2P network, as `/peers/*` and `/debug/utx-rebroadcast` see it. */
+export interface PeersService {
+  connected(): readonly ConnectedPeerInfo[];
+  /** Known peer addresses (`/ip:port`) with when each was last seen (ms), at most 1000. */
+  all(): ReadonlyArray<{ readonly address: string; readonly lastSeen: bigint }>;
+  /** Suspended hosts (`/ip`) with when they were suspended (ms), at most 1000. */
+  suspended(): ReadonlyArray<{ readonly hostname: string; readonly timestamp: bigint }>;
+  /**
+   * Starts connecting to a peer (the attempt goes on in the background). Resolves the host
+   * first: an unknown host is WE error 199. Answers the host name as WE shows it.
+   */
+  connect(host: string, port: number): Promise<{ readonly hostname: string }>;
+  /** Host name and IP of the connection to a node owner; undefined when not connected. */
+  hostname(ownerAddress: Uint8Array): Promise<{ readonly hostname: string; readonly ip: string } | undefined>;
+  /** Sends every pool transaction to the peers again; returns how many were sent. */
+  rebroadcastPool(): number;
+}
+
 /** `/activation/status`. */
 export interface ActivationService {
   status(): ActivationStatus;
@@ -254,6 +287,11 @@ export interface ApiServices {
   readonly debug: DebugService;
   readonly consensus: ConsensusService;
   readonly activation: ActivationService;
+  /**
+   * The P2P network; absent when the node runs none (`node.network.port = 0`): it then has no
+   * peers, and `POST /peers/connect` is refused.
+   */
+  readonly peers?: PeersService;
   /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */
   readonly nodeOwnerPublicKey: Uint8Array;
   /** Node time in ms (NTP-corrected in WE). */

@@ -47,6 +47,12 @@ export interface MinerOptions {
   readonly keyPair: KeyPair;
   readonly now: () => bigint;
   readonly log: MinerLog;
+  /**
+   * Asked before a key block is forged in this node's slot: a reason not to forge now and when
+   * to look again (WE's `miner.quorum` of connected miner peers, and no forging while the node
+   * catches up from a peer), or undefined to forge. Without it the miner always forges.
+   */
+  readonly canForge?: () => { readonly reason: string; readonly retryInMs: number } | undefined;
 }
 
 export class Miner {
@@ -156,6 +162,11 @@ export class Miner {
       forged = { height: plan.height, timestamp: plan.timestamp, consensus: plan.consensus, detail: { delay: plan.delay, balance: plan.balance } };
     }
     const height = forged.height;
+    const blocked = this.o.canForge?.();
+    if (blocked !== undefined) {
+      this.o.log.debug({ height, reason: blocked.reason }, 'no key block forged');
+      return Math.max(this.pollMs, blocked.retryInMs);
+    }
     const block = Block.sign(
       chain.protocol,
       {

@@ -6,9 +6,8 @@
  *   generate genesis      signs the genesis block of a node config (WE's GenesisBlockGenerator)
  *   generate api-key-hash the hash of an API key for `node.api.auth.*-hash` (WE's ApiKeyHashGenerator)
  */
-import { chmodSync, readFileSync, realpathSync, renameSync, statSync, existsSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, statSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { encodeBase58 } from '../crypto/encoding.js';
 import { createCryptoSuite, type CryptoType } from '../crypto/suite.js';
@@ -23,6 +22,7 @@ import {
 } from './config.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { processIo, startNode, type StartIo } from './start.js';
+import { isMainModule } from './main-module.js';
 
 export interface CliIo extends StartIo {
   readonly err: (text: string) => void;
@@ -366,17 +366,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-function isMain(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
+if (isMainModule(import.meta.url)) {
   const io: CliIo = { ...processIo(), err: (text) => process.stderr.write(text) };
   process.exitCode = await runCli(process.argv.slice(2), io);
 }

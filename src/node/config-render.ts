@@ -153,6 +153,8 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
         'enable-peers-exchange': network.enablePeersExchange,
         'received-txs-cache-timeout': durationText(network.receivedTxsCacheTimeoutMs),
         'tx-buffer-size': network.txBufferSize,
+        'peers-data-residence-time': durationText(network.peersDataResidenceTimeMs),
+        'suspension-residence-time': durationText(network.suspensionResidenceTimeMs),
       },
     },
   };

@@ -441,6 +441,10 @@ export interface NetworkSettings {
   readonly enablePeersExchange: boolean;
   readonly receivedTxsCacheTimeoutMs: number;
   readonly txBufferSize: number;
+  /** `network.peers-data-residence-time`: a known peer not seen for this long is forgotten (config peers never are). */
+  readonly peersDataResidenceTimeMs: number;
+  /** `network.suspension-residence-time`: how long a peer address stays suspended after a failed attempt or garbage. */
+  readonly suspensionResidenceTimeMs: number;
 }
 
 /** `node.miner` beyond what chain/settings.ts names. */
@@ -536,6 +540,8 @@ export const DEFAULTS = {
     enablePeersExchange: true,
     receivedTxsCacheTimeoutMs: 3 * MINUTE,
     txBufferSize: 10_000,
+    peersDataResidenceTimeMs: 24 * HOUR,
+    suspensionResidenceTimeMs: MINUTE,
   },
   features: { autoSupportImplementedFeatures: true, autoShutdownOnUnsupportedFeature: true, supported: [] as number[] },
 } as const;
@@ -834,6 +840,8 @@ function readNetwork(node: ConfigSection): NetworkSettings {
     enablePeersExchange: n.bool('enable-peers-exchange', d.enablePeersExchange),
     receivedTxsCacheTimeoutMs: positive('received-txs-cache-timeout', d.receivedTxsCacheTimeoutMs),
     txBufferSize: n.int('tx-buffer-size', d.txBufferSize, { min: 1 }),
+    peersDataResidenceTimeMs: positive('peers-data-residence-time', d.peersDataResidenceTimeMs),
+    suspensionResidenceTimeMs: positive('suspension-residence-time', d.suspensionResidenceTimeMs),
   };
 }
 

@@ -40,7 +40,7 @@ import { genesisBlock, GENESIS_MIN_TIMESTAMP, signGenesisBlock, UNITS_IN_WEST, t
 import { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings } from '../chain/settings.js';
-import { apiKeyHash, DEFAULTS, type NodeConfig } from './config.js';
+import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 
 export const DEV_CHAIN_ID = 'T';
@@ -218,6 +218,20 @@ function devChainSettings(genesis: GenesisSettings): ChainSettings {
  * dev accounts — and returns the node config for it. Idempotent: calls on the same directory
  * return equal configs.
  */
+/** REST on loopback with one API key for every key kind (dev chain and devnet nodes). */
+export function loopbackApi(port: number, keyHash: Uint8Array): NodeApiSettings {
+  return {
+    enabled: true,
+    bindAddress: '127.0.0.1',
+    port,
+    cors: true,
+    transactionsByAddressLimit: DEFAULTS.rest.transactionsByAddressLimit,
+    distributionAddressLimit: DEFAULTS.rest.distributionAddressLimit,
+    auth: { type: 'api-key', apiKeyHash: keyHash, privacyApiKeyHash: keyHash, confidentialContractsApiKeyHash: keyHash },
+    watcher: false,
+  };
+}
+
 export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -250,16 +264,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       minMicroBlockAgeMs: DEV_MICRO_BLOCK_INTERVAL_MS,
     },
     utx: { ...DEFAULTS.utx },
-    api: {
-      enabled: true,
-      bindAddress: '127.0.0.1',
-      port: options.restPort ?? DEV_REST_PORT,
-      cors: true,
-      transactionsByAddressLimit: DEFAULTS.rest.transactionsByAddressLimit,
-      distributionAddressLimit: DEFAULTS.rest.distributionAddressLimit,
-      auth: { type: 'api-key', apiKeyHash: hash, privacyApiKeyHash: hash, confidentialContractsApiKeyHash: hash },
-      watcher: false,
-    },
+    api: loopbackApi(options.restPort ?? DEV_REST_PORT, hash),
     network: {
       ...DEFAULTS.network,
       bindAddress: '127.0.0.1',

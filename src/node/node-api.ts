@@ -89,6 +89,8 @@ export interface NodeApiParts {
   readonly systemClock: () => bigint;
   /** Stops the node after the current answers (and exits the process when run from the CLI). */
   readonly requestStop: () => void;
+  /** The sync channel while the node catches up from a peer ("/host:port"); undefined when idle or without a network. */
+  readonly syncingFrom: () => string | undefined;
 }
 
 /** `/node/config`: WE's NodeConfigResponse facts of this node. */
@@ -194,12 +196,13 @@ export function debugService(parts: NodeApiParts): DebugService {
     },
 
     info(): DebugInfo {
-      // No peer-to-peer layer runs in this node: its block loader is idle and its caches of
-      // blocks and micro-blocks for peers are empty.
+      // The block loader is idle unless a sync exchange with a peer runs; Weft keeps no
+      // cache of served blocks, and the liquid block's micro-blocks are what peers can ask for.
+      const syncing = parts.syncingFrom();
       return {
         stateHeight: chain.height(),
-        extensionLoaderState: 'State(Idle)',
-        historyReplierCacheSizes: { blocks: 0, microBlocks: 0 },
+        extensionLoaderState: syncing === undefined ? 'State(Idle)' : `State(ExpectingBlocks(${syncing}))`,
+        historyReplierCacheSizes: { blocks: 0, microBlocks: chain.liquidMicroBlocks().length },
         microBlockSynchronizerCacheSizes: { microBlockOwners: 0, inventories: 0, successfullyReceived: 0 },
         scoreObserverStats: {},
         minerState: minerState(),

@@ -7,17 +7,19 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createApiServer, listen } from '../api/server.js';
-import type { ApiServices, ChainReader } from '../api/services.js';
+import type { ApiServices, ChainReader, PeersService } from '../api/services.js';
 import { Blockchain } from '../chain/blockchain.js';
 import { ChainFeatures } from '../chain/features.js';
 import { minimalFee } from '../chain/fees.js';
 import { UtxPool } from '../chain/utx.js';
 import { Miner } from '../consensus/miner.js';
-import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
+import { blockScore, consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import { WeError } from '../protocol/errors.js';
+import { NodeNetwork } from '../network/node-network.js';
+import { socketAddressText } from '../network/peers.js';
 import { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { Store } from '../state/store.js';
@@ -28,6 +30,7 @@ import { activationService, consensusService } from './consensus-services.js';
 import { Keystore } from './keystore.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { debugService, LiquidBlockTracker, nodeControlService, type NodeApiParts } from './node-api.js';
+import { WE_PROTOCOL_VERSION } from './version.js';
 
 export interface NodeOptions {
   /** Node time in ms; the system clock by default. */
@@ -55,6 +58,8 @@ export class Node {
   private stopping: Promise<void> | undefined;
   private control: NodeControlParts | undefined;
   private apiParts: NodeApiParts | undefined;
+  /** The P2P network; undefined when `node.network.port` is 0. */
+  private p2p: NodeNetwork | undefined;
   /** The consensus rules and feature activation the chain runs on. */
   private consensusParts: { readonly rules: PoaRules | PosRules; readonly features: ChainFeatures } | undefined;
 
@@ -106,6 +111,8 @@ export class Node {
       verifier,
       onDrop: (tx, reason) => loggers.get('pool').debug({ id: tx.idBase58, reason: reason.message }, 'transaction dropped from the pool'),
     });
+    // The network starts after the miner is built; the miner asks it for the quorum when it forges.
+    let network: NodeNetwork | undefined;
     const miner = config.miner.enabled
       ? new Miner({
           chain,
@@ -117,6 +124,7 @@ export class Node {
           log: loggers.get('miner'),
           featureSupport: config.features,
           minimalBlockGenerationOffsetMs: config.miner.minimalBlockGenerationOffsetMs,
+          canForge: () => (network === undefined ? (config.miner.quorum > 0 && config.network.port !== 0 ? { reason: 'the P2P network is not up yet', retryInMs: 100 } : undefined) : network.forgingBlocker()),
         })
       : undefined;
     const node = new Node(config, protocol, store, chain, pool, keystore, owner, miner, verifier, log, now);
@@ -141,10 +149,34 @@ export class Node {
     const chainLog = loggers.get('chain');
     chain.on((event) => {
       if (event.kind === 'block') chainLog.info({ height: event.height, id: event.block.idBase58, generator: event.block.generatorAddress }, 'block appended');
+      if (event.kind === 'micro-block') chainLog.debug({ height: event.height, id: encodeBase58(event.microBlock.totalLiquidBlockSig), transactions: event.transactions.length }, 'micro-block appended');
       if (event.kind === 'rollback') chainLog.info({ height: event.height, returned: event.removed.length }, 'rolled back');
       if (event.kind === 'block') node.watchFeatures(event.height);
     });
     log.info({ height: chain.height(), chainId: config.chain.chainId, owner: config.node.ownerAddress.toString() }, 'chain opened');
+    if (config.network.port !== 0) {
+      try {
+        network = await NodeNetwork.start({
+          protocol,
+          chain,
+          pool,
+          owner,
+          settings: config.network,
+          consensusType: config.chain.consensus.type === 'poa' ? 'PoA' : 'PoS',
+          version: WE_PROTOCOL_VERSION,
+          quorum: config.miner.quorum,
+          noQuorumMiningDelayMs: config.miner.noQuorumMiningDelayMs,
+          now,
+          log: loggers.get('network'),
+          blockScore,
+        });
+        node.p2p = network;
+      } catch (e) {
+        // Nothing half-running: a node that cannot listen for peers stops (e.g. the port is taken).
+        await node.stop();
+        throw e;
+      }
+    }
     if (config.api.enabled) {
       node.api = createApiServer(node.services(), { loggerInstance: loggers.get('api') });
       try {
@@ -162,6 +194,11 @@ export class Node {
 
   get url(): string | undefined {
     return this.restUrl;
+  }
+
+  /** The P2P network (undefined when `node.network.port` is 0). */
+  get network(): NodeNetwork | undefined {
+    return this.p2p;
   }
 
   /** What the HTTP layer may call. */
@@ -188,6 +225,7 @@ export class Node {
         broadcast: async (tx) => {
           const admitted = await pool.broadcast(tx);
           this.miner?.wake();
+          this.p2p?.broadcastTransaction(admitted);
           return admitted;
         },
         unconfirmed: () => pool.all(),
@@ -229,6 +267,7 @@ export class Node {
       debug: debugService(this.nodeApiParts()),
       consensus: consensusService({ settings: this.config.chain.consensus, rules: this.chainConsensus().rules, chain, store: this.store }),
       activation: activationService(this.chainConsensus().features, () => chain.height(), this.config.features),
+      ...(this.p2p === undefined ? {} : { peers: peersService(this.p2p) }),
       nodeOwnerPublicKey: this.owner.publicKey,
       now: this.now,
     };
@@ -286,6 +325,10 @@ export class Node {
       liquid: control.liquid,
       now: this.now,
       systemClock: control.systemNow,
+      syncingFrom: () => {
+        const status = this.p2p?.syncStatus();
+        return status?.syncing === true ? status.peer : undefined;
+      },
       requestStop: () => {
         // After the answer that asked for it has gone out.
         setImmediate(() => {
@@ -319,6 +362,7 @@ export class Node {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.miner?.stop();
+      if (this.p2p !== undefined) await this.p2p.close();
       if (this.api !== undefined) await this.api.close();
       await this.verifier.close();
       await this.store.close();
@@ -326,4 +370,16 @@ export class Node {
     })();
     return this.stopping;
   }
+}
+
+/** `/peers/*` over the node's network. */
+function peersService(network: NodeNetwork): PeersService {
+  return {
+    connected: () => network.connectedViews(),
+    all: () => network.peers.known().map((k) => ({ address: socketAddressText(k.endpoint), lastSeen: BigInt(k.lastSeen) })),
+    suspended: () => network.peers.suspended().map((s) => ({ hostname: s.hostname, timestamp: BigInt(s.timestamp) })),
+    connect: (host, port) => network.connect(host, port),
+    hostname: (owner) => network.hostnameOf(owner),
+    rebroadcastPool: () => network.rebroadcastPool(),
+  };
 }

@@ -141,7 +141,7 @@ describe('/debug on a seeded node', () => {
     assert.deepEqual(r.json, {
       stateHeight: s.node.chain.height(),
       extensionLoaderState: 'State(Idle)',
-      historyReplierCacheSizes: { blocks: 0, microBlocks: 0 },
+      historyReplierCacheSizes: { blocks: 0, microBlocks: s.node.chain.liquidMicroBlocks().length },
       microBlockSynchronizerCacheSizes: { microBlockOwners: 0, inventories: 0, successfullyReceived: 0 },
       scoreObserverStats: {},
       minerState: 'disabled',
@@ -167,7 +167,9 @@ describe('/debug on a seeded node', () => {
       now: () => s.now(),
       systemClock: () => s.now(),
       requestStop: () => undefined,
+      syncingFrom: () => '/127.0.0.1:6864',
     });
+    assert.equal(debug.info().extensionLoaderState, 'State(ExpectingBlocks(/127.0.0.1:6864))', 'a sync exchange with a peer shows in the loader state');
     const info = debug.minerInfo();
     assert.deepEqual(
       info.map((i) => i.address),

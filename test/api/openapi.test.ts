@@ -222,6 +222,7 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /node/logging': () => ({ json: { logger: 'api', level: 'INFO' } }),
       'POST /node/metrics': () => ({ json: { enabled: [], disabled: [] } }),
       'POST /node/stop': () => ({}),
+      'POST /peers/connect': () => ({ json: { host: '127.0.0.1', port: 6864 } }),
     },
   };
 }
@@ -235,6 +236,7 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /consensus/generatingbalance/{}': { status: 400, why: 'PoS data on a PoA chain (WE: 199)' },
   'GET /node/healthcheck': { status: 404, why: 'no docker on this node (WE: 637 Service is disabled)' },
   'POST /debug/createGrpcAuth': { status: 400, why: 'no docker engine on this node (WE: 199)' },
+  'POST /peers/connect': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
 };
 
 /** Called last, in this order: they change the chain or stop the node. */
@@ -375,7 +377,6 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
   'GET /node/metrics': 'Weft has no metrics sink yet (WE writes these categories to InfluxDB)',
   'POST /node/metrics': 'Weft has no metrics sink yet (WE writes these categories to InfluxDB)',
   'GET /debug/threadDump': 'a JVM thread dump; a Node.js process has no equivalent',
-  'GET /debug/utx-rebroadcast': 'rebroadcasts the pool to peers: needs the P2P network (issue 5)',
   'POST /debug/freeze': 'freezes the node before a snapshot swap: snapshots are not built yet',
   'POST /debug/cleanState': 'wipes state after a freeze for a snapshot swap: snapshots are not built yet',
 };

@@ -68,7 +68,8 @@ describe('a node started from a WE-style config', () => {
       }
     }
   }
-  miner { micro-block-interval = 500ms }
+  # quorum 0: this one node forges without any miner peer (WE's default quorum is 1).
+  miner { micro-block-interval = 500ms, quorum = 0 }
   api {
     rest { port = ${restPort}, bind-address = "127.0.0.1" }
     auth { type = "api-key", api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", privacy-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", confidential-contracts-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR" }

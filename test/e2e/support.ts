@@ -10,7 +10,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,40 +19,13 @@ const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
 /** Where the node keeps its LMDB state inside a dev data directory. */
 export const stateDir = (dataDir: string): string => join(dataDir, 'data', 'state');
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep, until } from '../support/wait.js';
 
-/** Polls `probe` until it returns a value (not undefined) or the deadline passes. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, intervalMs = 150): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() >= deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await sleep(intervalMs);
-  }
-}
+export { sleep, until };
 
-/** A TCP port nobody listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freeLoopbackPort as freePort } from '../../src/node/devnet.js';
+
+export { freePort };
 
 export interface DevAccountInfo {
   readonly seed: string;

@@ -11,7 +11,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
@@ -19,21 +18,13 @@ import { after } from 'node:test';
 const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
 const OUTPUT_TAIL_CHARS = 32_768;
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from './wait.js';
 
-/** A loopback TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { sleep };
+
+import { freeLoopbackPort as freePort } from '../../src/node/devnet.js';
+
+export { freePort };
 
 /** Every live process this module started, killed when the test file ends (or the runner exits). */
 const live = new Set<ChildProcess>();

@@ -5,9 +5,10 @@
  *
  * Served: rollback, rollback-to, blocks, info, validate, minerInfo, historyInfo,
  * configInfo, portfolios, print, state, stateWE, createGrpcAuth (WE's answer for a node
- * without a contract engine until Weft runs contracts). Not served: WE's `threadDump` (JVM
- * threads), `utx-rebroadcast` (needs the peer-to-peer layer), `freeze` / `cleanState`
- * (stopping the node and wiping RocksDB for a snapshot swap; Weft has no snapshots).
+ * without a contract engine until Weft runs contracts); `utx-rebroadcast` lives with the
+ * peers routes (routes/peers.ts). Not served: WE's `threadDump` (JVM threads), `freeze` /
+ * `cleanState` (stopping the node and wiping RocksDB for a snapshot swap; Weft has no
+ * snapshots).
  *
  * Order of checks as WE's: a boolean query value that is not one Akka reads (true/false,
  * yes/no, on/off, 1/0) makes the route not match (404) before the address is read (102).

@@ -1,0 +1,345 @@
+/**
+ * One node's P2P network: the transport (transport.ts: WE's framing and signed handshakes),
+ * the peer manager (peers.ts: known peers, dialing with back-off, suspension, one connection
+ * per owner) and the chain protocol running over them (sync and gossip), plus what the REST
+ * API and the miner need to know about peers.
+ *
+ * Who may connect: a node whose owner is a registered participant in the current state
+ * (GenesisRegisterNode / RegisterNode, revoked by a RegisterNode removal), its handshake
+ * signed by that participant's key; the transport asks `participantPublicKey` at every
+ * handshake, so a revoked node is refused from its next connection on (an open connection is
+ * not dropped, as in WE).
+ *
+ * WE's `miner.quorum`: the miner forges a key block only while at least `quorum` connected
+ * peers hold the `miner` role now (`forgingBlocker`).
+ */
+import { randomBytes } from 'node:crypto';
+import { lookup, reverse } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { Blockchain } from '../chain/blockchain.js';
+import type { UtxPool } from '../chain/utx.js';
+import { encodeBase58 } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { ROLES } from '../protocol/transactions/permissions.js';
+import type { Protocol } from '../protocol/protocol.js';
+import { WeError } from '../protocol/errors.js';
+import { addressHasRole } from '../state/permissions.js';
+import type { Block } from '../protocol/blocks.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { Gossip } from './gossip.js';
+import { encodeTransaction } from './messages.js';
+import type { NetworkDeps, SyncSettings, SyncStatus } from './sync.js';
+import { PeerManager, socketAddressText } from './peers.js';
+import { createPeerTransport } from './transport.js';
+import { MessageCode, type HandshakeInfo, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
+
+/** The `node.network` settings the network runs on (node/config.ts's NetworkSettings has them all). */
+export interface NodeNetworkSettings {
+  readonly bindAddress: string;
+  readonly port: number;
+  readonly declaredAddress: PeerEndpoint | undefined;
+  readonly nodeName: string | undefined;
+  readonly nonce: bigint | undefined;
+  readonly knownPeers: readonly PeerEndpoint[];
+  readonly maxSimultaneousConnections: number;
+  readonly handshakeTimeoutMs: number;
+  readonly connectionTimeoutMs: number;
+  readonly breakIdleConnectionsTimeoutMs: number;
+  readonly attemptConnectionDelayMs: number;
+  readonly peersRequestIntervalMs: number;
+  readonly enablePeersExchange: boolean;
+  readonly peersDataResidenceTimeMs: number;
+  readonly suspensionResidenceTimeMs: number;
+}
+
+export interface NetworkLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * What runs over the connections besides the peers exchange: block and micro-block sync,
+ * gossip of transactions and blocks (gossip.ts). Each call may throw to close that one peer.
+ */
+export interface ChainProtocol {
+  onPeer(peer: Peer): void;
+  onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void;
+  onClose(peer: Peer, reason: string): void;
+  /** Whether the node is catching up from a peer now (no key blocks are forged meanwhile). */
+  syncing(): boolean;
+  /** Sends a transaction to the peers: one admitted here to those not known to have it; bytes (a forced rebroadcast) to all. */
+  broadcastTransaction(tx: Transaction | Uint8Array): number;
+  status(): SyncStatus;
+  close(): void;
+}
+
+export interface NodeNetworkOptions {
+  readonly protocol: Protocol;
+  readonly chain: Blockchain;
+  readonly pool: UtxPool;
+  readonly owner: KeyPair;
+  readonly settings: NodeNetworkSettings;
+  /** `PoA` or `PoS`, as the handshake carries it. */
+  readonly consensusType: string;
+  /** Application version in the handshake (WE's, e.g. [1, 14, 0]). */
+  readonly version: readonly [number, number, number];
+  /** `miner.quorum`: connected miner peers needed to forge. */
+  readonly quorum: number;
+  /** `miner.no-quorum-mining-delay`: when to look again without a quorum. */
+  readonly noQuorumMiningDelayMs: number;
+  /** Node time, ms. */
+  readonly now: () => bigint;
+  readonly log: NetworkLog;
+  /** A block's score (consensus/rules.ts blockScore): the fork choice of sync. */
+  readonly blockScore: (block: Block) => bigint;
+  /** WE's `synchronization.*` settings (defaults from WE's application.conf). */
+  readonly sync?: Partial<SyncSettings>;
+  /** The chain protocol over the peers; gossip.ts's Gossip by default. */
+  readonly chainProtocol?: (deps: NetworkDeps) => ChainProtocol;
+  /** A random source for the nonce (tests make it fixed). */
+  readonly randomNonce?: () => bigint;
+}
+
+/** A connected peer as the API shows it (WE's PeerInfo JSON). */
+export interface ConnectedPeerView {
+  readonly address: string;
+  readonly declaredAddress: string | undefined;
+  readonly nodeOwnerAddress: string;
+  readonly peerName: string;
+  readonly peerNonce: bigint;
+  readonly applicationVersion: string;
+  readonly applicationConsensus: string;
+}
+
+/** Reasons the transport gives when a peer sent something malformed (its address is suspended). */
+const MISBEHAVIOUR = /magic|unexpected network message code|payload length|exceeds|checksum|frame length|handler of message|malformed/i;
+
+function randomLong(): bigint {
+  return randomBytes(8).readBigInt64BE(0);
+}
+
+/** An IP literal for a host name (the handshake carries IP bytes). */
+async function resolveHost(host: string): Promise<string> {
+  if (isIP(host) !== 0) return host;
+  return (await lookup(host)).address;
+}
+
+export class NodeNetwork {
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly options: NodeNetworkOptions,
+    readonly info: Omit<HandshakeInfo, 'sessionPublicKey'>,
+    private readonly transport: PeerTransport,
+    readonly peers: PeerManager,
+    private readonly chainProtocol: ChainProtocol,
+    /** The port the P2P server listens on. */
+    readonly port: number,
+  ) {}
+
+  /** Listens on `bind-address:port`, then starts dialing the known peers. */
+  static async start(o: NodeNetworkOptions): Promise<NodeNetwork> {
+    const s = o.settings;
+    const nonce = s.nonce ?? (o.randomNonce ?? randomLong)();
+    const declared = s.declaredAddress === undefined ? undefined : { host: await resolveHost(s.declaredAddress.host), port: s.declaredAddress.port };
+    const ownerAddress = o.protocol.addresses.fromPublicKey(o.owner.publicKey).bytes;
+    const info: Omit<HandshakeInfo, 'sessionPublicKey'> = {
+      chainId: o.protocol.chainId,
+      version: o.version,
+      consensusType: o.consensusType,
+      declaredAddress: declared,
+      nonce,
+      nodeName: s.nodeName ?? `Node-${nonce}`,
+      ownerAddress,
+    };
+    // The transport's events reach the network once it exists (the transport is built first).
+    const ref: { network?: NodeNetwork } = {};
+    const events: PeerTransportEvents = {
+      onPeer: (peer) => ref.network?.onPeer(peer),
+      onMessage: (peer, code, payload) => ref.network?.onMessage(peer, code, payload),
+      onClose: (peer, reason) => ref.network?.onClose(peer, reason),
+    };
+    const transport = createPeerTransport({
+      info,
+      sign: (message) => o.protocol.crypto.sign(o.owner.privateKey, message),
+      verify: (publicKey, message, signature) => o.protocol.crypto.verify(publicKey, message, signature),
+      participantPublicKey: (address) => o.chain.state().participant(address)?.publicKey,
+      events,
+      handshakeTimeoutMs: s.handshakeTimeoutMs,
+      connectTimeoutMs: s.connectionTimeoutMs,
+      idleTimeoutMs: s.breakIdleConnectionsTimeoutMs,
+      maxConnections: s.maxSimultaneousConnections,
+      logger: o.log,
+    });
+    const port = await transport.listen(s.bindAddress, s.port);
+    const own: PeerEndpoint[] = [{ host: s.bindAddress, port }];
+    if (s.bindAddress === '0.0.0.0' || s.bindAddress === '::') own.push({ host: '127.0.0.1', port }, { host: '::1', port }, { host: 'localhost', port });
+    if (declared !== undefined) own.push(declared);
+    if (s.declaredAddress !== undefined) own.push(s.declaredAddress);
+    const manager = new PeerManager({
+      dial: (endpoint) => transport.connect(endpoint),
+      ownOwnerAddress: ownerAddress,
+      ownEndpoints: own,
+      knownPeers: s.knownPeers,
+      maxConnections: s.maxSimultaneousConnections,
+      attemptDelayMs: s.attemptConnectionDelayMs,
+      suspensionMs: s.suspensionResidenceTimeMs,
+      peersResidenceMs: s.peersDataResidenceTimeMs,
+      peersExchangeIntervalMs: s.enablePeersExchange ? s.peersRequestIntervalMs : undefined,
+      now: () => Number(o.now()),
+      log: o.log,
+    });
+    const deps: NetworkDeps = {
+      chain: o.chain,
+      pool: o.pool,
+      protocol: o.protocol,
+      now: o.now,
+      logger: { debug: (m) => o.log.debug({}, m), info: (m) => o.log.info({}, m), warn: (m) => o.log.warn({}, m) },
+      ...(o.sync === undefined ? {} : { settings: o.sync }),
+      blockScore: o.blockScore,
+      ownerKeys: o.owner,
+    };
+    const chainProtocol = (o.chainProtocol ?? ((d: NetworkDeps): ChainProtocol => new Gossip(d)))(deps);
+    const network = new NodeNetwork(o, info, transport, manager, chainProtocol, port);
+    ref.network = network;
+    o.log.info({ port, bindAddress: s.bindAddress, declaredAddress: declared === undefined ? null : socketAddressText(declared), nodeName: info.nodeName, knownPeers: s.knownPeers.length }, 'P2P network listening');
+    manager.start();
+    return network;
+  }
+
+  // -------------------------------------------------------------------------
+  // Transport events
+
+  private onPeer(peer: Peer): void {
+    if (this.closing !== undefined) {
+      peer.close('the node is stopping');
+      return;
+    }
+    if (!this.peers.accept(peer).accepted) return;
+    this.chainProtocol.onPeer(peer);
+  }
+
+  private onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
+    this.peers.seen(peer);
+    if (this.peers.handle(peer, code, payload)) return;
+    this.chainProtocol.onMessage(peer, code, payload);
+  }
+
+  private onClose(peer: Peer, reason: string): void {
+    if (!this.peers.closed(peer, reason)) return;
+    if (MISBEHAVIOUR.test(reason)) {
+      const at = peer.outbound ? peer.remote : (peer.info.declaredAddress ?? peer.remote);
+      this.peers.suspend(at, reason);
+    }
+    this.chainProtocol.onClose(peer, reason);
+  }
+
+  // -------------------------------------------------------------------------
+  // What the API and the miner read
+
+  /** Connected peers, newest connection last. */
+  connected(): readonly Peer[] {
+    return this.peers.connected();
+  }
+
+  connectedViews(): ConnectedPeerView[] {
+    return this.connected().map((p) => ({
+      address: socketAddressText(p.remote),
+      declaredAddress: p.info.declaredAddress === undefined ? undefined : socketAddressText(p.info.declaredAddress),
+      nodeOwnerAddress: encodeBase58(p.info.ownerAddress),
+      peerName: p.info.nodeName,
+      peerNonce: p.info.nonce,
+      applicationVersion: p.info.version.join('.'),
+      applicationConsensus: p.info.consensusType,
+    }));
+  }
+
+  /** Connected peers whose owner holds the miner role now (WE's MinerAttribute count). */
+  minerPeers(): number {
+    const state = this.options.chain.state();
+    const now = this.options.now();
+    return this.connected().filter((p) => addressHasRole(state, p.info.ownerAddress, ROLES.miner, now)).length;
+  }
+
+  /** Why the miner must not forge a key block now (WE's quorum; catching up), or undefined. */
+  forgingBlocker(): { readonly reason: string; readonly retryInMs: number } | undefined {
+    if (this.chainProtocol.syncing()) return { reason: 'the node is catching up from a peer', retryInMs: 100 };
+    const quorum = this.options.quorum;
+    if (quorum <= 0) return undefined;
+    const miners = this.minerPeers();
+    if (miners < quorum) return { reason: `Quorum not available '${miners}/${quorum}', not forging block`, retryInMs: this.options.noQuorumMiningDelayMs };
+    return undefined;
+  }
+
+  /**
+   * Dials a peer now (POST /peers/connect). The host is resolved first (an unknown host is
+   * error 199); answers the host name as WE does (the name given, or the reverse lookup of an IP).
+   */
+  async connect(host: string, port: number): Promise<{ hostname: string }> {
+    let ip: string;
+    try {
+      ip = await resolveHost(host);
+    } catch {
+      throw new WeError('CustomValidationError', 199, `${host}: Name or service not known`, 'host', 400);
+    }
+    this.peers.connect({ host: ip, port });
+    return { hostname: isIP(host) === 0 ? host : await reverseName(ip) };
+  }
+
+  /** Host name and IP of the connection to a node owner. */
+  async hostnameOf(ownerAddress: Uint8Array): Promise<{ hostname: string; ip: string } | undefined> {
+    const peer = this.peers.peerOf(ownerAddress);
+    if (peer === undefined) return undefined;
+    const ip = peer.remote.host.replace(/^\[(.*)\]$/, '$1');
+    return { hostname: await reverseName(ip), ip };
+  }
+
+  /** A transaction this node admitted (REST broadcast): to the peers not known to have it. */
+  broadcastTransaction(tx: Transaction): void {
+    this.chainProtocol.broadcastTransaction(tx);
+  }
+
+  /** Sync progress: whether the node is catching up, from whom, scores, blocks taken from peers. */
+  syncStatus(): SyncStatus {
+    return this.chainProtocol.status();
+  }
+
+  /** Sends every pool transaction to the connected peers again (WE's forced rebroadcast); returns how many transactions. */
+  rebroadcastPool(): number {
+    const txs = this.options.pool.all();
+    for (const tx of txs) this.chainProtocol.broadcastTransaction(encodeTransaction(tx));
+    this.options.log.debug({ transactions: txs.length, peers: this.connected().length }, 'pool rebroadcast');
+    return txs.length;
+  }
+
+  /** Stops dialing, closes every connection and the server. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.peers.stop();
+      this.chainProtocol.close();
+      await this.transport.close();
+    })();
+    return this.closing;
+  }
+}
+
+/** Reverse DNS of an IP within a second; the IP itself when there is no name (Java's getHostName). */
+async function reverseName(ip: string): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const names = await Promise.race([
+      reverse(ip),
+      new Promise<string[]>((resolve) => {
+        timer = setTimeout(() => resolve([]), 1000);
+        timer.unref();
+      }),
+    ]);
+    return names[0] ?? ip;
+  } catch {
+    return ip;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}

@@ -1,0 +1,399 @@
+/**
+ * `npm run devnet -- --nodes 4`: a local PoA network of N nodes on loopback in one command.
+ *
+ *   node dist/src/node/devnet.js [--nodes N] [--dir DIR] [--base-port P] [--round 3s] [--sync 1s]
+ *
+ * Prepares DIR (a fresh temp directory by default; an existing devnet directory is reused, so
+ * its chain resumes): one shared genesis, signed once, in which every node owner is a
+ * registered participant holding the `miner` role (node 0 also `permissioner` and
+ * `connection_manager`), plus the five dev-chain accounts of dev.ts with their balances
+ * (account 0 with every role but miner and sender) so clients can use the same seeds as on the
+ * dev chain. Then for node i: `node-i/node.conf` (WE's HOCON layout, written by the same
+ * renderer as /debug/configInfo), `node-i/keystore.json` holding the owner key (password
+ * `weft-devnet-<i>`), REST on 127.0.0.1:P+2i, P2P on 127.0.0.1:P+2i+1 (free ports chosen by
+ * the OS when P is 0), every other node as a known peer. `devnet.json` lists all of it.
+ *
+ * Then it starts N `weft start --config node-i/node.conf` processes (owner password through
+ * WE_NODE_OWNER_PASSWORD), their output in `node-i/node.log`, prints the REST URLs and the
+ * API key, and stops them all on Ctrl-C (SIGINT/SIGTERM).
+ *
+ * Owner keys come from the seeds `weft devnet node <i> - never use this seed on a real
+ * network`, so a devnet is reproducible except for its genesis time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import { decodeBase58, encodeBase58 } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { signGenesisBlock, UNITS_IN_WEST, type GenesisSettings } from '../protocol/blocks.js';
+import { stringifyJson } from '../protocol/json.js';
+import type { Protocol } from '../protocol/protocol.js';
+import type { RoleName } from '../protocol/transactions/permissions.js';
+import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings } from '../chain/settings.js';
+import { apiKeyHash, DEFAULTS, type NodeConfig, type PeerAddress } from './config.js';
+import { renderNodeConfig } from './config-render.js';
+import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, devAccounts, devProtocol, loopbackApi, type DevAccount } from './dev.js';
+import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+import { isMainModule } from './main-module.js';
+
+export const DEVNET_FILE = 'devnet.json';
+export const DEVNET_DEFAULT_BASE_PORT = 6870;
+const FORMAT = 'weft-devnet';
+
+export interface DevnetOptions {
+  /** How many nodes (1…30). */
+  readonly nodes: number;
+  /** The devnet directory (created; an existing devnet there is reused). */
+  readonly dir: string;
+  /** REST of node i on basePort + 2i, P2P on basePort + 2i + 1; 0: free ports picked by the OS. */
+  readonly basePort?: number;
+  readonly roundDurationMs?: number;
+  readonly syncDurationMs?: number;
+  readonly microBlockIntervalMs?: number;
+  /** `miner.quorum` (default 1: a node forges only with a miner peer connected). */
+  readonly quorum?: number;
+  /** Pool and block limits, for benchmarks. */
+  readonly maxTransactionsInMicroBlock?: number;
+  readonly maxBlockSizeInBytes?: number;
+  readonly utxMemoryLimitBytes?: number;
+  readonly loggingLevel?: NodeConfig['node']['loggingLevel'];
+  /** Keystore options (tests use a cheap scrypt). */
+  readonly keystore?: KeystoreOptions;
+  /** Genesis time (default now). */
+  readonly now?: () => bigint;
+}
+
+export interface DevnetNode {
+  readonly index: number;
+  readonly name: string;
+  readonly dir: string;
+  readonly configFile: string;
+  readonly logFile: string;
+  readonly restPort: number;
+  readonly p2pPort: number;
+  readonly restUrl: string;
+  readonly ownerAddress: string;
+  readonly ownerPublicKey: string;
+  readonly keystorePassword: string;
+}
+
+/** `devnet.json`. */
+export interface DevnetLayout {
+  readonly format: typeof FORMAT;
+  readonly dir: string;
+  readonly chainId: string;
+  readonly apiKey: string;
+  readonly genesisTimestamp: string;
+  readonly roundDurationMs: number;
+  readonly syncDurationMs: number;
+  readonly nodes: readonly DevnetNode[];
+  /** The dev-chain accounts (dev.ts), with balances on this network too. */
+  readonly accounts: ReadonlyArray<{ readonly seed: string; readonly address: string; readonly publicKey: string; readonly roles: readonly string[] }>;
+}
+
+export const devnetNodeSeed = (index: number): string => `weft devnet node ${index} - never use this seed on a real network`;
+export const devnetKeystorePassword = (index: number): string => `weft-devnet-${index}`;
+/** WEST each node owner gets in the genesis. */
+const NODE_BALANCE_WEST = 1000n;
+
+export function devnetNodeKeyPair(protocol: Protocol, index: number): KeyPair {
+  return protocol.crypto.keyPairFromSeedPhrase(devnetNodeSeed(index));
+}
+
+function nodeRoles(index: number): RoleName[] {
+  return index === 0 ? ['miner', 'permissioner', 'connection_manager'] : ['miner'];
+}
+
+/** A loopback TCP port nobody listens on right now. */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** The shared genesis: node owners (miners) first, then the dev accounts. */
+function devnetGenesis(protocol: Protocol, nodes: readonly KeyPair[], dev: readonly DevAccount[], timestamp: bigint): GenesisSettings {
+  const transactions = [
+    ...nodes.map((k) => ({ recipient: protocol.addresses.fromPublicKey(k.publicKey), amount: NODE_BALANCE_WEST * UNITS_IN_WEST })),
+    ...dev.map((a) => ({ recipient: protocol.addresses.parseAddress(a.address), amount: a.balance })),
+  ];
+  const unsigned: GenesisSettings = {
+    version: 1,
+    blockTimestamp: timestamp,
+    initialBalance: transactions.reduce((sum, t) => sum + t.amount, 0n),
+    initialBaseTarget: 153_722_867n,
+    genesisPublicKey: null,
+    signature: null,
+    transactions,
+    networkParticipants: [
+      ...nodes.map((k, i) => ({ publicKey: k.publicKey, roles: nodeRoles(i) })),
+      ...dev.map((a) => ({ publicKey: a.keyPair.publicKey, roles: a.index === 0 ? DEV_OWNER_ROLES.filter((r) => r !== 'miner') : [] })),
+    ],
+    senderRoleEnabled: false,
+  };
+  const signer = protocol.crypto.generateKeyPair();
+  const block = signGenesisBlock(protocol, { ...unsigned, genesisPublicKey: signer.publicKey }, 'poa', signer.privateKey);
+  signer.privateKey.fill(0);
+  return { ...unsigned, genesisPublicKey: signer.publicKey, signature: block.signature };
+}
+
+function chainSettings(genesis: GenesisSettings, roundDurationMs: number, syncDurationMs: number): ChainSettings {
+  return {
+    crypto: 'waves',
+    chainId: DEV_CHAIN_ID,
+    consensus: { type: 'poa', roundDurationMs, syncDurationMs, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 },
+    genesis,
+    fees: DEFAULT_FEES,
+    functionality: {
+      featureCheckBlocksPeriod: 2,
+      blocksForFeatureActivation: 1,
+      preActivatedFeatures: new Map([...IMPLEMENTED_FEATURES.keys()].map((id) => [id, 0])),
+    },
+    maxRollbackDepth: DEFAULTS.maxRollbackDepth,
+  };
+}
+
+/** One node's config (as `start --config` will read it back from node.conf). */
+function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, node: DevnetNode, peers: readonly PeerAddress[]): NodeConfig {
+  const hash = decodeBase58(apiKeyHash(protocol.crypto, DEV_API_KEY));
+  const micro = o.microBlockIntervalMs ?? 500;
+  return {
+    source: null,
+    node: {
+      directory: node.dir,
+      dataDirectory: join(node.dir, 'data'),
+      ownerAddress: protocol.addresses.parseAddress(node.ownerAddress),
+      ownerPassword: undefined,
+      wallet: { file: join(node.dir, 'keystore.json'), password: '' },
+      loggingLevel: o.loggingLevel ?? 'INFO',
+    },
+    chain,
+    consensusType: 'poa',
+    miner: {
+      ...DEFAULTS.miner,
+      quorum: o.quorum ?? 1,
+      noQuorumMiningDelayMs: 500,
+      microBlockIntervalMs: micro,
+      minMicroBlockAgeMs: micro,
+      ...(o.maxTransactionsInMicroBlock === undefined ? {} : { maxTransactionsInMicroBlock: o.maxTransactionsInMicroBlock }),
+      ...(o.maxBlockSizeInBytes === undefined ? {} : { maxBlockSizeInBytes: o.maxBlockSizeInBytes }),
+    },
+    utx: { ...DEFAULTS.utx, ...(o.utxMemoryLimitBytes === undefined ? {} : { memoryLimitBytes: o.utxMemoryLimitBytes }) },
+    api: loopbackApi(node.restPort, hash),
+    network: {
+      ...DEFAULTS.network,
+      bindAddress: '127.0.0.1',
+      port: node.p2pPort,
+      declaredAddress: { host: '127.0.0.1', port: node.p2pPort },
+      nodeName: node.name,
+      nonce: BigInt(node.index + 1),
+      knownPeers: peers,
+      attemptConnectionDelayMs: 1000,
+      suspensionResidenceTimeMs: 5000,
+    },
+    features: { ...DEFAULTS.features, supported: [] },
+  };
+}
+
+/** Reads `devnet.json` of a directory, if there is one. */
+export function readDevnet(dir: string): DevnetLayout | undefined {
+  const file = join(dir, DEVNET_FILE);
+  if (!existsSync(file)) return undefined;
+  const layout = JSON.parse(readFileSync(file, 'utf8')) as DevnetLayout;
+  if (layout.format !== FORMAT) throw new Error(`${file} is not a devnet description`);
+  return layout;
+}
+
+/**
+ * Writes a devnet into `o.dir` (configs, keystores, devnet.json) and returns its layout; an
+ * existing devnet of as many nodes there is returned as it is.
+ */
+export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
+  if (!Number.isInteger(o.nodes) || o.nodes < 1 || o.nodes > 30) throw new Error(`--nodes must be 1…30, got ${o.nodes}`);
+  const dir = resolve(o.dir);
+  const existing = readDevnet(dir);
+  if (existing !== undefined) {
+    if (existing.nodes.length !== o.nodes) throw new Error(`${dir} holds a devnet of ${existing.nodes.length} nodes, not ${o.nodes}: use another --dir`);
+    return existing;
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const protocol = await devProtocol();
+  const roundDurationMs = o.roundDurationMs ?? 3000;
+  const syncDurationMs = o.syncDurationMs ?? 1000;
+  const base = o.basePort ?? DEVNET_DEFAULT_BASE_PORT;
+  const keys = Array.from({ length: o.nodes }, (_, i) => devnetNodeKeyPair(protocol, i));
+  const nodes: DevnetNode[] = [];
+  for (let i = 0; i < o.nodes; i++) {
+    const nodeDir = join(dir, `node-${i}`);
+    const restPort = base === 0 ? await freeLoopbackPort() : base + 2 * i;
+    const p2pPort = base === 0 ? await freeLoopbackPort() : base + 2 * i + 1;
+    nodes.push({
+      index: i,
+      name: `devnet-node-${i}`,
+      dir: nodeDir,
+      configFile: join(nodeDir, 'node.conf'),
+      logFile: join(nodeDir, 'node.log'),
+      restPort,
+      p2pPort,
+      restUrl: `http://127.0.0.1:${restPort}`,
+      ownerAddress: protocol.addresses.fromPublicKey(keys[i]!.publicKey).toString(),
+      ownerPublicKey: encodeBase58(keys[i]!.publicKey),
+      keystorePassword: devnetKeystorePassword(i),
+    });
+  }
+  const dev = devAccounts(protocol);
+  const genesis = devnetGenesis(protocol, keys, dev, (o.now ?? (() => BigInt(Date.now())))());
+  const chain = chainSettings(genesis, roundDurationMs, syncDurationMs);
+  for (const node of nodes) {
+    mkdirSync(node.dir, { recursive: true, mode: 0o700 });
+    const keystore = Keystore.open(join(node.dir, 'keystore.json'), protocol.addresses, o.keystore);
+    if (!keystore.has(node.ownerAddress)) keystore.addKeyPair(keys[node.index]!, node.keystorePassword);
+    const peers = nodes.filter((n) => n !== node).map((n) => ({ host: '127.0.0.1', port: n.p2pPort }));
+    const rendered = renderNodeConfig(nodeConfig(o, protocol, chain, node, peers));
+    // WE requires genesis.average-block-delay whatever the consensus (unused by PoA).
+    (rendered.node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom.genesis['average-block-delay'] = '60s';
+    writeFileAtomic(node.configFile, `${stringifyJson(rendered)}\n`);
+  }
+  const layout: DevnetLayout = {
+    format: FORMAT,
+    dir,
+    chainId: DEV_CHAIN_ID,
+    apiKey: DEV_API_KEY,
+    genesisTimestamp: genesis.blockTimestamp.toString(),
+    roundDurationMs,
+    syncDurationMs,
+    nodes,
+    accounts: dev.map((a) => ({ seed: a.seed, address: a.address, publicKey: encodeBase58(a.keyPair.publicKey), roles: a.index === 0 ? DEV_OWNER_ROLES.filter((r) => r !== 'miner') : [] })),
+  };
+  writeFileAtomic(join(dir, DEVNET_FILE), `${JSON.stringify(layout, null, 2)}\n`);
+  return layout;
+}
+
+const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
+
+/** Spawns `weft start --config` for a devnet node, its output appended to node.log (or piped when `pipe`). */
+export function spawnDevnetNode(node: DevnetNode, options: { pipe?: boolean; extraArgs?: readonly string[] } = {}): ChildProcess {
+  const child = spawn(process.execPath, [CLI, 'start', '--config', node.configFile, ...(options.extraArgs ?? [])], {
+    env: { ...process.env, WE_NODE_OWNER_PASSWORD: node.keystorePassword },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (options.pipe !== true) {
+    const log = createWriteStream(node.logFile, { flags: 'a' });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+  }
+  return child;
+}
+
+/** Whether a devnet node's REST API answers. */
+async function serving(node: DevnetNode): Promise<boolean> {
+  try {
+    const r = await fetch(`${node.restUrl}/node/version`, { signal: AbortSignal.timeout(1000) });
+    return r.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+function durationArg(value: string): number {
+  const m = /^(\d+)(ms|s)?$/.exec(value.trim());
+  if (m === null) throw new InvalidArgumentError('expected a duration like 3s or 500ms');
+  return Number(m[1]) * (m[2] === 'ms' ? 1 : 1000);
+}
+
+function intArg(min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`expected a number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
+
+export interface DevnetCliOptions {
+  nodes: number;
+  dir?: string;
+  basePort: number;
+  round: number;
+  sync: number;
+}
+
+/** Runs the devnet until SIGINT/SIGTERM; resolves when every node has stopped. */
+export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
+  const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'weft-devnet-'));
+  const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync });
+  const children = layout.nodes.map((n) => ({ node: n, child: spawnDevnetNode(n), exited: false }));
+  let stopping = false;
+  const done = Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolveExit) => {
+          c.child.once('exit', (code, signal) => {
+            c.exited = true;
+            if (!stopping) out(`${c.node.name} exited (code ${code}, signal ${signal}); its log: ${c.node.logFile}\n`);
+            resolveExit();
+          });
+        }),
+    ),
+  );
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    out('\nstopping the devnet…\n');
+    for (const c of children) if (!c.exited) c.child.kill('SIGTERM');
+    setTimeout(() => {
+      for (const c of children) if (!c.exited) c.child.kill('SIGKILL');
+    }, 10_000).unref();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const deadline = Date.now() + 60_000;
+  const ready = new Set<number>();
+  while (!stopping && ready.size < children.length && Date.now() < deadline) {
+    for (const c of children) if (!ready.has(c.node.index) && !c.exited && (await serving(c.node))) ready.add(c.node.index);
+    if (ready.size < children.length) await new Promise((r) => setTimeout(r, 200));
+  }
+  if (!stopping) {
+    const lines = [
+      `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
+      ...layout.nodes.map((n) => `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`),
+      `API key:  ${layout.apiKey}`,
+      `Accounts (seeds, roles): ${join(layout.dir, DEVNET_FILE)}`,
+      'Ctrl-C stops every node.',
+      '',
+    ];
+    out(lines.join('\n'));
+  }
+  await done;
+}
+
+export function buildDevnetProgram(): Command {
+  return new Command('devnet')
+    .description('start N local PoA nodes on loopback with a shared genesis')
+    .option('-n, --nodes <n>', 'how many nodes', intArg(1, 30), 4)
+    .option('--dir <dir>', 'devnet directory (default: a new temp directory; an existing devnet is resumed)')
+    .option('--base-port <port>', `REST of node i on port+2i, P2P on port+2i+1 (0: free ports)`, intArg(0, 65000), DEVNET_DEFAULT_BASE_PORT)
+    .option('--round <duration>', 'PoA round duration', durationArg, 3000)
+    .option('--sync <duration>', 'PoA sync duration', durationArg, 1000);
+}
+
+if (isMainModule(import.meta.url)) {
+  const program = buildDevnetProgram();
+  program.parse(process.argv);
+  const opts = program.opts<DevnetCliOptions>();
+  try {
+    await runDevnet(opts);
+  } catch (e) {
+    process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  }
+}

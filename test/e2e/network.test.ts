@@ -1,0 +1,345 @@
+/**
+ * A network of four real node processes on loopback (test/support/network.ts over
+ * src/node/devnet.ts: shared genesis, every node a registered miner, PoA 3 s rounds + 1 s
+ * sync, miner.quorum 1), driven over REST and, for the faults, over raw P2P sockets:
+ *
+ * - the peers API (connected, all, allowedNodes, hostname, the /peers auth quirk);
+ * - transfers sent to any node are confirmed on all; every node reports the same block
+ *   signatures at every height;
+ * - the current miner is killed: its slot is skipped, the others carry on, and the warnings
+ *   in /consensus/minersWarningsAndBans are the same on every node; restarted, it catches up
+ *   onto the one chain;
+ * - a node is cut off (restarted with no known peers on a port the others do not know), gets
+ *   a transfer meanwhile, is reconnected with POST /peers/connect and rebroadcasts its pool
+ *   with GET /debug/utx-rebroadcast: nothing confirmed is lost, its transfer is confirmed, one
+ *   chain;
+ * - a handshake signed by a key that is not a registered participant is refused;
+ * - garbage, and an oversize frame after a valid handshake, close only that connection: the
+ *   node keeps its peers, keeps serving, and lists the host as suspended.
+ *
+ * Every wait has a deadline.
+ */
+import assert from 'node:assert/strict';
+import { connect as netConnect, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { decodeBase58 } from '../../src/crypto/encoding.js';
+import { encodeFrame } from '../../src/network/framing.js';
+import { encodeHandshake } from '../../src/network/handshake.js';
+import { createPeerTransport } from '../../src/network/transport.js';
+import { MessageCode } from '../../src/network/types.js';
+import { devAccounts, devProtocol, type DevAccount } from '../../src/node/dev.js';
+import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { stringifyJson } from '../../src/protocol/json.js';
+import type { Protocol } from '../../src/protocol/protocol.js';
+import { Transfer } from '../../src/protocol/transactions/transfer.js';
+import { Devnet, sleep, until, type NetNode } from '../support/network.js';
+
+const NODES = 4;
+
+let p: Protocol;
+let accounts: DevAccount[];
+let net: Devnet;
+let nonce = 0;
+
+/** A signed transfer as REST JSON text. */
+function transfer(from: DevAccount, to: DevAccount, amount: bigint): { id: string; body: string } {
+  const tx = p.sign(
+    p.transaction(Transfer, 3, {
+      senderPublicKey: from.keyPair.publicKey,
+      assetId: null,
+      feeAssetId: null,
+      timestamp: BigInt(Date.now()) + BigInt(nonce++),
+      amount,
+      fee: 1_000_000n,
+      recipient: p.addresses.parseAddress(to.address),
+      attachment: new Uint8Array(0),
+      atomicBadge: null,
+    }),
+    from.keyPair.privateKey,
+  );
+  return { id: tx.idBase58, body: stringifyJson(tx.toJson()) };
+}
+
+async function broadcast(node: NetNode, t: { id: string; body: string }): Promise<void> {
+  const r = await node.post('/transactions/broadcast', t.body);
+  assert.equal(r.status, 200, `broadcast to ${node.spec.name}: ${r.text}`);
+}
+
+async function confirmedOn(nodes: readonly NetNode[], ids: readonly string[], timeoutMs: number): Promise<void> {
+  await until(
+    `${ids.length} transaction(s) confirmed on ${nodes.map((n) => n.spec.name).join(', ')}`,
+    async () => {
+      for (const n of nodes) for (const id of ids) if ((await n.get(`/transactions/info/${id}`)).status !== 200) return undefined;
+      return true;
+    },
+    timeoutMs,
+    300,
+  );
+}
+
+/** Every node reports the same signature at every height below the lowest top (the top may be liquid). */
+async function oneChain(nodes: readonly NetNode[], timeoutMs = 20_000): Promise<number> {
+  return until(
+    `one chain on ${nodes.map((n) => n.spec.name).join(', ')}`,
+    async () => {
+      const heights = await Promise.all(nodes.map((n) => n.height()));
+      const common = Math.min(...heights) - 1;
+      if (common < 2) return undefined;
+      const chains = await Promise.all(nodes.map((n) => n.signatures(common)));
+      return chains.every((c) => c.join() === chains[0]!.join()) ? common : undefined;
+    },
+    timeoutMs,
+    500,
+  );
+}
+
+function openSocket(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = netConnect({ host: '127.0.0.1', port });
+    s.once('connect', () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+/** Resolves when the node closes the socket (false if it stays open past the deadline). */
+function closedWithin(s: Socket, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    s.on('error', () => {});
+    s.once('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+describe('a network of 4 node processes', { timeout: 170_000 }, () => {
+  after(() => net?.dispose());
+  before(async () => {
+    p = await devProtocol();
+    accounts = devAccounts(p);
+    // Cleaned up by the suite's `after` (an `after` registered inside `before` would run when the hook ends).
+    net = await Devnet.create({ nodes: NODES, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
+    process.once('exit', () => net.killAll());
+    await net.startAll();
+    try {
+      await net.meshed(20_000);
+      await until('height 3 on every node', async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined), 30_000);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
+    }
+  });
+
+  it('shows its peers as WE does (connected, all, allowedNodes, hostname; unknown /peers paths need the key)', async () => {
+    const [n0, n1] = net.nodes as [NetNode, NetNode];
+    const peers = await n0.connectedPeers();
+    assert.deepEqual(peers.map((x) => x.peerName).sort(), ['devnet-node-1', 'devnet-node-2', 'devnet-node-3']);
+    const p1 = peers.find((x) => x.peerName === 'devnet-node-1')!;
+    assert.equal(p1.nodeOwnerAddress, n1.spec.ownerAddress);
+    assert.equal(p1.declaredAddress, `/127.0.0.1:${n1.spec.p2pPort}`);
+    assert.match(p1.address, /^\/127\.0\.0\.1:\d+$/);
+    const full = (await n0.get('/peers/connected')).json as { peers: Array<Record<string, unknown>> };
+    assert.deepEqual(Object.keys(full.peers[0]!).sort(), ['address', 'applicationConsensus', 'applicationVersion', 'declaredAddress', 'nodeOwnerAddress', 'peerName', 'peerNonce'].sort());
+    assert.equal(full.peers[0]!['applicationVersion'], '1.14.0');
+    assert.equal(full.peers[0]!['applicationConsensus'], 'PoA');
+
+    const all = (await n0.get('/peers/all')).json as { peers: Array<{ address: string; lastSeen: number }> };
+    for (const other of net.nodes.slice(1)) assert.ok(all.peers.some((x) => x.address === `/127.0.0.1:${other.spec.p2pPort}` && x.lastSeen > 0), `/peers/all lists ${other.spec.name}`);
+
+    const allowed = await n0.get('/peers/allowedNodes');
+    assert.equal(allowed.status, 200);
+    const allowedAddresses = (allowed.json as { allowedNodes: Array<{ address: string; publicKey: string }> }).allowedNodes.map((a) => a.address);
+    for (const n of net.nodes) assert.ok(allowedAddresses.includes(n.spec.ownerAddress));
+    assert.equal((await n0.request('GET', '/peers/allowedNodes', undefined, { apiKey: null })).status, 403);
+
+    const host = await n0.get(`/peers/hostname/${n1.spec.ownerAddress}`);
+    assert.equal(host.status, 200);
+    assert.equal(host.json.connected, true);
+    assert.equal(host.json.ip, '127.0.0.1');
+    assert.deepEqual((await n0.get(`/peers/hostname/${accounts[2]!.address}`)).json, { connected: false });
+    assert.equal((await n0.get('/peers/hostname/notAnAddress')).json.error, 102);
+
+    const unknown = await n0.request('GET', '/peers/nothing-here', undefined, { apiKey: null });
+    assert.equal(unknown.status, 403);
+    assert.equal(unknown.json.error, 2);
+  });
+
+  const confirmed: string[] = [];
+
+  it('confirms transfers sent to any node on every node, with the same block signatures everywhere', async () => {
+    const sent = net.nodes.map((n, i) => {
+      const t = transfer(accounts[1 + (i % 4)]!, accounts[0]!, 1000n + BigInt(i));
+      return { node: n, t };
+    });
+    for (const { node, t } of sent) await broadcast(node, t);
+    const ids = sent.map((s) => s.t.id);
+    try {
+      await confirmedOn(net.nodes, ids, 30_000);
+      const common = await oneChain(net.nodes);
+      assert.ok(common >= 2);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
+    }
+    confirmed.push(...ids);
+  });
+
+  it('skips the slot of a killed miner (same warnings on every node), carries on, and the miner catches up when restarted', async () => {
+    const n0 = net.nodes[0]!;
+    const last = (await n0.get('/blocks/headers/last')).json as { generator: string; height: number };
+    // The current miner, unless it is node 0 (kept as the observer): then the next one in line.
+    let victim = net.nodes.find((n) => n.spec.ownerAddress === last.generator)!;
+    if (victim.index === 0) victim = net.nodes[1]!;
+    const others = net.nodes.filter((n) => n !== victim);
+    await victim.killHard();
+    const startHeight = await n0.height();
+    try {
+      // Its slot comes once every 4 rounds (16 s): wait until the others went past it.
+      await until(
+        'warnings for the stopped miner on every other node',
+        async () => {
+          const answers = await Promise.all(others.map((n) => n.get('/consensus/minersWarningsAndBans')));
+          const texts = answers.map((a) => JSON.stringify(a.json));
+          if (!texts.every((t) => t === texts[0])) return undefined;
+          const entry = (answers[0]!.json as { warningsAndBans: Array<{ address: string; warnings: unknown[]; bans: unknown[] }> }).warningsAndBans.find(
+            (w) => w.address === victim.spec.ownerAddress,
+          );
+          return entry !== undefined && entry.warnings.length + entry.bans.length > 0 ? true : undefined;
+        },
+        40_000,
+        500,
+      );
+      const t = transfer(accounts[3]!, accounts[4]!, 777n);
+      await broadcast(others[1]!, t);
+      await confirmedOn(others, [t.id], 20_000);
+      confirmed.push(t.id);
+      assert.ok((await n0.height()) > startHeight, 'the others carry on');
+      await oneChain(others);
+
+      await victim.start();
+      await until(`${victim.spec.name} to catch up`, async () => ((await victim.height()) >= (await n0.height()) - 1 ? true : undefined), 30_000, 300);
+      await confirmedOn([victim], confirmed, 10_000);
+      await oneChain(net.nodes, 30_000);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
+    }
+  });
+
+  it('a node cut off and reconnected loses nothing confirmed; its pool goes out with /debug/utx-rebroadcast; one chain', async () => {
+    const cut = net.nodes[3]!;
+    const n0 = net.nodes[0]!;
+    await cut.stop();
+    // Restarted on a P2P port nobody knows, knowing nobody: no connection either way.
+    const port = await freeLoopbackPort();
+    cut.editConfig((node) => {
+      const network = node['network'] as Record<string, unknown>;
+      network['port'] = port;
+      network['declared-address'] = `127.0.0.1:${port}`;
+      network['known-peers'] = [];
+    });
+    try {
+      await cut.start();
+      await sleep(2000);
+      assert.deepEqual(await cut.connectedPeers(), [], 'cut off');
+      const during = transfer(accounts[2]!, accounts[1]!, 4242n);
+      await broadcast(cut, during);
+      // Without a miner peer (quorum 1) the cut-off node forges nothing, so its transfer waits in its pool.
+      const elsewhere = transfer(accounts[4]!, accounts[1]!, 4343n);
+      await broadcast(n0, elsewhere);
+      await confirmedOn([n0], [elsewhere.id], 20_000);
+      assert.equal((await cut.get(`/transactions/info/${during.id}`)).status, 404);
+      assert.equal((await n0.get(`/transactions/info/${during.id}`)).status, 404);
+
+      const r = await cut.post('/peers/connect', { host: '127.0.0.1', port: n0.spec.p2pPort });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.status, 'Trying to connect');
+      await until('the cut-off node reconnected', async () => ((await cut.connectedPeers()).length >= 1 ? true : undefined), 15_000);
+      await until(`${cut.spec.name} to catch up`, async () => ((await cut.height()) >= (await n0.height()) - 1 ? true : undefined), 30_000, 300);
+      const rebroadcast = await cut.get('/debug/utx-rebroadcast');
+      assert.equal(rebroadcast.status, 200);
+      assert.equal(typeof rebroadcast.json.txsToBroadcast, 'string');
+      await confirmedOn(net.nodes, [...confirmed, elsewhere.id, during.id], 30_000);
+      await oneChain(net.nodes, 30_000);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
+    }
+  });
+
+  it('refuses a handshake signed by a key that is not a registered participant', async () => {
+    const n0 = net.nodes[0]!;
+    const stranger = p.crypto.generateKeyPair();
+    const known = new Map(net.nodes.map((n) => [Buffer.from(p.addresses.parseAddress(n.spec.ownerAddress).bytes).toString('hex'), decodeBase58(n.spec.ownerPublicKey)]));
+    const transport = createPeerTransport({
+      info: {
+        chainId: p.chainId,
+        version: [1, 14, 0],
+        consensusType: 'PoA',
+        declaredAddress: undefined,
+        nonce: 99n,
+        nodeName: 'stranger',
+        ownerAddress: p.addresses.fromPublicKey(stranger.publicKey).bytes,
+      },
+      sign: (m) => p.crypto.sign(stranger.privateKey, m),
+      verify: (k, m, s) => p.crypto.verify(k, m, s),
+      participantPublicKey: (a) => known.get(Buffer.from(a).toString('hex')),
+      events: { onPeer() {}, onMessage() {}, onClose() {} },
+      handshakeTimeoutMs: 5000,
+      connectTimeoutMs: 5000,
+    });
+    try {
+      await assert.rejects(transport.connect({ host: '127.0.0.1', port: n0.spec.p2pPort }));
+    } finally {
+      await transport.close();
+    }
+    assert.ok(!(await n0.connectedPeers()).some((x) => x.peerName === 'stranger'));
+  });
+
+  it('closes only the connection that sends garbage or an oversize frame; keeps its peers and serves; suspends the host', async () => {
+    const n0 = net.nodes[0]!;
+    const peersBefore = (await n0.connectedPeers()).length;
+    assert.equal(peersBefore, NODES - 1);
+
+    const garbage = await openSocket(n0.spec.p2pPort);
+    const garbageClosed = closedWithin(garbage, 5000);
+    garbage.write(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+    assert.equal(await garbageClosed, true, 'garbage closes the connection');
+
+    // A registered participant (dev account 1) completes a real handshake, then sends an oversize frame.
+    const member = accounts[1]!;
+    const s = await openSocket(n0.spec.p2pPort);
+    const closed = closedWithin(s, 10_000);
+    const handshakeBack = new Promise<boolean>((resolve) => {
+      s.once('data', () => resolve(true));
+      setTimeout(() => resolve(false), 5000);
+    });
+    s.write(
+      encodeHandshake(
+        {
+          chainId: p.chainId,
+          version: [1, 14, 0],
+          consensusType: 'PoA',
+          declaredAddress: undefined,
+          nonce: 7n,
+          nodeName: 'oversize-sender',
+          ownerAddress: p.addresses.fromPublicKey(member.keyPair.publicKey).bytes,
+          sessionPublicKey: new Uint8Array(32),
+        },
+        (m) => p.crypto.sign(member.keyPair.privateKey, m),
+      ),
+    );
+    assert.equal(await handshakeBack, true, 'the node answers a registered participant’s handshake');
+    await until('the participant listed as connected', async () => ((await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined), 5000);
+    s.write(encodeFrame(MessageCode.Transaction, new Uint8Array(300 * 1024)));
+    assert.equal(await closed, true, 'an oversize frame closes the connection');
+
+    await until('the oversize sender gone', async () => (!(await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined), 5000);
+    assert.equal((await n0.connectedPeers()).length, peersBefore, 'the node keeps its other peers');
+    assert.equal((await n0.get('/blocks/height')).status, 200, 'and keeps serving');
+    const suspended = (await n0.get('/peers/suspended')).json as Array<{ hostname: string; timestamp: number }>;
+    assert.ok(suspended.some((x) => x.hostname === '/127.0.0.1' && x.timestamp > 0), JSON.stringify(suspended));
+    // The network keeps producing one chain.
+    const t = transfer(accounts[1]!, accounts[2]!, 9n);
+    await broadcast(n0, t);
+    await confirmedOn(net.nodes, [t.id], 30_000);
+    await oneChain(net.nodes);
+  });
+});

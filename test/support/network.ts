@@ -1,0 +1,230 @@
+/**
+ * A devnet of real node processes for end-to-end tests and benchmarks: src/node/devnet.ts
+ * prepares the directory (shared genesis, one HOCON config and keystore per node, every node
+ * a registered miner and a known peer of the others), and each node runs as
+ * `weft start --config node-i/node.conf` on free loopback ports.
+ *
+ * Every wait has a deadline; every process is killed and the directory removed when the test
+ * file ends (or the runner exits), whatever happened.
+ */
+import { type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { prepareDevnet, spawnDevnetNode, type DevnetLayout, type DevnetNode, type DevnetOptions } from '../../src/node/devnet.js';
+
+import { sleep, until } from './wait.js';
+
+export { sleep, until };
+
+export interface Answer {
+  readonly status: number;
+  readonly text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly json: any;
+}
+
+const LOG_TAIL_CHARS = 24_576;
+
+/** One devnet node process (restartable). */
+export class NetNode {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private tail = '';
+  /** Every output line with the time it arrived (ms, Date.now()), for log-based measurements. */
+  readonly lines: Array<{ at: number; line: string }> = [];
+  keepLines = false;
+
+  constructor(readonly spec: DevnetNode) {}
+
+  get index(): number {
+    return this.spec.index;
+  }
+
+  get url(): string {
+    return this.spec.restUrl;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** Starts the process; resolves once its REST API serves. */
+  async start(timeoutMs = 30_000): Promise<void> {
+    if (this.child !== undefined) throw new Error(`${this.spec.name} is running`);
+    const child = spawnDevnetNode(this.spec, { pipe: true });
+    this.child = child;
+    let pending = '';
+    const onData = (chunk: Buffer): void => {
+      const text = chunk.toString('utf8');
+      this.tail = (this.tail + text).slice(-LOG_TAIL_CHARS);
+      if (!this.keepLines) return;
+      const at = Date.now();
+      pending += text;
+      const parts = pending.split('\n');
+      pending = parts.pop()!;
+      for (const line of parts) this.lines.push({ at, line });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.tail += `\n[${this.spec.name} exited: code ${code}, signal ${signal}]\n`;
+        if (this.child === child) this.child = undefined;
+        resolve();
+      });
+    });
+    try {
+      await until(`${this.spec.name} to serve`, async () => {
+        if (this.child !== child) throw new Error('the process exited');
+        const r = await this.get('/node/version', 1000);
+        return r.status === 200 ? true : undefined;
+      }, timeoutMs, 150);
+    } catch (e) {
+      this.kill();
+      throw new Error(`${(e as Error).message}\n--- ${this.spec.name} output ---\n${this.output()}`, { cause: e });
+    }
+  }
+
+  /** SIGTERM, waits for the exit (SIGKILL after the deadline). */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    const child = this.child;
+    if (child === undefined) return;
+    child.kill('SIGTERM');
+    const done = await Promise.race([this.exited.then(() => true), sleep(timeoutMs).then(() => false)]);
+    if (!done) {
+      child.kill('SIGKILL');
+      await this.exited;
+    }
+  }
+
+  /** SIGKILL now; resolves once gone. */
+  async killHard(): Promise<void> {
+    this.kill();
+    await Promise.race([this.exited, sleep(5000)]);
+  }
+
+  kill(): void {
+    this.child?.kill('SIGKILL');
+  }
+
+  output(): string {
+    return this.tail;
+  }
+
+  /** Rewrites this node's config (JSON HOCON) with `edit`; effective at the next start. */
+  editConfig(edit: (node: Record<string, unknown>) => void): void {
+    const doc = JSON.parse(readFileSync(this.spec.configFile, 'utf8')) as { node: Record<string, unknown> };
+    edit(doc.node);
+    writeFileSync(this.spec.configFile, `${JSON.stringify(doc, null, 2)}\n`);
+  }
+
+  async request(method: string, path: string, body?: unknown, options: { apiKey?: string | null; timeoutMs?: number } = {}): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    const apiKey = options.apiKey === undefined ? 'weft-dev-api-key' : options.apiKey;
+    if (apiKey !== null) headers['X-API-Key'] = apiKey;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const r = await fetch(`${this.url}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    });
+    const text = await r.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: r.status, text, json };
+  }
+
+  get(path: string, timeoutMs?: number): Promise<Answer> {
+    return this.request('GET', path, undefined, timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  post(path: string, body: unknown): Promise<Answer> {
+    return this.request('POST', path, body);
+  }
+
+  async height(): Promise<number> {
+    return ((await this.get('/blocks/height')).json as { height: number }).height;
+  }
+
+  /** Block signatures at heights 1…to. */
+  async signatures(to: number): Promise<string[]> {
+    const out: string[] = [];
+    for (let from = 1; from <= to; from += 99) {
+      const r = await this.get(`/blocks/headers/seq/${from}/${Math.min(to, from + 98)}`);
+      if (r.status !== 200) throw new Error(`${this.spec.name} /blocks/headers/seq: ${r.status} ${r.text}`);
+      for (const h of r.json as Array<{ signature: string }>) out.push(h.signature);
+    }
+    return out;
+  }
+
+  async connectedPeers(): Promise<Array<{ address: string; declaredAddress: string; nodeOwnerAddress: string; peerName: string }>> {
+    return ((await this.get('/peers/connected')).json as { peers: Array<{ address: string; declaredAddress: string; nodeOwnerAddress: string; peerName: string }> }).peers;
+  }
+}
+
+/** A devnet of node processes for one test file, cleaned up after it. */
+export class Devnet {
+  readonly nodes: NetNode[];
+
+  private constructor(
+    readonly layout: DevnetLayout,
+    private readonly ownDir: string | undefined,
+  ) {
+    this.nodes = layout.nodes.map((n) => new NetNode(n));
+  }
+
+  /**
+   * Prepares a devnet in a fresh temp directory (free ports) and registers its cleanup with
+   * the current test context (`register: false` leaves `dispose` to the caller, e.g. when
+   * created inside a `before` hook).
+   */
+  static async create(options: Omit<DevnetOptions, 'dir' | 'basePort'> & { readonly register?: boolean }): Promise<Devnet> {
+    const dir = mkdtempSync(join(tmpdir(), 'weft-devnet-'));
+    const layout = await prepareDevnet({ keystore: { scrypt: { N: 1024, r: 8, p: 1 } }, ...options, dir, basePort: 0 });
+    const net = new Devnet(layout, dir);
+    if (options.register !== false) {
+      after(() => net.dispose());
+      process.once('exit', () => net.killAll());
+    }
+    return net;
+  }
+
+  /** Starts every node (in parallel); resolves when all serve. */
+  async startAll(timeoutMs = 45_000): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.start(timeoutMs)));
+  }
+
+  /** Resolves once every running node has every other running node as a peer. */
+  async meshed(timeoutMs = 20_000): Promise<void> {
+    const running = this.nodes.filter((n) => n.running);
+    await until(
+      'a full mesh of peers',
+      async () => {
+        for (const n of running) if ((await n.connectedPeers()).length < running.length - 1) return undefined;
+        return true;
+      },
+      timeoutMs,
+    );
+  }
+
+  killAll(): void {
+    for (const n of this.nodes) n.kill();
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.stop(5000).catch(() => n.kill())));
+    if (this.ownDir !== undefined) rmSync(this.ownDir, { recursive: true, force: true });
+  }
+
+  /** Output tails of every node (for failure messages). */
+  outputs(chars = 3000): string {
+    return this.nodes.map((n) => `--- ${n.spec.name} ---\n${n.output().slice(-chars)}`).join('\n');
+  }
+}
