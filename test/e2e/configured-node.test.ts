@@ -5,21 +5,17 @@
  * produce blocks and confirm a transaction signed by its keystore.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
-import { freePort, until } from './support.js';
-
-const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
-const run = promisify(execFile);
+import { confirmedTransfer, runCli, startConfiguredNode, untilHeight } from './configured.js';
+import { freePort } from './support.js';
 
 describe('a node started from a WE-style config', () => {
   const dir = mkdtempSync(join(tmpdir(), 'weft-configured-'));
-  const children: Array<ReturnType<typeof spawn>> = [];
+  const children: ChildProcess[] = [];
   after(() => {
     for (const c of children) c.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -27,7 +23,7 @@ describe('a node started from a WE-style config', () => {
 
   it('generates accounts and genesis, starts, mines and confirms a keystore-signed transfer', async () => {
     const keystore = join(dir, 'keystore.json');
-    const generated = await run(process.execPath, [CLI, 'generate', 'accounts', '--keystore', keystore, '--chain-id', 'K', '--count', '2', '--password', 'owner secret', '--json']);
+    const generated = await runCli(['generate', 'accounts', '--keystore', keystore, '--chain-id', 'K', '--count', '2', '--password', 'owner secret', '--json']);
     const accounts = (JSON.parse(generated.stdout) as { accounts: Array<{ address: string; publicKey: string }> }).accounts;
     assert.equal(accounts.length, 2);
     const [owner, other] = accounts as [{ address: string; publicKey: string }, { address: string; publicKey: string }];
@@ -78,45 +74,21 @@ describe('a node started from a WE-style config', () => {
 }
 `,
     );
-    await run(process.execPath, [CLI, 'generate', 'genesis', '--config', conf]);
+    await runCli(['generate', 'genesis', '--config', conf]);
 
-    const child = spawn(process.execPath, [CLI, 'start', '--config', conf], {
-      env: { ...process.env, WE_NODE_OWNER_PASSWORD: 'owner secret' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let log = '';
-    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    const url = `http://127.0.0.1:${restPort}`;
-    const get = async (path: string): Promise<{ status: number; json: Record<string, unknown> }> => {
-      const r = await fetch(url + path);
-      return { status: r.status, json: (await r.json()) as Record<string, unknown> };
-    };
+    const node = startConfiguredNode(conf, restPort, 'owner secret');
+    children.push(node.child);
     try {
-      const height = await until('the node to serve and mine block 2', async () => {
-        const r = await get('/blocks/height');
-        return (r.json['height'] as number) >= 2 ? (r.json['height'] as number) : undefined;
-      }, 30_000);
+      const height = await untilHeight(node, 2, 'the node to serve and mine block 2');
       assert.ok(height >= 2);
-      const signed = await fetch(`${url}/transactions/signAndBroadcast`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 4, version: 3, sender: owner.address, password: 'owner secret', recipient: other.address, amount: 12345, fee: 1000000, attachment: '' }),
-      });
-      const tx = (await signed.json()) as Record<string, unknown>;
-      assert.equal(signed.status, 200, JSON.stringify(tx));
-      const info = await until('the transfer to be confirmed', async () => {
-        const r = await get(`/transactions/info/${String(tx['id'])}`);
-        return r.status === 200 ? r.json : undefined;
-      }, 20_000);
+      const info = await confirmedTransfer(node, { sender: owner.address, password: 'owner secret', recipient: other.address, amount: 12345 });
       assert.equal(info['recipient'], other.address);
       assert.equal(info['amount'], 12345);
-      const first = await get('/blocks/first');
+      const first = await node.get('/blocks/first');
       assert.equal(first.json['generator'] === undefined, false);
       assert.equal((first.json['transactions'] as unknown[]).length, 2 + 2 + 4);
     } catch (e) {
-      throw new Error(`${(e as Error).message}\n--- node output ---\n${log.slice(-3000)}`, { cause: e });
+      throw new Error(`${(e as Error).message}\n--- node output ---\n${node.output().slice(-3000)}`, { cause: e });
     }
   });
 });

@@ -6,21 +6,17 @@
  * micro-blocks, and answers the PoS `/consensus` routes and `/activation/status`.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
+import { confirmedTransfer, runCli, startConfiguredNode, untilHeight } from './configured.js';
 import { freePort, until } from './support.js';
-
-const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
-const run = promisify(execFile);
 
 describe('a PoS node started from a WE-style config', () => {
   const dir = mkdtempSync(join(tmpdir(), 'weft-pos-node-'));
-  const children: Array<ReturnType<typeof spawn>> = [];
+  const children: ChildProcess[] = [];
   after(() => {
     for (const c of children) c.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -28,7 +24,7 @@ describe('a PoS node started from a WE-style config', () => {
 
   it('forges PoS blocks, approves voted features, confirms a transfer, answers /consensus and /activation', async () => {
     const keystore = join(dir, 'keystore.json');
-    const generated = await run(process.execPath, [CLI, 'generate', 'accounts', '--keystore', keystore, '--chain-id', 'P', '--count', '2', '--password', 'owner secret', '--json']);
+    const generated = await runCli(['generate', 'accounts', '--keystore', keystore, '--chain-id', 'P', '--count', '2', '--password', 'owner secret', '--json']);
     const [owner, other] = (JSON.parse(generated.stdout) as { accounts: Array<{ address: string; publicKey: string }> }).accounts as [
       { address: string; publicKey: string },
       { address: string; publicKey: string },
@@ -82,43 +78,19 @@ describe('a PoS node started from a WE-style config', () => {
 }
 `,
     );
-    await run(process.execPath, [CLI, 'generate', 'genesis', '--config', conf]);
+    await runCli(['generate', 'genesis', '--config', conf]);
 
-    const child = spawn(process.execPath, [CLI, 'start', '--config', conf], {
-      env: { ...process.env, WE_NODE_OWNER_PASSWORD: 'owner secret' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let log = '';
-    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    const url = `http://127.0.0.1:${restPort}`;
-    const get = async (path: string): Promise<{ status: number; text: string; json: Record<string, unknown> }> => {
-      const r = await fetch(url + path);
-      const text = await r.text();
-      return { status: r.status, text, json: JSON.parse(text) as Record<string, unknown> };
-    };
+    const node = startConfiguredNode(conf, restPort, 'owner secret');
+    children.push(node.child);
+    const get = (path: string) => node.get(path);
     try {
-      await until('the node to serve and forge block 2', async () => {
-        const r = await get('/blocks/height').catch(() => undefined);
-        return r !== undefined && (r.json['height'] as number) >= 2 ? true : undefined;
-      }, 30_000);
+      await untilHeight(node, 2, 'the node to serve and forge block 2');
       assert.deepEqual((await get('/consensus/algo')).json, { consensusAlgo: 'Fair Proof-of-Stake (FairPoS)' });
       const second = await get('/blocks/at/2');
       assert.equal(second.json['generator'], owner.address);
       assert.ok(second.json['pos-consensus'] !== undefined, 'PoS consensus data in the block');
 
-      const signed = await fetch(`${url}/transactions/signAndBroadcast`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 4, version: 3, sender: owner.address, password: 'owner secret', recipient: other.address, amount: 12345, fee: 1000000, attachment: '' }),
-      });
-      const tx = (await signed.json()) as Record<string, unknown>;
-      assert.equal(signed.status, 200, JSON.stringify(tx));
-      const info = await until('the transfer to be confirmed', async () => {
-        const r = await get(`/transactions/info/${String(tx['id'])}`);
-        return r.status === 200 ? r.json : undefined;
-      }, 20_000);
+      const info = await confirmedTransfer(node, { sender: owner.address, password: 'owner secret', recipient: other.address, amount: 12345 });
       assert.equal(info['amount'], 12345);
 
       // Block 2 voted for 1140: approved at 2 (N = 1), active from 4.
@@ -143,7 +115,7 @@ describe('a PoS node started from a WE-style config', () => {
       const poa = await get('/consensus/minersAtHeight/1');
       assert.deepEqual([poa.status, poa.json], [400, { error: 199, message: 'Expected PoA consensus block data, but got PoS instead' }]);
     } catch (e) {
-      throw new Error(`${(e as Error).message}\n--- node output ---\n${log.slice(-3000)}`, { cause: e });
+      throw new Error(`${(e as Error).message}\n--- node output ---\n${node.output().slice(-3000)}`, { cause: e });
     }
   });
 });
