@@ -393,7 +393,9 @@ export class Gossip implements PeerTransportEvents {
     this.txs.set(key, holders);
     // Signatures are checked on the verifier threads for the whole batch that arrived in
     // this turn, then the transactions enter the pool (and go on) in arrival order.
-    if (this.incomingTxs.push({ peer, tx, holders }) === 1) queueMicrotask(() => void this.admitIncoming());
+    if (this.incomingTxs.push({ peer, tx, holders }) === 1) {
+      queueMicrotask(() => void this.admitIncoming().catch((e: unknown) => this.deps.logger.warn(`Transactions from peers not admitted: ${(e as Error).message}`)));
+    }
   }
 
   private async admitIncoming(): Promise<void> {
@@ -508,10 +510,8 @@ export class Gossip implements PeerTransportEvents {
     const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions) : Promise.resolve();
     this.microApplying = this.microApplying
       .then(() => verified)
-      .then(
-        () => this.applyMicroBlock(peer, micro, key),
-        (e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} signatures not checked: ${(e as Error).message}`),
-      );
+      .then(() => this.applyMicroBlock(peer, micro, key))
+      .catch((e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} from ${peerName(peer)} not applied: ${(e as Error).message}`));
   }
 
   private applyMicroBlock(peer: Peer, micro: MicroBlock, key: string): void {

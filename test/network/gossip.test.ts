@@ -48,6 +48,29 @@ describe('gossip', () => {
     for (const n of [a, b, c]) n.gossip.close();
   });
 
+  it('a failure that is not a WE error (a bug) while admitting a peer’s transaction is logged; later ones still go in', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const [a, b] = ['a', 'b'].map((n) => netNode(wire, n, clock, [])) as [ReturnType<typeof netNode>, ReturnType<typeof netNode>];
+    wire.connect(a.ep, b.ep);
+    await quiet(wire);
+    const put = b.node.pool.put.bind(b.node.pool);
+    let failures = 1;
+    b.node.pool.put = (tx) => {
+      if (failures-- > 0) throw new Error('boom');
+      return put(tx);
+    };
+    const first = transfer(clock, alice, bob, 1n);
+    a.node.pool.put(first);
+    a.gossip.broadcastTransaction(first);
+    await until(() => b.logs.some((l) => l.startsWith('warn') && l.includes('boom')), 'the failure logged');
+    const second = transfer(clock, alice, bob, 2n);
+    a.node.pool.put(second);
+    a.gossip.broadcastTransaction(second);
+    await until(() => b.node.pool.get(second.id) !== undefined, 'the next transaction admitted');
+    for (const n of [a, b]) n.gossip.close();
+  });
+
   it('key blocks and micro-blocks propagate along a line; the liquid blocks converge', async () => {
     const wire = new Wire();
     const clock = new Clock();
