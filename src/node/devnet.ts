@@ -61,6 +61,12 @@ export interface DevnetOptions {
   readonly maxBlockSizeInBytes?: number;
   readonly utxMemoryLimitBytes?: number;
   readonly loggingLevel?: NodeConfig['node']['loggingLevel'];
+  /**
+   * How many of the nodes (the last ones) are left out of the genesis: their owners are
+   * neither funded nor registered participants until a RegisterNode (111) adds them, so the
+   * others refuse their handshakes until then. Default 0.
+   */
+  readonly joining?: number;
   /** Keystore options (tests use a cheap scrypt). */
   readonly keystore?: KeystoreOptions;
   /** Genesis time (default now). */
@@ -221,6 +227,8 @@ export function readDevnet(dir: string): DevnetLayout | undefined {
  */
 export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   if (!Number.isInteger(o.nodes) || o.nodes < 1 || o.nodes > 30) throw new Error(`--nodes must be 1…30, got ${o.nodes}`);
+  const joining = o.joining ?? 0;
+  if (!Number.isInteger(joining) || joining < 0 || joining >= o.nodes) throw new Error(`joining must be 0…${o.nodes - 1}, got ${joining}`);
   const dir = resolve(o.dir);
   const existing = readDevnet(dir);
   if (existing !== undefined) {
@@ -253,7 +261,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     });
   }
   const dev = devAccounts(protocol);
-  const genesis = devnetGenesis(protocol, keys, dev, (o.now ?? (() => BigInt(Date.now())))());
+  const genesis = devnetGenesis(protocol, keys.slice(0, o.nodes - joining), dev, (o.now ?? (() => BigInt(Date.now())))());
   const chain = chainSettings(genesis, roundDurationMs, syncDurationMs);
   for (const node of nodes) {
     mkdirSync(node.dir, { recursive: true, mode: 0o700 });

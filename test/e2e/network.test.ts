@@ -28,7 +28,8 @@ import { encodeHandshake } from '../../src/network/handshake.js';
 import { createPeerTransport } from '../../src/network/transport.js';
 import { MessageCode } from '../../src/network/types.js';
 import { devAccounts, devProtocol, type DevAccount } from '../../src/node/dev.js';
-import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { RegisterNode } from '../../src/protocol/transactions/nodes.js';
+import { devnetNodeKeyPair, freeLoopbackPort } from '../../src/node/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
@@ -39,6 +40,8 @@ const NODES = 4;
 let p: Protocol;
 let accounts: DevAccount[];
 let net: Devnet;
+/** The genesis nodes; net.nodes[NODES] joins later through a RegisterNode transaction. */
+let members: NetNode[];
 let nonce = 0;
 
 /** A signed transfer as REST JSON text. */
@@ -119,19 +122,20 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     p = await devProtocol();
     accounts = devAccounts(p);
     // Cleaned up by the suite's `after` (an `after` registered inside `before` would run when the hook ends).
-    net = await Devnet.create({ nodes: NODES, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
+    net = await Devnet.create({ nodes: NODES + 1, joining: 1, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
+    members = net.nodes.slice(0, NODES);
     process.once('exit', () => net.killAll());
-    await net.startAll();
+    await Promise.all(members.map((n) => n.start(45_000)));
     try {
       await net.meshed(20_000);
-      await until('height 3 on every node', async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined), 30_000);
+      await until('height 3 on every node', async () => ((await Promise.all(members.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined), 30_000);
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
     }
   });
 
   it('shows its peers as WE does (connected, all, allowedNodes, hostname; unknown /peers paths need the key)', async () => {
-    const [n0, n1] = net.nodes as [NetNode, NetNode];
+    const [n0, n1] = members as [NetNode, NetNode];
     const peers = await n0.connectedPeers();
     assert.deepEqual(peers.map((x) => x.peerName).sort(), ['devnet-node-1', 'devnet-node-2', 'devnet-node-3']);
     const p1 = peers.find((x) => x.peerName === 'devnet-node-1')!;
@@ -144,12 +148,12 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     assert.equal(full.peers[0]!['applicationConsensus'], 'PoA');
 
     const all = (await n0.get('/peers/all')).json as { peers: Array<{ address: string; lastSeen: number }> };
-    for (const other of net.nodes.slice(1)) assert.ok(all.peers.some((x) => x.address === `/127.0.0.1:${other.spec.p2pPort}` && x.lastSeen > 0), `/peers/all lists ${other.spec.name}`);
+    for (const other of members.slice(1)) assert.ok(all.peers.some((x) => x.address === `/127.0.0.1:${other.spec.p2pPort}` && x.lastSeen > 0), `/peers/all lists ${other.spec.name}`);
 
     const allowed = await n0.get('/peers/allowedNodes');
     assert.equal(allowed.status, 200);
     const allowedAddresses = (allowed.json as { allowedNodes: Array<{ address: string; publicKey: string }> }).allowedNodes.map((a) => a.address);
-    for (const n of net.nodes) assert.ok(allowedAddresses.includes(n.spec.ownerAddress));
+    for (const n of members) assert.ok(allowedAddresses.includes(n.spec.ownerAddress));
     assert.equal((await n0.request('GET', '/peers/allowedNodes', undefined, { apiKey: null })).status, 403);
 
     const host = await n0.get(`/peers/hostname/${n1.spec.ownerAddress}`);
@@ -167,15 +171,15 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
   const confirmed: string[] = [];
 
   it('confirms transfers sent to any node on every node, with the same block signatures everywhere', async () => {
-    const sent = net.nodes.map((n, i) => {
+    const sent = members.map((n, i) => {
       const t = transfer(accounts[1 + (i % 4)]!, accounts[0]!, 1000n + BigInt(i));
       return { node: n, t };
     });
     for (const { node, t } of sent) await broadcast(node, t);
     const ids = sent.map((s) => s.t.id);
     try {
-      await confirmedOn(net.nodes, ids, 30_000);
-      const common = await oneChain(net.nodes);
+      await confirmedOn(members, ids, 30_000);
+      const common = await oneChain(members);
       assert.ok(common >= 2);
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
@@ -184,12 +188,12 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
   });
 
   it('skips the slot of a killed miner (same warnings on every node), carries on, and the miner catches up when restarted', async () => {
-    const n0 = net.nodes[0]!;
+    const n0 = members[0]!;
     const last = (await n0.get('/blocks/headers/last')).json as { generator: string; height: number };
     // The current miner, unless it is node 0 (kept as the observer): then the next one in line.
-    let victim = net.nodes.find((n) => n.spec.ownerAddress === last.generator)!;
-    if (victim.index === 0) victim = net.nodes[1]!;
-    const others = net.nodes.filter((n) => n !== victim);
+    let victim = members.find((n) => n.spec.ownerAddress === last.generator)!;
+    if (victim.index === 0) victim = members[1]!;
+    const others = members.filter((n) => n !== victim);
     await victim.killHard();
     const startHeight = await n0.height();
     try {
@@ -218,15 +222,15 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
       await victim.start();
       await until(`${victim.spec.name} to catch up`, async () => ((await victim.height()) >= (await n0.height()) - 1 ? true : undefined), 30_000, 300);
       await confirmedOn([victim], confirmed, 10_000);
-      await oneChain(net.nodes, 30_000);
+      await oneChain(members, 30_000);
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
     }
   });
 
   it('a node cut off and reconnected loses nothing confirmed; its pool goes out with /debug/utx-rebroadcast; one chain', async () => {
-    const cut = net.nodes[3]!;
-    const n0 = net.nodes[0]!;
+    const cut = members[3]!;
+    const n0 = members[0]!;
     await cut.stop();
     // Restarted on a P2P port nobody knows, knowing nobody: no connection either way.
     const port = await freeLoopbackPort();
@@ -257,17 +261,17 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
       const rebroadcast = await cut.get('/debug/utx-rebroadcast');
       assert.equal(rebroadcast.status, 200);
       assert.equal(typeof rebroadcast.json.txsToBroadcast, 'string');
-      await confirmedOn(net.nodes, [...confirmed, elsewhere.id, during.id], 30_000);
-      await oneChain(net.nodes, 30_000);
+      await confirmedOn(members, [...confirmed, elsewhere.id, during.id], 30_000);
+      await oneChain(members, 30_000);
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
     }
   });
 
   it('refuses a handshake signed by a key that is not a registered participant', async () => {
-    const n0 = net.nodes[0]!;
+    const n0 = members[0]!;
     const stranger = p.crypto.generateKeyPair();
-    const known = new Map(net.nodes.map((n) => [Buffer.from(p.addresses.parseAddress(n.spec.ownerAddress).bytes).toString('hex'), decodeBase58(n.spec.ownerPublicKey)]));
+    const known = new Map(members.map((n) => [Buffer.from(p.addresses.parseAddress(n.spec.ownerAddress).bytes).toString('hex'), decodeBase58(n.spec.ownerPublicKey)]));
     const transport = createPeerTransport({
       info: {
         chainId: p.chainId,
@@ -294,7 +298,7 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
   });
 
   it('closes only the connection that sends garbage or an oversize frame; keeps its peers and serves; suspends the host', async () => {
-    const n0 = net.nodes[0]!;
+    const n0 = members[0]!;
     const peersBefore = (await n0.connectedPeers()).length;
     assert.equal(peersBefore, NODES - 1);
 
@@ -339,7 +343,58 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     // The network keeps producing one chain.
     const t = transfer(accounts[1]!, accounts[2]!, 9n);
     await broadcast(n0, t);
-    await confirmedOn(net.nodes, [t.id], 30_000);
-    await oneChain(net.nodes);
+    await confirmedOn(members, [t.id], 30_000);
+    await oneChain(members);
+  });
+
+  it('a node registered later with RegisterNode (111): refused before, then accepted, catches up onto the one chain; refused again once removed', async () => {
+    const joiner = net.nodes[NODES]!;
+    const n0 = members[0]!;
+    try {
+      await joiner.start();
+      // It dials every member (and they dial it): each handshake is refused, it is not a participant.
+      await sleep(3000);
+      assert.deepEqual(await joiner.connectedPeers(), [], 'no member accepts an unregistered node');
+      for (const m of members) assert.ok(!(await m.connectedPeers()).some((x) => x.nodeOwnerAddress === joiner.spec.ownerAddress));
+      await joiner.stop();
+
+      // node-0's owner holds connection_manager: it registers the joiner's key.
+      const admin = devnetNodeKeyPair(p, 0);
+      const register = p.sign(
+        p.transaction(RegisterNode, 1, {
+          senderPublicKey: admin.publicKey,
+          target: decodeBase58(joiner.spec.ownerPublicKey),
+          nodeName: joiner.spec.name,
+          opType: 'add',
+          timestamp: BigInt(Date.now()),
+          fee: 1_000_000n,
+        }),
+        admin.privateKey,
+      );
+      await broadcast(n0, { id: register.idBase58, body: stringifyJson(register.toJson()) });
+      await confirmedOn(members, [register.idBase58], 30_000);
+      const allowed = (await n0.request('GET', '/peers/allowedNodes')).json as { allowedNodes: Array<{ address: string }> };
+      assert.ok(allowed.allowedNodes.some((x) => x.address === joiner.spec.ownerAddress), 'listed in /peers/allowedNodes');
+
+      await joiner.start();
+      await until('the joiner connected to every member', async () => ((await joiner.connectedPeers()).length === NODES ? true : undefined), 30_000, 500);
+      await until(`${joiner.spec.name} to catch up`, async () => ((await joiner.height()) >= (await n0.height()) - 1 ? true : undefined), 30_000, 300);
+      await confirmedOn([joiner], [register.idBase58], 20_000);
+      await oneChain([...members, joiner], 30_000);
+
+      // Removed again (111 with opType remove): from its next connection on, it is refused.
+      const revoke = p.sign(
+        p.transaction(RegisterNode, 1, { senderPublicKey: admin.publicKey, target: decodeBase58(joiner.spec.ownerPublicKey), nodeName: null, opType: 'remove', timestamp: BigInt(Date.now()), fee: 1_000_000n }),
+        admin.privateKey,
+      );
+      await broadcast(n0, { id: revoke.idBase58, body: stringifyJson(revoke.toJson()) });
+      await confirmedOn(members, [revoke.idBase58], 30_000);
+      await joiner.stop();
+      await joiner.start();
+      await sleep(3000);
+      assert.deepEqual(await joiner.connectedPeers(), [], 'a removed node is refused again');
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
+    }
   });
 });
