@@ -258,6 +258,7 @@ export class Blockchain implements ChainHeaders {
       blockBytes: block.bytes,
       blockIds: [{ id: block.id, transactionCount: 0 }],
       headerBytes: headerOf(block).bytes,
+      ...this.liquidBelow(tip),
       changes: state.changes(),
     });
     this.tip = block;
@@ -303,6 +304,7 @@ export class Blockchain implements ChainHeaders {
       blockBytes: block.bytes,
       blockIds: [{ id: block.id, transactionCount: block.transactions.length }],
       headerBytes: headerOf(block).bytes,
+      ...this.liquidBelow(tip),
       changes: state.changes(),
     });
     this.tip = block;
@@ -387,11 +389,16 @@ export class Blockchain implements ChainHeaders {
     state.setCarryFee(state.carryFee() + fee - share);
   }
 
+  /** The liquid block this node assembled in memory, handed to the store as it becomes final (else the store rebuilds it). */
+  private liquidBelow(tip: Block): { liquidBelow?: Uint8Array } {
+    return this.liquidMicros.length > 0 ? { liquidBelow: tip.bytes } : {};
+  }
+
   private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock): void {
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
-      blockBytes: liquid.bytes,
+      microBlock: microBlock.bytes,
       blockIds: [{ id: liquid.id, transactionCount: liquid.transactions.length }],
       changes: state.changes(),
     });

@@ -11,6 +11,8 @@
 import { createHash } from 'node:crypto';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { ADDRESS_LENGTH } from '../crypto/address.js';
+import { Block } from '../protocol/blocks/block.js';
+import { assembleLiquidBlock, parseMicroBlock } from '../protocol/blocks/micro-block.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import {
@@ -31,9 +33,10 @@ import type { StateChanges, StateView } from './view.js';
 /** Key families. Versioned families have a current-value family and a history family. */
 export const F = {
   META: 0x00,
-  BLOCK: 0x01, // height u32 → full block bytes (the liquid block's latest assembly)
+  BLOCK: 0x01, // height u32 → full block bytes; at an NG height not yet final: its key block (the liquid block is assembled from MICRO)
   BLOCK_ID: 0x02, // block id (or liquid total signature) → height u32 ‖ transaction count at that id
   HEADER: 0x08, // height u32 → the block's header: its bytes without transactions, under its first id
+  MICRO: 0x09, // height u32 ‖ index u32 → micro-block bytes, in order (written once each; dropped once the height is past any rollback)
   TX: 0x03, // tx id → height u32 ‖ tx bytes
   ADDRESS_TX: 0x04, // address ‖ height u32 ‖ seq u32 → tx id
   ALIAS: 0x05, // alias name → address
@@ -65,6 +68,9 @@ const META_HEIGHT = Uint8Array.from([F.META, 1]);
 const META_CHAIN = Uint8Array.from([F.META, 2]);
 /** Set once the ASSET_HOLDER index covers every asset balance in the store. */
 const META_ASSET_HOLDERS = Uint8Array.from([F.META, 4]);
+/** The height whose block is a key block plus stored micro-blocks (its full bytes not written yet); empty for none. */
+const META_LIQUID = Uint8Array.from([F.META, 5]);
+const NO_LIQUID = new Uint8Array(0);
 const TOMBSTONE = Uint8Array.from([0xde, 0xad]);
 const ABSENT = Uint8Array.from([0]);
 const PRESENT = Uint8Array.from([1]);
@@ -76,6 +82,8 @@ const u32 = (n: number): Uint8Array => {
   new DataView(b.buffer).setUint32(0, n);
   return b;
 };
+const microKey = (height: number, index: number): Uint8Array => cat(Uint8Array.from([F.MICRO]), u32(height), u32(index));
+
 /** Bytes as a string of the same length (a cheap map key). */
 const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 const readU32 = (b: Uint8Array, at = 0): number => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at);
@@ -111,8 +119,21 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
 /** What one height commits besides state changes. */
 export interface HeightCommit {
   readonly height: number;
-  /** Full bytes of the block at this height (for a liquid block: its current assembly). */
-  readonly blockBytes: Uint8Array;
+  /**
+   * Full bytes of the block at this height, when the height is first committed (a key block,
+   * or a whole block). A micro-block gives `microBlock` instead: the store keeps micro-blocks
+   * one by one and assembles the liquid block from them, so a micro-block costs its own
+   * bytes, not the whole liquid block's; the full bytes are written once, when the next
+   * height is committed.
+   */
+  readonly blockBytes?: Uint8Array;
+  /** Bytes of a micro-block appended to the liquid block at this height. */
+  readonly microBlock?: Uint8Array;
+  /**
+   * With a new height: the full bytes of the liquid block below it, as the chain holds it
+   * (else the store assembles them from its micro-blocks).
+   */
+  readonly liquidBelow?: Uint8Array;
   /** Ids that resolve to this height — the key block id and each liquid total signature — with the transaction count at each. */
   readonly blockIds: ReadonlyArray<{ readonly id: Uint8Array; readonly transactionCount: number }>;
   /** The block's header record (bytes without transactions), given when the height is first committed. */
@@ -451,7 +472,27 @@ export class Store implements StateView {
   // --- blocks and indexes -----------------------------------------------------
 
   blockBytes(height: number): Uint8Array | undefined {
-    return copy(this.db.get(cat(Uint8Array.from([F.BLOCK]), u32(height))));
+    const block = this.db.get(cat(Uint8Array.from([F.BLOCK]), u32(height)));
+    if (block === undefined || !this.isLiquid(height)) return copy(block);
+    return assembleLiquidBlock(Block.fromBytes(this.protocol, block), this.microBlocksAt(height)).bytes;
+  }
+
+  /** Whether the block at a height has micro-blocks whose full assembly is not written yet (only ever the top height). */
+  private isLiquid(height: number): boolean {
+    const v = this.db.get(META_LIQUID);
+    return v !== undefined && v.length === 4 && readU32(v) === height;
+  }
+
+  private microBlocksAt(height: number) {
+    const start = microKey(height, 0);
+    const end = microKey(height + 1, 0);
+    return [...this.db.getRange({ start, end })].map(({ value }) => parseMicroBlock(this.protocol, Uint8Array.from(value)));
+  }
+
+  private microBlockCount(height: number): number {
+    let n = 0;
+    for (const _ of this.db.getKeys({ start: microKey(height, 0), end: microKey(height + 1, 0) })) n++;
+    return n;
   }
 
   heightOf(blockId: Uint8Array): number | undefined {
@@ -489,7 +530,17 @@ export class Store implements StateView {
     try {
       this.db.transactionSync(() => {
         const w = new HeightWriter(this.db, c.height);
-      w.plain(cat(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
+        // A new height makes the liquid block below it final: its full bytes are written once
+        // (undone with this height, when the micro-blocks assemble it again).
+        if (c.height === current + 1 && this.isLiquid(current)) {
+          w.plain(cat(Uint8Array.from([F.BLOCK]), u32(current)), c.liquidBelow ?? this.blockBytes(current)!);
+          w.plain(META_LIQUID, NO_LIQUID);
+        }
+        if (c.blockBytes !== undefined) w.plain(cat(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
+        if (c.microBlock !== undefined) {
+          w.plain(microKey(c.height, this.microBlockCount(c.height)), c.microBlock);
+          if (!this.isLiquid(c.height)) w.plain(META_LIQUID, u32(c.height));
+        }
       for (const { id, transactionCount } of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), cat(u32(c.height), u32(transactionCount)));
       if (c.headerBytes !== undefined) w.plain(cat(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
         this.writeChanges(w, c.changes);
@@ -603,6 +654,8 @@ export class Store implements StateView {
   private pruneUndo(height: number): void {
     const end = cat(Uint8Array.from([F.UNDO]), u32(height + 1));
     for (const key of this.db.getKeys({ start: Uint8Array.from([F.UNDO]), end })) void this.db.remove(key);
+    // No rollback reaches below `height` any more: blocks there are final, their micro-blocks unneeded.
+    for (const key of this.db.getKeys({ start: Uint8Array.from([F.MICRO]), end: microKey(height, 0) })) void this.db.remove(key);
   }
 
   private undoHeight(h: number): void {

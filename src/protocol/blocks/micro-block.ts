@@ -389,3 +389,20 @@ export function applyMicroBlock(liquid: Block, micro: MicroBlock, options: { fir
   if (!next.hasValidSignature()) throw microBlockAppendError(`Invalid liquid block total signature '${micro.idBase58}'`);
   return next;
 }
+
+/**
+ * The liquid block a key block and its micro-blocks (in order) make, without checking
+ * anything: for micro-blocks that were checked when they were appended (the store keeps
+ * them and assembles the liquid block from them).
+ */
+export function assembleLiquidBlock(keyBlock: Block, micros: readonly MicroBlock[]): Block {
+  const last = micros[micros.length - 1];
+  if (last === undefined) return keyBlock;
+  const transactions: Transaction[] = [...keyBlock.transactions];
+  let consensus = keyBlock.consensus;
+  for (const m of micros) {
+    if (m.kind === 'tx') for (const tx of m.transactions) transactions.push(tx);
+    else consensus = { ...expectConsensus(consensus, 'cft'), votes: m.votes };
+  }
+  return Block.build(keyBlock.protocol, keyBlock.withContent(transactions, consensus), last.totalLiquidBlockSig);
+}

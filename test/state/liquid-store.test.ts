@@ -1,0 +1,59 @@
+/**
+ * The store keeps a liquid block as its key block plus its micro-blocks, one record each,
+ * and writes the full block once the next height is committed (store.ts, F.MICRO): the
+ * block bytes read back are the chain's at every step — while liquid, once final, after a
+ * rollback that makes it liquid again — and a rollback returns every
+ * transaction of the removed liquid blocks.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { equalBytes } from '../../src/crypto/encoding.js';
+import { Block } from '../../src/protocol/blocks/block.js';
+import { alice, bob, ChainNode, Clock, minerA, p, transfer } from '../chain/fork-fixture.js';
+
+const bytesAt = (node: ChainNode, h: number): Uint8Array => node.store.blockBytes(h)!;
+
+describe('liquid blocks in the store', () => {
+  it('read back exactly while liquid, once final, and liquid again after a rollback', () => {
+    const clock = new Clock();
+    const node = ChainNode.create('liquid', clock, [minerA]);
+    const key1 = node.forge();
+    const h1 = node.chain.height();
+    assert.ok(equalBytes(bytesAt(node, h1), key1.bytes), 'a key block alone');
+    const sent = [transfer(clock, alice, bob, 1n), transfer(clock, alice, bob, 2n), transfer(clock, bob, alice, 3n)];
+    for (const tx of sent) node.micro([tx]);
+    const liquid1 = node.chain.lastBlock();
+    const inRound1 = clock.now;
+    assert.equal(liquid1.transactions.length, 3);
+    assert.ok(equalBytes(bytesAt(node, h1), liquid1.bytes), 'the liquid block assembled from its micro-blocks');
+    assert.ok(equalBytes(Block.fromBytes(p, bytesAt(node, h1)).id, liquid1.id));
+
+    clock.nextRound();
+    node.forge();
+    const h2 = node.chain.height();
+    assert.equal(h2, h1 + 1);
+    assert.ok(equalBytes(bytesAt(node, h1), liquid1.bytes), 'final after the next key block');
+    node.micro([transfer(clock, alice, bob, 4n)]);
+    const liquid2 = node.chain.lastBlock();
+    assert.ok(equalBytes(bytesAt(node, h2), liquid2.bytes));
+
+    // Back to h1: h1 is liquid again (its micro-blocks assemble it), its block unchanged.
+    const returned = node.chain.rollbackTo(h1);
+    assert.deepEqual(returned.map((t) => t.idBase58), liquid2.transactions.map((t) => t.idBase58));
+    assert.ok(equalBytes(bytesAt(node, h1), liquid1.bytes));
+    // It takes more micro-blocks, then a key block finalizes it with all of them.
+    clock.now = inRound1;
+    node.micro([transfer(clock, alice, bob, 5n)]);
+    const liquid1b = node.chain.lastBlock();
+    assert.equal(liquid1b.transactions.length, 4);
+    assert.ok(equalBytes(bytesAt(node, h1), liquid1b.bytes));
+    clock.nextRound();
+    node.forge();
+    assert.ok(equalBytes(bytesAt(node, h1), liquid1b.bytes));
+
+    // Rolling back below h1 returns every transaction of the liquid block, in order.
+    const all = node.chain.rollbackTo(h1 - 1);
+    assert.deepEqual(all.map((t) => t.idBase58), liquid1b.transactions.map((t) => t.idBase58));
+    assert.equal(node.store.blockBytes(h1), undefined);
+  });
+});
