@@ -85,8 +85,9 @@ export class Blockchain implements ChainHeaders {
   private readonly headers = new Map<number, Block>();
   /**
    * The micro-blocks of the liquid block at the top height, in order, as they were applied
-   * (kept in memory: peers ask for them by total signature, and a key block that references
-   * one of them keeps only those up to it). Empty after a restart or a whole-block append.
+   * (peers ask for them by total signature, and a key block that references one of them
+   * keeps only those up to it). Read back from the store on start; empty after a
+   * whole-block append.
    */
   private liquidMicros: MicroBlock[] = [];
   private listeners: Array<(event: ChainEvent) => void> = [];
@@ -100,6 +101,7 @@ export class Blockchain implements ChainHeaders {
     this.txExpireTimeoutMs = o.txExpireTimeoutMs;
     this.now = o.now;
     this.tip = this.readBlock(this.store.height());
+    this.liquidMicros = this.tip === undefined ? [] : this.store.microBlocksAt(this.store.height());
   }
 
   /** Applies the configured genesis block to an empty store, or checks the stored one is it. */

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { ADDRESS_LENGTH } from '../crypto/address.js';
 import { Block } from '../protocol/blocks/block.js';
-import { assembleLiquidBlock, parseMicroBlock } from '../protocol/blocks/micro-block.js';
+import { assembleLiquidBlock, parseMicroBlock, type MicroBlock } from '../protocol/blocks/micro-block.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import {
@@ -483,7 +483,8 @@ export class Store implements StateView {
     return v !== undefined && v.length === 4 && readU32(v) === height;
   }
 
-  private microBlocksAt(height: number) {
+  /** The stored micro-blocks of a height, in order (the top height's are those of its liquid block). */
+  microBlocksAt(height: number): MicroBlock[] {
     const start = microKey(height, 0);
     const end = microKey(height + 1, 0);
     return [...this.db.getRange({ start, end })].map(({ value }) => parseMicroBlock(this.protocol, Uint8Array.from(value)));

@@ -2,12 +2,13 @@
  * The store keeps a liquid block as its key block plus its micro-blocks, one record each,
  * and writes the full block once the next height is committed (store.ts, F.MICRO): the
  * block bytes read back are the chain's at every step — while liquid, once final, after a
- * rollback that makes it liquid again — and a rollback returns every
+ * rollback that makes it liquid again, on a chain reopened over the store — and a rollback returns every
  * transaction of the removed liquid blocks.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { equalBytes } from '../../src/crypto/encoding.js';
+import { Blockchain } from '../../src/chain/blockchain.js';
 import { Block } from '../../src/protocol/blocks/block.js';
 import { alice, bob, ChainNode, Clock, minerA, p, transfer } from '../chain/fork-fixture.js';
 
@@ -27,6 +28,11 @@ describe('liquid blocks in the store', () => {
     assert.equal(liquid1.transactions.length, 3);
     assert.ok(equalBytes(bytesAt(node, h1), liquid1.bytes), 'the liquid block assembled from its micro-blocks');
     assert.ok(equalBytes(Block.fromBytes(p, bytesAt(node, h1)).id, liquid1.id));
+    // A chain opened on the store (a restart) has the liquid block and its micro-blocks back.
+    const reopened = new Blockchain({ store: node.store, protocol: p, settings: node.chain.settings, features: node.chain.features, consensus: node.rules, txExpireTimeoutMs: 3_600_000, now: clock.read });
+    assert.ok(equalBytes(reopened.lastBlock().id, liquid1.id));
+    assert.equal(reopened.liquidMicroBlocks().length, 3);
+    assert.ok(reopened.microBlock(liquid1.id) !== undefined, 'peers can still ask for its micro-blocks');
 
     clock.nextRound();
     node.forge();
