@@ -67,10 +67,18 @@ export interface DevnetOptions {
    * others refuse their handshakes until then. Default 0.
    */
   readonly joining?: number;
+  /** PoA warnings and bans (default WE's example: 100 blocks, 3 warnings, 40 %). */
+  readonly bans?: Partial<DevnetBans>;
   /** Keystore options (tests use a cheap scrypt). */
   readonly keystore?: KeystoreOptions;
   /** Genesis time (default now). */
   readonly now?: () => bigint;
+}
+
+export interface DevnetBans {
+  readonly banDurationBlocks: number;
+  readonly warningsForBan: number;
+  readonly maxBansPercentage: number;
 }
 
 export interface DevnetNode {
@@ -154,11 +162,14 @@ function devnetGenesis(protocol: Protocol, nodes: readonly KeyPair[], dev: reado
   return { ...unsigned, genesisPublicKey: signer.publicKey, signature: block.signature };
 }
 
-function chainSettings(genesis: GenesisSettings, roundDurationMs: number, syncDurationMs: number): ChainSettings {
+/** WE's example PoA ban settings (ban-duration-blocks 100, warnings-for-ban 3, max-bans-percentage 40). */
+const DEVNET_BANS: DevnetBans = { banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 };
+
+function chainSettings(genesis: GenesisSettings, roundDurationMs: number, syncDurationMs: number, bans: DevnetBans): ChainSettings {
   return {
     crypto: 'waves',
     chainId: DEV_CHAIN_ID,
-    consensus: { type: 'poa', roundDurationMs, syncDurationMs, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 },
+    consensus: { type: 'poa', roundDurationMs, syncDurationMs, ...bans },
     genesis,
     fees: DEFAULT_FEES,
     functionality: {
@@ -262,7 +273,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   }
   const dev = devAccounts(protocol);
   const genesis = devnetGenesis(protocol, keys.slice(0, o.nodes - joining), dev, (o.now ?? (() => BigInt(Date.now())))());
-  const chain = chainSettings(genesis, roundDurationMs, syncDurationMs);
+  const chain = chainSettings(genesis, roundDurationMs, syncDurationMs, { ...DEVNET_BANS, ...o.bans });
   for (const node of nodes) {
     mkdirSync(node.dir, { recursive: true, mode: 0o700 });
     const keystore = Keystore.open(join(node.dir, 'keystore.json'), protocol.addresses, o.keystore);

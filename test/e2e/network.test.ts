@@ -33,7 +33,7 @@ import { devnetNodeKeyPair, freeLoopbackPort } from '../../src/node/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
-import { Devnet, sleep, until, type NetNode } from '../support/network.js';
+import { Devnet, oneChain, sleep, until, type NetNode } from '../support/network.js';
 
 const NODES = 4;
 
@@ -77,22 +77,6 @@ async function confirmedOn(nodes: readonly NetNode[], ids: readonly string[], ti
     },
     timeoutMs,
     300,
-  );
-}
-
-/** Every node reports the same signature at every height below the lowest top (the top may be liquid). */
-async function oneChain(nodes: readonly NetNode[], timeoutMs = 20_000): Promise<number> {
-  return until(
-    `one chain on ${nodes.map((n) => n.spec.name).join(', ')}`,
-    async () => {
-      const heights = await Promise.all(nodes.map((n) => n.height()));
-      const common = Math.min(...heights) - 1;
-      if (common < 2) return undefined;
-      const chains = await Promise.all(nodes.map((n) => n.signatures(common)));
-      return chains.every((c) => c.join() === chains[0]!.join()) ? common : undefined;
-    },
-    timeoutMs,
-    500,
   );
 }
 

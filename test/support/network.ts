@@ -228,3 +228,19 @@ export class Devnet {
     return this.nodes.map((n) => `--- ${n.spec.name} ---\n${n.output().slice(-chars)}`).join('\n');
   }
 }
+
+/** Every node reports the same signature at every height below the lowest top (the top may be liquid). */
+export async function oneChain(nodes: readonly NetNode[], timeoutMs = 20_000): Promise<number> {
+  return until(
+    `one chain on ${nodes.map((n) => n.spec.name).join(', ')}`,
+    async () => {
+      const heights = await Promise.all(nodes.map((n) => n.height()));
+      const common = Math.min(...heights) - 1;
+      if (common < 2) return undefined;
+      const chains = await Promise.all(nodes.map((n) => n.signatures(common)));
+      return chains.every((c) => c.join() === chains[0]!.join()) ? common : undefined;
+    },
+    timeoutMs,
+    500,
+  );
+}
