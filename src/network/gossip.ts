@@ -16,6 +16,7 @@
  * Seen-caches (bounded, with a ttl) record which peers have which item, so nothing is
  * sent to a peer twice or processed twice. `Gossip` is the transport's events object.
  */
+import { createHash } from 'node:crypto';
 import type { ChainEvent } from '../chain/blockchain.js';
 import { applyKeyBlock, signaturesReply } from '../chain/fork.js';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
@@ -117,6 +118,12 @@ export class Gossip implements PeerTransportEvents {
   private readonly peers = new Map<number, Peer>();
   /** Transactions by id → peers that have them. */
   private readonly txs: SeenCache<Set<number>>;
+  /**
+   * Transaction payloads seen, by their SHA-256, → the transaction's key in `txs`: the same
+   * transaction relayed by several peers is parsed once (WE drops identical payloads at its
+   * codec within received-txs-cache-timeout too).
+   */
+  private readonly txPayloads: SeenCache<string>;
   /** Key blocks by id → peers that have them. */
   private readonly blocks: SeenCache<Set<number>>;
   /** Micro-block inventories by total signature. */
@@ -142,6 +149,7 @@ export class Gossip implements PeerTransportEvents {
     this.sync = new ChainSync(deps, (f) => this.asNetwork(f));
     const s = this.sync.settings;
     this.txs = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.txPayloads = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.blocks = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.inventories = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.processedMicros = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
@@ -199,8 +207,17 @@ export class Gossip implements PeerTransportEvents {
         return this.answerGetBlocks(peer, decodeGetBlocks(payload, idLength));
       case MessageCode.Block:
         return this.onBlock(peer, decodeBlock(this.deps.protocol, payload));
-      case MessageCode.Transaction:
-        return this.onTransaction(peer, decodeTransaction(this.deps.protocol, payload));
+      case MessageCode.Transaction: {
+        const digest = createHash('sha256').update(payload).digest('base64');
+        const seen = this.txPayloads.get(digest);
+        if (seen !== undefined) {
+          this.txs.get(seen)?.add(peer.id);
+          return;
+        }
+        const tx = decodeTransaction(this.deps.protocol, payload);
+        this.txPayloads.set(digest, k(tx.id));
+        return this.onTransaction(peer, tx);
+      }
       case MessageCode.MicroBlockInventory:
         return this.onInventory(peer, payload);
       case MessageCode.MicroBlockRequest: {
