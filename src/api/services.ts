@@ -96,6 +96,19 @@ export interface NodeStatus {
   readonly updatedDate: string;
   /** When the check finished (system clock, ms). */
   readonly lastCheckTimestamp: bigint;
+  /** Beyond WE: present only while the node catches up from a peer. */
+  readonly synchronization?: SyncProgress;
+}
+
+/** A running catch-up from a peer (the sync channel). */
+export interface SyncProgress {
+  /** The peer, `/host:port`. */
+  readonly peer: string;
+  /** The chain score the peer announced, and this node's (decimal: scores pass 2^64). */
+  readonly targetScore: string;
+  readonly localScore: string;
+  /** Blocks taken from peers' extensions since the node started. */
+  readonly blocksApplied: number;
 }
 
 /** The external services WE's `/node/healthcheck?service=` knows (its Hyphencase names). */

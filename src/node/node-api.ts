@@ -3,7 +3,7 @@
  * (api/services.ts NodeControlService and DebugService), implemented over its parts: the
  * chain, pool, store, keystore, loggers and health checks.
  */
-import type { AnchoringConfig, DebugInfo, DebugService, NodeConfigInfo, NodeControlService, Portfolio } from '../api/services.js';
+import type { AnchoringConfig, DebugInfo, DebugService, NodeConfigInfo, NodeControlService, Portfolio, SyncProgress } from '../api/services.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import { validateFee } from '../chain/fees.js';
 import { FEE_NAMES } from '../chain/settings.js';
@@ -89,8 +89,8 @@ export interface NodeApiParts {
   readonly systemClock: () => bigint;
   /** Stops the node after the current answers (and exits the process when run from the CLI). */
   readonly requestStop: () => void;
-  /** The sync channel while the node catches up from a peer ("/host:port"); undefined when idle or without a network. */
-  readonly syncingFrom: () => string | undefined;
+  /** The catch-up from a peer while one runs; undefined when idle or without a network. */
+  readonly syncProgress: () => SyncProgress | undefined;
 }
 
 /** `/node/config`: WE's NodeConfigResponse facts of this node. */
@@ -125,7 +125,11 @@ export function nodeControlService(parts: NodeApiParts): NodeControlService {
   return {
     agentName: AGENT_NAME,
     config: () => info,
-    status: () => parts.health.nodeStatus(),
+    status: async () => {
+      const status = await parts.health.nodeStatus();
+      const synchronization = parts.syncProgress();
+      return synchronization === undefined ? status : { ...status, synchronization };
+    },
     externalStatus: (service) => parts.health.externalStatus(service),
     loggers: () => parts.loggers.levels(),
     setLoggerLevel: (logger, level) => {
@@ -198,7 +202,7 @@ export function debugService(parts: NodeApiParts): DebugService {
     info(): DebugInfo {
       // The block loader is idle unless a sync exchange with a peer runs; Weft keeps no
       // cache of served blocks, and the liquid block's micro-blocks are what peers can ask for.
-      const syncing = parts.syncingFrom();
+      const syncing = parts.syncProgress()?.peer;
       return {
         stateHeight: chain.height(),
         extensionLoaderState: syncing === undefined ? 'State(Idle)' : `State(ExpectingBlocks(${syncing}))`,

@@ -325,9 +325,10 @@ export class Node {
       liquid: control.liquid,
       now: this.now,
       systemClock: control.systemNow,
-      syncingFrom: () => {
-        const status = this.p2p?.syncStatus();
-        return status?.syncing === true ? status.peer : undefined;
+      syncProgress: () => {
+        const s = this.p2p?.syncStatus();
+        if (s === undefined || !s.syncing || s.peer === undefined) return undefined;
+        return { peer: s.peer, targetScore: (s.targetScore ?? s.bestPeerScore ?? 0n).toString(), localScore: s.localScore.toString(), blocksApplied: s.blocksApplied };
       },
       requestStop: () => {
         // After the answer that asked for it has gone out.

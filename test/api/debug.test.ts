@@ -11,12 +11,13 @@ import pino from 'pino';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { NodeHealth } from '../../src/node/health.js';
 import { NodeLoggers } from '../../src/node/logging.js';
-import { debugService, LiquidBlockTracker, MINING_BALANCE_DEPTH } from '../../src/node/node-api.js';
+import { debugService, LiquidBlockTracker, MINING_BALANCE_DEPTH, nodeControlService, type NodeApiParts } from '../../src/node/node-api.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { inject, type Answer, type InjectOptions } from './inject.js';
 import { DEV_API_KEY, seededNode, WEST, type SeededNode } from './seeded-node.js';
 
 const KEY = { 'x-api-key': DEV_API_KEY };
+const SYNCING = { peer: '/127.0.0.1:6864', targetScore: '123456789012345678901234', localScore: '1000', blocksApplied: 7 };
 
 const call = (s: SeededNode, method: 'GET' | 'POST' | 'DELETE', url: string, options: InjectOptions = {}): Promise<Answer> => inject(s.app, method, url, options);
 
@@ -149,10 +150,10 @@ describe('/debug on a seeded node', () => {
     assert.deepEqual((await get(s, '/debug/minerInfo')).json, [], 'no miner, no mining info (WE: Left("Disabled") for every account)');
   });
 
-  it('minerInfo and minerState of a mining node: balances over 1000 blocks, the next slot', () => {
+  it('minerInfo and minerState of a mining node: balances over 1000 blocks, the next slot; a running sync in info and status', async () => {
     const { node } = s;
     const loggers = new NodeLoggers(pino({ level: 'silent' }), 'OFF');
-    const debug = debugService({
+    const parts: NodeApiParts = {
       config: node.config,
       protocol: node.protocol,
       store: node.store,
@@ -167,9 +168,11 @@ describe('/debug on a seeded node', () => {
       now: () => s.now(),
       systemClock: () => s.now(),
       requestStop: () => undefined,
-      syncingFrom: () => '/127.0.0.1:6864',
-    });
+      syncProgress: () => SYNCING,
+    };
+    const debug = debugService(parts);
     assert.equal(debug.info().extensionLoaderState, 'State(ExpectingBlocks(/127.0.0.1:6864))', 'a sync exchange with a peer shows in the loader state');
+    assert.deepEqual((await nodeControlService(parts).status()).synchronization, SYNCING, '/node/status shows the catch-up (beyond WE)');
     const info = debug.minerInfo();
     assert.deepEqual(
       info.map((i) => i.address),

@@ -31,6 +31,17 @@ const NodeStatus = Type.Object(
     updatedTimestamp: S.Int64({ description: 'Timestamp of the last block' }),
     updatedDate: Type.String({ description: 'The same instant, ISO-8601' }),
     lastCheckTimestamp: S.Int64({ description: 'When the health check ran' }),
+    synchronization: Type.Optional(
+      Type.Object(
+        {
+          peer: Type.String({ description: 'The peer the node catches up from, `/host:port`' }),
+          targetScore: Type.String({ pattern: '^[0-9]+$', description: 'Chain score the peer announced (decimal)' }),
+          localScore: Type.String({ pattern: '^[0-9]+$', description: "This node's chain score (decimal)" }),
+          blocksApplied: S.Int32({ description: 'Blocks taken from peers since the node started' }),
+        },
+        { description: 'Beyond WE: present only while the node catches up from a peer' },
+      ),
+    ),
   },
   { $id: 'NodeStatus' },
 );
