@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { lookup, reverse } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
@@ -30,7 +31,7 @@ import { Gossip } from './gossip.js';
 import { encodeTransaction } from './messages.js';
 import type { NetworkDeps, SyncSettings, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
-import { createPeerTransport } from './transport.js';
+import { createPeerTransport, type TransportTlsOptions } from './transport.js';
 import { MessageCode, type HandshakeInfo, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
 
 /** The `node.network` settings the network runs on (node/config.ts's NetworkSettings has them all). */
@@ -50,6 +51,8 @@ export interface NodeNetworkSettings {
   readonly enablePeersExchange: boolean;
   readonly peersDataResidenceTimeMs: number;
   readonly suspensionResidenceTimeMs: number;
+  /** PEM files for TLS on every P2P connection; undefined: plain TCP. */
+  readonly tls?: { readonly keyFile: string; readonly certFile: string; readonly caFile: string | undefined } | undefined;
 }
 
 export interface NetworkLog {
@@ -172,6 +175,7 @@ export class NodeNetwork {
       idleTimeoutMs: s.breakIdleConnectionsTimeoutMs,
       maxConnections: s.maxSimultaneousConnections,
       logger: o.log,
+      ...(s.tls === undefined ? {} : { tls: readTlsFiles(s.tls) }),
     });
     const port = await transport.listen(s.bindAddress, s.port);
     const own: PeerEndpoint[] = [{ host: s.bindAddress, port }];
@@ -342,4 +346,20 @@ async function reverseName(ip: string): Promise<string> {
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
+}
+
+/** The PEM files of `node.network.tls`, read at start (a missing file stops the node, naming it). */
+function readTlsFiles(files: { readonly keyFile: string; readonly certFile: string; readonly caFile: string | undefined }): TransportTlsOptions {
+  const read = (path: string, what: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (e) {
+      throw new Error(`node.network.tls.${what}: cannot read ${path}: ${(e as Error).message}`, { cause: e });
+    }
+  };
+  return {
+    key: read(files.keyFile, 'key-file'),
+    cert: read(files.certFile, 'cert-file'),
+    ...(files.caFile === undefined ? {} : { ca: read(files.caFile, 'ca-file') }),
+  };
 }

@@ -155,6 +155,9 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
         'tx-buffer-size': network.txBufferSize,
         'peers-data-residence-time': durationText(network.peersDataResidenceTimeMs),
         'suspension-residence-time': durationText(network.suspensionResidenceTimeMs),
+        ...(network.tls === undefined
+          ? {}
+          : { tls: { enable: true, 'key-file': network.tls.keyFile, 'cert-file': network.tls.certFile, ...(network.tls.caFile === undefined ? {} : { 'ca-file': network.tls.caFile }) } }),
       },
     },
   };

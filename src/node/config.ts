@@ -424,6 +424,15 @@ export interface PeerAddress {
   readonly port: number;
 }
 
+export interface NetworkTlsFiles {
+  /** PEM private key of this node's certificate. */
+  readonly keyFile: string;
+  /** PEM certificate (chain) this node presents. */
+  readonly certFile: string;
+  /** PEM CA certificates a peer's certificate must chain to; absent: the system's. */
+  readonly caFile: string | undefined;
+}
+
 export interface NetworkSettings {
   readonly bindAddress: string;
   readonly port: number;
@@ -445,6 +454,12 @@ export interface NetworkSettings {
   readonly peersDataResidenceTimeMs: number;
   /** `network.suspension-residence-time`: how long a peer address stays suspended after a failed attempt or garbage. */
   readonly suspensionResidenceTimeMs: number;
+  /**
+   * TLS on the P2P connections (`node.network.tls`): WE's switch is a boolean with key
+   * material from its keystore; Weft reads PEM files, so TLS is written as a section
+   * `tls { enable = true, key-file, cert-file, ca-file }` (`tls = false` is accepted as WE writes it).
+   */
+  readonly tls: NetworkTlsFiles | undefined;
 }
 
 /** `node.miner` beyond what chain/settings.ts names. */
@@ -842,7 +857,18 @@ function readNetwork(node: ConfigSection): NetworkSettings {
     txBufferSize: n.int('tx-buffer-size', d.txBufferSize, { min: 1 }),
     peersDataResidenceTimeMs: positive('peers-data-residence-time', d.peersDataResidenceTimeMs),
     suspensionResidenceTimeMs: positive('suspension-residence-time', d.suspensionResidenceTimeMs),
+    tls: readNetworkTls(n),
   };
+}
+
+function readNetworkTls(n: ConfigSection): NetworkTlsFiles | undefined {
+  const v = n.get('tls');
+  if (v === undefined || v === false) return undefined;
+  if (v === true) fail(n.at('tls'), 'Weft reads TLS keys from PEM files: write tls { enable = true, key-file = "…", cert-file = "…", ca-file = "…" }');
+  const t = n.section('tls');
+  if (!t.bool('enable', true)) return undefined;
+  const caFile = t.optionalString('ca-file');
+  return { keyFile: t.string('key-file'), certFile: t.string('cert-file'), caFile };
 }
 
 function readFeatures(node: ConfigSection): FeaturesSettings {

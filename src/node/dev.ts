@@ -273,6 +273,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       nodeName: 'weft-dev',
       nonce: 0n,
       knownPeers: [],
+      tls: undefined,
     },
     features: { ...DEFAULTS.features, supported: [] },
   };

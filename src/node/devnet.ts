@@ -34,7 +34,7 @@ import { stringifyJson } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings } from '../chain/settings.js';
-import { apiKeyHash, DEFAULTS, type NodeConfig, type PeerAddress } from './config.js';
+import { apiKeyHash, DEFAULTS, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from './config.js';
 import { renderNodeConfig } from './config-render.js';
 import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, devAccounts, devProtocol, loopbackApi, type DevAccount } from './dev.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
@@ -69,6 +69,8 @@ export interface DevnetOptions {
   readonly joining?: number;
   /** PoA warnings and bans (default WE's example: 100 blocks, 3 warnings, 40 %). */
   readonly bans?: Partial<DevnetBans>;
+  /** TLS on the P2P connections, the same PEM files for every node. */
+  readonly tls?: NetworkTlsFiles;
   /** Keystore options (tests use a cheap scrypt). */
   readonly keystore?: KeystoreOptions;
   /** Genesis time (default now). */
@@ -218,6 +220,7 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
       knownPeers: peers,
       attemptConnectionDelayMs: 1000,
       suspensionResidenceTimeMs: 5000,
+      tls: o.tls,
     },
     features: { ...DEFAULTS.features, supported: [] },
   };

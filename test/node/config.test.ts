@@ -356,6 +356,8 @@ describe('invalid and missing values name their path', () => {
     [['node.network.known-peers = ["nohost"]'], 'node.network.known-peers(0)', 'expected "host:port", got "nohost"'],
     [['node.network.known-peers = "a:1"'], 'node.network.known-peers', 'expected a list, got "a:1"'],
     [['node.network.handshake-timeout = 0s'], 'node.network.handshake-timeout', 'must be > 0'],
+    [['node.network.tls = true'], 'node.network.tls', /reads TLS keys from PEM files/],
+    [['node.network.tls { cert-file = "c.pem" }'], 'node.network.tls.key-file', /required/],
     [['node.logging-level = LOUD'], 'node.logging-level', 'expected one of TRACE, DEBUG, INFO, WARN, ERROR, got "LOUD"'],
     [['node.blockchain.consensus = 5'], 'node.blockchain.consensus', 'expected an object, got 5'],
   ];
@@ -393,6 +395,14 @@ describe('invalid and missing values name their path', () => {
       { requireSignedGenesis: false },
     );
     assert.equal(chain.genesis.initialBalance, 100000000000000001n);
+  });
+
+  it('node.network.tls: off as WE writes it, or PEM files (off again with enable = false)', async () => {
+    assert.equal((await configWith()).network.tls, undefined);
+    assert.equal((await configWith('node.network.tls = false')).network.tls, undefined);
+    assert.deepEqual((await configWith('node.network.tls { key-file = "k.pem", cert-file = "c.pem", ca-file = "ca.pem" }')).network.tls, { keyFile: 'k.pem', certFile: 'c.pem', caFile: 'ca.pem' });
+    assert.deepEqual((await configWith('node.network.tls { key-file = "k.pem", cert-file = "c.pem" }')).network.tls, { keyFile: 'k.pem', certFile: 'c.pem', caFile: undefined });
+    assert.equal((await configWith('node.network.tls { enable = false, key-file = "k.pem", cert-file = "c.pem" }')).network.tls, undefined);
   });
 
   it('reports HOCON syntax errors with the file', async () => {
