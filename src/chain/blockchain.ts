@@ -237,35 +237,7 @@ export class Blockchain implements ChainHeaders {
 
   /** Appends a key block on top of the current (liquid) block. */
   appendKeyBlock(block: Block): void {
-    const tip = this.lastBlock();
-    const height = this.height() + 1;
-    if (!equalBytes(block.reference, tip.id)) {
-      throw genericError(`Block ${block.idBase58} does not reference the last block ${tip.idBase58}`, 'reference');
-    }
-    if (block.version !== 3) throw genericError(`Block version ${block.version} is not allowed at height ${height}`, 'version');
-    if (block.transactions.length > 0) throw genericError('A key block carries no transactions (NG)', 'transactions');
-    if (!block.hasValidSignature()) throw genericError(`Block ${block.idBase58} has an invalid signature`, 'signature');
-    this.consensus.validateKeyBlock(block, this, this.store, this.now());
-    const state = new MutableState(this.store, height);
-    const carry = state.carryFee();
-    if (carry !== 0n) {
-      state.addBalance(this.protocol.addresses.fromPublicKey(block.generator).bytes, null, carry);
-      state.setCarryFee(0n);
-    }
-    this.consensus.afterKeyBlock(state, block, height, this);
-    recordFeatureVotes(state, block, height, this.settings.functionality);
-    this.store.commit({
-      pruneUndoAt: height - this.settings.maxRollbackDepth,
-      height,
-      blockBytes: block.bytes,
-      blockIds: [{ id: block.id, transactionCount: 0 }],
-      headerBytes: headerOf(block).bytes,
-      ...this.liquidBelow(tip),
-      changes: state.changes(),
-    });
-    this.tip = block;
-    this.liquidMicros = [];
-    this.emit({ kind: 'block', height, block });
+    this.appendWhole(block, true);
   }
 
   /**
@@ -274,16 +246,17 @@ export class Blockchain implements ChainHeaders {
    * transaction validated and applied, in one commit.
    */
   appendBlock(block: Block): void {
-    if (block.transactions.length === 0) {
-      this.appendKeyBlock(block);
-      return;
-    }
+    this.appendWhole(block, false);
+  }
+
+  private appendWhole(block: Block, keyBlockOnly: boolean): void {
     const tip = this.lastBlock();
     const height = this.height() + 1;
     if (!equalBytes(block.reference, tip.id)) {
       throw genericError(`Block ${block.idBase58} does not reference the last block ${tip.idBase58}`, 'reference');
     }
     if (block.version !== 3) throw genericError(`Block version ${block.version} is not allowed at height ${height}`, 'version');
+    if (keyBlockOnly && block.transactions.length > 0) throw genericError('A key block carries no transactions (NG)', 'transactions');
     if (!block.hasValidSignature()) throw genericError(`Block ${block.idBase58} has an invalid signature`, 'signature');
     this.consensus.validateKeyBlock(block, this, this.store, this.now());
     const state = new MutableState(this.store, height);
@@ -295,10 +268,12 @@ export class Blockchain implements ChainHeaders {
     }
     this.consensus.afterKeyBlock(state, block, height, this);
     recordFeatureVotes(state, block, height, this.settings.functionality);
-    const ctx = this.txContext(height, block.timestamp, tip.timestamp, block.generator);
-    for (const tx of block.transactions) {
-      const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });
-      this.shareFee(state, miner, fee);
+    if (block.transactions.length > 0) {
+      const ctx = this.txContext(height, block.timestamp, tip.timestamp, block.generator);
+      for (const tx of block.transactions) {
+        const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });
+        this.shareFee(state, miner, fee);
+      }
     }
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,

@@ -15,7 +15,6 @@
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 import { genericError, WeError } from '../protocol/errors.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
 import { k } from '../state/view.js';
 import type { Blockchain } from './blockchain.js';
 
@@ -24,9 +23,12 @@ export const DEFAULT_MAX_ROLLBACK = 100;
 /** WE's synchronization.max-chain-length: ids after the common one in a Signatures reply. */
 export const DEFAULT_MAX_CHAIN_LENGTH = 101;
 
-/** Where dropped transactions go back to (the UTX pool's admission). */
-export interface TransactionSink {
-  put(tx: Transaction): unknown;
+/**
+ * The pool, to count the dropped transactions it took back: the pool itself puts them back
+ * on the chain's rollback event (utx.ts) and drops those the new chain holds.
+ */
+export interface PoolView {
+  get(id: Uint8Array): unknown;
 }
 
 export interface ForkOptions {
@@ -119,9 +121,9 @@ export type ExtensionResult =
  * back to the common block (within max-rollback and the store's rollback depth), appends
  * each block, and on any failure rolls back again and re-appends the dropped blocks, so it
  * is exactly as before. Transactions of dropped blocks that the new chain does not hold go
- * back to the pool (those now invalid are left out).
+ * back to the pool through its rollback handling (those now invalid are left out).
  */
-export function applyExtension(chain: Blockchain, pool: TransactionSink | undefined, blocks: readonly Block[], options: ForkOptions & { readonly force?: boolean }): ExtensionResult {
+export function applyExtension(chain: Blockchain, pool: PoolView | undefined, blocks: readonly Block[], options: ForkOptions & { readonly force?: boolean }): ExtensionResult {
   const { blockScore } = options;
   const maxRollback = options.maxRollback ?? DEFAULT_MAX_ROLLBACK;
   let first = 0;
@@ -160,18 +162,7 @@ export function applyExtension(chain: Blockchain, pool: TransactionSink | undefi
       return { kind: 'failed', error: e, block: block.id, restored };
     }
   }
-  let returnedToPool = 0;
-  if (pool !== undefined) {
-    for (const tx of droppedTxs) {
-      if (chain.store.transactionHeight(tx.id) !== undefined) continue;
-      try {
-        pool.put(tx);
-        returnedToPool++;
-      } catch (e) {
-        if (!(e instanceof WeError)) throw e;
-      }
-    }
-  }
+  const returnedToPool = pool === undefined ? 0 : droppedTxs.filter((tx) => pool.get(tx.id) !== undefined).length;
   return { kind: 'applied', added: toAppend.length, removed, score: localScore(chain, blockScore), returnedToPool };
 }
 
@@ -229,7 +220,7 @@ export type KeyBlockResult =
  * parent as our liquid block it replaces ours if its block score is higher, or if it is
  * the same block (generator, consensus data, reference, timestamp) with more transactions.
  */
-export function applyKeyBlock(chain: Blockchain, pool: TransactionSink | undefined, block: Block, options: ForkOptions): KeyBlockResult {
+export function applyKeyBlock(chain: Blockchain, pool: PoolView | undefined, block: Block, options: ForkOptions): KeyBlockResult {
   if (chain.heightOfBlock(block.id) !== undefined) return { kind: 'known' };
   const tip = chain.lastBlock();
   const top = chain.height();

@@ -11,7 +11,7 @@
  * pre-activated nor approved yet, at most 64.
  */
 import type { Blockchain } from '../chain/blockchain.js';
-import { featuresToVote, SUPPORT_ALL_IMPLEMENTED, type FeatureSupport } from '../chain/features.js';
+import { FEATURE, featuresToVote, SUPPORT_ALL_IMPLEMENTED, type FeatureSupport } from '../chain/features.js';
 import type { MinerSettings } from '../chain/settings.js';
 import type { UtxPool } from '../chain/utx.js';
 import type { KeyPair } from '../crypto/suite.js';
@@ -22,9 +22,6 @@ import { equalBytes } from '../protocol/bytes.js';
 import { microBlockWindow, planKeyBlock } from './poa.js';
 import { planPosKeyBlock } from './pos.js';
 import { PoaRules, poaHeaders, type PosRules } from './rules.js';
-
-/** Feature 160: micro-blocks v5 (liquid block signed in parallel). */
-const PARALLEL_LIQUID_BLOCK_GENERATION = 160;
 
 export interface MinerLog {
   info(obj: object, msg: string): void;
@@ -122,7 +119,7 @@ export class Miner {
       pool.all(),
       { maxTransactions: settings.maxTransactionsInMicroBlock, maxBlockBytes: settings.maxBlockSizeInBytes },
       this.o.keyPair.privateKey,
-      chain.features.isActive(PARALLEL_LIQUID_BLOCK_GENERATION, height),
+      chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
     );
     for (const { tx, error } of build.rejected) {
       pool.remove(tx.id);

@@ -21,8 +21,6 @@ export {
   blockDescription,
   blockFromFuture,
   calcBansLimit,
-  FEATURE_MINER_BAN_HISTORY_OPTIMISATION_FIX,
-  FEATURE_POA_OPTIMISATION_FIX,
   MAX_TIME_DRIFT_MS,
   microBlockOutOfBounds,
   PoaConsensus,

@@ -6,7 +6,6 @@
 export {
   calculateBaseTarget,
   calculateDelay,
-  FEATURE_CONSENSUS_FIX,
   GENERATING_BALANCE_DEPTH,
   GENESIS_GENERATION_SIGNATURE,
   generatingBalance,

@@ -28,7 +28,7 @@ import {
   type Policy,
   type TxLocation,
 } from './model.js';
-import type { StateChanges, StateView } from './view.js';
+import { k, type StateChanges, type StateView } from './view.js';
 
 /** Key families. Versioned families have a current-value family and a history family. */
 export const F = {
@@ -68,7 +68,7 @@ const META_HEIGHT = Uint8Array.from([F.META, 1]);
 const META_CHAIN = Uint8Array.from([F.META, 2]);
 /** Set once the ASSET_HOLDER index covers every asset balance in the store. */
 const META_ASSET_HOLDERS = Uint8Array.from([F.META, 4]);
-/** The height whose block is a key block plus stored micro-blocks (its full bytes not written yet); empty for none. */
+/** The height whose block is a key block plus stored micro-blocks (its full bytes not written yet) ‖ how many; empty for none. */
 const META_LIQUID = Uint8Array.from([F.META, 5]);
 const NO_LIQUID = new Uint8Array(0);
 const TOMBSTONE = Uint8Array.from([0xde, 0xad]);
@@ -84,8 +84,6 @@ const u32 = (n: number): Uint8Array => {
 };
 const microKey = (height: number, index: number): Uint8Array => cat(Uint8Array.from([F.MICRO]), u32(height), u32(index));
 
-/** Bytes as a string of the same length (a cheap map key). */
-const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 const readU32 = (b: Uint8Array, at = 0): number => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at);
 
 function cat(...parts: Uint8Array[]): Uint8Array {
@@ -239,7 +237,7 @@ export class Store implements StateView {
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
     const cacheable = assetId === null && !this.writing;
-    const key = cacheable ? latin1(address) : '';
+    const key = cacheable ? k(address) : '';
     if (cacheable) {
       const known = this.westBalances.get(key);
       if (known !== undefined) return known;
@@ -271,15 +269,7 @@ export class Store implements StateView {
 
   /** The smallest regular WEST balance in force at any height of [from, to]. */
   minBalance(address: Uint8Array, from: number, to: number): bigint {
-    const id = balanceId(address, null);
-    let min: bigint | undefined;
-    for (const h of new Set<number>([from, to, ...this.historyHeights(F.BALANCE, id, from, to)])) {
-      const at = Math.max(h, from);
-      if (at > to) continue;
-      const v = this.balanceAt(address, null, at);
-      if (min === undefined || v < min) min = v;
-    }
-    return min ?? 0n;
+    return minInForce(from, to, this.historyHeights(F.BALANCE, balanceId(address, null), from, to), (at) => this.balanceAt(address, null, at));
   }
 
   /**
@@ -339,16 +329,11 @@ export class Store implements StateView {
    * of [from, to] — WE's effective balance with confirmations and generating balance.
    */
   minEffectiveBalance(address: Uint8Array, from: number, to: number): bigint {
-    const heights = new Set<number>([from, to, ...this.historyHeights(F.BALANCE, balanceId(address, null), from, to), ...this.historyHeights(F.LEASE_BALANCE, address, from, to)]);
-    let min: bigint | undefined;
-    for (const h of heights) {
-      const at = Math.max(h, from);
-      if (at > to) continue;
+    const changes = [...this.historyHeights(F.BALANCE, balanceId(address, null), from, to), ...this.historyHeights(F.LEASE_BALANCE, address, from, to)];
+    return minInForce(from, to, changes, (at) => {
       const lb = this.leaseBalanceAt(address, at);
-      const eff = this.balanceAt(address, null, at) + lb.in - lb.out;
-      if (min === undefined || eff < min) min = eff;
-    }
-    return min ?? 0n;
+      return this.balanceAt(address, null, at) + lb.in - lb.out;
+    });
   }
 
   asset(assetId: Uint8Array): AssetInfo | undefined {
@@ -480,7 +465,7 @@ export class Store implements StateView {
   /** Whether the block at a height has micro-blocks whose full assembly is not written yet (only ever the top height). */
   private isLiquid(height: number): boolean {
     const v = this.db.get(META_LIQUID);
-    return v !== undefined && v.length === 4 && readU32(v) === height;
+    return v !== undefined && v.length >= 4 && readU32(v) === height;
   }
 
   /** The stored micro-blocks of a height, in order (the top height's are those of its liquid block). */
@@ -490,7 +475,12 @@ export class Store implements StateView {
     return [...this.db.getRange({ start, end })].map(({ value }) => parseMicroBlock(this.protocol, Uint8Array.from(value)));
   }
 
+  /** How many micro-blocks the liquid block at `height` has: kept beside its height in META_LIQUID. */
   private microBlockCount(height: number): number {
+    const v = this.db.get(META_LIQUID);
+    if (v === undefined || v.length < 4 || readU32(v) !== height) return 0;
+    if (v.length >= 8) return readU32(v, 4);
+    // Written before the count was kept: count the records.
     let n = 0;
     for (const _ of this.db.getKeys({ start: microKey(height, 0), end: microKey(height + 1, 0) })) n++;
     return n;
@@ -539,11 +529,12 @@ export class Store implements StateView {
         }
         if (c.blockBytes !== undefined) w.plain(cat(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
         if (c.microBlock !== undefined) {
-          w.plain(microKey(c.height, this.microBlockCount(c.height)), c.microBlock);
-          if (!this.isLiquid(c.height)) w.plain(META_LIQUID, u32(c.height));
+          const index = this.microBlockCount(c.height);
+          w.plain(microKey(c.height, index), c.microBlock);
+          w.plain(META_LIQUID, cat(u32(c.height), u32(index + 1)));
         }
-      for (const { id, transactionCount } of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), cat(u32(c.height), u32(transactionCount)));
-      if (c.headerBytes !== undefined) w.plain(cat(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
+        for (const { id, transactionCount } of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), cat(u32(c.height), u32(transactionCount)));
+        if (c.headerBytes !== undefined) w.plain(cat(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
         this.writeChanges(w, c.changes);
         void this.db.put(META_HEIGHT, u32(c.height));
         if (c.pruneUndoAt !== undefined && c.pruneUndoAt >= 1) this.pruneUndo(c.pruneUndoAt);
@@ -712,6 +703,21 @@ export class Store implements StateView {
 
 function balanceId(holder: Uint8Array, assetId: Uint8Array | null): Uint8Array {
   return assetId === null ? idPart(holder) : cat(idPart(holder), assetId);
+}
+
+/**
+ * The smallest of `valueAt` over [from, to], evaluated at `from`, `to` and every height in
+ * `changes` (heights where the value changed; one below `from` counts as `from`); 0 for an empty range.
+ */
+function minInForce(from: number, to: number, changes: readonly number[], valueAt: (height: number) => bigint): bigint {
+  let min: bigint | undefined;
+  for (const h of new Set<number>([from, to, ...changes])) {
+    const at = Math.max(h, from);
+    if (at > to) continue;
+    const v = valueAt(at);
+    if (min === undefined || v < min) min = v;
+  }
+  return min ?? 0n;
 }
 
 /** The first key after every key that starts with `prefix`. */

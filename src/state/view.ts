@@ -14,8 +14,6 @@ import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type Mi
 
 /** Map key of bytes. */
 export const k = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
-/** Bytes of a map key. */
-export const unk = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
 
 /** Key of a balance: holder bytes, then asset id bytes ('' for WEST). */
 const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => k(holder) + '|' + (assetId === null ? '' : k(assetId));

@@ -4,8 +4,6 @@ import {
   addressString,
   bannedMiners,
   blockDescription,
-  FEATURE_MINER_BAN_HISTORY_OPTIMISATION_FIX,
-  FEATURE_POA_OPTIMISATION_FIX,
   microBlockWindow,
   minerQueueAt,
   minersAtHeight,
@@ -14,6 +12,7 @@ import {
   planKeyBlock,
   type FeatureActivation,
 } from '../../src/consensus/poa.js';
+import { FEATURE } from '../../src/chain/features.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { produceMicroBlock } from '../../src/protocol/blocks/micro-block.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
@@ -314,7 +313,7 @@ describe('PoA warnings and bans', () => {
   it('cancels only the trailing warnings with feature 130, all warnings before it', () => {
     const seeded = [W(1n), B(2n, 1, []), W(3n)];
     for (const v2 of [true, false]) {
-      const features: FeatureActivation = (id) => id !== FEATURE_MINER_BAN_HISTORY_OPTIMISATION_FIX || v2;
+      const features: FeatureActivation = (id) => id !== FEATURE.MINER_BAN_HISTORY_OPTIMISATION || v2;
       const h = Harness.create({ miners: [a, b, c], features });
       h.commitChanges((s) => s.putMinerBanHistory(b.address, seeded));
       h.mine(b, 1);
@@ -337,13 +336,13 @@ describe('PoA warnings and bans', () => {
     // The generator itself can be the miner of a skipped round: its warnings are cancelled, then it is warned.
     assert.deepEqual(v2.history(a), [W(at(6))]);
     assert.deepEqual(v2.history(b), [W(at(6))]);
-    const v1 = run((id) => id !== FEATURE_MINER_BAN_HISTORY_OPTIMISATION_FIX);
+    const v1 = run((id) => id !== FEATURE.MINER_BAN_HISTORY_OPTIMISATION);
     assert.deepEqual(v1.history(c), [B(at(6), 3, [at(6), G])]);
   });
 
   it('with feature 119 caps the faulty rounds at n·warningsForBan − ⌊n·(1 − pct/100)⌋', () => {
     for (const fix of [true, false]) {
-      const h = Harness.create({ miners: [a, b, c], features: (id) => id !== FEATURE_POA_OPTIMISATION_FIX || fix });
+      const h = Harness.create({ miners: [a, b, c], features: (id) => id !== FEATURE.POA_OPTIMISATION || fix });
       h.mine(b, 1);
       // a's slot 3·k + 1 rounds after b: s = 10 → round 12.
       const post = h.mine(a, 12);

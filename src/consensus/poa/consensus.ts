@@ -14,6 +14,7 @@
  *   - 130 MinerBanHistoryOptimisationFix: at H − 1, ban history v2 (see ban-history.ts).
  */
 import { encodeBase58 } from '../../crypto/encoding.js';
+import { FEATURE } from '../../chain/features.js';
 import type { PoaSettings } from '../../chain/settings.js';
 import { ValidationError, WeError, genericError } from '../../protocol/errors.js';
 import type { Block } from '../../protocol/blocks/block.js';
@@ -27,9 +28,6 @@ import { PoaRounds, type RoundTimestamps } from './rounds.js';
 
 /** Whether a feature is active at a height (the chain's feature activation). */
 export type FeatureActivation = (featureId: number, height: number) => boolean;
-
-export const FEATURE_POA_OPTIMISATION_FIX = 119;
-export const FEATURE_MINER_BAN_HISTORY_OPTIMISATION_FIX = 130;
 
 /** WE's Consensus.MaxTimeDrift: a block may be at most this far ahead of the local clock. */
 export const MAX_TIME_DRIFT_MS = 100n;
@@ -117,8 +115,8 @@ export class PoaConsensus {
   /** How ban histories are read and written when the state is at `stateHeight`. */
   banMode(stateHeight: number): BanHistoryMode {
     return {
-      version: this.features(FEATURE_MINER_BAN_HISTORY_OPTIMISATION_FIX, stateHeight) ? 2 : 1,
-      modernOrdering: this.features(FEATURE_POA_OPTIMISATION_FIX, stateHeight),
+      version: this.features(FEATURE.MINER_BAN_HISTORY_OPTIMISATION, stateHeight) ? 2 : 1,
+      modernOrdering: this.features(FEATURE.POA_OPTIMISATION, stateHeight),
     };
   }
 
@@ -171,7 +169,7 @@ export class PoaConsensus {
     const { maxBansPercentage, warningsForBan } = this.settings;
     if (parentHeight === 1 || maxBansPercentage === 0) return [];
     const n = queue.size;
-    const fix = this.features(FEATURE_POA_OPTIMISATION_FIX, parentHeight + 1);
+    const fix = this.features(FEATURE.POA_OPTIMISATION, parentHeight + 1);
     let rounds = skipped;
     if (skipped > n && fix) {
       // Double arithmetic and truncation, as WE's (n * (1 - pct / 100.0)).toInt.
@@ -312,7 +310,7 @@ export class PoaConsensus {
   applyWarningsAndBans(state: MutableState, action: PoaPostAction): void {
     const stateHeight = action.height - 1;
     const mode = this.banMode(stateHeight);
-    const withHistoryFix = this.features(FEATURE_POA_OPTIMISATION_FIX, stateHeight);
+    const withHistoryFix = this.features(FEATURE.POA_OPTIMISATION, stateHeight);
     const H = action.height;
     const stored = banHistoryReader(state);
     const diff = new Map<string, { address: Uint8Array; entries: MinerBanEntry[] }>();

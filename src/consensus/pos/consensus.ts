@@ -19,8 +19,9 @@
  * Every function takes the chain's headers and the state it needs; nothing is cached.
  */
 import type { ChainHeaders } from '../../chain/blockchain.js';
+import { FEATURE } from '../../chain/features.js';
 import type { PosSettings } from '../../chain/settings.js';
-import { encodeBase58 } from '../../crypto/encoding.js';
+import { encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import type { Block } from '../../protocol/blocks/block.js';
 import { NG_BLOCK_VERSION } from '../../protocol/blocks/block.js';
 import { GENERATION_SIGNATURE_LENGTH, type ConsensusData, type PosConsensusData } from '../../protocol/blocks/consensus.js';
@@ -38,9 +39,6 @@ export const MIN_GENERATING_BALANCE = 10_000n * 100_000_000n;
 export const GENERATING_BALANCE_DEPTH = 1000;
 /** The hit is taken from the block this many heights below the parent (once the chain is that long). */
 export const HIT_SOURCE_DEPTH = 100;
-/** WE's BlockchainFeature.ConsensusFix ("Updated PoS"). */
-export const FEATURE_CONSENSUS_FIX = 100;
-
 const HIT_SIZE = 8;
 /** BigInt(1, 8 × 0xFF). */
 const MAX_HIT = (1n << 64n) - 1n;
@@ -191,7 +189,7 @@ export class PosConsensus {
       greatGrandParentTimestamp: parentHeight - 2 >= 1 ? chain.timestampAt(parentHeight - 2) : undefined,
       averageBlockDelaySeconds: this.averageBlockDelaySeconds,
       timestamp,
-      consensusFix: this.features(FEATURE_CONSENSUS_FIX, parentHeight),
+      consensusFix: this.features(FEATURE.CONSENSUS_FIX, parentHeight),
     });
   }
 
@@ -231,7 +229,7 @@ export class PosConsensus {
         throw genericError(`declared baseTarget ${declared.baseTarget} does not match calculated baseTarget ${expectedBaseTarget}`, 'consensusData');
       }
       const expectedSignature = generationSignature(block.protocol, parentData.generationSignature, block.generator);
-      if (!sameBytes(expectedSignature, declared.generationSignature)) {
+      if (!equalBytes(expectedSignature, declared.generationSignature)) {
         throw genericError(
           `Generation signatures does not match: Expected = ${encodeBase58(expectedSignature)}; Found = ${encodeBase58(declared.generationSignature)}`,
           'consensusData',
@@ -248,12 +246,6 @@ export class PosConsensus {
       throw e;
     }
   }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** The generation signature of genesis (32 zero bytes): what the first forger hashes. */

@@ -5,20 +5,18 @@
 import { Burn, Issue, Reissue, SponsorFee } from '../../protocol/transactions/assets.js';
 import { SetAssetScript } from '../../protocol/transactions/scripts.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
-import { INT64 } from '../../protocol/bytes.js';
+import { equalBytes, INT64 } from '../../protocol/bytes.js';
 import type { AssetInfo } from '../model.js';
 import type { StateView } from '../view.js';
-import { addressOf, payFee, sameBytes, senderOf, stateError, type Applier } from './context.js';
+import { addressOf, payFee, senderOf, stateError, type Applier } from './context.js';
+import { FEATURE } from '../../protocol/features.js';
 
-/** Feature ids these rules depend on (mirrors chain/features.ts; the state layer does not import it). */
-const DATA_TRANSACTION = 5;
-const BURN_ANY_TOKENS = 6;
 
 /** AssetOpsSupport.findAssetAndCheckCallerGrants. */
 function findAsset(state: StateView, tx: Transaction, assetId: Uint8Array, onlyIssuer: boolean): AssetInfo {
   const asset = state.asset(assetId);
   if (asset === undefined) throw stateError('Referenced assetId not found');
-  if (onlyIssuer && !sameBytes(addressOf(state, asset.issuer).bytes, senderOf(tx).bytes)) {
+  if (onlyIssuer && !equalBytes(addressOf(state, asset.issuer).bytes, senderOf(tx).bytes)) {
     throw stateError('Asset was issued by other address');
   }
   return asset;
@@ -50,7 +48,7 @@ export const applyReissue: Applier = (state, tx, ctx) => {
   const d = tx.data;
   const asset = findAsset(state, tx, d.assetId, true);
   if (!asset.reissuable) throw stateError('Asset is not reissuable');
-  if (INT64.MAX - d.quantity < asset.volume && ctx.isFeatureActive(DATA_TRANSACTION)) throw stateError('Asset total value overflow');
+  if (INT64.MAX - d.quantity < asset.volume && ctx.isFeatureActive(FEATURE.DATA_TRANSACTION)) throw stateError('Asset total value overflow');
   const sender = senderOf(tx).bytes;
   state.putAsset(d.assetId, { ...asset, volume: asset.volume + d.quantity, reissuable: asset.reissuable && d.reissuable });
   state.addBalance(sender, d.assetId, d.quantity);
@@ -61,7 +59,7 @@ export const applyReissue: Applier = (state, tx, ctx) => {
 export const applyBurn: Applier = (state, tx, ctx) => {
   if (!Burn.is(tx)) throw new Error('applyBurn: not a Burn');
   const d = tx.data;
-  const asset = findAsset(state, tx, d.assetId, !ctx.isFeatureActive(BURN_ANY_TOKENS));
+  const asset = findAsset(state, tx, d.assetId, !ctx.isFeatureActive(FEATURE.BURN_ANY_TOKENS));
   const sender = senderOf(tx).bytes;
   state.putAsset(d.assetId, { ...asset, volume: asset.volume - d.amount });
   state.addBalance(sender, d.assetId, -d.amount);

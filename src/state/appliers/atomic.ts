@@ -4,8 +4,9 @@
  * seeing the ones before it; the caller applies the container into a fork, so one failing
  * inner transaction leaves nothing behind. What the miner gets is the inner fees.
  */
+import { equalBytes } from '../../crypto/encoding.js';
 import { isAtomic } from '../../protocol/transactions/atomic.js';
-import { addressOf, payFee, sameBytes, senderOf, stateError, type Applier } from './context.js';
+import { addressOf, payFee, senderOf, stateError, type Applier } from './context.js';
 
 export const applyAtomic: Applier = (state, tx, ctx) => {
   if (!isAtomic(tx)) throw new Error('applyAtomic: not an Atomic');
@@ -13,7 +14,7 @@ export const applyAtomic: Applier = (state, tx, ctx) => {
   if (generator !== undefined) {
     const miner = tx.data.miner;
     if (miner === null) throw stateError('Atomic transaction validation failed: miner is empty');
-    if (!sameBytes(miner, generator)) {
+    if (!equalBytes(miner, generator)) {
       throw stateError(
         `Atomic transaction must be mined only by block creator: miner is '${addressOf(state, miner).toString()}', but block creator is '${addressOf(state, generator).toString()}'`,
       );

@@ -5,7 +5,7 @@
  * not end up spending what it leased out.
  */
 import { encodeBase58 } from '../../crypto/encoding.js';
-import type { MutableState, StateView } from '../view.js';
+import { k, type MutableState, type StateView } from '../view.js';
 import { balanceErrors } from './context.js';
 
 /** Spendable WEST: regular − lease-out. */
@@ -19,8 +19,6 @@ export function effectiveBalance(state: StateView, address: Uint8Array): bigint 
   return state.balance(address, null) + lease.in - lease.out;
 }
 
-const key = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
-
 interface HolderChanges {
   readonly holder: Uint8Array;
   readonly assets: Uint8Array[];
@@ -33,10 +31,10 @@ interface HolderChanges {
 export function validateBalances(before: StateView, fork: MutableState): void {
   const holders = new Map<string, HolderChanges>();
   const holderOf = (holder: Uint8Array): HolderChanges => {
-    let h = holders.get(key(holder));
+    let h = holders.get(k(holder));
     if (h === undefined) {
       h = { holder, assets: [] };
-      holders.set(key(holder), h);
+      holders.set(k(holder), h);
     }
     return h;
   };

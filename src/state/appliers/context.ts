@@ -143,10 +143,3 @@ export function payFee(state: MutableState, payer: Uint8Array, tx: Transaction):
     state.addBalance(issuer, null, -tx.fee);
   }
 }
-
-/** Equal byte strings. */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

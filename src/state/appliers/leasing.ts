@@ -3,15 +3,16 @@
  * lessor's lease-out and the lessee's lease-in grow; available = regular − lease-out and
  * effective = regular + lease-in − lease-out follow from them.
  */
+import { equalBytes } from '../../crypto/encoding.js';
 import { Lease, LeaseCancel } from '../../protocol/transactions/leasing.js';
-import { addressOf, payFee, resolveRecipient, sameBytes, senderOf, stateError, type Applier } from './context.js';
+import { addressOf, payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
 
 export const applyLease: Applier = (state, tx, ctx) => {
   if (!Lease.is(tx)) throw new Error('applyLease: not a Lease');
   const d = tx.data;
   const sender = senderOf(tx);
   const recipient = resolveRecipient(state, d.recipient);
-  if (sameBytes(recipient.bytes, sender.bytes)) {
+  if (equalBytes(recipient.bytes, sender.bytes)) {
     throw stateError(`Cannot lease to self. Sender address ${sender.toString()} equals to recipient address`);
   }
   const balance = state.balance(sender.bytes, null);
@@ -31,7 +32,7 @@ export const applyLeaseCancel: Applier = (state, tx) => {
   if (lease === undefined) throw stateError('Related LeaseTransaction not found');
   if (!lease.active) throw stateError('Cannot cancel already cancelled lease');
   const canceller = senderOf(tx);
-  if (!sameBytes(addressOf(state, lease.sender).bytes, canceller.bytes)) throw stateError('LeaseTransaction was leased by other sender');
+  if (!equalBytes(addressOf(state, lease.sender).bytes, canceller.bytes)) throw stateError('LeaseTransaction was leased by other sender');
   state.addLeaseBalance(canceller.bytes, 0n, -lease.amount);
   state.addLeaseBalance(lease.recipient, -lease.amount, 0n);
   state.putLease(d.leaseId, { ...lease, active: false });

@@ -3,13 +3,14 @@
  * (see ../permissions.ts for WE's resolution rule); the op itself carries the
  * transaction's timestamp.
  */
+import { equalBytes } from '../../crypto/encoding.js';
 import { Permit, ROLES, type RoleName } from '../../protocol/transactions/permissions.js';
 import { decidingOp, isOpActive } from '../permissions.js';
 import type { PermissionOp } from '../model.js';
-import type { StateView } from '../view.js';
-import { addressIsLastOfRole, payFee, resolveRecipient, sameBytes, senderOf, stateError, type Applier } from './context.js';
+import { k, type StateView } from '../view.js';
+import { addressIsLastOfRole, payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
+import { FEATURE } from '../../protocol/features.js';
 
-const CONTRACT_VALIDATIONS = 162;
 
 /** WE's NonEmptyRole: a role that must keep at least one holder, in role-byte order. */
 const NON_EMPTY_ROLES: readonly RoleName[] = ['miner', 'permissioner', 'connection_manager'];
@@ -32,7 +33,7 @@ function nonEmptyRoleAddresses(state: StateView): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (const role of NON_EMPTY_ROLES) {
     for (const address of state.roleHolders(ROLES[role])) {
-      const key = Buffer.from(address).toString('latin1');
+      const key = k(address);
       if (!seen.has(key)) {
         seen.add(key);
         out.push(address);
@@ -50,7 +51,7 @@ function lastHeldRole(state: StateView, target: Uint8Array, roles: readonly Role
   let unresolved = [...roles];
   for (const address of nonEmptyRoleAddresses(state)) {
     if (unresolved.length === 0) return undefined;
-    if (sameBytes(address, target)) continue;
+    if (equalBytes(address, target)) continue;
     const ops = state.permissionOps(address);
     const banned = lastActive(ops, ROLES.banned, at) !== undefined;
     unresolved = unresolved.filter((role) => !(holdsWithoutDueDate(ops, ROLES[role], at) && !banned));
@@ -87,7 +88,7 @@ export const applyPermit: Applier = (state, tx, ctx) => {
     const last = lastHeldRole(state, target.bytes, mustKeep, at);
     if (last !== undefined) throw addressIsLastOfRole(target.toString(), last);
   }
-  if (op.role === 'contract_validator' && !ctx.isFeatureActive(CONTRACT_VALIDATIONS)) {
+  if (op.role === 'contract_validator' && !ctx.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS)) {
     throw stateError("Role 'contract_validator' will be available after contract validations feature activation");
   }
   const sender = senderOf(tx).bytes;

@@ -5,42 +5,40 @@
  * layer's).
  */
 import type { Address } from '../../crypto/address.js';
-import { encodeBase58 } from '../../crypto/encoding.js';
+import { encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import { CreatePolicy, PolicyDataHash, policyNameTooLong, UpdatePolicy } from '../../protocol/transactions/privacy.js';
-import type { StateView } from '../view.js';
+import { k, type StateView } from '../view.js';
 import {
   payFee,
   policyDataHashAlreadyExists,
   policyDoesNotExist,
-  sameBytes,
   senderIsNotInPolicyRecipients,
   senderOf,
   stateError,
   type Applier,
 } from './context.js';
+import { FEATURE } from '../../protocol/features.js';
 
-const ATOMIC_TRANSACTIONS = 140;
 
-const key = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
 
 /** Address bytes in first-seen order without repeats (WE keeps members as sets). */
 function unique(list: Iterable<Uint8Array>): Uint8Array[] {
   const seen = new Set<string>();
   const out: Uint8Array[] = [];
   for (const a of list) {
-    if (seen.has(key(a))) continue;
-    seen.add(key(a));
+    if (seen.has(k(a))) continue;
+    seen.add(k(a));
     out.push(a);
   }
   return out;
 }
 
 function unregistered(state: StateView, recipients: readonly Address[]): Address[] {
-  const participants = new Set(state.participants().map(key));
-  return recipients.filter((r) => !participants.has(key(r.bytes)));
+  const participants = new Set(state.participants().map(k));
+  return recipients.filter((r) => !participants.has(k(r.bytes)));
 }
 
-const contains = (list: readonly Uint8Array[], a: Uint8Array): boolean => list.some((x) => sameBytes(x, a));
+const contains = (list: readonly Uint8Array[], a: Uint8Array): boolean => list.some((x) => equalBytes(x, a));
 
 export const applyCreatePolicy: Applier = (state, tx) => {
   if (!CreatePolicy.is(tx)) throw new Error('applyCreatePolicy: not a CreatePolicy');
@@ -48,7 +46,7 @@ export const applyCreatePolicy: Applier = (state, tx) => {
   const sender = senderOf(tx);
   if (policyNameTooLong(d.policyName)) throw stateError('policy name is too long');
   if (d.owners.length === 0) throw stateError('Policy without owners is invalid');
-  if (!d.owners.some((o) => sameBytes(o.bytes, sender.bytes))) throw stateError(`Sender '${sender.toString()}' is not owner for policy`);
+  if (!d.owners.some((o) => equalBytes(o.bytes, sender.bytes))) throw stateError(`Sender '${sender.toString()}' is not owner for policy`);
   if (state.policy(tx.id) !== undefined) throw stateError('Policy already exists');
   const missing = unregistered(state, d.recipients);
   if (missing.length > 0) throw stateError(`Recipients [${missing.map((a) => a.toString()).join('; ')}] is not registered in network`);
@@ -99,7 +97,7 @@ export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
   const policy = state.policy(d.policyId);
   if (policy === undefined) throw policyDoesNotExist(d.policyId);
   if (state.hasPolicyDataHash(d.policyId, d.dataHash)) throw policyDataHashAlreadyExists(d.dataHash);
-  if (ctx.isFeatureActive(ATOMIC_TRANSACTIONS) && !contains(policy.recipients, sender.bytes)) {
+  if (ctx.isFeatureActive(FEATURE.ATOMIC_TRANSACTIONS) && !contains(policy.recipients, sender.bytes)) {
     throw senderIsNotInPolicyRecipients(sender.toString());
   }
   payFee(state, sender.bytes, tx);

@@ -8,8 +8,8 @@ import { SetScript } from '../../protocol/transactions/scripts.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import { activeRoles } from '../permissions.js';
 import { payFee, senderOf, stateError, type Applier } from './context.js';
+import { FEATURE } from '../../protocol/features.js';
 
-const SMART_ACCOUNT_TRADING = 10;
 const SUPPORTED_SCRIPT_VERSIONS = new Set([1, 2]);
 /** The compiler context's variables of a V1 account script (SmartContractV1Utils.varNames). */
 const V1_VAR_NAMES = ['unit', 'height', 'tx'];
@@ -58,7 +58,7 @@ export const applySetScript: Applier = (state, tx, ctx) => {
   const sender = senderOf(tx).bytes;
   const roles = activeRoles(state.permissionOps(sender), d.timestamp).filter((r) => r !== ROLES.contract_developer);
   if (roles.length > 0) throw stateError('Script cannot be assigned to an account with a role other than contract_developer!');
-  if (d.script !== null && !ctx.isFeatureActive(SMART_ACCOUNT_TRADING)) {
+  if (d.script !== null && !ctx.isFeatureActive(FEATURE.SMART_ACCOUNT_TRADING)) {
     const script = readScript(d.script, tx.protocol);
     if (script.version === 1) {
       const error = duplicateVarNameError(script.expr, V1_VAR_NAMES);
