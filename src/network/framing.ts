@@ -33,11 +33,12 @@ const MAX_TRANSACTIONS_PER_BLOCK = 6000;
 const MAX_FRAME_PAYLOAD = MAX_FRAME_LENGTH - (FRAME_HEADER_LENGTH - 4) - CHECKSUM_LENGTH;
 /** WE's BlockSpec / MicroBlockResponseV1Spec bound (271 + 150 KiB × 6000), clipped to the frame cap. */
 const MAX_BLOCK_PAYLOAD = Math.min(271 + MAX_TRANSACTION_PAYLOAD * MAX_TRANSACTIONS_PER_BLOCK, MAX_FRAME_PAYLOAD);
-/**
- * Ids in GetSignatures / Signatures. WE allows 200; a Weft node asks with the last
- * max-rollback (100) ids and answers with up to max-chain-length (101), so 1000 leaves room.
- */
-export const MAX_SIGNATURES_PER_MESSAGE = 1000;
+/** WE's SignaturesSeqSpec and GetBlocksSpec carry at most 200 ids. */
+export const MAX_IDS_PER_MESSAGE = 200;
+/** WE's ScoreSpec.maxLength. */
+export const MAX_SCORE_PAYLOAD = 64;
+/** WE's PeersV2Spec.maxLength: 1000 × (short + 29-char hostname + int port). */
+export const MAX_PEERS_PAYLOAD = 1000 * (2 + 29 + 4);
 
 /**
  * Largest payload accepted per message code. A code missing here is unknown: its frame is
@@ -45,19 +46,16 @@ export const MAX_SIGNATURES_PER_MESSAGE = 1000;
  */
 export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>([
   [MessageCode.GetPeers, 0],
-  // WE: 1000 × (short + 29-char hostname + int port)
-  [MessageCode.Peers, 1000 * (2 + 29 + 4)],
-  [MessageCode.GetSignatures, 4 + MAX_SIGNATURES_PER_MESSAGE * SIGNATURE_LENGTH],
-  [MessageCode.Signatures, 4 + MAX_SIGNATURES_PER_MESSAGE * SIGNATURE_LENGTH],
+  [MessageCode.Peers, MAX_PEERS_PAYLOAD],
+  [MessageCode.GetSignatures, 4 + MAX_IDS_PER_MESSAGE * SIGNATURE_LENGTH],
+  [MessageCode.Signatures, 4 + MAX_IDS_PER_MESSAGE * SIGNATURE_LENGTH],
   [MessageCode.Block, MAX_BLOCK_PAYLOAD],
-  // WE: 64 bytes; Weft is more tolerant of a peer's big-integer encoding
-  [MessageCode.Score, 256],
+  [MessageCode.Score, MAX_SCORE_PAYLOAD],
   [MessageCode.Transaction, MAX_TRANSACTION_PAYLOAD],
   [MessageCode.MicroBlockInventory, 300],
   [MessageCode.MicroBlockRequest, 500],
   [MessageCode.MicroBlockResponse, MAX_BLOCK_PAYLOAD],
-  // WE: 200 ids per GetBlocks
-  [MessageCode.GetBlocks, 200 * SIGNATURE_LENGTH],
+  [MessageCode.GetBlocks, MAX_IDS_PER_MESSAGE * SIGNATURE_LENGTH],
   [MessageCode.MissingBlock, SIGNATURE_LENGTH],
   // public key + signature + short length + 1 KiB body
   [MessageCode.RawAttributes, MAX_PUBLIC_KEY_LENGTH + SIGNATURE_LENGTH + 2 + 1024],

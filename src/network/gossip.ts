@@ -45,8 +45,9 @@ import {
   verifyMicroBlockInventory,
   type MicroBlockInventory,
 } from './messages.js';
-import { ChainSync, NODE_TIMERS, type NetworkDeps, type SyncStatus, type Timers } from './sync.js';
-import { MessageCode, type Peer, type PeerTransportEvents } from './types.js';
+import { socketAddressText } from './peers.js';
+import { ChainSync, type NetworkDeps, type SyncStatus } from './sync.js';
+import { MessageCode, NODE_TIMERS, type Peer, type PeerTransportEvents, type Timers } from './types.js';
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
@@ -83,10 +84,6 @@ export class SeenCache<V> {
     const limit = this.now() - BigInt(this.ttlMs);
     for (const [key, e] of this.entries) if (e.at >= limit) f(key, e.value);
   }
-
-  get size(): number {
-    return this.entries.size;
-  }
 }
 
 interface InventoryEntry {
@@ -108,8 +105,6 @@ interface PendingKeyBlock {
   attempts: number;
   timer: unknown;
 }
-
-const peerName = (peer: Peer): string => `/${peer.remote.host}:${peer.remote.port}`;
 
 export class Gossip implements PeerTransportEvents {
   readonly sync: ChainSync;
@@ -160,10 +155,6 @@ export class Gossip implements PeerTransportEvents {
     return this.sync.status();
   }
 
-  connectedPeers(): readonly Peer[] {
-    return [...this.peers.values()];
-  }
-
   close(): void {
     this.closed = true;
     this.unsubscribe();
@@ -183,7 +174,7 @@ export class Gossip implements PeerTransportEvents {
 
   onClose(peer: Peer, reason: string): void {
     this.peers.delete(peer.id);
-    this.deps.logger.debug(`Peer ${peerName(peer)} closed: ${reason}`);
+    this.deps.logger.debug(`Peer ${socketAddressText(peer.remote)} closed: ${reason}`);
     this.sync.onClose(peer);
     for (const [key, r] of this.microRequests) if (r.peer === peer) this.retryMicro(key);
   }
@@ -200,7 +191,7 @@ export class Gossip implements PeerTransportEvents {
       case MessageCode.GetSignatures: {
         const reply = signaturesReply(this.deps.chain, decodeSignatures(code, payload, idLength), this.sync.settings.maxChainLength);
         if (reply !== undefined) peer.send(MessageCode.Signatures, encodeSignatures(reply));
-        else this.deps.logger.debug(`GetSignatures from ${peerName(peer)}: no common block`);
+        else this.deps.logger.debug(`GetSignatures from ${socketAddressText(peer.remote)}: no common block`);
         return;
       }
       case MessageCode.GetBlocks:
@@ -242,16 +233,14 @@ export class Gossip implements PeerTransportEvents {
 
   /**
    * Sends a transaction to the peers: one this node admitted (a REST broadcast) to every
-   * peer not known to have it; given as bytes (a forced rebroadcast), to every peer. Returns
-   * how many peers it was queued for.
+   * peer not known to have it; when `forced` (WE's forced rebroadcast), to every peer.
+   * Returns how many peers it was queued for.
    */
-  broadcastTransaction(tx: Transaction | Uint8Array): number {
-    const forced = tx instanceof Uint8Array;
-    const parsed = forced ? this.deps.protocol.transactionFromBytes(tx) : tx;
-    const key = k(parsed.id);
+  broadcastTransaction(tx: Transaction, forced = false): number {
+    const key = k(tx.id);
     const known = forced ? new Set<number>() : (this.txs.get(key) ?? new Set<number>());
     this.txs.set(key, known);
-    return this.sendToOthers(known, MessageCode.Transaction, encodeTransaction(parsed));
+    return this.sendToOthers(known, MessageCode.Transaction, encodeTransaction(tx));
   }
 
   /** Sends to every peer not in `known`, and adds them to it. */
@@ -355,7 +344,7 @@ export class Gossip implements PeerTransportEvents {
       case 'appended':
       case 'switched': {
         this.dropPendingKeyBlock(key);
-        log.info(`Block ${block.idBase58} from ${peerName(from)} ${result.kind} at height ${result.height}`);
+        log.info(`Block ${block.idBase58} from ${socketAddressText(from.remote)} ${result.kind} at height ${result.height}`);
         if (block.transactions.length === 0) this.sendToOthers(this.blocks.get(key) ?? new Set([from.id]), MessageCode.Block, encodeBlock(block));
         return;
       }
@@ -364,12 +353,12 @@ export class Gossip implements PeerTransportEvents {
         return;
       case 'rejected':
         this.dropPendingKeyBlock(key);
-        log.warn(`Block ${block.idBase58} from ${peerName(from)} not applied: ${result.error.message}`);
+        log.warn(`Block ${block.idBase58} from ${socketAddressText(from.remote)} not applied: ${result.error.message}`);
         return;
       case 'unknown-reference': {
         if (pending.attempts >= this.sync.settings.keyBlockAppendAttempts) {
           this.dropPendingKeyBlock(key);
-          log.debug(`Block ${block.idBase58} from ${peerName(from)}: its reference ${encodeBase58(block.reference)} did not arrive`);
+          log.debug(`Block ${block.idBase58} from ${socketAddressText(from.remote)}: its reference ${encodeBase58(block.reference)} did not arrive`);
           return;
         }
         pending.attempts++;
@@ -429,7 +418,7 @@ export class Gossip implements PeerTransportEvents {
         this.deps.pool.put(tx);
       } catch (e) {
         if (!(e instanceof WeError)) throw e;
-        this.deps.logger.debug(`Transaction ${tx.idBase58} from ${peerName(peer)} not admitted: ${e.message}`);
+        this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
         continue;
       }
       this.sendToOthers(holders, MessageCode.Transaction, encodeTransaction(tx));
@@ -528,7 +517,7 @@ export class Gossip implements PeerTransportEvents {
     this.microApplying = this.microApplying
       .then(() => verified)
       .then(() => this.applyMicroBlock(peer, micro, key))
-      .catch((e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} from ${peerName(peer)} not applied: ${(e as Error).message}`));
+      .catch((e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${(e as Error).message}`));
   }
 
   private applyMicroBlock(peer: Peer, micro: MicroBlock, key: string): void {
@@ -537,7 +526,7 @@ export class Gossip implements PeerTransportEvents {
       this.asNetwork(() => this.deps.chain.appendMicroBlock(micro));
     } catch (e) {
       if (!(e instanceof WeError)) throw e;
-      this.deps.logger.debug(`Micro-block ${micro.idBase58} from ${peerName(peer)} not applied: ${e.message}`);
+      this.deps.logger.debug(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${e.message}`);
       return;
     }
     const entry = this.inventories.get(key);

@@ -13,6 +13,7 @@ import { parseMicroBlock, type MicroBlock } from '../protocol/blocks/micro-block
 import { DecodeError, WeError } from '../protocol/errors.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
+import { MAX_IDS_PER_MESSAGE, MAX_SCORE_PAYLOAD, MAX_TRANSACTION_PAYLOAD } from './framing.js';
 import { MessageCode } from './types.js';
 
 /** A message payload that does not parse; the peer that sent it is to be closed. */
@@ -24,13 +25,6 @@ export class MalformedMessage extends DecodeError {
     super(`Malformed message ${messageCode}: ${message}`, `message(${messageCode})`);
   }
 }
-
-/** WE's SignaturesSeqSpec and GetBlocksSpec carry at most 200 ids. */
-export const MAX_IDS_PER_MESSAGE = 200;
-/** ScoreSpec.maxLength. */
-export const MAX_SCORE_BYTES = 64;
-/** TransactionSpec.maxLength (150 KiB). */
-export const MAX_TRANSACTION_BYTES = 150 * 1024;
 
 const u32 = (n: number): Uint8Array => {
   const out = new Uint8Array(4);
@@ -96,7 +90,7 @@ export function encodeScore(score: bigint): Uint8Array {
 
 /** WE reads the score as unsigned (BigInt(1, bytes)). */
 export function decodeScore(payload: Uint8Array): bigint {
-  if (payload.length === 0 || payload.length > MAX_SCORE_BYTES) throw new MalformedMessage(MessageCode.Score, `length ${payload.length}, expected 1…${MAX_SCORE_BYTES}`);
+  if (payload.length === 0 || payload.length > MAX_SCORE_PAYLOAD) throw new MalformedMessage(MessageCode.Score, `length ${payload.length}, expected 1…${MAX_SCORE_PAYLOAD}`);
   return BigInt(`0x${Buffer.from(payload).toString('hex')}`);
 }
 
@@ -111,7 +105,7 @@ export function decodeBlock(protocol: Protocol, payload: Uint8Array): Block {
 export const encodeTransaction = (tx: Transaction): Uint8Array => tx.bytes;
 
 export function decodeTransaction(protocol: Protocol, payload: Uint8Array): Transaction {
-  if (payload.length > MAX_TRANSACTION_BYTES) throw new MalformedMessage(MessageCode.Transaction, `length ${payload.length}, at most ${MAX_TRANSACTION_BYTES}`);
+  if (payload.length > MAX_TRANSACTION_PAYLOAD) throw new MalformedMessage(MessageCode.Transaction, `length ${payload.length}, at most ${MAX_TRANSACTION_PAYLOAD}`);
   return parsed(MessageCode.Transaction, () => protocol.transactionFromBytes(payload));
 }
 

@@ -28,13 +28,22 @@ import { addressHasRole } from '../state/permissions.js';
 import type { Block } from '../protocol/blocks.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { Gossip } from './gossip.js';
-import { encodeTransaction } from './messages.js';
 import type { NetworkDeps, SyncSettings, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
 import { MessageCode, type HandshakeInfo, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
 
-/** The `node.network` settings the network runs on (node/config.ts's NetworkSettings has them all). */
+/** PEM files of `node.network.tls`. */
+export interface NetworkTlsFiles {
+  /** PEM private key of this node's certificate. */
+  readonly keyFile: string;
+  /** PEM certificate (chain) this node presents. */
+  readonly certFile: string;
+  /** PEM CA certificates a peer's certificate must chain to; absent: the system's. */
+  readonly caFile: string | undefined;
+}
+
+/** The `node.network` settings the network runs on (node/config.ts's NetworkSettings extends them). */
 export interface NodeNetworkSettings {
   readonly bindAddress: string;
   readonly port: number;
@@ -49,10 +58,17 @@ export interface NodeNetworkSettings {
   readonly attemptConnectionDelayMs: number;
   readonly peersRequestIntervalMs: number;
   readonly enablePeersExchange: boolean;
+  /** `peers-data-residence-time`: a known peer not seen for this long is forgotten (config peers never are). */
   readonly peersDataResidenceTimeMs: number;
+  /** `suspension-residence-time`: how long a peer address stays suspended after a failed attempt or garbage. */
   readonly suspensionResidenceTimeMs: number;
-  /** PEM files for TLS on every P2P connection; undefined: plain TCP. */
-  readonly tls?: { readonly keyFile: string; readonly certFile: string; readonly caFile: string | undefined } | undefined;
+  /**
+   * TLS on every P2P connection (`node.network.tls`): WE's switch is a boolean with key
+   * material from its keystore; Weft reads PEM files, so TLS is written as a section
+   * `tls { enable = true, key-file, cert-file, ca-file }` (`tls = false` is accepted as WE
+   * writes it). Undefined: plain TCP.
+   */
+  readonly tls?: NetworkTlsFiles | undefined;
 }
 
 export interface NetworkLog {
@@ -72,8 +88,8 @@ export interface ChainProtocol {
   onClose(peer: Peer, reason: string): void;
   /** Whether the node is catching up from a peer now (no key blocks are forged meanwhile). */
   syncing(): boolean;
-  /** Sends a transaction to the peers: one admitted here to those not known to have it; bytes (a forced rebroadcast) to all. */
-  broadcastTransaction(tx: Transaction | Uint8Array): number;
+  /** Sends a transaction to the peers: one admitted here to those not known to have it; when `forced` (a rebroadcast), to all. */
+  broadcastTransaction(tx: Transaction, forced?: boolean): number;
   status(): SyncStatus;
   close(): void;
 }
@@ -313,7 +329,7 @@ export class NodeNetwork {
   /** Sends every pool transaction to the connected peers again (WE's forced rebroadcast); returns how many transactions. */
   rebroadcastPool(): number {
     const txs = this.options.pool.all();
-    for (const tx of txs) this.chainProtocol.broadcastTransaction(encodeTransaction(tx));
+    for (const tx of txs) this.chainProtocol.broadcastTransaction(tx, true);
     this.options.log.debug({ transactions: txs.length, peers: this.connected().length }, 'pool rebroadcast');
     return txs.length;
   }
@@ -349,7 +365,7 @@ async function reverseName(ip: string): Promise<string> {
 }
 
 /** The PEM files of `node.network.tls`, read at start (a missing file stops the node, naming it). */
-function readTlsFiles(files: { readonly keyFile: string; readonly certFile: string; readonly caFile: string | undefined }): TransportTlsOptions {
+function readTlsFiles(files: NetworkTlsFiles): TransportTlsOptions {
   const read = (path: string, what: string): Buffer => {
     try {
       return readFileSync(path);

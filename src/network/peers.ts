@@ -25,14 +25,13 @@
  * down would cut the others off too (WE keys its suspension by host only).
  */
 import { encodeBase58 } from '../crypto/encoding.js';
-import { MessageCode, type Peer, type PeerEndpoint } from './types.js';
+import { MAX_PEERS_PAYLOAD } from './framing.js';
+import { MessageCode, NODE_TIMERS, type Peer, type PeerEndpoint, type Timers } from './types.js';
 
 /** WE's PeerDatabaseImpl keeps at most this many unverified candidates. */
 export const MAX_CANDIDATES = 100;
 /** `/peers/all` and `/peers/suspended` show at most this many (WE's PeersApiService). */
 export const MAX_PEERS_IN_RESPONSE = 1000;
-/** WE's PeersV2Spec.maxLength: 1000 × (2 + 29 + 4) bytes. */
-export const MAX_PEERS_MESSAGE_BYTES = 1000 * (2 + 29 + 4);
 /** WE's P2PNetwork: the first connection attempt 1 s after start. */
 const INITIAL_ATTEMPT_DELAY_MS = 1000;
 
@@ -41,21 +40,6 @@ export interface PeerLog {
   warn(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
 }
-
-/** Timer functions (injectable for tests). */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const SYSTEM_TIMERS: Timers = {
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
 
 export interface PeerManagerOptions {
   /** Dials and handshakes (PeerTransport.connect). */
@@ -113,7 +97,7 @@ export function encodePeers(peers: readonly PeerEndpoint[]): Uint8Array {
     entry.writeUInt16BE(host.length, 0);
     host.copy(entry, 2);
     entry.writeInt32BE(p.port, 2 + host.length);
-    if (size + entry.length > MAX_PEERS_MESSAGE_BYTES) break;
+    if (size + entry.length > MAX_PEERS_PAYLOAD) break;
     parts.push(entry);
     size += entry.length;
     count++;
@@ -125,7 +109,7 @@ export function encodePeers(peers: readonly PeerEndpoint[]): Uint8Array {
 
 /** Decodes a `Peers` payload; throws on a malformed one (the sender's connection is then closed). */
 export function decodePeers(payload: Uint8Array): PeerEndpoint[] {
-  if (payload.length > MAX_PEERS_MESSAGE_BYTES) throw new Error(`Peers message of ${payload.length} bytes is over ${MAX_PEERS_MESSAGE_BYTES}`);
+  if (payload.length > MAX_PEERS_PAYLOAD) throw new Error(`Peers message of ${payload.length} bytes is over ${MAX_PEERS_PAYLOAD}`);
   const b = Buffer.from(payload.buffer, payload.byteOffset, payload.length);
   if (b.length < 2) throw new Error('Peers message without a count');
   const n = b.readInt16BE(0);
@@ -165,12 +149,6 @@ interface Suspension {
 
 const ownerKey = (address: Uint8Array): string => Buffer.from(address).toString('hex');
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
-}
-
 export type AcceptResult = { readonly accepted: true } | { readonly accepted: false; readonly reason: string };
 
 export class PeerManager {
@@ -191,7 +169,7 @@ export class PeerManager {
 
   constructor(o: PeerManagerOptions) {
     this.o = o;
-    this.timers = o.timers ?? SYSTEM_TIMERS;
+    this.timers = o.timers ?? NODE_TIMERS;
     this.own = new Set(o.ownEndpoints.map(endpointKey));
     const now = o.now();
     for (const e of o.knownPeers) {
@@ -234,7 +212,7 @@ export class PeerManager {
     const existing = this.byOwner.get(owner);
     if (existing !== undefined) {
       // Simultaneous dials: keep the connection dialed by the smaller owner address, on both sides.
-      const selfSmaller = compareBytes(this.o.ownOwnerAddress, peer.info.ownerAddress) < 0;
+      const selfSmaller = Buffer.compare(this.o.ownOwnerAddress, peer.info.ownerAddress) < 0;
       const preferred = (p: Peer): boolean => p.outbound === selfSmaller;
       if (preferred(peer) && !preferred(existing)) {
         this.forget(existing);

@@ -17,7 +17,8 @@ import type { Block } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { k } from '../state/view.js';
 import { decodeMissingBlock, decodeScore, decodeSignatures, encodeGetBlocks, encodeScore, encodeSignatures } from './messages.js';
-import { MessageCode, type Peer } from './types.js';
+import { socketAddressText } from './peers.js';
+import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 
 /** WE's `synchronization.*` settings that Weft uses (defaults from WE's application.conf). */
 export interface SyncSettings {
@@ -65,24 +66,10 @@ export interface NetworkLogger {
   warn(message: string): void;
 }
 
-export interface Timers {
-  setTimeout(f: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const NODE_TIMERS: Timers = {
-  setTimeout: (f, ms) => {
-    const t = setTimeout(f, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
-
 /** What the network logic runs on; no node/ or api/ parts. */
 export interface NetworkDeps {
   readonly chain: Blockchain;
-  readonly pool: Pick<UtxPool, 'put' | 'preverify'>;
+  readonly pool: Pick<UtxPool, 'put' | 'get' | 'preverify'>;
   readonly protocol: Protocol;
   /** Node time (ms), for score and cache ages. */
   readonly now: () => bigint;
@@ -126,8 +113,6 @@ type Pending =
       timer: unknown;
     };
 
-const peerName = (peer: Peer): string => `/${peer.remote.host}:${peer.remote.port}`;
-
 export class ChainSync {
   readonly settings: SyncSettings;
   private readonly chain: Blockchain;
@@ -159,7 +144,7 @@ export class ChainSync {
     const best = this.bestPeer();
     return {
       syncing: this.current !== undefined,
-      peer: this.current === undefined ? undefined : peerName(this.current.peer),
+      peer: this.current === undefined ? undefined : socketAddressText(this.current.peer.remote),
       targetScore: this.current?.target,
       localScore: this.localScore(),
       height: this.chain.height(),
@@ -175,13 +160,13 @@ export class ChainSync {
 
   onClose(peer: Peer): void {
     this.scores.delete(peer.id);
-    if (this.pending?.peer === peer) this.pending.reject(new PeerGone(`peer ${peerName(peer)} closed`));
+    if (this.pending?.peer === peer) this.pending.reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
   }
 
   onScore(peer: Peer, payload: Uint8Array): void {
     const score = decodeScore(payload);
     this.scores.set(peer.id, { score, at: this.deps.now(), peer });
-    this.deps.logger.debug(`Score ${score} from ${peerName(peer)}`);
+    this.deps.logger.debug(`Score ${score} from ${socketAddressText(peer.remote)}`);
     this.maybeSync();
   }
 
@@ -189,7 +174,7 @@ export class ChainSync {
     const ids = decodeSignatures(MessageCode.Signatures, payload, this.deps.protocol.crypto.signatureLength);
     const p = this.pending;
     if (p?.kind !== 'signatures' || p.peer !== peer) {
-      this.deps.logger.debug(`Unexpected Signatures from ${peerName(peer)} ignored`);
+      this.deps.logger.debug(`Unexpected Signatures from ${socketAddressText(peer.remote)} ignored`);
       return;
     }
     this.settle();
@@ -200,7 +185,7 @@ export class ChainSync {
     const id = decodeMissingBlock(payload, this.deps.protocol.crypto.signatureLength);
     const p = this.pending;
     if (p?.kind !== 'blocks' || p.peer !== peer || !p.expected.has(k(id))) return;
-    this.deps.logger.debug(`${peerName(peer)} is missing block ${encodeBase58(id)}`);
+    this.deps.logger.debug(`${socketAddressText(peer.remote)} is missing block ${encodeBase58(id)}`);
     this.settle();
     p.resolve('missing');
   }
@@ -259,7 +244,7 @@ export class ChainSync {
   private async run(peer: Peer, target: bigint): Promise<void> {
     const log = this.deps.logger;
     this.current = { peer, target };
-    log.info(`Sync with ${peerName(peer)} (score ${target}, ours ${this.localScore()}, height ${this.chain.height()})`);
+    log.info(`Sync with ${socketAddressText(peer.remote)} (score ${target}, ours ${this.localScore()}, height ${this.chain.height()})`);
     let missing = 0;
     try {
       for (;;) {
@@ -275,7 +260,7 @@ export class ChainSync {
           break;
         }
         if (news.unknown.length === 0) {
-          log.info(`Synced with ${peerName(peer)} at height ${this.chain.height()}`);
+          log.info(`Synced with ${socketAddressText(peer.remote)} at height ${this.chain.height()}`);
           this.scores.delete(peer.id);
           break;
         }
@@ -295,12 +280,12 @@ export class ChainSync {
         if (result.kind === 'applied') {
           this.blocksApplied += result.added;
           log.info(
-            `Applied ${result.added} blocks from ${peerName(peer)} (${result.removed} rolled back, ${result.returnedToPool} txs back to the pool): height ${this.chain.height()}, score ${result.score} of ${target}`,
+            `Applied ${result.added} blocks from ${socketAddressText(peer.remote)} (${result.removed} rolled back, ${result.returnedToPool} txs back to the pool): height ${this.chain.height()}, score ${result.score} of ${target}`,
           );
           continue;
         }
         if (result.kind === 'known' || result.kind === 'not-better') {
-          log.info(`Extension from ${peerName(peer)} is ${result.kind === 'known' ? 'already here' : 'not better than our chain'}`);
+          log.info(`Extension from ${socketAddressText(peer.remote)} is ${result.kind === 'known' ? 'already here' : 'not better than our chain'}`);
           this.scores.delete(peer.id);
           break;
         }
@@ -315,13 +300,13 @@ export class ChainSync {
     } catch (e) {
       if (e instanceof SyncTimeout) {
         this.lastError = e.message;
-        log.warn(`Sync with ${peerName(peer)}: ${e.message}`);
+        log.warn(`Sync with ${socketAddressText(peer.remote)}: ${e.message}`);
         peer.close(e.message);
       } else if (e instanceof PeerGone) {
-        log.info(`Sync with ${peerName(peer)} ended: ${e.message}`);
+        log.info(`Sync with ${socketAddressText(peer.remote)} ended: ${e.message}`);
       } else {
         this.lastError = (e as Error).message;
-        log.warn(`Sync with ${peerName(peer)} failed: ${(e as Error).message}`);
+        log.warn(`Sync with ${socketAddressText(peer.remote)} failed: ${(e as Error).message}`);
         peer.close(`sync: ${(e as Error).message}`);
       }
     } finally {
@@ -342,13 +327,13 @@ export class ChainSync {
       const p = this.pending;
       if (p === undefined) return;
       this.pending = undefined;
-      p.reject(new SyncTimeout(`Timeout (${ms} ms) waiting for ${what} from ${peerName(p.peer)}`));
+      p.reject(new SyncTimeout(`Timeout (${ms} ms) waiting for ${what} from ${socketAddressText(p.peer.remote)}`));
     }, ms);
   }
 
   private requestSignatures(peer: Peer): Promise<Uint8Array[]> {
     return new Promise((resolve, reject) => {
-      if (peer.closed) return reject(new PeerGone(`peer ${peerName(peer)} closed`));
+      if (peer.closed) return reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
       this.pending = { kind: 'signatures', peer, resolve, reject, timer: this.timeout('Signatures') };
       peer.send(MessageCode.GetSignatures, encodeSignatures(blockLocator(this.chain, this.settings.maxRollback)));
     });
@@ -359,14 +344,14 @@ export class ChainSync {
     for (let i = 0; i < ids.length; i += this.settings.extensionBatchSize) {
       const batch = ids.slice(i, i + this.settings.extensionBatchSize);
       const got = await new Promise<Map<string, Block | undefined> | 'missing'>((resolve, reject) => {
-        if (peer.closed) return reject(new PeerGone(`peer ${peerName(peer)} closed`));
+        if (peer.closed) return reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
         const expected = new Map<string, Block | undefined>(batch.map((id) => [k(id), undefined]));
         this.pending = { kind: 'blocks', peer, expected, resolve, reject, timer: this.timeout(`${batch.length} blocks`) };
         peer.send(MessageCode.GetBlocks, encodeGetBlocks(batch));
       });
       if (got === 'missing') return 'missing';
       for (const id of batch) out.push(got.get(k(id))!);
-      this.deps.logger.debug(`Received ${out.length} of ${ids.length} blocks from ${peerName(peer)}`);
+      this.deps.logger.debug(`Received ${out.length} of ${ids.length} blocks from ${socketAddressText(peer.remote)}`);
     }
     return out;
   }

@@ -102,8 +102,19 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  return Buffer.compare(a, b);
+/** Opens a TCP (or TLS) connection to a peer; listen for 'connect' (or 'secureConnect'). */
+function dialSocket(endpoint: PeerEndpoint, t: TransportTlsOptions | undefined): net.Socket {
+  if (t === undefined) return net.connect({ host: endpoint.host, port: endpoint.port });
+  return tls.connect({
+    host: endpoint.host,
+    port: endpoint.port,
+    key: t.key,
+    cert: t.cert,
+    ca: t.ca as tls.ConnectionOptions['ca'],
+    rejectUnauthorized: t.rejectUnauthorized ?? true,
+    // Peers are identified by their signed handshake, not by host names in certificates.
+    checkServerIdentity: () => undefined,
+  });
 }
 
 interface Settings {
@@ -427,18 +438,7 @@ class NetPeerTransport implements PeerTransport {
     }
     return new Promise<Peer>((resolve, reject) => {
       const t = this.options.tls;
-      const socket = t
-        ? tls.connect({
-            host: endpoint.host,
-            port: endpoint.port,
-            key: t.key,
-            cert: t.cert,
-            ca: t.ca as tls.ConnectionOptions['ca'],
-            rejectUnauthorized: t.rejectUnauthorized ?? true,
-            // Peers are identified by their signed handshake, not by host names in certificates.
-            checkServerIdentity: () => undefined,
-          })
-        : net.connect({ host: endpoint.host, port: endpoint.port });
+      const socket = dialSocket(endpoint, t);
       const c = new Connection(this.#nextId++, socket, true, this, { resolve, reject }, {
         host: endpoint.host,
         port: endpoint.port,
@@ -472,7 +472,7 @@ class NetPeerTransport implements PeerTransport {
       if (other.outbound === c.outbound) return text;
       const dialerOfNew = c.outbound ? ownAddress : owner;
       const dialerOfOld = other.outbound ? ownAddress : owner;
-      if (compareBytes(dialerOfNew, dialerOfOld) >= 0) return text;
+      if (Buffer.compare(dialerOfNew, dialerOfOld) >= 0) return text;
       other.close(`replaced by connection ${c.id} (simultaneous dial)`);
     }
     if (this.#open.size >= this.settings.maxConnections) return `no free connection slots (${this.settings.maxConnections})`;
@@ -552,17 +552,7 @@ export function requestPeerIdentity(
       reject(e instanceof Error ? e : new Error(String(e)));
       return;
     }
-    const socket = tlsOptions
-      ? tls.connect({
-          host: endpoint.host,
-          port: endpoint.port,
-          key: tlsOptions.key,
-          cert: tlsOptions.cert,
-          ca: tlsOptions.ca as tls.ConnectionOptions['ca'],
-          rejectUnauthorized: tlsOptions.rejectUnauthorized ?? true,
-          checkServerIdentity: () => undefined,
-        })
-      : net.connect({ host: endpoint.host, port: endpoint.port });
+    const socket = dialSocket(endpoint, tlsOptions);
     let buffer = Buffer.alloc(0);
     let done = false;
     const finish = (error: Error | undefined, key?: Uint8Array): void => {

@@ -89,3 +89,19 @@ export interface PeerTransport {
   /** Closes the server and every connection. */
   close(): Promise<void>;
 }
+
+/** Timer functions the network's schedules run on (injectable: tests drive them by hand). */
+export interface Timers {
+  setTimeout(f: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Node's timers, unref'd so a pending retry never keeps the process alive. */
+export const NODE_TIMERS: Timers = {
+  setTimeout: (f, ms) => {
+    const t = setTimeout(f, ms);
+    t.unref();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
