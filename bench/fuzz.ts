@@ -8,9 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { encodeBase58 } from '../src/crypto/encoding.js';
-import { describeRequest, fuzzContext, fuzzRequests, send } from '../test/api/fuzz-requests.js';
+import { chainMark, describeRequest, fuzzContext, fuzzRequests, send } from '../test/api/fuzz-requests.js';
 import { seededNode, servedDocument } from '../test/api/seeded-node.js';
 
 export interface FuzzReport {
@@ -28,7 +28,7 @@ export async function fuzzBench(requests = Number(process.env['FUZZ_REQUESTS'] ?
   const s = await seededNode({ dataDir: dir });
   try {
     const ctx = fuzzContext(s, await servedDocument(s.app));
-    const before = { hash: s.node.store.stateHash(), height: s.node.chain.height(), last: encodeBase58(s.node.chain.lastBlock().id) };
+    const before = chainMark(s);
     let serverErrors = 0;
     const examples: string[] = [];
     const start = process.hrtime.bigint();
@@ -44,8 +44,7 @@ export async function fuzzBench(requests = Number(process.env['FUZZ_REQUESTS'] ?
     );
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     const alive = (await s.app.inject({ method: 'GET', url: '/blocks/height' })).statusCode === 200;
-    const stateUnchanged =
-      s.node.store.stateHash() === before.hash && s.node.chain.height() === before.height && encodeBase58(s.node.chain.lastBlock().id) === before.last;
+    const stateUnchanged = isDeepStrictEqual(chainMark(s), before);
     return { requests, seconds, rate: requests / seconds, serverErrors, examples, stateUnchanged, alive };
   } finally {
     await s.close();

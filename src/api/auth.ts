@@ -43,6 +43,7 @@ import {
   privacyApiKeyNotValid,
   type ApiError,
 } from './errors.js';
+import { INT64 } from '../protocol/bytes.js';
 
 /**
  * `none`: open in every mode (WE's node status, swagger); `user`: WE's WithoutProtection
@@ -164,8 +165,6 @@ const OWNER_LEVELS: ReadonlySet<AuthLevel> = new Set(['admin', 'privacy']);
 /** Claims WE's JWT library takes out of the payload before the node reads `roles` and `addresses`. */
 const REGISTERED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti'];
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /** What OAuth2 checks need from the node. */
 export interface OAuth2Context {
@@ -218,7 +217,7 @@ function jsonLong(v: unknown): bigint | undefined {
   if (typeof v === 'bigint') n = v;
   else if (typeof v === 'number' && Number.isInteger(v)) n = BigInt(v);
   else return undefined;
-  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+  return n >= INT64.MIN && n <= INT64.MAX ? n : undefined;
 }
 
 export class OAuth2Authenticator implements Authenticator {

@@ -11,6 +11,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { JsonPathError } from '../crypto/errors.js';
 import { wrongJson } from './errors.js';
+import { INT64 } from '../protocol/bytes.js';
 
 interface SchemaNode {
   type?: string | string[];
@@ -23,8 +24,6 @@ interface SchemaNode {
 
 const INT32_MIN = -(2n ** 31n);
 const INT32_MAX = 2n ** 31n - 1n;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /** Reads `value` (parsed JSON) as `schema`; throws WE's WrongJson listing every problem. */
 export function readBody(schema: TSchema, value: unknown): unknown {
@@ -74,7 +73,7 @@ function read(s: SchemaNode, v: unknown, path: string, errors: JsonPathError[]):
       const message = long ? 'error.expected.long' : 'error.expected.int';
       if (typeof v === 'number' && !Number.isInteger(v)) return fail(errors, path, message);
       const n = BigInt(v);
-      const [min, max] = long ? [INT64_MIN, INT64_MAX] : [INT32_MIN, INT32_MAX];
+      const [min, max] = long ? [INT64.MIN, INT64.MAX] : [INT32_MIN, INT32_MAX];
       if (n < min || n > max) return fail(errors, path, message);
       return long ? n : Number(n);
     }

@@ -82,70 +82,28 @@ export const illegalWatcherAction = (): ApiError =>
 export const unavailableInPkiMode = (): ApiError =>
   api('CustomValidationError', 199, "This method is not available when 'node.crypto.pki.mode' is 'ON'", 400, 'node.crypto.pki.mode');
 
-// --- the rest of WE's ApiError catalogue that the HTTP layer raises itself (later route groups)
+// --- the rest of WE's ApiError catalogue that the HTTP layer raises itself
 
-export const discontinuedApi = (): ApiError => api('DiscontinuedApi', 3, 'This API is no longer supported');
-export const illegalAuthType = (): ApiError => api('IllegalAuthType', 11, 'Illegal authorization type');
 export const invalidMessage = (field?: string): ApiError => api('InvalidMessage', 110, 'invalid message', 400, field);
-export const certificateNotFound = (keyName: string, keyValue: string): ApiError =>
-  api('CertificateNotFound', 119, `Couldn't find a certificate with ${keyName} '${keyValue}'`, 404);
 /** 302 for an alias (`alias:<c>:<name>`) or an address with no alias. */
 export const aliasDoesNotExist = (aliasOrAddress: { alias: string } | { address: string }): ApiError =>
   api('AliasDoesNotExist', 302, 'alias' in aliasOrAddress ? `alias '${aliasOrAddress.alias}' doesn't exist` : `alias for address '${aliasOrAddress.address}' doesn't exist`, 404);
 export const dataKeyNotExists = (key: string): ApiError => api('DataKeyNotExists', 304, `no data for this key: ${key}`, 404, 'key');
 export const scriptCompilerError = (message: string, field = 'script'): ApiError => api('ScriptCompilerError', 305, message, 400, field);
-export const signatureError = (message: string): ApiError => api('SignatureError', 309, `Signature error: ${message}`, 500);
 export const requestedHeightDoesntExist = (requested: number, current: number): ApiError =>
   api('RequestedHeightDoesntExist', 310, `Requested height '${requested}' is greater than current state height '${current}'`, 400, 'height');
-export const contractNotFound = (contractId: string): ApiError => api('ContractNotFound', 600, `Contract '${contractId}' is not found`, 404);
-export const executedTransactionNotFound = (txId: string): ApiError =>
-  api('ExecutedTransactionNotFound', 601, `Executed transaction is not found for transaction with txId = ${txId}`, 404);
-export const contractExecutionNotFound = (txId: string): ApiError =>
-  api('ContractExecutionNotFound', 605, `Contract execution result is not found for transaction with txId = '${txId}'`, 404);
-export const policyDataTooBig = (size: number, max: number): ApiError => api('PolicyDataTooBig', 607, `Policy data too big, actual size '${size}' bytes, max size '${max}' bytes`);
-export const entityAlreadyExists = (): ApiError => api('EntityAlreadyExists', 608, 'Inserting entity that already exists');
-export const generalDbError = (): ApiError => api('GeneralDBError', 609, 'DB error', 500);
-export const forceSyncError = (): ApiError => api('ForceSyncError', 610, 'Force sync error', 500);
 export const policyDoesNotExist = (policyId: string): ApiError => api('PolicyDoesNotExist', 612, `The requested policy ${policyId} does not exist`);
-export const privacyIsSwitchedOff = (): ApiError => api('PrivacyIsSwitchedOff', 613, 'The privacy feature is switched off');
 export const policyDataHashAlreadyExists = (hash: string): ApiError => api('PolicyDataHashAlreadyExists', 615, `The specified dataset with hash ${hash} was added earlier`);
-export const policyItemDataIsMissing = (hash: string): ApiError => api('PolicyItemDataIsMissing', 617, `The requested dataset ${hash} is missing in privacy storage`);
 export const missingAuthorizationMetadata = (): ApiError => api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401, 'Authorization');
 export const authTokenExpired = (): ApiError => api('AuthTokenExpired', 619, 'Authorization error. Token expired', 401, 'Authorization');
 export const cantParseJwtClaims = (): ApiError => api('CantParseJwtClaims', 620, "Authorization error. Can't parse JWT token claims", 400, 'Authorization');
 /** 621; WE prints the role's Scala object name (e.g. `Administrator`), with a trailing space. */
 export const noRequiredAuthRole = (role: string): ApiError => api('NoRequiredAuthRole', 621, `Authorization error. No expected role '${role}' `, 403, 'Authorization');
 export const invalidTokenError = (): ApiError => api('InvalidTokenError', 622, 'Authorization error. Invalid token', 401, 'Authorization');
-export const commitmentNotPresent = (): ApiError => api('CommitmentNotPresent', 624, "'commitment' is not present in request", 400, 'commitment');
-export const commitmentKeyNotPresent = (): ApiError => api('CommitmentKeyNotPresent', 625, "'commitmentKey' is not present in request", 400, 'commitmentKey');
-export const commitmentValidationFailed = (): ApiError => api('CommitmentValidationFailed', 626, 'Failed commitment validation');
 export const invalidContractKeysFilter = (regex: string): ApiError => api('InvalidContractKeysFilter', 629, `Keys filter parameter has invalid regex pattern '${regex}'`, 400, 'matches');
 export const invalidNodeOwnerAddress = (): ApiError => api('InvalidNodeOwnerAddress', 636, 'Authorization error. Invalid node owner address', 403, 'Authorization');
 export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisabled', 637, `Service '${name}' is disabled`, 404, 'service');
 export const healthCheckError = (message: string): ApiError => api('HealthCheckError', 640, message, 503);
-export const policyItemNotFound = (policyId: string, itemId: string): ApiError => api('PolicyItemNotFound', 646, `Policy ${policyId} item ${itemId} not found in database`, 404);
-export const wrongPolicyItemDataGetMethod = (message: string): ApiError => api('WrongPolicyItemDataGetMethod', 647, message);
-export const privacyLargeObjectFeatureIsNotActivated = (): ApiError =>
-  api(
-    'PrivacyLargeObjectFeatureIsNotActivated',
-    648,
-    'Large privacy object feature is not activated yet, so using appropriate api methods(for getting or sending large data) is not allowed',
-  );
-export const confidentialCallNotAllowedForContract = (contractId: string): ApiError =>
-  api('ConfidentialCallNotAllowedForContract', 650, `Contract '${contractId}' not allowed for confidential call`);
-export const groupOwnersNotContainsNodeOwner = (contractId: string, nodeOwner: string): ApiError =>
-  api('GroupOwnersNotContainsNodeOwner', 651, `Confidential groups from contract '${contractId}' not contain NodeOwner '${nodeOwner}'`);
-export const notEnoughGroupParticipants = (contractId: string): ApiError =>
-  api('NotEnoughGroupParticipants', 652, `GroupParticipants from contract '${contractId}' must be at least 3`);
-export const snapshotNotVerified = (status: string): ApiError => api('SnapshotNotVerified', 700, `Snapshot isn't yet verified. Current status '${status}'. Try later`, 404);
-export const snapshotGenesisNotFound = (): ApiError => api('SnapshotGenesisNotFound', 701, 'Genesis block is not found in snapshot. Probably snapshot state is invalid', 500);
-export const snapshotFeatureDisabled = (): ApiError => api('SnapshotFeatureDisabled', 702, 'Snapshot feature is disabled', 403);
-export const reachedSnapshotHeight = (height: number): ApiError =>
-  api('ReachedSnapshotHeightError', 703, `Snapshot height '${height}' is reached. Unable to process transactions`, 403);
-export const snapshotAlreadySwapped = (): ApiError => api('SnapshotAlreadySwapped', 704, 'Snapshot has been already swapped');
-export const snapshotFileSystemError = (reason: string): ApiError => api('SnapshotFileSystemError', 705, `Couldn't process snapshot because of error: '${reason}'`, 500);
-export const noSuchElementError = (reason: string): ApiError => api('NoSuchElementError', 706, reason);
-
 /** WE's EmptySenderPKInDataTxError (a ValidationError rendered under 199 with its toString). */
 export const emptySenderPublicKeyInDataTx = (): ValidationError =>
   new ValidationError(
@@ -197,8 +155,6 @@ export const noBlockForHeight = (): StatusDetailsReply => new StatusDetailsReply
 export const noChildBlocks = (): StatusDetailsReply => new StatusDetailsReply(200, 'No child blocks');
 export const transactionNotInBlockchain = (): StatusDetailsReply => new StatusDetailsReply(404, 'Transaction is not in blockchain');
 export const transactionNotInUtx = (): StatusDetailsReply => new StatusDetailsReply(404, 'Transaction is not in UTX');
-/** `/transactions/address/...` lookup failure without `after`: an empty 404. */
-export const emptyNotFound = (): PlainTextReply => new PlainTextReply(404, '');
 /** `/debug/rollback` to a height without a block. */
 export const blockAtHeightNotFoundText = (): PlainTextReply => new PlainTextReply(400, 'Block at height not found');
 

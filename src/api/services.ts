@@ -13,6 +13,7 @@ import type { StateView } from '../state/view.js';
 import type { ActivationStatus } from '../chain/features.js';
 import type { ConsensusSettings } from '../chain/settings.js';
 import type { ChainHeaders as PoaChainHeaders, PoaConsensus } from '../consensus/poa.js';
+import type { ConnectedPeerView } from '../network/node-network.js';
 
 export interface BlockAt {
   readonly block: Block;
@@ -250,20 +251,8 @@ export interface ConsensusService {
   chainScore(): bigint;
 }
 
-/** A connected peer as `/peers/connected` shows it (WE's PeerInfo). */
-export interface ConnectedPeerInfo {
-  /** The socket's remote address, `/ip:port`. */
-  readonly address: string;
-  /** The address the peer declared in its handshake (`/ip:port`), if any. */
-  readonly declaredAddress: string | undefined;
-  /** The peer's node owner address, Base58. */
-  readonly nodeOwnerAddress: string;
-  readonly peerName: string;
-  readonly peerNonce: bigint;
-  /** `major.minor.patch` from its handshake. */
-  readonly applicationVersion: string;
-  readonly applicationConsensus: string;
-}
+/** A connected peer as `/peers/connected` shows it (WE's PeerInfo): the network layer's view of it. */
+export type ConnectedPeerInfo = ConnectedPeerView;
 
 /** The node's P2P network, as `/peers/*` and `/debug/utx-rebroadcast` see it. */
 export interface PeersService {

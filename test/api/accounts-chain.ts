@@ -3,7 +3,7 @@
  * assets): the dev-chain config with its keystore, but a genesis of our own (the owner
  * holds 10^18 units, past 2^53) and max-rollback-depth 5; `Node.start` with an injected
  * clock, no miner, no listening server — `createApiServer(node.services())` driven with
- * `inject`. Blocks are forged as the miner forges them (planKeyBlock for the owner's PoA
+ * `inject`. Blocks are forged as the miner forges them (forge.ts: planKeyBlock for the owner's PoA
  * slot, Block.sign, appendKeyBlock, then appendOwnMicroBlock).
  *
  * Every transaction is also booked in a Ledger kept by this file's own arithmetic — amounts,
@@ -15,19 +15,16 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createApiServer } from '../../src/api/server.js';
 import type { ApiServices } from '../../src/api/services.js';
-import { FEATURE } from '../../src/chain/features.js';
-import { planKeyBlock } from '../../src/consensus/poa.js';
-import { PoaRules, poaHeaders } from '../../src/consensus/rules.js';
 import type { Address } from '../../src/crypto/address.js';
-import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
-import { Block, signGenesisBlock, type GenesisSettings } from '../../src/protocol/blocks.js';
+import { signGenesisBlock, type GenesisSettings } from '../../src/protocol/blocks.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { DEV_GENESIS_SIGNER_SEED, devAccounts, devGenesisSettings, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
 import { Node } from '../../src/node/node.js';
 import { tempDir } from '../support/tmp.js';
+import { Forger } from './forge.js';
 
 export const WEST = 100_000_000n;
 export const START = 1_760_000_000_000n;
@@ -210,44 +207,17 @@ export async function accountsChain(): Promise<AccountsChain> {
   for (const t of transactions) ledger.west(t.recipient.toString()).regular += t.amount;
   ledger.snapshot(1);
 
-  const rules = PoaRules.fromSettings(node.config.chain, node.chain.features);
-  let tsCounter = 0n;
-  const sign = (signer: Party, json: Record<string, unknown>): Transaction => {
-    tsCounter++;
-    const author = json['type'] === 12 ? { authorPublicKey: encodeBase58(signer.keyPair.publicKey) } : {};
-    const body = { senderPublicKey: encodeBase58(signer.keyPair.publicKey), timestamp: clock.now - 1000n + tsCounter, proofs: [], ...author, ...json };
-    return p.sign(p.transactionFromJson(body, { forBroadcast: false }), signer.keyPair.privateKey);
-  };
-  const keyBlock = (): void => {
-    const self = O.address.bytes;
-    for (let guard = 0; guard < 100; guard++) {
-      const plan = planKeyBlock(rules.poa, { state: node.chain.state(), chain: poaHeaders(node.chain), now: clock.now, self });
-      if (plan.kind === 'forge') {
-        const block = Block.sign(
-          p,
-          { version: 3, timestamp: plan.timestamp, reference: node.chain.lastBlock().id, consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds }, transactions: [], featureVotes: [], genesisData: null },
-          node.owner.privateKey,
-        );
-        node.chain.appendKeyBlock(block);
-        return;
-      }
-      clock.now = plan.kind === 'wait' ? plan.at : plan.retryAt;
-    }
-    throw new Error('no PoA slot for the owner');
-  };
+  const forger = new Forger(node, clock);
+  const sign = (signer: Party, json: Record<string, unknown>): Transaction => forger.tx(signer, json);
   const heightOf = new Map<string, number>();
   const microBlock = (txs: Transaction[]): void => {
-    clock.now += 300n;
-    const build = node.chain.appendOwnMicroBlock(txs, { maxTransactions: 255, maxBlockBytes: 1 << 20 }, node.owner.privateKey, node.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, node.chain.height()));
-    if (build.rejected.length > 0 || build.included.length !== txs.length) {
-      throw new Error(`the chain refused ${build.rejected.map((r) => `${r.tx.type}: ${r.error.message}`).join('; ')}`);
-    }
+    forger.microBlock(txs);
     for (const tx of txs) heightOf.set(tx.idBase58, node.chain.height());
   };
   /** A block: the key block, then each group of transactions (built after the key block, so the ledger sees them in order) as a micro-block. */
   const block = (build: () => Transaction[][] = () => []): void => {
     ledger.snapshot(node.chain.height());
-    keyBlock();
+    forger.keyBlock();
     ledger.keyBlock();
     for (const txs of build()) microBlock(txs);
   };

@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { BIG_AMOUNT, MINER, SECOND, fixtureServer } from './fixture.js';
+import { expectError } from './inject.js';
 
 const f = fixtureServer();
 after(() => f.app.close());
@@ -13,13 +14,6 @@ const asClient = (v: unknown): unknown => parseJson(stringifyJson(v));
 
 const b58 = encodeBase58;
 const UNKNOWN_ID = b58(new Uint8Array(64).fill(7));
-
-function expectError(r: { status: number; body: unknown }, status: number, code: number, message?: string): void {
-  assert.equal(r.status, status, JSON.stringify(r.body));
-  const body = r.body as { error: number; message: string };
-  assert.equal(body.error, code);
-  if (message !== undefined) assert.equal(body.message, message);
-}
 
 describe('GET /blocks/height and /blocks/height/{signature}', () => {
   it('counts the liquid block', async () => {

@@ -3,7 +3,7 @@
  * PoS: the dev-chain config (keystore, API key) with a genesis and consensus of our own,
  * `Node.start` with an injected clock, no miner, no listening server —
  * `createApiServer(node.services())` driven with `inject`. Blocks are forged as the miners
- * forge them (planKeyBlock / planPosKeyBlock, Block.sign, appendKeyBlock), with chosen
+ * forge them (forge.ts: planKeyBlock / planPosKeyBlock, Block.sign, appendKeyBlock), with chosen
  * feature votes.
  *
  * Both chains vote with P = 4, N = 3; every implemented feature is pre-activated except
@@ -20,11 +20,7 @@ import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { createApiServer } from '../../src/api/server.js';
 import { FEATURE } from '../../src/chain/features.js';
 import { IMPLEMENTED_FEATURES, type ChainSettings, type ConsensusSettings, type PoaSettings } from '../../src/chain/settings.js';
-import { planKeyBlock } from '../../src/consensus/poa.js';
-import { planPosKeyBlock } from '../../src/consensus/pos.js';
-import { PoaRules, poaHeaders, PosRules } from '../../src/consensus/rules.js';
-import { encodeBase58 } from '../../src/crypto/encoding.js';
-import { Block, signGenesisBlock, type GenesisSettings } from '../../src/protocol/blocks.js';
+import { signGenesisBlock, type Block, type GenesisSettings } from '../../src/protocol/blocks.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import type { RoleName } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
@@ -32,6 +28,7 @@ import type { NodeConfig } from '../../src/node/config.js';
 import { DEV_API_KEY, DEV_GENESIS_SIGNER_SEED, devAccounts, devGenesisSettings, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
 import { Node } from '../../src/node/node.js';
 import { tempDir } from '../support/tmp.js';
+import { Forger } from './forge.js';
 
 export const WEST = 100_000_000n;
 export const START = 1_760_000_000_000n;
@@ -103,47 +100,11 @@ export async function consensusChain(consensus: ConsensusSettings, options: Cons
   const stoppedItself = new Promise<void>((resolve) => (stopped = resolve));
   const node = await Node.start(config, { now: () => clock.now, logger: pino({ level: 'silent' }), onStopRequested: () => stopped() });
   const app = createApiServer(node.services(), { logger: false });
-  const owner = accounts[0]!;
-  const ownerAddress = p.addresses.parseAddress(owner.address).bytes;
 
-  const sign = (votes: readonly number[], timestamp: bigint, c: Block['consensus']): Block =>
-    Block.sign(p, { version: 3, timestamp, reference: node.chain.lastBlock().id, consensus: c, transactions: [], featureVotes: [...votes], genesisData: null }, owner.keyPair.privateKey);
-
-  const forge = (votes: readonly number[] = []): Block => {
-    for (let guard = 0; guard < 100; guard++) {
-      let block: Block | undefined;
-      if (consensus.type === 'poa') {
-        const rules = PoaRules.fromSettings(node.config.chain, node.chain.features);
-        const plan = planKeyBlock(rules.poa, { state: node.chain.state(), chain: poaHeaders(node.chain), now: clock.now, self: ownerAddress });
-        if (plan.kind === 'forge') block = sign(votes, plan.timestamp, { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds });
-        else clock.now = plan.kind === 'wait' ? plan.at : plan.retryAt;
-      } else {
-        const rules = PosRules.fromSettings(node.config.chain, node.chain.features, node.store);
-        const plan = planPosKeyBlock(rules.pos, { state: node.chain.state(), chain: node.chain, now: clock.now, publicKey: owner.keyPair.publicKey });
-        if (plan.kind === 'idle') throw new Error(plan.reason);
-        if (plan.kind === 'forge') block = sign(votes, plan.timestamp, plan.consensus);
-        else clock.now = plan.at;
-      }
-      if (block !== undefined) {
-        node.chain.appendKeyBlock(block);
-        return block;
-      }
-    }
-    throw new Error('no slot for the owner');
-  };
-
-  let tsCounter = 0n;
-  const transfer = (from: DevAccount, to: DevAccount, amount: bigint): Transaction => {
-    tsCounter++;
-    const body = { type: 4, version: 3, senderPublicKey: encodeBase58(from.keyPair.publicKey), recipient: to.address, amount, fee: 1_000_000n, attachment: '', timestamp: clock.now - 1000n + tsCounter, proofs: [] };
-    return p.sign(p.transactionFromJson(body, { forBroadcast: false }), from.keyPair.privateKey);
-  };
-
-  const microBlock = (txs: Transaction[]): void => {
-    clock.now += 300n;
-    const build = node.chain.appendOwnMicroBlock(txs, { maxTransactions: 255, maxBlockBytes: 1 << 20 }, node.owner.privateKey, node.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, node.chain.height()));
-    if (build.included.length !== txs.length) throw new Error(`the chain refused ${build.rejected.map((r) => r.error.message).join('; ')}`);
-  };
+  const forger = new Forger(node, clock);
+  const forge = (votes: readonly number[] = []): Block => forger.keyBlock(votes);
+  const microBlock = (txs: Transaction[]): void => forger.microBlock(txs);
+  const transfer = (from: DevAccount, to: DevAccount, amount: bigint): Transaction => forger.transfer(from, to, amount);
 
   return {
     node,

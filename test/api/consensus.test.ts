@@ -12,16 +12,10 @@ import { scalaDuration } from '../../src/api/routes/consensus.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import { consensusChain, DEV_API_KEY, POA, POS, WEST, type ConsensusChain } from './consensus-chains.js';
+import { expectError } from './inject.js';
 
 const b58 = encodeBase58;
 const UNKNOWN_ID = b58(new Uint8Array(64).fill(7));
-
-function expectError(r: { status: number; body: unknown }, status: number, code: number, message?: string): void {
-  assert.equal(r.status, status, JSON.stringify(r.body));
-  const body = r.body as { error: number; message: string };
-  assert.equal(body.error, code, JSON.stringify(body));
-  if (message !== undefined) assert.equal(body.message, message);
-}
 
 const posOf = (block: Block): { baseTarget: bigint; generationSignature: Uint8Array } => {
   if (block.consensus.type !== 'pos') throw new Error('PoS data expected');

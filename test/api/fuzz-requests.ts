@@ -313,3 +313,14 @@ export function fuzzContext(s: SeededNode, doc: Record<string, unknown>): FuzzCo
     neverAuthorized: DESTRUCTIVE,
   };
 }
+
+/** What a fuzz run must leave as it found it: the store's state hash, the height, and the last (liquid) block's id. */
+export interface ChainMark {
+  readonly stateHash: string;
+  readonly height: number;
+  readonly lastBlock: string;
+}
+
+export function chainMark(s: SeededNode): ChainMark {
+  return { stateHash: s.node.store.stateHash(), height: s.node.chain.height(), lastBlock: encodeBase58(s.node.chain.lastBlock().id) };
+}

@@ -39,10 +39,20 @@ export async function inject(app: FastifyInstance, method: 'GET' | 'POST' | 'DEL
   return { status: r.statusCode, text: r.body, contentType: String(r.headers['content-type'] ?? ''), json };
 }
 
-/** A WE error answer: status, code and (when given) the message, exactly or by pattern. */
-export function assertError(r: Answer, status: number, code: number, message?: string | RegExp): void {
+/**
+ * A WE error answer of the typed client (src/api/client.ts): status, code and (when given)
+ * the message, exactly or by pattern. Returns the body for further checks.
+ */
+export function expectError(r: { readonly status: number; readonly body: unknown; readonly text: string }, status: number, code: number, message?: string | RegExp): Record<string, unknown> {
   assert.equal(r.status, status, r.text);
-  assert.equal(r.json?.error, code, r.text);
-  if (typeof message === 'string') assert.equal(r.json.message, message);
-  else if (message !== undefined) assert.match(r.json.message, message);
+  const body = r.body as Record<string, unknown>;
+  assert.equal(body?.['error'], code, r.text);
+  if (typeof message === 'string') assert.equal(body['message'], message);
+  else if (message !== undefined) assert.match(body['message'] as string, message);
+  return body;
+}
+
+/** The same for an answer of `inject`. */
+export function assertError(r: Answer, status: number, code: number, message?: string | RegExp): void {
+  expectError({ status: r.status, body: r.json, text: r.text }, status, code, message);
 }

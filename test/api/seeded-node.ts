@@ -4,8 +4,8 @@
  * an injected clock, no miner and no listening REST server — the test builds its own
  * `createApiServer(node.services())` and talks to it with `inject`.
  *
- * The chain is forged here the way the miner forges it (planKeyBlock for this node's PoA
- * slot, Block.sign, appendKeyBlock, then appendOwnMicroBlock), and holds transactions of
+ * The chain is forged the way the miner forges it (forge.ts: planKeyBlock for this node's
+ * PoA slot, Block.sign, appendKeyBlock, then appendOwnMicroBlock), and holds transactions of
  * every kind the REST groups read: an issued, reissued, partly burnt, sponsored asset held
  * by several accounts, WEST and asset transfers, a mass transfer, an active and a cancelled
  * lease, an alias, data entries of all four types, a granted role, an atomic container;
@@ -19,16 +19,11 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createApiServer } from '../../src/api/server.js';
 import type { ApiServices, AuthMode } from '../../src/api/services.js';
-import { FEATURE } from '../../src/chain/features.js';
-import { planKeyBlock } from '../../src/consensus/poa.js';
-import { PoaRules, poaHeaders } from '../../src/consensus/rules.js';
-import { encodeBase58 } from '../../src/crypto/encoding.js';
-import { Block } from '../../src/protocol/blocks.js';
-import { Atomic, type AtomicData } from '../../src/protocol/transactions/atomic.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { DEV_API_KEY, DEV_CHAIN_ID, devAccounts, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
 import { Node } from '../../src/node/node.js';
+import { Forger } from './forge.js';
 
 export const WEST = 100_000_000n;
 /** Node time when the chain is created (the dev genesis is signed for it). */
@@ -79,77 +74,6 @@ export interface SeededNodeOptions {
   readonly pkiMode?: 'OFF' | 'ON' | 'TEST';
   /** Where the node lives (default: a temporary directory, removed by `close()`). */
   readonly dataDir?: string;
-}
-
-class Forger {
-  private tsCounter = 0n;
-
-  private readonly rules: PoaRules;
-
-  constructor(
-    readonly node: Node,
-    readonly clock: { now: bigint },
-  ) {
-    this.rules = PoaRules.fromSettings(node.config.chain, node.chain.features);
-  }
-
-  tx(signer: DevAccount, json: Record<string, unknown>): Transaction {
-    const p = this.node.protocol;
-    this.tsCounter++;
-    const author = json['type'] === 12 ? { authorPublicKey: encodeBase58(signer.keyPair.publicKey) } : {};
-    const body = { senderPublicKey: encodeBase58(signer.keyPair.publicKey), timestamp: this.clock.now - 1000n + this.tsCounter, proofs: [], ...author, ...json };
-    return p.sign(p.transactionFromJson(body, { forBroadcast: false }), signer.keyPair.privateKey);
-  }
-
-  transfer(from: DevAccount, to: DevAccount, amount: bigint, extra: Record<string, unknown> = {}): Transaction {
-    return this.tx(from, { type: 4, version: 3, recipient: to.address, amount, fee: 1_000_000n, attachment: '', ...extra });
-  }
-
-  atomic(sender: DevAccount, inner: Transaction[]): Transaction {
-    const p = this.node.protocol;
-    this.tsCounter++;
-    const tx = p.transaction<AtomicData>(Atomic, 1, { senderPublicKey: sender.keyPair.publicKey, miner: null, transactions: inner, timestamp: this.clock.now - 1000n + this.tsCounter });
-    return p.sign(tx, sender.keyPair.privateKey);
-  }
-
-  /** This node's next key block, as the miner forges it: waits (moves the clock) for its slot. */
-  keyBlock(): Block {
-    const { chain, owner, protocol } = this.node;
-    const rules = this.rules;
-    const self = protocol.addresses.fromPublicKey(owner.publicKey).bytes;
-    for (let guard = 0; guard < 100; guard++) {
-      const plan = planKeyBlock(rules.poa, { state: chain.state(), chain: poaHeaders(chain), now: this.clock.now, self });
-      if (plan.kind === 'forge') {
-        const block = Block.sign(
-          protocol,
-          {
-            version: 3,
-            timestamp: plan.timestamp,
-            reference: chain.lastBlock().id,
-            consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
-            transactions: [],
-            featureVotes: [],
-            genesisData: null,
-          },
-          owner.privateKey,
-        );
-        chain.appendKeyBlock(block);
-        return block;
-      }
-      this.clock.now = plan.kind === 'wait' ? plan.at : plan.retryAt;
-    }
-    throw new Error('no PoA slot for the node owner');
-  }
-
-  /** One micro-block holding all of `txs` (fails listing any the chain refused). */
-  microBlock(txs: Transaction[]): void {
-    const { chain, owner } = this.node;
-    this.clock.now += 300n;
-    const build = chain.appendOwnMicroBlock(txs, { maxTransactions: 255, maxBlockBytes: 1 << 20 }, owner.privateKey, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, chain.height()));
-    if (build.rejected.length > 0 || build.included.length !== txs.length) {
-      throw new Error(`seeding: the chain refused ${build.rejected.map((r) => `${r.tx.type}: ${r.error.message}`).join('; ')}`);
-    }
-  }
 }
 
 /** Starts a node on a fresh directory and seeds its chain (about a second). */

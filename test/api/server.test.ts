@@ -12,16 +12,9 @@ import { fastifyUrls } from '../../src/api/routing.js';
 import { createApiServer, listen } from '../../src/api/server.js';
 import fc from 'fast-check';
 import { ADMIN_KEY, CONFIDENTIAL_KEY, MINER, PRIVACY_KEY, SECOND, fixtureChain, fixtureServer, protocol } from './fixture.js';
+import { expectError } from './inject.js';
 
 const NOT_FOUND = 'The requested resource could not be found.';
-
-function expectError(r: { status: number; body: unknown; text: string }, status: number, code: number, message?: string): Record<string, unknown> {
-  assert.equal(r.status, status, r.text);
-  const body = r.body as Record<string, unknown>;
-  assert.equal(body['error'], code);
-  if (message !== undefined) assert.equal(body['message'], message);
-  return body;
-}
 
 function expectText(r: { status: number; text: string; headers: Record<string, unknown> }, status: number, text: string): void {
   assert.equal(r.status, status, r.text);

@@ -5,6 +5,7 @@ import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { WeError } from '../../src/crypto/errors.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { BIG_AMOUNT, FOURTH, MINER, NOW, OUTSIDER, SECOND, THIRD, fixtureServer, protocol, transfer } from './fixture.js';
+import { expectError } from './inject.js';
 
 const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -15,14 +16,6 @@ const cryptoUtils: any = require('@wavesenterprise/crypto-utils');
 const b58 = encodeBase58;
 const asClient = (v: unknown): unknown => parseJson(stringifyJson(v));
 const UNKNOWN_TX = b58(new Uint8Array(32).fill(9));
-
-function expectError(r: { status: number; body: unknown }, status: number, code: number, message?: string): Record<string, unknown> {
-  assert.equal(r.status, status, JSON.stringify(r.body, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
-  const body = r.body as Record<string, unknown>;
-  assert.equal(body['error'], code);
-  if (message !== undefined) assert.equal(body['message'], message);
-  return body;
-}
 
 /** A Transfer V3 signed client-side by the official transactions-factory, as a dApp would send it. */
 async function libraryTransfer(seed: string, fields: Record<string, unknown>): Promise<Record<string, unknown>> {

@@ -18,10 +18,10 @@ import { customValidationError, requestedHeightDoesntExist, routeNotFound } from
 import { positiveInt, text, type ParamSpec } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
+import { INT64 } from '../../protocol/bytes.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
-const INT64_MAX = 2n ** 63n - 1n;
 
 /** Akka's LongNumber segment: ASCII digits within int64; anything else does not match the path (404). */
 const digitsLong = (doc: string): ParamSpec<bigint> => ({
@@ -30,7 +30,7 @@ const digitsLong = (doc: string): ParamSpec<bigint> => ({
   parse(raw) {
     if (!/^[0-9]+$/.test(raw)) throw routeNotFound();
     const n = BigInt(raw);
-    if (n > INT64_MAX) throw routeNotFound();
+    if (n > INT64.MAX) throw routeNotFound();
     return n;
   },
 });
