@@ -10,35 +10,30 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createPublicKey, verify as nativeVerify, type KeyObject } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ed25519 } from '@noble/curves/ed25519.js';
 import { Blockchain } from '../src/chain/blockchain.js';
 import { PreActivatedFeatures } from '../src/chain/features.js';
 import { preverifySignatures } from '../src/chain/signatures.js';
 import { UtxPool } from '../src/chain/utx.js';
 import { SignatureVerifierPool } from '../src/crypto/verify-pool.js';
+import { montgomeryToEdwards } from '../src/crypto/waves.js';
 import { planKeyBlock } from '../src/consensus/poa.js';
 import { poaHeaders, PoaRules } from '../src/consensus/rules.js';
 import { Block } from '../src/protocol/blocks.js';
 import { parseJson, stringifyJson } from '../src/protocol/json.js';
-import type { Protocol } from '../src/protocol/protocol.js';
+import { Protocol } from '../src/protocol/protocol.js';
 import { Transfer } from '../src/protocol/transactions/transfer.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
+import { freeLoopbackPort } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
 import type { Figure } from './harness.js';
 
 export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
-
-function leScalar(b: Uint8Array): bigint {
-  let x = 0n;
-  for (let i = b.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(b[i]!);
-  return x;
-}
 
 /** Transfers signed by the dev accounts, timestamps from `start` on. */
 export function signedTransfers(p: Protocol, n: number, start: bigint): Transaction[] {
@@ -64,19 +59,17 @@ export function signedTransfers(p: Protocol, n: number, start: bigint): Transact
 }
 
 /** Bare verification of the same signatures with node:crypto Ed25519, on this core. */
-function nativeVerifyRate(p: Protocol, txs: readonly Transaction[]): number {
+function nativeVerifyRate(txs: readonly Transaction[]): number {
+  // Ready-made Edwards keys (the sender's Curve25519 key with the sign bit its signatures carry).
   const keys = new Map<string, KeyObject>();
-  const accounts = devAccounts(p);
   const items = txs.map((tx) => {
-    const acc = accounts.find((a) => Buffer.from(a.keyPair.publicKey).equals(Buffer.from(tx.senderPublicKey!)))!;
-    const id = acc.address;
+    const sig = Buffer.from(tx.proofs[0]!);
+    const id = `${Buffer.from(tx.senderPublicKey!).toString('hex')}${sig[63]! >> 7}`;
     let key = keys.get(id);
     if (key === undefined) {
-      const A = ed25519.Point.BASE.multiply(leScalar(acc.keyPair.privateKey) % ed25519.Point.Fn.ORDER).toBytes();
-      key = createPublicKey({ key: Buffer.concat([SPKI, A]), format: 'der', type: 'spki' });
+      key = createPublicKey({ key: Buffer.concat([SPKI, montgomeryToEdwards(tx.senderPublicKey!, sig[63]!)!]), format: 'der', type: 'spki' });
       keys.set(id, key);
     }
-    const sig = Buffer.from(tx.proofs[0]!);
     sig[63] = sig[63]! & 0x7f;
     return { msg: tx.proofSourceBytes, key, sig };
   });
@@ -103,7 +96,6 @@ function tempDir(): string {
 async function inProcessChain(dir: string): Promise<{ chain: Blockchain; rules: PoaRules; clock: { now: bigint } }> {
   const config = await devNodeConfig({ dataDir: dir, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
   const chainSettings = config.chain.consensus.type === 'poa' ? { ...config.chain, consensus: { ...config.chain.consensus, roundDurationMs: BENCH_POA.roundDurationMs, syncDurationMs: BENCH_POA.syncDurationMs } } : config.chain;
-  const { Protocol } = await import('../src/protocol/protocol.js');
   const protocol = await Protocol.create({ crypto: 'waves', chainId: chainSettings.chainId });
   const features = PreActivatedFeatures.fromSettings(chainSettings.functionality);
   const rules = PoaRules.fromSettings(chainSettings, features);
@@ -137,7 +129,7 @@ async function poolIngest(p: Protocol, n: number): Promise<{ value: number; base
     const pool = new UtxPool({ chain, settings: { memoryLimitBytes: 1 << 30, txExpireTimeoutMs: 2 * 3600_000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true }, now: () => clock.now, verifier });
     const txs = signedTransfers(p, n, clock.now - 60_000n);
     const texts = txs.map((tx) => stringifyJson(tx.toJson()));
-    const baseline = nativeVerifyRate(p, txs);
+    const baseline = nativeVerifyRate(txs);
     // As clients would: many broadcasts in flight at once.
     const t0 = process.hrtime.bigint();
     let next = 0;
@@ -174,29 +166,22 @@ async function chainImport(p: Protocol, blocks: number, perBlock: number): Promi
     const stored = Array.from({ length: chain.height() - 1 }, (_, i) => chain.store.blockBytes(i + 2)!);
     await chain.store.close();
     // The same genesis (same dev-genesis.json), a fresh store.
-    const { cpSync } = await import('node:fs');
     cpSync(join(dir, 'dev-genesis.json'), join(dir2, 'dev-genesis.json'));
     const fresh = await inProcessChain(dir2);
     fresh.clock.now = clock.now;
-    const baseline = nativeVerifyRate(p, all);
+    const baseline = nativeVerifyRate(all);
     const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
     const t0 = process.hrtime.bigint();
     // Blocks are parsed and their signatures verified on the verifier threads one block ahead.
-    let ahead = (async (): Promise<Block> => {
-      const b = Block.fromBytes(p, stored[0]!);
+    const parsedAndVerified = async (bytes: Uint8Array): Promise<Block> => {
+      const b = Block.fromBytes(p, bytes);
       await preverifySignatures(verifier, b.transactions);
       return b;
-    })();
+    };
+    let ahead = parsedAndVerified(stored[0]!);
     for (let i = 0; i < stored.length; i++) {
       const block = await ahead;
-      if (i + 1 < stored.length) {
-        const nextBytes = stored[i + 1]!;
-        ahead = (async (): Promise<Block> => {
-          const b = Block.fromBytes(p, nextBytes);
-          await preverifySignatures(verifier, b.transactions);
-          return b;
-        })();
-      }
+      if (i + 1 < stored.length) ahead = parsedAndVerified(stored[i + 1]!);
       fresh.chain.appendBlock(block);
     }
     const value = rate(all.length, t0);
@@ -217,7 +202,7 @@ interface NodeProc {
 
 async function startNodeProcess(minerEnabled: boolean): Promise<NodeProc> {
   const dir = tempDir();
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freeLoopbackPort();
   const child = spawn(process.execPath, [new URL('./node-process.js', import.meta.url).pathname, dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled })], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('bench node did not start in 30 s')), 30_000);
@@ -237,6 +222,7 @@ async function startNodeProcess(minerEnabled: boolean): Promise<NodeProc> {
 
 async function stopNodeProcess(n: NodeProc): Promise<void> {
   await new Promise<void>((resolve) => {
+    if (n.child.exitCode !== null || n.child.signalCode !== null) return resolve();
     n.child.on('exit', () => resolve());
     n.child.kill('SIGTERM');
     setTimeout(() => n.child.kill('SIGKILL'), 10_000).unref();
@@ -284,7 +270,7 @@ async function httpIngest(p: Protocol, n: number): Promise<{ value: number; base
   try {
     const txs = signedTransfers(p, n, BigInt(Date.now()));
     const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
-    const baseline = nativeVerifyRate(p, txs);
+    const baseline = nativeVerifyRate(txs);
     const t0 = process.hrtime.bigint();
     await broadcastAll(node.url, bodies, 16);
     return { value: rate(n, t0), baseline };
@@ -299,7 +285,7 @@ export async function confirmed(p: Protocol, n: number): Promise<{ value: number
   try {
     const txs = signedTransfers(p, n, BigInt(Date.now()));
     const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
-    const baseline = nativeVerifyRate(p, txs);
+    const baseline = nativeVerifyRate(txs);
     const startHeight = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
     const t0 = process.hrtime.bigint();
     await broadcastAll(node.url, bodies, 16);

@@ -44,6 +44,8 @@ import {
   type MinerSettings,
   type UtxSettings,
 } from '../chain/settings.js';
+import type { NetworkTlsFiles, NodeNetworkSettings } from '../network/node-network.js';
+import { INT64 } from '../protocol/bytes.js';
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -172,8 +174,6 @@ export function parseInt32(v: unknown, path: string, range: IntRange = {}): numb
   return n;
 }
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /** A signed 64-bit integer: a safe number, or a numeric string for anything beyond 2^53. */
 export function parseLong(v: unknown, path: string): bigint {
@@ -181,7 +181,7 @@ export function parseLong(v: unknown, path: string): bigint {
   if (typeof v === 'number' && Number.isSafeInteger(v)) n = BigInt(v);
   else if (typeof v === 'bigint') n = v;
   else if (typeof v === 'string' && /^[+-]?\d{1,19}$/.test(v.trim())) n = BigInt(v.trim());
-  if (n === undefined || n < INT64_MIN || n > INT64_MAX) return fail(path, `expected a 64-bit integer, got ${describeValue(v)}`);
+  if (n === undefined || n < INT64.MIN || n > INT64.MAX) return fail(path, `expected a 64-bit integer, got ${describeValue(v)}`);
   return n;
 }
 
@@ -419,46 +419,18 @@ export interface NodeSettings {
   readonly loggingLevel: LoggingLevel;
 }
 
+export type { NetworkTlsFiles };
+
 export interface PeerAddress {
   readonly host: string;
   readonly port: number;
 }
 
-export interface NetworkTlsFiles {
-  /** PEM private key of this node's certificate. */
-  readonly keyFile: string;
-  /** PEM certificate (chain) this node presents. */
-  readonly certFile: string;
-  /** PEM CA certificates a peer's certificate must chain to; absent: the system's. */
-  readonly caFile: string | undefined;
-}
-
-export interface NetworkSettings {
-  readonly bindAddress: string;
-  readonly port: number;
-  readonly declaredAddress: PeerAddress | undefined;
-  readonly nodeName: string | undefined;
-  readonly nonce: bigint | undefined;
-  readonly knownPeers: readonly PeerAddress[];
+/** `node.network`: what the P2P network runs on, and the settings only the node reads. */
+export interface NetworkSettings extends NodeNetworkSettings {
   readonly mode: 'default' | 'watcher';
-  readonly maxSimultaneousConnections: number;
-  readonly handshakeTimeoutMs: number;
-  readonly connectionTimeoutMs: number;
-  readonly breakIdleConnectionsTimeoutMs: number;
-  readonly attemptConnectionDelayMs: number;
-  readonly peersRequestIntervalMs: number;
-  readonly enablePeersExchange: boolean;
   readonly receivedTxsCacheTimeoutMs: number;
   readonly txBufferSize: number;
-  /** `network.peers-data-residence-time`: a known peer not seen for this long is forgotten (config peers never are). */
-  readonly peersDataResidenceTimeMs: number;
-  /** `network.suspension-residence-time`: how long a peer address stays suspended after a failed attempt or garbage. */
-  readonly suspensionResidenceTimeMs: number;
-  /**
-   * TLS on the P2P connections (`node.network.tls`): WE's switch is a boolean with key
-   * material from its keystore; Weft reads PEM files, so TLS is written as a section
-   * `tls { enable = true, key-file, cert-file, ca-file }` (`tls = false` is accepted as WE writes it).
-   */
   readonly tls: NetworkTlsFiles | undefined;
 }
 

@@ -39,7 +39,7 @@ import type { KeyPair } from '../crypto/suite.js';
 import { genesisBlock, GENESIS_MIN_TIMESTAMP, signGenesisBlock, UNITS_IN_WEST, type GenesisSettings } from '../protocol/blocks.js';
 import { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
-import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings } from '../chain/settings.js';
+import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type PoaSettings } from '../chain/settings.js';
 import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 
@@ -197,11 +197,12 @@ export interface DevOptions {
   readonly keystore?: KeystoreOptions;
 }
 
-function devChainSettings(genesis: GenesisSettings): ChainSettings {
+/** The chain settings of the dev chain and of devnets: PoA (`poa`, the dev chain's by default), every implemented feature active from genesis. */
+export function devChainSettings(genesis: GenesisSettings, poa: Omit<PoaSettings, 'type'> = DEV_POA): ChainSettings {
   return {
     crypto: 'waves',
     chainId: DEV_CHAIN_ID,
-    consensus: { type: 'poa', ...DEV_POA },
+    consensus: { type: 'poa', ...poa },
     genesis,
     fees: DEFAULT_FEES,
     functionality: {
@@ -213,11 +214,6 @@ function devChainSettings(genesis: GenesisSettings): ChainSettings {
   };
 }
 
-/**
- * Prepares a dev data directory — genesis (fixed at the first call), keystore with the five
- * dev accounts — and returns the node config for it. Idempotent: calls on the same directory
- * return equal configs.
- */
 /** REST on loopback with one API key for every key kind (dev chain and devnet nodes). */
 export function loopbackApi(port: number, keyHash: Uint8Array): NodeApiSettings {
   return {
@@ -232,6 +228,11 @@ export function loopbackApi(port: number, keyHash: Uint8Array): NodeApiSettings 
   };
 }
 
+/**
+ * Prepares a dev data directory — genesis (fixed at the first call), keystore with the five
+ * dev accounts — and returns the node config for it. Idempotent: calls on the same directory
+ * return equal configs.
+ */
 export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -33,10 +33,10 @@ import { signGenesisBlock, UNITS_IN_WEST, type GenesisSettings } from '../protoc
 import { stringifyJson } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
-import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings } from '../chain/settings.js';
+import type { ChainSettings } from '../chain/settings.js';
 import { apiKeyHash, DEFAULTS, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from './config.js';
 import { renderNodeConfig } from './config-render.js';
-import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, devAccounts, devProtocol, loopbackApi, type DevAccount } from './dev.js';
+import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { isMainModule } from './main-module.js';
 
@@ -164,25 +164,6 @@ function devnetGenesis(protocol: Protocol, nodes: readonly KeyPair[], dev: reado
   return { ...unsigned, genesisPublicKey: signer.publicKey, signature: block.signature };
 }
 
-/** WE's example PoA ban settings (ban-duration-blocks 100, warnings-for-ban 3, max-bans-percentage 40). */
-const DEVNET_BANS: DevnetBans = { banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 };
-
-function chainSettings(genesis: GenesisSettings, roundDurationMs: number, syncDurationMs: number, bans: DevnetBans): ChainSettings {
-  return {
-    crypto: 'waves',
-    chainId: DEV_CHAIN_ID,
-    consensus: { type: 'poa', roundDurationMs, syncDurationMs, ...bans },
-    genesis,
-    fees: DEFAULT_FEES,
-    functionality: {
-      featureCheckBlocksPeriod: 2,
-      blocksForFeatureActivation: 1,
-      preActivatedFeatures: new Map([...IMPLEMENTED_FEATURES.keys()].map((id) => [id, 0])),
-    },
-    maxRollbackDepth: DEFAULTS.maxRollbackDepth,
-  };
-}
-
 /** One node's config (as `start --config` will read it back from node.conf). */
 function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, node: DevnetNode, peers: readonly PeerAddress[]): NodeConfig {
   const hash = decodeBase58(apiKeyHash(protocol.crypto, DEV_API_KEY));
@@ -276,7 +257,8 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   }
   const dev = devAccounts(protocol);
   const genesis = devnetGenesis(protocol, keys.slice(0, o.nodes - joining), dev, (o.now ?? (() => BigInt(Date.now())))());
-  const chain = chainSettings(genesis, roundDurationMs, syncDurationMs, { ...DEVNET_BANS, ...o.bans });
+  // The dev chain's ban settings (WE's example: ban-duration-blocks 100, warnings-for-ban 3, max-bans-percentage 40) unless overridden.
+  const chain = devChainSettings(genesis, { ...DEV_POA, roundDurationMs, syncDurationMs, ...o.bans });
   for (const node of nodes) {
     mkdirSync(node.dir, { recursive: true, mode: 0o700 });
     const keystore = Keystore.open(join(node.dir, 'keystore.json'), protocol.addresses, o.keystore);

@@ -87,6 +87,7 @@ export class NodeHealth {
       await this.checkFreeSpace();
       return {
         blockchainHeight: height,
+        // A block and its state are committed in one LMDB transaction: they never differ.
         stateHeight: height,
         updatedTimestamp: timestamp,
         updatedDate: instantString(timestamp),

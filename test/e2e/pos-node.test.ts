@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { confirmedTransfer, runCli, startConfiguredNode, untilHeight } from './configured.js';
-import { freePort, until } from './support.js';
+import { confirmedTransfer, prepareConfiguredNode, startConfiguredNode, untilHeight } from './configured.js';
+import { until } from './support.js';
 
 describe('a PoS node started from a WE-style config', () => {
   const dir = mkdtempSync(join(tmpdir(), 'weft-pos-node-'));
@@ -23,62 +23,14 @@ describe('a PoS node started from a WE-style config', () => {
   });
 
   it('forges PoS blocks, approves voted features, confirms a transfer, answers /consensus and /activation', async () => {
-    const keystore = join(dir, 'keystore.json');
-    const generated = await runCli(['generate', 'accounts', '--keystore', keystore, '--chain-id', 'P', '--count', '2', '--password', 'owner secret', '--json']);
-    const [owner, other] = (JSON.parse(generated.stdout) as { accounts: Array<{ address: string; publicKey: string }> }).accounts as [
-      { address: string; publicKey: string },
-      { address: string; publicKey: string },
-    ];
-    const restPort = await freePort();
-    const conf = join(dir, 'node.conf');
-    // Every implemented feature pre-activated but 1140 (WASM contracts), which the miner votes for.
-    const pre = [2, 3, 4, 5, 6, 7, 9, 10, 100, 101, 119, 120, 130, 140, 160, 162, 173, 180, 1120, 1122, 1123, 1130].map((id) => `${id} = 0`).join(', ');
-    writeFileSync(
-      conf,
-      `node {
-  owner-address = "${owner.address}"
-  directory = "${dir}"
-  data-directory = "${join(dir, 'data')}"
-  wallet { file = "${keystore}", password = "unused" }
-  blockchain {
-    type = CUSTOM
-    consensus { type = pos }
-    custom {
-      address-scheme-character = "P"
-      functionality {
-        feature-check-blocks-period = 2
-        blocks-for-feature-activation = 1
-        pre-activated-features = { ${pre} }
-      }
-      genesis {
-        average-block-delay: 10s
-        initial-base-target: 153722867
-        block-timestamp: 1700000000000
-        initial-balance: 1000000 WEST
-        genesis-public-key-base-58: ""
-        signature: ""
-        transactions = [
-          { recipient: "${owner.address}", amount: 990000 WEST },
-          { recipient: "${other.address}", amount: 10000 WEST }
-        ]
-        network-participants = [
-          { public-key: "${owner.publicKey}", roles: [permissioner, miner] },
-          { public-key: "${other.publicKey}", roles: [] }
-        ]
-      }
-    }
-  }
-  # quorum 0: this one node forges without any miner peer (WE's default quorum is 1).
-  miner { micro-block-interval = 500ms, quorum = 0 }
-  api {
-    rest { port = ${restPort}, bind-address = "127.0.0.1" }
-    auth { type = "api-key", api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", privacy-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", confidential-contracts-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR" }
-  }
-  network { port = ${await freePort()}, bind-address = "127.0.0.1" }
-}
-`,
-    );
-    await runCli(['generate', 'genesis', '--config', conf]);
+    const { owner, other, conf, restPort } = await prepareConfiguredNode(dir, {
+      chainId: 'P',
+      consensus: 'type = pos',
+      // Every implemented feature pre-activated but 1140 (WASM contracts), which the miner votes for.
+      preActivatedFeatures: [2, 3, 4, 5, 6, 7, 9, 10, 100, 101, 119, 120, 130, 140, 160, 162, 173, 180, 1120, 1122, 1123, 1130],
+      averageBlockDelay: '10s',
+      ownerRoles: ['permissioner', 'miner'],
+    });
 
     const node = startConfiguredNode(conf, restPort, 'owner secret');
     children.push(node.child);

@@ -27,6 +27,10 @@ import { freeLoopbackPort as freePort } from '../../src/node/devnet.js';
 
 export { freePort };
 
+import { httpRequest, type Answer, type RequestOptions } from '../support/http.js';
+
+export type { Answer, RequestOptions };
+
 export interface DevAccountInfo {
   readonly seed: string;
   readonly address: string;
@@ -43,22 +47,6 @@ export interface DevAccountsFile {
   readonly accounts: readonly DevAccountInfo[];
 }
 
-/** An HTTP answer: status, raw text, and the parsed JSON when the body is JSON. */
-export interface Answer {
-  readonly status: number;
-  readonly text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
-}
-
-export interface RequestOptions {
-  /** The X-API-Key header: the dev key by default, null for none. */
-  readonly apiKey?: string | null;
-  readonly timeoutMs?: number;
-  readonly contentType?: string;
-}
-
-const HTTP_TIMEOUT_MS = 10_000;
 const LOG_TAIL_CHARS = 16_384;
 
 /** One node process on a data directory. */
@@ -134,29 +122,8 @@ export class DevNode {
     return this.log;
   }
 
-  async request(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Answer> {
-    const headers: Record<string, string> = {};
-    const apiKey = options.apiKey === undefined ? 'weft-dev-api-key' : options.apiKey;
-    if (apiKey !== null) headers['X-API-Key'] = apiKey;
-    let payload: string | undefined;
-    if (body !== undefined) {
-      headers['Content-Type'] = options.contentType ?? 'application/json';
-      payload = typeof body === 'string' ? body : JSON.stringify(body);
-    }
-    const r = await fetch(`${this.url}${path}`, {
-      method,
-      headers,
-      ...(payload === undefined ? {} : { body: payload }),
-      signal: AbortSignal.timeout(options.timeoutMs ?? HTTP_TIMEOUT_MS),
-    });
-    const text = await r.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: r.status, text, json };
+  request(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Answer> {
+    return httpRequest(this.url, method, path, body, options);
   }
 
   get(path: string, options?: RequestOptions): Promise<Answer> {

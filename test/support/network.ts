@@ -14,16 +14,12 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { prepareDevnet, spawnDevnetNode, type DevnetLayout, type DevnetNode, type DevnetOptions } from '../../src/node/devnet.js';
 
+import { httpRequest, type Answer, type RequestOptions } from './http.js';
 import { sleep, until } from './wait.js';
 
-export { sleep, until };
+export type { Answer };
 
-export interface Answer {
-  readonly status: number;
-  readonly text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
-}
+export { sleep, until };
 
 const LOG_TAIL_CHARS = 24_576;
 
@@ -120,25 +116,8 @@ export class NetNode {
     writeFileSync(this.spec.configFile, `${JSON.stringify(doc, null, 2)}\n`);
   }
 
-  async request(method: string, path: string, body?: unknown, options: { apiKey?: string | null; timeoutMs?: number } = {}): Promise<Answer> {
-    const headers: Record<string, string> = {};
-    const apiKey = options.apiKey === undefined ? 'weft-dev-api-key' : options.apiKey;
-    if (apiKey !== null) headers['X-API-Key'] = apiKey;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const r = await fetch(`${this.url}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-    });
-    const text = await r.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: r.status, text, json };
+  request(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Answer> {
+    return httpRequest(this.url, method, path, body, options);
   }
 
   get(path: string, timeoutMs?: number): Promise<Answer> {

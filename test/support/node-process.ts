@@ -26,6 +26,10 @@ import { freeLoopbackPort as freePort } from '../../src/node/devnet.js';
 
 export { freePort };
 
+import { httpRequest, type Answer as HttpAnswer } from './http.js';
+
+export type { HttpAnswer };
+
 /** Every live process this module started, killed when the test file ends (or the runner exits). */
 const live = new Set<ChildProcess>();
 let cleanupRegistered = false;
@@ -46,13 +50,6 @@ function track(child: ChildProcess): void {
 export interface Exit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
-}
-
-export interface HttpAnswer {
-  readonly status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
-  readonly text: string;
 }
 
 export class NodeProcess {
@@ -168,21 +165,8 @@ export class NodeProcess {
     return this.exited;
   }
 
-  async request(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = 10_000): Promise<HttpAnswer> {
-    const r = await fetch(`${this.url}${path}`, {
-      method,
-      headers: { 'X-API-Key': 'weft-dev-api-key', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await r.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: r.status, json, text };
+  request(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = 10_000): Promise<HttpAnswer> {
+    return httpRequest(this.url, method, path, body, { timeoutMs });
   }
 
   get(path: string, timeoutMs?: number): Promise<HttpAnswer> {
