@@ -132,9 +132,6 @@ export interface ConnectedPeerView {
   readonly applicationConsensus: string;
 }
 
-/** Reasons the transport gives when a peer sent something malformed (its address is suspended). */
-const MISBEHAVIOUR = /magic|unexpected network message code|payload length|exceeds|checksum|frame length|handler of message|malformed/i;
-
 function randomLong(): bigint {
   return randomBytes(8).readBigInt64BE(0);
 }
@@ -178,7 +175,7 @@ export class NodeNetwork {
     const events: PeerTransportEvents = {
       onPeer: (peer) => ref.network?.onPeer(peer),
       onMessage: (peer, code, payload) => ref.network?.onMessage(peer, code, payload),
-      onClose: (peer, reason) => ref.network?.onClose(peer, reason),
+      onClose: (peer, reason, misbehaved) => ref.network?.onClose(peer, reason, misbehaved),
     };
     const transport = createPeerTransport({
       info,
@@ -247,9 +244,9 @@ export class NodeNetwork {
     this.chainProtocol.onMessage(peer, code, payload);
   }
 
-  private onClose(peer: Peer, reason: string): void {
+  private onClose(peer: Peer, reason: string, misbehaved: boolean): void {
     if (!this.peers.closed(peer, reason)) return;
-    if (MISBEHAVIOUR.test(reason)) {
+    if (misbehaved) {
       const at = peer.outbound ? peer.remote : (peer.info.declaredAddress ?? peer.remote);
       this.peers.suspend(at, reason);
     }

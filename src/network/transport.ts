@@ -18,7 +18,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { encodeFrame, FrameDecoder, MAX_PAYLOAD } from './framing.js';
+import { encodeFrame, FrameDecoder, FrameError, MAX_PAYLOAD } from './framing.js';
 import {
   decodePeerIdentityRequest,
   decodePeerIdentityResponse,
@@ -206,7 +206,7 @@ class Connection implements Peer {
         this.#onIdentityBytes(chunk);
       }
     } catch (e) {
-      this.close(errorText(e));
+      this.close(errorText(e), e instanceof FrameError);
     }
   }
 
@@ -272,7 +272,7 @@ class Connection implements Peer {
       try {
         this.transport.options.events.onMessage(this, m.code as MessageCode, m.payload);
       } catch (e) {
-        this.close(`handler of message ${m.code} failed: ${errorText(e)}`);
+        this.close(`handler of message ${m.code} failed: ${errorText(e)}`, true);
         return;
       }
     }
@@ -330,7 +330,7 @@ class Connection implements Peer {
     }
   }
 
-  close(reason: string): void {
+  close(reason: string, misbehaved = false): void {
     const was = this.#state;
     if (was === 'closed') return;
     this.#state = 'closed';
@@ -344,7 +344,7 @@ class Connection implements Peer {
     this.transport.log[level]({ peer: this.id, remote: this.remote, reason }, 'connection closed');
     if (was === 'open') {
       try {
-        this.transport.options.events.onClose(this, reason);
+        this.transport.options.events.onClose(this, reason, misbehaved);
       } catch (e) {
         this.transport.log.warn({ peer: this.id, err: errorText(e) }, 'onClose handler failed');
       }

@@ -66,7 +66,7 @@ export interface Peer {
    */
   send(code: MessageCode, payload: Uint8Array): boolean;
   /** Closes the connection (idempotent); `reason` goes to the log and to 'close' listeners. */
-  close(reason: string): void;
+  close(reason: string, misbehaved?: boolean): void;
   readonly closed: boolean;
 }
 
@@ -75,8 +75,11 @@ export interface PeerTransportEvents {
   onPeer(peer: Peer): void;
   /** A framed message arrived from a peer. Throwing closes only that peer. */
   onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void;
-  /** The peer's connection ended (any reason). */
-  onClose(peer: Peer, reason: string): void;
+  /**
+   * The peer's connection ended (any reason); `misbehaved` when the peer sent something
+   * malformed (a bad frame, a message its handler refused): the node suspends its address.
+   */
+  onClose(peer: Peer, reason: string, misbehaved: boolean): void;
 }
 
 export interface PeerTransport {

@@ -94,14 +94,14 @@ export class DoublePeer implements Peer {
     return true;
   }
 
-  close(reason: string): void {
+  close(reason: string, misbehaved = false): void {
     if (this.closed) return;
     this.closed = true;
     this.closeReason = reason;
     this.twin.closed = true;
     this.twin.closeReason = `closed by the remote: ${reason}`;
-    this.localSide.events.onClose(this, reason);
-    this.twin.localSide.events.onClose(this.twin, this.twin.closeReason);
+    this.localSide.events.onClose(this, reason, misbehaved);
+    this.twin.localSide.events.onClose(this.twin, this.twin.closeReason, false);
   }
 }
 

@@ -61,7 +61,7 @@ interface Harness {
   readonly transport: PeerTransport;
   readonly port: number;
   readonly messages: { peer: Peer; code: number; payload: Uint8Array }[];
-  readonly closed: { peer: Peer; reason: string }[];
+  readonly closed: { peer: Peer; reason: string; misbehaved: boolean }[];
   readonly opened: Peer[];
 }
 
@@ -95,7 +95,7 @@ async function start(
         over.onMessage?.(m);
         messages.push(m);
       },
-      onClose: (peer, reason) => closed.push({ peer, reason }),
+      onClose: (peer, reason, misbehaved) => closed.push({ peer, reason, misbehaved }),
     },
   });
   live.push(transport);
@@ -181,6 +181,7 @@ describe('peer transport', () => {
     assert.equal(peerOfA.send(MessageCode.Score, Uint8Array.of(1)), false);
     await waitFor('both sides closed', () => a.closed.length === 1 && b.closed.length === 1);
     assert.equal(b.closed[0]!.reason, 'test done');
+    assert.equal(b.closed[0]!.misbehaved, false, 'an ordinary close is no misbehaviour');
     assert.equal(a.transport.peers().length, 0);
   });
 
@@ -262,6 +263,7 @@ describe('peer transport', () => {
     await waitFor('C gone', () => a.transport.peers().length === 1);
     assert.ok(a.closed.some((c) => /checksum/.test(c.reason)));
     assert.ok(a.closed.some((c) => /exceeds/.test(c.reason)));
+    assert.ok(a.closed.filter((c) => /checksum|exceeds/.test(c.reason)).every((c) => c.misbehaved), 'bad frames are misbehaviour (the node suspends the address)');
 
     // B still works both ways
     assert.equal(peerOfA.closed, false);
@@ -284,6 +286,7 @@ describe('peer transport', () => {
     fromB.send(MessageCode.MissingBlock, new Uint8Array(64));
     await waitFor('B closed', () => fromB.closed);
     assert.match(a.closed[0]!.reason, /boom/);
+    assert.equal(a.closed[0]!.misbehaved, true, 'a message its handler refused is misbehaviour');
     fromC.send(MessageCode.Score, Uint8Array.of(1));
     await waitFor('C still delivers', () => a.messages.some((m) => m.code === MessageCode.Score));
     assert.equal(fromC.closed, false);
