@@ -15,15 +15,13 @@
 import { encodeBase58 } from '../crypto/encoding.js';
 import { genericError, type ValidationError } from '../protocol/errors.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
+import { rulesFor, TRANSACTION_RULES, TX_PACKAGE } from '../state/appliers/index.js';
 import type { StateView } from '../state/view.js';
 import { FEATURE, type FeatureView } from './features.js';
 import type { ChainSettings } from './settings.js';
 
-/** FeeCalculator.zeroFeeTransactionTypes. */
-export const ZERO_FEE_TYPES: ReadonlySet<number> = new Set([1, 101, 110, 105, 120]);
-
-const MASS_TRANSFER = 11;
-const DATA = 12;
+/** FeeCalculator.zeroFeeTransactionTypes (genesis ×3, ExecutedContract, Atomic), from the families' rules. */
+export const ZERO_FEE_TYPES: ReadonlySet<number> = new Set([...TRANSACTION_RULES].filter(([, r]) => r.fee.kind === 'zero').map(([type]) => type));
 
 /** What the fee rules need to know about where the transaction goes. */
 export interface FeeContext {
@@ -40,52 +38,18 @@ export interface MinimalFee {
 }
 
 // ---------------------------------------------------------------------------
-// Scala class names (fee errors quote `tx.builder.classTag`)
-
-const PACKAGE = 'com.wavesenterprise.transaction';
-
-/** Package and class name (without version) of each type, as we-core generates them. */
-const CLASSES: ReadonlyMap<number, readonly [pkg: string, name: string, versioned: boolean]> = new Map([
-  [1, [PACKAGE, 'GenesisTransaction', false]],
-  [3, [`${PACKAGE}.assets`, 'IssueTransaction', true]],
-  [4, [`${PACKAGE}.transfer`, 'TransferTransaction', true]],
-  [5, [`${PACKAGE}.assets`, 'ReissueTransaction', true]],
-  [6, [`${PACKAGE}.assets`, 'BurnTransaction', true]],
-  [7, [`${PACKAGE}.assets.exchange`, 'ExchangeTransaction', true]],
-  [8, [`${PACKAGE}.lease`, 'LeaseTransaction', true]],
-  [9, [`${PACKAGE}.lease`, 'LeaseCancelTransaction', true]],
-  [10, [PACKAGE, 'CreateAliasTransaction', true]],
-  [11, [`${PACKAGE}.transfer`, 'MassTransferTransaction', true]],
-  [12, [PACKAGE, 'DataTransaction', true]],
-  [13, [`${PACKAGE}.smart`, 'SetScriptTransaction', true]],
-  [14, [`${PACKAGE}.assets`, 'SponsorFeeTransaction', true]],
-  [15, [`${PACKAGE}.assets`, 'SetAssetScriptTransaction', true]],
-  [101, [PACKAGE, 'GenesisPermitTransaction', false]],
-  [102, [`${PACKAGE}.acl`, 'PermitTransaction', true]],
-  [103, [`${PACKAGE}.docker`, 'CreateContractTransaction', true]],
-  [104, [`${PACKAGE}.docker`, 'CallContractTransaction', true]],
-  [105, [`${PACKAGE}.docker`, 'ExecutedContractTransaction', true]],
-  [106, [`${PACKAGE}.docker`, 'DisableContractTransaction', true]],
-  [107, [`${PACKAGE}.docker`, 'UpdateContractTransaction', true]],
-  [110, [PACKAGE, 'GenesisRegisterNodeTransaction', false]],
-  [111, [PACKAGE, 'RegisterNodeTransaction', true]],
-  [112, [PACKAGE, 'CreatePolicyTransaction', true]],
-  [113, [PACKAGE, 'UpdatePolicyTransaction', true]],
-  [114, [PACKAGE, 'PolicyDataHashTransaction', true]],
-  [120, [PACKAGE, 'AtomicTransaction', true]],
-]);
+// Scala class names (fee errors quote `tx.builder.classTag`; each family declares its class)
 
 /** WE's simple class name of a (type, version), e.g. `TransferTransactionV3` (`getClass.getSimpleName`). */
 export function scalaSimpleName(type: number, version: number): string {
-  const c = CLASSES.get(type);
+  const c = rulesFor(type)?.scalaClass;
   if (c === undefined) return `Transaction${type}V${version}`;
-  return c[2] ? `${c[1]}V${version}` : c[1];
+  return c.versioned ? `${c.name}V${version}` : c.name;
 }
 
 /** WE's fully-qualified class name, e.g. `com.wavesenterprise.transaction.transfer.TransferTransactionV3`. */
 export function scalaClassName(type: number, version: number): string {
-  const c = CLASSES.get(type);
-  return `${c?.[0] ?? PACKAGE}.${scalaSimpleName(type, version)}`;
+  return `${rulesFor(type)?.scalaClass.pkg ?? TX_PACKAGE}.${scalaSimpleName(type, version)}`;
 }
 
 // ---------------------------------------------------------------------------
@@ -95,15 +59,10 @@ export function scalaClassName(type: number, version: number): string {
 export function baseFeeInWest(tx: Transaction, ctx: FeeContext): bigint {
   const fees = ctx.settings.fees;
   const base = fees.base.get(tx.type) ?? 0n;
-  let additional = 0n;
-  if (tx.type === MASS_TRANSFER) {
-    const transfers = (tx.data as { readonly transfers: readonly unknown[] }).transfers.length;
-    additional = BigInt(Math.floor((transfers + 1) / 2)) * (fees.additional.get(MASS_TRANSFER) ?? 0n);
-  } else if (tx.type === DATA) {
-    const size = ctx.features.isActive(FEATURE.SMART_ACCOUNTS, ctx.height) ? tx.bodyBytes.length : tx.bytes.length;
-    additional = BigInt(Math.floor((size - 1) / 1024)) * (fees.additional.get(DATA) ?? 0n);
-  }
-  return base + additional;
+  const rule = rulesFor(tx.type)?.fee;
+  if (rule?.kind !== 'paid' || rule.additional === undefined) return base;
+  const units = rule.additional.units(tx, (id) => ctx.features.isActive(id, ctx.height));
+  return base + units * (fees.additional.get(tx.type) ?? 0n);
 }
 
 const assetMissing = (assetId: Uint8Array): ValidationError =>

@@ -5,6 +5,7 @@
  */
 import type { CryptoType } from '../crypto/suite.js';
 import type { GenesisSettings } from '../protocol/blocks.js';
+import { TRANSACTION_RULES } from '../state/appliers/index.js';
 
 export type { GenesisSettings };
 
@@ -72,66 +73,18 @@ export interface UtxSettings {
   readonly allowTransactionsFromSmartAccounts: boolean;
 }
 
-/** WE's fee config names, by transaction type. */
-export const FEE_NAMES: ReadonlyMap<number, string> = new Map([
-  [3, 'issue'],
-  [4, 'transfer'],
-  [5, 'reissue'],
-  [6, 'burn'],
-  [7, 'exchange'],
-  [8, 'lease'],
-  [9, 'lease-cancel'],
-  [10, 'create-alias'],
-  [11, 'mass-transfer'],
-  [12, 'data'],
-  [13, 'set-script'],
-  [14, 'sponsor-fee'],
-  [15, 'set-asset-script'],
-  [102, 'permit'],
-  [103, 'create-contract'],
-  [104, 'call-contract'],
-  [106, 'disable-contract'],
-  [107, 'update-contract'],
-  [111, 'register-node'],
-  [112, 'create-policy'],
-  [113, 'update-policy'],
-  [114, 'policy-data-hash'],
-]);
+/** WE's fee config names, by transaction type (each family declares its own). */
+export const FEE_NAMES: ReadonlyMap<number, string> = new Map(
+  [...TRANSACTION_RULES].flatMap(([type, rules]) => (rules.fee.kind === 'paid' ? [[type, rules.fee.name] as const] : [])),
+);
 
-const WEST = 100_000_000n;
-const west = (x: number): bigint => BigInt(Math.round(x * 1e8));
-
-/** application.conf defaults for custom chains (crypto-and-transactions §5.4). */
+/** application.conf defaults for custom chains (crypto-and-transactions §5.4), from the families' rules. */
 export const DEFAULT_FEES: FeeSettings = {
   enabled: true,
-  base: new Map<number, bigint>([
-    [3, WEST],
-    [4, west(0.01)],
-    [5, WEST],
-    [6, west(0.05)],
-    [7, west(0.005)],
-    [8, west(0.01)],
-    [9, west(0.01)],
-    [10, WEST],
-    [11, west(0.05)],
-    [12, west(0.05)],
-    [13, west(0.5)],
-    [14, WEST],
-    [15, WEST],
-    [102, west(0.01)],
-    [103, WEST],
-    [104, west(0.1)],
-    [106, west(0.01)],
-    [107, WEST],
-    [111, west(0.01)],
-    [112, WEST],
-    [113, west(0.5)],
-    [114, west(0.05)],
-  ]),
-  additional: new Map<number, bigint>([
-    [11, west(0.01)],
-    [12, west(0.01)],
-  ]),
+  base: new Map([...TRANSACTION_RULES].flatMap(([type, rules]) => (rules.fee.kind === 'paid' ? [[type, rules.fee.defaultBase] as const] : []))),
+  additional: new Map(
+    [...TRANSACTION_RULES].flatMap(([type, rules]) => (rules.fee.kind === 'paid' && rules.fee.additional !== undefined ? [[type, rules.fee.additional.defaultFee] as const] : [])),
+  ),
 };
 
 /** Features Weft implements (WE 1.14's list, reference chain §7.3). */

@@ -30,15 +30,14 @@ import { stringifyJson } from '../protocol/json.js';
 import { orderBodyBytes, type ExchangeData } from '../protocol/transactions/exchange.js';
 import { isGenesisType } from '../protocol/transactions/genesis.js';
 import { atomicBadgeOf, EXECUTED_CONTRACT_TYPE, isAtomic, minerProofSource } from '../protocol/transactions/atomic.js';
-import { ROLES, type PermitData, type RoleName } from '../protocol/transactions/permissions.js';
+import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { MassTransfer, Transfer } from '../protocol/transactions/transfer.js';
 import { activeRoles, hasRole } from '../state/permissions.js';
 import type { MutableState, StateView } from '../state/view.js';
 import {
   activationError,
   alreadyInTheState,
-  applierFor,
+  rulesFor,
   OWN_CODE_KINDS,
   permissionError,
   stateError,
@@ -46,7 +45,7 @@ import {
   type ApplyContext,
   type MinerFee,
 } from '../state/appliers/index.js';
-import { FEATURE, FEATURE_DESCRIPTIONS } from './features.js';
+import { FEATURE_DESCRIPTIONS } from './features.js';
 import { scalaSimpleName, validateFee, type FeeContext } from './fees.js';
 
 /** CommonValidation.MaxTimeTransactionOverBlockDiff. */
@@ -105,10 +104,10 @@ function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignatu
       const badge = atomicBadgeOf(tx);
       if (badge !== undefined && badge !== null) throw stateError('Transactions with atomic badge cannot be mined outside of atomic container');
     }
-    const applier = applierFor(tx.type);
-    if (applier === undefined) throw unsupportedTransactionType();
+    const rules = rulesFor(tx.type);
+    if (rules === undefined) throw unsupportedTransactionType();
     const fork = state.fork();
-    const own = applier(fork, tx, applyContext(ctx));
+    const own = rules.apply(fork, tx, applyContext(ctx));
     validateBalances(state, fork);
     const miner = own ?? minerFee(fork, tx);
     fork.addTransaction(tx);
@@ -162,22 +161,6 @@ function verifySenderProof(tx: Transaction, exactlyOneProof: boolean): void {
   if (!tx.hasValidSenderSignature()) throw stateError(`Script doesn't exist and proof doesn't validate as signature for '${txString(tx)}'`);
 }
 
-/** Assets whose scripts WE runs for a transaction (`checkedAssets`). */
-function checkedAssets(tx: Transaction): Uint8Array[] {
-  const d = tx.data as { readonly assetId?: Uint8Array | null };
-  switch (tx.type) {
-    case 4:
-    case 5:
-    case 6:
-    case 11:
-    case 14:
-    case 15:
-      return d.assetId === undefined || d.assetId === null ? [] : [d.assetId];
-    default:
-      return [];
-  }
-}
-
 function refuseScripts(state: StateView, tx: Transaction): void {
   const sender = tx.sender;
   if (sender !== undefined && state.accountScript(sender.bytes) !== null) {
@@ -185,7 +168,7 @@ function refuseScripts(state: StateView, tx: Transaction): void {
       `Transactions from scripted accounts are not supported yet: account '${sender.toString()}' has a script and script evaluation is not implemented`,
     );
   }
-  for (const assetId of checkedAssets(tx)) {
+  for (const assetId of rulesFor(tx.type)?.smartAssets?.(tx) ?? []) {
     const script = state.asset(assetId)?.script;
     if (script !== undefined && script !== null) {
       throw stateError(
@@ -237,72 +220,12 @@ function checkTimestamps(tx: Transaction, ctx: TxContext): void {
 }
 
 // ---------------------------------------------------------------------------
-// 3. Features (each version's requiredFeatures, we-core TxScheme)
-
-const F = FEATURE;
-
-/** Feature ids a (type, version) requires, before the ones that depend on field values. */
-const REQUIRED_FEATURES: ReadonlyMap<number, ReadonlyMap<number, readonly number[]>> = new Map<number, ReadonlyMap<number, readonly number[]>>([
-  [3, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [4, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
-  [5, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [6, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [8, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [9, new Map([[2, [F.SMART_ACCOUNTS]], [3, [F.SMART_ACCOUNTS, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [10, new Map([[2, []], [3, [F.SPONSORED_FEES]], [4, [F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [11, new Map([[1, [F.MASS_TRANSFER]], [2, [F.MASS_TRANSFER, F.SPONSORED_FEES]], [3, [F.MASS_TRANSFER, F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [12, new Map([[1, [F.DATA_TRANSACTION]], [2, [F.DATA_TRANSACTION, F.SPONSORED_FEES]], [3, [F.DATA_TRANSACTION, F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [14, new Map([[1, [F.SPONSORED_FEES]], [2, [F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC]]])],
-  [15, new Map([[1, [F.SMART_ASSETS]]])],
-  [102, new Map([[1, []], [2, [F.ATOMIC_TRANSACTIONS]]])],
-  [103, new Map([
-    [1, []],
-    [2, [F.CONTRACTS_GRPC]],
-    [3, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES]],
-    [4, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS]],
-    [5, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI]],
-    [6, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS]],
-    [7, [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS]],
-  ])],
-  [104, new Map([
-    [1, []],
-    [2, []],
-    [3, [F.SPONSORED_FEES]],
-    [4, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]],
-    [5, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI]],
-    [6, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS]],
-    [7, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS]],
-  ])],
-  [105, new Map([
-    [1, []],
-    [2, [F.CONTRACT_VALIDATIONS]],
-    [3, [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI]],
-    [4, [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS]],
-    [5, [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS]],
-  ])],
-  [106, new Map([[1, []], [2, [F.SPONSORED_FEES]], [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
-  [107, new Map([
-    [1, []],
-    [2, [F.SPONSORED_FEES]],
-    [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]],
-    [4, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS]],
-    [5, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS, F.CONFIDENTIAL_DATA_IN_CONTRACTS]],
-    [6, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS]],
-  ])],
-  [111, new Map([[1, []], [2, [F.OTHER_TX_TYPES_ATOMIC]]])],
-  [112, new Map([[1, []], [2, [F.SPONSORED_FEES]], [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
-  [113, new Map([[1, []], [2, [F.SPONSORED_FEES]], [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
-  [114, new Map([[1, []], [2, [F.SPONSORED_FEES]], [3, [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS]]])],
-]);
+// 3. Features (each version's requiredFeatures, we-core TxScheme; declared with the family's rules)
 
 /** Transaction.requiredFeatures of WE, ascending by id (the order WE checks them in). */
 export function requiredFeatures(tx: Transaction): number[] {
-  const ids = new Set(REQUIRED_FEATURES.get(tx.type)?.get(tx.version) ?? []);
-  const d = tx.data as { readonly script?: Uint8Array | null; readonly feeAssetId?: Uint8Array | null };
-  const script = d.script ?? null;
-  if (tx.type === 3 && script !== null) ids.add(F.SMART_ASSETS);
-  if ((tx.type === 4 || tx.type === 103) && tx.version === 2 && (d.feeAssetId ?? null) !== null) ids.add(F.SPONSORED_FEES);
-  if (tx.type === 13) ids.add(script === null || script[0] === 1 ? F.SMART_ACCOUNTS : F.SMART_ACCOUNT_TRADING);
+  const rules = rulesFor(tx.type);
+  const ids = new Set([...(rules?.features.get(tx.version) ?? []), ...(rules?.fieldFeatures?.(tx) ?? [])]);
   return [...ids].sort((a, b) => a - b);
 }
 
@@ -320,17 +243,9 @@ function checkFeatures(tx: Transaction, ctx: TxContext): void {
 // 5. Spendings (CommonValidation.disallowSendingGreaterThanBalance)
 
 function checkSpendings(state: StateView, tx: Transaction): void {
-  let amount: bigint;
-  let assetId: Uint8Array | null;
-  if (Transfer.is(tx)) {
-    amount = tx.data.amount;
-    assetId = tx.data.assetId;
-  } else if (MassTransfer.is(tx)) {
-    amount = tx.data.transfers.reduce((s, t) => s + t.amount, 0n);
-    assetId = tx.data.assetId;
-  } else {
-    return;
-  }
+  const spending = rulesFor(tx.type)?.spends?.(tx);
+  if (spending === undefined) return;
+  const { amount, assetId } = spending;
   const sender = tx.sender;
   if (sender === undefined) return;
   const feeAssetId = tx.feeAssetId;
@@ -365,27 +280,6 @@ function checkSpendings(state: StateView, tx: Transaction): void {
 // ---------------------------------------------------------------------------
 // 6. Permissions (PermissionValidator.validatePermissionForTx)
 
-/** Roles a type requires of its sender (one of them), beyond "not banned" and `sender`. */
-function requiredRoles(tx: Transaction): RoleName[] {
-  switch (tx.type) {
-    case 102:
-      return (tx.data as PermitData).permissionOp.role === 'banned' ? ['permissioner', 'blacklister'] : ['permissioner'];
-    case 3:
-    case 5:
-      return ['issuer'];
-    case 7:
-      return ['dex'];
-    case 15:
-    case 103:
-    case 107:
-      return ['contract_developer'];
-    case 111:
-      return ['connection_manager'];
-    default:
-      return [];
-  }
-}
-
 function checkPermissions(state: StateView, tx: Transaction, ctx: TxContext): void {
   if (isGenesisType(tx.type)) return;
   const sender = tx.sender;
@@ -397,7 +291,7 @@ function checkPermissions(state: StateView, tx: Transaction, ctx: TxContext): vo
   };
   if (hasRole(ops, ROLES.banned, at)) fail("Sender is 'banned'");
   if (ctx.settings.genesis.senderRoleEnabled && !hasRole(ops, ROLES.sender, at)) fail("Has no active 'sender' role");
-  const required = requiredRoles(tx);
+  const required = rulesFor(tx.type)?.roles?.(tx) ?? [];
   if (required.length === 1) {
     if (!hasRole(ops, ROLES[required[0]!], at)) fail(`Has no active '${required[0]!}' role`);
   } else if (required.length > 1) {

@@ -21,14 +21,12 @@
 import type { Address } from '../../crypto/address.js';
 import { ByteWriter } from '../bytes.js';
 import { DecodeError, genericError, WeError } from '../errors.js';
-import { sender, timestamp } from './common.js';
+import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
 import { jsonObject, option, PUBLIC_KEY, shortList, type AtomicBadge, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, Transaction, type DataOf } from './schema.js';
 
 export const ATOMIC_TYPE = 120;
 export const EXECUTED_CONTRACT_TYPE = 105;
-/** WE's ExecutableTransaction: CreateContract, CallContract, UpdateContract. */
-const EXECUTABLE_TYPES: ReadonlySet<number> = new Set([103, 104, 107]);
 
 /**
  * The versions that carry an `atomicBadge` field (WE's AtomicInnerTransaction), by type:

@@ -31,3 +31,6 @@ export const chainIdField = (checked: boolean) =>
     fromJson: (_body: JsonObject, p: Protocol) => p.chainId,
     ...(checked ? { check: (v: number, p: Protocol) => validateChainId(v, p) } : {}),
   });
+
+/** WE's ExecutableTransaction: the types a contract runs for (CreateContract, CallContract, UpdateContract) and an ExecutedContract wraps. */
+export const EXECUTABLE_TYPES: ReadonlySet<number> = new Set([103, 104, 107]);

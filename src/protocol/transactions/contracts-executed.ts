@@ -12,7 +12,7 @@ import { ByteReader, ByteWriter } from '../bytes.js';
 import { contractTransactionTooBig, DecodeError, expected, genericError, WeError, wrongJson } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
-import { sender, timestamp } from './common.js';
+import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
 import {
   COMMITMENT,
   COMMITMENT_LENGTH,
@@ -47,8 +47,6 @@ import {
 import { javaArrayHash } from './scala-set.js';
 import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction } from './schema.js';
 
-/** Types an ExecutedContract may wrap (WE's ExecutableTransaction). */
-export const EXECUTABLE_TYPES: ReadonlySet<number> = new Set([103, 104, 107]);
 
 // ---------------------------------------------------------------------------
 // Helpers

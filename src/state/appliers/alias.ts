@@ -5,6 +5,8 @@
  */
 import { CreateAlias } from '../../protocol/transactions/alias.js';
 import { payFee, senderOf, stateError, type Applier } from './context.js';
+import { FEATURE } from '../../protocol/features.js';
+import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, type TransactionRules } from './rules.js';
 
 export const applyCreateAlias: Applier = (state, tx) => {
   if (!CreateAlias.is(tx)) throw new Error('applyCreateAlias: not a CreateAlias');
@@ -15,4 +17,11 @@ export const applyCreateAlias: Applier = (state, tx) => {
   state.putAlias(name, sender);
   payFee(state, sender, tx);
   return undefined;
+};
+
+export const CREATE_ALIAS: TransactionRules = {
+  apply: applyCreateAlias,
+  scalaClass: { pkg: TX_PACKAGE, name: 'CreateAliasTransaction', versioned: true },
+  features: featuresByVersion({ 2: [], 3: [FEATURE.SPONSORED_FEES], 4: [FEATURE.SPONSORED_FEES, FEATURE.OTHER_TX_TYPES_ATOMIC] }),
+  fee: paidFee('create-alias', ONE_WEST),
 };

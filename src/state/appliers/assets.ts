@@ -10,6 +10,7 @@ import type { AssetInfo } from '../model.js';
 import type { StateView } from '../view.js';
 import { addressOf, payFee, senderOf, stateError, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
+import { featuresByVersion, namedAsset, ONE_WEST, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 
 
 /** AssetOpsSupport.findAssetAndCheckCallerGrants. */
@@ -88,4 +89,50 @@ export const applySetAssetScript: Applier = (state, tx) => {
   state.putAsset(d.assetId, { ...asset, script: d.script });
   payFee(state, sender, tx);
   return undefined;
+};
+
+const ASSETS = `${TX_PACKAGE}.assets`;
+const SMART_ACCOUNTS_THEN_ATOMIC = featuresByVersion({ 2: [FEATURE.SMART_ACCOUNTS], 3: [FEATURE.SMART_ACCOUNTS, FEATURE.OTHER_TX_TYPES_ATOMIC] });
+
+export const ISSUE: TransactionRules = {
+  apply: applyIssue,
+  scalaClass: { pkg: ASSETS, name: 'IssueTransaction', versioned: true },
+  features: SMART_ACCOUNTS_THEN_ATOMIC,
+  fieldFeatures: (tx) => (Issue.is(tx) && tx.data.script !== null ? [FEATURE.SMART_ASSETS] : []),
+  roles: () => ['issuer'],
+  fee: paidFee('issue', ONE_WEST),
+};
+
+export const REISSUE: TransactionRules = {
+  apply: applyReissue,
+  scalaClass: { pkg: ASSETS, name: 'ReissueTransaction', versioned: true },
+  features: SMART_ACCOUNTS_THEN_ATOMIC,
+  roles: () => ['issuer'],
+  smartAssets: namedAsset,
+  fee: paidFee('reissue', ONE_WEST),
+};
+
+export const BURN: TransactionRules = {
+  apply: applyBurn,
+  scalaClass: { pkg: ASSETS, name: 'BurnTransaction', versioned: true },
+  features: SMART_ACCOUNTS_THEN_ATOMIC,
+  smartAssets: namedAsset,
+  fee: paidFee('burn', west(0.05)),
+};
+
+export const SPONSOR_FEE: TransactionRules = {
+  apply: applySponsorFee,
+  scalaClass: { pkg: ASSETS, name: 'SponsorFeeTransaction', versioned: true },
+  features: featuresByVersion({ 1: [FEATURE.SPONSORED_FEES], 2: [FEATURE.SPONSORED_FEES, FEATURE.OTHER_TX_TYPES_ATOMIC] }),
+  smartAssets: namedAsset,
+  fee: paidFee('sponsor-fee', ONE_WEST),
+};
+
+export const SET_ASSET_SCRIPT: TransactionRules = {
+  apply: applySetAssetScript,
+  scalaClass: { pkg: ASSETS, name: 'SetAssetScriptTransaction', versioned: true },
+  features: featuresByVersion({ 1: [FEATURE.SMART_ASSETS] }),
+  roles: () => ['contract_developer'],
+  smartAssets: namedAsset,
+  fee: paidFee('set-asset-script', ONE_WEST),
 };

@@ -7,6 +7,7 @@
 import { equalBytes } from '../../crypto/encoding.js';
 import { isAtomic } from '../../protocol/transactions/atomic.js';
 import { addressOf, payFee, senderOf, stateError, type Applier } from './context.js';
+import { sameFeatures, TX_PACKAGE, ZERO_FEE, type TransactionRules } from './rules.js';
 
 export const applyAtomic: Applier = (state, tx, ctx) => {
   if (!isAtomic(tx)) throw new Error('applyAtomic: not an Atomic');
@@ -27,4 +28,11 @@ export const applyAtomic: Applier = (state, tx, ctx) => {
     fee += result.fee;
   }
   return { fee };
+};
+
+export const ATOMIC: TransactionRules = {
+  apply: applyAtomic,
+  scalaClass: { pkg: TX_PACKAGE, name: 'AtomicTransaction', versioned: true },
+  features: sameFeatures([1]),
+  fee: ZERO_FEE,
 };

@@ -6,6 +6,7 @@ import { ROLES } from '../../protocol/transactions/permissions.js';
 import type { GenesisData, GenesisPermitData, GenesisRegisterNodeData } from '../../protocol/transactions/genesis.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import { addressOf, stateError, type Applier } from './context.js';
+import { sameFeatures, TX_PACKAGE, ZERO_FEE, type TransactionRules } from './rules.js';
 
 export const applyGenesis: Applier = (state, tx, ctx) => {
   if (ctx.height !== 1) throw stateError('GenesisTransaction cannot appear in non-initial block');
@@ -28,3 +29,14 @@ export const applyGenesisRegisterNode: Applier = (state, tx, ctx) => {
   state.putParticipant(addressOf(state, d.targetPublicKey).bytes, { publicKey: d.targetPublicKey, nodeName: null });
   return undefined;
 };
+
+const genesisRules = (apply: TransactionRules['apply'], name: string): TransactionRules => ({
+  apply,
+  scalaClass: { pkg: TX_PACKAGE, name, versioned: false },
+  features: sameFeatures([1]),
+  fee: ZERO_FEE,
+});
+
+export const GENESIS = genesisRules(applyGenesis, 'GenesisTransaction');
+export const GENESIS_PERMIT = genesisRules(applyGenesisPermit, 'GenesisPermitTransaction');
+export const GENESIS_REGISTER_NODE = genesisRules(applyGenesisRegisterNode, 'GenesisRegisterNodeTransaction');

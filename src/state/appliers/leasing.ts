@@ -6,6 +6,8 @@
 import { equalBytes } from '../../crypto/encoding.js';
 import { Lease, LeaseCancel } from '../../protocol/transactions/leasing.js';
 import { addressOf, payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
+import { FEATURE } from '../../protocol/features.js';
+import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 
 export const applyLease: Applier = (state, tx, ctx) => {
   if (!Lease.is(tx)) throw new Error('applyLease: not a Lease');
@@ -38,4 +40,20 @@ export const applyLeaseCancel: Applier = (state, tx) => {
   state.putLease(d.leaseId, { ...lease, active: false });
   payFee(state, canceller.bytes, tx);
   return undefined;
+};
+
+const LEASE_FEATURES = featuresByVersion({ 2: [FEATURE.SMART_ACCOUNTS], 3: [FEATURE.SMART_ACCOUNTS, FEATURE.OTHER_TX_TYPES_ATOMIC] });
+
+export const LEASE: TransactionRules = {
+  apply: applyLease,
+  scalaClass: { pkg: `${TX_PACKAGE}.lease`, name: 'LeaseTransaction', versioned: true },
+  features: LEASE_FEATURES,
+  fee: paidFee('lease', west(0.01)),
+};
+
+export const LEASE_CANCEL: TransactionRules = {
+  apply: applyLeaseCancel,
+  scalaClass: { pkg: `${TX_PACKAGE}.lease`, name: 'LeaseCancelTransaction', versioned: true },
+  features: LEASE_FEATURES,
+  fee: paidFee('lease-cancel', west(0.01)),
 };

@@ -4,6 +4,8 @@
  */
 import { RegisterNode } from '../../protocol/transactions/nodes.js';
 import { addressOf, payFee, senderOf, stateError, type Applier } from './context.js';
+import { FEATURE } from '../../protocol/features.js';
+import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 
 /** RegisterNodeTransactionDiff.minNetworkParticipantsCount. */
 export const MIN_NETWORK_PARTICIPANTS = 3;
@@ -23,4 +25,12 @@ export const applyRegisterNode: Applier = (state, tx) => {
   payFee(state, senderOf(tx).bytes, tx);
   state.putParticipant(target.bytes, d.opType === 'add' ? { publicKey: d.target, nodeName: d.nodeName } : null);
   return undefined;
+};
+
+export const REGISTER_NODE: TransactionRules = {
+  apply: applyRegisterNode,
+  scalaClass: { pkg: TX_PACKAGE, name: 'RegisterNodeTransaction', versioned: true },
+  features: featuresByVersion({ 1: [], 2: [FEATURE.OTHER_TX_TYPES_ATOMIC] }),
+  roles: () => ['connection_manager'],
+  fee: paidFee('register-node', west(0.01)),
 };

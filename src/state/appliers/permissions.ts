@@ -10,6 +10,7 @@ import type { PermissionOp } from '../model.js';
 import { k, type StateView } from '../view.js';
 import { addressIsLastOfRole, payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
+import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 
 
 /** WE's NonEmptyRole: a role that must keep at least one holder, in role-byte order. */
@@ -95,4 +96,13 @@ export const applyPermit: Applier = (state, tx, ctx) => {
   payFee(state, sender, tx);
   state.addPermissionOp(target.bytes, { opType: op.opType, role: ROLES[op.role], timestamp: op.timestamp, dueTimestamp: op.dueTimestamp });
   return undefined;
+};
+
+export const PERMIT: TransactionRules = {
+  apply: applyPermit,
+  scalaClass: { pkg: `${TX_PACKAGE}.acl`, name: 'PermitTransaction', versioned: true },
+  features: featuresByVersion({ 1: [], 2: [FEATURE.ATOMIC_TRANSACTIONS] }),
+  // Banning takes a permissioner or a blacklister; every other permission, a permissioner.
+  roles: (tx) => (Permit.is(tx) && tx.data.permissionOp.role === 'banned' ? ['permissioner', 'blacklister'] : ['permissioner']),
+  fee: paidFee('permit', west(0.01)),
 };

@@ -18,6 +18,7 @@ import {
   type Applier,
 } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
+import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 
 
 
@@ -103,4 +104,27 @@ export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
   payFee(state, sender.bytes, tx);
   state.addPolicyDataHash(d.policyId, d.dataHash);
   return undefined;
+};
+
+const POLICY_FEATURES = featuresByVersion({ 1: [], 2: [FEATURE.SPONSORED_FEES], 3: [FEATURE.SPONSORED_FEES, FEATURE.ATOMIC_TRANSACTIONS] });
+
+export const CREATE_POLICY: TransactionRules = {
+  apply: applyCreatePolicy,
+  scalaClass: { pkg: TX_PACKAGE, name: 'CreatePolicyTransaction', versioned: true },
+  features: POLICY_FEATURES,
+  fee: paidFee('create-policy', ONE_WEST),
+};
+
+export const UPDATE_POLICY: TransactionRules = {
+  apply: applyUpdatePolicy,
+  scalaClass: { pkg: TX_PACKAGE, name: 'UpdatePolicyTransaction', versioned: true },
+  features: POLICY_FEATURES,
+  fee: paidFee('update-policy', west(0.5)),
+};
+
+export const POLICY_DATA_HASH: TransactionRules = {
+  apply: applyPolicyDataHash,
+  scalaClass: { pkg: TX_PACKAGE, name: 'PolicyDataHashTransaction', versioned: true },
+  features: POLICY_FEATURES,
+  fee: paidFee('policy-data-hash', west(0.05)),
 };

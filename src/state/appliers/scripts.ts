@@ -9,6 +9,7 @@ import { ROLES } from '../../protocol/transactions/permissions.js';
 import { activeRoles } from '../permissions.js';
 import { payFee, senderOf, stateError, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
+import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 
 const SUPPORTED_SCRIPT_VERSIONS = new Set([1, 2]);
 /** The compiler context's variables of a V1 account script (SmartContractV1Utils.varNames). */
@@ -68,4 +69,16 @@ export const applySetScript: Applier = (state, tx, ctx) => {
   state.putScript(sender, d.script);
   payFee(state, sender, tx);
   return undefined;
+};
+
+export const SET_SCRIPT: TransactionRules = {
+  apply: applySetScript,
+  scalaClass: { pkg: `${TX_PACKAGE}.smart`, name: 'SetScriptTransaction', versioned: true },
+  features: featuresByVersion({ 1: [] }),
+  // Removing a script or setting a V1 script needs Smart Accounts; a later script version, Smart Account Trading.
+  fieldFeatures: (tx) => {
+    const script = SetScript.is(tx) ? tx.data.script : null;
+    return [script === null || script[0] === 1 ? FEATURE.SMART_ACCOUNTS : FEATURE.SMART_ACCOUNT_TRADING];
+  },
+  fee: paidFee('set-script', west(0.5)),
 };

@@ -7,6 +7,8 @@ import { overflowError } from '../../protocol/errors.js';
 import { MassTransfer, Transfer } from '../../protocol/transactions/transfer.js';
 import type { Address } from '../../crypto/address.js';
 import { payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
+import { FEATURE as F } from '../../protocol/features.js';
+import { featuresByVersion, namedAsset, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 
 export const applyTransfer: Applier = (state, tx) => {
   if (!Transfer.is(tx)) throw new Error('applyTransfer: not a Transfer');
@@ -45,4 +47,34 @@ export const applyMassTransfer: Applier = (state, tx) => {
   state.addBalance(sender, d.assetId, -total);
   payFee(state, sender, tx);
   return undefined;
+};
+
+export const TRANSFER: TransactionRules = {
+  apply: applyTransfer,
+  scalaClass: { pkg: `${TX_PACKAGE}.transfer`, name: 'TransferTransaction', versioned: true },
+  features: featuresByVersion({ 2: [F.SMART_ACCOUNTS], 3: [F.SMART_ACCOUNTS, F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS] }),
+  // A V2 transfer paying its fee in an asset needs sponsored fees (TransferTransactionV2.requiredFeatures).
+  fieldFeatures: (tx) => (tx.version === 2 && tx.feeAssetId !== null ? [F.SPONSORED_FEES] : []),
+  spends: (tx) => (Transfer.is(tx) ? { assetId: tx.data.assetId, amount: tx.data.amount } : undefined),
+  smartAssets: namedAsset,
+  fee: { kind: 'paid', name: 'transfer', defaultBase: west(0.01) },
+};
+
+export const MASS_TRANSFER: TransactionRules = {
+  apply: applyMassTransfer,
+  scalaClass: { pkg: `${TX_PACKAGE}.transfer`, name: 'MassTransferTransaction', versioned: true },
+  features: featuresByVersion({
+    1: [F.MASS_TRANSFER],
+    2: [F.MASS_TRANSFER, F.SPONSORED_FEES],
+    3: [F.MASS_TRANSFER, F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC],
+  }),
+  spends: (tx) => (MassTransfer.is(tx) ? { assetId: tx.data.assetId, amount: tx.data.transfers.reduce((s, t) => s + t.amount, 0n) } : undefined),
+  smartAssets: namedAsset,
+  fee: {
+    kind: 'paid',
+    name: 'mass-transfer',
+    defaultBase: west(0.05),
+    // One additional fee per two transfers, rounded up.
+    additional: { defaultFee: west(0.01), units: (tx) => (MassTransfer.is(tx) ? BigInt(Math.floor((tx.data.transfers.length + 1) / 2)) : 0n) },
+  },
 };
