@@ -4,12 +4,17 @@
  * Every key block and micro-block is committed to the store as soon as it is accepted —
  * the block, the state it changes and the indexes in one LMDB transaction — so nothing
  * confirmed is lost on a crash. The top height holds the liquid block: the key block and
- * every micro-block so far, re-committed under the new total signature as it grows.
+ * every micro-block so far (the store keeps the micro-blocks and writes the whole block
+ * once the next key block makes it final).
  *
- * Consensus rules are injected (ConsensusRules): the chain layer sits above consensus.
+ * Every change is announced as a ChainEvent carrying its origin (this node's miner, an
+ * API call, a peer), so listeners decide from the event itself what to do with it.
+ *
+ * The consensus layer comes after the chain in the layer order (it imports the chain), so
+ * its rules reach the chain injected, as ConsensusRules.
  */
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { Block, applyMicroBlock, genesisBlock, produceMicroBlock, westFeeOf, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
+import { Block, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
 import { genericError, WeError } from '../protocol/errors.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
@@ -41,7 +46,12 @@ export interface ConsensusRules {
   validateMicroBlock(keyBlock: Block, timestamp: bigint, now: bigint): void;
   /** Effects of appending a key block at `height` (PoA warnings and bans), written into its state. */
   afterKeyBlock(state: MutableState, block: Block, height: number, chain: ChainHeaders): void;
+  /** A block's score under its consensus data: the chain score is their sum, and the better chain the higher one. */
+  blockScore(block: Block): bigint;
 }
+
+/** Who made a chain change: this node's miner (or start-up), an API call, or a peer. */
+export type ChainChangeOrigin = 'local' | 'api' | 'network';
 
 /** A block's header record: the block without transactions, under its own signature. */
 function headerOf(block: Block): Block {
@@ -126,7 +136,7 @@ export class Blockchain implements ChainHeaders {
     });
     this.tip = genesis;
     this.liquidMicros = [];
-    this.emit({ kind: 'block', height: 1, block: genesis });
+    this.emit({ kind: 'block', origin: 'local', height: 1, block: genesis });
   }
 
   // --- reads ----------------------------------------------------------------------
@@ -236,8 +246,8 @@ export class Blockchain implements ChainHeaders {
   }
 
   /** Appends a key block on top of the current (liquid) block. */
-  appendKeyBlock(block: Block): void {
-    this.appendWhole(block, true);
+  appendKeyBlock(block: Block, origin: ChainChangeOrigin = 'local'): void {
+    this.appendWhole(block, true, origin);
   }
 
   /**
@@ -245,11 +255,11 @@ export class Blockchain implements ChainHeaders {
    * finished block or as stored blocks are replayed: the key-block checks, then every
    * transaction validated and applied, in one commit.
    */
-  appendBlock(block: Block): void {
-    this.appendWhole(block, false);
+  appendBlock(block: Block, origin: ChainChangeOrigin = 'local'): void {
+    this.appendWhole(block, false, origin);
   }
 
-  private appendWhole(block: Block, keyBlockOnly: boolean): void {
+  private appendWhole(block: Block, keyBlockOnly: boolean, origin: ChainChangeOrigin): void {
     const tip = this.lastBlock();
     const height = this.height() + 1;
     if (!equalBytes(block.reference, tip.id)) {
@@ -286,11 +296,11 @@ export class Blockchain implements ChainHeaders {
     });
     this.tip = block;
     this.liquidMicros = [];
-    this.emit({ kind: 'block', height, block });
+    this.emit({ kind: 'block', origin, height, block });
   }
 
   /** Appends a micro-block received from its producer: every check, every transaction validated. */
-  appendMicroBlock(micro: MicroBlock): Block {
+  appendMicroBlock(micro: MicroBlock, origin: ChainChangeOrigin = 'network'): Block {
     const tip = this.lastBlock();
     const height = this.height();
     const keyBlock = this.headerAt(height);
@@ -304,7 +314,7 @@ export class Blockchain implements ChainHeaders {
       const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });
       this.shareFee(state, miner, fee);
     }
-    this.commitLiquid(height, next, state, micro);
+    this.commitLiquid(height, next, state, micro, origin);
     return next;
   }
 
@@ -354,7 +364,7 @@ export class Blockchain implements ChainHeaders {
     }
     if (included.length === 0) return { microBlock: undefined, included, rejected };
     const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign });
-    this.commitLiquid(height, liquidBlock, state, microBlock);
+    this.commitLiquid(height, liquidBlock, state, microBlock, 'local');
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { microBlock, included, rejected };
   }
@@ -371,7 +381,7 @@ export class Blockchain implements ChainHeaders {
     return this.liquidMicros.length > 0 ? { liquidBelow: tip.bytes } : {};
   }
 
-  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock): void {
+  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock, origin: ChainChangeOrigin): void {
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
@@ -381,7 +391,7 @@ export class Blockchain implements ChainHeaders {
     });
     this.tip = liquid;
     this.liquidMicros.push(microBlock);
-    this.emit({ kind: 'micro-block', height, block: liquid, microBlock, transactions: state.changes().transactions.map((t) => t.tx) });
+    this.emit({ kind: 'micro-block', origin, height, block: liquid, microBlock, transactions: state.changes().transactions.map((t) => t.tx) });
   }
 
   // --- rollback -------------------------------------------------------------------
@@ -393,9 +403,10 @@ export class Blockchain implements ChainHeaders {
 
   /**
    * Removes every block above `height` (the block there becomes the tip) and returns the
-   * transactions they held, oldest first.
+   * transactions they held, oldest first. `returnToPool` tells the pool (through the
+   * rollback event) whether to take them back.
    */
-  rollbackTo(height: number): Transaction[] {
+  rollbackTo(height: number, o: { readonly origin: ChainChangeOrigin; readonly returnToPool: boolean } = { origin: 'local', returnToPool: true }): Transaction[] {
     const top = this.height();
     if (!Number.isInteger(height) || height < 1 || height > top) {
       throw genericError(`Rollback height ${height} is out of range: the chain is at height ${top}`, 'rollbackTo');
@@ -409,7 +420,7 @@ export class Blockchain implements ChainHeaders {
     this.liquidMicros = [];
     // Mined atomics go back as their clients sent them.
     const txs = removed.flatMap((bytes) => Block.fromBytes(this.protocol, bytes).transactions).map((tx) => (isAtomic(tx) && tx.data.miner !== null ? unmineAtomic(tx) : tx));
-    this.emit({ kind: 'rollback', height, removed: txs });
+    this.emit({ kind: 'rollback', origin: o.origin, height, removed: txs, returnToPool: o.returnToPool });
     return txs;
   }
 
@@ -441,9 +452,25 @@ export class Blockchain implements ChainHeaders {
     return this.liquidMicros.find((m) => equalBytes(m.totalLiquidBlockSig, totalSignature));
   }
 
-  /** Total WEST fee of the top block (for tests and the API's `fee`). */
-  lastBlockFee(): bigint {
-    return this.lastBlock().transactions.reduce((s, tx) => s + westFeeOf(tx), 0n);
+  /** Whether an id is a block of this chain: a final block id, or the liquid block's total signature after any of its micro-blocks. */
+  holdsBlockId(id: Uint8Array): boolean {
+    return this.store.heightOf(id) !== undefined;
+  }
+
+  /** The chain score after the block at `height`: the sum of block scores up to it (the genesis block counts its own score). */
+  scoreAt(height: number): bigint {
+    if (height <= 1) return this.consensus.blockScore(this.headerAt(1));
+    return this.store.chainScoreAt(height);
+  }
+
+  /** This chain's score now (the liquid block counts its key block's score). */
+  score(): bigint {
+    return this.scoreAt(this.height());
+  }
+
+  /** A block's score under this chain's consensus. */
+  blockScore(block: Block): bigint {
+    return this.consensus.blockScore(block);
   }
 
   describeTip(): string {
@@ -453,6 +480,21 @@ export class Blockchain implements ChainHeaders {
 }
 
 export type ChainEvent =
-  | { readonly kind: 'block'; readonly height: number; readonly block: Block }
-  | { readonly kind: 'micro-block'; readonly height: number; readonly block: Block; readonly microBlock: MicroBlock; readonly transactions: readonly Transaction[] }
-  | { readonly kind: 'rollback'; readonly height: number; readonly removed: readonly Transaction[] };
+  | { readonly kind: 'block'; readonly origin: ChainChangeOrigin; readonly height: number; readonly block: Block }
+  | {
+      readonly kind: 'micro-block';
+      readonly origin: ChainChangeOrigin;
+      readonly height: number;
+      readonly block: Block;
+      readonly microBlock: MicroBlock;
+      readonly transactions: readonly Transaction[];
+    }
+  | {
+      readonly kind: 'rollback';
+      readonly origin: ChainChangeOrigin;
+      readonly height: number;
+      /** The transactions of the removed blocks, oldest first. */
+      readonly removed: readonly Transaction[];
+      /** Whether they go back to the pool (a fork switch, or a rollback asked with `returnTransactionsToUtx`). */
+      readonly returnToPool: boolean;
+    };

@@ -10,12 +10,14 @@
  * liquid block (a micro-block we hold that is not the last): the liquid block is then cut
  * back to that micro-block before the key block goes on top.
  *
- * Scores come from the consensus layer, which sits below the chain, so they are passed in.
+ * Everything here follows peers: the chain changes it makes are announced with the origin
+ * `network`. The pool takes back the transactions of dropped blocks on the chain's
+ * rollback event (utx.ts) and drops those the new branch holds as its blocks arrive.
  */
-import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 import { genericError, WeError } from '../protocol/errors.js';
-import { k } from '../state/view.js';
+
 import type { Blockchain } from './blockchain.js';
 
 /** WE's synchronization.max-rollback: locator length and deepest switch to another branch. */
@@ -23,31 +25,13 @@ export const DEFAULT_MAX_ROLLBACK = 100;
 /** WE's synchronization.max-chain-length: ids after the common one in a Signatures reply. */
 export const DEFAULT_MAX_CHAIN_LENGTH = 101;
 
-/**
- * The pool, to count the dropped transactions it took back: the pool itself puts them back
- * on the chain's rollback event (utx.ts) and drops those the new chain holds.
- */
-export interface PoolView {
-  get(id: Uint8Array): unknown;
-}
-
 export interface ForkOptions {
-  /** A block's score under its consensus (consensus/rules.ts blockScore). */
-  readonly blockScore: (block: Block) => bigint;
   /** Deepest rollback when switching branch (WE's max-rollback, 100). */
   readonly maxRollback?: number;
 }
 
-/** The cumulative chain score after the block at `height` (the genesis block counts its own score). */
-export function chainScoreAt(chain: Blockchain, height: number, blockScore: (block: Block) => bigint): bigint {
-  if (height <= 1) return blockScore(chain.headerAt(1));
-  return chain.store.chainScoreAt(height);
-}
-
-/** This chain's score now (the liquid block counts its key block's score). */
-export function localScore(chain: Blockchain, blockScore: (block: Block) => bigint): bigint {
-  return chainScoreAt(chain, chain.height(), blockScore);
-}
+/** How this module's chain changes are announced: made for peers; the removed transactions go back to the pool. */
+const FOLLOWING_PEERS = { origin: 'network', returnToPool: true } as const;
 
 /** The last up-to-`max` block ids, newest first, the liquid block's current id first. */
 export function blockLocator(chain: Blockchain, max: number = DEFAULT_MAX_ROLLBACK): Uint8Array[] {
@@ -99,7 +83,11 @@ export function newBlockIds(chain: Blockchain, ids: readonly Uint8Array[]): { co
 }
 
 export type ExtensionResult =
-  /** The chain switched to (or extended with) the blocks. */
+  /**
+   * The chain switched to (or extended with) the blocks. `returnedToPool`: transactions of
+   * the dropped blocks that the new branch does not hold, handed back to the pool (which
+   * keeps those still valid).
+   */
   | { readonly kind: 'applied'; readonly added: number; readonly removed: number; readonly score: bigint; readonly returnedToPool: number }
   /** Every block is already ours. */
   | { readonly kind: 'known' }
@@ -123,8 +111,7 @@ export type ExtensionResult =
  * is exactly as before. Transactions of dropped blocks that the new chain does not hold go
  * back to the pool through its rollback handling (those now invalid are left out).
  */
-export function applyExtension(chain: Blockchain, pool: PoolView | undefined, blocks: readonly Block[], options: ForkOptions & { readonly force?: boolean }): ExtensionResult {
-  const { blockScore } = options;
+export function applyExtension(chain: Blockchain, blocks: readonly Block[], options: ForkOptions & { readonly force?: boolean } = {}): ExtensionResult {
   const maxRollback = options.maxRollback ?? DEFAULT_MAX_ROLLBACK;
   let first = 0;
   while (first < blocks.length && chain.heightOfBlock(blocks[first]!.id) !== undefined) first++;
@@ -147,23 +134,24 @@ export function applyExtension(chain: Blockchain, pool: PoolView | undefined, bl
   if (removed > maxRollback || (removed > 0 && commonHeight < chain.minRollbackHeight())) {
     return { kind: 'rejected', error: genericError(`Switching to the extension needs a rollback of ${removed} blocks, more than allowed (${Math.min(maxRollback, top - chain.minRollbackHeight())})`) };
   }
-  const ours = localScore(chain, blockScore);
-  const theirs = toAppend.reduce((s, b) => s + blockScore(b), chainScoreAt(chain, commonHeight, blockScore));
+  const ours = chain.score();
+  const theirs = toAppend.reduce((s, b) => s + chain.blockScore(b), chain.scoreAt(commonHeight));
   if (theirs < ours || (theirs === ours && options.force !== true)) return { kind: 'not-better', ours, theirs };
 
   const dropped = snapshotAbove(chain, commonHeight);
-  const droppedTxs = removed > 0 ? chain.rollbackTo(commonHeight) : [];
+  const droppedTxs = removed > 0 ? chain.rollbackTo(commonHeight, FOLLOWING_PEERS) : [];
   for (const block of toAppend) {
     try {
-      chain.appendBlock(block);
+      chain.appendBlock(block, 'network');
     } catch (e) {
       if (!(e instanceof WeError)) throw e;
       const restored = restore(chain, commonHeight, dropped);
       return { kind: 'failed', error: e, block: block.id, restored };
     }
   }
-  const returnedToPool = pool === undefined ? 0 : droppedTxs.filter((tx) => pool.get(tx.id) !== undefined).length;
-  return { kind: 'applied', added: toAppend.length, removed, score: localScore(chain, blockScore), returnedToPool };
+  const state = chain.state();
+  const returnedToPool = droppedTxs.filter((tx) => state.transactionHeight(tx.id) === undefined).length;
+  return { kind: 'applied', added: toAppend.length, removed, score: chain.score(), returnedToPool };
 }
 
 /** What the chain holds above a height, to put back if a switch fails. */
@@ -188,13 +176,13 @@ function snapshotAbove(chain: Blockchain, height: number): Snapshot {
 /** Rolls back to `height` and re-appends what was there; false if that failed too (logged by the caller). */
 function restore(chain: Blockchain, height: number, s: Snapshot): boolean {
   try {
-    if (chain.height() > height) chain.rollbackTo(height);
-    for (const block of s.blocks) chain.appendBlock(block);
+    if (chain.height() > height) chain.rollbackTo(height, FOLLOWING_PEERS);
+    for (const block of s.blocks) chain.appendBlock(block, 'network');
     if (s.top !== undefined) {
-      if ('block' in s.top) chain.appendBlock(s.top.block);
+      if ('block' in s.top) chain.appendBlock(s.top.block, 'network');
       else {
-        chain.appendKeyBlock(s.top.keyBlock);
-        for (const micro of s.top.micros) chain.appendMicroBlock(micro);
+        chain.appendKeyBlock(s.top.keyBlock, 'network');
+        for (const micro of s.top.micros) chain.appendMicroBlock(micro, 'network');
       }
     }
     return true;
@@ -220,31 +208,31 @@ export type KeyBlockResult =
  * parent as our liquid block it replaces ours if its block score is higher, or if it is
  * the same block (generator, consensus data, reference, timestamp) with more transactions.
  */
-export function applyKeyBlock(chain: Blockchain, pool: PoolView | undefined, block: Block, options: ForkOptions): KeyBlockResult {
+export function applyKeyBlock(chain: Blockchain, block: Block, options: ForkOptions = {}): KeyBlockResult {
   if (chain.heightOfBlock(block.id) !== undefined) return { kind: 'known' };
   const tip = chain.lastBlock();
   const top = chain.height();
   try {
     if (equalBytes(block.reference, tip.id)) {
-      chain.appendBlock(block);
+      chain.appendBlock(block, 'network');
       return { kind: 'appended', height: chain.height() };
     }
   } catch (e) {
     if (e instanceof WeError) return { kind: 'rejected', error: e };
     throw e;
   }
-  const refHeight = chain.store.heightOf(block.reference);
+  const refHeight = chain.blockById(block.reference)?.height;
   if (refHeight === undefined) return { kind: 'unknown-reference' };
   let force = false;
   if (refHeight === top) {
     // An earlier micro-block of our liquid block.
   } else if (refHeight === top - 1 && equalBytes(block.reference, tip.reference)) {
     const ours = chain.headerAt(top);
-    if (options.blockScore(block) <= options.blockScore(ours)) {
+    if (chain.blockScore(block) <= chain.blockScore(ours)) {
       if (!sameBlockVersions(block, ours) || block.transactions.length <= tip.transactions.length) {
         return {
           kind: 'rejected',
-          error: genericError(`Competitors liquid block '${block.idBase58}' with score '${options.blockScore(block)}' is not better than existing '${tip.idBase58}' with score '${options.blockScore(ours)}'`),
+          error: genericError(`Competitors liquid block '${block.idBase58}' with score '${chain.blockScore(block)}' is not better than existing '${tip.idBase58}' with score '${chain.blockScore(ours)}'`),
         };
       }
       force = true;
@@ -252,7 +240,7 @@ export function applyKeyBlock(chain: Blockchain, pool: PoolView | undefined, blo
   } else {
     return { kind: 'rejected', error: genericError(`Block ${block.idBase58} references a block below the last one (height ${refHeight} of ${top})`) };
   }
-  const result = applyExtension(chain, pool, [block], { ...options, force });
+  const result = applyExtension(chain, [block], { ...options, force });
   switch (result.kind) {
     case 'applied':
       return { kind: 'switched', height: chain.height(), removed: result.removed, returnedToPool: result.returnedToPool };
@@ -270,4 +258,4 @@ function sameBlockVersions(a: Block, b: Block): boolean {
   return equalBytes(a.generator, b.generator) && equalBytes(a.reference, b.reference) && a.timestamp === b.timestamp && consensusKey(a) === consensusKey(b);
 }
 
-const consensusKey = (block: Block): string => JSON.stringify(block.consensus, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? k(v) : v));
+const consensusKey = (block: Block): string => JSON.stringify(block.consensus, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? bytesKey(v) : v));

@@ -7,12 +7,12 @@
  * drops what blocks include, re-validates everything after each key block and drops
  * expired transactions. Rolled-back transactions can be put back.
  */
-import { equalBytes } from '../crypto/encoding.js';
+import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import type { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { genericError, WeError } from '../protocol/errors.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { k } from '../state/view.js';
+
 import { MutableState } from '../state/view.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import type { UtxSettings } from './settings.js';
@@ -28,6 +28,8 @@ export interface UtxOptions {
   readonly knownTxCacheMs?: number;
   /** Called with each transaction the pool drops after admission (expired or invalidated). */
   readonly onDrop?: (tx: Transaction, reason: WeError) => void;
+  /** Called after a rollback handed transactions back: how many were offered and how many the pool took. */
+  readonly onReturned?: (returned: number, offered: number) => void;
   /** Verifier threads for broadcast signatures; without them the main thread verifies. */
   readonly verifier?: SignatureVerifierPool;
 }
@@ -38,6 +40,7 @@ export class UtxPool {
   private readonly now: () => bigint;
   private readonly knownTxCacheMs: number;
   private readonly onDrop: ((tx: Transaction, reason: WeError) => void) | undefined;
+  private readonly onReturned: ((returned: number, offered: number) => void) | undefined;
   private readonly verifier: SignatureVerifierPool | undefined;
   private readonly txs = new Map<string, Transaction>();
   private bytes = 0;
@@ -52,6 +55,7 @@ export class UtxPool {
     this.now = o.now;
     this.knownTxCacheMs = o.knownTxCacheMs ?? 20_000;
     this.onDrop = o.onDrop;
+    this.onReturned = o.onReturned;
     this.verifier = o.verifier;
     o.chain.on((event) => this.onChainEvent(event));
   }
@@ -61,7 +65,7 @@ export class UtxPool {
   }
 
   get(id: Uint8Array): Transaction | undefined {
-    return this.txs.get(k(id));
+    return this.txs.get(bytesKey(id));
   }
 
   /** Pool transactions ordered by timestamp (then by arrival). */
@@ -81,7 +85,7 @@ export class UtxPool {
   async broadcast(tx: Transaction): Promise<Transaction> {
     const chain = this.chain;
     validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
-    const id = k(tx.id);
+    const id = bytesKey(tx.id);
     this.forgetOldBroadcasts(this.now());
     if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
     if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignatures(this.verifier, [tx]);
@@ -109,7 +113,7 @@ export class UtxPool {
   async preverify(txs: readonly Transaction[]): Promise<void> {
     const rest: Transaction[] = [];
     for (const tx of txs) {
-      const pooled = this.txs.get(k(tx.id));
+      const pooled = this.txs.get(bytesKey(tx.id));
       if (pooled !== undefined && pooled !== tx && !isAtomic(tx) && equalBytes(pooled.bytes, tx.bytes) && pooled.hasValidSenderSignature()) tx.adoptSignatureVerdict(true);
       else if (pooled !== tx) rest.push(tx);
     }
@@ -118,7 +122,7 @@ export class UtxPool {
 
   /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */
   put(tx: Transaction): Transaction {
-    const id = k(tx.id);
+    const id = bytesKey(tx.id);
     const existing = this.txs.get(id);
     if (existing !== undefined) return existing;
     if (this.bytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
@@ -136,7 +140,7 @@ export class UtxPool {
   }
 
   remove(id: Uint8Array): boolean {
-    const key = k(id);
+    const key = bytesKey(id);
     const tx = this.txs.get(key);
     if (tx === undefined) return false;
     this.txs.delete(key);
@@ -155,14 +159,21 @@ export class UtxPool {
     } else if (event.kind === 'block') {
       for (const tx of event.block.transactions) this.remove(tx.id);
       void this.revalidate();
-    } else {
+    } else if (event.returnToPool) {
+      let returned = 0;
       for (const tx of event.removed) {
         try {
           this.put(tx);
-        } catch {
+          returned++;
+        } catch (e) {
           // A transaction that no longer fits the rolled-back state is not returned.
+          if (!(e instanceof WeError)) throw e;
         }
       }
+      this.onReturned?.(returned, event.removed.length);
+    } else {
+      // Rolled back without returning: a copy the pool still holds (e.g. admitted again from a peer) goes too.
+      for (const tx of event.removed) this.remove(tx.id);
     }
   }
 
@@ -172,29 +183,41 @@ export class UtxPool {
    * node keeps serving. Concurrent calls share one pass.
    */
   revalidate(): Promise<void> {
-    this.revalidation ??= (async () => {
-      try {
-        const snapshot = [...this.txs.values()];
-        const expiry = this.now() - BigInt(this.settings.txExpireTimeoutMs);
-        for (let i = 0; i < snapshot.length; i++) {
-          const tx = snapshot[i]!;
-          if (!this.txs.has(k(tx.id))) continue;
-          if (tx.timestamp < expiry) {
-            this.drop(tx, genericError(`Transaction ${tx.idBase58} expired in the pool`));
-            continue;
-          }
-          try {
-            this.validate(tx, false);
-          } catch (e) {
-            if (!(e instanceof WeError)) throw e;
-            this.drop(tx, e);
-          }
-          if (i % 256 === 255) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.revalidation !== undefined) return this.revalidation;
+    const progress = { finished: false };
+    const pass = this.revalidatePass(progress);
+    // A pass over a small pool never yields and has finished by now: only one still running is shared.
+    if (!progress.finished) {
+      this.revalidation = pass;
+      const clear = (): void => {
+        if (this.revalidation === pass) this.revalidation = undefined;
+      };
+      pass.then(clear, clear);
+    }
+    return pass;
+  }
+
+  private async revalidatePass(progress: { finished: boolean }): Promise<void> {
+    try {
+      const snapshot = [...this.txs.values()];
+      const expiry = this.now() - BigInt(this.settings.txExpireTimeoutMs);
+      for (let i = 0; i < snapshot.length; i++) {
+        const tx = snapshot[i]!;
+        if (!this.txs.has(bytesKey(tx.id))) continue;
+        if (tx.timestamp < expiry) {
+          this.drop(tx, genericError(`Transaction ${tx.idBase58} expired in the pool`));
+          continue;
         }
-      } finally {
-        this.revalidation = undefined;
+        try {
+          this.validate(tx, false);
+        } catch (e) {
+          if (!(e instanceof WeError)) throw e;
+          this.drop(tx, e);
+        }
+        if (i % 256 === 255) await new Promise<void>((resolve) => setImmediate(resolve));
       }
-    })();
-    return this.revalidation;
+    } finally {
+      progress.finished = true;
+    }
   }
 }

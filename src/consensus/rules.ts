@@ -66,6 +66,10 @@ export class PoaRules implements ConsensusRules {
     this.poa.applyWarningsAndBans(state, this.poa.postAction(state, poaHeaders(chain), block, height - 1));
     recordChainScore(state, block, height, chain);
   }
+
+  blockScore(block: Block): bigint {
+    return blockScore(block);
+  }
 }
 
 /** PoS as the chain's ConsensusRules (WE's PoSConsensus: no micro-block rule, no post action). */
@@ -94,6 +98,10 @@ export class PosRules implements ConsensusRules {
 
   afterKeyBlock(state: MutableState, block: Block, height: number, chain: ChainHeaders): void {
     recordChainScore(state, block, height, chain);
+  }
+
+  blockScore(block: Block): bigint {
+    return blockScore(block);
   }
 }
 

@@ -10,35 +10,27 @@
  *   requests the micro-block (27) from a peer that announced it (timeout, next owner,
  *   limited attempts), applies the response (28) and relays the inventory;
  * - transactions (25): admitted to the pool, then relayed;
- * - GetSignatures, GetBlocks, MicroBlockRequest answered from the chain; Score,
- *   Signatures, MissingBlock and requested blocks go to the sync (sync.ts).
+ * - MicroBlockRequest answered from the chain's liquid block.
  *
- * Seen-caches (bounded, with a ttl) record which peers have which item, so nothing is
- * sent to a peer twice or processed twice. `Gossip` is the transport's events object.
+ * What to announce is read from the chain's events: a key block or micro-block whose
+ * origin is this node (`local`) goes out; one that came from peers is relayed by the
+ * handler that took it. Seen-caches (bounded, with a ttl) record which peers have which
+ * item, so nothing is sent to a peer twice or processed twice. Messages reach it decoded
+ * by chain-messages.ts; block sync is its sibling (sync.ts).
  */
 import { createHash } from 'node:crypto';
-import type { ChainEvent } from '../chain/blockchain.js';
-import { applyKeyBlock, signaturesReply } from '../chain/fork.js';
-import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import type { ChainEvent } from '../chain/peer-chain.js';
+import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 import type { MicroBlock } from '../protocol/blocks/micro-block.js';
 import { WeError } from '../protocol/errors.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { k } from '../state/view.js';
+import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.js';
 import {
-  decodeBlock,
-  decodeGetBlocks,
-  decodeMicroBlockInventory,
-  decodeMicroBlockRequest,
-  decodeMicroBlockResponse,
-  decodeSignatures,
   decodeTransaction,
   encodeBlock,
   encodeMicroBlockInventory,
   encodeMicroBlockResponse,
-  encodeMissingBlock,
-  encodeScore,
-  encodeSignatures,
   encodeTransaction,
   MalformedMessage,
   signMicroBlockInventory,
@@ -46,8 +38,7 @@ import {
   type MicroBlockInventory,
 } from './messages.js';
 import { socketAddressText } from './peers.js';
-import { ChainSync, type NetworkDeps, type SyncStatus } from './sync.js';
-import { MessageCode, NODE_TIMERS, type Peer, type PeerTransportEvents, type Timers } from './types.js';
+import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
@@ -106,8 +97,8 @@ interface PendingKeyBlock {
   timer: unknown;
 }
 
-export class Gossip implements PeerTransportEvents {
-  readonly sync: ChainSync;
+export class Gossip {
+  private readonly settings: SyncSettings;
   private readonly deps: NetworkDeps;
   private readonly timers: Timers;
   private readonly peers = new Map<number, Peer>();
@@ -127,10 +118,6 @@ export class Gossip implements PeerTransportEvents {
   private readonly processedMicros: SeenCache<true>;
   private readonly microRequests = new Map<string, MicroRequest>();
   private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
-  /** Set while the chain changes on the network's behalf: chain events then are not this node's own. */
-  private networkChange = 0;
-  private scoreSent: bigint | undefined;
-  private scoreQueued = false;
   private readonly unsubscribe: () => void;
   /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
   private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number> }> = [];
@@ -141,8 +128,8 @@ export class Gossip implements PeerTransportEvents {
   constructor(deps: NetworkDeps) {
     this.deps = deps;
     this.timers = deps.timers ?? NODE_TIMERS;
-    this.sync = new ChainSync(deps, (f) => this.asNetwork(f));
-    const s = this.sync.settings;
+    this.settings = syncSettings(deps.settings);
+    const s = this.settings;
     this.txs = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.txPayloads = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.blocks = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
@@ -151,85 +138,28 @@ export class Gossip implements PeerTransportEvents {
     this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
   }
 
-  status(): SyncStatus {
-    return this.sync.status();
-  }
-
   close(): void {
     this.closed = true;
     this.unsubscribe();
-    this.sync.close();
     for (const r of this.microRequests.values()) this.timers.clearTimeout(r.timer);
     this.microRequests.clear();
     for (const p of this.pendingKeyBlocks.values()) this.timers.clearTimeout(p.timer);
     this.pendingKeyBlocks.clear();
   }
 
-  // --- transport events ----------------------------------------------------------------
+  // --- peers coming and going ----------------------------------------------------------
 
   onPeer(peer: Peer): void {
     this.peers.set(peer.id, peer);
-    this.sync.onPeer(peer);
   }
 
   onClose(peer: Peer, reason: string): void {
     this.peers.delete(peer.id);
     this.deps.logger.debug(`Peer ${socketAddressText(peer.remote)} closed: ${reason}`);
-    this.sync.onClose(peer);
     for (const [key, r] of this.microRequests) if (r.peer === peer) this.retryMicro(key);
   }
 
-  onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
-    const idLength = this.deps.protocol.crypto.signatureLength;
-    switch (code) {
-      case MessageCode.Score:
-        return this.sync.onScore(peer, payload);
-      case MessageCode.Signatures:
-        return this.sync.onSignatures(peer, payload);
-      case MessageCode.MissingBlock:
-        return this.sync.onMissingBlock(peer, payload);
-      case MessageCode.GetSignatures: {
-        const reply = signaturesReply(this.deps.chain, decodeSignatures(code, payload, idLength), this.sync.settings.maxChainLength);
-        if (reply !== undefined) peer.send(MessageCode.Signatures, encodeSignatures(reply));
-        else this.deps.logger.debug(`GetSignatures from ${socketAddressText(peer.remote)}: no common block`);
-        return;
-      }
-      case MessageCode.GetBlocks:
-        return this.answerGetBlocks(peer, decodeGetBlocks(payload, idLength));
-      case MessageCode.Block:
-        return this.onBlock(peer, decodeBlock(this.deps.protocol, payload));
-      case MessageCode.Transaction: {
-        const digest = createHash('sha256').update(payload).digest('base64');
-        const seen = this.txPayloads.get(digest);
-        if (seen !== undefined) {
-          this.txs.get(seen)?.add(peer.id);
-          return;
-        }
-        const tx = decodeTransaction(this.deps.protocol, payload);
-        this.txPayloads.set(digest, k(tx.id));
-        return this.onTransaction(peer, tx);
-      }
-      case MessageCode.MicroBlockInventory:
-        return this.onInventory(peer, payload);
-      case MessageCode.MicroBlockRequest: {
-        const micro = this.deps.chain.microBlock(decodeMicroBlockRequest(payload, idLength));
-        if (micro !== undefined) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
-        return;
-      }
-      case MessageCode.MicroBlockResponse:
-        return this.onMicroBlockResponse(peer, payload);
-      default:
-        // GetPeers, Peers, RawAttributes: the peers layer's.
-        return;
-    }
-  }
-
   // --- broadcasting ------------------------------------------------------------------------
-
-  /** Whether a sync exchange with a peer is running (the miner holds off meanwhile). */
-  syncing(): boolean {
-    return this.sync.status().syncing;
-  }
 
   /**
    * Sends a transaction to the peers: one this node admitted (a REST broadcast) to every
@@ -237,7 +167,7 @@ export class Gossip implements PeerTransportEvents {
    * Returns how many peers it was queued for.
    */
   broadcastTransaction(tx: Transaction, forced = false): number {
-    const key = k(tx.id);
+    const key = bytesKey(tx.id);
     const known = forced ? new Set<number>() : (this.txs.get(key) ?? new Set<number>());
     this.txs.set(key, known);
     return this.sendToOthers(known, MessageCode.Transaction, encodeTransaction(tx));
@@ -254,29 +184,18 @@ export class Gossip implements PeerTransportEvents {
     return sent;
   }
 
-  private asNetwork<T>(f: () => T): T {
-    this.networkChange++;
-    try {
-      return f();
-    } finally {
-      this.networkChange--;
-    }
-  }
-
   private onChainEvent(e: ChainEvent): void {
-    this.queueScore();
-    const own = this.networkChange === 0;
+    if (e.kind === 'rollback') return;
+    const own = e.origin === 'local';
     if (e.kind === 'block') {
       if (own && e.height > 1 && e.block.transactions.length === 0) {
-        const known = this.blocks.get(k(e.block.id)) ?? new Set<number>();
-        this.blocks.set(k(e.block.id), known);
+        const known = this.blocks.get(bytesKey(e.block.id)) ?? new Set<number>();
+        this.blocks.set(bytesKey(e.block.id), known);
         const n = this.sendToOthers(known, MessageCode.Block, encodeBlock(e.block));
         this.deps.logger.debug(`Forged block ${e.block.idBase58} sent to ${n} peers`);
       }
-      this.retryKeyBlocks();
-      this.requestReadyMicros();
-    } else if (e.kind === 'micro-block') {
-      const totalKey = k(e.microBlock.totalLiquidBlockSig);
+    } else {
+      const totalKey = bytesKey(e.microBlock.totalLiquidBlockSig);
       this.processedMicros.set(totalKey, true);
       const keys = this.deps.ownerKeys;
       if (own && keys !== undefined && equalBytes(keys.publicKey, e.microBlock.generator)) {
@@ -285,43 +204,16 @@ export class Gossip implements PeerTransportEvents {
         this.inventories.set(totalKey, entry);
         this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
       }
-      this.retryKeyBlocks();
-      this.requestReadyMicros();
     }
-  }
-
-  /** Sends our score to every peer once the current chain change is over, when it changed. */
-  private queueScore(): void {
-    if (this.scoreQueued) return;
-    this.scoreQueued = true;
-    queueMicrotask(() => {
-      this.scoreQueued = false;
-      const score = this.sync.localScore();
-      if (score === this.scoreSent) return;
-      this.scoreSent = score;
-      const payload = encodeScore(score);
-      for (const peer of this.peers.values()) peer.send(MessageCode.Score, payload);
-    });
-  }
-
-  // --- requests ----------------------------------------------------------------------------
-
-  private answerGetBlocks(peer: Peer, ids: readonly Uint8Array[]): void {
-    for (const id of ids) {
-      const found = this.deps.chain.blockById(id);
-      if (found === undefined) {
-        peer.send(MessageCode.MissingBlock, encodeMissingBlock(id));
-        return;
-      }
-      peer.send(MessageCode.Block, encodeBlock(found.block));
-    }
+    this.retryKeyBlocks();
+    this.requestReadyMicros();
   }
 
   // --- key blocks ----------------------------------------------------------------------------
 
-  private onBlock(peer: Peer, block: Block): void {
-    if (this.sync.onBlock(peer, block)) return;
-    const key = k(block.id);
+  /** A key block a peer broadcast (not one the sync asked for). */
+  onBlock(peer: Peer, block: Block): void {
+    const key = bytesKey(block.id);
     const known = this.blocks.get(key);
     if (known !== undefined) {
       known.add(peer.id);
@@ -337,8 +229,8 @@ export class Gossip implements PeerTransportEvents {
 
   private applyBroadcastBlock(pending: PendingKeyBlock): void {
     const { block, from } = pending;
-    const key = k(block.id);
-    const result = this.asNetwork(() => applyKeyBlock(this.deps.chain, this.deps.pool, block, { blockScore: this.deps.blockScore, maxRollback: this.sync.settings.maxRollback }));
+    const key = bytesKey(block.id);
+    const result = this.deps.chain.applyKeyBlock(block, this.settings.maxRollback);
     const log = this.deps.logger;
     switch (result.kind) {
       case 'appended':
@@ -356,14 +248,14 @@ export class Gossip implements PeerTransportEvents {
         log.warn(`Block ${block.idBase58} from ${socketAddressText(from.remote)} not applied: ${result.error.message}`);
         return;
       case 'unknown-reference': {
-        if (pending.attempts >= this.sync.settings.keyBlockAppendAttempts) {
+        if (pending.attempts >= this.settings.keyBlockAppendAttempts) {
           this.dropPendingKeyBlock(key);
           log.debug(`Block ${block.idBase58} from ${socketAddressText(from.remote)}: its reference ${encodeBase58(block.reference)} did not arrive`);
           return;
         }
         pending.attempts++;
         if (pending.timer !== undefined) this.timers.clearTimeout(pending.timer);
-        pending.timer = this.timers.setTimeout(() => this.applyBroadcastBlock(pending), this.sync.settings.keyBlockAppendRetryMs);
+        pending.timer = this.timers.setTimeout(() => this.applyBroadcastBlock(pending), this.settings.keyBlockAppendRetryMs);
         this.pendingKeyBlocks.set(key, pending);
         return;
       }
@@ -380,16 +272,29 @@ export class Gossip implements PeerTransportEvents {
   /** After the chain moved, a waiting key block may fit now. */
   private retryKeyBlocks(): void {
     if (this.pendingKeyBlocks.size === 0) return;
-    const tip = this.deps.chain.lastBlock().id;
+    const tip = this.deps.chain.lastBlockId();
     for (const p of [...this.pendingKeyBlocks.values()]) {
-      if (equalBytes(p.block.reference, tip)) queueMicrotask(() => this.pendingKeyBlocks.has(k(p.block.id)) && this.applyBroadcastBlock(p));
+      if (equalBytes(p.block.reference, tip)) queueMicrotask(() => this.pendingKeyBlocks.has(bytesKey(p.block.id)) && this.applyBroadcastBlock(p));
     }
   }
 
   // --- transactions ----------------------------------------------------------------------------
 
+  /** A transaction message: parsed once however many peers relay it, then admitted and relayed. */
+  onTransactionPayload(peer: Peer, payload: Uint8Array): void {
+    const digest = createHash('sha256').update(payload).digest('base64');
+    const seen = this.txPayloads.get(digest);
+    if (seen !== undefined) {
+      this.txs.get(seen)?.add(peer.id);
+      return;
+    }
+    const tx = decodeTransaction(this.deps.protocol, payload);
+    this.txPayloads.set(digest, bytesKey(tx.id));
+    this.onTransaction(peer, tx);
+  }
+
   private onTransaction(peer: Peer, tx: Transaction): void {
-    const key = k(tx.id);
+    const key = bytesKey(tx.id);
     const known = this.txs.get(key);
     if (known !== undefined) {
       known.add(peer.id);
@@ -427,9 +332,9 @@ export class Gossip implements PeerTransportEvents {
 
   // --- micro-blocks ----------------------------------------------------------------------------
 
-  private onInventory(peer: Peer, payload: Uint8Array): void {
-    const inventory = decodeMicroBlockInventory(this.deps.protocol, payload);
-    const key = k(inventory.totalSig);
+  /** A peer announced a micro-block: fetched when it extends our tip. */
+  onInventory(peer: Peer, inventory: MicroBlockInventory, payload: Uint8Array): void {
+    const key = bytesKey(inventory.totalSig);
     const entry = this.inventories.get(key);
     if (entry !== undefined) {
       entry.owners.add(peer.id);
@@ -437,14 +342,14 @@ export class Gossip implements PeerTransportEvents {
     }
     if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
     this.inventories.set(key, { inventory, payload: Uint8Array.from(payload), owners: new Set([peer.id]) });
-    if (this.processedMicros.get(key) !== undefined || this.deps.chain.store.heightOf(inventory.totalSig) !== undefined) return;
-    if (equalBytes(inventory.prevSig, this.deps.chain.lastBlock().id)) this.requestMicro(key, peer);
+    if (this.processedMicros.get(key) !== undefined || this.deps.chain.holdsBlockId(inventory.totalSig)) return;
+    if (equalBytes(inventory.prevSig, this.deps.chain.lastBlockId())) this.requestMicro(key, peer);
   }
 
   /** Inventories that extend the new tip. */
   private requestReadyMicros(): void {
-    const ready = this.readyInventory(this.deps.chain.lastBlock().id);
-    if (ready !== undefined) this.requestMicro(k(ready.inventory.totalSig));
+    const ready = this.readyInventory(this.deps.chain.lastBlockId());
+    if (ready !== undefined) this.requestMicro(bytesKey(ready.inventory.totalSig));
   }
 
   private readyInventory(tip: Uint8Array): InventoryEntry | undefined {
@@ -471,7 +376,7 @@ export class Gossip implements PeerTransportEvents {
       return;
     }
     request.peer.send(MessageCode.MicroBlockRequest, entry.inventory.totalSig);
-    request.timer = this.timers.setTimeout(() => this.retryMicro(key), this.sync.settings.microBlockRequestTimeoutMs);
+    request.timer = this.timers.setTimeout(() => this.retryMicro(key), this.settings.microBlockRequestTimeoutMs);
   }
 
   private retryMicro(key: string): void {
@@ -479,7 +384,7 @@ export class Gossip implements PeerTransportEvents {
     if (request === undefined) return;
     this.timers.clearTimeout(request.timer);
     const next = this.ownerOf(key, request.peer);
-    if (request.attempts >= this.sync.settings.microBlockRequestAttempts || next === undefined) {
+    if (request.attempts >= this.settings.microBlockRequestAttempts || next === undefined) {
       this.microRequests.delete(key);
       this.deps.logger.debug(`Micro-block ${encodeBase58(this.inventories.get(key)?.inventory.totalSig ?? new Uint8Array())} not received after ${request.attempts} attempts`);
       return;
@@ -503,9 +408,15 @@ export class Gossip implements PeerTransportEvents {
     return fallback;
   }
 
-  private onMicroBlockResponse(peer: Peer, payload: Uint8Array): void {
-    const micro = decodeMicroBlockResponse(this.deps.protocol, payload);
-    const key = k(micro.totalLiquidBlockSig);
+  /** A peer asks for a micro-block of our liquid block. */
+  onMicroBlockRequest(peer: Peer, totalSignature: Uint8Array): void {
+    const micro = this.deps.chain.microBlock(totalSignature);
+    if (micro !== undefined) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+  }
+
+  /** The micro-block we asked a peer for: applied after the ones before it, its signatures checked first. */
+  onMicroBlockResponse(peer: Peer, micro: MicroBlock): void {
+    const key = bytesKey(micro.totalLiquidBlockSig);
     const request = this.microRequests.get(key);
     if (request === undefined) return; // not asked for (or already given up)
     this.timers.clearTimeout(request.timer);
@@ -523,7 +434,7 @@ export class Gossip implements PeerTransportEvents {
   private applyMicroBlock(peer: Peer, micro: MicroBlock, key: string): void {
     if (this.closed) return;
     try {
-      this.asNetwork(() => this.deps.chain.appendMicroBlock(micro));
+      this.deps.chain.appendMicroBlock(micro);
     } catch (e) {
       if (!(e instanceof WeError)) throw e;
       this.deps.logger.debug(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${e.message}`);

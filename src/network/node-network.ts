@@ -17,18 +17,15 @@ import { randomBytes } from 'node:crypto';
 import { lookup, reverse } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import type { Blockchain } from '../chain/blockchain.js';
-import type { UtxPool } from '../chain/utx.js';
+import type { PeerChain, PeerPool } from '../chain/peer-chain.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { WeError } from '../protocol/errors.js';
-import { addressHasRole } from '../state/permissions.js';
-import type { Block } from '../protocol/blocks.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { Gossip } from './gossip.js';
-import type { NetworkDeps, SyncSettings, SyncStatus } from './sync.js';
+import type { NetworkDeps, SyncSettings } from './chain-deps.js';
+import { ChainMessages } from './chain-messages.js';
+import type { SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
 import { MessageCode, type HandshakeInfo, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
@@ -78,26 +75,11 @@ export interface NetworkLog {
   error(obj: object, msg?: string): void;
 }
 
-/**
- * What runs over the connections besides the peers exchange: block and micro-block sync,
- * gossip of transactions and blocks (gossip.ts). Each call may throw to close that one peer.
- */
-export interface ChainProtocol {
-  onPeer(peer: Peer): void;
-  onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void;
-  onClose(peer: Peer, reason: string): void;
-  /** Whether the node is catching up from a peer now (no key blocks are forged meanwhile). */
-  syncing(): boolean;
-  /** Sends a transaction to the peers: one admitted here to those not known to have it; when `forced` (a rebroadcast), to all. */
-  broadcastTransaction(tx: Transaction, forced?: boolean): number;
-  status(): SyncStatus;
-  close(): void;
-}
-
 export interface NodeNetworkOptions {
   readonly protocol: Protocol;
-  readonly chain: Blockchain;
-  readonly pool: UtxPool;
+  /** The chain as peers see it (chain/peer-chain.ts). */
+  readonly chain: PeerChain;
+  readonly pool: PeerPool;
   readonly owner: KeyPair;
   readonly settings: NodeNetworkSettings;
   /** `PoA` or `PoS`, as the handshake carries it. */
@@ -111,12 +93,8 @@ export interface NodeNetworkOptions {
   /** Node time, ms. */
   readonly now: () => bigint;
   readonly log: NetworkLog;
-  /** A block's score (consensus/rules.ts blockScore): the fork choice of sync. */
-  readonly blockScore: (block: Block) => bigint;
   /** WE's `synchronization.*` settings (defaults from WE's application.conf). */
   readonly sync?: Partial<SyncSettings>;
-  /** The chain protocol over the peers; gossip.ts's Gossip by default. */
-  readonly chainProtocol?: (deps: NetworkDeps) => ChainProtocol;
   /** A random source for the nonce (tests make it fixed). */
   readonly randomNonce?: () => bigint;
 }
@@ -150,7 +128,7 @@ export class NodeNetwork {
     readonly info: Omit<HandshakeInfo, 'sessionPublicKey'>,
     private readonly transport: PeerTransport,
     readonly peers: PeerManager,
-    private readonly chainProtocol: ChainProtocol,
+    private readonly chainMessages: ChainMessages,
     /** The port the P2P server listens on. */
     readonly port: number,
   ) {}
@@ -181,7 +159,7 @@ export class NodeNetwork {
       info,
       sign: (message) => o.protocol.crypto.sign(o.owner.privateKey, message),
       verify: (publicKey, message, signature) => o.protocol.crypto.verify(publicKey, message, signature),
-      participantPublicKey: (address) => o.chain.state().participant(address)?.publicKey,
+      participantPublicKey: (address) => o.chain.participantPublicKey(address),
       events,
       handshakeTimeoutMs: s.handshakeTimeoutMs,
       connectTimeoutMs: s.connectionTimeoutMs,
@@ -215,11 +193,9 @@ export class NodeNetwork {
       now: o.now,
       logger: { debug: (m) => o.log.debug({}, m), info: (m) => o.log.info({}, m), warn: (m) => o.log.warn({}, m) },
       ...(o.sync === undefined ? {} : { settings: o.sync }),
-      blockScore: o.blockScore,
       ownerKeys: o.owner,
     };
-    const chainProtocol = (o.chainProtocol ?? ((d: NetworkDeps): ChainProtocol => new Gossip(d)))(deps);
-    const network = new NodeNetwork(o, info, transport, manager, chainProtocol, port);
+    const network = new NodeNetwork(o, info, transport, manager, new ChainMessages(deps), port);
     ref.network = network;
     o.log.info({ port, bindAddress: s.bindAddress, declaredAddress: declared === undefined ? null : socketAddressText(declared), nodeName: info.nodeName, knownPeers: s.knownPeers.length }, 'P2P network listening');
     manager.start();
@@ -235,13 +211,13 @@ export class NodeNetwork {
       return;
     }
     if (!this.peers.accept(peer).accepted) return;
-    this.chainProtocol.onPeer(peer);
+    this.chainMessages.onPeer(peer);
   }
 
   private onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
-    this.chainProtocol.onMessage(peer, code, payload);
+    this.chainMessages.onMessage(peer, code, payload);
   }
 
   private onClose(peer: Peer, reason: string, misbehaved: boolean): void {
@@ -250,7 +226,7 @@ export class NodeNetwork {
       const at = peer.outbound ? peer.remote : (peer.info.declaredAddress ?? peer.remote);
       this.peers.suspend(at, reason);
     }
-    this.chainProtocol.onClose(peer, reason);
+    this.chainMessages.onClose(peer, reason);
   }
 
   // -------------------------------------------------------------------------
@@ -275,14 +251,13 @@ export class NodeNetwork {
 
   /** Connected peers whose owner holds the miner role now (WE's MinerAttribute count). */
   minerPeers(): number {
-    const state = this.options.chain.state();
     const now = this.options.now();
-    return this.connected().filter((p) => addressHasRole(state, p.info.ownerAddress, ROLES.miner, now)).length;
+    return this.connected().filter((p) => this.options.chain.isMiner(p.info.ownerAddress, now)).length;
   }
 
   /** Why the miner must not forge a key block now (WE's quorum; catching up), or undefined. */
   forgingBlocker(): { readonly reason: string; readonly retryInMs: number } | undefined {
-    if (this.chainProtocol.syncing()) return { reason: 'the node is catching up from a peer', retryInMs: 100 };
+    if (this.chainMessages.syncing()) return { reason: 'the node is catching up from a peer', retryInMs: 100 };
     const quorum = this.options.quorum;
     if (quorum <= 0) return undefined;
     const miners = this.minerPeers();
@@ -315,18 +290,18 @@ export class NodeNetwork {
 
   /** A transaction this node admitted (REST broadcast): to the peers not known to have it. */
   broadcastTransaction(tx: Transaction): void {
-    this.chainProtocol.broadcastTransaction(tx);
+    this.chainMessages.broadcastTransaction(tx);
   }
 
   /** Sync progress: whether the node is catching up, from whom, scores, blocks taken from peers. */
   syncStatus(): SyncStatus {
-    return this.chainProtocol.status();
+    return this.chainMessages.status();
   }
 
   /** Sends every pool transaction to the connected peers again (WE's forced rebroadcast); returns how many transactions. */
   rebroadcastPool(): number {
     const txs = this.options.pool.all();
-    for (const tx of txs) this.chainProtocol.broadcastTransaction(tx, true);
+    for (const tx of txs) this.chainMessages.broadcastTransaction(tx, true);
     this.options.log.debug({ transactions: txs.length, peers: this.connected().length }, 'pool rebroadcast');
     return txs.length;
   }
@@ -335,7 +310,7 @@ export class NodeNetwork {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.peers.stop();
-      this.chainProtocol.close();
+      this.chainMessages.close();
       await this.transport.close();
     })();
     return this.closing;

@@ -7,80 +7,17 @@
  * MissingBlock; then the whole extension is applied by the score rule (chain/fork.ts),
  * and signatures are asked again until nothing is new. Each step has a hard timeout that
  * closes the peer. One sync channel at a time.
+ *
+ * The other side too: this node's score goes to every peer whenever the chain changes, and
+ * peers' GetSignatures and GetBlocks are answered from the chain (WE's HistoryReplier).
  */
-import { applyExtension, blockLocator, localScore, newBlockIds } from '../chain/fork.js';
-import type { Blockchain } from '../chain/blockchain.js';
-import type { UtxPool } from '../chain/utx.js';
-import { encodeBase58 } from '../crypto/encoding.js';
-import type { KeyPair } from '../crypto/suite.js';
+import type { ChainEvent } from '../chain/peer-chain.js';
+import { bytesKey, encodeBase58 } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
-import type { Protocol } from '../protocol/protocol.js';
-import { k } from '../state/view.js';
-import { decodeMissingBlock, decodeScore, decodeSignatures, encodeGetBlocks, encodeScore, encodeSignatures } from './messages.js';
+import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.js';
+import { encodeBlock, encodeGetBlocks, encodeMissingBlock, encodeScore, encodeSignatures } from './messages.js';
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
-
-/** WE's `synchronization.*` settings that Weft uses (defaults from WE's application.conf). */
-export interface SyncSettings {
-  /** Locator length and deepest branch switch (max-rollback). */
-  readonly maxRollback: number;
-  /** Ids after the common one in a Signatures reply (max-chain-length). */
-  readonly maxChainLength: number;
-  /** Ids per GetBlocks (extension-batch-size). */
-  readonly extensionBatchSize: number;
-  /** Hard timeout of each sync step (synchronization-timeout). */
-  readonly synchronizationTimeoutMs: number;
-  /** How long a peer's score counts (score-ttl). */
-  readonly scoreTtlMs: number;
-  /** How long a block that failed stays refused (invalid-blocks-storage timeout). */
-  readonly invalidBlocksTtlMs: number;
-  /** Micro-block request timeout and attempts (micro-block-synchronizer). */
-  readonly microBlockRequestTimeoutMs: number;
-  readonly microBlockRequestAttempts: number;
-  /** Seen-caches: how long and how many ids (received-txs-cache-timeout, …). */
-  readonly seenCacheTtlMs: number;
-  readonly seenCacheSize: number;
-  /** A key block on a micro-block not here yet is retried (key-block-appending). */
-  readonly keyBlockAppendAttempts: number;
-  readonly keyBlockAppendRetryMs: number;
-}
-
-export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
-  maxRollback: 100,
-  maxChainLength: 101,
-  extensionBatchSize: 10,
-  synchronizationTimeoutMs: 40_000,
-  scoreTtlMs: 90_000,
-  invalidBlocksTtlMs: 5 * 60_000,
-  microBlockRequestTimeoutMs: 5_000,
-  microBlockRequestAttempts: 3,
-  seenCacheTtlMs: 3 * 60_000,
-  seenCacheSize: 100_000,
-  keyBlockAppendAttempts: 10,
-  keyBlockAppendRetryMs: 400,
-};
-
-export interface NetworkLogger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-}
-
-/** What the network logic runs on; no node/ or api/ parts. */
-export interface NetworkDeps {
-  readonly chain: Blockchain;
-  readonly pool: Pick<UtxPool, 'put' | 'get' | 'preverify'>;
-  readonly protocol: Protocol;
-  /** Node time (ms), for score and cache ages. */
-  readonly now: () => bigint;
-  readonly logger: NetworkLogger;
-  readonly settings?: Partial<SyncSettings>;
-  /** A block's score (consensus/rules.ts blockScore). */
-  readonly blockScore: (block: Block) => bigint;
-  /** The node owner's keys: sign the inventories of micro-blocks this node mines. */
-  readonly ownerKeys?: KeyPair;
-  readonly timers?: Timers;
-}
 
 export interface SyncStatus {
   /** Whether a sync exchange with a peer is running. */
@@ -115,7 +52,7 @@ type Pending =
 
 export class ChainSync {
   readonly settings: SyncSettings;
-  private readonly chain: Blockchain;
+  private readonly chain: NetworkDeps['chain'];
   private readonly timers: Timers;
   private readonly scores = new Map<number, { score: bigint; at: bigint; peer: Peer }>();
   private readonly invalid = new Map<string, bigint>();
@@ -125,19 +62,21 @@ export class ChainSync {
   private lastError: string | undefined;
   private closed = false;
   private kick: unknown;
+  /** The peers to tell our score, and the last score told. */
+  private readonly peers = new Map<number, Peer>();
+  private scoreSent: bigint | undefined;
+  private scoreQueued = false;
+  private readonly unsubscribe: () => void;
 
-  constructor(
-    private readonly deps: NetworkDeps,
-    /** Runs a chain change made for the network (so the node's own-block broadcast skips it). */
-    private readonly asNetwork: <T>(f: () => T) => T = (f) => f(),
-  ) {
-    this.settings = { ...DEFAULT_SYNC_SETTINGS, ...deps.settings };
+  constructor(private readonly deps: NetworkDeps) {
+    this.settings = syncSettings(deps.settings);
     this.chain = deps.chain;
     this.timers = deps.timers ?? NODE_TIMERS;
+    this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
   }
 
   localScore(): bigint {
-    return localScore(this.chain, this.deps.blockScore);
+    return this.chain.score();
   }
 
   status(): SyncStatus {
@@ -155,23 +94,61 @@ export class ChainSync {
   }
 
   onPeer(peer: Peer): void {
+    this.peers.set(peer.id, peer);
     peer.send(MessageCode.Score, encodeScore(this.localScore()));
   }
 
   onClose(peer: Peer): void {
+    this.peers.delete(peer.id);
     this.scores.delete(peer.id);
     if (this.pending?.peer === peer) this.pending.reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
   }
 
-  onScore(peer: Peer, payload: Uint8Array): void {
-    const score = decodeScore(payload);
+  private onChainEvent(_event: ChainEvent): void {
+    this.queueScore();
+  }
+
+  /** Sends our score to every peer once the current chain change is over, when it changed. */
+  private queueScore(): void {
+    if (this.scoreQueued) return;
+    this.scoreQueued = true;
+    queueMicrotask(() => {
+      this.scoreQueued = false;
+      if (this.closed) return;
+      const score = this.localScore();
+      if (score === this.scoreSent) return;
+      this.scoreSent = score;
+      const payload = encodeScore(score);
+      for (const peer of this.peers.values()) peer.send(MessageCode.Score, payload);
+    });
+  }
+
+  /** A peer's GetSignatures: the common block and the ids after it. */
+  answerGetSignatures(peer: Peer, locator: readonly Uint8Array[]): void {
+    const reply = this.chain.signaturesReply(locator, this.settings.maxChainLength);
+    if (reply !== undefined) peer.send(MessageCode.Signatures, encodeSignatures(reply));
+    else this.deps.logger.debug(`GetSignatures from ${socketAddressText(peer.remote)}: no common block`);
+  }
+
+  /** A peer's GetBlocks: each block in order, or MissingBlock for the first one not here. */
+  answerGetBlocks(peer: Peer, ids: readonly Uint8Array[]): void {
+    for (const id of ids) {
+      const found = this.chain.blockById(id);
+      if (found === undefined) {
+        peer.send(MessageCode.MissingBlock, encodeMissingBlock(id));
+        return;
+      }
+      peer.send(MessageCode.Block, encodeBlock(found.block));
+    }
+  }
+
+  onScore(peer: Peer, score: bigint): void {
     this.scores.set(peer.id, { score, at: this.deps.now(), peer });
     this.deps.logger.debug(`Score ${score} from ${socketAddressText(peer.remote)}`);
     this.maybeSync();
   }
 
-  onSignatures(peer: Peer, payload: Uint8Array): void {
-    const ids = decodeSignatures(MessageCode.Signatures, payload, this.deps.protocol.crypto.signatureLength);
+  onSignatures(peer: Peer, ids: Uint8Array[]): void {
     const p = this.pending;
     if (p?.kind !== 'signatures' || p.peer !== peer) {
       this.deps.logger.debug(`Unexpected Signatures from ${socketAddressText(peer.remote)} ignored`);
@@ -181,10 +158,9 @@ export class ChainSync {
     p.resolve(ids);
   }
 
-  onMissingBlock(peer: Peer, payload: Uint8Array): void {
-    const id = decodeMissingBlock(payload, this.deps.protocol.crypto.signatureLength);
+  onMissingBlock(peer: Peer, id: Uint8Array): void {
     const p = this.pending;
-    if (p?.kind !== 'blocks' || p.peer !== peer || !p.expected.has(k(id))) return;
+    if (p?.kind !== 'blocks' || p.peer !== peer || !p.expected.has(bytesKey(id))) return;
     this.deps.logger.debug(`${socketAddressText(peer.remote)} is missing block ${encodeBase58(id)}`);
     this.settle();
     p.resolve('missing');
@@ -194,7 +170,7 @@ export class ChainSync {
   onBlock(peer: Peer, block: Block): boolean {
     const p = this.pending;
     if (p?.kind !== 'blocks' || p.peer !== peer) return false;
-    const key = k(block.id);
+    const key = bytesKey(block.id);
     if (!p.expected.has(key)) return false;
     p.expected.set(key, block);
     if ([...p.expected.values()].every((b) => b !== undefined)) {
@@ -206,6 +182,7 @@ export class ChainSync {
 
   close(): void {
     this.closed = true;
+    this.unsubscribe();
     if (this.kick !== undefined) this.timers.clearTimeout(this.kick);
     this.pending?.reject(new PeerGone('network closed'));
   }
@@ -232,10 +209,10 @@ export class ChainSync {
   }
 
   private isInvalid(id: Uint8Array): boolean {
-    const at = this.invalid.get(k(id));
+    const at = this.invalid.get(bytesKey(id));
     if (at === undefined) return false;
     if (this.deps.now() - at > BigInt(this.settings.invalidBlocksTtlMs)) {
-      this.invalid.delete(k(id));
+      this.invalid.delete(bytesKey(id));
       return false;
     }
     return true;
@@ -249,7 +226,7 @@ export class ChainSync {
     try {
       for (;;) {
         const ids = await this.requestSignatures(peer);
-        const news = newBlockIds(this.chain, ids);
+        const news = this.chain.newBlockIds(ids);
         if (news === undefined) {
           peer.close('Signatures hold no block of this chain');
           break;
@@ -274,9 +251,7 @@ export class ChainSync {
         }
         // Signatures of the extension's transactions are checked on the verifier threads first.
         await this.deps.pool.preverify(blocks.flatMap((b) => b.transactions));
-        const result = this.asNetwork(() =>
-          applyExtension(this.chain, this.deps.pool, blocks, { blockScore: this.deps.blockScore, maxRollback: this.settings.maxRollback }),
-        );
+        const result = this.chain.applyExtension(blocks, this.settings.maxRollback);
         if (result.kind === 'applied') {
           this.blocksApplied += result.added;
           log.info(
@@ -290,7 +265,7 @@ export class ChainSync {
           break;
         }
         if (result.kind === 'failed') {
-          this.invalid.set(k(result.block), this.deps.now());
+          this.invalid.set(bytesKey(result.block), this.deps.now());
           if (!result.restored) log.warn(`Could not restore the chain after a failed extension: ${this.chain.describeTip()}`);
         }
         this.lastError = result.error.message;
@@ -335,7 +310,7 @@ export class ChainSync {
     return new Promise((resolve, reject) => {
       if (peer.closed) return reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
       this.pending = { kind: 'signatures', peer, resolve, reject, timer: this.timeout('Signatures') };
-      peer.send(MessageCode.GetSignatures, encodeSignatures(blockLocator(this.chain, this.settings.maxRollback)));
+      peer.send(MessageCode.GetSignatures, encodeSignatures(this.chain.locator(this.settings.maxRollback)));
     });
   }
 
@@ -345,12 +320,12 @@ export class ChainSync {
       const batch = ids.slice(i, i + this.settings.extensionBatchSize);
       const got = await new Promise<Map<string, Block | undefined> | 'missing'>((resolve, reject) => {
         if (peer.closed) return reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
-        const expected = new Map<string, Block | undefined>(batch.map((id) => [k(id), undefined]));
+        const expected = new Map<string, Block | undefined>(batch.map((id) => [bytesKey(id), undefined]));
         this.pending = { kind: 'blocks', peer, expected, resolve, reject, timer: this.timeout(`${batch.length} blocks`) };
         peer.send(MessageCode.GetBlocks, encodeGetBlocks(batch));
       });
       if (got === 'missing') return 'missing';
-      for (const id of batch) out.push(got.get(k(id))!);
+      for (const id of batch) out.push(got.get(bytesKey(id))!);
       this.deps.logger.debug(`Received ${out.length} of ${ids.length} blocks from ${socketAddressText(peer.remote)}`);
     }
     return out;

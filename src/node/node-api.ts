@@ -12,12 +12,12 @@ import { applyTransaction } from '../chain/validation.js';
 import { microBlockWindow, planKeyBlock } from '../consensus/poa.js';
 import { planPosKeyBlock } from '../consensus/pos.js';
 import { consensusRulesFor, PoaRules, poaHeaders } from '../consensus/rules.js';
-import { equalBytes } from '../crypto/encoding.js';
+import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import { WeError } from '../protocol/errors.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { Store } from '../state/store.js';
-import { k, MutableState } from '../state/view.js';
+import { MutableState } from '../state/view.js';
 import type { NodeConfig } from './config.js';
 import { renderNodeConfig } from './config-render.js';
 import type { NodeHealth } from './health.js';
@@ -179,7 +179,7 @@ export function debugService(parts: NodeApiParts): DebugService {
         if (delta >= 0n) continue;
         if (b.assetId === null) out.west += delta;
         else {
-          const key = k(b.assetId);
+          const key = bytesKey(b.assetId);
           const prior = out.assets.get(key);
           out.assets.set(key, { assetId: b.assetId, amount: (prior?.amount ?? 0n) + delta });
         }
@@ -257,7 +257,7 @@ export function debugService(parts: NodeApiParts): DebugService {
       const state = chain.state();
       const lease = state.leaseBalance(address);
       const assets = new Map<string, { assetId: Uint8Array; balance: bigint }>();
-      for (const { assetId, balance } of store.assetBalances(address)) assets.set(k(assetId), { assetId, balance });
+      for (const { assetId, balance } of store.assetBalances(address)) assets.set(bytesKey(assetId), { assetId, balance });
       let balance = state.balance(address, null);
       let leaseOut = lease.out;
       if (considerUnspent) {

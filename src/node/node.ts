@@ -9,21 +9,22 @@ import pino, { type Logger } from 'pino';
 import { createApiServer, listen } from '../api/server.js';
 import type { ApiServices, ChainReader, PeersService } from '../api/services.js';
 import { Blockchain } from '../chain/blockchain.js';
+import { peerChainOf } from '../chain/peer-chain.js';
 import { ChainFeatures } from '../chain/features.js';
 import { minimalFee } from '../chain/fees.js';
 import { UtxPool } from '../chain/utx.js';
 import { Miner } from '../consensus/miner.js';
-import { blockScore, consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
+import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { SignatureVerifierPool } from '../crypto/verify-pool.js';
-import { encodeBase58 } from '../crypto/encoding.js';
+import { bytesKey, encodeBase58 } from '../crypto/encoding.js';
 import { WeError } from '../protocol/errors.js';
 import { NodeNetwork } from '../network/node-network.js';
 import { socketAddressText } from '../network/peers.js';
 import { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { Store } from '../state/store.js';
-import { k } from '../state/view.js';
+
 import type { NodeConfig } from './config.js';
 import { NodeHealth } from './health.js';
 import { activationService, consensusService } from './consensus-services.js';
@@ -158,7 +159,7 @@ export class Node {
       try {
         network = await NodeNetwork.start({
           protocol,
-          chain,
+          chain: peerChainOf(chain),
           pool,
           owner,
           settings: config.network,
@@ -168,7 +169,6 @@ export class Node {
           noQuorumMiningDelayMs: config.miner.noQuorumMiningDelayMs,
           now,
           log: loggers.get('network'),
-          blockScore,
         });
         node.p2p = network;
       } catch (e) {
@@ -240,17 +240,15 @@ export class Node {
       },
       admin: {
         rollback: (height, returnToUtx) => {
-          const removed = chain.rollbackTo(height);
-          if (!returnToUtx) for (const tx of removed) pool.remove(tx.id);
+          chain.rollbackTo(height, { origin: 'api', returnToPool: returnToUtx });
           return chain.lastBlock().id;
         },
         rollbackTo: (id) => {
           const found = chain.blockById(id);
-          if (found === undefined || k(found.block.id) !== k(id)) {
+          if (found === undefined || bytesKey(found.block.id) !== bytesKey(id)) {
             throw new WeError('BlockDoesNotExist', 301, `block with signature '${encodeBase58(id)}' does not exist`, 'signature', 404);
           }
-          const removed = chain.rollbackTo(found.height);
-          for (const tx of removed) pool.remove(tx.id);
+          chain.rollbackTo(found.height, { origin: 'api', returnToPool: false });
           return chain.lastBlock().id;
         },
       },
@@ -346,10 +344,10 @@ export class Node {
   private addressTransactions(address: Uint8Array, limit: number, afterId?: Uint8Array): { txs: Array<{ tx: Transaction; height: number }>; afterFound: boolean } {
     const txs: Array<{ tx: Transaction; height: number }> = [];
     let afterFound = afterId === undefined;
-    const after = afterId === undefined ? undefined : k(afterId);
+    const after = afterId === undefined ? undefined : bytesKey(afterId);
     for (const id of this.store.addressTransactionIds(address)) {
       if (!afterFound) {
-        if (k(id) === after) afterFound = true;
+        if (bytesKey(id) === after) afterFound = true;
         continue;
       }
       if (txs.length >= limit) break;

@@ -28,7 +28,8 @@ import {
   type Policy,
   type TxLocation,
 } from './model.js';
-import { k, type StateChanges, type StateView } from './view.js';
+import { type StateChanges, type StateView } from './view.js';
+import { bytesKey } from '../crypto/encoding.js';
 
 /** Key families. Versioned families have a current-value family and a history family. */
 export const F = {
@@ -237,7 +238,7 @@ export class Store implements StateView {
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
     const cacheable = assetId === null && !this.writing;
-    const key = cacheable ? k(address) : '';
+    const key = cacheable ? bytesKey(address) : '';
     if (cacheable) {
       const known = this.westBalances.get(key);
       if (known !== undefined) return known;

@@ -11,12 +11,10 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type MinerBanEntry, type Participant, type PermissionOp, type Policy } from './model.js';
-
-/** Map key of bytes. */
-export const k = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+import { bytesKey } from '../crypto/encoding.js';
 
 /** Key of a balance: holder bytes, then asset id bytes ('' for WEST). */
-const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => k(holder) + '|' + (assetId === null ? '' : k(assetId));
+const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => bytesKey(holder) + '|' + (assetId === null ? '' : bytesKey(assetId));
 
 export interface StateView {
   readonly protocol: Protocol;
@@ -146,15 +144,15 @@ export class MutableState implements StateView {
   }
 
   leaseBalance(address: Uint8Array): LeaseBalance {
-    return this.m.leaseBalances?.get(k(address))?.value ?? this.base.leaseBalance(address);
+    return this.m.leaseBalances?.get(bytesKey(address))?.value ?? this.base.leaseBalance(address);
   }
 
   asset(assetId: Uint8Array): AssetInfo | undefined {
-    return this.m.assets?.get(k(assetId))?.value ?? this.base.asset(assetId);
+    return this.m.assets?.get(bytesKey(assetId))?.value ?? this.base.asset(assetId);
   }
 
   lease(leaseId: Uint8Array): LeaseDetails | undefined {
-    return this.m.leases?.get(k(leaseId))?.value ?? this.base.lease(leaseId);
+    return this.m.leases?.get(bytesKey(leaseId))?.value ?? this.base.lease(leaseId);
   }
 
   aliasOwner(name: string): Uint8Array | undefined {
@@ -162,31 +160,31 @@ export class MutableState implements StateView {
   }
 
   aliasesOf(address: Uint8Array): readonly string[] {
-    const own = [...(this.m.aliases ?? EMPTY)].filter(([, a]) => k(a) === k(address)).map(([n]) => n);
+    const own = [...(this.m.aliases ?? EMPTY)].filter(([, a]) => bytesKey(a) === bytesKey(address)).map(([n]) => n);
     return own.length === 0 ? this.base.aliasesOf(address) : [...this.base.aliasesOf(address), ...own];
   }
 
   dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
-    return this.m.data?.get(k(address) + '|' + key)?.entry ?? this.base.dataEntry(address, key);
+    return this.m.data?.get(bytesKey(address) + '|' + key)?.entry ?? this.base.dataEntry(address, key);
   }
 
   accountScript(address: Uint8Array): Uint8Array | null {
-    const own = this.m.scripts?.get(k(address));
+    const own = this.m.scripts?.get(bytesKey(address));
     return own !== undefined ? own.script : this.base.accountScript(address);
   }
 
   permissionOps(address: Uint8Array): readonly PermissionOp[] {
-    const own = this.m.permissionOps?.get(k(address));
+    const own = this.m.permissionOps?.get(bytesKey(address));
     return own === undefined ? this.base.permissionOps(address) : [...this.base.permissionOps(address), ...own.ops];
   }
 
   roleHolders(role: number): readonly Uint8Array[] {
     const base = this.base.roleHolders(role);
-    const known = new Set(base.map(k));
+    const known = new Set(base.map(bytesKey));
     const added: Uint8Array[] = [];
     for (const { address, ops } of (this.m.permissionOps ?? EMPTY).values()) {
-      if (ops.some((o) => o.role === role) && !known.has(k(address))) {
-        known.add(k(address));
+      if (ops.some((o) => o.role === role) && !known.has(bytesKey(address))) {
+        known.add(bytesKey(address));
         added.push(address);
       }
     }
@@ -194,7 +192,7 @@ export class MutableState implements StateView {
   }
 
   participant(address: Uint8Array): Participant | undefined {
-    const own = this.m.participants?.get(k(address));
+    const own = this.m.participants?.get(bytesKey(address));
     if (own !== undefined) return own.value ?? undefined;
     return this.base.participant(address);
   }
@@ -202,26 +200,26 @@ export class MutableState implements StateView {
   participants(): readonly Uint8Array[] {
     if (this.m.participants === undefined || this.m.participants.size === 0) return this.base.participants();
     const out = this.base.participants().filter((a) => {
-      const own = this.m.participants?.get(k(a));
+      const own = this.m.participants?.get(bytesKey(a));
       return own === undefined || own.value !== null;
     });
-    const present = new Set(out.map(k));
+    const present = new Set(out.map(bytesKey));
     for (const { address, value } of this.m.participants.values()) {
-      if (value !== null && !present.has(k(address))) out.push(address);
+      if (value !== null && !present.has(bytesKey(address))) out.push(address);
     }
     return out;
   }
 
   policy(policyId: Uint8Array): Policy | undefined {
-    return this.m.policies?.get(k(policyId))?.value ?? this.base.policy(policyId);
+    return this.m.policies?.get(bytesKey(policyId))?.value ?? this.base.policy(policyId);
   }
 
   hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean {
-    return this.m.policyDataHashes?.has(k(policyId) + '|' + k(hash)) === true || this.base.hasPolicyDataHash(policyId, hash);
+    return this.m.policyDataHashes?.has(bytesKey(policyId) + '|' + bytesKey(hash)) === true || this.base.hasPolicyDataHash(policyId, hash);
   }
 
   transactionHeight(id: Uint8Array): number | undefined {
-    return this.txIds?.has(k(id)) === true ? this.height() : this.base.transactionHeight(id);
+    return this.txIds?.has(bytesKey(id)) === true ? this.height() : this.base.transactionHeight(id);
   }
 
   carryFee(): bigint {
@@ -229,7 +227,7 @@ export class MutableState implements StateView {
   }
 
   minerBanHistory(address: Uint8Array): readonly MinerBanEntry[] {
-    return this.m.minerBans?.get(k(address))?.entries ?? this.base.minerBanHistory(address);
+    return this.m.minerBans?.get(bytesKey(address))?.entries ?? this.base.minerBanHistory(address);
   }
 
   featureVotes(window: number): ReadonlyMap<number, number> {
@@ -252,7 +250,7 @@ export class MutableState implements StateView {
    * changed — the fee payer always, with a zero change too.
    */
   touch(address: Uint8Array): void {
-    this.touched.set(k(address), address);
+    this.touched.set(bytesKey(address), address);
   }
 
   addBalance(address: Uint8Array, assetId: Uint8Array | null, delta: bigint): void {
@@ -267,16 +265,16 @@ export class MutableState implements StateView {
 
   addLeaseBalance(address: Uint8Array, deltaIn: bigint, deltaOut: bigint): void {
     const current = this.leaseBalance(address);
-    this.map('leaseBalances').set(k(address), { address, value: { in: current.in + deltaIn, out: current.out + deltaOut } });
+    this.map('leaseBalances').set(bytesKey(address), { address, value: { in: current.in + deltaIn, out: current.out + deltaOut } });
     this.touch(address);
   }
 
   putAsset(assetId: Uint8Array, value: AssetInfo): void {
-    this.map('assets').set(k(assetId), { id: assetId, value });
+    this.map('assets').set(bytesKey(assetId), { id: assetId, value });
   }
 
   putLease(leaseId: Uint8Array, value: LeaseDetails): void {
-    this.map('leases').set(k(leaseId), { id: leaseId, value });
+    this.map('leases').set(bytesKey(leaseId), { id: leaseId, value });
   }
 
   putAlias(name: string, address: Uint8Array): void {
@@ -284,15 +282,15 @@ export class MutableState implements StateView {
   }
 
   putData(address: Uint8Array, entry: DataEntry): void {
-    this.map('data').set(k(address) + '|' + entry.key, { address, entry });
+    this.map('data').set(bytesKey(address) + '|' + entry.key, { address, entry });
   }
 
   putScript(address: Uint8Array, script: Uint8Array | null): void {
-    this.map('scripts').set(k(address), { address, script });
+    this.map('scripts').set(bytesKey(address), { address, script });
   }
 
   addPermissionOp(address: Uint8Array, op: PermissionOp): void {
-    const key = k(address);
+    const key = bytesKey(address);
     const own = this.m.permissionOps?.get(key);
     if (own === undefined) this.map('permissionOps').set(key, { address, ops: [op] });
     else own.ops.push(op);
@@ -300,15 +298,15 @@ export class MutableState implements StateView {
 
   /** Registers (participant) or removes (null) the node of an address. */
   putParticipant(address: Uint8Array, value: Participant | null): void {
-    this.map('participants').set(k(address), { address, value });
+    this.map('participants').set(bytesKey(address), { address, value });
   }
 
   putPolicy(policyId: Uint8Array, value: Policy): void {
-    this.map('policies').set(k(policyId), { id: policyId, value });
+    this.map('policies').set(bytesKey(policyId), { id: policyId, value });
   }
 
   addPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): void {
-    this.map('policyDataHashes').set(k(policyId) + '|' + k(hash), { policyId, hash });
+    this.map('policyDataHashes').set(bytesKey(policyId) + '|' + bytesKey(hash), { policyId, hash });
   }
 
   setCarryFee(value: bigint): void {
@@ -316,7 +314,7 @@ export class MutableState implements StateView {
   }
 
   putMinerBanHistory(address: Uint8Array, entries: readonly MinerBanEntry[]): void {
-    this.map('minerBans').set(k(address), { address, entries });
+    this.map('minerBans').set(bytesKey(address), { address, entries });
   }
 
   /** Counts one block's feature votes (distinct ids) in voting window `window`. */
@@ -341,7 +339,7 @@ export class MutableState implements StateView {
   /** Records a confirmed transaction with the addresses touched since the last call. */
   addTransaction(tx: Transaction): void {
     this.txs.push({ tx, addresses: [...this.touched.values()] });
-    (this.txIds ??= new Set()).add(k(tx.id));
+    (this.txIds ??= new Set()).add(bytesKey(tx.id));
     this.touched = new Map();
   }
 
@@ -394,7 +392,7 @@ export class MutableState implements StateView {
     copy('minerBans');
     for (const t of this.txs) {
       target.txs.push(t);
-      (target.txIds ??= new Set()).add(k(t.tx.id));
+      (target.txIds ??= new Set()).add(bytesKey(t.tx.id));
     }
     for (const [key, v] of this.touched) target.touched.set(key, v);
     if (this.carry !== undefined) target.carry = this.carry;

@@ -10,12 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyExtension, applyKeyBlock, blockLocator, localScore, newBlockIds, signaturesReply } from '../../src/chain/fork.js';
+import { applyExtension, applyKeyBlock, blockLocator, newBlockIds, signaturesReply } from '../../src/chain/fork.js';
 import { decodeBase58, encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { Block } from '../../src/protocol/blocks.js';
 import { alice, blockScore, bob, ChainNode, chainSettings, Clock, minerA, minerB, minerC, transfer, WEST } from './fork-fixture.js';
 
-const opts = { blockScore };
 const b58 = (ids: readonly Uint8Array[]): string[] => ids.map(encodeBase58);
 
 /** Two nodes on one chain of `shared` key blocks (with a micro-block each), forged by both sides. */
@@ -96,14 +95,14 @@ describe('switching branch', () => {
     const { onlyA, onlyBc } = diverge(clock, a, bc, 6);
     const common = commonHeight(a, bc);
     assert.ok(onlyA.length > 0 && onlyBc.length > onlyA.length, 'both sides forged; B and C more often');
-    assert.ok(localScore(bc.chain, blockScore) > localScore(a.chain, blockScore));
+    assert.ok(bc.chain.score() > a.chain.score());
 
     // The worse branch does not replace the better one.
-    const worse = applyExtension(bc.chain, bc.pool, blocksAbove(a, common), opts);
+    const worse = applyExtension(bc.chain, blocksAbove(a, common));
     assert.equal(worse.kind, 'not-better');
 
     const aTop = a.chain.height();
-    const result = applyExtension(a.chain, a.pool, blocksAbove(bc, common), opts);
+    const result = applyExtension(a.chain, blocksAbove(bc, common));
     assert.equal(result.kind, 'applied');
     assert.deepEqual(a.ids(), bc.ids());
     assert.equal(a.stateHash(), bc.stateHash());
@@ -113,20 +112,20 @@ describe('switching branch', () => {
       assert.equal(result.returnedToPool, onlyA.length);
     }
     // Already ours: nothing to do.
-    assert.equal(applyExtension(a.chain, a.pool, blocksAbove(bc, common), opts).kind, 'known');
+    assert.equal(applyExtension(a.chain, blocksAbove(bc, common)).kind, 'known');
   });
 
   it('restores the dropped blocks exactly when a block of the new branch fails', () => {
     const { clock, a, bc } = twoNodes(3);
     diverge(clock, a, bc, 6);
     const common = commonHeight(a, bc);
-    const before = { hash: a.stateHash(), ids: a.ids(), micros: a.chain.liquidMicroBlocks().length, score: localScore(a.chain, blockScore) };
+    const before = { hash: a.stateHash(), ids: a.ids(), micros: a.chain.liquidMicroBlocks().length, score: a.chain.score() };
     const branch = blocksAbove(bc, common);
     // The branch's last block re-signed by its own miner with an overspending transfer in it.
     const last = branch[branch.length - 1]!;
     const generator = [minerB, minerC].find((m) => equalBytes(m.keyPair.publicKey, last.generator))!;
     const bad = Block.sign(bc.chain.protocol, { ...last.withContent([transfer(clock, bob, alice, 1_000_000n * WEST)]) }, generator.keyPair.privateKey);
-    const result = applyExtension(a.chain, a.pool, [...branch.slice(0, -1), bad], opts);
+    const result = applyExtension(a.chain, [...branch.slice(0, -1), bad]);
     assert.equal(result.kind, 'failed');
     if (result.kind === 'failed') {
       assert.ok(result.restored);
@@ -135,9 +134,9 @@ describe('switching branch', () => {
     assert.equal(a.stateHash(), before.hash, 'the state is exactly as before');
     assert.deepEqual(a.ids(), before.ids);
     assert.equal(a.chain.liquidMicroBlocks().length, before.micros, 'the liquid block keeps its micro-blocks');
-    assert.equal(localScore(a.chain, blockScore), before.score);
+    assert.equal(a.chain.score(), before.score);
     // The chain still works: the good branch applies afterwards.
-    assert.equal(applyExtension(a.chain, a.pool, branch, opts).kind, 'applied');
+    assert.equal(applyExtension(a.chain, branch).kind, 'applied');
     assert.equal(a.stateHash(), bc.stateHash());
   });
 
@@ -148,7 +147,7 @@ describe('switching branch', () => {
     const depth = a.chain.height() - common;
     assert.ok(depth >= 2);
     const hash = a.stateHash();
-    const result = applyExtension(a.chain, a.pool, blocksAbove(bc, common), { ...opts, maxRollback: depth - 1 });
+    const result = applyExtension(a.chain, blocksAbove(bc, common), { maxRollback: depth - 1 });
     assert.equal(result.kind, 'rejected');
     assert.equal(a.stateHash(), hash);
     // The store's own rollback depth limits too.
@@ -156,7 +155,7 @@ describe('switching branch', () => {
     diverge(shallow.clock, shallow.a, shallow.bc, 8);
     const c2 = commonHeight(shallow.a, shallow.bc);
     assert.ok(shallow.a.chain.height() - c2 > 2);
-    assert.equal(applyExtension(shallow.a.chain, shallow.a.pool, blocksAbove(shallow.bc, c2), opts).kind, 'rejected');
+    assert.equal(applyExtension(shallow.a.chain, blocksAbove(shallow.bc, c2)).kind, 'rejected');
   });
 
   it('rejects an extension with an unknown reference or broken links', () => {
@@ -164,8 +163,8 @@ describe('switching branch', () => {
     diverge(clock, a, bc, 6);
     const common = commonHeight(a, bc);
     const branch = blocksAbove(bc, common);
-    assert.equal(applyExtension(a.chain, a.pool, branch.slice(1), opts).kind, 'rejected');
-    assert.equal(applyExtension(a.chain, a.pool, [branch[0]!, branch[2]!], opts).kind, 'rejected');
+    assert.equal(applyExtension(a.chain, branch.slice(1)).kind, 'rejected');
+    assert.equal(applyExtension(a.chain, [branch[0]!, branch[2]!]).kind, 'rejected');
   });
 });
 
@@ -194,12 +193,12 @@ describe('key blocks from peers', () => {
       next = bc.tryForge();
     }
     assert.ok(equalBytes(next.reference, m2.totalLiquidBlockSig));
-    const result = applyKeyBlock(a.chain, a.pool, next, opts);
+    const result = applyKeyBlock(a.chain, next);
     assert.equal(result.kind, 'switched');
     assert.deepEqual(a.ids(), bc.ids());
     assert.equal(a.stateHash(), bc.stateHash());
     assert.ok(a.pool.get(t3.id) !== undefined, 'the dropped micro-block’s transaction is pooled again');
-    assert.equal(applyKeyBlock(a.chain, a.pool, next, opts).kind, 'known');
+    assert.equal(applyKeyBlock(a.chain, next).kind, 'known');
   });
 
   it('competing key blocks for one parent: the higher block score wins on both nodes', () => {
@@ -218,8 +217,8 @@ describe('key blocks from peers', () => {
     const [winner, loser] = better === 'a' ? [a, bc] : [bc, a];
     const winnerBlock = better === 'a' ? fromA : fromBc;
     const loserBlock = better === 'a' ? fromBc : fromA;
-    assert.equal(applyKeyBlock(winner.chain, winner.pool, loserBlock, opts).kind, 'rejected');
-    assert.equal(applyKeyBlock(loser.chain, loser.pool, winnerBlock, opts).kind, 'switched');
+    assert.equal(applyKeyBlock(winner.chain, loserBlock).kind, 'rejected');
+    assert.equal(applyKeyBlock(loser.chain, winnerBlock).kind, 'switched');
     assert.ok(equalBytes(loser.chain.lastBlock().id, winnerBlock.id));
     if (loser === a) assert.ok(a.pool.get(txA.id) !== undefined, 'the replaced liquid block’s transaction is pooled again');
   });
@@ -235,8 +234,8 @@ describe('key blocks from peers', () => {
     bc.follow(a);
     a.micro([transfer(clock, alice, bob, 7n)]);
     const liquid = a.chain.lastBlock();
-    assert.equal(applyKeyBlock(bc.chain, bc.pool, key, opts).kind, 'known');
-    const result = applyKeyBlock(bc.chain, bc.pool, liquid, opts);
+    assert.equal(applyKeyBlock(bc.chain, key).kind, 'known');
+    const result = applyKeyBlock(bc.chain, liquid);
     assert.equal(result.kind, 'switched');
     assert.ok(equalBytes(bc.chain.lastBlock().id, liquid.id));
     assert.equal(bc.stateHash(), a.stateHash());
@@ -247,6 +246,6 @@ describe('key blocks from peers', () => {
     diverge(clock, a, bc, 6);
     const common = commonHeight(a, bc);
     const branch = blocksAbove(bc, common);
-    assert.equal(applyKeyBlock(a.chain, a.pool, branch[branch.length - 1]!, opts).kind, 'unknown-reference');
+    assert.equal(applyKeyBlock(a.chain, branch[branch.length - 1]!).kind, 'unknown-reference');
   });
 });

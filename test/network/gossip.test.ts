@@ -26,7 +26,7 @@ describe('gossip', () => {
     const txs = [transfer(clock, alice, bob, 1n), transfer(clock, bob, alice, 2n)];
     for (const tx of txs) {
       a.node.pool.put(tx);
-      a.gossip.broadcastTransaction(tx);
+      a.net.broadcastTransaction(tx);
     }
     await until(() => c.node.pool.size().size === 2, 'both transactions in c’s pool');
     await quiet(wire);
@@ -36,7 +36,7 @@ describe('gossip', () => {
     assert.equal(wire.count(MessageCode.Transaction, 'b', 'a'), 0, 'not sent back to its sender');
     assert.equal(wire.count(MessageCode.Transaction, 'c', 'b'), 0);
     // The same transaction again from a: nothing new goes out.
-    a.gossip.broadcastTransaction(txs[0]!);
+    a.net.broadcastTransaction(txs[0]!);
     await quiet(wire);
     assert.equal(wire.count(MessageCode.Transaction), 4);
     // An invalid one is not relayed.
@@ -45,7 +45,7 @@ describe('gossip', () => {
     atX.send(MessageCode.Transaction, overspend.bytes);
     await quiet(wire);
     assert.equal(wire.count(MessageCode.Transaction), 5);
-    for (const n of [a, b, c]) n.gossip.close();
+    for (const n of [a, b, c]) n.net.close();
   });
 
   it('a failure that is not a WE error (a bug) while admitting a peer’s transaction is logged; later ones still go in', async () => {
@@ -62,13 +62,13 @@ describe('gossip', () => {
     };
     const first = transfer(clock, alice, bob, 1n);
     a.node.pool.put(first);
-    a.gossip.broadcastTransaction(first);
+    a.net.broadcastTransaction(first);
     await until(() => b.logs.some((l) => l.startsWith('warn') && l.includes('boom')), 'the failure logged');
     const second = transfer(clock, alice, bob, 2n);
     a.node.pool.put(second);
-    a.gossip.broadcastTransaction(second);
+    a.net.broadcastTransaction(second);
     await until(() => b.node.pool.get(second.id) !== undefined, 'the next transaction admitted');
-    for (const n of [a, b]) n.gossip.close();
+    for (const n of [a, b]) n.net.close();
   });
 
   it('key blocks and micro-blocks propagate along a line; the liquid blocks converge', async () => {
@@ -100,7 +100,7 @@ describe('gossip', () => {
     assert.equal(wire.count(MessageCode.Block, 'b', 'miner'), 0, 'key blocks are not sent back');
     assert.equal(wire.count(MessageCode.Block, 'c', 'b'), 0);
     assert.equal(wire.count(MessageCode.MicroBlockInventory, 'c', 'b'), 0);
-    for (const n of [miner, b, c]) n.gossip.close();
+    for (const n of [miner, b, c]) n.net.close();
   });
 
   it('a key block on a micro-block not here yet waits for it, then applies', async () => {
@@ -124,7 +124,7 @@ describe('gossip', () => {
     atX.send(MessageCode.MicroBlockInventory, inventoryOf(m1, generatorOf(key.generator)));
     await until(() => c.node.chain.height() === 3, 'the key block applied after its micro-block');
     assert.deepEqual(c.node.ids(), source.ids());
-    c.gossip.close();
+    c.net.close();
   });
 
   it('an owner that does not answer a micro-block request is replaced by another', async () => {
@@ -156,7 +156,7 @@ describe('gossip', () => {
     l.atX.send(MessageCode.MicroBlockInventory, encodeMicroBlockInventory({ ...forged, totalSig: new Uint8Array(64).fill(3) }));
     await quiet(wire);
     assert.ok(l.atY.closed);
-    c.gossip.close();
+    c.net.close();
   });
 });
 

@@ -110,22 +110,22 @@ describe('sync', () => {
     grow(a, clock, 16);
     let sawSyncing = false;
     b.node.chain.on(() => {
-      sawSyncing ||= b.gossip.status().syncing;
+      sawSyncing ||= b.net.status().syncing;
     });
     wire.connect(a.ep, b.ep);
-    await until(() => b.node.chain.height() === a.node.chain.height() && !b.gossip.status().syncing, 'b caught up');
+    await until(() => b.node.chain.height() === a.node.chain.height() && !b.net.status().syncing, 'b caught up');
     assert.deepEqual(b.node.ids(), a.node.ids());
     assert.equal(b.node.stateHash(), a.node.stateHash());
     assert.ok(sawSyncing, 'the status shows the sync while it runs');
-    const status = b.gossip.status();
+    const status = b.net.status();
     assert.equal(status.blocksApplied, 16);
-    assert.equal(status.localScore, a.gossip.sync.localScore());
+    assert.equal(status.localScore, a.net.sync.localScore());
     assert.ok(wire.count(MessageCode.GetSignatures, 'b', 'a') >= 3, 'several signature rounds (max-chain-length 7)');
     assert.ok(wire.count(MessageCode.GetBlocks, 'b', 'a') >= 6, 'batches of 3 blocks');
     assert.ok(b.logs.some((l) => l.startsWith('info Applied') && l.includes('height')), 'progress is logged');
-    assert.equal(a.gossip.status().syncing, false);
-    a.gossip.close();
-    b.gossip.close();
+    assert.equal(a.net.status().syncing, false);
+    a.net.close();
+    b.net.close();
   });
 
   it('partitioned nodes converge on the higher score; the loser’s transactions go back to its pool', async () => {
@@ -147,7 +147,7 @@ describe('sync', () => {
       if (bc.node.tryForge() !== undefined) bc.node.micro([transfer(clock, bob, alice, 900n + BigInt(i))]);
     }
     assert.ok(onlyA.length > 0);
-    assert.ok(bc.gossip.sync.localScore() > a.gossip.sync.localScore());
+    assert.ok(bc.net.sync.localScore() > a.net.sync.localScore());
     const bcIds = bc.node.ids();
     wire.connect(a.ep, bc.ep);
     await until(() => a.node.ids().join() === bc.node.ids().join(), 'a switched to the better branch');
@@ -156,8 +156,8 @@ describe('sync', () => {
     assert.equal(a.node.stateHash(), bc.node.stateHash());
     for (const id of onlyA) assert.ok(a.node.pool.all().some((t) => t.idBase58 === id), `${id} is pooled again on a`);
     assert.ok(a.logs.some((l) => /rolled back/.test(l) && !/0 rolled back/.test(l)));
-    a.gossip.close();
-    bc.gossip.close();
+    a.net.close();
+    bc.net.close();
   });
 
   it('a peer that stalls is closed after the step timeout', async () => {
@@ -171,15 +171,15 @@ describe('sync', () => {
     await until(() => aAtB.closed, 'b closed the stalling peer', 3000);
     assert.match(aAtB.closeReason ?? '', /Timeout \(150 ms\) waiting for 3 blocks/);
     assert.equal(b.node.chain.height(), 1);
-    assert.equal(b.gossip.status().syncing, false);
-    assert.match(b.gossip.status().lastError ?? '', /Timeout/);
+    assert.equal(b.net.status().syncing, false);
+    assert.match(b.net.status().lastError ?? '', /Timeout/);
     // A second, answering peer still gets it in sync.
     const a2 = netNode(wire, 'a2', clock, []);
     a2.node.follow(a.node);
     wire.connect(a2.ep, b.ep);
     await until(() => b.node.chain.height() === a.node.chain.height(), 'b synced from the other peer');
     assert.equal(encodeBase58(b.node.chain.lastBlock().id), encodeBase58(a.node.chain.lastBlock().id));
-    for (const n of [a, b, a2]) n.gossip.close();
+    for (const n of [a, b, a2]) n.net.close();
   });
 
   it('garbage from a peer closes only that peer', async () => {
@@ -196,6 +196,6 @@ describe('sync', () => {
     assert.ok(ab.atX.closed);
     assert.match(ab.atX.closeReason ?? '', /Malformed message/);
     assert.ok(!ac.atX.closed);
-    for (const n of [a, b, c]) n.gossip.close();
+    for (const n of [a, b, c]) n.net.close();
   });
 });

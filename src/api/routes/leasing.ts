@@ -4,13 +4,14 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Address } from '../../crypto/address.js';
-import { k } from '../../state/view.js';
+
 import type { JsonObject } from '../../protocol/json.js';
 import { ExecutedContract, executedAssetOperations } from '../../protocol/transactions/contracts-executed.js';
 import { Lease } from '../../protocol/transactions/leasing.js';
 import { text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
+import { bytesKey } from '../../crypto/encoding.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
@@ -33,8 +34,8 @@ function activeLeases(ctx: ApiContext, address: Address): JsonObject[] {
       if (state.lease(tx.id)?.active === true) leases.push({ ...tx.toJson(), height });
     } else if (ExecutedContract.is(tx) && tx.version === 3) {
       for (const op of executedAssetOperations(tx)) {
-        if (op.operationType === 'lease') contractLeases.set(k(op.leaseId), { ...tx.toJson(), height });
-        else if (op.operationType === 'cancel-lease') cancelled.add(k(op.leaseId));
+        if (op.operationType === 'lease') contractLeases.set(bytesKey(op.leaseId), { ...tx.toJson(), height });
+        else if (op.operationType === 'cancel-lease') cancelled.add(bytesKey(op.leaseId));
       }
     }
   }

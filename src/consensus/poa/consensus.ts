@@ -13,7 +13,7 @@
  *     and selects v1's modern ordering.
  *   - 130 MinerBanHistoryOptimisationFix: at H − 1, ban history v2 (see ban-history.ts).
  */
-import { encodeBase58 } from '../../crypto/encoding.js';
+import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
 import { FEATURE } from '../../chain/features.js';
 import type { PoaSettings } from '../../chain/settings.js';
 import { ValidationError, WeError, genericError } from '../../protocol/errors.js';
@@ -21,7 +21,7 @@ import type { Block } from '../../protocol/blocks/block.js';
 import { NG_BLOCK_VERSION, LEGACY_GENESIS_BLOCK_VERSION, MODERN_GENESIS_BLOCK_VERSION } from '../../protocol/blocks/block.js';
 import { TxMicroBlock, type MicroBlock } from '../../protocol/blocks/micro-block.js';
 import type { MinerBanEntry } from '../../state/model.js';
-import { k, type MutableState, type StateView } from '../../state/view.js';
+import { type MutableState, type StateView } from '../../state/view.js';
 import { dropWarnings, hasWarnings, isBanned, warnOrBan, type BanHistoryMode, type BanRules } from './ban-history.js';
 import { addressString, banHistoryReader, findQueueAnchor, MinerQueue, selectMiner, type ChainHeaders, type QueueAnchor } from './queue.js';
 import { PoaRounds, type RoundTimestamps } from './rounds.js';
@@ -212,7 +212,7 @@ export class PoaConsensus {
     const expected = selectMiner(queue, anchor, skipped, banned);
     const generator = state.protocol.addresses.fromPublicKey(block.generator).bytes;
     const height = parentHeight + 1;
-    if (k(generator) !== k(expected)) {
+    if (bytesKey(generator) !== bytesKey(expected)) {
       throw genericError(
         `Block signer ${addressString(generator)} isn't a valid miner for height ${height}; Expected ${addressString(expected)}`,
         'generator',
@@ -317,7 +317,7 @@ export class PoaConsensus {
 
     const own = stored(action.generator);
     if (hasWarnings(own, mode.version)) {
-      diff.set(k(action.generator), { address: action.generator, entries: dropWarnings(own, mode.version) });
+      diff.set(bytesKey(action.generator), { address: action.generator, entries: dropWarnings(own, mode.version) });
     }
 
     const active = action.miners.length;
@@ -325,7 +325,7 @@ export class PoaConsensus {
     let banned = action.miners.filter((a) => isBanned(stored(a), H, this.settings, mode.version)).length;
     for (const faulty of action.faultyMiners) {
       if (!(banned < bansLimit)) break;
-      const key = k(faulty);
+      const key = bytesKey(faulty);
       const before = withHistoryFix ? (diff.get(key)?.entries ?? stored(faulty)) : stored(faulty);
       const after = warnOrBan(before, H, action.timestamp, this.settings, mode);
       diff.set(key, { address: faulty, entries: after });

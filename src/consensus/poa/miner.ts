@@ -12,11 +12,12 @@
  */
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import { addressHasRole } from '../../state/permissions.js';
-import { k, type StateView } from '../../state/view.js';
+import { type StateView } from '../../state/view.js';
 import { WeError, genericError } from '../../protocol/errors.js';
 import type { PoaConsensus } from './consensus.js';
 import { addressString, MinerQueue, type ChainHeaders } from './queue.js';
 import type { RoundTimestamps } from './rounds.js';
+import { bytesKey } from '../../crypto/encoding.js';
 
 export interface ForgingInput {
   /** The state at the tip. */
@@ -88,7 +89,7 @@ export function planKeyBlock(poa: PoaConsensus, input: ForgingInput): ForgingPla
       if (e instanceof WeError) continue; // e.g. every candidate of this round is banned
       throw e;
     }
-    if (k(expected) !== k(self)) continue;
+    if (bytesKey(expected) !== bytesKey(self)) continue;
     const slot: Slot = { height: tipHeight + 1, round, skippedRounds, overallSkippedRounds: tipOverall + BigInt(skippedRounds) };
     return at === now ? { kind: 'forge', timestamp: now, ...slot } : { kind: 'wait', at, ...slot };
   }

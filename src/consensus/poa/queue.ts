@@ -11,12 +11,12 @@
  * generator in the queue, queue index (1 + s) mod n is taken (no ban check): the first
  * block after genesis goes to queue index 1.
  */
-import { encodeBase58 } from '../../crypto/encoding.js';
+import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
 import { genericError } from '../../protocol/errors.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import type { MinerBanEntry } from '../../state/model.js';
 import { roleHoldersAt } from '../../state/permissions.js';
-import { k, type StateView } from '../../state/view.js';
+import { type StateView } from '../../state/view.js';
 
 /** What the consensus reads of the chain; heights count from 1 (genesis). */
 export interface ChainHeaders {
@@ -40,7 +40,7 @@ export class MinerQueue {
   private readonly index = new Map<string, number>();
 
   constructor(readonly miners: readonly Uint8Array[]) {
-    miners.forEach((a, i) => this.index.set(k(a), i));
+    miners.forEach((a, i) => this.index.set(bytesKey(a), i));
   }
 
   static at(state: StateView, timestamp: bigint): MinerQueue {
@@ -52,11 +52,11 @@ export class MinerQueue {
   }
 
   indexOf(address: Uint8Array): number | undefined {
-    return this.index.get(k(address));
+    return this.index.get(bytesKey(address));
   }
 
   has(address: Uint8Array): boolean {
-    return this.index.has(k(address));
+    return this.index.has(bytesKey(address));
   }
 }
 
@@ -107,7 +107,7 @@ export const addressString = (address: Uint8Array): string => encodeBase58(addre
 export function banHistoryReader(state: StateView): (address: Uint8Array) => readonly MinerBanEntry[] {
   const cache = new Map<string, readonly MinerBanEntry[]>();
   return (address) => {
-    const key = k(address);
+    const key = bytesKey(address);
     let h = cache.get(key);
     if (h === undefined) {
       h = state.minerBanHistory(address);

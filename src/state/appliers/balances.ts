@@ -4,8 +4,8 @@
  * must end with no negative WEST or asset balance, and an account that spent WEST may
  * not end up spending what it leased out.
  */
-import { encodeBase58 } from '../../crypto/encoding.js';
-import { k, type MutableState, type StateView } from '../view.js';
+import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
+import { type MutableState, type StateView } from '../view.js';
 import { balanceErrors } from './context.js';
 
 /** Spendable WEST: regular − lease-out. */
@@ -31,10 +31,10 @@ interface HolderChanges {
 export function validateBalances(before: StateView, fork: MutableState): void {
   const holders = new Map<string, HolderChanges>();
   const holderOf = (holder: Uint8Array): HolderChanges => {
-    let h = holders.get(k(holder));
+    let h = holders.get(bytesKey(holder));
     if (h === undefined) {
       h = { holder, assets: [] };
-      holders.set(k(holder), h);
+      holders.set(bytesKey(holder), h);
     }
     return h;
   };

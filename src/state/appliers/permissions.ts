@@ -3,11 +3,11 @@
  * (see ../permissions.ts for WE's resolution rule); the op itself carries the
  * transaction's timestamp.
  */
-import { equalBytes } from '../../crypto/encoding.js';
+import { bytesKey, equalBytes } from '../../crypto/encoding.js';
 import { Permit, ROLES, type RoleName } from '../../protocol/transactions/permissions.js';
 import { decidingOp, isOpActive } from '../permissions.js';
 import type { PermissionOp } from '../model.js';
-import { k, type StateView } from '../view.js';
+import { type StateView } from '../view.js';
 import { addressIsLastOfRole, payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
@@ -34,7 +34,7 @@ function nonEmptyRoleAddresses(state: StateView): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (const role of NON_EMPTY_ROLES) {
     for (const address of state.roleHolders(ROLES[role])) {
-      const key = k(address);
+      const key = bytesKey(address);
       if (!seen.has(key)) {
         seen.add(key);
         out.push(address);

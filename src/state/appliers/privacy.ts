@@ -5,9 +5,9 @@
  * layer's).
  */
 import type { Address } from '../../crypto/address.js';
-import { encodeBase58, equalBytes } from '../../crypto/encoding.js';
+import { bytesKey, encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import { CreatePolicy, PolicyDataHash, policyNameTooLong, UpdatePolicy } from '../../protocol/transactions/privacy.js';
-import { k, type StateView } from '../view.js';
+import { type StateView } from '../view.js';
 import {
   payFee,
   policyDataHashAlreadyExists,
@@ -27,16 +27,16 @@ function unique(list: Iterable<Uint8Array>): Uint8Array[] {
   const seen = new Set<string>();
   const out: Uint8Array[] = [];
   for (const a of list) {
-    if (seen.has(k(a))) continue;
-    seen.add(k(a));
+    if (seen.has(bytesKey(a))) continue;
+    seen.add(bytesKey(a));
     out.push(a);
   }
   return out;
 }
 
 function unregistered(state: StateView, recipients: readonly Address[]): Address[] {
-  const participants = new Set(state.participants().map(k));
-  return recipients.filter((r) => !participants.has(k(r.bytes)));
+  const participants = new Set(state.participants().map(bytesKey));
+  return recipients.filter((r) => !participants.has(bytesKey(r.bytes)));
 }
 
 const contains = (list: readonly Uint8Array[], a: Uint8Array): boolean => list.some((x) => equalBytes(x, a));

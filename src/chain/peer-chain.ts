@@ -1,0 +1,85 @@
+/**
+ * The chain as the network layer sees it: the one door between them. Peers' blocks and
+ * micro-blocks come in through it (every change announced with the origin `network`),
+ * the answers to peers' requests and the facts of the handshake come out of it, and its
+ * events say what changed and who changed it. The network imports nothing else of the
+ * chain or the state.
+ */
+import type { Block } from '../protocol/blocks.js';
+import type { MicroBlock } from '../protocol/blocks/micro-block.js';
+import { ROLES } from '../protocol/transactions/permissions.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { addressHasRole } from '../state/permissions.js';
+import type { Blockchain, ChainEvent } from './blockchain.js';
+import { applyExtension, applyKeyBlock, blockLocator, newBlockIds, signaturesReply, type ExtensionResult, type KeyBlockResult } from './fork.js';
+
+export type { ChainChangeOrigin, ChainEvent } from './blockchain.js';
+export type { ExtensionResult, KeyBlockResult } from './fork.js';
+export { DEFAULT_MAX_CHAIN_LENGTH, DEFAULT_MAX_ROLLBACK } from './fork.js';
+
+export interface PeerChain {
+  /** Current height, the liquid block counted. */
+  height(): number;
+  /** The id peers know the top block by: the liquid block's current total signature. */
+  lastBlockId(): Uint8Array;
+  /** Whether an id is a block of this chain: a final id, or the liquid block's total signature after any of its micro-blocks. */
+  holdsBlockId(id: Uint8Array): boolean;
+  /** A block by id, to serve a peer (a liquid block's intermediate id gives it as assembled then). */
+  blockById(id: Uint8Array): { readonly block: Block; readonly height: number } | undefined;
+  /** A micro-block of the current liquid block by its total signature. */
+  microBlock(totalSignature: Uint8Array): MicroBlock | undefined;
+  /** The chain score now. */
+  score(): bigint;
+  /** The last block ids, newest first (GetSignatures). */
+  locator(max: number): Uint8Array[];
+  /** The answer to a peer's GetSignatures; undefined without a common block. */
+  signaturesReply(locator: readonly Uint8Array[], maxChainLength: number): Uint8Array[] | undefined;
+  /** Reading a peer's Signatures: the last id that is ours and the ones to download. */
+  newBlockIds(ids: readonly Uint8Array[]): { common: { height: number; id: Uint8Array }; unknown: Uint8Array[] } | undefined;
+  /** A micro-block from a peer, every check made; throws WE's error when refused. */
+  appendMicroBlock(micro: MicroBlock): void;
+  /** A key block a peer broadcast: appended, or a better branch switched to, or refused. */
+  applyKeyBlock(block: Block, maxRollback: number): KeyBlockResult;
+  /** A peer's extension (whole blocks after a common block), taken when it scores higher. */
+  applyExtension(blocks: readonly Block[], maxRollback: number): ExtensionResult;
+  /** Subscribes to chain changes; returns the unsubscribe function. */
+  on(listener: (event: ChainEvent) => void): () => void;
+  /** The public key of a registered network participant (GenesisRegisterNode / RegisterNode), by owner address. */
+  participantPublicKey(address: Uint8Array): Uint8Array | undefined;
+  /** Whether an address holds the miner role at `now`. */
+  isMiner(address: Uint8Array, now: bigint): boolean;
+  /** `height:id-prefix`, for logs. */
+  describeTip(): string;
+}
+
+/** The pool as the network uses it: transactions from peers admitted, the pool's contents relayed. */
+export interface PeerPool {
+  /** Checks the sender proofs of transactions from peers on the verifier threads (keeping the verdicts) before they are applied. */
+  preverify(txs: readonly Transaction[]): Promise<void>;
+  /** Validates and admits a transaction (idempotent); throws WE's error otherwise. */
+  put(tx: Transaction): Transaction;
+  /** The pool's transactions, by timestamp. */
+  all(): readonly Transaction[];
+}
+
+/** The network's door to a chain. */
+export function peerChainOf(chain: Blockchain): PeerChain {
+  return {
+    height: () => chain.height(),
+    lastBlockId: () => chain.lastBlock().id,
+    holdsBlockId: (id) => chain.holdsBlockId(id),
+    blockById: (id) => chain.blockById(id),
+    microBlock: (totalSignature) => chain.microBlock(totalSignature),
+    score: () => chain.score(),
+    locator: (max) => blockLocator(chain, max),
+    signaturesReply: (locator, maxChainLength) => signaturesReply(chain, locator, maxChainLength),
+    newBlockIds: (ids) => newBlockIds(chain, ids),
+    appendMicroBlock: (micro) => void chain.appendMicroBlock(micro, 'network'),
+    applyKeyBlock: (block, maxRollback) => applyKeyBlock(chain, block, { maxRollback }),
+    applyExtension: (blocks, maxRollback) => applyExtension(chain, blocks, { maxRollback }),
+    on: (listener) => chain.on(listener),
+    participantPublicKey: (address) => chain.state().participant(address)?.publicKey,
+    isMiner: (address, now) => addressHasRole(chain.state(), address, ROLES.miner, now),
+    describeTip: () => chain.describeTip(),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * What the chain protocol over the peers (sync.ts, gossip.ts, routed by chain-messages.ts)
+ * runs on: the chain and pool through their peer-facing interfaces, the node's clock and
+ * keys, and WE's `synchronization.*` settings. No node/ or api/ parts.
+ */
+import type { PeerChain, PeerPool } from '../chain/peer-chain.js';
+import type { KeyPair } from '../crypto/suite.js';
+import type { Protocol } from '../protocol/protocol.js';
+import type { Timers } from './types.js';
+
+/** WE's `synchronization.*` settings that Weft uses (defaults from WE's application.conf). */
+export interface SyncSettings {
+  /** Locator length and deepest branch switch (max-rollback). */
+  readonly maxRollback: number;
+  /** Ids after the common one in a Signatures reply (max-chain-length). */
+  readonly maxChainLength: number;
+  /** Ids per GetBlocks (extension-batch-size). */
+  readonly extensionBatchSize: number;
+  /** Hard timeout of each sync step (synchronization-timeout). */
+  readonly synchronizationTimeoutMs: number;
+  /** How long a peer's score counts (score-ttl). */
+  readonly scoreTtlMs: number;
+  /** How long a block that failed stays refused (invalid-blocks-storage timeout). */
+  readonly invalidBlocksTtlMs: number;
+  /** Micro-block request timeout and attempts (micro-block-synchronizer). */
+  readonly microBlockRequestTimeoutMs: number;
+  readonly microBlockRequestAttempts: number;
+  /** Seen-caches: how long and how many ids (received-txs-cache-timeout, …). */
+  readonly seenCacheTtlMs: number;
+  readonly seenCacheSize: number;
+  /** A key block on a micro-block not here yet is retried (key-block-appending). */
+  readonly keyBlockAppendAttempts: number;
+  readonly keyBlockAppendRetryMs: number;
+}
+
+export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
+  maxRollback: 100,
+  maxChainLength: 101,
+  extensionBatchSize: 10,
+  synchronizationTimeoutMs: 40_000,
+  scoreTtlMs: 90_000,
+  invalidBlocksTtlMs: 5 * 60_000,
+  microBlockRequestTimeoutMs: 5_000,
+  microBlockRequestAttempts: 3,
+  seenCacheTtlMs: 3 * 60_000,
+  seenCacheSize: 100_000,
+  keyBlockAppendAttempts: 10,
+  keyBlockAppendRetryMs: 400,
+};
+
+export interface NetworkLogger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface NetworkDeps {
+  readonly chain: PeerChain;
+  readonly pool: PeerPool;
+  readonly protocol: Protocol;
+  /** Node time (ms), for score and cache ages. */
+  readonly now: () => bigint;
+  readonly logger: NetworkLogger;
+  readonly settings?: Partial<SyncSettings>;
+  /** The node owner's keys: sign the inventories of micro-blocks this node mines. */
+  readonly ownerKeys?: KeyPair;
+  readonly timers?: Timers;
+}
+
+/** The settings given, WE's defaults for the rest. */
+export function syncSettings(given: Partial<SyncSettings> | undefined): SyncSettings {
+  return { ...DEFAULT_SYNC_SETTINGS, ...given };
+}
