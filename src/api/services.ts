@@ -187,8 +187,10 @@ export interface DebugInfo {
   readonly stateHeight: number;
   readonly extensionLoaderState: string;
   readonly historyReplierCacheSizes: { readonly blocks: number; readonly microBlocks: number };
-  readonly microBlockSynchronizerCacheSizes: { readonly microBlockOwners: number; readonly inventories: number; readonly successfullyReceived: number };
-  readonly scoreObserverStats: Readonly<Record<string, string | number | bigint>>;
+  /** The micro-block loader's caches (WE's MicroBlockLoaderStorage.CacheSizes); absent without a P2P network. */
+  readonly microBlockSynchronizerCacheSizes?: { readonly microBlockOwners: number; readonly inventories: number; readonly successfullyReceived: number };
+  /** WE's ScoreObserver stats; absent without a P2P network. */
+  readonly scoreObserverStats?: { readonly localScore: bigint; readonly currentBestChannel: string; readonly scoresCacheSize: number };
   /** `mining blocks`, `mining microblocks`, `disabled` or `error: …`. */
   readonly minerState: string;
 }

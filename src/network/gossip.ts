@@ -70,6 +70,13 @@ export class SeenCache<V> {
     }
   }
 
+  /** How many live entries there are. */
+  freshSize(): number {
+    let n = 0;
+    this.forEachFresh(() => n++);
+    return n;
+  }
+
   /** Visits the live entries, oldest first. */
   forEachFresh(f: (key: string, value: V) => void): void {
     const limit = this.now() - BigInt(this.ttlMs);
@@ -136,6 +143,20 @@ export class Gossip {
     this.inventories = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.processedMicros = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
+  }
+
+  /**
+   * The micro-block loader's caches as WE's `/debug/info` reports them (MicroBlockLoaderStorage
+   * .CacheSizes): inventories that have owners to ask, inventories known, micro-blocks taken.
+   */
+  cacheSizes(): { readonly microBlockOwners: number; readonly inventories: number; readonly successfullyReceived: number } {
+    let microBlockOwners = 0;
+    let inventories = 0;
+    this.inventories.forEachFresh((_, e) => {
+      inventories++;
+      if (e.owners.size > 0) microBlockOwners++;
+    });
+    return { microBlockOwners, inventories, successfullyReceived: this.processedMicros.freshSize() };
   }
 
   close(): void {

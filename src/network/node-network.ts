@@ -25,7 +25,7 @@ import { WeError } from '../protocol/errors.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
-import type { SyncStatus } from './sync.js';
+import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
 import { MessageCode, type HandshakeInfo, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
@@ -296,6 +296,11 @@ export class NodeNetwork {
   /** Sync progress: whether the node is catching up, from whom, scores, blocks taken from peers. */
   syncStatus(): SyncStatus {
     return this.chainMessages.status();
+  }
+
+  /** The loaders' figures `/debug/info` shows: the micro-block loader's cache sizes and the score observer's stats. */
+  loaderStats(): { readonly microBlockSynchronizerCacheSizes: ReturnType<ChainMessages['gossip']['cacheSizes']>; readonly scoreObserverStats: ScoreStats } {
+    return { microBlockSynchronizerCacheSizes: this.chainMessages.gossip.cacheSizes(), scoreObserverStats: this.chainMessages.sync.scoreStats() };
   }
 
   /** Sends every pool transaction to the connected peers again (WE's forced rebroadcast); returns how many transactions. */

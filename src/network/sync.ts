@@ -35,6 +35,13 @@ export interface SyncStatus {
   readonly lastError: string | undefined;
 }
 
+export interface ScoreStats {
+  readonly localScore: bigint;
+  /** `Some(/host:port)` of the sync channel, or of the best peer scoring above us; `None` otherwise. */
+  readonly currentBestChannel: string;
+  readonly scoresCacheSize: number;
+}
+
 /** A sync step's hard timeout ran out; the peer is closed. */
 export class SyncTimeout extends Error {}
 class PeerGone extends Error {}
@@ -91,6 +98,14 @@ export class ChainSync {
       bestPeerScore: best?.score,
       lastError: this.lastError,
     };
+  }
+
+  /** WE's ScoreObserver stats (`/debug/info`): our score, the sync channel, how many fresh peer scores are held. */
+  scoreStats(): ScoreStats {
+    const localScore = this.localScore();
+    const best = this.bestPeer();
+    const channel = this.current?.peer ?? (best !== undefined && best.score > localScore ? best.peer : undefined);
+    return { localScore, currentBestChannel: channel === undefined ? 'None' : `Some(${socketAddressText(channel.remote)})`, scoresCacheSize: this.scores.size };
   }
 
   onPeer(peer: Peer): void {

@@ -11,7 +11,10 @@ import pino from 'pino';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { NodeHealth } from '../../src/node/health.js';
 import { NodeLoggers } from '../../src/node/logging.js';
-import { debugService, LiquidBlockTracker, MINING_BALANCE_DEPTH, nodeControlService, type NodeApiParts } from '../../src/node/node-api.js';
+import { consensusRulesFor } from '../../src/consensus/rules.js';
+import { debugService, MINING_BALANCE_DEPTH } from '../../src/node/services/debug.js';
+import { LiquidBlockTracker } from '../../src/node/services/liquid-block.js';
+import { nodeControlService } from '../../src/node/services/node-control.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { inject, type Answer, type InjectOptions } from './inject.js';
 import { DEV_API_KEY, seededNode, WEST, type SeededNode } from './seeded-node.js';
@@ -137,14 +140,12 @@ describe('/debug on a seeded node', () => {
     assert.equal(bad.json.field, 'address');
   });
 
-  it('GET /debug/info: state height and miner state (this node runs no miner)', async () => {
+  it('GET /debug/info: state height and miner state (this node runs no miner, no P2P network: no loader figures)', async () => {
     const r = await get(s, '/debug/info');
     assert.deepEqual(r.json, {
       stateHeight: s.node.chain.height(),
       extensionLoaderState: 'State(Idle)',
       historyReplierCacheSizes: { blocks: 0, microBlocks: s.node.chain.liquidMicroBlocks().length },
-      microBlockSynchronizerCacheSizes: { microBlockOwners: 0, inventories: 0, successfullyReceived: 0 },
-      scoreObserverStats: {},
       minerState: 'disabled',
     });
     assert.deepEqual((await get(s, '/debug/minerInfo')).json, [], 'no miner, no mining info (WE: Left("Disabled") for every account)');
@@ -153,26 +154,25 @@ describe('/debug on a seeded node', () => {
   it('minerInfo and minerState of a mining node: balances over 1000 blocks, the next slot; a running sync in info and status', async () => {
     const { node } = s;
     const loggers = new NodeLoggers(pino({ level: 'silent' }), 'OFF');
-    const parts: NodeApiParts = {
+    const health = new NodeHealth({ tip: () => ({ height: 1, timestamp: 0n }), readStore: () => undefined, dataDirectory: '.', blockIntervalMs: 5000, maxBlockSizeInBytes: 1, clock: () => 0n, log: loggers.get('health') });
+    const debug = debugService({
       config: node.config,
       protocol: node.protocol,
       store: node.store,
       chain: node.chain,
       pool: node.pool,
+      rules: consensusRulesFor(node.config.chain, node.chain.features, node.store),
       keystore: node.keystore,
       ownerPublicKey: node.owner.publicKey,
       mining: () => true,
-      loggers,
-      health: new NodeHealth({ tip: () => ({ height: 1, timestamp: 0n }), readStore: () => undefined, dataDirectory: '.', blockIntervalMs: 5000, maxBlockSizeInBytes: 1, clock: () => 0n, log: loggers.get('health') }),
       liquid: new LiquidBlockTracker(node.chain),
       now: () => s.now(),
-      systemClock: () => s.now(),
-      requestStop: () => undefined,
       syncProgress: () => SYNCING,
-    };
-    const debug = debugService(parts);
+      loaderStats: () => undefined,
+    });
+    const control = nodeControlService({ config: node.config, loggers, health, systemClock: () => s.now(), requestStop: () => undefined, syncProgress: () => SYNCING });
     assert.equal(debug.info().extensionLoaderState, 'State(ExpectingBlocks(/127.0.0.1:6864))', 'a sync exchange with a peer shows in the loader state');
-    assert.deepEqual((await nodeControlService(parts).status()).synchronization, SYNCING, '/node/status shows the catch-up (beyond WE)');
+    assert.deepEqual((await control.status()).synchronization, SYNCING, '/node/status shows the catch-up (beyond WE)');
     const info = debug.minerInfo();
     assert.deepEqual(
       info.map((i) => i.address),

@@ -83,8 +83,6 @@ export function fixtureNodeServices(parts: FixtureNodeParts): FixtureNodeService
       stateHeight: parts.blocks.length,
       extensionLoaderState: 'State(Idle)',
       historyReplierCacheSizes: { blocks: 0, microBlocks: 0 },
-      microBlockSynchronizerCacheSizes: { microBlockOwners: 0, inventories: 0, successfullyReceived: 0 },
-      scoreObserverStats: {},
       minerState: 'disabled',
     }),
     minerInfo: () => [],

@@ -237,6 +237,7 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /node/healthcheck': { status: 404, why: 'no docker on this node (WE: 637 Service is disabled)' },
   'POST /debug/createGrpcAuth': { status: 400, why: 'no docker engine on this node (WE: 199)' },
   'POST /peers/connect': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
+  'GET /debug/utx-rebroadcast': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
 };
 
 /** Called last, in this order: they change the chain or stop the node. */

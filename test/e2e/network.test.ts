@@ -171,6 +171,23 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     confirmed.push(...ids);
   });
 
+  it('reports its loaders in /debug/info: the micro-block caches and the peer scores (WE\'s field names)', async () => {
+    for (const n of members) {
+      const r = await n.get('/debug/info');
+      assert.equal(r.status, 200);
+      const info = r.json as {
+        microBlockSynchronizerCacheSizes: { microBlockOwners: number; inventories: number; successfullyReceived: number };
+        scoreObserverStats: { localScore: number; currentBestChannel: string; scoresCacheSize: number };
+      };
+      const caches = info.microBlockSynchronizerCacheSizes;
+      assert.ok(caches.successfullyReceived >= 1, `${n.spec.name}: the micro-blocks carrying the transfers are counted (${JSON.stringify(caches)})`);
+      assert.ok(caches.inventories >= caches.microBlockOwners);
+      assert.match(info.scoreObserverStats.currentBestChannel, /^(None|Some\(\/127\.0\.0\.1:\d+\))$/);
+      assert.ok(Number.isInteger(info.scoreObserverStats.scoresCacheSize) && info.scoreObserverStats.scoresCacheSize <= NODES - 1);
+      assert.match(r.text, /"localScore":[1-9]\d*/, 'the chain score, as a bare integer');
+    }
+  });
+
   it('skips the slot of a killed miner (same warnings on every node), carries on, and the miner catches up when restarted', async () => {
     const n0 = members[0]!;
     const last = (await n0.get('/blocks/headers/last')).json as { generator: string; height: number };

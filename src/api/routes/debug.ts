@@ -58,8 +58,22 @@ const DebugInfoSchema = Type.Object(
     stateHeight: S.Int32(),
     extensionLoaderState: Type.String(),
     historyReplierCacheSizes: Type.Object({ blocks: S.Int64(), microBlocks: S.Int64() }),
-    microBlockSynchronizerCacheSizes: Type.Object({ microBlockOwners: S.Int64(), inventories: S.Int64(), successfullyReceived: S.Int64() }),
-    scoreObserverStats: Type.Object({}, { additionalProperties: true }),
+    microBlockSynchronizerCacheSizes: Type.Optional(
+      Type.Object(
+        { microBlockOwners: S.Int64(), inventories: S.Int64(), successfullyReceived: S.Int64() },
+        { description: "The micro-block loader's caches; absent when the node runs no P2P network" },
+      ),
+    ),
+    scoreObserverStats: Type.Optional(
+      Type.Object(
+        {
+          localScore: S.Int64({ description: 'This chain’s score (an integer that may pass 64 bits)' }),
+          currentBestChannel: Type.String({ description: '`Some(/host:port)` of the sync channel or of the best peer scoring above us, else `None`' }),
+          scoresCacheSize: S.Int32(),
+        },
+        { description: 'Peer scores; absent when the node runs no P2P network' },
+      ),
+    ),
     minerState: Type.String({ description: '`mining blocks`, `mining microblocks`, `disabled` or `error: …`' }),
   },
   { $id: 'DebugInfo' },

@@ -11,8 +11,8 @@
  * handshake-free byte 0x66) goes over the P2P port.
  *
  * A node that runs no P2P network (`node.network.port = 0`) has no peers: the lists are empty,
- * `hostname` answers not connected, `utx-rebroadcast` sends to nobody, and `connect` is
- * refused (199), since there is nothing to connect with.
+ * `hostname` answers not connected, and `connect` and `utx-rebroadcast` are refused (199),
+ * since there is nothing to connect with or send to.
  */
 import { Type } from '@sinclair/typebox';
 import { encodeBase58 } from '../../crypto/encoding.js';
@@ -189,11 +189,11 @@ export const peersRoutes = defineRoutes({ name: 'peers', description: 'The P2P n
     path: '/debug/utx-rebroadcast',
     auth: 'admin',
     summary: 'Sends every pool transaction to the peers again',
-    responses: { 200: UtxRebroadcast, 403: denied },
+    responses: { 200: UtxRebroadcast, 400: err('199 the node runs no P2P network'), 403: denied },
     handler: (_req, ctx) => {
       const peers = peersOf(ctx);
-      const count = peers === undefined ? ctx.services.pool.size().size : peers.rebroadcastPool();
-      return { txsToBroadcast: String(count) };
+      if (peers === undefined) throw customValidationError('This node runs no P2P network (node.network.port = 0): there are no peers to rebroadcast to');
+      return { txsToBroadcast: String(peers.rebroadcastPool()) };
     },
   }),
 ]);

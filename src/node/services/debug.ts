@@ -1,154 +1,57 @@
 /**
- * What the `/node`, `/utils/time`, `/anchoring` and `/debug` routes ask of a running node
- * (api/services.ts NodeControlService and DebugService), implemented over its parts: the
- * chain, pool, store, keystore, loggers and health checks.
+ * The administrator's view inside the node (`/debug/*`): validation without the pool,
+ * the loaders' state, the miner's next attempts, recent block ids, the config, portfolios
+ * with what the pool would take, WEST distribution.
  */
-import type { AnchoringConfig, DebugInfo, DebugService, NodeConfigInfo, NodeControlService, Portfolio, SyncProgress } from '../api/services.js';
-import type { Blockchain } from '../chain/blockchain.js';
-import { validateFee } from '../chain/fees.js';
-import { FEE_NAMES } from '../chain/settings.js';
-import type { UtxPool } from '../chain/utx.js';
-import { applyTransaction } from '../chain/validation.js';
-import { microBlockWindow, planKeyBlock } from '../consensus/poa.js';
-import { planPosKeyBlock } from '../consensus/pos.js';
-import { consensusRulesFor, PoaRules, poaHeaders } from '../consensus/rules.js';
-import { bytesKey, equalBytes } from '../crypto/encoding.js';
-import { WeError } from '../protocol/errors.js';
-import type { Protocol } from '../protocol/protocol.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
-import type { Store } from '../state/store.js';
-import { MutableState } from '../state/view.js';
-import type { NodeConfig } from './config.js';
-import { renderNodeConfig } from './config-render.js';
-import type { NodeHealth } from './health.js';
-import type { Keystore } from './keystore.js';
-import type { NodeLoggers } from './logging.js';
-import { AGENT_NAME, WEFT_VERSION } from './version.js';
+import type { DebugInfo, DebugService, Portfolio, SyncProgress } from '../../api/services.js';
+import type { Blockchain } from '../../chain/blockchain.js';
+import { validateFee } from '../../chain/fees.js';
+import type { UtxPool } from '../../chain/utx.js';
+import { applyTransaction } from '../../chain/validation.js';
+import { microBlockWindow, planKeyBlock } from '../../consensus/poa.js';
+import { planPosKeyBlock } from '../../consensus/pos.js';
+import { PoaRules, poaHeaders, type PosRules } from '../../consensus/rules.js';
+import { bytesKey, equalBytes } from '../../crypto/encoding.js';
+import { WeError } from '../../protocol/errors.js';
+import type { Protocol } from '../../protocol/protocol.js';
+import type { Transaction } from '../../protocol/transactions/schema.js';
+import type { Store } from '../../state/store.js';
+import { MutableState } from '../../state/view.js';
+import type { NodeConfig } from '../config.js';
+import { renderNodeConfig } from '../config-render.js';
+import type { Keystore } from '../keystore.js';
+import type { LiquidBlockTracker } from './liquid-block.js';
 
-/** WE's tempConstantFees: Atomic (120) is listed with a minimal fee of 0. */
-const ATOMIC = 120;
 /** WE's GeneratingBalanceProvider.BalanceDepth: the mining balance is the smallest effective balance over this many blocks. */
 export const MINING_BALANCE_DEPTH = 1000;
 /** How many block ids `/debug/historyInfo` lists. */
 const HISTORY_BLOCK_IDS = 10;
 
-/**
- * The liquid block as WE's NG state sees it: which height is liquid (a key block appended
- * since the node started, not rolled back) and the total signatures of its micro-blocks,
- * newest first. A node that restarts, or rolls back, has no liquid block until the next
- * key block or micro-block, as WE's in-memory NG state.
- */
-export class LiquidBlockTracker {
-  private liquidHeight: number | undefined;
-  private micro: Uint8Array[] = [];
+/** The P2P loaders' figures (network/node-network.ts loaderStats); absent without a network. */
+export type LoaderStats = Pick<DebugInfo, 'microBlockSynchronizerCacheSizes' | 'scoreObserverStats'>;
 
-  constructor(chain: Blockchain) {
-    chain.on((event) => {
-      if (event.kind === 'block') {
-        this.liquidHeight = event.height >= 2 ? event.height : undefined;
-        this.micro = [];
-      } else if (event.kind === 'micro-block') {
-        if (this.liquidHeight !== event.height) {
-          this.liquidHeight = event.height;
-          this.micro = [];
-        }
-        this.micro.unshift(event.block.id);
-      } else {
-        this.liquidHeight = undefined;
-        this.micro = [];
-      }
-    });
-  }
-
-  /** The liquid height, if the top block is liquid at `height`. */
-  liquidAt(height: number): boolean {
-    return this.liquidHeight === height;
-  }
-
-  microBlockIds(height: number): readonly Uint8Array[] {
-    return this.liquidAt(height) ? [...this.micro] : [];
-  }
-}
-
-export interface NodeApiParts {
+export interface DebugDeps {
   readonly config: NodeConfig;
   readonly protocol: Protocol;
   readonly store: Store;
   readonly chain: Blockchain;
   readonly pool: UtxPool;
+  readonly rules: PoaRules | PosRules;
   readonly keystore: Keystore;
   readonly ownerPublicKey: Uint8Array;
   /** Whether this node's miner runs. */
   readonly mining: () => boolean;
-  readonly loggers: NodeLoggers;
-  readonly health: NodeHealth;
   readonly liquid: LiquidBlockTracker;
   /** Node time (ms). */
   readonly now: () => bigint;
-  /** The machine's clock (ms). */
-  readonly systemClock: () => bigint;
-  /** Stops the node after the current answers (and exits the process when run from the CLI). */
-  readonly requestStop: () => void;
-  /** The catch-up from a peer while one runs; undefined when idle or without a network. */
+  /** The catch-up from a peer while one runs. */
   readonly syncProgress: () => SyncProgress | undefined;
+  /** The P2P loaders' figures; undefined when the node runs no network. */
+  readonly loaderStats: () => LoaderStats | undefined;
 }
 
-/** `/node/config`: WE's NodeConfigResponse facts of this node. */
-export function nodeConfigInfo(config: NodeConfig): NodeConfigInfo {
-  const fees = config.chain.fees;
-  const minimumFee = new Map<number, bigint>();
-  for (const type of [...FEE_NAMES.keys()].sort((a, b) => a - b)) minimumFee.set(type, fees.enabled ? (fees.base.get(type) ?? 0n) : 0n);
-  minimumFee.set(ATOMIC, 0n);
-  const additionalFee = new Map<number, bigint>();
-  for (const type of [11, 12]) additionalFee.set(type, fees.enabled ? (fees.additional.get(type) ?? 0n) : 0n);
-  const c = config.chain.consensus;
-  return {
-    version: WEFT_VERSION,
-    cryptoType: config.chain.crypto === 'gost' ? 'GOST' : 'WAVES',
-    chainId: config.chain.chainId,
-    consensus: c.type === 'poa' ? 'POA' : 'POS',
-    minimumFee,
-    additionalFee,
-    maxTransactionsInMicroBlock: config.miner.maxTransactionsInMicroBlock,
-    minMicroBlockAgeMs: config.miner.minMicroBlockAgeMs,
-    microBlockIntervalMs: config.miner.microBlockIntervalMs,
-    pkiMode: config.api.pkiMode ?? 'OFF',
-    requiredOids: [],
-    crlChecksEnabled: false,
-    blockTiming: c.type === 'poa' ? { roundDurationMs: c.roundDurationMs, syncDurationMs: c.syncDurationMs } : { averageBlockDelayMs: c.averageBlockDelayMs },
-  };
-}
-
-export function nodeControlService(parts: NodeApiParts): NodeControlService {
-  const info = nodeConfigInfo(parts.config);
-  const log = parts.loggers.get('node');
-  return {
-    agentName: AGENT_NAME,
-    config: () => info,
-    status: async () => {
-      const status = await parts.health.nodeStatus();
-      const synchronization = parts.syncProgress();
-      return synchronization === undefined ? status : { ...status, synchronization };
-    },
-    externalStatus: (service) => parts.health.externalStatus(service),
-    loggers: () => parts.loggers.levels(),
-    setLoggerLevel: (logger, level) => {
-      parts.loggers.setLevel(logger, level);
-      log.info({ logger, level }, 'logger level changed');
-    },
-    stop: () => {
-      log.info({}, 'Request to stop application');
-      parts.requestStop();
-    },
-    systemTime: parts.systemClock,
-    // Weft has no anchoring to a target network: the answer of a node where it is off.
-    anchoring: (): AnchoringConfig => ({ enabled: false }),
-  };
-}
-
-export function debugService(parts: NodeApiParts): DebugService {
-  const { chain, pool, store, config } = parts;
-  const rules = consensusRulesFor(config.chain, chain.features, store);
+export function debugService(parts: DebugDeps): DebugService {
+  const { chain, pool, store, config, rules } = parts;
   const poaRules = rules instanceof PoaRules ? rules : undefined;
 
   const minerState = (): string => {
@@ -207,8 +110,7 @@ export function debugService(parts: NodeApiParts): DebugService {
         stateHeight: chain.height(),
         extensionLoaderState: syncing === undefined ? 'State(Idle)' : `State(ExpectingBlocks(${syncing}))`,
         historyReplierCacheSizes: { blocks: 0, microBlocks: chain.liquidMicroBlocks().length },
-        microBlockSynchronizerCacheSizes: { microBlockOwners: 0, inventories: 0, successfullyReceived: 0 },
-        scoreObserverStats: {},
+        ...parts.loaderStats(),
         minerState: minerState(),
       };
     },

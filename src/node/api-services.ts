@@ -1,0 +1,101 @@
+/**
+ * The ApiServices the HTTP layer calls, assembled from a running node's parts: each use
+ * case is its own module in services/, built from the few parts it needs.
+ */
+import type { Logger } from 'pino';
+import type { ApiServices, SyncProgress } from '../api/services.js';
+import type { Blockchain } from '../chain/blockchain.js';
+import type { ChainFeatures } from '../chain/features.js';
+import type { UtxPool } from '../chain/utx.js';
+import type { Miner } from '../consensus/miner.js';
+import type { PoaRules, PosRules } from '../consensus/rules.js';
+import type { KeyPair } from '../crypto/suite.js';
+import type { NodeNetwork } from '../network/node-network.js';
+import type { Protocol } from '../protocol/protocol.js';
+import type { Store } from '../state/store.js';
+import type { NodeConfig } from './config.js';
+import type { NodeHealth } from './health.js';
+import type { Keystore } from './keystore.js';
+import type { NodeLoggers } from './logging.js';
+import { adminService } from './services/admin.js';
+import { chainReader, stateHistory } from './services/chain-reads.js';
+import { activationService, consensusService } from './services/consensus.js';
+import { debugService } from './services/debug.js';
+import type { LiquidBlockTracker } from './services/liquid-block.js';
+import { nodeControlService } from './services/node-control.js';
+import { peersService } from './services/peers.js';
+import { transactionsService } from './services/transactions.js';
+import { walletService } from './services/wallet.js';
+
+/** The parts of a running node (node.ts builds them in this order). */
+export interface NodeParts {
+  readonly config: NodeConfig;
+  readonly log: Logger;
+  readonly loggers: NodeLoggers;
+  readonly protocol: Protocol;
+  readonly store: Store;
+  readonly chain: Blockchain;
+  readonly rules: PoaRules | PosRules;
+  readonly features: ChainFeatures;
+  readonly pool: UtxPool;
+  readonly keystore: Keystore;
+  readonly owner: KeyPair;
+  readonly miner: Miner | undefined;
+  /** Undefined when `node.network.port` is 0. */
+  readonly network: NodeNetwork | undefined;
+  readonly health: NodeHealth;
+  readonly liquid: LiquidBlockTracker;
+  /** Node time (ms). */
+  readonly now: () => bigint;
+  /** The machine's clock (ms). */
+  readonly systemNow: () => bigint;
+  /** Stops the node after the current answers (and exits the process when run from the CLI). */
+  readonly requestStop: () => void;
+}
+
+/** A running catch-up from a peer, as `/node/status` and `/debug/info` show it. */
+export function syncProgress(network: NodeNetwork | undefined): SyncProgress | undefined {
+  const s = network?.syncStatus();
+  if (s === undefined || !s.syncing || s.peer === undefined) return undefined;
+  return { peer: s.peer, targetScore: (s.targetScore ?? s.bestPeerScore ?? 0n).toString(), localScore: s.localScore.toString(), blocksApplied: s.blocksApplied };
+}
+
+/** `running`: false once the node is stopping (its miner then counts as disabled). */
+export function apiServices(parts: NodeParts, running: () => boolean): ApiServices {
+  const { config, protocol, store, chain, pool, keystore, miner, network, now } = parts;
+  const progress = (): SyncProgress | undefined => syncProgress(network);
+  return {
+    protocol,
+    settings: config.api,
+    chain: chainReader({ chain, store, protocol }),
+    pool: transactionsService({
+      pool,
+      ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
+      ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
+    }),
+    wallet: walletService(keystore),
+    admin: adminService(chain),
+    history: stateHistory({ chain, store }),
+    node: nodeControlService({ config, loggers: parts.loggers, health: parts.health, systemClock: parts.systemNow, requestStop: parts.requestStop, syncProgress: progress }),
+    debug: debugService({
+      config,
+      protocol,
+      store,
+      chain,
+      pool,
+      rules: parts.rules,
+      keystore,
+      ownerPublicKey: parts.owner.publicKey,
+      mining: () => miner !== undefined && running(),
+      liquid: parts.liquid,
+      now,
+      syncProgress: progress,
+      loaderStats: () => network?.loaderStats(),
+    }),
+    consensus: consensusService({ settings: config.chain.consensus, rules: parts.rules, chain, store }),
+    activation: activationService(parts.features, () => chain.height(), config.features),
+    ...(network === undefined ? {} : { peers: peersService(network) }),
+    nodeOwnerPublicKey: parts.owner.publicKey,
+    now,
+  };
+}

@@ -1,0 +1,12 @@
+/** The node's keystore as the API uses it: unlocking keys to sign, listing and reloading. */
+import type { WalletService } from '../../api/services.js';
+import type { Keystore } from '../keystore.js';
+
+export function walletService(keystore: Keystore): WalletService {
+  return {
+    keyPair: (address, password) => keystore.keyPair(address, password),
+    reload: () => keystore.reload(),
+    addresses: () => keystore.addresses(),
+    publicKey: (address) => keystore.publicKey(address),
+  };
+}
