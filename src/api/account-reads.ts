@@ -6,15 +6,14 @@
  */
 import type { Address } from '../crypto/address.js';
 import { decodeBase58 } from '../crypto/encoding.js';
-import { WeError } from '../crypto/errors.js';
-import { overflowError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/json.js';
 import { DATA_ENTRY, type DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { StateView } from '../state/view.js';
-import { invalidContractKeysFilter, NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
+import { NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
 import { parseJavaInt, validIntError } from './params.js';
 import type { ApiServices } from './services.js';
+import { invalidContractKeysFilter, overflowError, WeError } from '../errors/catalogue.js';
 
 /** GeneratingBalanceProvider.BalanceDepth: the generating balance is the smallest effective balance over this many blocks. */
 export const GENERATING_BALANCE_DEPTH = 1000;

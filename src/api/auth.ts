@@ -31,19 +31,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { CryptoSuite } from '../crypto/suite.js';
 import { parseJson } from '../protocol/json.js';
 import type { AuthMode } from './services.js';
-import {
-  apiKeyNotValid,
-  authTokenExpired,
-  cantParseJwtClaims,
-  confidentialContractsApiKeyNotValid,
-  invalidNodeOwnerAddress,
-  invalidTokenError,
-  missingAuthorizationMetadata,
-  noRequiredAuthRole,
-  privacyApiKeyNotValid,
-  type ApiError,
-} from './errors.js';
 import { INT64 } from '../protocol/bytes.js';
+import { type ApiError, apiKeyNotValid, authTokenExpired, cantParseJwtClaims, confidentialContractsApiKeyNotValid, invalidNodeOwnerAddress, invalidTokenError, missingAuthorizationMetadata, noRequiredAuthRole, privacyApiKeyNotValid } from '../errors/catalogue.js';
 
 /**
  * `none`: open in every mode (WE's node status, swagger); `user`: WE's WithoutProtection

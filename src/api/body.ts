@@ -9,9 +9,8 @@
  * bigint), numbers, booleans, strings, arrays, and `X | null` unions (Play's Option).
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { JsonPathError } from '../crypto/errors.js';
-import { wrongJson } from './errors.js';
 import { INT64 } from '../protocol/bytes.js';
+import { type JsonPathError, wrongJson } from '../errors/catalogue.js';
 
 interface SchemaNode {
   type?: string | string[];

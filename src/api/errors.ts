@@ -1,117 +1,12 @@
 /**
- * The HTTP layer's error catalogue: WE's ApiError codes, statuses and messages
- * (we-node api/http/ApiError.scala) for the errors the API itself raises, plus the few
- * non-`{error, message}` answers WE gives (a `{"status":"error","details":…}` object,
- * a plain-text body). Route handlers throw these; `renderError` turns any of them — and
- * any WeError from the layers above — into WE's response. Handlers never build error
+ * What the HTTP layer answers besides WE's `{error, message}` bodies of the error
+ * catalogue (errors/catalogue.ts): the few answers WE gives in other shapes (a
+ * `{"status":"error","details":…}` object, a plain-text body), thrown by handlers like a
+ * WeError, and the rendering of any WeError into WE's body. Handlers never build error
  * bodies themselves.
  */
-import { WeError, type JsonPathError } from '../crypto/errors.js';
-import { ValidationError } from '../protocol/errors.js';
+import type { JsonPathError, WeError } from '../errors/catalogue.js';
 import type { JsonObject } from '../protocol/json.js';
-
-export { WeError } from '../crypto/errors.js';
-
-/** WE's ApiError, raised by the HTTP layer (codes outside the ValidationError mapping). */
-export class ApiError extends WeError {}
-
-const api = (kind: string, code: number, message: string, status = 400, field?: string): ApiError => new ApiError(kind, code, message, field, status);
-
-/** 0: an unexpected failure (a bug). */
-export const unknownError = (): ApiError => api('Unknown', 0, 'Error is unknown', 500);
-
-/** 1 with Play's `validationErrors` for the given paths (each like `obj.fee`). */
-export const wrongJson = (errors: readonly JsonPathError[] = [], field?: string): ApiError =>
-  new ApiError('WrongJson', 1, 'failed to parse json message', field ?? fieldOfPath(errors[0]?.path), 400, errors);
-
-/** `obj.transfers[0].amount` → `transfers[0].amount`; the root (or no path) is the body. */
-function fieldOfPath(path: string | undefined): string {
-  const field = path?.replace(/^obj\.?/, '') ?? '';
-  return field === '' ? 'body' : field;
-}
-
-/** 1 for a body that is not JSON at all (`validationErrors: {}`). */
-export const bodyIsNotJson = (): ApiError => wrongJson([]);
-
-/** 1 for a JSON body that is not an object where one is read. */
-export const bodyIsNotObject = (): ApiError => wrongJson([{ path: 'obj', messages: ['error.expected.jsobject'] }], 'body');
-
-export const apiKeyNotValid = (): ApiError => api('ApiKeyNotValid', 2, 'Provided API key is not correct', 403, 'X-API-Key');
-export const privacyApiKeyNotValid = (): ApiError => api('PrivacyApiKeyNotValid', 614, 'Provided privacy API key is not correct', 403, 'X-API-Key');
-export const confidentialContractsApiKeyNotValid = (): ApiError =>
-  api('ConfidentialContractsApiKeyNotValid', 649, 'Provided ConfidentialContracts API key is not correct', 403, 'X-API-Key');
-
-/** 10. */
-export const tooBigArrayAllocation = (field?: string): ApiError => api('TooBigArrayAllocation', 10, 'Too big sequences requested', 400, field);
-
-/** 101 (InvalidSignature / InvalidRequestSignature). */
-export const invalidSignature = (field?: string): ApiError => api('InvalidSignature', 101, 'invalid signature', 400, field);
-
-/** 115. */
-export const missingSenderPrivateKey = (field?: string): ApiError =>
-  api('MissingSenderPrivateKey', 115, 'no private key for sender address in wallet or provided password is incorrect', 400, field);
-
-/** 121. */
-export const certificateParseError = (reason: string, field = 'certificates'): ApiError =>
-  api('CertificateParseError', 121, `Error while parsing a certificate: ${reason}`, 400, field);
-
-/** 199: WE's CustomValidationError (free text). */
-export const customValidationError = (message: string, field?: string): ApiError => api('CustomValidationError', 199, message, 400, field);
-
-/** 301 by id (Base58 of the decoded id). */
-export const blockDoesNotExist = (idBase58: string, field?: string): ApiError =>
-  api('BlockDoesNotExist', 301, `block with signature '${idBase58}' does not exist`, 404, field);
-
-/** 301 by height. */
-export const blockAtHeightDoesNotExist = (height: number, field?: string): ApiError =>
-  api('BlockDoesNotExist', 301, `block at height '${height}' does not exist`, 404, field);
-
-/** 611. `actual` is -1 when the size is not known in advance (chunked body). */
-export const httpEntityTooBig = (actual: number, max: number): ApiError =>
-  api('HttpEntityTooBig', 611, `HttpEntity too big, actual size '${actual}' bytes, max size '${max}' bytes`, 400, 'body');
-
-/** 638. */
-export const illegalWatcherAction = (): ApiError =>
-  api('IllegalWatcherActionError', 638, "Sending transactions or data is disabled for node in 'Watcher' mode", 403);
-
-/**
- * Rule PKI-1: a method WE lists as unavailable while `node.crypto.pki.mode = ON`
- * (/addresses/sign, /addresses/signText, /utils/hash/fast). WE's closed build's exact
- * answer is not public; Weft answers WE's CustomValidationError.
- */
-export const unavailableInPkiMode = (): ApiError =>
-  api('CustomValidationError', 199, "This method is not available when 'node.crypto.pki.mode' is 'ON'", 400, 'node.crypto.pki.mode');
-
-// --- the rest of WE's ApiError catalogue that the HTTP layer raises itself
-
-export const invalidMessage = (field?: string): ApiError => api('InvalidMessage', 110, 'invalid message', 400, field);
-/** 302 for an alias (`alias:<c>:<name>`) or an address with no alias. */
-export const aliasDoesNotExist = (aliasOrAddress: { alias: string } | { address: string }): ApiError =>
-  api('AliasDoesNotExist', 302, 'alias' in aliasOrAddress ? `alias '${aliasOrAddress.alias}' doesn't exist` : `alias for address '${aliasOrAddress.address}' doesn't exist`, 404);
-export const dataKeyNotExists = (key: string): ApiError => api('DataKeyNotExists', 304, `no data for this key: ${key}`, 404, 'key');
-export const scriptCompilerError = (message: string, field = 'script'): ApiError => api('ScriptCompilerError', 305, message, 400, field);
-export const requestedHeightDoesntExist = (requested: number, current: number): ApiError =>
-  api('RequestedHeightDoesntExist', 310, `Requested height '${requested}' is greater than current state height '${current}'`, 400, 'height');
-export const policyDoesNotExist = (policyId: string): ApiError => api('PolicyDoesNotExist', 612, `The requested policy ${policyId} does not exist`);
-export const policyDataHashAlreadyExists = (hash: string): ApiError => api('PolicyDataHashAlreadyExists', 615, `The specified dataset with hash ${hash} was added earlier`);
-export const missingAuthorizationMetadata = (): ApiError => api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401, 'Authorization');
-export const authTokenExpired = (): ApiError => api('AuthTokenExpired', 619, 'Authorization error. Token expired', 401, 'Authorization');
-export const cantParseJwtClaims = (): ApiError => api('CantParseJwtClaims', 620, "Authorization error. Can't parse JWT token claims", 400, 'Authorization');
-/** 621; WE prints the role's Scala object name (e.g. `Administrator`), with a trailing space. */
-export const noRequiredAuthRole = (role: string): ApiError => api('NoRequiredAuthRole', 621, `Authorization error. No expected role '${role}' `, 403, 'Authorization');
-export const invalidTokenError = (): ApiError => api('InvalidTokenError', 622, 'Authorization error. Invalid token', 401, 'Authorization');
-export const invalidContractKeysFilter = (regex: string): ApiError => api('InvalidContractKeysFilter', 629, `Keys filter parameter has invalid regex pattern '${regex}'`, 400, 'matches');
-export const invalidNodeOwnerAddress = (): ApiError => api('InvalidNodeOwnerAddress', 636, 'Authorization error. Invalid node owner address', 403, 'Authorization');
-export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisabled', 637, `Service '${name}' is disabled`, 404, 'service');
-export const healthCheckError = (message: string): ApiError => api('HealthCheckError', 640, message, 503);
-/** WE's EmptySenderPKInDataTxError (a ValidationError rendered under 199 with its toString). */
-export const emptySenderPublicKeyInDataTx = (): ValidationError =>
-  new ValidationError(
-    'EmptySenderPKInDataTxError',
-    199,
-    'Expected a non-empty senderPublicKey field, because author was not the same as sender',
-    'senderPublicKey',
-  );
 
 // ---------------------------------------------------------------------------
 // Answers WE gives in other shapes

@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../protocol/json.js';
-import { bodyIsNotJson } from './errors.js';
+import { bodyIsNotJson } from '../errors/catalogue.js';
 
 /** WE's request size limit (akka.http.server.parsing.max-content-length = 3m). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;

@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { base58Length, decodeBase58 } from '../crypto/encoding.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Address } from '../crypto/address.js';
-import { customValidationError, invalidSignature } from './errors.js';
+import { customValidationError, invalidSignature } from '../errors/catalogue.js';
 
 export interface ParamContext {
   readonly protocol: Protocol;

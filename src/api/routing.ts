@@ -17,11 +17,12 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, 
 import type { JsonObject } from '../protocol/json.js';
 import type { Authenticator, AuthLevel } from './auth.js';
 import { readBody } from './body.js';
-import { BAD_REQUEST_TEXT, bodyIsNotObject, NOT_FOUND_TEXT, PlainTextReply, unavailableInPkiMode } from './errors.js';
+import { BAD_REQUEST_TEXT, NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
 import { JSON_CONTENT_TYPE, JsonEntity, jsonText, RawEntity, wantsInt64AsString } from './json-io.js';
 import { validIntError, ValidIntProblem, type ParamSpec, type QuerySpec } from './params.js';
 import type { ApiServices } from './services.js';
 import type { TransactionTimestamps } from './timestamps.js';
+import { bodyIsNotObject, unavailableInPkiMode } from '../errors/catalogue.js';
 
 export type { AuthLevel } from './auth.js';
 

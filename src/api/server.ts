@@ -7,24 +7,14 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createAuthenticator, type Authenticator } from './auth.js';
-import {
-  errorBody,
-  httpEntityTooBig,
-  NOT_FOUND_TEXT,
-  OtherShapeReply,
-  PlainTextReply,
-  StatusDetailsReply,
-  customValidationError,
-  unknownError,
-  WeError,
-  wrongJson,
-} from './errors.js';
+import { errorBody, NOT_FOUND_TEXT, OtherShapeReply, PlainTextReply, StatusDetailsReply } from './errors.js';
 import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
 import { openApiDocument } from './openapi.js';
 import { ROUTE_GROUPS } from './routes/index.js';
 import { bodyAbsentReply, registerRoutes, routeOf, type ApiContext, type RouteGroup } from './routing.js';
 import type { ApiServices, ApiSettings } from './services.js';
 import { TransactionTimestamps } from './timestamps.js';
+import { customValidationError, httpEntityTooBig, unknownError, WeError, wrongJson } from '../errors/catalogue.js';
 
 export interface ApiServerOptions {
   /** Fastify's logger option (default: info level to stdout). Tests pass `false`. */
@@ -70,7 +60,7 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest, bodyLimi
     return wrongJson(error.validation.map((v) => ({ path: `obj${v.instancePath.replace(/\//g, '.')}`, messages: [v.message ?? 'error.invalid'] })));
   }
   const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) return new WeError('CustomValidationError', 199, error.message, undefined, status);
+  if (status >= 400 && status < 500) return customValidationError(error.message, undefined, status);
   return undefined;
 }
 

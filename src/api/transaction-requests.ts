@@ -21,9 +21,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { decodeBase64, encodeBase58, EncodingError } from '../crypto/encoding.js';
-import { withField } from '../crypto/errors.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { expected, genericError, unsupportedTransactionType, wrongJson } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { CallContract, CreateContract, UpdateContract } from '../protocol/transactions/contracts.js';
@@ -31,7 +29,7 @@ import { jsonLong, jsonString } from '../protocol/transactions/fields.js';
 import { codecFor } from '../protocol/transactions/registry.js';
 import type { Transaction, TxCodec } from '../protocol/transactions/schema.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
-import { bodyIsNotObject, certificateParseError, customValidationError, emptySenderPublicKeyInDataTx } from './errors.js';
+import { bodyIsNotObject, certificateParseError, customValidationError, emptySenderPublicKeyInDataTx, expected, genericError, unsupportedTransactionType, withField, wrongJson } from '../errors/catalogue.js';
 
 const BURN = 6;
 const LEASE_CANCEL = 9;

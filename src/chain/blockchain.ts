@@ -15,7 +15,6 @@
  */
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
 import { Block, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
-import { genericError, WeError } from '../protocol/errors.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -24,6 +23,7 @@ import { MutableState, type StateView } from '../state/view.js';
 import { recordFeatureVotes, type FeatureView } from './features.js';
 import type { ChainSettings } from './settings.js';
 import { applyTransaction, type TxContext } from './validation.js';
+import { genericError, WeError } from '../errors/catalogue.js';
 
 /** Header facts consensus needs about stored blocks. */
 export interface ChainHeaders {

@@ -13,12 +13,12 @@
  *   sponsored, at 1:1 with WEST. Before that a fee asset is compared as if it were WEST.
  */
 import { encodeBase58 } from '../crypto/encoding.js';
-import { genericError, type ValidationError } from '../protocol/errors.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { rulesFor, TRANSACTION_RULES, TX_PACKAGE } from '../state/appliers/index.js';
 import type { StateView } from '../state/view.js';
 import { FEATURE, type FeatureView } from './features.js';
 import type { ChainSettings } from './settings.js';
+import { genericError, type ValidationError } from '../errors/catalogue.js';
 
 /** FeeCalculator.zeroFeeTransactionTypes (genesis ×3, ExecutedContract, Atomic), from the families' rules. */
 export const ZERO_FEE_TYPES: ReadonlySet<number> = new Set([...TRANSACTION_RULES].filter(([, r]) => r.fee.kind === 'zero').map(([type]) => type));

@@ -16,9 +16,9 @@
  */
 import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
-import { genericError, WeError } from '../protocol/errors.js';
 
 import type { Blockchain } from './blockchain.js';
+import { genericError, WeError } from '../errors/catalogue.js';
 
 /** WE's synchronization.max-rollback: locator length and deepest switch to another branch. */
 export const DEFAULT_MAX_ROLLBACK = 100;

@@ -9,7 +9,6 @@
  */
 import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import type { SignatureVerifierPool } from '../crypto/verify-pool.js';
-import { genericError, WeError } from '../protocol/errors.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 
@@ -19,6 +18,7 @@ import type { UtxSettings } from './settings.js';
 import { validateFee } from './fees.js';
 import { preverifySignatures } from './signatures.js';
 import { applyTransaction } from './validation.js';
+import { genericError, WeError } from '../errors/catalogue.js';
 
 export interface UtxOptions {
   readonly chain: Blockchain;

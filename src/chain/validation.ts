@@ -25,7 +25,6 @@
  * miner shares.
  */
 import { encodeBase58 } from '../crypto/encoding.js';
-import { mistiming, unsupportedTransactionType, WeError } from '../protocol/errors.js';
 import { stringifyJson } from '../protocol/json.js';
 import { orderBodyBytes, type ExchangeData } from '../protocol/transactions/exchange.js';
 import { isGenesisType } from '../protocol/transactions/genesis.js';
@@ -34,19 +33,10 @@ import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { activeRoles, hasRole } from '../state/permissions.js';
 import type { MutableState, StateView } from '../state/view.js';
-import {
-  activationError,
-  alreadyInTheState,
-  rulesFor,
-  OWN_CODE_KINDS,
-  permissionError,
-  stateError,
-  validateBalances,
-  type ApplyContext,
-  type MinerFee,
-} from '../state/appliers/index.js';
+import { rulesFor, validateBalances, type ApplyContext, type MinerFee } from '../state/appliers/index.js';
 import { FEATURE_DESCRIPTIONS } from './features.js';
 import { scalaSimpleName, validateFee, type FeeContext } from './fees.js';
+import { activationError, alreadyInTheState, genericError, mistiming, permissionError, transactionRejection, unsupportedTransactionType, WeError } from '../errors/catalogue.js';
 
 /** CommonValidation.MaxTimeTransactionOverBlockDiff. */
 export const MAX_TIME_TX_OVER_BLOCK_MS = 90n * 60n * 1000n;
@@ -74,9 +64,6 @@ export interface AppliedTransaction extends MinerFee {
   readonly fee: bigint;
 }
 
-/** A transaction refused by the pipeline: a WE ApiError (112, 303, 117, 6xx, …) ready for the HTTP layer. */
-export class TransactionRejected extends WeError {}
-
 /**
  * Validates `tx` against `state` and applies it (fee deduction and the transaction record
  * included). Throws TransactionRejected and leaves `state` untouched on failure.
@@ -96,13 +83,13 @@ function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignatu
     checkTimestamps(tx, ctx);
     checkFeatures(tx, ctx);
     const height = state.transactionHeight(tx.id);
-    if (height !== undefined) throw alreadyInTheState(tx.id, height);
+    if (height !== undefined) throw alreadyInTheState(tx.idBase58, height);
     checkSpendings(state, tx);
     checkPermissions(state, tx, ctx);
     validateFee(tx, state, ctx);
     if (!atomically && tx.type !== EXECUTED_CONTRACT_TYPE) {
       const badge = atomicBadgeOf(tx);
-      if (badge !== undefined && badge !== null) throw stateError('Transactions with atomic badge cannot be mined outside of atomic container');
+      if (badge !== undefined && badge !== null) throw genericError('Transactions with atomic badge cannot be mined outside of atomic container');
     }
     const rules = rulesFor(tx.type);
     if (rules === undefined) throw unsupportedTransactionType();
@@ -114,7 +101,7 @@ function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignatu
     fork.mergeInto(state);
     return { fee: miner.fee };
   } catch (e) {
-    throw rejection(e, tx);
+    throw e instanceof WeError ? transactionRejection(e, tx.toJson()) : e;
   }
 }
 
@@ -131,47 +118,28 @@ function applyContext(ctx: TxContext): ApplyContext {
 }
 
 // ---------------------------------------------------------------------------
-// Error rendering (ApiError.fromValidationError on a TransactionValidationError)
-
-function stateCheckFailed(tx: Transaction, reason: string, field: string | undefined): TransactionRejected {
-  return new TransactionRejected('StateCheckFailed', 112, `State check failed. Reason: ${reason}`, field, 400, undefined, { tx: tx.toJson() });
-}
-
-function rejection(e: unknown, tx: Transaction): unknown {
-  if (!(e instanceof WeError)) return e;
-  // An inner transaction of an atomic container failed: WE wraps its rendered error again.
-  if (e instanceof TransactionRejected) return stateCheckFailed(tx, e.message, e.field);
-  if (e.kind === 'Mistiming') return new TransactionRejected('Mistiming', 303, e.message, e.field);
-  if (e.kind === 'AddressIsLastOfRole') {
-    return new TransactionRejected('AddressIsLastOfRole', 117, e.message, e.field, 400, undefined, { tx: tx.toJson() });
-  }
-  if (OWN_CODE_KINDS.has(e.kind)) return new TransactionRejected(e.kind, e.code, e.message, e.field, e.status);
-  return stateCheckFailed(tx, e.message, e.field);
-}
-
-// ---------------------------------------------------------------------------
 // 1. Signatures (Verifier)
 
 const txString = (tx: Transaction): string => stringifyJson(tx.toJson());
 
 /** Verifier.verifyAsEllipticCurveSignature. */
 function verifySenderProof(tx: Transaction, exactlyOneProof: boolean): void {
-  if (exactlyOneProof && tx.proofs.length !== 1) throw stateError('Transactions from non-scripted accounts must have exactly 1 proof');
-  if (tx.proofs.length === 0) throw stateError('Transactions from non-scripted accounts must have proof');
-  if (!tx.hasValidSenderSignature()) throw stateError(`Script doesn't exist and proof doesn't validate as signature for '${txString(tx)}'`);
+  if (exactlyOneProof && tx.proofs.length !== 1) throw genericError('Transactions from non-scripted accounts must have exactly 1 proof');
+  if (tx.proofs.length === 0) throw genericError('Transactions from non-scripted accounts must have proof');
+  if (!tx.hasValidSenderSignature()) throw genericError(`Script doesn't exist and proof doesn't validate as signature for '${txString(tx)}'`);
 }
 
 function refuseScripts(state: StateView, tx: Transaction): void {
   const sender = tx.sender;
   if (sender !== undefined && state.accountScript(sender.bytes) !== null) {
-    throw stateError(
+    throw genericError(
       `Transactions from scripted accounts are not supported yet: account '${sender.toString()}' has a script and script evaluation is not implemented`,
     );
   }
   for (const assetId of rulesFor(tx.type)?.smartAssets?.(tx) ?? []) {
     const script = state.asset(assetId)?.script;
     if (script !== undefined && script !== null) {
-      throw stateError(
+      throw genericError(
         `Transactions with smart assets are not supported yet: asset '${encodeBase58(assetId)}' has a script and script evaluation is not implemented`,
       );
     }
@@ -186,8 +154,8 @@ function verify(state: StateView, tx: Transaction, verifySignature: boolean): vo
     const miner = tx.data.miner;
     if (miner !== null && verifySignature) {
       const proof = tx.proofs[1];
-      if (proof === undefined) throw stateError('The miner proof of atomic transaction is missing');
-      if (!tx.protocol.crypto.verify(miner, minerProofSource(tx), proof)) throw stateError('Invalid miner proof of atomic transaction');
+      if (proof === undefined) throw genericError('The miner proof of atomic transaction is missing');
+      if (!tx.protocol.crypto.verify(miner, minerProofSource(tx), proof)) throw genericError('Invalid miner proof of atomic transaction');
     }
     return;
   }
@@ -199,7 +167,7 @@ function verify(state: StateView, tx: Transaction, verifySignature: boolean): vo
     for (const order of [d.buyOrder, d.sellOrder]) {
       const proof = order.proofs[0];
       if (proof === undefined || !tx.protocol.crypto.verify(order.senderPublicKey, orderBodyBytes(order), proof)) {
-        throw stateError(`Script doesn't exist and proof doesn't validate as signature for order of '${tx.protocol.addresses.fromPublicKey(order.senderPublicKey).toString()}'`);
+        throw genericError(`Script doesn't exist and proof doesn't validate as signature for order of '${tx.protocol.addresses.fromPublicKey(order.senderPublicKey).toString()}'`);
       }
     }
   }
@@ -261,7 +229,7 @@ function checkSpendings(state: StateView, tx: Transaction): void {
   const oldWest = state.balance(sender.bytes, null);
   const newWest = oldWest + westSpend;
   if (newWest < 0n) {
-    throw stateError(
+    throw genericError(
       'Attempt to transfer unavailable funds: Transaction application leads to negative WEST balance to (at least) temporary negative state, ' +
         `current balance equals ${oldWest}, spends equals ${westSpend}, result is ${newWest}`,
     );
@@ -269,7 +237,7 @@ function checkSpendings(state: StateView, tx: Transaction): void {
   for (const [key, { id, delta }] of assetSpends) {
     const old = state.balance(sender.bytes, id);
     if (old + delta < 0n) {
-      throw stateError(
+      throw genericError(
         `Attempt to transfer unavailable funds: Transaction application leads to negative asset '${key}' balance to (at least) temporary negative state, ` +
           `current balance is ${old}, spends equals ${delta}, result is ${old + delta}`,
       );

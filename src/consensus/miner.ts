@@ -17,11 +17,11 @@ import type { UtxPool } from '../chain/utx.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { Block } from '../protocol/blocks.js';
 import type { ConsensusData } from '../protocol/blocks/consensus.js';
-import { WeError } from '../protocol/errors.js';
 import { equalBytes } from '../protocol/bytes.js';
 import { microBlockWindow, planKeyBlock } from './poa.js';
 import { planPosKeyBlock } from './pos.js';
 import { PoaRules, poaHeaders, type PosRules } from './rules.js';
+import { WeError } from '../errors/catalogue.js';
 
 export interface MinerLog {
   info(obj: object, msg: string): void;

@@ -19,10 +19,8 @@ export {
 export { addressString, findQueueAnchor, minerQueueAt, MinerQueue, selectMiner, type ChainHeaders, type QueueAnchor } from './poa/queue.js';
 export {
   blockDescription,
-  blockFromFuture,
   calcBansLimit,
   MAX_TIME_DRIFT_MS,
-  microBlockOutOfBounds,
   PoaConsensus,
   type FeatureActivation,
   type PoaParams,
@@ -35,7 +33,6 @@ export {
   minersAtHeight,
   minersAtTimestamp,
   minersWarningsAndBans,
-  requestedHeightDoesntExist,
   requirePoa,
   type MinerWarningsAndBans,
 } from './poa/rest.js';

@@ -1,3 +1,4 @@
+import { genericError } from '../errors/catalogue.js';
 /**
  * Block scores (we-node consensus/PoALikeConsensus.calculateBlockScore, PoS block score).
  *
@@ -19,7 +20,6 @@
  * Scores are not part of any signed bytes; the chain score is the sum of block scores.
  */
 
-import { genericError } from '../protocol/errors.js';
 
 const TWO_POW_64 = 1n << 64n;
 /** Significant digits of java.math.MathContext.DECIMAL128. */

@@ -7,8 +7,8 @@
  * WE's Address/Alias/AddressOrAlias.
  */
 import { base58Length, decodeBase58, encodeBase58, EncodingError, equalBytes } from './encoding.js';
-import { cryptoGenericError, invalidAddress, invalidPublicKey } from './errors.js';
 import type { CryptoSuite } from './suite.js';
+import { genericError, invalidAddress, invalidPublicKey } from '../errors/catalogue.js';
 
 export const ADDRESS_VERSION = 1;
 export const ALIAS_VERSION = 2;
@@ -177,30 +177,30 @@ export class AddressScheme {
 
   private buildAlias(chainId: number, name: string, field?: string): Alias {
     if (name.length < ALIAS_MIN_LENGTH || name.length > ALIAS_MAX_LENGTH) {
-      throw cryptoGenericError(`Alias '${name}' length should be between ${ALIAS_MIN_LENGTH} and ${ALIAS_MAX_LENGTH}`, field);
+      throw genericError(`Alias '${name}' length should be between ${ALIAS_MIN_LENGTH} and ${ALIAS_MAX_LENGTH}`, field);
     }
     if (!ALIAS_CHAR.test(name)) {
-      throw cryptoGenericError(`Alias should contain only following characters: ${ALIAS_ALPHABET}`, field);
+      throw genericError(`Alias should contain only following characters: ${ALIAS_ALPHABET}`, field);
     }
-    if (chainId !== this.chainId) throw cryptoGenericError("Alias network char doesn't match current scheme", field);
+    if (chainId !== this.chainId) throw genericError("Alias network char doesn't match current scheme", field);
     return new Alias(chainId, name);
   }
 
   /** `alias:<chainChar>:<name>`. */
   parseAlias(text: string, field?: string): Alias {
     const patternInfo = "Alias string pattern is 'alias:<chain-id>:<address-alias>";
-    if (!text.startsWith(ALIAS_PREFIX)) throw cryptoGenericError(patternInfo, field);
+    if (!text.startsWith(ALIAS_PREFIX)) throw genericError(patternInfo, field);
     const rest = text.slice(ALIAS_PREFIX.length);
-    if (rest.length < 2 || rest[1] !== ':') throw cryptoGenericError(patternInfo, field);
+    if (rest.length < 2 || rest[1] !== ':') throw genericError(patternInfo, field);
     const chainCode = rest.charCodeAt(0);
     return this.buildAlias(chainCode > 0xff ? -1 : chainCode, rest.slice(2), field);
   }
 
   /** Alias bytes 0x02 ‖ chainId ‖ u16 ‖ name (WE's Alias.fromBytes). */
   aliasFromBytes(bytes: Uint8Array, field?: string): Alias {
-    if (bytes[0] !== ALIAS_VERSION) throw cryptoGenericError('Bad alias bytes', field);
-    if (bytes.length < 4) throw cryptoGenericError('Bad alias bytes', field);
-    if (bytes[1] !== this.chainId) throw cryptoGenericError("Alias network byte doesn't match current scheme", field);
+    if (bytes[0] !== ALIAS_VERSION) throw genericError('Bad alias bytes', field);
+    if (bytes.length < 4) throw genericError('Bad alias bytes', field);
+    if (bytes[1] !== this.chainId) throw genericError("Alias network byte doesn't match current scheme", field);
     return this.buildAlias(bytes[1], Buffer.from(bytes.subarray(4)).toString('utf8'), field);
   }
 

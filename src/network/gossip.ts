@@ -23,13 +23,13 @@ import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 import type { MicroBlock } from '../protocol/blocks/micro-block.js';
-import { WeError } from '../protocol/errors.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.js';
 import {
   decodeTransaction,
   encodeBlock,
   encodeMicroBlockInventory,
+  encodeMicroBlockRequest,
   encodeMicroBlockResponse,
   encodeTransaction,
   MalformedMessage,
@@ -39,6 +39,7 @@ import {
 } from './messages.js';
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
+import { WeError } from '../errors/catalogue.js';
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
@@ -396,7 +397,7 @@ export class Gossip {
       this.microRequests.delete(key);
       return;
     }
-    request.peer.send(MessageCode.MicroBlockRequest, entry.inventory.totalSig);
+    request.peer.send(MessageCode.MicroBlockRequest, encodeMicroBlockRequest(entry.inventory.totalSig));
     request.timer = this.timers.setTimeout(() => this.retryMicro(key), this.settings.microBlockRequestTimeoutMs);
   }
 

@@ -6,15 +6,15 @@
  * Every decoder checks lengths exactly and throws a `MalformedMessage` on bad input; the
  * caller closes the peer that sent it.
  */
-import { concatBytes, equalBytes } from '../crypto/encoding.js';
+import { concatBytes } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { Block } from '../protocol/blocks/block.js';
 import { parseMicroBlock, type MicroBlock } from '../protocol/blocks/micro-block.js';
-import { DecodeError, WeError } from '../protocol/errors.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MAX_IDS_PER_MESSAGE, MAX_SCORE_PAYLOAD, MAX_TRANSACTION_PAYLOAD } from './framing.js';
 import { MessageCode } from './types.js';
+import { DecodeError, WeError } from '../errors/catalogue.js';
 
 /** A message payload that does not parse; the peer that sent it is to be closed. */
 export class MalformedMessage extends DecodeError {
@@ -172,4 +172,3 @@ export function decodeMicroBlockInventory(protocol: Protocol, payload: Uint8Arra
 }
 
 /** Whether two inventories announce the same micro-block. */
-export const sameInventory = (a: MicroBlockInventory, b: MicroBlockInventory): boolean => equalBytes(a.totalSig, b.totalSig) && equalBytes(a.prevSig, b.prevSig);

@@ -21,7 +21,6 @@ import type { PeerChain, PeerPool } from '../chain/peer-chain.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { Protocol } from '../protocol/protocol.js';
-import { WeError } from '../protocol/errors.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
@@ -29,6 +28,7 @@ import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
 import { MessageCode, type HandshakeInfo, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
+import { customValidationError } from '../errors/catalogue.js';
 
 /** PEM files of `node.network.tls`. */
 export interface NetworkTlsFiles {
@@ -274,7 +274,7 @@ export class NodeNetwork {
     try {
       ip = await resolveHost(host);
     } catch {
-      throw new WeError('CustomValidationError', 199, `${host}: Name or service not known`, 'host', 400);
+      throw customValidationError(`${host}: Name or service not known`, 'host');
     }
     this.peers.connect({ host: ip, port });
     return { hostname: isIP(host) === 0 ? host : await reverseName(ip) };

@@ -23,7 +23,6 @@ import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Address } from '../crypto/address.js';
 import { decodeBase58, decodeBase64, encodeBase58, EncodingError } from '../crypto/encoding.js';
-import { WeError } from '../crypto/errors.js';
 import type { CryptoSuite, CryptoType } from '../crypto/suite.js';
 import {
   genesisBlock,
@@ -46,6 +45,7 @@ import {
 } from '../chain/settings.js';
 import type { NetworkTlsFiles, NodeNetworkSettings } from '../network/node-network.js';
 import { INT64 } from '../protocol/bytes.js';
+import { WeError } from '../errors/catalogue.js';
 
 // ---------------------------------------------------------------------------
 // Errors

@@ -17,8 +17,8 @@
  * checks now, so the heights in the answer are current.
  */
 import { statfs } from 'node:fs/promises';
-import { healthCheckError, serviceIsDisabled, WeError } from '../api/errors.js';
 import type { ExternalServiceName, NodeStatus } from '../api/services.js';
+import { healthCheckError, serviceIsDisabled, WeError } from '../errors/catalogue.js';
 
 /** WE's storageFreeSpaceFatalThreshold: 500 MB (FileUtils.ONE_MB = 2^20 bytes). */
 export const FREE_SPACE_FATAL_BYTES = 500n * 1024n * 1024n;

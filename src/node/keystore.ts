@@ -26,17 +26,11 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rm
 import { basename, dirname, join, resolve } from 'node:path';
 import type { AddressScheme } from '../crypto/address.js';
 import { decodeBase58, decodeBase64, encodeBase58, encodeBase64, equalBytes } from '../crypto/encoding.js';
-import { WeError } from '../crypto/errors.js';
 import type { KeyPair } from '../crypto/suite.js';
+import { missingSenderPrivateKey } from '../errors/catalogue.js';
 
 export const KEYSTORE_FORMAT = 'weft-keystore';
 export const KEYSTORE_VERSION = 1;
-
-/** WE's ValidationError.MissingSenderPrivateKey → ApiError 115. */
-export class WalletError extends WeError {}
-
-export const missingSenderPrivateKey = (field?: string): WalletError =>
-  new WalletError('MissingSenderPrivateKey', 115, 'no private key for sender address in wallet or provided password is incorrect', field);
 
 /** The keystore file is unreadable, malformed or for another network (an operator error, not a client's). */
 export class KeystoreError extends Error {

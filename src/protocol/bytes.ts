@@ -1,8 +1,8 @@
+import { DecodeError } from '../errors/catalogue.js';
 /**
  * Big-endian binary primitives (Java DataOutput / DataInput), as every WE structure
  * is laid out.
  */
-import { DecodeError } from './errors.js';
 
 export { concatBytes, equalBytes } from '../crypto/encoding.js';
 

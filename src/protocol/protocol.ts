@@ -6,10 +6,10 @@
 import { AddressScheme } from '../crypto/address.js';
 import { createCryptoSuite, type CryptoSuite, type CryptoType } from '../crypto/suite.js';
 import { ByteReader } from './bytes.js';
-import { DecodeError, genericError, wrongJson, expected, WeError } from './errors.js';
 import type { JsonObject } from './json.js';
 import { codecFor, legacyCodecFor } from './transactions/registry.js';
 import { proofsFromJson, Transaction, type TxCodec } from './transactions/schema.js';
+import { DecodeError, expected, genericError, WeError, wrongJson } from '../errors/catalogue.js';
 
 export interface ProtocolOptions {
   readonly crypto: CryptoType;

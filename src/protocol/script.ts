@@ -23,8 +23,8 @@
  * both re-evaluate the same lets (it would effectively hang); Weft stops after
  * MAX_ESTIMATOR_STEPS steps and reports the script as too complex.
  */
-import { ValidationError } from './errors.js';
 import type { Protocol } from './protocol.js';
+import { scriptParseError } from '../errors/catalogue.js';
 
 // ---------------------------------------------------------------------------
 // Expressions (lang Terms.EXPR)
@@ -722,11 +722,6 @@ export interface Script {
   /** Canonical bytes: version ‖ serialized expression ‖ checksum. */
   readonly bytes: Uint8Array;
   readonly complexity: number;
-}
-
-/** WE's ScriptParseError (code 199, message = its Scala toString). */
-export function scriptParseError(message: string, field?: string): ValidationError {
-  return new ValidationError('ScriptParseError', 199, `ScriptParseError(${message})`, field);
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

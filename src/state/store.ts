@@ -29,7 +29,7 @@ import {
   type TxLocation,
 } from './model.js';
 import { type StateChanges, type StateView } from './view.js';
-import { bytesKey } from '../crypto/encoding.js';
+import { bytesKey, concatBytes, equalBytes } from '../crypto/encoding.js';
 
 /** Key families. Versioned families have a current-value family and a history family. */
 export const F = {
@@ -83,37 +83,19 @@ const u32 = (n: number): Uint8Array => {
   new DataView(b.buffer).setUint32(0, n);
   return b;
 };
-const microKey = (height: number, index: number): Uint8Array => cat(Uint8Array.from([F.MICRO]), u32(height), u32(index));
+const microKey = (height: number, index: number): Uint8Array => concatBytes(Uint8Array.from([F.MICRO]), u32(height), u32(index));
 
 const readU32 = (b: Uint8Array, at = 0): number => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at);
 
-function cat(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 /** An id inside a composite key: u16 length ‖ bytes, so ids of any length never overlap. */
 function idPart(id: Uint8Array): Uint8Array {
-  return cat(Uint8Array.from([id.length >> 8, id.length & 0xff]), id);
+  return concatBytes(Uint8Array.from([id.length >> 8, id.length & 0xff]), id);
 }
 
 const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 
 /** A plain Uint8Array copy of what LMDB returned. */
 const copy = (v: Uint8Array | undefined): Uint8Array | undefined => (v === undefined ? undefined : Uint8Array.from(v));
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /** What one height commits besides state changes. */
 export interface HeightCommit {
@@ -171,7 +153,7 @@ export class Store implements StateView {
     const chain = db.get(META_CHAIN);
     const id = Uint8Array.from([protocol.chainId, protocol.crypto.type === 'gost' ? 1 : 0]);
     if (chain === undefined) db.transactionSync(() => void db.put(META_CHAIN, id));
-    else if (!equal(chain, id)) throw new Error(`The store at ${path} belongs to another network (chain or crypto type differs)`);
+    else if (!equalBytes(chain, id)) throw new Error(`The store at ${path} belongs to another network (chain or crypto type differs)`);
     if (db.get(META_ASSET_HOLDERS) === undefined) store.indexAssetHolders();
     return store;
   }
@@ -201,23 +183,23 @@ export class Store implements StateView {
   // --- low-level reads --------------------------------------------------------
 
   private current(family: number, id: Uint8Array): Uint8Array | undefined {
-    return this.db.get(cat(Uint8Array.from([family]), id));
+    return this.db.get(concatBytes(Uint8Array.from([family]), id));
   }
 
   /** The value a versioned key had after `height` was applied (undefined if none or deleted). */
   private versionedAt(family: number, id: Uint8Array, height: number): Uint8Array | undefined {
-    const prefix = cat(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
-    for (const { value } of this.db.getRange({ start: cat(prefix, u32(height)), end: prefix, reverse: true, limit: 1 })) {
-      return equal(value, TOMBSTONE) ? undefined : value;
+    const prefix = concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
+    for (const { value } of this.db.getRange({ start: concatBytes(prefix, u32(height)), end: prefix, reverse: true, limit: 1 })) {
+      return equalBytes(value, TOMBSTONE) ? undefined : value;
     }
     return undefined;
   }
 
   /** Heights at which a versioned key changed, newest first, down to (and including) the one in force at `from`. */
   private historyHeights(family: number, id: Uint8Array, from: number, to: number): number[] {
-    const prefix = cat(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
+    const prefix = concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
     const out: number[] = [];
-    for (const key of this.db.getKeys({ start: cat(prefix, u32(to)), end: prefix, reverse: true })) {
+    for (const key of this.db.getKeys({ start: concatBytes(prefix, u32(to)), end: prefix, reverse: true })) {
       const h = readU32(key, key.length - 4);
       out.push(h);
       if (h <= from) break;
@@ -278,19 +260,19 @@ export class Store implements StateView {
    * included), in asset id byte order.
    */
   *assetBalances(holder: Uint8Array): Generator<{ assetId: Uint8Array; balance: bigint }> {
-    const prefix = cat(Uint8Array.from([F.BALANCE]), idPart(holder));
-    for (const { key, value } of this.db.getRange({ start: cat(prefix, Uint8Array.from([0])), end: prefixEnd(prefix) })) {
+    const prefix = concatBytes(Uint8Array.from([F.BALANCE]), idPart(holder));
+    for (const { key, value } of this.db.getRange({ start: concatBytes(prefix, Uint8Array.from([0])), end: prefixEnd(prefix) })) {
       yield { assetId: Uint8Array.from(key.subarray(prefix.length)), balance: decode.bigint(value) };
     }
   }
 
   /** Every holder whose balance of an asset ever changed, in holder byte order; strictly after `after` if given. */
   *assetHolders(assetId: Uint8Array, after?: Uint8Array): Generator<Uint8Array> {
-    const prefix = cat(Uint8Array.from([F.ASSET_HOLDER]), idPart(assetId));
-    const start = after === undefined ? prefix : cat(prefix, after);
+    const prefix = concatBytes(Uint8Array.from([F.ASSET_HOLDER]), idPart(assetId));
+    const start = after === undefined ? prefix : concatBytes(prefix, after);
     for (const key of this.db.getKeys({ start, end: prefixEnd(prefix) })) {
       const holder = key.subarray(prefix.length);
-      if (after !== undefined && equal(holder, after)) continue;
+      if (after !== undefined && equalBytes(holder, after)) continue;
       yield Uint8Array.from(holder);
     }
   }
@@ -303,17 +285,17 @@ export class Store implements StateView {
   *westDistribution(height: number): Generator<{ address: Uint8Array; balance: bigint }> {
     const u16 = (n: number) => Uint8Array.from([n >> 8, n & 0xff]);
     // History keys of WEST balances of 26-byte holders: family ‖ u16(id length) ‖ u16(26) ‖ address ‖ u32 height.
-    const prefix = cat(Uint8Array.from([F.BALANCE + HISTORY_OFFSET]), u16(ADDRESS_LENGTH + 2), u16(ADDRESS_LENGTH));
+    const prefix = concatBytes(Uint8Array.from([F.BALANCE + HISTORY_OFFSET]), u16(ADDRESS_LENGTH + 2), u16(ADDRESS_LENGTH));
     let holder: Uint8Array | undefined;
     let inForce: Uint8Array | undefined;
     const entry = (): { address: Uint8Array; balance: bigint } | undefined => {
-      if (holder === undefined || inForce === undefined || equal(inForce, TOMBSTONE)) return undefined;
+      if (holder === undefined || inForce === undefined || equalBytes(inForce, TOMBSTONE)) return undefined;
       const balance = decode.bigint(inForce);
       return balance > 0n ? { address: holder, balance } : undefined;
     };
     for (const { key, value } of this.db.getRange({ start: prefix, end: prefixEnd(prefix) })) {
       const address = key.subarray(prefix.length, key.length - 4);
-      if (holder === undefined || !equal(holder, address)) {
+      if (holder === undefined || !equalBytes(holder, address)) {
         const done = entry();
         if (done !== undefined) yield done;
         holder = Uint8Array.from(address);
@@ -348,13 +330,13 @@ export class Store implements StateView {
   }
 
   aliasOwner(name: string): Uint8Array | undefined {
-    return copy(this.db.get(cat(Uint8Array.from([F.ALIAS]), utf8(name))));
+    return copy(this.db.get(concatBytes(Uint8Array.from([F.ALIAS]), utf8(name))));
   }
 
   aliasesOf(address: Uint8Array): readonly string[] {
-    const prefix = cat(Uint8Array.from([F.ALIAS_OF]), idPart(address));
+    const prefix = concatBytes(Uint8Array.from([F.ALIAS_OF]), idPart(address));
     const out: string[] = [];
-    for (const key of this.db.getKeys({ start: prefix, end: cat(prefix, Uint8Array.from([0xff])) })) {
+    for (const key of this.db.getKeys({ start: prefix, end: concatBytes(prefix, Uint8Array.from([0xff])) })) {
       out.push(Buffer.from(key.subarray(prefix.length)).toString('utf8'));
     }
     return out;
@@ -367,9 +349,9 @@ export class Store implements StateView {
 
   /** Every data entry of an address, by key. */
   dataEntries(address: Uint8Array): DataEntry[] {
-    const prefix = cat(Uint8Array.from([F.DATA]), idPart(address));
+    const prefix = concatBytes(Uint8Array.from([F.DATA]), idPart(address));
     const out: DataEntry[] = [];
-    for (const { value } of this.db.getRange({ start: prefix, end: cat(prefix, Uint8Array.from([0xff])) })) {
+    for (const { value } of this.db.getRange({ start: prefix, end: concatBytes(prefix, Uint8Array.from([0xff])) })) {
       out.push(decode.dataEntry(value, this.protocol));
     }
     return out;
@@ -406,16 +388,16 @@ export class Store implements StateView {
   }
 
   hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean {
-    return this.db.get(cat(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(policyId), hash)) !== undefined;
+    return this.db.get(concatBytes(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(policyId), hash)) !== undefined;
   }
 
   transactionHeight(id: Uint8Array): number | undefined {
-    const v = this.db.get(cat(Uint8Array.from([F.TX]), id));
+    const v = this.db.get(concatBytes(Uint8Array.from([F.TX]), id));
     return v === undefined ? undefined : readU32(v);
   }
 
   transaction(id: Uint8Array): TxLocation | undefined {
-    const v = this.db.get(cat(Uint8Array.from([F.TX]), id));
+    const v = this.db.get(concatBytes(Uint8Array.from([F.TX]), id));
     return v === undefined ? undefined : decode.txLocation(v);
   }
 
@@ -440,7 +422,7 @@ export class Store implements StateView {
   approvedFeatures(): ReadonlyMap<number, number> {
     const v = this.current(F.APPROVED_FEATURES, new Uint8Array(0));
     if (v === undefined) return NO_FEATURES;
-    if (this.approvedCache === undefined || !equal(this.approvedCache.bytes, v)) this.approvedCache = { bytes: Uint8Array.from(v), value: decodeFeatureMap(v) };
+    if (this.approvedCache === undefined || !equalBytes(this.approvedCache.bytes, v)) this.approvedCache = { bytes: Uint8Array.from(v), value: decodeFeatureMap(v) };
     return this.approvedCache.value;
   }
 
@@ -458,7 +440,7 @@ export class Store implements StateView {
   // --- blocks and indexes -----------------------------------------------------
 
   blockBytes(height: number): Uint8Array | undefined {
-    const block = this.db.get(cat(Uint8Array.from([F.BLOCK]), u32(height)));
+    const block = this.db.get(concatBytes(Uint8Array.from([F.BLOCK]), u32(height)));
     if (block === undefined || !this.isLiquid(height)) return copy(block);
     return assembleLiquidBlock(Block.fromBytes(this.protocol, block), this.microBlocksAt(height)).bytes;
   }
@@ -493,19 +475,19 @@ export class Store implements StateView {
 
   /** Height of a block id or liquid total signature, and how many transactions the block had under that id. */
   blockIdInfo(blockId: Uint8Array): { height: number; transactionCount: number } | undefined {
-    const v = this.db.get(cat(Uint8Array.from([F.BLOCK_ID]), blockId));
+    const v = this.db.get(concatBytes(Uint8Array.from([F.BLOCK_ID]), blockId));
     return v === undefined ? undefined : { height: readU32(v), transactionCount: readU32(v, 4) };
   }
 
   /** The header record of a height (its block without transactions). */
   headerBytes(height: number): Uint8Array | undefined {
-    return copy(this.db.get(cat(Uint8Array.from([F.HEADER]), u32(height))));
+    return copy(this.db.get(concatBytes(Uint8Array.from([F.HEADER]), u32(height))));
   }
 
   /** Transaction ids involving an address, newest first. */
   *addressTransactionIds(address: Uint8Array): Generator<Uint8Array> {
-    const prefix = cat(Uint8Array.from([F.ADDRESS_TX]), idPart(address));
-    for (const { value } of this.db.getRange({ start: cat(prefix, Uint8Array.from([0xff])), end: prefix, reverse: true })) {
+    const prefix = concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(address));
+    for (const { value } of this.db.getRange({ start: concatBytes(prefix, Uint8Array.from([0xff])), end: prefix, reverse: true })) {
       yield Uint8Array.from(value);
     }
   }
@@ -525,17 +507,17 @@ export class Store implements StateView {
         // A new height makes the liquid block below it final: its full bytes are written once
         // (undone with this height, when the micro-blocks assemble it again).
         if (c.height === current + 1 && this.isLiquid(current)) {
-          w.plain(cat(Uint8Array.from([F.BLOCK]), u32(current)), c.liquidBelow ?? this.blockBytes(current)!);
+          w.plain(concatBytes(Uint8Array.from([F.BLOCK]), u32(current)), c.liquidBelow ?? this.blockBytes(current)!);
           w.plain(META_LIQUID, NO_LIQUID);
         }
-        if (c.blockBytes !== undefined) w.plain(cat(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
+        if (c.blockBytes !== undefined) w.plain(concatBytes(Uint8Array.from([F.BLOCK]), u32(c.height)), c.blockBytes);
         if (c.microBlock !== undefined) {
           const index = this.microBlockCount(c.height);
           w.plain(microKey(c.height, index), c.microBlock);
-          w.plain(META_LIQUID, cat(u32(c.height), u32(index + 1)));
+          w.plain(META_LIQUID, concatBytes(u32(c.height), u32(index + 1)));
         }
-        for (const { id, transactionCount } of c.blockIds) w.plain(cat(Uint8Array.from([F.BLOCK_ID]), id), cat(u32(c.height), u32(transactionCount)));
-        if (c.headerBytes !== undefined) w.plain(cat(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
+        for (const { id, transactionCount } of c.blockIds) w.plain(concatBytes(Uint8Array.from([F.BLOCK_ID]), id), concatBytes(u32(c.height), u32(transactionCount)));
+        if (c.headerBytes !== undefined) w.plain(concatBytes(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
         this.writeChanges(w, c.changes);
         void this.db.put(META_HEIGHT, u32(c.height));
         if (c.pruneUndoAt !== undefined && c.pruneUndoAt >= 1) this.pruneUndo(c.pruneUndoAt);
@@ -565,8 +547,8 @@ export class Store implements StateView {
     for (const a of ch.assets.values()) w.versioned(F.ASSET, a.id, encode.assetInfo(a.value));
     for (const l of ch.leases.values()) w.versioned(F.LEASE, l.id, encode.lease(l.value));
     for (const [name, address] of ch.aliases) {
-      w.plain(cat(Uint8Array.from([F.ALIAS]), utf8(name)), address);
-      w.plain(cat(Uint8Array.from([F.ALIAS_OF]), idPart(address), utf8(name)), new Uint8Array(0));
+      w.plain(concatBytes(Uint8Array.from([F.ALIAS]), utf8(name)), address);
+      w.plain(concatBytes(Uint8Array.from([F.ALIAS_OF]), idPart(address), utf8(name)), new Uint8Array(0));
     }
     for (const d of ch.data.values()) w.versioned(F.DATA, dataId(d.address, d.entry.key), encode.dataEntry(d.entry, p));
     for (const s of ch.scripts.values()) w.versioned(F.SCRIPT, s.address, encode.optBytes(s.script));
@@ -575,7 +557,7 @@ export class Store implements StateView {
       w.versioned(F.PERMISSION_OPS, address, encode.permissionOps([...this.permissionOps(address), ...ops]));
       for (const op of ops) {
         const holders = roles.get(op.role) ?? [...this.roleHolders(op.role)];
-        if (!holders.some((h) => equal(h, address))) holders.push(address);
+        if (!holders.some((h) => equalBytes(h, address))) holders.push(address);
         roles.set(op.role, holders);
       }
     }
@@ -584,22 +566,22 @@ export class Store implements StateView {
       let list = [...this.participants()];
       for (const { address, value } of ch.participants.values()) {
         w.versioned(F.PARTICIPANT, address, value === null ? null : encode.participant(value));
-        list = list.filter((a) => !equal(a, address));
+        list = list.filter((a) => !equalBytes(a, address));
         if (value !== null) list.push(address);
       }
       w.versioned(F.PARTICIPANTS, new Uint8Array(0), encode.addresses(list));
     }
     for (const pol of ch.policies.values()) w.versioned(F.POLICY, pol.id, encode.policy(pol.value));
-    for (const h of ch.policyDataHashes.values()) w.plain(cat(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(h.policyId), h.hash), new Uint8Array(0));
+    for (const h of ch.policyDataHashes.values()) w.plain(concatBytes(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(h.policyId), h.hash), new Uint8Array(0));
     let seq = this.addressTxSeq(w.height);
     for (const { tx, addresses } of ch.transactions) {
-      w.plain(cat(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
+      w.plain(concatBytes(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
       for (const a of addresses) {
-        w.plain(cat(Uint8Array.from([F.ADDRESS_TX]), idPart(a), u32(w.height), u32(seq)), tx.id);
+        w.plain(concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(a), u32(w.height), u32(seq)), tx.id);
       }
       seq++;
     }
-    if (ch.transactions.length > 0) w.plain(cat(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
+    if (ch.transactions.length > 0) w.plain(concatBytes(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
     if (ch.carryFee !== undefined) w.versioned(F.CARRY_FEE, new Uint8Array(0), encode.bigint(ch.carryFee));
     for (const b of ch.minerBans.values()) w.versioned(F.MINER_BANS, b.address, encode.minerBans(b.entries));
     for (const [window, counts] of ch.featureVotes ?? []) w.versioned(F.FEATURE_VOTES, u32(window), encodeFeatureMap(counts));
@@ -609,7 +591,7 @@ export class Store implements StateView {
 
   /** Next sequence number for the address index at a height (liquid blocks commit several times). */
   private addressTxSeq(height: number): number {
-    const v = this.db.get(cat(Uint8Array.from([F.META, 3]), u32(height)));
+    const v = this.db.get(concatBytes(Uint8Array.from([F.META, 3]), u32(height)));
     return v === undefined ? 0 : readU32(v);
   }
 
@@ -645,16 +627,16 @@ export class Store implements StateView {
 
   /** Drops the undo entries of heights up to `height` (each commit drops one, so this stays small). */
   private pruneUndo(height: number): void {
-    const end = cat(Uint8Array.from([F.UNDO]), u32(height + 1));
+    const end = concatBytes(Uint8Array.from([F.UNDO]), u32(height + 1));
     for (const key of this.db.getKeys({ start: Uint8Array.from([F.UNDO]), end })) void this.db.remove(key);
     // No rollback reaches below `height` any more: blocks there are final, their micro-blocks unneeded.
     for (const key of this.db.getKeys({ start: Uint8Array.from([F.MICRO]), end: microKey(height, 0) })) void this.db.remove(key);
   }
 
   private undoHeight(h: number): void {
-    const prefix = cat(Uint8Array.from([F.UNDO]), u32(h));
+    const prefix = concatBytes(Uint8Array.from([F.UNDO]), u32(h));
     const entries: Array<{ key: Uint8Array; value: Uint8Array }> = [];
-    for (const { key, value } of this.db.getRange({ start: prefix, end: cat(prefix, Uint8Array.from([0xff])) })) {
+    for (const { key, value } of this.db.getRange({ start: prefix, end: concatBytes(prefix, Uint8Array.from([0xff])) })) {
       entries.push({ key: Uint8Array.from(key), value: Uint8Array.from(value) });
     }
     for (const { key, value } of entries) {
@@ -663,7 +645,7 @@ export class Store implements StateView {
       if (kind === UNDO_VERSIONED) {
         const family = target[0]!;
         const id = target.subarray(1);
-        void this.db.remove(cat(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(h)));
+        void this.db.remove(concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(h)));
         const previous = this.versionedAt(family, id, h - 1);
         if (previous === undefined) void this.db.remove(target);
         else void this.db.put(target, previous);
@@ -703,7 +685,7 @@ export class Store implements StateView {
 }
 
 function balanceId(holder: Uint8Array, assetId: Uint8Array | null): Uint8Array {
-  return assetId === null ? idPart(holder) : cat(idPart(holder), assetId);
+  return assetId === null ? idPart(holder) : concatBytes(idPart(holder), assetId);
 }
 
 /**
@@ -734,7 +716,7 @@ function prefixEnd(prefix: Uint8Array): Uint8Array {
 }
 
 function assetHolderKey(assetId: Uint8Array, holder: Uint8Array): Uint8Array {
-  return cat(Uint8Array.from([F.ASSET_HOLDER]), idPart(assetId), holder);
+  return concatBytes(Uint8Array.from([F.ASSET_HOLDER]), idPart(assetId), holder);
 }
 
 const NO_FEATURES: ReadonlyMap<number, number> = new Map();
@@ -761,7 +743,7 @@ function decodeFeatureMap(b: Uint8Array): Map<number, number> {
 }
 
 function dataId(address: Uint8Array, key: string): Uint8Array {
-  return cat(idPart(address), utf8(key));
+  return concatBytes(idPart(address), utf8(key));
 }
 
 /** Writes of one height, each with its undo entry (recorded once per key and height). */
@@ -772,15 +754,15 @@ class HeightWriter {
   ) {}
 
   private undoKey(kind: number, target: Uint8Array): Uint8Array {
-    return cat(Uint8Array.from([F.UNDO]), u32(this.height), Uint8Array.from([kind]), target);
+    return concatBytes(Uint8Array.from([F.UNDO]), u32(this.height), Uint8Array.from([kind]), target);
   }
 
   /** Sets (or, with null, deletes) a versioned value at this height. */
   versioned(family: number, id: Uint8Array, value: Uint8Array | null): void {
-    const target = cat(Uint8Array.from([family]), id);
+    const target = concatBytes(Uint8Array.from([family]), id);
     const undo = this.undoKey(UNDO_VERSIONED, target);
     if (this.db.get(undo) === undefined) void this.db.put(undo, new Uint8Array(0));
-    void this.db.put(cat(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(this.height)), value ?? TOMBSTONE);
+    void this.db.put(concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(this.height)), value ?? TOMBSTONE);
     if (value === null) void this.db.remove(target);
     else void this.db.put(target, value);
   }
@@ -790,7 +772,7 @@ class HeightWriter {
     const undo = this.undoKey(UNDO_PLAIN, key);
     if (this.db.get(undo) === undefined) {
       const prior = this.db.get(key);
-      void this.db.put(undo, prior === undefined ? ABSENT : cat(PRESENT, prior));
+      void this.db.put(undo, prior === undefined ? ABSENT : concatBytes(PRESENT, prior));
     }
     void this.db.put(key, value);
   }

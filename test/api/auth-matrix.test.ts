@@ -26,10 +26,10 @@ import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { fastifyUrls, type AnyRoute } from '../../src/api/routing.js';
 import type { AuthMode } from '../../src/api/services.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
-import { WeError } from '../../src/crypto/errors.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { DESTRUCTIVE } from './fuzz-requests.js';
 import { documentedOperations, routeKey, SEED_ALIAS, SEED_ROUTES, seededNode, servedDocument, type SeededNode } from './seeded-node.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 const ADMIN_KEY = 'matrix admin key';
 const PRIVACY_KEY = 'matrix privacy key';

@@ -8,7 +8,6 @@
 import pino from 'pino';
 import type { DebugService, NodeControlService } from '../../src/api/services.js';
 import { DEFAULT_FEES, FEE_NAMES } from '../../src/chain/settings.js';
-import { genericError } from '../../src/protocol/errors.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { Store } from '../../src/state/store.js';
@@ -16,6 +15,7 @@ import type { StateView } from '../../src/state/view.js';
 import { NodeHealth } from '../../src/node/health.js';
 import { NodeLoggers } from '../../src/node/logging.js';
 import { AGENT_NAME, WEFT_VERSION } from '../../src/node/version.js';
+import { genericError } from '../../src/errors/catalogue.js';
 
 export interface FixtureNodeParts {
   readonly blocks: readonly Block[];

@@ -9,7 +9,6 @@ import { Alias, type Address } from '../../src/crypto/address.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { apiKeyHash } from '../../src/api/auth.js';
-import { missingSenderPrivateKey } from '../../src/api/errors.js';
 import { createApiServer } from '../../src/api/server.js';
 import type { AdminService, ApiServices, ApiSettings, BlockAt, ChainReader, PoolService, WalletService } from '../../src/api/services.js';
 import { activationStatus, ChainFeatures, SUPPORT_ALL_IMPLEMENTED } from '../../src/chain/features.js';
@@ -17,7 +16,6 @@ import { DEFAULT_FEES, type FunctionalitySettings, type PoaSettings } from '../.
 import { PoaConsensus } from '../../src/consensus/poa.js';
 import { generatingBalance } from '../../src/consensus/pos.js';
 import { Block, produceMicroBlock, signGenesisBlock, type GenesisSettings } from '../../src/protocol/blocks.js';
-import { genericError, WeError } from '../../src/protocol/errors.js';
 import type { JsonObject } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { MassTransfer } from '../../src/protocol/transactions/transfer.js';
@@ -28,6 +26,7 @@ import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { apiClient } from '../../src/api/client.js';
 import { tempDir } from '../support/tmp.js';
 import { fixtureNodeServices } from './fixture-node.js';
+import { genericError, missingSenderPrivateKey, WeError } from '../../src/errors/catalogue.js';
 
 export const protocol = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 

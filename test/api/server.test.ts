@@ -6,13 +6,14 @@ import { apiClient } from '../../src/api/client.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { openApiDocument, operationId } from '../../src/api/openapi.js';
 import { apiKeyHash, createAuthenticator } from '../../src/api/auth.js';
-import { blockDoesNotExist, errorBody, WeError, wrongJson } from '../../src/api/errors.js';
+import { errorBody } from '../../src/api/errors.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { fastifyUrls } from '../../src/api/routing.js';
 import { createApiServer, listen } from '../../src/api/server.js';
 import fc from 'fast-check';
 import { ADMIN_KEY, CONFIDENTIAL_KEY, MINER, PRIVACY_KEY, SECOND, fixtureChain, fixtureServer, protocol } from './fixture.js';
 import { expectError } from './inject.js';
+import { blockDoesNotExist, WeError, wrongJson } from '../../src/errors/catalogue.js';
 
 const NOT_FOUND = 'The requested resource could not be found.';
 

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, describe, it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
-import { WeError } from '../../src/crypto/errors.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { BIG_AMOUNT, FOURTH, MINER, NOW, OUTSIDER, SECOND, THIRD, fixtureServer, protocol, transfer } from './fixture.js';
 import { expectError } from './inject.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import type { Address } from '../../src/crypto/address.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
-import { WeError } from '../../src/crypto/errors.js';
 import { genesisTransactions, type GenesisParticipant, type GenesisSettings } from '../../src/protocol/blocks/genesis-block.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import type { RoleName } from '../../src/protocol/transactions/permissions.js';
@@ -18,6 +17,7 @@ import { applyTransaction, type AppliedTransaction, type TxContext } from '../..
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
 import { tempDir } from '../support/tmp.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 

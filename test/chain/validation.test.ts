@@ -3,9 +3,10 @@ import { describe, it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { exchangeTransaction, signOrder, type Order } from '../../src/protocol/transactions/exchange.js';
-import { applyTransaction, requiredFeatures, TransactionRejected } from '../../src/chain/validation.js';
+import { applyTransaction, requiredFeatures, } from '../../src/chain/validation.js';
 import { MutableState } from '../../src/state/view.js';
 import { alice, allFeaturesAt, assertRejected, blockTime, bob, carol, p, root, scf, TestChain, WEST, type Account } from './validation-fixture.js';
+import { TransactionRejected } from '../../src/errors/catalogue.js';
 
 const transfer = (c: TestChain, from: Account, amount: bigint, over: Record<string, unknown> = {}) =>
   c.tx(from, { type: 4, version: 2, recipient: bob.b58, amount, fee: 1_000_000n, attachment: '', ...over });

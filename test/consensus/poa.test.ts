@@ -1,17 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  addressString,
-  bannedMiners,
-  blockDescription,
-  microBlockWindow,
-  minerQueueAt,
-  minersAtHeight,
-  minersAtTimestamp,
-  minersWarningsAndBans,
-  planKeyBlock,
-  type FeatureActivation,
-} from '../../src/consensus/poa.js';
+import { addressString, bannedMiners, blockDescription, microBlockWindow, minerQueueAt, minersAtHeight, minersAtTimestamp, minersWarningsAndBans, planKeyBlock, type FeatureActivation } from '../../src/consensus/poa.js';
 import { FEATURE } from '../../src/chain/features.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { produceMicroBlock } from '../../src/protocol/blocks/micro-block.js';

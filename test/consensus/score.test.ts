@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { poaBlockScore, poaTimestampTerm, posBlockScore } from '../../src/consensus/score.js';
-import { WeError } from '../../src/protocol/errors.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 /**
  * Expected PoA scores. The first two are reference §4.5's examples; the rest were computed

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AddressScheme, Alias } from '../../src/crypto/address.js';
 import { decodeBase58, decodeBase64, encodeBase58, EncodingError } from '../../src/crypto/encoding.js';
-import { WeError } from '../../src/crypto/errors.js';
 import { createWavesSuite } from '../../src/crypto/waves.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 const suite = await createWavesSuite();
 const T = new AddressScheme('T'.charCodeAt(0), suite);

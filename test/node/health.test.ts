@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WeError } from '../../src/crypto/errors.js';
 import { FREE_SPACE_FATAL_BYTES, instantString, NodeHealth, type HealthSources } from '../../src/node/health.js';
 import { tempDir } from '../support/tmp.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 interface LogLine {
   level: string;

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decodeBase58 } from '../../src/crypto/encoding.js';
-import { WeError } from '../../src/protocol/errors.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { CallContract, type CallContractTransaction } from '../../src/protocol/transactions/contracts.js';
 import { scalaSetOrder } from '../../src/protocol/transactions/scala-set.js';
 import { callContractV6Fields, cases } from './cases/contracts.js';
 import { buildWithLibrary, envFor, libraryVerifies, MODES, ORACLE_RUNS, PHRASES, runCases, type OracleCase } from './harness.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 await runCases(cases);
 

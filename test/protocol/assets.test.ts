@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
-import { WeError } from '../../src/protocol/errors.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Burn, Issue } from '../../src/protocol/transactions/assets.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const kp = p.crypto.keyPairFromSeedPhrase('examples seed phrase for testing only please ignore');

@@ -9,7 +9,6 @@ import fc from 'fast-check';
 import { concatBytes, encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { ByteWriter } from '../../src/protocol/bytes.js';
-import { WeError } from '../../src/protocol/errors.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Transaction, type TxCodec } from '../../src/protocol/transactions/schema.js';
@@ -30,6 +29,7 @@ import {
   type ConsensusData,
   type UnsignedBlock,
 } from '../../src/protocol/blocks.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const miner = p.crypto.keyPairFromSeedPhrase('blocks test miner');

@@ -8,7 +8,6 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
-import { WeError } from '../../src/protocol/errors.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import {
@@ -20,6 +19,7 @@ import {
   type ExchangeData,
   type Order,
 } from '../../src/protocol/transactions/exchange.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 const waves = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const gost = await Protocol.create({ crypto: 'gost', chainId: 'T' });

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { WeError } from '../../src/protocol/errors.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import {
@@ -20,6 +19,7 @@ import {
   type ConsensusType,
   type GenesisSettings,
 } from '../../src/protocol/blocks.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 interface Fixture {
   'address-scheme-character': string;

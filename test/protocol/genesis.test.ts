@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
-import { WeError } from '../../src/protocol/errors.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import {
@@ -22,6 +21,7 @@ import {
   isGenesisType,
 } from '../../src/protocol/transactions/genesis.js';
 import { ROLES, roleFromByte, roleFromName, type RoleName } from '../../src/protocol/transactions/permissions.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'V' });
 const pT = await Protocol.create({ crypto: 'waves', chainId: 'T' });

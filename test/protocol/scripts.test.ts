@@ -6,22 +6,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decodeBase58, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
-import { WeError } from '../../src/protocol/errors.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
-import {
-  deserializeExpr,
-  E,
-  estimateComplexity,
-  functionCost,
-  MAX_SCRIPT_COMPLEXITY,
-  readScript,
-  scriptBytes,
-  serializeExpr,
-  type Expr,
-} from '../../src/protocol/script.js';
+import { deserializeExpr, E, estimateComplexity, functionCost, MAX_SCRIPT_COMPLEXITY, readScript, scriptBytes, serializeExpr, type Expr } from '../../src/protocol/script.js';
 import { SetAssetScript, SetScript } from '../../src/protocol/transactions/scripts.js';
 import { exprArb } from '../oracle/cases/scripts.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const gost = await Protocol.create({ crypto: 'gost', chainId: 'T' });

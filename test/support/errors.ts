@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { WeError } from '../../src/crypto/errors.js';
+import { WeError } from '../../src/errors/catalogue.js';
 
 /** Runs `f`, asserts it throws a WeError with WE code `code` (and message, field) and returns it. */
 export function expectWeError(f: () => unknown, code: number, message?: string | RegExp, field?: string): WeError {

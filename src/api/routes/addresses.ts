@@ -11,8 +11,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Address } from '../../crypto/address.js';
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
-import type { JsonPathError } from '../../crypto/errors.js';
-import { invalidPublicKey, WeError, withField } from '../../crypto/errors.js';
 import type { JsonObject } from '../../protocol/json.js';
 import { javaUtf8, readScript } from '../../protocol/script.js';
 import { scriptText } from '../../protocol/script-text.js';
@@ -29,18 +27,10 @@ import {
   readIntQueries,
   sortedDataEntries,
 } from '../account-reads.js';
-import {
-  customValidationError,
-  dataKeyNotExists,
-  invalidMessage,
-  invalidSignature,
-  requestedHeightDoesntExist,
-  tooBigArrayAllocation,
-  wrongJson,
-} from '../errors.js';
 import { nonNegativeInt, optionalQuery, positiveInt, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
+import { customValidationError, dataKeyNotExists, invalidMessage, invalidPublicKey, invalidSignature, type JsonPathError, requestedHeightDoesntExist, tooBigArray, WeError, withField, wrongJson } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
@@ -134,7 +124,7 @@ export const addressesRoutes = defineRoutes({ name: 'addresses', description: 'A
     params: { from: nonNegativeInt('First index (≥ 0)'), to: positiveInt('Last index (> 0)') },
     responses: { 200: A.AddressList, 400: err("199 bad index (`Invalid parameters: [...]`) or `Invalid interval`; 10 `to` − `from` > 1000") },
     handler: ({ params }, ctx) => {
-      if (params.to - params.from > MAX_SEQ_SPAN) throw tooBigArrayAllocation('to');
+      if (params.to - params.from > MAX_SEQ_SPAN) throw tooBigArray('to');
       if (params.to < params.from) throw customValidationError('Invalid interval', 'to');
       return ctx.services.wallet.addresses().slice(params.from, params.to + 1);
     },
@@ -211,7 +201,7 @@ export const addressesRoutes = defineRoutes({ name: 'addresses', description: 'A
       400: err('1 malformed body; 10 more than 1000 addresses'),
     },
     handler: ({ body }, ctx) => {
-      if (body.addresses.length > MAX_ADDRESSES_PER_REQUEST) throw tooBigArrayAllocation('addresses');
+      if (body.addresses.length > MAX_ADDRESSES_PER_REQUEST) throw tooBigArray('addresses');
       const valid: JsonObject[] = [];
       const invalid: JsonObject[] = [];
       for (const raw of body.addresses) {

@@ -3,10 +3,10 @@
  * address.
  */
 import * as A from '../account-schemas.js';
-import { aliasDoesNotExist } from '../errors.js';
 import { text } from '../params.js';
 import { defineRoutes, route } from '../routing.js';
 import * as S from '../schemas.js';
+import { aliasDoesNotExist } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 

@@ -12,7 +12,6 @@
  */
 import type { Address } from '../../crypto/address.js';
 import { decodeBase58, encodeBase58, EncodingError } from '../../crypto/encoding.js';
-import { genericError, invalidAssetId } from '../../protocol/errors.js';
 import { stringifyJson, type JsonObject } from '../../protocol/json.js';
 import { javaString, readScript } from '../../protocol/script.js';
 import { scriptText } from '../../protocol/script-text.js';
@@ -20,10 +19,11 @@ import type { AssetInfo } from '../../state/model.js';
 import type { StateView } from '../../state/view.js';
 import * as A from '../account-schemas.js';
 import { accountHolderJson, MAX_ADDRESSES_PER_REQUEST, readBooleanQuery } from '../account-reads.js';
-import { customValidationError, NOT_FOUND_TEXT, PlainTextReply, tooBigArrayAllocation } from '../errors.js';
+import { NOT_FOUND_TEXT, PlainTextReply } from '../errors.js';
 import { digitsInt, optionalQuery, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
+import { customValidationError, genericError, invalidAssetId, tooBigArray } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
@@ -232,7 +232,7 @@ export const assetsRoutes = defineRoutes({ name: 'assets', description: 'Assets:
     body: { schema: A.AddressesRequest, read: 'schema' },
     responses: { 200: A.ManyAccountsAssetBalances, 400: err('1 malformed body; 10 more than 1000 addresses; 102 the first invalid address') },
     handler: ({ body }, ctx) => {
-      if (body.addresses.length > MAX_ADDRESSES_PER_REQUEST) throw tooBigArrayAllocation('addresses');
+      if (body.addresses.length > MAX_ADDRESSES_PER_REQUEST) throw tooBigArray('addresses');
       const scheme = ctx.services.protocol.addresses;
       const addresses = body.addresses.map((raw, i) => scheme.parseAddress(raw, `addresses[${i}]`));
       const out: JsonObject = {};

@@ -5,12 +5,13 @@
  */
 import type { Block } from '../../protocol/blocks.js';
 import { encodeBase58 } from '../../crypto/encoding.js';
-import { blockDoesNotExist, blockAtHeightDoesNotExist, customValidationError, noBlockForHeight, noChildBlocks, tooBigArrayAllocation } from '../errors.js';
+import { noBlockForHeight, noChildBlocks } from '../errors.js';
 import { blockId, positiveInt, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
 import { blockJson, extendedBlockJson, headerJson, serializedBlockJson } from '../tx-json.js';
 import { Type } from '@sinclair/typebox';
+import { blockAtHeightDoesNotExist, blockDoesNotExist, customValidationError, tooBigArray } from '../../errors/catalogue.js';
 
 /** BlocksApiRoute.MaxBlocksPerRequest. */
 export const MAX_BLOCKS_PER_REQUEST = 100;
@@ -22,7 +23,7 @@ function checkRange(from: number, to: number, lessIsTooBig = false): void {
   const span = to - from;
   if (span >= 0 && span < MAX_BLOCKS_PER_REQUEST) return;
   if (to < from && !lessIsTooBig) throw customValidationError(`Invalid interval: end '${to}' less than start '${from}'`, 'to');
-  throw tooBigArrayAllocation('to');
+  throw tooBigArray('to');
 }
 
 function heights(from: number, to: number): number[] {

@@ -22,11 +22,10 @@ import { encodeBase58 } from '../../crypto/encoding.js';
 import { bannedMiners, minersAtHeight, minersAtTimestamp, minersWarningsAndBans, requirePoa } from '../../consensus/poa.js';
 import { posData } from '../../consensus/pos.js';
 import { blockScore } from '../../consensus/rules.js';
-import { genericError } from '../../protocol/errors.js';
-import { blockDoesNotExist } from '../errors.js';
 import { blockId, positiveInt, text, ValidIntProblem, type ParamSpec } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
+import { blockDoesNotExist, genericError } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 

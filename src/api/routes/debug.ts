@@ -15,11 +15,11 @@
  */
 import { Type } from '@sinclair/typebox';
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
-import { WeError } from '../../protocol/errors.js';
-import { blockAtHeightNotFoundText, customValidationError, routeNotFound, wrongJson } from '../errors.js';
+import { blockAtHeightNotFoundText, routeNotFound } from '../errors.js';
 import { base58Id, digitsInt, positiveInt, text, type QuerySpec } from '../params.js';
 import { defineRoutes, Reply, route } from '../routing.js';
 import * as S from '../schemas.js';
+import { customValidationError, WeError, wrongJson } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 const denied = err('2 API key missing or wrong');

@@ -19,4 +19,3 @@ import { utilsRoutes } from './utils.js';
 
 export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes] as const;
 
-export type RouteGroups = typeof ROUTE_GROUPS;

@@ -11,11 +11,11 @@
  */
 import { Type } from '@sinclair/typebox';
 import { encodeBase58 } from '../../crypto/encoding.js';
-import { customValidationError } from '../errors.js';
 import { optionalQuery, text } from '../params.js';
 import { defineRoutes, Reply, route } from '../routing.js';
 import * as S from '../schemas.js';
 import type { ExternalServiceName, LogLevelName, NodeConfigInfo } from '../services.js';
+import { customValidationError } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 

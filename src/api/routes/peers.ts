@@ -16,12 +16,12 @@
  */
 import { Type } from '@sinclair/typebox';
 import { encodeBase58 } from '../../crypto/encoding.js';
-import { customValidationError } from '../errors.js';
 import { text } from '../params.js';
 import { defineRoutes, route } from '../routing.js';
 import * as S from '../schemas.js';
 import type { ApiContext } from '../routing.js';
 import type { PeersService } from '../services.js';
+import { customValidationError } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 const denied = err('2 API key missing or wrong');

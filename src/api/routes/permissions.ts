@@ -14,11 +14,12 @@ import { encodeBase58 } from '../../crypto/encoding.js';
 import { ROLE_NAMES, ROLES, type RoleName } from '../../protocol/transactions/permissions.js';
 import { decidingOp, hasRole } from '../../state/permissions.js';
 import type { StateView } from '../../state/view.js';
-import { customValidationError, requestedHeightDoesntExist, routeNotFound } from '../errors.js';
+import { routeNotFound } from '../errors.js';
 import { positiveInt, text, type ParamSpec } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
 import { INT64 } from '../../protocol/bytes.js';
+import { customValidationError, requestedHeightDoesntExist } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 

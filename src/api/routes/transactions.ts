@@ -13,14 +13,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { decodeBase58 } from '../../crypto/encoding.js';
-import {
-  customValidationError,
-  illegalWatcherAction,
-  invalidSignature,
-  tooBigArrayAllocation,
-  transactionNotInBlockchain,
-  transactionNotInUtx,
-} from '../errors.js';
+import { transactionNotInBlockchain, transactionNotInUtx } from '../errors.js';
 import { address, base58Id, digitsInt, optionalQuery, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
@@ -28,6 +21,7 @@ import { checkCertificates, checkUnimplemented, feeAnswer, feeEstimateTransactio
 import { TxJsonReader } from '../tx-json.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { JsonObject } from '../../protocol/json.js';
+import { customValidationError, illegalWatcherAction, invalidSignature, tooBigArray } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
@@ -100,7 +94,7 @@ export const transactionsRoutes = defineRoutes({ name: 'transactions', descripti
       404: { description: '`after` is not a known transaction: `{"status":"error","details":"Transaction is not in blockchain"}`', schema: S.StatusDetails },
     },
     handler: ({ params, query }, ctx) => {
-      if (params.limit > ctx.services.settings.transactionsByAddressLimit) throw tooBigArrayAllocation('limit');
+      if (params.limit > ctx.services.settings.transactionsByAddressLimit) throw tooBigArray('limit');
       let after: Uint8Array | undefined;
       if (query.after !== undefined) {
         try {

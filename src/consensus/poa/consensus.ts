@@ -16,7 +16,6 @@
 import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
 import { FEATURE } from '../../chain/features.js';
 import type { PoaSettings } from '../../chain/settings.js';
-import { ValidationError, WeError, genericError } from '../../protocol/errors.js';
 import type { Block } from '../../protocol/blocks/block.js';
 import { NG_BLOCK_VERSION, LEGACY_GENESIS_BLOCK_VERSION, MODERN_GENESIS_BLOCK_VERSION } from '../../protocol/blocks/block.js';
 import { TxMicroBlock, type MicroBlock } from '../../protocol/blocks/micro-block.js';
@@ -25,6 +24,7 @@ import { type MutableState, type StateView } from '../../state/view.js';
 import { dropWarnings, hasWarnings, isBanned, warnOrBan, type BanHistoryMode, type BanRules } from './ban-history.js';
 import { addressString, banHistoryReader, findQueueAnchor, MinerQueue, selectMiner, type ChainHeaders, type QueueAnchor } from './queue.js';
 import { PoaRounds, type RoundTimestamps } from './rounds.js';
+import { blockFromFuture, genericError, microBlockOutOfBounds, WeError } from '../../errors/catalogue.js';
 
 /** Whether a feature is active at a height (the chain's feature activation). */
 export type FeatureActivation = (featureId: number, height: number) => boolean;
@@ -65,19 +65,6 @@ export interface PoaPostAction {
   /** The block's `overall-skipped-rounds`: the parent's plus skippedRounds. */
   readonly overallSkippedRounds: bigint;
 }
-
-/** WE's BlockFromFuture (rendered through its toString under 199). */
-export const blockFromFuture = (blockTimestamp: bigint, now: bigint): WeError =>
-  new ValidationError('BlockFromFuture', 199, `BlockFromFuture(rejected block timestamp is '${blockTimestamp}', but current timestamp is '${now}')`, 'timestamp');
-
-/** WE's OutOfTimestampBounds for a tx micro-block outside (roundStart, syncStart). */
-export const microBlockOutOfBounds = (timestamp: bigint, bound: bigint, side: 'start' | 'end'): WeError =>
-  new ValidationError(
-    'OutOfTimestampBounds',
-    199,
-    `Invalid TxMicroBlock timestamp '${timestamp}', it must be ${side === 'start' ? 'older' : 'earlier'} than '${bound}'`,
-    'timestamp',
-  );
 
 /** A block as WE's Block.toString prints it (used in validation messages). */
 export function blockDescription(block: Block): string {

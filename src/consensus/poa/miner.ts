@@ -13,11 +13,11 @@
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import { addressHasRole } from '../../state/permissions.js';
 import { type StateView } from '../../state/view.js';
-import { WeError, genericError } from '../../protocol/errors.js';
 import type { PoaConsensus } from './consensus.js';
 import { addressString, MinerQueue, type ChainHeaders } from './queue.js';
 import type { RoundTimestamps } from './rounds.js';
 import { bytesKey } from '../../crypto/encoding.js';
+import { genericError, WeError } from '../../errors/catalogue.js';
 
 export interface ForgingInput {
   /** The state at the tip. */

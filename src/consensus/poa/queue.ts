@@ -12,11 +12,11 @@
  * block after genesis goes to queue index 1.
  */
 import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
-import { genericError } from '../../protocol/errors.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import type { MinerBanEntry } from '../../state/model.js';
 import { roleHoldersAt } from '../../state/permissions.js';
 import { type StateView } from '../../state/view.js';
+import { genericError } from '../../errors/catalogue.js';
 
 /** What the consensus reads of the chain; heights count from 1 (genesis). */
 export interface ChainHeaders {

@@ -9,16 +9,12 @@
  * part of the state, so such a ban shows at once.
  */
 import type { ConsensusSettings } from '../../chain/settings.js';
-import { WeError, genericError } from '../../protocol/errors.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import type { StateView } from '../../state/view.js';
 import { isBanned } from './ban-history.js';
 import type { PoaConsensus } from './consensus.js';
 import { addressString, minerQueueAt, type ChainHeaders } from './queue.js';
-
-/** WE's RequestedHeightDoesntExist (310). */
-export const requestedHeightDoesntExist = (requested: number, current: number): WeError =>
-  new WeError('RequestedHeightDoesntExist', 310, `Requested height '${requested}' is greater than current state height '${current}'`, 'height');
+import { genericError, requestedHeightDoesntExist } from '../../errors/catalogue.js';
 
 /** WE's answer to the PoA-only routes on a PoS node (CustomValidationError 199). */
 export function requirePoa(settings: ConsensusSettings): void {

@@ -7,8 +7,8 @@
  * no new blocks. All arithmetic is Java `long` arithmetic: `/` and `%` truncate toward
  * zero, exactly as bigint does, so instants before G behave as in WE.
  */
-import { genericError } from '../../protocol/errors.js';
 import type { PoaSettings } from '../../chain/settings.js';
+import { genericError } from '../../errors/catalogue.js';
 
 export interface RoundTimestamps {
   readonly roundStart: bigint;

@@ -25,13 +25,13 @@ import { encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import type { Block } from '../../protocol/blocks/block.js';
 import { NG_BLOCK_VERSION } from '../../protocol/blocks/block.js';
 import { GENERATION_SIGNATURE_LENGTH, type ConsensusData, type PosConsensusData } from '../../protocol/blocks/consensus.js';
-import { ValidationError, WeError, genericError } from '../../protocol/errors.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import { addressHasRole } from '../../state/permissions.js';
 import type { StateView } from '../../state/view.js';
-import { blockDescription, blockFromFuture, MAX_TIME_DRIFT_MS, type FeatureActivation } from '../poa/consensus.js';
+import { blockDescription, MAX_TIME_DRIFT_MS, type FeatureActivation } from '../poa/consensus.js';
 import { decimalQuotientToDouble } from '../score.js';
+import { blockFromFuture, blockSignerNotMiner, genericError, WeError } from '../../errors/catalogue.js';
 
 /** GeneratingBalanceProvider.MinimalEffectiveBalance: 10 000 WEST. */
 export const MIN_GENERATING_BALANCE = 10_000n * 100_000_000n;
@@ -214,7 +214,7 @@ export class PosConsensus {
     const parentHeight = chain.height();
     const address = state.protocol.addresses.fromPublicKey(block.generator);
     if (!addressHasRole(state, address.bytes, ROLES.miner, block.timestamp) || addressHasRole(state, address.bytes, ROLES.banned, block.timestamp)) {
-      throw new ValidationError('PermissionError', 199, `Block signer '${address.toString()}' does not have miner permission`, 'generator');
+      throw blockSignerNotMiner(address.toString());
     }
     try {
       const balance = this.generatingBalance(address.bytes, parentHeight);

@@ -14,11 +14,11 @@
  */
 import type { ChainHeaders } from '../../chain/blockchain.js';
 import type { PosConsensusData } from '../../protocol/blocks/consensus.js';
-import { WeError } from '../../protocol/errors.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import { addressHasRole } from '../../state/permissions.js';
 import type { StateView } from '../../state/view.js';
 import { MIN_GENERATING_BALANCE, posData, type PosConsensus } from './consensus.js';
+import { WeError } from '../../errors/catalogue.js';
 
 const LONG_MAX = (1n << 63n) - 1n;
 

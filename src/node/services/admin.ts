@@ -2,10 +2,10 @@
  * The administrator's chain operations (`/debug/rollback`, `/debug/rollback-to`): rolling
  * back, the removed transactions going back to the pool only when asked.
  */
-import { blockDoesNotExist } from '../../api/errors.js';
 import type { AdminService } from '../../api/services.js';
 import type { Blockchain } from '../../chain/blockchain.js';
 import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
+import { blockDoesNotExist } from '../../errors/catalogue.js';
 
 export function adminService(chain: Blockchain): AdminService {
   return {

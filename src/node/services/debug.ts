@@ -12,7 +12,6 @@ import { microBlockWindow, planKeyBlock } from '../../consensus/poa.js';
 import { planPosKeyBlock } from '../../consensus/pos.js';
 import { PoaRules, poaHeaders, type PosRules } from '../../consensus/rules.js';
 import { bytesKey, equalBytes } from '../../crypto/encoding.js';
-import { WeError } from '../../protocol/errors.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { Store } from '../../state/store.js';
@@ -21,6 +20,7 @@ import type { NodeConfig } from '../config.js';
 import { renderNodeConfig } from '../config-render.js';
 import type { Keystore } from '../keystore.js';
 import type { LiquidBlockTracker } from './liquid-block.js';
+import { WeError } from '../../errors/catalogue.js';
 
 /** WE's GeneratingBalanceProvider.BalanceDepth: the mining balance is the smallest effective balance over this many blocks. */
 export const MINING_BALANCE_DEPTH = 1000;

@@ -14,7 +14,6 @@
  */
 import { concatBytes, encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
-import { DecodeError, genericError, ValidationError, WeError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
 import { executedInnerTx, isAtomic } from '../transactions/atomic.js';
@@ -30,6 +29,7 @@ import {
   type Vote,
 } from './consensus.js';
 import { checkFeatureVotes, featureVotesForProducing, featureVotesJsonOrder, MAX_FEATURES_IN_BLOCK } from './features.js';
+import { DecodeError, genericError, invalidSignature, WeError } from '../../errors/catalogue.js';
 
 export const LEGACY_GENESIS_BLOCK_VERSION = 1;
 export const PLAIN_BLOCK_VERSION = 2;
@@ -304,7 +304,7 @@ export class Block implements UnsignedBlock {
 
   /** Throws WE's InvalidSignature unless the block's signature verifies. */
   requireValidSignature(): this {
-    if (!this.hasValidSignature()) throw new ValidationError('InvalidSignature', 101, `invalid signature of block ${this.idBase58}`, 'signature');
+    if (!this.hasValidSignature()) throw invalidSignature('signature', `invalid signature of block ${this.idBase58}`);
     return this;
   }
 

@@ -11,9 +11,9 @@
  */
 import { concatBytes, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
-import { DecodeError, genericError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
+import { DecodeError, genericError } from '../../errors/catalogue.js';
 
 export const POS_TYPE_BYTE = 1;
 export const POA_TYPE_BYTE = 2;

@@ -5,8 +5,8 @@
  * of Play `JsNumber`s before writing it, so for five or more votes the JSON order is the
  * HashSet order of the JsNumbers' hashes — different again from the wire order.
  */
-import { genericError } from '../errors.js';
 import { scalaSetOrderBy, scalaShortSetOrder } from '../transactions/scala-set.js';
+import { genericError } from '../../errors/catalogue.js';
 
 export const MAX_FEATURES_IN_BLOCK = 64;
 export const SHORT_MIN = -0x8000;

@@ -12,13 +12,13 @@
 import type { Address } from '../../crypto/address.js';
 import { decodeBase58, encodeBase58, EncodingError } from '../../crypto/encoding.js';
 import { INT64 } from '../bytes.js';
-import { genericError } from '../errors.js';
 import type { Protocol } from '../protocol.js';
 import { genesisPermitTransaction, genesisRegisterNodeTransaction, genesisTransaction } from '../transactions/genesis.js';
 import { roleFromName, type RoleName } from '../transactions/permissions.js';
 import type { Transaction } from '../transactions/schema.js';
 import { Block, LEGACY_GENESIS_BLOCK_VERSION, MODERN_GENESIS_BLOCK_VERSION, type UnsignedBlock } from './block.js';
 import { GENERATION_SIGNATURE_LENGTH, type ConsensusData } from './consensus.js';
+import { genericError } from '../../errors/catalogue.js';
 
 export type ConsensusType = 'pos' | 'poa' | 'cft';
 

@@ -13,11 +13,11 @@
  */
 import { encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
-import { DecodeError, genericError, ValidationError, WeError } from '../errors.js';
 import type { Protocol } from '../protocol.js';
 import type { Transaction } from '../transactions/schema.js';
 import { Block, BLOCK_ID_LENGTH, NG_BLOCK_VERSION } from './block.js';
 import { expectConsensus, readVotes, Vote, writeVotes } from './consensus.js';
+import { DecodeError, genericError, invalidSignature, microBlockAppendError, WeError } from '../../errors/catalogue.js';
 
 export const TX_MICRO_BLOCK_VERSION = 3;
 export const TX_MICRO_BLOCK_MODIFIED_VERSION = 5;
@@ -32,9 +32,6 @@ export const MAX_VOTES_PER_MICRO_BLOCK = 500;
 export function isModifiedTotalSignVersion(version: number): boolean {
   return version === TX_MICRO_BLOCK_MODIFIED_VERSION || version === VOTE_MICRO_BLOCK_MODIFIED_VERSION;
 }
-
-/** WE's MicroBlockAppendError (reported to peers and logs, not to REST clients). */
-export const microBlockAppendError = (message: string): ValidationError => new ValidationError('MicroBlockAppendError', 199, message);
 
 interface MicroBlockHeader {
   readonly version: number;
@@ -104,7 +101,7 @@ abstract class MicroBlockBase implements MicroBlockHeader {
   /** Throws WE's InvalidSignature unless the micro-block's own signature verifies. */
   requireValidSignature(): this {
     if (!this.hasValidSignature()) {
-      throw new ValidationError('InvalidSignature', 101, `invalid signature of micro-block ${this.idBase58}`, 'signature');
+      throw invalidSignature('signature', `invalid signature of micro-block ${this.idBase58}`);
     }
     return this;
   }

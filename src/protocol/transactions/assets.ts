@@ -10,11 +10,11 @@
  * - Issue's JSON has `assetId` (= the transaction id) before its fields.
  * - Issue's `script`: absent or null is None, but "" is a script (and fails: empty).
  */
-import { invalidName, negativeAmount, tooBigArray, WeError } from '../errors.js';
 import { atomicBadgeSince, chainIdField, fee, sender, timestamp } from './common.js';
 import { ASSET_ID, BOOLEAN, BYTE, jsonLong, LONG } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
 import { checkScript, OPT_SCRIPT_STRICT, TEXT_BYTES } from './scripts.js';
+import { invalidName, negativeAmount, tooBigArray, WeError } from '../../errors/catalogue.js';
 
 export const MIN_ASSET_NAME_BYTES = 4;
 export const MAX_ASSET_NAME_BYTES = 16;
@@ -65,9 +65,6 @@ export const Issue = defineTx({
 });
 export type IssueData = DataOf<typeof issueFields>;
 export type IssueTransaction = Transaction<IssueData>;
-
-/** The asset an Issue creates: its id is the transaction id. */
-export const issuedAssetId = (tx: IssueTransaction): Uint8Array => tx.id;
 
 // ---------------------------------------------------------------------------
 // Reissue (5)

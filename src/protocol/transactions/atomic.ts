@@ -20,10 +20,10 @@
  */
 import type { Address } from '../../crypto/address.js';
 import { ByteWriter } from '../bytes.js';
-import { DecodeError, genericError, WeError } from '../errors.js';
 import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
 import { jsonObject, option, PUBLIC_KEY, shortList, type AtomicBadge, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, Transaction, type DataOf } from './schema.js';
+import { DecodeError, genericError, WeError } from '../../errors/catalogue.js';
 
 export const ATOMIC_TYPE = 120;
 export const EXECUTED_CONTRACT_TYPE = 105;

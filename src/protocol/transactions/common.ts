@@ -1,11 +1,11 @@
 /**
  * Fields most families share (WE's EssentialFields and the common optional ones).
  */
-import { genericError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
 import { BYTE, LONG, OPT_ASSET_ID, OPT_ATOMIC_BADGE, PUBLIC_KEY } from './fields.js';
 import { field, versioned } from './schema.js';
+import { genericError } from '../../errors/catalogue.js';
 
 export const sender = field('senderPublicKey', PUBLIC_KEY);
 export const fee = field('fee', LONG);

@@ -9,23 +9,10 @@
 import { decodeBase58, encodeBase58, type EncodingError } from '../../crypto/encoding.js';
 import { type Recipient } from '../../crypto/address.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
-import { contractTransactionTooBig, DecodeError, expected, genericError, WeError, wrongJson } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
 import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
-import {
-  COMMITMENT,
-  COMMITMENT_LENGTH,
-  CONTRACT_ENTRIES,
-  jsonByteStr,
-  MAX_EXECUTED_TX_BYTES,
-  MAX_ID_BASE58_LENGTH,
-  OPT_COMMITMENT,
-  OPT_SHORT_STRING,
-  scalaMapOrder,
-  validateCommitment,
-  validateContractEntries,
-} from './contracts-fields.js';
+import { COMMITMENT, COMMITMENT_LENGTH, CONTRACT_ENTRIES, jsonByteStr, MAX_EXECUTED_TX_BYTES, MAX_ID_BASE58_LENGTH, OPT_COMMITMENT, OPT_SHORT_STRING, scalaMapOrder, validateCommitment, validateContractEntries } from './contracts-fields.js';
 import {
   ASSET_ID_LENGTH,
   CONTRACT_DATA_ENTRY,
@@ -46,6 +33,7 @@ import {
 } from './fields.js';
 import { javaArrayHash } from './scala-set.js';
 import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction } from './schema.js';
+import { contractTransactionTooBig, DecodeError, expected, genericError, WeError, wrongJson } from '../../errors/catalogue.js';
 
 
 // ---------------------------------------------------------------------------

@@ -7,15 +7,6 @@
 import type { Address } from '../../crypto/address.js';
 import { base58Length, decodeBase58, decodeBase64, encodeBase58, encodeBase64, EncodingError } from '../../crypto/encoding.js';
 import {
-  DecodeError,
-  expected,
-  genericError,
-  invalidContractApiVersion,
-  ValidationError,
-  WeError,
-  wrongJson,
-} from '../errors.js';
-import {
   ADDRESS,
   addressSet,
   ASSET_ID_LENGTH,
@@ -33,6 +24,7 @@ import {
   type FieldType,
 } from './fields.js';
 import { scalaSetOrder, scalaSetOrderBy } from './scala-set.js';
+import { DecodeError, expected, genericError, invalidContractApiVersion, invalidContractId, invalidContractKeys, undecodableHash, unknownContractEngine, ValidationError, WeError, wrongJson } from '../../errors/catalogue.js';
 
 // ---------------------------------------------------------------------------
 // Limits (ContractTransactionValidation, ExecutableTransaction, ContractTransactionEntryOps)
@@ -151,17 +143,6 @@ export function forbiddenKeyChars(key: string): string | null {
   return String.fromCharCode(...scalaSetOrderBy(units, (u) => u, (u) => u));
 }
 
-/** WE's InvalidContractKeys (rendered by its toString under 199). */
-export function invalidContractKeys(keysAndChars: ReadonlyArray<readonly [string, string]>, field?: string): ValidationError {
-  const list = keysAndChars.map(([k, c]) => `${k} -> ${c}`).join('; ');
-  return new ValidationError(
-    'InvalidContractKeys',
-    199,
-    `Keys and invalid symbols in it: [${list}]\nAllowed characters are ascii non-control and lower and uppercase russian letters`,
-    field,
-  );
-}
-
 /**
  * validateParams / validateResults: forbidden characters, empty keys, duplicate keys, key
  * length — in that order. `what` is `Param` or `Result`.
@@ -190,7 +171,7 @@ export function validateCommitment(commitment: Uint8Array): void {
 
 /** WasmContractSupported.validateContractEngine (UnknownContractEngineError, rendered under 199). */
 export function validateContractEngine(engine: string): void {
-  if (engine !== 'docker' && engine !== 'wasm') throw new ValidationError('UnknownContractEngineError', 199, 'UnknownContractEngineError');
+  if (engine !== 'docker' && engine !== 'wasm') throw unknownContractEngine();
 }
 
 // ---------------------------------------------------------------------------
@@ -237,7 +218,7 @@ export const CONTRACT_ID: FieldType<Uint8Array> = {
   read: (r, _p, f) => r.shortBytes(f),
   fromJson: (j, _p, path) => {
     const text = jsonString(j, path);
-    const invalid = (): ValidationError => new ValidationError('InvalidContractId', 199, `Contract id '${text}' is invalid`, path);
+    const invalid = (): ValidationError => invalidContractId(text, path);
     if (text.length > MAX_ID_BASE58_LENGTH) throw invalid();
     try {
       return decodeBase58(text);
@@ -506,7 +487,7 @@ export function validateStoredContractHash(c: StoredContract): void {
 /** A Commitment read from Base58 JSON; a bad string is WE's InvalidHash rendered under 199. */
 function commitmentFromJson(j: unknown, path: string): Uint8Array {
   const text = jsonString(j, path);
-  const fail = (why: string): ValidationError => new ValidationError('InvalidHash', 199, `InvalidHash(Unable to decode base58: ${why})`, path);
+  const fail = (why: string): ValidationError => undecodableHash(why, path);
   if (text.length > MAX_ID_BASE58_LENGTH) throw fail(`the string is longer than ${MAX_ID_BASE58_LENGTH} characters`);
   try {
     return decodeBase58(text);

@@ -7,35 +7,12 @@
  * `createdContractId`) and CallContract V1's contractVersion (always 1, see
  * `calledContractVersion`).
  */
-import { contractTransactionTooBig } from '../errors.js';
 import { atomicBadgeSince, fee, sender, timestamp } from './common.js';
 import { ExecutedContract } from './contracts-executed.js';
-import {
-  COMMITMENT,
-  CONTRACT_API_VERSION,
-  CONTRACT_ENTRIES,
-  CONTRACT_ID,
-  FEE_ASSET_ID,
-  FEE_ASSET_ID_BYTESTR,
-  MAX_EXECUTABLE_TX_BYTES,
-  MERGED_ADDRESS_SET,
-  OPT_COMMITMENT,
-  OPT_SHORT_STRING,
-  PAYMENTS,
-  STORED_CONTRACT,
-  uniqueAddressSet,
-  validateCommitment,
-  validateContractEngine,
-  validateContractEntries,
-  validateContractName,
-  validateImage,
-  validateImageHash,
-  validateStoredContractHash,
-  validateValidationPolicy,
-  VALIDATION_POLICY,
-} from './contracts-fields.js';
+import { COMMITMENT, CONTRACT_API_VERSION, CONTRACT_ENTRIES, CONTRACT_ID, FEE_ASSET_ID, FEE_ASSET_ID_BYTESTR, MAX_EXECUTABLE_TX_BYTES, MERGED_ADDRESS_SET, OPT_COMMITMENT, OPT_SHORT_STRING, PAYMENTS, STORED_CONTRACT, uniqueAddressSet, validateCommitment, validateContractEngine, validateContractEntries, validateContractName, validateImage, validateImageHash, validateStoredContractHash, validateValidationPolicy, VALIDATION_POLICY } from './contracts-fields.js';
 import { BOOLEAN, INT, SHORT_STRING } from './fields.js';
 import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction } from './schema.js';
+import { contractTransactionTooBig } from '../../errors/catalogue.js';
 
 export * from './contracts-fields.js';
 export * from './contracts-executed.js';

@@ -7,10 +7,10 @@
  * DataTransactionEntryOps, in their order and with their errors.
  */
 import { encodeBase58 } from '../../crypto/encoding.js';
-import { genericError, tooBigArray } from '../errors.js';
 import { atomicBadgeSince, fee, sender, timestamp } from './common.js';
 import { DATA_ENTRY, dataEntryValueSize, jsonArray, optionalAssetIdType, PUBLIC_KEY, shortList, type DataEntry, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction } from './schema.js';
+import { genericError, tooBigArray } from '../../errors/catalogue.js';
 
 /** At most this many entries (DataValidation.MaxEntryCount). */
 export const MAX_DATA_ENTRIES = 100;

@@ -32,11 +32,11 @@
  */
 import { base58Length, decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
-import { DecodeError, expected, genericError, negativeAmount, ValidationError, wrongJson, WeError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
 import { jsonArray, jsonInt, jsonLong, jsonObject, jsonString } from './fields.js';
 import { checkProofs, readProofs, Transaction, writeProofs, type TxCodec } from './schema.js';
+import { DecodeError, expected, genericError, negativeAmount, orderValidationError, WeError, wrongJson } from '../../errors/catalogue.js';
 
 export type OrderType = 'buy' | 'sell';
 
@@ -309,7 +309,7 @@ const sameAsset = (a: Uint8Array | null, b: Uint8Array | null): boolean =>
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The first failing label of Order.isValid(atTime), or undefined. */
-export function orderValidationError(o: Order, atTime: bigint): string | undefined {
+export function orderProblem(o: Order, atTime: bigint): string | undefined {
   const a = o.amount;
   const pr = o.price;
   if (!(a > 0n)) return 'amount should be > 0';
@@ -332,7 +332,6 @@ export function orderValidationError(o: Order, atTime: bigint): string | undefin
 }
 
 /** WE's OrderValidationError: code 199 with the label. */
-const orderValidation = (message: string, field: string): ValidationError => new ValidationError('OrderValidationError', 199, message, field);
 
 /** ExchangeTransaction.validateExchangeParams, in WE's order. */
 export function validateExchange(d: ExchangeData): void {
@@ -350,10 +349,10 @@ export function validateExchange(d: ExchangeData): void {
   if (!sameAsset(buy.amountAsset, sell.amountAsset) || !sameAsset(buy.priceAsset, sell.priceAsset)) {
     throw genericError('Both orders should have same AssetPair', 'order2');
   }
-  const buyError = orderValidationError(buy, d.timestamp);
-  if (buyError !== undefined) throw orderValidation(buyError, 'order1');
-  const sellError = orderValidationError(sell, d.timestamp);
-  if (sellError !== undefined) throw orderValidation(sellError, 'order2');
+  const buyError = orderProblem(buy, d.timestamp);
+  if (buyError !== undefined) throw orderValidationError(buyError, 'order1');
+  const sellError = orderProblem(sell, d.timestamp);
+  if (sellError !== undefined) throw orderValidationError(sellError, 'order2');
   if (!(d.price <= buy.price && d.price >= sell.price)) throw genericError('priceIsValid', 'price');
 }
 

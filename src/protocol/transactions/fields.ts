@@ -9,9 +9,9 @@
 import { Address, Alias, ADDRESS_LENGTH, type Recipient } from '../../crypto/address.js';
 import { base58Length, decodeBase58, decodeBase64, encodeBase58, encodeBase64 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter, INT64 } from '../bytes.js';
-import { DecodeError, expected, genericError, WeError, wrongJson } from '../errors.js';
 import type { Protocol } from '../protocol.js';
 import { scalaSetOrder } from './scala-set.js';
+import { DecodeError, expected, genericError, invalidAddress, WeError, wrongJson } from '../../errors/catalogue.js';
 
 export interface FieldType<T> {
   /** The DSL name, for messages and docs. */
@@ -155,19 +155,6 @@ export const SHORT_STRING: FieldType<string> = {
   toJson: (v) => v,
 };
 
-/** SHORT_BYTE_ARRAY holding UTF-8 text (asset and script names and descriptions). */
-export const SHORT_TEXT_BYTES: FieldType<Uint8Array> = {
-  kind: 'SHORT_BYTE_ARRAY',
-  write: (w, v) => void w.shortBytes(v),
-  read: (r, _p, f) => r.shortBytes(f),
-  fromJson: (j, _p, path) => {
-    const bytes = utf8(jsonString(j, path));
-    checkShort(bytes.length, path);
-    return bytes;
-  },
-  toJson: (v) => fromUtf8(v),
-};
-
 /**
  * SHORT_BYTE_ARRAY given as Base58 in JSON (attachments): absent, null and "" are empty;
  * a bad or over-long string is GenericError(`error`).
@@ -181,17 +168,6 @@ export function shortBase58Bytes(error: string, maxBytes: number): FieldType<Uin
       if (j === undefined || j === null || j === '') return new Uint8Array(0);
       return base58Field(jsonString(j, path), error, maxBytes, path);
     },
-    toJson: (v) => encodeBase58(v),
-  };
-}
-
-/** SHORT_BYTE_STR: u16 length ‖ bytes, Base58 in JSON (contract and policy ids). */
-export function shortByteStr(error: string, maxBytes = 0xffff): FieldType<Uint8Array> {
-  return {
-    kind: 'SHORT_BYTE_STR',
-    write: (w, v) => void w.shortBytes(v),
-    read: (r, _p, f) => r.shortBytes(f),
-    fromJson: (j, _p, path) => base58Field(jsonString(j, path), error, maxBytes, path),
     toJson: (v) => encodeBase58(v),
   };
 }
@@ -288,7 +264,7 @@ export function readRecipient(r: ByteReader, p: Protocol, f: string): Recipient 
     r.pos = start;
     return wrap(f, () => p.addresses.aliasFromBytes(r.bytes(4 + n, f), f));
   }
-  throw new WeError('InvalidAddress', 102, `invalid address: Unknown address/alias version ${(version << 24) >> 24}`, f);
+  throw invalidAddress(`Unknown address/alias version ${(version << 24) >> 24}`, f);
 }
 
 /** ALIAS (CreateAlias): u16 length ‖ alias bytes; JSON is the bare name. */

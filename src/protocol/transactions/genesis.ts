@@ -16,12 +16,12 @@
 import type { Address } from '../../crypto/address.js';
 import { concatBytes, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
-import { DecodeError, genericError, invalidPublicKey, negativeAmount } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
 import { ADDRESS, jsonLong, jsonString, PUBLIC_KEY } from './fields.js';
 import { ROLES, roleFromByte, roleFromName, type RoleName } from './permissions.js';
 import { Transaction, type TxCodec } from './schema.js';
+import { DecodeError, genericError, invalidPublicKey, negativeAmount } from '../../errors/catalogue.js';
 
 // ---------------------------------------------------------------------------
 // Typed data

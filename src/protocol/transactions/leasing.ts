@@ -8,10 +8,10 @@
  */
 import { encodeBase58 } from '../../crypto/encoding.js';
 import { INT64 } from '../bytes.js';
-import { DecodeError, genericError, negativeAmount, overflowError } from '../errors.js';
 import { atomicBadgeSince, fee, sender, timestamp, validateChainId } from './common.js';
 import { base58Field, BYTE, jsonString, LONG, OPT_ASSET_ID, RECIPIENT, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
+import { DecodeError, genericError, negativeAmount, overflowError } from '../../errors/catalogue.js';
 
 const LEASING_ASSETS_UNSUPPORTED = 'requirement failed: Leasing assets is not supported yet';
 

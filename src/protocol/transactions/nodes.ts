@@ -6,10 +6,10 @@
  * shows it twice: `targetPubKey` (Base58 key, an additional field) and `target` (its address).
  */
 import { encodeBase58 } from '../../crypto/encoding.js';
-import { genericError } from '../errors.js';
 import { atomicBadgeSince, fee, sender, timestamp } from './common.js';
 import { NODE_NAME, OP_TYPE, PUBLIC_KEY } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
+import { genericError } from '../../errors/catalogue.js';
 
 /** WE's RegisterNodeValidation.NodeNameMaxLength (UTF-16 code units; the name must be shorter). */
 export const NODE_NAME_MAX_LENGTH = 100;

@@ -8,11 +8,11 @@
  * `target` and no `permissionOp`.
  */
 import { ByteWriter } from '../bytes.js';
-import { DecodeError, genericError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { atomicBadgeSince, fee, sender, timestamp } from './common.js';
 import { jsonLong, jsonObject, jsonString, RECIPIENT, type FieldType, type OpType } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
+import { DecodeError, genericError } from '../../errors/catalogue.js';
 
 // ---------------------------------------------------------------------------
 // Roles (WE's acl.Role)

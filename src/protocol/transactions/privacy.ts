@@ -16,10 +16,10 @@
  *    "Invalid feeAssetId"), and PolicyDataHash V3 reports a bad proof as "Invalid proof".
  */
 import { base58Length, decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
-import { genericError, WeError } from '../errors.js';
 import { atomicBadgeSince, fee, sender, timestamp } from './common.js';
 import { ADDRESS, bigList, jsonString, OP_TYPE, optionalAssetIdType, PUBLIC_KEY, SHORT_STRING, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, proofsFromJson, versioned, type DataOf, type Transaction } from './schema.js';
+import { genericError, WeError } from '../../errors/catalogue.js';
 
 /** WE's PolicyValidation.MaxPolicyNameLength (UTF-16 code units, inclusive). */
 export const MAX_POLICY_NAME_LENGTH = 100;

@@ -10,10 +10,10 @@
 import type { Address } from '../../crypto/address.js';
 import { base58Length, decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
-import { DecodeError, genericError, WeError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
 import { jsonArray, jsonString, type FieldType } from './fields.js';
+import { DecodeError, genericError, WeError } from '../../errors/catalogue.js';
 
 export const MAX_PROOFS = 8;
 export const MAX_PROOF_SIZE = 64;

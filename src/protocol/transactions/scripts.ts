@@ -7,22 +7,17 @@
  * the canonical bytes WE would re-serialize, so body bytes, ids and JSON match WE.
  */
 import { decodeBase64, encodeBase64, EncodingError } from '../../crypto/encoding.js';
-import { DecodeError, genericError } from '../errors.js';
 import type { Protocol } from '../protocol.js';
-import { javaString, javaUtf8, readScript, scriptParseError, type Script } from '../script.js';
+import { javaString, javaUtf8, readScript, type Script } from '../script.js';
 import { chainIdField, fee, sender, timestamp } from './common.js';
 import { ASSET_ID, jsonString, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
+import { DecodeError, genericError, scriptParseError } from '../../errors/catalogue.js';
 
 export { readScript, type Script } from '../script.js';
 
 // ---------------------------------------------------------------------------
 // Script fields
-
-/** The canonical bytes of a script given as bytes; throws WE's ScriptParseError. */
-export function validateScriptBytes(bytes: Uint8Array, p: Protocol, field = 'script'): Uint8Array {
-  return readScript(bytes, p, field).bytes;
-}
 
 /** Script.fromBase64String: optional `base64:` prefix, Java's decoder, then the reader. */
 export function scriptFromBase64(text: string, p: Protocol, field = 'script'): Script {

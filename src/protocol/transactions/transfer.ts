@@ -4,10 +4,10 @@
 import type { Recipient } from '../../crypto/address.js';
 import { encodeBase58 } from '../../crypto/encoding.js';
 import { INT64 } from '../bytes.js';
-import { genericError, insufficientFee, negativeAmount, overflowError, tooBigArray } from '../errors.js';
 import { atomicBadgeSince, fee, feeAssetIdSince, sender, timestamp } from './common.js';
 import { jsonArray, jsonLong, jsonObject, LONG, OPT_ASSET_ID, RECIPIENT, readRecipient, shortBase58Bytes, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
+import { genericError, insufficientFee, negativeAmount, overflowError, tooBigArray } from '../../errors/catalogue.js';
 
 export const MAX_ATTACHMENT_SIZE = 140;
 export const MAX_TRANSFER_COUNT = 100;

@@ -4,16 +4,17 @@
  * derived from the alias alone, so it is "already in the state".)
  */
 import { CreateAlias } from '../../protocol/transactions/alias.js';
-import { payFee, senderOf, stateError, type Applier } from './context.js';
+import { payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, type TransactionRules } from './rules.js';
+import { genericError } from '../../errors/catalogue.js';
 
 export const applyCreateAlias: Applier = (state, tx) => {
   if (!CreateAlias.is(tx)) throw new Error('applyCreateAlias: not a CreateAlias');
   const sender = senderOf(tx).bytes;
-  if (state.aliasesOf(sender).length > 0) throw stateError('Only one alias per address is allowed');
+  if (state.aliasesOf(sender).length > 0) throw genericError('Only one alias per address is allowed');
   const name = tx.data.alias.name;
-  if (state.aliasOwner(name) !== undefined) throw stateError('Alias already claimed');
+  if (state.aliasOwner(name) !== undefined) throw genericError('Alias already claimed');
   state.putAlias(name, sender);
   payFee(state, sender, tx);
   return undefined;

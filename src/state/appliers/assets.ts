@@ -8,17 +8,18 @@ import type { Transaction } from '../../protocol/transactions/schema.js';
 import { equalBytes, INT64 } from '../../protocol/bytes.js';
 import type { AssetInfo } from '../model.js';
 import type { StateView } from '../view.js';
-import { addressOf, payFee, senderOf, stateError, type Applier } from './context.js';
+import { addressOf, payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, namedAsset, ONE_WEST, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
+import { genericError } from '../../errors/catalogue.js';
 
 
 /** AssetOpsSupport.findAssetAndCheckCallerGrants. */
 function findAsset(state: StateView, tx: Transaction, assetId: Uint8Array, onlyIssuer: boolean): AssetInfo {
   const asset = state.asset(assetId);
-  if (asset === undefined) throw stateError('Referenced assetId not found');
+  if (asset === undefined) throw genericError('Referenced assetId not found');
   if (onlyIssuer && !equalBytes(addressOf(state, asset.issuer).bytes, senderOf(tx).bytes)) {
-    throw stateError('Asset was issued by other address');
+    throw genericError('Asset was issued by other address');
   }
   return asset;
 }
@@ -48,8 +49,8 @@ export const applyReissue: Applier = (state, tx, ctx) => {
   if (!Reissue.is(tx)) throw new Error('applyReissue: not a Reissue');
   const d = tx.data;
   const asset = findAsset(state, tx, d.assetId, true);
-  if (!asset.reissuable) throw stateError('Asset is not reissuable');
-  if (INT64.MAX - d.quantity < asset.volume && ctx.isFeatureActive(FEATURE.DATA_TRANSACTION)) throw stateError('Asset total value overflow');
+  if (!asset.reissuable) throw genericError('Asset is not reissuable');
+  if (INT64.MAX - d.quantity < asset.volume && ctx.isFeatureActive(FEATURE.DATA_TRANSACTION)) throw genericError('Asset total value overflow');
   const sender = senderOf(tx).bytes;
   state.putAsset(d.assetId, { ...asset, volume: asset.volume + d.quantity, reissuable: asset.reissuable && d.reissuable });
   state.addBalance(sender, d.assetId, d.quantity);
@@ -72,7 +73,7 @@ export const applySponsorFee: Applier = (state, tx) => {
   if (!SponsorFee.is(tx)) throw new Error('applySponsorFee: not a SponsorFee');
   const d = tx.data;
   const asset = findAsset(state, tx, d.assetId, true);
-  if (asset.script !== null) throw stateError('Cannot enable sponsorship for a smart asset');
+  if (asset.script !== null) throw genericError('Cannot enable sponsorship for a smart asset');
   const sender = senderOf(tx).bytes;
   state.putAsset(d.assetId, { ...asset, sponsorship: d.isEnabled });
   payFee(state, sender, tx);
@@ -82,9 +83,9 @@ export const applySponsorFee: Applier = (state, tx) => {
 export const applySetAssetScript: Applier = (state, tx) => {
   if (!SetAssetScript.is(tx)) throw new Error('applySetAssetScript: not a SetAssetScript');
   const d = tx.data;
-  if (d.script === null) throw stateError('Cannot set empty script');
+  if (d.script === null) throw genericError('Cannot set empty script');
   const asset = findAsset(state, tx, d.assetId, true);
-  if (asset.script === null) throw stateError('Cannot set script on an asset issued without a script');
+  if (asset.script === null) throw genericError('Cannot set script on an asset issued without a script');
   const sender = senderOf(tx).bytes;
   state.putAsset(d.assetId, { ...asset, script: d.script });
   payFee(state, sender, tx);

@@ -6,17 +6,18 @@
  */
 import { equalBytes } from '../../crypto/encoding.js';
 import { isAtomic } from '../../protocol/transactions/atomic.js';
-import { addressOf, payFee, senderOf, stateError, type Applier } from './context.js';
+import { addressOf, payFee, senderOf, type Applier } from './context.js';
 import { sameFeatures, TX_PACKAGE, ZERO_FEE, type TransactionRules } from './rules.js';
+import { genericError } from '../../errors/catalogue.js';
 
 export const applyAtomic: Applier = (state, tx, ctx) => {
   if (!isAtomic(tx)) throw new Error('applyAtomic: not an Atomic');
   const generator = ctx.blockGenerator;
   if (generator !== undefined) {
     const miner = tx.data.miner;
-    if (miner === null) throw stateError('Atomic transaction validation failed: miner is empty');
+    if (miner === null) throw genericError('Atomic transaction validation failed: miner is empty');
     if (!equalBytes(miner, generator)) {
-      throw stateError(
+      throw genericError(
         `Atomic transaction must be mined only by block creator: miner is '${addressOf(state, miner).toString()}', but block creator is '${addressOf(state, generator).toString()}'`,
       );
     }

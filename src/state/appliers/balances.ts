@@ -6,7 +6,7 @@
  */
 import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
 import { type MutableState, type StateView } from '../view.js';
-import { balanceErrors } from './context.js';
+import { balanceErrors } from '../../errors/catalogue.js';
 
 /** Spendable WEST: regular − lease-out. */
 export function availableBalance(state: StateView, address: Uint8Array): bigint {

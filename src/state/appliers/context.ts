@@ -1,18 +1,17 @@
 /**
- * What every applier shares: the context a transaction is applied in, the errors WE's
- * state differs raise (rendered as WE's ApiError.fromValidationError renders them, before
- * the chain layer wraps them into StateCheckFailed 112 and friends), and small helpers
- * (recipient resolution, fee payment).
+ * What every applier shares: the context a transaction is applied in and small helpers
+ * (recipient resolution, fee payment). The errors WE's state differs raise are in the
+ * error catalogue (errors/catalogue.ts); the chain layer wraps them into StateCheckFailed
+ * 112 and friends.
  *
  * The state layer knows nothing of the chain layer: feature activation and the nested
  * pipeline an atomic container needs for its inner transactions come in through
  * `ApplyContext` as plain functions.
  */
 import { Address, type Recipient } from '../../crypto/address.js';
-import { encodeBase58 } from '../../crypto/encoding.js';
-import { ValidationError } from '../../protocol/errors.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { MutableState, StateView } from '../view.js';
+import { aliasDoesNotExist } from '../../errors/catalogue.js';
 
 /**
  * What a transaction gives the block's miner, in WEST: sponsored asset fees count 1:1.
@@ -53,55 +52,6 @@ export interface ApplyContext {
 export type Applier = (state: MutableState, tx: Transaction, ctx: ApplyContext) => MinerFee | undefined;
 
 // ---------------------------------------------------------------------------
-// Errors raised while diffing, as fromValidationError renders them
-
-/** WE's GenericError. */
-export const stateError = (message: string, field?: string): ValidationError => new ValidationError('GenericError', 199, message, field);
-
-/** WE's AliasDoesNotExist (ApiError 302 outside the differ). */
-export const aliasDoesNotExist = (alias: string): ValidationError =>
-  new ValidationError('AliasDoesNotExist', 302, `alias '${alias}' doesn't exist`, undefined, 404);
-
-/** WE's AddressIsLastOfRole (ApiError 117). */
-export const addressIsLastOfRole = (address: string, role: string): ValidationError =>
-  new ValidationError('AddressIsLastOfRole', 117, `Trying to revoke role '${role}' from it's last owner: '${address}'`);
-
-/** WE's PermissionError, rendered with its Scala toString. */
-export const permissionError = (message: string): ValidationError => new ValidationError('PermissionError', 199, `PermissionError(${message})`);
-
-/** WE's ActivationError, rendered with its Scala toString. */
-export const activationError = (message: string): ValidationError => new ValidationError('ActivationError', 199, `ActivationError(${message})`);
-
-/** WE's AlreadyInTheState. */
-export const alreadyInTheState = (id: Uint8Array, height: number): ValidationError =>
-  new ValidationError('AlreadyInTheState', 199, `Transaction ${encodeBase58(id)} is already in the state on a height of ${height}`);
-
-/** WE's BalanceErrors (account part). */
-export const balanceErrors = (accountErrors: ReadonlyArray<readonly [string, string]>): ValidationError =>
-  new ValidationError('BalanceErrors', 199, `Account errors: ${accountErrors.map(([a, e]) => `${a} -> ${e}`).join(', ')}`);
-
-/** WE's privacy error kinds keep their own ApiError inside the differ. */
-export const policyDoesNotExist = (policyId: Uint8Array): ValidationError =>
-  new ValidationError('PolicyDoesNotExist', 612, `The requested policy ${encodeBase58(policyId)} does not exist`);
-
-export const policyDataHashAlreadyExists = (hash: Uint8Array): ValidationError =>
-  new ValidationError('PolicyDataHashAlreadyExists', 615, `The specified dataset with hash ${encodeBase58(hash)} was added earlier`);
-
-export const senderIsNotInPolicyRecipients = (sender: string): ValidationError =>
-  new ValidationError('SenderIsNotInPolicyRecipients', 199, `Sender '${sender}' is not in policy recipients`);
-
-/** Error kinds (WE's PrivacyError and ContractError families) that keep their own code when raised while diffing. */
-export const OWN_CODE_KINDS: ReadonlySet<string> = new Set([
-  'PolicyDoesNotExist',
-  'PolicyDataHashAlreadyExists',
-  'SenderIsNotInPolicyRecipients',
-  'ContractNotFound',
-  'ContractIsDisabled',
-  'ContractAlreadyDisabled',
-  'ContractTransactionTooBig',
-]);
-
-// ---------------------------------------------------------------------------
 // Helpers
 
 /** Address bytes of a public key. */
@@ -120,7 +70,7 @@ export function senderOf(tx: Transaction): Address {
 export function resolveRecipient(state: StateView, recipient: Recipient): Address {
   if (recipient instanceof Address) return recipient;
   const owner = state.aliasOwner(recipient.name);
-  if (owner === undefined) throw aliasDoesNotExist(recipient.toString());
+  if (owner === undefined) throw aliasDoesNotExist({ alias: recipient.toString() });
   return new Address(owner);
 }
 

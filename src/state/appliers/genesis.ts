@@ -5,26 +5,27 @@
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import type { GenesisData, GenesisPermitData, GenesisRegisterNodeData } from '../../protocol/transactions/genesis.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
-import { addressOf, stateError, type Applier } from './context.js';
+import { addressOf, type Applier } from './context.js';
 import { sameFeatures, TX_PACKAGE, ZERO_FEE, type TransactionRules } from './rules.js';
+import { genericError } from '../../errors/catalogue.js';
 
 export const applyGenesis: Applier = (state, tx, ctx) => {
-  if (ctx.height !== 1) throw stateError('GenesisTransaction cannot appear in non-initial block');
+  if (ctx.height !== 1) throw genericError('GenesisTransaction cannot appear in non-initial block');
   const d = (tx as Transaction<GenesisData>).data;
   state.addBalance(d.recipient.bytes, null, d.amount);
   return undefined;
 };
 
 export const applyGenesisPermit: Applier = (state, tx, ctx) => {
-  if (ctx.height !== 1) throw stateError('GenesisPermitTransaction cannot appear in non-initial block');
+  if (ctx.height !== 1) throw genericError('GenesisPermitTransaction cannot appear in non-initial block');
   const d = (tx as Transaction<GenesisPermitData>).data;
-  if (d.role === 'sender' && !ctx.senderRoleEnabled) throw stateError("The role 'Sender' is not allowed by network parameters");
+  if (d.role === 'sender' && !ctx.senderRoleEnabled) throw genericError("The role 'Sender' is not allowed by network parameters");
   state.addPermissionOp(d.target.bytes, { opType: 'add', role: ROLES[d.role], timestamp: d.timestamp, dueTimestamp: null });
   return undefined;
 };
 
 export const applyGenesisRegisterNode: Applier = (state, tx, ctx) => {
-  if (ctx.height !== 1) throw stateError('GenesisRegisterNodeTransaction cannot appear in non-initial block');
+  if (ctx.height !== 1) throw genericError('GenesisRegisterNodeTransaction cannot appear in non-initial block');
   const d = (tx as Transaction<GenesisRegisterNodeData>).data;
   state.putParticipant(addressOf(state, d.targetPublicKey).bytes, { publicKey: d.targetPublicKey, nodeName: null });
   return undefined;

@@ -5,9 +5,10 @@
  */
 import { equalBytes } from '../../crypto/encoding.js';
 import { Lease, LeaseCancel } from '../../protocol/transactions/leasing.js';
-import { addressOf, payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
+import { addressOf, payFee, resolveRecipient, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
+import { genericError } from '../../errors/catalogue.js';
 
 export const applyLease: Applier = (state, tx, ctx) => {
   if (!Lease.is(tx)) throw new Error('applyLease: not a Lease');
@@ -15,11 +16,11 @@ export const applyLease: Applier = (state, tx, ctx) => {
   const sender = senderOf(tx);
   const recipient = resolveRecipient(state, d.recipient);
   if (equalBytes(recipient.bytes, sender.bytes)) {
-    throw stateError(`Cannot lease to self. Sender address ${sender.toString()} equals to recipient address`);
+    throw genericError(`Cannot lease to self. Sender address ${sender.toString()} equals to recipient address`);
   }
   const balance = state.balance(sender.bytes, null);
   const leased = state.leaseBalance(sender.bytes);
-  if (balance - leased.out < d.amount) throw stateError(`Cannot lease more than own: Balance:${balance}, already leased: ${leased.out}`);
+  if (balance - leased.out < d.amount) throw genericError(`Cannot lease more than own: Balance:${balance}, already leased: ${leased.out}`);
   state.addLeaseBalance(sender.bytes, 0n, d.amount);
   state.addLeaseBalance(recipient.bytes, d.amount, 0n);
   state.putLease(tx.id, { sender: d.senderPublicKey, recipient: recipient.bytes, amount: d.amount, active: true, height: ctx.height });
@@ -31,10 +32,10 @@ export const applyLeaseCancel: Applier = (state, tx) => {
   if (!LeaseCancel.is(tx)) throw new Error('applyLeaseCancel: not a LeaseCancel');
   const d = tx.data;
   const lease = state.lease(d.leaseId);
-  if (lease === undefined) throw stateError('Related LeaseTransaction not found');
-  if (!lease.active) throw stateError('Cannot cancel already cancelled lease');
+  if (lease === undefined) throw genericError('Related LeaseTransaction not found');
+  if (!lease.active) throw genericError('Cannot cancel already cancelled lease');
   const canceller = senderOf(tx);
-  if (!equalBytes(addressOf(state, lease.sender).bytes, canceller.bytes)) throw stateError('LeaseTransaction was leased by other sender');
+  if (!equalBytes(addressOf(state, lease.sender).bytes, canceller.bytes)) throw genericError('LeaseTransaction was leased by other sender');
   state.addLeaseBalance(canceller.bytes, 0n, -lease.amount);
   state.addLeaseBalance(lease.recipient, -lease.amount, 0n);
   state.putLease(d.leaseId, { ...lease, active: false });

@@ -3,9 +3,10 @@
  * removing an absent one fails; a removal must leave at least 3 participants.
  */
 import { RegisterNode } from '../../protocol/transactions/nodes.js';
-import { addressOf, payFee, senderOf, stateError, type Applier } from './context.js';
+import { addressOf, payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
+import { genericError } from '../../errors/catalogue.js';
 
 /** RegisterNodeTransactionDiff.minNetworkParticipantsCount. */
 export const MIN_NETWORK_PARTICIPANTS = 3;
@@ -15,12 +16,12 @@ export const applyRegisterNode: Applier = (state, tx) => {
   const d = tx.data;
   const target = addressOf(state, d.target);
   const present = state.participant(target.bytes) !== undefined;
-  if (d.opType === 'add' && present) throw stateError(`Account '${target.toString()}' already presented in blockchain`);
+  if (d.opType === 'add' && present) throw genericError(`Account '${target.toString()}' already presented in blockchain`);
   if (d.opType === 'remove' && !present) {
-    throw stateError(`Account '${target.toString()}' is not present in blockchain, therefore not allowed to remove it`);
+    throw genericError(`Account '${target.toString()}' is not present in blockchain, therefore not allowed to remove it`);
   }
   if (d.opType === 'remove' && state.participants().length < MIN_NETWORK_PARTICIPANTS + 1) {
-    throw stateError(`Account '${target.toString()}' cannot be removed because number of participants will be less then '${MIN_NETWORK_PARTICIPANTS}'`);
+    throw genericError(`Account '${target.toString()}' cannot be removed because number of participants will be less then '${MIN_NETWORK_PARTICIPANTS}'`);
   }
   payFee(state, senderOf(tx).bytes, tx);
   state.putParticipant(target.bytes, d.opType === 'add' ? { publicKey: d.target, nodeName: d.nodeName } : null);

@@ -8,9 +8,10 @@ import { Permit, ROLES, type RoleName } from '../../protocol/transactions/permis
 import { decidingOp, isOpActive } from '../permissions.js';
 import type { PermissionOp } from '../model.js';
 import { type StateView } from '../view.js';
-import { addressIsLastOfRole, payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
+import { payFee, resolveRecipient, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
+import { addressIsLastOfRole, genericError } from '../../errors/catalogue.js';
 
 
 /** WE's NonEmptyRole: a role that must keep at least one holder, in role-byte order. */
@@ -65,20 +66,20 @@ export const applyPermit: Applier = (state, tx, ctx) => {
   const op = tx.data.permissionOp;
   const at = ctx.blockTimestamp;
   if (op.opType === 'remove' && op.dueTimestamp !== null) {
-    throw stateError('Due date should not be defined for PermitTransaction with OpType Remove');
+    throw genericError('Due date should not be defined for PermitTransaction with OpType Remove');
   }
-  if (op.dueTimestamp !== null && op.dueTimestamp <= at) throw stateError('Cannot add permission transaction that is already expired');
-  if (op.role === 'sender' && !ctx.senderRoleEnabled) throw stateError("The role 'Sender' is not allowed by network parameters");
+  if (op.dueTimestamp !== null && op.dueTimestamp <= at) throw genericError('Cannot add permission transaction that is already expired');
+  if (op.role === 'sender' && !ctx.senderRoleEnabled) throw genericError("The role 'Sender' is not allowed by network parameters");
   const target = resolveRecipient(state, tx.data.target);
   if (op.role !== 'contract_developer' && state.accountScript(target.bytes) !== null) {
-    throw stateError(`Account ${target.toString()} is scripted, so only the contract_developer role is allowed`);
+    throw genericError(`Account ${target.toString()} is scripted, so only the contract_developer role is allowed`);
   }
   const targetOps = state.permissionOps(target.bytes);
   const active = lastActive(targetOps, ROLES[op.role], at);
   if (op.opType === 'add' && active !== undefined && active.dueTimestamp === null && op.dueTimestamp === null) {
-    throw stateError('Cannot assign role that is already active');
+    throw genericError('Cannot assign role that is already active');
   }
-  if (op.opType === 'remove' && active === undefined) throw stateError('Cannot remove role that is already inactive');
+  if (op.opType === 'remove' && active === undefined) throw genericError('Cannot remove role that is already inactive');
   let mustKeep: RoleName[] = [];
   if (op.opType === 'add' && op.role === 'banned') {
     mustKeep = NON_EMPTY_ROLES.filter((role) => lastActive(targetOps, ROLES[role], at) !== undefined);
@@ -90,7 +91,7 @@ export const applyPermit: Applier = (state, tx, ctx) => {
     if (last !== undefined) throw addressIsLastOfRole(target.toString(), last);
   }
   if (op.role === 'contract_validator' && !ctx.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS)) {
-    throw stateError("Role 'contract_validator' will be available after contract validations feature activation");
+    throw genericError("Role 'contract_validator' will be available after contract validations feature activation");
   }
   const sender = senderOf(tx).bytes;
   payFee(state, sender, tx);

@@ -8,17 +8,10 @@ import type { Address } from '../../crypto/address.js';
 import { bytesKey, encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import { CreatePolicy, PolicyDataHash, policyNameTooLong, UpdatePolicy } from '../../protocol/transactions/privacy.js';
 import { type StateView } from '../view.js';
-import {
-  payFee,
-  policyDataHashAlreadyExists,
-  policyDoesNotExist,
-  senderIsNotInPolicyRecipients,
-  senderOf,
-  stateError,
-  type Applier,
-} from './context.js';
+import { payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
+import { genericError, policyDataHashAlreadyExists, policyDoesNotExist, senderIsNotInPolicyRecipients } from '../../errors/catalogue.js';
 
 
 
@@ -45,12 +38,12 @@ export const applyCreatePolicy: Applier = (state, tx) => {
   if (!CreatePolicy.is(tx)) throw new Error('applyCreatePolicy: not a CreatePolicy');
   const d = tx.data;
   const sender = senderOf(tx);
-  if (policyNameTooLong(d.policyName)) throw stateError('policy name is too long');
-  if (d.owners.length === 0) throw stateError('Policy without owners is invalid');
-  if (!d.owners.some((o) => equalBytes(o.bytes, sender.bytes))) throw stateError(`Sender '${sender.toString()}' is not owner for policy`);
-  if (state.policy(tx.id) !== undefined) throw stateError('Policy already exists');
+  if (policyNameTooLong(d.policyName)) throw genericError('policy name is too long');
+  if (d.owners.length === 0) throw genericError('Policy without owners is invalid');
+  if (!d.owners.some((o) => equalBytes(o.bytes, sender.bytes))) throw genericError(`Sender '${sender.toString()}' is not owner for policy`);
+  if (state.policy(tx.id) !== undefined) throw genericError('Policy already exists');
   const missing = unregistered(state, d.recipients);
-  if (missing.length > 0) throw stateError(`Recipients [${missing.map((a) => a.toString()).join('; ')}] is not registered in network`);
+  if (missing.length > 0) throw genericError(`Recipients [${missing.map((a) => a.toString()).join('; ')}] is not registered in network`);
   payFee(state, sender.bytes, tx);
   state.putPolicy(tx.id, { owners: unique(d.owners.map((a) => a.bytes)), recipients: unique(d.recipients.map((a) => a.bytes)) });
   return undefined;
@@ -60,27 +53,27 @@ export const applyUpdatePolicy: Applier = (state, tx) => {
   if (!UpdatePolicy.is(tx)) throw new Error('applyUpdatePolicy: not an UpdatePolicy');
   const d = tx.data;
   const sender = senderOf(tx);
-  if (d.policyId.length === 0) throw stateError('PolicyId could not be empty');
-  if (d.owners.length === 0 && d.recipients.length === 0) throw stateError('Invalid UpdatePolicyTransaction: empty owners and recipients');
+  if (d.policyId.length === 0) throw genericError('PolicyId could not be empty');
+  if (d.owners.length === 0 && d.recipients.length === 0) throw genericError('Invalid UpdatePolicyTransaction: empty owners and recipients');
   const policy = state.policy(d.policyId);
-  if (policy === undefined) throw policyDoesNotExist(d.policyId);
+  if (policy === undefined) throw policyDoesNotExist(encodeBase58(d.policyId));
   if (d.opType === 'add') {
     const missing = unregistered(state, d.recipients);
-    if (missing.length > 0) throw stateError(`Unaccepted recipients in policy update: [${missing.map((a) => a.toString()).join(', ')}]`);
+    if (missing.length > 0) throw genericError(`Unaccepted recipients in policy update: [${missing.map((a) => a.toString()).join(', ')}]`);
   }
   if (!contains(policy.owners, sender.bytes)) {
-    throw stateError(`Sender '${sender.toString()}' is not owner for policy with id '${encodeBase58(d.policyId)}'`);
+    throw genericError(`Sender '${sender.toString()}' is not owner for policy with id '${encodeBase58(d.policyId)}'`);
   }
   const txOwners = d.owners.map((a) => a.bytes);
   const txRecipients = d.recipients.map((a) => a.bytes);
   const owners = d.opType === 'add' ? unique([...policy.owners, ...txOwners]) : policy.owners.filter((o) => !contains(txOwners, o));
-  if (owners.length === 0) throw stateError('Forbidden to remove all policy owners');
+  if (owners.length === 0) throw genericError('Forbidden to remove all policy owners');
   if (d.opType === 'remove') {
     if (!txOwners.every((o) => contains(policy.owners, o)) || !txRecipients.every((r) => contains(policy.recipients, r))) {
-      throw stateError('Cannot remove owners or recipients that are absent from the policy');
+      throw genericError('Cannot remove owners or recipients that are absent from the policy');
     }
   } else if (txOwners.some((o) => contains(policy.owners, o)) || txRecipients.some((r) => contains(policy.recipients, r))) {
-    throw stateError('Cannot add owners or recipients that are already in the policy');
+    throw genericError('Cannot add owners or recipients that are already in the policy');
   }
   const recipients =
     d.opType === 'add' ? unique([...policy.recipients, ...txRecipients]) : policy.recipients.filter((r) => !contains(txRecipients, r));
@@ -93,11 +86,11 @@ export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
   if (!PolicyDataHash.is(tx)) throw new Error('applyPolicyDataHash: not a PolicyDataHash');
   const d = tx.data;
   const sender = senderOf(tx);
-  if (d.policyId.length === 0) throw stateError('PolicyId could not be empty');
-  if (d.dataHash.length === 0) throw stateError('Hash could not be empty');
+  if (d.policyId.length === 0) throw genericError('PolicyId could not be empty');
+  if (d.dataHash.length === 0) throw genericError('Hash could not be empty');
   const policy = state.policy(d.policyId);
-  if (policy === undefined) throw policyDoesNotExist(d.policyId);
-  if (state.hasPolicyDataHash(d.policyId, d.dataHash)) throw policyDataHashAlreadyExists(d.dataHash);
+  if (policy === undefined) throw policyDoesNotExist(encodeBase58(d.policyId));
+  if (state.hasPolicyDataHash(d.policyId, d.dataHash)) throw policyDataHashAlreadyExists(encodeBase58(d.dataHash));
   if (ctx.isFeatureActive(FEATURE.ATOMIC_TRANSACTIONS) && !contains(policy.recipients, sender.bytes)) {
     throw senderIsNotInPolicyRecipients(sender.toString());
   }

@@ -7,9 +7,10 @@ import { readScript, type Expr } from '../../protocol/script.js';
 import { SetScript } from '../../protocol/transactions/scripts.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import { activeRoles } from '../permissions.js';
-import { payFee, senderOf, stateError, type Applier } from './context.js';
+import { payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
+import { genericError } from '../../errors/catalogue.js';
 
 const SUPPORTED_SCRIPT_VERSIONS = new Set([1, 2]);
 /** The compiler context's variables of a V1 account script (SmartContractV1Utils.varNames). */
@@ -54,16 +55,16 @@ export const applySetScript: Applier = (state, tx, ctx) => {
   const d = tx.data;
   if (d.script !== null) {
     const version = d.script[0]!;
-    if (!SUPPORTED_SCRIPT_VERSIONS.has(version)) throw stateError(`Bad script version '${version}'`);
+    if (!SUPPORTED_SCRIPT_VERSIONS.has(version)) throw genericError(`Bad script version '${version}'`);
   }
   const sender = senderOf(tx).bytes;
   const roles = activeRoles(state.permissionOps(sender), d.timestamp).filter((r) => r !== ROLES.contract_developer);
-  if (roles.length > 0) throw stateError('Script cannot be assigned to an account with a role other than contract_developer!');
+  if (roles.length > 0) throw genericError('Script cannot be assigned to an account with a role other than contract_developer!');
   if (d.script !== null && !ctx.isFeatureActive(FEATURE.SMART_ACCOUNT_TRADING)) {
     const script = readScript(d.script, tx.protocol);
     if (script.version === 1) {
       const error = duplicateVarNameError(script.expr, V1_VAR_NAMES);
-      if (error !== undefined) throw stateError(error);
+      if (error !== undefined) throw genericError(error);
     }
   }
   state.putScript(sender, d.script);

@@ -3,23 +3,23 @@
  * and MassTransferTransactionDiff, with their checks in their order and their messages.
  */
 import { INT64 } from '../../protocol/bytes.js';
-import { overflowError } from '../../protocol/errors.js';
 import { MassTransfer, Transfer } from '../../protocol/transactions/transfer.js';
 import type { Address } from '../../crypto/address.js';
-import { payFee, resolveRecipient, senderOf, stateError, type Applier } from './context.js';
+import { payFee, resolveRecipient, senderOf, type Applier } from './context.js';
 import { FEATURE as F } from '../../protocol/features.js';
 import { featuresByVersion, namedAsset, TX_PACKAGE, west, type TransactionRules } from './rules.js';
+import { genericError, overflowError } from '../../errors/catalogue.js';
 
 export const applyTransfer: Applier = (state, tx) => {
   if (!Transfer.is(tx)) throw new Error('applyTransfer: not a Transfer');
   const d = tx.data;
   const recipient = resolveRecipient(state, d.recipient);
   // WE interpolates `if (isFee) "fee "` without an else branch: the Unit value prints as "()".
-  if (d.assetId !== null && state.asset(d.assetId) === undefined) throw stateError('Unissued ()asset id are not allowed');
+  if (d.assetId !== null && state.asset(d.assetId) === undefined) throw genericError('Unissued ()asset id are not allowed');
   if (d.feeAssetId !== null) {
     const feeAsset = state.asset(d.feeAssetId);
-    if (feeAsset === undefined) throw stateError('Unissued fee asset id are not allowed');
-    if (feeAsset.script !== null) throw stateError("Smart assets can't participate in TransferTransactions as a fee");
+    if (feeAsset === undefined) throw genericError('Unissued fee asset id are not allowed');
+    if (feeAsset.script !== null) throw genericError("Smart assets can't participate in TransferTransactions as a fee");
   }
   const sum = d.fee + d.amount;
   if (sum > INT64.MAX || sum < INT64.MIN) throw overflowError();
@@ -37,7 +37,7 @@ export const applyMassTransfer: Applier = (state, tx) => {
   const feeAssetId = d.feeAssetId ?? null;
   const assetIssued = d.assetId === null || state.asset(d.assetId) !== undefined;
   const feeAssetIssued = feeAssetId === null || state.asset(feeAssetId) !== undefined;
-  if (!assetIssued || !feeAssetIssued) throw stateError('Attempt to transfer a nonexistent asset');
+  if (!assetIssued || !feeAssetIssued) throw genericError('Attempt to transfer a nonexistent asset');
   const sender = senderOf(tx).bytes;
   let total = 0n;
   d.transfers.forEach((t, i) => {

@@ -5,16 +5,16 @@
  * chain rules (roles, features, fees) are WE's all the same.
  */
 import { FEATURE as F } from '../../protocol/features.js';
-import { unsupportedTransactionType } from '../../protocol/errors.js';
-import { stateError, type Applier } from './context.js';
+import { type Applier } from './context.js';
 import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, west, ZERO_FEE, type TransactionRules } from './rules.js';
+import { genericError, unsupportedTransactionType } from '../../errors/catalogue.js';
 
 export const applyExchange: Applier = () => {
   throw unsupportedTransactionType();
 };
 
 export const applyContractTransaction: Applier = (_state, tx) => {
-  throw stateError(
+  throw genericError(
     `Contract transactions are not supported yet: ${tx.codec.name} (type ${tx.type}) cannot be executed by this node, contract execution is not implemented`,
   );
 };

@@ -1,0 +1,342 @@
+/**
+ * The one catalogue of the errors a client can cause: WE's ApiError codes, the HTTP
+ * status WE answers each with and WE's message, with — beyond WE — the field it
+ * concerns. Every layer raises its errors through a factory here; the HTTP layer renders
+ * any WeError as WE's `{error, message}` body (api/errors.ts).
+ *
+ * It is the lowest layer (it imports nothing of the node): messages that quote ids take
+ * them already in Base58.
+ *
+ * Each domain has its class, to say where an error comes from: CryptoError (keys,
+ * addresses), ValidationError (reading and checking a transaction or block, and the state
+ * rules WE reports through ApiError.fromValidationError), TransactionRejected (a
+ * transaction refused by the admission pipeline, rendered as WE renders it), ApiError
+ * (the HTTP layer's own).
+ */
+
+/** One entry of WE's `validationErrors` map (Play's JsError.toJson shape). */
+export interface JsonPathError {
+  readonly path: string;
+  readonly messages: readonly string[];
+}
+
+export class WeError extends Error {
+  constructor(
+    /** WE's case name of the error, e.g. `InvalidAddress`, `GenericError`. */
+    readonly kind: string,
+    /** WE ApiError code (`error` in the response body). */
+    readonly code: number,
+    message: string,
+    /** JSON path or field name of the offending input, when known. */
+    readonly field?: string,
+    /** HTTP status WE uses for this code. */
+    readonly status: number = 400,
+    /** WrongJson's `validationErrors`. */
+    readonly jsonPathErrors?: readonly JsonPathError[],
+    /** Extra members of the error body (e.g. `tx` of StateCheckFailed 112). */
+    readonly extra?: Readonly<Record<string, unknown>>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  /** The same error attributed to a field, unless it already names one. */
+  at(field: string): this {
+    if (this.field !== undefined) return this;
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.assign(copy, this, { field });
+    copy.message = this.message;
+    copy.stack = this.stack;
+    return copy;
+  }
+}
+
+/** Runs f; a WeError it throws is attributed to `field` unless it already names one. */
+export function withField<T>(field: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw e instanceof WeError ? e.at(field) : e;
+  }
+}
+
+/** WE's crypto.internals.CryptoError family, mapped as ApiError.fromCryptoError does. */
+export class CryptoError extends WeError {}
+
+/** WE's transaction ValidationError family: reading, stateless and stateful checks. */
+export class ValidationError extends WeError {}
+
+/** Thrown for malformed binary input (P2P, blocks, stored bytes). */
+export class DecodeError extends ValidationError {
+  constructor(message: string, field?: string) {
+    super('GenericError', 199, message, field);
+  }
+}
+
+/** A transaction refused by the admission pipeline, as WE's ApiError.fromValidationError renders it (112, 303, 117, 6xx, …). */
+export class TransactionRejected extends WeError {}
+
+/** WE's ApiError, raised by the HTTP layer itself. */
+export class ApiError extends WeError {}
+
+const api = (kind: string, code: number, message: string, status = 400, field?: string): ApiError => new ApiError(kind, code, message, field, status);
+const invalid = (kind: string, code: number, message: string, field?: string, status = 400): ValidationError => new ValidationError(kind, code, message, field, status);
+
+// ---------------------------------------------------------------------------
+// 0–2: unknown, JSON, API keys
+
+/** 0: an unexpected failure (a bug). */
+export const unknownError = (): ApiError => api('Unknown', 0, 'Error is unknown', 500);
+
+/** Play JSON messages for the JSON type a reader expected. */
+export const expected = {
+  number: 'error.expected.jsnumber',
+  string: 'error.expected.jsstring',
+  boolean: 'error.expected.jsboolean',
+  array: 'error.expected.jsarray',
+  object: 'error.expected.jsobject',
+  long: 'error.expected.long',
+  int: 'error.expected.int',
+  byte: 'error.expected.byte',
+} as const;
+
+/** `obj.transfers[0].amount` → `transfers[0].amount`; the root (or no path) is the body. */
+function fieldOfPath(path: string | undefined): string {
+  const field = path?.replace(/^obj\.?/, '') ?? '';
+  return field === '' ? 'body' : field;
+}
+
+/**
+ * 1, WE's WrongJson: the body is not JSON, or a field is missing or has the wrong JSON type.
+ * Either one field's path inside the body (`fee`, `transfers(0).amount`; WE reports it as
+ * `obj.<path>`) with Play's message, or Play's list of path errors as they are.
+ */
+export function wrongJson(at?: string | readonly JsonPathError[], playMessage = 'error.path.missing'): ValidationError {
+  const message = 'failed to parse json message';
+  if (at === undefined) return new ValidationError('WrongJson', 1, message, undefined, 400, []);
+  if (typeof at === 'string') return new ValidationError('WrongJson', 1, message, at, 400, [{ path: `obj.${at}`, messages: [playMessage] }]);
+  return new ValidationError('WrongJson', 1, message, fieldOfPath(at[0]?.path), 400, at);
+}
+
+/** 1 for a body that is not JSON at all (`validationErrors: {}`). */
+export const bodyIsNotJson = (): ValidationError => wrongJson([]);
+
+/** 1 for a JSON body that is not an object where one is read. */
+export const bodyIsNotObject = (): ValidationError => wrongJson([{ path: 'obj', messages: [expected.object] }]);
+
+export const apiKeyNotValid = (): ApiError => api('ApiKeyNotValid', 2, 'Provided API key is not correct', 403, 'X-API-Key');
+export const privacyApiKeyNotValid = (): ApiError => api('PrivacyApiKeyNotValid', 614, 'Provided privacy API key is not correct', 403, 'X-API-Key');
+export const confidentialContractsApiKeyNotValid = (): ApiError =>
+  api('ConfidentialContractsApiKeyNotValid', 649, 'Provided ConfidentialContracts API key is not correct', 403, 'X-API-Key');
+
+// ---------------------------------------------------------------------------
+// 10–122: malformed values
+
+/** 10: a list or text longer than allowed (WE's TooBigArray, ApiError TooBigArrayAllocation). */
+export const tooBigArray = (field?: string): ValidationError => invalid('TooBigArray', 10, 'Too big sequences requested', field);
+
+/** 101: a signature (or a signature-sized id) that is malformed or does not verify. */
+export const invalidSignature = (field?: string, message = 'invalid signature'): ValidationError => invalid('InvalidSignature', 101, message, field);
+
+/** 102. */
+export const invalidAddress = (reason: string, field?: string): CryptoError => new CryptoError('InvalidAddress', 102, `invalid address: ${reason}`, field);
+
+/** 108. */
+export const invalidPublicKey = (reason: string, field?: string): CryptoError => new CryptoError('InvalidPublicKey', 108, `invalid public key: ${reason}`, field);
+
+/** 110. */
+export const invalidMessage = (field?: string): ApiError => api('InvalidMessage', 110, 'invalid message', 400, field);
+
+/** 111. */
+export const negativeAmount = (amount: bigint, of: string, field?: string): ValidationError => invalid('NegativeAmount', 111, `negative amount: ${amount} of ${of}`, field);
+
+/** 113. */
+export const overflowError = (field?: string): ValidationError => invalid('OverflowError', 113, 'overflow error', field);
+
+/** 115. */
+export const missingSenderPrivateKey = (field?: string): ApiError =>
+  api('MissingSenderPrivateKey', 115, 'no private key for sender address in wallet or provided password is incorrect', 400, field);
+
+/** 116. */
+export const invalidName = (field?: string): ValidationError => invalid('InvalidName', 116, 'invalid name', field);
+
+/** 118. */
+export const invalidAssetId = (message: string, field?: string): ValidationError => invalid('InvalidAssetId', 118, message, field);
+
+/** 121. */
+export const certificateParseError = (reason: string, field = 'certificates'): ApiError =>
+  api('CertificateParseError', 121, `Error while parsing a certificate: ${reason}`, 400, field);
+
+
+// ---------------------------------------------------------------------------
+// 199: WE's generic errors and the validation errors it renders with their toString
+
+/** WE's GenericError (free text). */
+export const genericError = (message: string, field?: string): ValidationError => invalid('GenericError', 199, message, field);
+
+/** WE's CustomValidationError (free text) raised by the HTTP layer; `status` for a transport refusal other than 400. */
+export const customValidationError = (message: string, field?: string, status = 400): ApiError => api('CustomValidationError', 199, message, status, field);
+
+/** WE's InsufficientFee has no ApiError of its own: it is rendered with its Scala toString under 199. */
+export const insufficientFee = (field?: string, msg = 'insufficient fee'): ValidationError => invalid('InsufficientFee', 199, `InsufficientFee(${msg})`, field);
+
+export const unsupportedTransactionType = (field?: string): ValidationError => invalid('UnsupportedTransactionType', 199, 'UnsupportedTransactionType', field);
+
+/** WE's PermissionError, rendered with its Scala toString. */
+export const permissionError = (message: string): ValidationError => invalid('PermissionError', 199, `PermissionError(${message})`);
+
+/** A PoS block signed by an account that may not mine (WE's PoS consensus check). */
+export const blockSignerNotMiner = (address: string): ValidationError =>
+  invalid('PermissionError', 199, `Block signer '${address}' does not have miner permission`, 'generator');
+
+/** WE's ActivationError, rendered with its Scala toString. */
+export const activationError = (message: string): ValidationError => invalid('ActivationError', 199, `ActivationError(${message})`);
+
+/** WE's AlreadyInTheState. */
+export const alreadyInTheState = (idBase58: string, height: number): ValidationError =>
+  invalid('AlreadyInTheState', 199, `Transaction ${idBase58} is already in the state on a height of ${height}`);
+
+/** WE's BalanceErrors (account part). */
+export const balanceErrors = (accountErrors: ReadonlyArray<readonly [string, string]>): ValidationError =>
+  invalid('BalanceErrors', 199, `Account errors: ${accountErrors.map(([a, e]) => `${a} -> ${e}`).join(', ')}`);
+
+export const senderIsNotInPolicyRecipients = (sender: string): ValidationError =>
+  invalid('SenderIsNotInPolicyRecipients', 199, `Sender '${sender}' is not in policy recipients`);
+
+/** WE's EmptySenderPKInDataTxError (a ValidationError rendered under 199 with its toString). */
+export const emptySenderPublicKeyInDataTx = (): ValidationError =>
+  invalid('EmptySenderPKInDataTxError', 199, 'Expected a non-empty senderPublicKey field, because author was not the same as sender', 'senderPublicKey');
+
+/** WE's BlockFromFuture (rendered through its toString under 199). */
+export const blockFromFuture = (blockTimestamp: bigint, now: bigint): ValidationError =>
+  invalid('BlockFromFuture', 199, `BlockFromFuture(rejected block timestamp is '${blockTimestamp}', but current timestamp is '${now}')`, 'timestamp');
+
+/** WE's OutOfTimestampBounds for a tx micro-block outside (roundStart, syncStart). */
+export const microBlockOutOfBounds = (timestamp: bigint, bound: bigint, side: 'start' | 'end'): ValidationError =>
+  invalid('OutOfTimestampBounds', 199, `Invalid TxMicroBlock timestamp '${timestamp}', it must be ${side === 'start' ? 'older' : 'earlier'} than '${bound}'`, 'timestamp');
+
+/** WE's MicroBlockAppendError. */
+export const microBlockAppendError = (message: string): ValidationError => invalid('MicroBlockAppendError', 199, message);
+
+/** WE's OrderValidationError of an exchange's order. */
+export const orderValidationError = (message: string, field: string): ValidationError => invalid('OrderValidationError', 199, message, field);
+
+/** WE's ScriptParseError (its Scala toString). */
+export const scriptParseError = (message: string, field?: string): ValidationError => invalid('ScriptParseError', 199, `ScriptParseError(${message})`, field);
+
+/** WE's InvalidContractKeys (rendered by its toString): each key with the characters it may not hold. */
+export const invalidContractKeys = (keysAndChars: ReadonlyArray<readonly [string, string]>, field?: string): ValidationError =>
+  invalid(
+    'InvalidContractKeys',
+    199,
+    `Keys and invalid symbols in it: [${keysAndChars.map(([k, c]) => `${k} -> ${c}`).join('; ')}]\nAllowed characters are ascii non-control and lower and uppercase russian letters`,
+    field,
+  );
+
+/** WE's UnknownContractEngineError. */
+export const unknownContractEngine = (): ValidationError => invalid('UnknownContractEngineError', 199, 'UnknownContractEngineError');
+
+/** WE's InvalidContractId. */
+export const invalidContractId = (text: string, field?: string): ValidationError => invalid('InvalidContractId', 199, `Contract id '${text}' is invalid`, field);
+
+/** WE's InvalidHash of a Base58 field that does not decode (rendered by its toString under 199). */
+export const undecodableHash = (why: string, field?: string): ValidationError => invalid('InvalidHash', 199, `InvalidHash(Unable to decode base58: ${why})`, field);
+
+/** Rule PKI-1: a method WE lists as unavailable while `node.crypto.pki.mode = ON` (WE's closed build's exact answer is not public; Weft answers CustomValidationError). */
+export const unavailableInPkiMode = (): ApiError =>
+  api('CustomValidationError', 199, "This method is not available when 'node.crypto.pki.mode' is 'ON'", 400, 'node.crypto.pki.mode');
+
+// ---------------------------------------------------------------------------
+// 112, 117, 303: what the admission pipeline renders
+
+/** 112: StateCheckFailed, with the transaction's JSON as `tx`. */
+export const stateCheckFailed = (reason: string, field: string | undefined, txJson: unknown): TransactionRejected =>
+  new TransactionRejected('StateCheckFailed', 112, `State check failed. Reason: ${reason}`, field, 400, undefined, { tx: txJson });
+
+/** 117: WE's AddressIsLastOfRole (the pipeline adds the transaction as `tx`). */
+export const addressIsLastOfRole = (address: string, role: string): ValidationError =>
+  invalid('AddressIsLastOfRole', 117, `Trying to revoke role '${role}' from it's last owner: '${address}'`);
+
+/** 303: WE's Mistiming. */
+export const mistiming = (message: string, field?: string): ValidationError => invalid('Mistiming', 303, message, field);
+
+/** WE's privacy and contract error kinds that keep their own code when raised while diffing state (the rest become 112). */
+export const OWN_CODE_KINDS: ReadonlySet<string> = new Set([
+  'PolicyDoesNotExist',
+  'PolicyDataHashAlreadyExists',
+  'SenderIsNotInPolicyRecipients',
+  'ContractNotFound',
+  'ContractIsDisabled',
+  'ContractAlreadyDisabled',
+  'ContractTransactionTooBig',
+]);
+
+/**
+ * A pipeline error as WE renders it for a transaction (ApiError.fromValidationError on a
+ * TransactionValidationError): 303 and the kinds with their own code as they are, 117 and
+ * everything else as 112 with the transaction; an inner transaction's rendered error
+ * (atomics) is wrapped again.
+ */
+export function transactionRejection(e: WeError, txJson: unknown): TransactionRejected {
+  if (e instanceof TransactionRejected) return stateCheckFailed(e.message, e.field, txJson);
+  if (e.kind === 'Mistiming') return new TransactionRejected('Mistiming', 303, e.message, e.field);
+  if (e.kind === 'AddressIsLastOfRole') return new TransactionRejected('AddressIsLastOfRole', 117, e.message, e.field, 400, undefined, { tx: txJson });
+  if (OWN_CODE_KINDS.has(e.kind)) return new TransactionRejected(e.kind, e.code, e.message, e.field, e.status);
+  return stateCheckFailed(e.message, e.field, txJson);
+}
+
+// ---------------------------------------------------------------------------
+// 301–310: what is not there
+
+/** 301 by id (Base58 of the decoded id). */
+export const blockDoesNotExist = (idBase58: string, field?: string): ApiError => api('BlockDoesNotExist', 301, `block with signature '${idBase58}' does not exist`, 404, field);
+
+/** 301 by height. */
+export const blockAtHeightDoesNotExist = (height: number, field?: string): ApiError => api('BlockDoesNotExist', 301, `block at height '${height}' does not exist`, 404, field);
+
+/** 302 for an alias (`alias:<c>:<name>`) or an address with no alias. */
+export const aliasDoesNotExist = (of: { readonly alias: string } | { readonly address: string }): ValidationError =>
+  invalid('AliasDoesNotExist', 302, 'alias' in of ? `alias '${of.alias}' doesn't exist` : `alias for address '${of.address}' doesn't exist`, undefined, 404);
+
+export const dataKeyNotExists = (key: string): ApiError => api('DataKeyNotExists', 304, `no data for this key: ${key}`, 404, 'key');
+
+export const scriptCompilerError = (message: string, field = 'script'): ApiError => api('ScriptCompilerError', 305, message, 400, field);
+
+export const requestedHeightDoesntExist = (requested: number, current: number): ApiError =>
+  api('RequestedHeightDoesntExist', 310, `Requested height '${requested}' is greater than current state height '${current}'`, 400, 'height');
+
+// ---------------------------------------------------------------------------
+// 6xx: contracts, privacy, auth, node services
+
+/** 604. */
+export const contractTransactionTooBig = (actual: number, max: number, field?: string): ValidationError =>
+  invalid('ContractTransactionTooBig', 604, `Contract transaction too big, actual size ${actual} bytes, expected size ${max} bytes`, field);
+
+/** 611. `actual` is -1 when the size is not known in advance (chunked body). */
+export const httpEntityTooBig = (actual: number, max: number): ApiError =>
+  api('HttpEntityTooBig', 611, `HttpEntity too big, actual size '${actual}' bytes, max size '${max}' bytes`, 400, 'body');
+
+/** 612 (Base58 policy id). */
+export const policyDoesNotExist = (policyIdBase58: string): ValidationError => invalid('PolicyDoesNotExist', 612, `The requested policy ${policyIdBase58} does not exist`);
+
+/** 615 (Base58 data hash). */
+export const policyDataHashAlreadyExists = (hashBase58: string): ValidationError =>
+  invalid('PolicyDataHashAlreadyExists', 615, `The specified dataset with hash ${hashBase58} was added earlier`);
+
+export const missingAuthorizationMetadata = (): ApiError => api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401, 'Authorization');
+export const authTokenExpired = (): ApiError => api('AuthTokenExpired', 619, 'Authorization error. Token expired', 401, 'Authorization');
+export const cantParseJwtClaims = (): ApiError => api('CantParseJwtClaims', 620, "Authorization error. Can't parse JWT token claims", 400, 'Authorization');
+/** 621; WE prints the role's Scala object name (e.g. `Administrator`), with a trailing space. */
+export const noRequiredAuthRole = (role: string): ApiError => api('NoRequiredAuthRole', 621, `Authorization error. No expected role '${role}' `, 403, 'Authorization');
+export const invalidTokenError = (): ApiError => api('InvalidTokenError', 622, 'Authorization error. Invalid token', 401, 'Authorization');
+export const invalidContractKeysFilter = (regex: string): ApiError => api('InvalidContractKeysFilter', 629, `Keys filter parameter has invalid regex pattern '${regex}'`, 400, 'matches');
+export const invalidNodeOwnerAddress = (): ApiError => api('InvalidNodeOwnerAddress', 636, 'Authorization error. Invalid node owner address', 403, 'Authorization');
+export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisabled', 637, `Service '${name}' is disabled`, 404, 'service');
+
+/** 638. */
+export const illegalWatcherAction = (): ApiError => api('IllegalWatcherActionError', 638, "Sending transactions or data is disabled for node in 'Watcher' mode", 403);
+
+export const healthCheckError = (message: string): ApiError => api('HealthCheckError', 640, message, 503);
+
+/** 645. */
+export const invalidContractApiVersion = (message: string, field?: string): ValidationError => invalid('InvalidContractApiVersion', 645, message, field);
