@@ -19,6 +19,7 @@ import {
   WeError,
   wrongJson,
 } from './errors.js';
+import { registerExplorer } from './explorer.js';
 import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
 import { openApiDocument } from './openapi.js';
 import { ROUTE_GROUPS } from './routes/index.js';
@@ -147,6 +148,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   });
 
   registerRoutes(app, groups, ctx, auth);
+  registerExplorer(app);
 
   // Documentation: the generated document, Swagger UI, WE's redirects.
   const document = openApiDocument(groups, auth, { title: 'Weft node REST API', version: options.version ?? '1.14-compatible' });
