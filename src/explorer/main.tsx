@@ -7,7 +7,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { NodeApi } from './api.js';
 import { Card } from './components.js';
 import { ApiContext, useApi, useConnection } from './hooks.js';
+import { AddressPage } from './pages/address.js';
+import { AssetPage } from './pages/asset.js';
+import { BlockPage } from './pages/block.js';
 import { LivePage } from './pages/live.js';
+import { SearchPage } from './pages/search.js';
+import { TransactionPage } from './pages/transaction.js';
 import { href, parseRoute, type Route } from './routes.js';
 
 function useHash(): string {
@@ -27,6 +32,16 @@ function Page({ route }: { route: Route }): JSX.Element {
   switch (route.page) {
     case 'live':
       return <LivePage />;
+    case 'block':
+      return <BlockPage reference={route.ref} />;
+    case 'tx':
+      return <TransactionPage id={route.id} />;
+    case 'address':
+      return <AddressPage address={route.address} after={route.after} />;
+    case 'asset':
+      return <AssetPage id={route.id} />;
+    case 'search':
+      return <SearchPage query={route.query} />;
     default:
       return (
         <Card>
