@@ -10,7 +10,9 @@ import { ApiContext, useApi, useConnection } from './hooks.js';
 import { AddressPage } from './pages/address.js';
 import { AssetPage } from './pages/asset.js';
 import { BlockPage } from './pages/block.js';
+import { ContractPage } from './pages/contract.js';
 import { LivePage } from './pages/live.js';
+import { PolicyPage } from './pages/policy.js';
 import { SearchPage } from './pages/search.js';
 import { TransactionPage } from './pages/transaction.js';
 import { href, parseRoute, type Route } from './routes.js';
@@ -40,6 +42,10 @@ function Page({ route }: { route: Route }): JSX.Element {
       return <AddressPage address={route.address} after={route.after} />;
     case 'asset':
       return <AssetPage id={route.id} />;
+    case 'policy':
+      return <PolicyPage id={route.id} />;
+    case 'contract':
+      return <ContractPage id={route.id} />;
     case 'search':
       return <SearchPage query={route.query} />;
     default:
