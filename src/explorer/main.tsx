@@ -12,6 +12,7 @@ import { AssetPage } from './pages/asset.js';
 import { BlockPage } from './pages/block.js';
 import { ContractPage } from './pages/contract.js';
 import { LivePage } from './pages/live.js';
+import { NetworkPage } from './pages/network.js';
 import { PolicyPage } from './pages/policy.js';
 import { SearchPage } from './pages/search.js';
 import { TransactionPage } from './pages/transaction.js';
@@ -34,6 +35,8 @@ function Page({ route }: { route: Route }): JSX.Element {
   switch (route.page) {
     case 'live':
       return <LivePage />;
+    case 'network':
+      return <NetworkPage />;
     case 'block':
       return <BlockPage reference={route.ref} />;
     case 'tx':
@@ -48,11 +51,11 @@ function Page({ route }: { route: Route }): JSX.Element {
       return <ContractPage id={route.id} />;
     case 'search':
       return <SearchPage query={route.query} />;
-    default:
+    case 'unknown':
       return (
         <Card>
           <p>
-            No page “{route.page === 'unknown' ? route.path : route.page}” here. <a href={href.live()}>Back to the live chain</a>.
+            No page “{route.path}” here. <a href={href.live()}>Back to the live chain</a>.
           </p>
         </Card>
       );
