@@ -16,24 +16,25 @@ export interface StepSeries {
 }
 
 /**
- * Transactions per second of each block of the last WINDOW_MS before `nodeNow`: its
- * transactions over the time until the next key block (the liquid block: until now, at
- * least a second). The last value is held until now.
+ * Transactions per second of each final block of the last WINDOW_MS before `nodeNow`: its
+ * transactions over the time until the next key block. The last header is the liquid
+ * block, still growing: it only ends the last step (a rate of a block in the making would
+ * swing with each micro-block).
  */
 export function txRateSeries(headers: readonly BlockHeader[], nodeNow: number): StepSeries {
   const times: number[] = [];
   const values: number[] = [];
   const since = nodeNow - WINDOW_MS;
-  headers.forEach((h, i) => {
+  headers.slice(0, -1).forEach((h, i) => {
     const start = Number(toBigInt(h.timestamp));
-    const next = headers[i + 1];
-    const end = next === undefined ? nodeNow : Number(toBigInt(next.timestamp));
+    const end = Number(toBigInt(headers[i + 1]!.timestamp));
     if (end < since) return;
     times.push(start / 1000);
     values.push(h.transactionCount / Math.max(1, (end - start) / 1000));
   });
-  if (times.length > 0) {
-    times.push(nodeNow / 1000);
+  const liquid = headers[headers.length - 1];
+  if (times.length > 0 && liquid !== undefined) {
+    times.push(Number(toBigInt(liquid.timestamp)) / 1000);
     values.push(values[values.length - 1]!);
   }
   return { times, values };

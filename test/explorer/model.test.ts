@@ -102,14 +102,15 @@ describe('page links and search', () => {
 });
 
 describe('live chain figures', () => {
-  it('transactions per second: each block over the time to the next, the liquid block until now', () => {
+  it('transactions per second: each final block over the time to the next key block', () => {
     const now = 1_000_000_000_000;
     const headers = [header(10, now - WINDOW_MS - 10_000, 'a', 0, 50), header(11, now - 10_000, 'a', 0, 20), header(12, now - 5_000, 'a', 0, 10), header(13, now - 500, 'a', 0, 3)];
     const series = txRateSeries(headers, now);
-    // Block 10 ended before the window's start only at 11's time, which is inside it.
-    assert.deepEqual(series.times, [(now - WINDOW_MS - 10_000) / 1000, (now - 10_000) / 1000, (now - 5_000) / 1000, (now - 500) / 1000, now / 1000]);
-    assert.deepEqual(series.values, [50 / (WINDOW_MS / 1000), 20 / 5, 10 / 4.5, 3, 3]);
-    assert.deepEqual(txRateSeries([header(1, now - 2 * WINDOW_MS, 'a', 0, 9), header(2, now - WINDOW_MS - 1, 'a', 0, 1)], now).times.length, 2, 'a block that ended before the window is left out');
+    // Block 10 ends inside the window; the liquid block 13 only ends the last step.
+    assert.deepEqual(series.times, [(now - WINDOW_MS - 10_000) / 1000, (now - 10_000) / 1000, (now - 5_000) / 1000, (now - 500) / 1000]);
+    assert.deepEqual(series.values, [50 / (WINDOW_MS / 1000), 20 / 5, 10 / 4.5, 10 / 4.5]);
+    assert.equal(txRateSeries([header(1, now - 2 * WINDOW_MS, 'a', 0, 9), header(2, now - WINDOW_MS - 1, 'a', 0, 1), header(3, now, 'a', 0, 1)], now).times.length, 2, 'a block that ended before the window is left out');
+    assert.deepEqual(txRateSeries([header(1, now, 'a', 0, 5)], now), { times: [], values: [] }, 'nothing final yet');
     assert.deepEqual(txRateSeries([], now), { times: [], values: [] });
   });
 

@@ -30,7 +30,10 @@ interface FeedItem {
   readonly kind: 'key' | 'micro';
   readonly header: BlockHeader;
   readonly txDelta: number;
-  readonly sizeDelta: number;
+  /** Bytes added; unknown for micro-blocks seen together with their key block. */
+  readonly sizeDelta: number | undefined;
+  /** Several micro-blocks seen at once (right after their key block). */
+  readonly merged?: boolean;
   /** When the page saw it (ms, page clock). */
   readonly seenAt: number;
 }
@@ -101,15 +104,16 @@ function Feed({ items, now }: { items: readonly FeedItem[]; now: number }): JSX.
     <ul class="feed" data-testid="feed">
       {items.map((item) => (
         <li key={item.key} class={now - item.seenAt < 1500 ? 'fresh' : ''} data-kind={item.kind} data-height={item.header.height}>
-          {item.kind === 'key' ? <strong>Key block</strong> : <span>Micro-block</span>}
+          {item.kind === 'key' ? <strong>Key block</strong> : <span>{item.merged === true ? 'Micro-blocks' : 'Micro-block'}</span>}
           <BlockLink height={item.header.height} />
           {item.kind === 'key' ? (
             <span class="small">
-              by <AddressLink address={item.header.generator} short />, {item.header.transactionCount} tx, {formatBytes(item.header.blocksize)}
+              by <AddressLink address={item.header.generator} short />
+              {item.sizeDelta !== undefined && `, no transactions, ${formatBytes(item.sizeDelta)}`}
             </span>
           ) : (
             <span class="small">
-              +{item.txDelta} tx, +{formatBytes(item.sizeDelta)} → {item.header.transactionCount} tx
+              +{item.txDelta} tx{item.sizeDelta !== undefined && `, +${formatBytes(item.sizeDelta)}`} → {item.header.transactionCount} tx
             </span>
           )}
           <span class="small muted">{formatAge(item.seenAt, Math.max(now, item.seenAt))}</span>
@@ -145,7 +149,7 @@ export function LivePage(): JSX.Element {
       last.current = tip;
       const seenAt = Date.now();
       if (prev === undefined || tip.height !== prev.height) {
-        microCount.current = 0;
+        microCount.current = tip.transactionCount > 0 ? 1 : 0;
         // The previous liquid block is final now: read the headers since it again.
         const since = prev !== undefined && tip.height > prev.height && tip.height - prev.height < BLOCKS_PER_REQUEST ? prev.height : undefined;
         if (since !== undefined) {
@@ -154,7 +158,12 @@ export function LivePage(): JSX.Element {
         } else {
           setHeaders(await recentHeaders(a, tip));
         }
-        if (prev !== undefined) setFeed((f) => [{ key: `k${tip.signature}`, kind: 'key' as const, header: tip, txDelta: tip.transactionCount, sizeDelta: tip.blocksize, seenAt }, ...f].slice(0, FEED_LENGTH));
+        if (prev !== undefined) {
+          // Micro-blocks that came within one poll of their key block are seen together with it.
+          const key: FeedItem = { key: `k${tip.signature}`, kind: 'key', header: tip, txDelta: 0, sizeDelta: tip.transactionCount === 0 ? tip.blocksize : undefined, seenAt };
+          const withMicro: FeedItem[] = tip.transactionCount === 0 ? [key] : [{ key: `m${tip.signature}`, kind: 'micro', header: tip, txDelta: tip.transactionCount, sizeDelta: undefined, seenAt, merged: true }, key];
+          setFeed((f) => [...withMicro, ...f].slice(0, FEED_LENGTH));
+        }
       } else {
         microCount.current++;
         setHeaders((hs) => [...hs.slice(0, -1), tip]);
@@ -198,7 +207,7 @@ export function LivePage(): JSX.Element {
         </Card>
         <Card title="Transactions per second, last 10 minutes">
           <StepChart series={txRateSeries(headers, nodeNow)} label="tx/s" testId="tx-rate-chart" />
-          <p class="small muted">Each step is one block: its transactions over the time until the next key block.</p>
+          <p class="small muted">Each step is one final block: its transactions over the time until the next key block.</p>
         </Card>
       </div>
       <div class="grid two">
