@@ -3,7 +3,8 @@
  * (never a downloaded browser), headless, with a fresh profile directory per run.
  *
  * Everything the page writes to its console is kept and judged: a JavaScript error, or any
- * console error or warning, fails the test. The only entries accepted are chromium's own
+ * console error or warning, fails the test; so does any request that is not a GET or that
+ * carries credentials (an API key, a token). The only entries accepted are chromium's own
  * log lines for answers of the node's REST API that a test expects — a 4xx the page asked
  * for on purpose (a lookup that misses, a route this node does not serve), and refused
  * connections while a test has the node down — each checked with `expectConsole`.
@@ -57,6 +58,14 @@ export class ExplorerBrowser {
   ) {
     const api = new URL('/', nodeUrl);
     page.on('pageerror', (e) => this.entries.push({ kind: 'error', text: `page error: ${e.stack ?? e.message}` }));
+    // The explorer reads the public API only: no request may carry credentials.
+    page.on('request', (r) => {
+      const headers = r.headers();
+      if (headers['x-api-key'] !== undefined || headers['authorization'] !== undefined || headers['x-contract-api-token'] !== undefined) {
+        this.entries.push({ kind: 'error', text: `a request with credentials: ${r.method()} ${r.url()}` });
+      }
+      if (r.method() !== 'GET') this.entries.push({ kind: 'error', text: `a request that is no GET: ${r.method()} ${r.url()}` });
+    });
     page.on('console', (m) => {
       if (m.type() !== 'error' && m.type() !== 'warning' && m.type() !== 'assert') return;
       const url = m.location().url;

@@ -12,7 +12,9 @@
  * the route that is missing).
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it, type TestContext } from 'node:test';
+import { base58 } from '@scure/base';
 import { aliasTxId, broadcast, Clock, confirmed, signer, tf2Build, type Signer } from '../e2e/clients.js';
 import { NodeFleet, until, type Answer, type DevNode } from '../e2e/support.js';
 import { ExplorerBrowser } from './browser.js';
@@ -268,6 +270,33 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     assert.deepEqual((await listed('policy-owners')).sort(), [...(owners.json as string[])].sort());
     const items = await browser.page.locator('[data-testid="policy-items"] tr[data-hash]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-hash')));
     assert.deepEqual(items.sort(), [...(hashes.json as string[])].sort());
+
+    // A data item sent by a recipient (with the privacy key, as a client would): its hash
+    // shows, its content and file metadata never do.
+    const data = Buffer.from('explorer: confidential content that must never show');
+    const hash = base58.encode(createHash('sha256').update(data).digest());
+    const recipient = node.accounts().accounts[1]!;
+    const sent = await node.post('/privacy/sendData', {
+      version: 3,
+      sender: recipient.address,
+      password: recipient.keystorePassword,
+      policyId: id,
+      data: data.toString('base64'),
+      hash,
+      info: { filename: 'secret-file-name.txt', size: data.length, timestamp: Date.now(), author: 'explorer test', comment: 'secret comment' },
+      fee: 5_000_000,
+    });
+    if (sent.status !== 200) {
+      t.diagnostic(`POST /privacy/sendData answered ${sent.status} ${sent.text.slice(0, 300)}: the data item part was not checked`);
+    } else {
+      await confirmed(node, String(sent.json.id), 30_000);
+      await browser.goto(`#/policy/${id}`);
+      const row = browser.page.locator(`[data-testid="policy-items"] tr[data-hash="${hash}"]`);
+      await row.waitFor();
+      assert.ok((await row.innerText()).includes(hash), 'the data hash in full');
+      const text = await browser.page.locator('main').innerText();
+      for (const secret of ['confidential content', data.toString('base64'), 'secret-file-name', 'secret comment']) assert.ok(!text.includes(secret), `the page shows "${secret}"`);
+    }
     await browser.screenshot('policy');
     browser.expectConsole();
   });
