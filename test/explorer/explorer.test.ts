@@ -187,6 +187,15 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
       if (name === 'transfer') await browser.screenshot('transaction');
     }
     browser.expectConsole();
+
+    // A transaction just sent: in the pool or already in a block when the page opens, the
+    // page ends up showing it confirmed in the block REST names.
+    const fresh = await send('fresh', 'Transfer', 3, { recipient: A[2]!.address, amount: 4242, fee: FEE.transfer, attachment: '' }, A[0]!);
+    await browser.goto(`#/tx/${fresh}`);
+    const status = await browser.textMatching('tx-status', /confirmed/);
+    const info = await rest(node, `/transactions/info/${fresh}`);
+    assert.match(status, new RegExp(`confirmed in block ${info.json.height},`));
+    browser.expectConsole({ answers: [/^\/transactions\/(unconfirmed\/)?info\//] });
   });
 
   it('address page: balances, assets, leases, roles, aliases, data and the history paged by cursor', async () => {

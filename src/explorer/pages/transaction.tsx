@@ -3,7 +3,7 @@
  * transactions what the execution gave: the 105 with its results, and the statuses.
  */
 import type { JSX } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { NodeError, seg, type NodeApi } from '../api.js';
 import { Badge, BlockLink, Card, FieldTable, Id, Show, Table, TxLink, TxTable } from '../components.js';
 import { formatTime, jsonText } from '../format.js';
@@ -14,15 +14,21 @@ import { contractIdOf, EXECUTABLE_TYPES, txTypeName } from '../tx-types.js';
 
 type Located = { readonly tx: Tx; readonly where: 'chain'; readonly chainHeight: number } | { readonly tx: Tx; readonly where: 'pool' };
 
-async function locate(api: NodeApi, id: string): Promise<Located> {
-  const confirmed = await api.findJson<Tx>(`/transactions/info/${seg(id)}`);
-  if (confirmed !== undefined) {
+/** Where a transaction is: the chain, else the pool. `poolFirst` while it was last seen pooled (no 404 per look). */
+async function locate(api: NodeApi, id: string, poolFirst: boolean): Promise<Located> {
+  const inChain = async (): Promise<Located | undefined> => {
+    const confirmed = await api.findJson<Tx>(`/transactions/info/${seg(id)}`);
+    if (confirmed === undefined) return undefined;
     const { height } = await api.getJson<{ height: number }>('/blocks/height');
     return { tx: confirmed, where: 'chain', chainHeight: height };
-  }
-  const pooled = await api.findJson<Tx>(`/transactions/unconfirmed/info/${seg(id)}`);
-  if (pooled !== undefined) return { tx: pooled, where: 'pool' };
-  throw new NodeError(404, undefined, `Transaction ${id} is neither in the chain nor in the pool of this node.`);
+  };
+  const inPool = async (): Promise<Located | undefined> => {
+    const pooled = await api.findJson<Tx>(`/transactions/unconfirmed/info/${seg(id)}`);
+    return pooled === undefined ? undefined : { tx: pooled, where: 'pool' };
+  };
+  const found = poolFirst ? ((await inPool()) ?? (await inChain())) : ((await inChain()) ?? (await inPool()));
+  if (found === undefined) throw new NodeError(404, undefined, `Transaction ${id} is neither in the chain nor in the pool of this node.`);
+  return found;
 }
 
 export function DataEntries({ entries, testId }: { entries: readonly DataEntry[]; testId?: string }): JSX.Element {
@@ -126,8 +132,10 @@ function ContractExecution({ id }: { id: string }): JSX.Element {
 
 export function TransactionPage({ id }: { id: string }): JSX.Element {
   const [tick, setTick] = useState(0);
-  const located = useResource((api) => locate(api, id), [id, tick]);
+  const pooledBefore = useRef(false);
+  const located = useResource((api) => locate(api, id, pooledBefore.current), [id, tick]);
   const pending = located.state === 'ok' && located.value.where === 'pool';
+  pooledBefore.current = pending;
   useEffect(() => {
     if (!pending) return;
     const timer = setTimeout(() => setTick((t) => t + 1), 2000);
