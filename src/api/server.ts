@@ -8,6 +8,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { errorBody, NOT_FOUND_TEXT, OtherShapeReply, PlainTextReply, StatusDetailsReply } from './errors.js';
+import { registerExplorer } from './explorer.js';
 import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
 import { openApiDocument } from './openapi.js';
 import { ROUTE_GROUPS } from './routes/index.js';
@@ -137,6 +138,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   });
 
   registerRoutes(app, groups, ctx, auth);
+  registerExplorer(app);
 
   // Documentation: the generated document, Swagger UI, WE's redirects.
   const document = openApiDocument(groups, auth, { title: 'Weft node REST API', version: options.version ?? '1.14-compatible' });

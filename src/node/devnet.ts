@@ -370,6 +370,7 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
     const lines = [
       `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
       ...layout.nodes.map((n) => `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`),
+      `Explorer: any node's REST URL + /explorer/ (e.g. ${layout.nodes[0]?.restUrl ?? ''}/explorer/)`,
       `API key:  ${layout.apiKey}`,
       `Accounts (seeds, roles): ${join(layout.dir, DEVNET_FILE)}`,
       'Ctrl-C stops every node.',

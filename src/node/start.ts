@@ -105,6 +105,7 @@ export function devBanner(config: NodeConfig, accountsFile: string): string {
   return [
     `Weft dev chain (chain id '${config.chain.chainId}') in ${config.node.directory}`,
     `REST API:  http://${host}:${config.api.port}`,
+    `Explorer:  http://${host}:${config.api.port}/explorer/`,
     `API key:   ${DEV_API_KEY}`,
     `Accounts, seeds and keystore passwords: ${accountsFile}`,
     '',

@@ -75,10 +75,13 @@ export class DevNode {
     });
   }
 
-  /** Spawns the node; resolves once dev-accounts.json exists and the API serves. */
-  static async spawn(dataDir: string, startTimeoutMs: number): Promise<DevNode> {
-    const restPort = await freePort();
-    const p2pPort = await freePort();
+  /**
+   * Spawns the node (on free ports, or on `ports`: a restart clients must find at the same
+   * address); resolves once dev-accounts.json exists and the API serves.
+   */
+  static async spawn(dataDir: string, startTimeoutMs: number, ports?: { readonly rest: number; readonly p2p: number }): Promise<DevNode> {
+    const restPort = ports?.rest ?? (await freePort());
+    const p2pPort = ports?.p2p ?? (await freePort());
     // A previous run's file would satisfy the wait below before this node serves.
     rmSync(join(dataDir, 'dev-accounts.json'), { force: true });
     const child = spawn(process.execPath, [CLI, 'start', '--data-dir', dataDir, '--rest-port', String(restPort), '--p2p-port', String(p2pPort)], {
@@ -187,9 +190,9 @@ export class NodeFleet {
     return dir;
   }
 
-  /** Starts a dev node on `dataDir` (a fresh temp dir by default). */
-  async start(dataDir: string = this.tempDir(), startTimeoutMs = 30_000): Promise<DevNode> {
-    const node = await DevNode.spawn(dataDir, startTimeoutMs);
+  /** Starts a dev node on `dataDir` (a fresh temp dir by default), on free ports unless `ports` are given. */
+  async start(dataDir: string = this.tempDir(), startTimeoutMs = 30_000, ports?: { readonly rest: number; readonly p2p: number }): Promise<DevNode> {
+    const node = await DevNode.spawn(dataDir, startTimeoutMs, ports);
     this.nodes.push(node);
     return node;
   }

@@ -16,6 +16,8 @@ export interface RequestOptions {
   readonly apiKey?: string | null;
   readonly timeoutMs?: number;
   readonly contentType?: string;
+  /** The Accept header (e.g. `application/json;large-significand-format=string` for int64 values as strings). */
+  readonly accept?: string;
 }
 
 /** `method baseUrl+path` with `body` (a string as is, anything else as JSON). */
@@ -24,6 +26,7 @@ export async function httpRequest(baseUrl: string, method: string, path: string,
   const apiKey = options.apiKey === undefined ? DEV_API_KEY : options.apiKey;
   if (apiKey !== null) headers['X-API-Key'] = apiKey;
   if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
+  if (options.accept !== undefined) headers['Accept'] = options.accept;
   const r = await fetch(`${baseUrl}${path}`, {
     method,
     headers,
