@@ -16,6 +16,7 @@ import { decodeBase64, encodeBase58, EncodingError } from '../../crypto/encoding
 import { WeError } from '../../crypto/errors.js';
 import { readScript } from '../../protocol/script.js';
 import { scriptText } from '../../protocol/script-text.js';
+import { ExtraFee, SCRIPT_EXTRA_FEE } from '../account-schemas.js';
 import { scriptCompilerError } from '../errors.js';
 import { defineRoutes, route } from '../routing.js';
 import * as S from '../schemas.js';
@@ -40,6 +41,7 @@ const EstimationResult = Type.Object(
     script: Type.String({ description: 'The script as sent' }),
     complexity: S.Int64({ description: "WE's estimate of its complexity" }),
     scriptText: Type.String({ description: "WE's text of its expression tree" }),
+    extraFee: ExtraFee,
   },
   { $id: 'EstimationResult' },
 );
@@ -96,7 +98,7 @@ export const utilsRoutes = defineRoutes({ name: 'utils', description: 'Hashes, n
       }
       try {
         const script = readScript(bytes, ctx.services.protocol);
-        return { script: body, complexity: script.complexity, scriptText: scriptText(script.expr) };
+        return { script: body, complexity: script.complexity, scriptText: scriptText(script.expr), extraFee: SCRIPT_EXTRA_FEE };
       } catch (e) {
         if (e instanceof WeError && e.code === 199) throw scriptCompilerError(parseErrorMessage(e));
         throw e;
