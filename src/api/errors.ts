@@ -92,6 +92,9 @@ export const dataKeyNotExists = (key: string): ApiError => api('DataKeyNotExists
 export const scriptCompilerError = (message: string, field = 'script'): ApiError => api('ScriptCompilerError', 305, message, 400, field);
 export const requestedHeightDoesntExist = (requested: number, current: number): ApiError =>
   api('RequestedHeightDoesntExist', 310, `Requested height '${requested}' is greater than current state height '${current}'`, 400, 'height');
+/** 606 (HTTP 401): WE's ParticipantNotRegistered — the address is not a registered network participant. */
+export const participantNotRegistered = (address: string, field?: string): ApiError =>
+  api('ParticipantNotRegistered', 606, `Address '${address}' does not have access to the network`, 401, field);
 export const policyDoesNotExist = (policyId: string): ApiError => api('PolicyDoesNotExist', 612, `The requested policy ${policyId} does not exist`);
 export const policyDataHashAlreadyExists = (hash: string): ApiError => api('PolicyDataHashAlreadyExists', 615, `The specified dataset with hash ${hash} was added earlier`);
 export const missingAuthorizationMetadata = (): ApiError => api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401, 'Authorization');

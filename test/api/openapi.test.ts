@@ -168,6 +168,7 @@ function inputsFor(s: SeededNode): Inputs {
     params: (name) => byName[name],
     overrides: {
       'GET /transactions/unconfirmed/info/{}': { id: s.seed.unconfirmed.idBase58 },
+      'GET /unconfirmed/info/{}': { id: s.seed.unconfirmed.idBase58 },
       'GET /blocks/address/{}/{}/{}': { address: owner.address },
       'GET /addresses/seq/{}/{}': { from: '0', to: '2' },
       'GET /assets/{}/distribution/{}/limit/{}': { height: String(top - 2) },
@@ -223,6 +224,10 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /node/metrics': () => ({ json: { enabled: [], disabled: [] } }),
       'POST /node/stop': () => ({}),
       'POST /peers/connect': () => ({ json: { host: '127.0.0.1', port: 6864 } }),
+      'POST /peers/identity': () => {
+        const address = s.node.protocol.addresses.parseAddress(a1.address).bytes;
+        return { json: { address: a1.address, signature: b58(crypto.sign(a1.keyPair.privateKey, address)) } };
+      },
     },
   };
 }
