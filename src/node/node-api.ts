@@ -3,7 +3,7 @@
  * (api/services.ts NodeControlService and DebugService), implemented over its parts: the
  * chain, pool, store, keystore, loggers and health checks.
  */
-import type { AnchoringConfig, DebugInfo, DebugService, NodeConfigInfo, NodeControlService, Portfolio, SyncProgress } from '../api/services.js';
+import type { DebugInfo, DebugService, NodeConfigInfo, NodeControlService, Portfolio, SyncProgress } from '../api/services.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import { validateFee } from '../chain/fees.js';
 import { FEE_NAMES } from '../chain/settings.js';
@@ -18,6 +18,7 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { Store } from '../state/store.js';
 import { k, MutableState } from '../state/view.js';
+import { anchoringConfigAnswer } from './anchoring-wiring.js';
 import type { NodeConfig } from './config.js';
 import { renderNodeConfig } from './config-render.js';
 import type { NodeHealth } from './health.js';
@@ -141,8 +142,7 @@ export function nodeControlService(parts: NodeApiParts): NodeControlService {
       parts.requestStop();
     },
     systemTime: parts.systemClock,
-    // Weft has no anchoring to a target network: the answer of a node where it is off.
-    anchoring: (): AnchoringConfig => ({ enabled: false }),
+    anchoring: () => anchoringConfigAnswer(parts.config),
   };
 }
 

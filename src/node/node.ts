@@ -30,6 +30,8 @@ import { activationService, consensusService } from './consensus-services.js';
 import { Keystore } from './keystore.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { debugService, LiquidBlockTracker, nodeControlService, type NodeApiParts } from './node-api.js';
+import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.js';
+import type { Anchoring } from '../anchoring/anchoring.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
 
 export interface NodeOptions {
@@ -60,6 +62,8 @@ export class Node {
   private apiParts: NodeApiParts | undefined;
   /** The P2P network; undefined when `node.network.port` is 0. */
   private p2p: NodeNetwork | undefined;
+  /** Anchoring into a target network (node.anchoring); undefined when off. */
+  private anchoring: Anchoring | undefined;
   /** The consensus rules and feature activation the chain runs on. */
   private consensusParts: { readonly rules: PoaRules | PosRules; readonly features: ChainFeatures } | undefined;
 
@@ -129,6 +133,10 @@ export class Node {
       : undefined;
     const node = new Node(config, protocol, store, chain, pool, keystore, owner, miner, verifier, log, now);
     node.consensusParts = { rules, features };
+    node.anchoring = await createNodeAnchoring(node, now, loggers.get('anchoring')).catch(async (e: unknown) => {
+      await node.stop();
+      throw e;
+    });
     const systemNow = options.systemNow ?? ((): bigint => BigInt(Date.now()));
     const consensus = config.chain.consensus;
     node.control = {
@@ -140,6 +148,7 @@ export class Node {
         blockIntervalMs: consensus.type === 'poa' ? consensus.roundDurationMs + consensus.syncDurationMs : consensus.averageBlockDelayMs,
         maxBlockSizeInBytes: config.miner.maxBlockSizeInBytes,
         clock: systemNow,
+        external: anchoringHealthChecks(node.anchoring),
         log: loggers.get('health'),
       }),
       liquid: new LiquidBlockTracker(chain),
@@ -189,6 +198,7 @@ export class Node {
       log.info({ url: node.restUrl }, 'REST API listening');
     }
     miner?.start();
+    node.anchoring?.start();
     return node;
   }
 
@@ -363,6 +373,7 @@ export class Node {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.miner?.stop();
+      await this.anchoring?.stop();
       if (this.p2p !== undefined) await this.p2p.close();
       if (this.api !== undefined) await this.api.close();
       await this.verifier.close();
