@@ -91,6 +91,7 @@ export function progressFromJson(text: string): AnchoringProgress {
   if (r !== null && r !== undefined) {
     const stage = r['stage'];
     if (stage !== 'sending' && stage !== 'sent' && stage !== 'mined') fail('round.stage is unknown');
+    if (stage === 'mined' && r['targetHeight'] === undefined) fail('round.targetHeight is missing for a mined round');
     round = {
       height: height(r['height'], 'round.height'),
       signature: decodeBase58(text_(r['signature'], 'round.signature')),

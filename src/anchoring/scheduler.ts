@@ -128,11 +128,6 @@ export class AnchoringScheduler {
     return this.abort.signal;
   }
 
-  /** The progress now (what the store holds). */
-  current(): AnchoringProgress {
-    return this.progress;
-  }
-
   /** Loads the progress, follows the chain, resumes a round in flight and watches pending write-backs. */
   start(): void {
     const { settings, log } = this.o;
@@ -261,7 +256,7 @@ export class AnchoringScheduler {
         throw anchoringFailure.anchoredBlockChanged(`block ${encodeBase58(r.signature)} is no longer at height ${r.height}`);
       }
       const target = { id: decodeBase58(r.targetTxId), timestamp: r.targetTxTimestamp };
-      const id = await this.writeBack(() => confirmationTransaction(this.o.protocol, this.o.owner, block, target, this.o.settings.sidechainFee, this.o.clock.now()));
+      const id = await this.writeBack(block.height, () => confirmationTransaction(this.o.protocol, this.o.owner, block, target, this.o.settings.sidechainFee, this.o.clock.now()));
       this.o.log.info({ height: r.height, targetnetTxId: r.targetTxId, sidechainTxId: id }, 'Successfully created anchoring transactions!');
       this.save({ round: undefined, lastHeight: Math.max(this.progress.lastHeight, r.height) });
     } catch (e) {
@@ -283,7 +278,7 @@ export class AnchoringScheduler {
     const { log } = this.o;
     log.error({ height: block.height, code: failure.code, message: failure.message, ...(failure.detail === undefined ? {} : { detail: failure.detail }) }, 'anchoring round failed');
     try {
-      const id = await this.writeBack(() => errorTransaction(this.o.protocol, this.o.owner, block, failure, this.o.settings.sidechainFee, this.o.clock.now()));
+      const id = await this.writeBack(block.height, () => errorTransaction(this.o.protocol, this.o.owner, block, failure, this.o.settings.sidechainFee, this.o.clock.now()));
       log.info({ height: block.height, code: failure.code, sidechainTxId: id }, 'anchoring error transaction created');
     } catch (e) {
       if (isAbort(e, this.signal)) return;
@@ -292,8 +287,8 @@ export class AnchoringScheduler {
     this.save({ round: undefined, lastHeight: Math.max(this.progress.lastHeight, block.height) });
   }
 
-  /** Puts a transaction of this chain into the pool and watches it until settled; its id. Code 9 when refused. */
-  private async writeBack(build: () => Transaction<DataData>): Promise<string> {
+  /** Puts the write-back of the anchored `height` into the pool and watches it until settled; its id. Code 9 when refused. */
+  private async writeBack(height: number, build: () => Transaction<DataData>): Promise<string> {
     let tx: Transaction<DataData>;
     try {
       tx = build();
@@ -301,7 +296,6 @@ export class AnchoringScheduler {
     } catch (e) {
       throw anchoringFailure.sidechainTransactionCreation(reasonOf(e));
     }
-    const height = Number(tx.data.data.find((d) => d.key === 'height')?.value ?? 0);
     this.save({ writeBacks: [...this.progress.writeBacks, { height, bytes: tx.bytes }] });
     return tx.idBase58;
   }

@@ -427,6 +427,8 @@ describe('anchoring progress across restarts', () => {
     assert.deepEqual(back, p);
     assert.equal((parseJson(p.round.targetTx) as { id: string }).id, p.round.targetTxId);
     assert.throws(() => progressFromJson('{"format":"other"}'), /not a progress record/);
+    const mined = JSON.parse(progressToJson({ ...p, round: { ...p.round, stage: 'mined' } })) as Record<string, unknown>;
+    assert.throws(() => progressFromJson(JSON.stringify(mined)), /round\.targetHeight is missing for a mined round/);
     await r.scheduler.stop();
   });
 });
