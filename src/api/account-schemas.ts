@@ -86,12 +86,22 @@ export const Validity = Type.Object(
 
 export const ValidityMany = Type.Object({ validations: Type.Array(Validity) }, { $id: 'ValidityMany' });
 
+/**
+ * What a script adds to the minimal fee of a transaction: nothing. WE 1.14's FeeCalculator
+ * has no smart-account or smart-asset surcharge (its only additions are per mass-transfer
+ * recipient pair and per data KiB), so the specification's `extraFee` is 0 for any script.
+ */
+export const SCRIPT_EXTRA_FEE = 0n;
+
+export const ExtraFee = Int64({ description: 'What the script adds to minimal fees: always 0 in WE 1.14 (no smart-account or smart-asset surcharge)' });
+
 export const ScriptInfo = Type.Object(
   {
     address: AddressString(),
     script: Type.Optional(Type.String({ description: 'The account script, `base64:`…' })),
     scriptText: Type.Optional(Type.String({ description: 'The script expression as WE prints it' })),
     complexity: Int64({ description: '0 without a script' }),
+    extraFee: ExtraFee,
   },
   { $id: 'AddressScriptInfo' },
 );
@@ -137,6 +147,10 @@ export const AssetHolder = Type.Object(
 
 const nullableInt64 = (description: string) => Type.Union([Int64(), Type.Null()], { description });
 
+const MinSponsoredAssetFee = nullableInt64(
+  "With sponsorship: the least fee payable in the asset — WE converts sponsored fees 1:1, so a transfer's minimal fee in asset units; null otherwise",
+);
+
 export const AssetBalance = Type.Object(
   { address: AddressString(), assetId: Type.String({ description: 'The asset id as given' }), balance: Int64() },
   { $id: 'AssetBalance' },
@@ -152,6 +166,7 @@ export const AccountAssetBalances = Type.Object(
         reissuable: Type.Boolean(),
         sponsorshipIsEnabled: Type.Boolean(),
         sponsorBalance: nullableInt64("With sponsorship: the issuer's WEST balance minus what it leased out"),
+        minSponsoredAssetFee: MinSponsoredAssetFee,
         quantity: Int64({ description: 'Total quantity in circulation' }),
         issueTransaction: Type.String({ description: 'The Issue transaction JSON, serialized into a string' }),
       }),
@@ -202,6 +217,10 @@ export const AssetDetails = Type.Object(
     quantity: Int64(),
     scripted: Type.Boolean(),
     sponsorshipIsEnabled: Type.Boolean(),
+    script: Type.Union([Type.String({ description: '`base64:`…' }), Type.Null()], { description: 'The asset script; null without one' }),
+    scriptText: Type.Union([Type.String(), Type.Null()], { description: 'Its expression as WE prints it; null without a script' }),
+    complexity: nullableInt64('Its complexity; null without a script'),
+    minSponsoredAssetFee: MinSponsoredAssetFee,
     scriptDetails: Type.Optional(
       Type.Object(
         { scriptComplexity: Int64(), script: Type.String({ description: '`base64:`…' }), scriptText: Type.String() },

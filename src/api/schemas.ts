@@ -148,7 +148,7 @@ const HEADER_FIELDS = {
   transactionCount: Int32(),
 };
 
-export const BlockHeader = Type.Object({ ...HEADER_FIELDS, height: Int32() }, { $id: 'BlockHeader' });
+export const BlockHeader = Type.Object({ ...HEADER_FIELDS, fee: Int64({ description: 'WEST fees of its transactions' }), height: Int32() }, { $id: 'BlockHeader' });
 
 export const Block = Type.Object(
   { ...HEADER_FIELDS, fee: Int64({ description: 'WEST fees of its transactions' }), transactions: Type.Array(Type.Ref('Transaction')), height: Int32() },
@@ -158,11 +158,6 @@ export const Block = Type.Object(
 export const BlockExtended = Type.Object(
   { ...HEADER_FIELDS, fee: Int64(), transactions: Type.Array(Type.Ref('ExtendedTransaction')), height: Int32() },
   { $id: 'BlockWithExtendedTransactions' },
-);
-
-export const BlockWithoutHeight = Type.Object(
-  { ...HEADER_FIELDS, fee: Int64(), transactions: Type.Array(Type.Ref('Transaction')) },
-  { $id: 'BlockWithoutHeight' },
 );
 
 export const BlockWithNullableHeight = Type.Object(
@@ -200,7 +195,6 @@ export const NAMED_SCHEMAS: readonly TSchema[] = [
   BlockHeader,
   Block,
   BlockExtended,
-  BlockWithoutHeight,
   BlockWithNullableHeight,
   Height,
   RollbackParams,

@@ -139,7 +139,7 @@ export interface NodeConfigInfo {
   readonly blockTiming: { readonly roundDurationMs: number; readonly syncDurationMs: number } | { readonly averageBlockDelayMs: number };
 }
 
-/** `/anchoring/config`: Weft does no anchoring, so `enabled` is all a node reports today. */
+/** `/anchoring/config` (WE's AnchoringApiService): `enabled` alone when the node does no anchoring. */
 export type AnchoringConfig =
   | { readonly enabled: false }
   | {

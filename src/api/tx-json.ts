@@ -6,7 +6,7 @@
  *   active in state, else `canceled` (so a lease still in the pool reads `canceled`, as
  *   in WE); a LeaseCancel (9) gets `lease`, the cancelled lease's JSON or null;
  * - block JSON: header (with `blocksize`, `transactionCount`), `fee`, `transactions`
- *   (plain or extended), and `height` where the route adds it;
+ *   (plain or extended), and `height` where the route adds it; header JSON has `fee` too;
  * - the compact form of `/transactions/address`: a MassTransfer not sent by the address
  *   keeps only the transfers to that address or its aliases.
  */
@@ -54,9 +54,9 @@ export class TxJsonReader {
   }
 }
 
-/** Header JSON + height. */
+/** Header JSON, the block's WEST `fee` (as WE's swagger documents a header) and height. */
 export function headerJson(block: Block, height: number): JsonObject {
-  return { ...block.headerJson(), height };
+  return { ...block.headerJson(), fee: block.fee, height };
 }
 
 /** Full block JSON with plain transaction JSON; `height` added unless undefined. */

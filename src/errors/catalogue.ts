@@ -308,6 +308,10 @@ export const requestedHeightDoesntExist = (requested: number, current: number): 
 // ---------------------------------------------------------------------------
 // 6xx: contracts, privacy, auth, node services
 
+/** 606 (HTTP 401): WE's ParticipantNotRegistered — the address is not a registered network participant. */
+export const participantNotRegistered = (address: string, field?: string): ApiError =>
+  api('ParticipantNotRegistered', 606, `Address '${address}' does not have access to the network`, 401, field);
+
 /** 604. */
 export const contractTransactionTooBig = (actual: number, max: number, field?: string): ValidationError =>
   invalid('ContractTransactionTooBig', 604, `Contract transaction too big, actual size ${actual} bytes, expected size ${max} bytes`, field);

@@ -3,7 +3,7 @@
  * case is its own module in services/, built from the few parts it needs.
  */
 import type { Logger } from 'pino';
-import type { ApiServices, SyncProgress } from '../api/services.js';
+import type { ApiServices, PoolService, SyncProgress } from '../api/services.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { ChainFeatures } from '../chain/features.js';
 import type { UtxPool } from '../chain/utx.js';
@@ -24,7 +24,6 @@ import { debugService } from './services/debug.js';
 import type { LiquidBlockTracker } from './services/liquid-block.js';
 import { nodeControlService } from './services/node-control.js';
 import { peersService } from './services/peers.js';
-import { transactionsService } from './services/transactions.js';
 import { walletService } from './services/wallet.js';
 
 /** The parts of a running node (node.ts builds them in this order). */
@@ -38,6 +37,8 @@ export interface NodeParts {
   readonly rules: PoaRules | PosRules;
   readonly features: ChainFeatures;
   readonly pool: UtxPool;
+  /** How the node sends a transaction: the pool, then the miner and the peers (services/transactions.ts). */
+  readonly transactions: PoolService;
   readonly keystore: Keystore;
   readonly owner: KeyPair;
   readonly miner: Miner | undefined;
@@ -68,11 +69,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     protocol,
     settings: config.api,
     chain: chainReader({ chain, store, protocol }),
-    pool: transactionsService({
-      pool,
-      ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
-      ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
-    }),
+    pool: parts.transactions,
     wallet: walletService(keystore),
     admin: adminService(chain),
     history: stateHistory({ chain, store }),

@@ -4,13 +4,15 @@
  * effective one, defaults included: durations as HOCON duration strings (`"4s"`, `"2h"`),
  * memory sizes in bytes, amounts in units, keys and addresses in Base58.
  *
- * Secrets are shown as WE shows them: the API key hashes (never the keys) and the
- * `wallet.password` setting (which protects nothing in Weft's keystore, see config.ts). The
- * owner's keystore password is not part of the config and never appears.
+ * Secrets are shown as WE shows them: the API key hashes (never the keys), the
+ * `wallet.password` setting (which protects nothing in Weft's keystore, see config.ts) and
+ * the anchoring section as configured (it is admin-only, as all of `/debug`). The owner's
+ * keystore password is not part of the config and never appears.
  */
 import { encodeBase58 } from '../crypto/encoding.js';
 import { FEE_NAMES } from '../chain/settings.js';
 import type { JsonValue } from '../protocol/json.js';
+import type { AnchoringSettings } from '../anchoring/settings.js';
 import type { NodeConfig, PeerAddress } from './config.js';
 
 type JsonMap = { [key: string]: JsonValue };
@@ -35,6 +37,35 @@ function feeMap(fees: ReadonlyMap<number, bigint>): JsonMap {
   const out: JsonMap = {};
   for (const [type, amount] of [...fees].sort(([a], [b]) => a - b)) out[FEE_NAMES.get(type) ?? String(type)] = amount;
   return out;
+}
+
+/** `node.anchoring` in WE's keys (Weft's `retry-delay` and `height-poll-interval` too); `enable = false` when off. */
+function anchoringSection(a: AnchoringSettings | undefined): JsonMap {
+  if (a === undefined) return { enable: false };
+  const t = a.targetnet;
+  const auth: JsonMap =
+    t.auth.type === 'api-key'
+      ? { type: 'api-key' }
+      : { type: 'oauth2', 'authorization-token': t.auth.authorizationToken, 'authorization-service-url': t.auth.authorizationServiceUrl, 'token-update-interval': durationText(t.auth.tokenUpdateIntervalMs) };
+  return {
+    enable: true,
+    'height-condition': { range: a.heightRange, above: a.heightAbove },
+    threshold: a.threshold,
+    targetnet: {
+      auth,
+      'scheme-byte': t.schemeByte,
+      'node-address': t.nodeAddress,
+      'node-recipient-address': t.nodeRecipientAddress,
+      ...(t.privateKeyPassword === undefined ? {} : { 'private-key-password': t.privateKeyPassword }),
+      wallet: { file: t.wallet.file, password: t.wallet.password },
+      fee: t.fee,
+    },
+    'sidechain-fee': a.sidechainFee,
+    'tx-mining-check-delay': durationText(a.txMiningCheckDelayMs),
+    'tx-mining-check-count': a.txMiningCheckCount,
+    'retry-delay': durationText(a.retryDelayMs),
+    'height-poll-interval': durationText(a.heightPollIntervalMs),
+  };
 }
 
 /** `{"node": {...}}`: the node's settings in WE's key layout. */
@@ -136,6 +167,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
         },
         auth,
       },
+      anchoring: anchoringSection(config.anchoring),
       network: {
         'bind-address': network.bindAddress,
         port: network.port,

@@ -44,6 +44,7 @@ import {
   type UtxSettings,
 } from '../chain/settings.js';
 import type { NetworkTlsFiles, NodeNetworkSettings } from '../network/node-network.js';
+import { ANCHORING_DEFAULTS, type AnchoringSettings, type TargetnetAuth } from '../anchoring/settings.js';
 import { INT64 } from '../protocol/bytes.js';
 import { WeError } from '../errors/catalogue.js';
 
@@ -476,6 +477,8 @@ export interface NodeConfig {
   readonly api: NodeApiSettings;
   readonly network: NetworkSettings;
   readonly features: FeaturesSettings;
+  /** `node.anchoring` when `enable = yes`; absent: the node does no anchoring. */
+  readonly anchoring?: AnchoringSettings;
 }
 
 // ---------------------------------------------------------------------------
@@ -853,6 +856,85 @@ function readFeatures(node: ConfigSection): FeaturesSettings {
   };
 }
 
+/** An http(s) URL. */
+function parseHttpUrl(v: unknown, path: string): string {
+  const text = parseString(v, path).trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return fail(path, `expected an http or https URL, got ${describeValue(v)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(path, `expected an http or https URL, got ${describeValue(v)}`);
+  return text;
+}
+
+function readTargetnetAuth(auth: ConfigSection): TargetnetAuth {
+  const type = auth.choice('type', ['api-key', 'oauth2'] as const);
+  if (type === 'api-key') return { type };
+  const tokenUpdateIntervalMs = auth.duration('token-update-interval');
+  if (tokenUpdateIntervalMs <= 0) fail(auth.at('token-update-interval'), 'must be > 0');
+  return {
+    type,
+    authorizationToken: auth.string('authorization-token'),
+    authorizationServiceUrl: parseHttpUrl(auth.get('authorization-service-url') ?? fail(auth.at('authorization-service-url'), 'required, but not set'), auth.at('authorization-service-url')),
+    tokenUpdateIntervalMs,
+  };
+}
+
+/**
+ * `node.anchoring` (WE's AnchoringSettings): nothing unless `enable = yes`; then every key
+ * WE requires must be set. Beyond WE's reader, values that cannot work are refused here:
+ * `height-condition.range` 0 (WE divides by it), `threshold` 0 (the anchored block would be
+ * the liquid block, whose id changes with each micro-block), fees ≤ 0, a target address
+ * of another network than `scheme-byte`, and WE's sample key `targetnet-fee` (which WE's
+ * reader ignores) is named when `targetnet.fee` is missing.
+ */
+async function readAnchoring(node: ConfigSection): Promise<AnchoringSettings | undefined> {
+  const a = node.section('anchoring');
+  if (!a.bool('enable', false)) return undefined;
+  const condition = a.section('height-condition');
+  const t = a.section('targetnet');
+  const schemeByte = t.string('scheme-byte');
+  if (schemeByte.charCodeAt(0) > 127) fail(t.at('scheme-byte'), `expected an ASCII character, got ${describeValue(schemeByte)}`);
+  const chainId = schemeByte[0]!;
+  const recipient = t.string('node-recipient-address').trim();
+  const targetProtocol = await Protocol.create({ crypto: 'waves', chainId });
+  try {
+    targetProtocol.addresses.parseAddress(recipient);
+  } catch (e) {
+    if (e instanceof WeError) fail(t.at('node-recipient-address'), `not an address of the targetnet '${chainId}': ${e.message}`);
+    throw e;
+  }
+  const positiveLong = (section: ConfigSection, key: string, hint?: string): bigint => {
+    if (!section.has(key) && hint !== undefined) fail(section.at(key), hint);
+    const v = section.long(key);
+    if (v <= 0n) fail(section.at(key), `must be > 0, got ${v}`);
+    return v;
+  };
+  const wallet = t.section('wallet');
+  const privateKeyPassword = t.get('private-key-password');
+  return {
+    heightRange: condition.int('range', undefined, { min: 1 }),
+    heightAbove: condition.int('above', undefined, { min: 0 }),
+    threshold: a.int('threshold', undefined, { min: 1 }),
+    targetnet: {
+      auth: readTargetnetAuth(t.section('auth')),
+      schemeByte: chainId,
+      nodeAddress: parseHttpUrl(t.get('node-address') ?? fail(t.at('node-address'), 'required, but not set'), t.at('node-address')),
+      nodeRecipientAddress: recipient,
+      privateKeyPassword: privateKeyPassword === undefined ? undefined : parseString(privateKeyPassword, t.at('private-key-password'), { allowEmpty: true }),
+      wallet: { file: resolve(wallet.string('file')), password: wallet.string('password', '', { allowEmpty: true }) },
+      fee: positiveLong(t, 'fee', a.has('targetnet-fee') ? `required, but not set (WE's sample key ${a.at('targetnet-fee')} is not read: write targetnet.fee)` : undefined),
+    },
+    sidechainFee: positiveLong(a, 'sidechain-fee'),
+    txMiningCheckDelayMs: a.duration('tx-mining-check-delay', ANCHORING_DEFAULTS.txMiningCheckDelayMs),
+    txMiningCheckCount: a.int('tx-mining-check-count', ANCHORING_DEFAULTS.txMiningCheckCount, { min: 0 }),
+    retryDelayMs: a.duration('retry-delay', ANCHORING_DEFAULTS.retryDelayMs),
+    heightPollIntervalMs: a.duration('height-poll-interval', ANCHORING_DEFAULTS.heightPollIntervalMs),
+  };
+}
+
 export interface NodeConfigOptions {
   /** The file the config came from (for messages and relative paths); null when built in code. */
   readonly source?: string | null;
@@ -883,6 +965,7 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
   }
   const wallet = node.section('wallet');
   const network = readNetwork(node);
+  const anchoring = await readAnchoring(node);
   return {
     source: options.source ?? null,
     node: {
@@ -903,6 +986,7 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     api: readApi(node, network.mode === 'watcher'),
     network,
     features: readFeatures(node),
+    ...(anchoring === undefined ? {} : { anchoring }),
   };
 }
 

@@ -11,7 +11,11 @@
  *
  * External services are the three WE knows: `docker`, `privacy-storage`, `anchoring-auth`.
  * A service the node was not given a check for is disabled (637, 404, with WE's display
- * name); a given check fails with its reason (640, 503).
+ * name); a given check fails with its reason (640, 503). Who gives them: `anchoring-auth`
+ * comes from the anchoring wiring (node/anchoring-wiring.ts) when `node.anchoring.enable`;
+ * `docker` — the container runtime of contracts, also what `/node/healthcheck` checks
+ * without `service` — is for the contracts module to give (a check that its runtime
+ * answers) once contracts run; `privacy-storage` for the privacy module's store.
  *
  * Unlike WE's periodic checker, which answers from its last run (up to 30 s old), each call
  * checks now, so the heights in the answer are current.

@@ -1,7 +1,7 @@
 /**
  * One running node, built from a NodeConfig: the composition root. `Node.start` reads top
  * to bottom as the order things start — the chain on its store, the keys, the pool, the
- * miner, the P2P network, the REST API, mining — and `stop()` closes what started in
+ * miner, the P2P network, anchoring, the REST API, mining — and `stop()` closes what started in
  * reverse. What the API asks of the node lives in services/ (one module per use case),
  * assembled by api-services.ts. No module-level state: two nodes can live in one process.
  */
@@ -21,6 +21,7 @@ import { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { NodeNetwork } from '../network/node-network.js';
 import { Protocol } from '../protocol/protocol.js';
 import { Store } from '../state/store.js';
+import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.js';
 import { apiServices, type NodeParts } from './api-services.js';
 import type { NodeConfig } from './config.js';
 import { watchFeatures } from './feature-watch.js';
@@ -28,6 +29,7 @@ import { NodeHealth } from './health.js';
 import { Keystore } from './keystore.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { LiquidBlockTracker } from './services/liquid-block.js';
+import { transactionsService } from './services/transactions.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
 
 export interface NodeOptions {
@@ -159,6 +161,16 @@ export class Node {
         p2p.network = started.add('network', network, (n) => n.close());
       }
 
+      // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
+      const transactions = transactionsService({
+        pool,
+        ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
+        ...(p2p.network === undefined ? {} : { announce: (tx) => p2p.network?.broadcastTransaction(tx) }),
+      });
+
+      // Anchoring into a target network (node.anchoring), started once the node serves.
+      const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
+
       const systemNow = options.systemNow ?? systemClock;
       const consensus = config.chain.consensus;
       const health = new NodeHealth({
@@ -168,10 +180,11 @@ export class Node {
         blockIntervalMs: consensus.type === 'poa' ? consensus.roundDurationMs + consensus.syncDurationMs : consensus.averageBlockDelayMs,
         maxBlockSizeInBytes: config.miner.maxBlockSizeInBytes,
         clock: systemNow,
+        external: anchoringHealthChecks(anchoring),
         log: loggers.get('health'),
       });
       const node = new Node(
-        { config, protocol, store, chain, rules, features, pool, keystore, owner, miner, network: p2p.network, loggers, health, liquid, now, systemNow, requestStop, log },
+        { config, protocol, store, chain, rules, features, pool, transactions, keystore, owner, miner, network: p2p.network, loggers, health, liquid, now, systemNow, requestStop, log },
         started,
       );
       late.node = node;
@@ -183,8 +196,9 @@ export class Node {
         log.info({ url: node.restUrl }, 'REST API listening');
       }
 
-      // Mining.
+      // Mining, and anchoring.
       if (miner !== undefined) started.add('miner', miner, (m) => m.stop()).start();
+      if (anchoring !== undefined) started.add('anchoring', anchoring, (a) => a.stop()).start();
       return node;
     } catch (e) {
       // Nothing half-running: a node that cannot start (a port taken, a wrong password) closes what it opened.

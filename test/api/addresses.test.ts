@@ -187,10 +187,10 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
   });
 
   describe('scripts and data', () => {
-    it('gives the account script, its text and complexity; only the address and 0 without one', async () => {
+    it('gives the account script, its text, complexity and extra fee (0 in WE 1.14); only the address, 0 and 0 without one', async () => {
       const r = await get(`/addresses/scriptInfo/${D.b58}`);
-      assert.deepEqual(r.json, { address: D.b58, script: SCRIPT_TRUE, scriptText: 'TRUE', complexity: 1 });
-      assert.deepEqual((await get(`/addresses/scriptInfo/${A.b58}`)).json, { address: A.b58, complexity: 0 });
+      assert.deepEqual(r.json, { address: D.b58, script: SCRIPT_TRUE, scriptText: 'TRUE', complexity: 1, extraFee: 0 });
+      assert.deepEqual((await get(`/addresses/scriptInfo/${A.b58}`)).json, { address: A.b58, complexity: 0, extraFee: 0 });
       assertError(await get('/addresses/scriptInfo/x'), 400, 102);
     });
 

@@ -17,6 +17,8 @@ const get = (url: string) => inject(c.app, 'GET', url);
 const post = (url: string, body: unknown) => inject(c.app, 'POST', url, { body: typeof body === 'string' ? JSON.stringify(body) : body });
 
 const big = (v: unknown): bigint => BigInt(v as number | bigint);
+/** WE's default minimal fee of a transfer (the dev chain's fee table): 0.01 WEST. */
+const TRANSFER_FEE = 1_000_000n;
 /** Addresses (or ids) in byte order, as the node lists holders. */
 const byBytes = (a: string, b: string): number => Buffer.compare(decodeBase58(a), decodeBase58(b));
 const bigValues = (o: Record<string, unknown>): Record<string, bigint> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, big(v)]));
@@ -86,6 +88,7 @@ describe('assets routes on a forged chain', { timeout: 60_000 }, () => {
             assert.equal(b.reissuable, true);
             assert.equal(b.sponsorshipIsEnabled, true);
             assert.equal(big(b.sponsorBalance), ownerWest.regular - ownerWest.leaseOut, "the sponsor's spendable WEST");
+            assert.equal(big(b.minSponsoredAssetFee), TRANSFER_FEE, "a transfer's minimal fee, 1:1 in the sponsored asset");
             assert.equal(big(b.quantity), ASSET_QUANTITY);
             assert.equal(typeof b.issueTransaction, 'string');
             const issue = parseJson(b.issueTransaction) as Record<string, unknown>;
@@ -96,6 +99,7 @@ describe('assets routes on a forged chain', { timeout: 60_000 }, () => {
             assert.equal(b.reissuable, false);
             assert.equal(b.sponsorshipIsEnabled, false);
             assert.equal(b.sponsorBalance, null);
+            assert.equal(b.minSponsoredAssetFee, null);
             assert.equal(big(b.quantity), 10n);
           }
         }
@@ -145,10 +149,10 @@ describe('assets routes on a forged chain', { timeout: 60_000 }, () => {
   });
 
   describe('details', () => {
-    it('describes an asset; with full=true its script', async () => {
+    it('describes an asset; its script (with full=true also in scriptDetails); its least sponsored fee', async () => {
       const r = await get(`/assets/details/${asset}`);
       assert.deepEqual(
-        { ...r.json, quantity: big(r.json.quantity), issueTimestamp: big(r.json.issueTimestamp) },
+        { ...r.json, quantity: big(r.json.quantity), issueTimestamp: big(r.json.issueTimestamp), minSponsoredAssetFee: big(r.json.minSponsoredAssetFee) },
         {
           assetId: asset,
           issueHeight: c.heightOf.get(asset),
@@ -161,6 +165,10 @@ describe('assets routes on a forged chain', { timeout: 60_000 }, () => {
           quantity: ASSET_QUANTITY,
           scripted: false,
           sponsorshipIsEnabled: true,
+          script: null,
+          scriptText: null,
+          complexity: null,
+          minSponsoredAssetFee: TRANSFER_FEE,
         },
       );
       assert.ok(r.text.includes(`"quantity":${ASSET_QUANTITY}`));
@@ -168,6 +176,9 @@ describe('assets routes on a forged chain', { timeout: 60_000 }, () => {
       const s = await get(`/assets/details/${scripted}?full=true`);
       assert.equal(s.json.scripted, true);
       assert.deepEqual(s.json.scriptDetails, { scriptComplexity: 1, script: SCRIPT_TRUE, scriptText: 'TRUE' });
+      assert.deepEqual([s.json.script, s.json.scriptText, s.json.complexity, s.json.minSponsoredAssetFee], [SCRIPT_TRUE, 'TRUE', 1, null], 'not sponsored');
+      const plain = (await get(`/assets/details/${scripted}`)).json;
+      assert.deepEqual([plain.script, plain.scriptText, plain.complexity], [SCRIPT_TRUE, 'TRUE', 1], 'without full=true too');
       assert.deepEqual((await get(`/assets/details/${scripted}?full=yes`)).json.scriptDetails, s.json.scriptDetails);
       assert.equal((await get(`/assets/details/${scripted}?full=false`)).json.scriptDetails, undefined);
       assert.equal((await get(`/assets/details/${scripted}`)).json.scriptDetails, undefined);

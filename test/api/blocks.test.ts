@@ -68,12 +68,13 @@ describe('GET /blocks/first, /blocks/last, /blocks/headers/last', () => {
     assert.deepEqual(Object.keys(body).slice(0, 6), ['version', 'timestamp', 'reference', 'generator', 'signature', 'poa-consensus']);
   });
 
-  it('headers/last has no transactions or fee', async () => {
+  it('headers/last has no transactions, but the block fee', async () => {
     const r = await client.call('GET /blocks/headers/last');
     const body = r.body as Record<string, unknown>;
-    assert.deepEqual(r.body, asClient({ ...blocks[3]!.headerJson(), height: 4 }));
+    assert.deepEqual(r.body, asClient({ ...blocks[3]!.headerJson(), fee: blocks[3]!.fee, height: 4 }));
     assert.equal(body['transactions'], undefined);
-    assert.equal(body['fee'], undefined);
+    assert.ok(blocks[3]!.fee > 0n, 'the liquid block of the fixture pays fees');
+    assert.equal(body['fee'], Number(blocks[3]!.fee));
     assert.equal(body['transactionCount'], 2);
     assert.deepEqual(body['features'], []);
   });
@@ -114,7 +115,7 @@ describe('GET /blocks/at/{height} and /blocks/headers/at/{height}', () => {
 
   it('headers/at gives the header and height', async () => {
     const r = await client.call('GET /blocks/headers/at/{height}', { params: { height: 3 } });
-    assert.deepEqual(r.body, asClient({ ...blocks[2]!.headerJson(), height: 3 }));
+    assert.deepEqual(r.body, asClient({ ...blocks[2]!.headerJson(), fee: blocks[2]!.fee, height: 3 }));
     assert.deepEqual((r.body as Record<string, unknown>)['poa-consensus'], { 'overall-skipped-rounds': 1 });
   });
 });
@@ -140,7 +141,8 @@ describe('GET /blocks/seq, /blocks/seqext, /blocks/headers/seq', () => {
 
   it('headers/seq gives headers', async () => {
     const r = await client.call('GET /blocks/headers/seq/{from}/{to}', { params: { from: 1, to: 2 } });
-    assert.deepEqual(r.body, asClient([{ ...blocks[0]!.headerJson(), height: 1 }, { ...blocks[1]!.headerJson(), height: 2 }]));
+    assert.deepEqual(r.body, asClient([{ ...blocks[0]!.headerJson(), fee: 0n, height: 1 }, { ...blocks[1]!.headerJson(), fee: blocks[1]!.fee, height: 2 }]));
+    assert.ok(blocks[1]!.fee > 0n);
   });
 
   it('range errors: 199 for a reversed range, 10 beyond 100 blocks, plural ValidInt wording', async () => {
@@ -173,10 +175,11 @@ describe('GET /blocks/signature/{signature} and /blocks/child/{signature}', () =
     expectError(await client.call('GET /blocks/signature/{signature}', { params: { signature: '2'.repeat(89) } }), 400, 101);
   });
 
-  it('child: the next block without height; none after the top', async () => {
+  it('child: the next block with its height; none after the top', async () => {
     const r = await client.call('GET /blocks/child/{signature}', { params: { signature: blocks[0]!.idBase58 } });
-    assert.deepEqual(r.body, asClient(blocks[1]!.toJson()));
-    assert.equal((r.body as Record<string, unknown>)['height'], undefined);
+    assert.deepEqual(r.body, asClient({ ...blocks[1]!.toJson(), height: 2 }));
+    const second = await client.call('GET /blocks/child/{signature}', { params: { signature: blocks[1]!.idBase58 } });
+    assert.deepEqual(second.body, asClient({ ...blocks[2]!.toJson(), height: 3 }));
     const top = await client.call('GET /blocks/child/{signature}', { params: { signature: b58(liquidIds[1]!) } });
     assert.equal(top.status, 200);
     assert.deepEqual(top.body, { status: 'error', details: 'No child blocks' });

@@ -109,10 +109,10 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     await Promise.all([app1.close(), app2.close()]);
   });
 
-  it('GET /node/healthcheck: WE services, 199 without or with an unknown one, 637 when not configured', async () => {
-    const missing = await call(s.app, 'GET', '/node/healthcheck');
-    assert.equal(missing.status, 400);
-    assert.deepEqual(missing.json, { error: 199, message: 'Service param is required', field: 'service' });
+  it('GET /node/healthcheck: WE services, the container runtime without one, 199 for an unknown one, 637 when not configured', async () => {
+    const runtime = await call(s.app, 'GET', '/node/healthcheck');
+    assert.equal(runtime.status, 404, 'no contracts: no container runtime');
+    assert.deepEqual(runtime.json, { error: 637, message: "Service 'Docker' is disabled", field: 'service' });
     const unknown = await call(s.app, 'GET', '/node/healthcheck?service=node');
     assert.equal(unknown.status, 400);
     assert.deepEqual(unknown.json, { error: 199, message: "Unknown service 'node'", field: 'service' });
@@ -127,8 +127,9 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     }
   });
 
-  it('GET /node/healthcheck: {} when the service is healthy, 503 640 with its reason when not', async () => {
-    let healthy = true;
+  it('GET /node/healthcheck: {} when the service is healthy, 503 640 with its reason when not; the container runtime without service', async () => {
+    const up = { 'privacy-storage': true, docker: true };
+    const check = (service: keyof typeof up, reason: string) => () => (up[service] ? Promise.resolve() : Promise.reject(new Error(reason)));
     const health = new NodeHealth({
       tip: () => ({ height: 1, timestamp: 0n }),
       readStore: () => undefined,
@@ -136,19 +137,23 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
       blockIntervalMs: 5000,
       maxBlockSizeInBytes: 1 << 20,
       clock: () => 0n,
-      external: { 'privacy-storage': () => (healthy ? Promise.resolve() : Promise.reject(new Error('Privacy storage is not available'))) },
+      external: { 'privacy-storage': check('privacy-storage', 'Privacy storage is not available'), docker: check('docker', 'Docker daemon is not available') },
       log: silentLog,
     });
     const app = serverWith(s.services, { externalStatus: (service) => health.externalStatus(service) });
     const ok = await call(app, 'GET', '/node/healthcheck?service=privacy-storage');
     assert.equal(ok.status, 200);
     assert.deepEqual(ok.json, {});
-    healthy = false;
+    up['privacy-storage'] = false;
     const failing = await call(app, 'GET', '/node/healthcheck?service=privacy-storage');
     assert.equal(failing.status, 503);
     assert.deepEqual(failing.json, { error: 640, message: 'Privacy storage is not available' });
-    const docker = await call(app, 'GET', '/node/healthcheck?service=docker');
-    assert.equal(docker.status, 404);
+    assert.equal((await call(app, 'GET', '/node/healthcheck?service=anchoring-auth')).status, 404);
+    assert.deepEqual((await call(app, 'GET', '/node/healthcheck')).json, {}, 'without service: the container runtime');
+    up.docker = false;
+    const down = await call(app, 'GET', '/node/healthcheck');
+    assert.equal(down.status, 503);
+    assert.deepEqual(down.json, { error: 640, message: 'Docker daemon is not available' });
     await app.close();
   });
 
@@ -271,11 +276,11 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     const TRUE_V1 = 'base64:AQa3b8tH'; // WE's compiled `true`, version 1
     const t = await call(s.app, 'POST', '/utils/script/estimate', { body: TRUE_V1, contentType: 'text/plain' });
     assert.equal(t.status, 200);
-    assert.deepEqual(t.json, { script: TRUE_V1, complexity: 1, scriptText: 'TRUE' });
+    assert.deepEqual(t.json, { script: TRUE_V1, complexity: 1, scriptText: 'TRUE', extraFee: 0 });
     const expr = E.native(0, E.getter(E.ref('tx'), 'fee'), E.long(100));
     const v2 = Buffer.from(scriptBytes(2, expr, s.node.protocol)).toString('base64');
     const r = await call(s.app, 'POST', '/utils/script/estimate', { body: v2 });
-    assert.deepEqual(r.json, { script: v2, complexity: estimateComplexity(expr, 2), scriptText: 'FUNCTION_CALL(Native(0),List(GETTER(REF(tx),fee), CONST_LONG(100)))' });
+    assert.deepEqual(r.json, { script: v2, complexity: estimateComplexity(expr, 2), scriptText: 'FUNCTION_CALL(Native(0),List(GETTER(REF(tx),fee), CONST_LONG(100)))', extraFee: 0 });
     for (const [body, message] of [
       ['', 'Cannot estimate empty script: expected compiled script in Base64, got nothing'],
       ['base64:AQa3b8tI', 'Invalid checksum'],

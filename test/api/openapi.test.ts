@@ -168,6 +168,7 @@ function inputsFor(s: SeededNode): Inputs {
     params: (name) => byName[name],
     overrides: {
       'GET /transactions/unconfirmed/info/{}': { id: s.seed.unconfirmed.idBase58 },
+      'GET /unconfirmed/info/{}': { id: s.seed.unconfirmed.idBase58 },
       'GET /blocks/address/{}/{}/{}': { address: owner.address },
       'GET /addresses/seq/{}/{}': { from: '0', to: '2' },
       'GET /assets/{}/distribution/{}/limit/{}': { height: String(top - 2) },
@@ -223,6 +224,10 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /node/metrics': () => ({ json: { enabled: [], disabled: [] } }),
       'POST /node/stop': () => ({}),
       'POST /peers/connect': () => ({ json: { host: '127.0.0.1', port: 6864 } }),
+      'POST /peers/identity': () => {
+        const address = s.node.protocol.addresses.parseAddress(a1.address).bytes;
+        return { json: { address: a1.address, signature: b58(crypto.sign(a1.keyPair.privateKey, address)) } };
+      },
     },
   };
 }
@@ -357,6 +362,63 @@ function checkAnswer(validator: DocumentValidator, o: DocumentedOperation, calle
   for (const p of validator.problems(media.schema, value)) problems.push(`${key}: ${called.status} answer ${p} — ${brief}`);
 }
 
+// ---------------------------------------------------------------------------
+// The specification's fields (`fields` of test/fixtures/seed-routes.json)
+
+/** `balances[].assetId` → `balances`, `[]`, `assetId`; `*` is every value of a map. */
+function fieldSteps(path: string): string[] {
+  return path.split('.').flatMap((part) => {
+    const m = /^(\*|[^[\]*]*)((?:\[\])*)$/.exec(part);
+    if (m === null) throw new Error(`bad field path '${path}'`);
+    return [...(m[1] === '' ? [] : [m[1]!]), ...Array.from({ length: m[2]!.length / 2 }, () => '[]')];
+  });
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The documented fields an answer lacks. A field must be present (null counts); a list or map
+ * it lies in must be non-empty, else there is nothing to check and that is reported too.
+ */
+export function absentFields(answer: unknown, paths: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown, steps: readonly string[], at: string, path: string): void => {
+    const [step, ...rest] = steps;
+    if (step === undefined) return;
+    const where = at === '' ? 'the answer' : at;
+    if (step === '[]' || step === '*') {
+      const items = step === '[]' ? (Array.isArray(value) ? value.map((v, i) => [`${at}[${i}]`, v] as const) : undefined) : isMap(value) ? Object.entries(value).map(([k, v]) => [`${at}.${k}`, v] as const) : undefined;
+      if (items === undefined) out.push(`${path}: ${where} is not a ${step === '[]' ? 'list' : 'map'}`);
+      else if (items.length === 0) out.push(`${path}: ${where} is empty, nothing to check`);
+      else for (const [itemAt, item] of items) walk(item, rest, itemAt, path);
+      return;
+    }
+    if (!isMap(value) || !(step in value)) out.push(`${path}: absent from ${where}`);
+    else walk(value[step], rest, at === '' ? step : `${at}.${step}`, path);
+  };
+  for (const path of paths) walk(answer, fieldSteps(path), '', path);
+  return out;
+}
+
+const SEED_BY_KEY = new Map(SEED_ROUTES.map((r) => [routeKey(r.method, r.path), r]));
+
+/**
+ * Documented fields the seeded node (no P2P network) leaves out, with the reason; the
+ * network end-to-end test (test/e2e/network.test.ts) checks them on nodes that have one.
+ */
+const FIELDS_ABSENT_WITHOUT_NETWORK: Readonly<Record<string, readonly string[]>> = {
+  'GET /debug/info': ['microBlockSynchronizerCacheSizes', 'scoreObserverStats'],
+};
+
+/** A successful JSON answer of a seed route, against the fields the specification documents for it; the route is added to `checked`. */
+function checkSpecifiedFields(key: string, called: Called, problems: string[], checked: Set<string>): void {
+  const seed = SEED_BY_KEY.get(key);
+  if (seed === undefined || called.status < 200 || called.status > 299 || !called.contentType.startsWith('application/json')) return;
+  const absentByDesign = new Set(FIELDS_ABSENT_WITHOUT_NETWORK[key] ?? []);
+  for (const p of absentFields(parseJson(called.text), seed.fields.filter((f) => !absentByDesign.has(f)))) problems.push(`${key}: the specification's field ${p}`);
+  checked.add(key);
+}
+
 /** The request body sent, against the documented request schema. */
 function checkRequest(validator: DocumentValidator, o: DocumentedOperation, body: ExampleBody | undefined, problems: string[]): void {
   if (body?.json === undefined) return;
@@ -381,6 +443,34 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
   'POST /debug/freeze': 'freezes the node before a snapshot swap: snapshots are not built yet',
   'POST /debug/cleanState': 'wipes state after a freeze for a snapshot swap: snapshots are not built yet',
 };
+
+const KNOWN_GAPS_BY_KEY: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(KNOWN_GAPS).map(([k, why]) => {
+    const [method, path] = k.split(' ') as [string, string];
+    return [routeKey(method, path), why];
+  }),
+);
+
+describe("the specification's route list (test/fixtures/seed-routes.json)", () => {
+  it('lists the documented fields of every route', () => {
+    assert.deepEqual(
+      SEED_ROUTES.filter((r) => !Array.isArray(r.fields)).map((r) => `${r.method} ${r.path}`),
+      [],
+    );
+    for (const r of SEED_ROUTES) for (const f of r.fields) assert.doesNotThrow(() => fieldSteps(f), `${r.method} ${r.path}: ${f}`);
+  });
+
+  it('the field check is not lax: an absent field, a field in an empty list, a wrong shape are each reported', () => {
+    assert.deepEqual(absentFields({ fee: null, height: 3 }, ['fee', 'height']), []);
+    assert.deepEqual(absentFields({ height: 3 }, ['fee']), ['fee: absent from the answer']);
+    assert.deepEqual(absentFields({ balances: [] }, ['balances[].minSponsoredAssetFee']), ['balances[].minSponsoredAssetFee: balances is empty, nothing to check']);
+    assert.deepEqual(absentFields({ balances: [{ a: 1 }, { minSponsoredAssetFee: 2 }] }, ['balances[].minSponsoredAssetFee']), ['balances[].minSponsoredAssetFee: absent from balances[0]']);
+    assert.deepEqual(absentFields([[{ id: 'x', height: 1 }]], ['[][].height']), []);
+    assert.deepEqual(absentFields({ x: [{ assetId: 'a' }] }, ['*[].balance']), ['*[].balance: absent from .x[0]']);
+    assert.deepEqual(absentFields({ lease: { in: 1 } }, ['lease.in', 'lease.out']), ['lease.out: absent from lease']);
+    assert.deepEqual(absentFields('text', ['[]']), ['[]: the answer is not a list']);
+  });
+});
 
 describe('every seed route is served and documented', () => {
   it('lists the seed routes of rest-api.md §3 that are missing', async () => {
@@ -464,12 +554,13 @@ describe('the OpenAPI document, walked on a seeded chain', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('calls every documented operation with valid inputs; each answer fits its documented schema', async () => {
+  it("calls every documented operation with valid inputs; each answer fits its documented schema and has the specification's fields", async () => {
     const inputs = inputsFor(s);
     const problems: string[] = [];
     const ops = order(documentedOperations(doc));
     assert.ok(ops.length > 0);
     const answered: string[] = [];
+    const fieldsChecked = new Set<string>();
     for (const o of ops) {
       const key = routeKey(o.method, o.path);
       const example = inputs.bodies[key];
@@ -478,9 +569,13 @@ describe('the OpenAPI document, walked on a seeded chain', () => {
       const called = await call(s.app, { ...inputs, bodies: { ...inputs.bodies, ...(body !== undefined ? { [key]: () => body } : {}) } }, o, problems);
       if (called !== undefined) {
         checkAnswer(validator, o, called, problems);
+        checkSpecifiedFields(key, called, problems, fieldsChecked);
         answered.push(`${key} → ${called.status}`);
       }
     }
+    // Every served seed route with documented fields had them checked here, or answers an expected error on this chain.
+    const unchecked = SEED_ROUTES.map((r) => routeKey(r.method, r.path)).filter((k) => !(k in KNOWN_GAPS_BY_KEY) && !(k in EXPECTED_ERRORS) && (SEED_BY_KEY.get(k)?.fields.length ?? 0) > 0 && !fieldsChecked.has(k));
+    for (const k of unchecked) problems.push(`${k}: the specification's fields were not checked (no successful JSON answer)`);
     process.stdout.write(`# walked ${answered.length} of ${ops.length} operations: ${answered.join('; ')}\n`);
     assert.deepEqual(problems, [], `${problems.length} problems over ${ops.length} operations`);
   });
@@ -510,7 +605,10 @@ describe('the consensus operations of the document, walked on a PoS chain', () =
     assert.ok(ops.length >= 10, `${ops.length} consensus operations`);
     for (const o of ops) {
       const called = await call(c.app, inputs, o, problems);
-      if (called !== undefined) checkAnswer(validator, o, called, problems, expected);
+      if (called !== undefined) {
+        checkAnswer(validator, o, called, problems, expected);
+        checkSpecifiedFields(routeKey(o.method, o.path), called, problems, new Set());
+      }
     }
     assert.deepEqual(problems, []);
   });

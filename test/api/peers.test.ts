@@ -121,6 +121,35 @@ describe('/peers on a node', () => {
     assert.equal(bad.json.error, 102);
   });
 
+  it('POST /peers/identity: a participant proving its address gets the node owner key; 606, 101, 102, 1 otherwise', async () => {
+    const protocol = s.node.protocol;
+    const [owner, a1, a2] = s.accounts as [(typeof s.accounts)[0], (typeof s.accounts)[0], (typeof s.accounts)[0]];
+    const addressBytes = protocol.addresses.parseAddress(a1.address).bytes;
+    const signed = encodeBase58(protocol.crypto.sign(a1.keyPair.privateKey, addressBytes));
+    const ok = await inject(app, 'POST', '/peers/identity', { body: { address: a1.address, signature: signed } });
+    assert.equal(ok.status, 200, ok.text);
+    assert.deepEqual(ok.json, { publicKey: encodeBase58(owner.keyPair.publicKey) });
+    // Signed by another participant's key, or over the address text instead of its bytes: not a proof.
+    const byOther = encodeBase58(protocol.crypto.sign(a2.keyPair.privateKey, addressBytes));
+    const overText = encodeBase58(protocol.crypto.sign(a1.keyPair.privateKey, new Uint8Array(Buffer.from(a1.address, 'utf8'))));
+    for (const signature of [byOther, overText, '0OIl', '']) {
+      const r = await inject(app, 'POST', '/peers/identity', { body: { address: a1.address, signature } });
+      assert.equal(r.status, 400, signature);
+      assert.deepEqual([r.json.error, r.json.message], [101, 'invalid signature']);
+    }
+    const stranger = protocol.crypto.keyPairFromSeedPhrase('weft peers identity test - not a participant');
+    const strangerAddress = protocol.addresses.fromPublicKey(stranger.publicKey);
+    const refused = await inject(app, 'POST', '/peers/identity', {
+      body: { address: strangerAddress.toString(), signature: encodeBase58(protocol.crypto.sign(stranger.privateKey, strangerAddress.bytes)) },
+    });
+    assert.equal(refused.status, 401);
+    assert.deepEqual([refused.json.error, refused.json.message], [606, `Address '${strangerAddress.toString()}' does not have access to the network`]);
+    const badAddress = await inject(app, 'POST', '/peers/identity', { body: { address: 'nope', signature: signed } });
+    assert.deepEqual([badAddress.status, badAddress.json.error], [400, 102]);
+    const missing = await inject(app, 'POST', '/peers/identity', { body: { address: a1.address } });
+    assert.deepEqual([missing.status, missing.json.error], [400, 1]);
+  });
+
   it('an unknown /peers path is refused for the key first (403), then not found', async () => {
     const noKey = await inject(app, 'GET', '/peers/connect');
     assert.equal(noKey.status, 403);

@@ -206,7 +206,7 @@ export function documentedOperations(doc: Json): DocumentedOperation[] {
 /** `GET /a/{x}/b` → `GET /a/{}/b`: routes compared regardless of parameter names. */
 export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
 
-/** A route of test/fixtures/seed-routes.json (rest-api.md §3 for the groups of issue 4). */
+/** A route of test/fixtures/seed-routes.json (rest-api.md §3 for the groups of issue 4, the specification's additions of issue 15). */
 export interface SeedRoute {
   readonly group: string;
   readonly method: string;
@@ -218,6 +218,11 @@ export interface SeedRoute {
   /** Rule PKI-1. */
   readonly unavailableInPkiMode?: boolean;
   readonly note?: string;
+  /**
+   * The response fields the specification documents, as paths: `a.b` a member of a member,
+   * `[]` every element of a (non-empty) list, `*` every value of a (non-empty) map.
+   */
+  readonly fields: readonly string[];
 }
 
 export const SEED_ROUTES: readonly SeedRoute[] = (

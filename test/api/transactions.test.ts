@@ -156,6 +156,8 @@ describe('POST /transactions/broadcast and the pool routes', () => {
     const info = await client.call('GET /transactions/unconfirmed/info/{id}', { params: { id } });
     assert.deepEqual(info.body, tx);
     assert.equal((info.body as Record<string, unknown>)['height'], undefined);
+    const listed = await client.call('GET /unconfirmed/info/{id}', { params: { id } });
+    assert.deepEqual([listed.status, listed.body], [200, tx], "the specification's path answers the same");
   });
 
   it('a lease in the pool reads canceled (no lease in state yet), as in WE', async () => {
@@ -240,6 +242,9 @@ describe('POST /transactions/broadcast and the pool routes', () => {
     expectError(await client.call('GET /transactions/unconfirmed/info/{id}', { params: { id: '0' } }), 400, 101);
     expectError(await client.request({ method: 'GET', url: '/transactions/unconfirmed/info' }), 400, 101);
     expectError(await client.request({ method: 'GET', url: '/transactions/unconfirmed/info/' }), 400, 101);
+    const listed = await client.call('GET /unconfirmed/info/{id}', { params: { id: UNKNOWN_TX } });
+    assert.deepEqual([listed.status, listed.body], [404, { status: 'error', details: 'Transaction is not in UTX' }]);
+    expectError(await client.call('GET /unconfirmed/info/{id}', { params: { id: '0' } }), 400, 101);
   });
 });
 

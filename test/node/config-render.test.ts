@@ -71,6 +71,36 @@ describe('renderNodeConfig', () => {
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
   });
 
+  it('anchoring: off as enable = false, on with every key (OAuth2, Weft pacing)', async () => {
+    const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+    assert.deepEqual((renderNodeConfig(dev).node as Record<string, unknown>)['anchoring'], { enable: false });
+    const { Protocol } = await import('../../src/protocol/protocol.js');
+    const target = await Protocol.create({ crypto: 'waves', chainId: 'K' });
+    const config: NodeConfig = {
+      ...dev,
+      anchoring: {
+        heightRange: 5,
+        heightAbove: 3,
+        threshold: 2,
+        targetnet: {
+          auth: { type: 'oauth2', authorizationToken: 'static', authorizationServiceUrl: 'https://auth.example/token', tokenUpdateIntervalMs: 420_000 },
+          schemeByte: 'K',
+          nodeAddress: 'https://target.example/node-1',
+          nodeRecipientAddress: target.addresses.fromPublicKey(target.crypto.keyPairFromSeedPhrase('render target').publicKey).toString(),
+          privateKeyPassword: 'pw',
+          wallet: { file: '/var/lib/weft/targetnet.json', password: 'small' },
+          fee: 500_000n,
+        },
+        sidechainFee: 600_000n,
+        txMiningCheckDelayMs: 2000,
+        txMiningCheckCount: 7,
+        retryDelayMs: 250,
+        heightPollIntervalMs: 1500,
+      },
+    };
+    assert.deepEqual(plain(await roundTrip(config)), plain(config));
+  });
+
   it('PoS: the consensus type, and the block delay under the genesis', async () => {
     const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
     const rendered = renderNodeConfig({ ...dev, chain: { ...dev.chain, consensus: { type: 'pos', averageBlockDelayMs: 30_000, initialBaseTarget: 153_722_867n } } }) as {

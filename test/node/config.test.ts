@@ -417,3 +417,80 @@ describe('invalid and missing values name their path', () => {
     assert.equal(apiKeyHash(waves, 'ridethewaves!'), 'H6nsiifwYKYEx6YzYD7woP1XCn72RVvx6tC1zjjLXqsu');
   });
 });
+
+describe('node.anchoring', () => {
+  /** An address of the target network 'F' (WE's spec example scheme). */
+  let targetAddress = '';
+  before(async () => {
+    const { Protocol } = await import('../../src/protocol/protocol.js');
+    const p = await Protocol.create({ crypto: 'waves', chainId: 'F' });
+    targetAddress = p.addresses.fromPublicKey(p.crypto.keyPairFromSeedPhrase('anchoring target').publicKey).toString();
+  });
+
+  /** WE's AnchoringSettingsSpecification api-key example, with `extra` HOCON lines inside `node.anchoring`. */
+  const anchoring = (...extra: string[]): string =>
+    `node.anchoring {
+      enable = yes
+      height-condition { range = 200, above = 6 }
+      threshold = 100
+      targetnet {
+        auth { type = "api-key" }
+        scheme-byte = "F"
+        node-address = "http://node-1:6862/some/prefix"
+        node-recipient-address = "${targetAddress}"
+        private-key-password = "key pass"
+        wallet { file = "targetnet-wallet.dat", password = "small" }
+        fee = 10000
+      }
+      sidechain-fee = 666
+      ${extra.join('\n')}
+    }`;
+
+  it('off unless enable = yes (the default)', async () => {
+    assert.equal((await configWith()).anchoring, undefined);
+    assert.equal((await configWith('node.anchoring { enable = no, threshold = 0 }')).anchoring, undefined);
+  });
+
+  it("reads WE's api-key example, with WE's defaults for the mining checks and Weft's pacing", async () => {
+    const a = (await configWith(anchoring())).anchoring!;
+    assert.deepEqual(a, {
+      heightRange: 200,
+      heightAbove: 6,
+      threshold: 100,
+      targetnet: {
+        auth: { type: 'api-key' },
+        schemeByte: 'F',
+        nodeAddress: 'http://node-1:6862/some/prefix',
+        nodeRecipientAddress: targetAddress,
+        privateKeyPassword: 'key pass',
+        wallet: { file: join(process.cwd(), 'targetnet-wallet.dat'), password: 'small' },
+        fee: 10000n,
+      },
+      sidechainFee: 666n,
+      txMiningCheckDelayMs: 5000,
+      txMiningCheckCount: 20,
+      retryDelayMs: 5000,
+      heightPollIntervalMs: 30_000,
+    });
+    const paced = (await configWith(anchoring('tx-mining-check-delay = 2s', 'tx-mining-check-count = 3', 'retry-delay = 250ms', 'height-poll-interval = 1s'))).anchoring!;
+    assert.deepEqual([paced.txMiningCheckDelayMs, paced.txMiningCheckCount, paced.retryDelayMs, paced.heightPollIntervalMs], [2000, 3, 250, 1000]);
+  });
+
+  it("reads WE's oauth2 block", async () => {
+    const a = (await configWith(anchoring(), 'node.anchoring.targetnet.auth { type = oauth2, authorization-token = "static", authorization-service-url = "http://localhost:3000", token-update-interval = "7 minutes" }')).anchoring!;
+    assert.deepEqual(a.targetnet.auth, { type: 'oauth2', authorizationToken: 'static', authorizationServiceUrl: 'http://localhost:3000', tokenUpdateIntervalMs: 420_000 });
+  });
+
+  it('names the key of a missing or unusable value', async () => {
+    await expectConfigError([anchoring(), 'node.anchoring.targetnet.fee = null', 'node.anchoring.targetnet-fee = 500000'], 'node.anchoring.targetnet.fee', /WE's sample key node\.anchoring\.targetnet-fee is not read: write targetnet\.fee/);
+    await expectConfigError([anchoring(), 'node.anchoring.sidechain-fee = null'], 'node.anchoring.sidechain-fee', 'required, but not set');
+    await expectConfigError([anchoring(), 'node.anchoring.height-condition.range = 0'], 'node.anchoring.height-condition.range', 'expected an integer ≥ 1, got 0');
+    await expectConfigError([anchoring(), 'node.anchoring.threshold = 0'], 'node.anchoring.threshold', 'expected an integer ≥ 1, got 0');
+    await expectConfigError([anchoring(), 'node.anchoring.targetnet.auth.type = "tls"'], 'node.anchoring.targetnet.auth.type', /expected one of api-key, oauth2/);
+    await expectConfigError([anchoring(), 'node.anchoring.targetnet.auth.type = oauth2'], 'node.anchoring.targetnet.auth.token-update-interval', 'required, but not set');
+    await expectConfigError([anchoring(), 'node.anchoring.targetnet.node-address = "node-1:6862"'], 'node.anchoring.targetnet.node-address', /expected an http or https URL/);
+    await expectConfigError([anchoring(), 'node.anchoring.targetnet.scheme-byte = "T"'], 'node.anchoring.targetnet.node-recipient-address', /not an address of the targetnet 'T'/);
+    await expectConfigError([anchoring(), 'node.anchoring.targetnet.wallet.file = null'], 'node.anchoring.targetnet.wallet.file', 'required, but not set');
+    await expectConfigError([anchoring(), 'node.anchoring.targetnet.fee = 0'], 'node.anchoring.targetnet.fee', 'must be > 0, got 0');
+  });
+});

@@ -15,6 +15,7 @@ import type { JsonObject } from '../../protocol/json.js';
 import { javaUtf8, readScript } from '../../protocol/script.js';
 import { scriptText } from '../../protocol/script-text.js';
 import * as A from '../account-schemas.js';
+import { SCRIPT_EXTRA_FEE } from '../account-schemas.js';
 import {
   addressOrAliasProblem,
   balanceDetails,
@@ -274,13 +275,14 @@ export const addressesRoutes = defineRoutes({ name: 'addresses', description: 'A
     handler: ({ params }, ctx) => {
       const address = parseAddress(ctx, params.address);
       const bytes = ctx.services.chain.state().accountScript(address.bytes);
-      if (bytes === null) return { address: address.toString(), complexity: 0 };
+      if (bytes === null) return { address: address.toString(), complexity: 0, extraFee: SCRIPT_EXTRA_FEE };
       const script = readScript(bytes, ctx.services.protocol);
       return {
         address: address.toString(),
         script: `base64:${Buffer.from(script.bytes).toString('base64')}`,
         scriptText: scriptText(script.expr),
         complexity: BigInt(script.complexity),
+        extraFee: SCRIPT_EXTRA_FEE,
       };
     },
   }),

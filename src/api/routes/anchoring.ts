@@ -1,7 +1,8 @@
 /**
- * `/anchoring/config` (WE's AnchoringApiRoute): the anchoring settings of the node. WE
- * answers any GET under `/anchoring` with them. Weft does no anchoring, so a node reports
- * it off: `{"enabled": false}`, as a WE node with `anchoring.enable = no`.
+ * `/anchoring/config` (WE's AnchoringApiRoute): the anchoring settings of the node — where
+ * it anchors (target node, chain id, recipient address), the fees and the height
+ * conditions — or `{"enabled": false}` when `node.anchoring.enable = no`. WE answers any GET
+ * under `/anchoring` with them. Auth settings, wallet and mining-check pacing are not shown.
  */
 import { Type } from '@sinclair/typebox';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
@@ -28,7 +29,7 @@ const config = (_req: unknown, ctx: ApiContext) => ctx.services.node.anchoring()
 const anyPath = <const P extends '/anchoring' | '/anchoring/*'>(path: P) =>
   route({ method: 'GET', path, auth: 'user', summary: 'Same as /anchoring/config', hidden: true, responses: { 200: AnchoringConfig }, handler: config });
 
-export const anchoringRoutes = defineRoutes({ name: 'anchoring', description: 'Anchoring to another network (off in Weft)' }, [
+export const anchoringRoutes = defineRoutes({ name: 'anchoring', description: 'Anchoring of this chain into a target network' }, [
   route({
     method: 'GET',
     path: '/anchoring/config',

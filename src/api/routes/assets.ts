@@ -46,6 +46,20 @@ function distributionAssetId(raw: string): Uint8Array {
   }
 }
 
+/** Transfer (4): the transaction whose minimal fee is the smallest a sponsored asset pays. */
+const TRANSFER = 4;
+
+/**
+ * `minSponsoredAssetFee` of the specification: the least fee a transaction may pay in the
+ * asset, null without sponsorship. WE converts a fee in a sponsored asset 1:1 with WEST
+ * (Sponsorship.fromWest, base unit ratio 1), so it is a transfer's minimal WEST fee, in
+ * units of the asset.
+ */
+function minSponsoredAssetFee(ctx: ApiContext, asset: AssetInfo): bigint | null {
+  if (!asset.sponsorship) return null;
+  return ctx.services.node.config().minimumFee.get(TRANSFER) ?? 0n;
+}
+
 /** The spendable WEST of an asset's issuer (its sponsor): balance − leased out. */
 function sponsorBalance(ctx: ApiContext, state: StateView, asset: AssetInfo): bigint | null {
   if (!asset.sponsorship) return null;
@@ -76,6 +90,7 @@ function balancesOf(ctx: ApiContext, address: Address): JsonObject {
         reissuable: asset.reissuable,
         sponsorshipIsEnabled: asset.sponsorship,
         sponsorBalance: sponsorBalance(ctx, state, asset),
+        minSponsoredAssetFee: minSponsoredAssetFee(ctx, asset),
         quantity: asset.volume,
         issueTransaction: issue === undefined ? CONTRACT_ISSUED_TEXT : stringifyJson(issue.tx.toJson()),
       };
@@ -114,6 +129,9 @@ function assetDetails(ctx: ApiContext, raw: string, full: boolean): JsonObject {
   }
   const asset = ctx.services.chain.state().asset(id);
   if (asset === undefined) throw customValidationError(`Failed to get description of the asset '${raw}'`, 'assetId');
+  const script = asset.script === null ? null : readScript(asset.script, ctx.services.protocol);
+  const source = script === null ? null : `base64:${Buffer.from(script.bytes).toString('base64')}`;
+  const text = script === null ? null : scriptText(script.expr);
   const details: JsonObject = {
     assetId: encodeBase58(id),
     issueHeight: asset.height,
@@ -124,17 +142,15 @@ function assetDetails(ctx: ApiContext, raw: string, full: boolean): JsonObject {
     decimals: asset.decimals,
     reissuable: asset.reissuable,
     quantity: asset.volume,
-    scripted: asset.script !== null,
+    scripted: script !== null,
     sponsorshipIsEnabled: asset.sponsorship,
+    // The specification's fields beside WE 1.14's (which has them only in `scriptDetails`).
+    script: source,
+    scriptText: text,
+    complexity: script === null ? null : BigInt(script.complexity),
+    minSponsoredAssetFee: minSponsoredAssetFee(ctx, asset),
   };
-  if (full && asset.script !== null) {
-    const script = readScript(asset.script, ctx.services.protocol);
-    details['scriptDetails'] = {
-      scriptComplexity: BigInt(script.complexity),
-      script: `base64:${Buffer.from(script.bytes).toString('base64')}`,
-      scriptText: scriptText(script.expr),
-    };
-  }
+  if (full && script !== null) details['scriptDetails'] = { scriptComplexity: BigInt(script.complexity), script: source, scriptText: text };
   return details;
 }
 

@@ -196,18 +196,19 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     method: 'GET',
     path: '/blocks/child/{signature}',
     auth: 'user',
-    summary: 'The block after a block (no `height`)',
+    summary: 'The block after a block, with its height',
+    description: 'WE 1.14 leaves `height` out here; the specification documents it, and it is the parent\'s height + 1.',
     params: { signature: blockId() },
     responses: {
-      200: { description: 'The child block, or `{"status":"error","details":"No child blocks"}`', schema: Type.Union([Type.Ref('BlockWithoutHeight'), Type.Ref('StatusDetails')]) },
+      200: { description: 'The child block, or `{"status":"error","details":"No child blocks"}`', schema: Type.Union([Type.Ref('Block'), Type.Ref('StatusDetails')]) },
       400: err('101 invalid signature'),
       404: err('301 block does not exist'),
     },
     handler: ({ params }, ctx) => {
-      const { block } = blockByIdOr301(ctx, params.signature, 'signature');
+      const { block, height } = blockByIdOr301(ctx, params.signature, 'signature');
       const child = ctx.services.chain.childOf(block.id);
       if (child === undefined) throw noChildBlocks();
-      return blockJson(child);
+      return blockJson(child, height + 1);
     },
   }),
   route({

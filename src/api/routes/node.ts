@@ -21,6 +21,8 @@ const err = (description: string) => ({ description, schema: S.ErrorBody });
 
 const LEVELS: readonly LogLevelName[] = ['ALL', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 const SERVICES: readonly ExternalServiceName[] = ['docker', 'privacy-storage', 'anchoring-auth'];
+/** What `/node/healthcheck` checks without `service`: the container runtime (the specification's default). */
+const DEFAULT_SERVICE: ExternalServiceName = 'docker';
 
 const Version = Type.Object({ version: Type.String({ description: 'Agent name and version, WE\'s form (`WE v1.14.0`; here `Weft v…`)' }) }, { $id: 'NodeVersion' });
 
@@ -134,18 +136,19 @@ export const nodeRoutes = defineRoutes({ name: 'node', description: 'The node: v
     path: '/node/healthcheck',
     auth: 'none',
     summary: 'Health of an external service of the node',
-    description: 'Services WE knows: `docker`, `privacy-storage`, `anchoring-auth` (any case). `{}` when healthy.',
-    query: { service: optionalQuery(text('`docker`, `privacy-storage` or `anchoring-auth`')) },
+    description:
+      'Services WE knows: `docker` (the container runtime of contracts), `privacy-storage`, `anchoring-auth` (any case); without `service`, the container runtime is checked, as the specification documents (WE 1.14 answers 199 `Service param is required`). `{}` when healthy.',
+    query: { service: optionalQuery(text('`docker` (the default), `privacy-storage` or `anchoring-auth`')) },
     responses: {
       200: Empty,
-      400: err("199 `Service param is required` / `Unknown service '<s>'`"),
+      400: err("199 `Unknown service '<s>'`"),
       404: err("637 `Service '<name>' is disabled`: the node has no such service"),
       503: err('640 the service check failed'),
     },
     handler: async ({ query }, ctx) => {
-      if (query.service === undefined) throw customValidationError('Service param is required', 'service');
-      const service = SERVICES.find((s) => s === query.service!.toLowerCase());
-      if (service === undefined) throw customValidationError(`Unknown service '${query.service}'`, 'service');
+      const requested = query.service ?? DEFAULT_SERVICE;
+      const service = SERVICES.find((s) => s === requested.toLowerCase());
+      if (service === undefined) throw customValidationError(`Unknown service '${requested}'`, 'service');
       await ctx.services.node.externalStatus(service);
       return {};
     },

@@ -7,21 +7,26 @@
  * (the directive of `hostname` sits outside its path), so any other `/peers/...` without the
  * key is a 403 too.
  *
- * WE 1.14 has no REST `identity` route: a node's identity request (PeerIdentityRequest,
- * handshake-free byte 0x66) goes over the P2P port.
+ * `POST /peers/identity` is the REST form of WE's peer identity exchange (the specification
+ * documents it; WE 1.14 answers it only over the P2P port, handshake-free byte 0x66, with
+ * its PeersIdentityService): a registered participant sends its address and its signature
+ * of the address bytes, and gets the public key of this node's owner — the key it uses for
+ * the network and for confidential data. Errors as WE maps that service's: 102 bad address,
+ * 101 bad or wrong signature, 606 (401) not a participant, 199 `Invalid server state` when
+ * this node's own owner is not registered.
  *
  * A node that runs no P2P network (`node.network.port = 0`) has no peers: the lists are empty,
  * `hostname` answers not connected, and `connect` and `utx-rebroadcast` are refused (199),
  * since there is nothing to connect with or send to.
  */
 import { Type } from '@sinclair/typebox';
-import { encodeBase58 } from '../../crypto/encoding.js';
+import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
+import { customValidationError, invalidSignature, participantNotRegistered } from '../../errors/catalogue.js';
 import { text } from '../params.js';
 import { defineRoutes, route } from '../routing.js';
 import * as S from '../schemas.js';
 import type { ApiContext } from '../routing.js';
 import type { PeersService } from '../services.js';
-import { customValidationError } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 const denied = err('2 API key missing or wrong');
@@ -99,6 +104,36 @@ const HostnameAnswer = Type.Object(
   { $id: 'PeersHostname' },
 );
 
+const IdentityRequest = Type.Object(
+  {
+    address: Type.String({ description: "The requesting node owner's address (a registered participant)" }),
+    signature: Type.String({ description: 'Its signature of the address bytes, Base58' }),
+  },
+  { $id: 'PeerIdentityRequest' },
+);
+
+const IdentityAnswer = Type.Object({ publicKey: Type.String({ description: "This node owner's public key, Base58" }) }, { $id: 'PeerIdentityAnswer' });
+
+/** WE's PeersIdentityService.getIdentity: the requester must be a participant whose signature over its address bytes verifies. */
+function peerIdentity(ctx: ApiContext, rawAddress: string, rawSignature: string): { publicKey: string } {
+  const { protocol } = ctx.services;
+  const address = protocol.addresses.parseAddress(rawAddress, 'address');
+  let signature: Uint8Array;
+  try {
+    signature = decodeBase58(rawSignature);
+  } catch {
+    throw invalidSignature('signature');
+  }
+  const state = ctx.services.chain.state();
+  const requester = state.participant(address.bytes);
+  if (requester === undefined) throw participantNotRegistered(address.toString(), 'address');
+  if (!protocol.crypto.verify(requester.publicKey, address.bytes, signature)) throw invalidSignature('signature');
+  const ownerAddress = protocol.addresses.fromPublicKey(ctx.services.nodeOwnerPublicKey).bytes;
+  const owner = state.participant(ownerAddress);
+  if (owner === undefined) throw customValidationError('Invalid server state');
+  return { publicKey: encodeBase58(owner.publicKey) };
+}
+
 const UtxRebroadcast = Type.Object({ txsToBroadcast: Type.String({ description: 'How many pool transactions were sent, as a string' }) }, { $id: 'UtxRebroadcast' });
 
 const peersOf = (ctx: ApiContext): PeersService | undefined => ctx.services.peers;
@@ -153,6 +188,20 @@ export const peersRoutes = defineRoutes({ name: 'peers', description: 'The P2P n
       const { hostname } = await peers.connect(body.host, body.port);
       return { hostname, status: 'Trying to connect' as const };
     },
+  }),
+  route({
+    method: 'POST',
+    path: '/peers/identity',
+    auth: 'user',
+    summary: "The public key of this node's owner, for a registered participant that proves its address",
+    description: "The requester signs its address bytes with its key. WE 1.14 answers this over the P2P port only; the specification documents it over REST.",
+    body: { schema: IdentityRequest, read: 'schema' },
+    responses: {
+      200: IdentityAnswer,
+      400: err('1 malformed body; 102 invalid address; 101 bad or wrong signature; 199 `Invalid server state` (this node owner is not registered)'),
+      401: err("606 `Address '<a>' does not have access to the network`: not a registered participant"),
+    },
+    handler: ({ body }, ctx) => peerIdentity(ctx, body.address, body.signature),
   }),
   route({
     method: 'GET',

@@ -8,8 +8,9 @@
  * Akka's pathEndOrSingleSlash allows it, `/transactions/info` and
  * `/transactions/unconfirmed/info` without an id (101), and any other path under
  * `/transactions/address/{address}` (`invalid.limit`, after the address is checked).
- * WE's own path for one unconfirmed transaction is `/transactions/unconfirmed/info/{id}`,
- * the documented one (TransactionsApiRoute nests `info` under `unconfirmed`).
+ * WE's own path for one unconfirmed transaction is `/transactions/unconfirmed/info/{id}`
+ * (TransactionsApiRoute nests `info` under `unconfirmed`); the specification also lists
+ * `/unconfirmed/info/{id}`, served alike.
  */
 import { Type } from '@sinclair/typebox';
 import { decodeBase58 } from '../../crypto/encoding.js';
@@ -61,6 +62,26 @@ const noId = <const P extends string>(path: P, summary: string) =>
     responses: { 400: err('101 invalid signature') },
     handler: () => {
       throw invalidSignature('id');
+    },
+  });
+
+/** One pool transaction by id: extended JSON without height, or WE's "not in UTX" body. */
+const unconfirmedInfo = <const P extends '/transactions/unconfirmed/info/{id}' | '/unconfirmed/info/{id}'>(path: P, summary: string) =>
+  route({
+    method: 'GET',
+    path,
+    auth: 'user',
+    summary,
+    params: { id: base58Id('Transaction id, Base58') },
+    responses: {
+      200: S.ExtendedTransaction,
+      400: err('101 invalid signature'),
+      404: { description: '`{"status":"error","details":"Transaction is not in UTX"}`', schema: S.StatusDetails },
+    },
+    handler: ({ params }, ctx) => {
+      const tx = ctx.services.pool.unconfirmedById(params.id);
+      if (tx === undefined) throw transactionNotInUtx();
+      return new TxJsonReader(ctx.services.chain).extended(tx);
     },
   });
 
@@ -152,23 +173,8 @@ export const transactionsRoutes = defineRoutes({ name: 'transactions', descripti
       return { size, sizeInBytes: BigInt(sizeInBytes) };
     },
   }),
-  route({
-    method: 'GET',
-    path: '/transactions/unconfirmed/info/{id}',
-    auth: 'user',
-    summary: 'A transaction in the pool (no height)',
-    params: { id: base58Id('Transaction id, Base58') },
-    responses: {
-      200: S.ExtendedTransaction,
-      400: err('101 invalid signature'),
-      404: { description: '`{"status":"error","details":"Transaction is not in UTX"}`', schema: S.StatusDetails },
-    },
-    handler: ({ params }, ctx) => {
-      const tx = ctx.services.pool.unconfirmedById(params.id);
-      if (tx === undefined) throw transactionNotInUtx();
-      return new TxJsonReader(ctx.services.chain).extended(tx);
-    },
-  }),
+  unconfirmedInfo('/transactions/unconfirmed/info/{id}', 'A transaction in the pool (no height)'),
+  unconfirmedInfo('/unconfirmed/info/{id}', 'A transaction in the pool (no height): the path the specification lists, the same as /transactions/unconfirmed/info/{id}'),
   noId('/transactions/unconfirmed/info', 'Unconfirmed transaction info without an id'),
   route({
     method: 'POST',

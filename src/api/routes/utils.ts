@@ -15,6 +15,7 @@ import { Type } from '@sinclair/typebox';
 import { decodeBase64, encodeBase58, EncodingError } from '../../crypto/encoding.js';
 import { readScript } from '../../protocol/script.js';
 import { scriptText } from '../../protocol/script-text.js';
+import { ExtraFee, SCRIPT_EXTRA_FEE } from '../account-schemas.js';
 import { defineRoutes, route } from '../routing.js';
 import * as S from '../schemas.js';
 import { scriptCompilerError, WeError } from '../../errors/catalogue.js';
@@ -39,6 +40,7 @@ const EstimationResult = Type.Object(
     script: Type.String({ description: 'The script as sent' }),
     complexity: S.Int64({ description: "WE's estimate of its complexity" }),
     scriptText: Type.String({ description: "WE's text of its expression tree" }),
+    extraFee: ExtraFee,
   },
   { $id: 'EstimationResult' },
 );
@@ -95,7 +97,7 @@ export const utilsRoutes = defineRoutes({ name: 'utils', description: 'Hashes, n
       }
       try {
         const script = readScript(bytes, ctx.services.protocol);
-        return { script: body, complexity: script.complexity, scriptText: scriptText(script.expr) };
+        return { script: body, complexity: script.complexity, scriptText: scriptText(script.expr), extraFee: SCRIPT_EXTRA_FEE };
       } catch (e) {
         if (e instanceof WeError && e.code === 199) throw scriptCompilerError(parseErrorMessage(e));
         throw e;

@@ -2,7 +2,8 @@
  * The node itself as `/node/*`, `/utils/time` and `/anchoring/config` see it: its settings
  * (`/node/config`), health, loggers, version and stopping.
  */
-import type { AnchoringConfig, NodeConfigInfo, NodeControlService, SyncProgress } from '../../api/services.js';
+import type { NodeConfigInfo, NodeControlService, SyncProgress } from '../../api/services.js';
+import { anchoringConfigAnswer } from '../anchoring-wiring.js';
 import { FEE_NAMES } from '../../chain/settings.js';
 import type { NodeConfig } from '../config.js';
 import type { NodeHealth } from '../health.js';
@@ -72,7 +73,6 @@ export function nodeControlService(deps: NodeControlDeps): NodeControlService {
       deps.requestStop();
     },
     systemTime: deps.systemClock,
-    // Weft has no anchoring to a target network: the answer of a node where it is off.
-    anchoring: (): AnchoringConfig => ({ enabled: false }),
+    anchoring: () => anchoringConfigAnswer(deps.config),
   };
 }
