@@ -14,8 +14,8 @@
 import { Type } from '@sinclair/typebox';
 import { decodeBase64, encodeBase58, EncodingError } from '../../crypto/encoding.js';
 import { WeError } from '../../crypto/errors.js';
-import { readScript } from '../../protocol/script.js';
-import { scriptText } from '../../protocol/script-text.js';
+import { readScript } from '../../ride/script.js';
+import { scriptText } from '../../ride/script-text.js';
 import { scriptCompilerError } from '../errors.js';
 import { defineRoutes, route } from '../routing.js';
 import * as S from '../schemas.js';
