@@ -23,14 +23,14 @@ import {
   punion,
   STRING,
   T,
+  typeEquals,
   union,
   UNIT,
-  type Final,
   type Real,
   type Type,
 } from './types.js';
-import { CaseObj, RideList, unit, isUnit, valueEquals, valueKind, valueText, type Value } from './values.js';
-import { ADDRESS, ADDRESS_OR_ALIAS, DATA_ENTRY, OPTION_ADDRESS, OPTION_LONG, type WavesTypes } from './we-types.js';
+import { CaseObj, RideList, unit, valueEquals, valueKind, valueText, type Value } from './values.js';
+import { ADDRESS, ADDRESS_OR_ALIAS, ALIAS, DATA_ENTRY, OPTION_ADDRESS, OPTION_LONG, type WavesTypes } from './we-types.js';
 
 /** What natives need at run time. */
 export interface NativeRuntime {
@@ -251,7 +251,8 @@ const compareOp = (name: string, id: number, f: (a: bigint, b: bigint) => boolea
 
 const sizeSub = (size: number, xs: string, count: string): Expr => n(F.SUB_LONG, n(size, ref(xs)), ref(count));
 
-function pureFunctions(): FunctionDef[] {
+/** PureContext's functions. */
+export function pureFunctions(): FunctionDef[] {
   const eq = native('==', F.EQ, 1, BOOLEAN, [['a', T], ['b', T]], (args) => {
     if (args.length !== 2) throw notImplemented();
     return valueEquals(args[0]!, args[1]!);
@@ -349,7 +350,8 @@ function pureFunctions(): FunctionDef[] {
 // ---------------------------------------------------------------------------
 // CryptoContext
 
-function cryptoFunctions(): FunctionDef[] {
+/** CryptoContext's functions. */
+export function cryptoFunctions(): FunctionDef[] {
   const hash = (name: string, id: number, f: (rt: NativeRuntime, b: Uint8Array) => Uint8Array): NativeDef =>
     native(name, id, 10, BYTEVECTOR, [['bytes', BYTEVECTOR]], (args, rt) => f(rt, one(args, isBytes, notImplemented)));
   return [
@@ -556,8 +558,8 @@ function wavesFunctions(types: WavesTypes, chainId: number): FunctionDef[] {
     native('addressFromRecipient', F.ADDRESSFROMRECIPIENT, 100, ADDRESS, [['AddressOrAlias', ADDRESS_OR_ALIAS]], (args, rt) => {
       if (args.length !== 1 || !(args[0] instanceof CaseObj)) throw notImplemented();
       const obj = args[0];
-      if (obj.typeName === 'Address' && obj.type.fields.length === 1) return obj;
-      if (obj.typeName !== 'Alias') throw notImplemented();
+      if (typeEquals(obj.type, ADDRESS)) return obj;
+      if (!typeEquals(obj.type, ALIAS)) throw notImplemented();
       const alias = obj.field('alias');
       if (alias === undefined) throw new UncaughtError('java.util.NoSuchElementException: key not found: alias');
       if (typeof alias !== 'string') throw classCast(alias, 'CONST_STRING');
@@ -574,6 +576,3 @@ function wavesFunctions(types: WavesTypes, chainId: number): FunctionDef[] {
 export function contextFunctions(types: WavesTypes, chainId: number): FunctionDef[] {
   return [...pureFunctions(), ...cryptoFunctions(), ...wavesFunctions(types, chainId)];
 }
-
-export { isUnit };
-export type { Final };
