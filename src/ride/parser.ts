@@ -90,7 +90,7 @@ const INVALID = (p: Pos, message: string): PExpr => ({ t: 'INVALID', pos: p, mes
 export class ParseAbort extends Error {}
 
 /** Parse nesting Weft accepts (see the module comment). */
-export const MAX_NESTING = 400;
+export const MAX_NESTING = 150;
 
 // ---------------------------------------------------------------------------
 // Grammar
