@@ -7,9 +7,8 @@
  *  - ride.compile.5KiB: compiling a 5 KiB script (ms per compile) vs @waves/ride-js 2.3.0
  *    compiling the same source in the same run (lower is better).
  */
-import { createPublicKey, verify as nativeVerify } from 'node:crypto';
+import { verify as nativeVerify } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { ed25519 } from '@noble/curves/ed25519.js';
 import { encodeBase58 } from '../src/crypto/encoding.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { Transfer } from '../src/protocol/transactions/transfer.js';
@@ -17,20 +16,7 @@ import { compileScript } from '../src/ride/script-compiler.js';
 import { ScriptVerifier } from '../src/ride/verifier.js';
 import type { RideEnvironment } from '../src/ride/environment.js';
 import { compareRates, type Figure } from './harness.js';
-
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
-function leScalar(b: Uint8Array): bigint {
-  let x = 0n;
-  for (let i = b.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(b[i]!);
-  return x;
-}
-
-/** The Edwards KeyObject of a Curve25519 private key (what Weft's suite derives and caches). */
-function edwardsKey(privateKey: Uint8Array) {
-  const A = ed25519.Point.BASE.multiply(leScalar(privateKey) % ed25519.Point.Fn.ORDER).toBytes();
-  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, A]), format: 'der', type: 'spki' });
-}
+import { clearedSignBit, edwardsKeyObject } from './protocol.js';
 
 const EMPTY_STATE: RideEnvironment = {
   height: () => 100,
@@ -115,15 +101,8 @@ export async function rideFigures(p: Protocol): Promise<Figure[]> {
     });
     return unsigned.withProofs([p.crypto.sign(signers[0]!.privateKey, unsigned.bodyBytes), p.crypto.sign(signers[1]!.privateKey, unsigned.bodyBytes)]);
   });
-  const edKeys = [edwardsKey(signers[0]!.privateKey), edwardsKey(signers[1]!.privateKey)];
-  const bare = txs.map((tx) => ({
-    message: tx.bodyBytes,
-    sigs: tx.proofs.map((s) => {
-      const c = Buffer.from(s);
-      c[63] = c[63]! & 0x7f;
-      return c;
-    }),
-  }));
+  const edKeys = [edwardsKeyObject(signers[0]!.privateKey), edwardsKeyObject(signers[1]!.privateKey)];
+  const bare = txs.map((tx) => ({ message: tx.bodyBytes, sigs: tx.proofs.map(clearedSignBit) }));
   let k = 0;
   let accepted = 0;
   figures.push(

@@ -91,6 +91,17 @@ export const signatureOf = (f: FunctionDef): Signature => ({
   header: f.kind === 'native' ? { native: f.id } : { user: f.internal },
 });
 
+/** CompilerContext.functionDefs: signatures grouped by name, in the functions' order. */
+export function signaturesByName(functions: readonly FunctionDef[]): Map<string, Signature[]> {
+  const byName = new Map<string, Signature[]>();
+  for (const f of functions) {
+    const l = byName.get(f.name);
+    if (l === undefined) byName.set(f.name, [signatureOf(f)]);
+    else l.push(signatureOf(f));
+  }
+  return byName;
+}
+
 /** Builds the context of a script version and kind; `chainId` goes into the address functions' bodies. */
 export function buildContext(version: ScriptVersion, token: boolean, chainId: number): RideContext {
   const waves = token ? TOKEN_TYPES : ACCOUNT_TYPES;
@@ -103,12 +114,6 @@ export function buildContext(version: ScriptVersion, token: boolean, chainId: nu
   ];
   if (version === 2) vars.push(['Sell', ORDER_TYPE], ['Buy', ORDER_TYPE]);
   const functions = contextFunctions(waves, chainId);
-  const functionDefs = new Map<string, Signature[]>();
-  for (const f of functions) {
-    const l = functionDefs.get(f.name);
-    if (l === undefined) functionDefs.set(f.name, [signatureOf(f)]);
-    else l.push(signatureOf(f));
-  }
   return {
     version,
     token,
@@ -117,7 +122,7 @@ export function buildContext(version: ScriptVersion, token: boolean, chainId: nu
     txType,
     predefTypes: scalaMap(types.map((t) => [t.name, t] as const)),
     varDefs: scalaMap(vars),
-    functionDefs,
+    functionDefs: signaturesByName(functions),
   };
 }
 

@@ -2,8 +2,7 @@
  * Compiler contexts like the ones WE's lang tests build (PureContext alone, or with test
  * types, variables and functions), and a helper to compare parsed trees.
  */
-import type { CompilerContext, DefinedType, Signature } from '../../src/ride/context.js';
-import { signatureOf } from '../../src/ride/context.js';
+import { signaturesByName, type CompilerContext, type DefinedType } from '../../src/ride/context.js';
 import { cryptoFunctions, pureFunctions, type FunctionDef } from '../../src/ride/library.js';
 import type { PExpr, Part } from '../../src/ride/parser.js';
 import { scalaMapKeyOrder } from '../../src/ride/scala.js';
@@ -30,16 +29,10 @@ export function compilerContext(
   const order = scalaMapKeyOrder(types.map((t) => t.name));
   const byName = new Map(types.map((t) => [t.name, t]));
   const functions = [...pureFunctions(), ...(o.crypto === true ? cryptoFunctions() : []), ...(o.functions ?? [])];
-  const functionDefs = new Map<string, Signature[]>();
-  for (const f of functions) {
-    const l = functionDefs.get(f.name);
-    if (l === undefined) functionDefs.set(f.name, [signatureOf(f)]);
-    else l.push(signatureOf(f));
-  }
   return {
     predefTypes: new Map(order.map((n) => [n, byName.get(n)!])),
     varDefs: new Map<string, Final>([['unit', UNIT], ...(o.vars ?? [])]),
-    functionDefs,
+    functionDefs: signaturesByName(functions),
   };
 }
 
