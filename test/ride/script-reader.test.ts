@@ -180,6 +180,17 @@ describe('script reader: every rule, with WE messages', () => {
     parseError(scriptBytes(1, e, p), /^ScriptParseError\(Script is too complex: estimation exceeds \d+ steps\)$/);
   });
 
+  it("SerdeTest: the spec input decodes or fails at once; a 10 000-term sum serializes", () => {
+    const spec = Int8Array.of(1, 113, -1, 63, 0, -1, 127, 0, -1, 39, -1, 87, -41, 50, -111, -38, 12, 1, 0, -19, 101, -128, -1, 54);
+    assert.throws(() => deserializeExpr(new Uint8Array(spec.buffer)), /Invalid array size|bytes left|null/);
+    let sum: Expr = E.long(0);
+    for (let i = 1; i <= 10_000; i++) sum = E.native(100, sum, E.long(i));
+    const bytes = serializeExpr(E.native(0, E.long(1), sum));
+    assert.ok(bytes.length > 10_000 * 17);
+    // (compared through bytes: a recursive deep-equal would itself exhaust the stack)
+    assert.equal(hex(serializeExpr(deserializeExpr(bytes))), hex(bytes));
+  });
+
   it('never fails with anything but a ScriptParseError on random bytes', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), fc.constantFrom(1, 2), (expr, v) => {
