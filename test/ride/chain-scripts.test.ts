@@ -265,6 +265,35 @@ describe('tx as WE binds it', () => {
     }
   });
 
+  it("CommonFunctionsTest: shadowing in match, data constructors' equality", () => {
+    const tx = transfer();
+    assert.equal(valueOf(tx, `match tx {\n case tx : TransferTransaction  => tx.id == base58'${tx.idBase58}'\n case tx : IssueTransaction => tx.fee == 1\n case other => throw()\n }`), true);
+    assert.equal(
+      valueOf(tx, `match tx {\n case tx: TransferTransaction | IssueTransaction => {\n  match tx {\n    case tx: TransferTransaction  => tx.id == base58'${tx.idBase58}'\n    case tx: IssueTransaction => tx.fee == 1\n  }\n  }\n case other => throw()\n}`),
+      true,
+    );
+    const denied = (source: string): string => {
+      const r = compileScript(source, { assetScript: false, crypto: p });
+      return r.ok ? 'compiled' : r.error;
+    };
+    assert.match(denied('let t = 100\nmatch tx {\n case t: TransferTransaction  => true\n case other => throw()\n }'), /^Compilation failed: Value 't' already defined in the scope/);
+    assert.match(denied('match {\n  let aaa = 1\n  tx\n} {\n     case tx: TransferTransaction  => true\n     case other => throw()\n }'), /^Compilation failed: Value 'tx' already defined in the scope/);
+    assert.match(denied('match p {\n case tx: TransferTransaction  => true\n case other => throw()\n }'), /^Compilation failed: A definition of 'p' is not found/);
+    const b = addr(bob).toString();
+    assert.equal(
+      valueOf(tx, `match tx {\n  case tx: TransferTransaction =>\n    let goodEq = tx.recipient == Address(base58'${b}')\n    let badAddressEq = tx.recipient == Address(base58'Mbembangwana')\n    let badAliasNe = tx.recipient != Alias("Nuripitia")\n    goodEq && !badAddressEq && badAliasNe\n  case _ => throw()\n}`),
+      true,
+    );
+    const data = p.sign(
+      p.transaction(Data, 1, { senderPublicKey: alice.publicKey, author: alice.publicKey, data: [{ key: 'k', type: 'integer', value: 5n }], timestamp: TS, fee: 100000n, feeAssetId: null, atomicBadge: null }),
+      alice.privateKey,
+    );
+    assert.equal(
+      valueOf(data, 'match tx {\n  case tx: DataTransaction =>\n    tx.data[0] == DataEntry("k", 5) && tx.data[0] != DataEntry("k", true) && tx.data[0] != DataEntry("k", "5")\n  case _ => throw()\n}'),
+      true,
+    );
+  });
+
   it('Exchange and its orders; an Order as tx of an order script', () => {
     const order = (owner: typeof alice, type: 'buy' | 'sell'): Order =>
       signOrder(
