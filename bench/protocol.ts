@@ -2,7 +2,7 @@
  * Protocol figures (issue 2): signature verification, transfer serialization + id,
  * and reading a transfer's JSON — each against the bare primitive underneath.
  */
-import { createPublicKey, verify as nativeVerify } from 'node:crypto';
+import { createPublicKey, verify as nativeVerify, type KeyObject } from 'node:crypto';
 import { createBLAKE2b } from 'hash-wasm';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { encodeBase58 } from '../src/crypto/encoding.js';
@@ -38,17 +38,8 @@ export async function protocolFigures(): Promise<Figure[]> {
   //    vs node:crypto Ed25519 verify with ready-made Edwards keys of the same signers.
   const messages = signed.map((tx) => tx.proofSourceBytes);
   const sigs = signed.map((tx) => tx.proofs[0]!);
-  const edKeys = senders.map((kp, i) => {
-    const a = leScalar(kp.privateKey) % ed25519.Point.Fn.ORDER;
-    const A = ed25519.Point.BASE.multiply(a).toBytes();
-    void i;
-    return createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), A]), format: 'der', type: 'spki' });
-  });
-  const clearedSigs = sigs.map((s) => {
-    const c = Buffer.from(s);
-    c[63] = c[63]! & 0x7f;
-    return c;
-  });
+  const edKeys = senders.map((kp) => edwardsKeyObject(kp.privateKey));
+  const clearedSigs = sigs.map(clearedSignBit);
   let k = 0;
   let okCount = 0;
   figures.push(
@@ -133,4 +124,17 @@ function leScalar(b: Uint8Array): bigint {
   let x = 0n;
   for (let i = b.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(b[i]!);
   return x;
+}
+
+/** The native Ed25519 public key of a Curve25519 private key: what Weft's suite derives and caches. */
+export function edwardsKeyObject(privateKey: Uint8Array): KeyObject {
+  const A = ed25519.Point.BASE.multiply(leScalar(privateKey) % ed25519.Point.Fn.ORDER).toBytes();
+  return createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), A]), format: 'der', type: 'spki' });
+}
+
+/** A Curve25519 signature as native Ed25519 verification takes it (sign bit cleared). */
+export function clearedSignBit(signature: Uint8Array): Buffer {
+  const c = Buffer.from(signature);
+  c[63] = c[63]! & 0x7f;
+  return c;
 }

@@ -14,6 +14,7 @@ import { fuzzBench } from './fuzz.js';
 import { networkFigures } from './network.js';
 import { protocolFigures } from './protocol.js';
 import { restFigures } from './rest.js';
+import { rideFigures } from './ride.js';
 
 const json = process.argv.includes('--json');
 const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -23,6 +24,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['chain', () => chainFigures(p)],
   ['rest', restFigures],
   ['network', () => networkFigures(p)],
+  ['ride', () => rideFigures(p)],
 ];
 
 for (const [group, run] of groups) {

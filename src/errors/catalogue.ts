@@ -286,6 +286,39 @@ export function transactionRejection(e: WeError, txJson: unknown): TransactionRe
 }
 
 // ---------------------------------------------------------------------------
+// 306, 307: scripts
+
+/** `{"name", "value"}` or `{"name", "error"}`: a let a script forced, as WE's ScriptErrorJson renders it. */
+export type ScriptVar = { readonly name: string; readonly value: string } | { readonly name: string; readonly error: string };
+
+/** 306 ScriptExecutionError / 307 TransactionNotAllowedByScript, with WE's extra members (`transaction`, `script`, `vars`). */
+export class ScriptRejection extends WeError {
+  constructor(
+    kind: 'ScriptExecutionError' | 'TransactionNotAllowedByScript',
+    code: 306 | 307,
+    message: string,
+    readonly transaction: unknown,
+    readonly script: string,
+    readonly vars: readonly ScriptVar[],
+  ) {
+    super(kind, code, message, undefined, 400, undefined, { transaction, script, vars });
+  }
+
+  /** The same rejection reported for another transaction's JSON (an atomic container, as WE reports its inner failures). */
+  forTransaction(transactionJson: unknown): ScriptRejection {
+    return new ScriptRejection(this.kind as 'ScriptExecutionError', this.code as 306, this.message, transactionJson, this.script, this.vars);
+  }
+}
+
+/** 306: the script failed while running (an error it raised, or one of the evaluator's). */
+export const scriptExecutionError = (message: string, transactionJson: unknown, script: string, vars: readonly ScriptVar[]): ScriptRejection =>
+  new ScriptRejection('ScriptExecutionError', 306, message, transactionJson, script, vars);
+
+/** 307: the script returned false. */
+export const transactionNotAllowedByScript = (message: string, transactionJson: unknown, script: string, vars: readonly ScriptVar[]): ScriptRejection =>
+  new ScriptRejection('TransactionNotAllowedByScript', 307, message, transactionJson, script, vars);
+
+// ---------------------------------------------------------------------------
 // 301–310: what is not there
 
 /** 301 by id (Base58 of the decoded id). */

@@ -14,7 +14,8 @@ import pino from 'pino';
 import { createApiServer } from '../../src/api/server.js';
 import type { ApiServices } from '../../src/api/services.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
-import { E, estimateComplexity, scriptBytes } from '../../src/protocol/script.js';
+import { E } from '../../src/ride/expr.js';
+import { estimateComplexity, scriptBytes } from '../../src/ride/script.js';
 import { NodeHealth } from '../../src/node/health.js';
 import { devNodeConfig } from '../../src/node/dev.js';
 import { Keystore } from '../../src/node/keystore.js';
@@ -291,7 +292,48 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
       assert.equal(bad.status, 400, body);
       assert.deepEqual(bad.json, { error: 305, message, field: 'script' });
     }
-    assert.equal((await call(s.app, 'POST', '/utils/script/compile', { body: 'true' })).status, 404, 'no RIDE compiler');
+  });
+
+  it('POST /utils/script/compile: WE\'s bytes and complexity (account or asset context); 305 with the compiler\'s message', async () => {
+    const compile = (body: string, query = '') => call(s.app, 'POST', `/utils/script/compile${query}`, { body, contentType: 'text/plain' });
+    // WE's UtilsRouteSpec: `1 == 2` → complexity 3; reference ride.md §12 vectors 4 and 8.
+    const eq = await compile('1 == 2');
+    assert.equal(eq.status, 200);
+    assert.deepEqual(eq.json, { script: 'base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==', complexity: 3, extraFee: 0 });
+    assert.deepEqual((await compile('let x = 10\n20 == x + x')).json, {
+      script: 'base64:AQQAAAABeAAAAAAAAAAACgkAAAAAAAACAAAAAAAAAAAUCQAAZAAAAAIFAAAAAXgFAAAAAXjlxJUL',
+      complexity: 13,
+      extraFee: 0,
+    });
+    // The compiled script reads back through /utils/script/estimate.
+    const back = await call(s.app, 'POST', '/utils/script/estimate', { body: 'base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==' });
+    assert.deepEqual(back.json, { script: 'base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==', complexity: 3, scriptText: 'FUNCTION_CALL(Native(0),List(CONST_LONG(1), CONST_LONG(2)))', extraFee: 0 });
+    // Proofs exist in the account context only.
+    const proofs = 'match tx {\n case t: TransferTransaction => t.proofs[1] == base58\'\'\n case _ => true\n}';
+    assert.equal((await compile(proofs)).status, 200);
+    for (const query of ['?assetScript=true', '?assetScript=yes']) {
+      const asset = await compile(proofs, query);
+      assert.deepEqual(asset.json, {
+        error: 305,
+        message: 'Compilation failed: Undefined field `proofs` of variable of type `Union(List(TransferTransaction))` in 43-51',
+        field: 'script',
+      });
+    }
+    for (const [body, message] of [
+      ['1', 'Script should return boolean'],
+      ['x', "Compilation failed: A definition of 'x' is not found in 0-1"],
+      ['{-# LANGUAGE_VERSION 3 #-}\ntrue', 'Unsupported language version'],
+      ['Buy == Sell', "Compilation failed: A definition of 'Buy' is not found in 0-3"],
+      ['true )', 'Parsed.Failure(Position 1:6, found ")")'],
+      ['', 'Parsed.Failure(Position 1:1, found "")'],
+      ['match tx {\n case t: Foo => true\n}', "Compilation failed: Value 'ArrayBuffer(VALID(RealPos(20,23),Foo))' declared as non-existing type, while all possible types are List() in 12-31"],
+    ] as const) {
+      const bad = await compile(body);
+      assert.equal(bad.status, 400, body);
+      assert.deepEqual(bad.json, { error: 305, message, field: 'script' }, body);
+    }
+    assert.equal((await compile('{-# LANGUAGE_VERSION 2 #-}\nBuy != Sell')).status, 200);
+    assert.equal((await compile('true', '?assetScript=maybe')).status, 404, 'Akka refuses a non-boolean parameter');
   });
 
   it('GET /utils/time: the machine clock and the node time', async () => {

@@ -436,7 +436,6 @@ function checkRequest(validator: DocumentValidator, o: DocumentedOperation, body
  * them appears (remove it here) or when any other seed route is missing.
  */
 const KNOWN_GAPS: Readonly<Record<string, string>> = {
-  'POST /utils/script/compile': 'needs the RIDE compiler (script evaluation is not built yet)',
   'GET /node/metrics': 'Weft has no metrics sink yet (WE writes these categories to InfluxDB)',
   'POST /node/metrics': 'Weft has no metrics sink yet (WE writes these categories to InfluxDB)',
   'GET /debug/threadDump': 'a JVM thread dump; a Node.js process has no equivalent',

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
-import { E, scriptBytes, type Expr } from '../../src/protocol/script.js';
+import { E, type Expr } from '../../src/ride/expr.js';
+import { scriptBytes } from '../../src/ride/script.js';
 import { availableBalance, effectiveBalance } from '../../src/state/appliers/index.js';
 import { MutableState } from '../../src/state/view.js';
 import { alice, allFeaturesAt, assertRejected, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';

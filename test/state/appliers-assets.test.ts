@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
 import { INT64 } from '../../src/protocol/bytes.js';
-import { E, scriptBytes } from '../../src/protocol/script.js';
+import { E } from '../../src/ride/expr.js';
+import { scriptBytes } from '../../src/ride/script.js';
 import { DEFAULT_FEES } from '../../src/chain/settings.js';
 import { alice, allFeaturesAt, assertRejected, bob, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
 

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { DEFAULT_FEES } from '../../src/chain/settings.js';
 import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
-import { E, scriptBytes } from '../../src/protocol/script.js';
+import { E } from '../../src/ride/expr.js';
+import { scriptBytes } from '../../src/ride/script.js';
 import { alice, assertRejected, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
 
 const TRUE_SCRIPT = `base64:${encodeBase64(scriptBytes(1, E.TRUE, p))}`;

@@ -12,8 +12,9 @@ import { Type } from '@sinclair/typebox';
 import type { Address } from '../../crypto/address.js';
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import type { JsonObject } from '../../protocol/json.js';
-import { javaUtf8, readScript } from '../../protocol/script.js';
-import { scriptText } from '../../protocol/script-text.js';
+import { readScript } from '../../ride/script.js';
+import { scriptText } from '../../ride/script-text.js';
+import { javaUtf8 } from '../../ride/serde.js';
 import * as A from '../account-schemas.js';
 import { SCRIPT_EXTRA_FEE } from '../account-schemas.js';
 import {

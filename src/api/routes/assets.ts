@@ -13,8 +13,9 @@
 import type { Address } from '../../crypto/address.js';
 import { decodeBase58, encodeBase58, EncodingError } from '../../crypto/encoding.js';
 import { stringifyJson, type JsonObject } from '../../protocol/json.js';
-import { javaString, readScript } from '../../protocol/script.js';
-import { scriptText } from '../../protocol/script-text.js';
+import { readScript } from '../../ride/script.js';
+import { scriptText } from '../../ride/script-text.js';
+import { javaString } from '../../ride/serde.js';
 import type { AssetInfo } from '../../state/model.js';
 import type { StateView } from '../../state/view.js';
 import * as A from '../account-schemas.js';

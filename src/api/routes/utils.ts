@@ -7,15 +7,20 @@
  * `entity(as[String])` does; no body hashes the empty string. `hash/fast` is one of the
  * methods rule PKI-1 turns off while `node.crypto.pki.mode = ON`.
  *
- * `script/estimate` reads a compiled script (Base64, `base64:` prefix optional) with WE's
- * script reader and answers its complexity and WE's text of its expression; WE's
- * `script/compile` (RIDE source → script) is not served: Weft has no RIDE compiler.
+ * `script/compile` compiles RIDE source (versions 1 and 2, `assetScript=true` for the
+ * asset context) with WE's compiler and limits; `script/estimate` reads a compiled script
+ * (Base64, `base64:` prefix optional) with WE's script reader and answers its complexity
+ * and WE's text of its expression. Both answer `extraFee`, which WE's OpenAPI documents
+ * and WE 1.14 never charges: it is always 0. Every failure is 305 with WE's message.
  */
 import { Type } from '@sinclair/typebox';
 import { decodeBase64, encodeBase58, EncodingError } from '../../crypto/encoding.js';
-import { readScript } from '../../protocol/script.js';
-import { scriptText } from '../../protocol/script-text.js';
+import { readScript } from '../../ride/script.js';
+import { compileScript } from '../../ride/script-compiler.js';
+import { scriptText } from '../../ride/script-text.js';
+import { readBooleanQuery } from '../account-reads.js';
 import { ExtraFee, SCRIPT_EXTRA_FEE } from '../account-schemas.js';
+import { optionalQuery, text } from '../params.js';
 import { defineRoutes, route } from '../routing.js';
 import * as S from '../schemas.js';
 import { scriptCompilerError, WeError } from '../../errors/catalogue.js';
@@ -35,6 +40,8 @@ const TimeResult = Type.Object(
   { $id: 'TimeResult' },
 );
 
+/** WE 1.14 computes no extra fee for scripted accounts or smart assets. */
+
 const EstimationResult = Type.Object(
   {
     script: Type.String({ description: 'The script as sent' }),
@@ -43,6 +50,15 @@ const EstimationResult = Type.Object(
     extraFee: ExtraFee,
   },
   { $id: 'EstimationResult' },
+);
+
+const CompilationResult = Type.Object(
+  {
+    script: Type.String({ description: 'The compiled script, `base64:`…' }),
+    complexity: S.Int64({ description: "WE's estimate of its complexity" }),
+    extraFee: ExtraFee,
+  },
+  { $id: 'CompilationResult' },
 );
 
 /** WE's ScriptParseError message without its `ScriptParseError(…)` wrapper (Script.fromBase64String's `parseError.message`). */
@@ -78,6 +94,22 @@ export const utilsRoutes = defineRoutes({ name: 'utils', description: 'Hashes, n
     unavailableInPkiMode: true,
     responses: { 200: HashingResult, 400: err('199 unavailable in PKI mode ON') },
     handler: ({ body }, ctx) => ({ message: body, hash: encodeBase58(ctx.services.protocol.crypto.fastHash(utf8(body))) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/utils/script/compile',
+    auth: 'user',
+    summary: 'Compiles RIDE source (versions 1 and 2) to a script',
+    description:
+      '`{-# LANGUAGE_VERSION 2 #-}` selects version 2 (default 1). The script must return Boolean, stay within complexity 2000 and 8192 bytes. `assetScript=true` compiles against the asset-script context (transactions without proofs).',
+    body: { schema: Type.String({ description: 'RIDE source' }), read: 'text', description: 'The RIDE source (raw body, any content type)' },
+    query: { assetScript: optionalQuery(text('`true` for an asset script (Akka booleans: true/false, yes/no, on/off, 1/0)')) },
+    responses: { 200: CompilationResult, 400: err("305 the compiler's message (`Compilation failed: … in <start>-<end>`, `Script should return boolean`, `Script is too complex: …`, …)") },
+    handler: ({ body, query }, ctx) => {
+      const r = compileScript(body, { assetScript: readBooleanQuery(query.assetScript) ?? false, crypto: ctx.services.protocol });
+      if (!r.ok) throw scriptCompilerError(r.error);
+      return { script: `base64:${Buffer.from(r.script.bytes).toString('base64')}`, complexity: BigInt(r.script.complexity), extraFee: SCRIPT_EXTRA_FEE };
+    },
   }),
   route({
     method: 'POST',

@@ -2,19 +2,20 @@
  * SetScript (13, V1) and SetAssetScript (15, V1), the script field types every family
  * with a script uses (Issue too), and the chain-id field of WE's ChainSpecific types.
  *
- * A script is checked where WE checks it, when it is read (see ../script.ts): from
+ * A script is checked where WE checks it, when it is read (see ride/script.ts): from
  * request JSON (`Script.fromBase64String`) and from binary (`ScriptReader`). Its value is
  * the canonical bytes WE would re-serialize, so body bytes, ids and JSON match WE.
  */
 import { decodeBase64, encodeBase64, EncodingError } from '../../crypto/encoding.js';
 import type { Protocol } from '../protocol.js';
-import { javaString, javaUtf8, readScript, type Script } from '../script.js';
+import { readScript, scriptParseError, type Script } from '../../ride/script.js';
+import { javaString, javaUtf8 } from '../../ride/serde.js';
 import { chainIdField, fee, sender, timestamp } from './common.js';
 import { ASSET_ID, jsonString, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
-import { DecodeError, genericError, scriptParseError } from '../../errors/catalogue.js';
+import { DecodeError, genericError } from '../../errors/catalogue.js';
 
-export { readScript, type Script } from '../script.js';
+export { readScript, type Script } from '../../ride/script.js';
 
 // ---------------------------------------------------------------------------
 // Script fields

@@ -3,7 +3,8 @@
  * account scripts is a later piece of work (the pipeline refuses transactions from
  * scripted accounts meanwhile).
  */
-import { readScript, type Expr } from '../../protocol/script.js';
+import type { Expr } from '../../ride/expr.js';
+import { readScript } from '../../ride/script.js';
 import { SetScript } from '../../protocol/transactions/scripts.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import { activeRoles } from '../permissions.js';

@@ -5,6 +5,7 @@
  * chain rules (roles, features, fees) are WE's all the same.
  */
 import { FEATURE as F } from '../../protocol/features.js';
+import type { ExchangeData } from '../../protocol/transactions/exchange.js';
 import { type Applier } from './context.js';
 import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, west, ZERO_FEE, type TransactionRules } from './rules.js';
 import { genericError, unsupportedTransactionType } from '../../errors/catalogue.js';
@@ -24,6 +25,11 @@ export const EXCHANGE: TransactionRules = {
   scalaClass: { pkg: `${TX_PACKAGE}.assets.exchange`, name: 'ExchangeTransaction', versioned: true },
   features: featuresByVersion({ 2: [] }),
   roles: () => ['dex'],
+  // The pair's assets: price asset, then amount asset (WE's checkedAssets of an exchange).
+  smartAssets: (tx) => {
+    const order = (tx.data as ExchangeData).buyOrder;
+    return [order.priceAsset, order.amountAsset].filter((a): a is Uint8Array => a !== null);
+  },
   fee: paidFee('exchange', west(0.005)),
 };
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { encodeBase64 } from '../../../src/crypto/encoding.js';
 import type { Protocol } from '../../../src/protocol/protocol.js';
-import { E, estimateComplexity, MAX_SCRIPT_COMPLEXITY, scriptBytes, type Expr } from '../../../src/protocol/script.js';
+import { E, type Expr } from '../../../src/ride/expr.js';
+import { estimateComplexity, MAX_SCRIPT_COMPLEXITY, scriptBytes } from '../../../src/ride/script.js';
 import { CHAIN_ID, feeArb, timestampArb, type OracleCase, type OracleEnv } from '../harness.js';
 
 /** Native function ids of WE's RIDE contexts, with the argument counts they are called with here. */

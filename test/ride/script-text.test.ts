@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { byteVectorHashCode, byteVectorText, scriptText } from '../../src/protocol/script-text.js';
-import { E } from '../../src/protocol/script.js';
+import { E } from '../../src/ride/expr.js';
+import { byteVectorHashCode, byteVectorText, scriptText } from '../../src/ride/script-text.js';
 
 describe('script text', () => {
   it('prints constants, references, getters and calls as Scala case classes', () => {
