@@ -60,9 +60,9 @@ aliceSigned + bobSigned + cooperSigned >= 2`;
 
     const info = await node.get(`/addresses/scriptInfo/${a3.address}`);
     assert.equal(info.status, 200, info.text);
-    assert.deepEqual(info.json, { address: a3.address, script, scriptText: estimate.json.scriptText, complexity: compiled.json.complexity });
+    assert.deepEqual(info.json, { address: a3.address, script, scriptText: estimate.json.scriptText, complexity: compiled.json.complexity, extraFee: 0 });
     const none = await node.get(`/addresses/scriptInfo/${a2.address}`);
-    assert.deepEqual(none.json, { address: a2.address, complexity: 0 });
+    assert.deepEqual(none.json, { address: a2.address, complexity: 0, extraFee: 0 });
   });
 
   it('issues an asset with a script compiled in the asset context; full details show it', async () => {
