@@ -1,7 +1,7 @@
 /**
  * The `weft` command line (`node dist/src/node/cli.js <command>`):
  *
- *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N]
+ *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N] [--crypto waves|gost]
  *   generate accounts     N key pairs for a chain into a keystore (WE's AccountsGeneratorApp)
  *   generate genesis      signs the genesis block of a node config (WE's GenesisBlockGenerator)
  *   generate api-key-hash the hash of an API key for `node.api.auth.*-hash` (WE's ApiKeyHashGenerator)
@@ -172,7 +172,8 @@ function countArg(value: string): number {
   return Number(value);
 }
 
-function cryptoArg(value: string): CryptoType {
+/** `--crypto`: waves or gost, in any case. */
+export function cryptoArg(value: string): CryptoType {
   const v = value.toLowerCase();
   if (v !== 'waves' && v !== 'gost') throw new InvalidArgumentError("expected 'waves' or 'gost'");
   return v;
@@ -255,7 +256,8 @@ export function buildProgram(io: CliIo): Command {
     .option('--data-dir <dir>', 'data directory (dev chain: its whole directory, default data/dev)')
     .option('--rest-port <port>', 'REST API port', portArg)
     .option('--p2p-port <port>', 'P2P port', portArg)
-    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number }) => {
+    .option('--crypto <type>', 'dev chain only: waves (default) or gost', cryptoArg)
+    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType }) => {
       await startNode(o, io);
     });
 
