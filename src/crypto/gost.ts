@@ -38,6 +38,24 @@ const SIGN_ALGORITHM = {
   id: 'id-tc26-gost3410-12-256',
 };
 
+/** The GOST R 34.10-2012 (256) curves the library has, by its names. */
+export type Gost256Curve = 'S-256-A' | 'S-256-B' | 'S-256-C';
+
+/** A GOST R 34.10-2012 (256-bit, Streebog-256 digest) verifier on a curve: false for anything malformed, never throws. */
+export type Gost256Verify = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
+
+export function createGost256Verifier(curve: Gost256Curve): Gost256Verify {
+  const verifier = GostEngine.getGostSign({ ...SIGN_ALGORITHM, namedCurve: curve });
+  return (publicKey, message, signature) => {
+    if (publicKey.length !== 64 || signature.length !== 64) return false;
+    try {
+      return verifier.verify(toArrayBuffer(publicKey), toArrayBuffer(signature), message);
+    } catch {
+      return false;
+    }
+  };
+}
+
 /** The client retries signing this many times (a rare branch of the library can throw). */
 const MAX_SIGN_ATTEMPTS = 20;
 
@@ -45,10 +63,15 @@ function toArrayBuffer(b: Uint8Array): ArrayBuffer {
   return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 }
 
-export function createGostSuite(): Promise<CryptoSuite> {
+/** Streebog-256 (GOST R 34.11-2012), output in the common (OpenSSL) byte order. */
+export function createStreebog256(): (data: Uint8Array) => Uint8Array {
   const digest = GostEngine.getGostDigest(STREEBOG_256);
-  const verifier = GostEngine.getGostSign(SIGN_ALGORITHM);
-  const streebog = (data: Uint8Array): Uint8Array => new Uint8Array(digest.digest(data));
+  return (data) => new Uint8Array(digest.digest(data));
+}
+
+export function createGostSuite(): Promise<CryptoSuite> {
+  const streebog = createStreebog256();
+  const verify = createGost256Verifier('S-256-A');
 
   /** Key pair from a 32-byte ukm: d = ukm (little-endian), Q = d·G. */
   const keyPairFromUkm = (ukm: Uint8Array): KeyPair => {
@@ -88,14 +111,7 @@ export function createGostSuite(): Promise<CryptoSuite> {
       }
       throw lastError instanceof Error ? lastError : new Error('GOST signing failed');
     },
-    verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-      if (publicKey.length !== 64 || signature.length !== 64) return false;
-      try {
-        return verifier.verify(toArrayBuffer(publicKey), toArrayBuffer(signature), message);
-      } catch {
-        return false;
-      }
-    },
+    verify,
   };
   return Promise.resolve(suite);
 }
