@@ -8,7 +8,8 @@
  * `wallet.password` setting (which protects nothing in Weft's keystore, see config.ts). The
  * owner's keystore password is not part of the config and never appears.
  */
-import { encodeBase58 } from '../crypto/encoding.js';
+import { encodeBase58, encodeBase64 } from '../crypto/encoding.js';
+import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
 import { FEE_NAMES } from '../chain/settings.js';
 import type { JsonValue } from '../protocol/json.js';
 import type { NodeConfig, PeerAddress } from './config.js';
@@ -37,9 +38,31 @@ function feeMap(fees: ReadonlyMap<number, bigint>): JsonMap {
   return out;
 }
 
+/** `node.crypto.pki` in WE's layout. */
+function pkiSection(pki: PkiSettings): JsonMap {
+  return {
+    mode: pki.mode,
+    'required-oids': [...pki.requiredOids],
+    'crl-checks-enabled': pki.crlChecksEnabled,
+    'crl-sync-manager-settings': { period: durationText(pki.crlSyncPeriodMs) },
+  };
+}
+
+/** `blockchain.custom.genesis.pki`, absent when the genesis has none. */
+function genesisPki(pki: PkiSettings): JsonMap | undefined {
+  const g = pki.genesis;
+  if (g.trustedRootFingerprints.length === 0 && g.certificates.length === 0 && g.crls.length === 0) return undefined;
+  return {
+    'trusted-root-fingerprints': g.trustedRootFingerprints.map((f) => Buffer.from(f).toString('hex')),
+    certificates: g.certificates.map((c) => encodeBase64(c.der)),
+    crls: g.crls.map((c) => ({ publicKeyBase58: encodeBase58(c.issuerPublicKey), cdp: c.cdp, crl: encodeBase64(c.crl.der) })),
+  };
+}
+
 /** `{"node": {...}}`: the node's settings in WE's key layout. */
 export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
   const { node, chain, miner, utx, api, network, features } = config;
+  const pki = config.pki ?? { ...PKI_OFF, mode: api.pkiMode ?? 'OFF' };
   const g = chain.genesis;
   const consensus: JsonMap =
     chain.consensus.type === 'poa'
@@ -65,6 +88,8 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
     transactions: g.transactions.map((t) => ({ recipient: t.recipient.toString(), amount: t.amount })),
     'network-participants': g.networkParticipants.map((p) => ({ 'public-key': encodeBase58(p.publicKey), roles: [...p.roles] })),
   };
+  const gPki = genesisPki(pki);
+  if (gPki !== undefined) genesis['pki'] = gPki;
   const preActivated: JsonMap = {};
   for (const [id, height] of [...chain.functionality.preActivatedFeatures].sort(([a], [b]) => a - b)) preActivated[String(id)] = height;
   const auth: JsonMap =
@@ -83,7 +108,8 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
       'owner-address': node.ownerAddress.toString(),
       'logging-level': node.loggingLevel,
       wallet: { file: node.wallet.file, password: node.wallet.password },
-      crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: { mode: api.pkiMode ?? 'OFF' } },
+      crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: pkiSection(pki) },
+      ...(pki.tspServer === undefined ? {} : { pki: { 'tsp-server': pki.tspServer } }),
       blockchain: {
         type: 'CUSTOM',
         consensus,

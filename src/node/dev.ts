@@ -43,6 +43,7 @@ import type { RoleName } from '../protocol/transactions/permissions.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type PoaSettings } from '../chain/settings.js';
 import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+import { PKI_OFF } from '../pki/settings.js';
 
 export const DEV_CHAIN_ID = 'T';
 export const DEV_API_KEY = 'weft-dev-api-key';
@@ -287,6 +288,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       tls: undefined,
     },
     features: { ...DEFAULTS.features, supported: [] },
+    pki: PKI_OFF,
   };
 }
 

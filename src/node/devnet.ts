@@ -39,6 +39,7 @@ import { cryptoArg } from './cli.js';
 import { renderNodeConfig } from './config-render.js';
 import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+import { PKI_OFF } from '../pki/settings.js';
 import { isMainModule } from './main-module.js';
 
 export const DEVNET_FILE = 'devnet.json';
@@ -209,6 +210,7 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
       tls: o.tls,
     },
     features: { ...DEFAULTS.features, supported: [] },
+    pki: PKI_OFF,
   };
 }
 

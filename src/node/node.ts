@@ -30,6 +30,7 @@ import { activationService, consensusService } from './consensus-services.js';
 import { Keystore } from './keystore.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { debugService, LiquidBlockTracker, nodeControlService, type NodeApiParts } from './node-api.js';
+import { startNodePki, type NodePki } from './pki-wiring.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
 
 export interface NodeOptions {
@@ -60,6 +61,8 @@ export class Node {
   private apiParts: NodeApiParts | undefined;
   /** The P2P network; undefined when `node.network.port` is 0. */
   private p2p: NodeNetwork | undefined;
+  /** PKI of a GOST network (pki-wiring.ts). */
+  private pki: NodePki | undefined;
   /** The consensus rules and feature activation the chain runs on. */
   private consensusParts: { readonly rules: PoaRules | PosRules; readonly features: ChainFeatures } | undefined;
 
@@ -129,6 +132,7 @@ export class Node {
       : undefined;
     const node = new Node(config, protocol, store, chain, pool, keystore, owner, miner, verifier, log, now);
     node.consensusParts = { rules, features };
+    node.pki = startNodePki({ config, protocol, chain, keystore, now });
     const systemNow = options.systemNow ?? ((): bigint => BigInt(Date.now()));
     const consensus = config.chain.consensus;
     node.control = {
@@ -268,6 +272,7 @@ export class Node {
       consensus: consensusService({ settings: this.config.chain.consensus, rules: this.chainConsensus().rules, chain, store: this.store }),
       activation: activationService(this.chainConsensus().features, () => chain.height(), this.config.features),
       ...(this.p2p === undefined ? {} : { peers: peersService(this.p2p) }),
+      ...(this.pki === undefined ? {} : { pki: this.pki.service }),
       nodeOwnerPublicKey: this.owner.publicKey,
       now: this.now,
     };
@@ -367,6 +372,7 @@ export class Node {
       if (this.api !== undefined) await this.api.close();
       await this.verifier.close();
       await this.store.close();
+      await this.pki?.close();
       this.log.info({}, 'node stopped');
     })();
     return this.stopping;

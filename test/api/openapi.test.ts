@@ -184,6 +184,10 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /addresses/signText/{}': { address: a1.address },
       'POST /addresses/verify/{}': { address: a1.address },
       'POST /addresses/verifyText/{}': { address: a1.address },
+      'GET /pki/certificate/by-dn/{}': { value: 'CN=Nobody' },
+      'GET /pki/certificate/by-dn-hash/{}': { value: '00'.repeat(20) },
+      'GET /pki/certificate/by-public-key/{}': { value: b58(a1.keyPair.publicKey) },
+      'GET /pki/certificate/by-fingerprint/{}': { value: 'AAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
     },
     query: {
       'GET /addresses/data/{}': { offset: '0', limit: '10' },
@@ -223,6 +227,8 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /node/metrics': () => ({ json: { enabled: [], disabled: [] } }),
       'POST /node/stop': () => ({}),
       'POST /peers/connect': () => ({ json: { host: '127.0.0.1', port: 6864 } }),
+      'POST /pki/sign': () => ({ json: { inputData: 'AA==', keystoreAlias: a1.address, password: devKeystorePassword(1), sigType: 1 } }),
+      'POST /pki/verify': () => ({ json: { inputData: 'AA==', signature: 'AA==', sigType: 1, extendedKeyUsageList: [] } }),
     },
   };
 }
@@ -237,6 +243,14 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /node/healthcheck': { status: 404, why: 'no docker on this node (WE: 637 Service is disabled)' },
   'POST /debug/createGrpcAuth': { status: 400, why: 'no docker engine on this node (WE: 199)' },
   'POST /peers/connect': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
+  // Rule PKI-2: the seeded chain runs WAVES crypto (the GOST answers are walked in test/pki/pki-api.test.ts).
+  'GET /pki/certificate/by-dn/{}': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'GET /pki/certificate/by-dn-hash/{}': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'GET /pki/certificate/by-public-key/{}': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'GET /pki/certificate/by-fingerprint/{}': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'GET /pki/keystoreAliases': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'POST /pki/sign': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'POST /pki/verify': { status: 400, why: 'PKI on a WAVES network (199)' },
 };
 
 /** Called last, in this order: they change the chain or stop the node. */

@@ -167,7 +167,12 @@ export const nodeRoutes = defineRoutes({ name: 'node', description: 'The node: v
     auth: 'user',
     summary: "The node's main settings: crypto, chain id, consensus, fees, micro-block limits, PKI mode",
     responses: { 200: NodeConfig },
-    handler: (_req, ctx) => nodeConfigJson(ctx.services.node.config()),
+    handler: (_req, ctx) => {
+      const c = ctx.services.node.config();
+      // A GOST network's PKI settings come from its PKI service (a WAVES network runs PKI OFF).
+      const pki = ctx.services.pki;
+      return nodeConfigJson(pki === undefined ? c : { ...c, pkiMode: pki.mode, requiredOids: pki.requiredOids, crlChecksEnabled: pki.crlChecksEnabled });
+    },
   }),
   route({
     method: 'GET',
