@@ -110,6 +110,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
       wallet: { file: node.wallet.file, password: node.wallet.password },
       crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: pkiSection(pki) },
       ...(pki.tspServer === undefined ? {} : { pki: { 'tsp-server': pki.tspServer } }),
+      licenses: { issuers: (config.licences?.issuers ?? []).map((k) => encodeBase58(k)), 'on-expiry': config.licences?.onExpiry ?? 'report' },
       blockchain: {
         type: 'CUSTOM',
         consensus,

@@ -50,6 +50,7 @@ import { parseCrl, CrlFormatError } from '../crypto/pki/crl.js';
 import { ekuOid } from '../crypto/pki/oids.js';
 import { CertificateFormatError, parseCertificate } from '../crypto/pki/x509.js';
 import { PKI_OFF, type GenesisCrl, type PkiSettings } from '../pki/settings.js';
+import type { LicenceSettings } from '../licences/licence-service.js';
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -482,6 +483,8 @@ export interface NodeConfig {
   readonly features: FeaturesSettings;
   /** PKI of a GOST network (absent: OFF, no genesis PKI). */
   readonly pki?: PkiSettings;
+  /** Licence issuers and what an unlicensed node does (absent: no issuer, `report`). */
+  readonly licences?: LicenceSettings;
 }
 
 // ---------------------------------------------------------------------------
@@ -949,6 +952,27 @@ export function ownerPasswordFromEnv(env: Readonly<Record<string, string | undef
   return env['WE_NODE_OWNER_PASSWORD'];
 }
 
+/**
+ * `node.licenses`: the issuer public keys whose licences the node accepts (Base58) and what
+ * an unlicensed node does (`on-expiry`: report, stop-mining or stop-node; default report).
+ */
+function readLicences(node: ConfigSection, suite: CryptoSuite): LicenceSettings {
+  const l = node.section('licenses');
+  const issuers = l.list('issuers', []).map((v, i) => {
+    const path = `${l.at('issuers')}(${i})`;
+    const text = parseString(v, path);
+    let key: Uint8Array | undefined;
+    try {
+      key = decodeBase58(text);
+    } catch {
+      key = undefined;
+    }
+    if (key === undefined || key.length !== suite.publicKeyLength) fail(path, `expected a Base58 public key of ${suite.publicKeyLength} bytes, got ${describeValue(v)}`);
+    return key;
+  });
+  return { issuers, onExpiry: l.choice('on-expiry', ['report', 'stop-mining', 'stop-node'] as const, 'report') };
+}
+
 /** A full node config from a parsed HOCON document. */
 export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOptions = {}): Promise<NodeConfig> {
   const { protocol, chain, consensusType } = await blockchainFromConfig(root, { requireSignedGenesis: true });
@@ -986,6 +1010,7 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     network,
     features: readFeatures(node),
     pki: readPki(node, chain.crypto, network.tls !== undefined),
+    licences: readLicences(node, protocol.crypto),
   };
 }
 

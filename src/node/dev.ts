@@ -18,6 +18,9 @@
  *   1…4 "weft dev chain account <i> - never use this seed on a real network"   100 000 WEST each,
  *      no roles; registered as network participants (so they can be policy members).
  *
+ * Licence: `<data-dir>/data/licenses.json` holds a licence for account 0 from the genesis day
+ * with no end date, signed by the dev licence issuer the config lists (licences-wiring.ts).
+ *
  * Keystore: `<data-dir>/keystore.json` holds all five; the password of account i is
  * `weft-dev-<i>` (devKeystorePassword). REST API key: `weft-dev-api-key` (all three
  * hashes: api, privacy, confidential contracts).
@@ -44,6 +47,7 @@ import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type PoaSetting
 import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { PKI_OFF } from '../pki/settings.js';
+import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
 
 export const DEV_CHAIN_ID = 'T';
 export const DEV_API_KEY = 'weft-dev-api-key';
@@ -256,6 +260,8 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
     if (!keystore.has(account.address)) keystore.addKeyPair(account.keyPair, account.keystorePassword);
   }
   const hash = decodeBase58(apiKeyHash(protocol.crypto, DEV_API_KEY));
+  // Licensed from the genesis on, with no end date (licences-wiring.ts).
+  writeDevLicence(protocol.crypto, join(dataDir, 'data'), accounts[0]!.address, genesis.blockTimestamp);
   return {
     source: null,
     node: {
@@ -289,6 +295,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
     },
     features: { ...DEFAULTS.features, supported: [] },
     pki: PKI_OFF,
+    licences: devLicenceSettings(protocol.crypto),
   };
 }
 

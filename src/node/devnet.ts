@@ -40,6 +40,7 @@ import { renderNodeConfig } from './config-render.js';
 import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { PKI_OFF } from '../pki/settings.js';
+import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
 import { isMainModule } from './main-module.js';
 
 export const DEVNET_FILE = 'devnet.json';
@@ -211,6 +212,7 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
     },
     features: { ...DEFAULTS.features, supported: [] },
     pki: PKI_OFF,
+    licences: devLicenceSettings(protocol.crypto),
   };
 }
 
@@ -271,6 +273,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   for (const node of nodes) {
     mkdirSync(node.dir, { recursive: true, mode: 0o700 });
     const keystore = Keystore.open(join(node.dir, 'keystore.json'), protocol.addresses, o.keystore);
+    writeDevLicence(protocol.crypto, join(node.dir, 'data'), node.ownerAddress, genesis.blockTimestamp);
     if (!keystore.has(node.ownerAddress)) keystore.addKeyPair(keys[node.index]!, node.keystorePassword);
     const peers = nodes.filter((n) => n !== node).map((n) => ({ host: '127.0.0.1', port: n.p2pPort }));
     const rendered = renderNodeConfig(nodeConfig(o, protocol, chain, node, peers));

@@ -31,6 +31,8 @@ import { Keystore } from './keystore.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { debugService, LiquidBlockTracker, nodeControlService, type NodeApiParts } from './node-api.js';
 import { startNodePki, type NodePki } from './pki-wiring.js';
+import { startNodeLicences } from './licences-wiring.js';
+import type { LicenceService } from '../licences/licence-service.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
 
 export interface NodeOptions {
@@ -63,6 +65,8 @@ export class Node {
   private p2p: NodeNetwork | undefined;
   /** PKI of a GOST network (pki-wiring.ts). */
   private pki: NodePki | undefined;
+  /** The node's licences (licences-wiring.ts). */
+  private licences: LicenceService | undefined;
   /** The consensus rules and feature activation the chain runs on. */
   private consensusParts: { readonly rules: PoaRules | PosRules; readonly features: ChainFeatures } | undefined;
 
@@ -133,6 +137,8 @@ export class Node {
     const node = new Node(config, protocol, store, chain, pool, keystore, owner, miner, verifier, log, now);
     node.consensusParts = { rules, features };
     node.pki = startNodePki({ config, protocol, chain, keystore, now });
+    const stopNode = (): void => void node.stop().finally(() => options.onStopRequested?.());
+    node.licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode });
     const systemNow = options.systemNow ?? ((): bigint => BigInt(Date.now()));
     const consensus = config.chain.consensus;
     node.control = {
@@ -193,6 +199,7 @@ export class Node {
       log.info({ url: node.restUrl }, 'REST API listening');
     }
     miner?.start();
+    node.licences.check();
     return node;
   }
 
@@ -273,6 +280,7 @@ export class Node {
       activation: activationService(this.chainConsensus().features, () => chain.height(), this.config.features),
       ...(this.p2p === undefined ? {} : { peers: peersService(this.p2p) }),
       ...(this.pki === undefined ? {} : { pki: this.pki.service }),
+      ...(this.licences === undefined ? {} : { licences: this.licences }),
       nodeOwnerPublicKey: this.owner.publicKey,
       now: this.now,
     };

@@ -11,6 +11,7 @@ import { blocksRoutes } from './blocks.js';
 import { consensusRoutes } from './consensus.js';
 import { debugRoutes } from './debug.js';
 import { leasingRoutes } from './leasing.js';
+import { licensesRoutes } from './licenses.js';
 import { nodeRoutes } from './node.js';
 import { peersRoutes } from './peers.js';
 import { permissionsRoutes } from './permissions.js';
@@ -18,6 +19,6 @@ import { pkiRoutes } from './pki.js';
 import { transactionsRoutes } from './transactions.js';
 import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes] as const;
+export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes] as const;
 
 export type RouteGroups = typeof ROUTE_GROUPS;
