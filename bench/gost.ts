@@ -13,7 +13,7 @@
  *   made by OpenSSL's GOST engine.
  */
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
-import { createStreebog256 } from '../src/crypto/gost.js';
+import { createStreebog256, GOST_SIGN_ALGORITHM } from '../src/crypto/gost.js';
 import { createDetachedCadesBes, parseSignedData, verifyDetached } from '../src/crypto/pki/cms.js';
 import { GostVerifiers, parseCertificate } from '../src/crypto/pki/x509.js';
 import { Protocol } from '../src/protocol/protocol.js';
@@ -32,15 +32,7 @@ const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\
 
 /** Bare library verifications per second of the transfers' proofs (one core). */
 function bareGostVerifyRate(txs: readonly Transaction[], ms = 1500): number {
-  const bare = GostEngine.getGostSign({
-    name: 'GOST R 34.10',
-    version: 2012,
-    mode: 'SIGN',
-    length: 256,
-    procreator: 'CP',
-    namedCurve: 'S-256-A',
-    hash: { name: 'GOST R 34.11', version: 2012, mode: 'HASH', length: 256, procreator: 'CP' },
-  });
+  const bare = GostEngine.getGostSign(GOST_SIGN_ALGORITHM);
   const items = txs.map((tx) => ({ key: ab(tx.senderPublicKey!), sig: ab(tx.proofs[0]!), msg: tx.proofSourceBytes }));
   let n = 0;
   const start = process.hrtime.bigint();
@@ -58,15 +50,7 @@ export async function gostFigures(): Promise<Figure[]> {
 
   progress('GOST transfer verify');
   const txs = signedTransfers(p, 16, BigInt(Date.now()));
-  const bare = GostEngine.getGostSign({
-    name: 'GOST R 34.10',
-    version: 2012,
-    mode: 'SIGN',
-    length: 256,
-    procreator: 'CP',
-    namedCurve: 'S-256-A',
-    hash: { name: 'GOST R 34.11', version: 2012, mode: 'HASH', length: 256, procreator: 'CP' },
-  });
+  const bare = GostEngine.getGostSign(GOST_SIGN_ALGORITHM);
   const checks = txs.map((tx) => tx.senderProofCheck()!);
   let i = 0;
   let ok = 0;

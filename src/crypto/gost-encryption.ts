@@ -26,7 +26,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
-import { createStreebog256 } from './gost.js';
+import { createStreebog256, GOST_SIGN_ALGORITHM } from './gost.js';
 
 interface GostCipherEngine {
   encrypt(key: ArrayBuffer, data: ArrayBuffer, iv?: ArrayBuffer): ArrayBuffer;
@@ -149,17 +149,7 @@ export function kdfTree(streebog: (d: Uint8Array) => Uint8Array, key: Uint8Array
 export function vkoGost2012_256(privateKey: Uint8Array, peerPublicKey: Uint8Array, ukm: Uint8Array): Uint8Array {
   if (peerPublicKey.length !== 64) throw new GostEncryptionError(`a GOST public key has 64 bytes, got ${peerPublicKey.length}`);
   if (privateKey.length !== 32) throw new GostEncryptionError(`a GOST private key has 32 bytes, got ${privateKey.length}`);
-  const dh = GostEngine.getGostSign({
-    name: 'GOST R 34.10',
-    version: 2012,
-    mode: 'DH',
-    length: 256,
-    procreator: 'CP',
-    namedCurve: 'S-256-A',
-    hash: { name: 'GOST R 34.11', version: 2012, mode: 'HASH', length: 256, procreator: 'CP' },
-    ukm: ab(ukm),
-    public: ab(peerPublicKey),
-  });
+  const dh = GostEngine.getGostSign({ ...GOST_SIGN_ALGORITHM, mode: 'DH', ukm: ab(ukm), public: ab(peerPublicKey) });
   return new Uint8Array(dh.deriveKey(ab(privateKey)));
 }
 

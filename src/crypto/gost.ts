@@ -26,7 +26,8 @@ interface GostEngineApi {
 const { GostEngine } = gostPkg as { GostEngine: GostEngineApi };
 
 const STREEBOG_256 = { name: 'GOST R 34.11', version: 2012, mode: 'HASH', length: 256, procreator: 'CP', keySize: 32 };
-const SIGN_ALGORITHM = {
+/** The library's algorithm object of WE's GOST signatures (GOST R 34.10-2012 256, CryptoPro-A, Streebog-256); `mode: 'DH'` gives VKO. */
+export const GOST_SIGN_ALGORITHM: Readonly<Record<string, unknown>> = {
   name: 'GOST R 34.10',
   version: 2012,
   mode: 'SIGN',
@@ -45,7 +46,7 @@ export type Gost256Curve = 'S-256-A' | 'S-256-B' | 'S-256-C';
 export type Gost256Verify = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
 
 export function createGost256Verifier(curve: Gost256Curve): Gost256Verify {
-  const verifier = GostEngine.getGostSign({ ...SIGN_ALGORITHM, namedCurve: curve });
+  const verifier = GostEngine.getGostSign({ ...GOST_SIGN_ALGORITHM, namedCurve: curve });
   return (publicKey, message, signature) => {
     if (publicKey.length !== 64 || signature.length !== 64) return false;
     try {
@@ -75,7 +76,7 @@ export function createGostSuite(): Promise<CryptoSuite> {
 
   /** Key pair from a 32-byte ukm: d = ukm (little-endian), Q = d·G. */
   const keyPairFromUkm = (ukm: Uint8Array): KeyPair => {
-    const keys = GostEngine.getGostSign({ ...SIGN_ALGORITHM, ukm: toArrayBuffer(ukm) }).generateKey();
+    const keys = GostEngine.getGostSign({ ...GOST_SIGN_ALGORITHM, ukm: toArrayBuffer(ukm) }).generateKey();
     return { privateKey: new Uint8Array(keys.privateKey), publicKey: new Uint8Array(keys.publicKey) };
   };
 
@@ -100,7 +101,7 @@ export function createGostSuite(): Promise<CryptoSuite> {
       return keyPairFromUkm(privateKey).publicKey;
     },
     sign(privateKey: Uint8Array, message: Uint8Array): Uint8Array {
-      const signer = GostEngine.getGostSign(SIGN_ALGORITHM);
+      const signer = GostEngine.getGostSign(GOST_SIGN_ALGORITHM);
       let lastError: unknown;
       for (let attempt = 0; attempt < MAX_SIGN_ATTEMPTS; attempt++) {
         try {

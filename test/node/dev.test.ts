@@ -197,5 +197,8 @@ describe('dev chain defaults', () => {
     assert.equal(dev, true);
     assert.equal(config.api.port, 16999);
     assert.equal(config.node.directory, dir);
+    const gost = await resolveStartConfig({ dataDir: tempDir('weft-dev-'), crypto: 'gost' }, { env: {}, askSecret: undefined, out: () => undefined });
+    assert.equal(gost.config.chain.crypto, 'gost');
+    await assert.rejects(resolveStartConfig({ config: 'node.conf', crypto: 'gost' }, { env: {}, askSecret: undefined, out: () => undefined }), /--crypto is for the dev chain only/);
   });
 });
