@@ -20,9 +20,9 @@ import { writeFileAtomic } from './keystore.js';
 export const DEV_LICENCE_ISSUER_SEED = 'weft dev licence issuer - never use this seed on a real network';
 
 /** The licence document of a node's data directory. */
-export function licenceFileStorage(dataDirectory: string): LicenceStorage {
+export function licenceFileStorage(dataDirectory: string): LicenceStorage & { readonly file: string } {
   const file = join(dataDirectory, 'licenses.json');
-  return { read: () => (existsSync(file) ? readFileSync(file, 'utf8') : undefined), write: (text) => writeFileAtomic(file, text) };
+  return { file, read: () => (existsSync(file) ? readFileSync(file, 'utf8') : undefined), write: (text) => writeFileAtomic(file, text) };
 }
 
 /** The dev licence settings: the dev issuer, `report`. */
@@ -59,14 +59,24 @@ export interface NodeLicenceParts {
   readonly stopNode: () => void;
 }
 
+/** The service over a licence file; a file that cannot be read stops the start with its path and reason. */
+function readableLicences(file: string, open: () => LicenceService): LicenceService {
+  try {
+    return open();
+  } catch (e) {
+    throw new Error(`${file}: ${e instanceof Error ? e.message : String(e)} (fix or remove the file; licences are uploaded again with POST /licenses/upload)`, { cause: e });
+  }
+}
+
 export function startNodeLicences(parts: NodeLicenceParts): LicenceService {
   const { config, chain, log } = parts;
   const settings = config.licences ?? { issuers: [], onExpiry: 'report' };
-  const service = new LicenceService({
+  const storage = licenceFileStorage(config.node.dataDirectory);
+  const service = readableLicences(storage.file, () => new LicenceService({
     suite: parts.suite,
     settings,
     nodeOwnerAddress: config.node.ownerAddress.toString(),
-    storage: licenceFileStorage(config.node.dataDirectory),
+    storage,
     height: () => chain.height(),
     now: parts.now,
     onLicensedChange: (licensed, status) => {
@@ -79,7 +89,7 @@ export function startNodeLicences(parts: NodeLicenceParts): LicenceService {
       if (settings.onExpiry === 'stop-mining') parts.mining?.stop();
       if (settings.onExpiry === 'stop-node') setImmediate(parts.stopNode);
     },
-  });
+  }));
   chain.on((event) => {
     if (event.kind === 'block') service.check();
   });

@@ -32,8 +32,13 @@ export interface CrlSourceOptions {
   readonly fetch?: CrlFetch;
 }
 
+/** How long a distribution point that failed is left alone. */
+const FAILED_RETRY_MS = 60_000;
+
 export class CrlSource {
   readonly #fetched = new Map<string, { readonly crl: RevocationList; readonly until: bigint }>();
+  /** Distribution points that failed, not asked again until then (a broadcast must not wait on a dead URL each time). */
+  readonly #failedUntil = new Map<string, bigint>();
   readonly #fetch: CrlFetch;
 
   constructor(private readonly o: CrlSourceOptions) {
@@ -52,17 +57,21 @@ export class CrlSource {
     const now = this.o.now();
     for (const url of cert.crlDistributionPoints) {
       let entry = this.#fetched.get(url);
-      if (entry === undefined || entry.until <= now) {
+      if ((entry === undefined || entry.until <= now) && (this.#failedUntil.get(url) ?? 0n) <= now) {
         const bytes = await this.#fetch(url);
-        if (bytes !== undefined) {
-          try {
-            const crl = parseCrl(bytes);
-            const until = now + BigInt(this.o.syncPeriodMs);
-            entry = { crl, until: crl.nextUpdate !== undefined && crl.nextUpdate < until ? crl.nextUpdate : until };
-            this.#fetched.set(url, entry);
-          } catch {
-            // Not a CRL: as if the point were unreachable.
-          }
+        let crl: RevocationList | undefined;
+        try {
+          crl = bytes === undefined ? undefined : parseCrl(bytes);
+        } catch {
+          crl = undefined; // Not a CRL: as if the point were unreachable.
+        }
+        if (crl === undefined) {
+          this.#failedUntil.set(url, now + BigInt(Math.min(FAILED_RETRY_MS, this.o.syncPeriodMs)));
+        } else {
+          const until = now + BigInt(this.o.syncPeriodMs);
+          entry = { crl, until: crl.nextUpdate !== undefined && crl.nextUpdate < until ? crl.nextUpdate : until };
+          this.#fetched.set(url, entry);
+          this.#failedUntil.delete(url);
         }
       }
       if (entry !== undefined) candidates.push(entry.crl);
