@@ -17,6 +17,9 @@ import { LicenceError, parseLicence, signLicence, type LicenceTerms, type Signed
 import { licenceStatus, TRIAL_BLOCKS } from '../../src/licences/status.js';
 import { runCli, type CliIo } from '../../src/node/cli.js';
 import { devNodeConfig } from '../../src/node/dev.js';
+import { startNodeLicences } from '../../src/node/licences-wiring.js';
+import type { Blockchain, ChainEvent } from '../../src/chain/blockchain.js';
+import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
 import { httpRequest } from '../support/http.js';
 
@@ -139,6 +142,54 @@ describe('the licence service', () => {
       [true, 'ACTIVE'],
       [false, 'EXPIRED'],
     ]);
+  });
+});
+
+describe('node.licenses.on-expiry in a node', () => {
+  it('report keeps mining; stop-mining stops the miner and starts it again once licensed; stop-node stops the node', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weft-licences-'));
+    try {
+      const base = await devNodeConfig({ dataDir: dir, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+      rmSync(join(base.node.dataDirectory, 'licenses.json'));
+      const run = (onExpiry: 'report' | 'stop-mining' | 'stop-node') => {
+        const listeners: Array<(e: ChainEvent) => void> = [];
+        const state = { height: TRIAL_BLOCKS + 1, mining: [] as string[], stopped: 0 };
+        const chain = { height: () => state.height, on: (l: (e: ChainEvent) => void) => listeners.push(l) } as unknown as Blockchain;
+        const config: NodeConfig = { ...base, licences: { ...base.licences!, onExpiry } };
+        const service = startNodeLicences({
+          config,
+          suite,
+          chain,
+          now: () => BigInt(Date.now()),
+          log: pino({ level: 'silent' }),
+          mining: { start: () => void state.mining.push('start'), stop: () => void state.mining.push('stop') },
+          stopNode: () => void state.stopped++,
+        });
+        const block = (): void => listeners.forEach((l) => l({ kind: 'block', height: state.height } as ChainEvent));
+        return { service, state, block };
+      };
+      const report = run('report');
+      report.service.check();
+      report.block();
+      assert.deepEqual(report.state.mining, []);
+      assert.equal(report.service.status().status, 'TRIAL_EXPIRED');
+
+      const pause = run('stop-mining');
+      pause.service.check();
+      assert.deepEqual(pause.state.mining, ['stop']);
+      const issuerKey = suite.keyPairFromSeedPhrase('weft dev licence issuer - never use this seed on a real network');
+      pause.service.upload(asDoc(signLicence(suite, terms({ id: 'now', nodeOwnerAddress: base.node.ownerAddress.toString(), validAfter: '2020-01-01', validBefore: null }), issuerKey.privateKey)));
+      assert.deepEqual(pause.state.mining, ['stop', 'start']);
+      pause.service.delete('now');
+      assert.deepEqual(pause.state.mining, ['stop', 'start', 'stop']);
+
+      const stop = run('stop-node');
+      stop.service.check();
+      await new Promise((r) => setImmediate(r));
+      assert.equal(stop.state.stopped, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
