@@ -119,8 +119,37 @@ export function createGost256Verifier(curve: Gost256Curve): Gost256Verify {
   };
 }
 
-/** The client retries signing this many times (a rare branch of the library can throw). */
-const MAX_SIGN_ATTEMPTS = 20;
+
+const be32 = (v: bigint): Buffer => Buffer.from(v.toString(16).padStart(64, '0'), 'hex');
+
+/**
+ * GOST R 34.10-2012 (256) signing on the CryptoPro-A curve (GOST R 34.10-2012 §6.1), in the
+ * clients' conventions (see createGost256Verifier): k uniformly random in [1, q−1] (32 random
+ * bytes reduced mod q, q within 2^-128 of 2^256), C = k·G with @noble/curves' constant-time
+ * multiplication, r = x(C) mod q, s = (r·d + k·e) mod q, answer s‖r big-endian.
+ */
+export function createGost256Signer(random: (n: number) => Uint8Array = (n) => randomBytes(n)): (privateKey: Uint8Array, message: Uint8Array) => Uint8Array {
+  const Point = weierstrass(CURVES['S-256-A']);
+  Point.BASE.precompute(8);
+  const q = Point.Fn.ORDER;
+  const streebog = createStreebog256();
+  return (privateKey, message) => {
+    if (privateKey.length !== 32) throw new RangeError(`a GOST private key has 32 bytes, got ${privateKey.length}`);
+    const d = leInt(privateKey) % q;
+    if (d === 0n) throw new RangeError('the GOST private key is zero');
+    let e = leInt(streebog(message)) % q;
+    if (e === 0n) e = 1n;
+    for (;;) {
+      const k = leInt(random(32)) % q;
+      if (k === 0n) continue;
+      const r = Point.BASE.multiply(k).toAffine().x % q;
+      if (r === 0n) continue;
+      const s = (r * d + k * e) % q;
+      if (s === 0n) continue;
+      return new Uint8Array(Buffer.concat([be32(s), be32(r)]));
+    }
+  };
+}
 
 function toArrayBuffer(b: Uint8Array): ArrayBuffer {
   return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
@@ -135,6 +164,7 @@ export function createStreebog256(): (data: Uint8Array) => Uint8Array {
 export function createGostSuite(): Promise<CryptoSuite> {
   const streebog = createStreebog256();
   const verify = createGost256Verifier('S-256-A');
+  const sign = createGost256Signer();
 
   /** Key pair from a 32-byte ukm: d = ukm (little-endian), Q = d·G. */
   const keyPairFromUkm = (ukm: Uint8Array): KeyPair => {
@@ -162,18 +192,7 @@ export function createGostSuite(): Promise<CryptoSuite> {
     publicKeyOf(privateKey: Uint8Array): Uint8Array {
       return keyPairFromUkm(privateKey).publicKey;
     },
-    sign(privateKey: Uint8Array, message: Uint8Array): Uint8Array {
-      const signer = GostEngine.getGostSign(GOST_SIGN_ALGORITHM);
-      let lastError: unknown;
-      for (let attempt = 0; attempt < MAX_SIGN_ATTEMPTS; attempt++) {
-        try {
-          return new Uint8Array(signer.sign(toArrayBuffer(privateKey), message));
-        } catch (e) {
-          lastError = e;
-        }
-      }
-      throw lastError instanceof Error ? lastError : new Error('GOST signing failed');
-    },
+    sign,
     verify,
   };
   return Promise.resolve(suite);
