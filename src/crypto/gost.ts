@@ -4,7 +4,9 @@
  * Streebog-256 as both fast and secure hash; GOST R 34.10-2012 (256) signatures on the
  * CryptoPro-A curve with Streebog-256 digests; 64-byte public keys (x‖y little-endian);
  * 64-byte signatures. The node-side GOST provider of WE is closed source; this follows
- * the wire contract those clients assume.
+ * the wire contract those clients assume. Streebog, key derivation and the block cipher are
+ * the library's; signing and verification run on @noble/curves' Weierstrass arithmetic
+ * (the library's pure-JS big integers made them the bottleneck of a GOST network).
  */
 import { randomBytes } from 'node:crypto';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
