@@ -200,10 +200,10 @@ interface NodeProc {
   readonly dir: string;
 }
 
-async function startNodeProcess(minerEnabled: boolean): Promise<NodeProc> {
+async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 'gost' = 'waves'): Promise<NodeProc> {
   const dir = tempDir();
   const port = await freeLoopbackPort();
-  const child = spawn(process.execPath, [new URL('./node-process.js', import.meta.url).pathname, dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [new URL('./node-process.js', import.meta.url).pathname, dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled, crypto })], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('bench node did not start in 30 s')), 30_000);
     let out = '';
@@ -279,13 +279,16 @@ async function httpIngest(p: Protocol, n: number): Promise<{ value: number; base
   }
 }
 
-/** chain.confirmed: transfers/s broadcast to one node process until all are in blocks (bench/network.ts compares four nodes with it). */
-export async function confirmed(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
-  const node = await startNodeProcess(true);
+/**
+ * chain.confirmed: transfers/s broadcast to one node process until all are in blocks (bench/network.ts compares four nodes with it).
+ * The node runs `p`'s crypto; the baseline is native Ed25519 verification, or `baselineRate` of the transfers when given (GOST).
+ */
+export async function confirmed(p: Protocol, n: number, baselineRate: (txs: readonly Transaction[]) => number = nativeVerifyRate): Promise<{ value: number; baseline: number }> {
+  const node = await startNodeProcess(true, p.crypto.type);
   try {
     const txs = signedTransfers(p, n, BigInt(Date.now()));
     const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
-    const baseline = nativeVerifyRate(txs);
+    const baseline = baselineRate(txs);
     const startHeight = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
     const t0 = process.hrtime.bigint();
     await broadcastAll(node.url, bodies, 16);

@@ -15,12 +15,14 @@ interface BenchSettings {
   readonly maxTransactionsInMicroBlock: number;
   readonly maxBlockSizeInBytes: number;
   readonly minerEnabled: boolean;
+  /** The dev chain's crypto (default waves). */
+  readonly crypto?: 'waves' | 'gost';
 }
 
 const [dataDir, port, json] = process.argv.slice(2);
 if (dataDir === undefined || port === undefined || json === undefined) throw new Error('usage: node-process <data-dir> <rest-port> <settings-json>');
 const s = JSON.parse(json) as BenchSettings;
-const base = await devNodeConfig({ dataDir, restPort: Number(port), p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+const base = await devNodeConfig({ dataDir, restPort: Number(port), p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } }, crypto: s.crypto ?? 'waves' });
 if (base.chain.consensus.type !== 'poa') throw new Error('dev chain is PoA');
 const config = {
   ...base,

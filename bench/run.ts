@@ -11,6 +11,7 @@ import { figureJson, formatFigure, type Figure } from './harness.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import { chainFigures } from './chain.js';
 import { fuzzBench } from './fuzz.js';
+import { gostFigures } from './gost.js';
 import { networkFigures } from './network.js';
 import { protocolFigures } from './protocol.js';
 import { restFigures } from './rest.js';
@@ -25,6 +26,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['rest', restFigures],
   ['network', () => networkFigures(p)],
   ['ride', () => rideFigures(p)],
+  ['gost', gostFigures],
 ];
 
 for (const [group, run] of groups) {

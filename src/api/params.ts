@@ -9,6 +9,7 @@ import { base58Length, decodeBase58 } from '../crypto/encoding.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Address } from '../crypto/address.js';
 import { customValidationError, invalidSignature } from '../errors/catalogue.js';
+import { routeNotFound } from './errors.js';
 
 export interface ParamContext {
   readonly protocol: Protocol;
@@ -138,3 +139,16 @@ export const digitsInt = (doc: string, failure: (name: string) => Error): ParamS
 export function optionalQuery<T>(spec: ParamSpec<T>): QuerySpec<T> {
   return { ...spec, required: false };
 }
+
+/** Akka's Boolean from a query value: true/yes/on/1, false/no/off/0 (any case); anything else does not match (404). */
+export const booleanQuery = (doc: string): QuerySpec<boolean> => ({
+  schema: Type.Boolean(),
+  description: doc,
+  required: false,
+  parse(raw) {
+    const s = raw.toLowerCase();
+    if (s === 'true' || s === 'yes' || s === 'on' || s === '1') return true;
+    if (s === 'false' || s === 'no' || s === 'off' || s === '0') return false;
+    throw routeNotFound();
+  },
+});

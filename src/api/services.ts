@@ -14,6 +14,8 @@ import type { ActivationStatus } from '../chain/features.js';
 import type { ConsensusSettings } from '../chain/settings.js';
 import type { ChainHeaders as PoaChainHeaders, PoaConsensus } from '../consensus/poa.js';
 import type { ConnectedPeerView } from '../network/node-network.js';
+import type { PkiApi } from '../pki/pki-service.js';
+import type { LicenceApi } from '../licences/licence-service.js';
 
 export interface BlockAt {
   readonly block: Block;
@@ -296,6 +298,10 @@ export interface ApiServices {
    * peers, and `POST /peers/connect` is refused.
    */
   readonly peers?: PeersService;
+  /** PKI (`/pki/*`, the `certificates` of broadcasts): present on GOST networks only (rule PKI-2). */
+  readonly pki?: PkiApi;
+  /** The node's licences (`/licenses/*`). */
+  readonly licences?: LicenceApi;
   /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */
   readonly nodeOwnerPublicKey: Uint8Array;
   /** Node time in ms (NTP-corrected in WE). */

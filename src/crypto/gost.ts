@@ -4,10 +4,13 @@
  * Streebog-256 as both fast and secure hash; GOST R 34.10-2012 (256) signatures on the
  * CryptoPro-A curve with Streebog-256 digests; 64-byte public keys (x‖y little-endian);
  * 64-byte signatures. The node-side GOST provider of WE is closed source; this follows
- * the wire contract those clients assume.
+ * the wire contract those clients assume. Streebog, key derivation and the block cipher are
+ * the library's; signing and verification run on @noble/curves' Weierstrass arithmetic
+ * (the library's pure-JS big integers made them the bottleneck of a GOST network).
  */
 import { randomBytes } from 'node:crypto';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
+import { weierstrass, type WeierstrassOpts } from '@noble/curves/abstract/weierstrass.js';
 import type { CryptoSuite, KeyPair } from './suite.js';
 
 interface GostDigest {
@@ -26,7 +29,8 @@ interface GostEngineApi {
 const { GostEngine } = gostPkg as { GostEngine: GostEngineApi };
 
 const STREEBOG_256 = { name: 'GOST R 34.11', version: 2012, mode: 'HASH', length: 256, procreator: 'CP', keySize: 32 };
-const SIGN_ALGORITHM = {
+/** The library's algorithm object of WE's GOST signatures (GOST R 34.10-2012 256, CryptoPro-A, Streebog-256); `mode: 'DH'` gives VKO. */
+export const GOST_SIGN_ALGORITHM: Readonly<Record<string, unknown>> = {
   name: 'GOST R 34.10',
   version: 2012,
   mode: 'SIGN',
@@ -38,21 +42,135 @@ const SIGN_ALGORITHM = {
   id: 'id-tc26-gost3410-12-256',
 };
 
-/** The client retries signing this many times (a rare branch of the library can throw). */
-const MAX_SIGN_ATTEMPTS = 20;
+/** The GOST R 34.10-2012 (256) curves the library has, by its names. */
+export type Gost256Curve = 'S-256-A' | 'S-256-B' | 'S-256-C';
+
+/** A GOST R 34.10-2012 (256-bit, Streebog-256 digest) verifier on a curve: false for anything malformed, never throws. */
+export type Gost256Verify = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
+
+/** GOST R 34.10-2012 256-bit curve parameters (RFC 4357 §11.4 / the library's table). */
+const CURVES: Record<Gost256Curve, WeierstrassOpts<bigint>> = {
+  'S-256-A': {
+    p: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffd97n,
+    a: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffd94n,
+    b: 166n,
+    n: 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893n,
+    h: 1n,
+    Gx: 1n,
+    Gy: 0x8d91e471e0989cda27df505a453f2b7635294f2ddf23e3b122acc99c9e9f1e14n,
+  },
+  'S-256-B': {
+    p: 0x8000000000000000000000000000000000000000000000000000000000000c99n,
+    a: 0x8000000000000000000000000000000000000000000000000000000000000c96n,
+    b: 0x3e1af419a269a5f866a7d3c25c3df80ae979259373ff2b182f49d4ce7e1bbc8bn,
+    n: 0x800000000000000000000000000000015f700cfff1a624e5e497161bcc8a198fn,
+    h: 1n,
+    Gx: 1n,
+    Gy: 0x3fa8124359f96680b83d1c3eb2c070e5c545c9858d03ecfb744bf8d717717efcn,
+  },
+  'S-256-C': {
+    p: 0x9b9f605f5a858107ab1ec85e6b41c8aacf846e86789051d37998f7b9022d759bn,
+    a: 0x9b9f605f5a858107ab1ec85e6b41c8aacf846e86789051d37998f7b9022d7598n,
+    b: 32858n,
+    n: 0x9b9f605f5a858107ab1ec85e6b41c8aa582ca3511eddfb74f02f3a6598980bb9n,
+    h: 1n,
+    Gx: 0n,
+    Gy: 0x41ece55743711a8c3cbf3783cd08c0ee4d4dc440d4641a8f366e550dfdb3bb67n,
+  },
+};
+
+const leInt = (b: Uint8Array): bigint => {
+  let v = 0n;
+  for (let i = b.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(b[i]!);
+  return v;
+};
+const beInt = (b: Uint8Array): bigint => {
+  let v = 0n;
+  for (const x of b) v = (v << 8n) | BigInt(x);
+  return v;
+};
+
+/**
+ * GOST R 34.10-2012 (256) verification (GOST R 34.10-2012 §6.2) as WE's clients sign: the
+ * digest is Streebog-256 read as a little-endian integer, the signature s‖r big-endian, the key
+ * x‖y little-endian. The curve arithmetic is @noble/curves' (about 4× the pure-JS arithmetic of
+ * crypto-gost-js, which makes a GOST network's throughput); tests check it gives the library's
+ * verdict on valid, altered and random signatures.
+ */
+export function createGost256Verifier(curve: Gost256Curve): Gost256Verify {
+  const Point = weierstrass(CURVES[curve]);
+  Point.BASE.precompute(8);
+  const q = Point.Fn.ORDER;
+  const streebog = createStreebog256();
+  return (publicKey, message, signature) => {
+    if (publicKey.length !== 64 || signature.length !== 64) return false;
+    const s = beInt(signature.subarray(0, 32));
+    const r = beInt(signature.subarray(32));
+    if (r <= 0n || r >= q || s <= 0n || s >= q) return false;
+    try {
+      const Q = Point.fromAffine({ x: leInt(publicKey.subarray(0, 32)), y: leInt(publicKey.subarray(32)) });
+      Q.assertValidity();
+      let e = leInt(streebog(message)) % q;
+      if (e === 0n) e = 1n;
+      const v = Point.Fn.inv(e);
+      const C = Point.BASE.multiplyUnsafe((s * v) % q).add(Q.multiplyUnsafe(q - ((r * v) % q)));
+      return C.toAffine().x % q === r;
+    } catch {
+      return false;
+    }
+  };
+}
+
+
+const be32 = (v: bigint): Buffer => Buffer.from(v.toString(16).padStart(64, '0'), 'hex');
+
+/**
+ * GOST R 34.10-2012 (256) signing on the CryptoPro-A curve (GOST R 34.10-2012 §6.1), in the
+ * clients' conventions (see createGost256Verifier): k uniformly random in [1, q−1] (32 random
+ * bytes reduced mod q, q within 2^-128 of 2^256), C = k·G with @noble/curves' constant-time
+ * multiplication, r = x(C) mod q, s = (r·d + k·e) mod q, answer s‖r big-endian.
+ */
+export function createGost256Signer(random: (n: number) => Uint8Array = (n) => randomBytes(n)): (privateKey: Uint8Array, message: Uint8Array) => Uint8Array {
+  const Point = weierstrass(CURVES['S-256-A']);
+  Point.BASE.precompute(8);
+  const q = Point.Fn.ORDER;
+  const streebog = createStreebog256();
+  return (privateKey, message) => {
+    if (privateKey.length !== 32) throw new RangeError(`a GOST private key has 32 bytes, got ${privateKey.length}`);
+    const d = leInt(privateKey) % q;
+    if (d === 0n) throw new RangeError('the GOST private key is zero');
+    let e = leInt(streebog(message)) % q;
+    if (e === 0n) e = 1n;
+    for (;;) {
+      const k = leInt(random(32)) % q;
+      if (k === 0n) continue;
+      const r = Point.BASE.multiply(k).toAffine().x % q;
+      if (r === 0n) continue;
+      const s = (r * d + k * e) % q;
+      if (s === 0n) continue;
+      return new Uint8Array(Buffer.concat([be32(s), be32(r)]));
+    }
+  };
+}
 
 function toArrayBuffer(b: Uint8Array): ArrayBuffer {
   return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 }
 
-export function createGostSuite(): Promise<CryptoSuite> {
+/** Streebog-256 (GOST R 34.11-2012), output in the common (OpenSSL) byte order. */
+export function createStreebog256(): (data: Uint8Array) => Uint8Array {
   const digest = GostEngine.getGostDigest(STREEBOG_256);
-  const verifier = GostEngine.getGostSign(SIGN_ALGORITHM);
-  const streebog = (data: Uint8Array): Uint8Array => new Uint8Array(digest.digest(data));
+  return (data) => new Uint8Array(digest.digest(data));
+}
+
+export function createGostSuite(): Promise<CryptoSuite> {
+  const streebog = createStreebog256();
+  const verify = createGost256Verifier('S-256-A');
+  const sign = createGost256Signer();
 
   /** Key pair from a 32-byte ukm: d = ukm (little-endian), Q = d·G. */
   const keyPairFromUkm = (ukm: Uint8Array): KeyPair => {
-    const keys = GostEngine.getGostSign({ ...SIGN_ALGORITHM, ukm: toArrayBuffer(ukm) }).generateKey();
+    const keys = GostEngine.getGostSign({ ...GOST_SIGN_ALGORITHM, ukm: toArrayBuffer(ukm) }).generateKey();
     return { privateKey: new Uint8Array(keys.privateKey), publicKey: new Uint8Array(keys.publicKey) };
   };
 
@@ -76,26 +194,8 @@ export function createGostSuite(): Promise<CryptoSuite> {
     publicKeyOf(privateKey: Uint8Array): Uint8Array {
       return keyPairFromUkm(privateKey).publicKey;
     },
-    sign(privateKey: Uint8Array, message: Uint8Array): Uint8Array {
-      const signer = GostEngine.getGostSign(SIGN_ALGORITHM);
-      let lastError: unknown;
-      for (let attempt = 0; attempt < MAX_SIGN_ATTEMPTS; attempt++) {
-        try {
-          return new Uint8Array(signer.sign(toArrayBuffer(privateKey), message));
-        } catch (e) {
-          lastError = e;
-        }
-      }
-      throw lastError instanceof Error ? lastError : new Error('GOST signing failed');
-    },
-    verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-      if (publicKey.length !== 64 || signature.length !== 64) return false;
-      try {
-        return verifier.verify(toArrayBuffer(publicKey), toArrayBuffer(signature), message);
-      } catch {
-        return false;
-      }
-    },
+    sign,
+    verify,
   };
   return Promise.resolve(suite);
 }

@@ -163,7 +163,15 @@ export const invalidName = (field?: string): ValidationError => invalid('Invalid
 /** 118. */
 export const invalidAssetId = (message: string, field?: string): ValidationError => invalid('InvalidAssetId', 118, message, field);
 
-/** 121. */
+/** 119 (404): WE's CertificateNotFound — `Couldn't find a certificate with <keyName> '<value>'`. */
+export const certificateNotFound = (keyName: string, value: string, field?: string): ApiError =>
+  api('CertificateNotFound', 119, `Couldn't find a certificate with ${keyName} '${value}'`, 404, field);
+
+/** 120: WE's CertificatePathBuildError — a chain that does not validate for the public key of its user. */
+export const certificatePathBuildError = (publicKeyBase58: string, reason: string, field = 'certificates'): ApiError =>
+  api('CertificatePathBuildError', 120, `Error while validating provided certificate chain for the public key '${publicKeyBase58}': ${reason}`, 400, field);
+
+/** 121: WE's CertificateParseError — certificates that cannot be read or do not form one chain. */
 export const certificateParseError = (reason: string, field = 'certificates'): ApiError =>
   api('CertificateParseError', 121, `Error while parsing a certificate: ${reason}`, 400, field);
 

@@ -10,7 +10,9 @@ import type { UtxPool } from '../chain/utx.js';
 import type { Miner } from '../consensus/miner.js';
 import type { PoaRules, PosRules } from '../consensus/rules.js';
 import type { KeyPair } from '../crypto/suite.js';
+import type { LicenceService } from '../licences/licence-service.js';
 import type { NodeNetwork } from '../network/node-network.js';
+import type { PkiService } from '../pki/pki-service.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Store } from '../state/store.js';
 import type { NodeConfig } from './config.js';
@@ -44,6 +46,9 @@ export interface NodeParts {
   readonly miner: Miner | undefined;
   /** Undefined when `node.network.port` is 0. */
   readonly network: NodeNetwork | undefined;
+  /** PKI of a GOST network; undefined on a WAVES network. */
+  readonly pki: PkiService | undefined;
+  readonly licences: LicenceService;
   readonly health: NodeHealth;
   readonly liquid: LiquidBlockTracker;
   /** Node time (ms). */
@@ -92,6 +97,8 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     consensus: consensusService({ settings: config.chain.consensus, rules: parts.rules, chain, store }),
     activation: activationService(parts.features, () => chain.height(), config.features),
     ...(network === undefined ? {} : { peers: peersService(network) }),
+    ...(parts.pki === undefined ? {} : { pki: parts.pki }),
+    licences: parts.licences,
     nodeOwnerPublicKey: parts.owner.publicKey,
     now,
   };

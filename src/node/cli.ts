@@ -1,15 +1,19 @@
 /**
  * The `weft` command line (`node dist/src/node/cli.js <command>`):
  *
- *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N]
+ *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N] [--crypto waves|gost]
  *   generate accounts     N key pairs for a chain into a keystore (WE's AccountsGeneratorApp)
  *   generate genesis      signs the genesis block of a node config (WE's GenesisBlockGenerator)
  *   generate api-key-hash the hash of an API key for `node.api.auth.*-hash` (WE's ApiKeyHashGenerator)
+ *   licence issuer-key    the public key of a licence issuer (for `node.licenses.issuers`)
+ *   licence issue         a signed licence for a node owner (src/licences/licence.ts)
  */
+import { randomUUID } from 'node:crypto';
 import { chmodSync, readFileSync, renameSync, statSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { encodeBase58 } from '../crypto/encoding.js';
+import { decodeBase58, encodeBase58 } from '../crypto/encoding.js';
+import { dayStart, licenceJson, signLicence, type LicenceTerms } from '../licences/licence.js';
 import { createCryptoSuite, type CryptoType } from '../crypto/suite.js';
 import { checkGeneratorSettings, checkGenesisSettings, signGenesisBlock, type GenesisSettings } from '../protocol/blocks.js';
 import { Protocol } from '../protocol/protocol.js';
@@ -160,6 +164,50 @@ export async function generateAccounts(o: GenerateAccountsOptions): Promise<Gene
 }
 
 // ---------------------------------------------------------------------------
+// licence issue
+
+export interface IssueLicenceOptions {
+  readonly crypto: CryptoType;
+  /** The issuer's key: a seed phrase, or a Base58 private key. */
+  readonly issuer: { readonly seed: string } | { readonly privateKey: string };
+  readonly owner: string;
+  readonly validAfter: string;
+  readonly validBefore?: string;
+  readonly features?: readonly string[];
+  readonly id?: string;
+  readonly now?: () => Date;
+}
+
+async function issuerKeys(crypto: CryptoType, issuer: IssueLicenceOptions['issuer']) {
+  const suite = await createCryptoSuite(crypto);
+  if ('seed' in issuer) return { suite, keys: suite.keyPairFromSeedPhrase(issuer.seed) };
+  let privateKey: Uint8Array;
+  try {
+    privateKey = decodeBase58(issuer.privateKey.trim());
+  } catch {
+    throw new Error('the issuer private key is not Base58');
+  }
+  if (privateKey.length !== suite.privateKeyLength) throw new Error(`the issuer private key has ${privateKey.length} bytes, a ${crypto} key has ${suite.privateKeyLength}`);
+  return { suite, keys: { privateKey, publicKey: suite.publicKeyOf(privateKey) } };
+}
+
+/** A licence document signed with an issuer key, as `POST /licenses/upload` takes it. */
+export async function issueLicenceDocument(o: IssueLicenceOptions): Promise<Record<string, unknown>> {
+  const { suite, keys } = await issuerKeys(o.crypto, o.issuer);
+  if (dayStart(o.validAfter) === undefined) throw new Error(`--valid-after '${o.validAfter}' is not a YYYY-MM-DD date`);
+  const terms: LicenceTerms = {
+    version: 1,
+    id: o.id ?? randomUUID(),
+    issuedAt: (o.now ?? ((): Date => new Date()))().toISOString(),
+    nodeOwnerAddress: o.owner,
+    validAfter: o.validAfter,
+    validBefore: o.validBefore ?? null,
+    features: o.features ?? ['all_inclusive'],
+  };
+  return licenceJson(suite, signLicence(suite, terms, keys.privateKey));
+}
+
+// ---------------------------------------------------------------------------
 // The program
 
 function portArg(value: string): number {
@@ -172,7 +220,8 @@ function countArg(value: string): number {
   return Number(value);
 }
 
-function cryptoArg(value: string): CryptoType {
+/** `--crypto`: waves or gost, in any case. */
+export function cryptoArg(value: string): CryptoType {
   const v = value.toLowerCase();
   if (v !== 'waves' && v !== 'gost') throw new InvalidArgumentError("expected 'waves' or 'gost'");
   return v;
@@ -255,7 +304,8 @@ export function buildProgram(io: CliIo): Command {
     .option('--data-dir <dir>', 'data directory (dev chain: its whole directory, default data/dev)')
     .option('--rest-port <port>', 'REST API port', portArg)
     .option('--p2p-port <port>', 'P2P port', portArg)
-    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number }) => {
+    .option('--crypto <type>', 'dev chain only: waves (default) or gost', cryptoArg)
+    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType }) => {
       await startNode(o, io);
     });
 
@@ -339,6 +389,52 @@ export function buildProgram(io: CliIo): Command {
       const text = o.hashOnly === true ? `${hash}\n` : `Api key: ${apiKey}\nApi key hash: ${hash}\n`;
       if (outFile !== undefined) writeFileAtomic(resolve(outFile), text);
       io.out(text);
+    });
+
+  const licence = program.command('licence').description('licences: issuer keys and signed licences');
+
+  const issuerOf = (o: { issuerSeed?: string; issuerKeyFile?: string }): IssueLicenceOptions['issuer'] => {
+    if (o.issuerSeed !== undefined) return { seed: o.issuerSeed };
+    if (o.issuerKeyFile !== undefined) return { privateKey: readFileSync(o.issuerKeyFile, 'utf8') };
+    throw new Error('give --issuer-seed <phrase> or --issuer-key-file <file holding the Base58 private key>');
+  };
+
+  licence
+    .command('issuer-key')
+    .description('print the public key of a licence issuer, for node.licenses.issuers')
+    .option('--issuer-seed <phrase>', "the issuer's seed phrase")
+    .option('--issuer-key-file <file>', "a file holding the issuer's Base58 private key")
+    .option('--crypto <type>', 'waves or gost (default waves)', cryptoArg)
+    .action(async (o: { issuerSeed?: string; issuerKeyFile?: string; crypto?: CryptoType }) => {
+      const { keys } = await issuerKeys(o.crypto ?? 'waves', issuerOf(o));
+      io.out(`${encodeBase58(keys.publicKey)}\n`);
+    });
+
+  licence
+    .command('issue')
+    .description('sign a licence for a node owner (JSON for POST /licenses/upload)')
+    .option('--issuer-seed <phrase>', "the issuer's seed phrase")
+    .option('--issuer-key-file <file>', "a file holding the issuer's Base58 private key")
+    .option('--crypto <type>', "the network's crypto: waves or gost (default waves)", cryptoArg)
+    .requiredOption('--owner <address>', "the node owner's address")
+    .requiredOption('--valid-after <date>', 'first day of validity, YYYY-MM-DD (UTC)')
+    .option('--valid-before <date>', 'the day validity ends, YYYY-MM-DD (UTC); none: no end')
+    .option('--features <list>', 'comma-separated features (default all_inclusive)')
+    .option('--id <id>', 'licence id (default a random UUID)')
+    .option('--out <file>', 'write the licence to a file instead of printing it')
+    .action(async (o: { issuerSeed?: string; issuerKeyFile?: string; crypto?: CryptoType; owner: string; validAfter: string; validBefore?: string; features?: string; id?: string; out?: string }) => {
+      const doc = await issueLicenceDocument({
+        crypto: o.crypto ?? 'waves',
+        issuer: issuerOf(o),
+        owner: o.owner,
+        validAfter: o.validAfter,
+        ...(o.validBefore === undefined ? {} : { validBefore: o.validBefore }),
+        ...(o.features === undefined ? {} : { features: o.features.split(',').map((f) => f.trim()).filter((f) => f !== '') }),
+        ...(o.id === undefined ? {} : { id: o.id }),
+      });
+      const text = `${JSON.stringify(doc, null, 2)}\n`;
+      if (o.out !== undefined) writeFileAtomic(resolve(o.out), text);
+      else io.out(text);
     });
 
   program

@@ -9,7 +9,8 @@
  * the anchoring section as configured (it is admin-only, as all of `/debug`). The owner's
  * keystore password is not part of the config and never appears.
  */
-import { encodeBase58 } from '../crypto/encoding.js';
+import { encodeBase58, encodeBase64 } from '../crypto/encoding.js';
+import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
 import { FEE_NAMES } from '../chain/settings.js';
 import type { JsonValue } from '../protocol/json.js';
 import type { AnchoringSettings } from '../anchoring/settings.js';
@@ -68,9 +69,31 @@ function anchoringSection(a: AnchoringSettings | undefined): JsonMap {
   };
 }
 
+/** `node.crypto.pki` in WE's layout. */
+function pkiSection(pki: PkiSettings): JsonMap {
+  return {
+    mode: pki.mode,
+    'required-oids': [...pki.requiredOids],
+    'crl-checks-enabled': pki.crlChecksEnabled,
+    'crl-sync-manager-settings': { period: durationText(pki.crlSyncPeriodMs) },
+  };
+}
+
+/** `blockchain.custom.genesis.pki`, absent when the genesis has none. */
+function genesisPki(pki: PkiSettings): JsonMap | undefined {
+  const g = pki.genesis;
+  if (g.trustedRootFingerprints.length === 0 && g.certificates.length === 0 && g.crls.length === 0) return undefined;
+  return {
+    'trusted-root-fingerprints': g.trustedRootFingerprints.map((f) => Buffer.from(f).toString('hex')),
+    certificates: g.certificates.map((c) => encodeBase64(c.der)),
+    crls: g.crls.map((c) => ({ publicKeyBase58: encodeBase58(c.issuerPublicKey), cdp: c.cdp, crl: encodeBase64(c.crl.der) })),
+  };
+}
+
 /** `{"node": {...}}`: the node's settings in WE's key layout. */
 export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
   const { node, chain, miner, utx, api, network, features } = config;
+  const pki = config.pki ?? { ...PKI_OFF, mode: api.pkiMode ?? 'OFF' };
   const g = chain.genesis;
   const consensus: JsonMap =
     chain.consensus.type === 'poa'
@@ -96,6 +119,8 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
     transactions: g.transactions.map((t) => ({ recipient: t.recipient.toString(), amount: t.amount })),
     'network-participants': g.networkParticipants.map((p) => ({ 'public-key': encodeBase58(p.publicKey), roles: [...p.roles] })),
   };
+  const gPki = genesisPki(pki);
+  if (gPki !== undefined) genesis['pki'] = gPki;
   const preActivated: JsonMap = {};
   for (const [id, height] of [...chain.functionality.preActivatedFeatures].sort(([a], [b]) => a - b)) preActivated[String(id)] = height;
   const auth: JsonMap =
@@ -114,7 +139,9 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
       'owner-address': node.ownerAddress.toString(),
       'logging-level': node.loggingLevel,
       wallet: { file: node.wallet.file, password: node.wallet.password },
-      crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: { mode: api.pkiMode ?? 'OFF' } },
+      crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: pkiSection(pki) },
+      ...(pki.tspServer === undefined ? {} : { pki: { 'tsp-server': pki.tspServer } }),
+      licenses: { issuers: (config.licences?.issuers ?? []).map((k) => encodeBase58(k)), 'on-expiry': config.licences?.onExpiry ?? 'report' },
       blockchain: {
         type: 'CUSTOM',
         consensus,

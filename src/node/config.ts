@@ -47,6 +47,11 @@ import type { NetworkTlsFiles, NodeNetworkSettings } from '../network/node-netwo
 import { ANCHORING_DEFAULTS, type AnchoringSettings, type TargetnetAuth } from '../anchoring/settings.js';
 import { INT64 } from '../protocol/bytes.js';
 import { WeError } from '../errors/catalogue.js';
+import { parseCrl, CrlFormatError } from '../crypto/pki/crl.js';
+import { ekuOid } from '../crypto/pki/oids.js';
+import { CertificateFormatError, parseCertificate } from '../crypto/pki/x509.js';
+import { PKI_OFF, type GenesisCrl, type PkiSettings } from '../pki/settings.js';
+import type { LicenceSettings } from '../licences/licence-service.js';
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -479,6 +484,10 @@ export interface NodeConfig {
   readonly features: FeaturesSettings;
   /** `node.anchoring` when `enable = yes`; absent: the node does no anchoring. */
   readonly anchoring?: AnchoringSettings;
+  /** PKI of a GOST network (absent: OFF, no genesis PKI). */
+  readonly pki?: PkiSettings;
+  /** Licence issuers and what an unlicensed node does (absent: no issuer, `report`). */
+  readonly licences?: LicenceSettings;
 }
 
 // ---------------------------------------------------------------------------
@@ -557,8 +566,84 @@ function readCryptoType(node: ConfigSection): CryptoType {
   const crypto = node.section('crypto');
   const type = crypto.choice('type', ['WAVES', 'GOST'] as const, 'WAVES');
   const pkiMode = crypto.choice('pki.mode', ['OFF', 'ON', 'TEST'] as const, 'OFF');
-  if (type === 'WAVES' && pkiMode !== 'OFF') fail(crypto.at('pki.mode'), `WAVES crypto allows only pki.mode = OFF, got ${pkiMode}`);
+  if (type === 'WAVES' && pkiMode !== 'OFF') fail(crypto.at('pki.mode'), "Usage of 'node.crypto.pki = ON | TEST' is forbidden for 'node.crypto.type = Waves'");
   return type === 'WAVES' ? 'waves' : 'gost';
+}
+
+function base64Der(path: string, v: unknown): Uint8Array {
+  const text = parseString(v, path);
+  try {
+    return decodeBase64(text.replace(/\s/g, ''));
+  } catch (e) {
+    return fail(path, `expected Base64 DER: ${e instanceof EncodingError ? e.message : String(e)}`);
+  }
+}
+
+/** A SHA-1 fingerprint: 40 hex digits (colons allowed) or Base64 of the 20 bytes. */
+function readFingerprint(v: unknown, path: string): Uint8Array {
+  const text = parseString(v, path).trim();
+  const hex = text.replace(/:/g, '');
+  if (/^[0-9a-fA-F]{40}$/.test(hex)) return new Uint8Array(Buffer.from(hex, 'hex'));
+  try {
+    const bytes = decodeBase64(text);
+    if (bytes.length === 20) return bytes;
+  } catch {
+    // reported below
+  }
+  return fail(path, `expected a SHA-1 fingerprint (40 hex digits or Base64 of 20 bytes), got ${describeValue(v)}`);
+}
+
+/**
+ * `node.crypto.pki`, `node.pki.tsp-server` and `node.blockchain.custom.genesis.pki`. WAVES
+ * networks allow only OFF and no genesis PKI; ON needs CRL checks and P2P TLS (WE's rules).
+ */
+function readPki(node: ConfigSection, crypto: CryptoType, tlsEnabled: boolean): PkiSettings {
+  const c = node.section('crypto');
+  const mode = c.choice('pki.mode', ['OFF', 'ON', 'TEST'] as const, 'OFF');
+  const pki = c.section('pki');
+  const requiredOids = pki.list('required-oids', []).map((v, i) => {
+    const path = `${pki.at('required-oids')}(${i})`;
+    const oid = ekuOid(parseString(v, path));
+    if (oid === undefined) fail(path, `expected a dotted OID or one of serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, OCSPSigning, got ${describeValue(v)}`);
+    return oid;
+  });
+  const crlChecksEnabled = pki.bool('crl-checks-enabled', false);
+  if (mode === 'ON' && !crlChecksEnabled) fail(pki.at('crl-checks-enabled'), "Setting 'crl-checks-enabled = false' is forbidden for 'pki.mode = ON'");
+  if (mode === 'ON' && !tlsEnabled) fail(node.at('network.tls'), "'node.crypto.pki.mode = ON' requires TLS on the P2P network (node.network.tls { enable = true, … })");
+  const crlSyncPeriodMs = pki.duration('crl-sync-manager-settings.period', PKI_OFF.crlSyncPeriodMs);
+  const tspServer = node.optionalString('pki.tsp-server');
+  const genesis = node.section('blockchain.custom.genesis');
+  if (!genesis.has('pki')) return { mode, requiredOids, crlChecksEnabled, crlSyncPeriodMs, tspServer, genesis: PKI_OFF.genesis };
+  if (crypto !== 'gost') fail(genesis.at('pki'), "the genesis PKI settings are for GOST networks (node.crypto.type = GOST)");
+  const g = genesis.section('pki');
+  const trustedRootFingerprints = g.list('trusted-root-fingerprints', []).map((v, i) => readFingerprint(v, `${g.at('trusted-root-fingerprints')}(${i})`));
+  const certificates = g.list('certificates', []).map((v, i) => {
+    const path = `${g.at('certificates')}(${i})`;
+    try {
+      return parseCertificate(base64Der(path, v));
+    } catch (e) {
+      if (e instanceof CertificateFormatError) return fail(path, e.message);
+      throw e;
+    }
+  });
+  const crls = g.list('crls', []).map((v, i): GenesisCrl => {
+    const path = `${g.at('crls')}(${i})`;
+    if (!isObject(v)) return fail(path, `expected { publicKeyBase58, cdp, crl }, got ${describeValue(v)}`);
+    const entry = new ConfigSection(v, path);
+    let issuerPublicKey: Uint8Array;
+    try {
+      issuerPublicKey = decodeBase58(entry.string('publicKeyBase58'));
+    } catch {
+      return fail(entry.at('publicKeyBase58'), 'expected a Base58 public key');
+    }
+    try {
+      return { issuerPublicKey, cdp: entry.string('cdp'), crl: parseCrl(base64Der(entry.at('crl'), entry.get('crl'))) };
+    } catch (e) {
+      if (e instanceof CrlFormatError) return fail(entry.at('crl'), e.message);
+      throw e;
+    }
+  });
+  return { mode, requiredOids, crlChecksEnabled, crlSyncPeriodMs, tspServer, genesis: { trustedRootFingerprints, certificates, crls } };
 }
 
 function readChainId(custom: ConfigSection): string {
@@ -949,6 +1034,27 @@ export function ownerPasswordFromEnv(env: Readonly<Record<string, string | undef
   return env['WE_NODE_OWNER_PASSWORD'];
 }
 
+/**
+ * `node.licenses`: the issuer public keys whose licences the node accepts (Base58) and what
+ * an unlicensed node does (`on-expiry`: report, stop-mining or stop-node; default report).
+ */
+function readLicences(node: ConfigSection, suite: CryptoSuite): LicenceSettings {
+  const l = node.section('licenses');
+  const issuers = l.list('issuers', []).map((v, i) => {
+    const path = `${l.at('issuers')}(${i})`;
+    const text = parseString(v, path);
+    let key: Uint8Array | undefined;
+    try {
+      key = decodeBase58(text);
+    } catch {
+      key = undefined;
+    }
+    if (key === undefined || key.length !== suite.publicKeyLength) fail(path, `expected a Base58 public key of ${suite.publicKeyLength} bytes, got ${describeValue(v)}`);
+    return key;
+  });
+  return { issuers, onExpiry: l.choice('on-expiry', ['report', 'stop-mining', 'stop-node'] as const, 'report') };
+}
+
 /** A full node config from a parsed HOCON document. */
 export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOptions = {}): Promise<NodeConfig> {
   const { protocol, chain, consensusType } = await blockchainFromConfig(root, { requireSignedGenesis: true });
@@ -987,6 +1093,8 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     network,
     features: readFeatures(node),
     ...(anchoring === undefined ? {} : { anchoring }),
+    pki: readPki(node, chain.crypto, network.tls !== undefined),
+    licences: readLicences(node, protocol.crypto),
   };
 }
 

@@ -2,7 +2,8 @@
  * The one-command dev chain: everything a single-node chain needs, on embedded defaults,
  * with nothing random that would change between runs on the same data directory.
  *
- * Network: chain id 'T' (the official js-sdk's TESTNET network byte), `waves` crypto, PoA
+ * Network: chain id 'T' (the official js-sdk's TESTNET network byte), `waves` crypto (or
+ * `gost` with `start --crypto gost`: Streebog, GOST R 34.10-2012, 64-byte keys), PoA
  * with 4 s rounds + 1 s sync (a key block every 5 s) and a micro-block every second; WE's default fee table, enforced from height 2 (feature-check
  * period 2: WE enforces minimum fees from FeeSwitch's activation height + that period); every
  * feature Weft implements pre-activated at height 0. REST on 127.0.0.1:6862, P2P on
@@ -16,6 +17,9 @@
  *             off: sender-role-enabled = false, and `banned`); the node owner.
  *   1…4 "weft dev chain account <i> - never use this seed on a real network"   100 000 WEST each,
  *      no roles; registered as network participants (so they can be policy members).
+ *
+ * Licence: `<data-dir>/data/licenses.json` holds a licence for account 0 from the genesis day
+ * with no end date, signed by the dev licence issuer the config lists (licences-wiring.ts).
  *
  * Keystore: `<data-dir>/keystore.json` holds all five; the password of account i is
  * `weft-dev-<i>` (devKeystorePassword). REST API key: `weft-dev-api-key` (all three
@@ -35,13 +39,15 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { encodeBase58, decodeBase58, equalBytes } from '../crypto/encoding.js';
-import type { KeyPair } from '../crypto/suite.js';
+import type { CryptoType, KeyPair } from '../crypto/suite.js';
 import { genesisBlock, GENESIS_MIN_TIMESTAMP, signGenesisBlock, UNITS_IN_WEST, type GenesisSettings } from '../protocol/blocks.js';
 import { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type PoaSettings } from '../chain/settings.js';
 import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+import { PKI_OFF } from '../pki/settings.js';
+import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
 
 export const DEV_CHAIN_ID = 'T';
 export const DEV_API_KEY = 'weft-dev-api-key';
@@ -49,6 +55,8 @@ export const DEV_REST_PORT = 6862;
 export const DEV_P2P_PORT = 6864;
 /** Where `start` keeps the dev chain when no `--data-dir` is given (relative to the current directory). */
 export const DEV_DEFAULT_DATA_DIR = 'data/dev';
+/** The same for a GOST dev chain (`start --crypto gost`), so both can be kept side by side. */
+export const DEV_GOST_DEFAULT_DATA_DIR = 'data/dev-gost';
 
 export const DEV_SEEDS: readonly string[] = [0, 1, 2, 3, 4].map((i) => `weft dev chain account ${i} - never use this seed on a real network`);
 export const DEV_GENESIS_SIGNER_SEED = 'weft dev chain genesis signer - never use this seed on a real network';
@@ -101,8 +109,9 @@ export function devAccounts(protocol: Protocol): DevAccount[] {
   });
 }
 
-export function devProtocol(): Promise<Protocol> {
-  return Protocol.create({ crypto: 'waves', chainId: DEV_CHAIN_ID });
+/** The dev chain's protocol: chain id 'T' with `waves` crypto, or `gost` (`start --crypto gost`). */
+export function devProtocol(crypto: CryptoType = 'waves'): Promise<Protocol> {
+  return Protocol.create({ crypto, chainId: DEV_CHAIN_ID });
 }
 
 /** The dev genesis for a block timestamp, signed by `signature` (null: unsigned). */
@@ -148,6 +157,7 @@ export function devGenesis(protocol: Protocol, dataDir: string, now: () => bigin
       format: GENESIS_FILE_FORMAT,
       version: 1,
       chainId: DEV_CHAIN_ID,
+      crypto: protocol.crypto.type,
       blockTimestamp: timestamp.toString(),
       genesisPublicKey: encodeBase58(signer.publicKey),
       signature: encodeBase58(block.signature),
@@ -166,6 +176,9 @@ export function devGenesis(protocol: Protocol, dataDir: string, now: () => bigin
   }
   if (doc['format'] !== GENESIS_FILE_FORMAT || doc['version'] !== 1) broken('not a dev genesis file of this version');
   if (doc['chainId'] !== DEV_CHAIN_ID) broken(`chain id ${JSON.stringify(doc['chainId'])} is not '${DEV_CHAIN_ID}'`);
+  // Files written before GOST dev chains existed name no crypto: they are `waves` chains.
+  const storedCrypto: unknown = doc['crypto'] ?? 'waves';
+  if (storedCrypto !== protocol.crypto.type) broken(`it is a ${JSON.stringify(storedCrypto)} chain, not a ${protocol.crypto.type} one`);
   const ts = doc['blockTimestamp'];
   if (typeof ts !== 'string' || !/^\d{1,19}$/.test(ts)) return broken('blockTimestamp must be a decimal string');
   let signature: Uint8Array;
@@ -195,12 +208,14 @@ export interface DevOptions {
   readonly now?: () => bigint;
   /** Keystore options (tests use a cheap scrypt). */
   readonly keystore?: KeystoreOptions;
+  /** The chain's crypto (default `waves`). */
+  readonly crypto?: CryptoType;
 }
 
 /** The chain settings of the dev chain and of devnets: PoA (`poa`, the dev chain's by default), every implemented feature active from genesis. */
-export function devChainSettings(genesis: GenesisSettings, poa: Omit<PoaSettings, 'type'> = DEV_POA): ChainSettings {
+export function devChainSettings(genesis: GenesisSettings, poa: Omit<PoaSettings, 'type'> = DEV_POA, crypto: CryptoType = 'waves'): ChainSettings {
   return {
-    crypto: 'waves',
+    crypto,
     chainId: DEV_CHAIN_ID,
     consensus: { type: 'poa', ...poa },
     genesis,
@@ -236,7 +251,7 @@ export function loopbackApi(port: number, keyHash: Uint8Array): NodeApiSettings 
 export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const protocol = await devProtocol();
+  const protocol = await devProtocol(options.crypto);
   const genesis = devGenesis(protocol, dataDir, options.now ?? (() => BigInt(Date.now())));
   const accounts = devAccounts(protocol);
   const walletFile = join(dataDir, 'keystore.json');
@@ -245,6 +260,8 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
     if (!keystore.has(account.address)) keystore.addKeyPair(account.keyPair, account.keystorePassword);
   }
   const hash = decodeBase58(apiKeyHash(protocol.crypto, DEV_API_KEY));
+  // Licensed from the genesis on, with no end date (licences-wiring.ts).
+  writeDevLicence(protocol.crypto, join(dataDir, 'data'), accounts[0]!.address, genesis.blockTimestamp);
   return {
     source: null,
     node: {
@@ -255,7 +272,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       wallet: { file: walletFile, password: '' },
       loggingLevel: 'INFO',
     },
-    chain: devChainSettings(genesis),
+    chain: devChainSettings(genesis, DEV_POA, protocol.crypto.type),
     consensusType: 'poa',
     miner: {
       ...DEFAULTS.miner,
@@ -277,6 +294,8 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       tls: undefined,
     },
     features: { ...DEFAULTS.features, supported: [] },
+    pki: PKI_OFF,
+    licences: devLicenceSettings(protocol.crypto),
   };
 }
 
@@ -284,6 +303,8 @@ export interface DevAccountsFile {
   readonly restUrl: string;
   readonly apiKey: string;
   readonly chainId: string;
+  /** `waves` or `gost`: how the clients must derive keys and sign. */
+  readonly crypto: CryptoType;
   readonly accounts: ReadonlyArray<{
     readonly seed: string;
     readonly address: string;
@@ -295,12 +316,13 @@ export interface DevAccountsFile {
 
 /** What `dev-accounts.json` holds for a dev config. */
 export async function devAccountsFile(config: NodeConfig): Promise<DevAccountsFile> {
-  const protocol = await devProtocol();
+  const protocol = await devProtocol(config.chain.crypto);
   const host = config.api.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.api.bindAddress;
   return {
     restUrl: `http://${host.includes(':') ? `[${host}]` : host}:${config.api.port}`,
     apiKey: DEV_API_KEY,
     chainId: DEV_CHAIN_ID,
+    crypto: config.chain.crypto,
     accounts: devAccounts(protocol).map((a) => ({
       seed: a.seed,
       address: a.address,

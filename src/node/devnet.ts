@@ -1,7 +1,7 @@
 /**
  * `npm run devnet -- --nodes 4`: a local PoA network of N nodes on loopback in one command.
  *
- *   node dist/src/node/devnet.js [--nodes N] [--dir DIR] [--base-port P] [--round 3s] [--sync 1s]
+ *   node dist/src/node/devnet.js [--nodes N] [--dir DIR] [--base-port P] [--round 3s] [--sync 1s] [--crypto gost]
  *
  * Prepares DIR (a fresh temp directory by default; an existing devnet directory is reused, so
  * its chain resumes): one shared genesis, signed once, in which every node owner is a
@@ -28,16 +28,19 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { decodeBase58, encodeBase58 } from '../crypto/encoding.js';
-import type { KeyPair } from '../crypto/suite.js';
+import type { CryptoType, KeyPair } from '../crypto/suite.js';
 import { signGenesisBlock, UNITS_IN_WEST, type GenesisSettings } from '../protocol/blocks.js';
 import { stringifyJson } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import type { ChainSettings } from '../chain/settings.js';
 import { apiKeyHash, DEFAULTS, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from './config.js';
+import { cryptoArg } from './cli.js';
 import { renderNodeConfig } from './config-render.js';
 import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+import { PKI_OFF } from '../pki/settings.js';
+import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
 import { isMainModule } from './main-module.js';
 
 export const DEVNET_FILE = 'devnet.json';
@@ -75,6 +78,8 @@ export interface DevnetOptions {
   readonly keystore?: KeystoreOptions;
   /** Genesis time (default now). */
   readonly now?: () => bigint;
+  /** The network's crypto (default `waves`). */
+  readonly crypto?: CryptoType;
 }
 
 export interface DevnetBans {
@@ -102,6 +107,8 @@ export interface DevnetLayout {
   readonly format: typeof FORMAT;
   readonly dir: string;
   readonly chainId: string;
+  /** `waves` or `gost` (absent in devnets written before GOST devnets: `waves`). */
+  readonly crypto?: CryptoType;
   readonly apiKey: string;
   readonly genesisTimestamp: string;
   readonly roundDurationMs: number;
@@ -204,6 +211,8 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
       tls: o.tls,
     },
     features: { ...DEFAULTS.features, supported: [] },
+    pki: PKI_OFF,
+    licences: devLicenceSettings(protocol.crypto),
   };
 }
 
@@ -228,10 +237,12 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const existing = readDevnet(dir);
   if (existing !== undefined) {
     if (existing.nodes.length !== o.nodes) throw new Error(`${dir} holds a devnet of ${existing.nodes.length} nodes, not ${o.nodes}: use another --dir`);
+    const existingCrypto = existing.crypto ?? 'waves';
+    if (existingCrypto !== (o.crypto ?? 'waves')) throw new Error(`${dir} holds a ${existingCrypto} devnet, not a ${o.crypto ?? 'waves'} one: use another --dir`);
     return existing;
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const protocol = await devProtocol();
+  const protocol = await devProtocol(o.crypto);
   const roundDurationMs = o.roundDurationMs ?? 3000;
   const syncDurationMs = o.syncDurationMs ?? 1000;
   const base = o.basePort ?? DEVNET_DEFAULT_BASE_PORT;
@@ -258,10 +269,11 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const dev = devAccounts(protocol);
   const genesis = devnetGenesis(protocol, keys.slice(0, o.nodes - joining), dev, (o.now ?? (() => BigInt(Date.now())))());
   // The dev chain's ban settings (WE's example: ban-duration-blocks 100, warnings-for-ban 3, max-bans-percentage 40) unless overridden.
-  const chain = devChainSettings(genesis, { ...DEV_POA, roundDurationMs, syncDurationMs, ...o.bans });
+  const chain = devChainSettings(genesis, { ...DEV_POA, roundDurationMs, syncDurationMs, ...o.bans }, protocol.crypto.type);
   for (const node of nodes) {
     mkdirSync(node.dir, { recursive: true, mode: 0o700 });
     const keystore = Keystore.open(join(node.dir, 'keystore.json'), protocol.addresses, o.keystore);
+    writeDevLicence(protocol.crypto, join(node.dir, 'data'), node.ownerAddress, genesis.blockTimestamp);
     if (!keystore.has(node.ownerAddress)) keystore.addKeyPair(keys[node.index]!, node.keystorePassword);
     const peers = nodes.filter((n) => n !== node).map((n) => ({ host: '127.0.0.1', port: n.p2pPort }));
     const rendered = renderNodeConfig(nodeConfig(o, protocol, chain, node, peers));
@@ -273,6 +285,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     format: FORMAT,
     dir,
     chainId: DEV_CHAIN_ID,
+    crypto: protocol.crypto.type,
     apiKey: DEV_API_KEY,
     genesisTimestamp: genesis.blockTimestamp.toString(),
     roundDurationMs,
@@ -329,12 +342,13 @@ export interface DevnetCliOptions {
   basePort: number;
   round: number;
   sync: number;
+  crypto?: CryptoType;
 }
 
 /** Runs the devnet until SIGINT/SIGTERM; resolves when every node has stopped. */
 export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'weft-devnet-'));
-  const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync });
+  const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync, ...(o.crypto === undefined ? {} : { crypto: o.crypto }) });
   const children = layout.nodes.map((n) => ({ node: n, child: spawnDevnetNode(n), exited: false }));
   let stopping = false;
   const done = Promise.all(
@@ -368,7 +382,7 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
   }
   if (!stopping) {
     const lines = [
-      `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
+      `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', ${layout.crypto ?? 'waves'} crypto, rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
       ...layout.nodes.map((n) => `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`),
       `Explorer: any node's REST URL + /explorer/ (e.g. ${layout.nodes[0]?.restUrl ?? ''}/explorer/)`,
       `API key:  ${layout.apiKey}`,
@@ -388,7 +402,8 @@ export function buildDevnetProgram(): Command {
     .option('--dir <dir>', 'devnet directory (default: a new temp directory; an existing devnet is resumed)')
     .option('--base-port <port>', `REST of node i on port+2i, P2P on port+2i+1 (0: free ports)`, intArg(0, 65000), DEVNET_DEFAULT_BASE_PORT)
     .option('--round <duration>', 'PoA round duration', durationArg, 3000)
-    .option('--sync <duration>', 'PoA sync duration', durationArg, 1000);
+    .option('--sync <duration>', 'PoA sync duration', durationArg, 1000)
+    .option('--crypto <type>', 'waves (default) or gost', cryptoArg);
 }
 
 if (isMainModule(import.meta.url)) {

@@ -1,7 +1,7 @@
 /**
  * One running node, built from a NodeConfig: the composition root. `Node.start` reads top
  * to bottom as the order things start — the chain on its store, the keys, the pool, the
- * miner, the P2P network, anchoring, the REST API, mining — and `stop()` closes what started in
+ * miner, the P2P network, PKI and licences, anchoring, the REST API, mining — and `stop()` closes what started in
  * reverse. What the API asks of the node lives in services/ (one module per use case),
  * assembled by api-services.ts. No module-level state: two nodes can live in one process.
  */
@@ -28,6 +28,8 @@ import { watchFeatures } from './feature-watch.js';
 import { NodeHealth } from './health.js';
 import { Keystore } from './keystore.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
+import { startNodeLicences } from './licences-wiring.js';
+import { startNodePki } from './pki-wiring.js';
 import { LiquidBlockTracker } from './services/liquid-block.js';
 import { transactionsService } from './services/transactions.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
@@ -161,6 +163,11 @@ export class Node {
         p2p.network = started.add('network', network, (n) => n.close());
       }
 
+      // PKI of a GOST network (certificate store, CRLs, chain validation) and the node's licences.
+      const pki = startNodePki({ config, protocol, chain, keystore, now });
+      if (pki !== undefined) started.add('PKI', pki, (p) => p.close());
+      const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
+
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
       const transactions = transactionsService({
         pool,
@@ -184,7 +191,7 @@ export class Node {
         log: loggers.get('health'),
       });
       const node = new Node(
-        { config, protocol, store, chain, rules, features, pool, transactions, keystore, owner, miner, network: p2p.network, loggers, health, liquid, now, systemNow, requestStop, log },
+        { config, protocol, store, chain, rules, features, pool, transactions, keystore, owner, miner, network: p2p.network, pki: pki?.service, licences, loggers, health, liquid, now, systemNow, requestStop, log },
         started,
       );
       late.node = node;
@@ -198,6 +205,7 @@ export class Node {
 
       // Mining, and anchoring.
       if (miner !== undefined) started.add('miner', miner, (m) => m.stop()).start();
+      licences.check();
       if (anchoring !== undefined) started.add('anchoring', anchoring, (a) => a.stop()).start();
       return node;
     } catch (e) {

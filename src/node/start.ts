@@ -3,13 +3,15 @@
  * embedded defaults (no `--config`) — and runs it.
  *
  * Command-line options override the config: `--data-dir` (the dev chain's whole directory, or
- * a configured node's `data-directory`), `--rest-port`, `--p2p-port`.
+ * a configured node's `data-directory`), `--rest-port`, `--p2p-port`; `--crypto gost` runs the
+ * dev chain on GOST crypto.
  */
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
+import type { CryptoType } from '../crypto/suite.js';
 import { Protocol } from '../protocol/protocol.js';
 import { loadNodeConfig, withOverrides, type NodeConfig } from './config.js';
-import { DEV_API_KEY, DEV_DEFAULT_DATA_DIR, devNodeConfig, writeDevAccounts } from './dev.js';
+import { DEV_API_KEY, DEV_DEFAULT_DATA_DIR, DEV_GOST_DEFAULT_DATA_DIR, devNodeConfig, writeDevAccounts } from './dev.js';
 import { Keystore } from './keystore.js';
 import { Node } from './node.js';
 
@@ -19,6 +21,8 @@ export interface StartOptions {
   readonly dataDir?: string;
   readonly restPort?: number;
   readonly p2pPort?: number;
+  /** The dev chain's crypto (default `waves`); a configured node takes `node.crypto.type` from its config. */
+  readonly crypto?: CryptoType;
 }
 
 export interface StartIo {
@@ -89,11 +93,15 @@ async function withOwnerPassword(config: NodeConfig, io: StartIo): Promise<NodeC
 export async function resolveStartConfig(options: StartOptions, io: StartIo = processIo()): Promise<ResolvedStart> {
   if (options.config === undefined) {
     const config = await devNodeConfig({
-      dataDir: options.dataDir ?? DEV_DEFAULT_DATA_DIR,
+      dataDir: options.dataDir ?? (options.crypto === 'gost' ? DEV_GOST_DEFAULT_DATA_DIR : DEV_DEFAULT_DATA_DIR),
       ...(options.restPort === undefined ? {} : { restPort: options.restPort }),
       ...(options.p2pPort === undefined ? {} : { p2pPort: options.p2pPort }),
+      ...(options.crypto === undefined ? {} : { crypto: options.crypto }),
     });
     return { config, dev: true };
+  }
+  if (options.crypto !== undefined) {
+    throw new Error(`--crypto is for the dev chain only: a configured node runs the crypto of its config's node.crypto.type`);
   }
   const loaded = withOverrides(await loadNodeConfig(options.config, { env: io.env }), options);
   return { config: await withOwnerPassword(loaded, io), dev: false };
@@ -103,7 +111,7 @@ export async function resolveStartConfig(options: StartOptions, io: StartIo = pr
 export function devBanner(config: NodeConfig, accountsFile: string): string {
   const host = config.api.bindAddress;
   return [
-    `Weft dev chain (chain id '${config.chain.chainId}') in ${config.node.directory}`,
+    `Weft dev chain (chain id '${config.chain.chainId}', ${config.chain.crypto} crypto) in ${config.node.directory}`,
     `REST API:  http://${host}:${config.api.port}`,
     `Explorer:  http://${host}:${config.api.port}/explorer/`,
     `API key:   ${DEV_API_KEY}`,

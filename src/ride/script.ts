@@ -26,7 +26,7 @@ import { DECLARED_VALS, FUNCTION_COSTS, MAX_SCRIPT_COMPLEXITY, type ScriptVersio
 import { estimate, EstimatorError, EstimatorStepsExceeded } from './estimator.js';
 import type { Expr } from './expr.js';
 import { deserializeExpr, SerdeError, serializeExpr } from './serde.js';
-import { ValidationError } from '../errors/catalogue.js';
+import { scriptParseError } from '../errors/catalogue.js';
 
 export { MAX_SCRIPT_COMPLEXITY } from './context.js';
 
@@ -45,11 +45,6 @@ export interface Script {
   /** Canonical bytes: version ‖ serialized expression ‖ checksum. */
   readonly bytes: Uint8Array;
   readonly complexity: number;
-}
-
-/** WE's ScriptParseError (code 199, message = its Scala toString). */
-export function scriptParseError(message: string, field?: string): ValidationError {
-  return new ValidationError('ScriptParseError', 199, `ScriptParseError(${message})`, field);
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

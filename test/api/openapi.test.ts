@@ -25,6 +25,8 @@ import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { devKeystorePassword, type DevAccount } from '../../src/node/dev.js';
+import { licenceJson, signLicence } from '../../src/licences/licence.js';
+import { DEV_LICENCE_ISSUER_SEED } from '../../src/node/licences-wiring.js';
 import { consensusChain, POS } from './consensus-chains.js';
 import { DEV_API_KEY, documentedOperations, routeKey, SEED_ALIAS, SEED_ROUTES, seededNode, servedDocument, type DocumentedOperation, type Json, type SeededNode } from './seeded-node.js';
 
@@ -159,6 +161,15 @@ function inputsFor(s: SeededNode): Inputs {
     howMany: '3',
   };
   const message = 'weft openapi walk';
+  // A licence for the seeded node, uploaded by the walk and deleted after it (DELETE /licenses/{id} comes last).
+  const walkLicence = licenceJson(
+    s.node.protocol.crypto,
+    signLicence(
+      s.node.protocol.crypto,
+      { version: 1, id: 'openapi-walk', issuedAt: new Date(Number(s.now())).toISOString(), nodeOwnerAddress: owner.address, validAfter: '2026-01-01', validBefore: null, features: ['all_inclusive'] },
+      s.node.protocol.crypto.keyPairFromSeedPhrase(DEV_LICENCE_ISSUER_SEED).privateKey,
+    ),
+  );
   const messageBytes = new Uint8Array(Buffer.from(message, 'utf8'));
   const crypto = s.node.protocol.crypto;
   const signedTransfer = (amount: bigint): unknown =>
@@ -185,6 +196,11 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /addresses/signText/{}': { address: a1.address },
       'POST /addresses/verify/{}': { address: a1.address },
       'POST /addresses/verifyText/{}': { address: a1.address },
+      'GET /pki/certificate/by-dn/{}': { value: 'CN=Nobody' },
+      'GET /pki/certificate/by-dn-hash/{}': { value: '00'.repeat(20) },
+      'GET /pki/certificate/by-public-key/{}': { value: b58(a1.keyPair.publicKey) },
+      'GET /pki/certificate/by-fingerprint/{}': { value: 'AAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
+      'DELETE /licenses/{}': { id: 'openapi-walk' },
     },
     query: {
       'GET /addresses/data/{}': { offset: '0', limit: '10' },
@@ -228,6 +244,9 @@ function inputsFor(s: SeededNode): Inputs {
         const address = s.node.protocol.addresses.parseAddress(a1.address).bytes;
         return { json: { address: a1.address, signature: b58(crypto.sign(a1.keyPair.privateKey, address)) } };
       },
+      'POST /pki/sign': () => ({ json: { inputData: 'AA==', keystoreAlias: a1.address, password: devKeystorePassword(1), sigType: 1 } }),
+      'POST /pki/verify': () => ({ json: { inputData: 'AA==', signature: 'AA==', sigType: 1, extendedKeyUsageList: [] } }),
+      'POST /licenses/upload': () => ({ json: walkLicence }),
     },
   };
 }
@@ -243,10 +262,18 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'POST /debug/createGrpcAuth': { status: 400, why: 'no docker engine on this node (WE: 199)' },
   'POST /peers/connect': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
   'GET /debug/utx-rebroadcast': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
+  // Rule PKI-2: the seeded chain runs WAVES crypto (the GOST answers are walked in test/pki/pki-api.test.ts).
+  'GET /pki/certificate/by-dn/{}': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'GET /pki/certificate/by-dn-hash/{}': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'GET /pki/certificate/by-public-key/{}': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'GET /pki/certificate/by-fingerprint/{}': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'GET /pki/keystoreAliases': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'POST /pki/sign': { status: 400, why: 'PKI on a WAVES network (199)' },
+  'POST /pki/verify': { status: 400, why: 'PKI on a WAVES network (199)' },
 };
 
 /** Called last, in this order: they change the chain or stop the node. */
-const LAST = ['POST /debug/rollback', 'DELETE /debug/rollback-to/{}', 'POST /debug/freeze', 'POST /debug/cleanState', 'POST /node/stop'];
+const LAST = ['DELETE /licenses/{}', 'POST /debug/rollback', 'DELETE /debug/rollback-to/{}', 'POST /debug/freeze', 'POST /debug/cleanState', 'POST /node/stop'];
 
 function order(ops: DocumentedOperation[]): DocumentedOperation[] {
   const rank = (o: DocumentedOperation): number => LAST.indexOf(routeKey(o.method, o.path));

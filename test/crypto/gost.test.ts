@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AddressScheme } from '../../src/crypto/address.js';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
-import { createGostSuite } from '../../src/crypto/gost.js';
+import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
+import { createGost256Verifier, createGostSuite, GOST_SIGN_ALGORITHM, type Gost256Curve } from '../../src/crypto/gost.js';
 
 const suite = await createGostSuite();
 const require = createRequire(import.meta.url);
@@ -59,5 +60,35 @@ describe('gost crypto', () => {
     assert.ok(!suite.verify(kp.publicKey, Buffer.from('x'), sig.subarray(0, 63)));
     assert.ok(!suite.verify(new Uint8Array(64), Buffer.from('x'), sig));
     assert.ok(!suite.verify(new Uint8Array(64).fill(0xff), Buffer.from('x'), new Uint8Array(64).fill(0xff)));
+  });
+
+  it("gives crypto-gost-js's verdict on every curve: valid, altered and random signatures, keys off the curve", () => {
+    interface LibSign {
+      generateKey(): { privateKey: ArrayBuffer; publicKey: ArrayBuffer };
+      sign(privateKey: ArrayBuffer, data: Uint8Array): ArrayBuffer;
+      verify(publicKey: ArrayBuffer, signature: ArrayBuffer, data: Uint8Array): boolean;
+    }
+    const { GostEngine } = gostPkg as { GostEngine: { getGostSign(a: Record<string, unknown>): LibSign } };
+    const ab = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+    for (const curve of ['S-256-A', 'S-256-B', 'S-256-C'] as Gost256Curve[]) {
+      const lib = GostEngine.getGostSign({ ...GOST_SIGN_ALGORITHM, namedCurve: curve });
+      const ours = createGost256Verifier(curve);
+      const keys = lib.generateKey();
+      const publicKey = new Uint8Array(keys.publicKey);
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 200 }), fc.integer({ min: 0, max: 63 }), fc.uint8Array({ minLength: 64, maxLength: 64 }), (msg, at, random) => {
+          const sig = new Uint8Array(lib.sign(keys.privateKey, msg));
+          assert.equal(ours(publicKey, msg, sig), true, `${curve}: a valid signature`);
+          const altered = Uint8Array.from(sig);
+          altered[at] = altered[at]! ^ 0x40;
+          assert.equal(ours(publicKey, msg, altered), lib.verify(ab(publicKey), ab(altered), msg), `${curve}: an altered signature`);
+          assert.equal(ours(publicKey, msg, random), lib.verify(ab(publicKey), ab(random), msg), `${curve}: random bytes`);
+          const offCurve = Uint8Array.from(publicKey);
+          offCurve[0] = offCurve[0]! ^ 1;
+          assert.equal(ours(offCurve, msg, sig), false, `${curve}: a key off the curve`);
+        }),
+        { numRuns: 8 },
+      );
+    }
   });
 });

@@ -140,7 +140,8 @@ describe('dev chain defaults', () => {
     const file = await writeDevAccounts(c);
     assert.equal(file, join(dir, 'dev-accounts.json'));
     const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(doc), ['restUrl', 'apiKey', 'chainId', 'accounts']);
+    assert.deepEqual(Object.keys(doc), ['restUrl', 'apiKey', 'chainId', 'crypto', 'accounts']);
+    assert.equal(doc['crypto'], 'waves');
     assert.equal(doc['restUrl'], 'http://127.0.0.1:16862');
     assert.equal(doc['apiKey'], DEV_API_KEY);
     assert.equal(doc['chainId'], 'T');
@@ -156,6 +157,24 @@ describe('dev chain defaults', () => {
       assert.deepEqual(a['roles'], i === 0 ? [...DEV_OWNER_ROLES] : []);
     });
     assert.deepEqual(await devAccountsFile(c), doc);
+  });
+
+  it('run on GOST crypto with `crypto: gost`: 64-byte keys, Streebog addresses, a GOST-signed genesis, and never on a waves directory', async () => {
+    const dir = tempDir('weft-dev-');
+    const c = await devNodeConfig({ dataDir: dir, now: () => T0, keystore: CHEAP, crypto: 'gost' });
+    assert.equal(c.chain.crypto, 'gost');
+    const gost = await Protocol.create({ crypto: 'gost', chainId: 'T' });
+    const kp = gost.crypto.keyPairFromSeedPhrase(DEV_SEEDS[0]!);
+    assert.equal(kp.publicKey.length, 64);
+    assert.equal(c.node.ownerAddress.toString(), gost.addresses.fromPublicKey(kp.publicKey).toString());
+    assert.equal(c.chain.genesis.genesisPublicKey!.length, 64);
+    const again = await devNodeConfig({ dataDir: dir, keystore: CHEAP, crypto: 'gost' });
+    assert.deepEqual(again.chain.genesis.signature, c.chain.genesis.signature);
+    assert.equal((await devAccountsFile(c)).crypto, 'gost');
+    await assert.rejects(devNodeConfig({ dataDir: dir, keystore: CHEAP }), /it is a "gost" chain, not a waves one/);
+    const wavesDir = tempDir('weft-dev-');
+    await devNodeConfig({ dataDir: wavesDir, now: () => T0, keystore: CHEAP });
+    await assert.rejects(devNodeConfig({ dataDir: wavesDir, keystore: CHEAP, crypto: 'gost' }), /it is a "waves" chain, not a gost one/);
   });
 
   it('refuse a data directory whose stored genesis does not verify', async () => {
@@ -178,5 +197,8 @@ describe('dev chain defaults', () => {
     assert.equal(dev, true);
     assert.equal(config.api.port, 16999);
     assert.equal(config.node.directory, dir);
+    const gost = await resolveStartConfig({ dataDir: tempDir('weft-dev-'), crypto: 'gost' }, { env: {}, askSecret: undefined, out: () => undefined });
+    assert.equal(gost.config.chain.crypto, 'gost');
+    await assert.rejects(resolveStartConfig({ config: 'node.conf', crypto: 'gost' }, { env: {}, askSecret: undefined, out: () => undefined }), /--crypto is for the dev chain only/);
   });
 });

@@ -11,11 +11,13 @@ import { blocksRoutes } from './blocks.js';
 import { consensusRoutes } from './consensus.js';
 import { debugRoutes } from './debug.js';
 import { leasingRoutes } from './leasing.js';
+import { licensesRoutes } from './licenses.js';
 import { nodeRoutes } from './node.js';
 import { peersRoutes } from './peers.js';
 import { permissionsRoutes } from './permissions.js';
+import { pkiRoutes } from './pki.js';
 import { transactionsRoutes } from './transactions.js';
 import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes] as const;
+export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes] as const;
 

@@ -40,11 +40,18 @@ function signRequest(body: JsonObject, ctx: ApiContext): Transaction {
   });
 }
 
-/** Pool entry and WE's post-pool refusals; the answer is the pooled transaction's JSON. */
+/**
+ * Pool entry and WE's post-pool refusals; the answer is the pooled transaction's JSON. The
+ * `certificates` are read first: on a GOST network the PKI service builds their one chain,
+ * validates it in PKI mode TEST/ON (and requires one for a sender's first transaction) and
+ * carries it with the pooled transaction; elsewhere they are only checked to be DER X.509.
+ */
 async function broadcast(tx: Transaction, body: JsonObject, ctx: ApiContext): Promise<JsonObject> {
-  checkCertificates(body);
+  const pki = ctx.services.pki;
+  const chain = pki === undefined ? checkCertificates(body) : await pki.admitTransaction(tx.senderPublicKey, body['certificates']);
   const pooled = await ctx.services.pool.broadcast(tx);
   checkUnimplemented(pooled);
+  if (chain !== undefined) pki?.carry(pooled.id, chain);
   return pooled.toJson();
 }
 

@@ -32,9 +32,10 @@ export function nodeConfigInfo(config: NodeConfig): NodeConfigInfo {
     maxTransactionsInMicroBlock: config.miner.maxTransactionsInMicroBlock,
     minMicroBlockAgeMs: config.miner.minMicroBlockAgeMs,
     microBlockIntervalMs: config.miner.microBlockIntervalMs,
-    pkiMode: config.api.pkiMode ?? 'OFF',
-    requiredOids: [],
-    crlChecksEnabled: false,
+    // WAVES networks run PKI OFF (config load refuses TEST/ON there); a GOST network reports its PKI settings.
+    pkiMode: config.pki?.mode ?? config.api.pkiMode ?? 'OFF',
+    requiredOids: [...(config.pki?.requiredOids ?? [])],
+    crlChecksEnabled: config.pki?.crlChecksEnabled ?? false,
     blockTiming: c.type === 'poa' ? { roundDurationMs: c.roundDurationMs, syncDurationMs: c.syncDurationMs } : { averageBlockDelayMs: c.averageBlockDelayMs },
   };
 }

@@ -8,12 +8,12 @@
  */
 import { decodeBase64, encodeBase64, EncodingError } from '../../crypto/encoding.js';
 import type { Protocol } from '../protocol.js';
-import { readScript, scriptParseError, type Script } from '../../ride/script.js';
+import { readScript, type Script } from '../../ride/script.js';
 import { javaString, javaUtf8 } from '../../ride/serde.js';
 import { chainIdField, fee, sender, timestamp } from './common.js';
 import { ASSET_ID, jsonString, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
-import { DecodeError, genericError } from '../../errors/catalogue.js';
+import { DecodeError, genericError, scriptParseError } from '../../errors/catalogue.js';
 
 export { readScript, type Script } from '../../ride/script.js';
 

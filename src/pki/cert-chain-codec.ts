@@ -1,0 +1,78 @@
+/**
+ * How a certificate chain travels with a transaction between WE nodes (≥ 1.11.1):
+ *
+ *   cert-chain store     = count (int32 BE) ‖ count × ( length (uint16 BE) ‖ DER certificate )
+ *   BroadcastedTransaction (message 46) = int32 length ‖ transaction bytes ‖ int32 length ‖ cert-chain store
+ *   HistoryBlock (45)    = int32 length ‖ block bytes ‖ int32 length ‖ cert-chain store
+ *   MicroBlockResponse V2 (47) = int32 length ‖ micro-block bytes ‖ int32 length ‖ cert-chain store ‖ CRL hashes
+ *
+ * (WE's CertChainStore.bytes with BinarySerializer.writeBigIterable / writeShortByteArray.)
+ * An empty store is a count of 0. Decoding refuses truncated or trailing bytes.
+ */
+import { parseCertificate, type Certificate } from '../crypto/pki/x509.js';
+
+export class CertChainCodecError extends Error {
+  override readonly name = 'CertChainCodecError';
+}
+
+export function encodeCertChainStore(certificates: readonly Certificate[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const count = Buffer.alloc(4);
+  count.writeInt32BE(certificates.length, 0);
+  parts.push(count);
+  for (const c of certificates) {
+    if (c.der.length > 0xffff) throw new RangeError(`a certificate of ${c.der.length} bytes does not fit a cert-chain store`);
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(c.der.length, 0);
+    parts.push(length, c.der);
+  }
+  return Buffer.concat(parts);
+}
+
+/** Reads a cert-chain store at `offset`; returns the certificates and the offset after it. */
+export function decodeCertChainStore(bytes: Uint8Array, offset = 0): { certificates: Certificate[]; end: number } {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (offset + 4 > b.length) throw new CertChainCodecError('cert-chain store: truncated count');
+  const count = b.readInt32BE(offset);
+  if (count < 0 || count > 1000) throw new CertChainCodecError(`cert-chain store: bad count ${count}`);
+  let pos = offset + 4;
+  const certificates: Certificate[] = [];
+  for (let i = 0; i < count; i++) {
+    if (pos + 2 > b.length) throw new CertChainCodecError(`cert-chain store: truncated length of certificate ${i}`);
+    const length = b.readUInt16BE(pos);
+    pos += 2;
+    if (pos + length > b.length) throw new CertChainCodecError(`cert-chain store: certificate ${i} is truncated`);
+    try {
+      certificates.push(parseCertificate(b.subarray(pos, pos + length)));
+    } catch (e) {
+      throw new CertChainCodecError(`cert-chain store: certificate ${i}: ${(e as Error).message}`);
+    }
+    pos += length;
+  }
+  return { certificates, end: pos };
+}
+
+/** `int32 length ‖ payload ‖ int32 length ‖ cert-chain store` (messages 45, 46; 47 adds CRL hashes after it). */
+export function encodeWithCertificates(payload: Uint8Array, certificates: readonly Certificate[]): Uint8Array {
+  const store = encodeCertChainStore(certificates);
+  const head = Buffer.alloc(4);
+  head.writeInt32BE(payload.length, 0);
+  const storeLength = Buffer.alloc(4);
+  storeLength.writeInt32BE(store.length, 0);
+  return Buffer.concat([head, payload, storeLength, store]);
+}
+
+/** Reads what encodeWithCertificates wrote; `end` is where anything that follows (CRL hashes of 47) starts. */
+export function decodeWithCertificates(bytes: Uint8Array): { payload: Uint8Array; certificates: Certificate[]; end: number } {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length < 4) throw new CertChainCodecError('truncated payload length');
+  const length = b.readInt32BE(0);
+  if (length < 0 || 4 + length + 4 > b.length) throw new CertChainCodecError(`payload length ${length} does not fit ${b.length} bytes`);
+  const payload = new Uint8Array(b.subarray(4, 4 + length));
+  const storeLength = b.readInt32BE(4 + length);
+  const storeStart = 8 + length;
+  if (storeLength < 4 || storeStart + storeLength > b.length) throw new CertChainCodecError(`cert-chain store length ${storeLength} does not fit`);
+  const { certificates, end } = decodeCertChainStore(b.subarray(0, storeStart + storeLength), storeStart);
+  if (end !== storeStart + storeLength) throw new CertChainCodecError('bytes left inside the cert-chain store');
+  return { payload, certificates, end };
+}

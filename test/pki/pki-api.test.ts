@@ -1,0 +1,267 @@
+/**
+ * PKI over REST on a GOST dev node (in process, real chain, real miner), with a test CA made
+ * by OpenSSL's GOST engine whose root is the network's trusted root:
+ *
+ * - TEST mode: a sender's first transaction must carry its chain (120); malformed Base64,
+ *   bad DER and two chains are WE's 121; a valid chain is mined and its certificate is found
+ *   by DN, DN hash, public key and fingerprint (and as text), 119 for unknown ones; the
+ *   sender's next transaction needs none;
+ * - `/pki/keystoreAliases`, `/pki/sign` (verified by `openssl cms`), `/pki/verify` of an
+ *   OpenSSL signature, with `extendedKeyUsageList` / `extended_key_usage_list` enforced;
+ *   unknown alias and wrong password (115), bad Base64 and unsupported sigType (199);
+ * - ON mode: a revoked (CRL) or wrong-EKU certificate is refused; PKI-1's methods answer 199
+ *   in ON and are served in TEST;
+ * - `/node/config` reports the PKI settings; a WAVES node refuses `/pki/*` (PKI-2).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { dnHash, fingerprint, parseCertificate } from '../../src/crypto/pki/x509.js';
+import { decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
+import { devAccounts, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
+import type { NodeConfig } from '../../src/node/config.js';
+import { Node } from '../../src/node/node.js';
+import { stringifyJson } from '../../src/protocol/json.js';
+import type { Protocol } from '../../src/protocol/protocol.js';
+import { Transfer } from '../../src/protocol/transactions/transfer.js';
+import { PKI_OFF, type PkiSettings } from '../../src/pki/settings.js';
+import { httpRequest, type Answer } from '../support/http.js';
+import { until } from '../support/wait.js';
+import { GostTestCa, type Issued } from './openssl-gost.js';
+
+const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
+
+let server: Server;
+let crlBytes: Map<string, Uint8Array>;
+let ca: GostTestCa;
+
+before(async () => {
+  crlBytes = new Map();
+  server = createServer((req, res) => {
+    const body = crlBytes.get(req.url ?? '');
+    if (body === undefined) res.writeHead(404).end();
+    else res.writeHead(200).end(Buffer.from(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  ca = GostTestCa.root('/C=RU/O=Weft Test/CN=Weft API Test Root', `${base}/root.crl`);
+  crlBytes.set('/root.crl', ca.crl());
+});
+
+/** Nodes and directories of the file, cleaned up when it ends (hooks inside `before` would run too early). */
+const started: Array<{ node: Node; dir: string }> = [];
+
+after(async () => {
+  for (const s of started) {
+    await s.node.stop();
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  ca?.dispose();
+});
+
+interface PkiNode {
+  readonly node: Node;
+  readonly p: Protocol;
+  readonly accounts: DevAccount[];
+  request(method: string, path: string, body?: unknown): Promise<Answer>;
+}
+
+async function startNode(pki: Partial<PkiSettings> | undefined, crypto: 'gost' | 'waves' = 'gost'): Promise<PkiNode> {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-pki-node-'));
+  const base = await devNodeConfig({ dataDir: dir, restPort: 0, p2pPort: 0, keystore: CHEAP, crypto });
+  const config: NodeConfig = {
+    ...base,
+    chain: { ...base.chain, consensus: { ...base.chain.consensus, type: 'poa', roundDurationMs: 1500, syncDurationMs: 500, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 } },
+    miner: { ...base.miner, microBlockIntervalMs: 200, minMicroBlockAgeMs: 200 },
+    api: { ...base.api, ...(pki?.mode === undefined ? {} : { pkiMode: pki.mode }) },
+    ...(pki === undefined
+      ? {}
+      : { pki: { ...PKI_OFF, ...pki, genesis: { trustedRootFingerprints: [fingerprint(ca.cert.der)], certificates: [parseCertificate(ca.cert.der)], crls: [], ...pki.genesis } } }),
+  };
+  const node = await Node.start(config, { logger: pino({ level: 'silent' }) });
+  started.push({ node, dir });
+  return { node, p: node.protocol, accounts: devAccounts(node.protocol), request: (method, path, body) => httpRequest(node.url!, method, path, body) };
+}
+
+let nonce = 0;
+function transfer(n: PkiNode, from: DevAccount, to: DevAccount, certificates?: readonly string[]): { id: string; body: string } {
+  const { p } = n;
+  const tx = p.sign(
+    p.transaction(Transfer, 3, {
+      senderPublicKey: from.keyPair.publicKey,
+      assetId: null,
+      feeAssetId: null,
+      timestamp: BigInt(Date.now()) + BigInt(nonce++),
+      amount: 1000n,
+      fee: 1_000_000n,
+      recipient: p.addresses.parseAddress(to.address),
+      attachment: new Uint8Array(0),
+      atomicBadge: null,
+    }),
+    from.keyPair.privateKey,
+  );
+  return { id: tx.idBase58, body: stringifyJson(certificates === undefined ? tx.toJson() : { ...tx.toJson(), certificates: [...certificates] }) };
+}
+
+function assertError(r: Answer, status: number, code: number, message: RegExp): void {
+  assert.equal(r.status, status, r.text);
+  assert.equal(r.json?.error, code, r.text);
+  assert.match(String(r.json.message), message);
+}
+
+async function mined(n: PkiNode, id: string): Promise<void> {
+  await until(`${id} mined`, async () => ((await n.request('GET', `/transactions/info/${id}`)).status === 200 ? true : undefined), 20_000, 100);
+}
+
+describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
+  let n: PkiNode;
+  let sender: DevAccount;
+  let userCert: Issued;
+  let opensslSigner: Issued;
+
+  before(async () => {
+    n = await startNode({ mode: 'TEST' });
+    sender = n.accounts[1]!;
+    userCert = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Account One', publicKey: sender.keyPair.publicKey, eku: ['clientAuth', 'emailProtection'] });
+    opensslSigner = ca.issue({ subject: '/C=RU/O=Weft Test/CN=OpenSSL Signer', eku: ['emailProtection'] });
+  });
+
+  it('reports the PKI settings in /node/config', async () => {
+    const r = await n.request('GET', '/node/config');
+    assert.equal(r.json.cryptoType, 'GOST');
+    assert.equal(r.json.pkiMode, 'TEST');
+    assert.deepEqual(r.json.requiredOids, []);
+    assert.equal(r.json.crlChecksEnabled, false);
+  });
+
+  it("refuses a sender's first transaction without certificates, and malformed certificates with WE's errors", async () => {
+    const other = n.accounts[2]!;
+    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, sender, other).body), 400, 120, /first transaction must carry its certificate chain/);
+    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, ['not base64!']).body), 400, 121, /^Error while parsing a certificate: Encountered an invalid Base64/);
+    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, [encodeBase64(Buffer.from('no DER'))]).body), 400, 121, /Expected a valid X\.509 certificate in DER encoding/);
+    const second = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Someone Else', publicKey: other.keyPair.publicKey });
+    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, [userCert.base64, second.base64, ca.cert.base64]).body), 400, 121, /Unexpected cert chains number\. Provided: '2', expected: '1'/);
+    // Another account's certificate is not this sender's.
+    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, other, sender, [userCert.base64, ca.cert.base64]).body), 400, 120, new RegExp(`for the public key '${encodeBase58(other.keyPair.publicKey)}'.*holds the public key`));
+  });
+
+  it('mines a transaction with a valid chain and finds its certificate by all four keys', async () => {
+    const t = transfer(n, sender, n.accounts[2]!, [userCert.base64, ca.cert.base64]);
+    const r = await n.request('POST', '/transactions/broadcast', t.body);
+    assert.equal(r.status, 200, r.text);
+    await mined(n, t.id);
+    const subject = parseCertificate(userCert.der).subject.rfc2253;
+    assert.equal(subject, 'CN=Account One,O=Weft Test,C=RU');
+    const paths = [
+      `/pki/certificate/by-dn/${encodeURIComponent(subject)}`,
+      `/pki/certificate/by-dn-hash/${Buffer.from(dnHash(subject)).toString('hex')}`,
+      `/pki/certificate/by-public-key/${encodeBase58(sender.keyPair.publicKey)}`,
+      `/pki/certificate/by-fingerprint/${encodeURIComponent(encodeBase64(fingerprint(userCert.der)))}`,
+    ];
+    for (const path of paths) {
+      await until(`${path} found`, async () => ((await n.request('GET', path)).status === 200 ? true : undefined), 10_000, 100);
+      const found = await n.request('GET', path);
+      assert.deepEqual(Buffer.from(decodeBase64(found.text)), userCert.der, path);
+      const text = await n.request('GET', `${path}?plainText=true`);
+      assert.match(text.text, /Subject: CN=Account One,O=Weft Test,C=RU/);
+      assert.match(text.text, /TLS Web Client Authentication/);
+    }
+    assertError(await n.request('GET', `/pki/certificate/by-public-key/${encodeBase58(n.accounts[3]!.keyPair.publicKey)}`), 404, 119, /^Couldn't find a certificate with public key '/);
+    assertError(await n.request('GET', '/pki/certificate/by-dn/CN%3DNobody'), 404, 119, /^Couldn't find a certificate with DN 'CN=Nobody'$/);
+    // Now that the network holds its certificate, the sender needs to send none.
+    const next = transfer(n, sender, n.accounts[2]!);
+    assert.equal((await n.request('POST', '/transactions/broadcast', next.body)).status, 200);
+  });
+
+  it('signs CAdES-BES with a keystore key (checked by openssl cms) and verifies OpenSSL signatures with the EKUs asked for', async () => {
+    const aliases = await n.request('GET', '/pki/keystoreAliases');
+    assert.deepEqual(aliases.json, n.accounts.map((a) => a.address));
+    const data = Buffer.from('the contract text');
+    // The certificate of account 1 is on the chain (previous test).
+    await until('account 1 certified', async () => ((await n.request('GET', `/pki/certificate/by-public-key/${encodeBase58(sender.keyPair.publicKey)}`)).status === 200 ? true : undefined), 10_000, 100);
+    const signed = await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 1 });
+    assert.equal(signed.status, 200, signed.text);
+    const signature = Buffer.from(decodeBase64(signed.json.signature as string));
+    assert.deepEqual(ca.cmsVerify(signature, data, [ca.cert.pemFile]), { ok: true });
+    const verify = (body: Record<string, unknown>) => n.request('POST', '/pki/verify', { inputData: encodeBase64(data), sigType: 1, ...body });
+    assert.deepEqual((await verify({ signature: signed.json.signature })).json, { sigStatus: true });
+
+    const theirs = encodeBase64(ca.cmsSign(data, opensslSigner));
+    assert.deepEqual((await verify({ signature: theirs })).json, { sigStatus: true });
+    assert.deepEqual((await verify({ signature: theirs, extendedKeyUsageList: ['1.3.6.1.5.5.7.3.4'] })).json, { sigStatus: true });
+    assert.deepEqual((await verify({ signature: theirs, extendedKeyUsageList: ['clientAuth'] })).json, { sigStatus: false });
+    assert.deepEqual((await verify({ signature: theirs, extended_key_usage_list: ['1.3.6.1.5.5.7.3.2'] })).json, { sigStatus: false });
+    assert.deepEqual((await n.request('POST', '/pki/verify', { inputData: encodeBase64(Buffer.from('other')), signature: theirs, sigType: 1 })).json, { sigStatus: false });
+
+    assertError(await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: 'wrong', sigType: 1 }), 400, 115, /no private key/);
+    assertError(await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: 'nobody', password: '', sigType: 1 }), 400, 115, /no private key/);
+    assertError(await n.request('POST', '/pki/sign', { inputData: '%%%', keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 1 }), 400, 199, /Invalid Base64 in 'inputData'/);
+    assertError(await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 3 }), 400, 199, /sigType 3 \(CAdES-T\) is not supported/);
+    assertError(await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: n.accounts[4]!.address, password: n.accounts[4]!.keystorePassword, sigType: 1 }), 404, 119, /public key/);
+    assertError(await verify({ signature: encodeBase64(Buffer.from('not cms')) }), 400, 199, /Invalid signature: not a DER CMS signature/);
+    assertError(await verify({ signature: theirs, extendedKeyUsageList: ['no oid'] }), 400, 199, /'no oid' in extendedKeyUsageList/);
+  });
+
+  it('serves the PKI-1 methods in TEST mode', async () => {
+    const fast = await n.request('POST', '/utils/hash/fast', 'x');
+    assert.equal(fast.status, 200, fast.text);
+    for (const path of [`/addresses/sign/${sender.address}`, `/addresses/signText/${sender.address}`]) {
+      const r = await n.request('POST', path, { message: 'x', password: sender.keystorePassword });
+      assert.equal(r.status, 200, `${path}: ${r.text}`);
+    }
+    const signed = await n.request('POST', '/pki/sign', { inputData: 'AA==', keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 1 });
+    assert.equal(signed.status, 200, signed.text);
+  });
+});
+
+describe('PKI in ON mode on a GOST node', { timeout: 120_000 }, () => {
+  let n: PkiNode;
+  before(async () => {
+    n = await startNode({ mode: 'ON', crlChecksEnabled: true, requiredOids: ['1.3.6.1.5.5.7.3.2'] });
+  });
+
+  it('refuses a revoked or wrong-EKU certificate and accepts a good one', async () => {
+    const [, a1, a2, a3] = n.accounts as [DevAccount, DevAccount, DevAccount, DevAccount];
+    const good = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Good User', publicKey: a1.keyPair.publicKey, eku: ['clientAuth'] });
+    const noClientAuth = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Mail Only User', publicKey: a2.keyPair.publicKey, eku: ['emailProtection'] });
+    const revoked = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Revoked User', publicKey: a3.keyPair.publicKey, eku: ['clientAuth'] });
+    ca.revoke(revoked);
+    crlBytes.set('/root.crl', ca.crl());
+    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, a2, a1, [noClientAuth.base64]).body), 400, 120, /lacks the extended key usage 1\.3\.6\.1\.5\.5\.7\.3\.2/);
+    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, a3, a1, [revoked.base64]).body), 400, 120, /was revoked at/);
+    const t = transfer(n, a1, a2, [good.base64]);
+    const r = await n.request('POST', '/transactions/broadcast', t.body);
+    assert.equal(r.status, 200, r.text);
+    await mined(n, t.id);
+  });
+
+  it("refuses PKI-1's methods with one documented error", async () => {
+    const a1 = n.accounts[1]!;
+    for (const [path, body] of [
+      ['/utils/hash/fast', 'x'],
+      [`/addresses/sign/${a1.address}`, 'x'],
+      [`/addresses/signText/${a1.address}`, 'x'],
+      ['/pki/sign', { inputData: 'AA==', keystoreAlias: a1.address, password: a1.keystorePassword, sigType: 1 }],
+    ] as const) {
+      assertError(await n.request('POST', path, body), 400, 199, /^This method is not available when 'node\.crypto\.pki\.mode' is 'ON'$/);
+    }
+    const config = await n.request('GET', '/node/config');
+    assert.equal(config.json.pkiMode, 'ON');
+    assert.deepEqual(config.json.requiredOids, ['1.3.6.1.5.5.7.3.2']);
+    assert.equal(config.json.crlChecksEnabled, true);
+  });
+});
+
+describe('PKI on a WAVES node (rule PKI-2)', { timeout: 60_000 }, () => {
+  it('answers every /pki route with 199: GOST networks only', async () => {
+    const n = await startNode(undefined, 'waves');
+    assertError(await n.request('GET', '/pki/keystoreAliases'), 400, 199, /available only on GOST networks/);
+    assertError(await n.request('GET', '/pki/certificate/by-dn/CN%3Dx'), 400, 199, /available only on GOST networks/);
+  });
+});
