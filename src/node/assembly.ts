@@ -1,0 +1,178 @@
+/**
+ * The steps `Node.start` takes, one function each, in the order a node starts: the chain on
+ * its store, the keys, the pool with its verifier threads, the miner, the P2P network and
+ * the health checks. Each registers what it opened with `started`, so a start that fails
+ * half-way, and `Node.stop`, close it in reverse.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { Blockchain } from '../chain/blockchain.js';
+import { ChainFeatures } from '../chain/features.js';
+import { peerChainOf } from '../chain/peer-chain.js';
+import { UtxPool } from '../chain/utx.js';
+import { Miner } from '../consensus/miner.js';
+import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
+import { encodeBase58 } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { SignatureVerifierPool } from '../crypto/verify-pool.js';
+import { NodeNetwork } from '../network/node-network.js';
+import { Protocol } from '../protocol/protocol.js';
+import { Store } from '../state/store.js';
+import type { NodeConfig } from './config.js';
+import { watchFeatures } from './feature-watch.js';
+import { NodeHealth, type ExternalCheck } from './health.js';
+import { Keystore } from './keystore.js';
+import type { NodeLoggers } from './logging.js';
+import { LiquidBlockTracker } from './services/liquid-block.js';
+import type { ExternalServiceName } from '../api/services.js';
+import { WE_PROTOCOL_VERSION } from './version.js';
+
+/** What has started, in order: closed in reverse. */
+export class Started {
+  private readonly parts: Array<{ readonly name: string; readonly close: () => unknown }> = [];
+
+  add<T>(name: string, part: T, close: (part: T) => unknown): T {
+    this.parts.push({ name, close: () => close(part) });
+    return part;
+  }
+
+  async closeAll(log: Logger): Promise<void> {
+    for (const part of this.parts.splice(0).reverse()) {
+      try {
+        await part.close();
+      } catch (e) {
+        log.error({ err: e, part: part.name }, 'closing failed');
+      }
+    }
+  }
+}
+
+/** What every step gets. */
+export interface StartContext {
+  readonly config: NodeConfig;
+  readonly started: Started;
+  readonly loggers: NodeLoggers;
+  /** Node time, ms. */
+  readonly now: () => bigint;
+  /** Stops the node from inside (an unsupported feature active, a stop asked over the API). */
+  readonly requestStop: () => void;
+}
+
+export interface ChainParts {
+  readonly protocol: Protocol;
+  readonly store: Store;
+  readonly features: ChainFeatures;
+  readonly rules: PoaRules | PosRules;
+  readonly chain: Blockchain;
+  readonly liquid: LiquidBlockTracker;
+}
+
+/** The chain on its store: genesis applied on first start, pre-activated and voted features, consensus rules; its changes logged and watched. */
+export async function openChain(ctx: StartContext): Promise<ChainParts> {
+  const { config, started, loggers, now } = ctx;
+  const protocol = await Protocol.create({ crypto: config.chain.crypto, chainId: config.chain.chainId });
+  mkdirSync(config.node.dataDirectory, { recursive: true });
+  const store = started.add('store', Store.open(join(config.node.dataDirectory, 'state'), protocol), (s) => s.close());
+  const features = new ChainFeatures(config.chain.functionality, store);
+  const rules = consensusRulesFor(config.chain, features, store);
+  const chain = new Blockchain({ store, protocol, settings: config.chain, features, consensus: rules, txExpireTimeoutMs: config.utx.txExpireTimeoutMs, now });
+  started.add('chain log', logChainEvents(chain, loggers.get('chain')), (unsubscribe) => unsubscribe());
+  const log = loggers.get('node');
+  started.add('feature watch', watchFeatures({ chain, features, autoShutdown: config.features.autoShutdownOnUnsupportedFeature, log, requestStop: ctx.requestStop }), (unsubscribe) => unsubscribe());
+  chain.ensureGenesis();
+  const liquid = new LiquidBlockTracker(chain);
+  log.info({ height: chain.height(), chainId: config.chain.chainId, owner: config.node.ownerAddress.toString() }, 'chain opened');
+  return { protocol, store, features, rules, chain, liquid };
+}
+
+/** The node's keystore and its owner's keys (the owner's password from the config; a wrong one stops the start). */
+export function openKeys(config: NodeConfig, protocol: Protocol): { readonly keystore: Keystore; readonly owner: KeyPair } {
+  const keystore = Keystore.open(config.node.wallet.file, protocol.addresses);
+  return { keystore, owner: keystore.keyPair(config.node.ownerAddress.toString(), config.node.ownerPassword) };
+}
+
+/** The pool, its signatures checked on worker threads. */
+export async function startPool(ctx: StartContext, { protocol, chain }: ChainParts): Promise<UtxPool> {
+  const verifier = ctx.started.add('verifier threads', await SignatureVerifierPool.start(ctx.config.chain.crypto, undefined, protocol.crypto), (v) => v.close());
+  const log = ctx.loggers.get('pool');
+  return new UtxPool({
+    chain,
+    settings: ctx.config.utx,
+    now: ctx.now,
+    verifier,
+    onDrop: (tx, reason) => log.debug({ id: tx.idBase58, reason: reason.message }, 'transaction dropped from the pool'),
+    onReturned: (returned, offered) => log.info({ returned, offered }, 'transactions of rolled-back blocks returned to the pool'),
+  });
+}
+
+/**
+ * The miner (undefined when `miner.enable` is off). It asks the network for WE's quorum of
+ * connected miners before it forges; the network starts after it, hence `network()`.
+ */
+export function buildMiner(ctx: StartContext, { chain, rules }: ChainParts, pool: UtxPool, owner: KeyPair, network: () => NodeNetwork | undefined): Miner | undefined {
+  const { config } = ctx;
+  if (!config.miner.enabled) return undefined;
+  const waitForNetwork = config.miner.quorum > 0 && config.network.port !== 0;
+  return new Miner({
+    chain,
+    pool,
+    rules,
+    settings: config.miner,
+    keyPair: owner,
+    now: ctx.now,
+    log: ctx.loggers.get('miner'),
+    featureSupport: config.features,
+    minimalBlockGenerationOffsetMs: config.miner.minimalBlockGenerationOffsetMs,
+    canForge: () => {
+      const up = network();
+      if (up !== undefined) return up.forgingBlocker();
+      return waitForNetwork ? { reason: 'the P2P network is not up yet', retryInMs: 100 } : undefined;
+    },
+  });
+}
+
+/** The P2P network (undefined when `node.network.port` is 0). */
+export async function startNetwork(ctx: StartContext, { protocol, chain }: ChainParts, pool: UtxPool, owner: KeyPair): Promise<NodeNetwork | undefined> {
+  const { config } = ctx;
+  if (config.network.port === 0) return undefined;
+  const network = await NodeNetwork.start({
+    protocol,
+    chain: peerChainOf(chain),
+    pool,
+    owner,
+    settings: config.network,
+    consensusType: config.chain.consensus.type === 'poa' ? 'PoA' : 'PoS',
+    version: WE_PROTOCOL_VERSION,
+    quorum: config.miner.quorum,
+    noQuorumMiningDelayMs: config.miner.noQuorumMiningDelayMs,
+    now: ctx.now,
+    log: ctx.loggers.get('network'),
+  });
+  return ctx.started.add('network', network, (n) => n.close());
+}
+
+/** The health checks of `/node/status` and `/node/healthcheck`, with the external services the node runs. */
+export function nodeHealth(ctx: StartContext, { chain, store }: ChainParts, systemNow: () => bigint, external: Partial<Record<ExternalServiceName, ExternalCheck>>): NodeHealth {
+  const { config } = ctx;
+  const consensus = config.chain.consensus;
+  return new NodeHealth({
+    tip: () => ({ height: chain.height(), timestamp: chain.headerAt(chain.height()).timestamp }),
+    readStore: () => void store.height(),
+    dataDirectory: config.node.dataDirectory,
+    blockIntervalMs: consensus.type === 'poa' ? consensus.roundDurationMs + consensus.syncDurationMs : consensus.averageBlockDelayMs,
+    maxBlockSizeInBytes: config.miner.maxBlockSizeInBytes,
+    clock: systemNow,
+    external,
+    log: ctx.loggers.get('health'),
+  });
+}
+
+/** Logs each chain change; returns the unsubscribe function. */
+function logChainEvents(chain: Blockchain, log: Logger): () => void {
+  return chain.on((event) => {
+    if (event.kind === 'block') log.info({ height: event.height, id: event.block.idBase58, generator: event.block.generatorAddress }, 'block appended');
+    if (event.kind === 'micro-block') log.debug({ height: event.height, id: encodeBase58(event.microBlock.totalLiquidBlockSig), transactions: event.transactions.length }, 'micro-block appended');
+    if (event.kind === 'rollback') log.info({ height: event.height, returned: event.removed.length, origin: event.origin }, 'rolled back');
+  });
+}
