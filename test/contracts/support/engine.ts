@@ -5,15 +5,20 @@
 import { encodeBase58 } from '../../../src/crypto/encoding.js';
 import type { KeyPair } from '../../../src/crypto/suite.js';
 import { Protocol } from '../../../src/protocol/protocol.js';
-import { CallContract, CreateContract, UpdateContract } from '../../../src/protocol/transactions/contracts.js';
+import { CallContract, CreateContract, UpdateContract, type ContractTransferIn, type StoredContract } from '../../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';
 import { startContractEngine, type ContractEngine } from '../../../src/contracts/engine.js';
-import type { ExecutionResult } from '../../../src/contracts/result.js';
+import { buildExecutedContract, type ExecutedBuild, type ExecutionResult } from '../../../src/contracts/result.js';
+import { applyExecutedContract } from '../../../src/contracts/applier.js';
+import type { RuntimeLog } from '../../../src/contracts/runtime.js';
+import { ROLES } from '../../../src/protocol/transactions/permissions.js';
 import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings } from '../../../src/contracts/settings.js';
 import type { BlockInfo, ContractNodeContext } from '../../../src/contracts/state.js';
 import { ContractTestState } from './state.js';
-import { tempDir } from '../../support/tmp.js';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export const protocol = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 export const developer = protocol.crypto.keyPairFromSeedPhrase('weft contract tests developer');
@@ -35,6 +40,7 @@ export function nodeContext(): ContractNodeContext {
 
 export interface TestEngineOptions {
   readonly packages?: readonly ContractPackageSettings[];
+  readonly log?: RuntimeLog;
   readonly dockerEngine?: Partial<DockerEngineSettings>;
   readonly wasmFuelLimit?: number;
 }
@@ -43,18 +49,23 @@ export interface TestEngine {
   readonly engine: ContractEngine;
   readonly state: ContractTestState;
   execute(tx: Transaction): Promise<ExecutionResult>;
+  /** Builds the 105 for an execution (every feature active) and applies it to the state, as a miner would. */
+  mine(tx: Transaction, result: ExecutionResult): ExecutedBuild;
   close(): Promise<void>;
 }
 
+/** An engine over a fresh state; its files live in a temporary folder removed by `close`. */
 export async function startTestEngine(o: TestEngineOptions = {}): Promise<TestEngine> {
-  const state = ContractTestState.create(protocol);
+  const root = mkdtempSync(join(tmpdir(), 'weft-contract-engine-'));
+  mkdirSync(join(root, 'state'));
+  const state = ContractTestState.create(protocol, join(root, 'state'));
   const settings: ContractsSettings = {
     enable: true,
     dockerEngine: { ...DEFAULT_DOCKER_ENGINE, ...o.dockerEngine, executionLimits: { ...DEFAULT_DOCKER_ENGINE.executionLimits, ...o.dockerEngine?.executionLimits } },
     wasmFuelLimit: o.wasmFuelLimit ?? 20_000,
     grpc: { bindAddress: '127.0.0.1', port: 0 },
     packages: o.packages ?? [],
-    packageCacheDirectory: tempDir('weft-contract-cache-'),
+    packageCacheDirectory: join(root, 'packages'),
   };
   const engine = await startContractEngine({
     settings,
@@ -63,13 +74,43 @@ export async function startTestEngine(o: TestEngineOptions = {}): Promise<TestEn
     nodeKey: node,
     currentView: () => state,
     node: nodeContext(),
+    log: o.log,
   });
   return {
     engine,
     state,
     execute: (tx) => engine.executor.execute(tx, { view: state, blockInfo: BLOCK }),
-    close: () => engine.close(),
+    mine: (tx, result) => mineInto(state, tx, result),
+    close: async () => {
+      await engine.close();
+      rmSync(root, { recursive: true, force: true });
+    },
   };
+}
+
+/** The context a 105 is applied in: the test block, mined by `node`, every feature active. */
+export const APPLY_CONTEXT = {
+  height: BLOCK.height,
+  blockTimestamp: BLOCK.timestamp,
+  isFeatureActive: () => true,
+  senderRoleEnabled: false,
+  blockGenerator: node.publicKey,
+  applyInner: () => {
+    throw new Error('no atomic containers here');
+  },
+};
+
+/** Gives an account WEST and the contract_developer role. */
+export function fund(state: ContractTestState, key: KeyPair = developer, amount = 1_000n * 100_000_000n): void {
+  const address = protocol.addresses.fromPublicKey(key.publicKey).bytes;
+  state.addBalance(address, null, amount);
+  state.addPermissionOp(address, { opType: 'add', role: ROLES.contract_developer, timestamp: 0n, dueTimestamp: null });
+}
+
+export function mineInto(state: ContractTestState, tx: Transaction, result: ExecutionResult): ExecutedBuild {
+  const built = buildExecutedContract(tx, result, { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp + 1n });
+  if (built.kind === 'built') applyExecutedContract(state, built.executed, APPLY_CONTEXT);
+  return built;
 }
 
 const params = (o: Readonly<Record<string, string | number | boolean>>): DataEntry[] =>
@@ -139,3 +180,57 @@ export function updateTx(contractId: Uint8Array, image: string, imageHash: strin
 }
 
 export { params };
+
+/** A CreateContract V7 of a stored contract (Docker image or WASM bytecode). */
+export function createV7(storedContract: StoredContract, p: readonly DataEntry[] | Readonly<Record<string, string | number | boolean>>, key: KeyPair = developer): Transaction {
+  return signed(
+    CreateContract,
+    7,
+    {
+      senderPublicKey: key.publicKey,
+      contractName: 'v7',
+      params: Array.isArray(p) ? p : params(p as Readonly<Record<string, string | number | boolean>>),
+      fee: 100_000_000n,
+      timestamp: nextTimestamp(),
+      feeAssetId: null,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      payments: [],
+      isConfidential: false,
+      groupParticipants: [],
+      groupOwners: [],
+      storedContract,
+    },
+    key,
+  );
+}
+
+/** A CallContract V7 (`contractEngine`, `callFunc`), with optional payments. */
+export function callV7(
+  contractId: Uint8Array,
+  engine: 'docker' | 'wasm',
+  callFunc: string | null,
+  p: readonly DataEntry[] | Readonly<Record<string, string | number | boolean>>,
+  payments: readonly ContractTransferIn[] = [],
+  key: KeyPair = developer,
+): Transaction {
+  return signed(
+    CallContract,
+    7,
+    {
+      senderPublicKey: key.publicKey,
+      contractId,
+      params: Array.isArray(p) ? p : params(p as Readonly<Record<string, string | number | boolean>>),
+      fee: 10_000_000n,
+      timestamp: nextTimestamp(),
+      contractVersion: 1,
+      feeAssetId: null,
+      atomicBadge: null,
+      payments,
+      inputCommitmentOpt: null,
+      contractEngine: engine,
+      callFunc,
+    },
+    key,
+  );
+}

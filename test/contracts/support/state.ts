@@ -26,8 +26,9 @@ export class ContractTestState extends MutableState implements ContractStateRead
     super(store, height);
   }
 
-  static create(protocol: Protocol, height = 2): ContractTestState {
-    return new ContractTestState(Store.open(tempDir('weft-contract-state-'), protocol), height);
+  /** A state over an empty store in `directory` (tempDir() when not given). */
+  static create(protocol: Protocol, directory: string = tempDir('weft-contract-state-'), height = 2): ContractTestState {
+    return new ContractTestState(Store.open(directory, protocol), height);
   }
 
   contract(contractId: Uint8Array): ContractInfo | undefined {
