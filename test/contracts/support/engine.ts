@@ -43,6 +43,8 @@ export interface TestEngineOptions {
   readonly log?: RuntimeLog;
   readonly dockerEngine?: Partial<DockerEngineSettings>;
   readonly wasmFuelLimit?: number;
+  /** The engine's clock (token expiry); default Date.now. */
+  readonly now?: () => bigint;
 }
 
 export interface TestEngine {
@@ -70,7 +72,7 @@ export async function startTestEngine(o: TestEngineOptions = {}): Promise<TestEn
   const engine = await startContractEngine({
     settings,
     protocol,
-    now: () => BigInt(Date.now()),
+    now: o.now ?? ((): bigint => BigInt(Date.now())),
     nodeKey: node,
     currentView: () => state,
     node: nodeContext(),
