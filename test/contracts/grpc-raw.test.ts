@@ -64,7 +64,7 @@ class RawContract {
   /** A unary call as a promise; errors come back as the ServiceError. */
   unary<Req, Res>(method: 'commitExecutionSuccess' | 'commitExecutionError' | 'getContractKeys' | 'getContractKey' | 'getContractBalances' | 'calculateAssetId', request: Req, token: string | undefined): Promise<Res> {
     return new Promise((resolve, reject) => {
-      const fn = (this.client[method] as (r: Req, m: grpc.Metadata, cb: (e: grpc.ServiceError | null, v: Res) => void) => void).bind(this.client);
+      const fn = (this.client[method] as unknown as (r: Req, m: grpc.Metadata, cb: (e: grpc.ServiceError | null, v: Res) => void) => void).bind(this.client);
       fn(request, meta(token), (e, v) => (e === null ? resolve(v) : reject(e)));
     });
   }
