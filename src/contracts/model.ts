@@ -4,9 +4,7 @@
  * bytes as a store keeps them.
  */
 import type { Address } from '../crypto/address.js';
-import { encodeBase58 } from '../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../protocol/bytes.js';
-import type { JsonObject } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import {
   CreateContract,
@@ -91,21 +89,6 @@ export function contractInfoAfterUpdate(tx: Transaction, info: ContractInfo): Co
     validationPolicy: d.validationPolicy ?? info.validationPolicy,
     groupParticipants: d.groupParticipants ?? info.groupParticipants,
     groupOwners: d.groupOwners ?? info.groupOwners,
-  };
-}
-
-/** `/contracts/info/{id}` and `/contracts` JSON. */
-export function contractInfoJson(info: ContractInfo, p: Protocol): JsonObject {
-  return {
-    creator: encodeBase58(info.creator),
-    contractId: encodeBase58(info.contractId),
-    storedContract: STORED_CONTRACT.toJson(info.storedContract, p),
-    version: info.version,
-    active: info.active,
-    validationPolicy: VALIDATION_POLICY.toJson(info.validationPolicy, p),
-    isConfidential: info.isConfidential,
-    groupParticipants: info.groupParticipants.map((a) => a.toString()),
-    groupOwners: info.groupOwners.map((a) => a.toString()),
   };
 }
 

@@ -12,7 +12,6 @@
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { ByteWriter } from '../protocol/bytes.js';
-import type { JsonObject } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { ExecutionStatus, StatusDraft } from './result.js';
 
@@ -36,19 +35,6 @@ export function statusMessageBytes(m: Omit<ContractExecutionMessage, 'signature'
   if (m.code === null) w.u8(0);
   else w.u8(1).u16(4).i32(m.code);
   return w.shortBytes(utf8(m.message)).i64(m.timestamp).result();
-}
-
-export function statusMessageJson(m: ContractExecutionMessage, p: Protocol): JsonObject {
-  return {
-    sender: p.addresses.fromPublicKey(m.senderPublicKey).toString(),
-    senderPublicKey: encodeBase58(m.senderPublicKey),
-    txId: encodeBase58(m.txId),
-    status: m.status,
-    code: m.code,
-    message: m.message,
-    timestamp: m.timestamp,
-    signature: encodeBase58(m.signature),
-  };
 }
 
 interface Entry {

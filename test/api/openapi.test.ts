@@ -157,6 +157,8 @@ function inputsFor(s: SeededNode): Inputs {
     timestamp: String(s.now()),
     confirmations: '1',
     howMany: '3',
+    // The seeded node runs no contract engine yet: any contract id shows the routes answer.
+    contractId: s.seed.data.idBase58,
   };
   const message = 'weft openapi walk';
   const messageBytes = new Uint8Array(Buffer.from(message, 'utf8'));
@@ -223,6 +225,9 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /node/metrics': () => ({ json: { enabled: [], disabled: [] } }),
       'POST /node/stop': () => ({}),
       'POST /peers/connect': () => ({ json: { host: '127.0.0.1', port: 6864 } }),
+      'POST /contracts': () => ({ json: { contracts: [s.seed.data.idBase58] } }),
+      'POST /contracts/{}': () => ({ json: { keys: ['a'] } }),
+      'POST /contracts/asset-balances': () => ({ json: { contractId: s.seed.data.idBase58, assetIds: [s.seed.assetId] } }),
     },
   };
 }
@@ -237,6 +242,22 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /node/healthcheck': { status: 404, why: 'no docker on this node (WE: 637 Service is disabled)' },
   'POST /debug/createGrpcAuth': { status: 400, why: 'no docker engine on this node (WE: 199)' },
   'POST /peers/connect': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
+  ...Object.fromEntries(
+    [
+      'GET /contracts',
+      'POST /contracts',
+      'GET /contracts/info/{}',
+      'GET /contracts/{}',
+      'POST /contracts/{}',
+      'GET /contracts/{}/{}',
+      'GET /contracts/executed-tx-for/{}',
+      'GET /contracts/status/{}',
+      'GET /contracts/balance/{}',
+      'GET /contracts/asset-balance/{}/{}',
+      'POST /contracts/asset-balances',
+      'GET /contracts/balance/details/{}',
+    ].map((key) => [key, { status: 400, why: 'the seeded node runs no contract engine yet (node wiring comes with the chain integration): 199' }]),
+  ),
 };
 
 /** Called last, in this order: they change the chain or stop the node. */
