@@ -1,144 +1,68 @@
 /**
- * A contract written with the official JS SDK (`@wavesenterprise/contract-core@1.0.14`, its
- * code unchanged) run by the process runtime — a local child process from its package
- * folder, no Docker — against the real gRPC server, with the 105s the miner would build
- * applied to a test state between calls.
+ * The SDK contract scenarios (support/sdk-suite.ts) in the process runtime — a local child
+ * process started from the contract's package folder, no Docker — and what only this
+ * runtime has: images without a package, a start that never connects.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
-import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { packageTreeDigest } from '../../src/contracts/package-digest.js';
-import { staysInPool, statusOf, type ExecutionResult } from '../../src/contracts/result.js';
-import { ExecutedContract } from '../../src/protocol/transactions/contracts.js';
+import { packageDigestOf } from '../../src/contracts/packages.js';
 import { tempDir } from '../support/tmp.js';
-import { callTx, callV7, createTx, fund, startTestEngine, type TestEngine } from './support/engine.js';
+import { createTx, startTestEngine } from './support/engine.js';
 import { buildKvSdkPackage } from './support/sdk-package.js';
+import { describeSdkContract } from './support/sdk-suite.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
+const packageParent = tempDir('weft-sdk-pkg-');
+let packageDir: Promise<string> | undefined;
+const builtPackage = (): Promise<string> => (packageDir ??= buildKvSdkPackage(packageParent));
 
-function success(r: ExecutionResult): Map<string, unknown> {
-  assert.equal(r.kind, 'success', `expected a success, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
-  if (r.kind !== 'success') throw new Error('unreachable');
-  return new Map(r.results.flatMap((c) => c.results.map((e) => [e.key, e.value] as const)));
-}
-
-describe('an SDK contract in the process runtime', () => {
-  let te: TestEngine;
-  let digest: string;
-  let contractId: Uint8Array;
-  const logged: Array<{ obj: Record<string, unknown>; msg: string }> = [];
-  const capture = (obj: object, msg: string): void => void logged.push({ obj: obj as Record<string, unknown>, msg });
-  const packageParent = tempDir('weft-sdk-pkg-');
-  const muteDir = tempDir('weft-mute-pkg-');
-
-  before(async () => {
-    const dir = await buildKvSdkPackage(packageParent);
-    digest = await packageTreeDigest(dir);
-    te = await startTestEngine({
+describeSdkContract({
+  name: 'process',
+  start: async (log) => {
+    const dir = await builtPackage();
+    const engine = await startTestEngine({
       packages: [{ image: IMAGE, runtime: 'process', source: dir, command: undefined, env: { DEBUG: '1' } }],
       dockerEngine: { executionLimits: { startupTimeoutMs: 30_000, timeoutMs: 4000, memoryMb: 256, memorySwapMb: 0 } },
-      log: { info: capture, warn: capture, debug: () => undefined },
+      log: { info: log, warn: log, debug: () => undefined },
     });
-    fund(te.state);
-  });
-  after(() => te?.close());
+    return { engine, image: IMAGE, imageHash: await packageTreeDigest(dir) };
+  },
+  runtime: (te) => te.engine.runtimes.process,
+  contractName: /^process \d+$/,
+  environment: ['CONNECTION_ID', 'CONNECTION_TOKEN', 'DEBUG', 'NODE', 'NODE_PORT'],
+  wrongDigest: (image, digest, wrong) => new RegExp(`^Id '${digest}' of local image '${image}' isn't equal to its digest '${wrong}'$`),
+});
 
-  it('creates the contract and answers calls that read and write its state; tryGet of a missing key is undefined', async () => {
-    const create = createTx(IMAGE, digest, { start: 5 });
-    contractId = create.id;
-    const created = await te.execute(create);
-    assert.deepEqual([...success(created)], [['counter', 5n]]);
-    const mined = te.mine(create, created);
-    assert.equal(mined.kind, 'built');
-    assert.equal(te.state.contract(contractId)?.active, true);
-    assert.deepEqual(te.state.contractData(contractId, 'counter'), { key: 'counter', type: 'integer', value: 5n });
+describe('the process runtime', () => {
+  const muteDir = tempDir('weft-mute-pkg-');
+  const tarballDir = tempDir('weft-tgz-pkg-');
 
-    const call = callTx(contractId, { action: 'increment', by: 3 });
-    const called = await te.execute(call);
-    assert.deepEqual(success(called), new Map<string, unknown>([['counter', 8n], ['last', 5n], ['missing', 'undefined']]));
-    const built = te.mine(call, called);
-    assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
-    assert.equal(built.executed.version, 3);
-    assert.equal(encodeBase58(te.state.executedTxFor(call.id)!), built.executed.idBase58);
-  });
-
-  it('keeps its state across many calls', async () => {
-    for (let i = 1; i <= 15; i++) {
-      const call = callTx(contractId, { action: 'increment', by: i });
-      te.mine(call, await te.execute(call));
+  it('runs a package shipped as a .tgz (npm pack layout), whose digest is the digest of its tree', async () => {
+    const dir = await builtPackage();
+    const tarball = join(tarballDir, 'kv-sdk-1.0.0.tgz');
+    // npm pack's layout: everything under package/.
+    execFileSync('tar', ['-czf', tarball, '--transform', 's,^\\.,package,', '-C', dir, '.']);
+    const digest = await packageTreeDigest(dir);
+    assert.equal(await packageDigestOf(tarball, tarballDir), digest);
+    const te = await startTestEngine({
+      packages: [{ image: 'tgz/kv:1', runtime: 'process', source: tarball, command: undefined, env: {} }],
+      dockerEngine: { executionLimits: { startupTimeoutMs: 30_000, timeoutMs: 4000, memoryMb: 256, memorySwapMb: 0 } },
+    });
+    try {
+      const r = await te.execute(createTx('tgz/kv:1', digest, { start: 3 }));
+      assert.equal(r.kind, 'success', JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+    } finally {
+      await te.close();
     }
-    assert.deepEqual(te.state.contractData(contractId, 'counter'), { key: 'counter', type: 'integer', value: 8n + 120n });
   });
 
-  it('writes the output of the contract process to the node log, tagged with the image and the process', () => {
-    const lines = logged.filter((l) => l.obj['image'] === IMAGE && typeof l.obj['contract'] === 'string');
-    assert.ok(lines.some((l) => l.msg.includes('[WE Contract]')), 'the SDK logs with DEBUG=1');
-    assert.ok(lines.every((l) => /^process \d+$/.test(l.obj['contract'] as string)));
-  });
-
-  it('a throwing action is an Error with its message; the legacy call leaves the pool without a 105', async () => {
-    const call = callTx(contractId, { action: 'fail', reason: 'no funds for this' });
-    const r = await te.execute(call);
-    assert.equal(r.kind, 'error');
-    assert.ok(r.kind === 'error' && r.code === 2 && r.message.includes('no funds for this'), JSON.stringify(r));
-    assert.deepEqual(statusOf(r), { status: 'Error', code: 2, message: r.kind === 'error' ? r.message : '' });
-    assert.equal(staysInPool(call, r), false);
-    assert.equal(te.mine(call, r).kind, 'none');
-  });
-
-  it('a recoverable error (code 1, the later SDK\'s RetryableError) is a Failure and the call stays for another try', async () => {
-    const call = callTx(contractId, { action: 'retry', reason: 'oracle not ready' });
-    const r = await te.execute(call);
-    assert.deepEqual(r, { kind: 'error', code: 1, message: 'oracle not ready' });
-    assert.equal(statusOf(r)?.status, 'Failure');
-    assert.equal(staysInPool(call, r), true);
-  });
-
-  it('a 104 V7 whose action throws is mined as a 105 V5 with status code 2 and the message', async () => {
-    const call = callV7(contractId, 'docker', null, { action: 'fail', reason: 'v7 refusal' });
-    const r = await te.execute(call);
-    const built = te.mine(call, r);
-    assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
-    assert.equal(built.executed.version, 5);
-    assert.equal(built.executed.data.statusCode, 2);
-    assert.match(built.executed.data.errorMessage ?? '', /v7 refusal/);
-    assert.deepEqual(built.executed.data.resultsMap, []);
-  });
-
-  it('an action that hangs times out as a recoverable Failure', async () => {
-    const r = await te.execute(callTx(contractId, { action: 'sleep', ms: 8000 }));
-    assert.equal(r.kind, 'error');
-    assert.ok(r.kind === 'error' && r.code === 1 && /execution timeout, container 'process \d+'/.test(r.message), JSON.stringify(r));
-  });
-
-  it('gives the contract only the four variables and its configured environment', async () => {
-    const r = await te.execute(callTx(contractId, { action: 'env' }));
-    assert.equal(success(r).get('env'), 'CONNECTION_ID,CONNECTION_TOKEN,DEBUG,NODE,NODE_PORT');
-  });
-
-  it('refuses a package whose digest is not the imageHash, with WE\'s fatal digest error', async () => {
-    const wrong = 'ab'.repeat(32);
-    const r = await te.execute(createTx(IMAGE, wrong, { start: 1 }));
-    assert.deepEqual(r, { kind: 'failure', code: undefined, message: `Id '${digest}' of local image '${IMAGE}' isn't equal to its digest '${wrong}'`, fatal: true });
-    assert.equal(statusOf(r)?.status, 'Failure');
-  });
-
-  it('starts a crashed contract process again on the next call', async () => {
-    const key = { image: IMAGE, imageHash: digest };
-    const before = await te.engine.runtimes.process.ensureStarted(key);
-    const crash = await te.execute(callTx(contractId, { action: 'crash' }));
-    assert.equal(crash.kind, 'error');
-    assert.ok(crash.kind === 'error' && crash.code === 1, JSON.stringify(crash));
-    const call = callTx(contractId, { action: 'increment', by: 1 });
-    const r = await te.execute(call);
-    assert.equal(success(r).get('counter'), 129n);
-    const afterCrash = await te.engine.runtimes.process.ensureStarted(key);
-    assert.notEqual(afterCrash.name, before.name, 'a new process serves the contract');
-  });
-
-  it('an image no package is configured for is a fatal failure', async () => {
-    const r = await te.execute(createTx('registry.weft.test/unknown:2', digest, {}));
+  it('refuses, fatally, an image no package is configured for', async () => {
+    const te = await startTestEngine({ packages: [] });
+    const r = await te.execute(createTx('registry.weft.test/unknown:2', 'ab'.repeat(32), {})).finally(() => te.close());
     assert.equal(r.kind, 'failure');
     assert.ok(r.kind === 'failure' && r.fatal && r.message.includes("Can't find image 'registry.weft.test/unknown:2'"));
   });
