@@ -37,6 +37,7 @@ const PARALLEL_READS = 32;
 async function walk(root: string, rel: string, out: TreeEntry[]): Promise<void> {
   const dir = rel === '' ? root : join(root, rel);
   const subdirs: Promise<void>[] = [];
+  let refused: Error | undefined;
   for (const d of await readdir(dir, { withFileTypes: true })) {
     const relPath = rel === '' ? d.name : `${rel}/${d.name}`;
     const full = join(root, relPath);
@@ -50,9 +51,12 @@ async function walk(root: string, rel: string, out: TreeEntry[]): Promise<void> 
           return `F${(st.mode & 0o100) !== 0 ? 'x' : '-'} ${relPath}\0${sha}\n`;
         },
       });
-    } else throw new Error(`Contract package ${root}: '${relPath}' is neither a file, a folder nor a symbolic link`);
+    } else refused ??= new Error(`Contract package ${root}: '${relPath}' is neither a file, a folder nor a symbolic link`);
   }
-  await Promise.all(subdirs);
+  // Every branch finishes before the walk fails, so none runs on after it.
+  const settled = await Promise.allSettled(subdirs);
+  if (refused !== undefined) throw refused;
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
 }
 
 const byUtf8 = (a: TreeEntry, b: TreeEntry): number => Buffer.compare(Buffer.from(a.path, 'utf8'), Buffer.from(b.path, 'utf8'));

@@ -5,8 +5,10 @@
  *   generate accounts     N key pairs for a chain into a keystore (WE's AccountsGeneratorApp)
  *   generate genesis      signs the genesis block of a node config (WE's GenesisBlockGenerator)
  *   generate api-key-hash the hash of an API key for `node.api.auth.*-hash` (WE's ApiKeyHashGenerator)
+ *   contract hash DIR|FILE.tgz  the content digest of a contract package: the imageHash of its 103
  */
 import { chmodSync, readFileSync, renameSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { encodeBase58 } from '../crypto/encoding.js';
@@ -23,6 +25,7 @@ import {
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { processIo, startNode, type StartIo } from './start.js';
 import { isMainModule } from './main-module.js';
+import { packageDigestOf } from '../contracts/packages.js';
 
 export interface CliIo extends StartIo {
   readonly err: (text: string) => void;
@@ -339,6 +342,17 @@ export function buildProgram(io: CliIo): Command {
       const text = o.hashOnly === true ? `${hash}\n` : `Api key: ${apiKey}\nApi key hash: ${hash}\n`;
       if (outFile !== undefined) writeFileAtomic(resolve(outFile), text);
       io.out(text);
+    });
+
+  program
+    .command('contract')
+    .description('contract packages for the process runtime')
+    .command('hash')
+    .description('print the content digest of a contract package (a folder or a .tgz): the imageHash its CreateContract names')
+    .argument('<package>', 'package folder or .tgz')
+    .action(async (source: string) => {
+      if (!existsSync(source)) throw new Error(`no contract package at '${source}'`);
+      io.out(`${await packageDigestOf(resolve(source), tmpdir())}\n`);
     });
 
   program
