@@ -10,6 +10,7 @@
 import { figureJson, formatFigure, type Figure } from './harness.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import { chainFigures } from './chain.js';
+import { contractFigures } from './contracts.js';
 import { fuzzBench } from './fuzz.js';
 import { networkFigures } from './network.js';
 import { protocolFigures } from './protocol.js';
@@ -23,6 +24,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['chain', () => chainFigures(p)],
   ['rest', restFigures],
   ['network', () => networkFigures(p)],
+  ['contracts', contractFigures],
 ];
 
 for (const [group, run] of groups) {

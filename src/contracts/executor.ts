@@ -52,11 +52,38 @@ const failure = (e: unknown): ExecutionResult => {
   return { kind: 'failure', code: undefined, message: e instanceof Error ? e.message : String(e), fatal: false };
 };
 
-export class ContractExecutor {
-  private running = 0;
+/** At most `limit` holders at once; the others wait in order. */
+class Slots {
+  private used = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly options: ContractExecutorOptions) {}
+  constructor(private readonly limit: number) {}
+
+  async hold<T>(f: () => Promise<T>): Promise<T> {
+    if (this.used < this.limit) this.used++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await f();
+    } finally {
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.used--;
+    }
+  }
+
+  get idle(): boolean {
+    return this.used === 0;
+  }
+}
+
+export class ContractExecutor {
+  private readonly slots: Slots;
+  /** Executions in flight per running contract (image and hash). */
+  private readonly perContract = new Map<string, Slots>();
+
+  constructor(private readonly options: ContractExecutorOptions) {
+    this.slots = new Slots(options.parallelism);
+  }
 
   /** The contract a transaction executes: a create's own, else the stored one (a 107 sees its new image). */
   contractOf(tx: Transaction, view: ContractExecutionView): ContractInfo {
@@ -129,13 +156,22 @@ export class ContractExecutor {
   }
 
   /** Executes `tx`; never throws — every problem is a result with WE's code and message. */
-  async execute(tx: Transaction, ctx: ExecutionContext): Promise<ExecutionResult> {
-    await this.acquire();
-    try {
-      return await this.run(tx, ctx);
-    } finally {
-      this.release();
+  execute(tx: Transaction, ctx: ExecutionContext): Promise<ExecutionResult> {
+    return this.slots.hold(() => this.run(tx, ctx));
+  }
+
+  /** Runs `f` within the in-flight limit of the contract of `key`. */
+  private inFlight<T>(key: ContainerKey, f: () => Promise<T>): Promise<T> {
+    const id = `${key.imageHash}|${key.image}`;
+    let s = this.perContract.get(id);
+    if (s === undefined) {
+      s = new Slots(this.options.packages.maxInFlightFor(key.image));
+      this.perContract.set(id, s);
     }
+    const slots = s;
+    return slots.hold(f).finally(() => {
+      if (slots.idle) this.perContract.delete(id);
+    });
   }
 
   private async run(tx: Transaction, ctx: ExecutionContext): Promise<ExecutionResult> {
@@ -160,7 +196,7 @@ export class ContractExecutor {
       return failure(e);
     }
     try {
-      const outcome = await this.options.broker.execute(started.connectionId, {
+      const outcome = await this.inFlight(key, () => this.options.broker.execute(started.connectionId, {
         tx,
         contractId: info.contractId,
         params: ctx.params,
@@ -168,7 +204,7 @@ export class ContractExecutor {
         blockInfo: ctx.blockInfo,
         timeoutMs: this.options.executionTimeoutMs,
         containerName: started.name,
-      });
+      }));
       runtime.used(key);
       if (outcome.kind === 'error') return outcome;
       return {
@@ -196,17 +232,4 @@ export class ContractExecutor {
     }
   }
 
-  private acquire(): Promise<void> {
-    if (this.running < this.options.parallelism) {
-      this.running++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next !== undefined) next();
-    else this.running--;
-  }
 }

@@ -82,6 +82,7 @@ export class ContractPackages {
     private readonly defaultRegistryDomain: string | undefined,
     /** The runtime of images no entry names (docker when the Docker engine is on). */
     private readonly unlistedRuntime: ContractRuntimeKind | undefined,
+    private readonly defaultMaxInFlight = 1,
   ) {}
 
   private entriesFor(image: string): ContractPackageSettings[] {
@@ -92,6 +93,11 @@ export class ContractPackages {
   /** The runtime that runs `image`; undefined when no runtime can. */
   runtimeFor(image: string): ContractRuntimeKind | undefined {
     return this.entriesFor(image)[0]?.runtime ?? this.unlistedRuntime;
+  }
+
+  /** Executions pushed at once to the running contract of an image. */
+  maxInFlightFor(image: string): number {
+    return this.entriesFor(image)[0]?.maxInFlight ?? this.defaultMaxInFlight;
   }
 
   /** Extra environment configured for an image (any runtime). */

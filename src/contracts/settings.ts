@@ -58,6 +58,8 @@ export interface ContractPackageSettings {
   readonly command: readonly string[] | undefined;
   /** Extra environment for the contract beyond the four variables every contract gets. */
   readonly env: Readonly<Record<string, string>>;
+  /** Executions pushed to one running contract at once (default `node.contracts.max-in-flight`). */
+  readonly maxInFlight?: number;
 }
 
 export interface ContractsSettings {
@@ -71,6 +73,13 @@ export interface ContractsSettings {
   readonly packages: readonly ContractPackageSettings[];
   /** Where `.tgz` packages are unpacked (one folder per content digest). */
   readonly packageCacheDirectory: string;
+  /**
+   * `node.contracts.max-in-flight`: executions pushed to one running contract at once
+   * (default 1). WE pushes without a limit, but the JS SDK 1.0.x keeps an execution's
+   * context and token in per-process singletons, so concurrent executions in one process
+   * read and commit with each other's; raise it for contracts that isolate executions.
+   */
+  readonly maxInFlight?: number;
 }
 
 const SECOND = 1000;

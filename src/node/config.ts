@@ -906,7 +906,8 @@ function readContractPackage(entry: unknown, path: string): ContractPackageSetti
   const env: Record<string, string> = {};
   const envSection = p.section('env');
   for (const key of Object.keys(envSection.raw)) env[key] = envSection.string(key, undefined, { allowEmpty: true });
-  return { image: p.string('image'), runtime, source: source === undefined ? undefined : resolve(source), command, env };
+  const maxInFlight = p.has('max-in-flight') ? p.int('max-in-flight', undefined, { min: 1 }) : undefined;
+  return { image: p.string('image'), runtime, source: source === undefined ? undefined : resolve(source), command, env, ...(maxInFlight === undefined ? {} : { maxInFlight }) };
 }
 
 /** `node.contracts`, `node.docker-engine`, `node.wasm` and `node.api.grpc`. */
@@ -921,6 +922,7 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
     grpc: { bindAddress: grpc.string('bind-address', '0.0.0.0'), port: grpc.int('port', 6865, { min: 0, max: 65535 }) },
     packages: c.list('packages', []).map((entry, i) => readContractPackage(entry, `${c.at('packages')}(${i})`)),
     packageCacheDirectory: resolve(c.string('package-cache-directory', join(dataDirectory, 'contract-packages'))),
+    maxInFlight: c.int('max-in-flight', 1, { min: 1 }),
   };
 }
 

@@ -79,6 +79,12 @@ export function describeSdkContract(setup: SdkRuntimeSetup): void {
       assert.deepEqual(te.state.contractData(contractId, 'counter'), { key: 'counter', type: 'integer', value: 8n + 120n });
     });
 
+    it('gives concurrent executions of one contract their own results (one in flight at a time by default)', async () => {
+      const calls = Array.from({ length: 6 }, (_, i) => callTx(contractId, { action: 'put', key: `k${i}`, value: `v${i}` }));
+      const results = await Promise.all(calls.map((c) => te.execute(c)));
+      results.forEach((r, i) => assert.deepEqual([...success(r)], [[`k${i}`, `v${i}`]]));
+    });
+
     it('writes the output of the contract process to the node log, tagged with the image and the process', () => {
       const lines = logged.filter((l) => l.obj['image'] === image && typeof l.obj['contract'] === 'string');
       assert.ok(lines.some((l) => l.msg.includes('[WE Contract]')), 'the SDK logs with DEBUG=1');
