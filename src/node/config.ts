@@ -977,7 +977,8 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     api: readApi(node, network.mode === 'watcher'),
     network,
     features: readFeatures(node),
-    contracts: readContracts(node, dataDirectory),
+    // Only a config that names contract settings carries them (absent: the defaults, engine off).
+    ...(['contracts', 'docker-engine', 'wasm', 'api.grpc'].some((key) => node.has(key)) ? { contracts: readContracts(node, dataDirectory) } : {}),
   };
 }
 
