@@ -11,7 +11,8 @@ import { describe, it } from 'node:test';
 import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { packageDigestOf } from '../../src/contracts/packages.js';
 import { tempDir } from '../support/tmp.js';
-import { createTx, startTestEngine } from './support/engine.js';
+import { contractInfoOfCreate } from '../../src/contracts/model.js';
+import { createTx, fund, startTestEngine, updateTx } from './support/engine.js';
 import { buildKvSdkPackage } from './support/sdk-package.js';
 import { describeSdkContract } from './support/sdk-suite.js';
 
@@ -55,6 +56,28 @@ describe('the process runtime', () => {
     try {
       const r = await te.execute(createTx('tgz/kv:1', digest, { start: 3 }));
       assert.equal(r.kind, 'success', JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+    } finally {
+      await te.close();
+    }
+  });
+
+  it('checks the image of an UpdateContract without running it: its 105 is a V1 without results', async () => {
+    const dir = await builtPackage();
+    const digest = await packageTreeDigest(dir);
+    const te = await startTestEngine({ packages: [{ image: 'upd/kv:2', runtime: 'process', source: dir, command: undefined, env: {} }] });
+    try {
+      fund(te.state);
+      const create = createTx('upd/kv:1', 'ab'.repeat(32), {});
+      te.state.putContract(contractInfoOfCreate(create));
+      const update = updateTx(create.id, 'upd/kv:2', digest);
+      const r = await te.execute(update);
+      assert.deepEqual(r, { kind: 'update' });
+      const built = te.mine(update, r);
+      assert.ok(built.kind === 'built' && built.executed.version === 1);
+      assert.equal(te.state.contract(create.id)?.version, 2);
+      assert.equal(te.engine.runtimes.process.isStarted({ image: 'upd/kv:2', imageHash: digest }), false, 'nothing was started');
+      const wrong = await te.execute(updateTx(create.id, 'upd/kv:2', 'ef'.repeat(32)));
+      assert.ok(wrong.kind === 'failure' && wrong.fatal && /isn't equal to its digest/.test(wrong.message));
     } finally {
       await te.close();
     }
