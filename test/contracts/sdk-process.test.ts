@@ -83,6 +83,38 @@ describe('the process runtime', () => {
     }
   });
 
+  it('stops a contract process idle for remove-container-after, and every process when the engine closes', async () => {
+    const dir = await builtPackage();
+    const digest = await packageTreeDigest(dir);
+    const te = await startTestEngine({
+      packages: [{ image: 'idle/kv:1', runtime: 'process', source: dir, command: undefined, env: {} }],
+      dockerEngine: { removeContainerAfterMs: 500 },
+    });
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const pidOf = (name: string): number => Number(/^process (\d+)$/.exec(name)![1]);
+    try {
+      const key = { image: 'idle/kv:1', imageHash: digest };
+      const first = pidOf((await te.engine.runtimes.process.ensureStarted(key)).name);
+      assert.ok(alive(first));
+      for (let i = 0; i < 100 && alive(first); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(alive(first), false, 'the idle process was stopped');
+      assert.equal(te.engine.runtimes.process.isStarted(key), false);
+      const second = pidOf((await te.engine.runtimes.process.ensureStarted(key)).name);
+      assert.notEqual(second, first);
+      await te.close();
+      assert.equal(alive(second), false, 'stopped with the engine');
+    } finally {
+      await te.close();
+    }
+  });
+
   it('refuses, fatally, an image no package is configured for', async () => {
     const te = await startTestEngine({ packages: [] });
     const r = await te.execute(createTx('registry.weft.test/unknown:2', 'ab'.repeat(32), {})).finally(() => te.close());
