@@ -154,6 +154,15 @@ interface CommitSuccessMessage extends ExecutionSuccessRequest {
   readonly operations114: readonly AssetOperationMessage[];
 }
 
+/** Base58 text as bytes; undefined when it is not Base58. */
+function base58OrUndefined(text: string): Uint8Array | undefined {
+  try {
+    return decodeBase58(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function applyPage<T>(items: readonly T[], offset: number | undefined, limit: number | undefined): T[] {
   const from = offset === undefined ? 0 : Math.max(0, offset);
   if (limit === undefined) return items.slice(from);
@@ -244,13 +253,8 @@ export class ContractGrpcServer {
 
   /** WE's findContract: an undecodable id is "not found" under the text given. */
   private findContract(view: ContractExecutionView, contractId: string): ContractInfo {
-    let id: Uint8Array;
-    try {
-      id = decodeBase58(contractId);
-    } catch {
-      throw contractNotFound(contractId);
-    }
-    const info = view.contract(id);
+    const id = base58OrUndefined(contractId);
+    const info = id === undefined ? undefined : view.contract(id);
     if (info === undefined) throw contractNotFound(contractId);
     return info;
   }
@@ -457,12 +461,7 @@ export class ContractGrpcServer {
   // --- PrivacyService ----------------------------------------------------------
 
   private policyOf(view: ContractExecutionView, text: string): { id: Uint8Array; owners: readonly Uint8Array[]; recipients: readonly Uint8Array[] } {
-    let id: Uint8Array | undefined;
-    try {
-      id = decodeBase58(text);
-    } catch {
-      id = undefined;
-    }
+    const id = base58OrUndefined(text);
     const policy = id === undefined ? undefined : view.policy(id);
     if (id === undefined || policy === undefined) {
       throw new WeError('PolicyDoesNotExist', 612, `The requested policy ${text} does not exist`, 'policyId');
@@ -517,12 +516,7 @@ export class ContractGrpcServer {
           header = req.height > 0n && req.height <= 0x7fffffffn ? this.deps.node.blockHeaderAt(Number(req.height)) : undefined;
           if (header === undefined) throw new WeError('BlockDoesNotExist', 301, `block at height '${Number(BigInt.asIntN(32, req.height))}' does not exist`, 'height', 404);
         } else {
-          let id: Uint8Array | undefined;
-          try {
-            id = decodeBase58(req.signature);
-          } catch {
-            id = undefined;
-          }
+          const id = base58OrUndefined(req.signature);
           header = id === undefined ? undefined : this.deps.node.blockHeaderById(id);
           if (header === undefined) {
             if (id === undefined) throw contractCustomError("Empty both fields 'signature' and 'height' in request");
