@@ -4,9 +4,16 @@
  *
  * - connections: a runtime announces a connection id before it starts a contract; the
  *   first `Connect` stream with that id gets the work, later ones (SDK 1.0.14 opens three)
- *   are held open and never written to; an unknown id is refused. When the working
- *   stream ends, the connection is lost: its executions fail as recoverable and the
- *   runtime is told so it can drop the process or container.
+ *   are held open and not written to; an unknown id is refused. When the working stream
+ *   ends, the connection is lost: its executions fail as recoverable and the runtime is
+ *   told so it can drop the process or container.
+ *
+ *   Beyond WE: SDK 1.0.14 opens its three streams from three threads and only the main
+ *   thread's serves; which one arrives first is a race, and a worker wins it now and then
+ *   on a loaded machine — WE then times out every transaction of that container until it
+ *   is dropped. Here a working stream is "proven" once an execution pushed on it is
+ *   followed by a call with that execution's token; while it is not, an execution that
+ *   times out moves the work to the next stream of the connection.
  * - executions: each push gets an execution id and a token binding it to its transaction
  *   and contract; reads made with that token see the execution's view; the commit must
  *   name the same transaction. A commit's error code is mapped as WE maps it.
@@ -50,13 +57,19 @@ export interface LiveExecution {
 
 interface ExecutionEntry extends LiveExecution {
   readonly connectionId: string;
+  /** The stream it was pushed on. */
+  readonly stream: TransactionStream;
   settle(outcome: CommitOutcome | ContractExecutionException): void;
 }
 
 interface ConnectionEntry {
   readonly id: string;
+  /** The working stream: it gets the pushes. */
   stream: TransactionStream | undefined;
+  /** The other streams of the connection, in arrival order. */
   readonly held: TransactionStream[];
+  /** A call followed a push on the working stream. */
+  proven: boolean;
   waiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
   /** Called once when the working stream ends. */
   readonly onLost: () => void;
@@ -89,7 +102,7 @@ export class ExecutionBroker {
    */
   expect(connectionId: string, onLost: () => void): Promise<void> {
     this.forget(connectionId);
-    const entry: ConnectionEntry = { id: connectionId, stream: undefined, held: [], waiter: undefined, onLost, lost: false };
+    const entry: ConnectionEntry = { id: connectionId, stream: undefined, held: [], proven: false, waiter: undefined, onLost, lost: false };
     this.connections.set(connectionId, entry);
     return new Promise<void>((resolve, reject) => {
       entry.waiter = { resolve, reject };
@@ -177,11 +190,13 @@ export class ExecutionBroker {
     return new Promise<CommitOutcome>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.executions.delete(executionId)) return;
+        this.rotateUnproven(c, stream);
         reject(new ContractExecutionException(`Contract '${contractIdBase58}' execution timeout, container '${request.containerName}'`, RECOVERABLE_ERROR_CODE));
       }, request.timeoutMs);
       const entry: ExecutionEntry = {
         executionId,
         connectionId,
+        stream,
         txId: request.tx.id,
         txIdBase58: request.tx.idBase58,
         contractId: request.contractId,
@@ -203,9 +218,21 @@ export class ExecutionBroker {
     });
   }
 
-  /** The execution a token names, while it runs. */
+  /** The execution a token names, while it runs; the call proves the stream it was pushed on. */
   execution(executionId: string): LiveExecution | undefined {
-    return this.executions.get(executionId);
+    const e = this.executions.get(executionId);
+    if (e !== undefined) {
+      const c = this.connections.get(e.connectionId);
+      if (c !== undefined && c.stream === e.stream) c.proven = true;
+    }
+    return e;
+  }
+
+  /** An execution timed out on a stream nothing ever answered from: the next stream gets the work. */
+  private rotateUnproven(c: ConnectionEntry, stream: TransactionStream): void {
+    if (c.lost || c.proven || c.stream !== stream || c.held.length === 0) return;
+    c.held.push(stream);
+    c.stream = c.held.shift();
   }
 
   /**

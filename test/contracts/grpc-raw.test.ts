@@ -184,6 +184,40 @@ describe('the contract gRPC API with a raw client', () => {
     assert.equal(contract.streams[1]!.error, undefined, 'held streams stay open');
   });
 
+  it('moves the work to the next stream when nothing answers on the first (the SDK\'s thread race), never off a stream that answered', async () => {
+    const id = 'raw-contract-rotation';
+    const other = new RawContract(te.engine.grpcPort);
+    try {
+      const connected = te.engine.broker.expect(id, () => undefined);
+      const token = await te.engine.tokens.connectionToken(id);
+      const deaf = other.connect(id, token);
+      await connected;
+      const serving = other.connect(id, token);
+      await until('the second stream', () => te.engine.broker.isConnected(id));
+      await new Promise((r) => setTimeout(r, 100));
+      const run = (tx: Transaction, timeoutMs: number) =>
+        te.engine.broker.execute(id, { tx, contractId: create.id, view: te.state, blockInfo: BLOCK, timeoutMs, containerName: 'rotating' });
+      const first = callTx(create.id, { action: 'lost' });
+      await assert.rejects(run(first, 300), /execution timeout, container 'rotating'/);
+      assert.equal(deaf.received.length, 1);
+      const second = callTx(create.id, { action: 'served' });
+      const outcome = run(second, 5000);
+      await until('the push on the second stream', () => serving.received.length === 1);
+      assert.equal(serving.received[0]!.message.transaction?.id, second.idBase58);
+      await other.unary('commitExecutionSuccess', { txId: second.idBase58, results: [], assetOperations: [] }, serving.received[0]!.message.authToken);
+      assert.equal((await outcome).kind, 'success');
+      // The second stream answered: a later timeout leaves the work on it.
+      await assert.rejects(run(callTx(create.id, { action: 'slow' }), 300), /execution timeout/);
+      const third = run(callTx(create.id, { action: 'again' }), 300);
+      await until('the push', () => serving.received.length === 3);
+      assert.equal(deaf.received.length, 1);
+      await assert.rejects(third, /execution timeout/);
+    } finally {
+      other.close();
+      te.engine.broker.forget(id);
+    }
+  });
+
   it('refuses a commit with another transaction id, then takes the right one', async () => {
     const call = callTx(create.id, { action: 'y' });
     const { pushed, outcome } = await push(call);

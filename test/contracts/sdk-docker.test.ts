@@ -38,7 +38,7 @@ after(async () => {
   }
 });
 
-const startDocker = (log?: (obj: object, msg: string) => void, timeoutMs = 4000) =>
+const startDocker = (log?: (obj: object, msg: string) => void, timeoutMs = 30_000) =>
   startTestEngine({
     dockerEngine: { enable: true, executionLimits: { startupTimeoutMs: 30_000, timeoutMs, memoryMb: 256, memorySwapMb: 512 } },
     packages: [{ image: IMAGE, runtime: 'docker', source: undefined, command: undefined, env: { DEBUG: '1' } }],
@@ -47,9 +47,9 @@ const startDocker = (log?: (obj: object, msg: string) => void, timeoutMs = 4000)
 
 describeSdkContract({
   name: 'Docker',
-  start: async (log) => {
+  start: async (log, timeoutMs) => {
     const imageHash = await builtImage();
-    return { engine: await startDocker(log), image: IMAGE, imageHash };
+    return { engine: await startDocker(log, timeoutMs), image: IMAGE, imageHash };
   },
   runtime: (te) => te.engine.runtimes.docker!,
   contractName: /^container [0-9a-f]{12}$/,

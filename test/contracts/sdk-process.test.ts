@@ -23,11 +23,11 @@ const builtPackage = (): Promise<string> => (packageDir ??= buildKvSdkPackage(pa
 
 describeSdkContract({
   name: 'process',
-  start: async (log) => {
+  start: async (log, timeoutMs) => {
     const dir = await builtPackage();
     const engine = await startTestEngine({
       packages: [{ image: IMAGE, runtime: 'process', source: dir, command: undefined, env: { DEBUG: '1' } }],
-      dockerEngine: { executionLimits: { startupTimeoutMs: 30_000, timeoutMs: 4000, memoryMb: 256, memorySwapMb: 0 } },
+      dockerEngine: { executionLimits: { startupTimeoutMs: 30_000, timeoutMs, memoryMb: 256, memorySwapMb: 0 } },
       log: { info: log, warn: log, debug: () => undefined },
     });
     return { engine, image: IMAGE, imageHash: await packageTreeDigest(dir) };
@@ -51,7 +51,7 @@ describe('the process runtime', () => {
     assert.equal(await packageDigestOf(tarball, tarballDir), digest);
     const te = await startTestEngine({
       packages: [{ image: 'tgz/kv:1', runtime: 'process', source: tarball, command: undefined, env: {} }],
-      dockerEngine: { executionLimits: { startupTimeoutMs: 30_000, timeoutMs: 4000, memoryMb: 256, memorySwapMb: 0 } },
+      dockerEngine: { executionLimits: { startupTimeoutMs: 30_000, timeoutMs: 30_000, memoryMb: 256, memorySwapMb: 0 } },
     });
     try {
       const r = await te.execute(createTx('tgz/kv:1', digest, { start: 3 }));
