@@ -19,7 +19,7 @@ import * as grpc from '@grpc/grpc-js';
 import wabtInit from 'wabt';
 import { packageTreeDigest } from '../src/contracts/package-digest.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
-import { callTx, callV7, createTx, createV7, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
+import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
 import type { Figure } from './harness.js';
 
@@ -83,7 +83,7 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
   try {
     fund(te.state);
     const create = createTx(image, digest, { start: 0 });
-    te.mine(create, await te.execute(create));
+    te.mine(create, await firstSuccess(te, () => create, 3));
     const calls: Transaction[] = Array.from({ length: 4000 }, (_, i) => callTx(create.id, { action: 'increment', by: i }));
     let used = 0;
     const executorCall = async (): Promise<void> => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { dockerClient } from '../../src/contracts/docker-launcher.js';
 import { tempDir } from '../support/tmp.js';
-import { createTx, startTestEngine } from './support/engine.js';
+import { createTx, firstSuccess, startTestEngine } from './support/engine.js';
 import { importContractImage } from './support/docker-image.js';
 import { buildKvSdkPackage } from './support/sdk-package.js';
 import { describeSdkContract } from './support/sdk-suite.js';
@@ -70,7 +70,8 @@ describe('the Docker runtime', () => {
     const te = await startDocker();
     let containerId: string;
     try {
-      const r = await te.execute(createTx(IMAGE, imageHash, { start: 1 }));
+      const create = createTx(IMAGE, imageHash, { start: 1 });
+      const r = await firstSuccess(te, () => create, 3);
       assert.equal(r.kind, 'success');
       const started = await te.engine.runtimes.docker!.ensureStarted({ image: IMAGE, imageHash });
       const found = (await docker.listContainers()).find((c) => c.Id.startsWith(started.name.replace('container ', '')));

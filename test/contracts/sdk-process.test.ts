@@ -12,7 +12,7 @@ import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { packageDigestOf } from '../../src/contracts/packages.js';
 import { tempDir } from '../support/tmp.js';
 import { contractInfoOfCreate } from '../../src/contracts/model.js';
-import { createTx, fund, startTestEngine, updateTx } from './support/engine.js';
+import { createTx, firstSuccess, fund, startTestEngine, updateTx } from './support/engine.js';
 import { buildKvSdkPackage } from './support/sdk-package.js';
 import { describeSdkContract } from './support/sdk-suite.js';
 
@@ -54,7 +54,8 @@ describe('the process runtime', () => {
       dockerEngine: { executionLimits: { startupTimeoutMs: 30_000, timeoutMs: 30_000, memoryMb: 256, memorySwapMb: 0 } },
     });
     try {
-      const r = await te.execute(createTx('tgz/kv:1', digest, { start: 3 }));
+      const create = createTx('tgz/kv:1', digest, { start: 3 });
+      const r = await firstSuccess(te, () => create, 3);
       assert.equal(r.kind, 'success', JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
     } finally {
       await te.close();

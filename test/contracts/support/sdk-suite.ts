@@ -10,8 +10,7 @@ import { encodeBase58 } from '../../../src/crypto/encoding.js';
 import { staysInPool, statusOf, type ExecutionResult } from '../../../src/contracts/result.js';
 import type { ContractRuntime } from '../../../src/contracts/runtime.js';
 import { ExecutedContract } from '../../../src/protocol/transactions/contracts.js';
-import type { Transaction } from '../../../src/protocol/transactions/schema.js';
-import { callTx, callV7, createTx, fund, type TestEngine } from './engine.js';
+import { callTx, callV7, createTx, firstSuccess, fund, type TestEngine } from './engine.js';
 
 export interface LogLine {
   readonly obj: Record<string, unknown>;
@@ -44,16 +43,6 @@ export interface SdkRuntimeSetup {
  */
 const TIMEOUT_MS = 30_000;
 const SHORT_TIMEOUT_MS = 2000;
-
-/** Calls until one succeeds (a fresh process may time out first, as it may on a WE node); at most `attempts`. */
-async function firstSuccess(te: TestEngine, make: () => Transaction, attempts = 5): Promise<ExecutionResult> {
-  let r: ExecutionResult | undefined;
-  for (let i = 0; i < attempts; i++) {
-    r = await te.execute(make());
-    if (r.kind === 'success') return r;
-  }
-  return r!;
-}
 
 function success(r: ExecutionResult): Map<string, unknown> {
   assert.equal(r.kind, 'success', `expected a success, got ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
