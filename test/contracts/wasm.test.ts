@@ -20,7 +20,7 @@ import { REPO_ROOT } from './support/sdk-package.js';
 const wabt = await wabtInit();
 
 function assemble(wat: string): Uint8Array {
-  const module = wabt.parseWat('contract.wat', wat, { multi_value: true, mutable_globals: true, sign_extension: true });
+  const module = wabt.parseWat('contract.wat', wat, { multi_value: true, mutable_globals: true, sign_extension: true, bulk_memory: true, reference_types: true });
   try {
     return Uint8Array.from(module.toBinary({}).buffer);
   } finally {
@@ -146,6 +146,37 @@ describe('WASM contracts', () => {
     const spin = assemble(`(module ${HEADER} ${CONSTRUCTOR} (func (export "spin") (result i32) (loop $l (br $l)) (i32.const 0)))`);
     const spinner = await deploy(spin);
     assert.deepEqual(await te.execute(callV7(spinner, 'wasm', 'spin', [])), { kind: 'error', code: 111, message: 'contract failed with error code 111' });
+  });
+
+  it('keeps every construct working under fuel metering: br_table, call_indirect, if/else values, select, bulk memory', async () => {
+    const mix = assemble(`(module
+      (import "env0" "set_storage_int" (func $set (param i32 i32 i64) (result i32)))
+      ${HEADER}
+      (type $unary (func (param i64) (result i64)))
+      (table 2 funcref)
+      (elem (i32.const 0) $double $triple)
+      (data (i32.const 0) "r")
+      (func $double (type $unary) (i64.mul (local.get 0) (i64.const 2)))
+      (func $triple (type $unary) (i64.mul (local.get 0) (i64.const 3)))
+      ${CONSTRUCTOR}
+      (func (export "mix") (param $k i32) (param $x i64) (result i32)
+        (local $acc i64)
+        (block $b2
+          (block $b1
+            (block $b0 (br_table $b0 $b1 $b2 (local.get $k)))
+            (local.set $acc (call_indirect (type $unary) (local.get $x) (i32.const 0)))
+            (br $b2))
+          (local.set $acc (call_indirect (type $unary) (local.get $x) (i32.const 1))))
+        (memory.fill (i32.const 100) (i32.const 7) (i32.const 16))
+        (local.set $acc (i64.add (local.get $acc)
+          (if (result i64) (i32.eq (i32.load8_u (i32.const 105)) (i32.const 7)) (then (i64.const 1000)) (else (i64.const 0)))))
+        (local.set $acc (select (local.get $acc) (i64.const -1) (i32.const 1)))
+        (call $set (i32.const 0) (i32.const 1) (local.get $acc))))`);
+    const id = await deploy(mix);
+    for (const [k, expected] of [[0, 1010n], [1, 1015n], [2, 1000n]] as const) {
+      const r = await te.execute(callV7(id, 'wasm', 'mix', [int('k', BigInt(k)), int('x', 5n)]));
+      assert.deepEqual(r, { kind: 'success', results: [{ contractId: id, results: [int('r', expected)] }], assetOperations: [] });
+    }
   });
 
   it('answers calls that do not fit the function: unknown name 107, wrong argument count 108, argument out of range 109', async () => {
