@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'scratch/', 'data/'] },
+  { ignores: ['dist/', 'node_modules/', 'scratch/', 'data/', 'test/fixtures/contracts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

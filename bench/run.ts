@@ -10,6 +10,7 @@
 import { figureJson, formatFigure, type Figure } from './harness.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import { chainFigures } from './chain.js';
+import { contractFigures } from './contracts.js';
 import { fuzzBench } from './fuzz.js';
 import { gostFigures } from './gost.js';
 import { networkFigures } from './network.js';
@@ -27,6 +28,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['network', () => networkFigures(p)],
   ['ride', () => rideFigures(p)],
   ['gost', gostFigures],
+  ['contracts', contractFigures],
 ];
 
 for (const [group, run] of groups) {

@@ -16,6 +16,7 @@ import type { ChainHeaders as PoaChainHeaders, PoaConsensus } from '../consensus
 import type { ConnectedPeerView } from '../network/node-network.js';
 import type { PkiApi } from '../pki/pki-service.js';
 import type { LicenceApi } from '../licences/licence-service.js';
+import type { ContractsService } from '../contracts/service.js';
 
 export interface BlockAt {
   readonly block: Block;
@@ -302,6 +303,8 @@ export interface ApiServices {
   readonly pki?: PkiApi;
   /** The node's licences (`/licenses/*`). */
   readonly licences?: LicenceApi;
+  /** Contract state and execution statuses (`/contracts/*`); absent on a node that runs no contract engine. */
+  readonly contracts?: ContractsService;
   /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */
   readonly nodeOwnerPublicKey: Uint8Array;
   /** Node time in ms (NTP-corrected in WE). */

@@ -7,9 +7,11 @@
  *   generate api-key-hash the hash of an API key for `node.api.auth.*-hash` (WE's ApiKeyHashGenerator)
  *   licence issuer-key    the public key of a licence issuer (for `node.licenses.issuers`)
  *   licence issue         a signed licence for a node owner (src/licences/licence.ts)
+ *   contract hash DIR|FILE.tgz  the content digest of a contract package: the imageHash of its 103
  */
 import { randomUUID } from 'node:crypto';
 import { chmodSync, readFileSync, renameSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { decodeBase58, encodeBase58 } from '../crypto/encoding.js';
@@ -27,6 +29,7 @@ import {
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { processIo, startNode, type StartIo } from './start.js';
 import { isMainModule } from './main-module.js';
+import { packageDigestOf } from '../contracts/packages.js';
 
 export interface CliIo extends StartIo {
   readonly err: (text: string) => void;
@@ -435,6 +438,17 @@ export function buildProgram(io: CliIo): Command {
       const text = `${JSON.stringify(doc, null, 2)}\n`;
       if (o.out !== undefined) writeFileAtomic(resolve(o.out), text);
       else io.out(text);
+    });
+
+  program
+    .command('contract')
+    .description('contract packages for the process runtime')
+    .command('hash')
+    .description('print the content digest of a contract package (a folder or a .tgz): the imageHash its CreateContract names')
+    .argument('<package>', 'package folder or .tgz')
+    .action(async (source: string) => {
+      if (!existsSync(source)) throw new Error(`no contract package at '${source}'`);
+      io.out(`${await packageDigestOf(resolve(source), tmpdir())}\n`);
     });
 
   program

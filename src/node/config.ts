@@ -52,6 +52,13 @@ import { ekuOid } from '../crypto/pki/oids.js';
 import { CertificateFormatError, parseCertificate } from '../crypto/pki/x509.js';
 import { PKI_OFF, type GenesisCrl, type PkiSettings } from '../pki/settings.js';
 import type { LicenceSettings } from '../licences/licence-service.js';
+import {
+  DEFAULT_DOCKER_ENGINE,
+  DEFAULT_WASM_FUEL_LIMIT,
+  type ContractPackageSettings,
+  type ContractsSettings,
+  type DockerEngineSettings,
+} from '../contracts/settings.js';
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -488,6 +495,8 @@ export interface NodeConfig {
   readonly pki?: PkiSettings;
   /** Licence issuers and what an unlicensed node does (absent: no issuer, `report`). */
   readonly licences?: LicenceSettings;
+  /** Contract execution (`node.contracts`, `node.docker-engine`, `node.wasm`, `node.api.grpc`); absent: the defaults. */
+  readonly contracts?: ContractsSettings;
 }
 
 // ---------------------------------------------------------------------------
@@ -1020,6 +1029,70 @@ async function readAnchoring(node: ConfigSection): Promise<AnchoringSettings | u
   };
 }
 
+function readDockerEngine(node: ConfigSection): DockerEngineSettings {
+  const e = node.section('docker-engine');
+  const d = DEFAULT_DOCKER_ENGINE;
+  const limits = e.section('execution-limits');
+  const cache = e.section('contract-execution-messages-cache');
+  return {
+    enable: e.bool('enable', d.enable),
+    dockerHost: e.optionalString('docker-host'),
+    contractsParallelism: e.int('contracts-parallelism', d.contractsParallelism, { min: 1 }),
+    executionLimits: {
+      startupTimeoutMs: limits.duration('startup-timeout', d.executionLimits.startupTimeoutMs),
+      timeoutMs: limits.duration('timeout', d.executionLimits.timeoutMs),
+      memoryMb: limits.int('memory', d.executionLimits.memoryMb, { min: 6 }),
+      memorySwapMb: limits.int('memory-swap', d.executionLimits.memorySwapMb, { min: 0 }),
+    },
+    removeContainerAfterMs: e.duration('remove-container-after', d.removeContainerAfterMs),
+    remoteRegistries: e.list('remote-registries', []).map((entry, i) => {
+      const path = `${e.at('remote-registries')}(${i})`;
+      if (!isObject(entry)) return fail(path, `expected an object { domain, username, password }, got ${describeValue(entry)}`);
+      const r = new ConfigSection(entry, path);
+      return { domain: r.string('domain'), username: r.string('username'), password: r.string('password', undefined, { allowEmpty: true }) };
+    }),
+    defaultRegistryDomain: e.optionalString('default-registry-domain'),
+    contractAuthExpiresInMs: e.duration('contract-auth-expires-in', d.contractAuthExpiresInMs),
+    grpcServer: { host: e.optionalString('grpc-server.host'), port: e.int('grpc-server.port', d.grpcServer.port, { min: 1, max: 65535 }) },
+    removeContainerOnFail: e.bool('remove-container-on-fail', d.removeContainerOnFail),
+    executionMessagesCache: {
+      maxSize: cache.int('max-size', d.executionMessagesCache.maxSize, { min: 1 }),
+      expireAfterMs: cache.duration('expire-after', d.executionMessagesCache.expireAfterMs),
+    },
+  };
+}
+
+function readContractPackage(entry: unknown, path: string): ContractPackageSettings {
+  if (!isObject(entry)) return fail(path, `expected an object { image = "…", source = "…" }, got ${describeValue(entry)}`);
+  const p = new ConfigSection(entry, path);
+  const runtime = p.choice('runtime', ['process', 'docker'] as const, 'process');
+  const source = p.optionalString('source');
+  if (runtime === 'process' && source === undefined) fail(p.at('source'), 'required for the process runtime: a built package folder or a .tgz');
+  const command = p.has('command') ? p.list('command').map((c, i) => parseString(c, `${p.at('command')}(${i})`)) : undefined;
+  if (command !== undefined && command.length === 0) fail(p.at('command'), 'expected a non-empty list: the program and its arguments');
+  const env: Record<string, string> = {};
+  const envSection = p.section('env');
+  for (const key of Object.keys(envSection.raw)) env[key] = envSection.string(key, undefined, { allowEmpty: true });
+  const maxInFlight = p.has('max-in-flight') ? p.int('max-in-flight', undefined, { min: 1 }) : undefined;
+  return { image: p.string('image'), runtime, source: source === undefined ? undefined : resolve(source), command, env, ...(maxInFlight === undefined ? {} : { maxInFlight }) };
+}
+
+/** `node.contracts`, `node.docker-engine`, `node.wasm` and `node.api.grpc`. */
+export function readContracts(node: ConfigSection, dataDirectory: string): ContractsSettings {
+  const c = node.section('contracts');
+  const dockerEngine = readDockerEngine(node);
+  const grpc = node.section('api.grpc');
+  return {
+    enable: c.bool('enable', false) || dockerEngine.enable,
+    dockerEngine,
+    wasmFuelLimit: node.int('wasm.fuel-limit', DEFAULT_WASM_FUEL_LIMIT, { min: 1 }),
+    grpc: { bindAddress: grpc.string('bind-address', '0.0.0.0'), port: grpc.int('port', 6865, { min: 0, max: 65535 }) },
+    packages: c.list('packages', []).map((entry, i) => readContractPackage(entry, `${c.at('packages')}(${i})`)),
+    packageCacheDirectory: resolve(c.string('package-cache-directory', join(dataDirectory, 'contract-packages'))),
+    maxInFlight: c.int('max-in-flight', 1, { min: 1 }),
+  };
+}
+
 export interface NodeConfigOptions {
   /** The file the config came from (for messages and relative paths); null when built in code. */
   readonly source?: string | null;
@@ -1072,11 +1145,12 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
   const wallet = node.section('wallet');
   const network = readNetwork(node);
   const anchoring = await readAnchoring(node);
+  const dataDirectory = resolve(node.string('data-directory', join(directory, 'data')));
   return {
     source: options.source ?? null,
     node: {
       directory,
-      dataDirectory: resolve(node.string('data-directory', join(directory, 'data'))),
+      dataDirectory,
       ownerAddress,
       ownerPassword: ownerPasswordFromEnv(options.env ?? {}),
       wallet: {
@@ -1095,6 +1169,8 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     ...(anchoring === undefined ? {} : { anchoring }),
     pki: readPki(node, chain.crypto, network.tls !== undefined),
     licences: readLicences(node, protocol.crypto),
+    // Only a config that names contract settings carries them (absent: the defaults, engine off).
+    ...(['contracts', 'docker-engine', 'wasm', 'api.grpc'].some((key) => node.has(key)) ? { contracts: readContracts(node, dataDirectory) } : {}),
   };
 }
 

@@ -23,17 +23,21 @@ export interface AssetInfo {
   readonly volume: bigint;
   readonly script: Uint8Array | null;
   readonly sponsorship: boolean;
+  /** Issued by a contract (WE's Contract asset holder): `issuer` then holds the contract id. */
+  readonly issuedByContract?: boolean;
 }
 
 /** A lease (WE's LeaseDetails). */
 export interface LeaseDetails {
-  /** Public key of the lessor. */
+  /** Public key of the lessor (a contract's id when `leasedByContract`). */
   readonly sender: Uint8Array;
   /** Address bytes of the lessee (aliases resolved at lease time). */
   readonly recipient: Uint8Array;
   readonly amount: bigint;
   readonly active: boolean;
   readonly height: number;
+  /** Leased by a contract (its asset operations): `sender` holds the contract id. */
+  readonly leasedByContract?: boolean;
 }
 
 export interface LeaseBalance {
@@ -117,10 +121,14 @@ export const encode = {
     writeBig(w, a.volume);
     writeOptBytes(w, a.script);
     w.bool(a.sponsorship);
+    // A trailing flag only for contract-issued assets: the bytes of every other asset stay as they were.
+    if (a.issuedByContract === true) w.bool(true);
     return w.result();
   },
   lease(l: LeaseDetails): Uint8Array {
-    return new ByteWriter(96).longBytes(l.sender).longBytes(l.recipient).i64(l.amount).bool(l.active).i32(l.height).result();
+    const w = new ByteWriter(96).longBytes(l.sender).longBytes(l.recipient).i64(l.amount).bool(l.active).i32(l.height);
+    if (l.leasedByContract === true) w.bool(true);
+    return w.result();
   },
   leaseBalance(l: LeaseBalance): Uint8Array {
     return new ByteWriter(16).i64(l.in).i64(l.out).result();
@@ -195,11 +203,13 @@ export const decode = {
       volume: readBig(r),
       script: readOptBytes(r),
       sponsorship: r.bool(),
+      ...(r.remaining > 0 && r.bool() ? { issuedByContract: true } : {}),
     };
   },
   lease(b: Uint8Array): LeaseDetails {
     const r = new ByteReader(b);
-    return { sender: r.longBytes(), recipient: r.longBytes(), amount: r.i64(), active: r.bool(), height: r.i32() };
+    const lease = { sender: r.longBytes(), recipient: r.longBytes(), amount: r.i64(), active: r.bool(), height: r.i32() };
+    return r.remaining > 0 && r.bool() ? { ...lease, leasedByContract: true } : lease;
   },
   leaseBalance(b: Uint8Array): LeaseBalance {
     const r = new ByteReader(b);

@@ -159,6 +159,8 @@ function inputsFor(s: SeededNode): Inputs {
     timestamp: String(s.now()),
     confirmations: '1',
     howMany: '3',
+    // The seeded node runs no contract engine yet: any contract id shows the routes answer.
+    contractId: s.seed.data.idBase58,
   };
   const message = 'weft openapi walk';
   // A licence for the seeded node, uploaded by the walk and deleted after it (DELETE /licenses/{id} comes last).
@@ -247,6 +249,9 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /pki/sign': () => ({ json: { inputData: 'AA==', keystoreAlias: a1.address, password: devKeystorePassword(1), sigType: 1 } }),
       'POST /pki/verify': () => ({ json: { inputData: 'AA==', signature: 'AA==', sigType: 1, extendedKeyUsageList: [] } }),
       'POST /licenses/upload': () => ({ json: walkLicence }),
+      'POST /contracts': () => ({ json: { contracts: [s.seed.data.idBase58] } }),
+      'POST /contracts/{}': () => ({ json: { keys: ['a'] } }),
+      'POST /contracts/asset-balances': () => ({ json: { contractId: s.seed.data.idBase58, assetIds: [s.seed.assetId] } }),
     },
   };
 }
@@ -270,6 +275,22 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /pki/keystoreAliases': { status: 400, why: 'PKI on a WAVES network (199)' },
   'POST /pki/sign': { status: 400, why: 'PKI on a WAVES network (199)' },
   'POST /pki/verify': { status: 400, why: 'PKI on a WAVES network (199)' },
+  ...Object.fromEntries(
+    [
+      'GET /contracts',
+      'POST /contracts',
+      'GET /contracts/info/{}',
+      'GET /contracts/{}',
+      'POST /contracts/{}',
+      'GET /contracts/{}/{}',
+      'GET /contracts/executed-tx-for/{}',
+      'GET /contracts/status/{}',
+      'GET /contracts/balance/{}',
+      'GET /contracts/asset-balance/{}/{}',
+      'POST /contracts/asset-balances',
+      'GET /contracts/balance/details/{}',
+    ].map((key) => [key, { status: 400, why: 'the seeded node runs no contract engine yet (node wiring comes with the chain integration): 199' }]),
+  ),
 };
 
 /** Called last, in this order: they change the chain or stop the node. */

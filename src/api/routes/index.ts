@@ -9,6 +9,7 @@ import { aliasRoutes } from './alias.js';
 import { assetsRoutes } from './assets.js';
 import { blocksRoutes } from './blocks.js';
 import { consensusRoutes } from './consensus.js';
+import { contractsRoutes } from './contracts.js';
 import { debugRoutes } from './debug.js';
 import { leasingRoutes } from './leasing.js';
 import { licensesRoutes } from './licenses.js';
@@ -19,5 +20,5 @@ import { pkiRoutes } from './pki.js';
 import { transactionsRoutes } from './transactions.js';
 import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes] as const;
+export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes, contractsRoutes] as const;
 

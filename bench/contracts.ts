@@ -1,0 +1,200 @@
+/**
+ * Contract figures (issue 13), each against a bare baseline measured in the same run:
+ *
+ * - executor calls/s of the key-value SDK contract (contract-core 1.0.14) in the process
+ *   runtime — a CallContract pushed, the contract reading its state and committing, 16 in
+ *   flight — vs bare gRPC unary round trips/s (grpc-js client and server, same concurrency);
+ * - cold start of a contract process (ms until its first Connect) vs starting a bare
+ *   `node` process (ms until it exits) — lower is better;
+ * - WASM calls/s of a storage-writing contract (the counter fixture's `increment`) through
+ *   the engine vs instantiating the same module and calling it with do-nothing host
+ *   functions on Node's WebAssembly.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import wabtInit from 'wabt';
+import { packageTreeDigest } from '../src/contracts/package-digest.js';
+import type { Transaction } from '../src/protocol/transactions/schema.js';
+import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
+import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
+import type { Figure } from './harness.js';
+
+const IN_FLIGHT = 16;
+const ROUNDS = 3;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Operations/s of `op` over `total` calls with `inFlight` at once. */
+async function rate(total: number, inFlight: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) await op(next++);
+    }),
+  );
+  return (total * 1e9) / Number(process.hrtime.bigint() - start);
+}
+
+/** A bare grpc-js server with one unary method that answers what it gets. */
+async function bareGrpc(): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
+  const definition = {
+    echo: {
+      path: '/bench.Echo/Echo',
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (b: Buffer) => b,
+      requestDeserialize: (b: Buffer) => b,
+      responseSerialize: (b: Buffer) => b,
+      responseDeserialize: (b: Buffer) => b,
+    },
+  };
+  const server = new grpc.Server();
+  server.addService(definition, { echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, call.request) });
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e === null ? resolve(p) : reject(e))));
+  const Client = grpc.makeGenericClientConstructor(definition, 'Echo');
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as { echo(b: Buffer, cb: (e: Error | null) => void): void; close(): void };
+  const payload = Buffer.alloc(64, 1);
+  return {
+    call: () => new Promise<void>((resolve, reject) => client.echo(payload, (e) => (e === null ? resolve() : reject(e)))),
+    close: async () => {
+      client.close();
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    },
+  };
+}
+
+async function sdkFigures(dir: string): Promise<Figure[]> {
+  const image = 'bench/kv-sdk:1';
+  const digest = await packageTreeDigest(dir);
+  const te: TestEngine = await startTestEngine({
+    packages: [{ image, runtime: 'process', source: dir, command: undefined, env: {} }],
+    dockerEngine: { executionLimits: { startupTimeoutMs: 60_000, timeoutMs: 30_000, memoryMb: 512, memorySwapMb: 0 } },
+  });
+  const bare = await bareGrpc();
+  try {
+    fund(te.state);
+    const create = createTx(image, digest, { start: 0 });
+    te.mine(create, await firstSuccess(te, () => create, 3));
+    const calls: Transaction[] = Array.from({ length: 4000 }, (_, i) => callTx(create.id, { action: 'increment', by: i }));
+    let used = 0;
+    const executorCall = async (): Promise<void> => {
+      const r = await te.execute(calls[used++ % calls.length]!);
+      if (r.kind !== 'success') throw new Error(`bench call failed: ${JSON.stringify(r)}`);
+    };
+    // Warm up both.
+    await rate(100, IN_FLIGHT, executorCall);
+    await rate(500, IN_FLIGHT, () => bare.call());
+    const s: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      s.push(await rate(600, IN_FLIGHT, executorCall));
+      b.push(await rate(3000, IN_FLIGHT, () => bare.call()));
+    }
+    const executor: Figure = {
+      name: 'contracts.sdk.process.calls',
+      value: median(s),
+      baseline: median(b),
+      ratio: median(s.map((x, i) => x / b[i]!)),
+      unit: 'calls/s',
+      baselineLabel: `bare grpc-js unary round trips/s (${IN_FLIGHT} in flight)`,
+    };
+
+    // Cold start: a fresh process per start (the runtime drops it in between).
+    const key = { image, imageHash: digest };
+    const runtime = te.engine.runtimes.process;
+    const starts: number[] = [];
+    const bareStarts: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      await runtime.invalidate(key);
+      const t = process.hrtime.bigint();
+      await runtime.ensureStarted(key);
+      starts.push(Number(process.hrtime.bigint() - t) / 1e6);
+      const u = process.hrtime.bigint();
+      await new Promise<void>((resolve, reject) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', () => resolve()).on('error', reject));
+      bareStarts.push(Number(process.hrtime.bigint() - u) / 1e6);
+    }
+    const cold: Figure = {
+      name: 'contracts.sdk.process.cold-start',
+      value: median(starts),
+      baseline: median(bareStarts),
+      ratio: median(starts) / median(bareStarts),
+      unit: 'ms',
+      baselineLabel: 'bare `node -e 0` start to exit (lower is better)',
+    };
+    return [executor, cold];
+  } finally {
+    await bare.close();
+    await te.close();
+  }
+}
+
+async function wasmFigure(): Promise<Figure> {
+  const wabt = await wabtInit();
+  const m = wabt.parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+  const bytecode = Uint8Array.from(m.toBinary({}).buffer);
+  m.destroy();
+  const te = await startTestEngine({ wasmFuelLimit: 20_000 });
+  try {
+    fund(te.state);
+    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 0n }]);
+    te.mine(create, await te.execute(create));
+    const call = callV7(create.id, 'wasm', 'increment', [{ key: 'by', type: 'integer', value: 1n }]);
+    const engineCall = async (): Promise<void> => {
+      const r = await te.execute(call);
+      if (r.kind !== 'success') throw new Error(`bench call failed: ${JSON.stringify(r)}`);
+    };
+    const module = new WebAssembly.Module(bytecode);
+    let counter = 0n;
+    const bareCall = (): Promise<void> => {
+      const memory = new WebAssembly.Memory({ initial: 2, maximum: 16 });
+      const instance = new WebAssembly.Instance(module, {
+        env: { memory },
+        env0: {
+          get_storage_int: () => [0, counter],
+          set_storage_int: (_o: number, _l: number, v: bigint) => ((counter = v), 0),
+          set_storage_string: () => 0,
+          get_block_height: () => [0, 1n],
+        },
+      });
+      (instance.exports['increment'] as (by: bigint) => number)(1n);
+      return Promise.resolve();
+    };
+    await rate(500, 1, engineCall);
+    await rate(500, 1, bareCall);
+    const s: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      s.push(await rate(3000, 1, engineCall));
+      b.push(await rate(3000, 1, bareCall));
+    }
+    return {
+      name: 'contracts.wasm.storage-calls',
+      value: median(s),
+      baseline: median(b),
+      ratio: median(s.map((x, i) => x / b[i]!)),
+      unit: 'calls/s',
+      baselineLabel: 'bare WebAssembly instantiate + call of the same module, no-op host functions',
+    };
+  } finally {
+    await te.close();
+  }
+}
+
+export async function contractFigures(): Promise<Figure[]> {
+  const parent = mkdtempSync(join(tmpdir(), 'weft-bench-contracts-'));
+  try {
+    const dir = await buildKvSdkPackage(parent);
+    return [...(await sdkFigures(dir)), await wasmFigure()];
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The contract engine of one node, assembled from its settings: the token service, the
+ * gRPC server on the node's gRPC port, the runtimes (local processes always; Docker when
+ * `docker-engine.enable`, after a ping as WE does at start-up), the WASM engine, the
+ * executor and the status book. `close` stops every contract and the server.
+ */
+import type { KeyPair } from '../crypto/suite.js';
+import type { Protocol } from '../protocol/protocol.js';
+import { ExecutionBroker } from './broker.js';
+import { DockerLauncher } from './docker-launcher.js';
+import { ContractExecutor } from './executor.js';
+import { ContractGrpcServer } from './grpc/server.js';
+import { ContractPackages } from './packages.js';
+import { ProcessLauncher } from './process-launcher.js';
+import { ContractRuntime, type RuntimeLog } from './runtime.js';
+import type { ContractsSettings } from './settings.js';
+import type { ContractExecutionView, ContractNodeContext } from './state.js';
+import { ExecutionStatusBook } from './statuses.js';
+import { ContractTokens } from './tokens.js';
+import { WasmEngine } from './wasm/engine.js';
+
+export interface ContractEngineOptions {
+  readonly settings: ContractsSettings;
+  readonly protocol: Protocol;
+  readonly now: () => bigint;
+  /** The node owner's key: it signs status messages. */
+  readonly nodeKey: KeyPair;
+  /** The current state (reads of tokens that name no running execution). */
+  currentView(): ContractExecutionView;
+  readonly node: ContractNodeContext;
+  readonly log?: RuntimeLog;
+}
+
+export interface ContractEngine {
+  readonly tokens: ContractTokens;
+  readonly broker: ExecutionBroker;
+  readonly server: ContractGrpcServer;
+  /** The port the gRPC server listens on. */
+  readonly grpcPort: number;
+  readonly packages: ContractPackages;
+  readonly runtimes: { readonly process: ContractRuntime; readonly docker?: ContractRuntime };
+  readonly wasm: WasmEngine;
+  readonly executor: ContractExecutor;
+  readonly statuses: ExecutionStatusBook;
+  /** WE's createGrpcAuth: a 365-day token for a contract's read-only calls. */
+  readOnlyToken(contractId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const READ_ONLY_TOKEN_LIFETIME_MS = 365 * 24 * 3600 * 1000;
+
+export async function startContractEngine(o: ContractEngineOptions): Promise<ContractEngine> {
+  const s = o.settings;
+  const engine = s.dockerEngine;
+  const tokens = await ContractTokens.create({ now: o.now, lifetimeMs: engine.contractAuthExpiresInMs });
+  const broker = new ExecutionBroker(tokens);
+  const server = new ContractGrpcServer({ tokens, broker, currentView: () => o.currentView(), node: o.node, log: o.log });
+  const grpcPort = await server.listen(s.grpc.bindAddress, s.grpc.port);
+  const closing: Array<() => Promise<void>> = [() => server.close()];
+  try {
+    // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one.
+    const nodePort = (): number => (s.grpc.port === 0 || engine.grpcServer.port === s.grpc.port ? grpcPort : engine.grpcServer.port);
+    const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1);
+    const runtimeOptions = {
+      startupTimeoutMs: engine.executionLimits.startupTimeoutMs,
+      idleTimeoutMs: engine.removeContainerAfterMs,
+      removeOnFail: engine.removeContainerOnFail,
+      nodePort,
+      log: o.log,
+    };
+    let docker: ContractRuntime | undefined;
+    if (engine.enable) {
+      const launcher = new DockerLauncher({
+        dockerHost: engine.dockerHost,
+        memoryMb: engine.executionLimits.memoryMb,
+        memorySwapMb: engine.executionLimits.memorySwapMb,
+        defaultRegistryDomain: engine.defaultRegistryDomain,
+        registries: engine.remoteRegistries,
+        nodeHost: engine.grpcServer.host,
+        envFor: (image) => packages.envFor(image),
+        log: o.log,
+      });
+      if (!(await launcher.ping())) throw new Error("Can't connect to docker daemon. Install docker or disable docker-engine or check auth credentials");
+      docker = new ContractRuntime(launcher, broker, tokens, runtimeOptions);
+      closing.push(() => docker!.close());
+    }
+    const processRuntime = new ContractRuntime(
+      new ProcessLauncher({ packages, memoryMb: engine.executionLimits.memoryMb, nodeHost: engine.grpcServer.host, log: o.log }),
+      broker,
+      tokens,
+      runtimeOptions,
+    );
+    closing.push(() => processRuntime.close());
+    const wasm = new WasmEngine({ fuelLimit: s.wasmFuelLimit });
+    const executor = new ContractExecutor({
+      broker,
+      packages,
+      runtimes: { process: processRuntime, docker },
+      wasm,
+      executionTimeoutMs: engine.executionLimits.timeoutMs,
+      parallelism: engine.contractsParallelism,
+    });
+    const statuses = new ExecutionStatusBook({
+      protocol: o.protocol,
+      node: o.nodeKey,
+      now: o.now,
+      maxSize: engine.executionMessagesCache.maxSize,
+      expireAfterMs: engine.executionMessagesCache.expireAfterMs,
+    });
+    return {
+      tokens,
+      broker,
+      server,
+      grpcPort,
+      packages,
+      runtimes: { process: processRuntime, docker },
+      wasm,
+      executor,
+      statuses,
+      readOnlyToken: (contractId) => tokens.executionToken({ txId: '', contractId, executionId: '' }, READ_ONLY_TOKEN_LIFETIME_MS),
+      close: async () => {
+        broker.close();
+        for (const c of closing.reverse()) await c();
+      },
+    };
+  } catch (e) {
+    for (const c of closing.reverse()) await c();
+    throw e;
+  }
+}

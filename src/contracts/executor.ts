@@ -1,0 +1,235 @@
+/**
+ * Runs an executable transaction (103/104/107, any version) against the state it executes
+ * on and says what came of it (WE's TransactionsExecutor.processSetup and the contract
+ * executors under it). The engine is WE's selectExecutor's: a stored contract's engine
+ * (103 V7, 107 V6), a call's `contractEngine` (104 V7), Docker for other creates and
+ * updates, and the contract's own engine for other calls.
+ *
+ * Docker-protocol contracts run in the runtime the image is configured for (a local
+ * process or Docker); the transaction is pushed on its stream and the contract's commit
+ * awaited (`execution-limits.timeout`). WASM contracts run in-process. An UpdateContract
+ * runs nothing: the new image (or bytecode) is checked. Up to `contracts-parallelism`
+ * executions run at once.
+ */
+import type { DataEntry } from '../protocol/transactions/fields.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import type { StoredContract } from '../protocol/transactions/contracts.js';
+import { encodeBase58 } from '../crypto/encoding.js';
+import type { ExecutionBroker } from './broker.js';
+import { ContractExecutionException, NODE_FAILURE_CODE, RECOVERABLE_ERROR_CODE } from './errors.js';
+import { contractInfoAfterUpdate, contractInfoOfCreate, storedContractOf, type ContractInfo } from './model.js';
+import type { ContractPackages } from './packages.js';
+import type { ExecutionResult } from './result.js';
+import type { ContainerKey, ContractRuntime } from './runtime.js';
+import type { BlockInfo, ContractExecutionView } from './state.js';
+import type { WasmEngine } from './wasm/engine.js';
+
+export interface ExecutionContext {
+  /** The state the transaction executes on (the block being built, earlier transactions applied). */
+  readonly view: ContractExecutionView;
+  /** The last block, pushed to Docker contracts as `current_block_info`. */
+  readonly blockInfo: BlockInfo;
+  /** Params given instead of the transaction's (a confidential call's decrypted input). */
+  readonly params?: readonly DataEntry[];
+}
+
+export interface ContractExecutorOptions {
+  readonly broker: ExecutionBroker;
+  readonly packages: ContractPackages;
+  /** Runtimes by kind; an absent one cannot run images configured for it. */
+  readonly runtimes: { readonly process?: ContractRuntime; readonly docker?: ContractRuntime };
+  readonly wasm: WasmEngine;
+  /** `execution-limits.timeout`. */
+  readonly executionTimeoutMs: number;
+  /** `contracts-parallelism`. */
+  readonly parallelism: number;
+}
+
+type Fields = Readonly<Record<string, unknown>>;
+
+const failure = (e: unknown): ExecutionResult => {
+  if (e instanceof ContractExecutionException) return { kind: 'failure', code: e.code, message: e.message, fatal: e.fatal };
+  return { kind: 'failure', code: undefined, message: e instanceof Error ? e.message : String(e), fatal: false };
+};
+
+/** At most `limit` holders at once; the others wait in order. */
+class Slots {
+  private used = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async hold<T>(f: () => Promise<T>): Promise<T> {
+    if (this.used < this.limit) this.used++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await f();
+    } finally {
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.used--;
+    }
+  }
+
+  get idle(): boolean {
+    return this.used === 0;
+  }
+}
+
+export class ContractExecutor {
+  private readonly slots: Slots;
+  /** Executions in flight per running contract (image and hash). */
+  private readonly perContract = new Map<string, Slots>();
+
+  constructor(private readonly options: ContractExecutorOptions) {
+    this.slots = new Slots(options.parallelism);
+  }
+
+  /** The contract a transaction executes: a create's own, else the stored one (a 107 sees its new image). */
+  contractOf(tx: Transaction, view: ContractExecutionView): ContractInfo {
+    if (tx.type === 103) {
+      if (tx.version === 1) throw new ContractExecutionException('CreateContractTransactionV1 support was deleted as deprecated');
+      return contractInfoOfCreate(tx);
+    }
+    const contractId = (tx.data as Fields)['contractId'] as Uint8Array;
+    const info = view.contract(contractId);
+    if (info === undefined) throw new ContractExecutionException(`Contract '${encodeBase58(contractId)}' is not found`);
+    return tx.type === 107 ? contractInfoAfterUpdate(tx, info) : info;
+  }
+
+  /** WE's selectExecutor. */
+  engineOf(tx: Transaction, view: ContractExecutionView): 'docker' | 'wasm' {
+    const d = tx.data as Fields;
+    const stored = d['storedContract'] as StoredContract | undefined;
+    if (stored !== undefined) return stored.engine;
+    const engine = d['contractEngine'] as string | undefined;
+    if (engine === 'wasm' || engine === 'docker') return engine;
+    if (tx.type === 103 || tx.type === 107) return 'docker';
+    return this.contractOf(tx, view).storedContract.engine;
+  }
+
+  private runtimeFor(image: string): ContractRuntime {
+    const kind = this.options.packages.runtimeFor(image);
+    const runtime = kind === undefined ? undefined : this.options.runtimes[kind];
+    if (runtime === undefined) {
+      throw new ContractExecutionException(
+        kind === undefined
+          ? `Can't find image '${image}': no contract package is configured for it and the Docker engine is off`
+          : `Image '${image}' is configured for the ${kind} runtime, which this node does not run`,
+        undefined,
+        true,
+      );
+    }
+    return runtime;
+  }
+
+  private keyOf(info: ContractInfo): ContainerKey {
+    const stored = info.storedContract;
+    if (stored.engine !== 'docker') throw new ContractExecutionException('not a Docker contract');
+    return { image: stored.image, imageHash: stored.imageHash };
+  }
+
+  /**
+   * Whether the transaction can execute at once (WE's contractReady): WASM always; a
+   * Docker create or call when its contract is connected. `prepare` starts it.
+   */
+  isReady(tx: Transaction, view: ContractExecutionView): boolean {
+    try {
+      if (tx.type === 107 || this.engineOf(tx, view) === 'wasm') return true;
+      const key = this.keyOf(this.contractOf(tx, view));
+      return this.runtimeFor(key.image).isStarted(key);
+    } catch {
+      return true;
+    }
+  }
+
+  /** Starts what the transaction needs (a Docker contract), without executing it. */
+  async prepare(tx: Transaction, view: ContractExecutionView): Promise<ExecutionResult | undefined> {
+    try {
+      if (tx.type === 107 || this.engineOf(tx, view) === 'wasm') return undefined;
+      const key = this.keyOf(this.contractOf(tx, view));
+      await this.runtimeFor(key.image).ensureStarted(key);
+      return undefined;
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+  /** Executes `tx`; never throws — every problem is a result with WE's code and message. */
+  execute(tx: Transaction, ctx: ExecutionContext): Promise<ExecutionResult> {
+    return this.slots.hold(() => this.run(tx, ctx));
+  }
+
+  /** Runs `f` within the in-flight limit of the contract of `key`. */
+  private inFlight<T>(key: ContainerKey, f: () => Promise<T>): Promise<T> {
+    const id = `${key.imageHash}|${key.image}`;
+    let s = this.perContract.get(id);
+    if (s === undefined) {
+      s = new Slots(this.options.packages.maxInFlightFor(key.image));
+      this.perContract.set(id, s);
+    }
+    const slots = s;
+    return slots.hold(f).finally(() => {
+      if (slots.idle) this.perContract.delete(id);
+    });
+  }
+
+  private async run(tx: Transaction, ctx: ExecutionContext): Promise<ExecutionResult> {
+    let info: ContractInfo;
+    let engine: 'docker' | 'wasm';
+    try {
+      info = this.contractOf(tx, ctx.view);
+      engine = this.engineOf(tx, ctx.view);
+    } catch (e) {
+      return failure(e);
+    }
+    if (engine === 'wasm') return this.options.wasm.execute(tx, info, ctx);
+    if (tx.type === 107) return this.checkUpdate(tx);
+    let key: ContainerKey;
+    let runtime: ContractRuntime;
+    let started;
+    try {
+      key = this.keyOf(info);
+      runtime = this.runtimeFor(key.image);
+      started = await runtime.ensureStarted(key);
+    } catch (e) {
+      return failure(e);
+    }
+    try {
+      const outcome = await this.inFlight(key, () => this.options.broker.execute(started.connectionId, {
+        tx,
+        contractId: info.contractId,
+        params: ctx.params,
+        view: ctx.view,
+        blockInfo: ctx.blockInfo,
+        timeoutMs: this.options.executionTimeoutMs,
+        containerName: started.name,
+      }));
+      runtime.used(key);
+      if (outcome.kind === 'error') return outcome;
+      return {
+        kind: 'success',
+        results: [{ contractId: info.contractId, results: outcome.results }],
+        assetOperations: outcome.assetOperations.length === 0 ? [] : [{ contractId: info.contractId, operations: outcome.assetOperations }],
+      };
+    } catch (e) {
+      // WE's executeTransaction recovery: a recoverable exception is error 1, anything else error 2.
+      const code = e instanceof ContractExecutionException && e.code === RECOVERABLE_ERROR_CODE ? RECOVERABLE_ERROR_CODE : NODE_FAILURE_CODE;
+      return { kind: 'error', code, message: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  /** A Docker UpdateContract: the new image must resolve and match its hash (WE's inspectOrPullContract). */
+  private async checkUpdate(tx: Transaction): Promise<ExecutionResult> {
+    const stored = storedContractOf(tx);
+    if (stored.engine !== 'docker') return failure(new ContractExecutionException('not a Docker update'));
+    try {
+      const runtime = this.runtimeFor(stored.image);
+      await runtime.launcher.check({ image: stored.image, imageHash: stored.imageHash });
+      return { kind: 'update' };
+    } catch (e) {
+      return failure(e);
+    }
+  }
+
+}

@@ -1,0 +1,126 @@
+/**
+ * What the node keeps about a contract (WE's ContractInfo) and how it follows from the
+ * transactions that create and update it; its JSON as `/contracts/info` shows it and its
+ * bytes as a store keeps them.
+ */
+import type { Address } from '../crypto/address.js';
+import { ByteReader, ByteWriter } from '../protocol/bytes.js';
+import type { Protocol } from '../protocol/protocol.js';
+import {
+  CreateContract,
+  STORED_CONTRACT,
+  UpdateContract,
+  VALIDATION_POLICY,
+  type ContractApiVersion,
+  type StoredContract,
+  type ValidationPolicy,
+} from '../protocol/transactions/contracts.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+
+/** ContractApiVersion.Initial: what a transaction without the field stands for. */
+export const INITIAL_API_VERSION: ContractApiVersion = { major: 1, minor: 0 };
+/** The version of the contract API this node serves (WE 1.14's grpcProtobufVersion). */
+export const CURRENT_API_VERSION: ContractApiVersion = { major: 1, minor: 10 };
+
+const ANY_POLICY: ValidationPolicy = { type: 'any' };
+
+export interface ContractInfo {
+  /** Public key of the account that sent the CreateContract. */
+  readonly creator: Uint8Array;
+  /** The id of the CreateContract. */
+  readonly contractId: Uint8Array;
+  readonly storedContract: StoredContract;
+  /** 1, plus one per applied UpdateContract. */
+  readonly version: number;
+  /** False once disabled. */
+  readonly active: boolean;
+  readonly validationPolicy: ValidationPolicy;
+  readonly isConfidential: boolean;
+  readonly groupParticipants: readonly Address[];
+  readonly groupOwners: readonly Address[];
+}
+
+type Fields = Readonly<Record<string, unknown>>;
+
+/** The stored contract a CreateContract (any version) or UpdateContract names. */
+export function storedContractOf(tx: Transaction): StoredContract {
+  const d = tx.data as Fields;
+  const stored = d['storedContract'] as StoredContract | undefined;
+  if (stored !== undefined) return stored;
+  return {
+    engine: 'docker',
+    image: d['image'] as string,
+    imageHash: d['imageHash'] as string,
+    apiVersion: (d['apiVersion'] as ContractApiVersion | undefined) ?? INITIAL_API_VERSION,
+  };
+}
+
+/** The engine a stored contract runs on. */
+export const engineOf = (c: StoredContract): 'docker' | 'wasm' => c.engine;
+
+/** ContractInfo(CreateContractTransaction). */
+export function contractInfoOfCreate(tx: Transaction): ContractInfo {
+  if (!CreateContract.is(tx)) throw new Error('contractInfoOfCreate: not a CreateContract');
+  const d = tx.data;
+  return {
+    creator: d.senderPublicKey,
+    contractId: tx.id,
+    storedContract: storedContractOf(tx),
+    version: 1,
+    active: true,
+    validationPolicy: d.validationPolicy ?? ANY_POLICY,
+    isConfidential: d.isConfidential ?? false,
+    groupParticipants: d.groupParticipants ?? [],
+    groupOwners: d.groupOwners ?? [],
+  };
+}
+
+/**
+ * ContractInfo(UpdateContractTransaction, info): the new image or bytecode, version + 1; the
+ * old validation policy when the update has none; group members replaced when it names them.
+ */
+export function contractInfoAfterUpdate(tx: Transaction, info: ContractInfo): ContractInfo {
+  if (!UpdateContract.is(tx)) throw new Error('contractInfoAfterUpdate: not an UpdateContract');
+  const d = tx.data;
+  return {
+    ...info,
+    storedContract: storedContractOf(tx),
+    version: info.version + 1,
+    validationPolicy: d.validationPolicy ?? info.validationPolicy,
+    groupParticipants: d.groupParticipants ?? info.groupParticipants,
+    groupOwners: d.groupOwners ?? info.groupOwners,
+  };
+}
+
+/** Bytes of a ContractInfo for a store: creator ‖ id ‖ stored contract ‖ version ‖ active ‖ policy ‖ confidential ‖ groups. */
+export function encodeContractInfo(info: ContractInfo, p: Protocol): Uint8Array {
+  const w = new ByteWriter(256).shortBytes(info.creator).shortBytes(info.contractId);
+  STORED_CONTRACT.write(w, info.storedContract, p);
+  w.i32(info.version).bool(info.active);
+  VALIDATION_POLICY.write(w, info.validationPolicy, p);
+  w.bool(info.isConfidential).u16(info.groupParticipants.length);
+  for (const a of info.groupParticipants) w.bytes(a.bytes);
+  w.u16(info.groupOwners.length);
+  for (const a of info.groupOwners) w.bytes(a.bytes);
+  return w.result();
+}
+
+export function decodeContractInfo(bytes: Uint8Array, p: Protocol): ContractInfo {
+  const r = new ByteReader(bytes);
+  const creator = r.shortBytes('creator');
+  const contractId = r.shortBytes('contractId');
+  const storedContract = STORED_CONTRACT.read(r, p, 'storedContract');
+  const version = r.i32('version');
+  const active = r.bool('active');
+  const validationPolicy = VALIDATION_POLICY.read(r, p, 'validationPolicy');
+  const isConfidential = r.bool('isConfidential');
+  const addresses = (): Address[] => {
+    const out: Address[] = [];
+    for (let n = r.u16('group'); n > 0; n--) out.push(p.addresses.addressFromBytes(r.bytes(26, 'group')));
+    return out;
+  };
+  const groupParticipants = addresses();
+  const groupOwners = addresses();
+  r.expectEnd('contract info');
+  return { creator, contractId, storedContract, version, active, validationPolicy, isConfidential, groupParticipants, groupOwners };
+}

@@ -1,0 +1,98 @@
+/**
+ * The process runtime: a contract image runs as a local child process from its package
+ * (packages.ts), no Docker needed. The package's start command runs in the package folder
+ * with only the four contract variables plus the entry's configured `env` (nothing of the
+ * node's own environment); `node` as the program means this node's Node.js binary, given
+ * the memory limit as `--max-old-space-size` (a heap limit, softer than Docker's cgroup).
+ * Its stdout and stderr go to the node log, each line tagged with the image and process.
+ *
+ * Isolation caveat: a child process has the node's file and network access. Fine for
+ * development and trusted contracts; production deployments should prefer Docker.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { ContractExecutionException } from './errors.js';
+import type { ContractPackages } from './packages.js';
+import type { ContainerKey, ContractEnv, ContractLauncher, LaunchedContract, RuntimeLog } from './runtime.js';
+
+export interface ProcessLauncherOptions {
+  readonly packages: ContractPackages;
+  /** Heap limit, MB (`execution-limits.memory`). */
+  readonly memoryMb: number;
+  /** NODE for the contract (default 127.0.0.1). */
+  readonly nodeHost?: string;
+  readonly log?: RuntimeLog;
+  /** Grace period between SIGTERM and SIGKILL on stop. */
+  readonly killGraceMs?: number;
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    // The contract runs in its own process group: whatever it spawned goes too.
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+export class ProcessLauncher implements ContractLauncher {
+  readonly kind = 'process' as const;
+  readonly nodeHost: string;
+
+  constructor(private readonly options: ProcessLauncherOptions) {
+    this.nodeHost = options.nodeHost ?? '127.0.0.1';
+  }
+
+  async check(key: ContainerKey): Promise<void> {
+    await this.options.packages.resolve(key.image, key.imageHash);
+  }
+
+  async launch(key: ContainerKey, env: ContractEnv): Promise<LaunchedContract> {
+    const pkg = await this.options.packages.resolve(key.image, key.imageHash);
+    const [program, ...args] = pkg.command;
+    if (program === undefined) throw new ContractExecutionException(`Contract package of '${key.image}' has an empty start command`, undefined, true);
+    const isNode = program === 'node';
+    const executable = isNode ? process.execPath : program;
+    const argv = isNode ? [`--max-old-space-size=${this.options.memoryMb}`, ...args] : args;
+    const child = spawn(executable, argv, {
+      cwd: pkg.directory,
+      env: { ...pkg.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const spawned = await new Promise<Error | undefined>((resolve) => {
+      child.once('spawn', () => resolve(undefined));
+      child.once('error', (e) => resolve(e));
+    });
+    if (spawned !== undefined) {
+      throw new ContractExecutionException(`Can't start contract process '${pkg.command.join(' ')}' for image '${key.image}': ${spawned.message}`, undefined, true, { cause: spawned });
+    }
+    const name = `process ${child.pid}`;
+    const log = this.options.log;
+    const tag = { image: key.image, contract: name };
+    for (const [stream, level] of [[child.stdout, 'info'], [child.stderr, 'warn']] as const) {
+      if (stream === null) continue;
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => log?.[level]({ ...tag, stream: level === 'info' ? 'stdout' : 'stderr' }, line));
+    }
+    const exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once('exit', (code, signal) => {
+        log?.info({ ...tag, code, signal }, 'contract process exited');
+        resolve();
+      });
+    });
+    const grace = this.options.killGraceMs ?? 2000;
+    return {
+      name,
+      exited,
+      stop: async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        signalGroup(child, 'SIGTERM');
+        const killer = setTimeout(() => signalGroup(child, 'SIGKILL'), grace);
+        await exited;
+        clearTimeout(killer);
+      },
+    };
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Settings of the contract engine: WE's `node.docker-engine` keys (timeouts, memory, the
+ * gRPC address told to contracts, the token lifetime, the status cache), `node.wasm`, the
+ * node's gRPC server (`node.api.grpc`) and Weft's own `node.contracts` section, which maps
+ * contract images to local packages run as processes (no Docker needed).
+ *
+ * Defaults are WE's application.conf values; node/config.ts reads the HOCON into these.
+ */
+
+/** Which runtime starts the contracts of an image. */
+export type ContractRuntimeKind = 'process' | 'docker';
+
+/** `node.docker-engine.execution-limits`. */
+export interface ExecutionLimits {
+  /** Container (or process) start → first Connect. */
+  readonly startupTimeoutMs: number;
+  /** Push of a transaction → its commit. */
+  readonly timeoutMs: number;
+  /** Memory limit, MB (a Docker cgroup limit; the heap limit of a Node.js process). */
+  readonly memoryMb: number;
+  /** Docker's memory+swap limit, MB (0 = Docker's default). */
+  readonly memorySwapMb: number;
+}
+
+export interface RegistryAuth {
+  readonly domain: string;
+  readonly username: string;
+  readonly password: string;
+}
+
+/** `node.docker-engine` (the keys Weft uses). */
+export interface DockerEngineSettings {
+  readonly enable: boolean;
+  /** `docker-host`: `unix:///path` or `tcp://host:port`; undefined = DOCKER_HOST or the default socket. */
+  readonly dockerHost: string | undefined;
+  readonly contractsParallelism: number;
+  readonly executionLimits: ExecutionLimits;
+  /** Idle time after which a container (or process) is removed. */
+  readonly removeContainerAfterMs: number;
+  readonly remoteRegistries: readonly RegistryAuth[];
+  readonly defaultRegistryDomain: string | undefined;
+  /** Lifetime of the tokens given to contracts. */
+  readonly contractAuthExpiresInMs: number;
+  /** What NODE / NODE_PORT tell a contract: `grpc-server.host` (undefined: the runtime's default) and `grpc-server.port`. */
+  readonly grpcServer: { readonly host: string | undefined; readonly port: number };
+  readonly removeContainerOnFail: boolean;
+  readonly executionMessagesCache: { readonly maxSize: number; readonly expireAfterMs: number };
+}
+
+/** One entry of `node.contracts.packages`: an image the node runs from a local package. */
+export interface ContractPackageSettings {
+  /** The image name as contracts' 103 transactions give it (matched after WE's normalisation). */
+  readonly image: string;
+  readonly runtime: ContractRuntimeKind;
+  /** A built package: a folder, or a `.tgz` (process runtime; required for it). */
+  readonly source: string | undefined;
+  /** The start command, run in the package folder; default `node <main of package.json>` (or `node dist/index.js`). */
+  readonly command: readonly string[] | undefined;
+  /** Extra environment for the contract beyond the four variables every contract gets. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Executions pushed to one running contract at once (default `node.contracts.max-in-flight`). */
+  readonly maxInFlight?: number;
+}
+
+export interface ContractsSettings {
+  /** Contract execution on (`node.contracts.enable` or WE's `node.docker-engine.enable`). */
+  readonly enable: boolean;
+  readonly dockerEngine: DockerEngineSettings;
+  /** `node.wasm.fuel-limit`: fuel of one WASM run. */
+  readonly wasmFuelLimit: number;
+  /** `node.api.grpc`: where the gRPC server contracts talk to listens. */
+  readonly grpc: { readonly bindAddress: string; readonly port: number };
+  readonly packages: readonly ContractPackageSettings[];
+  /** Where `.tgz` packages are unpacked (one folder per content digest). */
+  readonly packageCacheDirectory: string;
+  /**
+   * `node.contracts.max-in-flight`: executions pushed to one running contract at once
+   * (default 1). WE pushes without a limit, but the JS SDK 1.0.x keeps an execution's
+   * context and token in per-process singletons, so concurrent executions in one process
+   * read and commit with each other's; raise it for contracts that isolate executions.
+   */
+  readonly maxInFlight?: number;
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+
+export const DEFAULT_DOCKER_ENGINE: DockerEngineSettings = {
+  enable: false,
+  dockerHost: undefined,
+  contractsParallelism: 8,
+  executionLimits: { startupTimeoutMs: 20 * SECOND, timeoutMs: 5 * SECOND, memoryMb: 512, memorySwapMb: 0 },
+  removeContainerAfterMs: 10 * MINUTE,
+  remoteRegistries: [],
+  defaultRegistryDomain: undefined,
+  contractAuthExpiresInMs: MINUTE,
+  grpcServer: { host: undefined, port: 6865 },
+  removeContainerOnFail: true,
+  executionMessagesCache: { maxSize: 100_000, expireAfterMs: 60 * MINUTE },
+};
+
+export const DEFAULT_WASM_FUEL_LIMIT = 20_000;
+
+/** The settings of a node that names nothing about contracts. */
+export function defaultContractsSettings(dataDirectory: string): ContractsSettings {
+  return {
+    enable: false,
+    dockerEngine: DEFAULT_DOCKER_ENGINE,
+    wasmFuelLimit: DEFAULT_WASM_FUEL_LIMIT,
+    grpc: { bindAddress: '0.0.0.0', port: 6865 },
+    packages: [],
+    packageCacheDirectory: `${dataDirectory}/contract-packages`,
+  };
+}

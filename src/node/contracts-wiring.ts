@@ -1,0 +1,111 @@
+/**
+ * The contract engine of a node: built from `config.contracts` when execution is on
+ * (`node.contracts.enable` or WE's `node.docker-engine.enable`), over the chain's current
+ * state and its blocks. node.ts calls `startNodeContracts` once its chain and keystore are
+ * up, passes `service` to the API (ApiServices.contracts), `readOnlyToken` to
+ * `/debug/createGrpcAuth`, `engine.executor` / `engine.statuses` to the miner, and `close`
+ * at shutdown (it stops every contract process and container and the gRPC server).
+ */
+import type { Logger } from 'pino';
+import type { KeyPair } from '../crypto/suite.js';
+import type { Block } from '../protocol/blocks.js';
+import type { Protocol } from '../protocol/protocol.js';
+import { encodeBase58 } from '../crypto/encoding.js';
+import { startContractEngine, type ContractEngine } from '../contracts/engine.js';
+import { contractsService, type ContractsService } from '../contracts/service.js';
+import { defaultContractsSettings, type ContractsSettings } from '../contracts/settings.js';
+import type { BlockInfo, ContractBlockHeader, ContractExecutionView, ContractNodeContext } from '../contracts/state.js';
+
+/** The chain reads the engine needs besides state. */
+export interface ContractChainReads {
+  /** Height, the liquid block counted. */
+  height(): number;
+  /** The block at a height (the liquid block as assembled so far at the top). */
+  blockAt(height: number): Block | undefined;
+  /** A block and its height by id (a liquid block's intermediate ids included). */
+  blockById(id: Uint8Array): { readonly block: Block; readonly height: number } | undefined;
+}
+
+export interface NodeContractsOptions {
+  /** `config.contracts` (absent: the defaults, engine off). */
+  readonly settings: ContractsSettings | undefined;
+  readonly dataDirectory: string;
+  readonly protocol: Protocol;
+  /** The node owner's key: it signs execution statuses. */
+  readonly ownerKey: KeyPair;
+  readonly now: () => bigint;
+  /**
+   * The current state with contract state (the chain's StateView once it implements
+   * ContractStateReader and the two listings of ContractExecutionView).
+   */
+  currentState(): ContractExecutionView;
+  readonly chain: ContractChainReads;
+  walletAddresses(): readonly string[];
+  readonly log: Logger;
+}
+
+export interface NodeContracts {
+  readonly engine: ContractEngine;
+  /** For ApiServices.contracts. */
+  readonly service: ContractsService;
+  /** For DebugService.contractAuthToken (`/debug/createGrpcAuth`). */
+  readOnlyToken(contractId: Uint8Array): Promise<string>;
+  close(): Promise<void>;
+}
+
+function headerOf(block: Block, height: number): ContractBlockHeader {
+  return {
+    version: block.version,
+    height,
+    signature: block.id,
+    reference: block.reference,
+    generator: block.generator,
+    transactionCount: block.transactionCount,
+    timestamp: block.timestamp,
+  };
+}
+
+/** What contracts learn about blocks, the wallet and time from the node. */
+export function contractNodeContext(o: Pick<NodeContractsOptions, 'chain' | 'walletAddresses' | 'now'>): ContractNodeContext {
+  return {
+    lastBlockInfo: (): BlockInfo => {
+      const height = o.chain.height();
+      const block = o.chain.blockAt(height);
+      if (block === undefined) throw new Error(`no block at height ${height}`);
+      return { height, timestamp: block.timestamp, minerAddress: block.generatorAddress, reference: encodeBase58(block.reference) };
+    },
+    blockHeaderAt: (height) => {
+      const block = o.chain.blockAt(height);
+      return block === undefined ? undefined : headerOf(block, height);
+    },
+    blockHeaderById: (id) => {
+      const at = o.chain.blockById(id);
+      return at === undefined ? undefined : headerOf(at.block, at.height);
+    },
+    walletAddresses: () => o.walletAddresses(),
+    now: o.now,
+    systemTime: () => BigInt(Date.now()),
+  };
+}
+
+/** Starts the node's contract engine; undefined when contract execution is off. */
+export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeContracts | undefined> {
+  const settings = o.settings ?? defaultContractsSettings(o.dataDirectory);
+  if (!settings.enable) return undefined;
+  const engine = await startContractEngine({
+    settings,
+    protocol: o.protocol,
+    now: o.now,
+    nodeKey: o.ownerKey,
+    currentView: () => o.currentState(),
+    node: contractNodeContext(o),
+    log: o.log,
+  });
+  o.log.info({ port: engine.grpcPort, docker: engine.runtimes.docker !== undefined, packages: settings.packages.length }, 'contract engine started');
+  return {
+    engine,
+    service: contractsService(() => o.currentState(), engine.statuses),
+    readOnlyToken: (contractId) => engine.readOnlyToken(encodeBase58(contractId)),
+    close: () => engine.close(),
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * The pieces around the runtimes: the contract settings read from a node config, WE's image
+ * name normalisation, the package digest (and `weft contract hash`), the status book and
+ * the token service.
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { packageTreeDigest } from '../../src/contracts/package-digest.js';
+import { normalizeImageName } from '../../src/contracts/packages.js';
+import { ExecutionStatusBook } from '../../src/contracts/statuses.js';
+import { ContractTokens } from '../../src/contracts/tokens.js';
+import { ConfigError, ConfigSection, parseHoconText, readContracts } from '../../src/node/config.js';
+import { tempDir } from '../support/tmp.js';
+import { node, protocol } from './support/engine.js';
+
+const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
+const run = promisify(execFile);
+
+async function contractsOf(text: string) {
+  return readContracts(new ConfigSection(await parseHoconText(text), '').section('node'), '/data');
+}
+
+describe('contract settings', () => {
+  it("takes WE's docker-engine defaults and node.wasm / node.api.grpc", async () => {
+    const s = await contractsOf('node {}');
+    assert.equal(s.enable, false);
+    assert.deepEqual(s.dockerEngine.executionLimits, { startupTimeoutMs: 20_000, timeoutMs: 5000, memoryMb: 512, memorySwapMb: 0 });
+    assert.equal(s.dockerEngine.contractAuthExpiresInMs, 60_000);
+    assert.equal(s.dockerEngine.removeContainerAfterMs, 600_000);
+    assert.equal(s.wasmFuelLimit, 20_000);
+    assert.deepEqual(s.grpc, { bindAddress: '0.0.0.0', port: 6865 });
+    assert.equal(s.packageCacheDirectory, '/data/contract-packages');
+  });
+
+  it('reads packages, limits and the gRPC address; docker-engine.enable turns the engine on', async () => {
+    const s = await contractsOf(`node {
+      docker-engine { enable = yes, execution-limits { timeout = 2s, memory = 128 }, grpc-server { host = "10.0.0.1", port = 7000 }, contract-auth-expires-in = 30s }
+      wasm.fuel-limit = 50000
+      api.grpc { bind-address = "127.0.0.1", port = 7000 }
+      contracts.packages = [
+        { image = "registry.local/kv:1", source = "/opt/kv", command = ["node", "main.js"], env { DEBUG = "1" } }
+        { image = "registry.local/other:2", runtime = docker }
+      ]
+    }`);
+    assert.equal(s.enable, true);
+    assert.equal(s.dockerEngine.executionLimits.timeoutMs, 2000);
+    assert.equal(s.dockerEngine.executionLimits.memoryMb, 128);
+    assert.deepEqual(s.dockerEngine.grpcServer, { host: '10.0.0.1', port: 7000 });
+    assert.equal(s.dockerEngine.contractAuthExpiresInMs, 30_000);
+    assert.equal(s.wasmFuelLimit, 50_000);
+    assert.deepEqual(s.packages, [
+      { image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: ['node', 'main.js'], env: { DEBUG: '1' } },
+      { image: 'registry.local/other:2', runtime: 'docker', source: undefined, command: undefined, env: {} },
+    ]);
+  });
+
+  it('names the key of a bad value', async () => {
+    await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x" }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).source');
+    await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", runtime = vm }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).runtime');
+    await assert.rejects(contractsOf('node.docker-engine.execution-limits.timeout = soon'), (e: ConfigError) => e.path === 'node.docker-engine.execution-limits.timeout');
+    await assert.rejects(contractsOf('node.wasm.fuel-limit = 0'), (e: ConfigError) => e.path === 'node.wasm.fuel-limit');
+  });
+});
+
+describe("WE's image name normalisation", () => {
+  it('takes a registry domain only when it looks like one, and adds :latest', () => {
+    const full = (image: string, domain?: string): string => normalizeImageName(image, domain).fullName;
+    assert.equal(full('counter'), 'counter:latest');
+    assert.equal(full('counter', 'registry.local'), 'registry.local/counter:latest');
+    assert.equal(full('team/counter:2'), 'team/counter:2');
+    assert.equal(full('team/counter:2', 'registry.local'), 'registry.local/team/counter:2');
+    assert.equal(full('localhost/counter'), 'localhost/counter:latest');
+    assert.equal(full('registry.local:5000/counter:1.0'), 'registry.local:5000/counter:1.0');
+    assert.equal(full(`registry.local/counter@sha256:${'a'.repeat(64)}`), `registry.local/counter@sha256:${'a'.repeat(64)}`);
+  });
+});
+
+describe('the package digest', () => {
+  const make = (root: string): void => {
+    mkdirSync(join(root, 'dist', 'lib'), { recursive: true });
+    writeFileSync(join(root, 'package.json'), '{"name":"p"}');
+    writeFileSync(join(root, 'dist', 'index.js'), 'console.log(1)');
+    writeFileSync(join(root, 'dist', 'lib', 'a.js'), 'exports.a = 1');
+    mkdirSync(join(root, 'empty'));
+  };
+
+  it('depends on paths, contents, the executable bit and link targets only', async () => {
+    const a = tempDir('weft-digest-a-');
+    const b = tempDir('weft-digest-b-');
+    make(a);
+    // The same tree written in another order, with an extra empty folder.
+    mkdirSync(join(b, 'dist', 'lib'), { recursive: true });
+    writeFileSync(join(b, 'dist', 'lib', 'a.js'), 'exports.a = 1');
+    writeFileSync(join(b, 'dist', 'index.js'), 'console.log(1)');
+    writeFileSync(join(b, 'package.json'), '{"name":"p"}');
+    mkdirSync(join(b, 'also-empty'));
+    const digest = await packageTreeDigest(a);
+    assert.match(digest, /^[0-9a-f]{64}$/);
+    assert.equal(await packageTreeDigest(b), digest);
+    writeFileSync(join(b, 'dist', 'index.js'), 'console.log(2)');
+    const changed = await packageTreeDigest(b);
+    assert.notEqual(changed, digest);
+    writeFileSync(join(b, 'dist', 'index.js'), 'console.log(1)');
+    chmodSync(join(b, 'dist', 'index.js'), 0o755);
+    assert.notEqual(await packageTreeDigest(b), digest);
+    chmodSync(join(b, 'dist', 'index.js'), 0o644);
+    symlinkSync('dist/index.js', join(b, 'start.js'));
+    const linked = await packageTreeDigest(b);
+    assert.notEqual(linked, digest);
+    assert.equal(await packageTreeDigest(b), linked);
+  });
+
+  it('refuses what is neither a file, a folder nor a link', async () => {
+    const dir = tempDir('weft-digest-fifo-');
+    make(dir);
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    await assert.rejects(packageTreeDigest(dir), /'pipe' is neither a file, a folder nor a symbolic link/);
+  });
+
+  it('is what `weft contract hash` prints, for a folder and for a .tgz of it', async () => {
+    const dir = tempDir('weft-digest-cli-');
+    make(dir);
+    const digest = await packageTreeDigest(dir);
+    const folder = await run(process.execPath, [CLI, 'contract', 'hash', dir]);
+    assert.equal(folder.stdout, `${digest}\n`);
+    const tarball = join(tempDir('weft-digest-tgz-'), 'p.tgz');
+    execFileSync('tar', ['-czf', tarball, '-C', dir, '.']);
+    assert.equal((await run(process.execPath, [CLI, 'contract', 'hash', tarball])).stdout, `${digest}\n`);
+    await assert.rejects(run(process.execPath, [CLI, 'contract', 'hash', join(dir, 'nothing-here')]), (e: { code: number; stderr: string }) => {
+      assert.equal(e.code, 1);
+      assert.match(e.stderr, /no contract package at/);
+      return true;
+    });
+  });
+});
+
+describe('execution statuses', () => {
+  it('keeps signed statuses per transaction, oldest first, takes other nodes\' only when signed, and forgets them after expire-after', () => {
+    let now = 1_000_000n;
+    const book = new ExecutionStatusBook({ protocol, node, now: () => now, maxSize: 10, expireAfterMs: 60_000 });
+    const txId = new Uint8Array(32).fill(9);
+    book.record(txId, { status: 'Failure', code: 1, message: 'x'.repeat(1500) });
+    now += 10n;
+    const ok = book.record(txId, { status: 'Success', code: null, message: 'Contract transaction successfully mined' });
+    const statuses = book.statuses(txId)!;
+    assert.deepEqual(statuses.map((s) => s.status), ['Failure', 'Success']);
+    assert.equal(statuses[0]!.message.length, 1000, 'cut to 1000 characters');
+    const other = protocol.crypto.keyPairFromSeedPhrase('another node');
+    assert.equal(book.accept({ ...ok, senderPublicKey: other.publicKey }), false, 'a signature of another key');
+    assert.equal(book.statuses(txId)!.length, 2);
+    now += 60_000n;
+    assert.equal(book.statuses(txId), undefined);
+  });
+});
+
+describe('contract tokens', () => {
+  it('tell connection tokens from execution tokens and refuse expired ones (622)', async () => {
+    let now = 1_800_000_000_000n;
+    const tokens = await ContractTokens.create({ now: () => now, lifetimeMs: 60_000 });
+    const connection = await tokens.connectionToken('c1');
+    const execution = await tokens.executionToken({ txId: 't', contractId: 'c', executionId: '1' });
+    assert.deepEqual(await tokens.verifyConnection(connection), { connectionId: 'c1' });
+    assert.deepEqual(await tokens.verifyExecution(execution), { txId: 't', contractId: 'c', executionId: '1' });
+    await assert.rejects(tokens.verifyExecution(connection), (e: { code: number }) => e.code === 622);
+    await assert.rejects(tokens.verifyConnection(execution), (e: { code: number }) => e.code === 622);
+    await assert.rejects(tokens.verifyExecution('not.a.jwt'), (e: { code: number }) => e.code === 622);
+    now += 61_000n;
+    await assert.rejects(tokens.verifyExecution(execution), (e: { code: number }) => e.code === 622);
+  });
+});
