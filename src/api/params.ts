@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { base58Length, decodeBase58 } from '../crypto/encoding.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Address } from '../crypto/address.js';
-import { customValidationError, invalidSignature } from './errors.js';
+import { customValidationError, invalidSignature, routeNotFound } from './errors.js';
 
 export interface ParamContext {
   readonly protocol: Protocol;
@@ -131,6 +131,19 @@ export const digitsInt = (doc: string, failure: (name: string) => Error): ParamS
     const n = Number(raw);
     if (n > INT_MAX) throw failure(name);
     return n;
+  },
+});
+
+/** Akka's Boolean from a query value: true/yes/on/1, false/no/off/0 (any case); anything else does not match (404). */
+export const booleanQuery = (doc: string): QuerySpec<boolean> => ({
+  schema: Type.Boolean(),
+  description: doc,
+  required: false,
+  parse(raw) {
+    const s = raw.toLowerCase();
+    if (s === 'true' || s === 'yes' || s === 'on' || s === '1') return true;
+    if (s === 'false' || s === 'no' || s === 'off' || s === '0') return false;
+    throw routeNotFound();
   },
 });
 

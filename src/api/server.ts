@@ -20,6 +20,7 @@ import {
   wrongJson,
 } from './errors.js';
 import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
+import { installMultipart, readMultipart } from './multipart.js';
 import { openApiDocument } from './openapi.js';
 import { ROUTE_GROUPS } from './routes/index.js';
 import { bodyAbsentReply, registerRoutes, routeOf, type ApiContext, type RouteGroup } from './routing.js';
@@ -60,7 +61,7 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest, bodyLimi
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE': {
       const declared = Number(request.headers['content-length']);
-      return httpEntityTooBig(Number.isSafeInteger(declared) ? declared : -1, bodyLimit);
+      return httpEntityTooBig(Number.isSafeInteger(declared) ? declared : -1, routeOf(request)?.bodyLimit ?? bodyLimit);
     }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -111,6 +112,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   }) as unknown as FastifyInstance;
 
   installBodyParsers(app, bodyLimit);
+  installMultipart(app);
 
   // Successful answers of API routes get the CORS header in routing.ts's send(); errors of API
   // routes get it here, except a route that ends up in Akka's catch-all 404.
@@ -146,7 +148,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     return reply.code(404).type(TEXT_CONTENT_TYPE).send(NOT_FOUND_TEXT);
   });
 
-  registerRoutes(app, groups, ctx, auth);
+  registerRoutes(app, groups, ctx, auth, (request, r) => readMultipart(request, r, bodyLimit));
 
   // Documentation: the generated document, Swagger UI, WE's redirects.
   const document = openApiDocument(groups, auth, { title: 'Weft node REST API', version: options.version ?? '1.14-compatible' });

@@ -17,25 +17,12 @@ import { Type } from '@sinclair/typebox';
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { WeError } from '../../protocol/errors.js';
 import { blockAtHeightNotFoundText, customValidationError, routeNotFound, wrongJson } from '../errors.js';
-import { base58Id, digitsInt, positiveInt, text, type QuerySpec } from '../params.js';
+import { base58Id, booleanQuery, digitsInt, positiveInt, text } from '../params.js';
 import { defineRoutes, Reply, route } from '../routing.js';
 import * as S from '../schemas.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 const denied = err('2 API key missing or wrong');
-
-/** Akka's Boolean from a query value: true/yes/on/1, false/no/off/0 (any case); anything else does not match (404). */
-const booleanQuery = (doc: string): QuerySpec<boolean> => ({
-  schema: Type.Boolean(),
-  description: doc,
-  required: false,
-  parse(raw) {
-    const s = raw.toLowerCase();
-    if (s === 'true' || s === 'yes' || s === 'on' || s === '1') return true;
-    if (s === 'false' || s === 'no' || s === 'off' || s === '0') return false;
-    throw routeNotFound();
-  },
-});
 
 const BlockHashes = Type.Array(Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.String()), {
   $id: 'DebugBlockHashes',
