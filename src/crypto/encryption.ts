@@ -41,6 +41,13 @@ export class DecryptionFailure extends CryptoError {
   }
 }
 
+/** A failure to encrypt for a key (one whose shared secret cannot be made: a low-order point); WE's `Error in encrypt`. */
+export class EncryptionFailure extends CryptoError {
+  constructor() {
+    super('GenericError', 199, 'Error in encrypt');
+  }
+}
+
 /** X25519(privateKey, publicKey) as WE computes it (curve25519 agreement, no hashing). */
 export function x25519SharedSecret(privateKey: Uint8Array, publicKey: Uint8Array): Uint8Array {
   if (privateKey.length !== X25519_KEY_LENGTH) throw new RangeError(`An X25519 private key is ${X25519_KEY_LENGTH} bytes, got ${privateKey.length}`);
@@ -107,7 +114,7 @@ function sharedSecretOr(privateKey: Uint8Array, publicKey: Uint8Array, failure: 
 
 /** The 48-byte wrapped content key for one recipient. */
 export function wrapContentKey(contentKey: Uint8Array, senderPrivateKey: Uint8Array, recipientPublicKey: Uint8Array, random: RandomBytes = systemRandom): Uint8Array {
-  const secret = sharedSecretOr(senderPrivateKey, recipientPublicKey, (reason) => new CryptoError('GenericError', 199, `Error in encrypt: ${reason}`));
+  const secret = sharedSecretOr(senderPrivateKey, recipientPublicKey, () => new EncryptionFailure());
   return sealAesGcm(secret, contentKey, random);
 }
 

@@ -22,7 +22,8 @@ import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
-import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
+import { encryptForRecipient } from '../../src/crypto/encryption.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { devKeystorePassword, type DevAccount } from '../../src/node/dev.js';
 import { consensusChain, POS } from './consensus-chains.js';
@@ -163,6 +164,7 @@ function inputsFor(s: SeededNode): Inputs {
   const crypto = s.node.protocol.crypto;
   const signedTransfer = (amount: bigint): unknown =>
     s.sign(a2, { type: 4, version: 3, recipient: a3.address, amount, fee: 1_000_000n, attachment: '' }).toJson();
+  const encryptRequest = { sender: a1.address, password: devKeystorePassword(1), encryptionText: message, recipientsPublicKeys: [b58(a2.keyPair.publicKey), b58(a3.keyPair.publicKey)], cryptoAlgo: 'aes' };
   const unsigned = (amount: bigint): Json => ({ type: 4, version: 3, sender: a1.address, password: devKeystorePassword(1), recipient: a3.address, amount, fee: 1_000_000n, attachment: '' });
   return {
     params: (name) => byName[name],
@@ -223,6 +225,21 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /node/metrics': () => ({ json: { enabled: [], disabled: [] } }),
       'POST /node/stop': () => ({}),
       'POST /peers/connect': () => ({ json: { host: '127.0.0.1', port: 6864 } }),
+      'POST /crypto/encryptSeparate': () => ({ json: encryptRequest }),
+      'POST /crypto/encryptCommon': () => ({ json: encryptRequest }),
+      'POST /crypto/decrypt': () => {
+        const sealed = encryptForRecipient(messageBytes, a1.keyPair.privateKey, a2.keyPair.publicKey);
+        return {
+          json: {
+            recipient: a2.address,
+            password: devKeystorePassword(2),
+            encryptedText: encodeBase64(sealed.encrypted),
+            wrappedKey: b58(sealed.wrappedKey),
+            senderPublicKey: b58(a1.keyPair.publicKey),
+            cryptoAlgo: 'aes',
+          },
+        };
+      },
     },
   };
 }

@@ -9,6 +9,7 @@ import { aliasRoutes } from './alias.js';
 import { assetsRoutes } from './assets.js';
 import { blocksRoutes } from './blocks.js';
 import { consensusRoutes } from './consensus.js';
+import { cryptoRoutes } from './crypto.js';
 import { debugRoutes } from './debug.js';
 import { leasingRoutes } from './leasing.js';
 import { nodeRoutes } from './node.js';
@@ -17,6 +18,6 @@ import { permissionsRoutes } from './permissions.js';
 import { transactionsRoutes } from './transactions.js';
 import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes] as const;
+export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, cryptoRoutes] as const;
 
 export type RouteGroups = typeof ROUTE_GROUPS;
