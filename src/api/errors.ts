@@ -51,10 +51,6 @@ export const invalidSignature = (field?: string): ApiError => api('InvalidSignat
 export const missingSenderPrivateKey = (field?: string): ApiError =>
   api('MissingSenderPrivateKey', 115, 'no private key for sender address in wallet or provided password is incorrect', 400, field);
 
-/** 121. */
-export const certificateParseError = (reason: string, field = 'certificates'): ApiError =>
-  api('CertificateParseError', 121, `Error while parsing a certificate: ${reason}`, 400, field);
-
 /** 199: WE's CustomValidationError (free text). */
 export const customValidationError = (message: string, field?: string): ApiError => api('CustomValidationError', 199, message, 400, field);
 
@@ -93,6 +89,13 @@ export const scriptCompilerError = (message: string, field = 'script'): ApiError
 export const requestedHeightDoesntExist = (requested: number, current: number): ApiError =>
   api('RequestedHeightDoesntExist', 310, `Requested height '${requested}' is greater than current state height '${current}'`, 400, 'height');
 export const policyDoesNotExist = (policyId: string): ApiError => api('PolicyDoesNotExist', 612, `The requested policy ${policyId} does not exist`);
+export const privacyIsSwitchedOff = (): ApiError => api('PrivacyIsSwitchedOff', 613, 'The privacy feature is switched off', 400, 'node.privacy.storage.vendor');
+export const privacyLargeObjectFeatureIsNotActivated = (): ApiError =>
+  api(
+    'PrivacyLargeObjectFeatureIsNotActivated',
+    648,
+    'Large privacy object feature is not activated yet, so using appropriate api methods(for getting or sending large data) is not allowed',
+  );
 export const policyDataHashAlreadyExists = (hash: string): ApiError => api('PolicyDataHashAlreadyExists', 615, `The specified dataset with hash ${hash} was added earlier`);
 export const missingAuthorizationMetadata = (): ApiError => api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401, 'Authorization');
 export const authTokenExpired = (): ApiError => api('AuthTokenExpired', 619, 'Authorization error. Token expired', 401, 'Authorization');
