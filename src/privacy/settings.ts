@@ -45,8 +45,8 @@ export interface S3StorageSettings {
 
 export interface EmbeddedStorageSettings {
   readonly vendor: 'embedded';
-  /** Where items and their metadata live (`<data-directory>/privacy` unless `storage.directory` says otherwise). */
-  readonly directory: string;
+  /** `storage.directory`: where items and their metadata live; undefined: `<data-directory>/privacy`. */
+  readonly directory: string | undefined;
 }
 
 export type PrivacyStorageSettings = { readonly vendor: 'none' } | EmbeddedStorageSettings | PostgresStorageSettings | S3StorageSettings;
@@ -124,8 +124,13 @@ export const PRIVACY_DEFAULTS = {
   s3UploadChunkSize: 5 * MiB,
 } as const;
 
-/** The settings of a node that names nothing under `node.privacy`: the embedded store in `<dataDirectory>/privacy`. */
-export function defaultPrivacySettings(dataDirectory: string): PrivacySettings {
+/** The settings of a node that names nothing under `node.privacy`: the embedded store. */
+export function defaultPrivacySettings(): PrivacySettings {
   const { replier, synchronizer, inventoryHandler, cache, service } = PRIVACY_DEFAULTS;
-  return { storage: { vendor: 'embedded', directory: join(dataDirectory, 'privacy') }, replier, synchronizer, inventoryHandler, cache, service };
+  return { storage: { vendor: 'embedded', directory: undefined }, replier, synchronizer, inventoryHandler, cache, service };
+}
+
+/** Where the embedded store lives for a node whose data directory is `dataDirectory`. */
+export function embeddedStorageDirectory(settings: EmbeddedStorageSettings, dataDirectory: string): string {
+  return settings.directory ?? join(dataDirectory, 'privacy');
 }
