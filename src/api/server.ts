@@ -50,6 +50,8 @@ const OPTIONS_HEADERS = {
 const DOCS_PATH = '/api-docs/';
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: WeError | OtherShapeReply): FastifyReply {
+  // A refusal before the whole body was read (a streamed upload): the client should stop sending.
+  if (!request.raw.complete) reply.header('connection', 'close');
   if (error instanceof StatusDetailsReply) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(error.body, request.headers.accept));
   if (error instanceof PlainTextReply) return reply.code(error.status).type(TEXT_CONTENT_TYPE).send(error.text);
   if (error instanceof WeError) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(errorBody(error), request.headers.accept));

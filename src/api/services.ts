@@ -14,6 +14,7 @@ import type { ActivationStatus } from '../chain/features.js';
 import type { ConsensusSettings } from '../chain/settings.js';
 import type { ChainHeaders as PoaChainHeaders, PoaConsensus } from '../consensus/poa.js';
 import type { ConnectedPeerView } from '../network/node-network.js';
+import type { PrivacyApi } from '../privacy/service.js';
 
 export interface BlockAt {
   readonly block: Block;
@@ -294,6 +295,8 @@ export interface ApiServices {
    * peers, and `POST /peers/connect` is refused.
    */
   readonly peers?: PeersService;
+  /** Confidential data (`/privacy/*`); absent on a node built without it (the routes then answer 613). */
+  readonly privacy?: PrivacyApi;
   /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */
   readonly nodeOwnerPublicKey: Uint8Array;
   /** Node time in ms (NTP-corrected in WE). */

@@ -18,12 +18,14 @@
  * untested.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
 import { encryptForRecipient } from '../../src/crypto/encryption.js';
+import { form, type FormPart } from '../support/multipart.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { devKeystorePassword, type DevAccount } from '../../src/node/dev.js';
 import { consensusChain, POS } from './consensus-chains.js';
@@ -124,6 +126,8 @@ interface ExampleBody {
   readonly json?: unknown;
   /** A raw text body, sent as text/plain. */
   readonly text?: string;
+  /** A multipart/form-data body. */
+  readonly multipart?: readonly FormPart[];
 }
 
 interface Inputs {
@@ -158,12 +162,23 @@ function inputsFor(s: SeededNode): Inputs {
     timestamp: String(s.now()),
     confirmations: '1',
     howMany: '3',
+    policyId: s.seed.policy.idBase58,
+    hash: s.seed.privacyItems.small.hash,
   };
   const message = 'weft openapi walk';
   const messageBytes = new Uint8Array(Buffer.from(message, 'utf8'));
   const crypto = s.node.protocol.crypto;
   const signedTransfer = (amount: bigint): unknown =>
     s.sign(a2, { type: 4, version: 3, recipient: a3.address, amount, fee: 1_000_000n, attachment: '' }).toJson();
+  const privacyRequest = (data: Buffer) => ({
+    version: 3,
+    sender: owner.address,
+    password: owner.keystorePassword,
+    policyId: s.seed.policy.idBase58,
+    hash: b58(createHash('sha256').update(data).digest()),
+    info: { filename: 'walk.bin', size: data.length, timestamp: s.now(), author: 'openapi walk', comment: '' },
+    fee: 5_000_000n,
+  });
   const encryptRequest = { sender: a1.address, password: devKeystorePassword(1), encryptionText: message, recipientsPublicKeys: [b58(a2.keyPair.publicKey), b58(a3.keyPair.publicKey)], cryptoAlgo: 'aes' };
   const unsigned = (amount: bigint): Json => ({ type: 4, version: 3, sender: a1.address, password: devKeystorePassword(1), recipient: a3.address, amount, fee: 1_000_000n, attachment: '' });
   return {
@@ -186,6 +201,7 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /addresses/signText/{}': { address: a1.address },
       'POST /addresses/verify/{}': { address: a1.address },
       'POST /addresses/verifyText/{}': { address: a1.address },
+      'GET /privacy/{}/getLargeData/{}': { hash: s.seed.privacyItems.large.hash },
     },
     query: {
       'GET /addresses/data/{}': { offset: '0', limit: '10' },
@@ -225,6 +241,19 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /node/metrics': () => ({ json: { enabled: [], disabled: [] } }),
       'POST /node/stop': () => ({}),
       'POST /peers/connect': () => ({ json: { host: '127.0.0.1', port: 6864 } }),
+      'POST /privacy/getInfos': () => ({ json: { policiesDataHashes: [{ policyId: s.seed.policy.idBase58, datahashes: [s.seed.privacyItems.small.hash, s.seed.privacyItems.large.hash] }] } }),
+      'POST /privacy/sendData': () => {
+        const data = Buffer.from('sent by the openapi walk');
+        return { json: { ...privacyRequest(data), data: data.toString('base64') } };
+      },
+      'POST /privacy/sendDataV2': () => {
+        const data = Buffer.from('sent by the openapi walk, V2');
+        return { multipart: [{ name: 'request', content: stringifyJson(privacyRequest(data)) }, { name: 'data', content: data, filename: 'v2.bin' }] };
+      },
+      'POST /privacy/sendLargeData': () => {
+        const data = Buffer.alloc(70_000, 3);
+        return { multipart: [{ name: 'request', content: stringifyJson(privacyRequest(data)) }, { name: 'data', content: data, filename: 'large.bin' }] };
+      },
       'POST /crypto/encryptSeparate': () => ({ json: encryptRequest }),
       'POST /crypto/encryptCommon': () => ({ json: encryptRequest }),
       'POST /crypto/decrypt': () => {
@@ -314,16 +343,20 @@ async function call(app: FastifyInstance, inputs: Inputs, o: DocumentedOperation
   if (missing) return undefined;
   const body = example?.() ?? {};
   const headers: Record<string, string> = { 'x-api-key': DEV_API_KEY };
-  let payload: string | undefined;
+  let payload: string | Buffer | undefined;
   if (body.json !== undefined) {
     payload = stringifyJson(body.json);
     headers['content-type'] = 'application/json';
   } else if (body.text !== undefined) {
     payload = body.text;
     headers['content-type'] = 'text/plain; charset=UTF-8';
+  } else if (body.multipart !== undefined) {
+    const f = form(body.multipart);
+    payload = await f.buffer();
+    headers['content-type'] = f.contentType;
   }
   if (payload !== undefined) {
-    const mediaType = body.json !== undefined ? 'application/json' : 'text/plain';
+    const mediaType = body.json !== undefined ? 'application/json' : body.multipart !== undefined ? 'multipart/form-data' : 'text/plain';
     const documented = documentedBody?.content?.[mediaType] ?? (body.text !== undefined ? documentedBody?.content?.['*/*'] : undefined);
     if (documented === undefined) problems.push(`${key}: sends a ${mediaType} body the document does not describe`);
   }
@@ -396,6 +429,8 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
   'GET /debug/threadDump': 'a JVM thread dump; a Node.js process has no equivalent',
   'POST /debug/freeze': 'freezes the node before a snapshot swap: snapshots are not built yet',
   'POST /debug/cleanState': 'wipes state after a freeze for a snapshot swap: snapshots are not built yet',
+  'POST /privacy/forceSync': 'restarts the privacy synchronizer, which runs once the network layer carries its messages (issue 12, phase 2)',
+  'GET /privacy/forceSync/{policyId}': 'restarts the privacy synchronizer for a policy, which runs once the network layer carries its messages (issue 12, phase 2)',
 };
 
 describe('every seed route is served and documented', () => {

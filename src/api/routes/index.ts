@@ -15,9 +15,10 @@ import { leasingRoutes } from './leasing.js';
 import { nodeRoutes } from './node.js';
 import { peersRoutes } from './peers.js';
 import { permissionsRoutes } from './permissions.js';
+import { privacyRoutes } from './privacy.js';
 import { transactionsRoutes } from './transactions.js';
 import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, cryptoRoutes] as const;
+export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, cryptoRoutes, privacyRoutes] as const;
 
 export type RouteGroups = typeof ROUTE_GROUPS;
