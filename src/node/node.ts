@@ -31,6 +31,7 @@ import { Keystore } from './keystore.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { debugService, LiquidBlockTracker, nodeControlService, type NodeApiParts } from './node-api.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
+import { startPrivacy, type PrivacyWiring } from './privacy-wiring.js';
 
 export interface NodeOptions {
   /** Node time in ms; the system clock by default. */
@@ -60,6 +61,7 @@ export class Node {
   private apiParts: NodeApiParts | undefined;
   /** The P2P network; undefined when `node.network.port` is 0. */
   private p2p: NodeNetwork | undefined;
+  private privacy: PrivacyWiring | undefined;
   /** The consensus rules and feature activation the chain runs on. */
   private consensusParts: { readonly rules: PoaRules | PosRules; readonly features: ChainFeatures } | undefined;
 
@@ -177,6 +179,10 @@ export class Node {
         throw e;
       }
     }
+    node.privacy = await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => node.services().pool.broadcast(tx) }).catch(async (e: unknown) => {
+      await node.stop();
+      throw e;
+    });
     if (config.api.enabled) {
       node.api = createApiServer(node.services(), { loggerInstance: loggers.get('api') });
       try {
@@ -268,6 +274,7 @@ export class Node {
       consensus: consensusService({ settings: this.config.chain.consensus, rules: this.chainConsensus().rules, chain, store: this.store }),
       activation: activationService(this.chainConsensus().features, () => chain.height(), this.config.features),
       ...(this.p2p === undefined ? {} : { peers: peersService(this.p2p) }),
+      ...(this.privacy === undefined ? {} : { privacy: this.privacy.api }),
       nodeOwnerPublicKey: this.owner.publicKey,
       now: this.now,
     };
@@ -365,6 +372,7 @@ export class Node {
       this.miner?.stop();
       if (this.p2p !== undefined) await this.p2p.close();
       if (this.api !== undefined) await this.api.close();
+      await this.privacy?.close();
       await this.verifier.close();
       await this.store.close();
       this.log.info({}, 'node stopped');
