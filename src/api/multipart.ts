@@ -8,6 +8,7 @@
  * boundary, a part cut short, a body that ends early — fails the iteration with a 199 that
  * says so.
  */
+import { PassThrough } from 'node:stream';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { customValidationError, httpEntityTooBig, WeError } from './errors.js';
@@ -70,7 +71,16 @@ export function readMultipart(request: FastifyRequest, route: AnyRoute, serverLi
           }
           const part = step.value;
           if (part.type !== 'file') throw customValidationError(`The multipart part '${part.fieldname}' could not be read as a stream`, 'body');
-          current = { name: part.fieldname, stream: part.file };
+          // The part's bytes, failing with WE's error when the body breaks off or grows too big.
+          const stream = new PassThrough();
+          if (part.file.destroyed) {
+            // The parser ran ahead and failed before this part was asked for.
+            stream.destroy(tooBig ?? malformed(part.file.errored ?? new Error('the body ended inside this part')));
+          } else {
+            part.file.on('error', (e) => stream.destroy(tooBig ?? malformed(e)));
+            part.file.pipe(stream);
+          }
+          current = { name: part.fieldname, stream };
           return { done: false, value: current };
         } catch (e) {
           raw.off('data', count);

@@ -68,6 +68,8 @@ export interface SeededNode {
   readonly seed: SeedData;
   /** A transaction signed by a dev account from request JSON (`senderPublicKey`, `timestamp`, `proofs` filled in). */
   sign(signer: DevAccount, json: Record<string, unknown>): Transaction;
+  /** Forges a key block and a micro-block of these transactions (the new liquid block). */
+  block(txs: Transaction[]): void;
   /** Node time now (ms). */
   now(): bigint;
   /** Moves node time. */
@@ -178,6 +180,7 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
     accounts,
     seed: { assetId, issue, activeLease, cancelledLease, leaseCancel, alias, data, massTransfer, permission, atomic, unconfirmed, confirmed, dataKeys, policy, privacyItems: { small, large } },
     sign: (signer, json) => f.tx(signer, json),
+    block: (txs) => block(txs),
     now: () => clock.now,
     advance: (ms) => {
       clock.now += ms;
