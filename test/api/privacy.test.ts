@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../src/api/server.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
-import { parseJson, stringifyJson } from '../../src/protocol/json.js';
+import { stringifyJson } from '../../src/protocol/json.js';
 import { checkSendDataRequest, MAX_POLICY_DATA_LENGTH, type SendDataRequest } from '../../src/privacy/requests.js';
 import { PrivacyService, type PrivacyApi } from '../../src/privacy/service.js';
 import { PrivacyState } from '../../src/privacy/state.js';
@@ -21,41 +21,19 @@ import type { DevAccount } from '../../src/node/dev.js';
 import { form, type FormPart } from '../support/multipart.js';
 import { DEV_API_KEY, seededNode, type SeededNode } from './seeded-node.js';
 import { fixtureServer, PRIVACY_KEY } from './fixture.js';
-
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-  readonly contentType: string;
-  readonly headers: Record<string, unknown>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
-}
+import { inject, type Answer } from './inject.js';
 
 const hashOf = (data: Uint8Array): string => encodeBase58(createHash('sha256').update(data).digest());
 const KEY = { 'x-api-key': DEV_API_KEY };
 
+/** A request with the dev privacy key: a JSON body (int64 exact), a multipart form, or raw JSON text. */
 async function send(app: FastifyInstance, method: 'GET' | 'POST', url: string, o: { body?: unknown; parts?: readonly FormPart[]; raw?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { ...KEY, ...(o.headers ?? {}) };
-  let payload: string | Buffer | undefined;
+  const headers = { ...KEY, ...(o.headers ?? {}) };
   if (o.parts !== undefined) {
     const f = form(o.parts);
-    payload = await f.buffer();
-    headers['content-type'] = f.contentType;
-  } else if (o.body !== undefined) {
-    payload = stringifyJson(o.body);
-    headers['content-type'] = 'application/json';
-  } else if (o.raw !== undefined) {
-    payload = o.raw;
-    headers['content-type'] ??= 'application/json';
+    return inject(app, method, url, { headers, raw: await f.buffer(), contentType: f.contentType });
   }
-  const r = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
-  let json: unknown;
-  try {
-    json = parseJson(r.body);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.statusCode, text: r.body, contentType: String(r.headers['content-type'] ?? ''), headers: r.headers, json };
+  return inject(app, method, url, { headers, ...(o.body !== undefined ? { body: stringifyJson(o.body) } : o.raw !== undefined ? { body: o.raw } : {}) });
 }
 
 function expectError(r: Answer, status: number, code: number, message?: string | RegExp): void {
