@@ -16,7 +16,7 @@ import { StorageFailure } from '../../src/privacy/errors.js';
 import { decodeItemMeta, encodeItemMeta, policyDataHashOf, type PolicyItemMeta } from '../../src/privacy/item.js';
 import { PRIVACY_DEFAULTS, type PostgresStorageSettings, type S3StorageSettings } from '../../src/privacy/settings.js';
 import { EmbeddedStorage } from '../../src/privacy/storage/embedded.js';
-import { PostgresStorage, WE_MIGRATIONS } from '../../src/privacy/storage/postgres.js';
+import { pgConnectionOf, PostgresStorage, WE_MIGRATIONS } from '../../src/privacy/storage/postgres.js';
 import { S3Storage } from '../../src/privacy/storage/s3.js';
 import { decodeMetadataValue, encodeMetadataValue } from '../../src/privacy/storage/s3-metadata.js';
 import type { PolicyStorage } from '../../src/privacy/storage/storage.js';
@@ -299,6 +299,24 @@ const pgCount = async (sql: string): Promise<number> => {
 };
 
 storageSuite('PostgreSQL', () => postgres, async () => (await pgCount('SELECT count(*) AS n FROM pg_largeobject_metadata')) - (await pgCount('SELECT count(*) AS n FROM policy_meta_data WHERE lo_id IS NOT NULL')));
+
+describe('PostgreSQL connection settings', () => {
+  it('read WE\'s JDBC URL, its user and password parameters, and the pool settings', () => {
+    const base = { ...pgSettings, user: undefined, password: undefined, poolSize: 7, connectionTimeoutMs: 1234 };
+    assert.deepEqual(pgConnectionOf({ ...base, url: 'jdbc:postgresql://db.example:6543/we_privacy?user=we&password=p%20w' }), {
+      host: 'db.example',
+      port: 6543,
+      database: 'we_privacy',
+      user: 'we',
+      password: 'p w',
+      max: 7,
+      connectionTimeoutMillis: 1234,
+    });
+    assert.equal(pgConnectionOf({ ...base, url: 'jdbc:postgresql://[::1]/x' }).host, '::1');
+    assert.equal(pgConnectionOf({ ...base, url: 'jdbc:postgresql://h/x', user: 'u' }).user, 'u');
+    assert.throws(() => pgConnectionOf({ ...base, url: 'postgres://h/x' }), /expected jdbc:postgresql:\/\/host\[:port\]\/database/);
+  });
+});
 
 describe('PostgreSQL schema', () => {
   it("is WE's after its four migrations, recorded as Flyway records them, and is not migrated twice", async () => {
