@@ -10,8 +10,8 @@
  *    anchored in that policy.
  * Those are added to the persisted pending set (privacy state), whose listeners — the
  * synchronizer — start fetching them. Each PolicyDataHash a rollback removes is told to
- * the rollback listeners (the synchronizer cancels its download; the data itself stays,
- * as in WE).
+ * the rollback listeners (the synchronizer cancels its download) and leaves the pending
+ * and lost sets; data already stored stays, as in WE.
  */
 import type { Address } from '../crypto/address.js';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
@@ -49,7 +49,10 @@ export class PolicyUpdates {
       const rolledBack = flatten(event.removed)
         .filter((tx) => PolicyDataHash.is(tx))
         .map((tx) => ({ policyId: encodeBase58(tx.data.policyId), hash: encodeBase58(tx.data.dataHash) }));
-      if (rolledBack.length > 0) for (const l of this.rollbackListeners) l(rolledBack);
+      if (rolledBack.length === 0) return;
+      for (const l of this.rollbackListeners) l(rolledBack);
+      // As WE does: the item no longer waits to be fetched.
+      Promise.all(rolledBack.map((k) => this.privacy.removeFromPendingAndLost(k))).catch(this.onError);
       return;
     }
     const items = this.itemsToFetch(event.kind === 'block' ? event.block.transactions : event.transactions);

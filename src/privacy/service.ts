@@ -36,9 +36,10 @@ import type { StateView } from '../state/view.js';
 import { FEATURE } from '../protocol/features.js';
 import { policyItemDataIsMissing, policyItemNotFound, wrongPolicyItemDataGetMethod } from './errors.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from './item.js';
+import type { PolicyItemId } from './messages.js';
 import { checkSendDataRequest, readDataHash, readPolicyId, type SendDataRequest, type ValidSendData } from './requests.js';
 import type { PrivacySettings } from './settings.js';
-import type { PrivacyState } from './state.js';
+import { itemKind, type PrivacyState } from './state.js';
 import type { IncomingData, PolicyStorage, StoredData } from './storage/storage.js';
 
 /** What WE's getInfo answers about an item. */
@@ -95,7 +96,7 @@ export interface PrivacyChainView {
 
 /** Tells the policy's peers that this node holds an item (the network layer's inventory gossip). */
 export interface ItemAnnouncer {
-  announce(item: { readonly policyId: Uint8Array; readonly hash: Uint8Array }, type: PrivacyDataType, signer: KeyPair): void;
+  announce(item: PolicyItemId, type: PrivacyDataType, signer: KeyPair): void;
 }
 
 export interface PrivacyLog {
@@ -188,12 +189,9 @@ export class PrivacyService implements PrivacyApi {
 
   /** The kind of an item: its descriptor, else the storage's answer (remembered); 646 when neither knows it. */
   private async kindOf(key: PolicyItemKey): Promise<PrivacyDataType> {
-    const known = this.parts.state.descriptor(key);
-    if (known !== undefined) return known;
-    const stored = await this.storage.itemType(key);
-    if (stored === undefined) throw policyItemNotFound(key.policyId, key.hash);
-    await this.parts.state.putDescriptor(key, stored);
-    return stored;
+    const kind = await itemKind(this.parts.state, this.storage, key);
+    if (kind === undefined) throw policyItemNotFound(key.policyId, key.hash);
+    return kind;
   }
 
   /** 617, after queueing the item for download when this node should hold it (WE's forceUpdateIfNotInProgress). */
@@ -320,7 +318,7 @@ export class PrivacyService implements PrivacyApi {
     }
     if (!broadcast) return tx;
     const pooled = await chain.broadcast(tx);
-    this.parts.announcer?.announce({ policyId: valid.policyId, hash: valid.hash }, type, valid.signer);
+    this.parts.announcer?.announce({ policyId: valid.policyId, dataHash: valid.hash }, type, valid.signer);
     log.info({ id: pooled.idBase58, policyId: key.policyId, hash: key.hash, type }, 'privacy item stored and its PolicyDataHash broadcast');
     return pooled;
   }

@@ -16,6 +16,7 @@
  */
 import { open, type RootDatabase } from 'lmdb';
 import { dataTypeOfByte, DATA_TYPE_BYTE, type PolicyItemKey, type PrivacyDataType } from './item.js';
+import type { PolicyStorage } from './storage/storage.js';
 
 const DESCRIPTOR = 0x0a;
 const PENDING = 0x06;
@@ -118,4 +119,16 @@ export class PrivacyState {
   close(): Promise<void> {
     return this.db.close();
   }
+}
+
+/**
+ * How an item is kept (WE's PolicyItemTypeSelector): its descriptor, else what the storage
+ * says (then remembered as its descriptor); undefined when neither knows the item.
+ */
+export async function itemKind(state: PrivacyState, storage: PolicyStorage, key: PolicyItemKey): Promise<PrivacyDataType | undefined> {
+  const known = state.descriptor(key);
+  if (known !== undefined) return known;
+  const stored = await storage.itemType(key);
+  if (stored !== undefined) await state.putDescriptor(key, stored);
+  return stored;
 }
