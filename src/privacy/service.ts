@@ -288,8 +288,9 @@ export class PrivacyService implements PrivacyApi {
 
   async sendLargeData(upload: LargeUpload, data: Readable, broadcast: boolean): Promise<Transaction> {
     // The socket feeds the storage through a buffer of request-buffer-size bytes: when the
-    // storage is slower, the buffer fills and the socket is paused.
-    const buffered = new PassThrough({ highWaterMark: this.parts.settings.service.requestBufferSize });
+    // storage is slower, the buffer fills and the socket is paused. (The bytes are held on
+    // the readable side; the writable side only hands them over.)
+    const buffered = new PassThrough({ readableHighWaterMark: this.parts.settings.service.requestBufferSize, writableHighWaterMark: 64 * 1024 });
     pipeline(data, buffered, () => undefined);
     try {
       return await this.send(upload.request, upload.valid, 'large', broadcast, () => buffered);

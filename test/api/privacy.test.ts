@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -314,6 +315,42 @@ describe('sendLargeData', () => {
     expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'request', content: stringifyJson(request(data, { password: 'nope' })) }, { name: 'data', content: data }] }), 400, 199, /^Failed to get senders private key/);
     expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'request', content: stringifyJson(request(randomBytes(9))) }, { name: 'data', content: data }] }), 400, 199, /^Invalid data hash/);
     await assertNothingFrom(hashOf(data));
+  });
+
+  it('reads the upload only as fast as the storage takes it: at most request-buffer-size bytes wait in between', async () => {
+    const parts = (s.services.privacy as unknown as { parts: ConstructorParameters<typeof PrivacyService>[0] }).parts;
+    const storage = parts.storage!;
+    const bufferSize = 1024 * 1024;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    // A storage that starts reading only once released.
+    const stalled: typeof storage = Object.assign(Object.create(storage) as typeof storage, {
+      save: async (...args: Parameters<typeof storage.save>) => {
+        await released;
+        return storage.save(...args);
+      },
+    });
+    const service = new PrivacyService({ ...parts, storage: stalled, settings: { ...parts.settings, service: { ...parts.settings.service, requestBufferSize: bufferSize } } });
+    const chunk = randomBytes(16 * 1024);
+    const total = 64 * 1024 * 1024;
+    const hash = createHash('sha256');
+    for (let at = 0; at < total; at += chunk.length) hash.update(chunk);
+    let pulled = 0;
+    const upload = new Readable({
+      highWaterMark: chunk.length,
+      read() {
+        pulled += chunk.length;
+        this.push(chunk);
+        if (pulled === total) this.push(null);
+      },
+    });
+    const sent = service.sendLargeData(service.checkLargeUpload({ ...(request(randomBytes(1), { hash: encodeBase58(hash.digest()) }) as unknown as SendDataRequest), info: { ...info(), size: total } }), upload, false);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(pulled <= bufferSize + 4 * chunk.length, `${pulled} bytes read while the storage took none`);
+    release();
+    const tx = await sent;
+    assert.equal(pulled, total);
+    assert.equal(tx.type, 114);
   });
 });
 
