@@ -12,7 +12,8 @@ import { describe, it } from 'node:test';
 import { DEV_API_KEY } from '../../src/node/dev.js';
 import { generatedData } from '../support/multipart.js';
 import { until } from '../support/wait.js';
-import { download, hashOfSource, PrivacyClient, privacyNodeSuite, type PrivacyTarget } from './privacy-suite.js';
+import { download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../support/privacy-client.js';
+import { privacyNodeSuite } from './privacy-suite.js';
 import { NodeFleet, type DevNode } from './support.js';
 
 const MB = 1_000_000;
