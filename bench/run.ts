@@ -12,6 +12,7 @@ import { Protocol } from '../src/protocol/protocol.js';
 import { chainFigures } from './chain.js';
 import { fuzzBench } from './fuzz.js';
 import { networkFigures } from './network.js';
+import { privacyFigures } from './privacy.js';
 import { protocolFigures } from './protocol.js';
 import { restFigures } from './rest.js';
 
@@ -23,6 +24,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['chain', () => chainFigures(p)],
   ['rest', restFigures],
   ['network', () => networkFigures(p)],
+  ['privacy', () => privacyFigures(p)],
 ];
 
 for (const [group, run] of groups) {
