@@ -477,7 +477,7 @@ export interface NodeConfig {
   readonly api: NodeApiSettings;
   readonly network: NetworkSettings;
   readonly features: FeaturesSettings;
-  /** `node.privacy`; absent in settings built in code (the dev chain): the defaults, embedded storage in the data directory. */
+  /** `node.privacy`; when absent (settings built in code): the defaults, embedded storage in the data directory. */
   readonly privacy?: PrivacySettings;
 }
 
