@@ -49,9 +49,31 @@ const OPTIONS_HEADERS = {
 
 const DOCS_PATH = '/api-docs/';
 
+/** How long the rest of a refused upload is read and dropped before its connection is closed. */
+const REFUSED_BODY_LINGER_MS = 2000;
+
+/**
+ * A refusal before the whole body arrived (a streamed upload refused early): once the answer
+ * is out, the rest of the body is read and dropped (Node's server does that) for at most
+ * REFUSED_BODY_LINGER_MS, then the connection is closed. Closing it at once would reset it
+ * under the client's unread answer — a client still writing sees EPIPE and loses the answer.
+ */
+function lingerOnRefusedBody(request: FastifyRequest, reply: FastifyReply): void {
+  const req = request.raw;
+  // (Injected requests, which have no socket, leave `complete` unset.)
+  if (req.complete !== false) return;
+  // Fastify asks for an immediate close after a body it refused; the close comes below instead.
+  reply.removeHeader('connection');
+  reply.raw.once('finish', () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => req.socket.destroy(), REFUSED_BODY_LINGER_MS);
+    req.once('end', () => clearTimeout(timer));
+    req.socket.once('close', () => clearTimeout(timer));
+  });
+}
+
 function sendError(request: FastifyRequest, reply: FastifyReply, error: WeError | OtherShapeReply): FastifyReply {
-  // A refusal before the whole body was read (a streamed upload): the client should stop sending.
-  if (!request.raw.complete) reply.header('connection', 'close');
+  lingerOnRefusedBody(request, reply);
   if (error instanceof StatusDetailsReply) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(error.body, request.headers.accept));
   if (error instanceof PlainTextReply) return reply.code(error.status).type(TEXT_CONTENT_TYPE).send(error.text);
   if (error instanceof WeError) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(errorBody(error), request.headers.accept));

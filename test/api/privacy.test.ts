@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createApiServer } from '../../src/api/server.js';
+import { createApiServer, listen } from '../../src/api/server.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { checkSendDataRequest, MAX_POLICY_DATA_LENGTH, type SendDataRequest } from '../../src/privacy/requests.js';
@@ -20,6 +21,7 @@ import { PrivacyService, type PrivacyApi } from '../../src/privacy/service.js';
 import { PrivacyState } from '../../src/privacy/state.js';
 import type { DevAccount } from '../../src/node/dev.js';
 import { form, type FormPart } from '../support/multipart.js';
+import { until } from '../support/wait.js';
 import { DEV_API_KEY, seededNode, type SeededNode } from './seeded-node.js';
 import { fixtureServer, PRIVACY_KEY } from './fixture.js';
 import { inject, type Answer } from './inject.js';
@@ -351,6 +353,54 @@ describe('sendLargeData', () => {
     const tx = await sent;
     assert.equal(pulled, total);
     assert.equal(tx.type, 114);
+  });
+});
+
+describe('refused uploads over a socket', () => {
+  let url: string;
+  let server: FastifyInstance | undefined;
+  before(async () => {
+    server = createApiServer(s.services, { logger: false });
+    url = await listen(server, { bindAddress: '127.0.0.1', port: 0 });
+  });
+  after(() => server?.close());
+
+  /** A raw connection: what it received, whether it closed or failed. */
+  function rawConnection(): { socket: Socket; received: () => string; closed: () => boolean; failed: () => Error | undefined } {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    let received = '';
+    let closed = false;
+    let failed: Error | undefined;
+    socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
+    socket.on('error', (e) => (failed = e));
+    socket.on('close', () => (closed = true));
+    return { socket, received: () => received, closed: () => closed, failed: () => failed };
+  }
+
+  it('answer while the client still sends, then take the rest of the body so the connection serves the next request', async () => {
+    const c = rawConnection();
+    const length = 29 * 1024 * 1024;
+    c.socket.write(`POST /privacy/sendData HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEV_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"data":"`);
+    await until('the 611 answer', () => (c.received().includes('"error":611') ? true : undefined));
+    assert.doesNotMatch(c.received(), /connection: close/i);
+    // The client goes on sending its body as it would, unaware of the answer: none of it fails.
+    const chunk = Buffer.alloc(1024 * 1024, 0x41);
+    for (let sent = 9; sent < length; sent += chunk.length) {
+      await new Promise<void>((resolve, reject) => c.socket.write(chunk.subarray(0, Math.min(chunk.length, length - sent)), (e) => (e ? reject(e) : resolve())));
+    }
+    c.socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until('the next answer on the same connection', () => (/HTTP\/1\.1 200[^]*"height":\d+/.test(c.received()) ? true : undefined));
+    assert.equal(c.failed(), undefined);
+    c.socket.destroy();
+  });
+
+  it('close a refused upload that does not end, instead of reading it forever', async () => {
+    const c = rawConnection();
+    c.socket.write(`POST /privacy/sendLargeData HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEV_API_KEY}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 999999999\r\n\r\n--b\r\nContent-Disposition: form-data; name="data"\r\n\r\n`);
+    const trickle = setInterval(() => c.socket.write(Buffer.alloc(1024)), 50);
+    await until('the connection to be closed', () => (c.closed() ? true : undefined), 30_000);
+    clearInterval(trickle);
+    assert.match(c.received(), /^HTTP\/1\.1 400 [^]*'request' part must be in the head of the Multipart, got 'data'/);
   });
 });
 
