@@ -8,7 +8,7 @@
  *   node process mining under the PoA settings printed with the figure;
  * - chain.import: whole stored blocks of transfers appended to a fresh chain, tx/s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createPublicKey, verify as nativeVerify, type KeyObject } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -30,7 +30,7 @@ import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
 import { freeLoopbackPort } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
-import type { Figure } from './harness.js';
+import { startProcess, stopProcess, type Figure } from './harness.js';
 
 export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
@@ -194,39 +194,21 @@ async function chainImport(p: Protocol, blocks: number, perBlock: number): Promi
   }
 }
 
-interface NodeProc {
+export interface NodeProc {
   readonly child: ChildProcess;
   readonly url: string;
   readonly dir: string;
 }
 
-async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 'gost' = 'waves'): Promise<NodeProc> {
+export async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 'gost' = 'waves'): Promise<NodeProc> {
   const dir = tempDir();
   const port = await freeLoopbackPort();
-  const child = spawn(process.execPath, [new URL('./node-process.js', import.meta.url).pathname, dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled, crypto })], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('bench node did not start in 30 s')), 30_000);
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /ready (\S+)/.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`bench node exited with ${code}`)));
-  });
+  const { child, url } = await startProcess(new URL('./node-process.js', import.meta.url).pathname, [dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled, crypto })], 'bench node');
   return { child, url, dir };
 }
 
-async function stopNodeProcess(n: NodeProc): Promise<void> {
-  await new Promise<void>((resolve) => {
-    if (n.child.exitCode !== null || n.child.signalCode !== null) return resolve();
-    n.child.on('exit', () => resolve());
-    n.child.kill('SIGTERM');
-    setTimeout(() => n.child.kill('SIGKILL'), 10_000).unref();
-  });
+export async function stopNodeProcess(n: NodeProc): Promise<void> {
+  await stopProcess(n.child);
   rmSync(n.dir, { recursive: true, force: true });
 }
 

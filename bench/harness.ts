@@ -3,6 +3,7 @@
  * alternating subject and baseline over several rounds so machine noise hits both, and
  * reported as the median of each with their ratio.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface Figure {
   readonly name: string;
@@ -70,4 +71,32 @@ export function formatFigure(f: Figure): string {
 
 export function figureJson(f: Figure): string {
   return JSON.stringify({ name: f.name, value: f.value, baseline: f.baseline, ratio: f.ratio, unit: f.unit });
+}
+
+/** Spawns `node <script> …args` and waits for the "ready <url>" line it prints. */
+export function startProcess(script: string, args: readonly string[], what: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start in 30 s`)), 30_000);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /ready (\S+)/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]! });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
+  });
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the process is gone. */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.on('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
 }

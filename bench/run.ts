@@ -14,6 +14,7 @@ import { contractFigures } from './contracts.js';
 import { fuzzBench } from './fuzz.js';
 import { gostFigures } from './gost.js';
 import { networkFigures } from './network.js';
+import { privacyFigures } from './privacy.js';
 import { protocolFigures } from './protocol.js';
 import { restFigures } from './rest.js';
 import { rideFigures } from './ride.js';
@@ -29,6 +30,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['ride', () => rideFigures(p)],
   ['gost', gostFigures],
   ['contracts', contractFigures],
+  ['privacy', () => privacyFigures(p)],
 ];
 
 for (const [group, run] of groups) {

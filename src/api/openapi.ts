@@ -7,7 +7,7 @@
 import { Kind, type TSchema } from '@sinclair/typebox';
 import type { Authenticator } from './auth.js';
 import { SECURITY_SCHEMES } from './auth.js';
-import { bodyOf, type AnyRoute, type ResponseDoc, type ResponseSpec, type RouteGroup } from './routing.js';
+import { bodyOf, type AnyRoute, type BodyReading, type ResponseDoc, type ResponseSpec, type RouteGroup } from './routing.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 import type { ParamSpec, QuerySpec } from './params.js';
 
@@ -20,6 +20,13 @@ export interface OpenApiInfo {
 }
 
 const METHODS = ['get', 'post', 'put', 'delete'] as const;
+
+const REQUEST_CONTENT_TYPES: Readonly<Record<BodyReading, string>> = {
+  schema: 'application/json',
+  object: 'application/json',
+  text: 'text/plain',
+  multipart: 'multipart/form-data',
+};
 
 /** Plain JSON of a TypeBox schema (symbols dropped), with named sub-schemas moved to components. */
 class SchemaRegistry {
@@ -73,6 +80,7 @@ function responseObject(status: number, spec: ResponseSpec, registry: SchemaRegi
   const contentType = doc.contentType ?? 'application/json';
   if (doc.schema !== undefined) out['content'] = { [contentType]: { schema: registry.convert(doc.schema) } };
   else if (contentType === 'text/plain') out['content'] = { 'text/plain': { schema: { type: 'string' } } };
+  else if (contentType === 'application/octet-stream') out['content'] = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
   return out;
 }
 
@@ -106,7 +114,7 @@ function operation(r: AnyRoute, group: RouteGroup, auth: Authenticator, registry
     op['requestBody'] = {
       required: true,
       ...(body.description !== undefined ? { description: body.description } : {}),
-      content: { [body.read === 'text' ? 'text/plain' : 'application/json']: { schema: registry.convert(body.schema) } },
+      content: { [REQUEST_CONTENT_TYPES[body.read]]: { schema: registry.convert(body.schema) } },
     };
   }
   const responses: Json = {};

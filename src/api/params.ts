@@ -135,11 +135,6 @@ export const digitsInt = (doc: string, failure: (name: string) => Error): ParamS
   },
 });
 
-/** An optional query parameter with a custom parser. */
-export function optionalQuery<T>(spec: ParamSpec<T>): QuerySpec<T> {
-  return { ...spec, required: false };
-}
-
 /** Akka's Boolean from a query value: true/yes/on/1, false/no/off/0 (any case); anything else does not match (404). */
 export const booleanQuery = (doc: string): QuerySpec<boolean> => ({
   schema: Type.Boolean(),
@@ -152,3 +147,9 @@ export const booleanQuery = (doc: string): QuerySpec<boolean> => ({
     throw routeNotFound();
   },
 });
+
+/** An optional query parameter with a custom parser. */
+export function optionalQuery<T>(spec: ParamSpec<T>): QuerySpec<T> {
+  return { ...spec, required: false };
+}
+

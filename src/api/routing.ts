@@ -12,6 +12,7 @@
  * it never builds an error body.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { JsonObject } from '../protocol/json.js';
@@ -40,19 +41,24 @@ export interface ResponseDoc {
   readonly description: string;
   readonly schema?: TSchema;
   /** Default `application/json`. */
-  readonly contentType?: 'application/json' | 'text/plain';
+  readonly contentType?: 'application/json' | 'text/plain' | 'application/octet-stream';
 }
 
 /** A documented answer: a schema (described by its own description) or a full description. */
 export type ResponseSpec = TSchema | ResponseDoc;
 
-export interface BodySpec<S extends TSchema = TSchema, R extends 'schema' | 'object' | 'text' = 'schema' | 'object' | 'text'> {
+export type BodyReading = 'schema' | 'object' | 'text' | 'multipart';
+
+export interface BodySpec<S extends TSchema = TSchema, R extends BodyReading = BodyReading> {
   readonly schema: S;
   /**
    * `schema`: read against the schema as Play would (all problems → error 1);
    * `object`: any JSON object (else error 1 at `obj`), read by the handler;
    * `text`: the raw body as UTF-8 text, whatever its content type (Akka's `entity(as[String])`;
-   * no body reads as ''), documented as `text/plain`.
+   * no body reads as ''), documented as `text/plain`;
+   * `multipart`: a `multipart/form-data` body the handler streams part by part (nothing is
+   * buffered by the router; `schema` documents the parts). Another content type is
+   * Akka's rejection (see `whenAbsent`).
    */
   readonly read: R;
   readonly description?: string;
@@ -72,7 +78,26 @@ type ParamValues<P> = { readonly [K in keyof P]: P[K] extends ParamSpec<infer T>
 type QueryValues<Q> = {
   readonly [K in keyof Q]: Q[K] extends QuerySpec<infer T> ? (Q[K] extends { readonly required: true } ? T : T | undefined) : never;
 };
-type BodyValue<B> = B extends BodySpec<infer S, infer R> ? (R extends 'schema' ? Static<S> : R extends 'text' ? string : JsonObject) : undefined;
+/** One part of a multipart body, as the handler streams it. */
+export interface MultipartPart {
+  /** The part's name (`Content-Disposition: form-data; name=…`). */
+  readonly name: string;
+  /** The part's bytes; read it to the end (or destroy it) before asking for the next part. */
+  readonly stream: Readable;
+}
+
+/** A multipart body: its parts in order. Iterating fails with a WeError when the body is malformed. */
+export type MultipartParts = AsyncIterable<MultipartPart>;
+
+type BodyValue<B> = B extends BodySpec<infer S, infer R>
+  ? R extends 'schema'
+    ? Static<S>
+    : R extends 'text'
+      ? string
+      : R extends 'multipart'
+        ? MultipartParts
+        : JsonObject
+  : undefined;
 
 export interface RouteInput<P, Q, B> {
   readonly params: ParamValues<P>;
@@ -88,6 +113,15 @@ export class Reply {
     readonly status: number,
     readonly body: unknown,
     readonly contentType: 'json' | 'text' = 'json',
+  ) {}
+}
+
+/** A 200 answer streamed from a source of known length (e.g. a stored file). */
+export class StreamReply {
+  constructor(
+    readonly contentType: string,
+    readonly length: number,
+    readonly stream: Readable,
   ) {}
 }
 
@@ -128,6 +162,10 @@ export interface RouteSpec<
   readonly hidden?: boolean;
   /** Checked before authentication and before the body is read (WE's nonWatcherFilter sits there). */
   readonly guard?: (ctx: ApiContext) => void;
+  /** Checked after authentication, before the body is read (WE's directives that follow the auth one). */
+  readonly afterAuth?: (ctx: ApiContext) => void;
+  /** This route's request size limit in bytes, when it is not the server's (WE's `withSizeLimit`). */
+  readonly bodyLimit?: number;
   /**
    * Rule PKI-1: one of the methods WE makes unavailable while `node.crypto.pki.mode = ON`
    * (its `addedGuard`, after authentication): the route then answers `unavailableInPkiMode`.
@@ -253,9 +291,18 @@ export function bodyOf(r: AnyRoute): BodySpec | undefined {
   return r.body as BodySpec | undefined;
 }
 
-function readRequestBody(r: AnyRoute, body: unknown): unknown {
+/** The parts of a multipart request, or undefined when the request is not `multipart/form-data` (the server owns the parser). */
+export type MultipartReader = (request: FastifyRequest, route: AnyRoute) => MultipartParts | undefined;
+
+function readRequestBody(r: AnyRoute, request: FastifyRequest, multipart: MultipartReader | undefined): unknown {
   const spec = bodyOf(r);
   if (spec === undefined) return undefined;
+  const body: unknown = request.body;
+  if (spec.read === 'multipart') {
+    const parts = multipart?.(request, r);
+    if (parts === undefined) throw bodyAbsentReply(r);
+    return parts;
+  }
   if (spec.read === 'text') return body instanceof JsonEntity ? body.text : body instanceof RawEntity ? body.text() : '';
   if (!(body instanceof JsonEntity)) throw bodyAbsentReply(r);
   const value = body.parse();
@@ -266,6 +313,9 @@ function readRequestBody(r: AnyRoute, body: unknown): unknown {
 
 function send(request: FastifyRequest, reply: FastifyReply, result: unknown, cors: boolean): FastifyReply {
   if (cors && !(result instanceof Reply && result.contentType === 'text' && result.body === NOT_FOUND_TEXT)) reply.header('access-control-allow-origin', '*');
+  if (result instanceof StreamReply) {
+    return reply.code(200).type(result.contentType).header('content-length', String(result.length)).send(result.stream);
+  }
   if (result instanceof SerializedJson) {
     return reply.code(200).type(JSON_CONTENT_TYPE).send(wantsInt64AsString(request.headers.accept) ? result.textInt64AsString() : result.text);
   }
@@ -277,19 +327,20 @@ function send(request: FastifyRequest, reply: FastifyReply, result: unknown, cor
 }
 
 /** Registers every route of the groups on the Fastify instance. */
-export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup[], ctx: ApiContext, auth: Authenticator): void {
+export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup[], ctx: ApiContext, auth: Authenticator, multipart?: MultipartReader): void {
   const cors = ctx.services.settings.cors;
   for (const group of groups) {
     for (const r of group.routes) {
       const config = { weftRoute: r };
       // Open routes with nothing to check before the handler get no hook at all (hot paths).
-      const checks = r.guard !== undefined || !auth.isOpen(r.auth) || r.unavailableInPkiMode === true;
+      const checks = r.guard !== undefined || r.afterAuth !== undefined || !auth.isOpen(r.auth) || r.unavailableInPkiMode === true;
       const onRequest = checks
         ? (request: FastifyRequest, _reply: FastifyReply, done: (e?: Error) => void): void => {
             try {
               r.guard?.(ctx);
               auth.authorize(r.auth, request.headers);
               if (r.unavailableInPkiMode === true && ctx.services.settings.pkiMode === 'ON') throw unavailableInPkiMode();
+              r.afterAuth?.(ctx);
             } catch (e) {
               done(e as Error);
               return;
@@ -305,7 +356,7 @@ export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup
           handler: (request, reply) => {
             const params = readParams(r, request.params as Record<string, string | undefined>, ctx);
             const query = readQuery(r, request.query, ctx);
-            const body = readRequestBody(r, request.body);
+            const body = readRequestBody(r, request, multipart);
             const result: unknown = r.handler({ params, query, body, headers: request.headers, log: request.log }, ctx);
             // Synchronous handlers answer without a promise round trip.
             if (result instanceof Promise) return result.then((value: unknown) => send(request, reply, value, cors));
@@ -313,6 +364,7 @@ export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup
           },
         };
         if (onRequest !== undefined) options.onRequest = onRequest;
+        if (r.bodyLimit !== undefined) options.bodyLimit = r.bodyLimit;
         app.route(options);
       }
     }

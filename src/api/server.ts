@@ -10,6 +10,7 @@ import { createAuthenticator, type Authenticator } from './auth.js';
 import { errorBody, NOT_FOUND_TEXT, OtherShapeReply, PlainTextReply, StatusDetailsReply } from './errors.js';
 import { registerExplorer } from './explorer.js';
 import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
+import { installMultipart, readMultipart } from './multipart.js';
 import { openApiDocument } from './openapi.js';
 import { ROUTE_GROUPS } from './routes/index.js';
 import { bodyAbsentReply, registerRoutes, routeOf, type ApiContext, type RouteGroup } from './routing.js';
@@ -39,7 +40,31 @@ const OPTIONS_HEADERS = {
 
 const DOCS_PATH = '/api-docs/';
 
+/** How long the rest of a refused upload is read and dropped before its connection is closed. */
+const REFUSED_BODY_LINGER_MS = 2000;
+
+/**
+ * A refusal before the whole body arrived (a streamed upload refused early): once the answer
+ * is out, the rest of the body is read and dropped (Node's server does that) for at most
+ * REFUSED_BODY_LINGER_MS, then the connection is closed. Closing it at once would reset it
+ * under the client's unread answer — a client still writing sees EPIPE and loses the answer.
+ */
+function lingerOnRefusedBody(request: FastifyRequest, reply: FastifyReply): void {
+  const req = request.raw;
+  // (Injected requests, which have no socket, leave `complete` unset.)
+  if (req.complete !== false) return;
+  // Fastify asks for an immediate close after a body it refused; the close comes below instead.
+  reply.removeHeader('connection');
+  reply.raw.once('finish', () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => req.socket.destroy(), REFUSED_BODY_LINGER_MS);
+    req.once('end', () => clearTimeout(timer));
+    req.socket.once('close', () => clearTimeout(timer));
+  });
+}
+
 function sendError(request: FastifyRequest, reply: FastifyReply, error: WeError | OtherShapeReply): FastifyReply {
+  lingerOnRefusedBody(request, reply);
   if (error instanceof StatusDetailsReply) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(error.body, request.headers.accept));
   if (error instanceof PlainTextReply) return reply.code(error.status).type(TEXT_CONTENT_TYPE).send(error.text);
   if (error instanceof WeError) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(errorBody(error), request.headers.accept));
@@ -51,7 +76,7 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest, bodyLimi
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE': {
       const declared = Number(request.headers['content-length']);
-      return httpEntityTooBig(Number.isSafeInteger(declared) ? declared : -1, bodyLimit);
+      return httpEntityTooBig(Number.isSafeInteger(declared) ? declared : -1, routeOf(request)?.bodyLimit ?? bodyLimit);
     }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -102,6 +127,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   }) as unknown as FastifyInstance;
 
   installBodyParsers(app, bodyLimit);
+  installMultipart(app);
 
   // Successful answers of API routes get the CORS header in routing.ts's send(); errors of API
   // routes get it here, except a route that ends up in Akka's catch-all 404.
@@ -137,7 +163,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     return reply.code(404).type(TEXT_CONTENT_TYPE).send(NOT_FOUND_TEXT);
   });
 
-  registerRoutes(app, groups, ctx, auth);
+  registerRoutes(app, groups, ctx, auth, (request, r) => readMultipart(request, r, bodyLimit));
   registerExplorer(app);
 
   // Documentation: the generated document, Swagger UI, WE's redirects.

@@ -17,6 +17,7 @@ import type { ConnectedPeerView } from '../network/node-network.js';
 import type { PkiApi } from '../pki/pki-service.js';
 import type { LicenceApi } from '../licences/licence-service.js';
 import type { ContractsService } from '../contracts/service.js';
+import type { PrivacyApi } from '../privacy/service.js';
 
 export interface BlockAt {
   readonly block: Block;
@@ -305,6 +306,8 @@ export interface ApiServices {
   readonly licences?: LicenceApi;
   /** Contract state and execution statuses (`/contracts/*`); absent on a node that runs no contract engine. */
   readonly contracts?: ContractsService;
+  /** Confidential data (`/privacy/*`); absent on a node built without it (the routes then answer 613). */
+  readonly privacy?: PrivacyApi;
   /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */
   readonly nodeOwnerPublicKey: Uint8Array;
   /** Node time in ms (NTP-corrected in WE). */

@@ -19,8 +19,8 @@
  * up the key: here a missing or wrongly typed field other than the signer, `password` and
  * `timestamp` is reported after a failed key lookup (115) rather than before it.
  */
-import { X509Certificate } from 'node:crypto';
-import { decodeBase64, encodeBase58, EncodingError } from '../crypto/encoding.js';
+import { certificatesFromBase64 } from '../crypto/certificates.js';
+import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { JsonObject } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
@@ -29,7 +29,7 @@ import { jsonLong, jsonString } from '../protocol/transactions/fields.js';
 import { codecFor } from '../protocol/transactions/registry.js';
 import type { Transaction, TxCodec } from '../protocol/transactions/schema.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
-import { bodyIsNotObject, certificateParseError, customValidationError, emptySenderPublicKeyInDataTx, expected, genericError, unsupportedTransactionType, withField, wrongJson } from '../errors/catalogue.js';
+import { bodyIsNotObject, customValidationError, emptySenderPublicKeyInDataTx, expected, genericError, unsupportedTransactionType, withField, wrongJson } from '../errors/catalogue.js';
 
 const BURN = 6;
 const LEASE_CANCEL = 9;
@@ -195,19 +195,7 @@ export function checkCertificates(body: JsonObject): void {
   if (!Array.isArray(list) || list.length === 0) return;
   const texts = list.filter((c): c is string => typeof c === 'string');
   if (texts.length !== list.length) return;
-  for (const text of texts) {
-    let der: Uint8Array;
-    try {
-      der = decodeBase64(text);
-    } catch (e) {
-      throw certificateParseError(`Encountered an invalid Base64: ${e instanceof EncodingError ? e.message : String(e)}`);
-    }
-    try {
-      new X509Certificate(der);
-    } catch {
-      throw certificateParseError('Expected a valid X.509 certificate in DER encoding');
-    }
-  }
+  certificatesFromBase64(texts);
 }
 
 /**

@@ -57,7 +57,7 @@ export interface ContractExecutionView extends ContractStateReader {
   permissionOps(address: Uint8Array): readonly PermissionOp[];
   policy(policyId: Uint8Array): Policy | undefined;
   /** Data hashes registered for a policy (PolicyDataHash), in registration order. */
-  policyDataHashes(policyId: Uint8Array): readonly Uint8Array[];
+  policyDataHashes(policyId: Uint8Array): readonly { readonly hash: Uint8Array }[];
   transactionHeight(id: Uint8Array): number | undefined;
 }
 

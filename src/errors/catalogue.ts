@@ -361,6 +361,17 @@ export const contractTransactionTooBig = (actual: number, max: number, field?: s
 export const httpEntityTooBig = (actual: number, max: number): ApiError =>
   api('HttpEntityTooBig', 611, `HttpEntity too big, actual size '${actual}' bytes, max size '${max}' bytes`, 400, 'body');
 
+/** 613: the node has no confidential-data storage (`node.privacy.storage.vendor = none`). */
+export const privacyIsSwitchedOff = (): ApiError => api('PrivacyIsSwitchedOff', 613, 'The privacy feature is switched off', 400, 'node.privacy.storage.vendor');
+
+/** 648: the large confidential-data routes before feature 180 is active. */
+export const privacyLargeObjectFeatureIsNotActivated = (): ApiError =>
+  api(
+    'PrivacyLargeObjectFeatureIsNotActivated',
+    648,
+    'Large privacy object feature is not activated yet, so using appropriate api methods(for getting or sending large data) is not allowed',
+  );
+
 /** 612 (Base58 policy id). */
 export const policyDoesNotExist = (policyIdBase58: string): ValidationError => invalid('PolicyDoesNotExist', 612, `The requested policy ${policyIdBase58} does not exist`);
 

@@ -13,6 +13,7 @@ import type { KeyPair } from '../crypto/suite.js';
 import type { LicenceService } from '../licences/licence-service.js';
 import type { NodeNetwork } from '../network/node-network.js';
 import type { PkiService } from '../pki/pki-service.js';
+import type { PrivacyApi } from '../privacy/service.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Store } from '../state/store.js';
 import type { NodeConfig } from './config.js';
@@ -49,6 +50,8 @@ export interface NodeParts {
   /** PKI of a GOST network; undefined on a WAVES network. */
   readonly pki: PkiService | undefined;
   readonly licences: LicenceService;
+  /** Confidential data (`/privacy/*`). */
+  readonly privacy: PrivacyApi;
   readonly health: NodeHealth;
   readonly liquid: LiquidBlockTracker;
   /** Node time (ms). */
@@ -99,6 +102,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     ...(network === undefined ? {} : { peers: peersService(network) }),
     ...(parts.pki === undefined ? {} : { pki: parts.pki }),
     licences: parts.licences,
+    privacy: parts.privacy,
     nodeOwnerPublicKey: parts.owner.publicKey,
     now,
   };

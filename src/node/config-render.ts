@@ -14,6 +14,7 @@ import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
 import { FEE_NAMES } from '../chain/settings.js';
 import type { JsonValue } from '../protocol/json.js';
 import type { AnchoringSettings } from '../anchoring/settings.js';
+import type { PrivacySettings, PrivacyStorageSettings } from '../privacy/settings.js';
 import type { NodeConfig, PeerAddress } from './config.js';
 
 type JsonMap = { [key: string]: JsonValue };
@@ -87,6 +88,79 @@ function genesisPki(pki: PkiSettings): JsonMap | undefined {
     'trusted-root-fingerprints': g.trustedRootFingerprints.map((f) => Buffer.from(f).toString('hex')),
     certificates: g.certificates.map((c) => encodeBase64(c.der)),
     crls: g.crls.map((c) => ({ publicKeyBase58: encodeBase58(c.issuerPublicKey), cdp: c.cdp, crl: encodeBase64(c.crl.der) })),
+  };
+}
+
+function privacyStorage(s: PrivacyStorageSettings): JsonMap {
+  switch (s.vendor) {
+    case 'none':
+      return { vendor: 'none' };
+    case 'embedded':
+      return { vendor: 'embedded', ...(s.directory === undefined ? {} : { directory: s.directory }) };
+    case 'postgres':
+      return {
+        vendor: 'postgres',
+        schema: s.schema,
+        'upload-chunk-size': s.uploadChunkSize,
+        'jdbc-config': {
+          url: s.url,
+          ...(s.user === undefined ? {} : { user: s.user }),
+          ...(s.password === undefined ? {} : { password: s.password }),
+          connectionTimeout: durationText(s.connectionTimeoutMs),
+          numThreads: s.poolSize,
+        },
+      };
+    case 's3':
+      return {
+        vendor: 's3',
+        url: s.url,
+        bucket: s.bucket,
+        region: s.region,
+        'access-key-id': s.accessKeyId,
+        'secret-access-key': s.secretAccessKey,
+        'path-style-access-enabled': s.pathStyleAccessEnabled,
+        'connection-timeout': durationText(s.connectionTimeoutMs),
+        'connection-acquisition-timeout': durationText(s.connectionAcquisitionTimeoutMs),
+        'max-concurrency': s.maxConcurrency,
+        'read-timeout': durationText(s.readTimeoutMs),
+        'upload-chunk-size': s.uploadChunkSize,
+      };
+  }
+}
+
+/** `node.privacy`. */
+function privacySection(p: PrivacySettings): JsonMap {
+  const { replier: r, synchronizer: sy, inventoryHandler: inv } = p;
+  return {
+    storage: privacyStorage(p.storage),
+    replier: {
+      parallelism: r.parallelism,
+      'stream-timeout': durationText(r.streamTimeoutMs),
+      'stream-chunk-size': r.streamChunkSize,
+      'stream-max-peers-fullness-percentage': r.streamMaxPeersFullnessPercentage,
+    },
+    synchronizer: {
+      'request-timeout': durationText(sy.requestTimeoutMs),
+      'init-retry-delay': durationText(sy.initRetryDelayMs),
+      'inventory-stream-timeout': durationText(sy.inventoryStreamTimeoutMs),
+      'inventory-request-delay': durationText(sy.inventoryRequestDelayMs),
+      'inventory-timestamp-threshold': durationText(sy.inventoryTimestampThresholdMs),
+      'crawling-parallelism': sy.crawlingParallelism,
+      'max-attempt-count': sy.maxAttemptCount,
+      'lost-data-processing-delay': durationText(sy.lostDataProcessingDelayMs),
+      'network-stream-buffer-size': sy.networkStreamBufferSize,
+      'failed-peers-cache-size': sy.failedPeersCacheSize,
+      'failed-peers-cache-expire-timeout': durationText(sy.failedPeersCacheExpireTimeoutMs),
+    },
+    'inventory-handler': {
+      'max-buffer-time': durationText(inv.maxBufferTimeMs),
+      'max-buffer-size': inv.maxBufferSize,
+      'max-cache-size': inv.maxCacheSize,
+      'expiration-time': durationText(inv.expirationTimeMs),
+      'replier-parallelism': inv.replierParallelism,
+    },
+    cache: { 'max-size': p.cache.maxSize, 'expire-after': durationText(p.cache.expireAfterMs) },
+    service: { 'request-buffer-size': p.service.requestBufferSize, 'meta-data-accumulation-timeout': durationText(p.service.metaDataAccumulationTimeoutMs) },
   };
 }
 
@@ -218,6 +292,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
           ? {}
           : { tls: { enable: true, 'key-file': network.tls.keyFile, 'cert-file': network.tls.certFile, ...(network.tls.caFile === undefined ? {} : { 'ca-file': network.tls.caFile }) } }),
       },
+      ...(config.privacy === undefined ? {} : { privacy: privacySection(config.privacy) }),
     },
   };
 }

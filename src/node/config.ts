@@ -45,6 +45,7 @@ import {
 } from '../chain/settings.js';
 import type { NetworkTlsFiles, NodeNetworkSettings } from '../network/node-network.js';
 import { ANCHORING_DEFAULTS, type AnchoringSettings, type TargetnetAuth } from '../anchoring/settings.js';
+import { PRIVACY_DEFAULTS, type PrivacySettings, type PrivacyStorageSettings } from '../privacy/settings.js';
 import { INT64 } from '../protocol/bytes.js';
 import { WeError } from '../errors/catalogue.js';
 import { parseCrl, CrlFormatError } from '../crypto/pki/crl.js';
@@ -497,6 +498,8 @@ export interface NodeConfig {
   readonly licences?: LicenceSettings;
   /** Contract execution (`node.contracts`, `node.docker-engine`, `node.wasm`, `node.api.grpc`); absent: the defaults. */
   readonly contracts?: ContractsSettings;
+  /** `node.privacy`; when absent (settings built in code): the defaults, embedded storage in the data directory. */
+  readonly privacy?: PrivacySettings;
 }
 
 // ---------------------------------------------------------------------------
@@ -1093,6 +1096,92 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
   };
 }
 
+function readPrivacyStorage(s: ConfigSection): PrivacyStorageSettings {
+  const vendor = s.choice('vendor', ['embedded', 'postgres', 's3', 'none'] as const, 'embedded');
+  switch (vendor) {
+    case 'none':
+      return { vendor };
+    case 'embedded':
+      return { vendor, directory: s.has('directory') ? resolve(s.string('directory')) : undefined };
+    case 'postgres': {
+      const jdbc = s.section('jdbc-config');
+      return {
+        vendor,
+        url: jdbc.string('url'),
+        user: jdbc.optionalString('user'),
+        password: jdbc.has('password') ? jdbc.string('password', undefined, { allowEmpty: true }) : undefined,
+        schema: s.string('schema', 'public'),
+        connectionTimeoutMs: jdbc.duration('connectionTimeout', 5000),
+        poolSize: jdbc.int('numThreads', 20, { min: 1 }),
+        uploadChunkSize: s.size('upload-chunk-size', PRIVACY_DEFAULTS.postgresUploadChunkSize),
+      };
+    }
+    case 's3': {
+      const uploadChunkSize = s.size('upload-chunk-size', PRIVACY_DEFAULTS.s3UploadChunkSize);
+      if (uploadChunkSize < 5 * 2 ** 20 || uploadChunkSize > 5 * 2 ** 30) fail(s.at('upload-chunk-size'), `must be from 5MiB to 5GiB for s3, got ${uploadChunkSize} bytes`);
+      return {
+        vendor,
+        url: s.string('url'),
+        bucket: s.string('bucket'),
+        region: s.string('region'),
+        accessKeyId: s.string('access-key-id'),
+        secretAccessKey: s.string('secret-access-key'),
+        pathStyleAccessEnabled: s.bool('path-style-access-enabled', true),
+        connectionTimeoutMs: s.duration('connection-timeout', 30_000),
+        connectionAcquisitionTimeoutMs: s.duration('connection-acquisition-timeout', 10_000),
+        maxConcurrency: s.int('max-concurrency', 200, { min: 1 }),
+        readTimeoutMs: s.duration('read-timeout', 0),
+        uploadChunkSize,
+      };
+    }
+  }
+}
+
+/** `node.privacy` (WE's keys and application.conf defaults; storage: Weft's embedded store unless `storage.vendor` says otherwise). */
+function readPrivacy(node: ConfigSection): PrivacySettings {
+  const p = node.section('privacy');
+  const d = PRIVACY_DEFAULTS;
+  const r = p.section('replier');
+  const sy = p.section('synchronizer');
+  const inv = p.section('inventory-handler');
+  const cache = p.section('cache');
+  const service = p.section('service');
+  return {
+    storage: readPrivacyStorage(p.section('storage')),
+    replier: {
+      parallelism: r.int('parallelism', d.replier.parallelism, { min: 1 }),
+      streamTimeoutMs: r.duration('stream-timeout', d.replier.streamTimeoutMs),
+      streamChunkSize: r.size('stream-chunk-size', d.replier.streamChunkSize),
+      streamMaxPeersFullnessPercentage: r.int('stream-max-peers-fullness-percentage', d.replier.streamMaxPeersFullnessPercentage, { min: 0, max: 100 }),
+    },
+    synchronizer: {
+      requestTimeoutMs: sy.duration('request-timeout', d.synchronizer.requestTimeoutMs),
+      initRetryDelayMs: sy.duration('init-retry-delay', d.synchronizer.initRetryDelayMs),
+      inventoryStreamTimeoutMs: sy.duration('inventory-stream-timeout', d.synchronizer.inventoryStreamTimeoutMs),
+      inventoryRequestDelayMs: sy.duration('inventory-request-delay', d.synchronizer.inventoryRequestDelayMs),
+      inventoryTimestampThresholdMs: sy.duration('inventory-timestamp-threshold', d.synchronizer.inventoryTimestampThresholdMs),
+      crawlingParallelism: sy.int('crawling-parallelism', d.synchronizer.crawlingParallelism, { min: 1 }),
+      maxAttemptCount: sy.int('max-attempt-count', d.synchronizer.maxAttemptCount, { min: 1 }),
+      lostDataProcessingDelayMs: sy.duration('lost-data-processing-delay', d.synchronizer.lostDataProcessingDelayMs),
+      networkStreamBufferSize: sy.int('network-stream-buffer-size', d.synchronizer.networkStreamBufferSize, { min: 1 }),
+      failedPeersCacheSize: sy.int('failed-peers-cache-size', d.synchronizer.failedPeersCacheSize, { min: 1 }),
+      failedPeersCacheExpireTimeoutMs: sy.duration('failed-peers-cache-expire-timeout', d.synchronizer.failedPeersCacheExpireTimeoutMs),
+    },
+    inventoryHandler: {
+      maxBufferTimeMs: inv.duration('max-buffer-time', d.inventoryHandler.maxBufferTimeMs),
+      maxBufferSize: inv.int('max-buffer-size', d.inventoryHandler.maxBufferSize, { min: 1 }),
+      maxCacheSize: inv.int('max-cache-size', d.inventoryHandler.maxCacheSize, { min: 1 }),
+      expirationTimeMs: inv.duration('expiration-time', d.inventoryHandler.expirationTimeMs),
+      replierParallelism: inv.int('replier-parallelism', d.inventoryHandler.replierParallelism, { min: 1 }),
+    },
+    cache: { maxSize: cache.int('max-size', d.cache.maxSize, { min: 1 }), expireAfterMs: cache.duration('expire-after', d.cache.expireAfterMs) },
+    service: {
+      requestBufferSize: service.size('request-buffer-size', d.service.requestBufferSize),
+      metaDataAccumulationTimeoutMs: service.duration('meta-data-accumulation-timeout', d.service.metaDataAccumulationTimeoutMs),
+    },
+  };
+}
+
 export interface NodeConfigOptions {
   /** The file the config came from (for messages and relative paths); null when built in code. */
   readonly source?: string | null;
@@ -1166,6 +1255,7 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     api: readApi(node, network.mode === 'watcher'),
     network,
     features: readFeatures(node),
+    privacy: readPrivacy(node),
     ...(anchoring === undefined ? {} : { anchoring }),
     pki: readPki(node, chain.crypto, network.tls !== undefined),
     licences: readLicences(node, protocol.crypto),

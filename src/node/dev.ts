@@ -44,6 +44,7 @@ import { genesisBlock, GENESIS_MIN_TIMESTAMP, signGenesisBlock, UNITS_IN_WEST, t
 import { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type PoaSettings } from '../chain/settings.js';
+import { defaultPrivacySettings } from '../privacy/settings.js';
 import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { PKI_OFF } from '../pki/settings.js';
@@ -283,6 +284,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
     },
     utx: { ...DEFAULTS.utx },
     api: loopbackApi(options.restPort ?? DEV_REST_PORT, hash),
+    privacy: defaultPrivacySettings(),
     network: {
       ...DEFAULTS.network,
       bindAddress: '127.0.0.1',

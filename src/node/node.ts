@@ -1,7 +1,7 @@
 /**
  * One running node, built from a NodeConfig: the composition root. `Node.start` reads top
  * to bottom as the order things start — the chain on its store, the keys, the pool, the
- * miner, the P2P network, PKI and licences, anchoring, the REST API, mining — each step a
+ * miner, the P2P network, PKI and licences, confidential data, anchoring, the REST API, mining — each step a
  * function of assembly.ts; `stop()` closes what started in reverse. What the API asks of
  * the node lives in services/ (one module per use case), assembled by api-services.ts. No
  * module-level state: two nodes can live in one process.
@@ -23,6 +23,7 @@ import type { Keystore } from './keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { startNodePki } from './pki-wiring.js';
+import { startPrivacy } from './privacy-wiring.js';
 import { transactionsService } from './services/transactions.js';
 
 export interface NodeOptions {
@@ -86,10 +87,11 @@ export class Node {
         ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
+      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx) }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
       const health = nodeHealth(ctx, chainParts, systemNow, anchoringHealthChecks(anchoring));
-      const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki: pki?.service, licences, health, now, systemNow, requestStop }, started);
+      const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki: pki?.service, licences, privacy: privacy.api, health, now, systemNow, requestStop }, started);
       late.node = node;
       if (config.api.enabled) {
         const api = started.add('REST API', createApiServer(node.services(), { loggerInstance: loggers.get('api') }), (a) => a.close());

@@ -28,7 +28,7 @@ import {
   type Policy,
   type TxLocation,
 } from './model.js';
-import { type StateChanges, type StateView } from './view.js';
+import { type PolicyDataHashEntry, type StateChanges, type StateView } from './view.js';
 import { bytesKey, concatBytes, equalBytes } from '../crypto/encoding.js';
 
 /** Key families. Versioned families have a current-value family and a history family. */
@@ -42,7 +42,7 @@ export const F = {
   ADDRESS_TX: 0x04, // address ‖ height u32 ‖ seq u32 → tx id
   ALIAS: 0x05, // alias name → address
   ALIAS_OF: 0x06, // address ‖ alias name → (empty)
-  POLICY_DATA_HASH: 0x07, // policy id ‖ hash → (empty)
+  POLICY_DATA_HASH: 0x07, // policy id ‖ hash → id of the PolicyDataHash transaction
   ASSET_HOLDER: 0x10, // asset id ‖ holder → (empty): every holder whose balance of the asset ever changed
   // versioned: current at 0x20 + n, history at 0x40 + n
   BALANCE: 0x20, // holder ‖ asset id (absent for WEST) → bigint
@@ -391,6 +391,15 @@ export class Store implements StateView {
     return this.db.get(concatBytes(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(policyId), hash)) !== undefined;
   }
 
+  policyDataHashes(policyId: Uint8Array): PolicyDataHashEntry[] {
+    const prefix = concatBytes(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(policyId));
+    const out: PolicyDataHashEntry[] = [];
+    for (const { key, value } of this.db.getRange({ start: prefix, end: prefixEnd(prefix) })) {
+      out.push({ hash: Uint8Array.from(key.subarray(prefix.length)), txId: Uint8Array.from(value) });
+    }
+    return out;
+  }
+
   transactionHeight(id: Uint8Array): number | undefined {
     const v = this.db.get(concatBytes(Uint8Array.from([F.TX]), id));
     return v === undefined ? undefined : readU32(v);
@@ -572,7 +581,7 @@ export class Store implements StateView {
       w.versioned(F.PARTICIPANTS, new Uint8Array(0), encode.addresses(list));
     }
     for (const pol of ch.policies.values()) w.versioned(F.POLICY, pol.id, encode.policy(pol.value));
-    for (const h of ch.policyDataHashes.values()) w.plain(concatBytes(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(h.policyId), h.hash), new Uint8Array(0));
+    for (const h of ch.policyDataHashes.values()) w.plain(concatBytes(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(h.policyId), h.hash), h.txId);
     let seq = this.addressTxSeq(w.height);
     for (const { tx, addresses } of ch.transactions) {
       w.plain(concatBytes(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));

@@ -41,6 +41,8 @@ export interface StateView {
   participants(): readonly Uint8Array[];
   policy(policyId: Uint8Array): Policy | undefined;
   hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean;
+  /** The data hashes anchored in a policy, each with the id of the PolicyDataHash (114) that anchored it; in no set order. */
+  policyDataHashes(policyId: Uint8Array): readonly PolicyDataHashEntry[];
   /** Height of a confirmed transaction. */
   transactionHeight(id: Uint8Array): number | undefined;
   /** Fee share carried to the next block's miner (NG 60 %). */
@@ -58,6 +60,12 @@ export interface StateView {
   chainScore(): bigint;
 }
 
+/** A data hash anchored in a policy and the PolicyDataHash transaction that anchored it. */
+export interface PolicyDataHashEntry {
+  readonly hash: Uint8Array;
+  readonly txId: Uint8Array;
+}
+
 /** Everything a height changes, as the store commits it. */
 export interface StateChanges {
   readonly balances: ReadonlyMap<string, { holder: Uint8Array; assetId: Uint8Array | null; value: bigint }>;
@@ -70,7 +78,7 @@ export interface StateChanges {
   readonly permissionOps: ReadonlyMap<string, { address: Uint8Array; ops: PermissionOp[] }>;
   readonly participants: ReadonlyMap<string, { address: Uint8Array; value: Participant | null }>;
   readonly policies: ReadonlyMap<string, { id: Uint8Array; value: Policy }>;
-  readonly policyDataHashes: ReadonlyMap<string, { policyId: Uint8Array; hash: Uint8Array }>;
+  readonly policyDataHashes: ReadonlyMap<string, { policyId: Uint8Array; hash: Uint8Array; txId: Uint8Array }>;
   /** Confirmed transactions of the height, in order, with the addresses each touched. */
   readonly transactions: readonly { tx: Transaction; addresses: readonly Uint8Array[] }[];
   readonly carryFee: bigint | undefined;
@@ -94,7 +102,7 @@ interface ChangeMaps {
   permissionOps: Map<string, { address: Uint8Array; ops: PermissionOp[] }>;
   participants: Map<string, { address: Uint8Array; value: Participant | null }>;
   policies: Map<string, { id: Uint8Array; value: Policy }>;
-  policyDataHashes: Map<string, { policyId: Uint8Array; hash: Uint8Array }>;
+  policyDataHashes: Map<string, { policyId: Uint8Array; hash: Uint8Array; txId: Uint8Array }>;
   minerBans: Map<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>;
 }
 
@@ -218,6 +226,15 @@ export class MutableState implements StateView {
     return this.m.policyDataHashes?.has(bytesKey(policyId) + '|' + bytesKey(hash)) === true || this.base.hasPolicyDataHash(policyId, hash);
   }
 
+  policyDataHashes(policyId: Uint8Array): readonly PolicyDataHashEntry[] {
+    const below = this.base.policyDataHashes(policyId);
+    const own = this.m.policyDataHashes;
+    if (own === undefined) return below;
+    const prefix = bytesKey(policyId) + '|';
+    const added = [...own].filter(([key]) => key.startsWith(prefix)).map(([, v]) => ({ hash: v.hash, txId: v.txId }));
+    return added.length === 0 ? below : [...below, ...added];
+  }
+
   transactionHeight(id: Uint8Array): number | undefined {
     return this.txIds?.has(bytesKey(id)) === true ? this.height() : this.base.transactionHeight(id);
   }
@@ -305,8 +322,9 @@ export class MutableState implements StateView {
     this.map('policies').set(bytesKey(policyId), { id: policyId, value });
   }
 
-  addPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): void {
-    this.map('policyDataHashes').set(bytesKey(policyId) + '|' + bytesKey(hash), { policyId, hash });
+  /** Anchors a data hash in a policy by the PolicyDataHash transaction `txId`. */
+  addPolicyDataHash(policyId: Uint8Array, hash: Uint8Array, txId: Uint8Array): void {
+    this.map('policyDataHashes').set(bytesKey(policyId) + '|' + bytesKey(hash), { policyId, hash, txId });
   }
 
   setCarryFee(value: bigint): void {

@@ -438,6 +438,10 @@ describe('rule PKI-1: node.crypto.pki.mode = ON', () => {
           assert.equal(res.statusCode, 200, `${c.url}: ${res.body}`);
         }
       }
+      // WE blocks the whole privacy group in mode ON.
+      const recipients = await s.app.inject({ method: 'GET', url: `/privacy/${s.seed.policy.idBase58}/recipients` });
+      if (mode === 'ON') assert.deepEqual(JSON.parse(recipients.body), PKI_ERROR);
+      else assert.equal(recipients.statusCode, 200, recipients.body);
       // Other routes are untouched: verifying and the secure hash still work.
       const secure = await s.app.inject({ method: 'POST', url: '/utils/hash/secure', payload: 'm', headers: { 'content-type': 'text/plain' } });
       assert.equal(secure.statusCode, 200, secure.body);

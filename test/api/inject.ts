@@ -11,6 +11,7 @@ export interface Answer {
   readonly status: number;
   readonly text: string;
   readonly contentType: string;
+  readonly headers: Readonly<Record<string, unknown>>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly json: any;
 }
@@ -21,13 +22,15 @@ export interface InjectOptions {
   readonly body?: unknown;
   /** Content type of the body; application/json unless given. */
   readonly contentType?: string;
+  /** Bytes sent as they are (with `contentType`), instead of `body`. */
+  readonly raw?: Buffer;
 }
 
 const jsonOf = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 export async function inject(app: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', url: string, options: InjectOptions = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : jsonOf(options.body);
+  const payload = options.raw ?? (options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : jsonOf(options.body));
   if (payload !== undefined || options.contentType !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   const r = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
   let json: unknown;
@@ -36,7 +39,7 @@ export async function inject(app: FastifyInstance, method: 'GET' | 'POST' | 'DEL
   } catch {
     json = undefined;
   }
-  return { status: r.statusCode, text: r.body, contentType: String(r.headers['content-type'] ?? ''), json };
+  return { status: r.statusCode, text: r.body, contentType: String(r.headers['content-type'] ?? ''), headers: r.headers, json };
 }
 
 /**

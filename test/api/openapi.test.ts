@@ -18,11 +18,14 @@
  * untested.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
-import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
+import { encryptForRecipient } from '../../src/crypto/encryption.js';
+import { form, type FormPart } from '../support/multipart.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { devKeystorePassword, type DevAccount } from '../../src/node/dev.js';
 import { licenceJson, signLicence } from '../../src/licences/licence.js';
@@ -125,6 +128,8 @@ interface ExampleBody {
   readonly json?: unknown;
   /** A raw text body, sent as text/plain. */
   readonly text?: string;
+  /** A multipart/form-data body. */
+  readonly multipart?: readonly FormPart[];
 }
 
 interface Inputs {
@@ -161,6 +166,8 @@ function inputsFor(s: SeededNode): Inputs {
     howMany: '3',
     // The seeded node runs no contract engine yet: any contract id shows the routes answer.
     contractId: s.seed.data.idBase58,
+    policyId: s.seed.policy.idBase58,
+    hash: s.seed.privacyItems.small.hash,
   };
   const message = 'weft openapi walk';
   // A licence for the seeded node, uploaded by the walk and deleted after it (DELETE /licenses/{id} comes last).
@@ -176,6 +183,16 @@ function inputsFor(s: SeededNode): Inputs {
   const crypto = s.node.protocol.crypto;
   const signedTransfer = (amount: bigint): unknown =>
     s.sign(a2, { type: 4, version: 3, recipient: a3.address, amount, fee: 1_000_000n, attachment: '' }).toJson();
+  const privacyRequest = (data: Buffer) => ({
+    version: 3,
+    sender: owner.address,
+    password: owner.keystorePassword,
+    policyId: s.seed.policy.idBase58,
+    hash: b58(createHash('sha256').update(data).digest()),
+    info: { filename: 'walk.bin', size: data.length, timestamp: s.now(), author: 'openapi walk', comment: '' },
+    fee: 5_000_000n,
+  });
+  const encryptRequest = { sender: a1.address, password: devKeystorePassword(1), encryptionText: message, recipientsPublicKeys: [b58(a2.keyPair.publicKey), b58(a3.keyPair.publicKey)], cryptoAlgo: 'aes' };
   const unsigned = (amount: bigint): Json => ({ type: 4, version: 3, sender: a1.address, password: devKeystorePassword(1), recipient: a3.address, amount, fee: 1_000_000n, attachment: '' });
   return {
     params: (name) => byName[name],
@@ -203,6 +220,7 @@ function inputsFor(s: SeededNode): Inputs {
       'GET /pki/certificate/by-public-key/{}': { value: b58(a1.keyPair.publicKey) },
       'GET /pki/certificate/by-fingerprint/{}': { value: 'AAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
       'DELETE /licenses/{}': { id: 'openapi-walk' },
+      'GET /privacy/{}/getLargeData/{}': { hash: s.seed.privacyItems.large.hash },
     },
     query: {
       'GET /addresses/data/{}': { offset: '0', limit: '10' },
@@ -252,6 +270,34 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /contracts': () => ({ json: { contracts: [s.seed.data.idBase58] } }),
       'POST /contracts/{}': () => ({ json: { keys: ['a'] } }),
       'POST /contracts/asset-balances': () => ({ json: { contractId: s.seed.data.idBase58, assetIds: [s.seed.assetId] } }),
+      'POST /privacy/getInfos': () => ({ json: { policiesDataHashes: [{ policyId: s.seed.policy.idBase58, datahashes: [s.seed.privacyItems.small.hash, s.seed.privacyItems.large.hash] }] } }),
+      'POST /privacy/sendData': () => {
+        const data = Buffer.from('sent by the openapi walk');
+        return { json: { ...privacyRequest(data), data: data.toString('base64') } };
+      },
+      'POST /privacy/sendDataV2': () => {
+        const data = Buffer.from('sent by the openapi walk, V2');
+        return { multipart: [{ name: 'request', content: stringifyJson(privacyRequest(data)) }, { name: 'data', content: data, filename: 'v2.bin' }] };
+      },
+      'POST /privacy/sendLargeData': () => {
+        const data = Buffer.alloc(70_000, 3);
+        return { multipart: [{ name: 'request', content: stringifyJson(privacyRequest(data)) }, { name: 'data', content: data, filename: 'large.bin' }] };
+      },
+      'POST /crypto/encryptSeparate': () => ({ json: encryptRequest }),
+      'POST /crypto/encryptCommon': () => ({ json: encryptRequest }),
+      'POST /crypto/decrypt': () => {
+        const sealed = encryptForRecipient(messageBytes, a1.keyPair.privateKey, a2.keyPair.publicKey);
+        return {
+          json: {
+            recipient: a2.address,
+            password: devKeystorePassword(2),
+            encryptedText: encodeBase64(sealed.encrypted),
+            wrappedKey: b58(sealed.wrappedKey),
+            senderPublicKey: b58(a1.keyPair.publicKey),
+            cryptoAlgo: 'aes',
+          },
+        };
+      },
     },
   };
 }
@@ -351,16 +397,20 @@ async function call(app: FastifyInstance, inputs: Inputs, o: DocumentedOperation
   if (missing) return undefined;
   const body = example?.() ?? {};
   const headers: Record<string, string> = { 'x-api-key': DEV_API_KEY };
-  let payload: string | undefined;
+  let payload: string | Buffer | undefined;
   if (body.json !== undefined) {
     payload = stringifyJson(body.json);
     headers['content-type'] = 'application/json';
   } else if (body.text !== undefined) {
     payload = body.text;
     headers['content-type'] = 'text/plain; charset=UTF-8';
+  } else if (body.multipart !== undefined) {
+    const f = form(body.multipart);
+    payload = await f.buffer();
+    headers['content-type'] = f.contentType;
   }
   if (payload !== undefined) {
-    const mediaType = body.json !== undefined ? 'application/json' : 'text/plain';
+    const mediaType = body.json !== undefined ? 'application/json' : body.multipart !== undefined ? 'multipart/form-data' : 'text/plain';
     const documented = documentedBody?.content?.[mediaType] ?? (body.text !== undefined ? documentedBody?.content?.['*/*'] : undefined);
     if (documented === undefined) problems.push(`${key}: sends a ${mediaType} body the document does not describe`);
   }
@@ -489,6 +539,8 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
   'GET /debug/threadDump': 'a JVM thread dump; a Node.js process has no equivalent',
   'POST /debug/freeze': 'freezes the node before a snapshot swap: snapshots are not built yet',
   'POST /debug/cleanState': 'wipes state after a freeze for a snapshot swap: snapshots are not built yet',
+  'POST /privacy/forceSync': 'restarts the privacy synchronizer, which runs once the network layer carries its messages (issue 12, phase 2)',
+  'GET /privacy/forceSync/{policyId}': 'restarts the privacy synchronizer for a policy, which runs once the network layer carries its messages (issue 12, phase 2)',
 };
 
 const KNOWN_GAPS_BY_KEY: Readonly<Record<string, string>> = Object.fromEntries(

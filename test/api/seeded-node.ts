@@ -9,15 +9,19 @@
  * every kind the REST groups read: an issued, reissued, partly burnt, sponsored asset held
  * by several accounts, WEST and asset transfers, a mass transfer, an active and a cancelled
  * lease, an alias, data entries of all four types, a granted role, an atomic container;
- * then a few plain blocks so heights below the top exist, and one transaction left in the
- * pool. The top block stays liquid, as on a running node.
+ * then a few plain blocks so heights below the top exist, a privacy policy with a small and
+ * a large item stored on the node and anchored, and one transaction left in the pool. The
+ * top block stays liquid, as on a running node.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createApiServer } from '../../src/api/server.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { ApiServices, AuthMode } from '../../src/api/services.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { NodeConfig } from '../../src/node/config.js';
@@ -49,6 +53,9 @@ export interface SeedData {
   readonly confirmed: readonly Transaction[];
   /** Data keys of `data`'s sender, by entry type. */
   readonly dataKeys: { readonly integer: string; readonly boolean: string; readonly binary: string; readonly string: string };
+  /** A privacy policy (owner: account 0, recipients: accounts 0 and 1) and two items stored on the node and anchored: a small one and a large one. */
+  readonly policy: Transaction;
+  readonly privacyItems: { readonly small: { readonly hash: string; readonly data: Buffer }; readonly large: { readonly hash: string; readonly data: Buffer } };
 }
 
 export interface SeededNode {
@@ -61,6 +68,8 @@ export interface SeededNode {
   readonly seed: SeedData;
   /** A transaction signed by a dev account from request JSON (`senderPublicKey`, `timestamp`, `proofs` filled in). */
   sign(signer: DevAccount, json: Record<string, unknown>): Transaction;
+  /** Forges a key block and a micro-block of these transactions (the new liquid block). */
+  block(txs: Transaction[]): void;
   /** Node time now (ms). */
   now(): bigint;
   /** Moves node time. */
@@ -145,7 +154,18 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
   block([atomic]);
   for (let i = 0; i < 3; i++) block([f.transfer(a3, a4, BigInt(1000 + i)), f.transfer(a4, a3, BigInt(2000 + i))]);
 
+  const policy = f.tx(owner, { type: 112, version: 3, policyName: 'seeded', description: 'policy of the seeded chain', recipients: [owner.address, a1.address], owners: [owner.address], fee: WEST });
+  block([policy]);
   const services = node.services();
+  const privacy = services.privacy!;
+  const item = (data: Buffer) => ({ data, hash: encodeBase58(createHash('sha256').update(data).digest()) });
+  const small = item(Buffer.from('seeded privacy item'));
+  const large = item(Buffer.alloc(200_000, 7));
+  const info = (filename: string, size: number) => ({ filename, size, timestamp: clock.now, author: 'seeder', comment: '' });
+  const request = (hash: string, filename: string, size: number) => ({ version: 3 as const, sender: owner.address, password: owner.keystorePassword, policyId: policy.idBase58, hash, info: info(filename, size), fee: 5_000_000n });
+  const smallTx = await privacy.sendData(request(small.hash, 'small.txt', small.data.length), { base64: small.data.toString('base64') }, false);
+  const largeTx = await privacy.sendLargeData(privacy.checkLargeUpload(request(large.hash, 'large.bin', large.data.length)), Readable.from([large.data]), false);
+  block([smallTx, largeTx]);
   const unconfirmed = f.transfer(a4, a1, 777n);
   await services.pool.broadcast(unconfirmed);
 
@@ -158,8 +178,9 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
     app,
     config,
     accounts,
-    seed: { assetId, issue, activeLease, cancelledLease, leaseCancel, alias, data, massTransfer, permission, atomic, unconfirmed, confirmed, dataKeys },
+    seed: { assetId, issue, activeLease, cancelledLease, leaseCancel, alias, data, massTransfer, permission, atomic, unconfirmed, confirmed, dataKeys, policy, privacyItems: { small, large } },
     sign: (signer, json) => f.tx(signer, json),
+    block: (txs) => block(txs),
     now: () => clock.now,
     advance: (ms) => {
       clock.now += ms;

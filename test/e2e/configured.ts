@@ -34,6 +34,8 @@ export interface ConfiguredNodeSpec {
   readonly averageBlockDelay: string;
   /** The on-chain roles of the owner (the other account has none). */
   readonly ownerRoles: readonly string[];
+  /** More HOCON inside `node { … }` (e.g. a `privacy { … }` section). */
+  readonly extraNodeConfig?: string;
 }
 
 export interface PreparedConfiguredNode {
@@ -99,6 +101,7 @@ export async function prepareConfiguredNode(dir: string, spec: ConfiguredNodeSpe
     auth { type = "api-key", api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", privacy-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", confidential-contracts-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR" }
   }
   network { port = ${await freePort()}, bind-address = "127.0.0.1" }
+${spec.extraNodeConfig ?? ''}
 }
 `,
   );

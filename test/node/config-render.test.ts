@@ -101,6 +101,38 @@ describe('renderNodeConfig', () => {
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
   });
 
+  it('node.privacy with each storage vendor and tuned settings', async () => {
+    const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+    const privacy = dev.privacy!;
+    const storages: Array<NonNullable<NodeConfig['privacy']>['storage']> = [
+      { vendor: 'none' },
+      { vendor: 'embedded', directory: '/srv/privacy' },
+      { vendor: 'postgres', url: 'jdbc:postgresql://db.example:5433/privacy', user: 'weft', password: 'pässword', schema: 'confidential', connectionTimeoutMs: 7000, poolSize: 4, uploadChunkSize: 2 * 1024 * 1024 },
+      { vendor: 'postgres', url: 'jdbc:postgresql://db.example/privacy?user=u&password=p', user: undefined, password: undefined, schema: 'public', connectionTimeoutMs: 5000, poolSize: 20, uploadChunkSize: 1024 * 1024 },
+      {
+        vendor: 's3',
+        url: 'http://127.0.0.1:9000/',
+        bucket: 'privacy',
+        region: 'eu-west-1',
+        accessKeyId: 'minioadmin',
+        secretAccessKey: 'minio secret',
+        pathStyleAccessEnabled: false,
+        connectionTimeoutMs: 1500,
+        connectionAcquisitionTimeoutMs: 2000,
+        maxConcurrency: 8,
+        readTimeoutMs: 0,
+        uploadChunkSize: 8 * 1024 * 1024,
+      },
+    ];
+    for (const storage of storages) {
+      const config: NodeConfig = {
+        ...dev,
+        privacy: { ...privacy, storage, replier: { ...privacy.replier, streamChunkSize: 512 * 1024 }, synchronizer: { ...privacy.synchronizer, requestTimeoutMs: 90_500 }, service: { ...privacy.service, requestBufferSize: 3 * 1024 * 1024 } },
+      };
+      assert.deepEqual(plain(await roundTrip(config)), plain(config), storage.vendor);
+    }
+  });
+
   it('PoS: the consensus type, and the block delay under the genesis', async () => {
     const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
     const rendered = renderNodeConfig({ ...dev, chain: { ...dev.chain, consensus: { type: 'pos', averageBlockDelayMs: 30_000, initialBaseTarget: 153_722_867n } } }) as {

@@ -405,6 +405,50 @@ describe('invalid and missing values name their path', () => {
     assert.equal((await configWith('node.network.tls { enable = false, key-file = "k.pem", cert-file = "c.pem" }')).network.tls, undefined);
   });
 
+  it('node.privacy: WE\'s keys and defaults, the embedded store unless storage.vendor names another', async () => {
+    const plain = await configWith();
+    assert.deepEqual(plain.privacy?.storage, { vendor: 'embedded', directory: undefined });
+    assert.equal(plain.privacy?.service.requestBufferSize, 10 * 1024 * 1024);
+    assert.equal(plain.privacy?.service.metaDataAccumulationTimeoutMs, 3000);
+    assert.equal(plain.privacy?.synchronizer.maxAttemptCount, 24);
+    assert.equal(plain.privacy?.synchronizer.initRetryDelayMs, 5000);
+    assert.equal(plain.privacy?.replier.streamChunkSize, 1024 * 1024);
+    assert.equal(plain.privacy?.inventoryHandler.maxCacheSize, 100_000);
+    const tuned = await configWith('node.privacy { service { request-buffer-size = 1MiB, meta-data-accumulation-timeout = 10s }, synchronizer.max-attempt-count = 3, storage { vendor = EMBEDDED, directory = "/tmp/p" } }');
+    assert.equal(tuned.privacy?.service.requestBufferSize, 1024 * 1024);
+    assert.equal(tuned.privacy?.service.metaDataAccumulationTimeoutMs, 10_000);
+    assert.equal(tuned.privacy?.synchronizer.maxAttemptCount, 3);
+    assert.deepEqual(tuned.privacy?.storage, { vendor: 'embedded', directory: '/tmp/p' });
+    assert.deepEqual((await configWith('node.privacy.storage.vendor = none')).privacy?.storage, { vendor: 'none' });
+    const pg = await configWith(
+      'node.privacy.storage { vendor = postgres, schema = "privacy", migration-dir = "db/migration", profile = "slick.jdbc.PostgresProfile$", upload-chunk-size = 2MiB',
+      '  jdbc-config { url = "jdbc:postgresql://db:5432/privacy", driver = "org.postgresql.Driver", user = "user", password = "secret", connectionPool = HikariCP, connectionTimeout = 5000, connectionTestQuery = "SELECT 1", queueSize = 10000, numThreads = 20 } }',
+    );
+    assert.deepEqual(pg.privacy?.storage, { vendor: 'postgres', url: 'jdbc:postgresql://db:5432/privacy', user: 'user', password: 'secret', schema: 'privacy', connectionTimeoutMs: 5000, poolSize: 20, uploadChunkSize: 2 * 1024 * 1024 });
+    const s3 = await configWith(
+      'node.privacy.storage { vendor = s3, url = "http://localhost:9000/", bucket = "privacy", region = "aws-global", access-key-id = "minio", secret-access-key = "minio123", path-style-access-enabled = true, connection-timeout = 30s, connection-acquisition-timeout = 10s, max-concurrency = 200, read-timeout = 0s }',
+    );
+    assert.deepEqual(s3.privacy?.storage, {
+      vendor: 's3',
+      url: 'http://localhost:9000/',
+      bucket: 'privacy',
+      region: 'aws-global',
+      accessKeyId: 'minio',
+      secretAccessKey: 'minio123',
+      pathStyleAccessEnabled: true,
+      connectionTimeoutMs: 30_000,
+      connectionAcquisitionTimeoutMs: 10_000,
+      maxConcurrency: 200,
+      readTimeoutMs: 0,
+      uploadChunkSize: 5 * 1024 * 1024,
+    });
+    await expectConfigError(['node.privacy.storage.vendor = postgre'], 'node.privacy.storage.vendor', 'expected one of embedded, postgres, s3, none, got "postgre"');
+    await expectConfigError(['node.privacy.storage { vendor = s3, url = "http://x/", region = r, access-key-id = a, secret-access-key = s }'], 'node.privacy.storage.bucket', 'required, but not set');
+    await expectConfigError(['node.privacy.storage { vendor = s3, url = "http://x/", bucket = b, region = r, access-key-id = a, secret-access-key = s, upload-chunk-size = 1MiB }'], 'node.privacy.storage.upload-chunk-size', /must be from 5MiB to 5GiB/);
+    await expectConfigError(['node.privacy.storage { vendor = postgres, schema = x }'], 'node.privacy.storage.jdbc-config.url', 'required, but not set');
+    await expectConfigError(['node.privacy.replier.stream-max-peers-fullness-percentage = 101'], 'node.privacy.replier.stream-max-peers-fullness-percentage', 'expected an integer from 0 to 100, got 101');
+  });
+
   it('reports HOCON syntax errors with the file', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.conf'), 'node { x = [\n');

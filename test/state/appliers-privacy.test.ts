@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { applyTransaction } from '../../src/chain/validation.js';
+import { MutableState } from '../../src/state/view.js';
 import { alice, allFeaturesAt, assertRejected, bob, carol, dave, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
 
 const createPolicy = (c: TestChain, by: Account, owners: Account[], recipients: Account[], over: Record<string, unknown> = {}) =>
@@ -74,6 +76,33 @@ describe('PolicyDataHash applier', () => {
     assertRejected(c.reject(dataHash(c, alice, tx.id, new Uint8Array(32).fill(8))), 199, `Sender '${alice.b58}' is not in policy recipients`, false);
     const unknown = new Uint8Array(32).fill(6);
     assertRejected(c.reject(dataHash(c, root, unknown, hash)), 612, `The requested policy ${encodeBase58(unknown)} does not exist`, false);
+  });
+
+  it('lists the hashes of a policy with the transactions that anchored them, pending layers and rollbacks included', () => {
+    const c = TestChain.open();
+    const policy = createPolicy(c, alice, [alice], [root]);
+    const other = createPolicy(c, alice, [alice], [root]);
+    c.apply(policy);
+    c.apply(other);
+    const first = dataHash(c, root, policy.id, new Uint8Array(32).fill(1));
+    c.apply(first);
+    c.apply(dataHash(c, root, other.id, new Uint8Array(32).fill(9)));
+    const height = c.store.height();
+    const second = dataHash(c, root, policy.id, new Uint8Array(32).fill(2));
+    c.apply(second);
+    const listed = (view: { policyDataHashes(id: Uint8Array): readonly { hash: Uint8Array; txId: Uint8Array }[] }, id: Uint8Array): string[] =>
+      view.policyDataHashes(id).map((e) => `${encodeBase58(e.hash)}:${encodeBase58(e.txId)}`).sort();
+    const entry = (fill: number, tx: typeof first): string => `${encodeBase58(new Uint8Array(32).fill(fill))}:${tx.idBase58}`;
+    assert.deepEqual(listed(c.store, policy.id), [entry(1, first), entry(2, second)].sort());
+    // A layer over the store (as the liquid block is) adds its own.
+    const layer = new MutableState(c.store);
+    const third = dataHash(c, root, policy.id, new Uint8Array(32).fill(3));
+    applyTransaction(layer, third, c.ctx());
+    assert.deepEqual(listed(layer, policy.id), [entry(1, first), entry(2, second), entry(3, third)].sort());
+    assert.equal(listed(layer, other.id).length, 1);
+    assert.deepEqual(listed(c.store, new Uint8Array(32)), []);
+    c.store.rollbackTo(height);
+    assert.deepEqual(listed(c.store, policy.id), [entry(1, first)]);
   });
 
   it('lets any sender record a hash before atomic transactions exist', () => {

@@ -10,6 +10,7 @@ import { assetsRoutes } from './assets.js';
 import { blocksRoutes } from './blocks.js';
 import { consensusRoutes } from './consensus.js';
 import { contractsRoutes } from './contracts.js';
+import { cryptoRoutes } from './crypto.js';
 import { debugRoutes } from './debug.js';
 import { leasingRoutes } from './leasing.js';
 import { licensesRoutes } from './licenses.js';
@@ -17,8 +18,9 @@ import { nodeRoutes } from './node.js';
 import { peersRoutes } from './peers.js';
 import { permissionsRoutes } from './permissions.js';
 import { pkiRoutes } from './pki.js';
+import { privacyRoutes } from './privacy.js';
 import { transactionsRoutes } from './transactions.js';
 import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes, contractsRoutes] as const;
+export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes, contractsRoutes, cryptoRoutes, privacyRoutes] as const;
 

@@ -472,7 +472,7 @@ export class ContractGrpcServer {
         owners: addresses(view, this.policyOf(view, req.policyId).owners),
       })),
       getPolicyHashes: this.unary<PolicyHashesRequest, PolicyHashesResponse>((req, { view }) => ({
-        hashes: view.policyDataHashes(this.policyOf(view, req.policyId).id).map(encodeBase58),
+        hashes: view.policyDataHashes(this.policyOf(view, req.policyId).id).map((e) => encodeBase58(e.hash)),
       })),
     };
   }

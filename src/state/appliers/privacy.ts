@@ -95,7 +95,7 @@ export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
     throw senderIsNotInPolicyRecipients(sender.toString());
   }
   payFee(state, sender.bytes, tx);
-  state.addPolicyDataHash(d.policyId, d.dataHash);
+  state.addPolicyDataHash(d.policyId, d.dataHash, tx.id);
   return undefined;
 };
 

@@ -17,7 +17,6 @@ export class ContractTestState extends MutableState implements ContractStateRead
   private readonly contracts = new Map<string, ContractInfo>();
   private readonly data = new Map<string, Map<string, DataEntry>>();
   private readonly executed = new Map<string, Uint8Array>();
-  private readonly policyHashes = new Map<string, Uint8Array[]>();
 
   constructor(
     private readonly store: Store,
@@ -72,14 +71,4 @@ export class ContractTestState extends MutableState implements ContractStateRead
     return this.store.dataEntries(address);
   }
 
-  override addPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): void {
-    super.addPolicyDataHash(policyId, hash);
-    const list = this.policyHashes.get(hex(policyId)) ?? [];
-    list.push(hash);
-    this.policyHashes.set(hex(policyId), list);
-  }
-
-  policyDataHashes(policyId: Uint8Array): readonly Uint8Array[] {
-    return this.policyHashes.get(hex(policyId)) ?? [];
-  }
 }

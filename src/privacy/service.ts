@@ -1,0 +1,361 @@
+/**
+ * The confidential-data use cases behind `/privacy/*` (WE's PrivacyApiService): reading a
+ * policy's members, hashes and items, and sending data — storing it and signing the
+ * PolicyDataHash (114) that anchors its hash on chain.
+ *
+ * Sending, in WE's order: the request's checks (requests.ts) → the hash must not be
+ * anchored yet (615) → the 114 of the request's version, signed by the sender's keystore
+ * key at the node's time → its fee → whether the storage holds the item already → with
+ * `broadcast=true`, the 114 validated against state and pool as a broadcast would be
+ * (policy exists 612, sender among the recipients, balance…) → the data stored, its
+ * SHA-256 checked while it streams (a mismatch stores nothing and ends here: no 114 goes
+ * out) → the item's descriptor → with `broadcast=true`, the 114 into the pool and out to
+ * peers, then the item announced to the policy's peers. An item already stored is not
+ * stored again (a retry after a failed broadcast works); its data is read and dropped.
+ *
+ * `sendLargeData` streams: the HTTP part goes through a back-pressured buffer of
+ * `privacy.service.request-buffer-size` bytes into the storage, so memory stays bounded
+ * whatever the size.
+ *
+ * Reading an item: the policy must exist (612), the hash must decode (199); the item's kind
+ * comes from its descriptor or, failing that, the storage (unknown to both → 646); asking
+ * for a large item with getData, or a small one with getLargeData, is 647. An item the
+ * node should have but whose data is missing is 617 — and, when the node owner is a
+ * recipient of the policy and the hash is anchored, the item is queued for download (the
+ * pending set of privacy-state.ts, which the synchronizer works through).
+ */
+import { PassThrough, pipeline, type Readable } from 'node:stream';
+import type { Address } from '../crypto/address.js';
+import { decodeBase64, encodeBase58, equalBytes } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import type { Protocol } from '../protocol/protocol.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import type { StateView } from '../state/view.js';
+import { FEATURE } from '../protocol/features.js';
+import { policyItemDataIsMissing, policyItemNotFound, wrongPolicyItemDataGetMethod } from './errors.js';
+import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from './item.js';
+import type { PolicyItemId } from './messages.js';
+import { checkSendDataRequest, readDataHash, readPolicyId, type SendDataRequest, type ValidSendData } from './requests.js';
+import type { PrivacySettings } from './settings.js';
+import { itemKind, type PrivacyState } from './state.js';
+import type { IncomingData, PolicyStorage, StoredData } from './storage/storage.js';
+import { genericError, policyDataHashAlreadyExists, policyDoesNotExist } from '../errors/catalogue.js';
+
+/** What WE's getInfo answers about an item. */
+export interface PolicyItemInfo {
+  readonly sender: string;
+  readonly policy: string;
+  readonly info: { readonly filename: string; readonly size: number; readonly timestamp: bigint; readonly author: string; readonly comment: string };
+  readonly hash: string;
+}
+
+/** The data of a sendData request: Base64 text (sendData) or the raw bytes (sendDataV2). */
+export type SendDataPayload = { readonly base64: string } | { readonly bytes: Uint8Array };
+
+/** A sendLargeData request whose `request` part passed every check; its data comes next. */
+export interface LargeUpload {
+  readonly request: SendDataRequest;
+  readonly valid: ValidSendData;
+}
+
+/** What the HTTP layer calls (src/api/routes/privacy.ts). */
+export interface PrivacyApi {
+  /** False when `node.privacy.storage.vendor = none`: the routes that need data answer 613. */
+  readonly storageEnabled: boolean;
+  /** Feature 180 (large privacy objects) active at the current height. */
+  largeObjectsActive(): boolean;
+  /** How long sendLargeData waits for its `request` part (`privacy.service.meta-data-accumulation-timeout`). */
+  readonly requestPartTimeoutMs: number;
+  recipients(policyId: string): string[];
+  owners(policyId: string): string[];
+  hashes(policyId: string): string[];
+  dataHashTransactions(policyId: string): string[];
+  getData(policyId: string, hash: string): Promise<Uint8Array>;
+  getLargeData(policyId: string, hash: string): Promise<StoredData>;
+  getInfo(policyId: string, hash: string): Promise<PolicyItemInfo>;
+  getInfos(request: ReadonlyArray<{ readonly policyId: string; readonly datahashes: readonly string[] }>): Promise<Array<{ policyId: string; datasInfo: PolicyItemInfo[] }>>;
+  sendData(request: SendDataRequest, data: SendDataPayload, broadcast: boolean): Promise<Transaction>;
+  /** Checks a sendLargeData `request` part (before any data is read). */
+  checkLargeUpload(request: SendDataRequest): LargeUpload;
+  sendLargeData(upload: LargeUpload, data: Readable, broadcast: boolean): Promise<Transaction>;
+}
+
+/** The chain as confidential data needs it. */
+export interface PrivacyChainView {
+  /** Current state, the liquid block included. */
+  state(): StateView;
+  isFeatureActive(feature: number): boolean;
+  /** The fee rules of the next block (WE's FeeCalculator.validateTxFee); throws WE's error. */
+  validateFee(tx: Transaction): void;
+  /** Full validation against state and pool, as a broadcast is validated; throws WE's error. */
+  validate(tx: Transaction): void;
+  /** Puts the transaction into the pool and sends it to peers. */
+  broadcast(tx: Transaction): Promise<Transaction>;
+}
+
+/** Tells the policy's peers that this node holds an item (the network layer's inventory gossip). */
+export interface ItemAnnouncer {
+  announce(item: PolicyItemId, type: PrivacyDataType, signer: KeyPair): void;
+}
+
+export interface PrivacyLog {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface PrivacyServiceParts {
+  readonly protocol: Protocol;
+  readonly settings: PrivacySettings;
+  /** Undefined when `storage.vendor = none`. */
+  readonly storage: PolicyStorage | undefined;
+  readonly state: PrivacyState;
+  readonly chain: PrivacyChainView;
+  /** The node owner's address. */
+  readonly nodeOwner: Address;
+  /** A keystore key pair (WE's 115 when missing or locked). */
+  keyPair(address: string, password: string | undefined): KeyPair;
+  /** Node time, ms. */
+  now(): bigint;
+  readonly log: PrivacyLog;
+  /** Absent until the network layer provides it (uploads are then not announced). */
+  readonly announcer?: ItemAnnouncer;
+}
+
+const b58 = encodeBase58;
+
+export class PrivacyService implements PrivacyApi {
+  constructor(private readonly parts: PrivacyServiceParts) {}
+
+  get requestPartTimeoutMs(): number {
+    return this.parts.settings.service.metaDataAccumulationTimeoutMs;
+  }
+
+  get storageEnabled(): boolean {
+    return this.parts.storage !== undefined;
+  }
+
+  private get storage(): PolicyStorage {
+    const s = this.parts.storage;
+    if (s === undefined) throw new Error('The privacy storage is switched off (node.privacy.storage.vendor = none)');
+    return s;
+  }
+
+  largeObjectsActive(): boolean {
+    return this.parts.chain.isFeatureActive(FEATURE.PRIVACY_LARGE_OBJECTS);
+  }
+
+  // --- policy reads ---------------------------------------------------------------
+
+  /** The policy's id bytes and state; 199 for undecodable text, 612 for an unknown policy. */
+  private policyOf(text: string, field = 'policyId'): { id: Uint8Array; recipients: readonly Uint8Array[]; owners: readonly Uint8Array[] } {
+    const id = readPolicyId(text, field);
+    const policy = this.parts.chain.state().policy(id);
+    if (policy === undefined) throw policyDoesNotExist(encodeBase58(id));
+    return { id, ...policy };
+  }
+
+  private addressText(bytes: Uint8Array): string {
+    return this.parts.protocol.addresses.addressFromBytes(bytes).toString();
+  }
+
+  recipients(policyId: string): string[] {
+    return this.policyOf(policyId).recipients.map((a) => this.addressText(a));
+  }
+
+  owners(policyId: string): string[] {
+    return this.policyOf(policyId).owners.map((a) => this.addressText(a));
+  }
+
+  hashes(policyId: string): string[] {
+    const { id } = this.policyOf(policyId);
+    return this.parts.chain.state().policyDataHashes(id).map((e) => b58(e.hash));
+  }
+
+  dataHashTransactions(policyId: string): string[] {
+    const { id } = this.policyOf(policyId);
+    return this.parts.chain.state().policyDataHashes(id).filter((e) => e.txId.length > 0).map((e) => b58(e.txId));
+  }
+
+  // --- item reads -----------------------------------------------------------------
+
+  /** Policy and hash of a read, checked as WE checks them (policy first). */
+  private itemOf(policyId: string, hash: string): { key: PolicyItemKey; policyId: Uint8Array; hash: Uint8Array } {
+    const { id } = this.policyOf(policyId);
+    const hashBytes = readDataHash(this.parts.protocol, hash);
+    return { key: { policyId: b58(id), hash: b58(hashBytes) }, policyId: id, hash: hashBytes };
+  }
+
+  /** The kind of an item: its descriptor, else the storage's answer (remembered); 646 when neither knows it. */
+  private async kindOf(key: PolicyItemKey): Promise<PrivacyDataType> {
+    const kind = await itemKind(this.parts.state, this.storage, key);
+    if (kind === undefined) throw policyItemNotFound(key.policyId, key.hash);
+    return kind;
+  }
+
+  /** 617, after queueing the item for download when this node should hold it (WE's forceUpdateIfNotInProgress). */
+  private async missing(item: { key: PolicyItemKey; policyId: Uint8Array; hash: Uint8Array }): Promise<never> {
+    const { state: privacy, chain, nodeOwner } = this.parts;
+    const state = chain.state();
+    const policy = state.policy(item.policyId);
+    if (
+      policy !== undefined &&
+      policy.recipients.some((r) => equalBytes(r, nodeOwner.bytes)) &&
+      state.hasPolicyDataHash(item.policyId, item.hash) &&
+      !privacy.isPending(item.key) &&
+      !privacy.isLost(item.key)
+    ) {
+      this.parts.log.debug({ policyId: item.key.policyId, hash: item.key.hash }, 'privacy item missing from the storage: queued for download');
+      await privacy.addToPending([item.key]);
+    }
+    throw policyItemDataIsMissing(item.key.hash);
+  }
+
+  async getData(policyId: string, hash: string): Promise<Uint8Array> {
+    const item = this.itemOf(policyId, hash);
+    const kind = await this.kindOf(item.key);
+    if (kind === 'large') throw wrongPolicyItemDataGetMethod(item.key.policyId, item.key.hash, 'large');
+    return (await this.storage.readData(item.key)) ?? this.missing(item);
+  }
+
+  async getLargeData(policyId: string, hash: string): Promise<StoredData> {
+    const item = this.itemOf(policyId, hash);
+    const kind = await this.kindOf(item.key);
+    if (kind === 'default') throw wrongPolicyItemDataGetMethod(item.key.policyId, item.key.hash, 'default');
+    return (await this.storage.openData(item.key)) ?? this.missing(item);
+  }
+
+  async getInfo(policyId: string, hash: string): Promise<PolicyItemInfo> {
+    const item = this.itemOf(policyId, hash);
+    const meta = await this.storage.meta(item.key);
+    return meta === undefined ? this.missing(item) : infoOf(meta);
+  }
+
+  async getInfos(request: ReadonlyArray<{ readonly policyId: string; readonly datahashes: readonly string[] }>): Promise<Array<{ policyId: string; datasInfo: PolicyItemInfo[] }>> {
+    const wanted = new Map<string, ReadonlySet<string>>();
+    for (const { policyId, datahashes } of request) {
+      try {
+        readPolicyId(policyId);
+      } catch {
+        continue;
+      }
+      wanted.set(policyId, new Set(datahashes));
+    }
+    if (wanted.size === 0) throw genericError('Failed to decode all policy ids.', 'policiesDataHashes');
+    const storage = this.parts.storage;
+    if (storage === undefined) return [];
+    const byPolicy = new Map<string, PolicyItemInfo[]>();
+    for (const meta of await storage.metas(wanted)) {
+      let list = byPolicy.get(meta.policyId);
+      if (list === undefined) byPolicy.set(meta.policyId, (list = []));
+      list.push(infoOf(meta));
+    }
+    return [...byPolicy].map(([policyId, datasInfo]) => ({ policyId, datasInfo }));
+  }
+
+  // --- sending ----------------------------------------------------------------------
+
+  private checks(large: boolean) {
+    const { protocol, chain } = this.parts;
+    return {
+      protocol,
+      keyPair: (address: string, password: string | undefined) => this.parts.keyPair(address, password),
+      ...(large ? { notAnchoredYet: (policyId: Uint8Array, hash: Uint8Array) => this.notAnchoredYet(chain.state(), policyId, hash) } : {}),
+    };
+  }
+
+  private notAnchoredYet(state: StateView, policyId: Uint8Array, hash: Uint8Array): void {
+    if (state.hasPolicyDataHash(policyId, hash)) throw policyDataHashAlreadyExists(encodeBase58(hash));
+  }
+
+  async sendData(request: SendDataRequest, data: SendDataPayload, broadcast: boolean): Promise<Transaction> {
+    const length = 'base64' in data ? data.base64.length : data.bytes.length;
+    const valid = checkSendDataRequest(request, length, this.checks(false));
+    return this.send(request, valid, 'default', broadcast, () => {
+      if ('bytes' in data) return data.bytes;
+      try {
+        return decodeBase64(data.base64);
+      } catch {
+        throw genericError('Failed to decode policy data from Base64', 'data');
+      }
+    });
+  }
+
+  checkLargeUpload(request: SendDataRequest): LargeUpload {
+    return { request, valid: checkSendDataRequest(request, undefined, this.checks(true)) };
+  }
+
+  async sendLargeData(upload: LargeUpload, data: Readable, broadcast: boolean): Promise<Transaction> {
+    // The socket feeds the storage through a buffer of request-buffer-size bytes: when the
+    // storage is slower, the buffer fills and the socket is paused. (The bytes are held on
+    // the readable side; the writable side only hands them over.)
+    const buffered = new PassThrough({ readableHighWaterMark: this.parts.settings.service.requestBufferSize, writableHighWaterMark: 64 * 1024 });
+    pipeline(data, buffered, () => undefined);
+    try {
+      return await this.send(upload.request, upload.valid, 'large', broadcast, () => buffered);
+    } finally {
+      // Refused before or while reading: the rest of the upload is not read (the HTTP layer closes the connection).
+      if (!buffered.readableEnded) buffered.destroy();
+    }
+  }
+
+  /** Builds, checks, stores and (with broadcast) sends, in WE's order; `data` is taken only when the item is to be stored. */
+  private async send(request: SendDataRequest, valid: ValidSendData, type: PrivacyDataType, broadcast: boolean, data: () => IncomingData): Promise<Transaction> {
+    const { chain, state, log } = this.parts;
+    const storage = this.storage;
+    this.notAnchoredYet(chain.state(), valid.policyId, valid.hash);
+    const tx = this.policyDataHash(request, valid);
+    chain.validateFee(tx);
+    const key: PolicyItemKey = { policyId: request.policyId, hash: request.hash };
+    const stored = await storage.exists(key);
+    if (broadcast) chain.validate(tx);
+    if (stored) {
+      log.debug({ policyId: key.policyId, hash: key.hash }, 'the item is in the storage already: only the PolicyDataHash is made');
+      await drain(data());
+    } else {
+      await storage.save(metaOf(request), type, data());
+      await state.putDescriptor(key, type);
+    }
+    if (!broadcast) return tx;
+    const pooled = await chain.broadcast(tx);
+    this.parts.announcer?.announce({ policyId: valid.policyId, dataHash: valid.hash }, type, valid.signer);
+    log.info({ id: pooled.idBase58, policyId: key.policyId, hash: key.hash, type }, 'privacy item stored and its PolicyDataHash broadcast');
+    return pooled;
+  }
+
+  /** The 114 of the request's version, signed by the sender at the node's time. */
+  private policyDataHash(request: SendDataRequest, valid: ValidSendData): Transaction {
+    const protocol = this.parts.protocol;
+    const json: Record<string, unknown> = {
+      type: 114,
+      version: request.version,
+      senderPublicKey: b58(valid.signer.publicKey),
+      policyId: b58(valid.policyId),
+      dataHash: b58(valid.hash),
+      timestamp: this.parts.now(),
+      fee: request.fee,
+      proofs: [],
+    };
+    if (request.version >= 2) json['feeAssetId'] = valid.feeAssetId === null ? null : b58(valid.feeAssetId);
+    if (request.version >= 3) {
+      const badge = request.atomicBadge;
+      json['atomicBadge'] = badge === undefined || badge === null ? null : { trustedSender: badge.trustedSender ?? null };
+    }
+    const unsigned = protocol.transactionFromJson(json, { forBroadcast: false });
+    return protocol.sign(unsigned, valid.signer.privateKey);
+  }
+}
+
+function metaOf(r: SendDataRequest): PolicyItemMeta {
+  return { policyId: r.policyId, hash: r.hash, sender: r.sender, filename: r.info.filename, size: r.info.size, timestamp: r.info.timestamp, author: r.info.author, comment: r.info.comment };
+}
+
+function infoOf(m: PolicyItemMeta): PolicyItemInfo {
+  return { sender: m.sender, policy: m.policyId, info: { filename: m.filename, size: m.size, timestamp: m.timestamp, author: m.author, comment: m.comment }, hash: m.hash };
+}
+
+/** Reads incoming data to its end without keeping it. */
+async function drain(data: IncomingData): Promise<void> {
+  if (data instanceof Uint8Array) return;
+  for await (const chunk of data) void chunk;
+}

@@ -1,0 +1,346 @@
+/**
+ * Replication between nodes (inventories, replier, synchronizer) on an in-process
+ * switchboard carrying the real encoded messages and streams: each node has its real
+ * embedded storage and privacy state, and the chain state (a policy whose recipients are
+ * some of the nodes) as real state layers. Over plain channels (encrypted with session
+ * keys) and over "TLS" (in clear).
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { KeyPair } from '../../src/crypto/suite.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { Protocol } from '../../src/protocol/protocol.js';
+import { Store } from '../../src/state/store.js';
+import { MutableState } from '../../src/state/view.js';
+import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from '../../src/privacy/item.js';
+import { readItemFrames } from '../../src/privacy/item-stream.js';
+import { encodeInventory, encodeItemRequest, encodePrivateDataResponse, encodeStrictPayload, PrivacyMessageCode, signInventory } from '../../src/privacy/messages.js';
+import { PolicyUpdates } from '../../src/privacy/policy-updates.js';
+import { PrivacyReplication } from '../../src/privacy/replicator.js';
+import { idOfKey, type ReplicationParts } from '../../src/privacy/replication.js';
+import { PRIVACY_DEFAULTS, type PrivacySettings } from '../../src/privacy/settings.js';
+import { PrivacyState } from '../../src/privacy/state.js';
+import { EmbeddedStorage } from '../../src/privacy/storage/embedded.js';
+import { tempDir } from '../support/tmp.js';
+import { until } from '../support/wait.js';
+import { Switchboard } from './switchboard.js';
+
+const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+
+const SETTINGS: PrivacySettings = {
+  storage: { vendor: 'embedded', directory: undefined },
+  replier: { parallelism: 4, streamTimeoutMs: 5000, streamChunkSize: 64 * 1024, streamMaxPeersFullnessPercentage: 66 },
+  synchronizer: {
+    ...PRIVACY_DEFAULTS.synchronizer,
+    requestTimeoutMs: 2000,
+    initRetryDelayMs: 30,
+    inventoryStreamTimeoutMs: 300,
+    inventoryRequestDelayMs: 30,
+    crawlingParallelism: 8,
+    maxAttemptCount: 3,
+    lostDataProcessingDelayMs: 300,
+    networkStreamBufferSize: 4,
+  },
+  inventoryHandler: PRIVACY_DEFAULTS.inventoryHandler,
+  cache: PRIVACY_DEFAULTS.cache,
+  service: PRIVACY_DEFAULTS.service,
+};
+
+/** The chain every node sees: one policy, its members, registered participants. */
+class Chain {
+  readonly state: MutableState;
+  readonly policyId = randomBytes(32);
+  constructor(dir: string) {
+    this.state = new MutableState(Store.open(dir, p));
+  }
+  register(owner: KeyPair): void {
+    this.state.putParticipant(p.addresses.fromPublicKey(owner.publicKey).bytes, { publicKey: owner.publicKey, nodeName: null });
+  }
+  policy(recipients: KeyPair[]): void {
+    const addresses = recipients.map((k) => p.addresses.fromPublicKey(k.publicKey).bytes);
+    this.state.putPolicy(this.policyId, { owners: addresses.slice(0, 1), recipients: addresses });
+  }
+  anchor(hash: Uint8Array, txId = randomBytes(32)): void {
+    this.state.addPolicyDataHash(this.policyId, hash, txId);
+  }
+}
+
+interface TestNode {
+  readonly name: string;
+  readonly owner: KeyPair;
+  readonly storage: EmbeddedStorage;
+  state: PrivacyState;
+  readonly dir: string;
+  replication: PrivacyReplication;
+  readonly updates: PolicyUpdates;
+  parts: ReplicationParts;
+}
+
+function item(data: Uint8Array, policyId: Uint8Array, over: Partial<PolicyItemMeta> = {}): PolicyItemMeta {
+  return {
+    policyId: encodeBase58(policyId),
+    hash: encodeBase58(createHash('sha256').update(data).digest()),
+    sender: 'sender',
+    filename: 'файл.bin',
+    size: data.length,
+    timestamp: 1n,
+    author: 'a',
+    comment: '',
+    ...over,
+  };
+}
+
+// eslint-disable-next-line @typescript-eslint/require-await -- an async source
+async function* chunks(data: Uint8Array, size = 50_000): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < data.length; at += size) yield data.subarray(at, at + size);
+}
+
+/** A network of named nodes over one chain; closed at the end of the test. */
+async function network(names: string[], options: { tls: boolean; recipients: string[]; features180?: boolean; now?: () => bigint }) {
+  const owners = new Map(names.map((n) => [n, p.crypto.keyPairFromSeedPhrase(`replication test ${n}`)]));
+  const chain = new Chain(tempDir('weft-repl-chain-'));
+  for (const k of owners.values()) chain.register(k);
+  chain.policy(options.recipients.map((n) => owners.get(n)!));
+  const board = new Switchboard(options.tls, () => p.crypto.generateKeyPair());
+  const nodes = new Map<string, TestNode>();
+  for (const name of names) {
+    const owner = owners.get(name)!;
+    const dir = tempDir(`weft-repl-${name}-`);
+    const storage = await EmbeddedStorage.open(join(dir, 'storage'));
+    const state = PrivacyState.open(join(dir, 'state'));
+    const boardNode = board.add(name, p.addresses.fromPublicKey(owner.publicKey).bytes);
+    const parts: ReplicationParts = {
+      protocol: p,
+      settings: SETTINGS,
+      storage,
+      state,
+      chain: { state: () => chain.state, isFeatureActive: () => options.features180 ?? true },
+      owner,
+      peers: boardNode.peers,
+      now: options.now ?? (() => BigInt(Date.now())),
+      log: silent,
+    };
+    const updates = new PolicyUpdates(p.addresses.fromPublicKey(owner.publicKey), () => chain.state, state, () => undefined);
+    const replication = new PrivacyReplication(parts, updates);
+    nodes.set(name, { name, owner, storage, state, dir, replication, updates, parts });
+  }
+  after(async () => {
+    for (const n of nodes.values()) {
+      n.replication.close();
+      await n.state.close();
+      await n.storage.close();
+    }
+  });
+  const node = (name: string): TestNode => nodes.get(name)!;
+  /** Stores an item on a node as an upload does (data + descriptor), anchors its hash. */
+  const upload = async (name: string, data: Uint8Array, type: PrivacyDataType): Promise<PolicyItemKey> => {
+    const meta = item(data, chain.policyId);
+    await node(name).storage.save(meta, type, type === 'large' ? chunks(data) : data);
+    await node(name).state.putDescriptor(meta, type);
+    chain.anchor(idOfKey(meta).dataHash);
+    return { policyId: meta.policyId, hash: meta.hash };
+  };
+  return { board, chain, node, nodes, owners, upload };
+}
+
+async function stored(n: TestNode, key: PolicyItemKey): Promise<Uint8Array | undefined> {
+  return n.storage.readData(key);
+}
+
+describe('replication between policy members', () => {
+  for (const tls of [false, true]) {
+    const channel = tls ? 'over TLS (in clear)' : 'over plain channels (encrypted with the session keys)';
+
+    it(`a member fetches a small and a large item from the uploader ${channel}; the non-member receives nothing`, async () => {
+      const net = await network(['A', 'B', 'C'], { tls, recipients: ['A', 'B'] });
+      for (const n of net.nodes.values()) n.replication.start();
+      const small = randomBytes(20_000);
+      const large = randomBytes(700_000);
+      const smallKey = await net.upload('A', small, 'default');
+      const largeKey = await net.upload('A', large, 'large');
+      net.node('A').replication.announcer.announce(idOfKey(smallKey), 'default', net.node('A').owner);
+      net.node('A').replication.announcer.announce(idOfKey(largeKey), 'large', net.node('A').owner);
+      await net.node('B').state.addToPending([smallKey, largeKey]);
+      // An item leaves the pending set once it is stored and its descriptor written.
+      await until('B to hold both items', () => (net.node('B').state.pending().length === 0 ? true : undefined), 10_000, 20);
+      assert.ok(Buffer.from((await stored(net.node('B'), smallKey))!).equals(small));
+      assert.ok(Buffer.from((await stored(net.node('B'), largeKey))!).equals(large));
+      assert.equal(await net.node('B').storage.itemType(largeKey), 'large');
+      assert.equal(net.node('B').state.descriptor(largeKey), 'large');
+      // The non-member asks the holder directly: no answer, no announcement, no bytes.
+      const a = net.board.peer('C', 'A');
+      a.send(PrivacyMessageCode.PrivacyInventoryRequest, encodeItemRequest(idOfKey(smallKey)));
+      const stream = a.receiveStream(4);
+      a.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(largeKey)));
+      a.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(smallKey)));
+      await new Promise((r) => setTimeout(r, 200));
+      stream.cancel();
+      assert.deepEqual(
+        net.board.received('C').map((d) => d.code),
+        [],
+        'C got no inventory, no 31 and no stream frame',
+      );
+      assert.equal(await net.node('C').storage.exists(smallKey), false);
+      assert.ok(net.board.log.some((d) => d.to === 'B' && (d.code === 31 || d.code === 'stream')), 'the member got the data');
+    });
+  }
+
+  it('finds holders by asking the members (40) when no inventory came, and answers with the node owner\'s inventory', async () => {
+    const net = await network(['A', 'B', 'D'], { tls: false, recipients: ['A', 'B', 'D'] });
+    for (const n of net.nodes.values()) n.replication.start();
+    const data = randomBytes(5000);
+    const key = await net.upload('D', data, 'default');
+    await net.node('B').state.addToPending([key]);
+    await until('B to hold the item', async () => ((await net.node('B').storage.exists(key)) ? true : undefined), 10_000, 20);
+    assert.ok(net.board.log.some((d) => d.from === 'B' && d.to === 'D' && d.code === PrivacyMessageCode.PrivacyInventoryRequest));
+    assert.ok(net.board.log.some((d) => d.from === 'D' && d.to === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2), 'D answered with a V2 inventory');
+    assert.ok(!net.board.log.some((d) => d.from === 'A' && d.to === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2), 'A, without the item, stayed silent');
+  });
+
+  it('before feature 180 announces small items with V1 inventories and serves every item as a strict answer', async () => {
+    const net = await network(['A', 'B'], { tls: false, recipients: ['A', 'B'], features180: false });
+    for (const n of net.nodes.values()) n.replication.start();
+    const data = randomBytes(3000);
+    const key = await net.upload('A', data, 'default');
+    net.node('A').replication.announcer.announce(idOfKey(key), 'default', net.node('A').owner);
+    await net.node('B').state.addToPending([key]);
+    await until('B to hold the item', async () => ((await net.node('B').storage.exists(key)) ? true : undefined), 10_000, 20);
+    assert.ok(net.board.log.some((d) => d.from === 'A' && d.code === PrivacyMessageCode.PrivacyInventoryV1));
+    assert.ok(!net.board.log.some((d) => d.code === PrivacyMessageCode.PrivacyInventoryV2));
+  });
+
+  it('passes inventories on to the other members once, and drops forged ones', async () => {
+    const net = await network(['A', 'B', 'D', 'C'], { tls: false, recipients: ['A', 'B', 'D'] });
+    for (const n of net.nodes.values()) n.replication.start();
+    const key = { policyId: encodeBase58(net.chain.policyId), hash: encodeBase58(randomBytes(32)) };
+    const inv = signInventory(p, net.node('A').owner, idOfKey(key), 'default', 2);
+    const toB = net.board.peer('A', 'B');
+    toB.send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(inv));
+    toB.send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(inv));
+    await until('D to hear of the item', () => (net.node('D').replication.inventories.knowsHolders(key) ? true : undefined), 5000, 10);
+    const forwarded = net.board.log.filter((d) => d.from === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2);
+    assert.deepEqual(forwarded.map((d) => d.to), ['D'], 'once, to the other member only: not back to A, not to the non-member C');
+    const forged = { ...signInventory(p, net.node('A').owner, idOfKey({ ...key, hash: encodeBase58(randomBytes(32)) }), 'default', 2) };
+    const bad = encodeInventory({ ...forged, signature: new Uint8Array(64).fill(1) });
+    toB.send(PrivacyMessageCode.PrivacyInventoryV2, bad);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(net.node('B').replication.inventories.knowsHolders({ policyId: key.policyId, hash: encodeBase58(forged.dataHash) }), false);
+  });
+
+  it('moves on from a holder that sends other bytes than the hash names, to one that sends the item', async () => {
+    const net = await network(['A', 'B', 'M'], { tls: true, recipients: ['A', 'B', 'M'] });
+    const data = randomBytes(4000);
+    const key = await net.upload('A', data, 'default');
+    // M claims the item, and answers requests with other bytes under its name.
+    net.node('M').parts.peers.onMessage((peer, code) => {
+      if (code !== PrivacyMessageCode.PrivateDataRequest) return;
+      const wrong = randomBytes(4000);
+      peer.send(PrivacyMessageCode.PrivateDataResponse, encodePrivateDataResponse({ ...idOfKey(key), kind: 'data', payload: encodeStrictPayload({ ...item(wrong, net.chain.policyId), hash: key.hash }, wrong) }));
+    });
+    net.node('A').replication.start();
+    net.node('B').replication.start();
+    net.board.peer('M', 'B').send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(signInventory(p, net.node('M').owner, idOfKey(key), 'default', 2)));
+    net.node('A').replication.announcer.announce(idOfKey(key), 'default', net.node('A').owner);
+    await new Promise((r) => setTimeout(r, 50));
+    await net.node('B').state.addToPending([key]);
+    await until('B to hold the item', async () => ((await net.node('B').storage.exists(key)) ? true : undefined), 10_000, 20);
+    assert.ok(Buffer.from((await stored(net.node('B'), key))!).equals(data), 'the item, not the forgery');
+  });
+
+  it('retries with back-off, marks the item lost after the attempts, and fetches it once a holder appears', async () => {
+    const net = await network(['A', 'B'], { tls: false, recipients: ['A', 'B'] });
+    const data = randomBytes(2000);
+    const meta = item(data, net.chain.policyId);
+    const key = { policyId: meta.policyId, hash: meta.hash };
+    net.chain.anchor(idOfKey(key).dataHash);
+    net.node('A').replication.start();
+    net.node('B').replication.start();
+    await net.node('B').state.addToPending([key]);
+    await until('the item to be lost', () => (net.node('B').state.isLost(key) ? true : undefined), 10_000, 20);
+    assert.equal(net.node('B').state.isPending(key), false);
+    const asked = net.board.log.filter((d) => d.from === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryRequest).length;
+    assert.ok(asked >= 3, `one inventory request per attempt, max-attempt-count = 3 (then the lost passes): ${asked}`);
+    await net.node('A').storage.save(meta, 'default', data);
+    await until('the lost item to be fetched on a lost pass', async () => ((await net.node('B').storage.exists(key)) ? true : undefined), 10_000, 20);
+    await until('the item to leave the lost set', () => (net.node('B').state.isLost(key) ? undefined : true), 5000, 10);
+  });
+
+  it('resumes the pending items after a restart', async () => {
+    const net = await network(['A', 'B'], { tls: false, recipients: ['A', 'B'] });
+    net.node('A').replication.start();
+    const data = randomBytes(3000);
+    const key = await net.upload('A', data, 'default');
+    const b = net.node('B');
+    await b.state.addToPending([key]);
+    // B stops before fetching anything; its pending set is on disk.
+    b.replication.close();
+    await b.state.close();
+    b.state = PrivacyState.open(join(b.dir, 'state'));
+    assert.deepEqual(b.state.pending(), [key]);
+    b.parts = { ...b.parts, state: b.state };
+    b.replication = new PrivacyReplication(b.parts, b.updates);
+    b.replication.start();
+    await until('B to hold the item after its restart', async () => ((await b.storage.exists(key)) ? true : undefined), 10_000, 20);
+    await until('the item to leave the pending set', () => (b.state.pending().length === 0 ? true : undefined), 5000, 10);
+  });
+
+  it('cancels a running download when the item\'s PolicyDataHash is rolled back, storing nothing', async () => {
+    const net = await network(['A', 'B'], { tls: false, recipients: ['A', 'B'] });
+    for (const n of net.nodes.values()) n.replication.start();
+    const data = randomBytes(1_500_000);
+    const key = await net.upload('A', data, 'large');
+    net.node('A').replication.announcer.announce(idOfKey(key), 'large', net.node('A').owner);
+    net.board.frameDelayMs = 20;
+    await net.node('B').state.addToPending([key]);
+    await until('the stream to be flowing', () => (net.board.log.filter((d) => d.to === 'B' && d.code === 'stream').length > 3 ? true : undefined), 10_000, 5);
+    assert.equal(net.node('B').replication.synchronizer.active, 1);
+    const tx = p.sign(
+      p.transactionFromJson({ type: 114, version: 3, senderPublicKey: encodeBase58(net.node('A').owner.publicKey), policyId: key.policyId, dataHash: key.hash, timestamp: 1, fee: 5_000_000n, proofs: [] }, { forBroadcast: false }),
+      net.node('A').owner.privateKey,
+    );
+    net.node('B').updates.handle({ kind: 'rollback', removed: [tx] });
+    await until('the download to stop', () => (net.node('B').replication.synchronizer.active === 0 ? true : undefined), 5000, 10);
+    net.board.frameDelayMs = 0;
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await net.node('B').storage.exists(key), false);
+    assert.deepEqual(readdirSync(join(net.node('B').dir, 'storage', 'incoming')), [], 'the partial download is gone');
+    assert.equal(net.node('B').state.isPending(key), false, 'no longer waiting to be fetched');
+  });
+
+  it('caps the streams a replier sends at once and answers the rest "overloaded"', async () => {
+    const net = await network(['A', 'B', 'D', 'E'], { tls: true, recipients: ['A', 'B', 'D', 'E'] });
+    net.node('A').replication.start();
+    const key = await net.upload('A', randomBytes(2_000_000), 'large');
+    // A has 3 peers: at most max(1, min(2, round(0.66 × 3))) = 2 streams at once. Nobody reads: they stay open.
+    const answers: Array<Promise<string>> = [];
+    for (const asker of ['B', 'D', 'E']) {
+      const toA = net.board.peer(asker, 'A');
+      const stream = toA.receiveStream(1);
+      toA.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(key)));
+      answers.push(readItemFrames(stream).then((r) => r.status));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual(await Promise.all(answers), ['data', 'data', 'overloaded']);
+  });
+
+  it('re-announces a fetched item whose PolicyDataHash is recent, and answers forceSync with what it restarts', async () => {
+    const now = 1_700_000_000_000n;
+    const net = await network(['A', 'B', 'D'], { tls: false, recipients: ['A', 'B', 'D'], now: () => now });
+    for (const n of net.nodes.values()) n.replication.start();
+    const data = randomBytes(1000);
+    const key = await net.upload('A', data, 'default');
+    net.node('A').replication.announcer.announce(idOfKey(key), 'default', net.node('A').owner);
+    await net.node('B').state.addToPending([{ ...key, txTimestamp: now - 1000n }]);
+    await until('B to announce what it fetched', () => (net.board.log.some((d) => d.from === 'B' && d.to === 'D' && d.code === PrivacyMessageCode.PrivacyInventoryV2) ? true : undefined), 10_000, 20);
+    // forceSync of the policy: every anchored hash not pending joins the pending set.
+    const other = randomBytes(32);
+    net.chain.anchor(other);
+    const restarted = await net.node('D').replication.synchronizer.forceSyncPolicy(net.chain.policyId);
+    assert.equal(restarted, 2, 'the two anchored items of the policy');
+    assert.equal(net.node('D').replication.synchronizer.forceSync(), net.node('D').state.pending().length);
+  });
+});
