@@ -13,6 +13,7 @@ import { createApiServer, listen } from '../api/server.js';
 import { Blockchain } from '../chain/blockchain.js';
 import { ChainFeatures } from '../chain/features.js';
 import { peerChainOf } from '../chain/peer-chain.js';
+import { ScriptVerifier } from '../chain/scripts/verifier.js';
 import { UtxPool } from '../chain/utx.js';
 import { Miner } from '../consensus/miner.js';
 import { consensusRulesFor } from '../consensus/rules.js';
@@ -98,13 +99,14 @@ export class Node {
     try {
       const now = options.now ?? systemClock;
 
-      // The chain on its store: genesis applied on first start, pre-activated and voted features, consensus rules.
+      // The chain on its store: genesis applied on first start, pre-activated and voted features, consensus rules, the script verifier.
       const protocol = await Protocol.create({ crypto: config.chain.crypto, chainId: config.chain.chainId });
+      const scripts = await ScriptVerifier.create(protocol);
       mkdirSync(config.node.dataDirectory, { recursive: true });
       const store = started.add('store', Store.open(join(config.node.dataDirectory, 'state'), protocol), (s) => s.close());
       const features = new ChainFeatures(config.chain.functionality, store);
       const rules = consensusRulesFor(config.chain, features, store);
-      const chain = new Blockchain({ store, protocol, settings: config.chain, features, consensus: rules, txExpireTimeoutMs: config.utx.txExpireTimeoutMs, now });
+      const chain = new Blockchain({ store, protocol, settings: config.chain, features, consensus: rules, txExpireTimeoutMs: config.utx.txExpireTimeoutMs, now, scripts });
       started.add('chain log', logChainEvents(chain, loggers.get('chain')), (unsubscribe) => unsubscribe());
       started.add('feature watch', watchFeatures({ chain, features, autoShutdown: config.features.autoShutdownOnUnsupportedFeature, log, requestStop }), (unsubscribe) => unsubscribe());
       chain.ensureGenesis();

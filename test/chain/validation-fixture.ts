@@ -13,6 +13,7 @@ import type { RoleName } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { PreActivatedFeatures, type FeatureView } from '../../src/chain/features.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type FeeSettings } from '../../src/chain/settings.js';
+import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import { applyTransaction, type AppliedTransaction, type TxContext } from '../../src/chain/validation.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
@@ -20,6 +21,7 @@ import { tempDir } from '../support/tmp.js';
 import { WeError } from '../../src/errors/catalogue.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
+export const scripts = await ScriptVerifier.create(p);
 
 export const WEST = 100_000_000n;
 export const GENESIS_TS = 1_700_000_000_000n;
@@ -141,6 +143,7 @@ export class TestChain {
       lastBlockTimestamp: height > 1 ? blockTime(height - 1) : undefined,
       now: blockTime(height),
       txExpireTimeoutMs: 2 * 60 * 60 * 1000,
+      scripts,
       ...over,
     };
   }
