@@ -14,6 +14,7 @@ import type { Protocol } from '../src/protocol/protocol.js';
 import { Transfer } from '../src/protocol/transactions/transfer.js';
 import { compileScript } from '../src/ride/script-compiler.js';
 import { ScriptVerifier, type ScriptReads } from '../src/chain/scripts/verifier.js';
+import { multisigSource } from '../test/support/ride-scripts.js';
 import { compareRates, type Figure } from './harness.js';
 import { clearedSignBit, edwardsKeyObject } from './protocol.js';
 
@@ -25,20 +26,6 @@ const EMPTY_STATE: ScriptReads = {
   transactionHeight: () => undefined,
   transactionById: () => undefined,
 };
-
-export function multisigSource(keys: readonly Uint8Array[]): string {
-  return `
-let alicePubKey  = base58'${encodeBase58(keys[0]!)}'
-let bobPubKey    = base58'${encodeBase58(keys[1]!)}'
-let cooperPubKey = base58'${encodeBase58(keys[2]!)}'
-
-let aliceSigned  = if(sigVerify(tx.bodyBytes, tx.proofs[0], alicePubKey  )) then 1 else 0
-let bobSigned    = if(sigVerify(tx.bodyBytes, tx.proofs[1], bobPubKey    )) then 1 else 0
-let cooperSigned = if(sigVerify(tx.bodyBytes, tx.proofs[2], cooperPubKey )) then 1 else 0
-
-aliceSigned + bobSigned + cooperSigned >= 2
-`;
-}
 
 /** A 5 KiB script of the subset ride-js shares: many lets, a match over transaction types, data and hashing. */
 export function fiveKiBSource(keys: readonly Uint8Array[]): string {
@@ -82,7 +69,7 @@ export async function rideFigures(p: Protocol): Promise<Figure[]> {
   // 1. A 2-of-3 multisig account: transfers carry alice's and bob's proofs.
   const signers = [0, 1, 2].map((i) => p.crypto.keyPairFromSeedPhrase(`bench multisig signer ${i}`));
   const account = p.crypto.keyPairFromSeedPhrase('bench multisig account');
-  const compiled = compileScript(multisigSource(signers.map((s) => s.publicKey)), { assetScript: false, crypto: p });
+  const compiled = compileScript(multisigSource(signers.map((s) => encodeBase58(s.publicKey))), { assetScript: false, crypto: p });
   if (!compiled.ok) throw new Error(compiled.error);
   const script = compiled.script.bytes;
   const COUNT = 64;
