@@ -3,11 +3,7 @@
  * set on an account by a SetScript built and signed with transactions-factory, read back
  * by `/addresses/scriptInfo` and `/utils/script/estimate`; an asset issued with a script
  * compiled in the asset context, read back by `/assets/details?full=true`; bad scripts
- * refused at broadcast.
- *
- * Enforcement (transactions of scripted accounts verified by their script, smart-asset
- * operations, 306/307 answers) waits for the chain to call the RIDE verifier; its
- * scenarios are listed in the issue's report and belong here once it does.
+ * refused at broadcast. What the chain then enforces (306/307) is ride-enforcement.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
