@@ -61,6 +61,8 @@ export interface ChainOptions {
   readonly senderRoleEnabled?: boolean;
   readonly participants?: readonly GenesisParticipant[];
   readonly balances?: ReadonlyArray<readonly [Account, bigint]>;
+  /** Where the store lives; by default a temporary directory removed when the test file ends (the caller removes one it gives). */
+  readonly directory?: string;
 }
 
 export function allFeaturesAt(height: number): Map<number, number> {
@@ -119,7 +121,7 @@ export class TestChain {
 
   static open(o: ChainOptions = {}): TestChain {
     const settings = chainSettings(o);
-    const chain = new TestChain(Store.open(tempDir('weft-validation-'), p), settings, PreActivatedFeatures.fromSettings(settings.functionality));
+    const chain = new TestChain(Store.open(o.directory ?? tempDir('weft-validation-'), p), settings, PreActivatedFeatures.fromSettings(settings.functionality));
     const state = new MutableState(chain.store);
     const ctx = chain.ctx({ height: 1, blockTimestamp: GENESIS_TS, lastBlockTimestamp: undefined });
     for (const tx of genesisTransactions(p, settings.genesis)) applyTransaction(state, tx, ctx, { verifySignature: false });
