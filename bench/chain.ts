@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Blockchain } from '../src/chain/blockchain.js';
 import { PreActivatedFeatures } from '../src/chain/features.js';
+import { ScriptVerifier } from '../src/chain/scripts/verifier.js';
 import { preverifySignatures } from '../src/chain/signatures.js';
 import { UtxPool } from '../src/chain/utx.js';
 import { SignatureVerifierPool } from '../src/crypto/verify-pool.js';
@@ -97,10 +98,11 @@ async function inProcessChain(dir: string): Promise<{ chain: Blockchain; rules: 
   const config = await devNodeConfig({ dataDir: dir, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
   const chainSettings = config.chain.consensus.type === 'poa' ? { ...config.chain, consensus: { ...config.chain.consensus, roundDurationMs: BENCH_POA.roundDurationMs, syncDurationMs: BENCH_POA.syncDurationMs } } : config.chain;
   const protocol = await Protocol.create({ crypto: 'waves', chainId: chainSettings.chainId });
+  const scripts = await ScriptVerifier.create(protocol);
   const features = PreActivatedFeatures.fromSettings(chainSettings.functionality);
   const rules = PoaRules.fromSettings(chainSettings, features);
   const clock = { now: BigInt(Date.now()) };
-  const chain = new Blockchain({ store: Store.open(join(dir, 'state'), protocol), protocol, settings: chainSettings, features, consensus: rules, txExpireTimeoutMs: 2 * 3600_000, now: () => clock.now });
+  const chain = new Blockchain({ store: Store.open(join(dir, 'state'), protocol), protocol, settings: chainSettings, features, consensus: rules, txExpireTimeoutMs: 2 * 3600_000, now: () => clock.now, scripts });
   chain.ensureGenesis();
   return { chain, rules, clock };
 }

@@ -4,16 +4,27 @@
  *    script (the verifier as the chain calls it: cached script, tx bound, three sigVerify
  *    of which two are real) vs bare node:crypto Ed25519 verification of the same two
  *    signatures with ready-made Edwards keys (target ≥ 0.7);
+ *  - ride.verify.multisig.pipeline: the same transfers through the node's admission pipeline
+ *    (applyTransaction on a real store: the script instead of the signature, then timing,
+ *    fee, permissions, balances and the transfer's state changes) vs the same baseline;
  *  - ride.compile.5KiB: compiling a 5 KiB script (ms per compile) vs @waves/ride-js 2.3.0
  *    compiling the same source in the same run (lower is better).
  */
-import { verify as nativeVerify } from 'node:crypto';
+import { verify as nativeVerify, type KeyObject } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { encodeBase58 } from '../src/crypto/encoding.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { Transfer } from '../src/protocol/transactions/transfer.js';
 import { compileScript } from '../src/ride/script-compiler.js';
 import { ScriptVerifier, type ScriptReads } from '../src/chain/scripts/verifier.js';
+import { multisigSource } from '../test/support/ride-scripts.js';
+import { applyTransaction } from '../src/chain/validation.js';
+import type { KeyPair } from '../src/crypto/suite.js';
+import { MutableState } from '../src/state/view.js';
+import { alice, bob, TestChain } from '../test/chain/validation-fixture.js';
 import { compareRates, type Figure } from './harness.js';
 import { clearedSignBit, edwardsKeyObject } from './protocol.js';
 
@@ -25,20 +36,6 @@ const EMPTY_STATE: ScriptReads = {
   transactionHeight: () => undefined,
   transactionById: () => undefined,
 };
-
-export function multisigSource(keys: readonly Uint8Array[]): string {
-  return `
-let alicePubKey  = base58'${encodeBase58(keys[0]!)}'
-let bobPubKey    = base58'${encodeBase58(keys[1]!)}'
-let cooperPubKey = base58'${encodeBase58(keys[2]!)}'
-
-let aliceSigned  = if(sigVerify(tx.bodyBytes, tx.proofs[0], alicePubKey  )) then 1 else 0
-let bobSigned    = if(sigVerify(tx.bodyBytes, tx.proofs[1], bobPubKey    )) then 1 else 0
-let cooperSigned = if(sigVerify(tx.bodyBytes, tx.proofs[2], cooperPubKey )) then 1 else 0
-
-aliceSigned + bobSigned + cooperSigned >= 2
-`;
-}
 
 /** A 5 KiB script of the subset ride-js shares: many lets, a match over transaction types, data and hashing. */
 export function fiveKiBSource(keys: readonly Uint8Array[]): string {
@@ -82,7 +79,7 @@ export async function rideFigures(p: Protocol): Promise<Figure[]> {
   // 1. A 2-of-3 multisig account: transfers carry alice's and bob's proofs.
   const signers = [0, 1, 2].map((i) => p.crypto.keyPairFromSeedPhrase(`bench multisig signer ${i}`));
   const account = p.crypto.keyPairFromSeedPhrase('bench multisig account');
-  const compiled = compileScript(multisigSource(signers.map((s) => s.publicKey)), { assetScript: false, crypto: p });
+  const compiled = compileScript(multisigSource(signers.map((s) => encodeBase58(s.publicKey))), { assetScript: false, crypto: p });
   if (!compiled.ok) throw new Error(compiled.error);
   const script = compiled.script.bytes;
   const COUNT = 64;
@@ -120,6 +117,7 @@ export async function rideFigures(p: Protocol): Promise<Figure[]> {
     ),
   );
   if (accepted === 0) throw new Error('nothing verified');
+  figures.push(await pipelineFigure(signers, edKeys));
 
   // 2. Compiling a 5 KiB script, Weft vs ride-js on the same source.
   const rideJs = createRequire(import.meta.url)('@waves/ride-js') as { compile(code: string): { result?: { base64: string }; error?: string } };
@@ -141,4 +139,43 @@ export async function rideFigures(p: Protocol): Promise<Figure[]> {
   // Reported in milliseconds per compile (lower is better; the ratio is ours ÷ ride-js).
   figures.push({ name: 'ride.compile.5KiB', value: 1000 / rates.value, baseline: 1000 / rates.baseline, ratio: rates.baseline / rates.value, unit: 'ms', baselineLabel: 'ride-js 2.3.0 ms' });
   return figures;
+}
+
+/** Multisig transfers through applyTransaction on a store (each validated and applied to a throw-away layer) vs the bare verifications. */
+async function pipelineFigure(signers: readonly KeyPair[], edKeys: readonly KeyObject[]): Promise<Figure> {
+  const directory = mkdtempSync(join(tmpdir(), 'weft-bench-ride-'));
+  const c = TestChain.open({ directory });
+  try {
+    const fp = c.store.protocol;
+    const compiled = compileScript(multisigSource(signers.map((s) => encodeBase58(s.publicKey))), { assetScript: false, crypto: fp });
+    if (!compiled.ok) throw new Error(compiled.error);
+    c.apply(c.tx(alice, { type: 13, version: 1, script: `base64:${Buffer.from(compiled.script.bytes).toString('base64')}`, name: 'multisig', description: '', fee: 50_000_000n }));
+    const COUNT = 64;
+    const txs = Array.from({ length: COUNT }, (_, i) => {
+      const unsigned = c.tx(alice, { type: 4, version: 2, recipient: bob.b58, amount: 100n + BigInt(i), fee: 1_000_000n, attachment: '' });
+      return unsigned.withProofs([fp.crypto.sign(signers[0]!.privateKey, unsigned.proofSourceBytes), fp.crypto.sign(signers[1]!.privateKey, unsigned.proofSourceBytes)]);
+    });
+    const ctx = c.ctx();
+    const bare = txs.map((tx) => ({ message: tx.bodyBytes, sigs: tx.proofs.map(clearedSignBit) }));
+    let k = 0;
+    let accepted = 0;
+    const figure = compareRates(
+      'ride.verify.multisig.pipeline',
+      'node:crypto Ed25519 verify ×2 /s',
+      () => {
+        applyTransaction(new MutableState(c.store), txs[k++ % COUNT]!, ctx);
+        accepted++;
+      },
+      () => {
+        const b = bare[k++ % COUNT]!;
+        if (nativeVerify(null, b.message, edKeys[0]!, b.sigs[0]!) && nativeVerify(null, b.message, edKeys[1]!, b.sigs[1]!)) accepted++;
+      },
+      { unit: 'tx/s' },
+    );
+    if (accepted === 0) throw new Error('nothing applied');
+    return figure;
+  } finally {
+    await c.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
 }

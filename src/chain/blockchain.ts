@@ -21,6 +21,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import type { Store } from '../state/store.js';
 import { MutableState, type StateView } from '../state/view.js';
 import { recordFeatureVotes, type FeatureView } from './features.js';
+import type { ScriptVerifier } from './scripts/verifier.js';
 import type { ChainSettings } from './settings.js';
 import { applyTransaction, type TxContext } from './validation.js';
 import { genericError, WeError } from '../errors/catalogue.js';
@@ -80,6 +81,8 @@ export interface BlockchainOptions {
   readonly txExpireTimeoutMs: number;
   /** Node time in ms. */
   readonly now: () => bigint;
+  /** Runs account and asset scripts for this chain's transactions (`await ScriptVerifier.create(protocol)`). */
+  readonly scripts: ScriptVerifier;
 }
 
 export class Blockchain implements ChainHeaders {
@@ -90,6 +93,7 @@ export class Blockchain implements ChainHeaders {
   private readonly consensus: ConsensusRules;
   private readonly txExpireTimeoutMs: number;
   private readonly now: () => bigint;
+  private readonly scripts: ScriptVerifier;
   /** The top block as assembled so far; undefined before genesis. */
   private tip: Block | undefined;
   private readonly headers = new Map<number, Block>();
@@ -110,6 +114,7 @@ export class Blockchain implements ChainHeaders {
     this.consensus = o.consensus;
     this.txExpireTimeoutMs = o.txExpireTimeoutMs;
     this.now = o.now;
+    this.scripts = o.scripts;
     this.tip = this.readBlock(this.store.height());
     this.liquidMicros = this.tip === undefined ? [] : this.store.microBlocksAt(this.store.height());
   }
@@ -215,6 +220,7 @@ export class Blockchain implements ChainHeaders {
       lastBlockTimestamp,
       now: this.now(),
       txExpireTimeoutMs: this.txExpireTimeoutMs,
+      scripts: this.scripts,
       ...(blockGenerator === undefined ? {} : { blockGenerator }),
     };
   }

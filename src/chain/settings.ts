@@ -70,6 +70,7 @@ export interface UtxSettings {
   readonly memoryLimitBytes: number;
   readonly txExpireTimeoutMs: number;
   readonly cleanupIntervalMs: number;
+  /** WE's `utx.allow-transactions-from-smart-accounts` (default true): false keeps scripted senders' transactions out of this node's pool. */
   readonly allowTransactionsFromSmartAccounts: boolean;
 }
 

@@ -126,11 +126,19 @@ export class UtxPool {
     const existing = this.txs.get(id);
     if (existing !== undefined) return existing;
     if (this.bytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
+    this.refuseScriptedSender(tx);
     this.validate(tx, true);
     this.txs.set(id, tx);
     this.bytes += tx.bytes.length;
     this.ordered = undefined;
     return tx;
+  }
+
+  /** WE's `utx.allow-transactions-from-smart-accounts = false`: the pool takes nothing from scripted accounts (blocks still may carry them). */
+  private refuseScriptedSender(tx: Transaction): void {
+    if (this.settings.allowTransactionsFromSmartAccounts) return;
+    const sender = tx.sender;
+    if (sender !== undefined && this.chain.state().accountScript(sender.bytes) !== null) throw genericError('transactions from scripted accounts are denied from UTX pool');
   }
 
   /** Full validation against the current state, nothing applied. */

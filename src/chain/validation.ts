@@ -3,9 +3,12 @@
  * (we-node TransactionDiffer, CommonValidation, Verifier, PermissionValidator,
  * FeeCalculator, BalanceDiffValidation; reference crypto-and-transactions §5.1):
  *
- *   1. signature: proofs[0] by the sender over the proof-source bytes (atomic: its own
- *      proof, every inner transaction's, the miner's); transactions of scripted accounts
- *      and touching smart assets are refused (script evaluation is not implemented);
+ *   1. verification (Verifier): the sender's account script if it has one, else proofs[0]
+ *      by the sender over the proof-source bytes; then the scripts of the smart assets the
+ *      transaction touches (chain/scripts/verifier.ts). An atomic container: its own proof,
+ *      every inner transaction verified so, the miner's proof. Scripts read the state the
+ *      transaction is validated on, at the height of the block it goes into — never a
+ *      clock — so every node, and a node re-validating after a fork, decides alike;
  *   2. timestamp: not more than 90 min after the block time, not older than the previous
  *      block time − tx-expire-timeout;
  *   3. features required by the type and version active;
@@ -20,13 +23,13 @@
  * Everything is applied into a fork merged only on success, so a failing transaction
  * leaves the state untouched. Errors are rendered as WE renders a TransactionValidationError:
  * StateCheckFailed 112 `State check failed. Reason: …` with the transaction as `tx`, except
- * Mistiming (303), AddressIsLastOfRole (117, with `tx`) and privacy/contract kinds (their
- * own codes). The NG fee split is the chain engine's: this returns the fee the block's
+ * Mistiming (303), AddressIsLastOfRole (117, with `tx`), privacy/contract kinds (their
+ * own codes) and a script's rejection (306/307 with `transaction`, `script`, `vars`). The NG fee split is the chain engine's: this returns the fee the block's
  * miner shares.
  */
 import { encodeBase58 } from '../crypto/encoding.js';
 import { stringifyJson } from '../protocol/json.js';
-import { orderBodyBytes, type ExchangeData } from '../protocol/transactions/exchange.js';
+import { orderBodyBytes, type Order } from '../protocol/transactions/exchange.js';
 import { isGenesisType } from '../protocol/transactions/genesis.js';
 import { atomicBadgeOf, EXECUTED_CONTRACT_TYPE, isAtomic, minerProofSource } from '../protocol/transactions/atomic.js';
 import { ROLES } from '../protocol/transactions/permissions.js';
@@ -36,7 +39,19 @@ import type { MutableState, StateView } from '../state/view.js';
 import { rulesFor, validateBalances, type ApplyContext, type MinerFee } from '../state/appliers/index.js';
 import { FEATURE_DESCRIPTIONS } from './features.js';
 import { scalaSimpleName, validateFee, type FeeContext } from './fees.js';
-import { activationError, alreadyInTheState, genericError, mistiming, permissionError, transactionRejection, unsupportedTransactionType, WeError } from '../errors/catalogue.js';
+import type { ScriptState, ScriptVerifier, SignatureChecks } from './scripts/verifier.js';
+import {
+  activationError,
+  alreadyInTheState,
+  genericError,
+  innerScriptRejection,
+  mistiming,
+  permissionError,
+  ScriptRejection,
+  transactionRejection,
+  unsupportedTransactionType,
+  WeError,
+} from '../errors/catalogue.js';
 
 /** CommonValidation.MaxTimeTransactionOverBlockDiff. */
 export const MAX_TIME_TX_OVER_BLOCK_MS = 90n * 60n * 1000n;
@@ -56,6 +71,8 @@ export interface TxContext extends FeeContext {
   readonly txExpireTimeoutMs: number;
   /** The block's generator, when applying in (or mining into) a block: atomic containers must name it as miner. */
   readonly blockGenerator?: Uint8Array;
+  /** Runs account and asset scripts (one per chain: its network's contexts and parsed scripts). */
+  readonly scripts: ScriptVerifier;
 }
 
 /** What the block's miner gets from a transaction. */
@@ -79,7 +96,7 @@ export function applyTransaction(
 
 function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignature: boolean, atomically: boolean): AppliedTransaction {
   try {
-    verify(state, tx, verifySignature);
+    verify(state, tx, ctx, verifySignature);
     checkTimestamps(tx, ctx);
     checkFeatures(tx, ctx);
     const height = state.transactionHeight(tx.id);
@@ -101,7 +118,9 @@ function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignatu
     fork.mergeInto(state);
     return { fee: miner.fee };
   } catch (e) {
-    throw e instanceof WeError ? transactionRejection(e, tx.toJson()) : e;
+    if (!(e instanceof WeError)) throw e;
+    // An inner transaction's script refusing it on the state its container built so far: WE reports it under the container (112).
+    throw atomically && e instanceof ScriptRejection ? innerScriptRejection(e) : transactionRejection(e, tx.toJson());
   }
 }
 
@@ -112,13 +131,14 @@ function applyContext(ctx: TxContext): ApplyContext {
     isFeatureActive: (id) => ctx.features.isActive(id, ctx.height),
     senderRoleEnabled: ctx.settings.genesis.senderRoleEnabled,
     blockGenerator: ctx.blockGenerator,
-    // Inner signatures were verified with the container's (Verifier does both).
+    // Inner signatures were verified with the container's (Verifier does both); their scripts
+    // run again on the state the container built so far, as WE's AtomicTransactionDiff does.
     applyInner: (state, inner) => run(state, inner, ctx, false, true),
   };
 }
 
 // ---------------------------------------------------------------------------
-// 1. Signatures (Verifier)
+// 1. Verification (Verifier): scripts, else signatures
 
 const txString = (tx: Transaction): string => stringifyJson(tx.toJson());
 
@@ -129,47 +149,72 @@ function verifySenderProof(tx: Transaction, exactlyOneProof: boolean): void {
   if (!tx.hasValidSenderSignature()) throw genericError(`Script doesn't exist and proof doesn't validate as signature for '${txString(tx)}'`);
 }
 
-function refuseScripts(state: StateView, tx: Transaction): void {
-  const sender = tx.sender;
-  if (sender !== undefined && state.accountScript(sender.bytes) !== null) {
-    throw genericError(
-      `Transactions from scripted accounts are not supported yet: account '${sender.toString()}' has a script and script evaluation is not implemented`,
-    );
-  }
-  for (const assetId of rulesFor(tx.type)?.smartAssets?.(tx) ?? []) {
-    const script = state.asset(assetId)?.script;
-    if (script !== undefined && script !== null) {
-      throw genericError(
-        `Transactions with smart assets are not supported yet: asset '${encodeBase58(assetId)}' has a script and script evaluation is not implemented`,
-      );
-    }
+/** An Exchange's order signed by its (unscripted) sender. */
+function verifyOrderProof(tx: Transaction, order: Order): void {
+  const proof = order.proofs[0];
+  if (proof === undefined || !tx.protocol.crypto.verify(order.senderPublicKey, orderBodyBytes(order), proof)) {
+    throw genericError(`Script doesn't exist and proof doesn't validate as signature for order of '${tx.protocol.addresses.fromPublicKey(order.senderPublicKey).toString()}'`);
   }
 }
 
-function verify(state: StateView, tx: Transaction, verifySignature: boolean): void {
+/** Verifier.verifyDataTxAuthorSignature: a Data V1 of a scripted sender written by another author carries the author's proof first. */
+function verifyDataAuthorProof(tx: Transaction): void {
+  const proof = tx.proofs[0];
+  if (proof === undefined) throw genericError(`Proofs is empty for ${txString(tx)}`);
+  const author = (tx.data as { readonly author: Uint8Array }).author;
+  if (!tx.protocol.crypto.verify(author, tx.proofSourceBytes, proof)) throw genericError(`Proof is not valid for author for ${txString(tx)}`);
+}
+
+const SIGNATURE_CHECKS: SignatureChecks = {
+  senderSignature: (tx) => verifySenderProof(tx, true),
+  orderSignature: verifyOrderProof,
+  dataAuthorSignature: verifyDataAuthorProof,
+};
+
+/** Signatures already verified (the pool's candidates, re-validation, inner transactions): only scripts run. */
+const SIGNATURES_VERIFIED: SignatureChecks = {
+  senderSignature: () => undefined,
+  orderSignature: () => undefined,
+  dataAuthorSignature: () => undefined,
+};
+
+/**
+ * What scripts read: the state the transaction is validated on (pool and block validation
+ * alike), with `height` the height of the block it goes into.
+ */
+export function scriptState(state: StateView, height: number): ScriptState {
+  return {
+    height: () => height,
+    balance: (address, assetId) => state.balance(address, assetId),
+    aliasOwner: (name) => state.aliasOwner(name),
+    dataEntry: (address, key) => state.dataEntry(address, key),
+    transactionHeight: (id) => state.transactionHeight(id),
+    transactionById: (id) => state.transactionById(id),
+    accountScript: (address) => state.accountScript(address),
+    assetScript: (assetId) => state.asset(assetId)?.script ?? null,
+  };
+}
+
+function verify(state: StateView, tx: Transaction, ctx: TxContext, verifySignature: boolean): void {
   if (isGenesisType(tx.type)) return;
-  if (isAtomic(tx)) {
-    if (verifySignature) verifySenderProof(tx, false);
-    for (const inner of tx.data.transactions) verify(state, inner, verifySignature);
-    const miner = tx.data.miner;
-    if (miner !== null && verifySignature) {
-      const proof = tx.proofs[1];
-      if (proof === undefined) throw genericError('The miner proof of atomic transaction is missing');
-      if (!tx.protocol.crypto.verify(miner, minerProofSource(tx), proof)) throw genericError('Invalid miner proof of atomic transaction');
-    }
+  const checks = verifySignature ? SIGNATURE_CHECKS : SIGNATURES_VERIFIED;
+  const scripts = scriptState(state, ctx.height);
+  if (!isAtomic(tx)) {
+    ctx.scripts.verify(tx, scripts, checks);
     return;
   }
-  refuseScripts(state, tx);
-  if (!verifySignature) return;
-  verifySenderProof(tx, true);
-  if (tx.type === 7) {
-    const d = tx.data as ExchangeData;
-    for (const order of [d.buyOrder, d.sellOrder]) {
-      const proof = order.proofs[0];
-      if (proof === undefined || !tx.protocol.crypto.verify(order.senderPublicKey, orderBodyBytes(order), proof)) {
-        throw genericError(`Script doesn't exist and proof doesn't validate as signature for order of '${tx.protocol.addresses.fromPublicKey(order.senderPublicKey).toString()}'`);
-      }
-    }
+  if (verifySignature) verifySenderProof(tx, false);
+  try {
+    for (const inner of tx.data.transactions) ctx.scripts.verify(inner, scripts, checks);
+  } catch (e) {
+    // WE reports an inner transaction's script rejection with the container.
+    throw e instanceof ScriptRejection ? e.forTransaction(tx.toJson()) : e;
+  }
+  const miner = tx.data.miner;
+  if (miner !== null && verifySignature) {
+    const proof = tx.proofs[1];
+    if (proof === undefined) throw genericError('The miner proof of atomic transaction is missing');
+    if (!tx.protocol.crypto.verify(miner, minerProofSource(tx), proof)) throw genericError('Invalid miner proof of atomic transaction');
   }
 }
 

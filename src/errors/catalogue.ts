@@ -281,11 +281,13 @@ export const OWN_CODE_KINDS: ReadonlySet<string> = new Set([
 
 /**
  * A pipeline error as WE renders it for a transaction (ApiError.fromValidationError on a
- * TransactionValidationError): 303 and the kinds with their own code as they are, 117 and
- * everything else as 112 with the transaction; an inner transaction's rendered error
+ * TransactionValidationError): a script's rejection (306/307, which carries its
+ * transaction, script and vars), 303 and the kinds with their own code as they are, 117
+ * and everything else as 112 with the transaction; an inner transaction's rendered error
  * (atomics) is wrapped again.
  */
-export function transactionRejection(e: WeError, txJson: unknown): TransactionRejected {
+export function transactionRejection(e: WeError, txJson: unknown): TransactionRejected | ScriptRejection {
+  if (e instanceof ScriptRejection) return e;
   if (e instanceof TransactionRejected) return stateCheckFailed(e.message, e.field, txJson);
   if (e.kind === 'Mistiming') return new TransactionRejected('Mistiming', 303, e.message, e.field);
   if (e.kind === 'AddressIsLastOfRole') return new TransactionRejected('AddressIsLastOfRole', 117, e.message, e.field, 400, undefined, { tx: txJson });
@@ -325,6 +327,13 @@ export const scriptExecutionError = (message: string, transactionJson: unknown, 
 /** 307: the script returned false. */
 export const transactionNotAllowedByScript = (message: string, transactionJson: unknown, script: string, vars: readonly ScriptVar[]): ScriptRejection =>
   new ScriptRejection('TransactionNotAllowedByScript', 307, message, transactionJson, script, vars);
+
+/**
+ * An inner transaction's script rejection raised while its atomic container's state is
+ * built (the scripts run again on the state the inner transactions before it left): WE
+ * wraps it in the container's error, which renders as 112 with the script's message.
+ */
+export const innerScriptRejection = (e: ScriptRejection): TransactionRejected => new TransactionRejected(e.kind, e.code, e.message, e.field);
 
 // ---------------------------------------------------------------------------
 // 301–310: what is not there

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { Blockchain } from '../chain/blockchain.js';
 import { ChainFeatures } from '../chain/features.js';
 import { peerChainOf } from '../chain/peer-chain.js';
+import { ScriptVerifier } from '../chain/scripts/verifier.js';
 import { UtxPool } from '../chain/utx.js';
 import { Miner } from '../consensus/miner.js';
 import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
@@ -68,15 +69,16 @@ export interface ChainParts {
   readonly liquid: LiquidBlockTracker;
 }
 
-/** The chain on its store: genesis applied on first start, pre-activated and voted features, consensus rules; its changes logged and watched. */
+/** The chain on its store: genesis applied on first start, pre-activated and voted features, consensus rules, the script verifier; its changes logged and watched. */
 export async function openChain(ctx: StartContext): Promise<ChainParts> {
   const { config, started, loggers, now } = ctx;
   const protocol = await Protocol.create({ crypto: config.chain.crypto, chainId: config.chain.chainId });
+  const scripts = await ScriptVerifier.create(protocol);
   mkdirSync(config.node.dataDirectory, { recursive: true });
   const store = started.add('store', Store.open(join(config.node.dataDirectory, 'state'), protocol), (s) => s.close());
   const features = new ChainFeatures(config.chain.functionality, store);
   const rules = consensusRulesFor(config.chain, features, store);
-  const chain = new Blockchain({ store, protocol, settings: config.chain, features, consensus: rules, txExpireTimeoutMs: config.utx.txExpireTimeoutMs, now });
+  const chain = new Blockchain({ store, protocol, settings: config.chain, features, consensus: rules, txExpireTimeoutMs: config.utx.txExpireTimeoutMs, now, scripts });
   started.add('chain log', logChainEvents(chain, loggers.get('chain')), (unsubscribe) => unsubscribe());
   const log = loggers.get('node');
   started.add('feature watch', watchFeatures({ chain, features, autoShutdown: config.features.autoShutdownOnUnsupportedFeature, log, requestStop: ctx.requestStop }), (unsubscribe) => unsubscribe());

@@ -15,6 +15,7 @@ import { Block } from '../protocol/blocks/block.js';
 import { assembleLiquidBlock, parseMicroBlock, type MicroBlock } from '../protocol/blocks/micro-block.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
 import {
   decode,
   encode,
@@ -408,6 +409,11 @@ export class Store implements StateView {
   transaction(id: Uint8Array): TxLocation | undefined {
     const v = this.db.get(concatBytes(Uint8Array.from([F.TX]), id));
     return v === undefined ? undefined : decode.txLocation(v);
+  }
+
+  transactionById(id: Uint8Array): Transaction | undefined {
+    const loc = this.transaction(id);
+    return loc === undefined ? undefined : this.protocol.transactionFromBytes(loc.bytes);
   }
 
   carryFee(): bigint {

@@ -45,6 +45,8 @@ export interface StateView {
   policyDataHashes(policyId: Uint8Array): readonly PolicyDataHashEntry[];
   /** Height of a confirmed transaction. */
   transactionHeight(id: Uint8Array): number | undefined;
+  /** A confirmed transaction by id: one recorded in this state's pending changes, else the store's transaction index. */
+  transactionById(id: Uint8Array): Transaction | undefined;
   /** Fee share carried to the next block's miner (NG 60 %). */
   carryFee(): bigint;
   /** A PoA miner's warnings and bans, oldest first. */
@@ -114,7 +116,8 @@ export class MutableState implements StateView {
   // touch two or three kinds, and they are created by the thousand.
   private m: Partial<ChangeMaps> = {};
   private readonly txs: { tx: Transaction; addresses: Uint8Array[] }[] = [];
-  private txIds: Set<string> | undefined;
+  /** The recorded transactions by id (for transactionHeight and transactionById). */
+  private txIds: Map<string, Transaction> | undefined;
   private carry: bigint | undefined;
   private votes: Map<number, Map<number, number>> | undefined;
   private approved: Map<number, number> | undefined;
@@ -239,6 +242,10 @@ export class MutableState implements StateView {
     return this.txIds?.has(bytesKey(id)) === true ? this.height() : this.base.transactionHeight(id);
   }
 
+  transactionById(id: Uint8Array): Transaction | undefined {
+    return this.txIds?.get(bytesKey(id)) ?? this.base.transactionById(id);
+  }
+
   carryFee(): bigint {
     return this.carry ?? this.base.carryFee();
   }
@@ -357,7 +364,7 @@ export class MutableState implements StateView {
   /** Records a confirmed transaction with the addresses touched since the last call. */
   addTransaction(tx: Transaction): void {
     this.txs.push({ tx, addresses: [...this.touched.values()] });
-    (this.txIds ??= new Set()).add(bytesKey(tx.id));
+    (this.txIds ??= new Map()).set(bytesKey(tx.id), tx);
     this.touched = new Map();
   }
 
@@ -410,7 +417,7 @@ export class MutableState implements StateView {
     copy('minerBans');
     for (const t of this.txs) {
       target.txs.push(t);
-      (target.txIds ??= new Set()).add(bytesKey(t.tx.id));
+      (target.txIds ??= new Map()).set(bytesKey(t.tx.id), t.tx);
     }
     for (const [key, v] of this.touched) target.touched.set(key, v);
     if (this.carry !== undefined) target.carry = this.carry;

@@ -7,6 +7,7 @@
  */
 import { Blockchain } from '../../src/chain/blockchain.js';
 import { FEATURE, PreActivatedFeatures } from '../../src/chain/features.js';
+import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type UtxSettings } from '../../src/chain/settings.js';
 import { UtxPool } from '../../src/chain/utx.js';
 import { planKeyBlock } from '../../src/consensus/poa.js';
@@ -20,6 +21,7 @@ import { Store } from '../../src/state/store.js';
 import { tempDir } from '../support/tmp.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
+export const scripts = await ScriptVerifier.create(p);
 export const WEST = 100_000_000n;
 export const GENESIS_TS = 1_700_000_000_000n;
 /** PoA round: 4 s mining + 1 s sync. */
@@ -118,7 +120,7 @@ export class ChainNode {
   ) {
     const features = PreActivatedFeatures.fromSettings(settings.functionality);
     this.rules = PoaRules.fromSettings(settings, features);
-    this.chain = new Blockchain({ store, protocol: p, settings, features, consensus: this.rules, txExpireTimeoutMs: UTX.txExpireTimeoutMs, now: clock.read });
+    this.chain = new Blockchain({ store, protocol: p, settings, features, consensus: this.rules, txExpireTimeoutMs: UTX.txExpireTimeoutMs, now: clock.read, scripts });
     this.pool = new UtxPool({ chain: this.chain, settings: UTX, now: clock.read });
   }
 

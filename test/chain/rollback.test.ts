@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Blockchain, type ChainEvent } from '../../src/chain/blockchain.js';
 import { FEATURE, PreActivatedFeatures } from '../../src/chain/features.js';
+import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings } from '../../src/chain/settings.js';
 import { planKeyBlock } from '../../src/consensus/poa.js';
 import { PoaRules, poaHeaders } from '../../src/consensus/rules.js';
@@ -28,6 +29,7 @@ import { replayBlocks } from '../support/replay.js';
 import { tempDir } from '../support/tmp.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
+const scripts = await ScriptVerifier.create(p);
 const WEST = 100_000_000n;
 const GENESIS_TS = 1_700_000_000_000n;
 const MAX_ROLLBACK_DEPTH = 8;
@@ -105,7 +107,7 @@ class TestChain {
   ) {
     const features = PreActivatedFeatures.fromSettings(SETTINGS.functionality);
     this.rules = PoaRules.fromSettings(SETTINGS, features);
-    this.chain = new Blockchain({ store, protocol: p, settings: SETTINGS, features, consensus: this.rules, txExpireTimeoutMs: TX_EXPIRE_MS, now: () => this.clock });
+    this.chain = new Blockchain({ store, protocol: p, settings: SETTINGS, features, consensus: this.rules, txExpireTimeoutMs: TX_EXPIRE_MS, now: () => this.clock, scripts });
     this.chain.on((e) => this.events.push(e));
   }
 
@@ -312,7 +314,7 @@ describe('chain rollback', () => {
         c.chain.rollbackTo(target);
         assert.equal(c.store.stateHash(), hashAt.get(target));
         for (const block of removedBlocks(b, target)) c.chain.appendBlock(block);
-        const replayed = replayBlocks([...b.blockAt.values()], { protocol: p, settings: SETTINGS, txExpireTimeoutMs: TX_EXPIRE_MS, now: () => c.clock });
+        const replayed = replayBlocks([...b.blockAt.values()], { protocol: p, scripts, settings: SETTINGS, txExpireTimeoutMs: TX_EXPIRE_MS, now: () => c.clock });
         try {
           assert.equal(replayed.store.stateHash(), c.store.stateHash());
         } finally {

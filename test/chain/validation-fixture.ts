@@ -13,6 +13,7 @@ import type { RoleName } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { PreActivatedFeatures, type FeatureView } from '../../src/chain/features.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type FeeSettings } from '../../src/chain/settings.js';
+import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import { applyTransaction, type AppliedTransaction, type TxContext } from '../../src/chain/validation.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
@@ -20,6 +21,7 @@ import { tempDir } from '../support/tmp.js';
 import { WeError } from '../../src/errors/catalogue.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
+export const scripts = await ScriptVerifier.create(p);
 
 export const WEST = 100_000_000n;
 export const GENESIS_TS = 1_700_000_000_000n;
@@ -59,6 +61,8 @@ export interface ChainOptions {
   readonly senderRoleEnabled?: boolean;
   readonly participants?: readonly GenesisParticipant[];
   readonly balances?: ReadonlyArray<readonly [Account, bigint]>;
+  /** Where the store lives; by default a temporary directory removed when the test file ends (the caller removes one it gives). */
+  readonly directory?: string;
 }
 
 export function allFeaturesAt(height: number): Map<number, number> {
@@ -117,7 +121,7 @@ export class TestChain {
 
   static open(o: ChainOptions = {}): TestChain {
     const settings = chainSettings(o);
-    const chain = new TestChain(Store.open(tempDir('weft-validation-'), p), settings, PreActivatedFeatures.fromSettings(settings.functionality));
+    const chain = new TestChain(Store.open(o.directory ?? tempDir('weft-validation-'), p), settings, PreActivatedFeatures.fromSettings(settings.functionality));
     const state = new MutableState(chain.store);
     const ctx = chain.ctx({ height: 1, blockTimestamp: GENESIS_TS, lastBlockTimestamp: undefined });
     for (const tx of genesisTransactions(p, settings.genesis)) applyTransaction(state, tx, ctx, { verifySignature: false });
@@ -141,6 +145,7 @@ export class TestChain {
       lastBlockTimestamp: height > 1 ? blockTime(height - 1) : undefined,
       now: blockTime(height),
       txExpireTimeoutMs: 2 * 60 * 60 * 1000,
+      scripts,
       ...over,
     };
   }

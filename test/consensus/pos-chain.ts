@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { Blockchain } from '../../src/chain/blockchain.js';
 import { ChainFeatures, FEATURE } from '../../src/chain/features.js';
+import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type FunctionalitySettings } from '../../src/chain/settings.js';
 import { planPosKeyBlock } from '../../src/consensus/pos.js';
 import { PosRules } from '../../src/consensus/rules.js';
@@ -20,6 +21,7 @@ import { Store } from '../../src/state/store.js';
 import { tempDir } from '../support/tmp.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
+const scripts = await ScriptVerifier.create(p);
 export const WEST = 100_000_000n;
 export const GENESIS_TS = 1_700_000_000_000n;
 /** WE's node-example initial base target. */
@@ -109,7 +111,7 @@ export class PosTestChain {
   ) {
     this.features = new ChainFeatures(settings.functionality, store);
     this.rules = PosRules.fromSettings(settings, this.features, store);
-    this.chain = new Blockchain({ store, protocol: p, settings, features: this.features, consensus: this.rules, txExpireTimeoutMs: 90 * 60 * 1000, now: () => this.clock });
+    this.chain = new Blockchain({ store, protocol: p, settings, features: this.features, consensus: this.rules, txExpireTimeoutMs: 90 * 60 * 1000, now: () => this.clock, scripts });
   }
 
   static create(f: FunctionalitySettings = functionality()): PosTestChain {

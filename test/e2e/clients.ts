@@ -50,18 +50,22 @@ export interface Built {
   readonly sender: Signer;
 }
 
-/** Builds and signs with transactions-factory 2.1.4 + crypto-utils. */
-export async function tf2Build(name: string, version: number, fields: Record<string, unknown>, sender: Signer): Promise<Built> {
+/**
+ * Builds and signs with transactions-factory 2.1.4 + crypto-utils: proofs[i] is the
+ * signature of `proofsBy[i]` (the sender alone by default; a scripted account's co-signers,
+ * as a multisig client collects them).
+ */
+export async function tf2Build(name: string, version: number, fields: Record<string, unknown>, sender: Signer, proofsBy: readonly Signer[] = [sender]): Promise<Built> {
   const factory = tf2.TRANSACTIONS[name]?.[`V${version}`];
   assert.ok(factory, `transactions-factory 2.1.4 has no ${name} V${version}`);
   const tx = factory({ ...fields, senderPublicKey: sender.publicKey });
   tx.setNetworkByte(CHAIN_ID);
   const body: Uint8Array = await tx.getBytes();
-  const signature: string = cryptoUtils.createTransactionSignature(body, sender.privateKey);
+  const proofs: string[] = proofsBy.map((s) => cryptoUtils.createTransactionSignature(body, s.privateKey));
   return {
     library: 'transactions-factory 2.1.4',
     id: cryptoUtils.getTransactionId(body),
-    json: { ...tx.getBody(), senderPublicKey: sender.publicKey, proofs: [signature] },
+    json: { ...tx.getBody(), senderPublicKey: sender.publicKey, proofs },
     sender,
   };
 }

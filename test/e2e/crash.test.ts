@@ -27,6 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { DEV_SEEDS, devNodeConfig, devProtocol } from '../../src/node/dev.js';
 import { Store } from '../../src/state/store.js';
@@ -240,6 +241,7 @@ describe('crash safety of the dev node', () => {
     t.diagnostic(`seed ${SEED} (WEFT_CRASH_SEED), ${CYCLES} cycles (WEFT_CRASH_CYCLES)`);
     const dataDir = tempDir('weft-crash-');
     const protocol = await devProtocol();
+    const scripts = await ScriptVerifier.create(protocol);
     const client = await Client.create(random);
     await client.prepare(80);
 
@@ -324,7 +326,7 @@ describe('crash safety of the dev node', () => {
           assert.equal(store.transactionHeight(cryptoUtils.fromBase58(id)), h, `cycle ${cycle}: transaction ${id} was confirmed at height ${h}`);
           storeChecks++;
         }
-        const replay = await compareWithReplay(store, { protocol, settings: config.chain, txExpireTimeoutMs: config.utx.txExpireTimeoutMs });
+        const replay = await compareWithReplay(store, { protocol, scripts, settings: config.chain, txExpireTimeoutMs: config.utx.txExpireTimeoutMs });
         assert.equal(replay.storedHash, replay.replayedHash, `cycle ${cycle}: the store differs from a replay of its blocks:\n${replay.differences.join('\n')}`);
         replayedBlocks += replay.height;
         storedTip = { id: replay.blocks[replay.height - 1]!.idBase58, height: replay.height };

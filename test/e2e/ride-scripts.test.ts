@@ -3,16 +3,13 @@
  * set on an account by a SetScript built and signed with transactions-factory, read back
  * by `/addresses/scriptInfo` and `/utils/script/estimate`; an asset issued with a script
  * compiled in the asset context, read back by `/assets/details?full=true`; bad scripts
- * refused at broadcast.
- *
- * Enforcement (transactions of scripted accounts verified by their script, smart-asset
- * operations, 306/307 answers) waits for the chain to call the RIDE verifier; its
- * scenarios are listed in the issue's report and belong here once it does.
+ * refused at broadcast. What the chain then enforces (306/307) is ride-enforcement.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEV_SEEDS } from '../../src/node/dev.js';
 import { assertError, broadcast, Clock, confirmed, signer, tf2Build, WEST, type Signer } from './clients.js';
+import { multisigSource } from '../support/ride-scripts.js';
 import { NodeFleet, type DevNode } from './support.js';
 
 const fleet = new NodeFleet();
@@ -34,14 +31,7 @@ describe('RIDE scripts end to end', { timeout: 90_000 }, () => {
   const compile = (source: string, query = '') => node.post(`/utils/script/compile${query}`, source, { contentType: 'text/plain' });
 
   it('compiles a 2-of-3 multisig, sets it on an account and reads it back as WE does', async () => {
-    const source = `
-let alicePubKey  = base58'${a0.publicKey}'
-let bobPubKey    = base58'${a1.publicKey}'
-let cooperPubKey = base58'${a2.publicKey}'
-let aliceSigned  = if(sigVerify(tx.bodyBytes, tx.proofs[0], alicePubKey  )) then 1 else 0
-let bobSigned    = if(sigVerify(tx.bodyBytes, tx.proofs[1], bobPubKey    )) then 1 else 0
-let cooperSigned = if(sigVerify(tx.bodyBytes, tx.proofs[2], cooperPubKey )) then 1 else 0
-aliceSigned + bobSigned + cooperSigned >= 2`;
+    const source = multisigSource([a0.publicKey, a1.publicKey, a2.publicKey]);
     const compiled = await compile(source);
     assert.equal(compiled.status, 200, compiled.text);
     assert.deepEqual(Object.keys(compiled.json), ['script', 'complexity', 'extraFee']);

@@ -119,17 +119,21 @@ describe('Data applier', () => {
 describe('SetScript applier', () => {
   const setScript = (c: TestChain, from: Account, s: string | null) => c.tx(from, { type: 13, version: 1, script: s, name: 'account', description: '', fee: 50_000_000n });
 
-  it('stores the script; the account is then refused until scripts can run', () => {
+  it("stores the script; the account's transactions are then verified by it instead of the signature", () => {
     const c = TestChain.open();
     const s = script(E.TRUE);
     c.apply(setScript(c, alice, s));
     assert.equal(encodeBase64(c.store.accountScript(alice.bytes) ?? new Uint8Array()), s.slice('base64:'.length));
     assert.equal(c.west(alice), 1_000n * WEST - 50_000_000n);
-    assertRejected(
-      c.reject(c.tx(alice, { type: 4, version: 2, recipient: bob.b58, amount: 1n, fee: 1_000_000n, attachment: '' })),
-      112,
-      scf(`Transactions from scripted accounts are not supported yet: account '${alice.b58}' has a script and script evaluation is not implemented`),
-    );
+    // A TRUE script lets through what bob signed on alice's behalf.
+    const signedByBob = p.sign(c.tx(alice, { type: 4, version: 2, recipient: bob.b58, amount: 1n, fee: 1_000_000n, attachment: '' }), bob.keyPair.privateKey);
+    c.apply(signedByBob);
+    assert.equal(c.west(alice), 1_000n * WEST - 50_000_000n - 1_000_001n);
+    // A FALSE script refuses even what alice signed herself (307 with the script's text).
+    c.apply(setScript(c, alice, script(E.FALSE)));
+    const refused = c.reject(c.tx(alice, { type: 4, version: 2, recipient: bob.b58, amount: 1n, fee: 1_000_000n, attachment: '' }));
+    assertRejected(refused, 307, 'Transaction is not allowed by account-script', false);
+    assert.equal(refused.extra?.['script'], 'FALSE');
   });
 
   it('refuses accounts holding a role other than contract_developer', () => {

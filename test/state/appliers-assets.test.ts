@@ -8,6 +8,7 @@ import { DEFAULT_FEES } from '../../src/chain/settings.js';
 import { alice, allFeaturesAt, assertRejected, bob, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
 
 const TRUE_SCRIPT = `base64:${encodeBase64(scriptBytes(1, E.TRUE, p))}`;
+const FALSE_SCRIPT = `base64:${encodeBase64(scriptBytes(1, E.FALSE, p))}`;
 
 function issueTx(c: TestChain, by: Account, over: Record<string, unknown> = {}) {
   return c.tx(by, { type: 3, version: 2, name: 'Gold', description: 'shiny', quantity: 1_000n, decimals: 2, reissuable: true, fee: WEST, ...over });
@@ -143,7 +144,7 @@ describe('SetAssetScript applier', () => {
   const setAssetScript = (c: TestChain, by: Account, assetId: Uint8Array, script: string | null) =>
     c.tx(by, { type: 15, version: 1, assetId: encodeBase58(assetId), script, fee: WEST });
 
-  it('refuses an empty script, an asset issued without a script, and (until scripts run) a smart asset', () => {
+  it("refuses an empty script and an asset issued without a script; a smart asset's script decides on its new script", () => {
     const c = TestChain.open();
     const plain = issueTx(c, root);
     c.apply(plain);
@@ -152,6 +153,11 @@ describe('SetAssetScript applier', () => {
     assertRejected(c.reject(setAssetScript(c, bob, plain.id, TRUE_SCRIPT)), 112, scf(`PermissionError(Sender ${bob.b58} permission validation failed: Has no active 'contract_developer' role)`));
     const smart = issueTx(c, root, { script: TRUE_SCRIPT, name: 'Smart' });
     c.apply(smart);
-    assertRejected(c.reject(setAssetScript(c, root, smart.id, TRUE_SCRIPT)), 112, /^State check failed\. Reason: Transactions with smart assets are not supported yet/);
+    // The asset's script (TRUE) lets the change through; the new one (FALSE) then refuses the next (307 token-script).
+    c.apply(setAssetScript(c, root, smart.id, FALSE_SCRIPT));
+    assert.equal(encodeBase64(c.store.asset(smart.id)?.script ?? new Uint8Array()), FALSE_SCRIPT.slice('base64:'.length));
+    const refused = c.reject(setAssetScript(c, root, smart.id, TRUE_SCRIPT));
+    assertRejected(refused, 307, 'Transaction is not allowed by token-script', false);
+    assert.equal(refused.extra?.['script'], 'FALSE');
   });
 });

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { equalBytes } from '../../src/crypto/encoding.js';
 import { Blockchain } from '../../src/chain/blockchain.js';
 import { Block } from '../../src/protocol/blocks/block.js';
-import { alice, bob, ChainNode, Clock, minerA, p, transfer } from '../chain/fork-fixture.js';
+import { alice, bob, ChainNode, Clock, minerA, p, scripts, transfer } from '../chain/fork-fixture.js';
 
 const bytesAt = (node: ChainNode, h: number): Uint8Array => node.store.blockBytes(h)!;
 
@@ -29,7 +29,7 @@ describe('liquid blocks in the store', () => {
     assert.ok(equalBytes(bytesAt(node, h1), liquid1.bytes), 'the liquid block assembled from its micro-blocks');
     assert.ok(equalBytes(Block.fromBytes(p, bytesAt(node, h1)).id, liquid1.id));
     // A chain opened on the store (a restart) has the liquid block and its micro-blocks back.
-    const reopened = new Blockchain({ store: node.store, protocol: p, settings: node.chain.settings, features: node.chain.features, consensus: node.rules, txExpireTimeoutMs: 3_600_000, now: clock.read });
+    const reopened = new Blockchain({ store: node.store, protocol: p, settings: node.chain.settings, features: node.chain.features, consensus: node.rules, txExpireTimeoutMs: 3_600_000, now: clock.read, scripts });
     assert.ok(equalBytes(reopened.lastBlock().id, liquid1.id));
     assert.equal(reopened.liquidMicroBlocks().length, 3);
     assert.ok(reopened.microBlock(liquid1.id) !== undefined, 'peers can still ask for its micro-blocks');

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Blockchain } from '../../src/chain/blockchain.js';
 import { PreActivatedFeatures } from '../../src/chain/features.js';
+import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import type { ChainSettings } from '../../src/chain/settings.js';
 import { PoaRules } from '../../src/consensus/rules.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
@@ -93,6 +94,8 @@ export function readStoredChain(store: Store, protocol: Protocol, settings: Chai
 
 export interface ReplayOptions {
   readonly protocol: Protocol;
+  /** The replaying chain's script verifier (for the same protocol). */
+  readonly scripts: ScriptVerifier;
   readonly settings: ChainSettings;
   /** `utx.tx-expire-timeout` of the node whose blocks these are. */
   readonly txExpireTimeoutMs: number;
@@ -130,6 +133,7 @@ export function replayBlocks(blocks: readonly Block[], o: ReplayOptions): Replay
       features,
       consensus: PoaRules.fromSettings(o.settings, features),
       txExpireTimeoutMs: o.txExpireTimeoutMs,
+      scripts: o.scripts,
       now: o.now ?? ((): bigint => BigInt(Date.now())),
     });
     chain.ensureGenesis();
@@ -217,7 +221,7 @@ export async function replayDevDataDir(dataDir: string): Promise<ReplayCompariso
   const protocol = await devProtocol();
   const store = Store.open(join(config.node.dataDirectory, 'state'), protocol);
   try {
-    return await compareWithReplay(store, { protocol, settings: config.chain, txExpireTimeoutMs: config.utx.txExpireTimeoutMs });
+    return await compareWithReplay(store, { protocol, scripts: await ScriptVerifier.create(protocol), settings: config.chain, txExpireTimeoutMs: config.utx.txExpireTimeoutMs });
   } finally {
     await store.close();
   }

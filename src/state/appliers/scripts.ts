@@ -1,7 +1,6 @@
 /**
- * SetScript (13): we-node SetScriptTransactionDiff. The script is stored; evaluating
- * account scripts is a later piece of work (the pipeline refuses transactions from
- * scripted accounts meanwhile).
+ * SetScript (13): we-node SetScriptTransactionDiff. The script is stored; from then on the
+ * pipeline verifies the account's transactions by it (chain/scripts/verifier.ts).
  */
 import type { Expr } from '../../ride/expr.js';
 import { readScript } from '../../ride/script.js';
