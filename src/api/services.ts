@@ -304,8 +304,8 @@ export interface ApiServices {
   readonly pki?: PkiApi;
   /** The node's licences (`/licenses/*`). */
   readonly licences?: LicenceApi;
-  /** Contract state and execution statuses (`/contracts/*`); absent on a node that runs no contract engine. */
-  readonly contracts?: ContractsService;
+  /** Contract state and execution statuses (`/contracts/*`). */
+  readonly contracts: ContractsService;
   /** Confidential data (`/privacy/*`); absent on a node built without it (the routes then answer 613). */
   readonly privacy?: PrivacyApi;
   /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */

@@ -20,6 +20,8 @@ import type { NodeConfig } from './config.js';
 import type { NodeHealth } from './health.js';
 import type { Keystore } from './keystore.js';
 import type { NodeLoggers } from './logging.js';
+import { contractsService } from '../contracts/service.js';
+import type { NodeContracts } from './contracts-wiring.js';
 import { adminService } from './services/admin.js';
 import { chainReader, stateHistory } from './services/chain-reads.js';
 import { activationService, consensusService } from './services/consensus.js';
@@ -54,6 +56,8 @@ export interface NodeParts {
   readonly privacy: PrivacyApi;
   readonly health: NodeHealth;
   readonly liquid: LiquidBlockTracker;
+  /** The contract engine; undefined when contract execution is off (`node.contracts.enable`). */
+  readonly contracts?: NodeContracts;
   /** Node time (ms). */
   readonly now: () => bigint;
   /** The machine's clock (ms). */
@@ -103,6 +107,8 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     ...(parts.pki === undefined ? {} : { pki: parts.pki }),
     licences: parts.licences,
     privacy: parts.privacy,
+    // Contract state is the chain's on every node; statuses are the engine's where one runs.
+    contracts: contractsService(() => chain.state(), parts.contracts?.engine.statuses),
     nodeOwnerPublicKey: parts.owner.publicKey,
     now,
   };

@@ -164,7 +164,7 @@ function inputsFor(s: SeededNode): Inputs {
     timestamp: String(s.now()),
     confirmations: '1',
     howMany: '3',
-    // The seeded node runs no contract engine yet: any contract id shows the routes answer.
+    // The seeded chain holds no contract: any id shows the routes answer (600).
     contractId: s.seed.data.idBase58,
     policyId: s.seed.policy.idBase58,
     hash: s.seed.privacyItems.small.hash,
@@ -321,22 +321,22 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /pki/keystoreAliases': { status: 400, why: 'PKI on a WAVES network (199)' },
   'POST /pki/sign': { status: 400, why: 'PKI on a WAVES network (199)' },
   'POST /pki/verify': { status: 400, why: 'PKI on a WAVES network (199)' },
+  // The seeded chain holds no contract (its node runs no contract engine): `/contracts` lists none, and a contract id answers as unknown.
   ...Object.fromEntries(
     [
-      'GET /contracts',
       'POST /contracts',
       'GET /contracts/info/{}',
       'GET /contracts/{}',
       'POST /contracts/{}',
       'GET /contracts/{}/{}',
-      'GET /contracts/executed-tx-for/{}',
-      'GET /contracts/status/{}',
       'GET /contracts/balance/{}',
       'GET /contracts/asset-balance/{}/{}',
       'POST /contracts/asset-balances',
       'GET /contracts/balance/details/{}',
-    ].map((key) => [key, { status: 400, why: 'the seeded node runs no contract engine yet (node wiring comes with the chain integration): 199' }]),
+    ].map((key) => [key, { status: 404, why: 'the seeded chain holds no contract: 600' }]),
   ),
+  'GET /contracts/executed-tx-for/{}': { status: 404, why: 'the seeded chain holds no contract: 601' },
+  'GET /contracts/status/{}': { status: 404, why: 'the seeded node runs no contract engine, so it knows no execution status: 605' },
 };
 
 /** Called last, in this order: they change the chain or stop the node. */

@@ -10,7 +10,7 @@ import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';
 import { startContractEngine, type ContractEngine } from '../../../src/contracts/engine.js';
 import { buildExecutedContract, type ExecutedBuild, type ExecutionResult } from '../../../src/contracts/result.js';
-import { applyExecutedContract } from '../../../src/contracts/applier.js';
+import { applyExecutedContract } from '../../../src/state/appliers/contracts.js';
 import type { RuntimeLog } from '../../../src/contracts/runtime.js';
 import { ROLES } from '../../../src/protocol/transactions/permissions.js';
 import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings } from '../../../src/contracts/settings.js';
