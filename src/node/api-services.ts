@@ -100,6 +100,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
       now,
       syncProgress: progress,
       loaderStats: () => network?.loaderStats(),
+      ...(parts.contracts === undefined ? {} : { contractAuthToken: (contractId: Uint8Array) => parts.contracts!.readOnlyToken(contractId) }),
     }),
     consensus: consensusService({ settings: config.chain.consensus, rules: parts.rules, chain, store }),
     activation: activationService(parts.features, () => chain.height(), config.features),

@@ -242,14 +242,14 @@ export const debugRoutes = defineRoutes(
       description: 'Needs the contract engine; a node without it answers 199.',
       body: { schema: ContractAuthRequest, read: 'schema' },
       responses: { 200: ContractAuthAnswer, 400: err("1 malformed body or contract id; 199 `Can't create token – docker-engine is disabled`"), 403: denied },
-      handler: ({ body }, ctx) => {
+      handler: async ({ body }, ctx) => {
         let contractId: Uint8Array;
         try {
           contractId = decodeBase58(body.contractId);
         } catch {
           throw wrongJson([{ path: 'obj.contractId', messages: ['Expected base58-encoded string'] }]);
         }
-        const token = ctx.services.debug.contractAuthToken(contractId);
+        const token = await ctx.services.debug.contractAuthToken(contractId);
         if (token === undefined) throw customValidationError("Can't create token – docker-engine is disabled", 'node.docker-engine.enable');
         return { token };
       },

@@ -1,0 +1,182 @@
+/**
+ * Contracts in a running node: the dev chain started in-process (Node.start on its
+ * config) with the key-value SDK contract (`@wavesenterprise/contract-core`, its code
+ * unchanged) configured as a local package. Transactions go in over REST as a client sends
+ * them; the node's miner executes them, mines their ExecutedContract (105) and the chain
+ * applies it; everything is read back over REST.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { packageTreeDigest } from '../../src/contracts/package-digest.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import type { KeyPair } from '../../src/crypto/suite.js';
+import { stringifyJson } from '../../src/protocol/json.js';
+import { CallContract, CreateContract, DisableContract, UpdateContract } from '../../src/protocol/transactions/contracts.js';
+import type { DataEntry } from '../../src/protocol/transactions/fields.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
+import { Node } from '../../src/node/node.js';
+import { httpRequest, type Answer } from '../support/http.js';
+import { tempDir } from '../support/tmp.js';
+import { buildKvSdkPackage } from './support/sdk-package.js';
+
+const IMAGE = 'registry.weft.test/kv-sdk:1.0';
+const IMAGE_2 = 'registry.weft.test/kv-sdk:2.0';
+/** Generous: the first execution starts the contract process and its SDK workers. */
+const WAIT_MS = 90_000;
+
+describe('contracts in a running node (dev chain, process runtime)', () => {
+  let node: Node;
+  let owner: KeyPair;
+  let imageHash: string;
+  // Made here, not in before(): a tempDir registers its removal with the context it is made in.
+  const packages = tempDir('weft-node-contracts-pkg-');
+  const dataDir = tempDir('weft-node-contracts-');
+
+  const rest = (method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> => httpRequest(node.url!, method, path, body);
+
+  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const v = await probe();
+      if (v !== undefined) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
+  const sign = (codec: Parameters<Node['protocol']['transaction']>[0], version: number, data: object): Transaction =>
+    node.protocol.sign(node.protocol.transaction(codec, version, { senderPublicKey: owner.publicKey, timestamp: BigInt(Date.now()), feeAssetId: null, ...data }), owner.privateKey);
+
+  const broadcast = async (tx: Transaction): Promise<void> => {
+    const r = await rest('POST', '/transactions/broadcast', stringifyJson(tx.toJson()));
+    assert.equal(r.status, 200, r.text);
+  };
+
+  /** The 105 that executed `tx`, once mined. */
+  const executed = (tx: Transaction): Promise<Record<string, unknown>> =>
+    until(`the 105 of ${tx.idBase58}`, async () => {
+      const r = await rest('GET', `/contracts/executed-tx-for/${tx.idBase58}`);
+      return r.status === 200 ? (r.json as Record<string, unknown>) : undefined;
+    });
+
+  const statuses = (tx: Transaction, status: string): Promise<Array<Record<string, unknown>>> =>
+    until(`status ${status} of ${tx.idBase58}`, async () => {
+      const r = await rest('GET', `/contracts/status/${tx.idBase58}`);
+      const list = r.status === 200 ? (r.json as Array<Record<string, unknown>>) : [];
+      return list.some((s) => s['status'] === status) ? list : undefined;
+    });
+
+  const params = (o: Readonly<Record<string, string | number>>): DataEntry[] =>
+    Object.entries(o).map(([key, value]) => (typeof value === 'number' ? { key, type: 'integer', value: BigInt(value) } : { key, type: 'string', value }));
+
+  const call = (contractId: Uint8Array, p: Readonly<Record<string, string | number>>, contractVersion = 1): Transaction =>
+    sign(CallContract, 5, { contractId, params: params(p), fee: 10_000_000n, contractVersion, atomicBadge: null, payments: [] });
+
+  before(async () => {
+    const dir = await buildKvSdkPackage(packages);
+    imageHash = await packageTreeDigest(dir);
+    const config = await devNodeConfig({
+      dataDir,
+      restPort: 0,
+      p2pPort: 0,
+      keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
+      contractPackages: [IMAGE, IMAGE_2].map((image) => ({ image, runtime: 'process' as const, source: dir, command: undefined, env: {} })),
+    });
+    node = await Node.start(config, { logger: pino({ level: process.env['WEFT_TEST_LOG'] ?? 'silent' }) });
+    owner = devAccounts(node.protocol)[0]!.keyPair;
+  });
+
+  after(() => node?.stop());
+
+  it('answers /contracts with the chain’s contracts, none before the first', async () => {
+    const r = await rest('GET', '/contracts');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.json, []);
+  });
+
+  it('creates, calls, fails, updates and disables an SDK contract, its state and statuses read over REST', async () => {
+    // Create.
+    const create = sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash,
+      contractName: 'kv',
+      params: params({ start: 5 }),
+      fee: 100_000_000n,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+      payments: [],
+    });
+    await broadcast(create);
+    const createdBy = await executed(create);
+    assert.equal(createdBy['type'], 105);
+    assert.equal((createdBy['tx'] as Record<string, unknown>)['id'], create.idBase58);
+    assert.deepEqual(createdBy['results'], [{ key: 'counter', type: 'integer', value: 5 }]);
+    const contractId = create.idBase58;
+    const info = await rest('GET', `/contracts/info/${contractId}`);
+    assert.equal(info.status, 200, info.text);
+    assert.equal((info.json as Record<string, unknown>)['active'], true);
+    assert.equal((info.json as Record<string, unknown>)['version'], 1);
+    assert.deepEqual(((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']), [contractId]);
+    const created = (await statuses(create, 'Success')).find((s) => s['status'] === 'Success')!;
+    assert.equal(created['message'], 'Contract transaction successfully mined');
+    assert.equal(created['senderPublicKey'], encodeBase58(owner.publicKey));
+
+    // Several calls, each on the state the one before left.
+    for (const by of [1, 2, 3]) {
+      const c = call(create.id, { action: 'increment', by });
+      await broadcast(c);
+      await executed(c);
+      await statuses(c, 'Success');
+    }
+    const counter = await rest('GET', `/contracts/${contractId}/counter`);
+    assert.deepEqual(counter.json, { key: 'counter', type: 'integer', value: 11 });
+    const all = await rest('GET', `/contracts/${contractId}`);
+    assert.deepEqual(all.json, [
+      { key: 'counter', type: 'integer', value: 11 },
+      { key: 'last', type: 'integer', value: 8 },
+      { key: 'missing', type: 'string', value: 'undefined' },
+    ]);
+    // A token for the contract's read-only gRPC calls, from the running engine.
+    const auth = await rest('POST', '/debug/createGrpcAuth', JSON.stringify({ contractId }));
+    assert.equal(auth.status, 200, auth.text);
+    assert.match(String((auth.json as Record<string, unknown>)['token']), /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const paged = await rest('GET', `/contracts/${contractId}?offset=1&limit=1`);
+    assert.deepEqual(paged.json, [{ key: 'last', type: 'integer', value: 8 }]);
+
+    // A throwing action: Error with its message, no 105, nothing written.
+    const failing = call(create.id, { action: 'fail', reason: 'the answer is no' });
+    await broadcast(failing);
+    const failed = (await statuses(failing, 'Error')).find((s) => s['status'] === 'Error')!;
+    assert.equal(failed['code'], 2, 'the SDK commits a thrown error as code 2');
+    assert.match(String(failed['message']), /the answer is no/);
+    assert.equal((await rest('GET', `/contracts/executed-tx-for/${failing.idBase58}`)).status, 404);
+    assert.equal((await rest('GET', `/transactions/unconfirmed/info/${failing.idBase58}`)).status, 404, 'dropped from the pool');
+    assert.deepEqual((await rest('GET', `/contracts/${contractId}/counter`)).json, { key: 'counter', type: 'integer', value: 11 });
+
+    // Update to another image: version 2; a call naming version 2 runs on it.
+    const update = sign(UpdateContract, 4, { contractId: create.id, image: IMAGE_2, imageHash, fee: 100_000_000n, atomicBadge: null, validationPolicy: { type: 'any' }, apiVersion: { major: 1, minor: 0 } });
+    await broadcast(update);
+    await executed(update);
+    const updated = (await rest('GET', `/contracts/info/${contractId}`)).json as Record<string, unknown>;
+    assert.equal(updated['version'], 2);
+    assert.equal((updated['storedContract'] as Record<string, unknown>)['image'], IMAGE_2);
+    const afterUpdate = call(create.id, { action: 'put', key: 'greeting', value: 'hello' }, 2);
+    await broadcast(afterUpdate);
+    await executed(afterUpdate);
+    assert.deepEqual((await rest('GET', `/contracts/${contractId}/greeting`)).json, { key: 'greeting', type: 'string', value: 'hello' });
+
+    // Disable: an ordinary transaction; calls are refused afterwards (602).
+    const disable = sign(DisableContract, 2, { contractId: create.id, fee: 1_000_000n });
+    await broadcast(disable);
+    await until('the contract disabled', async () => {
+      const r = await rest('GET', `/contracts/info/${contractId}`);
+      return (r.json as Record<string, unknown>)['active'] === false ? true : undefined;
+    });
+    const refused = await rest('POST', '/transactions/broadcast', stringifyJson(call(create.id, { action: 'increment', by: 1 }, 2).toJson()));
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal((refused.json as Record<string, unknown>)['error'], 602);
+  });
+});
