@@ -310,7 +310,6 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /consensus/generationsignature/{}': { status: 400, why: 'PoS data on a PoA chain (WE: 199)' },
   'GET /consensus/generatingbalance/{}': { status: 400, why: 'PoS data on a PoA chain (WE: 199)' },
   'GET /node/healthcheck': { status: 404, why: 'no docker on this node (WE: 637 Service is disabled)' },
-  'POST /debug/createGrpcAuth': { status: 400, why: 'no docker engine on this node (WE: 199)' },
   'POST /peers/connect': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
   'GET /debug/utx-rebroadcast': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
   // Rule PKI-2: the seeded chain runs WAVES crypto (the GOST answers are walked in test/pki/pki-api.test.ts).
@@ -321,7 +320,7 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /pki/keystoreAliases': { status: 400, why: 'PKI on a WAVES network (199)' },
   'POST /pki/sign': { status: 400, why: 'PKI on a WAVES network (199)' },
   'POST /pki/verify': { status: 400, why: 'PKI on a WAVES network (199)' },
-  // The seeded chain holds no contract (its node runs no contract engine): `/contracts` lists none, and a contract id answers as unknown.
+  // The seeded chain holds no contract: `/contracts` lists none, and a contract id answers as unknown.
   ...Object.fromEntries(
     [
       'POST /contracts',
@@ -336,7 +335,7 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
     ].map((key) => [key, { status: 404, why: 'the seeded chain holds no contract: 600' }]),
   ),
   'GET /contracts/executed-tx-for/{}': { status: 404, why: 'the seeded chain holds no contract: 601' },
-  'GET /contracts/status/{}': { status: 404, why: 'the seeded node runs no contract engine, so it knows no execution status: 605' },
+  'GET /contracts/status/{}': { status: 404, why: 'the seeded chain holds no contract, so no execution status: 605' },
 };
 
 /** Called last, in this order: they change the chain or stop the node. */
