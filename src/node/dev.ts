@@ -228,10 +228,13 @@ export interface DevOptions {
  */
 export function devContractsSettings(dataDirectory: string, options: Pick<DevOptions, 'grpcPort' | 'restPort' | 'contractPackages'>): ContractsSettings {
   const defaults = defaultContractsSettings(dataDirectory);
+  const port = options.grpcPort ?? (options.restPort === undefined ? DEV_GRPC_PORT : 0);
   return {
     ...defaults,
     enable: true,
-    grpc: { bindAddress: '127.0.0.1', port: options.grpcPort ?? (options.restPort === undefined ? DEV_GRPC_PORT : 0) },
+    grpc: { bindAddress: '127.0.0.1', port },
+    // What contracts are told to dial (NODE_PORT): the port the API listens on, as WE advises.
+    dockerEngine: { ...defaults.dockerEngine, grpcServer: { ...defaults.dockerEngine.grpcServer, port } },
     packages: options.contractPackages ?? [],
   };
 }
