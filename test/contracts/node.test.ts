@@ -16,6 +16,7 @@ import { CallContract, CreateContract, DisableContract, UpdateContract } from '.
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
+import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
 import { httpRequest, type Answer } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
@@ -28,7 +29,10 @@ const WAIT_MS = 90_000;
 
 describe('contracts in a running node (dev chain, process runtime)', () => {
   let node: Node;
+  let config: NodeConfig;
   let owner: KeyPair;
+  /** The contract the lifecycle test created, disabled at its end. */
+  let contract: Transaction | undefined;
   let imageHash: string;
   // Made here, not in before(): a tempDir registers its removal with the context it is made in.
   const packages = tempDir('weft-node-contracts-pkg-');
@@ -77,7 +81,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
   before(async () => {
     const dir = await buildKvSdkPackage(packages);
     imageHash = await packageTreeDigest(dir);
-    const config = await devNodeConfig({
+    config = await devNodeConfig({
       dataDir,
       restPort: 0,
       p2pPort: 0,
@@ -114,6 +118,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.equal(createdBy['type'], 105);
     assert.equal((createdBy['tx'] as Record<string, unknown>)['id'], create.idBase58);
     assert.deepEqual(createdBy['results'], [{ key: 'counter', type: 'integer', value: 5 }]);
+    contract = create;
     const contractId = create.idBase58;
     const info = await rest('GET', `/contracts/info/${contractId}`);
     assert.equal(info.status, 200, info.text);
@@ -178,5 +183,30 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     const refused = await rest('POST', '/transactions/broadcast', stringifyJson(call(create.id, { action: 'increment', by: 1 }, 2).toJson()));
     assert.equal(refused.status, 400, refused.text);
     assert.equal((refused.json as Record<string, unknown>)['error'], 602);
+  });
+
+  it('keeps contract state across a restart and runs contracts again after it', async () => {
+    assert.ok(contract !== undefined, 'the lifecycle test ran');
+    const before = await rest('GET', `/contracts/${contract.idBase58}`);
+    await node.stop();
+    node = await Node.start(config, { logger: pino({ level: process.env['WEFT_TEST_LOG'] ?? 'silent' }) });
+    assert.equal((await rest('GET', `/contracts/${contract.idBase58}`)).text, before.text);
+    assert.equal(((await rest('GET', `/contracts/info/${contract.idBase58}`)).json as Record<string, unknown>)['active'], false);
+    // A new contract on the restarted node: its process is started afresh.
+    const again = sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash,
+      contractName: 'kv',
+      params: params({ start: 1 }),
+      fee: 100_000_000n,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+      payments: [],
+    });
+    await broadcast(again);
+    await executed(again);
+    assert.deepEqual((await rest('GET', `/contracts/${again.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 1 });
+    assert.deepEqual(((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']), [contract.idBase58, again.idBase58]);
   });
 });
