@@ -78,6 +78,20 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
   const call = (contractId: Uint8Array, p: Readonly<Record<string, string | number>>, contractVersion = 1): Transaction =>
     sign(CallContract, 5, { contractId, params: params(p), fee: 10_000_000n, contractVersion, atomicBadge: null, payments: [] });
 
+  /** A CreateContract V5 of the key-value contract, its counter starting at `start`. */
+  const createKv = (start: number): Transaction =>
+    sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash,
+      contractName: 'kv',
+      params: params({ start }),
+      fee: 100_000_000n,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+      payments: [],
+    });
+
   before(async () => {
     const dir = await buildKvSdkPackage(packages);
     imageHash = await packageTreeDigest(dir);
@@ -102,17 +116,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
 
   it('creates, calls, fails, updates and disables an SDK contract, its state and statuses read over REST', async () => {
     // Create.
-    const create = sign(CreateContract, 5, {
-      image: IMAGE,
-      imageHash,
-      contractName: 'kv',
-      params: params({ start: 5 }),
-      fee: 100_000_000n,
-      atomicBadge: null,
-      validationPolicy: { type: 'any' },
-      apiVersion: { major: 1, minor: 0 },
-      payments: [],
-    });
+    const create = createKv(5);
     await broadcast(create);
     const createdBy = await executed(create);
     assert.equal(createdBy['type'], 105);
@@ -193,17 +197,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.equal((await rest('GET', `/contracts/${contract.idBase58}`)).text, before.text);
     assert.equal(((await rest('GET', `/contracts/info/${contract.idBase58}`)).json as Record<string, unknown>)['active'], false);
     // A new contract on the restarted node: its process is started afresh.
-    const again = sign(CreateContract, 5, {
-      image: IMAGE,
-      imageHash,
-      contractName: 'kv',
-      params: params({ start: 1 }),
-      fee: 100_000_000n,
-      atomicBadge: null,
-      validationPolicy: { type: 'any' },
-      apiVersion: { major: 1, minor: 0 },
-      payments: [],
-    });
+    const again = createKv(1);
     await broadcast(again);
     await executed(again);
     assert.deepEqual((await rest('GET', `/contracts/${again.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 1 });
