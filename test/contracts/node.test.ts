@@ -1,13 +1,17 @@
 /**
  * Contracts in a running node: the dev chain started in-process (Node.start on its
  * config) with the key-value SDK contract (`@wavesenterprise/contract-core`, its code
- * unchanged) configured as a local package. Transactions go in over REST as a client sends
+ * unchanged) configured as a local package, and a WASM contract (no package needed). Transactions go in over REST as a client sends
  * them; the node's miner executes them, mines their ExecutedContract (105) and the chain
  * applies it; everything is read back over REST.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
+import wabtInit from 'wabt';
 import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
@@ -20,7 +24,7 @@ import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
 import { httpRequest, type Answer } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
-import { buildKvSdkPackage } from './support/sdk-package.js';
+import { buildKvSdkPackage, REPO_ROOT } from './support/sdk-package.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
 const IMAGE_2 = 'registry.weft.test/kv-sdk:2.0';
@@ -202,5 +206,41 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     await executed(again);
     assert.deepEqual((await rest('GET', `/contracts/${again.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 1 });
     assert.deepEqual(((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']), [contract.idBase58, again.idBase58]);
+  });
+
+  it('runs a WASM contract in-process: created and called with 103/104 V7, its 105s V5', async () => {
+    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const bytecode = Uint8Array.from(m.toBinary({}).buffer);
+    m.destroy();
+    const create = sign(CreateContract, 7, {
+      contractName: 'counter',
+      params: [{ key: 'start', type: 'integer', value: 40n }],
+      fee: 100_000_000n,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      payments: [],
+      isConfidential: false,
+      groupParticipants: [],
+      groupOwners: [],
+      storedContract: { engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') },
+    });
+    await broadcast(create);
+    assert.equal((await executed(create))['version'], 5);
+    const increment = sign(CallContract, 7, {
+      contractId: create.id,
+      params: [{ key: 'by', type: 'integer', value: 2n }],
+      fee: 10_000_000n,
+      contractVersion: 1,
+      atomicBadge: null,
+      payments: [],
+      inputCommitmentOpt: null,
+      contractEngine: 'wasm',
+      callFunc: 'increment',
+    });
+    await broadcast(increment);
+    const by = await executed(increment);
+    assert.equal(by['statusCode'], 0);
+    assert.deepEqual((await rest('GET', `/contracts/${create.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 42 });
+    await statuses(increment, 'Success');
   });
 });
