@@ -24,6 +24,7 @@ import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
 import { httpRequest, type Answer } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
+import { callV7, createV7, timestampsFrom } from './support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from './support/sdk-package.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
@@ -212,31 +213,11 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
     const bytecode = Uint8Array.from(m.toBinary({}).buffer);
     m.destroy();
-    const create = sign(CreateContract, 7, {
-      contractName: 'counter',
-      params: [{ key: 'start', type: 'integer', value: 40n }],
-      fee: 100_000_000n,
-      atomicBadge: null,
-      validationPolicy: { type: 'any' },
-      payments: [],
-      isConfidential: false,
-      groupParticipants: [],
-      groupOwners: [],
-      storedContract: { engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') },
-    });
+    timestampsFrom(BigInt(Date.now()));
+    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 40n }], owner);
     await broadcast(create);
     assert.equal((await executed(create))['version'], 5);
-    const increment = sign(CallContract, 7, {
-      contractId: create.id,
-      params: [{ key: 'by', type: 'integer', value: 2n }],
-      fee: 10_000_000n,
-      contractVersion: 1,
-      atomicBadge: null,
-      payments: [],
-      inputCommitmentOpt: null,
-      contractEngine: 'wasm',
-      callFunc: 'increment',
-    });
+    const increment = callV7(create.id, 'wasm', 'increment', [{ key: 'by', type: 'integer', value: 2n }], [], owner);
     await broadcast(increment);
     const by = await executed(increment);
     assert.equal(by['statusCode'], 0);

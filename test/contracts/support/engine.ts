@@ -137,6 +137,11 @@ const params = (o: Readonly<Record<string, string | number | boolean>>): DataEnt
 let clock = 1_700_000_000_000n;
 const nextTimestamp = (): bigint => ++clock;
 
+/** Timestamps of the transactions built here continue from `now` (a running node refuses old ones). */
+export function timestampsFrom(now: bigint): void {
+  if (now > clock) clock = now;
+}
+
 function signed(codec: Parameters<Protocol['transaction']>[0], version: number, data: object, key: KeyPair = developer): Transaction {
   return protocol.sign(protocol.transaction(codec, version, data), key.privateKey);
 }
