@@ -19,12 +19,13 @@ import { stringifyJson } from '../../src/protocol/json.js';
 import { CallContract, CreateContract, DisableContract, UpdateContract } from '../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
 import { httpRequest, type Answer } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
-import { callV7, createV7, timestampsFrom } from './support/engine.js';
+import { callV7, createTx, createV7, timestampsFrom } from './support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from './support/sdk-package.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
@@ -225,3 +226,52 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     await statuses(increment, 'Success');
   });
 });
+
+describe('a node that runs no contract engine', () => {
+  const dataDir = tempDir('weft-node-no-contracts-');
+  let node: Node;
+
+  before(async () => {
+    const base = await devNodeConfig({ dataDir, restPort: 0, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+    node = await Node.start({ ...base, contracts: { ...base.contracts!, enable: false } }, { logger: pino({ level: 'silent' }) });
+  });
+
+  after(() => node?.stop());
+
+  it('keeps executable transactions in its pool for a miner that runs contracts, and mines everything else', async () => {
+    const owner = devAccounts(node.protocol)[0]!.keyPair;
+    timestampsFrom(BigInt(Date.now()));
+    const create = createTx('registry.weft.test/kv-sdk:1.0', 'ab'.repeat(32), { start: 1 }, owner);
+    const transfer = signedTransferFrom(node, owner);
+    for (const tx of [create, transfer]) assert.equal((await httpRequest(node.url!, 'POST', '/transactions/broadcast', stringifyJson(tx.toJson()))).status, 200);
+    // The transfer is mined; the CreateContract is not, and stays in the pool.
+    const deadline = Date.now() + 30_000;
+    while (node.chain.state().transactionHeight(transfer.id) === undefined) {
+      assert.ok(Date.now() < deadline, 'the transfer was not mined');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.equal((await httpRequest(node.url!, 'GET', `/transactions/unconfirmed/info/${create.idBase58}`)).status, 200);
+    assert.deepEqual((await httpRequest(node.url!, 'GET', '/contracts')).json, []);
+    assert.equal((await httpRequest(node.url!, 'GET', `/contracts/status/${create.idBase58}`)).status, 404);
+  });
+});
+
+function signedTransferFrom(node: Node, key: KeyPair): Transaction {
+  const p = node.protocol;
+  const to = devAccounts(p)[1]!.address;
+  return p.sign(
+    p.transaction(Transfer, 3, {
+      senderPublicKey: key.publicKey,
+      assetId: null,
+      feeAssetId: null,
+      timestamp: BigInt(Date.now()),
+      amount: 1000n,
+      fee: 1_000_000n,
+      recipient: p.addresses.parseAddress(to),
+      attachment: new Uint8Array(0),
+      atomicBadge: null,
+    }),
+    key.privateKey,
+  );
+}
