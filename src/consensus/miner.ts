@@ -78,6 +78,8 @@ export class Miner {
   private lastMicroAt = 0n;
   /** A contract execution round is running. */
   private executing = false;
+  /** No execution round before this time (ms): a round that mined nothing waits a micro-block interval (WE retries per micro-block). */
+  private nextExecutionAt = 0n;
   /** 105s executed on the key block with this id, waiting for the next micro-block. */
   private executed: { keyBlockId: Uint8Array; transactions: Transaction[] } | undefined;
   /** How often the loop looks at the pool while it may add micro-blocks. */
@@ -164,7 +166,7 @@ export class Miner {
   /** Starts a contract execution round over the pool's executable transactions, unless one runs or its 105s wait to be mined. */
   private startExecution(keyBlockId: Uint8Array): void {
     const contracts = this.o.contracts;
-    if (contracts === undefined || this.executing) return;
+    if (contracts === undefined || this.executing || this.o.now() < this.nextExecutionAt) return;
     if (this.executed !== undefined && equalBytes(this.executed.keyBlockId, keyBlockId)) return;
     const batch = this.o.pool.all().filter(isExecutable).slice(0, this.o.settings.maxTransactionsInMicroBlock);
     if (batch.length === 0) return;
@@ -174,6 +176,8 @@ export class Miner {
       .then(
         (transactions) => {
           if (transactions.length > 0) this.executed = { keyBlockId, transactions };
+          // Transactions left for another try (a recoverable error, a contract still starting) wait for the next micro-block.
+          else this.nextExecutionAt = this.o.now() + BigInt(this.o.settings.microBlockIntervalMs);
         },
         (e: unknown) => this.o.log.error({ err: e }, 'contract execution failed'),
       )

@@ -208,6 +208,19 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     await executed(again);
     assert.deepEqual((await rest('GET', `/contracts/${again.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 1 });
     assert.deepEqual(((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']), [contract.idBase58, again.idBase58]);
+
+    // A recoverable error (code 1): Failure, and the call stays in the pool to be executed again.
+    const retried = call(again.id, { action: 'retry', reason: 'oracle not ready' });
+    await broadcast(retried);
+    const failures = await until('two Failure statuses', async () => {
+      const list = await statuses(retried, 'Failure');
+      const f = list.filter((m) => m['status'] === 'Failure');
+      return f.length >= 2 ? f : undefined;
+    });
+    assert.equal(failures[0]!['code'], 1);
+    assert.match(String(failures[0]!['message']), /oracle not ready/);
+    assert.equal((await rest('GET', `/transactions/unconfirmed/info/${retried.idBase58}`)).status, 200, 'still in the pool');
+    assert.equal((await rest('GET', `/contracts/executed-tx-for/${retried.idBase58}`)).status, 404);
   });
 
   it('runs a WASM contract in-process: created and called with 103/104 V7, its 105s V5', async () => {
