@@ -139,15 +139,32 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.equal(created['message'], 'Contract transaction successfully mined');
     assert.equal(created['senderPublicKey'], encodeBase58(owner.publicKey));
 
-    // Several calls, each on the state the one before left.
+    // (The calls go into a later block than the create, so that rolling them back below keeps the contract.)
+    const createdAt = ((await rest('GET', `/transactions/info/${String(createdBy['id'])}`)).json as Record<string, unknown>)['height'] as number;
+    await until('a block after the create', async () => (((await rest('GET', '/blocks/height')).json as Record<string, unknown>)['height'] as number) > createdAt || undefined);
+
+    // Several calls, each on the state the one before left; a mined call leaves the pool.
+    let last = create;
     for (const by of [1, 2, 3]) {
-      const c = call(create.id, { action: 'increment', by });
-      await broadcast(c);
-      await executed(c);
-      await statuses(c, 'Success');
+      last = call(create.id, { action: 'increment', by });
+      await broadcast(last);
+      await executed(last);
+      await statuses(last, 'Success');
+      assert.equal((await rest('GET', `/transactions/unconfirmed/info/${last.idBase58}`)).status, 404);
     }
     const counter = await rest('GET', `/contracts/${contractId}/counter`);
     assert.deepEqual(counter.json, { key: 'counter', type: 'integer', value: 11 });
+
+    // Rolled back with its block (and whatever else that block held), the last call goes back to the pool and is executed again: the same state.
+    const lastExecuted = await executed(last);
+    const minedAt = ((await rest('GET', `/transactions/info/${String(lastExecuted['id'])}`)).json as Record<string, unknown>)['height'] as number;
+    const rolledBack = await rest('POST', '/debug/rollback', JSON.stringify({ rollbackTo: minedAt - 1, returnTransactionsToUtx: true }));
+    assert.equal(rolledBack.status, 200, rolledBack.text);
+    assert.equal((await rest('GET', `/contracts/executed-tx-for/${last.idBase58}`)).status, 404, 'the rollback undid the call');
+    await until('the last call executed again', async () => {
+      const again = await rest('GET', `/contracts/${contractId}/counter`);
+      return (again.json as Record<string, unknown>)['value'] === 11 && (await rest('GET', `/contracts/executed-tx-for/${last.idBase58}`)).status === 200 ? true : undefined;
+    });
     const all = await rest('GET', `/contracts/${contractId}`);
     assert.deepEqual(all.json, [
       { key: 'counter', type: 'integer', value: 11 },
