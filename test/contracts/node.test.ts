@@ -188,6 +188,24 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.equal((await rest('GET', `/transactions/unconfirmed/info/${failing.idBase58}`)).status, 404, 'dropped from the pool');
     assert.deepEqual((await rest('GET', `/contracts/${contractId}/counter`)).json, { key: 'counter', type: 'integer', value: 11 });
 
+    // A CreateContract whose imageHash is not the package's digest: WE's fatal digest error, out of the pool.
+    const wrongHash = 'ab'.repeat(32);
+    const wrong = sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash: wrongHash,
+      contractName: 'kv',
+      params: params({ start: 1 }),
+      fee: 100_000_000n,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+      payments: [],
+    });
+    await broadcast(wrong);
+    const refusedDigest = (await statuses(wrong, 'Failure')).find((m) => m['status'] === 'Failure')!;
+    assert.equal(refusedDigest['message'], `Id '${imageHash}' of local image '${IMAGE}' isn't equal to its digest '${wrongHash}'`);
+    assert.equal((await rest('GET', `/transactions/unconfirmed/info/${wrong.idBase58}`)).status, 404);
+
     // Update to another image: version 2; a call naming version 2 runs on it.
     const update = sign(UpdateContract, 4, { contractId: create.id, image: IMAGE_2, imageHash, fee: 100_000_000n, atomicBadge: null, validationPolicy: { type: 'any' }, apiVersion: { major: 1, minor: 0 } });
     await broadcast(update);
