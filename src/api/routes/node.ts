@@ -7,9 +7,9 @@
  * request without the key is a 403 (with it, a 404).
  *
  * `/node/metrics` (WE's switches of the measurement segments it writes to InfluxDB) is not
- * served: Weft has no InfluxDB writer and no segments to switch (three of WE's name
- * subsystems not built yet); its Prometheus metrics are served at `node.metrics.path`
- * (routes/metrics.ts).
+ * served: Weft has no InfluxDB writer and no segments to switch (the contract ones would
+ * switch executions the miner does not run yet); its Prometheus metrics are served at
+ * `node.metrics.path` (routes/metrics.ts).
  */
 import { Type } from '@sinclair/typebox';
 import { encodeBase58 } from '../../crypto/encoding.js';
