@@ -123,7 +123,8 @@ function forgeNextKeyBlock(chain: Blockchain, rules: PoaRules, clock: { now: big
   throw new Error('no slot found for the owner');
 }
 
-async function poolIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
+/** Transfers/s from request JSON into the pool of an in-process chain (parse, build, verify on worker threads, validate, admit), with native verification as baseline. */
+export async function poolIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
   const dir = tempDir();
   try {
     const { chain, clock } = await inProcessChain(dir);
