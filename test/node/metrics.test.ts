@@ -9,6 +9,7 @@ import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { Counter, Gauge, register as globalRegistry } from 'prom-client';
 import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
+import { freeLoopbackPort } from '../../src/node/devnet.js';
 import { NodeMetrics } from '../../src/node/metrics.js';
 import { Node } from '../../src/node/node.js';
 import { stringifyJson } from '../../src/protocol/json.js';
@@ -85,6 +86,29 @@ describe('metrics of nodes in one process', () => {
     await two.stop();
     assert.equal(two.metrics!.registry.getMetricsAsArray().length, 0, 'a stopped node leaves an empty registry');
     assert.ok((await scrape(one)).value('weft_chain_height') >= 1, 'the other node keeps counting');
+  });
+});
+
+describe('the P2P network of a node in metrics', () => {
+  it('a known peer that does not answer is suspended (banned from dialing): the gauge says so, as /peers/suspended does', async () => {
+    const [p2pPort, deadPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const base = await devNodeConfig({ dataDir: tempDir('weft-metrics-'), restPort: 0, p2pPort, keystore: KEYSTORE });
+    const node = await Node.start({ ...base, miner: { ...base.miner, enabled: false }, network: { ...base.network, knownPeers: [{ host: '127.0.0.1', port: deadPort }] } }, { logger: pino({ level: 'silent' }) });
+    running.push(node);
+    const before = await scrape(node);
+    assert.equal(before.value('weft_network_peers_connected'), 0);
+    assert.equal(before.value('weft_network_sync_active'), 0);
+    // WE's first attempt comes 1 s after start; it fails and suspends the host.
+    const deadline = Date.now() + 15_000;
+    let suspended = 0;
+    while (suspended === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      suspended = (await scrape(node)).value('weft_network_peers_suspended');
+    }
+    assert.equal(suspended, 1);
+    const listed = (await (await fetch(`${node.url!}/peers/suspended`)).json()) as Array<{ hostname: string }>;
+    assert.deepEqual(listed.map((s) => s.hostname), ['/127.0.0.1']);
+    assert.equal((await scrape(node)).value('weft_network_peers_connected'), 0);
   });
 });
 
