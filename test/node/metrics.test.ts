@@ -14,6 +14,7 @@ import { NodeMetrics } from '../../src/node/metrics.js';
 import { Node } from '../../src/node/node.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
+import { DEV_API_KEY } from '../support/http.js';
 import { Exposition } from '../support/prometheus.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -86,6 +87,24 @@ describe('metrics of nodes in one process', () => {
     await two.stop();
     assert.equal(two.metrics!.registry.getMetricsAsArray().length, 0, 'a stopped node leaves an empty registry');
     assert.ok((await scrape(one)).value('weft_chain_height') >= 1, 'the other node keeps counting');
+  });
+});
+
+describe('rollbacks in metrics', () => {
+  it('POST /debug/rollback counts one rollback from the api; the appended counters keep what was appended', async () => {
+    const node = await startNode();
+    const deadline = Date.now() + 30_000;
+    while (node.chain.height() < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.ok(node.chain.height() >= 3, 'the dev node mined two blocks');
+    const before = await scrape(node);
+    assert.equal(before.sum('weft_chain_rollbacks_total'), 0);
+    const r = await fetch(`${node.url!}/debug/rollback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': DEV_API_KEY }, body: JSON.stringify({ rollbackTo: 2, returnTransactionsToUtx: false }) });
+    assert.equal(r.status, 200, await r.text());
+    const after = await scrape(node);
+    assert.equal(after.value('weft_chain_rollbacks_total', { origin: 'api' }), 1);
+    assert.equal(after.sum('weft_chain_rollbacks_total'), 1);
+    assert.ok(after.value('weft_chain_blocks_appended_total', { origin: 'local' }) >= before.value('weft_chain_blocks_appended_total', { origin: 'local' }), 'a counter never goes back');
+    assert.ok(after.value('weft_chain_height') < before.value('weft_chain_height') || after.value('weft_chain_blocks_appended_total', { origin: 'local' }) > before.value('weft_chain_blocks_appended_total', { origin: 'local' }), 'the height fell, unless the miner appended again since');
   });
 });
 
