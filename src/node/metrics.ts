@@ -12,8 +12,8 @@
  * - network: the transport's traffic observer (messages and bytes in and out by message
  *   code); peers, suspensions and sync read from the network at scrape; the propagation
  *   delay of a block or micro-block from a peer — node time at its append minus its own
- *   timestamp — from the chain's events (blocks taken while catching up are not propagation
- *   and are left out);
+ *   timestamp — from the chain's events (blocks taken while catching up, and what a fork
+ *   switch appends, are not propagation and are left out);
  * - REST: the server's request observer (duration by route pattern, method and status);
  * - the process: prom-client's default metrics (CPU, RSS, heap, event-loop lag, GC, handles)
  *   and the event loop's busy time (`rate()` of it is the event-loop utilization);
@@ -87,6 +87,12 @@ export class NodeMetrics {
   private readonly sentBytes: Counter<'code' | 'message'>;
   /** Whether the network is catching up from a peer (blocks it appends then are not propagation). */
   private catchingUp: () => boolean = () => false;
+  /**
+   * True from a rollback the network caused (a fork switch, or a failed one restoring what
+   * was there) until the code that rolled back has returned: the blocks and micro-blocks it
+   * appends meanwhile are a fork's or this chain's own again, not fresh arrivals.
+   */
+  private switchingFork = false;
   // REST.
   private readonly restSeconds: Histogram<'method' | 'route' | 'status'>;
   private readonly restByKey = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
@@ -135,7 +141,7 @@ export class NodeMetrics {
 
     this.propagationSeconds = new Histogram({
       name: 'weft_network_propagation_seconds',
-      help: "From a block's or micro-block's timestamp to its append here, for those received from peers (not while catching up); kind block or micro-block.",
+      help: "From a block's or micro-block's timestamp to its append here, for those received from peers (not while catching up, nor in a fork switch); kind block or micro-block.",
       labelNames: ['kind'],
       buckets: PROPAGATION_BUCKETS,
       registers,
@@ -223,6 +229,11 @@ export class NodeMetrics {
   private onChainEvent(event: ChainEvent): void {
     if (event.kind === 'rollback') {
       this.rollbacks.labels(event.origin).inc();
+      if (event.origin === 'network' && !this.switchingFork) {
+        // A fork switch rolls back and appends in one synchronous run; a microtask comes after it.
+        this.switchingFork = true;
+        queueMicrotask(() => (this.switchingFork = false));
+      }
       return;
     }
     const kind = event.kind;
@@ -231,11 +242,11 @@ export class NodeMetrics {
     if (kind === 'block') {
       this.blocksAppended.labels(event.origin).inc();
       this.transactionsAppended.labels(event.origin).inc(event.block.transactions.length);
-      if (event.origin === 'network' && !this.catchingUp()) this.propagated(kind, event.block.timestamp);
+      if (event.origin === 'network' && !this.switchingFork && !this.catchingUp()) this.propagated(kind, event.block.timestamp);
     } else {
       this.microBlocksAppended.labels(event.origin).inc();
       this.transactionsAppended.labels(event.origin).inc(event.transactions.length);
-      if (event.origin === 'network') this.propagated(kind, event.microBlock.timestamp);
+      if (event.origin === 'network' && !this.switchingFork) this.propagated(kind, event.microBlock.timestamp);
     }
   }
 

@@ -102,9 +102,11 @@ describe('metrics on a 2-node devnet', { timeout: 150_000 }, () => {
       else assert.ok(appended > height, name);
       // Each transfer appended once on each node, in its own or the peer's micro-block (after the genesis, appended here too).
       if (m.sum('weft_chain_rollbacks_total') === 0) assert.equal(m.sum('weft_chain_transactions_appended_total'), genesisTransactions + ids.length, name);
-      // Propagation: a delay for every micro-block from the peer, and for the peer's key blocks taken outside a catch-up.
+      // Propagation: a delay for every micro-block from the peer, and for the peer's key blocks taken outside a catch-up or a fork switch.
       const micro = m.value('weft_chain_micro_blocks_appended_total', { origin: 'network' });
-      assert.equal(m.value('weft_network_propagation_seconds_count', { kind: 'micro-block' }), micro, name);
+      // (A fork switch re-appends micro-blocks without a sample.)
+      if (m.sum('weft_chain_rollbacks_total') === 0) assert.equal(m.value('weft_network_propagation_seconds_count', { kind: 'micro-block' }), micro, name);
+      else assert.ok(m.value('weft_network_propagation_seconds_count', { kind: 'micro-block' }) <= micro, name);
       microFromPeers += micro;
       const propagatedBlocks = m.value('weft_network_propagation_seconds_count', { kind: 'block' });
       assert.ok(propagatedBlocks >= 1 && propagatedBlocks <= fromNetwork, `${name}: ${propagatedBlocks} propagation delays for ${fromNetwork} blocks from the network`);

@@ -14,6 +14,10 @@ import { NodeMetrics } from '../../src/node/metrics.js';
 import { Node } from '../../src/node/node.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
+import { applyExtension } from '../../src/chain/fork.js';
+import { DEFAULTS } from '../../src/node/config.js';
+import type { Block } from '../../src/protocol/blocks.js';
+import { ChainNode, Clock, minerA, minerB, minerC } from '../chain/fork-fixture.js';
 import { DEV_API_KEY } from '../support/http.js';
 import { Exposition } from '../support/prometheus.js';
 import { tempDir } from '../support/tmp.js';
@@ -105,6 +109,61 @@ describe('rollbacks in metrics', () => {
     assert.equal(after.sum('weft_chain_rollbacks_total'), 1);
     assert.ok(after.value('weft_chain_blocks_appended_total', { origin: 'local' }) >= before.value('weft_chain_blocks_appended_total', { origin: 'local' }), 'a counter never goes back');
     assert.ok(after.value('weft_chain_height') < before.value('weft_chain_height') || after.value('weft_chain_blocks_appended_total', { origin: 'local' }) > before.value('weft_chain_blocks_appended_total', { origin: 'local' }), 'the height fell, unless the miner appended again since');
+  });
+});
+
+describe('propagation delays and fork switches', () => {
+  it("a peer's block that extends the chain is a propagation sample; the blocks a fork switch appends are not", async () => {
+    const clock = new Clock();
+    const a = ChainNode.create('metrics-a', clock, [minerA]);
+    const bc = ChainNode.create('metrics-bc', clock, [minerB, minerC]);
+    const metrics = new NodeMetrics({ settings: DEFAULTS.metrics, now: clock.read });
+    metrics.watchChain(a.chain);
+    const exposition = async (): Promise<Exposition> => Exposition.parse((await metrics.service().scrape()).text);
+    const fromPeer = (): void => {
+      for (let h = a.chain.height() + 1; h <= bc.chain.height(); h++) a.chain.appendBlock(bc.chain.blockAt(h)!, 'network');
+    };
+    try {
+      // One chain: B and C's blocks reach A as from a peer, A's reach B and C.
+      let received = 0;
+      while (a.chain.height() < 6) {
+        clock.nextRound();
+        if (bc.tryForge() !== undefined) {
+          clock.now += 40n;
+          fromPeer();
+          received++;
+        } else if (a.tryForge() !== undefined) bc.follow(a);
+      }
+      const shared = await exposition();
+      assert.ok(received >= 1);
+      assert.equal(shared.value('weft_network_propagation_seconds_count', { kind: 'block' }), received);
+      assert.equal(shared.value('weft_chain_blocks_appended_total', { origin: 'network' }), received);
+      assert.ok(shared.value('weft_network_propagation_seconds_bucket', { kind: 'block', le: '0.05' }) === received, 'each arrived 40 ms after its timestamp');
+
+      // Partitioned: each side forges alone; B and C's branch is better and A switches to it.
+      const common = a.chain.height();
+      for (let i = 0; i < 6; i++) {
+        clock.nextRound();
+        a.tryForge();
+        bc.tryForge();
+      }
+      const branch: Block[] = [];
+      for (let h = common + 1; h <= bc.chain.height(); h++) branch.push(bc.chain.blockAt(h)!);
+      assert.equal(applyExtension(a.chain, branch).kind, 'applied');
+      const switched = await exposition();
+      assert.equal(switched.value('weft_chain_rollbacks_total', { origin: 'network' }), 1);
+      assert.equal(switched.value('weft_chain_blocks_appended_total', { origin: 'network' }), received + branch.length);
+      assert.equal(switched.value('weft_network_propagation_seconds_count', { kind: 'block' }), received, 'the fork switch added no sample');
+
+      // The next block from the peer counts again.
+      bc.forge();
+      clock.now += 40n;
+      fromPeer();
+      assert.equal((await exposition()).value('weft_network_propagation_seconds_count', { kind: 'block' }), received + 1);
+    } finally {
+      metrics.close();
+      await Promise.all([a.store.close(), bc.store.close()]);
+    }
   });
 });
 
