@@ -7,14 +7,20 @@
  *   and refusals (by WE's error kind) with the transfers sent, transactions appended with
  *   those confirmed, the REST histogram with the requests made (by route pattern and
  *   status, never the raw URL) — and the process figures (event loop, heap, RSS, GC) are there;
+ * - Debian's Prometheus scrapes a dev node: `promtool check metrics` finds nothing wrong with
+ *   Weft's metrics, and the README's three queries (tx/s, propagation p99, event-loop lag)
+ *   answer from what it scraped;
  * - a node configured with `node.metrics { protected = yes, path = … }` refuses a scrape
  *   without the admin key (403, error 2) and serves it with the key at its path only; with
  *   `enable = no` the path is Akka's catch-all 404 and the rest of the API is unchanged.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { apiKeyHash } from '../../src/node/config.js';
+import { freeLoopbackPort } from '../../src/node/devnet.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { DEV_API_KEY, httpRequest } from '../support/http.js';
 import { Exposition } from '../support/prometheus.js';
@@ -115,6 +121,58 @@ describe('Prometheus metrics of a dev node process', () => {
     assert.ok(after.sum('nodejs_gc_duration_seconds_count') > 0, 'garbage collections seen');
     assert.ok(after.value('nodejs_eventloop_active_seconds_total') > before.value('nodejs_eventloop_active_seconds_total'));
     assert.ok(after.value('process_cpu_seconds_total') > 0);
+  });
+});
+
+describe("Debian's Prometheus scraping a dev node process", () => {
+  it("promtool finds nothing wrong with Weft's metrics; the README's queries answer from what Prometheus scraped", async () => {
+    const node = await fleet.start();
+    const exposition = (await httpRequest(node.url, 'GET', '/metrics', undefined, { apiKey: null })).text;
+    // prom-client's own process gauges end in _total (promtool flags those); every weft_ metric is clean.
+    const lint = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
+    assert.equal(lint.error, undefined, 'promtool runs (Debian package prometheus)');
+    const findings = `${lint.stdout}${lint.stderr}`.split('\n').filter((l) => l.trim() !== '');
+    assert.deepEqual(findings.filter((l) => !/^nodejs_active_(handles|requests|resources)_total /.test(l)), []);
+
+    const dir = fleet.tempDir('weft-prometheus-');
+    const port = await freeLoopbackPort();
+    writeFileSync(join(dir, 'prometheus.yml'), `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: weft\n    metrics_path: /metrics\n    static_configs:\n      - targets: ['${new URL(node.url).host}']\n`);
+    const prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+    try {
+      const query = async (expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> => {
+        const r = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(expr)}`).catch(() => undefined);
+        if (r === undefined || r.status !== 200) return [];
+        const answer = (await r.json()) as { status: string; data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+        assert.equal(answer.status, 'success', expr);
+        return answer.data.result;
+      };
+      await until('Prometheus to scrape the node', async () => ((await query('up == 1')).length === 1 ? true : undefined), 30_000);
+
+      const accounts = node.accounts().accounts;
+      const [a1, a2] = await Promise.all([signer(accounts[1]!.seed), signer(accounts[2]!.seed)]);
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const built = await tf2Build('Transfer', 3, { recipient: a2.address, amount: 1000 + i, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a1);
+        assert.equal((await node.post('/transactions/broadcast', built.json, { apiKey: null })).status, 200);
+        ids.push(built.id);
+      }
+      for (const id of ids) await confirmed(node, id);
+
+      // tx/s: the transfers, confirmed, raise the rate above zero.
+      const txRate = 'sum by (instance) (rate(weft_chain_transactions_appended_total[1m]))';
+      await until('a transaction rate', async () => ((await query(txRate)).some((r) => Number(r.value[1]) > 0) ? true : undefined), 30_000);
+      // Propagation p99: a series per kind (no value on a node without peers: nothing propagated).
+      const propagation = await query('histogram_quantile(0.99, sum by (le, kind) (rate(weft_network_propagation_seconds_bucket[5m])))');
+      assert.deepEqual(propagation.map((r) => r.metric['kind']).sort(), ['block', 'micro-block']);
+      // Event-loop lag and utilization.
+      const lag = await query('max_over_time(nodejs_eventloop_lag_p99_seconds[5m])');
+      assert.equal(lag.length, 1);
+      assert.ok(Number(lag[0]!.value[1]) > 0);
+      await until('an event-loop utilization', async () => ((await query('rate(nodejs_eventloop_active_seconds_total[1m])')).some((r) => Number(r.value[1]) > 0) ? true : undefined), 10_000);
+    } finally {
+      prometheus.kill('SIGTERM');
+      await new Promise((resolve) => (prometheus.exitCode !== null ? resolve(undefined) : prometheus.once('exit', resolve)));
+    }
   });
 });
 
