@@ -13,6 +13,7 @@ import { chainFigures } from './chain.js';
 import { contractFigures } from './contracts.js';
 import { fuzzBench } from './fuzz.js';
 import { gostFigures } from './gost.js';
+import { metricsFigures } from './metrics.js';
 import { networkFigures } from './network.js';
 import { privacyFigures } from './privacy.js';
 import { protocolFigures } from './protocol.js';
@@ -31,6 +32,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['gost', gostFigures],
   ['contracts', contractFigures],
   ['privacy', () => privacyFigures(p)],
+  ['metrics', () => metricsFigures(p)],
 ];
 
 for (const [group, run] of groups) {

@@ -8,7 +8,9 @@
  * once the next key block makes it final).
  *
  * Every change is announced as a ChainEvent carrying its origin (this node's miner, an
- * API call, a peer), so listeners decide from the event itself what to do with it.
+ * API call, a peer), so listeners decide from the event itself what to do with it. An
+ * appended block or micro-block also says how long it took (AppendTiming: two clock reads
+ * per append, none per transaction), which the node's metrics take up.
  *
  * The consensus layer comes after the chain in the layer order (it imports the chain), so
  * its rules reach the chain injected, as ConsensusRules.
@@ -129,9 +131,11 @@ export class Blockchain implements ChainHeaders {
       }
       return;
     }
+    const started = performance.now();
     const state = new MutableState(this.store, 1);
     const ctx = this.txContext(1, genesis.timestamp, undefined);
     for (const tx of genesis.transactions) applyTransaction(state, tx, ctx, { verifySignature: false });
+    const applied = performance.now();
     this.store.commit({
       height: 1,
       blockBytes: genesis.bytes,
@@ -139,9 +143,10 @@ export class Blockchain implements ChainHeaders {
       headerBytes: headerOf(genesis).bytes,
       changes: state.changes(),
     });
+    const timing = appendTiming(started, applied);
     this.tip = genesis;
     this.liquidMicros = [];
-    this.emit({ kind: 'block', origin: 'local', height: 1, block: genesis });
+    this.emit({ kind: 'block', origin: 'local', height: 1, block: genesis, timing });
   }
 
   // --- reads ----------------------------------------------------------------------
@@ -266,6 +271,7 @@ export class Blockchain implements ChainHeaders {
   }
 
   private appendWhole(block: Block, keyBlockOnly: boolean, origin: ChainChangeOrigin): void {
+    const started = performance.now();
     const tip = this.lastBlock();
     const height = this.height() + 1;
     if (!equalBytes(block.reference, tip.id)) {
@@ -291,6 +297,7 @@ export class Blockchain implements ChainHeaders {
         this.shareFee(state, miner, fee);
       }
     }
+    const applied = performance.now();
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
@@ -300,13 +307,15 @@ export class Blockchain implements ChainHeaders {
       ...this.liquidBelow(tip),
       changes: state.changes(),
     });
+    const timing = appendTiming(started, applied);
     this.tip = block;
     this.liquidMicros = [];
-    this.emit({ kind: 'block', origin, height, block });
+    this.emit({ kind: 'block', origin, height, block, timing });
   }
 
   /** Appends a micro-block received from its producer: every check, every transaction validated. */
   appendMicroBlock(micro: MicroBlock, origin: ChainChangeOrigin = 'network'): Block {
+    const started = performance.now();
     const tip = this.lastBlock();
     const height = this.height();
     const keyBlock = this.headerAt(height);
@@ -320,7 +329,7 @@ export class Blockchain implements ChainHeaders {
       const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });
       this.shareFee(state, miner, fee);
     }
-    this.commitLiquid(height, next, state, micro, origin);
+    this.commitLiquid(height, next, state, micro, origin, started);
     return next;
   }
 
@@ -335,6 +344,7 @@ export class Blockchain implements ChainHeaders {
     privateKey: Uint8Array,
     modifiedTotalSign: boolean,
   ): MicroBlockBuild {
+    const started = performance.now();
     const tip = this.lastBlock();
     const height = this.height();
     const keyBlock = this.headerAt(height);
@@ -370,7 +380,7 @@ export class Blockchain implements ChainHeaders {
     }
     if (included.length === 0) return { microBlock: undefined, included, rejected };
     const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign });
-    this.commitLiquid(height, liquidBlock, state, microBlock, 'local');
+    this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { microBlock, included, rejected };
   }
@@ -387,7 +397,9 @@ export class Blockchain implements ChainHeaders {
     return this.liquidMicros.length > 0 ? { liquidBelow: tip.bytes } : {};
   }
 
-  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock, origin: ChainChangeOrigin): void {
+  /** Commits a micro-block applied to `state`; `started` is when its append began (performance.now()). */
+  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock, origin: ChainChangeOrigin, started: number): void {
+    const applied = performance.now();
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
@@ -395,9 +407,10 @@ export class Blockchain implements ChainHeaders {
       blockIds: [{ id: liquid.id, transactionCount: liquid.transactions.length }],
       changes: state.changes(),
     });
+    const timing = appendTiming(started, applied);
     this.tip = liquid;
     this.liquidMicros.push(microBlock);
-    this.emit({ kind: 'micro-block', origin, height, block: liquid, microBlock, transactions: state.changes().transactions.map((t) => t.tx) });
+    this.emit({ kind: 'micro-block', origin, height, block: liquid, microBlock, transactions: state.changes().transactions.map((t) => t.tx), timing });
   }
 
   // --- rollback -------------------------------------------------------------------
@@ -485,8 +498,21 @@ export class Blockchain implements ChainHeaders {
   }
 }
 
+/** How long appending a block or micro-block took on the chain's thread, in seconds. */
+export interface AppendTiming {
+  /** From the call to the store's commit: the checks, validating and applying every transaction. */
+  readonly applySeconds: number;
+  /** The store's commit (one LMDB transaction). */
+  readonly commitSeconds: number;
+}
+
+/** The timing of an append that started at `started` and finished applying at `applied` (performance.now() ms); the commit ends now. */
+function appendTiming(started: number, applied: number): AppendTiming {
+  return { applySeconds: (applied - started) / 1000, commitSeconds: (performance.now() - applied) / 1000 };
+}
+
 export type ChainEvent =
-  | { readonly kind: 'block'; readonly origin: ChainChangeOrigin; readonly height: number; readonly block: Block }
+  | { readonly kind: 'block'; readonly origin: ChainChangeOrigin; readonly height: number; readonly block: Block; readonly timing: AppendTiming }
   | {
       readonly kind: 'micro-block';
       readonly origin: ChainChangeOrigin;
@@ -494,6 +520,7 @@ export type ChainEvent =
       readonly block: Block;
       readonly microBlock: MicroBlock;
       readonly transactions: readonly Transaction[];
+      readonly timing: AppendTiming;
     }
   | {
       readonly kind: 'rollback';

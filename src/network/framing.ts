@@ -84,13 +84,18 @@ export function frameChecksum(payload: Uint8Array): Uint8Array {
   return createHash('sha256').update(payload).digest().subarray(0, CHECKSUM_LENGTH);
 }
 
+/** The bytes a message with a payload of this length takes on the wire, length prefix included. */
+export function frameSize(payloadLength: number): number {
+  return FRAME_HEADER_LENGTH + (payloadLength === 0 ? 0 : CHECKSUM_LENGTH + payloadLength);
+}
+
 /** One whole frame, length prefix included, ready to be written to a socket. */
 export function encodeFrame(code: number, payload: Uint8Array): Buffer {
   if (!Number.isInteger(code) || code < 0 || code > 255) throw new RangeError(`message code ${code} is not a byte`);
-  const body = payload.length === 0 ? 0 : CHECKSUM_LENGTH + payload.length;
-  const frameLength = FRAME_HEADER_LENGTH - 4 + body;
+  const size = frameSize(payload.length);
+  const frameLength = size - 4;
   if (frameLength > MAX_FRAME_LENGTH) throw new RangeError(`frame of ${frameLength} bytes exceeds ${MAX_FRAME_LENGTH}`);
-  const out = Buffer.allocUnsafe(4 + frameLength);
+  const out = Buffer.allocUnsafe(size);
   out.writeInt32BE(frameLength, 0);
   out.writeInt32BE(FRAME_MAGIC, 4);
   out.writeUInt8(code, 8);

@@ -27,7 +27,7 @@ import { ChainMessages } from './chain-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
-import { MessageCode, type HandshakeInfo, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
+import { MessageCode, type HandshakeInfo, type NetworkTrafficObserver, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
 import { customValidationError } from '../errors/catalogue.js';
 
 /** PEM files of `node.network.tls`. */
@@ -97,6 +97,8 @@ export interface NodeNetworkOptions {
   readonly sync?: Partial<SyncSettings>;
   /** A random source for the nonce (tests make it fixed). */
   readonly randomNonce?: () => bigint;
+  /** Told of every message in and out (the node's metrics); absent: nothing is counted. */
+  readonly traffic?: NetworkTrafficObserver;
 }
 
 /** A connected peer as the API shows it (WE's PeerInfo JSON). */
@@ -167,6 +169,7 @@ export class NodeNetwork {
       maxConnections: s.maxSimultaneousConnections,
       logger: o.log,
       ...(s.tls === undefined ? {} : { tls: readTlsFiles(s.tls) }),
+      ...(o.traffic === undefined ? {} : { traffic: o.traffic }),
     });
     const port = await transport.listen(s.bindAddress, s.port);
     const own: PeerEndpoint[] = [{ host: s.bindAddress, port }];

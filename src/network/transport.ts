@@ -18,7 +18,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { encodeFrame, FrameDecoder, FrameError, MAX_PAYLOAD } from './framing.js';
+import { encodeFrame, FrameDecoder, FrameError, frameSize, MAX_PAYLOAD } from './framing.js';
 import {
   decodePeerIdentityRequest,
   decodePeerIdentityResponse,
@@ -33,7 +33,7 @@ import {
   PEER_IDENTITY_REQUEST_LENGTH,
   validateHandshake,
 } from './handshake.js';
-import type { HandshakeInfo, MessageCode, Peer, PeerEndpoint, PeerTransport, PeerTransportEvents } from './types.js';
+import type { HandshakeInfo, MessageCode, NetworkTrafficObserver, Peer, PeerEndpoint, PeerTransport, PeerTransportEvents } from './types.js';
 
 /** The pino methods the transport uses. */
 export interface TransportLogger {
@@ -83,6 +83,8 @@ export interface PeerTransportOptions {
   readonly maxPayload?: ReadonlyMap<number, number>;
   readonly tls?: TransportTlsOptions;
   readonly logger?: TransportLogger;
+  /** Told of every message in and out (metrics); absent: nothing is counted. */
+  readonly traffic?: NetworkTrafficObserver;
 }
 
 const NO_LOG: TransportLogger = { info() {}, warn() {}, debug() {} };
@@ -267,8 +269,10 @@ class Connection implements Peer {
   }
 
   #deliver(chunk: Uint8Array): void {
+    const traffic = this.transport.options.traffic;
     for (const m of this.#frames.feed(chunk)) {
       if (this.#state !== 'open') return;
+      traffic?.received(m.code as MessageCode, frameSize(m.payload.length));
       try {
         this.transport.options.events.onMessage(this, m.code as MessageCode, m.payload);
       } catch (e) {
@@ -305,6 +309,7 @@ class Connection implements Peer {
         this.#blocked = true;
         this.socket.once('drain', () => this.#flush());
       }
+      this.transport.options.traffic?.sent(code, frame.length);
       return true;
     }
     const s = this.transport.settings;
@@ -314,6 +319,7 @@ class Connection implements Peer {
     }
     this.#queue.push(frame);
     this.#queuedBytes += frame.length;
+    this.transport.options.traffic?.sent(code, frame.length);
     return true;
   }
 

@@ -82,6 +82,17 @@ export interface PeerTransportEvents {
   onClose(peer: Peer, reason: string, misbehaved: boolean): void;
 }
 
+/**
+ * What the transport tells about its traffic, one call per framed message (the node's
+ * metrics count them by code). Optional: without one the transport counts nothing.
+ */
+export interface NetworkTrafficObserver {
+  /** A whole, checked message arrived from a peer; `bytes` is its frame on the wire. */
+  received(code: MessageCode, bytes: number): void;
+  /** A message went to a peer's socket or its send queue (a dropped one is not reported). */
+  sent(code: MessageCode, bytes: number): void;
+}
+
 export interface PeerTransport {
   /** Starts listening; resolves with the bound port. */
   listen(host: string, port: number): Promise<number>;

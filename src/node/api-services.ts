@@ -20,6 +20,7 @@ import type { NodeConfig } from './config.js';
 import type { NodeHealth } from './health.js';
 import type { Keystore } from './keystore.js';
 import type { NodeLoggers } from './logging.js';
+import type { NodeMetrics } from './metrics.js';
 import { adminService } from './services/admin.js';
 import { chainReader, stateHistory } from './services/chain-reads.js';
 import { activationService, consensusService } from './services/consensus.js';
@@ -52,6 +53,8 @@ export interface NodeParts {
   readonly licences: LicenceService;
   /** Confidential data (`/privacy/*`). */
   readonly privacy: PrivacyApi;
+  /** Prometheus metrics; undefined when `node.metrics.enable` or the REST API is off. */
+  readonly metrics: NodeMetrics | undefined;
   readonly health: NodeHealth;
   readonly liquid: LiquidBlockTracker;
   /** Node time (ms). */
@@ -103,6 +106,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     ...(parts.pki === undefined ? {} : { pki: parts.pki }),
     licences: parts.licences,
     privacy: parts.privacy,
+    ...(parts.metrics === undefined ? {} : { metrics: parts.metrics.service() }),
     nodeOwnerPublicKey: parts.owner.publicKey,
     now,
   };

@@ -269,6 +269,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
         auth,
       },
       anchoring: anchoringSection(config.anchoring),
+      metrics: { enable: config.metrics.enabled, path: config.metrics.path, protected: config.metrics.protected },
       network: {
         'bind-address': network.bindAddress,
         port: network.port,

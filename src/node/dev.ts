@@ -296,6 +296,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       tls: undefined,
     },
     features: { ...DEFAULTS.features, supported: [] },
+    metrics: DEFAULTS.metrics,
     pki: PKI_OFF,
     licences: devLicenceSettings(protocol.crypto),
   };

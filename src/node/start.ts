@@ -114,6 +114,7 @@ export function devBanner(config: NodeConfig, accountsFile: string): string {
     `Weft dev chain (chain id '${config.chain.chainId}', ${config.chain.crypto} crypto) in ${config.node.directory}`,
     `REST API:  http://${host}:${config.api.port}`,
     `Explorer:  http://${host}:${config.api.port}/explorer/`,
+    ...(config.metrics.enabled ? [`Metrics:   http://${host}:${config.api.port}${config.metrics.path} (Prometheus)`] : []),
     `API key:   ${DEV_API_KEY}`,
     `Accounts, seeds and keystore passwords: ${accountsFile}`,
     '',
