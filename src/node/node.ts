@@ -78,7 +78,6 @@ export class Node {
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network);
       p2p.network = await startNetwork(ctx, chainParts, pool, owner);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
-      if (pki !== undefined) started.add('PKI', pki, (p) => p.close());
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
       const network = p2p.network;
@@ -91,7 +90,7 @@ export class Node {
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
       const health = nodeHealth(ctx, chainParts, systemNow, anchoringHealthChecks(anchoring));
-      const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki: pki?.service, licences, privacy: privacy.api, health, now, systemNow, requestStop }, started);
+      const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, health, now, systemNow, requestStop }, started);
       late.node = node;
       if (config.api.enabled) {
         const api = started.add('REST API', createApiServer(node.services(), { loggerInstance: loggers.get('api') }), (a) => a.close());
