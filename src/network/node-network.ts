@@ -20,10 +20,12 @@ import { isIP } from 'node:net';
 import type { PeerChain, PeerPool } from '../chain/peer-chain.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
+import { gostSubjectPublicKeyInfo } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
+import { sessionKeyLength } from './handshake.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
@@ -161,6 +163,10 @@ export class NodeNetwork {
       verify: (publicKey, message, signature) => o.protocol.crypto.verify(publicKey, message, signature),
       participantPublicKey: (address) => o.chain.participantPublicKey(address),
       events,
+      // GOST: an ephemeral GOST R 34.10-2012 key per connection, sent as its 104-byte SubjectPublicKeyInfo (WE's SessionKeyLength).
+      ...(o.protocol.crypto.type === 'gost'
+        ? { sessionPublicKey: () => gostSubjectPublicKeyInfo(o.protocol.crypto.generateKeyPair().publicKey), sessionKeyLength: sessionKeyLength('gost') }
+        : {}),
       handshakeTimeoutMs: s.handshakeTimeoutMs,
       connectTimeoutMs: s.connectionTimeoutMs,
       idleTimeoutMs: s.breakIdleConnectionsTimeoutMs,

@@ -50,7 +50,7 @@ export interface HandshakeInfo {
   readonly nodeName: string;
   /** Owner address bytes (26). */
   readonly ownerAddress: Uint8Array;
-  /** Per-connection session public key (32 bytes). */
+  /** Per-connection session public key: 32 bytes (WAVES X25519) or 104 (GOST, a DER SubjectPublicKeyInfo). */
   readonly sessionPublicKey: Uint8Array;
 }
 
