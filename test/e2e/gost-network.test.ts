@@ -11,6 +11,8 @@
  * - transfers the client signs, sent to different nodes, are confirmed on every node with
  *   the id the client computed, and every node holds the same balances;
  * - /utils/hash/secure and /utils/hash/fast answer Streebog-256, /node/config says GOST;
+ * - /crypto with gost-3412-2015-k between nodes: node 0's owner encrypts (separately and
+ *   commonly) for the other owners' keys, each other node decrypts as its owner;
  * - PKI in TEST mode (a test CA made by OpenSSL's GOST engine is the genesis' trusted root;
  *   the client's sender is certified in the genesis): a newcomer's first transaction without
  *   certificates is refused (120); with its chain, broadcast to one node, it travels to the
@@ -141,6 +143,25 @@ describe('a GOST network of 3 node processes', { timeout: 240_000 }, () => {
     }
     const common = await oneChain(net.nodes, 30_000);
     assert.ok(common >= 2);
+  });
+
+  it("encrypts on one node with gost-3412-2015-k what the other nodes' owners decrypt", async () => {
+    const [n0, ...others] = net.nodes as [NetNode, ...NetNode[]];
+    const text = 'GOST между узлами';
+    const encrypt = (route: string) =>
+      n0.post(`/crypto/${route}`, { sender: n0.spec.ownerAddress, password: n0.spec.keystorePassword, encryptionText: text, recipientsPublicKeys: others.map((o) => o.spec.ownerPublicKey), cryptoAlgo: 'gost-3412-2015-k' });
+    const decrypt = (n: NetNode, encryptedText: string, wrappedKey: string) =>
+      n.post('/crypto/decrypt', { recipient: n.spec.ownerAddress, password: n.spec.keystorePassword, encryptedText, wrappedKey, senderPublicKey: n0.spec.ownerPublicKey, cryptoAlgo: 'gost-3412-2015-k' });
+    const separate = await encrypt('encryptSeparate');
+    assert.equal(separate.status, 200, separate.text);
+    const entries = separate.json as Array<{ encryptedText: string; wrappedKey: string }>;
+    const common = await encrypt('encryptCommon');
+    assert.equal(common.status, 200, common.text);
+    const { encryptedText, recipientToWrappedStructure } = common.json as { encryptedText: string; recipientToWrappedStructure: Record<string, string> };
+    for (const [i, n] of others.entries()) {
+      assert.deepEqual((await decrypt(n, entries[i]!.encryptedText, entries[i]!.wrappedKey)).json, { decryptedText: text }, `${n.spec.name}, separate`);
+      assert.deepEqual((await decrypt(n, encryptedText, recipientToWrappedStructure[n.spec.ownerPublicKey]!)).json, { decryptedText: text }, `${n.spec.name}, common`);
+    }
   });
 
   it("refuses a newcomer's first transaction without its chain, and with it mines the transaction and stores the certificate on every node", async () => {
