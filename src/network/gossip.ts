@@ -12,7 +12,9 @@
  * - transactions (25): admitted to the pool, then relayed;
  * - MicroBlockRequest answered from the chain's liquid block;
  * - a transaction or micro-block whose transactions carry certificate chains (PKI) goes as
- *   WE's 46 / 47 with them, and 46 / 47 from peers leave their certificates with the chain.
+ *   WE's 46 / 47 with them, and 46 / 47 from peers leave their certificates with the chain
+ *   (a 46's once its transaction is admitted: in PKI mode TEST/ON `certificatePolicy` may
+ *   refuse a transaction whose chain does not validate or whose sender is not certified).
  *
  * What to announce is read from the chain's events: a key block or micro-block whose
  * origin is this node (`local`) goes out; one that came from peers is relayed by the
@@ -133,7 +135,7 @@ export class Gossip {
   private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
   private readonly unsubscribe: () => void;
   /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
-  private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number> }> = [];
+  private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number>; readonly certificates: readonly Certificate[] }> = [];
   /** Received micro-blocks are applied in arrival order, each once its signatures are checked. */
   private microApplying: Promise<void> = Promise.resolve();
   private closed = false;
@@ -327,11 +329,10 @@ export class Gossip {
     }
     const tx = decodeTransaction(this.deps.protocol, payload);
     this.txPayloads.set(digest, bytesKey(tx.id));
-    this.deps.chain.carryCertificates([tx.id], certificates);
-    this.onTransaction(peer, tx);
+    this.onTransaction(peer, tx, certificates);
   }
 
-  private onTransaction(peer: Peer, tx: Transaction): void {
+  private onTransaction(peer: Peer, tx: Transaction, certificates: readonly Certificate[]): void {
     const key = bytesKey(tx.id);
     const known = this.txs.get(key);
     if (known !== undefined) {
@@ -342,7 +343,7 @@ export class Gossip {
     this.txs.set(key, holders);
     // Signatures are checked on the verifier threads for the whole batch that arrived in
     // this turn, then the transactions enter the pool (and go on) in arrival order.
-    if (this.incomingTxs.push({ peer, tx, holders }) === 1) {
+    if (this.incomingTxs.push({ peer, tx, holders, certificates }) === 1) {
       queueMicrotask(() => void this.admitIncoming().catch((e: unknown) => this.deps.logger.warn(`Transactions from peers not admitted: ${(e as Error).message}`)));
     }
   }
@@ -356,7 +357,15 @@ export class Gossip {
       this.deps.logger.warn(`Transaction signatures not checked ahead: ${(e as Error).message}`);
     }
     if (this.closed) return;
-    for (const { peer, tx, holders } of batch) {
+    for (const { peer, tx, holders, certificates } of batch) {
+      const refusal = await this.deps.certificatePolicy?.(tx, certificates);
+      if (this.closed) return;
+      if (refusal !== undefined) {
+        this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${refusal}`);
+        continue;
+      }
+      // Its chain is kept with it only once it is admitted.
+      this.deps.chain.carryCertificates([tx.id], certificates);
       try {
         this.deps.pool.put(tx);
       } catch (e) {

@@ -99,6 +99,8 @@ export interface NodeNetworkOptions {
   readonly sync?: Partial<SyncSettings>;
   /** A random source for the nonce (tests make it fixed). */
   readonly randomNonce?: () => bigint;
+  /** PKI mode TEST/ON: which peers' transactions may enter the pool for their certificates (chain-deps.ts). */
+  readonly certificatePolicy?: NetworkDeps['certificatePolicy'];
 }
 
 /** A connected peer as the API shows it (WE's PeerInfo JSON). */
@@ -200,6 +202,7 @@ export class NodeNetwork {
       logger: { debug: (m) => o.log.debug({}, m), info: (m) => o.log.info({}, m), warn: (m) => o.log.warn({}, m) },
       ...(o.sync === undefined ? {} : { settings: o.sync }),
       ownerKeys: o.owner,
+      ...(o.certificatePolicy === undefined ? {} : { certificatePolicy: o.certificatePolicy }),
     };
     const network = new NodeNetwork(o, info, transport, manager, new ChainMessages(deps), port);
     ref.network = network;

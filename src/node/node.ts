@@ -76,8 +76,8 @@ export class Node {
       const pool = await startPool(ctx, chainParts);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network);
-      p2p.network = await startNetwork(ctx, chainParts, pool, owner);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
+      p2p.network = await startNetwork(ctx, chainParts, pool, owner, pki);
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
       const network = p2p.network;

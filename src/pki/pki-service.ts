@@ -19,7 +19,7 @@ import { CmsFormatError, createDetachedCadesBes, parseSignedData, verifyDetached
 import { ekuOid } from '../crypto/pki/oids.js';
 import { dnHash, fingerprint, type Certificate, type GostVerifiers } from '../crypto/pki/x509.js';
 import type { CertificateStore } from './certificate-store.js';
-import { certificateNotFound, certificatePathBuildError, customValidationError } from '../errors/catalogue.js';
+import { certificateNotFound, certificatePathBuildError, customValidationError, WeError } from '../errors/catalogue.js';
 import type { PkiMode, PkiSettings } from './settings.js';
 import type { ChainValidator } from './validation.js';
 import { certificateParseError } from '../errors/catalogue.js';
@@ -129,16 +129,35 @@ export class PkiService implements PkiApi {
         throw e;
       }
     }
+    await this.checkSender(senderPublicKey, chain);
+    return chain;
+  }
+
+  /**
+   * A transaction that came from a peer with the certificates of its message (P2P 46): the
+   * rules of a broadcast's `certificates` in TEST/ON; the reason it is refused, if it is.
+   */
+  async peerTransactionProblem(senderPublicKey: Uint8Array | undefined, certificates: readonly Certificate[]): Promise<string | undefined> {
+    try {
+      await this.checkSender(senderPublicKey, certificates.length === 0 ? undefined : buildCertificateChain(certificates));
+      return undefined;
+    } catch (e) {
+      if (e instanceof CertificateChainError || e instanceof WeError) return e.message;
+      throw e;
+    }
+  }
+
+  /** TEST/ON: the chain validates for the sender, or without one the network holds the sender's certificate (120). */
+  private async checkSender(senderPublicKey: Uint8Array | undefined, chain: CertificateChain | undefined): Promise<void> {
     // Only signed user transactions have a sender to check (nothing without one is broadcast).
-    if (this.mode === 'OFF' || senderPublicKey === undefined) return chain;
+    if (this.mode === 'OFF' || senderPublicKey === undefined) return;
     if (chain !== undefined) {
       await this.o.validator.validate(chain, senderPublicKey);
-      return chain;
+      return;
     }
     if (this.byPublicKey(senderPublicKey) === undefined) {
       throw certificatePathBuildError(encodeBase58(senderPublicKey), `the network holds no certificate for this key yet: with node.crypto.pki.mode = ${this.mode} its first transaction must carry its certificate chain in 'certificates'`);
     }
-    return undefined;
   }
 
   carry(transactionId: Uint8Array, chain: CertificateChain): void {

@@ -8,6 +8,8 @@
  *   MicroBlockResponse V2 (47) with the chain, and stores the certificate with the block;
  * - a node that joins later syncs the block as HistoryBlock (45) with the certificates that
  *   block stored, and stores them too;
+ * - with a certificate policy (PKI TEST/ON), a peer's transaction the policy refuses is not
+ *   admitted, relayed or carried; one it accepts goes on with its chain;
  * - 45/46/47 payloads that do not parse close the peer (MalformedMessage).
  */
 import assert from 'node:assert/strict';
@@ -85,6 +87,41 @@ describe('certificates over P2P', () => {
     assert.ok(stored(d), 'd stored the certificate');
     assert.equal(d.node.stateHash(), a.node.stateHash());
     for (const n of [a, b, c, d]) n.net.close();
+  });
+
+  it("a peer's transaction refused by the certificate policy is neither admitted, relayed nor carried", async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const seen: Array<{ id: string; certificates: number }> = [];
+    const policy = (tx: { idBase58: string }, certificates: readonly Certificate[]): Promise<string | undefined> => {
+      seen.push({ id: tx.idBase58, certificates: certificates.length });
+      return Promise.resolve(certificates.length === 0 ? 'the network holds no certificate for this key yet' : undefined);
+    };
+    const a = netNode(wire, 'a', clock, []);
+    const b = netNode(wire, 'b', clock, [], {}, { certificatePolicy: policy });
+    const c = netNode(wire, 'c', clock, []);
+    wire.connect(a.ep, b.ep);
+    wire.connect(b.ep, c.ep);
+    await quiet(wire);
+    const bare = transfer(clock, alice, bob, 3n);
+    const certified = transfer(clock, bob, alice, 4n);
+    a.node.chain.certificates.carry([certified.id], [certificate]);
+    for (const tx of [bare, certified]) {
+      a.node.pool.put(tx);
+      a.net.broadcastTransaction(tx);
+    }
+    await until(() => c.node.pool.get(certified.id) !== undefined, 'the certified transaction reached c');
+    await quiet(wire);
+    assert.deepEqual(seen, [
+      { id: bare.idBase58, certificates: 0 },
+      { id: certified.idBase58, certificates: 1 },
+    ]);
+    assert.equal(b.node.pool.get(bare.id), undefined, 'refused');
+    assert.equal(c.node.pool.get(bare.id), undefined, 'not relayed');
+    assert.equal(wire.count(MessageCode.Transaction, 'b', 'c'), 0);
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'b', 'c'), 1, 'the certified one goes on with its chain');
+    assert.equal(c.node.chain.certificates.of([certified.id]).length, 1);
+    for (const n of [a, b, c]) n.net.close();
   });
 
   it('45, 46 and 47 payloads that do not parse are malformed messages', () => {

@@ -17,6 +17,7 @@ import type { CryptoSuite, KeyPair } from '../../src/crypto/suite.js';
 import { decodeCertChainStore, decodeWithCertificates, encodeWithCertificates, CertChainCodecError } from '../../src/network/cert-chain-codec.js';
 import { storedCertificate } from '../../src/chain/carried-certificates.js';
 import { CertificateStore } from '../../src/pki/certificate-store.js';
+import { PkiService } from '../../src/pki/pki-service.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
@@ -233,6 +234,36 @@ describe('chain validation (PKI TEST/ON)', () => {
     crlBytes.delete('/root.crl');
     assert.match((await validator(s, store).problem(chainOf(userCert, intermediate.cert, root.cert), user.publicKey))!, /no CRL of 'CN=Weft Test Root,O=Weft Test,C=RU' can be had/);
     crlBytes.set('/root.crl', saved);
+    await close();
+  });
+});
+
+describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certificates)", () => {
+  function service(s: PkiSettings, store: CertificateStore): PkiService {
+    return new PkiService({
+      settings: s,
+      store,
+      validator: validator(s, store),
+      verifiers: new GostVerifiers(),
+      keystore: { addresses: () => [], keyPair: () => assert.fail('no keystore in this test') },
+      digest,
+      sign: (privateKey, message) => suite.sign(privateKey, message),
+      now: () => BigInt(Date.now()),
+      carry: () => undefined,
+    });
+  }
+
+  it('refuse an uncertified sender without a chain, a chain for another key or two chains; accept a valid chain and, once stored, none', async () => {
+    const { certs, commit, close } = await stateCertificates();
+    const pki = service(settings(), certs);
+    assert.match((await pki.peerTransactionProblem(user.publicKey, []))!, /first transaction must carry its certificate chain/);
+    assert.equal(await pki.peerTransactionProblem(user.publicKey, [cert(userCert), cert(intermediate.cert), cert(root.cert)]), undefined);
+    assert.match((await pki.peerTransactionProblem(otherUser.publicKey, [cert(userCert), cert(intermediate.cert), cert(root.cert)]))!, /holds the public key/);
+    assert.match((await pki.peerTransactionProblem(user.publicKey, [cert(userCert), cert(otherCert), cert(intermediate.cert)]))!, /Unexpected cert chains number\. Provided: '2', expected: '1'/);
+    commit(3, [cert(userCert)]);
+    assert.equal(await pki.peerTransactionProblem(user.publicKey, []), undefined);
+    // OFF takes anything.
+    assert.equal(await service({ ...settings(), mode: 'OFF' }, certs).peerTransactionProblem(otherUser.publicKey, []), undefined);
     await close();
   });
 });
