@@ -358,11 +358,14 @@ export class Gossip {
     }
     if (this.closed) return;
     for (const { peer, tx, holders, certificates } of batch) {
-      const refusal = await this.deps.certificatePolicy?.(tx, certificates);
-      if (this.closed) return;
-      if (refusal !== undefined) {
-        this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${refusal}`);
-        continue;
+      const policy = this.deps.certificatePolicy;
+      if (policy !== undefined) {
+        const refusal = await policy(tx, certificates);
+        if (this.closed) return;
+        if (refusal !== undefined) {
+          this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${refusal}`);
+          continue;
+        }
       }
       // Its chain is kept with it only once it is admitted.
       this.deps.chain.carryCertificates([tx.id], certificates);
