@@ -10,7 +10,8 @@
  * An empty store is a count of 0. Decoding refuses truncated or trailing bytes. The CRL
  * hashes of 47 are `short n ‖ n × (short length ‖ hash)`; Weft sends none and reads past them.
  */
-import { parseCertificate, type Certificate } from '../crypto/pki/x509.js';
+import { X509Certificate } from 'node:crypto';
+import { CertificateFormatError, parseCertificate, type Certificate } from '../crypto/pki/x509.js';
 
 export class CertChainCodecError extends Error {
   override readonly name = 'CertChainCodecError';
@@ -33,27 +34,45 @@ export function encodeCertChainStore(certificates: readonly CertificateBytes[]):
   return Buffer.concat(parts);
 }
 
-/** Reads a cert-chain store at `offset`; returns the certificates and the offset after it. */
-export function decodeCertChainStore(bytes: Uint8Array, offset = 0): { certificates: Certificate[]; end: number } {
+/** Whether bytes are a DER X.509 certificate of any algorithm (OpenSSL's reading). */
+function isX509(der: Uint8Array): boolean {
+  try {
+    new X509Certificate(der);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads a cert-chain store at `offset`; returns the GOST certificates and the offset after
+ * it. A well-formed X.509 certificate of another key algorithm (a chain on a WAVES network,
+ * which WE carries without reading) is left out and counted in `skipped`; bytes that are no
+ * certificate make the store malformed.
+ */
+export function decodeCertChainStore(bytes: Uint8Array, offset = 0): { certificates: Certificate[]; skipped: number; end: number } {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (offset + 4 > b.length) throw new CertChainCodecError('cert-chain store: truncated count');
   const count = b.readInt32BE(offset);
   if (count < 0 || count > 1000) throw new CertChainCodecError(`cert-chain store: bad count ${count}`);
   let pos = offset + 4;
   const certificates: Certificate[] = [];
+  let skipped = 0;
   for (let i = 0; i < count; i++) {
     if (pos + 2 > b.length) throw new CertChainCodecError(`cert-chain store: truncated length of certificate ${i}`);
     const length = b.readUInt16BE(pos);
     pos += 2;
     if (pos + length > b.length) throw new CertChainCodecError(`cert-chain store: certificate ${i} is truncated`);
+    const der = b.subarray(pos, pos + length);
     try {
-      certificates.push(parseCertificate(b.subarray(pos, pos + length)));
+      certificates.push(parseCertificate(der));
     } catch (e) {
-      throw new CertChainCodecError(`cert-chain store: certificate ${i}: ${(e as Error).message}`);
+      if (!(e instanceof CertificateFormatError) || !isX509(der)) throw new CertChainCodecError(`cert-chain store: certificate ${i}: ${(e as Error).message}`);
+      skipped++;
     }
     pos += length;
   }
-  return { certificates, end: pos };
+  return { certificates, skipped, end: pos };
 }
 
 /** `int32 length ‖ payload ‖ int32 length ‖ cert-chain store` (messages 45, 46; 47 adds CRL hashes after it). */

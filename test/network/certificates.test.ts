@@ -10,7 +10,9 @@
  *   block stored, and stores them too;
  * - with a certificate policy (PKI TEST/ON), a peer's transaction the policy refuses is not
  *   admitted, relayed or carried; one it accepts goes on with its chain;
- * - 45/46/47 payloads that do not parse close the peer (MalformedMessage).
+ * - 45/46/47 payloads that do not parse close the peer (MalformedMessage); a well-formed
+ *   certificate of another algorithm (an ECDSA chain, as on a WAVES network) is left out
+ *   instead, and the transaction still goes in.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,7 +21,11 @@ import { parseCertificate, type Certificate } from '../../src/crypto/pki/x509.js
 import { decodeBroadcastedTransaction, decodeHistoryBlock, decodeMicroBlockResponseV2, encodeBroadcastedTransaction, MalformedMessage } from '../../src/network/messages.js';
 import { MessageCode } from '../../src/network/types.js';
 import { alice, bob, Clock, minerA, minerB, minerC, p, transfer } from '../chain/fork-fixture.js';
-import { GostTestCa } from '../pki/openssl-gost.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeCertChainStore, encodeCertChainStore } from '../../src/network/cert-chain-codec.js';
+import { GostTestCa, openssl } from '../pki/openssl-gost.js';
 import { netNode, type NetNode } from './net-fixture.js';
 import { quiet, until, Wire } from './peer-double.js';
 
@@ -134,5 +140,21 @@ describe('certificates over P2P', () => {
     // 47 ends with the CRL hash list (count 0 here): without it, or with bytes after it, it is malformed.
     assert.throws(() => decodeMicroBlockResponseV2(p, good), MalformedMessage);
     assert.throws(() => decodeMicroBlockResponseV2(p, Uint8Array.from([...good, 0, 0, 9])), MalformedMessage);
+    assert.throws(() => decodeBroadcastedTransaction(encodeBroadcastedTransaction(tx, [{ der: Uint8Array.of(0x30, 0x03, 1, 2, 3) }])), MalformedMessage);
+  });
+
+  it('leave out a well-formed certificate of another algorithm (ECDSA) instead of refusing the message', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weft-ec-cert-'));
+    try {
+      openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=ECDSA user', '-days', '1', '-keyout', 'k.pem', '-outform', 'DER', '-out', 'c.der'], dir);
+      const ecdsa = { der: new Uint8Array(readFileSync(join(dir, 'c.der'))) };
+      const store = decodeCertChainStore(encodeCertChainStore([ecdsa, certificate]));
+      assert.equal(store.skipped, 1);
+      assert.deepEqual(store.certificates.map((c) => c.subject.rfc2253), ['CN=Travelling User,O=Weft Test,C=RU']);
+      const tx = transfer(new Clock(), alice, bob, 2n);
+      assert.deepEqual(decodeBroadcastedTransaction(encodeBroadcastedTransaction(tx, [ecdsa])).certificates, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
