@@ -411,7 +411,8 @@ const MAX_PEER_IDENTITY_FIELD = 64 * 1024;
 
 /**
  * Parses a reply from its first bytes; undefined while incomplete. Certificates after a
- * success key are not read (Weft has no PKI mode).
+ * success key (a PKI node's owner chain: WE's OSS build sends none, and neither does Weft)
+ * are not read: the initial sync needs only the key.
  */
 export function decodePeerIdentityResponse(bytes: Uint8Array): PeerIdentityResponse | undefined {
   if (bytes.length < 5) return undefined;
