@@ -22,6 +22,7 @@ import { devAccounts, devNodeConfig, devProtocol } from '../../src/node/dev.js';
 import { DEV_PKI_ROOT_PEM } from '../../src/node/dev-pki.js';
 import { Node } from '../../src/node/node.js';
 import { resolveStartConfig } from '../../src/node/start.js';
+import { pkiArg } from '../../src/node/cli.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { httpRequest } from '../support/http.js';
@@ -62,6 +63,8 @@ describe('the GOST dev chain in PKI mode TEST', { timeout: 120_000 }, () => {
     assert.deepEqual(again.pki!.genesis.certificates.map((c) => encodeBase64(c.der)), pki.genesis.certificates.map((c) => encodeBase64(c.der)));
     await assert.rejects(devNodeConfig({ dataDir: tempDir('weft-dev-pki-waves-'), crypto: 'waves', pki: 'TEST', keystore: CHEAP }), /--pki is for GOST dev chains/);
     await assert.rejects(resolveStartConfig({ config: join(dir, 'none.conf'), pki: 'TEST' }), /--pki is for the dev chain only/);
+    assert.equal(pkiArg('test'), 'TEST');
+    assert.throws(() => pkiArg('on'), /'on' is not a dev chain PKI mode: test \(ON needs TLS and CRLs/);
   });
 
   it('runs a node on which dev accounts transact and sign without sending certificates, and a stranger needs its chain', async () => {
