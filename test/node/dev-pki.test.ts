@@ -8,7 +8,9 @@
  * - a node on that config: `/node/config` says TEST; a dev account transacts without sending
  *   certificates (certified in the genesis) and finds its certificate by public key; another
  *   key's first transaction without a chain is refused (120); `/pki/sign` as a dev account
- *   makes a CAdES-BES signature `openssl cms` verifies against the dev root.
+ *   makes a CAdES-BES signature `openssl cms` verifies against the dev root;
+ * - `devnet --crypto gost --pki test`: every node's config, as `start --config` reads it,
+ *   runs PKI TEST with the dev root trusted and the dev accounts certified in the genesis.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,8 @@ import { DEV_PKI_ROOT_PEM } from '../../src/node/dev-pki.js';
 import { Node } from '../../src/node/node.js';
 import { resolveStartConfig } from '../../src/node/start.js';
 import { pkiArg } from '../../src/node/cli.js';
+import { loadNodeConfig } from '../../src/node/config.js';
+import { prepareDevnet } from '../../src/node/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { httpRequest } from '../support/http.js';
@@ -112,6 +116,21 @@ describe('the GOST dev chain in PKI mode TEST', { timeout: 120_000 }, () => {
       assert.match(readFileSync(join(dir, DEV_PKI_ROOT_PEM), 'utf8'), /^-----BEGIN CERTIFICATE-----/);
     } finally {
       await node.stop();
+    }
+  });
+
+  it('writes devnet node configs in PKI mode TEST with the dev root and accounts in the genesis', async () => {
+    const dir = tempDir('weft-devnet-pki-');
+    const layout = await prepareDevnet({ nodes: 2, dir, basePort: 0, crypto: 'gost', pki: 'TEST', keystore: CHEAP });
+    const pems = readFileSync(join(dir, DEV_PKI_ROOT_PEM), 'utf8');
+    for (const n of layout.nodes) {
+      const config = await loadNodeConfig(n.configFile, { env: {} });
+      assert.equal(config.pki?.mode, 'TEST', n.name);
+      assert.equal(config.api.pkiMode, 'TEST', n.name);
+      const [root, ...accounts] = config.pki.genesis.certificates;
+      assert.equal(derToPem(root!.der, 'CERTIFICATE'), pems);
+      assert.deepEqual(accounts.map((c) => encodeBase58(c.publicKey.bytes)), layout.accounts.map((a) => a.publicKey));
+      assert.equal(config.pki.genesis.trustedRootFingerprints.length, 1);
     }
   });
 });
