@@ -20,7 +20,8 @@ import { Block, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBloc
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import type { Store } from '../state/store.js';
+import type { Store, StoredCertificate } from '../state/store.js';
+import { CarriedCertificates, storedCertificate } from './carried-certificates.js';
 import { MutableState, type StateView } from '../state/view.js';
 import { recordFeatureVotes, type FeatureView } from './features.js';
 import type { ScriptVerifier } from './scripts/verifier.js';
@@ -107,6 +108,8 @@ export class Blockchain implements ChainHeaders {
    */
   private liquidMicros: MicroBlock[] = [];
   private listeners: Array<(event: ChainEvent) => void> = [];
+  /** Certificate chains carried with transactions, stored with the block that mines them (PKI). */
+  readonly certificates: CarriedCertificates;
 
   constructor(o: BlockchainOptions) {
     this.store = o.store;
@@ -117,6 +120,7 @@ export class Blockchain implements ChainHeaders {
     this.txExpireTimeoutMs = o.txExpireTimeoutMs;
     this.now = o.now;
     this.scripts = o.scripts;
+    this.certificates = new CarriedCertificates(o.txExpireTimeoutMs, o.now);
     this.tip = this.readBlock(this.store.height());
     this.liquidMicros = this.tip === undefined ? [] : this.store.microBlocksAt(this.store.height());
   }
@@ -306,6 +310,7 @@ export class Blockchain implements ChainHeaders {
       headerBytes: headerOf(block).bytes,
       ...this.liquidBelow(tip),
       changes: state.changes(),
+      certificates: this.certificatesOf(block.transactions),
     });
     const timing = appendTiming(started, applied);
     this.tip = block;
@@ -392,6 +397,11 @@ export class Blockchain implements ChainHeaders {
     state.setCarryFee(state.carryFee() + fee - share);
   }
 
+  /** The certificates carried with transactions being mined (the store keeps those of new subject DNs). */
+  private certificatesOf(txs: readonly Transaction[]): StoredCertificate[] {
+    return txs.length === 0 ? [] : this.certificates.of(txs.map((t) => t.id)).map(storedCertificate);
+  }
+
   /** The liquid block this node assembled in memory, handed to the store as it becomes final (else the store rebuilds it). */
   private liquidBelow(tip: Block): { liquidBelow?: Uint8Array } {
     return this.liquidMicros.length > 0 ? { liquidBelow: tip.bytes } : {};
@@ -406,6 +416,7 @@ export class Blockchain implements ChainHeaders {
       microBlock: microBlock.bytes,
       blockIds: [{ id: liquid.id, transactionCount: liquid.transactions.length }],
       changes: state.changes(),
+      certificates: microBlock.kind === 'tx' ? this.certificatesOf(microBlock.transactions) : [],
     });
     const timing = appendTiming(started, applied);
     this.tip = liquid;

@@ -37,6 +37,9 @@ const MAX_BLOCK_PAYLOAD = Math.min(271 + MAX_TRANSACTION_PAYLOAD * MAX_TRANSACTI
 export const MAX_IDS_PER_MESSAGE = 200;
 /** WE's ScoreSpec.maxLength. */
 export const MAX_SCORE_PAYLOAD = 64;
+/** Room for a cert-chain store and its length prefixes in messages 45–47 (certificate chains are a few KiB). */
+const MAX_CERTIFICATES_PAYLOAD = 1024 * 1024;
+
 /** WE's PeersV2Spec.maxLength: 1000 × (short + 29-char hostname + int port). */
 export const MAX_PEERS_PAYLOAD = 1000 * (2 + 29 + 4);
 
@@ -59,6 +62,9 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   [MessageCode.MissingBlock, SIGNATURE_LENGTH],
   // public key + signature + short length + 1 KiB body
   [MessageCode.RawAttributes, MAX_PUBLIC_KEY_LENGTH + SIGNATURE_LENGTH + 2 + 1024],
+  [MessageCode.HistoryBlock, Math.min(MAX_BLOCK_PAYLOAD + MAX_CERTIFICATES_PAYLOAD, MAX_FRAME_PAYLOAD)],
+  [MessageCode.BroadcastedTransaction, MAX_TRANSACTION_PAYLOAD + MAX_CERTIFICATES_PAYLOAD],
+  [MessageCode.MicroBlockResponseV2, Math.min(MAX_BLOCK_PAYLOAD + MAX_CERTIFICATES_PAYLOAD, MAX_FRAME_PAYLOAD)],
 ]);
 
 export type FrameErrorKind = 'frame-length' | 'magic' | 'unknown-code' | 'payload-length' | 'too-large' | 'checksum';

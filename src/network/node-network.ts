@@ -20,10 +20,12 @@ import { isIP } from 'node:net';
 import type { PeerChain, PeerPool } from '../chain/peer-chain.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
+import { gostSubjectPublicKeyInfo } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
+import { sessionKeyLength } from './handshake.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
@@ -99,6 +101,8 @@ export interface NodeNetworkOptions {
   readonly randomNonce?: () => bigint;
   /** Told of every message in and out (the node's metrics); absent: nothing is counted. */
   readonly traffic?: NetworkTrafficObserver;
+  /** PKI mode TEST/ON: which peers' transactions may enter the pool for their certificates (chain-deps.ts). */
+  readonly certificatePolicy?: NetworkDeps['certificatePolicy'];
 }
 
 /** A connected peer as the API shows it (WE's PeerInfo JSON). */
@@ -163,6 +167,10 @@ export class NodeNetwork {
       verify: (publicKey, message, signature) => o.protocol.crypto.verify(publicKey, message, signature),
       participantPublicKey: (address) => o.chain.participantPublicKey(address),
       events,
+      // GOST: an ephemeral GOST R 34.10-2012 key per connection, sent as its 104-byte SubjectPublicKeyInfo (WE's SessionKeyLength).
+      ...(o.protocol.crypto.type === 'gost'
+        ? { sessionPublicKey: () => gostSubjectPublicKeyInfo(o.protocol.crypto.generateKeyPair().publicKey), sessionKeyLength: sessionKeyLength('gost') }
+        : {}),
       handshakeTimeoutMs: s.handshakeTimeoutMs,
       connectTimeoutMs: s.connectionTimeoutMs,
       idleTimeoutMs: s.breakIdleConnectionsTimeoutMs,
@@ -197,6 +205,7 @@ export class NodeNetwork {
       logger: { debug: (m) => o.log.debug({}, m), info: (m) => o.log.info({}, m), warn: (m) => o.log.warn({}, m) },
       ...(o.sync === undefined ? {} : { settings: o.sync }),
       ownerKeys: o.owner,
+      ...(o.certificatePolicy === undefined ? {} : { certificatePolicy: o.certificatePolicy }),
     };
     const network = new NodeNetwork(o, info, transport, manager, new ChainMessages(deps), port);
     ref.network = network;

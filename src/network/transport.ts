@@ -68,8 +68,10 @@ export interface PeerTransportOptions {
   /** The registered public key of a node owner address (node registry), or undefined. */
   readonly participantPublicKey: (address: Uint8Array) => Uint8Array | undefined;
   readonly events: PeerTransportEvents;
-  /** A fresh 32-byte session public key per connection (default: a new X25519 key). */
+  /** A fresh session public key per connection (default: a new X25519 key, 32 bytes). */
   readonly sessionPublicKey?: () => Uint8Array;
+  /** The length of peers' session keys: the network crypto's (handshake.ts sessionKeyLength; default 32, WAVES). */
+  readonly sessionKeyLength?: number;
   /** WE's network.handshake-timeout (default 30 s). */
   readonly handshakeTimeoutMs?: number;
   /** WE's network.connection-timeout for dialing (default 30 s). */
@@ -138,7 +140,7 @@ class Connection implements Peer {
   #info: HandshakeInfo | undefined;
   #ownerPublicKey: Uint8Array | undefined;
   readonly #own: HandshakeInfo;
-  readonly #handshake = new HandshakeDecoder();
+  readonly #handshake: HandshakeDecoder;
   readonly #frames: FrameDecoder;
   #identityBytes: Buffer | undefined;
   #sawFirstByte = false;
@@ -160,6 +162,7 @@ class Connection implements Peer {
     this.remote = dialed ?? remoteEndpoint(socket);
     this.#settle = settle;
     this.#own = { ...transport.options.info, sessionPublicKey: transport.newSessionKey() };
+    this.#handshake = new HandshakeDecoder(transport.options.sessionKeyLength);
     this.#frames = new FrameDecoder({ maxPayload: transport.settings.maxPayload });
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));

@@ -23,6 +23,12 @@ export const MessageCode = {
   GetBlocks: 34,
   MissingBlock: 41,
   RawAttributes: 42,
+  /** Block with the certificates its transactions carried (reply to GetBlocks). */
+  HistoryBlock: 45,
+  /** Transaction with the certificate chain it carries. */
+  BroadcastedTransaction: 46,
+  /** Micro-block with the certificates its transactions carried (and CRL hashes). */
+  MicroBlockResponseV2: 47,
 } as const;
 export type MessageCode = (typeof MessageCode)[keyof typeof MessageCode];
 
@@ -44,7 +50,7 @@ export interface HandshakeInfo {
   readonly nodeName: string;
   /** Owner address bytes (26). */
   readonly ownerAddress: Uint8Array;
-  /** Per-connection session public key (32 bytes). */
+  /** Per-connection session public key: 32 bytes (WAVES X25519) or 104 (GOST, a DER SubjectPublicKeyInfo). */
   readonly sessionPublicKey: Uint8Array;
 }
 

@@ -28,6 +28,9 @@ import type { NodeLoggers } from './logging.js';
 import type { NodeMetrics } from './metrics.js';
 import { LiquidBlockTracker } from './services/liquid-block.js';
 import type { ExternalServiceName } from '../api/services.js';
+import type { Certificate } from '../crypto/pki/x509.js';
+import type { PkiService } from '../pki/pki-service.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
 
 /** What has started, in order: closed in reverse. */
@@ -141,8 +144,11 @@ export function buildMiner(ctx: StartContext, { chain, rules }: ChainParts, pool
   });
 }
 
-/** The P2P network (undefined when `node.network.port` is 0). */
-export async function startNetwork(ctx: StartContext, { protocol, chain }: ChainParts, pool: UtxPool, owner: KeyPair): Promise<NodeNetwork | undefined> {
+/**
+ * The P2P network (undefined when `node.network.port` is 0). With PKI in mode TEST/ON,
+ * peers' transactions enter the pool only under the rules of a broadcast's certificates.
+ */
+export async function startNetwork(ctx: StartContext, { protocol, chain }: ChainParts, pool: UtxPool, owner: KeyPair, pki?: PkiService): Promise<NodeNetwork | undefined> {
   const { config } = ctx;
   if (config.network.port === 0) return undefined;
   const network = await NodeNetwork.start({
@@ -158,6 +164,7 @@ export async function startNetwork(ctx: StartContext, { protocol, chain }: Chain
     now: ctx.now,
     log: ctx.loggers.get('network'),
     ...(ctx.metrics === undefined ? {} : { traffic: ctx.metrics.traffic }),
+    ...(pki === undefined || pki.mode === 'OFF' ? {} : { certificatePolicy: (tx: Transaction, certificates: readonly Certificate[]) => pki.peerTransactionProblem(tx.senderPublicKey, certificates) }),
   });
   ctx.metrics?.watchNetwork(network);
   return ctx.started.add('network', network, (n) => n.close());

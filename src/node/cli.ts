@@ -1,7 +1,7 @@
 /**
  * The `weft` command line (`node dist/src/node/cli.js <command>`):
  *
- *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N] [--crypto waves|gost]
+ *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N] [--crypto waves|gost] [--pki test]
  *   generate accounts     N key pairs for a chain into a keystore (WE's AccountsGeneratorApp)
  *   generate genesis      signs the genesis block of a node config (WE's GenesisBlockGenerator)
  *   generate api-key-hash the hash of an API key for `node.api.auth.*-hash` (WE's ApiKeyHashGenerator)
@@ -223,6 +223,12 @@ function countArg(value: string): number {
   return Number(value);
 }
 
+/** `--pki`: test (the only mode a dev chain runs besides the default OFF), in any case. */
+export function pkiArg(value: string): 'TEST' {
+  if (value.toUpperCase() === 'TEST') return 'TEST';
+  throw new InvalidArgumentError(`'${value}' is not a dev chain PKI mode: test (ON needs TLS and CRLs: configure a node for it)`);
+}
+
 /** `--crypto`: waves or gost, in any case. */
 export function cryptoArg(value: string): CryptoType {
   const v = value.toLowerCase();
@@ -308,7 +314,8 @@ export function buildProgram(io: CliIo): Command {
     .option('--rest-port <port>', 'REST API port', portArg)
     .option('--p2p-port <port>', 'P2P port', portArg)
     .option('--crypto <type>', 'dev chain only: waves (default) or gost', cryptoArg)
-    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType }) => {
+    .option('--pki <mode>', 'GOST dev chain only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg)
+    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType; pki?: 'TEST' }) => {
       await startNode(o, io);
     });
 

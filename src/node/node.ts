@@ -79,9 +79,8 @@ export class Node {
       const pool = await startPool(ctx, chainParts);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network);
-      p2p.network = await startNetwork(ctx, chainParts, pool, owner);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
-      if (pki !== undefined) started.add('PKI', pki, (p) => p.close());
+      p2p.network = await startNetwork(ctx, chainParts, pool, owner, pki);
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
       const network = p2p.network;
@@ -90,11 +89,11 @@ export class Node {
         ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
-      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx) }), (p) => p.close());
+      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
       const health = nodeHealth(ctx, chainParts, systemNow, anchoringHealthChecks(anchoring));
-      const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki: pki?.service, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop }, started);
+      const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop }, started);
       late.node = node;
       if (config.api.enabled) {
         const api = started.add('REST API', createApiServer(node.services(), { loggerInstance: loggers.get('api'), ...(metrics === undefined ? {} : { requests: metrics.requests }) }), (a) => a.close());

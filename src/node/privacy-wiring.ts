@@ -23,6 +23,7 @@ import { PrivacyState } from '../privacy/state.js';
 import { openPolicyStorage } from '../privacy/storage/open.js';
 import type { PolicyStorage } from '../privacy/storage/storage.js';
 import { MutableState } from '../state/view.js';
+import type { PkiApi } from '../pki/pki-service.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
 
@@ -36,6 +37,8 @@ export interface PrivacyWiringParts {
   readonly now: () => bigint;
   /** The node's broadcast of a transaction: into the pool, out to peers. */
   readonly broadcast: (tx: Transaction) => Promise<Transaction>;
+  /** The node's PKI (GOST networks): the `certificates` of sendData go through it as a broadcast's do. */
+  readonly pki: PkiApi | undefined;
 }
 
 export interface PrivacyWiring {
@@ -67,6 +70,12 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
     validateFee: (tx) => validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() }),
     validate: (tx) => void applyTransaction(new MutableState(chain.state()), tx, chain.poolTxContext(), { verifySignature: true }),
     broadcast: parts.broadcast,
+    admitCertificates: async (tx, certificates) => {
+      const pki = parts.pki;
+      if (pki === undefined) return; // WAVES: the chain's shape was checked with the request (checkCertificateChain)
+      const admitted = await pki.admitTransaction(tx.senderPublicKey, certificates);
+      if (admitted !== undefined) pki.carry(tx.id, admitted);
+    },
   };
   const owner = config.node.ownerAddress;
   const api = new PrivacyService({

@@ -4,7 +4,7 @@
  *
  * Command-line options override the config: `--data-dir` (the dev chain's whole directory, or
  * a configured node's `data-directory`), `--rest-port`, `--p2p-port`; `--crypto gost` runs the
- * dev chain on GOST crypto.
+ * dev chain on GOST crypto, and `--pki test` with it in PKI mode TEST (dev-pki.ts).
  */
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
@@ -23,6 +23,8 @@ export interface StartOptions {
   readonly p2pPort?: number;
   /** The dev chain's crypto (default `waves`); a configured node takes `node.crypto.type` from its config. */
   readonly crypto?: CryptoType;
+  /** The dev chain's PKI mode: TEST with a dev root CA (GOST only); a configured node takes `node.crypto.pki` from its config. */
+  readonly pki?: 'TEST';
 }
 
 export interface StartIo {
@@ -97,11 +99,15 @@ export async function resolveStartConfig(options: StartOptions, io: StartIo = pr
       ...(options.restPort === undefined ? {} : { restPort: options.restPort }),
       ...(options.p2pPort === undefined ? {} : { p2pPort: options.p2pPort }),
       ...(options.crypto === undefined ? {} : { crypto: options.crypto }),
+      ...(options.pki === undefined ? {} : { pki: options.pki }),
     });
     return { config, dev: true };
   }
   if (options.crypto !== undefined) {
     throw new Error(`--crypto is for the dev chain only: a configured node runs the crypto of its config's node.crypto.type`);
+  }
+  if (options.pki !== undefined) {
+    throw new Error(`--pki is for the dev chain only: a configured node runs the PKI of its config's node.crypto.pki`);
   }
   const loaded = withOverrides(await loadNodeConfig(options.config, { env: io.env }), options);
   return { config: await withOwnerPassword(loaded, io), dev: false };

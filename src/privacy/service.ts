@@ -91,6 +91,13 @@ export interface PrivacyChainView {
   validate(tx: Transaction): void;
   /** Puts the transaction into the pool and sends it to peers. */
   broadcast(tx: Transaction): Promise<Transaction>;
+  /**
+   * The request's `certificates` for the transaction made from it (PKI): on a GOST network
+   * validated as a broadcast's are (PKI mode TEST/ON, a sender's first transaction needs
+   * them) and kept with the transaction, so its chain travels with it and is stored with the
+   * block that mines it. Throws WE's 120/121.
+   */
+  admitCertificates(tx: Transaction, certificates: readonly string[]): Promise<void>;
 }
 
 /** Tells the policy's peers that this node holds an item (the network layer's inventory gossip). */
@@ -308,7 +315,10 @@ export class PrivacyService implements PrivacyApi {
     chain.validateFee(tx);
     const key: PolicyItemKey = { policyId: request.policyId, hash: request.hash };
     const stored = await storage.exists(key);
-    if (broadcast) chain.validate(tx);
+    if (broadcast) {
+      chain.validate(tx);
+      await chain.admitCertificates(tx, request.certificates ?? []);
+    }
     if (stored) {
       log.debug({ policyId: key.policyId, hash: key.hash }, 'the item is in the storage already: only the PolicyDataHash is made');
       await drain(data());
