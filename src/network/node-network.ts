@@ -24,6 +24,7 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
+import { PrivacyMessages } from './privacy-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
@@ -122,6 +123,8 @@ async function resolveHost(host: string): Promise<string> {
 
 export class NodeNetwork {
   private closing: Promise<void> | undefined;
+  /** Confidential data over the peers (messages 30, 31, 39, 40, 44 and large-item streams); the node wires replication to it. */
+  readonly privacy: PrivacyMessages = new PrivacyMessages(() => this.connected());
 
   private constructor(
     readonly options: NodeNetworkOptions,
@@ -217,6 +220,7 @@ export class NodeNetwork {
   private onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
+    if (this.privacy.handle(peer, code, payload)) return;
     this.chainMessages.onMessage(peer, code, payload);
   }
 
