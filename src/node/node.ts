@@ -23,7 +23,7 @@ import type { Keystore } from './keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { startNodePki } from './pki-wiring.js';
-import { startPrivacy } from './privacy-wiring.js';
+import { privacyHealthChecks, startPrivacy } from './privacy-wiring.js';
 import { transactionsService } from './services/transactions.js';
 
 export interface NodeOptions {
@@ -87,10 +87,10 @@ export class Node {
         ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
-      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx) }), (p) => p.close());
+      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), owner, peers: network?.privacy }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
-      const health = nodeHealth(ctx, chainParts, systemNow, anchoringHealthChecks(anchoring));
+      const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy) });
       const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki: pki?.service, licences, privacy: privacy.api, health, now, systemNow, requestStop }, started);
       late.node = node;
       if (config.api.enabled) {
