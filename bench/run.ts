@@ -15,6 +15,7 @@ import { fuzzBench } from './fuzz.js';
 import { gostFigures } from './gost.js';
 import { networkFigures } from './network.js';
 import { privacyFigures } from './privacy.js';
+import { privacyReplicationFigures } from './privacy-replication.js';
 import { protocolFigures } from './protocol.js';
 import { restFigures } from './rest.js';
 import { rideFigures } from './ride.js';
@@ -31,6 +32,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['gost', gostFigures],
   ['contracts', contractFigures],
   ['privacy', () => privacyFigures(p)],
+  ['privacy-replication', privacyReplicationFigures],
 ];
 
 for (const [group, run] of groups) {
