@@ -15,7 +15,6 @@
  * Rounds alternate subject and baseline; medians are reported. The item on node 1 is read
  * back and its SHA-256 compared.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -70,20 +69,8 @@ export async function privacyReplicationFigures(): Promise<Figure[]> {
     await net.meshed(30_000);
     const sender = new PrivacyClient(targetOf(net, 0));
     const receiver = new PrivacyClient(targetOf(net, 1));
-    const created = await sender.post('/transactions/signAndBroadcast', {
-      type: 112,
-      version: 3,
-      sender: sender.target.owner.address,
-      password: sender.target.owner.password,
-      policyName: `bench-${randomBytes(4).toString('hex')}`,
-      description: 'replication bench',
-      recipients: [sender.target.owner.address, receiver.target.owner.address],
-      owners: [sender.target.owner.address],
-      fee: 100_000_000,
-    });
-    if (created.status !== 200) throw new Error(`CreatePolicy: ${created.status} ${created.text}`);
-    const policyId = String(created.json.id);
-    await until('the policy on node 1', async () => ((await receiver.get(`/privacy/${policyId}/recipients`)).status === 200 ? true : undefined), 60_000, 300);
+    const policyId = await sender.createPolicy([sender.target.owner.address, receiver.target.owner.address]);
+    await receiver.untilPolicy(policyId);
 
     const replicated: number[] = [];
     const bare: number[] = [];

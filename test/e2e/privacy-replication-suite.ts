@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { NetworkTlsFiles } from '../../src/node/config.js';
 import { generatedData } from '../support/multipart.js';
 import { b58sha, download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../support/privacy-client.js';
 import { Devnet, until, type NetNode } from '../support/network.js';
@@ -59,8 +60,12 @@ export function embeddedItemFiles(node: NetNode): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-/** The suite on a storage: `largeSize` is the size of the sendLargeData item. */
-export function replicationSuite(storage: ReplicationStorage, largeSize: number): void {
+/**
+ * The suite on a storage: `largeSize` is the size of the sendLargeData item; with `tls`
+ * (PEM files made when the suite starts) the P2P connections run TLS and the items travel
+ * in clear inside it.
+ */
+export function replicationSuite(storage: ReplicationStorage, largeSize: number, tls?: () => NetworkTlsFiles): void {
   let net: Devnet;
   const targets: PrivacyTarget[] = [];
   const clients: PrivacyClient[] = [];
@@ -89,10 +94,10 @@ export function replicationSuite(storage: ReplicationStorage, largeSize: number)
     }
   }
 
-  describe(`confidential data replicated between the nodes of policy members (3-node devnet, ${storage.name} storage)`, { timeout: 600_000 }, () => {
+  describe(`confidential data replicated between the nodes of policy members (3-node devnet, ${storage.name} storage${tls === undefined ? '' : ', TLS'})`, { timeout: 600_000 }, () => {
     before(async () => {
       await storage.start();
-      net = await Devnet.create({ nodes: 3, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
+      net = await Devnet.create({ nodes: 3, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false, ...(tls === undefined ? {} : { tls: tls() }) });
       for (const node of net.nodes) {
         const section = await storage.section(node.index);
         if (section !== undefined) node.editConfig((conf) => (conf['privacy'] = { storage: section }));
@@ -111,20 +116,8 @@ export function replicationSuite(storage: ReplicationStorage, largeSize: number)
 
     it('creates a policy whose recipients are the owners of nodes 0 and 1', async () => {
       const [a, b] = targets;
-      const r = await clients[0]!.post('/transactions/signAndBroadcast', {
-        type: 112,
-        version: 3,
-        sender: a!.owner.address,
-        password: a!.owner.password,
-        policyName: `replication-${randomBytes(4).toString('hex')}`,
-        description: 'e2e replication',
-        recipients: [a!.owner.address, b!.owner.address],
-        owners: [a!.owner.address],
-        fee: 100_000_000,
-      });
-      assert.equal(r.status, 200, r.text);
-      policyId = String(r.json.id);
-      for (const c of clients) await until('the policy on every node', async () => ((await c.get(`/privacy/${policyId}/recipients`)).status === 200 ? true : undefined), 60_000, 300);
+      policyId = await clients[0]!.createPolicy([a!.owner.address, b!.owner.address]);
+      for (const c of clients) await c.untilPolicy(policyId);
     });
 
     it('sends three items to node 0 (sendData, sendDataV2, sendLargeData) and node 1 gets each byte-identical', async () => {

@@ -1,0 +1,124 @@
+/**
+ * What travels on the wire when confidential data is replicated over a plain (non-TLS)
+ * connection: two devnet node processes whose only connection runs through a recording TCP
+ * proxy on loopback. Node 1 gets a small (sendData) and a large (sendLargeData) item from
+ * node 0, byte-identical, through the proxy — and no stretch of either item's bytes appears
+ * in what the proxy saw, while the items' hashes (in the PolicyDataHash transactions, the
+ * inventories and the requests) do: the data went encrypted with the connection's session
+ * keys (reference §4.5).
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { decodeBase58 } from '../../src/crypto/encoding.js';
+import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { b58sha, download, PrivacyClient, type PrivacyTarget } from '../support/privacy-client.js';
+import { Devnet, until } from '../support/network.js';
+
+/** A TCP proxy to `port` that keeps every byte it forwards, both ways. */
+class RecordingProxy {
+  readonly seen: Buffer[] = [];
+  private readonly sockets = new Set<Socket>();
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async start(to: number): Promise<RecordingProxy> {
+    const port = await freeLoopbackPort();
+    const server = createServer();
+    const proxy = new RecordingProxy(server, port);
+    server.on('connection', (inbound) => {
+      const outbound = connect({ host: '127.0.0.1', port: to });
+      for (const [from, into] of [
+        [inbound, outbound],
+        [outbound, inbound],
+      ] as const) {
+        proxy.sockets.add(from);
+        from.on('data', (chunk: Buffer) => proxy.seen.push(chunk));
+        from.pipe(into);
+        from.on('error', () => into.destroy());
+        from.on('close', () => {
+          proxy.sockets.delete(from);
+          into.destroy();
+        });
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return proxy;
+  }
+
+  get bytes(): number {
+    return this.seen.reduce((n, c) => n + c.length, 0);
+  }
+
+  /** Whether any 32-byte stretch of `data` (sampled every 997 bytes) went through. */
+  sawAnyOf(data: Uint8Array): boolean {
+    const all = Buffer.concat(this.seen);
+    for (let at = 0; at + 32 <= data.length; at += 997) if (all.includes(Buffer.from(data.subarray(at, at + 32)))) return true;
+    return false;
+  }
+
+  sawExactly(bytes: Uint8Array): boolean {
+    return Buffer.concat(this.seen).includes(Buffer.from(bytes));
+  }
+
+  close(): void {
+    for (const s of this.sockets) s.destroy();
+    this.server.close();
+  }
+}
+
+function targetOf(net: Devnet, i: number): PrivacyTarget {
+  const spec = net.layout.nodes[i]!;
+  const other = net.layout.nodes[1 - i]!;
+  return { url: spec.restUrl, apiKey: net.layout.apiKey, owner: { address: spec.ownerAddress, password: spec.keystorePassword }, other: { address: other.ownerAddress, password: other.keystorePassword } };
+}
+
+describe('confidential data on a plain P2P connection travels encrypted', { timeout: 300_000 }, () => {
+  let net: Devnet;
+  let proxy: RecordingProxy;
+
+  before(async () => {
+    net = await Devnet.create({ nodes: 2, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
+    const [n0, n1] = net.nodes as [(typeof net.nodes)[0], (typeof net.nodes)[0]];
+    proxy = await RecordingProxy.start(n0.spec.p2pPort);
+    // Node 0 dials nobody; node 1 knows node 0 only through the proxy; no addresses are exchanged.
+    n0.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [], 'enable-peers-exchange': false }));
+    n1.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [`127.0.0.1:${proxy.port}`], 'enable-peers-exchange': false }));
+    await net.startAll();
+    await net.meshed(30_000);
+  });
+  after(async () => {
+    await net?.dispose();
+    proxy?.close();
+  });
+
+  it('replicates a small and a large item through the proxy; none of their bytes are on the wire, their hashes are', async () => {
+    const sender = new PrivacyClient(targetOf(net, 0));
+    const receiver = new PrivacyClient(targetOf(net, 1));
+    const policyId = await sender.createPolicy([sender.target.owner.address, receiver.target.owner.address]);
+    await receiver.untilPolicy(policyId);
+
+    const small = randomBytes(50_000);
+    const large = randomBytes(3_000_000);
+    const largeHash = b58sha(large);
+    assert.equal((await sender.sendData(policyId, small)).status, 200);
+    const sentLarge = await sender.sendLargeData(policyId, largeHash, large);
+    assert.equal(sentLarge.status, 200, sentLarge.text);
+    const before = proxy.bytes;
+
+    await until('node 1 to hold both items', async () => {
+      const s = await receiver.get(`/privacy/${policyId}/getData/${b58sha(small)}`);
+      if (s.status !== 200 || !Buffer.from(s.text, 'base64').equals(small)) return undefined;
+      const l = await download(receiver.target, `/privacy/${policyId}/getLargeData/${largeHash}`);
+      return l.status === 200 && l.hash === largeHash ? true : undefined;
+    }, 90_000, 500);
+
+    assert.ok(proxy.bytes - before >= large.length, `the items went through the proxy (${proxy.bytes - before} bytes after the upload)`);
+    assert.ok(proxy.sawExactly(decodeBase58(largeHash)) && proxy.sawExactly(createHash('sha256').update(small).digest()), 'the hashes travel in clear (transactions, inventories, requests)');
+    assert.ok(!proxy.sawAnyOf(small), 'no stretch of the small item on the wire');
+    assert.ok(!proxy.sawAnyOf(large), 'no stretch of the large item on the wire');
+  });
+});
