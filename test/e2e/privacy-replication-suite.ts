@@ -147,6 +147,17 @@ export function replicationSuite(storage: ReplicationStorage, largeSize: number,
       if (storage.holdsFile !== undefined) assert.ok(storage.holdsFile(net.nodes[1]!, largeHash), "node 1's store holds the large item's file");
     });
 
+    it('a member node that was down when an item went around fetches it once it is back', async () => {
+      await net.nodes[1]!.stop();
+      const late = randomBytes(20_000);
+      const sent = await clients[0]!.sendData(policyId, late);
+      assert.equal(sent.status, 200, sent.text);
+      items.push({ hash: b58sha(late), kind: 'small', data: late, name: 'item sent while node 1 was down' });
+      await clients[2]!.untilAnchored(policyId, b58sha(late));
+      await net.nodes[1]!.start();
+      await untilAll(1, 'node 1 to fetch the item sent while it was down');
+    });
+
     it('never gives the items to node 2, whose owner is no recipient: nothing stored, its reads refuse', async () => {
       const c2 = clients[2]!;
       // Everything is anchored on node 2's chain too (it would have fetched by now had it been a member).

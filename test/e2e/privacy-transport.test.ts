@@ -1,15 +1,21 @@
 /**
- * What travels on the wire when confidential data is replicated over a plain (non-TLS)
- * connection: two devnet node processes whose only connection runs through a recording TCP
- * proxy on loopback. Node 1 gets a small (sendData) and a large (sendLargeData) item from
- * node 0, byte-identical, through the proxy — and no stretch of either item's bytes appears
- * in what the proxy saw, while the items' hashes (in the PolicyDataHash transactions, the
- * inventories and the requests) do: the data went encrypted with the connection's session
- * keys (reference §4.5).
+ * Replication over a plain (non-TLS) connection, seen from the wire: two devnet node
+ * processes whose only connection runs through a recording TCP proxy on loopback.
+ *
+ * - Node 1 gets a small (sendData) and a large (sendLargeData) item from node 0,
+ *   byte-identical, through the proxy — and no stretch of either item's bytes appears in
+ *   what the proxy saw, while the items' hashes (in the PolicyDataHash transactions, the
+ *   inventories and the requests) do: the data went encrypted with the connection's
+ *   session keys (reference §4.5).
+ * - With the proxy slowed down, node 1 is killed (SIGKILL) in the middle of downloading a
+ *   large item: after its restart the download resumes and completes, no half item is ever
+ *   visible, and nothing is left in its store's incoming directory.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { decodeBase58 } from '../../src/crypto/encoding.js';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
@@ -19,6 +25,8 @@ import { Devnet, until } from '../support/network.js';
 /** A TCP proxy to `port` that keeps every byte it forwards, both ways. */
 class RecordingProxy {
   readonly seen: Buffer[] = [];
+  /** Bytes per second each direction of each connection may carry (0: unlimited). */
+  rate = 0;
   private readonly sockets = new Set<Socket>();
   private constructor(
     private readonly server: Server,
@@ -36,8 +44,14 @@ class RecordingProxy {
         [outbound, inbound],
       ] as const) {
         proxy.sockets.add(from);
-        from.on('data', (chunk: Buffer) => proxy.seen.push(chunk));
-        from.pipe(into);
+        from.on('data', (chunk: Buffer) => {
+          proxy.seen.push(chunk);
+          into.write(chunk);
+          if (proxy.rate > 0) {
+            from.pause();
+            setTimeout(() => from.resume(), (chunk.length / proxy.rate) * 1000);
+          }
+        });
         from.on('error', () => into.destroy());
         from.on('close', () => {
           proxy.sockets.delete(from);
@@ -120,5 +134,31 @@ describe('confidential data on a plain P2P connection travels encrypted', { time
     assert.ok(proxy.sawExactly(decodeBase58(largeHash)) && proxy.sawExactly(createHash('sha256').update(small).digest()), 'the hashes travel in clear (transactions, inventories, requests)');
     assert.ok(!proxy.sawAnyOf(small), 'no stretch of the small item on the wire');
     assert.ok(!proxy.sawAnyOf(large), 'no stretch of the large item on the wire');
+  });
+
+  it('resumes a download cut by SIGKILL of the receiver after its restart; no half item is ever visible', async () => {
+    const sender = new PrivacyClient(targetOf(net, 0));
+    const receiver = new PrivacyClient(targetOf(net, 1));
+    const policyId = await sender.createPolicy([sender.target.owner.address, receiver.target.owner.address]);
+    await receiver.untilPolicy(policyId);
+    const incoming = join(net.nodes[1]!.spec.dir, 'data', 'privacy', 'incoming');
+    const partial = (): number => (existsSync(incoming) ? readdirSync(incoming).reduce((n, f) => n + statSync(join(incoming, f)).size, 0) : 0);
+
+    proxy.rate = 1_000_000;
+    const large = randomBytes(4_000_000);
+    const hash = b58sha(large);
+    assert.equal((await sender.sendLargeData(policyId, hash, large)).status, 200);
+    await until('node 1 to be part-way through the download', () => (partial() > 500_000 ? true : undefined), 60_000, 20);
+    assert.equal((await receiver.get(`/privacy/${policyId}/getInfo/${hash}`)).json?.error, 617, 'a half-downloaded item is not visible');
+    await net.nodes[1]!.killHard();
+
+    proxy.rate = 0;
+    await net.nodes[1]!.start();
+    await until('node 1 to finish the download after its restart', async () => {
+      const r = await download(receiver.target, `/privacy/${policyId}/getLargeData/${hash}`);
+      if (r.status === 200) return r.hash === hash && r.bytes === large.length ? true : Promise.reject(new Error(`node 1 serves ${r.bytes} bytes hashing to ${r.hash}`));
+      return undefined;
+    }, 90_000, 300);
+    assert.equal(partial(), 0, 'nothing left in the incoming directory');
   });
 });
