@@ -25,6 +25,9 @@ replicationSuite(
     stop: async () => {
       await cluster?.stop();
     },
+    breakStore: async () => {
+      await cluster?.stop();
+    },
   },
   LARGE,
 );
@@ -47,6 +50,9 @@ replicationSuite(
         'path-style-access-enabled': true,
       }),
     stop: async () => {
+      await s3?.stop();
+    },
+    breakStore: async () => {
       await s3?.stop();
     },
   },

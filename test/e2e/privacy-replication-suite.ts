@@ -8,9 +8,11 @@
  * A policy whose recipients are the owners of nodes 0 and 1; items sent to node 0 through
  * sendData, sendDataV2 and sendLargeData appear byte-identical on node 1 (getData,
  * getLargeData, getInfo) and never on node 2, whose node owner is no recipient: it stores
- * nothing and its reads refuse. Then node 2's owner is added to the policy (113): node 2
- * fetches every earlier item. forceSync answers as WE does on a member and refuses on a
- * non-member; the privacy-storage health check looks at the store.
+ * nothing and its reads refuse. Node 1, stopped while another item goes around, fetches
+ * it once started again. Then node 2's owner is added to the policy (113): node 2 fetches
+ * every earlier item. forceSync answers as WE does on a member and refuses on a
+ * non-member; the privacy-storage health check answers 200, then 640 once the store is
+ * gone. Over plain connections, or TLS when the suite is given PEM files.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +32,8 @@ export interface ReplicationStorage {
   stop(): Promise<void>;
   /** Whether node i's store holds an item file of this hash, when the storage has files to look at. */
   readonly holdsFile?: (node: NetNode, hash: string) => boolean;
+  /** Makes node 0's store unusable (the suite's last step: its health check must then fail). */
+  breakStore(node0: NetNode): Promise<void>;
 }
 
 /** Node i as a privacy client whose sender is node i's owner (its key is in node i's keystore). */
@@ -205,6 +209,13 @@ export function replicationSuite(storage: ReplicationStorage, largeSize: number,
       });
       assert.equal(r.status, 200, r.text);
       await untilAll(2, 'node 2 to hold every item once its owner is a recipient');
+    });
+
+    it('fails the privacy-storage health check with 640 once the store is gone', async () => {
+      await storage.breakStore(net.nodes[0]!);
+      const health = await clients[0]!.get('/node/healthcheck?service=privacy-storage');
+      assert.equal(health.status, 503, health.text);
+      assert.equal(health.json?.error, 640, health.text);
     });
   });
 }

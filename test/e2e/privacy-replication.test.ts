@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -17,6 +18,7 @@ const embedded: ReplicationStorage = {
   section: () => Promise.resolve(undefined),
   stop: () => Promise.resolve(),
   holdsFile: (node, hash) => embeddedItemFiles(node).some((f) => f.includes(hash)),
+  breakStore: (node) => rm(join(node.spec.dir, 'data', 'privacy', 'large'), { recursive: true, force: true }),
 };
 
 replicationSuite(embedded, 10_000_000);
