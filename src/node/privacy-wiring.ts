@@ -104,7 +104,12 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
     log,
     ...(replication === undefined ? {} : { announcer: replication.announcer, sync: replication.synchronizer }),
   });
-  const stopListening = chain.on((event) => updates.handle(event));
+  const stopListening = chain.on((event) => {
+    updates.handle(event);
+    if (event.kind === 'micro-block' && event.origin === 'local') {
+      replication?.announceAtomicItems(event.transactions).catch((e: unknown) => log.warn({ err: e }, 'announcing the items of atomic PolicyDataHashes failed'));
+    }
+  });
   replication?.start();
   log.info({ storage: settings.storage.vendor, replication: replication !== undefined }, 'confidential data ready');
   return {
