@@ -7,6 +7,8 @@
  *   what the proxy saw, while the items' hashes (in the PolicyDataHash transactions, the
  *   inventories and the requests) do: the data went encrypted with the connection's
  *   session keys (reference §4.5).
+ * - Items sent with `broadcast=false`, their PolicyDataHash V3s put on chain inside an
+ *   atomic container, reach node 1 too.
  * - With the proxy slowed down, node 1 is killed (SIGKILL) in the middle of downloading a
  *   large item: after its restart the download resumes and completes, no half item is ever
  *   visible, and nothing is left in its store's incoming directory.
@@ -163,5 +165,30 @@ describe('confidential data on a plain P2P connection travels encrypted', { time
       return undefined;
     }, 90_000, 300);
     assert.equal(partial(), 0, 'nothing left in the incoming directory');
+  });
+
+  it('replicates items sent with broadcast=false whose PolicyDataHashes go on chain inside an atomic container', async () => {
+    const sender = new PrivacyClient(targetOf(net, 0));
+    const receiver = new PrivacyClient(targetOf(net, 1));
+    const policyId = await sender.createPolicy([sender.target.owner.address, receiver.target.owner.address]);
+    await receiver.untilPolicy(policyId);
+    // An atomic container holds two transactions at least: two items.
+    const items = [randomBytes(30_000), randomBytes(40_000)];
+    const signed = [];
+    for (const data of items) {
+      const r = await sender.post('/privacy/sendData?broadcast=false', { ...sender.request(policyId, b58sha(data), { atomicBadge: {} }), data: data.toString('base64') });
+      assert.equal(r.status, 200, r.text);
+      signed.push(r.json);
+    }
+    const { owner } = sender.target;
+    const atomic = await sender.post('/transactions/signAndBroadcast', { type: 120, version: 1, sender: owner.address, password: owner.password, transactions: signed });
+    assert.equal(atomic.status, 200, atomic.text);
+    await until('node 1 to hold both items', async () => {
+      for (const data of items) {
+        const r = await receiver.get(`/privacy/${policyId}/getData/${b58sha(data)}`);
+        if (r.status !== 200 || !Buffer.from(r.text, 'base64').equals(data)) return undefined;
+      }
+      return true;
+    }, 90_000, 300);
   });
 });
