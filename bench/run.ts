@@ -16,6 +16,7 @@ import { gostFigures } from './gost.js';
 import { metricsFigures } from './metrics.js';
 import { networkFigures } from './network.js';
 import { privacyFigures } from './privacy.js';
+import { privacyReplicationFigures } from './privacy-replication.js';
 import { protocolFigures } from './protocol.js';
 import { restFigures } from './rest.js';
 import { rideFigures } from './ride.js';
@@ -33,6 +34,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['contracts', contractFigures],
   ['privacy', () => privacyFigures(p)],
   ['metrics', () => metricsFigures(p)],
+  ['privacy-replication', privacyReplicationFigures],
 ];
 
 for (const [group, run] of groups) {

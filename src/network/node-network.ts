@@ -26,6 +26,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
 import { sessionKeyLength } from './handshake.js';
+import { PrivacyMessages } from './privacy-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
@@ -128,6 +129,8 @@ async function resolveHost(host: string): Promise<string> {
 
 export class NodeNetwork {
   private closing: Promise<void> | undefined;
+  /** Confidential data over the peers (messages 30, 31, 39, 40, 44 and large-item streams); the node wires replication to it. */
+  readonly privacy: PrivacyMessages = new PrivacyMessages(() => this.connected());
 
   private constructor(
     readonly options: NodeNetworkOptions,
@@ -169,7 +172,13 @@ export class NodeNetwork {
       events,
       // GOST: an ephemeral GOST R 34.10-2012 key per connection, sent as its 104-byte SubjectPublicKeyInfo (WE's SessionKeyLength).
       ...(o.protocol.crypto.type === 'gost'
-        ? { sessionPublicKey: () => gostSubjectPublicKeyInfo(o.protocol.crypto.generateKeyPair().publicKey), sessionKeyLength: sessionKeyLength('gost') }
+        ? {
+            sessionKeys: () => {
+              const pair = o.protocol.crypto.generateKeyPair();
+              return { publicKey: gostSubjectPublicKeyInfo(pair.publicKey), privateKey: pair.privateKey };
+            },
+            sessionKeyLength: sessionKeyLength('gost'),
+          }
         : {}),
       handshakeTimeoutMs: s.handshakeTimeoutMs,
       connectTimeoutMs: s.connectionTimeoutMs,
@@ -229,6 +238,7 @@ export class NodeNetwork {
   private onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
+    if (this.privacy.handle(peer, code, payload)) return;
     this.chainMessages.onMessage(peer, code, payload);
   }
 

@@ -24,7 +24,7 @@ import { startNodeLicences } from './licences-wiring.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { NodeMetrics } from './metrics.js';
 import { startNodePki } from './pki-wiring.js';
-import { startPrivacy } from './privacy-wiring.js';
+import { privacyHealthChecks, startPrivacy } from './privacy-wiring.js';
 import { transactionsService } from './services/transactions.js';
 
 export interface NodeOptions {
@@ -89,10 +89,10 @@ export class Node {
         ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
-      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki }), (p) => p.close());
+      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
-      const health = nodeHealth(ctx, chainParts, systemNow, anchoringHealthChecks(anchoring));
+      const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy) });
       const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop }, started);
       late.node = node;
       if (config.api.enabled) {

@@ -539,8 +539,6 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
   'GET /debug/threadDump': 'a JVM thread dump; a Node.js process has no equivalent',
   'POST /debug/freeze': 'freezes the node before a snapshot swap: snapshots are not built yet',
   'POST /debug/cleanState': 'wipes state after a freeze for a snapshot swap: snapshots are not built yet',
-  'POST /privacy/forceSync': 'restarts the privacy synchronizer, which runs once the network layer carries its messages (issue 12, phase 2)',
-  'GET /privacy/forceSync/{policyId}': 'restarts the privacy synchronizer for a policy, which runs once the network layer carries its messages (issue 12, phase 2)',
 };
 
 const KNOWN_GAPS_BY_KEY: Readonly<Record<string, string>> = Object.fromEntries(
