@@ -123,7 +123,8 @@ function forgeNextKeyBlock(chain: Blockchain, rules: PoaRules, clock: { now: big
   throw new Error('no slot found for the owner');
 }
 
-async function poolIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
+/** Transfers/s from request JSON into the pool of an in-process chain (parse, build, verify on worker threads, validate, admit), with native verification as baseline. */
+export async function poolIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
   const dir = tempDir();
   try {
     const { chain, clock } = await inProcessChain(dir);
@@ -202,10 +203,11 @@ export interface NodeProc {
   readonly dir: string;
 }
 
-export async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 'gost' = 'waves'): Promise<NodeProc> {
+/** A dev node process under BENCH_POA; `metrics` switches node.metrics (on, as by default, unless false). */
+export async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 'gost' = 'waves', metrics = true): Promise<NodeProc> {
   const dir = tempDir();
   const port = await freeLoopbackPort();
-  const { child, url } = await startProcess(new URL('./node-process.js', import.meta.url).pathname, [dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled, crypto })], 'bench node');
+  const { child, url } = await startProcess(new URL('./node-process.js', import.meta.url).pathname, [dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled, crypto, metrics })], 'bench node');
   return { child, url, dir };
 }
 
@@ -249,15 +251,20 @@ export async function broadcastAll(url: string, bodies: readonly string[], concu
   if (failed > 0) throw new Error(`${failed} broadcasts failed, first: ${firstError}`);
 }
 
+/** Transfers/s broadcast over HTTP into the pool of a node process that does not mine. */
+export async function ingestedRate(node: NodeProc, txs: readonly Transaction[]): Promise<number> {
+  const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
+  const t0 = process.hrtime.bigint();
+  await broadcastAll(node.url, bodies, 16);
+  return rate(txs.length, t0);
+}
+
 async function httpIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
   const node = await startNodeProcess(false);
   try {
     const txs = signedTransfers(p, n, BigInt(Date.now()));
-    const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
     const baseline = nativeVerifyRate(txs);
-    const t0 = process.hrtime.bigint();
-    await broadcastAll(node.url, bodies, 16);
-    return { value: rate(n, t0), baseline };
+    return { value: await ingestedRate(node, txs), baseline };
   } finally {
     await stopNodeProcess(node);
   }
@@ -271,26 +278,32 @@ export async function confirmed(p: Protocol, n: number, baselineRate: (txs: read
   const node = await startNodeProcess(true, p.crypto.type);
   try {
     const txs = signedTransfers(p, n, BigInt(Date.now()));
-    const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
     const baseline = baselineRate(txs);
-    const startHeight = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
-    const t0 = process.hrtime.bigint();
-    await broadcastAll(node.url, bodies, 16);
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const height = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
-      let count = 0;
-      for (let from = startHeight; from <= height; from += 99) {
-        const to = Math.min(height, from + 98);
-        const headers = JSON.parse((await request(`${node.url}/blocks/headers/seq/${from}/${to}`, 'GET')).text) as Array<{ transactionCount: number }>;
-        count += headers.reduce((s, h) => s + h.transactionCount, 0);
-      }
-      if (count >= n) return { value: rate(n, t0), baseline };
-      if (Date.now() > deadline) throw new Error(`only ${count} of ${n} transfers confirmed in 120 s`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    return { value: await confirmedRate(node, txs), baseline };
   } finally {
     await stopNodeProcess(node);
+  }
+}
+
+/** Transfers/s from the first broadcast to a mining node process until all are in blocks (120 s at most). */
+export async function confirmedRate(node: NodeProc, txs: readonly Transaction[]): Promise<number> {
+  const n = txs.length;
+  const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
+  const startHeight = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
+  const t0 = process.hrtime.bigint();
+  await broadcastAll(node.url, bodies, 16);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const height = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
+    let count = 0;
+    for (let from = startHeight; from <= height; from += 99) {
+      const to = Math.min(height, from + 98);
+      const headers = JSON.parse((await request(`${node.url}/blocks/headers/seq/${from}/${to}`, 'GET')).text) as Array<{ transactionCount: number }>;
+      count += headers.reduce((s, h) => s + h.transactionCount, 0);
+    }
+    if (count >= n) return rate(n, t0);
+    if (Date.now() > deadline) throw new Error(`only ${count} of ${n} transfers confirmed in 120 s`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

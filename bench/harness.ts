@@ -32,7 +32,7 @@ export function opsPerSecond(op: () => void, ms: number): number {
   }
 }
 
-function median(xs: number[]): number {
+export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;

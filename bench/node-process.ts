@@ -17,6 +17,8 @@ interface BenchSettings {
   readonly minerEnabled: boolean;
   /** The dev chain's crypto (default waves). */
   readonly crypto?: 'waves' | 'gost';
+  /** node.metrics.enable (default true, as a dev node). */
+  readonly metrics?: boolean;
 }
 
 const [dataDir, port, json] = process.argv.slice(2);
@@ -35,6 +37,7 @@ const config = {
     maxBlockSizeInBytes: s.maxBlockSizeInBytes,
   },
   utx: { ...base.utx, memoryLimitBytes: 512 * 1024 * 1024 },
+  metrics: { ...base.metrics, enabled: s.metrics ?? true },
 };
 const node = await Node.start(config, { logger: pino({ level: 'warn' }) });
 process.stdout.write(`ready ${node.url ?? ''}\n`);

@@ -13,8 +13,10 @@ import { chainFigures } from './chain.js';
 import { contractFigures } from './contracts.js';
 import { fuzzBench } from './fuzz.js';
 import { gostFigures } from './gost.js';
+import { metricsFigures } from './metrics.js';
 import { networkFigures } from './network.js';
 import { privacyFigures } from './privacy.js';
+import { privacyReplicationFigures } from './privacy-replication.js';
 import { protocolFigures } from './protocol.js';
 import { restFigures } from './rest.js';
 import { rideFigures } from './ride.js';
@@ -31,6 +33,8 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['gost', gostFigures],
   ['contracts', contractFigures],
   ['privacy', () => privacyFigures(p)],
+  ['metrics', () => metricsFigures(p)],
+  ['privacy-replication', privacyReplicationFigures],
 ];
 
 for (const [group, run] of groups) {

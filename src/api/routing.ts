@@ -113,6 +113,8 @@ export class Reply {
     readonly status: number,
     readonly body: unknown,
     readonly contentType: 'json' | 'text' = 'json',
+    /** The Content-Type of a text answer (default `text/plain; charset=UTF-8`). */
+    readonly textMediaType?: string,
   ) {}
 }
 
@@ -320,7 +322,7 @@ function send(request: FastifyRequest, reply: FastifyReply, result: unknown, cor
     return reply.code(200).type(JSON_CONTENT_TYPE).send(wantsInt64AsString(request.headers.accept) ? result.textInt64AsString() : result.text);
   }
   if (result instanceof Reply) {
-    if (result.contentType === 'text') return reply.code(result.status).type('text/plain; charset=UTF-8').send(String(result.body));
+    if (result.contentType === 'text') return reply.code(result.status).type(result.textMediaType ?? 'text/plain; charset=UTF-8').send(String(result.body));
     return reply.code(result.status).type(JSON_CONTENT_TYPE).send(jsonText(result.body, request.headers.accept));
   }
   return reply.code(200).type(JSON_CONTENT_TYPE).send(jsonText(result, request.headers.accept));

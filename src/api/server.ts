@@ -1,7 +1,9 @@
 /**
  * The HTTP server of a node: Fastify with WE's conventions (json-io.ts), the route groups
  * (routes/), the error catalogue rendered by one error handler, Akka's catch-all 404 text,
- * CORS as WE sends it, and the OpenAPI document with Swagger UI under `/api-docs`.
+ * CORS as WE sends it, and the OpenAPI document with Swagger UI under `/api-docs`; the
+ * node's Prometheus metrics at their configured path when the node has them, and every
+ * answered request told to an optional observer (the node's REST metrics).
  */
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -13,6 +15,7 @@ import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_C
 import { installMultipart, readMultipart } from './multipart.js';
 import { openApiDocument } from './openapi.js';
 import { ROUTE_GROUPS } from './routes/index.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { bodyAbsentReply, registerRoutes, routeOf, type ApiContext, type RouteGroup } from './routing.js';
 import type { ApiServices, ApiSettings } from './services.js';
 import { TransactionTimestamps } from './timestamps.js';
@@ -29,6 +32,23 @@ export interface ApiServerOptions {
   readonly bodyLimit?: number;
   /** Version shown in the OpenAPI document. */
   readonly version?: string;
+  /** Told of every answered request (the node's metrics); absent: nothing is measured. */
+  readonly requests?: ApiRequestObserver;
+}
+
+/** What the server tells about each answered request. */
+export interface ApiRequestObserver {
+  /**
+   * A request was answered: its method, the route that took it as a pattern
+   * (`/blocks/at/{height}`; `unmatched` when no route did, so raw URLs never become labels),
+   * the status, and the time from its arrival to the answer sent, in seconds.
+   */
+  answered(method: string, route: string, status: number, seconds: number): void;
+}
+
+/** The pattern of the route that took a request: the route table's, else Fastify's (explorer, documents), else `unmatched`. */
+function routePattern(request: FastifyRequest): string {
+  return routeOf(request)?.path ?? request.routeOptions.url ?? 'unmatched';
 }
 
 /** Headers WE sends on OPTIONS requests no route takes. */
@@ -98,7 +118,7 @@ function prefixAuthOf(groups: readonly RouteGroup[], url: string) {
 /** Builds (does not start) the API server of a node. */
 export function createApiServer(services: ApiServices, options: ApiServerOptions = {}): FastifyInstance {
   const settings = services.settings;
-  const groups = options.groups ?? ROUTE_GROUPS;
+  const groups = [...(options.groups ?? ROUTE_GROUPS), ...(services.metrics === undefined ? [] : [metricsRoutes(services.metrics)])];
   const bodyLimit = options.bodyLimit ?? MAX_BODY_BYTES;
   const auth: Authenticator = createAuthenticator(settings.auth, services.protocol.crypto, {
     nodeOwner: services.protocol.addresses.fromPublicKey(services.nodeOwnerPublicKey).toString(),
@@ -128,6 +148,13 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
 
   installBodyParsers(app, bodyLimit);
   installMultipart(app);
+  const requests = options.requests;
+  if (requests !== undefined) {
+    app.addHook('onResponse', (request, reply, done) => {
+      requests.answered(request.method, routePattern(request), reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
 
   // Successful answers of API routes get the CORS header in routing.ts's send(); errors of API
   // routes get it here, except a route that ends up in Akka's catch-all 404.

@@ -283,6 +283,19 @@ export interface ActivationService {
   status(): ActivationStatus;
 }
 
+/**
+ * The node's Prometheus exposition (`node.metrics`), served on the REST port at `path`. Absent
+ * from ApiServices when the node runs without metrics.
+ */
+export interface MetricsService {
+  /** Where it is served, e.g. `/metrics`. */
+  readonly path: string;
+  /** Whether a scrape needs the admin credentials (`X-API-Key`, or an OAuth2 token with the admin role). */
+  readonly protected: boolean;
+  /** The exposition as of now: Prometheus text and its content type. */
+  scrape(): Promise<{ readonly contentType: string; readonly text: string }>;
+}
+
 export interface ApiServices {
   readonly protocol: Protocol;
   readonly settings: ApiSettings;
@@ -308,6 +321,8 @@ export interface ApiServices {
   readonly contracts: ContractsService;
   /** Confidential data (`/privacy/*`); absent on a node built without it (the routes then answer 613). */
   readonly privacy?: PrivacyApi;
+  /** Prometheus metrics (`node.metrics`); absent when they are off. */
+  readonly metrics?: MetricsService;
   /** Public key of the node owner: `/transactions/calculateFee` builds its estimate as this account, as WE does. */
   readonly nodeOwnerPublicKey: Uint8Array;
   /** Node time in ms (NTP-corrected in WE). */

@@ -8,7 +8,9 @@
  * once the next key block makes it final).
  *
  * Every change is announced as a ChainEvent carrying its origin (this node's miner, an
- * API call, a peer), so listeners decide from the event itself what to do with it.
+ * API call, a peer), so listeners decide from the event itself what to do with it. An
+ * appended block or micro-block also says how long it took (AppendTiming: two clock reads
+ * per append, none per transaction), which the node's metrics take up.
  *
  * The consensus layer comes after the chain in the layer order (it imports the chain), so
  * its rules reach the chain injected, as ConsensusRules.
@@ -18,7 +20,8 @@ import { Block, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBloc
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import type { Store } from '../state/store.js';
+import type { Store, StoredCertificate } from '../state/store.js';
+import { CarriedCertificates, storedCertificate } from './carried-certificates.js';
 import { MutableState, type StateView } from '../state/view.js';
 import { recordFeatureVotes, type FeatureView } from './features.js';
 import type { ScriptVerifier } from './scripts/verifier.js';
@@ -105,6 +108,8 @@ export class Blockchain implements ChainHeaders {
    */
   private liquidMicros: MicroBlock[] = [];
   private listeners: Array<(event: ChainEvent) => void> = [];
+  /** Certificate chains carried with transactions, stored with the block that mines them (PKI). */
+  readonly certificates: CarriedCertificates;
 
   constructor(o: BlockchainOptions) {
     this.store = o.store;
@@ -115,6 +120,7 @@ export class Blockchain implements ChainHeaders {
     this.txExpireTimeoutMs = o.txExpireTimeoutMs;
     this.now = o.now;
     this.scripts = o.scripts;
+    this.certificates = new CarriedCertificates(o.txExpireTimeoutMs, o.now);
     this.tip = this.readBlock(this.store.height());
     this.liquidMicros = this.tip === undefined ? [] : this.store.microBlocksAt(this.store.height());
   }
@@ -129,9 +135,11 @@ export class Blockchain implements ChainHeaders {
       }
       return;
     }
+    const started = performance.now();
     const state = new MutableState(this.store, 1);
     const ctx = this.txContext(1, genesis.timestamp, undefined);
     for (const tx of genesis.transactions) applyTransaction(state, tx, ctx, { verifySignature: false });
+    const applied = performance.now();
     this.store.commit({
       height: 1,
       blockBytes: genesis.bytes,
@@ -139,9 +147,10 @@ export class Blockchain implements ChainHeaders {
       headerBytes: headerOf(genesis).bytes,
       changes: state.changes(),
     });
+    const timing = appendTiming(started, applied);
     this.tip = genesis;
     this.liquidMicros = [];
-    this.emit({ kind: 'block', origin: 'local', height: 1, block: genesis });
+    this.emit({ kind: 'block', origin: 'local', height: 1, block: genesis, timing });
   }
 
   // --- reads ----------------------------------------------------------------------
@@ -266,6 +275,7 @@ export class Blockchain implements ChainHeaders {
   }
 
   private appendWhole(block: Block, keyBlockOnly: boolean, origin: ChainChangeOrigin): void {
+    const started = performance.now();
     const tip = this.lastBlock();
     const height = this.height() + 1;
     if (!equalBytes(block.reference, tip.id)) {
@@ -291,6 +301,7 @@ export class Blockchain implements ChainHeaders {
         this.shareFee(state, miner, fee);
       }
     }
+    const applied = performance.now();
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
@@ -299,14 +310,17 @@ export class Blockchain implements ChainHeaders {
       headerBytes: headerOf(block).bytes,
       ...this.liquidBelow(tip),
       changes: state.changes(),
+      certificates: this.certificatesOf(block.transactions),
     });
+    const timing = appendTiming(started, applied);
     this.tip = block;
     this.liquidMicros = [];
-    this.emit({ kind: 'block', origin, height, block });
+    this.emit({ kind: 'block', origin, height, block, timing });
   }
 
   /** Appends a micro-block received from its producer: every check, every transaction validated. */
   appendMicroBlock(micro: MicroBlock, origin: ChainChangeOrigin = 'network'): Block {
+    const started = performance.now();
     const tip = this.lastBlock();
     const height = this.height();
     const keyBlock = this.headerAt(height);
@@ -320,7 +334,7 @@ export class Blockchain implements ChainHeaders {
       const { fee } = applyTransaction(state, tx, ctx, { verifySignature: true });
       this.shareFee(state, miner, fee);
     }
-    this.commitLiquid(height, next, state, micro, origin);
+    this.commitLiquid(height, next, state, micro, origin, started);
     return next;
   }
 
@@ -335,6 +349,7 @@ export class Blockchain implements ChainHeaders {
     privateKey: Uint8Array,
     modifiedTotalSign: boolean,
   ): MicroBlockBuild {
+    const started = performance.now();
     const tip = this.lastBlock();
     const height = this.height();
     const keyBlock = this.headerAt(height);
@@ -370,7 +385,7 @@ export class Blockchain implements ChainHeaders {
     }
     if (included.length === 0) return { microBlock: undefined, included, rejected };
     const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign });
-    this.commitLiquid(height, liquidBlock, state, microBlock, 'local');
+    this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { microBlock, included, rejected };
   }
@@ -382,22 +397,31 @@ export class Blockchain implements ChainHeaders {
     state.setCarryFee(state.carryFee() + fee - share);
   }
 
+  /** The certificates carried with transactions being mined (the store keeps those of new subject DNs). */
+  private certificatesOf(txs: readonly Transaction[]): StoredCertificate[] {
+    return txs.length === 0 ? [] : this.certificates.of(txs.map((t) => t.id)).map(storedCertificate);
+  }
+
   /** The liquid block this node assembled in memory, handed to the store as it becomes final (else the store rebuilds it). */
   private liquidBelow(tip: Block): { liquidBelow?: Uint8Array } {
     return this.liquidMicros.length > 0 ? { liquidBelow: tip.bytes } : {};
   }
 
-  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock, origin: ChainChangeOrigin): void {
+  /** Commits a micro-block applied to `state`; `started` is when its append began (performance.now()). */
+  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock, origin: ChainChangeOrigin, started: number): void {
+    const applied = performance.now();
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
       height,
       microBlock: microBlock.bytes,
       blockIds: [{ id: liquid.id, transactionCount: liquid.transactions.length }],
       changes: state.changes(),
+      certificates: microBlock.kind === 'tx' ? this.certificatesOf(microBlock.transactions) : [],
     });
+    const timing = appendTiming(started, applied);
     this.tip = liquid;
     this.liquidMicros.push(microBlock);
-    this.emit({ kind: 'micro-block', origin, height, block: liquid, microBlock, transactions: state.changes().transactions.map((t) => t.tx) });
+    this.emit({ kind: 'micro-block', origin, height, block: liquid, microBlock, transactions: state.changes().transactions.map((t) => t.tx), timing });
   }
 
   // --- rollback -------------------------------------------------------------------
@@ -485,8 +509,21 @@ export class Blockchain implements ChainHeaders {
   }
 }
 
+/** How long appending a block or micro-block took on the chain's thread, in seconds. */
+export interface AppendTiming {
+  /** From the call to the store's commit: the checks, validating and applying every transaction. */
+  readonly applySeconds: number;
+  /** The store's commit (one LMDB transaction). */
+  readonly commitSeconds: number;
+}
+
+/** The timing of an append that started at `started` and finished applying at `applied` (performance.now() ms); the commit ends now. */
+function appendTiming(started: number, applied: number): AppendTiming {
+  return { applySeconds: (applied - started) / 1000, commitSeconds: (performance.now() - applied) / 1000 };
+}
+
 export type ChainEvent =
-  | { readonly kind: 'block'; readonly origin: ChainChangeOrigin; readonly height: number; readonly block: Block }
+  | { readonly kind: 'block'; readonly origin: ChainChangeOrigin; readonly height: number; readonly block: Block; readonly timing: AppendTiming }
   | {
       readonly kind: 'micro-block';
       readonly origin: ChainChangeOrigin;
@@ -494,6 +531,7 @@ export type ChainEvent =
       readonly block: Block;
       readonly microBlock: MicroBlock;
       readonly transactions: readonly Transaction[];
+      readonly timing: AppendTiming;
     }
   | {
       readonly kind: 'rollback';

@@ -10,6 +10,7 @@ import type { MicroBlock } from '../protocol/blocks/micro-block.js';
 import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { addressHasRole } from '../state/permissions.js';
+import type { Certificate } from '../crypto/pki/x509.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import { applyExtension, applyKeyBlock, blockLocator, newBlockIds, signaturesReply, type ExtensionResult, type KeyBlockResult } from './fork.js';
 
@@ -50,6 +51,12 @@ export interface PeerChain {
   isMiner(address: Uint8Array, now: bigint): boolean;
   /** `height:id-prefix`, for logs. */
   describeTip(): string;
+  /** Keeps certificates that came with transactions (or with a block holding them) until a block mines them (PKI). */
+  carryCertificates(transactionIds: readonly Uint8Array[], certificates: readonly Certificate[]): void;
+  /** The certificates carried with any of the transactions, to send along with them. */
+  carriedCertificates(transactionIds: readonly Uint8Array[]): readonly Certificate[];
+  /** The DER certificates the block at a height stored, to send along with it. */
+  certificatesStoredAt(height: number): ReadonlyArray<{ readonly der: Uint8Array }>;
 }
 
 /** The pool as the network uses it: transactions from peers admitted, the pool's contents relayed. */
@@ -81,5 +88,8 @@ export function peerChainOf(chain: Blockchain): PeerChain {
     participantPublicKey: (address) => chain.state().participant(address)?.publicKey,
     isMiner: (address, now) => addressHasRole(chain.state(), address, ROLES.miner, now),
     describeTip: () => chain.describeTip(),
+    carryCertificates: (ids, certificates) => chain.certificates.carry(ids, certificates),
+    carriedCertificates: (ids) => chain.certificates.of(ids),
+    certificatesStoredAt: (height) => chain.store.certificatesStoredAt(height).map((der) => ({ der })),
   };
 }

@@ -31,6 +31,10 @@ export interface UtxOptions {
   readonly onDrop?: (tx: Transaction, reason: WeError) => void;
   /** Called after a rollback handed transactions back: how many were offered and how many the pool took. */
   readonly onReturned?: (returned: number, offered: number) => void;
+  /** Called with each transaction newly admitted from a client or a peer (not one a rollback returned). */
+  readonly onAdmitted?: (tx: Transaction) => void;
+  /** Called with each transaction a client or a peer offered that the pool refused, with WE's error. */
+  readonly onRefused?: (tx: Transaction, reason: WeError) => void;
   /** Verifier threads for broadcast signatures; without them the main thread verifies. */
   readonly verifier?: SignatureVerifierPool;
 }
@@ -42,6 +46,8 @@ export class UtxPool {
   private readonly knownTxCacheMs: number;
   private readonly onDrop: ((tx: Transaction, reason: WeError) => void) | undefined;
   private readonly onReturned: ((returned: number, offered: number) => void) | undefined;
+  private readonly onAdmitted: ((tx: Transaction) => void) | undefined;
+  private readonly onRefused: ((tx: Transaction, reason: WeError) => void) | undefined;
   private readonly verifier: SignatureVerifierPool | undefined;
   private readonly txs = new Map<string, Transaction>();
   private bytes = 0;
@@ -57,6 +63,8 @@ export class UtxPool {
     this.knownTxCacheMs = o.knownTxCacheMs ?? 20_000;
     this.onDrop = o.onDrop;
     this.onReturned = o.onReturned;
+    this.onAdmitted = o.onAdmitted;
+    this.onRefused = o.onRefused;
     this.verifier = o.verifier;
     o.chain.on((event) => this.onChainEvent(event));
   }
@@ -84,13 +92,18 @@ export class UtxPool {
    * transaction already in the pool is not an error after that window.
    */
   async broadcast(tx: Transaction): Promise<Transaction> {
-    const chain = this.chain;
-    validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
     const id = bytesKey(tx.id);
-    this.forgetOldBroadcasts(this.now());
-    if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
-    if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignatures(this.verifier, [tx]);
-    if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
+    try {
+      const chain = this.chain;
+      validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
+      this.forgetOldBroadcasts(this.now());
+      if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
+      if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignatures(this.verifier, [tx]);
+      if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
+    } catch (e) {
+      if (e instanceof WeError) this.onRefused?.(tx, e);
+      throw e;
+    }
     const admitted = this.put(tx);
     this.recent.set(id, this.now());
     return admitted;
@@ -123,16 +136,26 @@ export class UtxPool {
 
   /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */
   put(tx: Transaction): Transaction {
-    const id = bytesKey(tx.id);
-    const existing = this.txs.get(id);
+    const existing = this.txs.get(bytesKey(tx.id));
     if (existing !== undefined) return existing;
+    try {
+      this.admit(tx);
+    } catch (e) {
+      if (e instanceof WeError) this.onRefused?.(tx, e);
+      throw e;
+    }
+    this.onAdmitted?.(tx);
+    return tx;
+  }
+
+  /** Validates and adds a transaction the pool does not hold. */
+  private admit(tx: Transaction): void {
     if (this.bytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
     this.refuseScriptedSender(tx);
     this.validate(tx, true);
-    this.txs.set(id, tx);
+    this.txs.set(bytesKey(tx.id), tx);
     this.bytes += tx.bytes.length;
     this.ordered = undefined;
-    return tx;
   }
 
   /** WE's `utx.allow-transactions-from-smart-accounts = false`: the pool takes nothing from scripted accounts (blocks still may carry them). */
@@ -179,7 +202,8 @@ export class UtxPool {
       for (const tx of event.removed) {
         try {
           // A rolled-back ExecutedContract gives back the transaction it executed, to be executed again.
-          this.put(ExecutedContract.is(tx) ? tx.data.tx : tx);
+          const back = ExecutedContract.is(tx) ? tx.data.tx : tx;
+          if (!this.txs.has(bytesKey(back.id))) this.admit(back);
           returned++;
         } catch (e) {
           // A transaction that no longer fits the rolled-back state is not returned.

@@ -43,8 +43,8 @@ export class DecryptionFailure extends CryptoError {
 
 /** A failure to encrypt for a key (one whose shared secret cannot be made: a low-order point); WE's `Error in encrypt`. */
 export class EncryptionFailure extends CryptoError {
-  constructor() {
-    super('GenericError', 199, 'Error in encrypt');
+  constructor(message = 'Error in encrypt') {
+    super('GenericError', 199, message);
   }
 }
 

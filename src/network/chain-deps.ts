@@ -5,7 +5,9 @@
  */
 import type { PeerChain, PeerPool } from '../chain/peer-chain.js';
 import type { KeyPair } from '../crypto/suite.js';
+import type { Certificate } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
 import type { Timers } from './types.js';
 
 /** WE's `synchronization.*` settings that Weft uses (defaults from WE's application.conf). */
@@ -65,6 +67,12 @@ export interface NetworkDeps {
   /** The node owner's keys: sign the inventories of micro-blocks this node mines. */
   readonly ownerKeys?: KeyPair;
   readonly timers?: Timers;
+  /**
+   * PKI (GOST networks in mode TEST/ON): whether a transaction from a peer, with the
+   * certificates its message carried, may enter the pool — the reason it may not, if so.
+   * Absent: every transaction's certificates are taken as they come.
+   */
+  readonly certificatePolicy?: (tx: Transaction, certificates: readonly Certificate[]) => Promise<string | undefined>;
 }
 
 /** The settings given, WE's defaults for the rest. */

@@ -4,6 +4,10 @@
  * (gossip.ts: transactions, broadcast key blocks, micro-blocks). The two are siblings:
  * neither knows the other, and both follow the chain through its events.
  *
+ * Messages 45–47 are a block, transaction or micro-block with the certificates its
+ * transactions carried (PKI): the certificates go to the chain to be stored with the block
+ * that mines the transactions, and the rest is handled as 23, 25 and 28 are.
+ *
  * A Block message is the one both may want: it answers the sync's pending GetBlocks, or
  * else it is a broadcast for gossip. A message that does not decode throws, which closes
  * that peer as misbehaving (the transport's rule).
@@ -13,6 +17,9 @@ import type { NetworkDeps } from './chain-deps.js';
 import { Gossip } from './gossip.js';
 import {
   decodeBlock,
+  decodeBroadcastedTransaction,
+  decodeHistoryBlock,
+  decodeMicroBlockResponseV2,
   decodeGetBlocks,
   decodeMicroBlockInventory,
   decodeMicroBlockRequest,
@@ -62,14 +69,28 @@ export class ChainMessages implements PeerTransportEvents {
         if (!this.sync.onBlock(peer, block)) this.gossip.onBlock(peer, block);
         return;
       }
+      case MessageCode.HistoryBlock: {
+        const { block, certificates } = decodeHistoryBlock(protocol, payload);
+        this.deps.chain.carryCertificates(block.transactions.map((t) => t.id), certificates);
+        if (!this.sync.onBlock(peer, block)) this.gossip.onBlock(peer, block);
+        return;
+      }
       case MessageCode.Transaction:
         return this.gossip.onTransactionPayload(peer, payload);
+      case MessageCode.BroadcastedTransaction: {
+        const { transaction, certificates } = decodeBroadcastedTransaction(payload);
+        return this.gossip.onTransactionPayload(peer, transaction, certificates);
+      }
       case MessageCode.MicroBlockInventory:
         return this.gossip.onInventory(peer, decodeMicroBlockInventory(protocol, payload), payload);
       case MessageCode.MicroBlockRequest:
         return this.gossip.onMicroBlockRequest(peer, decodeMicroBlockRequest(payload, idLength));
       case MessageCode.MicroBlockResponse:
         return this.gossip.onMicroBlockResponse(peer, decodeMicroBlockResponse(protocol, payload));
+      case MessageCode.MicroBlockResponseV2: {
+        const { micro, certificates } = decodeMicroBlockResponseV2(protocol, payload);
+        return this.gossip.onMicroBlockResponse(peer, micro, certificates);
+      }
       default:
         // GetPeers, Peers, RawAttributes: the peers layer's.
         return;

@@ -7,6 +7,11 @@
  * where frameLength counts everything after itself, checksum = SHA-256(payload)[0..4), and
  * checksum and payload are absent when payloadLength = 0.
  *
+ * Large confidential-data items travel as stream frames on the same connection (WE's
+ * ChunkedStream): `frameLength(int32 BE) | 0x87654321 | bytes`, and an empty frame
+ * (length 0) ends a stream. A decoder built with `streamFrames` returns them with code
+ * STREAM_FRAME and the payload from the stream magic on (empty for the end frame).
+ *
  * `FrameDecoder` is incremental: it takes socket chunks in any split and returns whole
  * messages. It checks the frame header as soon as its 13 bytes are in, so an oversize or
  * malformed frame is refused before its body is buffered. Every violation throws a
@@ -16,6 +21,10 @@ import { createHash } from 'node:crypto';
 import { MessageCode } from './types.js';
 
 export const FRAME_MAGIC = 0x12345678;
+/** The magic that starts a stream frame's payload (WE's ChunkedStream). */
+export const STREAM_FRAME_MAGIC = 0x87654321;
+/** The code FrameDecoder gives a stream frame (not a byte: no message has it). */
+export const STREAM_FRAME = -1;
 /** WE's length-field frame decoder limit: 100 MiB. */
 export const MAX_FRAME_LENGTH = 100 * 1024 * 1024;
 export const CHECKSUM_LENGTH = 4;
@@ -37,8 +46,15 @@ const MAX_BLOCK_PAYLOAD = Math.min(271 + MAX_TRANSACTION_PAYLOAD * MAX_TRANSACTI
 export const MAX_IDS_PER_MESSAGE = 200;
 /** WE's ScoreSpec.maxLength. */
 export const MAX_SCORE_PAYLOAD = 64;
+/** Room for a cert-chain store and its length prefixes in messages 45–47 (certificate chains are a few KiB). */
+const MAX_CERTIFICATES_PAYLOAD = 1024 * 1024;
+
 /** WE's PeersV2Spec.maxLength: 1000 × (short + 29-char hostname + int port). */
 export const MAX_PEERS_PAYLOAD = 1000 * (2 + 29 + 4);
+/** Policy id and data hash (30, 40). */
+const PRIVACY_ITEM_ID_LENGTH = 32 + 32;
+/** WE's PrivateDataResponseSpec.maxLength: digest + hash + signature + 20 MiB. */
+export const MAX_PRIVATE_DATA_RESPONSE_PAYLOAD = 32 + 32 + SIGNATURE_LENGTH + 20 * 1024 * 1024;
 
 /**
  * Largest payload accepted per message code. A code missing here is unknown: its frame is
@@ -59,6 +75,15 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   [MessageCode.MissingBlock, SIGNATURE_LENGTH],
   // public key + signature + short length + 1 KiB body
   [MessageCode.RawAttributes, MAX_PUBLIC_KEY_LENGTH + SIGNATURE_LENGTH + 2 + 1024],
+  [MessageCode.HistoryBlock, Math.min(MAX_BLOCK_PAYLOAD + MAX_CERTIFICATES_PAYLOAD, MAX_FRAME_PAYLOAD)],
+  [MessageCode.BroadcastedTransaction, MAX_TRANSACTION_PAYLOAD + MAX_CERTIFICATES_PAYLOAD],
+  [MessageCode.MicroBlockResponseV2, Math.min(MAX_BLOCK_PAYLOAD + MAX_CERTIFICATES_PAYLOAD, MAX_FRAME_PAYLOAD)],
+  [MessageCode.PrivateDataRequest, PRIVACY_ITEM_ID_LENGTH],
+  [MessageCode.PrivateDataResponse, MAX_PRIVATE_DATA_RESPONSE_PAYLOAD],
+  [MessageCode.PrivacyInventoryRequest, PRIVACY_ITEM_ID_LENGTH],
+  // sender public key + policy id + data hash (+ data type) + signature
+  [MessageCode.PrivacyInventoryV1, MAX_PUBLIC_KEY_LENGTH + PRIVACY_ITEM_ID_LENGTH + SIGNATURE_LENGTH],
+  [MessageCode.PrivacyInventoryV2, MAX_PUBLIC_KEY_LENGTH + PRIVACY_ITEM_ID_LENGTH + 1 + SIGNATURE_LENGTH],
 ]);
 
 export type FrameErrorKind = 'frame-length' | 'magic' | 'unknown-code' | 'payload-length' | 'too-large' | 'checksum';
@@ -84,13 +109,18 @@ export function frameChecksum(payload: Uint8Array): Uint8Array {
   return createHash('sha256').update(payload).digest().subarray(0, CHECKSUM_LENGTH);
 }
 
+/** The bytes a message with a payload of this length takes on the wire, length prefix included. */
+export function frameSize(payloadLength: number): number {
+  return FRAME_HEADER_LENGTH + (payloadLength === 0 ? 0 : CHECKSUM_LENGTH + payloadLength);
+}
+
 /** One whole frame, length prefix included, ready to be written to a socket. */
 export function encodeFrame(code: number, payload: Uint8Array): Buffer {
   if (!Number.isInteger(code) || code < 0 || code > 255) throw new RangeError(`message code ${code} is not a byte`);
-  const body = payload.length === 0 ? 0 : CHECKSUM_LENGTH + payload.length;
-  const frameLength = FRAME_HEADER_LENGTH - 4 + body;
+  const size = frameSize(payload.length);
+  const frameLength = size - 4;
   if (frameLength > MAX_FRAME_LENGTH) throw new RangeError(`frame of ${frameLength} bytes exceeds ${MAX_FRAME_LENGTH}`);
-  const out = Buffer.allocUnsafe(4 + frameLength);
+  const out = Buffer.allocUnsafe(size);
   out.writeInt32BE(frameLength, 0);
   out.writeInt32BE(FRAME_MAGIC, 4);
   out.writeUInt8(code, 8);
@@ -107,12 +137,24 @@ export interface FrameDecoderOptions {
   readonly maxPayload?: ReadonlyMap<number, number>;
   /** Cap of the length prefix; defaults to MAX_FRAME_LENGTH. */
   readonly maxFrameLength?: number;
+  /** Also take stream frames (code STREAM_FRAME); without it they are malformed frames. */
+  readonly streamFrames?: boolean;
+}
+
+/** One stream frame as written to a socket: int32 length ‖ payload (the payload carries its magic). */
+export function encodeStreamFrame(payload: Uint8Array): Buffer[] {
+  const head = Buffer.allocUnsafe(4);
+  head.writeInt32BE(payload.length, 0);
+  return payload.length === 0 ? [head] : [head, Buffer.from(payload.buffer, payload.byteOffset, payload.length)];
 }
 
 /** Incremental frame decoder: `feed` socket chunks, get whole checked messages. */
 export class FrameDecoder {
   readonly #maxPayload: ReadonlyMap<number, number>;
   readonly #maxFrameLength: number;
+  readonly #streamFrames: boolean;
+  /** The frame being collected is a stream frame. */
+  #stream = false;
   #chunks: Buffer[] = [];
   #buffered = 0;
   /** Length of the frame being collected (prefix included), once its header checked out. */
@@ -122,6 +164,7 @@ export class FrameDecoder {
   constructor(options: FrameDecoderOptions = {}) {
     this.#maxPayload = options.maxPayload ?? MAX_PAYLOAD;
     this.#maxFrameLength = options.maxFrameLength ?? MAX_FRAME_LENGTH;
+    this.#streamFrames = options.streamFrames === true;
   }
 
   /** Bytes received but not yet returned as messages. */
@@ -143,13 +186,21 @@ export class FrameDecoder {
     try {
       for (;;) {
         if (this.#pending < 0) {
-          if (this.#buffered < FRAME_HEADER_LENGTH) break;
-          this.#pending = this.#checkHeader(this.#peek(FRAME_HEADER_LENGTH));
+          const stream = this.#streamFrames ? this.#streamHeader() : undefined;
+          if (stream === 'wait') break;
+          if (stream !== undefined) {
+            this.#pending = stream;
+            this.#stream = true;
+          } else {
+            if (this.#buffered < FRAME_HEADER_LENGTH) break;
+            this.#pending = this.#checkHeader(this.#peek(FRAME_HEADER_LENGTH));
+            this.#stream = false;
+          }
         }
         if (this.#buffered < this.#pending) break;
         const frame = this.#take(this.#pending);
         this.#pending = -1;
-        out.push(this.#readFrame(frame));
+        out.push(this.#stream ? { code: STREAM_FRAME, payload: new Uint8Array(frame.buffer, frame.byteOffset + 4, frame.length - 4) } : this.#readFrame(frame));
       }
     } catch (e) {
       if (e instanceof FrameError) {
@@ -160,6 +211,17 @@ export class FrameDecoder {
       throw e;
     }
     return out;
+  }
+
+  /** A stream frame's whole length (prefix included); 'wait' until its first 8 bytes are in; undefined for a message frame. */
+  #streamHeader(): number | 'wait' | undefined {
+    if (this.#buffered < 4) return 'wait';
+    const length = this.#peek(4).readInt32BE(0);
+    if (length === 0) return 4;
+    if (this.#buffered < 8) return 'wait';
+    if (this.#peek(8).readUInt32BE(4) !== STREAM_FRAME_MAGIC) return undefined;
+    if (length < 4 || length > this.#maxFrameLength) throw new FrameError('frame-length', `stream frame length ${length} is outside [4, ${this.#maxFrameLength}]`);
+    return 4 + length;
   }
 
   /** Validates the 13 header bytes; returns the whole frame's length (prefix included). */

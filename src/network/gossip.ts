@@ -10,7 +10,11 @@
  *   requests the micro-block (27) from a peer that announced it (timeout, next owner,
  *   limited attempts), applies the response (28) and relays the inventory;
  * - transactions (25): admitted to the pool, then relayed;
- * - MicroBlockRequest answered from the chain's liquid block.
+ * - MicroBlockRequest answered from the chain's liquid block;
+ * - a transaction or micro-block whose transactions carry certificate chains (PKI) goes as
+ *   WE's 46 / 47 with them, and 46 / 47 from peers leave their certificates with the chain
+ *   (a 46's once its transaction is admitted: in PKI mode TEST/ON `certificatePolicy` may
+ *   refuse a transaction whose chain does not validate or whose sender is not certified).
  *
  * What to announce is read from the chain's events: a key block or micro-block whose
  * origin is this node (`local`) goes out; one that came from peers is relayed by the
@@ -28,9 +32,11 @@ import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.
 import {
   decodeTransaction,
   encodeBlock,
+  encodeBroadcastedTransaction,
   encodeMicroBlockInventory,
   encodeMicroBlockRequest,
   encodeMicroBlockResponse,
+  encodeMicroBlockResponseV2,
   encodeTransaction,
   MalformedMessage,
   signMicroBlockInventory,
@@ -40,6 +46,7 @@ import {
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 import { WeError } from '../errors/catalogue.js';
+import type { Certificate } from '../crypto/pki/x509.js';
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
@@ -128,7 +135,7 @@ export class Gossip {
   private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
   private readonly unsubscribe: () => void;
   /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
-  private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number> }> = [];
+  private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number>; readonly certificates: readonly Certificate[] }> = [];
   /** Received micro-blocks are applied in arrival order, each once its signatures are checked. */
   private microApplying: Promise<void> = Promise.resolve();
   private closed = false;
@@ -192,7 +199,14 @@ export class Gossip {
     const key = bytesKey(tx.id);
     const known = forced ? new Set<number>() : (this.txs.get(key) ?? new Set<number>());
     this.txs.set(key, known);
-    return this.sendToOthers(known, MessageCode.Transaction, encodeTransaction(tx));
+    return this.sendTransaction(known, tx);
+  }
+
+  /** A transaction to every peer not in `known`: as 46 with the certificate chain it carries, else as 25. */
+  private sendTransaction(known: Set<number>, tx: Transaction): number {
+    const certificates = this.deps.chain.carriedCertificates([tx.id]);
+    if (certificates.length === 0) return this.sendToOthers(known, MessageCode.Transaction, encodeTransaction(tx));
+    return this.sendToOthers(known, MessageCode.BroadcastedTransaction, encodeBroadcastedTransaction(tx, certificates));
   }
 
   /** Sends to every peer not in `known`, and adds them to it. */
@@ -302,8 +316,11 @@ export class Gossip {
 
   // --- transactions ----------------------------------------------------------------------------
 
-  /** A transaction message: parsed once however many peers relay it, then admitted and relayed. */
-  onTransactionPayload(peer: Peer, payload: Uint8Array): void {
+  /**
+   * A transaction message (its transaction bytes, and the certificates of a 46): parsed once
+   * however many peers relay it, its certificates left with the chain, then admitted and relayed.
+   */
+  onTransactionPayload(peer: Peer, payload: Uint8Array, certificates: readonly Certificate[] = []): void {
     const digest = createHash('sha256').update(payload).digest('base64');
     const seen = this.txPayloads.get(digest);
     if (seen !== undefined) {
@@ -312,10 +329,10 @@ export class Gossip {
     }
     const tx = decodeTransaction(this.deps.protocol, payload);
     this.txPayloads.set(digest, bytesKey(tx.id));
-    this.onTransaction(peer, tx);
+    this.onTransaction(peer, tx, certificates);
   }
 
-  private onTransaction(peer: Peer, tx: Transaction): void {
+  private onTransaction(peer: Peer, tx: Transaction, certificates: readonly Certificate[]): void {
     const key = bytesKey(tx.id);
     const known = this.txs.get(key);
     if (known !== undefined) {
@@ -326,7 +343,7 @@ export class Gossip {
     this.txs.set(key, holders);
     // Signatures are checked on the verifier threads for the whole batch that arrived in
     // this turn, then the transactions enter the pool (and go on) in arrival order.
-    if (this.incomingTxs.push({ peer, tx, holders }) === 1) {
+    if (this.incomingTxs.push({ peer, tx, holders, certificates }) === 1) {
       queueMicrotask(() => void this.admitIncoming().catch((e: unknown) => this.deps.logger.warn(`Transactions from peers not admitted: ${(e as Error).message}`)));
     }
   }
@@ -340,7 +357,18 @@ export class Gossip {
       this.deps.logger.warn(`Transaction signatures not checked ahead: ${(e as Error).message}`);
     }
     if (this.closed) return;
-    for (const { peer, tx, holders } of batch) {
+    for (const { peer, tx, holders, certificates } of batch) {
+      const policy = this.deps.certificatePolicy;
+      if (policy !== undefined) {
+        const refusal = await policy(tx, certificates);
+        if (this.closed) return;
+        if (refusal !== undefined) {
+          this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${refusal}`);
+          continue;
+        }
+      }
+      // Its chain is kept with it only once it is admitted.
+      this.deps.chain.carryCertificates([tx.id], certificates);
       try {
         this.deps.pool.put(tx);
       } catch (e) {
@@ -348,7 +376,7 @@ export class Gossip {
         this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
         continue;
       }
-      this.sendToOthers(holders, MessageCode.Transaction, encodeTransaction(tx));
+      this.sendTransaction(holders, tx);
     }
   }
 
@@ -433,14 +461,21 @@ export class Gossip {
   /** A peer asks for a micro-block of our liquid block. */
   onMicroBlockRequest(peer: Peer, totalSignature: Uint8Array): void {
     const micro = this.deps.chain.microBlock(totalSignature);
-    if (micro !== undefined) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+    if (micro === undefined) return;
+    const certificates = micro.kind === 'tx' ? this.deps.chain.carriedCertificates(micro.transactions.map((t) => t.id)) : [];
+    if (certificates.length === 0) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+    else peer.send(MessageCode.MicroBlockResponseV2, encodeMicroBlockResponseV2(micro, certificates));
   }
 
-  /** The micro-block we asked a peer for: applied after the ones before it, its signatures checked first. */
-  onMicroBlockResponse(peer: Peer, micro: MicroBlock): void {
+  /**
+   * The micro-block we asked a peer for (with the certificates its transactions carried, from
+   * a 47): applied after the ones before it, its signatures checked first.
+   */
+  onMicroBlockResponse(peer: Peer, micro: MicroBlock, certificates: readonly Certificate[] = []): void {
     const key = bytesKey(micro.totalLiquidBlockSig);
     const request = this.microRequests.get(key);
     if (request === undefined) return; // not asked for (or already given up)
+    if (micro.kind === 'tx') this.deps.chain.carryCertificates(micro.transactions.map((t) => t.id), certificates);
     this.timers.clearTimeout(request.timer);
     this.microRequests.delete(key);
     this.processedMicros.set(key, true);

@@ -7,8 +7,13 @@
  *   payload = chainId(uint16, Java char) | major | minor | patch (int32)
  *           | consensusType (int16 length + UTF-8)
  *           | declaredAddress: 0x00, or 0x01 + int16 length + [port(int32) | IPv4/IPv6 bytes]
- *           | nonce(int64) | nodeName (int16 length + UTF-8) | sessionPublicKey(32)
+ *           | nonce(int64) | nodeName (int16 length + UTF-8) | sessionPublicKey
  *   signature = owner key's signature over payload
+ *
+ * The session public key is the crypto's `SessionKeyLength`: a raw 32-byte X25519 key on a
+ * WAVES network, the 104-byte DER SubjectPublicKeyInfo of an ephemeral GOST R 34.10-2012
+ * key on a GOST network (reference/privacy-crypto-pki.md §7.1–7.2); each side reads the
+ * length of its own network's crypto.
  *
  * The handshake travels as raw bytes before any framing, so `HandshakeDecoder` is
  * incremental and hands back whatever followed the handshake in the same chunk.
@@ -24,6 +29,11 @@ export const HANDSHAKE_V3 = 3;
 export const PEER_IDENTITY_REQUEST = 0x66;
 export const SIGNATURE_LENGTH = 64;
 export const SESSION_KEY_LENGTH = 32;
+/** A GOST network's session key: a DER SubjectPublicKeyInfo (40-byte prefix + 64-byte key). */
+export const GOST_SESSION_KEY_LENGTH = 104;
+
+/** The session public key length of a network's crypto. */
+export const sessionKeyLength = (crypto: 'waves' | 'gost'): number => (crypto === 'gost' ? GOST_SESSION_KEY_LENGTH : SESSION_KEY_LENGTH);
 /** WE's limit on `network.node-name`. */
 export const MAX_NODE_NAME_BYTES = 127;
 /** A handshake payload is a few hundred bytes at most; anything longer is refused. */
@@ -121,8 +131,8 @@ export function encodeHandshakePayload(info: HandshakeInfo): Uint8Array {
   if (!Number.isInteger(info.chainId) || info.chainId < 0 || info.chainId > 0xffff) {
     throw new RangeError(`chain id ${info.chainId} is not a Java char`);
   }
-  if (info.sessionPublicKey.length !== SESSION_KEY_LENGTH) {
-    throw new RangeError(`session public key must be ${SESSION_KEY_LENGTH} bytes`);
+  if (info.sessionPublicKey.length !== SESSION_KEY_LENGTH && info.sessionPublicKey.length !== GOST_SESSION_KEY_LENGTH) {
+    throw new RangeError(`session public key must be ${SESSION_KEY_LENGTH} (WAVES) or ${GOST_SESSION_KEY_LENGTH} (GOST) bytes, got ${info.sessionPublicKey.length}`);
   }
   const name = Buffer.from(info.nodeName, 'utf8');
   if (name.length > MAX_NODE_NAME_BYTES) throw new RangeError(`node name is longer than ${MAX_NODE_NAME_BYTES} bytes`);
@@ -199,8 +209,8 @@ class Reader {
   }
 }
 
-/** Parses a V3 payload; `ownerAddress` comes from after the payload. */
-export function decodeHandshakePayload(payload: Uint8Array, ownerAddress: Uint8Array): HandshakeInfo {
+/** Parses a V3 payload; `ownerAddress` comes from after the payload; the session key has the network's length. */
+export function decodeHandshakePayload(payload: Uint8Array, ownerAddress: Uint8Array, sessionKeyBytes = SESSION_KEY_LENGTH): HandshakeInfo {
   const r = new Reader(Buffer.from(payload.buffer, payload.byteOffset, payload.length));
   const chainId = r.u16('chain id');
   const version = [r.i32('major version'), r.i32('minor version'), r.i32('patch version')] as const;
@@ -221,7 +231,7 @@ export function decodeHandshakePayload(payload: Uint8Array, ownerAddress: Uint8A
   if (nodeName.length > MAX_NODE_NAME_BYTES) {
     throw new HandshakeError('malformed', `node name is longer than ${MAX_NODE_NAME_BYTES} bytes`);
   }
-  const sessionPublicKey = new Uint8Array(r.bytes(SESSION_KEY_LENGTH, 'session public key'));
+  const sessionPublicKey = new Uint8Array(r.bytes(sessionKeyBytes, 'session public key'));
   if (r.rest !== 0) throw new HandshakeError('malformed', `${r.rest} unexpected bytes after the handshake payload`);
   return {
     chainId,
@@ -256,6 +266,9 @@ export function encodeHandshake(info: HandshakeInfo, sign: (message: Uint8Array)
  * a wrong type byte, an oversize or malformed payload.
  */
 export class HandshakeDecoder {
+  /** @param sessionKeyBytes the session key length of this network's crypto (sessionKeyLength). */
+  constructor(private readonly sessionKeyBytes = SESSION_KEY_LENGTH) {}
+
   #buf: Buffer = Buffer.alloc(0);
   #rest: Buffer = Buffer.alloc(0);
   #done = false;
@@ -280,7 +293,7 @@ export class HandshakeDecoder {
     this.#rest = this.#buf.subarray(total);
     this.#buf = Buffer.alloc(0);
     this.#done = true;
-    return { info: decodeHandshakePayload(payload, owner), payload, signature };
+    return { info: decodeHandshakePayload(payload, owner, this.sessionKeyBytes), payload, signature };
   }
 
   /** Bytes received after the handshake (framed messages), once it is decoded. */
@@ -290,8 +303,8 @@ export class HandshakeDecoder {
 }
 
 /** Decodes one complete handshake; throws if it is incomplete or followed by other bytes. */
-export function decodeHandshake(bytes: Uint8Array): SignedHandshake {
-  const d = new HandshakeDecoder();
+export function decodeHandshake(bytes: Uint8Array, sessionKeyBytes = SESSION_KEY_LENGTH): SignedHandshake {
+  const d = new HandshakeDecoder(sessionKeyBytes);
   const h = d.feed(bytes);
   if (!h) throw new HandshakeError('malformed', 'handshake is truncated');
   if (d.rest().length > 0) throw new HandshakeError('malformed', 'unexpected bytes after the handshake');
@@ -398,7 +411,8 @@ const MAX_PEER_IDENTITY_FIELD = 64 * 1024;
 
 /**
  * Parses a reply from its first bytes; undefined while incomplete. Certificates after a
- * success key are not read (Weft has no PKI mode).
+ * success key (a PKI node's owner chain: WE's OSS build sends none, and neither does Weft)
+ * are not read: the initial sync needs only the key.
  */
 export function decodePeerIdentityResponse(bytes: Uint8Array): PeerIdentityResponse | undefined {
   if (bytes.length < 5) return undefined;

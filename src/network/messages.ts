@@ -14,6 +14,8 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MAX_IDS_PER_MESSAGE, MAX_SCORE_PAYLOAD, MAX_TRANSACTION_PAYLOAD } from './framing.js';
 import { MessageCode } from './types.js';
+import type { Certificate } from '../crypto/pki/x509.js';
+import { CertChainCodecError, decodeMicroBlockWithCertificates, decodeWithCertificates, encodeMicroBlockWithCertificates, encodeWithCertificates, type CertificateBytes } from './cert-chain-codec.js';
 import { DecodeError, WeError } from '../errors/catalogue.js';
 
 /** A message payload that does not parse; the peer that sent it is to be closed. */
@@ -113,6 +115,49 @@ export const encodeMicroBlockResponse = (micro: MicroBlock): Uint8Array => micro
 
 export function decodeMicroBlockResponse(protocol: Protocol, payload: Uint8Array): MicroBlock {
   return parsed(MessageCode.MicroBlockResponse, () => parseMicroBlock(protocol, payload));
+}
+
+// --- HistoryBlock (45), BroadcastedTransaction (46), MicroBlockResponse V2 (47): with certificates ---
+
+export const encodeHistoryBlock = (block: Block, certificates: readonly CertificateBytes[]): Uint8Array => encodeWithCertificates(block.bytes, certificates);
+
+export function decodeHistoryBlock(protocol: Protocol, payload: Uint8Array): { block: Block; certificates: Certificate[] } {
+  const { payload: bytes, certificates } = withCertificates(MessageCode.HistoryBlock, payload);
+  return { block: parsed(MessageCode.HistoryBlock, () => Block.fromBytes(protocol, bytes)), certificates };
+}
+
+export const encodeBroadcastedTransaction = (tx: Transaction, certificates: readonly CertificateBytes[]): Uint8Array => encodeWithCertificates(tx.bytes, certificates);
+
+/** The transaction bytes (parsed by the caller, once however many peers relay them) and the certificates. */
+export function decodeBroadcastedTransaction(payload: Uint8Array): { transaction: Uint8Array; certificates: Certificate[] } {
+  const { payload: transaction, certificates } = withCertificates(MessageCode.BroadcastedTransaction, payload);
+  if (transaction.length > MAX_TRANSACTION_PAYLOAD) throw new MalformedMessage(MessageCode.BroadcastedTransaction, `transaction length ${transaction.length}, at most ${MAX_TRANSACTION_PAYLOAD}`);
+  return { transaction, certificates };
+}
+
+export const encodeMicroBlockResponseV2 = (micro: MicroBlock, certificates: readonly CertificateBytes[]): Uint8Array => encodeMicroBlockWithCertificates(micro.bytes, certificates);
+
+export function decodeMicroBlockResponseV2(protocol: Protocol, payload: Uint8Array): { micro: MicroBlock; certificates: Certificate[] } {
+  const code = MessageCode.MicroBlockResponseV2;
+  let read: { payload: Uint8Array; certificates: Certificate[] };
+  try {
+    read = decodeMicroBlockWithCertificates(payload);
+  } catch (e) {
+    if (e instanceof CertChainCodecError) throw new MalformedMessage(code, e.message);
+    throw e;
+  }
+  return { micro: parsed(code, () => parseMicroBlock(protocol, read.payload)), certificates: read.certificates };
+}
+
+function withCertificates(code: MessageCode, payload: Uint8Array): { payload: Uint8Array; certificates: Certificate[] } {
+  try {
+    const read = decodeWithCertificates(payload);
+    if (read.end !== payload.length) throw new CertChainCodecError(`${payload.length - read.end} bytes after the cert-chain store`);
+    return read;
+  } catch (e) {
+    if (e instanceof CertChainCodecError) throw new MalformedMessage(code, e.message);
+    throw e;
+  }
 }
 
 function parsed<T>(code: MessageCode, f: () => T): T {

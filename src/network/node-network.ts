@@ -20,14 +20,17 @@ import { isIP } from 'node:net';
 import type { PeerChain, PeerPool } from '../chain/peer-chain.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
+import { gostSubjectPublicKeyInfo } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
+import { sessionKeyLength } from './handshake.js';
+import { PrivacyMessages } from './privacy-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
-import { MessageCode, type HandshakeInfo, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
+import { MessageCode, type HandshakeInfo, type NetworkTrafficObserver, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
 import { customValidationError } from '../errors/catalogue.js';
 
 /** PEM files of `node.network.tls`. */
@@ -97,6 +100,10 @@ export interface NodeNetworkOptions {
   readonly sync?: Partial<SyncSettings>;
   /** A random source for the nonce (tests make it fixed). */
   readonly randomNonce?: () => bigint;
+  /** Told of every message in and out (the node's metrics); absent: nothing is counted. */
+  readonly traffic?: NetworkTrafficObserver;
+  /** PKI mode TEST/ON: which peers' transactions may enter the pool for their certificates (chain-deps.ts). */
+  readonly certificatePolicy?: NetworkDeps['certificatePolicy'];
 }
 
 /** A connected peer as the API shows it (WE's PeerInfo JSON). */
@@ -122,6 +129,8 @@ async function resolveHost(host: string): Promise<string> {
 
 export class NodeNetwork {
   private closing: Promise<void> | undefined;
+  /** Confidential data over the peers (messages 30, 31, 39, 40, 44 and large-item streams); the node wires replication to it. */
+  readonly privacy: PrivacyMessages = new PrivacyMessages(() => this.connected());
 
   private constructor(
     readonly options: NodeNetworkOptions,
@@ -161,12 +170,23 @@ export class NodeNetwork {
       verify: (publicKey, message, signature) => o.protocol.crypto.verify(publicKey, message, signature),
       participantPublicKey: (address) => o.chain.participantPublicKey(address),
       events,
+      // GOST: an ephemeral GOST R 34.10-2012 key per connection, sent as its 104-byte SubjectPublicKeyInfo (WE's SessionKeyLength).
+      ...(o.protocol.crypto.type === 'gost'
+        ? {
+            sessionKeys: () => {
+              const pair = o.protocol.crypto.generateKeyPair();
+              return { publicKey: gostSubjectPublicKeyInfo(pair.publicKey), privateKey: pair.privateKey };
+            },
+            sessionKeyLength: sessionKeyLength('gost'),
+          }
+        : {}),
       handshakeTimeoutMs: s.handshakeTimeoutMs,
       connectTimeoutMs: s.connectionTimeoutMs,
       idleTimeoutMs: s.breakIdleConnectionsTimeoutMs,
       maxConnections: s.maxSimultaneousConnections,
       logger: o.log,
       ...(s.tls === undefined ? {} : { tls: readTlsFiles(s.tls) }),
+      ...(o.traffic === undefined ? {} : { traffic: o.traffic }),
     });
     const port = await transport.listen(s.bindAddress, s.port);
     const own: PeerEndpoint[] = [{ host: s.bindAddress, port }];
@@ -194,6 +214,7 @@ export class NodeNetwork {
       logger: { debug: (m) => o.log.debug({}, m), info: (m) => o.log.info({}, m), warn: (m) => o.log.warn({}, m) },
       ...(o.sync === undefined ? {} : { settings: o.sync }),
       ownerKeys: o.owner,
+      ...(o.certificatePolicy === undefined ? {} : { certificatePolicy: o.certificatePolicy }),
     };
     const network = new NodeNetwork(o, info, transport, manager, new ChainMessages(deps), port);
     ref.network = network;
@@ -217,6 +238,7 @@ export class NodeNetwork {
   private onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
+    if (this.privacy.handle(peer, code, payload)) return;
     this.chainMessages.onMessage(peer, code, payload);
   }
 

@@ -15,7 +15,7 @@ import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58 } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.js';
-import { encodeBlock, encodeGetBlocks, encodeMissingBlock, encodeScore, encodeSignatures } from './messages.js';
+import { encodeBlock, encodeGetBlocks, encodeHistoryBlock, encodeMissingBlock, encodeScore, encodeSignatures } from './messages.js';
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 
@@ -153,7 +153,9 @@ export class ChainSync {
         peer.send(MessageCode.MissingBlock, encodeMissingBlock(id));
         return;
       }
-      peer.send(MessageCode.Block, encodeBlock(found.block));
+      const certificates = found.block.transactions.length === 0 ? [] : this.chain.certificatesStoredAt(found.height);
+      if (certificates.length === 0) peer.send(MessageCode.Block, encodeBlock(found.block));
+      else peer.send(MessageCode.HistoryBlock, encodeHistoryBlock(found.block, certificates));
     }
   }
 

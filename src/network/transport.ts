@@ -10,6 +10,10 @@
  *   PeerIdentityRequest (answered, then the connection closes), anything else closes.
  * - Each peer has a bounded send queue (bytes and messages): while the socket reports
  *   back-pressure, messages wait in it; when it is full `send` drops and returns false.
+ * - Large confidential-data items arrive as stream frames between messages (framing.ts):
+ *   they go to the stream a caller asked for with `receiveStream` (oldest first), at most
+ *   its buffer ahead — beyond that the socket is paused, as WE turns auto-read off; stream
+ *   frames nobody waits for are dropped. `sendStream` writes one stream at a time.
  * - Any bad input — garbage, a malformed or oversize frame, a failing handshake, a
  *   throwing event handler, a socket error — closes that one connection; nothing throws
  *   out of a socket callback.
@@ -18,7 +22,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { encodeFrame, FrameDecoder, FrameError, MAX_PAYLOAD } from './framing.js';
+import { encodeFrame, encodeStreamFrame, FrameDecoder, FrameError, frameSize, MAX_PAYLOAD, STREAM_FRAME } from './framing.js';
 import {
   decodePeerIdentityRequest,
   decodePeerIdentityResponse,
@@ -33,7 +37,7 @@ import {
   PEER_IDENTITY_REQUEST_LENGTH,
   validateHandshake,
 } from './handshake.js';
-import type { HandshakeInfo, MessageCode, Peer, PeerEndpoint, PeerTransport, PeerTransportEvents } from './types.js';
+import type { HandshakeInfo, IncomingFrames, MessageCode, NetworkTrafficObserver, Peer, PeerEndpoint, PeerTransport, PeerTransportEvents, SessionKeyPair, StreamPeer } from './types.js';
 
 /** The pino methods the transport uses. */
 export interface TransportLogger {
@@ -68,8 +72,10 @@ export interface PeerTransportOptions {
   /** The registered public key of a node owner address (node registry), or undefined. */
   readonly participantPublicKey: (address: Uint8Array) => Uint8Array | undefined;
   readonly events: PeerTransportEvents;
-  /** A fresh 32-byte session public key per connection (default: a new X25519 key). */
-  readonly sessionPublicKey?: () => Uint8Array;
+  /** A fresh session key pair per connection (default: a new X25519 pair); its public half goes in the handshake. */
+  readonly sessionKeys?: () => SessionKeyPair;
+  /** The length of peers' session keys: the network crypto's (handshake.ts sessionKeyLength; default 32, WAVES). */
+  readonly sessionKeyLength?: number;
   /** WE's network.handshake-timeout (default 30 s). */
   readonly handshakeTimeoutMs?: number;
   /** WE's network.connection-timeout for dialing (default 30 s). */
@@ -83,14 +89,79 @@ export interface PeerTransportOptions {
   readonly maxPayload?: ReadonlyMap<number, number>;
   readonly tls?: TransportTlsOptions;
   readonly logger?: TransportLogger;
+  /** Told of every message in and out (metrics); absent: nothing is counted. */
+  readonly traffic?: NetworkTrafficObserver;
 }
 
 const NO_LOG: TransportLogger = { info() {}, warn() {}, debug() {} };
 
-function defaultSessionPublicKey(): Uint8Array {
-  const { publicKey } = generateKeyPairSync('x25519');
-  const jwk = publicKey.export({ format: 'jwk' });
-  return new Uint8Array(Buffer.from(jwk.x ?? '', 'base64url'));
+function defaultSessionKeys(): SessionKeyPair {
+  const { privateKey } = generateKeyPairSync('x25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  return { publicKey: new Uint8Array(Buffer.from(jwk.x ?? '', 'base64url')), privateKey: new Uint8Array(Buffer.from(jwk.d ?? '', 'base64url')) };
+}
+
+/**
+ * One incoming stream: frames queued for its reader, at most `capacity` ahead (the
+ * connection pauses its socket beyond that). Cancelled in the middle of its stream, it
+ * swallows the rest of that stream up to its end frame; cancelled before any of it
+ * arrived, it leaves the queue at once (a stream that arrives later goes to the next
+ * reader, whose item check refuses it).
+ */
+class StreamInbox implements IncomingFrames {
+  readonly #frames: Uint8Array[] = [];
+  #wake: (() => void) | undefined;
+  #failed: Error | undefined;
+  /** The end frame arrived (the stream is complete in the queue). */
+  ended = false;
+  /** A frame of its stream arrived. */
+  started = false;
+
+  constructor(
+    readonly capacity: number,
+    private readonly onRead: () => void,
+    private readonly onCancel: (inbox: StreamInbox) => void,
+  ) {}
+
+  get cancelled(): boolean {
+    return this.#failed !== undefined;
+  }
+
+  get full(): boolean {
+    return this.#frames.length >= this.capacity;
+  }
+
+  /** A frame from the socket (dropped once cancelled). */
+  push(frame: Uint8Array): void {
+    this.started = true;
+    if (frame.length === 0) this.ended = true;
+    if (this.#failed !== undefined) return;
+    this.#frames.push(frame);
+    this.#wake?.();
+  }
+
+  cancel(reason?: Error): void {
+    if (this.#failed !== undefined) return;
+    this.#failed = reason ?? new Error('stream cancelled');
+    this.#frames.length = 0;
+    this.#wake?.();
+    this.onCancel(this);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      if (this.#failed !== undefined) throw this.#failed;
+      const frame = this.#frames.shift();
+      if (frame === undefined) {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#wake = undefined;
+        continue;
+      }
+      this.onRead();
+      yield frame;
+      if (frame.length === 0) return;
+    }
+  }
 }
 
 function remoteEndpoint(socket: net.Socket): PeerEndpoint {
@@ -130,13 +201,13 @@ interface Settings {
 type State = 'handshake' | 'identity' | 'open' | 'closed';
 
 /** One socket from accept/dial to close. Becomes a Peer once its handshake is accepted. */
-class Connection implements Peer {
+class Connection implements StreamPeer {
   readonly remote: PeerEndpoint;
   #state: State = 'handshake';
   #info: HandshakeInfo | undefined;
   #ownerPublicKey: Uint8Array | undefined;
   readonly #own: HandshakeInfo;
-  readonly #handshake = new HandshakeDecoder();
+  readonly #handshake: HandshakeDecoder;
   readonly #frames: FrameDecoder;
   #identityBytes: Buffer | undefined;
   #sawFirstByte = false;
@@ -146,6 +217,13 @@ class Connection implements Peer {
   #queuedBytes = 0;
   #blocked = false;
   #settle: { resolve(p: Peer): void; reject(e: Error): void } | undefined;
+  readonly session: SessionKeyPair;
+  /** Streams asked for, oldest first; the first takes the stream frames arriving now. */
+  readonly #inboxes: StreamInbox[] = [];
+  #paused = false;
+  /** The stream being written; the next waits for it. */
+  #streamOut: Promise<void> = Promise.resolve();
+  readonly #drainWaiters: Array<() => void> = [];
 
   constructor(
     readonly id: number,
@@ -157,8 +235,10 @@ class Connection implements Peer {
   ) {
     this.remote = dialed ?? remoteEndpoint(socket);
     this.#settle = settle;
-    this.#own = { ...transport.options.info, sessionPublicKey: transport.newSessionKey() };
-    this.#frames = new FrameDecoder({ maxPayload: transport.settings.maxPayload });
+    this.session = transport.newSessionKeys();
+    this.#own = { ...transport.options.info, sessionPublicKey: this.session.publicKey };
+    this.#handshake = new HandshakeDecoder(transport.options.sessionKeyLength);
+    this.#frames = new FrameDecoder({ maxPayload: transport.settings.maxPayload, streamFrames: true });
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));
     socket.on('close', () => this.close('connection closed by the remote side'));
@@ -176,6 +256,10 @@ class Connection implements Peer {
 
   get closed(): boolean {
     return this.#state === 'closed';
+  }
+
+  get tls(): boolean {
+    return this.transport.options.tls !== undefined;
   }
 
   get isOpen(): boolean {
@@ -267,8 +351,14 @@ class Connection implements Peer {
   }
 
   #deliver(chunk: Uint8Array): void {
+    const traffic = this.transport.options.traffic;
     for (const m of this.#frames.feed(chunk)) {
       if (this.#state !== 'open') return;
+      traffic?.received(m.code as MessageCode, frameSize(m.payload.length));
+      if (m.code === STREAM_FRAME) {
+        this.#streamFrame(m.payload);
+        continue;
+      }
       try {
         this.transport.options.events.onMessage(this, m.code as MessageCode, m.payload);
       } catch (e) {
@@ -292,6 +382,61 @@ class Connection implements Peer {
     setTimeout(() => this.socket.destroy(), 5_000).unref();
   }
 
+  /** A stream frame: to the oldest stream asked for, or dropped when nobody waits for one. */
+  #streamFrame(payload: Uint8Array): void {
+    const inbox = this.#inboxes[0];
+    if (inbox === undefined) {
+      this.transport.log.debug({ peer: this.id, bytes: payload.length }, 'a stream frame nobody waits for: dropped');
+      return;
+    }
+    inbox.push(payload);
+    if (inbox.ended) this.#inboxes.shift();
+    this.#regulate();
+  }
+
+  /** Pauses the socket while the current stream's reader is `capacity` frames behind; resumes once it catches up. */
+  #regulate(): void {
+    const inbox = this.#inboxes[0];
+    const hold = inbox !== undefined && !inbox.cancelled && inbox.full;
+    if (hold && !this.#paused) this.socket.pause();
+    if (!hold && this.#paused) this.socket.resume();
+    this.#paused = hold;
+  }
+
+  receiveStream(bufferSize: number): IncomingFrames {
+    const inbox = new StreamInbox(
+      Math.max(1, bufferSize),
+      () => this.#regulate(),
+      (cancelled) => {
+        const i = this.#inboxes.indexOf(cancelled);
+        if (i >= 0 && (i > 0 || !cancelled.started)) this.#inboxes.splice(i, 1);
+        this.#regulate();
+      },
+    );
+    if (this.#state === 'closed') inbox.cancel(new Error('the connection is closed'));
+    else this.#inboxes.push(inbox);
+    return inbox;
+  }
+
+  sendStream(frames: AsyncIterable<Uint8Array>): Promise<void> {
+    const run = this.#streamOut.then(() => this.#writeStream(frames));
+    this.#streamOut = run.catch(() => undefined);
+    return run;
+  }
+
+  async #writeStream(frames: AsyncIterable<Uint8Array>): Promise<void> {
+    for await (const frame of frames) {
+      while (this.#blocked && this.#state === 'open') await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+      if (this.#state !== 'open') throw new Error('the connection closed during a stream');
+      let flowing = true;
+      for (const part of encodeStreamFrame(frame)) flowing = this.socket.write(part);
+      if (!flowing) {
+        this.#blocked = true;
+        this.socket.once('drain', () => this.#flush());
+      }
+    }
+  }
+
   send(code: MessageCode, payload: Uint8Array): boolean {
     if (this.#state !== 'open') return false;
     const cap = this.transport.settings.maxPayload.get(code);
@@ -305,6 +450,7 @@ class Connection implements Peer {
         this.#blocked = true;
         this.socket.once('drain', () => this.#flush());
       }
+      this.transport.options.traffic?.sent(code, frame.length);
       return true;
     }
     const s = this.transport.settings;
@@ -314,6 +460,7 @@ class Connection implements Peer {
     }
     this.#queue.push(frame);
     this.#queuedBytes += frame.length;
+    this.transport.options.traffic?.sent(code, frame.length);
     return true;
   }
 
@@ -328,6 +475,7 @@ class Connection implements Peer {
         return;
       }
     }
+    for (const wake of this.#drainWaiters.splice(0)) wake();
   }
 
   close(reason: string, misbehaved = false): void {
@@ -338,6 +486,8 @@ class Connection implements Peer {
     clearTimeout(this.#idle);
     this.#queue.length = 0;
     this.#queuedBytes = 0;
+    for (const inbox of this.#inboxes.splice(0)) inbox.cancel(new Error(`the connection closed: ${reason}`));
+    for (const wake of this.#drainWaiters.splice(0)) wake();
     this.socket.destroy();
     this.transport.forget(this);
     const level = was === 'open' ? 'info' : 'debug';
@@ -378,8 +528,8 @@ class NetPeerTransport implements PeerTransport {
     this.log = options.logger ?? NO_LOG;
   }
 
-  newSessionKey(): Uint8Array {
-    return (this.options.sessionPublicKey ?? defaultSessionPublicKey)();
+  newSessionKeys(): SessionKeyPair {
+    return (this.options.sessionKeys ?? defaultSessionKeys)();
   }
 
   listen(host: string, port: number): Promise<number> {

@@ -20,9 +20,21 @@ export const MessageCode = {
   MicroBlockInventory: 26,
   MicroBlockRequest: 27,
   MicroBlockResponse: 28,
+  /** Confidential data (src/privacy, routed by privacy-messages.ts). */
+  PrivateDataRequest: 30,
+  PrivateDataResponse: 31,
   GetBlocks: 34,
+  PrivacyInventoryV1: 39,
+  PrivacyInventoryRequest: 40,
   MissingBlock: 41,
   RawAttributes: 42,
+  /** Block with the certificates its transactions carried (reply to GetBlocks). */
+  HistoryBlock: 45,
+  /** Transaction with the certificate chain it carries. */
+  BroadcastedTransaction: 46,
+  /** Micro-block with the certificates its transactions carried (and CRL hashes). */
+  MicroBlockResponseV2: 47,
+  PrivacyInventoryV2: 44,
 } as const;
 export type MessageCode = (typeof MessageCode)[keyof typeof MessageCode];
 
@@ -44,8 +56,24 @@ export interface HandshakeInfo {
   readonly nodeName: string;
   /** Owner address bytes (26). */
   readonly ownerAddress: Uint8Array;
-  /** Per-connection session public key (32 bytes). */
+  /** Per-connection session public key: 32 bytes (WAVES X25519) or 104 (GOST, a DER SubjectPublicKeyInfo). */
   readonly sessionPublicKey: Uint8Array;
+}
+
+/** This node's per-connection session key pair (X25519, raw 32 bytes each); its public half went out in the handshake. */
+export interface SessionKeyPair {
+  readonly publicKey: Uint8Array;
+  readonly privateKey: Uint8Array;
+}
+
+/**
+ * The stream frames arriving on one connection for one large privacy item (WE's
+ * ChunkedStream): each frame's payload, the chunk magic included, up to and including the
+ * empty end frame.
+ */
+export interface IncomingFrames extends AsyncIterable<Uint8Array> {
+  /** Stops taking frames (what is left of the stream is dropped); the iteration ends with an error. */
+  cancel(reason?: Error): void;
 }
 
 /** A connected, handshaken peer. */
@@ -70,6 +98,30 @@ export interface Peer {
   readonly closed: boolean;
 }
 
+/**
+ * A peer on a real connection (transport.ts) also carries what confidential data needs:
+ * the connection's session keys and large-item streams.
+ */
+export interface StreamPeer extends Peer {
+  /** Whether the connection runs TLS (privacy data then travels in clear inside it). */
+  readonly tls: boolean;
+  /** This side's session key pair of the connection (the peer's public half is `info.sessionPublicKey`). */
+  readonly session: SessionKeyPair;
+  /**
+   * Writes stream frames (`int32 length ‖ payload`, each payload starting with the chunk
+   * magic, the last one empty) with back-pressure; one stream at a time per connection
+   * (a second waits for the first). Resolves once the last frame is handed to the socket.
+   */
+  sendStream(frames: AsyncIterable<Uint8Array>): Promise<void>;
+  /**
+   * Takes the next stream arriving on this connection, reading at most `bufferSize` frames
+   * ahead (the socket is paused beyond that). Streams are handed out in arrival order.
+   */
+  receiveStream(bufferSize: number): IncomingFrames;
+}
+
+export const isStreamPeer = (peer: Peer): peer is StreamPeer => 'receiveStream' in peer && 'session' in peer;
+
 export interface PeerTransportEvents {
   /** A handshake completed and the peer was allowed. */
   onPeer(peer: Peer): void;
@@ -80,6 +132,17 @@ export interface PeerTransportEvents {
    * malformed (a bad frame, a message its handler refused): the node suspends its address.
    */
   onClose(peer: Peer, reason: string, misbehaved: boolean): void;
+}
+
+/**
+ * What the transport tells about its traffic, one call per framed message (the node's
+ * metrics count them by code). Optional: without one the transport counts nothing.
+ */
+export interface NetworkTrafficObserver {
+  /** A whole, checked message arrived from a peer; `bytes` is its frame on the wire. */
+  received(code: MessageCode, bytes: number): void;
+  /** A message went to a peer's socket or its send queue (a dropped one is not reported). */
+  sent(code: MessageCode, bytes: number): void;
 }
 
 export interface PeerTransport {

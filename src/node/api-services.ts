@@ -22,6 +22,7 @@ import type { Keystore } from './keystore.js';
 import type { NodeLoggers } from './logging.js';
 import { contractsService } from '../contracts/service.js';
 import type { NodeContracts } from './contracts-wiring.js';
+import type { NodeMetrics } from './metrics.js';
 import { adminService } from './services/admin.js';
 import { chainReader, stateHistory } from './services/chain-reads.js';
 import { activationService, consensusService } from './services/consensus.js';
@@ -54,6 +55,8 @@ export interface NodeParts {
   readonly licences: LicenceService;
   /** Confidential data (`/privacy/*`). */
   readonly privacy: PrivacyApi;
+  /** Prometheus metrics; undefined when `node.metrics.enable` or the REST API is off. */
+  readonly metrics: NodeMetrics | undefined;
   readonly health: NodeHealth;
   readonly liquid: LiquidBlockTracker;
   /** The contract engine; undefined when contract execution is off (`node.contracts.enable`). */
@@ -110,6 +113,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     privacy: parts.privacy,
     // Contract state is the chain's on every node; statuses are the engine's where one runs.
     contracts: contractsService(() => chain.state(), parts.contracts?.engine.statuses),
+    ...(parts.metrics === undefined ? {} : { metrics: parts.metrics.service() }),
     nodeOwnerPublicKey: parts.owner.publicKey,
     now,
   };

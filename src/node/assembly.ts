@@ -27,8 +27,12 @@ import { watchFeatures } from './feature-watch.js';
 import { NodeHealth, type ExternalCheck } from './health.js';
 import { Keystore } from './keystore.js';
 import type { NodeLoggers } from './logging.js';
+import type { NodeMetrics } from './metrics.js';
 import { LiquidBlockTracker } from './services/liquid-block.js';
 import type { ExternalServiceName } from '../api/services.js';
+import type { Certificate } from '../crypto/pki/x509.js';
+import type { PkiService } from '../pki/pki-service.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
 
 /** What has started, in order: closed in reverse. */
@@ -60,6 +64,8 @@ export interface StartContext {
   readonly now: () => bigint;
   /** Stops the node from inside (an unsupported feature active, a stop asked over the API). */
   readonly requestStop: () => void;
+  /** Prometheus metrics (`node.metrics`); undefined when off. Each step hands its part to them. */
+  readonly metrics: NodeMetrics | undefined;
 }
 
 export interface ChainParts {
@@ -84,6 +90,7 @@ export async function openChain(ctx: StartContext): Promise<ChainParts> {
   started.add('chain log', logChainEvents(chain, loggers.get('chain')), (unsubscribe) => unsubscribe());
   const log = loggers.get('node');
   started.add('feature watch', watchFeatures({ chain, features, autoShutdown: config.features.autoShutdownOnUnsupportedFeature, log, requestStop: ctx.requestStop }), (unsubscribe) => unsubscribe());
+  ctx.metrics?.watchChain(chain);
   chain.ensureGenesis();
   const liquid = new LiquidBlockTracker(chain);
   log.info({ height: chain.height(), chainId: config.chain.chainId, owner: config.node.ownerAddress.toString() }, 'chain opened');
@@ -100,14 +107,17 @@ export function openKeys(config: NodeConfig, protocol: Protocol): { readonly key
 export async function startPool(ctx: StartContext, { protocol, chain }: ChainParts): Promise<UtxPool> {
   const verifier = ctx.started.add('verifier threads', await SignatureVerifierPool.start(ctx.config.chain.crypto, undefined, protocol.crypto), (v) => v.close());
   const log = ctx.loggers.get('pool');
-  return new UtxPool({
+  const pool = new UtxPool({
     chain,
     settings: ctx.config.utx,
     now: ctx.now,
     verifier,
     onDrop: (tx, reason) => log.debug({ id: tx.idBase58, reason: reason.message }, 'transaction dropped from the pool'),
     onReturned: (returned, offered) => log.info({ returned, offered }, 'transactions of rolled-back blocks returned to the pool'),
+    ...ctx.metrics?.poolCallbacks,
   });
+  ctx.metrics?.watchPool(pool);
+  return pool;
 }
 
 /**
@@ -175,8 +185,11 @@ export async function startContracts(
   return { node: contracts, mining };
 }
 
-/** The P2P network (undefined when `node.network.port` is 0). */
-export async function startNetwork(ctx: StartContext, { protocol, chain }: ChainParts, pool: UtxPool, owner: KeyPair): Promise<NodeNetwork | undefined> {
+/**
+ * The P2P network (undefined when `node.network.port` is 0). With PKI in mode TEST/ON,
+ * peers' transactions enter the pool only under the rules of a broadcast's certificates.
+ */
+export async function startNetwork(ctx: StartContext, { protocol, chain }: ChainParts, pool: UtxPool, owner: KeyPair, pki?: PkiService): Promise<NodeNetwork | undefined> {
   const { config } = ctx;
   if (config.network.port === 0) return undefined;
   const network = await NodeNetwork.start({
@@ -191,7 +204,10 @@ export async function startNetwork(ctx: StartContext, { protocol, chain }: Chain
     noQuorumMiningDelayMs: config.miner.noQuorumMiningDelayMs,
     now: ctx.now,
     log: ctx.loggers.get('network'),
+    ...(ctx.metrics === undefined ? {} : { traffic: ctx.metrics.traffic }),
+    ...(pki === undefined || pki.mode === 'OFF' ? {} : { certificatePolicy: (tx: Transaction, certificates: readonly Certificate[]) => pki.peerTransactionProblem(tx.senderPublicKey, certificates) }),
   });
+  ctx.metrics?.watchNetwork(network);
   return ctx.started.add('network', network, (n) => n.close());
 }
 

@@ -1,7 +1,7 @@
 /**
  * The `weft` command line (`node dist/src/node/cli.js <command>`):
  *
- *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N] [--crypto waves|gost]
+ *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N] [--crypto waves|gost] [--pki test]
  *         [--grpc-port N] [--contract IMAGE=DIR]...
  *   generate accounts     N key pairs for a chain into a keystore (WE's AccountsGeneratorApp)
  *   generate genesis      signs the genesis block of a node config (WE's GenesisBlockGenerator)
@@ -224,6 +224,12 @@ function countArg(value: string): number {
   return Number(value);
 }
 
+/** `--pki`: test (the only mode a dev chain runs besides the default OFF), in any case. */
+export function pkiArg(value: string): 'TEST' {
+  if (value.toUpperCase() === 'TEST') return 'TEST';
+  throw new InvalidArgumentError(`'${value}' is not a dev chain PKI mode: test (ON needs TLS and CRLs: configure a node for it)`);
+}
+
 /** `--crypto`: waves or gost, in any case. */
 export function cryptoArg(value: string): CryptoType {
   const v = value.toLowerCase();
@@ -309,9 +315,10 @@ export function buildProgram(io: CliIo): Command {
     .option('--rest-port <port>', 'REST API port', portArg)
     .option('--p2p-port <port>', 'P2P port', portArg)
     .option('--crypto <type>', 'dev chain only: waves (default) or gost', cryptoArg)
+    .option('--pki <mode>', 'GOST dev chain only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg)
     .option('--grpc-port <port>', 'dev chain only: contract gRPC port (default 6865; any free port when --rest-port is given)', portArg)
     .option('--contract <image=dir>', 'dev chain only: run contract IMAGE from the package in DIR (or a .tgz) as a local process; repeatable', (v: string, all: string[] = []) => [...all, v])
-    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType; grpcPort?: number; contract?: string[] }) => {
+    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType; pki?: 'TEST'; grpcPort?: number; contract?: string[] }) => {
       await startNode(o, io);
     });
 

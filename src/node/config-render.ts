@@ -310,6 +310,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
         ...(config.contracts === undefined ? {} : { grpc: { 'bind-address': config.contracts.grpc.bindAddress, port: config.contracts.grpc.port } }),
       },
       anchoring: anchoringSection(config.anchoring),
+      metrics: { enable: config.metrics.enabled, path: config.metrics.path, protected: config.metrics.protected },
       network: {
         'bind-address': network.bindAddress,
         port: network.port,

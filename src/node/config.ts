@@ -60,6 +60,7 @@ import {
   type ContractsSettings,
   type DockerEngineSettings,
 } from '../contracts/settings.js';
+import { ROUTE_GROUPS } from '../api/routes/index.js';
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -470,6 +471,18 @@ export interface NodeApiSettings extends ApiSettings {
   readonly distributionAddressLimit: number;
 }
 
+/**
+ * `node.metrics` (Weft's; WE reports to InfluxDB instead): Prometheus exposition on the REST
+ * port. `enable` (default yes), `path` (default `/metrics`), `protected` (default no: open to
+ * any scraper; yes: the admin credentials, as `/debug` — `X-API-Key`, or an OAuth2 token with
+ * the admin role).
+ */
+export interface MetricsSettings {
+  readonly enabled: boolean;
+  readonly path: string;
+  readonly protected: boolean;
+}
+
 export interface FeaturesSettings {
   readonly autoSupportImplementedFeatures: boolean;
   readonly autoShutdownOnUnsupportedFeature: boolean;
@@ -490,6 +503,7 @@ export interface NodeConfig {
   readonly api: NodeApiSettings;
   readonly network: NetworkSettings;
   readonly features: FeaturesSettings;
+  readonly metrics: MetricsSettings;
   /** `node.anchoring` when `enable = yes`; absent: the node does no anchoring. */
   readonly anchoring?: AnchoringSettings;
   /** PKI of a GOST network (absent: OFF, no genesis PKI). */
@@ -555,6 +569,7 @@ export const DEFAULTS = {
     suspensionResidenceTimeMs: MINUTE,
   },
   features: { autoSupportImplementedFeatures: true, autoShutdownOnUnsupportedFeature: true, supported: [] as number[] },
+  metrics: { enabled: true, path: '/metrics', protected: false } satisfies MetricsSettings,
 } as const;
 
 /**
@@ -953,6 +968,24 @@ function readFeatures(node: ConfigSection): FeaturesSettings {
   };
 }
 
+/** First path segments the REST API serves under (its route groups, the explorer, the API documents). */
+function restPathRoots(): Set<string> {
+  const roots = new Set(['explorer', 'api-docs', 'swagger']);
+  for (const group of ROUTE_GROUPS) for (const r of group.routes) roots.add(r.path.split('/')[1] ?? '');
+  return roots;
+}
+
+/** `node.metrics`: a path of plain segments, outside every path the REST API serves. */
+function readMetrics(node: ConfigSection): MetricsSettings {
+  const m = node.section('metrics');
+  const d = DEFAULTS.metrics;
+  const path = m.string('path', d.path);
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) fail(m.at('path'), `expected a URL path of plain segments such as "/metrics", got ${describeValue(path)}`);
+  const root = path.split('/')[1]!;
+  if (restPathRoots().has(root)) fail(m.at('path'), `"${path}" lies under /${root}, which the REST API serves; choose another path such as "/metrics"`);
+  return { enabled: m.bool('enable', d.enabled), path, protected: m.bool('protected', d.protected) };
+}
+
 /** An http(s) URL. */
 function parseHttpUrl(v: unknown, path: string): string {
   const text = parseString(v, path).trim();
@@ -1257,6 +1290,7 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     network,
     features: readFeatures(node),
     privacy: readPrivacy(node),
+    metrics: readMetrics(node),
     ...(anchoring === undefined ? {} : { anchoring }),
     pki: readPki(node, chain.crypto, network.tls !== undefined),
     licences: readLicences(node, protocol.crypto),

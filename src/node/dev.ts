@@ -38,7 +38,7 @@
  * `<data-dir>/dev-accounts.json` tells clients all of this:
  *   {"restUrl","apiKey","chainId","accounts":[{"seed","address","publicKey","keystorePassword","roles"}]}
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { encodeBase58, decodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { CryptoType, KeyPair } from '../crypto/suite.js';
@@ -48,9 +48,10 @@ import type { RoleName } from '../protocol/transactions/permissions.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type PoaSettings } from '../chain/settings.js';
 import { defaultPrivacySettings } from '../privacy/settings.js';
 import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
-import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+import { Keystore, readTextIfPresent, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { PKI_OFF } from '../pki/settings.js';
 import { defaultContractsSettings, type ContractPackageSettings, type ContractsSettings } from '../contracts/settings.js';
+import { devPkiSettings } from './dev-pki.js';
 import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
 
 export const DEV_CHAIN_ID = 'T';
@@ -147,12 +148,7 @@ const GENESIS_FILE_FORMAT = 'weft-dev-genesis';
  */
 export function devGenesis(protocol: Protocol, dataDir: string, now: () => bigint): GenesisSettings {
   const file = join(dataDir, GENESIS_FILE);
-  let text: string | undefined;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
+  const text = readTextIfPresent(file);
   if (text === undefined) {
     const timestamp = now();
     if (timestamp < GENESIS_MIN_TIMESTAMP) throw new Error(`the clock reads ${timestamp}, before the earliest genesis time ${GENESIS_MIN_TIMESTAMP}`);
@@ -216,6 +212,8 @@ export interface DevOptions {
   readonly keystore?: KeystoreOptions;
   /** The chain's crypto (default `waves`). */
   readonly crypto?: CryptoType;
+  /** PKI mode TEST with a dev root CA certifying the dev accounts (GOST only; dev-pki.ts). */
+  readonly pki?: 'TEST';
   /** The contract gRPC port: DEV_GRPC_PORT when no REST port is given, else any free port (0). */
   readonly grpcPort?: number;
   /** Contract images the node runs from local packages (process runtime). */
@@ -287,6 +285,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
     if (!keystore.has(account.address)) keystore.addKeyPair(account.keyPair, account.keystorePassword);
   }
   const hash = decodeBase58(apiKeyHash(protocol.crypto, DEV_API_KEY));
+  const pki = options.pki === undefined ? PKI_OFF : devPkiSettings(protocol, dataDir, accounts.map((a) => a.keyPair.publicKey), genesis.blockTimestamp);
   // Licensed from the genesis on, with no end date (licences-wiring.ts).
   writeDevLicence(protocol.crypto, join(dataDir, 'data'), accounts[0]!.address, genesis.blockTimestamp);
   return {
@@ -309,7 +308,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       minMicroBlockAgeMs: DEV_MICRO_BLOCK_INTERVAL_MS,
     },
     utx: { ...DEFAULTS.utx },
-    api: loopbackApi(options.restPort ?? DEV_REST_PORT, hash),
+    api: { ...loopbackApi(options.restPort ?? DEV_REST_PORT, hash), pkiMode: pki.mode },
     privacy: defaultPrivacySettings(),
     network: {
       ...DEFAULTS.network,
@@ -322,7 +321,8 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       tls: undefined,
     },
     features: { ...DEFAULTS.features, supported: [] },
-    pki: PKI_OFF,
+    metrics: DEFAULTS.metrics,
+    pki,
     licences: devLicenceSettings(protocol.crypto),
     contracts: devContractsSettings(join(dataDir, 'data'), options),
   };

@@ -35,11 +35,12 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import type { ChainSettings } from '../chain/settings.js';
 import { apiKeyHash, DEFAULTS, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from './config.js';
-import { cryptoArg } from './cli.js';
+import { cryptoArg, pkiArg } from './cli.js';
+import { devPkiSettings } from './dev-pki.js';
 import { renderNodeConfig } from './config-render.js';
 import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
-import { PKI_OFF } from '../pki/settings.js';
+import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
 import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
 import { isMainModule } from './main-module.js';
 
@@ -80,6 +81,8 @@ export interface DevnetOptions {
   readonly now?: () => bigint;
   /** The network's crypto (default `waves`). */
   readonly crypto?: CryptoType;
+  /** PKI mode TEST with the dev root CA certifying the dev accounts (GOST only; dev-pki.ts). */
+  readonly pki?: 'TEST';
 }
 
 export interface DevnetBans {
@@ -172,7 +175,7 @@ function devnetGenesis(protocol: Protocol, nodes: readonly KeyPair[], dev: reado
 }
 
 /** One node's config (as `start --config` will read it back from node.conf). */
-function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, node: DevnetNode, peers: readonly PeerAddress[]): NodeConfig {
+function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, node: DevnetNode, peers: readonly PeerAddress[], pki: PkiSettings): NodeConfig {
   const hash = decodeBase58(apiKeyHash(protocol.crypto, DEV_API_KEY));
   const micro = o.microBlockIntervalMs ?? 500;
   return {
@@ -197,7 +200,7 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
       ...(o.maxBlockSizeInBytes === undefined ? {} : { maxBlockSizeInBytes: o.maxBlockSizeInBytes }),
     },
     utx: { ...DEFAULTS.utx, ...(o.utxMemoryLimitBytes === undefined ? {} : { memoryLimitBytes: o.utxMemoryLimitBytes }) },
-    api: loopbackApi(node.restPort, hash),
+    api: { ...loopbackApi(node.restPort, hash), pkiMode: pki.mode },
     network: {
       ...DEFAULTS.network,
       bindAddress: '127.0.0.1',
@@ -211,7 +214,8 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
       tls: o.tls,
     },
     features: { ...DEFAULTS.features, supported: [] },
-    pki: PKI_OFF,
+    metrics: DEFAULTS.metrics,
+    pki,
     licences: devLicenceSettings(protocol.crypto),
   };
 }
@@ -270,13 +274,14 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const genesis = devnetGenesis(protocol, keys.slice(0, o.nodes - joining), dev, (o.now ?? (() => BigInt(Date.now())))());
   // The dev chain's ban settings (WE's example: ban-duration-blocks 100, warnings-for-ban 3, max-bans-percentage 40) unless overridden.
   const chain = devChainSettings(genesis, { ...DEV_POA, roundDurationMs, syncDurationMs, ...o.bans }, protocol.crypto.type);
+  const pki = o.pki === undefined ? PKI_OFF : devPkiSettings(protocol, dir, dev.map((a) => a.keyPair.publicKey), genesis.blockTimestamp);
   for (const node of nodes) {
     mkdirSync(node.dir, { recursive: true, mode: 0o700 });
     const keystore = Keystore.open(join(node.dir, 'keystore.json'), protocol.addresses, o.keystore);
     writeDevLicence(protocol.crypto, join(node.dir, 'data'), node.ownerAddress, genesis.blockTimestamp);
     if (!keystore.has(node.ownerAddress)) keystore.addKeyPair(keys[node.index]!, node.keystorePassword);
     const peers = nodes.filter((n) => n !== node).map((n) => ({ host: '127.0.0.1', port: n.p2pPort }));
-    const rendered = renderNodeConfig(nodeConfig(o, protocol, chain, node, peers));
+    const rendered = renderNodeConfig(nodeConfig(o, protocol, chain, node, peers, pki));
     // WE requires genesis.average-block-delay whatever the consensus (unused by PoA).
     (rendered.node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom.genesis['average-block-delay'] = '60s';
     writeFileAtomic(node.configFile, `${stringifyJson(rendered)}\n`);
@@ -343,12 +348,13 @@ export interface DevnetCliOptions {
   round: number;
   sync: number;
   crypto?: CryptoType;
+  pki?: 'TEST';
 }
 
 /** Runs the devnet until SIGINT/SIGTERM; resolves when every node has stopped. */
 export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'weft-devnet-'));
-  const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync, ...(o.crypto === undefined ? {} : { crypto: o.crypto }) });
+  const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync, ...(o.crypto === undefined ? {} : { crypto: o.crypto }), ...(o.pki === undefined ? {} : { pki: o.pki }) });
   const children = layout.nodes.map((n) => ({ node: n, child: spawnDevnetNode(n), exited: false }));
   let stopping = false;
   const done = Promise.all(
@@ -385,6 +391,7 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
       `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', ${layout.crypto ?? 'waves'} crypto, rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
       ...layout.nodes.map((n) => `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`),
       `Explorer: any node's REST URL + /explorer/ (e.g. ${layout.nodes[0]?.restUrl ?? ''}/explorer/)`,
+      `Metrics:  any node's REST URL + /metrics (Prometheus)`,
       `API key:  ${layout.apiKey}`,
       `Accounts (seeds, roles): ${join(layout.dir, DEVNET_FILE)}`,
       'Ctrl-C stops every node.',
@@ -403,7 +410,8 @@ export function buildDevnetProgram(): Command {
     .option('--base-port <port>', `REST of node i on port+2i, P2P on port+2i+1 (0: free ports)`, intArg(0, 65000), DEVNET_DEFAULT_BASE_PORT)
     .option('--round <duration>', 'PoA round duration', durationArg, 3000)
     .option('--sync <duration>', 'PoA sync duration', durationArg, 1000)
-    .option('--crypto <type>', 'waves (default) or gost', cryptoArg);
+    .option('--crypto <type>', 'waves (default) or gost', cryptoArg)
+    .option('--pki <mode>', 'GOST only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg);
 }
 
 if (isMainModule(import.meta.url)) {

@@ -97,6 +97,16 @@ function checkScrypt(p: ScryptParams, what: string): void {
   }
 }
 
+/** A UTF-8 file's text, or undefined when there is no such file (other read errors throw). */
+export function readTextIfPresent(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
 /** Writes a file atomically: a 0600 temp file in the same directory, fsync, rename, fsync of the directory. */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const dir = dirname(path);

@@ -1,6 +1,6 @@
 /**
  * One running node, built from a NodeConfig: the composition root. `Node.start` reads top
- * to bottom as the order things start — the chain on its store, the keys, the pool, the
+ * to bottom as the order things start — the metrics, the chain on its store, the keys, the pool, the
  * contract engine, the miner, the P2P network, PKI and licences, confidential data, anchoring, the REST API, mining — each step a
  * function of assembly.ts; `stop()` closes what started in reverse. What the API asks of
  * the node lives in services/ (one module per use case), assembled by api-services.ts. No
@@ -22,8 +22,9 @@ import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
+import { NodeMetrics } from './metrics.js';
 import { startNodePki } from './pki-wiring.js';
-import { startPrivacy } from './privacy-wiring.js';
+import { privacyHealthChecks, startPrivacy } from './privacy-wiring.js';
 import { transactionsService } from './services/transactions.js';
 
 export interface NodeOptions {
@@ -68,7 +69,9 @@ export class Node {
       });
     };
     const now = options.now ?? systemClock;
-    const ctx: StartContext = { config, started, loggers, now, requestStop };
+    // Prometheus metrics (node.metrics), served on the REST port: none without it. Each step below reports to them.
+    const metrics = config.metrics.enabled && config.api.enabled ? started.add('metrics', new NodeMetrics({ settings: config.metrics, now }), (m) => m.close()) : undefined;
+    const ctx: StartContext = { config, started, loggers, now, requestStop, metrics };
     try {
       const chainParts = await openChain(ctx);
       const { protocol, store, chain } = chainParts;
@@ -77,9 +80,8 @@ export class Node {
       const contracts = await startContracts(ctx, chainParts, pool, keystore, owner);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
-      p2p.network = await startNetwork(ctx, chainParts, pool, owner);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
-      if (pki !== undefined) started.add('PKI', pki, (p) => p.close());
+      p2p.network = await startNetwork(ctx, chainParts, pool, owner, pki);
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
       const network = p2p.network;
@@ -88,19 +90,20 @@ export class Node {
         ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
-      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx) }), (p) => p.close());
+      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
-      const health = nodeHealth(ctx, chainParts, systemNow, anchoringHealthChecks(anchoring));
+      const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy) });
       const node = new Node(
-        { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki: pki?.service, licences, privacy: privacy.api, health, now, systemNow, requestStop, contracts: contracts?.node },
+        { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node },
         started,
       );
       late.node = node;
       if (config.api.enabled) {
-        const api = started.add('REST API', createApiServer(node.services(), { loggerInstance: loggers.get('api') }), (a) => a.close());
+        const api = started.add('REST API', createApiServer(node.services(), { loggerInstance: loggers.get('api'), ...(metrics === undefined ? {} : { requests: metrics.requests }) }), (a) => a.close());
         node.restUrl = await listen(api, config.api);
         log.info({ url: node.restUrl }, 'REST API listening');
+        if (metrics !== undefined) log.info({ url: `${node.restUrl}${config.metrics.path}`, protected: config.metrics.protected }, 'Prometheus metrics served');
       }
       if (miner !== undefined) started.add('miner', miner, (m) => m.stop()).start();
       licences.check();
@@ -152,6 +155,11 @@ export class Node {
   /** The P2P network (undefined when `node.network.port` is 0). */
   get network(): NodeNetwork | undefined {
     return this.parts.network;
+  }
+
+  /** Prometheus metrics (undefined when `node.metrics.enable` or the REST API is off); subsystems register their collectors on it. */
+  get metrics(): NodeMetrics | undefined {
+    return this.parts.metrics;
   }
 
   get url(): string | undefined {

@@ -4,25 +4,35 @@
  * privacy-state`), builds the service `/privacy/*` calls, and feeds the chain's events to
  * the pending queue (items the node must fetch) and its rollback listeners.
  *
- * Replication between nodes (the synchronizer, replier and inventory handler of
- * src/privacy over WE's messages 30, 31, 39, 40, 44) needs the network layer and is wired
- * by it; until then items are stored and read on this node only, and uploads are not
- * announced to peers.
+ * Replication between nodes — the synchronizer, replier and inventory handler of
+ * src/privacy over the P2P network's privacy messages (network/privacy-messages.ts: WE's
+ * 30, 31, 39, 40, 44 and large-item streams) — runs when the node has a storage and is not
+ * a watcher (`node.network.mode = watcher`, as WE; forceSync then answers 610). Uploads
+ * are announced to the policy's peers, and the items of policies the node owner is a
+ * recipient of are fetched from them. Without P2P (`network.port = 0`) the download queue
+ * is kept all the same, with no peer to ask.
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Blockchain } from '../chain/blockchain.js';
+import type { KeyPair } from '../crypto/suite.js';
 import { validateFee } from '../chain/fees.js';
 import { applyTransaction } from '../chain/validation.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
+import type { PrivacyPeers } from '../privacy/peers.js';
 import { PolicyUpdates } from '../privacy/policy-updates.js';
+import { PrivacyReplication } from '../privacy/replicator.js';
 import { PrivacyService, type PrivacyApi, type PrivacyChainView } from '../privacy/service.js';
 import { defaultPrivacySettings } from '../privacy/settings.js';
 import { PrivacyState } from '../privacy/state.js';
 import { openPolicyStorage } from '../privacy/storage/open.js';
 import type { PolicyStorage } from '../privacy/storage/storage.js';
+import type { ExternalServiceName } from '../api/services.js';
+import { StorageFailure } from '../errors/catalogue.js';
+import type { ExternalCheck } from './health.js';
 import { MutableState } from '../state/view.js';
+import type { PkiApi } from '../pki/pki-service.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
 
@@ -36,6 +46,12 @@ export interface PrivacyWiringParts {
   readonly now: () => bigint;
   /** The node's broadcast of a transaction: into the pool, out to peers. */
   readonly broadcast: (tx: Transaction) => Promise<Transaction>;
+  /** The node's PKI (GOST networks): the `certificates` of sendData go through it as a broadcast's do. */
+  readonly pki: PkiApi | undefined;
+  /** The node owner's keys (inventories this node sends are signed with them). */
+  readonly owner: KeyPair;
+  /** The peers as replication sees them (the P2P network's); undefined without a network. */
+  readonly peers: PrivacyPeers | undefined;
 }
 
 export interface PrivacyWiring {
@@ -67,8 +83,24 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
     validateFee: (tx) => validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() }),
     validate: (tx) => void applyTransaction(new MutableState(chain.state()), tx, chain.poolTxContext(), { verifySignature: true }),
     broadcast: parts.broadcast,
+    admitCertificates: async (tx, certificates) => {
+      const pki = parts.pki;
+      if (pki === undefined) return; // WAVES: the chain's shape was checked with the request (checkCertificateChain)
+      const admitted = await pki.admitTransaction(tx.senderPublicKey, certificates);
+      if (admitted !== undefined) pki.carry(tx.id, admitted);
+    },
   };
   const owner = config.node.ownerAddress;
+  const updates = new PolicyUpdates(owner, () => chain.state(), state, (e) => log.error({ err: e }, 'recording privacy items to fetch failed'));
+  // A node without P2P (`network.port = 0`) keeps its download queue all the same: it has no peers to fetch from.
+  const peers: PrivacyPeers = parts.peers ?? { connected: () => [], onMessage: () => () => undefined };
+  const replication =
+    storage !== undefined && config.network.mode !== 'watcher'
+      ? new PrivacyReplication(
+          { protocol, settings, storage, state, chain: chainView, owner: parts.owner, peers, now: parts.now, log },
+          updates,
+        )
+      : undefined;
   const api = new PrivacyService({
     protocol,
     settings,
@@ -79,10 +111,16 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
     keyPair: (address, password) => keystore.keyPair(address, password),
     now: parts.now,
     log,
+    ...(replication === undefined ? {} : { announcer: replication.announcer, sync: replication.synchronizer }),
   });
-  const updates = new PolicyUpdates(owner, () => chain.state(), state, (e) => log.error({ err: e }, 'recording privacy items to fetch failed'));
-  const stopListening = chain.on((event) => updates.handle(event));
-  log.info({ storage: settings.storage.vendor }, 'confidential data ready');
+  const stopListening = chain.on((event) => {
+    updates.handle(event);
+    if (event.kind === 'micro-block' && event.origin === 'local') {
+      replication?.announceAtomicItems(event.transactions).catch((e: unknown) => log.warn({ err: e }, 'announcing the items of atomic PolicyDataHashes failed'));
+    }
+  });
+  replication?.start();
+  log.info({ storage: settings.storage.vendor, replication: replication !== undefined }, 'confidential data ready');
   return {
     api,
     storage,
@@ -90,8 +128,28 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
     updates,
     async close() {
       stopListening();
+      replication?.close();
       await storage?.close();
       await state.close();
+    },
+  };
+}
+
+/**
+ * `/node/healthcheck?service=privacy-storage`: the configured store answers (PostgreSQL
+ * `SELECT 1`, the S3 bucket, the embedded store's directory and database); its failure is
+ * WE's 640 with the reason. Without a store the service is disabled (637).
+ */
+export function privacyHealthChecks(privacy: PrivacyWiring): Partial<Record<ExternalServiceName, ExternalCheck>> {
+  const storage = privacy.storage;
+  if (storage === undefined) return {};
+  return {
+    'privacy-storage': async () => {
+      try {
+        await storage.healthCheck();
+      } catch (e) {
+        throw new Error(e instanceof StorageFailure ? e.reason : e instanceof Error ? e.message : String(e), { cause: e });
+      }
     },
   };
 }

@@ -4,7 +4,7 @@
  *
  * Command-line options override the config: `--data-dir` (the dev chain's whole directory, or
  * a configured node's `data-directory`), `--rest-port`, `--p2p-port`; `--crypto gost` runs the
- * dev chain on GOST crypto.
+ * dev chain on GOST crypto, and `--pki test` with it in PKI mode TEST (dev-pki.ts).
  */
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,6 +25,8 @@ export interface StartOptions {
   readonly p2pPort?: number;
   /** The dev chain's crypto (default `waves`); a configured node takes `node.crypto.type` from its config. */
   readonly crypto?: CryptoType;
+  /** The dev chain's PKI mode: TEST with a dev root CA (GOST only); a configured node takes `node.crypto.pki` from its config. */
+  readonly pki?: 'TEST';
   /** Dev chain only: the contract gRPC port. */
   readonly grpcPort?: number;
   /** Dev chain only: `IMAGE=DIR` — contract images run from local packages. */
@@ -110,6 +112,7 @@ export async function resolveStartConfig(options: StartOptions, io: StartIo = pr
       ...(options.restPort === undefined ? {} : { restPort: options.restPort }),
       ...(options.p2pPort === undefined ? {} : { p2pPort: options.p2pPort }),
       ...(options.crypto === undefined ? {} : { crypto: options.crypto }),
+      ...(options.pki === undefined ? {} : { pki: options.pki }),
       ...(options.grpcPort === undefined ? {} : { grpcPort: options.grpcPort }),
       contractPackages: (options.contract ?? []).map(devContractPackage),
     });
@@ -117,6 +120,9 @@ export async function resolveStartConfig(options: StartOptions, io: StartIo = pr
   }
   if (options.crypto !== undefined) {
     throw new Error(`--crypto is for the dev chain only: a configured node runs the crypto of its config's node.crypto.type`);
+  }
+  if (options.pki !== undefined) {
+    throw new Error(`--pki is for the dev chain only: a configured node runs the PKI of its config's node.crypto.pki`);
   }
   if (options.grpcPort !== undefined || (options.contract ?? []).length > 0) {
     throw new Error('--grpc-port and --contract are for the dev chain only: a configured node reads node.api.grpc and node.contracts from its config');
@@ -132,6 +138,7 @@ export function devBanner(config: NodeConfig, accountsFile: string): string {
     `Weft dev chain (chain id '${config.chain.chainId}', ${config.chain.crypto} crypto) in ${config.node.directory}`,
     `REST API:  http://${host}:${config.api.port}`,
     `Explorer:  http://${host}:${config.api.port}/explorer/`,
+    ...(config.metrics.enabled ? [`Metrics:   http://${host}:${config.api.port}${config.metrics.path} (Prometheus)`] : []),
     `API key:   ${DEV_API_KEY}`,
     ...(config.contracts?.enable === true
       ? [`Contracts: gRPC on ${config.contracts.grpc.bindAddress}:${config.contracts.grpc.port === 0 ? '(any free port)' : config.contracts.grpc.port}; images run as processes: ${config.contracts.packages.map((p) => p.image).join(', ') || 'none (add --contract IMAGE=DIR)'}`]

@@ -5,8 +5,9 @@
  * - the `certificates` of a broadcast: parsed into exactly one chain (121), validated in
  *   TEST/ON for the transaction's sender (120), and required — in TEST and ON — for the first
  *   transaction of a sender the network holds no certificate for;
- * - chains carried with transactions until they are mined, then stored (new subject DNs
- *   only) at the height of the block that holds the transaction; rolled back with it;
+ * - chains handed to the chain to travel with their transactions (P2P messages 45–47) until
+ *   a block mines them, when the chain's store keeps each certificate of a new subject DN in
+ *   the block's commit (rolled back with it);
  * - lookups by DN, DN hash, public key and fingerprint (119);
  * - CAdES-BES detached signing with a keystore key and its certificate, and verification
  *   with the extended key usages a caller requires.
@@ -18,7 +19,7 @@ import { CmsFormatError, createDetachedCadesBes, parseSignedData, verifyDetached
 import { ekuOid } from '../crypto/pki/oids.js';
 import { dnHash, fingerprint, type Certificate, type GostVerifiers } from '../crypto/pki/x509.js';
 import type { CertificateStore } from './certificate-store.js';
-import { certificateNotFound, certificatePathBuildError, customValidationError } from '../errors/catalogue.js';
+import { certificateNotFound, certificatePathBuildError, customValidationError, WeError } from '../errors/catalogue.js';
 import type { PkiMode, PkiSettings } from './settings.js';
 import type { ChainValidator } from './validation.js';
 import { certificateParseError } from '../errors/catalogue.js';
@@ -50,7 +51,7 @@ export interface PkiApi {
    * validated for the sender as the mode requires. Throws WE's 120/121.
    */
   admitTransaction(senderPublicKey: Uint8Array | undefined, certificates: unknown): Promise<CertificateChain | undefined>;
-  /** Keeps a chain with its pooled transaction until the transaction is mined. */
+  /** Keeps a chain with its transaction (before it enters the pool and goes to the peers) until the transaction is mined. */
   carry(transactionId: Uint8Array, chain: CertificateChain): void;
   /** A stored (or genesis) certificate; 119 when there is none. */
   certificate(key: CertificateKey, value: string): Certificate;
@@ -72,8 +73,8 @@ export interface PkiServiceOptions {
   /** The network's GOST signature with an account's private key. */
   readonly sign: (privateKey: Uint8Array, message: Uint8Array) => Uint8Array;
   readonly now: () => bigint;
-  /** How long a carried chain waits for its transaction to be mined (the pool's tx-expire-timeout). */
-  readonly carryTimeoutMs: number;
+  /** Hands a chain to the chain layer, which carries it with the transaction and stores it with the block that mines it. */
+  readonly carry: (transactionId: Uint8Array, certificates: readonly Certificate[]) => void;
 }
 
 function checkSigType(sigType: number): void {
@@ -94,9 +95,6 @@ function base64Field(text: string, field: string): Uint8Array {
 }
 
 export class PkiService implements PkiApi {
-  /** Chains travelling with pooled (or recently mined) transactions, by transaction id (Base58). */
-  readonly #carried = new Map<string, { readonly chain: CertificateChain; readonly since: bigint }>();
-
   constructor(private readonly o: PkiServiceOptions) {}
 
   get mode(): PkiMode {
@@ -131,38 +129,39 @@ export class PkiService implements PkiApi {
         throw e;
       }
     }
+    await this.checkSender(senderPublicKey, chain);
+    return chain;
+  }
+
+  /**
+   * A transaction that came from a peer with the certificates of its message (P2P 46): the
+   * rules of a broadcast's `certificates` in TEST/ON; the reason it is refused, if it is.
+   */
+  async peerTransactionProblem(senderPublicKey: Uint8Array | undefined, certificates: readonly Certificate[]): Promise<string | undefined> {
+    try {
+      await this.checkSender(senderPublicKey, certificates.length === 0 ? undefined : buildCertificateChain(certificates));
+      return undefined;
+    } catch (e) {
+      if (e instanceof CertificateChainError || e instanceof WeError) return e.message;
+      throw e;
+    }
+  }
+
+  /** TEST/ON: the chain validates for the sender, or without one the network holds the sender's certificate (120). */
+  private async checkSender(senderPublicKey: Uint8Array | undefined, chain: CertificateChain | undefined): Promise<void> {
     // Only signed user transactions have a sender to check (nothing without one is broadcast).
-    if (this.mode === 'OFF' || senderPublicKey === undefined) return chain;
+    if (this.mode === 'OFF' || senderPublicKey === undefined) return;
     if (chain !== undefined) {
       await this.o.validator.validate(chain, senderPublicKey);
-      return chain;
+      return;
     }
     if (this.byPublicKey(senderPublicKey) === undefined) {
       throw certificatePathBuildError(encodeBase58(senderPublicKey), `the network holds no certificate for this key yet: with node.crypto.pki.mode = ${this.mode} its first transaction must carry its certificate chain in 'certificates'`);
     }
-    return undefined;
   }
 
   carry(transactionId: Uint8Array, chain: CertificateChain): void {
-    const now = this.o.now();
-    for (const [id, entry] of this.#carried) if (now - entry.since > BigInt(this.o.carryTimeoutMs)) this.#carried.delete(id);
-    this.#carried.set(encodeBase58(transactionId), { chain, since: now });
-  }
-
-  /** The chain carried with a transaction, if any (what a P2P message 46 would hold). */
-  carriedWith(transactionId: Uint8Array): CertificateChain | undefined {
-    return this.#carried.get(encodeBase58(transactionId))?.chain;
-  }
-
-  /** Stores the chains of the transactions a block or micro-block at `height` brought. */
-  transactionsMined(height: number, transactionIds: readonly Uint8Array[]): Certificate[] {
-    const certificates = transactionIds.flatMap((id) => this.carriedWith(id)?.certificates ?? []);
-    return certificates.length === 0 ? [] : this.o.store.putAt(height, certificates);
-  }
-
-  /** The chain went back to `height`: what heights above it stored is gone. */
-  rolledBack(height: number): void {
-    this.o.store.rollbackTo(height);
+    this.o.carry(transactionId, chain.certificates);
   }
 
   certificate(key: CertificateKey, value: string): Certificate {

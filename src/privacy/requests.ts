@@ -17,8 +17,7 @@ import { decodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { POLICY_DATA_HASH } from '../protocol/transactions/privacy.js';
-import { policyDataTooBig } from './errors.js';
-import { expected, genericError, WeError, wrongJson } from '../errors/catalogue.js';
+import { expected, genericError, policyDataTooBig, WeError, wrongJson } from '../errors/catalogue.js';
 
 /** SendDataRequest versions: the PolicyDataHash version built. */
 export type SendDataVersion = 1 | 2 | 3;

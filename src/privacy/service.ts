@@ -32,14 +32,13 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { StateView } from '../state/view.js';
 import { FEATURE } from '../protocol/features.js';
-import { policyItemDataIsMissing, policyItemNotFound, wrongPolicyItemDataGetMethod } from './errors.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from './item.js';
 import type { PolicyItemId } from './messages.js';
 import { checkSendDataRequest, readDataHash, readPolicyId, type SendDataRequest, type ValidSendData } from './requests.js';
 import type { PrivacySettings } from './settings.js';
 import { itemKind, type PrivacyState } from './state.js';
 import type { IncomingData, PolicyStorage, StoredData } from './storage/storage.js';
-import { genericError, policyDataHashAlreadyExists, policyDoesNotExist } from '../errors/catalogue.js';
+import { forceSyncError, genericError, policyDataHashAlreadyExists, policyDoesNotExist, policyItemDataIsMissing, senderIsNotInPolicyRecipients, policyItemNotFound, wrongPolicyItemDataGetMethod } from '../errors/catalogue.js';
 
 /** What WE's getInfo answers about an item. */
 export interface PolicyItemInfo {
@@ -78,6 +77,16 @@ export interface PrivacyApi {
   /** Checks a sendLargeData `request` part (before any data is read). */
   checkLargeUpload(request: SendDataRequest): LargeUpload;
   sendLargeData(upload: LargeUpload, data: Readable, broadcast: boolean): Promise<Transaction>;
+  /** `POST /privacy/forceSync`: the synchronizer restarts with the whole pending set; its size. */
+  forceSync(): number;
+  /** `GET /privacy/forceSync/{policyId}`: the policy's anchored items join the pending set; restarts; how many. */
+  forceSyncPolicy(policyId: string): Promise<number>;
+}
+
+/** The download side of replication (synchronizer.ts), as forceSync drives it. */
+export interface PrivacySync {
+  forceSync(): number;
+  forceSyncPolicy(policyId: Uint8Array): Promise<number>;
 }
 
 /** The chain as confidential data needs it. */
@@ -91,6 +100,13 @@ export interface PrivacyChainView {
   validate(tx: Transaction): void;
   /** Puts the transaction into the pool and sends it to peers. */
   broadcast(tx: Transaction): Promise<Transaction>;
+  /**
+   * The request's `certificates` for the transaction made from it (PKI): on a GOST network
+   * validated as a broadcast's are (PKI mode TEST/ON, a sender's first transaction needs
+   * them) and kept with the transaction, so its chain travels with it and is stored with the
+   * block that mines it. Throws WE's 120/121.
+   */
+  admitCertificates(tx: Transaction, certificates: readonly string[]): Promise<void>;
 }
 
 /** Tells the policy's peers that this node holds an item (the network layer's inventory gossip). */
@@ -118,8 +134,10 @@ export interface PrivacyServiceParts {
   /** Node time, ms. */
   now(): bigint;
   readonly log: PrivacyLog;
-  /** Absent until the network layer provides it (uploads are then not announced). */
+  /** Absent when replication does not run (uploads are then not announced). */
   readonly announcer?: ItemAnnouncer;
+  /** Absent when replication does not run (forceSync then answers 610). */
+  readonly sync?: PrivacySync;
 }
 
 const b58 = encodeBase58;
@@ -175,6 +193,25 @@ export class PrivacyService implements PrivacyApi {
   dataHashTransactions(policyId: string): string[] {
     const { id } = this.policyOf(policyId);
     return this.parts.chain.state().policyDataHashes(id).filter((e) => e.txId.length > 0).map((e) => b58(e.txId));
+  }
+
+  // --- forceSync ------------------------------------------------------------------
+
+  private get sync(): PrivacySync {
+    const sync = this.parts.sync;
+    if (sync === undefined) throw forceSyncError();
+    return sync;
+  }
+
+  forceSync(): number {
+    return this.sync.forceSync();
+  }
+
+  async forceSyncPolicy(policyId: string): Promise<number> {
+    const { id, recipients } = this.policyOf(policyId);
+    const owner = this.parts.nodeOwner;
+    if (!recipients.some((r) => equalBytes(r, owner.bytes))) throw senderIsNotInPolicyRecipients(owner.toString());
+    return this.sync.forceSyncPolicy(id);
   }
 
   // --- item reads -----------------------------------------------------------------
@@ -308,7 +345,10 @@ export class PrivacyService implements PrivacyApi {
     chain.validateFee(tx);
     const key: PolicyItemKey = { policyId: request.policyId, hash: request.hash };
     const stored = await storage.exists(key);
-    if (broadcast) chain.validate(tx);
+    if (broadcast) {
+      chain.validate(tx);
+      await chain.admitCertificates(tx, request.certificates ?? []);
+    }
     if (stored) {
       log.debug({ policyId: key.policyId, hash: key.hash }, 'the item is in the storage already: only the PolicyDataHash is made');
       await drain(data());

@@ -108,6 +108,8 @@ export class PolicyDataSynchronizer {
   /** Awaited 31 answers: `<peer id> <policy/hash>` → who takes it. */
   private readonly answers = new Map<string, (r: PrivateDataResponse) => void>();
   private readonly stops: Array<() => void> = [];
+  /** Per peer: the large-item fetch the next one waits for. */
+  private readonly streamsFrom = new Map<string, Promise<void>>();
   private lostTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -355,7 +357,23 @@ export class PolicyDataSynchronizer {
     await this.save(key, meta, 'default', data);
   }
 
+  /**
+   * One large item at a time from a peer: streams carry no item name on the wire, so a
+   * connection carries one stream at a time (WE's stream handler does the same).
+   */
   private async fetchStream(peer: PrivacyPeer, key: PolicyItemKey, signal: AbortSignal): Promise<void> {
+    const before = this.streamsFrom.get(peer.id) ?? Promise.resolve();
+    const mine = before.then(() => this.fetchStreamNow(peer, key, signal));
+    const settled = mine.catch(() => undefined);
+    this.streamsFrom.set(peer.id, settled);
+    void settled.then(() => {
+      if (this.streamsFrom.get(peer.id) === settled) this.streamsFrom.delete(peer.id);
+    });
+    return mine;
+  }
+
+  private async fetchStreamNow(peer: PrivacyPeer, key: PolicyItemKey, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
     const s = this.parts.settings.synchronizer;
     const stream = peer.receiveStream(s.networkStreamBufferSize);
     const abort = (): void => stream.cancel(signal.reason as Error);

@@ -45,6 +45,11 @@ export const F = {
   ALIAS: 0x05, // alias name → address
   ALIAS_OF: 0x06, // address ‖ alias name → (empty)
   POLICY_DATA_HASH: 0x07, // policy id ‖ hash → id of the PolicyDataHash transaction
+  // PKI certificates carried by mined transactions (WE's "certs" column family), first per subject DN only:
+  CERT: 0x0a, // DN hash (SHA-1 of the RFC 2253 subject DN) → DER certificate
+  CERT_BY_KEY: 0x0b, // public key → DN hash
+  CERT_BY_FINGERPRINT: 0x0c, // SHA-1 of the DER → DN hash
+  CERT_AT: 0x0d, // height u32 ‖ DN hash → (empty): the certificates a height stored
   EXECUTED_TX: 0x0e, // executable transaction id (103, 104, 107) → id of the ExecutedContract (105) that executed it
   ASSET_HOLDER: 0x10, // asset id ‖ holder → (empty): every holder whose balance of the asset ever changed
   // versioned: current at 0x20 + n, history at 0x40 + n
@@ -128,6 +133,19 @@ export interface HeightCommit {
   /** Undo entries of this height and below are dropped: no rollback may reach them any more. */
   readonly pruneUndoAt?: number;
   readonly changes: StateChanges;
+  /** Certificates the height's transactions carried; each is stored unless its subject DN already is. */
+  readonly certificates?: readonly StoredCertificate[];
+}
+
+/** A certificate under WE's keys. */
+export interface StoredCertificate {
+  /** SHA-1 of the RFC 2253 subject DN. */
+  readonly dnHash: Uint8Array;
+  readonly der: Uint8Array;
+  /** The account public key the certificate holds. */
+  readonly publicKey: Uint8Array;
+  /** SHA-1 of the DER. */
+  readonly fingerprint: Uint8Array;
 }
 
 export class Store implements StateView {
@@ -567,6 +585,7 @@ export class Store implements StateView {
         for (const { id, transactionCount } of c.blockIds) w.plain(concatBytes(Uint8Array.from([F.BLOCK_ID]), id), concatBytes(u32(c.height), u32(transactionCount)));
         if (c.headerBytes !== undefined) w.plain(concatBytes(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
         this.writeChanges(w, c.changes);
+        for (const cert of c.certificates ?? []) this.writeCertificate(w, cert);
         void this.db.put(META_HEIGHT, u32(c.height));
         if (c.pruneUndoAt !== undefined && c.pruneUndoAt >= 1) this.pruneUndo(c.pruneUndoAt);
       });
@@ -645,6 +664,44 @@ export class Store implements StateView {
     for (const [window, counts] of ch.featureVotes ?? []) w.versioned(F.FEATURE_VOTES, u32(window), encodeFeatureMap(counts));
     if (ch.approvedFeatures !== undefined) w.versioned(F.APPROVED_FEATURES, new Uint8Array(0), encodeFeatureMap(ch.approvedFeatures));
     if (ch.chainScore !== undefined) w.versioned(F.CHAIN_SCORE, new Uint8Array(0), encode.bigint(ch.chainScore));
+  }
+
+  /** A certificate under its DN hash, public key and fingerprint, unless a certificate of its subject DN is stored. */
+  private writeCertificate(w: HeightWriter, c: StoredCertificate): void {
+    const dnKey = concatBytes(Uint8Array.from([F.CERT]), c.dnHash);
+    if (this.db.get(dnKey) !== undefined) return;
+    w.plain(dnKey, c.der);
+    w.plain(concatBytes(Uint8Array.from([F.CERT_BY_KEY]), c.publicKey), c.dnHash);
+    w.plain(concatBytes(Uint8Array.from([F.CERT_BY_FINGERPRINT]), c.fingerprint), c.dnHash);
+    w.plain(concatBytes(Uint8Array.from([F.CERT_AT]), u32(w.height), c.dnHash), new Uint8Array(0));
+  }
+
+  // --- certificates (PKI) -----------------------------------------------------------
+
+  /** The DER certificate stored for a subject DN hash. */
+  certificateByDnHash(dnHash: Uint8Array): Uint8Array | undefined {
+    return copy(this.current(F.CERT, dnHash));
+  }
+
+  /** The DN hash of the certificate stored for an account public key. */
+  certificateDnHashByPublicKey(publicKey: Uint8Array): Uint8Array | undefined {
+    return copy(this.current(F.CERT_BY_KEY, publicKey));
+  }
+
+  /** The DN hash of the certificate stored under a fingerprint (SHA-1 of its DER). */
+  certificateDnHashByFingerprint(fingerprint: Uint8Array): Uint8Array | undefined {
+    return copy(this.current(F.CERT_BY_FINGERPRINT, fingerprint));
+  }
+
+  /** The DER certificates the block at `height` stored, in DN-hash order. */
+  certificatesStoredAt(height: number): Uint8Array[] {
+    const prefix = concatBytes(Uint8Array.from([F.CERT_AT]), u32(height));
+    const out: Uint8Array[] = [];
+    for (const key of this.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) {
+      const der = this.certificateByDnHash(key.subarray(prefix.length));
+      if (der !== undefined) out.push(der);
+    }
+    return out;
   }
 
   /** Next sequence number for the address index at a height (liquid blocks commit several times). */

@@ -140,7 +140,7 @@ export class FakeChain implements AnchoringChain {
     for (let i = 0; i < n; i++) {
       this.top++;
       this.ids.set(this.top, this.newId());
-      for (const l of this.listeners) l({ kind: 'block', origin: 'local', height: this.top, block: {} as Block });
+      for (const l of this.listeners) l({ kind: 'block', origin: 'local', height: this.top, block: {} as Block, timing: { applySeconds: 0, commitSeconds: 0 } });
     }
   }
 

@@ -110,7 +110,7 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     await Promise.all([app1.close(), app2.close()]);
   });
 
-  it('GET /node/healthcheck: WE services, the container runtime without one, 199 for an unknown one, 637 when not configured', async () => {
+  it('GET /node/healthcheck: WE services, the container runtime without one, 199 for an unknown one, 637 when not configured, the privacy store checked', async () => {
     const runtime = await call(s.app, 'GET', '/node/healthcheck');
     assert.equal(runtime.status, 404, 'no contracts: no container runtime');
     assert.deepEqual(runtime.json, { error: 637, message: "Service 'Docker' is disabled", field: 'service' });
@@ -119,13 +119,15 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     assert.deepEqual(unknown.json, { error: 199, message: "Unknown service 'node'", field: 'service' });
     for (const [service, name] of [
       ['Docker', 'Docker'],
-      ['privacy-storage', 'Privacy Storage'],
       ['ANCHORING-AUTH', 'Anchoring'],
     ] as const) {
       const r = await call(s.app, 'GET', `/node/healthcheck?service=${service}`);
       assert.equal(r.status, 404, service);
       assert.deepEqual(r.json, { error: 637, message: `Service '${name}' is disabled`, field: 'service' });
     }
+    // The seeded node keeps confidential data in its embedded store: the check reads it.
+    const privacy = await call(s.app, 'GET', '/node/healthcheck?service=privacy-storage');
+    assert.deepEqual([privacy.status, privacy.json], [200, {}]);
   });
 
   it('GET /node/healthcheck: {} when the service is healthy, 503 640 with its reason when not; the container runtime without service', async () => {

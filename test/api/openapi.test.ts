@@ -533,13 +533,11 @@ function checkRequest(validator: DocumentValidator, o: DocumentedOperation, body
  * them appears (remove it here) or when any other seed route is missing.
  */
 const KNOWN_GAPS: Readonly<Record<string, string>> = {
-  'GET /node/metrics': 'Weft has no metrics sink yet (WE writes these categories to InfluxDB)',
-  'POST /node/metrics': 'Weft has no metrics sink yet (WE writes these categories to InfluxDB)',
+  'GET /node/metrics': "WE's switches of its InfluxDB measurement segments (common, block, privacy, contract, contract-validation, poa): Weft has no InfluxDB writer and no segments — its Prometheus metrics are at node.metrics.path — and the contract segments would switch executions the miner does not run yet",
+  'POST /node/metrics': "WE's switches of its InfluxDB measurement segments (common, block, privacy, contract, contract-validation, poa): Weft has no InfluxDB writer and no segments — its Prometheus metrics are at node.metrics.path — and the contract segments would switch executions the miner does not run yet",
   'GET /debug/threadDump': 'a JVM thread dump; a Node.js process has no equivalent',
   'POST /debug/freeze': 'freezes the node before a snapshot swap: snapshots are not built yet',
   'POST /debug/cleanState': 'wipes state after a freeze for a snapshot swap: snapshots are not built yet',
-  'POST /privacy/forceSync': 'restarts the privacy synchronizer, which runs once the network layer carries its messages (issue 12, phase 2)',
-  'GET /privacy/forceSync/{policyId}': 'restarts the privacy synchronizer for a policy, which runs once the network layer carries its messages (issue 12, phase 2)',
 };
 
 const KNOWN_GAPS_BY_KEY: Readonly<Record<string, string>> = Object.fromEntries(

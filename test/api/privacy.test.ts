@@ -428,6 +428,26 @@ describe('guards', () => {
     assert.deepEqual((await send(offApp, 'POST', '/privacy/getInfos', { body: { policiesDataHashes: [{ policyId, datahashes: [s.seed.privacyItems.small.hash] }] } })).json, { policiesDataInfo: [] });
   });
 
+  it('forceSync: the count restarted; 612 for an unknown policy; 613 without storage; 610 without a synchronizer (watcher)', async () => {
+    const all = await send(s.app, 'POST', '/privacy/forceSync');
+    assert.equal(all.status, 200, all.text);
+    assert.equal(typeof all.json.forceRestarted, 'number');
+    const hashes = (await send(s.app, 'GET', `/privacy/${policyId}/hashes`)).json as string[];
+    const one = await send(s.app, 'GET', `/privacy/forceSync/${policyId}`);
+    assert.equal(one.status, 200, one.text);
+    assert.ok(one.json.forceRestarted >= hashes.length, `every anchored item of the policy is re-checked: ${one.text}`);
+    const unknown = encodeBase58(randomBytes(32));
+    expectError(await send(s.app, 'GET', `/privacy/forceSync/${unknown}`), 400, 612, `The requested policy ${unknown} does not exist`);
+    expectError(await send(s.app, 'GET', '/privacy/forceSync/0OIl'), 400, 199, "Failed to decode policyId: '0OIl'");
+    const parts = (s.services.privacy as unknown as { parts: ConstructorParameters<typeof PrivacyService>[0] }).parts;
+    const noSync = createApiServer({ ...s.services, privacy: new PrivacyService({ ...parts, sync: undefined }) }, { logger: false });
+    const noStorage = createApiServer({ ...s.services, privacy: new PrivacyService({ ...parts, storage: undefined }) }, { logger: false });
+    after(() => Promise.all([noSync.close(), noStorage.close()]));
+    expectError(await send(noSync, 'POST', '/privacy/forceSync'), 500, 610, 'Force sync error');
+    expectError(await send(noSync, 'GET', `/privacy/forceSync/${policyId}`), 500, 610, 'Force sync error');
+    expectError(await send(noStorage, 'POST', '/privacy/forceSync'), 400, 613, 'The privacy feature is switched off');
+  });
+
   it('watcher node: sendData refuses with 638 before the storage check, sendLargeData checks the storage first', async () => {
     const watcher = fixtureServer({ watcher: true });
     after(() => watcher.app.close());

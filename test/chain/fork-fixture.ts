@@ -91,7 +91,7 @@ export function chainSettings(maxRollbackDepth = 50): ChainSettings {
   };
 }
 
-const UTX: UtxSettings = { memoryLimitBytes: 1 << 26, txExpireTimeoutMs: 90 * 60 * 1000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true };
+export const UTX: UtxSettings = { memoryLimitBytes: 1 << 26, txExpireTimeoutMs: 90 * 60 * 1000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true };
 
 /** One clock for every node of a test. */
 export class Clock {

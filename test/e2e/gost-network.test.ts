@@ -10,13 +10,22 @@
  *   Streebog addresses);
  * - transfers the client signs, sent to different nodes, are confirmed on every node with
  *   the id the client computed, and every node holds the same balances;
- * - /utils/hash/secure and /utils/hash/fast answer Streebog-256, /node/config says GOST.
+ * - /utils/hash/secure and /utils/hash/fast answer Streebog-256, /node/config says GOST;
+ * - /crypto with gost-3412-2015-k between nodes: node 0's owner encrypts (separately and
+ *   commonly) for the other owners' keys, each other node decrypts as its owner;
+ * - PKI in TEST mode (a test CA made by OpenSSL's GOST engine is the genesis' trusted root;
+ *   the client's sender is certified in the genesis): a newcomer's first transaction without
+ *   certificates is refused (120); with its chain, broadcast to one node, it travels to the
+ *   others with the chain (P2P 46/47), is mined, and every node then finds the certificate by
+ *   DN, DN hash, public key and fingerprint.
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import { createGostSuite } from '../../src/crypto/gost.js';
-import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { decodeBase58, decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
+import { dnHash, fingerprint, parseCertificate } from '../../src/crypto/pki/x509.js';
+import { GostTestCa, type Issued } from '../pki/openssl-gost.js';
 import { Devnet, oneChain, until, type NetNode } from '../support/network.js';
 
 const require = createRequire(import.meta.url);
@@ -30,6 +39,9 @@ const CHAIN_ID = 'T'.charCodeAt(0);
 const NODES = 3;
 
 let net: Devnet;
+let ca: GostTestCa;
+/** The certificate of the client's sender (account 0), in the genesis. */
+let senderCert: Issued;
 
 /** A GOST key pair of the client for a seed phrase. */
 function clientSeed(phrase: string): { publicKey: string; privateKey: string; address: string } {
@@ -52,11 +64,25 @@ async function balance(node: NetNode, address: string): Promise<bigint> {
   return BigInt((r.json as { balance: number }).balance);
 }
 
-describe('a GOST network of 3 node processes', { timeout: 150_000 }, () => {
-  after(() => net?.dispose());
+describe('a GOST network of 3 node processes', { timeout: 240_000 }, () => {
+  after(async () => {
+    await net?.dispose();
+    ca?.dispose();
+  });
   before(async () => {
     net = await Devnet.create({ nodes: NODES, crypto: 'gost', roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
     process.once('exit', () => net.killAll());
+    // PKI TEST on every node: the test CA is the trusted root, account 0 is certified in the genesis.
+    ca = GostTestCa.root('/C=RU/O=Weft Test/CN=Weft GOST Network Root', 'http://127.0.0.1:9/root.crl');
+    senderCert = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Client Sender', publicKey: decodeBase58(net.layout.accounts[0]!.publicKey) });
+    for (const n of net.nodes) {
+      n.editConfig((node) => {
+        const crypto = node['crypto'] as Record<string, unknown>;
+        crypto['pki'] = { ...(crypto['pki'] as object), mode: 'TEST' };
+        const custom = (node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom;
+        custom.genesis['pki'] = { 'trusted-root-fingerprints': [Buffer.from(fingerprint(ca.cert.der)).toString('hex')], certificates: [ca.cert.base64, senderCert.base64], crls: [] };
+      });
+    }
     try {
       await net.startAll(45_000);
       await net.meshed(25_000);
@@ -117,5 +143,67 @@ describe('a GOST network of 3 node processes', { timeout: 150_000 }, () => {
     }
     const common = await oneChain(net.nodes, 30_000);
     assert.ok(common >= 2);
+  });
+
+  it("encrypts on one node with gost-3412-2015-k what the other nodes' owners decrypt", async () => {
+    const [n0, ...others] = net.nodes as [NetNode, ...NetNode[]];
+    const text = 'GOST между узлами';
+    const encrypt = (route: string) =>
+      n0.post(`/crypto/${route}`, { sender: n0.spec.ownerAddress, password: n0.spec.keystorePassword, encryptionText: text, recipientsPublicKeys: others.map((o) => o.spec.ownerPublicKey), cryptoAlgo: 'gost-3412-2015-k' });
+    const decrypt = (n: NetNode, encryptedText: string, wrappedKey: string) =>
+      n.post('/crypto/decrypt', { recipient: n.spec.ownerAddress, password: n.spec.keystorePassword, encryptedText, wrappedKey, senderPublicKey: n0.spec.ownerPublicKey, cryptoAlgo: 'gost-3412-2015-k' });
+    const separate = await encrypt('encryptSeparate');
+    assert.equal(separate.status, 200, separate.text);
+    const entries = separate.json as Array<{ encryptedText: string; wrappedKey: string }>;
+    const common = await encrypt('encryptCommon');
+    assert.equal(common.status, 200, common.text);
+    const { encryptedText, recipientToWrappedStructure } = common.json as { encryptedText: string; recipientToWrappedStructure: Record<string, string> };
+    for (const [i, n] of others.entries()) {
+      assert.deepEqual((await decrypt(n, entries[i]!.encryptedText, entries[i]!.wrappedKey)).json, { decryptedText: text }, `${n.spec.name}, separate`);
+      assert.deepEqual((await decrypt(n, encryptedText, recipientToWrappedStructure[n.spec.ownerPublicKey]!)).json, { decryptedText: text }, `${n.spec.name}, common`);
+    }
+  });
+
+  it("refuses a newcomer's first transaction without its chain, and with it mines the transaction and stores the certificate on every node", async () => {
+    const newcomer = net.layout.accounts[4]!;
+    const client = clientSeed(newcomer.seed);
+    const [n0, n1] = net.nodes as [NetNode, NetNode];
+    const bare = await clientTransfer(client, net.layout.accounts[1]!.address, 1_000, Date.now());
+    const refused = await n1.post('/transactions/broadcast', bare.json);
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal((refused.json as { error: number }).error, 120, refused.text);
+
+    const issued = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Newcomer', publicKey: decodeBase58(newcomer.publicKey), eku: ['clientAuth'] });
+    const t = await clientTransfer(client, net.layout.accounts[1]!.address, 2_000, Date.now() + 1);
+    const r = await n0.post('/transactions/broadcast', { ...t.json, certificates: [issued.base64, ca.cert.base64] });
+    assert.equal(r.status, 200, r.text);
+    await until(
+      'the transfer confirmed on every node',
+      async () => {
+        for (const n of net.nodes) if ((await n.get(`/transactions/info/${t.id}`)).status !== 200) return undefined;
+        return true;
+      },
+      40_000,
+      300,
+    );
+    const subject = parseCertificate(issued.der).subject.rfc2253;
+    assert.equal(subject, 'CN=Newcomer,O=Weft Test,C=RU');
+    const paths = [
+      `/pki/certificate/by-dn/${encodeURIComponent(subject)}`,
+      `/pki/certificate/by-dn-hash/${Buffer.from(dnHash(subject)).toString('hex')}`,
+      `/pki/certificate/by-public-key/${newcomer.publicKey}`,
+      `/pki/certificate/by-fingerprint/${encodeURIComponent(encodeBase64(fingerprint(issued.der)))}`,
+    ];
+    for (const n of net.nodes) {
+      for (const path of paths) {
+        const found = await n.get(path);
+        assert.equal(found.status, 200, `${n.spec.name} ${path}: ${found.text}`);
+        assert.deepEqual(Buffer.from(decodeBase64(found.text)), issued.der, `${n.spec.name} ${path}`);
+      }
+    }
+    // Certified now on every node: its next transaction, sent to another node, needs no chain.
+    const next = await clientTransfer(client, net.layout.accounts[1]!.address, 3_000, Date.now() + 2);
+    const accepted = await net.nodes[2]!.post('/transactions/broadcast', next.json);
+    assert.equal(accepted.status, 200, accepted.text);
   });
 });

@@ -2,6 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AddressScheme } from '../../src/crypto/address.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGostSuite } from '../../src/crypto/gost.js';
+import { gostSubjectPublicKeyInfo } from '../../src/crypto/pki/x509.js';
 import { createWavesSuite } from '../../src/crypto/waves.js';
 import {
   decodeHandshake,
@@ -12,12 +17,15 @@ import {
   encodePeerIdentityMessage,
   encodePeerIdentityRequest,
   encodePeerIdentitySuccess,
+  GOST_SESSION_KEY_LENGTH,
   HandshakeDecoder,
   HandshakeError,
+  sessionKeyLength,
   validateHandshake,
   type HandshakeValidationDeps,
 } from '../../src/network/handshake.js';
 import type { HandshakeInfo } from '../../src/network/types.js';
+import { openssl } from '../pki/openssl-gost.js';
 
 const suite = await createWavesSuite();
 const T = 'T'.charCodeAt(0);
@@ -220,5 +228,39 @@ describe('peer identity messages', () => {
     assert.deepEqual(Buffer.from(msg), Buffer.from([2, 0, 0, 0, 4, 110, 111, 112, 101]));
     assert.deepEqual(decodePeerIdentityResponse(msg), { kind: 'message', message: 'nope' });
     rejected(() => decodePeerIdentityResponse(Uint8Array.of(9, 0, 0, 0, 0)), 'malformed');
+  });
+});
+
+describe('GOST handshake', () => {
+  it("carries a 104-byte session key: an ephemeral GOST key's SubjectPublicKeyInfo (read by OpenSSL's GOST engine); each network reads its own length", async () => {
+    const gost = await createGostSuite();
+    const gostScheme = new AddressScheme(T, gost);
+    const owner = gost.keyPairFromSeedPhrase('gost handshake owner');
+    const ephemeral = gost.generateKeyPair().publicKey;
+    const session = gostSubjectPublicKeyInfo(ephemeral);
+    assert.equal(session.length, GOST_SESSION_KEY_LENGTH);
+    assert.equal(sessionKeyLength('gost'), 104);
+    assert.equal(sessionKeyLength('waves'), 32);
+    // WE's fixed 40-byte prefix: SEQUENCE { SEQUENCE { 1.2.643.7.1.1.1.1, SEQUENCE { 1.2.643.2.2.36.0, 1.2.643.7.1.1.2.2 } }, BIT STRING { OCTET STRING (64) } }.
+    assert.equal(Buffer.from(session.subarray(0, 40)).toString('hex'), '3066301f06082a85030701010101301306072a85030202240006082a850307010102020343000440');
+    const dir = mkdtempSync(join(tmpdir(), 'weft-gost-spki-'));
+    try {
+      const text = openssl(['pkey', '-engine', 'gost', '-pubin', '-inform', 'DER', '-noout', '-text_pub'], dir, session).toString();
+      assert.match(text, /Parameter set: id-GostR3410-2001-CryptoPro-XchA-ParamSet/);
+      // OpenSSL prints the point big-endian; the key is x ‖ y little-endian.
+      const x = Buffer.from(ephemeral.subarray(0, 32)).reverse().toString('hex').toUpperCase().replace(/^0+/, '');
+      assert.match(text, new RegExp(`X:0*${x}`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const i = info(gostScheme.fromPublicKey(owner.publicKey).bytes, { sessionPublicKey: session });
+    const bytes = encodeHandshake(i, (m) => gost.sign(owner.privateKey, m));
+    const decoded = decodeHandshake(bytes, GOST_SESSION_KEY_LENGTH);
+    assert.deepEqual(Buffer.from(decoded.info.sessionPublicKey), Buffer.from(session));
+    assert.ok(gost.verify(owner.publicKey, decoded.payload, decoded.signature));
+    // A WAVES node reads 32 bytes of session key and finds bytes left over; a GOST node finds a WAVES handshake short.
+    rejected(() => decodeHandshake(bytes), 'malformed', /unexpected bytes after the handshake payload/);
+    rejected(() => decodeHandshake(encodeHandshake(info(addr(alice.publicKey)), signBy(alice)), GOST_SESSION_KEY_LENGTH), 'malformed', /truncated at session public key/);
+    assert.throws(() => encodeHandshakePayload(info(addr(alice.publicKey), { sessionPublicKey: new Uint8Array(64) })), RangeError);
   });
 });

@@ -3,7 +3,7 @@
  * with its chain protocol (ChainMessages: sync and gossip) on the in-process transport double.
  */
 import { peerChainOf } from '../../src/chain/peer-chain.js';
-import type { SyncSettings } from '../../src/network/chain-deps.js';
+import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { ChainMessages } from '../../src/network/chain-messages.js';
 import { ChainNode, chainSettings, p, type Account, type Clock } from '../chain/fork-fixture.js';
 import type { Endpoint, Wire } from './peer-double.js';
@@ -15,7 +15,7 @@ export interface NetNode {
   readonly logs: string[];
 }
 
-export function netNode(wire: Wire, name: string, clock: Clock, miners: readonly Account[], settings: Partial<SyncSettings> = {}): NetNode {
+export function netNode(wire: Wire, name: string, clock: Clock, miners: readonly Account[], settings: Partial<SyncSettings> = {}, extra: Pick<NetworkDeps, 'certificatePolicy'> = {}): NetNode {
   const node = ChainNode.create(name, clock, miners, chainSettings());
   const logs: string[] = [];
   const log = (level: string) => (m: string) => void logs.push(`${level} ${m}`);
@@ -27,6 +27,7 @@ export function netNode(wire: Wire, name: string, clock: Clock, miners: readonly
     logger: { debug: log('debug'), info: log('info'), warn: log('warn') },
     settings,
     ...(miners[0] === undefined ? {} : { ownerKeys: miners[0].keyPair }),
+    ...extra,
   });
   return { node, net, ep: wire.endpoint(name, net), logs };
 }

@@ -185,6 +185,25 @@ describe('peer transport', () => {
     assert.equal(a.transport.peers().length, 0);
   });
 
+  it('tells its traffic observer every message in and out with its frame size; a dropped message is not counted', async () => {
+    const seen = (): { received: Array<[number, number]>; sent: Array<[number, number]> } => ({ received: [], sent: [] });
+    const [ta, tb] = [seen(), seen()];
+    const observer = (t: ReturnType<typeof seen>) => ({ received: (code: number, bytes: number) => void t.received.push([code, bytes]), sent: (code: number, bytes: number) => void t.sent.push([code, bytes]) });
+    const a = await start(A, { traffic: observer(ta) });
+    const b = await start(B, { traffic: observer(tb) });
+    const peerOfA = await b.transport.connect({ host: HOST, port: a.port });
+    await waitFor('A sees B', () => a.opened.length === 1);
+    assert.equal(peerOfA.send(MessageCode.Score, Uint8Array.of(1, 2)), true);
+    assert.equal(a.opened[0]!.send(MessageCode.GetPeers, new Uint8Array(0)), true);
+    assert.equal(peerOfA.send(MessageCode.Score, new Uint8Array(1000)), false, 'over its cap');
+    await waitFor('messages', () => a.messages.length === 1 && b.messages.length === 1);
+    // Score with 2 payload bytes: 13 header + 4 checksum + 2; GetPeers without payload: 13.
+    assert.deepEqual(tb.sent, [[MessageCode.Score, 19]]);
+    assert.deepEqual(ta.received, [[MessageCode.Score, 19]]);
+    assert.deepEqual(ta.sent, [[MessageCode.GetPeers, 13]]);
+    assert.deepEqual(tb.received, [[MessageCode.GetPeers, 13]]);
+  });
+
   it('refuses an unregistered node in both directions', async () => {
     const a = await start(A);
     const outsider = await start(OUTSIDER, { participantPublicKey: EVERYONE });

@@ -58,7 +58,7 @@ describe('renderNodeConfig', () => {
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
   });
 
-  it('other settings too: OAuth2, fees off, peers, a node name', async () => {
+  it('other settings too: OAuth2, fees off, peers, a node name, protected metrics elsewhere', async () => {
     const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const config: NodeConfig = {
@@ -67,8 +67,11 @@ describe('renderNodeConfig', () => {
       api: { ...dev.api, auth: { type: 'oauth2', publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() }, cors: false },
       network: { ...dev.network, nodeName: 'render-test', nonce: 12345n, knownPeers: [{ host: '10.0.0.2', port: 6864 }, { host: '::1', port: 6865 }], declaredAddress: { host: 'node.example', port: 6864 } },
       miner: { ...dev.miner, enabled: false, microBlockIntervalMs: 1500 },
+      metrics: { enabled: true, path: '/ops/prometheus', protected: true },
     };
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
+    const off: NodeConfig = { ...dev, metrics: { ...dev.metrics, enabled: false } };
+    assert.deepEqual(plain(await roundTrip(off)), plain(off));
   });
 
   it('anchoring: off as enable = false, on with every key (OAuth2, Weft pacing)', async () => {

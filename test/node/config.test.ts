@@ -538,3 +538,20 @@ describe('node.anchoring', () => {
     await expectConfigError([anchoring(), 'node.anchoring.targetnet.fee = 0'], 'node.anchoring.targetnet.fee', 'must be > 0, got 0');
   });
 });
+
+describe('node.metrics', () => {
+  it('on by default at /metrics, open; each key read', async () => {
+    assert.deepEqual((await configWith()).metrics, { enabled: true, path: '/metrics', protected: false });
+    assert.deepEqual((await configWith('node.metrics { enable = no }')).metrics, { enabled: false, path: '/metrics', protected: false });
+    assert.deepEqual((await configWith('node.metrics { path = "/prometheus/weft", protected = yes }')).metrics, { enabled: true, path: '/prometheus/weft', protected: true });
+  });
+
+  it('refuses a path that is not plain segments, or one the REST API serves under', async () => {
+    await expectConfigError(['node.metrics.path = "metrics"'], 'node.metrics.path', /expected a URL path of plain segments such as "\/metrics", got "metrics"/);
+    await expectConfigError(['node.metrics.path = "/metrics/"'], 'node.metrics.path', /expected a URL path of plain segments/);
+    await expectConfigError(['node.metrics.path = "/a/{b}"'], 'node.metrics.path', /expected a URL path of plain segments/);
+    await expectConfigError(['node.metrics.path = "/node/metrics"'], 'node.metrics.path', '"/node/metrics" lies under /node, which the REST API serves; choose another path such as "/metrics"');
+    await expectConfigError(['node.metrics.path = "/explorer/metrics"'], 'node.metrics.path', /lies under \/explorer/);
+    await expectConfigError(['node.metrics.protected = sometimes'], 'node.metrics.protected', /expected a boolean/);
+  });
+});

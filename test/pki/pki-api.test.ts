@@ -5,7 +5,8 @@
  * - TEST mode: a sender's first transaction must carry its chain (120); malformed Base64,
  *   bad DER and two chains are WE's 121; a valid chain is mined and its certificate is found
  *   by DN, DN hash, public key and fingerprint (and as text), 119 for unknown ones; the
- *   sender's next transaction needs none;
+ *   sender's next transaction needs none; a rollback of its block removes it; sendData's
+ *   `certificates` are admitted the same way (a newcomer's PolicyDataHash needs its chain);
  * - `/pki/keystoreAliases`, `/pki/sign` (verified by `openssl cms`), `/pki/verify` of an
  *   OpenSSL signature, with `extendedKeyUsageList` / `extended_key_usage_list` enforced;
  *   unknown alias and wrong password (115), bad Base64 and unsupported sigType (199);
@@ -14,6 +15,7 @@
  * - `/node/config` reports the PKI settings; a WAVES node refuses `/pki/*` (PKI-2).
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -217,6 +219,68 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
     }
     const signed = await n.request('POST', '/pki/sign', { inputData: 'AA==', keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 1 });
     assert.equal(signed.status, 200, signed.text);
+  });
+
+  it("takes a sendData's certificates as a broadcast's: a newcomer's PolicyDataHash needs its chain, which is stored when mined", async () => {
+    const owner = n.accounts[1]!;
+    const newcomer = n.accounts[3]!;
+    const policy = await n.request('POST', '/transactions/signAndBroadcast', {
+      type: 112,
+      version: 3,
+      sender: owner.address,
+      password: owner.keystorePassword,
+      policyName: 'pki policy',
+      description: 'certificates on sendData',
+      recipients: [owner.address, newcomer.address],
+      owners: [owner.address],
+      fee: 100_000_000,
+    });
+    assert.equal(policy.status, 200, policy.text);
+    const policyId = String(policy.json.id);
+    await mined(n, policyId);
+    const data = Buffer.from('confidential, certified');
+    const sendData = (certificates?: readonly string[]) =>
+      n.request('POST', '/privacy/sendData', {
+        version: 3,
+        sender: newcomer.address,
+        password: newcomer.keystorePassword,
+        policyId,
+        hash: encodeBase58(createHash('sha256').update(data).digest()),
+        info: { filename: 'c.txt', size: data.length, timestamp: 1_711_357_000_000, author: 'pki', comment: '' },
+        fee: 5_000_000,
+        data: data.toString('base64'),
+        ...(certificates === undefined ? {} : { certificates }),
+      });
+    assertError(await sendData(), 400, 120, /first transaction must carry its certificate chain/);
+    const issued = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Policy Member', publicKey: newcomer.keyPair.publicKey });
+    assertError(await sendData(['%%%']), 400, 121, /invalid Base64/);
+    const sent = await sendData([issued.base64, ca.cert.base64]);
+    assert.equal(sent.status, 200, sent.text);
+    await mined(n, String(sent.json.id));
+    const found = await n.request('GET', `/pki/certificate/by-public-key/${encodeBase58(newcomer.keyPair.publicKey)}`);
+    assert.equal(found.status, 200, found.text);
+    assert.deepEqual(Buffer.from(decodeBase64(found.text)), issued.der);
+  });
+
+  it('loses a certificate when the block that stored it is rolled back', async () => {
+    const holder = n.accounts[4]!;
+    const issued = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Rolled Back', publicKey: holder.keyPair.publicKey });
+    const t = transfer(n, holder, n.accounts[2]!, [issued.base64, ca.cert.base64]);
+    assert.equal((await n.request('POST', '/transactions/broadcast', t.body)).status, 200);
+    await mined(n, t.id);
+    const info = await n.request('GET', `/transactions/info/${t.id}`);
+    const height = Number(info.json.height);
+    const lookups = [
+      `/pki/certificate/by-dn/${encodeURIComponent('CN=Rolled Back,O=Weft Test,C=RU')}`,
+      `/pki/certificate/by-public-key/${encodeBase58(holder.keyPair.publicKey)}`,
+      `/pki/certificate/by-fingerprint/${encodeURIComponent(encodeBase64(fingerprint(issued.der)))}`,
+    ];
+    for (const path of lookups) assert.equal((await n.request('GET', path)).status, 200, path);
+    const rolled = await n.request('POST', '/debug/rollback', { rollbackTo: height - 1, returnTransactionsToUtx: false });
+    assert.equal(rolled.status, 200, rolled.text);
+    for (const path of lookups) assertError(await n.request('GET', path), 404, 119, /^Couldn't find a certificate with /);
+    // The root came with the chain too, but the network holds it in its genesis: still found.
+    assert.equal((await n.request('GET', `/pki/certificate/by-fingerprint/${encodeURIComponent(encodeBase64(fingerprint(ca.cert.der)))}`)).status, 200);
   });
 });
 

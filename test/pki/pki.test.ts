@@ -1,7 +1,7 @@
 /**
  * GOST PKI below the REST layer, against an independent PKI made by OpenSSL's GOST engine:
  * certificate parsing and WE's keys (RFC 2253 DN as Java prints it, DN hash, fingerprint,
- * public key), chain building, the P2P cert-chain codec, the certificate store, chain
+ * public key), chain building, the P2P cert-chain codec, the certificate families of the state store, chain
  * validation (trusted roots, intermediates, EKUs, CRLs fetched from the distribution point,
  * validity), and CAdES-BES signatures checked by `openssl cms` both ways.
  */
@@ -14,8 +14,13 @@ import { buildCertificateChain, CertificateChainError, parseCertificatesBase64 }
 import { createDetachedCadesBes, parseSignedData, verifyDetached } from '../../src/crypto/pki/cms.js';
 import { CertificateFormatError, dnHash, fingerprint, GostVerifiers, parseCertificate, signedBy, type Certificate } from '../../src/crypto/pki/x509.js';
 import type { CryptoSuite, KeyPair } from '../../src/crypto/suite.js';
-import { decodeCertChainStore, decodeWithCertificates, encodeWithCertificates, CertChainCodecError } from '../../src/pki/cert-chain-codec.js';
+import { decodeCertChainStore, decodeWithCertificates, encodeWithCertificates, CertChainCodecError } from '../../src/network/cert-chain-codec.js';
+import { storedCertificate } from '../../src/chain/carried-certificates.js';
 import { CertificateStore } from '../../src/pki/certificate-store.js';
+import { PkiService } from '../../src/pki/pki-service.js';
+import { Protocol } from '../../src/protocol/protocol.js';
+import { Store } from '../../src/state/store.js';
+import { MutableState } from '../../src/state/view.js';
 import { CrlSource } from '../../src/pki/crl-source.js';
 import { PKI_OFF, type PkiSettings } from '../../src/pki/settings.js';
 import { ChainValidator } from '../../src/pki/validation.js';
@@ -74,6 +79,25 @@ function settings(o: Partial<PkiSettings> = {}): PkiSettings {
     mode: 'TEST',
     ...o,
     genesis: { trustedRootFingerprints: [fingerprint(root.cert.der)], certificates: [], crls: [], ...o.genesis },
+  };
+}
+
+/**
+ * The certificate families of a real state store (no blocks: each height commits only the
+ * certificates given), read through PKI's CertificateStore.
+ */
+async function stateCertificates(): Promise<{ certs: CertificateStore; commit: (height: number, certificates: readonly Certificate[]) => void; rollbackTo: (height: number) => void; close: () => Promise<void> }> {
+  const state = Store.open(tempDir('weft-certs-'), await Protocol.create({ crypto: 'gost', chainId: 'T'.charCodeAt(0) }));
+  return {
+    certs: new CertificateStore(state),
+    commit: (height, certificates) => {
+      while (state.height() < height) {
+        const h = state.height() + 1;
+        state.commit({ height: h, blockIds: [], changes: new MutableState(state, h).changes(), certificates: h === height ? certificates.map(storedCertificate) : [] });
+      }
+    },
+    rollbackTo: (height) => void state.rollbackTo(height),
+    close: () => state.close(),
   };
 }
 
@@ -143,23 +167,29 @@ describe('the certificates of a transaction', () => {
   });
 });
 
-describe('the certificate store', () => {
-  it('finds a stored certificate by DN, DN hash, public key and fingerprint; keeps the first per DN; rolls back by height', async () => {
-    const store = CertificateStore.open(tempDir('weft-certs-'));
+describe('the certificate families of the state store', () => {
+  it('find a stored certificate by DN, DN hash, public key and fingerprint; keep the first per DN; roll back with their height', async () => {
+    const { certs, commit, rollbackTo, close } = await stateCertificates();
     const c = cert(userCert);
-    assert.deepEqual(store.putAt(5, [c, cert(intermediate.cert)]).length, 2);
-    for (const found of [store.byDn(c.subject.rfc2253), store.byDnHash(dnHash(c.subject.rfc2253)), store.byPublicKey(user.publicKey), store.byFingerprint(fingerprint(c.der))]) {
+    commit(5, [c, cert(intermediate.cert)]);
+    for (const found of [certs.byDn(c.subject.rfc2253), certs.byDnHash(dnHash(c.subject.rfc2253)), certs.byPublicKey(user.publicKey), certs.byFingerprint(fingerprint(c.der))]) {
       assert.deepEqual(Buffer.from(found!.der), userCert.der);
     }
-    assert.equal(store.putAt(6, [c]).length, 0, 'a DN already stored is not stored again');
-    assert.equal(store.putAt(7, [cert(otherCert)]).length, 1);
-    store.rollbackTo(6);
-    assert.equal(store.byPublicKey(otherUser.publicKey), undefined);
-    assert.ok(store.byPublicKey(user.publicKey) !== undefined);
-    store.rollbackTo(4);
-    assert.equal(store.byDn(c.subject.rfc2253), undefined);
-    assert.equal(store.byFingerprint(fingerprint(c.der)), undefined);
-    await store.close();
+    // Another certificate for a DN already stored is not stored (WE keeps the first).
+    const again = intermediate.issue({ subject: '/C=RU/O=Weft Test/CN=User, One+UID=u1/emailAddress=one@example.com', publicKey: otherUser.publicKey });
+    commit(6, [cert(again)]);
+    assert.deepEqual(Buffer.from(certs.byDn(c.subject.rfc2253)!.der), userCert.der);
+    assert.equal(certs.byPublicKey(otherUser.publicKey), undefined);
+    commit(7, [cert(otherCert)]);
+    assert.ok(certs.byPublicKey(otherUser.publicKey) !== undefined);
+    rollbackTo(6);
+    assert.equal(certs.byPublicKey(otherUser.publicKey), undefined);
+    assert.ok(certs.byPublicKey(user.publicKey) !== undefined);
+    rollbackTo(4);
+    assert.equal(certs.byDn(c.subject.rfc2253), undefined);
+    assert.equal(certs.byFingerprint(fingerprint(c.der)), undefined);
+    assert.equal(certs.byDn(cert(intermediate.cert).subject.rfc2253), undefined);
+    await close();
   });
 });
 
@@ -167,18 +197,18 @@ describe('chain validation (PKI TEST/ON)', () => {
   const chainOf = (...issued: Issued[]) => buildCertificateChain(issued.map(cert));
 
   it('accepts a chain to a trusted root for its own key, completing it from the store', async () => {
-    const store = CertificateStore.open(tempDir('weft-certs-'));
+    const { certs: store, commit, close } = await stateCertificates();
     const v = validator(settings(), store);
     assert.equal(await v.problem(chainOf(userCert, intermediate.cert, root.cert), user.publicKey), undefined);
     // The issuers may already be on the chain (stored), the user sends only its certificate.
     assert.match((await v.problem(chainOf(userCert), user.publicKey))!, /the issuer 'CN=Weft Test Issuing CA,OU=Issuing,O=Weft Test,C=RU' of .* is not known/);
-    store.putAt(2, [cert(intermediate.cert), cert(root.cert)]);
+    commit(2, [cert(intermediate.cert), cert(root.cert)]);
     assert.equal(await v.problem(chainOf(userCert), user.publicKey), undefined);
-    await store.close();
+    await close();
   });
 
   it('refuses a chain for another key, to an untrusted root, without a required EKU, or past its validity', async () => {
-    const store = CertificateStore.open(tempDir('weft-certs-'));
+    const { certs: store, close } = await stateCertificates();
     const full = chainOf(userCert, intermediate.cert, root.cert);
     assert.match((await validator(settings(), store).problem(full, otherUser.publicKey))!, /holds the public key/);
     assert.match((await validator(settings({ genesis: { trustedRootFingerprints: [fingerprint(userCert.der)], certificates: [], crls: [] } }), store).problem(full, user.publicKey))!, /is not a trusted root/);
@@ -187,11 +217,11 @@ describe('chain validation (PKI TEST/ON)', () => {
     assert.equal(await validator(settings({ requiredOids: ['1.3.6.1.5.5.7.3.2'] }), store).problem(full, user.publicKey), undefined);
     const later = (): bigint => BigInt(Date.now()) + 400n * 86_400_000n;
     assert.match((await validator(settings(), store, later).problem(full, user.publicKey))!, /expired at/);
-    await store.close();
+    await close();
   });
 
   it('with CRL checks, refuses a revoked certificate (CRL from its distribution point) and one whose CRL cannot be had', async () => {
-    const store = CertificateStore.open(tempDir('weft-certs-'));
+    const { certs: store, close } = await stateCertificates();
     const revoked = intermediate.issue({ subject: '/C=RU/O=Weft Test/CN=Revoked User', publicKey: otherUser.publicKey, eku: ['clientAuth'] });
     intermediate.revoke(revoked);
     crlBytes.set('/issuing.crl', intermediate.crl());
@@ -204,7 +234,37 @@ describe('chain validation (PKI TEST/ON)', () => {
     crlBytes.delete('/root.crl');
     assert.match((await validator(s, store).problem(chainOf(userCert, intermediate.cert, root.cert), user.publicKey))!, /no CRL of 'CN=Weft Test Root,O=Weft Test,C=RU' can be had/);
     crlBytes.set('/root.crl', saved);
-    await store.close();
+    await close();
+  });
+});
+
+describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certificates)", () => {
+  function service(s: PkiSettings, store: CertificateStore): PkiService {
+    return new PkiService({
+      settings: s,
+      store,
+      validator: validator(s, store),
+      verifiers: new GostVerifiers(),
+      keystore: { addresses: () => [], keyPair: () => assert.fail('no keystore in this test') },
+      digest,
+      sign: (privateKey, message) => suite.sign(privateKey, message),
+      now: () => BigInt(Date.now()),
+      carry: () => undefined,
+    });
+  }
+
+  it('refuse an uncertified sender without a chain, a chain for another key or two chains; accept a valid chain and, once stored, none', async () => {
+    const { certs, commit, close } = await stateCertificates();
+    const pki = service(settings(), certs);
+    assert.match((await pki.peerTransactionProblem(user.publicKey, []))!, /first transaction must carry its certificate chain/);
+    assert.equal(await pki.peerTransactionProblem(user.publicKey, [cert(userCert), cert(intermediate.cert), cert(root.cert)]), undefined);
+    assert.match((await pki.peerTransactionProblem(otherUser.publicKey, [cert(userCert), cert(intermediate.cert), cert(root.cert)]))!, /holds the public key/);
+    assert.match((await pki.peerTransactionProblem(user.publicKey, [cert(userCert), cert(otherCert), cert(intermediate.cert)]))!, /Unexpected cert chains number\. Provided: '2', expected: '1'/);
+    commit(3, [cert(userCert)]);
+    assert.equal(await pki.peerTransactionProblem(user.publicKey, []), undefined);
+    // OFF takes anything.
+    assert.equal(await service({ ...settings(), mode: 'OFF' }, certs).peerTransactionProblem(otherUser.publicKey, []), undefined);
+    await close();
   });
 });
 

@@ -13,6 +13,8 @@ import { after, describe, it } from 'node:test';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { Protocol } from '../../src/protocol/protocol.js';
+import { isAtomic } from '../../src/protocol/transactions/atomic.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from '../../src/privacy/item.js';
@@ -199,6 +201,30 @@ describe('replication between policy members', () => {
     assert.ok(net.board.log.some((d) => d.from === 'B' && d.to === 'D' && d.code === PrivacyMessageCode.PrivacyInventoryRequest));
     assert.ok(net.board.log.some((d) => d.from === 'D' && d.to === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2), 'D answered with a V2 inventory');
     assert.ok(!net.board.log.some((d) => d.from === 'A' && d.to === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2), 'A, without the item, stayed silent');
+  });
+
+  it("announces the items of atomic PolicyDataHash V3s in its own micro-block (signed by the node owner), only those it stores", async () => {
+    const net = await network(['A', 'B', 'C'], { tls: false, recipients: ['A', 'B', 'C'] });
+    for (const n of net.nodes.values()) n.replication.start();
+    const held = await net.upload('A', randomBytes(3000), 'large');
+    const notHeld = encodeBase58(randomBytes(32));
+    const sender = net.owners.get('A')!;
+    const policyDataHash = (hash: string): Transaction =>
+      p.sign(
+        p.transactionFromJson({ type: 114, version: 3, senderPublicKey: encodeBase58(sender.publicKey), policyId: held.policyId, dataHash: hash, timestamp: 1_700_000_000_000, fee: 5_000_000, feeAssetId: null, atomicBadge: {}, proofs: [] }, { forBroadcast: false }),
+        sender.privateKey,
+      );
+    const container = p.sign(
+      p.transactionFromJson({ type: 120, version: 1, senderPublicKey: encodeBase58(sender.publicKey), timestamp: 1_700_000_000_001, transactions: [policyDataHash(held.hash).toJson(), policyDataHash(notHeld).toJson()], proofs: [] }),
+      sender.privateKey,
+    );
+    assert.ok(isAtomic(container));
+    await net.node('A').replication.announceAtomicItems([policyDataHash(notHeld), container]);
+    await until('B and C to hear of the held item', () => (['B', 'C'].every((n) => net.node(n).replication.inventories.knowsHolders(held)) ? true : undefined), 5000, 10);
+    const holders = net.node('B').replication.inventories.holdersOf(held);
+    assert.deepEqual(holders.map((h) => [encodeBase58(h.address), h.type]), [[p.addresses.fromPublicKey(sender.publicKey).toString(), 'large']], "the holder is A's node owner, the type large");
+    assert.deepEqual(net.node('B').replication.inventories.holdersOf({ policyId: held.policyId, hash: notHeld }), [], 'an item A does not store is not announced');
+    assert.equal(net.board.log.filter((d) => d.from === 'A' && d.code === PrivacyMessageCode.PrivacyInventoryV2).length, 2, 'one inventory to each other member, none for the top-level 114 or the missing item');
   });
 
   it('before feature 180 announces small items with V1 inventories and serves every item as a strict answer', async () => {

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { open } from 'lmdb';
-import { StorageFailure } from '../../src/privacy/errors.js';
 import { decodeItemMeta, encodeItemMeta, policyDataHashOf, type PolicyItemMeta } from '../../src/privacy/item.js';
 import { PRIVACY_DEFAULTS, type PostgresStorageSettings, type S3StorageSettings } from '../../src/privacy/settings.js';
 import { EmbeddedStorage } from '../../src/privacy/storage/embedded.js';
@@ -22,7 +21,7 @@ import type { PolicyStorage } from '../../src/privacy/storage/storage.js';
 import { startPostgres, type PostgresCluster } from '../support/postgres.js';
 import { startS3rver, S3RVER_KEY, type S3Server } from '../support/s3.js';
 import { tempDir } from '../support/tmp.js';
-import { WeError } from '../../src/errors/catalogue.js';
+import { StorageFailure, WeError } from '../../src/errors/catalogue.js';
 
 const POLICY = '9pZW2hTwJHcPmX5dTSeT2xyxLJ9FQ5nq3Tgq1pVHrA1Y';
 const OTHER_POLICY = 'DcrHxzXWcALzbEFHHgWCdyriFqRWbfJjyomm3CqSbKC7';

@@ -103,8 +103,8 @@ export class PrivacyClient {
     return httpRequest(this.target.url, 'POST', path, body, { apiKey: this.target.apiKey, timeoutMs: 120_000 });
   }
 
-  /** A policy of the owner (the only owner and recipient), confirmed on chain; its id. */
-  async createPolicy(): Promise<string> {
+  /** A policy of the owner (its only owner; the recipients, by default the owner alone), confirmed on this node's chain; its id. */
+  async createPolicy(recipients: readonly string[] = [this.target.owner.address]): Promise<string> {
     const { owner } = this.target;
     const r = await this.post('/transactions/signAndBroadcast', {
       type: 112,
@@ -113,14 +113,19 @@ export class PrivacyClient {
       password: owner.password,
       policyName: `e2e-${randomBytes(4).toString('hex')}`,
       description: 'privacy e2e',
-      recipients: [owner.address],
+      recipients,
       owners: [owner.address],
       fee: 100_000_000,
     });
     assert.equal(r.status, 200, `CreatePolicy: ${r.text}`);
     const id = String(r.json.id);
-    await until('the CreatePolicy to be confirmed', async () => ((await this.get(`/privacy/${id}/recipients`)).status === 200 ? true : undefined), 60_000, 300);
+    await this.untilPolicy(id);
     return id;
+  }
+
+  /** Waits until a policy is on this node's chain. */
+  async untilPolicy(policyId: string): Promise<void> {
+    await until(`the policy ${policyId} to be confirmed`, async () => ((await this.get(`/privacy/${policyId}/recipients`)).status === 200 ? true : undefined), 60_000, 300);
   }
 
   /** A sendData request body (no data) by `sender`. */

@@ -1,7 +1,10 @@
 /**
  * `/crypto/*` (WE's CryptoApiRoute and CryptoApiService): text encrypted with a keystore
- * key for any public keys, and decrypted as a keystore account, with WE's `waves`
- * algorithm (crypto/encryption.ts: X25519 + MD5-keyed AES-128-GCM).
+ * key for any public keys, and decrypted as a keystore account, with the network's
+ * algorithm (crypto/text-encryption.ts): `aes` on a WAVES network (X25519 + MD5-keyed
+ * AES-128-GCM, 48-byte wrapped keys), `gost-3412-2015-k` on a GOST network (VKO GOST
+ * R 34.10-2012 + KExp15 + Kuznyechik CFB, 96-byte wrapped structures; an empty recipient
+ * list is refused by encryptCommon, as WE's GOST node does).
  *
  * - `encryptSeparate`: a content key and ciphertext per recipient, in request order; each
  *   entry repeats the public key as sent. No recipients → `[]`, whatever the sender.
@@ -9,7 +12,7 @@
  *   twice appears once) its wrapped key.
  * - `decrypt`: the plaintext as UTF-8.
  *
- * `cryptoAlgo` is read with the body: `aes` is the only value for `waves` crypto; an empty,
+ * `cryptoAlgo` is read with the body: the network's algorithm is its only value; an empty,
  * other or non-string value is error 1 with WE's texts. Then, in WE's order: encrypt —
  * sender address (102), keystore key (115), each recipient key (108); decrypt — Base64 of
  * the text (199), sender public key (108), recipient address (102), keystore key (115),
@@ -19,7 +22,9 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { decodeBase58, decodeBase64, encodeBase58, encodeBase64, EncodingError } from '../../crypto/encoding.js';
-import { DecryptionFailure, decryptFromSender, encryptForRecipient, encryptForRecipients, EncryptionFailure } from '../../crypto/encryption.js';
+import { DecryptionFailure, EncryptionFailure } from '../../crypto/encryption.js';
+import type { CryptoType } from '../../crypto/suite.js';
+import { CRYPTO_ALGORITHM, textEncryptionFor } from '../../crypto/text-encryption.js';
 import type { KeyPair } from '../../crypto/suite.js';
 import type { JsonObject } from '../../protocol/json.js';
 import { readBody } from '../body.js';
@@ -30,12 +35,12 @@ import { customValidationError, type JsonPathError, WeError, withField, wrongJso
 /** WE's size limit of the encrypt routes: 165 KiB. */
 export const ENCRYPT_BODY_LIMIT = 165 * 1024;
 
-/** The algorithms of `cryptoAlgo` per crypto type (WE's BaseJsonCryptoAlgo; GOST's comes with the GOST network mode). */
-const CRYPTO_ALGOS: readonly string[] = ['aes'];
+/** Every `cryptoAlgo` value of the document; a node takes only its network's (WE's BaseJsonCryptoAlgo). */
+const CRYPTO_ALGOS: readonly string[] = Object.values(CRYPTO_ALGORITHM);
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
-const CryptoAlgo = Type.Unsafe<string>({ enum: CRYPTO_ALGOS, description: 'Encryption algorithm: `aes` on `waves` networks' });
+const CryptoAlgo = Type.Unsafe<string>({ enum: CRYPTO_ALGOS, description: 'Encryption algorithm: `aes` on WAVES networks, `gost-3412-2015-k` on GOST networks' });
 const optionalPassword = Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Keystore password of the account' }));
 
 const EncryptDataRequest = Type.Object(
@@ -53,8 +58,8 @@ const DecryptDataRequest = Type.Object(
   {
     recipient: Type.String({ description: 'Address whose key is in the node keystore (the decrypting party)' }),
     password: optionalPassword,
-    encryptedText: Type.String({ description: 'Base64 of IV ‖ ciphertext ‖ tag' }),
-    wrappedKey: Type.String({ description: 'Base58 of the wrapped content key (48 bytes)' }),
+    encryptedText: Type.String({ description: 'Base64 of IV ‖ ciphertext ‖ tag (aes), or of the ciphertext (GOST)' }),
+    wrappedKey: Type.String({ description: 'Base58 of the wrapped content key (48 bytes, aes) or structure (96 bytes, GOST)' }),
     senderPublicKey: Type.String({ description: 'Base58 public key of the encrypting party' }),
     cryptoAlgo: CryptoAlgo,
   },
@@ -63,16 +68,16 @@ const DecryptDataRequest = Type.Object(
 
 const EncryptedSingle = Type.Object(
   {
-    encryptedText: Type.String({ description: 'Base64 of IV ‖ ciphertext ‖ tag' }),
+    encryptedText: Type.String({ description: 'Base64 of IV ‖ ciphertext ‖ tag (aes), or of the ciphertext (GOST)' }),
     publicKey: Type.String({ description: 'The recipient key as sent' }),
-    wrappedKey: Type.String({ description: 'Base58 of the content key wrapped for this recipient (48 bytes)' }),
+    wrappedKey: Type.String({ description: 'Base58 of the content key wrapped for this recipient (48 bytes aes, 96 GOST)' }),
   },
   { $id: 'EncryptedSingleResponse' },
 );
 
 const EncryptedForMany = Type.Object(
   {
-    encryptedText: Type.String({ description: 'Base64 of IV ‖ ciphertext ‖ tag, the same for every recipient' }),
+    encryptedText: Type.String({ description: 'Base64 of IV ‖ ciphertext ‖ tag (aes), or of the ciphertext (GOST); the same for every recipient' }),
     recipientToWrappedStructure: Type.Record(Type.String(), Type.String(), { description: 'Recipient public key (Base58) → its wrapped content key (Base58)' }),
   },
   { $id: 'EncryptedForManyResponse' },
@@ -80,16 +85,16 @@ const EncryptedForMany = Type.Object(
 
 const DecryptDataResponse = Type.Object({ decryptedText: Type.String({ description: 'The plaintext as UTF-8' }) }, { $id: 'DecryptDataResponse' });
 
-/** Play's reading of `cryptoAlgo` (WE's JsonCryptoAlgo): the message of a value it refuses. */
-function cryptoAlgoProblem(value: unknown): string | undefined {
-  const possible = CRYPTO_ALGOS.join(',');
+/** Play's reading of `cryptoAlgo` (WE's JsonCryptoAlgo) on a network of `crypto`: the message of a value it refuses. */
+function cryptoAlgoProblem(value: unknown, crypto: CryptoType): string | undefined {
+  const possible = CRYPTO_ALGORITHM[crypto];
   if (typeof value !== 'string') return "Invalid 'cryptoAlgo' parameter. Expected string value.";
   if (value === '') return `'cryptoAlgo' parameter is required. Possible values: ${possible}`;
-  return CRYPTO_ALGOS.includes(value) ? undefined : `Unknown crypto algorithm '${value}'. Possible values: ${possible}`;
+  return value === possible ? undefined : `Unknown crypto algorithm '${value}'. Possible values: ${possible}`;
 }
 
 /** The request read as Play reads it: every problem, `cryptoAlgo`'s included, in one error 1. */
-function readCryptoRequest<T>(schema: TSchema, body: JsonObject): T {
+function readCryptoRequest<T>(schema: TSchema, body: JsonObject, crypto: CryptoType): T {
   const problems: JsonPathError[] = [];
   let value: unknown;
   try {
@@ -99,7 +104,7 @@ function readCryptoRequest<T>(schema: TSchema, body: JsonObject): T {
     problems.push(...(e.jsonPathErrors ?? []));
   }
   const algo = body['cryptoAlgo'];
-  const problem = algo === undefined ? undefined : cryptoAlgoProblem(algo);
+  const problem = algo === undefined ? undefined : cryptoAlgoProblem(algo, crypto);
   if (problem !== undefined) problems.push({ path: 'obj.cryptoAlgo', messages: [problem] });
   if (problems.length > 0) throw wrongJson(problems);
   return value as T;
@@ -138,7 +143,7 @@ const encryptErrors = {
   400: err('1 a field missing, of the wrong type or an unknown `cryptoAlgo`; 102 bad sender address; 108 bad recipient key; 115 no such key or wrong password; 611 over 165 KiB'),
 };
 
-export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encryption of text between accounts (WE\'s `waves` algorithm: X25519 + AES-128-GCM)' }, [
+export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encryption of text between accounts (`aes`: X25519 + AES-128-GCM on WAVES networks; `gost-3412-2015-k`: VKO + KExp15 + Kuznyechik on GOST networks)' }, [
   route({
     method: 'POST',
     path: '/crypto/encryptSeparate',
@@ -149,15 +154,17 @@ export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encrypt
     bodyLimit: ENCRYPT_BODY_LIMIT,
     responses: { 200: Type.Array(EncryptedSingle, { description: 'One entry per recipient' }), ...encryptErrors },
     handler: ({ body }, ctx) => {
-      const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body);
+      const crypto = ctx.services.protocol.crypto.type;
+      const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body, crypto);
       if (request.recipientsPublicKeys.length === 0) return [];
       const sender = keystoreKey(ctx, 'sender', request.sender, request.password);
       const text = utf8(request.encryptionText);
+      const encryption = textEncryptionFor(crypto);
       return request.recipientsPublicKeys.map((keyText, i) => {
         const field = `recipientsPublicKeys[${i}]`;
         const recipient = parsePublicKey(ctx, keyText, field);
-        const encrypted = encryptingOr('EncryptionSeparate failed', field, () => encryptForRecipient(text, sender.privateKey, recipient));
-        return { encryptedText: encodeBase64(encrypted.encrypted), publicKey: keyText, wrappedKey: encodeBase58(encrypted.wrappedKey) };
+        const [encrypted] = encryptingOr('EncryptionSeparate failed', field, () => encryption.encryptSeparate(sender.privateKey, text, [recipient]));
+        return { encryptedText: encodeBase64(encrypted!.encrypted), publicKey: keyText, wrappedKey: encodeBase58(encrypted!.wrappedKey) };
       });
     },
   }),
@@ -171,10 +178,11 @@ export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encrypt
     bodyLimit: ENCRYPT_BODY_LIMIT,
     responses: { 200: EncryptedForMany, ...encryptErrors },
     handler: ({ body }, ctx) => {
-      const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body);
+      const crypto = ctx.services.protocol.crypto.type;
+      const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body, crypto);
       const sender = keystoreKey(ctx, 'sender', request.sender, request.password);
       const keys = request.recipientsPublicKeys.map((keyText, i) => parsePublicKey(ctx, keyText, `recipientsPublicKeys[${i}]`));
-      const encrypted = encryptingOr('EncryptForMany failed', 'recipientsPublicKeys', () => encryptForRecipients(utf8(request.encryptionText), sender.privateKey, keys));
+      const encrypted = encryptingOr('EncryptForMany failed', 'recipientsPublicKeys', () => textEncryptionFor(crypto).encryptCommon(sender.privateKey, utf8(request.encryptionText), keys));
       const recipientToWrappedStructure: Record<string, string> = {};
       keys.forEach((key, i) => (recipientToWrappedStructure[encodeBase58(key)] = encodeBase58(encrypted.wrappedKeys[i]!)));
       return { encryptedText: encodeBase64(encrypted.encrypted), recipientToWrappedStructure };
@@ -191,13 +199,14 @@ export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encrypt
       400: err('1 a field missing, of the wrong type or an unknown `cryptoAlgo`; 102 bad recipient address; 108 bad sender key; 115 no such key or wrong password; 199 bad Base64/Base58 or `Decryption failed: …`'),
     },
     handler: ({ body }, ctx) => {
-      const request = readCryptoRequest<DecryptRequest>(DecryptDataRequest, body);
+      const crypto = ctx.services.protocol.crypto.type;
+      const request = readCryptoRequest<DecryptRequest>(DecryptDataRequest, body, crypto);
       const encrypted = decodeOr(() => decodeBase64(request.encryptedText), 'encryptedText');
       const senderPublicKey = parsePublicKey(ctx, request.senderPublicKey, 'senderPublicKey');
       const recipient = keystoreKey(ctx, 'recipient', request.recipient, request.password);
       const wrappedKey = decodeOr(() => decodeBase58(request.wrappedKey), 'wrappedKey');
       try {
-        return { decryptedText: Buffer.from(decryptFromSender(encrypted, wrappedKey, recipient.privateKey, senderPublicKey)).toString('utf8') };
+        return { decryptedText: Buffer.from(textEncryptionFor(crypto).decrypt(recipient.privateKey, senderPublicKey, encrypted, wrappedKey)).toString('utf8') };
       } catch (e) {
         if (e instanceof DecryptionFailure) throw customValidationError(`Decryption failed: ${e.reason}`, 'encryptedText');
         throw e;

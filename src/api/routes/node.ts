@@ -6,8 +6,10 @@
  * WE wraps the tail of the `/node` tree in the admin check, so any other `/node/...`
  * request without the key is a 403 (with it, a 404).
  *
- * `/node/metrics` (WE's switches for its metric categories) is not served: Weft collects
- * no such metrics yet.
+ * `/node/metrics` (WE's switches of the measurement segments it writes to InfluxDB) is not
+ * served: Weft has no InfluxDB writer and no segments to switch (the contract ones would
+ * switch executions the miner does not run yet); its Prometheus metrics are served at
+ * `node.metrics.path` (routes/metrics.ts).
  */
 import { Type } from '@sinclair/typebox';
 import { encodeBase58 } from '../../crypto/encoding.js';

@@ -106,6 +106,8 @@ const PoliciesMetaInfoResponse = Type.Object(
   { $id: 'PoliciesMetaInfoResponse' },
 );
 
+const ForceSyncResponse = Type.Object({ forceRestarted: Type.Integer({ description: 'How many items the synchronizer restarted with' }) }, { $id: 'PrivacyForceSyncResponse' });
+
 const Addresses = Type.Array(Type.String(), { description: 'Addresses, Base58' });
 
 // --- guards -------------------------------------------------------------------------
@@ -318,6 +320,33 @@ export const privacyRoutes = defineRoutes({ name: 'privacy', description: 'Confi
     unavailableInPkiMode: true,
     responses: { 200: PoliciesMetaInfoResponse, 400: err("1 malformed request; 199 `Failed to decode all policy ids.`") },
     handler: async ({ body }, ctx) => ({ policiesDataInfo: await policiesOf(ctx).getInfos(body.policiesDataHashes) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/privacy/forceSync',
+    auth: 'privacy',
+    summary: 'Restarts the download of every pending item',
+    description: 'Running downloads are cancelled and started again with the whole pending set; items already stored are skipped quickly. The answer counts the items re-checked, not downloaded.',
+    unavailableInPkiMode: true,
+    afterAuth: privacyEnabled,
+    responses: { 200: ForceSyncResponse, 400: err('613 storage switched off'), 500: err('610 `Force sync error`: this node runs no synchronizer (watcher mode)') },
+    handler: (_request, ctx) => ({ forceRestarted: privacyOf(ctx).forceSync() }),
+  }),
+  route({
+    method: 'GET',
+    path: '/privacy/forceSync/{policyId}',
+    auth: 'privacy',
+    summary: "Queues a policy's items for download and restarts the download",
+    description: "Every item anchored in the policy joins the pending set; the synchronizer restarts with it. The node owner must be a recipient of the policy.",
+    params: { policyId: policyIdParam },
+    unavailableInPkiMode: true,
+    afterAuth: privacyEnabled,
+    responses: {
+      200: ForceSyncResponse,
+      400: err("199 bad policy id, or `Sender '<node owner>' is not in policy recipients`; 612 no such policy; 613 storage switched off"),
+      500: err('610 `Force sync error`: this node runs no synchronizer (watcher mode)'),
+    },
+    handler: async ({ params }, ctx) => ({ forceRestarted: await privacyOf(ctx).forceSyncPolicy(params.policyId) }),
   }),
   route({
     ...SENDING,

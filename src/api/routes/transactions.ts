@@ -44,14 +44,15 @@ function signRequest(body: JsonObject, ctx: ApiContext): Transaction {
  * Pool entry and WE's post-pool refusals; the answer is the pooled transaction's JSON. The
  * `certificates` are read first: on a GOST network the PKI service builds their one chain,
  * validates it in PKI mode TEST/ON (and requires one for a sender's first transaction) and
- * carries it with the pooled transaction; elsewhere they are only checked to be DER X.509.
+ * carries it with the transaction to the peers and into the block; elsewhere they are only checked to be DER X.509.
  */
 async function broadcast(tx: Transaction, body: JsonObject, ctx: ApiContext): Promise<JsonObject> {
   const pki = ctx.services.pki;
   const chain = pki === undefined ? checkCertificates(body) : await pki.admitTransaction(tx.senderPublicKey, body['certificates']);
+  // Carried before the pool admits it: the peers get the transaction with its chain (message 46).
+  if (chain !== undefined) pki?.carry(tx.id, chain);
   const pooled = await ctx.services.pool.broadcast(tx);
   checkUnimplemented(pooled);
-  if (chain !== undefined) pki?.carry(pooled.id, chain);
   return pooled.toJson();
 }
 

@@ -27,7 +27,7 @@ import { mkdir, open as openFile, readdir, readFile, rename, rm, stat } from 'no
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { open, type RootDatabase } from 'lmdb';
-import { entityAlreadyExists, StorageFailure } from '../errors.js';
+import { entityAlreadyExists, StorageFailure } from '../../errors/catalogue.js';
 import { dataTypeOfByte, decodeItemMeta, encodeItemMeta, DATA_TYPE_BYTE, type PolicyItemKey, type PolicyItemMeta, type PrivacyDataType } from '../item.js';
 import { chunksOf, ItemDigest, type IncomingData, type PolicyStorage, type StoredData } from './storage.js';
 

@@ -21,7 +21,7 @@
  */
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import { entityAlreadyExists, StorageFailure } from '../errors.js';
+import { entityAlreadyExists, StorageFailure } from '../../errors/catalogue.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from '../item.js';
 import type { PostgresStorageSettings } from '../settings.js';
 import { chunksOf, ItemDigest, piecesOf, type IncomingData, type PolicyStorage, type StoredData } from './storage.js';

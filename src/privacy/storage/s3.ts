@@ -37,7 +37,7 @@ import {
   UploadPartCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3';
-import { entityAlreadyExists, StorageFailure } from '../errors.js';
+import { entityAlreadyExists, StorageFailure } from '../../errors/catalogue.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from '../item.js';
 import type { S3StorageSettings } from '../settings.js';
 import { decodeMetadataValue, encodeMetadataValue } from './s3-metadata.js';

@@ -14,7 +14,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { encodeBase58 } from '../../crypto/encoding.js';
-import { invalidPolicyDataHash } from '../errors.js';
+import { invalidPolicyDataHash } from '../../errors/catalogue.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from '../item.js';
 
 /** The stored bytes of an item, streamed, with their exact length. */

@@ -1,0 +1,69 @@
+/**
+ * Confidential data over the peers (WE's messages 30, 31, 39, 40, 44 and the large-item
+ * streams; reference privacy-crypto-pki.md §4.2, §4.5): the sibling of chain-messages.ts
+ * for src/privacy. It shows each connected peer to replication as a PrivacyPeer — its
+ * node owner proven in the handshake, the connection's session keys on a plain connection
+ * (payloads are then encrypted for them; inside TLS they travel in clear), sending
+ * messages and streams on that connection — and hands the privacy messages peers send to
+ * whoever listens (the node's PrivacyReplication). Without a listener (storage switched
+ * off, a watcher node) the messages are dropped, as WE's no-op handlers do.
+ *
+ * A peer's node mode is not known here (WE carries it in node attributes, message 42,
+ * which Weft does not read yet): every peer counts as a non-watcher.
+ */
+import type { IncomingStream, PrivacyPeer, PrivacyPeers } from '../privacy/peers.js';
+import { isStreamPeer, MessageCode, type Peer, type StreamPeer } from './types.js';
+
+type Listener = (peer: PrivacyPeer, code: number, payload: Uint8Array) => void;
+
+const PRIVACY_CODES: ReadonlySet<number> = new Set([
+  MessageCode.PrivateDataRequest,
+  MessageCode.PrivateDataResponse,
+  MessageCode.PrivacyInventoryV1,
+  MessageCode.PrivacyInventoryRequest,
+  MessageCode.PrivacyInventoryV2,
+]);
+
+export class PrivacyMessages implements PrivacyPeers {
+  private readonly listeners = new Set<Listener>();
+  private readonly views = new WeakMap<StreamPeer, PrivacyPeer>();
+
+  constructor(private readonly peers: () => readonly Peer[]) {}
+
+  connected(): readonly PrivacyPeer[] {
+    return this.peers()
+      .filter(isStreamPeer)
+      .map((p) => this.view(p));
+  }
+
+  onMessage(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A message from a peer: true when it is a privacy message (delivered to the listeners, or dropped without one). */
+  handle(peer: Peer, code: number, payload: Uint8Array): boolean {
+    if (!PRIVACY_CODES.has(code)) return false;
+    if (!isStreamPeer(peer)) return true;
+    const view = this.view(peer);
+    for (const listener of this.listeners) listener(view, code, payload);
+    return true;
+  }
+
+  private view(peer: StreamPeer): PrivacyPeer {
+    let view = this.views.get(peer);
+    if (view === undefined) {
+      view = {
+        id: `${peer.id}`,
+        ownerAddress: peer.info.ownerAddress,
+        watcher: false,
+        sessionKeys: peer.tls ? undefined : { own: peer.session, peer: peer.info.sessionPublicKey },
+        send: (code, payload) => void peer.send(code, payload),
+        sendStream: (frames) => peer.sendStream(frames),
+        receiveStream: (bufferSize): IncomingStream => peer.receiveStream(bufferSize),
+      };
+      this.views.set(peer, view);
+    }
+    return view;
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The node's metrics in process: two nodes in one process each count their own activity
+ * (one registry per node, none of prom-client's global one), a node without metrics serves
+ * none, the hook for later subsystems keeps their metrics under their prefix, and a
+ * stopped node's registry is empty.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import pino from 'pino';
+import { Counter, Gauge, register as globalRegistry } from 'prom-client';
+import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
+import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { NodeMetrics } from '../../src/node/metrics.js';
+import { Node } from '../../src/node/node.js';
+import { stringifyJson } from '../../src/protocol/json.js';
+import { Transfer } from '../../src/protocol/transactions/transfer.js';
+import { applyExtension } from '../../src/chain/fork.js';
+import { DEFAULTS } from '../../src/node/config.js';
+import type { Block } from '../../src/protocol/blocks.js';
+import { ChainNode, Clock, minerA, minerB, minerC } from '../chain/fork-fixture.js';
+import { DEV_API_KEY } from '../support/http.js';
+import { Exposition } from '../support/prometheus.js';
+import { tempDir } from '../support/tmp.js';
+
+const KEYSTORE = { scrypt: { N: 1024, r: 8, p: 1 } };
+const running: Node[] = [];
+after(async () => {
+  for (const n of running) await n.stop();
+});
+
+/** A dev node in this process on free ports (no P2P), mining unless told otherwise. */
+async function startNode(options: { metrics?: boolean; mining?: boolean } = {}): Promise<Node> {
+  const base = await devNodeConfig({ dataDir: tempDir('weft-metrics-'), restPort: 0, p2pPort: 0, keystore: KEYSTORE });
+  const node = await Node.start(
+    { ...base, miner: { ...base.miner, enabled: options.mining ?? true }, metrics: { ...base.metrics, enabled: options.metrics ?? true } },
+    { logger: pino({ level: 'silent' }) },
+  );
+  running.push(node);
+  return node;
+}
+
+async function scrape(node: Node): Promise<Exposition> {
+  const r = await fetch(`${node.url!}/metrics`);
+  assert.equal(r.status, 200);
+  return Exposition.parse(await r.text());
+}
+
+describe('metrics of nodes in one process', () => {
+  it('each node counts its own transfers and requests; a node without metrics serves none', async () => {
+    const [one, two] = await Promise.all([startNode({ mining: false }), startNode({ mining: false })]);
+    const quiet = await startNode({ metrics: false, mining: false });
+    const p = one.protocol;
+    const [from, to] = devAccounts(p) as [ReturnType<typeof devAccounts>[0], ReturnType<typeof devAccounts>[0]];
+    for (let i = 0; i < 3; i++) {
+      const tx = p.sign(
+        p.transaction(Transfer, 3, {
+          senderPublicKey: from.keyPair.publicKey,
+          assetId: null,
+          feeAssetId: null,
+          timestamp: BigInt(Date.now() + i),
+          amount: 10n + BigInt(i),
+          fee: 1_000_000n,
+          recipient: p.addresses.parseAddress(to.address),
+          attachment: new Uint8Array(0),
+          atomicBadge: null,
+        }),
+        from.keyPair.privateKey,
+      );
+      const r = await fetch(`${one.url!}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(tx.toJson()) });
+      assert.equal(r.status, 200, await r.text());
+    }
+    for (let i = 0; i < 4; i++) assert.equal((await fetch(`${two.url!}/blocks/height`)).status, 200);
+
+    const [m1, m2] = [await scrape(one), await scrape(two)];
+    assert.equal(m1.value('weft_pool_admitted_total'), 3);
+    assert.equal(m1.value('weft_pool_transactions'), 3);
+    assert.equal(m2.value('weft_pool_admitted_total'), 0);
+    assert.equal(m2.value('weft_pool_transactions'), 0);
+    const heightRequests = (m: Exposition): number => m.sum('weft_rest_request_duration_seconds_count', { route: '/blocks/height' });
+    assert.equal(heightRequests(m1), 0);
+    assert.equal(heightRequests(m2), 4);
+    assert.equal(m1.sum('weft_rest_request_duration_seconds_count', { route: '/transactions/broadcast', status: '200' }), 3);
+    assert.equal(globalRegistry.getMetricsAsArray().length, 0, "nothing in prom-client's global registry");
+
+    assert.equal(quiet.metrics, undefined);
+    const none = await fetch(`${quiet.url!}/metrics`);
+    assert.equal(none.status, 404);
+    const doc = (await (await fetch(`${one.url!}/api-docs/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    assert.ok('/metrics' in doc.paths, 'the exposition is in the OpenAPI document');
+
+    await two.stop();
+    assert.equal(two.metrics!.registry.getMetricsAsArray().length, 0, 'a stopped node leaves an empty registry');
+    assert.ok((await scrape(one)).value('weft_chain_height') >= 1, 'the other node keeps counting');
+  });
+});
+
+describe('rollbacks in metrics', () => {
+  it('POST /debug/rollback counts one rollback from the api; the appended counters keep what was appended', async () => {
+    const node = await startNode();
+    const deadline = Date.now() + 30_000;
+    while (node.chain.height() < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.ok(node.chain.height() >= 3, 'the dev node mined two blocks');
+    const before = await scrape(node);
+    assert.equal(before.sum('weft_chain_rollbacks_total'), 0);
+    const r = await fetch(`${node.url!}/debug/rollback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': DEV_API_KEY }, body: JSON.stringify({ rollbackTo: 2, returnTransactionsToUtx: false }) });
+    assert.equal(r.status, 200, await r.text());
+    const after = await scrape(node);
+    assert.equal(after.value('weft_chain_rollbacks_total', { origin: 'api' }), 1);
+    assert.equal(after.sum('weft_chain_rollbacks_total'), 1);
+    assert.ok(after.value('weft_chain_blocks_appended_total', { origin: 'local' }) >= before.value('weft_chain_blocks_appended_total', { origin: 'local' }), 'a counter never goes back');
+    assert.ok(after.value('weft_chain_height') < before.value('weft_chain_height') || after.value('weft_chain_blocks_appended_total', { origin: 'local' }) > before.value('weft_chain_blocks_appended_total', { origin: 'local' }), 'the height fell, unless the miner appended again since');
+  });
+});
+
+describe('propagation delays and fork switches', () => {
+  it("a peer's block that extends the chain is a propagation sample; the blocks a fork switch appends are not", async () => {
+    const clock = new Clock();
+    const a = ChainNode.create('metrics-a', clock, [minerA]);
+    const bc = ChainNode.create('metrics-bc', clock, [minerB, minerC]);
+    const metrics = new NodeMetrics({ settings: DEFAULTS.metrics, now: clock.read });
+    metrics.watchChain(a.chain);
+    const exposition = async (): Promise<Exposition> => Exposition.parse((await metrics.service().scrape()).text);
+    const fromPeer = (): void => {
+      for (let h = a.chain.height() + 1; h <= bc.chain.height(); h++) a.chain.appendBlock(bc.chain.blockAt(h)!, 'network');
+    };
+    try {
+      // One chain: B and C's blocks reach A as from a peer, A's reach B and C.
+      let received = 0;
+      while (a.chain.height() < 6) {
+        clock.nextRound();
+        if (bc.tryForge() !== undefined) {
+          clock.now += 40n;
+          fromPeer();
+          received++;
+        } else if (a.tryForge() !== undefined) bc.follow(a);
+      }
+      const shared = await exposition();
+      assert.ok(received >= 1);
+      assert.equal(shared.value('weft_network_propagation_seconds_count', { kind: 'block' }), received);
+      assert.equal(shared.value('weft_chain_blocks_appended_total', { origin: 'network' }), received);
+      assert.ok(shared.value('weft_network_propagation_seconds_bucket', { kind: 'block', le: '0.05' }) === received, 'each arrived 40 ms after its timestamp');
+
+      // Partitioned: each side forges alone; B and C's branch is better and A switches to it.
+      const common = a.chain.height();
+      for (let i = 0; i < 6; i++) {
+        clock.nextRound();
+        a.tryForge();
+        bc.tryForge();
+      }
+      const branch: Block[] = [];
+      for (let h = common + 1; h <= bc.chain.height(); h++) branch.push(bc.chain.blockAt(h)!);
+      assert.equal(applyExtension(a.chain, branch).kind, 'applied');
+      const switched = await exposition();
+      assert.equal(switched.value('weft_chain_rollbacks_total', { origin: 'network' }), 1);
+      assert.equal(switched.value('weft_chain_blocks_appended_total', { origin: 'network' }), received + branch.length);
+      assert.equal(switched.value('weft_network_propagation_seconds_count', { kind: 'block' }), received, 'the fork switch added no sample');
+
+      // The next block from the peer counts again.
+      bc.forge();
+      clock.now += 40n;
+      fromPeer();
+      assert.equal((await exposition()).value('weft_network_propagation_seconds_count', { kind: 'block' }), received + 1);
+    } finally {
+      metrics.close();
+      await Promise.all([a.store.close(), bc.store.close()]);
+    }
+  });
+});
+
+describe('the P2P network of a node in metrics', () => {
+  it('a known peer that does not answer is suspended (banned from dialing): the gauge says so, as /peers/suspended does', async () => {
+    const [p2pPort, deadPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const base = await devNodeConfig({ dataDir: tempDir('weft-metrics-'), restPort: 0, p2pPort, keystore: KEYSTORE });
+    const node = await Node.start({ ...base, miner: { ...base.miner, enabled: false }, network: { ...base.network, knownPeers: [{ host: '127.0.0.1', port: deadPort }] } }, { logger: pino({ level: 'silent' }) });
+    running.push(node);
+    const before = await scrape(node);
+    assert.equal(before.value('weft_network_peers_connected'), 0);
+    assert.equal(before.value('weft_network_sync_active'), 0);
+    // WE's first attempt comes 1 s after start; it fails and suspends the host.
+    const deadline = Date.now() + 15_000;
+    let suspended = 0;
+    while (suspended === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      suspended = (await scrape(node)).value('weft_network_peers_suspended');
+    }
+    assert.equal(suspended, 1);
+    const listed = (await (await fetch(`${node.url!}/peers/suspended`)).json()) as Array<{ hostname: string }>;
+    assert.deepEqual(listed.map((s) => s.hostname), ['/127.0.0.1']);
+    assert.equal((await scrape(node)).value('weft_network_peers_connected'), 0);
+  });
+});
+
+describe('registerSubsystem: the hook for privacy and contracts', () => {
+  it('adds the collectors of a subsystem under weft_<name>_, once; refuses metrics outside the prefix', async () => {
+    const metrics = new NodeMetrics({ settings: { enabled: true, path: '/metrics', protected: false }, now: () => BigInt(Date.now()) });
+    try {
+      let queue = 7;
+      metrics.registerSubsystem('privacy', ({ registry, prefix }) => {
+        new Gauge({ name: `${prefix}sync_queue_size`, help: 'test', registers: [registry], collect(this: Gauge) { this.set(queue); } });
+      });
+      queue = 9;
+      const text = await metrics.service().scrape();
+      assert.equal(Exposition.parse(text.text).value('weft_privacy_sync_queue_size'), 9);
+
+      assert.throws(() => metrics.registerSubsystem('privacy', () => {}), /registered already/);
+      assert.throws(() => metrics.registerSubsystem('Contracts!', () => {}), /lower-case letters, digits and _/);
+      assert.throws(
+        () => metrics.registerSubsystem('contracts', ({ registry }) => void new Counter({ name: 'executions_total', help: 'test', registers: [registry] })),
+        /must be named weft_contracts_…: executions_total/,
+      );
+      assert.ok(!(await metrics.service().scrape()).text.includes('executions_total'), 'the stray metric was removed');
+      metrics.registerSubsystem('contracts', ({ registry, prefix }) => void new Counter({ name: `${prefix}executions_total`, help: 'test', registers: [registry] }));
+      assert.ok((await metrics.service().scrape()).text.includes('weft_contracts_executions_total 0'));
+    } finally {
+      metrics.close();
+    }
+  });
+});
