@@ -8,7 +8,11 @@
  *   `node` process (ms until it exits) — lower is better;
  * - WASM calls/s of a storage-writing contract (the counter fixture's `increment`) through
  *   the engine vs instantiating the same module and calling it with do-nothing host
- *   functions on Node's WebAssembly.
+ *   functions on Node's WebAssembly;
+ * - confirmed contract calls/s of a running node (the dev chain in this process, the SDK
+ *   contract in the process runtime): CallContracts broadcast until each one's 105 is in a
+ *   micro-block, vs the same node's confirmed transfers/s in the same run (WE's target is
+ *   100 calls/s; issue 13 aims at ≥ 0.25 of transfers).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -22,6 +26,11 @@ import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
 import type { Figure } from './harness.js';
+import pino from 'pino';
+import { Node } from '../src/node/node.js';
+import { devAccounts, devNodeConfig } from '../src/node/dev.js';
+import { CallContract, CreateContract } from '../src/protocol/transactions/contracts.js';
+import { signedTransfers } from './chain.js';
 
 const IN_FLIGHT = 16;
 const ROUNDS = 3;
@@ -189,11 +198,73 @@ async function wasmFigure(): Promise<Figure> {
   }
 }
 
+const NODE_CALLS = 600;
+const NODE_TRANSFERS = 3000;
+
+/** Confirmed calls/s vs confirmed transfers/s of one running dev-chain node. */
+export async function nodeFigure(dir: string, dataDir: string): Promise<Figure> {
+  const image = 'bench/kv-sdk:node';
+  const imageHash = await packageTreeDigest(dir);
+  const base = await devNodeConfig({
+    dataDir,
+    restPort: 0,
+    p2pPort: 0,
+    keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
+    contractPackages: [{ image, runtime: 'process', source: dir, command: undefined, env: {} }],
+  });
+  const config = { ...base, miner: { ...base.miner, microBlockIntervalMs: 200, minMicroBlockAgeMs: 200, maxTransactionsInMicroBlock: 6000 } };
+  const node = await Node.start(config, { logger: pino({ level: 'silent' }) });
+  try {
+    const p = node.protocol;
+    const owner = devAccounts(p)[0]!.keyPair;
+    const pool = node.services().pool;
+    const state = (): ReturnType<typeof node.chain.state> => node.chain.state();
+    /** Broadcasts all, then waits until `done` holds for each; transactions/s from the first broadcast. */
+    const confirmedRate = async (txs: readonly Transaction[], done: (tx: Transaction) => boolean): Promise<number> => {
+      const t0 = process.hrtime.bigint();
+      for (const tx of txs) await pool.broadcast(tx);
+      const deadline = Date.now() + 300_000;
+      let pending = [...txs];
+      while (pending.length > 0) {
+        if (Date.now() > deadline) throw new Error(`bench: ${pending.length} of ${txs.length} not confirmed in 300 s`);
+        await new Promise((r) => setTimeout(r, 20));
+        pending = pending.filter((tx) => !done(tx));
+      }
+      return (txs.length * 1e9) / Number(process.hrtime.bigint() - t0);
+    };
+    const sign = (codec: Parameters<typeof p.transaction>[0], version: number, data: object, timestamp: bigint): Transaction =>
+      p.sign(p.transaction(codec, version, { senderPublicKey: owner.publicKey, timestamp, feeAssetId: null, atomicBadge: null, payments: [], ...data }), owner.privateKey);
+    const create = sign(
+      CreateContract,
+      5,
+      { image, imageHash, contractName: 'kv', params: [{ key: 'start', type: 'integer', value: 0n }], fee: 100_000_000n, validationPolicy: { type: 'any' }, apiVersion: { major: 1, minor: 0 } },
+      BigInt(Date.now()),
+    );
+    await confirmedRate([create], (tx) => state().executedTxFor(tx.id) !== undefined);
+    const start = BigInt(Date.now());
+    const calls = Array.from({ length: NODE_CALLS }, (_, i) =>
+      sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: 1n }], fee: 10_000_000n, contractVersion: 1 }, start + BigInt(i)),
+    );
+    const callRate = await confirmedRate(calls, (tx) => state().executedTxFor(tx.id) !== undefined);
+    const transferRate = await confirmedRate(signedTransfers(p, NODE_TRANSFERS, BigInt(Date.now())), (tx) => state().transactionHeight(tx.id) !== undefined);
+    return {
+      name: 'contracts.node.confirmed-calls',
+      value: callRate,
+      baseline: transferRate,
+      ratio: callRate / transferRate,
+      unit: 'calls/s',
+      baselineLabel: `the same node's confirmed transfers/s (${NODE_CALLS} calls, ${NODE_TRANSFERS} transfers, micro-block every 200 ms); WE's target 100 calls/s, aim ≥ 0.25 of transfers`,
+    };
+  } finally {
+    await node.stop();
+  }
+}
+
 export async function contractFigures(): Promise<Figure[]> {
   const parent = mkdtempSync(join(tmpdir(), 'weft-bench-contracts-'));
   try {
     const dir = await buildKvSdkPackage(parent);
-    return [...(await sdkFigures(dir)), await wasmFigure()];
+    return [...(await sdkFigures(dir)), await wasmFigure(), await nodeFigure(dir, join(parent, 'node'))];
   } finally {
     rmSync(parent, { recursive: true, force: true });
   }

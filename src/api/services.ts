@@ -215,7 +215,7 @@ export interface DebugService {
   /** Every address with a positive WEST balance after the block at `height` (the current state when `height` ≥ the current height). */
   westDistribution(height: number): Iterable<{ readonly address: Uint8Array; readonly balance: bigint }>;
   /** A token for a contract's read-only gRPC calls, valid 365 days (WE's createGrpcAuth); undefined when the node runs no contract engine. */
-  contractAuthToken(contractId: Uint8Array): string | undefined;
+  contractAuthToken(contractId: Uint8Array): Promise<string | undefined>;
 }
 
 export interface AdminService {
@@ -317,8 +317,8 @@ export interface ApiServices {
   readonly pki?: PkiApi;
   /** The node's licences (`/licenses/*`). */
   readonly licences?: LicenceApi;
-  /** Contract state and execution statuses (`/contracts/*`); absent on a node that runs no contract engine. */
-  readonly contracts?: ContractsService;
+  /** Contract state and execution statuses (`/contracts/*`). */
+  readonly contracts: ContractsService;
   /** Confidential data (`/privacy/*`); absent on a node built without it (the routes then answer 613). */
   readonly privacy?: PrivacyApi;
   /** Prometheus metrics (`node.metrics`); absent when they are off. */

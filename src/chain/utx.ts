@@ -10,6 +10,7 @@
 import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import type { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
+import { ExecutedContract } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 
 import { MutableState } from '../state/view.js';
@@ -184,17 +185,25 @@ export class UtxPool {
     if (this.remove(tx.id)) this.onDrop?.(tx, reason);
   }
 
+  /** A confirmed transaction and, for an ExecutedContract, the executable transaction it carries. */
+  private removeConfirmed(tx: Transaction): void {
+    this.remove(tx.id);
+    if (ExecutedContract.is(tx)) this.remove(tx.data.tx.id);
+  }
+
   private onChainEvent(event: ChainEvent): void {
     if (event.kind === 'micro-block') {
-      for (const tx of event.transactions) this.remove(tx.id);
+      for (const tx of event.transactions) this.removeConfirmed(tx);
     } else if (event.kind === 'block') {
-      for (const tx of event.block.transactions) this.remove(tx.id);
+      for (const tx of event.block.transactions) this.removeConfirmed(tx);
       void this.revalidate();
     } else if (event.returnToPool) {
       let returned = 0;
       for (const tx of event.removed) {
         try {
-          if (!this.txs.has(bytesKey(tx.id))) this.admit(tx);
+          // A rolled-back ExecutedContract gives back the transaction it executed, to be executed again.
+          const back = ExecutedContract.is(tx) ? tx.data.tx : tx;
+          if (!this.txs.has(bytesKey(back.id))) this.admit(back);
           returned++;
         } catch (e) {
           // A transaction that no longer fits the rolled-back state is not returned.
@@ -204,7 +213,7 @@ export class UtxPool {
       this.onReturned?.(returned, event.removed.length);
     } else {
       // Rolled back without returning: a copy the pool still holds (e.g. admitted again from a peer) goes too.
-      for (const tx of event.removed) this.remove(tx.id);
+      for (const tx of event.removed) this.removeConfirmed(tx);
     }
   }
 

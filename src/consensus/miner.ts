@@ -22,6 +22,8 @@ import { microBlockWindow, planKeyBlock } from './poa.js';
 import { planPosKeyBlock } from './pos.js';
 import { PoaRules, poaHeaders, type PosRules } from './rules.js';
 import { WeError } from '../errors/catalogue.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
 
 export interface MinerLog {
   info(obj: object, msg: string): void;
@@ -29,6 +31,20 @@ export interface MinerLog {
   error(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
 }
+
+/**
+ * Runs the pool's executable contract transactions (103, 104, 107) for this node's
+ * micro-blocks (contracts/mining.ts). Without it the node mines none of them: they stay
+ * in the pool for a miner that runs contracts, as on a WE node without docker-engine.
+ */
+export interface MicroBlockContracts {
+  /** The ExecutedContract (105) transactions for `candidates`, in order, executed on the current liquid block. */
+  execute(candidates: readonly Transaction[]): Promise<Transaction[]>;
+  /** Told what each of this node's micro-blocks included. */
+  mined(included: readonly Transaction[]): void;
+}
+
+const isExecutable = (tx: Transaction): boolean => EXECUTABLE_CONTRACT_TYPES.has(tx.type);
 
 export interface MinerOptions {
   readonly chain: Blockchain;
@@ -50,6 +66,8 @@ export interface MinerOptions {
    * catches up from a peer), or undefined to forge. Without it the miner always forges.
    */
   readonly canForge?: () => { readonly reason: string; readonly retryInMs: number } | undefined;
+  /** Contract execution; absent when the node runs no contract engine. */
+  readonly contracts?: MicroBlockContracts;
 }
 
 export class Miner {
@@ -58,6 +76,12 @@ export class Miner {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private lastMicroAt = 0n;
+  /** A contract execution round is running. */
+  private executing = false;
+  /** No execution round before this time (ms): a round that mined nothing waits a micro-block interval (WE retries per micro-block). */
+  private nextExecutionAt = 0n;
+  /** 105s executed on the key block with this id, waiting for the next micro-block. */
+  private executed: { keyBlockId: Uint8Array; transactions: Transaction[] } | undefined;
   /** How often the loop looks at the pool while it may add micro-blocks. */
   private readonly pollMs: number;
 
@@ -111,12 +135,17 @@ export class Miner {
     const now = this.o.now();
     // PoA: only inside the key block's round before its sync part; PoS: until the next key block.
     if (rules instanceof PoaRules && !microBlockWindow(rules.poa, keyBlock.timestamp, now).allowed) return Number.MAX_SAFE_INTEGER;
-    const pending = pool.size().size;
+    this.startExecution(keyBlock.id);
+    const executed = this.executed !== undefined && equalBytes(this.executed.keyBlockId, keyBlock.id) ? this.executed.transactions : [];
+    const ordinary = pool.all().filter((tx) => !isExecutable(tx));
+    const pending = executed.length + ordinary.length;
     if (pending === 0) return this.pollMs;
     const due = now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
     if (!due) return Math.max(1, Number(BigInt(settings.microBlockIntervalMs) - (now - this.lastMicroAt)));
+    this.executed = undefined;
+    // The 105s first: they apply on the state they were executed on.
     const build = chain.appendOwnMicroBlock(
-      pool.all(),
+      [...executed, ...ordinary],
       { maxTransactions: settings.maxTransactionsInMicroBlock, maxBlockBytes: settings.maxBlockSizeInBytes },
       this.o.keyPair.privateKey,
       chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
@@ -127,9 +156,35 @@ export class Miner {
     }
     this.lastMicroAt = now;
     if (build.microBlock !== undefined) {
+      this.o.contracts?.mined(build.included);
       this.o.log.debug({ height, transactions: build.included.length, id: build.microBlock.idBase58 }, 'micro-block');
     }
-    return pool.size().size >= settings.maxTransactionsInMicroBlock ? 0 : settings.microBlockIntervalMs;
+    const waiting = pool.all().reduce((n, tx) => n + (isExecutable(tx) ? 0 : 1), 0);
+    return waiting >= settings.maxTransactionsInMicroBlock ? 0 : settings.microBlockIntervalMs;
+  }
+
+  /** Starts a contract execution round over the pool's executable transactions, unless one runs or its 105s wait to be mined. */
+  private startExecution(keyBlockId: Uint8Array): void {
+    const contracts = this.o.contracts;
+    if (contracts === undefined || this.executing || this.o.now() < this.nextExecutionAt) return;
+    if (this.executed !== undefined && equalBytes(this.executed.keyBlockId, keyBlockId)) return;
+    const batch = this.o.pool.all().filter(isExecutable).slice(0, this.o.settings.maxTransactionsInMicroBlock);
+    if (batch.length === 0) return;
+    this.executing = true;
+    contracts
+      .execute(batch)
+      .then(
+        (transactions) => {
+          if (transactions.length > 0) this.executed = { keyBlockId, transactions };
+          // Transactions left for another try (a recoverable error, a contract still starting) wait for the next micro-block.
+          else this.nextExecutionAt = this.o.now() + BigInt(this.o.settings.microBlockIntervalMs);
+        },
+        (e: unknown) => this.o.log.error({ err: e }, 'contract execution failed'),
+      )
+      .finally(() => {
+        this.executing = false;
+        this.wake();
+      });
   }
 
   /** Forges a key block when this node's slot has come; returns ms until the next look. */

@@ -22,7 +22,7 @@ import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { ContractAssetOperation } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { encodeBase58 } from '../crypto/encoding.js';
-import { ContractExecutionException, FATAL_ERROR_CODE, NODE_FAILURE_CODE, RECOVERABLE_ERROR_CODE } from './errors.js';
+import { ContractExecutionException, FATAL_ERROR_CODE, NODE_FAILURE_CODE, RECOVERABLE_ERROR_CODE } from '../errors/catalogue.js';
 import type { BlockInfo, ContractExecutionView } from './state.js';
 import type { ContractTokens } from './tokens.js';
 import { contractTransactionMessage } from './grpc/mapping.js';

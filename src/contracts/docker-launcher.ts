@@ -14,7 +14,7 @@
  * force-removed when the runtime drops it.
  */
 import Docker from 'dockerode';
-import { ContractExecutionException, imageDigestMismatch } from './errors.js';
+import { ContractExecutionException, imageDigestMismatch } from '../errors/catalogue.js';
 import { normalizeImageName, type ImageName } from './packages.js';
 import type { ContainerKey, ContractEnv, ContractLauncher, LaunchedContract, RuntimeLog } from './runtime.js';
 import type { RegistryAuth } from './settings.js';

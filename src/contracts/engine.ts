@@ -58,8 +58,8 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
   const grpcPort = await server.listen(s.grpc.bindAddress, s.grpc.port);
   const closing: Array<() => Promise<void>> = [() => server.close()];
   try {
-    // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one.
-    const nodePort = (): number => (s.grpc.port === 0 || engine.grpcServer.port === s.grpc.port ? grpcPort : engine.grpcServer.port);
+    // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one (or grpc-server.port is 0).
+    const nodePort = (): number => (s.grpc.port === 0 || engine.grpcServer.port === 0 || engine.grpcServer.port === s.grpc.port ? grpcPort : engine.grpcServer.port);
     const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1);
     const runtimeOptions = {
       startupTimeoutMs: engine.executionLimits.startupTimeoutMs,

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ContractExecutionException, imageDigestMismatch } from './errors.js';
+import { ContractExecutionException, imageDigestMismatch } from '../errors/catalogue.js';
 import { packageTreeDigest } from './package-digest.js';
 import type { ContractPackageSettings, ContractRuntimeKind } from './settings.js';
 

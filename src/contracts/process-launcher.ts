@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { ContractExecutionException } from './errors.js';
+import { ContractExecutionException } from '../errors/catalogue.js';
 import type { ContractPackages } from './packages.js';
 import type { ContainerKey, ContractEnv, ContractLauncher, LaunchedContract, RuntimeLog } from './runtime.js';
 

@@ -27,8 +27,7 @@ import {
 } from '../protocol/transactions/contracts.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { NODE_FAILURE_CODE, RECOVERABLE_ERROR_CODE } from './errors.js';
-import { WeError } from '../errors/catalogue.js';
+import { NODE_FAILURE_CODE, RECOVERABLE_ERROR_CODE, WeError } from '../errors/catalogue.js';
 
 /** The outcome of running (or trying to run) an executable transaction. */
 export type ExecutionResult =

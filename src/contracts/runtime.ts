@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ExecutionBroker } from './broker.js';
-import { ContractExecutionException } from './errors.js';
+import { ContractExecutionException } from '../errors/catalogue.js';
 import type { ContractTokens } from './tokens.js';
 
 /** WE's ContainerKey. */

@@ -1,7 +1,7 @@
 /**
  * What the REST routes (`/contracts/*`) read about contracts: the contract state as of now
- * and the execution statuses the engine recorded. The node implements it over its chain
- * state and its contract engine (contractsService below).
+ * (the chain's, on every node) and the execution statuses this node's engine recorded —
+ * none on a node that runs no engine, as on a WE node without `docker-engine`.
  */
 import type { AssetInfo, LeaseBalance } from '../state/model.js';
 import type { ContractStateReader } from './state.js';
@@ -22,7 +22,7 @@ export interface ContractsService {
   statuses(txId: Uint8Array): readonly ContractExecutionMessage[] | undefined;
 }
 
-/** The service over a state provider and the engine's status book. */
-export function contractsService(state: () => ContractReadState, statuses: ExecutionStatusBook): ContractsService {
-  return { state, statuses: (txId) => statuses.statuses(txId) };
+/** The service over a state provider and the engine's status book (undefined: no engine runs here). */
+export function contractsService(state: () => ContractReadState, statuses: ExecutionStatusBook | undefined): ContractsService {
+  return { state, statuses: (txId) => statuses?.statuses(txId) };
 }

@@ -110,5 +110,6 @@ export function defaultContractsSettings(dataDirectory: string): ContractsSettin
     grpc: { bindAddress: '0.0.0.0', port: 6865 },
     packages: [],
     packageCacheDirectory: `${dataDirectory}/contract-packages`,
+    maxInFlight: 1,
   };
 }

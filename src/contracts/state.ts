@@ -1,8 +1,6 @@
 /**
- * The state a contract sees and changes, as interfaces the chain implements over its
- * StateView / MutableState (state/view.ts). Each method maps one-to-one onto a view
- * method: the ones StateView already has keep its names and signatures (a MutableState
- * satisfies them as is), the contract ones are what the chain adds next to them.
+ * The state a contract sees and changes, as interfaces the chain's StateView /
+ * MutableState (state/view.ts) satisfy: each method maps one-to-one onto a view method.
  *
  * Holders of balances are raw bytes, as in StateView: a 26-byte address, or a contract's
  * 32-byte id (WE's ContractId holder). Both live side by side in the same balance map
@@ -11,34 +9,15 @@
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { AssetInfo, LeaseBalance, LeaseDetails, PermissionOp, Policy } from '../state/model.js';
-import type { ContractInfo } from './model.js';
+import type { ContractStateReader } from '../state/view.js';
 
-/** Reads of contract state (the chain adds these to StateView). */
-export interface ContractStateReader {
-  /** A contract by id (any state: active or disabled). */
-  contract(contractId: Uint8Array): ContractInfo | undefined;
-  /** Ids of every contract, in creation order. */
-  contractIds(): readonly Uint8Array[];
-  /** One value a contract stored (the latest write wins; there is no delete). */
-  contractData(contractId: Uint8Array, key: string): DataEntry | undefined;
-  /** Every key a contract ever wrote, in UTF-8 byte order. */
-  contractKeys(contractId: Uint8Array): readonly string[];
-  /** The id of the ExecutedContract (105) that executed an executable transaction, once applied. */
-  executedTxFor(txId: Uint8Array): Uint8Array | undefined;
-}
-
-/** Writes of contract state (the chain adds these to MutableState). */
-export interface ContractStateWriter {
-  putContract(info: ContractInfo): void;
-  putContractData(contractId: Uint8Array, entry: DataEntry): void;
-  putExecutedTxFor(txId: Uint8Array, executedTxId: Uint8Array): void;
-}
+/** Contract state reads and writes: the chain's StateView and MutableState implement them. */
+export type { ContractStateReader, ContractStateWriter } from '../state/view.js';
 
 /**
  * What a running contract may read, against the state its transaction executes on (the
- * block being built, with the transactions before it applied). StateView's methods plus
- * the contract reads and two listings StateView lacks today (account data entries, the
- * data hashes of a policy) — the store has both.
+ * block being built, with the transactions before it applied): the part of StateView
+ * contracts use (any StateView is one).
  */
 export interface ContractExecutionView extends ContractStateReader {
   readonly protocol: Protocol;

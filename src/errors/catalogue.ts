@@ -452,3 +452,55 @@ export const wrongPolicyItemDataGetMethod = (policyId: string, hash: string, typ
 
 /** 610 (500): forceSync could not restart the synchronizer (this node runs none: watcher mode). */
 export const forceSyncError = (): PrivacyError => new PrivacyError('ForceSyncError', 610, 'Force sync error', undefined, 500);
+
+// ---------------------------------------------------------------------------
+// Contracts (WE's contract ApiErrors, and what goes wrong around an execution)
+
+/** 600, for the id as the client wrote it (or its Base58). */
+export const contractNotFound = (contractId: string): ValidationError => invalid('ContractNotFound', 600, `Contract '${contractId}' is not found`, 'contractId', 404);
+
+/** 601. */
+export const executedTransactionNotFound = (txId: string): ApiError =>
+  api('ExecutedTransactionNotFound', 601, `Executed transaction is not found for transaction with txId = ${txId}`, 404, 'txId');
+
+/** 602 (Base58 contract id). */
+export const contractIsDisabled = (contractId: string): ValidationError =>
+  invalid('ContractIsDisabled', 602, `Contract '${contractId}' has been disabled. You cannot call disabled contract`, 'contractId');
+
+/** 603 (Base58 contract id). */
+export const contractAlreadyDisabled = (contractId: string): ValidationError =>
+  invalid('ContractAlreadyDisabled', 603, `Contract '${contractId}' has been already disabled`, 'contractId');
+
+/** 605. */
+export const contractExecutionNotFound = (txId: string): ApiError =>
+  api('ContractExecutionNotFound', 605, `Contract execution result is not found for transaction with txId = '${txId}'`, 404, 'txId');
+
+/** Contract error codes (WE's ContractExecutionError object). */
+export const FATAL_ERROR_CODE = 0;
+export const RECOVERABLE_ERROR_CODE = 1;
+export const NODE_FAILURE_CODE = 2;
+
+/**
+ * WE's ContractExecutionException: something went wrong around an execution (start-up,
+ * Docker, a timeout), optionally with the contract error code it stands for (1 =
+ * recoverable). `fatal` marks the ones WE's FatalExceptionsMatchers drop the transaction
+ * for (digest mismatch, image not found, Docker API errors). Never shown to a client as
+ * is: the executor turns it into an execution status.
+ */
+export class ContractExecutionException extends Error {
+  constructor(
+    message: string,
+    /** The contract error code this stands for (1 = recoverable); undefined = node failure. */
+    readonly code?: number,
+    /** WE drops the transaction from the pool for it (FatalExceptionsMatchers). */
+    readonly fatal = false,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ContractExecutionException';
+  }
+}
+
+/** WE's ImageDigestValidationException (fatal). */
+export const imageDigestMismatch = (actualId: string, image: string, imageHash: string): ContractExecutionException =>
+  new ContractExecutionException(`Id '${actualId}' of local image '${image}' isn't equal to its digest '${imageHash}'`, undefined, true);

@@ -20,6 +20,8 @@ import type { NodeConfig } from './config.js';
 import type { NodeHealth } from './health.js';
 import type { Keystore } from './keystore.js';
 import type { NodeLoggers } from './logging.js';
+import { contractsService } from '../contracts/service.js';
+import type { NodeContracts } from './contracts-wiring.js';
 import type { NodeMetrics } from './metrics.js';
 import { adminService } from './services/admin.js';
 import { chainReader, stateHistory } from './services/chain-reads.js';
@@ -57,6 +59,8 @@ export interface NodeParts {
   readonly metrics: NodeMetrics | undefined;
   readonly health: NodeHealth;
   readonly liquid: LiquidBlockTracker;
+  /** The contract engine; undefined when contract execution is off (`node.contracts.enable`). */
+  readonly contracts?: NodeContracts;
   /** Node time (ms). */
   readonly now: () => bigint;
   /** The machine's clock (ms). */
@@ -99,6 +103,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
       now,
       syncProgress: progress,
       loaderStats: () => network?.loaderStats(),
+      ...(parts.contracts === undefined ? {} : { contractAuthToken: (contractId: Uint8Array) => parts.contracts!.readOnlyToken(contractId) }),
     }),
     consensus: consensusService({ settings: config.chain.consensus, rules: parts.rules, chain, store }),
     activation: activationService(parts.features, () => chain.height(), config.features),
@@ -106,6 +111,8 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     ...(parts.pki === undefined ? {} : { pki: parts.pki }),
     licences: parts.licences,
     privacy: parts.privacy,
+    // Contract state is the chain's on every node; statuses are the engine's where one runs.
+    contracts: contractsService(() => chain.state(), parts.contracts?.engine.statuses),
     ...(parts.metrics === undefined ? {} : { metrics: parts.metrics.service() }),
     nodeOwnerPublicKey: parts.owner.publicKey,
     now,

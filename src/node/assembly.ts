@@ -12,7 +12,9 @@ import { ChainFeatures } from '../chain/features.js';
 import { peerChainOf } from '../chain/peer-chain.js';
 import { ScriptVerifier } from '../chain/scripts/verifier.js';
 import { UtxPool } from '../chain/utx.js';
-import { Miner } from '../consensus/miner.js';
+import { Miner, type MicroBlockContracts } from '../consensus/miner.js';
+import { ContractMining } from '../contracts/mining.js';
+import { contractNodeContext, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
 import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
@@ -122,7 +124,14 @@ export async function startPool(ctx: StartContext, { protocol, chain }: ChainPar
  * The miner (undefined when `miner.enable` is off). It asks the network for WE's quorum of
  * connected miners before it forges; the network starts after it, hence `network()`.
  */
-export function buildMiner(ctx: StartContext, { chain, rules }: ChainParts, pool: UtxPool, owner: KeyPair, network: () => NodeNetwork | undefined): Miner | undefined {
+export function buildMiner(
+  ctx: StartContext,
+  { chain, rules }: ChainParts,
+  pool: UtxPool,
+  owner: KeyPair,
+  network: () => NodeNetwork | undefined,
+  contracts?: MicroBlockContracts,
+): Miner | undefined {
   const { config } = ctx;
   if (!config.miner.enabled) return undefined;
   const waitForNetwork = config.miner.quorum > 0 && config.network.port !== 0;
@@ -141,7 +150,39 @@ export function buildMiner(ctx: StartContext, { chain, rules }: ChainParts, pool
       if (up !== undefined) return up.forgingBlocker();
       return waitForNetwork ? { reason: 'the P2P network is not up yet', retryInMs: 100 } : undefined;
     },
+    ...(contracts === undefined ? {} : { contracts }),
   });
+}
+
+/**
+ * The contract engine when `node.contracts.enable` (or `docker-engine.enable`) is on, over the
+ * chain's state, and what the miner executes contracts with; closed after the miner stops.
+ */
+export async function startContracts(
+  ctx: StartContext,
+  { protocol, chain }: ChainParts,
+  pool: UtxPool,
+  keystore: Keystore,
+  owner: KeyPair,
+): Promise<{ node: NodeContracts; mining: ContractMining } | undefined> {
+  const { config } = ctx;
+  const log = ctx.loggers.get('contracts');
+  const contracts = await startNodeContracts({
+    settings: config.contracts,
+    dataDirectory: config.node.dataDirectory,
+    protocol,
+    ownerKey: owner,
+    now: ctx.now,
+    currentState: () => chain.state(),
+    chain,
+    walletAddresses: () => keystore.addresses(),
+    log,
+  });
+  if (contracts === undefined) return undefined;
+  ctx.started.add('contract engine', contracts, (c) => c.close());
+  const { engine } = contracts;
+  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now }), now: ctx.now, log });
+  return { node: contracts, mining };
 }
 
 /**

@@ -2,6 +2,7 @@
  * The `weft` command line (`node dist/src/node/cli.js <command>`):
  *
  *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N] [--crypto waves|gost] [--pki test]
+ *         [--grpc-port N] [--contract IMAGE=DIR]...
  *   generate accounts     N key pairs for a chain into a keystore (WE's AccountsGeneratorApp)
  *   generate genesis      signs the genesis block of a node config (WE's GenesisBlockGenerator)
  *   generate api-key-hash the hash of an API key for `node.api.auth.*-hash` (WE's ApiKeyHashGenerator)
@@ -315,7 +316,9 @@ export function buildProgram(io: CliIo): Command {
     .option('--p2p-port <port>', 'P2P port', portArg)
     .option('--crypto <type>', 'dev chain only: waves (default) or gost', cryptoArg)
     .option('--pki <mode>', 'GOST dev chain only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg)
-    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType; pki?: 'TEST' }) => {
+    .option('--grpc-port <port>', 'dev chain only: contract gRPC port (default 6865; any free port when --rest-port is given)', portArg)
+    .option('--contract <image=dir>', 'dev chain only: run contract IMAGE from the package in DIR (or a .tgz) as a local process; repeatable', (v: string, all: string[] = []) => [...all, v])
+    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType; pki?: 'TEST'; grpcPort?: number; contract?: string[] }) => {
       await startNode(o, io);
     });
 

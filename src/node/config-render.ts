@@ -15,6 +15,7 @@ import { FEE_NAMES } from '../chain/settings.js';
 import type { JsonValue } from '../protocol/json.js';
 import type { AnchoringSettings } from '../anchoring/settings.js';
 import type { PrivacySettings, PrivacyStorageSettings } from '../privacy/settings.js';
+import type { ContractsSettings } from '../contracts/settings.js';
 import type { NodeConfig, PeerAddress } from './config.js';
 
 type JsonMap = { [key: string]: JsonValue };
@@ -126,6 +127,45 @@ function privacyStorage(s: PrivacyStorageSettings): JsonMap {
         'upload-chunk-size': s.uploadChunkSize,
       };
   }
+}
+
+/** `node.contracts`, `node.docker-engine` and `node.wasm` (config.ts readContracts reads them back). */
+function contractSections(c: ContractsSettings): JsonMap {
+  const e = c.dockerEngine;
+  return {
+    contracts: {
+      enable: c.enable,
+      'package-cache-directory': c.packageCacheDirectory,
+      ...(c.maxInFlight === undefined ? {} : { 'max-in-flight': c.maxInFlight }),
+      packages: c.packages.map((p) => ({
+        image: p.image,
+        runtime: p.runtime,
+        ...(p.source === undefined ? {} : { source: p.source }),
+        ...(p.command === undefined ? {} : { command: [...p.command] }),
+        env: { ...p.env },
+        ...(p.maxInFlight === undefined ? {} : { 'max-in-flight': p.maxInFlight }),
+      })),
+    },
+    'docker-engine': {
+      enable: e.enable,
+      ...(e.dockerHost === undefined ? {} : { 'docker-host': e.dockerHost }),
+      'contracts-parallelism': e.contractsParallelism,
+      'execution-limits': {
+        'startup-timeout': durationText(e.executionLimits.startupTimeoutMs),
+        timeout: durationText(e.executionLimits.timeoutMs),
+        memory: e.executionLimits.memoryMb,
+        'memory-swap': e.executionLimits.memorySwapMb,
+      },
+      'remove-container-after': durationText(e.removeContainerAfterMs),
+      'remote-registries': e.remoteRegistries.map((r) => ({ domain: r.domain, username: r.username, password: r.password })),
+      ...(e.defaultRegistryDomain === undefined ? {} : { 'default-registry-domain': e.defaultRegistryDomain }),
+      'contract-auth-expires-in': durationText(e.contractAuthExpiresInMs),
+      'grpc-server': { ...(e.grpcServer.host === undefined ? {} : { host: e.grpcServer.host }), port: e.grpcServer.port },
+      'remove-container-on-fail': e.removeContainerOnFail,
+      'contract-execution-messages-cache': { 'max-size': e.executionMessagesCache.maxSize, 'expire-after': durationText(e.executionMessagesCache.expireAfterMs) },
+    },
+    wasm: { 'fuel-limit': c.wasmFuelLimit },
+  };
 }
 
 /** `node.privacy`. */
@@ -267,6 +307,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
           'distribution-address-limit': api.distributionAddressLimit,
         },
         auth,
+        ...(config.contracts === undefined ? {} : { grpc: { 'bind-address': config.contracts.grpc.bindAddress, port: config.contracts.grpc.port } }),
       },
       anchoring: anchoringSection(config.anchoring),
       metrics: { enable: config.metrics.enabled, path: config.metrics.path, protected: config.metrics.protected },
@@ -294,6 +335,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
           : { tls: { enable: true, 'key-file': network.tls.keyFile, 'cert-file': network.tls.certFile, ...(network.tls.caFile === undefined ? {} : { 'ca-file': network.tls.caFile }) } }),
       },
       ...(config.privacy === undefined ? {} : { privacy: privacySection(config.privacy) }),
+      ...(config.contracts === undefined ? {} : contractSections(config.contracts)),
     },
   };
 }

@@ -1089,7 +1089,8 @@ function readDockerEngine(node: ConfigSection): DockerEngineSettings {
     }),
     defaultRegistryDomain: e.optionalString('default-registry-domain'),
     contractAuthExpiresInMs: e.duration('contract-auth-expires-in', d.contractAuthExpiresInMs),
-    grpcServer: { host: e.optionalString('grpc-server.host'), port: e.int('grpc-server.port', d.grpcServer.port, { min: 1, max: 65535 }) },
+    // grpc-server.port 0: tell contracts the port the gRPC API took (node.api.grpc.port 0 picks any free one).
+    grpcServer: { host: e.optionalString('grpc-server.host'), port: e.int('grpc-server.port', d.grpcServer.port, { min: 0, max: 65535 }) },
     removeContainerOnFail: e.bool('remove-container-on-fail', d.removeContainerOnFail),
     executionMessagesCache: {
       maxSize: cache.int('max-size', d.executionMessagesCache.maxSize, { min: 1 }),

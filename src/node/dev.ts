@@ -7,7 +7,9 @@
  * with 4 s rounds + 1 s sync (a key block every 5 s) and a micro-block every second; WE's default fee table, enforced from height 2 (feature-check
  * period 2: WE enforces minimum fees from FeeSwitch's activation height + that period); every
  * feature Weft implements pre-activated at height 0. REST on 127.0.0.1:6862, P2P on
- * 127.0.0.1:6864 (overridable), no peers.
+ * 127.0.0.1:6864 (overridable), no peers. Contracts: the engine runs, its gRPC API on
+ * 127.0.0.1:6865 (any free port when another REST port is given; `--grpc-port`), the
+ * images named with `--contract IMAGE=DIR` run as local processes; WASM contracts need nothing.
  *
  * Accounts — seed phrases (keys derived exactly as the official clients derive them):
  *
@@ -48,6 +50,7 @@ import { defaultPrivacySettings } from '../privacy/settings.js';
 import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
 import { Keystore, readTextIfPresent, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { PKI_OFF } from '../pki/settings.js';
+import { defaultContractsSettings, type ContractPackageSettings, type ContractsSettings } from '../contracts/settings.js';
 import { devPkiSettings } from './dev-pki.js';
 import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
 
@@ -55,6 +58,8 @@ export const DEV_CHAIN_ID = 'T';
 export const DEV_API_KEY = 'weft-dev-api-key';
 export const DEV_REST_PORT = 6862;
 export const DEV_P2P_PORT = 6864;
+/** The contract gRPC port of a dev chain on the default REST port (WE's default). */
+export const DEV_GRPC_PORT = 6865;
 /** Where `start` keeps the dev chain when no `--data-dir` is given (relative to the current directory). */
 export const DEV_DEFAULT_DATA_DIR = 'data/dev';
 /** The same for a GOST dev chain (`start --crypto gost`), so both can be kept side by side. */
@@ -209,6 +214,27 @@ export interface DevOptions {
   readonly crypto?: CryptoType;
   /** PKI mode TEST with a dev root CA certifying the dev accounts (GOST only; dev-pki.ts). */
   readonly pki?: 'TEST';
+  /** The contract gRPC port: DEV_GRPC_PORT when no REST port is given, else any free port (0). */
+  readonly grpcPort?: number;
+  /** Contract images the node runs from local packages (process runtime). */
+  readonly contractPackages?: readonly ContractPackageSettings[];
+}
+
+/**
+ * Contracts on the dev chain: the engine on, its gRPC API on loopback, the images the user
+ * named run as local processes (WASM contracts need none).
+ */
+export function devContractsSettings(dataDirectory: string, options: Pick<DevOptions, 'grpcPort' | 'restPort' | 'contractPackages'>): ContractsSettings {
+  const defaults = defaultContractsSettings(dataDirectory);
+  const port = options.grpcPort ?? (options.restPort === undefined ? DEV_GRPC_PORT : 0);
+  return {
+    ...defaults,
+    enable: true,
+    grpc: { bindAddress: '127.0.0.1', port },
+    // What contracts are told to dial (NODE_PORT): the port the API listens on, as WE advises.
+    dockerEngine: { ...defaults.dockerEngine, grpcServer: { ...defaults.dockerEngine.grpcServer, port } },
+    packages: options.contractPackages ?? [],
+  };
 }
 
 /** The chain settings of the dev chain and of devnets: PoA (`poa`, the dev chain's by default), every implemented feature active from genesis. */
@@ -298,6 +324,7 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
     metrics: DEFAULTS.metrics,
     pki,
     licences: devLicenceSettings(protocol.crypto),
+    contracts: devContractsSettings(join(dataDir, 'data'), options),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * One running node, built from a NodeConfig: the composition root. `Node.start` reads top
  * to bottom as the order things start — the metrics, the chain on its store, the keys, the pool, the
- * miner, the P2P network, PKI and licences, confidential data, anchoring, the REST API, mining — each step a
+ * contract engine, the miner, the P2P network, PKI and licences, confidential data, anchoring, the REST API, mining — each step a
  * function of assembly.ts; `stop()` closes what started in reverse. What the API asks of
  * the node lives in services/ (one module per use case), assembled by api-services.ts. No
  * module-level state: two nodes can live in one process.
@@ -17,7 +17,7 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { Store } from '../state/store.js';
 import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.js';
 import { apiServices, type NodeParts } from './api-services.js';
-import { buildMiner, nodeHealth, openChain, openKeys, Started, startNetwork, startPool, type StartContext } from './assembly.js';
+import { buildMiner, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
@@ -77,8 +77,9 @@ export class Node {
       const { protocol, store, chain } = chainParts;
       const { keystore, owner } = openKeys(config, protocol);
       const pool = await startPool(ctx, chainParts);
+      const contracts = await startContracts(ctx, chainParts, pool, keystore, owner);
       const p2p: { network?: NodeNetwork } = {};
-      const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network);
+      const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
       p2p.network = await startNetwork(ctx, chainParts, pool, owner, pki);
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
@@ -93,7 +94,10 @@ export class Node {
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
       const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy) });
-      const node = new Node({ ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop }, started);
+      const node = new Node(
+        { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node },
+        started,
+      );
       late.node = node;
       if (config.api.enabled) {
         const api = started.add('REST API', createApiServer(node.services(), { loggerInstance: loggers.get('api'), ...(metrics === undefined ? {} : { requests: metrics.requests }) }), (a) => a.close());

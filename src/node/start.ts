@@ -6,9 +6,11 @@
  * a configured node's `data-directory`), `--rest-port`, `--p2p-port`; `--crypto gost` runs the
  * dev chain on GOST crypto, and `--pki test` with it in PKI mode TEST (dev-pki.ts).
  */
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { CryptoType } from '../crypto/suite.js';
+import type { ContractPackageSettings } from '../contracts/settings.js';
 import { Protocol } from '../protocol/protocol.js';
 import { loadNodeConfig, withOverrides, type NodeConfig } from './config.js';
 import { DEV_API_KEY, DEV_DEFAULT_DATA_DIR, DEV_GOST_DEFAULT_DATA_DIR, devNodeConfig, writeDevAccounts } from './dev.js';
@@ -25,6 +27,17 @@ export interface StartOptions {
   readonly crypto?: CryptoType;
   /** The dev chain's PKI mode: TEST with a dev root CA (GOST only); a configured node takes `node.crypto.pki` from its config. */
   readonly pki?: 'TEST';
+  /** Dev chain only: the contract gRPC port. */
+  readonly grpcPort?: number;
+  /** Dev chain only: `IMAGE=DIR` — contract images run from local packages. */
+  readonly contract?: readonly string[];
+}
+
+/** `--contract IMAGE=DIR|FILE.tgz`: a contract image the dev chain runs as a local process. */
+export function devContractPackage(spec: string): ContractPackageSettings {
+  const at = spec.lastIndexOf('=');
+  if (at <= 0 || at === spec.length - 1) throw new Error(`--contract '${spec}': expected IMAGE=DIR (or IMAGE=FILE.tgz)`);
+  return { image: spec.slice(0, at), runtime: 'process', source: resolve(spec.slice(at + 1)), command: undefined, env: {} };
 }
 
 export interface StartIo {
@@ -100,6 +113,8 @@ export async function resolveStartConfig(options: StartOptions, io: StartIo = pr
       ...(options.p2pPort === undefined ? {} : { p2pPort: options.p2pPort }),
       ...(options.crypto === undefined ? {} : { crypto: options.crypto }),
       ...(options.pki === undefined ? {} : { pki: options.pki }),
+      ...(options.grpcPort === undefined ? {} : { grpcPort: options.grpcPort }),
+      contractPackages: (options.contract ?? []).map(devContractPackage),
     });
     return { config, dev: true };
   }
@@ -108,6 +123,9 @@ export async function resolveStartConfig(options: StartOptions, io: StartIo = pr
   }
   if (options.pki !== undefined) {
     throw new Error(`--pki is for the dev chain only: a configured node runs the PKI of its config's node.crypto.pki`);
+  }
+  if (options.grpcPort !== undefined || (options.contract ?? []).length > 0) {
+    throw new Error('--grpc-port and --contract are for the dev chain only: a configured node reads node.api.grpc and node.contracts from its config');
   }
   const loaded = withOverrides(await loadNodeConfig(options.config, { env: io.env }), options);
   return { config: await withOwnerPassword(loaded, io), dev: false };
@@ -122,6 +140,9 @@ export function devBanner(config: NodeConfig, accountsFile: string): string {
     `Explorer:  http://${host}:${config.api.port}/explorer/`,
     ...(config.metrics.enabled ? [`Metrics:   http://${host}:${config.api.port}${config.metrics.path} (Prometheus)`] : []),
     `API key:   ${DEV_API_KEY}`,
+    ...(config.contracts?.enable === true
+      ? [`Contracts: gRPC on ${config.contracts.grpc.bindAddress}:${config.contracts.grpc.port === 0 ? '(any free port)' : config.contracts.grpc.port}; images run as processes: ${config.contracts.packages.map((p) => p.image).join(', ') || 'none (add --contract IMAGE=DIR)'}`]
+      : []),
     `Accounts, seeds and keystore passwords: ${accountsFile}`,
     '',
   ].join('\n');

@@ -30,6 +30,7 @@ import {
   type TxLocation,
 } from './model.js';
 import { type PolicyDataHashEntry, type StateChanges, type StateView } from './view.js';
+import { decodeContractInfo, encodeContractInfo, type ContractInfo } from './contract-info.js';
 import { bytesKey, concatBytes, equalBytes } from '../crypto/encoding.js';
 
 /** Key families. Versioned families have a current-value family and a history family. */
@@ -49,6 +50,7 @@ export const F = {
   CERT_BY_KEY: 0x0b, // public key → DN hash
   CERT_BY_FINGERPRINT: 0x0c, // SHA-1 of the DER → DN hash
   CERT_AT: 0x0d, // height u32 ‖ DN hash → (empty): the certificates a height stored
+  EXECUTED_TX: 0x0e, // executable transaction id (103, 104, 107) → id of the ExecutedContract (105) that executed it
   ASSET_HOLDER: 0x10, // asset id ‖ holder → (empty): every holder whose balance of the asset ever changed
   // versioned: current at 0x20 + n, history at 0x40 + n
   BALANCE: 0x20, // holder ‖ asset id (absent for WEST) → bigint
@@ -64,6 +66,9 @@ export const F = {
   POLICY: 0x2a, // policy id → owners, recipients
   CARRY_FEE: 0x2b, // (none) → bigint
   MINER_BANS: 0x2c, // address → warnings and bans
+  CONTRACT: 0x34, // contract id → ContractInfo
+  CONTRACT_DATA: 0x35, // contract id ‖ key (UTF-8) → data entry
+  CONTRACT_IDS: 0x36, // (none) → contract ids in creation order
   FEATURE_VOTES: 0x3a, // voting window u32 → feature id → votes (feature map)
   APPROVED_FEATURES: 0x3b, // (none) → feature id → approval height (feature map)
   CHAIN_SCORE: 0x3c, // (none) → bigint: the sum of block scores
@@ -470,6 +475,34 @@ export class Store implements StateView {
     return v === undefined ? 0n : decode.bigint(v);
   }
 
+  // --- contracts ----------------------------------------------------------------
+
+  contract(contractId: Uint8Array): ContractInfo | undefined {
+    const v = this.current(F.CONTRACT, contractId);
+    return v === undefined ? undefined : decodeContractInfo(v, this.protocol);
+  }
+
+  contractIds(): readonly Uint8Array[] {
+    const v = this.current(F.CONTRACT_IDS, new Uint8Array(0));
+    return v === undefined ? [] : decode.addresses(v).map((id) => Uint8Array.from(id));
+  }
+
+  contractData(contractId: Uint8Array, key: string): DataEntry | undefined {
+    const v = this.current(F.CONTRACT_DATA, dataId(contractId, key));
+    return v === undefined ? undefined : decode.dataEntry(v, this.protocol);
+  }
+
+  contractKeys(contractId: Uint8Array): readonly string[] {
+    const prefix = concatBytes(Uint8Array.from([F.CONTRACT_DATA]), idPart(contractId));
+    const out: string[] = [];
+    for (const key of this.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) out.push(Buffer.from(key.subarray(prefix.length)).toString('utf8'));
+    return out;
+  }
+
+  executedTxFor(txId: Uint8Array): Uint8Array | undefined {
+    return copy(this.db.get(concatBytes(Uint8Array.from([F.EXECUTED_TX]), txId)));
+  }
+
   // --- blocks and indexes -----------------------------------------------------
 
   blockBytes(height: number): Uint8Array | undefined {
@@ -607,6 +640,16 @@ export class Store implements StateView {
     }
     for (const pol of ch.policies.values()) w.versioned(F.POLICY, pol.id, encode.policy(pol.value));
     for (const h of ch.policyDataHashes.values()) w.plain(concatBytes(Uint8Array.from([F.POLICY_DATA_HASH]), idPart(h.policyId), h.hash), h.txId);
+    if (ch.contracts.size > 0) {
+      const added: Uint8Array[] = [];
+      for (const info of ch.contracts.values()) {
+        if (this.current(F.CONTRACT, info.contractId) === undefined) added.push(info.contractId);
+        w.versioned(F.CONTRACT, info.contractId, encodeContractInfo(info, p));
+      }
+      if (added.length > 0) w.versioned(F.CONTRACT_IDS, new Uint8Array(0), encode.addresses([...this.contractIds(), ...added]));
+    }
+    for (const d of ch.contractData.values()) w.versioned(F.CONTRACT_DATA, dataId(d.contractId, d.entry.key), encode.dataEntry(d.entry, p));
+    for (const e of ch.executedTxFor.values()) w.plain(concatBytes(Uint8Array.from([F.EXECUTED_TX]), e.txId), e.executedTxId);
     let seq = this.addressTxSeq(w.height);
     for (const { tx, addresses } of ch.transactions) {
       w.plain(concatBytes(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
@@ -737,7 +780,7 @@ export class Store implements StateView {
    */
   stateHash(): string {
     const h = createHash('sha256');
-    const families = [F.TX, F.ADDRESS_TX, F.ALIAS, F.ALIAS_OF, F.POLICY_DATA_HASH];
+    const families = [F.TX, F.ADDRESS_TX, F.ALIAS, F.ALIAS_OF, F.POLICY_DATA_HASH, F.EXECUTED_TX];
     for (let f = F.BALANCE; f < F.BALANCE + 2 * HISTORY_OFFSET; f++) families.push(f as never);
     for (const f of families) {
       for (const { key, value } of this.db.getRange({ start: Uint8Array.from([f]), end: Uint8Array.from([f + 1]) })) {

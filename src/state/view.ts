@@ -12,11 +12,12 @@ import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type MinerBanEntry, type Participant, type PermissionOp, type Policy } from './model.js';
 import { bytesKey } from '../crypto/encoding.js';
+import type { ContractInfo } from './contract-info.js';
 
 /** Key of a balance: holder bytes, then asset id bytes ('' for WEST). */
 const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => bytesKey(holder) + '|' + (assetId === null ? '' : bytesKey(assetId));
 
-export interface StateView {
+export interface StateView extends ContractStateReader {
   readonly protocol: Protocol;
   /** Height of the last applied block (the liquid block's height while one exists); 0 before genesis. */
   height(): number;
@@ -60,6 +61,29 @@ export interface StateView {
   approvedFeatures(): ReadonlyMap<number, number>;
   /** The chain's score (sum of its blocks' scores) after the last applied block; 0 when not recorded. */
   chainScore(): bigint;
+  /** Every data entry of an account, in key (UTF-8 byte) order. */
+  dataEntries(address: Uint8Array): readonly DataEntry[];
+}
+
+/** Reads of contract state (103–107): contracts, the data they stored, which 105 executed what. */
+export interface ContractStateReader {
+  /** A contract by id (any state: active or disabled). */
+  contract(contractId: Uint8Array): ContractInfo | undefined;
+  /** Ids of every contract, in creation order. */
+  contractIds(): readonly Uint8Array[];
+  /** One value a contract stored (the latest write wins; there is no delete). */
+  contractData(contractId: Uint8Array, key: string): DataEntry | undefined;
+  /** Every key a contract ever wrote, in UTF-8 byte order. */
+  contractKeys(contractId: Uint8Array): readonly string[];
+  /** The id of the ExecutedContract (105) that executed an executable transaction, once applied. */
+  executedTxFor(txId: Uint8Array): Uint8Array | undefined;
+}
+
+/** Writes of contract state. */
+export interface ContractStateWriter {
+  putContract(info: ContractInfo): void;
+  putContractData(contractId: Uint8Array, entry: DataEntry): void;
+  putExecutedTxFor(txId: Uint8Array, executedTxId: Uint8Array): void;
 }
 
 /** A data hash anchored in a policy and the PolicyDataHash transaction that anchored it. */
@@ -91,6 +115,11 @@ export interface StateChanges {
   readonly approvedFeatures?: ReadonlyMap<number, number>;
   /** The chain score after this height, when set. */
   readonly chainScore?: bigint;
+  /** Contracts created or changed, by id, in first-write order. */
+  readonly contracts: ReadonlyMap<string, ContractInfo>;
+  readonly contractData: ReadonlyMap<string, { contractId: Uint8Array; entry: DataEntry }>;
+  /** Executable transaction → the 105 that executed it. */
+  readonly executedTxFor: ReadonlyMap<string, { txId: Uint8Array; executedTxId: Uint8Array }>;
 }
 
 interface ChangeMaps {
@@ -106,12 +135,15 @@ interface ChangeMaps {
   policies: Map<string, { id: Uint8Array; value: Policy }>;
   policyDataHashes: Map<string, { policyId: Uint8Array; hash: Uint8Array; txId: Uint8Array }>;
   minerBans: Map<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>;
+  contracts: Map<string, ContractInfo>;
+  contractData: Map<string, { contractId: Uint8Array; entry: DataEntry }>;
+  executedTxFor: Map<string, { txId: Uint8Array; executedTxId: Uint8Array }>;
 }
 
 const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
 
 /** Pending changes over a base view. Reads see the writes; nothing reaches the base until `mergeInto`. */
-export class MutableState implements StateView {
+export class MutableState implements StateView, ContractStateWriter {
   // Each kind of change gets its map on first write: most layers (one per transaction)
   // touch two or three kinds, and they are created by the thousand.
   private m: Partial<ChangeMaps> = {};
@@ -266,6 +298,48 @@ export class MutableState implements StateView {
     return this.score ?? this.base.chainScore();
   }
 
+  dataEntries(address: Uint8Array): readonly DataEntry[] {
+    const own = this.m.data;
+    const below = this.base.dataEntries(address);
+    if (own === undefined) return below;
+    const prefix = bytesKey(address) + '|';
+    const mine = [...own].filter(([key]) => key.startsWith(prefix)).map(([, v]) => v.entry);
+    if (mine.length === 0) return below;
+    const byKey = new Map(below.map((e) => [e.key, e]));
+    for (const e of mine) byKey.set(e.key, e);
+    return [...byKey.values()].sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  }
+
+  contract(contractId: Uint8Array): ContractInfo | undefined {
+    return this.m.contracts?.get(bytesKey(contractId)) ?? this.base.contract(contractId);
+  }
+
+  contractIds(): readonly Uint8Array[] {
+    const below = this.base.contractIds();
+    const own = this.m.contracts;
+    if (own === undefined) return below;
+    const added = [...own.values()].filter((c) => this.base.contract(c.contractId) === undefined).map((c) => c.contractId);
+    return added.length === 0 ? below : [...below, ...added];
+  }
+
+  contractData(contractId: Uint8Array, key: string): DataEntry | undefined {
+    return this.m.contractData?.get(bytesKey(contractId) + '|' + key)?.entry ?? this.base.contractData(contractId, key);
+  }
+
+  contractKeys(contractId: Uint8Array): readonly string[] {
+    const below = this.base.contractKeys(contractId);
+    const own = this.m.contractData;
+    if (own === undefined) return below;
+    const prefix = bytesKey(contractId) + '|';
+    const known = new Set(below);
+    const added = [...own].filter(([key, v]) => key.startsWith(prefix) && !known.has(v.entry.key)).map(([, v]) => v.entry.key);
+    return added.length === 0 ? below : [...below, ...added].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  }
+
+  executedTxFor(txId: Uint8Array): Uint8Array | undefined {
+    return this.m.executedTxFor?.get(bytesKey(txId))?.executedTxId ?? this.base.executedTxFor(txId);
+  }
+
   // --- writes ---------------------------------------------------------------
 
   /**
@@ -332,6 +406,18 @@ export class MutableState implements StateView {
   /** Anchors a data hash in a policy by the PolicyDataHash transaction `txId`. */
   addPolicyDataHash(policyId: Uint8Array, hash: Uint8Array, txId: Uint8Array): void {
     this.map('policyDataHashes').set(bytesKey(policyId) + '|' + bytesKey(hash), { policyId, hash, txId });
+  }
+
+  putContract(info: ContractInfo): void {
+    this.map('contracts').set(bytesKey(info.contractId), info);
+  }
+
+  putContractData(contractId: Uint8Array, entry: DataEntry): void {
+    this.map('contractData').set(bytesKey(contractId) + '|' + entry.key, { contractId, entry });
+  }
+
+  putExecutedTxFor(txId: Uint8Array, executedTxId: Uint8Array): void {
+    this.map('executedTxFor').set(bytesKey(txId), { txId, executedTxId });
   }
 
   setCarryFee(value: bigint): void {
@@ -415,6 +501,9 @@ export class MutableState implements StateView {
     copy('policies');
     copy('policyDataHashes');
     copy('minerBans');
+    copy('contracts');
+    copy('contractData');
+    copy('executedTxFor');
     for (const t of this.txs) {
       target.txs.push(t);
       (target.txIds ??= new Map()).set(bytesKey(t.tx.id), t.tx);
@@ -443,6 +532,9 @@ export class MutableState implements StateView {
       transactions: this.txs,
       carryFee: this.carry,
       minerBans: m.minerBans ?? EMPTY,
+      contracts: m.contracts ?? EMPTY,
+      contractData: m.contractData ?? EMPTY,
+      executedTxFor: m.executedTxFor ?? EMPTY,
       ...(this.votes === undefined ? {} : { featureVotes: this.votes }),
       ...(this.approved === undefined ? {} : { approvedFeatures: this.approved }),
       ...(this.score === undefined ? {} : { chainScore: this.score }),

@@ -16,6 +16,7 @@ import { debugService, MINING_BALANCE_DEPTH } from '../../src/node/services/debu
 import { LiquidBlockTracker } from '../../src/node/services/liquid-block.js';
 import { nodeControlService } from '../../src/node/services/node-control.js';
 import { stringifyJson } from '../../src/protocol/json.js';
+import { ADMIN_KEY, fixtureServer } from './fixture.js';
 import { inject, type Answer, type InjectOptions } from './inject.js';
 import { DEV_API_KEY, seededNode, WEST, type SeededNode } from './seeded-node.js';
 
@@ -238,15 +239,22 @@ describe('/debug on a seeded node', () => {
     assert.equal(bad.json.error, 1);
   });
 
-  it("POST /debug/createGrpcAuth: WE's answer on a node without a contract engine", async () => {
+  it('POST /debug/createGrpcAuth: a read-only contract token from the engine the node runs; WE\'s answer on a node without one', async () => {
     const contractId = encodeBase58(new Uint8Array(32).fill(5));
     const r = await call(s, 'POST', '/debug/createGrpcAuth', { headers: KEY, body: JSON.stringify({ contractId }) });
-    assert.equal(r.status, 400);
-    assert.deepEqual(r.json, { error: 199, message: "Can't create token – docker-engine is disabled", field: 'node.docker-engine.enable' });
+    assert.equal(r.status, 200, r.text);
+    const claims = JSON.parse(Buffer.from(String(r.json.token).split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    assert.equal(claims['contractId'], contractId);
     const bad = await call(s, 'POST', '/debug/createGrpcAuth', { headers: KEY, body: '{"contractId":"0OIl"}' });
     assert.equal(bad.json.error, 1);
     assert.deepEqual(bad.json.validationErrors, { 'obj.contractId': [{ msg: ['Expected base58-encoded string'], args: [] }] });
     assert.equal((await call(s, 'POST', '/debug/createGrpcAuth', { body: JSON.stringify({ contractId }) })).status, 403);
+    // A node whose contract engine is off (the API fixture's services).
+    const { app } = fixtureServer();
+    const off = await inject(app, 'POST', '/debug/createGrpcAuth', { headers: { 'x-api-key': ADMIN_KEY }, body: JSON.stringify({ contractId }) });
+    assert.equal(off.status, 400);
+    assert.deepEqual(off.json, { error: 199, message: "Can't create token – docker-engine is disabled", field: 'node.docker-engine.enable' });
+    await app.close();
   });
 
   it('POST /debug/validate: open; validates against state, keeps nothing', async () => {

@@ -93,7 +93,7 @@ export function fixtureNodeServices(parts: FixtureNodeParts): FixtureNodeService
       return { balance: parts.state.balance(address, null), lease: { in: lease.in, out: lease.out }, assets: [...parts.store.assetBalances(address)] };
     },
     westDistribution: (height) => parts.store.westDistribution(height),
-    contractAuthToken: () => undefined,
+    contractAuthToken: () => Promise.resolve(undefined),
   };
   return { node, debug, stops: () => stops };
 }

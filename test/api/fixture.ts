@@ -20,6 +20,7 @@ import type { JsonObject } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { MassTransfer } from '../../src/protocol/transactions/transfer.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { contractsService } from '../../src/contracts/service.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
@@ -329,6 +330,7 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
     pool,
     wallet,
     admin,
+    contracts: contractsService(() => state, undefined),
     // The fixture's state is a MutableState over an empty store: its history is the store's.
     history: {
       balanceAt: (address, assetId, height) => store.balanceAt(address, assetId, height),

@@ -164,7 +164,7 @@ function inputsFor(s: SeededNode): Inputs {
     timestamp: String(s.now()),
     confirmations: '1',
     howMany: '3',
-    // The seeded node runs no contract engine yet: any contract id shows the routes answer.
+    // The seeded chain holds no contract: any id shows the routes answer (600).
     contractId: s.seed.data.idBase58,
     policyId: s.seed.policy.idBase58,
     hash: s.seed.privacyItems.small.hash,
@@ -310,7 +310,6 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /consensus/generationsignature/{}': { status: 400, why: 'PoS data on a PoA chain (WE: 199)' },
   'GET /consensus/generatingbalance/{}': { status: 400, why: 'PoS data on a PoA chain (WE: 199)' },
   'GET /node/healthcheck': { status: 404, why: 'no docker on this node (WE: 637 Service is disabled)' },
-  'POST /debug/createGrpcAuth': { status: 400, why: 'no docker engine on this node (WE: 199)' },
   'POST /peers/connect': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
   'GET /debug/utx-rebroadcast': { status: 400, why: 'the seeded node runs no P2P network (network.port = 0): 199' },
   // Rule PKI-2: the seeded chain runs WAVES crypto (the GOST answers are walked in test/pki/pki-api.test.ts).
@@ -321,22 +320,22 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   'GET /pki/keystoreAliases': { status: 400, why: 'PKI on a WAVES network (199)' },
   'POST /pki/sign': { status: 400, why: 'PKI on a WAVES network (199)' },
   'POST /pki/verify': { status: 400, why: 'PKI on a WAVES network (199)' },
+  // The seeded chain holds no contract: `/contracts` lists none, and a contract id answers as unknown.
   ...Object.fromEntries(
     [
-      'GET /contracts',
       'POST /contracts',
       'GET /contracts/info/{}',
       'GET /contracts/{}',
       'POST /contracts/{}',
       'GET /contracts/{}/{}',
-      'GET /contracts/executed-tx-for/{}',
-      'GET /contracts/status/{}',
       'GET /contracts/balance/{}',
       'GET /contracts/asset-balance/{}/{}',
       'POST /contracts/asset-balances',
       'GET /contracts/balance/details/{}',
-    ].map((key) => [key, { status: 400, why: 'the seeded node runs no contract engine yet (node wiring comes with the chain integration): 199' }]),
+    ].map((key) => [key, { status: 404, why: 'the seeded chain holds no contract: 600' }]),
   ),
+  'GET /contracts/executed-tx-for/{}': { status: 404, why: 'the seeded chain holds no contract: 601' },
+  'GET /contracts/status/{}': { status: 404, why: 'the seeded chain holds no contract, so no execution status: 605' },
 };
 
 /** Called last, in this order: they change the chain or stop the node. */

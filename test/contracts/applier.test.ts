@@ -1,5 +1,5 @@
 /**
- * The contract family's state transitions (applier.ts) and the 105 the miner builds for an
+ * The contract family's state transitions (state/appliers/contracts.ts) and the 105 the miner builds for an
  * execution (result.ts), with WE's messages, on a MutableState over a real store.
  */
 import assert from 'node:assert/strict';
@@ -11,9 +11,9 @@ import {
   applyDisableContract,
   applyExecutedContract,
   applyUpdateContract,
-  CONTRACT_APPLIERS,
-  CONTRACT_RULES,
-} from '../../src/contracts/applier.js';
+  EXECUTABLE_CONTRACT_TYPES,
+} from '../../src/state/appliers/contracts.js';
+import { rulesFor } from '../../src/state/appliers/index.js';
 import { buildExecutedContract, type ExecutionResult } from '../../src/contracts/result.js';
 import { FEATURE } from '../../src/protocol/features.js';
 import { contractResultsHash, DisableContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
@@ -100,7 +100,7 @@ describe('contract transactions on their own', () => {
     assert.equal(state.contract(create.id)?.active, false);
     assert.throws(() => applyDisableContract(state, disable(developer), APPLY_CONTEXT), weCode(603, /has been already disabled/));
     assert.throws(() => applyCallContract(state, callTx(create.id, {}), POOL), weCode(602, /has been disabled. You cannot call disabled contract/));
-    assert.equal(CONTRACT_APPLIERS.get(106), applyDisableContract);
+    assert.equal(rulesFor(106)?.apply, applyDisableContract);
   });
 
   it('107 replaces the image and counts the version, by the creator only, never across engines', () => {
@@ -116,17 +116,19 @@ describe('contract transactions on their own', () => {
     assert.throws(() => applyCreateContract(state, wasm, POOL), /Invalid bytecodeHash for contract/);
   });
 
-  it('declares the family: roles, what stands alone in a block, what only a miner builds', () => {
+  it('declares the family in the chain rules: appliers, roles, what only the engine executes', () => {
     assert.deepEqual(
-      CONTRACT_RULES.map((r) => [r.type, r.roles, r.standaloneInBlock, r.builtByMiner]),
+      [103, 104, 105, 106, 107].map((type) => [type, rulesFor(type)?.roles?.(undefined as never) ?? [], EXECUTABLE_CONTRACT_TYPES.has(type)]),
       [
-        [103, ['contract_developer'], false, false],
-        [104, [], false, false],
-        [105, [], true, true],
-        [106, [], true, false],
-        [107, ['contract_developer'], false, false],
+        [103, ['contract_developer'], true],
+        [104, [], true],
+        [105, [], false],
+        [106, [], false],
+        [107, ['contract_developer'], true],
       ],
     );
+    assert.equal(rulesFor(105)?.apply, applyExecutedContract);
+    assert.equal(rulesFor(104)?.apply, applyCallContract);
   });
 });
 

@@ -18,11 +18,11 @@ import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { ContractTokens } from '../../src/contracts/tokens.js';
 import { decodeCurrentBlockInfoField, encodeCommittedOperations, type AssetOperationMessage, type BlockInfoMessage } from '../../src/contracts/grpc/proto-1.14.js';
 import type { CommitOutcome } from '../../src/contracts/broker.js';
-import { contractInfoOfCreate } from '../../src/contracts/model.js';
+import { contractInfoOfCreate } from '../../src/state/contract-info.js';
 import { ExecutedContract } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { APPLY_CONTEXT, BLOCK, callTx, createTx, developer, fund, mineInto, protocol, startTestEngine, type TestEngine } from './support/engine.js';
-import { applyExecutedContract } from '../../src/contracts/applier.js';
+import { applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { buildExecutedContract } from '../../src/contracts/result.js';
 import { node } from './support/engine.js';
 

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { packageDigestOf } from '../../src/contracts/packages.js';
 import { tempDir } from '../support/tmp.js';
-import { contractInfoOfCreate } from '../../src/contracts/model.js';
+import { contractInfoOfCreate } from '../../src/state/contract-info.js';
 import { createTx, firstSuccess, fund, startTestEngine, updateTx } from './support/engine.js';
 import { buildKvSdkPackage } from './support/sdk-package.js';
 import { describeSdkContract } from './support/sdk-suite.js';

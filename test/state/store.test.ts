@@ -6,6 +6,7 @@ import { Protocol } from '../../src/protocol/protocol.js';
 import { F, Store } from '../../src/state/store.js';
 import { open } from 'lmdb';
 import { MutableState } from '../../src/state/view.js';
+import type { ContractInfo } from '../../src/state/contract-info.js';
 import { tempDir } from '../support/tmp.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
@@ -19,7 +20,29 @@ function stateHash(store: Store): string {
   return h.digest('hex');
 }
 
-type Op = { kind: 'balance'; who: number; asset: boolean; delta: number } | { kind: 'lease'; who: number; din: number; dout: number } | { kind: 'data'; who: number; key: string; value: number } | { kind: 'alias'; who: number; name: string } | { kind: 'perm'; who: number; role: number; ts: number };
+type Op =
+  | { kind: 'balance'; who: number; asset: boolean; delta: number }
+  | { kind: 'lease'; who: number; din: number; dout: number }
+  | { kind: 'data'; who: number; key: string; value: number }
+  | { kind: 'alias'; who: number; name: string }
+  | { kind: 'perm'; who: number; role: number; ts: number }
+  | { kind: 'contract'; which: number; version: number; active: boolean }
+  | { kind: 'contract-data'; which: number; key: string; value: number }
+  | { kind: 'executed'; which: number; by: number };
+
+/** A contract (id i) as a store keeps it. */
+const contractInfo = (which: number, version: number, active: boolean): ContractInfo => ({
+  creator: p.crypto.keyPairFromSeedPhrase(`store test ${which}`).publicKey,
+  contractId: new Uint8Array(32).fill(which + 1),
+  storedContract: { engine: 'docker', image: `kv:${version}`, imageHash: 'ab'.repeat(32), apiVersion: { major: 1, minor: 0 } },
+  version,
+  active,
+  validationPolicy: { type: 'any' },
+  isConfidential: false,
+  groupParticipants: [],
+  groupOwners: [],
+});
+const contractId = (which: number): Uint8Array => new Uint8Array(32).fill(which + 1);
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('balance' as const), who: fc.nat(4), asset: fc.boolean(), delta: fc.integer({ min: -1000, max: 1000 }) }),
@@ -27,18 +50,24 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('data' as const), who: fc.nat(4), key: fc.constantFrom('a', 'b', 'ключ'), value: fc.integer() }),
   fc.record({ kind: fc.constant('alias' as const), who: fc.nat(4), name: fc.stringMatching(/^[a-z]{4,8}$/) }),
   fc.record({ kind: fc.constant('perm' as const), who: fc.nat(4), role: fc.integer({ min: 1, max: 10 }), ts: fc.nat(1000) }),
+  fc.record({ kind: fc.constant('contract' as const), which: fc.nat(3), version: fc.integer({ min: 1, max: 5 }), active: fc.boolean() }),
+  fc.record({ kind: fc.constant('contract-data' as const), which: fc.nat(3), key: fc.constantFrom('a', 'b', 'ключ'), value: fc.integer() }),
+  fc.record({ kind: fc.constant('executed' as const), which: fc.nat(5), by: fc.nat(5) }),
 );
 
 function apply(store: Store, height: number, ops: Op[]): void {
   const s = new MutableState(store);
   for (const op of ops) {
-    const a = ADDRS[op.who]!;
+    const a = 'who' in op ? ADDRS[op.who]! : new Uint8Array(0);
     if (op.kind === 'balance') s.addBalance(a, op.asset ? ASSET : null, BigInt(op.delta));
     else if (op.kind === 'lease') s.addLeaseBalance(a, BigInt(op.din), BigInt(op.dout));
     else if (op.kind === 'data') s.putData(a, { key: op.key, type: 'integer', value: BigInt(op.value) });
     else if (op.kind === 'alias') {
       if (s.aliasOwner(op.name) === undefined) s.putAlias(op.name, a);
-    } else s.addPermissionOp(a, { opType: 'add', role: op.role, timestamp: BigInt(op.ts), dueTimestamp: null });
+    } else if (op.kind === 'perm') s.addPermissionOp(a, { opType: 'add', role: op.role, timestamp: BigInt(op.ts), dueTimestamp: null });
+    else if (op.kind === 'contract') s.putContract(contractInfo(op.which, op.version, op.active));
+    else if (op.kind === 'contract-data') s.putContractData(contractId(op.which), { key: op.key, type: 'integer', value: BigInt(op.value) });
+    else s.putExecutedTxFor(new Uint8Array(32).fill(0x40 + op.which), new Uint8Array(32).fill(0x80 + op.by));
   }
   s.setCarryFee(BigInt(height));
   store.commit({ height, blockBytes: Uint8Array.from([height & 0xff]), blockIds: [{ id: new Uint8Array(64).fill(height & 0xff), transactionCount: ops.length }], changes: s.changes() });
@@ -126,7 +155,7 @@ describe('store', () => {
         const target = cut % (blocks.length + 1);
         store.rollbackTo(target);
         // Holders: every address with an asset balance op (a zero delta writes no balance) in the kept blocks.
-        const expected = [...new Set(blocks.slice(0, target).flatMap((ops) => ops.filter((o) => o.kind === 'balance' && o.asset && o.delta !== 0).map((o) => o.who)))]
+        const expected = [...new Set(blocks.slice(0, target).flatMap((ops) => ops.flatMap((o) => (o.kind === 'balance' && o.asset && o.delta !== 0 ? [o.who] : []))))]
           .map((who) => ADDRS[who]!)
           .sort((a, b) => Buffer.compare(a, b));
         const holders = [...store.assetHolders(ASSET)];
@@ -191,5 +220,45 @@ describe('store', () => {
     await Store.open(dir, p).close();
     const other = await Protocol.create({ crypto: 'waves', chainId: 'V' });
     assert.throws(() => Store.open(dir, other), /another network/);
+  });
+
+  it('keeps contracts, their data and the 105 of each executed transaction, read through a pending layer and undone by a rollback', () => {
+    const store = Store.open(tempDir(), p);
+    const first = new MutableState(store, 1);
+    first.putContract(contractInfo(1, 1, true));
+    first.putContract(contractInfo(0, 1, true));
+    first.putContractData(contractId(1), { key: 'ключ', type: 'string', value: 'v' });
+    first.putContractData(contractId(1), { key: 'b', type: 'integer', value: 1n });
+    first.putExecutedTxFor(new Uint8Array(32).fill(9), new Uint8Array(32).fill(10));
+    // A pending layer reads its own writes before they reach the store.
+    assert.deepEqual(first.contractIds(), [contractId(1), contractId(0)]);
+    assert.deepEqual(first.contractKeys(contractId(1)), ['b', 'ключ']);
+    store.commit({ height: 1, blockBytes: Uint8Array.from([1]), blockIds: [], changes: first.changes() });
+    assert.deepEqual(store.contractIds(), [contractId(1), contractId(0)]);
+    assert.deepEqual(store.contract(contractId(1)), contractInfo(1, 1, true));
+    assert.deepEqual(store.contractKeys(contractId(1)), ['b', 'ключ']);
+    assert.deepEqual(store.contractData(contractId(1), 'b'), { key: 'b', type: 'integer', value: 1n });
+    assert.deepEqual(store.executedTxFor(new Uint8Array(32).fill(9)), new Uint8Array(32).fill(10));
+    const second = new MutableState(store, 2);
+    second.putContract(contractInfo(1, 2, false));
+    second.putContract(contractInfo(2, 1, true));
+    second.putContractData(contractId(1), { key: 'a', type: 'boolean', value: true });
+    second.putContractData(contractId(1), { key: 'b', type: 'integer', value: 2n });
+    assert.deepEqual(second.contractKeys(contractId(1)), ['a', 'b', 'ключ']);
+    assert.deepEqual(second.contractIds(), [contractId(1), contractId(0), contractId(2)]);
+    store.commit({ height: 2, blockBytes: Uint8Array.from([2]), blockIds: [], changes: second.changes() });
+    assert.equal(store.contract(contractId(1))?.version, 2);
+    assert.deepEqual(store.contractIds(), [contractId(1), contractId(0), contractId(2)]);
+    assert.deepEqual(store.contractData(contractId(1), 'b'), { key: 'b', type: 'integer', value: 2n });
+    store.rollbackTo(1);
+    assert.deepEqual(store.contract(contractId(1)), contractInfo(1, 1, true));
+    assert.equal(store.contract(contractId(2)), undefined);
+    assert.deepEqual(store.contractIds(), [contractId(1), contractId(0)]);
+    assert.deepEqual(store.contractKeys(contractId(1)), ['b', 'ключ']);
+    assert.deepEqual(store.contractData(contractId(1), 'b'), { key: 'b', type: 'integer', value: 1n });
+    store.rollbackTo(0);
+    assert.deepEqual(store.contractIds(), []);
+    assert.equal(store.executedTxFor(new Uint8Array(32).fill(9)), undefined);
+    void store.close();
   });
 });

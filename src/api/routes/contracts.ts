@@ -10,7 +10,7 @@ import type { JsonObject } from '../../protocol/json.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { forbiddenKeyChars, STORED_CONTRACT, VALIDATION_POLICY } from '../../protocol/transactions/contracts.js';
 import type { DataEntry } from '../../protocol/transactions/fields.js';
-import type { ContractInfo } from '../../contracts/model.js';
+import type { ContractInfo } from '../../state/contract-info.js';
 import type { ContractReadState, ContractsService } from '../../contracts/service.js';
 import type { ContractExecutionMessage } from '../../contracts/statuses.js';
 import * as A from '../account-schemas.js';
@@ -18,13 +18,9 @@ import { dataEntryJson, keysFilter, pageEntries, readIntQueries } from '../accou
 import { optionalQuery, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
-import { ApiError, customValidationError, dataKeyNotExists, genericError, invalidAssetId, invalidContractKeys, tooBigArray } from '../../errors/catalogue.js';
+import { contractExecutionNotFound, contractNotFound, dataKeyNotExists, executedTransactionNotFound, genericError, invalidAssetId, invalidContractKeys, tooBigArray } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
-
-/** What every route may also answer while the node serves no contract state. */
-const NO_ENGINE = '199 the node runs no contract engine';
-const withNoEngine = (description?: string) => err(description === undefined ? NO_ENGINE : `${description}; ${NO_ENGINE}`);
 
 /** WE's MaxContractsPerRequest / MaxKeysPerRequest. */
 const MAX_PER_REQUEST = 100;
@@ -84,11 +80,7 @@ const BalancesRequest = Type.Object({ contractId: Type.String(), assetIds: Type.
 // ---------------------------------------------------------------------------
 // Reading
 
-function service(ctx: ApiContext): ContractsService {
-  const s = ctx.services.contracts;
-  if (s === undefined) throw customValidationError('This node serves no contract state: its contract engine is not running', 'contracts');
-  return s;
-}
+const service = (ctx: ApiContext): ContractsService => ctx.services.contracts;
 
 /** WE's findContract: an undecodable or unknown id is "not found" under the text given. */
 function findContract(state: ContractReadState, contractId: string): ContractInfo {
@@ -99,7 +91,7 @@ function findContract(state: ContractReadState, contractId: string): ContractInf
     id = undefined;
   }
   const info = id === undefined ? undefined : state.contract(id);
-  if (info === undefined) throw new ApiError('ContractNotFound', 600, `Contract '${contractId}' is not found`, 'contractId', 404);
+  if (info === undefined) throw contractNotFound(contractId);
   return info;
 }
 
@@ -159,7 +151,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     path: '/contracts',
     auth: 'user',
     summary: 'Every contract, in creation order',
-    responses: { 200: Type.Array(ContractInfoSchema), 400: withNoEngine() },
+    responses: { 200: Type.Array(ContractInfoSchema) },
     handler: (_req, ctx) => {
       const state = service(ctx).state();
       return state.contractIds().map((id) => contractInfoJson(state.contract(id)!, ctx.services.protocol));
@@ -174,7 +166,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     body: { schema: ContractsRequest, read: 'schema' },
     responses: {
       200: Type.Record(Type.String(), Type.Array(A.DataEntry)),
-      400: withNoEngine('1 malformed body; 10 more than 100 contracts'),
+      400: err('1 malformed body; 10 more than 100 contracts'),
       404: err('600 a contract is not found'),
     },
     handler: ({ body }, ctx) => {
@@ -193,7 +185,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'A contract: creator, image or bytecode, version, whether it is active, validation policy',
     params: { contractId: contractIdParam() },
-    responses: { 200: ContractInfoSchema, 400: withNoEngine(), 404: err('600 contract not found') },
+    responses: { 200: ContractInfoSchema, 404: err('600 contract not found') },
     handler: ({ params }, ctx) => contractInfoJson(findContract(service(ctx).state(), params.contractId), ctx.services.protocol),
   }),
   route({
@@ -210,7 +202,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     },
     responses: {
       200: Type.Array(A.DataEntry),
-      400: withNoEngine("199 bad `offset`/`limit` (`Invalid parameters: [...]`); 629 bad `matches` pattern"),
+      400: err("199 bad `offset`/`limit` (`Invalid parameters: [...]`); 629 bad `matches` pattern"),
       404: err('600 contract not found'),
     },
     handler: ({ params, query }, ctx) => {
@@ -232,7 +224,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     summary: 'Some data entries of a contract, by key (keys without a value are left out)',
     params: { contractId: contractIdParam() },
     body: { schema: KeysRequest, read: 'schema' },
-    responses: { 200: Type.Array(A.DataEntry), 400: withNoEngine('1 malformed body; 10 more than 100 keys'), 404: err('600 contract not found') },
+    responses: { 200: Type.Array(A.DataEntry), 400: err('1 malformed body; 10 more than 100 keys'), 404: err('600 contract not found') },
     handler: ({ params, body }, ctx) => {
       const keys = [...new Set(body.keys)];
       if (keys.length > MAX_PER_REQUEST) throw tooBigArray('keys');
@@ -247,7 +239,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'One data entry of a contract',
     params: { contractId: contractIdParam(), key: text('Key (URL-encoded)') },
-    responses: { 200: A.DataEntry, 400: withNoEngine('199 the key has characters contract keys cannot have'), 404: err('600 contract not found; 304 no data for this key') },
+    responses: { 200: A.DataEntry, 400: err('199 the key has characters contract keys cannot have'), 404: err('600 contract not found; 304 no data for this key') },
     handler: ({ params }, ctx) => {
       const bad = forbiddenKeyChars(params.key);
       if (bad !== null) throw invalidContractKeys([[params.key, bad]], 'key');
@@ -264,13 +256,13 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'The ExecutedContract (105) that executed a CreateContract, CallContract or UpdateContract',
     params: { txId: text('Id of the executable transaction, Base58') },
-    responses: { 200: S.Transaction, 400: withNoEngine('199 the id is not Base58'), 404: err('601 no executed transaction for it') },
+    responses: { 200: S.Transaction, 400: err('199 the id is not Base58'), 404: err('601 no executed transaction for it') },
     handler: ({ params }, ctx) => {
       const txId = decodeOr199(params.txId, 'transaction id', 'txId');
       const executedId = service(ctx).state().executedTxFor(txId);
       const executed = executedId === undefined ? undefined : ctx.services.chain.transaction(executedId);
       if (executed === undefined) {
-        throw new ApiError('ExecutedTransactionNotFound', 601, `Executed transaction is not found for transaction with txId = ${params.txId}`, 'txId', 404);
+        throw executedTransactionNotFound(params.txId);
       }
       return executed.tx.toJson();
     },
@@ -281,12 +273,12 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'Execution statuses of an executable transaction (Success, Error, Failure), oldest first',
     params: { txId: text('Id of the executable transaction, Base58') },
-    responses: { 200: Type.Array(ExecutionStatus), 400: withNoEngine('199 the id is not Base58'), 404: err('605 no status for it') },
+    responses: { 200: Type.Array(ExecutionStatus), 400: err('199 the id is not Base58'), 404: err('605 no status for it') },
     handler: ({ params }, ctx) => {
       const txId = decodeOr199(params.txId, 'transaction id', 'txId');
       const statuses = service(ctx).statuses(txId);
       if (statuses === undefined) {
-        throw new ApiError('ContractExecutionNotFound', 605, `Contract execution result is not found for transaction with txId = '${params.txId}'`, 'txId', 404);
+        throw contractExecutionNotFound(params.txId);
       }
       return statuses.map((m) => statusJson(m, ctx.services.protocol));
     },
@@ -297,7 +289,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'WEST balance of a contract',
     params: { contractId: contractIdParam() },
-    responses: { 200: BalanceAnswer, 400: withNoEngine(), 404: err('600 contract not found') },
+    responses: { 200: BalanceAnswer, 404: err('600 contract not found') },
     handler: ({ params }, ctx) => {
       const state = service(ctx).state();
       return assetBalance(state, findContract(state, params.contractId), undefined);
@@ -309,7 +301,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'Balance of an asset held by a contract',
     params: { contractId: contractIdParam(), assetId: text('Asset id, Base58') },
-    responses: { 200: BalanceAnswer, 400: withNoEngine('199 the asset id is not Base58; 118 unknown asset'), 404: err('600 contract not found') },
+    responses: { 200: BalanceAnswer, 400: err('199 the asset id is not Base58; 118 unknown asset'), 404: err('600 contract not found') },
     handler: ({ params }, ctx) => {
       const state = service(ctx).state();
       return assetBalance(state, findContract(state, params.contractId), params.assetId);
@@ -321,7 +313,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'Balances of several assets held by a contract',
     body: { schema: BalancesRequest, read: 'schema' },
-    responses: { 200: Type.Array(BalanceAnswer), 400: withNoEngine('1 malformed body; 199 an asset id is not Base58; 118 unknown asset'), 404: err('600 contract not found') },
+    responses: { 200: Type.Array(BalanceAnswer), 400: err('1 malformed body; 199 an asset id is not Base58; 118 unknown asset'), 404: err('600 contract not found') },
     handler: ({ body }, ctx) => {
       const state = service(ctx).state();
       const info = findContract(state, body.contractId);
@@ -334,7 +326,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'WEST of a contract: regular, leased out, available (regular − leased out)',
     params: { contractId: contractIdParam() },
-    responses: { 200: BalanceDetails, 400: withNoEngine(), 404: err('600 contract not found') },
+    responses: { 200: BalanceDetails, 404: err('600 contract not found') },
     handler: ({ params }, ctx) => {
       const state = service(ctx).state();
       const info = findContract(state, params.contractId);

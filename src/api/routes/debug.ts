@@ -4,8 +4,8 @@
  * 403 too.
  *
  * Served: rollback, rollback-to, blocks, info, validate, minerInfo, historyInfo,
- * configInfo, portfolios, print, state, stateWE, createGrpcAuth (WE's answer for a node
- * without a contract engine until Weft runs contracts); `utx-rebroadcast` lives with the
+ * configInfo, portfolios, print, state, stateWE, createGrpcAuth (the contract engine's
+ * read-only token; WE's 199 on a node without one); `utx-rebroadcast` lives with the
  * peers routes (routes/peers.ts). Not served: WE's `threadDump` (JVM threads), `freeze` /
  * `cleanState` (stopping the node and wiping RocksDB for a snapshot swap; Weft has no
  * snapshots).
@@ -239,17 +239,17 @@ export const debugRoutes = defineRoutes(
       path: '/debug/createGrpcAuth',
       auth: 'admin',
       summary: "A 365-day token for a contract's read-only gRPC calls",
-      description: 'Needs the contract engine; a node without it answers 199.',
+      description: 'A 365-day token from the contract engine (`node.contracts.enable` or `docker-engine.enable`); a node without it answers 199.',
       body: { schema: ContractAuthRequest, read: 'schema' },
       responses: { 200: ContractAuthAnswer, 400: err("1 malformed body or contract id; 199 `Can't create token – docker-engine is disabled`"), 403: denied },
-      handler: ({ body }, ctx) => {
+      handler: async ({ body }, ctx) => {
         let contractId: Uint8Array;
         try {
           contractId = decodeBase58(body.contractId);
         } catch {
           throw wrongJson([{ path: 'obj.contractId', messages: ['Expected base58-encoded string'] }]);
         }
-        const token = ctx.services.debug.contractAuthToken(contractId);
+        const token = await ctx.services.debug.contractAuthToken(contractId);
         if (token === undefined) throw customValidationError("Can't create token – docker-engine is disabled", 'node.docker-engine.enable');
         return { token };
       },

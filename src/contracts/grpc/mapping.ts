@@ -12,10 +12,9 @@ import type { Protocol } from '../../protocol/protocol.js';
 import { ASSET_ID_LENGTH, type DataEntry } from '../../protocol/transactions/fields.js';
 import type { ContractAssetOperation, ContractTransferIn } from '../../protocol/transactions/contracts.js';
 import { writeProofs, type Transaction } from '../../protocol/transactions/schema.js';
-import { contractCustomError } from '../errors.js';
-import { storedContractOf } from '../model.js';
+import { customValidationError, WeError } from '../../errors/catalogue.js';
+import { storedContractOf } from '../../state/contract-info.js';
 import type { AssetOperationMessage } from './proto-1.14.js';
-import { WeError } from '../../errors/catalogue.js';
 
 export const long = (v: bigint): Long => Long.fromString(v.toString());
 export const bigintOf = (v: Long | number | string | undefined): bigint => (v === undefined ? 0n : BigInt(v.toString()));
@@ -40,7 +39,7 @@ export function dataEntryFromMessage(m: DataEntryMessage): DataEntry {
   if (m.boolValue !== undefined) return { key: m.key, type: 'boolean', value: m.boolValue };
   if (m.binaryValue !== undefined) return { key: m.key, type: 'binary', value: Uint8Array.from(m.binaryValue) };
   if (m.stringValue !== undefined) return { key: m.key, type: 'string', value: m.stringValue };
-  throw contractCustomError(`Data entry with key '${m.key}' has no value`, 'results');
+  throw customValidationError(`Data entry with key '${m.key}' has no value`, 'results');
 }
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -91,9 +90,9 @@ function decodeId(text: string, what: string, length: number): Uint8Array {
   try {
     bytes = decodeBase58(text);
   } catch {
-    throw contractCustomError(`Invalid ${what} '${text}': not Base58`, 'assetOperations');
+    throw customValidationError(`Invalid ${what} '${text}': not Base58`, 'assetOperations');
   }
-  if (bytes.length !== length) throw contractCustomError(`Invalid ${what} '${text}': ${bytes.length} bytes, expected ${length}`, 'assetOperations');
+  if (bytes.length !== length) throw customValidationError(`Invalid ${what} '${text}': ${bytes.length} bytes, expected ${length}`, 'assetOperations');
   return bytes;
 }
 
@@ -104,13 +103,13 @@ function recipientOf(p: Protocol, text: string): ReturnType<Protocol['addresses'
   try {
     return p.addresses.parseRecipient(text, 'recipient');
   } catch (e) {
-    if (e instanceof WeError) throw contractCustomError(`Invalid recipient '${text}': ${e.message}`, 'assetOperations');
+    if (e instanceof WeError) throw customValidationError(`Invalid recipient '${text}': ${e.message}`, 'assetOperations');
     throw e;
   }
 }
 
 const byteRange = (n: number, what: string): number => {
-  if (!Number.isInteger(n) || n < -128 || n > 127) throw contractCustomError(`Invalid ${what} ${n}: must fit a byte`, 'assetOperations');
+  if (!Number.isInteger(n) || n < -128 || n > 127) throw customValidationError(`Invalid ${what} ${n}: must fit a byte`, 'assetOperations');
   return n;
 };
 
@@ -145,6 +144,6 @@ export function assetOperationFromMessage(p: Protocol, m: AssetOperationMessage)
     case 'contractCancelLease':
       return { operationType: 'cancel-lease', leaseId: decodeId(m.leaseId, 'lease id', ASSET_ID_LENGTH) };
     case 'empty':
-      throw contractCustomError('Asset operation without an operation', 'assetOperations');
+      throw customValidationError('Asset operation without an operation', 'assetOperations');
   }
 }

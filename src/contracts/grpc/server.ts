@@ -71,8 +71,7 @@ import type { DataEntry } from '../../protocol/transactions/fields.js';
 import { roleFromByte, ROLES } from '../../protocol/transactions/permissions.js';
 import { decidingOp, isOpActive, orderedOps } from '../../state/permissions.js';
 import type { ExecutionBroker, PushedTransaction, TransactionStream } from '../broker.js';
-import { contractCustomError, ContractExecutionException, contractNotFound } from '../errors.js';
-import type { ContractInfo } from '../model.js';
+import type { ContractInfo } from '../../state/contract-info.js';
 import type { ContractExecutionView, ContractNodeContext } from '../state.js';
 import type { ContractTokens, ExecutionClaim } from '../tokens.js';
 import { assetOperationFromMessage, bigintOf, dataEntryFromMessage, dataEntryToMessage, long } from './mapping.js';
@@ -84,7 +83,17 @@ import {
   type BlockHeaderMessage,
   type BlockHeaderRef,
 } from './proto-1.14.js';
-import { dataKeyNotExists, invalidAssetId, invalidContractKeys, invalidContractKeysFilter, missingAuthorizationMetadata, WeError } from '../../errors/catalogue.js';
+import {
+  ContractExecutionException,
+  contractNotFound,
+  customValidationError,
+  dataKeyNotExists,
+  invalidAssetId,
+  invalidContractKeys,
+  invalidContractKeysFilter,
+  missingAuthorizationMetadata,
+  WeError,
+} from '../../errors/catalogue.js';
 
 export interface ContractGrpcServerDeps {
   readonly tokens: ContractTokens;
@@ -298,7 +307,7 @@ export class ContractGrpcServer {
       getContractKeys: this.unary<ContractKeysRequest, ContractKeysResponse>((req, { claim, view }) => {
         const info = this.findContract(view, req.contractId);
         if (info.isConfidential && encodeBase58(info.contractId) !== claim.contractId) {
-          throw contractCustomError(
+          throw customValidationError(
             `Only confidential contract itself is allowed to get confidential keys: requesting contract id -> '${claim.contractId}', required contract id -> '${req.contractId}'`,
           );
         }
@@ -350,7 +359,7 @@ export class ContractGrpcServer {
     try {
       id = decodeBase58(text);
     } catch {
-      throw contractCustomError(`Failed to decode base58 asset id value '${text}'`, 'assetsIds');
+      throw customValidationError(`Failed to decode base58 asset id value '${text}'`, 'assetsIds');
     }
     if (view.asset(id) === undefined) throw invalidAssetId(`Unable to find a description for AssetId 'Some(${text})'`, 'assetsIds');
     return id;
@@ -486,7 +495,7 @@ export class ContractGrpcServer {
         try {
           id = decodeBase58(req.txId);
         } catch (e) {
-          throw contractCustomError(`Cannot parse transaction id '${req.txId}': ${e instanceof Error ? e.message : String(e)}`, 'txId');
+          throw customValidationError(`Cannot parse transaction id '${req.txId}': ${e instanceof Error ? e.message : String(e)}`, 'txId');
         }
         return { exists: view.transactionHeight(id) !== undefined };
       }),
@@ -502,7 +511,7 @@ export class ContractGrpcServer {
   private blockService(): grpc.UntypedServiceImplementation {
     return {
       getBlockHeader: this.unary<BlockHeaderRef, BlockHeaderMessage>((req, { view }) => {
-        if (req === undefined) throw contractCustomError("Empty both fields 'signature' and 'height' in request");
+        if (req === undefined) throw customValidationError("Empty both fields 'signature' and 'height' in request");
         let header;
         if ('height' in req) {
           header = req.height > 0n && req.height <= 0x7fffffffn ? this.deps.node.blockHeaderAt(Number(req.height)) : undefined;
@@ -511,7 +520,7 @@ export class ContractGrpcServer {
           const id = base58OrUndefined(req.signature);
           header = id === undefined ? undefined : this.deps.node.blockHeaderById(id);
           if (header === undefined) {
-            if (id === undefined) throw contractCustomError("Empty both fields 'signature' and 'height' in request");
+            if (id === undefined) throw customValidationError("Empty both fields 'signature' and 'height' in request");
             throw new WeError('BlockDoesNotExist', 301, `block with signature '${req.signature}' does not exist`, 'signature', 404);
           }
         }

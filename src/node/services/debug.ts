@@ -48,6 +48,8 @@ export interface DebugDeps {
   readonly syncProgress: () => SyncProgress | undefined;
   /** The P2P loaders' figures; undefined when the node runs no network. */
   readonly loaderStats: () => LoaderStats | undefined;
+  /** WE's createGrpcAuth token; absent when the node runs no contract engine. */
+  readonly contractAuthToken?: (contractId: Uint8Array) => Promise<string>;
 }
 
 export function debugService(parts: DebugDeps): DebugService {
@@ -173,7 +175,6 @@ export function debugService(parts: DebugDeps): DebugService {
 
     westDistribution: (height) => store.westDistribution(height),
 
-    // No contract engine (WE's docker-engine) runs in this node.
-    contractAuthToken: () => undefined,
+    contractAuthToken: (contractId) => parts.contractAuthToken?.(contractId) ?? Promise.resolve(undefined),
   };
 }

@@ -15,7 +15,8 @@ import { PERMIT } from './permissions.js';
 import { CREATE_POLICY, POLICY_DATA_HASH, UPDATE_POLICY } from './privacy.js';
 import { SET_SCRIPT } from './scripts.js';
 import { MASS_TRANSFER, TRANSFER } from './transfer.js';
-import { CALL_CONTRACT, CREATE_CONTRACT, DISABLE_CONTRACT, EXCHANGE, EXECUTED_CONTRACT, UPDATE_CONTRACT } from './unsupported.js';
+import { CALL_CONTRACT, CREATE_CONTRACT, DISABLE_CONTRACT, EXECUTED_CONTRACT, UPDATE_CONTRACT } from './contracts.js';
+import { EXCHANGE } from './unsupported.js';
 
 export * from './context.js';
 export * from './rules.js';

@@ -10,7 +10,7 @@ import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';
 import { startContractEngine, type ContractEngine } from '../../../src/contracts/engine.js';
 import { buildExecutedContract, type ExecutedBuild, type ExecutionResult } from '../../../src/contracts/result.js';
-import { applyExecutedContract } from '../../../src/contracts/applier.js';
+import { applyExecutedContract } from '../../../src/state/appliers/contracts.js';
 import type { RuntimeLog } from '../../../src/contracts/runtime.js';
 import { ROLES } from '../../../src/protocol/transactions/permissions.js';
 import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings } from '../../../src/contracts/settings.js';
@@ -136,6 +136,11 @@ const params = (o: Readonly<Record<string, string | number | boolean>>): DataEnt
 
 let clock = 1_700_000_000_000n;
 const nextTimestamp = (): bigint => ++clock;
+
+/** Timestamps of the transactions built here continue from `now` (a running node refuses old ones). */
+export function timestampsFrom(now: bigint): void {
+  if (now > clock) clock = now;
+}
 
 function signed(codec: Parameters<Protocol['transaction']>[0], version: number, data: object, key: KeyPair = developer): Transaction {
   return protocol.sign(protocol.transaction(codec, version, data), key.privateKey);

@@ -17,10 +17,10 @@
  * The state is a MutableState the chain extends with contract state (ContractStateReader /
  * ContractStateWriter, state.ts).
  */
-import { Address } from '../crypto/address.js';
-import { encodeBase58 } from '../crypto/encoding.js';
-import { FEATURE } from '../protocol/features.js';
-import { equalBytes, INT64 } from '../protocol/bytes.js';
+import { Address } from '../../crypto/address.js';
+import { encodeBase58 } from '../../crypto/encoding.js';
+import { FEATURE as F, FEATURE } from '../../protocol/features.js';
+import { equalBytes, INT64 } from '../../protocol/bytes.js';
 import {
   CallContract,
   contractResultsHash,
@@ -35,42 +35,31 @@ import {
   type ExecutedContractTransaction,
   type StoredContract,
   type ValidationPolicy,
-} from '../protocol/transactions/contracts.js';
-import { ROLES, type RoleName } from '../protocol/transactions/permissions.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
-import { hasRole } from '../state/permissions.js';
-import { payFee, resolveRecipient, type ApplyContext, type MinerFee } from '../state/appliers/context.js';
-import type { MutableState } from '../state/view.js';
-import { contractAlreadyDisabled, contractIsDisabled } from './errors.js';
-import { contractInfoAfterUpdate, contractInfoOfCreate, type ContractInfo } from './model.js';
-import type { ContractStateReader, ContractStateWriter } from './state.js';
-import { validateWasmBytecode } from './wasm/module.js';
+} from '../../protocol/transactions/contracts.js';
+import { ROLES, type RoleName } from '../../protocol/transactions/permissions.js';
+import type { Transaction } from '../../protocol/transactions/schema.js';
+import { validateWasmBytecode } from '../../protocol/wasm/module.js';
+import { hasRole } from '../permissions.js';
+import { contractInfoAfterUpdate, contractInfoOfCreate, type ContractInfo } from '../contract-info.js';
+import type { MutableState } from '../view.js';
+import { payFee, resolveRecipient, type Applier, type ApplyContext, type MinerFee } from './context.js';
+import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, west, ZERO_FEE, type TransactionRules } from './rules.js';
 import { createHash } from 'node:crypto';
-import { genericError, permissionError, ValidationError } from '../errors/catalogue.js';
+import { contractAlreadyDisabled, contractIsDisabled, contractNotFound, genericError, permissionError, ValidationError } from '../../errors/catalogue.js';
 
-/** The state the contract appliers work on: a MutableState with contract state. */
-export type ContractApplyState = MutableState & ContractStateReader & ContractStateWriter;
+/** The state the contract appliers work on. */
+export type ContractApplyState = MutableState;
 
-export type ContractApplier = (state: ContractApplyState, tx: Transaction, ctx: ApplyContext) => MinerFee | undefined;
+export type ContractApplier = Applier;
 
 type Fields = Readonly<Record<string, unknown>>;
 
 // ---------------------------------------------------------------------------
 // Errors with WE's kinds and messages
 
-/** WE's ContractNotFound (ApiError 600, kept by the pipeline). */
-const contractNotFoundError = (contractId: Uint8Array): ValidationError =>
-  new ValidationError('ContractNotFound', 600, `Contract '${encodeBase58(contractId)}' is not found`, 'contractId', 404);
-
-const isDisabledError = (contractId: Uint8Array): ValidationError => {
-  const e = contractIsDisabled(contractId);
-  return new ValidationError('ContractIsDisabled', e.code, e.message, e.field, e.status);
-};
-
-const alreadyDisabledError = (contractId: Uint8Array): ValidationError => {
-  const e = contractAlreadyDisabled(contractId);
-  return new ValidationError('ContractAlreadyDisabled', e.code, e.message, e.field, e.status);
-};
+const contractNotFoundError = (contractId: Uint8Array): ValidationError => contractNotFound(encodeBase58(contractId));
+const isDisabledError = (contractId: Uint8Array): ValidationError => contractIsDisabled(encodeBase58(contractId));
+const alreadyDisabledError = (contractId: Uint8Array): ValidationError => contractAlreadyDisabled(encodeBase58(contractId));
 
 const unexpectedInBlock = (tx: Transaction): ValidationError =>
   genericError(`Executable transaction with id = ${tx.idBase58}, type = ${tx.type} wasn't executed`);
@@ -441,36 +430,78 @@ export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
 };
 
 // ---------------------------------------------------------------------------
-// The family's rules
+// The family's rules. An executable transaction's fee is taken when its 105 is applied
+// and goes to the 105's miner; the 105 itself is free.
 
-/** What the chain needs to know about each contract transaction type beyond its applier. */
-export interface ContractTypeRules {
-  readonly type: number;
-  readonly apply: ContractApplier;
-  /** One of these roles is required of the sender (besides not banned, and `sender` when required). */
-  readonly roles: readonly RoleName[];
-  /** It can stand alone in a block (false: only inside the 105 that executed it). */
-  readonly standaloneInBlock: boolean;
-  /** Only the node builds it (never accepted from clients or into the pool). */
-  readonly builtByMiner: boolean;
-  /** Executed by the contract engine before it reaches a block. */
-  readonly executable: boolean;
-}
+/** The executable types: executed by the contract engine, reaching a block only inside the 105 that executed them. */
+export const EXECUTABLE_CONTRACT_TYPES: ReadonlySet<number> = new Set([103, 104, 107]);
 
-/**
- * The contract family (103–107). Fees and the features each version requires are already
- * in the chain's tables (chain/fees.ts, chain/validation.ts requiredFeatures); the fee of an
- * executable transaction is taken when its 105 is applied and goes to the 105's miner; the
- * 105 itself is free.
- */
-export const CONTRACT_RULES: readonly ContractTypeRules[] = [
-  { type: 103, apply: applyCreateContract, roles: ['contract_developer'], standaloneInBlock: false, builtByMiner: false, executable: true },
-  { type: 104, apply: applyCallContract, roles: [], standaloneInBlock: false, builtByMiner: false, executable: true },
-  { type: 105, apply: applyExecutedContract, roles: [], standaloneInBlock: true, builtByMiner: true, executable: false },
-  { type: 106, apply: applyDisableContract, roles: [], standaloneInBlock: true, builtByMiner: false, executable: false },
-  { type: 107, apply: applyUpdateContract, roles: ['contract_developer'], standaloneInBlock: false, builtByMiner: false, executable: true },
-];
+const DOCKER = `${TX_PACKAGE}.docker`;
 
-/** The contract appliers by type. */
-export const CONTRACT_APPLIERS: ReadonlyMap<number, ContractApplier> = new Map(CONTRACT_RULES.map((r) => [r.type, r.apply]));
+export const CREATE_CONTRACT: TransactionRules = {
+  apply: applyCreateContract,
+  scalaClass: { pkg: DOCKER, name: 'CreateContractTransaction', versioned: true },
+  features: featuresByVersion({
+    1: [],
+    2: [F.CONTRACTS_GRPC],
+    3: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES],
+    4: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS],
+    5: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI],
+    6: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS],
+    7: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS],
+  }),
+  // A V2 paying its fee in an asset needs sponsored fees (CreateContractTransactionV2.requiredFeatures).
+  fieldFeatures: (tx) => (tx.version === 2 && tx.feeAssetId !== null ? [F.SPONSORED_FEES] : []),
+  roles: () => ['contract_developer'],
+  fee: paidFee('create-contract', ONE_WEST),
+};
 
+export const CALL_CONTRACT: TransactionRules = {
+  apply: applyCallContract,
+  scalaClass: { pkg: DOCKER, name: 'CallContractTransaction', versioned: true },
+  features: featuresByVersion({
+    1: [],
+    2: [],
+    3: [F.SPONSORED_FEES],
+    4: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS],
+    5: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI],
+    6: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS],
+    7: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS],
+  }),
+  fee: paidFee('call-contract', west(0.1)),
+};
+
+export const EXECUTED_CONTRACT: TransactionRules = {
+  apply: applyExecutedContract,
+  scalaClass: { pkg: DOCKER, name: 'ExecutedContractTransaction', versioned: true },
+  features: featuresByVersion({
+    1: [],
+    2: [F.CONTRACT_VALIDATIONS],
+    3: [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI],
+    4: [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS],
+    5: [F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS],
+  }),
+  fee: ZERO_FEE,
+};
+
+export const DISABLE_CONTRACT: TransactionRules = {
+  apply: applyDisableContract,
+  scalaClass: { pkg: DOCKER, name: 'DisableContractTransaction', versioned: true },
+  features: featuresByVersion({ 1: [], 2: [F.SPONSORED_FEES], 3: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS] }),
+  fee: paidFee('disable-contract', west(0.01)),
+};
+
+export const UPDATE_CONTRACT: TransactionRules = {
+  apply: applyUpdateContract,
+  scalaClass: { pkg: DOCKER, name: 'UpdateContractTransaction', versioned: true },
+  features: featuresByVersion({
+    1: [],
+    2: [F.SPONSORED_FEES],
+    3: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS],
+    4: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS],
+    5: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS, F.CONFIDENTIAL_DATA_IN_CONTRACTS],
+    6: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS, F.CONTRACT_VALIDATIONS, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS],
+  }),
+  roles: () => ['contract_developer'],
+  fee: paidFee('update-contract', ONE_WEST),
+};

@@ -106,7 +106,7 @@ export function encodeContractInfo(info: ContractInfo, p: Protocol): Uint8Array 
 }
 
 export function decodeContractInfo(bytes: Uint8Array, p: Protocol): ContractInfo {
-  const r = new ByteReader(bytes);
+  const r = new ByteReader(Uint8Array.from(bytes));
   const creator = r.shortBytes('creator');
   const contractId = r.shortBytes('contractId');
   const storedContract = STORED_CONTRACT.read(r, p, 'storedContract');

@@ -1,0 +1,92 @@
+/**
+ * Contract execution for this node's micro-blocks (WE's MinerTransactionsExecutor): the
+ * executable transactions of the pool (103, 104, 107) are run by the engine, in pool
+ * order, each on the state the ones before it left (the liquid block plus their 105s);
+ * every execution becomes an ExecutedContract (105) signed by this node, or no 105 with a
+ * status and the pool's verdict (result.ts). The 105s go first into the next micro-block,
+ * so every node applies them on exactly the state they were executed on.
+ *
+ * Statuses: `Error` / `Failure` are recorded when the execution ends, `Success` when the
+ * 105 is mined into a micro-block (`mined`), as WE does.
+ */
+import type { Blockchain } from '../chain/blockchain.js';
+import type { UtxPool } from '../chain/utx.js';
+import { applyTransaction } from '../chain/validation.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { equalBytes } from '../crypto/encoding.js';
+import { ExecutedContract } from '../protocol/transactions/contracts.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { MutableState } from '../state/view.js';
+import { WeError } from '../errors/catalogue.js';
+import type { ContractExecutor } from './executor.js';
+import { buildExecutedContract, SUCCESS_MINED_MESSAGE } from './result.js';
+import type { ContractNodeContext } from './state.js';
+import type { ExecutionStatusBook } from './statuses.js';
+
+export interface ContractMiningOptions {
+  readonly chain: Blockchain;
+  readonly pool: UtxPool;
+  readonly executor: ContractExecutor;
+  readonly statuses: ExecutionStatusBook;
+  /** The miner's key: it signs the 105s. */
+  readonly minerKey: KeyPair;
+  readonly node: ContractNodeContext;
+  readonly now: () => bigint;
+  readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+export class ContractMining {
+  constructor(private readonly o: ContractMiningOptions) {}
+
+  /**
+   * Executes `candidates` (executable transactions, pool order) on the current liquid
+   * block and returns the 105s to mine, in order. Transactions WE drops after their
+   * execution leave the pool here; the others stay for another round.
+   */
+  async execute(candidates: readonly Transaction[]): Promise<Transaction[]> {
+    const { chain, executor, statuses, pool } = this.o;
+    const height = chain.height();
+    const keyBlock = chain.headerAt(height);
+    if (!equalBytes(keyBlock.generator, this.o.minerKey.publicKey)) return [];
+    const ctx = chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, keyBlock.generator);
+    const state = new MutableState(chain.state());
+    const out: Transaction[] = [];
+    for (const tx of candidates) {
+      // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
+      if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
+      const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
+      const built = buildExecutedContract(tx, result, {
+        protocol: chain.protocol,
+        isFeatureActive: (id) => chain.features.isActive(id, height),
+        miner: this.o.minerKey,
+        timestamp: this.o.now(),
+      });
+      if (built.status !== undefined) statuses.record(tx.id, built.status);
+      if (built.kind === 'none') {
+        this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');
+        if (!built.staysInPool) pool.remove(tx.id);
+        continue;
+      }
+      try {
+        applyTransaction(state, built.executed, ctx, { verifySignature: false });
+        out.push(built.executed);
+      } catch (e) {
+        if (!(e instanceof WeError)) throw e;
+        // The 105 cannot apply (a payment or asset operation the state refuses): WE's handleExecutedTxCreationFailed.
+        statuses.record(tx.id, { status: 'Failure', code: null, message: e.message });
+        pool.remove(tx.id);
+        this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed contract transaction refused by state');
+      }
+    }
+    return out;
+  }
+
+  /** After a micro-block of this node: the executed transactions it mined are `Success`. */
+  mined(included: readonly Transaction[]): void {
+    for (const tx of included) {
+      if (!ExecutedContract.is(tx)) continue;
+      const code = tx.version === 5 ? tx.data.statusCode : 0;
+      if (code === 0 || code === undefined) this.o.statuses.record(tx.data.tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Contracts on a 3-node devnet of node processes: every node runs the key-value SDK
+ * contract from a local package (`node.contracts`), whichever miner's round a transaction
+ * lands in executes it, and every node re-derives the same contract state from the 105s
+ * in the blocks.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { packageTreeDigest } from '../../src/contracts/package-digest.js';
+import type { KeyPair } from '../../src/crypto/suite.js';
+import { Protocol } from '../../src/protocol/protocol.js';
+import { stringifyJson } from '../../src/protocol/json.js';
+import { CallContract, CreateContract } from '../../src/protocol/transactions/contracts.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { devAccounts, DEV_CHAIN_ID } from '../../src/node/dev.js';
+import { Devnet, until } from '../support/network.js';
+import { tempDir } from '../support/tmp.js';
+import { buildKvSdkPackage } from './support/sdk-package.js';
+
+const IMAGE = 'registry.weft.test/kv-sdk:1.0';
+const WAIT_MS = 120_000;
+
+describe('contracts on a 3-node devnet', () => {
+  const packages = tempDir('weft-devnet-contracts-pkg-');
+  let net: Devnet;
+  let protocol: Protocol;
+  let developer: KeyPair;
+  let imageHash: string;
+
+  const sign = (codec: Parameters<Protocol['transaction']>[0], version: number, data: object): Transaction =>
+    protocol.sign(protocol.transaction(codec, version, { senderPublicKey: developer.publicKey, timestamp: BigInt(Date.now()), feeAssetId: null, atomicBadge: null, payments: [], ...data }), developer.privateKey);
+
+  /** Broadcast through node `via`; resolves with the 105's id once every node holds it. */
+  const mined = async (tx: Transaction, via: number): Promise<string> => {
+    const r = await net.nodes[via]!.post('/transactions/broadcast', stringifyJson(tx.toJson()));
+    assert.equal(r.status, 200, r.text);
+    const ids = await until(
+      `the 105 of ${tx.idBase58} on every node`,
+      async () => {
+        const answers = await Promise.all(net.nodes.map((n) => n.get(`/contracts/executed-tx-for/${tx.idBase58}`)));
+        return answers.every((a) => a.status === 200) ? answers.map((a) => String(a.json.id)) : undefined;
+      },
+      WAIT_MS,
+    );
+    assert.equal(new Set(ids).size, 1, `one 105 everywhere: ${ids.join(', ')}`);
+    return ids[0]!;
+  };
+
+  before(async () => {
+    const dir = await buildKvSdkPackage(packages);
+    imageHash = await packageTreeDigest(dir);
+    protocol = await Protocol.create({ crypto: 'waves', chainId: DEV_CHAIN_ID });
+    developer = devAccounts(protocol)[0]!.keyPair;
+    net = await Devnet.create({ nodes: 3, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
+    process.once('exit', () => net.killAll());
+    for (const n of net.nodes) {
+      n.editConfig((node) => {
+        node['contracts'] = { enable: true, packages: [{ image: IMAGE, source: dir }] };
+        const api = (node['api'] ??= {}) as Record<string, unknown>;
+        api['grpc'] = { 'bind-address': '127.0.0.1', port: 0 };
+      });
+    }
+    await net.startAll(60_000);
+    await net.meshed(30_000);
+  });
+
+  after(() => net?.dispose());
+
+  it('every node holds the same contracts, data and executed transactions', async () => {
+    const create = sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash,
+      contractName: 'kv',
+      params: [{ key: 'start', type: 'integer', value: 100n }],
+      fee: 100_000_000n,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+    });
+    await mined(create, 0);
+    // Calls through every node: they reach whichever miner has the round.
+    for (const [i, by] of [7, 11, 13].entries()) {
+      await mined(sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: BigInt(by) }], fee: 10_000_000n, contractVersion: 1 }), i);
+    }
+    const states = await Promise.all(net.nodes.map(async (n) => [(await n.get('/contracts')).text, (await n.get(`/contracts/${create.idBase58}`)).text]));
+    for (const s of states) assert.deepEqual(s, states[0]);
+    assert.deepEqual(JSON.parse(states[0]![1]!), [
+      { key: 'counter', type: 'integer', value: 131 },
+      { key: 'last', type: 'integer', value: 118 },
+      { key: 'missing', type: 'string', value: 'undefined' },
+    ]);
+  });
+});

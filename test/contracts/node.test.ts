@@ -1,0 +1,325 @@
+/**
+ * Contracts in a running node: the dev chain started in-process (Node.start on its
+ * config) with the key-value SDK contract (`@wavesenterprise/contract-core`, its code
+ * unchanged) configured as a local package, and a WASM contract (no package needed). Transactions go in over REST as a client sends
+ * them; the node's miner executes them, mines their ExecutedContract (105) and the chain
+ * applies it; everything is read back over REST.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import wabtInit from 'wabt';
+import { packageTreeDigest } from '../../src/contracts/package-digest.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import type { KeyPair } from '../../src/crypto/suite.js';
+import { stringifyJson } from '../../src/protocol/json.js';
+import { CallContract, CreateContract, DisableContract, UpdateContract } from '../../src/protocol/transactions/contracts.js';
+import type { DataEntry } from '../../src/protocol/transactions/fields.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { Transfer } from '../../src/protocol/transactions/transfer.js';
+import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
+import type { NodeConfig } from '../../src/node/config.js';
+import { Node } from '../../src/node/node.js';
+import { httpRequest, type Answer } from '../support/http.js';
+import { tempDir } from '../support/tmp.js';
+import { callV7, createTx, createV7, timestampsFrom } from './support/engine.js';
+import { buildKvSdkPackage, REPO_ROOT } from './support/sdk-package.js';
+
+const IMAGE = 'registry.weft.test/kv-sdk:1.0';
+const IMAGE_2 = 'registry.weft.test/kv-sdk:2.0';
+/** Generous: the first execution starts the contract process and its SDK workers. */
+const WAIT_MS = 90_000;
+
+describe('contracts in a running node (dev chain, process runtime)', () => {
+  let node: Node;
+  let config: NodeConfig;
+  let owner: KeyPair;
+  /** The contract the lifecycle test created, disabled at its end. */
+  let contract: Transaction | undefined;
+  let imageHash: string;
+  // Made here, not in before(): a tempDir registers its removal with the context it is made in.
+  const packages = tempDir('weft-node-contracts-pkg-');
+  const dataDir = tempDir('weft-node-contracts-');
+
+  const rest = (method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> => httpRequest(node.url!, method, path, body);
+
+  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const v = await probe();
+      if (v !== undefined) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
+  const sign = (codec: Parameters<Node['protocol']['transaction']>[0], version: number, data: object): Transaction =>
+    node.protocol.sign(node.protocol.transaction(codec, version, { senderPublicKey: owner.publicKey, timestamp: BigInt(Date.now()), feeAssetId: null, ...data }), owner.privateKey);
+
+  const broadcast = async (tx: Transaction): Promise<void> => {
+    const r = await rest('POST', '/transactions/broadcast', stringifyJson(tx.toJson()));
+    assert.equal(r.status, 200, r.text);
+  };
+
+  /** The 105 that executed `tx`, once mined. */
+  const executed = (tx: Transaction): Promise<Record<string, unknown>> =>
+    until(`the 105 of ${tx.idBase58}`, async () => {
+      const r = await rest('GET', `/contracts/executed-tx-for/${tx.idBase58}`);
+      return r.status === 200 ? (r.json as Record<string, unknown>) : undefined;
+    });
+
+  const statuses = (tx: Transaction, status: string): Promise<Array<Record<string, unknown>>> =>
+    until(`status ${status} of ${tx.idBase58}`, async () => {
+      const r = await rest('GET', `/contracts/status/${tx.idBase58}`);
+      const list = r.status === 200 ? (r.json as Array<Record<string, unknown>>) : [];
+      return list.some((s) => s['status'] === status) ? list : undefined;
+    });
+
+  const params = (o: Readonly<Record<string, string | number>>): DataEntry[] =>
+    Object.entries(o).map(([key, value]) => (typeof value === 'number' ? { key, type: 'integer', value: BigInt(value) } : { key, type: 'string', value }));
+
+  const call = (contractId: Uint8Array, p: Readonly<Record<string, string | number>>, contractVersion = 1): Transaction =>
+    sign(CallContract, 5, { contractId, params: params(p), fee: 10_000_000n, contractVersion, atomicBadge: null, payments: [] });
+
+  /** A CreateContract V5 of the key-value contract, its counter starting at `start`. */
+  const createKv = (start: number): Transaction =>
+    sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash,
+      contractName: 'kv',
+      params: params({ start }),
+      fee: 100_000_000n,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+      payments: [],
+    });
+
+  before(async () => {
+    const dir = await buildKvSdkPackage(packages);
+    imageHash = await packageTreeDigest(dir);
+    config = await devNodeConfig({
+      dataDir,
+      restPort: 0,
+      p2pPort: 0,
+      keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
+      contractPackages: [IMAGE, IMAGE_2].map((image) => ({ image, runtime: 'process' as const, source: dir, command: undefined, env: {} })),
+    });
+    node = await Node.start(config, { logger: pino({ level: process.env['WEFT_TEST_LOG'] ?? 'silent' }) });
+    owner = devAccounts(node.protocol)[0]!.keyPair;
+  });
+
+  after(() => node?.stop());
+
+  it('answers /contracts with the chain’s contracts, none before the first', async () => {
+    const r = await rest('GET', '/contracts');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.json, []);
+  });
+
+  it('creates, calls, fails, updates and disables an SDK contract, its state and statuses read over REST', async () => {
+    // Create.
+    const create = createKv(5);
+    await broadcast(create);
+    const createdBy = await executed(create);
+    assert.equal(createdBy['type'], 105);
+    assert.equal((createdBy['tx'] as Record<string, unknown>)['id'], create.idBase58);
+    assert.deepEqual(createdBy['results'], [{ key: 'counter', type: 'integer', value: 5 }]);
+    contract = create;
+    const contractId = create.idBase58;
+    const info = await rest('GET', `/contracts/info/${contractId}`);
+    assert.equal(info.status, 200, info.text);
+    assert.equal((info.json as Record<string, unknown>)['active'], true);
+    assert.equal((info.json as Record<string, unknown>)['version'], 1);
+    assert.deepEqual(((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']), [contractId]);
+    const created = (await statuses(create, 'Success')).find((s) => s['status'] === 'Success')!;
+    assert.equal(created['message'], 'Contract transaction successfully mined');
+    assert.equal(created['senderPublicKey'], encodeBase58(owner.publicKey));
+
+    // (The calls go into a later block than the create, so that rolling them back below keeps the contract.)
+    const createdAt = ((await rest('GET', `/transactions/info/${String(createdBy['id'])}`)).json as Record<string, unknown>)['height'] as number;
+    await until('a block after the create', async () => (((await rest('GET', '/blocks/height')).json as Record<string, unknown>)['height'] as number) > createdAt || undefined);
+
+    // Several calls, each on the state the one before left; a mined call leaves the pool.
+    let last = create;
+    for (const by of [1, 2, 3]) {
+      last = call(create.id, { action: 'increment', by });
+      await broadcast(last);
+      await executed(last);
+      await statuses(last, 'Success');
+      assert.equal((await rest('GET', `/transactions/unconfirmed/info/${last.idBase58}`)).status, 404);
+    }
+    const counter = await rest('GET', `/contracts/${contractId}/counter`);
+    assert.deepEqual(counter.json, { key: 'counter', type: 'integer', value: 11 });
+
+    // Rolled back with its block (and whatever else that block held), the last call goes back to the pool and is executed again: the same state.
+    const lastExecuted = await executed(last);
+    const minedAt = ((await rest('GET', `/transactions/info/${String(lastExecuted['id'])}`)).json as Record<string, unknown>)['height'] as number;
+    const rolledBack = await rest('POST', '/debug/rollback', JSON.stringify({ rollbackTo: minedAt - 1, returnTransactionsToUtx: true }));
+    assert.equal(rolledBack.status, 200, rolledBack.text);
+    assert.equal((await rest('GET', `/contracts/executed-tx-for/${last.idBase58}`)).status, 404, 'the rollback undid the call');
+    await until('the last call executed again', async () => {
+      const again = await rest('GET', `/contracts/${contractId}/counter`);
+      return (again.json as Record<string, unknown>)['value'] === 11 && (await rest('GET', `/contracts/executed-tx-for/${last.idBase58}`)).status === 200 ? true : undefined;
+    });
+    const all = await rest('GET', `/contracts/${contractId}`);
+    assert.deepEqual(all.json, [
+      { key: 'counter', type: 'integer', value: 11 },
+      { key: 'last', type: 'integer', value: 8 },
+      { key: 'missing', type: 'string', value: 'undefined' },
+    ]);
+    // A token for the contract's read-only gRPC calls, from the running engine.
+    const auth = await rest('POST', '/debug/createGrpcAuth', JSON.stringify({ contractId }));
+    assert.equal(auth.status, 200, auth.text);
+    assert.match(String((auth.json as Record<string, unknown>)['token']), /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const paged = await rest('GET', `/contracts/${contractId}?offset=1&limit=1`);
+    assert.deepEqual(paged.json, [{ key: 'last', type: 'integer', value: 8 }]);
+
+    // A throwing action: Error with its message, no 105, nothing written.
+    const failing = call(create.id, { action: 'fail', reason: 'the answer is no' });
+    await broadcast(failing);
+    const failed = (await statuses(failing, 'Error')).find((s) => s['status'] === 'Error')!;
+    assert.equal(failed['code'], 2, 'the SDK commits a thrown error as code 2');
+    assert.match(String(failed['message']), /the answer is no/);
+    assert.equal((await rest('GET', `/contracts/executed-tx-for/${failing.idBase58}`)).status, 404);
+    assert.equal((await rest('GET', `/transactions/unconfirmed/info/${failing.idBase58}`)).status, 404, 'dropped from the pool');
+    assert.deepEqual((await rest('GET', `/contracts/${contractId}/counter`)).json, { key: 'counter', type: 'integer', value: 11 });
+
+    // A CreateContract whose imageHash is not the package's digest: WE's fatal digest error, out of the pool.
+    const wrongHash = 'ab'.repeat(32);
+    const wrong = sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash: wrongHash,
+      contractName: 'kv',
+      params: params({ start: 1 }),
+      fee: 100_000_000n,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+      payments: [],
+    });
+    await broadcast(wrong);
+    const refusedDigest = (await statuses(wrong, 'Failure')).find((m) => m['status'] === 'Failure')!;
+    assert.equal(refusedDigest['message'], `Id '${imageHash}' of local image '${IMAGE}' isn't equal to its digest '${wrongHash}'`);
+    assert.equal((await rest('GET', `/transactions/unconfirmed/info/${wrong.idBase58}`)).status, 404);
+
+    // Update to another image: version 2; a call naming version 2 runs on it.
+    const update = sign(UpdateContract, 4, { contractId: create.id, image: IMAGE_2, imageHash, fee: 100_000_000n, atomicBadge: null, validationPolicy: { type: 'any' }, apiVersion: { major: 1, minor: 0 } });
+    await broadcast(update);
+    await executed(update);
+    const updated = (await rest('GET', `/contracts/info/${contractId}`)).json as Record<string, unknown>;
+    assert.equal(updated['version'], 2);
+    assert.equal((updated['storedContract'] as Record<string, unknown>)['image'], IMAGE_2);
+    const afterUpdate = call(create.id, { action: 'put', key: 'greeting', value: 'hello' }, 2);
+    await broadcast(afterUpdate);
+    await executed(afterUpdate);
+    assert.deepEqual((await rest('GET', `/contracts/${contractId}/greeting`)).json, { key: 'greeting', type: 'string', value: 'hello' });
+
+    // Disable: an ordinary transaction; calls are refused afterwards (602).
+    const disable = sign(DisableContract, 2, { contractId: create.id, fee: 1_000_000n });
+    await broadcast(disable);
+    await until('the contract disabled', async () => {
+      const r = await rest('GET', `/contracts/info/${contractId}`);
+      return (r.json as Record<string, unknown>)['active'] === false ? true : undefined;
+    });
+    const refused = await rest('POST', '/transactions/broadcast', stringifyJson(call(create.id, { action: 'increment', by: 1 }, 2).toJson()));
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal((refused.json as Record<string, unknown>)['error'], 602);
+  });
+
+  it('keeps contract state across a restart and runs contracts again after it', async () => {
+    assert.ok(contract !== undefined, 'the lifecycle test ran');
+    const before = await rest('GET', `/contracts/${contract.idBase58}`);
+    await node.stop();
+    node = await Node.start(config, { logger: pino({ level: process.env['WEFT_TEST_LOG'] ?? 'silent' }) });
+    assert.equal((await rest('GET', `/contracts/${contract.idBase58}`)).text, before.text);
+    assert.equal(((await rest('GET', `/contracts/info/${contract.idBase58}`)).json as Record<string, unknown>)['active'], false);
+    // A new contract on the restarted node: its process is started afresh.
+    const again = createKv(1);
+    await broadcast(again);
+    await executed(again);
+    assert.deepEqual((await rest('GET', `/contracts/${again.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 1 });
+    assert.deepEqual(((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']), [contract.idBase58, again.idBase58]);
+
+    // A recoverable error (code 1): Failure, and the call stays in the pool to be executed again.
+    const retried = call(again.id, { action: 'retry', reason: 'oracle not ready' });
+    await broadcast(retried);
+    const failures = await until('two Failure statuses', async () => {
+      const list = await statuses(retried, 'Failure');
+      const f = list.filter((m) => m['status'] === 'Failure');
+      return f.length >= 2 ? f : undefined;
+    });
+    assert.equal(failures[0]!['code'], 1);
+    assert.match(String(failures[0]!['message']), /oracle not ready/);
+    assert.equal((await rest('GET', `/transactions/unconfirmed/info/${retried.idBase58}`)).status, 200, 'still in the pool');
+    assert.equal((await rest('GET', `/contracts/executed-tx-for/${retried.idBase58}`)).status, 404);
+  });
+
+  it('runs a WASM contract in-process: created and called with 103/104 V7, its 105s V5', async () => {
+    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const bytecode = Uint8Array.from(m.toBinary({}).buffer);
+    m.destroy();
+    timestampsFrom(BigInt(Date.now()));
+    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 40n }], owner);
+    await broadcast(create);
+    assert.equal((await executed(create))['version'], 5);
+    const increment = callV7(create.id, 'wasm', 'increment', [{ key: 'by', type: 'integer', value: 2n }], [], owner);
+    await broadcast(increment);
+    const by = await executed(increment);
+    assert.equal(by['statusCode'], 0);
+    assert.deepEqual((await rest('GET', `/contracts/${create.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 42 });
+    await statuses(increment, 'Success');
+  });
+});
+
+describe('a node that runs no contract engine', () => {
+  const dataDir = tempDir('weft-node-no-contracts-');
+  let node: Node;
+
+  before(async () => {
+    const base = await devNodeConfig({ dataDir, restPort: 0, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+    node = await Node.start({ ...base, contracts: { ...base.contracts!, enable: false } }, { logger: pino({ level: 'silent' }) });
+  });
+
+  after(() => node?.stop());
+
+  it('keeps executable transactions in its pool for a miner that runs contracts, and mines everything else', async () => {
+    const owner = devAccounts(node.protocol)[0]!.keyPair;
+    timestampsFrom(BigInt(Date.now()));
+    const create = createTx('registry.weft.test/kv-sdk:1.0', 'ab'.repeat(32), { start: 1 }, owner);
+    const transfer = signedTransferFrom(node, owner);
+    for (const tx of [create, transfer]) assert.equal((await httpRequest(node.url!, 'POST', '/transactions/broadcast', stringifyJson(tx.toJson()))).status, 200);
+    // The transfer is mined; the CreateContract is not, and stays in the pool.
+    const deadline = Date.now() + 30_000;
+    while (node.chain.state().transactionHeight(transfer.id) === undefined) {
+      assert.ok(Date.now() < deadline, 'the transfer was not mined');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.equal((await httpRequest(node.url!, 'GET', `/transactions/unconfirmed/info/${create.idBase58}`)).status, 200);
+    assert.deepEqual((await httpRequest(node.url!, 'GET', '/contracts')).json, []);
+    assert.equal((await httpRequest(node.url!, 'GET', `/contracts/status/${create.idBase58}`)).status, 404);
+  });
+});
+
+function signedTransferFrom(node: Node, key: KeyPair): Transaction {
+  const p = node.protocol;
+  const to = devAccounts(p)[1]!.address;
+  return p.sign(
+    p.transaction(Transfer, 3, {
+      senderPublicKey: key.publicKey,
+      assetId: null,
+      feeAssetId: null,
+      timestamp: BigInt(Date.now()),
+      amount: 1000n,
+      fee: 1_000_000n,
+      recipient: p.addresses.parseAddress(to),
+      attachment: new Uint8Array(0),
+      atomicBadge: null,
+    }),
+    key.privateKey,
+  );
+}
