@@ -40,6 +40,8 @@ export interface ContractEngine {
   readonly packages: ContractPackages;
   readonly runtimes: { readonly process: ContractRuntime; readonly docker?: ContractRuntime };
   readonly wasm: WasmEngine;
+  /** Whether the Docker daemon answers a ping now; absent when `docker-engine.enable` is off. */
+  readonly dockerAnswers?: () => Promise<boolean>;
   readonly executor: ContractExecutor;
   readonly statuses: ExecutionStatusBook;
   /** WE's createGrpcAuth: a 365-day token for a contract's read-only calls. */
@@ -69,6 +71,7 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       log: o.log,
     };
     let docker: ContractRuntime | undefined;
+    let dockerAnswers: (() => Promise<boolean>) | undefined;
     if (engine.enable) {
       const launcher = new DockerLauncher({
         dockerHost: engine.dockerHost,
@@ -82,6 +85,7 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       });
       if (!(await launcher.ping())) throw new Error("Can't connect to docker daemon. Install docker or disable docker-engine or check auth credentials");
       docker = new ContractRuntime(launcher, broker, tokens, runtimeOptions);
+      dockerAnswers = () => launcher.ping();
       closing.push(() => docker!.close());
     }
     const processRuntime = new ContractRuntime(
@@ -115,6 +119,7 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       packages,
       runtimes: { process: processRuntime, docker },
       wasm,
+      ...(dockerAnswers === undefined ? {} : { dockerAnswers }),
       executor,
       statuses,
       readOnlyToken: (contractId) => tokens.executionToken({ txId: '', contractId, executionId: '' }, READ_ONLY_TOKEN_LIFETIME_MS),

@@ -11,6 +11,8 @@ import type { KeyPair } from '../crypto/suite.js';
 import type { Block } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { encodeBase58 } from '../crypto/encoding.js';
+import type { ExternalServiceName } from '../api/services.js';
+import type { ExternalCheck } from './health.js';
 import { startContractEngine, type ContractEngine } from '../contracts/engine.js';
 import { contractsService, type ContractsService } from '../contracts/service.js';
 import { defaultContractsSettings, type ContractsSettings } from '../contracts/settings.js';
@@ -107,5 +109,21 @@ export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeC
     service: contractsService(() => o.currentState(), engine.statuses),
     readOnlyToken: (contractId) => engine.readOnlyToken(encodeBase58(contractId)),
     close: () => engine.close(),
+  };
+}
+
+/**
+ * The `docker` health check (`/node/healthcheck` without `service` checks it, as WE does):
+ * the Docker daemon must answer a ping now. Given only when contracts run with
+ * `docker-engine.enable`; otherwise the service is disabled (637), as on a WE node without
+ * its Docker engine.
+ */
+export function contractsHealthChecks(contracts: NodeContracts | undefined): Partial<Record<ExternalServiceName, ExternalCheck>> {
+  const answers = contracts?.engine.dockerAnswers;
+  if (answers === undefined) return {};
+  return {
+    docker: async () => {
+      if (!(await answers())) throw new Error("Can't connect to docker daemon");
+    },
   };
 }

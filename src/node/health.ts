@@ -14,8 +14,9 @@
  * name); a given check fails with its reason (640, 503). Who gives them: `anchoring-auth`
  * comes from the anchoring wiring (node/anchoring-wiring.ts) when `node.anchoring.enable`;
  * `docker` — the container runtime of contracts, also what `/node/healthcheck` checks
- * without `service` — is for the contracts module to give (a check that its runtime
- * answers) once contracts run; `privacy-storage` for the privacy module's store.
+ * without `service` — from the contracts wiring (node/contracts-wiring.ts) when contracts
+ * run with `docker-engine.enable` (the daemon must answer a ping); `privacy-storage` from
+ * the privacy wiring, for its store.
  *
  * Unlike WE's periodic checker, which answers from its last run (up to 30 s old), each call
  * checks now, so the heights in the answer are current.

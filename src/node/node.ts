@@ -16,6 +16,7 @@ import type { NodeNetwork } from '../network/node-network.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Store } from '../state/store.js';
 import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.js';
+import { contractsHealthChecks } from './contracts-wiring.js';
 import { apiServices, type NodeParts } from './api-services.js';
 import { buildMiner, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
 import type { NodeConfig } from './config.js';
@@ -93,7 +94,7 @@ export class Node {
       const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
-      const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy) });
+      const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy), ...contractsHealthChecks(contracts?.node) });
       const node = new Node(
         { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node },
         started,
