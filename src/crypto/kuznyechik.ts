@@ -68,11 +68,20 @@ function buildTables(): Uint32Array {
 /** The LS tables: constants of the cipher. */
 const LS_TABLES = buildTables();
 
+function writeWord(out: Uint8Array, at: number, v: number): void {
+  out[at] = v >>> 24;
+  out[at + 1] = (v >>> 16) & 0xff;
+  out[at + 2] = (v >>> 8) & 0xff;
+  out[at + 3] = v & 0xff;
+}
+
 /** A Kuznyechik key, scheduled once; encrypts blocks. */
 export class KuznyechikKey {
   /** Ten round keys, four big-endian words each. */
   readonly #roundKeys = new Uint32Array(40);
   readonly #t = LS_TABLES;
+  /** Scratch: the state after the round key, as four words. */
+  readonly #x = new Uint32Array(4);
 
   constructor(key: Uint8Array) {
     if (key.length !== KUZNYECHIK_KEY_LENGTH) throw new RangeError(`a Kuznyechik key has ${KUZNYECHIK_KEY_LENGTH} bytes, got ${key.length}`);
@@ -107,40 +116,34 @@ export class KuznyechikKey {
   encryptBlock(input: Uint8Array, inOff: number, output: Uint8Array, outOff: number): void {
     const t = this.#t;
     const k = this.#roundKeys;
+    const x = this.#x;
     let s0 = ((input[inOff]! << 24) | (input[inOff + 1]! << 16) | (input[inOff + 2]! << 8) | input[inOff + 3]!) >>> 0;
     let s1 = ((input[inOff + 4]! << 24) | (input[inOff + 5]! << 16) | (input[inOff + 6]! << 8) | input[inOff + 7]!) >>> 0;
     let s2 = ((input[inOff + 8]! << 24) | (input[inOff + 9]! << 16) | (input[inOff + 10]! << 8) | input[inOff + 11]!) >>> 0;
     let s3 = ((input[inOff + 12]! << 24) | (input[inOff + 13]! << 16) | (input[inOff + 14]! << 8) | input[inOff + 15]!) >>> 0;
-    for (let r = 0; r < 9; r++) {
-      const x0 = s0 ^ k[4 * r]!;
-      const x1 = s1 ^ k[4 * r + 1]!;
-      const x2 = s2 ^ k[4 * r + 2]!;
-      const x3 = s3 ^ k[4 * r + 3]!;
+    for (let r = 0; r < 36; r += 4) {
+      x[0] = s0 ^ k[r]!;
+      x[1] = s1 ^ k[r + 1]!;
+      x[2] = s2 ^ k[r + 2]!;
+      x[3] = s3 ^ k[r + 3]!;
       s0 = s1 = s2 = s3 = 0;
-      const words = [x0, x1, x2, x3];
-      for (let w = 0; w < 4; w++) {
-        const x = words[w]!;
-        for (let b = 0; b < 4; b++) {
-          const at = ((4 * w + b) * 256 + ((x >>> (24 - 8 * b)) & 0xff)) * 4;
-          s0 ^= t[at]!;
-          s1 ^= t[at + 1]!;
-          s2 ^= t[at + 2]!;
-          s3 ^= t[at + 3]!;
-        }
+      // Byte i of the state selects entry (i, byte) of the LS tables: (i · 256 + byte) · 4.
+      for (let i = 0; i < 16; i++) {
+        const at = (i << 10) | (((x[i >>> 2]! >>> (24 - ((i & 3) << 3))) & 0xff) << 2);
+        s0 ^= t[at]!;
+        s1 ^= t[at + 1]!;
+        s2 ^= t[at + 2]!;
+        s3 ^= t[at + 3]!;
       }
     }
     s0 ^= k[36]!;
     s1 ^= k[37]!;
     s2 ^= k[38]!;
     s3 ^= k[39]!;
-    const out = [s0, s1, s2, s3];
-    for (let w = 0; w < 4; w++) {
-      const v = out[w]!;
-      output[outOff + 4 * w] = v >>> 24;
-      output[outOff + 4 * w + 1] = (v >>> 16) & 0xff;
-      output[outOff + 4 * w + 2] = (v >>> 8) & 0xff;
-      output[outOff + 4 * w + 3] = v & 0xff;
-    }
+    writeWord(output, outOff, s0);
+    writeWord(output, outOff + 4, s1);
+    writeWord(output, outOff + 8, s2);
+    writeWord(output, outOff + 12, s3);
   }
 
   /** CTR (GOST R 34.13-2015 §4.4): counter IV(8) ‖ 0^64, incremented as a 128-bit big-endian integer. */
