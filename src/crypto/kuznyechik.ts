@@ -146,38 +146,41 @@ export class KuznyechikKey {
     writeWord(output, outOff + 12, s3);
   }
 
+  /**
+   * A gamma mode: each block of `data` XORed with the encryption of `register`, which
+   * `advance` then moves on (given the input and output blocks just done).
+   */
+  private gammaMode(register: Uint8Array, data: Uint8Array, advance: (input: Uint8Array, output: Uint8Array) => void): Uint8Array {
+    const gamma = new Uint8Array(KUZNYECHIK_BLOCK);
+    const out = new Uint8Array(data.length);
+    for (let off = 0; off < data.length; off += KUZNYECHIK_BLOCK) {
+      this.encryptBlock(register, 0, gamma, 0);
+      const n = Math.min(KUZNYECHIK_BLOCK, data.length - off);
+      for (let i = 0; i < n; i++) out[off + i] = data[off + i]! ^ gamma[i]!;
+      advance(data.subarray(off, off + n), out.subarray(off, off + n));
+    }
+    return out;
+  }
+
   /** CTR (GOST R 34.13-2015 §4.4): counter IV(8) ‖ 0^64, incremented as a 128-bit big-endian integer. */
   ctr(iv: Uint8Array, data: Uint8Array): Uint8Array {
     if (iv.length !== KUZNYECHIK_BLOCK / 2) throw new RangeError(`CTR takes an ${KUZNYECHIK_BLOCK / 2}-byte IV, got ${iv.length}`);
     const counter = new Uint8Array(KUZNYECHIK_BLOCK);
     counter.set(iv);
-    const gamma = new Uint8Array(KUZNYECHIK_BLOCK);
-    const out = new Uint8Array(data.length);
-    for (let off = 0; off < data.length; off += KUZNYECHIK_BLOCK) {
-      this.encryptBlock(counter, 0, gamma, 0);
-      const n = Math.min(KUZNYECHIK_BLOCK, data.length - off);
-      for (let i = 0; i < n; i++) out[off + i] = data[off + i]! ^ gamma[i]!;
+    return this.gammaMode(counter, data, () => {
       for (let i = KUZNYECHIK_BLOCK - 1; i >= 0; i--) {
         counter[i] = (counter[i]! + 1) & 0xff;
         if (counter[i] !== 0) break;
       }
-    }
-    return out;
+    });
   }
 
   /** CFB with 128-bit feedback and a 16-byte IV (GOST R 34.13-2015 §4.5, s = n, m = n), no padding. */
   cfb(direction: 'encrypt' | 'decrypt', iv: Uint8Array, data: Uint8Array): Uint8Array {
     if (iv.length !== KUZNYECHIK_BLOCK) throw new RangeError(`CFB takes a ${KUZNYECHIK_BLOCK}-byte IV, got ${iv.length}`);
     const feedback = Uint8Array.from(iv);
-    const gamma = new Uint8Array(KUZNYECHIK_BLOCK);
-    const out = new Uint8Array(data.length);
-    for (let off = 0; off < data.length; off += KUZNYECHIK_BLOCK) {
-      this.encryptBlock(feedback, 0, gamma, 0);
-      const n = Math.min(KUZNYECHIK_BLOCK, data.length - off);
-      for (let i = 0; i < n; i++) out[off + i] = data[off + i]! ^ gamma[i]!;
-      feedback.set((direction === 'encrypt' ? out : data).subarray(off, off + n));
-    }
-    return out;
+    // The ciphertext block feeds back: the output when encrypting, the input when decrypting.
+    return this.gammaMode(feedback, data, (input, output) => feedback.set(direction === 'encrypt' ? output : input));
   }
 
   /** OMAC / CMAC (GOST R 34.13-2015 §4.6), the full 16-byte MAC of the concatenation of `parts`. */
