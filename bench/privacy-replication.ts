@@ -15,6 +15,9 @@
  *   processes (bench/tcp-sink.ts; lower is better).
  * - privacy.replication.3members: the item's MB ÷ those seconds, MB/s ÷ the baseline's.
  *
+ * PRIVACY_REPLICATION_CRYPTO=gost runs the same on a GOST network (figures suffixed
+ * `.gost`): the streams are then encrypted with Kuznyechik (crypto/transport-encryption.ts).
+ *
  * Rounds alternate subject and baseline; medians are reported. The item on every member is
  * read back and its SHA-256 compared.
  */
@@ -32,6 +35,8 @@ import { median, startProcess, stopProcess, type Figure } from './harness.js';
 const MB = 1_000_000;
 const SIZE = Number(process.env.PRIVACY_REPLICATION_MB ?? 100) * MB;
 const MEMBERS = 3;
+const CRYPTO = process.env.PRIVACY_REPLICATION_CRYPTO === 'gost' ? 'gost' : 'waves';
+const SUFFIX = CRYPTO === 'gost' ? '.gost' : '';
 const ROUNDS = 2;
 
 const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
@@ -66,7 +71,7 @@ function targetOf(net: Devnet, i: number): PrivacyTarget {
 export async function privacyReplicationFigures(): Promise<Figure[]> {
   const sinkDirs = Array.from({ length: MEMBERS }, () => mkdtempSync(join(tmpdir(), 'weft-bench-sink-')));
   const sinks = await Promise.all(sinkDirs.map((dir, i) => startProcess(fileURLToPath(new URL('./tcp-sink.js', import.meta.url)), [dir], `bare TCP sink ${i + 1}`)));
-  const net = await Devnet.create({ nodes: 1 + MEMBERS, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false, loggingLevel: 'WARN' });
+  const net = await Devnet.create({ nodes: 1 + MEMBERS, crypto: CRYPTO, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false, loggingLevel: 'WARN' });
   try {
     await net.startAll();
     await net.meshed(30_000);
@@ -107,8 +112,8 @@ export async function privacyReplicationFigures(): Promise<Figure[]> {
     const baseline = median(bare);
     const label = `the same ${SIZE / MB} MB copied at once over bare loopback TCP into a file + fsync in each of ${MEMBERS} other processes`;
     return [
-      { name: `privacy.replication.${MEMBERS}members.seconds`, value, baseline, ratio: value / baseline, unit: 's', baselineLabel: `${label}, s (lower is better)` },
-      { name: `privacy.replication.${MEMBERS}members`, value: SIZE / MB / value, baseline: SIZE / MB / baseline, ratio: baseline / value, unit: 'MB/s', baselineLabel: `${label}, MB/s` },
+      { name: `privacy.replication.${MEMBERS}members.seconds${SUFFIX}`, value, baseline, ratio: value / baseline, unit: 's', baselineLabel: `${label}, s (lower is better)` },
+      { name: `privacy.replication.${MEMBERS}members${SUFFIX}`, value: SIZE / MB / value, baseline: SIZE / MB / baseline, ratio: baseline / value, unit: 'MB/s', baselineLabel: `${label}, MB/s` },
     ];
   } finally {
     await net.dispose();
