@@ -1,19 +1,25 @@
 /**
- * Replication figure of confidential data (issue 12, phase 2): a devnet of two node
- * processes (src/node/devnet.ts, plain P2P connections: the item travels encrypted with the
- * connections' session keys, in 1 MiB cipher chunks), a policy with both owners as
- * recipients, and one large item (PRIVACY_REPLICATION_MB, default 200 MiB) sent to node 0
- * through sendLargeData.
+ * Replication figures of confidential data (issue 12: "replication of 100 MB to 3 members:
+ * seconds, and MB/s ÷ the baseline"): a devnet of four node processes (src/node/devnet.ts,
+ * plain P2P connections: the item travels encrypted with each connection's session keys,
+ * in 1 MiB cipher chunks), a policy whose recipients are all four node owners, and one
+ * large item (PRIVACY_REPLICATION_MB megabytes, default 100) sent to node 0 through
+ * sendLargeData; nodes 1, 2 and 3 fetch it.
  *
- * - privacy.replication: MB/s from node 0's answer (the item stored there and its
- *   PolicyDataHash pooled) until node 1 has the whole item stored and hash-checked (its
- *   getInfo answers) — so it includes the wait for the PolicyDataHash to reach node 1 in a
- *   micro-block (≤ 0.5 s here), the inventory exchange, the encryption, the stream and
- *   node 1's write with fsync — ÷ a bare loopback TCP copy of the same bytes into a file
- *   in another process, fsynced before its acknowledgement (bench/tcp-sink.ts).
+ * - privacy.replication.3members.seconds: from node 0's answer (the item stored there and
+ *   its PolicyDataHash pooled) until all three members have the whole item stored and
+ *   hash-checked (their getInfo answers) — the wait for the PolicyDataHash to reach them in
+ *   a micro-block (≤ 0.5 s here), the inventory exchange, the encryption, the streams and
+ *   each member's write with fsync — against the seconds of the baseline: the same bytes
+ *   copied at once over bare loopback TCP into a file + fsync in each of three other
+ *   processes (bench/tcp-sink.ts; lower is better).
+ * - privacy.replication.3members: the item's MB ÷ those seconds, MB/s ÷ the baseline's.
  *
- * Rounds alternate subject and baseline; medians are reported. The item on node 1 is read
- * back and its SHA-256 compared.
+ * PRIVACY_REPLICATION_CRYPTO=gost runs the same on a GOST network (figures suffixed
+ * `.gost`): the streams are then encrypted with Kuznyechik (crypto/transport-encryption.ts).
+ *
+ * Rounds alternate subject and baseline; medians are reported. The item on every member is
+ * read back and its SHA-256 compared.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -27,8 +33,10 @@ import { until } from '../test/support/wait.js';
 import { median, startProcess, stopProcess, type Figure } from './harness.js';
 
 const MB = 1_000_000;
-const MiB = 1024 * 1024;
-const SIZE = Number(process.env.PRIVACY_REPLICATION_MB ?? 200) * MiB;
+const SIZE = Number(process.env.PRIVACY_REPLICATION_MB ?? 100) * MB;
+const MEMBERS = 3;
+const CRYPTO = process.env.PRIVACY_REPLICATION_CRYPTO === 'gost' ? 'gost' : 'waves';
+const SUFFIX = CRYPTO === 'gost' ? '.gost' : '';
 const ROUNDS = 2;
 
 const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
@@ -56,55 +64,60 @@ async function bareCopy(hostPort: string, source: AsyncIterable<Uint8Array>): Pr
 
 function targetOf(net: Devnet, i: number): PrivacyTarget {
   const spec = net.layout.nodes[i]!;
-  const other = net.layout.nodes[1 - i]!;
+  const other = net.layout.nodes[(i + 1) % net.layout.nodes.length]!;
   return { url: spec.restUrl, apiKey: net.layout.apiKey, owner: { address: spec.ownerAddress, password: spec.keystorePassword }, other: { address: other.ownerAddress, password: other.keystorePassword } };
 }
 
 export async function privacyReplicationFigures(): Promise<Figure[]> {
-  const sinkDir = mkdtempSync(join(tmpdir(), 'weft-bench-sink-'));
-  const sink = await startProcess(fileURLToPath(new URL('./tcp-sink.js', import.meta.url)), [sinkDir], 'bare TCP sink');
-  const net = await Devnet.create({ nodes: 2, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false, loggingLevel: 'WARN' });
+  const sinkDirs = Array.from({ length: MEMBERS }, () => mkdtempSync(join(tmpdir(), 'weft-bench-sink-')));
+  const sinks = await Promise.all(sinkDirs.map((dir, i) => startProcess(fileURLToPath(new URL('./tcp-sink.js', import.meta.url)), [dir], `bare TCP sink ${i + 1}`)));
+  const net = await Devnet.create({ nodes: 1 + MEMBERS, crypto: CRYPTO, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false, loggingLevel: 'WARN' });
   try {
     await net.startAll();
     await net.meshed(30_000);
-    const sender = new PrivacyClient(targetOf(net, 0));
-    const receiver = new PrivacyClient(targetOf(net, 1));
-    const policyId = await sender.createPolicy([sender.target.owner.address, receiver.target.owner.address]);
-    await receiver.untilPolicy(policyId);
+    const clients = net.nodes.map((_, i) => new PrivacyClient(targetOf(net, i)));
+    const [sender, ...members] = clients as [PrivacyClient, ...PrivacyClient[]];
+    const policyId = await sender.createPolicy(clients.map((c) => c.target.owner.address));
+    for (const m of members) await m.untilPolicy(policyId);
 
-    const replicated: number[] = [];
+    const seconds: number[] = [];
     const bare: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const data = generatedData(SIZE, 300 + round);
       const hash = await hashOfSource(data);
-      progress(`round ${round + 1}/${ROUNDS}: ${SIZE / MiB} MiB over a bare loopback TCP copy`);
+      progress(`round ${round + 1}/${ROUNDS}: ${SIZE / MB} MB over bare loopback TCP copies to ${MEMBERS} processes at once`);
       let t0 = process.hrtime.bigint();
-      await bareCopy(sink.url, data.stream());
-      bare.push(SIZE / MB / secondsSince(t0));
-      rmSync(join(sinkDir, `copy-${round}`), { force: true });
+      await Promise.all(sinks.map((sink) => bareCopy(sink.url, data.stream())));
+      bare.push(secondsSince(t0));
+      for (const dir of sinkDirs) rmSync(join(dir, `copy-${round}`), { force: true });
 
-      progress(`round ${round + 1}/${ROUNDS}: ${SIZE / MiB} MiB sent to node 0, replicated to node 1`);
+      progress(`round ${round + 1}/${ROUNDS}: ${SIZE / MB} MB sent to node 0, replicated to ${MEMBERS} members`);
       const sent = await sender.sendLargeData(policyId, hash, data);
       if (sent.status !== 200) throw new Error(`sendLargeData: ${sent.status} ${sent.text.slice(0, 400)}`);
       t0 = process.hrtime.bigint();
-      await until('node 1 to hold the item', async () => ((await receiver.get(`/privacy/${policyId}/getInfo/${hash}`)).status === 200 ? true : undefined), 600_000, 50);
-      replicated.push(SIZE / MB / secondsSince(t0));
-      const back = await download(receiver.target, `/privacy/${policyId}/getLargeData/${hash}`);
-      if (back.hash !== hash || back.bytes !== SIZE) throw new Error(`node 1 holds ${back.bytes} bytes hashing to ${back.hash}, expected ${SIZE} bytes hashing to ${hash}`);
+      const each = await Promise.all(
+        members.map(async (m, i) => {
+          await until(`member node ${i + 1} to hold the item`, async () => ((await m.get(`/privacy/${policyId}/getInfo/${hash}`)).status === 200 ? true : undefined), 600_000, 50);
+          return secondsSince(t0);
+        }),
+      );
+      seconds.push(secondsSince(t0));
+      progress(`round ${round + 1}/${ROUNDS}: members done after ${each.map((t) => `${t.toFixed(2)} s`).join(', ')}`);
+      for (const m of members) {
+        const back = await download(m.target, `/privacy/${policyId}/getLargeData/${hash}`);
+        if (back.hash !== hash || back.bytes !== SIZE) throw new Error(`${m.target.url} holds ${back.bytes} bytes hashing to ${back.hash}, expected ${SIZE} bytes hashing to ${hash}`);
+      }
     }
+    const value = median(seconds);
+    const baseline = median(bare);
+    const label = `the same ${SIZE / MB} MB copied at once over bare loopback TCP into a file + fsync in each of ${MEMBERS} other processes`;
     return [
-      {
-        name: 'privacy.replication',
-        value: median(replicated),
-        baseline: median(bare),
-        ratio: median(replicated) / median(bare),
-        unit: 'MB/s',
-        baselineLabel: `bare loopback TCP copy of the ${SIZE / MiB} MiB into a file + fsync in another process, MB/s`,
-      },
+      { name: `privacy.replication.${MEMBERS}members.seconds${SUFFIX}`, value, baseline, ratio: value / baseline, unit: 's', baselineLabel: `${label}, s (lower is better)` },
+      { name: `privacy.replication.${MEMBERS}members${SUFFIX}`, value: SIZE / MB / value, baseline: SIZE / MB / baseline, ratio: baseline / value, unit: 'MB/s', baselineLabel: `${label}, MB/s` },
     ];
   } finally {
     await net.dispose();
-    await stopProcess(sink.child);
-    rmSync(sinkDir, { recursive: true, force: true });
+    await Promise.all(sinks.map((sink) => stopProcess(sink.child)));
+    for (const dir of sinkDirs) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -19,27 +19,26 @@
  * CEK, checks its OMAC and decrypts. WE's closed node used CryptoPro JCP here; how JCP's
  * KEXP_2015_K_EXPORT derives Kexp/Kmac is not public, so this is the standard construction
  * the reference infers: sizes and layout match, byte compatibility with a WE GOST node is
- * unverified. The block cipher, Streebog and the curve arithmetic are
- * @wavesenterprise/crypto-gost-js's; CTR, OMAC, HMAC and KDF_TREE are the standard modes
- * over them (the library's CTR for 128-bit blocks carries its counter wrongly, so it is not
- * used). Each mode is cross-checked against OpenSSL's GOST engine in the tests.
+ * unverified. Streebog and the curve arithmetic are @wavesenterprise/crypto-gost-js's; the
+ * block cipher and its modes are kuznyechik.ts's (the library's CTR for 128-bit blocks
+ * carries its counter wrongly, and it is slow); HMAC and KDF_TREE are the standard
+ * constructions. Each mode is cross-checked against OpenSSL's GOST engine in the tests.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
 import { createStreebog256, GOST_SIGN_ALGORITHM } from './gost.js';
+import { KuznyechikKey } from './kuznyechik.js';
 
-interface GostCipherEngine {
-  encrypt(key: ArrayBuffer, data: ArrayBuffer, iv?: ArrayBuffer): ArrayBuffer;
-  decrypt(key: ArrayBuffer, data: ArrayBuffer, iv?: ArrayBuffer): ArrayBuffer;
-}
 interface GostDh {
   deriveKey(privateKey: ArrayBuffer): ArrayBuffer;
 }
 const { GostEngine } = gostPkg as {
-  GostEngine: { getGostCipher(a: Record<string, unknown>): GostCipherEngine; getGostSign(a: Record<string, unknown>): GostDh };
+  GostEngine: { getGostSign(a: Record<string, unknown>): GostDh };
 };
 
 export const WRAPPED_STRUCTURE_LENGTH = 96;
+/** A wrapped CEK without the content IV: agreementIV(16) ‖ expUKM(8) ‖ extendedUKM(8) ‖ KExp15(48). */
+export const WRAPPED_KEY_HEADER_LENGTH = 80;
 const BLOCK = 16;
 
 /** WE's `Error in encrypt` / `Error in decrypt`, with the reason. */
@@ -47,70 +46,44 @@ export class GostEncryptionError extends Error {
   override readonly name = 'GostEncryptionError';
 }
 
+/** Runs `f`, turning a GostEncryptionError into the error `failure` makes of its message (WE's typed failures). */
+export function withGostFailure<T>(f: () => T, failure: (message: string) => Error): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof GostEncryptionError) throw failure(e.message);
+    throw e;
+  }
+}
+
 const ab = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
-/** Kuznyechik primitives and the standard modes over them. */
+/** Kuznyechik and the standard modes over it, keyed per call (kuznyechik.ts has the cipher). */
 export class Kuznyechik {
-  readonly #ecb = GostEngine.getGostCipher({ name: 'GOST R 34.12', version: 2015, length: 128, block: 'ECB', padding: 'NO' });
-  readonly #cfb = GostEngine.getGostCipher({ name: 'GOST R 34.12', version: 2015, length: 128, block: 'CFB' });
-
   /** One block. */
   encryptBlock(key: Uint8Array, block: Uint8Array): Uint8Array {
-    return new Uint8Array(this.#ecb.encrypt(ab(key), ab(block)));
+    const out = new Uint8Array(BLOCK);
+    new KuznyechikKey(key).encryptBlock(block, 0, out, 0);
+    return out;
   }
 
   /** CFB with 128-bit feedback (GOST R 34.13-2015 §4.5, s = n), no padding. */
   cfbEncrypt(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
-    return data.length === 0 ? new Uint8Array(0) : new Uint8Array(this.#cfb.encrypt(ab(key), ab(data), ab(iv)));
+    return new KuznyechikKey(key).cfb('encrypt', iv, data);
   }
 
   cfbDecrypt(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
-    return data.length === 0 ? new Uint8Array(0) : new Uint8Array(this.#cfb.decrypt(ab(key), ab(data), ab(iv)));
+    return new KuznyechikKey(key).cfb('decrypt', iv, data);
   }
 
   /** CTR (GOST R 34.13-2015 §4.4): counter IV(8) ‖ 0^64, incremented as a 128-bit big-endian integer. */
   ctr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
-    if (iv.length !== BLOCK / 2) throw new RangeError(`CTR takes an ${BLOCK / 2}-byte IV`);
-    const counter = new Uint8Array(BLOCK);
-    counter.set(iv);
-    const out = new Uint8Array(data.length);
-    for (let off = 0; off < data.length; off += BLOCK) {
-      const gamma = this.encryptBlock(key, counter);
-      for (let i = 0; i < BLOCK && off + i < data.length; i++) out[off + i] = data[off + i]! ^ gamma[i]!;
-      for (let i = BLOCK - 1; i >= 0; i--) {
-        counter[i] = (counter[i]! + 1) & 0xff;
-        if (counter[i] !== 0) break;
-      }
-    }
-    return out;
+    return new KuznyechikKey(key).ctr(iv, data);
   }
 
   /** OMAC / CMAC (GOST R 34.13-2015 §4.6), full 16-byte MAC. */
   omac(key: Uint8Array, data: Uint8Array): Uint8Array {
-    const shift = (b: Uint8Array): Uint8Array => {
-      const out = new Uint8Array(BLOCK);
-      for (let i = 0; i < BLOCK; i++) out[i] = ((b[i]! << 1) | (i + 1 < BLOCK ? b[i + 1]! >> 7 : 0)) & 0xff;
-      if ((b[0]! & 0x80) !== 0) out[BLOCK - 1] = out[BLOCK - 1]! ^ 0x87;
-      return out;
-    };
-    const k1 = shift(this.encryptBlock(key, new Uint8Array(BLOCK)));
-    const k2 = shift(k1);
-    const blocks = Math.max(1, Math.ceil(data.length / BLOCK));
-    const complete = data.length > 0 && data.length % BLOCK === 0;
-    let state: Uint8Array = new Uint8Array(BLOCK);
-    for (let b = 0; b < blocks; b++) {
-      const block = new Uint8Array(BLOCK);
-      const chunk = data.subarray(b * BLOCK, (b + 1) * BLOCK);
-      block.set(chunk);
-      if (b === blocks - 1) {
-        if (!complete) block[chunk.length] = 0x80;
-        const k = complete ? k1 : k2;
-        for (let i = 0; i < BLOCK; i++) block[i] = block[i]! ^ k[i]!;
-      }
-      for (let i = 0; i < BLOCK; i++) block[i] = block[i]! ^ state[i]!;
-      state = this.encryptBlock(key, block);
-    }
-    return state;
+    return new KuznyechikKey(key).omac(data);
   }
 }
 
@@ -171,6 +144,10 @@ export interface GostEncryption {
   /** One CEK and ciphertext for all, wrapped for each recipient; an empty list is refused. */
   encryptCommon(senderPrivateKey: Uint8Array, plaintext: Uint8Array, recipientPublicKeys: readonly Uint8Array[]): CommonCiphertext;
   decrypt(recipientPrivateKey: Uint8Array, senderPublicKey: Uint8Array, ciphertext: Uint8Array, wrappedKey: Uint8Array): Uint8Array;
+  /** A 32-byte CEK wrapped for one recipient, without a content IV: agreementIV ‖ expUKM ‖ extendedUKM ‖ KExp15 (80 bytes). */
+  wrapKey(senderPrivateKey: Uint8Array, recipientPublicKey: Uint8Array, cek: Uint8Array): Uint8Array;
+  /** The CEK of a wrapKey header; GostEncryptionError when it does not verify. */
+  unwrapKey(recipientPrivateKey: Uint8Array, senderPublicKey: Uint8Array, header: Uint8Array): Uint8Array;
 }
 
 const KDF_LABEL = new Uint8Array(Buffer.from('kdf tree', 'latin1'));
@@ -186,13 +163,35 @@ export function createGostEncryption(random: (n: number) => Uint8Array = (n) => 
     return { mac: both.subarray(0, 32), exp: both.subarray(32) };
   };
 
-  const wrap = (senderPrivateKey: Uint8Array, recipientPublicKey: Uint8Array, cek: Uint8Array, contentIv: Uint8Array): Uint8Array => {
+  /** agreementIV(16) ‖ expUKM(8) ‖ extendedUKM(8) ‖ KExp15 wrapped CEK(48): the CEK wrapped for one recipient. */
+  const wrapKey = (senderPrivateKey: Uint8Array, recipientPublicKey: Uint8Array, cek: Uint8Array): Uint8Array => {
     const ukm = random(32);
     if (ukm.subarray(0, 16).every((b) => b === 0)) ukm[0] = 1; // VKO needs a non-zero UKM
     const { mac, exp } = keys(kek(senderPrivateKey, recipientPublicKey, ukm.subarray(0, 16)), ukm.subarray(16, 24));
     const iv = ukm.subarray(24, 32);
     const wrapped = kuz.ctr(exp, iv, Buffer.concat([cek, kuz.omac(mac, Buffer.concat([iv, cek]))]));
-    return Buffer.concat([Uint8Array.from(ukm.subarray(0, 16)).reverse(), contentIv, iv, ukm.subarray(16, 24), wrapped]);
+    return Buffer.concat([Uint8Array.from(ukm.subarray(0, 16)).reverse(), iv, ukm.subarray(16, 24), wrapped]);
+  };
+
+  /** The CEK inside what wrapKey made, checked by its OMAC. */
+  const unwrapKey = (recipientPrivateKey: Uint8Array, senderPublicKey: Uint8Array, header: Uint8Array): Uint8Array => {
+    if (header.length !== WRAPPED_KEY_HEADER_LENGTH) throw new GostEncryptionError(`Error in decrypt: the key header has ${header.length} bytes, expected ${WRAPPED_KEY_HEADER_LENGTH}`);
+    const ukmHead = Uint8Array.from(header.subarray(0, 16)).reverse();
+    const iv = header.subarray(16, 24);
+    const extendedUkm = header.subarray(24, 32);
+    const { mac, exp } = keys(kek(recipientPrivateKey, senderPublicKey, ukmHead), extendedUkm);
+    const unwrapped = kuz.ctr(exp, iv, header.subarray(32));
+    const cek = unwrapped.subarray(0, 32);
+    if (!timingSafeEqual(kuz.omac(mac, Buffer.concat([iv, cek])), unwrapped.subarray(32))) {
+      throw new GostEncryptionError('Error in decrypt: the wrapped key does not verify (wrong keys or altered data)');
+    }
+    return Uint8Array.from(cek);
+  };
+
+  /** The 96-byte structure: agreementIV ‖ content IV ‖ expUKM ‖ extendedUKM ‖ wrapped CEK. */
+  const wrap = (senderPrivateKey: Uint8Array, recipientPublicKey: Uint8Array, cek: Uint8Array, contentIv: Uint8Array): Uint8Array => {
+    const header = wrapKey(senderPrivateKey, recipientPublicKey, cek);
+    return Buffer.concat([header.subarray(0, 16), contentIv, header.subarray(16)]);
   };
 
   const encrypt = (plaintext: Uint8Array): { cek: Uint8Array; iv: Uint8Array; ciphertext: Uint8Array } => {
@@ -227,17 +226,11 @@ export function createGostEncryption(random: (n: number) => Uint8Array = (n) => 
     decrypt: (recipientPrivateKey, senderPublicKey, ciphertext, wrappedKey) =>
       guarded('decrypt', () => {
         if (wrappedKey.length !== WRAPPED_STRUCTURE_LENGTH) throw new GostEncryptionError(`Error in decrypt: the wrapped key has ${wrappedKey.length} bytes, expected ${WRAPPED_STRUCTURE_LENGTH}`);
-        const ukmHead = Uint8Array.from(wrappedKey.subarray(0, 16)).reverse();
         const contentIv = wrappedKey.subarray(16, 32);
-        const iv = wrappedKey.subarray(32, 40);
-        const extendedUkm = wrappedKey.subarray(40, 48);
-        const { mac, exp } = keys(kek(recipientPrivateKey, senderPublicKey, ukmHead), extendedUkm);
-        const unwrapped = kuz.ctr(exp, iv, wrappedKey.subarray(48));
-        const cek = unwrapped.subarray(0, 32);
-        if (!timingSafeEqual(kuz.omac(mac, Buffer.concat([iv, cek])), unwrapped.subarray(32))) {
-          throw new GostEncryptionError('Error in decrypt: the wrapped key does not verify (wrong keys or altered data)');
-        }
+        const cek = unwrapKey(recipientPrivateKey, senderPublicKey, Buffer.concat([wrappedKey.subarray(0, 16), wrappedKey.subarray(32)]));
         return kuz.cfbDecrypt(cek, contentIv, ciphertext);
       }),
+    wrapKey: (senderPrivateKey, recipientPublicKey, cek) => guarded('encrypt', () => wrapKey(senderPrivateKey, recipientPublicKey, cek)),
+    unwrapKey: (recipientPrivateKey, senderPublicKey, header) => guarded('decrypt', () => unwrapKey(recipientPrivateKey, senderPublicKey, header)),
   };
 }

@@ -16,8 +16,35 @@
  * (the transport sends it in its header).
  *
  * The content key travels wrapped for the recipient exactly as in encryption.ts (48 bytes).
+ *
+ * The chunking, indices, final flag and count are WE's StreamCipher, shared by both crypto
+ * types; what seals one chunk is a ChunkCipher: AES-128-GCM here, Kuznyechik CTR + OMAC on
+ * GOST networks (transport-encryption.ts). Both put a 16-byte IV before and a 16-byte tag
+ * after each chunk.
  */
 import { AES_IV_LENGTH, AES_TAG_LENGTH, aesKeyOf, CONTENT_KEY_LENGTH, DecryptionFailure, openWithKey, sealWithKey, systemRandom, unwrapContentKey, wrapContentKey, type RandomBytes } from './encryption.js';
+
+/** How one chunk is sealed: IV(16) ‖ encrypted body ‖ tag(16), under a key made from the content key. */
+export interface ChunkCipher {
+  readonly contentKeyLength: number;
+  keyed(contentKey: Uint8Array): ChunkSeal;
+}
+
+export interface ChunkSeal {
+  /** IV ‖ the sealed body ‖ tag. */
+  seal(body: Uint8Array, iv: Uint8Array): Uint8Array;
+  /** The body of a sealed chunk; DecryptionFailure when it does not authenticate. */
+  open(sealed: Uint8Array): Uint8Array;
+}
+
+/** WE's AesStream: AES-128-GCM under MD5(CEK), 16-byte CEK. */
+export const AES_CHUNK_CIPHER: ChunkCipher = {
+  contentKeyLength: CONTENT_KEY_LENGTH,
+  keyed: (contentKey) => {
+    const aesKey = aesKeyOf(contentKey);
+    return { seal: (body, iv) => sealWithKey(aesKey, body, iv), open: (sealed) => openWithKey(aesKey, sealed) };
+  },
+};
 
 const NON_FINAL = 0x00;
 const FINAL = 0x01;
@@ -35,6 +62,11 @@ function checkChunkSize(chunkSize: number): void {
   }
 }
 
+function keyedCipher(cipher: ChunkCipher, contentKey: Uint8Array): ChunkSeal {
+  if (contentKey.length !== cipher.contentKeyLength) throw new RangeError(`A content key is ${cipher.contentKeyLength} bytes, got ${contentKey.length}`);
+  return cipher.keyed(contentKey);
+}
+
 const u32 = (n: number): Uint8Array => {
   const b = new Uint8Array(4);
   new DataView(b.buffer).setUint32(0, n);
@@ -43,7 +75,7 @@ const u32 = (n: number): Uint8Array => {
 
 /** Encrypts a stream: feed it with `update`, end it with `final`; each returns the complete chunks so far. */
 export class StreamEncryptor {
-  private readonly aesKey: Buffer;
+  private readonly sealer: ChunkSeal;
   /** The plaintext of the chunk being filled: header and data. */
   private readonly body: Uint8Array;
   private position = 0;
@@ -56,10 +88,10 @@ export class StreamEncryptor {
     contentKey: Uint8Array,
     readonly chunkSize: number,
     private readonly random: RandomBytes = systemRandom,
+    cipher: ChunkCipher = AES_CHUNK_CIPHER,
   ) {
     checkChunkSize(chunkSize);
-    if (contentKey.length !== CONTENT_KEY_LENGTH) throw new RangeError(`A content key is ${CONTENT_KEY_LENGTH} bytes, got ${contentKey.length}`);
-    this.aesKey = aesKeyOf(contentKey);
+    this.sealer = keyedCipher(cipher, contentKey);
     this.body = new Uint8Array(chunkSize - AES_IV_LENGTH - AES_TAG_LENGTH);
     this.startChunk();
   }
@@ -80,7 +112,7 @@ export class StreamEncryptor {
       this.position += n;
       offset += n;
       if (this.position === this.body.length) {
-        out.push(sealWithKey(this.aesKey, this.body, this.iv));
+        out.push(this.sealer.seal(this.body, this.iv));
         this.startChunk();
       }
     }
@@ -108,14 +140,14 @@ export class StreamEncryptor {
       this.write(u32(chunkCount), out);
       this.body[0] = FINAL;
     }
-    if (this.position > BODY_HEADER_LENGTH) out.push(sealWithKey(this.aesKey, this.body.subarray(0, this.position), this.iv));
+    if (this.position > BODY_HEADER_LENGTH) out.push(this.sealer.seal(this.body.subarray(0, this.position), this.iv));
     return out;
   }
 }
 
 /** Decrypts what a StreamEncryptor produced, in any split of its bytes. Throws DecryptionFailure. */
 export class StreamDecryptor {
-  private readonly aesKey: Buffer;
+  private readonly sealer: ChunkSeal;
   private readonly chunk: Uint8Array;
   private filled = 0;
   /** Index the next chunk must carry. */
@@ -128,10 +160,10 @@ export class StreamDecryptor {
   constructor(
     contentKey: Uint8Array,
     readonly chunkSize: number,
+    cipher: ChunkCipher = AES_CHUNK_CIPHER,
   ) {
     checkChunkSize(chunkSize);
-    if (contentKey.length !== CONTENT_KEY_LENGTH) throw new RangeError(`A content key is ${CONTENT_KEY_LENGTH} bytes, got ${contentKey.length}`);
-    this.aesKey = aesKeyOf(contentKey);
+    this.sealer = keyedCipher(cipher, contentKey);
     this.chunk = new Uint8Array(chunkSize);
   }
 
@@ -139,7 +171,7 @@ export class StreamDecryptor {
   private open(sealed: Uint8Array): Uint8Array {
     if (this.sawFinal) throw new DecryptionFailure(REORDERED_OR_LOST);
     if (sealed.length < AES_IV_LENGTH + AES_TAG_LENGTH + BODY_HEADER_LENGTH) throw new DecryptionFailure(REORDERED_OR_LOST);
-    const body = openWithKey(this.aesKey, sealed);
+    const body = this.sealer.open(sealed);
     const index = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(1);
     if (index !== this.expectedIndex) throw new DecryptionFailure('Invalid chunk index, chunk processing order must be the same as in encryption');
     this.expectedIndex++;

@@ -10,7 +10,7 @@
  * Failures read as WE's: EncryptionFailure (`Error in encrypt…`) and DecryptionFailure.
  */
 import { decryptFromSender, DecryptionFailure, encryptForRecipient, encryptForRecipients, EncryptionFailure } from './encryption.js';
-import { createGostEncryption, GostEncryptionError } from './gost-encryption.js';
+import { createGostEncryption, withGostFailure } from './gost-encryption.js';
 import type { CryptoType } from './suite.js';
 
 /** WE's REST names of the algorithms (the CryptoAlgo enum lower-cased, `_` → `-`). */
@@ -37,14 +37,7 @@ const aes: TextEncryption = {
 
 function gostTextEncryption(): TextEncryption {
   const gost = createGostEncryption();
-  const failing = <T>(f: () => T, failure: (message: string) => Error): T => {
-    try {
-      return f();
-    } catch (e) {
-      if (e instanceof GostEncryptionError) throw failure(e.message);
-      throw e;
-    }
-  };
+  const failing = withGostFailure;
   const encryptFailure = (message: string): Error => new EncryptionFailure(message);
   return {
     algorithm: 'gost-3412-2015-k',

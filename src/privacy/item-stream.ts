@@ -12,16 +12,16 @@
  *   0x00                                                          no data (or an error)
  *   0x02                                                          replier overloaded
  *   0x01 ‖ u32 metaLen ‖ metaBytes ‖ data…                        on a TLS channel
- *   0x01 ‖ u32 chunkSize ‖ wrappedKey(48) ‖ u32 metaLen ‖ cipher    on a plain channel
+ *   0x01 ‖ u32 chunkSize ‖ wrappedKey ‖ u32 metaLen ‖ cipher         on a plain channel
  *
- * where `cipher` is the chunked stream cipher (crypto/stream-cipher.ts) over
- * metaBytes ‖ data, keyed for the peer's session key. Frame boundaries carry no meaning:
+ * where `cipher` is the chunked stream cipher of the network's crypto over metaBytes ‖ data,
+ * keyed for the peer's session key, and the wrapped key 48 (`waves`) or 96 (`gost`) bytes
+ * (crypto/transport-encryption.ts). Frame boundaries carry no meaning:
  * the reader takes the content in any split.
  */
 import type { RandomBytes } from '../crypto/encryption.js';
-import { streamDecryptorFor, streamEncryptorFor } from '../crypto/stream-cipher.js';
+import type { TransportEncryption } from '../crypto/transport-encryption.js';
 import { decodeItemMeta, encodeItemMeta, type PolicyItemMeta } from './item.js';
-import { WRAPPED_KEY_LENGTH } from './messages.js';
 import { piecesOf } from './storage/storage.js';
 import { DecodeError } from '../errors/catalogue.js';
 
@@ -70,6 +70,7 @@ async function* oneChunk(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 }
 
 export interface StreamEncryption {
+  readonly transport: TransportEncryption;
   readonly senderPrivateKey: Uint8Array;
   readonly recipientPublicKey: Uint8Array;
   readonly random?: RandomBytes;
@@ -89,7 +90,7 @@ async function* itemContent(meta: PolicyItemMeta, data: AsyncIterable<Uint8Array
     yield* data;
     return;
   }
-  const { wrappedKey, encryptor } = streamEncryptorFor(encryption.senderPrivateKey, encryption.recipientPublicKey, chunkSize, encryption.random);
+  const { wrappedKey, encryptor } = encryption.transport.streamEncryptor(encryption.senderPrivateKey, encryption.recipientPublicKey, chunkSize, encryption.random);
   yield Uint8Array.of(HAS_DATA);
   yield u32(chunkSize);
   yield wrappedKey;
@@ -103,6 +104,7 @@ async function* itemContent(meta: PolicyItemMeta, data: AsyncIterable<Uint8Array
 export type ReceivedItem = { readonly status: 'no-data' } | { readonly status: 'overloaded' } | { readonly status: 'data'; readonly meta: PolicyItemMeta; readonly data: AsyncIterable<Uint8Array> };
 
 export interface StreamDecryption {
+  readonly transport: TransportEncryption;
   readonly recipientPrivateKey: Uint8Array;
   readonly senderPublicKey: Uint8Array;
 }
@@ -162,7 +164,7 @@ class Pull {
 
 /** Decrypts a content stream with the chunked stream cipher. */
 async function* decrypted(cipher: AsyncIterable<Uint8Array>, wrappedKey: Uint8Array, chunkSize: number, keys: StreamDecryption): AsyncGenerator<Uint8Array> {
-  const decryptor = streamDecryptorFor(wrappedKey, keys.recipientPrivateKey, keys.senderPublicKey, chunkSize);
+  const decryptor = keys.transport.streamDecryptor(wrappedKey, keys.recipientPrivateKey, keys.senderPublicKey, chunkSize);
   for await (const chunk of cipher) {
     const plain = decryptor.update(chunk);
     if (plain.length > 0) yield plain;
@@ -188,7 +190,7 @@ export async function readItemFrames(frames: AsyncIterable<Uint8Array>, decrypti
   if (decryption !== undefined) {
     const chunkSize = await pull.u32('the cipher chunk size');
     if (chunkSize > MAX_CIPHER_CHUNK) throw new MalformedItemStream(`cipher chunk size ${chunkSize} over ${MAX_CIPHER_CHUNK}`);
-    const wrappedKey = Uint8Array.from(await pull.take(WRAPPED_KEY_LENGTH, 'the wrapped key'));
+    const wrappedKey = Uint8Array.from(await pull.take(decryption.transport.wrappedKeyLength, 'the wrapped key'));
     const metaLength = await pull.u32('the metadata length');
     body = new Pull(decrypted(pull.rest(), wrappedKey, chunkSize, decryption));
     return { status: 'data', ...(await readMeta(body, metaLength)) };

@@ -3,7 +3,8 @@
  * reference §4.2), byte for byte. These are payloads: the frame around them (magic, code,
  * length, checksum) is the network layer's. Integers are big-endian; a policy id and a
  * data hash are 32 bytes each, a public key the crypto suite's length (32 `waves`, 64
- * `gost`), a signature 64 bytes, a wrapped key 48 bytes (`waves`).
+ * `gost`), a signature 64 bytes, a wrapped key 48 bytes (`waves`) or 96 (`gost`; the
+ * network's transport encryption, crypto/transport-encryption.ts, says which).
  *
  *   30 PrivateDataRequest   policyId ‖ dataHash
  *   31 PrivateDataResponse  policyId ‖ dataHash ‖ 0                                  (no data)
@@ -36,8 +37,8 @@ export type PrivacyMessageCode = (typeof PrivacyMessageCode)[keyof typeof Privac
 export const POLICY_ID_LENGTH = 32;
 export const DATA_HASH_LENGTH = 32;
 const SIGNATURE_LENGTH = 64;
-/** WE's WrappedStructureLength for `waves` crypto. */
-export const WRAPPED_KEY_LENGTH = 48;
+/** WE's WrappedStructureLength: 48 for `waves` crypto, 96 for `gost`. */
+const WRAPPED_KEY_LENGTHS: ReadonlySet<number> = new Set([48, 96]);
 /** WE's PrivateDataResponseSpec.maxLength: digest + hash + signature + 20 MiB. */
 export const MAX_PRIVATE_DATA_RESPONSE = POLICY_ID_LENGTH + DATA_HASH_LENGTH + SIGNATURE_LENGTH + 20 * 1024 * 1024;
 
@@ -103,13 +104,16 @@ export function encodePrivateDataResponse(r: PrivateDataResponse): Uint8Array {
     case 'data':
       return concatBytes(r.policyId, r.dataHash, Uint8Array.of(1), u32(r.payload.length), r.payload);
     case 'encrypted':
-      if (r.wrappedKey.length !== WRAPPED_KEY_LENGTH) throw new RangeError(`A wrapped key is ${WRAPPED_KEY_LENGTH} bytes, got ${r.wrappedKey.length}`);
+      if (!WRAPPED_KEY_LENGTHS.has(r.wrappedKey.length)) throw new RangeError(`A wrapped key is 48 (waves) or 96 (gost) bytes, got ${r.wrappedKey.length}`);
       return concatBytes(r.policyId, r.dataHash, Uint8Array.of(1), r.wrappedKey, u32(r.encrypted.length), r.encrypted);
   }
 }
 
-/** Reads a 31; whether its data is encrypted is the channel's (plain channels encrypt). */
-export function decodePrivateDataResponse(payload: Uint8Array, encrypted: boolean): PrivateDataResponse {
+/**
+ * Reads a 31; whether its data is encrypted is the channel's (plain channels encrypt):
+ * `wrappedKeyLength` is the network's wrapped key length on a plain channel, undefined on TLS.
+ */
+export function decodePrivateDataResponse(payload: Uint8Array, wrappedKeyLength: number | undefined): PrivateDataResponse {
   const code = PrivacyMessageCode.PrivateDataResponse;
   if (payload.length > MAX_PRIVATE_DATA_RESPONSE) throw new MalformedPrivacyMessage(code, `${payload.length} bytes, at most ${MAX_PRIVATE_DATA_RESPONSE}`);
   const id = readId(code, payload);
@@ -122,10 +126,10 @@ export function decodePrivateDataResponse(payload: Uint8Array, encrypted: boolea
   }
   if (flag !== 1) throw new MalformedPrivacyMessage(code, `has-data flag ${flag}, expected 0 or 1`);
   let wrappedKey: Uint8Array | undefined;
-  if (encrypted) {
-    if (payload.length < at + WRAPPED_KEY_LENGTH) throw new MalformedPrivacyMessage(code, 'the wrapped key is cut');
-    wrappedKey = payload.slice(at, at + WRAPPED_KEY_LENGTH);
-    at += WRAPPED_KEY_LENGTH;
+  if (wrappedKeyLength !== undefined) {
+    if (payload.length < at + wrappedKeyLength) throw new MalformedPrivacyMessage(code, 'the wrapped key is cut');
+    wrappedKey = payload.slice(at, at + wrappedKeyLength);
+    at += wrappedKeyLength;
   }
   if (payload.length < at + 4) throw new MalformedPrivacyMessage(code, 'the length is cut');
   const length = readU32(payload, at);

@@ -8,7 +8,7 @@
  *  - once feature 180 is active the item's kind decides the answer (descriptor, else the
  *    storage), before it every item is served as a small one;
  *  - a small item is answered with a PrivateDataResponse (31) holding WE's strict payload,
- *    in clear on TLS, encrypted for the connection's session keys otherwise (from an LRU
+ *    in clear on TLS, encrypted for the connection's session keys otherwise (with the network's crypto: crypto/transport-encryption.ts) (from an LRU
  *    cache of `cache.max-size` items kept `cache.expire-after`); any failure answers "no
  *    data";
  *  - a large item is answered with a stream (item-stream.ts) of `stream-chunk-size` chunks:
@@ -20,7 +20,7 @@
  * are dropped (the requesting synchronizer retries).
  */
 import { FEATURE } from '../protocol/features.js';
-import { encryptForRecipient } from '../crypto/encryption.js';
+import { transportEncryptionFor, type TransportEncryption } from '../crypto/transport-encryption.js';
 import type { PolicyItemKey, PolicyItemMeta } from './item.js';
 import { itemFrames, refusalFrames } from './item-stream.js';
 import { decodeItemRequest, encodePrivateDataResponse, encodeStrictPayload, PrivacyMessageCode, type PolicyItemId } from './messages.js';
@@ -63,11 +63,14 @@ export class PolicyDataReplier {
   private readonly waiting: Array<() => void> = [];
   private activeStreams = 0;
   private readonly cache = new Map<string, CachedItem>();
+  private readonly transport: TransportEncryption;
 
   constructor(
     private readonly parts: ReplicationParts,
     private readonly clock: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.transport = transportEncryptionFor(parts.protocol.crypto.type);
+  }
 
   /** Takes a PrivateDataRequest (30) from a peer. */
   async handle(peer: PrivacyPeer, payload: Uint8Array): Promise<void> {
@@ -133,7 +136,7 @@ export class PolicyDataReplier {
         if (keys === undefined) {
           answer = encodePrivateDataResponse({ ...id, kind: 'data', payload });
         } else {
-          const sealed = encryptForRecipient(payload, keys.own.privateKey, keys.peer);
+          const sealed = this.transport.encrypt(payload, keys.own.privateKey, keys.peer);
           answer = encodePrivateDataResponse({ ...id, kind: 'encrypted', wrappedKey: sealed.wrappedKey, encrypted: sealed.encrypted });
         }
       }
@@ -167,7 +170,7 @@ export class PolicyDataReplier {
       }
       const { streamChunkSize, streamTimeoutMs } = this.parts.settings.replier;
       const keys = peer.sessionKeys;
-      const encryption = keys === undefined ? undefined : { senderPrivateKey: keys.own.privateKey, recipientPublicKey: keys.peer };
+      const encryption = keys === undefined ? undefined : { transport: this.transport, senderPrivateKey: keys.own.privateKey, recipientPublicKey: keys.peer };
       await peer.sendStream(itemFrames(meta, withStallLimit(data.stream as AsyncIterable<Uint8Array>, streamTimeoutMs), streamChunkSize, encryption));
     } finally {
       this.activeStreams--;

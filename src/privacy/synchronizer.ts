@@ -31,7 +31,7 @@
  * take at most half of that, lost items a quarter, so new items always find room.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { decryptFromSender } from '../crypto/encryption.js';
+import { transportEncryptionFor, type TransportEncryption } from '../crypto/transport-encryption.js';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from './item.js';
 import type { PrivacyInventories } from './inventories.js';
@@ -112,6 +112,8 @@ export class PolicyDataSynchronizer {
   private readonly streamsFrom = new Map<string, Promise<void>>();
   private lostTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** How plain connections encrypt items: the network's crypto. */
+  private readonly transport: TransportEncryption;
 
   constructor(
     private readonly parts: ReplicationParts,
@@ -123,6 +125,7 @@ export class PolicyDataSynchronizer {
     this.slots = new Slots(p);
     this.pendingSlots = new Slots(Math.max(1, Math.floor(p / 2)));
     this.lostSlots = new Slots(Math.max(1, Math.floor(p / 4)));
+    this.transport = transportEncryptionFor(parts.protocol.crypto.type);
   }
 
   /** Starts: fetches the pending items, then new ones as they come, and the lost ones now and then. */
@@ -159,7 +162,7 @@ export class PolicyDataSynchronizer {
 
   /** Takes a PrivateDataResponse (31) from a peer. */
   handleResponse(peer: PrivacyPeer, payload: Uint8Array): void {
-    const response = decodePrivateDataResponse(payload, peer.sessionKeys !== undefined);
+    const response = decodePrivateDataResponse(payload, peer.sessionKeys === undefined ? undefined : this.transport.wrappedKeyLength);
     const take = this.answers.get(`${peer.id} ${itemText(keyOfId(response))}`);
     if (take === undefined) this.parts.log.debug({ peer: peer.id }, 'an unexpected privacy data response dropped');
     else take(response);
@@ -351,7 +354,7 @@ export class PolicyDataSynchronizer {
     else {
       const keys = peer.sessionKeys;
       if (keys === undefined) throw new Error('an encrypted answer on a TLS connection');
-      payload = decryptFromSender(response.encrypted, response.wrappedKey, keys.own.privateKey, keys.peer);
+      payload = this.transport.decrypt(response.encrypted, response.wrappedKey, keys.own.privateKey, keys.peer);
     }
     const { data, meta } = decodeStrictPayload(payload);
     await this.save(key, meta, 'default', data);
@@ -381,7 +384,7 @@ export class PolicyDataSynchronizer {
     try {
       peer.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(key)));
       const keys = peer.sessionKeys;
-      const got = await readItemFrames(withSilenceLimit(stream, s.requestTimeoutMs), keys === undefined ? undefined : { recipientPrivateKey: keys.own.privateKey, senderPublicKey: keys.peer });
+      const got = await readItemFrames(withSilenceLimit(stream, s.requestTimeoutMs), keys === undefined ? undefined : { transport: this.transport, recipientPrivateKey: keys.own.privateKey, senderPublicKey: keys.peer });
       if (got.status !== 'data') throw new Error(got.status === 'overloaded' ? 'the peer is overloaded' : 'the peer has no data');
       await this.save(key, got.meta, 'large', got.data);
     } catch (e) {

@@ -12,7 +12,9 @@ import { x25519SharedSecret } from '../../src/crypto/encryption.js';
 import { StreamDecryptor } from '../../src/crypto/stream-cipher.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { encodeItemMeta, type PolicyItemMeta } from '../../src/privacy/item.js';
-import { framesOf, itemFrames, MalformedItemStream, readItemFrames, refusalFrames, STREAM_CHUNK_MAGIC } from '../../src/privacy/item-stream.js';
+import { framesOf, itemFrames, MalformedItemStream, readItemFrames, refusalFrames, STREAM_CHUNK_MAGIC, type StreamDecryption } from '../../src/privacy/item-stream.js';
+import { transportEncryptionFor } from '../../src/crypto/transport-encryption.js';
+import { gostSubjectPublicKeyInfo } from '../../src/crypto/pki/x509.js';
 import {
   decodeInventory,
   decodeItemRequest,
@@ -33,6 +35,7 @@ const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const fill = (n: number, v: number): Uint8Array => new Uint8Array(n).fill(v);
 const id = { policyId: fill(32, 1), dataHash: fill(32, 2) };
+const WAVES = transportEncryptionFor('waves');
 const meta: PolicyItemMeta = { policyId: 'P', hash: 'H', sender: 'S', filename: 'f.bin', size: 3, timestamp: 258n, author: 'a', comment: 'é' };
 
 describe('PrivateDataRequest (30) and PrivacyInventoryRequest (40)', () => {
@@ -49,8 +52,8 @@ describe('PrivateDataResponse (31)', () => {
   it('no data: policyId ‖ dataHash ‖ 0', () => {
     const bytes = encodePrivateDataResponse({ ...id, kind: 'no-data' });
     assert.equal(hex(bytes), '01'.repeat(32) + '02'.repeat(32) + '00');
-    assert.deepEqual(decodePrivateDataResponse(bytes, false), { ...id, kind: 'no-data' });
-    assert.deepEqual(decodePrivateDataResponse(bytes, true), { ...id, kind: 'no-data' });
+    assert.deepEqual(decodePrivateDataResponse(bytes, undefined), { ...id, kind: 'no-data' });
+    assert.deepEqual(decodePrivateDataResponse(bytes, 48), { ...id, kind: 'no-data' });
   });
 
   it('on TLS: ‖ 1 ‖ u32 len ‖ payload, the payload being u32 dataLen ‖ data ‖ WE metadata bytes', () => {
@@ -60,7 +63,7 @@ describe('PrivateDataResponse (31)', () => {
     const bytes = encodePrivateDataResponse({ ...id, kind: 'data', payload });
     assert.equal(hex(bytes.subarray(64, 69)), '01' + payload.length.toString(16).padStart(8, '0'));
     assert.deepEqual(bytes.subarray(69), payload);
-    const back = decodePrivateDataResponse(bytes, false);
+    const back = decodePrivateDataResponse(bytes, undefined);
     assert.equal(back.kind, 'data');
     assert.deepEqual(decodeStrictPayload((back as { payload: Uint8Array }).payload), { data: Uint8Array.of(7, 8, 9), meta });
   });
@@ -70,16 +73,16 @@ describe('PrivateDataResponse (31)', () => {
     const encrypted = fill(40, 5);
     const bytes = encodePrivateDataResponse({ ...id, kind: 'encrypted', wrappedKey, encrypted });
     assert.equal(hex(bytes.subarray(64)), '01' + '09'.repeat(48) + '00000028' + '05'.repeat(40));
-    assert.deepEqual(decodePrivateDataResponse(bytes, true), { ...id, kind: 'encrypted', wrappedKey, encrypted });
+    assert.deepEqual(decodePrivateDataResponse(bytes, 48), { ...id, kind: 'encrypted', wrappedKey, encrypted });
   });
 
   it('refuses cut or padded answers and bad flags', () => {
     const good = encodePrivateDataResponse({ ...id, kind: 'data', payload: fill(10, 1) });
-    assert.throws(() => decodePrivateDataResponse(good.subarray(0, good.length - 1), false), MalformedPrivacyMessage);
-    assert.throws(() => decodePrivateDataResponse(new Uint8Array([...good, 0]), false), MalformedPrivacyMessage);
-    assert.throws(() => decodePrivateDataResponse(new Uint8Array([...id.policyId, ...id.dataHash, 2]), false), /has-data flag 2/);
-    assert.throws(() => decodePrivateDataResponse(new Uint8Array([...id.policyId, ...id.dataHash, 0, 0]), false), MalformedPrivacyMessage);
-    assert.throws(() => decodePrivateDataResponse(good, true), MalformedPrivacyMessage, 'a TLS answer read as encrypted does not fit');
+    assert.throws(() => decodePrivateDataResponse(good.subarray(0, good.length - 1), undefined), MalformedPrivacyMessage);
+    assert.throws(() => decodePrivateDataResponse(new Uint8Array([...good, 0]), undefined), MalformedPrivacyMessage);
+    assert.throws(() => decodePrivateDataResponse(new Uint8Array([...id.policyId, ...id.dataHash, 2]), undefined), /has-data flag 2/);
+    assert.throws(() => decodePrivateDataResponse(new Uint8Array([...id.policyId, ...id.dataHash, 0, 0]), undefined), MalformedPrivacyMessage);
+    assert.throws(() => decodePrivateDataResponse(good, 48), MalformedPrivacyMessage, 'a TLS answer read as encrypted does not fit');
     assert.throws(() => decodeStrictPayload(Uint8Array.of(0, 0, 0, 9, 1)), MalformedPrivacyMessage);
   });
 });
@@ -183,7 +186,7 @@ describe('the large-item stream', () => {
 
   it('on a plain channel: 0x01 ‖ u32 chunkSize ‖ wrappedKey ‖ u32 metaLen ‖ the stream cipher over meta ‖ data', async () => {
     const data = randomBytes(5000);
-    const frames = await collect(itemFrames(meta, from([data]), 1024, { senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey }));
+    const frames = await collect(itemFrames(meta, from([data]), 1024, { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey }));
     const content = Buffer.concat(frames.slice(0, -1).map((f) => f.subarray(4)));
     const metaBytes = encodeItemMeta(meta);
     assert.equal(hex(content.subarray(0, 5)), '01' + '00000400');
@@ -194,7 +197,7 @@ describe('the large-item stream', () => {
     const decryptor = new StreamDecryptor(cek, 1024);
     const plain = Buffer.concat([decryptor.update(content.subarray(57)), decryptor.final()]);
     assert.ok(plain.equals(Buffer.concat([metaBytes, data])));
-    const got = await readItemFrames(from(recut(frames, 3)), { recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey });
+    const got = await readItemFrames(from(recut(frames, 3)), { transport: WAVES, recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey });
     assert.equal(got.status, 'data');
     if (got.status !== 'data') return;
     assert.deepEqual(got.meta, meta);
@@ -204,9 +207,9 @@ describe('the large-item stream', () => {
   it('round-trips any data in any framing, TLS or encrypted', async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 4000 }), fc.integer({ min: 64, max: 2048 }), fc.boolean(), fc.nat(), async (data, chunkSize, encrypted, seed) => {
-        const enc = encrypted ? { senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey } : undefined;
+        const enc = encrypted ? { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey } : undefined;
         const frames = recut(await collect(itemFrames(meta, from([data]), chunkSize, enc)), seed);
-        const got = await readItemFrames(from(frames), encrypted ? { recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey } : undefined);
+        const got = await readItemFrames(from(frames), encrypted ? { transport: WAVES, recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey } : undefined);
         assert.equal(got.status, 'data');
         if (got.status === 'data') assert.ok(Buffer.concat(await collect(got.data)).equals(Buffer.from(data)));
       }),
@@ -231,14 +234,72 @@ describe('the large-item stream', () => {
     await assert.rejects(readItemFrames(from(await collect(framesOf(from([Uint8Array.of(7)]), 16)))), /status byte 7/);
     await assert.rejects(readItemFrames(from(await collect(framesOf(from([Uint8Array.of(0, 1)]), 16)))), /bytes after/);
     await assert.rejects(readItemFrames(from(await collect(framesOf(from([Uint8Array.of(1, 0, 0, 0, 50, 1, 2)]), 16)))), /ended inside the metadata/);
-    const encrypted = await collect(itemFrames(meta, from([fill(3000, 2)]), 256, { senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey }));
+    const encrypted = await collect(itemFrames(meta, from([fill(3000, 2)]), 256, { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey }));
     const tampered = encrypted.map((f, i) => (i === 5 ? Uint8Array.from(f).map((b, j) => (j === 40 ? b ^ 1 : b)) : f));
-    await assert.rejects(readThrough(tampered, { recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey }), /Tag mismatch/);
+    await assert.rejects(readThrough(tampered, { transport: WAVES, recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey }), /Tag mismatch/);
+  });
+});
+
+describe('on a GOST network (104-byte session keys, 96-byte wrapped structures)', async () => {
+  const gost = await Protocol.create({ crypto: 'gost', chainId: 'T' });
+  const GOST = transportEncryptionFor('gost');
+  // Session keys as the handshake carries them: an ephemeral GOST key pair, its public half as a SubjectPublicKeyInfo.
+  const session = (): { privateKey: Uint8Array; publicKey: Uint8Array } => {
+    const pair = gost.crypto.generateKeyPair();
+    return { privateKey: pair.privateKey, publicKey: gostSubjectPublicKeyInfo(pair.publicKey) };
+  };
+  const sender = session();
+  const receiver = session();
+  const stranger = session();
+
+  it('a small item: ‖ 1 ‖ structure(96) ‖ u32 len ‖ Kuznyechik ciphertext as long as the payload, opened only by the peer', () => {
+    assert.equal(sender.publicKey.length, 104);
+    const payload = encodeStrictPayload(meta, randomBytes(3000));
+    const sealed = GOST.encrypt(payload, sender.privateKey, receiver.publicKey);
+    assert.equal(sealed.wrappedKey.length, 96);
+    assert.equal(sealed.encrypted.length, payload.length);
+    assert.ok(!Buffer.from(sealed.encrypted).equals(Buffer.from(payload)));
+    const bytes = encodePrivateDataResponse({ ...id, kind: 'encrypted', ...sealed });
+    assert.equal(hex(bytes.subarray(64, 65)), '01');
+    assert.equal(Buffer.from(bytes).readUInt32BE(65 + 96), payload.length);
+    const back = decodePrivateDataResponse(bytes, GOST.wrappedKeyLength);
+    assert.equal(back.kind, 'encrypted');
+    if (back.kind !== 'encrypted') return;
+    assert.deepEqual(GOST.decrypt(back.encrypted, back.wrappedKey, receiver.privateKey, sender.publicKey), payload);
+    assert.throws(() => GOST.decrypt(back.encrypted, back.wrappedKey, stranger.privateKey, sender.publicKey), /does not verify/);
+    assert.throws(() => decodePrivateDataResponse(bytes, 48), MalformedPrivacyMessage, 'a WAVES reading of a GOST answer does not fit');
+  });
+
+  it('a large item: 0x01 ‖ u32 chunkSize ‖ structure(96, KExp15 header zero-padded) ‖ u32 metaLen ‖ Kuznyechik chunks, in any framing', async () => {
+    const enc = { transport: GOST, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey };
+    const dec = { transport: GOST, recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey };
+    const data = randomBytes(20_000);
+    const frames = await collect(itemFrames(meta, from([data.subarray(0, 7000), data.subarray(7000)]), 1024, enc));
+    const content = Buffer.concat(frames.slice(0, -1).map((f) => f.subarray(4)));
+    assert.equal(hex(content.subarray(0, 5)), '01' + '00000400');
+    assert.equal(hex(content.subarray(5 + 80, 5 + 96)), '00'.repeat(16));
+    assert.equal(content.readUInt32BE(101), encodeItemMeta(meta).length);
+    // 32 bytes of IV and MAC per 1024-byte chunk; the data never shows in clear.
+    const cipher = content.subarray(105);
+    assert.equal(cipher.length, encodeItemMeta(meta).length + data.length + 4 + 37 * Math.ceil(cipher.length / 1024));
+    assert.equal(content.indexOf(data.subarray(5000, 5032)), -1);
+    for (const cut of [1, 2, 5]) {
+      const got = await readItemFrames(from(recut(frames, cut)), dec);
+      assert.equal(got.status, 'data');
+      if (got.status !== 'data') return;
+      assert.deepEqual(got.meta, meta);
+      assert.ok(Buffer.concat(await collect(got.data)).equals(data));
+    }
+    await assert.rejects(readThrough(frames, { ...dec, recipientPrivateKey: stranger.privateKey }), /does not verify/);
+    const tampered = frames.map((f, i) => (i === 3 ? Uint8Array.from(f).map((b, j) => (j === 40 ? b ^ 1 : b)) : f));
+    await assert.rejects(readThrough(tampered, dec), /chunk MAC does not verify/);
+    const dropped = frames.filter((_, i) => i !== 4);
+    await assert.rejects(readThrough(dropped, dec), /reordered or lost|MAC|index/);
   });
 });
 
 /** Reads a stream to its end (errors surface while the data streams). */
-async function readThrough(frames: Uint8Array[], keys?: { recipientPrivateKey: Uint8Array; senderPublicKey: Uint8Array }): Promise<void> {
+async function readThrough(frames: Uint8Array[], keys?: StreamDecryption): Promise<void> {
   const got = await readItemFrames(from(frames), keys);
   if (got.status === 'data') await collect(got.data);
 }
