@@ -2,7 +2,8 @@
  * The node's metrics in process: two nodes in one process each count their own activity
  * (one registry per node, none of prom-client's global one), a node without metrics serves
  * none, the hook for later subsystems keeps their metrics under their prefix, and a
- * stopped node's registry is empty.
+ * stopped node's registry is empty. A dev node's contract executions are counted by the
+ * status it records and timed; an anchored item it cannot fetch waits in its privacy queue.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -17,6 +18,7 @@ import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
 import { NodeMetrics } from '../../src/node/metrics.js';
 import { Node } from '../../src/node/node.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { applyExtension } from '../../src/chain/fork.js';
@@ -246,6 +248,45 @@ describe('contract executions in metrics', () => {
     assert.ok(executions >= recorded.length, `${executions} executions for ${recorded.length} statuses`);
     assert.ok(after.value('weft_contracts_execution_seconds_sum') > 0);
     assert.equal(after.value('weft_contracts_execution_seconds_bucket', { le: '+Inf' }), executions);
+  });
+});
+
+describe('the confidential data download queue in metrics', () => {
+  it("an item anchored for a policy of this node's owner, with no peer to fetch it from, waits in the queue", async () => {
+    const node = await startNode();
+    const p = node.protocol;
+    const [owner, other] = devAccounts(p) as [ReturnType<typeof devAccounts>[0], ReturnType<typeof devAccounts>[0]];
+    const queued = (e: Exposition): number => e.value('weft_privacy_pending_items') + e.value('weft_privacy_lost_items');
+    const before = await scrape(node);
+    assert.equal(queued(before), 0);
+    assert.equal(before.value('weft_privacy_items_in_progress'), 0);
+    const broadcast = async (json: Record<string, unknown>): Promise<Transaction> => {
+      const tx = p.sign(p.transactionFromJson({ senderPublicKey: encodeBase58(owner.keyPair.publicKey), timestamp: Date.now(), proofs: [], ...json }), owner.keyPair.privateKey);
+      const r = await fetch(`${node.url!}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(tx.toJson()) });
+      assert.equal(r.status, 200, await r.text());
+      return tx;
+    };
+    const confirmed = async (tx: Transaction): Promise<void> => {
+      const deadline = Date.now() + 30_000;
+      while (node.chain.state().transactionHeight(tx.id) === undefined) {
+        assert.ok(Date.now() < deadline, `${tx.idBase58} was not mined`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const policy = await broadcast({ type: 112, version: 3, policyName: 'metrics', description: '', recipients: [owner.address, other.address], owners: [owner.address], fee: 100_000_000, feeAssetId: null, atomicBadge: null });
+    await confirmed(policy);
+    // The hash of data this node does not hold (its sender would have sent it to a peer).
+    const hash = await broadcast({ type: 114, version: 3, policyId: policy.idBase58, dataHash: encodeBase58(createHash('sha256').update('held elsewhere').digest()), fee: 5_000_000, feeAssetId: null, atomicBadge: null });
+    await confirmed(hash);
+    // The privacy state records it just after the append: wait for that, then it stays.
+    const deadline = Date.now() + 10_000;
+    let after = await scrape(node);
+    while (queued(after) === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await scrape(node);
+    }
+    assert.equal(queued(after), 1, 'the item waits to be fetched (pending, or lost after its attempts)');
+    assert.equal(after.value('weft_privacy_items_received_total'), 0);
   });
 });
 
