@@ -19,7 +19,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
 import type { ContractExecutor } from './executor.js';
-import { buildExecutedContract, SUCCESS_MINED_MESSAGE } from './result.js';
+import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionStatus, type StatusDraft } from './result.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
 
@@ -33,6 +33,19 @@ export interface ContractMiningOptions {
   readonly node: ContractNodeContext;
   readonly now: () => bigint;
   readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Told of every execution and every status recorded (the node's metrics); none by default. */
+  readonly observer?: ContractExecutionObserver;
+}
+
+/**
+ * What this node's contract executions tell: each run of the engine with its duration in
+ * seconds (whatever it ended in), and each status recorded for an executable transaction —
+ * `Error` / `Failure` when its execution ends (or its 105 cannot apply), `Success` when
+ * its 105 is mined.
+ */
+export interface ContractExecutionObserver {
+  executed(seconds: number): void;
+  recorded(status: ExecutionStatus): void;
 }
 
 export class ContractMining {
@@ -44,7 +57,7 @@ export class ContractMining {
    * execution leave the pool here; the others stay for another round.
    */
   async execute(candidates: readonly Transaction[]): Promise<Transaction[]> {
-    const { chain, executor, statuses, pool } = this.o;
+    const { chain, executor, pool } = this.o;
     const height = chain.height();
     const keyBlock = chain.headerAt(height);
     if (!equalBytes(keyBlock.generator, this.o.minerKey.publicKey)) return [];
@@ -54,14 +67,16 @@ export class ContractMining {
     for (const tx of candidates) {
       // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
       if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
+      const started = performance.now();
       const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
+      this.o.observer?.executed((performance.now() - started) / 1000);
       const built = buildExecutedContract(tx, result, {
         protocol: chain.protocol,
         isFeatureActive: (id) => chain.features.isActive(id, height),
         miner: this.o.minerKey,
         timestamp: this.o.now(),
       });
-      if (built.status !== undefined) statuses.record(tx.id, built.status);
+      if (built.status !== undefined) this.record(tx.id, built.status);
       if (built.kind === 'none') {
         this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');
         if (!built.staysInPool) pool.remove(tx.id);
@@ -73,7 +88,7 @@ export class ContractMining {
       } catch (e) {
         if (!(e instanceof WeError)) throw e;
         // The 105 cannot apply (a payment or asset operation the state refuses): WE's handleExecutedTxCreationFailed.
-        statuses.record(tx.id, { status: 'Failure', code: null, message: e.message });
+        this.record(tx.id, { status: 'Failure', code: null, message: e.message });
         pool.remove(tx.id);
         this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed contract transaction refused by state');
       }
@@ -81,12 +96,17 @@ export class ContractMining {
     return out;
   }
 
+  private record(txId: Uint8Array, status: StatusDraft): void {
+    this.o.statuses.record(txId, status);
+    this.o.observer?.recorded(status.status);
+  }
+
   /** After a micro-block of this node: the executed transactions it mined are `Success`. */
   mined(included: readonly Transaction[]): void {
     for (const tx of included) {
       if (!ExecutedContract.is(tx)) continue;
       const code = tx.version === 5 ? tx.data.statusCode : 0;
-      if (code === 0 || code === undefined) this.o.statuses.record(tx.data.tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
+      if (code === 0 || code === undefined) this.record(tx.data.tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
     }
   }
 }

@@ -34,6 +34,7 @@ import type { Certificate } from '../crypto/pki/x509.js';
 import type { PkiService } from '../pki/pki-service.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
+import { contractMetrics } from './subsystem-metrics.js';
 
 /** What has started, in order: closed in reverse. */
 export class Started {
@@ -181,7 +182,7 @@ export async function startContracts(
   if (contracts === undefined) return undefined;
   ctx.started.add('contract engine', contracts, (c) => c.close());
   const { engine } = contracts;
-  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now }), now: ctx.now, log });
+  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now }), now: ctx.now, log, ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }) });
   return { node: contracts, mining };
 }
 

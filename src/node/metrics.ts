@@ -17,7 +17,8 @@
  * - REST: the server's request observer (duration by route pattern, method and status);
  * - the process: prom-client's default metrics (CPU, RSS, heap, event-loop lag, GC, handles)
  *   and the event loop's busy time (`rate()` of it is the event-loop utilization);
- * - subsystems wired later (privacy, contracts): `registerSubsystem`.
+ * - subsystems wired later (privacy, contracts): `registerSubsystem` (their collectors:
+ *   subsystem-metrics.ts).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiRequestObserver } from '../api/server.js';

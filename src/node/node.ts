@@ -91,7 +91,7 @@ export class Node {
         ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
-      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy }), (p) => p.close());
+      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy, metrics }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
       const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy), ...contractsHealthChecks(contracts?.node) });

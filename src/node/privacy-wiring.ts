@@ -35,6 +35,8 @@ import { MutableState } from '../state/view.js';
 import type { PkiApi } from '../pki/pki-service.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
+import type { NodeMetrics } from './metrics.js';
+import { privacyMetrics } from './subsystem-metrics.js';
 
 export interface PrivacyWiringParts {
   readonly config: NodeConfig;
@@ -52,6 +54,8 @@ export interface PrivacyWiringParts {
   readonly owner: KeyPair;
   /** The peers as replication sees them (the P2P network's); undefined without a network. */
   readonly peers: PrivacyPeers | undefined;
+  /** The node's metrics (undefined when off): the download queue and the items replicated. */
+  readonly metrics?: NodeMetrics;
 }
 
 export interface PrivacyWiring {
@@ -94,10 +98,15 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
   const updates = new PolicyUpdates(owner, () => chain.state(), state, (e) => log.error({ err: e }, 'recording privacy items to fetch failed'));
   // A node without P2P (`network.port = 0`) keeps its download queue all the same: it has no peers to fetch from.
   const peers: PrivacyPeers = parts.peers ?? { connected: () => [], onMessage: () => () => undefined };
-  const replication =
+  // The queue is read at scrape only, once `replication` below is set.
+  const observer =
+    parts.metrics === undefined
+      ? undefined
+      : privacyMetrics(parts.metrics, { pending: () => state.pending().length, lost: () => state.lost().length, inProgress: () => replication?.synchronizer.inProgress ?? 0 });
+  const replication: PrivacyReplication | undefined =
     storage !== undefined && config.network.mode !== 'watcher'
       ? new PrivacyReplication(
-          { protocol, settings, storage, state, chain: chainView, owner: parts.owner, peers, now: parts.now, log },
+          { protocol, settings, storage, state, chain: chainView, owner: parts.owner, peers, now: parts.now, log, ...(observer === undefined ? {} : { observer }) },
           updates,
         )
       : undefined;

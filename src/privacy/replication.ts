@@ -33,6 +33,26 @@ export interface ReplicationParts {
   /** Node time, ms. */
   now(): bigint;
   readonly log: PrivacyLog;
+  /** Told of every item replicated whole (the node's metrics); none by default. */
+  readonly observer?: ReplicationObserver;
+}
+
+/**
+ * What replication tells of the items it moves, each once it is moved whole: an item
+ * fetched from a peer and stored here, or sent to a peer (a small item's answer, a large
+ * item's stream to its end), with the bytes of its data.
+ */
+export interface ReplicationObserver {
+  received(bytes: number): void;
+  served(bytes: number): void;
+}
+
+/** `source` as it is read, adding the bytes of its chunks to `counted.bytes`. */
+export async function* countingBytes(source: AsyncIterable<Uint8Array>, counted: { bytes: number }): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    counted.bytes += chunk.length;
+    yield chunk;
+  }
 }
 
 export const keyOfId = (id: PolicyItemId): PolicyItemKey => ({ policyId: encodeBase58(id.policyId), hash: encodeBase58(id.dataHash) });

@@ -25,7 +25,7 @@ import type { PolicyItemKey, PolicyItemMeta } from './item.js';
 import { itemFrames, refusalFrames } from './item-stream.js';
 import { decodeItemRequest, encodePrivateDataResponse, encodeStrictPayload, PrivacyMessageCode, type PolicyItemId } from './messages.js';
 import type { PrivacyPeer } from './peers.js';
-import { isAmong, itemText, keyOfId, recipientsOf, type ReplicationParts } from './replication.js';
+import { countingBytes, isAmong, itemText, keyOfId, recipientsOf, type ReplicationParts } from './replication.js';
 import { itemKind } from './state.js';
 
 interface CachedItem {
@@ -126,11 +126,13 @@ export class PolicyDataReplier {
 
   private async serveStrict(peer: PrivacyPeer, id: PolicyItemId, key: PolicyItemKey): Promise<void> {
     let answer: Uint8Array;
+    let served: number | undefined;
     try {
       const item = await this.strictItem(key);
       if (item === undefined) {
         answer = encodePrivateDataResponse({ ...id, kind: 'no-data' });
       } else {
+        served = item.data.length;
         const payload = encodeStrictPayload(item.meta, item.data);
         const keys = peer.sessionKeys;
         if (keys === undefined) {
@@ -143,8 +145,10 @@ export class PolicyDataReplier {
     } catch (e) {
       this.parts.log.warn({ item: itemText(key), err: e }, 'a small privacy item could not be served: answering no data');
       answer = encodePrivateDataResponse({ ...id, kind: 'no-data' });
+      served = undefined;
     }
     peer.send(PrivacyMessageCode.PrivateDataResponse, answer);
+    if (served !== undefined) this.parts.observer?.served(served);
   }
 
   /** WE's cap on simultaneous outgoing streams. */
@@ -171,7 +175,9 @@ export class PolicyDataReplier {
       const { streamChunkSize, streamTimeoutMs } = this.parts.settings.replier;
       const keys = peer.sessionKeys;
       const encryption = keys === undefined ? undefined : { transport: this.transport, senderPrivateKey: keys.own.privateKey, recipientPublicKey: keys.peer };
-      await peer.sendStream(itemFrames(meta, withStallLimit(data.stream as AsyncIterable<Uint8Array>, streamTimeoutMs), streamChunkSize, encryption));
+      const counted = { bytes: 0 };
+      await peer.sendStream(itemFrames(meta, countingBytes(withStallLimit(data.stream as AsyncIterable<Uint8Array>, streamTimeoutMs), counted), streamChunkSize, encryption));
+      this.parts.observer?.served(counted.bytes);
     } finally {
       this.activeStreams--;
     }

@@ -38,7 +38,7 @@ import type { PrivacyInventories } from './inventories.js';
 import { readItemFrames } from './item-stream.js';
 import { decodePrivateDataResponse, decodeStrictPayload, encodeItemRequest, PrivacyMessageCode, type PrivateDataResponse } from './messages.js';
 import type { IncomingStream, PrivacyPeer } from './peers.js';
-import { idOfKey, itemText, keyOfId, policyPeers, recipientsOf, type ReplicationParts } from './replication.js';
+import { countingBytes, idOfKey, itemText, keyOfId, policyPeers, recipientsOf, type ReplicationParts } from './replication.js';
 import type { PendingItem } from './state.js';
 import { WeError } from '../errors/catalogue.js';
 
@@ -126,6 +126,11 @@ export class PolicyDataSynchronizer {
     this.pendingSlots = new Slots(Math.max(1, Math.floor(p / 2)));
     this.lostSlots = new Slots(Math.max(1, Math.floor(p / 4)));
     this.transport = transportEncryptionFor(parts.protocol.crypto.type);
+  }
+
+  /** Items the synchronizer is on now: being fetched, or waiting for a slot or their next attempt. */
+  get inProgress(): number {
+    return this.running.size;
   }
 
   /** Starts: fetches the pending items, then new ones as they come, and the lost ones now and then. */
@@ -323,12 +328,15 @@ export class PolicyDataSynchronizer {
 
   private async save(key: PolicyItemKey, meta: PolicyItemMeta, type: PrivacyDataType, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void> {
     if (meta.policyId !== key.policyId || meta.hash !== key.hash) throw new Error(`the peer sent item ${meta.policyId}/${meta.hash} for ${itemText(key)}`);
+    const counted = { bytes: data instanceof Uint8Array ? data.length : 0 };
     try {
-      await this.parts.storage.save(meta, type, data);
+      await this.parts.storage.save(meta, type, data instanceof Uint8Array ? data : countingBytes(data, counted));
     } catch (e) {
       // Stored meanwhile (another holder, an upload): what matters is that it is here.
       if (!(e instanceof WeError && e.code === 608)) throw e;
+      return;
     }
+    this.parts.observer?.received(counted.bytes);
   }
 
   private async fetchStrict(peer: PrivacyPeer, key: PolicyItemKey, signal: AbortSignal): Promise<void> {

@@ -7,6 +7,9 @@
  *   and refusals (by WE's error kind) with the transfers sent, transactions appended with
  *   those confirmed, the REST histogram with the requests made (by route pattern and
  *   status, never the raw URL) — and the process figures (event loop, heap, RSS, GC) are there;
+ * - two devnet node processes replicate a small and a large (streamed) confidential item:
+ *   the receiver counts the items and their data bytes received, the holder the same
+ *   served, and the receiver's download queue is empty again;
  * - Debian's Prometheus scrapes a dev node: `promtool check metrics` finds nothing wrong with
  *   Weft's metrics, and the README's three queries (tx/s, propagation p99, event-loop lag)
  *   answer from what it scraped;
@@ -16,6 +19,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -23,9 +27,13 @@ import { apiKeyHash } from '../../src/node/config.js';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { DEV_API_KEY, httpRequest } from '../support/http.js';
+import { generatedData } from '../support/multipart.js';
+import { Devnet } from '../support/network.js';
+import { b58sha, hashOfSource, PrivacyClient } from '../support/privacy-client.js';
 import { Exposition } from '../support/prometheus.js';
 import { Clock, confirmed, signer, tf2Build, WEST } from './clients.js';
 import { prepareConfiguredNode, startConfiguredNode, untilHeight, type ConfiguredNode } from './configured.js';
+import { targetOf } from './privacy-replication-suite.js';
 import { NodeFleet, until, type DevNode } from './support.js';
 
 const fleet = new NodeFleet();
@@ -121,6 +129,58 @@ describe('Prometheus metrics of a dev node process', () => {
     assert.ok(after.sum('nodejs_gc_duration_seconds_count') > 0, 'garbage collections seen');
     assert.ok(after.value('nodejs_eventloop_active_seconds_total') > before.value('nodejs_eventloop_active_seconds_total'));
     assert.ok(after.value('process_cpu_seconds_total') > 0);
+  });
+});
+
+describe('confidential data replicated between two devnet node processes, in metrics', { timeout: 300_000 }, () => {
+  let net: Devnet | undefined;
+  after(() => net?.dispose());
+
+  it("the receiving node counts the items and bytes it fetched, the holder those it served; the receiver's queue empties", async () => {
+    net = await Devnet.create({ nodes: 2, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
+    await net.startAll();
+    await net.meshed(30_000);
+    const [t0, t1] = [targetOf(net, 0), targetOf(net, 1)];
+    const [c0, c1] = [new PrivacyClient(t0), new PrivacyClient(t1)];
+    const policyId = await c0.createPolicy([t0.owner.address, t1.owner.address]);
+    await c1.untilPolicy(policyId);
+    const [holder, receiver] = [{ url: t0.url }, { url: t1.url }];
+    const [holderBefore, receiverBefore] = [await scrape(holder), await scrape(receiver)];
+    for (const e of [holderBefore, receiverBefore]) {
+      for (const name of ['weft_privacy_items_received_total', 'weft_privacy_received_bytes_total', 'weft_privacy_items_served_total', 'weft_privacy_served_bytes_total', 'weft_privacy_pending_items', 'weft_privacy_lost_items', 'weft_privacy_items_in_progress']) {
+        assert.equal(e.value(name), 0, name);
+      }
+    }
+
+    // A small item (sendData) and a large one (sendLargeData, streamed between the nodes).
+    const small = randomBytes(10_000);
+    const sent = await c0.sendData(policyId, small);
+    assert.equal(sent.status, 200, sent.text);
+    const largeSize = 2_000_000;
+    const large = generatedData(largeSize, 5);
+    const largeHash = await hashOfSource(large);
+    const sentLarge = await c0.sendLargeData(policyId, largeHash, large);
+    assert.equal(sentLarge.status, 200, sentLarge.text.slice(0, 400));
+    await until('node 1 to fetch both items', async () => ((await scrape(receiver)).value('weft_privacy_items_received_total') === 2 ? true : undefined), 90_000, 300);
+    const got = await c1.get(`/privacy/${policyId}/getData/${b58sha(small)}`);
+    assert.equal(got.status, 200);
+    assert.ok(Buffer.from(got.text, 'base64').equals(small), 'node 1 serves the small item byte-identical');
+
+    // The data bytes of both items, once each way; the receiver's download queue is empty again.
+    const bytes = small.length + largeSize;
+    const receiverAfter = await until('the receiver to empty its queue', async () => {
+      const e = await scrape(receiver);
+      return e.value('weft_privacy_pending_items') === 0 && e.value('weft_privacy_items_in_progress') === 0 ? e : undefined;
+    }, 30_000, 300);
+    assert.equal(receiverAfter.value('weft_privacy_items_received_total'), 2);
+    assert.equal(receiverAfter.value('weft_privacy_received_bytes_total'), bytes);
+    assert.equal(receiverAfter.value('weft_privacy_items_served_total'), 0);
+    assert.equal(receiverAfter.value('weft_privacy_lost_items'), 0);
+    const holderAfter = await scrape(holder);
+    assert.equal(holderAfter.value('weft_privacy_items_served_total'), 2);
+    assert.equal(holderAfter.value('weft_privacy_served_bytes_total'), bytes);
+    assert.equal(holderAfter.value('weft_privacy_items_received_total'), 0, 'the holder had both from its uploads');
+    assert.equal(holderAfter.value('weft_privacy_pending_items'), 0);
   });
 });
 

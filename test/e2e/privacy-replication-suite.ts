@@ -37,7 +37,7 @@ export interface ReplicationStorage {
 }
 
 /** Node i as a privacy client whose sender is node i's owner (its key is in node i's keystore). */
-function targetOf(net: Devnet, i: number): PrivacyTarget {
+export function targetOf(net: Devnet, i: number): PrivacyTarget {
   const spec = net.layout.nodes[i]!;
   const other = net.layout.nodes[(i + 1) % net.layout.nodes.length]!;
   return { url: spec.restUrl, apiKey: net.layout.apiKey, owner: { address: spec.ownerAddress, password: spec.keystorePassword }, other: { address: other.ownerAddress, password: other.keystorePassword } };

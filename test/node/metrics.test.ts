@@ -2,22 +2,31 @@
  * The node's metrics in process: two nodes in one process each count their own activity
  * (one registry per node, none of prom-client's global one), a node without metrics serves
  * none, the hook for later subsystems keeps their metrics under their prefix, and a
- * stopped node's registry is empty.
+ * stopped node's registry is empty. A dev node's contract executions are counted by the
+ * status it records and timed; an anchored item it cannot fetch waits in its privacy queue.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { Counter, Gauge, register as globalRegistry } from 'prom-client';
+import wabtInit from 'wabt';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
 import { NodeMetrics } from '../../src/node/metrics.js';
 import { Node } from '../../src/node/node.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { applyExtension } from '../../src/chain/fork.js';
 import { DEFAULTS } from '../../src/node/config.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import { ChainNode, Clock, minerA, minerB, minerC } from '../chain/fork-fixture.js';
+import { callV7, createV7, timestampsFrom } from '../contracts/support/engine.js';
+import { REPO_ROOT } from '../contracts/support/sdk-package.js';
 import { DEV_API_KEY } from '../support/http.js';
 import { Exposition } from '../support/prometheus.js';
 import { tempDir } from '../support/tmp.js';
@@ -187,6 +196,97 @@ describe('the P2P network of a node in metrics', () => {
     const listed = (await (await fetch(`${node.url!}/peers/suspended`)).json()) as Array<{ hostname: string }>;
     assert.deepEqual(listed.map((s) => s.hostname), ['/127.0.0.1']);
     assert.equal((await scrape(node)).value('weft_network_peers_connected'), 0);
+  });
+});
+
+describe('contract executions in metrics', () => {
+  it("a dev node's WASM contract runs: executions counted by the status the node records, each timed", async () => {
+    const node = await startNode();
+    const owner = devAccounts(node.protocol)[0]!.keyPair;
+    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const bytecode = Uint8Array.from(m.toBinary({}).buffer);
+    m.destroy();
+    const before = await scrape(node);
+    for (const status of ['Success', 'Error', 'Failure']) assert.equal(before.value('weft_contracts_executions_total', { status }), 0);
+    assert.equal(before.value('weft_contracts_execution_seconds_count'), 0);
+
+    timestampsFrom(BigInt(Date.now()));
+    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 40n }], owner);
+    const broadcast = async (tx: Transaction): Promise<void> => {
+      const r = await fetch(`${node.url!}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(tx.toJson()) });
+      assert.equal(r.status, 200, await r.text());
+    };
+    const statuses = async (tx: Transaction, status: string): Promise<string[]> => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const r = await fetch(`${node.url!}/contracts/status/${tx.idBase58}`);
+        const list = r.status === 200 ? ((await r.json()) as Array<{ status: string }>).map((s) => s.status) : [];
+        if (list.includes(status)) return list;
+        assert.ok(Date.now() < deadline, `status ${status} of ${tx.idBase58}: ${list.join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    await broadcast(create);
+    await statuses(create, 'Success');
+    // A success, an error (code 17) and WE's recoverable code 1, a Failure — each mined as a 105 V5.
+    const calls = [
+      { tx: callV7(create.id, 'wasm', 'increment', [{ key: 'by', type: 'integer', value: 2n }], [], owner), status: 'Success' },
+      { tx: callV7(create.id, 'wasm', 'fail', [{ key: 'code', type: 'integer', value: 17n }], [], owner), status: 'Error' },
+      { tx: callV7(create.id, 'wasm', 'fail', [{ key: 'code', type: 'integer', value: 1n }], [], owner), status: 'Failure' },
+    ];
+    for (const c of calls) await broadcast(c.tx);
+    const recorded = [...(await statuses(create, 'Success'))];
+    for (const c of calls) recorded.push(...(await statuses(c.tx, c.status)));
+
+    // The counters say what /contracts/status says, status by status.
+    const after = await scrape(node);
+    const count = (status: string): number => recorded.filter((s) => s === status).length;
+    for (const status of ['Success', 'Error', 'Failure']) assert.equal(after.value('weft_contracts_executions_total', { status }), count(status), status);
+    assert.deepEqual([count('Success'), count('Error') >= 1, count('Failure') >= 1], [2, true, true]);
+    // Every recorded status came from one execution (a 105 a new key block made stale is executed again).
+    const executions = after.value('weft_contracts_execution_seconds_count');
+    assert.ok(executions >= recorded.length, `${executions} executions for ${recorded.length} statuses`);
+    assert.ok(after.value('weft_contracts_execution_seconds_sum') > 0);
+    assert.equal(after.value('weft_contracts_execution_seconds_bucket', { le: '+Inf' }), executions);
+  });
+});
+
+describe('the confidential data download queue in metrics', () => {
+  it("an item anchored for a policy of this node's owner, with no peer to fetch it from, waits in the queue", async () => {
+    const node = await startNode();
+    const p = node.protocol;
+    const [owner, other] = devAccounts(p) as [ReturnType<typeof devAccounts>[0], ReturnType<typeof devAccounts>[0]];
+    const queued = (e: Exposition): number => e.value('weft_privacy_pending_items') + e.value('weft_privacy_lost_items');
+    const before = await scrape(node);
+    assert.equal(queued(before), 0);
+    assert.equal(before.value('weft_privacy_items_in_progress'), 0);
+    const broadcast = async (json: Record<string, unknown>): Promise<Transaction> => {
+      const tx = p.sign(p.transactionFromJson({ senderPublicKey: encodeBase58(owner.keyPair.publicKey), timestamp: Date.now(), proofs: [], ...json }), owner.keyPair.privateKey);
+      const r = await fetch(`${node.url!}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(tx.toJson()) });
+      assert.equal(r.status, 200, await r.text());
+      return tx;
+    };
+    const confirmed = async (tx: Transaction): Promise<void> => {
+      const deadline = Date.now() + 30_000;
+      while (node.chain.state().transactionHeight(tx.id) === undefined) {
+        assert.ok(Date.now() < deadline, `${tx.idBase58} was not mined`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const policy = await broadcast({ type: 112, version: 3, policyName: 'metrics', description: '', recipients: [owner.address, other.address], owners: [owner.address], fee: 100_000_000, feeAssetId: null, atomicBadge: null });
+    await confirmed(policy);
+    // The hash of data this node does not hold (its sender would have sent it to a peer).
+    const hash = await broadcast({ type: 114, version: 3, policyId: policy.idBase58, dataHash: encodeBase58(createHash('sha256').update('held elsewhere').digest()), fee: 5_000_000, feeAssetId: null, atomicBadge: null });
+    await confirmed(hash);
+    // The privacy state records it just after the append: wait for that, then it stays.
+    const deadline = Date.now() + 10_000;
+    let after = await scrape(node);
+    while (queued(after) === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await scrape(node);
+    }
+    assert.equal(queued(after), 1, 'the item waits to be fetched (pending, or lost after its attempts)');
+    assert.equal(after.value('weft_privacy_items_received_total'), 0);
   });
 });
 
