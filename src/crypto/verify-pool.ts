@@ -4,12 +4,12 @@
  *
  * Scheduling is by item count, not by message count: a worker holds up to
  * ITEMS_PER_WORKER items in flight, in messages of at most MAX_BATCH items, each message
- * one packed, transferred buffer. Work that arrives while every worker is busy is held
- * until the end of the current event-loop turn, so the verifications a turn asks for
- * (one per HTTP request handled in it) travel together. The calling thread (given its
- * suite) verifies only under a real backlog — when every worker already holds its full
- * share and items still wait — and then only in short slices between rounds of its own
- * work; a node busy answering clients leaves verification to the workers.
+ * one packed, transferred buffer. Less than a full batch is held until the end of the
+ * current event-loop turn, so the verifications a turn asks for (one per HTTP request
+ * handled in it) travel together. The calling thread (given its suite) verifies only
+ * under a real backlog — every worker holding its full share and items still waiting —
+ * and then in slices of at most INLINE_SLICE_MS between rounds of its own work; a node
+ * answering a few clients at a time leaves verification to the workers.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -37,8 +37,11 @@ interface WorkerSlot {
 
 /** Items per message to a worker: latency stays low while messaging costs little per item. */
 const MAX_BATCH = 64;
-/** Items a worker may hold: enough for tens of milliseconds, so it never waits for a busy main thread. */
-const ITEMS_PER_WORKER = 8 * MAX_BATCH;
+/**
+ * Items a worker may hold: two batches, so it goes on to the next while the answer to the
+ * previous one travels. More waiting than that is a backlog the calling thread shares.
+ */
+const ITEMS_PER_WORKER = 2 * MAX_BATCH;
 /** Longest slice the calling thread spends verifying in one event-loop turn, in ms. */
 const INLINE_SLICE_MS = 2;
 
@@ -110,11 +113,12 @@ export class SignatureVerifierPool {
   }
 
   /**
-   * An idle worker or a full batch goes now; otherwise the items wait for the rest of this
-   * event-loop turn's work, to travel with it.
+   * A full batch goes now; fewer items wait for the end of this event-loop turn, to travel
+   * with whatever else the turn asks for in one message (each message wakes a worker,
+   * which costs the sending thread more than the copy).
    */
   private queued(): void {
-    if (this.queue.length >= MAX_BATCH || this.slots.some((s) => s.items === 0)) this.dispatch();
+    if (this.queue.length >= MAX_BATCH) this.dispatch();
     else this.scheduleDispatch();
   }
 
