@@ -1,11 +1,16 @@
 /**
  * Chain figures (issue 3), each as a ratio to bare native Ed25519 verification on one core
- * measured in the same run:
+ * measured in the same run — for ingest and import just before and just after the subject,
+ * averaged, as the machine may be shared — but one, named below:
  * - chain.ingest.pool: signed transfers from request JSON into the pool, in process
  *   (parse, build, verify, validate against state, admit);
  * - chain.ingest.http: the same through POST /transactions/broadcast to a node process;
+ * - chain.ingest.http.fastify: that rate against a bare Fastify POST route answering the
+ *   same bodies (parsed and written back) with the same client — the HTTP stack's floor;
  * - chain.confirmed: transfers/s from the first broadcast until all are in blocks, on a
  *   node process mining under the PoA settings printed with the figure;
+ * - chain.confirmed.longest-stall: the longest event-loop stall in that node process while
+ *   it takes and mines the transfers, against the 50 ms goal (lower is better);
  * - chain.import: whole stored blocks of transfers appended to a fresh chain, tx/s.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -142,10 +147,12 @@ export async function poolIngest(p: Protocol, n: number): Promise<{ value: numbe
       }),
     );
     const value = rate(n, t0);
+    // The machine is shared: the baseline is measured before and after the subject, averaged.
+    const baselineAfter = nativeVerifyRate(txs);
     await verifier.close();
     if (pool.size().size !== n) throw new Error(`pool holds ${pool.size().size} of ${n}`);
     await chain.store.close();
-    return { value, baseline };
+    return { value, baseline: (baseline + baselineAfter) / 2 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -188,9 +195,10 @@ async function chainImport(p: Protocol, blocks: number, perBlock: number): Promi
       fresh.chain.appendBlock(block);
     }
     const value = rate(all.length, t0);
+    const baselineAfter = nativeVerifyRate(all);
     await verifier.close();
     await fresh.chain.store.close();
-    return { value, baseline };
+    return { value, baseline: (baseline + baselineAfter) / 2 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(dir2, { recursive: true, force: true });
@@ -214,6 +222,25 @@ export async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 
 export async function stopNodeProcess(n: NodeProc): Promise<void> {
   await stopProcess(n.child);
   rmSync(n.dir, { recursive: true, force: true });
+}
+
+/**
+ * The longest event-loop stall in the node process since it started serving or since the
+ * previous call, in ms (bench/node-process.ts answers SIGUSR2).
+ */
+export function longestStallMs(node: NodeProc): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the bench node did not report its event-loop stall')), 10_000);
+    const onData = (d: Buffer): void => {
+      const m = /stall (\S+)/.exec(d.toString());
+      if (m === null) return;
+      clearTimeout(timer);
+      node.child.stdout?.off('data', onData);
+      resolve(Number(m[1]));
+    };
+    node.child.stdout?.on('data', onData);
+    node.child.kill('SIGUSR2');
+  });
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
@@ -259,27 +286,48 @@ export async function ingestedRate(node: NodeProc, txs: readonly Transaction[]):
   return rate(txs.length, t0);
 }
 
-async function httpIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number }> {
-  const node = await startNodeProcess(false);
+/** POSTs per second a bare Fastify route answers for the same bodies with the same client (bench/rest-server.ts bare-post). */
+async function bareFastifyPostRate(bodies: readonly string[]): Promise<number> {
+  const { child, url } = await startProcess(new URL('./rest-server.js', import.meta.url).pathname, ['bare-post'], 'bare Fastify');
   try {
-    const txs = signedTransfers(p, n, BigInt(Date.now()));
-    const baseline = nativeVerifyRate(txs);
-    return { value: await ingestedRate(node, txs), baseline };
+    const t0 = process.hrtime.bigint();
+    await broadcastAll(url, bodies, 16);
+    return rate(bodies.length, t0);
+  } finally {
+    await stopProcess(child);
+  }
+}
+
+/** HTTP ingest, against native verification and against a bare Fastify POST route (measured before and after the node, averaged). */
+async function httpIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number; bareFastify: number }> {
+  const txs = signedTransfers(p, n, BigInt(Date.now()));
+  const bareBefore = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())));
+  const node = await startNodeProcess(false);
+  let value: number;
+  let baseline: number;
+  try {
+    baseline = nativeVerifyRate(txs);
+    value = await ingestedRate(node, txs);
+    baseline = (baseline + nativeVerifyRate(txs)) / 2;
   } finally {
     await stopNodeProcess(node);
   }
+  const bareAfter = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())));
+  return { value, baseline, bareFastify: (bareBefore + bareAfter) / 2 };
 }
 
 /**
  * chain.confirmed: transfers/s broadcast to one node process until all are in blocks (bench/network.ts compares four nodes with it).
  * The node runs `p`'s crypto; the baseline is native Ed25519 verification, or `baselineRate` of the transfers when given (GOST).
  */
-export async function confirmed(p: Protocol, n: number, baselineRate: (txs: readonly Transaction[]) => number = nativeVerifyRate): Promise<{ value: number; baseline: number }> {
+export async function confirmed(p: Protocol, n: number, baselineRate: (txs: readonly Transaction[]) => number = nativeVerifyRate): Promise<{ value: number; baseline: number; longestStallMs: number }> {
   const node = await startNodeProcess(true, p.crypto.type);
   try {
     const txs = signedTransfers(p, n, BigInt(Date.now()));
     const baseline = baselineRate(txs);
-    return { value: await confirmedRate(node, txs), baseline };
+    await longestStallMs(node);
+    const value = await confirmedRate(node, txs);
+    return { value, baseline, longestStallMs: await longestStallMs(node) };
   } finally {
     await stopNodeProcess(node);
   }
@@ -317,10 +365,12 @@ export async function chainFigures(p: Protocol): Promise<Figure[]> {
   out.push(figure('chain.ingest.pool', pool.value, pool.baseline, 'tx/s', 0.75));
   progress('ingest over HTTP');
   const viaHttp = await httpIngest(p, 20_000);
-  out.push(figure('chain.ingest.http', viaHttp.value, viaHttp.baseline, 'tx/s'));
+  out.push(figure('chain.ingest.http', viaHttp.value, viaHttp.baseline, 'tx/s', 0.6));
+  out.push({ ...figure('chain.ingest.http.fastify', viaHttp.value, viaHttp.bareFastify, 'tx/s', 0.7), baselineLabel: 'bare Fastify POST of the same bodies, same client, req/s' });
   progress('broadcast to block');
   const conf = await confirmed(p, 30_000);
   out.push({ ...figure('chain.confirmed', conf.value, conf.baseline, 'tx/s'), baselineLabel: `native Ed25519 verify/s (1 core); ${settings}; target ≥ 3000 tx/s` });
+  out.push({ name: 'chain.confirmed.longest-stall', value: conf.longestStallMs, baseline: 50, ratio: conf.longestStallMs / 50, unit: 'ms', baselineLabel: "goal 50 ms: the node's longest event-loop stall while it takes and mines the transfers (ratio: lower is better)" });
   progress('chain import');
   const imp = await chainImport(p, 10, 2000);
   out.push(figure('chain.import', imp.value, imp.baseline, 'tx/s'));

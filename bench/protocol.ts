@@ -1,12 +1,12 @@
 /**
  * Protocol figures (issue 2): signature verification, transfer serialization + id,
- * and reading a transfer's JSON — each against the bare primitive underneath.
+ * reading a transfer's JSON and writing the reply — each against the bare primitive underneath.
  */
 import { createPublicKey, verify as nativeVerify, type KeyObject } from 'node:crypto';
 import { createBLAKE2b } from 'hash-wasm';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { encodeBase58 } from '../src/crypto/encoding.js';
-import { parseJson } from '../src/protocol/json.js';
+import { parseJson, stringifyJson } from '../src/protocol/json.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import { Transfer, type TransferData } from '../src/protocol/transactions/transfer.js';
 import { compareRates, type Figure } from './harness.js';
@@ -112,6 +112,22 @@ export async function protocolFigures(): Promise<Figure[]> {
       () => {
         const v = JSON.parse(texts[k++ % KEYS]!) as { fee: number };
         sink ^= v.fee;
+      },
+      { unit: 'tx/s' },
+    ),
+  );
+  // 4. What /transactions/broadcast does with JSON: the request read into a transaction and
+  //    the reply written from it, vs JSON.parse + JSON.stringify of the same text.
+  figures.push(
+    compareRates(
+      'transfer.json.read+write',
+      'JSON.parse+stringify/s',
+      () => {
+        const tx = p.transactionFromJson(parseJson(texts[k++ % KEYS]!));
+        sink ^= stringifyJson(tx.toJson()).length;
+      },
+      () => {
+        sink ^= JSON.stringify(JSON.parse(texts[k++ % KEYS]!)).length;
       },
       { unit: 'tx/s' },
     ),

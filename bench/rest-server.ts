@@ -5,6 +5,9 @@
  *                                          (test/api/seeded-node.ts), its REST API
  *   node dist/bench/rest-server.js bare   — bare Fastify, one GET route answering a fixed
  *                                          small JSON
+ *   node dist/bench/rest-server.js bare-post — bare Fastify, one POST /transactions/broadcast
+ *                                          route that parses the JSON body and answers it
+ *                                          back (bench/chain.ts's HTTP ingest baseline)
  * Both listen on 127.0.0.1 (a free port), without request logging, and print
  * "ready <url> <address>" (the address whose balance the bench asks for). SIGTERM stops them.
  */
@@ -36,6 +39,12 @@ if (mode === 'node') {
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`ready ${url} ${BARE_BODY.address}\n`);
   process.on('SIGTERM', () => void app.close().finally(() => process.exit(0)));
+} else if (mode === 'bare-post') {
+  const app = Fastify({ logger: false });
+  app.post('/transactions/broadcast', (request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(request.body)));
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(`ready ${url} -\n`);
+  process.on('SIGTERM', () => void app.close().finally(() => process.exit(0)));
 } else {
-  throw new Error('usage: rest-server.js node|bare');
+  throw new Error('usage: rest-server.js node|bare|bare-post');
 }

@@ -3,7 +3,7 @@
  * are validated (pool admission, blocks from peers, imports): each transaction keeps the
  * verdict, so the validation pipeline does not verify again on the main thread.
  */
-import type { SignatureVerifierPool } from '../crypto/verify-pool.js';
+import type { SignatureCheck, SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 
@@ -15,12 +15,17 @@ function withInner(txs: Iterable<Transaction>, out: Transaction[] = []): Transac
   return out;
 }
 
-/** Verifies the sender proof of each transaction (and of atomics' inner ones) on the pool's threads. */
+/** Verifies the sender proof of each transaction (and of atomics' inner ones) on the pool's threads, all sent at once. */
 export async function preverifySignatures(pool: SignatureVerifierPool, txs: Iterable<Transaction>): Promise<void> {
-  await Promise.all(
-    withInner(txs).map(async (tx) => {
-      const check = tx.senderProofCheck();
-      if (check !== undefined) tx.adoptSignatureVerdict(await pool.verify(check.publicKey, check.message, check.signature));
-    }),
-  );
+  const checked: Transaction[] = [];
+  const checks: SignatureCheck[] = [];
+  for (const tx of withInner(txs)) {
+    const check = tx.senderProofCheck();
+    if (check === undefined) continue;
+    checked.push(tx);
+    checks.push(check);
+  }
+  if (checks.length === 0) return;
+  const verdicts = await pool.verifyAll(checks);
+  checked.forEach((tx, i) => tx.adoptSignatureVerdict(verdicts[i]!));
 }

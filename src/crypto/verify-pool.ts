@@ -1,17 +1,28 @@
 /**
  * Signature verification on worker threads, so a node uses every core for the one costly
- * step of admitting transactions and applying blocks. Requests are batched: callers
- * queue (public key, message, signature) triples and get a promise; a batch goes to the
- * least busy worker as soon as the previous one there is answered.
+ * step of admitting transactions and applying blocks.
+ *
+ * Scheduling is by item count, not by message count: a worker holds up to
+ * ITEMS_PER_WORKER items in flight, in messages of at most MAX_BATCH items, each message
+ * one packed, transferred buffer. Less than a full batch is held until the end of the
+ * current event-loop turn, so the verifications a turn asks for (one per HTTP request
+ * handled in it) travel together. The calling thread (given its suite) verifies only
+ * under a real backlog — every worker holding its full share and items still waiting —
+ * and then in slices of at most INLINE_SLICE_MS between rounds of its own work; a node
+ * answering a few clients at a time leaves verification to the workers.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CryptoSuite, CryptoType } from './suite.js';
+import { packVerifyBatch } from './verify-batch.js';
 
-interface Pending {
+export interface SignatureCheck {
   readonly publicKey: Uint8Array;
   readonly message: Uint8Array;
   readonly signature: Uint8Array;
+}
+
+interface Pending extends SignatureCheck {
   readonly resolve: (valid: boolean) => void;
   readonly reject: (e: Error) => void;
 }
@@ -20,17 +31,25 @@ interface WorkerSlot {
   readonly worker: Worker;
   /** Batches sent and not answered yet, oldest first (a worker answers in order). */
   readonly inFlight: Pending[][];
+  /** Items in those batches. */
+  items: number;
 }
 
-/** Batches larger than this are split: latency stays low while throughput stays high. */
+/** Items per message to a worker: latency stays low while messaging costs little per item. */
 const MAX_BATCH = 64;
-/** Each worker holds this many batches, so it never waits for the main thread between two. */
-const BATCHES_PER_WORKER = 2;
+/**
+ * Items a worker may hold: two batches, so it goes on to the next while the answer to the
+ * previous one travels. More waiting than that is a backlog the calling thread shares.
+ */
+const ITEMS_PER_WORKER = 2 * MAX_BATCH;
+/** Longest slice the calling thread spends verifying in one event-loop turn, in ms. */
+const INLINE_SLICE_MS = 2;
 
 export class SignatureVerifierPool {
   private readonly slots: WorkerSlot[];
   private queue: Pending[] = [];
   private closed = false;
+  private dispatchScheduled = false;
   private inlineScheduled = false;
 
   private constructor(
@@ -42,8 +61,8 @@ export class SignatureVerifierPool {
 
   /**
    * Starts `workers` threads (default: one per core but one, at least one). With `inline`
-   * (the calling thread's suite), the calling thread verifies too whenever every worker is
-   * full and a whole batch waits — it would otherwise sit idle waiting for them.
+   * (the calling thread's suite), the calling thread verifies too under a backlog — every
+   * worker holding its full share and items still waiting.
    */
   static async start(type: CryptoType, workers = Math.max(1, availableParallelism() - 1), inline?: CryptoSuite): Promise<SignatureVerifierPool> {
     const url = new URL('./verify-worker.js', import.meta.url);
@@ -55,7 +74,7 @@ export class SignatureVerifierPool {
           worker.once('error', reject);
         });
         worker.unref();
-        const slot: WorkerSlot = { worker, inFlight: [] };
+        const slot: WorkerSlot = { worker, inFlight: [], items: 0 };
         return slot;
       }),
     );
@@ -76,29 +95,65 @@ export class SignatureVerifierPool {
     if (this.closed) return Promise.reject(new Error('The signature verifier pool is closed'));
     return new Promise<boolean>((resolve, reject) => {
       this.queue.push({ publicKey, message, signature, resolve, reject });
-      this.dispatch();
-      this.scheduleInline();
+      this.queued();
     });
   }
 
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      // The least busy worker that can take another batch.
-      let slot: WorkerSlot | undefined;
-      for (const s of this.slots) if (s.inFlight.length < BATCHES_PER_WORKER && (slot === undefined || s.inFlight.length < slot.inFlight.length)) slot = s;
-      if (slot === undefined) return;
-      const batch = this.queue.length <= MAX_BATCH ? this.queue : this.queue.slice(0, MAX_BATCH);
-      this.queue = this.queue.length <= MAX_BATCH ? [] : this.queue.slice(MAX_BATCH);
-      if (slot.inFlight.length === 0) slot.worker.ref();
-      slot.inFlight.push(batch);
-      slot.worker.postMessage(batch.map((p) => [p.publicKey, p.message, p.signature]));
-    }
+  /** The verdicts of many checks (a block's transactions), sent to the workers at once. */
+  verifyAll(checks: readonly SignatureCheck[]): Promise<boolean[]> {
+    if (this.closed) return Promise.reject(new Error('The signature verifier pool is closed'));
+    const verdicts = checks.map(
+      (c) =>
+        new Promise<boolean>((resolve, reject) => {
+          this.queue.push({ publicKey: c.publicKey, message: c.message, signature: c.signature, resolve, reject });
+        }),
+    );
+    if (checks.length > 0) this.queued();
+    return Promise.all(verdicts);
   }
 
   /**
-   * While every worker is full, the calling thread takes one waiting item per turn of its
-   * event loop: it verifies when it has nothing else to do, and never more than one item
-   * between two rounds of its own work.
+   * A full batch goes now; fewer items wait for the end of this event-loop turn, to travel
+   * with whatever else the turn asks for in one message (each message wakes a worker,
+   * which costs the sending thread more than the copy).
+   */
+  private queued(): void {
+    if (this.queue.length >= MAX_BATCH) this.dispatch();
+    else this.scheduleDispatch();
+  }
+
+  private scheduleDispatch(): void {
+    if (this.dispatchScheduled) return;
+    this.dispatchScheduled = true;
+    setImmediate(() => {
+      this.dispatchScheduled = false;
+      if (!this.closed) this.dispatch();
+    });
+  }
+
+  /** Hands waiting items to the least loaded workers with room; a backlog left over goes inline. */
+  private dispatch(): void {
+    let taken = 0;
+    while (taken < this.queue.length) {
+      let slot: WorkerSlot | undefined;
+      for (const s of this.slots) if (s.items < ITEMS_PER_WORKER && (slot === undefined || s.items < slot.items)) slot = s;
+      if (slot === undefined) break;
+      const n = Math.min(MAX_BATCH, ITEMS_PER_WORKER - slot.items, this.queue.length - taken);
+      const batch = this.queue.slice(taken, taken + n);
+      taken += n;
+      if (slot.items === 0) slot.worker.ref();
+      slot.inFlight.push(batch);
+      slot.items += n;
+      const packed = packVerifyBatch(batch);
+      slot.worker.postMessage(packed, [packed]);
+    }
+    if (taken > 0) this.queue = taken === this.queue.length ? [] : this.queue.slice(taken);
+    if (this.queue.length > 0) this.scheduleInline();
+  }
+
+  /**
+   * Under a backlog the calling thread verifies from the far end of the queue (the items
+   * the workers would reach last) for a short slice per event-loop turn.
    */
   private scheduleInline(): void {
     if (this.inline === undefined || this.inlineScheduled) return;
@@ -106,21 +161,27 @@ export class SignatureVerifierPool {
     setImmediate(() => {
       this.inlineScheduled = false;
       if (this.closed || this.queue.length === 0) return;
-      const p = this.queue.pop()!;
-      p.resolve(this.inline!.verify(p.publicKey, p.message, p.signature));
+      const suite = this.inline!;
+      const until = performance.now() + INLINE_SLICE_MS;
+      do {
+        const p = this.queue.pop()!;
+        p.resolve(suite.verify(p.publicKey, p.message, p.signature));
+      } while (this.queue.length > 0 && performance.now() < until);
       if (this.queue.length > 0) this.scheduleInline();
     });
   }
 
   private answered(slot: WorkerSlot, results: Uint8Array): void {
     const batch = slot.inFlight.shift() ?? [];
-    if (slot.inFlight.length === 0) slot.worker.unref();
+    slot.items -= batch.length;
+    if (slot.items === 0) slot.worker.unref();
     batch.forEach((p, i) => p.resolve(results[i] === 1));
-    this.dispatch();
+    if (this.queue.length > 0) this.dispatch();
   }
 
   private failed(slot: WorkerSlot, e: Error): void {
     for (const batch of slot.inFlight.splice(0)) for (const p of batch) p.reject(e);
+    slot.items = 0;
   }
 
   async close(): Promise<void> {

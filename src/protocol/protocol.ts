@@ -8,7 +8,7 @@ import { createCryptoSuite, type CryptoSuite, type CryptoType } from '../crypto/
 import { ByteReader } from './bytes.js';
 import type { JsonObject } from './json.js';
 import { codecFor, legacyCodecFor } from './transactions/registry.js';
-import { proofsFromJson, Transaction, type TxCodec } from './transactions/schema.js';
+import { proofsWithTextsFromJson, Transaction, type TxCodec } from './transactions/schema.js';
 import { DecodeError, expected, genericError, WeError, wrongJson } from '../errors/catalogue.js';
 
 export interface ProtocolOptions {
@@ -81,9 +81,12 @@ export class Protocol {
       if (refusal !== undefined) throw refusal;
     }
     const data = codec.fromJson(body, this, version);
-    const proofs = codec.hasProofs ? proofsFromJson(body) : [];
-    const tx = new Transaction(codec, version, data, proofs, this);
+    const proofs = codec.hasProofs ? proofsWithTextsFromJson(body) : { proofs: [], texts: [] };
+    const tx = new Transaction(codec, version, data, proofs.proofs, this);
     codec.validate(tx);
+    // The answer to the request writes the key and proofs with the request's own texts.
+    const senderKeyText = body['senderPublicKey'];
+    tx.keepRequestTexts({ senderPublicKey: codec.senderKeyFromRequest === true && typeof senderKeyText === 'string' ? senderKeyText : undefined, proofs: proofs.texts });
     return tx;
   }
 

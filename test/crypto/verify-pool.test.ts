@@ -42,6 +42,34 @@ describe('signature verification on worker threads', () => {
     await inline.close();
   });
 
+  it('verifies a whole batch at once (verifyAll), malformed items included', async () => {
+    const kp = waves.keyPairFromSeedPhrase('verify pool batch seed phrase');
+    const checks = Array.from({ length: 700 }, (_, i) => {
+      const message = Buffer.from(`batch message ${i}`);
+      const signature = waves.sign(kp.privateKey, message);
+      if (i % 5 === 1) signature[9] = signature[9]! ^ 4;
+      return { publicKey: i % 7 === 3 ? kp.publicKey.subarray(1) : kp.publicKey, message, signature: i % 11 === 4 ? signature.subarray(0, 63) : signature };
+    });
+    assert.deepEqual(await pool.verifyAll(checks), checks.map((c) => waves.verify(c.publicKey, c.message, c.signature)));
+    assert.deepEqual(await pool.verifyAll([]), []);
+  });
+
+  it('leaves verification to the workers while they keep up (no inline verification without a backlog)', async () => {
+    let inlineCalls = 0;
+    const counting = { ...waves, verify: (pk: Uint8Array, m: Uint8Array, s: Uint8Array): boolean => (inlineCalls++, waves.verify(pk, m, s)) };
+    const one = await SignatureVerifierPool.start('waves', 1, counting);
+    const kp = waves.keyPairFromSeedPhrase('verify pool no backlog seed phrase');
+    for (let round = 0; round < 20; round++) {
+      const checks = Array.from({ length: 16 }, (_, i) => {
+        const message = Buffer.from(`round ${round} item ${i}`);
+        return { publicKey: kp.publicKey, message, signature: waves.sign(kp.privateKey, message) };
+      });
+      assert.deepEqual(await one.verifyAll(checks), checks.map(() => true));
+    }
+    assert.equal(inlineCalls, 0);
+    await one.close();
+  });
+
   it('works for GOST keys too', async () => {
     const gost = await createGostSuite();
     const gp = await SignatureVerifierPool.start('gost', 1);

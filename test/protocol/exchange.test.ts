@@ -360,7 +360,10 @@ describe('Exchange JSON (SignedExchangeRequestV2 and OrderJson)', () => {
   it('the request senderPublicKey is checked and ignored', () => {
     const json = jsonOf(signedExchange(wg));
     const other = encodeBase58(wg.buyer.publicKey);
-    assert.equal(hex(fromJson(gost, { ...json, senderPublicKey: other }).senderPublicKey!), hex(wg.matcher.publicKey));
+    const tx = fromJson(gost, { ...json, senderPublicKey: other });
+    assert.equal(hex(tx.senderPublicKey!), hex(wg.matcher.publicKey));
+    // Its JSON (the answer to the broadcast) shows the matcher's key, not the request's.
+    assert.equal(tx.toJson()['senderPublicKey'], encodeBase58(wg.matcher.publicKey));
     weError(() => fromJson(gost, { ...json, senderPublicKey: 'l' }), 108, undefined, 'InvalidPublicKey');
     weError(() => fromJson(gost, { ...json, senderPublicKey: undefined }), 1, undefined, 'WrongJson');
   });

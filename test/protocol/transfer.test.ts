@@ -119,6 +119,21 @@ describe('Transfer: stateless rules with WE error codes', () => {
     expectWeError(() => p.transactionFromJson(transferJson({ proofs: 'x' })), 1, 'failed to parse json message', 'proofs');
   });
 
+  it("the JSON of a transaction read from a request equals the JSON of the same transaction built from its bytes (key, proofs, null proof, leading zeros)", () => {
+    const zeroLed = new Uint8Array(64);
+    zeroLed.set([0, 0, 7], 0);
+    for (const proofs of [[SIG], [SIG, null, encodeBase58(zeroLed), '']]) {
+      const fromRequest = p.transactionFromJson(transferJson({ proofs }));
+      const fromBytes = p.transactionFromBytes(fromRequest.bytes);
+      assert.equal(stringifyJson(fromRequest.toJson()), stringifyJson(fromBytes.toJson()));
+      assert.deepEqual(fromRequest.toJson()['proofs'], proofs.map((t) => t ?? ''));
+    }
+    // The answer's arrays are its own: changing one does not change the next answer.
+    const tx = p.transactionFromJson(transferJson());
+    (tx.toJson()['proofs'] as string[]).push('x');
+    assert.deepEqual(tx.toJson()['proofs'], [SIG]);
+  });
+
   it('missing or mistyped JSON fields are WrongJson (1) naming the path', () => {
     const missing = expectWeError(() => p.transactionFromJson(transferJson({ amount: undefined })), 1, 'failed to parse json message', 'amount');
     assert.deepEqual(missing.jsonPathErrors, [{ path: 'obj.amount', messages: ['error.path.missing'] }]);

@@ -12,7 +12,7 @@ import { base58Length, decodeBase58, encodeBase58 } from '../../crypto/encoding.
 import { ByteReader, ByteWriter } from '../bytes.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
-import { jsonArray, jsonString, type FieldType } from './fields.js';
+import { jsonArray, jsonString, PUBLIC_KEY, type FieldType } from './fields.js';
 import { DecodeError, genericError, WeError } from '../../errors/catalogue.js';
 
 export const MAX_PROOFS = 8;
@@ -106,6 +106,8 @@ export interface TxCodec {
   modernHeader(version: number): boolean;
   /** Whether a signed `proofs` array is part of this family (false for genesis types). */
   readonly hasProofs: boolean;
+  /** True when the sender's key is the request JSON's `senderPublicKey` read as it stands (Base58). */
+  readonly senderKeyFromRequest?: boolean;
 }
 
 /**
@@ -113,7 +115,7 @@ export interface TxCodec {
  * `data` holds the typed field values of the family (see `DataOf`).
  */
 export class Transaction<D extends object = object> {
-  private cache: { body?: Uint8Array; proofSource?: Uint8Array; full?: Uint8Array; id?: Uint8Array; idB58?: string } = {};
+  private cache: { body?: Uint8Array; proofSource?: Uint8Array; full?: Uint8Array; id?: Uint8Array; idB58?: string; senderKeyB58?: string; proofsB58?: readonly string[] } = {};
   /** Whether proofs[0] verified, once known (never carried over to other proofs). */
   private signatureVerdict: boolean | undefined;
 
@@ -155,6 +157,28 @@ export class Transaction<D extends object = object> {
     return (this.cache.idB58 ??= encodeBase58(this.id));
   }
 
+  /** The sender's key in Base58 (computed once, or the request's own text — see keepRequestTexts). */
+  get senderPublicKeyBase58(): string | undefined {
+    const pk = this.senderPublicKey;
+    return pk === undefined ? undefined : (this.cache.senderKeyB58 ??= encodeBase58(pk));
+  }
+
+  /** The proofs in Base58 (computed once, or the request's own texts — see keepRequestTexts). */
+  get proofsBase58(): string[] {
+    return [...(this.cache.proofsB58 ??= this.proofs.map(encodeBase58))];
+  }
+
+  /**
+   * Keeps the Base58 texts a request gave for the sender's key and the proofs, which the
+   * transaction's own bytes were decoded from: Base58 is one-to-one, so they are exactly
+   * what encoding the bytes would give, and the answer to the request reuses them.
+   * Only for texts the bytes were really decoded from (Protocol.transactionFromJson).
+   */
+  keepRequestTexts(texts: { readonly senderPublicKey?: string; readonly proofs: readonly string[] }): void {
+    if (texts.senderPublicKey !== undefined) this.cache.senderKeyB58 = texts.senderPublicKey;
+    this.cache.proofsB58 = texts.proofs;
+  }
+
   get senderPublicKey(): Uint8Array | undefined {
     return this.fields['senderPublicKey'] as Uint8Array | undefined;
   }
@@ -184,7 +208,7 @@ export class Transaction<D extends object = object> {
   /** A copy with other proofs (e.g. after signing). */
   withProofs(proofs: readonly Uint8Array[]): Transaction<D> {
     const copy = new Transaction<D>(this.codec, this.version, this.data, proofs, this.protocol);
-    copy.cache = { body: this.cache.body, proofSource: this.cache.proofSource, id: this.cache.id, idB58: this.cache.idB58 };
+    copy.cache = { body: this.cache.body, proofSource: this.cache.proofSource, id: this.cache.id, idB58: this.cache.idB58, senderKeyB58: this.cache.senderKeyB58 };
     return copy;
   }
 
@@ -239,9 +263,16 @@ export function readProofs(r: ByteReader): Uint8Array[] {
 
 /** `proofs` of a signed request: Base58 strings, at most 8, each at most 64 bytes (`null` reads as ""). */
 export function proofsFromJson(body: JsonObject): Uint8Array[] {
+  return proofsWithTextsFromJson(body).proofs;
+}
+
+/** proofsFromJson, with the Base58 texts each proof was decoded from. */
+export function proofsWithTextsFromJson(body: JsonObject): { proofs: Uint8Array[]; texts: string[] } {
   const list = jsonArray(body['proofs'], 'proofs');
+  const texts: string[] = [];
   const proofs = list.map((item, i) => {
     const text = item === null ? '' : jsonString(item, `proofs(${i})`);
+    texts.push(text);
     if (text.length > base58Length(MAX_PROOF_SIZE)) throw genericError('invalid proof', 'proofs');
     try {
       return decodeBase58(text);
@@ -250,7 +281,7 @@ export function proofsFromJson(body: JsonObject): Uint8Array[] {
     }
   });
   checkProofs(proofs);
-  return proofs;
+  return { proofs, texts };
 }
 
 // ---------------------------------------------------------------------------
@@ -331,6 +362,7 @@ export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefi
     versions: def.versions,
     definition: def,
     hasProofs: true,
+    senderKeyFromRequest: def.fields.some((e) => isField(e) && e.name === 'senderPublicKey' && e.type === PUBLIC_KEY && e.jsonKey === undefined && e.fromJson === undefined && e.since === undefined && e.until === undefined),
     entriesOf,
     is: (tx): tx is Tx => tx.codec === schema,
     modernHeader: (version) => !legacy.has(version),
@@ -363,10 +395,10 @@ export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefi
         type: def.type,
         id: tx.idBase58,
         sender: tx.sender?.toString(),
-        senderPublicKey: tx.senderPublicKey === undefined ? undefined : encodeBase58(tx.senderPublicKey),
+        senderPublicKey: tx.senderPublicKeyBase58,
         fee: tx.fee,
         timestamp: tx.timestamp,
-        proofs: tx.proofs.map(encodeBase58),
+        proofs: tx.proofsBase58,
         version: tx.version,
       };
       if (def.extraJson) Object.assign(out, def.extraJson(tx as Tx));

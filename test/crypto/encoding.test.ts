@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { base58 } from '@scure/base';
+import fc from 'fast-check';
+import { decodeBase58, encodeBase58, EncodingError } from '../../src/crypto/encoding.js';
+
+/** Bytes with a run of leading zeros, as ids, keys and addresses sometimes have. */
+const bytesWithLeadingZeros = fc.tuple(fc.nat(6), fc.uint8Array({ maxLength: 300 })).map(([zeros, rest]) => {
+  const out = new Uint8Array(zeros + rest.length);
+  out.set(rest, zeros);
+  return out;
+});
+
+const base58Text = fc.tuple(fc.nat(6), fc.array(fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'), { maxLength: 400 })).map(([ones, chars]) => '1'.repeat(ones) + chars.join(''));
+
+describe('Base58 codec', () => {
+  it('encodes exactly as @scure/base (Bitcoin alphabet), leading zeros included', () => {
+    fc.assert(
+      fc.property(bytesWithLeadingZeros, (bytes) => {
+        assert.equal(encodeBase58(bytes), bytes.length === 0 ? '' : base58.encode(bytes));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('decodes exactly as @scure/base, leading ones included', () => {
+    fc.assert(
+      fc.property(base58Text, (text) => {
+        assert.deepEqual(decodeBase58(text), text === '' ? new Uint8Array(0) : base58.decode(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('round-trips the sizes the protocol uses, at their extremes', () => {
+    for (const size of [1, 2, 3, 4, 5, 20, 26, 32, 64, 140, 1000]) {
+      for (const fill of [0x00, 0x01, 0x7f, 0xff]) {
+        const bytes = new Uint8Array(size).fill(fill);
+        const text = encodeBase58(bytes);
+        assert.equal(text, base58.encode(bytes));
+        assert.deepEqual(decodeBase58(text), bytes);
+      }
+    }
+    assert.equal(encodeBase58(new Uint8Array(0)), '');
+    assert.deepEqual(decodeBase58(''), new Uint8Array(0));
+  });
+
+  it("refuses a char outside the alphabet with WE's wording", () => {
+    for (const bad of ['0', 'O', 'I', 'l', '+', 'é', ' ']) {
+      assert.throws(
+        () => decodeBase58(`3N${bad}x`),
+        (e: unknown) => e instanceof EncodingError && e.message === `assertion failed: Wrong char '${bad}' in Base58 string '3N${bad}x'`,
+      );
+    }
+  });
+});
