@@ -4,7 +4,8 @@
  * order, each on the state the ones before it left (the liquid block plus their 105s);
  * every execution becomes an ExecutedContract (105) signed by this node, or no 105 with a
  * status and the pool's verdict (result.ts). The 105s go first into the next micro-block,
- * so every node applies them on exactly the state they were executed on.
+ * so every node applies them on exactly the state they were executed on. A round stops
+ * taking candidates when the miner says the micro-block is due (at least one 105 made).
  *
  * Statuses: `Error` / `Failure` are recorded when the execution ends, `Success` when the
  * 105 is mined into a micro-block (`mined`), as WE does.
@@ -43,7 +44,7 @@ export class ContractMining {
    * block and returns the 105s to mine, in order. Transactions WE drops after their
    * execution leave the pool here; the others stay for another round.
    */
-  async execute(candidates: readonly Transaction[]): Promise<Transaction[]> {
+  async execute(candidates: readonly Transaction[], stop: () => boolean = () => false): Promise<Transaction[]> {
     const { chain, executor, statuses, pool } = this.o;
     const height = chain.height();
     const keyBlock = chain.headerAt(height);
@@ -52,6 +53,7 @@ export class ContractMining {
     const state = new MutableState(chain.state());
     const out: Transaction[] = [];
     for (const tx of candidates) {
+      if (out.length > 0 && stop()) break;
       // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
       if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
       const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
