@@ -38,8 +38,12 @@ export interface MinerLog {
  * in the pool for a miner that runs contracts, as on a WE node without docker-engine.
  */
 export interface MicroBlockContracts {
-  /** The ExecutedContract (105) transactions for `candidates`, in order, executed on the current liquid block. */
-  execute(candidates: readonly Transaction[]): Promise<Transaction[]>;
+  /**
+   * The ExecutedContract (105) transactions for `candidates`, in order, executed on the
+   * current liquid block. No further candidate is started once `stop()` holds (the next
+   * micro-block is due): the 105s so far are returned, the rest waits for the next round.
+   */
+  execute(candidates: readonly Transaction[], stop?: () => boolean): Promise<Transaction[]>;
   /** Told what each of this node's micro-blocks included. */
   mined(included: readonly Transaction[]): void;
 }
@@ -158,6 +162,8 @@ export class Miner {
     if (build.microBlock !== undefined) {
       this.o.contracts?.mined(build.included);
       this.o.log.debug({ height, transactions: build.included.length, id: build.microBlock.idBase58 }, 'micro-block');
+      // The next round executes on the new liquid block while the micro-block interval runs.
+      this.startExecution(keyBlock.id);
     }
     const waiting = pool.all().reduce((n, tx) => n + (isExecutable(tx) ? 0 : 1), 0);
     return waiting >= settings.maxTransactionsInMicroBlock ? 0 : settings.microBlockIntervalMs;
@@ -171,8 +177,12 @@ export class Miner {
     const batch = this.o.pool.all().filter(isExecutable).slice(0, this.o.settings.maxTransactionsInMicroBlock);
     if (batch.length === 0) return;
     this.executing = true;
+    // A round ends when the micro-block is due (or the key block changed): what it executed
+    // goes into that micro-block instead of waiting for the whole batch, and is not lost to a new key block.
+    const dueAt = (this.lastMicroAt > this.o.now() ? this.lastMicroAt : this.o.now()) + BigInt(this.o.settings.microBlockIntervalMs);
+    const stop = (): boolean => this.o.now() >= dueAt || !equalBytes(this.o.chain.headerAt(this.o.chain.height()).id, keyBlockId);
     contracts
-      .execute(batch)
+      .execute(batch, stop)
       .then(
         (transactions) => {
           if (transactions.length > 0) this.executed = { keyBlockId, transactions };

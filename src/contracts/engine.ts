@@ -29,6 +29,8 @@ export interface ContractEngineOptions {
   currentView(): ContractExecutionView;
   readonly node: ContractNodeContext;
   readonly log?: RuntimeLog;
+  /** The node's status book (the node keeps one whether or not it executes); a new one when absent. */
+  readonly statuses?: ExecutionStatusBook;
 }
 
 export interface ContractEngine {
@@ -104,13 +106,15 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       executionTimeoutMs: engine.executionLimits.timeoutMs,
       parallelism: engine.contractsParallelism,
     });
-    const statuses = new ExecutionStatusBook({
-      protocol: o.protocol,
-      node: o.nodeKey,
-      now: o.now,
-      maxSize: engine.executionMessagesCache.maxSize,
-      expireAfterMs: engine.executionMessagesCache.expireAfterMs,
-    });
+    const statuses =
+      o.statuses ??
+      new ExecutionStatusBook({
+        protocol: o.protocol,
+        node: o.nodeKey,
+        now: o.now,
+        maxSize: engine.executionMessagesCache.maxSize,
+        expireAfterMs: engine.executionMessagesCache.expireAfterMs,
+      });
     return {
       tokens,
       broker,

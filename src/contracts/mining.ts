@@ -1,10 +1,14 @@
 /**
  * Contract execution for this node's micro-blocks (WE's MinerTransactionsExecutor): the
- * executable transactions of the pool (103, 104, 107) are run by the engine, in pool
- * order, each on the state the ones before it left (the liquid block plus their 105s);
+ * executable transactions of the pool (103, 104, 107) are run by the engine: the calls of
+ * one contract in pool order, each on the state the ones before it left (the liquid block
+ * plus the 105s made so far), different contracts side by side (up to
+ * `contracts-parallelism`, WE's parallel execution). The 105s are listed — and applied to
+ * the round's state — in the order they are made;
  * every execution becomes an ExecutedContract (105) signed by this node, or no 105 with a
  * status and the pool's verdict (result.ts). The 105s go first into the next micro-block,
- * so every node applies them on exactly the state they were executed on.
+ * so every node applies them on exactly the state they were executed on. A round stops
+ * taking candidates when the miner says the micro-block is due (at least one 105 made).
  *
  * Statuses: `Error` / `Failure` are recorded when the execution ends, `Success` when the
  * 105 is mined into a micro-block (`mined`), as WE does.
@@ -13,7 +17,7 @@ import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
 import { applyTransaction } from '../chain/validation.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { equalBytes } from '../crypto/encoding.js';
+import { encodeBase58, equalBytes } from '../crypto/encoding.js';
 import { ExecutedContract } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
@@ -48,6 +52,16 @@ export interface ContractExecutionObserver {
   recorded(status: ExecutionStatus): void;
 }
 
+/** One execution round: the state its 105s apply to, in the order they are listed. */
+interface Round {
+  readonly height: number;
+  readonly ctx: ReturnType<Blockchain['txContext']>;
+  readonly state: MutableState;
+  readonly out: Transaction[];
+  /** A lane failed unexpectedly: the others start nothing more. */
+  stopped: boolean;
+}
+
 export class ContractMining {
   constructor(private readonly o: ContractMiningOptions) {}
 
@@ -56,20 +70,43 @@ export class ContractMining {
    * block and returns the 105s to mine, in order. Transactions WE drops after their
    * execution leave the pool here; the others stay for another round.
    */
-  async execute(candidates: readonly Transaction[]): Promise<Transaction[]> {
-    const { chain, executor, pool } = this.o;
+  async execute(candidates: readonly Transaction[], stop: () => boolean = () => false): Promise<Transaction[]> {
+    const { chain } = this.o;
     const height = chain.height();
     const keyBlock = chain.headerAt(height);
     if (!equalBytes(keyBlock.generator, this.o.minerKey.publicKey)) return [];
-    const ctx = chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, keyBlock.generator);
-    const state = new MutableState(chain.state());
-    const out: Transaction[] = [];
+    const round: Round = {
+      height,
+      ctx: chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, keyBlock.generator),
+      state: new MutableState(chain.state()),
+      out: [],
+      stopped: false,
+    };
+    // One lane per contract, in pool order; lanes run side by side (the executor caps them at contracts-parallelism).
+    const lanes = new Map<string, Transaction[]>();
     for (const tx of candidates) {
+      const key = encodeBase58(tx.type === 103 ? tx.id : ((tx.data as { contractId: Uint8Array }).contractId));
+      const lane = lanes.get(key);
+      if (lane === undefined) lanes.set(key, [tx]);
+      else lane.push(tx);
+    }
+    const settled = await Promise.allSettled([...lanes.values()].map((lane) => this.runLane(lane, round, stop)));
+    for (const s of settled) if (s.status === 'rejected') throw s.reason;
+    return round.out;
+  }
+
+  /** The calls of one contract, one after another; each 105 is applied to the round's state (and listed) as it is made. */
+  private async runLane(lane: readonly Transaction[], round: Round, stop: () => boolean): Promise<void> {
+    const { chain, executor, pool } = this.o;
+    const { state, out, ctx, height } = round;
+    for (const tx of lane) {
+      if (round.stopped || (out.length > 0 && stop())) return;
       // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
       if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
       const started = performance.now();
       const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
       this.o.observer?.executed((performance.now() - started) / 1000);
+      if (round.stopped) return;
       const built = buildExecutedContract(tx, result, {
         protocol: chain.protocol,
         isFeatureActive: (id) => chain.features.isActive(id, height),
@@ -86,14 +123,16 @@ export class ContractMining {
         applyTransaction(state, built.executed, ctx, { verifySignature: false });
         out.push(built.executed);
       } catch (e) {
-        if (!(e instanceof WeError)) throw e;
+        if (!(e instanceof WeError)) {
+          round.stopped = true;
+          throw e;
+        }
         // The 105 cannot apply (a payment or asset operation the state refuses): WE's handleExecutedTxCreationFailed.
         this.record(tx.id, { status: 'Failure', code: null, message: e.message });
         pool.remove(tx.id);
         this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed contract transaction refused by state');
       }
     }
-    return out;
   }
 
   private record(txId: Uint8Array, status: StatusDraft): void {

@@ -3,15 +3,17 @@
  * what the node records about each executable transaction — `Success` when its 105 is
  * mined, `Error` / `Failure` with WE's code and message otherwise — signed by the node, kept
  * for `expire-after` (60 min) up to `max-size` transactions, served by
- * `/contracts/status/{txId}` oldest first. Messages from other nodes (gossip) are taken
- * when their signature holds.
+ * `/contracts/status/{txId}` oldest first. The node's own messages go to its peers (WE's
+ * NetworkContractExecutionMessage, P2P code 29: the signed bytes followed by the signature);
+ * messages from other nodes are taken when their signature holds, once each.
  *
  * Signed bytes: sender public key ‖ txId (u16 length ‖ bytes) ‖ status name (u16 length ‖
  * UTF-8) ‖ code (0, or 1 ‖ u16 4 ‖ int32) ‖ message (u16 length ‖ UTF-8) ‖ timestamp (int64).
  */
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { ByteWriter } from '../protocol/bytes.js';
+import { DecodeError } from '../errors/catalogue.js';
+import { ByteReader, ByteWriter } from '../protocol/bytes.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { ExecutionStatus, StatusDraft } from './result.js';
 
@@ -37,6 +39,45 @@ export function statusMessageBytes(m: Omit<ContractExecutionMessage, 'signature'
   return w.shortBytes(utf8(m.message)).i64(m.timestamp).result();
 }
 
+/** WE's limit on a whole message (signed bytes and signature). */
+export const MAX_STATUS_MESSAGE_BYTES = 5 * 1024;
+
+const STATUSES: ReadonlySet<string> = new Set<ExecutionStatus>(['Success', 'Error', 'Failure']);
+
+/** A message as it travels between nodes: its signed bytes, then the signature. */
+export function encodeStatusMessage(m: ContractExecutionMessage): Uint8Array {
+  const body = statusMessageBytes(m);
+  const out = new Uint8Array(body.length + m.signature.length);
+  out.set(body);
+  out.set(m.signature, body.length);
+  return out;
+}
+
+/** Reads a message another node sent; throws a DecodeError naming what does not parse. */
+export function decodeStatusMessage(bytes: Uint8Array, publicKeyLength: number, signatureLength: number): ContractExecutionMessage {
+  if (bytes.length > MAX_STATUS_MESSAGE_BYTES) throw new DecodeError(`Contract execution message of ${bytes.length} bytes, at most ${MAX_STATUS_MESSAGE_BYTES}`, 'ContractExecutionMessage');
+  const r = new ByteReader(bytes);
+  const senderPublicKey = r.bytes(publicKeyLength, 'senderPublicKey');
+  const txId = r.shortBytes('txId');
+  const status = Buffer.from(r.shortBytes('status')).toString('utf8');
+  if (!STATUSES.has(status)) throw new DecodeError(`Unknown contract execution status '${status}'`, 'status');
+  let code: number | null = null;
+  const flag = r.u8('code flag');
+  if (flag === 1) {
+    const length = r.u16('code length');
+    if (length !== 4) throw new DecodeError(`Code of ${length} bytes, expected 4`, 'code');
+    code = r.i32('code');
+  } else if (flag !== 0) throw new DecodeError(`Code flag ${flag}, expected 0 or 1`, 'code');
+  const message = Buffer.from(r.shortBytes('message')).toString('utf8');
+  const timestamp = r.i64('timestamp');
+  const signature = r.bytes(signatureLength, 'signature');
+  r.expectEnd('ContractExecutionMessage');
+  return { senderPublicKey, txId, status: status as ExecutionStatus, code, message, timestamp, signature };
+}
+
+/** Where a message in the book came from. */
+export type StatusOrigin = 'own' | 'peer';
+
 interface Entry {
   messages: ContractExecutionMessage[];
   expiresAt: bigint;
@@ -53,7 +94,7 @@ export interface StatusBookOptions {
 
 export class ExecutionStatusBook {
   private readonly byTx = new Map<string, Entry>();
-  private readonly listeners = new Set<(m: ContractExecutionMessage) => void>();
+  private readonly listeners = new Set<(m: ContractExecutionMessage, origin: StatusOrigin) => void>();
 
   constructor(private readonly options: StatusBookOptions) {}
 
@@ -68,16 +109,21 @@ export class ExecutionStatusBook {
       timestamp: this.options.now(),
     };
     const message: ContractExecutionMessage = { ...unsigned, signature: this.options.protocol.crypto.sign(this.options.node.privateKey, statusMessageBytes(unsigned)) };
-    this.put(message);
+    this.put(message, 'own');
     return message;
   }
 
-  /** Takes a message another node signed; false when its signature does not hold. */
-  accept(message: ContractExecutionMessage): boolean {
+  /**
+   * Takes a message another node signed: 'new' when recorded, 'known' when the book holds
+   * it already (nothing changes), 'invalid' when its signature does not hold.
+   */
+  accept(message: ContractExecutionMessage): 'new' | 'known' | 'invalid' {
     const { signature, ...unsigned } = message;
-    if (!this.options.protocol.crypto.verify(message.senderPublicKey, statusMessageBytes(unsigned), signature)) return false;
-    this.put(message);
-    return true;
+    if (!this.options.protocol.crypto.verify(message.senderPublicKey, statusMessageBytes(unsigned), signature)) return 'invalid';
+    const held = this.byTx.get(encodeBase58(message.txId));
+    if (held !== undefined && held.expiresAt > this.options.now() && held.messages.some((m) => Buffer.from(m.signature).equals(signature))) return 'known';
+    this.put(message, 'peer');
+    return 'new';
   }
 
   /** Statuses of a transaction, oldest first; undefined when none is known. */
@@ -92,13 +138,13 @@ export class ExecutionStatusBook {
     return [...e.messages].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
   }
 
-  /** Calls `listener` with every message recorded or accepted from now on; returns the unsubscribe. */
-  subscribe(listener: (m: ContractExecutionMessage) => void): () => void {
+  /** Calls `listener` with every message recorded or newly accepted from now on; returns the unsubscribe. */
+  subscribe(listener: (m: ContractExecutionMessage, origin: StatusOrigin) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private put(message: ContractExecutionMessage): void {
+  private put(message: ContractExecutionMessage, origin: StatusOrigin): void {
     const key = encodeBase58(message.txId);
     const now = this.options.now();
     let e = this.byTx.get(key);
@@ -110,7 +156,7 @@ export class ExecutionStatusBook {
     }
     e.messages.push(message);
     e.expiresAt = now + BigInt(this.options.expireAfterMs);
-    for (const l of this.listeners) l(message);
+    for (const l of this.listeners) l(message, origin);
   }
 
   /** Keeps the book within max-size: expired entries first, then the oldest. */

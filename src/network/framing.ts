@@ -56,6 +56,9 @@ const PRIVACY_ITEM_ID_LENGTH = 32 + 32;
 /** WE's PrivateDataResponseSpec.maxLength: digest + hash + signature + 20 MiB. */
 export const MAX_PRIVATE_DATA_RESPONSE_PAYLOAD = 32 + 32 + SIGNATURE_LENGTH + 20 * 1024 * 1024;
 
+/** WE's ContractExecutionMessage.MaxLengthInBytes (NetworkContractExecutionMessageSpec): 5 KiB. */
+export const MAX_CONTRACT_STATUS_PAYLOAD = 5 * 1024;
+
 /**
  * Largest payload accepted per message code. A code missing here is unknown: its frame is
  * refused. Values follow WE's MessageSpec.maxLength except where noted.
@@ -78,6 +81,7 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   [MessageCode.HistoryBlock, Math.min(MAX_BLOCK_PAYLOAD + MAX_CERTIFICATES_PAYLOAD, MAX_FRAME_PAYLOAD)],
   [MessageCode.BroadcastedTransaction, MAX_TRANSACTION_PAYLOAD + MAX_CERTIFICATES_PAYLOAD],
   [MessageCode.MicroBlockResponseV2, Math.min(MAX_BLOCK_PAYLOAD + MAX_CERTIFICATES_PAYLOAD, MAX_FRAME_PAYLOAD)],
+  [MessageCode.ContractExecutionMessage, MAX_CONTRACT_STATUS_PAYLOAD],
   [MessageCode.PrivateDataRequest, PRIVACY_ITEM_ID_LENGTH],
   [MessageCode.PrivateDataResponse, MAX_PRIVATE_DATA_RESPONSE_PAYLOAD],
   [MessageCode.PrivacyInventoryRequest, PRIVACY_ITEM_ID_LENGTH],

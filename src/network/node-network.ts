@@ -26,6 +26,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
 import { sessionKeyLength } from './handshake.js';
+import { ContractStatusMessages } from './contract-status-messages.js';
 import { PrivacyMessages } from './privacy-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
@@ -131,6 +132,7 @@ export class NodeNetwork {
   private closing: Promise<void> | undefined;
   /** Confidential data over the peers (messages 30, 31, 39, 40, 44 and large-item streams); the node wires replication to it. */
   readonly privacy: PrivacyMessages = new PrivacyMessages(() => this.connected());
+  readonly contractStatuses: ContractStatusMessages = new ContractStatusMessages(() => this.connected());
 
   private constructor(
     readonly options: NodeNetworkOptions,
@@ -239,6 +241,7 @@ export class NodeNetwork {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
     if (this.privacy.handle(peer, code, payload)) return;
+    if (this.contractStatuses.handle(peer, code, payload)) return;
     this.chainMessages.onMessage(peer, code, payload);
   }
 

@@ -20,6 +20,8 @@ export const MessageCode = {
   MicroBlockInventory: 26,
   MicroBlockRequest: 27,
   MicroBlockResponse: 28,
+  /** A contract execution status signed by the node that executed (routed by contract-status-messages.ts). */
+  ContractExecutionMessage: 29,
   /** Confidential data (src/privacy, routed by privacy-messages.ts). */
   PrivateDataRequest: 30,
   PrivateDataResponse: 31,

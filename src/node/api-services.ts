@@ -22,6 +22,7 @@ import type { Keystore } from './keystore.js';
 import type { NodeLoggers } from './logging.js';
 import { contractsService } from '../contracts/service.js';
 import type { NodeContracts } from './contracts-wiring.js';
+import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import type { NodeMetrics } from './metrics.js';
 import { adminService } from './services/admin.js';
 import { chainReader, stateHistory } from './services/chain-reads.js';
@@ -61,6 +62,8 @@ export interface NodeParts {
   readonly liquid: LiquidBlockTracker;
   /** The contract engine; undefined when contract execution is off (`node.contracts.enable`). */
   readonly contracts?: NodeContracts;
+  /** Execution statuses this node recorded or took from its peers (every node keeps them). */
+  readonly contractStatuses?: ExecutionStatusBook;
   /** Node time (ms). */
   readonly now: () => bigint;
   /** The machine's clock (ms). */
@@ -112,7 +115,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     licences: parts.licences,
     privacy: parts.privacy,
     // Contract state is the chain's on every node; statuses are the engine's where one runs.
-    contracts: contractsService(() => chain.state(), parts.contracts?.engine.statuses),
+    contracts: contractsService(() => chain.state(), parts.contractStatuses ?? parts.contracts?.engine.statuses),
     ...(parts.metrics === undefined ? {} : { metrics: parts.metrics.service() }),
     nodeOwnerPublicKey: parts.owner.publicKey,
     now,

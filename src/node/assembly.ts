@@ -15,6 +15,7 @@ import { UtxPool } from '../chain/utx.js';
 import { Miner, type MicroBlockContracts } from '../consensus/miner.js';
 import { ContractMining } from '../contracts/mining.js';
 import { contractNodeContext, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
+import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
@@ -165,6 +166,7 @@ export async function startContracts(
   pool: UtxPool,
   keystore: Keystore,
   owner: KeyPair,
+  statuses?: ExecutionStatusBook,
 ): Promise<{ node: NodeContracts; mining: ContractMining } | undefined> {
   const { config } = ctx;
   const log = ctx.loggers.get('contracts');
@@ -178,6 +180,7 @@ export async function startContracts(
     chain,
     walletAddresses: () => keystore.addresses(),
     log,
+    ...(statuses === undefined ? {} : { statuses }),
   });
   if (contracts === undefined) return undefined;
   ctx.started.add('contract engine', contracts, (c) => c.close());

@@ -15,6 +15,8 @@ import type { ExternalServiceName } from '../api/services.js';
 import type { ExternalCheck } from './health.js';
 import { startContractEngine, type ContractEngine } from '../contracts/engine.js';
 import { contractsService, type ContractsService } from '../contracts/service.js';
+import { decodeStatusMessage, encodeStatusMessage, ExecutionStatusBook } from '../contracts/statuses.js';
+import type { ContractStatusMessages } from '../network/contract-status-messages.js';
 import { defaultContractsSettings, type ContractsSettings } from '../contracts/settings.js';
 import type { BlockInfo, ContractBlockHeader, ContractExecutionView, ContractNodeContext } from '../contracts/state.js';
 
@@ -44,6 +46,8 @@ export interface NodeContractsOptions {
   readonly chain: ContractChainReads;
   walletAddresses(): readonly string[];
   readonly log: Logger;
+  /** The node's status book (contractStatusBook); the engine makes its own when absent. */
+  readonly statuses?: ExecutionStatusBook;
 }
 
 export interface NodeContracts {
@@ -102,6 +106,7 @@ export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeC
     currentView: () => o.currentState(),
     node: contractNodeContext(o),
     log: o.log,
+    ...(o.statuses === undefined ? {} : { statuses: o.statuses }),
   });
   o.log.info({ port: engine.grpcPort, docker: engine.runtimes.docker !== undefined, packages: settings.packages.length }, 'contract engine started');
   return {
@@ -125,5 +130,39 @@ export function contractsHealthChecks(contracts: NodeContracts | undefined): Par
     docker: async () => {
       if (!(await answers())) throw new Error("Can't connect to docker daemon");
     },
+  };
+}
+
+/**
+ * The node's execution status book (WE's ContractExecutionMessagesCache, sized by
+ * `contract-execution-messages-cache`): every node keeps one, so a node that does not
+ * execute still answers `/contracts/status/{txId}` with the statuses its peers sent.
+ */
+export function contractStatusBook(o: Pick<NodeContractsOptions, 'settings' | 'dataDirectory' | 'protocol' | 'ownerKey' | 'now'>): ExecutionStatusBook {
+  const cache = (o.settings ?? defaultContractsSettings(o.dataDirectory)).dockerEngine.executionMessagesCache;
+  return new ExecutionStatusBook({ protocol: o.protocol, node: o.ownerKey, now: o.now, maxSize: cache.maxSize, expireAfterMs: cache.expireAfterMs });
+}
+
+/**
+ * Statuses over P2P: the node's own statuses go to every peer; a peer's status is decoded,
+ * its signature checked, kept once and passed on to the other peers (so it reaches nodes not
+ * connected to its signer). A status whose signature does not hold is dropped and logged;
+ * bytes that do not parse close that peer (the transport's rule for malformed messages).
+ * Returns the function that stops it.
+ */
+export function gossipContractStatuses(book: ExecutionStatusBook, peers: ContractStatusMessages, protocol: Protocol, log: Logger): () => void {
+  const { publicKeyLength, signatureLength } = protocol.crypto;
+  const unsubscribe = book.subscribe((message, origin) => {
+    if (origin === 'own') peers.broadcast(encodeStatusMessage(message));
+  });
+  const stopListening = peers.onMessage((payload, from) => {
+    const message = decodeStatusMessage(payload, publicKeyLength, signatureLength);
+    const taken = book.accept(message);
+    if (taken === 'invalid') log.warn({ peer: from.id, txId: encodeBase58(message.txId) }, 'contract execution status with a wrong signature dropped');
+    else if (taken === 'new') peers.broadcast(payload, from);
+  });
+  return () => {
+    unsubscribe();
+    stopListening();
   };
 }

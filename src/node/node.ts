@@ -18,6 +18,7 @@ import type { Store } from '../state/store.js';
 import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.js';
 import { contractsHealthChecks } from './contracts-wiring.js';
 import { apiServices, type NodeParts } from './api-services.js';
+import { contractStatusBook, gossipContractStatuses } from './contracts-wiring.js';
 import { buildMiner, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
@@ -78,11 +79,14 @@ export class Node {
       const { protocol, store, chain } = chainParts;
       const { keystore, owner } = openKeys(config, protocol);
       const pool = await startPool(ctx, chainParts);
-      const contracts = await startContracts(ctx, chainParts, pool, keystore, owner);
+      // Execution statuses: kept on every node, its own and its peers' (gossiped once the network is up).
+      const contractStatuses = contractStatusBook({ settings: config.contracts, dataDirectory: config.node.dataDirectory, protocol, ownerKey: owner, now });
+      const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
       p2p.network = await startNetwork(ctx, chainParts, pool, owner, pki);
+      if (p2p.network !== undefined) started.add('contract status gossip', gossipContractStatuses(contractStatuses, p2p.network.contractStatuses, protocol, loggers.get('contracts')), (stop) => stop());
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
       const network = p2p.network;
@@ -96,7 +100,7 @@ export class Node {
       const systemNow = options.systemNow ?? systemClock;
       const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy), ...contractsHealthChecks(contracts?.node) });
       const node = new Node(
-        { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node },
+        { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node, contractStatuses },
         started,
       );
       late.node = node;

@@ -273,6 +273,27 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.deepEqual((await rest('GET', `/contracts/${create.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 42 });
     await statuses(increment, 'Success');
   });
+
+  it('runs the calls of two contracts side by side, each contract\'s calls in pool order on the state the one before left', async () => {
+    const a = createKv(0);
+    const b = createKv(100);
+    await broadcast(a);
+    await broadcast(b);
+    await Promise.all([executed(a), executed(b)]);
+    const calls = [1, 2, 3, 4, 5].flatMap((by) => [call(a.id, { action: 'increment', by }), call(b.id, { action: 'increment', by: by * 10 })]);
+    for (const c of calls) await broadcast(c);
+    await Promise.all(calls.map((c) => executed(c)));
+    assert.deepEqual((await rest('GET', `/contracts/${a.idBase58}`)).json, [
+      { key: 'counter', type: 'integer', value: 15 },
+      { key: 'last', type: 'integer', value: 10 },
+      { key: 'missing', type: 'string', value: 'undefined' },
+    ]);
+    assert.deepEqual((await rest('GET', `/contracts/${b.idBase58}`)).json, [
+      { key: 'counter', type: 'integer', value: 250 },
+      { key: 'last', type: 'integer', value: 200 },
+      { key: 'missing', type: 'string', value: 'undefined' },
+    ]);
+  });
 });
 
 describe('a node that runs no contract engine', () => {

@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { normalizeImageName } from '../../src/contracts/packages.js';
-import { ExecutionStatusBook } from '../../src/contracts/statuses.js';
+import { decodeStatusMessage, encodeStatusMessage, ExecutionStatusBook } from '../../src/contracts/statuses.js';
 import { ContractTokens } from '../../src/contracts/tokens.js';
 import { ConfigError, ConfigSection, parseHoconText, readContracts } from '../../src/node/config.js';
 import { tempDir } from '../support/tmp.js';
@@ -151,10 +151,44 @@ describe('execution statuses', () => {
     assert.deepEqual(statuses.map((s) => s.status), ['Failure', 'Success']);
     assert.equal(statuses[0]!.message.length, 1000, 'cut to 1000 characters');
     const other = protocol.crypto.keyPairFromSeedPhrase('another node');
-    assert.equal(book.accept({ ...ok, senderPublicKey: other.publicKey }), false, 'a signature of another key');
+    assert.equal(book.accept({ ...ok, senderPublicKey: other.publicKey }), 'invalid', 'a signature of another key');
     assert.equal(book.statuses(txId)!.length, 2);
     now += 60_000n;
     assert.equal(book.statuses(txId), undefined);
+  });
+
+  it('travel as WE\'s code-29 bytes: another node takes each signed status once and refuses altered or malformed ones', () => {
+    let now = 1_000_000n;
+    const other = protocol.crypto.keyPairFromSeedPhrase('another node');
+    const mine = new ExecutionStatusBook({ protocol, node, now: () => now, maxSize: 10, expireAfterMs: 60_000 });
+    const theirs = new ExecutionStatusBook({ protocol, node: other, now: () => now, maxSize: 10, expireAfterMs: 60_000 });
+    const heard: string[] = [];
+    theirs.subscribe((m, origin) => heard.push(`${origin} ${m.status}`));
+    const txId = new Uint8Array(32).fill(7);
+    const error = mine.record(txId, { status: 'Error', code: 2, message: 'Not enough params' });
+    now += 5n;
+    const success = mine.record(txId, { status: 'Success', code: null, message: 'Contract transaction successfully mined' });
+    const wire = encodeStatusMessage(error);
+    // Signed bytes (key 32 · txId · "Error" · code 1 ‖ 0004 ‖ int32 2 · message · timestamp), then the 64-byte signature.
+    assert.equal(wire.length, 32 + 2 + 32 + 2 + 5 + 1 + 2 + 4 + 2 + 17 + 8 + 64);
+    assert.deepEqual([...wire.subarray(32 + 34 + 7, 32 + 34 + 14)], [1, 0, 4, 0, 0, 0, 2]);
+    const read = decodeStatusMessage(wire, protocol.crypto.publicKeyLength, protocol.crypto.signatureLength);
+    assert.deepEqual(read, { ...error, txId: read.txId });
+    assert.deepEqual(read.txId, txId);
+    assert.equal(theirs.accept(read), 'new');
+    assert.equal(theirs.accept(decodeStatusMessage(wire, 32, 64)), 'known', 'the same message twice is kept once');
+    assert.equal(theirs.accept(decodeStatusMessage(encodeStatusMessage(success), 32, 64)), 'new');
+    assert.deepEqual(theirs.statuses(txId), mine.statuses(txId), 'the other node answers the same statuses');
+    assert.deepEqual(heard, ['peer Error', 'peer Success']);
+    const altered = { ...success, message: 'Contract transaction failed' };
+    assert.equal(theirs.accept(altered), 'invalid');
+    assert.equal(theirs.statuses(txId)!.length, 2);
+    assert.throws(() => decodeStatusMessage(wire.subarray(0, wire.length - 1), 32, 64), /underflow/i);
+    assert.throws(() => decodeStatusMessage(Uint8Array.from([...wire, 0]), 32, 64), /after|end|remain/i);
+    const badStatus = Uint8Array.from(wire);
+    badStatus.set(Buffer.from('Oops!'), 32 + 34 + 2);
+    assert.throws(() => decodeStatusMessage(badStatus, 32, 64), /Unknown contract execution status 'Oops!'/);
+    assert.throws(() => decodeStatusMessage(new Uint8Array(5 * 1024 + 1), 32, 64), /at most 5120/);
   });
 });
 
