@@ -181,10 +181,24 @@ function State({ contractId }: { contractId: string }): JSX.Element {
   );
 }
 
+/**
+ * The creating transaction with its height: by its own id, or — where the node keeps an
+ * executable transaction only inside the ExecutedContract that mined it — through that 105.
+ */
+async function creationOf(api: NodeApi, id: string): Promise<Tx | undefined> {
+  const own = await api.findJson<Tx>(`/transactions/info/${seg(id)}`);
+  if (own !== undefined) return own;
+  const executed = await api.findJson<Tx>(`/contracts/executed-tx-for/${seg(id)}`);
+  if (executed === undefined) return undefined;
+  const mined = await api.findJson<Tx>(`/transactions/info/${seg(executed.id)}`);
+  const inner = executed['tx'] as Tx | undefined;
+  return inner === undefined ? undefined : { ...inner, ...(mined?.height === undefined ? {} : { height: mined.height }) };
+}
+
 async function contractOf(api: NodeApi, id: string): Promise<{ info: ContractInfo; creation: Tx | undefined; balance: { balance: Int64; decimals: number } | undefined }> {
   const info = await api.getJson<ContractInfo>(`/contracts/info/${seg(id)}`);
   const [creation, balance] = await Promise.all([
-    api.findJson<Tx>(`/transactions/info/${seg(id)}`),
+    creationOf(api, id),
     api.getJson<{ balance: Int64; decimals: number }>(`/contracts/balance/${seg(id)}`).catch((e: unknown) => {
       if (e instanceof NodeError) return undefined;
       throw e;
