@@ -229,10 +229,29 @@ export type AuthMode =
   | { readonly type: 'api-key'; readonly apiKeyHash: Uint8Array; readonly privacyApiKeyHash: Uint8Array; readonly confidentialContractsApiKeyHash: Uint8Array }
   | { readonly type: 'oauth2'; readonly publicKeyPem: string };
 
+/** How many REST connections a node keeps and how long it waits on each (`node.api.rest`). */
+export interface RestConnectionLimits {
+  /** `max-connections`: sockets beyond this many open ones are closed on arrival. */
+  readonly maxConnections: number;
+  /** `header-timeout`: a request whose headers are not all in by then is answered 408 and closed. */
+  readonly headerTimeoutMs: number;
+  /** `request-timeout`: a request (headers and body) not all in by then is answered 408 and closed. */
+  readonly requestTimeoutMs: number;
+  /** `idle-timeout`: a socket silent this long (nothing received or sent) is closed. */
+  readonly idleTimeoutMs: number;
+}
+
 export interface ApiSettings {
   readonly bindAddress: string;
   readonly port: number;
   readonly cors: boolean;
+  /**
+   * `node.api.rest.cors-allowed-origins`: the browser origins CORS answers for, each echoed
+   * back with credentials allowed. Empty or absent: `*` for any origin, never with credentials.
+   */
+  readonly corsAllowedOrigins?: readonly string[];
+  /** Connection cap and timeouts of the REST server (absent: DEFAULT_REST_CONNECTION_LIMITS of api/connection-limits.ts). */
+  readonly connectionLimits?: RestConnectionLimits;
   readonly auth: AuthMode;
   readonly transactionsByAddressLimit: number;
   /** `node.api.rest.distribution-address-limit`: asset distribution pages hold fewer holders than this. */

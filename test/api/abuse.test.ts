@@ -1,0 +1,104 @@
+/**
+ * REST under abuse (issue 11), on loopback: clients that trickle bodies, hold idle sockets or
+ * open more connections than the cap are cut off, while ordinary requests keep being answered.
+ * Bounded in count and time; nothing here asserts a timing — a socket that is never closed
+ * fails the test by its own deadline.
+ */
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { listen } from '../../src/api/server.js';
+import { fixtureServer } from './fixture.js';
+
+const LIMITS = { maxConnections: 24, headerTimeoutMs: 400, requestTimeoutMs: 1200, idleTimeoutMs: 1000 };
+/** Far beyond every limit above: a socket still open by then was never cut. */
+const NEVER_MS = 15_000;
+
+interface Opened {
+  readonly socket: Socket;
+  /** Everything the server sent, when the socket closed. */
+  readonly closed: Promise<string>;
+}
+
+function open(port: number): Promise<Opened> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<string>((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`the server kept the socket open past ${NEVER_MS} ms`)), NEVER_MS);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        done(received);
+      });
+    });
+    socket.on('error', () => undefined);
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('error', reject);
+  });
+}
+
+describe('REST under abuse: slow bodies, idle sockets, connection floods', () => {
+  const f = fixtureServer({ connectionLimits: LIMITS });
+  let port = 0;
+  let base = '';
+  before(async () => {
+    base = await listen(f.app, { bindAddress: '127.0.0.1', port: 0 });
+    port = Number(new URL(base).port);
+  });
+  after(() => f.app.close());
+
+  const height = async (): Promise<number> => {
+    const r = await fetch(`${base}/blocks/height`);
+    assert.equal(r.status, 200);
+    return ((await r.json()) as { height: number }).height;
+  };
+
+  it('slow bodies (a 1 MB body declared, a byte at a time) are answered 408 and closed; other clients are served meanwhile', async () => {
+    const slow = await Promise.all(Array.from({ length: 8 }, () => open(port)));
+    const trickles: NodeJS.Timeout[] = [];
+    for (const { socket } of slow) {
+      socket.write('POST /utils/hash/secure HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1048576\r\n\r\n');
+      trickles.push(setInterval(() => socket.writable && socket.write('a'), 100));
+    }
+    try {
+      // While they trickle, a normal client still gets its answers.
+      for (let i = 0; i < 5; i++) assert.ok((await height()) > 0);
+      const answers = await Promise.all(slow.map((s) => s.closed));
+      for (const text of answers) assert.match(text, /^HTTP\/1\.1 408 /);
+    } finally {
+      for (const t of trickles) clearInterval(t);
+    }
+  });
+
+  it('sockets that never send a request, or stop half-way through the headers, are closed', async () => {
+    const silent = await Promise.all(Array.from({ length: 8 }, () => open(port)));
+    const halfHeaders = await Promise.all(Array.from({ length: 4 }, () => open(port)));
+    for (const { socket } of halfHeaders) socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n');
+    assert.ok((await height()) > 0);
+    await Promise.all([...silent, ...halfHeaders].map((s) => s.closed));
+    // A keep-alive connection left idle after its answer is closed too.
+    const kept = await open(port);
+    kept.socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.match(await kept.closed, /^HTTP\/1\.1 200 /);
+  });
+
+  it(`connections beyond the cap are closed on arrival; the node answers again once the flood is cut`, async () => {
+    const flood = await Promise.all(Array.from({ length: LIMITS.maxConnections }, () => open(port)));
+    // Node counts a connection once it is accepted: let the server take the whole flood.
+    await new Promise((r) => setTimeout(r, 100));
+    const beyond = await open(port);
+    beyond.socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.equal(await beyond.closed, '', 'a connection beyond the cap gets no answer');
+    await Promise.all(flood.map((s) => s.closed));
+    assert.ok((await height()) > 0);
+  });
+
+  it('an oversize declared body is answered with WE’s error, not a cut connection', async () => {
+    const r = await fetch(`${base}/utils/hash/secure`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'a'.repeat(4 * 1024 * 1024) });
+    assert.equal(r.status, 400);
+    const body = (await r.json()) as { error: number };
+    assert.equal(body.error, 611);
+  });
+});
