@@ -5,6 +5,7 @@
  * fails the test by its own deadline.
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { listen } from '../../src/api/server.js';
@@ -95,10 +96,51 @@ describe('REST under abuse: slow bodies, idle sockets, connection floods', () =>
     assert.ok((await height()) > 0);
   });
 
-  it('an oversize declared body is answered with WE’s error, not a cut connection', async () => {
-    const r = await fetch(`${base}/utils/hash/secure`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'a'.repeat(4 * 1024 * 1024) });
-    assert.equal(r.status, 400);
-    const body = (await r.json()) as { error: number };
-    assert.equal(body.error, 611);
+  /** POSTs a body streamed in 1 MiB chunks (chunked, no Content-Length) and resolves to the answer, or the socket error that cut it. */
+  const upload = (path: string, contentType: string, total: number): Promise<{ status: number; text: string } | string> =>
+    new Promise((resolve) => {
+      const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': contentType } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => resolve(`cut: ${e.code ?? e.message}`));
+      const chunk = Buffer.alloc(1 << 20, 'a');
+      let sent = 0;
+      const step = (): void => {
+        if (sent >= total || req.destroyed) {
+          req.end();
+          return;
+        }
+        sent += chunk.length;
+        if (req.write(chunk)) setImmediate(step);
+        else req.once('drain', step);
+      };
+      step();
+    });
+
+  const expect611 = (answer: { status: number; text: string } | string): void => {
+    assert.ok(typeof answer !== 'string', `the upload was cut instead of answered (${typeof answer === 'string' ? answer : answer.status})`);
+    assert.equal(answer.status, 400, answer.text);
+    assert.equal((JSON.parse(answer.text) as { error: number }).error, 611, answer.text);
+  };
+
+  it('every oversize body is answered with WE’s 611, as /transactions/broadcast answers it, never cut mid-upload', async () => {
+    const post = async (path: string, body: string, contentType = 'application/json') => {
+      const r = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+      return { status: r.status, text: await r.text() };
+    };
+    const address = '3N4SMepHjvR6wQZBZhnbC2uLAdd6LZubK5t';
+    // 10 MB of JSON to /utils/hash/secure; 200k addresses to validateMany; a mass transfer with 100k entries.
+    expect611(await post('/utils/hash/secure', JSON.stringify({ message: 'a'.repeat(10_000_000) })));
+    expect611(await post('/addresses/validateMany', JSON.stringify({ addresses: Array.from({ length: 200_000 }, () => address) })));
+    const massTransfer = { type: 11, version: 2, sender: address, fee: 100_000_000, assetId: null, transfers: Array.from({ length: 100_000 }, () => ({ recipient: address, amount: 1 })) };
+    expect611(await post('/transactions/broadcast', JSON.stringify(massTransfer)));
+    expect611(await post('/transactions/sign', JSON.stringify(massTransfer)));
+    // 100 MB of text to /utils/hash/fast, streamed without a declared length.
+    expect611(await upload('/utils/hash/fast', 'text/plain', 100 * 2 ** 20));
+    // The node still answers.
+    assert.ok((await height()) > 0);
   });
 });
