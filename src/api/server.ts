@@ -11,6 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { applyConnectionLimits, DEFAULT_REST_CONNECTION_LIMITS, fastifyTimeoutOptions } from './connection-limits.js';
 import { PREFLIGHT_HEADERS, setCorsHeaders } from './cors.js';
+import { DEFAULT_SLOW_REQUEST_MS, RequestLog } from './request-log.js';
 import { errorBody, NOT_FOUND_TEXT, OtherShapeReply, PlainTextReply, StatusDetailsReply } from './errors.js';
 import { registerExplorer } from './explorer.js';
 import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
@@ -32,6 +33,8 @@ export interface ApiServerOptions {
   readonly groups?: readonly RouteGroup[];
   /** Request body limit in bytes (default WE's 3 MiB). */
   readonly bodyLimit?: number;
+  /** Requests slower than this many milliseconds are logged at INFO (default DEFAULT_SLOW_REQUEST_MS); quicker ones that succeed at DEBUG. */
+  readonly slowRequestMs?: number;
   /** Version shown in the OpenAPI document. */
   readonly version?: string;
   /** Told of every answered request (the node's metrics); absent: nothing is measured. */
@@ -132,6 +135,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
 
   const app = Fastify({
     ...(options.loggerInstance !== undefined ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? { level: 'info' } }),
+    logController: new RequestLog(options.slowRequestMs ?? DEFAULT_SLOW_REQUEST_MS),
     bodyLimit,
     ...fastifyTimeoutOptions(limits),
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },

@@ -352,6 +352,52 @@ describe('unexpected failures', () => {
   });
 });
 
+describe('request logs', () => {
+  interface LogLine {
+    readonly level: number;
+    readonly msg: string;
+    readonly url?: string;
+    readonly statusCode?: number;
+  }
+  function logged(level: string, slowRequestMs?: number) {
+    const lines: LogLine[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line) as LogLine);
+        done();
+      },
+    });
+    const app = createApiServer(fixtureChain().services, { loggerInstance: pino({ level }, sink), ...(slowRequestMs === undefined ? {} : { slowRequestMs }) });
+    after(() => app.close());
+    return { lines, client: apiClient(app, ROUTE_GROUPS) };
+  }
+  const INFO = 30;
+
+  it('at INFO: nothing for requests that went well, one line for each error answer', async () => {
+    const { lines, client } = logged('info');
+    for (let i = 0; i < 5; i++) assert.equal((await client.call('GET /blocks/height')).status, 200);
+    assert.equal(lines.length, 0, JSON.stringify(lines));
+    assert.equal((await client.request({ method: 'GET', url: '/blocks/at/0' })).status, 400);
+    assert.equal((await client.request({ method: 'GET', url: '/no/such/route' })).status, 404);
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.url, l.statusCode]),
+      [
+        [INFO, '/blocks/at/0', 400],
+        [INFO, '/no/such/route', 404],
+      ],
+    );
+  });
+
+  it('slow requests at INFO (a zero threshold makes every request slow); every request at DEBUG', async () => {
+    const slow = logged('info', 0);
+    await slow.client.call('GET /blocks/height');
+    assert.deepEqual(slow.lines.map((l) => [l.level, l.msg, l.url]), [[INFO, 'slow request', '/blocks/height']]);
+    const debug = logged('debug');
+    await debug.client.call('GET /blocks/height');
+    assert.deepEqual(debug.lines.map((l) => l.msg), ['incoming request', 'request completed']);
+  });
+});
+
 describe('documentation', () => {
   const f = fixtureServer();
   after(() => f.app.close());
