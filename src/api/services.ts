@@ -61,6 +61,11 @@ export interface PoolService {
 export interface WalletService {
   /** The key pair of an address in the node's keystore, unlocked with the entry's password; WE error 115 otherwise. */
   keyPair(address: string, password: string | undefined): KeyPair;
+  /**
+   * keyPair with the password derived off the event loop (what signing routes call first, so
+   * keyPair then finds the key unlocked); 115 with status 429 after repeated wrong passwords.
+   */
+  unlock(address: string, password: string | undefined): Promise<KeyPair>;
   /** Re-reads the keystore file. */
   reload(): void;
   /** Addresses in the keystore, in keystore order. */

@@ -9,7 +9,11 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { listen } from '../../src/api/server.js';
-import { fixtureServer } from './fixture.js';
+import { createApiServer } from '../../src/api/server.js';
+import { Keystore } from '../../src/node/keystore.js';
+import { walletService } from '../../src/node/services/wallet.js';
+import { tempDir } from '../support/tmp.js';
+import { fixtureChain, fixtureServer, protocol } from './fixture.js';
 
 const LIMITS = { maxConnections: 24, headerTimeoutMs: 400, requestTimeoutMs: 1200, idleTimeoutMs: 1000 };
 /** Far beyond every limit above: a socket still open by then was never cut. */
@@ -142,5 +146,43 @@ describe('REST under abuse: slow bodies, idle sockets, connection floods', () =>
     expect611(await upload('/utils/hash/fast', 'text/plain', 100 * 2 ** 20));
     // The node still answers.
     assert.ok((await height()) > 0);
+  });
+});
+
+describe('REST under abuse: wrong-password floods on the signing routes', () => {
+  /** A fixture server whose wallet is a real keystore (real scrypt) with one account. */
+  async function serverWithKeystore(maxFailures: number) {
+    const keystore = Keystore.open(`${tempDir('weft-abuse-ks-')}/keystore.json`, protocol.addresses, { scrypt: { N: 2 ** 14, r: 8, p: 1 }, unlockLimit: { maxFailures, windowMs: 60_000 } });
+    const address = keystore.addKeyPair(protocol.crypto.generateKeyPair(), 'right');
+    const app = createApiServer({ ...fixtureChain().services, wallet: walletService(keystore) }, { logger: false });
+    const base = await listen(app, { bindAddress: '127.0.0.1', port: 0 });
+    after(() => app.close());
+    const signText = async (password: string) => {
+      const r = await fetch(`${base}/addresses/signText/${address}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello', password }) });
+      return { status: r.status, body: (await r.json()) as { error?: number; signature?: string } };
+    };
+    return { base, signText };
+  }
+
+  it('scrypt runs off the event loop: other requests are answered while 24 wrong passwords are derived, each answered 115', async () => {
+    const { base, signText } = await serverWithKeystore(1000);
+    let answered = 0;
+    const flood = Array.from({ length: 24 }, (_, i) => signText(`wrong-${i}`).then((r) => (answered++, r)));
+    const height = await fetch(`${base}/blocks/height`);
+    assert.equal(height.status, 200);
+    const floodAnsweredBefore = answered;
+    for (const r of await Promise.all(flood)) assert.deepEqual([r.status, r.body.error], [400, 115]);
+    assert.ok(floodAnsweredBefore < 24, 'the height was answered before the whole flood was derived');
+    const right = await signText('right');
+    assert.equal(right.status, 200);
+    assert.ok(right.body.signature);
+  });
+
+  it('an address takes a bounded number of wrong passwords, then answers 115 with status 429 — even to the right one', async () => {
+    const { signText } = await serverWithKeystore(5);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signText(`guess-${i}`)));
+    assert.equal(answers.filter((r) => r.status === 400 && r.body.error === 115).length, 5);
+    assert.equal(answers.filter((r) => r.status === 429 && r.body.error === 115).length, 15);
+    assert.deepEqual([(await signText('right')).status, (await signText('right')).body.error], [429, 115]);
   });
 });

@@ -283,6 +283,7 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
       if (a === undefined || a.password !== password) throw missingSenderPrivateKey();
       return a.keyPair;
     },
+    unlock: (address, password) => new Promise((resolve) => resolve(wallet.keyPair(address, password))),
     reload() {},
     addresses: () => [...keystore.keys()],
     publicKey(address) {
