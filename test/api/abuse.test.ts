@@ -13,6 +13,8 @@ import { createApiServer } from '../../src/api/server.js';
 import { Keystore } from '../../src/node/keystore.js';
 import { walletService } from '../../src/node/services/wallet.js';
 import { tempDir } from '../support/tmp.js';
+import { apiClient } from '../../src/api/client.js';
+import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { fixtureChain, fixtureServer, protocol } from './fixture.js';
 
 const LIMITS = { maxConnections: 24, headerTimeoutMs: 400, requestTimeoutMs: 1200, idleTimeoutMs: 1000 };
@@ -184,5 +186,48 @@ describe('REST under abuse: wrong-password floods on the signing routes', () => 
     assert.equal(answers.filter((r) => r.status === 400 && r.body.error === 115).length, 5);
     assert.equal(answers.filter((r) => r.status === 429 && r.body.error === 115).length, 15);
     assert.deepEqual([(await signText('right')).status, (await signText('right')).body.error], [429, 115]);
+  });
+});
+
+describe('REST under abuse: large block-range reads', () => {
+  it('/blocks/seq and seqext let the event loop turn between blocks (mining and other requests go on), and answer the same JSON', async () => {
+    const services = fixtureChain().services;
+    const chain = services.chain;
+    // Every height of 1..100 holds the fixture's last block: a full-size range.
+    const block = chain.blockAt(chain.height())!;
+    let turned = false;
+    let turnedWithinRange: boolean | undefined;
+    const app = createApiServer(
+      {
+        ...services,
+        chain: {
+          ...chain,
+          height: () => 100,
+          blockAt: (h: number) => {
+            if (h === 1) {
+              turned = false;
+              setImmediate(() => (turned = true));
+            }
+            if (h === 100) turnedWithinRange = turned;
+            return h >= 1 && h <= 100 ? block : undefined;
+          },
+        },
+      },
+      { logger: false },
+    );
+    after(() => app.close());
+    const client = apiClient(app, ROUTE_GROUPS);
+    for (const url of ['/blocks/seq/1/100', '/blocks/seqext/1/100']) {
+      turnedWithinRange = undefined;
+      const r = await client.request({ method: 'GET', url });
+      assert.equal(r.status, 200);
+      assert.equal(turnedWithinRange, true, `${url}: the loop turned while the range was serialized`);
+      const blocks = JSON.parse(r.text) as Array<{ height: number; signature: string }>;
+      assert.deepEqual(blocks.map((b) => b.height), Array.from({ length: 100 }, (_, i) => i + 1));
+      assert.ok(blocks.every((b) => b.signature === blocks[0]!.signature));
+      // int64 as strings when asked for, as every other answer.
+      const asStrings = await client.request({ method: 'GET', url: url.replace('/100', '/2'), headers: { accept: 'application/json;large-significand-format=string' } });
+      assert.match(asStrings.text, /"timestamp":"\d+"/);
+    }
   });
 });
