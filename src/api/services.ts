@@ -240,7 +240,11 @@ export interface RestConnectionLimits {
   readonly maxConnections: number;
   /** `header-timeout`: a request whose headers are not all in by then is answered 408 and closed. */
   readonly headerTimeoutMs: number;
-  /** `request-timeout`: a request (headers and body) not all in by then is answered 408 and closed. */
+  /**
+   * `request-timeout`: a request body must be complete or bring at least 1 MiB more within each
+   * such window, else it is answered 408 and closed (a trickled body is cut; a large upload that
+   * keeps flowing is not).
+   */
   readonly requestTimeoutMs: number;
   /** `idle-timeout`: a socket silent this long (nothing received or sent) is closed. */
   readonly idleTimeoutMs: number;

@@ -79,6 +79,34 @@ describe('REST under abuse: slow bodies, idle sockets, connection floods', () =>
     }
   });
 
+  it('a large upload that keeps flowing for several request-timeout windows is not cut', async () => {
+    const big = createApiServer(fixtureChain({ connectionLimits: LIMITS }).services, { logger: false, bodyLimit: 64 * 2 ** 20 });
+    const bigBase = await listen(big, { bindAddress: '127.0.0.1', port: 0 });
+    after(() => big.close());
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${bigBase}/utils/hash/fast`, { method: 'POST', headers: { 'content-type': 'text/plain' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      const chunk = Buffer.alloc(1 << 20, 'a');
+      let left = 8;
+      // 1 MiB every 300 ms: over 2 s in all, far above the 1 MiB per window the server asks.
+      const step = (): void => {
+        if (left-- === 0) {
+          req.end();
+          return;
+        }
+        req.write(chunk);
+        setTimeout(step, 300);
+      };
+      step();
+    });
+    assert.equal(answer.status, 200, answer.text);
+  });
+
   it('sockets that never send a request, or stop half-way through the headers, are closed', async () => {
     const silent = await Promise.all(Array.from({ length: 8 }, () => open(port)));
     const halfHeaders = await Promise.all(Array.from({ length: 4 }, () => open(port)));
