@@ -21,7 +21,8 @@ import { readBody } from './body.js';
 import { BAD_REQUEST_TEXT, NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
 import { JSON_CONTENT_TYPE, JsonEntity, jsonText, RawEntity, wantsInt64AsString } from './json-io.js';
 import { validIntError, ValidIntProblem, type ParamSpec, type QuerySpec } from './params.js';
-import type { ApiServices } from './services.js';
+import { setCorsHeaders } from './cors.js';
+import type { ApiServices, ApiSettings } from './services.js';
 import type { TransactionTimestamps } from './timestamps.js';
 import { bodyIsNotObject, unavailableInPkiMode } from '../errors/catalogue.js';
 
@@ -313,8 +314,8 @@ function readRequestBody(r: AnyRoute, request: FastifyRequest, multipart: Multip
   return value;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, result: unknown, cors: boolean): FastifyReply {
-  if (cors && !(result instanceof Reply && result.contentType === 'text' && result.body === NOT_FOUND_TEXT)) reply.header('access-control-allow-origin', '*');
+function send(request: FastifyRequest, reply: FastifyReply, result: unknown, settings: ApiSettings): FastifyReply {
+  if (!(result instanceof Reply && result.contentType === 'text' && result.body === NOT_FOUND_TEXT)) setCorsHeaders(settings, request.headers, reply);
   if (result instanceof StreamReply) {
     return reply.code(200).type(result.contentType).header('content-length', String(result.length)).send(result.stream);
   }
@@ -330,7 +331,7 @@ function send(request: FastifyRequest, reply: FastifyReply, result: unknown, cor
 
 /** Registers every route of the groups on the Fastify instance. */
 export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup[], ctx: ApiContext, auth: Authenticator, multipart?: MultipartReader): void {
-  const cors = ctx.services.settings.cors;
+  const settings = ctx.services.settings;
   for (const group of groups) {
     for (const r of group.routes) {
       const config = { weftRoute: r };
@@ -361,8 +362,8 @@ export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup
             const body = readRequestBody(r, request, multipart);
             const result: unknown = r.handler({ params, query, body, headers: request.headers, log: request.log }, ctx);
             // Synchronous handlers answer without a promise round trip.
-            if (result instanceof Promise) return result.then((value: unknown) => send(request, reply, value, cors));
-            return send(request, reply, result, cors);
+            if (result instanceof Promise) return result.then((value: unknown) => send(request, reply, value, settings));
+            return send(request, reply, result, settings);
           },
         };
         if (onRequest !== undefined) options.onRequest = onRequest;

@@ -9,6 +9,9 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createAuthenticator, type Authenticator } from './auth.js';
+import { applyConnectionLimits, DEFAULT_REST_CONNECTION_LIMITS, fastifyTimeoutOptions, watchBodyProgress } from './connection-limits.js';
+import { PREFLIGHT_HEADERS, setCorsHeaders } from './cors.js';
+import { DEFAULT_SLOW_REQUEST_MS, RequestLog } from './request-log.js';
 import { errorBody, NOT_FOUND_TEXT, OtherShapeReply, PlainTextReply, StatusDetailsReply } from './errors.js';
 import { registerExplorer } from './explorer.js';
 import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
@@ -30,6 +33,8 @@ export interface ApiServerOptions {
   readonly groups?: readonly RouteGroup[];
   /** Request body limit in bytes (default WE's 3 MiB). */
   readonly bodyLimit?: number;
+  /** Requests slower than this many milliseconds are logged at INFO (default DEFAULT_SLOW_REQUEST_MS); quicker ones that succeed at DEBUG. */
+  readonly slowRequestMs?: number;
   /** Version shown in the OpenAPI document. */
   readonly version?: string;
   /** Told of every answered request (the node's metrics); absent: nothing is measured. */
@@ -51,12 +56,6 @@ function routePattern(request: FastifyRequest): string {
   return routeOf(request)?.path ?? request.routeOptions.url ?? 'unmatched';
 }
 
-/** Headers WE sends on OPTIONS requests no route takes. */
-const OPTIONS_HEADERS = {
-  'access-control-allow-credentials': 'true',
-  'access-control-allow-headers': 'Authorization, Content-Type, X-Requested-With, Timestamp, X-API-Key, Signature',
-  'access-control-allow-methods': 'OPTIONS, POST, PUT, GET, DELETE',
-};
 
 const DOCS_PATH = '/api-docs/';
 
@@ -120,6 +119,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   const settings = services.settings;
   const groups = [...(options.groups ?? ROUTE_GROUPS), ...(services.metrics === undefined ? [] : [metricsRoutes(services.metrics)])];
   const bodyLimit = options.bodyLimit ?? MAX_BODY_BYTES;
+  const limits = settings.connectionLimits ?? DEFAULT_REST_CONNECTION_LIMITS;
   const auth: Authenticator = createAuthenticator(settings.auth, services.protocol.crypto, {
     nodeOwner: services.protocol.addresses.fromPublicKey(services.nodeOwnerPublicKey).toString(),
     parseAddress: (text) => {
@@ -135,7 +135,9 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
 
   const app = Fastify({
     ...(options.loggerInstance !== undefined ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? { level: 'info' } }),
+    logController: new RequestLog(options.slowRequestMs ?? DEFAULT_SLOW_REQUEST_MS),
     bodyLimit,
+    ...fastifyTimeoutOptions(limits),
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
     return503OnClosing: true,
     // The router's own refusals (undecodable percent-encoding, a path parameter past
@@ -146,6 +148,11 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     },
   }) as unknown as FastifyInstance;
 
+  applyConnectionLimits(app.server, limits);
+  app.addHook('onRequest', (request, _reply, done) => {
+    watchBodyProgress(request.raw, limits.requestTimeoutMs);
+    done();
+  });
   installBodyParsers(app, bodyLimit);
   installMultipart(app);
   const requests = options.requests;
@@ -160,7 +167,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   // routes get it here, except a route that ends up in Akka's catch-all 404.
   const sendRouteError = (request: FastifyRequest, reply: FastifyReply, error: WeError | OtherShapeReply): FastifyReply => {
     const catchAll404 = error instanceof PlainTextReply && error.text === NOT_FOUND_TEXT;
-    if (settings.cors && routeOf(request) !== undefined && !catchAll404) reply.header('access-control-allow-origin', '*');
+    if (routeOf(request) !== undefined && !catchAll404) setCorsHeaders(settings, request.headers, reply);
     return sendError(request, reply, error);
   };
   app.setErrorHandler((error: FastifyError | WeError | OtherShapeReply, request, reply) => {
@@ -178,13 +185,13 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
         auth.authorize(prefix.level, request.headers);
       } catch (e) {
         if (!(e instanceof WeError)) throw e;
-        if (settings.cors) reply.header('access-control-allow-origin', '*');
+        setCorsHeaders(settings, request.headers, reply);
         return sendError(request, reply, e);
       }
     }
     if (request.method === 'OPTIONS') {
-      reply.headers(OPTIONS_HEADERS);
-      if (settings.cors) reply.header('access-control-allow-origin', '*');
+      reply.headers(PREFLIGHT_HEADERS);
+      setCorsHeaders(settings, request.headers, reply);
       return reply.code(200).type(TEXT_CONTENT_TYPE).send('');
     }
     return reply.code(404).type(TEXT_CONTENT_TYPE).send(NOT_FOUND_TEXT);

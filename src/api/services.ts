@@ -61,6 +61,11 @@ export interface PoolService {
 export interface WalletService {
   /** The key pair of an address in the node's keystore, unlocked with the entry's password; WE error 115 otherwise. */
   keyPair(address: string, password: string | undefined): KeyPair;
+  /**
+   * keyPair with the password derived off the event loop (what signing routes call first, so
+   * keyPair then finds the key unlocked); 115 with status 429 after repeated wrong passwords.
+   */
+  unlock(address: string, password: string | undefined): Promise<KeyPair>;
   /** Re-reads the keystore file. */
   reload(): void;
   /** Addresses in the keystore, in keystore order. */
@@ -229,10 +234,33 @@ export type AuthMode =
   | { readonly type: 'api-key'; readonly apiKeyHash: Uint8Array; readonly privacyApiKeyHash: Uint8Array; readonly confidentialContractsApiKeyHash: Uint8Array }
   | { readonly type: 'oauth2'; readonly publicKeyPem: string };
 
+/** How many REST connections a node keeps and how long it waits on each (`node.api.rest`). */
+export interface RestConnectionLimits {
+  /** `max-connections`: sockets beyond this many open ones are closed on arrival. */
+  readonly maxConnections: number;
+  /** `header-timeout`: a request whose headers are not all in by then is answered 408 and closed. */
+  readonly headerTimeoutMs: number;
+  /**
+   * `request-timeout`: a request body must be complete or bring at least 1 MiB more within each
+   * such window, else it is answered 408 and closed (a trickled body is cut; a large upload that
+   * keeps flowing is not).
+   */
+  readonly requestTimeoutMs: number;
+  /** `idle-timeout`: a socket silent this long (nothing received or sent) is closed. */
+  readonly idleTimeoutMs: number;
+}
+
 export interface ApiSettings {
   readonly bindAddress: string;
   readonly port: number;
   readonly cors: boolean;
+  /**
+   * `node.api.rest.cors-allowed-origins`: the browser origins CORS answers for, each echoed
+   * back with credentials allowed. Empty or absent: `*` for any origin, never with credentials.
+   */
+  readonly corsAllowedOrigins?: readonly string[];
+  /** Connection cap and timeouts of the REST server (absent: DEFAULT_REST_CONNECTION_LIMITS of api/connection-limits.ts). */
+  readonly connectionLimits?: RestConnectionLimits;
   readonly auth: AuthMode;
   readonly transactionsByAddressLimit: number;
   /** `node.api.rest.distribution-address-limit`: asset distribution pages hold fewer holders than this. */

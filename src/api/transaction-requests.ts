@@ -126,16 +126,22 @@ export interface SignDependencies {
   nextTimestamp(): bigint;
 }
 
-/** `/transactions/sign`: the unsigned request → a transaction signed by the keystore key. */
-export function signTransactionRequest(json: unknown, deps: SignDependencies): Transaction {
-  const p = deps.protocol;
-  const body = requireObject(json);
+/** Who signs an unsigned request: the keystore address (`sender`, or the form's own signer field) and its password. */
+export function signerOf(body: JsonObject) {
   const codec = unsignedCodec(body);
   const form = UNSIGNED_FORMS.get(codec.type) ?? {};
   const sender = jsonString(body['sender'], 'sender');
   const signerField = form.signerField ?? 'sender';
   const signerAddress = signerField === 'sender' ? sender : jsonString(body[signerField], signerField);
   const password = optionalString(body['password'], 'password');
+  return { codec, form, sender, signerField, signerAddress, password };
+}
+
+/** `/transactions/sign`: the unsigned request → a transaction signed by the keystore key. */
+export function signTransactionRequest(json: unknown, deps: SignDependencies): Transaction {
+  const p = deps.protocol;
+  const body = requireObject(json);
+  const { codec, form, sender, signerField, signerAddress, password } = signerOf(body);
   const requestTimestamp = optionalLong(body['timestamp'], 'timestamp');
 
   const keyPair = withField(signerField, () => deps.signer.keyPair(signerAddress, password));

@@ -60,6 +60,15 @@ export function withField<T>(field: string, f: () => T): T {
   }
 }
 
+/** withField for an asynchronous step. */
+export async function withFieldAsync<T>(field: string, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    throw e instanceof WeError ? e.at(field) : e;
+  }
+}
+
 /** WE's crypto.internals.CryptoError family, mapped as ApiError.fromCryptoError does. */
 export class CryptoError extends WeError {}
 
@@ -156,6 +165,10 @@ export const overflowError = (field?: string): ValidationError => invalid('Overf
 /** 115. */
 export const missingSenderPrivateKey = (field?: string): ApiError =>
   api('MissingSenderPrivateKey', 115, 'no private key for sender address in wallet or provided password is incorrect', 400, field);
+
+/** 115 as well (Weft's): a keystore address refuses unlocking for a while after repeated wrong passwords (429). */
+export const tooManyFailedUnlocks = (retryAfterSeconds: number, field?: string): ApiError =>
+  api('TooManyFailedUnlocks', 115, `too many wrong passwords for this address in the wallet; try again in ${retryAfterSeconds} s`, 429, field);
 
 /** 116. */
 export const invalidName = (field?: string): ValidationError => invalid('InvalidName', 116, 'invalid name', field);

@@ -17,6 +17,8 @@ import type { AnchoringSettings } from '../anchoring/settings.js';
 import type { PrivacySettings, PrivacyStorageSettings } from '../privacy/settings.js';
 import type { ContractsSettings } from '../contracts/settings.js';
 import type { NodeConfig, PeerAddress } from './config.js';
+import { DEFAULT_REST_CONNECTION_LIMITS } from '../api/connection-limits.js';
+import type { RestConnectionLimits } from '../api/services.js';
 
 type JsonMap = { [key: string]: JsonValue };
 
@@ -43,6 +45,15 @@ function feeMap(fees: ReadonlyMap<number, bigint>): JsonMap {
 }
 
 /** `node.anchoring` in WE's keys (Weft's `retry-delay` and `height-poll-interval` too); `enable = false` when off. */
+function connectionLimitsSection(l: RestConnectionLimits): JsonMap {
+  return {
+    'max-connections': l.maxConnections,
+    'header-timeout': durationText(l.headerTimeoutMs),
+    'request-timeout': durationText(l.requestTimeoutMs),
+    'idle-timeout': durationText(l.idleTimeoutMs),
+  };
+}
+
 function anchoringSection(a: AnchoringSettings | undefined): JsonMap {
   if (a === undefined) return { enable: false };
   const t = a.targetnet;
@@ -303,6 +314,8 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
           'bind-address': api.bindAddress,
           port: api.port,
           cors: api.cors,
+          'cors-allowed-origins': [...(api.corsAllowedOrigins ?? [])],
+          ...connectionLimitsSection(api.connectionLimits ?? DEFAULT_REST_CONNECTION_LIMITS),
           'transactions-by-address-limit': api.transactionsByAddressLimit,
           'distribution-address-limit': api.distributionAddressLimit,
         },

@@ -32,7 +32,7 @@ import {
   type GenesisSettings,
 } from '../protocol/blocks.js';
 import { Protocol } from '../protocol/protocol.js';
-import type { AuthMode, ApiSettings } from '../api/services.js';
+import type { AuthMode, ApiSettings, RestConnectionLimits } from '../api/services.js';
 import {
   DEFAULT_FEES,
   FEE_NAMES,
@@ -61,6 +61,7 @@ import {
   type DockerEngineSettings,
 } from '../contracts/settings.js';
 import { ROUTE_GROUPS } from '../api/routes/index.js';
+import { DEFAULT_REST_CONNECTION_LIMITS } from '../api/connection-limits.js';
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -886,6 +887,28 @@ function readAuth(api: ConfigSection): AuthMode {
   };
 }
 
+/** A browser origin as browsers send it: `scheme://host[:port]`, nothing after. */
+function readOrigin(v: unknown, path: string): string {
+  const text = parseString(v, path).trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^\s/?#]+$/i.test(text)) return fail(path, `expected an origin such as "https://app.example.com", got ${describeValue(v)}`);
+  return text;
+}
+
+/** `node.api.rest` connection cap and timeouts (Weft's; WE has none). */
+function readConnectionLimits(rest: ConfigSection): RestConnectionLimits {
+  const d = DEFAULT_REST_CONNECTION_LIMITS;
+  const positive = (key: string, fallback: number): number => {
+    const ms = rest.duration(key, fallback);
+    return ms > 0 ? ms : fail(rest.at(key), 'must be positive');
+  };
+  return {
+    maxConnections: rest.int('max-connections', d.maxConnections, { min: 1 }),
+    headerTimeoutMs: positive('header-timeout', d.headerTimeoutMs),
+    requestTimeoutMs: positive('request-timeout', d.requestTimeoutMs),
+    idleTimeoutMs: positive('idle-timeout', d.idleTimeoutMs),
+  };
+}
+
 function readApi(node: ConfigSection, watcher: boolean): NodeApiSettings {
   const api = node.section('api');
   const rest = api.section('rest');
@@ -895,6 +918,8 @@ function readApi(node: ConfigSection, watcher: boolean): NodeApiSettings {
     bindAddress: rest.string('bind-address', d.bindAddress),
     port: rest.int('port', d.port, { min: 0, max: 65535 }),
     cors: rest.bool('cors', d.cors),
+    corsAllowedOrigins: rest.list('cors-allowed-origins', []).map((v, i) => readOrigin(v, `${rest.at('cors-allowed-origins')}(${i})`)),
+    connectionLimits: readConnectionLimits(rest),
     transactionsByAddressLimit: rest.int('transactions-by-address-limit', d.transactionsByAddressLimit, { min: 1 }),
     distributionAddressLimit: rest.int('distribution-address-limit', d.distributionAddressLimit, { min: 1 }),
     auth: readAuth(api),

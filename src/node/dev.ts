@@ -38,6 +38,7 @@
  * `<data-dir>/dev-accounts.json` tells clients all of this:
  *   {"restUrl","apiKey","chainId","accounts":[{"seed","address","publicKey","keystorePassword","roles"}]}
  */
+import { DEFAULT_REST_CONNECTION_LIMITS } from '../api/connection-limits.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { encodeBase58, decodeBase58, equalBytes } from '../crypto/encoding.js';
@@ -261,6 +262,8 @@ export function loopbackApi(port: number, keyHash: Uint8Array): NodeApiSettings 
     bindAddress: '127.0.0.1',
     port,
     cors: true,
+    corsAllowedOrigins: [],
+    connectionLimits: DEFAULT_REST_CONNECTION_LIMITS,
     transactionsByAddressLimit: DEFAULTS.rest.transactionsByAddressLimit,
     distributionAddressLimit: DEFAULTS.rest.distributionAddressLimit,
     auth: { type: 'api-key', apiKeyHash: keyHash, privacyApiKeyHash: keyHash, confidentialContractsApiKeyHash: keyHash },

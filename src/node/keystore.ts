@@ -21,13 +21,13 @@
  * without a password, as WE does. Every failure to unlock — unknown address, wrong or
  * missing password, tampered entry — is WE's error 115.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { AddressScheme } from '../crypto/address.js';
 import { decodeBase58, decodeBase64, encodeBase58, encodeBase64, equalBytes } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { missingSenderPrivateKey } from '../errors/catalogue.js';
+import { missingSenderPrivateKey, tooManyFailedUnlocks } from '../errors/catalogue.js';
 
 export const KEYSTORE_FORMAT = 'weft-keystore';
 export const KEYSTORE_VERSION = 1;
@@ -56,6 +56,10 @@ const TAG_LENGTH = 16;
 export interface KeystoreOptions {
   /** scrypt cost of entries added from now on (tests use a small N). */
   readonly scrypt?: ScryptParams;
+  /** Wrong passwords an address takes per window (default DEFAULT_UNLOCK_LIMIT). */
+  readonly unlockLimit?: { readonly maxFailures: number; readonly windowMs: number };
+  /** Wall clock in milliseconds for the unlock limit (default Date.now). */
+  readonly now?: () => number;
 }
 
 /** What anyone may read about an entry. */
@@ -78,6 +82,57 @@ function scryptMaxmem(p: ScryptParams): number {
 
 function deriveKey(password: string, salt: Uint8Array, p: ScryptParams): Buffer {
   return scryptSync(Buffer.from(password, 'utf8'), salt, 32, { N: p.N, r: p.r, p: p.p, maxmem: scryptMaxmem(p) });
+}
+
+/** deriveKey on libuv's thread pool: the event loop goes on while scrypt runs. */
+function deriveKeyOffThread(password: string, salt: Uint8Array, p: ScryptParams): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(Buffer.from(password, 'utf8'), salt, 32, { N: p.N, r: p.r, p: p.p, maxmem: scryptMaxmem(p) }, (e, key) => (e === null ? resolve(key) : reject(e)));
+  });
+}
+
+/** Wrong passwords an address takes within the window before it refuses unlocking until the window has passed. */
+export const DEFAULT_UNLOCK_LIMIT = { maxFailures: 5, windowMs: 60_000 };
+
+/**
+ * Failed unlocks per address: after `maxFailures` wrong passwords within `windowMs` (attempts
+ * still running count too, so a burst cannot slip past), the address refuses unlocking until
+ * the oldest failure leaves the window — guessing passwords gets `maxFailures` tries a window.
+ */
+class FailedUnlocks {
+  private readonly failures = new Map<string, number[]>();
+  private readonly running = new Map<string, number>();
+
+  constructor(
+    private readonly limit: { readonly maxFailures: number; readonly windowMs: number },
+    private readonly now: () => number,
+  ) {}
+
+  /** Starts an attempt; throws the limit error when the address takes none now. */
+  begin(address: string): void {
+    const now = this.now();
+    const recent = (this.failures.get(address) ?? []).filter((t) => now - t < this.limit.windowMs);
+    if (recent.length === 0) this.failures.delete(address);
+    else this.failures.set(address, recent);
+    if (recent.length + (this.running.get(address) ?? 0) >= this.limit.maxFailures) {
+      const oldest = recent[0] ?? now;
+      throw tooManyFailedUnlocks(Math.max(1, Math.ceil((oldest + this.limit.windowMs - now) / 1000)));
+    }
+    this.running.set(address, (this.running.get(address) ?? 0) + 1);
+  }
+
+  /** Forgets every failure (a reloaded keystore starts afresh). */
+  clear(): void {
+    this.failures.clear();
+  }
+
+  end(address: string, succeeded: boolean): void {
+    const running = (this.running.get(address) ?? 1) - 1;
+    if (running === 0) this.running.delete(address);
+    else this.running.set(address, running);
+    if (succeeded) this.failures.delete(address);
+    else this.failures.set(address, [...(this.failures.get(address) ?? []), this.now()]);
+  }
 }
 
 function checkScrypt(p: ScryptParams, what: string): void {
@@ -143,10 +198,11 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
 export class Keystore {
   private entries = new Map<string, StoredEntry>();
   /** Unlocked keys of this process: address → (HMAC of the password that unlocked it, key pair). */
-  private readonly unlocked = new Map<string, { tag: Buffer; keyPair: KeyPair }>();
+  private readonly unlockedKeys = new Map<string, { tag: Buffer; keyPair: KeyPair }>();
   /** Per-process secret for those HMACs: passwords themselves are never kept. */
   private readonly cacheKey = randomBytes(32);
   private readonly scrypt: ScryptParams;
+  private readonly failedUnlocks: FailedUnlocks;
 
   private constructor(
     /** Absolute path of the keystore file. */
@@ -156,6 +212,7 @@ export class Keystore {
   ) {
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT;
     checkScrypt(this.scrypt, 'keystore options');
+    this.failedUnlocks = new FailedUnlocks(options.unlockLimit ?? DEFAULT_UNLOCK_LIMIT, options.now ?? Date.now);
   }
 
   /**
@@ -168,10 +225,11 @@ export class Keystore {
     return ks;
   }
 
-  /** Re-reads the file (WE's `POST /utils/reload-wallet`); unlocked keys are forgotten. */
+  /** Re-reads the file (WE's `POST /utils/reload-wallet`); unlocked keys and failed unlocks are forgotten. */
   reload(): void {
     this.entries = this.readFile();
-    this.unlocked.clear();
+    this.unlockedKeys.clear();
+    this.failedUnlocks.clear();
   }
 
   /** Addresses in the order they were added. */
@@ -200,16 +258,49 @@ export class Keystore {
    * the entry was tampered with.
    */
   keyPair(address: string, password?: string): KeyPair {
+    const { entry, effective, tag, cached } = this.lookup(address, password);
+    if (cached !== undefined) return cached;
+    this.failedUnlocks.begin(address);
+    const privateKey = this.decrypt(entry, deriveKey(effective, entry.kdf.salt, entry.kdf));
+    return this.unlocked(entry, tag, privateKey);
+  }
+
+  /**
+   * keyPair with the password derived off the event loop: what REST requests use, so wrong
+   * passwords cost the node no main-thread time. Unlocked keys are kept for the life of the
+   * process (until `reload`); an address refuses unlocking for a while after repeated wrong
+   * passwords (115, 429 — see DEFAULT_UNLOCK_LIMIT).
+   */
+  async unlock(address: string, password?: string): Promise<KeyPair> {
+    const { entry, effective, tag, cached } = this.lookup(address, password);
+    if (cached !== undefined) return cached;
+    this.failedUnlocks.begin(address);
+    let key: Buffer;
+    try {
+      key = await deriveKeyOffThread(effective, entry.kdf.salt, entry.kdf);
+    } catch (e) {
+      this.failedUnlocks.end(address, false);
+      throw e;
+    }
+    return this.unlocked(entry, tag, this.decrypt(entry, key));
+  }
+
+  private lookup(address: string, password: string | undefined) {
     const entry = this.entries.get(address);
     if (entry === undefined) throw missingSenderPrivateKey();
     const effective = entry.passwordProtected ? (password ?? '') : '';
     const tag = createHmac('sha256', this.cacheKey).update(address).update('\0').update(effective, 'utf8').digest();
-    const cached = this.unlocked.get(address);
-    if (cached !== undefined && timingSafeEqual(cached.tag, tag)) return cached.keyPair;
-    const privateKey = this.decrypt(entry, effective);
+    const hit = this.unlockedKeys.get(address);
+    const cached = hit !== undefined && timingSafeEqual(hit.tag, tag) ? hit.keyPair : undefined;
+    return { entry, effective, tag, cached };
+  }
+
+  /** Ends an unlock attempt: the key pair kept and returned, or 115 counted as a failure. */
+  private unlocked(entry: StoredEntry, tag: Buffer, privateKey: Uint8Array | undefined): KeyPair {
+    this.failedUnlocks.end(entry.address, privateKey !== undefined);
     if (privateKey === undefined) throw missingSenderPrivateKey();
     const keyPair: KeyPair = { privateKey, publicKey: entry.publicKey };
-    this.unlocked.set(address, { tag, keyPair });
+    this.unlockedKeys.set(entry.address, { tag, keyPair });
     return keyPair;
   }
 
@@ -261,9 +352,9 @@ export class Keystore {
     };
   }
 
-  private decrypt(entry: StoredEntry, password: string): Uint8Array | undefined {
+  private decrypt(entry: StoredEntry, key: Buffer): Uint8Array | undefined {
     try {
-      const decipher = createDecipheriv('aes-256-gcm', deriveKey(password, entry.kdf.salt, entry.kdf), entry.nonce, { authTagLength: TAG_LENGTH });
+      const decipher = createDecipheriv('aes-256-gcm', key, entry.nonce, { authTagLength: TAG_LENGTH });
       decipher.setAAD(this.aad(entry.address, entry.publicKey));
       decipher.setAuthTag(entry.tag);
       const privateKey = new Uint8Array(Buffer.concat([decipher.update(entry.ciphertext), decipher.final()]));

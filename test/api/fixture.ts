@@ -10,7 +10,7 @@ import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { apiKeyHash } from '../../src/api/auth.js';
 import { createApiServer } from '../../src/api/server.js';
-import type { AdminService, ApiServices, ApiSettings, BlockAt, ChainReader, PoolService, WalletService } from '../../src/api/services.js';
+import type { AdminService, ApiServices, ApiSettings, BlockAt, RestConnectionLimits, ChainReader, PoolService, WalletService } from '../../src/api/services.js';
 import { activationStatus, ChainFeatures, SUPPORT_ALL_IMPLEMENTED } from '../../src/chain/features.js';
 import { DEFAULT_FEES, type FunctionalitySettings, type PoaSettings } from '../../src/chain/settings.js';
 import { PoaConsensus } from '../../src/consensus/poa.js';
@@ -158,6 +158,8 @@ export interface FixtureOptions {
   readonly watcher?: boolean;
   readonly transactionsByAddressLimit?: number;
   readonly cors?: boolean;
+  readonly corsAllowedOrigins?: readonly string[];
+  readonly connectionLimits?: RestConnectionLimits;
 }
 
 /** Builds the fixture chain: genesis, 2 key blocks with transactions, a liquid block with one micro-block. */
@@ -281,6 +283,7 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
       if (a === undefined || a.password !== password) throw missingSenderPrivateKey();
       return a.keyPair;
     },
+    unlock: (address, password) => new Promise((resolve) => resolve(wallet.keyPair(address, password))),
     reload() {},
     addresses: () => [...keystore.keys()],
     publicKey(address) {
@@ -310,6 +313,8 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
     bindAddress: '127.0.0.1',
     port: 0,
     cors: options.cors ?? true,
+    ...(options.corsAllowedOrigins === undefined ? {} : { corsAllowedOrigins: options.corsAllowedOrigins }),
+    ...(options.connectionLimits === undefined ? {} : { connectionLimits: options.connectionLimits }),
     auth: {
       type: 'api-key',
       apiKeyHash: apiKeyHash(ADMIN_KEY, protocol.crypto),

@@ -43,16 +43,41 @@ describe('conventions', () => {
     }
   });
 
-  it('CORS on every API answer, errors included; OPTIONS answered with WE headers', async () => {
+  it('CORS on every API answer, errors included; OPTIONS answered with WE headers, but never credentials with *', async () => {
     assert.equal((await client.call('GET /blocks/height')).headers['access-control-allow-origin'], '*');
     assert.equal((await client.call('GET /blocks/at/{height}', { params: { height: 0 } })).headers['access-control-allow-origin'], '*');
-    const options = await client.request({ method: 'OPTIONS', url: '/blocks/height' });
+    const options = await client.request({ method: 'OPTIONS', url: '/blocks/height', headers: { origin: 'https://evil.example' } });
     assert.equal(options.status, 200);
     assert.equal(options.text, '');
     assert.equal(options.headers['access-control-allow-origin'], '*');
-    assert.equal(options.headers['access-control-allow-credentials'], 'true');
+    assert.equal(options.headers['access-control-allow-credentials'], undefined);
     assert.equal(options.headers['access-control-allow-methods'], 'OPTIONS, POST, PUT, GET, DELETE');
     assert.equal(options.headers['access-control-allow-headers'], 'Authorization, Content-Type, X-Requested-With, Timestamp, X-API-Key, Signature');
+  });
+
+  it('listed origins: each echoed with credentials, any other origin gets no CORS header', async () => {
+    const g = fixtureServer({ corsAllowedOrigins: ['https://wallet.example', 'http://localhost:3000'] });
+    after(() => g.app.close());
+    for (const origin of ['https://wallet.example', 'http://localhost:3000']) {
+      for (const method of ['GET', 'OPTIONS'] as const) {
+        const r = await g.client.request({ method, url: '/blocks/height', headers: { origin } });
+        assert.equal(r.headers['access-control-allow-origin'], origin);
+        assert.equal(r.headers['access-control-allow-credentials'], 'true');
+        assert.match(String(r.headers['vary']), /Origin/);
+      }
+    }
+    // An error answer of a route gets the same treatment.
+    const error = await g.client.request({ method: 'GET', url: '/blocks/at/0', headers: { origin: 'https://wallet.example' } });
+    assert.equal(error.status, 400);
+    assert.equal(error.headers['access-control-allow-origin'], 'https://wallet.example');
+    for (const headers of [{ origin: 'https://evil.example' }, {}] as Record<string, string>[]) {
+      for (const method of ['GET', 'OPTIONS'] as const) {
+        const r = await g.client.request({ method, url: '/blocks/height', headers });
+        assert.equal(r.status, 200);
+        assert.equal(r.headers['access-control-allow-origin'], undefined);
+        assert.equal(r.headers['access-control-allow-credentials'], undefined);
+      }
+    }
   });
 
   it('no CORS header when cors is off', async () => {
@@ -324,6 +349,52 @@ describe('unexpected failures', () => {
     assert.equal(r.status, 500);
     assert.deepEqual(r.body, { error: 0, message: 'Error is unknown' });
     assert.ok(lines.some((l) => l.includes('disk on fire')), 'the failure is logged');
+  });
+});
+
+describe('request logs', () => {
+  interface LogLine {
+    readonly level: number;
+    readonly msg: string;
+    readonly url?: string;
+    readonly statusCode?: number;
+  }
+  function logged(level: string, slowRequestMs?: number) {
+    const lines: LogLine[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line) as LogLine);
+        done();
+      },
+    });
+    const app = createApiServer(fixtureChain().services, { loggerInstance: pino({ level }, sink), ...(slowRequestMs === undefined ? {} : { slowRequestMs }) });
+    after(() => app.close());
+    return { lines, client: apiClient(app, ROUTE_GROUPS) };
+  }
+  const INFO = 30;
+
+  it('at INFO: nothing for requests that went well, one line for each error answer', async () => {
+    const { lines, client } = logged('info');
+    for (let i = 0; i < 5; i++) assert.equal((await client.call('GET /blocks/height')).status, 200);
+    assert.equal(lines.length, 0, JSON.stringify(lines));
+    assert.equal((await client.request({ method: 'GET', url: '/blocks/at/0' })).status, 400);
+    assert.equal((await client.request({ method: 'GET', url: '/no/such/route' })).status, 404);
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.url, l.statusCode]),
+      [
+        [INFO, '/blocks/at/0', 400],
+        [INFO, '/no/such/route', 404],
+      ],
+    );
+  });
+
+  it('slow requests at INFO (a zero threshold makes every request slow); every request at DEBUG', async () => {
+    const slow = logged('info', 0);
+    await slow.client.call('GET /blocks/height');
+    assert.deepEqual(slow.lines.map((l) => [l.level, l.msg, l.url]), [[INFO, 'slow request', '/blocks/height']]);
+    const debug = logged('debug');
+    await debug.client.call('GET /blocks/height');
+    assert.deepEqual(debug.lines.map((l) => l.msg), ['incoming request', 'request completed']);
   });
 });
 

@@ -64,7 +64,7 @@ describe('renderNodeConfig', () => {
     const config: NodeConfig = {
       ...dev,
       chain: { ...dev.chain, fees: { enabled: false, base: new Map(), additional: new Map() }, maxRollbackDepth: 77 },
-      api: { ...dev.api, auth: { type: 'oauth2', publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() }, cors: false },
+      api: { ...dev.api, auth: { type: 'oauth2', publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() }, cors: false, corsAllowedOrigins: ['https://wallet.example', 'http://localhost:3000'], connectionLimits: { maxConnections: 50, headerTimeoutMs: 2000, requestTimeoutMs: 15_000, idleTimeoutMs: 5000 } },
       network: { ...dev.network, nodeName: 'render-test', nonce: 12345n, knownPeers: [{ host: '10.0.0.2', port: 6864 }, { host: '::1', port: 6865 }], declaredAddress: { host: 'node.example', port: 6864 } },
       miner: { ...dev.miner, enabled: false, microBlockIntervalMs: 1500 },
       metrics: { enabled: true, path: '/ops/prometheus', protected: true },

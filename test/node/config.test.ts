@@ -151,6 +151,8 @@ describe('a realistic WE node.conf', () => {
       bindAddress: '0.0.0.0',
       port: 6862,
       cors: true,
+      corsAllowedOrigins: [],
+      connectionLimits: { maxConnections: 1024, headerTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 30_000 },
       transactionsByAddressLimit: 10_000,
       distributionAddressLimit: 1000,
       watcher: false,
@@ -553,5 +555,18 @@ describe('node.metrics', () => {
     await expectConfigError(['node.metrics.path = "/node/metrics"'], 'node.metrics.path', '"/node/metrics" lies under /node, which the REST API serves; choose another path such as "/metrics"');
     await expectConfigError(['node.metrics.path = "/explorer/metrics"'], 'node.metrics.path', /lies under \/explorer/);
     await expectConfigError(['node.metrics.protected = sometimes'], 'node.metrics.protected', /expected a boolean/);
+  });
+});
+
+describe('REST connection limits and CORS origins (node.api.rest)', () => {
+  it('reads the cap, the timeouts and the listed origins; refuses a non-origin and a zero timeout', async () => {
+    const c = await configWith(
+      'node.api.rest { max-connections = 200, header-timeout = 5s, request-timeout = 20s, idle-timeout = 15s, cors-allowed-origins = ["https://wallet.example", "http://localhost:3000"] }',
+    );
+    assert.deepEqual(c.api.connectionLimits, { maxConnections: 200, headerTimeoutMs: 5000, requestTimeoutMs: 20_000, idleTimeoutMs: 15_000 });
+    assert.deepEqual(c.api.corsAllowedOrigins, ['https://wallet.example', 'http://localhost:3000']);
+    await expectConfigError(['node.api.rest.cors-allowed-origins = ["https://wallet.example/app"]'], 'node.api.rest.cors-allowed-origins(0)', /expected an origin/);
+    await expectConfigError(['node.api.rest.idle-timeout = 0s'], 'node.api.rest.idle-timeout', 'must be positive');
+    await expectConfigError(['node.api.rest.max-connections = 0'], 'node.api.rest.max-connections', /1/);
   });
 });

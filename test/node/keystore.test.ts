@@ -180,3 +180,60 @@ describe('keystore', () => {
     assert.throws(() => ks.reload(), /scrypt parameters out of range/);
   });
 });
+
+describe('keystore under password guessing', () => {
+  /** The WeError an async unlock rejects with. */
+  async function rejection(p: Promise<unknown>): Promise<() => never> {
+    try {
+      await p;
+    } catch (e) {
+      return () => {
+        throw e;
+      };
+    }
+    return assert.fail('expected the unlock to fail');
+  }
+
+  it('unlock derives off the event loop: the loop keeps turning while a wrong-password flood runs, every one answered 115', async () => {
+    const { ks } = fresh(waves, { scrypt: { N: 2 ** 14, r: 8, p: 1 }, unlockLimit: { maxFailures: 1000, windowMs: 60_000 } });
+    const address = ks.addKeyPair(waves.crypto.generateKeyPair(), 'right');
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 1);
+    const attempts = Array.from({ length: 16 }, (_, i) => rejection(ks.unlock(address, `wrong-${i}`)));
+    // Nothing of the flood has run on this thread yet: the attempts are all pending.
+    const settled = await Promise.all(attempts);
+    clearInterval(ticker);
+    for (const thrown of settled) expectWeError(thrown, 115, MESSAGE_115);
+    assert.ok(turns > 0, 'timers fired while the derivations ran');
+    // The right password unlocks, and the key stays unlocked (the sync path finds it without deriving).
+    const kp = await ks.unlock(address, 'right');
+    assert.deepEqual(ks.keyPair(address, 'right'), kp);
+  });
+
+  it('after repeated wrong passwords an address refuses even the right one (115, 429) until the window passes; other addresses are untouched', async () => {
+    let now = 1_000_000;
+    const { ks } = fresh(waves, { ...CHEAP, unlockLimit: { maxFailures: 3, windowMs: 60_000 }, now: () => now });
+    const address = ks.addKeyPair(waves.crypto.generateKeyPair(), 'right');
+    const other = ks.addKeyPair(waves.crypto.generateKeyPair(), 'other');
+    for (let i = 0; i < 3; i++) expectWeError(await rejection(ks.unlock(address, 'wrong')), 115, MESSAGE_115);
+    const limited = expectWeError(await rejection(ks.unlock(address, 'right')), 115, /too many wrong passwords .* try again in 60 s/);
+    assert.equal(limited.status, 429);
+    expectWeError(() => ks.keyPair(address, 'right'), 115, /too many wrong passwords/);
+    assert.ok((await ks.unlock(other, 'other')).privateKey.length > 0);
+    now += 30_000;
+    expectWeError(await rejection(ks.unlock(address, 'right')), 115, /try again in 30 s/);
+    now += 30_000;
+    assert.ok((await ks.unlock(address, 'right')).privateKey.length > 0);
+    // A success clears the count; a key already unlocked is served whatever the count.
+    for (let i = 0; i < 3; i++) expectWeError(await rejection(ks.unlock(address, 'wrong')), 115, MESSAGE_115);
+    assert.ok((await ks.unlock(address, 'right')).privateKey.length > 0);
+  });
+
+  it('a burst of concurrent wrong passwords gets no more tries than the limit', async () => {
+    const { ks } = fresh(waves, { ...CHEAP, unlockLimit: { maxFailures: 4, windowMs: 60_000 } });
+    const address = ks.addKeyPair(waves.crypto.generateKeyPair(), 'right');
+    const settled = await Promise.all(Array.from({ length: 20 }, (_, i) => rejection(ks.unlock(address, `guess-${i}`))));
+    const limited = settled.filter((thrown) => expectWeError(thrown, 115).status === 429);
+    assert.equal(limited.length, 16);
+  });
+});

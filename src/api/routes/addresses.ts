@@ -32,7 +32,7 @@ import {
 import { nonNegativeInt, optionalQuery, positiveInt, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
-import { customValidationError, dataKeyNotExists, invalidMessage, invalidPublicKey, invalidSignature, type JsonPathError, requestedHeightDoesntExist, tooBigArray, WeError, withField, wrongJson } from '../../errors/catalogue.js';
+import { customValidationError, dataKeyNotExists, invalidMessage, invalidPublicKey, invalidSignature, type JsonPathError, requestedHeightDoesntExist, tooBigArray, WeError, withField, withFieldAsync, wrongJson } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
@@ -43,9 +43,9 @@ const parseAddress = (ctx: ApiContext, raw: string, field = 'address'): Address 
 
 const addressParam = (doc = 'Address, Base58 (an `address:` prefix is accepted)') => text(doc);
 
-function signMessage(ctx: ApiContext, rawAddress: string, body: { message: string; password?: string | null }, encode: boolean): JsonObject {
+async function signMessage(ctx: ApiContext, rawAddress: string, body: { message: string; password?: string | null }, encode: boolean): Promise<JsonObject> {
   const address = parseAddress(ctx, rawAddress);
-  const keyPair = withField('address', () => ctx.services.wallet.keyPair(address.toString(), body.password ?? undefined));
+  const keyPair = await withFieldAsync('address', () => ctx.services.wallet.unlock(address.toString(), body.password ?? undefined));
   const bytes = javaUtf8(body.message);
   const signature = ctx.services.protocol.crypto.sign(keyPair.privateKey, bytes);
   return { message: encode ? encodeBase58(bytes) : body.message, publicKey: encodeBase58(keyPair.publicKey), signature: encodeBase58(signature) };

@@ -30,7 +30,7 @@ import type { JsonObject } from '../../protocol/json.js';
 import { readBody } from '../body.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
-import { customValidationError, type JsonPathError, WeError, withField, wrongJson } from '../../errors/catalogue.js';
+import { customValidationError, type JsonPathError, WeError, withFieldAsync, wrongJson } from '../../errors/catalogue.js';
 
 /** WE's size limit of the encrypt routes: 165 KiB. */
 export const ENCRYPT_BODY_LIMIT = 165 * 1024;
@@ -110,10 +110,10 @@ function readCryptoRequest<T>(schema: TSchema, body: JsonObject, crypto: CryptoT
   return value as T;
 }
 
-/** The key pair of a keystore address: 102 for a bad address, 115 for a missing key or wrong password. */
-function keystoreKey(ctx: ApiContext, field: string, addressText: string, password: string | null | undefined): KeyPair {
+/** The key pair of a keystore address, unlocked off the event loop: 102 for a bad address, 115 for a missing key or wrong password. */
+function keystoreKey(ctx: ApiContext, field: string, addressText: string, password: string | null | undefined): Promise<KeyPair> {
   const address = ctx.services.protocol.addresses.parseAddress(addressText, field);
-  return withField(field, () => ctx.services.wallet.keyPair(address.toString(), password ?? undefined));
+  return withFieldAsync(field, () => ctx.services.wallet.unlock(address.toString(), password ?? undefined));
 }
 
 const parsePublicKey = (ctx: ApiContext, text: string, field: string): Uint8Array => ctx.services.protocol.addresses.parsePublicKey(text, field);
@@ -153,11 +153,11 @@ export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encrypt
     body: encryptBody,
     bodyLimit: ENCRYPT_BODY_LIMIT,
     responses: { 200: Type.Array(EncryptedSingle, { description: 'One entry per recipient' }), ...encryptErrors },
-    handler: ({ body }, ctx) => {
+    handler: async ({ body }, ctx) => {
       const crypto = ctx.services.protocol.crypto.type;
       const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body, crypto);
       if (request.recipientsPublicKeys.length === 0) return [];
-      const sender = keystoreKey(ctx, 'sender', request.sender, request.password);
+      const sender = await keystoreKey(ctx, 'sender', request.sender, request.password);
       const text = utf8(request.encryptionText);
       const encryption = textEncryptionFor(crypto);
       return request.recipientsPublicKeys.map((keyText, i) => {
@@ -177,10 +177,10 @@ export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encrypt
     body: encryptBody,
     bodyLimit: ENCRYPT_BODY_LIMIT,
     responses: { 200: EncryptedForMany, ...encryptErrors },
-    handler: ({ body }, ctx) => {
+    handler: async ({ body }, ctx) => {
       const crypto = ctx.services.protocol.crypto.type;
       const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body, crypto);
-      const sender = keystoreKey(ctx, 'sender', request.sender, request.password);
+      const sender = await keystoreKey(ctx, 'sender', request.sender, request.password);
       const keys = request.recipientsPublicKeys.map((keyText, i) => parsePublicKey(ctx, keyText, `recipientsPublicKeys[${i}]`));
       const encrypted = encryptingOr('EncryptForMany failed', 'recipientsPublicKeys', () => textEncryptionFor(crypto).encryptCommon(sender.privateKey, utf8(request.encryptionText), keys));
       const recipientToWrappedStructure: Record<string, string> = {};
@@ -198,12 +198,12 @@ export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encrypt
       200: DecryptDataResponse,
       400: err('1 a field missing, of the wrong type or an unknown `cryptoAlgo`; 102 bad recipient address; 108 bad sender key; 115 no such key or wrong password; 199 bad Base64/Base58 or `Decryption failed: …`'),
     },
-    handler: ({ body }, ctx) => {
+    handler: async ({ body }, ctx) => {
       const crypto = ctx.services.protocol.crypto.type;
       const request = readCryptoRequest<DecryptRequest>(DecryptDataRequest, body, crypto);
       const encrypted = decodeOr(() => decodeBase64(request.encryptedText), 'encryptedText');
       const senderPublicKey = parsePublicKey(ctx, request.senderPublicKey, 'senderPublicKey');
-      const recipient = keystoreKey(ctx, 'recipient', request.recipient, request.password);
+      const recipient = await keystoreKey(ctx, 'recipient', request.recipient, request.password);
       const wrappedKey = decodeOr(() => decodeBase58(request.wrappedKey), 'wrappedKey');
       try {
         return { decryptedText: Buffer.from(textEncryptionFor(crypto).decrypt(recipient.privateKey, senderPublicKey, encrypted, wrappedKey)).toString('utf8') };

@@ -18,11 +18,11 @@ import { transactionNotInBlockchain, transactionNotInUtx } from '../errors.js';
 import { address, base58Id, digitsInt, optionalQuery, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
-import { checkCertificates, checkUnimplemented, feeAnswer, feeEstimateTransaction, signTransactionRequest } from '../transaction-requests.js';
+import { checkCertificates, checkUnimplemented, feeAnswer, feeEstimateTransaction, signerOf, signTransactionRequest } from '../transaction-requests.js';
 import { TxJsonReader } from '../tx-json.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { JsonObject } from '../../protocol/json.js';
-import { customValidationError, illegalWatcherAction, invalidSignature, tooBigArray } from '../../errors/catalogue.js';
+import { customValidationError, illegalWatcherAction, invalidSignature, tooBigArray, withFieldAsync } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
@@ -32,7 +32,22 @@ const notWatcher = (ctx: ApiContext): void => {
   if (ctx.services.settings.watcher) throw illegalWatcherAction();
 };
 
-function signRequest(body: JsonObject, ctx: ApiContext): Transaction {
+/**
+ * Signs an unsigned request with the keystore key. The key is unlocked first off the event
+ * loop (a wrong password costs no main-thread time and counts toward the address's limit); a
+ * request too malformed to name its signer is refused by the signing itself, as before.
+ */
+async function signRequest(body: JsonObject, ctx: ApiContext): Promise<Transaction> {
+  let signer: ReturnType<typeof signerOf> | undefined;
+  try {
+    signer = signerOf(body);
+  } catch {
+    signer = undefined;
+  }
+  if (signer !== undefined) {
+    const { signerField, signerAddress, password } = signer;
+    await withFieldAsync(signerField, () => ctx.services.wallet.unlock(signerAddress, password));
+  }
   return signTransactionRequest(body, {
     protocol: ctx.services.protocol,
     signer: ctx.services.wallet,
@@ -208,7 +223,7 @@ export const transactionsRoutes = defineRoutes({ name: 'transactions', descripti
     trailingSlash: true,
     body: txBody(S.UnsignedTransactionRequest, 'Unsigned transaction request'),
     responses: { 200: S.Transaction, 400: err('1 malformed request; 115 no such key or wrong password; 199 …') },
-    handler: ({ body }, ctx) => signRequest(body, ctx).toJson(),
+    handler: async ({ body }, ctx) => (await signRequest(body, ctx)).toJson(),
   }),
   route({
     method: 'POST',
@@ -233,8 +248,8 @@ export const transactionsRoutes = defineRoutes({ name: 'transactions', descripti
     body: txBody(S.UnsignedTransactionRequest, 'Unsigned transaction request'),
     guard: notWatcher,
     responses: { 200: S.Transaction, 400: err('Errors of sign and of broadcast'), 403: err('638 watcher node') },
-    handler: ({ body }, ctx) => {
-      const signed = signRequest(body, ctx);
+    handler: async ({ body }, ctx) => {
+      const signed = await signRequest(body, ctx);
       // WE re-reads the signed JSON through the broadcast path, so it must round-trip.
       const tx = ctx.services.protocol.transactionFromJson(signed.toJson());
       return broadcast(tx, body, ctx);

@@ -1,0 +1,261 @@
+/**
+ * REST under abuse (issue 11), on loopback: clients that trickle bodies, hold idle sockets or
+ * open more connections than the cap are cut off, while ordinary requests keep being answered.
+ * Bounded in count and time; nothing here asserts a timing — a socket that is never closed
+ * fails the test by its own deadline.
+ */
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { listen } from '../../src/api/server.js';
+import { createApiServer } from '../../src/api/server.js';
+import { Keystore } from '../../src/node/keystore.js';
+import { walletService } from '../../src/node/services/wallet.js';
+import { tempDir } from '../support/tmp.js';
+import { apiClient } from '../../src/api/client.js';
+import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
+import { fixtureChain, fixtureServer, protocol } from './fixture.js';
+
+const LIMITS = { maxConnections: 24, headerTimeoutMs: 400, requestTimeoutMs: 1200, idleTimeoutMs: 1000 };
+/** Far beyond every limit above: a socket still open by then was never cut. */
+const NEVER_MS = 15_000;
+
+interface Opened {
+  readonly socket: Socket;
+  /** Everything the server sent, when the socket closed. */
+  readonly closed: Promise<string>;
+}
+
+function open(port: number): Promise<Opened> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<string>((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`the server kept the socket open past ${NEVER_MS} ms`)), NEVER_MS);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        done(received);
+      });
+    });
+    socket.on('error', () => undefined);
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('error', reject);
+  });
+}
+
+describe('REST under abuse: slow bodies, idle sockets, connection floods', () => {
+  const f = fixtureServer({ connectionLimits: LIMITS });
+  let port = 0;
+  let base = '';
+  before(async () => {
+    base = await listen(f.app, { bindAddress: '127.0.0.1', port: 0 });
+    port = Number(new URL(base).port);
+  });
+  after(() => f.app.close());
+
+  const height = async (): Promise<number> => {
+    const r = await fetch(`${base}/blocks/height`);
+    assert.equal(r.status, 200);
+    return ((await r.json()) as { height: number }).height;
+  };
+
+  it('slow bodies (a 1 MB body declared, a byte at a time) are answered 408 and closed; other clients are served meanwhile', async () => {
+    const slow = await Promise.all(Array.from({ length: 8 }, () => open(port)));
+    const trickles: NodeJS.Timeout[] = [];
+    for (const { socket } of slow) {
+      socket.write('POST /utils/hash/secure HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1048576\r\n\r\n');
+      trickles.push(setInterval(() => socket.writable && socket.write('a'), 100));
+    }
+    try {
+      // While they trickle, a normal client still gets its answers.
+      for (let i = 0; i < 5; i++) assert.ok((await height()) > 0);
+      const answers = await Promise.all(slow.map((s) => s.closed));
+      for (const text of answers) assert.match(text, /^HTTP\/1\.1 408 /);
+    } finally {
+      for (const t of trickles) clearInterval(t);
+    }
+  });
+
+  it('a large upload that keeps flowing for several request-timeout windows is not cut', async () => {
+    const big = createApiServer(fixtureChain({ connectionLimits: LIMITS }).services, { logger: false, bodyLimit: 64 * 2 ** 20 });
+    const bigBase = await listen(big, { bindAddress: '127.0.0.1', port: 0 });
+    after(() => big.close());
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${bigBase}/utils/hash/fast`, { method: 'POST', headers: { 'content-type': 'text/plain' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      const chunk = Buffer.alloc(1 << 20, 'a');
+      let left = 8;
+      // 1 MiB every 300 ms: over 2 s in all, far above the 1 MiB per window the server asks.
+      const step = (): void => {
+        if (left-- === 0) {
+          req.end();
+          return;
+        }
+        req.write(chunk);
+        setTimeout(step, 300);
+      };
+      step();
+    });
+    assert.equal(answer.status, 200, answer.text);
+  });
+
+  it('sockets that never send a request, or stop half-way through the headers, are closed', async () => {
+    const silent = await Promise.all(Array.from({ length: 8 }, () => open(port)));
+    const halfHeaders = await Promise.all(Array.from({ length: 4 }, () => open(port)));
+    for (const { socket } of halfHeaders) socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n');
+    assert.ok((await height()) > 0);
+    await Promise.all([...silent, ...halfHeaders].map((s) => s.closed));
+    // A keep-alive connection left idle after its answer is closed too.
+    const kept = await open(port);
+    kept.socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.match(await kept.closed, /^HTTP\/1\.1 200 /);
+  });
+
+  it(`connections beyond the cap are closed on arrival; the node answers again once the flood is cut`, async () => {
+    const flood = await Promise.all(Array.from({ length: LIMITS.maxConnections }, () => open(port)));
+    // Node counts a connection once it is accepted: let the server take the whole flood.
+    await new Promise((r) => setTimeout(r, 100));
+    const beyond = await open(port);
+    beyond.socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.equal(await beyond.closed, '', 'a connection beyond the cap gets no answer');
+    await Promise.all(flood.map((s) => s.closed));
+    assert.ok((await height()) > 0);
+  });
+
+  /** POSTs a body streamed in 1 MiB chunks (chunked, no Content-Length) and resolves to the answer, or the socket error that cut it. */
+  const upload = (path: string, contentType: string, total: number): Promise<{ status: number; text: string } | string> =>
+    new Promise((resolve) => {
+      const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': contentType } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => resolve(`cut: ${e.code ?? e.message}`));
+      const chunk = Buffer.alloc(1 << 20, 'a');
+      let sent = 0;
+      const step = (): void => {
+        if (sent >= total || req.destroyed) {
+          req.end();
+          return;
+        }
+        sent += chunk.length;
+        if (req.write(chunk)) setImmediate(step);
+        else req.once('drain', step);
+      };
+      step();
+    });
+
+  const expect611 = (answer: { status: number; text: string } | string): void => {
+    assert.ok(typeof answer !== 'string', `the upload was cut instead of answered (${typeof answer === 'string' ? answer : answer.status})`);
+    assert.equal(answer.status, 400, answer.text);
+    assert.equal((JSON.parse(answer.text) as { error: number }).error, 611, answer.text);
+  };
+
+  it('every oversize body is answered with WE’s 611, as /transactions/broadcast answers it, never cut mid-upload', async () => {
+    const post = async (path: string, body: string, contentType = 'application/json') => {
+      const r = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+      return { status: r.status, text: await r.text() };
+    };
+    const address = '3N4SMepHjvR6wQZBZhnbC2uLAdd6LZubK5t';
+    // 10 MB of JSON to /utils/hash/secure; 200k addresses to validateMany; a mass transfer with 100k entries.
+    expect611(await post('/utils/hash/secure', JSON.stringify({ message: 'a'.repeat(10_000_000) })));
+    expect611(await post('/addresses/validateMany', JSON.stringify({ addresses: Array.from({ length: 200_000 }, () => address) })));
+    const massTransfer = { type: 11, version: 2, sender: address, fee: 100_000_000, assetId: null, transfers: Array.from({ length: 100_000 }, () => ({ recipient: address, amount: 1 })) };
+    expect611(await post('/transactions/broadcast', JSON.stringify(massTransfer)));
+    expect611(await post('/transactions/sign', JSON.stringify(massTransfer)));
+    // 100 MB of text to /utils/hash/fast, streamed without a declared length.
+    expect611(await upload('/utils/hash/fast', 'text/plain', 100 * 2 ** 20));
+    // The node still answers.
+    assert.ok((await height()) > 0);
+  });
+});
+
+describe('REST under abuse: wrong-password floods on the signing routes', () => {
+  /** A fixture server whose wallet is a real keystore (real scrypt) with one account. */
+  async function serverWithKeystore(maxFailures: number) {
+    const keystore = Keystore.open(`${tempDir('weft-abuse-ks-')}/keystore.json`, protocol.addresses, { scrypt: { N: 2 ** 14, r: 8, p: 1 }, unlockLimit: { maxFailures, windowMs: 60_000 } });
+    const address = keystore.addKeyPair(protocol.crypto.generateKeyPair(), 'right');
+    const app = createApiServer({ ...fixtureChain().services, wallet: walletService(keystore) }, { logger: false });
+    const base = await listen(app, { bindAddress: '127.0.0.1', port: 0 });
+    after(() => app.close());
+    const signText = async (password: string) => {
+      const r = await fetch(`${base}/addresses/signText/${address}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello', password }) });
+      return { status: r.status, body: (await r.json()) as { error?: number; signature?: string } };
+    };
+    return { base, signText };
+  }
+
+  it('scrypt runs off the event loop: other requests are answered while 24 wrong passwords are derived, each answered 115', async () => {
+    const { base, signText } = await serverWithKeystore(1000);
+    let answered = 0;
+    const flood = Array.from({ length: 24 }, (_, i) => signText(`wrong-${i}`).then((r) => (answered++, r)));
+    const height = await fetch(`${base}/blocks/height`);
+    assert.equal(height.status, 200);
+    const floodAnsweredBefore = answered;
+    for (const r of await Promise.all(flood)) assert.deepEqual([r.status, r.body.error], [400, 115]);
+    assert.ok(floodAnsweredBefore < 24, 'the height was answered before the whole flood was derived');
+    const right = await signText('right');
+    assert.equal(right.status, 200);
+    assert.ok(right.body.signature);
+  });
+
+  it('an address takes a bounded number of wrong passwords, then answers 115 with status 429 — even to the right one', async () => {
+    const { signText } = await serverWithKeystore(5);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signText(`guess-${i}`)));
+    assert.equal(answers.filter((r) => r.status === 400 && r.body.error === 115).length, 5);
+    assert.equal(answers.filter((r) => r.status === 429 && r.body.error === 115).length, 15);
+    assert.deepEqual([(await signText('right')).status, (await signText('right')).body.error], [429, 115]);
+  });
+});
+
+describe('REST under abuse: large block-range reads', () => {
+  it('/blocks/seq and seqext let the event loop turn between blocks (mining and other requests go on), and answer the same JSON', async () => {
+    const services = fixtureChain().services;
+    const chain = services.chain;
+    // Every height of 1..100 holds the fixture's last block: a full-size range.
+    const block = chain.blockAt(chain.height())!;
+    let turned = false;
+    let turnedWithinRange: boolean | undefined;
+    const app = createApiServer(
+      {
+        ...services,
+        chain: {
+          ...chain,
+          height: () => 100,
+          blockAt: (h: number) => {
+            if (h === 1) {
+              turned = false;
+              setImmediate(() => (turned = true));
+            }
+            if (h === 100) turnedWithinRange = turned;
+            return h >= 1 && h <= 100 ? block : undefined;
+          },
+        },
+      },
+      { logger: false },
+    );
+    after(() => app.close());
+    const client = apiClient(app, ROUTE_GROUPS);
+    for (const url of ['/blocks/seq/1/100', '/blocks/seqext/1/100']) {
+      turnedWithinRange = undefined;
+      const r = await client.request({ method: 'GET', url });
+      assert.equal(r.status, 200);
+      assert.equal(turnedWithinRange, true, `${url}: the loop turned while the range was serialized`);
+      const blocks = JSON.parse(r.text) as Array<{ height: number; signature: string }>;
+      assert.deepEqual(blocks.map((b) => b.height), Array.from({ length: 100 }, (_, i) => i + 1));
+      assert.ok(blocks.every((b) => b.signature === blocks[0]!.signature));
+      // int64 as strings when asked for, as every other answer.
+      const asStrings = await client.request({ method: 'GET', url: url.replace('/100', '/2'), headers: { accept: 'application/json;large-significand-format=string' } });
+      assert.match(asStrings.text, /"timestamp":"\d+"/);
+    }
+  });
+});
