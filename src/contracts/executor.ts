@@ -11,7 +11,6 @@
  * runs nothing: the new image (or bytecode) is checked. Up to `contracts-parallelism`
  * executions run at once.
  */
-import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { StoredContract } from '../protocol/transactions/contracts.js';
 import { encodeBase58 } from '../crypto/encoding.js';
@@ -21,17 +20,10 @@ import { contractInfoAfterUpdate, contractInfoOfCreate, storedContractOf, type C
 import type { ContractPackages } from './packages.js';
 import type { ExecutionResult } from './result.js';
 import type { ContainerKey, ContractRuntime } from './runtime.js';
-import type { BlockInfo, ContractExecutionView } from './state.js';
-import type { WasmEngine } from './wasm/engine.js';
+import type { ContractExecutionView, ExecutionContext } from './state.js';
 
-export interface ExecutionContext {
-  /** The state the transaction executes on (the block being built, earlier transactions applied). */
-  readonly view: ContractExecutionView;
-  /** The last block, pushed to Docker contracts as `current_block_info`. */
-  readonly blockInfo: BlockInfo;
-  /** Params given instead of the transaction's (a confidential call's decrypted input). */
-  readonly params?: readonly DataEntry[];
-}
+export type { ExecutionContext };
+import type { WasmEngine } from './wasm/engine.js';
 
 export interface ContractExecutorOptions {
   readonly broker: ExecutionBroker;

@@ -74,3 +74,13 @@ export interface ContractNodeContext {
   now(): bigint;
   systemTime(): bigint;
 }
+
+/** What one execution runs against. */
+export interface ExecutionContext {
+  /** The state the transaction executes on (the block being built, earlier transactions applied). */
+  readonly view: ContractExecutionView;
+  /** The last block, pushed to Docker contracts as `current_block_info`. */
+  readonly blockInfo: BlockInfo;
+  /** Params given instead of the transaction's (a confidential call's decrypted input). */
+  readonly params?: readonly DataEntry[];
+}

@@ -6,7 +6,12 @@
  * Layout per item: u16 key length, u16 signature length, u32 message length (little
  * endian), then the key, the signature and the message.
  */
-import type { SignatureCheck } from './verify-pool.js';
+/** One signature to check. */
+export interface SignatureCheck {
+  readonly publicKey: Uint8Array;
+  readonly message: Uint8Array;
+  readonly signature: Uint8Array;
+}
 
 const HEADER = 8;
 

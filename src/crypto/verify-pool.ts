@@ -14,13 +14,9 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CryptoSuite, CryptoType } from './suite.js';
-import { packVerifyBatch } from './verify-batch.js';
+import { packVerifyBatch, type SignatureCheck } from './verify-batch.js';
 
-export interface SignatureCheck {
-  readonly publicKey: Uint8Array;
-  readonly message: Uint8Array;
-  readonly signature: Uint8Array;
-}
+export type { SignatureCheck };
 
 interface Pending extends SignatureCheck {
   readonly resolve: (valid: boolean) => void;

@@ -20,7 +20,7 @@ import { ByteWriter } from '../../protocol/bytes.js';
 import { CONTRACT_DATA_ENTRY, type DataEntry } from '../../protocol/transactions/fields.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import { NODE_FAILURE_CODE } from '../../errors/catalogue.js';
-import type { ExecutionContext } from '../executor.js';
+import type { ExecutionContext } from '../state.js';
 import type { ContractInfo } from '../../state/contract-info.js';
 import type { ExecutionResult } from '../result.js';
 import { analyzeWasm, fuelExportName, instrumentWasm, validateWasmBytecode, WASM_ERROR, WasmModuleError, type FuncType, type ModuleInfo, type ValType } from '../../protocol/wasm/module.js';
