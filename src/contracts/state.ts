@@ -7,9 +7,7 @@
  * because their lengths differ.
  */
 import type { DataEntry } from '../protocol/transactions/fields.js';
-import type { Protocol } from '../protocol/protocol.js';
-import type { AssetInfo, LeaseBalance, LeaseDetails, PermissionOp, Policy } from '../state/model.js';
-import type { ContractStateReader } from '../state/view.js';
+import type { ContractStateReader, StateView } from '../state/view.js';
 
 /** Contract state reads and writes: the chain's StateView and MutableState implement them. */
 export type { ContractStateReader, ContractStateWriter } from '../state/view.js';
@@ -19,26 +17,23 @@ export type { ContractStateReader, ContractStateWriter } from '../state/view.js'
  * block being built, with the transactions before it applied): the part of StateView
  * contracts use (any StateView is one).
  */
-export interface ContractExecutionView extends ContractStateReader {
-  readonly protocol: Protocol;
-  /** Height of the block the transaction goes into. */
-  height(): number;
-  /** WEST (null) or asset balance of an address or a contract (32-byte id). */
-  balance(holder: Uint8Array, assetId: Uint8Array | null): bigint;
-  /** Lease balance of an address or a contract. */
-  leaseBalance(holder: Uint8Array): LeaseBalance;
-  asset(assetId: Uint8Array): AssetInfo | undefined;
-  lease(leaseId: Uint8Array): LeaseDetails | undefined;
-  aliasOwner(name: string): Uint8Array | undefined;
-  dataEntry(address: Uint8Array, key: string): DataEntry | undefined;
-  /** Every data entry of an account, in key order. */
-  dataEntries(address: Uint8Array): readonly DataEntry[];
-  permissionOps(address: Uint8Array): readonly PermissionOp[];
-  policy(policyId: Uint8Array): Policy | undefined;
-  /** Data hashes registered for a policy (PolicyDataHash), in registration order. */
-  policyDataHashes(policyId: Uint8Array): readonly { readonly hash: Uint8Array }[];
-  transactionHeight(id: Uint8Array): number | undefined;
-}
+export type ContractExecutionView = ContractStateReader &
+  Pick<
+    StateView,
+    | 'protocol'
+    | 'height'
+    | 'balance'
+    | 'leaseBalance'
+    | 'asset'
+    | 'lease'
+    | 'aliasOwner'
+    | 'dataEntry'
+    | 'dataEntries'
+    | 'permissionOps'
+    | 'policy'
+    | 'policyDataHashes'
+    | 'transactionHeight'
+  >;
 
 /** The last block as a contract is told about it (`current_block_info`, BlockService). */
 export interface BlockInfo {
