@@ -87,6 +87,9 @@ export class Node {
       const pki = startNodePki({ config, protocol, chain, keystore, now });
       p2p.network = await startNetwork(ctx, chainParts, pool, owner, pki);
       if (p2p.network !== undefined) started.add('contract status gossip', gossipContractStatuses(contractStatuses, p2p.network.contractStatuses, protocol, loggers.get('contracts')), (stop) => stop());
+      if (p2p.network !== undefined && contracts !== undefined) {
+        started.add('contract validation', contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake()), (stop) => stop());
+      }
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
       const network = p2p.network;
