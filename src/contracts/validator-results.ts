@@ -78,6 +78,26 @@ export function validatorResultSignatureHolds(p: Protocol, r: ContractValidatorR
   return p.crypto.verify(r.senderPublicKey, r.resultsHash, r.signature);
 }
 
+/** What a node knows to judge a result a peer sent. */
+export interface ResultIntake {
+  /** Whether a public key's address holds `contract_validator` at the last block. */
+  isValidator(publicKey: Uint8Array): boolean;
+  /** Whether the transaction waits in this node's pool. */
+  inPool(txId: Uint8Array): boolean;
+}
+
+/**
+ * Why a result from a peer is not kept (WE's ContractValidatorResultsHandler: signature,
+ * transaction in the pool; Weft also wants the sender to be a validator now, so results of
+ * other nodes neither fill the store nor travel further), or undefined to keep it.
+ */
+export function refusalOf(p: Protocol, r: ContractValidatorResult, intake: ResultIntake): string | undefined {
+  if (!validatorResultSignatureHolds(p, r)) return 'wrong signature';
+  if (!intake.isValidator(r.senderPublicKey)) return 'sender is not a contract validator';
+  if (!intake.inPool(r.txId)) return 'transaction not in the pool';
+  return undefined;
+}
+
 /** ValidationPolicy.MajorityRatio applied to V validators. */
 export const majoritySize = (validators: number): number => Math.ceil((2 / 3) * validators);
 

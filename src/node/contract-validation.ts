@@ -15,7 +15,7 @@ import type { KeyPair } from '../crypto/suite.js';
 import type { ContractEngine } from '../contracts/engine.js';
 import { ContractValidating } from '../contracts/validating.js';
 import { ValidationGate } from '../contracts/validation-gate.js';
-import { decodeValidatorResult, encodeValidatorResult, validatorResultSignatureHolds, ValidatorResultsStore } from '../contracts/validator-results.js';
+import { decodeValidatorResult, encodeValidatorResult, refusalOf, ValidatorResultsStore } from '../contracts/validator-results.js';
 import type { ContractValidatorResultMessages } from '../network/contract-validator-messages.js';
 import { contractValidators, EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
 import { MutableState } from '../state/view.js';
@@ -80,13 +80,7 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
       out = peers;
       const stopListening = peers.onMessage((payload, from) => {
         const result = decodeValidatorResult(protocol, payload);
-        const why = !validatorResultSignatureHolds(protocol, result)
-          ? 'wrong signature'
-          : !isValidator(result.senderPublicKey)
-            ? 'sender is not a contract validator'
-            : pool.get(result.txId) === undefined
-              ? 'transaction not in the pool'
-              : undefined;
+        const why = refusalOf(protocol, result, { isValidator, inPool: (txId) => pool.get(txId) !== undefined });
         if (why !== undefined) {
           log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
           return;

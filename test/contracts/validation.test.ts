@@ -14,6 +14,7 @@ import {
   encodeValidatorResult,
   enoughResults,
   majoritySize,
+  refusalOf,
   selectProofs,
   signValidatorResult,
   strictestPolicy,
@@ -58,6 +59,15 @@ describe('ContractValidatorResults (P2P code 32)', () => {
     assert.deepEqual(back, r);
     assert.ok(validatorResultSignatureHolds(protocol, back));
     assert.ok(!validatorResultSignatureHolds(protocol, { ...back, resultsHash: hashOf(2n) }), 'the signature covers the results hash');
+  });
+
+  it('from a peer, is kept only with a valid signature, from a validator, for a transaction in the pool', () => {
+    const intake = { isValidator: (pk: Uint8Array) => addressText(pk) !== addressText(outsider.publicKey), inPool: (id: Uint8Array) => id[0] === TX_ID[0] };
+    const good = result(validators[0]!, hashOf(1n));
+    assert.equal(refusalOf(protocol, good, intake), undefined);
+    assert.equal(refusalOf(protocol, { ...good, signature: result(validators[0]!, hashOf(2n)).signature }, intake), 'wrong signature');
+    assert.equal(refusalOf(protocol, result(outsider, hashOf(1n)), intake), 'sender is not a contract validator');
+    assert.equal(refusalOf(protocol, result(validators[0]!, hashOf(1n), new Uint8Array(32)), intake), 'transaction not in the pool');
   });
 
   it('refuses bytes of another length', () => {
