@@ -20,7 +20,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { contractValidators, EXECUTABLE_CONTRACT_TYPES, policyOf } from '../state/appliers/contracts.js';
 import { MutableState } from '../state/view.js';
 import type { ContractExecutor } from './executor.js';
-import { buildExecutedContract, resultsHashOf } from './result.js';
+import { buildExecutedContract, isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
 import { signValidatorResult, type ContractValidatorResult } from './validator-results.js';
@@ -111,7 +111,8 @@ export class ContractValidating {
     let sent = 0;
     for (const tx of candidates) {
       if (!equalBytes(chain.headerAt(chain.height()).id, keyBlock.id)) break;
-      if (state.executedTxFor(tx.id) !== undefined || !this.policyIsNotAny(tx, state)) continue;
+      // A V5 (WASM-era) execution may touch other contracts whose policy is stricter: it is run, and judged after.
+      if (state.executedTxFor(tx.id) !== undefined || !(this.policyIsNotAny(tx, state) || isV5Executable(tx))) continue;
       const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
       const built = buildExecutedContract(tx, result, {
         protocol: chain.protocol,
@@ -134,12 +135,20 @@ export class ContractValidating {
         this.o.log?.debug({ id: tx.idBase58, error: e.message }, 'validator: executed transaction refused by state');
         continue;
       }
-      if (!first) continue;
+      if (!first || !this.resultsAreValidated(tx, result, state)) continue;
       this.o.send(signValidatorResult(chain.protocol, this.o.validatorKey, tx.id, keyBlock.id, hash));
       sent++;
       this.o.log?.debug({ id: tx.idBase58, resultsHash: encodeBase58(hash) }, 'validator results sent');
     }
     return sent;
+  }
+
+  /** Whether the miner will want proofs for this execution: the strictest policy of what it touched is not `any`. */
+  private resultsAreValidated(tx: Transaction, result: ExecutionResult, state: MutableState): boolean {
+    if (this.policyIsNotAny(tx, state)) return true;
+    if (result.kind !== 'success') return false;
+    const touched = [...result.results.map((r) => r.contractId), ...result.assetOperations.map((o) => o.contractId)];
+    return touched.some((id) => (state.contract(id)?.validationPolicy.type ?? 'any') !== 'any');
   }
 
   /** WE's validationPolicyIsNotAny (a contract not known yet is left for a later round). */

@@ -64,8 +64,8 @@ describe('validation policies on a 3-node devnet', () => {
     return answers[0]!;
   };
 
-  /** Checks a 105's proofs: by validators other than its miner, exactly their majority, each over its results hash. */
-  const checkProofs = (tx105: Record<string, unknown>): void => {
+  /** Checks a 105's proofs: by validators other than its miner, exactly their majority, each over its results hash; `required` among them. */
+  const checkProofs = (tx105: Record<string, unknown>, required?: string): void => {
     const miner = protocol.addresses.fromPublicKey(decodeBase58(String(tx105['senderPublicKey']))).toString();
     const validators = validatorIndexes.map((i) => net.nodes[i]!.spec.ownerAddress).filter((a) => a !== miner);
     const proofs = tx105['validationProofs'] as Array<{ validatorPublicKey: string; signature: string }>;
@@ -75,6 +75,9 @@ describe('validation policies on a 3-node devnet', () => {
       const by = protocol.addresses.fromPublicKey(decodeBase58(p.validatorPublicKey)).toString();
       assert.ok(validators.includes(by), `a proof by ${by}, not one of the validators ${validators.join(', ')}`);
       assert.ok(protocol.crypto.verify(decodeBase58(p.validatorPublicKey), hash, decodeBase58(p.signature)));
+    }
+    if (required !== undefined) {
+      assert.ok(proofs.some((p) => protocol.addresses.fromPublicKey(decodeBase58(p.validatorPublicKey)).toString() === required), `${required} among the proofs`);
     }
   };
 
@@ -144,5 +147,25 @@ describe('validation policies on a 3-node devnet', () => {
       e.type === 'integer' ? { key: e.key, type: 'integer', value: BigInt(String(e.value)) } : { key: e.key, type: 'string', value: String(e.value) },
     );
     assert.equal(String(created['resultsHash']), encodeBase58(contractResultsHash(protocol, results)));
+  });
+
+  it('majority_with_one_of: every 105 carries the listed validator\'s proof', async () => {
+    const listed = net.nodes[1]!.spec.ownerAddress;
+    const create = sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash,
+      contractName: 'kv-one-of',
+      params: [{ key: 'start', type: 'integer', value: 1n }],
+      fee: 100_000_000n,
+      validationPolicy: { type: 'majority_with_one_of', addresses: [protocol.addresses.parseAddress(listed)] },
+      apiVersion: { major: 1, minor: 0 },
+    });
+    await broadcast(create, 2);
+    checkProofs(await executed(create), listed);
+    const call = sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: 2n }], fee: 10_000_000n, contractVersion: 1 });
+    await broadcast(call, 1);
+    checkProofs(await executed(call), listed);
+    const states = await Promise.all(net.nodes.map(async (n) => (await n.get(`/contracts/${create.idBase58}/counter`)).json as { value: number }));
+    assert.deepEqual(states.map((s) => s.value), [3, 3, 3]);
   });
 });
