@@ -16,7 +16,7 @@ import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { stringifyJson } from '../../src/protocol/json.js';
-import { CallContract, contractResultsHash, CreateContract } from '../../src/protocol/transactions/contracts.js';
+import { CallContract, contractResultsHash, CreateContract, type ValidationPolicy } from '../../src/protocol/transactions/contracts.js';
 import { Permit } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { devAccounts, DEV_CHAIN_ID } from '../../src/node/dev.js';
@@ -40,6 +40,10 @@ describe('validation policies on a 3-node devnet', () => {
     clock = clock + 1n > BigInt(Date.now()) ? clock + 1n : BigInt(Date.now());
     return protocol.sign(protocol.transaction(codec, version, { senderPublicKey: developer.publicKey, timestamp: clock, feeAssetId: null, atomicBadge: null, payments: [], ...data }), developer.privateKey);
   };
+
+  /** A CreateContract of the key-value package with a start value, under a validation policy. */
+  const createKv = (contractName: string, start: bigint, validationPolicy: ValidationPolicy): Transaction =>
+    sign(CreateContract, 5, { image: IMAGE, imageHash, contractName, params: [{ key: 'start', type: 'integer', value: start }], fee: 100_000_000n, validationPolicy, apiVersion: { major: 1, minor: 0 } });
 
   const broadcast = async (tx: Transaction, via: number): Promise<void> => {
     const r = await net.nodes[via]!.post('/transactions/broadcast', stringifyJson(tx.toJson()));
@@ -121,15 +125,7 @@ describe('validation policies on a 3-node devnet', () => {
   after(() => net?.dispose());
 
   it('a majority contract is created and called: each 105 carries the validators\' proofs and every node accepts it', async () => {
-    const create = sign(CreateContract, 5, {
-      image: IMAGE,
-      imageHash,
-      contractName: 'kv-validated',
-      params: [{ key: 'start', type: 'integer', value: 100n }],
-      fee: 100_000_000n,
-      validationPolicy: { type: 'majority' },
-      apiVersion: { major: 1, minor: 0 },
-    });
+    const create = createKv('kv-validated', 100n, { type: 'majority' });
     await broadcast(create, 0);
     const created = await executed(create);
     checkProofs(created);
@@ -151,15 +147,7 @@ describe('validation policies on a 3-node devnet', () => {
 
   it('majority_with_one_of: every 105 carries the listed validator\'s proof', async () => {
     const listed = net.nodes[1]!.spec.ownerAddress;
-    const create = sign(CreateContract, 5, {
-      image: IMAGE,
-      imageHash,
-      contractName: 'kv-one-of',
-      params: [{ key: 'start', type: 'integer', value: 1n }],
-      fee: 100_000_000n,
-      validationPolicy: { type: 'majority_with_one_of', addresses: [protocol.addresses.parseAddress(listed)] },
-      apiVersion: { major: 1, minor: 0 },
-    });
+    const create = createKv('kv-one-of', 1n, { type: 'majority_with_one_of', addresses: [protocol.addresses.parseAddress(listed)] });
     await broadcast(create, 2);
     checkProofs(await executed(create), listed);
     const call = sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: 2n }], fee: 10_000_000n, contractVersion: 1 });
