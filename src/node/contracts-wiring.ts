@@ -141,8 +141,13 @@ export function contractsHealthChecks(contracts: NodeContracts | undefined): Par
  * execute still answers `/contracts/status/{txId}` with the statuses its peers sent.
  */
 export function contractStatusBook(o: Pick<NodeContractsOptions, 'settings' | 'dataDirectory' | 'protocol' | 'ownerKey' | 'now'>): ExecutionStatusBook {
-  const cache = (o.settings ?? defaultContractsSettings(o.dataDirectory)).dockerEngine.executionMessagesCache;
+  const cache = statusCacheSettings(o);
   return new ExecutionStatusBook({ protocol: o.protocol, node: o.ownerKey, now: o.now, maxSize: cache.maxSize, expireAfterMs: cache.expireAfterMs });
+}
+
+/** `node.docker-engine.contract-execution-messages-cache` (WE's defaults when `config.contracts` is absent). */
+export function statusCacheSettings(o: Pick<NodeContractsOptions, 'settings' | 'dataDirectory'>): ExecutionMessagesCacheSettings {
+  return (o.settings ?? defaultContractsSettings(o.dataDirectory)).dockerEngine.executionMessagesCache;
 }
 
 /** What statuses do besides travelling (`contract-execution-messages-cache`). */
