@@ -71,6 +71,8 @@ export interface TxContext extends FeeContext {
   readonly txExpireTimeoutMs: number;
   /** The block's generator, when applying in (or mining into) a block: atomic containers must name it as miner. */
   readonly blockGenerator?: Uint8Array;
+  /** A contract validator applying its own 105s (WE's ValidatingExecutor): no results hash or proof checks. */
+  readonly validatingExecutor?: boolean;
   /** Runs account and asset scripts (one per chain: its network's contexts and parsed scripts). */
   readonly scripts: ScriptVerifier;
 }
@@ -131,6 +133,7 @@ function applyContext(ctx: TxContext): ApplyContext {
     isFeatureActive: (id) => ctx.features.isActive(id, ctx.height),
     senderRoleEnabled: ctx.settings.genesis.senderRoleEnabled,
     blockGenerator: ctx.blockGenerator,
+    ...(ctx.validatingExecutor === true ? { validatingExecutor: true } : {}),
     // Inner signatures were verified with the container's (Verifier does both); their scripts
     // run again on the state the container built so far, as WE's AtomicTransactionDiff does.
     applyInner: (state, inner) => run(state, inner, ctx, false, true),

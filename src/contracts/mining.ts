@@ -18,7 +18,7 @@ import type { UtxPool } from '../chain/utx.js';
 import { applyTransaction } from '../chain/validation.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { ExecutedContract } from '../protocol/transactions/contracts.js';
+import { ExecutedContract, type ValidationProof } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
@@ -26,6 +26,7 @@ import type { ContractExecutor } from './executor.js';
 import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionStatus, type StatusDraft } from './result.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
+import type { ValidationGate } from './validation-gate.js';
 
 export interface ContractMiningOptions {
   readonly chain: Blockchain;
@@ -39,6 +40,12 @@ export interface ContractMiningOptions {
   readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Told of every execution and every status recorded (the node's metrics); none by default. */
   readonly observer?: ContractExecutionObserver;
+  /**
+   * Validation policies (validation-gate.ts): a transaction of a contract whose policy is
+   * not `any` waits for its validators' results, and its 105 carries their proofs. Without
+   * it every execution is mined without proofs.
+   */
+  readonly validation?: ValidationGate;
 }
 
 /**
@@ -99,19 +106,40 @@ export class ContractMining {
   private async runLane(lane: readonly Transaction[], round: Round, stop: () => boolean): Promise<void> {
     const { chain, executor, pool } = this.o;
     const { state, out, ctx, height } = round;
+    const gate = this.o.validation;
+    const header = gate === undefined ? undefined : chain.headerAt(height);
+    const keyBlock = header === undefined ? undefined : { id: header.id, timestamp: header.timestamp, height };
     for (const tx of lane) {
       if (round.stopped || (out.length > 0 && stop())) return;
       // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
       if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
+      // Not yet enough validators' results: this contract's later calls wait behind it.
+      if (gate !== undefined && keyBlock !== undefined && !gate.ready(tx, state, keyBlock)) return;
       const started = performance.now();
       const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
       this.o.observer?.executed((performance.now() - started) / 1000);
       if (round.stopped) return;
+      let validationProofs: readonly ValidationProof[] = [];
+      if (gate !== undefined && keyBlock !== undefined) {
+        const verdict = gate.proofs(tx, result, state, keyBlock);
+        if (verdict.kind === 'wait') {
+          // WE: "Suddenly not enough proofs" — the transaction stays for another round.
+          this.o.log?.debug({ id: tx.idBase58, reason: verdict.reason }, 'contract transaction waits for validators');
+          return;
+        }
+        if (verdict.kind === 'refused') {
+          this.record(tx.id, { status: 'Failure', code: null, message: verdict.message });
+          pool.remove(tx.id);
+          continue;
+        }
+        validationProofs = verdict.proofs;
+      }
       const built = buildExecutedContract(tx, result, {
         protocol: chain.protocol,
         isFeatureActive: (id) => chain.features.isActive(id, height),
         miner: this.o.minerKey,
         timestamp: this.o.now(),
+        validationProofs,
       });
       if (built.status !== undefined) this.record(tx.id, built.status);
       if (built.kind === 'none') {

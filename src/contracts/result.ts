@@ -103,14 +103,30 @@ export type ExecutedBuild =
   | { readonly kind: 'built'; readonly executed: Transaction; readonly status?: StatusDraft }
   | { readonly kind: 'none'; readonly reason: string; readonly status?: StatusDraft; readonly staysInPool: boolean };
 
+const flattenResults = (results: readonly ContractResults[]): DataEntry[] => results.flatMap((c) => [...c.results]);
+const flattenOperations = (ops: readonly ContractOperations[]): ContractAssetOperation[] => ops.flatMap((c) => [...c.operations]);
+
+/**
+ * The results hash of the 105 an execution becomes, as validators sign it: V5 form for
+ * 103 V7 / 104 V7 / 107 V6 (empty for a contract error), the legacy form otherwise (an
+ * update's empty results). Undefined when no 105 comes of it (a failure, a legacy error).
+ */
+export function resultsHashOf(protocol: Protocol, tx: Transaction, result: ExecutionResult): Uint8Array | undefined {
+  if (result.kind === 'failure') return undefined;
+  if (isV5Executable(tx)) {
+    return result.kind === 'success' ? contractResultsMapHash(protocol, result.results, result.assetOperations) : contractResultsMapHash(protocol, [], []);
+  }
+  if (result.kind === 'error') return undefined;
+  if (result.kind === 'update') return contractResultsHash(protocol, [], []);
+  return contractResultsHash(protocol, flattenResults(result.results), flattenOperations(result.assetOperations));
+}
+
 /** WE's ValidationError rendered with its Scala toString (what lands in errorMessage). */
 function scalaError(e: unknown): string {
   if (e instanceof WeError) return `${e.kind}(${e.message})`;
   return e instanceof Error ? e.message : String(e);
 }
 
-const flattenResults = (results: readonly ContractResults[]): DataEntry[] => results.flatMap((c) => [...c.results]);
-const flattenOperations = (ops: readonly ContractOperations[]): ContractAssetOperation[] => ops.flatMap((c) => [...c.operations]);
 
 function sign(ctx: ExecutedBuildContext, version: number, data: object): Transaction {
   const tx = ctx.protocol.transaction(ExecutedContract, version, { senderPublicKey: ctx.miner.publicKey, ...data });

@@ -44,7 +44,19 @@ export interface DockerEngineSettings {
   /** What NODE / NODE_PORT tell a contract: `grpc-server.host` (undefined: the runtime's default) and `grpc-server.port`. */
   readonly grpcServer: { readonly host: string | undefined; readonly port: number };
   readonly removeContainerOnFail: boolean;
-  readonly executionMessagesCache: { readonly maxSize: number; readonly expireAfterMs: number };
+  readonly executionMessagesCache: ExecutionMessagesCacheSettings;
+}
+
+/** `node.docker-engine.contract-execution-messages-cache`: the status book and what follows from statuses. */
+export interface ExecutionMessagesCacheSettings {
+  readonly maxSize: number;
+  readonly expireAfterMs: number;
+  /** How often executable transactions with `contractErrorQuorum` Error statuses leave the pool. */
+  readonly utxCleanupIntervalMs: number;
+  /** Error statuses from distinct nodes that take an executable transaction out of the pool. */
+  readonly contractErrorQuorum: number;
+  /** `Success` statuses are kept but not sent to peers. */
+  readonly ignoreSuccessful: boolean;
 }
 
 /** One entry of `node.contracts.packages`: an image the node runs from a local package. */
@@ -96,7 +108,7 @@ export const DEFAULT_DOCKER_ENGINE: DockerEngineSettings = {
   contractAuthExpiresInMs: MINUTE,
   grpcServer: { host: undefined, port: 6865 },
   removeContainerOnFail: true,
-  executionMessagesCache: { maxSize: 100_000, expireAfterMs: 60 * MINUTE },
+  executionMessagesCache: { maxSize: 100_000, expireAfterMs: 60 * MINUTE, utxCleanupIntervalMs: MINUTE, contractErrorQuorum: 2, ignoreSuccessful: false },
 };
 
 export const DEFAULT_WASM_FUEL_LIMIT = 20_000;

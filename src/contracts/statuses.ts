@@ -138,6 +138,13 @@ export class ExecutionStatusBook {
     return [...e.messages].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
   }
 
+  /** The distinct nodes (public keys) that recorded an `Error` for a transaction, first ones first. */
+  errorSenders(txId: Uint8Array): Uint8Array[] {
+    const senders = new Map<string, Uint8Array>();
+    for (const m of this.statuses(txId) ?? []) if (m.status === 'Error') senders.set(encodeBase58(m.senderPublicKey), m.senderPublicKey);
+    return [...senders.values()];
+  }
+
   /** Calls `listener` with every message recorded or newly accepted from now on; returns the unsubscribe. */
   subscribe(listener: (m: ContractExecutionMessage, origin: StatusOrigin) => void): () => void {
     this.listeners.add(listener);

@@ -12,30 +12,40 @@ import { MessageCode, type Peer } from './types.js';
 
 type Listener = (payload: Uint8Array, from: Peer) => void;
 
-export class ContractStatusMessages {
+/** Messages of one code between src/contracts and the peers: delivered to listeners, sent to all peers but one. */
+export class ContractMessageChannel {
   private readonly listeners = new Set<Listener>();
 
-  constructor(private readonly peers: () => readonly Peer[]) {}
+  constructor(
+    private readonly peers: () => readonly Peer[],
+    private readonly code: MessageCode,
+  ) {}
 
   onMessage(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  /** A message from a peer: true when it is a status message (delivered to the listeners, or dropped without one). */
+  /** A message from a peer: true when it has this channel's code (delivered to the listeners, or dropped without one). */
   handle(peer: Peer, code: number, payload: Uint8Array): boolean {
-    if (code !== MessageCode.ContractExecutionMessage) return false;
+    if (code !== this.code) return false;
     for (const listener of this.listeners) listener(payload, peer);
     return true;
   }
 
-  /** Sends a status to every connected peer but `except` (the one it came from); returns how many it went to. */
+  /** Sends a message to every connected peer but `except` (the one it came from); returns how many it went to. */
   broadcast(payload: Uint8Array, except?: Peer): number {
     let sent = 0;
     for (const peer of this.peers()) {
       if (peer === except) continue;
-      if (peer.send(MessageCode.ContractExecutionMessage, payload)) sent++;
+      if (peer.send(this.code, payload)) sent++;
     }
     return sent;
+  }
+}
+
+export class ContractStatusMessages extends ContractMessageChannel {
+  constructor(peers: () => readonly Peer[]) {
+    super(peers, MessageCode.ContractExecutionMessage);
   }
 }

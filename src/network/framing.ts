@@ -82,6 +82,8 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   [MessageCode.BroadcastedTransaction, MAX_TRANSACTION_PAYLOAD + MAX_CERTIFICATES_PAYLOAD],
   [MessageCode.MicroBlockResponseV2, Math.min(MAX_BLOCK_PAYLOAD + MAX_CERTIFICATES_PAYLOAD, MAX_FRAME_PAYLOAD)],
   [MessageCode.ContractExecutionMessage, MAX_CONTRACT_STATUS_PAYLOAD],
+  // ContractValidatorResultsV1Spec: sender key + txId + keyBlockId + resultsHash + signature
+  [MessageCode.ContractValidatorResults, MAX_PUBLIC_KEY_LENGTH + 2 * 32 + 2 * SIGNATURE_LENGTH],
   [MessageCode.PrivateDataRequest, PRIVACY_ITEM_ID_LENGTH],
   [MessageCode.PrivateDataResponse, MAX_PRIVATE_DATA_RESPONSE_PAYLOAD],
   [MessageCode.PrivacyInventoryRequest, PRIVACY_ITEM_ID_LENGTH],

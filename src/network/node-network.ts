@@ -27,6 +27,7 @@ import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
 import { sessionKeyLength } from './handshake.js';
 import { ContractStatusMessages } from './contract-status-messages.js';
+import { ContractValidatorResultMessages } from './contract-validator-messages.js';
 import { PrivacyMessages } from './privacy-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
@@ -133,6 +134,7 @@ export class NodeNetwork {
   /** Confidential data over the peers (messages 30, 31, 39, 40, 44 and large-item streams); the node wires replication to it. */
   readonly privacy: PrivacyMessages = new PrivacyMessages(() => this.connected());
   readonly contractStatuses: ContractStatusMessages = new ContractStatusMessages(() => this.connected());
+  readonly contractValidatorResults: ContractValidatorResultMessages = new ContractValidatorResultMessages(() => this.connected());
 
   private constructor(
     readonly options: NodeNetworkOptions,
@@ -242,6 +244,7 @@ export class NodeNetwork {
     if (this.peers.handle(peer, code, payload)) return;
     if (this.privacy.handle(peer, code, payload)) return;
     if (this.contractStatuses.handle(peer, code, payload)) return;
+    if (this.contractValidatorResults.handle(peer, code, payload)) return;
     this.chainMessages.onMessage(peer, code, payload);
   }
 

@@ -25,6 +25,8 @@ export const MessageCode = {
   /** Confidential data (src/privacy, routed by privacy-messages.ts). */
   PrivateDataRequest: 30,
   PrivateDataResponse: 31,
+  /** A contract validator's signed results hash (routed by contract-validator-messages.ts). */
+  ContractValidatorResults: 32,
   GetBlocks: 34,
   PrivacyInventoryV1: 39,
   PrivacyInventoryRequest: 40,

@@ -14,6 +14,7 @@ import { ScriptVerifier } from '../chain/scripts/verifier.js';
 import { UtxPool } from '../chain/utx.js';
 import { Miner, type MicroBlockContracts } from '../consensus/miner.js';
 import { ContractMining } from '../contracts/mining.js';
+import { contractValidation, type ContractValidation } from './contract-validation.js';
 import { contractNodeContext, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
 import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
@@ -167,7 +168,7 @@ export async function startContracts(
   keystore: Keystore,
   owner: KeyPair,
   statuses?: ExecutionStatusBook,
-): Promise<{ node: NodeContracts; mining: ContractMining } | undefined> {
+): Promise<{ node: NodeContracts; mining: ContractMining; validation: ContractValidation } | undefined> {
   const { config } = ctx;
   const log = ctx.loggers.get('contracts');
   const contracts = await startNodeContracts({
@@ -185,8 +186,9 @@ export async function startContracts(
   if (contracts === undefined) return undefined;
   ctx.started.add('contract engine', contracts, (c) => c.close());
   const { engine } = contracts;
-  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now }), now: ctx.now, log, ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }) });
-  return { node: contracts, mining };
+  const validation = contractValidation({ chain, pool, engine, owner, now: ctx.now, walletAddresses: () => keystore.addresses(), log });
+  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now }), now: ctx.now, log, ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }), validation: validation.gate });
+  return { node: contracts, mining, validation };
 }
 
 /**

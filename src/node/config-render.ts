@@ -173,7 +173,13 @@ function contractSections(c: ContractsSettings): JsonMap {
       'contract-auth-expires-in': durationText(e.contractAuthExpiresInMs),
       'grpc-server': { ...(e.grpcServer.host === undefined ? {} : { host: e.grpcServer.host }), port: e.grpcServer.port },
       'remove-container-on-fail': e.removeContainerOnFail,
-      'contract-execution-messages-cache': { 'max-size': e.executionMessagesCache.maxSize, 'expire-after': durationText(e.executionMessagesCache.expireAfterMs) },
+      'contract-execution-messages-cache': {
+        'max-size': e.executionMessagesCache.maxSize,
+        'expire-after': durationText(e.executionMessagesCache.expireAfterMs),
+        'utx-cleanup-interval': durationText(e.executionMessagesCache.utxCleanupIntervalMs),
+        'contract-error-quorum': e.executionMessagesCache.contractErrorQuorum,
+        'ignore-successful': e.executionMessagesCache.ignoreSuccessful,
+      },
     },
     wasm: { 'fuel-limit': c.wasmFuelLimit },
   };

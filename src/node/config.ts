@@ -1120,6 +1120,9 @@ function readDockerEngine(node: ConfigSection): DockerEngineSettings {
     executionMessagesCache: {
       maxSize: cache.int('max-size', d.executionMessagesCache.maxSize, { min: 1 }),
       expireAfterMs: cache.duration('expire-after', d.executionMessagesCache.expireAfterMs),
+      utxCleanupIntervalMs: cache.duration('utx-cleanup-interval', d.executionMessagesCache.utxCleanupIntervalMs),
+      contractErrorQuorum: cache.int('contract-error-quorum', d.executionMessagesCache.contractErrorQuorum, { min: 1 }),
+      ignoreSuccessful: cache.bool('ignore-successful', d.executionMessagesCache.ignoreSuccessful),
     },
   };
 }

@@ -17,7 +17,9 @@ import { startContractEngine, type ContractEngine } from '../contracts/engine.js
 import { contractsService, type ContractsService } from '../contracts/service.js';
 import { decodeStatusMessage, encodeStatusMessage, ExecutionStatusBook } from '../contracts/statuses.js';
 import type { ContractStatusMessages } from '../network/contract-status-messages.js';
-import { defaultContractsSettings, type ContractsSettings } from '../contracts/settings.js';
+import { defaultContractsSettings, type ContractsSettings, type ExecutionMessagesCacheSettings } from '../contracts/settings.js';
+import { removeErroredExecutables } from '../contracts/utx-cleanup.js';
+import type { UtxPool } from '../chain/utx.js';
 import type { BlockInfo, ContractBlockHeader, ContractExecutionView, ContractNodeContext } from '../contracts/state.js';
 
 /** The chain reads the engine needs besides state. */
@@ -139,8 +141,21 @@ export function contractsHealthChecks(contracts: NodeContracts | undefined): Par
  * execute still answers `/contracts/status/{txId}` with the statuses its peers sent.
  */
 export function contractStatusBook(o: Pick<NodeContractsOptions, 'settings' | 'dataDirectory' | 'protocol' | 'ownerKey' | 'now'>): ExecutionStatusBook {
-  const cache = (o.settings ?? defaultContractsSettings(o.dataDirectory)).dockerEngine.executionMessagesCache;
+  const cache = statusCacheSettings(o);
   return new ExecutionStatusBook({ protocol: o.protocol, node: o.ownerKey, now: o.now, maxSize: cache.maxSize, expireAfterMs: cache.expireAfterMs });
+}
+
+/** `node.docker-engine.contract-execution-messages-cache` (WE's defaults when `config.contracts` is absent). */
+export function statusCacheSettings(o: Pick<NodeContractsOptions, 'settings' | 'dataDirectory'>): ExecutionMessagesCacheSettings {
+  return (o.settings ?? defaultContractsSettings(o.dataDirectory)).dockerEngine.executionMessagesCache;
+}
+
+/** What statuses do besides travelling (`contract-execution-messages-cache`). */
+export interface StatusGossipOptions {
+  /** `ignore-successful`: `Success` statuses are kept but neither sent nor passed on. */
+  readonly ignoreSuccessful: boolean;
+  /** On a node that executes no contracts: a peer's non-Success status takes the transaction out of the pool (WE). */
+  readonly removeFromPool?: (txId: Uint8Array) => void;
 }
 
 /**
@@ -150,19 +165,31 @@ export function contractStatusBook(o: Pick<NodeContractsOptions, 'settings' | 'd
  * bytes that do not parse close that peer (the transport's rule for malformed messages).
  * Returns the function that stops it.
  */
-export function gossipContractStatuses(book: ExecutionStatusBook, peers: ContractStatusMessages, protocol: Protocol, log: Logger): () => void {
+export function gossipContractStatuses(book: ExecutionStatusBook, peers: ContractStatusMessages, protocol: Protocol, log: Logger, options: StatusGossipOptions = { ignoreSuccessful: false }): () => void {
   const { publicKeyLength, signatureLength } = protocol.crypto;
+  const travels = (status: string): boolean => status !== 'Success' || !options.ignoreSuccessful;
   const unsubscribe = book.subscribe((message, origin) => {
-    if (origin === 'own') peers.broadcast(encodeStatusMessage(message));
+    if (origin === 'own' && travels(message.status)) peers.broadcast(encodeStatusMessage(message));
   });
   const stopListening = peers.onMessage((payload, from) => {
     const message = decodeStatusMessage(payload, publicKeyLength, signatureLength);
     const taken = book.accept(message);
     if (taken === 'invalid') log.warn({ peer: from.id, txId: encodeBase58(message.txId) }, 'contract execution status with a wrong signature dropped');
-    else if (taken === 'new') peers.broadcast(payload, from);
+    if (taken !== 'new') return;
+    if (travels(message.status)) peers.broadcast(payload, from);
+    if (message.status !== 'Success') options.removeFromPool?.(message.txId);
   });
   return () => {
     unsubscribe();
     stopListening();
   };
+}
+
+/** Every `utx-cleanup-interval`: executable transactions with `contract-error-quorum` Error statuses leave the pool. Returns the stop. */
+export function cleanUpErroredExecutables(book: ExecutionStatusBook, pool: UtxPool, settings: ExecutionMessagesCacheSettings, protocol: Protocol, log: Logger): () => void {
+  const timer = setInterval(() => {
+    for (const r of removeErroredExecutables(pool, book, settings.contractErrorQuorum, protocol)) log.info({ txId: r.txId, reason: r.reason }, 'executable transaction removed from the pool');
+  }, Math.max(1, settings.utxCleanupIntervalMs));
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -18,7 +18,7 @@ import type { Store } from '../state/store.js';
 import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.js';
 import { contractsHealthChecks } from './contracts-wiring.js';
 import { apiServices, type NodeParts } from './api-services.js';
-import { contractStatusBook, gossipContractStatuses } from './contracts-wiring.js';
+import { cleanUpErroredExecutables, contractStatusBook, gossipContractStatuses, statusCacheSettings } from './contracts-wiring.js';
 import { buildMiner, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
@@ -86,7 +86,14 @@ export class Node {
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
       p2p.network = await startNetwork(ctx, chainParts, pool, owner, pki);
-      if (p2p.network !== undefined) started.add('contract status gossip', gossipContractStatuses(contractStatuses, p2p.network.contractStatuses, protocol, loggers.get('contracts')), (stop) => stop());
+      const statusSettings = statusCacheSettings({ settings: config.contracts, dataDirectory: config.node.dataDirectory });
+      // A node that executes no contracts drops a transaction a peer could not execute (WE).
+      const gossip = { ignoreSuccessful: statusSettings.ignoreSuccessful, ...(contracts === undefined ? { removeFromPool: (txId: Uint8Array) => void pool.remove(txId) } : {}) };
+      if (p2p.network !== undefined) started.add('contract status gossip', gossipContractStatuses(contractStatuses, p2p.network.contractStatuses, protocol, loggers.get('contracts'), gossip), (stop) => stop());
+      started.add('contract error quorum', cleanUpErroredExecutables(contractStatuses, pool, statusSettings, protocol, loggers.get('contracts')), (stop) => stop());
+      if (p2p.network !== undefined && contracts !== undefined) {
+        started.add('contract validation', contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake()), (stop) => stop());
+      }
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
       const network = p2p.network;

@@ -828,6 +828,31 @@ describe("ExecutedContract: WE's results hash", () => {
     assert.equal(encodeBase58(contractResultsHash(p, entries)), encodeBase58(blake2b(fromHex(sortedHex), { dkLen: 32 })));
   });
 
+  // Vectors: the bytes above are laid out as we-core's ContractTransactionValidation.resultsHash /
+  // resultsMapHash write them (ContractTransactionEntryOps.writeBytes per entry: u16 key length, key,
+  // type byte, value with u32 lengths; ContractTransferOutV1.writeContractAssetOperationBytes: asset id
+  // option, recipient bytes, amount — no type/version prefix), and the digests computed apart from
+  // Weft with Python's hashlib.blake2b(bytes.fromhex(…), digest_size=32).
+  it('resultsHash / resultsMapHash vectors computed outside Weft', () => {
+    assert.equal(hex(contractResultsHash(p, [])), '0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8');
+    assert.equal(hex(contractResultsHash(p, entries)), '3261f72cc20fd479f44ea474094b0bce966175b9e5d7e21de2d589bcf44f2391');
+    assert.equal(hex(contractResultsHash(p, entries, [TRANSFER_OP])), '288e080fae58091e55c50f358fa62bd73d373435306d783aa1d902bd68d54880');
+    const idA = new Uint8Array(32).fill(0xff);
+    const idB = new Uint8Array(32).fill(0x00);
+    const map = contractResultsMapHash(
+      p,
+      [
+        { contractId: idA, results: [{ key: 'k', type: 'boolean', value: false }] },
+        { contractId: idB, results: entries },
+      ],
+      [
+        { contractId: idA, operations: [TRANSFER_OP] },
+        { contractId: idB, operations: [TRANSFER_OP, TRANSFER_OP] },
+      ],
+    );
+    assert.equal(hex(map), 'e359f53d8ecccf631dd102cd1a8cdd9b451cc48b8a670eda3accfa57ecfd07b6');
+  });
+
   it('resultsMapHash: contracts sorted by their Base58 id text, then asset operations in that order', () => {
     const idA = new Uint8Array(32).fill(0xff); // Base58 starts with a digit > 1
     const idB = new Uint8Array(32).fill(0x00); // '1111…'

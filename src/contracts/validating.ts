@@ -1,0 +1,163 @@
+/**
+ * Contract validators (WE's ValidatorTransactionsExecutor; reference contracts.md §1.8): a
+ * node holding `contract_validator` at the last block, with feature 162 active and not the
+ * miner of the current key block, executes the executable transactions of its pool whose
+ * contract's policy is not `any` — the same engine, on the current liquid block, each
+ * execution's own 105 (signed by this node, never mined) applied to its working state so
+ * the next calls see it, as the miner's will — and signs the results hash of each as a
+ * ContractValidatorResults message (validator-results.ts) sent to the peers. A round runs
+ * whenever the chain or the pool changes; a (key block, transaction, results hash) is sent
+ * once. Statuses of failed executions are recorded with WE's "Validator error: " prefix.
+ */
+import type { Blockchain } from '../chain/blockchain.js';
+import type { UtxPool } from '../chain/utx.js';
+import { applyTransaction } from '../chain/validation.js';
+import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { WeError } from '../errors/catalogue.js';
+import { FEATURE } from '../protocol/features.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { contractValidators, EXECUTABLE_CONTRACT_TYPES, policyOf } from '../state/appliers/contracts.js';
+import { MutableState } from '../state/view.js';
+import type { ContractExecutor } from './executor.js';
+import { buildExecutedContract, isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
+import type { ContractNodeContext } from './state.js';
+import type { ExecutionStatusBook } from './statuses.js';
+import { signValidatorResult, type ContractValidatorResult } from './validator-results.js';
+
+export interface ContractValidatingOptions {
+  readonly chain: Blockchain;
+  readonly pool: UtxPool;
+  readonly executor: ContractExecutor;
+  readonly statuses: ExecutionStatusBook;
+  /** The node's key: it signs the results (and its own, unmined 105s). */
+  readonly validatorKey: KeyPair;
+  readonly node: ContractNodeContext;
+  readonly now: () => bigint;
+  /** Sends a signed result to the peers. */
+  send(result: ContractValidatorResult): void;
+  /** Executable transactions validated in one round at most. */
+  readonly maxPerRound?: number;
+  readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+const VALIDATOR_ERROR_PREFIX = 'Validator error: ';
+
+export class ContractValidating {
+  /** Sent under the current key block: `txId/resultsHash`. */
+  private sent = new Set<string>();
+  private sentUnder: string | undefined;
+  /** The liquid block and candidates of the last round. */
+  private lastSeen: string | undefined;
+  private running: Promise<number> | undefined;
+  private again = false;
+  private readonly address: Uint8Array;
+
+  constructor(private readonly o: ContractValidatingOptions) {
+    this.address = o.chain.protocol.addresses.fromPublicKey(o.validatorKey.publicKey).bytes;
+  }
+
+  /** Runs a round now, or right after the one running; resolves with the results it sent. */
+  trigger(): Promise<number> {
+    if (this.running !== undefined) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.round()
+      .catch((e: unknown) => {
+        this.o.log?.warn({ err: e }, 'contract validation round failed');
+        return 0;
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          void this.trigger();
+        }
+      });
+    return this.running;
+  }
+
+  /** Whether this node validates on the current key block: a validator, not its miner, with feature 162. */
+  private validatesNow(state: MutableState, height: number): boolean {
+    const { chain } = this.o;
+    if (height < 2 || !chain.features.isActive(FEATURE.CONTRACT_VALIDATIONS, height)) return false;
+    const keyBlock = chain.headerAt(height);
+    if (equalBytes(keyBlock.generator, this.o.validatorKey.publicKey)) return false;
+    return contractValidators(state, keyBlock.timestamp).some((a) => equalBytes(a, this.address));
+  }
+
+  private async round(): Promise<number> {
+    const { chain, pool, executor } = this.o;
+    const height = chain.height();
+    const state = new MutableState(chain.state());
+    if (!this.validatesNow(state, height)) return 0;
+    const keyBlock = chain.headerAt(height);
+    const under = encodeBase58(keyBlock.id);
+    if (under !== this.sentUnder) {
+      this.sent = new Set();
+      this.sentUnder = under;
+    }
+    // Its own 105s apply as if it mined them (WE's validator accumulator).
+    const ctx = { ...chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, this.o.validatorKey.publicKey), validatingExecutor: true };
+    const candidates = pool
+      .all()
+      .filter((tx) => EXECUTABLE_CONTRACT_TYPES.has(tx.type))
+      .slice(0, this.o.maxPerRound ?? 100);
+    // Nothing changed since the last round (same liquid block, same transactions): nothing to run again.
+    const seen = `${encodeBase58(chain.lastBlock().id)}:${candidates.map((tx) => tx.idBase58).join(',')}`;
+    if (seen === this.lastSeen) return 0;
+    this.lastSeen = seen;
+    let sent = 0;
+    for (const tx of candidates) {
+      if (!equalBytes(chain.headerAt(chain.height()).id, keyBlock.id)) break;
+      // A V5 (WASM-era) execution may touch other contracts whose policy is stricter: it is run, and judged after.
+      if (state.executedTxFor(tx.id) !== undefined || !(this.policyIsNotAny(tx, state) || isV5Executable(tx))) continue;
+      const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
+      const built = buildExecutedContract(tx, result, {
+        protocol: chain.protocol,
+        isFeatureActive: (id) => chain.features.isActive(id, height),
+        miner: this.o.validatorKey,
+        timestamp: this.o.now(),
+      });
+      const hash = built.kind === 'built' ? resultsHashOf(chain.protocol, tx, result) : undefined;
+      const key = `${tx.idBase58}/${hash === undefined ? '-' : encodeBase58(hash)}`;
+      const first = !this.sent.has(key);
+      this.sent.add(key);
+      if (first && built.status !== undefined && built.status.status !== 'Success') {
+        this.o.statuses.record(tx.id, { ...built.status, message: VALIDATOR_ERROR_PREFIX + built.status.message });
+      }
+      if (built.kind === 'none' || hash === undefined) continue;
+      try {
+        applyTransaction(state, built.executed, ctx, { verifySignature: false });
+      } catch (e) {
+        if (!(e instanceof WeError)) throw e;
+        this.o.log?.debug({ id: tx.idBase58, error: e.message }, 'validator: executed transaction refused by state');
+        continue;
+      }
+      if (!first || !this.resultsAreValidated(tx, result, state)) continue;
+      this.o.send(signValidatorResult(chain.protocol, this.o.validatorKey, tx.id, keyBlock.id, hash));
+      sent++;
+      this.o.log?.debug({ id: tx.idBase58, resultsHash: encodeBase58(hash) }, 'validator results sent');
+    }
+    return sent;
+  }
+
+  /** Whether the miner will want proofs for this execution: the strictest policy of what it touched is not `any`. */
+  private resultsAreValidated(tx: Transaction, result: ExecutionResult, state: MutableState): boolean {
+    if (this.policyIsNotAny(tx, state)) return true;
+    if (result.kind !== 'success') return false;
+    const touched = [...result.results.map((r) => r.contractId), ...result.assetOperations.map((o) => o.contractId)];
+    return touched.some((id) => (state.contract(id)?.validationPolicy.type ?? 'any') !== 'any');
+  }
+
+  /** WE's validationPolicyIsNotAny (a contract not known yet is left for a later round). */
+  private policyIsNotAny(tx: Transaction, state: MutableState): boolean {
+    try {
+      return policyOf(state, tx).type !== 'any';
+    } catch (e) {
+      if (e instanceof WeError) return false;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The miner's side of validation policies (WE's MinerTransactionsExecutor.enoughProofs and
+ * selectValidationProofs; reference contracts.md §1.8). With feature 162 active, an
+ * executable transaction whose contract's policy is not `any` is executed only once
+ * validators agreeing on one results hash reach the majority of the validators at the
+ * last block (the miner left out); its 105 then carries exactly that many of their
+ * signatures over the miner's own results hash as `validationProofs`. A V5 execution
+ * answers to the strictest policy of every contract it touched.
+ */
+import { encodeBase58 } from '../crypto/encoding.js';
+import { WeError } from '../errors/catalogue.js';
+import { FEATURE } from '../protocol/features.js';
+import type { Protocol } from '../protocol/protocol.js';
+import type { ValidationPolicy, ValidationProof } from '../protocol/transactions/contracts.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
+import { contractValidators, policyOf } from '../state/appliers/contracts.js';
+import type { MutableState } from '../state/view.js';
+import { isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
+import { enoughResults, selectProofs, strictestPolicy, type ValidatorResultsStore, type ValidatorSet } from './validator-results.js';
+
+/** The key block a miner's micro-blocks go on. */
+export interface KeyBlockRef {
+  readonly id: Uint8Array;
+  readonly timestamp: bigint;
+  readonly height: number;
+}
+
+export type ProofsVerdict =
+  | { readonly kind: 'proofs'; readonly proofs: readonly ValidationProof[] }
+  /** Not (or no longer) enough agreeing validators: the transaction stays in the pool. */
+  | { readonly kind: 'wait'; readonly reason: string }
+  /** The execution cannot become a 105 (incompatible policies): WE drops it with a Failure. */
+  | { readonly kind: 'refused'; readonly message: string };
+
+export interface ValidationGateOptions {
+  readonly protocol: Protocol;
+  readonly store: ValidatorResultsStore;
+  /** The miner's address (Base58): not counted among the validators. */
+  readonly minerAddress: string;
+  isFeatureActive(id: number, height: number): boolean;
+}
+
+type Fields = Readonly<Record<string, unknown>>;
+
+/** Holders of `contract_validator` at the key block, the miner left out. */
+export function validatorSetAt(protocol: Protocol, state: MutableState, at: bigint, except: string): ValidatorSet {
+  const addresses = new Set(contractValidators(state, at).map((a) => protocol.addresses.addressFromBytes(a).toString()));
+  addresses.delete(except);
+  return { addresses };
+}
+
+export class ValidationGate {
+  constructor(private readonly o: ValidationGateOptions) {}
+
+  private policy(tx: Transaction, state: MutableState): ValidationPolicy | undefined {
+    try {
+      return policyOf(state, tx);
+    } catch (e) {
+      // An unknown contract: the execution itself reports it.
+      if (e instanceof WeError) return undefined;
+      throw e;
+    }
+  }
+
+  /** May `tx` be executed for a micro-block on `keyBlock` (policy `any`, or enough agreeing results at hand)? */
+  ready(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): boolean {
+    if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return true;
+    const policy = this.policy(tx, state);
+    if (policy === undefined || policy.type === 'any') return true;
+    const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
+    return enoughResults(this.o.protocol, policy, validators, this.o.store.find(keyBlock.id, tx.id));
+  }
+
+  /** The proofs the 105 of this execution carries. */
+  proofs(tx: Transaction, result: ExecutionResult, state: MutableState, keyBlock: KeyBlockRef): ProofsVerdict {
+    if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return { kind: 'proofs', proofs: [] };
+    const hash = resultsHashOf(this.o.protocol, tx, result);
+    // No 105 comes of it, or a Docker update's V1 (which carries no proofs).
+    if (hash === undefined || result.kind === 'update') return { kind: 'proofs', proofs: [] };
+    const own = this.policy(tx, state);
+    if (own === undefined) return { kind: 'proofs', proofs: [] };
+    let policy = own;
+    if (isV5Executable(tx) && result.kind === 'success') {
+      const touched = [...result.results.map((r) => r.contractId), ...result.assetOperations.map((o) => o.contractId)];
+      const policies = [own, ...touched.flatMap((id) => state.contract(id)?.validationPolicy ?? [])];
+      const contractId = tx.type === 103 ? tx.id : ((tx.data as Fields)['contractId'] as Uint8Array);
+      try {
+        policy = strictestPolicy(contractId, policies);
+      } catch (e) {
+        if (e instanceof WeError) return { kind: 'refused', message: `Executed transaction creation error: '${e.kind}(${e.message})'` };
+        throw e;
+      }
+    }
+    if (policy.type === 'any') return { kind: 'proofs', proofs: [] };
+    const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
+    const proofs = selectProofs(this.o.protocol, policy, validators, this.o.store.find(keyBlock.id, tx.id), hash);
+    if (proofs === undefined) return { kind: 'wait', reason: `not enough validators agree on results hash '${encodeBase58(hash)}'` };
+    return { kind: 'proofs', proofs };
+  }
+}

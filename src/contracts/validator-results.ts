@@ -1,0 +1,277 @@
+/**
+ * Contract validators' results (WE's ContractValidatorResultsV1, P2P code 32; reference
+ * contracts.md §1.8): a node holding `contract_validator` executes an executable
+ * transaction whose contract has a validation policy other than `any`, and signs the
+ * results hash of what it got, under the key block it executed on. The miner keeps these
+ * per (key block, transaction) and may mine the 105 only once enough validators agree;
+ * their signatures become the 105's `validationProofs`.
+ *
+ * Bytes (MessageSpec.ContractValidatorResultsV1Spec): sender public key ‖ txId (digest) ‖
+ * keyBlockId (signature length) ‖ resultsHash (digest) ‖ signature — fixed lengths, no
+ * length prefixes. The signature is over the results hash alone.
+ *
+ * The majority is ceil(2/3 × V) of the validators V at the last block, the miner not
+ * counted (ValidationPolicy.MajorityRatio); `majority_with_one_of` also needs one of its
+ * addresses among the agreeing validators (ContractValidatorResultsOps).
+ */
+import type { Address } from '../crypto/address.js';
+import { encodeBase58 } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { ValidationError } from '../errors/catalogue.js';
+import { ByteReader, ByteWriter } from '../protocol/bytes.js';
+import type { Protocol } from '../protocol/protocol.js';
+import type { ValidationPolicy, ValidationProof } from '../protocol/transactions/contracts.js';
+
+export interface ContractValidatorResult {
+  readonly senderPublicKey: Uint8Array;
+  readonly txId: Uint8Array;
+  readonly keyBlockId: Uint8Array;
+  readonly resultsHash: Uint8Array;
+  readonly signature: Uint8Array;
+}
+
+/** Lengths of the message's fields under a crypto suite. */
+function lengths(p: Protocol): { key: number; digest: number; signature: number } {
+  return { key: p.crypto.publicKeyLength, digest: p.crypto.digestLength, signature: p.crypto.signatureLength };
+}
+
+/** The payload of message 32 under `p`: WE's maxLength (key + 2 digests + 2 signatures). */
+export function validatorResultLength(p: Protocol): number {
+  const l = lengths(p);
+  return l.key + 2 * l.digest + 2 * l.signature;
+}
+
+/** A result signed by `validator`: its signature over the results hash. */
+export function signValidatorResult(p: Protocol, validator: KeyPair, txId: Uint8Array, keyBlockId: Uint8Array, resultsHash: Uint8Array): ContractValidatorResult {
+  return { senderPublicKey: validator.publicKey, txId, keyBlockId, resultsHash, signature: p.crypto.sign(validator.privateKey, resultsHash) };
+}
+
+export function encodeValidatorResult(p: Protocol, r: ContractValidatorResult): Uint8Array {
+  const l = lengths(p);
+  const check = (name: string, v: Uint8Array, n: number): void => {
+    if (v.length !== n) throw new Error(`ContractValidatorResults ${name} of ${v.length} bytes, expected ${n}`);
+  };
+  check('sender', r.senderPublicKey, l.key);
+  check('txId', r.txId, l.digest);
+  check('keyBlockId', r.keyBlockId, l.signature);
+  check('resultsHash', r.resultsHash, l.digest);
+  check('signature', r.signature, l.signature);
+  return new ByteWriter(validatorResultLength(p)).bytes(r.senderPublicKey).bytes(r.txId).bytes(r.keyBlockId).bytes(r.resultsHash).bytes(r.signature).result();
+}
+
+/** Reads message 32; throws a DecodeError naming what does not parse. */
+export function decodeValidatorResult(p: Protocol, bytes: Uint8Array): ContractValidatorResult {
+  const l = lengths(p);
+  const r = new ByteReader(bytes);
+  const result = {
+    senderPublicKey: r.bytes(l.key, 'sender'),
+    txId: r.bytes(l.digest, 'txId'),
+    keyBlockId: r.bytes(l.signature, 'keyBlockId'),
+    resultsHash: r.bytes(l.digest, 'resultsHash'),
+    signature: r.bytes(l.signature, 'signature'),
+  };
+  r.expectEnd('ContractValidatorResults');
+  return result;
+}
+
+export function validatorResultSignatureHolds(p: Protocol, r: ContractValidatorResult): boolean {
+  return p.crypto.verify(r.senderPublicKey, r.resultsHash, r.signature);
+}
+
+/** What a node knows to judge a result a peer sent. */
+export interface ResultIntake {
+  /** Whether a public key's address holds `contract_validator` at the last block. */
+  isValidator(publicKey: Uint8Array): boolean;
+  /** Whether the transaction waits in this node's pool. */
+  inPool(txId: Uint8Array): boolean;
+}
+
+/**
+ * Why a result from a peer is not kept (WE's ContractValidatorResultsHandler: signature,
+ * transaction in the pool; Weft also wants the sender to be a validator now, so results of
+ * other nodes neither fill the store nor travel further), or undefined to keep it.
+ */
+export function refusalOf(p: Protocol, r: ContractValidatorResult, intake: ResultIntake): string | undefined {
+  if (!validatorResultSignatureHolds(p, r)) return 'wrong signature';
+  if (!intake.isValidator(r.senderPublicKey)) return 'sender is not a contract validator';
+  if (!intake.inPool(r.txId)) return 'transaction not in the pool';
+  return undefined;
+}
+
+/** ValidationPolicy.MajorityRatio applied to V validators. */
+export const majoritySize = (validators: number): number => Math.ceil((2 / 3) * validators);
+
+/**
+ * The strictest of the policies of the contracts a V5 execution touched (WE's
+ * deriveValidationPolicy): `any` < `majority` < `majority_with_one_of`; two one-of lists
+ * must share an address (their intersection is the policy), else the execution fails.
+ */
+export function strictestPolicy(contractId: Uint8Array, policies: readonly ValidationPolicy[]): ValidationPolicy {
+  let acc: ValidationPolicy = { type: 'any' };
+  for (const policy of policies) {
+    if (policy.type === 'any') continue;
+    if (acc.type === 'any') acc = policy;
+    else if (policy.type === 'majority') continue;
+    else if (acc.type === 'majority') acc = policy;
+    else {
+      const listed = policy.addresses;
+      const shared: Address[] = acc.addresses.filter((a) => listed.some((b) => b.toString() === a.toString()));
+      if (shared.length === 0) {
+        const show = (x: ValidationPolicy): string => (x.type === 'majority_with_one_of' ? `MajorityWithOneOf(List(${x.addresses.map((a) => a.toString()).join(', ')}))` : x.type === 'majority' ? 'Majority' : 'Any');
+        throw new ValidationError(
+          'ContractExecutionError',
+          199,
+          `Contract '${encodeBase58(contractId)}' execution error: Incompatible policies found in contracts sub-calls: [${policies.map(show).join(',')}]`,
+        );
+      }
+      acc = { type: 'majority_with_one_of', addresses: shared };
+    }
+  }
+  return acc;
+}
+
+/** The validators a policy is judged against, and this node's view of them. */
+export interface ValidatorSet {
+  /** Addresses (Base58) holding `contract_validator` at the last block, the miner left out. */
+  readonly addresses: ReadonlySet<string>;
+}
+
+/** Base58 address of a public key. */
+export const addressOfKey = (p: Protocol, publicKey: Uint8Array): string => p.addresses.fromPublicKey(publicKey).toString();
+
+/**
+ * Whether the results at hand let the miner execute (MinerTransactionsExecutor.enoughProofs):
+ * the largest group of validators agreeing on one results hash reaches the majority and,
+ * for `majority_with_one_of`, contains one of the listed addresses.
+ */
+export function enoughResults(p: Protocol, policy: ValidationPolicy, validators: ValidatorSet, results: readonly ContractValidatorResult[]): boolean {
+  if (policy.type === 'any') return true;
+  if (validators.addresses.size === 0) return false;
+  const groups = new Map<string, string[]>();
+  for (const r of results) {
+    const sender = addressOfKey(p, r.senderPublicKey);
+    if (!validators.addresses.has(sender)) continue;
+    const key = encodeBase58(r.resultsHash);
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, [sender]);
+    else if (!g.includes(sender)) g.push(sender);
+  }
+  const need = majoritySize(validators.addresses.size);
+  const required = policy.type === 'majority_with_one_of' ? new Set(policy.addresses.map((a) => a.toString())) : undefined;
+  for (const senders of groups.values()) {
+    if (senders.length < need) continue;
+    if (required === undefined || senders.some((s) => required.has(s))) return true;
+  }
+  return false;
+}
+
+/**
+ * The proofs for a 105 with `resultsHash` (ContractValidatorResultsOps.selectContractValidatorResults):
+ * exactly the majority of the validators that sent this hash, in the order they arrived —
+ * for `majority_with_one_of` arranged to hold one listed address. Undefined when they are
+ * not enough (the transaction waits).
+ */
+export function selectProofs(
+  p: Protocol,
+  policy: ValidationPolicy,
+  validators: ValidatorSet,
+  results: readonly ContractValidatorResult[],
+  resultsHash: Uint8Array,
+): ValidationProof[] | undefined {
+  if (policy.type === 'any') return [];
+  const need = majoritySize(validators.addresses.size);
+  const seen = new Set<string>();
+  const matching: { sender: string; proof: ValidationProof }[] = [];
+  for (const r of results) {
+    const sender = addressOfKey(p, r.senderPublicKey);
+    if (!validators.addresses.has(sender) || seen.has(sender) || !Buffer.from(r.resultsHash).equals(resultsHash)) continue;
+    seen.add(sender);
+    matching.push({ sender, proof: { validatorPublicKey: r.senderPublicKey, signature: r.signature } });
+  }
+  if (matching.length < need || need === 0) return undefined;
+  if (policy.type === 'majority') return matching.slice(0, need).map((m) => m.proof);
+  const required = new Set(policy.addresses.map((a) => a.toString()));
+  const first = matching.findIndex((m) => required.has(m.sender));
+  if (first < 0) return undefined;
+  // The first listed validator, then the others in arrival order up to the majority.
+  const chosen = [matching[first]!, ...matching.filter((_, i) => i !== first)].slice(0, need);
+  return chosen.map((m) => m.proof);
+}
+
+export interface ValidatorResultsStoreOptions {
+  readonly protocol: Protocol;
+  readonly now: () => bigint;
+  /** Results kept at most (oldest dropped first). */
+  readonly maxResults: number;
+  /** A result is dropped this long after it arrived. */
+  readonly expireAfterMs: number;
+}
+
+interface Held {
+  readonly result: ContractValidatorResult;
+  readonly at: bigint;
+}
+
+/**
+ * Validators' results as they arrive (WE's ContractValidatorResultsStore), per key block and
+ * transaction, one per (validator, results hash); bounded in count and age. Whether a result
+ * is worth keeping (signature, sender a validator, transaction in the pool) is the caller's
+ * `accept` check.
+ */
+export class ValidatorResultsStore {
+  /** Insertion-ordered: the oldest first. */
+  private readonly held = new Map<string, Held>();
+  private readonly byTx = new Map<string, Set<string>>();
+
+  constructor(private readonly o: ValidatorResultsStoreOptions) {}
+
+  private static txKey(keyBlockId: Uint8Array, txId: Uint8Array): string {
+    return `${encodeBase58(keyBlockId)}/${encodeBase58(txId)}`;
+  }
+
+  /** Keeps `r`; false when it was held already. */
+  add(r: ContractValidatorResult): boolean {
+    this.expire();
+    const txKey = ValidatorResultsStore.txKey(r.keyBlockId, r.txId);
+    const key = `${txKey}/${encodeBase58(r.senderPublicKey)}/${encodeBase58(r.resultsHash)}`;
+    if (this.held.has(key)) return false;
+    while (this.held.size >= this.o.maxResults) {
+      const oldest = this.held.keys().next().value;
+      if (oldest === undefined) break;
+      this.drop(oldest);
+    }
+    this.held.set(key, { result: r, at: this.o.now() });
+    let keys = this.byTx.get(txKey);
+    if (keys === undefined) this.byTx.set(txKey, (keys = new Set()));
+    keys.add(key);
+    return true;
+  }
+
+  /** Results for a transaction under a key block, in arrival order. */
+  find(keyBlockId: Uint8Array, txId: Uint8Array): ContractValidatorResult[] {
+    this.expire();
+    const keys = this.byTx.get(ValidatorResultsStore.txKey(keyBlockId, txId));
+    if (keys === undefined) return [];
+    return [...keys].map((k) => this.held.get(k)!.result);
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  private drop(key: string): void {
+    this.held.delete(key);
+    const txKey = key.split('/').slice(0, 2).join('/');
+    const keys = this.byTx.get(txKey);
+    keys?.delete(key);
+    if (keys !== undefined && keys.size === 0) this.byTx.delete(txKey);
+  }
+
+  private expire(): void {
+    const cutoff = this.o.now() - BigInt(this.o.expireAfterMs);
+    for (const [key, h] of this.held) {
+      if (h.at > cutoff) break;
+      this.drop(key);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Validation policies on a node that runs contracts (reference contracts.md §1.8): the
+ * store of validators' results and the miner's gate over it (given to ContractMining), and
+ * — once the network is up — this node's own validating rounds and the P2P side of
+ * message 32. A result from a peer is kept when its signature holds, its sender holds
+ * `contract_validator` at the last block and its transaction is in the pool (WE's
+ * ContractValidatorResultsHandler); a new one is passed on to the other peers and wakes
+ * the miner. Bytes that do not parse close that peer (the transport's rule).
+ */
+import type { Logger } from 'pino';
+import type { Blockchain } from '../chain/blockchain.js';
+import type { UtxPool } from '../chain/utx.js';
+import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import type { KeyPair } from '../crypto/suite.js';
+import type { ContractEngine } from '../contracts/engine.js';
+import { ContractValidating } from '../contracts/validating.js';
+import { ValidationGate } from '../contracts/validation-gate.js';
+import { decodeValidatorResult, encodeValidatorResult, refusalOf, ValidatorResultsStore } from '../contracts/validator-results.js';
+import type { ContractValidatorResultMessages } from '../network/contract-validator-messages.js';
+import { contractValidators, EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
+import { MutableState } from '../state/view.js';
+import { contractNodeContext } from './contracts-wiring.js';
+
+/** Results kept by a node at most, and for how long (a key block lasts well under it). */
+const MAX_VALIDATOR_RESULTS = 100_000;
+const VALIDATOR_RESULTS_EXPIRE_MS = 10 * 60 * 1000;
+/** How often a validator looks at its pool for executable transactions to validate. */
+const VALIDATION_POLL_MS = 300;
+
+export interface ContractValidation {
+  readonly store: ValidatorResultsStore;
+  readonly gate: ValidationGate;
+  readonly validating: ContractValidating;
+  /** Starts validating and exchanging results over `peers`; returns the function that stops it. */
+  start(peers: ContractValidatorResultMessages, resultArrived: () => void): () => void;
+}
+
+export interface ContractValidationOptions {
+  readonly chain: Blockchain;
+  readonly pool: UtxPool;
+  readonly engine: ContractEngine;
+  readonly owner: KeyPair;
+  readonly now: () => bigint;
+  walletAddresses(): readonly string[];
+  readonly log: Logger;
+}
+
+export function contractValidation(o: ContractValidationOptions): ContractValidation {
+  const { chain, pool, log } = o;
+  const protocol = chain.protocol;
+  const store = new ValidatorResultsStore({ protocol, now: o.now, maxResults: MAX_VALIDATOR_RESULTS, expireAfterMs: VALIDATOR_RESULTS_EXPIRE_MS });
+  const gate = new ValidationGate({
+    protocol,
+    store,
+    minerAddress: protocol.addresses.fromPublicKey(o.owner.publicKey).toString(),
+    isFeatureActive: (id, height) => chain.features.isActive(id, height),
+  });
+  let out: ContractValidatorResultMessages | undefined;
+  const validating = new ContractValidating({
+    chain,
+    pool,
+    executor: o.engine.executor,
+    statuses: o.engine.statuses,
+    validatorKey: o.owner,
+    node: contractNodeContext({ chain, walletAddresses: () => o.walletAddresses(), now: o.now }),
+    now: o.now,
+    send: (result) => out?.broadcast(encodeValidatorResult(protocol, result)),
+    log,
+  });
+  const isValidator = (publicKey: Uint8Array): boolean => {
+    const height = chain.height();
+    const address = protocol.addresses.fromPublicKey(publicKey).bytes;
+    return contractValidators(new MutableState(chain.state()), chain.headerAt(height).timestamp).some((a) => equalBytes(a, address));
+  };
+  return {
+    store,
+    gate,
+    validating,
+    start(peers, resultArrived) {
+      out = peers;
+      const stopListening = peers.onMessage((payload, from) => {
+        const result = decodeValidatorResult(protocol, payload);
+        const why = refusalOf(protocol, result, { isValidator, inPool: (txId) => pool.get(txId) !== undefined });
+        if (why !== undefined) {
+          log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
+          return;
+        }
+        if (!store.add(result)) return;
+        peers.broadcast(payload, from);
+        resultArrived();
+      });
+      const stopChain = chain.on(() => void validating.trigger());
+      const timer = setInterval(() => {
+        if (pool.all().some((tx) => EXECUTABLE_CONTRACT_TYPES.has(tx.type))) void validating.trigger();
+      }, VALIDATION_POLL_MS);
+      return () => {
+        clearInterval(timer);
+        stopChain();
+        stopListening();
+        out = undefined;
+      };
+    },
+  };
+}

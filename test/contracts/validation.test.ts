@@ -1,0 +1,263 @@
+/**
+ * Validation policies (reference contracts.md §1.8): the validators' results message (P2P
+ * code 32, WE's ContractValidatorResultsV1Spec bytes), the miner's store of them, the
+ * majority and one-of rules that decide when a 105 may be mined and which proofs it
+ * carries, the strictest policy of a multi-contract execution, and every way a node
+ * applying a 105 refuses its proofs.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildExecutedContract, resultsHashOf, type ExecutionResult } from '../../src/contracts/result.js';
+import { ValidationGate } from '../../src/contracts/validation-gate.js';
+import {
+  decodeValidatorResult,
+  encodeValidatorResult,
+  enoughResults,
+  majoritySize,
+  refusalOf,
+  selectProofs,
+  signValidatorResult,
+  strictestPolicy,
+  validatorResultLength,
+  validatorResultSignatureHolds,
+  ValidatorResultsStore,
+  type ContractValidatorResult,
+} from '../../src/contracts/validator-results.js';
+import { DecodeError, WeError } from '../../src/errors/catalogue.js';
+import { contractResultsHash, ExecutedContract, type ValidationPolicy, type ValidationProof } from '../../src/protocol/transactions/contracts.js';
+import { ROLES } from '../../src/protocol/transactions/permissions.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { applyExecutedContract } from '../../src/state/appliers/contracts.js';
+import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, node, protocol } from './support/engine.js';
+import { ContractTestState } from './support/state.js';
+
+const HASH = 'cd'.repeat(32);
+const validators = [0, 1, 2, 3].map((i) => protocol.crypto.keyPairFromSeedPhrase(`weft contract validator ${i}`));
+const outsider = protocol.crypto.keyPairFromSeedPhrase('weft contract tests not a validator');
+const addressText = (pk: Uint8Array): string => protocol.addresses.fromPublicKey(pk).toString();
+const KEY_BLOCK = new Uint8Array(64).fill(7);
+const TX_ID = new Uint8Array(32).fill(9);
+const hashOf = (n: bigint): Uint8Array => contractResultsHash(protocol, [{ key: 'x', type: 'integer', value: n }]);
+
+const result = (signer: (typeof validators)[number], hash: Uint8Array, txId = TX_ID): ContractValidatorResult => signValidatorResult(protocol, signer, txId, KEY_BLOCK, hash);
+const setOf = (...keys: Array<(typeof validators)[number]>) => ({ addresses: new Set(keys.map((k) => addressText(k.publicKey))) });
+const oneOf = (...keys: Array<(typeof validators)[number]>): ValidationPolicy => ({ type: 'majority_with_one_of', addresses: keys.map((k) => protocol.addresses.fromPublicKey(k.publicKey)) });
+
+describe('ContractValidatorResults (P2P code 32)', () => {
+  it('is sender key, txId, keyBlockId, resultsHash and a signature over the results hash, nothing else', () => {
+    const r = result(validators[0]!, hashOf(1n));
+    const bytes = encodeValidatorResult(protocol, r);
+    // WE's maxLength: KeyLength + 2 × DigestSize + 2 × SignatureLength.
+    assert.equal(bytes.length, 32 + 2 * 32 + 2 * 64);
+    assert.equal(validatorResultLength(protocol), bytes.length);
+    assert.deepEqual(bytes.subarray(0, 32), validators[0]!.publicKey);
+    assert.deepEqual(bytes.subarray(32, 64), TX_ID);
+    assert.deepEqual(bytes.subarray(64, 128), KEY_BLOCK);
+    assert.deepEqual(bytes.subarray(128, 160), hashOf(1n));
+    assert.ok(protocol.crypto.verify(validators[0]!.publicKey, hashOf(1n), bytes.subarray(160)));
+    const back = decodeValidatorResult(protocol, bytes);
+    assert.deepEqual(back, r);
+    assert.ok(validatorResultSignatureHolds(protocol, back));
+    assert.ok(!validatorResultSignatureHolds(protocol, { ...back, resultsHash: hashOf(2n) }), 'the signature covers the results hash');
+  });
+
+  it('from a peer, is kept only with a valid signature, from a validator, for a transaction in the pool', () => {
+    const intake = { isValidator: (pk: Uint8Array) => addressText(pk) !== addressText(outsider.publicKey), inPool: (id: Uint8Array) => id[0] === TX_ID[0] };
+    const good = result(validators[0]!, hashOf(1n));
+    assert.equal(refusalOf(protocol, good, intake), undefined);
+    assert.equal(refusalOf(protocol, { ...good, signature: result(validators[0]!, hashOf(2n)).signature }, intake), 'wrong signature');
+    assert.equal(refusalOf(protocol, result(outsider, hashOf(1n)), intake), 'sender is not a contract validator');
+    assert.equal(refusalOf(protocol, result(validators[0]!, hashOf(1n), new Uint8Array(32)), intake), 'transaction not in the pool');
+  });
+
+  it('refuses bytes of another length', () => {
+    const bytes = encodeValidatorResult(protocol, result(validators[0]!, hashOf(1n)));
+    assert.throws(() => decodeValidatorResult(protocol, bytes.subarray(0, bytes.length - 1)), DecodeError);
+    assert.throws(() => decodeValidatorResult(protocol, new Uint8Array([...bytes, 0])), DecodeError);
+  });
+});
+
+describe('the store of validators\' results', () => {
+  it('keeps one result per validator and hash, per key block and transaction, in arrival order', () => {
+    let now = 0n;
+    const store = new ValidatorResultsStore({ protocol, now: () => now, maxResults: 10, expireAfterMs: 1000 });
+    assert.ok(store.add(result(validators[0]!, hashOf(1n))));
+    assert.ok(!store.add(result(validators[0]!, hashOf(1n))), 'the same result twice is kept once');
+    assert.ok(store.add(result(validators[1]!, hashOf(1n))));
+    assert.ok(store.add(result(validators[0]!, hashOf(1n), new Uint8Array(32).fill(1))));
+    assert.deepEqual(store.find(KEY_BLOCK, TX_ID).map((r) => addressText(r.senderPublicKey)), [addressText(validators[0]!.publicKey), addressText(validators[1]!.publicKey)]);
+    assert.deepEqual(store.find(new Uint8Array(64), TX_ID), [], 'results are per key block');
+    now = 1000n;
+    assert.deepEqual(store.find(KEY_BLOCK, TX_ID), [], 'dropped once expired');
+    assert.equal(store.size, 0);
+  });
+
+  it('holds at most max-results, dropping the oldest', () => {
+    const store = new ValidatorResultsStore({ protocol, now: () => 0n, maxResults: 3, expireAfterMs: 60_000 });
+    for (let i = 0n; i < 5n; i++) store.add(result(validators[0]!, hashOf(i)));
+    assert.equal(store.size, 3);
+    assert.deepEqual(store.find(KEY_BLOCK, TX_ID).map((r) => r.resultsHash), [hashOf(2n), hashOf(3n), hashOf(4n)]);
+  });
+});
+
+describe('majority and proofs', () => {
+  const three = setOf(validators[0]!, validators[1]!, validators[2]!);
+
+  it('the majority is ceil(2/3 × V)', () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map(majoritySize), [1, 2, 2, 3, 4, 4, 5]);
+  });
+
+  it('majority: the largest group agreeing on one hash must reach it; others\' results and other hashes do not count', () => {
+    const h = hashOf(1n);
+    assert.ok(!enoughResults(protocol, { type: 'majority' }, three, [result(validators[0]!, h)]));
+    assert.ok(!enoughResults(protocol, { type: 'majority' }, three, [result(validators[0]!, h), result(validators[1]!, hashOf(2n))]));
+    assert.ok(!enoughResults(protocol, { type: 'majority' }, three, [result(validators[0]!, h), result(outsider, h)]), 'a non-validator does not count');
+    assert.ok(enoughResults(protocol, { type: 'majority' }, three, [result(validators[0]!, h), result(validators[2]!, h)]));
+    assert.ok(!enoughResults(protocol, { type: 'majority' }, setOf(), []), 'no validators: never');
+    assert.ok(enoughResults(protocol, { type: 'any' }, setOf(), []));
+  });
+
+  it('the proofs are exactly the majority of those that signed the miner\'s own hash', () => {
+    const h = hashOf(1n);
+    const all = [result(validators[0]!, hashOf(2n)), result(outsider, h), result(validators[1]!, h), result(validators[2]!, h), result(validators[0]!, h)];
+    const proofs = selectProofs(protocol, { type: 'majority' }, three, all, h)!;
+    assert.deepEqual(proofs.map((p) => addressText(p.validatorPublicKey)), [validators[1]!, validators[2]!].map((v) => addressText(v.publicKey)));
+    for (const p of proofs) assert.ok(protocol.crypto.verify(p.validatorPublicKey, h, p.signature));
+    assert.equal(selectProofs(protocol, { type: 'majority' }, three, all, hashOf(2n)), undefined, 'the miner got another hash than the majority');
+    assert.deepEqual(selectProofs(protocol, { type: 'any' }, three, [], h), []);
+  });
+
+  it('majority_with_one_of: one listed validator must be among them, and is put among the proofs', () => {
+    const h = hashOf(1n);
+    const policy = oneOf(validators[2]!);
+    const without = [result(validators[0]!, h), result(validators[1]!, h)];
+    assert.ok(!enoughResults(protocol, policy, three, without));
+    assert.equal(selectProofs(protocol, policy, three, without, h), undefined);
+    const withIt = [...without, result(validators[2]!, h)];
+    assert.ok(enoughResults(protocol, policy, three, withIt));
+    const proofs = selectProofs(protocol, policy, three, withIt, h)!;
+    assert.equal(proofs.length, 2);
+    assert.ok(proofs.some((p) => addressText(p.validatorPublicKey) === addressText(validators[2]!.publicKey)));
+  });
+
+  it('a multi-contract execution answers to the strictest policy; one-of lists must share an address', () => {
+    const id = new Uint8Array(32).fill(1);
+    assert.deepEqual(strictestPolicy(id, [{ type: 'any' }, { type: 'any' }]), { type: 'any' });
+    assert.deepEqual(strictestPolicy(id, [{ type: 'any' }, { type: 'majority' }]), { type: 'majority' });
+    const a = oneOf(validators[0]!, validators[1]!);
+    assert.deepEqual(strictestPolicy(id, [{ type: 'majority' }, a, { type: 'any' }]), a);
+    const shared = strictestPolicy(id, [a, oneOf(validators[1]!, validators[2]!)]);
+    assert.deepEqual(shared.type === 'majority_with_one_of' ? shared.addresses.map(String) : [], [addressText(validators[1]!.publicKey)]);
+    assert.throws(
+      () => strictestPolicy(id, [a, oneOf(validators[2]!)]),
+      (e: unknown) => e instanceof WeError && /execution error: Incompatible policies found in contracts sub-calls/.test(e.message),
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------
+// A node applying a 105 (ExecutedContractTransactionDiff.checkValidationProofsIfNotValidator)
+
+function stateWithValidators(...holders: Array<(typeof validators)[number]>): ContractTestState {
+  const state = ContractTestState.create(protocol);
+  fund(state);
+  for (const v of holders) state.addPermissionOp(protocol.addresses.fromPublicKey(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
+  return state;
+}
+
+function createWith(policy: ValidationPolicy): Transaction {
+  const base = createTx('kv:1', HASH, {});
+  return protocol.sign(protocol.transaction(base.codec, 5, { ...base.data, validationPolicy: policy }), developer.privateKey);
+}
+
+const success = (contractId: Uint8Array): ExecutionResult => ({ kind: 'success', results: [{ contractId, results: [{ key: 'x', type: 'integer', value: 1n }] }], assetOperations: [] });
+
+function executed(create: Transaction, proofs: readonly ValidationProof[]): Transaction {
+  const built = buildExecutedContract(create, success(create.id), { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp, validationProofs: proofs });
+  assert.ok(built.kind === 'built');
+  return built.executed;
+}
+
+const proofBy = (v: (typeof validators)[number], hash = hashOf(1n)): ValidationProof => ({ validatorPublicKey: v.publicKey, signature: protocol.crypto.sign(v.privateKey, hash) });
+
+describe('a 105 with validation proofs, applied', () => {
+  it('is refused when too few validators signed', () => {
+    const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
+    const create = createWith({ type: 'majority' });
+    assert.throws(
+      () => applyExecutedContract(state, executed(create, [proofBy(validators[0]!)]), APPLY_CONTEXT),
+      /Invalid validation proofs for results hash '\w+'. Actual '1', expected '2'.Current validators set: '\w+', '\w+', '\w+'\.$/,
+    );
+  });
+
+  it('does not count a proof by a node that is not a validator', () => {
+    const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
+    const create = createWith({ type: 'majority' });
+    assert.throws(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(outsider)]), APPLY_CONTEXT), /Actual '1', expected '2'/);
+    assert.throws(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(validators[0]!)]), APPLY_CONTEXT), /Actual '1', expected '2'/, 'nor one validator twice');
+  });
+
+  it('is refused when a proof\'s signature is not over the results hash', () => {
+    const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
+    const create = createWith({ type: 'majority' });
+    assert.throws(
+      () => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(validators[1]!, hashOf(2n))]), APPLY_CONTEXT),
+      new RegExp(`Invalid validator '${addressText(validators[1]!.publicKey)}' signature '\\w+'`),
+    );
+  });
+
+  it('majority_with_one_of: refused without a listed validator among the proofs', () => {
+    const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
+    const create = createWith(oneOf(validators[2]!));
+    assert.throws(
+      () => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(validators[1]!)]), APPLY_CONTEXT),
+      new RegExp(`Proofs does not contain one of required addresses: '${addressText(validators[2]!.publicKey)}'`),
+    );
+    assert.doesNotThrow(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(validators[2]!)]), APPLY_CONTEXT));
+  });
+
+  it('the miner is not counted among the validators', () => {
+    const state = stateWithValidators(validators[0]!, validators[1]!);
+    state.addPermissionOp(protocol.addresses.fromPublicKey(node.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
+    const create = createWith({ type: 'majority' });
+    // V = 2 (the miner left out): both are needed.
+    assert.throws(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!)]), APPLY_CONTEXT), /Actual '1', expected '2'/);
+    assert.doesNotThrow(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(validators[1]!)]), APPLY_CONTEXT));
+  });
+
+  it('a contract validator applying its own 105 (validating executor) checks no proofs', () => {
+    const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
+    const create = createWith({ type: 'majority' });
+    const own = executed(create, []);
+    assert.throws(() => applyExecutedContract(state, own, APPLY_CONTEXT), /Invalid validation proofs/);
+    assert.doesNotThrow(() => applyExecutedContract(state, own, { ...APPLY_CONTEXT, validatingExecutor: true }));
+  });
+});
+
+describe('the miner\'s gate', () => {
+  it('executes a majority contract\'s transaction only with enough agreeing results, and gives the 105 their proofs', () => {
+    const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
+    const store = new ValidatorResultsStore({ protocol, now: () => 0n, maxResults: 100, expireAfterMs: 60_000 });
+    const gate = new ValidationGate({ protocol, store, minerAddress: addressText(node.publicKey), isFeatureActive: () => true });
+    const create = createWith({ type: 'majority' });
+    const keyBlock = { id: KEY_BLOCK, timestamp: BLOCK.timestamp, height: 2 };
+    const run = success(create.id);
+    const hash = resultsHashOf(protocol, create, run)!;
+    assert.ok(!gate.ready(create, state, keyBlock));
+    store.add(signValidatorResult(protocol, validators[0]!, create.id, KEY_BLOCK, hash));
+    assert.ok(!gate.ready(create, state, keyBlock));
+    store.add(signValidatorResult(protocol, validators[1]!, create.id, KEY_BLOCK, hash));
+    assert.ok(gate.ready(create, state, keyBlock));
+    const verdict = gate.proofs(create, run, state, keyBlock);
+    assert.ok(verdict.kind === 'proofs' && verdict.proofs.length === 2);
+    const built = buildExecutedContract(create, run, { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp, validationProofs: verdict.proofs });
+    assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
+    assert.doesNotThrow(() => applyExecutedContract(state, built.executed, APPLY_CONTEXT));
+    // The miner's own results differ from what the validators signed: it waits.
+    assert.equal(gate.proofs(create, { kind: 'success', results: [], assetOperations: [] }, state, keyBlock).kind, 'wait');
+    // Policy `any` and feature 162 off: no gate.
+    assert.ok(gate.ready(createTx('kv:1', HASH, {}), state, keyBlock));
+    const off = new ValidationGate({ protocol, store, minerAddress: addressText(node.publicKey), isFeatureActive: () => false });
+    assert.ok(off.ready(createWith({ type: 'majority' }), state, keyBlock));
+  });
+});
