@@ -23,6 +23,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
 import type { ContractExecutor } from './executor.js';
+import type { ConfidentialExecution } from './confidential/execution.js';
 import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionStatus, type StatusDraft } from './result.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
@@ -39,6 +40,8 @@ export interface ContractMiningOptions {
   readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Told of every execution and every status recorded (the node's metrics); none by default. */
   readonly observer?: ContractExecutionObserver;
+  /** Confidential calls (104 V6): executed with their off-chain input, built as 105 V4; absent: executed as any call. */
+  readonly confidential?: ConfidentialExecution;
 }
 
 /**
@@ -103,16 +106,24 @@ export class ContractMining {
       if (round.stopped || (out.length > 0 && stop())) return;
       // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
       if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
+      const confidential = this.o.confidential?.prepare(tx, state);
+      if (confidential?.kind === 'skip') {
+        this.o.log?.debug({ id: tx.idBase58, reason: confidential.reason }, 'confidential call not executed here now');
+        continue;
+      }
+      const params = confidential?.kind === 'confidential' ? { params: confidential.input.entries } : {};
       const started = performance.now();
-      const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
+      const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo(), ...params });
       this.o.observer?.executed((performance.now() - started) / 1000);
       if (round.stopped) return;
-      const built = buildExecutedContract(tx, result, {
+      const buildContext = {
         protocol: chain.protocol,
-        isFeatureActive: (id) => chain.features.isActive(id, height),
+        isFeatureActive: (id: number) => chain.features.isActive(id, height),
         miner: this.o.minerKey,
         timestamp: this.o.now(),
-      });
+      };
+      const built =
+        confidential?.kind === 'confidential' ? this.o.confidential!.build(tx, result, confidential.input, buildContext) : buildExecutedContract(tx, result, buildContext);
       if (built.status !== undefined) this.record(tx.id, built.status);
       if (built.kind === 'none') {
         this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');

@@ -101,9 +101,14 @@ function checkBytecode(stored: StoredContract, contractId: Uint8Array): void {
   if (validateWasmBytecode(stored.bytecode) !== 0) throw genericError(`Invalid bytecode with hash ${stored.bytecodeHash} for contract ${id}`);
 }
 
-/** Confidential calls (104 V6, or any call of a confidential contract) need confidential execution, which this node does not have yet. */
-function refuseConfidentialCall(tx: Transaction, info: ContractInfo): void {
-  if (info.isConfidential || tx.version === 6) throw genericError('Confidential contract calls are not supported by this node yet');
+/**
+ * A confidential contract is called only with confidential input (104 V6, made by
+ * `/confidential-contracts/call`), and a 104 V6 only calls a confidential contract: this
+ * node executes no other combination (what WE does with them is not known).
+ */
+function checkConfidentialCall(tx: Transaction, info: ContractInfo): void {
+  if (info.isConfidential && tx.version !== 6) throw genericError(`Contract '${encodeBase58(info.contractId)}' is confidential: it is called by CallContract V6 only`);
+  if (!info.isConfidential && tx.version === 6) throw genericError(`Contract '${encodeBase58(info.contractId)}' is not confidential: CallContract V6 calls confidential contracts only`);
 }
 
 /** TransferOpsSupport.contractTransfersDiff: attached payments go from the sender to the contract. */
@@ -142,7 +147,7 @@ function callChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyConte
   const d = tx.data;
   const info = state.contract(d.contractId);
   if (info === undefined) throw contractNotFoundError(d.contractId);
-  refuseConfidentialCall(tx, info);
+  checkConfidentialCall(tx, info);
   const called = d.contractVersion ?? 1;
   if (info.version !== called) {
     throw genericError(`Called version '${called}' of contract with id '${encodeBase58(info.contractId)}' doesn't match actual contract version '${info.version}'`);
@@ -408,7 +413,8 @@ export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
       `InvalidSender(ExecutedContractTransaction should be created only by block creator: tx sender is '${state.protocol.addresses.fromPublicKey(d.senderPublicKey).toString()}', but block creator is '${state.protocol.addresses.fromPublicKey(miner).toString()}')`,
     );
   }
-  if (tx.version === 4) throw genericError('Confidential contracts are not supported by this node yet');
+  // A V4 carries a confidential call: its results stay off-chain (only outputCommitment is here).
+  if (tx.version === 4 && !(inner.type === 104 && inner.version === 6)) throw genericError(`ExecutedContract V4 carries a confidential call (CallContract V6), not a ${inner.type} V${inner.version}`);
   checkResultsHash(tx);
   checkValidationProofs(state, tx, miner, ctx);
   checkEmbedded(state, inner);
