@@ -111,9 +111,9 @@ export class ContractMining {
         this.o.log?.debug({ id: tx.idBase58, reason: confidential.reason }, 'confidential call not executed here now');
         continue;
       }
-      const params = confidential?.kind === 'confidential' ? { params: confidential.input.entries } : {};
+      const inputs = confidential?.kind === 'confidential' ? { params: confidential.input.entries, view: confidential.view } : { view: state };
       const started = performance.now();
-      const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo(), ...params });
+      const result = await executor.execute(tx, { blockInfo: this.o.node.lastBlockInfo(), ...inputs });
       this.o.observer?.executed((performance.now() - started) / 1000);
       if (round.stopped) return;
       const buildContext = {

@@ -18,7 +18,8 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import type { ConfidentialDataType, ConfidentialDataUnit } from '../contracts/confidential/data.js';
 import { ConfidentialExecution } from '../contracts/confidential/execution.js';
 import { ConfidentialReplication, type ConfidentialPeers } from '../contracts/confidential/replication.js';
-import { ConfidentialContractsService, type ChainPosition, type ConfidentialContractsApi } from '../contracts/confidential/service.js';
+import { ConfidentialContractsService, type ConfidentialContractsApi } from '../contracts/confidential/service.js';
+import { ConfidentialState } from '../contracts/confidential/state.js';
 import { ConfidentialStorage } from '../contracts/confidential/storage.js';
 
 export interface NodeConfidentialOptions {
@@ -34,13 +35,19 @@ export interface NodeConfidentialOptions {
 export class NodeConfidentialContracts {
   readonly storage: ConfidentialStorage;
   readonly execution: ConfidentialExecution;
+  private readonly state: ConfidentialState;
   private replication: ConfidentialReplication | undefined;
   private service: ConfidentialContractsService | undefined;
 
   constructor(private readonly o: NodeConfidentialOptions) {
     this.storage = ConfidentialStorage.open(join(o.dataDirectory, 'confidential-data'), o.protocol);
+    this.state = new ConfidentialState(this.storage, (height, txId) => {
+      const index = o.chain.blockAt(height)?.transactions.findIndex((t) => equalBytes(t.id, txId)) ?? -1;
+      return index < 0 ? undefined : index;
+    });
     this.execution = new ConfidentialExecution({
       storage: this.storage,
+      confidentialState: this.state,
       ownerAddress: o.protocol.addresses.fromPublicKey(o.owner.publicKey).bytes,
       announce: (type, unit) => this.announce(type, unit),
     });
@@ -48,14 +55,6 @@ export class NodeConfidentialContracts {
 
   private announce(type: ConfidentialDataType, unit: ConfidentialDataUnit): void {
     this.replication?.announce(type, unit);
-  }
-
-  /** Where a confirmed transaction is: its height and index in that block. */
-  private position(txId: Uint8Array): ChainPosition | undefined {
-    const height = this.o.chain.state().transactionHeight(txId);
-    if (height === undefined) return undefined;
-    const index = this.o.chain.blockAt(height)?.transactions.findIndex((t) => equalBytes(t.id, txId)) ?? -1;
-    return index < 0 ? undefined : [height, index];
   }
 
   /** Starts replication over `peers` (none without a network) and the REST service over the node's way to send transactions. */
@@ -70,7 +69,7 @@ export class NodeConfidentialContracts {
       storage: this.storage,
       owner,
       state: () => chain.state(),
-      position: (id) => this.position(id),
+      confidentialState: this.state,
       broadcast,
       announce: (type, unit) => this.announce(type, unit),
       random: this.o.random ?? ((n) => new Uint8Array(randomBytes(n))),

@@ -111,49 +111,74 @@ describe('a confidential contract on a 4-node devnet', () => {
       assert.deepEqual(info['groupOwners'], [owners[0]!.toString()]);
     }
 
-    const call = await net.nodes[0]!.post('/confidential-contracts/call', {
-      sender: owners[0]!.toString(),
-      contractId: create.idBase58,
-      contractVersion: 1,
-      params: [
-        { key: 'action', type: 'string', value: 'put' },
-        { key: 'key', type: 'string', value: 'secret' },
-        { key: 'value', type: 'string', value: 'swordfish' },
-      ],
-      timestamp: Number(stamp()),
-      fee: 10_000_000,
-    });
-    assert.equal(call.status, 200, call.text);
-    const callTx = call.json.callContractTransactionV6 as Record<string, unknown>;
+    /** A confidential call through `via`, mined, its data on every member; returns the call's id and the members' answers. */
+    const confidentialCall = async (via: number, params: unknown[]): Promise<{ callId: string; callTx: Record<string, unknown>; executed: Array<Record<string, unknown>>; answers: Array<Record<string, Record<string, unknown>>> }> => {
+      const call = await net.nodes[via]!.post('/confidential-contracts/call', { sender: owners[via]!.toString(), contractId: create.idBase58, contractVersion: 1, params, timestamp: Number(stamp()), fee: 10_000_000 });
+      assert.equal(call.status, 200, call.text);
+      const callTx = call.json.callContractTransactionV6 as Record<string, unknown>;
+      const callId = String(callTx['id']);
+      const executed = await onEveryNode('the 105 of the confidential call on every node', `/contracts/executed-tx-for/${callId}`);
+      // Every member gets the input and output (from the caller and the miner) and serves them.
+      const answers = await Promise.all(
+        MEMBERS.map((i) =>
+          until(
+            `the confidential call's data on node ${i}`,
+            async () => {
+              const r = await net.nodes[i]!.get(`/confidential-contracts/tx/${callId}`);
+              return r.status === 200 ? (r.json as Record<string, Record<string, unknown>>) : undefined;
+            },
+            WAIT_MS,
+          ),
+        ),
+      );
+      return { callId, callTx, executed, answers };
+    };
+
+    const { callId, callTx, executed, answers } = await confidentialCall(0, [
+      { key: 'action', type: 'string', value: 'put' },
+      { key: 'key', type: 'string', value: 'secret' },
+      { key: 'value', type: 'string', value: 'swordfish' },
+    ]);
     assert.equal(callTx['version'], 6);
     assert.deepEqual(callTx['params'], []);
-    const callId = String(callTx['id']);
-
-    const executed = await onEveryNode('the 105 of the confidential call on every node', `/contracts/executed-tx-for/${callId}`);
     for (const e of executed) {
       assert.equal(e['version'], 4);
       assert.deepEqual(e['results'], []);
       assert.equal(typeof e['outputCommitment'], 'string');
       assert.ok(!JSON.stringify(e).includes('swordfish'), 'the output stays off-chain');
     }
-
-    // Every member gets the input and output (from the caller and the miner) and serves them.
-    for (const i of MEMBERS) {
-      const answer = await until(
-        `the confidential call's data on node ${i}`,
-        async () => {
-          const r = await net.nodes[i]!.get(`/confidential-contracts/tx/${callId}`);
-          return r.status === 200 ? (r.json as Record<string, Record<string, unknown>>) : undefined;
-        },
-        WAIT_MS,
-      );
+    for (const answer of answers) {
       assert.equal(answer['executedContractTransactionV4']!['id'], executed[0]!['id']);
       assert.equal(answer['confidentialInput']!['commitment'], callTx['inputCommitment']);
       assert.deepEqual(answer['confidentialOutput']!['entries'], [{ key: 'secret', type: 'string', value: 'swordfish' }]);
+    }
+
+    // Calls that read the contract's state read its confidential state (the public `counter` = 1 from the create, then the confidential one).
+    const increment = (by: number): unknown[] => [
+      { key: 'action', type: 'string', value: 'increment' },
+      { key: 'by', type: 'integer', value: by },
+    ];
+    await confidentialCall(1, increment(2));
+    const last = await confidentialCall(2, increment(4));
+    for (const answer of last.answers) {
+      assert.deepEqual(answer['confidentialOutput']!['entries'], [
+        { key: 'counter', type: 'integer', value: 7 },
+        { key: 'last', type: 'integer', value: 3 },
+        { key: 'missing', type: 'string', value: 'undefined' },
+      ]);
+    }
+    for (const i of MEMBERS) {
       const state = await net.nodes[i]!.get(`/confidential-contracts/${create.idBase58}`);
       assert.equal(state.status, 200, state.text);
-      assert.deepEqual(state.json, [{ key: 'secret', type: 'string', value: 'swordfish' }]);
+      assert.deepEqual(state.json, [
+        { key: 'secret', type: 'string', value: 'swordfish' },
+        { key: 'counter', type: 'integer', value: 7 },
+        { key: 'last', type: 'integer', value: 3 },
+        { key: 'missing', type: 'string', value: 'undefined' },
+      ]);
     }
+    const counters = await Promise.all(net.nodes.map(async (n) => (await n.get(`/contracts/${create.idBase58}/counter`)).json as Record<string, unknown>));
+    for (const c of counters) assert.equal(c['value'], 1, 'the public counter is the one the create wrote');
 
     const outsider = net.nodes[OUTSIDER]!;
     const tx = await outsider.get(`/confidential-contracts/tx/${callId}`);

@@ -23,6 +23,7 @@ import {
   signInventory,
 } from '../../src/contracts/confidential/messages.js';
 import { ConfidentialContractsService } from '../../src/contracts/confidential/service.js';
+import { ConfidentialState } from '../../src/contracts/confidential/state.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { DecodeError } from '../../src/errors/catalogue.js';
 import { CallContract, CreateContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
@@ -119,6 +120,7 @@ describe('a confidential call', () => {
   const addressOf = (pk: Uint8Array) => protocol.addresses.fromPublicKey(pk);
   let state: ContractTestState;
   let storage: ConfidentialStorage;
+  let confidentialState: ConfidentialState;
   let app: ReturnType<typeof createApiServer>;
   let secret: Transaction;
   let plain: Transaction;
@@ -153,6 +155,7 @@ describe('a confidential call', () => {
     fund(state);
     fund(state, node);
     storage = ConfidentialStorage.open(tempDir('weft-confidential-'), protocol);
+    confidentialState = new ConfidentialState(storage, () => undefined);
     // The node is a validator and a participant of `secret`, not of `foreign`.
     const members = [node, validators[0]!, validators[1]!];
     for (const v of [...members, validators[2]!]) state.addPermissionOp(addressOf(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
@@ -165,10 +168,7 @@ describe('a confidential call', () => {
       storage,
       owner: node,
       state: () => state,
-      position: (id) => {
-        const height = state.transactionHeight(id);
-        return height === undefined ? undefined : [height, 0];
-      },
+      confidentialState,
       broadcast: (tx) => {
         applyCallContract(state, tx, POOL);
         broadcasted.push(tx);
@@ -253,7 +253,7 @@ describe('a confidential call', () => {
 
     // The miner: a participant holding the input executes it and builds a 105 V4.
     const announced: string[] = [];
-    const execution = new ConfidentialExecution({ storage, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type) });
+    const execution = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type) });
     const prepared = execution.prepare(tx, state);
     assert.equal(prepared.kind, 'confidential');
     if (prepared.kind !== 'confidential') return;
@@ -282,14 +282,24 @@ describe('a confidential call', () => {
     assert.deepEqual(r2.json.confidentialOutput.entries, [{ key: 'total', type: 'integer', value: 5 }]);
     const state2 = await inject(app, 'GET', `/confidential-contracts/${secret.idBase58}`, { headers: key });
     assert.deepEqual(state2.json, [{ key: 'total', type: 'integer', value: 5 }]);
+
+    // The next confidential call executes on the contract's confidential state.
+    const next = await inject(app, 'POST', '/confidential-contracts/call', { body: body(secret.idBase58, { timestamp: Number(BLOCK.timestamp) + 400 }), headers: key });
+    assert.equal(next.status, 200, next.text);
+    const again = execution.prepare(broadcasted.at(-1)!, state);
+    assert.equal(again.kind, 'confidential');
+    if (again.kind !== 'confidential') return;
+    assert.deepEqual(again.view.contractData(secret.id, 'total'), { key: 'total', type: 'integer', value: 5n });
+    assert.deepEqual(again.view.contractKeys(secret.id), ['total']);
+    assert.equal(state.contractData(secret.id, 'total'), undefined, 'the public state is unchanged');
   });
 
   it('a node outside the participants or without the input does not execute the call', () => {
     const tx = broadcasted.at(-1)!;
-    const outsider = new ConfidentialExecution({ storage, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined });
+    const outsider = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined });
     assert.equal(outsider.prepare(tx, state).kind, 'skip');
     const empty = ConfidentialStorage.open(tempDir('weft-confidential-empty-'), protocol);
-    const member = new ConfidentialExecution({ storage: empty, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined });
+    const member = new ConfidentialExecution({ storage: empty, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined });
     assert.deepEqual(member.prepare(tx, state), { kind: 'skip', reason: 'the confidential input is not here yet' });
     void empty.close();
   });

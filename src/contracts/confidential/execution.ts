@@ -5,7 +5,8 @@
  * - only a miner among the contract's group participants executes it, and only once it holds
  *   the call's confidential input (from its own `/confidential-contracts/call` or from a
  *   peer of the group); until then the call stays in the pool;
- * - the contract gets the input's entries as the call's params;
+ * - the contract gets the input's entries as the call's params, and reads its own data
+ *   as its confidential state shows it (state.ts);
  * - a success becomes an ExecutedContract V4 with no public results: `resultsHash` over the
  *   real results, `outputCommitment` = secureHash(results bytes ‖ the input's commitment
  *   key), `readings` empty and `readingsHash` absent (this node keeps no journal of the
@@ -15,19 +16,23 @@
 import { equalBytes } from '../../crypto/encoding.js';
 import { CallContract, contractResultsHash, ExecutedContract } from '../../protocol/transactions/contracts.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
-import type { ContractInfo } from '../../state/contract-info.js';
+import type { StateView } from '../../state/view.js';
+import type { ContractExecutionView } from '../state.js';
 import { buildExecutedContract, type ExecutedBuild, type ExecutedBuildContext, type ExecutionResult } from '../result.js';
 import { entriesCommitment, type ConfidentialDataUnit } from './data.js';
+import type { ConfidentialState } from './state.js';
 import type { ConfidentialStorage } from './storage.js';
 
 /** What the miner does with an executable transaction as far as confidentiality goes. */
 export type ConfidentialPreparation =
   | { readonly kind: 'plain' }
   | { readonly kind: 'skip'; readonly reason: string }
-  | { readonly kind: 'confidential'; readonly input: ConfidentialDataUnit };
+  /** Executable here: with its input as params, on `view` (the contract's confidential state shown as its data). */
+  | { readonly kind: 'confidential'; readonly input: ConfidentialDataUnit; readonly view: ContractExecutionView };
 
 export interface ConfidentialExecutionOptions {
   readonly storage: ConfidentialStorage;
+  readonly confidentialState: ConfidentialState;
   /** The miner's node owner address (26 bytes). */
   readonly ownerAddress: Uint8Array;
   /** Tells the group's peers this node holds a unit (replication). */
@@ -40,14 +45,14 @@ export class ConfidentialExecution {
   constructor(private readonly o: ConfidentialExecutionOptions) {}
 
   /** Whether `tx` is a confidential call, and if so whether this node can execute it now. */
-  prepare(tx: Transaction, view: { contract(contractId: Uint8Array): ContractInfo | undefined }): ConfidentialPreparation {
+  prepare(tx: Transaction, view: ContractExecutionView & Pick<StateView, 'executedTxFor' | 'transactionById' | 'transactionHeight'>): ConfidentialPreparation {
     if (!CallContract.is(tx) || tx.version !== 6) return PLAIN;
     const info = view.contract(tx.data.contractId);
     if (info === undefined || !info.isConfidential) return PLAIN;
     if (!info.groupParticipants.some((a) => equalBytes(a.bytes, this.o.ownerAddress))) return { kind: 'skip', reason: 'the miner is not a participant of the confidential contract' };
     const input = this.o.storage.get('input', tx.data.inputCommitment!);
     if (input === undefined) return { kind: 'skip', reason: 'the confidential input is not here yet' };
-    return { kind: 'confidential', input };
+    return { kind: 'confidential', input, view: this.o.confidentialState.overlay(view, info.contractId) };
   }
 
   /** The 105 V4 of a confidential call's execution; its output is kept and announced. */

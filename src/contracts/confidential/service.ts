@@ -10,10 +10,9 @@
  *   as the call's confidential input and announced to the group (replication.ts).
  * - `executed`: the 105 V4 of a confidential call with its input and output, on a node of
  *   the contract's groups.
- * - `entries`: the contract's confidential state: the outputs of its confidential calls
- *   whose 105 V4 is on the chain, folded in chain order (later writes of a key win).
+ * - `entries`: the contract's confidential state (state.ts).
  */
-import { encodeBase58, equalBytes } from '../../crypto/encoding.js';
+import { encodeBase58 } from '../../crypto/encoding.js';
 import type { KeyPair } from '../../crypto/suite.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { CallContract, ExecutedContract } from '../../protocol/transactions/contracts.js';
@@ -29,6 +28,7 @@ import {
   base58OrUndefined,
   type ConfidentialDataUnit,
 } from './data.js';
+import type { ConfidentialState } from './state.js';
 import type { ConfidentialStorage } from './storage.js';
 import {
   commitmentKeyNotPresent,
@@ -77,9 +77,6 @@ export interface ConfidentialContractsApi {
   entries(contractIdText: string): DataEntry[];
 }
 
-/** Where a transaction is on the chain: its height and index in that block. */
-export type ChainPosition = readonly [height: number, index: number];
-
 export interface ConfidentialServiceOptions {
   readonly protocol: Protocol;
   readonly storage: ConfidentialStorage;
@@ -87,8 +84,8 @@ export interface ConfidentialServiceOptions {
   readonly owner: KeyPair;
   /** The current state (liquid block included). */
   state(): StateView;
-  /** Where a confirmed transaction is on the chain; undefined when it is not. */
-  position(txId: Uint8Array): ChainPosition | undefined;
+  /** The contracts' confidential state. */
+  readonly confidentialState: ConfidentialState;
   /** The node's way to send a transaction (pool, miner, peers); throws WE's errors. */
   broadcast(tx: Transaction): Promise<unknown>;
   /** Tells the group's peers this node holds a unit (replication). */
@@ -196,22 +193,6 @@ export class ConfidentialContractsService implements ConfidentialContractsApi {
   entries(contractIdText: string): DataEntry[] {
     const info = this.contractNamed(contractIdText);
     this.checkMember(info);
-    const state = this.o.state();
-    const applied: Array<{ at: ChainPosition; unit: ConfidentialDataUnit }> = [];
-    for (const commitment of this.o.storage.outputsOf(info.contractId)) {
-      const unit = this.o.storage.get('output', commitment);
-      if (unit === undefined) continue;
-      // Only an output its call's 105 on the chain commits to (a discarded execution leaves an orphan).
-      const executedId = state.executedTxFor(unit.txId);
-      const executed = executedId === undefined ? undefined : state.transactionById(executedId);
-      if (executed === undefined || !ExecutedContract.is(executed) || executed.data.outputCommitment === undefined) continue;
-      if (!equalBytes(executed.data.outputCommitment, unit.commitment)) continue;
-      const at = this.o.position(executed.id);
-      if (at !== undefined) applied.push({ at, unit });
-    }
-    applied.sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1]);
-    const byKey = new Map<string, DataEntry>();
-    for (const { unit } of applied) for (const e of unit.entries) byKey.set(e.key, e);
-    return [...byKey.values()];
+    return this.o.confidentialState.entries(this.o.state(), info.contractId);
   }
 }
