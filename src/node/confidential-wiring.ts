@@ -38,6 +38,7 @@ export class NodeConfidentialContracts {
   private readonly state: ConfidentialState;
   private replication: ConfidentialReplication | undefined;
   private service: ConfidentialContractsService | undefined;
+  private stopWatchingChain: (() => void) | undefined;
 
   constructor(private readonly o: NodeConfidentialOptions) {
     this.storage = ConfidentialStorage.open(join(o.dataDirectory, 'confidential-data'), o.protocol);
@@ -50,6 +51,7 @@ export class NodeConfidentialContracts {
       confidentialState: this.state,
       ownerAddress: o.protocol.addresses.fromPublicKey(o.owner.publicKey).bytes,
       announce: (type, unit) => this.announce(type, unit),
+      missingOutputs: (contractId) => this.replication?.missingOutputs(contractId) ?? false,
     });
   }
 
@@ -63,6 +65,11 @@ export class NodeConfidentialContracts {
     if (peers !== undefined) {
       this.replication = new ConfidentialReplication({ protocol, storage: this.storage, owner, state: () => chain.state(), peers, transport: transportEncryptionFor(protocol.crypto.type), log: this.o.log });
       this.replication.start();
+      const replication = this.replication;
+      this.stopWatchingChain = chain.on((e) => {
+        if (e.kind === 'block') replication.noteTransactions(e.block.transactions);
+        else if (e.kind === 'micro-block') replication.noteTransactions(e.transactions);
+      });
     }
     this.service = new ConfidentialContractsService({
       protocol,
@@ -82,6 +89,7 @@ export class NodeConfidentialContracts {
   }
 
   async close(): Promise<void> {
+    this.stopWatchingChain?.();
     this.replication?.stop();
     await this.storage.close();
   }

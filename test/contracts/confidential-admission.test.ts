@@ -7,11 +7,12 @@ import { describe, it } from 'node:test';
 import type { Address } from '../../src/crypto/address.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { WeError } from '../../src/errors/catalogue.js';
-import { CreateContract, UpdateContract } from '../../src/protocol/transactions/contracts.js';
+import { UpdateContract } from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyCreateContract, applyUpdateContract } from '../../src/state/appliers/contracts.js';
 import { APPLY_CONTEXT, BLOCK, developer, fund, protocol } from './support/engine.js';
+import { confidentialCreate } from './support/confidential.js';
 import { ContractTestState } from './support/state.js';
 
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };
@@ -40,26 +41,7 @@ interface Groups {
 }
 
 function create(g: Groups): Transaction {
-  return protocol.sign(
-    protocol.transaction(CreateContract, 6, {
-      senderPublicKey: developer.publicKey,
-      image: 'kv:1',
-      imageHash: HASH,
-      contractName: 'kv',
-      params: [],
-      fee: 100_000_000n,
-      timestamp: clock++,
-      feeAssetId: null,
-      atomicBadge: null,
-      validationPolicy: { type: 'any' },
-      apiVersion: { major: 1, minor: 0 },
-      payments: g.payments ?? [],
-      isConfidential: g.isConfidential,
-      groupParticipants: g.participants,
-      groupOwners: g.owners,
-    }),
-    developer.privateKey,
-  );
+  return confidentialCreate(protocol, { sender: developer, timestamp: clock++, isConfidential: g.isConfidential, participants: g.participants, owners: g.owners, payments: g.payments ?? [] });
 }
 
 function update(contractId: Uint8Array, participants: readonly Address[], owners: readonly Address[]): Transaction {

@@ -11,11 +11,11 @@ import { after, before, describe, it } from 'node:test';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { stringifyJson } from '../../src/protocol/json.js';
-import { CreateContract } from '../../src/protocol/transactions/contracts.js';
 import { Permit } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { type Devnet, until } from '../support/network.js';
 import { tempDir } from '../support/tmp.js';
+import { confidentialCreate } from './support/confidential.js';
 import { startContractsDevnet } from './support/devnet.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
@@ -83,26 +83,16 @@ describe('a confidential contract on a 4-node devnet', () => {
       WAIT_MS,
     );
 
-    const create = protocol.sign(
-      protocol.transaction(CreateContract, 6, {
-        senderPublicKey: developer.publicKey,
-        image: IMAGE,
-        imageHash,
-        contractName: 'secret-kv',
-        params: [{ key: 'start', type: 'integer', value: 1n }],
-        fee: 100_000_000n,
-        timestamp: stamp(),
-        feeAssetId: null,
-        atomicBadge: null,
-        validationPolicy: { type: 'any' },
-        apiVersion: { major: 1, minor: 0 },
-        payments: [],
-        isConfidential: true,
-        groupParticipants: MEMBERS.map((i) => owners[i]!),
-        groupOwners: [owners[0]!],
-      }),
-      developer.privateKey,
-    );
+    const create = confidentialCreate(protocol, {
+      sender: developer,
+      timestamp: stamp(),
+      isConfidential: true,
+      participants: MEMBERS.map((i) => owners[i]!),
+      owners: [owners[0]!],
+      image: IMAGE,
+      imageHash,
+      params: [{ key: 'start', type: 'integer', value: 1n }],
+    });
     await broadcast(create);
     const infos = await onEveryNode('the confidential contract on every node', `/contracts/info/${create.idBase58}`);
     for (const info of infos) {

@@ -26,7 +26,7 @@ import { ConfidentialContractsService } from '../../src/contracts/confidential/s
 import { ConfidentialState } from '../../src/contracts/confidential/state.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { DecodeError } from '../../src/errors/catalogue.js';
-import { CallContract, CreateContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
+import { CallContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
@@ -35,6 +35,7 @@ import { CONFIDENTIAL_KEY, fixtureChain } from '../api/fixture.js';
 import { inject } from '../api/inject.js';
 import { tempDir } from '../support/tmp.js';
 import { APPLY_CONTEXT, BLOCK, developer, fund, node, protocol } from './support/engine.js';
+import { confidentialCreate } from './support/confidential.js';
 import { ContractTestState } from './support/state.js';
 
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };
@@ -129,26 +130,13 @@ describe('a confidential call', () => {
   const key = { 'X-API-Key': CONFIDENTIAL_KEY };
 
   const create = (isConfidential: boolean, owners: Uint8Array[], participants: Uint8Array[]): Transaction =>
-    protocol.sign(
-      protocol.transaction(CreateContract, 6, {
-        senderPublicKey: developer.publicKey,
-        image: 'kv:1',
-        imageHash: 'cd'.repeat(32),
-        contractName: 'kv',
-        params: [],
-        fee: 100_000_000n,
-        timestamp: BLOCK.timestamp + BigInt(broadcasted.length) + (isConfidential ? 1n : 0n) + BigInt(owners.length * 7),
-        feeAssetId: null,
-        atomicBadge: null,
-        validationPolicy: { type: 'any' },
-        apiVersion: { major: 1, minor: 0 },
-        payments: [],
-        isConfidential,
-        groupParticipants: participants.map((pk) => addressOf(pk)),
-        groupOwners: owners.map((pk) => addressOf(pk)),
-      }),
-      developer.privateKey,
-    );
+    confidentialCreate(protocol, {
+      sender: developer,
+      timestamp: BLOCK.timestamp + BigInt(broadcasted.length) + (isConfidential ? 1n : 0n) + BigInt(owners.length * 7),
+      isConfidential,
+      participants: participants.map((pk) => addressOf(pk)),
+      owners: owners.map((pk) => addressOf(pk)),
+    });
 
   before(() => {
     state = ContractTestState.create(protocol);
@@ -253,7 +241,7 @@ describe('a confidential call', () => {
 
     // The miner: a participant holding the input executes it and builds a 105 V4.
     const announced: string[] = [];
-    const execution = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type) });
+    const execution = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type), missingOutputs: () => false });
     const prepared = execution.prepare(tx, state);
     assert.equal(prepared.kind, 'confidential');
     if (prepared.kind !== 'confidential') return;
@@ -296,10 +284,10 @@ describe('a confidential call', () => {
 
   it('a node outside the participants or without the input does not execute the call', () => {
     const tx = broadcasted.at(-1)!;
-    const outsider = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined });
+    const outsider = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
     assert.equal(outsider.prepare(tx, state).kind, 'skip');
     const empty = ConfidentialStorage.open(tempDir('weft-confidential-empty-'), protocol);
-    const member = new ConfidentialExecution({ storage: empty, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined });
+    const member = new ConfidentialExecution({ storage: empty, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
     assert.deepEqual(member.prepare(tx, state), { kind: 'skip', reason: 'the confidential input is not here yet' });
     void empty.close();
   });

@@ -4,7 +4,8 @@
  *
  * - only a miner among the contract's group participants executes it, and only once it holds
  *   the call's confidential input (from its own `/confidential-contracts/call` or from a
- *   peer of the group); until then the call stays in the pool;
+ *   peer of the group) and every output of the contract's mined confidential calls; until
+ *   then the call stays in the pool;
  * - the contract gets the input's entries as the call's params, and reads its own data
  *   as its confidential state shows it (state.ts);
  * - a success becomes an ExecutedContract V4 with no public results: `resultsHash` over the
@@ -37,6 +38,8 @@ export interface ConfidentialExecutionOptions {
   readonly ownerAddress: Uint8Array;
   /** Tells the group's peers this node holds a unit (replication). */
   announce(type: 'input' | 'output', unit: ConfidentialDataUnit): void;
+  /** Whether an output of the contract that the chain holds has not reached this node yet (replication). */
+  missingOutputs(contractId: Uint8Array): boolean;
 }
 
 const PLAIN: ConfidentialPreparation = { kind: 'plain' };
@@ -52,6 +55,7 @@ export class ConfidentialExecution {
     if (!info.groupParticipants.some((a) => equalBytes(a.bytes, this.o.ownerAddress))) return { kind: 'skip', reason: 'the miner is not a participant of the confidential contract' };
     const input = this.o.storage.get('input', tx.data.inputCommitment!);
     if (input === undefined) return { kind: 'skip', reason: 'the confidential input is not here yet' };
+    if (this.o.missingOutputs(info.contractId)) return { kind: 'skip', reason: 'outputs of earlier confidential calls are not here yet' };
     return { kind: 'confidential', input, view: this.o.confidentialState.overlay(view, info.contractId) };
   }
 

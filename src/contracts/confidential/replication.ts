@@ -15,14 +15,19 @@
  *   every participant peer with an inventory request (54) when no holder is known; a peer
  *   holding the unit answers 54 with its own inventory.
  *
- * Not done (WE has them): pending/lost queues that survive a restart, fetching a unit only
- * because a block names it (units are fetched on inventories here), the per-request timeout
- * bookkeeping of WE's synchronizer, caches.
+ * - A block or micro-block holding a 105 V4 of a contract this node is a participant of makes
+ *   its output and its call's input wanted when missing (`noteTransactions`); the miner
+ *   leaves a contract's confidential calls in the pool while an output of it is missing.
+ *
+ * Not done (WE has them): pending/lost queues that survive a restart, the per-request
+ * timeout bookkeeping of WE's synchronizer, caches.
  */
 import { bytesKey, encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import type { KeyPair } from '../../crypto/suite.js';
 import type { TransportEncryption } from '../../crypto/transport-encryption.js';
 import type { Protocol } from '../../protocol/protocol.js';
+import { CallContract, ExecutedContract } from '../../protocol/transactions/contracts.js';
+import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { StateView } from '../../state/view.js';
 import { commitmentHolds, entriesBytes, entriesFromBytes, type ConfidentialDataType, type ConfidentialDataUnit } from './data.js';
 import {
@@ -161,13 +166,8 @@ export class ConfidentialReplication {
     for (const other of this.participantPeers(inventory.contractId, peer)) other.send(Code.Inventory, payload);
     const participants = this.participants(inventory.contractId);
     if (!participants.some((a) => equalBytes(a, this.ownerAddress))) return;
-    if (this.o.storage.has(inventory.type, inventory.commitment)) return;
-    const key = idKey(inventory);
-    let wanted = this.wanted.get(key);
-    if (wanted === undefined) {
-      wanted = { id: { contractId: inventory.contractId, commitment: inventory.commitment, type: inventory.type }, holders: [], tried: new Set() };
-      this.wanted.set(key, wanted);
-    }
+    const wanted = this.want(inventory);
+    if (wanted === undefined) return;
     // The announcer (its node-owner address) if it is connected, else the peer that passed it on.
     const announcer = protocol.addresses.fromPublicKey(inventory.senderPublicKey).bytes;
     const holder = this.o.peers.connected().find((p) => equalBytes(p.ownerAddress, announcer)) ?? peer;
@@ -224,6 +224,42 @@ export class ConfidentialReplication {
     this.wanted.delete(idKey(response));
     this.o.log.debug({ type: response.type, commitment: encodeBase58(response.commitment) }, 'confidential data received');
     this.announce(response.type, unit);
+  }
+
+  /**
+   * Transactions that reached the chain: for each ExecutedContract V4 of a contract this node
+   * is a participant of, its output and its call's input are wanted when missing (asked of
+   * the group at the next retry).
+   */
+  noteTransactions(txs: readonly Transaction[]): void {
+    for (const tx of txs) {
+      if (!ExecutedContract.is(tx) || tx.version !== 4 || tx.data.outputCommitment === undefined) continue;
+      const inner = tx.data.tx;
+      if (!CallContract.is(inner) || inner.version !== 6 || inner.data.inputCommitment === undefined) continue;
+      const contractId = inner.data.contractId;
+      if (!this.participants(contractId).some((a) => equalBytes(a, this.ownerAddress))) continue;
+      this.want({ contractId, commitment: tx.data.outputCommitment, type: 'output' });
+      this.want({ contractId, commitment: inner.data.inputCommitment, type: 'input' });
+    }
+  }
+
+  private want(id: ConfidentialDataId): Wanted | undefined {
+    if (this.o.storage.has(id.type, id.commitment)) return undefined;
+    const key = idKey(id);
+    let wanted = this.wanted.get(key);
+    if (wanted === undefined) {
+      wanted = { id: { contractId: id.contractId, commitment: id.commitment, type: id.type }, holders: [], tried: new Set() };
+      this.wanted.set(key, wanted);
+    }
+    return wanted;
+  }
+
+  /** Whether an output of the contract that the chain holds is still missing here (its state here would be stale). */
+  missingOutputs(contractId: Uint8Array): boolean {
+    for (const w of this.wanted.values()) {
+      if (w.id.type === 'output' && equalBytes(w.id.contractId, contractId) && !this.o.storage.has('output', w.id.commitment)) return true;
+    }
+    return false;
   }
 
   /** Asks again for what is still missing: the next known holder, else everyone of the group for inventories. */
