@@ -1,13 +1,13 @@
 /**
  * Confidential smart contracts in a running node: the storage of confidential inputs and
- * outputs (an LMDB environment at `<node data directory>/confidential-data`), the miner's
+ * outputs (an LMDB environment at `node.confidential-contracts.data-directory`, by default
+ * `<node data directory>/confidential-data`), the miner's
  * confidential execution, replication among the group over the P2P network (messages
  * 52–55), and the service behind `/confidential-contracts/*`. The storage and the miner's
  * part exist from the start (the miner is built before the network); replication and the
  * REST service once the network and the node's transaction path exist (`connect`).
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Blockchain } from '../chain/blockchain.js';
 import { equalBytes } from '../crypto/encoding.js';
@@ -23,7 +23,8 @@ import { ConfidentialState } from '../contracts/confidential/state.js';
 import { ConfidentialStorage } from '../contracts/confidential/storage.js';
 
 export interface NodeConfidentialOptions {
-  readonly dataDirectory: string;
+  /** Where the inputs and outputs are kept (`node.confidential-contracts.data-directory`). */
+  readonly directory: string;
   readonly protocol: Protocol;
   readonly chain: Blockchain;
   readonly owner: KeyPair;
@@ -41,7 +42,7 @@ export class NodeConfidentialContracts {
   private stopWatchingChain: (() => void) | undefined;
 
   constructor(private readonly o: NodeConfidentialOptions) {
-    this.storage = ConfidentialStorage.open(join(o.dataDirectory, 'confidential-data'), o.protocol);
+    this.storage = ConfidentialStorage.open(o.directory, o.protocol);
     this.state = new ConfidentialState(this.storage, (height, txId) => {
       const index = o.chain.blockAt(height)?.transactions.findIndex((t) => equalBytes(t.id, txId)) ?? -1;
       return index < 0 ? undefined : index;

@@ -6,6 +6,7 @@
  * the node lives in services/ (one module per use case), assembled by api-services.ts. No
  * module-level state: two nodes can live in one process.
  */
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { ApiServices } from '../api/services.js';
 import { createApiServer, listen } from '../api/server.js';
@@ -83,7 +84,7 @@ export class Node {
       // Execution statuses: kept on every node, its own and its peers' (gossiped once the network is up).
       const contractStatuses = contractStatusBook({ settings: config.contracts, dataDirectory: config.node.dataDirectory, protocol, ownerKey: owner, now });
       // Confidential contracts: their off-chain inputs and outputs, executed by the miner, replicated once the network is up.
-      const confidential = started.add('confidential contracts', new NodeConfidentialContracts({ dataDirectory: config.node.dataDirectory, protocol, chain, owner, log: loggers.get('contracts') }), (c) => c.close());
+      const confidential = started.add('confidential contracts', new NodeConfidentialContracts({ directory: config.node.confidentialDataDirectory ?? join(config.node.dataDirectory, 'confidential-data'), protocol, chain, owner, log: loggers.get('contracts') }), (c) => c.close());
       const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);

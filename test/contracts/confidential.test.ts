@@ -207,6 +207,20 @@ describe('a confidential call', () => {
     assert.equal(broadcasted.length, 0);
   });
 
+  it('a malformed body is 1, a bad param key or a bad commitment text 199', async () => {
+    let r = await inject(app, 'POST', '/confidential-contracts/call', { body: { sender: 'x', contractVersion: 1, params: [], timestamp: 1, fee: 1 }, headers: key });
+    assert.deepEqual([r.status, r.json.error], [400, 1]);
+    r = await inject(app, 'POST', '/confidential-contracts/call', { body: body(secret.idBase58, { params: [{ key: '', type: 'integer', value: 1 }] }), headers: key });
+    assert.deepEqual([r.status, r.json.error], [400, 199]);
+    r = await inject(app, 'POST', '/confidential-contracts/call?commitmentVerification=true', { body: body(secret.idBase58, { commitment: '0OIl' }), headers: key });
+    assert.deepEqual([r.status, r.json.error, r.json.message], [400, 199, 'error decoding commitment']);
+    r = await inject(app, 'GET', '/confidential-contracts/tx/0OIl', { headers: key });
+    assert.deepEqual([r.status, r.json.error, r.json.message], [400, 199, "Failed to decode base58 transaction id value '0OIl'"]);
+    r = await inject(app, 'GET', `/confidential-contracts/${secret.idBase58}?limit=0`, { headers: key });
+    assert.deepEqual([r.status, r.json.error], [400, 199]);
+    assert.equal(broadcasted.length, 0);
+  });
+
   it('with commitmentVerification: 624 and 625 for missing parts, 626 for a commitment that does not hold', async () => {
     const url = '/confidential-contracts/call?commitmentVerification=true';
     let r = await inject(app, 'POST', url, { body: body(secret.idBase58), headers: key });
