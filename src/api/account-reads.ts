@@ -11,7 +11,7 @@ import { DATA_ENTRY, type DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { StateView } from '../state/view.js';
 import { NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
-import { parseJavaInt, validIntError } from './params.js';
+import { optionalQuery, parseJavaInt, text, validIntError } from './params.js';
 import type { ApiServices } from './services.js';
 import { invalidContractKeysFilter, overflowError, WeError } from '../errors/catalogue.js';
 
@@ -140,6 +140,26 @@ export function pageEntries<T>(items: readonly T[], offset: number | undefined, 
   if (limit === undefined) return items.slice(from);
   if (offset !== undefined && from + limit > INT_MAX) throw overflowError('limit');
   return items.slice(from, from + limit);
+}
+
+/** The query of the routes that page a contract's entries: `offset`, `limit` (each > 0) and `matches`. */
+export const ENTRY_PAGE_QUERY = {
+  offset: optionalQuery(text('Entries to skip (> 0)')),
+  limit: optionalQuery(text('Entries to return (> 0)')),
+  matches: optionalQuery(text('Regular expression a key must match as a whole')),
+};
+
+/**
+ * Reads an entry-page query (199 for a bad `offset`/`limit`, 629 for a bad `matches`) and
+ * returns how it pages a list: the items whose key matches, then `offset` and `limit`.
+ */
+export function readEntryPage(query: { readonly offset?: string | undefined; readonly limit?: string | undefined; readonly matches?: string | undefined }): <T>(items: readonly T[], keyOf: (item: T) => string) => T[] {
+  const ints = readIntQueries([
+    { name: 'offset', raw: query.offset, rule: 'positive' },
+    { name: 'limit', raw: query.limit, rule: 'positive' },
+  ]);
+  const filter = keysFilter(query.matches);
+  return (items, keyOf) => pageEntries(filter === undefined ? items : items.filter((i) => filter(keyOf(i))), ints['offset'], ints['limit']);
 }
 
 /** Data entries of an address sorted by key (Java String order: UTF-16 code units, as JavaScript compares). */

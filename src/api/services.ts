@@ -3,6 +3,7 @@
  * node (node/node.ts) implements them over the chain, pool and wallet. Keeping it an
  * interface lets API tests run against a real chain or a small fixture alike.
  */
+import type { ConfidentialContractsApi } from '../contracts/confidential/service.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { Block } from '../protocol/blocks.js';
 import type { JsonObject } from '../protocol/json.js';
@@ -347,6 +348,8 @@ export interface ApiServices {
   readonly licences?: LicenceApi;
   /** Contract state and execution statuses (`/contracts/*`). */
   readonly contracts: ContractsService;
+  /** Confidential contract calls and reads (`/confidential-contracts/*`); absent on a node built without them (the routes are then not served). */
+  readonly confidentialContracts?: ConfidentialContractsApi;
   /** Confidential data (`/privacy/*`); absent on a node built without it (the routes then answer 613). */
   readonly privacy?: PrivacyApi;
   /** Prometheus metrics (`node.metrics`); absent when they are off. */

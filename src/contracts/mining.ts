@@ -23,6 +23,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
 import type { ContractExecutor } from './executor.js';
+import type { ConfidentialExecution } from './confidential/execution.js';
 import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionStatus, type StatusDraft } from './result.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
@@ -46,6 +47,8 @@ export interface ContractMiningOptions {
    * it every execution is mined without proofs.
    */
   readonly validation?: ValidationGate;
+  /** Confidential calls (104 V6): executed with their off-chain input, built as 105 V4; absent: executed as any call. */
+  readonly confidential?: ConfidentialExecution;
 }
 
 /**
@@ -115,8 +118,14 @@ export class ContractMining {
       if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
       // Not yet enough validators' results: this contract's later calls wait behind it.
       if (gate !== undefined && keyBlock !== undefined && !gate.ready(tx, state, keyBlock)) return;
+      const confidential = this.o.confidential?.prepare(tx, state);
+      if (confidential?.kind === 'skip') {
+        this.o.log?.debug({ id: tx.idBase58, reason: confidential.reason }, 'confidential call not executed here now');
+        continue;
+      }
+      const inputs = confidential?.kind === 'confidential' ? { params: confidential.input.entries, view: confidential.view } : { view: state };
       const started = performance.now();
-      const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
+      const result = await executor.execute(tx, { blockInfo: this.o.node.lastBlockInfo(), ...inputs });
       this.o.observer?.executed((performance.now() - started) / 1000);
       if (round.stopped) return;
       let validationProofs: readonly ValidationProof[] = [];
@@ -134,13 +143,15 @@ export class ContractMining {
         }
         validationProofs = verdict.proofs;
       }
-      const built = buildExecutedContract(tx, result, {
+      const buildContext = {
         protocol: chain.protocol,
-        isFeatureActive: (id) => chain.features.isActive(id, height),
+        isFeatureActive: (id: number) => chain.features.isActive(id, height),
         miner: this.o.minerKey,
         timestamp: this.o.now(),
         validationProofs,
-      });
+      };
+      const built =
+        confidential?.kind === 'confidential' ? this.o.confidential!.build(tx, result, confidential.input, buildContext) : buildExecutedContract(tx, result, buildContext);
       if (built.status !== undefined) this.record(tx.id, built.status);
       if (built.kind === 'none') {
         this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');

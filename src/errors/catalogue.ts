@@ -476,6 +476,24 @@ export const contractNotFound = (contractId: string): ValidationError => invalid
 export const executedTransactionNotFound = (txId: string): ApiError =>
   api('ExecutedTransactionNotFound', 601, `Executed transaction is not found for transaction with txId = ${txId}`, 404, 'txId');
 
+// Confidential contracts (/confidential-contracts/*)
+
+/** 624: commitmentVerification=true without `commitment`. */
+export const commitmentNotPresent = (): ApiError => api('CommitmentNotPresent', 624, "'commitment' is not present in request", 400, 'commitment');
+/** 625: commitmentVerification=true without `commitmentKey`. */
+export const commitmentKeyNotPresent = (): ApiError => api('CommitmentKeyNotPresent', 625, "'commitmentKey' is not present in request", 400, 'commitmentKey');
+/** 626: the given commitment is not the hash of the params with the given key. */
+export const commitmentValidationFailed = (): ApiError => api('CommitmentValidationFailed', 626, 'Failed commitment validation', 400, 'commitment');
+/** 650 (Base58 contract id). */
+export const confidentialCallNotAllowed = (contractId: string): ApiError =>
+  api('ConfidentialCallNotAllowedForContract', 650, `Contract '${contractId}' not allowed for confidential call`, 400, 'contractId');
+/** 651. */
+export const groupsNotContainNodeOwner = (contractId: string, nodeOwner: string): ApiError =>
+  api('GroupOwnersNotContainsNodeOwner', 651, `Confidential groups from contract '${contractId}' not contain NodeOwner '${nodeOwner}'`, 400, 'contractId');
+/** 652. */
+export const notEnoughGroupParticipants = (contractId: string): ApiError =>
+  api('NotEnoughGroupParticipants', 652, `GroupParticipants from contract '${contractId}' must be at least 3`, 400, 'contractId');
+
 /** 602 (Base58 contract id). */
 export const contractIsDisabled = (contractId: string): ValidationError =>
   invalid('ContractIsDisabled', 602, `Contract '${contractId}' has been disabled. You cannot call disabled contract`, 'contractId');

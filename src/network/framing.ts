@@ -90,6 +90,13 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   // sender public key + policy id + data hash (+ data type) + signature
   [MessageCode.PrivacyInventoryV1, MAX_PUBLIC_KEY_LENGTH + PRIVACY_ITEM_ID_LENGTH + SIGNATURE_LENGTH],
   [MessageCode.PrivacyInventoryV2, MAX_PUBLIC_KEY_LENGTH + PRIVACY_ITEM_ID_LENGTH + 1 + SIGNATURE_LENGTH],
+  // contract id + commitment + data type
+  [MessageCode.ConfidentialDataRequest, 32 + 32 + 1],
+  // WE's ConfidentialDataResponseSpec.maxLength: digest + 1 + commitment key + 1 MiB
+  [MessageCode.ConfidentialDataResponse, 32 + 1 + 32 + 1024 * 1024],
+  [MessageCode.ConfidentialInventoryRequest, 32 + 32 + 1],
+  // sender public key + contract id + commitment + data type + signature
+  [MessageCode.ConfidentialInventory, MAX_PUBLIC_KEY_LENGTH + 32 + 32 + 1 + SIGNATURE_LENGTH],
 ]);
 
 export type FrameErrorKind = 'frame-length' | 'magic' | 'unknown-code' | 'payload-length' | 'too-large' | 'checksum';

@@ -28,7 +28,7 @@ import { ChainMessages } from './chain-messages.js';
 import { sessionKeyLength } from './handshake.js';
 import { ContractStatusMessages } from './contract-status-messages.js';
 import { ContractValidatorResultMessages } from './contract-validator-messages.js';
-import { PrivacyMessages } from './privacy-messages.js';
+import { CONFIDENTIAL_CONTRACT_CODES, PrivacyMessages } from './privacy-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
@@ -133,6 +133,8 @@ export class NodeNetwork {
   private closing: Promise<void> | undefined;
   /** Confidential data over the peers (messages 30, 31, 39, 40, 44 and large-item streams); the node wires replication to it. */
   readonly privacy: PrivacyMessages = new PrivacyMessages(() => this.connected());
+  /** Confidential contract data over the peers (messages 52–55); the node wires its replication to it. */
+  readonly confidentialContracts: PrivacyMessages = new PrivacyMessages(() => this.connected(), CONFIDENTIAL_CONTRACT_CODES);
   readonly contractStatuses: ContractStatusMessages = new ContractStatusMessages(() => this.connected());
   readonly contractValidatorResults: ContractValidatorResultMessages = new ContractValidatorResultMessages(() => this.connected());
 
@@ -243,6 +245,7 @@ export class NodeNetwork {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
     if (this.privacy.handle(peer, code, payload)) return;
+    if (this.confidentialContracts.handle(peer, code, payload)) return;
     if (this.contractStatuses.handle(peer, code, payload)) return;
     if (this.contractValidatorResults.handle(peer, code, payload)) return;
     this.chainMessages.onMessage(peer, code, payload);

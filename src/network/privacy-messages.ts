@@ -24,11 +24,23 @@ const PRIVACY_CODES: ReadonlySet<number> = new Set([
   MessageCode.PrivacyInventoryV2,
 ]);
 
+/** Confidential contract data (WE's messages 52–55), carried the same way for src/contracts/confidential. */
+export const CONFIDENTIAL_CONTRACT_CODES: ReadonlySet<number> = new Set([
+  MessageCode.ConfidentialDataRequest,
+  MessageCode.ConfidentialDataResponse,
+  MessageCode.ConfidentialInventoryRequest,
+  MessageCode.ConfidentialInventory,
+]);
+
 export class PrivacyMessages implements PrivacyPeers {
   private readonly listeners = new Set<Listener>();
   private readonly views = new WeakMap<StreamPeer, PrivacyPeer>();
 
-  constructor(private readonly peers: () => readonly Peer[]) {}
+  /** `codes`: the messages this instance carries (the privacy ones by default). */
+  constructor(
+    private readonly peers: () => readonly Peer[],
+    private readonly codes: ReadonlySet<number> = PRIVACY_CODES,
+  ) {}
 
   connected(): readonly PrivacyPeer[] {
     return this.peers()
@@ -43,7 +55,7 @@ export class PrivacyMessages implements PrivacyPeers {
 
   /** A message from a peer: true when it is a privacy message (delivered to the listeners, or dropped without one). */
   handle(peer: Peer, code: number, payload: Uint8Array): boolean {
-    if (!PRIVACY_CODES.has(code)) return false;
+    if (!this.codes.has(code)) return false;
     if (!isStreamPeer(peer)) return true;
     const view = this.view(peer);
     for (const listener of this.listeners) listener(view, code, payload);

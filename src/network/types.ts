@@ -39,6 +39,11 @@ export const MessageCode = {
   /** Micro-block with the certificates its transactions carried (and CRL hashes). */
   MicroBlockResponseV2: 47,
   PrivacyInventoryV2: 44,
+  /** Confidential contract data (src/contracts/confidential, routed by privacy-messages.ts). */
+  ConfidentialDataRequest: 52,
+  ConfidentialDataResponse: 53,
+  ConfidentialInventoryRequest: 54,
+  ConfidentialInventory: 55,
 } as const;
 export type MessageCode = (typeof MessageCode)[keyof typeof MessageCode];
 

@@ -22,6 +22,7 @@ import type { Keystore } from './keystore.js';
 import type { NodeLoggers } from './logging.js';
 import { contractsService } from '../contracts/service.js';
 import type { NodeContracts } from './contracts-wiring.js';
+import type { ConfidentialContractsApi } from '../contracts/confidential/service.js';
 import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import type { NodeMetrics } from './metrics.js';
 import { adminService } from './services/admin.js';
@@ -60,6 +61,8 @@ export interface NodeParts {
   readonly metrics: NodeMetrics | undefined;
   readonly health: NodeHealth;
   readonly liquid: LiquidBlockTracker;
+  /** Confidential contract calls and reads (`/confidential-contracts/*`). */
+  readonly confidentialContracts?: ConfidentialContractsApi;
   /** The contract engine; undefined when contract execution is off (`node.contracts.enable`). */
   readonly contracts?: NodeContracts;
   /** Execution statuses this node recorded or took from its peers (every node keeps them). */
@@ -114,6 +117,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     ...(parts.pki === undefined ? {} : { pki: parts.pki }),
     licences: parts.licences,
     privacy: parts.privacy,
+    ...(parts.confidentialContracts === undefined ? {} : { confidentialContracts: parts.confidentialContracts }),
     // Contract state is the chain's on every node; statuses are the engine's where one runs.
     contracts: contractsService(() => chain.state(), parts.contractStatuses ?? parts.contracts?.engine.statuses),
     ...(parts.metrics === undefined ? {} : { metrics: parts.metrics.service() }),

@@ -4,6 +4,7 @@
  * the health checks. Each registers what it opened with `started`, so a start that fails
  * half-way, and `Node.stop`, close it in reverse.
  */
+import type { ConfidentialExecution } from '../contracts/confidential/execution.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -168,6 +169,7 @@ export async function startContracts(
   keystore: Keystore,
   owner: KeyPair,
   statuses?: ExecutionStatusBook,
+  confidential?: ConfidentialExecution,
 ): Promise<{ node: NodeContracts; mining: ContractMining; validation: ContractValidation } | undefined> {
   const { config } = ctx;
   const log = ctx.loggers.get('contracts');
@@ -187,7 +189,7 @@ export async function startContracts(
   ctx.started.add('contract engine', contracts, (c) => c.close());
   const { engine } = contracts;
   const validation = contractValidation({ chain, pool, engine, owner, now: ctx.now, walletAddresses: () => keystore.addresses(), log });
-  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now }), now: ctx.now, log, ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }), validation: validation.gate });
+  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now }), now: ctx.now, log, ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }), validation: validation.gate, ...(confidential === undefined ? {} : { confidential }) });
   return { node: contracts, mining, validation };
 }
 

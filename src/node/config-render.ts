@@ -269,6 +269,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
       'data-directory': node.dataDirectory,
       'owner-address': node.ownerAddress.toString(),
       'logging-level': node.loggingLevel,
+      ...(node.confidentialDataDirectory === undefined ? {} : { 'confidential-contracts': { 'data-directory': node.confidentialDataDirectory } }),
       wallet: { file: node.wallet.file, password: node.wallet.password },
       crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: pkiSection(pki) },
       ...(pki.tspServer === undefined ? {} : { pki: { 'tsp-server': pki.tspServer } }),

@@ -433,6 +433,8 @@ export interface NodeSettings {
     readonly password: string;
   };
   readonly loggingLevel: LoggingLevel;
+  /** `node.confidential-contracts.data-directory`: confidential contract inputs and outputs (absent: `<data directory>/confidential-data`). */
+  readonly confidentialDataDirectory?: string;
 }
 
 export type { NetworkTlsFiles };
@@ -1309,6 +1311,7 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
         password: wallet.string('password', DEFAULTS.walletPassword, { allowEmpty: true }),
       },
       loggingLevel: node.choice('logging-level', ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const, DEFAULTS.loggingLevel),
+      ...(node.has('confidential-contracts.data-directory') ? { confidentialDataDirectory: resolve(node.string('confidential-contracts.data-directory')) } : {}),
     },
     chain,
     consensusType,

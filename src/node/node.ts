@@ -6,6 +6,7 @@
  * the node lives in services/ (one module per use case), assembled by api-services.ts. No
  * module-level state: two nodes can live in one process.
  */
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { ApiServices } from '../api/services.js';
 import { createApiServer, listen } from '../api/server.js';
@@ -17,6 +18,7 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { Store } from '../state/store.js';
 import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.js';
 import { contractsHealthChecks } from './contracts-wiring.js';
+import { NodeConfidentialContracts } from './confidential-wiring.js';
 import { apiServices, type NodeParts } from './api-services.js';
 import { cleanUpErroredExecutables, contractStatusBook, gossipContractStatuses, statusCacheSettings } from './contracts-wiring.js';
 import { buildMiner, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
@@ -81,7 +83,9 @@ export class Node {
       const pool = await startPool(ctx, chainParts);
       // Execution statuses: kept on every node, its own and its peers' (gossiped once the network is up).
       const contractStatuses = contractStatusBook({ settings: config.contracts, dataDirectory: config.node.dataDirectory, protocol, ownerKey: owner, now });
-      const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses);
+      // Confidential contracts: their off-chain inputs and outputs, executed by the miner, replicated once the network is up.
+      const confidential = started.add('confidential contracts', new NodeConfidentialContracts({ directory: config.node.confidentialDataDirectory ?? join(config.node.dataDirectory, 'confidential-data'), protocol, chain, owner, log: loggers.get('contracts') }), (c) => c.close());
+      const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
@@ -102,12 +106,13 @@ export class Node {
         ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
+      confidential.connect(network?.confidentialContracts, (tx) => transactions.broadcast(tx));
       const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy, metrics }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
       const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy), ...contractsHealthChecks(contracts?.node) });
       const node = new Node(
-        { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node, contractStatuses },
+        { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node, contractStatuses, confidentialContracts: confidential.api },
         started,
       );
       late.node = node;

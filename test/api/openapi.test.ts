@@ -166,6 +166,7 @@ function inputsFor(s: SeededNode): Inputs {
     howMany: '3',
     // The seeded chain holds no contract: any id shows the routes answer (600).
     contractId: s.seed.data.idBase58,
+    executableTxId: s.seed.data.idBase58,
     policyId: s.seed.policy.idBase58,
     hash: s.seed.privacyItems.small.hash,
   };
@@ -270,6 +271,9 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /contracts': () => ({ json: { contracts: [s.seed.data.idBase58] } }),
       'POST /contracts/{}': () => ({ json: { keys: ['a'] } }),
       'POST /contracts/asset-balances': () => ({ json: { contractId: s.seed.data.idBase58, assetIds: [s.seed.assetId] } }),
+      'POST /confidential-contracts/call': () => ({
+        json: { sender: owner.address, contractId: s.seed.data.idBase58, contractVersion: 1, params: [{ key: 'k', type: 'integer', value: 1 }], timestamp: s.now(), fee: 10_000_000n },
+      }),
       'POST /privacy/getInfos': () => ({ json: { policiesDataHashes: [{ policyId: s.seed.policy.idBase58, datahashes: [s.seed.privacyItems.small.hash, s.seed.privacyItems.large.hash] }] } }),
       'POST /privacy/sendData': () => {
         const data = Buffer.from('sent by the openapi walk');
@@ -336,6 +340,9 @@ const EXPECTED_ERRORS: Readonly<Record<string, { status: number; why: string }>>
   ),
   'GET /contracts/executed-tx-for/{}': { status: 404, why: 'the seeded chain holds no contract: 601' },
   'GET /contracts/status/{}': { status: 404, why: 'the seeded chain holds no contract, so no execution status: 605' },
+  'POST /confidential-contracts/call': { status: 404, why: 'the seeded chain holds no contract: 600' },
+  'GET /confidential-contracts/{}': { status: 404, why: 'the seeded chain holds no contract: 600' },
+  'GET /confidential-contracts/tx/{}': { status: 404, why: 'the seeded chain holds no confidential call: 601' },
 };
 
 /** Called last, in this order: they change the chain or stop the node. */

@@ -7,20 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import type { ExecutionStatus } from '../../src/contracts/result.js';
 import { statusMessageBytes } from '../../src/contracts/statuses.js';
 import { decodeBase58 } from '../../src/crypto/encoding.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
-import { Protocol } from '../../src/protocol/protocol.js';
+import type { Protocol } from '../../src/protocol/protocol.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { CallContract, CreateContract } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { devAccounts, DEV_CHAIN_ID } from '../../src/node/dev.js';
-import { Devnet, until } from '../support/network.js';
+import { type Devnet, until } from '../support/network.js';
 import { tempDir } from '../support/tmp.js';
-import { buildKvSdkPackage } from './support/sdk-package.js';
+import { startContractsDevnet } from './support/devnet.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
 const WAIT_MS = 120_000;
@@ -53,21 +51,7 @@ describe('contracts on a 3-node devnet', () => {
   };
 
   before(async () => {
-    const dir = await buildKvSdkPackage(packages);
-    imageHash = await packageTreeDigest(dir);
-    protocol = await Protocol.create({ crypto: 'waves', chainId: DEV_CHAIN_ID });
-    developer = devAccounts(protocol)[0]!.keyPair;
-    net = await Devnet.create({ nodes: 3, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
-    process.once('exit', () => net.killAll());
-    for (const n of net.nodes) {
-      n.editConfig((node) => {
-        node['contracts'] = { enable: true, packages: [{ image: IMAGE, source: dir }] };
-        const api = (node['api'] ??= {}) as Record<string, unknown>;
-        api['grpc'] = { 'bind-address': '127.0.0.1', port: 0 };
-      });
-    }
-    await net.startAll(60_000);
-    await net.meshed(30_000);
+    ({ net, protocol, developer, imageHash } = await startContractsDevnet(3, IMAGE, packages));
   });
 
   after(() => net?.dispose());

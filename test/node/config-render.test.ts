@@ -58,7 +58,7 @@ describe('renderNodeConfig', () => {
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
   });
 
-  it('other settings too: OAuth2, fees off, peers, a node name, protected metrics elsewhere', async () => {
+  it('other settings too: OAuth2, fees off, peers, a node name, protected metrics elsewhere, the confidential contracts directory', async () => {
     const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const config: NodeConfig = {
@@ -68,6 +68,7 @@ describe('renderNodeConfig', () => {
       network: { ...dev.network, nodeName: 'render-test', nonce: 12345n, knownPeers: [{ host: '10.0.0.2', port: 6864 }, { host: '::1', port: 6865 }], declaredAddress: { host: 'node.example', port: 6864 } },
       miner: { ...dev.miner, enabled: false, microBlockIntervalMs: 1500 },
       metrics: { enabled: true, path: '/ops/prometheus', protected: true },
+      node: { ...dev.node, confidentialDataDirectory: tempDir('weft-render-confidential-') },
     };
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
     const off: NodeConfig = { ...dev, metrics: { ...dev.metrics, enabled: false } };

@@ -14,8 +14,8 @@ import type { ContractInfo } from '../../state/contract-info.js';
 import type { ContractReadState, ContractsService } from '../../contracts/service.js';
 import type { ContractExecutionMessage } from '../../contracts/statuses.js';
 import * as A from '../account-schemas.js';
-import { dataEntryJson, keysFilter, pageEntries, readIntQueries } from '../account-reads.js';
-import { optionalQuery, text } from '../params.js';
+import { dataEntryJson, ENTRY_PAGE_QUERY, readEntryPage } from '../account-reads.js';
+import { text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
 import { contractExecutionNotFound, contractNotFound, dataKeyNotExists, executedTransactionNotFound, genericError, invalidAssetId, invalidContractKeys, tooBigArray } from '../../errors/catalogue.js';
@@ -195,26 +195,17 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     summary: "A contract's data entries",
     description: 'Keys in byte order; `matches` keeps the keys the whole of which match the regular expression, then `offset` and `limit` page them.',
     params: { contractId: contractIdParam() },
-    query: {
-      offset: optionalQuery(text('Entries to skip (> 0)')),
-      limit: optionalQuery(text('Entries to return (> 0)')),
-      matches: optionalQuery(text('Regular expression a key must match as a whole')),
-    },
+    query: ENTRY_PAGE_QUERY,
     responses: {
       200: Type.Array(A.DataEntry),
       400: err("199 bad `offset`/`limit` (`Invalid parameters: [...]`); 629 bad `matches` pattern"),
       404: err('600 contract not found'),
     },
     handler: ({ params, query }, ctx) => {
-      const ints = readIntQueries([
-        { name: 'offset', raw: query.offset, rule: 'positive' },
-        { name: 'limit', raw: query.limit, rule: 'positive' },
-      ]);
-      const filter = keysFilter(query.matches);
+      const page = readEntryPage(query);
       const state = service(ctx).state();
       const info = findContract(state, params.contractId);
-      const keys = state.contractKeys(info.contractId).filter((k) => filter === undefined || filter(k));
-      return entries(state, info, pageEntries(keys, ints['offset'], ints['limit'])).map((e) => dataEntryJson(e, ctx.services.protocol));
+      return entries(state, info, page(state.contractKeys(info.contractId), (k) => k)).map((e) => dataEntryJson(e, ctx.services.protocol));
     },
   }),
   route({

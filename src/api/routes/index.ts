@@ -9,6 +9,7 @@ import { aliasRoutes } from './alias.js';
 import { assetsRoutes } from './assets.js';
 import { blocksRoutes } from './blocks.js';
 import { consensusRoutes } from './consensus.js';
+import { confidentialContractsRoutes } from './confidential-contracts.js';
 import { contractsRoutes } from './contracts.js';
 import { cryptoRoutes } from './crypto.js';
 import { debugRoutes } from './debug.js';
@@ -22,5 +23,5 @@ import { privacyRoutes } from './privacy.js';
 import { transactionsRoutes } from './transactions.js';
 import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes, contractsRoutes, cryptoRoutes, privacyRoutes] as const;
+export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes, contractsRoutes, confidentialContractsRoutes, cryptoRoutes, privacyRoutes] as const;
 

@@ -551,7 +551,8 @@ const RESULTS_HASH: FieldType<Uint8Array> = {
 /** Java String#compareTo (UTF-16 code units). */
 const compareJava = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-function writeSortedEntries(w: ByteWriter, entries: readonly DataEntry[], p: Protocol): void {
+/** Contract data entries sorted by key, each in contract form (WE's `entries.sorted` written with ContractTransactionEntryOps). */
+export function writeSortedEntries(w: ByteWriter, entries: readonly DataEntry[], p: Protocol): void {
   for (const e of [...entries].sort((a, b) => compareJava(a.key, b.key))) CONTRACT_DATA_ENTRY.write(w, e, p);
 }
 

@@ -42,6 +42,7 @@ import { validateWasmBytecode } from '../../protocol/wasm/module.js';
 import { hasRole } from '../permissions.js';
 import { contractInfoAfterUpdate, contractInfoOfCreate, type ContractInfo } from '../contract-info.js';
 import type { MutableState } from '../view.js';
+import { checkConfidentialCreate, checkConfidentialUpdate } from './confidential-contracts.js';
 import { payFee, resolveRecipient, type Applier, type ApplyContext, type MinerFee } from './context.js';
 import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, west, ZERO_FEE, type TransactionRules } from './rules.js';
 import { createHash } from 'node:crypto';
@@ -100,11 +101,14 @@ function checkBytecode(stored: StoredContract, contractId: Uint8Array): void {
   if (validateWasmBytecode(stored.bytecode) !== 0) throw genericError(`Invalid bytecode with hash ${stored.bytecodeHash} for contract ${id}`);
 }
 
-/** Confidential contracts (103 V6+ `isConfidential`, confidential calls) need Weft's confidential-data support, which does not exist yet. */
-function refuseConfidential(tx: Transaction, info: ContractInfo | undefined): void {
-  const d = tx.data as Fields;
-  const confidential = d['isConfidential'] === true || info?.isConfidential === true || (tx.type === 104 && tx.version === 6);
-  if (confidential) throw genericError('Confidential contracts are not supported by this node yet');
+/**
+ * A confidential contract is called only with confidential input (104 V6, made by
+ * `/confidential-contracts/call`), and a 104 V6 only calls a confidential contract: this
+ * node executes no other combination (what WE does with them is not known).
+ */
+function checkConfidentialCall(tx: Transaction, info: ContractInfo): void {
+  if (info.isConfidential && tx.version !== 6) throw genericError(`Contract '${encodeBase58(info.contractId)}' is confidential: it is called by CallContract V6 only`);
+  if (!info.isConfidential && tx.version === 6) throw genericError(`Contract '${encodeBase58(info.contractId)}' is not confidential: CallContract V6 calls confidential contracts only`);
 }
 
 /** TransferOpsSupport.contractTransfersDiff: attached payments go from the sender to the contract. */
@@ -130,7 +134,7 @@ function createChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyCon
     );
   }
   const info = contractInfoOfCreate(tx);
-  refuseConfidential(tx, undefined);
+  checkConfidentialCreate(tx, contractValidators(state, ctx.blockTimestamp));
   checkBytecode(info.storedContract, info.contractId);
   checkValidators(state, info.validationPolicy, ctx);
   state.putContract(info);
@@ -143,7 +147,7 @@ function callChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyConte
   const d = tx.data;
   const info = state.contract(d.contractId);
   if (info === undefined) throw contractNotFoundError(d.contractId);
-  refuseConfidential(tx, info);
+  checkConfidentialCall(tx, info);
   const called = d.contractVersion ?? 1;
   if (info.version !== called) {
     throw genericError(`Called version '${called}' of contract with id '${encodeBase58(info.contractId)}' doesn't match actual contract version '${info.version}'`);
@@ -170,7 +174,7 @@ function updateChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyCon
   const updated = contractInfoAfterUpdate(tx, info);
   if (!isCreator && JSON.stringify(storedKey(updated.storedContract)) !== JSON.stringify(storedKey(info.storedContract))) throw senderRefused();
   if (updated.storedContract.engine !== info.storedContract.engine) throw genericError(`changed engine in UpdateContractTransactionV${tx.version}(${tx.idBase58})`);
-  refuseConfidential(tx, info);
+  checkConfidentialUpdate(tx, info, senderAddress(state, tx), contractValidators(state, ctx.blockTimestamp));
   if (!info.active) throw isDisabledError(d.contractId);
   if (!isCreator) throw senderRefused();
   checkValidators(state, updated.validationPolicy, ctx);
@@ -409,7 +413,8 @@ export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
       `InvalidSender(ExecutedContractTransaction should be created only by block creator: tx sender is '${state.protocol.addresses.fromPublicKey(d.senderPublicKey).toString()}', but block creator is '${state.protocol.addresses.fromPublicKey(miner).toString()}')`,
     );
   }
-  if (tx.version === 4) throw genericError('Confidential contracts are not supported by this node yet');
+  // A V4 carries a confidential call: its results stay off-chain (only outputCommitment is here).
+  if (tx.version === 4 && !(inner.type === 104 && inner.version === 6)) throw genericError(`ExecutedContract V4 carries a confidential call (CallContract V6), not a ${inner.type} V${inner.version}`);
   if (ctx.validatingExecutor !== true) {
     checkResultsHash(tx);
     checkValidationProofs(state, tx, miner, ctx);

@@ -1,0 +1,43 @@
+/** CreateContract V6 with confidential groups, as the confidential contract tests build it. */
+import type { Address } from '../../../src/crypto/address.js';
+import type { KeyPair } from '../../../src/crypto/suite.js';
+import type { Protocol } from '../../../src/protocol/protocol.js';
+import { CreateContract, type ContractTransferIn } from '../../../src/protocol/transactions/contracts.js';
+import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
+import type { Transaction } from '../../../src/protocol/transactions/schema.js';
+
+export interface ConfidentialCreate {
+  readonly sender: KeyPair;
+  readonly timestamp: bigint;
+  readonly isConfidential: boolean;
+  readonly participants: readonly Address[];
+  readonly owners: readonly Address[];
+  readonly image?: string;
+  readonly imageHash?: string;
+  readonly params?: readonly DataEntry[];
+  readonly payments?: readonly ContractTransferIn[];
+}
+
+/** A signed CreateContract V6 (policy `any`, API 1.0, fee 1 WEST). */
+export function confidentialCreate(p: Protocol, c: ConfidentialCreate): Transaction {
+  return p.sign(
+    p.transaction(CreateContract, 6, {
+      senderPublicKey: c.sender.publicKey,
+      image: c.image ?? 'kv:1',
+      imageHash: c.imageHash ?? 'cd'.repeat(32),
+      contractName: 'kv',
+      params: c.params ?? [],
+      fee: 100_000_000n,
+      timestamp: c.timestamp,
+      feeAssetId: null,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+      payments: c.payments ?? [],
+      isConfidential: c.isConfidential,
+      groupParticipants: c.participants,
+      groupOwners: c.owners,
+    }),
+    c.sender.privateKey,
+  );
+}
