@@ -68,8 +68,12 @@ export interface ContractsSettings {
   readonly dockerEngine: DockerEngineSettings;
   /** `node.wasm.fuel-limit`: fuel of one WASM run. */
   readonly wasmFuelLimit: number;
-  /** `node.api.grpc`: where the gRPC server contracts talk to listens. */
-  readonly grpc: { readonly bindAddress: string; readonly port: number };
+  /**
+   * `node.api.grpc`: where the gRPC server listens (the contract services and the public
+   * ContractStatusService); `services.contract-status-events.max-connections` (default 5)
+   * caps the open ContractsExecutionEvents streams.
+   */
+  readonly grpc: { readonly bindAddress: string; readonly port: number; readonly contractStatusMaxConnections?: number };
   readonly packages: readonly ContractPackageSettings[];
   /** Where `.tgz` packages are unpacked (one folder per content digest). */
   readonly packageCacheDirectory: string;
@@ -100,6 +104,9 @@ export const DEFAULT_DOCKER_ENGINE: DockerEngineSettings = {
 };
 
 export const DEFAULT_WASM_FUEL_LIMIT = 20_000;
+
+/** WE's `api.grpc.services.contract-status-events.max-connections`. */
+export const DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS = 5;
 
 /** The settings of a node that names nothing about contracts. */
 export function defaultContractsSettings(dataDirectory: string): ContractsSettings {

@@ -55,6 +55,7 @@ import { PKI_OFF, type GenesisCrl, type PkiSettings } from '../pki/settings.js';
 import type { LicenceSettings } from '../licences/licence-service.js';
 import {
   DEFAULT_DOCKER_ENGINE,
+  DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
   DEFAULT_WASM_FUEL_LIMIT,
   type ContractPackageSettings,
   type ContractsSettings,
@@ -1148,7 +1149,13 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
     enable: c.bool('enable', false) || dockerEngine.enable,
     dockerEngine,
     wasmFuelLimit: node.int('wasm.fuel-limit', DEFAULT_WASM_FUEL_LIMIT, { min: 1 }),
-    grpc: { bindAddress: grpc.string('bind-address', '0.0.0.0'), port: grpc.int('port', 6865, { min: 0, max: 65535 }) },
+    grpc: {
+      bindAddress: grpc.string('bind-address', '0.0.0.0'),
+      port: grpc.int('port', 6865, { min: 0, max: 65535 }),
+      ...(grpc.has('services.contract-status-events.max-connections')
+        ? { contractStatusMaxConnections: grpc.int('services.contract-status-events.max-connections', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, { min: 1 }) }
+        : {}),
+    },
     packages: c.list('packages', []).map((entry, i) => readContractPackage(entry, `${c.at('packages')}(${i})`)),
     packageCacheDirectory: resolve(c.string('package-cache-directory', join(dataDirectory, 'contract-packages'))),
     maxInFlight: c.int('max-in-flight', 1, { min: 1 }),
