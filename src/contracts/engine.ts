@@ -79,7 +79,7 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
   try {
     // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one (or grpc-server.port is 0).
     const nodePort = (): number => (s.grpc.port === 0 || engine.grpcServer.port === 0 || engine.grpcServer.port === s.grpc.port ? grpcPort : engine.grpcServer.port);
-    const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1);
+    const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1, s.instances ?? 1);
     const runtimeOptions = {
       startupTimeoutMs: engine.executionLimits.startupTimeoutMs,
       idleTimeoutMs: engine.removeContainerAfterMs,

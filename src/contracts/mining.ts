@@ -1,14 +1,19 @@
 /**
  * Contract execution for this node's micro-blocks (WE's MinerTransactionsExecutor): the
- * executable transactions of the pool (103, 104, 107) are run by the engine: the calls of
- * one contract in pool order, each on the state the ones before it left (the liquid block
- * plus the 105s made so far), different contracts side by side (up to
- * `contracts-parallelism`, WE's parallel execution). The 105s are listed — and applied to
- * the round's state — in the order they are made;
+ * executable transactions of the pool (103, 104, 107) are run by the engine, one lane per
+ * contract, lanes side by side (the executor caps executions at `contracts-parallelism`).
+ * Within a lane up to as many calls run at once as the contract can take (its instances ×
+ * max-in-flight; one for WASM), each on the round's state (the liquid block plus the 105s
+ * made so far) as it reads it; outcomes are taken in pool order and each is checked first
+ * with WE's MVCC rule (execution-reads.ts): if a 105 applied meanwhile changed anything it
+ * read, it runs again — so every call's 105 is the one it makes on the state the calls
+ * before it left, and cross-contract reads see the 105s applied before them.
+ * The 105s are listed — and applied to the round's state — in the order they are taken;
  * every execution becomes an ExecutedContract (105) signed by this node, or no 105 with a
  * status and the pool's verdict (result.ts). The 105s go first into the next micro-block,
  * so every node applies them on exactly the state they were executed on. A round stops
- * taking candidates when the miner says the micro-block is due (at least one 105 made).
+ * starting calls when the miner says the micro-block is due (at least one 105 made); the
+ * calls in flight are still taken.
  *
  * Statuses: `Error` / `Failure` are recorded when the execution ends, `Success` when the
  * 105 is mined into a micro-block (`mined`), as WE does.
@@ -23,7 +28,8 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
 import type { ContractExecutor } from './executor.js';
-import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionStatus, type StatusDraft } from './result.js';
+import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionResult, type ExecutionStatus, type StatusDraft } from './result.js';
+import { ExecutionReads } from './execution-reads.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
 
@@ -39,6 +45,8 @@ export interface ContractMiningOptions {
   readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Told of every execution and every status recorded (the node's metrics); none by default. */
   readonly observer?: ContractExecutionObserver;
+  /** Calls of one contract run at once at most; the executor's contracts-parallelism by default. */
+  readonly callsInFlight?: number;
 }
 
 /**
@@ -62,8 +70,23 @@ interface Round {
   stopped: boolean;
 }
 
+/** Runs of one call before it waits for the next round (other contracts keep changing what it reads). */
+const MAX_ATTEMPTS = 4;
+
+/** One run of a call: what came of it and what it read. */
+interface Speculation {
+  readonly result: ExecutionResult;
+  readonly reads: ExecutionReads;
+}
+
 export class ContractMining {
-  constructor(private readonly o: ContractMiningOptions) {}
+  /** Calls of a contract run at once (its lane's window), by contract id; `maxWindow` when none is kept. */
+  private readonly windows = new Map<string, number>();
+  private readonly maxWindow: number;
+
+  constructor(private readonly o: ContractMiningOptions) {
+    this.maxWindow = Math.max(1, o.callsInFlight ?? o.executor.parallelism);
+  }
 
   /**
    * Executes `candidates` (executable transactions, pool order) on the current liquid
@@ -90,48 +113,98 @@ export class ContractMining {
       if (lane === undefined) lanes.set(key, [tx]);
       else lane.push(tx);
     }
-    const settled = await Promise.allSettled([...lanes.values()].map((lane) => this.runLane(lane, round, stop)));
+    const settled = await Promise.allSettled([...lanes].map(([contract, lane]) => this.runLane(contract, lane, round, stop)));
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
     return round.out;
   }
 
-  /** The calls of one contract, one after another; each 105 is applied to the round's state (and listed) as it is made. */
-  private async runLane(lane: readonly Transaction[], round: Round, stop: () => boolean): Promise<void> {
-    const { chain, executor, pool } = this.o;
-    const { state, out, ctx, height } = round;
-    for (const tx of lane) {
-      if (round.stopped || (out.length > 0 && stop())) return;
-      // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
-      if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
-      const started = performance.now();
-      const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
-      this.o.observer?.executed((performance.now() - started) / 1000);
+  /**
+   * The calls of one contract, in pool order: up to the lane's window run at once, each on
+   * the round's state as it is when it reads, and their outcomes are taken in pool order.
+   * An outcome whose reads no longer answer the same (an earlier call of the lane, or
+   * another contract's 105, changed what it read) is discarded and the call runs again, so
+   * each call's 105 is what it makes on the state the ones before it left (WE's MVCC
+   * re-queue). A conflict narrows the window to one; each clean outcome widens it again.
+   */
+  private async runLane(contract: string, lane: readonly Transaction[], round: Round, stop: () => boolean): Promise<void> {
+    const { pool } = this.o;
+    const most = Math.min(this.maxWindow, this.o.executor.callsAtOnce(lane[0]!, round.state));
+    const running: Array<{ readonly tx: Transaction; readonly outcome: Promise<Speculation> }> = [];
+    let next = 0;
+    for (;;) {
+      const window = Math.min(most, this.windows.get(contract) ?? most);
+      while (running.length < window && next < lane.length && !round.stopped && !(round.out.length > 0 && stop())) {
+        const tx = lane[next++]!;
+        // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
+        if (pool.get(tx.id) === undefined || round.state.executedTxFor(tx.id) !== undefined) continue;
+        running.push({ tx, outcome: this.speculate(tx, round) });
+      }
+      const head = running.shift();
+      if (head === undefined) return;
+      const outcome = await this.settle(head.tx, await head.outcome, round);
       if (round.stopped) return;
-      const built = buildExecutedContract(tx, result, {
-        protocol: chain.protocol,
-        isFeatureActive: (id) => chain.features.isActive(id, height),
-        miner: this.o.minerKey,
-        timestamp: this.o.now(),
-      });
-      if (built.status !== undefined) this.record(tx.id, built.status);
-      if (built.kind === 'none') {
-        this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');
-        if (!built.staysInPool) pool.remove(tx.id);
-        continue;
+      if (outcome?.attempts !== 1) this.windows.set(contract, 1);
+      else if (window + 1 >= most) this.windows.delete(contract);
+      else this.windows.set(contract, window + 1);
+      if (outcome === undefined) continue;
+      this.take(head.tx, outcome.result, round);
+    }
+  }
+
+  /**
+   * The outcome of `tx` whose reads still hold, running it again while they do not;
+   * undefined when they never held in MAX_ATTEMPTS runs (it stays in the pool) or the round stopped.
+   */
+  private async settle(tx: Transaction, first: Speculation, round: Round): Promise<{ readonly result: ExecutionResult; readonly attempts: number } | undefined> {
+    let outcome = first;
+    for (let attempts = 1; ; attempts++) {
+      if (round.stopped) return undefined;
+      if (outcome.reads.unchanged()) return { result: outcome.result, attempts };
+      if (attempts >= MAX_ATTEMPTS) {
+        this.o.log?.debug({ id: tx.idBase58, attempts }, 'contract transaction re-executed too often; left for the next round');
+        return undefined;
       }
-      try {
-        applyTransaction(state, built.executed, ctx, { verifySignature: false });
-        out.push(built.executed);
-      } catch (e) {
-        if (!(e instanceof WeError)) {
-          round.stopped = true;
-          throw e;
-        }
-        // The 105 cannot apply (a payment or asset operation the state refuses): WE's handleExecutedTxCreationFailed.
-        this.record(tx.id, { status: 'Failure', code: null, message: e.message });
-        pool.remove(tx.id);
-        this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed contract transaction refused by state');
+      outcome = await this.speculate(tx, round);
+    }
+  }
+
+  /** Runs `tx` on the round's state as it is now, its reads logged. */
+  private async speculate(tx: Transaction, round: Round): Promise<Speculation> {
+    const reads = new ExecutionReads(round.state);
+    const started = performance.now();
+    const result = await this.o.executor.execute(tx, { view: reads.view, blockInfo: this.o.node.lastBlockInfo() });
+    this.o.observer?.executed((performance.now() - started) / 1000);
+    return { result, reads };
+  }
+
+  /** An outcome whose reads still hold: its 105 is applied to the round's state and listed, or its status recorded. */
+  private take(tx: Transaction, result: ExecutionResult, round: Round): void {
+    const { chain, pool } = this.o;
+    const { state, out, ctx, height } = round;
+    const built = buildExecutedContract(tx, result, {
+      protocol: chain.protocol,
+      isFeatureActive: (id) => chain.features.isActive(id, height),
+      miner: this.o.minerKey,
+      timestamp: this.o.now(),
+    });
+    if (built.status !== undefined) this.record(tx.id, built.status);
+    if (built.kind === 'none') {
+      this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');
+      if (!built.staysInPool) pool.remove(tx.id);
+      return;
+    }
+    try {
+      applyTransaction(state, built.executed, ctx, { verifySignature: false });
+      out.push(built.executed);
+    } catch (e) {
+      if (!(e instanceof WeError)) {
+        round.stopped = true;
+        throw e;
       }
+      // The 105 cannot apply (a payment or asset operation the state refuses): WE's handleExecutedTxCreationFailed.
+      this.record(tx.id, { status: 'Failure', code: null, message: e.message });
+      pool.remove(tx.id);
+      this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed contract transaction refused by state');
     }
   }
 

@@ -60,6 +60,8 @@ export interface ContractPackageSettings {
   readonly env: Readonly<Record<string, string>>;
   /** Executions pushed to one running contract at once (default `node.contracts.max-in-flight`). */
   readonly maxInFlight?: number;
+  /** Running contracts (processes or containers) of the image (default `node.contracts.instances`). */
+  readonly instances?: number;
 }
 
 export interface ContractsSettings {
@@ -84,7 +86,18 @@ export interface ContractsSettings {
    * read and commit with each other's; raise it for contracts that isolate executions.
    */
   readonly maxInFlight?: number;
+  /**
+   * `node.contracts.instances`: running contracts (processes or containers) per image
+   * (default 1; WE runs one). Calls of its contracts are spread over them, so with
+   * `max-in-flight` 1 several calls of a contract still run at once; the extra ones start
+   * when the first does. Contracts must keep no state of their own between calls (the SDK's
+   * worker pool already gives no such guarantee).
+   */
+  readonly instances?: number;
 }
+
+/** The most running contracts per image. */
+export const MAX_CONTRACT_INSTANCES = 16;
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

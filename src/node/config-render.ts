@@ -157,6 +157,7 @@ function contractSections(c: ContractsSettings): JsonMap {
       enable: c.enable,
       'package-cache-directory': c.packageCacheDirectory,
       ...(c.maxInFlight === undefined ? {} : { 'max-in-flight': c.maxInFlight }),
+      ...(c.instances === undefined ? {} : { instances: c.instances }),
       packages: c.packages.map((p) => ({
         image: p.image,
         runtime: p.runtime,
@@ -164,6 +165,7 @@ function contractSections(c: ContractsSettings): JsonMap {
         ...(p.command === undefined ? {} : { command: [...p.command] }),
         env: { ...p.env },
         ...(p.maxInFlight === undefined ? {} : { 'max-in-flight': p.maxInFlight }),
+        ...(p.instances === undefined ? {} : { instances: p.instances }),
       })),
     },
     'docker-engine': {

@@ -57,6 +57,7 @@ import {
   DEFAULT_DOCKER_ENGINE,
   DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
   DEFAULT_WASM_FUEL_LIMIT,
+  MAX_CONTRACT_INSTANCES,
   type ContractPackageSettings,
   type ContractsSettings,
   type DockerEngineSettings,
@@ -1137,7 +1138,16 @@ function readContractPackage(entry: unknown, path: string): ContractPackageSetti
   const envSection = p.section('env');
   for (const key of Object.keys(envSection.raw)) env[key] = envSection.string(key, undefined, { allowEmpty: true });
   const maxInFlight = p.has('max-in-flight') ? p.int('max-in-flight', undefined, { min: 1 }) : undefined;
-  return { image: p.string('image'), runtime, source: source === undefined ? undefined : resolve(source), command, env, ...(maxInFlight === undefined ? {} : { maxInFlight }) };
+  const instances = p.has('instances') ? p.int('instances', undefined, { min: 1, max: MAX_CONTRACT_INSTANCES }) : undefined;
+  return {
+    image: p.string('image'),
+    runtime,
+    source: source === undefined ? undefined : resolve(source),
+    command,
+    env,
+    ...(maxInFlight === undefined ? {} : { maxInFlight }),
+    ...(instances === undefined ? {} : { instances }),
+  };
 }
 
 /** `node.contracts`, `node.docker-engine`, `node.wasm` and `node.api.grpc`. */
@@ -1159,6 +1169,7 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
     packages: c.list('packages', []).map((entry, i) => readContractPackage(entry, `${c.at('packages')}(${i})`)),
     packageCacheDirectory: resolve(c.string('package-cache-directory', join(dataDirectory, 'contract-packages'))),
     maxInFlight: c.int('max-in-flight', 1, { min: 1 }),
+    ...(c.has('instances') ? { instances: c.int('instances', 1, { min: 1, max: MAX_CONTRACT_INSTANCES }) } : {}),
   };
 }
 

@@ -121,7 +121,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
       p2pPort: 0,
       grpcPort,
       keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
-      contractPackages: [IMAGE, IMAGE_2].map((image) => ({ image, runtime: 'process' as const, source: dir, command: undefined, env: {} })),
+      contractPackages: [IMAGE, IMAGE_2].map((image) => ({ image, runtime: 'process' as const, source: dir, command: undefined, env: {}, instances: 2 })),
     });
     node = await Node.start(config, { logger: pino({ level: process.env['WEFT_TEST_LOG'] ?? 'silent' }) });
     owner = devAccounts(node.protocol)[0]!.keyPair;
@@ -350,6 +350,27 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('runs calls of one contract at once on its two processes, yet each 105 is what it makes on the state the ones before it left (MVCC re-execution)', async () => {
+    const kv = createKv(0);
+    await broadcast(kv);
+    await executed(kv);
+    const bys = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+    const calls = bys.map((by) => call(kv.id, { action: 'increment', by }));
+    // All at once: calls of the contract are in flight together on both processes.
+    await Promise.all(calls.map((c) => broadcast(c)));
+    const made = await Promise.all(calls.map((c) => executed(c)));
+    const results = made.map((e) => Object.fromEntries((e['results'] as Array<{ key: string; value: unknown }>).map((r) => [r.key, r.value])));
+    // Serializable: ordered by what each read, every call read the counter the one before it wrote.
+    const chain = results.map((r, i) => ({ read: r['last'] as number, wrote: r['counter'] as number, by: bys[i]! })).sort((x, y) => x.read - y.read);
+    let counter = 0;
+    for (const link of chain) {
+      assert.equal(link.read, counter, `a call read ${link.read}, but the counter was ${counter}: ${JSON.stringify(chain)}`);
+      assert.equal(link.wrote, link.read + link.by);
+      counter = link.wrote;
+    }
+    assert.deepEqual((await rest('GET', `/contracts/${kv.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 78 });
   });
 
   it('runs the calls of two contracts side by side, each contract\'s calls in pool order on the state the one before left', async () => {
