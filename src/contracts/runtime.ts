@@ -53,6 +53,8 @@ export interface RuntimeLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
+  /** Whether a level is logged (pino's); taken as yes when absent. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 export interface ContractRuntimeOptions {
