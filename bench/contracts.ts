@@ -10,9 +10,12 @@
  *   the engine vs instantiating the same module and calling it with do-nothing host
  *   functions on Node's WebAssembly;
  * - confirmed contract calls/s of a running node (the dev chain in this process, the SDK
- *   contract in the process runtime): CallContracts broadcast until each one's 105 is in a
- *   micro-block, vs the same node's confirmed transfers/s in the same run (WE's target is
- *   100 calls/s; issue 13 aims at ≥ 0.25 of transfers).
+ *   contract in the process runtime, two processes of it): CallContracts (puts of distinct
+ *   keys) broadcast until each one's 105 is in a micro-block, vs the same node's confirmed
+ *   transfers/s in the same run (WE's target is 100 calls/s; issue 13 aims at ≥ 0.25 of
+ *   transfers);
+ * - call latency p50 / p99 on that node: one CallContract at a time, from its broadcast to
+ *   its 105 in a micro-block, vs a transfer's broadcast to its micro-block — lower is better.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -200,9 +203,23 @@ async function wasmFigure(): Promise<Figure> {
 
 const NODE_CALLS = 600;
 const NODE_TRANSFERS = 3000;
+/** Processes of the key-value contract (node.contracts.packages[].instances). */
+const NODE_INSTANCES = 2;
+/** Calls (and transfers) sent one at a time for the latency figures. */
+const LATENCY_SAMPLES = 50;
 
-/** Confirmed calls/s vs confirmed transfers/s of one running dev-chain node. */
-export async function nodeFigure(dir: string, dataDir: string): Promise<Figure> {
+/** The q-quantile (0…1) of `xs`, nearest rank. */
+function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+
+/**
+ * Of one running dev-chain node: confirmed calls/s vs confirmed transfers/s, and the latency
+ * of one call from its broadcast to its 105 in a micro-block (p50, p99) vs a transfer's to
+ * its micro-block, each sent alone (the next once the last is in).
+ */
+export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[]> {
   const image = 'bench/kv-sdk:node';
   const imageHash = await packageTreeDigest(dir);
   const base = await devNodeConfig({
@@ -210,7 +227,7 @@ export async function nodeFigure(dir: string, dataDir: string): Promise<Figure> 
     restPort: 0,
     p2pPort: 0,
     keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
-    contractPackages: [{ image, runtime: 'process', source: dir, command: undefined, env: {} }],
+    contractPackages: [{ image, runtime: 'process', source: dir, command: undefined, env: {}, instances: NODE_INSTANCES }],
   });
   const config = { ...base, miner: { ...base.miner, microBlockIntervalMs: 200, minMicroBlockAgeMs: 200, maxTransactionsInMicroBlock: 6000 } };
   const node = await Node.start(config, { logger: pino({ level: 'silent' }) });
@@ -243,18 +260,51 @@ export async function nodeFigure(dir: string, dataDir: string): Promise<Figure> 
     await confirmedRate([create], (tx) => state().executedTxFor(tx.id) !== undefined);
     const start = BigInt(Date.now());
     const calls = Array.from({ length: NODE_CALLS }, (_, i) =>
-      sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: 1n }], fee: 10_000_000n, contractVersion: 1 }, start + BigInt(i)),
+      sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'put' }, { key: 'key', type: 'string', value: `k${i}` }, { key: 'value', type: 'string', value: `v${i}` }], fee: 10_000_000n, contractVersion: 1 }, start + BigInt(i)),
     );
     const callRate = await confirmedRate(calls, (tx) => state().executedTxFor(tx.id) !== undefined);
     const transferRate = await confirmedRate(signedTransfers(p, NODE_TRANSFERS, BigInt(Date.now())), (tx) => state().transactionHeight(tx.id) !== undefined);
-    return {
-      name: 'contracts.node.confirmed-calls',
-      value: callRate,
-      baseline: transferRate,
-      ratio: callRate / transferRate,
-      unit: 'calls/s',
-      baselineLabel: `the same node's confirmed transfers/s (${NODE_CALLS} calls, ${NODE_TRANSFERS} transfers, micro-block every 200 ms); WE's target 100 calls/s, aim ≥ 0.25 of transfers`,
+    /** ms from the broadcast of each transaction, sent one at a time, until `done` holds for it. */
+    const latencies = async (txs: readonly Transaction[], done: (tx: Transaction) => boolean): Promise<number[]> => {
+      const out: number[] = [];
+      for (const tx of txs) {
+        const t0 = process.hrtime.bigint();
+        await pool.broadcast(tx);
+        const deadline = Date.now() + 60_000;
+        while (!done(tx)) {
+          if (Date.now() > deadline) throw new Error(`bench: ${tx.idBase58} not confirmed in 60 s`);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        out.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+      return out;
     };
+    const latencyStart = BigInt(Date.now());
+    const single = Array.from({ length: LATENCY_SAMPLES }, (_, i) =>
+      sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'put' }, { key: 'key', type: 'string', value: `l${i}` }, { key: 'value', type: 'string', value: 'v' }], fee: 10_000_000n, contractVersion: 1 }, latencyStart + BigInt(i)),
+    );
+    const callLatency = await latencies(single, (tx) => state().executedTxFor(tx.id) !== undefined);
+    const transferLatency = await latencies(signedTransfers(p, LATENCY_SAMPLES, BigInt(Date.now())), (tx) => state().transactionHeight(tx.id) !== undefined);
+    const latencyFigure = (q: number, label: string): Figure => ({
+      name: `contracts.node.call-latency.${label}`,
+      value: quantile(callLatency, q),
+      baseline: quantile(transferLatency, q),
+      ratio: quantile(callLatency, q) / quantile(transferLatency, q),
+      unit: 'ms',
+      baselineLabel: `${label} of a transfer's broadcast to its micro-block, same node (${LATENCY_SAMPLES} each, sent one at a time; lower is better)`,
+    });
+    return [
+      {
+        name: 'contracts.node.confirmed-calls',
+        value: callRate,
+        baseline: transferRate,
+        ratio: callRate / transferRate,
+        unit: 'calls/s',
+        baselineLabel: `the same node's confirmed transfers/s (${NODE_CALLS} key-value puts over ${NODE_INSTANCES} contract processes, ${NODE_TRANSFERS} transfers, micro-block every 200 ms); WE's target 100 calls/s, aim ≥ 0.25 of transfers`,
+      },
+      latencyFigure(0.5, 'p50'),
+      latencyFigure(0.99, 'p99'),
+    ];
   } finally {
     await node.stop();
   }
@@ -264,7 +314,7 @@ export async function contractFigures(): Promise<Figure[]> {
   const parent = mkdtempSync(join(tmpdir(), 'weft-bench-contracts-'));
   try {
     const dir = await buildKvSdkPackage(parent);
-    return [...(await sdkFigures(dir)), await wasmFigure(), await nodeFigure(dir, join(parent, 'node'))];
+    return [...(await sdkFigures(dir)), await wasmFigure(), ...(await nodeFigures(dir, join(parent, 'node')))];
   } finally {
     rmSync(parent, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ import { ContractGrpcServer } from './grpc/server.js';
 import { ContractPackages } from './packages.js';
 import { ProcessLauncher } from './process-launcher.js';
 import { ContractRuntime, type RuntimeLog } from './runtime.js';
-import type { ContractsSettings } from './settings.js';
+import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, type ContractsSettings } from './settings.js';
 import type { ContractExecutionView, ContractNodeContext } from './state.js';
 import { ExecutionStatusBook } from './statuses.js';
 import { ContractTokens } from './tokens.js';
@@ -31,6 +31,11 @@ export interface ContractEngineOptions {
   readonly log?: RuntimeLog;
   /** The node's status book (the node keeps one whether or not it executes); a new one when absent. */
   readonly statuses?: ExecutionStatusBook;
+  /**
+   * Checks the `authorization` metadata of a public gRPC call (the node's OAuth2 mode; throws
+   * the WeError to answer); public calls are open when absent (API-key mode, as WE).
+   */
+  readonly authorizeGrpc?: (authorization: string | undefined) => void;
 }
 
 export interface ContractEngine {
@@ -58,13 +63,23 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
   const engine = s.dockerEngine;
   const tokens = await ContractTokens.create({ now: o.now, lifetimeMs: engine.contractAuthExpiresInMs });
   const broker = new ExecutionBroker(tokens);
-  const server = new ContractGrpcServer({ tokens, broker, currentView: () => o.currentView(), node: o.node, log: o.log });
+  const statuses =
+    o.statuses ??
+    new ExecutionStatusBook({
+      protocol: o.protocol,
+      node: o.nodeKey,
+      now: o.now,
+      maxSize: engine.executionMessagesCache.maxSize,
+      expireAfterMs: engine.executionMessagesCache.expireAfterMs,
+    });
+  const statusService = { statuses, protocol: o.protocol, maxConnections: s.grpc.contractStatusMaxConnections ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, ...(o.authorizeGrpc === undefined ? {} : { authorize: o.authorizeGrpc }) };
+  const server = new ContractGrpcServer({ tokens, broker, currentView: () => o.currentView(), node: o.node, log: o.log, statusService });
   const grpcPort = await server.listen(s.grpc.bindAddress, s.grpc.port);
   const closing: Array<() => Promise<void>> = [() => server.close()];
   try {
     // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one (or grpc-server.port is 0).
     const nodePort = (): number => (s.grpc.port === 0 || engine.grpcServer.port === 0 || engine.grpcServer.port === s.grpc.port ? grpcPort : engine.grpcServer.port);
-    const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1);
+    const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1, s.instances ?? 1);
     const runtimeOptions = {
       startupTimeoutMs: engine.executionLimits.startupTimeoutMs,
       idleTimeoutMs: engine.removeContainerAfterMs,
@@ -106,15 +121,6 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       executionTimeoutMs: engine.executionLimits.timeoutMs,
       parallelism: engine.contractsParallelism,
     });
-    const statuses =
-      o.statuses ??
-      new ExecutionStatusBook({
-        protocol: o.protocol,
-        node: o.nodeKey,
-        now: o.now,
-        maxSize: engine.executionMessagesCache.maxSize,
-        expireAfterMs: engine.executionMessagesCache.expireAfterMs,
-      });
     return {
       tokens,
       broker,

@@ -66,11 +66,16 @@ class Slots {
   get idle(): boolean {
     return this.used === 0;
   }
+
+  /** Holders and waiters. */
+  get load(): number {
+    return this.used + this.waiting.length;
+  }
 }
 
 export class ContractExecutor {
   private readonly slots: Slots;
-  /** Executions in flight per running contract (image and hash). */
+  /** Executions in flight per running contract (image, hash and instance). */
   private readonly perContract = new Map<string, Slots>();
 
   constructor(private readonly options: ContractExecutorOptions) {
@@ -147,14 +152,59 @@ export class ContractExecutor {
     }
   }
 
+  /**
+   * Calls of the contract `tx` executes that can run at once: one for WASM (it runs
+   * in-process, to the end) and updates; instances × max-in-flight for a Docker-protocol one.
+   */
+  callsAtOnce(tx: Transaction, view: ContractExecutionView): number {
+    try {
+      if (tx.type === 107 || this.engineOf(tx, view) === 'wasm') return 1;
+      const { image } = this.keyOf(this.contractOf(tx, view));
+      return this.options.packages.instancesFor(image) * this.options.packages.maxInFlightFor(image);
+    } catch {
+      return 1;
+    }
+  }
+
+  /** `contracts-parallelism`: executions at once, all contracts together. */
+  get parallelism(): number {
+    return this.options.parallelism;
+  }
+
   /** Executes `tx`; never throws — every problem is a result with WE's code and message. */
   execute(tx: Transaction, ctx: ExecutionContext): Promise<ExecutionResult> {
     return this.slots.hold(() => this.run(tx, ctx));
   }
 
-  /** Runs `f` within the in-flight limit of the contract of `key`. */
-  private inFlight<T>(key: ContainerKey, f: () => Promise<T>): Promise<T> {
-    const id = `${key.imageHash}|${key.image}`;
+  /**
+   * The instance of `key` a call goes to: the least busy connected one, instance 0 while
+   * none is. The others are started with it (a start in progress is shared).
+   */
+  private pickInstance(key: ContainerKey, runtime: ContractRuntime): number {
+    const count = this.options.packages.instancesFor(key.image);
+    let best = 0;
+    let bestLoad = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < count; i++) {
+      if (!runtime.isStarted(key, i)) {
+        if (i > 0) runtime.ensureStarted(key, i).catch(() => undefined);
+        continue;
+      }
+      const load = this.perContract.get(this.instanceId(key, i))?.load ?? 0;
+      if (load < bestLoad) {
+        best = i;
+        bestLoad = load;
+      }
+    }
+    return best;
+  }
+
+  private instanceId(key: ContainerKey, instance: number): string {
+    return `${key.imageHash}|${key.image}#${instance}`;
+  }
+
+  /** Runs `f` within the in-flight limit of that instance of the contract of `key`. */
+  private inFlight<T>(key: ContainerKey, instance: number, f: () => Promise<T>): Promise<T> {
+    const id = this.instanceId(key, instance);
     let s = this.perContract.get(id);
     if (s === undefined) {
       s = new Slots(this.options.packages.maxInFlightFor(key.image));
@@ -179,16 +229,18 @@ export class ContractExecutor {
     if (tx.type === 107) return this.checkUpdate(tx);
     let key: ContainerKey;
     let runtime: ContractRuntime;
+    let instance: number;
     let started;
     try {
       key = this.keyOf(info);
       runtime = this.runtimeFor(key.image);
-      started = await runtime.ensureStarted(key);
+      instance = this.pickInstance(key, runtime);
+      started = await runtime.ensureStarted(key, instance);
     } catch (e) {
       return failure(e);
     }
     try {
-      const outcome = await this.inFlight(key, () => this.options.broker.execute(started.connectionId, {
+      const outcome = await this.inFlight(key, instance, () => this.options.broker.execute(started.connectionId, {
         tx,
         contractId: info.contractId,
         params: ctx.params,
@@ -197,7 +249,7 @@ export class ContractExecutor {
         timeoutMs: this.options.executionTimeoutMs,
         containerName: started.name,
       }));
-      runtime.used(key);
+      runtime.used(key, instance);
       if (outcome.kind === 'error') return outcome;
       return {
         kind: 'success',

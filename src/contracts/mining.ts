@@ -1,14 +1,24 @@
 /**
  * Contract execution for this node's micro-blocks (WE's MinerTransactionsExecutor): the
- * executable transactions of the pool (103, 104, 107) are run by the engine: the calls of
- * one contract in pool order, each on the state the ones before it left (the liquid block
- * plus the 105s made so far), different contracts side by side (up to
- * `contracts-parallelism`, WE's parallel execution). The 105s are listed — and applied to
- * the round's state — in the order they are made;
+ * executable transactions of the pool (103, 104, 107) are run by the engine, one lane per
+ * contract, lanes side by side (the executor caps executions at `contracts-parallelism`).
+ * Within a lane up to as many calls run at once as the contract can take (its instances ×
+ * max-in-flight; one for WASM), each on the round's state (the liquid block plus the 105s
+ * made so far) as it reads it; outcomes are taken in pool order and each is checked first
+ * with WE's MVCC rule (execution-reads.ts): if a 105 applied meanwhile changed anything it
+ * read, it runs again — so every call's 105 is the one it makes on the state the calls
+ * before it left, and cross-contract reads see the 105s applied before them.
+ * The 105s are listed — and applied to the round's state — in the order they are taken;
  * every execution becomes an ExecutedContract (105) signed by this node, or no 105 with a
  * status and the pool's verdict (result.ts). The 105s go first into the next micro-block,
  * so every node applies them on exactly the state they were executed on. A round stops
- * taking candidates when the miner says the micro-block is due (at least one 105 made).
+ * starting calls when the miner says the micro-block is due (at least one 105 made); the
+ * calls in flight are still taken.
+ *
+ * A contract whose validation policy is not `any` waits for its validators' results before
+ * a call runs, and its 105 carries their proofs (validation-gate.ts). A confidential
+ * contract's calls run one at a time, each with its off-chain input on the contract's
+ * confidential state, and become 105 V4s (confidential/execution.ts).
  *
  * Statuses: `Error` / `Failure` are recorded when the execution ends, `Success` when the
  * 105 is mined into a micro-block (`mined`), as WE does.
@@ -23,8 +33,9 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
 import type { ContractExecutor } from './executor.js';
-import type { ConfidentialExecution } from './confidential/execution.js';
-import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionStatus, type StatusDraft } from './result.js';
+import type { ConfidentialExecution, ConfidentialPreparation } from './confidential/execution.js';
+import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionResult, type ExecutionStatus, type StatusDraft } from './result.js';
+import { ExecutionReads } from './execution-reads.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
 import type { ValidationGate } from './validation-gate.js';
@@ -41,6 +52,8 @@ export interface ContractMiningOptions {
   readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Told of every execution and every status recorded (the node's metrics); none by default. */
   readonly observer?: ContractExecutionObserver;
+  /** Calls of one contract run at once at most; the executor's contracts-parallelism by default. */
+  readonly callsInFlight?: number;
   /**
    * Validation policies (validation-gate.ts): a transaction of a contract whose policy is
    * not `any` waits for its validators' results, and its 105 carries their proofs. Without
@@ -72,8 +85,33 @@ interface Round {
   stopped: boolean;
 }
 
+/** Runs of one call before it waits for the next round (other contracts keep changing what it reads). */
+const MAX_ATTEMPTS = 4;
+
+/** One run of a call: what came of it and what it read. */
+interface Speculation {
+  readonly result: ExecutionResult;
+  readonly reads: ExecutionReads;
+}
+
+/** A call started in a lane: what the confidential hook made of it, and its run. */
+interface Started {
+  readonly tx: Transaction;
+  readonly prepared: ConfidentialPreparation | undefined;
+  readonly outcome: Promise<Speculation>;
+}
+
+/** The key block a round mines on, as the validation gate names it. */
+type RoundKeyBlock = Parameters<ValidationGate['ready']>[2];
+
 export class ContractMining {
-  constructor(private readonly o: ContractMiningOptions) {}
+  /** Calls of a contract run at once (its lane's window), by contract id; `maxWindow` when none is kept. */
+  private readonly windows = new Map<string, number>();
+  private readonly maxWindow: number;
+
+  constructor(private readonly o: ContractMiningOptions) {
+    this.maxWindow = Math.max(1, o.callsInFlight ?? o.executor.parallelism);
+  }
 
   /**
    * Executes `candidates` (executable transactions, pool order) on the current liquid
@@ -100,77 +138,148 @@ export class ContractMining {
       if (lane === undefined) lanes.set(key, [tx]);
       else lane.push(tx);
     }
-    const settled = await Promise.allSettled([...lanes.values()].map((lane) => this.runLane(lane, round, stop)));
+    const settled = await Promise.allSettled([...lanes].map(([contract, lane]) => this.runLane(contract, lane, round, stop)));
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
     return round.out;
   }
 
-  /** The calls of one contract, one after another; each 105 is applied to the round's state (and listed) as it is made. */
-  private async runLane(lane: readonly Transaction[], round: Round, stop: () => boolean): Promise<void> {
-    const { chain, executor, pool } = this.o;
-    const { state, out, ctx, height } = round;
-    const gate = this.o.validation;
-    const header = gate === undefined ? undefined : chain.headerAt(height);
-    const keyBlock = header === undefined ? undefined : { id: header.id, timestamp: header.timestamp, height };
-    for (const tx of lane) {
-      if (round.stopped || (out.length > 0 && stop())) return;
-      // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
-      if (pool.get(tx.id) === undefined || state.executedTxFor(tx.id) !== undefined) continue;
-      // Not yet enough validators' results: this contract's later calls wait behind it.
-      if (gate !== undefined && keyBlock !== undefined && !gate.ready(tx, state, keyBlock)) return;
-      const confidential = this.o.confidential?.prepare(tx, state);
-      if (confidential?.kind === 'skip') {
-        this.o.log?.debug({ id: tx.idBase58, reason: confidential.reason }, 'confidential call not executed here now');
-        continue;
-      }
-      const inputs = confidential?.kind === 'confidential' ? { params: confidential.input.entries, view: confidential.view } : { view: state };
-      const started = performance.now();
-      const result = await executor.execute(tx, { blockInfo: this.o.node.lastBlockInfo(), ...inputs });
-      this.o.observer?.executed((performance.now() - started) / 1000);
-      if (round.stopped) return;
-      let validationProofs: readonly ValidationProof[] = [];
-      if (gate !== undefined && keyBlock !== undefined) {
-        const verdict = gate.proofs(tx, result, state, keyBlock);
-        if (verdict.kind === 'wait') {
-          // WE: "Suddenly not enough proofs" — the transaction stays for another round.
-          this.o.log?.debug({ id: tx.idBase58, reason: verdict.reason }, 'contract transaction waits for validators');
-          return;
-        }
-        if (verdict.kind === 'refused') {
-          this.record(tx.id, { status: 'Failure', code: null, message: verdict.message });
-          pool.remove(tx.id);
+  /**
+   * The calls of one contract, in pool order: up to the lane's window run at once, each on
+   * the round's state as it is when it reads, and their outcomes are taken in pool order.
+   * An outcome whose reads no longer answer the same (an earlier call of the lane, or
+   * another contract's 105, changed what it read) is discarded and the call runs again, so
+   * each call's 105 is what it makes on the state the ones before it left (WE's MVCC
+   * re-queue). A conflict narrows the window to one; each clean outcome widens it again.
+   */
+  private async runLane(contract: string, lane: readonly Transaction[], round: Round, stop: () => boolean): Promise<void> {
+    const { pool } = this.o;
+    const keyBlock = this.roundKeyBlock(round);
+    // A confidential contract's calls read its confidential state as the ones before them left it: one at a time.
+    const confidentialLane = (this.o.confidential?.prepare(lane[0]!, round.state).kind ?? 'plain') !== 'plain';
+    const most = confidentialLane ? 1 : Math.min(this.maxWindow, this.o.executor.callsAtOnce(lane[0]!, round.state));
+    const running: Started[] = [];
+    let next = 0;
+    /** A call waits for its validators' results: the contract's later calls wait behind it. */
+    let blocked = false;
+    for (;;) {
+      const window = Math.min(most, this.windows.get(contract) ?? most);
+      while (!blocked && running.length < window && next < lane.length && !round.stopped && !(round.out.length > 0 && stop())) {
+        const tx = lane[next]!;
+        // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
+        if (pool.get(tx.id) === undefined || round.state.executedTxFor(tx.id) !== undefined) {
+          next++;
           continue;
         }
-        validationProofs = verdict.proofs;
-      }
-      const buildContext = {
-        protocol: chain.protocol,
-        isFeatureActive: (id: number) => chain.features.isActive(id, height),
-        miner: this.o.minerKey,
-        timestamp: this.o.now(),
-        validationProofs,
-      };
-      const built =
-        confidential?.kind === 'confidential' ? this.o.confidential!.build(tx, result, confidential.input, buildContext) : buildExecutedContract(tx, result, buildContext);
-      if (built.status !== undefined) this.record(tx.id, built.status);
-      if (built.kind === 'none') {
-        this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');
-        if (!built.staysInPool) pool.remove(tx.id);
-        continue;
-      }
-      try {
-        applyTransaction(state, built.executed, ctx, { verifySignature: false });
-        out.push(built.executed);
-      } catch (e) {
-        if (!(e instanceof WeError)) {
-          round.stopped = true;
-          throw e;
+        if (keyBlock !== undefined && !this.o.validation!.ready(tx, round.state, keyBlock)) {
+          blocked = true;
+          break;
         }
-        // The 105 cannot apply (a payment or asset operation the state refuses): WE's handleExecutedTxCreationFailed.
-        this.record(tx.id, { status: 'Failure', code: null, message: e.message });
-        pool.remove(tx.id);
-        this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed contract transaction refused by state');
+        next++;
+        const prepared = this.o.confidential?.prepare(tx, round.state);
+        if (prepared?.kind === 'skip') {
+          this.o.log?.debug({ id: tx.idBase58, reason: prepared.reason }, 'confidential call not executed here now');
+          continue;
+        }
+        running.push({ tx, prepared, outcome: this.speculate(tx, round, prepared) });
       }
+      const head = running.shift();
+      if (head === undefined) return;
+      const outcome = await this.settle(head, await head.outcome, round);
+      if (round.stopped) return abandon(running);
+      if (outcome?.attempts !== 1) this.windows.set(contract, 1);
+      else if (window + 1 >= most) this.windows.delete(contract);
+      else this.windows.set(contract, window + 1);
+      if (outcome === undefined) continue;
+      const proofs = this.proofsFor(head.tx, outcome.result, round, keyBlock);
+      // WE: "Suddenly not enough proofs" — it stays in the pool, and so do the contract's later calls.
+      if (proofs === 'wait') return abandon(running);
+      if (proofs === 'refused') continue;
+      this.take(head, outcome.result, round, proofs);
+    }
+  }
+
+  /** The key block of a round, when validation policies are checked. */
+  private roundKeyBlock(round: Round): RoundKeyBlock | undefined {
+    if (this.o.validation === undefined) return undefined;
+    const header = this.o.chain.headerAt(round.height);
+    return { id: header.id, timestamp: header.timestamp, height: round.height };
+  }
+
+  /** The validators' proofs for a 105 (none without validation), or whether it waits or was refused. */
+  private proofsFor(tx: Transaction, result: ExecutionResult, round: Round, keyBlock: RoundKeyBlock | undefined): readonly ValidationProof[] | 'wait' | 'refused' {
+    if (keyBlock === undefined) return [];
+    const verdict = this.o.validation!.proofs(tx, result, round.state, keyBlock);
+    if (verdict.kind === 'wait') {
+      this.o.log?.debug({ id: tx.idBase58, reason: verdict.reason }, 'contract transaction waits for validators');
+      return 'wait';
+    }
+    if (verdict.kind === 'refused') {
+      this.record(tx.id, { status: 'Failure', code: null, message: verdict.message });
+      this.o.pool.remove(tx.id);
+      return 'refused';
+    }
+    return verdict.proofs;
+  }
+
+  /**
+   * The outcome of a call whose reads still hold, running it again while they do not;
+   * undefined when they never held in MAX_ATTEMPTS runs (it stays in the pool) or the round stopped.
+   */
+  private async settle(call: Started, first: Speculation, round: Round): Promise<{ readonly result: ExecutionResult; readonly attempts: number } | undefined> {
+    let outcome = first;
+    for (let attempts = 1; ; attempts++) {
+      if (round.stopped) return undefined;
+      if (outcome.reads.unchanged()) return { result: outcome.result, attempts };
+      if (attempts >= MAX_ATTEMPTS) {
+        this.o.log?.debug({ id: call.tx.idBase58, attempts }, 'contract transaction re-executed too often; left for the next round');
+        return undefined;
+      }
+      outcome = await this.speculate(call.tx, round, call.prepared);
+    }
+  }
+
+  /** Runs `tx` on the round's state as it is now (a confidential call: on its contract's confidential state, with its input), its reads logged. */
+  private async speculate(tx: Transaction, round: Round, prepared: ConfidentialPreparation | undefined): Promise<Speculation> {
+    const confidential = prepared?.kind === 'confidential' ? prepared : undefined;
+    const reads = new ExecutionReads(confidential?.view ?? round.state);
+    const started = performance.now();
+    const result = await this.o.executor.execute(tx, { view: reads.view, blockInfo: this.o.node.lastBlockInfo(), ...(confidential === undefined ? {} : { params: confidential.input.entries }) });
+    this.o.observer?.executed((performance.now() - started) / 1000);
+    return { result, reads };
+  }
+
+  /** An outcome whose reads still hold: its 105 is applied to the round's state and listed, or its status recorded. */
+  private take(call: Started, result: ExecutionResult, round: Round, validationProofs: readonly ValidationProof[]): void {
+    const { chain, pool } = this.o;
+    const { state, out, ctx, height } = round;
+    const { tx, prepared } = call;
+    const buildContext = {
+      protocol: chain.protocol,
+      isFeatureActive: (id: number) => chain.features.isActive(id, height),
+      miner: this.o.minerKey,
+      timestamp: this.o.now(),
+      validationProofs,
+    };
+    const built =
+      prepared?.kind === 'confidential' ? this.o.confidential!.build(tx, result, prepared.input, buildContext) : buildExecutedContract(tx, result, buildContext);
+    if (built.status !== undefined) this.record(tx.id, built.status);
+    if (built.kind === 'none') {
+      this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');
+      if (!built.staysInPool) pool.remove(tx.id);
+      return;
+    }
+    try {
+      applyTransaction(state, built.executed, ctx, { verifySignature: false });
+      out.push(built.executed);
+    } catch (e) {
+      if (!(e instanceof WeError)) {
+        round.stopped = true;
+        throw e;
+      }
+      // The 105 cannot apply (a payment or asset operation the state refuses): WE's handleExecutedTxCreationFailed.
+      this.record(tx.id, { status: 'Failure', code: null, message: e.message });
+      pool.remove(tx.id);
+      this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed contract transaction refused by state');
     }
   }
 
@@ -187,4 +296,9 @@ export class ContractMining {
       if (code === 0 || code === undefined) this.record(tx.data.tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
     }
   }
+}
+
+/** Calls left running when a lane stops: their outcomes are not taken (the transactions stay in the pool), and a failure of theirs is not left unhandled. */
+function abandon(running: readonly Started[]): void {
+  for (const r of running) r.outcome.catch(() => undefined);
 }

@@ -83,6 +83,7 @@ export class ContractPackages {
     /** The runtime of images no entry names (docker when the Docker engine is on). */
     private readonly unlistedRuntime: ContractRuntimeKind | undefined,
     private readonly defaultMaxInFlight = 1,
+    private readonly defaultInstances = 1,
   ) {}
 
   private entriesFor(image: string): ContractPackageSettings[] {
@@ -98,6 +99,11 @@ export class ContractPackages {
   /** Executions pushed at once to the running contract of an image. */
   maxInFlightFor(image: string): number {
     return this.entriesFor(image)[0]?.maxInFlight ?? this.defaultMaxInFlight;
+  }
+
+  /** Running contracts (processes or containers) of an image. */
+  instancesFor(image: string): number {
+    return this.entriesFor(image)[0]?.instances ?? this.defaultInstances;
   }
 
   /** Extra environment configured for an image (any runtime). */

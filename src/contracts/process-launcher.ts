@@ -4,7 +4,9 @@
  * with only the four contract variables plus the entry's configured `env` (nothing of the
  * node's own environment); `node` as the program means this node's Node.js binary, given
  * the memory limit as `--max-old-space-size` (a heap limit, softer than Docker's cgroup).
- * Its stdout and stderr go to the node log, each line tagged with the image and process.
+ * Its stdout and stderr go to the node log, each line tagged with the image and process (a
+ * stream whose level the log does not keep is not read at all: the SDK prints every
+ * transaction it runs, and splitting those lines cost the node CPU on every call).
  *
  * Isolation caveat: a child process has the node's file and network access. Fine for
  * development and trusted contracts; production deployments should prefer Docker.
@@ -55,10 +57,12 @@ export class ProcessLauncher implements ContractLauncher {
     const isNode = program === 'node';
     const executable = isNode ? process.execPath : program;
     const argv = isNode ? [`--max-old-space-size=${this.options.memoryMb}`, ...args] : args;
+    const log = this.options.log;
+    const kept = (level: 'info' | 'warn'): 'pipe' | 'ignore' => (log !== undefined && (log.isLevelEnabled?.(level) ?? true) ? 'pipe' : 'ignore');
     const child = spawn(executable, argv, {
       cwd: pkg.directory,
       env: { ...pkg.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', kept('info'), kept('warn')],
       detached: true,
     });
     const spawned = await new Promise<Error | undefined>((resolve) => {
@@ -69,7 +73,6 @@ export class ProcessLauncher implements ContractLauncher {
       throw new ContractExecutionException(`Can't start contract process '${pkg.command.join(' ')}' for image '${key.image}': ${spawned.message}`, undefined, true, { cause: spawned });
     }
     const name = `process ${child.pid}`;
-    const log = this.options.log;
     const tag = { image: key.image, contract: name };
     for (const [stream, level] of [[child.stdout, 'info'], [child.stderr, 'warn']] as const) {
       if (stream === null) continue;

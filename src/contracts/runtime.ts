@@ -1,7 +1,8 @@
 /**
  * Running Docker-protocol contracts, whatever starts them (WE's DockerContractExecutor and
  * ContractReusedContainers): one running contract per (imageHash, image), shared by every
- * contract created from that image and all their transactions.
+ * contract created from that image and all their transactions — or several, numbered from 0,
+ * when the image is configured with more `instances` (each its own connection).
  *
  * A launcher (a local process, a Docker container) starts one with the four variables
  * every WE contract gets — CONNECTION_ID, CONNECTION_TOKEN, NODE, NODE_PORT — and the
@@ -52,6 +53,8 @@ export interface RuntimeLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
+  /** Whether a level is logged (pino's); taken as yes when absent. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 export interface ContractRuntimeOptions {
@@ -72,6 +75,7 @@ export interface StartedContract {
 
 interface Entry {
   readonly key: ContainerKey;
+  readonly instance: number;
   readonly connectionId: string;
   /** Settles once the contract is connected (or failed to be). */
   readonly ready: Promise<StartedContract>;
@@ -80,7 +84,8 @@ interface Entry {
   removed: boolean;
 }
 
-const keyId = (key: ContainerKey): string => `${key.imageHash}|${key.image}`;
+const imageId = (key: ContainerKey): string => `${key.imageHash}|${key.image}`;
+const keyId = (key: ContainerKey, instance: number): string => `${imageId(key)}#${instance}`;
 
 export class ContractRuntime {
   private readonly entries = new Map<string, Entry>();
@@ -98,34 +103,34 @@ export class ContractRuntime {
     return this.launcher.kind;
   }
 
-  /** Whether the contract of `key` is connected now (WE's contractStarted). */
-  isStarted(key: ContainerKey): boolean {
-    const e = this.entries.get(keyId(key));
+  /** Whether the contract of `key` (that instance of it) is connected now (WE's contractStarted). */
+  isStarted(key: ContainerKey, instance = 0): boolean {
+    const e = this.entries.get(keyId(key, instance));
     return e !== undefined && this.broker.isConnected(e.connectionId);
   }
 
-  /** The connected contract of `key`, starting it when none runs (a start in progress is shared). */
-  ensureStarted(key: ContainerKey): Promise<StartedContract> {
+  /** The connected contract of `key` (that instance of it), starting it when none runs (a start in progress is shared). */
+  ensureStarted(key: ContainerKey, instance = 0): Promise<StartedContract> {
     if (this.closed) return Promise.reject(new ContractExecutionException('The contract engine is stopped'));
-    const existing = this.entries.get(keyId(key));
+    const existing = this.entries.get(keyId(key, instance));
     if (existing !== undefined) {
       this.touch(existing);
       return existing.ready;
     }
-    const entry = this.start(key);
-    this.entries.set(keyId(key), entry);
+    const entry = this.start(key, instance);
+    this.entries.set(keyId(key, instance), entry);
     return entry.ready;
   }
 
-  /** Marks the contract of `key` as used now (the idle clock restarts). */
-  used(key: ContainerKey): void {
-    const e = this.entries.get(keyId(key));
+  /** Marks the contract of `key` (that instance of it) as used now (the idle clock restarts). */
+  used(key: ContainerKey, instance = 0): void {
+    const e = this.entries.get(keyId(key, instance));
     if (e !== undefined) this.touch(e);
   }
 
-  private start(key: ContainerKey): Entry {
-    const connectionId = createHash('sha256').update(`${keyId(key)}|${process.pid}|${++this.starts}`).digest('hex').slice(0, 16);
-    const entry: Entry = { key, connectionId, ready: undefined as unknown as Promise<StartedContract>, launched: undefined, idleTimer: undefined, removed: false };
+  private start(key: ContainerKey, instance: number): Entry {
+    const connectionId = createHash('sha256').update(`${keyId(key, instance)}|${process.pid}|${++this.starts}`).digest('hex').slice(0, 16);
+    const entry: Entry = { key, instance, connectionId, ready: undefined as unknown as Promise<StartedContract>, launched: undefined, idleTimer: undefined, removed: false };
     (entry as { ready: Promise<StartedContract> }).ready = this.launchAndConnect(entry);
     entry.ready.catch(() => void this.remove(entry, 'start failed'));
     return entry;
@@ -182,16 +187,16 @@ export class ContractRuntime {
     entry.idleTimer.unref();
   }
 
-  /** Drops the contract of `key` (the next transaction starts a new one). */
+  /** Drops every running contract of `key` (the next transaction starts a new one). */
   async invalidate(key: ContainerKey): Promise<void> {
-    const e = this.entries.get(keyId(key));
-    if (e !== undefined) await this.remove(e, 'invalidated');
+    const image = imageId(key);
+    await Promise.all([...this.entries.values()].filter((e) => imageId(e.key) === image).map((e) => this.remove(e, 'invalidated')));
   }
 
   private async remove(entry: Entry, why: string): Promise<void> {
     if (entry.removed) return;
     entry.removed = true;
-    if (this.entries.get(keyId(entry.key)) === entry) this.entries.delete(keyId(entry.key));
+    if (this.entries.get(keyId(entry.key, entry.instance)) === entry) this.entries.delete(keyId(entry.key, entry.instance));
     if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
     this.broker.forget(entry.connectionId);
     const launched = entry.launched;

@@ -72,6 +72,8 @@ export interface ContractPackageSettings {
   readonly env: Readonly<Record<string, string>>;
   /** Executions pushed to one running contract at once (default `node.contracts.max-in-flight`). */
   readonly maxInFlight?: number;
+  /** Running contracts (processes or containers) of the image (default `node.contracts.instances`). */
+  readonly instances?: number;
 }
 
 export interface ContractsSettings {
@@ -80,8 +82,12 @@ export interface ContractsSettings {
   readonly dockerEngine: DockerEngineSettings;
   /** `node.wasm.fuel-limit`: fuel of one WASM run. */
   readonly wasmFuelLimit: number;
-  /** `node.api.grpc`: where the gRPC server contracts talk to listens. */
-  readonly grpc: { readonly bindAddress: string; readonly port: number };
+  /**
+   * `node.api.grpc`: where the gRPC server listens (the contract services and the public
+   * ContractStatusService); `services.contract-status-events.max-connections` (default 5)
+   * caps the open ContractsExecutionEvents streams.
+   */
+  readonly grpc: { readonly bindAddress: string; readonly port: number; readonly contractStatusMaxConnections?: number };
   readonly packages: readonly ContractPackageSettings[];
   /** Where `.tgz` packages are unpacked (one folder per content digest). */
   readonly packageCacheDirectory: string;
@@ -92,7 +98,18 @@ export interface ContractsSettings {
    * read and commit with each other's; raise it for contracts that isolate executions.
    */
   readonly maxInFlight?: number;
+  /**
+   * `node.contracts.instances`: running contracts (processes or containers) per image
+   * (default 1; WE runs one). Calls of its contracts are spread over them, so with
+   * `max-in-flight` 1 several calls of a contract still run at once; the extra ones start
+   * when the first does. Contracts must keep no state of their own between calls (the SDK's
+   * worker pool already gives no such guarantee).
+   */
+  readonly instances?: number;
 }
+
+/** The most running contracts per image. */
+export const MAX_CONTRACT_INSTANCES = 16;
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -112,6 +129,9 @@ export const DEFAULT_DOCKER_ENGINE: DockerEngineSettings = {
 };
 
 export const DEFAULT_WASM_FUEL_LIMIT = 20_000;
+
+/** WE's `api.grpc.services.contract-status-events.max-connections`. */
+export const DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS = 5;
 
 /** The settings of a node that names nothing about contracts. */
 export function defaultContractsSettings(dataDirectory: string): ContractsSettings {

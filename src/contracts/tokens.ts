@@ -1,7 +1,7 @@
 /**
- * The tokens the node gives contracts (WE's ContractAuthTokenService): RS256 JWTs signed
- * with an RSA-2048 key pair made when the engine starts, so they die with it. Claims are
- * WE's two shapes plus `iat` and `exp`:
+ * The tokens the node gives contracts (WE's ContractAuthTokenService): JWTs signed with a
+ * key made when the engine starts, so they die with it. Claims are WE's two shapes plus
+ * `iat` and `exp`:
  *
  *   connection token (env CONNECTION_TOKEN)  {"connectionId": "…"}           → Connect only
  *   execution token (pushed with each tx)     {"txId", "contractId", "executionId"} → every other call
@@ -9,9 +9,14 @@
  * A token of the other shape, a bad signature (another node's key) or an expired one is
  * WE's InvalidTokenError (622); no token at all is 618 (the gRPC layer checks that).
  * Verified tokens are remembered until they expire: a contract presents the same token on
- * every call of an execution.
+ * every call of an execution; a token this node signs is remembered as it is made.
+ *
+ * WE signs RS256 with an RSA-2048 pair; here HS256 with a random 256-bit secret: contracts
+ * only echo the tokens and only the node that made one checks it, so a MAC binds them as
+ * well, and an RSA signature per execution cost more CPU than the rest of a call's node side.
  */
-import { generateKeyPair, jwtVerify, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
+import { randomBytes, webcrypto } from 'node:crypto';
+import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { invalidTokenError } from '../errors/catalogue.js';
 
 export interface ConnectionClaim {
@@ -38,8 +43,7 @@ export class ContractTokens {
   private readonly verified = new Map<string, CachedClaim>();
 
   private constructor(
-    private readonly privateKey: CryptoKey,
-    private readonly publicKey: CryptoKey,
+    private readonly key: webcrypto.CryptoKey,
     private readonly now: () => bigint,
     /** Lifetime of a token (`contract-auth-expires-in`). */
     readonly lifetimeMs: number,
@@ -47,8 +51,8 @@ export class ContractTokens {
 
   /** A token service with a fresh key pair. */
   static async create(options: { readonly now: () => bigint; readonly lifetimeMs: number }): Promise<ContractTokens> {
-    const { privateKey, publicKey } = await generateKeyPair('RS256', { modulusLength: 2048 });
-    return new ContractTokens(privateKey, publicKey, options.now, options.lifetimeMs);
+    const key = await webcrypto.subtle.importKey('raw', randomBytes(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    return new ContractTokens(key, options.now, options.lifetimeMs);
   }
 
   connectionToken(connectionId: string): Promise<string> {
@@ -75,11 +79,15 @@ export class ContractTokens {
 
   private async sign(claims: Record<string, string>, lifetimeMs: number): Promise<string> {
     const nowSeconds = Math.floor(Number(this.now()) / 1000);
-    return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256' })
-      .setIssuedAt(nowSeconds)
-      .setExpirationTime(nowSeconds + Math.ceil(lifetimeMs / 1000))
-      .sign(this.privateKey);
+    const exp = nowSeconds + Math.ceil(lifetimeMs / 1000);
+    const token = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(nowSeconds).setExpirationTime(exp).sign(this.key);
+    this.remember(token, claimOf(claims), exp * 1000);
+    return token;
+  }
+
+  private remember(token: string, claim: ConnectionClaim | ExecutionClaim, expiresAtMs: number): void {
+    if (this.verified.size >= MAX_CACHED) this.dropExpired(Number(this.now()));
+    if (this.verified.size < MAX_CACHED) this.verified.set(token, { claim, expiresAtMs });
   }
 
   private async verify(token: string): Promise<ConnectionClaim | ExecutionClaim> {
@@ -92,13 +100,12 @@ export class ContractTokens {
     }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.publicKey, { algorithms: ['RS256'], currentDate: new Date(nowMs), requiredClaims: ['exp'] }));
+      ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: new Date(nowMs), requiredClaims: ['exp'] }));
     } catch {
       throw invalidTokenError();
     }
     const claim = claimOf(payload);
-    if (this.verified.size >= MAX_CACHED) this.dropExpired(nowMs);
-    if (this.verified.size < MAX_CACHED) this.verified.set(token, { claim, expiresAtMs: (payload.exp ?? 0) * 1000 });
+    this.remember(token, claim, (payload.exp ?? 0) * 1000);
     return claim;
   }
 

@@ -415,6 +415,11 @@ export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisab
 export const illegalWatcherAction = (): ApiError => api('IllegalWatcherActionError', 638, "Sending transactions or data is disabled for node in 'Watcher' mode", 403);
 
 export const healthCheckError = (message: string): ApiError => api('HealthCheckError', 640, message, 503);
+/** WE's TooManyConnections: a gRPC event stream refused past its `max-connections`. */
+export const tooManyConnections = (maxConnections: number): ApiError =>
+  api('TooManyConnections', 642, `Max connections count '${maxConnections}' has been exceeded. Please, try again later`, 503);
+/** WE's InvalidConnectionId: the `connection-id` metadata of a gRPC event stream is empty, too long or in use. */
+export const invalidConnectionId = (message: string): ApiError => api('InvalidConnectionId', 643, message, 400, 'connection-id');
 
 /** 645. */
 export const invalidContractApiVersion = (message: string, field?: string): ValidationError => invalid('InvalidContractApiVersion', 645, message, field);

@@ -183,6 +183,7 @@ export async function startContracts(
     chain,
     walletAddresses: () => keystore.addresses(),
     log,
+    auth: config.api.auth,
     ...(statuses === undefined ? {} : { statuses }),
   });
   if (contracts === undefined) return undefined;

@@ -141,6 +141,15 @@ function privacyStorage(s: PrivacyStorageSettings): JsonMap {
 }
 
 /** `node.contracts`, `node.docker-engine` and `node.wasm` (config.ts readContracts reads them back). */
+/** `node.api.grpc`: where the gRPC server listens and the cap on contract status event streams. */
+function contractsGrpcHocon(g: ContractsSettings['grpc']): JsonMap {
+  return {
+    'bind-address': g.bindAddress,
+    port: g.port,
+    ...(g.contractStatusMaxConnections === undefined ? {} : { services: { 'contract-status-events': { 'max-connections': g.contractStatusMaxConnections } } }),
+  };
+}
+
 function contractSections(c: ContractsSettings): JsonMap {
   const e = c.dockerEngine;
   return {
@@ -148,6 +157,7 @@ function contractSections(c: ContractsSettings): JsonMap {
       enable: c.enable,
       'package-cache-directory': c.packageCacheDirectory,
       ...(c.maxInFlight === undefined ? {} : { 'max-in-flight': c.maxInFlight }),
+      ...(c.instances === undefined ? {} : { instances: c.instances }),
       packages: c.packages.map((p) => ({
         image: p.image,
         runtime: p.runtime,
@@ -155,6 +165,7 @@ function contractSections(c: ContractsSettings): JsonMap {
         ...(p.command === undefined ? {} : { command: [...p.command] }),
         env: { ...p.env },
         ...(p.maxInFlight === undefined ? {} : { 'max-in-flight': p.maxInFlight }),
+        ...(p.instances === undefined ? {} : { instances: p.instances }),
       })),
     },
     'docker-engine': {
@@ -327,7 +338,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
           'distribution-address-limit': api.distributionAddressLimit,
         },
         auth,
-        ...(config.contracts === undefined ? {} : { grpc: { 'bind-address': config.contracts.grpc.bindAddress, port: config.contracts.grpc.port } }),
+        ...(config.contracts === undefined ? {} : { grpc: contractsGrpcHocon(config.contracts.grpc) }),
       },
       anchoring: anchoringSection(config.anchoring),
       metrics: { enable: config.metrics.enabled, path: config.metrics.path, protected: config.metrics.protected },

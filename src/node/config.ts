@@ -55,7 +55,9 @@ import { PKI_OFF, type GenesisCrl, type PkiSettings } from '../pki/settings.js';
 import type { LicenceSettings } from '../licences/licence-service.js';
 import {
   DEFAULT_DOCKER_ENGINE,
+  DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
   DEFAULT_WASM_FUEL_LIMIT,
+  MAX_CONTRACT_INSTANCES,
   type ContractPackageSettings,
   type ContractsSettings,
   type DockerEngineSettings,
@@ -1141,7 +1143,16 @@ function readContractPackage(entry: unknown, path: string): ContractPackageSetti
   const envSection = p.section('env');
   for (const key of Object.keys(envSection.raw)) env[key] = envSection.string(key, undefined, { allowEmpty: true });
   const maxInFlight = p.has('max-in-flight') ? p.int('max-in-flight', undefined, { min: 1 }) : undefined;
-  return { image: p.string('image'), runtime, source: source === undefined ? undefined : resolve(source), command, env, ...(maxInFlight === undefined ? {} : { maxInFlight }) };
+  const instances = p.has('instances') ? p.int('instances', undefined, { min: 1, max: MAX_CONTRACT_INSTANCES }) : undefined;
+  return {
+    image: p.string('image'),
+    runtime,
+    source: source === undefined ? undefined : resolve(source),
+    command,
+    env,
+    ...(maxInFlight === undefined ? {} : { maxInFlight }),
+    ...(instances === undefined ? {} : { instances }),
+  };
 }
 
 /** `node.contracts`, `node.docker-engine`, `node.wasm` and `node.api.grpc`. */
@@ -1153,10 +1164,17 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
     enable: c.bool('enable', false) || dockerEngine.enable,
     dockerEngine,
     wasmFuelLimit: node.int('wasm.fuel-limit', DEFAULT_WASM_FUEL_LIMIT, { min: 1 }),
-    grpc: { bindAddress: grpc.string('bind-address', '0.0.0.0'), port: grpc.int('port', 6865, { min: 0, max: 65535 }) },
+    grpc: {
+      bindAddress: grpc.string('bind-address', '0.0.0.0'),
+      port: grpc.int('port', 6865, { min: 0, max: 65535 }),
+      ...(grpc.has('services.contract-status-events.max-connections')
+        ? { contractStatusMaxConnections: grpc.int('services.contract-status-events.max-connections', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, { min: 1 }) }
+        : {}),
+    },
     packages: c.list('packages', []).map((entry, i) => readContractPackage(entry, `${c.at('packages')}(${i})`)),
     packageCacheDirectory: resolve(c.string('package-cache-directory', join(dataDirectory, 'contract-packages'))),
     maxInFlight: c.int('max-in-flight', 1, { min: 1 }),
+    ...(c.has('instances') ? { instances: c.int('instances', 1, { min: 1, max: MAX_CONTRACT_INSTANCES }) } : {}),
   };
 }
 

@@ -11,7 +11,8 @@ import type { KeyPair } from '../crypto/suite.js';
 import type { Block } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { encodeBase58 } from '../crypto/encoding.js';
-import type { ExternalServiceName } from '../api/services.js';
+import type { AuthMode, ExternalServiceName } from '../api/services.js';
+import { createAuthenticator } from '../api/auth.js';
 import type { ExternalCheck } from './health.js';
 import { startContractEngine, type ContractEngine } from '../contracts/engine.js';
 import { contractsService, type ContractsService } from '../contracts/service.js';
@@ -50,6 +51,28 @@ export interface NodeContractsOptions {
   readonly log: Logger;
   /** The node's status book (contractStatusBook); the engine makes its own when absent. */
   readonly statuses?: ExecutionStatusBook;
+  /** The API's auth mode (`node.api.auth`): under OAuth2 the public gRPC services need a user token. */
+  readonly auth?: AuthMode;
+}
+
+/**
+ * WE's GrpcAuth for the public gRPC services: open under API-key auth; under OAuth2 the
+ * `authorization` metadata must carry a token with any known role ("Bearer " optional).
+ */
+function grpcAuthorization(o: Pick<NodeContractsOptions, 'auth' | 'protocol' | 'ownerKey' | 'now'>): ((authorization: string | undefined) => void) | undefined {
+  if (o.auth?.type !== 'oauth2') return undefined;
+  const auth = createAuthenticator(o.auth, o.protocol.crypto, {
+    nodeOwner: o.protocol.addresses.fromPublicKey(o.ownerKey.publicKey).toString(),
+    parseAddress: (text) => {
+      try {
+        return o.protocol.addresses.parseAddress(text).toString();
+      } catch {
+        return undefined;
+      }
+    },
+    now: o.now,
+  });
+  return (authorization) => auth.authorize('user', authorization === undefined ? {} : { authorization: /^bearer /i.test(authorization) ? authorization : `Bearer ${authorization}` });
 }
 
 export interface NodeContracts {
@@ -100,6 +123,7 @@ export function contractNodeContext(o: Pick<NodeContractsOptions, 'chain' | 'wal
 export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeContracts | undefined> {
   const settings = o.settings ?? defaultContractsSettings(o.dataDirectory);
   if (!settings.enable) return undefined;
+  const authorizeGrpc = grpcAuthorization(o);
   const engine = await startContractEngine({
     settings,
     protocol: o.protocol,
@@ -109,6 +133,7 @@ export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeC
     node: contractNodeContext(o),
     log: o.log,
     ...(o.statuses === undefined ? {} : { statuses: o.statuses }),
+    ...(authorizeGrpc === undefined ? {} : { authorizeGrpc }),
   });
   o.log.info({ port: engine.grpcPort, docker: engine.runtimes.docker !== undefined, packages: settings.packages.length }, 'contract engine started');
   return {

@@ -27,6 +27,9 @@ import { httpRequest, type Answer } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
 import { callV7, createTx, createV7, timestampsFrom } from './support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from './support/sdk-package.js';
+import * as grpc from '@grpc/grpc-js';
+import { ContractExecutionResponse_Status, ContractStatusServiceClient, type ContractExecutionResponse } from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
+import { freeLoopbackPort } from '../../src/node/devnet.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
 const IMAGE_2 = 'registry.weft.test/kv-sdk:2.0';
@@ -40,6 +43,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
   /** The contract the lifecycle test created, disabled at its end. */
   let contract: Transaction | undefined;
   let imageHash: string;
+  let grpcPort: number;
   // Made here, not in before(): a tempDir registers its removal with the context it is made in.
   const packages = tempDir('weft-node-contracts-pkg-');
   const dataDir = tempDir('weft-node-contracts-');
@@ -98,15 +102,26 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
       payments: [],
     });
 
+  /** A CreateContract V7 of the WASM counter fixture, starting at `start`. */
+  const createWasmCounter = async (start: bigint): Promise<Transaction> => {
+    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const bytecode = Uint8Array.from(m.toBinary({}).buffer);
+    m.destroy();
+    timestampsFrom(BigInt(Date.now()));
+    return createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: start }], owner);
+  };
+
   before(async () => {
     const dir = await buildKvSdkPackage(packages);
     imageHash = await packageTreeDigest(dir);
+    grpcPort = await freeLoopbackPort();
     config = await devNodeConfig({
       dataDir,
       restPort: 0,
       p2pPort: 0,
+      grpcPort,
       keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
-      contractPackages: [IMAGE, IMAGE_2].map((image) => ({ image, runtime: 'process' as const, source: dir, command: undefined, env: {} })),
+      contractPackages: [IMAGE, IMAGE_2].map((image) => ({ image, runtime: 'process' as const, source: dir, command: undefined, env: {}, instances: 2 })),
     });
     node = await Node.start(config, { logger: pino({ level: process.env['WEFT_TEST_LOG'] ?? 'silent' }) });
     owner = devAccounts(node.protocol)[0]!.keyPair;
@@ -259,11 +274,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
   });
 
   it('runs a WASM contract in-process: created and called with 103/104 V7, its 105s V5', async () => {
-    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
-    const bytecode = Uint8Array.from(m.toBinary({}).buffer);
-    m.destroy();
-    timestampsFrom(BigInt(Date.now()));
-    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 40n }], owner);
+    const create = await createWasmCounter(40n);
     await broadcast(create);
     assert.equal((await executed(create))['version'], 5);
     const increment = callV7(create.id, 'wasm', 'increment', [{ key: 'by', type: 'integer', value: 2n }], [], owner);
@@ -272,6 +283,94 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.equal(by['statusCode'], 0);
     assert.deepEqual((await rest('GET', `/contracts/${create.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 42 });
     await statuses(increment, 'Success');
+  });
+
+  it('serves execution statuses on the public gRPC API (ContractStatusService): one transaction\'s, and every new one as it is recorded', async () => {
+    const client = new ContractStatusServiceClient(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
+    try {
+      // Events: a stream opened before the call sees its Success as it is recorded.
+      const events: ContractExecutionResponse[] = [];
+      const stream = client.contractsExecutionEvents({});
+      stream.on('data', (m: ContractExecutionResponse) => events.push(m));
+      stream.on('error', () => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const create = await createWasmCounter(1n);
+      await broadcast(create);
+      const rest = (await statuses(create, 'Success')).find((s) => s['status'] === 'Success')!;
+      await until('the Success event', () => Promise.resolve(events.find((e) => e.txId === create.idBase58)));
+      stream.cancel();
+      const event = events.find((e) => e.txId === create.idBase58)!;
+      const ownerAddress = node.protocol.addresses.fromPublicKey(owner.publicKey).toString();
+      assert.equal(event.status, ContractExecutionResponse_Status.SUCCESS);
+      assert.equal(event.message, 'Contract transaction successfully mined');
+      assert.equal(event.code, undefined);
+      assert.equal(event.senderAddress, ownerAddress);
+      assert.equal(event.senderPublicKey, encodeBase58(owner.publicKey));
+      assert.equal(event.signature, rest['signature']);
+      assert.equal(event.timestamp.toString(), String(rest['timestamp']));
+
+      // One transaction's statuses: the same messages REST lists, then the stream ends.
+      const read = (txId: string): Promise<{ messages: ContractExecutionResponse[]; error?: grpc.ServiceError }> =>
+        new Promise((resolve) => {
+          const messages: ContractExecutionResponse[] = [];
+          const s = client.contractExecutionStatuses({ txId });
+          s.on('data', (x: ContractExecutionResponse) => messages.push(x));
+          s.on('error', (error: grpc.ServiceError) => resolve({ messages, error }));
+          s.on('end', () => resolve({ messages }));
+        });
+      const one = await read(create.idBase58);
+      assert.equal(one.error, undefined);
+      assert.deepEqual(one.messages.map((x) => [x.txId, x.status, x.signature]), [[create.idBase58, ContractExecutionResponse_Status.SUCCESS, rest['signature']]]);
+      const unknown = await read(encodeBase58(new Uint8Array(32).fill(7)));
+      assert.equal(unknown.error?.code, grpc.status.UNKNOWN);
+      assert.match(unknown.error?.details ?? '', /Contract execution result is not found for transaction with txId/);
+      assert.equal((await read('0OIl')).error?.code, grpc.status.UNKNOWN);
+
+      // At most max-connections (5) event streams at once: the sixth is refused with 642; a connection-id in use with 643.
+      const open = Array.from({ length: 5 }, (_, i) => {
+        const md = new grpc.Metadata();
+        md.set('connection-id', `reader-${i}`);
+        const s = client.contractsExecutionEvents({}, md);
+        s.on('error', () => undefined);
+        return s;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const refused = (md: grpc.Metadata): Promise<grpc.ServiceError> =>
+        new Promise((resolve) => client.contractsExecutionEvents({}, md).on('error', resolve));
+      const duplicate = new grpc.Metadata();
+      duplicate.set('connection-id', 'reader-0');
+      const dup = await refused(duplicate);
+      assert.equal(dup.code, grpc.status.INVALID_ARGUMENT);
+      assert.equal(dup.metadata.get('error-code')[0], '643');
+      const sixth = await refused(new grpc.Metadata());
+      assert.equal(sixth.code, grpc.status.UNAVAILABLE);
+      assert.equal(sixth.metadata.get('error-code')[0], '642');
+      assert.match(sixth.details, /Max connections count '5' has been exceeded/);
+      for (const s of open) s.cancel();
+    } finally {
+      client.close();
+    }
+  });
+
+  it('runs calls of one contract at once on its two processes, yet each 105 is what it makes on the state the ones before it left (MVCC re-execution)', async () => {
+    const kv = createKv(0);
+    await broadcast(kv);
+    await executed(kv);
+    const bys = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+    const calls = bys.map((by) => call(kv.id, { action: 'increment', by }));
+    // All at once: calls of the contract are in flight together on both processes.
+    await Promise.all(calls.map((c) => broadcast(c)));
+    const made = await Promise.all(calls.map((c) => executed(c)));
+    const results = made.map((e) => Object.fromEntries((e['results'] as Array<{ key: string; value: unknown }>).map((r) => [r.key, r.value])));
+    // Serializable: ordered by what each read, every call read the counter the one before it wrote.
+    const chain = results.map((r, i) => ({ read: r['last'] as number, wrote: r['counter'] as number, by: bys[i]! })).sort((x, y) => x.read - y.read);
+    let counter = 0;
+    for (const link of chain) {
+      assert.equal(link.read, counter, `a call read ${link.read}, but the counter was ${counter}: ${JSON.stringify(chain)}`);
+      assert.equal(link.wrote, link.read + link.by);
+      counter = link.wrote;
+    }
+    assert.deepEqual((await rest('GET', `/contracts/${kv.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 78 });
   });
 
   it('runs the calls of two contracts side by side, each contract\'s calls in pool order on the state the one before left', async () => {

@@ -41,9 +41,10 @@ describe('contract settings', () => {
     const s = await contractsOf(`node {
       docker-engine { enable = yes, execution-limits { timeout = 2s, memory = 128 }, grpc-server { host = "10.0.0.1", port = 7000 }, contract-auth-expires-in = 30s }
       wasm.fuel-limit = 50000
-      api.grpc { bind-address = "127.0.0.1", port = 7000 }
+      api.grpc { bind-address = "127.0.0.1", port = 7000, services.contract-status-events.max-connections = 9 }
+      contracts.instances = 2
       contracts.packages = [
-        { image = "registry.local/kv:1", source = "/opt/kv", command = ["node", "main.js"], env { DEBUG = "1" } }
+        { image = "registry.local/kv:1", source = "/opt/kv", command = ["node", "main.js"], env { DEBUG = "1" }, instances = 3 }
         { image = "registry.local/other:2", runtime = docker }
       ]
     }`);
@@ -53,8 +54,10 @@ describe('contract settings', () => {
     assert.deepEqual(s.dockerEngine.grpcServer, { host: '10.0.0.1', port: 7000 });
     assert.equal(s.dockerEngine.contractAuthExpiresInMs, 30_000);
     assert.equal(s.wasmFuelLimit, 50_000);
+    assert.deepEqual(s.grpc, { bindAddress: '127.0.0.1', port: 7000, contractStatusMaxConnections: 9 });
+    assert.equal(s.instances, 2);
     assert.deepEqual(s.packages, [
-      { image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: ['node', 'main.js'], env: { DEBUG: '1' } },
+      { image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: ['node', 'main.js'], env: { DEBUG: '1' }, instances: 3 },
       { image: 'registry.local/other:2', runtime: 'docker', source: undefined, command: undefined, env: {} },
     ]);
   });
@@ -64,6 +67,9 @@ describe('contract settings', () => {
     await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", runtime = vm }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).runtime');
     await assert.rejects(contractsOf('node.docker-engine.execution-limits.timeout = soon'), (e: ConfigError) => e.path === 'node.docker-engine.execution-limits.timeout');
     await assert.rejects(contractsOf('node.wasm.fuel-limit = 0'), (e: ConfigError) => e.path === 'node.wasm.fuel-limit');
+    await assert.rejects(contractsOf('node.contracts.instances = 0'), (e: ConfigError) => e.path === 'node.contracts.instances');
+    await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", instances = 99 }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).instances');
+    await assert.rejects(contractsOf('node.api.grpc.services.contract-status-events.max-connections = 0'), (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections');
   });
 });
 

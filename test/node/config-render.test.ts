@@ -58,7 +58,7 @@ describe('renderNodeConfig', () => {
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
   });
 
-  it('other settings too: OAuth2, fees off, peers, a node name, protected metrics elsewhere, the confidential contracts directory', async () => {
+  it('other settings too: OAuth2, fees off, peers, a node name, protected metrics elsewhere, the confidential contracts directory, contract instances and status streams', async () => {
     const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const config: NodeConfig = {
@@ -69,6 +69,12 @@ describe('renderNodeConfig', () => {
       miner: { ...dev.miner, enabled: false, microBlockIntervalMs: 1500 },
       metrics: { enabled: true, path: '/ops/prometheus', protected: true },
       node: { ...dev.node, confidentialDataDirectory: tempDir('weft-render-confidential-') },
+      contracts: {
+        ...dev.contracts!,
+        instances: 2,
+        grpc: { ...dev.contracts!.grpc, contractStatusMaxConnections: 9 },
+        packages: [{ image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: undefined, env: {}, instances: 3 }],
+      },
     };
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
     const off: NodeConfig = { ...dev, metrics: { ...dev.metrics, enabled: false } };

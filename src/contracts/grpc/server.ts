@@ -74,6 +74,7 @@ import type { ExecutionBroker, PushedTransaction, TransactionStream } from '../b
 import type { ContractInfo } from '../../state/contract-info.js';
 import type { ContractExecutionView, ContractNodeContext } from '../state.js';
 import type { ContractTokens, ExecutionClaim } from '../tokens.js';
+import { contractStatusService, type ContractStatusServiceDeps } from './status-service.js';
 import { assetOperationFromMessage, bigintOf, dataEntryFromMessage, dataEntryToMessage, long } from './mapping.js';
 import {
   BLOCK_SERVICE_DEFINITION,
@@ -102,6 +103,8 @@ export interface ContractGrpcServerDeps {
   currentView(): ContractExecutionView;
   readonly node: ContractNodeContext;
   readonly log?: { warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+  /** The public ContractStatusService (status-service.ts) on the same port; not served when absent. */
+  readonly statusService?: ContractStatusServiceDeps;
 }
 
 const WEST_DECIMALS = 8;
@@ -193,6 +196,10 @@ export class ContractGrpcServer {
     this.server.addService(TransactionServiceService, this.transactionService());
     this.server.addService(UtilServiceService, this.utilService());
     this.server.addService(BLOCK_SERVICE_DEFINITION, this.blockService());
+    if (deps.statusService !== undefined) {
+      const statuses = contractStatusService(deps.statusService, grpcErrorOf);
+      this.server.addService(statuses.definition, statuses.implementation);
+    }
   }
 
   /** Listens (h2c) on `bindAddress:port`; port 0 picks a free one. Resolves to the bound port. */

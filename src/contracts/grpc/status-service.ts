@@ -1,0 +1,151 @@
+/**
+ * Execution statuses on the node's public gRPC API (WE's ContractStatusService, proto
+ * `util/util_contract_status_service.proto`, served on the same port as the contract
+ * services): `ContractExecutionStatuses(tx_id)` streams the statuses the node holds for one
+ * executable transaction, oldest first, then ends; `ContractsExecutionEvents(Empty)` streams
+ * every status recorded or received from then on until the client cancels.
+ *
+ * As WE: a transaction id that is not Base58, or one without statuses, ends the stream with
+ * UNKNOWN and the error's message. Event streams are limited to `max-connections` at once
+ * (`node.api.grpc.services.contract-status-events.max-connections`, 5): one more is refused
+ * with UNAVAILABLE and error 642; a client may name its stream with the `connection-id`
+ * metadata (1…16 characters, unique among open streams — error 643 otherwise).
+ * Authorisation is the node's: open under API-key auth (WE's WithoutProtection), a user
+ * token under OAuth2 — `authorize` is asked with the `authorization` metadata.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { Empty } from '@wavesenterprise/js-contract-grpc-client/google/protobuf/empty.js';
+import {
+  ContractExecutionResponse_Status,
+  ContractStatusServiceService,
+  type ContractExecutionRequest,
+  type ContractExecutionResponse,
+} from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
+import { randomBytes } from 'node:crypto';
+import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
+import { contractExecutionNotFound, genericError, invalidConnectionId, tooManyConnections } from '../../errors/catalogue.js';
+import type { Protocol } from '../../protocol/protocol.js';
+import type { ExecutionStatus } from '../result.js';
+import type { ContractExecutionMessage, ExecutionStatusBook } from '../statuses.js';
+import { long } from './mapping.js';
+
+export const CONNECTION_ID_METADATA_KEY = 'connection-id';
+const CONNECTION_ID_MAX_LENGTH = 16;
+
+export interface ContractStatusServiceDeps {
+  readonly statuses: ExecutionStatusBook;
+  readonly protocol: Protocol;
+  /** Event streams open at once (WE's contract-status-events.max-connections). */
+  readonly maxConnections: number;
+  /** Checks a call's `authorization` metadata; throws the WeError to answer. Open when absent. */
+  readonly authorize?: (authorization: string | undefined) => void;
+}
+
+const STATUS: Readonly<Record<ExecutionStatus, ContractExecutionResponse_Status>> = {
+  Success: ContractExecutionResponse_Status.SUCCESS,
+  Error: ContractExecutionResponse_Status.ERROR,
+  Failure: ContractExecutionResponse_Status.FAILURE,
+};
+
+/** A status message as the service sends it (WE's ContractExecutionMessage.toProto). */
+export function statusResponse(m: ContractExecutionMessage, protocol: Protocol): ContractExecutionResponse {
+  const address = protocol.addresses.fromPublicKey(m.senderPublicKey).toString();
+  return {
+    sender: address,
+    txId: encodeBase58(m.txId),
+    status: STATUS[m.status],
+    code: m.code ?? undefined,
+    message: m.message,
+    timestamp: long(m.timestamp),
+    signature: encodeBase58(m.signature),
+    senderAddress: address,
+    senderPublicKey: encodeBase58(m.senderPublicKey),
+  };
+}
+
+type StatusStream<Req> = grpc.ServerWritableStream<Req, ContractExecutionResponse>;
+
+const metadataText = (call: grpc.ServerWritableStream<unknown, unknown>, key: string): string | undefined => {
+  const v = call.metadata.get(key)[0];
+  return v === undefined ? undefined : typeof v === 'string' ? v : v.toString('utf8');
+};
+
+/** The service definition and its implementation, for `grpc.Server#addService`. */
+export function contractStatusService(deps: ContractStatusServiceDeps, errorOf: (e: unknown) => Partial<grpc.StatusObject>): {
+  readonly definition: typeof ContractStatusServiceService;
+  readonly implementation: grpc.UntypedServiceImplementation;
+} {
+  const open = new Set<string>();
+  const authorize = (call: grpc.ServerWritableStream<unknown, unknown>): void => deps.authorize?.(metadataText(call, 'authorization'));
+
+  const contractExecutionStatuses = (call: StatusStream<ContractExecutionRequest>): void => {
+    try {
+      authorize(call);
+    } catch (e) {
+      call.emit('error', errorOf(e));
+      return;
+    }
+    const raw = call.request.txId;
+    let txId: Uint8Array;
+    try {
+      txId = decodeBase58(raw);
+    } catch {
+      call.emit('error', { code: grpc.status.UNKNOWN, details: genericError(`Failed to decode base58 transaction id value '${raw}'`).message });
+      return;
+    }
+    const found = raw === '' ? undefined : deps.statuses.statuses(txId);
+    if (found === undefined) {
+      call.emit('error', { code: grpc.status.UNKNOWN, details: contractExecutionNotFound(raw).message });
+      return;
+    }
+    for (const m of found) call.write(statusResponse(m, deps.protocol));
+    call.end();
+  };
+
+  const contractsExecutionEvents = (call: StatusStream<Empty>): void => {
+    const named = metadataText(call, CONNECTION_ID_METADATA_KEY);
+    let connectionId: string;
+    if (named === undefined) {
+      do connectionId = randomBytes(6).toString('base64url').toLowerCase().slice(0, 8);
+      while (open.has(connectionId));
+    } else if (named.length > CONNECTION_ID_MAX_LENGTH) {
+      call.emit('error', errorOf(invalidConnectionId(`'${CONNECTION_ID_METADATA_KEY}' metadata value max length is ${CONNECTION_ID_MAX_LENGTH}. Got '${named.length}'`)));
+      return;
+    } else if (named.trim() === '') {
+      call.emit('error', errorOf(invalidConnectionId(`'${CONNECTION_ID_METADATA_KEY}' metadata value must be non-empty`)));
+      return;
+    } else if (open.has(named)) {
+      call.emit('error', errorOf(invalidConnectionId(`Connection Id '${named}' already in use`)));
+      return;
+    } else connectionId = named;
+    if (open.size >= deps.maxConnections) {
+      call.emit('error', errorOf(tooManyConnections(deps.maxConnections)));
+      return;
+    }
+    try {
+      authorize(call);
+    } catch (e) {
+      call.emit('error', errorOf(e));
+      return;
+    }
+    open.add(connectionId);
+    const unsubscribe = deps.statuses.subscribe((m) => {
+      if (!call.cancelled && !call.writableEnded) call.write(statusResponse(m, deps.protocol));
+    });
+    let closed = false;
+    const close = (): void => {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      open.delete(connectionId);
+    };
+    call.on('cancelled', close);
+    call.on('close', close);
+    call.on('error', close);
+  };
+
+  return {
+    definition: ContractStatusServiceService,
+    implementation: { contractExecutionStatuses, contractsExecutionEvents },
+  };
+}
