@@ -1,7 +1,14 @@
 /**
  * The node's store: one LMDB environment, binary keys and values, every write of a
- * height in one synchronous transaction (never noSync), so a crash leaves the node at
- * the previous commit or the new one.
+ * height in one synchronous transaction, so a crash leaves the node at the previous
+ * commit or the new one.
+ *
+ * Durability: a commit returns once LMDB has written its pages into the file (the OS page
+ * cache holds them), without waiting on fsync (LMDB's noSync); the fsync runs behind on
+ * lmdb-js's thread pool, one at a time, starting again as soon as commits came in meanwhile.
+ * So a process crash (kill -9) loses nothing a commit returned for, while a power cut or
+ * OS crash can lose the commits since the last fsync that finished (see the README's
+ * "Durability"). `flushed()` resolves once every commit so far is on disk.
  *
  * Key families (first key byte) are all declared in `F` below. Values read "at height"
  * are versioned: the current value under its own key for one-step reads, plus a history
@@ -148,12 +155,23 @@ export interface StoredCertificate {
   readonly fingerprint: Uint8Array;
 }
 
+/** lmdb-js's `sync` (mdb_env_sync on its thread pool, calling back on this thread), which its typings leave out. */
+interface SyncingRoot {
+  sync(callback: (error?: Error | null) => void): void;
+}
+
 export class Store implements StateView {
   /** The stored height, cached between writes (the REST API reads it on every request). */
   private knownHeight: number | undefined;
   /** Current WEST balances read since the last write, by address (hot for the REST API and the pool). */
   private readonly westBalances = new Map<string, bigint>();
   private writing = false;
+  /** The fsync running behind the commits, if any. */
+  private flushing: Promise<void> | undefined;
+  /** A commit came in since the running fsync started. */
+  private unflushed = false;
+  /** Why the last fsync failed: nothing is committed after that. */
+  private flushError: Error | undefined;
 
   private constructor(
     private readonly root: RootDatabase<Uint8Array, Uint8Array>,
@@ -168,7 +186,8 @@ export class Store implements StateView {
       keyEncoding: 'binary',
       encoding: 'binary',
       compression: false,
-      noSync: false,
+      // Commits do not wait on fsync; Store.flushBehind syncs after them (see above).
+      noSync: true,
       overlappingSync: false,
       mapSize: 64 * 1024 * 1024 * 1024,
     });
@@ -179,6 +198,7 @@ export class Store implements StateView {
     if (chain === undefined) db.transactionSync(() => void db.put(META_CHAIN, id));
     else if (!equalBytes(chain, id)) throw new Error(`The store at ${path} belongs to another network (chain or crypto type differs)`);
     if (db.get(META_ASSET_HOLDERS) === undefined) store.indexAssetHolders();
+    store.flushBehind();
     return store;
   }
 
@@ -199,9 +219,46 @@ export class Store implements StateView {
     });
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.beginWrite(); // a closed store caches nothing
-    return this.root.close();
+    try {
+      await this.flushed();
+    } finally {
+      await this.root.close();
+    }
+  }
+
+  // --- flushing to disk ---------------------------------------------------------
+
+  /** After a commit: an fsync starts now unless one runs, which then starts another when it ends. */
+  private flushBehind(): void {
+    this.unflushed = true;
+    this.flushing ??= this.flushLoop();
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.unflushed) {
+        this.unflushed = false;
+        const root = this.root as unknown as SyncingRoot;
+        await new Promise<void>((resolve, reject) => root.sync((e) => (e ? reject(e) : resolve())));
+      }
+    } catch (e) {
+      // A disk that cannot sync is not written to any more (see commit).
+      this.flushError = e as Error;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** Resolves once every commit so far is on disk (fsync done); rejects when the disk refused a sync. */
+  async flushed(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+    if (this.flushError !== undefined) throw this.flushError;
+  }
+
+  private requireFlushable(): void {
+    if (this.flushError !== undefined) throw new Error(`The store cannot be written: syncing it to disk failed (${this.flushError.message})`);
   }
 
   // --- low-level reads --------------------------------------------------------
@@ -566,6 +623,7 @@ export class Store implements StateView {
     if (c.height !== current && c.height !== current + 1) {
       throw new Error(`Cannot commit height ${c.height} on a store at height ${current}`);
     }
+    this.requireFlushable();
     this.beginWrite();
     try {
       this.db.transactionSync(() => {
@@ -592,6 +650,7 @@ export class Store implements StateView {
     } finally {
       this.writing = false;
     }
+    this.flushBehind();
   }
 
   /** The cached reads are dropped, and nothing is cached, for the length of a write. */
@@ -718,6 +777,7 @@ export class Store implements StateView {
     const top = this.height();
     if (height < 0 || height > top) throw new Error(`Cannot roll back a store at height ${top} to ${height}`);
     const removed: Uint8Array[] = [];
+    this.requireFlushable();
     this.beginWrite();
     try {
       this.db.transactionSync(() => {
@@ -731,6 +791,7 @@ export class Store implements StateView {
     } finally {
       this.writing = false;
     }
+    this.flushBehind();
     return removed;
   }
 
