@@ -88,6 +88,11 @@ export class Miner {
   private executed: { keyBlockId: Uint8Array; transactions: Transaction[] } | undefined;
   /** How often the loop looks at the pool while it may add micro-blocks. */
   private readonly pollMs: number;
+  /**
+   * Set while this node may add micro-blocks to its key block: the transactions the pool
+   * offered at the last look, and how many arrived since (see wake).
+   */
+  private window: { pending: number; arrived: number } | undefined;
 
   constructor(o: MinerOptions) {
     this.o = o;
@@ -107,9 +112,17 @@ export class Miner {
     this.timer = undefined;
   }
 
-  /** Looks again now (e.g. after a transaction arrived in an empty pool). */
+  /**
+   * A transaction arrived in the pool: the miner looks again now when that can change what
+   * it does — while it may add micro-blocks to its key block, the first transaction in an
+   * empty pool, or the one that fills a micro-block. Otherwise nothing changes (the next key
+   * block's time does not depend on the pool), so a broadcast costs the miner nothing.
+   */
   wake(): void {
-    if (this.running) this.schedule(0);
+    if (!this.running || this.window === undefined) return;
+    this.window.arrived++;
+    const { pending, arrived } = this.window;
+    if ((pending === 0 && arrived === 1) || pending + arrived === this.o.settings.maxTransactionsInMicroBlock) this.schedule(0);
   }
 
   private schedule(delayMs: number): void {
@@ -120,6 +133,7 @@ export class Miner {
 
   private tick(): void {
     this.timer = undefined;
+    this.window = undefined;
     let next = 1000;
     try {
       next = Math.min(this.tryMicroBlock(), this.tryKeyBlock());
@@ -143,6 +157,7 @@ export class Miner {
     const executed = this.executed !== undefined && equalBytes(this.executed.keyBlockId, keyBlock.id) ? this.executed.transactions : [];
     const ordinary = pool.all().filter((tx) => !isExecutable(tx));
     const pending = executed.length + ordinary.length;
+    this.window = { pending, arrived: 0 };
     if (pending === 0) return this.pollMs;
     const due = now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
     if (!due) return Math.max(1, Number(BigInt(settings.microBlockIntervalMs) - (now - this.lastMicroAt)));
@@ -166,6 +181,7 @@ export class Miner {
       this.startExecution(keyBlock.id);
     }
     const waiting = pool.all().reduce((n, tx) => n + (isExecutable(tx) ? 0 : 1), 0);
+    this.window = { pending: waiting, arrived: 0 };
     return waiting >= settings.maxTransactionsInMicroBlock ? 0 : settings.microBlockIntervalMs;
   }
 
@@ -193,7 +209,7 @@ export class Miner {
       )
       .finally(() => {
         this.executing = false;
-        this.wake();
+        this.schedule(0);
       });
   }
 
