@@ -16,7 +16,7 @@
  * its rules reach the chain injected, as ConsensusRules.
  */
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { Block, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
+import { Block, LiquidBlockBytes, NG_BLOCK_VERSION, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -107,6 +107,8 @@ export class Blockchain implements ChainHeaders {
    * whole-block append.
    */
   private liquidMicros: MicroBlock[] = [];
+  /** The signed bytes of the top block kept for its next micro-block (see keptBytesOf). */
+  private keptBytes: LiquidBlockBytes | undefined;
   private listeners: Array<(event: ChainEvent) => void> = [];
   /** Certificate chains carried with transactions, stored with the block that mines them (PKI). */
   readonly certificates: CarriedCertificates;
@@ -324,7 +326,8 @@ export class Blockchain implements ChainHeaders {
     const tip = this.lastBlock();
     const height = this.height();
     const keyBlock = this.headerAt(height);
-    const next = applyMicroBlock(tip, micro, { firstMicroBlock: equalBytes(tip.id, keyBlock.id) });
+    const liquidBytes = this.keptBytesOf(tip);
+    const next = applyMicroBlock(tip, micro, { firstMicroBlock: equalBytes(tip.id, keyBlock.id), ...(liquidBytes === undefined ? {} : { liquidBytes }) });
     this.consensus.validateMicroBlock(keyBlock, micro.timestamp, this.now());
     if (micro.kind !== 'tx') throw genericError('Vote micro-blocks belong to CFT consensus, which this chain does not run');
     const state = new MutableState(this.store);
@@ -384,10 +387,23 @@ export class Blockchain implements ChainHeaders {
       bytes += tx.bytes.length;
     }
     if (included.length === 0) return { microBlock: undefined, included, rejected };
-    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign });
+    const liquidBytes = this.keptBytesOf(tip);
+    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
     this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { microBlock, included, rejected };
+  }
+
+  /**
+   * The kept signed bytes of the top block (an NG block): a micro-block on it appends its
+   * transactions' bytes instead of serialising the whole liquid block again. Made again
+   * from the tip when it changed in another way (a key block, a refused micro-block, a
+   * rollback, a restart).
+   */
+  private keptBytesOf(tip: Block): LiquidBlockBytes | undefined {
+    if (tip.version !== NG_BLOCK_VERSION) return undefined;
+    if (this.keptBytes?.block !== tip) this.keptBytes = LiquidBlockBytes.of(tip);
+    return this.keptBytes;
   }
 
   private shareFee(state: MutableState, miner: Uint8Array, fee: bigint): void {
