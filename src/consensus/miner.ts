@@ -50,6 +50,13 @@ export interface MicroBlockContracts {
 
 const isExecutable = (tx: Transaction): boolean => EXECUTABLE_CONTRACT_TYPES.has(tx.type);
 
+/**
+ * The longest a micro-block's candidates are validated in one go, in ms. What does not fit
+ * goes into the next micro-block, built right after the event loop had a turn (REST, peers):
+ * building never holds the loop much longer than this, however full the pool is.
+ */
+export const MICRO_BLOCK_BUILD_BUDGET_MS = 20;
+
 export interface MinerOptions {
   readonly chain: Blockchain;
   readonly pool: UtxPool;
@@ -93,6 +100,8 @@ export class Miner {
    * offered at the last look, and how many arrived since (see wake).
    */
   private window: { pending: number; arrived: number } | undefined;
+  /** The last micro-block stopped at the build budget with candidates left: the next one is due at once. */
+  private cutShort = false;
 
   constructor(o: MinerOptions) {
     this.o = o;
@@ -159,13 +168,13 @@ export class Miner {
     const pending = executed.length + ordinary.length;
     this.window = { pending, arrived: 0 };
     if (pending === 0) return this.pollMs;
-    const due = now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
+    const due = this.cutShort || now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
     if (!due) return Math.max(1, Number(BigInt(settings.microBlockIntervalMs) - (now - this.lastMicroAt)));
     this.executed = undefined;
     // The 105s first: they apply on the state they were executed on.
     const build = chain.appendOwnMicroBlock(
       [...executed, ...ordinary],
-      { maxTransactions: settings.maxTransactionsInMicroBlock, maxBlockBytes: settings.maxBlockSizeInBytes },
+      { maxTransactions: settings.maxTransactionsInMicroBlock, maxBlockBytes: settings.maxBlockSizeInBytes, deadline: performance.now() + MICRO_BLOCK_BUILD_BUDGET_MS },
       this.o.keyPair.privateKey,
       chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
     );
@@ -182,7 +191,9 @@ export class Miner {
     }
     const waiting = pool.all().reduce((n, tx) => n + (isExecutable(tx) ? 0 : 1), 0);
     this.window = { pending: waiting, arrived: 0 };
-    return waiting >= settings.maxTransactionsInMicroBlock ? 0 : settings.microBlockIntervalMs;
+    // A full micro-block waiting, or one cut short by the build budget: the next one right after this event-loop turn.
+    this.cutShort = build.outOfTime && waiting > 0;
+    return waiting >= settings.maxTransactionsInMicroBlock || this.cutShort ? 0 : settings.microBlockIntervalMs;
   }
 
   /** Starts a contract execution round over the pool's executable transactions, unless one runs or its 105s wait to be mined. */
@@ -268,6 +279,7 @@ export class Miner {
       throw e;
     }
     this.lastMicroAt = 0n;
+    this.cutShort = false;
     this.o.log.info({ height, id: block.idBase58, ...forged.detail }, 'key block forged');
     return 0;
   }

@@ -539,6 +539,7 @@ describe('micro-blocks', () => {
       const made = produceMicroBlock(p, liquid, { transactions: txs }, { timestamp: TS + BigInt(i), privateKey: miner.privateKey, modifiedTotalSign: i % 2 === 0, liquidBytes: minerBytes });
       // The liquid block's bytes written whole, from its fields, are the ones signed.
       const whole = Block.fromBytes(p, made.liquidBlock.bytes);
+      assert.deepEqual(minerBytes.blockBytes(), made.liquidBlock.bytes);
       assert.ok(whole.hasValidSignature(), `liquid block after ${i} verifies when serialised whole`);
       assert.deepEqual(whole.transactions.map((t) => t.idBase58), [TXS[0]!, ...many.slice(0, i + txs.length)].map((t) => t.idBase58));
       // A receiver without kept bytes accepts it, and one with kept bytes makes the same block.
@@ -548,6 +549,7 @@ describe('micro-blocks', () => {
         // A micro-block whose total signature is not the liquid block's is refused on the kept bytes too; the next one still fits.
         const forged = TxMicroBlock.sign(p, { version: 5, timestamp: micro.timestamp, prevLiquidBlockSig: received.id, totalLiquidBlockSig: made.liquidBlock.id, transactions: [many[39]!] }, miner.privateKey);
         expectWeError(() => applyMicroBlock(received, forged, { liquidBytes: receiverBytes }), { kind: 'MicroBlockAppendError', message: /Invalid liquid block total signature/ });
+        assert.deepEqual(receiverBytes.blockBytes(), received.bytes, 'the kept bytes are still those of the block before the refused micro-block');
       }
       const next = applyMicroBlock(received, micro, { liquidBytes: receiverBytes });
       assert.deepEqual(next.bytes, made.liquidBlock.bytes);

@@ -435,6 +435,20 @@ export class LiquidBlockBytes {
     return buf.subarray(0, end + this.tail.length);
   }
 
+  /** The wire bytes of `block` (a copy of those kept, with its signature). */
+  blockBytes(): Uint8Array {
+    const signedLength = this.accepted.end + this.tail.length;
+    const out = new Uint8Array(signedLength + this.block.signature.length);
+    // A pending append overwrote the tail and the section's length and count: written again from the accepted ones.
+    out.set(this.buf.subarray(0, this.accepted.end));
+    const view = new DataView(out.buffer);
+    view.setInt32(this.sectionAt, 4 + this.accepted.end - (this.sectionAt + 8));
+    view.setInt32(this.sectionAt + 4, this.accepted.count);
+    out.set(this.tail, this.accepted.end);
+    out.set(this.block.signature, signedLength);
+    return out;
+  }
+
   /** `block` (signed or verified over the last append's bytes) is the new base. */
   accept(block: Block): void {
     if (this.pending === undefined) throw new Error('Nothing appended to accept');
