@@ -15,11 +15,10 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { devAccounts, devProtocol } from '../../src/node/dev.js';
-import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
-import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { NodeProcess, sleep } from '../support/node-process.js';
 import { tempDir } from '../support/tmp.js';
+import { signedTransfer } from '../support/transfers.js';
 
 const CYCLES = cyclesFromEnv();
 /** Broadcasts in flight at once. */
@@ -41,23 +40,7 @@ function transfers(p: Protocol): () => { id: string; body: string } {
   let n = 0;
   return () => {
     n++;
-    const from = accounts[n % accounts.length]!;
-    const to = accounts[(n + 1) % accounts.length]!;
-    const tx = p.sign(
-      p.transaction(Transfer, 3, {
-        senderPublicKey: from.keyPair.publicKey,
-        assetId: null,
-        feeAssetId: null,
-        timestamp: BigInt(Date.now()),
-        amount: BigInt(n),
-        fee: 1_000_000n,
-        recipient: p.addresses.parseAddress(to.address),
-        attachment: new Uint8Array(0),
-        atomicBadge: null,
-      }),
-      from.keyPair.privateKey,
-    );
-    return { id: tx.idBase58, body: stringifyJson(tx.toJson()) };
+    return signedTransfer(p, accounts[n % accounts.length]!, accounts[(n + 1) % accounts.length]!, BigInt(n), BigInt(Date.now()));
   };
 }
 
