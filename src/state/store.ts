@@ -95,6 +95,8 @@ const ABSENT = Uint8Array.from([0]);
 const PRESENT = Uint8Array.from([1]);
 const UNDO_VERSIONED = 1;
 const UNDO_PLAIN = 2;
+/** One entry per commit listing the new keys it wrote (HeightWriter.fresh), each u16 length ‖ key: undone by removing them. */
+const UNDO_FRESH_KEYS = 3;
 
 const u32 = (n: number): Uint8Array => {
   const b = new Uint8Array(4);
@@ -709,15 +711,19 @@ export class Store implements StateView {
     }
     for (const d of ch.contractData.values()) w.versioned(F.CONTRACT_DATA, dataId(d.contractId, d.entry.key), encode.dataEntry(d.entry, p));
     for (const e of ch.executedTxFor.values()) w.plain(concatBytes(Uint8Array.from([F.EXECUTED_TX]), e.txId), e.executedTxId);
-    let seq = this.addressTxSeq(w.height);
+    const firstSeq = this.addressTxSeq(w.height);
+    let seq = firstSeq;
     for (const { tx, addresses } of ch.transactions) {
-      w.plain(concatBytes(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
+      // New keys: a transaction is applied only if the state does not hold it; address entries are numbered per height.
+      w.fresh(concatBytes(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
       for (const a of addresses) {
-        w.plain(concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(a), u32(w.height), u32(seq)), tx.id);
+        w.fresh(concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(a), u32(w.height), u32(seq)), tx.id);
       }
       seq++;
     }
     if (ch.transactions.length > 0) w.plain(concatBytes(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
+    // The numbering of this commit's first transaction tells its list from other commits' at the height.
+    w.writeFreshKeys(u32(firstSeq));
     if (ch.carryFee !== undefined) w.versioned(F.CARRY_FEE, new Uint8Array(0), encode.bigint(ch.carryFee));
     for (const b of ch.minerBans.values()) w.versioned(F.MINER_BANS, b.address, encode.minerBans(b.entries));
     for (const [window, counts] of ch.featureVotes ?? []) w.versioned(F.FEATURE_VOTES, u32(window), encodeFeatureMap(counts));
@@ -818,7 +824,13 @@ export class Store implements StateView {
     for (const { key, value } of entries) {
       const kind = key[prefix.length];
       const target = key.subarray(prefix.length + 1);
-      if (kind === UNDO_VERSIONED) {
+      if (kind === UNDO_FRESH_KEYS) {
+        for (let at = 0; at < value.length; ) {
+          const length = (value[at]! << 8) | value[at + 1]!;
+          void this.db.remove(value.subarray(at + 2, at + 2 + length));
+          at += 2 + length;
+        }
+      } else if (kind === UNDO_VERSIONED) {
         const family = target[0]!;
         const id = target.subarray(1);
         void this.db.remove(concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(h)));
@@ -924,6 +936,9 @@ function dataId(address: Uint8Array, key: string): Uint8Array {
 
 /** Writes of one height, each with its undo entry (recorded once per key and height). */
 class HeightWriter {
+  private freshKeys: Uint8Array[] = [];
+  private freshLength = 0;
+
   constructor(
     private readonly db: Database<Uint8Array, Uint8Array>,
     readonly height: number,
@@ -951,5 +966,31 @@ class HeightWriter {
       void this.db.put(undo, prior === undefined ? ABSENT : concatBytes(PRESENT, prior));
     }
     void this.db.put(key, value);
+  }
+
+  /**
+   * Sets a key no earlier height wrote and this height did not write yet: nothing is read
+   * first, and the undo is one entry per commit listing such keys (writeFreshKeys).
+   */
+  fresh(key: Uint8Array, value: Uint8Array): void {
+    this.freshKeys.push(key);
+    this.freshLength += 2 + key.length;
+    void this.db.put(key, value);
+  }
+
+  /** Writes the undo entry of the keys `fresh` set, under `id` (unique among this height's commits). */
+  writeFreshKeys(id: Uint8Array): void {
+    if (this.freshKeys.length === 0) return;
+    const list = new Uint8Array(this.freshLength);
+    let at = 0;
+    for (const key of this.freshKeys) {
+      list[at] = key.length >> 8;
+      list[at + 1] = key.length & 0xff;
+      list.set(key, at + 2);
+      at += 2 + key.length;
+    }
+    void this.db.put(this.undoKey(UNDO_FRESH_KEYS, id), list);
+    this.freshKeys = [];
+    this.freshLength = 0;
   }
 }
