@@ -538,7 +538,9 @@ describe('micro-blocks', () => {
       const txs = many.slice(i, i + 1 + (i % 7));
       const made = produceMicroBlock(p, liquid, { transactions: txs }, { timestamp: TS + BigInt(i), privateKey: miner.privateKey, modifiedTotalSign: i % 2 === 0, liquidBytes: minerBytes });
       // The liquid block's bytes written whole, from its fields, are the ones signed.
+      const counted = made.liquidBlock.size; // before its bytes were asked for
       const whole = Block.fromBytes(p, made.liquidBlock.bytes);
+      assert.equal(counted, whole.bytes.length, 'blocksize counted without the bytes');
       assert.deepEqual(minerBytes.blockBytes(), made.liquidBlock.bytes);
       assert.ok(whole.hasValidSignature(), `liquid block after ${i} verifies when serialised whole`);
       assert.deepEqual(whole.transactions.map((t) => t.idBase58), [TXS[0]!, ...many.slice(0, i + txs.length)].map((t) => t.idBase58));

@@ -151,7 +151,7 @@ export class Block implements UnsignedBlock {
   readonly featureVotes: readonly number[];
   readonly genesisData: GenesisBlockData | null;
   readonly generator: Uint8Array;
-  private cache: { bytes?: Uint8Array; votingHash?: Uint8Array; valid?: boolean; fee?: bigint } = {};
+  private cache: { bytes?: Uint8Array; size?: number; votingHash?: Uint8Array; valid?: boolean; fee?: bigint } = {};
 
   private constructor(
     readonly protocol: Protocol,
@@ -269,9 +269,15 @@ export class Block implements UnsignedBlock {
     return encodeBase58(this.signature);
   }
 
-  /** `blocksize` in block JSON: the wire length. */
+  /** `blocksize` in block JSON: the wire length (counted, not serialised, when the bytes were not needed yet). */
   get size(): number {
-    return this.bytes.length;
+    if (this.cache.bytes !== undefined) return this.cache.bytes.length;
+    if (this.cache.size === undefined) {
+      let size = writeBlock(this.protocol, { ...this, transactions: [] }, this.signature).length;
+      for (const tx of this.transactions) size += 4 + tx.bytes.length;
+      this.cache.size = size;
+    }
+    return this.cache.size;
   }
 
   get transactionCount(): number {
