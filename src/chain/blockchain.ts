@@ -16,7 +16,7 @@
  * its rules reach the chain injected, as ConsensusRules.
  */
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { Block, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
+import { Block, LiquidBlockBytes, NG_BLOCK_VERSION, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -73,6 +73,20 @@ export interface MicroBlockBuild {
   readonly included: readonly Transaction[];
   /** Candidates that failed against state, with why. */
   readonly rejected: ReadonlyArray<{ tx: Transaction; error: WeError }>;
+  /** The build stopped at its deadline with candidates left to look at. */
+  readonly outOfTime: boolean;
+}
+
+/** Limits of one micro-block this node builds. */
+export interface MicroBlockLimits {
+  readonly maxTransactions: number;
+  readonly maxBlockBytes: number;
+  /**
+   * No further candidate is looked at after this moment (performance.now() ms): the
+   * micro-block takes what was validated so far, so that building one holds the event loop
+   * for a bounded time whatever the pool holds.
+   */
+  readonly deadline?: number;
 }
 
 export interface BlockchainOptions {
@@ -107,6 +121,8 @@ export class Blockchain implements ChainHeaders {
    * whole-block append.
    */
   private liquidMicros: MicroBlock[] = [];
+  /** The signed bytes of the top block kept for its next micro-block (see keptBytesOf). */
+  private keptBytes: LiquidBlockBytes | undefined;
   private listeners: Array<(event: ChainEvent) => void> = [];
   /** Certificate chains carried with transactions, stored with the block that mines them (PKI). */
   readonly certificates: CarriedCertificates;
@@ -324,7 +340,8 @@ export class Blockchain implements ChainHeaders {
     const tip = this.lastBlock();
     const height = this.height();
     const keyBlock = this.headerAt(height);
-    const next = applyMicroBlock(tip, micro, { firstMicroBlock: equalBytes(tip.id, keyBlock.id) });
+    const liquidBytes = this.keptBytesOf(tip);
+    const next = applyMicroBlock(tip, micro, { firstMicroBlock: equalBytes(tip.id, keyBlock.id), ...(liquidBytes === undefined ? {} : { liquidBytes }) });
     this.consensus.validateMicroBlock(keyBlock, micro.timestamp, this.now());
     if (micro.kind !== 'tx') throw genericError('Vote micro-blocks belong to CFT consensus, which this chain does not run');
     const state = new MutableState(this.store);
@@ -345,7 +362,7 @@ export class Blockchain implements ChainHeaders {
    */
   appendOwnMicroBlock(
     candidates: Iterable<Transaction>,
-    limits: { maxTransactions: number; maxBlockBytes: number },
+    limits: MicroBlockLimits,
     privateKey: Uint8Array,
     modifiedTotalSign: boolean,
   ): MicroBlockBuild {
@@ -362,8 +379,15 @@ export class Blockchain implements ChainHeaders {
     let bytes = tip.transactions.reduce((n, tx) => n + tx.bytes.length, 0);
     const included: Transaction[] = [];
     const rejected: Array<{ tx: Transaction; error: WeError }> = [];
+    let outOfTime = false;
+    let looked = 0;
     for (const candidate of candidates) {
       if (included.length >= limits.maxTransactions) break;
+      // The clock is read every 16 candidates.
+      if (limits.deadline !== undefined && ++looked % 16 === 0 && performance.now() >= limits.deadline) {
+        outOfTime = true;
+        break;
+      }
       if (bytes + candidate.bytes.length > limits.maxBlockBytes) continue;
       const fork = state.fork();
       let tx = candidate;
@@ -383,11 +407,24 @@ export class Blockchain implements ChainHeaders {
       included.push(tx);
       bytes += tx.bytes.length;
     }
-    if (included.length === 0) return { microBlock: undefined, included, rejected };
-    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign });
+    if (included.length === 0) return { microBlock: undefined, included, rejected, outOfTime };
+    const liquidBytes = this.keptBytesOf(tip);
+    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
     this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
-    return { microBlock, included, rejected };
+    return { microBlock, included, rejected, outOfTime };
+  }
+
+  /**
+   * The kept signed bytes of the top block (an NG block): a micro-block on it appends its
+   * transactions' bytes instead of serialising the whole liquid block again. Made again
+   * from the tip when it changed in another way (a key block, a refused micro-block, a
+   * rollback, a restart).
+   */
+  private keptBytesOf(tip: Block): LiquidBlockBytes | undefined {
+    if (tip.version !== NG_BLOCK_VERSION) return undefined;
+    if (this.keptBytes?.block !== tip) this.keptBytes = LiquidBlockBytes.of(tip);
+    return this.keptBytes;
   }
 
   private shareFee(state: MutableState, miner: Uint8Array, fee: bigint): void {
@@ -404,7 +441,8 @@ export class Blockchain implements ChainHeaders {
 
   /** The liquid block this node assembled in memory, handed to the store as it becomes final (else the store rebuilds it). */
   private liquidBelow(tip: Block): { liquidBelow?: Uint8Array } {
-    return this.liquidMicros.length > 0 ? { liquidBelow: tip.bytes } : {};
+    if (this.liquidMicros.length === 0) return {};
+    return { liquidBelow: this.keptBytes?.block === tip ? this.keptBytes.blockBytes() : tip.bytes };
   }
 
   /** Commits a micro-block applied to `state`; `started` is when its append began (performance.now()). */

@@ -50,6 +50,13 @@ export interface MicroBlockContracts {
 
 const isExecutable = (tx: Transaction): boolean => EXECUTABLE_CONTRACT_TYPES.has(tx.type);
 
+/**
+ * The longest a micro-block's candidates are validated in one go, in ms. What does not fit
+ * goes into the next micro-block, built right after the event loop had a turn (REST, peers):
+ * building never holds the loop much longer than this, however full the pool is.
+ */
+export const MICRO_BLOCK_BUILD_BUDGET_MS = 20;
+
 export interface MinerOptions {
   readonly chain: Blockchain;
   readonly pool: UtxPool;
@@ -88,6 +95,13 @@ export class Miner {
   private executed: { keyBlockId: Uint8Array; transactions: Transaction[] } | undefined;
   /** How often the loop looks at the pool while it may add micro-blocks. */
   private readonly pollMs: number;
+  /**
+   * Set while this node may add micro-blocks to its key block: the transactions the pool
+   * offered at the last look, and how many arrived since (see wake).
+   */
+  private window: { pending: number; arrived: number } | undefined;
+  /** The last micro-block stopped at the build budget with candidates left: the next one is due at once. */
+  private cutShort = false;
 
   constructor(o: MinerOptions) {
     this.o = o;
@@ -107,9 +121,17 @@ export class Miner {
     this.timer = undefined;
   }
 
-  /** Looks again now (e.g. after a transaction arrived in an empty pool). */
+  /**
+   * A transaction arrived in the pool: the miner looks again now when that can change what
+   * it does — while it may add micro-blocks to its key block, the first transaction in an
+   * empty pool, or the one that fills a micro-block. Otherwise nothing changes (the next key
+   * block's time does not depend on the pool), so a broadcast costs the miner nothing.
+   */
   wake(): void {
-    if (this.running) this.schedule(0);
+    if (!this.running || this.window === undefined) return;
+    this.window.arrived++;
+    const { pending, arrived } = this.window;
+    if ((pending === 0 && arrived === 1) || pending + arrived === this.o.settings.maxTransactionsInMicroBlock) this.schedule(0);
   }
 
   private schedule(delayMs: number): void {
@@ -120,6 +142,7 @@ export class Miner {
 
   private tick(): void {
     this.timer = undefined;
+    this.window = undefined;
     let next = 1000;
     try {
       next = Math.min(this.tryMicroBlock(), this.tryKeyBlock());
@@ -143,14 +166,15 @@ export class Miner {
     const executed = this.executed !== undefined && equalBytes(this.executed.keyBlockId, keyBlock.id) ? this.executed.transactions : [];
     const ordinary = pool.all().filter((tx) => !isExecutable(tx));
     const pending = executed.length + ordinary.length;
+    this.window = { pending, arrived: 0 };
     if (pending === 0) return this.pollMs;
-    const due = now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
+    const due = this.cutShort || now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
     if (!due) return Math.max(1, Number(BigInt(settings.microBlockIntervalMs) - (now - this.lastMicroAt)));
     this.executed = undefined;
     // The 105s first: they apply on the state they were executed on.
     const build = chain.appendOwnMicroBlock(
       [...executed, ...ordinary],
-      { maxTransactions: settings.maxTransactionsInMicroBlock, maxBlockBytes: settings.maxBlockSizeInBytes },
+      { maxTransactions: settings.maxTransactionsInMicroBlock, maxBlockBytes: settings.maxBlockSizeInBytes, deadline: performance.now() + MICRO_BLOCK_BUILD_BUDGET_MS },
       this.o.keyPair.privateKey,
       chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
     );
@@ -166,7 +190,10 @@ export class Miner {
       this.startExecution(keyBlock.id);
     }
     const waiting = pool.all().reduce((n, tx) => n + (isExecutable(tx) ? 0 : 1), 0);
-    return waiting >= settings.maxTransactionsInMicroBlock ? 0 : settings.microBlockIntervalMs;
+    this.window = { pending: waiting, arrived: 0 };
+    // A full micro-block waiting, or one cut short by the build budget: the next one right after this event-loop turn.
+    this.cutShort = build.outOfTime && waiting > 0;
+    return waiting >= settings.maxTransactionsInMicroBlock || this.cutShort ? 0 : settings.microBlockIntervalMs;
   }
 
   /** Starts a contract execution round over the pool's executable transactions, unless one runs or its 105s wait to be mined. */
@@ -193,7 +220,7 @@ export class Miner {
       )
       .finally(() => {
         this.executing = false;
-        this.wake();
+        this.schedule(0);
       });
   }
 
@@ -252,6 +279,7 @@ export class Miner {
       throw e;
     }
     this.lastMicroAt = 0n;
+    this.cutShort = false;
     this.o.log.info({ height, id: block.idBase58, ...forged.detail }, 'key block forged');
     return 0;
   }

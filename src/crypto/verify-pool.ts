@@ -3,7 +3,8 @@
  * step of admitting transactions and applying blocks.
  *
  * Scheduling is by item count, not by message count: a worker holds up to
- * ITEMS_PER_WORKER items in flight, in messages of at most MAX_BATCH items, each message
+ * ITEMS_PER_WORKER items in flight (BACKLOG_ITEMS_PER_WORKER while more than every
+ * worker's share waits), in messages of at most MAX_BATCH items, each message
  * one packed, transferred buffer. Less than a full batch is held until the end of the
  * current event-loop turn, so the verifications a turn asks for (one per HTTP request
  * handled in it) travel together. The calling thread (given its suite) verifies only
@@ -38,6 +39,12 @@ const MAX_BATCH = 64;
  * previous one travels. More waiting than that is a backlog the calling thread shares.
  */
 const ITEMS_PER_WORKER = 2 * MAX_BATCH;
+/**
+ * Items a worker may hold under a backlog (a block's or micro-block's transactions waiting):
+ * enough for the worker to keep verifying while the calling thread is busy for a while —
+ * applying the block before — instead of idling until that thread hands it more.
+ */
+const BACKLOG_ITEMS_PER_WORKER = 16 * MAX_BATCH;
 /** Longest slice the calling thread spends verifying in one event-loop turn, in ms. */
 const INLINE_SLICE_MS = 2;
 
@@ -130,11 +137,13 @@ export class SignatureVerifierPool {
   /** Hands waiting items to the least loaded workers with room; a backlog left over goes inline. */
   private dispatch(): void {
     let taken = 0;
+    // More waiting than every worker's share: a backlog, of which each worker takes a deeper share.
+    const share = this.queue.length > this.slots.length * ITEMS_PER_WORKER ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER;
     while (taken < this.queue.length) {
       let slot: WorkerSlot | undefined;
-      for (const s of this.slots) if (s.items < ITEMS_PER_WORKER && (slot === undefined || s.items < slot.items)) slot = s;
+      for (const s of this.slots) if (s.items < share && (slot === undefined || s.items < slot.items)) slot = s;
       if (slot === undefined) break;
-      const n = Math.min(MAX_BATCH, ITEMS_PER_WORKER - slot.items, this.queue.length - taken);
+      const n = Math.min(MAX_BATCH, share - slot.items, this.queue.length - taken);
       const batch = this.queue.slice(taken, taken + n);
       taken += n;
       if (slot.items === 0) slot.worker.ref();

@@ -1,7 +1,14 @@
 /**
  * The node's store: one LMDB environment, binary keys and values, every write of a
- * height in one synchronous transaction (never noSync), so a crash leaves the node at
- * the previous commit or the new one.
+ * height in one synchronous transaction, so a crash leaves the node at the previous
+ * commit or the new one.
+ *
+ * Durability: a commit returns once LMDB has written its pages into the file (the OS page
+ * cache holds them), without waiting on fsync (LMDB's noSync); the fsync runs behind on
+ * lmdb-js's thread pool, one at a time, starting again as soon as commits came in meanwhile.
+ * So a process crash (kill -9) loses nothing a commit returned for, while a power cut or
+ * OS crash can lose the commits since the last fsync that finished (see the README's
+ * "Durability"). `flushed()` resolves once every commit so far is on disk.
  *
  * Key families (first key byte) are all declared in `F` below. Values read "at height"
  * are versioned: the current value under its own key for one-step reads, plus a history
@@ -88,6 +95,8 @@ const ABSENT = Uint8Array.from([0]);
 const PRESENT = Uint8Array.from([1]);
 const UNDO_VERSIONED = 1;
 const UNDO_PLAIN = 2;
+/** One entry per commit listing the new keys it wrote (HeightWriter.fresh), each u16 length ‖ key: undone by removing them. */
+const UNDO_FRESH_KEYS = 3;
 
 const u32 = (n: number): Uint8Array => {
   const b = new Uint8Array(4);
@@ -148,12 +157,23 @@ export interface StoredCertificate {
   readonly fingerprint: Uint8Array;
 }
 
+/** lmdb-js's `sync` (mdb_env_sync on its thread pool, calling back on this thread), which its typings leave out. */
+interface SyncingRoot {
+  sync(callback: (error?: Error | null) => void): void;
+}
+
 export class Store implements StateView {
   /** The stored height, cached between writes (the REST API reads it on every request). */
   private knownHeight: number | undefined;
   /** Current WEST balances read since the last write, by address (hot for the REST API and the pool). */
   private readonly westBalances = new Map<string, bigint>();
   private writing = false;
+  /** The fsync running behind the commits, if any. */
+  private flushing: Promise<void> | undefined;
+  /** A commit came in since the running fsync started. */
+  private unflushed = false;
+  /** Why the last fsync failed: nothing is committed after that. */
+  private flushError: Error | undefined;
 
   private constructor(
     private readonly root: RootDatabase<Uint8Array, Uint8Array>,
@@ -168,7 +188,8 @@ export class Store implements StateView {
       keyEncoding: 'binary',
       encoding: 'binary',
       compression: false,
-      noSync: false,
+      // Commits do not wait on fsync; Store.flushBehind syncs after them (see above).
+      noSync: true,
       overlappingSync: false,
       mapSize: 64 * 1024 * 1024 * 1024,
     });
@@ -179,6 +200,7 @@ export class Store implements StateView {
     if (chain === undefined) db.transactionSync(() => void db.put(META_CHAIN, id));
     else if (!equalBytes(chain, id)) throw new Error(`The store at ${path} belongs to another network (chain or crypto type differs)`);
     if (db.get(META_ASSET_HOLDERS) === undefined) store.indexAssetHolders();
+    store.flushBehind();
     return store;
   }
 
@@ -199,9 +221,46 @@ export class Store implements StateView {
     });
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.beginWrite(); // a closed store caches nothing
-    return this.root.close();
+    try {
+      await this.flushed();
+    } finally {
+      await this.root.close();
+    }
+  }
+
+  // --- flushing to disk ---------------------------------------------------------
+
+  /** After a commit: an fsync starts now unless one runs, which then starts another when it ends. */
+  private flushBehind(): void {
+    this.unflushed = true;
+    this.flushing ??= this.flushLoop();
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.unflushed) {
+        this.unflushed = false;
+        const root = this.root as unknown as SyncingRoot;
+        await new Promise<void>((resolve, reject) => root.sync((e) => (e ? reject(e) : resolve())));
+      }
+    } catch (e) {
+      // A disk that cannot sync is not written to any more (see commit).
+      this.flushError = e as Error;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** Resolves once every commit so far is on disk (fsync done); rejects when the disk refused a sync. */
+  async flushed(): Promise<void> {
+    while (this.flushing !== undefined) await this.flushing;
+    if (this.flushError !== undefined) throw this.flushError;
+  }
+
+  private requireFlushable(): void {
+    if (this.flushError !== undefined) throw new Error(`The store cannot be written: syncing it to disk failed (${this.flushError.message})`);
   }
 
   // --- low-level reads --------------------------------------------------------
@@ -566,6 +625,7 @@ export class Store implements StateView {
     if (c.height !== current && c.height !== current + 1) {
       throw new Error(`Cannot commit height ${c.height} on a store at height ${current}`);
     }
+    this.requireFlushable();
     this.beginWrite();
     try {
       this.db.transactionSync(() => {
@@ -592,6 +652,7 @@ export class Store implements StateView {
     } finally {
       this.writing = false;
     }
+    this.flushBehind();
   }
 
   /** The cached reads are dropped, and nothing is cached, for the length of a write. */
@@ -650,15 +711,19 @@ export class Store implements StateView {
     }
     for (const d of ch.contractData.values()) w.versioned(F.CONTRACT_DATA, dataId(d.contractId, d.entry.key), encode.dataEntry(d.entry, p));
     for (const e of ch.executedTxFor.values()) w.plain(concatBytes(Uint8Array.from([F.EXECUTED_TX]), e.txId), e.executedTxId);
-    let seq = this.addressTxSeq(w.height);
+    const firstSeq = this.addressTxSeq(w.height);
+    let seq = firstSeq;
     for (const { tx, addresses } of ch.transactions) {
-      w.plain(concatBytes(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
+      // New keys: a transaction is applied only if the state does not hold it; address entries are numbered per height.
+      w.fresh(concatBytes(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
       for (const a of addresses) {
-        w.plain(concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(a), u32(w.height), u32(seq)), tx.id);
+        w.fresh(concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(a), u32(w.height), u32(seq)), tx.id);
       }
       seq++;
     }
     if (ch.transactions.length > 0) w.plain(concatBytes(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
+    // The numbering of this commit's first transaction tells its list from other commits' at the height.
+    w.writeFreshKeys(u32(firstSeq));
     if (ch.carryFee !== undefined) w.versioned(F.CARRY_FEE, new Uint8Array(0), encode.bigint(ch.carryFee));
     for (const b of ch.minerBans.values()) w.versioned(F.MINER_BANS, b.address, encode.minerBans(b.entries));
     for (const [window, counts] of ch.featureVotes ?? []) w.versioned(F.FEATURE_VOTES, u32(window), encodeFeatureMap(counts));
@@ -718,6 +783,7 @@ export class Store implements StateView {
     const top = this.height();
     if (height < 0 || height > top) throw new Error(`Cannot roll back a store at height ${top} to ${height}`);
     const removed: Uint8Array[] = [];
+    this.requireFlushable();
     this.beginWrite();
     try {
       this.db.transactionSync(() => {
@@ -731,6 +797,7 @@ export class Store implements StateView {
     } finally {
       this.writing = false;
     }
+    this.flushBehind();
     return removed;
   }
 
@@ -757,7 +824,13 @@ export class Store implements StateView {
     for (const { key, value } of entries) {
       const kind = key[prefix.length];
       const target = key.subarray(prefix.length + 1);
-      if (kind === UNDO_VERSIONED) {
+      if (kind === UNDO_FRESH_KEYS) {
+        for (let at = 0; at < value.length; ) {
+          const length = (value[at]! << 8) | value[at + 1]!;
+          void this.db.remove(value.subarray(at + 2, at + 2 + length));
+          at += 2 + length;
+        }
+      } else if (kind === UNDO_VERSIONED) {
         const family = target[0]!;
         const id = target.subarray(1);
         void this.db.remove(concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(h)));
@@ -863,6 +936,9 @@ function dataId(address: Uint8Array, key: string): Uint8Array {
 
 /** Writes of one height, each with its undo entry (recorded once per key and height). */
 class HeightWriter {
+  private freshKeys: Uint8Array[] = [];
+  private freshLength = 0;
+
   constructor(
     private readonly db: Database<Uint8Array, Uint8Array>,
     readonly height: number,
@@ -890,5 +966,31 @@ class HeightWriter {
       void this.db.put(undo, prior === undefined ? ABSENT : concatBytes(PRESENT, prior));
     }
     void this.db.put(key, value);
+  }
+
+  /**
+   * Sets a key no earlier height wrote and this height did not write yet: nothing is read
+   * first, and the undo is one entry per commit listing such keys (writeFreshKeys).
+   */
+  fresh(key: Uint8Array, value: Uint8Array): void {
+    this.freshKeys.push(key);
+    this.freshLength += 2 + key.length;
+    void this.db.put(key, value);
+  }
+
+  /** Writes the undo entry of the keys `fresh` set, under `id` (unique among this height's commits). */
+  writeFreshKeys(id: Uint8Array): void {
+    if (this.freshKeys.length === 0) return;
+    const list = new Uint8Array(this.freshLength);
+    let at = 0;
+    for (const key of this.freshKeys) {
+      list[at] = key.length >> 8;
+      list[at + 1] = key.length & 0xff;
+      list.set(key, at + 2);
+      at += 2 + key.length;
+    }
+    void this.db.put(this.undoKey(UNDO_FRESH_KEYS, id), list);
+    this.freshKeys = [];
+    this.freshLength = 0;
   }
 }

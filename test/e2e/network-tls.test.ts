@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createPeerTransport } from '../../src/network/transport.js';
 import { devAccounts, devProtocol } from '../../src/node/dev.js';
-import { stringifyJson } from '../../src/protocol/json.js';
-import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { Devnet, oneChain, until } from '../support/network.js';
+import { signedTransfer } from '../support/transfers.js';
 
 function selfSignedCertificate(dir: string): { keyFile: string; certFile: string } | undefined {
   const keyFile = join(dir, 'key.pem');
@@ -43,24 +42,11 @@ describe('a network over TLS', { timeout: 90_000 }, () => {
       await net.meshed(20_000);
       const [a, b] = net.nodes as [(typeof net.nodes)[0], (typeof net.nodes)[0]];
       const [from, to] = devAccounts(p) as [ReturnType<typeof devAccounts>[0], ReturnType<typeof devAccounts>[0]];
-      const tx = p.sign(
-        p.transaction(Transfer, 3, {
-          senderPublicKey: from.keyPair.publicKey,
-          assetId: null,
-          feeAssetId: null,
-          timestamp: BigInt(Date.now()),
-          amount: 4242n,
-          fee: 1_000_000n,
-          recipient: p.addresses.parseAddress(to.address),
-          attachment: new Uint8Array(0),
-          atomicBadge: null,
-        }),
-        from.keyPair.privateKey,
-      );
-      const sent = await b.post('/transactions/broadcast', stringifyJson(tx.toJson()));
+      const tx = signedTransfer(p, from, to, 4242n, BigInt(Date.now()));
+      const sent = await b.post('/transactions/broadcast', tx.body);
       assert.equal(sent.status, 200, sent.text);
       await until('the transfer confirmed on both nodes', async () => {
-        for (const n of [a, b]) if ((await n.get(`/transactions/info/${tx.idBase58}`)).status !== 200) return undefined;
+        for (const n of [a, b]) if ((await n.get(`/transactions/info/${tx.id}`)).status !== 200) return undefined;
         return true;
       }, 30_000, 300);
       await oneChain(net.nodes);

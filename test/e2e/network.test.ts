@@ -32,8 +32,8 @@ import { RegisterNode } from '../../src/protocol/transactions/nodes.js';
 import { devnetNodeKeyPair, freeLoopbackPort } from '../../src/node/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
-import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { Devnet, oneChain, sleep, until, type NetNode } from '../support/network.js';
+import { signedTransfer } from '../support/transfers.js';
 
 const NODES = 4;
 
@@ -46,21 +46,7 @@ let nonce = 0;
 
 /** A signed transfer as REST JSON text. */
 function transfer(from: DevAccount, to: DevAccount, amount: bigint): { id: string; body: string } {
-  const tx = p.sign(
-    p.transaction(Transfer, 3, {
-      senderPublicKey: from.keyPair.publicKey,
-      assetId: null,
-      feeAssetId: null,
-      timestamp: BigInt(Date.now()) + BigInt(nonce++),
-      amount,
-      fee: 1_000_000n,
-      recipient: p.addresses.parseAddress(to.address),
-      attachment: new Uint8Array(0),
-      atomicBadge: null,
-    }),
-    from.keyPair.privateKey,
-  );
-  return { id: tx.idBase58, body: stringifyJson(tx.toJson()) };
+  return signedTransfer(p, from, to, amount, BigInt(Date.now()) + BigInt(nonce++));
 }
 
 async function broadcast(node: NetNode, t: { id: string; body: string }): Promise<void> {

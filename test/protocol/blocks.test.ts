@@ -19,6 +19,7 @@ import {
   featureVotesForProducing,
   featureVotesJsonOrder,
   jsNumberHash,
+  LiquidBlockBytes,
   parseMicroBlock,
   produceMicroBlock,
   signLiquidBlock,
@@ -523,6 +524,43 @@ describe('micro-blocks', () => {
     expectWeError(() => applyMicroBlock(liquid1, received1, { firstMicroBlock: true }), {
       message: "It's first micro and it doesn't reference base block (which exists)",
     });
+  });
+
+  it('kept liquid-block bytes: micro-blocks appended to them make the same bytes, ids that verify both ways, and a refused one changes nothing', () => {
+    const many = Array.from({ length: 40 }, (_, i) => transfer(100 + i));
+    // Producer with kept bytes, started from a key block that already carries a transaction and feature votes.
+    const base = Block.sign(p, fieldsOf(3, consensusOf('poa'), [TXS[0]!], [3, 1, 2]), miner.privateKey);
+    const minerBytes = LiquidBlockBytes.of(base);
+    const receiverBytes = LiquidBlockBytes.of(base);
+    let liquid = base;
+    let received = base;
+    for (let i = 0; i < many.length; i += 1 + (i % 7)) {
+      const txs = many.slice(i, i + 1 + (i % 7));
+      const made = produceMicroBlock(p, liquid, { transactions: txs }, { timestamp: TS + BigInt(i), privateKey: miner.privateKey, modifiedTotalSign: i % 2 === 0, liquidBytes: minerBytes });
+      // The liquid block's bytes written whole, from its fields, are the ones signed.
+      const counted = made.liquidBlock.size; // before its bytes were asked for
+      const whole = Block.fromBytes(p, made.liquidBlock.bytes);
+      assert.equal(counted, whole.bytes.length, 'blocksize counted without the bytes');
+      assert.deepEqual(minerBytes.blockBytes(), made.liquidBlock.bytes);
+      assert.ok(whole.hasValidSignature(), `liquid block after ${i} verifies when serialised whole`);
+      assert.deepEqual(whole.transactions.map((t) => t.idBase58), [TXS[0]!, ...many.slice(0, i + txs.length)].map((t) => t.idBase58));
+      // A receiver without kept bytes accepts it, and one with kept bytes makes the same block.
+      const micro = parseMicroBlock(p, made.microBlock.bytes);
+      assert.deepEqual(applyMicroBlock(liquid, micro).bytes, made.liquidBlock.bytes);
+      if (i === 8) {
+        // A micro-block whose total signature is not the liquid block's is refused on the kept bytes too; the next one still fits.
+        const forged = TxMicroBlock.sign(p, { version: 5, timestamp: micro.timestamp, prevLiquidBlockSig: received.id, totalLiquidBlockSig: made.liquidBlock.id, transactions: [many[39]!] }, miner.privateKey);
+        expectWeError(() => applyMicroBlock(received, forged, { liquidBytes: receiverBytes }), { kind: 'MicroBlockAppendError', message: /Invalid liquid block total signature/ });
+        assert.deepEqual(receiverBytes.blockBytes(), received.bytes, 'the kept bytes are still those of the block before the refused micro-block');
+      }
+      const next = applyMicroBlock(received, micro, { liquidBytes: receiverBytes });
+      assert.deepEqual(next.bytes, made.liquidBlock.bytes);
+      liquid = made.liquidBlock;
+      received = next;
+    }
+    // A micro-block produced without kept bytes verifies on them.
+    const plain = produceMicroBlock(p, liquid, { transactions: [TXS[1]!] }, { timestamp: TS + 99n, privateKey: miner.privateKey, modifiedTotalSign: true });
+    assert.deepEqual(applyMicroBlock(received, plain.microBlock, { liquidBytes: receiverBytes }).bytes, plain.liquidBlock.bytes);
   });
 
   it('v3/v4 sign the bytes with the total signature, v5/v6 without it', () => {

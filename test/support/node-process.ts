@@ -4,7 +4,7 @@
  * ports, ready once its log says the REST API listens (restarts on a data directory that
  * already has `dev-accounts.json` are detected the same way), stopped with SIGKILL.
  *
- * `LmdbCommitProbe` watches the node's main thread through /proc (Linux) to tell when it is
+ * `LmdbCommitProbe` watches the node's threads through /proc (Linux) to tell when one is
  * inside an LMDB commit — writing pages of the store's `data.mdb` or syncing it — so a test
  * can send SIGKILL at that moment. Every wait has a deadline; every process started here is
  * killed when the test file ends.
@@ -191,8 +191,9 @@ const sleepSync = (ms: number): void => {
 };
 
 /**
- * Tells whether a process's main thread (where the node commits: LMDB's transactionSync) is
- * inside a write or sync of the store's `data.mdb`, by reading /proc/<pid>/syscall. Needs
+ * Tells whether a process's threads (the main one commits with LMDB's transactionSync, a
+ * thread-pool thread syncs behind it) are inside a write or sync of the store's `data.mdb`,
+ * by reading /proc/<pid>/task/<tid>/syscall. Needs
  * Linux and permission to inspect the process (its parent has it); `open` returns undefined
  * otherwise.
  */
@@ -223,16 +224,28 @@ export class LmdbCommitProbe {
     }
   }
 
-  /** Whether the main thread is in a write/sync syscall on data.mdb right now. */
+  /**
+   * Whether a thread of the process is in a write/sync syscall on data.mdb right now: the main
+   * thread writing a commit, or the thread-pool thread syncing the commits behind it.
+   */
   inCommit(): boolean {
-    let text: string;
+    let tasks: string[];
     try {
-      text = readFileSync(`/proc/${this.pid}/syscall`, 'utf8');
+      tasks = readdirSync(`/proc/${this.pid}/task`);
     } catch {
       return false;
     }
-    const [nr, fd] = text.split(' ');
-    return this.syscalls.has(Number(nr)) && fd !== undefined && this.fds.has(Number.parseInt(fd, 16));
+    for (const tid of tasks) {
+      let text: string;
+      try {
+        text = readFileSync(`/proc/${this.pid}/task/${tid}/syscall`, 'utf8');
+      } catch {
+        continue; // the thread ended meanwhile
+      }
+      const [nr, fd] = text.split(' ');
+      if (this.syscalls.has(Number(nr)) && fd !== undefined && this.fds.has(Number.parseInt(fd, 16))) return true;
+    }
+    return false;
   }
 
   /**

@@ -151,7 +151,7 @@ export class Block implements UnsignedBlock {
   readonly featureVotes: readonly number[];
   readonly genesisData: GenesisBlockData | null;
   readonly generator: Uint8Array;
-  private cache: { bytes?: Uint8Array; votingHash?: Uint8Array; valid?: boolean; fee?: bigint } = {};
+  private cache: { bytes?: Uint8Array; size?: number; votingHash?: Uint8Array; valid?: boolean; fee?: bigint } = {};
 
   private constructor(
     readonly protocol: Protocol,
@@ -269,9 +269,15 @@ export class Block implements UnsignedBlock {
     return encodeBase58(this.signature);
   }
 
-  /** `blocksize` in block JSON: the wire length. */
+  /** `blocksize` in block JSON: the wire length (counted, not serialised, when the bytes were not needed yet). */
   get size(): number {
-    return this.bytes.length;
+    if (this.cache.bytes !== undefined) return this.cache.bytes.length;
+    if (this.cache.size === undefined) {
+      let size = writeBlock(this.protocol, { ...this, transactions: [] }, this.signature).length;
+      for (const tx of this.transactions) size += 4 + tx.bytes.length;
+      this.cache.size = size;
+    }
+    return this.cache.size;
   }
 
   get transactionCount(): number {
@@ -315,6 +321,18 @@ export class Block implements UnsignedBlock {
     return this.consensus.votes.filter((v) => equalBytes(v.blockVotingHash, hash) && v.hasValidSignature(this.protocol));
   }
 
+  /**
+   * A block from fields whose `signature` the caller produced or verified over exactly
+   * their signed bytes (LiquidBlockBytes): it is not verified again, and its bytes are
+   * serialised only when asked for.
+   */
+  static withCheckedSignature(p: Protocol, fields: UnsignedBlock, signature: Uint8Array): Block {
+    checkBlock(p, fields, signature);
+    const block = new Block(p, copyFields(fields), signature);
+    block.cache.valid = true;
+    return block;
+  }
+
   /** The same fields under another signature (e.g. a liquid block's total signature). */
   withSignature(signature: Uint8Array): Block {
     return Block.build(this.protocol, this, signature);
@@ -350,6 +368,99 @@ export class Block implements UnsignedBlock {
   toJson(options: BlockJsonOptions = {}): JsonObject {
     const txJson = options.transactionJson ?? ((tx: Transaction) => tx.toJson());
     return { ...this.headerJson(), fee: this.fee, transactions: this.transactions.map(txJson) };
+  }
+}
+
+/**
+ * The signed bytes of a liquid (NG) block kept from one micro-block to the next, so that a
+ * micro-block costs the serialisation of its own transactions instead of the whole liquid
+ * block's: the transaction section grows in place, and only its length and count (at fixed
+ * offsets) and what follows it (feature votes, generator) are written again. The bytes are
+ * those `writeBlock` gives for the same v3 block, byte for byte.
+ *
+ * `append` gives the signed bytes of `block` plus some transactions (a view, valid until the
+ * next `append`); `accept` makes the block signed or verified over them the new base. An
+ * append never accepted (a micro-block refused) is dropped by the next `append`.
+ */
+export class LiquidBlockBytes {
+  private buf: Uint8Array;
+  /** Where the transaction section (its i32 length, i32 count) starts. */
+  private readonly sectionAt: number;
+  /** Feature votes and generator: what follows the transactions. */
+  private readonly tail: Uint8Array;
+  /** End of the transactions and their count, of `block` and of the pending append. */
+  private accepted: { end: number; count: number };
+  private pending: { end: number; count: number } | undefined;
+
+  private constructor(
+    /** The block these bytes are of. */
+    public block: Block,
+  ) {
+    const p = block.protocol;
+    const empty = writeBlock(p, { ...block, version: NG_BLOCK_VERSION, transactions: [] }, null);
+    const tailLength = 4 + 2 * block.featureVotes.length + block.generator.length;
+    this.sectionAt = empty.length - tailLength - 8;
+    this.tail = empty.slice(empty.length - tailLength);
+    this.buf = new Uint8Array(Math.max(4096, 2 * empty.length));
+    this.buf.set(empty.subarray(0, this.sectionAt + 8));
+    this.accepted = { end: this.sectionAt + 8, count: 0 };
+    this.append(block.transactions);
+    this.accepted = this.pending!;
+    this.pending = undefined;
+  }
+
+  /** The kept bytes of a liquid block (a v3 block or key block): serialised once here. */
+  static of(block: Block): LiquidBlockBytes {
+    return new LiquidBlockBytes(block);
+  }
+
+  /** The signed bytes of `block` with `transactions` appended (valid until the next append). */
+  append(transactions: readonly Transaction[]): Uint8Array {
+    let end = this.accepted.end;
+    let add = 0;
+    for (const tx of transactions) add += 4 + tx.bytes.length;
+    const size = end + add + this.tail.length;
+    if (size > this.buf.length) {
+      const grown = new Uint8Array(Math.max(size, 2 * this.buf.length));
+      grown.set(this.buf.subarray(0, end));
+      this.buf = grown;
+    }
+    const buf = this.buf;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    for (const tx of transactions) {
+      const bytes = tx.bytes;
+      view.setInt32(end, bytes.length);
+      buf.set(bytes, end + 4);
+      end += 4 + bytes.length;
+    }
+    const count = this.accepted.count + transactions.length;
+    view.setInt32(this.sectionAt, 4 + end - (this.sectionAt + 8));
+    view.setInt32(this.sectionAt + 4, count);
+    buf.set(this.tail, end);
+    this.pending = { end, count };
+    return buf.subarray(0, end + this.tail.length);
+  }
+
+  /** The wire bytes of `block` (a copy of those kept, with its signature). */
+  blockBytes(): Uint8Array {
+    const signedLength = this.accepted.end + this.tail.length;
+    const out = new Uint8Array(signedLength + this.block.signature.length);
+    // A pending append overwrote the tail and the section's length and count: written again from the accepted ones.
+    out.set(this.buf.subarray(0, this.accepted.end));
+    const view = new DataView(out.buffer);
+    view.setInt32(this.sectionAt, 4 + this.accepted.end - (this.sectionAt + 8));
+    view.setInt32(this.sectionAt + 4, this.accepted.count);
+    out.set(this.tail, this.accepted.end);
+    out.set(this.block.signature, signedLength);
+    return out;
+  }
+
+  /** `block` (signed or verified over the last append's bytes) is the new base. */
+  accept(block: Block): void {
+    if (this.pending === undefined) throw new Error('Nothing appended to accept');
+    this.accepted = this.pending;
+    this.pending = undefined;
+    this.block = block;
   }
 }
 
