@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { peerChainOf } from '../../src/chain/peer-chain.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
 import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
@@ -104,12 +105,7 @@ describe('gossip', () => {
   });
 
   it('a key block on a micro-block not here yet waits for it, then applies', async () => {
-    const clock = new Clock();
-    const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
-    const wire = new Wire();
-    const c = netNode(wire, 'c', clock, []);
-    const key = source.forge();
-    c.node.follow(source);
+    const { clock, source, wire, c, key } = keyBlockAhead();
     const m1 = source.micro([transfer(clock, alice, bob, 5n)]).microBlock!;
     clock.nextRound();
     const next = source.forge();
@@ -158,7 +154,74 @@ describe('gossip', () => {
     assert.ok(l.atY.closed);
     c.net.close();
   });
+
+  it('micro-blocks announced together are fetched together and applied in chain order, whatever order they arrive in', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
+    const applied: string[] = [];
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock.idBase58)));
+    // x answers only once it was asked for all three, and then last first.
+    const asked: Uint8Array[] = [];
+    const x = scripted(wire, 'x', (peer, code, payload) => {
+      if (code !== MessageCode.MicroBlockRequest) return;
+      asked.push(payload);
+      if (asked.length < micros.length) return;
+      for (const m of [...micros].reverse()) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(m));
+    });
+    const { atX } = wire.connect(x.ep, c.ep);
+    for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, micros[2]!.totalLiquidBlockSig), 'all three applied');
+    assert.deepEqual(applied, micros.map((m) => m.idBase58), 'applied in chain order');
+    assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'x'), 3, 'each asked for once');
+    assert.equal(c.node.stateHash(), source.stateHash());
+    await quiet(wire);
+    assert.equal(c.net.gossip.cacheSizes().successfullyReceived, 3);
+    c.net.close();
+  });
+
+  it('a new key block while micro-blocks are being fetched drops them: what arrives later is not applied', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const rival = ChainNode.create('rival', clock, [minerA, minerB, minerC]);
+    rival.follow(source);
+    const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
+    // The next round's key block on the bare key block (the rival never saw the micro-blocks).
+    clock.nextRound();
+    const next = rival.forge();
+    assert.ok(equalBytes(next.reference, key.id));
+    const applied: string[] = [];
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock.idBase58)));
+    const requests: Uint8Array[] = [];
+    const x = scripted(wire, 'x', (_peer, code, payload) => void (code === MessageCode.MicroBlockRequest && requests.push(payload)));
+    const { atX } = wire.connect(x.ep, c.ep);
+    for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
+    await until(() => requests.length === 3, 'all three asked for before any arrived');
+    // The second and third arrive; they wait for the first.
+    atX.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micros[2]!));
+    atX.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micros[1]!));
+    await quiet(wire);
+    assert.deepEqual(applied, [], 'nothing applied out of order');
+    atX.send(MessageCode.Block, encodeBlock(next));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, next.id), 'the new key block applied');
+    // The first one arrives after the key block: the pipeline is gone, nothing of it applies.
+    atX.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micros[0]!));
+    await quiet(wire);
+    assert.deepEqual(applied, []);
+    assert.deepEqual(c.node.ids(), rival.ids());
+    assert.equal(c.node.stateHash(), rival.stateHash());
+    c.net.close();
+  });
 });
+
+/** A forging source, a node `c` on the wire double, and the key block both have. */
+function keyBlockAhead(): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
+  const clock = new Clock();
+  const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
+  const wire = new Wire();
+  const c = netNode(wire, 'c', clock, []);
+  const key = source.forge();
+  c.node.follow(source);
+  return { clock, source, wire, c, key };
+}
 
 function generatorOf(publicKey: Uint8Array): Account {
   return [minerA, minerB, minerC].find((m) => equalBytes(m.keyPair.publicKey, publicKey))!;
