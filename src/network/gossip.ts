@@ -9,7 +9,10 @@
  * - micro-blocks: the miner announces an inventory (26); a receiver checks its signature,
  *   requests the micro-block (27) from a peer that announced it (timeout, next owner,
  *   limited attempts), applies the response (28) and relays the inventory;
- * - transactions (25): admitted to the pool, then relayed;
+ * - transactions (25): admitted to the pool, then relayed in batches (a batch per
+ *   transactionRelayBatchMs, spread at random) to the peers not known to have them by then —
+ *   a copy that arrived from a peer meanwhile, or the transaction going into a block, saves
+ *   the message (each transaction is still its own 25/46: WE has no batch message);
  * - MicroBlockRequest answered from the chain's liquid block;
  * - a transaction or micro-block whose transactions carry certificate chains (PKI) goes as
  *   WE's 46 / 47 with them, and 46 / 47 from peers leave their certificates with the chain
@@ -138,6 +141,7 @@ export class Gossip {
   private readonly settings: SyncSettings;
   private readonly deps: NetworkDeps;
   private readonly timers: Timers;
+  private readonly random: () => number;
   private readonly peers = new Map<number, Peer>();
   /** Transactions by id → peers that have them. */
   private readonly txs: SeenCache<Set<number>>;
@@ -161,6 +165,9 @@ export class Gossip {
   private readonly pipeline = new Map<string, string>();
   /** Received micro-blocks waiting for their parent to be applied, by their parent's key. */
   private readonly fetched = new Map<string, FetchedMicro>();
+  /** Transactions from peers admitted and waiting for the next relay batch, by id key. */
+  private readonly relays = new Map<string, { readonly tx: Transaction; readonly holders: Set<number> }>();
+  private relayTimer: unknown;
   /** A received micro-block is being checked and applied (one at a time, in chain order). */
   private applying = false;
   private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
@@ -172,6 +179,7 @@ export class Gossip {
   constructor(deps: NetworkDeps) {
     this.deps = deps;
     this.timers = deps.timers ?? NODE_TIMERS;
+    this.random = deps.random ?? Math.random;
     this.settings = syncSettings(deps.settings);
     const s = this.settings;
     this.txs = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
@@ -203,6 +211,8 @@ export class Gossip {
     this.microRequests.clear();
     this.pipeline.clear();
     this.fetched.clear();
+    this.timers.clearTimeout(this.relayTimer);
+    this.relays.clear();
     for (const p of this.pendingKeyBlocks.values()) this.timers.clearTimeout(p.timer);
     this.pendingKeyBlocks.clear();
   }
@@ -257,6 +267,8 @@ export class Gossip {
       return;
     }
     const own = e.origin === 'local';
+    // What is in a block now reaches the peers with it: no relay for it.
+    if (this.relays.size > 0) for (const tx of e.kind === 'block' ? e.block.transactions : e.transactions) this.relays.delete(bytesKey(tx.id));
     if (e.kind === 'block') {
       if (own && e.height > 1 && e.block.transactions.length === 0) {
         const known = this.blocks.get(bytesKey(e.block.id)) ?? new Set<number>();
@@ -413,8 +425,25 @@ export class Gossip {
         this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
         continue;
       }
-      this.sendTransaction(holders, tx);
+      this.queueRelay(tx, holders);
     }
+  }
+
+  /** A transaction admitted from a peer goes out with the next relay batch. */
+  private queueRelay(tx: Transaction, holders: Set<number>): void {
+    this.relays.set(bytesKey(tx.id), { tx, holders });
+    const s = this.settings;
+    if (this.relays.size >= s.transactionRelayBatchSize) this.flushRelays();
+    else if (this.relayTimer === undefined) this.relayTimer = this.timers.setTimeout(() => this.flushRelays(), Math.round(s.transactionRelayBatchMs * (0.5 + this.random())));
+  }
+
+  /** Relays the batch, each transaction to the peers not known to have it by now. */
+  private flushRelays(): void {
+    this.timers.clearTimeout(this.relayTimer);
+    this.relayTimer = undefined;
+    const batch = [...this.relays.values()];
+    this.relays.clear();
+    for (const { tx, holders } of batch) this.sendTransaction(holders, tx);
   }
 
   // --- micro-blocks ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signM
 import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, type Account } from '../chain/fork-fixture.js';
-import { netNode } from './net-fixture.js';
+import { netNode, type NetNode } from './net-fixture.js';
 import { quiet, until, Wire, type DoublePeer } from './peer-double.js';
 
 describe('gossip', () => {
@@ -209,6 +209,55 @@ describe('gossip', () => {
     assert.deepEqual(c.node.ids(), rival.ids());
     assert.equal(c.node.stateHash(), rival.stateHash());
     c.net.close();
+  });
+
+  it('a transaction relayed in a full mesh goes only to peers not yet known to have it: 6 messages among 4 nodes, not 9', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    // b, c and d relay their batches 20, 40 and 60 ms after taking the transaction.
+    const [a, b, c, d] = [0, 0, 0.5, 1].map((r, i) => netNode(wire, 'abcd'[i]!, clock, [], { transactionRelayBatchMs: 40 }, { random: () => Math.min(r, 0.999) })) as [NetNode, NetNode, NetNode, NetNode];
+    const all = [a, b, c, d];
+    for (const [i, x] of all.entries()) for (const y of all.slice(i + 1)) wire.connect(x.ep, y.ep);
+    await quiet(wire);
+    const tx = transfer(clock, alice, bob, 1n);
+    a.node.pool.put(tx);
+    a.net.broadcastTransaction(tx);
+    await until(() => all.every((n) => n.node.pool.get(tx.id) !== undefined), 'the transaction in every pool');
+    await new Promise((r) => setTimeout(r, 150));
+    await quiet(wire);
+    assert.equal(wire.count(MessageCode.Transaction, 'a'), 3, 'the origin sends it to everyone');
+    assert.equal(wire.count(MessageCode.Transaction, 'b'), 2, 'the first to relay sends it to the two peers other than its source');
+    assert.equal(wire.count(MessageCode.Transaction, 'c'), 1, 'the second knows the origin and the first have it');
+    assert.equal(wire.count(MessageCode.Transaction, 'd'), 0, 'the last knows every peer has it');
+    assert.equal(wire.count(MessageCode.Transaction, undefined, 'a'), 0, 'never sent back to its origin');
+    for (const n of all) n.net.close();
+  });
+
+  it('a transaction that goes into a micro-block before its relay batch leaves is not relayed', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC], { transactionRelayBatchMs: 400 });
+    const b = netNode(wire, 'b', clock, [], { transactionRelayBatchMs: 400 });
+    const c = netNode(wire, 'c', clock, []);
+    for (const [x, y] of [[miner, b], [b, c], [c, miner]] as const) wire.connect(x.ep, y.ep);
+    await quiet(wire);
+    do {
+      clock.nextRound();
+      miner.node.forge();
+    } while (!equalBytes(miner.node.chain.lastBlock().generator, minerA.keyPair.publicKey));
+    await until(() => b.node.chain.height() === miner.node.chain.height(), 'the key block reached b');
+    const tx = transfer(clock, alice, bob, 2n);
+    c.node.pool.put(tx);
+    c.net.broadcastTransaction(tx);
+    await until(() => miner.node.pool.get(tx.id) !== undefined && b.node.pool.get(tx.id) !== undefined, 'the transaction reached the miner and b');
+    const micro = miner.node.micro([tx]).microBlock!;
+    await until(() => equalBytes(b.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'b applied the micro-block');
+    await new Promise((r) => setTimeout(r, 700));
+    await quiet(wire);
+    assert.equal(wire.count(MessageCode.Transaction, 'b'), 0, 'b did not relay it');
+    assert.equal(wire.count(MessageCode.Transaction, 'miner'), 0, 'nor did the miner');
+    assert.equal(wire.count(MessageCode.Transaction), 2);
+    for (const n of [miner, b, c]) n.net.close();
   });
 });
 
