@@ -454,16 +454,18 @@ export class Gossip {
    */
   onInventory(peer: Peer, inventory: MicroBlockInventory, payload: Uint8Array): void {
     const key = bytesKey(inventory.totalSig);
-    const entry = this.inventories.get(key);
+    let entry = this.inventories.get(key);
     if (entry !== undefined) {
       entry.owners.add(peer.id);
-      return;
+      // A new owner of one given up before: worth asking again now.
+      if (this.pipeline.has(key)) return;
+    } else {
+      if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
+      entry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: Uint8Array.from(payload), owners: new Set([peer.id]) };
+      this.inventories.set(key, entry);
     }
-    if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
-    const prevKey = bytesKey(inventory.prevSig);
-    this.inventories.set(key, { inventory, prevKey, payload: Uint8Array.from(payload), owners: new Set([peer.id]) });
     if (this.processedMicros.get(key) !== undefined || this.deps.chain.holdsBlockId(inventory.totalSig)) return;
-    if (prevKey === bytesKey(this.deps.chain.lastBlockId()) || this.pipeline.has(prevKey)) this.requestMicro(key, prevKey, peer);
+    if (entry.prevKey === bytesKey(this.deps.chain.lastBlockId()) || this.pipeline.has(entry.prevKey)) this.requestMicro(key, entry.prevKey, peer);
   }
 
   /** Inventories that extend the tip or the pipeline, oldest first, while the pipeline has room. */

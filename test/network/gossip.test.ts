@@ -13,6 +13,7 @@ import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signM
 import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, type Account } from '../chain/fork-fixture.js';
+import type { SyncSettings } from '../../src/network/chain-deps.js';
 import { netNode, type NetNode } from './net-fixture.js';
 import { quiet, until, Wire, type DoublePeer } from './peer-double.js';
 
@@ -211,6 +212,32 @@ describe('gossip', () => {
     c.net.close();
   });
 
+  it('a micro-block given up takes out those fetched on top of it; they are fetched again once it comes', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead({ microBlockRequestTimeoutMs: 60, microBlockRequestAttempts: 1 });
+    const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
+    const applied: string[] = [];
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock.idBase58)));
+    const answer = (only: readonly MicroBlock[]) => (peer: Peer, code: number, payload: Uint8Array) => {
+      const m = only.find((x) => code === MessageCode.MicroBlockRequest && equalBytes(x.totalLiquidBlockSig, payload));
+      if (m !== undefined) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(m));
+    };
+    // x never answers for the first one.
+    const x = scripted(wire, 'x', answer(micros.slice(1)));
+    const { atX } = wire.connect(x.ep, c.ep);
+    for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
+    await until(() => wire.count(MessageCode.MicroBlockRequest, 'c', 'x') === 3, 'all three asked for');
+    await new Promise((r) => setTimeout(r, 150));
+    await quiet(wire);
+    assert.deepEqual(applied, [], 'the first never came: nothing applied');
+    const h = scripted(wire, 'h', answer(micros));
+    const { atX: atH } = wire.connect(h.ep, c.ep);
+    atH.send(MessageCode.MicroBlockInventory, inventoryOf(micros[0]!, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, micros[2]!.totalLiquidBlockSig), 'all three applied');
+    assert.deepEqual(applied, micros.map((m) => m.idBase58));
+    assert.equal(c.node.stateHash(), source.stateHash());
+    c.net.close();
+  });
+
   it('a transaction relayed in a full mesh goes only to peers not yet known to have it: 6 messages among 4 nodes, not 9', async () => {
     const wire = new Wire();
     const clock = new Clock();
@@ -262,11 +289,11 @@ describe('gossip', () => {
 });
 
 /** A forging source, a node `c` on the wire double, and the key block both have. */
-function keyBlockAhead(): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
+function keyBlockAhead(settings: Partial<SyncSettings> = {}): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
   const clock = new Clock();
   const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
   const wire = new Wire();
-  const c = netNode(wire, 'c', clock, []);
+  const c = netNode(wire, 'c', clock, [], settings);
   const key = source.forge();
   c.node.follow(source);
   return { clock, source, wire, c, key };
