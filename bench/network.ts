@@ -14,6 +14,9 @@
  * - network.confirmed: transfers/s broadcast round-robin to the four nodes until all are in
  *   blocks (counted on node 0), against chain.confirmed — the same transfers broadcast to one
  *   node process, measured in this run (bench/chain.ts).
+ * - network.tx-messages: transaction messages (25 and 46) the four nodes sent, from their
+ *   `weft_network_messages_sent_total`, per transfer broadcast (steady and burst), against the
+ *   least a full mesh needs: the receiving node's one to each of its 3 peers.
  * - network.cpu-per-tx: CPU time (user + system, all threads, from /proc) each node process
  *   spent per confirmed transfer during that burst — the four nodes' sum ÷ 4 ÷ transfers —
  *   against the single node's CPU per transfer in its own run (goal: ratio ≤ 1.05).
@@ -150,6 +153,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
   let nodes: Running[] = [];
   let multi: number;
   let multiCpuMsPerTx: number;
+  let txMessages = 0;
   let steady: { from: number; to: number };
   let burst: { from: number; to: number };
   try {
@@ -242,6 +246,10 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     }, 30_000);
     await sleep(500);
     burst.to = Date.now();
+    for (const r of nodes) {
+      const text = (await request(`${r.node.restUrl}/metrics`, 'GET')).text;
+      for (const m of text.matchAll(/^weft_network_messages_sent_total\{([^}]*)\} (\d+)/gm)) if (/code="(25|46)"/.test(m[1]!)) txMessages += Number(m[2]);
+    }
   } finally {
     for (const r of nodes) r.child.kill('SIGTERM');
     await Promise.all(nodes.map((r) => new Promise<void>((resolve) => (r.child.exitCode !== null ? resolve() : r.child.once('exit', () => resolve())))));
@@ -281,6 +289,15 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
   progress(`${TRANSFERS} transfers to a single node (chain.confirmed)`);
   const single = await confirmed(p, TRANSFERS);
   out.push({ name: 'network.confirmed', value: multi, baseline: single.value, ratio: multi / single.value, unit: 'tx/s', baselineLabel: `one node (chain.confirmed) in this run; round-robin to ${settings}` });
+  const broadcast = STEADY_RATE * STEADY_SECONDS + TRANSFERS;
+  out.push({
+    name: 'network.tx-messages',
+    value: txMessages / broadcast,
+    baseline: NODES - 1,
+    ratio: txMessages / broadcast / (NODES - 1),
+    unit: `transaction messages (25/46) sent by all ${NODES} nodes per transfer broadcast`,
+    baselineLabel: `the least in a full mesh of ${NODES}: one from the receiving node to each peer (lower is better)`,
+  });
   out.push({
     name: 'network.cpu-per-tx',
     value: multiCpuMsPerTx,
