@@ -36,7 +36,7 @@ import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
 import { freeLoopbackPort } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
-import { startProcess, stopProcess, type Figure } from './harness.js';
+import { processCpuMs, startProcess, stopProcess, type Figure } from './harness.js';
 
 export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
@@ -320,14 +320,16 @@ async function httpIngest(p: Protocol, n: number): Promise<{ value: number; base
  * chain.confirmed: transfers/s broadcast to one node process until all are in blocks (bench/network.ts compares four nodes with it).
  * The node runs `p`'s crypto; the baseline is native Ed25519 verification, or `baselineRate` of the transfers when given (GOST).
  */
-export async function confirmed(p: Protocol, n: number, baselineRate: (txs: readonly Transaction[]) => number = nativeVerifyRate): Promise<{ value: number; baseline: number; longestStallMs: number }> {
+export async function confirmed(p: Protocol, n: number, baselineRate: (txs: readonly Transaction[]) => number = nativeVerifyRate): Promise<{ value: number; baseline: number; longestStallMs: number; cpuMsPerTx: number }> {
   const node = await startNodeProcess(true, p.crypto.type);
   try {
     const txs = signedTransfers(p, n, BigInt(Date.now()));
     const baseline = baselineRate(txs);
     await longestStallMs(node);
+    const cpu0 = processCpuMs(node.child.pid!);
     const value = await confirmedRate(node, txs);
-    return { value, baseline, longestStallMs: await longestStallMs(node) };
+    const cpuMsPerTx = (processCpuMs(node.child.pid!) - cpu0) / n;
+    return { value, baseline, longestStallMs: await longestStallMs(node), cpuMsPerTx };
   } finally {
     await stopNodeProcess(node);
   }

@@ -3,7 +3,8 @@
  * alternating subject and baseline over several rounds so machine noise hits both, and
  * reported as the median of each with their ratio.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 export interface Figure {
   readonly name: string;
@@ -99,4 +100,16 @@ export function stopProcess(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
   });
+}
+
+/**
+ * CPU time (ms, user + system, all threads) a running process has used so far, from Linux's
+ * /proc/<pid>/stat (fields utime and stime, in clock ticks).
+ */
+export function processCpuMs(pid: number): number {
+  const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }

@@ -14,6 +14,12 @@
  * - network.confirmed: transfers/s broadcast round-robin to the four nodes until all are in
  *   blocks (counted on node 0), against chain.confirmed — the same transfers broadcast to one
  *   node process, measured in this run (bench/chain.ts).
+ * - network.tx-messages: transaction messages (25 and 46) the four nodes sent, from their
+ *   `weft_network_messages_sent_total`, per transfer broadcast (steady and burst), against the
+ *   least a full mesh needs: the receiving node's one to each of its 3 peers.
+ * - network.cpu-per-tx: CPU time (user + system, all threads, from /proc) each node process
+ *   spent per confirmed transfer during that burst — the four nodes' sum ÷ 4 ÷ transfers —
+ *   against the single node's CPU per transfer in its own run (goal: ratio ≤ 1.05).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
@@ -24,7 +30,7 @@ import { prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/node/dev
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { BENCH_POA, broadcastAll, confirmed, request, signedTransfers } from './chain.js';
-import type { Figure } from './harness.js';
+import { processCpuMs, type Figure } from './harness.js';
 
 const NODES = 4;
 const TRANSFERS = 10_000;
@@ -146,6 +152,8 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
   const settings = `${NODES} nodes, PoA round ${BENCH_POA.roundDurationMs} ms + sync ${BENCH_POA.syncDurationMs} ms, micro-block every ${BENCH_POA.microBlockIntervalMs} ms, ≤ ${BENCH_POA.maxTransactionsInMicroBlock} txs per micro-block`;
   let nodes: Running[] = [];
   let multi: number;
+  let multiCpuMsPerTx: number;
+  let txMessages = 0;
   let steady: { from: number; to: number };
   let burst: { from: number; to: number };
   try {
@@ -213,6 +221,8 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     const url0 = nodes[0]!.node.restUrl;
     const startHeight = (await json<{ height: number }>(`${url0}/blocks/height`)).height;
     const t0 = process.hrtime.bigint();
+    const nodesCpuMs = (): number => nodes.reduce((sum, r) => sum + processCpuMs(r.child.pid!), 0);
+    const cpu0 = nodesCpuMs();
     await Promise.all(nodes.map((r, i) => broadcastAll(r.node.restUrl, bodies.filter((_, j) => j % NODES === i), 4)));
     const deadline = Date.now() + 180_000;
     for (;;) {
@@ -227,6 +237,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
       await sleep(50);
     }
     multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
+    multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
     // One more key block, so the last micro-blocks and a key block after the load are measured too.
     const h = (await json<{ height: number }>(`${url0}/blocks/height`)).height;
     await until('one more key block on every node', async () => {
@@ -235,6 +246,10 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     }, 30_000);
     await sleep(500);
     burst.to = Date.now();
+    for (const r of nodes) {
+      const text = (await request(`${r.node.restUrl}/metrics`, 'GET')).text;
+      for (const m of text.matchAll(/^weft_network_messages_sent_total\{([^}]*)\} (\d+)/gm)) if (/code="(25|46)"/.test(m[1]!)) txMessages += Number(m[2]);
+    }
   } finally {
     for (const r of nodes) r.child.kill('SIGTERM');
     await Promise.all(nodes.map((r) => new Promise<void>((resolve) => (r.child.exitCode !== null ? resolve() : r.child.once('exit', () => resolve())))));
@@ -274,5 +289,22 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
   progress(`${TRANSFERS} transfers to a single node (chain.confirmed)`);
   const single = await confirmed(p, TRANSFERS);
   out.push({ name: 'network.confirmed', value: multi, baseline: single.value, ratio: multi / single.value, unit: 'tx/s', baselineLabel: `one node (chain.confirmed) in this run; round-robin to ${settings}` });
+  const broadcast = STEADY_RATE * STEADY_SECONDS + TRANSFERS;
+  out.push({
+    name: 'network.tx-messages',
+    value: txMessages / broadcast,
+    baseline: NODES - 1,
+    ratio: txMessages / broadcast / (NODES - 1),
+    unit: `transaction messages (25/46) sent by all ${NODES} nodes per transfer broadcast`,
+    baselineLabel: `the least in a full mesh of ${NODES}: one from the receiving node to each peer (lower is better)`,
+  });
+  out.push({
+    name: 'network.cpu-per-tx',
+    value: multiCpuMsPerTx,
+    baseline: single.cpuMsPerTx,
+    ratio: multiCpuMsPerTx / single.cpuMsPerTx,
+    unit: `CPU ms per confirmed transfer per node (${NODES} nodes, burst of ${TRANSFERS})`,
+    baselineLabel: `one node's CPU ms per confirmed transfer (chain.confirmed) in this run; goal ratio ≤ 1.05 (lower is better): ${multiCpuMsPerTx / single.cpuMsPerTx <= 1.05 ? 'met' : 'NOT met'}`,
+  });
   return out;
 }

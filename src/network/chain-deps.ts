@@ -33,6 +33,14 @@ export interface SyncSettings {
   /** A key block on a micro-block not here yet is retried (key-block-appending). */
   readonly keyBlockAppendAttempts: number;
   readonly keyBlockAppendRetryMs: number;
+  /**
+   * Transactions from peers are relayed in batches (transaction-broadcaster max-batch-size /
+   * max-batch-time): a batch goes once it holds this many, or after about this long (between
+   * half and one and a half times, at random, so that nodes that took a transaction at the
+   * same moment relay it at different ones and learn from each other who has it).
+   */
+  readonly transactionRelayBatchSize: number;
+  readonly transactionRelayBatchMs: number;
 }
 
 export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
@@ -48,6 +56,8 @@ export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
   seenCacheSize: 100_000,
   keyBlockAppendAttempts: 10,
   keyBlockAppendRetryMs: 400,
+  transactionRelayBatchSize: 500,
+  transactionRelayBatchMs: 500,
 };
 
 export interface NetworkLogger {
@@ -67,6 +77,8 @@ export interface NetworkDeps {
   /** The node owner's keys: sign the inventories of micro-blocks this node mines. */
   readonly ownerKeys?: KeyPair;
   readonly timers?: Timers;
+  /** Uniform in [0, 1): spreads the transaction relay batches (tests make it fixed); Math.random by default. */
+  readonly random?: () => number;
   /**
    * PKI (GOST networks in mode TEST/ON): whether a transaction from a peer, with the
    * certificates its message carried, may enter the pool — the reason it may not, if so.

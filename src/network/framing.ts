@@ -145,6 +145,25 @@ export function encodeFrame(code: number, payload: Uint8Array): Buffer {
   return out;
 }
 
+/**
+ * The frames of outgoing messages, each encoded (checksummed and copied) once however many
+ * peers it goes to: a frame is kept with the payload object it was built from, weakly, so
+ * gossip that hands the same payload to every peer pays for one frame. Senders never change
+ * a payload once it is handed over (each message's payload is built fresh).
+ */
+export class OutgoingFrames {
+  readonly #frames = new WeakMap<Uint8Array, { readonly code: number; readonly frame: Buffer }>();
+
+  /** The frame of `code` with `payload`: encodeFrame's bytes, built once per payload and code. */
+  frame(code: number, payload: Uint8Array): Buffer {
+    const known = this.#frames.get(payload);
+    if (known !== undefined && known.code === code) return known.frame;
+    const frame = encodeFrame(code, payload);
+    this.#frames.set(payload, { code, frame });
+    return frame;
+  }
+}
+
 export interface FrameDecoderOptions {
   /** Per-code payload caps; defaults to MAX_PAYLOAD. A code without an entry is refused. */
   readonly maxPayload?: ReadonlyMap<number, number>;

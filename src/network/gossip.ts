@@ -9,7 +9,10 @@
  * - micro-blocks: the miner announces an inventory (26); a receiver checks its signature,
  *   requests the micro-block (27) from a peer that announced it (timeout, next owner,
  *   limited attempts), applies the response (28) and relays the inventory;
- * - transactions (25): admitted to the pool, then relayed;
+ * - transactions (25): admitted to the pool, then relayed in batches (a batch per
+ *   transactionRelayBatchMs, spread at random) to the peers not known to have them by then —
+ *   a copy that arrived from a peer meanwhile, or the transaction going into a block, saves
+ *   the message (each transaction is still its own 25/46: WE has no batch message);
  * - MicroBlockRequest answered from the chain's liquid block;
  * - a transaction or micro-block whose transactions carry certificate chains (PKI) goes as
  *   WE's 46 / 47 with them, and 46 / 47 from peers leave their certificates with the chain
@@ -78,6 +81,10 @@ export class SeenCache<V> {
     }
   }
 
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
   /** How many live entries there are. */
   freshSize(): number {
     let n = 0;
@@ -94,6 +101,8 @@ export class SeenCache<V> {
 
 interface InventoryEntry {
   readonly inventory: MicroBlockInventory;
+  /** bytesKey of the inventory's previous liquid-block signature. */
+  readonly prevKey: string;
   readonly payload: Uint8Array;
   /** Peers that announced it (or were sent it). */
   readonly owners: Set<number>;
@@ -104,6 +113,22 @@ interface MicroRequest {
   timer: unknown;
   peer: Peer;
 }
+
+/** A micro-block received in the fetch pipeline, waiting for its turn (its parent applied). */
+interface FetchedMicro {
+  readonly micro: MicroBlock;
+  readonly key: string;
+  readonly peer: Peer;
+  /** Settles once its transactions' signatures are checked: undefined, or why they could not be. */
+  readonly verified: Promise<Error | undefined>;
+}
+
+/**
+ * How many micro-blocks may be in the fetch pipeline at once (requested, received or being
+ * applied): the inventories of a chain of micro-blocks are requested as they arrive, up to
+ * this many ahead of the tip, while the ones before them are still travelling or applying.
+ */
+export const MICRO_BLOCK_FETCH_WINDOW = 8;
 
 interface PendingKeyBlock {
   readonly block: Block;
@@ -116,6 +141,7 @@ export class Gossip {
   private readonly settings: SyncSettings;
   private readonly deps: NetworkDeps;
   private readonly timers: Timers;
+  private readonly random: () => number;
   private readonly peers = new Map<number, Peer>();
   /** Transactions by id → peers that have them. */
   private readonly txs: SeenCache<Set<number>>;
@@ -132,17 +158,28 @@ export class Gossip {
   /** Micro-blocks applied or given up, by total signature. */
   private readonly processedMicros: SeenCache<true>;
   private readonly microRequests = new Map<string, MicroRequest>();
+  /**
+   * The fetch pipeline: micro-blocks requested, received or being applied (total signature
+   * key → the key of the block they extend). Each extends the tip or another one in it.
+   */
+  private readonly pipeline = new Map<string, string>();
+  /** Received micro-blocks waiting for their parent to be applied, by their parent's key. */
+  private readonly fetched = new Map<string, FetchedMicro>();
+  /** Transactions from peers admitted and waiting for the next relay batch, by id key. */
+  private readonly relays = new Map<string, { readonly tx: Transaction; readonly holders: Set<number> }>();
+  private relayTimer: unknown;
+  /** A received micro-block is being checked and applied (one at a time, in chain order). */
+  private applying = false;
   private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
   private readonly unsubscribe: () => void;
   /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
   private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number>; readonly certificates: readonly Certificate[] }> = [];
-  /** Received micro-blocks are applied in arrival order, each once its signatures are checked. */
-  private microApplying: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(deps: NetworkDeps) {
     this.deps = deps;
     this.timers = deps.timers ?? NODE_TIMERS;
+    this.random = deps.random ?? Math.random;
     this.settings = syncSettings(deps.settings);
     const s = this.settings;
     this.txs = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
@@ -172,6 +209,10 @@ export class Gossip {
     this.unsubscribe();
     for (const r of this.microRequests.values()) this.timers.clearTimeout(r.timer);
     this.microRequests.clear();
+    this.pipeline.clear();
+    this.fetched.clear();
+    this.timers.clearTimeout(this.relayTimer);
+    this.relays.clear();
     for (const p of this.pendingKeyBlocks.values()) this.timers.clearTimeout(p.timer);
     this.pendingKeyBlocks.clear();
   }
@@ -221,8 +262,13 @@ export class Gossip {
   }
 
   private onChainEvent(e: ChainEvent): void {
-    if (e.kind === 'rollback') return;
+    if (e.kind === 'rollback') {
+      this.dropUnreachableMicros();
+      return;
+    }
     const own = e.origin === 'local';
+    // What is in a block now reaches the peers with it: no relay for it.
+    if (this.relays.size > 0) for (const tx of e.kind === 'block' ? e.block.transactions : e.transactions) this.relays.delete(bytesKey(tx.id));
     if (e.kind === 'block') {
       if (own && e.height > 1 && e.block.transactions.length === 0) {
         const known = this.blocks.get(bytesKey(e.block.id)) ?? new Set<number>();
@@ -233,15 +279,18 @@ export class Gossip {
     } else {
       const totalKey = bytesKey(e.microBlock.totalLiquidBlockSig);
       this.processedMicros.set(totalKey, true);
+      this.pipeline.delete(totalKey);
       const keys = this.deps.ownerKeys;
       if (own && keys !== undefined && equalBytes(keys.publicKey, e.microBlock.generator)) {
         const inventory = signMicroBlockInventory(this.deps.protocol, keys, e.microBlock.totalLiquidBlockSig, e.microBlock.prevLiquidBlockSig);
-        const entry: InventoryEntry = { inventory, payload: encodeMicroBlockInventory(inventory), owners: new Set() };
+        const entry: InventoryEntry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: encodeMicroBlockInventory(inventory), owners: new Set() };
         this.inventories.set(totalKey, entry);
         this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
       }
     }
     this.retryKeyBlocks();
+    this.dropUnreachableMicros();
+    this.applyNextMicro();
     this.requestReadyMicros();
   }
 
@@ -376,53 +425,80 @@ export class Gossip {
         this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
         continue;
       }
-      this.sendTransaction(holders, tx);
+      this.queueRelay(tx, holders);
     }
+  }
+
+  /** A transaction admitted from a peer goes out with the next relay batch. */
+  private queueRelay(tx: Transaction, holders: Set<number>): void {
+    this.relays.set(bytesKey(tx.id), { tx, holders });
+    const s = this.settings;
+    if (this.relays.size >= s.transactionRelayBatchSize) this.flushRelays();
+    else if (this.relayTimer === undefined) this.relayTimer = this.timers.setTimeout(() => this.flushRelays(), Math.round(s.transactionRelayBatchMs * (0.5 + this.random())));
+  }
+
+  /** Relays the batch, each transaction to the peers not known to have it by now. */
+  private flushRelays(): void {
+    this.timers.clearTimeout(this.relayTimer);
+    this.relayTimer = undefined;
+    const batch = [...this.relays.values()];
+    this.relays.clear();
+    for (const { tx, holders } of batch) this.sendTransaction(holders, tx);
   }
 
   // --- micro-blocks ----------------------------------------------------------------------------
 
-  /** A peer announced a micro-block: fetched when it extends our tip. */
+  /**
+   * A peer announced a micro-block: requested at once when it extends our tip or a
+   * micro-block already in the fetch pipeline (and the pipeline has room).
+   */
   onInventory(peer: Peer, inventory: MicroBlockInventory, payload: Uint8Array): void {
     const key = bytesKey(inventory.totalSig);
-    const entry = this.inventories.get(key);
+    let entry = this.inventories.get(key);
     if (entry !== undefined) {
       entry.owners.add(peer.id);
-      return;
+      // A new owner of one given up before: worth asking again now.
+      if (this.pipeline.has(key)) return;
+    } else {
+      if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
+      entry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: Uint8Array.from(payload), owners: new Set([peer.id]) };
+      this.inventories.set(key, entry);
     }
-    if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
-    this.inventories.set(key, { inventory, payload: Uint8Array.from(payload), owners: new Set([peer.id]) });
     if (this.processedMicros.get(key) !== undefined || this.deps.chain.holdsBlockId(inventory.totalSig)) return;
-    if (equalBytes(inventory.prevSig, this.deps.chain.lastBlockId())) this.requestMicro(key, peer);
+    if (entry.prevKey === bytesKey(this.deps.chain.lastBlockId()) || this.pipeline.has(entry.prevKey)) this.requestMicro(key, entry.prevKey, peer);
   }
 
-  /** Inventories that extend the new tip. */
+  /** Inventories that extend the tip or the pipeline, oldest first, while the pipeline has room. */
   private requestReadyMicros(): void {
-    const ready = this.readyInventory(this.deps.chain.lastBlockId());
-    if (ready !== undefined) this.requestMicro(bytesKey(ready.inventory.totalSig));
+    const tipKey = bytesKey(this.deps.chain.lastBlockId());
+    for (let added = true; added && this.pipeline.size < MICRO_BLOCK_FETCH_WINDOW; ) {
+      added = false;
+      this.inventories.forEachFresh((key, e) => {
+        if (this.pipeline.size >= MICRO_BLOCK_FETCH_WINDOW || this.pipeline.has(key) || this.processedMicros.get(key) !== undefined) return;
+        if (e.prevKey !== tipKey && !this.pipeline.has(e.prevKey)) return;
+        if (this.requestMicro(key, e.prevKey)) added = true;
+      });
+    }
   }
 
-  private readyInventory(tip: Uint8Array): InventoryEntry | undefined {
-    let found: InventoryEntry | undefined;
-    this.inventories.forEachFresh((key, e) => {
-      if (found === undefined && equalBytes(e.inventory.prevSig, tip) && this.processedMicros.get(key) === undefined && !this.microRequests.has(key)) found = e;
-    });
-    return found;
-  }
-
-  private requestMicro(key: string, prefer?: Peer): void {
-    if (this.microRequests.has(key)) return;
+  /** Asks an owner for the micro-block; false when it is not asked (pipeline full, a sibling asked, no owner). */
+  private requestMicro(key: string, prevKey: string, prefer?: Peer): boolean {
+    if (this.pipeline.has(key) || this.pipeline.size >= MICRO_BLOCK_FETCH_WINDOW) return false;
+    // One child per parent: a competing micro-block on the same parent waits until this one is given up.
+    for (const parent of this.pipeline.values()) if (parent === prevKey) return false;
     const peer = prefer ?? this.ownerOf(key, undefined);
-    if (peer === undefined) return;
+    if (peer === undefined) return false;
     const request: MicroRequest = { attempts: 1, timer: undefined, peer };
+    this.pipeline.set(key, prevKey);
     this.microRequests.set(key, request);
     this.sendMicroRequest(key, request);
+    return true;
   }
 
   private sendMicroRequest(key: string, request: MicroRequest): void {
     const entry = this.inventories.get(key);
     if (entry === undefined) {
-      this.microRequests.delete(key);
+      this.giveUpMicro(key);
       return;
     }
     request.peer.send(MessageCode.MicroBlockRequest, encodeMicroBlockRequest(entry.inventory.totalSig));
@@ -435,13 +511,54 @@ export class Gossip {
     this.timers.clearTimeout(request.timer);
     const next = this.ownerOf(key, request.peer);
     if (request.attempts >= this.settings.microBlockRequestAttempts || next === undefined) {
-      this.microRequests.delete(key);
       this.deps.logger.debug(`Micro-block ${encodeBase58(this.inventories.get(key)?.inventory.totalSig ?? new Uint8Array())} not received after ${request.attempts} attempts`);
+      this.giveUpMicro(key);
       return;
     }
     request.attempts++;
     request.peer = next;
     this.sendMicroRequest(key, request);
+  }
+
+  /** A micro-block leaves the pipeline unreceived; what was fetched on top of it goes too. */
+  private giveUpMicro(key: string): void {
+    const request = this.microRequests.get(key);
+    if (request !== undefined) this.timers.clearTimeout(request.timer);
+    this.microRequests.delete(key);
+    this.pipeline.delete(key);
+    this.dropUnreachableMicros();
+  }
+
+  /**
+   * Drops from the pipeline every micro-block that no longer leads back to the tip — a new
+   * key block, a rollback, or a micro-block given up or refused beneath it: their requests
+   * are forgotten and what was received of them is not applied.
+   */
+  private dropUnreachableMicros(): void {
+    if (this.pipeline.size === 0) return;
+    const live = new Set([bytesKey(this.deps.chain.lastBlockId())]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [key, prevKey] of this.pipeline) {
+        if (!live.has(key) && live.has(prevKey)) {
+          live.add(key);
+          grew = true;
+        }
+      }
+    }
+    for (const key of [...this.pipeline.keys()]) {
+      if (live.has(key)) continue;
+      this.pipeline.delete(key);
+      const request = this.microRequests.get(key);
+      if (request !== undefined) this.timers.clearTimeout(request.timer);
+      this.microRequests.delete(key);
+    }
+    for (const [prevKey, f] of [...this.fetched]) {
+      if (this.pipeline.has(f.key)) continue;
+      // Not applied: fetched again should it become the tip's next after all.
+      this.fetched.delete(prevKey);
+      this.processedMicros.delete(f.key);
+    }
   }
 
   /** A connected peer that announced the micro-block, preferring one other than `not`. */
@@ -469,23 +586,57 @@ export class Gossip {
 
   /**
    * The micro-block we asked a peer for (with the certificates its transactions carried, from
-   * a 47): applied after the ones before it, its signatures checked first.
+   * a 47): its signatures are checked at once on the verifier threads (the ones this pool
+   * already holds are not checked again); it is applied when the one it extends is — blocks
+   * fetched ahead that arrive out of order wait for their turn.
    */
   onMicroBlockResponse(peer: Peer, micro: MicroBlock, certificates: readonly Certificate[] = []): void {
     const key = bytesKey(micro.totalLiquidBlockSig);
     const request = this.microRequests.get(key);
     if (request === undefined) return; // not asked for (or already given up)
     if (micro.kind === 'tx') this.deps.chain.carryCertificates(micro.transactions.map((t) => t.id), certificates);
+    const prevKey = bytesKey(micro.prevLiquidBlockSig);
+    if (prevKey !== this.pipeline.get(key)) {
+      this.processedMicros.set(key, true);
+      this.deps.logger.debug(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} does not extend the block its inventory named`);
+      this.giveUpMicro(key);
+      return;
+    }
     this.timers.clearTimeout(request.timer);
     this.microRequests.delete(key);
     this.processedMicros.set(key, true);
-    // Its transactions' signatures are checked on the verifier threads (the ones this pool
-    // already holds are not checked again), then it is applied after the ones before it.
-    const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions) : Promise.resolve();
-    this.microApplying = this.microApplying
-      .then(() => verified)
-      .then(() => this.applyMicroBlock(peer, micro, key))
-      .catch((e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${(e as Error).message}`));
+    const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions).then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    ) : Promise.resolve(undefined);
+    this.fetched.set(prevKey, { micro, key, peer, verified });
+    this.dropUnreachableMicros();
+    this.applyNextMicro();
+  }
+
+  /** Applies the received micro-block that extends the tip, if any, once its signatures are checked; then the next. */
+  private applyNextMicro(): void {
+    if (this.applying || this.closed) return;
+    const tipKey = bytesKey(this.deps.chain.lastBlockId());
+    const next = this.fetched.get(tipKey);
+    if (next === undefined) return;
+    this.fetched.delete(tipKey);
+    this.applying = true;
+    const { micro, key, peer } = next;
+    void next.verified
+      .then((failure) => {
+        if (failure !== undefined) throw failure;
+        // A key block or rollback while its signatures were checked left it behind.
+        if (this.pipeline.has(key)) this.applyMicroBlock(peer, micro, key);
+      })
+      .catch((e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${(e as Error).message}`))
+      .finally(() => {
+        this.applying = false;
+        if (this.closed) return;
+        if (this.pipeline.delete(key)) this.dropUnreachableMicros();
+        this.applyNextMicro();
+        this.requestReadyMicros();
+      });
   }
 
   private applyMicroBlock(peer: Peer, micro: MicroBlock, key: string): void {

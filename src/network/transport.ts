@@ -10,6 +10,9 @@
  *   PeerIdentityRequest (answered, then the connection closes), anything else closes.
  * - Each peer has a bounded send queue (bytes and messages): while the socket reports
  *   back-pressure, messages wait in it; when it is full `send` drops and returns false.
+ * - A message's frame is encoded once for all the peers it goes to (framing.ts
+ *   OutgoingFrames), and the messages sent to a peer in one callback leave in one write:
+ *   the socket is corked at the first and uncorked when the callback is done.
  * - Large confidential-data items arrive as stream frames between messages (framing.ts):
  *   they go to the stream a caller asked for with `receiveStream` (oldest first), at most
  *   its buffer ahead — beyond that the socket is paused, as WE turns auto-read off; stream
@@ -22,7 +25,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { encodeFrame, encodeStreamFrame, FrameDecoder, FrameError, frameSize, MAX_PAYLOAD, STREAM_FRAME } from './framing.js';
+import { encodeStreamFrame, FrameDecoder, FrameError, frameSize, MAX_PAYLOAD, OutgoingFrames, STREAM_FRAME } from './framing.js';
 import {
   decodePeerIdentityRequest,
   decodePeerIdentityResponse,
@@ -224,6 +227,8 @@ class Connection implements StreamPeer {
   /** The stream being written; the next waits for it. */
   #streamOut: Promise<void> = Promise.resolve();
   readonly #drainWaiters: Array<() => void> = [];
+  /** Writes are being gathered for one write at the end of this callback. */
+  #corked = false;
 
   constructor(
     readonly id: number,
@@ -444,9 +449,9 @@ class Connection implements StreamPeer {
       this.transport.log.warn({ peer: this.id, code, size: payload.length }, 'outgoing message exceeds its cap; dropped');
       return false;
     }
-    const frame = encodeFrame(code, payload);
+    const frame = this.transport.frames.frame(code, payload);
     if (!this.#blocked) {
-      if (!this.socket.write(frame)) {
+      if (!this.#write(frame)) {
         this.#blocked = true;
         this.socket.once('drain', () => this.#flush());
       }
@@ -464,12 +469,25 @@ class Connection implements StreamPeer {
     return true;
   }
 
+  /** Writes a frame into the socket corked until the current callback is done: one write for all its messages. */
+  #write(frame: Buffer): boolean {
+    if (!this.#corked) {
+      this.#corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        this.socket.uncork();
+      });
+    }
+    return this.socket.write(frame);
+  }
+
   #flush(): void {
     this.#blocked = false;
     while (this.#state === 'open' && this.#queue.length > 0) {
       const frame = this.#queue.shift()!;
       this.#queuedBytes -= frame.length;
-      if (!this.socket.write(frame)) {
+      if (!this.#write(frame)) {
         this.#blocked = true;
         this.socket.once('drain', () => this.#flush());
         return;
@@ -508,6 +526,8 @@ class Connection implements StreamPeer {
 class NetPeerTransport implements PeerTransport {
   readonly settings: Settings;
   readonly log: TransportLogger;
+  /** Frames shared by the connections: a message to many peers is encoded once. */
+  readonly frames = new OutgoingFrames();
   readonly #connections = new Set<Connection>();
   readonly #open = new Set<Connection>();
   #server: net.Server | undefined;

@@ -9,6 +9,7 @@ import {
   FrameError,
   MAX_FRAME_LENGTH,
   MAX_PAYLOAD,
+  OutgoingFrames,
   type FramedMessage,
 } from '../../src/network/framing.js';
 import { MessageCode } from '../../src/network/types.js';
@@ -55,6 +56,17 @@ describe('framing', () => {
     assert.deepEqual(frame, expected);
     // Empty payload: no checksum, no payload.
     assert.deepEqual(encodeFrame(MessageCode.GetPeers, new Uint8Array(0)), Buffer.from([0, 0, 0, 9, 0x12, 0x34, 0x56, 0x78, 3, 0, 0, 0, 0]));
+  });
+
+  it('encodes a message going to many peers once, with encodeFrame’s bytes; the same payload under another code gets its own frame', () => {
+    const frames = new OutgoingFrames();
+    const payload = Uint8Array.of(9, 8, 7);
+    const first = frames.frame(MessageCode.Transaction, payload);
+    assert.deepEqual(first, encodeFrame(MessageCode.Transaction, payload));
+    assert.equal(frames.frame(MessageCode.Transaction, payload), first, 'the second peer gets the same frame');
+    assert.deepEqual(frames.frame(MessageCode.Score, payload), encodeFrame(MessageCode.Score, payload));
+    // Another payload object with the same bytes is framed on its own, with the same bytes.
+    assert.deepEqual(frames.frame(MessageCode.Transaction, Uint8Array.of(9, 8, 7)), first);
   });
 
   it('decodes any sequence of messages however the bytes are split (property)', () => {

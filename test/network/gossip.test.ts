@@ -7,12 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { peerChainOf } from '../../src/chain/peer-chain.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
 import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, type Account } from '../chain/fork-fixture.js';
-import { netNode } from './net-fixture.js';
+import type { SyncSettings } from '../../src/network/chain-deps.js';
+import { netNode, type NetNode } from './net-fixture.js';
 import { quiet, until, Wire, type DoublePeer } from './peer-double.js';
 
 describe('gossip', () => {
@@ -104,12 +106,7 @@ describe('gossip', () => {
   });
 
   it('a key block on a micro-block not here yet waits for it, then applies', async () => {
-    const clock = new Clock();
-    const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
-    const wire = new Wire();
-    const c = netNode(wire, 'c', clock, []);
-    const key = source.forge();
-    c.node.follow(source);
+    const { clock, source, wire, c, key } = keyBlockAhead();
     const m1 = source.micro([transfer(clock, alice, bob, 5n)]).microBlock!;
     clock.nextRound();
     const next = source.forge();
@@ -158,7 +155,149 @@ describe('gossip', () => {
     assert.ok(l.atY.closed);
     c.net.close();
   });
+
+  it('micro-blocks announced together are fetched together and applied in chain order, whatever order they arrive in', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
+    const applied: string[] = [];
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock.idBase58)));
+    // x answers only once it was asked for all three, and then last first.
+    const asked: Uint8Array[] = [];
+    const x = scripted(wire, 'x', (peer, code, payload) => {
+      if (code !== MessageCode.MicroBlockRequest) return;
+      asked.push(payload);
+      if (asked.length < micros.length) return;
+      for (const m of [...micros].reverse()) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(m));
+    });
+    const { atX } = wire.connect(x.ep, c.ep);
+    for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, micros[2]!.totalLiquidBlockSig), 'all three applied');
+    assert.deepEqual(applied, micros.map((m) => m.idBase58), 'applied in chain order');
+    assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'x'), 3, 'each asked for once');
+    assert.equal(c.node.stateHash(), source.stateHash());
+    await quiet(wire);
+    assert.equal(c.net.gossip.cacheSizes().successfullyReceived, 3);
+    c.net.close();
+  });
+
+  it('a new key block while micro-blocks are being fetched drops them: what arrives later is not applied', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const rival = ChainNode.create('rival', clock, [minerA, minerB, minerC]);
+    rival.follow(source);
+    const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
+    // The next round's key block on the bare key block (the rival never saw the micro-blocks).
+    clock.nextRound();
+    const next = rival.forge();
+    assert.ok(equalBytes(next.reference, key.id));
+    const applied: string[] = [];
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock.idBase58)));
+    const requests: Uint8Array[] = [];
+    const x = scripted(wire, 'x', (_peer, code, payload) => void (code === MessageCode.MicroBlockRequest && requests.push(payload)));
+    const { atX } = wire.connect(x.ep, c.ep);
+    for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
+    await until(() => requests.length === 3, 'all three asked for before any arrived');
+    // The second and third arrive; they wait for the first.
+    atX.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micros[2]!));
+    atX.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micros[1]!));
+    await quiet(wire);
+    assert.deepEqual(applied, [], 'nothing applied out of order');
+    atX.send(MessageCode.Block, encodeBlock(next));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, next.id), 'the new key block applied');
+    // The first one arrives after the key block: the pipeline is gone, nothing of it applies.
+    atX.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micros[0]!));
+    await quiet(wire);
+    assert.deepEqual(applied, []);
+    assert.deepEqual(c.node.ids(), rival.ids());
+    assert.equal(c.node.stateHash(), rival.stateHash());
+    c.net.close();
+  });
+
+  it('a micro-block given up takes out those fetched on top of it; they are fetched again once it comes', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead({ microBlockRequestTimeoutMs: 60, microBlockRequestAttempts: 1 });
+    const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
+    const applied: string[] = [];
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock.idBase58)));
+    const answer = (only: readonly MicroBlock[]) => (peer: Peer, code: number, payload: Uint8Array) => {
+      const m = only.find((x) => code === MessageCode.MicroBlockRequest && equalBytes(x.totalLiquidBlockSig, payload));
+      if (m !== undefined) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(m));
+    };
+    // x never answers for the first one.
+    const x = scripted(wire, 'x', answer(micros.slice(1)));
+    const { atX } = wire.connect(x.ep, c.ep);
+    for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
+    await until(() => wire.count(MessageCode.MicroBlockRequest, 'c', 'x') === 3, 'all three asked for');
+    await new Promise((r) => setTimeout(r, 150));
+    await quiet(wire);
+    assert.deepEqual(applied, [], 'the first never came: nothing applied');
+    const h = scripted(wire, 'h', answer(micros));
+    const { atX: atH } = wire.connect(h.ep, c.ep);
+    atH.send(MessageCode.MicroBlockInventory, inventoryOf(micros[0]!, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, micros[2]!.totalLiquidBlockSig), 'all three applied');
+    assert.deepEqual(applied, micros.map((m) => m.idBase58));
+    assert.equal(c.node.stateHash(), source.stateHash());
+    c.net.close();
+  });
+
+  it('a transaction relayed in a full mesh goes only to peers not yet known to have it: 6 messages among 4 nodes, not 9', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    // b, c and d relay their batches 20, 40 and 60 ms after taking the transaction.
+    const [a, b, c, d] = [0, 0, 0.5, 1].map((r, i) => netNode(wire, 'abcd'[i]!, clock, [], { transactionRelayBatchMs: 40 }, { random: () => Math.min(r, 0.999) })) as [NetNode, NetNode, NetNode, NetNode];
+    const all = [a, b, c, d];
+    for (const [i, x] of all.entries()) for (const y of all.slice(i + 1)) wire.connect(x.ep, y.ep);
+    await quiet(wire);
+    const tx = transfer(clock, alice, bob, 1n);
+    a.node.pool.put(tx);
+    a.net.broadcastTransaction(tx);
+    await until(() => all.every((n) => n.node.pool.get(tx.id) !== undefined), 'the transaction in every pool');
+    await new Promise((r) => setTimeout(r, 150));
+    await quiet(wire);
+    assert.equal(wire.count(MessageCode.Transaction, 'a'), 3, 'the origin sends it to everyone');
+    assert.equal(wire.count(MessageCode.Transaction, 'b'), 2, 'the first to relay sends it to the two peers other than its source');
+    assert.equal(wire.count(MessageCode.Transaction, 'c'), 1, 'the second knows the origin and the first have it');
+    assert.equal(wire.count(MessageCode.Transaction, 'd'), 0, 'the last knows every peer has it');
+    assert.equal(wire.count(MessageCode.Transaction, undefined, 'a'), 0, 'never sent back to its origin');
+    for (const n of all) n.net.close();
+  });
+
+  it('a transaction that goes into a micro-block before its relay batch leaves is not relayed', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC], { transactionRelayBatchMs: 400 });
+    const b = netNode(wire, 'b', clock, [], { transactionRelayBatchMs: 400 });
+    const c = netNode(wire, 'c', clock, []);
+    for (const [x, y] of [[miner, b], [b, c], [c, miner]] as const) wire.connect(x.ep, y.ep);
+    await quiet(wire);
+    do {
+      clock.nextRound();
+      miner.node.forge();
+    } while (!equalBytes(miner.node.chain.lastBlock().generator, minerA.keyPair.publicKey));
+    await until(() => b.node.chain.height() === miner.node.chain.height(), 'the key block reached b');
+    const tx = transfer(clock, alice, bob, 2n);
+    c.node.pool.put(tx);
+    c.net.broadcastTransaction(tx);
+    await until(() => miner.node.pool.get(tx.id) !== undefined && b.node.pool.get(tx.id) !== undefined, 'the transaction reached the miner and b');
+    const micro = miner.node.micro([tx]).microBlock!;
+    await until(() => equalBytes(b.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'b applied the micro-block');
+    await new Promise((r) => setTimeout(r, 700));
+    await quiet(wire);
+    assert.equal(wire.count(MessageCode.Transaction, 'b'), 0, 'b did not relay it');
+    assert.equal(wire.count(MessageCode.Transaction, 'miner'), 0, 'nor did the miner');
+    assert.equal(wire.count(MessageCode.Transaction), 2);
+    for (const n of [miner, b, c]) n.net.close();
+  });
 });
+
+/** A forging source, a node `c` on the wire double, and the key block both have. */
+function keyBlockAhead(settings: Partial<SyncSettings> = {}): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
+  const clock = new Clock();
+  const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
+  const wire = new Wire();
+  const c = netNode(wire, 'c', clock, [], settings);
+  const key = source.forge();
+  c.node.follow(source);
+  return { clock, source, wire, c, key };
+}
 
 function generatorOf(publicKey: Uint8Array): Account {
   return [minerA, minerB, minerC].find((m) => equalBytes(m.keyPair.publicKey, publicKey))!;

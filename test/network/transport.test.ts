@@ -128,7 +128,7 @@ async function rawPeer(port: number, n: Node): Promise<{ socket: net.Socket; fra
   const socket = await rawSocket(port);
   socket.write(encodeHandshake({ ...ownInfo(n), sessionPublicKey: new Uint8Array(32).fill(1) }, (m) => suite.sign(n.keys.privateKey, m)));
   const hs = new HandshakeDecoder();
-  const frames: FramedInbox = { decoder: new FrameDecoder(), got: [] };
+  const frames: FramedInbox = { decoder: new FrameDecoder(), got: [], raw: [] };
   await new Promise<void>((resolve, reject) => {
     let done = false;
     socket.on('data', (chunk: Buffer) => {
@@ -136,9 +136,13 @@ async function rawPeer(port: number, n: Node): Promise<{ socket: net.Socket; fra
         const h = hs.feed(chunk);
         if (!h) return;
         done = true;
+        frames.raw.push(Buffer.from(hs.rest()));
         frames.got.push(...frames.decoder.feed(hs.rest()));
         resolve();
-      } else frames.got.push(...frames.decoder.feed(chunk));
+      } else {
+        frames.raw.push(chunk);
+        frames.got.push(...frames.decoder.feed(chunk));
+      }
     });
     socket.once('close', () => reject(new Error('closed before the handshake reply')));
   });
@@ -147,6 +151,8 @@ async function rawPeer(port: number, n: Node): Promise<{ socket: net.Socket; fra
 interface FramedInbox {
   decoder: FrameDecoder;
   got: { code: number; payload: Uint8Array }[];
+  /** The bytes after the handshake, as they came. */
+  raw: Buffer[];
 }
 
 describe('peer transport', () => {
@@ -202,6 +208,28 @@ describe('peer transport', () => {
     assert.deepEqual(ta.received, [[MessageCode.Score, 19]]);
     assert.deepEqual(ta.sent, [[MessageCode.GetPeers, 13]]);
     assert.deepEqual(tb.received, [[MessageCode.GetPeers, 13]]);
+  });
+
+  it('writes the messages of one turn to several peers byte for byte as their frames, in order, the same payload under two codes included', async () => {
+    const a = await start(A);
+    const b = await rawPeer(a.port, B);
+    const c = await rawPeer(a.port, C);
+    await waitFor('A sees B and C', () => a.opened.length === 2);
+    const shared = new Uint8Array(140 * 1024).map((_, i) => i % 251);
+    const score = Uint8Array.of(7, 7);
+    const messages: Array<[MessageCode, Uint8Array]> = [
+      [MessageCode.Transaction, shared],
+      [MessageCode.Score, score],
+      [MessageCode.GetPeers, new Uint8Array(0)],
+      [MessageCode.Block, shared],
+      [MessageCode.Score, score],
+    ];
+    for (const [code, payload] of messages) for (const peer of a.opened) assert.equal(peer.send(code, payload), true);
+    const expected = Buffer.concat(messages.map(([code, payload]) => encodeFrame(code, payload)));
+    for (const r of [b, c]) {
+      await waitFor('every byte', () => r.frames.raw.reduce((n, x) => n + x.length, 0) >= expected.length);
+      assert.deepEqual(Buffer.concat(r.frames.raw), expected);
+    }
   });
 
   it('refuses an unregistered node in both directions', async () => {
