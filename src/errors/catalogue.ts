@@ -274,6 +274,14 @@ export const unavailableInPkiMode = (): ApiError =>
 export const stateCheckFailed = (reason: string, field: string | undefined, txJson: unknown): TransactionRejected =>
   new TransactionRejected('StateCheckFailed', 112, `State check failed. Reason: ${reason}`, field, 400, undefined, { tx: txJson });
 
+/**
+ * 112 for a pool admission that fits the confirmed balances but not what transactions already
+ * waiting in the pool will spend (Weft beyond WE, issue 11): the balance check's own reason, the
+ * balances in it being net of those pending spendings, which are listed.
+ */
+export const pendingSpendingsExceeded = (reason: string, pending: string, txJson: unknown): TransactionRejected =>
+  stateCheckFailed(`${reason} (pending pool transactions are counted: the balances above are net of what transactions already in the pool spend — ${pending})`, undefined, txJson);
+
 /** 117: WE's AddressIsLastOfRole (the pipeline adds the transaction as `tx`). */
 export const addressIsLastOfRole = (address: string, role: string): ValidationError =>
   invalid('AddressIsLastOfRole', 117, `Trying to revoke role '${role}' from it's last owner: '${address}'`);
