@@ -143,6 +143,11 @@ export const confidentialContractsApiKeyNotValid = (): ApiError =>
 
 /** 10: a list or text longer than allowed (WE's TooBigArray, ApiError TooBigArrayAllocation). */
 export const tooBigArray = (field?: string): ValidationError => invalid('TooBigArray', 10, 'Too big sequences requested', field);
+/** 10 as well (Weft's byte budget of one heavy answer, e.g. a block range): WE's text, then what to do. */
+export const responseTooBig = (budgetBytes: number): ApiError =>
+  api('TooBigArrayAllocation', 10, `Too big sequences requested: the answer would exceed ${budgetBytes} bytes; ask for fewer blocks or items`);
+/** 642 (WE's answer when a stream limit is reached), 503: too many heavy reads (block ranges, full blocks) being built and waiting. */
+export const heavyReadsBusy = (limit: number): ApiError => api('TooManyHeavyReads', 642, `Max heavy reads count '${limit}' has been exceeded. Please, try again later`, 503);
 
 /** 101: a signature (or a signature-sized id) that is malformed or does not verify. */
 export const invalidSignature = (field?: string, message = 'invalid signature'): ValidationError => invalid('InvalidSignature', 101, message, field);

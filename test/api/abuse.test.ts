@@ -16,6 +16,9 @@ import { tempDir } from '../support/tmp.js';
 import { apiClient } from '../../src/api/client.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { fixtureChain, fixtureServer, protocol } from './fixture.js';
+import { DEFAULT_HEAVY_READ_LIMITS, type HeavyReadLimits } from '../../src/api/heavy-reads.js';
+import { blockJson } from '../../src/api/tx-json.js';
+import { stringifyJson } from '../../src/protocol/json.js';
 
 const LIMITS = { maxConnections: 24, headerTimeoutMs: 400, requestTimeoutMs: 1200, idleTimeoutMs: 1000 };
 /** Far beyond every limit above: a socket still open by then was never cut. */
@@ -257,5 +260,69 @@ describe('REST under abuse: large block-range reads', () => {
       const asStrings = await client.request({ method: 'GET', url: url.replace('/100', '/2'), headers: { accept: 'application/json;large-significand-format=string' } });
       assert.match(asStrings.text, /"timestamp":"\d+"/);
     }
+  });
+});
+
+describe('REST under abuse: heavy reads are bounded (byte budget, concurrency) and answer the same JSON', () => {
+  /** A fixture server whose heights 1..100 all hold the fixture's last block, with these heavy-read limits. */
+  function rangeServer(limits: Partial<HeavyReadLimits>) {
+    const services = fixtureChain().services;
+    const chain = services.chain;
+    const block = chain.blockAt(chain.height())!;
+    const app = createApiServer(
+      { ...services, chain: { ...chain, height: () => 100, blockAt: (h: number) => (h >= 1 && h <= 100 ? block : undefined) } },
+      { logger: false, heavyReads: { ...DEFAULT_HEAVY_READ_LIMITS, ...limits } },
+    );
+    after(() => app.close());
+    return { client: apiClient(app, ROUTE_GROUPS), block };
+  }
+
+  it('a range and a block are byte for byte what one-go serialization makes, in both int64 renderings', async () => {
+    const { client, block } = rangeServer({});
+    for (const accept of [undefined, 'application/json;large-significand-format=string']) {
+      const int64AsString = accept !== undefined;
+      const headers: Record<string, string> = accept === undefined ? {} : { accept };
+      const seq = await client.request({ method: 'GET', url: '/blocks/seq/7/9', headers });
+      assert.equal(seq.status, 200);
+      assert.match(String(seq.headers['content-type']), /^application\/json/);
+      assert.equal(seq.text, `[${[7, 8, 9].map((h) => stringifyJson(blockJson(block, h), { int64AsString })).join(',')}]`);
+      const one = await client.request({ method: 'GET', url: `/blocks/signature/${block.idBase58}`, headers });
+      assert.equal(one.status, 200);
+      assert.equal(JSON.parse(one.text).signature, block.idBase58);
+      assert.equal(Number(one.headers['content-length']), Buffer.byteLength(one.text));
+    }
+  });
+
+  it('a range past the byte budget of one answer is refused with WE’s error 10, saying to ask for fewer; a single block is answered whatever its size', async () => {
+    const { client, block } = rangeServer({ responseBytes: 4096 });
+    const oneBlockBytes = Buffer.byteLength(stringifyJson(blockJson(block, 1)));
+    assert.ok(oneBlockBytes * 100 > 4096, 'the fixture range is larger than the budget');
+    const r = await client.request({ method: 'GET', url: '/blocks/seq/1/100' });
+    assert.equal(r.status, 400, r.text);
+    const body = JSON.parse(r.text) as { error: number; message: string };
+    assert.equal(body.error, 10);
+    assert.match(body.message, /^Too big sequences requested: the answer would exceed 4096 bytes; ask for fewer/);
+    assert.equal((await client.request({ method: 'GET', url: '/blocks/seqext/1/100' })).status, 400);
+    // One block is never refused for its size.
+    assert.equal((await client.request({ method: 'GET', url: '/blocks/at/5' })).status, 200);
+    // Within the budget, a shorter range is answered.
+    const fits = Math.max(1, Math.floor(4096 / (oneBlockBytes + 16)));
+    assert.equal((await client.request({ method: 'GET', url: `/blocks/seq/1/${fits}` })).status, 200);
+  });
+
+  it('more heavy reads than build and wait at once are answered 503 with error 642; the rest are served, and so are light requests meanwhile', async () => {
+    const { client } = rangeServer({ concurrent: 1, waiting: 2 });
+    const reads = Array.from({ length: 8 }, () => client.request({ method: 'GET', url: '/blocks/seq/1/100' }));
+    const height = await client.request({ method: 'GET', url: '/blocks/height' });
+    assert.equal(height.status, 200);
+    const answers = await Promise.all(reads);
+    const served = answers.filter((a) => a.status === 200);
+    const busy = answers.filter((a) => a.status === 503);
+    assert.equal(served.length + busy.length, 8, answers.map((a) => a.status).join(','));
+    assert.equal(served.length, 3, 'one building and two waiting are served');
+    for (const b of busy) assert.deepEqual(JSON.parse(b.text), { error: 642, message: "Max heavy reads count '3' has been exceeded. Please, try again later" });
+    for (const s of served) assert.equal((JSON.parse(s.text) as unknown[]).length, 100);
+    // Once they are done, a heavy read is served again.
+    assert.equal((await client.request({ method: 'GET', url: '/blocks/seq/1/100' })).status, 200);
   });
 });
