@@ -19,6 +19,10 @@ import { fixtureChain, fixtureServer, protocol } from './fixture.js';
 import { DEFAULT_HEAVY_READ_LIMITS, type HeavyReadLimits } from '../../src/api/heavy-reads.js';
 import { blockJson } from '../../src/api/tx-json.js';
 import { stringifyJson } from '../../src/protocol/json.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { devAccounts } from '../../src/node/dev.js';
+import { confirmed } from '../e2e/clients.js';
+import { NodeFleet } from '../e2e/support.js';
 
 const LIMITS = { maxConnections: 24, headerTimeoutMs: 400, requestTimeoutMs: 1200, idleTimeoutMs: 1000 };
 /** Far beyond every limit above: a socket still open by then was never cut. */
@@ -324,5 +328,53 @@ describe('REST under abuse: heavy reads are bounded (byte budget, concurrency) a
     for (const s of served) assert.equal((JSON.parse(s.text) as unknown[]).length, 100);
     // Once they are done, a heavy read is served again.
     assert.equal((await client.request({ method: 'GET', url: '/blocks/seq/1/100' })).status, 200);
+  });
+});
+
+describe('REST under abuse: concurrent heavy reads while a dev node mines', { timeout: 180_000 }, () => {
+  const fleet = new NodeFleet();
+
+  it('8 clients looping on /blocks/seq and seqext over full blocks: every answer whole (200) or 503/642, /node/status answers, and a transfer sent meanwhile is mined', async () => {
+    const node = await fleet.start();
+    const accounts = devAccounts(protocol);
+    const transferFrom = (i: number, amount: number): { id: string; json: string } => {
+      const from = accounts[i % accounts.length]!;
+      const json = { type: 4, version: 3, senderPublicKey: encodeBase58(from.keyPair.publicKey), recipient: accounts[(i + 1) % accounts.length]!.address, amount, fee: 1_000_000, attachment: '', timestamp: Date.now() + i, proofs: [] };
+      const tx = protocol.sign(protocol.transactionFromJson(json, { forBroadcast: false }), from.keyPair.privateKey);
+      return { id: tx.idBase58, json: stringifyJson(tx.toJson()) };
+    };
+    // Blocks worth reading: 400 transfers, all mined.
+    const fill = Array.from({ length: 400 }, (_, i) => transferFrom(i, 1000 + i));
+    for (let i = 0; i < fill.length; i += 50) {
+      const answers = await Promise.all(fill.slice(i, i + 50).map((t) => node.post('/transactions/broadcast', t.json)));
+      for (const a of answers) assert.equal(a.status, 200, a.text);
+    }
+    await confirmed(node, fill[fill.length - 1]!.id, 60_000);
+    const top = ((await node.get('/blocks/height')).json as { height: number }).height;
+
+    let reading = true;
+    const statuses = new Map<number, number>();
+    const readers = Array.from({ length: 8 }, async (_, i) => {
+      const path = i % 2 === 0 ? 'seq' : 'seqext';
+      for (let n = 0; reading && n < 200; n++) {
+        const r = await node.get(`/blocks/${path}/1/${top}`, { timeoutMs: 60_000 });
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 200) assert.deepEqual((r.json as Array<{ height: number }>).map((b) => b.height), Array.from({ length: top }, (_, k) => k + 1));
+        else assert.deepEqual([r.status, r.json.error], [503, 642], r.text);
+      }
+    });
+    try {
+      // While they read: the node answers its status, and a new transfer is mined.
+      const status = await node.get('/node/status');
+      assert.equal(status.status, 200, status.text);
+      const sent = transferFrom(7, 4242);
+      assert.equal((await node.post('/transactions/broadcast', sent.json)).status, 200);
+      const info = await confirmed(node, sent.id, 60_000);
+      assert.ok(info.height >= top);
+    } finally {
+      reading = false;
+      await Promise.all(readers);
+    }
+    assert.ok((statuses.get(200) ?? 0) >= 8, `heavy reads were answered: ${[...statuses].join(' ')}`);
   });
 });
