@@ -32,9 +32,11 @@ export interface Spending {
 }
 
 const LEASE_OUT = 'L';
-const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => bytesKey(holder) + '|' + (assetId === null ? '' : bytesKey(assetId));
-const leaseOutKey = (holder: Uint8Array): string => bytesKey(holder) + '|' + LEASE_OUT;
-const keyOf = (s: Spending): string => (s.leaseOut ? leaseOutKey(s.holder) : balanceKey(s.holder, s.assetId));
+/** The ledger's key of a balance, from its holder's `bytesKey`. */
+const balanceKey = (holderKey: string, assetId: Uint8Array | null): string => holderKey + '|' + (assetId === null ? '' : bytesKey(assetId));
+/** The ledger's key of a lease-out, from its holder's `bytesKey`. */
+const leaseOutKey = (holderKey: string): string => holderKey + '|' + LEASE_OUT;
+const keyOf = (s: Spending): string => (s.leaseOut ? leaseOutKey(bytesKey(s.holder)) : balanceKey(bytesKey(s.holder), s.assetId));
 
 /** The pool's ledger: per balance the sum of pending spendings, per transaction what it added. */
 export class PendingSpendings {
@@ -90,8 +92,10 @@ export class PendingSpendings {
 export class PendingSpendingsView implements StateView {
   /** Balances (and lease-outs) this view answered, by key, with what it answered. */
   private readonly answered = new Map<string, bigint>();
-  /** Lowered balances (described for a refusal): "<amount> WEST of <address>". */
-  private readonly lowered: string[] = [];
+  /** The pending spendings this view took off (described only for a refusal). */
+  private readonly lowered: Spending[] = [];
+  /** Address keys by the very Uint8Array read (one validation reads the same few many times). */
+  private readonly holderKeys = new Map<Uint8Array, string>();
 
   constructor(
     private readonly base: StateView,
@@ -102,19 +106,30 @@ export class PendingSpendingsView implements StateView {
   spendingsOf(validated: MutableState): Spending[] {
     const out: Spending[] = [];
     for (const b of validated.changedBalances()) {
-      const before = this.answered.get(balanceKey(b.holder, b.assetId)) ?? this.balance(b.holder, b.assetId);
+      const before = this.answered.get(balanceKey(this.holderKey(b.holder), b.assetId)) ?? this.balance(b.holder, b.assetId);
       if (b.value < before) out.push({ holder: b.holder, assetId: b.assetId, leaseOut: false, amount: before - b.value });
     }
     for (const l of validated.changedLeaseBalances()) {
-      const before = this.answered.get(leaseOutKey(l.address)) ?? this.leaseBalance(l.address).out;
+      const before = this.answered.get(leaseOutKey(this.holderKey(l.address))) ?? this.leaseBalance(l.address).out;
       if (l.value.out > before) out.push({ holder: l.address, assetId: null, leaseOut: true, amount: l.value.out - before });
     }
     return out;
   }
 
-  /** The pending spendings this view took off, described ("" when none was). */
+  /** The pending spendings this view took off, described ("" when none was): "<amount> WEST of <address>", … */
   loweredDescription(): string {
-    return this.lowered.join(', ');
+    return this.lowered
+      .map((s) => (s.leaseOut ? `${s.amount} WEST leased out by ${encodeBase58(s.holder)}` : `${s.amount} ${s.assetId === null ? 'WEST' : `of asset ${encodeBase58(s.assetId)}`} of ${encodeBase58(s.holder)}`))
+      .join(', ');
+  }
+
+  private holderKey(holder: Uint8Array): string {
+    let key = this.holderKeys.get(holder);
+    if (key === undefined) {
+      key = bytesKey(holder);
+      this.holderKeys.set(holder, key);
+    }
+    return key;
   }
 
   get protocol(): Protocol {
@@ -122,19 +137,19 @@ export class PendingSpendingsView implements StateView {
   }
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
-    const key = balanceKey(address, assetId);
+    const key = balanceKey(this.holderKey(address), assetId);
     const pending = this.ledger.pending(key);
     const value = this.base.balance(address, assetId) - pending;
-    if (pending !== 0n && !this.answered.has(key)) this.lowered.push(`${pending} ${assetId === null ? 'WEST' : `of asset ${encodeBase58(assetId)}`} of ${encodeBase58(address)}`);
+    if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId, leaseOut: false, amount: pending });
     this.answered.set(key, value);
     return value;
   }
 
   leaseBalance(address: Uint8Array): LeaseBalance {
-    const key = leaseOutKey(address);
+    const key = leaseOutKey(this.holderKey(address));
     const pending = this.ledger.pending(key);
     const base = this.base.leaseBalance(address);
-    if (pending !== 0n && !this.answered.has(key)) this.lowered.push(`${pending} WEST leased out by ${encodeBase58(address)}`);
+    if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId: null, leaseOut: true, amount: pending });
     const value = pending === 0n ? base : { in: base.in, out: base.out + pending };
     this.answered.set(key, value.out);
     return value;
