@@ -96,6 +96,13 @@ export class PendingSpendingsView implements StateView {
   private readonly lowered: Spending[] = [];
   /** Address keys by the very Uint8Array read (one validation reads the same few many times). */
   private readonly holderKeys = new Map<Uint8Array, string>();
+  /**
+   * WEST balances and lease balances answered, by the very Uint8Array read: the base does not
+   * change while one transaction is validated over this view, and a transfer's validation reads
+   * its sender's WEST several times.
+   */
+  private readonly westByHolder = new Map<Uint8Array, bigint>();
+  private readonly leaseByHolder = new Map<Uint8Array, LeaseBalance>();
 
   constructor(
     private readonly base: StateView,
@@ -137,21 +144,29 @@ export class PendingSpendingsView implements StateView {
   }
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
+    if (assetId === null) {
+      const known = this.westByHolder.get(address);
+      if (known !== undefined) return known;
+    }
     const key = balanceKey(this.holderKey(address), assetId);
     const pending = this.ledger.pending(key);
     const value = this.base.balance(address, assetId) - pending;
     if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId, leaseOut: false, amount: pending });
     this.answered.set(key, value);
+    if (assetId === null) this.westByHolder.set(address, value);
     return value;
   }
 
   leaseBalance(address: Uint8Array): LeaseBalance {
+    const known = this.leaseByHolder.get(address);
+    if (known !== undefined) return known;
     const key = leaseOutKey(this.holderKey(address));
     const pending = this.ledger.pending(key);
     const base = this.base.leaseBalance(address);
     if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId: null, leaseOut: true, amount: pending });
     const value = pending === 0n ? base : { in: base.in, out: base.out + pending };
     this.answered.set(key, value.out);
+    this.leaseByHolder.set(address, value);
     return value;
   }
 
