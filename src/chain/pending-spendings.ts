@@ -29,6 +29,8 @@ export interface Spending {
   /** Lease-out added (the WEST stays on the balance but can no longer be spent). */
   readonly leaseOut: boolean;
   readonly amount: bigint;
+  /** The ledger's key of the balance (or lease-out) spent from. */
+  readonly key: string;
 }
 
 const LEASE_OUT = 'L';
@@ -36,7 +38,6 @@ const LEASE_OUT = 'L';
 const balanceKey = (holderKey: string, assetId: Uint8Array | null): string => holderKey + '|' + (assetId === null ? '' : bytesKey(assetId));
 /** The ledger's key of a lease-out, from its holder's `bytesKey`. */
 const leaseOutKey = (holderKey: string): string => holderKey + '|' + LEASE_OUT;
-const keyOf = (s: Spending): string => (s.leaseOut ? leaseOutKey(bytesKey(s.holder)) : balanceKey(bytesKey(s.holder), s.assetId));
 
 /** The pool's ledger: per balance the sum of pending spendings, per transaction what it added. */
 export class PendingSpendings {
@@ -49,8 +50,7 @@ export class PendingSpendings {
     if (spendings.length === 0) return;
     this.byTx.set(txKey, spendings);
     for (const s of spendings) {
-      const key = keyOf(s);
-      this.totals.set(key, (this.totals.get(key) ?? 0n) + s.amount);
+      this.totals.set(s.key, (this.totals.get(s.key) ?? 0n) + s.amount);
     }
   }
 
@@ -60,10 +60,9 @@ export class PendingSpendings {
     if (spendings === undefined) return;
     this.byTx.delete(txKey);
     for (const s of spendings) {
-      const key = keyOf(s);
-      const left = (this.totals.get(key) ?? 0n) - s.amount;
-      if (left === 0n) this.totals.delete(key);
-      else this.totals.set(key, left);
+      const left = (this.totals.get(s.key) ?? 0n) - s.amount;
+      if (left === 0n) this.totals.delete(s.key);
+      else this.totals.set(s.key, left);
     }
   }
 
@@ -113,12 +112,14 @@ export class PendingSpendingsView implements StateView {
   spendingsOf(validated: MutableState): Spending[] {
     const out: Spending[] = [];
     for (const b of validated.changedBalances()) {
-      const before = this.answered.get(balanceKey(this.holderKey(b.holder), b.assetId)) ?? this.balance(b.holder, b.assetId);
-      if (b.value < before) out.push({ holder: b.holder, assetId: b.assetId, leaseOut: false, amount: before - b.value });
+      const key = balanceKey(this.holderKey(b.holder), b.assetId);
+      const before = this.answered.get(key) ?? this.balance(b.holder, b.assetId);
+      if (b.value < before) out.push({ holder: b.holder, assetId: b.assetId, leaseOut: false, amount: before - b.value, key });
     }
     for (const l of validated.changedLeaseBalances()) {
-      const before = this.answered.get(leaseOutKey(this.holderKey(l.address))) ?? this.leaseBalance(l.address).out;
-      if (l.value.out > before) out.push({ holder: l.address, assetId: null, leaseOut: true, amount: l.value.out - before });
+      const key = leaseOutKey(this.holderKey(l.address));
+      const before = this.answered.get(key) ?? this.leaseBalance(l.address).out;
+      if (l.value.out > before) out.push({ holder: l.address, assetId: null, leaseOut: true, amount: l.value.out - before, key });
     }
     return out;
   }
@@ -151,7 +152,7 @@ export class PendingSpendingsView implements StateView {
     const key = balanceKey(this.holderKey(address), assetId);
     const pending = this.ledger.pending(key);
     const value = this.base.balance(address, assetId) - pending;
-    if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId, leaseOut: false, amount: pending });
+    if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId, leaseOut: false, amount: pending, key });
     this.answered.set(key, value);
     if (assetId === null) this.westByHolder.set(address, value);
     return value;
@@ -163,7 +164,7 @@ export class PendingSpendingsView implements StateView {
     const key = leaseOutKey(this.holderKey(address));
     const pending = this.ledger.pending(key);
     const base = this.base.leaseBalance(address);
-    if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId: null, leaseOut: true, amount: pending });
+    if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId: null, leaseOut: true, amount: pending, key });
     const value = pending === 0n ? base : { in: base.in, out: base.out + pending };
     this.answered.set(key, value.out);
     this.leaseByHolder.set(address, value);
