@@ -7,6 +7,7 @@
  * figure; it prints the request count, the rate and the number of answers ≥ 500, and fails
  * the run unless that number is 0.
  */
+import { abuseFigures } from './abuse.js';
 import { figureJson, formatFigure, type Figure } from './harness.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import { chainFigures } from './chain.js';
@@ -27,6 +28,7 @@ const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['protocol', protocolFigures],
   ['chain', () => chainFigures(p)],
+  ['abuse', () => abuseFigures(p)],
   ['rest', restFigures],
   ['network', () => networkFigures(p)],
   ['ride', () => rideFigures(p)],

@@ -24,6 +24,7 @@ import { validIntError, ValidIntProblem, type ParamSpec, type QuerySpec } from '
 import { setCorsHeaders } from './cors.js';
 import type { ApiServices, ApiSettings } from './services.js';
 import type { TransactionTimestamps } from './timestamps.js';
+import type { HeavyReads } from './heavy-reads.js';
 import { bodyIsNotObject, unavailableInPkiMode } from '../errors/catalogue.js';
 
 export type { AuthLevel } from './auth.js';
@@ -36,6 +37,8 @@ export interface ApiContext {
   readonly timestamps: TransactionTimestamps;
   /** Serialized block answers per Block instance (see tx-json.ts serializedBlockJson). */
   readonly blockJsonCache: WeakMap<object, Map<string, SerializedJson>>;
+  /** Block ranges and full blocks: built a few at a time, in slices, within a byte budget. */
+  readonly heavyReads: HeavyReads;
 }
 
 export interface ResponseDoc {

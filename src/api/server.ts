@@ -5,6 +5,7 @@
  * node's Prometheus metrics at their configured path when the node has them, and every
  * answered request told to an optional observer (the node's REST metrics).
  */
+import { DEFAULT_HEAVY_READ_LIMITS, HeavyReads, type HeavyReadLimits } from './heavy-reads.js';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -39,6 +40,8 @@ export interface ApiServerOptions {
   readonly version?: string;
   /** Told of every answered request (the node's metrics); absent: nothing is measured. */
   readonly requests?: ApiRequestObserver;
+  /** Limits of heavy reads (block ranges, full blocks); default DEFAULT_HEAVY_READ_LIMITS. */
+  readonly heavyReads?: HeavyReadLimits;
 }
 
 /** What the server tells about each answered request. */
@@ -131,7 +134,12 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     },
     now: () => services.now(),
   });
-  const ctx: ApiContext = { services, timestamps: new TransactionTimestamps(() => services.now()), blockJsonCache: new WeakMap() };
+  const ctx: ApiContext = {
+    services,
+    timestamps: new TransactionTimestamps(() => services.now()),
+    blockJsonCache: new WeakMap(),
+    heavyReads: new HeavyReads(options.heavyReads ?? DEFAULT_HEAVY_READ_LIMITS),
+  };
 
   const app = Fastify({
     ...(options.loggerInstance !== undefined ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? { level: 'info' } }),

@@ -18,6 +18,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MassTransfer } from '../protocol/transactions/transfer.js';
 import type { StateView } from '../state/view.js';
 import { SerializedJson } from './routing.js';
+import type { JsonPieces } from './heavy-reads.js';
 import type { ChainReader } from './services.js';
 
 /** Reads extended JSON needs; `state` is taken once per answer. */
@@ -91,8 +92,27 @@ export function serializedBlockJson(cache: BlockJsonCache, block: Block, height?
   return answer;
 }
 
-/** Full block JSON with extended transaction JSON, + height. */
-export function extendedBlockJson(block: Block, height: number, chain: ChainReader): JsonObject {
-  const reader = new TxJsonReader(chain);
-  return { ...block.toJson({ transactionJson: (tx) => reader.extended(tx) }), height };
+/**
+ * A block's JSON as blockJson makes it (header, `fee`, `transactions`,
+ * `height` unless undefined), written into `out` a few transactions at a time with turns of
+ * the event loop between: one block of thousands of transactions is megabytes of JSON.
+ */
+export async function writeBlockJson(out: JsonPieces, block: Block, height: number | undefined, transactionJson: (tx: Transaction) => JsonObject, int64AsString: boolean): Promise<void> {
+  const head = stringifyJson({ ...block.headerJson(), fee: block.fee }, { int64AsString });
+  out.write(head.slice(0, -1));
+  out.write(',"transactions":[');
+  const txs = block.transactions;
+  for (let i = 0; i < txs.length; i++) {
+    if (i > 0) out.write(',');
+    out.write(stringifyJson(transactionJson(txs[i]!), { int64AsString }));
+    if (i % 16 === 15) await out.pause();
+  }
+  out.write(height === undefined ? ']}' : `],"height":${height}}`);
 }
+
+/** Extended transaction JSON (status, height, recipient aliases…) for the transactions of blocks. */
+export function extendedTransactionJson(chain: ChainReader): (tx: Transaction) => JsonObject {
+  const reader = new TxJsonReader(chain);
+  return (tx) => reader.extended(tx);
+}
+

@@ -2,9 +2,12 @@
  * The pool of unconfirmed transactions (WE's UtxPool).
  *
  * Admission validates a transaction fully against the current state (signature, timing,
- * fee, permissions, balances, the family's rules) without applying it. The pool is
+ * fee, permissions, balances, the family's rules) without applying it; beyond WE, balances
+ * are counted net of what the transactions already in the pool spend (pending-spendings.ts),
+ * so a double spend is refused at broadcast instead of vanishing later. The pool is
  * bounded by bytes (`utx.memory-limit`), ordered by timestamp for mining and listing,
- * drops what blocks include, re-validates everything after each key block and drops
+ * drops what blocks include, re-validates everything after each key block (each transaction
+ * net of the rest of the pool's spendings) and drops
  * expired transactions. Rolled-back transactions can be put back.
  */
 import { bytesKey, equalBytes } from '../crypto/encoding.js';
@@ -19,7 +22,8 @@ import type { UtxSettings } from './settings.js';
 import { validateFee } from './fees.js';
 import { preverifySignatures } from './signatures.js';
 import { applyTransaction } from './validation.js';
-import { genericError, WeError } from '../errors/catalogue.js';
+import { PendingSpendings, type PendingSpendingsView } from './pending-spendings.js';
+import { genericError, pendingSpendingsExceeded, WeError } from '../errors/catalogue.js';
 
 export interface UtxOptions {
   readonly chain: Blockchain;
@@ -50,6 +54,8 @@ export class UtxPool {
   private readonly onRefused: ((tx: Transaction, reason: WeError) => void) | undefined;
   private readonly verifier: SignatureVerifierPool | undefined;
   private readonly txs = new Map<string, Transaction>();
+  /** What the pooled transactions will take from balances once mined. */
+  private readonly pending = new PendingSpendings();
   private bytes = 0;
   private ordered: Transaction[] | undefined = [];
   /** Recently broadcast ids → when (ms). */
@@ -139,7 +145,7 @@ export class UtxPool {
     const existing = this.txs.get(bytesKey(tx.id));
     if (existing !== undefined) return existing;
     try {
-      this.admit(tx);
+      this.admit(tx, bytesKey(tx.id));
     } catch (e) {
       if (e instanceof WeError) this.onRefused?.(tx, e);
       throw e;
@@ -149,11 +155,11 @@ export class UtxPool {
   }
 
   /** Validates and adds a transaction the pool does not hold. */
-  private admit(tx: Transaction): void {
+  private admit(tx: Transaction, key: string): void {
     if (this.bytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
     this.refuseScriptedSender(tx);
-    this.validate(tx, true);
-    this.txs.set(bytesKey(tx.id), tx);
+    this.validate(tx, key, true);
+    this.txs.set(key, tx);
     this.bytes += tx.bytes.length;
     this.ordered = undefined;
   }
@@ -165,10 +171,36 @@ export class UtxPool {
     if (sender !== undefined && this.chain.state().accountScript(sender.bytes) !== null) throw genericError('transactions from scripted accounts are denied from UTX pool');
   }
 
-  /** Full validation against the current state, nothing applied. */
-  private validate(tx: Transaction, verifySignature: boolean): void {
-    const state = new MutableState(this.chain.state());
-    applyTransaction(state, tx, this.chain.poolTxContext(), { verifySignature });
+  /**
+   * Full validation against the current state net of the pool's pending spendings, nothing
+   * applied; on success what the transaction spends is recorded under `key`.
+   */
+  private validate(tx: Transaction, key: string, verifySignature: boolean): void {
+    const view = this.pending.over(this.chain.state());
+    const state = new MutableState(view);
+    const ctx = this.chain.poolTxContext();
+    try {
+      applyTransaction(state, tx, ctx, { verifySignature });
+    } catch (e) {
+      if (e instanceof WeError && e.code === 112) this.refuseForPendingSpendings(tx, e, view, verifySignature);
+      throw e;
+    }
+    this.pending.record(key, view.spendingsOf(state));
+  }
+
+  /**
+   * A balance refusal that only pending spendings caused (the confirmed state alone would take
+   * the transaction) is thrown again saying so; otherwise this returns and the refusal stands.
+   */
+  private refuseForPendingSpendings(tx: Transaction, refusal: WeError, view: PendingSpendingsView, verifySignature: boolean): void {
+    const lowered = view.loweredDescription();
+    if (lowered === '') return;
+    try {
+      applyTransaction(new MutableState(this.chain.state()), tx, this.chain.poolTxContext(), { verifySignature });
+    } catch {
+      return;
+    }
+    throw pendingSpendingsExceeded(refusal.message.replace(/^State check failed\. Reason: /, ''), lowered, tx.toJson());
   }
 
   remove(id: Uint8Array): boolean {
@@ -176,6 +208,7 @@ export class UtxPool {
     const tx = this.txs.get(key);
     if (tx === undefined) return false;
     this.txs.delete(key);
+    this.pending.release(key);
     this.bytes -= tx.bytes.length;
     this.ordered = undefined;
     return true;
@@ -203,7 +236,8 @@ export class UtxPool {
         try {
           // A rolled-back ExecutedContract gives back the transaction it executed, to be executed again.
           const back = ExecutedContract.is(tx) ? tx.data.tx : tx;
-          if (!this.txs.has(bytesKey(back.id))) this.admit(back);
+          const key = bytesKey(back.id);
+          if (!this.txs.has(key)) this.admit(back, key);
           returned++;
         } catch (e) {
           // A transaction that no longer fits the rolled-back state is not returned.
@@ -243,13 +277,16 @@ export class UtxPool {
       const expiry = this.now() - BigInt(this.settings.txExpireTimeoutMs);
       for (let i = 0; i < snapshot.length; i++) {
         const tx = snapshot[i]!;
-        if (!this.txs.has(bytesKey(tx.id))) continue;
+        const key = bytesKey(tx.id);
+        if (!this.txs.has(key)) continue;
         if (tx.timestamp < expiry) {
           this.drop(tx, genericError(`Transaction ${tx.idBase58} expired in the pool`));
           continue;
         }
+        // Validated again net of the rest of the pool: its own spendings are not counted against it.
+        this.pending.release(key);
         try {
-          this.validate(tx, false);
+          this.validate(tx, key, false);
         } catch (e) {
           if (!(e instanceof WeError)) throw e;
           this.drop(tx, e);

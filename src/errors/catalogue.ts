@@ -143,6 +143,11 @@ export const confidentialContractsApiKeyNotValid = (): ApiError =>
 
 /** 10: a list or text longer than allowed (WE's TooBigArray, ApiError TooBigArrayAllocation). */
 export const tooBigArray = (field?: string): ValidationError => invalid('TooBigArray', 10, 'Too big sequences requested', field);
+/** 10 as well (Weft's byte budget of one heavy answer, e.g. a block range): WE's text, then what to do. */
+export const responseTooBig = (budgetBytes: number): ApiError =>
+  api('TooBigArrayAllocation', 10, `Too big sequences requested: the answer would exceed ${budgetBytes} bytes; ask for fewer blocks or items`);
+/** 642 (WE's answer when a stream limit is reached), 503: too many heavy reads (block ranges, full blocks) being built and waiting. */
+export const heavyReadsBusy = (limit: number): ApiError => api('TooManyHeavyReads', 642, `Max heavy reads count '${limit}' has been exceeded. Please, try again later`, 503);
 
 /** 101: a signature (or a signature-sized id) that is malformed or does not verify. */
 export const invalidSignature = (field?: string, message = 'invalid signature'): ValidationError => invalid('InvalidSignature', 101, message, field);
@@ -273,6 +278,14 @@ export const unavailableInPkiMode = (): ApiError =>
 /** 112: StateCheckFailed, with the transaction's JSON as `tx`. */
 export const stateCheckFailed = (reason: string, field: string | undefined, txJson: unknown): TransactionRejected =>
   new TransactionRejected('StateCheckFailed', 112, `State check failed. Reason: ${reason}`, field, 400, undefined, { tx: txJson });
+
+/**
+ * 112 for a pool admission that fits the confirmed balances but not what transactions already
+ * waiting in the pool will spend (Weft beyond WE, issue 11): the balance check's own reason, the
+ * balances in it being net of those pending spendings, which are listed.
+ */
+export const pendingSpendingsExceeded = (reason: string, pending: string, txJson: unknown): TransactionRejected =>
+  stateCheckFailed(`${reason} (pending pool transactions are counted: the balances above are net of what transactions already in the pool spend — ${pending})`, undefined, txJson);
 
 /** 117: WE's AddressIsLastOfRole (the pipeline adds the transaction as `tx`). */
 export const addressIsLastOfRole = (address: string, role: string): ValidationError =>

@@ -16,6 +16,13 @@ import { tempDir } from '../support/tmp.js';
 import { apiClient } from '../../src/api/client.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { fixtureChain, fixtureServer, protocol } from './fixture.js';
+import { DEFAULT_HEAVY_READ_LIMITS, type HeavyReadLimits } from '../../src/api/heavy-reads.js';
+import { blockJson } from '../../src/api/tx-json.js';
+import { stringifyJson } from '../../src/protocol/json.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { devAccounts } from '../../src/node/dev.js';
+import { confirmed } from '../e2e/clients.js';
+import { NodeFleet } from '../e2e/support.js';
 
 const LIMITS = { maxConnections: 24, headerTimeoutMs: 400, requestTimeoutMs: 1200, idleTimeoutMs: 1000 };
 /** Far beyond every limit above: a socket still open by then was never cut. */
@@ -257,5 +264,117 @@ describe('REST under abuse: large block-range reads', () => {
       const asStrings = await client.request({ method: 'GET', url: url.replace('/100', '/2'), headers: { accept: 'application/json;large-significand-format=string' } });
       assert.match(asStrings.text, /"timestamp":"\d+"/);
     }
+  });
+});
+
+describe('REST under abuse: heavy reads are bounded (byte budget, concurrency) and answer the same JSON', () => {
+  /** A fixture server whose heights 1..100 all hold the fixture's last block, with these heavy-read limits. */
+  function rangeServer(limits: Partial<HeavyReadLimits>) {
+    const services = fixtureChain().services;
+    const chain = services.chain;
+    const block = chain.blockAt(chain.height())!;
+    const app = createApiServer(
+      { ...services, chain: { ...chain, height: () => 100, blockAt: (h: number) => (h >= 1 && h <= 100 ? block : undefined) } },
+      { logger: false, heavyReads: { ...DEFAULT_HEAVY_READ_LIMITS, ...limits } },
+    );
+    after(() => app.close());
+    return { client: apiClient(app, ROUTE_GROUPS), block };
+  }
+
+  it('a range and a block are byte for byte what one-go serialization makes, in both int64 renderings', async () => {
+    const { client, block } = rangeServer({});
+    for (const accept of [undefined, 'application/json;large-significand-format=string']) {
+      const int64AsString = accept !== undefined;
+      const headers: Record<string, string> = accept === undefined ? {} : { accept };
+      const seq = await client.request({ method: 'GET', url: '/blocks/seq/7/9', headers });
+      assert.equal(seq.status, 200);
+      assert.match(String(seq.headers['content-type']), /^application\/json/);
+      assert.equal(seq.text, `[${[7, 8, 9].map((h) => stringifyJson(blockJson(block, h), { int64AsString })).join(',')}]`);
+      const one = await client.request({ method: 'GET', url: `/blocks/signature/${block.idBase58}`, headers });
+      assert.equal(one.status, 200);
+      assert.equal(JSON.parse(one.text).signature, block.idBase58);
+      assert.equal(Number(one.headers['content-length']), Buffer.byteLength(one.text));
+    }
+  });
+
+  it('a range past the byte budget of one answer is refused with WE’s error 10, saying to ask for fewer; a single block is answered whatever its size', async () => {
+    const { client, block } = rangeServer({ responseBytes: 4096 });
+    const oneBlockBytes = Buffer.byteLength(stringifyJson(blockJson(block, 1)));
+    assert.ok(oneBlockBytes * 100 > 4096, 'the fixture range is larger than the budget');
+    const r = await client.request({ method: 'GET', url: '/blocks/seq/1/100' });
+    assert.equal(r.status, 400, r.text);
+    const body = JSON.parse(r.text) as { error: number; message: string };
+    assert.equal(body.error, 10);
+    assert.match(body.message, /^Too big sequences requested: the answer would exceed 4096 bytes; ask for fewer/);
+    assert.equal((await client.request({ method: 'GET', url: '/blocks/seqext/1/100' })).status, 400);
+    // One block is never refused for its size.
+    assert.equal((await client.request({ method: 'GET', url: '/blocks/at/5' })).status, 200);
+    // Within the budget, a shorter range is answered.
+    const fits = Math.max(1, Math.floor(4096 / (oneBlockBytes + 16)));
+    assert.equal((await client.request({ method: 'GET', url: `/blocks/seq/1/${fits}` })).status, 200);
+  });
+
+  it('more heavy reads than build and wait at once are answered 503 with error 642; the rest are served, and so are light requests meanwhile', async () => {
+    const { client } = rangeServer({ concurrent: 1, waiting: 2 });
+    const reads = Array.from({ length: 8 }, () => client.request({ method: 'GET', url: '/blocks/seq/1/100' }));
+    const height = await client.request({ method: 'GET', url: '/blocks/height' });
+    assert.equal(height.status, 200);
+    const answers = await Promise.all(reads);
+    const served = answers.filter((a) => a.status === 200);
+    const busy = answers.filter((a) => a.status === 503);
+    assert.equal(served.length + busy.length, 8, answers.map((a) => a.status).join(','));
+    assert.equal(served.length, 3, 'one building and two waiting are served');
+    for (const b of busy) assert.deepEqual(JSON.parse(b.text), { error: 642, message: "Max heavy reads count '3' has been exceeded. Please, try again later" });
+    for (const s of served) assert.equal((JSON.parse(s.text) as unknown[]).length, 100);
+    // Once they are done, a heavy read is served again.
+    assert.equal((await client.request({ method: 'GET', url: '/blocks/seq/1/100' })).status, 200);
+  });
+});
+
+describe('REST under abuse: concurrent heavy reads while a dev node mines', { timeout: 180_000 }, () => {
+  const fleet = new NodeFleet();
+
+  it('8 clients looping on /blocks/seq and seqext over full blocks: every answer whole (200) or 503/642, /node/status answers, and a transfer sent meanwhile is mined', async () => {
+    const node = await fleet.start();
+    const accounts = devAccounts(protocol);
+    const transferFrom = (i: number, amount: number): { id: string; json: string } => {
+      const from = accounts[i % accounts.length]!;
+      const json = { type: 4, version: 3, senderPublicKey: encodeBase58(from.keyPair.publicKey), recipient: accounts[(i + 1) % accounts.length]!.address, amount, fee: 1_000_000, attachment: '', timestamp: Date.now() + i, proofs: [] };
+      const tx = protocol.sign(protocol.transactionFromJson(json, { forBroadcast: false }), from.keyPair.privateKey);
+      return { id: tx.idBase58, json: stringifyJson(tx.toJson()) };
+    };
+    // Blocks worth reading: 400 transfers, all mined.
+    const fill = Array.from({ length: 400 }, (_, i) => transferFrom(i, 1000 + i));
+    for (let i = 0; i < fill.length; i += 50) {
+      const answers = await Promise.all(fill.slice(i, i + 50).map((t) => node.post('/transactions/broadcast', t.json)));
+      for (const a of answers) assert.equal(a.status, 200, a.text);
+    }
+    await confirmed(node, fill[fill.length - 1]!.id, 60_000);
+    const top = ((await node.get('/blocks/height')).json as { height: number }).height;
+
+    let reading = true;
+    const statuses = new Map<number, number>();
+    const readers = Array.from({ length: 8 }, async (_, i) => {
+      const path = i % 2 === 0 ? 'seq' : 'seqext';
+      for (let n = 0; reading && n < 200; n++) {
+        const r = await node.get(`/blocks/${path}/1/${top}`, { timeoutMs: 60_000 });
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 200) assert.deepEqual((r.json as Array<{ height: number }>).map((b) => b.height), Array.from({ length: top }, (_, k) => k + 1));
+        else assert.deepEqual([r.status, r.json.error], [503, 642], r.text);
+      }
+    });
+    try {
+      // While they read: the node answers its status, and a new transfer is mined.
+      const status = await node.get('/node/status');
+      assert.equal(status.status, 200, status.text);
+      const sent = transferFrom(7, 4242);
+      assert.equal((await node.post('/transactions/broadcast', sent.json)).status, 200);
+      const info = await confirmed(node, sent.id, 60_000);
+      assert.ok(info.height >= top);
+    } finally {
+      reading = false;
+      await Promise.all(readers);
+    }
+    assert.ok((statuses.get(200) ?? 0) >= 8, `heavy reads were answered: ${[...statuses].join(' ')}`);
   });
 });

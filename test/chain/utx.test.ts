@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UtxPool } from '../../src/chain/utx.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { alice, bob, ChainNode, Clock, minerA, transfer, UTX, WEST } from './fork-fixture.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { WeError } from '../../src/errors/catalogue.js';
+import { alice, bob, ChainNode, Clock, minerA, p, transfer, UTX, WEST, type Account } from './fork-fixture.js';
 
 const poolIds = (n: ChainNode): string[] => n.pool.all().map((tx) => tx.idBase58);
 
@@ -77,5 +79,138 @@ describe('what the pool reports (the node counts admissions and refusals from it
     node.chain.rollbackTo(2, { origin: 'api', returnToPool: true });
     assert.deepEqual(pool.all().map((t) => t.idBase58), [first.idBase58]);
     assert.deepEqual(admitted, [first.idBase58]);
+  });
+});
+
+/** Signs any transaction body from `from`, stamped just before the clock. */
+let stamp = 0n;
+function signed(clock: Clock, from: Account, body: Record<string, unknown>): Transaction {
+  stamp++;
+  const json = { senderPublicKey: encodeBase58(from.keyPair.publicKey), timestamp: clock.now - 2000n + stamp, proofs: [], ...body };
+  return p.sign(p.transactionFromJson(json, { forBroadcast: false }), from.keyPair.privateKey);
+}
+
+const FEE = 1_000_000n;
+/** Alice's genesis balance (fork-fixture). */
+const ALICE = 10_000n * WEST;
+
+function freshNode(name: string): { node: ChainNode; clock: Clock } {
+  const clock = new Clock();
+  const node = ChainNode.create(name, clock, [minerA]);
+  node.forge();
+  return { node, clock };
+}
+
+/** The refusal a pending double spend gets: WE's 112 StateCheckFailed, saying pending pool transactions are counted. */
+function assertPendingRefusal(e: unknown): true {
+  assert.ok(e instanceof WeError, String(e));
+  assert.equal(e.code, 112, e.message);
+  assert.match(e.message, /^State check failed\. Reason: .*pending pool transactions are counted/);
+  return true;
+}
+
+describe('pending spendings: a double spend is refused at admission (beyond WE)', () => {
+  it('a second transfer of the whole balance is refused with 112 naming pending pool transactions; the first is mined', () => {
+    const { node, clock } = freshNode('double-spend');
+    const first = transfer(clock, alice, bob, ALICE - FEE);
+    node.pool.put(first);
+    const second = transfer(clock, alice, minerA, ALICE - FEE);
+    assert.throws(() => node.pool.put(second), (e) => {
+      assertPendingRefusal(e);
+      assert.match((e as Error).message, /WEST/);
+      return true;
+    });
+    assert.deepEqual(poolIds(node), [first.idBase58]);
+    // What fits next to the pending transfer is still taken: nothing (Alice has exactly fee + amount).
+    assert.throws(() => node.pool.put(transfer(clock, alice, bob, 1n)), assertPendingRefusal);
+  });
+
+  it('spendings are released when the transaction is mined, removed or expires; then the balance is free again', async () => {
+    const { node, clock } = freshNode('release');
+    const half = ALICE / 2n - FEE;
+    const a = transfer(clock, alice, bob, half);
+    const b = transfer(clock, alice, bob, half);
+    node.pool.put(a);
+    node.pool.put(b);
+    assert.throws(() => node.pool.put(transfer(clock, alice, bob, 1n)), assertPendingRefusal);
+
+    // Mined: the confirmed balance now carries `a`; `b` stays pending and is still counted.
+    node.micro([a]);
+    assert.deepEqual(poolIds(node), [b.idBase58]);
+    assert.throws(() => node.pool.put(transfer(clock, alice, bob, 1n)), assertPendingRefusal);
+
+    // Removed (as an API removal or a drop would): its spending goes with it.
+    assert.equal(node.pool.remove(b.id), true);
+    const c = transfer(clock, alice, bob, half);
+    node.pool.put(c);
+
+    // Expired in the pool: dropped by the re-validation after a key block, and released.
+    clock.now += BigInt(UTX.txExpireTimeoutMs) + 60_000n;
+    node.forge();
+    await node.pool.revalidate();
+    assert.deepEqual(poolIds(node), []);
+    node.pool.put(transfer(clock, alice, bob, half));
+  });
+
+  it('a rollback that returns transactions to the pool counts them again', () => {
+    const { node, clock } = freshNode('rollback-pending');
+    node.forge();
+    const all = transfer(clock, alice, bob, ALICE - FEE);
+    node.micro([all]);
+    node.chain.rollbackTo(2, { origin: 'api', returnToPool: true });
+    assert.deepEqual(poolIds(node), [all.idBase58]);
+    assert.throws(() => node.pool.put(transfer(clock, alice, minerA, 5n * WEST)), assertPendingRefusal);
+  });
+
+  it('re-validation keeps what fits and drops what no longer fits next to the rest of the pool', async () => {
+    const { node, clock } = freshNode('revalidate-pending');
+    const pooled = [transfer(clock, alice, bob, 3_000n * WEST), transfer(clock, alice, bob, 3_000n * WEST)];
+    for (const tx of pooled) node.pool.put(tx);
+    // A micro-block from elsewhere spends 5,000 of Alice's 10,000: only one of the two pooled transfers still fits.
+    node.micro([transfer(clock, alice, minerA, 5_000n * WEST)]);
+    node.forge();
+    await node.pool.revalidate();
+    assert.equal(node.pool.size().size, 1, 'one of the pooled transfers is kept, the other dropped');
+    assert.throws(() => node.pool.put(transfer(clock, alice, bob, 2_000n * WEST)), assertPendingRefusal);
+  });
+
+  it('counts mass transfers, leases (WEST leased out can no longer be spent) and asset burns', () => {
+    const { node, clock } = freshNode('families');
+    const mass = signed(clock, alice, { type: 11, version: 2, assetId: null, transfers: [{ recipient: bob.b58, amount: 2_000n * WEST }, { recipient: minerA.b58, amount: 2_000n * WEST }], fee: 6_000_000n, attachment: '' });
+    node.pool.put(mass);
+    const lease = signed(clock, alice, { type: 8, version: 2, assetId: null, recipient: minerA.b58, amount: 5_000n * WEST, fee: FEE });
+    node.pool.put(lease);
+    // 10,000 − 4,000 − 0.06 − 5,000 leased − 0.01: 999.93 left to spend.
+    assert.throws(() => node.pool.put(transfer(clock, alice, bob, 1_000n * WEST)), (e) => {
+      assertPendingRefusal(e);
+      assert.match((e as Error).message, /leased out/);
+      return true;
+    });
+    node.pool.put(transfer(clock, alice, bob, 999n * WEST));
+
+    // An asset of Bob's: burning more than is left after a pending burn is refused.
+    node.micro([signed(clock, minerA, { type: 102, version: 1, target: bob.b58, opType: 'add', role: 'issuer', fee: FEE })]);
+    clock.now += 1000n;
+    const issue = signed(clock, bob, { type: 3, version: 2, chainId: 84, name: 'TOKEN', description: '', quantity: 1_000n, decimals: 0, reissuable: true, fee: WEST, script: null });
+    node.micro([issue]);
+    const burn = (amount: bigint): Transaction => signed(clock, bob, { type: 6, version: 2, chainId: 84, assetId: issue.idBase58, amount, fee: 5_000_000n });
+    node.pool.put(burn(600n));
+    assert.throws(() => node.pool.put(burn(600n)), (e) => {
+      assertPendingRefusal(e);
+      assert.match((e as Error).message, new RegExp(`600 of asset ${issue.idBase58}`));
+      return true;
+    });
+    node.pool.put(burn(400n));
+  });
+
+  it('as in WE, a spend that needs a transfer still in the pool is refused until that transfer is mined', () => {
+    const { node, clock } = freshNode('incoming');
+    // Bob holds 1,000; Alice sends him 5,000 (pending). Bob spending 3,000 is refused until it is mined.
+    const incoming = transfer(clock, alice, bob, 5_000n * WEST);
+    node.pool.put(incoming);
+    const spend = transfer(clock, bob, minerA, 3_000n * WEST);
+    assert.throws(() => node.pool.put(spend), (e) => e instanceof WeError && e.code === 112 && !/pending pool transactions/.test(e.message));
+    node.micro([incoming]);
+    node.pool.put(spend);
   });
 });

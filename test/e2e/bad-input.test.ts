@@ -98,6 +98,22 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
     await westBalanceOf(a3, 100_000n * WEST);
   });
 
+  it('refuses a double spend at broadcast: a second transfer that only fits without the first, still pooled, is 112 naming pending pool transactions', async () => {
+    // Account 2 holds 100 000 WEST and a little it received: each transfer fits alone, not both.
+    const a2 = A[2]!;
+    const first = await tf2Build('Transfer', 3, { recipient: A[0]!.address, amount: 60_000 * 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a2);
+    const second = await tf2Build('Transfer', 3, { recipient: A[3]!.address, amount: 60_000 * 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a2);
+    const accepted = await node.post('/transactions/broadcast', first.json);
+    assert.equal(accepted.status, 200, describeAnswer(accepted));
+    const refused = await node.post('/transactions/broadcast', second.json);
+    // Refused whether the first is still pooled (pending spendings counted) or already mined (the balance itself).
+    assertError(refused, 400, 112, /^State check failed\. Reason: Attempt to transfer unavailable funds: .*negative WEST balance/);
+    if (/pending pool transactions are counted/.test(String(refused.json.message))) assert.match(String(refused.json.message), new RegExp(`${60_000n * WEST + BigInt(TRANSFER_FEE)} WEST of ${a2.address}`));
+    assert.equal(refused.json.tx.id, second.id);
+    await confirmed(node, first.id);
+    await assertNowhere(node, second.id);
+  });
+
   /** A transfer of account 1 whose fee is below the minimum, and one whose fee asset does not exist. */
   async function badFees(): Promise<{ low: Built; noAsset: Built; asset: string }> {
     const low = await tf2Build('Transfer', 3, { recipient: A[2]!.address, amount: 1e8, fee: TRANSFER_FEE - 1, timestamp: clock.next(), attachment: '' }, A[1]!);

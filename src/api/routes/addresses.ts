@@ -31,6 +31,7 @@ import {
 } from '../account-reads.js';
 import { nonNegativeInt, optionalQuery, positiveInt, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
+import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import * as S from '../schemas.js';
 import { customValidationError, dataKeyNotExists, invalidMessage, invalidPublicKey, invalidSignature, type JsonPathError, requestedHeightDoesntExist, tooBigArray, WeError, withField, withFieldAsync, wrongJson } from '../../errors/catalogue.js';
 
@@ -304,7 +305,7 @@ export const addressesRoutes = defineRoutes({ name: 'addresses', description: 'A
       200: A.DataEntries,
       400: err("199 bad `offset`/`limit` (`Invalid parameters: [...]`); 102 invalid address; 629 bad `matches` pattern; 113 `offset` + `limit` overflow"),
     },
-    handler: ({ params, query }, ctx) => {
+    handler: ({ params, query, headers }, ctx) => {
       const ints = readIntQueries([
         { name: 'offset', raw: query.offset, rule: 'non-negative' },
         { name: 'limit', raw: query.limit, rule: 'positive' },
@@ -313,7 +314,8 @@ export const addressesRoutes = defineRoutes({ name: 'addresses', description: 'A
       const filter = keysFilter(query.matches);
       let entries = sortedDataEntries(ctx.services, address.bytes);
       if (filter !== undefined) entries = entries.filter((e) => filter(e.key));
-      return pageEntries(entries, ints['offset'], ints['limit']).map((e) => dataEntryJson(e, ctx.services.protocol));
+      const page = pageEntries(entries, ints['offset'], ints['limit']);
+      return heavyJsonAnswer(ctx, headers.accept, (out, int64AsString) => writeJsonArray(out, page, (e) => dataEntryJson(e, ctx.services.protocol), int64AsString));
     },
   }),
   route({

@@ -7,11 +7,12 @@ import type { Block } from '../../protocol/blocks.js';
 import { encodeBase58 } from '../../crypto/encoding.js';
 import { noBlockForHeight, noChildBlocks } from '../errors.js';
 import { blockId, positiveInt, text } from '../params.js';
-import { wantsInt64AsString } from '../json-io.js';
-import { defineRoutes, route, SerializedJson, type ApiContext } from '../routing.js';
-import { stringifyJson, type JsonObject } from '../../protocol/json.js';
+import { heavyJsonAnswer } from '../heavy-answers.js';
+import { defineRoutes, route, type ApiContext, type StreamReply } from '../routing.js';
+import type { JsonObject } from '../../protocol/json.js';
+import type { Transaction } from '../../protocol/transactions/schema.js';
 import * as S from '../schemas.js';
-import { blockJson, extendedBlockJson, headerJson, serializedBlockJson } from '../tx-json.js';
+import { blockJson, extendedTransactionJson, headerJson, serializedBlockJson, writeBlockJson } from '../tx-json.js';
 import { Type } from '@sinclair/typebox';
 import { blockAtHeightDoesNotExist, blockDoesNotExist, customValidationError, tooBigArray } from '../../errors/catalogue.js';
 
@@ -35,22 +36,41 @@ function heights(from: number, to: number): number[] {
 }
 
 /**
- * A range of blocks as one JSON array, serialized a block at a time with a turn of the event
- * loop between blocks: 100 blocks of ~1,500 transactions are ~23 MB of JSON, and building it
- * in one go held the loop for seconds (mining, P2P and every other request waited). The text
- * is made for the request's Accept (int64 as strings or not), so both forms are the same.
+ * Blocks as one JSON array, built a few transactions at a time with turns of the event loop
+ * between (100 blocks of ~1,500 transactions are ~23 MB of JSON; built in one go it held the
+ * loop for seconds, so mining, P2P and every other request waited), by at most a few requests
+ * at once, within the byte budget of one answer (heavy-reads.ts). The text is made for the
+ * request's Accept (int64 as strings or not).
  */
-async function serializedRange(from: number, to: number, accept: string | undefined, ctx: ApiContext, jsonOf: (block: Block, height: number) => JsonObject): Promise<SerializedJson> {
-  const int64AsString = wantsInt64AsString(accept);
-  const parts: string[] = [];
-  for (let h = from; h <= to; h++) {
-    const block = ctx.services.chain.blockAt(h);
-    if (block !== undefined) parts.push(stringifyJson(jsonOf(block, h), { int64AsString }));
-    if (h < to) await new Promise((resolve) => setImmediate(resolve));
-  }
-  const text = `[${parts.join(',')}]`;
-  return new SerializedJson(text, () => text);
+function blocksAnswer(
+  ctx: ApiContext,
+  from: number,
+  to: number,
+  accept: string | undefined,
+  transactionJson: () => (tx: Transaction) => JsonObject,
+  keep: (block: Block) => boolean = () => true,
+): Promise<StreamReply> {
+  return heavyJsonAnswer(ctx, accept, async (out, int64AsString) => {
+    out.write('[');
+    let first = true;
+    for (let h = from; h <= to; h++) {
+      const block = ctx.services.chain.blockAt(h);
+      if (block === undefined || !keep(block)) continue;
+      if (!first) out.write(',');
+      first = false;
+      await writeBlockJson(out, block, h, transactionJson(), int64AsString);
+      await out.turn();
+    }
+    out.write(']');
+  });
 }
+
+/** One full block, built in slices like a range (no byte budget: WE answers any single block). */
+function blockAnswer(ctx: ApiContext, block: Block, height: number | undefined, accept: string | undefined, transactionJson: (tx: Transaction) => JsonObject): Promise<StreamReply> {
+  return heavyJsonAnswer(ctx, accept, (out, int64AsString) => writeBlockJson(out, block, height, transactionJson, int64AsString), { budget: false });
+}
+
+const plainTransactionJson = (tx: Transaction): JsonObject => tx.toJson();
 
 function blockByIdOr301(ctx: ApiContext, id: Uint8Array, field: string): { block: Block; height: number } {
   const found = ctx.services.chain.blockById(id);
@@ -130,10 +150,10 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
       200: { description: 'The block, or `{"status":"error","details":"No block for this height"}`', schema: Type.Union([Type.Ref('BlockWithExtendedTransactions'), Type.Ref('StatusDetails')]) },
       400: err("199 `Invalid parameter: '<v>' must be positive`"),
     },
-    handler: ({ params }, ctx) => {
+    handler: ({ params, headers }, ctx) => {
       const block = ctx.services.chain.blockAt(params.height);
       if (block === undefined) throw noBlockForHeight();
-      return extendedBlockJson(block, params.height, ctx.services.chain);
+      return blockAnswer(ctx, block, params.height, headers.accept, extendedTransactionJson(ctx.services.chain));
     },
   }),
   route({
@@ -161,7 +181,7 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     responses: { 200: Type.Array(Type.Ref('Block')), ...rangeErrors },
     handler: ({ params, headers }, ctx) => {
       checkRange(params.from, params.to);
-      return serializedRange(params.from, params.to, headers.accept, ctx, (block, h) => blockJson(block, h));
+      return blocksAnswer(ctx, params.from, params.to, headers.accept, () => plainTransactionJson);
     },
   }),
   route({
@@ -173,7 +193,7 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     responses: { 200: Type.Array(Type.Ref('BlockWithExtendedTransactions')), ...rangeErrors },
     handler: ({ params, headers }, ctx) => {
       checkRange(params.from, params.to);
-      return serializedRange(params.from, params.to, headers.accept, ctx, (block, h) => extendedBlockJson(block, h, ctx.services.chain));
+      return blocksAnswer(ctx, params.from, params.to, headers.accept, () => extendedTransactionJson(ctx.services.chain));
     },
   }),
   route({
@@ -199,9 +219,9 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     summary: 'Block by its id (or a liquid block total signature: the liquid block as assembled up to it)',
     params: { signature: blockId() },
     responses: { 200: S.BlockWithNullableHeight, 400: err('101 invalid signature'), 404: err('301 block does not exist') },
-    handler: ({ params }, ctx) => {
+    handler: ({ params, headers }, ctx) => {
       const { block, height } = blockByIdOr301(ctx, params.signature, 'signature');
-      return blockJson(block, height);
+      return blockAnswer(ctx, block, height, headers.accept, plainTransactionJson);
     },
   }),
   route({
@@ -216,11 +236,11 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
       400: err('101 invalid signature'),
       404: err('301 block does not exist'),
     },
-    handler: ({ params }, ctx) => {
+    handler: ({ params, headers }, ctx) => {
       const { block, height } = blockByIdOr301(ctx, params.signature, 'signature');
       const child = ctx.services.chain.childOf(block.id);
       if (child === undefined) throw noChildBlocks();
-      return blockJson(child, height + 1);
+      return blockAnswer(ctx, child, height + 1, headers.accept, plainTransactionJson);
     },
   }),
   route({
@@ -231,13 +251,9 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     description: 'The address is compared as text with each generator address; it is not validated.',
     params: { address: text('Generator address'), ...range },
     responses: { 200: Type.Array(Type.Ref('Block')), 400: err('199 bad height; 10 for an invalid range or more than 100 heights') },
-    handler: ({ params }, ctx) => {
+    handler: ({ params, headers }, ctx) => {
       checkRange(params.from, params.to, true);
-      const chain = ctx.services.chain;
-      return heights(params.from, params.to).flatMap((h) => {
-        const block = chain.blockAt(h);
-        return block !== undefined && block.generatorAddress === params.address ? [blockJson(block, h)] : [];
-      });
+      return blocksAnswer(ctx, params.from, params.to, headers.accept, () => plainTransactionJson, (block) => block.generatorAddress === params.address);
     },
   }),
 ]);

@@ -17,6 +17,7 @@ import { decodeBase58 } from '../../crypto/encoding.js';
 import { transactionNotInBlockchain, transactionNotInUtx } from '../errors.js';
 import { address, base58Id, digitsInt, optionalQuery, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
+import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import * as S from '../schemas.js';
 import { checkCertificates, checkUnimplemented, feeAnswer, feeEstimateTransaction, signerOf, signTransactionRequest } from '../transaction-requests.js';
 import { TxJsonReader } from '../tx-json.js';
@@ -137,7 +138,7 @@ export const transactionsRoutes = defineRoutes({ name: 'transactions', descripti
       400: err('102 invalid address; 199 `invalid.limit` or `Unable to decode transaction id <s>`; 10 limit too big'),
       404: { description: '`after` is not a known transaction: `{"status":"error","details":"Transaction is not in blockchain"}`', schema: S.StatusDetails },
     },
-    handler: ({ params, query }, ctx) => {
+    handler: ({ params, query, headers }, ctx) => {
       if (params.limit > ctx.services.settings.transactionsByAddressLimit) throw tooBigArray('limit');
       let after: Uint8Array | undefined;
       if (query.after !== undefined) {
@@ -150,7 +151,11 @@ export const transactionsRoutes = defineRoutes({ name: 'transactions', descripti
       const found = ctx.services.chain.addressTransactions(params.address.bytes, params.limit, after);
       if (after !== undefined && !found.afterFound) throw transactionNotInBlockchain();
       const reader = new TxJsonReader(ctx.services.chain);
-      return [found.txs.map(({ tx, height }) => ({ ...reader.compactFor(params.address, tx), height }))];
+      return heavyJsonAnswer(ctx, headers.accept, async (out, int64AsString) => {
+        out.write('[');
+        await writeJsonArray(out, found.txs, ({ tx, height }) => ({ ...reader.compactFor(params.address, tx), height }), int64AsString);
+        out.write(']');
+      });
     },
   }),
   otherAddressPath('/transactions/address/{address}'),

@@ -1,0 +1,185 @@
+/**
+ * Abusive REST clients against a mining node (issue 11, "under abuse"): a dev node process
+ * (bench/node-process.ts, BENCH_POA) is filled with blocks of transfers, then runs two windows
+ * of the same length under the same steady transfer load — a quiet one, and one with abusive
+ * clients on loopback:
+ *   - 8 clients looping on `/blocks/seq` and `/blocks/seqext` over the last 100 (full) blocks,
+ *   - 8 clients flooding `/transactions/sign` with wrong keystore passwords,
+ *   - 100 sockets each declaring a 1 MB body and trickling a byte a second,
+ *   - a flood of 1,200 idle connections (beyond the default cap of 1,024).
+ * Figures, each against the quiet window's (goal: no stall > 50 ms, no skipped round):
+ * - abuse.longest-stall: the node's longest event-loop stall in the abusive window (ms);
+ * - abuse.skipped-rounds: PoA rounds the miner skipped in the window (the growth of the
+ *   last block's `overall-skipped-rounds`);
+ * - abuse.node-status: the slowest `/node/status` answer polled every 250 ms (ms).
+ * ABUSE_SECONDS sets the window length (default 30), ABUSE_FILL the transfers that fill the
+ * blocks first (default 20,000).
+ */
+import http from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { devAccounts } from '../src/node/dev.js';
+import { stringifyJson } from '../src/protocol/json.js';
+import type { Protocol } from '../src/protocol/protocol.js';
+import { confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
+import type { Figure } from './harness.js';
+
+const WINDOW_MS = Number(process.env['ABUSE_SECONDS'] ?? 30) * 1000;
+const FILL = Number(process.env['ABUSE_FILL'] ?? 20_000);
+/** Steady transfers per second in both windows: the miner always has work. */
+const STEADY_TPS = 200;
+
+const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
+
+interface Answer {
+  readonly status: number;
+  readonly text: string;
+}
+
+function get(url: string, agent: http.Agent, method = 'GET', body?: string): Promise<Answer> {
+  return new Promise((resolve) => {
+    const req = http.request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', () => resolve({ status: -1, text: '' }));
+    });
+    // A refused or reset connection counts as an answer of its own (status −1).
+    req.on('error', () => resolve({ status: -1, text: '' }));
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** The growth of `overall-skipped-rounds` is what PoA rounds the miner skipped. */
+async function overallSkippedRounds(url: string, agent: http.Agent): Promise<number> {
+  const r = await get(`${url}/blocks/headers/last`, agent);
+  const header = JSON.parse(r.text) as { 'poa-consensus'?: { 'overall-skipped-rounds': number } };
+  return header['poa-consensus']?.['overall-skipped-rounds'] ?? 0;
+}
+
+const until = (deadline: number): boolean => Date.now() < deadline;
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+interface WindowResult {
+  readonly stallMs: number;
+  readonly skippedRounds: number;
+  readonly slowestStatusMs: number;
+  /** Abusive clients' answers by kind, for the report. */
+  readonly answers: Map<string, number>;
+}
+
+/** One window of WINDOW_MS under the steady transfer load, with or without the abusive clients. */
+async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: { from: number; to: number }): Promise<WindowResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const abuseAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const answers = new Map<string, number>();
+  const count = (kind: string, status: number): void => void answers.set(`${kind} ${status}`, (answers.get(`${kind} ${status}`) ?? 0) + 1);
+  const skippedBefore = await overallSkippedRounds(node.url, agent);
+  await longestStallMs(node);
+  const deadline = Date.now() + WINDOW_MS;
+  const tasks: Array<Promise<void>> = [];
+
+  // The steady load: STEADY_TPS transfers a second, in tenths of a second.
+  const steady = signedTransfers(p, Math.ceil((STEADY_TPS * WINDOW_MS) / 1000), BigInt(Date.now())).map((tx) => stringifyJson(tx.toJson()));
+  tasks.push(
+    (async () => {
+      for (let next = 0; until(deadline) && next < steady.length; ) {
+        const batch = steady.slice(next, next + STEADY_TPS / 10);
+        next += batch.length;
+        await Promise.all(batch.map((b) => get(`${node.url}/transactions/broadcast`, agent, 'POST', b).then((r) => count('broadcast', r.status))));
+        await pause(100);
+      }
+    })(),
+  );
+  // /node/status, polled.
+  let slowestStatusMs = 0;
+  tasks.push(
+    (async () => {
+      while (until(deadline)) {
+        const t0 = performance.now();
+        await get(`${node.url}/node/status`, agent);
+        slowestStatusMs = Math.max(slowestStatusMs, performance.now() - t0);
+        await pause(250);
+      }
+    })(),
+  );
+
+  const sockets: Socket[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  if (abusive) {
+    // 8 heavy readers over the full blocks.
+    for (let i = 0; i < 8; i++) {
+      const path = i % 2 === 0 ? 'seq' : 'seqext';
+      tasks.push(
+        (async () => {
+          while (until(deadline)) count(`/blocks/${path}`, (await get(`${node.url}/blocks/${path}/${range.from}/${range.to}`, abuseAgent)).status);
+        })(),
+      );
+    }
+    // 8 wrong-password floods on /transactions/sign.
+    const sender = devAccounts(p)[0]!.address;
+    const signBody = JSON.stringify({ type: 4, version: 2, sender, password: 'not the password', recipient: sender, amount: 1, fee: 1_000_000, attachment: '' });
+    for (let i = 0; i < 8; i++) {
+      tasks.push(
+        (async () => {
+          while (until(deadline)) count('/transactions/sign', (await get(`${node.url}/transactions/sign`, abuseAgent, 'POST', signBody)).status);
+        })(),
+      );
+    }
+    // Slow bodies and idle connections.
+    const { hostname, port } = new URL(node.url);
+    const open = (): Socket => {
+      const s = connect(Number(port), hostname);
+      s.on('error', () => undefined);
+      sockets.push(s);
+      return s;
+    };
+    for (let i = 0; i < 100; i++) {
+      const s = open();
+      s.write('POST /utils/hash/secure HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1048576\r\n\r\n');
+      timers.push(setInterval(() => s.writable && s.write('a'), 1000));
+    }
+    for (let i = 0; i < 1200; i++) open();
+  }
+  await Promise.all(tasks);
+  for (const t of timers) clearInterval(t);
+  for (const s of sockets) s.destroy();
+  const stallMs = await longestStallMs(node);
+  // The last key block of the window may come a round later: read the skipped rounds after one more round.
+  await pause(6000);
+  const skippedRounds = (await overallSkippedRounds(node.url, agent)) - skippedBefore;
+  agent.destroy();
+  abuseAgent.destroy();
+  return { stallMs, skippedRounds, slowestStatusMs, answers };
+}
+
+export async function abuseFigures(p: Protocol): Promise<Figure[]> {
+  const node = await startNodeProcess(true);
+  try {
+    progress(`filling blocks with ${FILL} transfers`);
+    await confirmedRate(node, signedTransfers(p, FILL, BigInt(Date.now())));
+    const agent = new http.Agent({ keepAlive: false });
+    const height = (JSON.parse((await get(`${node.url}/blocks/height`, agent)).text) as { height: number }).height;
+    const range = { from: Math.max(1, height - 99), to: height };
+    progress(`quiet window (${WINDOW_MS / 1000} s)`);
+    const quiet = await runWindow(p, node, false, range);
+    progress(`abusive window (${WINDOW_MS / 1000} s, heavy reads over heights ${range.from}–${range.to})`);
+    const abused = await runWindow(p, node, true, range);
+    progress(`abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+    const label = (what: string): string => `quiet window's ${what} (same node, ${STEADY_TPS} transfers/s)`;
+    return [
+      { name: 'abuse.longest-stall', value: abused.stallMs, baseline: quiet.stallMs, ratio: abused.stallMs / quiet.stallMs, unit: 'ms', baselineLabel: `${label('longest stall')}; goal ≤ 50 ms` },
+      {
+        name: 'abuse.skipped-rounds',
+        value: abused.skippedRounds,
+        baseline: quiet.skippedRounds,
+        ratio: abused.skippedRounds / Math.max(1, quiet.skippedRounds),
+        unit: 'rounds',
+        baselineLabel: `${label('skipped rounds')}; goal 0 (ratio against max(quiet, 1))`,
+      },
+      { name: 'abuse.node-status', value: abused.slowestStatusMs, baseline: quiet.slowestStatusMs, ratio: abused.slowestStatusMs / quiet.slowestStatusMs, unit: 'ms', baselineLabel: label('slowest /node/status answer') },
+    ];
+  } finally {
+    await stopNodeProcess(node);
+  }
+}

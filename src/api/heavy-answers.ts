@@ -1,0 +1,30 @@
+/**
+ * Heavy answers of the REST routes (block ranges and full blocks, long lists) built through
+ * the server's HeavyReads (heavy-reads.ts: a few at a time, in slices, within a byte budget)
+ * and streamed as JSON.
+ */
+import type { JsonPieces } from './heavy-reads.js';
+import { JSON_CONTENT_TYPE, wantsInt64AsString } from './json-io.js';
+import { StreamReply, type ApiContext } from './routing.js';
+import { stringifyJson } from '../protocol/json.js';
+
+/** What a heavy answer writes: the pieces and whether int64 values go as strings (the request's Accept). */
+export type HeavyJsonBuilder = (out: JsonPieces, int64AsString: boolean) => Promise<void>;
+
+/** A heavy JSON answer for a request with this Accept; `budget` false for one block, which WE answers whatever its size. */
+export async function heavyJsonAnswer(ctx: ApiContext, accept: string | undefined, build: HeavyJsonBuilder, options: { budget?: boolean } = {}): Promise<StreamReply> {
+  const int64AsString = wantsInt64AsString(accept);
+  const built = await ctx.heavyReads.answer((out) => build(out, int64AsString), options);
+  return new StreamReply(JSON_CONTENT_TYPE, built.length, built.stream);
+}
+
+/** Writes a JSON array of `items`, each made by `json`, pausing for the event loop as it goes. */
+export async function writeJsonArray<T>(out: JsonPieces, items: readonly T[], json: (item: T) => unknown, int64AsString: boolean): Promise<void> {
+  out.write('[');
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out.write(',');
+    out.write(stringifyJson(json(items[i]!), { int64AsString }));
+    if (i % 16 === 15) await out.pause();
+  }
+  out.write(']');
+}
