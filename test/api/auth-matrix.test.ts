@@ -137,7 +137,8 @@ describe('api-key mode: every protected route', () => {
     for (const g of ROUTE_GROUPS) {
       if (g.prefixAuth === undefined) continue;
       const refusal = API_KEY_REFUSAL[g.prefixAuth.level]!;
-      const url = `${g.prefixAuth.prefix}/no-such-route-here`;
+      // Deep enough that no route of the group (one with path parameters included) matches it.
+      const url = `${g.prefixAuth.prefix}/no-such-route-here/nor/here`;
       const without = await s.app.inject({ method: 'GET', url });
       if (without.statusCode !== 403 || !without.body.includes(`"error":${refusal.code}`)) problems.push(`GET ${url} without a key: ${without.statusCode} ${without.body}`);
       const withKey = await s.app.inject({ method: 'GET', url, headers: { 'x-api-key': refusal.key } });
@@ -204,7 +205,8 @@ describe('OAuth2 mode: every route', () => {
     const problems: string[] = [];
     for (const g of ROUTE_GROUPS) {
       if (g.prefixAuth === undefined || g.prefixAuth.level === 'none') continue;
-      const url = `${g.prefixAuth.prefix}/no-such-route-here`;
+      // Deep enough that no route of the group (one with path parameters included) matches it.
+      const url = `${g.prefixAuth.prefix}/no-such-route-here/nor/here`;
       const without = await s.app.inject({ method: 'GET', url });
       if (without.statusCode !== 401 || !without.body.includes('"error":618')) problems.push(`GET ${url} without a token: ${without.statusCode} ${without.body}`);
       const role = ROLE_OF[g.prefixAuth.level];
