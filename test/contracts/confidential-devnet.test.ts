@@ -10,13 +10,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
-import { stringifyJson } from '../../src/protocol/json.js';
 import { Permit } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { type Devnet, until } from '../support/network.js';
 import { tempDir } from '../support/tmp.js';
 import { confidentialCreate } from './support/confidential.js';
-import { startContractsDevnet } from './support/devnet.js';
+import { broadcastVia, increasingTimestamps, startContractsDevnet } from './support/devnet.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
 const WAIT_MS = 120_000;
@@ -29,16 +28,9 @@ describe('a confidential contract on a 4-node devnet', () => {
   let protocol: Protocol;
   let developer: KeyPair;
   let imageHash: string;
-  let clock = BigInt(Date.now());
-  const stamp = (): bigint => {
-    clock = clock + 1n > BigInt(Date.now()) ? clock + 1n : BigInt(Date.now());
-    return clock;
-  };
+  const stamp = increasingTimestamps();
 
-  const broadcast = async (tx: Transaction, via = 0): Promise<void> => {
-    const r = await net.nodes[via]!.post('/transactions/broadcast', stringifyJson(tx.toJson()));
-    assert.equal(r.status, 200, r.text);
-  };
+  const broadcast = (tx: Transaction, via = 0): Promise<void> => broadcastVia(net, tx, via);
 
   const onEveryNode = (what: string, path: string): Promise<Array<Record<string, unknown>>> =>
     until(

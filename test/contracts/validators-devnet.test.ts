@@ -9,20 +9,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { majoritySize } from '../../src/contracts/validator-results.js';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
-import { Protocol } from '../../src/protocol/protocol.js';
-import { stringifyJson } from '../../src/protocol/json.js';
+import type { Protocol } from '../../src/protocol/protocol.js';
 import { CallContract, contractResultsHash, CreateContract, type ValidationPolicy } from '../../src/protocol/transactions/contracts.js';
 import { Permit } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { devAccounts, DEV_CHAIN_ID } from '../../src/node/dev.js';
-import { Devnet, until } from '../support/network.js';
+import { type Devnet, until } from '../support/network.js';
 import { tempDir } from '../support/tmp.js';
-import { buildKvSdkPackage } from './support/sdk-package.js';
+import { broadcastVia, increasingTimestamps, startContractsDevnet } from './support/devnet.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
 const WAIT_MS = 120_000;
@@ -33,22 +30,18 @@ describe('validation policies on a 3-node devnet', () => {
   let protocol: Protocol;
   let developer: KeyPair;
   let imageHash: string;
-  let clock = BigInt(Date.now());
+  const stamp = increasingTimestamps();
   const validatorIndexes = [1, 2];
 
   const sign = (codec: Parameters<Protocol['transaction']>[0], version: number, data: object): Transaction => {
-    clock = clock + 1n > BigInt(Date.now()) ? clock + 1n : BigInt(Date.now());
-    return protocol.sign(protocol.transaction(codec, version, { senderPublicKey: developer.publicKey, timestamp: clock, feeAssetId: null, atomicBadge: null, payments: [], ...data }), developer.privateKey);
+    return protocol.sign(protocol.transaction(codec, version, { senderPublicKey: developer.publicKey, timestamp: stamp(), feeAssetId: null, atomicBadge: null, payments: [], ...data }), developer.privateKey);
   };
 
   /** A CreateContract of the key-value package with a start value, under a validation policy. */
   const createKv = (contractName: string, start: bigint, validationPolicy: ValidationPolicy): Transaction =>
     sign(CreateContract, 5, { image: IMAGE, imageHash, contractName, params: [{ key: 'start', type: 'integer', value: start }], fee: 100_000_000n, validationPolicy, apiVersion: { major: 1, minor: 0 } });
 
-  const broadcast = async (tx: Transaction, via: number): Promise<void> => {
-    const r = await net.nodes[via]!.post('/transactions/broadcast', stringifyJson(tx.toJson()));
-    assert.equal(r.status, 200, r.text);
-  };
+  const broadcast = (tx: Transaction, via: number): Promise<void> => broadcastVia(net, tx, via);
 
   /** A transaction in a block on every node. */
   const confirmed = (tx: Transaction): Promise<unknown> =>
@@ -86,24 +79,10 @@ describe('validation policies on a 3-node devnet', () => {
   };
 
   before(async () => {
-    const dir = await buildKvSdkPackage(packages);
-    imageHash = await packageTreeDigest(dir);
-    protocol = await Protocol.create({ crypto: 'waves', chainId: DEV_CHAIN_ID });
-    developer = devAccounts(protocol)[0]!.keyPair;
-    net = await Devnet.create({ nodes: 3, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
-    process.once('exit', () => net.killAll());
-    for (const n of net.nodes) {
-      n.editConfig((node) => {
-        node['contracts'] = { enable: true, packages: [{ image: IMAGE, source: dir }] };
-        const api = (node['api'] ??= {}) as Record<string, unknown>;
-        api['grpc'] = { 'bind-address': '127.0.0.1', port: 0 };
-      });
-    }
-    await net.startAll(60_000);
-    await net.meshed(30_000);
+    ({ net, protocol, developer, imageHash } = await startContractsDevnet(3, IMAGE, packages));
     // Validators: nodes 1 and 2; the dev account gives up the role it holds in the dev genesis.
     const permit = (target: string, opType: 'add' | 'remove'): Transaction => {
-      const at = (clock = clock + 1n > BigInt(Date.now()) ? clock + 1n : BigInt(Date.now()));
+      const at = stamp();
       const tx = protocol.transaction(Permit, 1, { senderPublicKey: developer.publicKey, target: protocol.addresses.parseAddress(target), timestamp: at, fee: 1_000_000n, permissionOp: { opType, role: 'contract_validator', timestamp: at, dueTimestamp: null } });
       return protocol.sign(tx, developer.privateKey);
     };

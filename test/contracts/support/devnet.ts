@@ -6,7 +6,10 @@
 import { packageTreeDigest } from '../../../src/contracts/package-digest.js';
 import type { KeyPair } from '../../../src/crypto/suite.js';
 import { devAccounts, DEV_CHAIN_ID } from '../../../src/node/dev.js';
+import { stringifyJson } from '../../../src/protocol/json.js';
 import { Protocol } from '../../../src/protocol/protocol.js';
+import type { Transaction } from '../../../src/protocol/transactions/schema.js';
+import assert from 'node:assert/strict';
 import { Devnet } from '../../support/network.js';
 import { buildKvSdkPackage } from './sdk-package.js';
 
@@ -37,4 +40,20 @@ export async function startContractsDevnet(nodes: number, image: string, package
   await net.startAll(60_000);
   await net.meshed(30_000);
   return { net, protocol, developer, imageHash };
+}
+
+/** Timestamps for transactions signed in a row: now, but always after the previous one (no two equal ids). */
+export function increasingTimestamps(): () => bigint {
+  let last = 0n;
+  return () => {
+    const now = BigInt(Date.now());
+    last = last + 1n > now ? last + 1n : now;
+    return last;
+  };
+}
+
+/** Broadcasts `tx` through node `via` of `net`; anything but 200 fails the test. */
+export async function broadcastVia(net: Devnet, tx: Transaction, via = 0): Promise<void> {
+  const r = await net.nodes[via]!.post('/transactions/broadcast', stringifyJson(tx.toJson()));
+  assert.equal(r.status, 200, r.text);
 }
