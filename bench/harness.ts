@@ -102,12 +102,15 @@ export function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Clock ticks per second (`getconf CLK_TCK`), read once. */
+let clockTicks: number | undefined;
+
 /**
  * CPU time (ms, user + system, all threads) a running process has used so far, from Linux's
  * /proc/<pid>/stat (fields utime and stime, in clock ticks).
  */
 export function processCpuMs(pid: number): number {
-  const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) is in parentheses and may hold spaces: count from after it.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

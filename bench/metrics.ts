@@ -21,9 +21,8 @@
  *   is; target ≥ 20 (at most 5 % on top of the ingest work). A micro-block's chain event
  *   (two histogram observations, two counters) is per micro-block, not per transfer.
  */
-import { readFileSync } from 'node:fs';
 import { BENCH_POA, confirmedRate, ingestedRate, poolIngest, request, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
-import { median, opsPerSecond, type Figure } from './harness.js';
+import { median, opsPerSecond, processCpuMs, type Figure } from './harness.js';
 import { DEFAULTS } from '../src/node/config.js';
 import { NodeMetrics } from '../src/node/metrics.js';
 import { frameSize } from '../src/network/framing.js';
@@ -55,13 +54,6 @@ function scraper(node: NodeProc): () => Promise<void> {
   };
 }
 
-/** CPU seconds (user + system, every thread) a process has used, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 interface OnOff {
   readonly on: number;
@@ -86,9 +78,9 @@ async function onVersusOff(
       try {
         const txs = transfers();
         const stopScraping = metrics ? scraper(node) : async () => {};
-        const cpu0 = cpuSeconds(node.child.pid!);
+        const cpu0 = processCpuMs(node.child.pid!) / 1000;
         const value = await measure(node, txs);
-        const cpu = cpuSeconds(node.child.pid!) - cpu0;
+        const cpu = processCpuMs(node.child.pid!) / 1000 - cpu0;
         await stopScraping();
         const key = metrics ? 'on' : 'off';
         rate[key].push(value);
