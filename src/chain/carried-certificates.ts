@@ -50,6 +50,8 @@ export class CarriedCertificates {
   /** The certificates carried with any of the transactions, each subject DN once. */
   of(transactionIds: Iterable<Uint8Array>): Certificate[] {
     const out: Certificate[] = [];
+    // Networks without PKI carry none: no key is computed per committed transaction.
+    if (this.#entries.size === 0) return out;
     const limit = this.now() - BigInt(this.ttlMs);
     for (const id of transactionIds) {
       const e = this.#entries.get(bytesKey(id));

@@ -71,11 +71,6 @@ export class PendingSpendings {
     return this.totals.size === 0 ? 0n : (this.totals.get(key) ?? 0n);
   }
 
-  /** Number of transactions with recorded spendings. */
-  transactions(): number {
-    return this.byTx.size;
-  }
-
   /** The state as a pool admission sees it: `base` with every pending spending taken off. */
   over(base: StateView): PendingSpendingsView {
     return new PendingSpendingsView(base, this);

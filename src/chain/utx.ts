@@ -142,10 +142,11 @@ export class UtxPool {
 
   /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */
   put(tx: Transaction): Transaction {
-    const existing = this.txs.get(bytesKey(tx.id));
+    const key = bytesKey(tx.id);
+    const existing = this.txs.get(key);
     if (existing !== undefined) return existing;
     try {
-      this.admit(tx, bytesKey(tx.id));
+      this.admit(tx, key);
     } catch (e) {
       if (e instanceof WeError) this.onRefused?.(tx, e);
       throw e;
