@@ -51,11 +51,6 @@ export class ExecutionReads {
     });
   }
 
-  /** How many reads the execution made. */
-  get count(): number {
-    return this.reads.length;
-  }
-
   /** Whether every read answers the same on the state now. */
   unchanged(): boolean {
     const state = this.state as unknown as Record<string, (...args: unknown[]) => unknown>;

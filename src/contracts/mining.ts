@@ -155,7 +155,7 @@ export class ContractMining {
     const { pool } = this.o;
     const keyBlock = this.roundKeyBlock(round);
     // A confidential contract's calls read its confidential state as the ones before them left it: one at a time.
-    const confidentialLane = (this.o.confidential?.prepare(lane[0]!, round.state).kind ?? 'plain') !== 'plain';
+    const confidentialLane = this.o.confidential?.isConfidentialCall(lane[0]!, round.state) === true;
     const most = confidentialLane ? 1 : Math.min(this.maxWindow, this.o.executor.callsAtOnce(lane[0]!, round.state));
     const running: Started[] = [];
     let next = 0;

@@ -92,6 +92,15 @@ export function encodeBase58(bytes: Uint8Array): string {
 }
 
 /** Strict Base58 decode; the message follows WE's (scorex) Base58 decoder. */
+/** Base58 text decoded, or undefined when it is not Base58. */
+export function base58OrUndefined(text: string): Uint8Array | undefined {
+  try {
+    return decodeBase58(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function decodeBase58(text: string): Uint8Array {
   const n = text.length;
   let zeros = 0;

@@ -11,7 +11,7 @@
  * - its JSON as Play writes the case class: `contractId` and `commitmentKey` are objects
  *   (`{"byteStr": …}`, `{"bytes": …}`), the other byte strings Base58.
  */
-import { decodeBase58, encodeBase58, equalBytes } from '../../crypto/encoding.js';
+import { encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../../protocol/bytes.js';
 import type { JsonObject } from '../../protocol/json.js';
 import type { Protocol } from '../../protocol/protocol.js';
@@ -112,11 +112,3 @@ export function unitJson(u: ConfidentialDataUnit, p: Protocol): JsonObject {
   };
 }
 
-/** A Base58 text as bytes, or undefined when it is not Base58. */
-export function base58OrUndefined(text: string): Uint8Array | undefined {
-  try {
-    return decodeBase58(text);
-  } catch {
-    return undefined;
-  }
-}

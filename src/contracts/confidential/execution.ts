@@ -47,11 +47,15 @@ const PLAIN: ConfidentialPreparation = { kind: 'plain' };
 export class ConfidentialExecution {
   constructor(private readonly o: ConfidentialExecutionOptions) {}
 
+  /** Whether `tx` calls a confidential contract (a CallContract V6 to one): cheap, no confidential state read. */
+  isConfidentialCall(tx: Transaction, view: Pick<ContractExecutionView, 'contract'>): boolean {
+    return CallContract.is(tx) && tx.version === 6 && view.contract(tx.data.contractId)?.isConfidential === true;
+  }
+
   /** Whether `tx` is a confidential call, and if so whether this node can execute it now. */
   prepare(tx: Transaction, view: ContractExecutionView & Pick<StateView, 'executedTxFor' | 'transactionById' | 'transactionHeight'>): ConfidentialPreparation {
-    if (!CallContract.is(tx) || tx.version !== 6) return PLAIN;
-    const info = view.contract(tx.data.contractId);
-    if (info === undefined || !info.isConfidential) return PLAIN;
+    if (!CallContract.is(tx) || !this.isConfidentialCall(tx, view)) return PLAIN;
+    const info = view.contract(tx.data.contractId)!;
     if (!info.groupParticipants.some((a) => equalBytes(a.bytes, this.o.ownerAddress))) return { kind: 'skip', reason: 'the miner is not a participant of the confidential contract' };
     const input = this.o.storage.get('input', tx.data.inputCommitment!);
     if (input === undefined) return { kind: 'skip', reason: 'the confidential input is not here yet' };

@@ -12,7 +12,7 @@
  *   the contract's groups.
  * - `entries`: the contract's confidential state (state.ts).
  */
-import { encodeBase58 } from '../../crypto/encoding.js';
+import { base58OrUndefined, encodeBase58 } from '../../crypto/encoding.js';
 import type { KeyPair } from '../../crypto/suite.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { CallContract, ExecutedContract } from '../../protocol/transactions/contracts.js';
@@ -25,7 +25,6 @@ import {
   commitmentHolds,
   COMMITMENT_KEY_LENGTH,
   entriesCommitment,
-  base58OrUndefined,
   type ConfidentialDataUnit,
 } from './data.js';
 import type { ConfidentialState } from './state.js';

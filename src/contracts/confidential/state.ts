@@ -17,9 +17,6 @@ import type { StateView } from '../../state/view.js';
 import type { ContractExecutionView } from '../state.js';
 import type { ConfidentialStorage } from './storage.js';
 
-/** Where an applied transaction is: height, index in that block (Infinity when not in a stored block yet). */
-export type StatePosition = readonly [height: number, index: number];
-
 type Reads = Pick<StateView, 'executedTxFor' | 'transactionById' | 'transactionHeight'>;
 
 export class ConfidentialState {

@@ -31,7 +31,6 @@ const key = (prefix: number, ...parts: Uint8Array[]): Uint8Array => {
 };
 
 export class ConfidentialStorage {
-  private readonly listeners = new Set<(type: ConfidentialDataType, unit: ConfidentialDataUnit) => void>();
 
   private constructor(
     private readonly db: RootDatabase<Uint8Array, Uint8Array>,
@@ -53,7 +52,7 @@ export class ConfidentialStorage {
     return this.db.doesExist(key(PREFIX[type], commitment));
   }
 
-  /** Saves a unit (a second save of the same commitment keeps the first); listeners hear of new ones. */
+  /** Saves a unit (a second save of the same commitment keeps the first). */
   save(type: ConfidentialDataType, unit: ConfidentialDataUnit): void {
     const k = key(PREFIX[type], unit.commitment);
     if (this.db.doesExist(k)) return;
@@ -61,7 +60,6 @@ export class ConfidentialStorage {
       void this.db.put(k, encodeUnit(unit, this.protocol));
       if (type === 'output') void this.db.put(key(CONTRACT_OUTPUT, unit.contractId, unit.commitment), new Uint8Array(0));
     });
-    for (const l of this.listeners) l(type, unit);
   }
 
   /** The output commitments stored for a contract. */
@@ -71,11 +69,6 @@ export class ConfidentialStorage {
     return [...this.db.getKeys({ start, end })].map((k) => Uint8Array.from(k.subarray(1 + contractId.length)));
   }
 
-  /** Told of each unit newly saved; returns how to stop listening. */
-  onSaved(listener: (type: ConfidentialDataType, unit: ConfidentialDataUnit) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
 
   async close(): Promise<void> {
     await this.db.close();

@@ -65,7 +65,7 @@ import {
   type TransactionExistsResponse,
 } from '@wavesenterprise/js-contract-grpc-client/contract/contract_transaction_service.js';
 import { UtilServiceService, type NodeTimeResponse } from '@wavesenterprise/js-contract-grpc-client/contract/contract_util_service.js';
-import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
+import { base58OrUndefined, decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { forbiddenKeyChars } from '../../protocol/transactions/contracts.js';
 import type { DataEntry } from '../../protocol/transactions/fields.js';
 import { roleFromByte, ROLES } from '../../protocol/transactions/permissions.js';
@@ -159,14 +159,6 @@ interface CommitSuccessMessage extends ExecutionSuccessRequest {
 }
 
 /** Base58 text as bytes; undefined when it is not Base58. */
-function base58OrUndefined(text: string): Uint8Array | undefined {
-  try {
-    return decodeBase58(text);
-  } catch {
-    return undefined;
-  }
-}
-
 function applyPage<T>(items: readonly T[], offset: number | undefined, limit: number | undefined): T[] {
   const from = offset === undefined ? 0 : Math.max(0, offset);
   if (limit === undefined) return items.slice(from);
