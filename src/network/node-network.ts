@@ -27,7 +27,7 @@ import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
 import { sessionKeyLength } from './handshake.js';
 import { ContractStatusMessages } from './contract-status-messages.js';
-import { ContractValidatorResultMessages } from './contract-validator-messages.js';
+import { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from './contract-validator-messages.js';
 import { CONFIDENTIAL_CONTRACT_CODES, PrivacyMessages } from './privacy-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
@@ -137,6 +137,7 @@ export class NodeNetwork {
   readonly confidentialContracts: PrivacyMessages = new PrivacyMessages(() => this.connected(), CONFIDENTIAL_CONTRACT_CODES);
   readonly contractStatuses: ContractStatusMessages = new ContractStatusMessages(() => this.connected());
   readonly contractValidatorResults: ContractValidatorResultMessages = new ContractValidatorResultMessages(() => this.connected());
+  readonly contractValidatorResultsV2: ContractValidatorResultV2Messages = new ContractValidatorResultV2Messages(() => this.connected());
 
   private constructor(
     readonly options: NodeNetworkOptions,
@@ -248,6 +249,7 @@ export class NodeNetwork {
     if (this.confidentialContracts.handle(peer, code, payload)) return;
     if (this.contractStatuses.handle(peer, code, payload)) return;
     if (this.contractValidatorResults.handle(peer, code, payload)) return;
+    if (this.contractValidatorResultsV2.handle(peer, code, payload)) return;
     this.chainMessages.onMessage(peer, code, payload);
   }
 

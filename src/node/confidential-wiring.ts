@@ -48,6 +48,7 @@ export class NodeConfidentialContracts {
       return index < 0 ? undefined : index;
     });
     this.execution = new ConfidentialExecution({
+      protocol: o.protocol,
       storage: this.storage,
       confidentialState: this.state,
       ownerAddress: o.protocol.addresses.fromPublicKey(o.owner.publicKey).bytes,

@@ -15,8 +15,18 @@ import type { KeyPair } from '../crypto/suite.js';
 import type { ContractEngine } from '../contracts/engine.js';
 import { ContractValidating } from '../contracts/validating.js';
 import { ValidationGate } from '../contracts/validation-gate.js';
-import { decodeValidatorResult, encodeValidatorResult, refusalOf, ValidatorResultsStore } from '../contracts/validator-results.js';
-import type { ContractValidatorResultMessages } from '../network/contract-validator-messages.js';
+import {
+  decodeValidatorResult,
+  decodeValidatorResultV2,
+  encodeValidatorResult,
+  encodeValidatorResultV2,
+  refusalOf,
+  ValidatorResultsStore,
+  type ContractValidatorResult,
+} from '../contracts/validator-results.js';
+import type { ConfidentialExecution } from '../contracts/confidential/execution.js';
+import type { ContractMessageChannel } from '../network/contract-status-messages.js';
+import type { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from '../network/contract-validator-messages.js';
 import { contractValidators, EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
 import { MutableState } from '../state/view.js';
 import { contractNodeContext } from './contracts-wiring.js';
@@ -31,8 +41,8 @@ export interface ContractValidation {
   readonly store: ValidatorResultsStore;
   readonly gate: ValidationGate;
   readonly validating: ContractValidating;
-  /** Starts validating and exchanging results over `peers`; returns the function that stops it. */
-  start(peers: ContractValidatorResultMessages, resultArrived: () => void): () => void;
+  /** Starts validating and exchanging results over `peers` (V1) and `confidentialPeers` (V2, message 56); returns the function that stops it. */
+  start(peers: ContractValidatorResultMessages, resultArrived: () => void, confidentialPeers?: ContractValidatorResultV2Messages): () => void;
 }
 
 export interface ContractValidationOptions {
@@ -43,6 +53,8 @@ export interface ContractValidationOptions {
   readonly now: () => bigint;
   walletAddresses(): readonly string[];
   readonly log: Logger;
+  /** Confidential calls: validated by a group participant holding their input (absent: not validated). */
+  readonly confidential?: ConfidentialExecution;
 }
 
 export function contractValidation(o: ContractValidationOptions): ContractValidation {
@@ -56,6 +68,7 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     isFeatureActive: (id, height) => chain.features.isActive(id, height),
   });
   let out: ContractValidatorResultMessages | undefined;
+  let outV2: ContractValidatorResultV2Messages | undefined;
   const validating = new ContractValidating({
     chain,
     pool,
@@ -64,8 +77,9 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     validatorKey: o.owner,
     node: contractNodeContext({ chain, walletAddresses: () => o.walletAddresses(), now: o.now }),
     now: o.now,
-    send: (result) => out?.broadcast(encodeValidatorResult(protocol, result)),
+    send: (result) => (result.confidential === undefined ? out?.broadcast(encodeValidatorResult(protocol, result)) : outV2?.broadcast(encodeValidatorResultV2(protocol, result))),
     log,
+    ...(o.confidential === undefined ? {} : { confidential: o.confidential }),
   });
   const isValidator = (publicKey: Uint8Array): boolean => {
     const height = chain.height();
@@ -76,19 +90,27 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     store,
     gate,
     validating,
-    start(peers, resultArrived) {
+    start(peers, resultArrived, confidentialPeers) {
       out = peers;
-      const stopListening = peers.onMessage((payload, from) => {
-        const result = decodeValidatorResult(protocol, payload);
-        const why = refusalOf(protocol, result, { isValidator, inPool: (txId) => pool.get(txId) !== undefined });
-        if (why !== undefined) {
-          log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
-          return;
-        }
-        if (!store.add(result)) return;
-        peers.broadcast(payload, from);
-        resultArrived();
-      });
+      outV2 = confidentialPeers;
+      const listen = (channel: ContractMessageChannel, decode: (payload: Uint8Array) => ContractValidatorResult): (() => void) =>
+        channel.onMessage((payload, from) => {
+          const result = decode(payload);
+          const why = refusalOf(protocol, result, { isValidator, inPool: (txId) => pool.get(txId) !== undefined });
+          if (why !== undefined) {
+            log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
+            return;
+          }
+          if (!store.add(result)) return;
+          channel.broadcast(payload, from);
+          resultArrived();
+        });
+      const stopV1 = listen(peers, (payload) => decodeValidatorResult(protocol, payload));
+      const stopV2 = confidentialPeers === undefined ? () => undefined : listen(confidentialPeers, (payload) => decodeValidatorResultV2(protocol, payload));
+      const stopListening = (): void => {
+        stopV1();
+        stopV2();
+      };
       const stopChain = chain.on(() => void validating.trigger());
       const timer = setInterval(() => {
         if (pool.all().some((tx) => EXECUTABLE_CONTRACT_TYPES.has(tx.type))) void validating.trigger();
@@ -98,6 +120,7 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
         stopChain();
         stopListening();
         out = undefined;
+        outV2 = undefined;
       };
     },
   };

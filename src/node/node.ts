@@ -95,7 +95,7 @@ export class Node {
       if (p2p.network !== undefined) started.add('contract status gossip', gossipContractStatuses(contractStatuses, p2p.network.contractStatuses, protocol, loggers.get('contracts'), gossip), (stop) => stop());
       started.add('contract error quorum', cleanUpErroredExecutables(contractStatuses, pool, statusSettings, protocol, loggers.get('contracts')), (stop) => stop());
       if (p2p.network !== undefined && contracts !== undefined) {
-        started.add('contract validation', contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake()), (stop) => stop());
+        started.add('contract validation', contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake(), p2p.network.contractValidatorResultsV2), (stop) => stop());
       }
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.

@@ -14,12 +14,12 @@ import { ConfidentialMessageCode, encodeDataResponse, encodeInventory, signInven
 import { ConfidentialReplication, type ConfidentialPeer } from '../../src/contracts/confidential/replication.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
-import { CallContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
+import { ExecutedContract } from '../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import { tempDir } from '../support/tmp.js';
 import { Switchboard } from '../privacy/switchboard.js';
 import { BLOCK, developer, protocol } from './support/engine.js';
-import { confidentialCreate } from './support/confidential.js';
+import { confidentialCall, confidentialCreate } from './support/confidential.js';
 import { ContractTestState } from './support/state.js';
 
 const p = protocol;
@@ -102,21 +102,7 @@ describe('confidential data among the group', () => {
     const output = unit(net.contractId, [{ key: 'total', type: 'integer', value: 5n }], 3);
     net.storages.get('A')!.save('input', input);
     net.storages.get('A')!.save('output', output);
-    const call = p.sign(
-      p.transaction(CallContract, 6, {
-        senderPublicKey: net.owners.get('A')!.publicKey,
-        contractId: net.contractId,
-        params: [],
-        fee: 10_000_000n,
-        timestamp: BLOCK.timestamp,
-        contractVersion: 1,
-        feeAssetId: null,
-        atomicBadge: null,
-        payments: [],
-        inputCommitment: input.commitment,
-      }),
-      net.owners.get('A')!.privateKey,
-    );
+    const call = confidentialCall(p, net.owners.get('A')!, net.contractId, input.commitment, BLOCK.timestamp);
     const miner = net.owners.get('A')!;
     const executed = p.sign(
       p.transaction(ExecutedContract, 4, {

@@ -255,7 +255,7 @@ describe('a confidential call', () => {
 
     // The miner: a participant holding the input executes it and builds a 105 V4.
     const announced: string[] = [];
-    const execution = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type), missingOutputs: () => false });
+    const execution = new ConfidentialExecution({ protocol, storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type), missingOutputs: () => false });
     const prepared = execution.prepare(tx, state);
     assert.equal(prepared.kind, 'confidential');
     if (prepared.kind !== 'confidential') return;
@@ -265,7 +265,7 @@ describe('a confidential call', () => {
       isFeatureActive: () => true,
       miner: node,
       timestamp: BLOCK.timestamp + 300n,
-    });
+    }, undefined);
     assert.equal(built.kind, 'built');
     if (built.kind !== 'built') return;
     const executed = built.executed;
@@ -296,12 +296,12 @@ describe('a confidential call', () => {
     assert.equal(state.contractData(secret.id, 'total'), undefined, 'the public state is unchanged');
   });
 
-  it('a node outside the participants or without the input does not execute the call', () => {
+  it('a node outside the participants leaves the call to its validators, one without the input waits', () => {
     const tx = broadcasted.at(-1)!;
-    const outsider = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
-    assert.equal(outsider.prepare(tx, state).kind, 'skip');
+    const outsider = new ConfidentialExecution({ protocol, storage, confidentialState, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
+    assert.equal(outsider.prepare(tx, state).kind, 'unpermitted');
     const empty = ConfidentialStorage.open(tempDir('weft-confidential-empty-'), protocol);
-    const member = new ConfidentialExecution({ storage: empty, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
+    const member = new ConfidentialExecution({ protocol, storage: empty, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
     assert.deepEqual(member.prepare(tx, state), { kind: 'skip', reason: 'the confidential input is not here yet' });
     void empty.close();
   });

@@ -74,6 +74,7 @@ import type { ExecutionBroker, PushedTransaction, TransactionStream } from '../b
 import type { ContractInfo } from '../../state/contract-info.js';
 import type { ContractExecutionView, ContractNodeContext } from '../state.js';
 import type { ContractTokens, ExecutionClaim } from '../tokens.js';
+import type { ReadingsJournal } from '../confidential/readings.js';
 import { contractStatusService, type ContractStatusServiceDeps } from './status-service.js';
 import { assetOperationFromMessage, bigintOf, dataEntryFromMessage, dataEntryToMessage, long } from './mapping.js';
 import {
@@ -149,6 +150,8 @@ export function grpcErrorOf(e: unknown): Partial<grpc.StatusObject> {
 interface ExecutionContext {
   readonly claim: ExecutionClaim;
   readonly view: ContractExecutionView;
+  /** The running execution's read journal (a confidential call). */
+  readonly readings?: ReadingsJournal;
 }
 
 type Handler<Req, Res> = (request: Req, ctx: ExecutionContext, call: grpc.ServerUnaryCall<Req, Res>) => Res | Promise<Res>;
@@ -233,8 +236,8 @@ export class ContractGrpcServer {
   private async executionContext(metadata: grpc.Metadata): Promise<ExecutionContext> {
     const claim = await this.deps.tokens.verifyExecution(this.token(metadata));
     const live = claim.executionId === '' ? undefined : this.deps.broker.execution(claim.executionId);
-    const view = live !== undefined && live.txIdBase58 === claim.txId ? live.view : this.deps.currentView();
-    return { claim, view };
+    if (live !== undefined && live.txIdBase58 === claim.txId) return { claim, view: live.view, ...(live.readings === undefined ? {} : { readings: live.readings }) };
+    return { claim, view: this.deps.currentView() };
   }
 
   private unary<Req, Res>(handler: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
@@ -303,7 +306,7 @@ export class ContractGrpcServer {
         this.deps.broker.commit(claim.executionId, req.txId, { kind: 'error', code: req.code, message: req.message });
         return {};
       }),
-      getContractKeys: this.unary<ContractKeysRequest, ContractKeysResponse>((req, { claim, view }) => {
+      getContractKeys: this.unary<ContractKeysRequest, ContractKeysResponse>((req, { claim, view, readings }) => {
         const info = this.findContract(view, req.contractId);
         if (info.isConfidential && encodeBase58(info.contractId) !== claim.contractId) {
           throw customValidationError(
@@ -318,28 +321,30 @@ export class ContractGrpcServer {
           const keys = view.contractKeys(info.contractId).filter((k) => matches === undefined || matches(k));
           entries = applyPage(keys, req.offset, req.limit).flatMap((k) => view.contractData(info.contractId, k) ?? []);
         }
+        readings?.keys(info.contractId, { keys: req.keysFilter?.keys, matches: req.matches, offset: req.offset, limit: req.limit }, entries);
         return { entries: entries.map(dataEntryToMessage) };
       }),
-      getContractKey: this.unary<ContractKeyRequest, ContractKeyResponse>((req, { view }) => {
+      getContractKey: this.unary<ContractKeyRequest, ContractKeyResponse>((req, { view, readings }) => {
         const bad = forbiddenKeyChars(req.key);
         if (bad !== null) throw invalidContractKeys([[req.key, bad]], 'key');
         const info = this.findContract(view, req.contractId);
         const entry = view.contractData(info.contractId, req.key);
         if (entry === undefined) throw dataKeyNotExists(req.key);
+        readings?.key(info.contractId, req.key, entry);
         return { entry: dataEntryToMessage(entry) };
       }),
-      getContractBalances: this.unary<ContractBalancesRequest, ContractBalancesResponse>((req, { claim, view }) => {
+      getContractBalances: this.unary<ContractBalancesRequest, ContractBalancesResponse>((req, { claim, view, readings }) => {
         const contractId = decodeBase58(claim.contractId);
-        return {
-          assetsBalances: req.assetsIds.map((text) => {
-            const assetId = this.assetIdOf(view, text);
-            return {
-              assetId: assetId === null ? undefined : text,
-              amount: long(view.balance(contractId, assetId)),
-              decimals: assetId === null ? WEST_DECIMALS : (view.asset(assetId)?.decimals ?? WEST_DECIMALS),
-            };
-          }),
-        };
+        const balances = req.assetsIds.map((text) => {
+          const assetId = this.assetIdOf(view, text);
+          return {
+            assetId: assetId === null ? undefined : text,
+            amount: view.balance(contractId, assetId),
+            decimals: assetId === null ? WEST_DECIMALS : (view.asset(assetId)?.decimals ?? WEST_DECIMALS),
+          };
+        });
+        readings?.balances(contractId, req.assetsIds, balances);
+        return { assetsBalances: balances.map((b) => ({ ...b, amount: long(b.amount) })) };
       }),
       calculateAssetId: this.unary<CalculateAssetIdRequest, AssetId>((req, { claim, view }) => {
         const txId = decodeBase58(claim.txId);
