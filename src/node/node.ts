@@ -106,6 +106,7 @@ export class Node {
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
       confidential.connect(network?.confidentialContracts, (tx) => transactions.broadcast(tx));
+      if (confidential.api !== undefined) contracts?.node.serveConfidentialContracts(confidential.api);
       const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy, metrics }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;

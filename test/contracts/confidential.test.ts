@@ -22,7 +22,6 @@ import {
   inventoryValid,
   signInventory,
 } from '../../src/contracts/confidential/messages.js';
-import { ConfidentialContractsService } from '../../src/contracts/confidential/service.js';
 import { ConfidentialState } from '../../src/contracts/confidential/state.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { DecodeError } from '../../src/errors/catalogue.js';
@@ -30,12 +29,12 @@ import { CallContract, ExecutedContract } from '../../src/protocol/transactions/
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { applyCallContract, applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
+import { applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { CONFIDENTIAL_KEY, fixtureChain } from '../api/fixture.js';
 import { inject } from '../api/inject.js';
 import { tempDir } from '../support/tmp.js';
 import { APPLY_CONTEXT, BLOCK, developer, fund, node, protocol } from './support/engine.js';
-import { confidentialCreate } from './support/confidential.js';
+import { confidentialCreate, testConfidentialService } from './support/confidential.js';
 import { ContractTestState } from './support/state.js';
 
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };
@@ -151,20 +150,7 @@ describe('a confidential call', () => {
     plain = create(false, [], []);
     foreign = create(true, [developer.publicKey], validators.map((k) => k.publicKey));
     for (const tx of [secret, plain, foreign]) applyCreateContract(state, tx, POOL);
-    const service = new ConfidentialContractsService({
-      protocol,
-      storage,
-      owner: node,
-      state: () => state,
-      confidentialState,
-      broadcast: (tx) => {
-        applyCallContract(state, tx, POOL);
-        broadcasted.push(tx);
-        return Promise.resolve(tx);
-      },
-      announce: () => undefined,
-      random: (n) => new Uint8Array(n).fill(42),
-    });
+    const service = testConfidentialService({ protocol, state, storage, confidentialState, owner: node, broadcasted, poolContext: POOL });
     const services: ApiServices = { ...fixtureChain().services, confidentialContracts: service };
     app = createApiServer(services, { logger: false });
   });

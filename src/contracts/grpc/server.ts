@@ -161,15 +161,15 @@ interface CommitSuccessMessage extends ExecutionSuccessRequest {
   readonly operations114: readonly AssetOperationMessage[];
 }
 
-/** Base58 text as bytes; undefined when it is not Base58. */
-function applyPage<T>(items: readonly T[], offset: number | undefined, limit: number | undefined): T[] {
+/** Items from `offset`, at most `limit` of them (the contract service's paging). */
+export function applyPage<T>(items: readonly T[], offset: number | undefined, limit: number | undefined): T[] {
   const from = offset === undefined ? 0 : Math.max(0, offset);
   if (limit === undefined) return items.slice(from);
   return limit <= 0 ? [] : items.slice(from, from + limit);
 }
 
 /** Java's `Pattern.matches`: the whole key must match. */
-function keyMatcher(regex: string): (key: string) => boolean {
+export function keyMatcher(regex: string): (key: string) => boolean {
   let re: RegExp;
   try {
     re = new RegExp(`^(?:${regex})$`, 'u');
@@ -204,6 +204,11 @@ export class ContractGrpcServer {
       this.server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err === null ? resolve(bound) : reject(err)));
     });
     return this.port;
+  }
+
+  /** Registers another service on the same port (grpc-js takes it while serving): the node's public services. */
+  serve(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation): void {
+    this.server.addService(definition, implementation);
   }
 
   get boundPort(): number | undefined {

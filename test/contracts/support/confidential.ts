@@ -4,6 +4,12 @@ import type { KeyPair } from '../../../src/crypto/suite.js';
 import type { Protocol } from '../../../src/protocol/protocol.js';
 import { CallContract, CreateContract, type ContractTransferIn, type ValidationPolicy } from '../../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
+import type { ConfidentialState } from '../../../src/contracts/confidential/state.js';
+import type { ConfidentialStorage } from '../../../src/contracts/confidential/storage.js';
+import { ConfidentialContractsService } from '../../../src/contracts/confidential/service.js';
+import { applyCallContract } from '../../../src/state/appliers/contracts.js';
+import type { ApplyContext } from '../../../src/state/appliers/context.js';
+import type { MutableState } from '../../../src/state/view.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';
 
 export interface ConfidentialCreate {
@@ -61,4 +67,34 @@ export function confidentialCall(p: Protocol, sender: KeyPair, contractId: Uint8
     }),
     sender.privateKey,
   );
+}
+
+/**
+ * The confidential contracts service of a test node owned by `owner`: a call "broadcast" is
+ * admitted to `state` (as the pool would) and listed in `broadcasted`; commitment keys are
+ * 32 bytes of 42.
+ */
+export function testConfidentialService(o: {
+  readonly protocol: Protocol;
+  readonly state: MutableState;
+  readonly storage: ConfidentialStorage;
+  readonly confidentialState: ConfidentialState;
+  readonly owner: KeyPair;
+  readonly broadcasted: Transaction[];
+  readonly poolContext: ApplyContext;
+}): ConfidentialContractsService {
+  return new ConfidentialContractsService({
+    protocol: o.protocol,
+    storage: o.storage,
+    owner: o.owner,
+    state: () => o.state,
+    confidentialState: o.confidentialState,
+    broadcast: (tx) => {
+      applyCallContract(o.state, tx, o.poolContext);
+      o.broadcasted.push(tx);
+      return Promise.resolve(tx);
+    },
+    announce: () => undefined,
+    random: (n) => new Uint8Array(n).fill(42),
+  });
 }
