@@ -83,7 +83,7 @@ export class Node {
       // Execution statuses: kept on every node, its own and its peers' (gossiped once the network is up).
       const contractStatuses = contractStatusBook({ settings: config.contracts, dataDirectory: config.node.dataDirectory, protocol, ownerKey: owner, now });
       // Confidential contracts: their off-chain inputs and outputs, executed by the miner, replicated once the network is up.
-      const confidential = started.add('confidential contracts', new NodeConfidentialContracts({ directory: config.node.confidentialDataDirectory ?? join(config.node.dataDirectory, 'confidential-data'), protocol, chain, owner, log: loggers.get('contracts') }), (c) => c.close());
+      const confidential = started.add('confidential contracts', new NodeConfidentialContracts({ directory: config.node.confidentialDataDirectory ?? join(config.node.dataDirectory, 'confidential-data'), protocol, chain, owner, log: loggers.get('contracts'), ...(config.confidentialContracts === undefined ? {} : { settings: config.confidentialContracts }) }), (c) => c.close());
       const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
