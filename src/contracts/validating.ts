@@ -11,7 +11,7 @@
  */
 import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
-import { applyTransaction } from '../chain/validation.js';
+import { applyOwnExecution } from '../chain/validation.js';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { WeError } from '../errors/catalogue.js';
@@ -99,7 +99,7 @@ export class ContractValidating {
       this.sentUnder = under;
     }
     // Its own 105s apply as if it mined them (WE's validator accumulator).
-    const ctx = { ...chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, this.o.validatorKey.publicKey), validatingExecutor: true };
+    const ctx = chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, this.o.validatorKey.publicKey);
     const candidates = pool
       .all()
       .filter((tx) => EXECUTABLE_CONTRACT_TYPES.has(tx.type))
@@ -129,7 +129,7 @@ export class ContractValidating {
       }
       if (built.kind === 'none' || hash === undefined) continue;
       try {
-        applyTransaction(state, built.executed, ctx, { verifySignature: false });
+        applyOwnExecution(state, built.executed, ctx);
       } catch (e) {
         if (!(e instanceof WeError)) throw e;
         this.o.log?.debug({ id: tx.idBase58, error: e.message }, 'validator: executed transaction refused by state');
