@@ -6,24 +6,29 @@
  * execution's own 105 (signed by this node, never mined) applied to its working state so
  * the next calls see it, as the miner's will — and signs the results hash of each as a
  * ContractValidatorResults message (validator-results.ts) sent to the peers. A round runs
- * whenever the chain or the pool changes; a (key block, transaction, results hash) is sent
- * once. Statuses of failed executions are recorded with WE's "Validator error: " prefix.
+ * when the pool admits an executable transaction and when the chain changes (a new key
+ * block may make this node a validator or not; a mined 105 settles a contract that later
+ * calls need); it validates the executable transactions still in the pool, oldest first,
+ * kept aside as they arrive so no round sorts the whole pool. A (key block, transaction,
+ * results hash) is sent once. Statuses of failed executions are recorded with WE's
+ * "Validator error: " prefix.
  */
-import type { Blockchain } from '../chain/blockchain.js';
+import type { Blockchain, ChainEvent } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
 import { applyOwnExecution } from '../chain/validation.js';
-import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { WeError } from '../errors/catalogue.js';
 import { FEATURE } from '../protocol/features.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { contractValidators, EXECUTABLE_CONTRACT_TYPES, policyOf } from '../state/appliers/contracts.js';
+import { EXECUTABLE_CONTRACT_TYPES, policyOf } from '../state/appliers/contracts.js';
 import { MutableState } from '../state/view.js';
 import type { ContractExecutor } from './executor.js';
 import { buildExecutedContract, isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
 import { signValidatorResult, type ContractValidatorResult } from './validator-results.js';
+import type { KeyBlockValidators } from './validator-set.js';
 
 export interface ContractValidatingOptions {
   readonly chain: Blockchain;
@@ -33,6 +38,8 @@ export interface ContractValidatingOptions {
   /** The node's key: it signs the results (and its own, unmined 105s). */
   readonly validatorKey: KeyPair;
   readonly node: ContractNodeContext;
+  /** The validators of the current key block. */
+  readonly validators: KeyBlockValidators;
   readonly now: () => bigint;
   /** Sends a signed result to the peers. */
   send(result: ContractValidatorResult): void;
@@ -51,10 +58,38 @@ export class ContractValidating {
   private lastSeen: string | undefined;
   private running: Promise<number> | undefined;
   private again = false;
-  private readonly address: Uint8Array;
+  /** Executable transactions the pool admitted, by id, in arrival order (those it no longer holds are dropped by the next round). */
+  private readonly candidates = new Map<string, Transaction>();
 
-  constructor(private readonly o: ContractValidatingOptions) {
-    this.address = o.chain.protocol.addresses.fromPublicKey(o.validatorKey.publicKey).bytes;
+  constructor(private readonly o: ContractValidatingOptions) {}
+
+  /** A transaction the pool admitted: an executable one is validated now. */
+  admitted(tx: Transaction): void {
+    if (!EXECUTABLE_CONTRACT_TYPES.has(tx.type)) return;
+    this.candidates.set(bytesKey(tx.id), tx);
+    void this.trigger();
+  }
+
+  /** The chain changed: a round runs (after a rollback, on what the pool took back as well). */
+  chainChanged(event: ChainEvent): void {
+    if (event.kind === 'rollback') this.collectFromPool();
+    void this.trigger();
+  }
+
+  /** Takes the executable transactions the pool holds (when validation starts, and after a rollback returned some without admitting them anew). */
+  collectFromPool(): void {
+    for (const tx of this.o.pool.all()) if (EXECUTABLE_CONTRACT_TYPES.has(tx.type)) this.candidates.set(bytesKey(tx.id), tx);
+  }
+
+  /** Up to `maxPerRound` candidates still in the pool, oldest first (ties in arrival order, as the pool orders them). */
+  private roundCandidates(): Transaction[] {
+    const held: Transaction[] = [];
+    for (const [key, tx] of this.candidates) {
+      if (this.o.pool.get(tx.id) === undefined) this.candidates.delete(key);
+      else held.push(tx);
+    }
+    held.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+    return held.slice(0, this.o.maxPerRound ?? 100);
   }
 
   /** Runs a round now, or right after the one running; resolves with the results it sent. */
@@ -79,19 +114,19 @@ export class ContractValidating {
   }
 
   /** Whether this node validates on the current key block: a validator, not its miner, with feature 162. */
-  private validatesNow(state: MutableState, height: number): boolean {
+  private validatesNow(height: number): boolean {
     const { chain } = this.o;
     if (height < 2 || !chain.features.isActive(FEATURE.CONTRACT_VALIDATIONS, height)) return false;
     const keyBlock = chain.headerAt(height);
     if (equalBytes(keyBlock.generator, this.o.validatorKey.publicKey)) return false;
-    return contractValidators(state, keyBlock.timestamp).some((a) => equalBytes(a, this.address));
+    return this.o.validators.holds(this.o.validatorKey.publicKey);
   }
 
   private async round(): Promise<number> {
-    const { chain, pool, executor } = this.o;
+    const { chain, executor } = this.o;
     const height = chain.height();
+    if (!this.validatesNow(height)) return 0;
     const state = new MutableState(chain.state());
-    if (!this.validatesNow(state, height)) return 0;
     const keyBlock = chain.headerAt(height);
     const under = encodeBase58(keyBlock.id);
     if (under !== this.sentUnder) {
@@ -100,10 +135,7 @@ export class ContractValidating {
     }
     // Its own 105s apply as if it mined them (WE's validator accumulator).
     const ctx = chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, this.o.validatorKey.publicKey);
-    const candidates = pool
-      .all()
-      .filter((tx) => EXECUTABLE_CONTRACT_TYPES.has(tx.type))
-      .slice(0, this.o.maxPerRound ?? 100);
+    const candidates = this.roundCandidates();
     // Nothing changed since the last round (same liquid block, same transactions): nothing to run again.
     const seen = `${encodeBase58(chain.lastBlock().id)}:${candidates.map((tx) => tx.idBase58).join(',')}`;
     if (seen === this.lastSeen) return 0;

@@ -32,6 +32,8 @@ import { rulesFor, type ApplyContext } from '../../src/state/appliers/index.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { equalBytes } from '../../src/crypto/encoding.js';
+import type { Blockchain, ChainEvent } from '../../src/chain/blockchain.js';
+import { KeyBlockValidators } from '../../src/contracts/validator-set.js';
 import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, node, protocol } from './support/engine.js';
 import { ContractTestState } from './support/state.js';
 
@@ -274,6 +276,42 @@ describe('a 105 in a block, whatever the role of the node applying it', () => {
       assert.throws(() => blockApplier(state.fork(), minedBy(miner, create, []), ctx), /Invalid validation proofs for results hash/);
     });
   }
+});
+
+describe('the validators of the key block', () => {
+  const grant = (state: ContractTestState, v: KeyPair, opType: 'add' | 'remove' = 'add'): void =>
+    state.addPermissionOp(protocol.addresses.fromPublicKey(v.publicKey).bytes, { opType, role: ROLES.contract_validator, timestamp: opType === 'add' ? 1n : 2n, dueTimestamp: null });
+  const setup = () => {
+    const state = stateWithValidators(validators[0]!);
+    const chain = { protocol, keyBlock: { id: new Uint8Array(64).fill(1), timestamp: BLOCK.timestamp }, height: () => 2, state: () => state } as { protocol: typeof protocol; keyBlock: { id: Uint8Array; timestamp: bigint }; height(): number; state(): ContractTestState };
+    const set = new KeyBlockValidators({ ...chain, headerAt: () => chain.keyBlock } as unknown as Blockchain);
+    return { state, chain, set };
+  };
+  const microBlock = (...types: number[]): ChainEvent => ({ kind: 'micro-block', transactions: types.map((type) => ({ type }) as Transaction) }) as unknown as ChainEvent;
+
+  it('a role granted by a permission in a micro-block counts at once; other micro-blocks keep the set', () => {
+    const { state, set } = setup();
+    assert.ok(set.holds(validators[0]!.publicKey));
+    assert.ok(!set.holds(validators[1]!.publicKey));
+    grant(state, validators[1]!);
+    set.chainChanged(microBlock(102));
+    assert.ok(set.holds(validators[1]!.publicKey), 'a results message of the new validator is accepted');
+    grant(state, validators[2]!);
+    set.chainChanged(microBlock(120));
+    assert.ok(set.holds(validators[2]!.publicKey), 'an atomic container may hold a permission');
+    assert.deepEqual([...set.addresses()].sort(), [0, 1, 2].map((i) => addressText(validators[i]!.publicKey)).sort());
+  });
+
+  it('is read again on a new key block and after a rollback', () => {
+    const { state, chain, set } = setup();
+    assert.ok(!set.holds(validators[1]!.publicKey));
+    grant(state, validators[1]!);
+    chain.keyBlock = { id: new Uint8Array(64).fill(2), timestamp: BLOCK.timestamp + 1n };
+    assert.ok(set.holds(validators[1]!.publicKey), 'the next key block sees the role');
+    grant(state, validators[1]!, 'remove');
+    set.chainChanged({ kind: 'rollback', removed: [], returnToPool: false } as unknown as ChainEvent);
+    assert.ok(!set.holds(validators[1]!.publicKey), 'a rolled-back grant no longer counts');
+  });
 });
 
 describe('the miner\'s gate', () => {
