@@ -21,8 +21,9 @@ import type { KeyPair } from '../crypto/suite.js';
 import { WeError } from '../errors/catalogue.js';
 import { FEATURE } from '../protocol/features.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { EXECUTABLE_CONTRACT_TYPES, policyOf } from '../state/appliers/contracts.js';
+import { EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
 import { MutableState } from '../state/view.js';
+import { knownPolicyOf, touchedPolicies } from './execution-policy.js';
 import type { ContractExecutor } from './executor.js';
 import { buildExecutedContract, isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
 import type { ContractNodeContext } from './state.js';
@@ -177,19 +178,11 @@ export class ContractValidating {
 
   /** Whether the miner will want proofs for this execution: the strictest policy of what it touched is not `any`. */
   private resultsAreValidated(tx: Transaction, result: ExecutionResult, state: MutableState): boolean {
-    if (this.policyIsNotAny(tx, state)) return true;
-    if (result.kind !== 'success') return false;
-    const touched = [...result.results.map((r) => r.contractId), ...result.assetOperations.map((o) => o.contractId)];
-    return touched.some((id) => (state.contract(id)?.validationPolicy.type ?? 'any') !== 'any');
+    return this.policyIsNotAny(tx, state) || touchedPolicies(state, result).some((p) => p.type !== 'any');
   }
 
   /** WE's validationPolicyIsNotAny (a contract not known yet is left for a later round). */
   private policyIsNotAny(tx: Transaction, state: MutableState): boolean {
-    try {
-      return policyOf(state, tx).type !== 'any';
-    } catch (e) {
-      if (e instanceof WeError) return false;
-      throw e;
-    }
+    return (knownPolicyOf(state, tx)?.type ?? 'any') !== 'any';
   }
 }

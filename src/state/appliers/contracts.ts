@@ -395,7 +395,7 @@ function minerFeeOf(state: ContractApplyState, tx: Transaction): MinerFee {
 }
 
 /** The contract an executable transaction runs: a create's own id, else its `contractId`. */
-function executedContractIdOf(inner: Transaction): Uint8Array {
+export function executedContractIdOf(inner: Transaction): Uint8Array {
   return inner.type === 103 ? inner.id : ((inner.data as Fields)['contractId'] as Uint8Array);
 }
 
