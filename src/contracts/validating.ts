@@ -9,7 +9,9 @@
  * when the pool admits an executable transaction and when the chain changes (a new key
  * block may make this node a validator or not; a mined 105 settles a contract that later
  * calls need); it validates the executable transactions still in the pool, oldest first,
- * kept aside as they arrive so no round sorts the whole pool. A (key block, transaction,
+ * kept aside as they arrive so no round sorts the whole pool. A round on the liquid block
+ * of the last one carries on from its working state when the same transactions come first
+ * (they are not executed again unless one of them failed). A (key block, transaction,
  * results hash) is sent once. Statuses of failed executions are recorded with WE's
  * "Validator error: " prefix.
  */
@@ -57,6 +59,12 @@ export class ContractValidating {
   private sentUnder: string | undefined;
   /** The liquid block and candidates of the last round. */
   private lastSeen: string | undefined;
+  /**
+   * Where the last round that ran to its end stopped: its liquid block, the transactions it
+   * went through in order, and its working state. A round on the same liquid block whose
+   * first candidates are those carries on from there instead of executing them again.
+   */
+  private carried: { readonly liquid: string; readonly done: readonly string[]; readonly state: MutableState } | undefined;
   private running: Promise<number> | undefined;
   private again = false;
   /** Executable transactions the pool admitted, by id, in arrival order (those it no longer holds are dropped by the next round). */
@@ -73,7 +81,10 @@ export class ContractValidating {
 
   /** The chain changed: a round runs (after a rollback, on what the pool took back as well). */
   chainChanged(event: ChainEvent): void {
-    if (event.kind === 'rollback') this.collectFromPool();
+    if (event.kind === 'rollback') {
+      this.carried = undefined;
+      this.collectFromPool();
+    }
     void this.trigger();
   }
 
@@ -127,7 +138,6 @@ export class ContractValidating {
     const { chain, executor } = this.o;
     const height = chain.height();
     if (!this.validatesNow(height)) return 0;
-    const state = new MutableState(chain.state());
     const keyBlock = chain.headerAt(height);
     const under = encodeBase58(keyBlock.id);
     if (under !== this.sentUnder) {
@@ -138,15 +148,24 @@ export class ContractValidating {
     const ctx = chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, this.o.validatorKey.publicKey);
     const candidates = this.roundCandidates();
     // Nothing changed since the last round (same liquid block, same transactions): nothing to run again.
-    const seen = `${encodeBase58(chain.lastBlock().id)}:${candidates.map((tx) => tx.idBase58).join(',')}`;
+    const liquid = encodeBase58(chain.lastBlock().id);
+    const seen = `${liquid}:${candidates.map((tx) => tx.idBase58).join(',')}`;
     if (seen === this.lastSeen) return 0;
     this.lastSeen = seen;
+    const carried = this.carried?.liquid === liquid && this.carried.done.every((id, i) => candidates[i]?.idBase58 === id) ? this.carried : undefined;
+    this.carried = undefined;
+    const state = carried?.state ?? new MutableState(chain.state());
+    const done = [...(carried?.done ?? [])];
+    // A failed execution (a contract not started, a timeout) is tried again by the next round, not carried past.
+    let carriable = true;
     let sent = 0;
-    for (const tx of candidates) {
-      if (!equalBytes(chain.headerAt(chain.height()).id, keyBlock.id)) break;
+    for (const tx of candidates.slice(done.length)) {
+      if (!equalBytes(chain.headerAt(chain.height()).id, keyBlock.id)) return sent;
+      done.push(tx.idBase58);
       // A V5 (WASM-era) execution may touch other contracts whose policy is stricter: it is run, and judged after.
       if (state.executedTxFor(tx.id) !== undefined || !(this.policyIsNotAny(tx, state) || isV5Executable(tx))) continue;
       const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
+      if (result.kind === 'failure') carriable = false;
       const built = buildExecutedContract(tx, result, {
         protocol: chain.protocol,
         isFeatureActive: (id) => chain.features.isActive(id, height),
@@ -173,6 +192,7 @@ export class ContractValidating {
       sent++;
       this.o.log?.debug({ id: tx.idBase58, resultsHash: encodeBase58(hash) }, 'validator results sent');
     }
+    if (carriable) this.carried = { liquid, done, state };
     return sent;
   }
 
