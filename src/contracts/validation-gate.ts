@@ -19,10 +19,11 @@ import { encodeBase58 } from '../crypto/encoding.js';
 import { WeError } from '../errors/catalogue.js';
 import { FEATURE } from '../protocol/features.js';
 import type { Protocol } from '../protocol/protocol.js';
-import type { ValidationPolicy, ValidationProof } from '../protocol/transactions/contracts.js';
+import type { ValidationProof } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { contractValidators, policyOf } from '../state/appliers/contracts.js';
+import { contractValidators, executedContractIdOf } from '../state/appliers/contracts.js';
 import type { MutableState } from '../state/view.js';
+import { knownPolicyOf, touchedPolicies } from './execution-policy.js';
 import { isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
 import {
   agreementKey,
@@ -76,16 +77,6 @@ export function validatorSetAt(protocol: Protocol, state: MutableState, at: bigi
 export class ValidationGate {
   constructor(private readonly o: ValidationGateOptions) {}
 
-  private policy(tx: Transaction, state: MutableState): ValidationPolicy | undefined {
-    try {
-      return policyOf(state, tx);
-    } catch (e) {
-      // An unknown contract: the execution itself reports it.
-      if (e instanceof WeError) return undefined;
-      throw e;
-    }
-  }
-
   /** The validators a transaction's results are judged among, and the results that count. */
   private scope(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: ContractValidatorResult[] } {
     const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
@@ -102,7 +93,7 @@ export class ValidationGate {
   /** May `tx` be executed for a micro-block on `keyBlock` (policy `any`, or enough agreeing results at hand)? */
   ready(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): boolean {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return true;
-    const policy = this.policy(tx, state);
+    const policy = knownPolicyOf(state, tx);
     if (policy === undefined || policy.type === 'any') return true;
     const { validators, results } = this.scope(tx, state, keyBlock);
     return enoughResults(this.o.protocol, policy, validators, results);
@@ -115,7 +106,7 @@ export class ValidationGate {
    */
   fromValidators(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return undefined;
-    const policy = this.policy(tx, state);
+    const policy = knownPolicyOf(state, tx);
     if (policy === undefined || policy.type === 'any') return undefined;
     const { validators, results } = this.scope(tx, state, keyBlock);
     const tried = new Set<string>();
@@ -136,15 +127,13 @@ export class ValidationGate {
     const hash = resultsHashOf(this.o.protocol, tx, result);
     // No 105 comes of it, or a Docker update's V1 (which carries no proofs).
     if (hash === undefined || result.kind === 'update') return { kind: 'proofs', proofs: [] };
-    const own = this.policy(tx, state);
+    const own = knownPolicyOf(state, tx);
     if (own === undefined) return { kind: 'proofs', proofs: [] };
     let policy = own;
     if (isV5Executable(tx) && result.kind === 'success') {
-      const touched = [...result.results.map((r) => r.contractId), ...result.assetOperations.map((o) => o.contractId)];
-      const policies = [own, ...touched.flatMap((id) => state.contract(id)?.validationPolicy ?? [])];
-      const contractId = tx.type === 103 ? tx.id : ((tx.data as Fields)['contractId'] as Uint8Array);
+      const policies = [own, ...touchedPolicies(state, result)];
       try {
-        policy = strictestPolicy(contractId, policies);
+        policy = strictestPolicy(executedContractIdOf(tx), policies);
       } catch (e) {
         if (e instanceof WeError) return { kind: 'refused', message: `Executed transaction creation error: '${e.kind}(${e.message})'` };
         throw e;

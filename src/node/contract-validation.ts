@@ -5,12 +5,14 @@
  * message 32. A result from a peer is kept when its signature holds, its sender holds
  * `contract_validator` at the last block and its transaction is in the pool (WE's
  * ContractValidatorResultsHandler); a new one is passed on to the other peers and wakes
- * the miner. Bytes that do not parse close that peer (the transport's rule).
+ * the miner. Bytes that do not parse close that peer (the transport's rule). Validating
+ * rounds follow the pool's admissions and the chain's changes (no polling); the validator
+ * set is read once per key block (validator-set.ts).
  */
 import type { Logger } from 'pino';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
-import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { ContractEngine } from '../contracts/engine.js';
 import { ContractValidating } from '../contracts/validating.js';
@@ -24,18 +26,15 @@ import {
   ValidatorResultsStore,
   type ContractValidatorResult,
 } from '../contracts/validator-results.js';
+import { KeyBlockValidators } from '../contracts/validator-set.js';
 import type { ConfidentialExecution } from '../contracts/confidential/execution.js';
 import type { ContractMessageChannel } from '../network/contract-status-messages.js';
 import type { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from '../network/contract-validator-messages.js';
-import { contractValidators, EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
-import { MutableState } from '../state/view.js';
 import { contractNodeContext } from './contracts-wiring.js';
 
 /** Results kept by a node at most, and for how long (a key block lasts well under it). */
 const MAX_VALIDATOR_RESULTS = 100_000;
 const VALIDATOR_RESULTS_EXPIRE_MS = 10 * 60 * 1000;
-/** How often a validator looks at its pool for executable transactions to validate. */
-const VALIDATION_POLL_MS = 300;
 
 export interface ContractValidation {
   readonly store: ValidatorResultsStore;
@@ -69,6 +68,7 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
   });
   let out: ContractValidatorResultMessages | undefined;
   let outV2: ContractValidatorResultV2Messages | undefined;
+  const validators = new KeyBlockValidators(chain);
   const validating = new ContractValidating({
     chain,
     pool,
@@ -76,16 +76,12 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     statuses: o.engine.statuses,
     validatorKey: o.owner,
     node: contractNodeContext({ chain, walletAddresses: () => o.walletAddresses(), now: o.now }),
+    validators,
     now: o.now,
     send: (result) => (result.confidential === undefined ? out?.broadcast(encodeValidatorResult(protocol, result)) : outV2?.broadcast(encodeValidatorResultV2(protocol, result))),
     log,
     ...(o.confidential === undefined ? {} : { confidential: o.confidential }),
   });
-  const isValidator = (publicKey: Uint8Array): boolean => {
-    const height = chain.height();
-    const address = protocol.addresses.fromPublicKey(publicKey).bytes;
-    return contractValidators(new MutableState(chain.state()), chain.headerAt(height).timestamp).some((a) => equalBytes(a, address));
-  };
   return {
     store,
     gate,
@@ -96,7 +92,7 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
       const listen = (channel: ContractMessageChannel, decode: (payload: Uint8Array) => ContractValidatorResult): (() => void) =>
         channel.onMessage((payload, from) => {
           const result = decode(payload);
-          const why = refusalOf(protocol, result, { isValidator, inPool: (txId) => pool.get(txId) !== undefined });
+          const why = refusalOf(protocol, result, { isValidator: (publicKey) => validators.holds(publicKey), inPool: (txId) => pool.get(txId) !== undefined });
           if (why !== undefined) {
             log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
             return;
@@ -111,12 +107,17 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
         stopV1();
         stopV2();
       };
-      const stopChain = chain.on(() => void validating.trigger());
-      const timer = setInterval(() => {
-        if (pool.all().some((tx) => EXECUTABLE_CONTRACT_TYPES.has(tx.type))) void validating.trigger();
-      }, VALIDATION_POLL_MS);
+      // The set is read afresh before a round looks at it (a round runs up to its first await at once).
+      const stopChain = chain.on((event) => {
+        validators.chainChanged(event);
+        validating.chainChanged(event);
+      });
+      const stopPool = pool.onAdmission((tx) => validating.admitted(tx));
+      validators.forget();
+      validating.collectFromPool();
+      void validating.trigger();
       return () => {
-        clearInterval(timer);
+        stopPool();
         stopChain();
         stopListening();
         out = undefined;

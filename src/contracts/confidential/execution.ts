@@ -17,9 +17,9 @@
  *   call's confidential output and announced to the group (a validator keeps its output
  *   without announcing it). An error or failure goes as for any call (result.ts).
  */
-import { equalBytes } from '../../crypto/encoding.js';
 import { CallContract, contractResultsHash, ExecutedContract } from '../../protocol/transactions/contracts.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
+import { isGroupParticipant } from '../../state/contract-info.js';
 import type { StateView } from '../../state/view.js';
 import type { ContractExecutionView } from '../state.js';
 import { buildExecutedContract, type ExecutedBuild, type ExecutedBuildContext, type ExecutionResult } from '../result.js';
@@ -65,7 +65,7 @@ export class ConfidentialExecution {
   prepare(tx: Transaction, view: ContractExecutionView & Pick<StateView, 'executedTxFor' | 'transactionById' | 'transactionHeight'>): ConfidentialPreparation {
     if (!CallContract.is(tx) || !this.isConfidentialCall(tx, view)) return PLAIN;
     const info = view.contract(tx.data.contractId)!;
-    if (!info.groupParticipants.some((a) => equalBytes(a.bytes, this.o.ownerAddress))) return { kind: 'unpermitted' };
+    if (!isGroupParticipant(info, this.o.ownerAddress)) return { kind: 'unpermitted' };
     const input = this.o.storage.get('input', tx.data.inputCommitment!);
     if (input === undefined) return { kind: 'skip', reason: 'the confidential input is not here yet' };
     if (this.o.missingOutputs(info.contractId)) return { kind: 'skip', reason: 'outputs of earlier confidential calls are not here yet' };

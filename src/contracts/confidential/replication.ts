@@ -44,6 +44,7 @@ import type { TransportEncryption } from '../../crypto/transport-encryption.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { CallContract, ExecutedContract } from '../../protocol/transactions/contracts.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
+import { isGroupParticipant } from '../../state/contract-info.js';
 import type { StateView } from '../../state/view.js';
 import { commitmentHolds, entriesBytes, entriesFromBytes, type ConfidentialDataType, type ConfidentialDataUnit } from './data.js';
 import {
@@ -179,15 +180,16 @@ export class ConfidentialReplication {
     if (this.inventoryTimer !== undefined) clearTimeout(this.inventoryTimer);
   }
 
-  /** The participants of a contract (empty when unknown or not confidential). */
-  private participants(contractId: Uint8Array): readonly Uint8Array[] {
+  /** Whether `address` is a group participant of a confidential contract (false when the contract is unknown or not confidential). */
+  private isParticipant(contractId: Uint8Array, address: Uint8Array): boolean {
     const info = this.o.state().contract(contractId);
-    return info?.isConfidential === true ? info.groupParticipants.map((a) => a.bytes) : [];
+    return info?.isConfidential === true && isGroupParticipant(info, address);
   }
 
   private participantPeers(contractId: Uint8Array, except?: ConfidentialPeer): ConfidentialPeer[] {
-    const participants = this.participants(contractId);
-    return this.o.peers.connected().filter((p) => p !== except && participants.some((a) => equalBytes(a, p.ownerAddress)));
+    const info = this.o.state().contract(contractId);
+    if (info?.isConfidential !== true) return [];
+    return this.o.peers.connected().filter((p) => p !== except && isGroupParticipant(info, p.ownerAddress));
   }
 
   /** Tells the group's peers this node holds `unit`. */
@@ -250,8 +252,7 @@ export class ConfidentialReplication {
       return;
     }
     for (const other of this.participantPeers(inventory.contractId, peer)) other.send(Code.Inventory, payload);
-    const participants = this.participants(inventory.contractId);
-    if (!participants.some((a) => equalBytes(a, this.ownerAddress))) return;
+    if (!this.isParticipant(inventory.contractId, this.ownerAddress)) return;
     const wanted = this.want(inventory);
     if (wanted === undefined) return;
     // The announcer (its node-owner address) if it is connected, else the peer that passed it on.
@@ -286,7 +287,7 @@ export class ConfidentialReplication {
   private onRequest(peer: ConfidentialPeer, id: ConfidentialDataId): void {
     const state = this.o.state();
     const registered = state.participant(peer.ownerAddress) !== undefined;
-    const member = this.participants(id.contractId).some((a) => equalBytes(a, peer.ownerAddress));
+    const member = this.isParticipant(id.contractId, peer.ownerAddress);
     if (!registered || !member) {
       this.o.log.warn({ peer: peer.id, contractId: encodeBase58(id.contractId) }, 'confidential data request from a peer outside the group: not answered');
       return;
@@ -368,7 +369,7 @@ export class ConfidentialReplication {
       const inner = tx.data.tx;
       if (!CallContract.is(inner) || inner.version !== 6 || inner.data.inputCommitment === undefined) continue;
       const contractId = inner.data.contractId;
-      if (!this.participants(contractId).some((a) => equalBytes(a, this.ownerAddress))) continue;
+      if (!this.isParticipant(contractId, this.ownerAddress)) continue;
       this.want({ contractId, commitment: tx.data.outputCommitment, type: 'output' });
       this.want({ contractId, commitment: inner.data.inputCommitment, type: 'input' });
     }
