@@ -14,6 +14,12 @@
  * (they are not executed again unless one of them failed). A (key block, transaction,
  * results hash) is sent once. Statuses of failed executions are recorded with WE's
  * "Validator error: " prefix.
+ *
+ * A confidential call is validated only by a group participant that holds its input and
+ * the contract's outputs: it runs on the contract's confidential state with the input as
+ * params, its reads journaled, keeps its output (unannounced) and sends a
+ * ContractValidatorResultsV2 over the readings, readingsHash, outputCommitment and results
+ * hash; a failed confidential execution sends nothing (WE's validator has no V2 for it).
  */
 import type { Blockchain, ChainEvent } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
@@ -32,6 +38,8 @@ import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
 import { signValidatorResult, type ContractValidatorResult } from './validator-results.js';
 import type { KeyBlockValidators } from './validator-set.js';
+import type { ConfidentialExecution } from './confidential/execution.js';
+import { ReadingsJournal } from './confidential/readings.js';
 
 export interface ContractValidatingOptions {
   readonly chain: Blockchain;
@@ -48,6 +56,8 @@ export interface ContractValidatingOptions {
   send(result: ContractValidatorResult): void;
   /** Executable transactions validated in one round at most. */
   readonly maxPerRound?: number;
+  /** Confidential calls (confidential/execution.ts); absent: they are not validated. */
+  readonly confidential?: ConfidentialExecution;
   readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -164,15 +174,26 @@ export class ContractValidating {
       done.push(tx.idBase58);
       // A V5 (WASM-era) execution may touch other contracts whose policy is stricter: it is run, and judged after.
       if (state.executedTxFor(tx.id) !== undefined || !(this.policyIsNotAny(tx, state) || isV5Executable(tx))) continue;
-      const result = await executor.execute(tx, { view: state, blockInfo: this.o.node.lastBlockInfo() });
+      const prepared = this.o.confidential?.prepare(tx, state);
+      if (prepared !== undefined && prepared.kind !== 'plain' && prepared.kind !== 'confidential') continue;
+      const confidential = prepared?.kind === 'confidential' ? prepared : undefined;
+      const journal = confidential === undefined ? undefined : new ReadingsJournal(chain.protocol);
+      const result = await executor.execute(tx, {
+        view: confidential?.view ?? state,
+        blockInfo: this.o.node.lastBlockInfo(),
+        ...(confidential === undefined ? {} : { params: confidential.input.entries, readings: journal }),
+      });
       if (result.kind === 'failure') carriable = false;
-      const built = buildExecutedContract(tx, result, {
+      const buildContext = {
         protocol: chain.protocol,
-        isFeatureActive: (id) => chain.features.isActive(id, height),
+        isFeatureActive: (id: number) => chain.features.isActive(id, height),
         miner: this.o.validatorKey,
         timestamp: this.o.now(),
-      });
-      const hash = built.kind === 'built' ? resultsHashOf(chain.protocol, tx, result) : undefined;
+      };
+      const readings = journal?.result();
+      const built = confidential === undefined ? buildExecutedContract(tx, result, buildContext) : this.o.confidential!.build(tx, result, confidential.input, buildContext, readings, false);
+      const confidentialResults = confidential === undefined ? undefined : this.o.confidential!.resultsOf(result, confidential.input, readings);
+      const hash = built.kind === 'built' && (confidential === undefined || confidentialResults !== undefined) ? resultsHashOf(chain.protocol, tx, result) : undefined;
       const key = `${tx.idBase58}/${hash === undefined ? '-' : encodeBase58(hash)}`;
       const first = !this.sent.has(key);
       this.sent.add(key);
@@ -188,7 +209,7 @@ export class ContractValidating {
         continue;
       }
       if (!first || !this.resultsAreValidated(tx, result, state)) continue;
-      this.o.send(signValidatorResult(chain.protocol, this.o.validatorKey, tx.id, keyBlock.id, hash));
+      this.o.send(signValidatorResult(chain.protocol, this.o.validatorKey, tx.id, keyBlock.id, hash, confidentialResults));
       sent++;
       this.o.log?.debug({ id: tx.idBase58, resultsHash: encodeBase58(hash) }, 'validator results sent');
     }

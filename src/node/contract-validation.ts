@@ -17,9 +17,19 @@ import type { KeyPair } from '../crypto/suite.js';
 import type { ContractEngine } from '../contracts/engine.js';
 import { ContractValidating } from '../contracts/validating.js';
 import { ValidationGate } from '../contracts/validation-gate.js';
-import { decodeValidatorResult, encodeValidatorResult, refusalOf, ValidatorResultsStore } from '../contracts/validator-results.js';
+import {
+  decodeValidatorResult,
+  decodeValidatorResultV2,
+  encodeValidatorResult,
+  encodeValidatorResultV2,
+  refusalOf,
+  ValidatorResultsStore,
+  type ContractValidatorResult,
+} from '../contracts/validator-results.js';
 import { KeyBlockValidators } from '../contracts/validator-set.js';
-import type { ContractValidatorResultMessages } from '../network/contract-validator-messages.js';
+import type { ConfidentialExecution } from '../contracts/confidential/execution.js';
+import type { ContractMessageChannel } from '../network/contract-status-messages.js';
+import type { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from '../network/contract-validator-messages.js';
 import { contractNodeContext } from './contracts-wiring.js';
 
 /** Results kept by a node at most, and for how long (a key block lasts well under it). */
@@ -30,8 +40,8 @@ export interface ContractValidation {
   readonly store: ValidatorResultsStore;
   readonly gate: ValidationGate;
   readonly validating: ContractValidating;
-  /** Starts validating and exchanging results over `peers`; returns the function that stops it. */
-  start(peers: ContractValidatorResultMessages, resultArrived: () => void): () => void;
+  /** Starts validating and exchanging results over `peers` (V1) and `confidentialPeers` (V2, message 56); returns the function that stops it. */
+  start(peers: ContractValidatorResultMessages, resultArrived: () => void, confidentialPeers?: ContractValidatorResultV2Messages): () => void;
 }
 
 export interface ContractValidationOptions {
@@ -42,6 +52,8 @@ export interface ContractValidationOptions {
   readonly now: () => bigint;
   walletAddresses(): readonly string[];
   readonly log: Logger;
+  /** Confidential calls: validated by a group participant holding their input (absent: not validated). */
+  readonly confidential?: ConfidentialExecution;
 }
 
 export function contractValidation(o: ContractValidationOptions): ContractValidation {
@@ -55,6 +67,7 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     isFeatureActive: (id, height) => chain.features.isActive(id, height),
   });
   let out: ContractValidatorResultMessages | undefined;
+  let outV2: ContractValidatorResultV2Messages | undefined;
   const validators = new KeyBlockValidators(chain);
   const validating = new ContractValidating({
     chain,
@@ -65,26 +78,35 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     node: contractNodeContext({ chain, walletAddresses: () => o.walletAddresses(), now: o.now }),
     validators,
     now: o.now,
-    send: (result) => out?.broadcast(encodeValidatorResult(protocol, result)),
+    send: (result) => (result.confidential === undefined ? out?.broadcast(encodeValidatorResult(protocol, result)) : outV2?.broadcast(encodeValidatorResultV2(protocol, result))),
     log,
+    ...(o.confidential === undefined ? {} : { confidential: o.confidential }),
   });
   return {
     store,
     gate,
     validating,
-    start(peers, resultArrived) {
+    start(peers, resultArrived, confidentialPeers) {
       out = peers;
-      const stopListening = peers.onMessage((payload, from) => {
-        const result = decodeValidatorResult(protocol, payload);
-        const why = refusalOf(protocol, result, { isValidator: (publicKey) => validators.holds(publicKey), inPool: (txId) => pool.get(txId) !== undefined });
-        if (why !== undefined) {
-          log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
-          return;
-        }
-        if (!store.add(result)) return;
-        peers.broadcast(payload, from);
-        resultArrived();
-      });
+      outV2 = confidentialPeers;
+      const listen = (channel: ContractMessageChannel, decode: (payload: Uint8Array) => ContractValidatorResult): (() => void) =>
+        channel.onMessage((payload, from) => {
+          const result = decode(payload);
+          const why = refusalOf(protocol, result, { isValidator: (publicKey) => validators.holds(publicKey), inPool: (txId) => pool.get(txId) !== undefined });
+          if (why !== undefined) {
+            log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
+            return;
+          }
+          if (!store.add(result)) return;
+          channel.broadcast(payload, from);
+          resultArrived();
+        });
+      const stopV1 = listen(peers, (payload) => decodeValidatorResult(protocol, payload));
+      const stopV2 = confidentialPeers === undefined ? () => undefined : listen(confidentialPeers, (payload) => decodeValidatorResultV2(protocol, payload));
+      const stopListening = (): void => {
+        stopV1();
+        stopV2();
+      };
       // The set is read afresh before a round looks at it (a round runs up to its first await at once).
       const stopChain = chain.on((event) => {
         validators.chainChanged(event);
@@ -99,6 +121,7 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
         stopChain();
         stopListening();
         out = undefined;
+        outV2 = undefined;
       };
     },
   };

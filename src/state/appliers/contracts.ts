@@ -23,6 +23,7 @@ import { FEATURE as F, FEATURE } from '../../protocol/features.js';
 import { equalBytes, INT64 } from '../../protocol/bytes.js';
 import {
   CallContract,
+  confidentialResultsSignedBytes,
   contractResultsHash,
   contractResultsMapHash,
   CreateContract,
@@ -246,14 +247,26 @@ function checkResultsHash(tx: ExecutedContractTransaction): void {
   }
 }
 
+/**
+ * A 105 V4 (a confidential call's) is judged among its contract's group participants that
+ * are validators, and its proofs are the validators' V2 signatures over its readings,
+ * readingsHash, outputCommitment and resultsHash (WE's checkValidationProofMajority set;
+ * WE 1.14 itself checks V4 proofs over the results hash alone, which its validators' V2
+ * signatures never satisfy).
+ */
 function checkValidationProofs(state: ContractApplyState, tx: ExecutedContractTransaction, miner: Uint8Array, ctx: ApplyContext): void {
   const d = tx.data;
   if (tx.version === 1 || d.resultsHash === undefined) return;
   const proofs = d.validationProofs ?? [];
   const policy = policyOf(state, d.tx);
+  const group = tx.version === 4 && d.tx.type === 104 ? state.contract((d.tx.data as Fields)['contractId'] as Uint8Array)?.groupParticipants : undefined;
+  const signed =
+    tx.version === 4 && d.outputCommitment !== undefined
+      ? confidentialResultsSignedBytes(tx.protocol, d.readings ?? [], d.readingsHash ?? null, d.outputCommitment, d.resultsHash)
+      : d.resultsHash;
   if (policy.type !== 'any') {
     const minerAddress = state.protocol.addresses.fromPublicKey(miner).bytes;
-    const validators = contractValidators(state, ctx.blockTimestamp).filter((v) => !equalBytes(v, minerAddress));
+    const validators = contractValidators(state, ctx.blockTimestamp).filter((v) => !equalBytes(v, minerAddress) && (group === undefined || group.some((g) => equalBytes(g.bytes, v))));
     const proofAddresses = proofs.map((p) => state.protocol.addresses.fromPublicKey(p.validatorPublicKey).bytes);
     const count = new Set(proofAddresses.filter((a) => validators.some((v) => equalBytes(v, a))).map((a) => encodeBase58(a))).size;
     const majority = Math.ceil((2 / 3) * validators.length);
@@ -268,7 +281,7 @@ function checkValidationProofs(state: ContractApplyState, tx: ExecutedContractTr
     }
   }
   for (const p of proofs) {
-    if (!state.protocol.crypto.verify(p.validatorPublicKey, d.resultsHash, p.signature)) {
+    if (!state.protocol.crypto.verify(p.validatorPublicKey, signed, p.signature)) {
       throw genericError(`Invalid validator '${state.protocol.addresses.fromPublicKey(p.validatorPublicKey).toString()}' signature '${encodeBase58(p.signature)}'`);
     }
   }
