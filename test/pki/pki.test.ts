@@ -248,7 +248,7 @@ describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certi
       store,
       validator: validator(s, store),
       verifiers: new GostVerifiers(),
-      keystore: { addresses: () => [], keyPair: () => assert.fail('no keystore in this test') },
+      keystore: { addresses: () => [], unlock: () => assert.fail('no keystore in this test') },
       digest,
       sign: (privateKey, message) => suite.sign(privateKey, message),
       now: () => BigInt(Date.now()),
