@@ -36,7 +36,7 @@ export class CarriedCertificates {
     private readonly ttlMs: number,
     private readonly now: () => bigint,
     private readonly maxEntries = 100_000,
-    private readonly maxOffers = 10_000,
+    private readonly maxOffers = 1_000,
   ) {}
 
   /** Keeps `certificates` with each of the transactions (a transaction's chain, admitted with it). */

@@ -368,7 +368,7 @@ export class Gossip {
 
   /**
    * A transaction message (its transaction bytes, and the certificates of a 46): parsed once
-   * however many peers relay it, its certificates left with the chain, then admitted and relayed.
+   * however many peers relay it, admitted (its certificates then left with the chain) and relayed.
    */
   onTransactionPayload(peer: Peer, payload: Uint8Array, certificates: readonly Certificate[] = []): void {
     const digest = createHash('sha256').update(payload).digest('base64');
