@@ -22,6 +22,8 @@ import { bytesKey } from '../crypto/encoding.js';
 import { dnHash, fingerprint, type Certificate } from '../crypto/pki/x509.js';
 import type { StoredCertificate } from '../state/store.js';
 
+const NOTHING_TO_TAKE_BACK = (): void => undefined;
+
 interface Entry {
   readonly certificates: readonly Certificate[];
   readonly at: bigint;
@@ -81,12 +83,14 @@ export class CarriedCertificates {
    * by its transactions, so its commit stores them (the offer is used up). Returns what takes
    * them back — the entries as they were — for when the block is refused.
    */
-  takeOffer(blockId: Uint8Array, transactionIds: readonly Uint8Array[]): () => void {
+  takeOffer(blockId: Uint8Array, transactions: ReadonlyArray<{ readonly id: Uint8Array }>): () => void {
+    // Blocks without certificates (nearly all) cost nothing here.
+    if (this.#offers.size === 0) return NOTHING_TO_TAKE_BACK;
     const key = bytesKey(blockId);
     const offer = this.#offers.get(key);
-    if (offer === undefined) return () => undefined;
+    if (offer === undefined) return NOTHING_TO_TAKE_BACK;
     this.#offers.delete(key);
-    const before = this.put(transactionIds, offer.certificates, this.now());
+    const before = this.put(transactions.map((t) => t.id), offer.certificates, this.now());
     return () => {
       for (const [txKey, prior] of before.reverse()) {
         if (prior === undefined) this.#entries.delete(txKey);

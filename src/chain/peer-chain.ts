@@ -78,7 +78,7 @@ export interface PeerPool {
 
 /** The network's door to a chain. */
 export function peerChainOf(chain: Blockchain): PeerChain {
-  const carryCertificates = (block: Block): (() => void) => chain.certificates.takeOffer(block.id, block.transactions.map((t) => t.id));
+  const carryCertificates = (block: Block): (() => void) => chain.certificates.takeOffer(block.id, block.transactions);
   return {
     height: () => chain.height(),
     lastBlockId: () => chain.lastBlock().id,
@@ -90,7 +90,7 @@ export function peerChainOf(chain: Blockchain): PeerChain {
     signaturesReply: (locator, maxChainLength) => signaturesReply(chain, locator, maxChainLength),
     newBlockIds: (ids) => newBlockIds(chain, ids),
     appendMicroBlock: (micro) => {
-      const takeBack = chain.certificates.takeOffer(micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions.map((t) => t.id) : []);
+      const takeBack = chain.certificates.takeOffer(micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : []);
       try {
         chain.appendMicroBlock(micro, 'network');
       } catch (e) {
