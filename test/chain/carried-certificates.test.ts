@@ -137,4 +137,35 @@ describe("certificates carried with a peer's block or micro-block", () => {
     assert.equal(c.store.certificatesStoredAt(a.chain.height() - 1).length, 1);
     assert.deepEqual(c.ids(), a.ids());
   });
+
+  it("are taken back before a failed switch puts our blocks back, even when ours hold the same transaction", () => {
+    const clock = new Clock();
+    const a = ChainNode.create('cert-own', clock, [minerA, minerB, minerC]);
+    const other = ChainNode.create('cert-other', clock, [minerA, minerB, minerC]);
+    const b = ChainNode.create('cert-follower', clock, []);
+    a.forge();
+    other.follow(a);
+    b.follow(a);
+    const tx = transfer(clock, alice, bob, 11n);
+    // Ours: a key block and a micro-block with tx; theirs: another key block a round later, the same tx, and a block no miner signed.
+    const keyHeight = a.chain.height() + 1;
+    clock.nextRound();
+    a.forge();
+    a.micro([tx]);
+    b.follow(a);
+    clock.nextRound();
+    other.forge();
+    other.micro([tx]);
+    clock.nextRound();
+    const next = other.forge();
+    const theirs = other.chain.blockAt(keyHeight)!;
+    assert.notDeepEqual(theirs.id, a.chain.blockAt(keyHeight)!.id);
+    const peer = peerChainOf(b.chain);
+    peer.offerCertificates(theirs.id, [travelling]);
+    const failed = peer.applyExtension([theirs, signedByNonMiner(next)], 10);
+    assert.equal(failed.kind, 'failed');
+    assert.deepEqual(b.ids(), a.ids(), 'our blocks are back');
+    assert.equal(storedOn(b, travelling), false, 'our block with the same transaction did not take the refused branch’s certificate');
+    assert.deepEqual(peer.carriedCertificates([tx.id]), []);
+  });
 });
