@@ -60,11 +60,10 @@ export interface PoolService {
 }
 
 export interface WalletService {
-  /** The key pair of an address in the node's keystore, unlocked with the entry's password; WE error 115 otherwise. */
-  keyPair(address: string, password: string | undefined): KeyPair;
   /**
-   * keyPair with the password derived off the event loop (what signing routes call first, so
-   * keyPair then finds the key unlocked); 115 with status 429 after repeated wrong passwords.
+   * The key pair of an address in the node's keystore, its password derived off the event
+   * loop (unlocked keys are kept); WE error 115 otherwise, with status 429 after repeated
+   * wrong passwords. Every route that takes a keystore password unlocks through it.
    */
   unlock(address: string, password: string | undefined): Promise<KeyPair>;
   /** Re-reads the keystore file. */

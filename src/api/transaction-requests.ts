@@ -29,7 +29,7 @@ import { jsonLong, jsonString } from '../protocol/transactions/fields.js';
 import { codecFor } from '../protocol/transactions/registry.js';
 import type { Transaction, TxCodec } from '../protocol/transactions/schema.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
-import { bodyIsNotObject, customValidationError, emptySenderPublicKeyInDataTx, expected, genericError, unsupportedTransactionType, withField, wrongJson } from '../errors/catalogue.js';
+import { bodyIsNotObject, customValidationError, emptySenderPublicKeyInDataTx, expected, genericError, unsupportedTransactionType, withFieldAsync, wrongJson } from '../errors/catalogue.js';
 
 const BURN = 6;
 const LEASE_CANCEL = 9;
@@ -39,8 +39,12 @@ const DATA = 12;
 export const FEE_ESTIMATE_PLACEHOLDER = 1234567n;
 
 export interface RequestSigner {
-  /** The key pair of an address in the keystore (WE's error 115 otherwise). */
-  keyPair(address: string, password: string | undefined): KeyPair;
+  /**
+   * The key pair of an address in the keystore, its password derived off the event loop
+   * under the keystore's failed-unlock limits (WE's error 115 otherwise; status 429 while
+   * the address refuses unlocking).
+   */
+  unlock(address: string, password: string | undefined): Promise<KeyPair>;
 }
 
 /** How a family's unsigned request differs from its signed form. */
@@ -137,14 +141,17 @@ export function signerOf(body: JsonObject) {
   return { codec, form, sender, signerField, signerAddress, password };
 }
 
-/** `/transactions/sign`: the unsigned request → a transaction signed by the keystore key. */
-export function signTransactionRequest(json: unknown, deps: SignDependencies): Transaction {
+/**
+ * `/transactions/sign`: the unsigned request → a transaction signed by the keystore key,
+ * unlocked once (off the event loop: a wrong password costs the node no main-thread time and
+ * counts toward the address's limit); the key it unlocks is the one that signs.
+ */
+export async function signTransactionRequest(json: unknown, deps: SignDependencies): Promise<Transaction> {
   const p = deps.protocol;
   const body = requireObject(json);
   const { codec, form, sender, signerField, signerAddress, password } = signerOf(body);
+  const keyPair = await withFieldAsync(signerField, () => deps.signer.unlock(signerAddress, password));
   const requestTimestamp = optionalLong(body['timestamp'], 'timestamp');
-
-  const keyPair = withField(signerField, () => deps.signer.keyPair(signerAddress, password));
 
   const signed: JsonObject = { ...(form.toSigned?.(body, p) ?? body) };
   if (codec.type === DATA) {

@@ -28,7 +28,18 @@ export const DEFAULT_MAX_CHAIN_LENGTH = 101;
 export interface ForkOptions {
   /** Deepest rollback when switching branch (WE's max-rollback, 100). */
   readonly maxRollback?: number;
+  /**
+   * Called just before a peer's block is appended: makes the certificates that came with it
+   * (P2P 45) part of its commit; returns what takes them back if the block, or the branch it
+   * belongs to, is refused after all.
+   */
+  readonly carryCertificates?: (block: Block) => () => void;
 }
+
+/** Takes back, newest first, the certificates carried for blocks that did not stay. */
+const takeBackAll = (takeBacks: Array<() => void>): void => {
+  for (const takeBack of takeBacks.reverse()) takeBack();
+};
 
 /** How this module's chain changes are announced: made for peers; the removed transactions go back to the pool. */
 const FOLLOWING_PEERS = { origin: 'network', returnToPool: true } as const;
@@ -140,11 +151,15 @@ export function applyExtension(chain: Blockchain, blocks: readonly Block[], opti
 
   const dropped = snapshotAbove(chain, commonHeight);
   const droppedTxs = removed > 0 ? chain.rollbackTo(commonHeight, FOLLOWING_PEERS) : [];
+  const takeBacks: Array<() => void> = [];
   for (const block of toAppend) {
     try {
+      if (options.carryCertificates !== undefined) takeBacks.push(options.carryCertificates(block));
       chain.appendBlock(block, 'network');
     } catch (e) {
       if (!(e instanceof WeError)) throw e;
+      // The refused branch leaves no certificates behind, not even with the blocks put back.
+      takeBackAll(takeBacks);
       const restored = restore(chain, commonHeight, dropped);
       return { kind: 'failed', error: e, block: block.id, restored };
     }
@@ -212,14 +227,16 @@ export function applyKeyBlock(chain: Blockchain, block: Block, options: ForkOpti
   if (chain.heightOfBlock(block.id) !== undefined) return { kind: 'known' };
   const tip = chain.lastBlock();
   const top = chain.height();
-  try {
-    if (equalBytes(block.reference, tip.id)) {
+  if (equalBytes(block.reference, tip.id)) {
+    const takeBack = options.carryCertificates?.(block);
+    try {
       chain.appendBlock(block, 'network');
       return { kind: 'appended', height: chain.height() };
+    } catch (e) {
+      takeBack?.();
+      if (e instanceof WeError) return { kind: 'rejected', error: e };
+      throw e;
     }
-  } catch (e) {
-    if (e instanceof WeError) return { kind: 'rejected', error: e };
-    throw e;
   }
   const refHeight = chain.blockById(block.reference)?.height;
   if (refHeight === undefined) return { kind: 'unknown-reference' };

@@ -51,8 +51,15 @@ export interface PeerChain {
   isMiner(address: Uint8Array, now: bigint): boolean;
   /** `height:id-prefix`, for logs. */
   describeTip(): string;
-  /** Keeps certificates that came with transactions (or with a block holding them) until a block mines them (PKI). */
+  /** Keeps the certificates that came with a transaction admitted to the pool until a block mines it (PKI). */
   carryCertificates(transactionIds: readonly Uint8Array[], certificates: readonly Certificate[]): void;
+  /**
+   * Certificates that came with a peer's block (by its id) or micro-block (by its total
+   * liquid-block signature), already through the certificate policy: stored with that block
+   * if it is accepted here (appendMicroBlock, applyKeyBlock, applyExtension), dropped if it is
+   * refused.
+   */
+  offerCertificates(blockId: Uint8Array, certificates: readonly Certificate[]): void;
   /** The certificates carried with any of the transactions, to send along with them. */
   carriedCertificates(transactionIds: readonly Uint8Array[]): readonly Certificate[];
   /** The DER certificates the block at a height stored, to send along with it. */
@@ -71,6 +78,7 @@ export interface PeerPool {
 
 /** The network's door to a chain. */
 export function peerChainOf(chain: Blockchain): PeerChain {
+  const carryCertificates = (block: Block): (() => void) => chain.certificates.takeOffer(block.id, block.transactions);
   return {
     height: () => chain.height(),
     lastBlockId: () => chain.lastBlock().id,
@@ -81,14 +89,32 @@ export function peerChainOf(chain: Blockchain): PeerChain {
     locator: (max) => blockLocator(chain, max),
     signaturesReply: (locator, maxChainLength) => signaturesReply(chain, locator, maxChainLength),
     newBlockIds: (ids) => newBlockIds(chain, ids),
-    appendMicroBlock: (micro) => void chain.appendMicroBlock(micro, 'network'),
-    applyKeyBlock: (block, maxRollback) => applyKeyBlock(chain, block, { maxRollback }),
-    applyExtension: (blocks, maxRollback) => applyExtension(chain, blocks, { maxRollback }),
+    appendMicroBlock: (micro) => {
+      const takeBack = chain.certificates.takeOffer(micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : []);
+      try {
+        chain.appendMicroBlock(micro, 'network');
+      } catch (e) {
+        takeBack();
+        throw e;
+      }
+    },
+    applyKeyBlock: (block, maxRollback) => {
+      const result = applyKeyBlock(chain, block, { maxRollback, carryCertificates });
+      // A block whose reference has not arrived yet is tried again later, with its offer.
+      if (result.kind !== 'unknown-reference') chain.certificates.withdraw([block.id]);
+      return result;
+    },
+    applyExtension: (blocks, maxRollback) => {
+      const result = applyExtension(chain, blocks, { maxRollback, carryCertificates });
+      chain.certificates.withdraw(blocks.map((b) => b.id));
+      return result;
+    },
     on: (listener) => chain.on(listener),
     participantPublicKey: (address) => chain.state().participant(address)?.publicKey,
     isMiner: (address, now) => addressHasRole(chain.state(), address, ROLES.miner, now),
     describeTip: () => chain.describeTip(),
     carryCertificates: (ids, certificates) => chain.certificates.carry(ids, certificates),
+    offerCertificates: (blockId, certificates) => chain.certificates.offer(blockId, certificates),
     carriedCertificates: (ids) => chain.certificates.of(ids),
     certificatesStoredAt: (height) => chain.store.certificatesStoredAt(height).map((der) => ({ der })),
   };

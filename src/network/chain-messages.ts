@@ -5,14 +5,19 @@
  * neither knows the other, and both follow the chain through its events.
  *
  * Messages 45–47 are a block, transaction or micro-block with the certificates its
- * transactions carried (PKI): the certificates go to the chain to be stored with the block
- * that mines the transactions, and the rest is handled as 23, 25 and 28 are.
+ * transactions carried (PKI), and the rest is handled as 23, 25 and 28 are. A 46's chain
+ * goes with its transaction into the pool (gossip.ts). A 45's or 47's certificates first go
+ * through the certificate policy (block-certificates.ts); those it admits are offered to the
+ * chain, which stores them with that block only if the block is accepted — then the block
+ * goes on to sync or gossip.
  *
  * A Block message is the one both may want: it answers the sync's pending GetBlocks, or
  * else it is a broadcast for gossip. A message that does not decode throws, which closes
  * that peer as misbehaving (the transport's rule).
  */
+import type { Certificate } from '../crypto/pki/x509.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
+import { admitBlockCertificates } from './block-certificates.js';
 import type { NetworkDeps } from './chain-deps.js';
 import { Gossip } from './gossip.js';
 import {
@@ -28,12 +33,14 @@ import {
   decodeScore,
   decodeSignatures,
 } from './messages.js';
+import { socketAddressText } from './peers.js';
 import { ChainSync, type SyncStatus } from './sync.js';
 import { MessageCode, type Peer, type PeerTransportEvents } from './types.js';
 
 export class ChainMessages implements PeerTransportEvents {
   readonly sync: ChainSync;
   readonly gossip: Gossip;
+  private closed = false;
 
   constructor(private readonly deps: NetworkDeps) {
     this.sync = new ChainSync(deps);
@@ -71,9 +78,9 @@ export class ChainMessages implements PeerTransportEvents {
       }
       case MessageCode.HistoryBlock: {
         const { block, certificates } = decodeHistoryBlock(protocol, payload);
-        this.deps.chain.carryCertificates(block.transactions.map((t) => t.id), certificates);
-        if (!this.sync.onBlock(peer, block)) this.gossip.onBlock(peer, block);
-        return;
+        return this.offerCertificates(peer, block.id, block.transactions, certificates, () => {
+          if (!this.sync.onBlock(peer, block)) this.gossip.onBlock(peer, block);
+        });
       }
       case MessageCode.Transaction:
         return this.gossip.onTransactionPayload(peer, payload);
@@ -89,12 +96,46 @@ export class ChainMessages implements PeerTransportEvents {
         return this.gossip.onMicroBlockResponse(peer, decodeMicroBlockResponse(protocol, payload));
       case MessageCode.MicroBlockResponseV2: {
         const { micro, certificates } = decodeMicroBlockResponseV2(protocol, payload);
-        return this.gossip.onMicroBlockResponse(peer, micro, certificates);
+        return this.offerCertificates(peer, micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : [], certificates, () => this.gossip.onMicroBlockResponse(peer, micro));
       }
       default:
         // GetPeers, Peers, RawAttributes: the peers layer's.
         return;
     }
+  }
+
+  /**
+   * The certificates of a peer's block or micro-block (45, 47): those the certificate policy
+   * admits (all of them without a policy, as for a 46) are offered to the chain under the
+   * block's id, then the block is handed on. Checking a chain may wait on a CRL download.
+   */
+  private offerCertificates(peer: Peer, blockId: Uint8Array, transactions: readonly Transaction[], certificates: readonly Certificate[], handOn: () => void): void {
+    const policy = this.deps.certificatePolicy;
+    if (certificates.length === 0 || policy === undefined) {
+      this.deps.chain.offerCertificates(blockId, certificates);
+      return handOn();
+    }
+    const log = this.deps.logger;
+    void admitBlockCertificates(transactions, certificates, policy)
+      .then(
+        ({ admitted, refused }) => {
+          for (const r of refused) log.debug(`Certificate '${r.subject}' from ${socketAddressText(peer.remote)} not kept: ${r.reason}`);
+          return admitted;
+        },
+        (e: unknown) => {
+          log.warn(`Certificates from ${socketAddressText(peer.remote)} not checked, none kept: ${(e as Error).message}`);
+          return [];
+        },
+      )
+      .then((admitted) => {
+        if (this.closed) return;
+        this.deps.chain.offerCertificates(blockId, admitted);
+        handOn();
+      })
+      .catch((e: unknown) => {
+        log.warn(`Block message from ${socketAddressText(peer.remote)} not handled: ${(e as Error).message}`);
+        peer.close(`block message: ${(e as Error).message}`);
+      });
   }
 
   /** Whether a sync exchange with a peer is running (the miner holds off meanwhile). */
@@ -112,6 +153,7 @@ export class ChainMessages implements PeerTransportEvents {
   }
 
   close(): void {
+    this.closed = true;
     this.sync.close();
     this.gossip.close();
   }

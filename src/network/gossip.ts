@@ -15,9 +15,10 @@
  *   the message (each transaction is still its own 25/46: WE has no batch message);
  * - MicroBlockRequest answered from the chain's liquid block;
  * - a transaction or micro-block whose transactions carry certificate chains (PKI) goes as
- *   WE's 46 / 47 with them, and 46 / 47 from peers leave their certificates with the chain
- *   (a 46's once its transaction is admitted: in PKI mode TEST/ON `certificatePolicy` may
- *   refuse a transaction whose chain does not validate or whose sender is not certified).
+ *   WE's 46 / 47 with them; a 46's chain is left with the chain once its transaction is
+ *   admitted (in PKI mode TEST/ON `certificatePolicy` may refuse a transaction whose chain
+ *   does not validate or whose sender is not certified); a 47's certificates were checked
+ *   and offered to the chain before the micro-block got here (chain-messages.ts).
  *
  * What to announce is read from the chain's events: a key block or micro-block whose
  * origin is this node (`local`) goes out; one that came from peers is relayed by the
@@ -367,7 +368,7 @@ export class Gossip {
 
   /**
    * A transaction message (its transaction bytes, and the certificates of a 46): parsed once
-   * however many peers relay it, its certificates left with the chain, then admitted and relayed.
+   * however many peers relay it, admitted (its certificates then left with the chain) and relayed.
    */
   onTransactionPayload(peer: Peer, payload: Uint8Array, certificates: readonly Certificate[] = []): void {
     const digest = createHash('sha256').update(payload).digest('base64');
@@ -416,8 +417,6 @@ export class Gossip {
           continue;
         }
       }
-      // Its chain is kept with it only once it is admitted.
-      this.deps.chain.carryCertificates([tx.id], certificates);
       try {
         this.deps.pool.put(tx);
       } catch (e) {
@@ -425,6 +424,8 @@ export class Gossip {
         this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
         continue;
       }
+      // Its chain is kept with it only once it is admitted.
+      this.deps.chain.carryCertificates([tx.id], certificates);
       this.queueRelay(tx, holders);
     }
   }
@@ -585,16 +586,15 @@ export class Gossip {
   }
 
   /**
-   * The micro-block we asked a peer for (with the certificates its transactions carried, from
-   * a 47): its signatures are checked at once on the verifier threads (the ones this pool
+   * The micro-block we asked a peer for (a 28, or a 47 whose certificates were offered to the
+   * chain): its signatures are checked at once on the verifier threads (the ones this pool
    * already holds are not checked again); it is applied when the one it extends is — blocks
    * fetched ahead that arrive out of order wait for their turn.
    */
-  onMicroBlockResponse(peer: Peer, micro: MicroBlock, certificates: readonly Certificate[] = []): void {
+  onMicroBlockResponse(peer: Peer, micro: MicroBlock): void {
     const key = bytesKey(micro.totalLiquidBlockSig);
     const request = this.microRequests.get(key);
     if (request === undefined) return; // not asked for (or already given up)
-    if (micro.kind === 'tx') this.deps.chain.carryCertificates(micro.transactions.map((t) => t.id), certificates);
     const prevKey = bytesKey(micro.prevLiquidBlockSig);
     if (prevKey !== this.pipeline.get(key)) {
       this.processedMicros.set(key, true);

@@ -117,7 +117,7 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
     state,
     chain: chainView,
     nodeOwner: owner,
-    keyPair: (address, password) => keystore.keyPair(address, password),
+    unlock: (address, password) => keystore.unlock(address, password),
     now: parts.now,
     log,
     ...(replication === undefined ? {} : { announcer: replication.announcer, sync: replication.synchronizer }),

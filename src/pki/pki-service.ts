@@ -27,8 +27,11 @@ import { certificateParseError } from '../errors/catalogue.js';
 /** The keystore as PKI signing sees it: aliases are the keystore's addresses. */
 export interface PkiKeystore {
   addresses(): readonly string[];
-  /** WE's 115 for an unknown alias or a wrong password. */
-  keyPair(address: string, password: string | undefined): KeyPair;
+  /**
+   * The key unlocked off the event loop, under the keystore's failed-unlock limits: WE's 115
+   * for an unknown alias or a wrong password (status 429 while the alias refuses unlocking).
+   */
+  unlock(address: string, password: string | undefined): Promise<KeyPair>;
 }
 
 /** WE's PkiSignatureType. */
@@ -57,7 +60,7 @@ export interface PkiApi {
   certificate(key: CertificateKey, value: string): Certificate;
   keystoreAliases(): readonly string[];
   /** A detached CAdES-BES signature (Base64 DER CMS). */
-  sign(request: { readonly inputData: string; readonly keystoreAlias: string; readonly password: string | undefined; readonly sigType: number }): string;
+  sign(request: { readonly inputData: string; readonly keystoreAlias: string; readonly password: string | undefined; readonly sigType: number }): Promise<string>;
   /** Whether a detached signature verifies (and its signer has every extended key usage asked for). */
   verify(request: { readonly inputData: string; readonly signature: string; readonly sigType: number; readonly extendedKeyUsageList: readonly string[] }): Promise<boolean>;
 }
@@ -222,10 +225,10 @@ export class PkiService implements PkiApi {
     return out;
   }
 
-  sign(request: { readonly inputData: string; readonly keystoreAlias: string; readonly password: string | undefined; readonly sigType: number }): string {
+  async sign(request: { readonly inputData: string; readonly keystoreAlias: string; readonly password: string | undefined; readonly sigType: number }): Promise<string> {
     checkSigType(request.sigType);
     const content = base64Field(request.inputData, 'inputData');
-    const keys = this.o.keystore.keyPair(request.keystoreAlias, request.password);
+    const keys = await this.o.keystore.unlock(request.keystoreAlias, request.password);
     const signer = this.byPublicKey(keys.publicKey);
     if (signer === undefined) throw certificateNotFound('public key', encodeBase58(keys.publicKey), 'keystoreAlias');
     const cms = createDetachedCadesBes({

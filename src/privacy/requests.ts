@@ -82,8 +82,12 @@ export interface ValidSendData {
 
 export interface RequestChecks {
   readonly protocol: Protocol;
-  /** The key pair of a keystore address (WE's error 115 otherwise). */
-  keyPair(address: string, password: string | undefined): KeyPair;
+  /**
+   * The key pair of a keystore address, its password derived off the event loop and counted
+   * toward the address's failed-unlock limit (WE's error 115 otherwise; 115 with status 429
+   * while the address refuses unlocking).
+   */
+  unlock(address: string, password: string | undefined): Promise<KeyPair>;
   /** sendLargeData only: 615 when the hash is anchored in the policy already. */
   notAnchoredYet?(policyId: Uint8Array, hash: Uint8Array): void;
 }
@@ -91,7 +95,7 @@ export interface RequestChecks {
 /** How long the data is: characters of the Base64 string (sendData) or bytes (sendDataV2); absent for sendLargeData. */
 export type DataLength = number | undefined;
 
-export function checkSendDataRequest(r: SendDataRequest, dataLength: DataLength, checks: RequestChecks): ValidSendData {
+export async function checkSendDataRequest(r: SendDataRequest, dataLength: DataLength, checks: RequestChecks): Promise<ValidSendData> {
   const p = checks.protocol;
   if (r.version === 1 && r.feeAssetId !== undefined && r.feeAssetId !== null) {
     throw genericError("'feeAssetId' field is not allowed for the SendDataRequest version '1'", 'feeAssetId');
@@ -113,9 +117,11 @@ export function checkSendDataRequest(r: SendDataRequest, dataLength: DataLength,
   }
   let signer: KeyPair;
   try {
-    signer = checks.keyPair(r.sender, r.password ?? undefined);
+    signer = await checks.unlock(r.sender, r.password ?? undefined);
   } catch (e) {
     if (!(e instanceof WeError)) throw e;
+    // An address refusing unlocks after repeated wrong passwords says so, as the signing routes do.
+    if (e.status === 429) throw e;
     const password = r.password === undefined || r.password === null ? 'None' : 'Some(***)';
     throw genericError(`Failed to get senders private key, maybe password is wrong: '${password}', error reason: '${e.message}'`, 'password');
   }

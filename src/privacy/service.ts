@@ -75,7 +75,7 @@ export interface PrivacyApi {
   getInfos(request: ReadonlyArray<{ readonly policyId: string; readonly datahashes: readonly string[] }>): Promise<Array<{ policyId: string; datasInfo: PolicyItemInfo[] }>>;
   sendData(request: SendDataRequest, data: SendDataPayload, broadcast: boolean): Promise<Transaction>;
   /** Checks a sendLargeData `request` part (before any data is read). */
-  checkLargeUpload(request: SendDataRequest): LargeUpload;
+  checkLargeUpload(request: SendDataRequest): Promise<LargeUpload>;
   sendLargeData(upload: LargeUpload, data: Readable, broadcast: boolean): Promise<Transaction>;
   /** `POST /privacy/forceSync`: the synchronizer restarts with the whole pending set; its size. */
   forceSync(): number;
@@ -129,8 +129,8 @@ export interface PrivacyServiceParts {
   readonly chain: PrivacyChainView;
   /** The node owner's address. */
   readonly nodeOwner: Address;
-  /** A keystore key pair (WE's 115 when missing or locked). */
-  keyPair(address: string, password: string | undefined): KeyPair;
+  /** A keystore key pair, unlocked off the event loop under the failed-unlock limits (WE's 115 when missing or locked). */
+  unlock(address: string, password: string | undefined): Promise<KeyPair>;
   /** Node time, ms. */
   now(): bigint;
   readonly log: PrivacyLog;
@@ -296,7 +296,7 @@ export class PrivacyService implements PrivacyApi {
     const { protocol, chain } = this.parts;
     return {
       protocol,
-      keyPair: (address: string, password: string | undefined) => this.parts.keyPair(address, password),
+      unlock: (address: string, password: string | undefined) => this.parts.unlock(address, password),
       ...(large ? { notAnchoredYet: (policyId: Uint8Array, hash: Uint8Array) => this.notAnchoredYet(chain.state(), policyId, hash) } : {}),
     };
   }
@@ -307,7 +307,7 @@ export class PrivacyService implements PrivacyApi {
 
   async sendData(request: SendDataRequest, data: SendDataPayload, broadcast: boolean): Promise<Transaction> {
     const length = 'base64' in data ? data.base64.length : data.bytes.length;
-    const valid = checkSendDataRequest(request, length, this.checks(false));
+    const valid = await checkSendDataRequest(request, length, this.checks(false));
     return this.send(request, valid, 'default', broadcast, () => {
       if ('bytes' in data) return data.bytes;
       try {
@@ -318,8 +318,8 @@ export class PrivacyService implements PrivacyApi {
     });
   }
 
-  checkLargeUpload(request: SendDataRequest): LargeUpload {
-    return { request, valid: checkSendDataRequest(request, undefined, this.checks(true)) };
+  async checkLargeUpload(request: SendDataRequest): Promise<LargeUpload> {
+    return { request, valid: await checkSendDataRequest(request, undefined, this.checks(true)) };
   }
 
   async sendLargeData(upload: LargeUpload, data: Readable, broadcast: boolean): Promise<Transaction> {

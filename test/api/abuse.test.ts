@@ -12,6 +12,7 @@ import { listen } from '../../src/api/server.js';
 import { createApiServer } from '../../src/api/server.js';
 import { Keystore } from '../../src/node/keystore.js';
 import { walletService } from '../../src/node/services/wallet.js';
+import { watchKeystore } from '../support/keystore-calls.js';
 import { tempDir } from '../support/tmp.js';
 import { apiClient } from '../../src/api/client.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
@@ -204,8 +205,27 @@ describe('REST under abuse: wrong-password floods on the signing routes', () => 
       const r = await fetch(`${base}/addresses/signText/${address}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello', password }) });
       return { status: r.status, body: (await r.json()) as { error?: number; signature?: string } };
     };
-    return { base, signText };
+    return { base, signText, keystore, address };
   }
+
+  it('/transactions/sign derives the password once: the key it unlocks is the one that signs', async () => {
+    const { base, keystore, address } = await serverWithKeystore(5);
+    const { calls } = watchKeystore(keystore);
+    const sign = async () => {
+      const body = JSON.stringify({ type: 4, version: 2, sender: address, password: 'right', recipient: address, amount: 1, fee: 1_000_000 });
+      const r = await fetch(`${base}/transactions/sign`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: r.status, body: (await r.json()) as { senderPublicKey?: string; proofs?: string[] } };
+    };
+    for (let round = 0; round < 2; round++) {
+      // Each round starts locked (a reload forgets unlocked keys): one derivation per request at most.
+      keystore.reload();
+      calls.unlock = calls.keyPair = 0;
+      const signed = await sign();
+      assert.equal(signed.status, 200);
+      assert.equal(signed.body.proofs?.length, 1);
+      assert.deepEqual(calls, { unlock: 1, keyPair: 0 }, 'one unlock, off the event loop, and no second derivation');
+    }
+  });
 
   it('scrypt runs off the event loop: other requests are answered while 24 wrong passwords are derived, each answered 115', async () => {
     const { base, signText } = await serverWithKeystore(1000);

@@ -278,12 +278,12 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
 
   const keystore = new Map<string, Account>(ACCOUNTS.slice(0, 4).map((a) => [a.address.toString(), a]));
   const wallet: WalletService = {
-    keyPair(address, password) {
-      const a = keystore.get(address);
-      if (a === undefined || a.password !== password) throw missingSenderPrivateKey();
-      return a.keyPair;
-    },
-    unlock: (address, password) => new Promise((resolve) => resolve(wallet.keyPair(address, password))),
+    unlock: (address, password) =>
+      new Promise((resolve) => {
+        const a = keystore.get(address);
+        if (a === undefined || a.password !== password) throw missingSenderPrivateKey();
+        resolve(a.keyPair);
+      }),
     reload() {},
     addresses: () => [...keystore.keys()],
     publicKey(address) {

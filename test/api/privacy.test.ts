@@ -22,6 +22,7 @@ import { PrivacyState } from '../../src/privacy/state.js';
 import type { DevAccount } from '../../src/node/dev.js';
 import { form, type FormPart } from '../support/multipart.js';
 import { until } from '../support/wait.js';
+import { watchKeystore } from '../support/keystore-calls.js';
 import { DEV_API_KEY, seededNode, type SeededNode } from './seeded-node.js';
 import { fixtureServer, PRIVACY_KEY } from './fixture.js';
 import { inject, type Answer } from './inject.js';
@@ -251,10 +252,10 @@ describe('sendData', () => {
     await assertNothingFrom(hashOf(data));
   });
 
-  it('answers 607 for data of 34 Mi characters or more (a limit the 28 MiB body keeps out of reach over HTTP)', () => {
+  it('answers 607 for data of 34 Mi characters or more (a limit the 28 MiB body keeps out of reach over HTTP)', async () => {
     const req = { ...request(new Uint8Array(0)), info: info(), version: 3 } as unknown as SendDataRequest;
-    assert.throws(
-      () => checkSendDataRequest(req, MAX_POLICY_DATA_LENGTH, { protocol: s.node.protocol, keyPair: () => owner.keyPair }),
+    await assert.rejects(
+      () => checkSendDataRequest(req, MAX_POLICY_DATA_LENGTH, { protocol: s.node.protocol, unlock: () => Promise.resolve(owner.keyPair) }),
       (e: unknown) => (e as { code: number }).code === 607 && (e as Error).message === "Policy data too big, actual size '35651584' bytes, max size '35651584' bytes",
     );
   });
@@ -346,7 +347,7 @@ describe('sendLargeData', () => {
         if (pulled === total) this.push(null);
       },
     });
-    const sent = service.sendLargeData(service.checkLargeUpload({ ...(request(randomBytes(1), { hash: encodeBase58(hash.digest()) }) as unknown as SendDataRequest), info: { ...info(), size: total } }), upload, false);
+    const sent = service.sendLargeData(await service.checkLargeUpload({ ...(request(randomBytes(1), { hash: encodeBase58(hash.digest()) }) as unknown as SendDataRequest), info: { ...info(), size: total } }), upload, false);
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(pulled <= bufferSize + 4 * chunk.length, `${pulled} bytes read while the storage took none`);
     release();
@@ -456,5 +457,32 @@ describe('guards', () => {
     assert.equal(JSON.parse(r.body).error, 638);
     const l = await watcher.app.inject({ method: 'POST', url: '/privacy/sendLargeData', headers: key });
     assert.equal(JSON.parse(l.body).error, 613, 'no privacy service on the fixture node');
+  });
+});
+
+describe('keystore passwords on sendData', () => {
+  it("are derived off the event loop under the signing routes' failed-unlock limit: WE's error for a wrong one, 429 after the limit, the unlocked key still signs", async () => {
+    const watch = watchKeystore(s.node.keystore);
+    try {
+      const data = (i: number) => Buffer.from(`member item ${i}`);
+      const asMember = (i: number, password: string) => send(app, 'POST', '/privacy/sendData', { body: { ...request(data(i), { sender: member.address, password }), data: data(i).toString('base64') } });
+      const first = await asMember(1, member.keystorePassword);
+      assert.equal(first.status, 200, first.text);
+      for (let i = 0; i < 5; i++) {
+        expectError(await asMember(2, `wrong-${i}`), 400, 199, /^Failed to get senders private key, maybe password is wrong: 'Some\(\*\*\*\)', error reason: 'no private key for sender address in wallet or provided password is incorrect'$/);
+      }
+      expectError(await asMember(2, 'wrong-5'), 429, 115, /too many wrong passwords for this address/);
+      // The same limit as the signing routes: /transactions/sign refuses the address too.
+      const sign = await send(app, 'POST', '/transactions/sign', { body: { type: 4, version: 2, sender: member.address, password: 'wrong-6', recipient: owner.address, amount: 1, fee: 1_000_000 } });
+      expectError(sign, 429, 115, /too many wrong passwords/);
+      // The key unlocked before is kept: the right password still sends.
+      const again = await asMember(3, member.keystorePassword);
+      assert.equal(again.status, 200, again.text);
+      await assertNothingFrom(hashOf(data(2)));
+      assert.equal(watch.calls.keyPair, 0, 'no password was derived on the event loop');
+      assert.ok(watch.calls.unlock >= 8);
+    } finally {
+      watch.restore();
+    }
   });
 });

@@ -164,7 +164,7 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
   const info = (filename: string, size: number) => ({ filename, size, timestamp: clock.now, author: 'seeder', comment: '' });
   const request = (hash: string, filename: string, size: number) => ({ version: 3 as const, sender: owner.address, password: owner.keystorePassword, policyId: policy.idBase58, hash, info: info(filename, size), fee: 5_000_000n });
   const smallTx = await privacy.sendData(request(small.hash, 'small.txt', small.data.length), { base64: small.data.toString('base64') }, false);
-  const largeTx = await privacy.sendLargeData(privacy.checkLargeUpload(request(large.hash, 'large.bin', large.data.length)), Readable.from([large.data]), false);
+  const largeTx = await privacy.sendLargeData(await privacy.checkLargeUpload(request(large.hash, 'large.bin', large.data.length)), Readable.from([large.data]), false);
   block([smallTx, largeTx]);
   const unconfirmed = f.transfer(a4, a1, 777n);
   await services.pool.broadcast(unconfirmed);

@@ -10,6 +10,9 @@
  *   block stored, and stores them too;
  * - with a certificate policy (PKI TEST/ON), a peer's transaction the policy refuses is not
  *   admitted, relayed or carried; one it accepts goes on with its chain;
+ * - the certificates of a peer's block (45) are kept only with that block, once it is
+ *   accepted: a refused block leaves none for the same transactions mined in another block;
+ *   with a policy, a certificate on no sender's chain is not stored with an accepted block;
  * - 45/46/47 payloads that do not parse close the peer (MalformedMessage); a well-formed
  *   certificate of another algorithm (an ECDSA chain, as on a WAVES network) is left out
  *   instead, and the transaction still goes in.
@@ -18,9 +21,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { parseCertificate, type Certificate } from '../../src/crypto/pki/x509.js';
-import { decodeBroadcastedTransaction, decodeHistoryBlock, decodeMicroBlockResponseV2, encodeBroadcastedTransaction, MalformedMessage } from '../../src/network/messages.js';
+import { decodeBroadcastedTransaction, decodeHistoryBlock, decodeMicroBlockResponseV2, encodeBlock, encodeBroadcastedTransaction, encodeHistoryBlock, MalformedMessage } from '../../src/network/messages.js';
+import { Block } from '../../src/protocol/blocks.js';
 import { MessageCode } from '../../src/network/types.js';
-import { alice, bob, Clock, minerA, minerB, minerC, p, transfer } from '../chain/fork-fixture.js';
+import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer } from '../chain/fork-fixture.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,6 +132,52 @@ describe('certificates over P2P', () => {
     assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'b', 'c'), 1, 'the certified one goes on with its chain');
     assert.equal(c.node.chain.certificates.of([certified.id]).length, 1);
     for (const n of [a, b, c]) n.net.close();
+  });
+
+  it("a peer's block leaves its certificates only with itself, once accepted, and with a policy only those of its senders' checked chains", async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const a = ChainNode.create('a', clock, [minerA, minerB, minerC]);
+    a.forge();
+    const tx = transfer(clock, alice, bob, 9n);
+    a.micro([tx]);
+    const whole = a.chain.lastBlock();
+    const forged = Block.sign(
+      p,
+      { version: 3, timestamp: whole.timestamp, reference: whole.reference, consensus: whole.consensus, transactions: whole.transactions, featureVotes: [], genesisData: null },
+      alice.keyPair.privateKey,
+    );
+    const policyCalls: number[] = [];
+    const policy = (_tx: unknown, certificates: readonly Certificate[]): Promise<string | undefined> => {
+      policyCalls.push(certificates.length);
+      return Promise.resolve(undefined);
+    };
+    const b = netNode(wire, 'b', clock, []);
+    const c = netNode(wire, 'c', clock, [], {}, { certificatePolicy: policy });
+    for (const n of [b, c]) {
+      for (let h = 2; h < a.chain.height(); h++) n.node.chain.appendBlock(a.chain.blockAt(h)!);
+    }
+    const silent = { onPeer: () => undefined, onClose: () => undefined, onMessage: () => undefined };
+    const toB = wire.connect(wire.endpoint('x', silent), b.ep).atX;
+    const toC = wire.connect(wire.endpoint('y', silent), c.ep).atX;
+
+    // A block b refuses (signed by no miner) with a certificate for the transaction it holds,
+    // then the real block without certificates: the certificate is not stored with it.
+    toB.send(MessageCode.HistoryBlock, encodeHistoryBlock(forged, [certificate]));
+    await quiet(wire);
+    assert.ok(b.logs.some((l) => l.includes(`Block ${forged.idBase58}`) && l.includes('not applied')), b.logs.join('\n'));
+    toB.send(MessageCode.Block, encodeBlock(whole));
+    await until(() => encodeBase58(b.node.chain.lastBlock().id) === whole.idBase58, 'b took the real block');
+    assert.equal(stored(b), false, 'the refused block left no certificate');
+    assert.deepEqual(b.node.chain.certificates.of([tx.id]), []);
+
+    // With a policy: the certificate holds no sender's key, so it is refused, not stored.
+    toC.send(MessageCode.HistoryBlock, encodeHistoryBlock(whole, [certificate]));
+    await until(() => encodeBase58(c.node.chain.lastBlock().id) === whole.idBase58, 'c took the block');
+    assert.equal(stored(c), false, 'a certificate on no sender chain is not stored');
+    assert.deepEqual(policyCalls, []);
+    assert.ok(c.logs.some((l) => l.includes("Certificate 'CN=Travelling User,O=Weft Test,C=RU'") && l.includes('no sender')), c.logs.join('\n'));
+    for (const n of [b, c]) n.net.close();
   });
 
   it('45, 46 and 47 payloads that do not parse are malformed messages', () => {

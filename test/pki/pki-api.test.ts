@@ -33,6 +33,7 @@ import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { PKI_OFF, type PkiSettings } from '../../src/pki/settings.js';
 import { httpRequest, type Answer } from '../support/http.js';
 import { until } from '../support/wait.js';
+import { watchKeystore } from '../support/keystore-calls.js';
 import { GostTestCa, type Issued } from './openssl-gost.js';
 
 const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
@@ -281,6 +282,26 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
     for (const path of lookups) assertError(await n.request('GET', path), 404, 119, /^Couldn't find a certificate with /);
     // The root came with the chain too, but the network holds it in its genesis: still found.
     assert.equal((await n.request('GET', `/pki/certificate/by-fingerprint/${encodeURIComponent(encodeBase64(fingerprint(ca.cert.der)))}`)).status, 200);
+  });
+
+  it("unlocks /pki/sign keys off the event loop under the signing routes' failed-unlock limit", async () => {
+    // Account 2 only ever receives here: it has no certificate.
+    const holder = n.accounts[2]!;
+    const watch = watchKeystore(n.node.keystore);
+    try {
+      const sign = (password: string) => n.request('POST', '/pki/sign', { inputData: 'AA==', keystoreAlias: holder.address, password, sigType: 1 });
+      // The right password unlocks the key (which has no certificate: 119).
+      assertError(await sign(holder.keystorePassword), 404, 119, /public key/);
+      for (let i = 0; i < 5; i++) assertError(await sign(`wrong-${i}`), 400, 115, /no private key/);
+      assertError(await sign('wrong-5'), 429, 115, /too many wrong passwords/);
+      // One limit for every route that takes the password.
+      assertError(await n.request('POST', `/addresses/signText/${holder.address}`, { message: 'x', password: 'wrong-6' }), 429, 115, /too many wrong passwords/);
+      assertError(await sign(holder.keystorePassword), 404, 119, /public key/);
+      assert.equal(watch.calls.keyPair, 0, 'no password was derived on the event loop');
+      assert.ok(watch.calls.unlock >= 8);
+    } finally {
+      watch.restore();
+    }
   });
 });
 

@@ -25,6 +25,9 @@ import { CrlSource } from '../../src/pki/crl-source.js';
 import { PKI_OFF, type PkiSettings } from '../../src/pki/settings.js';
 import { ChainValidator } from '../../src/pki/validation.js';
 import { tempDir } from '../support/tmp.js';
+import { admitBlockCertificates } from '../../src/network/block-certificates.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { GostTestCa, openssl, type Issued } from './openssl-gost.js';
 
 let suite: CryptoSuite;
@@ -245,7 +248,7 @@ describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certi
       store,
       validator: validator(s, store),
       verifiers: new GostVerifiers(),
-      keystore: { addresses: () => [], keyPair: () => assert.fail('no keystore in this test') },
+      keystore: { addresses: () => [], unlock: () => assert.fail('no keystore in this test') },
       digest,
       sign: (privateKey, message) => suite.sign(privateKey, message),
       now: () => BigInt(Date.now()),
@@ -265,6 +268,41 @@ describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certi
     // OFF takes anything.
     assert.equal(await service({ ...settings(), mode: 'OFF' }, certs).peerTransactionProblem(otherUser.publicKey, []), undefined);
     await close();
+  });
+
+  it("a peer's block keeps of its certificates (45, 47) only the chains of its senders that pass the same rules", async () => {
+    const { certs, close } = await stateCertificates();
+    const pki = service(settings(), certs);
+    const policy = (tx: Transaction, certificates: readonly Certificate[]): Promise<string | undefined> => pki.peerTransactionProblem(tx.senderPublicKey, certificates);
+    const gost = await Protocol.create({ crypto: 'gost', chainId: 'T'.charCodeAt(0) });
+    const send = (from: KeyPair, to: KeyPair, n: bigint): Transaction =>
+      gost.sign(
+        gost.transactionFromJson(
+          { type: 4, version: 3, senderPublicKey: encodeBase58(from.publicKey), recipient: gost.addresses.fromPublicKey(to.publicKey).toString(), amount: n, fee: 1_000_000n, attachment: '', timestamp: BigInt(Date.now()) + n, proofs: [] },
+          { forBroadcast: false },
+        ),
+        from.privateKey,
+      );
+    // otherUser's chain goes to a root the network does not trust.
+    const rogueRoot = GostTestCa.root('/C=RU/O=Rogue/CN=Rogue Root', `${base}/rogue.crl`);
+    try {
+      const rogueCert = rogueRoot.issue({ subject: '/C=RU/O=Rogue/CN=User Two Elsewhere', publicKey: otherUser.publicKey, eku: ['clientAuth'] });
+      const carried = [cert(userCert), cert(intermediate.cert), cert(root.cert), cert(rogueCert), cert(rogueRoot.cert), cert(opensslUser)];
+      const { admitted, refused } = await admitBlockCertificates([send(user, otherUser, 1n), send(otherUser, user, 2n), send(user, otherUser, 3n)], carried, policy);
+      assert.deepEqual(
+        admitted.map((c) => c.subject.rfc2253),
+        [cert(userCert), cert(intermediate.cert), cert(root.cert)].map((c) => c.subject.rfc2253),
+      );
+      assert.deepEqual(
+        refused.map((r) => r.subject),
+        [cert(rogueCert), cert(rogueRoot.cert), cert(opensslUser)].map((c) => c.subject.rfc2253),
+      );
+      assert.match(refused[0]!.reason, /is not a trusted root/);
+      assert.match(refused[2]!.reason, /on the certificate chain of no sender/);
+    } finally {
+      rogueRoot.dispose();
+      await close();
+    }
   });
 });
 

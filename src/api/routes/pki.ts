@@ -95,7 +95,7 @@ export const pkiRoutes = defineRoutes({ name: 'pki', description: 'GOST PKI: cer
       400: err('1 malformed body; 115 unknown alias or wrong password; 199 bad Base64, unsupported sigType, not a GOST network, unavailable in PKI mode ON'),
       404: err("119 the key has no certificate in the network's store"),
     },
-    handler: ({ body }, ctx) => ({ signature: pkiOf(ctx).sign({ inputData: body.inputData, keystoreAlias: body.keystoreAlias, password: body.password, sigType: body.sigType }) }),
+    handler: async ({ body }, ctx) => ({ signature: await pkiOf(ctx).sign({ inputData: body.inputData, keystoreAlias: body.keystoreAlias, password: body.password, sigType: body.sigType }) }),
   }),
   route({
     method: 'POST',

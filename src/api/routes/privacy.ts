@@ -217,7 +217,7 @@ async function sendLargeData(privacy: PrivacyApi, parts: MultipartParts, broadca
     throw customValidationError(`'request' part must be in the head of the Multipart, got '${firstName}'`, 'body');
   }
   const body = requestObject(await partText(first.value.stream, 'request', privacy.requestPartTimeoutMs));
-  const upload = privacy.checkLargeUpload(readSendDataRequest(body, broadcast, SendDataMetaSchema));
+  const upload = await privacy.checkLargeUpload(readSendDataRequest(body, broadcast, SendDataMetaSchema));
   const second = await iterator.next();
   if (second.done === true) throw customValidationError('Unexpected state', 'body');
   if (second.value.name.toLowerCase() !== 'data') {

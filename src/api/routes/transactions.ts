@@ -19,11 +19,11 @@ import { address, base58Id, digitsInt, optionalQuery, text } from '../params.js'
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import * as S from '../schemas.js';
-import { checkCertificates, checkUnimplemented, feeAnswer, feeEstimateTransaction, signerOf, signTransactionRequest } from '../transaction-requests.js';
+import { checkCertificates, checkUnimplemented, feeAnswer, feeEstimateTransaction, signTransactionRequest } from '../transaction-requests.js';
 import { TxJsonReader } from '../tx-json.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { JsonObject } from '../../protocol/json.js';
-import { customValidationError, illegalWatcherAction, invalidSignature, tooBigArray, withFieldAsync } from '../../errors/catalogue.js';
+import { customValidationError, illegalWatcherAction, invalidSignature, tooBigArray } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
@@ -33,22 +33,8 @@ const notWatcher = (ctx: ApiContext): void => {
   if (ctx.services.settings.watcher) throw illegalWatcherAction();
 };
 
-/**
- * Signs an unsigned request with the keystore key. The key is unlocked first off the event
- * loop (a wrong password costs no main-thread time and counts toward the address's limit); a
- * request too malformed to name its signer is refused by the signing itself, as before.
- */
-async function signRequest(body: JsonObject, ctx: ApiContext): Promise<Transaction> {
-  let signer: ReturnType<typeof signerOf> | undefined;
-  try {
-    signer = signerOf(body);
-  } catch {
-    signer = undefined;
-  }
-  if (signer !== undefined) {
-    const { signerField, signerAddress, password } = signer;
-    await withFieldAsync(signerField, () => ctx.services.wallet.unlock(signerAddress, password));
-  }
+/** Signs an unsigned request with the keystore key (unlocked once, off the event loop). */
+function signRequest(body: JsonObject, ctx: ApiContext): Promise<Transaction> {
   return signTransactionRequest(body, {
     protocol: ctx.services.protocol,
     signer: ctx.services.wallet,

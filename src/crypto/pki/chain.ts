@@ -57,16 +57,33 @@ export function buildCertificateChain(certs: readonly Certificate[]): Certificat
   const isIssuerOfAnother = (c: Certificate): boolean => unique.some((o) => o !== c && o.issuer.rfc2253 === c.subject.rfc2253);
   const leaves = unique.filter((c) => !isIssuerOfAnother(c));
   if (leaves.length !== 1) throw new CertificateChainError(`Unexpected cert chains number. Provided: '${leaves.length}', expected: '1'`);
-  const ordered: Certificate[] = [leaves[0]!];
-  for (;;) {
-    const last = ordered[ordered.length - 1]!;
-    if (last.issuer.rfc2253 === last.subject.rfc2253) break;
-    const issuer = bySubject.get(last.issuer.rfc2253);
-    if (issuer === undefined || ordered.includes(issuer)) break;
-    ordered.push(issuer);
-  }
+  const ordered = issuerPath(leaves[0]!, bySubject);
   if (ordered.length !== unique.length) {
     throw new CertificateChainError(`Unexpected cert chains number. Provided: '${1 + unique.length - ordered.length}', expected: '1'`);
   }
   return { certificates: ordered };
+}
+
+/** `leaf`, then its issuers found by DN among `bySubject`, up to a self-issued one or the first missing. */
+function issuerPath(leaf: Certificate, bySubject: ReadonlyMap<string, Certificate>): Certificate[] {
+  const ordered: Certificate[] = [leaf];
+  for (;;) {
+    const last = ordered[ordered.length - 1]!;
+    if (last.issuer.rfc2253 === last.subject.rfc2253) return ordered;
+    const issuer = bySubject.get(last.issuer.rfc2253);
+    if (issuer === undefined || ordered.includes(issuer)) return ordered;
+    ordered.push(issuer);
+  }
+}
+
+/**
+ * The chain of one user's certificate within a set that may hold several chains (the
+ * certificates a block or micro-block carried for its transactions, P2P 45/47): the
+ * certificate holding `publicKey`, then its issuers present in the set; undefined when no
+ * certificate of the set holds that key.
+ */
+export function chainOfKey(certs: readonly Certificate[], publicKey: Uint8Array): CertificateChain | undefined {
+  const leaf = certs.find((c) => Buffer.compare(Buffer.from(c.publicKey.bytes), Buffer.from(publicKey)) === 0);
+  if (leaf === undefined) return undefined;
+  return { certificates: issuerPath(leaf, new Map(certs.map((c) => [c.subject.rfc2253, c]))) };
 }

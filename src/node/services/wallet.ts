@@ -4,7 +4,6 @@ import type { Keystore } from '../keystore.js';
 
 export function walletService(keystore: Keystore): WalletService {
   return {
-    keyPair: (address, password) => keystore.keyPair(address, password),
     unlock: (address, password) => keystore.unlock(address, password),
     reload: () => keystore.reload(),
     addresses: () => keystore.addresses(),
