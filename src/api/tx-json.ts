@@ -11,7 +11,7 @@
  *   keeps only the transfers to that address or its aliases.
  */
 import { Alias, type Address } from '../crypto/address.js';
-import type { Block } from '../protocol/blocks.js';
+import type { Block, BlockHeaderView } from '../protocol/blocks.js';
 import { stringifyJson, type JsonObject } from '../protocol/json.js';
 import { Lease, LeaseCancel } from '../protocol/transactions/leasing.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -56,8 +56,8 @@ export class TxJsonReader {
 }
 
 /** Header JSON, the block's WEST `fee` (as WE's swagger documents a header) and height. */
-export function headerJson(block: Block, height: number): JsonObject {
-  return { ...block.headerJson(), fee: block.fee, height };
+export function headerJson({ header, summary }: BlockHeaderView, height: number): JsonObject {
+  return { ...header.headerJson(summary.size, summary.transactionCount), fee: summary.fee, height };
 }
 
 /** Full block JSON with plain transaction JSON; `height` added unless undefined. */
