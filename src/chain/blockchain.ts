@@ -412,13 +412,13 @@ export class Blockchain implements ChainHeaders {
         break;
       }
       if (bytes + candidate.bytes.length > limits.maxBlockBytes) continue;
-      const fork = state.fork();
       let tx = candidate;
+      let fee: bigint;
       try {
         // An atomic goes into the block mined: this node named as miner, with its proof.
         if (isAtomic(tx)) tx = mineAtomic(tx, [], minerKeys);
-        const { fee } = applyTransaction(fork, tx, ctx, { verifySignature: false });
-        this.shareFee(fork, miner, fee);
+        // Applied in a layer of its own, merged into `state` only when it passed.
+        fee = applyTransaction(state, tx, ctx, { verifySignature: false }).fee;
       } catch (e) {
         if (e instanceof WeError) {
           rejected.push({ tx: candidate, error: e });
@@ -426,7 +426,7 @@ export class Blockchain implements ChainHeaders {
         }
         throw e;
       }
-      fork.mergeInto(state);
+      this.shareFee(state, miner, fee);
       included.push(tx);
       bytes += tx.bytes.length;
     }
