@@ -5,7 +5,7 @@
  */
 import type { ConfidentialContractsApi } from '../contracts/confidential/service.js';
 import type { KeyPair } from '../crypto/suite.js';
-import type { Block } from '../protocol/blocks.js';
+import type { Block, BlockHeaderView } from '../protocol/blocks.js';
 import type { JsonObject } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -30,6 +30,8 @@ export interface ChainReader {
   height(): number;
   /** The block at a height; for the top height, the liquid block as assembled so far. */
   blockAt(height: number): Block | undefined;
+  /** The block at a height as header reads show it, its transactions not decoded (the top height: the liquid block so far). */
+  blockHeaderAt(height: number): BlockHeaderView | undefined;
   /**
    * A block by id. The id may be a liquid block's intermediate total signature: the
    * block is then assembled up to that micro-block, at the current height.

@@ -11,7 +11,7 @@
  *   keeps only the transfers to that address or its aliases.
  */
 import { Alias, type Address } from '../crypto/address.js';
-import type { Block } from '../protocol/blocks.js';
+import type { Block, BlockHeaderView } from '../protocol/blocks.js';
 import { stringifyJson, type JsonObject } from '../protocol/json.js';
 import { Lease, LeaseCancel } from '../protocol/transactions/leasing.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -57,8 +57,8 @@ export class TxJsonReader {
 }
 
 /** Header JSON, the block's WEST `fee` (as WE's swagger documents a header) and height. */
-export function headerJson(block: Block, height: number): JsonObject {
-  return { ...block.headerJson(), fee: block.fee, height };
+export function headerJson({ header, summary }: BlockHeaderView, height: number): JsonObject {
+  return { ...header.headerJson(summary.size, summary.transactionCount), fee: summary.fee, height };
 }
 
 /** Full block JSON with plain transaction JSON; `height` added unless undefined. */
@@ -68,13 +68,35 @@ export function blockJson(block: Block, height?: number | null): JsonObject {
   return json;
 }
 
-/** Serialized block answers per Block instance (one cache per server, in its ApiContext). */
+/**
+ * Serialized answers kept per instance: a block's full JSON per Block (by height), and the
+ * plain JSON of each of its transactions per Transaction (under the key `tx`). One cache
+ * per server, in its ApiContext.
+ */
 export type BlockJsonCache = WeakMap<object, Map<string, SerializedJson>>;
 
+/** The plain JSON text of a transaction, kept per Transaction instance. */
+function serializedTransactionJson(cache: BlockJsonCache, tx: Transaction): SerializedJson {
+  let kept = cache.get(tx);
+  if (kept === undefined) {
+    kept = new Map();
+    cache.set(tx, kept);
+  }
+  let answer = kept.get('tx');
+  if (answer === undefined) {
+    let asStrings: string | undefined;
+    answer = new SerializedJson(stringifyJson(tx.toJson()), () => (asStrings ??= stringifyJson(tx.toJson(), { int64AsString: true })));
+    kept.set('tx', answer);
+  }
+  return answer;
+}
+
 /**
- * The full-block JSON text of a block at a height, kept per Block instance: the chain
- * hands out the same instance for the tip until it changes, so repeated `/blocks/last`
- * (and `/blocks/at`) requests serialize it once.
+ * The full-block JSON text of a block at a height (blockJson's, byte for byte), kept per
+ * Block instance: the chain hands out the same instance for the tip until it changes, so
+ * repeated `/blocks/last` (and `/blocks/at`) requests serialize it once; and a liquid block
+ * after a micro-block holds the same Transaction instances as before it, whose JSON texts
+ * are kept, so only the micro-block's transactions are serialized anew.
  */
 export function serializedBlockJson(cache: BlockJsonCache, block: Block, height?: number | null): SerializedJson {
   let byHeight = cache.get(block);
@@ -85,9 +107,14 @@ export function serializedBlockJson(cache: BlockJsonCache, block: Block, height?
   const key = String(height);
   let answer = byHeight.get(key);
   if (answer === undefined) {
-    const json = blockJson(block, height);
+    const txs = block.transactions.map((tx) => serializedTransactionJson(cache, tx));
+    const text = (int64AsString: boolean): string => {
+      const head = stringifyJson({ ...block.headerJson(), fee: block.fee }, { int64AsString });
+      const list = txs.map((t) => (int64AsString ? t.textInt64AsString() : t.text)).join(',');
+      return `${head.slice(0, -1)},"transactions":[${list}]${height === undefined ? '' : `,"height":${stringifyJson(height)}`}}`;
+    };
     let asStrings: string | undefined;
-    answer = new SerializedJson(stringifyJson(json), () => (asStrings ??= stringifyJson(json, { int64AsString: true })));
+    answer = new SerializedJson(text(false), () => (asStrings ??= text(true)));
     byHeight.set(key, answer);
   }
   return answer;

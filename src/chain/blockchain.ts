@@ -16,7 +16,7 @@
  * its rules reach the chain injected, as ConsensusRules.
  */
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { Block, LiquidBlockBytes, NG_BLOCK_VERSION, applyMicroBlock, genesisBlock, produceMicroBlock, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
+import { Block, LiquidBlockBytes, NG_BLOCK_VERSION, applyMicroBlock, genesisBlock, produceMicroBlock, type BlockHeaderView, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -161,6 +161,7 @@ export class Blockchain implements ChainHeaders {
       blockBytes: genesis.bytes,
       blockIds: [{ id: genesis.id, transactionCount: genesis.transactionCount }],
       headerBytes: headerOf(genesis).bytes,
+      summary: genesis.summary,
       changes: state.changes(),
     });
     const timing = appendTiming(started, applied);
@@ -206,6 +207,27 @@ export class Blockchain implements ChainHeaders {
     if (equalBytes(block.id, id)) return { block, height: info.height };
     const partial = Block.build(this.protocol, block.withContent(block.transactions.slice(0, info.transactionCount)), id);
     return { block: partial, height: info.height };
+  }
+
+  /**
+   * The block at a height as header reads show it, without decoding its transactions: the
+   * header record under the block's id with the stored summary (the top height: the liquid
+   * block as assembled so far). A height committed before summaries were kept is read whole.
+   */
+  blockHeaderAt(height: number): BlockHeaderView | undefined {
+    const top = this.height();
+    if (!Number.isInteger(height) || height < 1 || height > top) return undefined;
+    if (height === top) {
+      const tip = this.lastBlock();
+      return { header: tip, summary: tip.summary };
+    }
+    const summary = this.store.blockSummary(height);
+    if (summary === undefined) {
+      const block = this.readBlock(height);
+      return block === undefined ? undefined : { header: block, summary: block.summary };
+    }
+    const header = this.headerAt(height);
+    return { header: equalBytes(header.id, summary.id) ? header : header.withSignature(summary.id), summary };
   }
 
   childOf(id: Uint8Array): Block | undefined {
@@ -324,6 +346,7 @@ export class Blockchain implements ChainHeaders {
       blockBytes: block.bytes,
       blockIds: [{ id: block.id, transactionCount: block.transactions.length }],
       headerBytes: headerOf(block).bytes,
+      summary: block.summary,
       ...this.liquidBelow(tip),
       changes: state.changes(),
       certificates: this.certificatesOf(block.transactions),
@@ -389,13 +412,13 @@ export class Blockchain implements ChainHeaders {
         break;
       }
       if (bytes + candidate.bytes.length > limits.maxBlockBytes) continue;
-      const fork = state.fork();
       let tx = candidate;
+      let fee: bigint;
       try {
         // An atomic goes into the block mined: this node named as miner, with its proof.
         if (isAtomic(tx)) tx = mineAtomic(tx, [], minerKeys);
-        const { fee } = applyTransaction(fork, tx, ctx, { verifySignature: false });
-        this.shareFee(fork, miner, fee);
+        // Applied in a layer of its own, merged into `state` only when it passed.
+        fee = applyTransaction(state, tx, ctx, { verifySignature: false }).fee;
       } catch (e) {
         if (e instanceof WeError) {
           rejected.push({ tx: candidate, error: e });
@@ -403,7 +426,7 @@ export class Blockchain implements ChainHeaders {
         }
         throw e;
       }
-      fork.mergeInto(state);
+      this.shareFee(state, miner, fee);
       included.push(tx);
       bytes += tx.bytes.length;
     }
@@ -453,6 +476,7 @@ export class Blockchain implements ChainHeaders {
       height,
       microBlock: microBlock.bytes,
       blockIds: [{ id: liquid.id, transactionCount: liquid.transactions.length }],
+      summary: liquid.summaryAfter(this.lastBlock(), microBlock.kind === 'tx' ? microBlock.transactions : []),
       changes: state.changes(),
       certificates: microBlock.kind === 'tx' ? this.certificatesOf(microBlock.transactions) : [],
     });

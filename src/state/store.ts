@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { ADDRESS_LENGTH } from '../crypto/address.js';
-import { Block } from '../protocol/blocks/block.js';
+import { Block, type BlockSummary } from '../protocol/blocks/block.js';
 import { assembleLiquidBlock, parseMicroBlock, type MicroBlock } from '../protocol/blocks/micro-block.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
@@ -47,6 +47,7 @@ export const F = {
   BLOCK_ID: 0x02, // block id (or liquid total signature) → height u32 ‖ transaction count at that id
   HEADER: 0x08, // height u32 → the block's header: its bytes without transactions, under its first id
   MICRO: 0x09, // height u32 ‖ index u32 → micro-block bytes, in order (written once each; dropped once the height is past any rollback)
+  BLOCK_SUMMARY: 0x0f, // height u32 → the block's id, size, transaction count and fee as of the height's last commit (empty: not known, see blockSummary)
   TX: 0x03, // tx id → height u32 ‖ tx bytes
   ADDRESS_TX: 0x04, // address ‖ height u32 ‖ seq u32 → tx id
   ALIAS: 0x05, // alias name → address
@@ -103,6 +104,25 @@ const u32 = (n: number): Uint8Array => {
   new DataView(b.buffer).setUint32(0, n);
   return b;
 };
+const summaryKey = (height: number): Uint8Array => concatBytes(Uint8Array.from([F.BLOCK_SUMMARY]), u32(height));
+const NO_SUMMARY = new Uint8Array(0);
+
+/** u32 size ‖ u32 transaction count ‖ u16 id length ‖ id ‖ fee (model's bigint). */
+function encodeSummary(s: BlockSummary): Uint8Array {
+  const head = new Uint8Array(10);
+  const view = new DataView(head.buffer);
+  view.setUint32(0, s.size);
+  view.setUint32(4, s.transactionCount);
+  view.setUint16(8, s.id.length);
+  return concatBytes(head, s.id, encode.bigint(s.fee));
+}
+
+function decodeSummary(v: Uint8Array): BlockSummary {
+  const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
+  const idLength = view.getUint16(8);
+  return { size: view.getUint32(0), transactionCount: view.getUint32(4), id: Uint8Array.from(v.subarray(10, 10 + idLength)), fee: decode.bigint(v.subarray(10 + idLength)) };
+}
+
 const microKey = (height: number, index: number): Uint8Array => concatBytes(Uint8Array.from([F.MICRO]), u32(height), u32(index));
 
 const readU32 = (b: Uint8Array, at = 0): number => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at);
@@ -139,6 +159,8 @@ export interface HeightCommit {
   readonly blockIds: ReadonlyArray<{ readonly id: Uint8Array; readonly transactionCount: number }>;
   /** The block's header record (bytes without transactions), given when the height is first committed. */
   readonly headerBytes?: Uint8Array;
+  /** The block at this height as this commit leaves it (a liquid block: as assembled so far), for header reads. */
+  readonly summary?: BlockSummary;
   /** Undo entries of this height and below are dropped: no rollback may reach them any more. */
   readonly pruneUndoAt?: number;
   readonly changes: StateChanges;
@@ -604,6 +626,16 @@ export class Store implements StateView {
     return v === undefined ? undefined : { height: readU32(v), transactionCount: readU32(v, 4) };
   }
 
+  /**
+   * The id, size, transaction count and fee of the block at a height (a liquid block: as
+   * assembled so far), read without decoding the block; undefined when not kept (heights
+   * committed before summaries were, or by a commit that gave none): read the block then.
+   */
+  blockSummary(height: number): BlockSummary | undefined {
+    const v = this.db.get(summaryKey(height));
+    return v === undefined || v.length === 0 ? undefined : decodeSummary(v);
+  }
+
   /** The header record of a height (its block without transactions). */
   headerBytes(height: number): Uint8Array | undefined {
     return copy(this.db.get(concatBytes(Uint8Array.from([F.HEADER]), u32(height))));
@@ -644,6 +676,10 @@ export class Store implements StateView {
         }
         for (const { id, transactionCount } of c.blockIds) w.plain(concatBytes(Uint8Array.from([F.BLOCK_ID]), id), concatBytes(u32(c.height), u32(transactionCount)));
         if (c.headerBytes !== undefined) w.plain(concatBytes(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
+        // A commit that changes the block without its summary leaves it unknown (read from the block).
+        if (c.summary !== undefined || c.blockBytes !== undefined || c.microBlock !== undefined) {
+          w.plain(summaryKey(c.height), c.summary === undefined ? NO_SUMMARY : encodeSummary(c.summary));
+        }
         this.writeChanges(w, c.changes);
         for (const cert of c.certificates ?? []) this.writeCertificate(w, cert);
         void this.db.put(META_HEIGHT, u32(c.height));

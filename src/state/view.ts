@@ -282,7 +282,20 @@ export class MutableState implements StateView, ContractStateWriter {
   // --- reads ----------------------------------------------------------------
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
-    return this.m.balances?.get(balanceKey(address, assetId))?.value ?? this.base.balance(address, assetId);
+    return this.balanceUnder(balanceKey(address, assetId), address, assetId);
+  }
+
+  /** The balance under its key, looked up down the stacked layers with the key made once. */
+  private balanceUnder(key: string, address: Uint8Array, assetId: Uint8Array | null): bigint {
+    const own = this.m.balances?.get(key);
+    if (own !== undefined) return own.value;
+    let below = this.base;
+    while (below instanceof MutableState) {
+      const held = below.m.balances?.get(key);
+      if (held !== undefined) return held.value;
+      below = below.base;
+    }
+    return below.balance(address, assetId);
   }
 
   leaseBalance(address: Uint8Array): LeaseBalance {
@@ -456,7 +469,7 @@ export class MutableState implements StateView, ContractStateWriter {
       return;
     }
     const key = balanceKey(address, assetId);
-    this.map('balances').set(key, { holder: address, assetId, value: this.balance(address, assetId) + delta });
+    this.map('balances').set(key, { holder: address, assetId, value: this.balanceUnder(key, address, assetId) + delta });
     this.touch(address);
   }
 

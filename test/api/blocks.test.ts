@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { produceMicroBlock } from '../../src/protocol/blocks.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
-import { BIG_AMOUNT, MINER, SECOND, fixtureServer } from './fixture.js';
+import { BIG_AMOUNT, MINER, SECOND, fixtureServer, protocol } from './fixture.js';
 import { expectError } from './inject.js';
 
 const f = fixtureServer();
@@ -66,6 +67,22 @@ describe('GET /blocks/first, /blocks/last, /blocks/headers/last', () => {
     );
     assert.deepEqual(r.body, asClient({ ...blocks[3]!.toJson(), height: 4 }));
     assert.deepEqual(Object.keys(body).slice(0, 6), ['version', 'timestamp', 'reference', 'generator', 'signature', 'poa-consensus']);
+  });
+
+  it('last after a further micro-block is the grown liquid block, in both int64 renderings', async () => {
+    const served = blocks[3]!;
+    assert.equal((await client.call('GET /blocks/last')).status, 200);
+    const { liquidBlock: grown } = produceMicroBlock(protocol, served, { transactions: [txs.lease] }, { timestamp: served.timestamp + 100n, privateKey: MINER.keyPair.privateKey, modifiedTotalSign: false });
+    blocks[3] = grown;
+    try {
+      const r = await client.call('GET /blocks/last');
+      assert.equal(r.text, stringifyJson({ ...grown.toJson(), height: 4 }));
+      assert.equal((r.body as { transactionCount: number }).transactionCount, 3);
+      const asStrings = await client.request({ method: 'GET', url: '/blocks/last', headers: { accept: 'application/json;large-significand-format=string' } });
+      assert.equal(asStrings.text, stringifyJson({ ...grown.toJson(), height: 4 }, { int64AsString: true }));
+    } finally {
+      blocks[3] = served;
+    }
   });
 
   it('headers/last has no transactions, but the block fee', async () => {

@@ -240,6 +240,10 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
   const chain: ChainReader = {
     height: () => blocks.length,
     blockAt: (h) => (Number.isInteger(h) && h >= 1 ? blocks[h - 1] : undefined),
+    blockHeaderAt(h) {
+      const block = Number.isInteger(h) && h >= 1 ? blocks[h - 1] : undefined;
+      return block === undefined ? undefined : { header: block, summary: block.summary };
+    },
     blockById(id): BlockAt | undefined {
       const i = blocks.findIndex((b) => equalBytes(b.id, id));
       if (i >= 0) return { block: blocks[i]!, height: i + 1 };

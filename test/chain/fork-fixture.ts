@@ -124,8 +124,9 @@ export class ChainNode {
     this.pool = new UtxPool({ chain: this.chain, settings: UTX, now: clock.read });
   }
 
-  static create(name: string, clock: Clock, miners: readonly Account[], settings: ChainSettings = chainSettings()): ChainNode {
-    const node = new ChainNode(name, clock, Store.open(tempDir(`weft-fork-${name}-`), p), miners, settings);
+  /** `dir`: the data directory of its store (a new temporary one unless given). */
+  static create(name: string, clock: Clock, miners: readonly Account[], settings: ChainSettings = chainSettings(), dir = tempDir(`weft-fork-${name}-`)): ChainNode {
+    const node = new ChainNode(name, clock, Store.open(dir, p), miners, settings);
     node.chain.ensureGenesis();
     return node;
   }

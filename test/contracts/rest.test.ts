@@ -65,6 +65,7 @@ describe('/contracts/*', () => {
     const chainWithExecuted: ChainReader = {
       height: () => chain.height(),
       blockAt: (h) => chain.blockAt(h),
+      blockHeaderAt: (h) => chain.blockHeaderAt(h),
       blockById: (id) => chain.blockById(id),
       childOf: (id) => chain.childOf(id),
       transaction: (id) => {

@@ -25,6 +25,7 @@ export function chainReader({ chain, store, protocol }: ChainReadsDeps): ChainRe
   return {
     height: () => chain.height(),
     blockAt: (h) => chain.blockAt(h),
+    blockHeaderAt: (h) => chain.blockHeaderAt(h),
     blockById: (id) => chain.blockById(id),
     childOf: (id) => chain.childOf(id),
     transaction: confirmed,

@@ -61,6 +61,24 @@ export interface UnsignedBlock {
   readonly generator: Uint8Array;
 }
 
+/**
+ * What header reads show of a whole block beside its header fields: its id, wire size,
+ * transaction count and WEST fee — kept so that a header is answered without decoding the
+ * block's transactions.
+ */
+export interface BlockSummary {
+  readonly id: Uint8Array;
+  readonly size: number;
+  readonly transactionCount: number;
+  readonly fee: bigint;
+}
+
+/** A block as header reads show it: its header fields (under `summary.id`; its transactions, if any, are not read) and its summary. */
+export interface BlockHeaderView {
+  readonly header: Block;
+  readonly summary: BlockSummary;
+}
+
 export interface BlockJsonOptions {
   /** JSON of one transaction (default: the node's transaction JSON). */
   readonly transactionJson?: (tx: Transaction) => JsonObject;
@@ -303,6 +321,32 @@ export class Block implements UnsignedBlock {
     return this.cache.fee;
   }
 
+  /** Id, size, transaction count and fee of this block. */
+  get summary(): BlockSummary {
+    return { id: this.id, size: this.size, transactionCount: this.transactionCount, fee: this.fee };
+  }
+
+  /**
+   * The summary of this block when it is `previous` with `added` transactions appended under
+   * the same header (a liquid block after a micro-block): size and fee are counted on from
+   * `previous`'s instead of over every transaction again.
+   */
+  summaryAfter(previous: Block, added: readonly Transaction[]): BlockSummary {
+    if (previous.consensus === this.consensus && previous.transactions.length + added.length === this.transactions.length) {
+      if (this.cache.size === undefined && this.cache.bytes === undefined) {
+        let size = previous.size;
+        for (const tx of added) size += 4 + tx.bytes.length;
+        this.cache.size = size;
+      }
+      if (this.cache.fee === undefined) {
+        let fee = previous.fee;
+        for (const tx of added) fee += westFeeOf(tx);
+        this.cache.fee = fee;
+      }
+    }
+    return this.summary;
+  }
+
   /** The generator's signature over the signed bytes. */
   hasValidSignature(): boolean {
     return (this.cache.valid ??= this.protocol.crypto.verify(this.generator, this.signedBytes, this.signature));
@@ -345,9 +389,10 @@ export class Block implements UnsignedBlock {
 
   /**
    * Header JSON as the node writes it (BlockHeaderJsonify + blocksize, transactionCount).
-   * `blockSize` overrides the computed size (header endpoints report the stored size).
+   * `blockSize` and `transactionCount` override the block's own (a header answered from a
+   * stored summary, its transactions not decoded).
    */
-  headerJson(blockSize: number = this.size): JsonObject {
+  headerJson(blockSize: number = this.size, transactionCount: number = this.transactionCount): JsonObject {
     const p = this.protocol;
     const out: JsonObject = {
       version: this.version,
@@ -360,7 +405,7 @@ export class Block implements UnsignedBlock {
     if (this.version > PLAIN_BLOCK_VERSION) out['features'] = featureVotesJsonOrder(this.featureVotes);
     if (this.genesisData !== null) out['senderRoleEnabled'] = this.genesisData.senderRoleEnabled;
     out['blocksize'] = blockSize;
-    out['transactionCount'] = this.transactionCount;
+    out['transactionCount'] = transactionCount;
     return out;
   }
 

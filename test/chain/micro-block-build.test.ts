@@ -1,0 +1,46 @@
+/**
+ * Building this node's micro-block from pool candidates (Blockchain.appendOwnMicroBlock):
+ * signatures were checked when the pool admitted them and are not checked again, but every
+ * check against state is, on the state the micro-block has built so far — so a candidate an
+ * earlier one in the same micro-block made invalid is left out and leaves no trace, and a
+ * peer that validates the micro-block in full reaches the same state.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { minerShare } from '../../src/chain/blockchain.js';
+import { alice, bob, ChainNode, Clock, minerA, transfer } from './fork-fixture.js';
+
+describe("this node's micro-block from pool candidates", () => {
+  it('leaves out a candidate an earlier one in the same micro-block made invalid, and a peer agrees', () => {
+    const clock = new Clock();
+    const node = ChainNode.create('build', clock, [minerA]);
+    const peer = ChainNode.create('build-peer', clock, [minerA]);
+    node.forge();
+    peer.follow(node);
+    const state = node.chain.state();
+    const fee = 1_000_000n;
+    const aliceBefore = state.balance(alice.address, null);
+    const bobBefore = state.balance(bob.address, null);
+    const minerBefore = state.balance(minerA.address, null);
+    // Each valid alone; the second no longer is once the first spent everything alice has.
+    const spendAll = transfer(clock, alice, bob, aliceBefore - fee);
+    const spendMore = transfer(clock, alice, bob, 1n);
+    const back = transfer(clock, bob, alice, 5n);
+    clock.now += 100n;
+    const build = node.chain.appendOwnMicroBlock([spendAll, spendMore, back], { maxTransactions: 100, maxBlockBytes: 1 << 20 }, minerA.keyPair.privateKey, false);
+
+    assert.deepEqual(build.included.map((t) => t.idBase58), [spendAll.idBase58, back.idBase58]);
+    assert.deepEqual(build.rejected.map((r) => r.tx.idBase58), [spendMore.idBase58]);
+    assert.match(build.rejected[0]!.error.message, /negative|balance/i);
+    assert.deepEqual(build.microBlock?.transactions.map((t) => t.idBase58), [spendAll.idBase58, back.idBase58]);
+    // The refused candidate changed nothing: balances are those of the two included transfers.
+    assert.equal(state.balance(alice.address, null), 5n);
+    assert.equal(state.balance(bob.address, null), bobBefore + (aliceBefore - fee) - 5n - fee);
+    assert.equal(state.balance(minerA.address, null), minerBefore + 2n * minerShare(fee));
+    assert.equal(state.transactionHeight(spendMore.id), undefined);
+
+    // A peer validating every transaction of the micro-block (signatures included) ends in the same state.
+    peer.chain.appendMicroBlock(build.microBlock);
+    assert.equal(peer.stateHash(), node.stateHash());
+  });
+});
