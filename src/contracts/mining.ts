@@ -80,6 +80,7 @@ interface Round {
   readonly height: number;
   readonly ctx: ReturnType<Blockchain['txContext']>;
   readonly state: MutableState;
+  /** The round's 105s; some still without their proof until `signAll` (see `take`). */
   readonly out: Transaction[];
   /** A lane failed unexpectedly: the others start nothing more. */
   stopped: boolean;
@@ -140,7 +141,14 @@ export class ContractMining {
     }
     const settled = await Promise.allSettled([...lanes].map(([contract, lane]) => this.runLane(contract, lane, round, stop)));
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
+    for (let i = 0; i < round.out.length; i++) this.signAt(round.out, i);
     return round.out;
+  }
+
+  /** Signs the 105 at `index` of `out` unless it is signed already. */
+  private signAt(out: Transaction[], index: number): void {
+    const tx = out[index]!;
+    if (tx.proofs.length === 0) out[index] = this.o.chain.protocol.sign(tx, this.o.minerKey.privateKey);
   }
 
   /**
@@ -259,6 +267,9 @@ export class ContractMining {
       miner: this.o.minerKey,
       timestamp: this.o.now(),
       validationProofs,
+      // Signed after the lane's next call is pushed (the proof is not part of what applies or of the id): the
+      // signature, the costliest part of a 105, is made while the contracts run instead of between their calls.
+      unsigned: true,
     };
     const built =
       prepared?.kind === 'confidential' ? this.o.confidential!.build(tx, result, prepared.input, buildContext) : buildExecutedContract(tx, result, buildContext);
@@ -270,7 +281,8 @@ export class ContractMining {
     }
     try {
       applyTransaction(state, built.executed, ctx, { verifySignature: false });
-      out.push(built.executed);
+      const index = out.push(built.executed) - 1;
+      if (built.executed.proofs.length === 0) setImmediate(() => this.signAt(out, index));
     } catch (e) {
       if (!(e instanceof WeError)) {
         round.stopped = true;
@@ -288,13 +300,17 @@ export class ContractMining {
     this.o.observer?.recorded(status.status);
   }
 
-  /** After a micro-block of this node: the executed transactions it mined are `Success`. */
+  /**
+   * After a micro-block of this node: the executed transactions it mined are `Success`.
+   * Recorded on the next turn of the event loop: each status is a signed message, and the
+   * miner starts the next execution round right after this (the contracts wait for it).
+   */
   mined(included: readonly Transaction[]): void {
-    for (const tx of included) {
-      if (!ExecutedContract.is(tx)) continue;
-      const code = tx.version === 5 ? tx.data.statusCode : 0;
-      if (code === 0 || code === undefined) this.record(tx.data.tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
-    }
+    const succeeded = included.filter((tx) => ExecutedContract.is(tx) && (tx.version !== 5 || (tx.data.statusCode ?? 0) === 0));
+    if (succeeded.length === 0) return;
+    setImmediate(() => {
+      for (const tx of succeeded) this.record((tx.data as { tx: Transaction }).tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
+    });
   }
 }
 
