@@ -201,8 +201,13 @@ async function wasmFigure(): Promise<Figure> {
   }
 }
 
-const NODE_CALLS = 600;
-const NODE_TRANSFERS = 3000;
+/**
+ * Enough of each that both phases span more than one PoA round of the dev chain (4 s, the
+ * last 1 s of which no micro-block is made): with 600 calls and 3000 transfers (~2 s each)
+ * whether a phase caught that pause (a quarter of the time) was luck.
+ */
+const NODE_CALLS = 1500;
+const NODE_TRANSFERS = 8000;
 /** Processes of the key-value contract (node.contracts.packages[].instances). */
 const NODE_INSTANCES = 2;
 /** Calls (and transfers) sent one at a time for the latency figures. */

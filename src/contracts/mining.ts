@@ -12,8 +12,10 @@
  * every execution becomes an ExecutedContract (105) signed by this node, or no 105 with a
  * status and the pool's verdict (result.ts). The 105s go first into the next micro-block,
  * so every node applies them on exactly the state they were executed on. A round stops
- * starting calls when the miner says the micro-block is due (at least one 105 made); the
- * calls in flight are still taken.
+ * starting calls when the miner says the micro-block is due (at least one 105 made) and
+ * ends without waiting for the calls in flight: they are carried into the next round of
+ * the same key block (the contract processes keep working while the micro-block is made),
+ * where their reads are checked against that round's state like any other's.
  *
  * A contract whose validation policy is not `any` waits for its validators' results before
  * a call runs, and its 105 carries their proofs (validation-gate.ts). A confidential
@@ -84,6 +86,14 @@ interface Round {
   readonly out: Transaction[];
   /** A lane failed unexpectedly: the others start nothing more. */
   stopped: boolean;
+  /** Calls the previous round of this key block left running, by transaction id: taken instead of run again. */
+  readonly adopted: Map<string, Started>;
+}
+
+/** Calls a round left running when it ended, for the next round on the same key block. */
+interface CarriedCalls {
+  readonly keyBlockId: Uint8Array;
+  readonly calls: Map<string, Started>;
 }
 
 /** Runs of one call before it waits for the next round (other contracts keep changing what it reads). */
@@ -109,6 +119,8 @@ export class ContractMining {
   /** Calls of a contract run at once (its lane's window), by contract id; `maxWindow` when none is kept. */
   private readonly windows = new Map<string, number>();
   private readonly maxWindow: number;
+  /** Calls the last round left running (see runLane). */
+  private carried: CarriedCalls | undefined;
 
   constructor(private readonly o: ContractMiningOptions) {
     this.maxWindow = Math.max(1, o.callsInFlight ?? o.executor.parallelism);
@@ -123,6 +135,10 @@ export class ContractMining {
     const { chain } = this.o;
     const height = chain.height();
     const keyBlock = chain.headerAt(height);
+    const carried = this.carried;
+    this.carried = undefined;
+    // Calls carried from a round on another key block saw other block info: they are not taken.
+    const adopted = carried !== undefined && equalBytes(carried.keyBlockId, keyBlock.id) ? carried.calls : new Map<string, Started>();
     if (!equalBytes(keyBlock.generator, this.o.minerKey.publicKey)) return [];
     const round: Round = {
       height,
@@ -130,6 +146,7 @@ export class ContractMining {
       state: new MutableState(chain.state()),
       out: [],
       stopped: false,
+      adopted,
     };
     // One lane per contract, in pool order; lanes run side by side (the executor caps them at contracts-parallelism).
     const lanes = new Map<string, Transaction[]>();
@@ -140,6 +157,8 @@ export class ContractMining {
       else lane.push(tx);
     }
     const settled = await Promise.allSettled([...lanes].map(([contract, lane]) => this.runLane(contract, lane, round, stop)));
+    // Carried calls this round did not reach (their transaction left the pool, or waits for validators) are dropped.
+    abandon([...round.adopted.values()]);
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
     for (let i = 0; i < round.out.length; i++) this.signAt(round.out, i);
     return round.out;
@@ -183,6 +202,12 @@ export class ContractMining {
           break;
         }
         next++;
+        const carried = round.adopted.get(tx.idBase58);
+        if (carried !== undefined) {
+          round.adopted.delete(tx.idBase58);
+          running.push(carried);
+          continue;
+        }
         const prepared = this.o.confidential?.prepare(tx, round.state);
         if (prepared?.kind === 'skip') {
           this.o.log?.debug({ id: tx.idBase58, reason: prepared.reason }, 'confidential call not executed here now');
@@ -190,6 +215,9 @@ export class ContractMining {
         }
         running.push({ tx, prepared, outcome: this.speculate(tx, round, prepared) });
       }
+      // The micro-block is due: the calls still running go on into the next round of this key block (not a confidential
+      // call: it runs on its contract's confidential state as this round left it).
+      if (running.length > 0 && round.out.length > 0 && stop() && running.every((r) => r.prepared?.kind !== 'confidential')) return this.carry(running, round);
       const head = running.shift();
       if (head === undefined) return;
       const outcome = await this.settle(head, await head.outcome, round);
@@ -204,6 +232,14 @@ export class ContractMining {
       if (proofs === 'refused') continue;
       this.take(head, outcome.result, round, proofs);
     }
+  }
+
+  /** Keeps a lane's running calls for the next round on the same key block. */
+  private carry(running: readonly Started[], round: Round): void {
+    abandon(running);
+    const keyBlockId = this.o.chain.headerAt(round.height).id;
+    if (this.carried === undefined) this.carried = { keyBlockId, calls: new Map() };
+    for (const r of running) this.carried.calls.set(r.tx.idBase58, r);
   }
 
   /** The key block of a round, when validation policies are checked. */
@@ -237,7 +273,8 @@ export class ContractMining {
     let outcome = first;
     for (let attempts = 1; ; attempts++) {
       if (round.stopped) return undefined;
-      if (outcome.reads.unchanged()) return { result: outcome.result, attempts };
+      // A call carried from the previous round read that round's state: its reads are checked on this one's.
+      if (call.prepared?.kind === 'confidential' ? outcome.reads.unchanged() : outcome.reads.unchanged(round.state)) return { result: outcome.result, attempts };
       if (attempts >= MAX_ATTEMPTS) {
         this.o.log?.debug({ id: call.tx.idBase58, attempts }, 'contract transaction re-executed too often; left for the next round');
         return undefined;
@@ -302,15 +339,19 @@ export class ContractMining {
 
   /**
    * After a micro-block of this node: the executed transactions it mined are `Success`.
-   * Recorded on the next turn of the event loop: each status is a signed message, and the
-   * miner starts the next execution round right after this (the contracts wait for it).
+   * Recorded one per turn of the event loop from the next one on: each status is a signed
+   * message, and the miner starts the next execution round right after this (the contracts
+   * wait for it).
    */
   mined(included: readonly Transaction[]): void {
     const succeeded = included.filter((tx) => ExecutedContract.is(tx) && (tx.version !== 5 || (tx.data.statusCode ?? 0) === 0));
     if (succeeded.length === 0) return;
-    setImmediate(() => {
-      for (const tx of succeeded) this.record((tx.data as { tx: Transaction }).tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
-    });
+    // One per turn: the contracts' commits are answered between them.
+    const recordFrom = (i: number): void => {
+      this.record((succeeded[i]!.data as { tx: Transaction }).tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
+      if (i + 1 < succeeded.length) setImmediate(() => recordFrom(i + 1));
+    };
+    setImmediate(() => recordFrom(0));
   }
 }
 
