@@ -240,6 +240,7 @@ export class ContractMining {
     const keyBlockId = this.o.chain.headerAt(round.height).id;
     if (this.carried === undefined) this.carried = { keyBlockId, calls: new Map() };
     for (const r of running) this.carried.calls.set(r.tx.idBase58, r);
+    this.o.log?.debug({ calls: running.map((r) => r.tx.idBase58) }, 'calls in flight carried into the next execution round');
   }
 
   /** The key block of a round, when validation policies are checked. */

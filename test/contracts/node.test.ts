@@ -373,6 +373,28 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.deepEqual((await rest('GET', `/contracts/${kv.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 78 });
   });
 
+  it('carries the calls still running when a micro-block is due into the next round, where what they read is checked again', async () => {
+    const kv = createKv(0);
+    await broadcast(kv);
+    await executed(kv);
+    // Slow calls between the increments (each its own, transactions made in one millisecond): a round reaches its
+    // micro-block's due time (1 s) with calls in flight.
+    const bys = [1, 2, 3, 4, 5, 6];
+    const calls = bys.flatMap((by) => [call(kv.id, { action: 'sleep', ms: 350 + by }), call(kv.id, { action: 'increment', by })]);
+    await Promise.all(calls.map((c) => broadcast(c)));
+    const made = await Promise.all(calls.map((c) => executed(c)));
+    const increments = made.filter((_, i) => i % 2 === 1).map((e) => Object.fromEntries((e['results'] as Array<{ key: string; value: unknown }>).map((r) => [r.key, r.value])));
+    const chain = increments.map((r, i) => ({ read: r['last'] as number, wrote: r['counter'] as number, by: bys[i]! })).sort((x, y) => x.read - y.read);
+    let counter = 0;
+    for (const link of chain) {
+      assert.equal(link.read, counter, `a call read ${link.read}, but the counter was ${counter}: ${JSON.stringify(chain)}`);
+      assert.equal(link.wrote, link.read + link.by);
+      counter = link.wrote;
+    }
+    assert.deepEqual((await rest('GET', `/contracts/${kv.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 21 });
+    for (const c of calls) await statuses(c, 'Success');
+  });
+
   it('runs the calls of two contracts side by side, each contract\'s calls in pool order on the state the one before left', async () => {
     const a = createKv(0);
     const b = createKv(100);
