@@ -19,6 +19,7 @@ import { MassTransfer } from '../protocol/transactions/transfer.js';
 import type { StateView } from '../state/view.js';
 import { SerializedJson } from './routing.js';
 import type { JsonPieces } from './heavy-reads.js';
+import { writeJsonArray } from './heavy-answers.js';
 import type { ChainReader } from './services.js';
 
 /** Reads extended JSON needs; `state` is taken once per answer. */
@@ -100,14 +101,9 @@ export function serializedBlockJson(cache: BlockJsonCache, block: Block, height?
 export async function writeBlockJson(out: JsonPieces, block: Block, height: number | undefined, transactionJson: (tx: Transaction) => JsonObject, int64AsString: boolean): Promise<void> {
   const head = stringifyJson({ ...block.headerJson(), fee: block.fee }, { int64AsString });
   out.write(head.slice(0, -1));
-  out.write(',"transactions":[');
-  const txs = block.transactions;
-  for (let i = 0; i < txs.length; i++) {
-    if (i > 0) out.write(',');
-    out.write(stringifyJson(transactionJson(txs[i]!), { int64AsString }));
-    if (i % 16 === 15) await out.pause();
-  }
-  out.write(height === undefined ? ']}' : `],"height":${height}}`);
+  out.write(',"transactions":');
+  await writeJsonArray(out, block.transactions, transactionJson, int64AsString);
+  out.write(height === undefined ? '}' : `,"height":${height}}`);
 }
 
 /** Extended transaction JSON (status, height, recipient aliases…) for the transactions of blocks. */

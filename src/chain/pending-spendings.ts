@@ -15,12 +15,8 @@
  * (mined, expired, invalidated, removed); nothing is rescanned per broadcast.
  */
 import { bytesKey, encodeBase58 } from '../crypto/encoding.js';
-import type { DataEntry } from '../protocol/transactions/fields.js';
-import type { Protocol } from '../protocol/protocol.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
-import type { ContractInfo } from '../state/contract-info.js';
-import type { AssetInfo, LeaseBalance, LeaseDetails, MinerBanEntry, Participant, PermissionOp, Policy } from '../state/model.js';
-import type { MutableState, PolicyDataHashEntry, StateView } from '../state/view.js';
+import type { LeaseBalance } from '../state/model.js';
+import { DelegatingView, type MutableState, type StateView } from '../state/view.js';
 
 /** One amount a pooled transaction takes: from a balance (WEST when `assetId` is null, or an asset), or WEST newly leased out. */
 export interface Spending {
@@ -83,7 +79,7 @@ export class PendingSpendings {
  * each balance (so the spendings of the transaction validated over it are read off without
  * reading the store again).
  */
-export class PendingSpendingsView implements StateView {
+export class PendingSpendingsView extends DelegatingView {
   /** Balances (and lease-outs) this view answered, by key, with what it answered. */
   private readonly answered = new Map<string, bigint>();
   /** The pending spendings this view took off (described only for a refusal). */
@@ -99,9 +95,11 @@ export class PendingSpendingsView implements StateView {
   private readonly leaseByHolder = new Map<Uint8Array, LeaseBalance>();
 
   constructor(
-    private readonly base: StateView,
+    base: StateView,
     private readonly ledger: PendingSpendings,
-  ) {}
+  ) {
+    super(base);
+  }
 
   /** What `validated` (a state layered over this view, the transaction applied) takes from balances and lease-outs. */
   spendingsOf(validated: MutableState): Spending[] {
@@ -135,11 +133,7 @@ export class PendingSpendingsView implements StateView {
     return key;
   }
 
-  get protocol(): Protocol {
-    return this.base.protocol;
-  }
-
-  balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
+  override balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
     if (assetId === null) {
       const known = this.westByHolder.get(address);
       if (known !== undefined) return known;
@@ -153,7 +147,7 @@ export class PendingSpendingsView implements StateView {
     return value;
   }
 
-  leaseBalance(address: Uint8Array): LeaseBalance {
+  override leaseBalance(address: Uint8Array): LeaseBalance {
     const known = this.leaseByHolder.get(address);
     if (known !== undefined) return known;
     const key = leaseOutKey(this.holderKey(address));
@@ -164,89 +158,5 @@ export class PendingSpendingsView implements StateView {
     this.answered.set(key, value.out);
     this.leaseByHolder.set(address, value);
     return value;
-  }
-
-  // --- everything else is the base's ---------------------------------------------
-
-  height(): number {
-    return this.base.height();
-  }
-  asset(assetId: Uint8Array): AssetInfo | undefined {
-    return this.base.asset(assetId);
-  }
-  lease(leaseId: Uint8Array): LeaseDetails | undefined {
-    return this.base.lease(leaseId);
-  }
-  aliasOwner(name: string): Uint8Array | undefined {
-    return this.base.aliasOwner(name);
-  }
-  aliasesOf(address: Uint8Array): readonly string[] {
-    return this.base.aliasesOf(address);
-  }
-  dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
-    return this.base.dataEntry(address, key);
-  }
-  accountScript(address: Uint8Array): Uint8Array | null {
-    return this.base.accountScript(address);
-  }
-  permissionOps(address: Uint8Array): readonly PermissionOp[] {
-    return this.base.permissionOps(address);
-  }
-  roleHolders(role: number): readonly Uint8Array[] {
-    return this.base.roleHolders(role);
-  }
-  participant(address: Uint8Array): Participant | undefined {
-    return this.base.participant(address);
-  }
-  participants(): readonly Uint8Array[] {
-    return this.base.participants();
-  }
-  policy(policyId: Uint8Array): Policy | undefined {
-    return this.base.policy(policyId);
-  }
-  hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean {
-    return this.base.hasPolicyDataHash(policyId, hash);
-  }
-  policyDataHashes(policyId: Uint8Array): readonly PolicyDataHashEntry[] {
-    return this.base.policyDataHashes(policyId);
-  }
-  transactionHeight(id: Uint8Array): number | undefined {
-    return this.base.transactionHeight(id);
-  }
-  transactionById(id: Uint8Array): Transaction | undefined {
-    return this.base.transactionById(id);
-  }
-  carryFee(): bigint {
-    return this.base.carryFee();
-  }
-  minerBanHistory(address: Uint8Array): readonly MinerBanEntry[] {
-    return this.base.minerBanHistory(address);
-  }
-  featureVotes(window: number): ReadonlyMap<number, number> {
-    return this.base.featureVotes(window);
-  }
-  approvedFeatures(): ReadonlyMap<number, number> {
-    return this.base.approvedFeatures();
-  }
-  chainScore(): bigint {
-    return this.base.chainScore();
-  }
-  dataEntries(address: Uint8Array): readonly DataEntry[] {
-    return this.base.dataEntries(address);
-  }
-  contract(contractId: Uint8Array): ContractInfo | undefined {
-    return this.base.contract(contractId);
-  }
-  contractIds(): readonly Uint8Array[] {
-    return this.base.contractIds();
-  }
-  contractData(contractId: Uint8Array, key: string): DataEntry | undefined {
-    return this.base.contractData(contractId, key);
-  }
-  contractKeys(contractId: Uint8Array): readonly string[] {
-    return this.base.contractKeys(contractId);
-  }
-  executedTxFor(txId: Uint8Array): Uint8Array | undefined {
-    return this.base.executedTxFor(txId);
   }
 }

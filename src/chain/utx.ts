@@ -53,6 +53,7 @@ export class UtxPool {
   private readonly onAdmitted: ((tx: Transaction) => void) | undefined;
   private readonly onRefused: ((tx: Transaction, reason: WeError) => void) | undefined;
   private readonly verifier: SignatureVerifierPool | undefined;
+  private readonly admissionListeners = new Set<(tx: Transaction) => void>();
   private readonly txs = new Map<string, Transaction>();
   /** What the pooled transactions will take from balances once mined. */
   private readonly pending = new PendingSpendings();
@@ -152,7 +153,14 @@ export class UtxPool {
       throw e;
     }
     this.onAdmitted?.(tx);
+    for (const listener of this.admissionListeners) listener(tx);
     return tx;
+  }
+
+  /** Tells `listener` of each transaction newly admitted from a client or a peer, as `onAdmitted`; returns the function that stops it. */
+  onAdmission(listener: (tx: Transaction) => void): () => void {
+    this.admissionListeners.add(listener);
+    return () => this.admissionListeners.delete(listener);
   }
 
   /** Validates and adds a transaction the pool does not hold. */

@@ -36,7 +36,8 @@ import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { activeRoles, hasRole } from '../state/permissions.js';
 import type { MutableState, StateView } from '../state/view.js';
-import { rulesFor, validateBalances, type ApplyContext, type MinerFee } from '../state/appliers/index.js';
+import { rulesFor, validateBalances, type Applier, type ApplyContext, type MinerFee } from '../state/appliers/index.js';
+import { applyOwnExecutedContract } from '../state/appliers/contracts.js';
 import { FEATURE_DESCRIPTIONS } from './features.js';
 import { scalaSimpleName, validateFee, type FeeContext } from './fees.js';
 import type { ScriptState, ScriptVerifier, SignatureChecks } from './scripts/verifier.js';
@@ -71,8 +72,6 @@ export interface TxContext extends FeeContext {
   readonly txExpireTimeoutMs: number;
   /** The block's generator, when applying in (or mining into) a block: atomic containers must name it as miner. */
   readonly blockGenerator?: Uint8Array;
-  /** A contract validator applying its own 105s (WE's ValidatingExecutor): no results hash or proof checks. */
-  readonly validatingExecutor?: boolean;
   /** Runs account and asset scripts (one per chain: its network's contexts and parsed scripts). */
   readonly scripts: ScriptVerifier;
 }
@@ -96,7 +95,18 @@ export function applyTransaction(
   return run(state, tx, ctx, options.verifySignature ?? true, false);
 }
 
-function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignature: boolean, atomically: boolean): AppliedTransaction {
+/**
+ * A contract validator's own execution applied to its working state (src/contracts
+ * validating.ts): the 105 it built and signed itself, checked as any transaction but
+ * through applyOwnExecutedContract — it carries no validation proofs, the thing a block's
+ * 105 is checked for. Throws TransactionRejected and leaves `state` untouched on failure.
+ */
+export function applyOwnExecution(state: MutableState, executed: Transaction, ctx: TxContext): AppliedTransaction {
+  if (executed.type !== EXECUTED_CONTRACT_TYPE) throw new Error(`applyOwnExecution: a ${executed.type} is not an ExecutedContract`);
+  return run(state, executed, ctx, false, false, applyOwnExecutedContract);
+}
+
+function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignature: boolean, atomically: boolean, applier?: Applier): AppliedTransaction {
   try {
     verify(state, tx, ctx, verifySignature);
     checkTimestamps(tx, ctx);
@@ -110,10 +120,10 @@ function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignatu
       const badge = atomicBadgeOf(tx);
       if (badge !== undefined && badge !== null) throw genericError('Transactions with atomic badge cannot be mined outside of atomic container');
     }
-    const rules = rulesFor(tx.type);
-    if (rules === undefined) throw unsupportedTransactionType();
+    const apply = applier ?? rulesFor(tx.type)?.apply;
+    if (apply === undefined) throw unsupportedTransactionType();
     const fork = state.fork();
-    const own = rules.apply(fork, tx, applyContext(ctx));
+    const own = apply(fork, tx, applyContext(ctx));
     validateBalances(state, fork);
     const miner = own ?? minerFee(fork, tx);
     fork.addTransaction(tx);
@@ -133,7 +143,6 @@ function applyContext(ctx: TxContext): ApplyContext {
     isFeatureActive: (id) => ctx.features.isActive(id, ctx.height),
     senderRoleEnabled: ctx.settings.genesis.senderRoleEnabled,
     blockGenerator: ctx.blockGenerator,
-    ...(ctx.validatingExecutor === true ? { validatingExecutor: true } : {}),
     // Inner signatures were verified with the container's (Verifier does both); their scripts
     // run again on the state the container built so far, as WE's AtomicTransactionDiff does.
     applyInner: (state, inner) => run(state, inner, ctx, false, true),

@@ -25,6 +25,7 @@ import { encodeBase58 } from '../crypto/encoding.js';
 import { ContractExecutionException, FATAL_ERROR_CODE, NODE_FAILURE_CODE, RECOVERABLE_ERROR_CODE } from '../errors/catalogue.js';
 import type { BlockInfo, ContractExecutionView } from './state.js';
 import type { ContractTokens } from './tokens.js';
+import type { ReadingsJournal } from './confidential/readings.js';
 import { contractTransactionMessage } from './grpc/mapping.js';
 import type { ContractTransaction } from '@wavesenterprise/js-contract-grpc-client/contract/contract_contract_service.js';
 
@@ -53,6 +54,8 @@ export interface LiveExecution {
   readonly txIdBase58: string;
   readonly contractId: Uint8Array;
   readonly view: ContractExecutionView;
+  /** Where the execution's reads are recorded (a confidential call). */
+  readonly readings?: ReadingsJournal;
 }
 
 interface ExecutionEntry extends LiveExecution {
@@ -82,6 +85,7 @@ export interface ExecuteRequest {
   /** Params pushed instead of the transaction's (confidential input). */
   readonly params?: readonly DataEntry[];
   readonly view: ContractExecutionView;
+  readonly readings?: ReadingsJournal;
   readonly blockInfo: BlockInfo;
   readonly timeoutMs: number;
   /** Names the process or container in the timeout message. */
@@ -201,6 +205,7 @@ export class ExecutionBroker {
         txIdBase58: request.tx.idBase58,
         contractId: request.contractId,
         view: request.view,
+        ...(request.readings === undefined ? {} : { readings: request.readings }),
         settle: (outcome) => {
           clearTimeout(timer);
           if (outcome instanceof ContractExecutionException) reject(outcome);

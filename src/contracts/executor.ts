@@ -251,6 +251,7 @@ export class ContractExecutor {
           contractId: info.contractId,
           params: ctx.params,
           view: ctx.view,
+          ...(ctx.readings === undefined ? {} : { readings: ctx.readings }),
           blockInfo: ctx.blockInfo,
           timeoutMs: this.options.executionTimeoutMs,
           containerName: started.name,

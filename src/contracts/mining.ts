@@ -38,6 +38,7 @@ import type { ContractExecutor } from './executor.js';
 import type { ConfidentialExecution, ConfidentialPreparation } from './confidential/execution.js';
 import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionResult, type ExecutionStatus, type StatusDraft } from './result.js';
 import { ExecutionReads } from './execution-reads.js';
+import { ReadingsJournal, type Readings } from './confidential/readings.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
 import type { ValidationGate } from './validation-gate.js';
@@ -103,6 +104,15 @@ const MAX_ATTEMPTS = 4;
 interface Speculation {
   readonly result: ExecutionResult;
   readonly reads: ExecutionReads;
+  /** A confidential call's readings (confidential/readings.ts). */
+  readonly readings?: Readings;
+}
+
+/** An outcome whose reads held. */
+interface Settled {
+  readonly result: ExecutionResult;
+  readonly attempts: number;
+  readonly readings?: Readings;
 }
 
 /** A call started in a lane: what the confidential hook made of it, and its run. */
@@ -213,6 +223,11 @@ export class ContractMining {
           this.o.log?.debug({ id: tx.idBase58, reason: prepared.reason }, 'confidential call not executed here now');
           continue;
         }
+        if (prepared?.kind === 'unpermitted') {
+          // A miner outside the group cannot run it; later calls of the contract wait behind it.
+          if (!this.takeFromValidators(tx, round, keyBlock)) blocked = true;
+          continue;
+        }
         running.push({ tx, prepared, outcome: this.speculate(tx, round, prepared) });
       }
       // The micro-block is due: the calls still running go on into the next round of this key block (not a confidential
@@ -226,11 +241,11 @@ export class ContractMining {
       else if (window + 1 >= most) this.windows.delete(contract);
       else this.windows.set(contract, window + 1);
       if (outcome === undefined) continue;
-      const proofs = this.proofsFor(head.tx, outcome.result, round, keyBlock);
+      const proofs = this.proofsFor(head, outcome, round, keyBlock);
       // WE: "Suddenly not enough proofs" — it stays in the pool, and so do the contract's later calls.
       if (proofs === 'wait') return abandon(running);
       if (proofs === 'refused') continue;
-      this.take(head, outcome.result, round, proofs);
+      this.take(head, outcome, round, proofs);
     }
   }
 
@@ -251,9 +266,12 @@ export class ContractMining {
   }
 
   /** The validators' proofs for a 105 (none without validation), or whether it waits or was refused. */
-  private proofsFor(tx: Transaction, result: ExecutionResult, round: Round, keyBlock: RoundKeyBlock | undefined): readonly ValidationProof[] | 'wait' | 'refused' {
+  private proofsFor(call: Started, outcome: Settled, round: Round, keyBlock: RoundKeyBlock | undefined): readonly ValidationProof[] | 'wait' | 'refused' {
     if (keyBlock === undefined) return [];
-    const verdict = this.o.validation!.proofs(tx, result, round.state, keyBlock);
+    const { tx, prepared } = call;
+    const { result } = outcome;
+    const confidential = prepared?.kind === 'confidential' ? this.o.confidential!.resultsOf(result, prepared.input, outcome.readings) : undefined;
+    const verdict = this.o.validation!.proofs(tx, result, round.state, keyBlock, confidential);
     if (verdict.kind === 'wait') {
       this.o.log?.debug({ id: tx.idBase58, reason: verdict.reason }, 'contract transaction waits for validators');
       return 'wait';
@@ -270,12 +288,13 @@ export class ContractMining {
    * The outcome of a call whose reads still hold, running it again while they do not;
    * undefined when they never held in MAX_ATTEMPTS runs (it stays in the pool) or the round stopped.
    */
-  private async settle(call: Started, first: Speculation, round: Round): Promise<{ readonly result: ExecutionResult; readonly attempts: number } | undefined> {
+  private async settle(call: Started, first: Speculation, round: Round): Promise<Settled | undefined> {
     let outcome = first;
     for (let attempts = 1; ; attempts++) {
       if (round.stopped) return undefined;
       // A call carried from the previous round read that round's state: its reads are checked on this one's.
-      if (call.prepared?.kind === 'confidential' ? outcome.reads.unchanged() : outcome.reads.unchanged(round.state)) return { result: outcome.result, attempts };
+      const held = call.prepared?.kind === 'confidential' ? outcome.reads.unchanged() : outcome.reads.unchanged(round.state);
+      if (held) return { result: outcome.result, attempts, ...(outcome.readings === undefined ? {} : { readings: outcome.readings }) };
       if (attempts >= MAX_ATTEMPTS) {
         this.o.log?.debug({ id: call.tx.idBase58, attempts }, 'contract transaction re-executed too often; left for the next round');
         return undefined;
@@ -288,15 +307,21 @@ export class ContractMining {
   private async speculate(tx: Transaction, round: Round, prepared: ConfidentialPreparation | undefined): Promise<Speculation> {
     const confidential = prepared?.kind === 'confidential' ? prepared : undefined;
     const reads = new ExecutionReads(confidential?.view ?? round.state);
+    const readings = confidential === undefined ? undefined : new ReadingsJournal(this.o.chain.protocol);
     const started = performance.now();
-    const result = await this.o.executor.execute(tx, { view: reads.view, blockInfo: this.o.node.lastBlockInfo(), ...(confidential === undefined ? {} : { params: confidential.input.entries }) });
+    const result = await this.o.executor.execute(tx, {
+      view: reads.view,
+      blockInfo: this.o.node.lastBlockInfo(),
+      ...(confidential === undefined ? {} : { params: confidential.input.entries, readings }),
+    });
     this.o.observer?.executed((performance.now() - started) / 1000);
-    return { result, reads };
+    return { result, reads, ...(readings === undefined ? {} : { readings: readings.result() }) };
   }
 
   /** An outcome whose reads still hold: its 105 is applied to the round's state and listed, or its status recorded. */
-  private take(call: Started, result: ExecutionResult, round: Round, validationProofs: readonly ValidationProof[]): void {
+  private take(call: Started, outcome: Settled, round: Round, validationProofs: readonly ValidationProof[]): void {
     const { chain, pool } = this.o;
+    const { result } = outcome;
     const { state, out, ctx, height } = round;
     const { tx, prepared } = call;
     const buildContext = {
@@ -310,7 +335,9 @@ export class ContractMining {
       unsigned: true,
     };
     const built =
-      prepared?.kind === 'confidential' ? this.o.confidential!.build(tx, result, prepared.input, buildContext) : buildExecutedContract(tx, result, buildContext);
+      prepared?.kind === 'confidential'
+        ? this.o.confidential!.build(tx, result, prepared.input, buildContext, outcome.readings)
+        : buildExecutedContract(tx, result, buildContext);
     if (built.status !== undefined) this.record(tx.id, built.status);
     if (built.kind === 'none') {
       this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');
@@ -330,6 +357,35 @@ export class ContractMining {
       this.record(tx.id, { status: 'Failure', code: null, message: e.message });
       pool.remove(tx.id);
       this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed contract transaction refused by state');
+    }
+  }
+
+  /** A confidential call of a group this miner is not in: its 105 V4 from the validators' agreed results; false when they are not enough. */
+  private takeFromValidators(tx: Transaction, round: Round, keyBlock: RoundKeyBlock | undefined): boolean {
+    const agreed = keyBlock === undefined ? undefined : this.o.validation!.fromValidators(tx, round.state, keyBlock);
+    if (agreed === undefined) {
+      this.o.log?.debug({ id: tx.idBase58 }, 'confidential call of a group this miner is not in waits for its validators');
+      return false;
+    }
+    const built = this.o.confidential!.buildFromValidators(tx, agreed, {
+      protocol: this.o.chain.protocol,
+      isFeatureActive: (id: number) => this.o.chain.features.isActive(id, round.height),
+      miner: this.o.minerKey,
+      timestamp: this.o.now(),
+      validationProofs: agreed.proofs,
+    });
+    if (built.kind === 'none') {
+      this.o.log?.debug({ id: tx.idBase58, reason: built.reason }, 'executed transaction from validators not built');
+      return false;
+    }
+    try {
+      applyTransaction(round.state, built.executed, round.ctx, { verifySignature: false });
+      round.out.push(built.executed);
+      return true;
+    } catch (e) {
+      if (!(e instanceof WeError)) throw e;
+      this.o.log?.warn({ id: tx.idBase58, error: e.message }, 'executed transaction from validators refused by state');
+      return false;
     }
   }
 

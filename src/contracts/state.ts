@@ -6,6 +6,7 @@
  * 32-byte id (WE's ContractId holder). Both live side by side in the same balance map
  * because their lengths differ.
  */
+import type { ReadingsJournal } from './confidential/readings.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { ContractStateReader, StateView } from '../state/view.js';
 
@@ -78,4 +79,6 @@ export interface ExecutionContext {
   readonly blockInfo: BlockInfo;
   /** Params given instead of the transaction's (a confidential call's decrypted input). */
   readonly params?: readonly DataEntry[];
+  /** Records the contract's reads (a confidential call's readings). */
+  readonly readings?: ReadingsJournal;
 }

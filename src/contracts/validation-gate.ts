@@ -6,17 +6,35 @@
  * last block (the miner left out); its 105 then carries exactly that many of their
  * signatures over the miner's own results hash as `validationProofs`. A V5 execution
  * answers to the strictest policy of every contract it touched.
+ *
+ * A confidential call (104 V6 to a confidential contract) is judged among the contract's
+ * group participants that are validators (the miner left out), on their V2 results only,
+ * which must agree on readings, readingsHash and outputCommitment as well as the results
+ * hash (WE's checkProofsMajorityConfidential). A miner outside the group cannot execute it:
+ * it builds the 105 V4 from the agreeing validators' results (WE's
+ * ConfidentialUnpermittedSetupProcess) — see `fromValidators`.
  */
+import type { Address } from '../crypto/address.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import { WeError } from '../errors/catalogue.js';
 import { FEATURE } from '../protocol/features.js';
 import type { Protocol } from '../protocol/protocol.js';
-import type { ValidationPolicy, ValidationProof } from '../protocol/transactions/contracts.js';
+import type { ValidationProof } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { contractValidators, policyOf } from '../state/appliers/contracts.js';
+import { contractValidators, executedContractIdOf } from '../state/appliers/contracts.js';
 import type { MutableState } from '../state/view.js';
+import { knownPolicyOf, touchedPolicies } from './execution-policy.js';
 import { isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
-import { enoughResults, selectProofs, strictestPolicy, type ValidatorResultsStore, type ValidatorSet } from './validator-results.js';
+import {
+  agreementKey,
+  enoughResults,
+  selectProofs,
+  strictestPolicy,
+  type ConfidentialResults,
+  type ContractValidatorResult,
+  type ValidatorResultsStore,
+  type ValidatorSet,
+} from './validator-results.js';
 
 /** The key block a miner's micro-blocks go on. */
 export interface KeyBlockRef {
@@ -42,6 +60,13 @@ export interface ValidationGateOptions {
 
 type Fields = Readonly<Record<string, unknown>>;
 
+/** The group participants of a confidential call's contract (a 104 V6 to a confidential contract), else undefined. */
+export function confidentialGroupOf(tx: Transaction, state: Pick<MutableState, 'contract'>): readonly Address[] | undefined {
+  if (tx.type !== 104 || tx.version !== 6) return undefined;
+  const info = state.contract((tx.data as Fields)['contractId'] as Uint8Array);
+  return info?.isConfidential === true ? info.groupParticipants : undefined;
+}
+
 /** Holders of `contract_validator` at the key block, the miner left out. */
 export function validatorSetAt(protocol: Protocol, state: MutableState, at: bigint, except: string): ValidatorSet {
   const addresses = new Set(contractValidators(state, at).map((a) => protocol.addresses.addressFromBytes(a).toString()));
@@ -52,48 +77,71 @@ export function validatorSetAt(protocol: Protocol, state: MutableState, at: bigi
 export class ValidationGate {
   constructor(private readonly o: ValidationGateOptions) {}
 
-  private policy(tx: Transaction, state: MutableState): ValidationPolicy | undefined {
-    try {
-      return policyOf(state, tx);
-    } catch (e) {
-      // An unknown contract: the execution itself reports it.
-      if (e instanceof WeError) return undefined;
-      throw e;
-    }
+  /** The validators a transaction's results are judged among, and the results that count. */
+  private scope(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: ContractValidatorResult[] } {
+    const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
+    const results = this.o.store.find(keyBlock.id, tx.id);
+    const group = confidentialGroupOf(tx, state);
+    if (group === undefined) return { validators, results };
+    const members = new Set(group.map((a) => a.toString()));
+    return {
+      validators: { addresses: new Set([...validators.addresses].filter((a) => members.has(a))) },
+      results: results.filter((r) => r.confidential !== undefined),
+    };
   }
 
   /** May `tx` be executed for a micro-block on `keyBlock` (policy `any`, or enough agreeing results at hand)? */
   ready(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): boolean {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return true;
-    const policy = this.policy(tx, state);
+    const policy = knownPolicyOf(state, tx);
     if (policy === undefined || policy.type === 'any') return true;
-    const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
-    return enoughResults(this.o.protocol, policy, validators, this.o.store.find(keyBlock.id, tx.id));
+    const { validators, results } = this.scope(tx, state, keyBlock);
+    return enoughResults(this.o.protocol, policy, validators, results);
   }
 
-  /** The proofs the 105 of this execution carries. */
-  proofs(tx: Transaction, result: ExecutionResult, state: MutableState, keyBlock: KeyBlockRef): ProofsVerdict {
+  /**
+   * A confidential call this miner cannot execute (not in the group): the results the
+   * largest agreeing group of validators sent, with their proofs, once they reach the
+   * policy's majority; undefined while they do not (policy `any` never does).
+   */
+  fromValidators(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined {
+    if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return undefined;
+    const policy = knownPolicyOf(state, tx);
+    if (policy === undefined || policy.type === 'any') return undefined;
+    const { validators, results } = this.scope(tx, state, keyBlock);
+    const tried = new Set<string>();
+    let best: { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined;
+    for (const r of results) {
+      const key = agreementKey(this.o.protocol, r.resultsHash, r.confidential);
+      if (tried.has(key) || r.confidential === undefined) continue;
+      tried.add(key);
+      const proofs = selectProofs(this.o.protocol, policy, validators, results, r.resultsHash, r.confidential);
+      if (proofs !== undefined && (best === undefined || proofs.length > best.proofs.length)) best = { resultsHash: r.resultsHash, confidential: r.confidential, proofs };
+    }
+    return best;
+  }
+
+  /** The proofs the 105 of this execution carries (`confidential`: a confidential call's readings and output commitment). */
+  proofs(tx: Transaction, result: ExecutionResult, state: MutableState, keyBlock: KeyBlockRef, confidential?: ConfidentialResults): ProofsVerdict {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return { kind: 'proofs', proofs: [] };
     const hash = resultsHashOf(this.o.protocol, tx, result);
     // No 105 comes of it, or a Docker update's V1 (which carries no proofs).
     if (hash === undefined || result.kind === 'update') return { kind: 'proofs', proofs: [] };
-    const own = this.policy(tx, state);
+    const own = knownPolicyOf(state, tx);
     if (own === undefined) return { kind: 'proofs', proofs: [] };
     let policy = own;
     if (isV5Executable(tx) && result.kind === 'success') {
-      const touched = [...result.results.map((r) => r.contractId), ...result.assetOperations.map((o) => o.contractId)];
-      const policies = [own, ...touched.flatMap((id) => state.contract(id)?.validationPolicy ?? [])];
-      const contractId = tx.type === 103 ? tx.id : ((tx.data as Fields)['contractId'] as Uint8Array);
+      const policies = [own, ...touchedPolicies(state, result)];
       try {
-        policy = strictestPolicy(contractId, policies);
+        policy = strictestPolicy(executedContractIdOf(tx), policies);
       } catch (e) {
         if (e instanceof WeError) return { kind: 'refused', message: `Executed transaction creation error: '${e.kind}(${e.message})'` };
         throw e;
       }
     }
     if (policy.type === 'any') return { kind: 'proofs', proofs: [] };
-    const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
-    const proofs = selectProofs(this.o.protocol, policy, validators, this.o.store.find(keyBlock.id, tx.id), hash);
+    const { validators, results } = this.scope(tx, state, keyBlock);
+    const proofs = selectProofs(this.o.protocol, policy, validators, results, hash, confidential);
     if (proofs === undefined) return { kind: 'wait', reason: `not enough validators agree on results hash '${encodeBase58(hash)}'` };
     return { kind: 'proofs', proofs };
   }

@@ -13,14 +13,35 @@
  * The majority is ceil(2/3 × V) of the validators V at the last block, the miner not
  * counted (ValidationPolicy.MajorityRatio); `majority_with_one_of` also needs one of its
  * addresses among the agreeing validators (ContractValidatorResultsOps).
+ *
+ * A confidential call's results are ContractValidatorResultsV2 (P2P code 56): they add the
+ * call's readings, readingsHash and outputCommitment, and the signature covers them
+ * (confidentialResultsSignedBytes). Bytes (ContractValidatorResultsV2Spec): SHORT(sender
+ * public key) ‖ SHORT(txId) ‖ SHORT(keyBlockId) ‖ u16 count ‖ readings ‖ option(SHORT(readingsHash))
+ * ‖ SHORT(outputCommitment) ‖ SHORT(resultsHash) ‖ SHORT(signature). Validators agree when
+ * all of resultsHash, readings, readingsHash and outputCommitment are equal.
  */
 import type { Address } from '../crypto/address.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { ValidationError } from '../errors/catalogue.js';
-import { ByteReader, ByteWriter } from '../protocol/bytes.js';
+import { DecodeError, ValidationError } from '../errors/catalogue.js';
+import { ByteReader, ByteWriter, concatBytes } from '../protocol/bytes.js';
 import type { Protocol } from '../protocol/protocol.js';
-import type { ValidationPolicy, ValidationProof } from '../protocol/transactions/contracts.js';
+import {
+  confidentialResultsSignedBytes,
+  READ_DESCRIPTOR,
+  readDescriptorsBytes,
+  type ReadDescriptor,
+  type ValidationPolicy,
+  type ValidationProof,
+} from '../protocol/transactions/contracts.js';
+
+/** What a V2 result (a confidential call's) adds. */
+export interface ConfidentialResults {
+  readonly readings: readonly ReadDescriptor[];
+  readonly readingsHash: Uint8Array | null;
+  readonly outputCommitment: Uint8Array;
+}
 
 export interface ContractValidatorResult {
   readonly senderPublicKey: Uint8Array;
@@ -28,6 +49,22 @@ export interface ContractValidatorResult {
   readonly keyBlockId: Uint8Array;
   readonly resultsHash: Uint8Array;
   readonly signature: Uint8Array;
+  /** Present on a V2 (message 56). */
+  readonly confidential?: ConfidentialResults;
+}
+
+/** What the result's signature covers: the results hash (V1), or the V2 bytes. */
+export function validatorResultSignedBytes(p: Protocol, resultsHash: Uint8Array, confidential: ConfidentialResults | undefined): Uint8Array {
+  if (confidential === undefined) return resultsHash;
+  return confidentialResultsSignedBytes(p, confidential.readings, confidential.readingsHash, confidential.outputCommitment, resultsHash);
+}
+
+/** What validators agree on: the results hash, and for a V2 its readings and output commitment too. */
+export function agreementKey(p: Protocol, resultsHash: Uint8Array, confidential: ConfidentialResults | undefined): string {
+  const hash = encodeBase58(resultsHash);
+  if (confidential === undefined) return hash;
+  const rest = concatBytes(readDescriptorsBytes(p, confidential.readings), confidential.readingsHash === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), confidential.readingsHash), confidential.outputCommitment);
+  return `${hash}/${encodeBase58(p.crypto.fastHash(rest))}`;
 }
 
 /** Lengths of the message's fields under a crypto suite. */
@@ -41,9 +78,53 @@ export function validatorResultLength(p: Protocol): number {
   return l.key + 2 * l.digest + 2 * l.signature;
 }
 
-/** A result signed by `validator`: its signature over the results hash. */
-export function signValidatorResult(p: Protocol, validator: KeyPair, txId: Uint8Array, keyBlockId: Uint8Array, resultsHash: Uint8Array): ContractValidatorResult {
-  return { senderPublicKey: validator.publicKey, txId, keyBlockId, resultsHash, signature: p.crypto.sign(validator.privateKey, resultsHash) };
+/** A result signed by `validator`: its signature over the results hash (a V1), or over the V2 bytes when `confidential` is given. */
+export function signValidatorResult(
+  p: Protocol,
+  validator: KeyPair,
+  txId: Uint8Array,
+  keyBlockId: Uint8Array,
+  resultsHash: Uint8Array,
+  confidential?: ConfidentialResults,
+): ContractValidatorResult {
+  const signature = p.crypto.sign(validator.privateKey, validatorResultSignedBytes(p, resultsHash, confidential));
+  return { senderPublicKey: validator.publicKey, txId, keyBlockId, resultsHash, signature, ...(confidential === undefined ? {} : { confidential }) };
+}
+
+/** WE's ContractValidatorResultsV2Spec.maxLength: key + 2 digests + the 5 KiB readings allowance + 2 digests + 2 signatures. */
+export function validatorResultV2MaxLength(p: Protocol): number {
+  const l = lengths(p);
+  return l.key + 4 * l.digest + 5 * 1024 + 2 * l.signature;
+}
+
+/** Message 56. */
+export function encodeValidatorResultV2(p: Protocol, r: ContractValidatorResult): Uint8Array {
+  const c = r.confidential;
+  if (c === undefined) throw new Error('a ContractValidatorResultsV2 carries the confidential results');
+  const w = new ByteWriter(256).shortBytes(r.senderPublicKey).shortBytes(r.txId).shortBytes(r.keyBlockId).u16(c.readings.length);
+  for (const reading of c.readings) READ_DESCRIPTOR.write(w, reading, p);
+  if (c.readingsHash === null) w.u8(0);
+  else w.u8(1).shortBytes(c.readingsHash);
+  return w.shortBytes(c.outputCommitment).shortBytes(r.resultsHash).shortBytes(r.signature).result();
+}
+
+/** Reads message 56; throws a DecodeError naming what does not parse. */
+export function decodeValidatorResultV2(p: Protocol, bytes: Uint8Array): ContractValidatorResult {
+  const r = new ByteReader(bytes);
+  const senderPublicKey = r.shortBytes('sender');
+  if (senderPublicKey.length !== p.crypto.publicKeyLength) throw new DecodeError(`sender public key of ${senderPublicKey.length} bytes`, 'sender');
+  const txId = r.shortBytes('txId');
+  const keyBlockId = r.shortBytes('keyBlockId');
+  const readings: ReadDescriptor[] = [];
+  for (let n = r.u16('readings'); n > 0; n--) readings.push(READ_DESCRIPTOR.read(r, p, 'readings'));
+  const flag = r.u8('readingsHash');
+  if (flag > 1) throw new DecodeError(`option flag ${flag}`, 'readingsHash');
+  const readingsHash = flag === 1 ? r.shortBytes('readingsHash') : null;
+  const outputCommitment = r.shortBytes('outputCommitment');
+  const resultsHash = r.shortBytes('resultsHash');
+  const signature = r.shortBytes('signature');
+  r.expectEnd('ContractValidatorResultsV2');
+  return { senderPublicKey, txId, keyBlockId, resultsHash, signature, confidential: { readings, readingsHash, outputCommitment } };
 }
 
 export function encodeValidatorResult(p: Protocol, r: ContractValidatorResult): Uint8Array {
@@ -75,7 +156,7 @@ export function decodeValidatorResult(p: Protocol, bytes: Uint8Array): ContractV
 }
 
 export function validatorResultSignatureHolds(p: Protocol, r: ContractValidatorResult): boolean {
-  return p.crypto.verify(r.senderPublicKey, r.resultsHash, r.signature);
+  return p.crypto.verify(r.senderPublicKey, validatorResultSignedBytes(p, r.resultsHash, r.confidential), r.signature);
 }
 
 /** What a node knows to judge a result a peer sent. */
@@ -151,7 +232,7 @@ export function enoughResults(p: Protocol, policy: ValidationPolicy, validators:
   for (const r of results) {
     const sender = addressOfKey(p, r.senderPublicKey);
     if (!validators.addresses.has(sender)) continue;
-    const key = encodeBase58(r.resultsHash);
+    const key = agreementKey(p, r.resultsHash, r.confidential);
     const g = groups.get(key);
     if (g === undefined) groups.set(key, [sender]);
     else if (!g.includes(sender)) g.push(sender);
@@ -177,14 +258,16 @@ export function selectProofs(
   validators: ValidatorSet,
   results: readonly ContractValidatorResult[],
   resultsHash: Uint8Array,
+  confidential?: ConfidentialResults,
 ): ValidationProof[] | undefined {
   if (policy.type === 'any') return [];
   const need = majoritySize(validators.addresses.size);
   const seen = new Set<string>();
+  const wanted = agreementKey(p, resultsHash, confidential);
   const matching: { sender: string; proof: ValidationProof }[] = [];
   for (const r of results) {
     const sender = addressOfKey(p, r.senderPublicKey);
-    if (!validators.addresses.has(sender) || seen.has(sender) || !Buffer.from(r.resultsHash).equals(resultsHash)) continue;
+    if (!validators.addresses.has(sender) || seen.has(sender) || agreementKey(p, r.resultsHash, r.confidential) !== wanted) continue;
     seen.add(sender);
     matching.push({ sender, proof: { validatorPublicKey: r.senderPublicKey, signature: r.signature } });
   }
@@ -233,7 +316,7 @@ export class ValidatorResultsStore {
   add(r: ContractValidatorResult): boolean {
     this.expire();
     const txKey = ValidatorResultsStore.txKey(r.keyBlockId, r.txId);
-    const key = `${txKey}/${encodeBase58(r.senderPublicKey)}/${encodeBase58(r.resultsHash)}`;
+    const key = `${txKey}/${encodeBase58(r.senderPublicKey)}/${agreementKey(this.o.protocol, r.resultsHash, r.confidential)}`;
     if (this.held.has(key)) return false;
     while (this.held.size >= this.o.maxResults) {
       const oldest = this.held.keys().next().value;

@@ -37,15 +37,3 @@ export interface CryptoSuite {
   /** False for any malformed key or signature; never throws. */
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean;
 }
-
-export async function createCryptoSuite(type: CryptoType): Promise<CryptoSuite> {
-  if (type === 'waves') {
-    const { createWavesSuite } = await import('./waves.js');
-    return createWavesSuite();
-  }
-  if (type === 'gost') {
-    const { createGostSuite } = await import('./gost.js');
-    return createGostSuite();
-  }
-  throw new Error(`Unknown crypto type '${String(type)}'`);
-}

@@ -3,7 +3,8 @@
  * (publicKey, message, signature) (verify-batch.ts) and answers one byte per item, 1 for valid.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createCryptoSuite, type CryptoType } from './suite.js';
+import type { CryptoType } from './suite.js';
+import { createCryptoSuite } from './create-suite.js';
 import { forEachPackedCheck, packedCheckCount } from './verify-batch.js';
 
 const port = parentPort;

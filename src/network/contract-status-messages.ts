@@ -8,39 +8,27 @@
  *
  * The transport caps the payload at WE's 5 KiB (framing.ts). Without a listener (no status book on this node) the messages are dropped.
  */
+import { PeerMessageChannel } from './message-channel.js';
 import { MessageCode, type Peer } from './types.js';
 
-type Listener = (payload: Uint8Array, from: Peer) => void;
+type Listener = (payload: Uint8Array, from: Peer, code: number) => void;
 
 /** Messages of one code between src/contracts and the peers: delivered to listeners, sent to all peers but one. */
-export class ContractMessageChannel {
-  private readonly listeners = new Set<Listener>();
-
+export class ContractMessageChannel extends PeerMessageChannel {
   constructor(
-    private readonly peers: () => readonly Peer[],
+    peers: () => readonly Peer[],
     private readonly code: MessageCode,
-  ) {}
-
-  onMessage(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  ) {
+    super(peers, new Set([code]));
   }
 
-  /** A message from a peer: true when it has this channel's code (delivered to the listeners, or dropped without one). */
-  handle(peer: Peer, code: number, payload: Uint8Array): boolean {
-    if (code !== this.code) return false;
-    for (const listener of this.listeners) listener(payload, peer);
-    return true;
+  onMessage(listener: Listener): () => void {
+    return this.listen((peer, code, payload) => listener(payload, peer, code));
   }
 
   /** Sends a message to every connected peer but `except` (the one it came from); returns how many it went to. */
   broadcast(payload: Uint8Array, except?: Peer): number {
-    let sent = 0;
-    for (const peer of this.peers()) {
-      if (peer === except) continue;
-      if (peer.send(this.code, payload)) sent++;
-    }
-    return sent;
+    return this.sendToAll(this.code, payload, except);
   }
 }
 

@@ -14,3 +14,10 @@ export class ContractValidatorResultMessages extends ContractMessageChannel {
     super(peers, MessageCode.ContractValidatorResults);
   }
 }
+
+/** The confidential calls' results (WE's ContractValidatorResultsV2, code 56), routed the same way. */
+export class ContractValidatorResultV2Messages extends ContractMessageChannel {
+  constructor(peers: () => readonly Peer[]) {
+    super(peers, MessageCode.ContractValidatorResultsV2);
+  }
+}

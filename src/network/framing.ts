@@ -97,6 +97,8 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   [MessageCode.ConfidentialInventoryRequest, 32 + 32 + 1],
   // sender public key + contract id + commitment + data type + signature
   [MessageCode.ConfidentialInventory, MAX_PUBLIC_KEY_LENGTH + 32 + 32 + 1 + SIGNATURE_LENGTH],
+  // ContractValidatorResultsV2Spec: key + 2 digests + 5 KiB of readings + 2 digests + 2 signatures (+ Weft: the 2-byte length prefixes)
+  [MessageCode.ContractValidatorResultsV2, MAX_PUBLIC_KEY_LENGTH + 4 * 32 + 5 * 1024 + 2 * SIGNATURE_LENGTH + 16],
 ]);
 
 export type FrameErrorKind = 'frame-length' | 'magic' | 'unknown-code' | 'payload-length' | 'too-large' | 'checksum';

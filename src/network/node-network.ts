@@ -27,7 +27,8 @@ import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages } from './chain-messages.js';
 import { sessionKeyLength } from './handshake.js';
 import { ContractStatusMessages } from './contract-status-messages.js';
-import { ContractValidatorResultMessages } from './contract-validator-messages.js';
+import { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from './contract-validator-messages.js';
+import type { PeerMessageChannel } from './message-channel.js';
 import { CONFIDENTIAL_CONTRACT_CODES, PrivacyMessages } from './privacy-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
@@ -137,6 +138,9 @@ export class NodeNetwork {
   readonly confidentialContracts: PrivacyMessages = new PrivacyMessages(() => this.connected(), CONFIDENTIAL_CONTRACT_CODES);
   readonly contractStatuses: ContractStatusMessages = new ContractStatusMessages(() => this.connected());
   readonly contractValidatorResults: ContractValidatorResultMessages = new ContractValidatorResultMessages(() => this.connected());
+  readonly contractValidatorResultsV2: ContractValidatorResultV2Messages = new ContractValidatorResultV2Messages(() => this.connected());
+  /** The channels of the modules above the network, tried in turn for a message the peer manager does not take. */
+  private readonly channels: readonly PeerMessageChannel[] = [this.privacy, this.confidentialContracts, this.contractStatuses, this.contractValidatorResults, this.contractValidatorResultsV2];
 
   private constructor(
     readonly options: NodeNetworkOptions,
@@ -244,10 +248,7 @@ export class NodeNetwork {
   private onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
-    if (this.privacy.handle(peer, code, payload)) return;
-    if (this.confidentialContracts.handle(peer, code, payload)) return;
-    if (this.contractStatuses.handle(peer, code, payload)) return;
-    if (this.contractValidatorResults.handle(peer, code, payload)) return;
+    if (this.channels.some((channel) => channel.handle(peer, code, payload))) return;
     this.chainMessages.onMessage(peer, code, payload);
   }
 

@@ -12,6 +12,7 @@
  * which Weft does not read yet): every peer counts as a non-watcher.
  */
 import type { IncomingStream, PrivacyPeer, PrivacyPeers } from '../privacy/peers.js';
+import { PeerMessageChannel } from './message-channel.js';
 import { isStreamPeer, MessageCode, type Peer, type StreamPeer } from './types.js';
 
 type Listener = (peer: PrivacyPeer, code: number, payload: Uint8Array) => void;
@@ -32,15 +33,13 @@ export const CONFIDENTIAL_CONTRACT_CODES: ReadonlySet<number> = new Set([
   MessageCode.ConfidentialInventory,
 ]);
 
-export class PrivacyMessages implements PrivacyPeers {
-  private readonly listeners = new Set<Listener>();
+export class PrivacyMessages extends PeerMessageChannel implements PrivacyPeers {
   private readonly views = new WeakMap<StreamPeer, PrivacyPeer>();
 
   /** `codes`: the messages this instance carries (the privacy ones by default). */
-  constructor(
-    private readonly peers: () => readonly Peer[],
-    private readonly codes: ReadonlySet<number> = PRIVACY_CODES,
-  ) {}
+  constructor(peers: () => readonly Peer[], codes: ReadonlySet<number> = PRIVACY_CODES) {
+    super(peers, codes);
+  }
 
   connected(): readonly PrivacyPeer[] {
     return this.peers()
@@ -48,18 +47,11 @@ export class PrivacyMessages implements PrivacyPeers {
       .map((p) => this.view(p));
   }
 
+  /** Privacy messages from peers that carry streams (others are dropped). */
   onMessage(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  /** A message from a peer: true when it is a privacy message (delivered to the listeners, or dropped without one). */
-  handle(peer: Peer, code: number, payload: Uint8Array): boolean {
-    if (!this.codes.has(code)) return false;
-    if (!isStreamPeer(peer)) return true;
-    const view = this.view(peer);
-    for (const listener of this.listeners) listener(view, code, payload);
-    return true;
+    return this.listen((peer, code, payload) => {
+      if (isStreamPeer(peer)) listener(this.view(peer), code, payload);
+    });
   }
 
   private view(peer: StreamPeer): PrivacyPeer {

@@ -44,6 +44,8 @@ export const MessageCode = {
   ConfidentialDataResponse: 53,
   ConfidentialInventoryRequest: 54,
   ConfidentialInventory: 55,
+  /** A contract validator's signed results of a confidential call (routed by contract-validator-messages.ts). */
+  ContractValidatorResultsV2: 56,
 } as const;
 export type MessageCode = (typeof MessageCode)[keyof typeof MessageCode];
 

@@ -17,7 +17,8 @@ import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { decodeBase58, encodeBase58 } from '../crypto/encoding.js';
 import { dayStart, licenceJson, signLicence, type LicenceTerms } from '../licences/licence.js';
-import { createCryptoSuite, type CryptoType } from '../crypto/suite.js';
+import type { CryptoType } from '../crypto/suite.js';
+import { createCryptoSuite } from '../crypto/create-suite.js';
 import { checkGeneratorSettings, checkGenesisSettings, signGenesisBlock, type GenesisSettings } from '../protocol/blocks.js';
 import { Protocol } from '../protocol/protocol.js';
 import {

@@ -19,6 +19,7 @@ import type { ConfidentialDataType, ConfidentialDataUnit } from '../contracts/co
 import { ConfidentialExecution } from '../contracts/confidential/execution.js';
 import { ConfidentialReplication, type ConfidentialPeers } from '../contracts/confidential/replication.js';
 import { ConfidentialContractsService, type ConfidentialContractsApi } from '../contracts/confidential/service.js';
+import type { ConfidentialContractsSettings } from '../contracts/confidential/settings.js';
 import { ConfidentialState } from '../contracts/confidential/state.js';
 import { ConfidentialStorage } from '../contracts/confidential/storage.js';
 
@@ -31,6 +32,8 @@ export interface NodeConfidentialOptions {
   readonly log: Logger;
   /** Commitment keys; crypto-strong random bytes by default. */
   readonly random?: (n: number) => Uint8Array;
+  /** `node.confidential-contracts` replication settings (absent: WE's defaults). */
+  readonly settings?: ConfidentialContractsSettings;
 }
 
 export class NodeConfidentialContracts {
@@ -48,6 +51,7 @@ export class NodeConfidentialContracts {
       return index < 0 ? undefined : index;
     });
     this.execution = new ConfidentialExecution({
+      protocol: o.protocol,
       storage: this.storage,
       confidentialState: this.state,
       ownerAddress: o.protocol.addresses.fromPublicKey(o.owner.publicKey).bytes,
@@ -64,7 +68,7 @@ export class NodeConfidentialContracts {
   connect(peers: ConfidentialPeers | undefined, broadcast: (tx: Transaction) => Promise<unknown>): void {
     const { protocol, chain, owner } = this.o;
     if (peers !== undefined) {
-      this.replication = new ConfidentialReplication({ protocol, storage: this.storage, owner, state: () => chain.state(), peers, transport: transportEncryptionFor(protocol.crypto.type), log: this.o.log });
+      this.replication = new ConfidentialReplication({ protocol, storage: this.storage, owner, state: () => chain.state(), peers, transport: transportEncryptionFor(protocol.crypto.type), log: this.o.log, ...(this.o.settings === undefined ? {} : { settings: this.o.settings }) });
       this.replication.start();
       const replication = this.replication;
       this.stopWatchingChain = chain.on((e) => {

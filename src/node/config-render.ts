@@ -15,6 +15,7 @@ import { FEE_NAMES } from '../chain/settings.js';
 import type { JsonValue } from '../protocol/json.js';
 import type { AnchoringSettings } from '../anchoring/settings.js';
 import type { PrivacySettings, PrivacyStorageSettings } from '../privacy/settings.js';
+import type { ConfidentialContractsSettings } from '../contracts/confidential/settings.js';
 import type { ContractsSettings } from '../contracts/settings.js';
 import type { NodeConfig, PeerAddress } from './config.js';
 import { DEFAULT_REST_CONNECTION_LIMITS } from '../api/connection-limits.js';
@@ -196,6 +197,44 @@ function contractSections(c: ContractsSettings): JsonMap {
   };
 }
 
+/** The synchronizer keys `node.privacy` and `node.confidential-contracts` share. */
+function synchronizerSection(sy: ConfidentialContractsSettings['synchronizer']): JsonMap {
+  return {
+    'request-timeout': durationText(sy.requestTimeoutMs),
+    'init-retry-delay': durationText(sy.initRetryDelayMs),
+    'inventory-stream-timeout': durationText(sy.inventoryStreamTimeoutMs),
+    'inventory-request-delay': durationText(sy.inventoryRequestDelayMs),
+    'inventory-timestamp-threshold': durationText(sy.inventoryTimestampThresholdMs),
+    'crawling-parallelism': sy.crawlingParallelism,
+    'max-attempt-count': sy.maxAttemptCount,
+    'lost-data-processing-delay': durationText(sy.lostDataProcessingDelayMs),
+    'failed-peers-cache-size': sy.failedPeersCacheSize,
+    'failed-peers-cache-expire-timeout': durationText(sy.failedPeersCacheExpireTimeoutMs),
+  };
+}
+
+function inventoryHandlerSection(inv: ConfidentialContractsSettings['inventoryHandler']): JsonMap {
+  return {
+    'max-buffer-time': durationText(inv.maxBufferTimeMs),
+    'max-buffer-size': inv.maxBufferSize,
+    'max-cache-size': inv.maxCacheSize,
+    'expiration-time': durationText(inv.expirationTimeMs),
+    'replier-parallelism': inv.replierParallelism,
+  };
+}
+
+const cacheSection = (c: ConfidentialContractsSettings['cache']): JsonMap => ({ 'max-size': c.maxSize, 'expire-after': durationText(c.expireAfterMs) });
+
+/** `node.confidential-contracts`: its data directory (when set) and replication blocks. */
+function confidentialContractsSection(directory: string | undefined, c: ConfidentialContractsSettings | undefined): JsonMap {
+  return {
+    ...(directory === undefined ? {} : { 'data-directory': directory }),
+    ...(c === undefined
+      ? {}
+      : { replier: { parallelism: c.replier.parallelism }, cache: cacheSection(c.cache), 'inventory-handler': inventoryHandlerSection(c.inventoryHandler), synchronizer: synchronizerSection(c.synchronizer) }),
+  };
+}
+
 /** `node.privacy`. */
 function privacySection(p: PrivacySettings): JsonMap {
   const { replier: r, synchronizer: sy, inventoryHandler: inv } = p;
@@ -207,27 +246,9 @@ function privacySection(p: PrivacySettings): JsonMap {
       'stream-chunk-size': r.streamChunkSize,
       'stream-max-peers-fullness-percentage': r.streamMaxPeersFullnessPercentage,
     },
-    synchronizer: {
-      'request-timeout': durationText(sy.requestTimeoutMs),
-      'init-retry-delay': durationText(sy.initRetryDelayMs),
-      'inventory-stream-timeout': durationText(sy.inventoryStreamTimeoutMs),
-      'inventory-request-delay': durationText(sy.inventoryRequestDelayMs),
-      'inventory-timestamp-threshold': durationText(sy.inventoryTimestampThresholdMs),
-      'crawling-parallelism': sy.crawlingParallelism,
-      'max-attempt-count': sy.maxAttemptCount,
-      'lost-data-processing-delay': durationText(sy.lostDataProcessingDelayMs),
-      'network-stream-buffer-size': sy.networkStreamBufferSize,
-      'failed-peers-cache-size': sy.failedPeersCacheSize,
-      'failed-peers-cache-expire-timeout': durationText(sy.failedPeersCacheExpireTimeoutMs),
-    },
-    'inventory-handler': {
-      'max-buffer-time': durationText(inv.maxBufferTimeMs),
-      'max-buffer-size': inv.maxBufferSize,
-      'max-cache-size': inv.maxCacheSize,
-      'expiration-time': durationText(inv.expirationTimeMs),
-      'replier-parallelism': inv.replierParallelism,
-    },
-    cache: { 'max-size': p.cache.maxSize, 'expire-after': durationText(p.cache.expireAfterMs) },
+    synchronizer: { ...synchronizerSection(sy), 'network-stream-buffer-size': sy.networkStreamBufferSize },
+    'inventory-handler': inventoryHandlerSection(inv),
+    cache: cacheSection(p.cache),
     service: { 'request-buffer-size': p.service.requestBufferSize, 'meta-data-accumulation-timeout': durationText(p.service.metaDataAccumulationTimeoutMs) },
   };
 }
@@ -280,7 +301,9 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
       'data-directory': node.dataDirectory,
       'owner-address': node.ownerAddress.toString(),
       'logging-level': node.loggingLevel,
-      ...(node.confidentialDataDirectory === undefined ? {} : { 'confidential-contracts': { 'data-directory': node.confidentialDataDirectory } }),
+      ...(node.confidentialDataDirectory === undefined && config.confidentialContracts === undefined
+        ? {}
+        : { 'confidential-contracts': confidentialContractsSection(node.confidentialDataDirectory, config.confidentialContracts) }),
       wallet: { file: node.wallet.file, password: node.wallet.password },
       crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: pkiSection(pki) },
       ...(pki.tspServer === undefined ? {} : { pki: { 'tsp-server': pki.tspServer } }),

@@ -45,7 +45,8 @@ import {
 } from '../chain/settings.js';
 import type { NetworkTlsFiles, NodeNetworkSettings } from '../network/node-network.js';
 import { ANCHORING_DEFAULTS, type AnchoringSettings, type TargetnetAuth } from '../anchoring/settings.js';
-import { PRIVACY_DEFAULTS, type PrivacySettings, type PrivacyStorageSettings } from '../privacy/settings.js';
+import { PRIVACY_DEFAULTS, type PrivacyInventoryHandlerSettings, type PrivacySettings, type PrivacyStorageSettings } from '../privacy/settings.js';
+import { CONFIDENTIAL_CONTRACTS_DEFAULTS, type ConfidentialContractsSettings } from '../contracts/confidential/settings.js';
 import { INT64 } from '../protocol/bytes.js';
 import { WeError } from '../errors/catalogue.js';
 import { parseCrl, CrlFormatError } from '../crypto/pki/crl.js';
@@ -519,6 +520,8 @@ export interface NodeConfig {
   readonly contracts?: ContractsSettings;
   /** `node.privacy`; when absent (settings built in code): the defaults, embedded storage in the data directory. */
   readonly privacy?: PrivacySettings;
+  /** `node.confidential-contracts` replication blocks; when absent: WE's defaults. */
+  readonly confidentialContracts?: ConfidentialContractsSettings;
 }
 
 // ---------------------------------------------------------------------------
@@ -1219,6 +1222,50 @@ function readPrivacyStorage(s: ConfigSection): PrivacyStorageSettings {
   }
 }
 
+/** The synchronizer keys `node.privacy` and `node.confidential-contracts` share. */
+function readSynchronizer(sy: ConfigSection, d: ConfidentialContractsSettings['synchronizer']): ConfidentialContractsSettings['synchronizer'] {
+  return {
+    requestTimeoutMs: sy.duration('request-timeout', d.requestTimeoutMs),
+    initRetryDelayMs: sy.duration('init-retry-delay', d.initRetryDelayMs),
+    inventoryStreamTimeoutMs: sy.duration('inventory-stream-timeout', d.inventoryStreamTimeoutMs),
+    inventoryRequestDelayMs: sy.duration('inventory-request-delay', d.inventoryRequestDelayMs),
+    inventoryTimestampThresholdMs: sy.duration('inventory-timestamp-threshold', d.inventoryTimestampThresholdMs),
+    crawlingParallelism: sy.int('crawling-parallelism', d.crawlingParallelism, { min: 1 }),
+    maxAttemptCount: sy.int('max-attempt-count', d.maxAttemptCount, { min: 1 }),
+    lostDataProcessingDelayMs: sy.duration('lost-data-processing-delay', d.lostDataProcessingDelayMs),
+    failedPeersCacheSize: sy.int('failed-peers-cache-size', d.failedPeersCacheSize, { min: 1 }),
+    failedPeersCacheExpireTimeoutMs: sy.duration('failed-peers-cache-expire-timeout', d.failedPeersCacheExpireTimeoutMs),
+  };
+}
+
+/** `inventory-handler` of `node.privacy` and `node.confidential-contracts`. */
+function readInventoryHandler(inv: ConfigSection, d: PrivacyInventoryHandlerSettings): PrivacyInventoryHandlerSettings {
+  return {
+    maxBufferTimeMs: inv.duration('max-buffer-time', d.maxBufferTimeMs),
+    maxBufferSize: inv.int('max-buffer-size', d.maxBufferSize, { min: 1 }),
+    maxCacheSize: inv.int('max-cache-size', d.maxCacheSize, { min: 1 }),
+    expirationTimeMs: inv.duration('expiration-time', d.expirationTimeMs),
+    replierParallelism: inv.int('replier-parallelism', d.replierParallelism, { min: 1 }),
+  };
+}
+
+/** `cache` of `node.privacy` and `node.confidential-contracts`. */
+function readDataCache(cache: ConfigSection, d: { readonly maxSize: number; readonly expireAfterMs: number }): { maxSize: number; expireAfterMs: number } {
+  return { maxSize: cache.int('max-size', d.maxSize, { min: 1 }), expireAfterMs: cache.duration('expire-after', d.expireAfterMs) };
+}
+
+/** `node.confidential-contracts` (WE's keys and application.conf defaults; `data-directory` is read with the node's directories). */
+export function readConfidentialContracts(node: ConfigSection): ConfidentialContractsSettings {
+  const c = node.section('confidential-contracts');
+  const d = CONFIDENTIAL_CONTRACTS_DEFAULTS;
+  return {
+    replier: { parallelism: c.section('replier').int('parallelism', d.replier.parallelism, { min: 1 }) },
+    cache: readDataCache(c.section('cache'), d.cache),
+    inventoryHandler: readInventoryHandler(c.section('inventory-handler'), d.inventoryHandler),
+    synchronizer: readSynchronizer(c.section('synchronizer'), d.synchronizer),
+  };
+}
+
 /** `node.privacy` (WE's keys and application.conf defaults; storage: Weft's embedded store unless `storage.vendor` says otherwise). */
 function readPrivacy(node: ConfigSection): PrivacySettings {
   const p = node.section('privacy');
@@ -1237,26 +1284,11 @@ function readPrivacy(node: ConfigSection): PrivacySettings {
       streamMaxPeersFullnessPercentage: r.int('stream-max-peers-fullness-percentage', d.replier.streamMaxPeersFullnessPercentage, { min: 0, max: 100 }),
     },
     synchronizer: {
-      requestTimeoutMs: sy.duration('request-timeout', d.synchronizer.requestTimeoutMs),
-      initRetryDelayMs: sy.duration('init-retry-delay', d.synchronizer.initRetryDelayMs),
-      inventoryStreamTimeoutMs: sy.duration('inventory-stream-timeout', d.synchronizer.inventoryStreamTimeoutMs),
-      inventoryRequestDelayMs: sy.duration('inventory-request-delay', d.synchronizer.inventoryRequestDelayMs),
-      inventoryTimestampThresholdMs: sy.duration('inventory-timestamp-threshold', d.synchronizer.inventoryTimestampThresholdMs),
-      crawlingParallelism: sy.int('crawling-parallelism', d.synchronizer.crawlingParallelism, { min: 1 }),
-      maxAttemptCount: sy.int('max-attempt-count', d.synchronizer.maxAttemptCount, { min: 1 }),
-      lostDataProcessingDelayMs: sy.duration('lost-data-processing-delay', d.synchronizer.lostDataProcessingDelayMs),
+      ...readSynchronizer(sy, d.synchronizer),
       networkStreamBufferSize: sy.int('network-stream-buffer-size', d.synchronizer.networkStreamBufferSize, { min: 1 }),
-      failedPeersCacheSize: sy.int('failed-peers-cache-size', d.synchronizer.failedPeersCacheSize, { min: 1 }),
-      failedPeersCacheExpireTimeoutMs: sy.duration('failed-peers-cache-expire-timeout', d.synchronizer.failedPeersCacheExpireTimeoutMs),
     },
-    inventoryHandler: {
-      maxBufferTimeMs: inv.duration('max-buffer-time', d.inventoryHandler.maxBufferTimeMs),
-      maxBufferSize: inv.int('max-buffer-size', d.inventoryHandler.maxBufferSize, { min: 1 }),
-      maxCacheSize: inv.int('max-cache-size', d.inventoryHandler.maxCacheSize, { min: 1 }),
-      expirationTimeMs: inv.duration('expiration-time', d.inventoryHandler.expirationTimeMs),
-      replierParallelism: inv.int('replier-parallelism', d.inventoryHandler.replierParallelism, { min: 1 }),
-    },
-    cache: { maxSize: cache.int('max-size', d.cache.maxSize, { min: 1 }), expireAfterMs: cache.duration('expire-after', d.cache.expireAfterMs) },
+    inventoryHandler: readInventoryHandler(inv, d.inventoryHandler),
+    cache: readDataCache(cache, d.cache),
     service: {
       requestBufferSize: service.size('request-buffer-size', d.service.requestBufferSize),
       metaDataAccumulationTimeoutMs: service.duration('meta-data-accumulation-timeout', d.service.metaDataAccumulationTimeoutMs),
@@ -1339,6 +1371,8 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     network,
     features: readFeatures(node),
     privacy: readPrivacy(node),
+    // Only a config that names replication settings carries them (absent: WE's defaults).
+    ...(['replier', 'cache', 'inventory-handler', 'synchronizer'].some((key) => node.has(`confidential-contracts.${key}`)) ? { confidentialContracts: readConfidentialContracts(node) } : {}),
     metrics: readMetrics(node),
     ...(anchoring === undefined ? {} : { anchoring }),
     pki: readPki(node, chain.crypto, network.tls !== undefined),

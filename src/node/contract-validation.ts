@@ -5,34 +5,43 @@
  * message 32. A result from a peer is kept when its signature holds, its sender holds
  * `contract_validator` at the last block and its transaction is in the pool (WE's
  * ContractValidatorResultsHandler); a new one is passed on to the other peers and wakes
- * the miner. Bytes that do not parse close that peer (the transport's rule).
+ * the miner. Bytes that do not parse close that peer (the transport's rule). Validating
+ * rounds follow the pool's admissions and the chain's changes (no polling); the validator
+ * set is read once per key block (validator-set.ts).
  */
 import type { Logger } from 'pino';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
-import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { ContractEngine } from '../contracts/engine.js';
 import { ContractValidating } from '../contracts/validating.js';
 import { ValidationGate } from '../contracts/validation-gate.js';
-import { decodeValidatorResult, encodeValidatorResult, refusalOf, ValidatorResultsStore } from '../contracts/validator-results.js';
-import type { ContractValidatorResultMessages } from '../network/contract-validator-messages.js';
-import { contractValidators, EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
-import { MutableState } from '../state/view.js';
+import {
+  decodeValidatorResult,
+  decodeValidatorResultV2,
+  encodeValidatorResult,
+  encodeValidatorResultV2,
+  refusalOf,
+  ValidatorResultsStore,
+  type ContractValidatorResult,
+} from '../contracts/validator-results.js';
+import { KeyBlockValidators } from '../contracts/validator-set.js';
+import type { ConfidentialExecution } from '../contracts/confidential/execution.js';
+import type { ContractMessageChannel } from '../network/contract-status-messages.js';
+import type { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from '../network/contract-validator-messages.js';
 import { contractNodeContext } from './contracts-wiring.js';
 
 /** Results kept by a node at most, and for how long (a key block lasts well under it). */
 const MAX_VALIDATOR_RESULTS = 100_000;
 const VALIDATOR_RESULTS_EXPIRE_MS = 10 * 60 * 1000;
-/** How often a validator looks at its pool for executable transactions to validate. */
-const VALIDATION_POLL_MS = 300;
 
 export interface ContractValidation {
   readonly store: ValidatorResultsStore;
   readonly gate: ValidationGate;
   readonly validating: ContractValidating;
-  /** Starts validating and exchanging results over `peers`; returns the function that stops it. */
-  start(peers: ContractValidatorResultMessages, resultArrived: () => void): () => void;
+  /** Starts validating and exchanging results over `peers` (V1) and `confidentialPeers` (V2, message 56); returns the function that stops it. */
+  start(peers: ContractValidatorResultMessages, resultArrived: () => void, confidentialPeers?: ContractValidatorResultV2Messages): () => void;
 }
 
 export interface ContractValidationOptions {
@@ -43,6 +52,8 @@ export interface ContractValidationOptions {
   readonly now: () => bigint;
   walletAddresses(): readonly string[];
   readonly log: Logger;
+  /** Confidential calls: validated by a group participant holding their input (absent: not validated). */
+  readonly confidential?: ConfidentialExecution;
 }
 
 export function contractValidation(o: ContractValidationOptions): ContractValidation {
@@ -56,6 +67,8 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     isFeatureActive: (id, height) => chain.features.isActive(id, height),
   });
   let out: ContractValidatorResultMessages | undefined;
+  let outV2: ContractValidatorResultV2Messages | undefined;
+  const validators = new KeyBlockValidators(chain);
   const validating = new ContractValidating({
     chain,
     pool,
@@ -63,41 +76,52 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     statuses: o.engine.statuses,
     validatorKey: o.owner,
     node: contractNodeContext({ chain, walletAddresses: () => o.walletAddresses(), now: o.now }),
+    validators,
     now: o.now,
-    send: (result) => out?.broadcast(encodeValidatorResult(protocol, result)),
+    send: (result) => (result.confidential === undefined ? out?.broadcast(encodeValidatorResult(protocol, result)) : outV2?.broadcast(encodeValidatorResultV2(protocol, result))),
     log,
+    ...(o.confidential === undefined ? {} : { confidential: o.confidential }),
   });
-  const isValidator = (publicKey: Uint8Array): boolean => {
-    const height = chain.height();
-    const address = protocol.addresses.fromPublicKey(publicKey).bytes;
-    return contractValidators(new MutableState(chain.state()), chain.headerAt(height).timestamp).some((a) => equalBytes(a, address));
-  };
   return {
     store,
     gate,
     validating,
-    start(peers, resultArrived) {
+    start(peers, resultArrived, confidentialPeers) {
       out = peers;
-      const stopListening = peers.onMessage((payload, from) => {
-        const result = decodeValidatorResult(protocol, payload);
-        const why = refusalOf(protocol, result, { isValidator, inPool: (txId) => pool.get(txId) !== undefined });
-        if (why !== undefined) {
-          log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
-          return;
-        }
-        if (!store.add(result)) return;
-        peers.broadcast(payload, from);
-        resultArrived();
+      outV2 = confidentialPeers;
+      const listen = (channel: ContractMessageChannel, decode: (payload: Uint8Array) => ContractValidatorResult): (() => void) =>
+        channel.onMessage((payload, from) => {
+          const result = decode(payload);
+          const why = refusalOf(protocol, result, { isValidator: (publicKey) => validators.holds(publicKey), inPool: (txId) => pool.get(txId) !== undefined });
+          if (why !== undefined) {
+            log.debug({ peer: from.id, txId: encodeBase58(result.txId), why }, 'contract validator results dropped');
+            return;
+          }
+          if (!store.add(result)) return;
+          channel.broadcast(payload, from);
+          resultArrived();
+        });
+      const stopV1 = listen(peers, (payload) => decodeValidatorResult(protocol, payload));
+      const stopV2 = confidentialPeers === undefined ? () => undefined : listen(confidentialPeers, (payload) => decodeValidatorResultV2(protocol, payload));
+      const stopListening = (): void => {
+        stopV1();
+        stopV2();
+      };
+      // The set is read afresh before a round looks at it (a round runs up to its first await at once).
+      const stopChain = chain.on((event) => {
+        validators.chainChanged(event);
+        validating.chainChanged(event);
       });
-      const stopChain = chain.on(() => void validating.trigger());
-      const timer = setInterval(() => {
-        if (pool.all().some((tx) => EXECUTABLE_CONTRACT_TYPES.has(tx.type))) void validating.trigger();
-      }, VALIDATION_POLL_MS);
+      const stopPool = pool.onAdmission((tx) => validating.admitted(tx));
+      validators.forget();
+      validating.collectFromPool();
+      void validating.trigger();
       return () => {
-        clearInterval(timer);
+        stopPool();
         stopChain();
         stopListening();
         out = undefined;
+        outV2 = undefined;
       };
     },
   };

@@ -6,6 +6,9 @@
  * `/debug/createGrpcAuth`, `engine.executor` / `engine.statuses` to the miner, and `close`
  * at shutdown (it stops every contract process and container and the gRPC server).
  */
+import { confidentialContractService } from '../contracts/grpc/confidential-service.js';
+import { applyPage, grpcErrorOf, keyMatcher } from '../contracts/grpc/server.js';
+import type { ConfidentialContractsApi } from '../contracts/confidential/service.js';
 import type { Logger } from 'pino';
 import type { KeyPair } from '../crypto/suite.js';
 import type { Block } from '../protocol/blocks.js';
@@ -81,6 +84,8 @@ export interface NodeContracts {
   readonly service: ContractsService;
   /** For DebugService.contractAuthToken (`/debug/createGrpcAuth`). */
   readOnlyToken(contractId: Uint8Array): Promise<string>;
+  /** Serves WE's public ConfidentialContractService on the contract gRPC port. */
+  serveConfidentialContracts(api: ConfidentialContractsApi): void;
   close(): Promise<void>;
 }
 
@@ -140,6 +145,10 @@ export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeC
     engine,
     service: contractsService(() => o.currentState(), engine.statuses),
     readOnlyToken: (contractId) => engine.readOnlyToken(encodeBase58(contractId)),
+    serveConfidentialContracts: (api) => {
+      const service = confidentialContractService({ api, protocol: o.protocol, keyMatcher, page: applyPage, errorOf: grpcErrorOf, ...(authorizeGrpc === undefined ? {} : { authorize: authorizeGrpc }) });
+      engine.server.serve(service.definition, service.implementation);
+    },
     close: () => engine.close(),
   };
 }

@@ -83,7 +83,7 @@ export class Node {
       // Execution statuses: kept on every node, its own and its peers' (gossiped once the network is up).
       const contractStatuses = contractStatusBook({ settings: config.contracts, dataDirectory: config.node.dataDirectory, protocol, ownerKey: owner, now });
       // Confidential contracts: their off-chain inputs and outputs, executed by the miner, replicated once the network is up.
-      const confidential = started.add('confidential contracts', new NodeConfidentialContracts({ directory: config.node.confidentialDataDirectory ?? join(config.node.dataDirectory, 'confidential-data'), protocol, chain, owner, log: loggers.get('contracts') }), (c) => c.close());
+      const confidential = started.add('confidential contracts', new NodeConfidentialContracts({ directory: config.node.confidentialDataDirectory ?? join(config.node.dataDirectory, 'confidential-data'), protocol, chain, owner, log: loggers.get('contracts'), ...(config.confidentialContracts === undefined ? {} : { settings: config.confidentialContracts }) }), (c) => c.close());
       const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
@@ -95,7 +95,7 @@ export class Node {
       if (p2p.network !== undefined) started.add('contract status gossip', gossipContractStatuses(contractStatuses, p2p.network.contractStatuses, protocol, loggers.get('contracts'), gossip), (stop) => stop());
       started.add('contract error quorum', cleanUpErroredExecutables(contractStatuses, pool, statusSettings, protocol, loggers.get('contracts')), (stop) => stop());
       if (p2p.network !== undefined && contracts !== undefined) {
-        started.add('contract validation', contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake()), (stop) => stop());
+        started.add('contract validation', contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake(), p2p.network.contractValidatorResultsV2), (stop) => stop());
       }
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
@@ -106,6 +106,7 @@ export class Node {
         ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
       });
       confidential.connect(network?.confidentialContracts, (tx) => transactions.broadcast(tx));
+      if (confidential.api !== undefined) contracts?.node.serveConfidentialContracts(confidential.api);
       const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy, metrics }), (p) => p.close());
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;

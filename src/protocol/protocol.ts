@@ -4,7 +4,8 @@
  * passed down; two networks can live in one process.
  */
 import { AddressScheme } from '../crypto/address.js';
-import { createCryptoSuite, type CryptoSuite, type CryptoType } from '../crypto/suite.js';
+import type { CryptoSuite, CryptoType } from '../crypto/suite.js';
+import { createCryptoSuite } from '../crypto/create-suite.js';
 import { ByteReader } from './bytes.js';
 import type { JsonObject } from './json.js';
 import { codecFor, legacyCodecFor } from './transactions/registry.js';

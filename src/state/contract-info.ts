@@ -4,7 +4,7 @@
  * bytes as a store keeps them.
  */
 import type { Address } from '../crypto/address.js';
-import { ByteReader, ByteWriter } from '../protocol/bytes.js';
+import { ByteReader, ByteWriter, equalBytes } from '../protocol/bytes.js';
 import type { Protocol } from '../protocol/protocol.js';
 import {
   CreateContract,
@@ -38,6 +38,15 @@ export interface ContractInfo {
   readonly isConfidential: boolean;
   readonly groupParticipants: readonly Address[];
   readonly groupOwners: readonly Address[];
+}
+
+/**
+ * Whether `address` (its bytes) is one of a contract's group participants — the nodes that
+ * execute, validate and hold the confidential data of a confidential contract (the list is
+ * empty for any other contract).
+ */
+export function isGroupParticipant(info: ContractInfo, address: Uint8Array): boolean {
+  return info.groupParticipants.some((a) => equalBytes(a.bytes, address));
 }
 
 type Fields = Readonly<Record<string, unknown>>;

@@ -79,6 +79,105 @@ export interface ContractStateReader {
   executedTxFor(txId: Uint8Array): Uint8Array | undefined;
 }
 
+/**
+ * A view answering every read from `base`: views that change a few answers (the pool's pending
+ * spendings, for one) extend it and override only those.
+ */
+export class DelegatingView implements StateView {
+  constructor(protected readonly base: StateView) {}
+
+  get protocol(): Protocol {
+    return this.base.protocol;
+  }
+  balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
+    return this.base.balance(address, assetId);
+  }
+  leaseBalance(address: Uint8Array): LeaseBalance {
+    return this.base.leaseBalance(address);
+  }
+  height(): number {
+    return this.base.height();
+  }
+  asset(assetId: Uint8Array): AssetInfo | undefined {
+    return this.base.asset(assetId);
+  }
+  lease(leaseId: Uint8Array): LeaseDetails | undefined {
+    return this.base.lease(leaseId);
+  }
+  aliasOwner(name: string): Uint8Array | undefined {
+    return this.base.aliasOwner(name);
+  }
+  aliasesOf(address: Uint8Array): readonly string[] {
+    return this.base.aliasesOf(address);
+  }
+  dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
+    return this.base.dataEntry(address, key);
+  }
+  accountScript(address: Uint8Array): Uint8Array | null {
+    return this.base.accountScript(address);
+  }
+  permissionOps(address: Uint8Array): readonly PermissionOp[] {
+    return this.base.permissionOps(address);
+  }
+  roleHolders(role: number): readonly Uint8Array[] {
+    return this.base.roleHolders(role);
+  }
+  participant(address: Uint8Array): Participant | undefined {
+    return this.base.participant(address);
+  }
+  participants(): readonly Uint8Array[] {
+    return this.base.participants();
+  }
+  policy(policyId: Uint8Array): Policy | undefined {
+    return this.base.policy(policyId);
+  }
+  hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean {
+    return this.base.hasPolicyDataHash(policyId, hash);
+  }
+  policyDataHashes(policyId: Uint8Array): readonly PolicyDataHashEntry[] {
+    return this.base.policyDataHashes(policyId);
+  }
+  transactionHeight(id: Uint8Array): number | undefined {
+    return this.base.transactionHeight(id);
+  }
+  transactionById(id: Uint8Array): Transaction | undefined {
+    return this.base.transactionById(id);
+  }
+  carryFee(): bigint {
+    return this.base.carryFee();
+  }
+  minerBanHistory(address: Uint8Array): readonly MinerBanEntry[] {
+    return this.base.minerBanHistory(address);
+  }
+  featureVotes(window: number): ReadonlyMap<number, number> {
+    return this.base.featureVotes(window);
+  }
+  approvedFeatures(): ReadonlyMap<number, number> {
+    return this.base.approvedFeatures();
+  }
+  chainScore(): bigint {
+    return this.base.chainScore();
+  }
+  dataEntries(address: Uint8Array): readonly DataEntry[] {
+    return this.base.dataEntries(address);
+  }
+  contract(contractId: Uint8Array): ContractInfo | undefined {
+    return this.base.contract(contractId);
+  }
+  contractIds(): readonly Uint8Array[] {
+    return this.base.contractIds();
+  }
+  contractData(contractId: Uint8Array, key: string): DataEntry | undefined {
+    return this.base.contractData(contractId, key);
+  }
+  contractKeys(contractId: Uint8Array): readonly string[] {
+    return this.base.contractKeys(contractId);
+  }
+  executedTxFor(txId: Uint8Array): Uint8Array | undefined {
+    return this.base.executedTxFor(txId);
+  }
+}
+
 /** Writes of contract state. */
 export interface ContractStateWriter {
   putContract(info: ContractInfo): void;

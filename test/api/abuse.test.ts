@@ -128,8 +128,14 @@ describe('REST under abuse: slow bodies, idle sockets, connection floods', () =>
 
   it(`connections beyond the cap are closed on arrival; the node answers again once the flood is cut`, async () => {
     const flood = await Promise.all(Array.from({ length: LIMITS.maxConnections }, () => open(port)));
-    // Node counts a connection once it is accepted: let the server take the whole flood.
-    await new Promise((r) => setTimeout(r, 100));
+    // Node counts a connection once it is accepted: wait until the server holds the whole flood.
+    const server = f.app.server;
+    const deadline = Date.now() + LIMITS.headerTimeoutMs;
+    for (let held = 0; held < LIMITS.maxConnections; ) {
+      assert.ok(Date.now() < deadline, `the server held ${held} of the ${LIMITS.maxConnections} flood connections before their header timeout`);
+      held = await new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+      if (held < LIMITS.maxConnections) await new Promise((r) => setImmediate(r));
+    }
     const beyond = await open(port);
     beyond.socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.equal(await beyond.closed, '', 'a connection beyond the cap gets no answer');

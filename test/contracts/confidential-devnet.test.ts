@@ -4,12 +4,21 @@
  * call made on node 0 (`/confidential-contracts/call`) carries only the commitment of its
  * params on chain; its input reaches the group over messages 52–55, a member miner executes
  * it (the SDK key-value contract from a local package) and mines a 105 V4; the output is
- * then readable on every member over REST, and on none outside the group.
+ * then readable on every member over REST, and on none outside the group. Calls that read
+ * state carry their readings. The same calls go through WE's ConfidentialContractService
+ * on a member's gRPC port. A confidential contract with policy `majority` gets its 105 V4
+ * only with the proofs of the group's validators (ContractValidatorResultsV2, code 56),
+ * whichever node mines it — a miner outside the group builds it from their results.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
+import * as grpc from '@grpc/grpc-js';
+import { ContractKeysRequest, ContractKeysResponse } from '@wavesenterprise/js-contract-grpc-client/contract/contract_contract_service.js';
+import type { Address } from '../../src/crypto/address.js';
+import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
+import { decodeConfidentialResponse, encodeConfidentialRequest } from '../../src/contracts/grpc/confidential-service.js';
 import { Permit } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { type Devnet, until } from '../support/network.js';
@@ -28,6 +37,8 @@ describe('a confidential contract on a 4-node devnet', () => {
   let protocol: Protocol;
   let developer: KeyPair;
   let imageHash: string;
+  let grpcPorts: readonly number[];
+  let owners: Address[];
   const stamp = increasingTimestamps();
 
   const broadcast = (tx: Transaction, via = 0): Promise<void> => broadcastVia(net, tx, via);
@@ -43,13 +54,13 @@ describe('a confidential contract on a 4-node devnet', () => {
     );
 
   before(async () => {
-    ({ net, protocol, developer, imageHash } = await startContractsDevnet(4, IMAGE, packages));
+    ({ net, protocol, developer, imageHash, grpcPorts } = await startContractsDevnet(4, IMAGE, packages));
+    owners = net.nodes.map((n) => protocol.addresses.parseAddress(n.spec.ownerAddress));
   });
 
   after(() => net?.dispose());
 
   it('executes a call on a group member with its off-chain input; members read the output, the outsider cannot', async () => {
-    const owners = net.nodes.map((n) => protocol.addresses.parseAddress(n.spec.ownerAddress));
     // The group's nodes become contract validators.
     const permits = MEMBERS.map((i) => {
       const timestamp = stamp();
@@ -140,7 +151,14 @@ describe('a confidential contract on a 4-node devnet', () => {
       { key: 'action', type: 'string', value: 'increment' },
       { key: 'by', type: 'integer', value: by },
     ];
-    await confidentialCall(1, increment(2));
+    const second = await confidentialCall(1, increment(2));
+    // A call that reads the contract's state carries its readings (what it read, a hash of what it got).
+    for (const e of second.executed) {
+      const readings = e['readings'] as Array<Record<string, unknown>>;
+      assert.ok(readings.some((r) => r['contractId'] === create.idBase58 && JSON.stringify(r).includes('counter')), JSON.stringify(readings));
+      assert.equal(typeof e['readingsHash'], 'string');
+    }
+    assert.deepEqual(second.executed.map((e) => e['readingsHash']), second.executed.map(() => second.executed[0]!['readingsHash']));
     const last = await confidentialCall(2, increment(4));
     for (const answer of last.answers) {
       assert.deepEqual(answer['confidentialOutput']!['entries'], [
@@ -173,5 +191,77 @@ describe('a confidential contract on a 4-node devnet', () => {
     assert.equal(refused.json.error, 651);
     // Nor does the public contract state hold the secret anywhere.
     for (const n of net.nodes) assert.ok(!(await n.get(`/contracts/${create.idBase58}`)).text.includes('swordfish'));
+
+    // WE's public ConfidentialContractService on node 1's gRPC port: the state, and the executed call.
+    const client = new grpc.Client(`127.0.0.1:${grpcPorts[1]!}`, grpc.credentials.createInsecure());
+    try {
+      const unary = (method: string, request: Uint8Array): Promise<Buffer> =>
+        new Promise((resolve, reject) =>
+          client.makeUnaryRequest(`/wavesenterprise.ConfidentialContractService/${method}`, (b: Uint8Array) => Buffer.from(b), (b: Buffer) => b, request, new grpc.Metadata(), (e, v) => (e === null ? resolve(v!) : reject(e))),
+        );
+      const keys = ContractKeysResponse.decode(
+        await unary('GetContractKeys', ContractKeysRequest.encode({ contractId: create.idBase58, matches: 'c.*', limit: undefined, offset: undefined, keysFilter: undefined }).finish()),
+      );
+      assert.deepEqual(keys.entries.map((e) => [e.key, e.intValue?.toString()]), [['counter', '7']]);
+      const executedTx = decodeConfidentialResponse('executed', await unary('ConfidentialExecutedTxByExecutableTxId', encodeConfidentialRequest('executed', { transactionId: last.callId })));
+      assert.equal(encodeBase58(Uint8Array.from((executedTx['transaction'] as { id: number[] }).id)), last.executed[0]!['id']);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('under policy majority, mines a confidential call only with the proofs of the group\'s validators', async () => {
+    const create = confidentialCreate(protocol, {
+      sender: developer,
+      timestamp: stamp(),
+      isConfidential: true,
+      participants: MEMBERS.map((i) => owners[i]!),
+      owners: [owners[0]!],
+      image: IMAGE,
+      imageHash,
+      params: [{ key: 'start', type: 'integer', value: 1n }],
+      validationPolicy: { type: 'majority' },
+    });
+    await broadcast(create);
+    await onEveryNode('the majority confidential contract on every node', `/contracts/info/${create.idBase58}`);
+    const ids: string[] = [];
+    for (const via of MEMBERS) {
+      const call = await net.nodes[via]!.post('/confidential-contracts/call', {
+        sender: owners[via]!.toString(),
+        contractId: create.idBase58,
+        contractVersion: 1,
+        params: [
+          { key: 'action', type: 'string', value: 'increment' },
+          { key: 'by', type: 'integer', value: 1 },
+        ],
+        timestamp: Number(stamp()),
+        fee: 10_000_000,
+      });
+      assert.equal(call.status, 200, call.text);
+      ids.push(String((call.json.callContractTransactionV6 as Record<string, unknown>)['id']));
+      const executed = await onEveryNode('the 105 of the majority confidential call on every node', `/contracts/executed-tx-for/${ids.at(-1)!}`);
+      const e = executed[0]!;
+      assert.equal(e['version'], 4);
+      const proofs = e['validationProofs'] as Array<{ validatorPublicKey: string }>;
+      // The group's validators but the miner: 3 or 2 of them, ceil(2/3 × V) = 2.
+      assert.equal(proofs.length, 2, JSON.stringify(e));
+      const miner = protocol.addresses.fromPublicKey(decodeBase58(String(e['senderPublicKey']))).toString();
+      const signers = proofs.map((p) => protocol.addresses.fromPublicKey(decodeBase58(p.validatorPublicKey)).toString());
+      for (const s of signers) {
+        assert.ok(MEMBERS.some((i) => owners[i]!.toString() === s), `${s} is a group member`);
+        assert.notEqual(s, miner);
+      }
+    }
+    const answers = await Promise.all(
+      MEMBERS.map((i) => until(`the last call's output on node ${i}`, async () => {
+        const r = await net.nodes[i]!.get(`/confidential-contracts/tx/${ids.at(-1)!}`);
+        return r.status === 200 ? (r.json as Record<string, Record<string, unknown>>) : undefined;
+      }, WAIT_MS)),
+    );
+    for (const a of answers) assert.deepEqual(a['confidentialOutput']!['entries'], [
+      { key: 'counter', type: 'integer', value: 4 },
+      { key: 'last', type: 'integer', value: 3 },
+      { key: 'missing', type: 'string', value: 'undefined' },
+    ]);
   });
 });

@@ -13,13 +13,16 @@ import { entriesCommitment, type ConfidentialDataUnit } from '../../src/contract
 import { ConfidentialMessageCode, encodeDataResponse, encodeInventory, signInventory } from '../../src/contracts/confidential/messages.js';
 import { ConfidentialReplication, type ConfidentialPeer } from '../../src/contracts/confidential/replication.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
+import { CONFIDENTIAL_CONTRACTS_DEFAULTS, type ConfidentialContractsSettings } from '../../src/contracts/confidential/settings.js';
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
-import { CallContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
+import { ExecutedContract } from '../../src/protocol/transactions/contracts.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { ConfigError, ConfigSection, parseHoconText, readConfidentialContracts } from '../../src/node/config.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import { tempDir } from '../support/tmp.js';
 import { Switchboard } from '../privacy/switchboard.js';
 import { BLOCK, developer, protocol } from './support/engine.js';
-import { confidentialCreate } from './support/confidential.js';
+import { confidentialCall, confidentialCreate } from './support/confidential.js';
 import { ContractTestState } from './support/state.js';
 
 const p = protocol;
@@ -41,7 +44,18 @@ after(async () => {
   for (const s of opened) await s.close();
 });
 
-function network(tls: boolean): TestNet {
+/** Replication settings for a test: WE's, with the synchronizer's delays in milliseconds. */
+function fast(overrides: { readonly inventoryHandler?: Partial<ConfidentialContractsSettings['inventoryHandler']>; readonly synchronizer?: Partial<ConfidentialContractsSettings['synchronizer']>; readonly cache?: Partial<ConfidentialContractsSettings['cache']> } = {}): ConfidentialContractsSettings {
+  const d = CONFIDENTIAL_CONTRACTS_DEFAULTS;
+  return {
+    ...d,
+    inventoryHandler: { ...d.inventoryHandler, maxBufferTimeMs: 5, ...overrides.inventoryHandler },
+    synchronizer: { ...d.synchronizer, initRetryDelayMs: 50, inventoryRequestDelayMs: 50, requestTimeoutMs: 500, ...overrides.synchronizer },
+    cache: { ...d.cache, ...overrides.cache },
+  };
+}
+
+function network(tls: boolean, settings: ConfidentialContractsSettings = fast()): TestNet {
   const owners = new Map(NAMES.map((n) => [n, p.crypto.keyPairFromSeedPhrase(`weft confidential replication ${n}`)]));
   const address = (n: string) => p.addresses.fromPublicKey(owners.get(n)!.publicKey);
   const state = ContractTestState.create(p);
@@ -55,7 +69,7 @@ function network(tls: boolean): TestNet {
     const node = board.add(name, address(name).bytes);
     const storage = ConfidentialStorage.open(tempDir(`weft-confidential-replication-${name}-`), p);
     opened.push(storage);
-    const replication = new ConfidentialReplication({ protocol: p, storage, owner: owners.get(name)!, state: () => state, peers: node.peers, transport: transportEncryptionFor('waves'), log: silent, retryMs: 50 });
+    const replication = new ConfidentialReplication({ protocol: p, storage, owner: owners.get(name)!, state: () => state, peers: node.peers, transport: transportEncryptionFor('waves'), log: silent, settings });
     replication.start();
     started.push(replication);
     storages.set(name, storage);
@@ -67,6 +81,27 @@ function network(tls: boolean): TestNet {
 function unit(contractId: Uint8Array, entries: DataEntry[], salt = 1): ConfidentialDataUnit {
   const commitmentKey = new Uint8Array(32).fill(salt);
   return { commitment: entriesCommitment(entries, commitmentKey, p), txId: new Uint8Array(32).fill(salt + 1), contractId, commitmentKey, entries };
+}
+
+/** The 105 V4 (mined by A) of a call with `input`, whose output is `output`. */
+function executedFor(net: TestNet, input: ConfidentialDataUnit, output: ConfidentialDataUnit): Transaction {
+  const miner = net.owners.get('A')!;
+  const call = confidentialCall(p, miner, net.contractId, input.commitment, BLOCK.timestamp);
+  return p.sign(
+    p.transaction(ExecutedContract, 4, {
+      senderPublicKey: miner.publicKey,
+      tx: call,
+      results: [],
+      resultsHash: new Uint8Array(32),
+      validationProofs: [],
+      timestamp: BLOCK.timestamp,
+      assetOperations: [],
+      readings: [],
+      readingsHash: null,
+      outputCommitment: output.commitment,
+    }),
+    miner.privateKey,
+  );
 }
 
 const until = async (what: string, check: () => boolean): Promise<void> => {
@@ -86,13 +121,10 @@ describe('confidential data among the group', () => {
       net.replications.get('A')!.announce('input', input);
       await until('B and C hold the input', () => ['B', 'C'].every((n) => net.storages.get(n)!.has('input', input.commitment)));
       assert.deepEqual(net.storages.get('B')!.get('input', input.commitment)?.entries, input.entries);
-      await new Promise((r) => setTimeout(r, 100));
+      // Inventories go to participants only, and B and C pass theirs on before they ask for the
+      // data: once both hold it, every message of the exchange that could reach D has been sent.
+      assert.deepEqual(net.board.received('D'), [], 'the outsider is sent nothing: no inventory, no data');
       assert.equal(net.storages.get('D')!.has('input', input.commitment), false);
-      assert.deepEqual(
-        net.board.received('D').filter((d) => d.code === ConfidentialMessageCode.DataResponse),
-        [],
-        'the outsider is sent no data',
-      );
     });
   }
 
@@ -102,37 +134,7 @@ describe('confidential data among the group', () => {
     const output = unit(net.contractId, [{ key: 'total', type: 'integer', value: 5n }], 3);
     net.storages.get('A')!.save('input', input);
     net.storages.get('A')!.save('output', output);
-    const call = p.sign(
-      p.transaction(CallContract, 6, {
-        senderPublicKey: net.owners.get('A')!.publicKey,
-        contractId: net.contractId,
-        params: [],
-        fee: 10_000_000n,
-        timestamp: BLOCK.timestamp,
-        contractVersion: 1,
-        feeAssetId: null,
-        atomicBadge: null,
-        payments: [],
-        inputCommitment: input.commitment,
-      }),
-      net.owners.get('A')!.privateKey,
-    );
-    const miner = net.owners.get('A')!;
-    const executed = p.sign(
-      p.transaction(ExecutedContract, 4, {
-        senderPublicKey: miner.publicKey,
-        tx: call,
-        results: [],
-        resultsHash: new Uint8Array(32),
-        validationProofs: [],
-        timestamp: BLOCK.timestamp,
-        assetOperations: [],
-        readings: [],
-        readingsHash: null,
-        outputCommitment: output.commitment,
-      }),
-      miner.privateKey,
-    );
+    const executed = executedFor(net, input, output);
     const b = net.replications.get('B')!;
     b.noteTransactions([executed]);
     assert.equal(b.missingOutputs(net.contractId), true);
@@ -165,3 +167,78 @@ describe('confidential data among the group', () => {
     assert.equal(net.storages.get('B')!.has('input', real.commitment), false);
   });
 });
+
+describe('node.confidential-contracts settings', () => {
+  const read = async (text: string): Promise<ConfidentialContractsSettings> => readConfidentialContracts(new ConfigSection(await parseHoconText(text), '').section('node'));
+
+  it("are WE's keys, with WE's defaults", async () => {
+    assert.deepEqual(await read('node {}'), CONFIDENTIAL_CONTRACTS_DEFAULTS);
+    const set = await read(`node.confidential-contracts {
+      replier.parallelism = 3
+      cache { max-size = 7, expire-after = 1m }
+      inventory-handler { max-buffer-time = 1s, max-buffer-size = 4, max-cache-size = 9, expiration-time = 2m, replier-parallelism = 2 }
+      synchronizer { request-timeout = 10s, init-retry-delay = 1s, inventory-stream-timeout = 3s, inventory-request-delay = 2s, inventory-timestamp-threshold = 5m,
+                     crawling-parallelism = 5, max-attempt-count = 3, lost-data-processing-delay = 1m, failed-peers-cache-size = 6, failed-peers-cache-expire-timeout = 30s }
+    }`);
+    assert.deepEqual(set, {
+      replier: { parallelism: 3 },
+      cache: { maxSize: 7, expireAfterMs: 60_000 },
+      inventoryHandler: { maxBufferTimeMs: 1000, maxBufferSize: 4, maxCacheSize: 9, expirationTimeMs: 120_000, replierParallelism: 2 },
+      synchronizer: {
+        requestTimeoutMs: 10_000,
+        initRetryDelayMs: 1000,
+        inventoryStreamTimeoutMs: 3000,
+        inventoryRequestDelayMs: 2000,
+        inventoryTimestampThresholdMs: 300_000,
+        crawlingParallelism: 5,
+        maxAttemptCount: 3,
+        lostDataProcessingDelayMs: 60_000,
+        failedPeersCacheSize: 6,
+        failedPeersCacheExpireTimeoutMs: 30_000,
+      },
+    });
+    await assert.rejects(read('node.confidential-contracts.synchronizer.max-attempt-count = 0'), (e: ConfigError) => e.path === 'node.confidential-contracts.synchronizer.max-attempt-count');
+    await assert.rejects(read('node.confidential-contracts.cache.expire-after = soon'), (e: ConfigError) => e.path === 'node.confidential-contracts.cache.expire-after');
+  });
+
+  it('inventories are handled in batches of inventory-handler.max-buffer-size (max-buffer-time long)', async () => {
+    const net = network(false, fast({ inventoryHandler: { maxBufferTimeMs: 3_600_000, maxBufferSize: 2 } }));
+    const first = unit(net.contractId, [{ key: 'amount', type: 'integer', value: 1n }], 7);
+    const second = unit(net.contractId, [{ key: 'amount', type: 'integer', value: 2n }], 8);
+    net.storages.get('A')!.save('input', first);
+    net.replications.get('A')!.announce('input', first);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(net.storages.get('B')!.has('input', first.commitment), false, 'one inventory waits for its batch');
+    net.storages.get('A')!.save('input', second);
+    net.replications.get('A')!.announce('input', second);
+    await until('B holds both', () => net.storages.get('B')!.has('input', first.commitment) && net.storages.get('B')!.has('input', second.commitment));
+  });
+
+  it('a unit no one holds is lost after synchronizer.max-attempt-count attempts, and stays missing', async () => {
+    const net = network(false, fast({ synchronizer: { maxAttemptCount: 2, lostDataProcessingDelayMs: 3_600_000 } }));
+    const input = unit(net.contractId, [{ key: 'amount', type: 'integer', value: 5n }], 11);
+    const output = unit(net.contractId, [{ key: 'total', type: 'integer', value: 5n }], 11);
+    const b = net.replications.get('B')!;
+    b.noteTransactions([executedFor(net, input, output)]);
+    await until('both units lost', () => b.lostCount === 2);
+    assert.equal(b.missingOutputs(net.contractId), true, 'a lost output still holds the contract\'s calls back');
+    // Asked again (and fetched) once the chain names it anew and someone holds it.
+    net.storages.get('A')!.save('input', input);
+    net.storages.get('A')!.save('output', output);
+    b.noteTransactions([executedFor(net, input, output)]);
+    await until('B holds both', () => net.storages.get('B')!.has('output', output.commitment) && net.storages.get('B')!.has('input', input.commitment));
+    assert.equal(b.lostCount, 0);
+  });
+
+  it('units served to peers are kept ready in a cache of cache.max-size', async () => {
+    const net = network(false, fast({ cache: { maxSize: 1 } }));
+    const input = unit(net.contractId, [{ key: 'amount', type: 'integer', value: 5n }], 13);
+    const output = unit(net.contractId, [{ key: 'total', type: 'integer', value: 5n }], 13);
+    net.storages.get('A')!.save('input', input);
+    net.storages.get('A')!.save('output', output);
+    net.replications.get('B')!.noteTransactions([executedFor(net, input, output)]);
+    await until('B holds both', () => net.storages.get('B')!.has('output', output.commitment) && net.storages.get('B')!.has('input', input.commitment));
+    assert.equal(net.replications.get('A')!.servedCacheSize, 1);
+  });
+});
+

@@ -22,7 +22,6 @@ import {
   inventoryValid,
   signInventory,
 } from '../../src/contracts/confidential/messages.js';
-import { ConfidentialContractsService } from '../../src/contracts/confidential/service.js';
 import { ConfidentialState } from '../../src/contracts/confidential/state.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { DecodeError } from '../../src/errors/catalogue.js';
@@ -30,12 +29,12 @@ import { CallContract, ExecutedContract } from '../../src/protocol/transactions/
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { applyCallContract, applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
+import { applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { CONFIDENTIAL_KEY, fixtureChain } from '../api/fixture.js';
 import { inject } from '../api/inject.js';
 import { tempDir } from '../support/tmp.js';
 import { APPLY_CONTEXT, BLOCK, developer, fund, node, protocol } from './support/engine.js';
-import { confidentialCreate } from './support/confidential.js';
+import { confidentialCreate, testConfidentialService } from './support/confidential.js';
 import { ContractTestState } from './support/state.js';
 
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };
@@ -151,20 +150,7 @@ describe('a confidential call', () => {
     plain = create(false, [], []);
     foreign = create(true, [developer.publicKey], validators.map((k) => k.publicKey));
     for (const tx of [secret, plain, foreign]) applyCreateContract(state, tx, POOL);
-    const service = new ConfidentialContractsService({
-      protocol,
-      storage,
-      owner: node,
-      state: () => state,
-      confidentialState,
-      broadcast: (tx) => {
-        applyCallContract(state, tx, POOL);
-        broadcasted.push(tx);
-        return Promise.resolve(tx);
-      },
-      announce: () => undefined,
-      random: (n) => new Uint8Array(n).fill(42),
-    });
+    const service = testConfidentialService({ protocol, state, storage, confidentialState, owner: node, broadcasted, poolContext: POOL });
     const services: ApiServices = { ...fixtureChain().services, confidentialContracts: service };
     app = createApiServer(services, { logger: false });
   });
@@ -255,7 +241,7 @@ describe('a confidential call', () => {
 
     // The miner: a participant holding the input executes it and builds a 105 V4.
     const announced: string[] = [];
-    const execution = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type), missingOutputs: () => false });
+    const execution = new ConfidentialExecution({ protocol, storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type), missingOutputs: () => false });
     const prepared = execution.prepare(tx, state);
     assert.equal(prepared.kind, 'confidential');
     if (prepared.kind !== 'confidential') return;
@@ -265,7 +251,7 @@ describe('a confidential call', () => {
       isFeatureActive: () => true,
       miner: node,
       timestamp: BLOCK.timestamp + 300n,
-    });
+    }, undefined);
     assert.equal(built.kind, 'built');
     if (built.kind !== 'built') return;
     const executed = built.executed;
@@ -296,12 +282,12 @@ describe('a confidential call', () => {
     assert.equal(state.contractData(secret.id, 'total'), undefined, 'the public state is unchanged');
   });
 
-  it('a node outside the participants or without the input does not execute the call', () => {
+  it('a node outside the participants leaves the call to its validators, one without the input waits', () => {
     const tx = broadcasted.at(-1)!;
-    const outsider = new ConfidentialExecution({ storage, confidentialState, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
-    assert.equal(outsider.prepare(tx, state).kind, 'skip');
+    const outsider = new ConfidentialExecution({ protocol, storage, confidentialState, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
+    assert.equal(outsider.prepare(tx, state).kind, 'unpermitted');
     const empty = ConfidentialStorage.open(tempDir('weft-confidential-empty-'), protocol);
-    const member = new ConfidentialExecution({ storage: empty, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
+    const member = new ConfidentialExecution({ protocol, storage: empty, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
     assert.deepEqual(member.prepare(tx, state), { kind: 'skip', reason: 'the confidential input is not here yet' });
     void empty.close();
   });

@@ -16,6 +16,7 @@ import {
 } from '@wavesenterprise/js-contract-grpc-client/contract/contract_contract_service.js';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { ContractTokens } from '../../src/contracts/tokens.js';
+import { ReadingsJournal } from '../../src/contracts/confidential/readings.js';
 import { decodeCurrentBlockInfoField, encodeCommittedOperations, type AssetOperationMessage, type BlockInfoMessage } from '../../src/contracts/grpc/proto-1.14.js';
 import type { CommitOutcome } from '../../src/contracts/broker.js';
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
@@ -139,10 +140,10 @@ describe('the contract gRPC API with a raw client', () => {
   });
 
   /** Pushes `tx` through the broker and returns what the contract got plus the pending outcome. */
-  async function push(tx: Transaction, timeoutMs = 5000): Promise<{ pushed: Pushed; outcome: Promise<CommitOutcome> }> {
+  async function push(tx: Transaction, timeoutMs = 5000, readings?: ReadingsJournal): Promise<{ pushed: Pushed; outcome: Promise<CommitOutcome> }> {
     const first = contract.streams[0]!;
     const before = first.received.length;
-    const outcome = te.engine.broker.execute(connectionId, { tx, contractId: create.id, view: te.state, blockInfo: BLOCK, timeoutMs, containerName: 'raw' });
+    const outcome = te.engine.broker.execute(connectionId, { tx, contractId: create.id, view: te.state, blockInfo: BLOCK, timeoutMs, containerName: 'raw', ...(readings === undefined ? {} : { readings }) });
     outcome.catch(() => undefined);
     await until('the push', () => first.received.length > before);
     return { pushed: first.received[before]!, outcome };
@@ -260,6 +261,45 @@ describe('the contract gRPC API with a raw client', () => {
     assert.equal(nonce3.value, encodeBase58(protocol.crypto.fastHash(Uint8Array.from([...call.id, 3]))));
     await contract.unary('commitExecutionSuccess', { txId: call.idBase58, results: [], assetOperations: [] }, token);
     await outcome;
+  });
+
+  it('journals the reads of a confidential execution as WE\'s read log: what was asked and a hash of what was answered, not the missing key', async () => {
+    const journal = new ReadingsJournal(protocol);
+    const call = callTx(create.id, { action: 'confidential reads' });
+    const { pushed, outcome } = await push(call, 5000, journal);
+    const token = pushed.message.authToken;
+    const cid = encodeBase58(create.id);
+    await contract.unary('getContractKey', { contractId: cid, key: 'name' }, token);
+    await rejects(contract.unary('getContractKey', { contractId: cid, key: 'absent' }, token), grpc.status.NOT_FOUND, '304');
+    await contract.unary('getContractKeys', { contractId: cid, keysFilter: { keys: ['b', 'zz'] } }, token);
+    await contract.unary('getContractKeys', { contractId: cid, matches: '[ab]', limit: 5 }, token);
+    await contract.unary('getContractBalances', { assetsIds: [''] }, token);
+    await contract.unary('commitExecutionSuccess', { txId: call.idBase58, results: [], assetOperations: [] }, token);
+    await outcome;
+    const { readings, readingsHash } = journal.result();
+    assert.deepEqual(readings, [
+      { type: 'specific-keys', contractId: create.id, keys: ['name'] },
+      { type: 'specific-keys', contractId: create.id, keys: ['b', 'zz'] },
+      { type: 'filtered-keys', contractId: create.id, matches: '[ab]', offset: null, limit: 5 },
+      { type: 'specific-balances', contractId: create.id, assetIds: [''] },
+    ]);
+    // The same reads answered from the same state give the same hash.
+    const expected = new ReadingsJournal(protocol);
+    expected.key(create.id, 'name', { key: 'name', type: 'string', value: 'raw' });
+    expected.keys(create.id, { keys: ['b', 'zz'] }, [{ key: 'b', type: 'boolean', value: true }]);
+    expected.keys(create.id, { matches: '[ab]', limit: 5 }, [
+      { key: 'a', type: 'integer', value: 1n },
+      { key: 'b', type: 'boolean', value: true },
+    ]);
+    expected.balances(create.id, [''], [{ assetId: undefined, amount: 5000n, decimals: 8 }]);
+    assert.deepEqual(readingsHash, expected.result().readingsHash);
+    // A plain execution journals nothing.
+    const plain = callTx(create.id, { action: 'plain reads' });
+    const second = await push(plain);
+    await contract.unary('getContractKey', { contractId: cid, key: 'name' }, second.pushed.message.authToken);
+    await contract.unary('commitExecutionSuccess', { txId: plain.idBase58, results: [], assetOperations: [] }, second.pushed.message.authToken);
+    await second.outcome;
+    assert.equal(journal.result().readings.length, 4);
   });
 
   it('refuses expired and foreign tokens with 622 and a missing one with 618', async () => {

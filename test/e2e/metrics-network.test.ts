@@ -8,10 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { devAccounts, devProtocol } from '../../src/node/dev.js';
-import { stringifyJson } from '../../src/protocol/json.js';
-import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { Devnet, until, type NetNode } from '../support/network.js';
 import { Exposition } from '../support/prometheus.js';
+import { signedTransfer } from '../support/transfers.js';
 
 async function scrape(node: NetNode): Promise<Exposition> {
   const r = await node.request('GET', '/metrics', undefined, { apiKey: null });
@@ -53,23 +52,10 @@ describe('metrics on a 2-node devnet', { timeout: 150_000 }, () => {
     // Transfers to both nodes over several rounds, so each mines some and hears of the other's.
     const ids: string[] = [];
     for (let i = 0; i < 16; i++) {
-      const tx = p.sign(
-        p.transaction(Transfer, 3, {
-          senderPublicKey: from.keyPair.publicKey,
-          assetId: null,
-          feeAssetId: null,
-          timestamp: BigInt(Date.now()),
-          amount: 1000n + BigInt(i),
-          fee: 1_000_000n,
-          recipient: p.addresses.parseAddress(to.address),
-          attachment: new Uint8Array(0),
-          atomicBadge: null,
-        }),
-        from.keyPair.privateKey,
-      );
-      const r = await (i % 2 === 0 ? a : b).post('/transactions/broadcast', stringifyJson(tx.toJson()));
+      const tx = signedTransfer(p, from, to, 1000n + BigInt(i), BigInt(Date.now()));
+      const r = await (i % 2 === 0 ? a : b).post('/transactions/broadcast', tx.body);
       assert.equal(r.status, 200, r.text);
-      ids.push(tx.idBase58);
+      ids.push(tx.id);
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
     for (const node of [a, b]) {

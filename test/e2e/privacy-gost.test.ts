@@ -13,16 +13,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { b58sha, download, PrivacyClient, type PrivacyTarget } from '../support/privacy-client.js';
+import { b58sha, download, PrivacyClient } from '../support/privacy-client.js';
 import { Devnet, until } from '../support/network.js';
 import { RecordingProxy } from '../support/recording-proxy.js';
-import { embeddedItemFiles } from './privacy-replication-suite.js';
-
-function targetOf(net: Devnet, i: number): PrivacyTarget {
-  const spec = net.layout.nodes[i]!;
-  const other = net.layout.nodes[(i + 1) % net.layout.nodes.length]!;
-  return { url: spec.restUrl, apiKey: net.layout.apiKey, owner: { address: spec.ownerAddress, password: spec.keystorePassword }, other: { address: other.ownerAddress, password: other.keystorePassword } };
-}
+import { embeddedItemFiles, targetOf } from './privacy-replication-suite.js';
 
 describe('confidential data on a GOST network travels encrypted with GOST session keys', { timeout: 300_000 }, () => {
   let net: Devnet;

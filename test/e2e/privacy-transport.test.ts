@@ -18,15 +18,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { b58sha, download, PrivacyClient, type PrivacyTarget } from '../support/privacy-client.js';
+import { b58sha, download, PrivacyClient } from '../support/privacy-client.js';
 import { Devnet, until } from '../support/network.js';
+import { targetOf } from './privacy-replication-suite.js';
 import { RecordingProxy } from '../support/recording-proxy.js';
-
-function targetOf(net: Devnet, i: number): PrivacyTarget {
-  const spec = net.layout.nodes[i]!;
-  const other = net.layout.nodes[1 - i]!;
-  return { url: spec.restUrl, apiKey: net.layout.apiKey, owner: { address: spec.ownerAddress, password: spec.keystorePassword }, other: { address: other.ownerAddress, password: other.keystorePassword } };
-}
 
 describe('confidential data on a plain P2P connection travels encrypted', { timeout: 300_000 }, () => {
   let net: Devnet;

@@ -3,6 +3,7 @@
  * node's own config reader, it gives the same settings (so every key is WE's name and
  * every value its syntax).
  */
+import { CONFIDENTIAL_CONTRACTS_DEFAULTS } from '../../src/contracts/confidential/settings.js';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
@@ -69,6 +70,12 @@ describe('renderNodeConfig', () => {
       miner: { ...dev.miner, enabled: false, microBlockIntervalMs: 1500 },
       metrics: { enabled: true, path: '/ops/prometheus', protected: true },
       node: { ...dev.node, confidentialDataDirectory: tempDir('weft-render-confidential-') },
+      confidentialContracts: {
+        replier: { parallelism: 4 },
+        cache: { maxSize: 7, expireAfterMs: 60_000 },
+        inventoryHandler: { maxBufferTimeMs: 250, maxBufferSize: 20, maxCacheSize: 1000, expirationTimeMs: 120_000, replierParallelism: 3 },
+        synchronizer: { ...CONFIDENTIAL_CONTRACTS_DEFAULTS.synchronizer, initRetryDelayMs: 2000, maxAttemptCount: 5 },
+      },
       contracts: {
         ...dev.contracts!,
         instances: 2,

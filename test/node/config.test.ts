@@ -458,7 +458,7 @@ describe('invalid and missing values name their path', () => {
   });
 
   it('computes WE API-key hashes', async () => {
-    const { createCryptoSuite } = await import('../../src/crypto/suite.js');
+    const { createCryptoSuite } = await import('../../src/crypto/create-suite.js');
     const waves = await createCryptoSuite('waves');
     assert.equal(apiKeyHash(waves, 'ridethewaves!'), 'H6nsiifwYKYEx6YzYD7woP1XCn72RVvx6tC1zjjLXqsu');
   });

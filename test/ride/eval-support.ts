@@ -3,7 +3,7 @@
  * lets, functions and case types) and a runtime without a chain.
  */
 import { createNamedHashes } from '../../src/crypto/hashes.js';
-import { createCryptoSuite } from '../../src/crypto/suite.js';
+import { createCryptoSuite } from '../../src/crypto/create-suite.js';
 import { evaluate, type Evaluation, type EvaluationContext, type GlobalLet } from '../../src/ride/evaluator.js';
 import { headerKey, type Expr } from '../../src/ride/expr.js';
 import { cryptoFunctions, pureFunctions, type FunctionDef, type NativeRuntime } from '../../src/ride/library.js';

@@ -162,16 +162,15 @@ export class Devnet {
   /**
    * Prepares a devnet in a fresh temp directory (free ports) and registers its cleanup with
    * the current test context (`register: false` leaves `dispose` to the caller, e.g. when
-   * created inside a `before` hook).
+   * created inside a `before` hook); its processes are killed when the test process exits either way.
    */
   static async create(options: Omit<DevnetOptions, 'dir' | 'basePort'> & { readonly register?: boolean }): Promise<Devnet> {
     const dir = mkdtempSync(join(tmpdir(), 'weft-devnet-'));
     const layout = await prepareDevnet({ keystore: { scrypt: { N: 1024, r: 8, p: 1 } }, ...options, dir, basePort: 0 });
     const net = new Devnet(layout, dir);
-    if (options.register !== false) {
-      after(() => net.dispose());
-      process.once('exit', () => net.killAll());
-    }
+    // Whoever disposes of it, its node processes never outlive the test process.
+    process.once('exit', () => net.killAll());
+    if (options.register !== false) after(() => net.dispose());
     return net;
   }
 

@@ -12,7 +12,7 @@
  *   (`{"byteStr": …}`, `{"bytes": …}`), the other byte strings Base58.
  */
 import { encodeBase58, equalBytes } from '../../crypto/encoding.js';
-import { ByteReader, ByteWriter } from '../../protocol/bytes.js';
+import { ByteReader, ByteWriter, concatBytes } from '../../protocol/bytes.js';
 import type { JsonObject } from '../../protocol/json.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { CONTRACT_DATA_ENTRY, type DataEntry } from '../../protocol/transactions/fields.js';
@@ -65,10 +65,7 @@ function readEntries(r: ByteReader, p: Protocol): DataEntry[] {
 
 /** Commitment.create: secureHash(data ‖ salt). */
 export function commitmentOf(data: Uint8Array, commitmentKey: Uint8Array, p: Protocol): Uint8Array {
-  const joined = new Uint8Array(data.length + commitmentKey.length);
-  joined.set(data);
-  joined.set(commitmentKey, data.length);
-  return p.crypto.secureHash(joined);
+  return p.crypto.secureHash(concatBytes(data, commitmentKey));
 }
 
 /** The commitment of a list of entries under a key. */
@@ -81,7 +78,7 @@ export const commitmentHolds = (commitment: Uint8Array, entries: readonly DataEn
 /** ConfidentialDataUnit.toBytes. */
 export function encodeUnit(u: ConfidentialDataUnit, p: Protocol): Uint8Array {
   const w = new ByteWriter(128).shortBytes(u.commitment).shortBytes(u.txId).shortBytes(u.contractId).shortBytes(u.commitmentKey);
-  return concat(w.result(), entriesBytes(u.entries, p));
+  return concatBytes(w.result(), entriesBytes(u.entries, p));
 }
 
 /** ConfidentialInput/Output.fromBytes. */
@@ -92,13 +89,6 @@ export function decodeUnit(bytes: Uint8Array, p: Protocol): ConfidentialDataUnit
   const contractId = r.shortBytes('contractId');
   const commitmentKey = r.shortBytes('commitmentKey');
   return { commitment, txId, contractId, commitmentKey, entries: readEntries(r, p) };
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 /** The unit's JSON (WE's Json.format of ConfidentialInput / ConfidentialOutput). */

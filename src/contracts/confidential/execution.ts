@@ -6,32 +6,41 @@
  *   the call's confidential input (from its own `/confidential-contracts/call` or from a
  *   peer of the group) and every output of the contract's mined confidential calls; until
  *   then the call stays in the pool;
+ * - a miner outside the group builds the call's 105 V4 from the results its validators
+ *   agreed on (WE's ConfidentialUnpermittedSetupProcess; validation-gate.ts), with no
+ *   output of its own;
  * - the contract gets the input's entries as the call's params, and reads its own data
- *   as its confidential state shows it (state.ts);
+ *   as its confidential state shows it (state.ts); its reads are journaled (readings.ts);
  * - a success becomes an ExecutedContract V4 with no public results: `resultsHash` over the
  *   real results, `outputCommitment` = secureHash(results bytes ‖ the input's commitment
- *   key), `readings` empty and `readingsHash` absent (this node keeps no journal of the
- *   contract's reads); the results are kept off-chain as the call's confidential output and
- *   announced to the group. An error or failure goes as for any call (result.ts).
+ *   key), the call's `readings` and `readingsHash`; the results are kept off-chain as the
+ *   call's confidential output and announced to the group (a validator keeps its output
+ *   without announcing it). An error or failure goes as for any call (result.ts).
  */
-import { equalBytes } from '../../crypto/encoding.js';
 import { CallContract, contractResultsHash, ExecutedContract } from '../../protocol/transactions/contracts.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
+import { isGroupParticipant } from '../../state/contract-info.js';
 import type { StateView } from '../../state/view.js';
 import type { ContractExecutionView } from '../state.js';
 import { buildExecutedContract, type ExecutedBuild, type ExecutedBuildContext, type ExecutionResult } from '../result.js';
 import { entriesCommitment, type ConfidentialDataUnit } from './data.js';
 import type { ConfidentialState } from './state.js';
 import type { ConfidentialStorage } from './storage.js';
+import type { Readings } from './readings.js';
+import type { ConfidentialResults } from '../validator-results.js';
+import type { Protocol } from '../../protocol/protocol.js';
 
 /** What the miner does with an executable transaction as far as confidentiality goes. */
 export type ConfidentialPreparation =
   | { readonly kind: 'plain' }
   | { readonly kind: 'skip'; readonly reason: string }
+  /** This node is not in the contract's group: its validators' results make the 105. */
+  | { readonly kind: 'unpermitted' }
   /** Executable here: with its input as params, on `view` (the contract's confidential state shown as its data). */
   | { readonly kind: 'confidential'; readonly input: ConfidentialDataUnit; readonly view: ContractExecutionView };
 
 export interface ConfidentialExecutionOptions {
+  readonly protocol: Protocol;
   readonly storage: ConfidentialStorage;
   readonly confidentialState: ConfidentialState;
   /** The miner's node owner address (26 bytes). */
@@ -56,43 +65,65 @@ export class ConfidentialExecution {
   prepare(tx: Transaction, view: ContractExecutionView & Pick<StateView, 'executedTxFor' | 'transactionById' | 'transactionHeight'>): ConfidentialPreparation {
     if (!CallContract.is(tx) || !this.isConfidentialCall(tx, view)) return PLAIN;
     const info = view.contract(tx.data.contractId)!;
-    if (!info.groupParticipants.some((a) => equalBytes(a.bytes, this.o.ownerAddress))) return { kind: 'skip', reason: 'the miner is not a participant of the confidential contract' };
+    if (!isGroupParticipant(info, this.o.ownerAddress)) return { kind: 'unpermitted' };
     const input = this.o.storage.get('input', tx.data.inputCommitment!);
     if (input === undefined) return { kind: 'skip', reason: 'the confidential input is not here yet' };
     if (this.o.missingOutputs(info.contractId)) return { kind: 'skip', reason: 'outputs of earlier confidential calls are not here yet' };
     return { kind: 'confidential', input, view: this.o.confidentialState.overlay(view, info.contractId) };
   }
 
-  /** The 105 V4 of a confidential call's execution; its output is kept and announced. */
-  build(tx: Transaction, result: ExecutionResult, input: ConfidentialDataUnit, ctx: ExecutedBuildContext): ExecutedBuild {
-    if (result.kind !== 'success') return buildExecutedContract(tx, result, ctx);
+  /** What validators sign for a successful confidential execution (undefined for an error: it becomes a plain 105). */
+  resultsOf(result: ExecutionResult, input: ConfidentialDataUnit, readings: Readings | undefined): ConfidentialResults | undefined {
+    if (result.kind !== 'success') return undefined;
     const results = result.results.flatMap((c) => [...c.results]);
-    const p = ctx.protocol;
-    const outputCommitment = entriesCommitment(results, input.commitmentKey, p);
-    let executed: Transaction;
-    try {
-      executed = p.sign(
-        p.transaction(ExecutedContract, 4, {
-          senderPublicKey: ctx.miner.publicKey,
-          tx,
-          results: [],
-          resultsHash: contractResultsHash(p, results, []),
-          validationProofs: ctx.validationProofs ?? [],
-          timestamp: ctx.timestamp,
-          assetOperations: [],
-          readings: [],
-          readingsHash: null,
-          outputCommitment,
-        }),
-        ctx.miner.privateKey,
-      );
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      return { kind: 'none', reason: message, status: { status: 'Failure', code: null, message }, staysInPool: false };
-    }
-    const output: ConfidentialDataUnit = { commitment: outputCommitment, txId: tx.id, contractId: input.contractId, commitmentKey: input.commitmentKey, entries: results };
+    return { ...(readings ?? NO_READINGS), outputCommitment: entriesCommitment(results, input.commitmentKey, this.o.protocol) };
+  }
+
+  /**
+   * The 105 V4 of a confidential call's execution; its output is kept, and announced unless
+   * `announce` is false (a validator's own 105, never mined).
+   */
+  build(tx: Transaction, result: ExecutionResult, input: ConfidentialDataUnit, ctx: ExecutedBuildContext, readings: Readings | undefined, announce = true): ExecutedBuild {
+    const confidential = this.resultsOf(result, input, readings);
+    if (result.kind !== 'success' || confidential === undefined) return buildExecutedContract(tx, result, ctx);
+    const results = result.results.flatMap((c) => [...c.results]);
+    const built = signExecutedV4(tx, contractResultsHash(ctx.protocol, results, []), confidential, ctx);
+    if (built.kind === 'none') return built;
+    const output: ConfidentialDataUnit = { commitment: confidential.outputCommitment, txId: tx.id, contractId: input.contractId, commitmentKey: input.commitmentKey, entries: results };
     this.o.storage.save('output', output);
-    this.o.announce('output', output);
+    if (announce) this.o.announce('output', output);
+    return built;
+  }
+
+  /** The 105 V4 of a call this miner could not execute, from what its validators agreed on (no output here). */
+  buildFromValidators(tx: Transaction, agreed: { readonly resultsHash: Uint8Array; readonly confidential: ConfidentialResults }, ctx: ExecutedBuildContext): ExecutedBuild {
+    return signExecutedV4(tx, agreed.resultsHash, agreed.confidential, ctx);
+  }
+}
+
+const NO_READINGS: Readings = { readings: [], readingsHash: null };
+
+function signExecutedV4(tx: Transaction, resultsHash: Uint8Array, confidential: ConfidentialResults, ctx: ExecutedBuildContext): ExecutedBuild {
+  const p = ctx.protocol;
+  try {
+    const executed = p.sign(
+      p.transaction(ExecutedContract, 4, {
+        senderPublicKey: ctx.miner.publicKey,
+        tx,
+        results: [],
+        resultsHash,
+        validationProofs: ctx.validationProofs ?? [],
+        timestamp: ctx.timestamp,
+        assetOperations: [],
+        readings: [...confidential.readings],
+        readingsHash: confidential.readingsHash,
+        outputCommitment: confidential.outputCommitment,
+      }),
+      ctx.miner.privateKey,
+    );
     return { kind: 'built', executed };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { kind: 'none', reason: message, status: { status: 'Failure', code: null, message }, staysInPool: false };
   }
 }

@@ -18,6 +18,7 @@
 import type { KeyPair } from '../../crypto/suite.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { DecodeError } from '../../errors/catalogue.js';
+import { ByteReader, ByteWriter, concatBytes } from '../../protocol/bytes.js';
 import { COMMITMENT_KEY_LENGTH, DATA_TYPE_BYTE, dataTypeOfByte, type ConfidentialDataType } from './data.js';
 
 export const ConfidentialMessageCode = {
@@ -39,23 +40,6 @@ export interface ConfidentialDataId {
 
 const bad = (code: number, message: string): DecodeError => new DecodeError(`Malformed message ${code}: ${message}`, `message(${code})`);
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-const u32 = (n: number): Uint8Array => {
-  const b = new Uint8Array(4);
-  new DataView(b.buffer).setUint32(0, n);
-  return b;
-};
-const readU32 = (b: Uint8Array, at: number): number => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at);
-
 function checkId(id: ConfidentialDataId): void {
   if (id.contractId.length !== ID || id.commitment.length !== ID) throw new RangeError('a contract id and a commitment are 32 bytes each');
 }
@@ -63,7 +47,7 @@ function checkId(id: ConfidentialDataId): void {
 /** 52 and 54. */
 export function encodeDataId(id: ConfidentialDataId): Uint8Array {
   checkId(id);
-  return concat(id.contractId, id.commitment, Uint8Array.of(DATA_TYPE_BYTE[id.type]));
+  return concatBytes(id.contractId, id.commitment, Uint8Array.of(DATA_TYPE_BYTE[id.type]));
 }
 
 function readDataId(code: number, b: Uint8Array, at: number): ConfidentialDataId {
@@ -84,10 +68,10 @@ export type ConfidentialDataResponse =
   | ({ readonly kind: 'data'; readonly txId: Uint8Array; readonly commitmentKey: Uint8Array; readonly data: Uint8Array } & ConfidentialDataId);
 
 export function encodeDataResponse(r: ConfidentialDataResponse): Uint8Array {
-  if (r.kind === 'no-data') return concat(Uint8Array.of(0), encodeDataId(r));
+  if (r.kind === 'no-data') return concatBytes(Uint8Array.of(0), encodeDataId(r));
   checkId(r);
   if (r.txId.length !== ID || r.commitmentKey.length !== COMMITMENT_KEY_LENGTH) throw new RangeError('a tx id and a commitment key are 32 bytes each');
-  return concat(Uint8Array.of(1), r.contractId, r.txId, r.commitmentKey, r.commitment, Uint8Array.of(DATA_TYPE_BYTE[r.type]), u32(r.data.length), r.data);
+  return new ByteWriter(1 + 4 * ID + 5 + r.data.length).u8(1).bytes(r.contractId).bytes(r.txId).bytes(r.commitmentKey).bytes(r.commitment).u8(DATA_TYPE_BYTE[r.type]).longBytes(r.data).result();
 }
 
 export function decodeDataResponse(b: Uint8Array): ConfidentialDataResponse {
@@ -106,20 +90,20 @@ export function decodeDataResponse(b: Uint8Array): ConfidentialDataResponse {
   const commitment = b.slice(1 + 2 * ID + COMMITMENT_KEY_LENGTH, 1 + 3 * ID + COMMITMENT_KEY_LENGTH);
   const type = b[head - 5]!;
   if (type !== 0 && type !== 1) throw bad(code, `unknown data type ${type}`);
-  const length = readU32(b, head - 4);
+  const length = new ByteReader(b.subarray(head - 4, head)).i32('length') >>> 0;
   if (b.length !== head + length) throw bad(code, `data length ${length} does not match the ${b.length - head} bytes that follow`);
   return { kind: 'data', contractId, txId, commitmentKey, commitment, type: dataTypeOfByte(type), data: b.slice(head) };
 }
 
 /** The encrypted form of a 53's data on a plain channel: wrappedKey ‖ u32 len ‖ ciphertext. */
 export function encodeSealed(wrappedKey: Uint8Array, encrypted: Uint8Array): Uint8Array {
-  return concat(wrappedKey, u32(encrypted.length), encrypted);
+  return new ByteWriter(wrappedKey.length + 4 + encrypted.length).bytes(wrappedKey).longBytes(encrypted).result();
 }
 
 export function decodeSealed(b: Uint8Array, wrappedKeyLength: number): { wrappedKey: Uint8Array; encrypted: Uint8Array } {
   const code = ConfidentialMessageCode.DataResponse;
   if (b.length < wrappedKeyLength + 4) throw bad(code, 'encrypted data too short');
-  const length = readU32(b, wrappedKeyLength);
+  const length = new ByteReader(b.subarray(wrappedKeyLength, wrappedKeyLength + 4)).i32('length') >>> 0;
   if (b.length !== wrappedKeyLength + 4 + length) throw bad(code, 'encrypted data length does not match');
   return { wrappedKey: b.slice(0, wrappedKeyLength), encrypted: b.slice(wrappedKeyLength + 4) };
 }
@@ -132,7 +116,7 @@ export interface ConfidentialInventory extends ConfidentialDataId {
 
 /** The bytes an inventory's signature covers. */
 export function inventorySignedBytes(p: Protocol, senderPublicKey: Uint8Array, id: ConfidentialDataId): Uint8Array {
-  return concat(p.addresses.fromPublicKey(senderPublicKey).bytes, encodeDataId(id));
+  return concatBytes(p.addresses.fromPublicKey(senderPublicKey).bytes, encodeDataId(id));
 }
 
 export function signInventory(p: Protocol, sender: KeyPair, id: ConfidentialDataId): ConfidentialInventory {
@@ -144,7 +128,7 @@ export function inventoryValid(p: Protocol, inv: ConfidentialInventory): boolean
 }
 
 export function encodeInventory(inv: ConfidentialInventory): Uint8Array {
-  return concat(inv.senderPublicKey, encodeDataId(inv), inv.signature);
+  return concatBytes(inv.senderPublicKey, encodeDataId(inv), inv.signature);
 }
 
 export function decodeInventory(b: Uint8Array, publicKeyLength: number): ConfidentialInventory {

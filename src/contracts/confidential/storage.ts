@@ -13,22 +13,14 @@
  * is decided by the chain (which 105 V4 carries which output commitment).
  */
 import { open, type RootDatabase } from 'lmdb';
+import { concatBytes } from '../../protocol/bytes.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { decodeUnit, encodeUnit, type ConfidentialDataType, type ConfidentialDataUnit } from './data.js';
 
 const PREFIX: Readonly<Record<ConfidentialDataType, number>> = { input: 0x01, output: 0x02 };
 const CONTRACT_OUTPUT = 0x03;
 
-const key = (prefix: number, ...parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(1 + parts.reduce((n, p) => n + p.length, 0));
-  out[0] = prefix;
-  let at = 1;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+const key = (prefix: number, ...parts: Uint8Array[]): Uint8Array => concatBytes(Uint8Array.of(prefix), ...parts);
 
 export class ConfidentialStorage {
 

@@ -74,6 +74,7 @@ import type { ExecutionBroker, PushedTransaction, TransactionStream } from '../b
 import type { ContractInfo } from '../../state/contract-info.js';
 import type { ContractExecutionView, ContractNodeContext } from '../state.js';
 import type { ContractTokens, ExecutionClaim } from '../tokens.js';
+import type { ReadingsJournal } from '../confidential/readings.js';
 import { contractStatusService, type ContractStatusServiceDeps } from './status-service.js';
 import { assetOperationFromMessage, bigintOf, dataEntryFromMessage, dataEntryToMessage, long } from './mapping.js';
 import {
@@ -149,6 +150,8 @@ export function grpcErrorOf(e: unknown): Partial<grpc.StatusObject> {
 interface ExecutionContext {
   readonly claim: ExecutionClaim;
   readonly view: ContractExecutionView;
+  /** The running execution's read journal (a confidential call). */
+  readonly readings?: ReadingsJournal;
 }
 
 type Handler<Req, Res> = (request: Req, ctx: ExecutionContext, call: grpc.ServerUnaryCall<Req, Res>) => Res | Promise<Res>;
@@ -158,15 +161,15 @@ interface CommitSuccessMessage extends ExecutionSuccessRequest {
   readonly operations114: readonly AssetOperationMessage[];
 }
 
-/** Base58 text as bytes; undefined when it is not Base58. */
-function applyPage<T>(items: readonly T[], offset: number | undefined, limit: number | undefined): T[] {
+/** Items from `offset`, at most `limit` of them (the contract service's paging). */
+export function applyPage<T>(items: readonly T[], offset: number | undefined, limit: number | undefined): T[] {
   const from = offset === undefined ? 0 : Math.max(0, offset);
   if (limit === undefined) return items.slice(from);
   return limit <= 0 ? [] : items.slice(from, from + limit);
 }
 
 /** Java's `Pattern.matches`: the whole key must match. */
-function keyMatcher(regex: string): (key: string) => boolean {
+export function keyMatcher(regex: string): (key: string) => boolean {
   let re: RegExp;
   try {
     re = new RegExp(`^(?:${regex})$`, 'u');
@@ -203,6 +206,11 @@ export class ContractGrpcServer {
     return this.port;
   }
 
+  /** Registers another service on the same port (grpc-js takes it while serving): the node's public services. */
+  serve(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation): void {
+    this.server.addService(definition, implementation);
+  }
+
   get boundPort(): number | undefined {
     return this.port;
   }
@@ -233,8 +241,8 @@ export class ContractGrpcServer {
   private async executionContext(metadata: grpc.Metadata): Promise<ExecutionContext> {
     const claim = await this.deps.tokens.verifyExecution(this.token(metadata));
     const live = claim.executionId === '' ? undefined : this.deps.broker.execution(claim.executionId);
-    const view = live !== undefined && live.txIdBase58 === claim.txId ? live.view : this.deps.currentView();
-    return { claim, view };
+    if (live !== undefined && live.txIdBase58 === claim.txId) return { claim, view: live.view, ...(live.readings === undefined ? {} : { readings: live.readings }) };
+    return { claim, view: this.deps.currentView() };
   }
 
   private unary<Req, Res>(handler: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
@@ -303,7 +311,7 @@ export class ContractGrpcServer {
         this.deps.broker.commit(claim.executionId, req.txId, { kind: 'error', code: req.code, message: req.message });
         return {};
       }),
-      getContractKeys: this.unary<ContractKeysRequest, ContractKeysResponse>((req, { claim, view }) => {
+      getContractKeys: this.unary<ContractKeysRequest, ContractKeysResponse>((req, { claim, view, readings }) => {
         const info = this.findContract(view, req.contractId);
         if (info.isConfidential && encodeBase58(info.contractId) !== claim.contractId) {
           throw customValidationError(
@@ -318,28 +326,30 @@ export class ContractGrpcServer {
           const keys = view.contractKeys(info.contractId).filter((k) => matches === undefined || matches(k));
           entries = applyPage(keys, req.offset, req.limit).flatMap((k) => view.contractData(info.contractId, k) ?? []);
         }
+        readings?.keys(info.contractId, { keys: req.keysFilter?.keys, matches: req.matches, offset: req.offset, limit: req.limit }, entries);
         return { entries: entries.map(dataEntryToMessage) };
       }),
-      getContractKey: this.unary<ContractKeyRequest, ContractKeyResponse>((req, { view }) => {
+      getContractKey: this.unary<ContractKeyRequest, ContractKeyResponse>((req, { view, readings }) => {
         const bad = forbiddenKeyChars(req.key);
         if (bad !== null) throw invalidContractKeys([[req.key, bad]], 'key');
         const info = this.findContract(view, req.contractId);
         const entry = view.contractData(info.contractId, req.key);
         if (entry === undefined) throw dataKeyNotExists(req.key);
+        readings?.key(info.contractId, req.key, entry);
         return { entry: dataEntryToMessage(entry) };
       }),
-      getContractBalances: this.unary<ContractBalancesRequest, ContractBalancesResponse>((req, { claim, view }) => {
+      getContractBalances: this.unary<ContractBalancesRequest, ContractBalancesResponse>((req, { claim, view, readings }) => {
         const contractId = decodeBase58(claim.contractId);
-        return {
-          assetsBalances: req.assetsIds.map((text) => {
-            const assetId = this.assetIdOf(view, text);
-            return {
-              assetId: assetId === null ? undefined : text,
-              amount: long(view.balance(contractId, assetId)),
-              decimals: assetId === null ? WEST_DECIMALS : (view.asset(assetId)?.decimals ?? WEST_DECIMALS),
-            };
-          }),
-        };
+        const balances = req.assetsIds.map((text) => {
+          const assetId = this.assetIdOf(view, text);
+          return {
+            assetId: assetId === null ? undefined : text,
+            amount: view.balance(contractId, assetId),
+            decimals: assetId === null ? WEST_DECIMALS : (view.asset(assetId)?.decimals ?? WEST_DECIMALS),
+          };
+        });
+        readings?.balances(contractId, req.assetsIds, balances);
+        return { assetsBalances: balances.map((b) => ({ ...b, amount: long(b.amount) })) };
       }),
       calculateAssetId: this.unary<CalculateAssetIdRequest, AssetId>((req, { claim, view }) => {
         const txId = decodeBase58(claim.txId);

@@ -8,7 +8,7 @@
  */
 import { decodeBase58, encodeBase58, type EncodingError } from '../../crypto/encoding.js';
 import { type Recipient } from '../../crypto/address.js';
-import { ByteReader, ByteWriter } from '../bytes.js';
+import { ByteReader, ByteWriter, concatBytes } from '../bytes.js';
 import type { JsonObject } from '../json.js';
 import type { Protocol } from '../protocol.js';
 import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
@@ -506,6 +506,28 @@ export const READ_DESCRIPTOR: FieldType<ReadDescriptor> = {
     };
   },
 };
+
+/** The bytes of read descriptors one after the other, no count (WE's ReadDescriptor.writeBytes per reading). */
+export function readDescriptorsBytes(p: Protocol, readings: readonly ReadDescriptor[]): Uint8Array {
+  const w = new ByteWriter(64);
+  for (const r of readings) READ_DESCRIPTOR.write(w, r, p);
+  return w.result();
+}
+
+/**
+ * What a contract validator signs for a confidential execution (WE's ContractValidatorResultsV2):
+ * the readings' bytes ‖ readingsHash (when present) ‖ outputCommitment ‖ resultsHash. The
+ * proofs of a 105 V4 are these signatures.
+ */
+export function confidentialResultsSignedBytes(
+  p: Protocol,
+  readings: readonly ReadDescriptor[],
+  readingsHash: Uint8Array | null,
+  outputCommitment: Uint8Array,
+  resultsHash: Uint8Array,
+): Uint8Array {
+  return concatBytes(readDescriptorsBytes(p, readings), readingsHash ?? new Uint8Array(0), outputCommitment, resultsHash);
+}
 
 /** 32 raw bytes; Base58 in JSON (any length read, checked by validateReadingsHash). */
 export const READINGS_HASH: FieldType<Uint8Array> = {

@@ -13,7 +13,7 @@ import type { Address } from '../../crypto/address.js';
 import { equalBytes } from '../../protocol/bytes.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import { genericError } from '../../errors/catalogue.js';
-import type { ContractInfo } from '../contract-info.js';
+import { isGroupParticipant, type ContractInfo } from '../contract-info.js';
 
 /** ConfidentialContractValidations.MinimumGroupValidatorsSize. */
 export const MIN_GROUP_VALIDATORS = 3;
@@ -99,5 +99,5 @@ export function checkConfidentialUpdate(tx: Transaction, info: ContractInfo, sen
 
 /** Whether an address is in a confidential contract's group (a participant or an owner). */
 export function isGroupMember(info: ContractInfo, address: Uint8Array): boolean {
-  return contains(info.groupParticipants, address) || contains(info.groupOwners, address);
+  return isGroupParticipant(info, address) || contains(info.groupOwners, address);
 }

@@ -37,8 +37,6 @@ export interface ApplyContext {
    * mined by it.
    */
   readonly blockGenerator: Uint8Array | undefined;
-  /** A contract validator applying its own 105s (WE's ValidatingExecutor): a 105's results hash and proofs are not checked. */
-  readonly validatingExecutor?: boolean;
   /**
    * The whole admission pipeline for an inner transaction of an atomic container (WE runs
    * its TransactionDiffer with `atomically = true`), applied to `state`.

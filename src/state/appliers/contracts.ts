@@ -23,6 +23,7 @@ import { FEATURE as F, FEATURE } from '../../protocol/features.js';
 import { equalBytes, INT64 } from '../../protocol/bytes.js';
 import {
   CallContract,
+  confidentialResultsSignedBytes,
   contractResultsHash,
   contractResultsMapHash,
   CreateContract,
@@ -246,14 +247,26 @@ function checkResultsHash(tx: ExecutedContractTransaction): void {
   }
 }
 
+/**
+ * A 105 V4 (a confidential call's) is judged among its contract's group participants that
+ * are validators, and its proofs are the validators' V2 signatures over its readings,
+ * readingsHash, outputCommitment and resultsHash (WE's checkValidationProofMajority set;
+ * WE 1.14 itself checks V4 proofs over the results hash alone, which its validators' V2
+ * signatures never satisfy).
+ */
 function checkValidationProofs(state: ContractApplyState, tx: ExecutedContractTransaction, miner: Uint8Array, ctx: ApplyContext): void {
   const d = tx.data;
   if (tx.version === 1 || d.resultsHash === undefined) return;
   const proofs = d.validationProofs ?? [];
   const policy = policyOf(state, d.tx);
+  const group = tx.version === 4 && d.tx.type === 104 ? state.contract((d.tx.data as Fields)['contractId'] as Uint8Array)?.groupParticipants : undefined;
+  const signed =
+    tx.version === 4 && d.outputCommitment !== undefined
+      ? confidentialResultsSignedBytes(tx.protocol, d.readings ?? [], d.readingsHash ?? null, d.outputCommitment, d.resultsHash)
+      : d.resultsHash;
   if (policy.type !== 'any') {
     const minerAddress = state.protocol.addresses.fromPublicKey(miner).bytes;
-    const validators = contractValidators(state, ctx.blockTimestamp).filter((v) => !equalBytes(v, minerAddress));
+    const validators = contractValidators(state, ctx.blockTimestamp).filter((v) => !equalBytes(v, minerAddress) && (group === undefined || group.some((g) => equalBytes(g.bytes, v))));
     const proofAddresses = proofs.map((p) => state.protocol.addresses.fromPublicKey(p.validatorPublicKey).bytes);
     const count = new Set(proofAddresses.filter((a) => validators.some((v) => equalBytes(v, a))).map((a) => encodeBase58(a))).size;
     const majority = Math.ceil((2 / 3) * validators.length);
@@ -268,7 +281,7 @@ function checkValidationProofs(state: ContractApplyState, tx: ExecutedContractTr
     }
   }
   for (const p of proofs) {
-    if (!state.protocol.crypto.verify(p.validatorPublicKey, d.resultsHash, p.signature)) {
+    if (!state.protocol.crypto.verify(p.validatorPublicKey, signed, p.signature)) {
       throw genericError(`Invalid validator '${state.protocol.addresses.fromPublicKey(p.validatorPublicKey).toString()}' signature '${encodeBase58(p.signature)}'`);
     }
   }
@@ -395,12 +408,12 @@ function minerFeeOf(state: ContractApplyState, tx: Transaction): MinerFee {
 }
 
 /** The contract an executable transaction runs: a create's own id, else its `contractId`. */
-function executedContractIdOf(inner: Transaction): Uint8Array {
+export function executedContractIdOf(inner: Transaction): Uint8Array {
   return inner.type === 103 ? inner.id : ((inner.data as Fields)['contractId'] as Uint8Array);
 }
 
-export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
-  if (!ExecutedContract.is(tx)) throw new Error('applyExecutedContract: not an ExecutedContract');
+/** What every 105 must be before its changes apply: not executed yet, sent by the block's generator, its results hash that of its results. Returns the generator. */
+function checkExecutedContract(state: ContractApplyState, tx: ExecutedContractTransaction, ctx: ApplyContext): Uint8Array {
   const d = tx.data;
   const inner = d.tx;
   if (state.executedTxFor(inner.id) !== undefined) throw genericError(`Executable transaction ${inner.idBase58} has been already executed`);
@@ -415,10 +428,14 @@ export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
   }
   // A V4 carries a confidential call: its results stay off-chain (only outputCommitment is here).
   if (tx.version === 4 && !(inner.type === 104 && inner.version === 6)) throw genericError(`ExecutedContract V4 carries a confidential call (CallContract V6), not a ${inner.type} V${inner.version}`);
-  if (ctx.validatingExecutor !== true) {
-    checkResultsHash(tx);
-    checkValidationProofs(state, tx, miner, ctx);
-  }
+  checkResultsHash(tx);
+  return miner;
+}
+
+/** The changes of a checked 105: the embedded transaction's own, then the results as contract data, then the asset operations. */
+function applyExecutionChanges(state: ContractApplyState, tx: ExecutedContractTransaction, ctx: ApplyContext): MinerFee {
+  const d = tx.data;
+  const inner = d.tx;
   checkEmbedded(state, inner);
   EXECUTABLE_CHANGES.get(inner.type)!(state, inner, ctx);
   state.putExecutedTxFor(inner.id, tx.id);
@@ -434,6 +451,29 @@ export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
     for (const c of byContract) for (const op of c.operations) applyOperation(state, tx, c.contractId, op, ctx);
   }
   return minerFeeOf(state, inner);
+}
+
+/** A 105 in a block (or mined into one): every check, the results hash and the validation proofs included, whoever applies it. */
+export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
+  if (!ExecutedContract.is(tx)) throw new Error('applyExecutedContract: not an ExecutedContract');
+  const miner = checkExecutedContract(state, tx, ctx);
+  checkValidationProofs(state, tx, miner, ctx);
+  return applyExecutionChanges(state, tx, ctx);
+};
+
+/**
+ * A contract validator's own execution (WE's validating executor): the 105 it built for its
+ * working state from its own results, signed by itself and never mined — the next
+ * executions it validates see its changes, as the miner's will. Proofs are what the miner
+ * collects from validators, so an own execution has none: one that carries proofs is a
+ * block's 105 and is refused here (blocks go through applyExecutedContract). It is not a
+ * registered rule: no block reaches it.
+ */
+export const applyOwnExecutedContract: ContractApplier = (state, tx, ctx) => {
+  if (!ExecutedContract.is(tx)) throw new Error('applyOwnExecutedContract: not an ExecutedContract');
+  if ((tx.data.validationProofs ?? []).length > 0) throw genericError(`ExecutedContract ${tx.idBase58} carries validation proofs: it is not this node's own execution`);
+  checkExecutedContract(state, tx, ctx);
+  return applyExecutionChanges(state, tx, ctx);
 };
 
 // ---------------------------------------------------------------------------

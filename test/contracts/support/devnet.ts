@@ -10,6 +10,7 @@ import { stringifyJson } from '../../../src/protocol/json.js';
 import { Protocol } from '../../../src/protocol/protocol.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { Devnet } from '../../support/network.js';
 import { buildKvSdkPackage } from './sdk-package.js';
 
@@ -20,6 +21,20 @@ export interface ContractsDevnet {
   readonly developer: KeyPair;
   /** The package digest the 103s name. */
   readonly imageHash: string;
+  /** Each node's gRPC port (contract and public services). */
+  readonly grpcPorts: readonly number[];
+}
+
+/** A loopback port free right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Builds the package into `packages`, starts `nodes` nodes (killed if the process exits) and waits until they are meshed; `dispose` is the caller's. */
@@ -30,16 +45,21 @@ export async function startContractsDevnet(nodes: number, image: string, package
   const developer = devAccounts(protocol)[0]!.keyPair;
   const net = await Devnet.create({ nodes, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
   process.once('exit', () => net.killAll());
+  const grpcPorts: number[] = [];
   for (const n of net.nodes) {
+    const port = await freePort();
+    grpcPorts.push(port);
     n.editConfig((node) => {
       node['contracts'] = { enable: true, packages: [{ image, source: dir }] };
       const api = (node['api'] ??= {}) as Record<string, unknown>;
-      api['grpc'] = { 'bind-address': '127.0.0.1', port: 0 };
+      api['grpc'] = { 'bind-address': '127.0.0.1', port };
+      // NODE_PORT told to contracts: the same port (WE: keep docker-engine.grpc-server.port equal to api.grpc.port).
+      node['docker-engine'] = { 'grpc-server': { port } };
     });
   }
   await net.startAll(60_000);
   await net.meshed(30_000);
-  return { net, protocol, developer, imageHash };
+  return { net, protocol, developer, imageHash, grpcPorts };
 }
 
 /** Timestamps for transactions signed in a row: now, but always after the previous one (no two equal ids). */
