@@ -51,9 +51,9 @@ export class ExecutionReads {
     });
   }
 
-  /** Whether every read answers the same on the state now. */
-  unchanged(): boolean {
-    const state = this.state as unknown as Record<string, (...args: unknown[]) => unknown>;
-    return this.reads.every((r) => sameAnswer(state[r.method]!.apply(this.state, r.args as unknown[]), r.answer));
+  /** Whether every read answers the same on `on` (by default the state it was made on, as it is now). */
+  unchanged(on: ContractExecutionView = this.state): boolean {
+    const state = on as unknown as Record<string, (...args: unknown[]) => unknown>;
+    return this.reads.every((r) => sameAnswer(state[r.method]!.apply(on, r.args as unknown[]), r.answer));
   }
 }

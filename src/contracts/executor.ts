@@ -230,38 +230,45 @@ export class ContractExecutor {
     let key: ContainerKey;
     let runtime: ContractRuntime;
     let instance: number;
-    let started;
     try {
       key = this.keyOf(info);
       runtime = this.runtimeFor(key.image);
       instance = this.pickInstance(key, runtime);
-      started = await runtime.ensureStarted(key, instance);
     } catch (e) {
       return failure(e);
     }
-    try {
-      const outcome = await this.inFlight(key, instance, () => this.options.broker.execute(started.connectionId, {
-        tx,
-        contractId: info.contractId,
-        params: ctx.params,
-        view: ctx.view,
-        ...(ctx.readings === undefined ? {} : { readings: ctx.readings }),
-        blockInfo: ctx.blockInfo,
-        timeoutMs: this.options.executionTimeoutMs,
-        containerName: started.name,
-      }));
-      runtime.used(key, instance);
-      if (outcome.kind === 'error') return outcome;
-      return {
-        kind: 'success',
-        results: [{ contractId: info.contractId, results: outcome.results }],
-        assetOperations: outcome.assetOperations.length === 0 ? [] : [{ contractId: info.contractId, operations: outcome.assetOperations }],
-      };
-    } catch (e) {
-      // WE's executeTransaction recovery: a recoverable exception is error 1, anything else error 2.
-      const code = e instanceof ContractExecutionException && e.code === RECOVERABLE_ERROR_CODE ? RECOVERABLE_ERROR_CODE : NODE_FAILURE_CODE;
-      return { kind: 'error', code, message: e instanceof Error ? e.message : String(e) };
-    }
+    // The instance's slot is taken before anything is awaited: calls started together spread over the instances.
+    return this.inFlight(key, instance, async (): Promise<ExecutionResult> => {
+      let started;
+      try {
+        started = await runtime.ensureStarted(key, instance);
+      } catch (e) {
+        return failure(e);
+      }
+      try {
+        const outcome = await this.options.broker.execute(started.connectionId, {
+          tx,
+          contractId: info.contractId,
+          params: ctx.params,
+          view: ctx.view,
+          ...(ctx.readings === undefined ? {} : { readings: ctx.readings }),
+          blockInfo: ctx.blockInfo,
+          timeoutMs: this.options.executionTimeoutMs,
+          containerName: started.name,
+        });
+        runtime.used(key, instance);
+        if (outcome.kind === 'error') return outcome;
+        return {
+          kind: 'success',
+          results: [{ contractId: info.contractId, results: outcome.results }],
+          assetOperations: outcome.assetOperations.length === 0 ? [] : [{ contractId: info.contractId, operations: outcome.assetOperations }],
+        };
+      } catch (e) {
+        // WE's executeTransaction recovery: a recoverable exception is error 1, anything else error 2.
+        const code = e instanceof ContractExecutionException && e.code === RECOVERABLE_ERROR_CODE ? RECOVERABLE_ERROR_CODE : NODE_FAILURE_CODE;
+        return { kind: 'error', code, message: e instanceof Error ? e.message : String(e) };
+      }
+    });
   }
 
   /** A Docker UpdateContract: the new image must resolve and match its hash (WE's inspectOrPullContract). */

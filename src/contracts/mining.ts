@@ -12,8 +12,10 @@
  * every execution becomes an ExecutedContract (105) signed by this node, or no 105 with a
  * status and the pool's verdict (result.ts). The 105s go first into the next micro-block,
  * so every node applies them on exactly the state they were executed on. A round stops
- * starting calls when the miner says the micro-block is due (at least one 105 made); the
- * calls in flight are still taken.
+ * starting calls when the miner says the micro-block is due (at least one 105 made) and
+ * ends without waiting for the calls in flight: they are carried into the next round of
+ * the same key block (the contract processes keep working while the micro-block is made),
+ * where their reads are checked against that round's state like any other's.
  *
  * A contract whose validation policy is not `any` waits for its validators' results before
  * a call runs, and its 105 carries their proofs (validation-gate.ts). A confidential
@@ -81,9 +83,18 @@ interface Round {
   readonly height: number;
   readonly ctx: ReturnType<Blockchain['txContext']>;
   readonly state: MutableState;
+  /** The round's 105s; some still without their proof until `signAll` (see `take`). */
   readonly out: Transaction[];
   /** A lane failed unexpectedly: the others start nothing more. */
   stopped: boolean;
+  /** Calls the previous round of this key block left running, by transaction id: taken instead of run again. */
+  readonly adopted: Map<string, Started>;
+}
+
+/** Calls a round left running when it ended, for the next round on the same key block. */
+interface CarriedCalls {
+  readonly keyBlockId: Uint8Array;
+  readonly calls: Map<string, Started>;
 }
 
 /** Runs of one call before it waits for the next round (other contracts keep changing what it reads). */
@@ -118,6 +129,8 @@ export class ContractMining {
   /** Calls of a contract run at once (its lane's window), by contract id; `maxWindow` when none is kept. */
   private readonly windows = new Map<string, number>();
   private readonly maxWindow: number;
+  /** Calls the last round left running (see runLane). */
+  private carried: CarriedCalls | undefined;
 
   constructor(private readonly o: ContractMiningOptions) {
     this.maxWindow = Math.max(1, o.callsInFlight ?? o.executor.parallelism);
@@ -132,6 +145,10 @@ export class ContractMining {
     const { chain } = this.o;
     const height = chain.height();
     const keyBlock = chain.headerAt(height);
+    const carried = this.carried;
+    this.carried = undefined;
+    // Calls carried from a round on another key block saw other block info: they are not taken.
+    const adopted = carried !== undefined && equalBytes(carried.keyBlockId, keyBlock.id) ? carried.calls : new Map<string, Started>();
     if (!equalBytes(keyBlock.generator, this.o.minerKey.publicKey)) return [];
     const round: Round = {
       height,
@@ -139,6 +156,7 @@ export class ContractMining {
       state: new MutableState(chain.state()),
       out: [],
       stopped: false,
+      adopted,
     };
     // One lane per contract, in pool order; lanes run side by side (the executor caps them at contracts-parallelism).
     const lanes = new Map<string, Transaction[]>();
@@ -149,8 +167,17 @@ export class ContractMining {
       else lane.push(tx);
     }
     const settled = await Promise.allSettled([...lanes].map(([contract, lane]) => this.runLane(contract, lane, round, stop)));
+    // Carried calls this round did not reach (their transaction left the pool, or waits for validators) are dropped.
+    abandon([...round.adopted.values()]);
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
+    for (let i = 0; i < round.out.length; i++) this.signAt(round.out, i);
     return round.out;
+  }
+
+  /** Signs the 105 at `index` of `out` unless it is signed already. */
+  private signAt(out: Transaction[], index: number): void {
+    const tx = out[index]!;
+    if (tx.proofs.length === 0) out[index] = this.o.chain.protocol.sign(tx, this.o.minerKey.privateKey);
   }
 
   /**
@@ -185,6 +212,12 @@ export class ContractMining {
           break;
         }
         next++;
+        const carried = round.adopted.get(tx.idBase58);
+        if (carried !== undefined) {
+          round.adopted.delete(tx.idBase58);
+          running.push(carried);
+          continue;
+        }
         const prepared = this.o.confidential?.prepare(tx, round.state);
         if (prepared?.kind === 'skip') {
           this.o.log?.debug({ id: tx.idBase58, reason: prepared.reason }, 'confidential call not executed here now');
@@ -197,6 +230,9 @@ export class ContractMining {
         }
         running.push({ tx, prepared, outcome: this.speculate(tx, round, prepared) });
       }
+      // The micro-block is due: the calls still running go on into the next round of this key block (not a confidential
+      // call: it runs on its contract's confidential state as this round left it).
+      if (running.length > 0 && round.out.length > 0 && stop() && running.every((r) => r.prepared?.kind !== 'confidential')) return this.carry(running, round);
       const head = running.shift();
       if (head === undefined) return;
       const outcome = await this.settle(head, await head.outcome, round);
@@ -211,6 +247,15 @@ export class ContractMining {
       if (proofs === 'refused') continue;
       this.take(head, outcome, round, proofs);
     }
+  }
+
+  /** Keeps a lane's running calls for the next round on the same key block. */
+  private carry(running: readonly Started[], round: Round): void {
+    abandon(running);
+    const keyBlockId = this.o.chain.headerAt(round.height).id;
+    if (this.carried === undefined) this.carried = { keyBlockId, calls: new Map() };
+    for (const r of running) this.carried.calls.set(r.tx.idBase58, r);
+    this.o.log?.debug({ calls: running.map((r) => r.tx.idBase58) }, 'calls in flight carried into the next execution round');
   }
 
   /** The key block of a round, when validation policies are checked. */
@@ -247,7 +292,9 @@ export class ContractMining {
     let outcome = first;
     for (let attempts = 1; ; attempts++) {
       if (round.stopped) return undefined;
-      if (outcome.reads.unchanged()) return { result: outcome.result, attempts, ...(outcome.readings === undefined ? {} : { readings: outcome.readings }) };
+      // A call carried from the previous round read that round's state: its reads are checked on this one's.
+      const held = call.prepared?.kind === 'confidential' ? outcome.reads.unchanged() : outcome.reads.unchanged(round.state);
+      if (held) return { result: outcome.result, attempts, ...(outcome.readings === undefined ? {} : { readings: outcome.readings }) };
       if (attempts >= MAX_ATTEMPTS) {
         this.o.log?.debug({ id: call.tx.idBase58, attempts }, 'contract transaction re-executed too often; left for the next round');
         return undefined;
@@ -283,6 +330,9 @@ export class ContractMining {
       miner: this.o.minerKey,
       timestamp: this.o.now(),
       validationProofs,
+      // Signed after the lane's next call is pushed (the proof is not part of what applies or of the id): the
+      // signature, the costliest part of a 105, is made while the contracts run instead of between their calls.
+      unsigned: true,
     };
     const built =
       prepared?.kind === 'confidential'
@@ -296,7 +346,8 @@ export class ContractMining {
     }
     try {
       applyTransaction(state, built.executed, ctx, { verifySignature: false });
-      out.push(built.executed);
+      const index = out.push(built.executed) - 1;
+      if (built.executed.proofs.length === 0) setImmediate(() => this.signAt(out, index));
     } catch (e) {
       if (!(e instanceof WeError)) {
         round.stopped = true;
@@ -343,13 +394,21 @@ export class ContractMining {
     this.o.observer?.recorded(status.status);
   }
 
-  /** After a micro-block of this node: the executed transactions it mined are `Success`. */
+  /**
+   * After a micro-block of this node: the executed transactions it mined are `Success`.
+   * Recorded one per turn of the event loop from the next one on: each status is a signed
+   * message, and the miner starts the next execution round right after this (the contracts
+   * wait for it).
+   */
   mined(included: readonly Transaction[]): void {
-    for (const tx of included) {
-      if (!ExecutedContract.is(tx)) continue;
-      const code = tx.version === 5 ? tx.data.statusCode : 0;
-      if (code === 0 || code === undefined) this.record(tx.data.tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
-    }
+    const succeeded = included.filter((tx) => ExecutedContract.is(tx) && (tx.version !== 5 || (tx.data.statusCode ?? 0) === 0));
+    if (succeeded.length === 0) return;
+    // One per turn: the contracts' commits are answered between them.
+    const recordFrom = (i: number): void => {
+      this.record((succeeded[i]!.data as { tx: Transaction }).tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
+      if (i + 1 < succeeded.length) setImmediate(() => recordFrom(i + 1));
+    };
+    setImmediate(() => recordFrom(0));
   }
 }
 

@@ -96,6 +96,8 @@ export interface ExecutedBuildContext {
   readonly timestamp: bigint;
   /** Validators' proofs collected for the results hash (empty for policy `any`). */
   readonly validationProofs?: readonly ValidationProof[];
+  /** The 105 is built without its proof: the caller signs it (protocol.sign with the miner's key) before it is mined. */
+  readonly unsigned?: boolean;
 }
 
 /** The 105 for an execution, or why none can be built (then `status` tells what to record). */
@@ -130,7 +132,7 @@ function scalaError(e: unknown): string {
 
 function sign(ctx: ExecutedBuildContext, version: number, data: object): Transaction {
   const tx = ctx.protocol.transaction(ExecutedContract, version, { senderPublicKey: ctx.miner.publicKey, ...data });
-  return ctx.protocol.sign(tx, ctx.miner.privateKey);
+  return ctx.unsigned === true ? tx : ctx.protocol.sign(tx, ctx.miner.privateKey);
 }
 
 function v5(ctx: ExecutedBuildContext, tx: Transaction, results: readonly ContractResults[], ops: readonly ContractOperations[], statusCode: number, errorMessage: string | null): Transaction {

@@ -352,6 +352,21 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     }
   });
 
+  /**
+   * The 105s of increments by `bys` (in that order) are serializable: ordered by what each
+   * read, every call read the counter the one before it wrote, and wrote what it read plus its `by`.
+   */
+  const assertSerializable = (made: ReadonlyArray<Record<string, unknown>>, bys: readonly number[]): void => {
+    const results = made.map((e) => Object.fromEntries((e['results'] as Array<{ key: string; value: unknown }>).map((r) => [r.key, r.value])));
+    const chain = results.map((r, i) => ({ read: r['last'] as number, wrote: r['counter'] as number, by: bys[i]! })).sort((x, y) => x.read - y.read);
+    let counter = 0;
+    for (const link of chain) {
+      assert.equal(link.read, counter, `a call read ${link.read}, but the counter was ${counter}: ${JSON.stringify(chain)}`);
+      assert.equal(link.wrote, link.read + link.by);
+      counter = link.wrote;
+    }
+  };
+
   it('runs calls of one contract at once on its two processes, yet each 105 is what it makes on the state the ones before it left (MVCC re-execution)', async () => {
     const kv = createKv(0);
     await broadcast(kv);
@@ -360,17 +375,23 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     const calls = bys.map((by) => call(kv.id, { action: 'increment', by }));
     // All at once: calls of the contract are in flight together on both processes.
     await Promise.all(calls.map((c) => broadcast(c)));
-    const made = await Promise.all(calls.map((c) => executed(c)));
-    const results = made.map((e) => Object.fromEntries((e['results'] as Array<{ key: string; value: unknown }>).map((r) => [r.key, r.value])));
-    // Serializable: ordered by what each read, every call read the counter the one before it wrote.
-    const chain = results.map((r, i) => ({ read: r['last'] as number, wrote: r['counter'] as number, by: bys[i]! })).sort((x, y) => x.read - y.read);
-    let counter = 0;
-    for (const link of chain) {
-      assert.equal(link.read, counter, `a call read ${link.read}, but the counter was ${counter}: ${JSON.stringify(chain)}`);
-      assert.equal(link.wrote, link.read + link.by);
-      counter = link.wrote;
-    }
+    assertSerializable(await Promise.all(calls.map((c) => executed(c))), bys);
     assert.deepEqual((await rest('GET', `/contracts/${kv.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 78 });
+  });
+
+  it('carries the calls still running when a micro-block is due into the next round, where what they read is checked again', async () => {
+    const kv = createKv(0);
+    await broadcast(kv);
+    await executed(kv);
+    // Slow calls between the increments (each its own, transactions made in one millisecond): a round reaches its
+    // micro-block's due time (1 s) with calls in flight.
+    const bys = [1, 2, 3, 4, 5, 6];
+    const calls = bys.flatMap((by) => [call(kv.id, { action: 'sleep', ms: 350 + by }), call(kv.id, { action: 'increment', by })]);
+    await Promise.all(calls.map((c) => broadcast(c)));
+    const made = await Promise.all(calls.map((c) => executed(c)));
+    assertSerializable(made.filter((_, i) => i % 2 === 1), bys);
+    assert.deepEqual((await rest('GET', `/contracts/${kv.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 21 });
+    for (const c of calls) await statuses(c, 'Success');
   });
 
   it('runs the calls of two contracts side by side, each contract\'s calls in pool order on the state the one before left', async () => {
