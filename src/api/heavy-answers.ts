@@ -18,13 +18,15 @@ export async function heavyJsonAnswer(ctx: ApiContext, accept: string | undefine
   return new StreamReply(JSON_CONTENT_TYPE, built.length, built.stream);
 }
 
-/** Writes a JSON array of `items`, each made by `json`, pausing for the event loop as it goes. */
-export async function writeJsonArray<T>(out: JsonPieces, items: readonly T[], json: (item: T) => unknown, int64AsString: boolean): Promise<void> {
+/** Writes a JSON array of `items` (taken one by one as it goes), each made by `json`, pausing for the event loop as it goes. */
+export async function writeJsonArray<T>(out: JsonPieces, items: Iterable<T>, json: (item: T) => unknown, int64AsString: boolean): Promise<void> {
   out.write('[');
-  for (let i = 0; i < items.length; i++) {
+  let i = 0;
+  for (const item of items) {
     if (i > 0) out.write(',');
-    out.write(stringifyJson(json(items[i]!), { int64AsString }));
+    out.write(stringifyJson(json(item), { int64AsString }));
     if (i % 16 === 15) await out.pause();
+    i++;
   }
   out.write(']');
 }

@@ -32,6 +32,8 @@ export interface ChainReader {
   blockAt(height: number): Block | undefined;
   /** The block at a height as header reads show it, its transactions not decoded (the top height: the liquid block so far). */
   blockHeaderAt(height: number): BlockHeaderView | undefined;
+  /** The transactions of the block at a height, decoded one by one as they are iterated (for answers built in slices). */
+  blockTransactionsAt(height: number): Iterable<Transaction> | undefined;
   /**
    * A block by id. The id may be a liquid block's intermediate total signature: the
    * block is then assembled up to that micro-block, at the current height.

@@ -125,11 +125,18 @@ export function serializedBlockJson(cache: BlockJsonCache, block: Block, height?
  * `height` unless undefined), written into `out` a few transactions at a time with turns of
  * the event loop between: one block of thousands of transactions is megabytes of JSON.
  */
-export async function writeBlockJson(out: JsonPieces, block: Block, height: number | undefined, transactionJson: (tx: Transaction) => JsonObject, int64AsString: boolean): Promise<void> {
-  const head = stringifyJson({ ...block.headerJson(), fee: block.fee }, { int64AsString });
+export async function writeBlockJson(
+  out: JsonPieces,
+  { header, summary }: BlockHeaderView,
+  transactions: Iterable<Transaction>,
+  height: number | undefined,
+  transactionJson: (tx: Transaction) => JsonObject,
+  int64AsString: boolean,
+): Promise<void> {
+  const head = stringifyJson({ ...header.headerJson(summary.size, summary.transactionCount), fee: summary.fee }, { int64AsString });
   out.write(head.slice(0, -1));
   out.write(',"transactions":');
-  await writeJsonArray(out, block.transactions, transactionJson, int64AsString);
+  await writeJsonArray(out, transactions, transactionJson, int64AsString);
   out.write(height === undefined ? '}' : `,"height":${height}}`);
 }
 

@@ -16,7 +16,7 @@
  * its rules reach the chain injected, as ConsensusRules.
  */
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { Block, LiquidBlockBytes, NG_BLOCK_VERSION, applyMicroBlock, genesisBlock, produceMicroBlock, type BlockHeaderView, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
+import { Block, LiquidBlockBytes, NG_BLOCK_VERSION, applyMicroBlock, genesisBlock, produceMicroBlock, transactionsOfBlockBytes, type BlockHeaderView, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -228,6 +228,18 @@ export class Blockchain implements ChainHeaders {
     }
     const header = this.headerAt(height);
     return { header: equalBytes(header.id, summary.id) ? header : header.withSignature(summary.id), summary };
+  }
+
+  /**
+   * The transactions of the block at a height, each decoded as it is iterated (the top
+   * height: the liquid block's, already in memory). The block's bytes are read now: later
+   * blocks or a rollback do not change what the iteration gives.
+   */
+  blockTransactionsAt(height: number): Iterable<Transaction> | undefined {
+    if (height === this.height()) return this.tip?.transactions;
+    if (!Number.isInteger(height) || height < 1 || height > this.height()) return undefined;
+    const bytes = this.store.blockBytes(height);
+    return bytes === undefined ? undefined : transactionsOfBlockBytes(this.protocol, bytes);
   }
 
   childOf(id: Uint8Array): Block | undefined {

@@ -19,6 +19,8 @@ import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { fixtureChain, fixtureServer, protocol } from './fixture.js';
 import { DEFAULT_HEAVY_READ_LIMITS, type HeavyReadLimits } from '../../src/api/heavy-reads.js';
 import { blockJson } from '../../src/api/tx-json.js';
+import type { ChainReader } from '../../src/api/services.js';
+import type { Block } from '../../src/protocol/blocks.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { devAccounts } from '../../src/node/dev.js';
@@ -52,6 +54,22 @@ function open(port: number): Promise<Opened> {
     socket.once('connect', () => resolve({ socket, closed }));
     socket.once('error', reject);
   });
+}
+
+/** A chain whose heights 1..100 all hold `block` (a full-size range); `onRead` hears each height whose transactions are read. */
+function everyHeightHolds(chain: ChainReader, block: Block, onRead: (height: number) => void = () => undefined): ChainReader {
+  const at = (h: number): boolean => Number.isInteger(h) && h >= 1 && h <= 100;
+  return {
+    ...chain,
+    height: () => 100,
+    blockAt: (h) => (at(h) ? block : undefined),
+    blockHeaderAt: (h) => (at(h) ? { header: block, summary: block.summary } : undefined),
+    blockTransactionsAt: (h) => {
+      if (!at(h)) return undefined;
+      onRead(h);
+      return block.transactions;
+    },
+  };
 }
 
 describe('REST under abuse: slow bodies, idle sockets, connection floods', () => {
@@ -261,18 +279,13 @@ describe('REST under abuse: large block-range reads', () => {
     const app = createApiServer(
       {
         ...services,
-        chain: {
-          ...chain,
-          height: () => 100,
-          blockAt: (h: number) => {
-            if (h === 1) {
-              turned = false;
-              setImmediate(() => (turned = true));
-            }
-            if (h === 100) turnedWithinRange = turned;
-            return h >= 1 && h <= 100 ? block : undefined;
-          },
-        },
+        chain: everyHeightHolds(chain, block, (h) => {
+          if (h === 1) {
+            turned = false;
+            setImmediate(() => (turned = true));
+          }
+          if (h === 100) turnedWithinRange = turned;
+        }),
       },
       { logger: false },
     );
@@ -300,7 +313,7 @@ describe('REST under abuse: heavy reads are bounded (byte budget, concurrency) a
     const chain = services.chain;
     const block = chain.blockAt(chain.height())!;
     const app = createApiServer(
-      { ...services, chain: { ...chain, height: () => 100, blockAt: (h: number) => (h >= 1 && h <= 100 ? block : undefined) } },
+      { ...services, chain: everyHeightHolds(chain, block) },
       { logger: false, heavyReads: { ...DEFAULT_HEAVY_READ_LIMITS, ...limits } },
     );
     after(() => app.close());

@@ -244,6 +244,7 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
       const block = Number.isInteger(h) && h >= 1 ? blocks[h - 1] : undefined;
       return block === undefined ? undefined : { header: block, summary: block.summary };
     },
+    blockTransactionsAt: (h) => (Number.isInteger(h) && h >= 1 ? blocks[h - 1]?.transactions : undefined),
     blockById(id): BlockAt | undefined {
       const i = blocks.findIndex((b) => equalBytes(b.id, id));
       if (i >= 0) return { block: blocks[i]!, height: i + 1 };

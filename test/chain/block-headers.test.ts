@@ -26,7 +26,10 @@ function assertHeadersMatchBlocks(chain: Blockchain, what: string): void {
       `${what}: the header at height ${h} is the block's`,
     );
     assert.equal(view.summary.size, block.bytes.length, `${what}: blocksize at height ${h}`);
+    const decoded = [...chain.blockTransactionsAt(h)!].map((tx) => tx.idBase58);
+    assert.deepEqual(decoded, block.transactions.map((tx) => tx.idBase58), `${what}: the transactions decoded one by one at height ${h} are the block's`);
   }
+  assert.equal(chain.blockTransactionsAt(chain.height() + 1), undefined);
   assert.equal(chain.blockHeaderAt(chain.height() + 1), undefined);
   assert.equal(chain.blockHeaderAt(0), undefined);
 }

@@ -66,6 +66,7 @@ describe('/contracts/*', () => {
       height: () => chain.height(),
       blockAt: (h) => chain.blockAt(h),
       blockHeaderAt: (h) => chain.blockHeaderAt(h),
+      blockTransactionsAt: (h) => chain.blockTransactionsAt(h),
       blockById: (id) => chain.blockById(id),
       childOf: (id) => chain.childOf(id),
       transaction: (id) => {

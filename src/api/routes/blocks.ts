@@ -54,16 +54,15 @@ function blocksAnswer(
     out.write('[');
     let first = true;
     for (let h = from; h <= to; h++) {
-      // Blocks left out are told by their headers: their transactions are not decoded.
-      if (keep !== undefined) {
-        const header = ctx.services.chain.blockHeaderAt(h);
-        if (header === undefined || !keep(header.header)) continue;
-      }
-      const block = ctx.services.chain.blockAt(h);
-      if (block === undefined) continue;
+      // Header and summary first: blocks left out are told by them, and the transactions of
+      // those answered are decoded one by one as they are written.
+      const view = ctx.services.chain.blockHeaderAt(h);
+      if (view === undefined || (keep !== undefined && !keep(view.header))) continue;
+      const transactions = ctx.services.chain.blockTransactionsAt(h);
+      if (transactions === undefined) continue;
       if (!first) out.write(',');
       first = false;
-      await writeBlockJson(out, block, h, transactionJson(), int64AsString);
+      await writeBlockJson(out, view, transactions, h, transactionJson(), int64AsString);
       await out.turn();
     }
     out.write(']');
@@ -72,7 +71,7 @@ function blocksAnswer(
 
 /** One full block, built in slices like a range (no byte budget: WE answers any single block). */
 function blockAnswer(ctx: ApiContext, block: Block, height: number | undefined, accept: string | undefined, transactionJson: (tx: Transaction) => JsonObject): Promise<StreamReply> {
-  return heavyJsonAnswer(ctx, accept, (out, int64AsString) => writeBlockJson(out, block, height, transactionJson, int64AsString), { budget: false });
+  return heavyJsonAnswer(ctx, accept, (out, int64AsString) => writeBlockJson(out, { header: block, summary: block.summary }, block.transactions, height, transactionJson, int64AsString), { budget: false });
 }
 
 const plainTransactionJson = (tx: Transaction): JsonObject => tx.toJson();

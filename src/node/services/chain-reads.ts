@@ -26,6 +26,7 @@ export function chainReader({ chain, store, protocol }: ChainReadsDeps): ChainRe
     height: () => chain.height(),
     blockAt: (h) => chain.blockAt(h),
     blockHeaderAt: (h) => chain.blockHeaderAt(h),
+    blockTransactionsAt: (h) => chain.blockTransactionsAt(h),
     blockById: (id) => chain.blockById(id),
     childOf: (id) => chain.childOf(id),
     transaction: confirmed,

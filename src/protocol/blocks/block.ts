@@ -534,21 +534,43 @@ function wrapDecode<T>(f: () => T): T {
 
 /** i32 T ‖ count ‖ (i32 len ‖ tx)*: reads every transaction of the section. */
 function readBlockTransactions(r: ByteReader, p: Protocol, version: number): { declaredCount: number; transactions: Transaction[] } {
+  const { section, declaredCount, end } = openTransactionSection(r, version);
+  const transactions: Transaction[] = [];
+  while (section.remaining > 0) transactions.push(readSectionTransaction(section, p, transactions.length));
+  r.pos = end;
+  return { declaredCount, transactions };
+}
+
+/** The transaction section at `r`: a reader over its transactions, the count it declares, where it ends. */
+function openTransactionSection(r: ByteReader, version: number): { section: ByteReader; declaredCount: number; end: number } {
   const length = r.i32('transactions');
   const countLength = txCountLength(version);
   if (length < countLength || length > r.remaining) throw new DecodeError(`Invalid transactions section length ${length}`, 'transactions');
   const end = r.pos + length;
   const section = new ByteReader(r.buf, r.pos, end);
   const declaredCount = countLength === 1 ? section.i8('transactionCount') : section.i32('transactionCount');
-  const transactions: Transaction[] = [];
-  while (section.remaining > 0) {
-    const i = transactions.length;
-    const txLength = section.i32(`transactions(${i})`);
-    if (txLength < 1 || txLength > section.remaining) {
-      throw new DecodeError(`Invalid length ${txLength} of transaction ${i} in block`, `transactions(${i})`);
-    }
-    transactions.push(wrapDecode(() => p.readTransaction(section, txLength)));
+  return { section, declaredCount, end };
+}
+
+/** Transaction `i` of a section: i32 length ‖ its bytes. */
+function readSectionTransaction(section: ByteReader, p: Protocol, i: number): Transaction {
+  const txLength = section.i32(`transactions(${i})`);
+  if (txLength < 1 || txLength > section.remaining) {
+    throw new DecodeError(`Invalid length ${txLength} of transaction ${i} in block`, `transactions(${i})`);
   }
-  r.pos = end;
-  return { declaredCount, transactions };
+  return wrapDecode(() => p.readTransaction(section, txLength));
+}
+
+/**
+ * The transactions of a block's bytes, each decoded when it is asked for (a block of
+ * thousands of transactions is read a few at a time by heavy REST answers, never whole).
+ */
+export function* transactionsOfBlockBytes(p: Protocol, bytes: Uint8Array): Generator<Transaction, void, undefined> {
+  const r = new ByteReader(bytes);
+  const version = r.u8('version');
+  r.i64('timestamp');
+  r.bytes(BLOCK_ID_LENGTH, 'reference');
+  readConsensus(r, p);
+  const { section } = openTransactionSection(r, version);
+  for (let i = 0; section.remaining > 0; i++) yield readSectionTransaction(section, p, i);
 }
