@@ -155,6 +155,12 @@ export class Gossip {
   private readonly blocks: SeenCache<Set<number>>;
   /** Micro-block inventories by total signature. */
   private readonly inventories: SeenCache<InventoryEntry>;
+  /**
+   * Peers' inventories by the block they extend (its key) → their total-signature keys, in
+   * arrival order: what to fetch next is looked up from the tip and the pipeline, not by
+   * scanning every inventory of the last minutes on each chain change.
+   */
+  private readonly inventoriesByParent: SeenCache<string[]>;
   /** Micro-blocks applied or given up, by total signature. */
   private readonly processedMicros: SeenCache<true>;
   private readonly microRequests = new Map<string, MicroRequest>();
@@ -186,6 +192,7 @@ export class Gossip {
     this.txPayloads = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.blocks = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.inventories = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.inventoriesByParent = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.processedMicros = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
   }
@@ -463,21 +470,29 @@ export class Gossip {
       if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
       entry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: Uint8Array.from(payload), owners: new Set([peer.id]) };
       this.inventories.set(key, entry);
+      const siblings = this.inventoriesByParent.get(entry.prevKey);
+      if (siblings === undefined) this.inventoriesByParent.set(entry.prevKey, [key]);
+      else siblings.push(key);
     }
     if (this.processedMicros.get(key) !== undefined || this.deps.chain.holdsBlockId(inventory.totalSig)) return;
     if (entry.prevKey === bytesKey(this.deps.chain.lastBlockId()) || this.pipeline.has(entry.prevKey)) this.requestMicro(key, entry.prevKey, peer);
   }
 
-  /** Inventories that extend the tip or the pipeline, oldest first, while the pipeline has room. */
+  /**
+   * Inventories that extend the tip or the pipeline, while the pipeline has room: from the
+   * tip and each micro-block in the pipeline (and each one requested here) to the
+   * inventories announced on it, oldest first.
+   */
   private requestReadyMicros(): void {
-    const tipKey = bytesKey(this.deps.chain.lastBlockId());
-    for (let added = true; added && this.pipeline.size < MICRO_BLOCK_FETCH_WINDOW; ) {
-      added = false;
-      this.inventories.forEachFresh((key, e) => {
-        if (this.pipeline.size >= MICRO_BLOCK_FETCH_WINDOW || this.pipeline.has(key) || this.processedMicros.get(key) !== undefined) return;
-        if (e.prevKey !== tipKey && !this.pipeline.has(e.prevKey)) return;
-        if (this.requestMicro(key, e.prevKey)) added = true;
-      });
+    if (this.pipeline.size >= MICRO_BLOCK_FETCH_WINDOW) return;
+    const parents = [bytesKey(this.deps.chain.lastBlockId()), ...this.pipeline.keys()];
+    for (let i = 0; i < parents.length; i++) {
+      const parent = parents[i]!;
+      for (const key of this.inventoriesByParent.get(parent) ?? []) {
+        if (this.pipeline.size >= MICRO_BLOCK_FETCH_WINDOW) return;
+        if (this.pipeline.has(key) || this.processedMicros.get(key) !== undefined || this.inventories.get(key) === undefined) continue;
+        if (this.requestMicro(key, parent)) parents.push(key);
+      }
     }
   }
 
