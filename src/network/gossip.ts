@@ -29,7 +29,7 @@ import { createHash } from 'node:crypto';
 import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
-import type { MicroBlock } from '../protocol/blocks/micro-block.js';
+import type { MicroBlock, TransactionReader } from '../protocol/blocks/micro-block.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.js';
 import {
@@ -50,6 +50,9 @@ import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 import { WeError } from '../errors/catalogue.js';
 import type { Certificate } from '../crypto/pki/x509.js';
+
+/** The key a transaction message's payload is remembered by (SHA-256, Base64). */
+const payloadDigest = (payload: Uint8Array): string => createHash('sha256').update(payload).digest('base64');
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
@@ -377,7 +380,7 @@ export class Gossip {
    * however many peers relay it, its certificates left with the chain, then admitted and relayed.
    */
   onTransactionPayload(peer: Peer, payload: Uint8Array, certificates: readonly Certificate[] = []): void {
-    const digest = createHash('sha256').update(payload).digest('base64');
+    const digest = payloadDigest(payload);
     const seen = this.txPayloads.get(digest);
     if (seen !== undefined) {
       this.txs.get(seen)?.add(peer.id);
@@ -387,6 +390,22 @@ export class Gossip {
     this.txPayloads.set(digest, bytesKey(tx.id));
     this.onTransaction(peer, tx, certificates);
   }
+
+  /**
+   * Reads a transaction of a micro-block from a peer: one that came before in a transaction
+   * message with exactly these bytes and that the pool holds is taken as pooled — decoded,
+   * its id computed and its signature checked at admission — instead of being decoded,
+   * hashed and matched against the pool again (on a node that does not mine, that is nearly
+   * every transaction of a micro-block).
+   */
+  readonly readTransaction: TransactionReader = (r, length) => {
+    const bytes = r.buf.subarray(r.pos, r.pos + length);
+    const key = this.txPayloads.get(payloadDigest(bytes));
+    const pooled = key === undefined ? undefined : this.deps.pool.get(Buffer.from(key, 'latin1'));
+    if (pooled === undefined || !equalBytes(pooled.bytes, bytes)) return this.deps.protocol.readTransaction(r, length);
+    r.pos += length;
+    return pooled;
+  };
 
   private onTransaction(peer: Peer, tx: Transaction, certificates: readonly Certificate[]): void {
     const key = bytesKey(tx.id);
