@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Blockchain } from '../src/chain/blockchain.js';
 import { PreActivatedFeatures } from '../src/chain/features.js';
+import { peerChainOf } from '../src/chain/peer-chain.js';
 import { ScriptVerifier } from '../src/chain/scripts/verifier.js';
 import { preverifySignatures } from '../src/chain/signatures.js';
 import { UtxPool } from '../src/chain/utx.js';
@@ -34,6 +35,7 @@ import { Protocol } from '../src/protocol/protocol.js';
 import { Transfer } from '../src/protocol/transactions/transfer.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
+import { ExtensionImport } from '../src/network/extension-import.js';
 import { freeLoopbackPort } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
 import { processCpuMs, startProcess, stopProcess, type Figure } from './harness.js';
@@ -158,7 +160,7 @@ export async function poolIngest(p: Protocol, n: number): Promise<{ value: numbe
   }
 }
 
-async function chainImport(p: Protocol, blocks: number, perBlock: number): Promise<{ value: number; baseline: number }> {
+export async function chainImport(p: Protocol, blocks: number, perBlock: number): Promise<{ value: number; baseline: number }> {
   const dir = tempDir();
   const dir2 = tempDir();
   try {
@@ -182,18 +184,12 @@ async function chainImport(p: Protocol, blocks: number, perBlock: number): Promi
     const baseline = nativeVerifyRate(all);
     const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
     const t0 = process.hrtime.bigint();
-    // Blocks are parsed and their signatures verified on the verifier threads one block ahead.
-    const parsedAndVerified = async (bytes: Uint8Array): Promise<Block> => {
-      const b = Block.fromBytes(p, bytes);
-      await preverifySignatures(verifier, b.transactions);
-      return b;
-    };
-    let ahead = parsedAndVerified(stored[0]!);
-    for (let i = 0; i < stored.length; i++) {
-      const block = await ahead;
-      if (i + 1 < stored.length) ahead = parsedAndVerified(stored[i + 1]!);
-      fresh.chain.appendBlock(block);
-    }
+    // As sync imports a peer's extension: each block parsed, its signatures sent to the
+    // verifier threads, and applied once they are checked while the later ones are verified.
+    const extension = new ExtensionImport(peerChainOf(fresh.chain), { preverify: (txs) => preverifySignatures(verifier, txs) });
+    for (const bytes of stored) extension.add([Block.fromBytes(p, bytes)]);
+    const result = await extension.apply(stored.length);
+    if (result.kind !== 'applied' || result.added !== stored.length) throw new Error(`import: ${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
     const value = rate(all.length, t0);
     const baselineAfter = nativeVerifyRate(all);
     await verifier.close();

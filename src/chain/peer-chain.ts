@@ -72,6 +72,8 @@ export interface PeerPool {
   preverify(txs: readonly Transaction[]): Promise<void>;
   /** Validates and admits a transaction (idempotent); throws WE's error otherwise. */
   put(tx: Transaction): Transaction;
+  /** The pooled transaction with this id, if any. */
+  get(id: Uint8Array): Transaction | undefined;
   /** The pool's transactions, by timestamp. */
   all(): readonly Transaction[];
 }

@@ -42,9 +42,11 @@ const ITEMS_PER_WORKER = 2 * MAX_BATCH;
 /**
  * Items a worker may hold under a backlog (a block's or micro-block's transactions waiting):
  * enough for the worker to keep verifying while the calling thread is busy for a while —
- * applying the block before — instead of idling until that thread hands it more.
+ * applying the block before — instead of idling until that thread hands it more. At 1,024
+ * a worker idled for part of each 2,000-transfer block an import applied (busy 0.78–0.85 of
+ * the import); at 2,048 it is busy 0.89–0.92.
  */
-const BACKLOG_ITEMS_PER_WORKER = 16 * MAX_BATCH;
+const BACKLOG_ITEMS_PER_WORKER = 32 * MAX_BATCH;
 /** Longest slice the calling thread spends verifying in one event-loop turn, in ms. */
 const INLINE_SLICE_MS = 2;
 

@@ -93,9 +93,9 @@ export class ChainMessages implements PeerTransportEvents {
       case MessageCode.MicroBlockRequest:
         return this.gossip.onMicroBlockRequest(peer, decodeMicroBlockRequest(payload, idLength));
       case MessageCode.MicroBlockResponse:
-        return this.gossip.onMicroBlockResponse(peer, decodeMicroBlockResponse(protocol, payload));
+        return this.gossip.onMicroBlockResponse(peer, decodeMicroBlockResponse(protocol, payload, this.gossip.readTransaction));
       case MessageCode.MicroBlockResponseV2: {
-        const { micro, certificates } = decodeMicroBlockResponseV2(protocol, payload);
+        const { micro, certificates } = decodeMicroBlockResponseV2(protocol, payload, this.gossip.readTransaction);
         return this.offerCertificates(peer, micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : [], certificates, () => this.gossip.onMicroBlockResponse(peer, micro));
       }
       default:

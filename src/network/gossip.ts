@@ -30,7 +30,7 @@ import { createHash } from 'node:crypto';
 import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
-import type { MicroBlock } from '../protocol/blocks/micro-block.js';
+import type { MicroBlock, TransactionReader } from '../protocol/blocks/micro-block.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.js';
 import {
@@ -51,6 +51,9 @@ import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 import { WeError } from '../errors/catalogue.js';
 import type { Certificate } from '../crypto/pki/x509.js';
+
+/** The key a transaction message's payload is remembered by (SHA-256, Base64). */
+const payloadDigest = (payload: Uint8Array): string => createHash('sha256').update(payload).digest('base64');
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
@@ -156,6 +159,12 @@ export class Gossip {
   private readonly blocks: SeenCache<Set<number>>;
   /** Micro-block inventories by total signature. */
   private readonly inventories: SeenCache<InventoryEntry>;
+  /**
+   * Peers' inventories by the block they extend (its key) → their total-signature keys, in
+   * arrival order: what to fetch next is looked up from the tip and the pipeline, not by
+   * scanning every inventory of the last minutes on each chain change.
+   */
+  private readonly inventoriesByParent: SeenCache<string[]>;
   /** Micro-blocks applied or given up, by total signature. */
   private readonly processedMicros: SeenCache<true>;
   private readonly microRequests = new Map<string, MicroRequest>();
@@ -187,6 +196,7 @@ export class Gossip {
     this.txPayloads = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.blocks = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.inventories = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.inventoriesByParent = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.processedMicros = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
   }
@@ -371,7 +381,7 @@ export class Gossip {
    * however many peers relay it, admitted (its certificates then left with the chain) and relayed.
    */
   onTransactionPayload(peer: Peer, payload: Uint8Array, certificates: readonly Certificate[] = []): void {
-    const digest = createHash('sha256').update(payload).digest('base64');
+    const digest = payloadDigest(payload);
     const seen = this.txPayloads.get(digest);
     if (seen !== undefined) {
       this.txs.get(seen)?.add(peer.id);
@@ -381,6 +391,22 @@ export class Gossip {
     this.txPayloads.set(digest, bytesKey(tx.id));
     this.onTransaction(peer, tx, certificates);
   }
+
+  /**
+   * Reads a transaction of a micro-block from a peer: one that came before in a transaction
+   * message with exactly these bytes and that the pool holds is taken as pooled — decoded,
+   * its id computed and its signature checked at admission — instead of being decoded,
+   * hashed and matched against the pool again (on a node that does not mine, that is nearly
+   * every transaction of a micro-block).
+   */
+  readonly readTransaction: TransactionReader = (r, length) => {
+    const bytes = r.buf.subarray(r.pos, r.pos + length);
+    const key = this.txPayloads.get(payloadDigest(bytes));
+    const pooled = key === undefined ? undefined : this.deps.pool.get(Buffer.from(key, 'latin1'));
+    if (pooled === undefined || !equalBytes(pooled.bytes, bytes)) return this.deps.protocol.readTransaction(r, length);
+    r.pos += length;
+    return pooled;
+  };
 
   private onTransaction(peer: Peer, tx: Transaction, certificates: readonly Certificate[]): void {
     const key = bytesKey(tx.id);
@@ -464,21 +490,29 @@ export class Gossip {
       if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
       entry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: Uint8Array.from(payload), owners: new Set([peer.id]) };
       this.inventories.set(key, entry);
+      const siblings = this.inventoriesByParent.get(entry.prevKey);
+      if (siblings === undefined) this.inventoriesByParent.set(entry.prevKey, [key]);
+      else siblings.push(key);
     }
     if (this.processedMicros.get(key) !== undefined || this.deps.chain.holdsBlockId(inventory.totalSig)) return;
     if (entry.prevKey === bytesKey(this.deps.chain.lastBlockId()) || this.pipeline.has(entry.prevKey)) this.requestMicro(key, entry.prevKey, peer);
   }
 
-  /** Inventories that extend the tip or the pipeline, oldest first, while the pipeline has room. */
+  /**
+   * Inventories that extend the tip or the pipeline, while the pipeline has room: from the
+   * tip and each micro-block in the pipeline (and each one requested here) to the
+   * inventories announced on it, oldest first.
+   */
   private requestReadyMicros(): void {
-    const tipKey = bytesKey(this.deps.chain.lastBlockId());
-    for (let added = true; added && this.pipeline.size < MICRO_BLOCK_FETCH_WINDOW; ) {
-      added = false;
-      this.inventories.forEachFresh((key, e) => {
-        if (this.pipeline.size >= MICRO_BLOCK_FETCH_WINDOW || this.pipeline.has(key) || this.processedMicros.get(key) !== undefined) return;
-        if (e.prevKey !== tipKey && !this.pipeline.has(e.prevKey)) return;
-        if (this.requestMicro(key, e.prevKey)) added = true;
-      });
+    if (this.pipeline.size >= MICRO_BLOCK_FETCH_WINDOW) return;
+    const parents = [bytesKey(this.deps.chain.lastBlockId()), ...this.pipeline.keys()];
+    for (let i = 0; i < parents.length; i++) {
+      const parent = parents[i]!;
+      for (const key of this.inventoriesByParent.get(parent) ?? []) {
+        if (this.pipeline.size >= MICRO_BLOCK_FETCH_WINDOW) return;
+        if (this.pipeline.has(key) || this.processedMicros.get(key) !== undefined || this.inventories.get(key) === undefined) continue;
+        if (this.requestMicro(key, parent)) parents.push(key);
+      }
     }
   }
 

@@ -9,7 +9,7 @@
 import { concatBytes } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { Block } from '../protocol/blocks/block.js';
-import { parseMicroBlock, type MicroBlock } from '../protocol/blocks/micro-block.js';
+import { parseMicroBlock, type MicroBlock, type TransactionReader } from '../protocol/blocks/micro-block.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MAX_IDS_PER_MESSAGE, MAX_SCORE_PAYLOAD, MAX_TRANSACTION_PAYLOAD } from './framing.js';
@@ -113,8 +113,9 @@ export function decodeTransaction(protocol: Protocol, payload: Uint8Array): Tran
 
 export const encodeMicroBlockResponse = (micro: MicroBlock): Uint8Array => micro.bytes;
 
-export function decodeMicroBlockResponse(protocol: Protocol, payload: Uint8Array): MicroBlock {
-  return parsed(MessageCode.MicroBlockResponse, () => parseMicroBlock(protocol, payload));
+/** A micro-block response; `readTransaction` may take transactions already decoded from the same bytes. */
+export function decodeMicroBlockResponse(protocol: Protocol, payload: Uint8Array, readTransaction?: TransactionReader): MicroBlock {
+  return parsed(MessageCode.MicroBlockResponse, () => parseMicroBlock(protocol, payload, readTransaction));
 }
 
 // --- HistoryBlock (45), BroadcastedTransaction (46), MicroBlockResponse V2 (47): with certificates ---
@@ -137,7 +138,7 @@ export function decodeBroadcastedTransaction(payload: Uint8Array): { transaction
 
 export const encodeMicroBlockResponseV2 = (micro: MicroBlock, certificates: readonly CertificateBytes[]): Uint8Array => encodeMicroBlockWithCertificates(micro.bytes, certificates);
 
-export function decodeMicroBlockResponseV2(protocol: Protocol, payload: Uint8Array): { micro: MicroBlock; certificates: Certificate[] } {
+export function decodeMicroBlockResponseV2(protocol: Protocol, payload: Uint8Array, readTransaction?: TransactionReader): { micro: MicroBlock; certificates: Certificate[] } {
   const code = MessageCode.MicroBlockResponseV2;
   let read: { payload: Uint8Array; certificates: Certificate[] };
   try {
@@ -146,7 +147,7 @@ export function decodeMicroBlockResponseV2(protocol: Protocol, payload: Uint8Arr
     if (e instanceof CertChainCodecError) throw new MalformedMessage(code, e.message);
     throw e;
   }
-  return { micro: parsed(code, () => parseMicroBlock(protocol, read.payload)), certificates: read.certificates };
+  return { micro: parsed(code, () => parseMicroBlock(protocol, read.payload, readTransaction)), certificates: read.certificates };
 }
 
 function withCertificates(code: MessageCode, payload: Uint8Array): { payload: Uint8Array; certificates: Certificate[] } {

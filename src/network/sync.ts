@@ -4,8 +4,9 @@
  * chain score (24); when the best fresh score of a peer beats ours, that peer becomes the
  * sync channel. The exchange with it: GetSignatures (our locator) → Signatures (the
  * common block and the ids after it) → GetBlocks in batches → one Block per id, or
- * MissingBlock; then the whole extension is applied by the score rule (chain/fork.ts),
- * and signatures are asked again until nothing is new. Each step has a hard timeout that
+ * MissingBlock; then the extension is applied by the score rule (chain/fork.ts) — block
+ * by block while it continues our tip, its signatures verified on the worker threads from
+ * the moment each batch arrives (extension-import.ts) — and signatures are asked again until nothing is new. Each step has a hard timeout that
  * closes the peer. One sync channel at a time.
  *
  * The other side too: this node's score goes to every peer whenever the chain changes, and
@@ -15,6 +16,7 @@ import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58 } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.js';
+import { ExtensionImport } from './extension-import.js';
 import { encodeBlock, encodeGetBlocks, encodeHistoryBlock, encodeMissingBlock, encodeScore, encodeSignatures } from './messages.js';
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
@@ -258,17 +260,17 @@ export class ChainSync {
           this.scores.delete(peer.id);
           break;
         }
-        const blocks = await this.download(peer, news.unknown);
-        if (blocks === 'missing') {
+        // Each batch's signatures go to the verifier threads as it arrives; each block is applied once its own are checked.
+        const extension = new ExtensionImport(this.chain, this.deps.pool);
+        const downloaded = await this.download(peer, news.unknown, (batch) => extension.add(batch));
+        if (downloaded === 'missing') {
           if (++missing > 3) {
             this.scores.delete(peer.id);
             break;
           }
           continue;
         }
-        // Signatures of the extension's transactions are checked on the verifier threads first.
-        await this.deps.pool.preverify(blocks.flatMap((b) => b.transactions));
-        const result = this.chain.applyExtension(blocks, this.settings.maxRollback);
+        const result = await extension.apply(this.settings.maxRollback);
         if (result.kind === 'applied') {
           this.blocksApplied += result.added;
           log.info(
@@ -331,8 +333,9 @@ export class ChainSync {
     });
   }
 
-  private async download(peer: Peer, ids: readonly Uint8Array[]): Promise<Block[] | 'missing'> {
-    const out: Block[] = [];
+  /** Downloads the blocks of `ids` in batches, each batch handed to `onBatch` in order as it is complete. */
+  private async download(peer: Peer, ids: readonly Uint8Array[], onBatch: (blocks: Block[]) => void): Promise<number | 'missing'> {
+    let received = 0;
     for (let i = 0; i < ids.length; i += this.settings.extensionBatchSize) {
       const batch = ids.slice(i, i + this.settings.extensionBatchSize);
       const got = await new Promise<Map<string, Block | undefined> | 'missing'>((resolve, reject) => {
@@ -342,9 +345,10 @@ export class ChainSync {
         peer.send(MessageCode.GetBlocks, encodeGetBlocks(batch));
       });
       if (got === 'missing') return 'missing';
-      for (const id of batch) out.push(got.get(bytesKey(id))!);
-      this.deps.logger.debug(`Received ${out.length} of ${ids.length} blocks from ${socketAddressText(peer.remote)}`);
+      onBatch(batch.map((id) => got.get(bytesKey(id))!));
+      received += batch.length;
+      this.deps.logger.debug(`Received ${received} of ${ids.length} blocks from ${socketAddressText(peer.remote)}`);
     }
-    return out;
+    return received;
   }
 }

@@ -156,6 +156,38 @@ describe('gossip', () => {
     c.net.close();
   });
 
+  it('a micro-block transaction is taken as pooled only when its bytes are the pooled one’s: another proof under the same id is read from the micro-block', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const relayed = transfer(clock, alice, bob, 7n);
+    const other = transfer(clock, bob, alice, 8n);
+    // The same transfer signed again (the signature takes a random nonce): same id, other bytes.
+    const otherInBlock = p.sign(other.withProofs([]), bob.keyPair.privateKey);
+    assert.notDeepEqual(otherInBlock.proofs, other.proofs);
+    const m1 = source.micro([relayed, otherInBlock]).microBlock!;
+    const x = scripted(wire, 'x', (peer, code) => {
+      if (code === MessageCode.MicroBlockRequest) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(m1));
+    });
+    const { atX } = wire.connect(x.ep, c.ep);
+    atX.send(MessageCode.Transaction, relayed.bytes);
+    // c holds `other` as a client broadcast it; the peer relays the copy the micro-block carries.
+    c.node.pool.put(other);
+    atX.send(MessageCode.Transaction, otherInBlock.bytes);
+    await until(() => c.node.pool.get(relayed.id) !== undefined, 'the relayed transaction pooled');
+    await quiet(wire);
+    const pooled = c.node.pool.get(relayed.id)!;
+    const applied: MicroBlock[] = [];
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock)));
+    atX.send(MessageCode.MicroBlockInventory, inventoryOf(m1, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, m1.totalLiquidBlockSig), 'the micro-block applied');
+    const [first, second] = applied[0]!.kind === 'tx' ? applied[0]!.transactions : [];
+    assert.equal(first, pooled, 'the relayed transaction is taken as pooled, not decoded again');
+    assert.deepEqual(second!.proofs, otherInBlock.proofs, 'the transaction with another proof is read from the micro-block');
+    assert.deepEqual(second!.bytes, otherInBlock.bytes);
+    assert.equal(c.node.stateHash(), source.stateHash());
+    assert.deepEqual(c.node.chain.lastBlock().bytes, source.chain.lastBlock().bytes);
+    c.net.close();
+  });
+
   it('micro-blocks announced together are fetched together and applied in chain order, whatever order they arrive in', async () => {
     const { clock, source, wire, c, key } = keyBlockAhead();
     const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);

@@ -240,8 +240,15 @@ function checkSignatureLength(p: Protocol, signature: Uint8Array): void {
   }
 }
 
+/**
+ * Reads one transaction of `length` bytes at the reader's position, leaving the reader after
+ * it (Protocol.readTransaction; the network's reuses a transaction already decoded from the
+ * very same bytes).
+ */
+export type TransactionReader = (r: ByteReader, length: number) => Transaction;
+
 /** A micro-block from its wire bytes; malformed input is a DecodeError or WE's build error. */
-export function parseMicroBlock(p: Protocol, bytes: Uint8Array): MicroBlock {
+export function parseMicroBlock(p: Protocol, bytes: Uint8Array, readTransaction: TransactionReader = (r, length) => p.readTransaction(r, length)): MicroBlock {
   const r = new ByteReader(bytes);
   const version = r.u8('version');
   if (!MICRO_BLOCK_VERSIONS.includes(version)) throw new DecodeError(`Unknown micro-block version ${(version << 24) >> 24}`, 'version');
@@ -258,7 +265,7 @@ export function parseMicroBlock(p: Protocol, bytes: Uint8Array): MicroBlock {
     r.pos -= 2;
     votes = readVotes(r, p);
   } else {
-    transactions = readMicroBlockTransactions(r, p);
+    transactions = readMicroBlockTransactions(r, readTransaction);
   }
   const generator = r.bytes(p.crypto.publicKeyLength, 'generator');
   const signature = r.bytes(p.crypto.signatureLength, 'signature');
@@ -267,7 +274,7 @@ export function parseMicroBlock(p: Protocol, bytes: Uint8Array): MicroBlock {
   return isVote ? VoteMicroBlock.build(p, { ...header, votes }, signature) : TxMicroBlock.build(p, { ...header, transactions }, signature);
 }
 
-function readMicroBlockTransactions(r: ByteReader, p: Protocol): Transaction[] {
+function readMicroBlockTransactions(r: ByteReader, readTransaction: TransactionReader): Transaction[] {
   const length = r.i32('transactions');
   if (length < 4 || length > r.remaining) throw new DecodeError(`Invalid transactions section length ${length}`, 'transactions');
   const end = r.pos + length;
@@ -283,7 +290,7 @@ function readMicroBlockTransactions(r: ByteReader, p: Protocol): Transaction[] {
     const txLength = section.i32(`transactions(${i})`);
     if (txLength < 1 || txLength > section.remaining) throw new DecodeError(`Invalid length ${txLength} of transaction ${i} in micro-block`, `transactions(${i})`);
     try {
-      transactions.push(p.readTransaction(section, txLength));
+      transactions.push(readTransaction(section, txLength));
     } catch (e) {
       if (e instanceof WeError) throw e;
       throw new DecodeError(`Malformed transaction ${i} in micro-block: ${(e as Error).message}`, `transactions(${i})`);
