@@ -156,9 +156,18 @@ const txString = (tx: Transaction): string => stringifyJson(tx.toJson());
 
 /** Verifier.verifyAsEllipticCurveSignature. */
 function verifySenderProof(tx: Transaction, exactlyOneProof: boolean): void {
+  checkSenderProofCount(tx, exactlyOneProof);
+  if (!tx.hasValidSenderSignature()) throw genericError(`Script doesn't exist and proof doesn't validate as signature for '${txString(tx)}'`);
+}
+
+/**
+ * The proof count of an unscripted sender's transaction. Checked whoever verified the
+ * signature: whether the sender is scripted is a matter of state (a transaction admitted with
+ * two proofs while its sender had a script is refused once the script is removed).
+ */
+function checkSenderProofCount(tx: Transaction, exactlyOneProof: boolean): void {
   if (exactlyOneProof && tx.proofs.length !== 1) throw genericError('Transactions from non-scripted accounts must have exactly 1 proof');
   if (tx.proofs.length === 0) throw genericError('Transactions from non-scripted accounts must have proof');
-  if (!tx.hasValidSenderSignature()) throw genericError(`Script doesn't exist and proof doesn't validate as signature for '${txString(tx)}'`);
 }
 
 /** An Exchange's order signed by its (unscripted) sender. */
@@ -183,9 +192,9 @@ const SIGNATURE_CHECKS: SignatureChecks = {
   dataAuthorSignature: verifyDataAuthorProof,
 };
 
-/** Signatures already verified (the pool's candidates, re-validation, inner transactions): only scripts run. */
+/** Signatures already verified (the pool's candidates, re-validation, inner transactions): scripts run, and unscripted senders' proof counts are checked. */
 const SIGNATURES_VERIFIED: SignatureChecks = {
-  senderSignature: () => undefined,
+  senderSignature: (tx) => checkSenderProofCount(tx, true),
   orderSignature: () => undefined,
   dataAuthorSignature: () => undefined,
 };

@@ -6,9 +6,10 @@
  * peer that validates the micro-block in full reaches the same state.
  */
 import assert from 'node:assert/strict';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { describe, it } from 'node:test';
 import { minerShare } from '../../src/chain/blockchain.js';
-import { alice, bob, ChainNode, Clock, minerA, transfer } from './fork-fixture.js';
+import { alice, bob, ChainNode, Clock, minerA, p, transfer } from './fork-fixture.js';
 
 describe("this node's micro-block from pool candidates", () => {
   it('leaves out a candidate an earlier one in the same micro-block made invalid, and a peer agrees', () => {
@@ -41,6 +42,26 @@ describe("this node's micro-block from pool candidates", () => {
 
     // A peer validating every transaction of the micro-block (signatures included) ends in the same state.
     peer.chain.appendMicroBlock(build.microBlock);
+    assert.equal(peer.stateHash(), node.stateHash());
+  });
+
+  it('leaves out an unscripted sender\'s transaction with two proofs, which every peer refuses', () => {
+    const clock = new Clock();
+    const node = ChainNode.create('build-proofs', clock, [minerA]);
+    const peer = ChainNode.create('build-proofs-peer', clock, [minerA]);
+    node.forge();
+    peer.follow(node);
+    // Its first proof is a valid signature: what was verified of it holds, but an unscripted
+    // sender's transaction must carry exactly one proof.
+    const signed = transfer(clock, alice, bob, 7n);
+    const twoProofs = p.transactionFromJson({ ...signed.toJson(), proofs: [...signed.proofs, ...signed.proofs].map(encodeBase58) }, { forBroadcast: false });
+    assert.ok(twoProofs.hasValidSenderSignature());
+    const fine = transfer(clock, bob, alice, 3n);
+    clock.now += 100n;
+    const build = node.chain.appendOwnMicroBlock([twoProofs, fine], { maxTransactions: 100, maxBlockBytes: 1 << 20 }, minerA.keyPair.privateKey, false);
+    assert.deepEqual(build.included.map((t) => t.idBase58), [fine.idBase58]);
+    assert.match(build.rejected[0]?.error.message ?? '', /exactly 1 proof/);
+    peer.chain.appendMicroBlock(build.microBlock!);
     assert.equal(peer.stateHash(), node.stateHash());
   });
 });
