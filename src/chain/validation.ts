@@ -192,9 +192,16 @@ const SIGNATURE_CHECKS: SignatureChecks = {
   dataAuthorSignature: verifyDataAuthorProof,
 };
 
-/** Signatures already verified (the pool's candidates, re-validation, inner transactions): scripts run, and unscripted senders' proof counts are checked. */
+/**
+ * Signatures already verified (the pool's candidates, re-validation, inner transactions):
+ * scripts run, and an unscripted sender's transaction must not carry more than one proof. (A
+ * verified signature is a proof; none at all is only the miner's own 105, applied before it is
+ * signed.)
+ */
 const SIGNATURES_VERIFIED: SignatureChecks = {
-  senderSignature: (tx) => checkSenderProofCount(tx, true),
+  senderSignature: (tx) => {
+    if (tx.proofs.length > 1) checkSenderProofCount(tx, true);
+  },
   orderSignature: () => undefined,
   dataAuthorSignature: () => undefined,
 };

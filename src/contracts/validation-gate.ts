@@ -14,7 +14,6 @@
  * it builds the 105 V4 from the agreeing validators' results (WE's
  * ConfidentialUnpermittedSetupProcess) — see `fromValidators`.
  */
-import type { Address } from '../crypto/address.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import { WeError } from '../errors/catalogue.js';
 import { FEATURE } from '../protocol/features.js';
@@ -22,6 +21,7 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { ValidationProof } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { contractValidators, executedContractIdOf } from '../state/appliers/contracts.js';
+import { confidentialContractOf } from '../state/contract-info.js';
 import type { MutableState } from '../state/view.js';
 import { knownPolicyOf, touchedPolicies } from './execution-policy.js';
 import { isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
@@ -58,15 +58,6 @@ export interface ValidationGateOptions {
   isFeatureActive(id: number, height: number): boolean;
 }
 
-type Fields = Readonly<Record<string, unknown>>;
-
-/** The group participants of a confidential call's contract (a 104 V6 to a confidential contract), else undefined. */
-export function confidentialGroupOf(tx: Transaction, state: Pick<MutableState, 'contract'>): readonly Address[] | undefined {
-  if (tx.type !== 104 || tx.version !== 6) return undefined;
-  const info = state.contract((tx.data as Fields)['contractId'] as Uint8Array);
-  return info?.isConfidential === true ? info.groupParticipants : undefined;
-}
-
 /** Holders of `contract_validator` at the key block, the miner left out. */
 export function validatorSetAt(protocol: Protocol, state: MutableState, at: bigint, except: string): ValidatorSet {
   const addresses = new Set(contractValidators(state, at).map((a) => protocol.addresses.addressFromBytes(a).toString()));
@@ -81,9 +72,9 @@ export class ValidationGate {
   private scope(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: ContractValidatorResult[] } {
     const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
     const results = this.o.store.find(keyBlock.id, tx.id);
-    const group = confidentialGroupOf(tx, state);
-    if (group === undefined) return { validators, results };
-    const members = new Set(group.map((a) => a.toString()));
+    const confidential = confidentialContractOf(tx, state);
+    if (confidential === undefined) return { validators, results };
+    const members = new Set(confidential.groupParticipants.map((a) => a.toString()));
     return {
       validators: { addresses: new Set([...validators.addresses].filter((a) => members.has(a))) },
       results: results.filter((r) => r.confidential !== undefined),

@@ -49,6 +49,16 @@ export function isGroupParticipant(info: ContractInfo, address: Uint8Array): boo
   return info.groupParticipants.some((a) => equalBytes(a.bytes, address));
 }
 
+/**
+ * The confidential contract a call goes to, when it goes to one: its calls' results are judged
+ * among its group participants that are validators (the miner and every node alike).
+ */
+export function confidentialContractOf(call: Transaction, state: { contract(contractId: Uint8Array): ContractInfo | undefined }): ContractInfo | undefined {
+  if (call.type !== 104) return undefined;
+  const info = state.contract((call.data as Fields)['contractId'] as Uint8Array);
+  return info?.isConfidential === true ? info : undefined;
+}
+
 type Fields = Readonly<Record<string, unknown>>;
 
 /** The stored contract a CreateContract (any version) or UpdateContract names. */

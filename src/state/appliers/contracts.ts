@@ -41,7 +41,7 @@ import { ROLES, type RoleName } from '../../protocol/transactions/permissions.js
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import { validateWasmBytecode } from '../../protocol/wasm/module.js';
 import { hasRole } from '../permissions.js';
-import { contractInfoAfterUpdate, contractInfoOfCreate, type ContractInfo } from '../contract-info.js';
+import { confidentialContractOf, contractInfoAfterUpdate, contractInfoOfCreate, isGroupParticipant, type ContractInfo } from '../contract-info.js';
 import type { MutableState } from '../view.js';
 import { checkConfidentialCreate, checkConfidentialUpdate } from './confidential-contracts.js';
 import { payFee, resolveRecipient, type Applier, type ApplyContext, type MinerFee } from './context.js';
@@ -259,14 +259,14 @@ function checkValidationProofs(state: ContractApplyState, tx: ExecutedContractTr
   if (tx.version === 1 || d.resultsHash === undefined) return;
   const proofs = d.validationProofs ?? [];
   const policy = policyOf(state, d.tx);
-  const group = tx.version === 4 && d.tx.type === 104 ? state.contract((d.tx.data as Fields)['contractId'] as Uint8Array)?.groupParticipants : undefined;
+  const confidential = confidentialContractOf(d.tx, state);
   const signed =
     tx.version === 4 && d.outputCommitment !== undefined
       ? confidentialResultsSignedBytes(tx.protocol, d.readings ?? [], d.readingsHash ?? null, d.outputCommitment, d.resultsHash)
       : d.resultsHash;
   if (policy.type !== 'any') {
     const minerAddress = state.protocol.addresses.fromPublicKey(miner).bytes;
-    const validators = contractValidators(state, ctx.blockTimestamp).filter((v) => !equalBytes(v, minerAddress) && (group === undefined || group.some((g) => equalBytes(g.bytes, v))));
+    const validators = contractValidators(state, ctx.blockTimestamp).filter((v) => !equalBytes(v, minerAddress) && (confidential === undefined || isGroupParticipant(confidential, v)));
     const proofAddresses = proofs.map((p) => state.protocol.addresses.fromPublicKey(p.validatorPublicKey).bytes);
     const count = new Set(proofAddresses.filter((a) => validators.some((v) => equalBytes(v, a))).map((a) => encodeBase58(a))).size;
     const majority = Math.ceil((2 / 3) * validators.length);
