@@ -131,7 +131,7 @@ export interface SignDependencies {
 }
 
 /** Who signs an unsigned request: the keystore address (`sender`, or the form's own signer field) and its password. */
-export function signerOf(body: JsonObject) {
+function signerOf(body: JsonObject) {
   const codec = unsignedCodec(body);
   const form = UNSIGNED_FORMS.get(codec.type) ?? {};
   const sender = jsonString(body['sender'], 'sender');

@@ -121,7 +121,7 @@ export async function checkSendDataRequest(r: SendDataRequest, dataLength: DataL
   } catch (e) {
     if (!(e instanceof WeError)) throw e;
     // An address refusing unlocks after repeated wrong passwords says so, as the signing routes do.
-    if (e.status === 429) throw e;
+    if (e.kind === 'TooManyFailedUnlocks') throw e;
     const password = r.password === undefined || r.password === null ? 'None' : 'Some(***)';
     throw genericError(`Failed to get senders private key, maybe password is wrong: '${password}', error reason: '${e.message}'`, 'password');
   }

@@ -4,7 +4,7 @@
  * from the user's certificate up to the topmost issuer present. Anything else is a
  * `CertificateChainError` with WE's wording.
  */
-import { decodeBase64, EncodingError } from '../encoding.js';
+import { decodeBase64, EncodingError, equalBytes } from '../encoding.js';
 import { CertificateFormatError, parseCertificate, type Certificate } from './x509.js';
 
 export class CertificateChainError extends Error {
@@ -83,7 +83,7 @@ function issuerPath(leaf: Certificate, bySubject: ReadonlyMap<string, Certificat
  * certificate of the set holds that key.
  */
 export function chainOfKey(certs: readonly Certificate[], publicKey: Uint8Array): CertificateChain | undefined {
-  const leaf = certs.find((c) => Buffer.compare(Buffer.from(c.publicKey.bytes), Buffer.from(publicKey)) === 0);
+  const leaf = certs.find((c) => equalBytes(c.publicKey.bytes, publicKey));
   if (leaf === undefined) return undefined;
   return { certificates: issuerPath(leaf, new Map(certs.map((c) => [c.subject.rfc2253, c]))) };
 }
