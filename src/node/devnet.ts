@@ -22,7 +22,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,17 +135,34 @@ function nodeRoles(index: number): RoleName[] {
 }
 
 /** A loopback TCP port nobody listens on right now. */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
+export async function freeLoopbackPort(): Promise<number> {
+  return (await freeLoopbackPorts(1))[0]!;
+}
+
+/**
+ * `count` distinct loopback TCP ports nobody listens on right now, all held while they are
+ * picked (ports picked one after another, each released before the next, can be the same one:
+ * a devnet node then found its REST port taken by its own P2P listener).
+ */
+export async function freeLoopbackPorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((resolveServer, reject) => {
+          const server = createServer();
+          server.unref();
+          server.on('error', reject);
+          server.listen(0, '127.0.0.1', () => resolveServer(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    return typeof address === 'object' && address !== null ? address.port : 0;
   });
+  await Promise.all(servers.map((server) => new Promise<void>((closed) => server.close(() => closed()))));
+  return ports;
 }
 
 /** The shared genesis: node owners (miners) first, then the dev accounts. */
@@ -252,10 +269,11 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const base = o.basePort ?? DEVNET_DEFAULT_BASE_PORT;
   const keys = Array.from({ length: o.nodes }, (_, i) => devnetNodeKeyPair(protocol, i));
   const nodes: DevnetNode[] = [];
+  const free = base === 0 ? await freeLoopbackPorts(2 * o.nodes) : undefined;
   for (let i = 0; i < o.nodes; i++) {
     const nodeDir = join(dir, `node-${i}`);
-    const restPort = base === 0 ? await freeLoopbackPort() : base + 2 * i;
-    const p2pPort = base === 0 ? await freeLoopbackPort() : base + 2 * i + 1;
+    const restPort = free === undefined ? base + 2 * i : free[2 * i]!;
+    const p2pPort = free === undefined ? base + 2 * i + 1 : free[2 * i + 1]!;
     nodes.push({
       index: i,
       name: `devnet-node-${i}`,

@@ -6,11 +6,11 @@
 import { packageTreeDigest } from '../../../src/contracts/package-digest.js';
 import type { KeyPair } from '../../../src/crypto/suite.js';
 import { devAccounts, DEV_CHAIN_ID } from '../../../src/node/dev.js';
+import { freeLoopbackPorts } from '../../../src/node/devnet.js';
 import { stringifyJson } from '../../../src/protocol/json.js';
 import { Protocol } from '../../../src/protocol/protocol.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
 import { Devnet } from '../../support/network.js';
 import { buildKvSdkPackage } from './sdk-package.js';
 
@@ -25,18 +25,6 @@ export interface ContractsDevnet {
   readonly grpcPorts: readonly number[];
 }
 
-/** A loopback port free right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Builds the package into `packages`, starts `nodes` nodes (killed if the process exits) and waits until they are meshed; `dispose` is the caller's. */
 export async function startContractsDevnet(nodes: number, image: string, packages: string): Promise<ContractsDevnet> {
   const dir = await buildKvSdkPackage(packages);
@@ -45,10 +33,11 @@ export async function startContractsDevnet(nodes: number, image: string, package
   const developer = devAccounts(protocol)[0]!.keyPair;
   const net = await Devnet.create({ nodes, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
   process.once('exit', () => net.killAll());
-  const grpcPorts: number[] = [];
-  for (const n of net.nodes) {
-    const port = await freePort();
-    grpcPorts.push(port);
+  // gRPC ports free now and none of the layout's REST and P2P ports (not yet listened on).
+  const layoutPorts = new Set(net.layout.nodes.flatMap((n) => [n.restPort, n.p2pPort]));
+  const grpcPorts = (await freeLoopbackPorts(net.nodes.length + layoutPorts.size)).filter((p) => !layoutPorts.has(p)).slice(0, net.nodes.length);
+  for (const [i, n] of net.nodes.entries()) {
+    const port = grpcPorts[i]!;
     n.editConfig((node) => {
       node['contracts'] = { enable: true, packages: [{ image, source: dir }] };
       const api = (node['api'] ??= {}) as Record<string, unknown>;
