@@ -21,6 +21,7 @@ import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { decodeConfidentialResponse, encodeConfidentialRequest } from '../../src/contracts/grpc/confidential-service.js';
 import { Permit } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import type { ValidationPolicy } from '../../src/protocol/transactions/contracts.js';
 import { type Devnet, until } from '../support/network.js';
 import { tempDir } from '../support/tmp.js';
 import { confidentialCreate } from './support/confidential.js';
@@ -40,6 +41,19 @@ describe('a confidential contract on a 4-node devnet', () => {
   let grpcPorts: readonly number[];
   let owners: Address[];
   const stamp = increasingTimestamps();
+  /** The group's counter contract (participants MEMBERS, owner node 0), created now. */
+  const counterContract = (validationPolicy?: ValidationPolicy): Transaction =>
+    confidentialCreate(protocol, {
+      sender: developer,
+      timestamp: stamp(),
+      isConfidential: true,
+      participants: MEMBERS.map((i) => owners[i]!),
+      owners: [owners[0]!],
+      image: IMAGE,
+      imageHash,
+      params: [{ key: 'start', type: 'integer', value: 1n }],
+      validationPolicy,
+    });
 
   const broadcast = (tx: Transaction, via = 0): Promise<void> => broadcastVia(net, tx, via);
 
@@ -86,16 +100,7 @@ describe('a confidential contract on a 4-node devnet', () => {
       WAIT_MS,
     );
 
-    const create = confidentialCreate(protocol, {
-      sender: developer,
-      timestamp: stamp(),
-      isConfidential: true,
-      participants: MEMBERS.map((i) => owners[i]!),
-      owners: [owners[0]!],
-      image: IMAGE,
-      imageHash,
-      params: [{ key: 'start', type: 'integer', value: 1n }],
-    });
+    const create = counterContract();
     await broadcast(create);
     const infos = await onEveryNode('the confidential contract on every node', `/contracts/info/${create.idBase58}`);
     for (const info of infos) {
@@ -211,17 +216,7 @@ describe('a confidential contract on a 4-node devnet', () => {
   });
 
   it('under policy majority, mines a confidential call only with the proofs of the group\'s validators', async () => {
-    const create = confidentialCreate(protocol, {
-      sender: developer,
-      timestamp: stamp(),
-      isConfidential: true,
-      participants: MEMBERS.map((i) => owners[i]!),
-      owners: [owners[0]!],
-      image: IMAGE,
-      imageHash,
-      params: [{ key: 'start', type: 'integer', value: 1n }],
-      validationPolicy: { type: 'majority' },
-    });
+    const create = counterContract({ type: 'majority' });
     await broadcast(create);
     await onEveryNode('the majority confidential contract on every node', `/contracts/info/${create.idBase58}`);
     const ids: string[] = [];
