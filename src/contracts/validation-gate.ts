@@ -31,7 +31,7 @@ import {
   selectProofs,
   strictestPolicy,
   type ConfidentialResults,
-  type ContractValidatorResult,
+  type HeldValidatorResult,
   type ValidatorResultsStore,
   type ValidatorSet,
 } from './validator-results.js';
@@ -69,7 +69,7 @@ export class ValidationGate {
   constructor(private readonly o: ValidationGateOptions) {}
 
   /** The validators a transaction's results are judged among, and the results that count. */
-  private scope(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: ContractValidatorResult[] } {
+  private scope(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: HeldValidatorResult[] } {
     const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
     const results = this.o.store.find(keyBlock.id, tx.id);
     const confidential = confidentialContractOf(tx, state);
@@ -87,7 +87,7 @@ export class ValidationGate {
     const policy = knownPolicyOf(state, tx);
     if (policy === undefined || policy.type === 'any') return true;
     const { validators, results } = this.scope(tx, state, keyBlock);
-    return enoughResults(this.o.protocol, policy, validators, results);
+    return enoughResults(policy, validators, results);
   }
 
   /**
@@ -103,10 +103,9 @@ export class ValidationGate {
     const tried = new Set<string>();
     let best: { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined;
     for (const r of results) {
-      const key = agreementKey(this.o.protocol, r.resultsHash, r.confidential);
-      if (tried.has(key) || r.confidential === undefined) continue;
-      tried.add(key);
-      const proofs = selectProofs(this.o.protocol, policy, validators, results, r.resultsHash, r.confidential);
+      if (tried.has(r.agreement) || r.confidential === undefined) continue;
+      tried.add(r.agreement);
+      const proofs = selectProofs(policy, validators, results, r.agreement);
       if (proofs !== undefined && (best === undefined || proofs.length > best.proofs.length)) best = { resultsHash: r.resultsHash, confidential: r.confidential, proofs };
     }
     return best;
@@ -132,7 +131,7 @@ export class ValidationGate {
     }
     if (policy.type === 'any') return { kind: 'proofs', proofs: [] };
     const { validators, results } = this.scope(tx, state, keyBlock);
-    const proofs = selectProofs(this.o.protocol, policy, validators, results, hash, confidential);
+    const proofs = selectProofs(policy, validators, results, agreementKey(this.o.protocol, hash, confidential));
     if (proofs === undefined) return { kind: 'wait', reason: `not enough validators agree on results hash '${encodeBase58(hash)}'` };
     return { kind: 'proofs', proofs };
   }

@@ -12,6 +12,7 @@ import { DataEntry as DataEntryMessage } from '@wavesenterprise/js-contract-grpc
 import { CallContractTransaction as CallContractMessage } from '@wavesenterprise/js-contract-grpc-client/managed/call_contract_transaction.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { ConfidentialExecution } from '../../src/contracts/confidential/execution.js';
+import type { ExecutionResult } from '../../src/contracts/result.js';
 import { ReadingsJournal } from '../../src/contracts/confidential/readings.js';
 import { ConfidentialState } from '../../src/contracts/confidential/state.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
@@ -150,7 +151,8 @@ describe('the ConfidentialContractService over gRPC', () => {
     const journal = new ReadingsJournal(protocol);
     journal.keys(secret.id, { matches: 't.*' }, []);
     const results = [{ key: 'total', type: 'integer' as const, value: 5n }, { key: 'tag', type: 'integer' as const, value: 1n }];
-    const built = execution.build(callTx, { kind: 'success', results: [{ contractId: secret.id, results }], assetOperations: [] }, prepared.input, { protocol, isFeatureActive: () => true, miner: node, timestamp: ++stamp }, journal.result());
+    const run: ExecutionResult = { kind: 'success', results: [{ contractId: secret.id, results }], assetOperations: [] };
+    const built = execution.build(callTx, run, prepared.input, { protocol, isFeatureActive: () => true, miner: node, timestamp: ++stamp }, execution.resultsOf(run, prepared.input, journal.result()));
     assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
     const v4 = built.executed;
     applyExecutedContract(state, v4, APPLY_CONTEXT);
