@@ -35,9 +35,8 @@ import { rulesFor, type ApplyContext } from '../../src/state/appliers/index.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { equalBytes } from '../../src/crypto/encoding.js';
-import type { Blockchain, ChainEvent } from '../../src/chain/blockchain.js';
-import { KeyBlockValidators } from '../../src/contracts/validator-set.js';
-import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, node, protocol } from './support/engine.js';
+import type { ChainEvent } from '../../src/chain/blockchain.js';
+import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, keyBlockValidators, node, protocol } from './support/engine.js';
 import { ContractTestState } from './support/state.js';
 
 const HASH = 'cd'.repeat(32);
@@ -290,8 +289,8 @@ describe('the validators of the key block', () => {
     state.addPermissionOp(protocol.addresses.fromPublicKey(v.publicKey).bytes, { opType, role: ROLES.contract_validator, timestamp: opType === 'add' ? 1n : 2n, dueTimestamp: null });
   const setup = () => {
     const state = stateWithValidators(validators[0]!);
-    const chain = { protocol, keyBlock: { id: new Uint8Array(64).fill(1), timestamp: BLOCK.timestamp }, height: () => 2, state: () => state } as { protocol: typeof protocol; keyBlock: { id: Uint8Array; timestamp: bigint }; height(): number; state(): ContractTestState };
-    const set = new KeyBlockValidators({ ...chain, headerAt: () => chain.keyBlock } as unknown as Blockchain);
+    const chain = { keyBlock: { id: new Uint8Array(64).fill(1), timestamp: BLOCK.timestamp } };
+    const set = keyBlockValidators(state, () => chain.keyBlock);
     return { state, chain, set };
   };
   const microBlock = (...types: number[]): ChainEvent => ({ kind: 'micro-block', transactions: types.map((type) => ({ type }) as Transaction) }) as unknown as ChainEvent;
@@ -325,9 +324,10 @@ describe('the miner\'s gate', () => {
   it('executes a majority contract\'s transaction only with enough agreeing results, and gives the 105 their proofs', () => {
     const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
     const store = new ValidatorResultsStore({ protocol, now: () => 0n, maxResults: 100, expireAfterMs: 60_000 });
-    const gate = new ValidationGate({ protocol, store, minerAddress: addressText(node.publicKey), isFeatureActive: () => true });
-    const create = createWith({ type: 'majority' });
     const keyBlock = { id: KEY_BLOCK, timestamp: BLOCK.timestamp, height: 2 };
+    const validatorsOfKeyBlock = keyBlockValidators(state, () => keyBlock);
+    const gate = new ValidationGate({ protocol, store, validators: validatorsOfKeyBlock, minerAddress: addressText(node.publicKey), isFeatureActive: () => true });
+    const create = createWith({ type: 'majority' });
     const run = success(create.id);
     const hash = resultsHashOf(protocol, create, run)!;
     assert.ok(!gate.ready(create, state, keyBlock));
@@ -344,7 +344,7 @@ describe('the miner\'s gate', () => {
     assert.equal(gate.proofs(create, { kind: 'success', results: [], assetOperations: [] }, state, keyBlock).kind, 'wait');
     // Policy `any` and feature 162 off: no gate.
     assert.ok(gate.ready(createTx('kv:1', HASH, {}), state, keyBlock));
-    const off = new ValidationGate({ protocol, store, minerAddress: addressText(node.publicKey), isFeatureActive: () => false });
+    const off = new ValidationGate({ protocol, store, validators: validatorsOfKeyBlock, minerAddress: addressText(node.publicKey), isFeatureActive: () => false });
     assert.ok(off.ready(createWith({ type: 'majority' }), state, keyBlock));
   });
 });
