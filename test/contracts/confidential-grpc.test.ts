@@ -17,7 +17,6 @@ import { ReadingsJournal } from '../../src/contracts/confidential/readings.js';
 import { ConfidentialState } from '../../src/contracts/confidential/state.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { confidentialContractService, decodeConfidentialResponse, encodeConfidentialRequest } from '../../src/contracts/grpc/confidential-service.js';
-import { applyPage, grpcErrorOf, keyMatcher } from '../../src/contracts/grpc/server.js';
 import { dataEntryFromMessage } from '../../src/contracts/grpc/mapping.js';
 import { missingAuthorizationMetadata } from '../../src/errors/catalogue.js';
 import { CallContract, ExecutedContract, READ_DESCRIPTOR } from '../../src/protocol/transactions/contracts.js';
@@ -70,9 +69,6 @@ describe('the ConfidentialContractService over gRPC', () => {
     const service = confidentialContractService({
       api,
       protocol,
-      keyMatcher,
-      page: applyPage,
-      errorOf: grpcErrorOf,
       authorize: (authorization) => {
         if (authorization !== TOKEN) throw missingAuthorizationMetadata();
       },
