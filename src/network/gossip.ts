@@ -47,6 +47,7 @@ import {
   verifyMicroBlockInventory,
   type MicroBlockInventory,
 } from './messages.js';
+import { MicroBlockTimeline } from './micro-block-timeline.js';
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 import { WeError } from '../errors/catalogue.js';
@@ -183,6 +184,8 @@ export class Gossip {
   private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
   private readonly unsubscribe: () => void;
   /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
+  /** Each micro-block's stage times here, logged once it is appended and announced. */
+  private readonly timeline: MicroBlockTimeline;
   private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number>; readonly certificates: readonly Certificate[] }> = [];
   private closed = false;
 
@@ -198,6 +201,7 @@ export class Gossip {
     this.inventories = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.inventoriesByParent = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.processedMicros = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.timeline = new MicroBlockTimeline(deps.microBlockLog);
     this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
   }
 
@@ -291,12 +295,14 @@ export class Gossip {
       const totalKey = bytesKey(e.microBlock.totalLiquidBlockSig);
       this.processedMicros.set(totalKey, true);
       this.pipeline.delete(totalKey);
+      this.timeline.appended(totalKey, e.timing);
       const keys = this.deps.ownerKeys;
       if (own && keys !== undefined && equalBytes(keys.publicKey, e.microBlock.generator)) {
         const inventory = signMicroBlockInventory(this.deps.protocol, keys, e.microBlock.totalLiquidBlockSig, e.microBlock.prevLiquidBlockSig);
         const entry: InventoryEntry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: encodeMicroBlockInventory(inventory), owners: new Set() };
         this.inventories.set(totalKey, entry);
         this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
+        this.timeline.announced(totalKey, { id: encodeBase58(e.microBlock.totalLiquidBlockSig), origin: 'local', transactions: e.transactions.length });
       }
     }
     this.retryKeyBlocks();
@@ -495,6 +501,7 @@ export class Gossip {
       else siblings.push(key);
     }
     if (this.processedMicros.get(key) !== undefined || this.deps.chain.holdsBlockId(inventory.totalSig)) return;
+    this.timeline.mark(key, 'inventory');
     if (entry.prevKey === bytesKey(this.deps.chain.lastBlockId()) || this.pipeline.has(entry.prevKey)) this.requestMicro(key, entry.prevKey, peer);
   }
 
@@ -526,6 +533,7 @@ export class Gossip {
     const request: MicroRequest = { attempts: 1, timer: undefined, peer };
     this.pipeline.set(key, prevKey);
     this.microRequests.set(key, request);
+    this.timeline.mark(key, 'requested');
     this.sendMicroRequest(key, request);
     return true;
   }
@@ -561,6 +569,7 @@ export class Gossip {
     if (request !== undefined) this.timers.clearTimeout(request.timer);
     this.microRequests.delete(key);
     this.pipeline.delete(key);
+    this.timeline.forget(key);
     this.dropUnreachableMicros();
   }
 
@@ -587,6 +596,7 @@ export class Gossip {
       const request = this.microRequests.get(key);
       if (request !== undefined) this.timers.clearTimeout(request.timer);
       this.microRequests.delete(key);
+      this.timeline.forget(key);
     }
     for (const [prevKey, f] of [...this.fetched]) {
       if (this.pipeline.has(f.key)) continue;
@@ -625,10 +635,12 @@ export class Gossip {
    * already holds are not checked again); it is applied when the one it extends is — blocks
    * fetched ahead that arrive out of order wait for their turn.
    */
-  onMicroBlockResponse(peer: Peer, micro: MicroBlock): void {
+  onMicroBlockResponse(peer: Peer, micro: MicroBlock, arrivedAt?: number): void {
     const key = bytesKey(micro.totalLiquidBlockSig);
     const request = this.microRequests.get(key);
     if (request === undefined) return; // not asked for (or already given up)
+    if (arrivedAt !== undefined) this.timeline.mark(key, 'arrived', arrivedAt);
+    this.timeline.mark(key, 'received');
     const prevKey = bytesKey(micro.prevLiquidBlockSig);
     if (prevKey !== this.pipeline.get(key)) {
       this.processedMicros.set(key, true);
@@ -640,7 +652,7 @@ export class Gossip {
     this.microRequests.delete(key);
     this.processedMicros.set(key, true);
     const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions).then(
-      () => undefined,
+      () => void this.timeline.mark(key, 'verified'),
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     ) : Promise.resolve(undefined);
     this.fetched.set(prevKey, { micro, key, peer, verified });
@@ -661,7 +673,9 @@ export class Gossip {
       .then((failure) => {
         if (failure !== undefined) throw failure;
         // A key block or rollback while its signatures were checked left it behind.
-        if (this.pipeline.has(key)) this.applyMicroBlock(peer, micro, key);
+        if (!this.pipeline.has(key)) return;
+        this.timeline.mark(key, 'applying');
+        this.applyMicroBlock(peer, micro, key);
       })
       .catch((e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${(e as Error).message}`))
       .finally(() => {
@@ -678,6 +692,7 @@ export class Gossip {
     try {
       this.deps.chain.appendMicroBlock(micro);
     } catch (e) {
+      this.timeline.forget(key);
       if (!(e instanceof WeError)) throw e;
       this.deps.logger.debug(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${e.message}`);
       return;
@@ -687,5 +702,6 @@ export class Gossip {
       entry.owners.add(peer.id);
       this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
     }
+    this.timeline.announced(key, { id: micro.idBase58, origin: 'network', transactions: micro.kind === 'tx' ? micro.transactions.length : 0 });
   }
 }
