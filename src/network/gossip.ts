@@ -651,7 +651,7 @@ export class Gossip {
     this.timers.clearTimeout(request.timer);
     this.microRequests.delete(key);
     this.processedMicros.set(key, true);
-    const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions).then(
+    const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions, true).then(
       () => void this.timeline.mark(key, 'verified'),
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     ) : Promise.resolve(undefined);
