@@ -135,6 +135,22 @@ interface FetchedMicro {
  */
 export const MICRO_BLOCK_FETCH_WINDOW = 8;
 
+/** A transaction from a peer on its way into the pool. */
+interface IncomingTransaction {
+  readonly peer: Peer;
+  readonly tx: Transaction;
+  /** Peers known to have it. */
+  readonly holders: Set<number>;
+  /** The certificate chain its 46 carried. */
+  readonly certificates: readonly Certificate[];
+}
+
+/**
+ * The longest the pool admits peers' transactions in one event-loop turn, in ms (about a
+ * hundred transfers): then the sockets are read before it goes on.
+ */
+export const ADMISSION_SLICE_MS = 4;
+
 interface PendingKeyBlock {
   readonly block: Block;
   readonly from: Peer;
@@ -183,10 +199,12 @@ export class Gossip {
   private applying = false;
   private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
   private readonly unsubscribe: () => void;
-  /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
   /** Each micro-block's stage times here, logged once it is appended and announced. */
   private readonly timeline: MicroBlockTimeline;
-  private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number>; readonly certificates: readonly Certificate[] }> = [];
+  /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
+  private incomingTxs: IncomingTransaction[] = [];
+  /** The batches of peers' transactions entering the pool, one after the other: the last one's turn. */
+  private admissions: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(deps: NetworkDeps) {
@@ -430,16 +448,36 @@ export class Gossip {
     }
   }
 
+  /**
+   * Takes the batch that arrived in this turn: its signatures are checked at once (while
+   * earlier batches may still be entering the pool), then it enters the pool after them.
+   */
   private async admitIncoming(): Promise<void> {
     const batch = this.incomingTxs;
     this.incomingTxs = [];
-    try {
-      await this.deps.pool.preverify(batch.map((b) => b.tx));
-    } catch (e) {
+    const verified = this.deps.pool.preverify(batch.map((b) => b.tx)).catch((e: unknown) => {
       this.deps.logger.warn(`Transaction signatures not checked ahead: ${(e as Error).message}`);
-    }
-    if (this.closed) return;
+    });
+    const turn = this.admissions.then(() => verified).then(() => this.admitBatch(batch));
+    this.admissions = turn.catch(() => undefined);
+    await turn;
+  }
+
+  /**
+   * Validates a batch of peers' transactions into the pool in arrival order, in slices of at
+   * most ADMISSION_SLICE_MS: between slices the event loop reads the sockets, so a
+   * micro-block's inventory, request or response and a micro-block ready to apply do not
+   * wait behind a relay batch of thousands of transactions.
+   */
+  private async admitBatch(batch: readonly IncomingTransaction[]): Promise<void> {
+    let until = performance.now() + ADMISSION_SLICE_MS;
     for (const { peer, tx, holders, certificates } of batch) {
+      if (this.closed) return;
+      if (performance.now() >= until) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.closed) return;
+        until = performance.now() + ADMISSION_SLICE_MS;
+      }
       const policy = this.deps.certificatePolicy;
       if (policy !== undefined) {
         const refusal = await policy(tx, certificates);

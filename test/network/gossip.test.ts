@@ -304,6 +304,25 @@ describe('gossip', () => {
     c.net.close();
   });
 
+  it('a micro-block does not wait behind a relay batch entering the pool: it is fetched and applied while the batch is still being admitted', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const relayed = Array.from({ length: 3000 }, (_, i) => transfer(clock, i % 2 === 0 ? bob : alice, i % 2 === 0 ? alice : bob, 1n));
+    const micro = source.micro([transfer(clock, alice, bob, 9n)]).microBlock!;
+    const x = scripted(wire, 'x', (peer, code) => {
+      if (code === MessageCode.MicroBlockRequest) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+    });
+    const { atX, atY } = wire.connect(x.ep, c.ep);
+    let pooledAtApply: number | undefined;
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && (pooledAtApply = c.node.pool.size().size)));
+    // The whole batch arrives in one read of the socket (as the transport hands a chunk's messages over), then the inventory.
+    for (const tx of relayed) c.net.onMessage(atY, MessageCode.Transaction, tx.bytes);
+    atX.send(MessageCode.MicroBlockInventory, inventoryOf(micro, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'the micro-block applied', 20_000);
+    assert.ok(pooledAtApply! < relayed.length, `applied with ${pooledAtApply} of ${relayed.length} relayed transactions admitted`);
+    await until(() => c.node.pool.size().size === relayed.length, 'the whole batch admitted', 20_000);
+    c.net.close();
+  });
+
   it('a transaction relayed in a full mesh goes only to peers not yet known to have it: 6 messages among 4 nodes, not 9', async () => {
     const wire = new Wire();
     const clock = new Clock();
