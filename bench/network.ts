@@ -62,11 +62,13 @@ interface Running {
   readonly microBlocks: Map<string, number>;
   /** Micro-block timelines by id, from the node's `network.micro-blocks` log. */
   readonly timelines: Map<string, Timeline>;
+  /** When this node answered a peer's request for a micro-block, by `id peer-name`. */
+  readonly served: Map<string, number>;
 }
 
 function run(node: DevnetNode): Running {
   const child = spawnDevnetNode(node, { pipe: true });
-  const r: Running = { node, child, keyBlocks: new Map(), microBlocks: new Map(), timelines: new Map() };
+  const r: Running = { node, child, keyBlocks: new Map(), microBlocks: new Map(), timelines: new Map(), served: new Map() };
   let pending = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     pending += chunk.toString('utf8');
@@ -76,6 +78,11 @@ function run(node: DevnetNode): Running {
       if (line.includes('"micro-block timeline"')) {
         const rec = JSON.parse(line) as Timeline & { id: string };
         r.timelines.set(rec.id, rec);
+        continue;
+      }
+      if (line.includes('"micro-block served"')) {
+        const rec = JSON.parse(line) as { id: string; to: string; at: number };
+        if (!r.served.has(`${rec.id} ${rec.to}`)) r.served.set(`${rec.id} ${rec.to}`, rec.at);
         continue;
       }
       const block = line.includes('"block appended"');
@@ -162,11 +169,12 @@ async function bareTcpHop(samples: number, bytes: number): Promise<number[]> {
 }
 
 /** The segments of a micro-block's way from its forger's append to a receiver's, in order. */
-const SEGMENTS: ReadonlyArray<readonly [string, (f: Timeline, r: Timeline) => number | undefined]> = [
+const SEGMENTS: ReadonlyArray<readonly [string, (f: Timeline, r: Timeline, served: number | undefined) => number | undefined]> = [
   ['forger: appended → inventory sent', (f) => gap(f.at.appended, f.at.announced)],
   ['inventory sent → read here', (f, r) => gap(f.at.announced, r.at.inventory)],
   ['inventory read → requested', (_, r) => gap(r.at.inventory, r.at.requested)],
-  ['requested → response read', (_, r) => gap(r.at.requested, r.at.arrived)],
+  ['requested → answered (at the server)', (_, r, served) => gap(r.at.requested, served)],
+  ['answered → response read', (_, r, served) => gap(served, r.at.arrived)],
   ['response decoded', (_, r) => gap(r.at.arrived, r.at.received)],
   ['decoded → signatures checked', (_, r) => gap(r.at.received, r.at.verified)],
   ['checked → its turn to apply', (_, r) => gap(Math.max(r.at.received ?? 0, r.at.verified ?? 0), r.at.applying)],
@@ -191,7 +199,9 @@ function tailBreakdown(nodes: readonly Running[], from: number, to: number): str
     for (const r of nodes) {
       const t = r.timelines.get(id);
       if (t === undefined || t.origin !== 'network' || t.at.appended === undefined) continue;
-      samples.push({ total: t.at.appended - t0, segments: SEGMENTS.map(([, f]) => f(forger, t)) });
+      // The answer to its request, from whichever node served it.
+      const served = nodes.map((s) => s.served.get(`${id} ${r.node.name}`)).find((at) => at !== undefined);
+      samples.push({ total: t.at.appended - t0, segments: SEGMENTS.map(([, f]) => f(forger, t, served)) });
     }
   }
   if (samples.length === 0) return ['no micro-block timelines'];

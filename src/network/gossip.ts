@@ -665,6 +665,7 @@ export class Gossip {
     const certificates = micro.kind === 'tx' ? this.deps.chain.carriedCertificates(micro.transactions.map((t) => t.id)) : [];
     if (certificates.length === 0) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
     else peer.send(MessageCode.MicroBlockResponseV2, encodeMicroBlockResponseV2(micro, certificates));
+    this.timeline.served({ id: micro.idBase58, to: peer.info.nodeName });
   }
 
   /**

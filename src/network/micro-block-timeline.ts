@@ -12,6 +12,8 @@
  *   (decoded), `verified` (its signatures checked), `applying` (its turn came),
  *   `appended` (the chain's event) and `announced` (its inventory relayed); `applyMs` and
  *   `commitMs` are the chain's.
+ * - Wherever a peer's request for one is answered: a line `micro-block served` naming the
+ *   peer (its node name) and the moment.
  *
  * Times are the wall clock in ms with a fraction (performance.timeOrigin + now), so lines
  * from the processes of one machine line up.
@@ -82,6 +84,12 @@ export class MicroBlockTimeline {
       { ...fields, at: entry.stages, ...(t === undefined ? {} : { applyMs: round(t.applySeconds * 1000), commitMs: round(t.commitSeconds * 1000) }) },
       'micro-block timeline',
     );
+  }
+
+  /** A peer's request for it was answered now (at its forger, or a node that relayed it): a line of its own. */
+  served(fields: { readonly id: string; readonly to: string }): void {
+    if (!this.enabled) return;
+    this.log!.debug({ ...fields, at: this.clock() }, 'micro-block served');
   }
 
   /** It will not be appended here (given up, refused, left behind): forgotten. */

@@ -126,9 +126,12 @@ describe('gossip', () => {
     await until(() => equalBytes(c.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'the micro-block reached c');
     await quiet(wire);
     const id = micro.idBase58;
-    assert.deepEqual(atMiner.map((l) => [l.msg, l.obj.id, l.obj.origin, l.obj.transactions]), [['micro-block timeline', id, 'local', 2]]);
+    assert.deepEqual(atMiner.map((l) => [l.msg, l.obj.id, l.obj.origin ?? l.obj.to, l.obj.transactions]), [
+      ['micro-block timeline', id, 'local', 2],
+      ['micro-block served', id, 'b', undefined],
+    ]);
     assert.deepEqual(Object.keys(atMiner[0]!.obj.at as object), ['appended', 'announced']);
-    assert.equal(atB.length, 1);
+    assert.deepEqual(atB.map((l) => [l.msg, l.obj.id]), [['micro-block timeline', id], ['micro-block served', id]], 'b served c');
     assert.equal(atB[0]!.obj.origin, 'network');
     const at = atB[0]!.obj.at as Record<string, number>;
     const stages = ['inventory', 'requested', 'arrived', 'received', 'verified', 'applying', 'appended', 'announced'];
