@@ -17,7 +17,8 @@
  * queued, only to workers holding less than their normal share (behind a backlog share they
  * would wait for thousands of transactions' signatures), and what no worker takes at once
  * the calling thread verifies in the next turns (slices of URGENT_SLICE_MS) — the block is
- * the next thing it has to do anyway.
+ * the next thing it has to do anyway. A request of at most URGENT_INLINE_ITEMS the calling
+ * thread checks at once.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -58,6 +59,8 @@ const BACKLOG_ITEMS_PER_WORKER = 32 * MAX_BATCH;
 const INLINE_SLICE_MS = 2;
 /** Longest slice the calling thread spends on the block lane in one event-loop turn, in ms. */
 const URGENT_SLICE_MS = 8;
+/** A block lane request of at most this many signatures the calling thread checks at once (a few ms). */
+const URGENT_INLINE_ITEMS = 64;
 
 export class SignatureVerifierPool {
   private readonly slots: WorkerSlot[];
@@ -121,6 +124,10 @@ export class SignatureVerifierPool {
    */
   verifyAll(checks: readonly SignatureCheck[], urgent = false): Promise<boolean[]> {
     if (this.closed) return Promise.reject(new Error('The signature verifier pool is closed'));
+    // A few signatures a block waits on: checked here and now — a worker's round trip costs two
+    // thread wake-ups, which on a loaded machine take longer than the checks.
+    const suite = this.inline;
+    if (urgent && suite !== undefined && checks.length <= URGENT_INLINE_ITEMS) return Promise.resolve(checks.map((c) => suite.verify(c.publicKey, c.message, c.signature)));
     const lane = urgent ? this.urgent : this.queue;
     const verdicts = checks.map(
       (c) =>

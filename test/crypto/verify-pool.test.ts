@@ -80,7 +80,8 @@ describe('signature verification on worker threads', () => {
         return { publicKey: kp.publicKey, message, signature };
       });
     const backlog = checks(6000, 'relayed');
-    const block = checks(40, 'micro-block');
+    const block = checks(200, 'micro-block');
+    const small = checks(20, 'small micro-block');
     for (const inline of [waves, undefined]) {
       const one = await SignatureVerifierPool.start('waves', 1, inline);
       let backlogDone = 0;
@@ -89,6 +90,8 @@ describe('signature verification on worker threads', () => {
       const doneBefore = backlogDone;
       assert.deepEqual(verdicts, block.map((_, i) => i % 4 !== 1));
       assert.ok(doneBefore < backlog.length / 2, `the block waited for ${doneBefore} of ${backlog.length} queued before it (inline ${inline !== undefined})`);
+      // A few signatures (checked at once by the calling thread when it verifies too).
+      assert.deepEqual(await one.verifyAll(small, true), small.map((_, i) => i % 4 !== 1));
       assert.deepEqual(await Promise.all(queued), backlog.map((_, i) => i % 4 !== 1), 'the backlog still gets its verdicts');
       await one.close();
     }
