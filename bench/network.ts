@@ -45,23 +45,46 @@ const BARE_BYTES = 32 * 1024;
 const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A micro-block's stage times at one node (src/network/micro-block-timeline.ts). */
+interface Timeline {
+  readonly origin: 'local' | 'network';
+  readonly at: Partial<Record<TimelineStage, number>>;
+  readonly applyMs?: number;
+  readonly commitMs?: number;
+}
+type TimelineStage = 'inventory' | 'requested' | 'arrived' | 'received' | 'verified' | 'applying' | 'appended' | 'announced';
+
 interface Running {
   readonly node: DevnetNode;
   readonly child: ChildProcess;
   /** First append time per block id (ms), from the node's log. */
   readonly keyBlocks: Map<string, number>;
   readonly microBlocks: Map<string, number>;
+  /** Micro-block timelines by id, from the node's `network.micro-blocks` log. */
+  readonly timelines: Map<string, Timeline>;
+  /** When this node answered a peer's request for a micro-block, by `id peer-name`. */
+  readonly served: Map<string, number>;
 }
 
 function run(node: DevnetNode): Running {
   const child = spawnDevnetNode(node, { pipe: true });
-  const r: Running = { node, child, keyBlocks: new Map(), microBlocks: new Map() };
+  const r: Running = { node, child, keyBlocks: new Map(), microBlocks: new Map(), timelines: new Map(), served: new Map() };
   let pending = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     pending += chunk.toString('utf8');
     const lines = pending.split('\n');
     pending = lines.pop()!;
     for (const line of lines) {
+      if (line.includes('"micro-block timeline"')) {
+        const rec = JSON.parse(line) as Timeline & { id: string };
+        r.timelines.set(rec.id, rec);
+        continue;
+      }
+      if (line.includes('"micro-block served"')) {
+        const rec = JSON.parse(line) as { id: string; to: string; at: number };
+        if (!r.served.has(`${rec.id} ${rec.to}`)) r.served.set(`${rec.id} ${rec.to}`, rec.at);
+        continue;
+      }
       const block = line.includes('"block appended"');
       if (!block && !line.includes('"micro-block appended"')) continue;
       const rec = JSON.parse(line) as { time: number; id: string };
@@ -145,6 +168,55 @@ async function bareTcpHop(samples: number, bytes: number): Promise<number[]> {
   }
 }
 
+/** The segments of a micro-block's way from its forger's append to a receiver's, in order. */
+const SEGMENTS: ReadonlyArray<readonly [string, (f: Timeline, r: Timeline, served: number | undefined) => number | undefined]> = [
+  ['forger: appended → inventory sent', (f) => gap(f.at.appended, f.at.announced)],
+  ['inventory sent → read here', (f, r) => gap(f.at.announced, r.at.inventory)],
+  ['inventory read → requested', (_, r) => gap(r.at.inventory, r.at.requested)],
+  ['requested → answered (at the server)', (_, r, served) => gap(r.at.requested, served)],
+  ['answered → response read', (_, r, served) => gap(served, r.at.arrived)],
+  ['response decoded', (_, r) => gap(r.at.arrived, r.at.received)],
+  ['decoded → signatures checked', (_, r) => gap(r.at.received, r.at.verified)],
+  ['checked → its turn to apply', (_, r) => gap(Math.max(r.at.received ?? 0, r.at.verified ?? 0), r.at.applying)],
+  ['apply (validate)', (_, r) => r.applyMs],
+  ['commit', (_, r) => r.commitMs],
+  ['applied → event', (_, r) => (r.applyMs === undefined || r.commitMs === undefined ? undefined : gap(r.at.applying, r.at.appended)! - r.applyMs - r.commitMs)],
+];
+const gap = (from: number | undefined, to: number | undefined): number | undefined => (from === undefined || to === undefined ? undefined : to - from);
+
+/**
+ * Where the time of the slowest 5 % of (micro-block, receiver) pairs went, next to the
+ * median pair's: from the nodes' micro-block timelines, for the micro-blocks their forger
+ * appended within [from, to]. Lines for the progress log.
+ */
+function tailBreakdown(nodes: readonly Running[], from: number, to: number): string[] {
+  const samples: Array<{ total: number; segments: Array<number | undefined> }> = [];
+  const ids = new Set(nodes.flatMap((r) => [...r.timelines.keys()]));
+  for (const id of ids) {
+    const forger = nodes.map((r) => r.timelines.get(id)).find((t) => t?.origin === 'local');
+    const t0 = forger?.at.appended;
+    if (forger === undefined || t0 === undefined || t0 < from || t0 > to) continue;
+    for (const r of nodes) {
+      const t = r.timelines.get(id);
+      if (t === undefined || t.origin !== 'network' || t.at.appended === undefined) continue;
+      // The answer to its request, from whichever node served it.
+      const served = nodes.map((s) => s.served.get(`${id} ${r.node.name}`)).find((at) => at !== undefined);
+      samples.push({ total: t.at.appended - t0, segments: SEGMENTS.map(([, f]) => f(forger, t, served)) });
+    }
+  }
+  if (samples.length === 0) return ['no micro-block timelines'];
+  samples.sort((a, b) => a.total - b.total);
+  const tail = samples.slice(Math.floor(samples.length * 0.95));
+  const mid = samples[Math.floor(samples.length / 2)]!;
+  const mean = (xs: Array<number | undefined>): string => {
+    const ys = xs.filter((x): x is number => x !== undefined);
+    return ys.length === 0 ? '—' : (ys.reduce((a, b) => a + b, 0) / ys.length).toFixed(1);
+  };
+  const out = [`${samples.length} pairs; median pair ${mid.total.toFixed(0)} ms; slowest 5 % (${tail.length}) ${tail[0]!.total.toFixed(0)}–${tail[tail.length - 1]!.total.toFixed(0)} ms, mean ms per stage (median pair's in brackets):`];
+  SEGMENTS.forEach(([name], i) => out.push(`  ${name.padEnd(36)} ${mean(tail.map((s) => s.segments[i])).padStart(7)}  (${mid.segments[i]?.toFixed(1) ?? '—'})`));
+  return out;
+}
+
 const percentile = (xs: readonly number[], q: number): number => (xs.length === 0 ? NaN : xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!);
 
 export async function networkFigures(p: Protocol): Promise<Figure[]> {
@@ -177,6 +249,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
       for (const [logger, level] of [
         ['api', 'WARN'],
         ['chain', 'DEBUG'],
+        ['network.micro-blocks', 'DEBUG'],
       ]) {
         const body = JSON.stringify({ logger, level });
         const res = await fetch(`${r.node.restUrl}/node/logging`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': layout.apiKey }, body });
@@ -256,6 +329,13 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     rmSync(dir, { recursive: true, force: true });
   }
 
+  for (const [phase, window] of [
+    ['steady', steady],
+    ['burst', burst],
+  ] as const) {
+    progress(`micro-block timelines, ${phase}:`);
+    for (const line of tailBreakdown(nodes, window.from, window.to)) progress(line);
+  }
   progress(`bare baseline: ${BARE_SAMPLES} payloads of ${BARE_BYTES} bytes over loopback TCP between two processes`);
   const bare = await bareTcpHop(BARE_SAMPLES, BARE_BYTES);
   const out: Figure[] = [];

@@ -68,8 +68,11 @@ export interface PeerChain {
 
 /** The pool as the network uses it: transactions from peers admitted, the pool's contents relayed. */
 export interface PeerPool {
-  /** Checks the sender proofs of transactions from peers on the verifier threads (keeping the verdicts) before they are applied. */
-  preverify(txs: readonly Transaction[]): Promise<void>;
+  /**
+   * Checks the sender proofs of transactions from peers on the verifier threads (keeping the
+   * verdicts) before they are applied; `urgent` when a block or micro-block waits on them.
+   */
+  preverify(txs: readonly Transaction[], urgent?: boolean): Promise<void>;
   /** Validates and admits a transaction (idempotent); throws WE's error otherwise. */
   put(tx: Transaction): Transaction;
   /** The pooled transaction with this id, if any. */

@@ -15,8 +15,11 @@ function withInner(txs: Iterable<Transaction>, out: Transaction[] = []): Transac
   return out;
 }
 
-/** Verifies the sender proof of each transaction (and of atomics' inner ones) on the pool's threads, all sent at once. */
-export async function preverifySignatures(pool: SignatureVerifierPool, txs: Iterable<Transaction>): Promise<void> {
+/**
+ * Verifies the sender proof of each transaction (and of atomics' inner ones) on the pool's
+ * threads, all sent at once; `urgent`: in the pool's block lane (a block waits on them).
+ */
+export async function preverifySignatures(pool: SignatureVerifierPool, txs: Iterable<Transaction>, urgent = false): Promise<void> {
   const checked: Transaction[] = [];
   const checks: SignatureCheck[] = [];
   for (const tx of withInner(txs)) {
@@ -26,6 +29,6 @@ export async function preverifySignatures(pool: SignatureVerifierPool, txs: Iter
     checks.push(check);
   }
   if (checks.length === 0) return;
-  const verdicts = await pool.verifyAll(checks);
+  const verdicts = await pool.verifyAll(checks, urgent);
   checked.forEach((tx, i) => tx.adoptSignatureVerdict(verdicts[i]!));
 }

@@ -125,16 +125,17 @@ export class UtxPool {
    * block or one by one) before they are applied: a transaction the pool holds with the
    * same bytes was verified at admission and takes that verdict; the rest are verified on
    * the verifier threads. The verdicts stay on the transactions, so applying them does not
-   * verify again on this thread.
+   * verify again on this thread. `urgent`: a block or micro-block waits on them (the
+   * verifiers' block lane, ahead of transactions queued).
    */
-  async preverify(txs: readonly Transaction[]): Promise<void> {
+  async preverify(txs: readonly Transaction[], urgent = false): Promise<void> {
     const rest: Transaction[] = [];
     for (const tx of txs) {
       const pooled = this.txs.get(bytesKey(tx.id));
       if (pooled !== undefined && pooled !== tx && !isAtomic(tx) && equalBytes(pooled.bytes, tx.bytes) && pooled.hasValidSenderSignature()) tx.adoptSignatureVerdict(true);
       else if (pooled !== tx) rest.push(tx);
     }
-    if (this.verifier !== undefined && rest.length > 0) await preverifySignatures(this.verifier, rest);
+    if (this.verifier !== undefined && rest.length > 0) await preverifySignatures(this.verifier, rest, urgent);
   }
 
   /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */

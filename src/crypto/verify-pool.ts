@@ -11,6 +11,14 @@
  * under a real backlog — every worker holding its full share and items still waiting —
  * and then in slices of at most INLINE_SLICE_MS between rounds of its own work; a node
  * answering a few clients at a time leaves verification to the workers.
+ *
+ * A block lane goes ahead of all that: the signatures a block or micro-block from a peer
+ * waits on before it can be applied (verifyAll with `urgent`) are handed out before anything
+ * queued, only to workers holding less than their normal share (behind a backlog share they
+ * would wait for thousands of transactions' signatures), and what no worker takes at once
+ * the calling thread verifies in the next turns (slices of URGENT_SLICE_MS) — the block is
+ * the next thing it has to do anyway. A request of at most URGENT_INLINE_ITEMS the calling
+ * thread checks at once.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -49,10 +57,16 @@ const ITEMS_PER_WORKER = 2 * MAX_BATCH;
 const BACKLOG_ITEMS_PER_WORKER = 32 * MAX_BATCH;
 /** Longest slice the calling thread spends verifying in one event-loop turn, in ms. */
 const INLINE_SLICE_MS = 2;
+/** Longest slice the calling thread spends on the block lane in one event-loop turn, in ms. */
+const URGENT_SLICE_MS = 8;
+/** A block lane request of at most this many signatures the calling thread checks at once (a few ms). */
+const URGENT_INLINE_ITEMS = 64;
 
 export class SignatureVerifierPool {
   private readonly slots: WorkerSlot[];
   private queue: Pending[] = [];
+  /** The block lane: handed out before `queue`. */
+  private urgent: Pending[] = [];
   private closed = false;
   private dispatchScheduled = false;
   private inlineScheduled = false;
@@ -104,16 +118,26 @@ export class SignatureVerifierPool {
     });
   }
 
-  /** The verdicts of many checks (a block's transactions), sent to the workers at once. */
-  verifyAll(checks: readonly SignatureCheck[]): Promise<boolean[]> {
+  /**
+   * The verdicts of many checks (a block's transactions), sent to the workers at once;
+   * `urgent`: in the block lane (what a block or micro-block waits on), ahead of everything queued.
+   */
+  verifyAll(checks: readonly SignatureCheck[], urgent = false): Promise<boolean[]> {
     if (this.closed) return Promise.reject(new Error('The signature verifier pool is closed'));
+    // A few signatures a block waits on: checked here and now — a worker's round trip costs two
+    // thread wake-ups, which on a loaded machine take longer than the checks.
+    const suite = this.inline;
+    if (urgent && suite !== undefined && checks.length <= URGENT_INLINE_ITEMS) return Promise.resolve(checks.map((c) => suite.verify(c.publicKey, c.message, c.signature)));
+    const lane = urgent ? this.urgent : this.queue;
     const verdicts = checks.map(
       (c) =>
         new Promise<boolean>((resolve, reject) => {
-          this.queue.push({ publicKey: c.publicKey, message: c.message, signature: c.signature, resolve, reject });
+          lane.push({ publicKey: c.publicKey, message: c.message, signature: c.signature, resolve, reject });
         }),
     );
-    if (checks.length > 0) this.queued();
+    if (checks.length === 0) return Promise.all(verdicts);
+    if (urgent) this.dispatch();
+    else this.queued();
     return Promise.all(verdicts);
   }
 
@@ -136,17 +160,27 @@ export class SignatureVerifierPool {
     });
   }
 
-  /** Hands waiting items to the least loaded workers with room; a backlog left over goes inline. */
+  /**
+   * Hands waiting items to the least loaded workers with room, the block lane first; a
+   * backlog left over (and the block lane's rest) goes inline.
+   */
   private dispatch(): void {
-    let taken = 0;
+    // Without the calling thread to verify it, the block lane may only wait for the workers, however deep their backlog.
+    if (this.urgent.length > 0) this.urgent = this.handOut(this.urgent, this.inline === undefined ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER);
     // More waiting than every worker's share: a backlog, of which each worker takes a deeper share.
-    const share = this.queue.length > this.slots.length * ITEMS_PER_WORKER ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER;
-    while (taken < this.queue.length) {
+    if (this.queue.length > 0) this.queue = this.handOut(this.queue, this.queue.length > this.slots.length * ITEMS_PER_WORKER ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER);
+    if (this.urgent.length > 0 || this.queue.length > 0) this.scheduleInline();
+  }
+
+  /** Sends the front of `waiting` to workers holding fewer than `share` items, least loaded first; returns what is left. */
+  private handOut(waiting: Pending[], share: number): Pending[] {
+    let taken = 0;
+    while (taken < waiting.length) {
       let slot: WorkerSlot | undefined;
       for (const s of this.slots) if (s.items < share && (slot === undefined || s.items < slot.items)) slot = s;
       if (slot === undefined) break;
-      const n = Math.min(MAX_BATCH, share - slot.items, this.queue.length - taken);
-      const batch = this.queue.slice(taken, taken + n);
+      const n = Math.min(MAX_BATCH, share - slot.items, waiting.length - taken);
+      const batch = waiting.slice(taken, taken + n);
       taken += n;
       if (slot.items === 0) slot.worker.ref();
       slot.inFlight.push(batch);
@@ -154,27 +188,29 @@ export class SignatureVerifierPool {
       const packed = packVerifyBatch(batch);
       slot.worker.postMessage(packed, [packed]);
     }
-    if (taken > 0) this.queue = taken === this.queue.length ? [] : this.queue.slice(taken);
-    if (this.queue.length > 0) this.scheduleInline();
+    return taken === 0 ? waiting : taken === waiting.length ? [] : waiting.slice(taken);
   }
 
   /**
-   * Under a backlog the calling thread verifies from the far end of the queue (the items
-   * the workers would reach last) for a short slice per event-loop turn.
+   * The calling thread verifies from the far end of a lane (the items the workers would
+   * reach last) for a slice per event-loop turn: the block lane's rest first, then a backlog.
    */
   private scheduleInline(): void {
     if (this.inline === undefined || this.inlineScheduled) return;
     this.inlineScheduled = true;
     setImmediate(() => {
       this.inlineScheduled = false;
-      if (this.closed || this.queue.length === 0) return;
+      if (this.closed) return;
+      const urgent = this.urgent.length > 0;
+      const lane = urgent ? this.urgent : this.queue;
+      if (lane.length === 0) return;
       const suite = this.inline!;
-      const until = performance.now() + INLINE_SLICE_MS;
+      const until = performance.now() + (urgent ? URGENT_SLICE_MS : INLINE_SLICE_MS);
       do {
-        const p = this.queue.pop()!;
+        const p = lane.pop()!;
         p.resolve(suite.verify(p.publicKey, p.message, p.signature));
-      } while (this.queue.length > 0 && performance.now() < until);
-      if (this.queue.length > 0) this.scheduleInline();
+      } while (lane.length > 0 && performance.now() < until);
+      if (this.urgent.length > 0 || this.queue.length > 0) this.scheduleInline();
     });
   }
 
@@ -183,7 +219,7 @@ export class SignatureVerifierPool {
     slot.items -= batch.length;
     if (slot.items === 0) slot.worker.unref();
     batch.forEach((p, i) => p.resolve(results[i] === 1));
-    if (this.queue.length > 0) this.dispatch();
+    if (this.urgent.length > 0 || this.queue.length > 0) this.dispatch();
   }
 
   private failed(slot: WorkerSlot, e: Error): void {
@@ -193,7 +229,8 @@ export class SignatureVerifierPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue) p.reject(new Error('The signature verifier pool is closed'));
+    for (const p of [...this.urgent, ...this.queue]) p.reject(new Error('The signature verifier pool is closed'));
+    this.urgent = [];
     this.queue = [];
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }

@@ -8,6 +8,7 @@ import type { KeyPair } from '../crypto/suite.js';
 import type { Certificate } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
+import type { MicroBlockTimelineLog } from './micro-block-timeline.js';
 import type { Timers } from './types.js';
 
 /** WE's `synchronization.*` settings that Weft uses (defaults from WE's application.conf). */
@@ -85,6 +86,8 @@ export interface NetworkDeps {
    * Absent: every transaction's certificates are taken as they come.
    */
   readonly certificatePolicy?: (tx: Transaction, certificates: readonly Certificate[]) => Promise<string | undefined>;
+  /** Where each micro-block's stage times go at DEBUG (micro-block-timeline.ts); absent: nowhere. */
+  readonly microBlockLog?: MicroBlockTimelineLog;
 }
 
 /** The settings given, WE's defaults for the rest. */

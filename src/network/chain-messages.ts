@@ -92,8 +92,10 @@ export class ChainMessages implements PeerTransportEvents {
         return this.gossip.onInventory(peer, decodeMicroBlockInventory(protocol, payload), payload);
       case MessageCode.MicroBlockRequest:
         return this.gossip.onMicroBlockRequest(peer, decodeMicroBlockRequest(payload, idLength));
-      case MessageCode.MicroBlockResponse:
-        return this.gossip.onMicroBlockResponse(peer, decodeMicroBlockResponse(protocol, payload, this.gossip.readTransaction));
+      case MessageCode.MicroBlockResponse: {
+        const arrivedAt = performance.timeOrigin + performance.now();
+        return this.gossip.onMicroBlockResponse(peer, decodeMicroBlockResponse(protocol, payload, this.gossip.readTransaction), arrivedAt);
+      }
       case MessageCode.MicroBlockResponseV2: {
         const { micro, certificates } = decodeMicroBlockResponseV2(protocol, payload, this.gossip.readTransaction);
         return this.offerCertificates(peer, micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : [], certificates, () => this.gossip.onMicroBlockResponse(peer, micro));

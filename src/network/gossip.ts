@@ -47,6 +47,7 @@ import {
   verifyMicroBlockInventory,
   type MicroBlockInventory,
 } from './messages.js';
+import { MicroBlockTimeline } from './micro-block-timeline.js';
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 import { WeError } from '../errors/catalogue.js';
@@ -134,6 +135,22 @@ interface FetchedMicro {
  */
 export const MICRO_BLOCK_FETCH_WINDOW = 8;
 
+/** A transaction from a peer on its way into the pool. */
+interface IncomingTransaction {
+  readonly peer: Peer;
+  readonly tx: Transaction;
+  /** Peers known to have it. */
+  readonly holders: Set<number>;
+  /** The certificate chain its 46 carried. */
+  readonly certificates: readonly Certificate[];
+}
+
+/**
+ * The longest the pool admits peers' transactions in one event-loop turn, in ms (about a
+ * hundred transfers): then the sockets are read before it goes on.
+ */
+export const ADMISSION_SLICE_MS = 4;
+
 interface PendingKeyBlock {
   readonly block: Block;
   readonly from: Peer;
@@ -182,8 +199,12 @@ export class Gossip {
   private applying = false;
   private readonly pendingKeyBlocks = new Map<string, PendingKeyBlock>();
   private readonly unsubscribe: () => void;
+  /** Each micro-block's stage times here, logged once it is appended and announced. */
+  private readonly timeline: MicroBlockTimeline;
   /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
-  private incomingTxs: Array<{ readonly peer: Peer; readonly tx: Transaction; readonly holders: Set<number>; readonly certificates: readonly Certificate[] }> = [];
+  private incomingTxs: IncomingTransaction[] = [];
+  /** The batches of peers' transactions entering the pool, one after the other: the last one's turn. */
+  private admissions: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(deps: NetworkDeps) {
@@ -198,6 +219,7 @@ export class Gossip {
     this.inventories = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.inventoriesByParent = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
     this.processedMicros = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    this.timeline = new MicroBlockTimeline(deps.microBlockLog);
     this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
   }
 
@@ -291,12 +313,14 @@ export class Gossip {
       const totalKey = bytesKey(e.microBlock.totalLiquidBlockSig);
       this.processedMicros.set(totalKey, true);
       this.pipeline.delete(totalKey);
+      this.timeline.appended(totalKey, e.timing);
       const keys = this.deps.ownerKeys;
       if (own && keys !== undefined && equalBytes(keys.publicKey, e.microBlock.generator)) {
         const inventory = signMicroBlockInventory(this.deps.protocol, keys, e.microBlock.totalLiquidBlockSig, e.microBlock.prevLiquidBlockSig);
         const entry: InventoryEntry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: encodeMicroBlockInventory(inventory), owners: new Set() };
         this.inventories.set(totalKey, entry);
         this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
+        this.timeline.announced(totalKey, { id: encodeBase58(e.microBlock.totalLiquidBlockSig), origin: 'local', transactions: e.transactions.length });
       }
     }
     this.retryKeyBlocks();
@@ -424,16 +448,36 @@ export class Gossip {
     }
   }
 
+  /**
+   * Takes the batch that arrived in this turn: its signatures are checked at once (while
+   * earlier batches may still be entering the pool), then it enters the pool after them.
+   */
   private async admitIncoming(): Promise<void> {
     const batch = this.incomingTxs;
     this.incomingTxs = [];
-    try {
-      await this.deps.pool.preverify(batch.map((b) => b.tx));
-    } catch (e) {
+    const verified = this.deps.pool.preverify(batch.map((b) => b.tx)).catch((e: unknown) => {
       this.deps.logger.warn(`Transaction signatures not checked ahead: ${(e as Error).message}`);
-    }
-    if (this.closed) return;
+    });
+    const turn = this.admissions.then(() => verified).then(() => this.admitBatch(batch));
+    this.admissions = turn.catch(() => undefined);
+    await turn;
+  }
+
+  /**
+   * Validates a batch of peers' transactions into the pool in arrival order, in slices of at
+   * most ADMISSION_SLICE_MS: between slices the event loop reads the sockets, so a
+   * micro-block's inventory, request or response and a micro-block ready to apply do not
+   * wait behind a relay batch of thousands of transactions.
+   */
+  private async admitBatch(batch: readonly IncomingTransaction[]): Promise<void> {
+    let until = performance.now() + ADMISSION_SLICE_MS;
     for (const { peer, tx, holders, certificates } of batch) {
+      if (this.closed) return;
+      if (performance.now() >= until) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.closed) return;
+        until = performance.now() + ADMISSION_SLICE_MS;
+      }
       const policy = this.deps.certificatePolicy;
       if (policy !== undefined) {
         const refusal = await policy(tx, certificates);
@@ -495,6 +539,7 @@ export class Gossip {
       else siblings.push(key);
     }
     if (this.processedMicros.get(key) !== undefined || this.deps.chain.holdsBlockId(inventory.totalSig)) return;
+    this.timeline.mark(key, 'inventory');
     if (entry.prevKey === bytesKey(this.deps.chain.lastBlockId()) || this.pipeline.has(entry.prevKey)) this.requestMicro(key, entry.prevKey, peer);
   }
 
@@ -526,6 +571,7 @@ export class Gossip {
     const request: MicroRequest = { attempts: 1, timer: undefined, peer };
     this.pipeline.set(key, prevKey);
     this.microRequests.set(key, request);
+    this.timeline.mark(key, 'requested');
     this.sendMicroRequest(key, request);
     return true;
   }
@@ -561,6 +607,7 @@ export class Gossip {
     if (request !== undefined) this.timers.clearTimeout(request.timer);
     this.microRequests.delete(key);
     this.pipeline.delete(key);
+    this.timeline.forget(key);
     this.dropUnreachableMicros();
   }
 
@@ -587,6 +634,7 @@ export class Gossip {
       const request = this.microRequests.get(key);
       if (request !== undefined) this.timers.clearTimeout(request.timer);
       this.microRequests.delete(key);
+      this.timeline.forget(key);
     }
     for (const [prevKey, f] of [...this.fetched]) {
       if (this.pipeline.has(f.key)) continue;
@@ -617,6 +665,7 @@ export class Gossip {
     const certificates = micro.kind === 'tx' ? this.deps.chain.carriedCertificates(micro.transactions.map((t) => t.id)) : [];
     if (certificates.length === 0) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
     else peer.send(MessageCode.MicroBlockResponseV2, encodeMicroBlockResponseV2(micro, certificates));
+    this.timeline.served({ id: micro.idBase58, to: peer.info.nodeName });
   }
 
   /**
@@ -625,10 +674,12 @@ export class Gossip {
    * already holds are not checked again); it is applied when the one it extends is — blocks
    * fetched ahead that arrive out of order wait for their turn.
    */
-  onMicroBlockResponse(peer: Peer, micro: MicroBlock): void {
+  onMicroBlockResponse(peer: Peer, micro: MicroBlock, arrivedAt?: number): void {
     const key = bytesKey(micro.totalLiquidBlockSig);
     const request = this.microRequests.get(key);
     if (request === undefined) return; // not asked for (or already given up)
+    if (arrivedAt !== undefined) this.timeline.mark(key, 'arrived', arrivedAt);
+    this.timeline.mark(key, 'received');
     const prevKey = bytesKey(micro.prevLiquidBlockSig);
     if (prevKey !== this.pipeline.get(key)) {
       this.processedMicros.set(key, true);
@@ -639,8 +690,8 @@ export class Gossip {
     this.timers.clearTimeout(request.timer);
     this.microRequests.delete(key);
     this.processedMicros.set(key, true);
-    const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions).then(
-      () => undefined,
+    const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions, true).then(
+      () => void this.timeline.mark(key, 'verified'),
       (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
     ) : Promise.resolve(undefined);
     this.fetched.set(prevKey, { micro, key, peer, verified });
@@ -661,7 +712,9 @@ export class Gossip {
       .then((failure) => {
         if (failure !== undefined) throw failure;
         // A key block or rollback while its signatures were checked left it behind.
-        if (this.pipeline.has(key)) this.applyMicroBlock(peer, micro, key);
+        if (!this.pipeline.has(key)) return;
+        this.timeline.mark(key, 'applying');
+        this.applyMicroBlock(peer, micro, key);
       })
       .catch((e: unknown) => this.deps.logger.warn(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${(e as Error).message}`))
       .finally(() => {
@@ -678,6 +731,7 @@ export class Gossip {
     try {
       this.deps.chain.appendMicroBlock(micro);
     } catch (e) {
+      this.timeline.forget(key);
       if (!(e instanceof WeError)) throw e;
       this.deps.logger.debug(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${e.message}`);
       return;
@@ -687,5 +741,6 @@ export class Gossip {
       entry.owners.add(peer.id);
       this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
     }
+    this.timeline.announced(key, { id: micro.idBase58, origin: 'network', transactions: micro.kind === 'tx' ? micro.transactions.length : 0 });
   }
 }

@@ -107,6 +107,8 @@ export interface NodeNetworkOptions {
   readonly traffic?: NetworkTrafficObserver;
   /** PKI mode TEST/ON: which peers' transactions may enter the pool for their certificates (chain-deps.ts). */
   readonly certificatePolicy?: NetworkDeps['certificatePolicy'];
+  /** Each micro-block's stage times at DEBUG (micro-block-timeline.ts); absent: not recorded. */
+  readonly microBlockLog?: NetworkDeps['microBlockLog'];
 }
 
 /** A connected peer as the API shows it (WE's PeerInfo JSON). */
@@ -225,6 +227,7 @@ export class NodeNetwork {
       ...(o.sync === undefined ? {} : { settings: o.sync }),
       ownerKeys: o.owner,
       ...(o.certificatePolicy === undefined ? {} : { certificatePolicy: o.certificatePolicy }),
+      ...(o.microBlockLog === undefined ? {} : { microBlockLog: o.microBlockLog }),
     };
     const network = new NodeNetwork(o, info, transport, manager, new ChainMessages(deps), port);
     ref.network = network;

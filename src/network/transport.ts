@@ -10,6 +10,9 @@
  *   PeerIdentityRequest (answered, then the connection closes), anything else closes.
  * - Each peer has a bounded send queue (bytes and messages): while the socket reports
  *   back-pressure, messages wait in it; when it is full `send` drops and returns false.
+ *   A block's or micro-block's message (BLOCK_CODES) skips the queue under back-pressure:
+ *   it goes to the socket at once, within the queue's byte bound, instead of waiting
+ *   behind transactions.
  * - A message's frame is encoded once for all the peers it goes to (framing.ts
  *   OutgoingFrames), and the messages sent to a peer in one callback leave in one write:
  *   the socket is corked at the first and uncorked when the callback is done.
@@ -40,7 +43,7 @@ import {
   PEER_IDENTITY_REQUEST_LENGTH,
   validateHandshake,
 } from './handshake.js';
-import type { HandshakeInfo, IncomingFrames, MessageCode, NetworkTrafficObserver, Peer, PeerEndpoint, PeerTransport, PeerTransportEvents, SessionKeyPair, StreamPeer } from './types.js';
+import { MessageCode, type HandshakeInfo, type IncomingFrames, type NetworkTrafficObserver, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents, type SessionKeyPair, type StreamPeer } from './types.js';
 
 /** The pino methods the transport uses. */
 export interface TransportLogger {
@@ -97,6 +100,13 @@ export interface PeerTransportOptions {
 }
 
 const NO_LOG: TransportLogger = { info() {}, warn() {}, debug() {} };
+
+/**
+ * Messages a block's propagation waits on (key blocks, micro-block inventories, requests and
+ * responses): written to the socket at once even while the send queue holds back-pressured
+ * messages (transactions), which they would otherwise wait behind.
+ */
+const BLOCK_CODES: ReadonlySet<number> = new Set<number>([MessageCode.Block, MessageCode.MicroBlockInventory, MessageCode.MicroBlockRequest, MessageCode.MicroBlockResponse, MessageCode.MicroBlockResponseV2]);
 
 function defaultSessionKeys(): SessionKeyPair {
   const { privateKey } = generateKeyPairSync('x25519');
@@ -450,15 +460,23 @@ class Connection implements StreamPeer {
       return false;
     }
     const frame = this.transport.frames.frame(code, payload);
-    if (!this.#blocked) {
-      if (!this.#write(frame)) {
+    const s = this.transport.settings;
+    // A block's or micro-block's message does not wait in the queue behind transactions: it
+    // goes to the socket now, behind only what the socket already holds — within the same
+    // byte bound, counting what the socket holds unsent.
+    const ahead = this.#blocked && BLOCK_CODES.has(code);
+    if (ahead && this.#queuedBytes + this.socket.writableLength + frame.length > s.maxQueueBytes) {
+      this.transport.log.debug({ peer: this.id, code, queued: this.#queue.length }, 'send queue full; message dropped');
+      return false;
+    }
+    if (!this.#blocked || ahead) {
+      if (!this.#write(frame) && !this.#blocked) {
         this.#blocked = true;
         this.socket.once('drain', () => this.#flush());
       }
       this.transport.options.traffic?.sent(code, frame.length);
       return true;
     }
-    const s = this.transport.settings;
     if (this.#queue.length >= s.maxQueueMessages || this.#queuedBytes + frame.length > s.maxQueueBytes) {
       this.transport.log.debug({ peer: this.id, code, queued: this.#queue.length }, 'send queue full; message dropped');
       return false;

@@ -213,6 +213,7 @@ export async function startNetwork(ctx: StartContext, { protocol, chain }: Chain
     noQuorumMiningDelayMs: config.miner.noQuorumMiningDelayMs,
     now: ctx.now,
     log: ctx.loggers.get('network'),
+    microBlockLog: ctx.loggers.get('network.micro-blocks'),
     ...(ctx.metrics === undefined ? {} : { traffic: ctx.metrics.traffic }),
     ...(pki === undefined || pki.mode === 'OFF' ? {} : { certificatePolicy: (tx: Transaction, certificates: readonly Certificate[]) => pki.peerTransactionProblem(tx.senderPublicKey, certificates) }),
   });

@@ -70,6 +70,33 @@ describe('signature verification on worker threads', () => {
     await one.close();
   });
 
+  it('the block lane goes ahead of a backlog: a micro-block’s signatures are checked before thousands queued earlier', async () => {
+    const kp = waves.keyPairFromSeedPhrase('verify pool block lane seed phrase');
+    const checks = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => {
+        const message = Buffer.from(`${tag} ${i}`);
+        const signature = waves.sign(kp.privateKey, message);
+        if (i % 4 === 1) signature[3] = signature[3]! ^ 2;
+        return { publicKey: kp.publicKey, message, signature };
+      });
+    const backlog = checks(6000, 'relayed');
+    const block = checks(200, 'micro-block');
+    const small = checks(20, 'small micro-block');
+    for (const inline of [waves, undefined]) {
+      const one = await SignatureVerifierPool.start('waves', 1, inline);
+      let backlogDone = 0;
+      const queued = backlog.map((c) => one.verify(c.publicKey, c.message, c.signature).then((v) => (backlogDone++, v)));
+      const verdicts = await one.verifyAll(block, true);
+      const doneBefore = backlogDone;
+      assert.deepEqual(verdicts, block.map((_, i) => i % 4 !== 1));
+      assert.ok(doneBefore < backlog.length / 2, `the block waited for ${doneBefore} of ${backlog.length} queued before it (inline ${inline !== undefined})`);
+      // A few signatures (checked at once by the calling thread when it verifies too).
+      assert.deepEqual(await one.verifyAll(small, true), small.map((_, i) => i % 4 !== 1));
+      assert.deepEqual(await Promise.all(queued), backlog.map((_, i) => i % 4 !== 1), 'the backlog still gets its verdicts');
+      await one.close();
+    }
+  });
+
   it('works for GOST keys too', async () => {
     const gost = await createGostSuite();
     const gp = await SignatureVerifierPool.start('gost', 1);

@@ -13,7 +13,7 @@ import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signM
 import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, type Account } from '../chain/fork-fixture.js';
-import type { SyncSettings } from '../../src/network/chain-deps.js';
+import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { netNode, type NetNode } from './net-fixture.js';
 import { quiet, until, Wire, type DoublePeer } from './peer-double.js';
 
@@ -102,6 +102,43 @@ describe('gossip', () => {
     assert.equal(wire.count(MessageCode.Block, 'b', 'miner'), 0, 'key blocks are not sent back');
     assert.equal(wire.count(MessageCode.Block, 'c', 'b'), 0);
     assert.equal(wire.count(MessageCode.MicroBlockInventory, 'c', 'b'), 0);
+    for (const n of [miner, b, c]) n.net.close();
+  });
+
+  it('at DEBUG, each micro-block’s stages are logged once it is appended: at its forger and, in order, at a receiver', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const lines = (name: string, level = 'debug'): Array<{ node: string; obj: Record<string, unknown>; msg: string }> & { log: NonNullable<NetworkDeps['microBlockLog']> } => {
+      const out = [] as unknown as Array<{ node: string; obj: Record<string, unknown>; msg: string }> & { log: NonNullable<NetworkDeps['microBlockLog']> };
+      out.log = { debug: (obj, msg) => void out.push({ node: name, obj: obj as Record<string, unknown>, msg }), isLevelEnabled: (l) => l === level };
+      return out;
+    };
+    const [atMiner, atB, atC] = [lines('miner'), lines('b'), lines('c', 'info')];
+    const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC], {}, { microBlockLog: atMiner.log });
+    const b = netNode(wire, 'b', clock, [], {}, { microBlockLog: atB.log });
+    const c = netNode(wire, 'c', clock, [], {}, { microBlockLog: atC.log });
+    wire.connect(miner.ep, b.ep);
+    wire.connect(b.ep, c.ep);
+    await quiet(wire);
+    forgeOwnKeyBlock(clock, miner.node);
+    await until(() => c.node.chain.height() === miner.node.chain.height(), 'the key block reached c');
+    const micro = miner.node.micro([transfer(clock, alice, bob, 7n), transfer(clock, bob, alice, 8n)]).microBlock!;
+    await until(() => equalBytes(c.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'the micro-block reached c');
+    await quiet(wire);
+    const id = micro.idBase58;
+    assert.deepEqual(atMiner.map((l) => [l.msg, l.obj.id, l.obj.origin ?? l.obj.to, l.obj.transactions]), [
+      ['micro-block timeline', id, 'local', 2],
+      ['micro-block served', id, 'b', undefined],
+    ]);
+    assert.deepEqual(Object.keys(atMiner[0]!.obj.at as object), ['appended', 'announced']);
+    assert.deepEqual(atB.map((l) => [l.msg, l.obj.id]), [['micro-block timeline', id], ['micro-block served', id]], 'b served c');
+    assert.equal(atB[0]!.obj.origin, 'network');
+    const at = atB[0]!.obj.at as Record<string, number>;
+    const stages = ['inventory', 'requested', 'arrived', 'received', 'verified', 'applying', 'appended', 'announced'];
+    assert.deepEqual(Object.keys(at).sort(), [...stages].sort());
+    for (let i = 1; i < stages.length; i++) assert.ok(at[stages[i]!]! >= at[stages[i - 1]!]!, `${stages[i]} not before ${stages[i - 1]}`);
+    assert.equal(typeof atB[0]!.obj.commitMs, 'number');
+    assert.equal(atC.length, 0, 'nothing below DEBUG');
     for (const n of [miner, b, c]) n.net.close();
   });
 
@@ -270,6 +307,25 @@ describe('gossip', () => {
     c.net.close();
   });
 
+  it('a micro-block does not wait behind a relay batch entering the pool: it is fetched and applied while the batch is still being admitted', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const relayed = Array.from({ length: 3000 }, (_, i) => transfer(clock, i % 2 === 0 ? bob : alice, i % 2 === 0 ? alice : bob, 1n));
+    const micro = source.micro([transfer(clock, alice, bob, 9n)]).microBlock!;
+    const x = scripted(wire, 'x', (peer, code) => {
+      if (code === MessageCode.MicroBlockRequest) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+    });
+    const { atX, atY } = wire.connect(x.ep, c.ep);
+    let pooledAtApply: number | undefined;
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && (pooledAtApply = c.node.pool.size().size)));
+    // The whole batch arrives in one read of the socket (as the transport hands a chunk's messages over), then the inventory.
+    for (const tx of relayed) c.net.onMessage(atY, MessageCode.Transaction, tx.bytes);
+    atX.send(MessageCode.MicroBlockInventory, inventoryOf(micro, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'the micro-block applied', 20_000);
+    assert.ok(pooledAtApply! < relayed.length, `applied with ${pooledAtApply} of ${relayed.length} relayed transactions admitted`);
+    await until(() => c.node.pool.size().size === relayed.length, 'the whole batch admitted', 20_000);
+    c.net.close();
+  });
+
   it('a transaction relayed in a full mesh goes only to peers not yet known to have it: 6 messages among 4 nodes, not 9', async () => {
     const wire = new Wire();
     const clock = new Clock();
@@ -300,10 +356,7 @@ describe('gossip', () => {
     const c = netNode(wire, 'c', clock, []);
     for (const [x, y] of [[miner, b], [b, c], [c, miner]] as const) wire.connect(x.ep, y.ep);
     await quiet(wire);
-    do {
-      clock.nextRound();
-      miner.node.forge();
-    } while (!equalBytes(miner.node.chain.lastBlock().generator, minerA.keyPair.publicKey));
+    forgeOwnKeyBlock(clock, miner.node);
     await until(() => b.node.chain.height() === miner.node.chain.height(), 'the key block reached b');
     const tx = transfer(clock, alice, bob, 2n);
     c.node.pool.put(tx);
@@ -319,6 +372,14 @@ describe('gossip', () => {
     for (const n of [miner, b, c]) n.net.close();
   });
 });
+
+/** Forges key blocks until one is the owner's (minerA's): micro-blocks are announced only on those. */
+function forgeOwnKeyBlock(clock: Clock, node: ChainNode): void {
+  do {
+    clock.nextRound();
+    node.forge();
+  } while (!equalBytes(node.chain.lastBlock().generator, minerA.keyPair.publicKey));
+}
 
 /** A forging source, a node `c` on the wire double, and the key block both have. */
 function keyBlockAhead(settings: Partial<SyncSettings> = {}): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {

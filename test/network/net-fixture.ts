@@ -15,7 +15,7 @@ export interface NetNode {
   readonly logs: string[];
 }
 
-export function netNode(wire: Wire, name: string, clock: Clock, miners: readonly Account[], settings: Partial<SyncSettings> = {}, extra: Pick<NetworkDeps, 'certificatePolicy' | 'random'> = {}): NetNode {
+export function netNode(wire: Wire, name: string, clock: Clock, miners: readonly Account[], settings: Partial<SyncSettings> = {}, extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog'> = {}): NetNode {
   const node = ChainNode.create(name, clock, miners, chainSettings());
   const logs: string[] = [];
   const log = (level: string) => (m: string) => void logs.push(`${level} ${m}`);

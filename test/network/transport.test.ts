@@ -210,7 +210,7 @@ describe('peer transport', () => {
     assert.deepEqual(tb.received, [[MessageCode.GetPeers, 13]]);
   });
 
-  it('writes the messages of one turn to several peers byte for byte as their frames, in order, the same payload under two codes included', async () => {
+  it('writes the messages of one turn to several peers byte for byte as their frames, in order but for a block that skips the ones held back, the same payload under two codes included', async () => {
     const a = await start(A);
     const b = await rawPeer(a.port, B);
     const c = await rawPeer(a.port, C);
@@ -225,7 +225,8 @@ describe('peer transport', () => {
       [MessageCode.Score, score],
     ];
     for (const [code, payload] of messages) for (const peer of a.opened) assert.equal(peer.send(code, payload), true);
-    const expected = Buffer.concat(messages.map(([code, payload]) => encodeFrame(code, payload)));
+    // The transaction fills the socket's buffer: the scores and GetPeers wait in the send queue, the block does not.
+    const expected = Buffer.concat([0, 3, 1, 2, 4].map((i) => encodeFrame(messages[i]![0], messages[i]![1])));
     for (const r of [b, c]) {
       await waitFor('every byte', () => r.frames.raw.reduce((n, x) => n + x.length, 0) >= expected.length);
       assert.deepEqual(Buffer.concat(r.frames.raw), expected);
@@ -383,6 +384,25 @@ describe('peer transport', () => {
     await waitFor('queued blocks arrive', () => reader.frames.got.length === accepted, 5000);
     assert.ok(reader.frames.got.every((m) => m.code === MessageCode.Block && m.payload.length === block.length));
     assert.equal(peer.send(MessageCode.Block, block), true);
+  });
+
+  it('sends a micro-block inventory ahead of the transactions its send queue holds back, within the queue bound', async () => {
+    const a = await start(A, { sendQueue: { maxBytes: 8 * 1024 * 1024, maxMessages: 10_000 } });
+    const reader = await rawPeer(a.port, B);
+    await waitFor('A sees B', () => a.opened.length === 1);
+    const peer = a.opened[0]!;
+    // In one turn: the first transactions fill the socket's buffer, the rest wait in the send queue.
+    const tx = new Uint8Array(2000).fill(1);
+    for (let i = 0; i < 2000; i++) assert.ok(peer.send(MessageCode.Transaction, tx));
+    const inventory = new Uint8Array(224).fill(7);
+    assert.ok(peer.send(MessageCode.MicroBlockInventory, inventory));
+    // Within the byte bound, counting what the socket holds: a micro-block that would overfill it is dropped.
+    assert.equal(peer.send(MessageCode.MicroBlockResponse, new Uint8Array(5 * 1024 * 1024)), false);
+    await waitFor('everything arrives', () => reader.frames.got.length === 2001, 10_000);
+    const at = reader.frames.got.findIndex((m) => m.code === MessageCode.MicroBlockInventory);
+    assert.ok(at < 100, `the inventory came after ${at} of 2000 transactions`);
+    assert.deepEqual(reader.frames.got[at]!.payload, inventory);
+    assert.equal(reader.frames.got.filter((m) => m.code === MessageCode.Transaction).length, 2000, 'every transaction still arrives');
   });
 
   it('refuses a second connection to an owner already connected, keeping the first', async () => {
