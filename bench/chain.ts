@@ -365,16 +365,40 @@ export async function confirmedRate(node: NodeProc, txs: readonly Transaction[])
 
 const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 
+/**
+ * BENCH_ONLY=<part>[,<part>…] runs only those parts of the chain group (pool, http,
+ * confirmed, import); unset, every part runs.
+ */
+function chainPartWanted(part: 'pool' | 'http' | 'confirmed' | 'import'): boolean {
+  const only = process.env['BENCH_ONLY'];
+  return only === undefined || only === '' || only.split(',').includes(part);
+}
+
 export async function chainFigures(p: Protocol): Promise<Figure[]> {
   const settings = `PoA round ${BENCH_POA.roundDurationMs} ms + sync ${BENCH_POA.syncDurationMs} ms, micro-block every ${BENCH_POA.microBlockIntervalMs} ms, ≤ ${BENCH_POA.maxTransactionsInMicroBlock} txs per micro-block, block ≤ ${BENCH_POA.maxBlockSizeInBytes / 1048576} MiB`;
   const out: Figure[] = [];
-  progress('pool ingest (in process)');
-  const pool = await poolIngest(p, 20_000);
-  out.push(figure('chain.ingest.pool', pool.value, pool.baseline, 'tx/s', 0.75));
-  progress('ingest over HTTP');
-  const viaHttp = await httpIngest(p, 20_000);
-  out.push(figure('chain.ingest.http', viaHttp.value, viaHttp.baseline, 'tx/s', 0.6));
-  out.push({ ...figure('chain.ingest.http.fastify', viaHttp.value, viaHttp.bareFastify, 'tx/s', 0.7), baselineLabel: 'bare Fastify POST of the same bodies, same client, req/s' });
+  if (chainPartWanted('pool')) {
+    progress('pool ingest (in process)');
+    const pool = await poolIngest(p, 20_000);
+    out.push(figure('chain.ingest.pool', pool.value, pool.baseline, 'tx/s', 0.75));
+  }
+  if (chainPartWanted('http')) {
+    progress('ingest over HTTP');
+    const viaHttp = await httpIngest(p, 20_000);
+    out.push(figure('chain.ingest.http', viaHttp.value, viaHttp.baseline, 'tx/s', 0.6));
+    out.push({ ...figure('chain.ingest.http.fastify', viaHttp.value, viaHttp.bareFastify, 'tx/s', 0.7), baselineLabel: 'bare Fastify POST of the same bodies, same client, req/s' });
+  }
+  if (chainPartWanted('confirmed')) out.push(...(await confirmedFigures(p, settings)));
+  if (chainPartWanted('import')) {
+    progress('chain import');
+    const imp = await chainImport(p, 10, 2000);
+    out.push(figure('chain.import', imp.value, imp.baseline, 'tx/s'));
+  }
+  return out;
+}
+
+async function confirmedFigures(p: Protocol, settings: string): Promise<Figure[]> {
+  const out: Figure[] = [];
   progress('broadcast to block');
   const conf = await confirmed(p, 30_000);
   out.push({ ...figure('chain.confirmed', conf.value, conf.baseline, 'tx/s'), baselineLabel: `native Ed25519 verify/s (1 core); ${settings}; target ≥ 3000 tx/s` });
@@ -386,8 +410,5 @@ export async function chainFigures(p: Protocol): Promise<Figure[]> {
     unit: 'ms',
     baselineLabel: `the same node's longest stall over ${QUIET_STALL_WINDOW_MS / 1000} s of mining with nothing broadcast; the node's longest event-loop stall while it takes and mines the transfers, goal < 50 ms (ratio: lower is better)`,
   });
-  progress('chain import');
-  const imp = await chainImport(p, 10, 2000);
-  out.push(figure('chain.import', imp.value, imp.baseline, 'tx/s'));
   return out;
 }

@@ -123,6 +123,8 @@ export class Blockchain implements ChainHeaders {
   private liquidMicros: MicroBlock[] = [];
   /** The signed bytes of the top block kept for its next micro-block (see keptBytesOf). */
   private keptBytes: LiquidBlockBytes | undefined;
+  /** The summed transaction bytes of a block this node built, counted as it was built (see transactionBytesOf). */
+  private builtBytes: { readonly block: Block; readonly bytes: number } | undefined;
   private listeners: Array<(event: ChainEvent) => void> = [];
   /** Certificate chains carried with transactions, stored with the block that mines them (PKI). */
   readonly certificates: CarriedCertificates;
@@ -411,7 +413,7 @@ export class Blockchain implements ChainHeaders {
     const ctx = this.liquidTxContext();
     const miner = this.protocol.addresses.fromPublicKey(keyBlock.generator).bytes;
     const minerKeys = { publicKey: keyBlock.generator, privateKey };
-    let bytes = tip.transactions.reduce((n, tx) => n + tx.bytes.length, 0);
+    let bytes = this.transactionBytesOf(tip);
     const included: Transaction[] = [];
     const rejected: Array<{ tx: Transaction; error: WeError }> = [];
     let outOfTime = false;
@@ -446,8 +448,17 @@ export class Blockchain implements ChainHeaders {
     const liquidBytes = this.keptBytesOf(tip);
     const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
     this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
+    this.builtBytes = { block: liquidBlock, bytes };
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { microBlock, included, rejected, outOfTime };
+  }
+
+  /** The summed bytes of a block's transactions: counted while this node built it, else summed now. */
+  private transactionBytesOf(block: Block): number {
+    if (this.builtBytes?.block === block) return this.builtBytes.bytes;
+    let bytes = 0;
+    for (const tx of block.transactions) bytes += tx.bytes.length;
+    return bytes;
   }
 
   /**
