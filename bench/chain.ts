@@ -11,6 +11,9 @@
  *   node process mining under the PoA settings printed with the figure;
  * - chain.confirmed.longest-stall: the longest event-loop stall in that node process while
  *   it takes and mines the transfers, against the 50 ms goal (lower is better);
+ * - chain.build: transfers/s this node's micro-blocks take in process (1,000 a micro-block,
+ *   built, signed and committed as the miner does, on one liquid block), by the process's
+ *   CPU time: the micro-block build's cost without REST or the pool in front of it;
  * - chain.import: whole stored blocks of transfers appended to a fresh chain, tx/s.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -153,6 +156,31 @@ export async function poolIngest(p: Protocol, n: number): Promise<{ value: numbe
     const baselineAfter = nativeVerifyRate(txs);
     await verifier.close();
     if (pool.size().size !== n) throw new Error(`pool holds ${pool.size().size} of ${n}`);
+    await chain.store.close();
+    return { value, baseline: (baseline + baselineAfter) / 2 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Transfers/s of own micro-blocks of `perMicroBlock` built and committed in process, by CPU time, with native verification as baseline. */
+async function microBlockBuild(p: Protocol, n: number, perMicroBlock: number): Promise<{ value: number; baseline: number }> {
+  const dir = tempDir();
+  try {
+    const { chain, rules, clock } = await inProcessChain(dir);
+    const owner = devAccounts(p)[0]!.keyPair;
+    forgeNextKeyBlock(chain, rules, clock, owner);
+    const txs = signedTransfers(p, n, clock.now - 1000n);
+    const baseline = nativeVerifyRate(txs);
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < n; i += perMicroBlock) {
+      clock.now += 5n;
+      const built = chain.appendOwnMicroBlock(txs.slice(i, i + perMicroBlock), { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
+      if (built.included.length !== Math.min(perMicroBlock, n - i)) throw new Error(`micro-block took ${built.included.length}: ${built.rejected[0]?.error.message}`);
+    }
+    const cpu = process.cpuUsage(cpu0);
+    const value = n / ((cpu.user + cpu.system) / 1e6);
+    const baselineAfter = nativeVerifyRate(txs);
     await chain.store.close();
     return { value, baseline: (baseline + baselineAfter) / 2 };
   } finally {
@@ -367,9 +395,9 @@ const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\
 
 /**
  * BENCH_ONLY=<part>[,<part>…] runs only those parts of the chain group (pool, http,
- * confirmed, import); unset, every part runs.
+ * confirmed, build, import); unset, every part runs.
  */
-function chainPartWanted(part: 'pool' | 'http' | 'confirmed' | 'import'): boolean {
+function chainPartWanted(part: 'pool' | 'http' | 'confirmed' | 'build' | 'import'): boolean {
   const only = process.env['BENCH_ONLY'];
   return only === undefined || only === '' || only.split(',').includes(part);
 }
@@ -389,6 +417,11 @@ export async function chainFigures(p: Protocol): Promise<Figure[]> {
     out.push({ ...figure('chain.ingest.http.fastify', viaHttp.value, viaHttp.bareFastify, 'tx/s', 0.7), baselineLabel: 'bare Fastify POST of the same bodies, same client, req/s' });
   }
   if (chainPartWanted('confirmed')) out.push(...(await confirmedFigures(p, settings)));
+  if (chainPartWanted('build')) {
+    progress('own micro-blocks in process');
+    const build = await microBlockBuild(p, 30_000, 1000);
+    out.push({ ...figure('chain.build', build.value, build.baseline, 'tx/s'), baselineLabel: 'native Ed25519 verify/s (1 core); micro-blocks of 1,000 transfers built and committed, by CPU time' });
+  }
   if (chainPartWanted('import')) {
     progress('chain import');
     const imp = await chainImport(p, 10, 2000);
