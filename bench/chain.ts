@@ -41,7 +41,7 @@ import { devAccounts, devNodeConfig } from '../src/node/dev.js';
 import { ExtensionImport } from '../src/network/extension-import.js';
 import { freeLoopbackPort } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
-import { processCpuMs, startProcess, stopProcess, type Figure } from './harness.js';
+import { mainThreadCpuMs, processCpuMs, startProcess, stopProcess, type Figure } from './harness.js';
 
 export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
@@ -93,6 +93,8 @@ function nativeVerifyRate(txs: readonly Transaction[]): number {
 }
 
 const rate = (n: number, t0: bigint): number => n / (Number(process.hrtime.bigint() - t0) / 1e9);
+
+const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 
 function figure(name: string, value: number, baseline: number, unit: string, target?: number): Figure {
   return { name, value, baseline, ratio: value / baseline, unit, baselineLabel: 'native Ed25519 verify/s (1 core)', ...(target === undefined ? {} : { target }) };
@@ -313,28 +315,60 @@ export async function ingestedRate(node: NodeProc, txs: readonly Transaction[]):
   return rate(txs.length, t0);
 }
 
+/** CPU µs per request over a run of `n` requests: the server process's main thread, its whole process, and the client (this process). */
+interface RequestCpu {
+  readonly serverMainUs: number;
+  readonly serverUs: number;
+  readonly clientUs: number;
+}
+
+/** Runs `load` (n requests to the server process `pid`) and measures what each request cost in CPU. */
+async function requestCpu(pid: number, n: number, load: () => Promise<void>): Promise<RequestCpu> {
+  const main0 = mainThreadCpuMs(pid);
+  const all0 = processCpuMs(pid);
+  const client0 = process.cpuUsage();
+  await load();
+  const client = process.cpuUsage(client0);
+  return { serverMainUs: ((mainThreadCpuMs(pid) - main0) * 1000) / n, serverUs: ((processCpuMs(pid) - all0) * 1000) / n, clientUs: (client.user + client.system) / n };
+}
+
+const cpuText = (c: RequestCpu): string => `main thread ${c.serverMainUs.toFixed(0)} µs, whole process ${c.serverUs.toFixed(0)} µs, client ${c.clientUs.toFixed(0)} µs`;
+
 /** POSTs per second a bare Fastify route answers for the same bodies with the same client (bench/rest-server.ts bare-post). */
 async function bareFastifyPostRate(bodies: readonly string[]): Promise<number> {
   const { child, url } = await startProcess(new URL('./rest-server.js', import.meta.url).pathname, ['bare-post'], 'bare Fastify');
   try {
-    const t0 = process.hrtime.bigint();
-    await broadcastAll(url, bodies, 16);
-    return rate(bodies.length, t0);
+    let value = 0;
+    const cpu = await requestCpu(child.pid!, bodies.length, async () => {
+      const t0 = process.hrtime.bigint();
+      await broadcastAll(url, bodies, 16);
+      value = rate(bodies.length, t0);
+    });
+    progress(`bare Fastify POST: ${Math.round(value)} req/s; CPU per request: ${cpuText(cpu)}`);
+    return value;
   } finally {
     await stopProcess(child);
   }
 }
 
-/** HTTP ingest, against native verification and against a bare Fastify POST route (measured before and after the node, averaged). */
+/**
+ * HTTP ingest, against native verification and against a bare Fastify POST route (measured
+ * before and after the node, averaged). What each request cost in CPU, the node's and the
+ * client's, goes to stderr beside the bare route's: the 2 cores are shared by the client,
+ * the node's event loop and its verifier thread.
+ */
 async function httpIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number; bareFastify: number }> {
   const txs = signedTransfers(p, n, BigInt(Date.now()));
   const bareBefore = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())));
   const node = await startNodeProcess(false);
-  let value: number;
+  let value = 0;
   let baseline: number;
   try {
     baseline = nativeVerifyRate(txs);
-    value = await ingestedRate(node, txs);
+    const cpu = await requestCpu(node.child.pid!, n, async () => {
+      value = await ingestedRate(node, txs);
+    });
+    progress(`node ingest: ${Math.round(value)} tx/s; CPU per transfer: ${cpuText(cpu)}`);
     baseline = (baseline + nativeVerifyRate(txs)) / 2;
   } finally {
     await stopNodeProcess(node);
@@ -391,13 +425,12 @@ export async function confirmedRate(node: NodeProc, txs: readonly Transaction[])
   }
 }
 
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
-
 /**
- * BENCH_ONLY=<part>[,<part>…] runs only those parts of the chain group (pool, http,
- * confirmed, build, import); unset, every part runs.
+ * BENCH_ONLY=<part>[,<part>…] runs only those parts of the chain group: pool, ingest (the
+ * two HTTP ingest figures, for before/after runs of the request path), confirmed, build,
+ * import; unset, every part runs.
  */
-function chainPartWanted(part: 'pool' | 'http' | 'confirmed' | 'build' | 'import'): boolean {
+function chainPartWanted(part: 'pool' | 'ingest' | 'confirmed' | 'build' | 'import'): boolean {
   const only = process.env['BENCH_ONLY'];
   return only === undefined || only === '' || only.split(',').includes(part);
 }
@@ -410,7 +443,7 @@ export async function chainFigures(p: Protocol): Promise<Figure[]> {
     const pool = await poolIngest(p, 20_000);
     out.push(figure('chain.ingest.pool', pool.value, pool.baseline, 'tx/s', 0.75));
   }
-  if (chainPartWanted('http')) {
+  if (chainPartWanted('ingest')) {
     progress('ingest over HTTP');
     const viaHttp = await httpIngest(p, 20_000);
     out.push(figure('chain.ingest.http', viaHttp.value, viaHttp.baseline, 'tx/s', 0.6));

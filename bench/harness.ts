@@ -112,8 +112,17 @@ let clockTicks: number | undefined;
  * /proc/<pid>/stat (fields utime and stime, in clock ticks).
  */
 export function processCpuMs(pid: number): number {
+  return cpuMsOfStat(`/proc/${pid}/stat`);
+}
+
+/** CPU time (ms, user + system) of a process's main thread alone (/proc/<pid>/task/<pid>/stat): its event loop, without worker threads. */
+export function mainThreadCpuMs(pid: number): number {
+  return cpuMsOfStat(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuMsOfStat(path: string): number {
   clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const stat = readFileSync(path, 'utf8');
   // The command name (field 2) is in parentheses and may hold spaces: count from after it.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;

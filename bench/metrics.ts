@@ -104,9 +104,18 @@ async function hooksFigure(p: Protocol): Promise<Figure> {
   try {
     const [tx] = signedTransfers(p, 1, BigInt(Date.now()));
     const frame = frameSize(tx!.bytes.length);
+    // The admission listener the metrics hand a pool (watchPool), called as the pool calls it.
+    let admitted: (t: Transaction) => void = () => undefined;
+    metrics.watchPool({
+      onAdmission: (listener) => {
+        admitted = listener;
+        return () => undefined;
+      },
+      size: () => ({ size: 0, sizeInBytes: 0 }),
+    });
     const perTransfer = (): void => {
       metrics.requests.answered('POST', '/transactions/broadcast', 200, 0.0012);
-      metrics.poolCallbacks.onAdmitted(tx!);
+      admitted(tx!);
       metrics.traffic.received(MessageCode.Transaction, frame);
       metrics.traffic.sent(MessageCode.Transaction, frame);
     };

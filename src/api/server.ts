@@ -10,7 +10,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createAuthenticator, type Authenticator } from './auth.js';
-import { applyConnectionLimits, DEFAULT_REST_CONNECTION_LIMITS, fastifyTimeoutOptions, watchBodyProgress } from './connection-limits.js';
+import { applyConnectionLimits, DEFAULT_REST_CONNECTION_LIMITS, fastifyTimeoutOptions, watchRequestBodies } from './connection-limits.js';
 import { PREFLIGHT_HEADERS, setCorsHeaders } from './cors.js';
 import { DEFAULT_SLOW_REQUEST_MS, RequestLog } from './request-log.js';
 import { errorBody, NOT_FOUND_TEXT, OtherShapeReply, PlainTextReply, StatusDetailsReply } from './errors.js';
@@ -157,8 +157,9 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   }) as unknown as FastifyInstance;
 
   applyConnectionLimits(app.server, limits);
+  const watchBody = watchRequestBodies(app.server, limits.requestTimeoutMs);
   app.addHook('onRequest', (request, _reply, done) => {
-    watchBodyProgress(request.raw, limits.requestTimeoutMs);
+    watchBody(request.raw);
     done();
   });
   installBodyParsers(app, bodyLimit);

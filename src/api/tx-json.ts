@@ -109,9 +109,8 @@ export function serializedBlockJson(cache: BlockJsonCache, block: Block, height?
   if (answer === undefined) {
     const txs = block.transactions.map((tx) => serializedTransactionJson(cache, tx));
     const text = (int64AsString: boolean): string => {
-      const head = stringifyJson({ ...block.headerJson(), fee: block.fee }, { int64AsString });
-      const list = txs.map((t) => (int64AsString ? t.textInt64AsString() : t.text)).join(',');
-      return `${head.slice(0, -1)},"transactions":[${list}]${height === undefined ? '' : `,"height":${stringifyJson(height)}`}}`;
+      const { open, close } = blockJsonFrame({ header: block, summary: block.summary }, height, int64AsString);
+      return `${open}[${txs.map((t) => (int64AsString ? t.textInt64AsString() : t.text)).join(',')}]${close}`;
     };
     let asStrings: string | undefined;
     answer = new SerializedJson(text(false), () => (asStrings ??= text(true)));
@@ -127,17 +126,22 @@ export function serializedBlockJson(cache: BlockJsonCache, block: Block, height?
  */
 export async function writeBlockJson(
   out: JsonPieces,
-  { header, summary }: BlockHeaderView,
+  view: BlockHeaderView,
   transactions: Iterable<Transaction>,
   height: number | undefined,
   transactionJson: (tx: Transaction) => JsonObject,
   int64AsString: boolean,
 ): Promise<void> {
-  const head = stringifyJson({ ...header.headerJson(summary.size, summary.transactionCount), fee: summary.fee }, { int64AsString });
-  out.write(head.slice(0, -1));
-  out.write(',"transactions":');
+  const { open, close } = blockJsonFrame(view, height, int64AsString);
+  out.write(open);
   await writeJsonArray(out, transactions, transactionJson, int64AsString);
-  out.write(height === undefined ? '}' : `,"height":${height}}`);
+  out.write(close);
+}
+
+/** A block answer's text around its `transactions` array: the header JSON with `fee`, opening `transactions`; the close, with `height` unless undefined. */
+function blockJsonFrame({ header, summary }: BlockHeaderView, height: number | null | undefined, int64AsString: boolean): { readonly open: string; readonly close: string } {
+  const head = stringifyJson({ ...header.headerJson(summary.size, summary.transactionCount), fee: summary.fee }, { int64AsString });
+  return { open: `${head.slice(0, -1)},"transactions":`, close: height === undefined ? '}' : `,"height":${stringifyJson(height)}}` };
 }
 
 /** Extended transaction JSON (status, height, recipient aliases…) for the transactions of blocks. */

@@ -35,8 +35,6 @@ export interface UtxOptions {
   readonly onDrop?: (tx: Transaction, reason: WeError) => void;
   /** Called after a rollback handed transactions back: how many were offered and how many the pool took. */
   readonly onReturned?: (returned: number, offered: number) => void;
-  /** Called with each transaction newly admitted from a client or a peer (not one a rollback returned). */
-  readonly onAdmitted?: (tx: Transaction) => void;
   /** Called with each transaction a client or a peer offered that the pool refused, with WE's error. */
   readonly onRefused?: (tx: Transaction, reason: WeError) => void;
   /** Verifier threads for broadcast signatures; without them the main thread verifies. */
@@ -50,7 +48,6 @@ export class UtxPool {
   private readonly knownTxCacheMs: number;
   private readonly onDrop: ((tx: Transaction, reason: WeError) => void) | undefined;
   private readonly onReturned: ((returned: number, offered: number) => void) | undefined;
-  private readonly onAdmitted: ((tx: Transaction) => void) | undefined;
   private readonly onRefused: ((tx: Transaction, reason: WeError) => void) | undefined;
   private readonly verifier: SignatureVerifierPool | undefined;
   private readonly admissionListeners = new Set<(tx: Transaction) => void>();
@@ -70,7 +67,6 @@ export class UtxPool {
     this.knownTxCacheMs = o.knownTxCacheMs ?? 20_000;
     this.onDrop = o.onDrop;
     this.onReturned = o.onReturned;
-    this.onAdmitted = o.onAdmitted;
     this.onRefused = o.onRefused;
     this.verifier = o.verifier;
     o.chain.on((event) => this.onChainEvent(event));
@@ -152,12 +148,11 @@ export class UtxPool {
       if (e instanceof WeError) this.onRefused?.(tx, e);
       throw e;
     }
-    this.onAdmitted?.(tx);
     for (const listener of this.admissionListeners) listener(tx);
     return tx;
   }
 
-  /** Tells `listener` of each transaction newly admitted from a client or a peer, as `onAdmitted`; returns the function that stops it. */
+  /** Tells `listener` of each transaction newly admitted from a client or a peer (not one a rollback returned); returns the function that stops it. */
   onAdmission(listener: (tx: Transaction) => void): () => void {
     this.admissionListeners.add(listener);
     return () => this.admissionListeners.delete(listener);

@@ -42,6 +42,7 @@ import { ReadingsJournal, type Readings } from './confidential/readings.js';
 import type { ContractNodeContext } from './state.js';
 import type { ExecutionStatusBook } from './statuses.js';
 import type { ValidationGate } from './validation-gate.js';
+import type { ConfidentialResults } from './validator-results.js';
 
 export interface ContractMiningOptions {
   readonly chain: Blockchain;
@@ -241,11 +242,12 @@ export class ContractMining {
       else if (window + 1 >= most) this.windows.delete(contract);
       else this.windows.set(contract, window + 1);
       if (outcome === undefined) continue;
-      const proofs = this.proofsFor(head, outcome, round, keyBlock);
+      const confidential = head.prepared?.kind === 'confidential' ? this.o.confidential!.resultsOf(outcome.result, head.prepared.input, outcome.readings) : undefined;
+      const proofs = this.proofsFor(head, outcome, round, keyBlock, confidential);
       // WE: "Suddenly not enough proofs" — it stays in the pool, and so do the contract's later calls.
       if (proofs === 'wait') return abandon(running);
       if (proofs === 'refused') continue;
-      this.take(head, outcome, round, proofs);
+      this.take(head, outcome, round, proofs, confidential);
     }
   }
 
@@ -265,12 +267,11 @@ export class ContractMining {
     return { id: header.id, timestamp: header.timestamp, height: round.height };
   }
 
-  /** The validators' proofs for a 105 (none without validation), or whether it waits or was refused. */
-  private proofsFor(call: Started, outcome: Settled, round: Round, keyBlock: RoundKeyBlock | undefined): readonly ValidationProof[] | 'wait' | 'refused' {
+  /** The validators' proofs for a 105 (none without validation), or whether it waits or was refused (`confidential`: a confidential call's results). */
+  private proofsFor(call: Started, outcome: Settled, round: Round, keyBlock: RoundKeyBlock | undefined, confidential: ConfidentialResults | undefined): readonly ValidationProof[] | 'wait' | 'refused' {
     if (keyBlock === undefined) return [];
-    const { tx, prepared } = call;
+    const { tx } = call;
     const { result } = outcome;
-    const confidential = prepared?.kind === 'confidential' ? this.o.confidential!.resultsOf(result, prepared.input, outcome.readings) : undefined;
     const verdict = this.o.validation!.proofs(tx, result, round.state, keyBlock, confidential);
     if (verdict.kind === 'wait') {
       this.o.log?.debug({ id: tx.idBase58, reason: verdict.reason }, 'contract transaction waits for validators');
@@ -319,7 +320,7 @@ export class ContractMining {
   }
 
   /** An outcome whose reads still hold: its 105 is applied to the round's state and listed, or its status recorded. */
-  private take(call: Started, outcome: Settled, round: Round, validationProofs: readonly ValidationProof[]): void {
+  private take(call: Started, outcome: Settled, round: Round, validationProofs: readonly ValidationProof[], confidential: ConfidentialResults | undefined): void {
     const { chain, pool } = this.o;
     const { result } = outcome;
     const { state, out, ctx, height } = round;
@@ -336,7 +337,7 @@ export class ContractMining {
     };
     const built =
       prepared?.kind === 'confidential'
-        ? this.o.confidential!.build(tx, result, prepared.input, buildContext, outcome.readings)
+        ? this.o.confidential!.build(tx, result, prepared.input, buildContext, confidential)
         : buildExecutedContract(tx, result, buildContext);
     if (built.status !== undefined) this.record(tx.id, built.status);
     if (built.kind === 'none') {

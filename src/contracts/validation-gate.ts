@@ -20,7 +20,7 @@ import { FEATURE } from '../protocol/features.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { ValidationProof } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { contractValidators, executedContractIdOf } from '../state/appliers/contracts.js';
+import { executedContractIdOf } from '../state/appliers/contracts.js';
 import { confidentialContractOf } from '../state/contract-info.js';
 import type { MutableState } from '../state/view.js';
 import { knownPolicyOf, touchedPolicies } from './execution-policy.js';
@@ -31,10 +31,11 @@ import {
   selectProofs,
   strictestPolicy,
   type ConfidentialResults,
-  type ContractValidatorResult,
+  type HeldValidatorResult,
   type ValidatorResultsStore,
   type ValidatorSet,
 } from './validator-results.js';
+import type { KeyBlockValidators } from './validator-set.js';
 
 /** The key block a miner's micro-blocks go on. */
 export interface KeyBlockRef {
@@ -53,24 +54,33 @@ export type ProofsVerdict =
 export interface ValidationGateOptions {
   readonly protocol: Protocol;
   readonly store: ValidatorResultsStore;
+  /** The validators of the current key block (validator-set.ts: read once per key block). */
+  readonly validators: Pick<KeyBlockValidators, 'addresses'>;
   /** The miner's address (Base58): not counted among the validators. */
   readonly minerAddress: string;
   isFeatureActive(id: number, height: number): boolean;
 }
 
-/** Holders of `contract_validator` at the key block, the miner left out. */
-export function validatorSetAt(protocol: Protocol, state: MutableState, at: bigint, except: string): ValidatorSet {
-  const addresses = new Set(contractValidators(state, at).map((a) => protocol.addresses.addressFromBytes(a).toString()));
-  addresses.delete(except);
-  return { addresses };
-}
-
 export class ValidationGate {
+  /** The key block's validators with the miner left out, made again only when the set read changes. */
+  private counted: { readonly from: ReadonlySet<string>; readonly set: ValidatorSet } | undefined;
+
   constructor(private readonly o: ValidationGateOptions) {}
 
+  /** Holders of `contract_validator` at the current key block, the miner left out. */
+  private validatorSet(): ValidatorSet {
+    const from = this.o.validators.addresses();
+    if (this.counted?.from !== from) {
+      const addresses = new Set(from);
+      addresses.delete(this.o.minerAddress);
+      this.counted = { from, set: { addresses } };
+    }
+    return this.counted.set;
+  }
+
   /** The validators a transaction's results are judged among, and the results that count. */
-  private scope(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: ContractValidatorResult[] } {
-    const validators = validatorSetAt(this.o.protocol, state, keyBlock.timestamp, this.o.minerAddress);
+  private scope(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: HeldValidatorResult[] } {
+    const validators = this.validatorSet();
     const results = this.o.store.find(keyBlock.id, tx.id);
     const confidential = confidentialContractOf(tx, state);
     if (confidential === undefined) return { validators, results };
@@ -87,7 +97,7 @@ export class ValidationGate {
     const policy = knownPolicyOf(state, tx);
     if (policy === undefined || policy.type === 'any') return true;
     const { validators, results } = this.scope(tx, state, keyBlock);
-    return enoughResults(this.o.protocol, policy, validators, results);
+    return enoughResults(policy, validators, results);
   }
 
   /**
@@ -103,10 +113,9 @@ export class ValidationGate {
     const tried = new Set<string>();
     let best: { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined;
     for (const r of results) {
-      const key = agreementKey(this.o.protocol, r.resultsHash, r.confidential);
-      if (tried.has(key) || r.confidential === undefined) continue;
-      tried.add(key);
-      const proofs = selectProofs(this.o.protocol, policy, validators, results, r.resultsHash, r.confidential);
+      if (tried.has(r.agreement) || r.confidential === undefined) continue;
+      tried.add(r.agreement);
+      const proofs = selectProofs(policy, validators, results, r.agreement);
       if (proofs !== undefined && (best === undefined || proofs.length > best.proofs.length)) best = { resultsHash: r.resultsHash, confidential: r.confidential, proofs };
     }
     return best;
@@ -132,7 +141,7 @@ export class ValidationGate {
     }
     if (policy.type === 'any') return { kind: 'proofs', proofs: [] };
     const { validators, results } = this.scope(tx, state, keyBlock);
-    const proofs = selectProofs(this.o.protocol, policy, validators, results, hash, confidential);
+    const proofs = selectProofs(policy, validators, results, agreementKey(this.o.protocol, hash, confidential));
     if (proofs === undefined) return { kind: 'wait', reason: `not enough validators agree on results hash '${encodeBase58(hash)}'` };
     return { kind: 'proofs', proofs };
   }

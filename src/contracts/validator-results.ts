@@ -101,8 +101,7 @@ export function validatorResultV2MaxLength(p: Protocol): number {
 export function encodeValidatorResultV2(p: Protocol, r: ContractValidatorResult): Uint8Array {
   const c = r.confidential;
   if (c === undefined) throw new Error('a ContractValidatorResultsV2 carries the confidential results');
-  const w = new ByteWriter(256).shortBytes(r.senderPublicKey).shortBytes(r.txId).shortBytes(r.keyBlockId).u16(c.readings.length);
-  for (const reading of c.readings) READ_DESCRIPTOR.write(w, reading, p);
+  const w = new ByteWriter(256).shortBytes(r.senderPublicKey).shortBytes(r.txId).shortBytes(r.keyBlockId).u16(c.readings.length).bytes(readDescriptorsBytes(p, c.readings));
   if (c.readingsHash === null) w.u8(0);
   else w.u8(1).shortBytes(c.readingsHash);
   return w.shortBytes(c.outputCommitment).shortBytes(r.resultsHash).shortBytes(r.signature).result();
@@ -220,22 +219,32 @@ export interface ValidatorSet {
 /** Base58 address of a public key. */
 export const addressOfKey = (p: Protocol, publicKey: Uint8Array): string => p.addresses.fromPublicKey(publicKey).toString();
 
+/** A result as the store holds it: its sender's address and its agreement key, worked out once when it arrived. */
+export interface HeldValidatorResult extends ContractValidatorResult {
+  /** The sender's address (Base58). */
+  readonly sender: string;
+  /** What it agrees on (agreementKey). */
+  readonly agreement: string;
+}
+
+export function heldResult(p: Protocol, r: ContractValidatorResult): HeldValidatorResult {
+  return { ...r, sender: addressOfKey(p, r.senderPublicKey), agreement: agreementKey(p, r.resultsHash, r.confidential) };
+}
+
 /**
  * Whether the results at hand let the miner execute (MinerTransactionsExecutor.enoughProofs):
  * the largest group of validators agreeing on one results hash reaches the majority and,
  * for `majority_with_one_of`, contains one of the listed addresses.
  */
-export function enoughResults(p: Protocol, policy: ValidationPolicy, validators: ValidatorSet, results: readonly ContractValidatorResult[]): boolean {
+export function enoughResults(policy: ValidationPolicy, validators: ValidatorSet, results: readonly HeldValidatorResult[]): boolean {
   if (policy.type === 'any') return true;
   if (validators.addresses.size === 0) return false;
   const groups = new Map<string, string[]>();
   for (const r of results) {
-    const sender = addressOfKey(p, r.senderPublicKey);
-    if (!validators.addresses.has(sender)) continue;
-    const key = agreementKey(p, r.resultsHash, r.confidential);
-    const g = groups.get(key);
-    if (g === undefined) groups.set(key, [sender]);
-    else if (!g.includes(sender)) g.push(sender);
+    if (!validators.addresses.has(r.sender)) continue;
+    const g = groups.get(r.agreement);
+    if (g === undefined) groups.set(r.agreement, [r.sender]);
+    else if (!g.includes(r.sender)) g.push(r.sender);
   }
   const need = majoritySize(validators.addresses.size);
   const required = policy.type === 'majority_with_one_of' ? new Set(policy.addresses.map((a) => a.toString())) : undefined;
@@ -247,29 +256,20 @@ export function enoughResults(p: Protocol, policy: ValidationPolicy, validators:
 }
 
 /**
- * The proofs for a 105 with `resultsHash` (ContractValidatorResultsOps.selectContractValidatorResults):
- * exactly the majority of the validators that sent this hash, in the order they arrived —
+ * The proofs for a 105 whose results have the agreement key `wanted` (ContractValidatorResultsOps.selectContractValidatorResults):
+ * exactly the majority of the validators that sent those results, in the order they arrived —
  * for `majority_with_one_of` arranged to hold one listed address. Undefined when they are
  * not enough (the transaction waits).
  */
-export function selectProofs(
-  p: Protocol,
-  policy: ValidationPolicy,
-  validators: ValidatorSet,
-  results: readonly ContractValidatorResult[],
-  resultsHash: Uint8Array,
-  confidential?: ConfidentialResults,
-): ValidationProof[] | undefined {
+export function selectProofs(policy: ValidationPolicy, validators: ValidatorSet, results: readonly HeldValidatorResult[], wanted: string): ValidationProof[] | undefined {
   if (policy.type === 'any') return [];
   const need = majoritySize(validators.addresses.size);
   const seen = new Set<string>();
-  const wanted = agreementKey(p, resultsHash, confidential);
   const matching: { sender: string; proof: ValidationProof }[] = [];
   for (const r of results) {
-    const sender = addressOfKey(p, r.senderPublicKey);
-    if (!validators.addresses.has(sender) || seen.has(sender) || agreementKey(p, r.resultsHash, r.confidential) !== wanted) continue;
-    seen.add(sender);
-    matching.push({ sender, proof: { validatorPublicKey: r.senderPublicKey, signature: r.signature } });
+    if (!validators.addresses.has(r.sender) || seen.has(r.sender) || r.agreement !== wanted) continue;
+    seen.add(r.sender);
+    matching.push({ sender: r.sender, proof: { validatorPublicKey: r.senderPublicKey, signature: r.signature } });
   }
   if (matching.length < need || need === 0) return undefined;
   if (policy.type === 'majority') return matching.slice(0, need).map((m) => m.proof);
@@ -291,7 +291,7 @@ export interface ValidatorResultsStoreOptions {
 }
 
 interface Held {
-  readonly result: ContractValidatorResult;
+  readonly result: HeldValidatorResult;
   readonly at: bigint;
 }
 
@@ -316,14 +316,15 @@ export class ValidatorResultsStore {
   add(r: ContractValidatorResult): boolean {
     this.expire();
     const txKey = ValidatorResultsStore.txKey(r.keyBlockId, r.txId);
-    const key = `${txKey}/${encodeBase58(r.senderPublicKey)}/${agreementKey(this.o.protocol, r.resultsHash, r.confidential)}`;
+    const held = heldResult(this.o.protocol, r);
+    const key = `${txKey}/${encodeBase58(r.senderPublicKey)}/${held.agreement}`;
     if (this.held.has(key)) return false;
     while (this.held.size >= this.o.maxResults) {
       const oldest = this.held.keys().next().value;
       if (oldest === undefined) break;
       this.drop(oldest);
     }
-    this.held.set(key, { result: r, at: this.o.now() });
+    this.held.set(key, { result: held, at: this.o.now() });
     let keys = this.byTx.get(txKey);
     if (keys === undefined) this.byTx.set(txKey, (keys = new Set()));
     keys.add(key);
@@ -331,7 +332,7 @@ export class ValidatorResultsStore {
   }
 
   /** Results for a transaction under a key block, in arrival order. */
-  find(keyBlockId: Uint8Array, txId: Uint8Array): ContractValidatorResult[] {
+  find(keyBlockId: Uint8Array, txId: Uint8Array): HeldValidatorResult[] {
     this.expire();
     const keys = this.byTx.get(ValidatorResultsStore.txKey(keyBlockId, txId));
     if (keys === undefined) return [];

@@ -13,31 +13,51 @@
  * while an import waits (a micro-block or key block appended meanwhile), the blocks not
  * applied yet are decided together in the same way. A block that fails stops the import
  * with the blocks before it kept: each of them raised the score on its own.
+ *
+ * A download the peer could not finish (it lacked a block) is tried again by sync with a new
+ * import made from the one before (`earlier`): the blocks that one got are taken again by
+ * id, with their verdicts, instead of being verified anew.
  */
 import type { ExtensionResult, PeerChain, PeerPool } from '../chain/peer-chain.js';
-import { equalBytes } from '../crypto/encoding.js';
+import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 
 /** Lets the event loop run (worker answers, the verifier's next dispatch) between two applied blocks. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+interface Received {
+  readonly block: Block;
+  /** Its transactions' signatures checked. */
+  readonly verified: Promise<void>;
+}
+
 export class ExtensionImport {
   private readonly blocks: Block[] = [];
   private readonly verified: Promise<void>[] = [];
+  /** Every block received by this import and those it was made from, by id. */
+  private readonly received: Map<string, Received>;
 
   constructor(
     private readonly chain: Pick<PeerChain, 'lastBlockId' | 'applyExtension' | 'score'>,
     private readonly pool: Pick<PeerPool, 'preverify'>,
-  ) {}
+    earlier?: ExtensionImport,
+  ) {
+    this.received = new Map(earlier?.received);
+  }
 
-  /** Blocks in chain order, their signatures sent to the verifier threads now. */
+  /** Blocks in chain order, their signatures sent to the verifier threads now (a block an earlier import received: taken with its verdicts). */
   add(blocks: readonly Block[]): void {
     for (const block of blocks) {
-      const verified = this.pool.preverify(block.transactions);
-      // Awaited in apply; a download that stops first leaves it unawaited, which is no error.
-      verified.catch(() => undefined);
-      this.blocks.push(block);
-      this.verified.push(verified);
+      const key = bytesKey(block.id);
+      let received = this.received.get(key);
+      if (received === undefined) {
+        const verified = this.pool.preverify(block.transactions);
+        // Awaited in apply; a download that stops first leaves it unawaited, which is no error.
+        verified.catch(() => undefined);
+        this.received.set(key, (received = { block, verified }));
+      }
+      this.blocks.push(received.block);
+      this.verified.push(received.verified);
     }
   }
 

@@ -242,6 +242,8 @@ export class ChainSync {
     this.current = { peer, target };
     log.info(`Sync with ${socketAddressText(peer.remote)} (score ${target}, ours ${this.localScore()}, height ${this.chain.height()})`);
     let missing = 0;
+    /** The import of a download the peer could not finish: the next one takes its blocks again, verified. */
+    let unfinished: ExtensionImport | undefined;
     try {
       for (;;) {
         const ids = await this.requestSignatures(peer);
@@ -261,15 +263,17 @@ export class ChainSync {
           break;
         }
         // Each batch's signatures go to the verifier threads as it arrives; each block is applied once its own are checked.
-        const extension = new ExtensionImport(this.chain, this.deps.pool);
+        const extension = new ExtensionImport(this.chain, this.deps.pool, unfinished);
         const downloaded = await this.download(peer, news.unknown, (batch) => extension.add(batch));
         if (downloaded === 'missing') {
           if (++missing > 3) {
             this.scores.delete(peer.id);
             break;
           }
+          unfinished = extension;
           continue;
         }
+        unfinished = undefined;
         const result = await extension.apply(this.settings.maxRollback);
         if (result.kind === 'applied') {
           this.blocksApplied += result.added;

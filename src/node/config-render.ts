@@ -14,7 +14,7 @@ import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
 import { FEE_NAMES } from '../chain/settings.js';
 import type { JsonValue } from '../protocol/json.js';
 import type { AnchoringSettings } from '../anchoring/settings.js';
-import type { PrivacySettings, PrivacyStorageSettings } from '../privacy/settings.js';
+import type { DataCacheSettings, PrivacyInventoryHandlerSettings, PrivacySettings, PrivacyStorageSettings, ReplicationSynchronizerSettings } from '../privacy/settings.js';
 import type { ConfidentialContractsSettings } from '../contracts/confidential/settings.js';
 import type { ContractsSettings } from '../contracts/settings.js';
 import type { NodeConfig, PeerAddress } from './config.js';
@@ -198,7 +198,7 @@ function contractSections(c: ContractsSettings): JsonMap {
 }
 
 /** The synchronizer keys `node.privacy` and `node.confidential-contracts` share. */
-function synchronizerSection(sy: ConfidentialContractsSettings['synchronizer']): JsonMap {
+function synchronizerSection(sy: ReplicationSynchronizerSettings): JsonMap {
   return {
     'request-timeout': durationText(sy.requestTimeoutMs),
     'init-retry-delay': durationText(sy.initRetryDelayMs),
@@ -213,7 +213,7 @@ function synchronizerSection(sy: ConfidentialContractsSettings['synchronizer']):
   };
 }
 
-function inventoryHandlerSection(inv: ConfidentialContractsSettings['inventoryHandler']): JsonMap {
+function inventoryHandlerSection(inv: PrivacyInventoryHandlerSettings): JsonMap {
   return {
     'max-buffer-time': durationText(inv.maxBufferTimeMs),
     'max-buffer-size': inv.maxBufferSize,
@@ -223,7 +223,7 @@ function inventoryHandlerSection(inv: ConfidentialContractsSettings['inventoryHa
   };
 }
 
-const cacheSection = (c: ConfidentialContractsSettings['cache']): JsonMap => ({ 'max-size': c.maxSize, 'expire-after': durationText(c.expireAfterMs) });
+const cacheSection = (c: DataCacheSettings): JsonMap => ({ 'max-size': c.maxSize, 'expire-after': durationText(c.expireAfterMs) });
 
 /** `node.confidential-contracts`: its data directory (when set) and replication blocks. */
 function confidentialContractsSection(directory: string | undefined, c: ConfidentialContractsSettings | undefined): JsonMap {

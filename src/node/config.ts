@@ -45,7 +45,14 @@ import {
 } from '../chain/settings.js';
 import type { NetworkTlsFiles, NodeNetworkSettings } from '../network/node-network.js';
 import { ANCHORING_DEFAULTS, type AnchoringSettings, type TargetnetAuth } from '../anchoring/settings.js';
-import { PRIVACY_DEFAULTS, type PrivacyInventoryHandlerSettings, type PrivacySettings, type PrivacyStorageSettings } from '../privacy/settings.js';
+import {
+  PRIVACY_DEFAULTS,
+  type DataCacheSettings,
+  type PrivacyInventoryHandlerSettings,
+  type PrivacySettings,
+  type PrivacyStorageSettings,
+  type ReplicationSynchronizerSettings,
+} from '../privacy/settings.js';
 import { CONFIDENTIAL_CONTRACTS_DEFAULTS, type ConfidentialContractsSettings } from '../contracts/confidential/settings.js';
 import { INT64 } from '../protocol/bytes.js';
 import { WeError } from '../errors/catalogue.js';
@@ -1223,7 +1230,7 @@ function readPrivacyStorage(s: ConfigSection): PrivacyStorageSettings {
 }
 
 /** The synchronizer keys `node.privacy` and `node.confidential-contracts` share. */
-function readSynchronizer(sy: ConfigSection, d: ConfidentialContractsSettings['synchronizer']): ConfidentialContractsSettings['synchronizer'] {
+function readSynchronizer(sy: ConfigSection, d: ReplicationSynchronizerSettings): ReplicationSynchronizerSettings {
   return {
     requestTimeoutMs: sy.duration('request-timeout', d.requestTimeoutMs),
     initRetryDelayMs: sy.duration('init-retry-delay', d.initRetryDelayMs),
@@ -1250,7 +1257,7 @@ function readInventoryHandler(inv: ConfigSection, d: PrivacyInventoryHandlerSett
 }
 
 /** `cache` of `node.privacy` and `node.confidential-contracts`. */
-function readDataCache(cache: ConfigSection, d: { readonly maxSize: number; readonly expireAfterMs: number }): { maxSize: number; expireAfterMs: number } {
+function readDataCache(cache: ConfigSection, d: DataCacheSettings): DataCacheSettings {
   return { maxSize: cache.int('max-size', d.maxSize, { min: 1 }), expireAfterMs: cache.duration('expire-after', d.expireAfterMs) };
 }
 
@@ -1371,8 +1378,8 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     network,
     features: readFeatures(node),
     privacy: readPrivacy(node),
-    // Only a config that names replication settings carries them (absent: WE's defaults).
-    ...(['replier', 'cache', 'inventory-handler', 'synchronizer'].some((key) => node.has(`confidential-contracts.${key}`)) ? { confidentialContracts: readConfidentialContracts(node) } : {}),
+    // Only a config with a `confidential-contracts` section carries them (absent: WE's defaults).
+    ...(node.has('confidential-contracts') ? { confidentialContracts: readConfidentialContracts(node) } : {}),
     metrics: readMetrics(node),
     ...(anchoring === undefined ? {} : { anchoring }),
     pki: readPki(node, chain.crypto, network.tls !== undefined),

@@ -60,15 +60,16 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
   const { chain, pool, log } = o;
   const protocol = chain.protocol;
   const store = new ValidatorResultsStore({ protocol, now: o.now, maxResults: MAX_VALIDATOR_RESULTS, expireAfterMs: VALIDATOR_RESULTS_EXPIRE_MS });
+  const validators = new KeyBlockValidators(chain);
   const gate = new ValidationGate({
     protocol,
     store,
+    validators,
     minerAddress: protocol.addresses.fromPublicKey(o.owner.publicKey).toString(),
     isFeatureActive: (id, height) => chain.features.isActive(id, height),
   });
   let out: ContractValidatorResultMessages | undefined;
   let outV2: ContractValidatorResultV2Messages | undefined;
-  const validators = new KeyBlockValidators(chain);
   const validating = new ContractValidating({
     chain,
     pool,

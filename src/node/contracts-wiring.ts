@@ -7,7 +7,6 @@
  * at shutdown (it stops every contract process and container and the gRPC server).
  */
 import { confidentialContractService } from '../contracts/grpc/confidential-service.js';
-import { applyPage, grpcErrorOf, keyMatcher } from '../contracts/grpc/server.js';
 import type { ConfidentialContractsApi } from '../contracts/confidential/service.js';
 import type { Logger } from 'pino';
 import type { KeyPair } from '../crypto/suite.js';
@@ -146,7 +145,7 @@ export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeC
     service: contractsService(() => o.currentState(), engine.statuses),
     readOnlyToken: (contractId) => engine.readOnlyToken(encodeBase58(contractId)),
     serveConfidentialContracts: (api) => {
-      const service = confidentialContractService({ api, protocol: o.protocol, keyMatcher, page: applyPage, errorOf: grpcErrorOf, ...(authorizeGrpc === undefined ? {} : { authorize: authorizeGrpc }) });
+      const service = confidentialContractService({ api, protocol: o.protocol, ...(authorizeGrpc === undefined ? {} : { authorize: authorizeGrpc }) });
       engine.server.serve(service.definition, service.implementation);
     },
     close: () => engine.close(),

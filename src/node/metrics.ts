@@ -7,8 +7,8 @@
  * - chain: its events (`chain.on`) — blocks, micro-blocks and transactions appended by origin
  *   (`local` = this node's miner, `network` = a peer, `api`), the append's apply and commit
  *   durations carried by the event, rollbacks; height and the liquid block read at scrape;
- * - pool: its `onAdmitted` / `onRefused` callbacks (refusals by WE's error kind); size and
- *   bytes read at scrape;
+ * - pool: its admission listener (`onAdmission`) and `onRefused` callback (refusals by WE's
+ *   error kind); size and bytes read at scrape;
  * - network: the transport's traffic observer (messages and bytes in and out by message
  *   code); peers, suspensions and sync read from the network at scrape; the propagation
  *   delay of a block or micro-block from a peer — node time at its append minus its own
@@ -98,8 +98,8 @@ export class NodeMetrics {
   private readonly restSeconds: Histogram<'method' | 'route' | 'status'>;
   private readonly restByKey = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
 
-  /** The pool's callbacks that count admissions and refusals (UtxOptions). */
-  readonly poolCallbacks: { readonly onAdmitted: (tx: Transaction) => void; readonly onRefused: (tx: Transaction, reason: WeError) => void };
+  /** The pool's callback that counts refusals (UtxOptions); admissions are counted by watchPool. */
+  readonly poolCallbacks: { readonly onRefused: (tx: Transaction, reason: WeError) => void };
   /** The transport's observer (NodeNetworkOptions.traffic). */
   readonly traffic: NetworkTrafficObserver;
   /** The REST server's observer (ApiServerOptions.requests). */
@@ -136,7 +136,6 @@ export class NodeMetrics {
     this.admitted = new Counter({ name: 'weft_pool_admitted_total', help: 'Transactions admitted to the pool from clients and peers (not those a rollback returned).', registers });
     this.refused = new Counter({ name: 'weft_pool_refused_total', help: "Transactions clients and peers offered that the pool refused, by WE's error kind.", labelNames: ['reason'], registers });
     this.poolCallbacks = {
-      onAdmitted: () => this.admitted.inc(),
       onRefused: (_tx, reason) => this.refusedCounter(reason.kind).inc(),
     };
 
@@ -257,9 +256,10 @@ export class NodeMetrics {
     this.propagationSeconds.labels(kind).observe(delayMs > 0n ? Number(delayMs) / 1000 : 0);
   }
 
-  /** The pool's size and bytes, read at scrape. */
-  watchPool(pool: UtxPool): void {
+  /** The pool's admissions as they happen; its size and bytes, read at scrape. */
+  watchPool(pool: Pick<UtxPool, 'onAdmission' | 'size'>): void {
     const registers = [this.registry];
+    pool.onAdmission(() => this.admitted.inc());
     new Gauge({
       name: 'weft_pool_transactions',
       help: 'Transactions in the pool.',

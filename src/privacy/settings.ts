@@ -58,7 +58,8 @@ export interface PrivacyReplierSettings {
   readonly streamMaxPeersFullnessPercentage: number;
 }
 
-export interface PrivacySynchronizerSettings {
+/** The synchronizer keys `node.privacy` shares with `node.confidential-contracts`: fetching the data this node lacks. */
+export interface ReplicationSynchronizerSettings {
   readonly requestTimeoutMs: number;
   readonly initRetryDelayMs: number;
   readonly inventoryStreamTimeoutMs: number;
@@ -67,11 +68,15 @@ export interface PrivacySynchronizerSettings {
   readonly crawlingParallelism: number;
   readonly maxAttemptCount: number;
   readonly lostDataProcessingDelayMs: number;
-  readonly networkStreamBufferSize: number;
   readonly failedPeersCacheSize: number;
   readonly failedPeersCacheExpireTimeoutMs: number;
 }
 
+export interface PrivacySynchronizerSettings extends ReplicationSynchronizerSettings {
+  readonly networkStreamBufferSize: number;
+}
+
+/** `inventory-handler` (`node.privacy`, `node.confidential-contracts`): inventories are taken in batches and remembered so each is handled once. */
 export interface PrivacyInventoryHandlerSettings {
   readonly maxBufferTimeMs: number;
   readonly maxBufferSize: number;
@@ -80,13 +85,19 @@ export interface PrivacyInventoryHandlerSettings {
   readonly replierParallelism: number;
 }
 
+/** `cache` (`node.privacy`, `node.confidential-contracts`): data recently served to peers, kept ready to send. */
+export interface DataCacheSettings {
+  readonly maxSize: number;
+  readonly expireAfterMs: number;
+}
+
 export interface PrivacySettings {
   readonly storage: PrivacyStorageSettings;
   readonly replier: PrivacyReplierSettings;
   readonly synchronizer: PrivacySynchronizerSettings;
   readonly inventoryHandler: PrivacyInventoryHandlerSettings;
   /** LRU of small items served to peers. */
-  readonly cache: { readonly maxSize: number; readonly expireAfterMs: number };
+  readonly cache: DataCacheSettings;
   readonly service: {
     /** The back-pressured buffer between an upload's socket and the storage. */
     readonly requestBufferSize: number;

@@ -52,7 +52,8 @@ describe('what the pool reports (the node counts admissions and refusals from it
     node.forge();
     const admitted: string[] = [];
     const refused: Array<[string, string]> = [];
-    const pool = new UtxPool({ chain: node.chain, settings: UTX, now: clock.read, onAdmitted: (tx) => admitted.push(tx.idBase58), onRefused: (tx, e) => refused.push([tx.idBase58, e.kind]) });
+    const pool = new UtxPool({ chain: node.chain, settings: UTX, now: clock.read, onRefused: (tx, e) => refused.push([tx.idBase58, e.kind]) });
+    pool.onAdmission((tx) => admitted.push(tx.idBase58));
 
     const first = transfer(clock, alice, bob, 5n * WEST);
     await pool.broadcast(first);

@@ -12,11 +12,11 @@ import { DataEntry as DataEntryMessage } from '@wavesenterprise/js-contract-grpc
 import { CallContractTransaction as CallContractMessage } from '@wavesenterprise/js-contract-grpc-client/managed/call_contract_transaction.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { ConfidentialExecution } from '../../src/contracts/confidential/execution.js';
+import type { ExecutionResult } from '../../src/contracts/result.js';
 import { ReadingsJournal } from '../../src/contracts/confidential/readings.js';
 import { ConfidentialState } from '../../src/contracts/confidential/state.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { confidentialContractService, decodeConfidentialResponse, encodeConfidentialRequest } from '../../src/contracts/grpc/confidential-service.js';
-import { applyPage, grpcErrorOf, keyMatcher } from '../../src/contracts/grpc/server.js';
 import { dataEntryFromMessage } from '../../src/contracts/grpc/mapping.js';
 import { missingAuthorizationMetadata } from '../../src/errors/catalogue.js';
 import { CallContract, ExecutedContract, READ_DESCRIPTOR } from '../../src/protocol/transactions/contracts.js';
@@ -69,9 +69,6 @@ describe('the ConfidentialContractService over gRPC', () => {
     const service = confidentialContractService({
       api,
       protocol,
-      keyMatcher,
-      page: applyPage,
-      errorOf: grpcErrorOf,
       authorize: (authorization) => {
         if (authorization !== TOKEN) throw missingAuthorizationMetadata();
       },
@@ -150,7 +147,8 @@ describe('the ConfidentialContractService over gRPC', () => {
     const journal = new ReadingsJournal(protocol);
     journal.keys(secret.id, { matches: 't.*' }, []);
     const results = [{ key: 'total', type: 'integer' as const, value: 5n }, { key: 'tag', type: 'integer' as const, value: 1n }];
-    const built = execution.build(callTx, { kind: 'success', results: [{ contractId: secret.id, results }], assetOperations: [] }, prepared.input, { protocol, isFeatureActive: () => true, miner: node, timestamp: ++stamp }, journal.result());
+    const run: ExecutionResult = { kind: 'success', results: [{ contractId: secret.id, results }], assetOperations: [] };
+    const built = execution.build(callTx, run, prepared.input, { protocol, isFeatureActive: () => true, miner: node, timestamp: ++stamp }, execution.resultsOf(run, prepared.input, journal.result()));
     assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
     const v4 = built.executed;
     applyExecutedContract(state, v4, APPLY_CONTEXT);

@@ -35,7 +35,7 @@ import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyCallContract, applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { tempDir } from '../support/tmp.js';
 import { confidentialCall, confidentialCreate } from './support/confidential.js';
-import { APPLY_CONTEXT, BLOCK, developer, fund, node, protocol } from './support/engine.js';
+import { APPLY_CONTEXT, BLOCK, developer, fund, keyBlockValidators, node, protocol } from './support/engine.js';
 import { ContractTestState } from './support/state.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -213,7 +213,7 @@ describe('a confidential call under a majority policy', () => {
     applyCallContract(state, call, { ...APPLY_CONTEXT, blockGenerator: undefined });
     storage = ConfidentialStorage.open(tempDir('weft-readings-'), protocol);
     store = new ValidatorResultsStore({ protocol, now: () => 0n, maxResults: 100, expireAfterMs: 60_000 });
-    gate = new ValidationGate({ protocol, store, minerAddress: addressOf(node.publicKey).toString(), isFeatureActive: () => true });
+    gate = new ValidationGate({ protocol, store, validators: keyBlockValidators(state, () => keyBlock), minerAddress: addressOf(node.publicKey).toString(), isFeatureActive: () => true });
     // The miner (`node`) is not in the group.
     miner = new ConfidentialExecution({
       protocol,

@@ -12,6 +12,7 @@ import type { ApiServices } from '../../src/api/services.js';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { commitmentHolds, decodeUnit, encodeUnit, entriesBytes, entriesCommitment, unitJson, type ConfidentialDataUnit } from '../../src/contracts/confidential/data.js';
 import { ConfidentialExecution } from '../../src/contracts/confidential/execution.js';
+import type { ExecutionResult } from '../../src/contracts/result.js';
 import {
   decodeDataId,
   decodeDataResponse,
@@ -246,12 +247,13 @@ describe('a confidential call', () => {
     assert.equal(prepared.kind, 'confidential');
     if (prepared.kind !== 'confidential') return;
     const results: DataEntry[] = [{ key: 'total', type: 'integer', value: 5n }];
-    const built = execution.build(tx, { kind: 'success', results: [{ contractId: secret.id, results }], assetOperations: [] }, prepared.input, {
+    const run: ExecutionResult = { kind: 'success', results: [{ contractId: secret.id, results }], assetOperations: [] };
+    const built = execution.build(tx, run, prepared.input, {
       protocol,
       isFeatureActive: () => true,
       miner: node,
       timestamp: BLOCK.timestamp + 300n,
-    }, undefined);
+    }, execution.resultsOf(run, prepared.input, undefined));
     assert.equal(built.kind, 'built');
     if (built.kind !== 'built') return;
     const executed = built.executed;

@@ -10,9 +10,11 @@ import { describe, it } from 'node:test';
 import { buildExecutedContract, resultsHashOf, type ExecutionResult } from '../../src/contracts/result.js';
 import { ValidationGate } from '../../src/contracts/validation-gate.js';
 import {
+  agreementKey,
   decodeValidatorResult,
   encodeValidatorResult,
   enoughResults,
+  heldResult,
   majoritySize,
   refusalOf,
   selectProofs,
@@ -22,6 +24,7 @@ import {
   validatorResultSignatureHolds,
   ValidatorResultsStore,
   type ContractValidatorResult,
+  type HeldValidatorResult,
 } from '../../src/contracts/validator-results.js';
 import { DecodeError, WeError } from '../../src/errors/catalogue.js';
 import { contractResultsHash, ExecutedContract, type ValidationPolicy, type ValidationProof } from '../../src/protocol/transactions/contracts.js';
@@ -32,9 +35,8 @@ import { rulesFor, type ApplyContext } from '../../src/state/appliers/index.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { equalBytes } from '../../src/crypto/encoding.js';
-import type { Blockchain, ChainEvent } from '../../src/chain/blockchain.js';
-import { KeyBlockValidators } from '../../src/contracts/validator-set.js';
-import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, node, protocol } from './support/engine.js';
+import type { ChainEvent } from '../../src/chain/blockchain.js';
+import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, keyBlockValidators, node, protocol } from './support/engine.js';
 import { ContractTestState } from './support/state.js';
 
 const HASH = 'cd'.repeat(32);
@@ -46,6 +48,10 @@ const TX_ID = new Uint8Array(32).fill(9);
 const hashOf = (n: bigint): Uint8Array => contractResultsHash(protocol, [{ key: 'x', type: 'integer', value: n }]);
 
 const result = (signer: (typeof validators)[number], hash: Uint8Array, txId = TX_ID): ContractValidatorResult => signValidatorResult(protocol, signer, txId, KEY_BLOCK, hash);
+/** A result as the store holds it. */
+const held = (signer: (typeof validators)[number], hash: Uint8Array): HeldValidatorResult => heldResult(protocol, result(signer, hash));
+/** The agreement key of a plain (V1) results hash. */
+const agreeing = (hash: Uint8Array): string => agreementKey(protocol, hash, undefined);
 const setOf = (...keys: Array<(typeof validators)[number]>) => ({ addresses: new Set(keys.map((k) => addressText(k.publicKey))) });
 const oneOf = (...keys: Array<(typeof validators)[number]>): ValidationPolicy => ({ type: 'majority_with_one_of', addresses: keys.map((k) => protocol.addresses.fromPublicKey(k.publicKey)) });
 
@@ -115,33 +121,33 @@ describe('majority and proofs', () => {
 
   it('majority: the largest group agreeing on one hash must reach it; others\' results and other hashes do not count', () => {
     const h = hashOf(1n);
-    assert.ok(!enoughResults(protocol, { type: 'majority' }, three, [result(validators[0]!, h)]));
-    assert.ok(!enoughResults(protocol, { type: 'majority' }, three, [result(validators[0]!, h), result(validators[1]!, hashOf(2n))]));
-    assert.ok(!enoughResults(protocol, { type: 'majority' }, three, [result(validators[0]!, h), result(outsider, h)]), 'a non-validator does not count');
-    assert.ok(enoughResults(protocol, { type: 'majority' }, three, [result(validators[0]!, h), result(validators[2]!, h)]));
-    assert.ok(!enoughResults(protocol, { type: 'majority' }, setOf(), []), 'no validators: never');
-    assert.ok(enoughResults(protocol, { type: 'any' }, setOf(), []));
+    assert.ok(!enoughResults({ type: 'majority' }, three, [held(validators[0]!, h)]));
+    assert.ok(!enoughResults({ type: 'majority' }, three, [held(validators[0]!, h), held(validators[1]!, hashOf(2n))]));
+    assert.ok(!enoughResults({ type: 'majority' }, three, [held(validators[0]!, h), held(outsider, h)]), 'a non-validator does not count');
+    assert.ok(enoughResults({ type: 'majority' }, three, [held(validators[0]!, h), held(validators[2]!, h)]));
+    assert.ok(!enoughResults({ type: 'majority' }, setOf(), []), 'no validators: never');
+    assert.ok(enoughResults({ type: 'any' }, setOf(), []));
   });
 
   it('the proofs are exactly the majority of those that signed the miner\'s own hash', () => {
     const h = hashOf(1n);
-    const all = [result(validators[0]!, hashOf(2n)), result(outsider, h), result(validators[1]!, h), result(validators[2]!, h), result(validators[0]!, h)];
-    const proofs = selectProofs(protocol, { type: 'majority' }, three, all, h)!;
+    const all = [held(validators[0]!, hashOf(2n)), held(outsider, h), held(validators[1]!, h), held(validators[2]!, h), held(validators[0]!, h)];
+    const proofs = selectProofs({ type: 'majority' }, three, all, agreeing(h))!;
     assert.deepEqual(proofs.map((p) => addressText(p.validatorPublicKey)), [validators[1]!, validators[2]!].map((v) => addressText(v.publicKey)));
     for (const p of proofs) assert.ok(protocol.crypto.verify(p.validatorPublicKey, h, p.signature));
-    assert.equal(selectProofs(protocol, { type: 'majority' }, three, all, hashOf(2n)), undefined, 'the miner got another hash than the majority');
-    assert.deepEqual(selectProofs(protocol, { type: 'any' }, three, [], h), []);
+    assert.equal(selectProofs({ type: 'majority' }, three, all, agreeing(hashOf(2n))), undefined, 'the miner got another hash than the majority');
+    assert.deepEqual(selectProofs({ type: 'any' }, three, [], agreeing(h)), []);
   });
 
   it('majority_with_one_of: one listed validator must be among them, and is put among the proofs', () => {
     const h = hashOf(1n);
     const policy = oneOf(validators[2]!);
-    const without = [result(validators[0]!, h), result(validators[1]!, h)];
-    assert.ok(!enoughResults(protocol, policy, three, without));
-    assert.equal(selectProofs(protocol, policy, three, without, h), undefined);
-    const withIt = [...without, result(validators[2]!, h)];
-    assert.ok(enoughResults(protocol, policy, three, withIt));
-    const proofs = selectProofs(protocol, policy, three, withIt, h)!;
+    const without = [held(validators[0]!, h), held(validators[1]!, h)];
+    assert.ok(!enoughResults(policy, three, without));
+    assert.equal(selectProofs(policy, three, without, agreeing(h)), undefined);
+    const withIt = [...without, held(validators[2]!, h)];
+    assert.ok(enoughResults(policy, three, withIt));
+    const proofs = selectProofs(policy, three, withIt, agreeing(h))!;
     assert.equal(proofs.length, 2);
     assert.ok(proofs.some((p) => addressText(p.validatorPublicKey) === addressText(validators[2]!.publicKey)));
   });
@@ -283,8 +289,8 @@ describe('the validators of the key block', () => {
     state.addPermissionOp(protocol.addresses.fromPublicKey(v.publicKey).bytes, { opType, role: ROLES.contract_validator, timestamp: opType === 'add' ? 1n : 2n, dueTimestamp: null });
   const setup = () => {
     const state = stateWithValidators(validators[0]!);
-    const chain = { protocol, keyBlock: { id: new Uint8Array(64).fill(1), timestamp: BLOCK.timestamp }, height: () => 2, state: () => state } as { protocol: typeof protocol; keyBlock: { id: Uint8Array; timestamp: bigint }; height(): number; state(): ContractTestState };
-    const set = new KeyBlockValidators({ ...chain, headerAt: () => chain.keyBlock } as unknown as Blockchain);
+    const chain = { keyBlock: { id: new Uint8Array(64).fill(1), timestamp: BLOCK.timestamp } };
+    const set = keyBlockValidators(state, () => chain.keyBlock);
     return { state, chain, set };
   };
   const microBlock = (...types: number[]): ChainEvent => ({ kind: 'micro-block', transactions: types.map((type) => ({ type }) as Transaction) }) as unknown as ChainEvent;
@@ -318,9 +324,10 @@ describe('the miner\'s gate', () => {
   it('executes a majority contract\'s transaction only with enough agreeing results, and gives the 105 their proofs', () => {
     const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
     const store = new ValidatorResultsStore({ protocol, now: () => 0n, maxResults: 100, expireAfterMs: 60_000 });
-    const gate = new ValidationGate({ protocol, store, minerAddress: addressText(node.publicKey), isFeatureActive: () => true });
-    const create = createWith({ type: 'majority' });
     const keyBlock = { id: KEY_BLOCK, timestamp: BLOCK.timestamp, height: 2 };
+    const validatorsOfKeyBlock = keyBlockValidators(state, () => keyBlock);
+    const gate = new ValidationGate({ protocol, store, validators: validatorsOfKeyBlock, minerAddress: addressText(node.publicKey), isFeatureActive: () => true });
+    const create = createWith({ type: 'majority' });
     const run = success(create.id);
     const hash = resultsHashOf(protocol, create, run)!;
     assert.ok(!gate.ready(create, state, keyBlock));
@@ -337,7 +344,7 @@ describe('the miner\'s gate', () => {
     assert.equal(gate.proofs(create, { kind: 'success', results: [], assetOperations: [] }, state, keyBlock).kind, 'wait');
     // Policy `any` and feature 162 off: no gate.
     assert.ok(gate.ready(createTx('kv:1', HASH, {}), state, keyBlock));
-    const off = new ValidationGate({ protocol, store, minerAddress: addressText(node.publicKey), isFeatureActive: () => false });
+    const off = new ValidationGate({ protocol, store, validators: validatorsOfKeyBlock, minerAddress: addressText(node.publicKey), isFeatureActive: () => false });
     assert.ok(off.ready(createWith({ type: 'majority' }), state, keyBlock));
   });
 });

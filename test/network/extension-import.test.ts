@@ -75,6 +75,26 @@ describe('extension import', () => {
     assert.equal(b.stateHash(), a.stateHash());
   });
 
+  it('a download tried again takes the blocks the unfinished one received, with their verdicts, instead of verifying them again', async () => {
+    const clock = new Clock();
+    const a = ChainNode.create('a', clock, [minerA, minerB, minerC]);
+    const b = ChainNode.create('b', clock, []);
+    grow(a, clock, 4);
+    const verifier = new HeldVerifier();
+    // The peer lacked a block after the first two: that import is never applied.
+    const unfinished = new ExtensionImport(peerChainOf(b.chain), verifier);
+    unfinished.add(blocksAbove(a, 1).slice(0, 2));
+    // The retry downloads all four again (new instances, as decoded from the peer's bytes).
+    const retry = new ExtensionImport(peerChainOf(b.chain), verifier, unfinished);
+    retry.add(blocksAbove(a, 1));
+    assert.equal(verifier.held.length, 4, 'only the two blocks not received before go to the verifiers');
+    for (const release of verifier.held) release();
+    const result = await retry.apply(10);
+    assert.equal(result.kind === 'applied' && result.added, 4);
+    assert.deepEqual(b.ids(), a.ids());
+    assert.equal(b.stateHash(), a.stateHash());
+  });
+
   it('stops at a block holding a refused signature, keeping the blocks before it', async () => {
     const clock = new Clock();
     const a = ChainNode.create('a', clock, [minerA, minerB, minerC]);

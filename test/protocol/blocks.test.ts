@@ -622,6 +622,10 @@ describe('micro-blocks', () => {
     const later = produceMicroBlock(p, liquid, { votes: votes.slice(0, 1) }, { timestamp: TS + 2n, privateKey: miner.privateKey, modifiedTotalSign: false });
     const liquid2 = applyMicroBlock(liquid, later.microBlock);
     assert.equal(liquid2.consensus.type === 'cft' && liquid2.consensus.votes.length, 1);
+    // Its summary keeps the transactions' fee and count; the id and the size are the new header's.
+    const summary = liquid2.summaryAfter(liquid, []);
+    assert.deepEqual(summary, { id: liquid2.id, size: liquid2.bytes.length, transactionCount: 1, fee: cftKey.fee });
+    assert.notEqual(summary.size, liquid.summary.size);
     // On a PoA block a vote micro-block is an error.
     const onPoa = VoteMicroBlock.sign(p, { version: 6, timestamp: TS, prevLiquidBlockSig: keyBlock.id, votes }, miner.privateKey).withTotalSignature(REFERENCE);
     expectWeError(() => applyMicroBlock(keyBlock, onPoa), { kind: 'MicroBlockAppendError', message: 'Expected CFT consensus block data, but got PoA instead' });

@@ -80,11 +80,11 @@ export class ConfidentialExecution {
   }
 
   /**
-   * The 105 V4 of a confidential call's execution; its output is kept, and announced unless
-   * `announce` is false (a validator's own 105, never mined).
+   * The 105 V4 of a confidential call's execution, with `confidential` its results (resultsOf,
+   * worked out once by the caller, which signs or checks proofs over them too); its output is
+   * kept, and announced unless `announce` is false (a validator's own 105, never mined).
    */
-  build(tx: Transaction, result: ExecutionResult, input: ConfidentialDataUnit, ctx: ExecutedBuildContext, readings: Readings | undefined, announce = true): ExecutedBuild {
-    const confidential = this.resultsOf(result, input, readings);
+  build(tx: Transaction, result: ExecutionResult, input: ConfidentialDataUnit, ctx: ExecutedBuildContext, confidential: ConfidentialResults | undefined, announce = true): ExecutedBuild {
     if (result.kind !== 'success' || confidential === undefined) return buildExecutedContract(tx, result, ctx);
     const results = result.results.flatMap((c) => [...c.results]);
     const built = signExecutedV4(tx, contractResultsHash(ctx.protocol, results, []), confidential, ctx);

@@ -4,36 +4,20 @@
  * into these, replication.ts runs on them.
  */
 
+import type { DataCacheSettings, PrivacyInventoryHandlerSettings, PrivacyReplierSettings, ReplicationSynchronizerSettings } from '../../privacy/settings.js';
+
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
-/** The replication blocks (`data-directory` is NodeConfig.node.confidentialDataDirectory). */
+/** The replication blocks, in `node.privacy`'s shapes (`data-directory` is NodeConfig.node.confidentialDataDirectory). */
 export interface ConfidentialContractsSettings {
-  /** `replier.parallelism`: requests for data answered at once. */
-  readonly replier: { readonly parallelism: number };
+  /** `replier.parallelism`: requests for data answered at once (the one key of privacy's replier it has). */
+  readonly replier: Pick<PrivacyReplierSettings, 'parallelism'>;
   /** `cache`: units recently served to peers, kept ready to send (`max-size`, `expire-after`). */
-  readonly cache: { readonly maxSize: number; readonly expireAfterMs: number };
-  /** `inventory-handler`: inventories are taken in batches and remembered so each is handled once. */
-  readonly inventoryHandler: {
-    readonly maxBufferTimeMs: number;
-    readonly maxBufferSize: number;
-    readonly maxCacheSize: number;
-    readonly expirationTimeMs: number;
-    readonly replierParallelism: number;
-  };
+  readonly cache: DataCacheSettings;
+  readonly inventoryHandler: PrivacyInventoryHandlerSettings;
   /** `synchronizer`: fetching the units this node lacks. */
-  readonly synchronizer: {
-    readonly requestTimeoutMs: number;
-    readonly initRetryDelayMs: number;
-    readonly inventoryStreamTimeoutMs: number;
-    readonly inventoryRequestDelayMs: number;
-    readonly inventoryTimestampThresholdMs: number;
-    readonly crawlingParallelism: number;
-    readonly maxAttemptCount: number;
-    readonly lostDataProcessingDelayMs: number;
-    readonly failedPeersCacheSize: number;
-    readonly failedPeersCacheExpireTimeoutMs: number;
-  };
+  readonly synchronizer: ReplicationSynchronizerSettings;
 }
 
 /** WE 1.14's application.conf values. */

@@ -43,6 +43,7 @@ import { customValidationError, WeError } from '../../errors/catalogue.js';
 import type { ConfidentialDataUnit } from '../confidential/data.js';
 import type { ConfidentialCallRequest, ConfidentialContractsApi } from '../confidential/service.js';
 import { dataEntryFromMessage, dataEntryToMessage, long } from './mapping.js';
+import { applyPage, grpcErrorOf, keyMatcher } from './server.js';
 
 const PROTO = `
 syntax = "proto3";
@@ -215,11 +216,6 @@ export interface ConfidentialContractServiceDeps {
   readonly protocol: Protocol;
   /** Checks a call's `authorization` metadata; throws the WeError to answer. Open when absent. */
   readonly authorize?: (authorization: string | undefined) => void;
-  /** Java's whole-key regular expression, and the contract service's paging. */
-  keyMatcher(regex: string): (key: string) => boolean;
-  page<T>(items: readonly T[], offset: number | undefined, limit: number | undefined): T[];
-  /** A thrown value as grpc-js sends it (WE's trailers for API errors). */
-  errorOf(e: unknown): Partial<grpc.StatusObject>;
 }
 
 const method = (name: string, requestDeserialize: (b: Buffer) => unknown, responseSerialize: (v: never) => Buffer): grpc.MethodDefinition<unknown, unknown> => ({
@@ -251,7 +247,7 @@ export function confidentialContractService(deps: ConfidentialContractServiceDep
         })
         .then(
           (res) => callback(null, res),
-          (e: unknown) => callback(deps.errorOf(e instanceof WeError || !(e instanceof Error) ? e : customValidationError(e.message))),
+          (e: unknown) => callback(grpcErrorOf(e instanceof WeError || !(e instanceof Error) ? e : customValidationError(e.message))),
         );
     };
   const implementation: grpc.UntypedServiceImplementation = {
@@ -266,13 +262,13 @@ export function confidentialContractService(deps: ConfidentialContractServiceDep
     getContractKeys: unary<ContractKeysRequest, ContractKeysResponse>((req) => {
       let entries = api.entries(req.contractId);
       if (req.matches !== undefined) {
-        const matches = deps.keyMatcher(req.matches);
-        entries = deps.page(entries.filter((e) => matches(e.key)), req.offset, req.limit);
+        const matches = keyMatcher(req.matches);
+        entries = applyPage(entries.filter((e) => matches(e.key)), req.offset, req.limit);
       } else if (req.keysFilter !== undefined) {
         const wanted = new Set(req.keysFilter.keys);
         entries = entries.filter((e) => wanted.has(e.key));
       } else {
-        entries = deps.page(entries, req.offset, req.limit);
+        entries = applyPage(entries, req.offset, req.limit);
       }
       return { entries: entries.map(dataEntryToMessage) };
     }),

@@ -327,13 +327,15 @@ export class Block implements UnsignedBlock {
   }
 
   /**
-   * The summary of this block when it is `previous` with `added` transactions appended under
-   * the same header (a liquid block after a micro-block): size and fee are counted on from
-   * `previous`'s instead of over every transaction again.
+   * The summary of this block when it is `previous` with `added` transactions appended (a
+   * liquid block after a micro-block): the fee is counted on from `previous`'s instead of over
+   * every transaction again, and so is the size under the same header. A vote micro-block
+   * (no transactions) keeps the fee but not the id or the size: its votes replace the
+   * header's, so the size is counted from this header and the transactions' lengths.
    */
   summaryAfter(previous: Block, added: readonly Transaction[]): BlockSummary {
-    if (previous.consensus === this.consensus && previous.transactions.length + added.length === this.transactions.length) {
-      if (this.cache.size === undefined && this.cache.bytes === undefined) {
+    if (previous.transactions.length + added.length === this.transactions.length) {
+      if (previous.consensus === this.consensus && this.cache.size === undefined && this.cache.bytes === undefined) {
         let size = previous.size;
         for (const tx of added) size += 4 + tx.bytes.length;
         this.cache.size = size;

@@ -15,6 +15,8 @@ import type { RuntimeLog } from '../../../src/contracts/runtime.js';
 import { ROLES } from '../../../src/protocol/transactions/permissions.js';
 import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings } from '../../../src/contracts/settings.js';
 import type { BlockInfo, ContractNodeContext } from '../../../src/contracts/state.js';
+import { KeyBlockValidators } from '../../../src/contracts/validator-set.js';
+import type { Blockchain } from '../../../src/chain/blockchain.js';
 import { ContractTestState } from './state.js';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -254,4 +256,9 @@ export function callV7(
     },
     key,
   );
+}
+
+/** The validators of the key block `keyBlock()` names, read from `state` (KeyBlockValidators over the parts of a chain it reads). */
+export function keyBlockValidators(state: ContractTestState, keyBlock: () => { readonly id: Uint8Array; readonly timestamp: bigint }): KeyBlockValidators {
+  return new KeyBlockValidators({ protocol, height: () => 2, headerAt: () => keyBlock(), state: () => state } as unknown as Blockchain);
 }
