@@ -11,6 +11,9 @@
  *   node process mining under the PoA settings printed with the figure;
  * - chain.confirmed.longest-stall: the longest event-loop stall in that node process while
  *   it takes and mines the transfers, against the 50 ms goal (lower is better);
+ * - chain.build: transfers/s this node's micro-blocks take in process (1,000 a micro-block,
+ *   built, signed and committed as the miner does, on one liquid block), by the process's
+ *   CPU time: the micro-block build's cost without REST or the pool in front of it;
  * - chain.import: whole stored blocks of transfers appended to a fresh chain, tx/s.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -155,6 +158,31 @@ export async function poolIngest(p: Protocol, n: number): Promise<{ value: numbe
     const baselineAfter = nativeVerifyRate(txs);
     await verifier.close();
     if (pool.size().size !== n) throw new Error(`pool holds ${pool.size().size} of ${n}`);
+    await chain.store.close();
+    return { value, baseline: (baseline + baselineAfter) / 2 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Transfers/s of own micro-blocks of `perMicroBlock` built and committed in process, by CPU time, with native verification as baseline. */
+async function microBlockBuild(p: Protocol, n: number, perMicroBlock: number): Promise<{ value: number; baseline: number }> {
+  const dir = tempDir();
+  try {
+    const { chain, rules, clock } = await inProcessChain(dir);
+    const owner = devAccounts(p)[0]!.keyPair;
+    forgeNextKeyBlock(chain, rules, clock, owner);
+    const txs = signedTransfers(p, n, clock.now - 1000n);
+    const baseline = nativeVerifyRate(txs);
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < n; i += perMicroBlock) {
+      clock.now += 5n;
+      const built = chain.appendOwnMicroBlock(txs.slice(i, i + perMicroBlock), { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
+      if (built.included.length !== Math.min(perMicroBlock, n - i)) throw new Error(`micro-block took ${built.included.length}: ${built.rejected[0]?.error.message}`);
+    }
+    const cpu = process.cpuUsage(cpu0);
+    const value = n / ((cpu.user + cpu.system) / 1e6);
+    const baselineAfter = nativeVerifyRate(txs);
     await chain.store.close();
     return { value, baseline: (baseline + baselineAfter) / 2 };
   } finally {
@@ -397,22 +425,46 @@ export async function confirmedRate(node: NodeProc, txs: readonly Transaction[])
   }
 }
 
+/**
+ * BENCH_ONLY=<part>[,<part>…] runs only those parts of the chain group: pool, ingest (the
+ * two HTTP ingest figures, for before/after runs of the request path), confirmed, build,
+ * import; unset, every part runs.
+ */
+function chainPartWanted(part: 'pool' | 'ingest' | 'confirmed' | 'build' | 'import'): boolean {
+  const only = process.env['BENCH_ONLY'];
+  return only === undefined || only === '' || only.split(',').includes(part);
+}
 
 export async function chainFigures(p: Protocol): Promise<Figure[]> {
   const settings = `PoA round ${BENCH_POA.roundDurationMs} ms + sync ${BENCH_POA.syncDurationMs} ms, micro-block every ${BENCH_POA.microBlockIntervalMs} ms, ≤ ${BENCH_POA.maxTransactionsInMicroBlock} txs per micro-block, block ≤ ${BENCH_POA.maxBlockSizeInBytes / 1048576} MiB`;
   const out: Figure[] = [];
-  // BENCH_ONLY=ingest: only the two HTTP ingest figures (for before/after runs of the request path).
-  const onlyIngest = process.env['BENCH_ONLY'] === 'ingest';
-  if (!onlyIngest) {
+  if (chainPartWanted('pool')) {
     progress('pool ingest (in process)');
     const pool = await poolIngest(p, 20_000);
     out.push(figure('chain.ingest.pool', pool.value, pool.baseline, 'tx/s', 0.75));
   }
-  progress('ingest over HTTP');
-  const viaHttp = await httpIngest(p, 20_000);
-  out.push(figure('chain.ingest.http', viaHttp.value, viaHttp.baseline, 'tx/s', 0.6));
-  out.push({ ...figure('chain.ingest.http.fastify', viaHttp.value, viaHttp.bareFastify, 'tx/s', 0.7), baselineLabel: 'bare Fastify POST of the same bodies, same client, req/s' });
-  if (onlyIngest) return out;
+  if (chainPartWanted('ingest')) {
+    progress('ingest over HTTP');
+    const viaHttp = await httpIngest(p, 20_000);
+    out.push(figure('chain.ingest.http', viaHttp.value, viaHttp.baseline, 'tx/s', 0.6));
+    out.push({ ...figure('chain.ingest.http.fastify', viaHttp.value, viaHttp.bareFastify, 'tx/s', 0.7), baselineLabel: 'bare Fastify POST of the same bodies, same client, req/s' });
+  }
+  if (chainPartWanted('confirmed')) out.push(...(await confirmedFigures(p, settings)));
+  if (chainPartWanted('build')) {
+    progress('own micro-blocks in process');
+    const build = await microBlockBuild(p, 30_000, 1000);
+    out.push({ ...figure('chain.build', build.value, build.baseline, 'tx/s'), baselineLabel: 'native Ed25519 verify/s (1 core); micro-blocks of 1,000 transfers built and committed, by CPU time' });
+  }
+  if (chainPartWanted('import')) {
+    progress('chain import');
+    const imp = await chainImport(p, 10, 2000);
+    out.push(figure('chain.import', imp.value, imp.baseline, 'tx/s'));
+  }
+  return out;
+}
+
+async function confirmedFigures(p: Protocol, settings: string): Promise<Figure[]> {
+  const out: Figure[] = [];
   progress('broadcast to block');
   const conf = await confirmed(p, 30_000);
   out.push({ ...figure('chain.confirmed', conf.value, conf.baseline, 'tx/s'), baselineLabel: `native Ed25519 verify/s (1 core); ${settings}; target ≥ 3000 tx/s` });
@@ -424,8 +476,5 @@ export async function chainFigures(p: Protocol): Promise<Figure[]> {
     unit: 'ms',
     baselineLabel: `the same node's longest stall over ${QUIET_STALL_WINDOW_MS / 1000} s of mining with nothing broadcast; the node's longest event-loop stall while it takes and mines the transfers, goal < 50 ms (ratio: lower is better)`,
   });
-  progress('chain import');
-  const imp = await chainImport(p, 10, 2000);
-  out.push(figure('chain.import', imp.value, imp.baseline, 'tx/s'));
   return out;
 }

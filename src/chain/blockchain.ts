@@ -75,6 +75,8 @@ export interface MicroBlockBuild {
   readonly rejected: ReadonlyArray<{ tx: Transaction; error: WeError }>;
   /** The build stopped at its deadline with candidates left to look at. */
   readonly outOfTime: boolean;
+  /** How long the store's commit of the micro-block took, in ms (0 when none was built). */
+  readonly commitMs: number;
 }
 
 /** Limits of one micro-block this node builds. */
@@ -87,6 +89,12 @@ export interface MicroBlockLimits {
    * for a bounded time whatever the pool holds.
    */
   readonly deadline?: number;
+  /**
+   * The store's expected commit time per transaction, in ms: the deadline keeps room for
+   * committing what was taken so far, so that validating and committing a micro-block
+   * together end by it.
+   */
+  readonly commitMsPerTransaction?: number;
 }
 
 export interface BlockchainOptions {
@@ -123,6 +131,8 @@ export class Blockchain implements ChainHeaders {
   private liquidMicros: MicroBlock[] = [];
   /** The signed bytes of the top block kept for its next micro-block (see keptBytesOf). */
   private keptBytes: LiquidBlockBytes | undefined;
+  /** The summed transaction bytes of a block this node built, counted as it was built (see transactionBytesOf). */
+  private builtBytes: { readonly block: Block; readonly bytes: number } | undefined;
   private listeners: Array<(event: ChainEvent) => void> = [];
   /** Certificate chains carried with transactions, stored with the block that mines them (PKI). */
   readonly certificates: CarriedCertificates;
@@ -411,15 +421,16 @@ export class Blockchain implements ChainHeaders {
     const ctx = this.liquidTxContext();
     const miner = this.protocol.addresses.fromPublicKey(keyBlock.generator).bytes;
     const minerKeys = { publicKey: keyBlock.generator, privateKey };
-    let bytes = tip.transactions.reduce((n, tx) => n + tx.bytes.length, 0);
+    let bytes = this.transactionBytesOf(tip);
     const included: Transaction[] = [];
     const rejected: Array<{ tx: Transaction; error: WeError }> = [];
     let outOfTime = false;
     let looked = 0;
+    const commitReserve = limits.commitMsPerTransaction ?? 0;
     for (const candidate of candidates) {
       if (included.length >= limits.maxTransactions) break;
       // The clock is read every 16 candidates.
-      if (limits.deadline !== undefined && ++looked % 16 === 0 && performance.now() >= limits.deadline) {
+      if (limits.deadline !== undefined && ++looked % 16 === 0 && performance.now() + commitReserve * included.length >= limits.deadline) {
         outOfTime = true;
         break;
       }
@@ -442,12 +453,21 @@ export class Blockchain implements ChainHeaders {
       included.push(tx);
       bytes += tx.bytes.length;
     }
-    if (included.length === 0) return { microBlock: undefined, included, rejected, outOfTime };
+    if (included.length === 0) return { microBlock: undefined, included, rejected, outOfTime, commitMs: 0 };
     const liquidBytes = this.keptBytesOf(tip);
     const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
-    this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
+    const timing = this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
+    this.builtBytes = { block: liquidBlock, bytes };
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
-    return { microBlock, included, rejected, outOfTime };
+    return { microBlock, included, rejected, outOfTime, commitMs: timing.commitSeconds * 1000 };
+  }
+
+  /** The summed bytes of a block's transactions: counted while this node built it, else summed now. */
+  private transactionBytesOf(block: Block): number {
+    if (this.builtBytes?.block === block) return this.builtBytes.bytes;
+    let bytes = 0;
+    for (const tx of block.transactions) bytes += tx.bytes.length;
+    return bytes;
   }
 
   /**
@@ -481,7 +501,7 @@ export class Blockchain implements ChainHeaders {
   }
 
   /** Commits a micro-block applied to `state`; `started` is when its append began (performance.now()). */
-  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock, origin: ChainChangeOrigin, started: number): void {
+  private commitLiquid(height: number, liquid: Block, state: MutableState, microBlock: MicroBlock, origin: ChainChangeOrigin, started: number): AppendTiming {
     const applied = performance.now();
     this.store.commit({
       pruneUndoAt: height - this.settings.maxRollbackDepth,
@@ -496,6 +516,7 @@ export class Blockchain implements ChainHeaders {
     this.tip = liquid;
     this.liquidMicros.push(microBlock);
     this.emit({ kind: 'micro-block', origin, height, block: liquid, microBlock, transactions: state.changes().transactions.map((t) => t.tx), timing });
+    return timing;
   }
 
   // --- rollback -------------------------------------------------------------------

@@ -51,9 +51,10 @@ export interface MicroBlockContracts {
 const isExecutable = (tx: Transaction): boolean => EXECUTABLE_CONTRACT_TYPES.has(tx.type);
 
 /**
- * The longest a micro-block's candidates are validated in one go, in ms. What does not fit
- * goes into the next micro-block, built right after the event loop had a turn (REST, peers):
- * building never holds the loop much longer than this, however full the pool is.
+ * The longest a micro-block's candidates are validated and committed in one go, in ms. What
+ * does not fit goes into the next micro-block, built right after the event loop had a turn
+ * (REST, peers): building never holds the loop much longer than this (plus signing), however
+ * full the pool is. The commit's share is estimated from this node's previous micro-blocks.
  */
 export const MICRO_BLOCK_BUILD_BUDGET_MS = 20;
 
@@ -102,6 +103,8 @@ export class Miner {
   private window: { pending: number; arrived: number } | undefined;
   /** The last micro-block stopped at the build budget with candidates left: the next one is due at once. */
   private cutShort = false;
+  /** The store's commit time per transaction of this node's recent micro-blocks, in ms (a moving average; 0 before the first). */
+  private commitMsPerTransaction = 0;
 
   constructor(o: MinerOptions) {
     this.o = o;
@@ -174,7 +177,12 @@ export class Miner {
     // The 105s first: they apply on the state they were executed on.
     const build = chain.appendOwnMicroBlock(
       [...executed, ...ordinary],
-      { maxTransactions: settings.maxTransactionsInMicroBlock, maxBlockBytes: settings.maxBlockSizeInBytes, deadline: performance.now() + MICRO_BLOCK_BUILD_BUDGET_MS },
+      {
+        maxTransactions: settings.maxTransactionsInMicroBlock,
+        maxBlockBytes: settings.maxBlockSizeInBytes,
+        deadline: performance.now() + MICRO_BLOCK_BUILD_BUDGET_MS,
+        commitMsPerTransaction: this.commitMsPerTransaction,
+      },
       this.o.keyPair.privateKey,
       chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
     );
@@ -184,6 +192,11 @@ export class Miner {
     }
     this.lastMicroAt = now;
     if (build.microBlock !== undefined) {
+      // Learnt from micro-blocks big enough for the per-transaction part to show over the commit's fixed cost.
+      if (build.included.length >= 64) {
+        const perTransaction = build.commitMs / build.included.length;
+        this.commitMsPerTransaction = this.commitMsPerTransaction === 0 ? perTransaction : 0.7 * this.commitMsPerTransaction + 0.3 * perTransaction;
+      }
       this.o.contracts?.mined(build.included);
       this.o.log.debug({ height, transactions: build.included.length, id: build.microBlock.idBase58 }, 'micro-block');
       // The next round executes on the new liquid block while the micro-block interval runs.

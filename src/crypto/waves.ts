@@ -141,7 +141,19 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
     return keccak.digest('binary');
   };
 
-  const publicKeyOf = (privateKey: Uint8Array): Uint8Array => x25519.getPublicKey(privateKey);
+  // The Curve25519 public key of a private key, kept for the keys this node uses (a miner
+  // names itself as generator of every micro-block: the scalar multiplication runs once).
+  const publicKeys = new Map<string, Uint8Array>();
+  const publicKeyOf = (privateKey: Uint8Array): Uint8Array => {
+    const id = Buffer.from(privateKey.buffer, privateKey.byteOffset, privateKey.byteLength).toString('latin1');
+    let publicKey = publicKeys.get(id);
+    if (publicKey === undefined) {
+      publicKey = x25519.getPublicKey(privateKey);
+      if (publicKeys.size >= 1024) publicKeys.clear();
+      publicKeys.set(id, publicKey);
+    }
+    return Uint8Array.from(publicKey);
+  };
 
   const keyPairFromSeed32 = (seed: Uint8Array): KeyPair => {
     const privateKey = clamp(seed);
@@ -169,8 +181,12 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
     const signBit = A[31]! & 0x80;
     const prefix = new Uint8Array(32).fill(0xff);
     prefix[0] = 0xfe;
+    // The nonce: secret and uniformly random, from the private key and 64 fresh random bytes
+    // (a verifier cannot tell how it was made). The message is left out of it so a long one
+    // — a liquid block of megabytes, signed again after every micro-block — is hashed once,
+    // below, not twice.
     let r = 0n;
-    while (r === 0n) r = bytesToBigLE(sha512(prefix, privateKey, message, randomBytes(64))) % L;
+    while (r === 0n) r = bytesToBigLE(sha512(prefix, privateKey, randomBytes(64))) % L;
     const R = ed25519.Point.BASE.multiply(r).toBytes();
     const k = bytesToBigLE(sha512(R, A, message)) % L;
     const S = (r + k * a) % L;

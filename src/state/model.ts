@@ -176,9 +176,6 @@ export const encode = {
     DATA_ENTRY_WIDE.write(w, e, p);
     return w.result();
   },
-  txLocation(t: TxLocation): Uint8Array {
-    return new ByteWriter(t.bytes.length + 8).i32(t.height).bytes(t.bytes).result();
-  },
   optBytes(b: Uint8Array | null): Uint8Array {
     const w = new ByteWriter((b?.length ?? 0) + 5);
     writeOptBytes(w, b);

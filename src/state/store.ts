@@ -49,7 +49,8 @@ export const F = {
   MICRO: 0x09, // height u32 ‖ index u32 → micro-block bytes, in order (written once each; dropped once the height is past any rollback)
   BLOCK_SUMMARY: 0x0f, // height u32 → the block's id, size, transaction count and fee as of the height's last commit (empty: not known, see blockSummary)
   TX: 0x03, // tx id → height u32 ‖ tx bytes
-  ADDRESS_TX: 0x04, // address ‖ height u32 ‖ seq u32 → tx id
+  ADDRESS_TX: 0x04, // address ‖ height u32 ‖ seq u32 → tx id (one entry per transaction: stores written before ADDRESS_TXS; read, no longer written)
+  ADDRESS_TXS: 0x11, // address ‖ height u32 ‖ first seq u32 of the commit → (seq u32 ‖ id length u8 ‖ tx id) × n: one commit's transactions of the address
   ALIAS: 0x05, // alias name → address
   ALIAS_OF: 0x06, // address ‖ alias name → (empty)
   POLICY_DATA_HASH: 0x07, // policy id ‖ hash → id of the PolicyDataHash transaction
@@ -99,9 +100,17 @@ const UNDO_PLAIN = 2;
 /** One entry per commit listing the new keys it wrote (HeightWriter.fresh), each u16 length ‖ key: undone by removing them. */
 const UNDO_FRESH_KEYS = 3;
 
+/** Writes `n` big-endian at `at`. */
+function writeU32(out: Uint8Array, at: number, n: number): void {
+  out[at] = n >>> 24;
+  out[at + 1] = (n >>> 16) & 0xff;
+  out[at + 2] = (n >>> 8) & 0xff;
+  out[at + 3] = n & 0xff;
+}
+
 const u32 = (n: number): Uint8Array => {
   const b = new Uint8Array(4);
-  new DataView(b.buffer).setUint32(0, n);
+  writeU32(b, 0, n);
   return b;
 };
 const summaryKey = (height: number): Uint8Array => concatBytes(Uint8Array.from([F.BLOCK_SUMMARY]), u32(height));
@@ -189,6 +198,17 @@ export class Store implements StateView {
   private knownHeight: number | undefined;
   /** Current WEST balances read since the last write, by address (hot for the REST API and the pool). */
   private readonly westBalances = new Map<string, bigint>();
+  /**
+   * Account scripts, permission ops, role holders and lease balances read since the last
+   * write (every transaction validated asks for its sender's script, permissions and lease
+   * balance; the miner's key-block plan asks for the role holders on every look).
+   */
+  private readonly readCache = {
+    scripts: new Map<string, Uint8Array | null>(),
+    permissionOps: new Map<string, readonly PermissionOp[]>(),
+    roleHolders: new Map<number, readonly Uint8Array[]>(),
+    leaseBalances: new Map<string, LeaseBalance>(),
+  };
   private writing = false;
   /** The fsync running behind the commits, if any. */
   private flushing: Promise<void> | undefined;
@@ -346,8 +366,10 @@ export class Store implements StateView {
   }
 
   leaseBalance(address: Uint8Array): LeaseBalance {
-    const v = this.current(F.LEASE_BALANCE, address);
-    return v === undefined ? NO_LEASE : decode.leaseBalance(v);
+    return this.cachedRead(this.readCache.leaseBalances, bytesKey(address), () => {
+      const v = this.current(F.LEASE_BALANCE, address);
+      return v === undefined ? NO_LEASE : decode.leaseBalance(v);
+    });
   }
 
   leaseBalanceAt(address: Uint8Array, height: number): LeaseBalance {
@@ -463,18 +485,34 @@ export class Store implements StateView {
   }
 
   accountScript(address: Uint8Array): Uint8Array | null {
-    const v = this.current(F.SCRIPT, address);
-    return v === undefined ? null : decode.optBytes(v);
+    return this.cachedRead(this.readCache.scripts, bytesKey(address), () => {
+      const v = this.current(F.SCRIPT, address);
+      return v === undefined ? null : decode.optBytes(v);
+    });
   }
 
   permissionOps(address: Uint8Array): readonly PermissionOp[] {
-    const v = this.current(F.PERMISSION_OPS, address);
-    return v === undefined ? [] : decode.permissionOps(v);
+    return this.cachedRead(this.readCache.permissionOps, bytesKey(address), () => {
+      const v = this.current(F.PERMISSION_OPS, address);
+      return v === undefined ? [] : decode.permissionOps(v);
+    });
   }
 
   roleHolders(role: number): readonly Uint8Array[] {
-    const v = this.current(F.ROLE_HOLDERS, Uint8Array.from([role]));
-    return v === undefined ? [] : decode.addresses(v);
+    return this.cachedRead(this.readCache.roleHolders, role, () => {
+      const v = this.current(F.ROLE_HOLDERS, Uint8Array.from([role]));
+      return v === undefined ? [] : decode.addresses(v);
+    });
+  }
+
+  /** A current value read through `cache` (not while a write runs: it reads its own changes then). */
+  private cachedRead<K, V>(cache: Map<K, V>, key: K, read: () => V): V {
+    if (this.writing) return read();
+    if (cache.has(key)) return cache.get(key)!;
+    const value = read();
+    if (cache.size >= 100_000) cache.clear();
+    cache.set(key, value);
+    return value;
   }
 
   participant(address: Uint8Array): Participant | undefined {
@@ -643,10 +681,36 @@ export class Store implements StateView {
 
   /** Transaction ids involving an address, newest first. */
   *addressTransactionIds(address: Uint8Array): Generator<Uint8Array> {
-    const prefix = concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(address));
-    for (const { value } of this.db.getRange({ start: concatBytes(prefix, Uint8Array.from([0xff])), end: prefix, reverse: true })) {
+    // Commits listed per address (newest commits first, each one's list read backwards), then
+    // the one-per-transaction entries of a store written before those lists (all older).
+    const grouped = concatBytes(Uint8Array.from([F.ADDRESS_TXS]), idPart(address));
+    for (const { value } of this.db.getRange({ start: concatBytes(grouped, Uint8Array.from([0xff])), end: grouped, reverse: true })) {
+      const entries = addressTxEntries(value);
+      for (let i = entries.length - 1; i >= 0; i--) yield Uint8Array.from(entries[i]!.id);
+    }
+    const single = concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(address));
+    for (const { value } of this.db.getRange({ start: concatBytes(single, Uint8Array.from([0xff])), end: single, reverse: true })) {
       yield Uint8Array.from(value);
     }
+  }
+
+  /**
+   * The address index as one entry per transaction and address (ADDRESS_TX's layout), in key
+   * order, whichever way it is stored: how a store's state compares with another's, which
+   * may have committed the same transactions in other groups (whole blocks or micro-blocks).
+   */
+  private *addressTxRecords(): Generator<{ key: Uint8Array; value: Uint8Array }> {
+    const records: Array<{ key: Uint8Array; value: Uint8Array }> = [];
+    for (const { key, value } of this.db.getRange({ start: Uint8Array.from([F.ADDRESS_TX]), end: Uint8Array.from([F.ADDRESS_TX + 1]) })) {
+      records.push({ key: Uint8Array.from(key), value: Uint8Array.from(value) });
+    }
+    for (const { key, value } of this.db.getRange({ start: Uint8Array.from([F.ADDRESS_TXS]), end: Uint8Array.from([F.ADDRESS_TXS + 1]) })) {
+      // address ‖ height, without the family byte and the commit's first seq
+      const addressAndHeight = key.subarray(1, key.length - 4);
+      for (const { seq, id } of addressTxEntries(value)) records.push({ key: concatBytes(Uint8Array.from([F.ADDRESS_TX]), addressAndHeight, u32(seq)), value: Uint8Array.from(id) });
+    }
+    records.sort((a, b) => Buffer.compare(a.key, b.key));
+    yield* records;
   }
 
   // --- writing ------------------------------------------------------------------
@@ -696,6 +760,7 @@ export class Store implements StateView {
     this.writing = true;
     this.knownHeight = undefined;
     this.westBalances.clear();
+    for (const cache of Object.values(this.readCache)) cache.clear();
   }
 
   private writeChanges(w: HeightWriter, ch: StateChanges): void {
@@ -749,14 +814,30 @@ export class Store implements StateView {
     for (const e of ch.executedTxFor.values()) w.plain(concatBytes(Uint8Array.from([F.EXECUTED_TX]), e.txId), e.executedTxId);
     const firstSeq = this.addressTxSeq(w.height);
     let seq = firstSeq;
+    // One address-index entry per address and commit, listing its transactions (ADDRESS_TXS).
+    const byAddress = new Map<string, AddressTxList>();
+    // The TX values (model's txLocation: height ‖ bytes) laid out in one buffer: LMDB looks
+    // a value buffer's address up once per ArrayBuffer, not once per transaction.
+    let slabLength = 0;
+    for (const { tx } of ch.transactions) slabLength += 4 + tx.bytes.length;
+    const slab = new Uint8Array(slabLength);
+    let slabAt = 0;
     for (const { tx, addresses } of ch.transactions) {
+      const location = slab.subarray(slabAt, slabAt + 4 + tx.bytes.length);
+      writeU32(location, 0, w.height);
+      location.set(tx.bytes, 4);
+      slabAt += location.length;
       // New keys: a transaction is applied only if the state does not hold it; address entries are numbered per height.
-      w.fresh(concatBytes(Uint8Array.from([F.TX]), tx.id), encode.txLocation({ height: w.height, bytes: tx.bytes }));
+      w.fresh(concatBytes(Uint8Array.from([F.TX]), tx.id), location);
       for (const a of addresses) {
-        w.fresh(concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(a), u32(w.height), u32(seq)), tx.id);
+        const id = Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('latin1');
+        let list = byAddress.get(id);
+        if (list === undefined) byAddress.set(id, (list = new AddressTxList(a)));
+        list.add(seq, tx.id);
       }
       seq++;
     }
+    for (const list of byAddress.values()) w.fresh(concatBytes(Uint8Array.from([F.ADDRESS_TXS]), idPart(list.address), u32(w.height), u32(firstSeq)), list.bytes());
     if (ch.transactions.length > 0) w.plain(concatBytes(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
     // The numbering of this commit's first transaction tells its list from other commits' at the height.
     w.writeFreshKeys(u32(firstSeq));
@@ -892,7 +973,8 @@ export class Store implements StateView {
     const families = [F.TX, F.ADDRESS_TX, F.ALIAS, F.ALIAS_OF, F.POLICY_DATA_HASH, F.EXECUTED_TX];
     for (let f = F.BALANCE; f < F.BALANCE + 2 * HISTORY_OFFSET; f++) families.push(f as never);
     for (const f of families) {
-      for (const { key, value } of this.db.getRange({ start: Uint8Array.from([f]), end: Uint8Array.from([f + 1]) })) {
+      const records = f === F.ADDRESS_TX ? this.addressTxRecords() : this.db.getRange({ start: Uint8Array.from([f]), end: Uint8Array.from([f + 1]) });
+      for (const { key, value } of records) {
         h.update(u32(key.length)).update(key).update(u32(value.length)).update(value);
       }
     }
@@ -903,9 +985,48 @@ export class Store implements StateView {
   /** Every entry of the block, index and state families (no bookkeeping), for comparing states. */
   *entries(): Generator<{ key: Uint8Array; value: Uint8Array }> {
     for (const { key, value } of this.db.getRange({ start: Uint8Array.from([F.META + 1]), end: Uint8Array.from([F.UNDO]) })) {
-      yield { key, value };
+      // The address index comes last, as one entry per transaction (addressTxRecords).
+      if (key[0] !== F.ADDRESS_TX && key[0] !== F.ADDRESS_TXS) yield { key, value };
     }
+    yield* this.addressTxRecords();
   }
+}
+
+/** The transactions of one commit that involve an address: an ADDRESS_TXS value being built. */
+class AddressTxList {
+  private readonly entries: Array<{ seq: number; id: Uint8Array }> = [];
+  private length = 0;
+
+  constructor(readonly address: Uint8Array) {}
+
+  add(seq: number, id: Uint8Array): void {
+    this.entries.push({ seq, id });
+    this.length += 5 + id.length;
+  }
+
+  /** (seq u32 ‖ id length u8 ‖ id) × n. */
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.length);
+    let at = 0;
+    for (const { seq, id } of this.entries) {
+      writeU32(out, at, seq);
+      out[at + 4] = id.length;
+      out.set(id, at + 5);
+      at += 5 + id.length;
+    }
+    return out;
+  }
+}
+
+/** The entries of an ADDRESS_TXS value, in order (views into it). */
+function addressTxEntries(value: Uint8Array): Array<{ seq: number; id: Uint8Array }> {
+  const out: Array<{ seq: number; id: Uint8Array }> = [];
+  for (let at = 0; at + 5 <= value.length; ) {
+    const length = value[at + 4]!;
+    out.push({ seq: readU32(value, at), id: value.subarray(at + 5, at + 5 + length) });
+    at += 5 + length;
+  }
+  return out;
 }
 
 function balanceId(holder: Uint8Array, assetId: Uint8Array | null): Uint8Array {

@@ -45,6 +45,25 @@ describe("this node's micro-block from pool candidates", () => {
     assert.equal(peer.stateHash(), node.stateHash());
   });
 
+  it("keeps room within the deadline for committing what it took: the rest waits for the next micro-block", () => {
+    const clock = new Clock();
+    const node = ChainNode.create('build-reserve', clock, [minerA]);
+    node.forge();
+    const candidates = Array.from({ length: 40 }, (_, i) => transfer(clock, alice, bob, BigInt(i + 1)));
+    clock.now += 100n;
+    // A second to go, but committing is expected to take 100 ms a transaction: about ten fit.
+    const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20, deadline: performance.now() + 1000, commitMsPerTransaction: 100 };
+    const first = node.chain.appendOwnMicroBlock(candidates, limits, minerA.keyPair.privateKey, false);
+    assert.ok(first.outOfTime);
+    assert.ok(first.included.length > 0 && first.included.length < 16, `took ${first.included.length}`);
+    assert.equal(node.chain.lastBlock().transactionCount, first.included.length);
+    // Without the reserve, the rest fits in one micro-block.
+    clock.now += 100n;
+    const second = node.chain.appendOwnMicroBlock(candidates.slice(first.included.length), { ...limits, commitMsPerTransaction: 0 }, minerA.keyPair.privateKey, false);
+    assert.equal(second.outOfTime, false);
+    assert.equal(first.included.length + second.included.length, 40);
+  });
+
   it('leaves out an unscripted sender\'s transaction with two proofs, which every peer refuses', () => {
     const clock = new Clock();
     const node = ChainNode.create('build-proofs', clock, [minerA]);

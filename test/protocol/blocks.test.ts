@@ -594,6 +594,10 @@ describe('micro-blocks', () => {
   it('micro-block wire layout', () => {
     const m = TxMicroBlock.sign(p, { version: 3, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, transactions: TXS.slice(0, 2) }, miner.privateKey);
     assert.deepEqual(m.bytes, concatBytes(Uint8Array.of(3), i64(TS), keyBlock.id, REFERENCE, txSection(i32(2), TXS.slice(0, 2)), miner.publicKey, m.signature));
+    // v5 signs without the total signature; its wire bytes carry it in the same place.
+    const m5 = TxMicroBlock.sign(p, { version: 5, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, transactions: TXS.slice(0, 2) }, miner.privateKey);
+    assert.deepEqual(m5.bytes, concatBytes(Uint8Array.of(5), i64(TS), keyBlock.id, REFERENCE, txSection(i32(2), TXS.slice(0, 2)), miner.publicKey, m5.signature));
+    assert.ok(parseMicroBlock(p, m5.bytes).hasValidSignature());
     const votes = someVotes();
     const v = VoteMicroBlock.sign(p, { version: 4, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, votes }, miner.privateKey);
     assert.deepEqual(v.bytes, concatBytes(Uint8Array.of(4), i64(TS), keyBlock.id, REFERENCE, i16(2), votes[0]!.bytes, votes[1]!.bytes, miner.publicKey, v.signature));

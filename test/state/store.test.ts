@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Protocol } from '../../src/protocol/protocol.js';
+import { Transfer } from '../../src/protocol/transactions/transfer.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { F, Store } from '../../src/state/store.js';
 import { open } from 'lmdb';
 import { MutableState } from '../../src/state/view.js';
@@ -212,6 +214,79 @@ describe('store', () => {
     await raw.close();
     const reopened = Store.open(dir, p);
     assert.deepEqual([...reopened.assetHolders(ASSET)], expected);
+    await reopened.close();
+  });
+
+  it('lists the transactions of an address newest first, however they were grouped into commits, and forgets a rolled-back height', async () => {
+    const keys = Array.from({ length: 4 }, (_, i) => p.crypto.keyPairFromSeedPhrase(`store test ${i}`));
+    const recipientOf = new Map<Transaction, number>();
+    const transfer = (from: number, to: number, n: number): Transaction => {
+      const tx = p.sign(
+        p.transaction(Transfer, 2, {
+          senderPublicKey: keys[from]!.publicKey,
+          assetId: null,
+          feeAssetId: null,
+          timestamp: 1_700_000_000_000n + BigInt(n),
+          amount: 1n,
+          fee: 1_000_000n,
+          recipient: p.addresses.fromPublicKey(keys[to]!.publicKey),
+          attachment: new Uint8Array(0),
+          atomicBadge: undefined,
+        }),
+        keys[from]!.privateKey,
+      );
+      recipientOf.set(tx, to);
+      return tx;
+    };
+    const [a, b, c, d] = [transfer(0, 1, 1), transfer(0, 2, 2), transfer(0, 1, 3), transfer(1, 1, 4)];
+    /** Commits transactions at a height, each touching its sender and recipient. */
+    const commit = (store: Store, height: number, txs: Transaction[]): void => {
+      const s = new MutableState(store);
+      for (const tx of txs) {
+        s.addBalance(tx.sender!.bytes, null, -1n);
+        s.addBalance(ADDRS[recipientOf.get(tx)!]!, null, 1n);
+        s.addTransaction(tx);
+      }
+      store.commit({ height, blockBytes: Uint8Array.from([height]), blockIds: [{ id: new Uint8Array(64).fill(height), transactionCount: txs.length }], changes: s.changes() });
+    };
+    const ids = (store: Store, who: number): string[] => [...store.addressTransactionIds(ADDRS[who]!)].map((id) => Buffer.from(id).toString('hex'));
+    const hex = (...txs: Transaction[]): string[] => txs.map((t) => Buffer.from(t.id).toString('hex'));
+    // Micro-block by micro-block: two commits at height 2 (a liquid block growing).
+    const dir = tempDir();
+    const mined = Store.open(dir, p);
+    commit(mined, 1, [a, b]);
+    commit(mined, 2, [c]);
+    commit(mined, 2, [d]);
+    // Whole blocks: the same transactions, height 2 in one commit.
+    const replayed = Store.open(tempDir(), p);
+    commit(replayed, 1, [a, b]);
+    commit(replayed, 2, [c, d]);
+    for (const store of [mined, replayed]) {
+      assert.deepEqual(ids(store, 0), hex(c, b, a));
+      assert.deepEqual(ids(store, 1), hex(d, c, a), 'a transfer to oneself is listed once');
+      assert.deepEqual(ids(store, 2), hex(b));
+    }
+    assert.equal(mined.stateHash(), replayed.stateHash());
+    // Entries show the index one transaction per entry, the same for both.
+    const index = (store: Store): string[] =>
+      [...store.entries()].filter(({ key }) => key[0] === F.ADDRESS_TX).map(({ key, value }) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`);
+    assert.equal(index(mined).length, 7);
+    assert.deepEqual(index(mined), index(replayed));
+    mined.rollbackTo(1);
+    assert.deepEqual(ids(mined, 1), hex(a));
+    assert.deepEqual(ids(mined, 0), hex(b, a));
+    commit(mined, 2, [c, d]);
+    assert.equal(mined.stateHash(), replayed.stateHash());
+    await mined.close();
+    await replayed.close();
+    // A store written before commits were listed per address (one entry per transaction) is still read, its entries older than the lists.
+    const raw = open<Uint8Array, Uint8Array>({ path: dir, keyEncoding: 'binary', encoding: 'binary', compression: false });
+    const older = new Uint8Array(32).fill(9);
+    const oldKey = Buffer.concat([Buffer.from([F.ADDRESS_TX, 0, ADDRS[0]!.length]), ADDRS[0]!, Buffer.from([0, 0, 0, 1, 0, 0, 0, 7])]);
+    raw.transactionSync(() => void raw.put(oldKey, older));
+    await raw.close();
+    const reopened = Store.open(dir, p);
+    assert.deepEqual(ids(reopened, 0), [...hex(c, b, a), Buffer.from(older).toString('hex')]);
     await reopened.close();
   });
 

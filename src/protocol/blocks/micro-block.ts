@@ -73,6 +73,25 @@ abstract class MicroBlockBase implements MicroBlockHeader {
   /** Writes the transactions or votes. */
   protected abstract writeContent(w: ByteWriter): void;
 
+  /**
+   * Keeps the wire bytes of a micro-block just signed over `signed` (its signed bytes), so
+   * its transactions are serialised once: v3/v4 wire bytes are the signed bytes and the
+   * signature; v5/v6 put the total signature back after prevLiquidBlockSig.
+   */
+  protected keepSignedBytes(signed: Uint8Array): this {
+    const totalAt = 1 + 8 + this.prevLiquidBlockSig.length;
+    const modified = isModifiedTotalSignVersion(this.version);
+    const out = new Uint8Array(signed.length + (modified ? this.totalLiquidBlockSig.length : 0) + this.signature.length);
+    if (modified) {
+      out.set(signed.subarray(0, totalAt));
+      out.set(this.totalLiquidBlockSig, totalAt);
+      out.set(signed.subarray(totalAt), totalAt + this.totalLiquidBlockSig.length);
+    } else out.set(signed);
+    out.set(this.signature, out.length - this.signature.length);
+    this.cached.bytes = out;
+    return this;
+  }
+
   /** Wire bytes. */
   get bytes(): Uint8Array {
     return (this.cached.bytes ??= serializeMicroBlock(this, (w) => this.writeContent(w), this.totalLiquidBlockSig, this.signature));
@@ -143,8 +162,8 @@ export class TxMicroBlock extends MicroBlockBase implements TxMicroBlockFields {
     const fields: TxMicroBlockFields = { ...f, totalLiquidBlockSig: f.totalLiquidBlockSig ?? new Uint8Array(0), generator: p.crypto.publicKeyOf(privateKey) };
     checkHeader(p, fields, [TX_MICRO_BLOCK_VERSION, TX_MICRO_BLOCK_MODIFIED_VERSION], true);
     checkCount(fields.transactions.length, MAX_TRANSACTIONS_PER_MICRO_BLOCK, 'transactions', 'txs');
-    const unsigned = new TxMicroBlock(p, fields, new Uint8Array(0));
-    return new TxMicroBlock(p, fields, p.crypto.sign(privateKey, unsigned.signedBytes));
+    const signed = new TxMicroBlock(p, fields, new Uint8Array(0)).signedBytes;
+    return new TxMicroBlock(p, fields, p.crypto.sign(privateKey, signed)).keepSignedBytes(signed);
   }
 
   /** The same micro-block carrying another total signature (v5: the one computed in parallel). */

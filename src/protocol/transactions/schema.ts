@@ -115,7 +115,7 @@ export interface TxCodec {
  * `data` holds the typed field values of the family (see `DataOf`).
  */
 export class Transaction<D extends object = object> {
-  private cache: { body?: Uint8Array; proofSource?: Uint8Array; full?: Uint8Array; id?: Uint8Array; idB58?: string; senderKeyB58?: string; proofsB58?: readonly string[] } = {};
+  private cache: { body?: Uint8Array; proofSource?: Uint8Array; full?: Uint8Array; id?: Uint8Array; idB58?: string; senderKeyB58?: string; proofsB58?: readonly string[]; sender?: Address } = {};
   /** Whether proofs[0] verified, once known (never carried over to other proofs). */
   private signatureVerdict: boolean | undefined;
 
@@ -183,9 +183,10 @@ export class Transaction<D extends object = object> {
     return this.fields['senderPublicKey'] as Uint8Array | undefined;
   }
 
+  /** The sender's address, derived once per transaction (validation asks for it several times). */
   get sender(): Address | undefined {
     const pk = this.senderPublicKey;
-    return pk === undefined ? undefined : this.protocol.addresses.fromPublicKey(pk);
+    return pk === undefined ? undefined : (this.cache.sender ??= this.protocol.addresses.fromPublicKey(pk));
   }
 
   get fee(): bigint {
