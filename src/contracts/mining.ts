@@ -121,7 +121,25 @@ interface Started {
   readonly tx: Transaction;
   readonly prepared: ConfidentialPreparation | undefined;
   readonly outcome: Promise<Speculation>;
+  /** Its run ended (the contract is free for another call), whether or not its outcome was taken. */
+  finished: boolean;
 }
+
+/** A started call of `outcome`, marked finished when its run ends. */
+function started(tx: Transaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>): Started {
+  const call: Started = { tx, prepared, outcome, finished: false };
+  const finish = (): void => {
+    call.finished = true;
+  };
+  outcome.then(finish, finish);
+  return call;
+}
+
+/**
+ * Calls a lane holds started at most, as a multiple of its window: runs that ended wait
+ * for the earlier calls of the lane to be taken while the contract takes the next ones.
+ */
+const LOOKAHEAD = 2;
 
 /** The key block a round mines on, as the validation gate names it. */
 type RoundKeyBlock = Parameters<ValidationGate['ready']>[2];
@@ -199,9 +217,14 @@ export class ContractMining {
     let next = 0;
     /** A call waits for its validators' results: the contract's later calls wait behind it. */
     let blocked = false;
-    for (;;) {
-      const window = Math.min(most, this.windows.get(contract) ?? most);
-      while (!blocked && running.length < window && next < lane.length && !round.stopped && !(round.out.length > 0 && stop())) {
+    /**
+     * Starts the lane's next calls while fewer than `window` run (runs that ended, waiting to
+     * be taken in pool order, do not count: their contract is free) and fewer than
+     * LOOKAHEAD × `window` are held; `dueToo`: even once the micro-block is due.
+     */
+    const fill = (window: number, dueToo: boolean): void => {
+      let busy = running.reduce((n, r) => n + (r.finished ? 0 : 1), 0);
+      while (!blocked && busy < window && running.length < LOOKAHEAD * window && next < lane.length && !round.stopped && (dueToo || !(round.out.length > 0 && stop()))) {
         const tx = lane[next]!;
         // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
         if (pool.get(tx.id) === undefined || round.state.executedTxFor(tx.id) !== undefined) {
@@ -217,6 +240,7 @@ export class ContractMining {
         if (carried !== undefined) {
           round.adopted.delete(tx.idBase58);
           running.push(carried);
+          if (!carried.finished) busy++;
           continue;
         }
         const prepared = this.o.confidential?.prepare(tx, round.state);
@@ -229,13 +253,28 @@ export class ContractMining {
           if (!this.takeFromValidators(tx, round, keyBlock)) blocked = true;
           continue;
         }
-        running.push({ tx, prepared, outcome: this.speculate(tx, round, prepared) });
+        running.push(started(tx, prepared, this.speculate(tx, round, prepared)));
+        busy++;
       }
+    };
+    for (;;) {
+      const window = Math.min(most, this.windows.get(contract) ?? most);
+      fill(window, false);
       // The micro-block is due: the calls still running go on into the next round of this key block (not a confidential
-      // call: it runs on its contract's confidential state as this round left it).
-      if (running.length > 0 && round.out.length > 0 && stop() && running.every((r) => r.prepared?.kind !== 'confidential')) return this.carry(running, round);
-      const head = running.shift();
+      // call: it runs on its contract's confidential state as this round left it), and the contract's free processes
+      // take the next calls meanwhile — they are checked on the next round's state like the others.
+      if (running.length > 0 && round.out.length > 0 && stop() && running.every((r) => r.prepared?.kind !== 'confidential')) {
+        if (!confidentialLane) fill(window, true);
+        return this.carry(running, round);
+      }
+      const head = running[0];
       if (head === undefined) return;
+      if (!head.finished) {
+        // Whichever run ends first: the head's is taken, another's frees its contract for the lane's next call.
+        await Promise.race(running.filter((r) => !r.finished).map((r) => r.outcome.then(noop, noop)));
+        continue;
+      }
+      running.shift();
       const outcome = await this.settle(head, await head.outcome, round);
       if (round.stopped) return abandon(running);
       if (outcome?.attempts !== 1) this.windows.set(contract, 1);
@@ -412,6 +451,8 @@ export class ContractMining {
     setImmediate(() => recordFrom(0));
   }
 }
+
+const noop = (): void => undefined;
 
 /** Calls left running when a lane stops: their outcomes are not taken (the transactions stay in the pool), and a failure of theirs is not left unhandled. */
 function abandon(running: readonly Started[]): void {

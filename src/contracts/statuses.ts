@@ -96,9 +96,17 @@ export class ExecutionStatusBook {
   private readonly byTx = new Map<string, Entry>();
   private readonly listeners = new Set<(m: ContractExecutionMessage, origin: StatusOrigin) => void>();
 
-  constructor(private readonly options: StatusBookOptions) {}
+  private readonly signStatus: (bytes: Uint8Array) => Uint8Array;
 
-  /** Signs and records a status of `txId`. */
+  constructor(private readonly options: StatusBookOptions) {
+    this.signStatus = (bytes) => options.protocol.crypto.sign(options.node.privateKey, bytes);
+  }
+
+  /**
+   * Records a status of `txId`, signed by the node. The signature is made when something
+   * first reads it (the peers' copy, a REST or gRPC answer): a status no one reads — a
+   * node without peers records one per execution — costs no signature.
+   */
   record(txId: Uint8Array, draft: StatusDraft): ContractExecutionMessage {
     const unsigned = {
       senderPublicKey: this.options.node.publicKey,
@@ -108,7 +116,12 @@ export class ExecutionStatusBook {
       message: draft.message.slice(0, MAX_STATUS_MESSAGE_LENGTH),
       timestamp: this.options.now(),
     };
-    const message: ContractExecutionMessage = { ...unsigned, signature: this.options.protocol.crypto.sign(this.options.node.privateKey, statusMessageBytes(unsigned)) };
+    let signature: Uint8Array | undefined;
+    const sign = this.signStatus;
+    const message = Object.defineProperty({ ...unsigned }, 'signature', {
+      enumerable: true,
+      get: (): Uint8Array => (signature ??= sign(statusMessageBytes(unsigned))),
+    }) as ContractExecutionMessage;
     this.put(message, 'own');
     return message;
   }

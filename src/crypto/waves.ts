@@ -124,6 +124,18 @@ export interface WavesSuiteOptions {
   keyCacheSize?: number;
 }
 
+/**
+ * Window of the base point's precomputed multiples (@noble/curves' wNAF; the library
+ * precomputes 6): every signature multiplies the base point by its nonce, and a miner signs
+ * each 105 and each execution status. 8 takes ~11% off a signature's CPU (measured 323-327
+ * instead of 362-372 µs on a loaded 2-core machine) for a table of 4 224 points built at the
+ * first signature (~90 ms of CPU there, once per process). The table
+ * belongs to the library's base point, shared by every suite: it is set once, when this module
+ * loads (setting it again would drop the table).
+ */
+const BASE_WINDOW = 8;
+ed25519.Point.BASE.precompute(BASE_WINDOW);
+
 export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise<CryptoSuite> {
   const blake = await createBLAKE2b(256);
   const keccak = await createKeccak(256);

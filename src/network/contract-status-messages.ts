@@ -26,6 +26,11 @@ export class ContractMessageChannel extends PeerMessageChannel {
     return this.listen((peer, code, payload) => listener(payload, peer, code));
   }
 
+  /** Whether any peer is connected (a message made only to be sent can be skipped when none is). */
+  hasPeers(): boolean {
+    return this.peers().length > 0;
+  }
+
   /** Sends a message to every connected peer but `except` (the one it came from); returns how many it went to. */
   broadcast(payload: Uint8Array, except?: Peer): number {
     return this.sendToAll(this.code, payload, except);

@@ -202,7 +202,8 @@ export function gossipContractStatuses(book: ExecutionStatusBook, peers: Contrac
   const { publicKeyLength, signatureLength } = protocol.crypto;
   const travels = (status: string): boolean => status !== 'Success' || !options.ignoreSuccessful;
   const unsubscribe = book.subscribe((message, origin) => {
-    if (origin === 'own' && travels(message.status)) peers.broadcast(encodeStatusMessage(message));
+    // Without peers the message is not encoded (nor, so, signed: the book signs a status when first read).
+    if (origin === 'own' && travels(message.status) && peers.hasPeers()) peers.broadcast(encodeStatusMessage(message));
   });
   const stopListening = peers.onMessage((payload, from) => {
     const message = decodeStatusMessage(payload, publicKeyLength, signatureLength);

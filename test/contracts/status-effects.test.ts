@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import { encodeStatusMessage, ExecutionStatusBook } from '../../src/contracts/statuses.js';
+import { decodeStatusMessage, encodeStatusMessage, ExecutionStatusBook, statusMessageBytes } from '../../src/contracts/statuses.js';
 import { removeErroredExecutables } from '../../src/contracts/utx-cleanup.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
@@ -102,6 +102,27 @@ describe('status gossip', () => {
     const { sent, mine, stop } = setup(false, false);
     mine.record(txId, { status: 'Success', code: null, message: 'Contract transaction successfully mined' });
     assert.equal(sent.length, 2);
+    stop();
+  });
+
+  it('without peers a status is sent nowhere, and it still carries a valid signature when read (and sent) later', () => {
+    let connected: Peer[] = [];
+    const sent: string[] = [];
+    const peer = { id: 'late', send: () => (sent.push('late'), true) } as unknown as Peer;
+    const channel = new ContractStatusMessages(() => connected);
+    const mine = book(nodes[0]!);
+    const stop = gossipContractStatuses(mine, channel, protocol, pino({ level: 'silent' }));
+    mine.record(txId, { status: 'Error', code: 2, message: 'alone' });
+    assert.deepEqual(sent, []);
+    const [kept] = mine.statuses(txId) ?? [];
+    assert.ok(kept !== undefined);
+    assert.equal(protocol.crypto.verify(nodes[0]!.publicKey, statusMessageBytes(kept), kept.signature), true);
+    assert.equal(kept.signature, kept.signature, 'signed once: the same signature on every read');
+    connected = [peer];
+    mine.record(txId, { status: 'Failure', code: 1, message: 'with a peer' });
+    assert.deepEqual(sent, ['late']);
+    const decoded = decodeStatusMessage(encodeStatusMessage(kept), protocol.crypto.publicKeyLength, protocol.crypto.signatureLength);
+    assert.equal(book(nodes[1]!).accept(decoded), 'new', 'another node takes it: its signature holds');
     stop();
   });
 
