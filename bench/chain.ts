@@ -170,21 +170,24 @@ async function microBlockBuild(p: Protocol, n: number, perMicroBlock: number): P
   const dir = tempDir();
   try {
     const { chain, rules, clock } = await inProcessChain(dir);
-    const owner = devAccounts(p)[0]!.keyPair;
-    forgeNextKeyBlock(chain, rules, clock, owner);
-    const txs = signedTransfers(p, n, clock.now - 1000n);
-    const baseline = nativeVerifyRate(txs);
-    const cpu0 = process.cpuUsage();
-    for (let i = 0; i < n; i += perMicroBlock) {
-      clock.now += 5n;
-      const built = chain.appendOwnMicroBlock(txs.slice(i, i + perMicroBlock), { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
-      if (built.included.length !== Math.min(perMicroBlock, n - i)) throw new Error(`micro-block took ${built.included.length}: ${built.rejected[0]?.error.message}`);
+    try {
+      const owner = devAccounts(p)[0]!.keyPair;
+      forgeNextKeyBlock(chain, rules, clock, owner);
+      const txs = signedTransfers(p, n, clock.now - 1000n);
+      const baseline = nativeVerifyRate(txs);
+      const cpu0 = process.cpuUsage();
+      for (let i = 0; i < n; i += perMicroBlock) {
+        clock.now += 5n;
+        const built = chain.appendOwnMicroBlock(txs.slice(i, i + perMicroBlock), { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
+        if (built.included.length !== Math.min(perMicroBlock, n - i)) throw new Error(`micro-block took ${built.included.length}: ${built.rejected[0]?.error.message}`);
+      }
+      const cpu = process.cpuUsage(cpu0);
+      const value = n / ((cpu.user + cpu.system) / 1e6);
+      const baselineAfter = nativeVerifyRate(txs);
+      return { value, baseline: (baseline + baselineAfter) / 2 };
+    } finally {
+      await chain.store.close();
     }
-    const cpu = process.cpuUsage(cpu0);
-    const value = n / ((cpu.user + cpu.system) / 1e6);
-    const baselineAfter = nativeVerifyRate(txs);
-    await chain.store.close();
-    return { value, baseline: (baseline + baselineAfter) / 2 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -22,7 +22,7 @@ export function fastifyTimeoutOptions(limits: RestConnectionLimits) {
     connectionTimeout: limits.idleTimeoutMs,
     keepAliveTimeout: limits.idleTimeoutMs,
     // Node's own request deadline would cut legitimate large uploads (privacy sendLargeData
-    // takes up to 5 GiB); watchBodyProgress enforces a rate instead.
+    // takes up to 5 GiB); watchRequestBodies cuts a body that stops progressing instead.
     requestTimeout: 0,
     // Node checks the header deadline on this period (30 s by default, which would let a slow
     // client overstay a short timeout by that much).

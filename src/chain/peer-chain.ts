@@ -70,7 +70,7 @@ export interface PeerChain {
 export interface PeerPool {
   /**
    * Checks the sender proofs of transactions from peers on the verifier threads (keeping the
-   * verdicts) before they are applied; `urgent` when a block or micro-block waits on them.
+   * verdicts) before they are applied; `urgent` when a peer's micro-block waits on them.
    */
   preverify(txs: readonly Transaction[], urgent?: boolean): Promise<void>;
   /** Validates and admits a transaction (idempotent); throws WE's error otherwise. */

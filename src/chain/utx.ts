@@ -125,7 +125,7 @@ export class UtxPool {
    * block or one by one) before they are applied: a transaction the pool holds with the
    * same bytes was verified at admission and takes that verdict; the rest are verified on
    * the verifier threads. The verdicts stay on the transactions, so applying them does not
-   * verify again on this thread. `urgent`: a block or micro-block waits on them (the
+   * verify again on this thread. `urgent`: a peer's micro-block waits on them (the
    * verifiers' block lane, ahead of transactions queued).
    */
   async preverify(txs: readonly Transaction[], urgent = false): Promise<void> {

@@ -12,8 +12,9 @@
  * and then in slices of at most INLINE_SLICE_MS between rounds of its own work; a node
  * answering a few clients at a time leaves verification to the workers.
  *
- * A block lane goes ahead of all that: the signatures a block or micro-block from a peer
- * waits on before it can be applied (verifyAll with `urgent`) are handed out before anything
+ * A block lane goes ahead of all that: the signatures a micro-block from a peer waits on
+ * before it can be applied (verifyAll with `urgent`; sync's block batches keep the normal
+ * lane, their whole batches would land on the calling thread) are handed out before anything
  * queued, only to workers holding less than their normal share (behind a backlog share they
  * would wait for thousands of transactions' signatures), and what no worker takes at once
  * the calling thread verifies in the next turns (slices of URGENT_SLICE_MS) — the block is

@@ -153,28 +153,11 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
     return keccak.digest('binary');
   };
 
-  // The Curve25519 public key of a private key, kept for the keys this node uses (a miner
-  // names itself as generator of every micro-block: the scalar multiplication runs once).
-  const publicKeys = new Map<string, Uint8Array>();
-  const publicKeyOf = (privateKey: Uint8Array): Uint8Array => {
-    const id = Buffer.from(privateKey.buffer, privateKey.byteOffset, privateKey.byteLength).toString('latin1');
-    let publicKey = publicKeys.get(id);
-    if (publicKey === undefined) {
-      publicKey = x25519.getPublicKey(privateKey);
-      if (publicKeys.size >= 1024) publicKeys.clear();
-      publicKeys.set(id, publicKey);
-    }
-    return Uint8Array.from(publicKey);
-  };
-
-  const keyPairFromSeed32 = (seed: Uint8Array): KeyPair => {
-    const privateKey = clamp(seed);
-    return { privateKey, publicKey: publicKeyOf(privateKey) };
-  };
-
-  // The Edwards public point of a signing key, kept for the keys this node signs with.
-  const signers = new Map<string, { a: bigint; A: Uint8Array }>();
-  const signerOf = (privateKey: Uint8Array): { a: bigint; A: Uint8Array } => {
+  // The Edwards public point of a signing key (and, once asked for, its Curve25519 public
+  // key), kept for the keys this node signs with: a miner signs every micro-block and names
+  // itself as its generator, so neither scalar multiplication is repeated. No other key is kept.
+  const signers = new Map<string, { a: bigint; A: Uint8Array; publicKey?: Uint8Array }>();
+  const signerOf = (privateKey: Uint8Array): { a: bigint; A: Uint8Array; publicKey?: Uint8Array } => {
     const id = Buffer.from(privateKey).toString('latin1');
     let signer = signers.get(id);
     if (signer === undefined) {
@@ -187,18 +170,29 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
     return signer;
   };
 
+  const publicKeyOf = (privateKey: Uint8Array): Uint8Array => {
+    const signer = signers.get(Buffer.from(privateKey).toString('latin1'));
+    if (signer === undefined) return x25519.getPublicKey(privateKey);
+    signer.publicKey ??= x25519.getPublicKey(privateKey);
+    return Uint8Array.from(signer.publicKey);
+  };
+
+  const keyPairFromSeed32 = (seed: Uint8Array): KeyPair => {
+    const privateKey = clamp(seed);
+    return { privateKey, publicKey: publicKeyOf(privateKey) };
+  };
+
   const sign = (privateKey: Uint8Array, message: Uint8Array): Uint8Array => {
     if (privateKey.length !== 32) throw new Error(`private key must be 32 bytes, got ${privateKey.length}`);
     const { a, A } = signerOf(privateKey);
     const signBit = A[31]! & 0x80;
     const prefix = new Uint8Array(32).fill(0xff);
     prefix[0] = 0xfe;
-    // The nonce: secret and uniformly random, from the private key and 64 fresh random bytes
-    // (a verifier cannot tell how it was made). The message is left out of it so a long one
-    // — a liquid block of megabytes, signed again after every micro-block — is hashed once,
-    // below, not twice.
+    // The nonce is hedged as Curve25519's calculateSignature makes it: private key, message and
+    // 64 fresh random bytes — a repeated random value (a cloned VM, a faulty generator) must
+    // not give two messages the same nonce, which would reveal the key.
     let r = 0n;
-    while (r === 0n) r = bytesToBigLE(sha512(prefix, privateKey, randomBytes(64))) % L;
+    while (r === 0n) r = bytesToBigLE(sha512(prefix, privateKey, message, randomBytes(64))) % L;
     const R = ed25519.Point.BASE.multiply(r).toBytes();
     const k = bytesToBigLE(sha512(R, A, message)) % L;
     const S = (r + k * a) % L;

@@ -290,6 +290,31 @@ describe('store', () => {
     await reopened.close();
   });
 
+  it('answers scripts, permissions, role holders and lease balances read before a commit anew after it, and after a rollback', () => {
+    const store = Store.open(tempDir(), p);
+    const a = ADDRS[0]!;
+    const bytes = (b: Uint8Array | null): Uint8Array | null => (b === null ? null : Uint8Array.from(b));
+    const read = (): unknown => ({ script: bytes(store.accountScript(a)), ops: store.permissionOps(a), holders: store.roleHolders(3).map(bytes), lease: store.leaseBalance(a) });
+    const before = read();
+    // Read twice: the second answer comes from what the store keeps between writes.
+    assert.deepEqual(read(), before);
+    const s = new MutableState(store);
+    s.putScript(a, Uint8Array.from([1, 2, 3]));
+    s.addPermissionOp(a, { opType: 'add', role: 3, timestamp: 1n, dueTimestamp: null });
+    s.addLeaseBalance(a, 5n, 2n);
+    s.setCarryFee(1n);
+    store.commit({ height: 1, blockBytes: Uint8Array.from([1]), blockIds: [{ id: new Uint8Array(64).fill(1), transactionCount: 0 }], changes: s.changes() });
+    assert.deepEqual(read(), {
+      script: Uint8Array.from([1, 2, 3]),
+      ops: [{ opType: 'add', role: 3, timestamp: 1n, dueTimestamp: null }],
+      holders: [a],
+      lease: { in: 5n, out: 2n },
+    });
+    store.rollbackTo(0);
+    assert.deepEqual(read(), before);
+    void store.close();
+  });
+
   it('refuses a store of another network', async () => {
     const dir = tempDir();
     await Store.open(dir, p).close();
