@@ -131,8 +131,6 @@ export class Blockchain implements ChainHeaders {
   private liquidMicros: MicroBlock[] = [];
   /** The signed bytes of the top block kept for its next micro-block (see keptBytesOf). */
   private keptBytes: LiquidBlockBytes | undefined;
-  /** The summed transaction bytes of a block this node built, counted as it was built (see transactionBytesOf). */
-  private builtBytes: { readonly block: Block; readonly bytes: number } | undefined;
   private listeners: Array<(event: ChainEvent) => void> = [];
   /** Certificate chains carried with transactions, stored with the block that mines them (PKI). */
   readonly certificates: CarriedCertificates;
@@ -421,7 +419,8 @@ export class Blockchain implements ChainHeaders {
     const ctx = this.liquidTxContext();
     const miner = this.protocol.addresses.fromPublicKey(keyBlock.generator).bytes;
     const minerKeys = { publicKey: keyBlock.generator, privateKey };
-    let bytes = this.transactionBytesOf(tip);
+    let bytes = 0;
+    for (const tx of tip.transactions) bytes += tx.bytes.length;
     const included: Transaction[] = [];
     const rejected: Array<{ tx: Transaction; error: WeError }> = [];
     let outOfTime = false;
@@ -457,18 +456,10 @@ export class Blockchain implements ChainHeaders {
     const liquidBytes = this.keptBytesOf(tip);
     const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
     const timing = this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
-    this.builtBytes = { block: liquidBlock, bytes };
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { microBlock, included, rejected, outOfTime, commitMs: timing.commitSeconds * 1000 };
   }
 
-  /** The summed bytes of a block's transactions: counted while this node built it, else summed now. */
-  private transactionBytesOf(block: Block): number {
-    if (this.builtBytes?.block === block) return this.builtBytes.bytes;
-    let bytes = 0;
-    for (const tx of block.transactions) bytes += tx.bytes.length;
-    return bytes;
-  }
 
   /**
    * The kept signed bytes of the top block (an NG block): a micro-block on it appends its

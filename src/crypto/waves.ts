@@ -11,6 +11,7 @@ import { createHash, createPublicKey, randomBytes, verify as nativeVerify, type 
 import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { createBLAKE2b, createKeccak } from 'hash-wasm';
 import type { CryptoSuite, KeyPair } from './suite.js';
+import { bytesKey } from './encoding.js';
 
 const P = 2n ** 255n - 19n;
 const L = ed25519.Point.Fn.ORDER;
@@ -158,7 +159,7 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
   // itself as its generator, so neither scalar multiplication is repeated. No other key is kept.
   const signers = new Map<string, { a: bigint; A: Uint8Array; publicKey?: Uint8Array }>();
   const signerOf = (privateKey: Uint8Array): { a: bigint; A: Uint8Array; publicKey?: Uint8Array } => {
-    const id = Buffer.from(privateKey).toString('latin1');
+    const id = bytesKey(privateKey);
     let signer = signers.get(id);
     if (signer === undefined) {
       const a = bytesToBigLE(privateKey) % L;
@@ -171,7 +172,7 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
   };
 
   const publicKeyOf = (privateKey: Uint8Array): Uint8Array => {
-    const signer = signers.get(Buffer.from(privateKey).toString('latin1'));
+    const signer = signers.get(bytesKey(privateKey));
     if (signer === undefined) return x25519.getPublicKey(privateKey);
     signer.publicKey ??= x25519.getPublicKey(privateKey);
     return Uint8Array.from(signer.publicKey);

@@ -830,7 +830,7 @@ export class Store implements StateView {
       // New keys: a transaction is applied only if the state does not hold it; address entries are numbered per height.
       w.fresh(concatBytes(Uint8Array.from([F.TX]), tx.id), location);
       for (const a of addresses) {
-        const id = Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('latin1');
+        const id = bytesKey(a);
         let list = byAddress.get(id);
         if (list === undefined) byAddress.set(id, (list = new AddressTxList(a)));
         list.add(seq, tx.id);
