@@ -78,6 +78,26 @@ export interface TxLocation {
   readonly bytes: Uint8Array;
 }
 
+/** One transaction in an address's list of a commit (store F.ADDRESS_TXS): its number at the height and its id. */
+export interface AddressTxEntry {
+  readonly seq: number;
+  readonly id: Uint8Array;
+}
+
+/** Writes `n` (u32, big-endian) into `out` at `at`. */
+export function writeU32(out: Uint8Array, at: number, n: number): void {
+  out[at] = n >>> 24;
+  out[at + 1] = (n >>> 16) & 0xff;
+  out[at + 2] = (n >>> 8) & 0xff;
+  out[at + 3] = n & 0xff;
+}
+
+/** The bytes of a TxLocation value (height i32 ‖ transaction bytes), written into `out` (its length: 4 + bytes). */
+export function writeTxLocation(out: Uint8Array, height: number, bytes: Uint8Array): void {
+  writeU32(out, 0, height);
+  out.set(bytes, 4);
+}
+
 // ---------------------------------------------------------------------------
 // Encodings (big-endian, as everything else)
 
@@ -181,6 +201,14 @@ export const encode = {
     writeOptBytes(w, b);
     return w.result();
   },
+  /** (seq u32 ‖ id length u8 ‖ id) × n. */
+  addressTxs(entries: readonly AddressTxEntry[]): Uint8Array {
+    let length = 0;
+    for (const e of entries) length += 5 + e.id.length;
+    const w = new ByteWriter(length);
+    for (const { seq, id } of entries) w.i32(seq).u8(id.length).bytes(id);
+    return w.result();
+  },
 };
 
 export const decode = {
@@ -269,5 +297,14 @@ export const decode = {
   },
   optBytes(b: Uint8Array): Uint8Array | null {
     return readOptBytes(new ByteReader(b));
+  },
+  addressTxs(b: Uint8Array): AddressTxEntry[] {
+    const r = new ByteReader(b);
+    const out: AddressTxEntry[] = [];
+    while (r.remaining > 0) {
+      const seq = r.i32() >>> 0;
+      out.push({ seq, id: r.bytes(r.u8()) });
+    }
+    return out;
   },
 };

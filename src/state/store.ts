@@ -35,6 +35,9 @@ import {
   type PermissionOp,
   type Policy,
   type TxLocation,
+  type AddressTxEntry,
+  writeTxLocation,
+  writeU32,
 } from './model.js';
 import { type PolicyDataHashEntry, type StateChanges, type StateView } from './view.js';
 import { decodeContractInfo, encodeContractInfo, type ContractInfo } from './contract-info.js';
@@ -99,14 +102,6 @@ const UNDO_VERSIONED = 1;
 const UNDO_PLAIN = 2;
 /** One entry per commit listing the new keys it wrote (HeightWriter.fresh), each u16 length ‖ key: undone by removing them. */
 const UNDO_FRESH_KEYS = 3;
-
-/** Writes `n` big-endian at `at`. */
-function writeU32(out: Uint8Array, at: number, n: number): void {
-  out[at] = n >>> 24;
-  out[at + 1] = (n >>> 16) & 0xff;
-  out[at + 2] = (n >>> 8) & 0xff;
-  out[at + 3] = n & 0xff;
-}
 
 const u32 = (n: number): Uint8Array => {
   const b = new Uint8Array(4);
@@ -685,8 +680,8 @@ export class Store implements StateView {
     // the one-per-transaction entries of a store written before those lists (all older).
     const grouped = concatBytes(Uint8Array.from([F.ADDRESS_TXS]), idPart(address));
     for (const { value } of this.db.getRange({ start: concatBytes(grouped, Uint8Array.from([0xff])), end: grouped, reverse: true })) {
-      const entries = addressTxEntries(value);
-      for (let i = entries.length - 1; i >= 0; i--) yield Uint8Array.from(entries[i]!.id);
+      const entries = decode.addressTxs(value);
+      for (let i = entries.length - 1; i >= 0; i--) yield entries[i]!.id;
     }
     const single = concatBytes(Uint8Array.from([F.ADDRESS_TX]), idPart(address));
     for (const { value } of this.db.getRange({ start: concatBytes(single, Uint8Array.from([0xff])), end: single, reverse: true })) {
@@ -707,7 +702,7 @@ export class Store implements StateView {
     for (const { key, value } of this.db.getRange({ start: Uint8Array.from([F.ADDRESS_TXS]), end: Uint8Array.from([F.ADDRESS_TXS + 1]) })) {
       // address ‖ height, without the family byte and the commit's first seq
       const addressAndHeight = key.subarray(1, key.length - 4);
-      for (const { seq, id } of addressTxEntries(value)) records.push({ key: concatBytes(Uint8Array.from([F.ADDRESS_TX]), addressAndHeight, u32(seq)), value: Uint8Array.from(id) });
+      for (const { seq, id } of decode.addressTxs(value)) records.push({ key: concatBytes(Uint8Array.from([F.ADDRESS_TX]), addressAndHeight, u32(seq)), value: id });
     }
     records.sort((a, b) => Buffer.compare(a.key, b.key));
     yield* records;
@@ -815,7 +810,7 @@ export class Store implements StateView {
     const firstSeq = this.addressTxSeq(w.height);
     let seq = firstSeq;
     // One address-index entry per address and commit, listing its transactions (ADDRESS_TXS).
-    const byAddress = new Map<string, AddressTxList>();
+    const byAddress = new Map<string, { readonly address: Uint8Array; readonly entries: AddressTxEntry[] }>();
     // The TX values (model's txLocation: height ‖ bytes) laid out in one buffer: LMDB looks
     // a value buffer's address up once per ArrayBuffer, not once per transaction.
     let slabLength = 0;
@@ -824,20 +819,19 @@ export class Store implements StateView {
     let slabAt = 0;
     for (const { tx, addresses } of ch.transactions) {
       const location = slab.subarray(slabAt, slabAt + 4 + tx.bytes.length);
-      writeU32(location, 0, w.height);
-      location.set(tx.bytes, 4);
+      writeTxLocation(location, w.height, tx.bytes);
       slabAt += location.length;
       // New keys: a transaction is applied only if the state does not hold it; address entries are numbered per height.
       w.fresh(concatBytes(Uint8Array.from([F.TX]), tx.id), location);
       for (const a of addresses) {
         const id = bytesKey(a);
         let list = byAddress.get(id);
-        if (list === undefined) byAddress.set(id, (list = new AddressTxList(a)));
-        list.add(seq, tx.id);
+        if (list === undefined) byAddress.set(id, (list = { address: a, entries: [] }));
+        list.entries.push({ seq, id: tx.id });
       }
       seq++;
     }
-    for (const list of byAddress.values()) w.fresh(concatBytes(Uint8Array.from([F.ADDRESS_TXS]), idPart(list.address), u32(w.height), u32(firstSeq)), list.bytes());
+    for (const list of byAddress.values()) w.fresh(concatBytes(Uint8Array.from([F.ADDRESS_TXS]), idPart(list.address), u32(w.height), u32(firstSeq)), encode.addressTxs(list.entries));
     if (ch.transactions.length > 0) w.plain(concatBytes(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
     // The numbering of this commit's first transaction tells its list from other commits' at the height.
     w.writeFreshKeys(u32(firstSeq));
@@ -990,43 +984,6 @@ export class Store implements StateView {
     }
     yield* this.addressTxRecords();
   }
-}
-
-/** The transactions of one commit that involve an address: an ADDRESS_TXS value being built. */
-class AddressTxList {
-  private readonly entries: Array<{ seq: number; id: Uint8Array }> = [];
-  private length = 0;
-
-  constructor(readonly address: Uint8Array) {}
-
-  add(seq: number, id: Uint8Array): void {
-    this.entries.push({ seq, id });
-    this.length += 5 + id.length;
-  }
-
-  /** (seq u32 ‖ id length u8 ‖ id) × n. */
-  bytes(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const { seq, id } of this.entries) {
-      writeU32(out, at, seq);
-      out[at + 4] = id.length;
-      out.set(id, at + 5);
-      at += 5 + id.length;
-    }
-    return out;
-  }
-}
-
-/** The entries of an ADDRESS_TXS value, in order (views into it). */
-function addressTxEntries(value: Uint8Array): Array<{ seq: number; id: Uint8Array }> {
-  const out: Array<{ seq: number; id: Uint8Array }> = [];
-  for (let at = 0; at + 5 <= value.length; ) {
-    const length = value[at + 4]!;
-    out.push({ seq: readU32(value, at), id: value.subarray(at + 5, at + 5 + length) });
-    at += 5 + length;
-  }
-  return out;
 }
 
 function balanceId(holder: Uint8Array, assetId: Uint8Array | null): Uint8Array {
