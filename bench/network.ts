@@ -26,6 +26,7 @@ import { connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MicroBlockStage } from '../src/network/micro-block-timeline.js';
 import { prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/node/devnet.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
@@ -48,11 +49,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** A micro-block's stage times at one node (src/network/micro-block-timeline.ts). */
 interface Timeline {
   readonly origin: 'local' | 'network';
-  readonly at: Partial<Record<TimelineStage, number>>;
+  readonly at: Partial<Record<MicroBlockStage, number>>;
   readonly applyMs?: number;
   readonly commitMs?: number;
 }
-type TimelineStage = 'inventory' | 'requested' | 'arrived' | 'received' | 'verified' | 'applying' | 'appended' | 'announced';
 
 interface Running {
   readonly node: DevnetNode;
