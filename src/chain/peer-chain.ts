@@ -75,6 +75,11 @@ export interface PeerPool {
   preverify(txs: readonly Transaction[], urgent?: boolean): Promise<void>;
   /** Validates and admits a transaction (idempotent); throws WE's error otherwise. */
   put(tx: Transaction): Transaction;
+  /**
+   * Throws (and counts) the pool-full refusal when the transaction would not fit beside the
+   * pool's transactions and `waitingBytes` of others queued for admission.
+   */
+  checkRoom(tx: Transaction, waitingBytes: number): void;
   /** The pooled transaction with this id, if any. */
   get(id: Uint8Array): Transaction | undefined;
   /** The pool's transactions, by timestamp. */

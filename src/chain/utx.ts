@@ -159,9 +159,27 @@ export class UtxPool {
     return () => this.admissionListeners.delete(listener);
   }
 
+  /**
+   * Refuses, with the error admission gives when the pool is full (counted as a refusal), a
+   * transaction that would not fit beside the pool's transactions and `waitingBytes` of
+   * others already accepted for admission (peers' transactions queued before the pool).
+   */
+  checkRoom(tx: Transaction, waitingBytes: number): void {
+    try {
+      this.refuseWhenFull(tx, waitingBytes);
+    } catch (e) {
+      if (e instanceof WeError) this.onRefused?.(tx, e);
+      throw e;
+    }
+  }
+
+  private refuseWhenFull(tx: Transaction, waitingBytes: number): void {
+    if (this.bytes + waitingBytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
+  }
+
   /** Validates and adds a transaction the pool does not hold. */
   private admit(tx: Transaction, key: string): void {
-    if (this.bytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
+    this.refuseWhenFull(tx, 0);
     this.refuseScriptedSender(tx);
     this.validate(tx, key, true);
     this.txs.set(key, tx);
