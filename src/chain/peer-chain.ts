@@ -80,8 +80,8 @@ export interface PeerPool {
    * pool's transactions and `waitingBytes` of others queued for admission.
    */
   checkRoom(tx: Transaction, waitingBytes: number): void;
-  /** The pooled transaction with this id, if any. */
-  get(id: Uint8Array): Transaction | undefined;
+  /** The pooled transaction whose id has this key (encoding's bytesKey of the id), if any. */
+  getByKey(idKey: string): Transaction | undefined;
   /** The pool's transactions, by timestamp. */
   all(): readonly Transaction[];
 }

@@ -80,6 +80,11 @@ export class UtxPool {
     return this.txs.get(bytesKey(id));
   }
 
+  /** The pooled transaction whose id has this key (encoding's bytesKey of the id). */
+  getByKey(idKey: string): Transaction | undefined {
+    return this.txs.get(idKey);
+  }
+
   /** Pool transactions ordered by timestamp (then by arrival). */
   all(): readonly Transaction[] {
     if (this.ordered === undefined) {

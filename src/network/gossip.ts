@@ -432,7 +432,7 @@ export class Gossip {
   readonly readTransaction: TransactionReader = (r, length) => {
     const bytes = r.buf.subarray(r.pos, r.pos + length);
     const key = this.txPayloads.get(payloadDigest(bytes));
-    const pooled = key === undefined ? undefined : this.deps.pool.get(Buffer.from(key, 'latin1'));
+    const pooled = key === undefined ? undefined : this.deps.pool.getByKey(key);
     if (pooled === undefined || !equalBytes(pooled.bytes, bytes)) return this.deps.protocol.readTransaction(r, length);
     r.pos += length;
     return pooled;
