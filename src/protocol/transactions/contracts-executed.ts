@@ -517,16 +517,18 @@ export function readDescriptorsBytes(p: Protocol, readings: readonly ReadDescrip
 /**
  * What a contract validator signs for a confidential execution (WE's ContractValidatorResultsV2):
  * the readings' bytes ‖ readingsHash (when present) ‖ outputCommitment ‖ resultsHash. The
- * proofs of a 105 V4 are these signatures.
+ * proofs of a 105 V4 are these signatures. `readings`: the read descriptors, or their bytes
+ * as a message carried them.
  */
 export function confidentialResultsSignedBytes(
   p: Protocol,
-  readings: readonly ReadDescriptor[],
+  readings: readonly ReadDescriptor[] | Uint8Array,
   readingsHash: Uint8Array | null,
   outputCommitment: Uint8Array,
   resultsHash: Uint8Array,
 ): Uint8Array {
-  return concatBytes(readDescriptorsBytes(p, readings), readingsHash ?? new Uint8Array(0), outputCommitment, resultsHash);
+  const readingsBytes = readings instanceof Uint8Array ? readings : readDescriptorsBytes(p, readings);
+  return concatBytes(readingsBytes, readingsHash ?? new Uint8Array(0), outputCommitment, resultsHash);
 }
 
 /** 32 raw bytes; Base58 in JSON (any length read, checked by validateReadingsHash). */
