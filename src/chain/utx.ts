@@ -167,9 +167,11 @@ export class UtxPool {
   /**
    * Refuses, with the error admission gives when the pool is full (counted as a refusal), a
    * transaction that would not fit beside the pool's transactions and `waitingBytes` of
-   * others already accepted for admission (peers' transactions queued before the pool).
+   * others already accepted for admission (peers' transactions queued before the pool). One
+   * the pool holds fits (admitting it again is a no-op).
    */
   checkRoom(tx: Transaction, waitingBytes: number): void {
+    if (this.txs.has(bytesKey(tx.id))) return;
     try {
       this.refuseWhenFull(tx, waitingBytes);
     } catch (e) {
