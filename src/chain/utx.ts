@@ -80,6 +80,11 @@ export class UtxPool {
     return this.txs.get(bytesKey(id));
   }
 
+  /** The pooled transaction whose id has this key (encoding's bytesKey of the id). */
+  getByKey(idKey: string): Transaction | undefined {
+    return this.txs.get(idKey);
+  }
+
   /** Pool transactions ordered by timestamp (then by arrival). */
   all(): readonly Transaction[] {
     if (this.ordered === undefined) {
@@ -159,9 +164,29 @@ export class UtxPool {
     return () => this.admissionListeners.delete(listener);
   }
 
+  /**
+   * Refuses, with the error admission gives when the pool is full (counted as a refusal), a
+   * transaction that would not fit beside the pool's transactions and `waitingBytes` of
+   * others already accepted for admission (peers' transactions queued before the pool). One
+   * the pool holds fits (admitting it again is a no-op).
+   */
+  checkRoom(tx: Transaction, waitingBytes: number): void {
+    if (this.txs.has(bytesKey(tx.id))) return;
+    try {
+      this.refuseWhenFull(tx, waitingBytes);
+    } catch (e) {
+      if (e instanceof WeError) this.onRefused?.(tx, e);
+      throw e;
+    }
+  }
+
+  private refuseWhenFull(tx: Transaction, waitingBytes: number): void {
+    if (this.bytes + waitingBytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
+  }
+
   /** Validates and adds a transaction the pool does not hold. */
   private admit(tx: Transaction, key: string): void {
-    if (this.bytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
+    this.refuseWhenFull(tx, 0);
     this.refuseScriptedSender(tx);
     this.validate(tx, key, true);
     this.txs.set(key, tx);

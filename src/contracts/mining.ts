@@ -123,16 +123,37 @@ interface Started {
   readonly outcome: Promise<Speculation>;
   /** Its run ended (the contract is free for another call), whether or not its outcome was taken. */
   finished: boolean;
+  /** Told once when its run ends: the wake-up of the lane holding it (a carried call's new lane's). */
+  onFinish: () => void;
 }
 
-/** A started call of `outcome`, marked finished when its run ends. */
-function started(tx: Transaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>): Started {
-  const call: Started = { tx, prepared, outcome, finished: false };
+/** A started call of `outcome`, marked finished (and its lane told) when its run ends: one handler per outcome. */
+function started(tx: Transaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>, onFinish: () => void): Started {
+  const call: Started = { tx, prepared, outcome, finished: false, onFinish };
   const finish = (): void => {
     call.finished = true;
+    call.onFinish();
   };
   outcome.then(finish, finish);
   return call;
+}
+
+/** A lane's wait for any of its calls' runs to end: one waiter, woken by the next call that finishes. */
+class CallFinished {
+  private wake: (() => void) | undefined;
+
+  /** Settles when a call tells `notify` next. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  readonly notify = (): void => {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  };
 }
 
 /**
@@ -214,6 +235,7 @@ export class ContractMining {
     const confidentialLane = this.o.confidential?.isConfidentialCall(lane[0]!, round.state) === true;
     const most = confidentialLane ? 1 : Math.min(this.maxWindow, this.o.executor.callsAtOnce(lane[0]!, round.state));
     const running: Started[] = [];
+    const callFinished = new CallFinished();
     let next = 0;
     /** A call waits for its validators' results: the contract's later calls wait behind it. */
     let blocked = false;
@@ -239,6 +261,7 @@ export class ContractMining {
         const carried = round.adopted.get(tx.idBase58);
         if (carried !== undefined) {
           round.adopted.delete(tx.idBase58);
+          carried.onFinish = callFinished.notify;
           running.push(carried);
           if (!carried.finished) busy++;
           continue;
@@ -253,7 +276,7 @@ export class ContractMining {
           if (!this.takeFromValidators(tx, round, keyBlock)) blocked = true;
           continue;
         }
-        running.push(started(tx, prepared, this.speculate(tx, round, prepared)));
+        running.push(started(tx, prepared, this.speculate(tx, round, prepared), callFinished.notify));
         busy++;
       }
     };
@@ -271,7 +294,7 @@ export class ContractMining {
       if (head === undefined) return;
       if (!head.finished) {
         // Whichever run ends first: the head's is taken, another's frees its contract for the lane's next call.
-        await Promise.race(running.filter((r) => !r.finished).map((r) => r.outcome.then(noop, noop)));
+        await callFinished.next();
         continue;
       }
       running.shift();
@@ -451,8 +474,6 @@ export class ContractMining {
     setImmediate(() => recordFrom(0));
   }
 }
-
-const noop = (): void => undefined;
 
 /** Calls left running when a lane stops: their outcomes are not taken (the transactions stay in the pool), and a failure of theirs is not left unhandled. */
 function abandon(running: readonly Started[]): void {

@@ -42,6 +42,7 @@ import {
 import { type PolicyDataHashEntry, type StateChanges, type StateView } from './view.js';
 import { decodeContractInfo, encodeContractInfo, type ContractInfo } from './contract-info.js';
 import { bytesKey, concatBytes, equalBytes } from '../crypto/encoding.js';
+import { StoreFormatError } from '../errors/catalogue.js';
 
 /** Key families. Versioned families have a current-value family and a history family. */
 export const F = {
@@ -95,6 +96,15 @@ const META_ASSET_HOLDERS = Uint8Array.from([F.META, 4]);
 /** The height whose block is a key block plus stored micro-blocks (its full bytes not written yet) ‖ how many; empty for none. */
 const META_LIQUID = Uint8Array.from([F.META, 5]);
 const NO_LIQUID = new Uint8Array(0);
+/** The layout version the store was last written in (u32; absent: 1, from before the mark). */
+const META_FORMAT = Uint8Array.from([F.META, 6]);
+/**
+ * The store layout this build writes, marked in META_FORMAT when a store is created or opened
+ * by this build; a store marked with a later one is refused at open. 1: the address index as
+ * one ADDRESS_TX entry per transaction (stores without a mark); 2: one ADDRESS_TXS entry per
+ * address and commit (ADDRESS_TX entries are still read).
+ */
+export const STORE_FORMAT = 2;
 const TOMBSTONE = Uint8Array.from([0xde, 0xad]);
 const ABSENT = Uint8Array.from([0]);
 const PRESENT = Uint8Array.from([1]);
@@ -232,6 +242,13 @@ export class Store implements StateView {
     });
     const db = root;
     const store = new Store(root, db, protocol);
+    const format = db.get(META_FORMAT);
+    const found = format === undefined ? 1 : readU32(format);
+    if (found > STORE_FORMAT) {
+      void root.close();
+      throw new StoreFormatError(`The store at ${path} is in format ${found}, written by a newer build; this build reads store formats up to ${STORE_FORMAT}`);
+    }
+    if (found < STORE_FORMAT) db.transactionSync(() => void db.put(META_FORMAT, u32(STORE_FORMAT)));
     const chain = db.get(META_CHAIN);
     const id = Uint8Array.from([protocol.chainId, protocol.crypto.type === 'gost' ? 1 : 0]);
     if (chain === undefined) db.transactionSync(() => void db.put(META_CHAIN, id));

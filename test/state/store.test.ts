@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { F, Store } from '../../src/state/store.js';
+import { F, Store, STORE_FORMAT } from '../../src/state/store.js';
+import { StoreFormatError } from '../../src/errors/catalogue.js';
 import { open } from 'lmdb';
 import { MutableState } from '../../src/state/view.js';
 import type { ContractInfo } from '../../src/state/contract-info.js';
@@ -320,6 +321,34 @@ describe('store', () => {
     await Store.open(dir, p).close();
     const other = await Protocol.create({ crypto: 'waves', chainId: 'V' });
     assert.throws(() => Store.open(dir, other), /another network/);
+  });
+
+  it('marks its layout version; a store without the mark (an older build’s) is marked, one marked by a newer build is refused naming both versions', async () => {
+    const dir = tempDir();
+    await Store.open(dir, p).close();
+    const formatKey = Uint8Array.from([F.META, 6]);
+    const mark = async (f: (raw: ReturnType<typeof open<Uint8Array, Uint8Array>>) => void): Promise<void> => {
+      const raw = open<Uint8Array, Uint8Array>({ path: dir, keyEncoding: 'binary', encoding: 'binary', compression: false });
+      raw.transactionSync(() => f(raw));
+      await raw.close();
+    };
+    const u32 = (n: number): Uint8Array => Uint8Array.from([n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]);
+    let written: Uint8Array | undefined;
+    await mark((raw) => void (written = Uint8Array.from(raw.get(formatKey) ?? [])));
+    assert.deepEqual(written, u32(STORE_FORMAT), 'a new store carries the mark');
+    // As an older build left it: no mark. Opened by this build, it is marked.
+    await mark((raw) => void raw.remove(formatKey));
+    await Store.open(dir, p).close();
+    await mark((raw) => void (written = Uint8Array.from(raw.get(formatKey) ?? [])));
+    assert.deepEqual(written, u32(STORE_FORMAT), 'an unmarked store is marked when opened');
+    // Written by a newer build: refused, and left as it was.
+    await mark((raw) => void raw.put(formatKey, u32(STORE_FORMAT + 1)));
+    assert.throws(
+      () => Store.open(dir, p),
+      (e: unknown) => e instanceof StoreFormatError && e.message.includes(`format ${STORE_FORMAT + 1}`) && e.message.includes(`up to ${STORE_FORMAT}`),
+    );
+    await mark((raw) => void (written = Uint8Array.from(raw.get(formatKey) ?? [])));
+    assert.deepEqual(written, u32(STORE_FORMAT + 1));
   });
 
   it('keeps contracts, their data and the 105 of each executed transaction, read through a pending layer and undone by a rollback', () => {
