@@ -2,7 +2,8 @@
  * Executable transactions on a dev node: a CreateContract or CallContract enters a block only
  * inside the ExecutedContract (105) that executed it, and WE's state records it there too —
  * `GET /transactions/info/{id}` of an executed 103/104 answers it with the 105's height, as
- * WE applications polling for their call expect. A call that failed (no 105) stays unknown.
+ * WE applications polling for their call expect, and the sender's address transactions list
+ * it (not the 105), as WE's address index does. A call that failed (no 105) stays unknown.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -25,12 +26,13 @@ after(async () => {
 });
 
 describe('executable transactions in /transactions/info', () => {
-  it('an executed 103 and 104 are found with the height of their 105; a call that ended in Error is not in the blockchain', async () => {
+  it('an executed 103 and 104 are found, and listed for their sender, with the height of their 105; a call that ended in Error is not in the blockchain', async () => {
     const base = await devNodeConfig({ dataDir: tempDir('weft-executable-'), restPort: 0, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
     const node = await Node.start(base, { logger: pino({ level: 'silent' }) });
     running.push(node);
     const url = node.url!;
-    const owner = devAccounts(node.protocol)[0]!.keyPair;
+    const account = devAccounts(node.protocol)[0]!;
+    const owner = account.keyPair;
     const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
     const bytecode = Uint8Array.from(m.toBinary({}).buffer);
     m.destroy();
@@ -77,6 +79,21 @@ describe('executable transactions in /transactions/info', () => {
       assert.equal(info.json['height'], executedInfo.json['height']);
       assert.deepEqual(info.json['proofs'], (executed.json['tx'] as Record<string, unknown>)['proofs']);
     }
+    // The sender's transactions list them, as WE's address index does (the fee payer's).
+    // The sender's transactions list the executed 104 and 103 (newest first) with their 105s'
+    // heights, as WE's address index does (they paid the fees); a 105 touches no address of its
+    // own here (no asset operations), so, as in WE, it is listed for none; the failed call is not there.
+    const listed = await fetch(`${url}/transactions/address/${account.address}/limit/50`);
+    assert.equal(listed.status, 200);
+    const list = ((await listed.json()) as Array<Array<{ type: number; id: string; height: number }>>)[0]!;
+    assert.deepEqual(
+      list.filter((t) => t.type >= 103).map((t) => [t.type, t.id]),
+      [
+        [104, call.idBase58],
+        [103, create.idBase58],
+      ],
+    );
+    for (const t of list.filter((x) => x.type >= 103)) assert.equal(t.height, (await get(`/transactions/info/${t.id}`)).json['height']);
     const unknown = await get(`/transactions/info/${failing.idBase58}`);
     assert.deepEqual([unknown.status, unknown.json], [404, { status: 'error', details: 'Transaction is not in blockchain' }]);
   });
