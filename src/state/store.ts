@@ -830,11 +830,13 @@ export class Store implements StateView {
     const byAddress = new Map<string, { readonly address: Uint8Array; readonly entries: AddressTxEntry[] }>();
     // The TX values (model's txLocation: height ‖ bytes) laid out in one buffer: LMDB looks
     // a value buffer's address up once per ArrayBuffer, not once per transaction.
+    // An ExecutedContract's executable transaction is recorded too (WE's state holds it), just before it.
+    const recorded = ch.transactions.flatMap((t) => (t.executed === undefined ? [t] : [t.executed, t]));
     let slabLength = 0;
-    for (const { tx } of ch.transactions) slabLength += 4 + tx.bytes.length;
+    for (const { tx } of recorded) slabLength += 4 + tx.bytes.length;
     const slab = new Uint8Array(slabLength);
     let slabAt = 0;
-    for (const { tx, addresses } of ch.transactions) {
+    for (const { tx, addresses } of recorded) {
       const location = slab.subarray(slabAt, slabAt + 4 + tx.bytes.length);
       writeTxLocation(location, w.height, tx.bytes);
       slabAt += location.length;
