@@ -28,7 +28,7 @@ import { packageTreeDigest } from '../src/contracts/package-digest.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
-import { descendantsCpuMs, type Figure } from './harness.js';
+import { descendantsCpuMs, mainThreadCpuMs, type Figure } from './harness.js';
 import pino from 'pino';
 import { Node } from '../src/node/node.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
@@ -49,10 +49,17 @@ function contractsPartWanted(part: 'sdk' | 'wasm' | 'node'): boolean {
   return only === undefined || only === '' || only.split(',').includes(part);
 }
 
-/** CPU ms this process (the node, all its threads) and its descendants (the contract processes) have used so far. */
-function cpuNow(): { node: number; contracts: number } {
+/** CPU ms this process (the node: all its threads, and its main thread alone) and its descendants (the contract processes) have used so far. */
+function cpuNow(): { node: number; nodeMain: number; contracts: number } {
   const u = process.cpuUsage();
-  return { node: (u.user + u.system) / 1000, contracts: descendantsCpuMs() };
+  return { node: (u.user + u.system) / 1000, nodeMain: mainThreadCpuMs(process.pid), contracts: descendantsCpuMs() };
+}
+
+/** What each of `n` operations cost in CPU between two readings. */
+function cpuText(from: ReturnType<typeof cpuNow>, to: ReturnType<typeof cpuNow>, n: number, contracts: boolean): string {
+  const ms = (a: number, b: number): string => `${((b - a) / n).toFixed(2)} ms`;
+  const node = `node ${ms(from.node, to.node)} (main thread ${ms(from.nodeMain, to.nodeMain)}; this process, the bench's broadcasts included)`;
+  return contracts ? `${node}, contract processes ${ms(from.contracts, to.contracts)}` : node;
 }
 const ROUNDS = 3;
 
@@ -293,14 +300,12 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
     const cpu0 = cpuNow();
     const callRate = await confirmedRate(calls, (tx) => state().executedTxFor(tx.id) !== undefined);
     const cpu1 = cpuNow();
-    progress(
-      `node confirmed calls: ${Math.round(callRate)} calls/s; CPU per call: node ${((cpu1.node - cpu0.node) / NODE_CALLS).toFixed(2)} ms (this process, the bench's broadcasts included), contract processes ${((cpu1.contracts - cpu0.contracts) / NODE_CALLS).toFixed(2)} ms`,
-    );
+    progress(`node confirmed calls: ${Math.round(callRate)} calls/s; CPU per call: ${cpuText(cpu0, cpu1, NODE_CALLS, true)}`);
     const transfers = signedTransfers(p, NODE_TRANSFERS, BigInt(Date.now()));
     const cpu2 = cpuNow();
     const transferRate = await confirmedRate(transfers, (tx) => state().transactionHeight(tx.id) !== undefined);
     const cpu3 = cpuNow();
-    progress(`node confirmed transfers: ${Math.round(transferRate)} tx/s; CPU per transfer: node ${((cpu3.node - cpu2.node) / NODE_TRANSFERS).toFixed(2)} ms`);
+    progress(`node confirmed transfers: ${Math.round(transferRate)} tx/s; CPU per transfer: ${cpuText(cpu2, cpu3, NODE_TRANSFERS, false)}`);
     /** ms from the broadcast of each transaction, sent one at a time, until `done` holds for it. */
     const latencies = async (txs: readonly Transaction[], done: (tx: Transaction) => boolean): Promise<number[]> => {
       const out: number[] = [];
