@@ -28,7 +28,7 @@ import { packageTreeDigest } from '../src/contracts/package-digest.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
-import type { Figure } from './harness.js';
+import { descendantsCpuMs, mainThreadCpuMs, type Figure } from './harness.js';
 import pino from 'pino';
 import { Node } from '../src/node/node.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
@@ -36,6 +36,31 @@ import { CallContract, CreateContract } from '../src/protocol/transactions/contr
 import { signedTransfers } from './chain.js';
 
 const IN_FLIGHT = 16;
+
+const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
+
+/**
+ * BENCH_ONLY=<part>[,<part>…] runs only those parts of the contracts group: sdk (executor
+ * calls/s and cold start), wasm, node (confirmed calls/s and latency on a running node); unset,
+ * every part runs.
+ */
+function contractsPartWanted(part: 'sdk' | 'wasm' | 'node'): boolean {
+  const only = process.env['BENCH_ONLY'];
+  return only === undefined || only === '' || only.split(',').includes(part);
+}
+
+/** CPU ms this process (the node: all its threads, and its main thread alone) and its descendants (the contract processes) have used so far. */
+function cpuNow(): { node: number; nodeMain: number; contracts: number } {
+  const u = process.cpuUsage();
+  return { node: (u.user + u.system) / 1000, nodeMain: mainThreadCpuMs(process.pid), contracts: descendantsCpuMs() };
+}
+
+/** What each of `n` operations cost in CPU between two readings. */
+function cpuText(from: ReturnType<typeof cpuNow>, to: ReturnType<typeof cpuNow>, n: number, contracts: boolean): string {
+  const ms = (a: number, b: number): string => `${((b - a) / n).toFixed(2)} ms`;
+  const node = `node ${ms(from.node, to.node)} (main thread ${ms(from.nodeMain, to.nodeMain)}; this process, the bench's broadcasts included)`;
+  return contracts ? `${node}, contract processes ${ms(from.contracts, to.contracts)}` : node;
+}
 const ROUNDS = 3;
 
 function median(xs: number[]): number {
@@ -272,8 +297,15 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
     const calls = Array.from({ length: NODE_CALLS }, (_, i) =>
       sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'put' }, { key: 'key', type: 'string', value: `k${i}` }, { key: 'value', type: 'string', value: `v${i}` }], fee: 10_000_000n, contractVersion: 1 }, start + BigInt(i)),
     );
+    const cpu0 = cpuNow();
     const callRate = await confirmedRate(calls, (tx) => state().executedTxFor(tx.id) !== undefined);
-    const transferRate = await confirmedRate(signedTransfers(p, NODE_TRANSFERS, BigInt(Date.now())), (tx) => state().transactionHeight(tx.id) !== undefined);
+    const cpu1 = cpuNow();
+    progress(`node confirmed calls: ${Math.round(callRate)} calls/s; CPU per call: ${cpuText(cpu0, cpu1, NODE_CALLS, true)}`);
+    const transfers = signedTransfers(p, NODE_TRANSFERS, BigInt(Date.now()));
+    const cpu2 = cpuNow();
+    const transferRate = await confirmedRate(transfers, (tx) => state().transactionHeight(tx.id) !== undefined);
+    const cpu3 = cpuNow();
+    progress(`node confirmed transfers: ${Math.round(transferRate)} tx/s; CPU per transfer: ${cpuText(cpu2, cpu3, NODE_TRANSFERS, false)}`);
     /** ms from the broadcast of each transaction, sent one at a time, until `done` holds for it. */
     const latencies = async (txs: readonly Transaction[], done: (tx: Transaction) => boolean): Promise<number[]> => {
       const out: number[] = [];
@@ -324,7 +356,11 @@ export async function contractFigures(): Promise<Figure[]> {
   const parent = mkdtempSync(join(tmpdir(), 'weft-bench-contracts-'));
   try {
     const dir = await buildKvSdkPackage(parent);
-    return [...(await sdkFigures(dir)), await wasmFigure(), ...(await nodeFigures(dir, join(parent, 'node')))];
+    return [
+      ...(contractsPartWanted('sdk') ? await sdkFigures(dir) : []),
+      ...(contractsPartWanted('wasm') ? [await wasmFigure()] : []),
+      ...(contractsPartWanted('node') ? await nodeFigures(dir, join(parent, 'node')) : []),
+    ];
   } finally {
     rmSync(parent, { recursive: true, force: true });
   }

@@ -206,9 +206,11 @@ export class Store implements StateView {
   /**
    * Account scripts, permission ops, role holders and lease balances read since the last
    * write (every transaction validated asks for its sender's script, permissions and lease
-   * balance; the miner's key-block plan asks for the role holders on every look).
+   * balance; the miner's key-block plan asks for the role holders on every look), and contracts
+   * (each contract call asks for its contract's info several times: policy, runtime, applier).
    */
   private readonly readCache = {
+    contracts: new Map<string, ContractInfo | undefined>(),
     scripts: new Map<string, Uint8Array | null>(),
     permissionOps: new Map<string, readonly PermissionOp[]>(),
     roleHolders: new Map<number, readonly Uint8Array[]>(),
@@ -609,8 +611,10 @@ export class Store implements StateView {
   // --- contracts ----------------------------------------------------------------
 
   contract(contractId: Uint8Array): ContractInfo | undefined {
-    const v = this.current(F.CONTRACT, contractId);
-    return v === undefined ? undefined : decodeContractInfo(v, this.protocol);
+    return this.cachedRead(this.readCache.contracts, bytesKey(contractId), () => {
+      const v = this.current(F.CONTRACT, contractId);
+      return v === undefined ? undefined : decodeContractInfo(v, this.protocol);
+    });
   }
 
   contractIds(): readonly Uint8Array[] {

@@ -368,6 +368,8 @@ describe('store', () => {
     assert.deepEqual(store.contractKeys(contractId(1)), ['b', 'ключ']);
     assert.deepEqual(store.contractData(contractId(1), 'b'), { key: 'b', type: 'integer', value: 1n });
     assert.deepEqual(store.executedTxFor(new Uint8Array(32).fill(9)), new Uint8Array(32).fill(10));
+    // Read before the next commit (the store keeps what it read until a write): not there yet.
+    assert.equal(store.contract(contractId(2)), undefined);
     const second = new MutableState(store, 2);
     second.putContract(contractInfo(1, 2, false));
     second.putContract(contractInfo(2, 1, true));
@@ -377,6 +379,7 @@ describe('store', () => {
     assert.deepEqual(second.contractIds(), [contractId(1), contractId(0), contractId(2)]);
     store.commit({ height: 2, blockBytes: Uint8Array.from([2]), blockIds: [], changes: second.changes() });
     assert.equal(store.contract(contractId(1))?.version, 2);
+    assert.deepEqual(store.contract(contractId(2)), contractInfo(2, 1, true));
     assert.deepEqual(store.contractIds(), [contractId(1), contractId(0), contractId(2)]);
     assert.deepEqual(store.contractData(contractId(1), 'b'), { key: 'b', type: 'integer', value: 2n });
     store.rollbackTo(1);
