@@ -107,7 +107,7 @@ export class UtxPool {
       if (e instanceof WeError) this.onRefused?.(tx, e);
       throw e;
     }
-    const admitted = this.put(tx);
+    const admitted = this.putUnder(tx, id);
     this.recent.set(id, this.now());
     return admitted;
   }
@@ -140,7 +140,11 @@ export class UtxPool {
 
   /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */
   put(tx: Transaction): Transaction {
-    const key = bytesKey(tx.id);
+    return this.putUnder(tx, bytesKey(tx.id));
+  }
+
+  /** put() with the transaction's key (`bytesKey(tx.id)`) already made. */
+  private putUnder(tx: Transaction, key: string): Transaction {
     const existing = this.txs.get(key);
     if (existing !== undefined) return existing;
     try {
