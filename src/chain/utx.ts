@@ -20,7 +20,7 @@ import { MutableState } from '../state/view.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import type { UtxSettings } from './settings.js';
 import { validateFee } from './fees.js';
-import { preverifySignatures } from './signatures.js';
+import { preverifySignature, preverifySignatures } from './signatures.js';
 import { applyTransaction } from './validation.js';
 import { PendingSpendings, type PendingSpendingsView } from './pending-spendings.js';
 import { genericError, pendingSpendingsExceeded, WeError } from '../errors/catalogue.js';
@@ -101,7 +101,7 @@ export class UtxPool {
       validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
       this.forgetOldBroadcasts(this.now());
       if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
-      if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignatures(this.verifier, [tx]);
+      if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignature(this.verifier, tx);
       if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
     } catch (e) {
       if (e instanceof WeError) this.onRefused?.(tx, e);
