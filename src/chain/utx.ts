@@ -20,7 +20,7 @@ import { MutableState } from '../state/view.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import type { UtxSettings } from './settings.js';
 import { validateFee } from './fees.js';
-import { preverifySignatures } from './signatures.js';
+import { preverifySignature, preverifySignatures } from './signatures.js';
 import { applyTransaction } from './validation.js';
 import { PendingSpendings, type PendingSpendingsView } from './pending-spendings.js';
 import { genericError, pendingSpendingsExceeded, WeError } from '../errors/catalogue.js';
@@ -106,13 +106,13 @@ export class UtxPool {
       validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
       this.forgetOldBroadcasts(this.now());
       if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
-      if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignatures(this.verifier, [tx]);
+      if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignature(this.verifier, tx);
       if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
     } catch (e) {
       if (e instanceof WeError) this.onRefused?.(tx, e);
       throw e;
     }
-    const admitted = this.put(tx);
+    const admitted = this.putUnder(tx, id);
     this.recent.set(id, this.now());
     return admitted;
   }
@@ -145,7 +145,11 @@ export class UtxPool {
 
   /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */
   put(tx: Transaction): Transaction {
-    const key = bytesKey(tx.id);
+    return this.putUnder(tx, bytesKey(tx.id));
+  }
+
+  /** put() with the transaction's key (`bytesKey(tx.id)`) already made. */
+  private putUnder(tx: Transaction, key: string): Transaction {
     const existing = this.txs.get(key);
     if (existing !== undefined) return existing;
     try {
