@@ -19,9 +19,10 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import wabtInit from 'wabt';
 import { packageTreeDigest } from '../src/contracts/package-digest.js';
@@ -36,6 +37,18 @@ import { CallContract, CreateContract } from '../src/protocol/transactions/contr
 import { signedTransfers } from './chain.js';
 
 const IN_FLIGHT = 16;
+
+/**
+ * The configured env of the bench's contract packages: with BENCH_CONTRACT_PROFILE=<dir> each
+ * contract process preloads contract-profiler.js and writes a CPU profile of its main and
+ * worker threads into <dir> when the runtime stops it.
+ */
+function contractEnv(): Record<string, string> {
+  const dir = process.env['BENCH_CONTRACT_PROFILE'];
+  if (dir === undefined || dir === '') return {};
+  mkdirSync(dir, { recursive: true });
+  return { NODE_OPTIONS: `--import ${JSON.stringify(fileURLToPath(new URL('./contract-profiler.js', import.meta.url)))}`, CONTRACT_PROFILE_DIR: resolve(dir) };
+}
 
 const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 
@@ -113,7 +126,7 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
   const image = 'bench/kv-sdk:1';
   const digest = await packageTreeDigest(dir);
   const te: TestEngine = await startTestEngine({
-    packages: [{ image, runtime: 'process', source: dir, command: undefined, env: {} }],
+    packages: [{ image, runtime: 'process', source: dir, command: undefined, env: contractEnv() }],
     dockerEngine: { executionLimits: { startupTimeoutMs: 60_000, timeoutMs: 30_000, memoryMb: 512, memorySwapMb: 0 } },
   });
   const bare = await bareGrpc();
@@ -132,10 +145,17 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
     await rate(500, IN_FLIGHT, () => bare.call());
     const s: number[] = [];
     const b: number[] = [];
+    let cpuCalls = 0;
+    let cpuSpent = { node: 0, nodeMain: 0, contracts: 0 };
     for (let i = 0; i < ROUNDS; i++) {
+      const before = cpuNow();
       s.push(await rate(600, IN_FLIGHT, executorCall));
+      const after = cpuNow();
+      cpuCalls += 600;
+      cpuSpent = { node: cpuSpent.node + after.node - before.node, nodeMain: cpuSpent.nodeMain + after.nodeMain - before.nodeMain, contracts: cpuSpent.contracts + after.contracts - before.contracts };
       b.push(await rate(3000, IN_FLIGHT, () => bare.call()));
     }
+    progress(`sdk executor calls: ${Math.round(median(s))} calls/s; CPU per call: ${cpuText({ node: 0, nodeMain: 0, contracts: 0 }, cpuSpent, cpuCalls, true)}`);
     const executor: Figure = {
       name: 'contracts.sdk.process.calls',
       value: median(s),
@@ -257,7 +277,7 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
     restPort: 0,
     p2pPort: 0,
     keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
-    contractPackages: [{ image, runtime: 'process', source: dir, command: undefined, env: {}, instances: NODE_INSTANCES }],
+    contractPackages: [{ image, runtime: 'process', source: dir, command: undefined, env: contractEnv(), instances: NODE_INSTANCES }],
   });
   const config = { ...base, miner: { ...base.miner, microBlockIntervalMs: 200, minMicroBlockAgeMs: 200, maxTransactionsInMicroBlock: 6000 } };
   const node = await Node.start(config, { logger: pino({ level: 'silent' }) });
