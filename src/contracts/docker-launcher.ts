@@ -13,8 +13,10 @@
  * network and NODE is that host. The container's output goes to the node log; it is
  * force-removed when the runtime drops it.
  */
+import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { ContractExecutionException, imageDigestMismatch } from '../errors/catalogue.js';
+import { forwardLines } from './output-lines.js';
 import { normalizeImageName, type ImageName } from './packages.js';
 import type { ContainerKey, ContractEnv, ContractLauncher, LaunchedContract, RuntimeLog } from './runtime.js';
 import type { RegistryAuth } from './settings.js';
@@ -170,19 +172,14 @@ export class DockerLauncher implements ContractLauncher {
     void container
       .logs({ follow: true, stdout: true, stderr: true })
       .then((stream) => {
-        const lines = (level: 'info' | 'warn') => {
-          let rest = '';
-          return {
-            write: (chunk: Buffer): boolean => {
-              const text = rest + chunk.toString('utf8');
-              const parts = text.split('\n');
-              rest = parts.pop() ?? '';
-              for (const line of parts) log[level]({ ...tag, stream: level === 'info' ? 'stdout' : 'stderr' }, line);
-              return true;
-            },
-          };
+        const output = (level: 'info' | 'warn'): PassThrough => {
+          const through = new PassThrough();
+          const streamTag = { ...tag, stream: level === 'info' ? 'stdout' : 'stderr' };
+          forwardLines(through, (text) => log[level](streamTag, text));
+          stream.once('end', () => through.end());
+          return through;
         };
-        this.docker.modem.demuxStream(stream, lines('info') as unknown as NodeJS.WritableStream, lines('warn') as unknown as NodeJS.WritableStream);
+        this.docker.modem.demuxStream(stream, output('info'), output('warn'));
       })
       .catch(() => undefined);
   }
