@@ -365,6 +365,7 @@ export class Miner {
       },
       this.o.keyPair.privateKey,
     );
+    const appending = performance.now();
     try {
       chain.appendKeyBlock(block);
     } catch (e) {
@@ -377,7 +378,7 @@ export class Miner {
     this.lastMicroAt = 0n;
     this.cutShort = false;
     this.signMs = 0;
-    this.o.log.info({ height, id: block.idBase58, ...forged.detail }, 'key block forged');
+    this.o.log.info({ height, id: block.idBase58, ...forged.detail, appendMs: round(performance.now() - appending) }, 'key block forged');
     return 0;
   }
 
