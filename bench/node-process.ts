@@ -50,6 +50,13 @@ if (process.env['BENCH_LOG_LEVEL'] === 'debug') {
       if (e.duration >= 5) process.stderr.write(`${JSON.stringify({ msg: 'gc', time: Date.now(), kind: (e as unknown as { detail?: NodeGCPerformanceDetail }).detail?.kind, ms: Math.round(e.duration * 10) / 10 })}\n`);
     }
   }).observe({ entryTypes: ['gc'] });
+  // Turns of the event loop that held it 30 ms or more, with when they ended, to set beside the log.
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    if (now - last >= 35) process.stderr.write(`${JSON.stringify({ msg: 'stall', time: Date.now(), ms: Math.round(now - last - 5) })}\n`);
+    last = now;
+  }, 5).unref();
 }
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();

@@ -94,6 +94,8 @@ export interface PreparedMicroBlock {
   readonly outOfTime: boolean;
   /** How long validating and applying took, in ms. */
   readonly appliedMs: number;
+  /** The micro-block and liquid block once signed (Blockchain.signOwnMicroBlock), with how long that took in ms. */
+  readonly signed?: { readonly microBlock: TxMicroBlock; readonly liquidBlock: Block; readonly signMs: number };
 }
 
 /** Limits of one micro-block this node builds. */
@@ -497,21 +499,33 @@ export class Blockchain implements ChainHeaders {
   }
 
   /**
-   * Signs and commits a prepared micro-block. One prepared on a tip that changed since (a
-   * key block, a peer's micro-block, a rollback in between) is dropped: no micro-block, its
-   * transactions stay where they were (`stale`).
+   * Signs a prepared micro-block and the liquid block it makes (their bytes kept for the
+   * commit), without committing it: the miner signs in a turn of its own, since signing
+   * hashes the whole liquid block. One prepared on a tip that changed since is given back as
+   * it is (the commit drops it).
+   */
+  signOwnMicroBlock(prepared: PreparedMicroBlock, modifiedTotalSign: boolean): PreparedMicroBlock {
+    if (prepared.signed !== undefined || this.tip !== prepared.tip || prepared.included.length === 0) return prepared;
+    const started = performance.now();
+    const liquidBytes = this.keptBytesOf(prepared.tip);
+    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, prepared.tip, { transactions: prepared.included }, { timestamp: prepared.timestamp, privateKey: prepared.privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
+    if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
+    return { ...prepared, signed: { microBlock, liquidBlock, signMs: performance.now() - started } };
+  }
+
+  /**
+   * Signs (unless signOwnMicroBlock did) and commits a prepared micro-block. One prepared on
+   * a tip that changed since (a key block, a peer's micro-block, a rollback in between) is
+   * dropped: no micro-block, its transactions stay where they were (`stale`).
    */
   commitOwnMicroBlock(prepared: PreparedMicroBlock, modifiedTotalSign: boolean): MicroBlockBuild {
     const { tip, height, included, rejected, outOfTime } = prepared;
     const none = { microBlock: undefined, included: [], rejected, outOfTime, timing: { applySeconds: prepared.appliedMs / 1000, commitSeconds: 0 } };
     if (this.tip !== tip) return { ...none, stale: true };
     if (included.length === 0) return none;
-    // The timing counts the preparing turn, not the wait between the turns.
-    const started = performance.now() - prepared.appliedMs;
-    const liquidBytes = this.keptBytesOf(tip);
-    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp: prepared.timestamp, privateKey: prepared.privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
-    const timing = this.commitLiquid(height, liquidBlock, prepared.state, microBlock, 'local', started);
-    if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
+    const { microBlock, liquidBlock, signMs } = (prepared.signed ?? this.signOwnMicroBlock(prepared, modifiedTotalSign).signed)!;
+    // The timing counts the preparing and signing, not the waits between the turns.
+    const timing = this.commitLiquid(height, liquidBlock, prepared.state, microBlock, 'local', performance.now() - prepared.appliedMs - signMs);
     return { microBlock, included, rejected, outOfTime, timing };
   }
 

@@ -76,8 +76,8 @@ const round = (ms: number): number => Math.round(ms * 10) / 10;
 
 /**
  * The longest a micro-block's candidates are validated in one event-loop turn, in ms, and the
- * longest its signing and commit are expected to take in the next turn (estimated from this
- * node's previous micro-blocks). What does not fit goes into the next micro-block, built right
+ * longest its commit is expected to take in a later turn (estimated from this node's previous
+ * micro-blocks; signing, which grows with the liquid block, has a turn of its own). What does not fit goes into the next micro-block, built right
  * after the event loop had a turn (REST, peers): building never holds the loop much longer
  * than this, however full the pool is.
  */
@@ -130,9 +130,7 @@ export class Miner {
   private cutShort = false;
   /** The commit turn's time per transaction of this node's recent micro-blocks, in ms (a moving average; 0 before the first). */
   private commitMsPerTransaction = 0;
-  /** How long signing this node's last micro-block's liquid block took, in ms. */
-  private signMs = 0;
-  /** A micro-block prepared in this turn, signed and committed in the next one. */
+  /** A micro-block prepared in this turn, signed in the next one and committed in the one after. */
   private prepared: PreparedOwnMicroBlock | undefined;
 
   constructor(o: MinerOptions) {
@@ -188,7 +186,7 @@ export class Miner {
   /**
    * Prepares a micro-block for this node's current key block when due (validated and applied
    * in memory, see Blockchain.prepareOwnMicroBlock); it is signed and committed in the next
-   * turn (finishMicroBlock), so the event loop serves REST and peers between the two halves.
+   * turns (finishMicroBlock), so the event loop serves REST and peers in between.
    * Returns ms until the next look.
    */
   private tryMicroBlock(): number {
@@ -216,8 +214,7 @@ export class Miner {
         maxBlockBytes: settings.maxBlockSizeInBytes,
         deadline: performance.now() + MICRO_BLOCK_BUILD_BUDGET_MS,
         commitMsPerTransaction: this.commitMsPerTransaction,
-        // Signing the liquid block grows with the block, not with the micro-block: kept out of the per-transaction estimate.
-        commitBudgetMs: Math.max(MICRO_BLOCK_BUILD_BUDGET_MS - this.signMs, MICRO_BLOCK_BUILD_BUDGET_MS / 2),
+        commitBudgetMs: MICRO_BLOCK_BUILD_BUDGET_MS,
       },
       this.o.keyPair.privateKey,
     );
@@ -232,23 +229,31 @@ export class Miner {
     return 0;
   }
 
-  /** Signs and commits the micro-block prepared in the previous turn; returns ms until the next look. */
+  /**
+   * The micro-block prepared in an earlier turn: signed in one turn (signing hashes the whole
+   * liquid block), committed in the next. Returns ms until the next look.
+   */
   private finishMicroBlock(prepared: PreparedOwnMicroBlock): number {
-    this.prepared = undefined;
     const { chain } = this.o;
     const { build: ready, keyBlockId, pending } = prepared;
+    if (ready.signed === undefined) {
+      const signed = chain.signOwnMicroBlock(ready, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, ready.height));
+      if (signed.signed !== undefined) {
+        this.prepared = { ...prepared, build: signed };
+        return 0;
+      }
+    }
+    this.prepared = undefined;
     const started = performance.now();
     const build = chain.commitOwnMicroBlock(ready, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, ready.height));
-    // The whole turn: signing, the store's commit and what the chain's listeners do with the micro-block.
+    // The whole turn: the store's commit and what the chain's listeners do with the micro-block.
     const turnMs = performance.now() - started;
     if (build.microBlock === undefined) {
       // The chain changed between the turns: its transactions are still in the pool for the next look.
       this.o.log.debug({ height: ready.height, transactions: ready.included.length }, 'prepared micro-block dropped: the chain changed');
       return 0;
     }
-    const signMs = build.timing.applySeconds * 1000 - ready.appliedMs;
-    this.signMs = signMs;
-    this.learnCommitCost(turnMs - signMs, build.included.length);
+    this.learnCommitCost(turnMs, build.included.length);
     this.o.contracts?.mined(build.included);
     // What a micro-block costs and whether the pool keeps up: `pool` is what it held before.
     this.o.log.debug(
@@ -258,8 +263,8 @@ export class Miner {
         pool: pending,
         outOfTime: build.outOfTime,
         applyMs: round(ready.appliedMs),
+        signMs: round(ready.signed?.signMs ?? 0),
         commitTurnMs: round(turnMs),
-        signMs: round(signMs),
         storeMs: round(build.timing.commitSeconds * 1000),
         id: build.microBlock.idBase58,
       },
@@ -377,7 +382,6 @@ export class Miner {
     }
     this.lastMicroAt = 0n;
     this.cutShort = false;
-    this.signMs = 0;
     this.o.log.info({ height, id: block.idBase58, ...forged.detail, appendMs: round(performance.now() - appending) }, 'key block forged');
     return 0;
   }

@@ -86,8 +86,9 @@ describe("this node's micro-block from pool candidates", () => {
     const candidates = [transfer(clock, alice, bob, 1n), transfer(clock, alice, bob, 2n)];
     clock.now += 100n;
     const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20 };
-    // Prepared, then another micro-block commits first: the prepared one no longer extends the tip.
-    const prepared = node.chain.prepareOwnMicroBlock(candidates.slice(0, 1), limits, minerA.keyPair.privateKey);
+    // Prepared and signed, then another micro-block commits first: the prepared one no longer extends the tip.
+    const prepared = node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(candidates.slice(0, 1), limits, minerA.keyPair.privateKey), false);
+    assert.notEqual(prepared.signed, undefined);
     const first = node.chain.appendOwnMicroBlock(candidates.slice(1), limits, minerA.keyPair.privateKey, false);
     const tip = node.chain.lastBlock();
     const stale = node.chain.commitOwnMicroBlock(prepared, false);
@@ -96,10 +97,12 @@ describe("this node's micro-block from pool candidates", () => {
     assert.equal(node.chain.lastBlock(), tip);
     assert.deepEqual(node.chain.lastBlock().transactions.map((t) => t.idBase58), first.included.map((t) => t.idBase58));
     assert.equal(node.chain.state().transactionHeight(candidates[0]!.id), undefined);
-    // Prepared again on the new tip, it commits.
+    // Prepared again on the new tip, signed, it commits: the micro-block signed is the one appended.
     clock.now += 100n;
-    const again = node.chain.commitOwnMicroBlock(node.chain.prepareOwnMicroBlock(candidates.slice(0, 1), limits, minerA.keyPair.privateKey), false);
-    assert.notEqual(again.microBlock, undefined);
+    const signed = node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(candidates.slice(0, 1), limits, minerA.keyPair.privateKey), false);
+    const again = node.chain.commitOwnMicroBlock(signed, false);
+    assert.equal(again.microBlock, signed.signed?.microBlock);
+    assert.equal(node.chain.lastBlock(), signed.signed?.liquidBlock);
     assert.equal(node.chain.state().transactionHeight(candidates[0]!.id), node.chain.height());
   });
 
