@@ -11,6 +11,8 @@
  *   node process mining under the PoA settings printed with the figure;
  * - chain.confirmed.longest-stall: the longest event-loop stall in that node process while
  *   it takes and mines the transfers, against the 50 ms goal (lower is better);
+ *   the ingest and confirmed runs follow WARMUP_TRANSFERS uncounted ones to the same process
+ *   (and the bare route), whose cold figures go to stderr;
  * - chain.build: transfers/s this node's micro-blocks take in process (1,000 a micro-block,
  *   built, signed and committed as the miner does, on one liquid block), by the process's
  *   CPU time: the micro-block build's cost without REST or the pool in front of it;
@@ -257,6 +259,15 @@ export async function stopNodeProcess(n: NodeProc): Promise<void> {
 const QUIET_STALL_WINDOW_MS = 3000;
 
 /**
+ * Transfers sent to a freshly started node (and to the bare Fastify route) before the
+ * measured run of the ingest and confirmed figures, not counted: a node runs for days, and
+ * its first few thousand requests mostly pay V8's compilation of the request path (TurboFan on
+ * the helper threads was ~75 µs of a fresh node's CPU per transfer over the first 8–10k, 3–15
+ * µs after). The warm-up's own rate goes to stderr beside the figure.
+ */
+const WARMUP_TRANSFERS = 5_000;
+
+/**
  * The longest event-loop stall in the node process since it started serving or since the
  * previous call, in ms (bench/node-process.ts answers SIGUSR2).
  */
@@ -338,9 +349,10 @@ async function requestCpu(pid: number, n: number, load: () => Promise<void>): Pr
 const cpuText = (c: RequestCpu): string => `main thread ${c.serverMainUs.toFixed(0)} µs, whole process ${c.serverUs.toFixed(0)} µs, client ${c.clientUs.toFixed(0)} µs`;
 
 /** POSTs per second a bare Fastify route answers for the same bodies with the same client (bench/rest-server.ts bare-post). */
-async function bareFastifyPostRate(bodies: readonly string[]): Promise<number> {
+async function bareFastifyPostRate(bodies: readonly string[], warmup: readonly string[]): Promise<number> {
   const { child, url } = await startProcess(new URL('./rest-server.js', import.meta.url).pathname, ['bare-post'], 'bare Fastify');
   try {
+    await broadcastAll(url, warmup, 16);
     let value = 0;
     const cpu = await requestCpu(child.pid!, bodies.length, async () => {
       const t0 = process.hrtime.bigint();
@@ -361,12 +373,20 @@ async function bareFastifyPostRate(bodies: readonly string[]): Promise<number> {
  * the node's event loop and its verifier thread.
  */
 async function httpIngest(p: Protocol, n: number): Promise<{ value: number; baseline: number; bareFastify: number }> {
-  const txs = signedTransfers(p, n, BigInt(Date.now()));
-  const bareBefore = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())));
+  const all = signedTransfers(p, WARMUP_TRANSFERS + n, BigInt(Date.now()));
+  const warmup = all.slice(0, WARMUP_TRANSFERS);
+  const txs = all.slice(WARMUP_TRANSFERS);
+  const warmupBodies = warmup.map((tx) => stringifyJson(tx.toJson()));
+  const bareBefore = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())), warmupBodies);
   const node = await startNodeProcess(false);
   let value = 0;
   let baseline: number;
   try {
+    let cold = 0;
+    const coldCpu = await requestCpu(node.child.pid!, warmup.length, async () => {
+      cold = await ingestedRate(node, warmup);
+    });
+    progress(`node ingest, warm-up (first ${warmup.length} transfers of a fresh process, not counted): ${Math.round(cold)} tx/s; CPU per transfer: ${cpuText(coldCpu)}`);
     baseline = nativeVerifyRate(txs);
     const cpu = await requestCpu(node.child.pid!, n, async () => {
       value = await ingestedRate(node, txs);
@@ -376,7 +396,7 @@ async function httpIngest(p: Protocol, n: number): Promise<{ value: number; base
   } finally {
     await stopNodeProcess(node);
   }
-  const bareAfter = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())));
+  const bareAfter = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())), warmupBodies);
   return { value, baseline, bareFastify: (bareBefore + bareAfter) / 2 };
 }
 
@@ -388,10 +408,17 @@ export async function confirmed(
   p: Protocol,
   n: number,
   baselineRate: (txs: readonly Transaction[]) => number = nativeVerifyRate,
+  warmup = 0,
 ): Promise<{ value: number; baseline: number; longestStallMs: number; quietStallMs: number; cpuMsPerTx: number }> {
   const node = await startNodeProcess(true, p.crypto.type);
   try {
-    const txs = signedTransfers(p, n, BigInt(Date.now()));
+    const all = signedTransfers(p, warmup + n, BigInt(Date.now()));
+    const txs = all.slice(warmup);
+    if (warmup > 0) {
+      await longestStallMs(node);
+      const cold = await confirmedRate(node, all.slice(0, warmup));
+      progress(`broadcast to block, warm-up (first ${warmup} transfers of a fresh process, not counted): ${Math.round(cold)} tx/s, longest stall ${(await longestStallMs(node)).toFixed(1)} ms`);
+    }
     const baseline = baselineRate(txs);
     // The same node's longest stall while it only mines (nothing broadcast): the stall figure's baseline.
     await longestStallMs(node);
@@ -469,7 +496,7 @@ export async function chainFigures(p: Protocol): Promise<Figure[]> {
 async function confirmedFigures(p: Protocol, settings: string): Promise<Figure[]> {
   const out: Figure[] = [];
   progress('broadcast to block');
-  const conf = await confirmed(p, 30_000);
+  const conf = await confirmed(p, 30_000, nativeVerifyRate, WARMUP_TRANSFERS);
   out.push({ ...figure('chain.confirmed', conf.value, conf.baseline, 'tx/s'), baselineLabel: `native Ed25519 verify/s (1 core); ${settings}; target ≥ 3000 tx/s` });
   out.push({
     name: 'chain.confirmed.longest-stall',

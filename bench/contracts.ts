@@ -19,16 +19,17 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import wabtInit from 'wabt';
 import { packageTreeDigest } from '../src/contracts/package-digest.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
-import type { Figure } from './harness.js';
+import { descendantsCpuMs, mainThreadCpuMs, type Figure } from './harness.js';
 import pino from 'pino';
 import { Node } from '../src/node/node.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
@@ -36,6 +37,43 @@ import { CallContract, CreateContract } from '../src/protocol/transactions/contr
 import { signedTransfers } from './chain.js';
 
 const IN_FLIGHT = 16;
+
+/**
+ * The configured env of the bench's contract packages: with BENCH_CONTRACT_PROFILE=<dir> each
+ * contract process preloads contract-profiler.js and writes a CPU profile of its main and
+ * worker threads into <dir> when the runtime stops it.
+ */
+function contractEnv(): Record<string, string> {
+  const dir = process.env['BENCH_CONTRACT_PROFILE'];
+  if (dir === undefined || dir === '') return {};
+  mkdirSync(dir, { recursive: true });
+  return { NODE_OPTIONS: `--import ${JSON.stringify(fileURLToPath(new URL('./contract-profiler.js', import.meta.url)))}`, CONTRACT_PROFILE_DIR: resolve(dir) };
+}
+
+const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
+
+/**
+ * BENCH_ONLY=<part>[,<part>…] runs only those parts of the contracts group: sdk (executor
+ * calls/s and cold start), wasm, node (confirmed calls/s and latency on a running node); unset,
+ * every part runs.
+ */
+function contractsPartWanted(part: 'sdk' | 'wasm' | 'node'): boolean {
+  const only = process.env['BENCH_ONLY'];
+  return only === undefined || only === '' || only.split(',').includes(part);
+}
+
+/** CPU ms this process (the node: all its threads, and its main thread alone) and its descendants (the contract processes) have used so far. */
+function cpuNow(): { node: number; nodeMain: number; contracts: number } {
+  const u = process.cpuUsage();
+  return { node: (u.user + u.system) / 1000, nodeMain: mainThreadCpuMs(process.pid), contracts: descendantsCpuMs() };
+}
+
+/** What each of `n` operations cost in CPU between two readings. */
+function cpuText(from: ReturnType<typeof cpuNow>, to: ReturnType<typeof cpuNow>, n: number, contracts: boolean): string {
+  const ms = (a: number, b: number): string => `${((b - a) / n).toFixed(2)} ms`;
+  const node = `node ${ms(from.node, to.node)} (main thread ${ms(from.nodeMain, to.nodeMain)}; this process, the bench's broadcasts included)`;
+  return contracts ? `${node}, contract processes ${ms(from.contracts, to.contracts)}` : node;
+}
 const ROUNDS = 3;
 
 function median(xs: number[]): number {
@@ -88,7 +126,7 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
   const image = 'bench/kv-sdk:1';
   const digest = await packageTreeDigest(dir);
   const te: TestEngine = await startTestEngine({
-    packages: [{ image, runtime: 'process', source: dir, command: undefined, env: {} }],
+    packages: [{ image, runtime: 'process', source: dir, command: undefined, env: contractEnv() }],
     dockerEngine: { executionLimits: { startupTimeoutMs: 60_000, timeoutMs: 30_000, memoryMb: 512, memorySwapMb: 0 } },
   });
   const bare = await bareGrpc();
@@ -107,10 +145,17 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
     await rate(500, IN_FLIGHT, () => bare.call());
     const s: number[] = [];
     const b: number[] = [];
+    let cpuCalls = 0;
+    let cpuSpent = { node: 0, nodeMain: 0, contracts: 0 };
     for (let i = 0; i < ROUNDS; i++) {
+      const before = cpuNow();
       s.push(await rate(600, IN_FLIGHT, executorCall));
+      const after = cpuNow();
+      cpuCalls += 600;
+      cpuSpent = { node: cpuSpent.node + after.node - before.node, nodeMain: cpuSpent.nodeMain + after.nodeMain - before.nodeMain, contracts: cpuSpent.contracts + after.contracts - before.contracts };
       b.push(await rate(3000, IN_FLIGHT, () => bare.call()));
     }
+    progress(`sdk executor calls: ${Math.round(median(s))} calls/s; CPU per call: ${cpuText({ node: 0, nodeMain: 0, contracts: 0 }, cpuSpent, cpuCalls, true)}`);
     const executor: Figure = {
       name: 'contracts.sdk.process.calls',
       value: median(s),
@@ -232,7 +277,7 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
     restPort: 0,
     p2pPort: 0,
     keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
-    contractPackages: [{ image, runtime: 'process', source: dir, command: undefined, env: {}, instances: NODE_INSTANCES }],
+    contractPackages: [{ image, runtime: 'process', source: dir, command: undefined, env: contractEnv(), instances: NODE_INSTANCES }],
   });
   const config = { ...base, miner: { ...base.miner, microBlockIntervalMs: 200, minMicroBlockAgeMs: 200, maxTransactionsInMicroBlock: 6000 } };
   const node = await Node.start(config, { logger: pino({ level: 'silent' }) });
@@ -272,8 +317,15 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
     const calls = Array.from({ length: NODE_CALLS }, (_, i) =>
       sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'put' }, { key: 'key', type: 'string', value: `k${i}` }, { key: 'value', type: 'string', value: `v${i}` }], fee: 10_000_000n, contractVersion: 1 }, start + BigInt(i)),
     );
+    const cpu0 = cpuNow();
     const callRate = await confirmedRate(calls, (tx) => state().executedTxFor(tx.id) !== undefined);
-    const transferRate = await confirmedRate(signedTransfers(p, NODE_TRANSFERS, BigInt(Date.now())), (tx) => state().transactionHeight(tx.id) !== undefined);
+    const cpu1 = cpuNow();
+    progress(`node confirmed calls: ${Math.round(callRate)} calls/s; CPU per call: ${cpuText(cpu0, cpu1, NODE_CALLS, true)}`);
+    const transfers = signedTransfers(p, NODE_TRANSFERS, BigInt(Date.now()));
+    const cpu2 = cpuNow();
+    const transferRate = await confirmedRate(transfers, (tx) => state().transactionHeight(tx.id) !== undefined);
+    const cpu3 = cpuNow();
+    progress(`node confirmed transfers: ${Math.round(transferRate)} tx/s; CPU per transfer: ${cpuText(cpu2, cpu3, NODE_TRANSFERS, false)}`);
     /** ms from the broadcast of each transaction, sent one at a time, until `done` holds for it. */
     const latencies = async (txs: readonly Transaction[], done: (tx: Transaction) => boolean): Promise<number[]> => {
       const out: number[] = [];
@@ -324,7 +376,11 @@ export async function contractFigures(): Promise<Figure[]> {
   const parent = mkdtempSync(join(tmpdir(), 'weft-bench-contracts-'));
   try {
     const dir = await buildKvSdkPackage(parent);
-    return [...(await sdkFigures(dir)), await wasmFigure(), ...(await nodeFigures(dir, join(parent, 'node')))];
+    return [
+      ...(contractsPartWanted('sdk') ? await sdkFigures(dir) : []),
+      ...(contractsPartWanted('wasm') ? [await wasmFigure()] : []),
+      ...(contractsPartWanted('node') ? await nodeFigures(dir, join(parent, 'node')) : []),
+    ];
   } finally {
     rmSync(parent, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
  * reported as the median of each with their ratio.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface Figure {
   readonly name: string;
@@ -113,6 +113,39 @@ let clockTicks: number | undefined;
  */
 export function processCpuMs(pid: number): number {
   return cpuMsOfStat(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU time (ms, user + system, all threads) used so far by the running descendants of this
+ * process (children, their children, …) — e.g. the contract processes a node in this process
+ * started. A descendant that exits between two readings drops out of the sum: measure a phase
+ * over which they keep running.
+ */
+export function descendantsCpuMs(): number {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited while listed
+    }
+  }
+  const isDescendant = (pid: number): boolean => {
+    for (let p = parentOf.get(pid); p !== undefined && p > 1; p = parentOf.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  let total = 0;
+  for (const pid of parentOf.keys()) {
+    if (!isDescendant(pid)) continue;
+    try {
+      total += processCpuMs(pid);
+    } catch {
+      // exited since
+    }
+  }
+  return total;
 }
 
 /** CPU time (ms, user + system) of a process's main thread alone (/proc/<pid>/task/<pid>/stat): its event loop, without worker threads. */

@@ -75,8 +75,13 @@ export interface PeerPool {
   preverify(txs: readonly Transaction[], urgent?: boolean): Promise<void>;
   /** Validates and admits a transaction (idempotent); throws WE's error otherwise. */
   put(tx: Transaction): Transaction;
-  /** The pooled transaction with this id, if any. */
-  get(id: Uint8Array): Transaction | undefined;
+  /**
+   * Throws (and counts) the pool-full refusal when the transaction would not fit beside the
+   * pool's transactions and `waitingBytes` of others queued for admission.
+   */
+  checkRoom(tx: Transaction, waitingBytes: number): void;
+  /** The pooled transaction whose id has this key (encoding's bytesKey of the id), if any. */
+  getByKey(idKey: string): Transaction | undefined;
   /** The pool's transactions, by timestamp. */
   all(): readonly Transaction[];
 }

@@ -73,6 +73,13 @@ export class PendingSpendings {
   }
 }
 
+/** What a PendingSpendingsView read of one holder: its ledger key, and its WEST and lease balances once answered. */
+interface HolderReads {
+  readonly key: string;
+  west: bigint | undefined;
+  lease: LeaseBalance | undefined;
+}
+
 /**
  * `base` with the pool's pending spendings taken off its balances and added to lease-outs.
  * It remembers which balances it lowered (for the refusal message) and what it answered for
@@ -84,15 +91,13 @@ export class PendingSpendingsView extends DelegatingView {
   private readonly answered = new Map<string, bigint>();
   /** The pending spendings this view took off (described only for a refusal). */
   private readonly lowered: Spending[] = [];
-  /** Address keys by the very Uint8Array read (one validation reads the same few many times). */
-  private readonly holderKeys = new Map<Uint8Array, string>();
   /**
-   * WEST balances and lease balances answered, by the very Uint8Array read: the base does not
-   * change while one transaction is validated over this view, and a transfer's validation reads
-   * its sender's WEST several times.
+   * Per holder, by the very Uint8Array read (one validation reads the same few many times):
+   * its ledger key, and the WEST balance and lease balance answered — the base does not change
+   * while one transaction is validated over this view, and a transfer's validation reads its
+   * sender's WEST several times.
    */
-  private readonly westByHolder = new Map<Uint8Array, bigint>();
-  private readonly leaseByHolder = new Map<Uint8Array, LeaseBalance>();
+  private readonly holders = new Map<Uint8Array, HolderReads>();
 
   constructor(
     base: StateView,
@@ -124,39 +129,41 @@ export class PendingSpendingsView extends DelegatingView {
       .join(', ');
   }
 
-  private holderKey(holder: Uint8Array): string {
-    let key = this.holderKeys.get(holder);
-    if (key === undefined) {
-      key = bytesKey(holder);
-      this.holderKeys.set(holder, key);
+  private reads(holder: Uint8Array): HolderReads {
+    let reads = this.holders.get(holder);
+    if (reads === undefined) {
+      reads = { key: bytesKey(holder), west: undefined, lease: undefined };
+      this.holders.set(holder, reads);
     }
-    return key;
+    return reads;
+  }
+
+  private holderKey(holder: Uint8Array): string {
+    return this.reads(holder).key;
   }
 
   override balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
-    if (assetId === null) {
-      const known = this.westByHolder.get(address);
-      if (known !== undefined) return known;
-    }
-    const key = balanceKey(this.holderKey(address), assetId);
+    const reads = this.reads(address);
+    if (assetId === null && reads.west !== undefined) return reads.west;
+    const key = balanceKey(reads.key, assetId);
     const pending = this.ledger.pending(key);
     const value = this.base.balance(address, assetId) - pending;
     if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId, leaseOut: false, amount: pending, key });
     this.answered.set(key, value);
-    if (assetId === null) this.westByHolder.set(address, value);
+    if (assetId === null) reads.west = value;
     return value;
   }
 
   override leaseBalance(address: Uint8Array): LeaseBalance {
-    const known = this.leaseByHolder.get(address);
-    if (known !== undefined) return known;
-    const key = leaseOutKey(this.holderKey(address));
+    const reads = this.reads(address);
+    if (reads.lease !== undefined) return reads.lease;
+    const key = leaseOutKey(reads.key);
     const pending = this.ledger.pending(key);
     const base = this.base.leaseBalance(address);
     if (pending !== 0n && !this.answered.has(key)) this.lowered.push({ holder: address, assetId: null, leaseOut: true, amount: pending, key });
     const value = pending === 0n ? base : { in: base.in, out: base.out + pending };
     this.answered.set(key, value.out);
-    this.leaseByHolder.set(address, value);
+    reads.lease = value;
     return value;
   }
 }

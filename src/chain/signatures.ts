@@ -16,6 +16,17 @@ function withInner(txs: Iterable<Transaction>, out: Transaction[] = []): Transac
 }
 
 /**
+ * Verifies the sender proof of one transaction (a client's broadcast) on the pool's threads:
+ * preverifySignatures for one, without its lists (an atomic container goes through it).
+ */
+export async function preverifySignature(pool: SignatureVerifierPool, tx: Transaction): Promise<void> {
+  if (isAtomic(tx)) return preverifySignatures(pool, [tx]);
+  const check = tx.senderProofCheck();
+  if (check === undefined) return;
+  tx.adoptSignatureVerdict(await pool.verify(check.publicKey, check.message, check.signature));
+}
+
+/**
  * Verifies the sender proof of each transaction (and of atomics' inner ones) on the pool's
  * threads, all sent at once; `urgent`: in the pool's block lane (a block waits on them).
  */

@@ -20,7 +20,7 @@ import { MutableState } from '../state/view.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import type { UtxSettings } from './settings.js';
 import { validateFee } from './fees.js';
-import { preverifySignatures } from './signatures.js';
+import { preverifySignature, preverifySignatures } from './signatures.js';
 import { applyTransaction } from './validation.js';
 import { PendingSpendings, type PendingSpendingsView } from './pending-spendings.js';
 import { genericError, pendingSpendingsExceeded, WeError } from '../errors/catalogue.js';
@@ -80,6 +80,11 @@ export class UtxPool {
     return this.txs.get(bytesKey(id));
   }
 
+  /** The pooled transaction whose id has this key (encoding's bytesKey of the id). */
+  getByKey(idKey: string): Transaction | undefined {
+    return this.txs.get(idKey);
+  }
+
   /** Pool transactions ordered by timestamp (then by arrival). */
   all(): readonly Transaction[] {
     if (this.ordered === undefined) {
@@ -101,13 +106,13 @@ export class UtxPool {
       validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
       this.forgetOldBroadcasts(this.now());
       if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
-      if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignatures(this.verifier, [tx]);
+      if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignature(this.verifier, tx);
       if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
     } catch (e) {
       if (e instanceof WeError) this.onRefused?.(tx, e);
       throw e;
     }
-    const admitted = this.put(tx);
+    const admitted = this.putUnder(tx, id);
     this.recent.set(id, this.now());
     return admitted;
   }
@@ -140,7 +145,11 @@ export class UtxPool {
 
   /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */
   put(tx: Transaction): Transaction {
-    const key = bytesKey(tx.id);
+    return this.putUnder(tx, bytesKey(tx.id));
+  }
+
+  /** put() with the transaction's key (`bytesKey(tx.id)`) already made. */
+  private putUnder(tx: Transaction, key: string): Transaction {
     const existing = this.txs.get(key);
     if (existing !== undefined) return existing;
     try {
@@ -159,9 +168,29 @@ export class UtxPool {
     return () => this.admissionListeners.delete(listener);
   }
 
+  /**
+   * Refuses, with the error admission gives when the pool is full (counted as a refusal), a
+   * transaction that would not fit beside the pool's transactions and `waitingBytes` of
+   * others already accepted for admission (peers' transactions queued before the pool). One
+   * the pool holds fits (admitting it again is a no-op).
+   */
+  checkRoom(tx: Transaction, waitingBytes: number): void {
+    if (this.txs.has(bytesKey(tx.id))) return;
+    try {
+      this.refuseWhenFull(tx, waitingBytes);
+    } catch (e) {
+      if (e instanceof WeError) this.onRefused?.(tx, e);
+      throw e;
+    }
+  }
+
+  private refuseWhenFull(tx: Transaction, waitingBytes: number): void {
+    if (this.bytes + waitingBytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
+  }
+
   /** Validates and adds a transaction the pool does not hold. */
   private admit(tx: Transaction, key: string): void {
-    if (this.bytes + tx.bytes.length > this.settings.memoryLimitBytes) throw genericError('Transaction pool bytes size limit is reached');
+    this.refuseWhenFull(tx, 0);
     this.refuseScriptedSender(tx);
     this.validate(tx, key, true);
     this.txs.set(key, tx);

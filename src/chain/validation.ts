@@ -34,6 +34,7 @@ import { isGenesisType } from '../protocol/transactions/genesis.js';
 import { atomicBadgeOf, EXECUTED_CONTRACT_TYPE, isAtomic, minerProofSource } from '../protocol/transactions/atomic.js';
 import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
+import type { DataEntry } from '../protocol/transactions/fields.js';
 import { activeRoles, hasRole } from '../state/permissions.js';
 import type { MutableState, StateView } from '../state/view.js';
 import { rulesFor, validateBalances, type Applier, type ApplyContext, type MinerFee } from '../state/appliers/index.js';
@@ -211,16 +212,39 @@ const SIGNATURES_VERIFIED: SignatureChecks = {
  * alike), with `height` the height of the block it goes into.
  */
 export function scriptState(state: StateView, height: number): ScriptState {
-  return {
-    height: () => height,
-    balance: (address, assetId) => state.balance(address, assetId),
-    aliasOwner: (name) => state.aliasOwner(name),
-    dataEntry: (address, key) => state.dataEntry(address, key),
-    transactionHeight: (id) => state.transactionHeight(id),
-    transactionById: (id) => state.transactionById(id),
-    accountScript: (address) => state.accountScript(address),
-    assetScript: (assetId) => state.asset(assetId)?.script ?? null,
-  };
+  return new StateScriptReads(state, height);
+}
+
+/** scriptState's reads: one object per validated transaction (not one closure per read). */
+class StateScriptReads implements ScriptState {
+  constructor(
+    private readonly state: StateView,
+    private readonly blockHeight: number,
+  ) {}
+  height(): number {
+    return this.blockHeight;
+  }
+  balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
+    return this.state.balance(address, assetId);
+  }
+  aliasOwner(name: string): Uint8Array | undefined {
+    return this.state.aliasOwner(name);
+  }
+  dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
+    return this.state.dataEntry(address, key);
+  }
+  transactionHeight(id: Uint8Array): number | undefined {
+    return this.state.transactionHeight(id);
+  }
+  transactionById(id: Uint8Array): Transaction | undefined {
+    return this.state.transactionById(id);
+  }
+  accountScript(address: Uint8Array): Uint8Array | null {
+    return this.state.accountScript(address);
+  }
+  assetScript(assetId: Uint8Array): Uint8Array | null {
+    return this.state.asset(assetId)?.script ?? null;
+  }
 }
 
 function verify(state: StateView, tx: Transaction, ctx: TxContext, verifySignature: boolean): void {
@@ -263,11 +287,22 @@ function checkTimestamps(tx: Transaction, ctx: TxContext): void {
 // ---------------------------------------------------------------------------
 // 3. Features (each version's requiredFeatures, we-core TxScheme; declared with the family's rules)
 
+const NO_FEATURES: readonly number[] = [];
+
+/** Whether `ids` is strictly ascending (then it is its own sorted set). */
+function strictlyAscending(ids: readonly number[]): boolean {
+  for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) return false;
+  return true;
+}
+
 /** Transaction.requiredFeatures of WE, ascending by id (the order WE checks them in). */
-export function requiredFeatures(tx: Transaction): number[] {
+export function requiredFeatures(tx: Transaction): readonly number[] {
   const rules = rulesFor(tx.type);
-  const ids = new Set([...(rules?.features.get(tx.version) ?? []), ...(rules?.fieldFeatures?.(tx) ?? [])]);
-  return [...ids].sort((a, b) => a - b);
+  const own = rules?.features.get(tx.version) ?? NO_FEATURES;
+  const byFields = rules?.fieldFeatures?.(tx) ?? NO_FEATURES;
+  // The version's own list alone (most transactions): nothing to merge.
+  if (byFields.length === 0 && strictlyAscending(own)) return own;
+  return [...new Set([...own, ...byFields])].sort((a, b) => a - b);
 }
 
 function checkFeatures(tx: Transaction, ctx: TxContext): void {
@@ -291,14 +326,6 @@ function checkSpendings(state: StateView, tx: Transaction): void {
   if (sender === undefined) return;
   const feeAssetId = tx.feeAssetId;
   const westSpend = (assetId === null ? -amount : 0n) + (feeAssetId === null ? -tx.fee : 0n);
-  const assetSpends = new Map<string, { id: Uint8Array; delta: bigint }>();
-  const spend = (id: Uint8Array, delta: bigint): void => {
-    const key = encodeBase58(id);
-    const cur = assetSpends.get(key);
-    assetSpends.set(key, { id, delta: (cur?.delta ?? 0n) + delta });
-  };
-  if (assetId !== null) spend(assetId, -amount);
-  if (feeAssetId !== null) spend(feeAssetId, -tx.fee);
   const oldWest = state.balance(sender.bytes, null);
   const newWest = oldWest + westSpend;
   if (newWest < 0n) {
@@ -307,8 +334,23 @@ function checkSpendings(state: StateView, tx: Transaction): void {
         `current balance equals ${oldWest}, spends equals ${westSpend}, result is ${newWest}`,
     );
   }
+  if (assetId === null && feeAssetId === null) return;
+  const assetParts: Array<readonly [Uint8Array, bigint]> = [];
+  if (assetId !== null) assetParts.push([assetId, -amount]);
+  if (feeAssetId !== null) assetParts.push([feeAssetId, -tx.fee]);
+  checkAssetSpendings(state, sender.bytes, assetParts);
+}
+
+/** The asset part of checkSpendings: per asset (amount and fee in one asset add up), the sender's balance must cover it. */
+function checkAssetSpendings(state: StateView, sender: Uint8Array, parts: ReadonlyArray<readonly [Uint8Array, bigint]>): void {
+  const assetSpends = new Map<string, { id: Uint8Array; delta: bigint }>();
+  for (const [id, delta] of parts) {
+    const key = encodeBase58(id);
+    const cur = assetSpends.get(key);
+    assetSpends.set(key, { id, delta: (cur?.delta ?? 0n) + delta });
+  }
   for (const [key, { id, delta }] of assetSpends) {
-    const old = state.balance(sender.bytes, id);
+    const old = state.balance(sender, id);
     if (old + delta < 0n) {
       throw genericError(
         `Attempt to transfer unavailable funds: Transaction application leads to negative asset '${key}' balance to (at least) temporary negative state, ` +

@@ -29,7 +29,7 @@ import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
 import { applyTransaction } from '../chain/validation.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import { ExecutedContract, type ValidationProof } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
@@ -123,16 +123,37 @@ interface Started {
   readonly outcome: Promise<Speculation>;
   /** Its run ended (the contract is free for another call), whether or not its outcome was taken. */
   finished: boolean;
+  /** Told once when its run ends: the wake-up of the lane holding it (a carried call's new lane's). */
+  onFinish: () => void;
 }
 
-/** A started call of `outcome`, marked finished when its run ends. */
-function started(tx: Transaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>): Started {
-  const call: Started = { tx, prepared, outcome, finished: false };
+/** A started call of `outcome`, marked finished (and its lane told) when its run ends: one handler per outcome. */
+function started(tx: Transaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>, onFinish: () => void): Started {
+  const call: Started = { tx, prepared, outcome, finished: false, onFinish };
   const finish = (): void => {
     call.finished = true;
+    call.onFinish();
   };
   outcome.then(finish, finish);
   return call;
+}
+
+/** A lane's wait for any of its calls' runs to end: one waiter, woken by the next call that finishes. */
+class CallFinished {
+  private wake: (() => void) | undefined;
+
+  /** Settles when a call tells `notify` next. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  readonly notify = (): void => {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  };
 }
 
 /**
@@ -178,9 +199,11 @@ export class ContractMining {
       adopted,
     };
     // One lane per contract, in pool order; lanes run side by side (the executor caps them at contracts-parallelism).
+    // Keyed by the id's bytes as a string: every round groups all the pool's executable transactions (a Base58 key
+    // each was a fifth of the node's allocations in the contract bench).
     const lanes = new Map<string, Transaction[]>();
     for (const tx of candidates) {
-      const key = encodeBase58(tx.type === 103 ? tx.id : ((tx.data as { contractId: Uint8Array }).contractId));
+      const key = bytesKey(tx.type === 103 ? tx.id : ((tx.data as { contractId: Uint8Array }).contractId));
       const lane = lanes.get(key);
       if (lane === undefined) lanes.set(key, [tx]);
       else lane.push(tx);
@@ -214,6 +237,7 @@ export class ContractMining {
     const confidentialLane = this.o.confidential?.isConfidentialCall(lane[0]!, round.state) === true;
     const most = confidentialLane ? 1 : Math.min(this.maxWindow, this.o.executor.callsAtOnce(lane[0]!, round.state));
     const running: Started[] = [];
+    const callFinished = new CallFinished();
     let next = 0;
     /** A call waits for its validators' results: the contract's later calls wait behind it. */
     let blocked = false;
@@ -239,6 +263,7 @@ export class ContractMining {
         const carried = round.adopted.get(tx.idBase58);
         if (carried !== undefined) {
           round.adopted.delete(tx.idBase58);
+          carried.onFinish = callFinished.notify;
           running.push(carried);
           if (!carried.finished) busy++;
           continue;
@@ -253,7 +278,7 @@ export class ContractMining {
           if (!this.takeFromValidators(tx, round, keyBlock)) blocked = true;
           continue;
         }
-        running.push(started(tx, prepared, this.speculate(tx, round, prepared)));
+        running.push(started(tx, prepared, this.speculate(tx, round, prepared), callFinished.notify));
         busy++;
       }
     };
@@ -271,7 +296,7 @@ export class ContractMining {
       if (head === undefined) return;
       if (!head.finished) {
         // Whichever run ends first: the head's is taken, another's frees its contract for the lane's next call.
-        await Promise.race(running.filter((r) => !r.finished).map((r) => r.outcome.then(noop, noop)));
+        await callFinished.next();
         continue;
       }
       running.shift();
@@ -451,8 +476,6 @@ export class ContractMining {
     setImmediate(() => recordFrom(0));
   }
 }
-
-const noop = (): void => undefined;
 
 /** Calls left running when a lane stops: their outcomes are not taken (the transactions stay in the pool), and a failure of theirs is not left unhandled. */
 function abandon(running: readonly Started[]): void {

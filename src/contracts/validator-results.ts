@@ -39,6 +39,11 @@ import {
 /** What a V2 result (a confidential call's) adds. */
 export interface ConfidentialResults {
   readonly readings: readonly ReadDescriptor[];
+  /**
+   * The readings' bytes as a peer's message 56 carried them: the signature and the agreement
+   * are worked out from these instead of encoding `readings` again.
+   */
+  readonly readingsBytes?: Uint8Array;
   readonly readingsHash: Uint8Array | null;
   readonly outputCommitment: Uint8Array;
 }
@@ -53,17 +58,20 @@ export interface ContractValidatorResult {
   readonly confidential?: ConfidentialResults;
 }
 
+/** The readings' bytes: as received, or encoded. */
+const readingsBytesOf = (p: Protocol, c: ConfidentialResults): Uint8Array => c.readingsBytes ?? readDescriptorsBytes(p, c.readings);
+
 /** What the result's signature covers: the results hash (V1), or the V2 bytes. */
 export function validatorResultSignedBytes(p: Protocol, resultsHash: Uint8Array, confidential: ConfidentialResults | undefined): Uint8Array {
   if (confidential === undefined) return resultsHash;
-  return confidentialResultsSignedBytes(p, confidential.readings, confidential.readingsHash, confidential.outputCommitment, resultsHash);
+  return confidentialResultsSignedBytes(p, readingsBytesOf(p, confidential), confidential.readingsHash, confidential.outputCommitment, resultsHash);
 }
 
 /** What validators agree on: the results hash, and for a V2 its readings and output commitment too. */
 export function agreementKey(p: Protocol, resultsHash: Uint8Array, confidential: ConfidentialResults | undefined): string {
   const hash = encodeBase58(resultsHash);
   if (confidential === undefined) return hash;
-  const rest = concatBytes(readDescriptorsBytes(p, confidential.readings), confidential.readingsHash === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), confidential.readingsHash), confidential.outputCommitment);
+  const rest = concatBytes(readingsBytesOf(p, confidential), confidential.readingsHash === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), confidential.readingsHash), confidential.outputCommitment);
   return `${hash}/${encodeBase58(p.crypto.fastHash(rest))}`;
 }
 
@@ -101,13 +109,13 @@ export function validatorResultV2MaxLength(p: Protocol): number {
 export function encodeValidatorResultV2(p: Protocol, r: ContractValidatorResult): Uint8Array {
   const c = r.confidential;
   if (c === undefined) throw new Error('a ContractValidatorResultsV2 carries the confidential results');
-  const w = new ByteWriter(256).shortBytes(r.senderPublicKey).shortBytes(r.txId).shortBytes(r.keyBlockId).u16(c.readings.length).bytes(readDescriptorsBytes(p, c.readings));
+  const w = new ByteWriter(256).shortBytes(r.senderPublicKey).shortBytes(r.txId).shortBytes(r.keyBlockId).u16(c.readings.length).bytes(readingsBytesOf(p, c));
   if (c.readingsHash === null) w.u8(0);
   else w.u8(1).shortBytes(c.readingsHash);
   return w.shortBytes(c.outputCommitment).shortBytes(r.resultsHash).shortBytes(r.signature).result();
 }
 
-/** Reads message 56; throws a DecodeError naming what does not parse. */
+/** Reads message 56 (its readings keep the bytes they came in); throws a DecodeError naming what does not parse. */
 export function decodeValidatorResultV2(p: Protocol, bytes: Uint8Array): ContractValidatorResult {
   const r = new ByteReader(bytes);
   const senderPublicKey = r.shortBytes('sender');
@@ -115,7 +123,10 @@ export function decodeValidatorResultV2(p: Protocol, bytes: Uint8Array): Contrac
   const txId = r.shortBytes('txId');
   const keyBlockId = r.shortBytes('keyBlockId');
   const readings: ReadDescriptor[] = [];
-  for (let n = r.u16('readings'); n > 0; n--) readings.push(READ_DESCRIPTOR.read(r, p, 'readings'));
+  const count = r.u16('readings');
+  const readingsStart = r.pos;
+  for (let n = count; n > 0; n--) readings.push(READ_DESCRIPTOR.read(r, p, 'readings'));
+  const readingsBytes = bytes.subarray(readingsStart, r.pos);
   const flag = r.u8('readingsHash');
   if (flag > 1) throw new DecodeError(`option flag ${flag}`, 'readingsHash');
   const readingsHash = flag === 1 ? r.shortBytes('readingsHash') : null;
@@ -123,7 +134,7 @@ export function decodeValidatorResultV2(p: Protocol, bytes: Uint8Array): Contrac
   const resultsHash = r.shortBytes('resultsHash');
   const signature = r.shortBytes('signature');
   r.expectEnd('ContractValidatorResultsV2');
-  return { senderPublicKey, txId, keyBlockId, resultsHash, signature, confidential: { readings, readingsHash, outputCommitment } };
+  return { senderPublicKey, txId, keyBlockId, resultsHash, signature, confidential: { readings, readingsBytes, readingsHash, outputCommitment } };
 }
 
 export function encodeValidatorResult(p: Protocol, r: ContractValidatorResult): Uint8Array {

@@ -188,5 +188,13 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Bytes as a string key for Maps and Sets (one char per byte). */
-export const bytesKey = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+/** Inputs up to this many bytes are keyed through String.fromCharCode (far below its argument limit). */
+const SHORT_KEY_BYTES = 64;
+
+/**
+ * Bytes as a string key for Maps and Sets (one char per byte, as latin1 decoding gives).
+ * Addresses and ids — the keys the pool and state validation make many times per
+ * transaction — go through String.fromCharCode, without a Buffer object per call.
+ */
+export const bytesKey = (b: Uint8Array): string =>
+  b.length <= SHORT_KEY_BYTES ? String.fromCharCode.apply(null, b as unknown as number[]) : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');

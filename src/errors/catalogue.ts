@@ -530,6 +530,14 @@ export const RECOVERABLE_ERROR_CODE = 1;
 export const NODE_FAILURE_CODE = 2;
 
 /**
+ * The store on disk is in a layout this build does not know (written by a newer build):
+ * refused when the node opens it rather than misread — an operator's matter, not a client's.
+ */
+export class StoreFormatError extends Error {
+  override readonly name = 'StoreFormatError';
+}
+
+/**
  * WE's ContractExecutionException: something went wrong around an execution (start-up,
  * Docker, a timeout), optionally with the contract error code it stands for (1 =
  * recoverable). `fatal` marks the ones WE's FatalExceptionsMatchers drop the transaction

@@ -15,10 +15,7 @@ type Listener = (payload: Uint8Array, from: Peer, code: number) => void;
 
 /** Messages of one code between src/contracts and the peers: delivered to listeners, sent to all peers but one. */
 export class ContractMessageChannel extends PeerMessageChannel {
-  constructor(
-    peers: () => readonly Peer[],
-    private readonly code: MessageCode,
-  ) {
+  constructor(peers: () => readonly Peer[], code: MessageCode) {
     super(peers, new Set([code]));
   }
 
@@ -33,7 +30,8 @@ export class ContractMessageChannel extends PeerMessageChannel {
 
   /** Sends a message to every connected peer but `except` (the one it came from); returns how many it went to. */
   broadcast(payload: Uint8Array, except?: Peer): number {
-    return this.sendToAll(this.code, payload, except);
+    const [code] = this.codes; // its one code
+    return this.sendToAll(code!, payload, except);
   }
 }
 

@@ -203,6 +203,12 @@ export class Gossip {
   private readonly timeline: MicroBlockTimeline;
   /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
   private incomingTxs: IncomingTransaction[] = [];
+  /**
+   * Bytes of the peers' transactions taken for admission and not yet offered to the pool
+   * (in `incomingTxs` or in a batch waiting its turn): counted against the pool's memory
+   * limit, so a peer sending faster than the pool admits does not grow this queue unbounded.
+   */
+  private waitingBytes = 0;
   /** The batches of peers' transactions entering the pool, one after the other: the last one's turn. */
   private admissions: Promise<void> = Promise.resolve();
   private closed = false;
@@ -426,7 +432,7 @@ export class Gossip {
   readonly readTransaction: TransactionReader = (r, length) => {
     const bytes = r.buf.subarray(r.pos, r.pos + length);
     const key = this.txPayloads.get(payloadDigest(bytes));
-    const pooled = key === undefined ? undefined : this.deps.pool.get(Buffer.from(key, 'latin1'));
+    const pooled = key === undefined ? undefined : this.deps.pool.getByKey(key);
     if (pooled === undefined || !equalBytes(pooled.bytes, bytes)) return this.deps.protocol.readTransaction(r, length);
     r.pos += length;
     return pooled;
@@ -441,6 +447,14 @@ export class Gossip {
     }
     const holders = new Set([peer.id]);
     this.txs.set(key, holders);
+    try {
+      this.deps.pool.checkRoom(tx, this.waitingBytes);
+    } catch (e) {
+      if (!(e instanceof WeError)) throw e;
+      this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
+      return;
+    }
+    this.waitingBytes += tx.bytes.length;
     // Signatures are checked on the verifier threads for the whole batch that arrived in
     // this turn, then the transactions enter the pool (and go on) in arrival order.
     if (this.incomingTxs.push({ peer, tx, holders, certificates }) === 1) {
@@ -471,32 +485,40 @@ export class Gossip {
    */
   private async admitBatch(batch: readonly IncomingTransaction[]): Promise<void> {
     let until = performance.now() + ADMISSION_SLICE_MS;
-    for (const { peer, tx, holders, certificates } of batch) {
-      if (this.closed) return;
-      if (performance.now() >= until) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+    let next = 0;
+    try {
+      while (next < batch.length) {
         if (this.closed) return;
-        until = performance.now() + ADMISSION_SLICE_MS;
-      }
-      const policy = this.deps.certificatePolicy;
-      if (policy !== undefined) {
-        const refusal = await policy(tx, certificates);
-        if (this.closed) return;
-        if (refusal !== undefined) {
-          this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${refusal}`);
+        if (performance.now() >= until) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.closed) return;
+          until = performance.now() + ADMISSION_SLICE_MS;
+        }
+        const { peer, tx, holders, certificates } = batch[next++]!;
+        this.waitingBytes -= tx.bytes.length;
+        const policy = this.deps.certificatePolicy;
+        if (policy !== undefined) {
+          const refusal = await policy(tx, certificates);
+          if (this.closed) return;
+          if (refusal !== undefined) {
+            this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${refusal}`);
+            continue;
+          }
+        }
+        try {
+          this.deps.pool.put(tx);
+        } catch (e) {
+          if (!(e instanceof WeError)) throw e;
+          this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
           continue;
         }
+        // Its chain is kept with it only once it is admitted.
+        this.deps.chain.carryCertificates([tx.id], certificates);
+        this.queueRelay(tx, holders);
       }
-      try {
-        this.deps.pool.put(tx);
-      } catch (e) {
-        if (!(e instanceof WeError)) throw e;
-        this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
-        continue;
-      }
-      // Its chain is kept with it only once it is admitted.
-      this.deps.chain.carryCertificates([tx.id], certificates);
-      this.queueRelay(tx, holders);
+    } finally {
+      // A batch cut short (closing, or a failure) no longer waits.
+      for (const { tx } of batch.slice(next)) this.waitingBytes -= tx.bytes.length;
     }
   }
 

@@ -16,12 +16,12 @@ export class PeerMessageChannel {
   constructor(
     protected readonly peers: () => readonly Peer[],
     /** The messages this channel carries. */
-    readonly codes: ReadonlySet<number>,
+    readonly codes: ReadonlySet<MessageCode>,
   ) {}
 
   /** A message from a peer: true when it has one of this channel's codes (delivered to the listeners, or dropped without one). */
   handle(peer: Peer, code: number, payload: Uint8Array): boolean {
-    if (!this.codes.has(code)) return false;
+    if (!this.codes.has(code as MessageCode)) return false;
     for (const listener of this.listeners) listener(peer, code, payload);
     return true;
   }

@@ -17,7 +17,7 @@ import { isStreamPeer, MessageCode, type Peer, type StreamPeer } from './types.j
 
 type Listener = (peer: PrivacyPeer, code: number, payload: Uint8Array) => void;
 
-const PRIVACY_CODES: ReadonlySet<number> = new Set([
+const PRIVACY_CODES: ReadonlySet<MessageCode> = new Set([
   MessageCode.PrivateDataRequest,
   MessageCode.PrivateDataResponse,
   MessageCode.PrivacyInventoryV1,
@@ -26,7 +26,7 @@ const PRIVACY_CODES: ReadonlySet<number> = new Set([
 ]);
 
 /** Confidential contract data (WE's messages 52–55), carried the same way for src/contracts/confidential. */
-export const CONFIDENTIAL_CONTRACT_CODES: ReadonlySet<number> = new Set([
+export const CONFIDENTIAL_CONTRACT_CODES: ReadonlySet<MessageCode> = new Set([
   MessageCode.ConfidentialDataRequest,
   MessageCode.ConfidentialDataResponse,
   MessageCode.ConfidentialInventoryRequest,
@@ -37,7 +37,7 @@ export class PrivacyMessages extends PeerMessageChannel implements PrivacyPeers 
   private readonly views = new WeakMap<StreamPeer, PrivacyPeer>();
 
   /** `codes`: the messages this instance carries (the privacy ones by default). */
-  constructor(peers: () => readonly Peer[], codes: ReadonlySet<number> = PRIVACY_CODES) {
+  constructor(peers: () => readonly Peer[], codes: ReadonlySet<MessageCode> = PRIVACY_CODES) {
     super(peers, codes);
   }
 

@@ -38,7 +38,9 @@ import { apiKeyHash, DEFAULTS, type NetworkTlsFiles, type NodeConfig, type PeerA
 import { cryptoArg, pkiArg } from './cli.js';
 import { devPkiSettings } from './dev-pki.js';
 import { renderNodeConfig } from './config-render.js';
-import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
+import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devContractsSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
+import { devContractPackage } from './start.js';
+import type { ContractPackageSettings } from '../contracts/settings.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
 import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
 import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
@@ -83,6 +85,12 @@ export interface DevnetOptions {
   readonly crypto?: CryptoType;
   /** PKI mode TEST with the dev root CA certifying the dev accounts (GOST only; dev-pki.ts). */
   readonly pki?: 'TEST';
+  /**
+   * Contract images every node runs from local packages (process runtime), each node's contract
+   * engine on a gRPC port of its own. Chosen when the devnet is created; without it the nodes run
+   * no contract engine.
+   */
+  readonly contractPackages?: readonly ContractPackageSettings[];
 }
 
 export interface DevnetBans {
@@ -103,6 +111,8 @@ export interface DevnetNode {
   readonly ownerAddress: string;
   readonly ownerPublicKey: string;
   readonly keystorePassword: string;
+  /** The contract engine's gRPC port, on a devnet created with contract packages. */
+  readonly grpcPort?: number;
 }
 
 /** `devnet.json`. */
@@ -232,6 +242,7 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
     },
     features: { ...DEFAULTS.features, supported: [] },
     metrics: DEFAULTS.metrics,
+    ...(node.grpcPort === undefined ? {} : { contracts: devContractsSettings(join(node.dir, 'data'), { grpcPort: node.grpcPort, contractPackages: o.contractPackages ?? [] }) }),
     pki,
     licences: devLicenceSettings(protocol.crypto),
   };
@@ -260,6 +271,9 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     if (existing.nodes.length !== o.nodes) throw new Error(`${dir} holds a devnet of ${existing.nodes.length} nodes, not ${o.nodes}: use another --dir`);
     const existingCrypto = existing.crypto ?? 'waves';
     if (existingCrypto !== (o.crypto ?? 'waves')) throw new Error(`${dir} holds a ${existingCrypto} devnet, not a ${o.crypto ?? 'waves'} one: use another --dir`);
+    if (o.contractPackages !== undefined && existing.nodes.some((n) => n.grpcPort === undefined)) {
+      throw new Error(`${dir} holds a devnet created without --contract: its nodes run no contract engine; contract images are chosen when a devnet is created — use another --dir`);
+    }
     return existing;
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -269,11 +283,15 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const base = o.basePort ?? DEVNET_DEFAULT_BASE_PORT;
   const keys = Array.from({ length: o.nodes }, (_, i) => devnetNodeKeyPair(protocol, i));
   const nodes: DevnetNode[] = [];
-  const free = base === 0 ? await freeLoopbackPorts(2 * o.nodes) : undefined;
+  const withContracts = o.contractPackages !== undefined;
+  // REST and P2P of node i at base+2i and base+2i+1; with contracts, its gRPC after all of them, at base+2n+i.
+  const portsPerNode = withContracts ? 3 : 2;
+  const free = base === 0 ? await freeLoopbackPorts(portsPerNode * o.nodes) : undefined;
   for (let i = 0; i < o.nodes; i++) {
     const nodeDir = join(dir, `node-${i}`);
     const restPort = free === undefined ? base + 2 * i : free[2 * i]!;
     const p2pPort = free === undefined ? base + 2 * i + 1 : free[2 * i + 1]!;
+    const grpcPort = !withContracts ? undefined : free === undefined ? base + 2 * o.nodes + i : free[2 * o.nodes + i]!;
     nodes.push({
       index: i,
       name: `devnet-node-${i}`,
@@ -286,6 +304,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
       ownerAddress: protocol.addresses.fromPublicKey(keys[i]!.publicKey).toString(),
       ownerPublicKey: encodeBase58(keys[i]!.publicKey),
       keystorePassword: devnetKeystorePassword(i),
+      ...(grpcPort === undefined ? {} : { grpcPort }),
     });
   }
   const dev = devAccounts(protocol);
@@ -367,12 +386,14 @@ export interface DevnetCliOptions {
   sync: number;
   crypto?: CryptoType;
   pki?: 'TEST';
+  /** `--contract IMAGE=DIR`, repeatable. */
+  contract?: string[];
 }
 
 /** Runs the devnet until SIGINT/SIGTERM; resolves when every node has stopped. */
 export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'weft-devnet-'));
-  const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync, ...(o.crypto === undefined ? {} : { crypto: o.crypto }), ...(o.pki === undefined ? {} : { pki: o.pki }) });
+  const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync, ...(o.crypto === undefined ? {} : { crypto: o.crypto }), ...(o.pki === undefined ? {} : { pki: o.pki }), ...(o.contract === undefined ? {} : { contractPackages: o.contract.map(devContractPackage) }) });
   const children = layout.nodes.map((n) => ({ node: n, child: spawnDevnetNode(n), exited: false }));
   let stopping = false;
   const done = Promise.all(
@@ -407,7 +428,7 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
   if (!stopping) {
     const lines = [
       `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', ${layout.crypto ?? 'waves'} crypto, rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
-      ...layout.nodes.map((n) => `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`),
+      ...layout.nodes.map((n) => `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}${n.grpcPort === undefined ? '' : `  contract gRPC 127.0.0.1:${n.grpcPort}`}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`),
       `Explorer: any node's REST URL + /explorer/ (e.g. ${layout.nodes[0]?.restUrl ?? ''}/explorer/)`,
       `Metrics:  any node's REST URL + /metrics (Prometheus)`,
       `API key:  ${layout.apiKey}`,
@@ -429,7 +450,8 @@ export function buildDevnetProgram(): Command {
     .option('--round <duration>', 'PoA round duration', durationArg, 3000)
     .option('--sync <duration>', 'PoA sync duration', durationArg, 1000)
     .option('--crypto <type>', 'waves (default) or gost', cryptoArg)
-    .option('--pki <mode>', 'GOST only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg);
+    .option('--pki <mode>', 'GOST only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg)
+    .option('--contract <image=dir>', 'every node runs contract IMAGE from the package in DIR (or a .tgz) as a local process, its contract gRPC API on port base+2n+i; repeatable; chosen when the devnet is created', (v: string, all: string[] = []) => [...all, v]);
 }
 
 if (isMainModule(import.meta.url)) {

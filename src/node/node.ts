@@ -183,6 +183,11 @@ export class Node {
     return this.restUrl;
   }
 
+  /** The port the contract engine's gRPC API listens on (undefined when no engine runs). */
+  get contractsGrpcPort(): number | undefined {
+    return this.parts.contracts?.engine.grpcPort;
+  }
+
   /** What the HTTP layer may call. */
   services(): ApiServices {
     this.apiServicesCache ??= apiServices(this.parts, () => this.stopping === undefined);

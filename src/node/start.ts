@@ -131,8 +131,8 @@ export async function resolveStartConfig(options: StartOptions, io: StartIo = pr
   return { config: await withOwnerPassword(loaded, io), dev: false };
 }
 
-/** What the dev chain prints at start. */
-export function devBanner(config: NodeConfig, accountsFile: string): string {
+/** What the dev chain prints at start; `grpcPort` is the port its contract engine took (the config may say 0: any free port). */
+export function devBanner(config: NodeConfig, accountsFile: string, grpcPort?: number): string {
   const host = config.api.bindAddress;
   return [
     `Weft dev chain (chain id '${config.chain.chainId}', ${config.chain.crypto} crypto) in ${config.node.directory}`,
@@ -141,7 +141,7 @@ export function devBanner(config: NodeConfig, accountsFile: string): string {
     ...(config.metrics.enabled ? [`Metrics:   http://${host}:${config.api.port}${config.metrics.path} (Prometheus)`] : []),
     `API key:   ${DEV_API_KEY}`,
     ...(config.contracts?.enable === true
-      ? [`Contracts: gRPC on ${config.contracts.grpc.bindAddress}:${config.contracts.grpc.port === 0 ? '(any free port)' : config.contracts.grpc.port}; images run as processes: ${config.contracts.packages.map((p) => p.image).join(', ') || 'none (add --contract IMAGE=DIR)'}`]
+      ? [`Contracts: gRPC on ${config.contracts.grpc.bindAddress}:${grpcPort ?? config.contracts.grpc.port}; images run as processes: ${config.contracts.packages.map((p) => p.image).join(', ') || 'none (add --contract IMAGE=DIR)'}`]
       : []),
     `Accounts, seeds and keystore passwords: ${accountsFile}`,
     '',
@@ -154,7 +154,7 @@ export async function startNode(options: StartOptions, io: StartIo = processIo()
   // POST /node/stop: the node stops cleanly, then the process exits (WE's node exits its JVM).
   const node = await Node.start(config, { onStopRequested: () => process.exit(0) });
   // dev-accounts.json appears once the API is serving, so a script may wait for the file.
-  if (dev) io.out(devBanner(config, await writeDevAccounts(config)));
+  if (dev) io.out(devBanner(config, await writeDevAccounts(config), node.contractsGrpcPort));
   const stop = (signal: string): void => {
     node.log.info({ signal }, 'stopping');
     void node.stop().then(() => process.exit(0));

@@ -9,7 +9,7 @@ import { createCryptoSuite } from '../crypto/create-suite.js';
 import { ByteReader } from './bytes.js';
 import type { JsonObject } from './json.js';
 import { codecFor, legacyCodecFor } from './transactions/registry.js';
-import { proofsWithTextsFromJson, Transaction, type TxCodec } from './transactions/schema.js';
+import { proofsWithTextsFromJson, Transaction, type TransactionProtocol, type TxCodec } from './transactions/schema.js';
 import { DecodeError, expected, genericError, WeError, wrongJson } from '../errors/catalogue.js';
 
 export interface ProtocolOptions {
@@ -28,7 +28,7 @@ function broadcastRefusal(type: number, version: number): WeError | undefined {
   return undefined;
 }
 
-export class Protocol {
+export class Protocol implements TransactionProtocol {
   readonly addresses: AddressScheme;
 
   constructor(

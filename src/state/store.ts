@@ -42,6 +42,7 @@ import {
 import { type PolicyDataHashEntry, type StateChanges, type StateView } from './view.js';
 import { decodeContractInfo, encodeContractInfo, type ContractInfo } from './contract-info.js';
 import { bytesKey, concatBytes, equalBytes } from '../crypto/encoding.js';
+import { StoreFormatError } from '../errors/catalogue.js';
 
 /** Key families. Versioned families have a current-value family and a history family. */
 export const F = {
@@ -95,6 +96,15 @@ const META_ASSET_HOLDERS = Uint8Array.from([F.META, 4]);
 /** The height whose block is a key block plus stored micro-blocks (its full bytes not written yet) ‖ how many; empty for none. */
 const META_LIQUID = Uint8Array.from([F.META, 5]);
 const NO_LIQUID = new Uint8Array(0);
+/** The layout version the store was last written in (u32; absent: 1, from before the mark). */
+const META_FORMAT = Uint8Array.from([F.META, 6]);
+/**
+ * The store layout this build writes, marked in META_FORMAT when a store is created or opened
+ * by this build; a store marked with a later one is refused at open. 1: the address index as
+ * one ADDRESS_TX entry per transaction (stores without a mark); 2: one ADDRESS_TXS entry per
+ * address and commit (ADDRESS_TX entries are still read).
+ */
+export const STORE_FORMAT = 2;
 const TOMBSTONE = Uint8Array.from([0xde, 0xad]);
 const ABSENT = Uint8Array.from([0]);
 const PRESENT = Uint8Array.from([1]);
@@ -196,9 +206,11 @@ export class Store implements StateView {
   /**
    * Account scripts, permission ops, role holders and lease balances read since the last
    * write (every transaction validated asks for its sender's script, permissions and lease
-   * balance; the miner's key-block plan asks for the role holders on every look).
+   * balance; the miner's key-block plan asks for the role holders on every look), and contracts
+   * (each contract call asks for its contract's info several times: policy, runtime, applier).
    */
   private readonly readCache = {
+    contracts: new Map<string, ContractInfo | undefined>(),
     scripts: new Map<string, Uint8Array | null>(),
     permissionOps: new Map<string, readonly PermissionOp[]>(),
     roleHolders: new Map<number, readonly Uint8Array[]>(),
@@ -232,6 +244,13 @@ export class Store implements StateView {
     });
     const db = root;
     const store = new Store(root, db, protocol);
+    const format = db.get(META_FORMAT);
+    const found = format === undefined ? 1 : readU32(format);
+    if (found > STORE_FORMAT) {
+      void root.close();
+      throw new StoreFormatError(`The store at ${path} is in format ${found}, written by a newer build; this build reads store formats up to ${STORE_FORMAT}`);
+    }
+    if (found < STORE_FORMAT) db.transactionSync(() => void db.put(META_FORMAT, u32(STORE_FORMAT)));
     const chain = db.get(META_CHAIN);
     const id = Uint8Array.from([protocol.chainId, protocol.crypto.type === 'gost' ? 1 : 0]);
     if (chain === undefined) db.transactionSync(() => void db.put(META_CHAIN, id));
@@ -592,8 +611,10 @@ export class Store implements StateView {
   // --- contracts ----------------------------------------------------------------
 
   contract(contractId: Uint8Array): ContractInfo | undefined {
-    const v = this.current(F.CONTRACT, contractId);
-    return v === undefined ? undefined : decodeContractInfo(v, this.protocol);
+    return this.cachedRead(this.readCache.contracts, bytesKey(contractId), () => {
+      const v = this.current(F.CONTRACT, contractId);
+      return v === undefined ? undefined : decodeContractInfo(v, this.protocol);
+    });
   }
 
   contractIds(): readonly Uint8Array[] {
@@ -813,11 +834,13 @@ export class Store implements StateView {
     const byAddress = new Map<string, { readonly address: Uint8Array; readonly entries: AddressTxEntry[] }>();
     // The TX values (model's txLocation: height ‖ bytes) laid out in one buffer: LMDB looks
     // a value buffer's address up once per ArrayBuffer, not once per transaction.
+    // An ExecutedContract's executable transaction is recorded too (WE's state holds it), just before it.
+    const recorded = ch.transactions.flatMap((t) => (t.executed === undefined ? [t] : [t.executed, t]));
     let slabLength = 0;
-    for (const { tx } of ch.transactions) slabLength += 4 + tx.bytes.length;
+    for (const { tx } of recorded) slabLength += 4 + tx.bytes.length;
     const slab = new Uint8Array(slabLength);
     let slabAt = 0;
-    for (const { tx, addresses } of ch.transactions) {
+    for (const { tx, addresses } of recorded) {
       const location = slab.subarray(slabAt, slabAt + 4 + tx.bytes.length);
       writeTxLocation(location, w.height, tx.bytes);
       slabAt += location.length;

@@ -204,8 +204,12 @@ export interface StateChanges {
   readonly participants: ReadonlyMap<string, { address: Uint8Array; value: Participant | null }>;
   readonly policies: ReadonlyMap<string, { id: Uint8Array; value: Policy }>;
   readonly policyDataHashes: ReadonlyMap<string, { policyId: Uint8Array; hash: Uint8Array; txId: Uint8Array }>;
-  /** Confirmed transactions of the height, in order, with the addresses each touched. */
-  readonly transactions: readonly { tx: Transaction; addresses: readonly Uint8Array[] }[];
+  /**
+   * Confirmed transactions of the height, in order, with the addresses each touched; an
+   * ExecutedContract (105) with the executable transaction it executed (`executed`), which WE's
+   * state records too, under the addresses its own changes touched (its fee payer).
+   */
+  readonly transactions: readonly { tx: Transaction; addresses: readonly Uint8Array[]; executed?: RecordedTransaction }[];
   readonly carryFee: bigint | undefined;
   readonly minerBans: ReadonlyMap<string, { address: Uint8Array; entries: readonly MinerBanEntry[] }>;
   /** Voting window → the window's vote counts after this height (only windows the height changed). */
@@ -241,12 +245,20 @@ interface ChangeMaps {
 
 const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
 
+/** A transaction recorded as confirmed, with the addresses whose state it touched. */
+export interface RecordedTransaction {
+  readonly tx: Transaction;
+  readonly addresses: readonly Uint8Array[];
+}
+
 /** Pending changes over a base view. Reads see the writes; nothing reaches the base until `mergeInto`. */
 export class MutableState implements StateView, ContractStateWriter {
   // Each kind of change gets its map on first write: most layers (one per transaction)
   // touch two or three kinds, and they are created by the thousand.
   private m: Partial<ChangeMaps> = {};
-  private readonly txs: { tx: Transaction; addresses: Uint8Array[] }[] = [];
+  private readonly txs: { tx: Transaction; addresses: Uint8Array[]; executed?: RecordedTransaction }[] = [];
+  /** The executable transaction the ExecutedContract being applied executed, until that is recorded. */
+  private executed: RecordedTransaction | undefined;
   /** The recorded transactions by id (for transactionHeight and transactionById). */
   private txIds: Map<string, Transaction> | undefined;
   private carry: bigint | undefined;
@@ -561,8 +573,20 @@ export class MutableState implements StateView, ContractStateWriter {
 
   /** Records a confirmed transaction with the addresses touched since the last call. */
   addTransaction(tx: Transaction): void {
-    this.txs.push({ tx, addresses: [...this.touched.values()] });
+    const executed = this.executed;
+    this.executed = undefined;
+    this.txs.push({ tx, addresses: [...this.touched.values()], ...(executed === undefined ? {} : { executed }) });
     (this.txIds ??= new Map()).set(bytesKey(tx.id), tx);
+    this.touched = new Map();
+  }
+
+  /**
+   * Records the executable transaction (103/104/107) an ExecutedContract being applied
+   * executed, with the addresses touched since the last addTransaction (its fee payer's): it
+   * goes with the ExecutedContract's record, which gets only what is touched after this.
+   */
+  addExecutedTransaction(tx: Transaction): void {
+    this.executed = { tx, addresses: [...this.touched.values()] };
     this.touched = new Map();
   }
 

@@ -19,7 +19,7 @@ import { E } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
 import { compileScript } from '../../src/ride/script-compiler.js';
 import { MutableState } from '../../src/state/view.js';
-import { ScriptRejection, type WeError } from '../../src/errors/catalogue.js';
+import { ScriptRejection, WeError } from '../../src/errors/catalogue.js';
 import { multisigSource } from '../support/ride-scripts.js';
 import * as fork from './fork-fixture.js';
 import { alice, assertRejected, bob, carol, dave, eve, p, root, scf, TestChain, WEST, type Account, type TxJson } from './validation-fixture.js';
@@ -325,6 +325,21 @@ describe('the pool and the verifier threads', () => {
     await pool.preverify([copy]);
     node.micro([copy]);
     assert.equal(node.store.transactionHeight(tx.id), node.chain.height());
+  });
+
+  it("a client's broadcast takes the threads' verdict on its signature: a signed transfer is pooled, one with another key's signature is refused", async () => {
+    const clock = new fork.Clock();
+    const node = fork.ChainNode.create('threads-broadcast', clock, [fork.minerA]);
+    const t = forkTx(clock);
+    node.forge();
+    const pool = new UtxPool({ chain: node.chain, settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true }, now: clock.read, verifier: threads });
+    const good = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
+    assert.equal(await pool.broadcast(good), good);
+    assert.equal(good.hasValidSenderSignature(), true);
+    const unsigned = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: 2n * WEST, fee: 1_000_000n, attachment: '' });
+    const forged = unsigned.withProofs([p.crypto.sign(fork.bob.keyPair.privateKey, unsigned.proofSourceBytes)]);
+    await assert.rejects(pool.broadcast(forged), (e: unknown) => e instanceof WeError && /proof doesn't validate as signature/.test(e.message));
+    assert.equal(pool.size().size, 1);
   });
 
   it('with allow-transactions-from-smart-accounts = false refuses scripted senders (199) while blocks still carry them', () => {

@@ -83,6 +83,25 @@ describe('what the pool reports (the node counts admissions and refusals from it
   });
 });
 
+describe('room for transactions waiting to be admitted', () => {
+  it('a transaction that would not fit beside the pool and the bytes waiting is refused as a full pool refuses it, and counted; one the pool holds fits', () => {
+    const { node, clock } = freshNode('room');
+    const txs = [0, 1, 2].map((i) => transfer(clock, alice, bob, BigInt(i + 1)));
+    const size = txs[0]!.bytes.length;
+    const refused: string[] = [];
+    const pool = new UtxPool({ chain: node.chain, settings: { ...UTX, memoryLimitBytes: 2 * size }, now: clock.read, onRefused: (_tx, e) => refused.push(e.message) });
+    pool.checkRoom(txs[0]!, size);
+    assert.throws(() => pool.checkRoom(txs[0]!, 2 * size), /Transaction pool bytes size limit is reached/);
+    pool.put(txs[0]!);
+    pool.checkRoom(txs[0]!, 2 * size); // held: admitting it again is a no-op
+    pool.checkRoom(txs[1]!, 0);
+    assert.throws(() => pool.checkRoom(txs[1]!, size), /Transaction pool bytes size limit is reached/);
+    pool.put(txs[1]!);
+    assert.throws(() => pool.put(txs[2]!), /Transaction pool bytes size limit is reached/);
+    assert.deepEqual(refused, Array.from({ length: 3 }, () => 'Transaction pool bytes size limit is reached'));
+  });
+});
+
 /** Signs any transaction body from `from`, stamped just before the clock. */
 let stamp = 0n;
 function signed(clock: Clock, from: Account, body: Record<string, unknown>): Transaction {

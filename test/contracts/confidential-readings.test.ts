@@ -131,6 +131,13 @@ describe('readings of a confidential call', () => {
   });
 });
 
+/** A received result as it was sent: without the readings' bytes decoding keeps beside them. */
+function withoutReadingsBytes(r: ContractValidatorResult): ContractValidatorResult {
+  if (r.confidential === undefined) return r;
+  const { readingsBytes: _, ...confidential } = r.confidential;
+  return { ...r, confidential };
+}
+
 describe('ContractValidatorResultsV2 (P2P code 56)', () => {
   const { readings, readingsHash } = vectorJournal().result();
   const confidential: ConfidentialResults = { readings, readingsHash, outputCommitment: new Uint8Array(32).fill(4) };
@@ -146,9 +153,22 @@ describe('ContractValidatorResultsV2 (P2P code 56)', () => {
   it('is WE\'s ContractValidatorResultsV2Spec byte for byte, and reads back', () => {
     const bytes = encodeValidatorResultV2(protocol, fixed);
     assert.equal(hex(bytes), V2_MESSAGE_HEX);
-    assert.deepEqual(decodeValidatorResultV2(protocol, bytes), fixed);
+    const decoded = decodeValidatorResultV2(protocol, bytes);
+    assert.equal(hex(decoded.confidential!.readingsBytes!), DESCRIPTORS_HEX, 'the readings keep the bytes they came in');
+    assert.deepEqual(withoutReadingsBytes(decoded), fixed);
     const noHash = { ...fixed, confidential: { readings: [], readingsHash: null, outputCommitment: confidential.outputCommitment } };
-    assert.deepEqual(decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, noHash)), noHash);
+    assert.deepEqual(withoutReadingsBytes(decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, noHash))), noHash);
+  });
+
+  it('checks a received result’s signature over its readings’ bytes as they came, not encoded again', () => {
+    const v = protocol.crypto.keyPairFromSeedPhrase('weft readings validator');
+    const received = decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, signValidatorResult(protocol, v, fixed.txId, fixed.keyBlockId, fixed.resultsHash, confidential)));
+    assert.ok(validatorResultSignatureHolds(protocol, received));
+    const otherBytes = Uint8Array.from(received.confidential!.readingsBytes!);
+    otherBytes[otherBytes.length - 1]! ^= 1;
+    const altered = { ...received, confidential: { ...received.confidential!, readingsBytes: otherBytes } };
+    assert.ok(!validatorResultSignatureHolds(protocol, altered));
+    assert.notEqual(agreementKey(protocol, fixed.resultsHash, altered.confidential), agreementKey(protocol, fixed.resultsHash, received.confidential));
   });
 
   it('signs the readings, readingsHash, output commitment and results hash', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { base58 } from '@scure/base';
 import fc from 'fast-check';
-import { decodeBase58, encodeBase58, EncodingError } from '../../src/crypto/encoding.js';
+import { bytesKey, decodeBase58, encodeBase58, EncodingError } from '../../src/crypto/encoding.js';
 
 /** Bytes with a run of leading zeros, as ids, keys and addresses sometimes have. */
 const bytesWithLeadingZeros = fc.tuple(fc.nat(6), fc.uint8Array({ maxLength: 300 })).map(([zeros, rest]) => {
@@ -51,6 +51,31 @@ describe('Base58 codec', () => {
         () => decodeBase58(`3N${bad}x`),
         (e: unknown) => e instanceof EncodingError && e.message === `assertion failed: Wrong char '${bad}' in Base58 string '3N${bad}x'`,
       );
+    }
+  });
+});
+
+describe('bytesKey', () => {
+  it('is one char per byte (latin1) for short and long inputs and for views into larger buffers', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(8), (bytes, offset) => {
+        const backing = new Uint8Array(offset + bytes.length + 3).fill(0xee);
+        backing.set(bytes, offset);
+        const view = backing.subarray(offset, offset + bytes.length);
+        const latin1 = Buffer.from(bytes).toString('latin1');
+        assert.equal(bytesKey(bytes), latin1);
+        assert.equal(bytesKey(view), latin1);
+      }),
+    );
+  });
+
+  it('tells apart inputs that differ in one byte or in length (a 64- and a 65-byte input alike)', () => {
+    for (const n of [26, 32, 64, 65]) {
+      const a = new Uint8Array(n).fill(7);
+      const b = a.slice();
+      b[n - 1] = 8;
+      assert.notEqual(bytesKey(a), bytesKey(b));
+      assert.notEqual(bytesKey(a), bytesKey(a.subarray(0, n - 1)));
     }
   });
 });

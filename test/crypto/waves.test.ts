@@ -60,6 +60,22 @@ describe('waves crypto', () => {
     }
   });
 
+  it("signs so that an independent Ed25519 verifier accepts each signature under the key's Edwards form", () => {
+    // @noble/curves' verifier, not the suite's native one: R must be the nonce's point and S = r + k·a for the key's scalar.
+    for (let i = 0; i < 30; i++) {
+      const kp = suite.generateKeyPair();
+      const msg = Buffer.from(`message ${i}`);
+      const signature = suite.sign(kp.privateKey, msg);
+      const a = bytesToBigLE(kp.privateKey) % ed25519.Point.Fn.ORDER;
+      const edwards = ed25519.Point.BASE.multiply(a).toBytes();
+      assert.equal(signature[63]! & 0x80, edwards[31]! & 0x80, 'the sign bit of the Edwards key travels in the signature');
+      const plain = Uint8Array.from(signature);
+      plain[63] = plain[63]! & 0x7f;
+      assert.ok(ed25519.verify(plain, msg, edwards, { zip215: false }));
+      assert.ok(!ed25519.verify(plain, Buffer.from(`message ${i + 1}`), edwards, { zip215: false }));
+    }
+  });
+
   it('refuses the seven weak Curve25519 keys', () => {
     const weak = ['0000000000000000000000000000000000000000000000000000000000000000', 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f'];
     for (const hex of weak) {

@@ -12,7 +12,8 @@ import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
 import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
-import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, type Account } from '../chain/fork-fixture.js';
+import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, UTX, type Account } from '../chain/fork-fixture.js';
+import { UtxPool } from '../../src/chain/utx.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { netNode, type NetNode } from './net-fixture.js';
 import { quiet, until, Wire, type DoublePeer } from './peer-double.js';
@@ -323,6 +324,42 @@ describe('gossip', () => {
     await until(() => equalBytes(c.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'the micro-block applied', 20_000);
     assert.ok(pooledAtApply! < relayed.length, `applied with ${pooledAtApply} of ${relayed.length} relayed transactions admitted`);
     await until(() => c.node.pool.size().size === relayed.length, 'the whole batch admitted', 20_000);
+    c.net.close();
+  });
+
+  it('peers’ transactions queued for admission count against the pool’s memory limit: past it they are refused (and counted) on arrival, not held', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const flood = Array.from({ length: 40 }, (_, i) => transfer(clock, i % 2 === 0 ? bob : alice, i % 2 === 0 ? alice : bob, 1n));
+    const room = 10;
+    const refusals: string[] = [];
+    let queued = 0;
+    let pool: UtxPool | undefined;
+    const c = netNode(wire, 'c', clock, [], {}, {
+      pool: (node) => {
+        pool = new UtxPool({ chain: node.chain, settings: { ...UTX, memoryLimitBytes: room * flood[0]!.bytes.length }, now: clock.read, onRefused: (_tx, e) => void refusals.push(e.message) });
+        const preverify = pool.preverify.bind(pool);
+        pool.preverify = (txs, urgent) => {
+          queued += txs.length;
+          return preverify(txs, urgent);
+        };
+        return pool;
+      },
+    });
+    const { atY } = wire.connect(netNode(wire, 'x', clock, []).ep, c.ep);
+    // The flood arrives in one read of the socket: none of it is in the pool yet when the rest comes.
+    for (const tx of flood) c.net.onMessage(atY, MessageCode.Transaction, tx.bytes);
+    await until(() => pool!.size().size === room, 'the pool full');
+    await quiet(wire);
+    assert.equal(queued, room, 'only what fits was taken for admission');
+    assert.equal(pool!.size().size, room);
+    assert.deepEqual(refusals, Array.from({ length: flood.length - room }, () => 'Transaction pool bytes size limit is reached'));
+    assert.equal(c.logs.filter((l) => l.startsWith('debug') && l.includes('Transaction pool bytes size limit is reached')).length, flood.length - room);
+    // Room made: the next transaction is taken again (nothing is left counted as waiting).
+    for (const tx of flood.slice(0, room)) pool!.remove(tx.id);
+    const later = transfer(clock, alice, bob, 3n);
+    c.net.onMessage(atY, MessageCode.Transaction, later.bytes);
+    await until(() => pool!.get(later.id) !== undefined, 'a later transaction admitted');
     c.net.close();
   });
 

@@ -2,7 +2,7 @@
  * Nodes for the sync and gossip tests: a forged PoA chain (test/chain/fork-fixture.ts)
  * with its chain protocol (ChainMessages: sync and gossip) on the in-process transport double.
  */
-import { peerChainOf } from '../../src/chain/peer-chain.js';
+import { peerChainOf, type PeerPool } from '../../src/chain/peer-chain.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { ChainMessages } from '../../src/network/chain-messages.js';
 import { ChainNode, chainSettings, p, type Account, type Clock } from '../chain/fork-fixture.js';
@@ -15,19 +15,28 @@ export interface NetNode {
   readonly logs: string[];
 }
 
-export function netNode(wire: Wire, name: string, clock: Clock, miners: readonly Account[], settings: Partial<SyncSettings> = {}, extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog'> = {}): NetNode {
+/** `extra.pool`: the pool the network admits into, made on the node's chain (the node's own pool otherwise). */
+export function netNode(
+  wire: Wire,
+  name: string,
+  clock: Clock,
+  miners: readonly Account[],
+  settings: Partial<SyncSettings> = {},
+  extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog'> & { readonly pool?: (node: ChainNode) => PeerPool } = {},
+): NetNode {
   const node = ChainNode.create(name, clock, miners, chainSettings());
   const logs: string[] = [];
   const log = (level: string) => (m: string) => void logs.push(`${level} ${m}`);
+  const { pool, ...rest } = extra;
   const net = new ChainMessages({
     chain: peerChainOf(node.chain),
-    pool: node.pool,
+    pool: pool?.(node) ?? node.pool,
     protocol: p,
     now: clock.read,
     logger: { debug: log('debug'), info: log('info'), warn: log('warn') },
     settings,
     ...(miners[0] === undefined ? {} : { ownerKeys: miners[0].keyPair }),
-    ...extra,
+    ...rest,
   });
   return { node, net, ep: wire.endpoint(name, net), logs };
 }

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { F, Store } from '../../src/state/store.js';
+import { F, Store, STORE_FORMAT } from '../../src/state/store.js';
+import { StoreFormatError } from '../../src/errors/catalogue.js';
 import { open } from 'lmdb';
 import { MutableState } from '../../src/state/view.js';
 import type { ContractInfo } from '../../src/state/contract-info.js';
@@ -322,6 +323,34 @@ describe('store', () => {
     assert.throws(() => Store.open(dir, other), /another network/);
   });
 
+  it('marks its layout version; a store without the mark (an older build’s) is marked, one marked by a newer build is refused naming both versions', async () => {
+    const dir = tempDir();
+    await Store.open(dir, p).close();
+    const formatKey = Uint8Array.from([F.META, 6]);
+    const mark = async (f: (raw: ReturnType<typeof open<Uint8Array, Uint8Array>>) => void): Promise<void> => {
+      const raw = open<Uint8Array, Uint8Array>({ path: dir, keyEncoding: 'binary', encoding: 'binary', compression: false });
+      raw.transactionSync(() => f(raw));
+      await raw.close();
+    };
+    const u32 = (n: number): Uint8Array => Uint8Array.from([n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]);
+    let written: Uint8Array | undefined;
+    await mark((raw) => void (written = Uint8Array.from(raw.get(formatKey) ?? [])));
+    assert.deepEqual(written, u32(STORE_FORMAT), 'a new store carries the mark');
+    // As an older build left it: no mark. Opened by this build, it is marked.
+    await mark((raw) => void raw.remove(formatKey));
+    await Store.open(dir, p).close();
+    await mark((raw) => void (written = Uint8Array.from(raw.get(formatKey) ?? [])));
+    assert.deepEqual(written, u32(STORE_FORMAT), 'an unmarked store is marked when opened');
+    // Written by a newer build: refused, and left as it was.
+    await mark((raw) => void raw.put(formatKey, u32(STORE_FORMAT + 1)));
+    assert.throws(
+      () => Store.open(dir, p),
+      (e: unknown) => e instanceof StoreFormatError && e.message.includes(`format ${STORE_FORMAT + 1}`) && e.message.includes(`up to ${STORE_FORMAT}`),
+    );
+    await mark((raw) => void (written = Uint8Array.from(raw.get(formatKey) ?? [])));
+    assert.deepEqual(written, u32(STORE_FORMAT + 1));
+  });
+
   it('keeps contracts, their data and the 105 of each executed transaction, read through a pending layer and undone by a rollback', () => {
     const store = Store.open(tempDir(), p);
     const first = new MutableState(store, 1);
@@ -339,6 +368,8 @@ describe('store', () => {
     assert.deepEqual(store.contractKeys(contractId(1)), ['b', 'ключ']);
     assert.deepEqual(store.contractData(contractId(1), 'b'), { key: 'b', type: 'integer', value: 1n });
     assert.deepEqual(store.executedTxFor(new Uint8Array(32).fill(9)), new Uint8Array(32).fill(10));
+    // Read before the next commit (the store keeps what it read until a write): not there yet.
+    assert.equal(store.contract(contractId(2)), undefined);
     const second = new MutableState(store, 2);
     second.putContract(contractInfo(1, 2, false));
     second.putContract(contractInfo(2, 1, true));
@@ -348,6 +379,7 @@ describe('store', () => {
     assert.deepEqual(second.contractIds(), [contractId(1), contractId(0), contractId(2)]);
     store.commit({ height: 2, blockBytes: Uint8Array.from([2]), blockIds: [], changes: second.changes() });
     assert.equal(store.contract(contractId(1))?.version, 2);
+    assert.deepEqual(store.contract(contractId(2)), contractInfo(2, 1, true));
     assert.deepEqual(store.contractIds(), [contractId(1), contractId(0), contractId(2)]);
     assert.deepEqual(store.contractData(contractId(1), 'b'), { key: 'b', type: 'integer', value: 2n });
     store.rollbackTo(1);

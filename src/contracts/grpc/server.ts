@@ -180,7 +180,8 @@ export function keyMatcher(regex: string): (key: string) => boolean {
 }
 
 export class ContractGrpcServer {
-  private readonly server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024 });
+  /** Channelz off: its per-call trackers (timestamps, counters) serve no one here — the node exposes no channelz service. */
+  private readonly server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024, 'grpc.enable_channelz': 0 });
   private port: number | undefined;
 
   constructor(private readonly deps: ContractGrpcServerDeps) {

@@ -22,7 +22,7 @@ import type { Address } from '../../crypto/address.js';
 import { ByteWriter } from '../bytes.js';
 import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
 import { jsonObject, option, PUBLIC_KEY, shortList, type AtomicBadge, type FieldType } from './fields.js';
-import { defineTx, field, PROOFS, Transaction, type DataOf } from './schema.js';
+import { defineTx, field, PROOFS, Transaction, type DataOf, type TransactionProtocol } from './schema.js';
 import { DecodeError, genericError, WeError } from '../../errors/catalogue.js';
 
 export const ATOMIC_TYPE = 120;
@@ -114,7 +114,7 @@ const NOT_ATOMIC_CAPABLE = 'Transaction does not support atomic containers';
  * ATOMIC_INNER_TRANSACTION: i32 length ‖ full bytes; JSON is the inner transaction's signed
  * request (in) or the node's transaction JSON (out).
  */
-export const ATOMIC_INNER_TRANSACTION: FieldType<Transaction> = {
+export const ATOMIC_INNER_TRANSACTION: FieldType<Transaction, TransactionProtocol> = {
   kind: 'ATOMIC_INNER_TRANSACTION',
   write: (w, v) => void w.longBytes(v.bytes),
   read: (r, p, f) => {

@@ -2,7 +2,7 @@
  * Fields most families share (WE's EssentialFields and the common optional ones).
  */
 import type { JsonObject } from '../json.js';
-import type { Protocol } from '../protocol.js';
+import type { ProtocolParams } from './fields.js';
 import { BYTE, LONG, OPT_ASSET_ID, OPT_ATOMIC_BADGE, PUBLIC_KEY } from './fields.js';
 import { field, versioned } from './schema.js';
 import { genericError } from '../../errors/catalogue.js';
@@ -18,7 +18,7 @@ export const feeAssetIdSince = (version: number) => versioned('feeAssetId', OPT_
 export const atomicBadgeSince = (version: number) => versioned('atomicBadge', OPT_ATOMIC_BADGE, { since: version });
 
 /** WE's validateChainId (Issue, Reissue, LeaseCancel, SetScript, SetAssetScript). */
-export function validateChainId(chainId: number, p: Protocol): void {
+export function validateChainId(chainId: number, p: ProtocolParams): void {
   if (chainId !== p.chainId) throw genericError(`Wrong chainId actual: ${chainId}, expected: ${p.chainId}`, 'chainId');
 }
 
@@ -28,8 +28,8 @@ export function validateChainId(chainId: number, p: Protocol): void {
  */
 export const chainIdField = (checked: boolean) =>
   field('chainId', BYTE, {
-    fromJson: (_body: JsonObject, p: Protocol) => p.chainId,
-    ...(checked ? { check: (v: number, p: Protocol) => validateChainId(v, p) } : {}),
+    fromJson: (_body: JsonObject, p: ProtocolParams) => p.chainId,
+    ...(checked ? { check: (v: number, p: ProtocolParams) => validateChainId(v, p) } : {}),
   });
 
 /** WE's ExecutableTransaction: the types a contract runs for (CreateContract, CallContract, UpdateContract) and an ExecutedContract wraps. */

@@ -10,7 +10,7 @@ import { decodeBase58, encodeBase58, type EncodingError } from '../../crypto/enc
 import { type Recipient } from '../../crypto/address.js';
 import { ByteReader, ByteWriter, concatBytes } from '../bytes.js';
 import type { JsonObject } from '../json.js';
-import type { Protocol } from '../protocol.js';
+import type { ProtocolParams } from './fields.js';
 import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
 import { COMMITMENT, COMMITMENT_LENGTH, CONTRACT_ENTRIES, jsonByteStr, MAX_EXECUTED_TX_BYTES, MAX_ID_BASE58_LENGTH, OPT_COMMITMENT, OPT_SHORT_STRING, scalaMapOrder, validateCommitment, validateContractEntries } from './contracts-fields.js';
 import {
@@ -32,7 +32,7 @@ import {
   type FieldType,
 } from './fields.js';
 import { javaArrayHash } from './scala-set.js';
-import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction } from './schema.js';
+import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction, type TransactionProtocol } from './schema.js';
 import { contractTransactionTooBig, DecodeError, expected, genericError, WeError, wrongJson } from '../../errors/catalogue.js';
 
 
@@ -78,7 +78,7 @@ function jsonBase58Fixed(j: unknown, path: string, length: number): Uint8Array {
 // EXECUTABLE_TRANSACTION
 
 /** u32 length ‖ full bytes of the executed CreateContract / CallContract / UpdateContract. */
-export const EXECUTABLE_TRANSACTION: FieldType<Transaction> = {
+export const EXECUTABLE_TRANSACTION: FieldType<Transaction, TransactionProtocol> = {
   kind: 'EXECUTABLE_TRANSACTION',
   write: (w, v) => void w.longBytes(v.bytes),
   read: (r, p, f) => {
@@ -240,7 +240,7 @@ export function writeAssetOperationBody(w: ByteWriter, op: ContractAssetOperatio
   }
 }
 
-function readAssetOperation(r: ByteReader, p: Protocol, f: string): ContractAssetOperation {
+function readAssetOperation(r: ByteReader, p: ProtocolParams, f: string): ContractAssetOperation {
   const typeByte = r.u8(f);
   const version = r.u8(f);
   const operationType = OPERATION_TYPES[typeByte];
@@ -272,7 +272,7 @@ function readAssetOperation(r: ByteReader, p: Protocol, f: string): ContractAsse
   }
 }
 
-function recipientFromJson(j: unknown, p: Protocol, path: string): Recipient {
+function recipientFromJson(j: unknown, p: ProtocolParams, path: string): Recipient {
   const bytes = jsonByteStr(j, path);
   const r = new ByteReader(bytes);
   try {
@@ -293,7 +293,7 @@ function byteFromJson(j: unknown, path: string): number {
   return jsonInt(j, path, -128, 127, expected.byte);
 }
 
-function assetOperationFromJson(j: unknown, p: Protocol, path: string): ContractAssetOperation {
+function assetOperationFromJson(j: unknown, p: ProtocolParams, path: string): ContractAssetOperation {
   const o = jsonObject(j, path);
   const t = o['operationType'];
   if (t === undefined) throw wrongJson(path, "Expected 'operationType' field");
@@ -508,7 +508,7 @@ export const READ_DESCRIPTOR: FieldType<ReadDescriptor> = {
 };
 
 /** The bytes of read descriptors one after the other, no count (WE's ReadDescriptor.writeBytes per reading). */
-export function readDescriptorsBytes(p: Protocol, readings: readonly ReadDescriptor[]): Uint8Array {
+export function readDescriptorsBytes(p: ProtocolParams, readings: readonly ReadDescriptor[]): Uint8Array {
   const w = new ByteWriter(64);
   for (const r of readings) READ_DESCRIPTOR.write(w, r, p);
   return w.result();
@@ -517,16 +517,18 @@ export function readDescriptorsBytes(p: Protocol, readings: readonly ReadDescrip
 /**
  * What a contract validator signs for a confidential execution (WE's ContractValidatorResultsV2):
  * the readings' bytes ‖ readingsHash (when present) ‖ outputCommitment ‖ resultsHash. The
- * proofs of a 105 V4 are these signatures.
+ * proofs of a 105 V4 are these signatures. `readings`: the read descriptors, or their bytes
+ * as a message carried them.
  */
 export function confidentialResultsSignedBytes(
-  p: Protocol,
-  readings: readonly ReadDescriptor[],
+  p: ProtocolParams,
+  readings: readonly ReadDescriptor[] | Uint8Array,
   readingsHash: Uint8Array | null,
   outputCommitment: Uint8Array,
   resultsHash: Uint8Array,
 ): Uint8Array {
-  return concatBytes(readDescriptorsBytes(p, readings), readingsHash ?? new Uint8Array(0), outputCommitment, resultsHash);
+  const readingsBytes = readings instanceof Uint8Array ? readings : readDescriptorsBytes(p, readings);
+  return concatBytes(readingsBytes, readingsHash ?? new Uint8Array(0), outputCommitment, resultsHash);
 }
 
 /** 32 raw bytes; Base58 in JSON (any length read, checked by validateReadingsHash). */
@@ -574,7 +576,7 @@ const RESULTS_HASH: FieldType<Uint8Array> = {
 const compareJava = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Contract data entries sorted by key, each in contract form (WE's `entries.sorted` written with ContractTransactionEntryOps). */
-export function writeSortedEntries(w: ByteWriter, entries: readonly DataEntry[], p: Protocol): void {
+export function writeSortedEntries(w: ByteWriter, entries: readonly DataEntry[], p: ProtocolParams): void {
   for (const e of [...entries].sort((a, b) => compareJava(a.key, b.key))) CONTRACT_DATA_ENTRY.write(w, e, p);
 }
 
@@ -582,7 +584,7 @@ export function writeSortedEntries(w: ByteWriter, entries: readonly DataEntry[],
  * WE's results hash of V2–V4: fastHash of the results sorted by key (CONTRACT_DATA_ENTRY
  * bytes), followed by each asset operation's bytes without its type/version prefix.
  */
-export function contractResultsHash(p: Protocol, results: readonly DataEntry[], assetOperations: readonly ContractAssetOperation[] = []): Uint8Array {
+export function contractResultsHash(p: ProtocolParams, results: readonly DataEntry[], assetOperations: readonly ContractAssetOperation[] = []): Uint8Array {
   const w = new ByteWriter(256);
   writeSortedEntries(w, results, p);
   for (const op of assetOperations) writeAssetOperationBody(w, op);
@@ -593,7 +595,7 @@ export function contractResultsHash(p: Protocol, results: readonly DataEntry[], 
  * WE's results hash of V5: contracts sorted by the Base58 text of their id, each one's
  * results sorted by key; then the asset operations, contracts in the same order.
  */
-export function contractResultsMapHash(p: Protocol, resultsMap: readonly ContractResults[], assetOperationsMap: readonly ContractOperations[] = []): Uint8Array {
+export function contractResultsMapHash(p: ProtocolParams, resultsMap: readonly ContractResults[], assetOperationsMap: readonly ContractOperations[] = []): Uint8Array {
   const w = new ByteWriter(256);
   const byId = <T extends { contractId: Uint8Array }>(xs: readonly T[]): T[] =>
     xs.map((x) => ({ x, id: encodeBase58(x.contractId) })).sort((a, b) => compareJava(a.id, b.id)).map((e) => e.x);

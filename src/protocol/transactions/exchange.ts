@@ -33,9 +33,9 @@
 import { base58Length, decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
 import type { JsonObject } from '../json.js';
-import type { Protocol } from '../protocol.js';
+import type { ProtocolParams } from './fields.js';
 import { jsonArray, jsonInt, jsonLong, jsonObject, jsonString } from './fields.js';
-import { checkProofs, readProofs, Transaction, writeProofs, type TxCodec } from './schema.js';
+import { checkProofs, readProofs, Transaction, writeProofs, type TransactionProtocol, type TxCodec } from './schema.js';
 import { DecodeError, expected, genericError, negativeAmount, orderValidationError, WeError, wrongJson } from '../../errors/catalogue.js';
 
 export type OrderType = 'buy' | 'sell';
@@ -115,12 +115,12 @@ export function orderBytes(o: Order): Uint8Array {
   return w.result();
 }
 
-export function orderId(o: Order, p: Protocol): Uint8Array {
+export function orderId(o: Order, p: ProtocolParams): Uint8Array {
   return p.crypto.fastHash(orderBodyBytes(o));
 }
 
 /** The order signed by its sender's private key (proofs = [signature]). */
-export function signOrder(o: Order, privateKey: Uint8Array, p: Protocol): Order {
+export function signOrder(o: Order, privateKey: Uint8Array, p: ProtocolParams): Order {
   return { ...o, proofs: [p.crypto.sign(privateKey, orderBodyBytes(o))] };
 }
 
@@ -131,7 +131,7 @@ function readAsset(r: ByteReader, f: string): Uint8Array | null {
   return r.bytes(ASSET_ID_LENGTH, f);
 }
 
-function readOrder(r: ByteReader, p: Protocol, v1: boolean, f: string): Order {
+function readOrder(r: ByteReader, p: ProtocolParams, v1: boolean, f: string): Order {
   let version = 1;
   if (!v1) {
     version = r.i8(f);
@@ -166,7 +166,7 @@ function readOrder(r: ByteReader, p: Protocol, v1: boolean, f: string): Order {
 }
 
 /** i32 length ‖ [01 marker for V1] ‖ order bytes, as ExchangeTransactionV2.parseTail reads it. */
-function readSizedOrder(r: ByteReader, p: Protocol, f: string): Order {
+function readSizedOrder(r: ByteReader, p: ProtocolParams, f: string): Order {
   const size = r.i32(f);
   const v1 = r.u8(f) === 1;
   if (!v1) r.pos -= 1;
@@ -200,7 +200,7 @@ function base58Json(json: unknown, path: string, maxBytes: number, message: stri
   }
 }
 
-function orderPublicKeyFromJson(json: unknown, p: Protocol, path: string): Uint8Array {
+function orderPublicKeyFromJson(json: unknown, p: ProtocolParams, path: string): Uint8Array {
   const bytes = base58Json(json, path, ORDER_JSON_PUBLIC_KEY_LENGTH, 'error.incorrect.publicKeyAccount');
   if (bytes.length !== ORDER_JSON_PUBLIC_KEY_LENGTH || bytes.length !== p.crypto.publicKeyLength) {
     throw wrongJson(path, 'error.incorrect.publicKeyAccount');
@@ -226,7 +226,7 @@ function orderProofFromJson(json: unknown, path: string): Uint8Array {
   }
 }
 
-export function orderFromJson(json: unknown, p: Protocol, path: string): Order {
+export function orderFromJson(json: unknown, p: ProtocolParams, path: string): Order {
   const o = jsonObject(json, path);
   const senderPublicKey = orderPublicKeyFromJson(o['senderPublicKey'], p, `${path}.senderPublicKey`);
   const matcherPublicKey = orderPublicKeyFromJson(o['matcherPublicKey'], p, `${path}.matcherPublicKey`);
@@ -258,7 +258,7 @@ export function orderFromJson(json: unknown, p: Protocol, path: string): Order {
   return { version, senderPublicKey, matcherPublicKey, amountAsset, priceAsset, orderType: typeText, price, amount, timestamp, expiration, matcherFee, proofs };
 }
 
-export function orderToJson(o: Order, p: Protocol): JsonObject {
+export function orderToJson(o: Order, p: ProtocolParams): JsonObject {
   const first = o.proofs[0];
   return {
     version: o.version,
@@ -472,7 +472,7 @@ export const Exchange: TxCodec = {
 };
 
 /** An Exchange from typed data, stateless rules checked (the sender is the buy order's matcher). */
-export function exchangeTransaction(p: Protocol, data: Omit<ExchangeData, 'senderPublicKey'>, proofs: readonly Uint8Array[] = []): ExchangeTransaction {
+export function exchangeTransaction(p: TransactionProtocol, data: Omit<ExchangeData, 'senderPublicKey'>, proofs: readonly Uint8Array[] = []): ExchangeTransaction {
   return p.transaction(Exchange, EXCHANGE_VERSION, { ...data, senderPublicKey: data.buyOrder.matcherPublicKey }, proofs);
 }
 

@@ -6,21 +6,32 @@
  * Values: int64 → bigint; keys, ids, hashes → Uint8Array; addresses → Address;
  * recipients → Address | Alias; text → string.
  */
-import { Address, Alias, ADDRESS_LENGTH, type Recipient } from '../../crypto/address.js';
+import { Address, Alias, ADDRESS_LENGTH, type AddressScheme, type Recipient } from '../../crypto/address.js';
 import { base58Length, decodeBase58, decodeBase64, encodeBase58, encodeBase64 } from '../../crypto/encoding.js';
+import type { CryptoSuite } from '../../crypto/suite.js';
 import { ByteReader, ByteWriter, INT64 } from '../bytes.js';
-import type { Protocol } from '../protocol.js';
 import { scalaSetOrder } from './scala-set.js';
 import { DecodeError, expected, genericError, invalidAddress, WeError, wrongJson } from '../../errors/catalogue.js';
 
-export interface FieldType<T> {
+/**
+ * What field types read of a network's protocol (protocol.ts's Protocol has it): its chain
+ * id, crypto suite and address scheme.
+ */
+export interface ProtocolParams {
+  readonly chainId: number;
+  readonly crypto: CryptoSuite;
+  readonly addresses: AddressScheme;
+}
+
+/** `P`: what of the protocol the type needs — more than its parameters for a nested transaction (schema.ts's TransactionProtocol). */
+export interface FieldType<T, P extends ProtocolParams = ProtocolParams> {
   /** The DSL name, for messages and docs. */
   readonly kind: string;
-  write(w: ByteWriter, value: T, p: Protocol): void;
-  read(r: ByteReader, p: Protocol, field: string): T;
+  write(w: ByteWriter, value: T, p: P): void;
+  read(r: ByteReader, p: P, field: string): T;
   /** `json` is `undefined` when the key is absent from the request. */
-  fromJson(json: unknown, p: Protocol, path: string): T;
-  toJson(value: T, p: Protocol): unknown;
+  fromJson(json: unknown, p: P, path: string): T;
+  toJson(value: T, p: P): unknown;
 }
 
 // ---------------------------------------------------------------------------
@@ -251,7 +262,7 @@ export const RECIPIENT: FieldType<Recipient> = {
   toJson: (v) => v.toString(),
 };
 
-export function readRecipient(r: ByteReader, p: Protocol, f: string): Recipient {
+export function readRecipient(r: ByteReader, p: ProtocolParams, f: string): Recipient {
   const start = r.pos;
   const version = r.u8(f);
   if (version === 1) {

@@ -17,10 +17,10 @@ import type { Address } from '../../crypto/address.js';
 import { concatBytes, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
 import type { JsonObject } from '../json.js';
-import type { Protocol } from '../protocol.js';
+import type { ProtocolParams } from './fields.js';
 import { ADDRESS, jsonLong, jsonString, PUBLIC_KEY } from './fields.js';
 import { ROLES, roleFromByte, roleFromName, type RoleName } from './permissions.js';
-import { Transaction, type TxCodec } from './schema.js';
+import { Transaction, type TransactionProtocol, type TxCodec } from './schema.js';
 import { DecodeError, genericError, invalidPublicKey, negativeAmount } from '../../errors/catalogue.js';
 
 // ---------------------------------------------------------------------------
@@ -62,15 +62,15 @@ interface GenesisCodecSpec<D extends object> {
   readonly type: number;
   readonly name: string;
   /** Bytes after the type byte (WE's BASE_LENGTH). */
-  baseLength(p: Protocol): number;
+  baseLength(p: ProtocolParams): number;
   writeTail(w: ByteWriter, data: D): void;
-  readTail(r: ByteReader, p: Protocol): D;
+  readTail(r: ByteReader, p: ProtocolParams): D;
   /** What h hashes. */
   hashInput(data: D): Uint8Array;
   /** The keys after type, id, fee, timestamp, signature. */
-  jsonFields(data: D, p: Protocol): JsonObject;
-  fromJson(body: JsonObject, p: Protocol): D;
-  validate(data: D, p: Protocol): void;
+  jsonFields(data: D, p: ProtocolParams): JsonObject;
+  fromJson(body: JsonObject, p: ProtocolParams): D;
+  validate(data: D, p: ProtocolParams): void;
 }
 
 function genesisCodec<D extends object>(spec: GenesisCodecSpec<D>): TxCodec {
@@ -228,15 +228,15 @@ export const codecs: readonly TxCodec[] = [Genesis, GenesisPermit, GenesisRegist
 // ---------------------------------------------------------------------------
 // Constructors (WE's create methods)
 
-export function genesisTransaction(p: Protocol, recipient: Address, amount: bigint, timestamp: bigint): GenesisTransaction {
+export function genesisTransaction(p: TransactionProtocol, recipient: Address, amount: bigint, timestamp: bigint): GenesisTransaction {
   return p.transaction<GenesisData>(Genesis, 1, { recipient, amount, timestamp });
 }
 
-export function genesisPermitTransaction(p: Protocol, target: Address, role: RoleName, timestamp: bigint): GenesisPermitTransaction {
+export function genesisPermitTransaction(p: TransactionProtocol, target: Address, role: RoleName, timestamp: bigint): GenesisPermitTransaction {
   return p.transaction<GenesisPermitData>(GenesisPermit, 1, { target, role, timestamp });
 }
 
-export function genesisRegisterNodeTransaction(p: Protocol, targetPublicKey: Uint8Array, timestamp: bigint): GenesisRegisterNodeTransaction {
+export function genesisRegisterNodeTransaction(p: TransactionProtocol, targetPublicKey: Uint8Array, timestamp: bigint): GenesisRegisterNodeTransaction {
   return p.transaction<GenesisRegisterNodeData>(GenesisRegisterNode, 1, { targetPublicKey, timestamp });
 }
 

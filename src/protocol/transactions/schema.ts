@@ -11,8 +11,7 @@ import type { Address } from '../../crypto/address.js';
 import { base58Length, decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
 import type { JsonObject } from '../json.js';
-import type { Protocol } from '../protocol.js';
-import { jsonArray, jsonString, PUBLIC_KEY, type FieldType } from './fields.js';
+import { jsonArray, jsonString, PUBLIC_KEY, type FieldType, type ProtocolParams } from './fields.js';
 import { DecodeError, genericError, WeError } from '../../errors/catalogue.js';
 
 export const MAX_PROOFS = 8;
@@ -33,11 +32,11 @@ export interface FieldSpec<N extends string = string, T = unknown, O extends boo
   /** Leave the field out of transaction JSON. */
   readonly hiddenInJson?: boolean;
   /** Custom request-JSON reader (a value the node fills in itself, alternative keys…). */
-  fromJson?(body: JsonObject, p: Protocol, version: number): T;
+  fromJson?(body: JsonObject, p: TransactionProtocol, version: number): T;
   /** Custom transaction-JSON writer. */
-  toJson?(value: T, tx: Transaction, p: Protocol): unknown;
+  toJson?(value: T, tx: Transaction, p: TransactionProtocol): unknown;
   /** Stateless check of the value (throws a WeError). */
-  check?(value: T, p: Protocol, data: Readonly<Record<string, unknown>>, version: number): void;
+  check?(value: T, p: TransactionProtocol, data: Readonly<Record<string, unknown>>, version: number): void;
   /** True for fields present in only some versions (typed `T | undefined`). */
   readonly optional: O;
 }
@@ -47,9 +46,9 @@ export interface FieldOptions<T> {
   until?: number;
   jsonKey?: string;
   hiddenInJson?: boolean;
-  fromJson?(body: JsonObject, p: Protocol, version: number): T;
-  toJson?(value: T, tx: Transaction, p: Protocol): unknown;
-  check?(value: T, p: Protocol, data: Readonly<Record<string, unknown>>, version: number): void;
+  fromJson?(body: JsonObject, p: TransactionProtocol, version: number): T;
+  toJson?(value: T, tx: Transaction, p: TransactionProtocol): unknown;
+  check?(value: T, p: TransactionProtocol, data: Readonly<Record<string, unknown>>, version: number): void;
 }
 
 /** A field present in every version of its family. */
@@ -97,9 +96,9 @@ export interface TxCodec {
   id(tx: Transaction): Uint8Array;
   toJson(tx: Transaction): JsonObject;
   /** Reads full bytes starting at the type byte (after the modern 0x00 flag, if any). */
-  read(r: ByteReader, p: Protocol, version: number): { data: Record<string, unknown>; proofs: Uint8Array[] };
+  read(r: ByteReader, p: TransactionProtocol, version: number): { data: Record<string, unknown>; proofs: Uint8Array[] };
   /** Reads the signed request JSON of a version (fields only; proofs are read by the caller). */
-  fromJson(body: JsonObject, p: Protocol, version: number): Record<string, unknown>;
+  fromJson(body: JsonObject, p: TransactionProtocol, version: number): Record<string, unknown>;
   /** Stateless validation of a built transaction. */
   validate(tx: Transaction): void;
   /** Full bytes start with the modern 0x00 flag for this version. */
@@ -108,6 +107,20 @@ export interface TxCodec {
   readonly hasProofs: boolean;
   /** True when the sender's key is the request JSON's `senderPublicKey` read as it stands (Base58). */
   readonly senderKeyFromRequest?: boolean;
+}
+
+/**
+ * What a transaction and its codec need of their network's protocol (protocol.ts's Protocol
+ * is it): its parameters, and making and reading transactions — a nested one (an atomic's,
+ * an executed contract's) or a changed copy.
+ */
+export interface TransactionProtocol extends ProtocolParams {
+  /** A transaction from typed field values; stateless rules are checked. */
+  transaction<D extends object>(codec: TxCodec, version: number, data: D, proofs?: readonly Uint8Array[]): Transaction<D>;
+  /** A signed transaction from its request JSON. */
+  transactionFromJson(json: unknown, options?: { forBroadcast?: boolean }): Transaction;
+  /** Reads one transaction of `length` bytes at the reader's position. */
+  readTransaction(r: ByteReader, length: number): Transaction;
 }
 
 /**
@@ -124,7 +137,7 @@ export class Transaction<D extends object = object> {
     readonly version: number,
     readonly data: D,
     readonly proofs: readonly Uint8Array[],
-    readonly protocol: Protocol,
+    readonly protocol: TransactionProtocol,
   ) {}
 
   get type(): number {

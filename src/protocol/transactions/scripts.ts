@@ -7,7 +7,7 @@
  * the canonical bytes WE would re-serialize, so body bytes, ids and JSON match WE.
  */
 import { decodeBase64, encodeBase64, EncodingError } from '../../crypto/encoding.js';
-import type { Protocol } from '../protocol.js';
+import type { ProtocolParams } from './fields.js';
 import { readScript, type Script } from '../../ride/script.js';
 import { javaString, javaUtf8 } from '../../ride/serde.js';
 import { chainIdField, fee, sender, timestamp } from './common.js';
@@ -21,7 +21,7 @@ export { readScript, type Script } from '../../ride/script.js';
 // Script fields
 
 /** Script.fromBase64String: optional `base64:` prefix, Java's decoder, then the reader. */
-export function scriptFromBase64(text: string, p: Protocol, field = 'script'): Script {
+export function scriptFromBase64(text: string, p: ProtocolParams, field = 'script'): Script {
   let bytes: Uint8Array;
   try {
     bytes = decodeBase64(text);
@@ -69,7 +69,7 @@ function optionalScript(emptyIsNone: boolean): FieldType<Uint8Array | null> {
  * The stateless check of a script field, for transactions built from typed data (JSON and
  * binary readers already checked the script while reading it).
  */
-export function checkScript(v: Uint8Array | null, p: Protocol): void {
+export function checkScript(v: Uint8Array | null, p: ProtocolParams): void {
   if (v !== null) readScript(v, p);
 }
 

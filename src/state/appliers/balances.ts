@@ -31,10 +31,11 @@ interface HolderChanges {
 export function validateBalances(before: StateView, fork: MutableState): void {
   const holders = new Map<string, HolderChanges>();
   const holderOf = (holder: Uint8Array): HolderChanges => {
-    let h = holders.get(bytesKey(holder));
+    const key = bytesKey(holder);
+    let h = holders.get(key);
     if (h === undefined) {
       h = { holder, assets: [] };
-      holders.set(bytesKey(holder), h);
+      holders.set(key, h);
     }
     return h;
   };

@@ -439,6 +439,8 @@ function applyExecutionChanges(state: ContractApplyState, tx: ExecutedContractTr
   checkEmbedded(state, inner);
   EXECUTABLE_CHANGES.get(inner.type)!(state, inner, ctx);
   state.putExecutedTxFor(inner.id, tx.id);
+  // WE's state records the executed transaction itself, under the addresses its changes touched.
+  state.addExecutedTransaction(inner);
   const failed = tx.version === 5 && d.statusCode !== 0;
   const executing = executedContractIdOf(inner);
   if (!failed) {
