@@ -7,7 +7,7 @@
  */
 import { devNodeConfig } from '../src/node/dev.js';
 import { Node } from '../src/node/node.js';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, type NodeGCPerformanceDetail } from 'node:perf_hooks';
 import pino from 'pino';
 
 interface BenchSettings {
@@ -41,7 +41,23 @@ const config = {
   utx: { ...base.utx, memoryLimitBytes: 512 * 1024 * 1024 },
   metrics: { ...base.metrics, enabled: s.metrics ?? true },
 };
-const node = await Node.start(config, { logger: pino({ level: 'warn' }) });
+// BENCH_LOG_LEVEL (e.g. debug: each micro-block's pool size and timings) logs to stderr; stdout carries the bench's own lines.
+const node = await Node.start(config, { logger: pino({ level: process.env['BENCH_LOG_LEVEL'] ?? 'warn' }, pino.destination(2)) });
+if (process.env['BENCH_LOG_LEVEL'] === 'debug') {
+  // Garbage collections that held the loop 5 ms or more, beside the node's debug log (stderr).
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.duration >= 5) process.stderr.write(`${JSON.stringify({ msg: 'gc', time: Date.now(), kind: (e as unknown as { detail?: NodeGCPerformanceDetail }).detail?.kind, ms: Math.round(e.duration * 10) / 10 })}\n`);
+    }
+  }).observe({ entryTypes: ['gc'] });
+  // Turns of the event loop that held it 30 ms or more, with when they ended, to set beside the log.
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    if (now - last >= 35) process.stderr.write(`${JSON.stringify({ msg: 'stall', time: Date.now(), ms: Math.round(now - last - 5) })}\n`);
+    last = now;
+  }, 5).unref();
+}
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
 process.on('SIGUSR2', () => {

@@ -75,8 +75,27 @@ export interface MicroBlockBuild {
   readonly rejected: ReadonlyArray<{ tx: Transaction; error: WeError }>;
   /** The build stopped at its deadline with candidates left to look at. */
   readonly outOfTime: boolean;
-  /** How long the store's commit of the micro-block took, in ms (0 when none was built). */
-  readonly commitMs: number;
+  /** How long validating, signing and the store's commit of the micro-block took (zero when none was built). */
+  readonly timing: AppendTiming;
+  /** The micro-block was prepared on a tip that changed before it was committed: nothing was appended. */
+  readonly stale?: true;
+}
+
+/** This node's next micro-block, validated and applied in memory, not yet signed nor committed (Blockchain.prepareOwnMicroBlock). */
+export interface PreparedMicroBlock {
+  /** The top block it extends: committed only while that is still the top block. */
+  readonly tip: Block;
+  readonly height: number;
+  readonly timestamp: bigint;
+  readonly state: MutableState;
+  readonly privateKey: Uint8Array;
+  readonly included: readonly Transaction[];
+  readonly rejected: ReadonlyArray<{ tx: Transaction; error: WeError }>;
+  readonly outOfTime: boolean;
+  /** How long validating and applying took, in ms. */
+  readonly appliedMs: number;
+  /** The micro-block and liquid block once signed (Blockchain.signOwnMicroBlock), with how long that took in ms. */
+  readonly signed?: { readonly microBlock: TxMicroBlock; readonly liquidBlock: Block; readonly signMs: number };
 }
 
 /** Limits of one micro-block this node builds. */
@@ -95,6 +114,12 @@ export interface MicroBlockLimits {
    * together end by it.
    */
   readonly commitMsPerTransaction?: number;
+  /**
+   * When the commit runs in an event-loop turn of its own (the miner's): the longest it is
+   * expected to take, in ms. The candidates then stop at the deadline or when the expected
+   * commit reaches this, instead of the deadline covering both.
+   */
+  readonly commitBudgetMs?: number;
 }
 
 export interface BlockchainOptions {
@@ -401,7 +426,8 @@ export class Blockchain implements ChainHeaders {
   /**
    * Builds, signs and appends this node's next micro-block from candidate transactions
    * (already signature-checked by the pool), in the given order, skipping those that fail
-   * against state, within the count and byte limits.
+   * against state, within the count and byte limits: prepareOwnMicroBlock, then
+   * commitOwnMicroBlock at once.
    */
   appendOwnMicroBlock(
     candidates: Iterable<Transaction>,
@@ -409,6 +435,16 @@ export class Blockchain implements ChainHeaders {
     privateKey: Uint8Array,
     modifiedTotalSign: boolean,
   ): MicroBlockBuild {
+    return this.commitOwnMicroBlock(this.prepareOwnMicroBlock(candidates, limits, privateKey), modifiedTotalSign);
+  }
+
+  /**
+   * The first half of appending this node's micro-block: validates and applies the
+   * candidates in memory, on the current tip, within the limits. Nothing is signed or
+   * written yet: commitOwnMicroBlock does that — in a later event-loop turn if the caller
+   * wants the loop to serve in between (the miner does).
+   */
+  prepareOwnMicroBlock(candidates: Iterable<Transaction>, limits: MicroBlockLimits, privateKey: Uint8Array): PreparedMicroBlock {
     const started = performance.now();
     const tip = this.lastBlock();
     const height = this.height();
@@ -425,9 +461,16 @@ export class Blockchain implements ChainHeaders {
     const rejected: Array<{ tx: Transaction; error: WeError }> = [];
     let outOfTime = false;
     let looked = 0;
-    const commitReserve = limits.commitMsPerTransaction ?? 0;
+    const commitMs = limits.commitMsPerTransaction ?? 0;
+    const commitBudget = limits.commitBudgetMs;
+    // What the deadline keeps for the commit per transaction taken (nothing when the commit has a budget of its own).
+    const commitReserve = commitBudget === undefined ? commitMs : 0;
     for (const candidate of candidates) {
       if (included.length >= limits.maxTransactions) break;
+      if (commitBudget !== undefined && included.length > 0 && commitMs * (included.length + 1) > commitBudget) {
+        outOfTime = true;
+        break;
+      }
       // The clock is read every 16 candidates.
       if (limits.deadline !== undefined && ++looked % 16 === 0 && performance.now() + commitReserve * included.length >= limits.deadline) {
         outOfTime = true;
@@ -452,14 +495,39 @@ export class Blockchain implements ChainHeaders {
       included.push(tx);
       bytes += tx.bytes.length;
     }
-    if (included.length === 0) return { microBlock: undefined, included, rejected, outOfTime, commitMs: 0 };
-    const liquidBytes = this.keptBytesOf(tip);
-    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { transactions: included }, { timestamp, privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
-    const timing = this.commitLiquid(height, liquidBlock, state, microBlock, 'local', started);
-    if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
-    return { microBlock, included, rejected, outOfTime, commitMs: timing.commitSeconds * 1000 };
+    return { tip, height, timestamp, state, privateKey, included, rejected, outOfTime, appliedMs: performance.now() - started };
   }
 
+  /**
+   * Signs a prepared micro-block and the liquid block it makes (their bytes kept for the
+   * commit), without committing it: the miner signs in a turn of its own, since signing
+   * hashes the whole liquid block. One prepared on a tip that changed since is given back as
+   * it is (the commit drops it).
+   */
+  signOwnMicroBlock(prepared: PreparedMicroBlock, modifiedTotalSign: boolean): PreparedMicroBlock {
+    if (prepared.signed !== undefined || this.tip !== prepared.tip || prepared.included.length === 0) return prepared;
+    const started = performance.now();
+    const liquidBytes = this.keptBytesOf(prepared.tip);
+    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, prepared.tip, { transactions: prepared.included }, { timestamp: prepared.timestamp, privateKey: prepared.privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
+    if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
+    return { ...prepared, signed: { microBlock, liquidBlock, signMs: performance.now() - started } };
+  }
+
+  /**
+   * Signs (unless signOwnMicroBlock did) and commits a prepared micro-block. One prepared on
+   * a tip that changed since (a key block, a peer's micro-block, a rollback in between) is
+   * dropped: no micro-block, its transactions stay where they were (`stale`).
+   */
+  commitOwnMicroBlock(prepared: PreparedMicroBlock, modifiedTotalSign: boolean): MicroBlockBuild {
+    const { tip, height, included, rejected, outOfTime } = prepared;
+    const none = { microBlock: undefined, included: [], rejected, outOfTime, timing: { applySeconds: prepared.appliedMs / 1000, commitSeconds: 0 } };
+    if (this.tip !== tip) return { ...none, stale: true };
+    if (included.length === 0) return none;
+    const { microBlock, liquidBlock, signMs } = (prepared.signed ?? this.signOwnMicroBlock(prepared, modifiedTotalSign).signed)!;
+    // The timing counts the preparing and signing, not the waits between the turns.
+    const timing = this.commitLiquid(height, liquidBlock, prepared.state, microBlock, 'local', performance.now() - prepared.appliedMs - signMs);
+    return { microBlock, included, rejected, outOfTime, timing };
+  }
 
   /**
    * The kept signed bytes of the top block (an NG block): a micro-block on it appends its

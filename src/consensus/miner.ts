@@ -10,7 +10,7 @@
  * `features.auto-support-implemented-features` / `features.supported`) that are neither
  * pre-activated nor approved yet, at most 64.
  */
-import type { Blockchain } from '../chain/blockchain.js';
+import type { Blockchain, PreparedMicroBlock } from '../chain/blockchain.js';
 import { FEATURE, featuresToVote, SUPPORT_ALL_IMPLEMENTED, type FeatureSupport } from '../chain/features.js';
 import type { MinerSettings } from '../chain/settings.js';
 import type { UtxPool } from '../chain/utx.js';
@@ -50,11 +50,36 @@ export interface MicroBlockContracts {
 
 const isExecutable = (tx: Transaction): boolean => EXECUTABLE_CONTRACT_TYPES.has(tx.type);
 
+/** The pool's transactions this node mines without a contract engine's round. */
+function ordinaryCount(pooled: readonly Transaction[]): number {
+  let n = 0;
+  for (const tx of pooled) if (!isExecutable(tx)) n++;
+  return n;
+}
+
+/** A micro-block's candidates: the executed 105s first, then the pool's other transactions in its order. */
+function* candidates(executed: readonly Transaction[], pooled: readonly Transaction[]): Generator<Transaction> {
+  yield* executed;
+  for (const tx of pooled) if (!isExecutable(tx)) yield tx;
+}
+
+/** A micro-block prepared for the next turn, with what the miner knew when it prepared it. */
+interface PreparedOwnMicroBlock {
+  readonly build: PreparedMicroBlock;
+  readonly keyBlockId: Uint8Array;
+  /** The transactions the pool offered. */
+  readonly pending: number;
+}
+
+/** A duration for the log, to 0.1 ms. */
+const round = (ms: number): number => Math.round(ms * 10) / 10;
+
 /**
- * The longest a micro-block's candidates are validated and committed in one go, in ms. What
- * does not fit goes into the next micro-block, built right after the event loop had a turn
- * (REST, peers): building never holds the loop much longer than this (plus signing), however
- * full the pool is. The commit's share is estimated from this node's previous micro-blocks.
+ * The longest a micro-block's candidates are validated in one event-loop turn, in ms, and the
+ * longest its commit is expected to take in a later turn (estimated from this node's previous
+ * micro-blocks; signing, which grows with the liquid block, has a turn of its own). What does not fit goes into the next micro-block, built right
+ * after the event loop had a turn (REST, peers): building never holds the loop much longer
+ * than this, however full the pool is.
  */
 export const MICRO_BLOCK_BUILD_BUDGET_MS = 20;
 
@@ -103,8 +128,10 @@ export class Miner {
   private window: { pending: number; arrived: number } | undefined;
   /** The last micro-block stopped at the build budget with candidates left: the next one is due at once. */
   private cutShort = false;
-  /** The store's commit time per transaction of this node's recent micro-blocks, in ms (a moving average; 0 before the first). */
+  /** The commit turn's time per transaction of this node's recent micro-blocks, in ms (a moving average; 0 before the first). */
   private commitMsPerTransaction = 0;
+  /** A micro-block prepared in this turn, signed in the next one and committed in the one after. */
+  private prepared: PreparedOwnMicroBlock | undefined;
 
   constructor(o: MinerOptions) {
     this.o = o;
@@ -120,6 +147,7 @@ export class Miner {
 
   stop(): void {
     this.running = false;
+    this.prepared = undefined;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -148,14 +176,19 @@ export class Miner {
     this.window = undefined;
     let next = 1000;
     try {
-      next = Math.min(this.tryMicroBlock(), this.tryKeyBlock());
+      next = this.prepared !== undefined ? this.finishMicroBlock(this.prepared) : Math.min(this.tryMicroBlock(), this.tryKeyBlock());
     } catch (e) {
       this.o.log.error({ err: e }, 'mining attempt failed');
     }
     this.schedule(next);
   }
 
-  /** Adds a micro-block to this node's current key block when due; returns ms until the next look. */
+  /**
+   * Prepares a micro-block for this node's current key block when due (validated and applied
+   * in memory, see Blockchain.prepareOwnMicroBlock); it is signed and committed in the next
+   * turns (finishMicroBlock), so the event loop serves REST and peers in between.
+   * Returns ms until the next look.
+   */
   private tryMicroBlock(): number {
     const { chain, pool, rules, settings } = this.o;
     const height = chain.height();
@@ -167,45 +200,100 @@ export class Miner {
     if (rules instanceof PoaRules && !microBlockWindow(rules.poa, keyBlock.timestamp, now).allowed) return Number.MAX_SAFE_INTEGER;
     this.startExecution(keyBlock.id);
     const executed = this.executed !== undefined && equalBytes(this.executed.keyBlockId, keyBlock.id) ? this.executed.transactions : [];
-    const ordinary = pool.all().filter((tx) => !isExecutable(tx));
-    const pending = executed.length + ordinary.length;
+    const pending = executed.length + ordinaryCount(pool.all());
     this.window = { pending, arrived: 0 };
     if (pending === 0) return this.pollMs;
     const due = this.cutShort || now - this.lastMicroAt >= BigInt(settings.microBlockIntervalMs) || pending >= settings.maxTransactionsInMicroBlock;
     if (!due) return Math.max(1, Number(BigInt(settings.microBlockIntervalMs) - (now - this.lastMicroAt)));
     this.executed = undefined;
     // The 105s first: they apply on the state they were executed on.
-    const build = chain.appendOwnMicroBlock(
-      [...executed, ...ordinary],
+    const build = chain.prepareOwnMicroBlock(
+      candidates(executed, pool.all()),
       {
         maxTransactions: settings.maxTransactionsInMicroBlock,
         maxBlockBytes: settings.maxBlockSizeInBytes,
         deadline: performance.now() + MICRO_BLOCK_BUILD_BUDGET_MS,
         commitMsPerTransaction: this.commitMsPerTransaction,
+        commitBudgetMs: MICRO_BLOCK_BUILD_BUDGET_MS,
       },
       this.o.keyPair.privateKey,
-      chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
     );
     for (const { tx, error } of build.rejected) {
       pool.remove(tx.id);
       this.o.log.debug({ id: tx.idBase58, error: error.message }, 'transaction dropped from the pool');
     }
     this.lastMicroAt = now;
-    if (build.microBlock !== undefined) {
-      // Learnt from micro-blocks big enough for the per-transaction part to show over the commit's fixed cost.
-      if (build.included.length >= 64) {
-        const perTransaction = build.commitMs / build.included.length;
-        this.commitMsPerTransaction = this.commitMsPerTransaction === 0 ? perTransaction : 0.7 * this.commitMsPerTransaction + 0.3 * perTransaction;
+    if (build.included.length === 0) return this.nextMicroBlockIn(build.outOfTime);
+    this.window = undefined;
+    this.prepared = { build, keyBlockId: keyBlock.id, pending };
+    return 0;
+  }
+
+  /**
+   * The micro-block prepared in an earlier turn: signed in one turn (signing hashes the whole
+   * liquid block), committed in the next. Returns ms until the next look.
+   */
+  private finishMicroBlock(prepared: PreparedOwnMicroBlock): number {
+    const { chain } = this.o;
+    const { build: ready, keyBlockId, pending } = prepared;
+    if (ready.signed === undefined) {
+      const signed = chain.signOwnMicroBlock(ready, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, ready.height));
+      if (signed.signed !== undefined) {
+        this.prepared = { ...prepared, build: signed };
+        return 0;
       }
-      this.o.contracts?.mined(build.included);
-      this.o.log.debug({ height, transactions: build.included.length, id: build.microBlock.idBase58 }, 'micro-block');
-      // The next round executes on the new liquid block while the micro-block interval runs.
-      this.startExecution(keyBlock.id);
     }
-    const waiting = pool.all().reduce((n, tx) => n + (isExecutable(tx) ? 0 : 1), 0);
+    this.prepared = undefined;
+    const started = performance.now();
+    const build = chain.commitOwnMicroBlock(ready, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, ready.height));
+    // The whole turn: the store's commit and what the chain's listeners do with the micro-block.
+    const turnMs = performance.now() - started;
+    if (build.microBlock === undefined) {
+      // The chain changed between the turns: its transactions are still in the pool for the next look.
+      this.o.log.debug({ height: ready.height, transactions: ready.included.length }, 'prepared micro-block dropped: the chain changed');
+      return 0;
+    }
+    this.learnCommitCost(turnMs, build.included.length);
+    this.o.contracts?.mined(build.included);
+    // What a micro-block costs and whether the pool keeps up: `pool` is what it held before.
+    this.o.log.debug(
+      {
+        height: ready.height,
+        transactions: build.included.length,
+        pool: pending,
+        outOfTime: build.outOfTime,
+        applyMs: round(ready.appliedMs),
+        signMs: round(ready.signed?.signMs ?? 0),
+        commitTurnMs: round(turnMs),
+        storeMs: round(build.timing.commitSeconds * 1000),
+        id: build.microBlock.idBase58,
+      },
+      'micro-block',
+    );
+    // The next round executes on the new liquid block while the micro-block interval runs.
+    this.startExecution(keyBlockId);
+    return this.nextMicroBlockIn(build.outOfTime);
+  }
+
+  /**
+   * The commit turn's time per transaction (the store's commit and the chain's listeners),
+   * learnt from micro-blocks big enough for it to show over the fixed part; one slow turn (a
+   * collection, the disk) counts at most twice the estimate.
+   */
+  private learnCommitCost(ms: number, transactions: number): void {
+    if (transactions < 64) return;
+    const learnt = this.commitMsPerTransaction;
+    const perTransaction = learnt === 0 ? ms / transactions : Math.min(ms / transactions, 2 * learnt);
+    this.commitMsPerTransaction = learnt === 0 ? perTransaction : 0.7 * learnt + 0.3 * perTransaction;
+  }
+
+  /** After a micro-block (or an attempt that took nothing): ms until the next one may be due. */
+  private nextMicroBlockIn(outOfTime: boolean): number {
+    const { pool, settings } = this.o;
+    const waiting = ordinaryCount(pool.all());
     this.window = { pending: waiting, arrived: 0 };
     // A full micro-block waiting, or one cut short by the build budget: the next one right after this event-loop turn.
-    this.cutShort = build.outOfTime && waiting > 0;
+    this.cutShort = outOfTime && waiting > 0;
     return waiting >= settings.maxTransactionsInMicroBlock || this.cutShort ? 0 : settings.microBlockIntervalMs;
   }
 
@@ -282,6 +370,7 @@ export class Miner {
       },
       this.o.keyPair.privateKey,
     );
+    const appending = performance.now();
     try {
       chain.appendKeyBlock(block);
     } catch (e) {
@@ -293,7 +382,7 @@ export class Miner {
     }
     this.lastMicroAt = 0n;
     this.cutShort = false;
-    this.o.log.info({ height, id: block.idBase58, ...forged.detail }, 'key block forged');
+    this.o.log.info({ height, id: block.idBase58, ...forged.detail, appendMs: round(performance.now() - appending) }, 'key block forged');
     return 0;
   }
 

@@ -33,7 +33,14 @@ export interface CryptoSuite {
   /** The public key of a private key. */
   publicKeyOf(privateKey: Uint8Array): Uint8Array;
 
-  sign(privateKey: Uint8Array, message: Uint8Array): Uint8Array;
+  /**
+   * A signature over `message`. `nonceDigest`, when the caller keeps one: a SHA-512 digest
+   * that commits to `message` (LiquidBlockBytes.signingDigest), from which the signature's
+   * random nonce is derived instead of from the whole message — a miner re-signs its whole
+   * liquid block with every micro-block. The signature covers `message` either way; a suite
+   * whose nonce does not depend on the message ignores it.
+   */
+  sign(privateKey: Uint8Array, message: Uint8Array, nonceDigest?: Uint8Array): Uint8Array;
   /** False for any malformed key or signature; never throws. */
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean;
 }

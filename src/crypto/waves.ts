@@ -207,7 +207,7 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
     return { privateKey, publicKey: publicKeyOf(privateKey) };
   };
 
-  const sign = (privateKey: Uint8Array, message: Uint8Array): Uint8Array => {
+  const sign = (privateKey: Uint8Array, message: Uint8Array, nonceDigest?: Uint8Array): Uint8Array => {
     if (privateKey.length !== 32) throw new Error(`private key must be 32 bytes, got ${privateKey.length}`);
     const { a, A } = signerOf(privateKey);
     const signBit = A[31]! & 0x80;
@@ -215,8 +215,9 @@ export async function createWavesSuite(options: WavesSuiteOptions = {}): Promise
     prefix[0] = 0xfe;
     // The nonce is hedged as Curve25519's calculateSignature makes it: private key, message and
     // 64 fresh random bytes — a repeated random value (a cloned VM, a faulty generator) must
-    // not give two messages the same nonce, which would reveal the key.
-    const { r, R } = nonces.next(sha512(prefix, privateKey, message, randomBytes(64)));
+    // not give two messages the same nonce, which would reveal the key. A digest committing to
+    // the message stands for it here when the caller has one (see CryptoSuite.sign).
+    const { r, R } = nonces.next(sha512(prefix, privateKey, nonceDigest ?? message, randomBytes(64)));
     const k = bytesToBigLE(sha512(R, A, message)) % L;
     const S = (r + k * a) % L;
     const signature = new Uint8Array(64);

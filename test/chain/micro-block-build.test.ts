@@ -1,5 +1,6 @@
 /**
- * Building this node's micro-block from pool candidates (Blockchain.appendOwnMicroBlock):
+ * Building this node's micro-block from pool candidates (Blockchain.appendOwnMicroBlock, or
+ * prepareOwnMicroBlock and commitOwnMicroBlock in two event-loop turns as the miner does):
  * signatures were checked when the pool admitted them and are not checked again, but every
  * check against state is, on the state the micro-block has built so far — so a candidate an
  * earlier one in the same micro-block made invalid is left out and leaves no trace, and a
@@ -62,6 +63,47 @@ describe("this node's micro-block from pool candidates", () => {
     const second = node.chain.appendOwnMicroBlock(candidates.slice(first.included.length), { ...limits, commitMsPerTransaction: 0 }, minerA.keyPair.privateKey, false);
     assert.equal(second.outOfTime, false);
     assert.equal(first.included.length + second.included.length, 40);
+  });
+
+  it('with a commit budget of its own (a commit in its own event-loop turn), stops when the expected commit reaches it', () => {
+    const clock = new Clock();
+    const node = ChainNode.create('build-commit-budget', clock, [minerA]);
+    node.forge();
+    const candidates = Array.from({ length: 40 }, (_, i) => transfer(clock, alice, bob, BigInt(i + 1)));
+    clock.now += 100n;
+    // A long deadline, which no longer keeps room for the commit: 10 ms a transaction within 50 ms takes five.
+    const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20, deadline: performance.now() + 60_000, commitMsPerTransaction: 10, commitBudgetMs: 50 };
+    const build = node.chain.appendOwnMicroBlock(candidates, limits, minerA.keyPair.privateKey, false);
+    assert.ok(build.outOfTime);
+    assert.equal(build.included.length, 5);
+    assert.equal(node.chain.lastBlock().transactionCount, 5);
+  });
+
+  it('a micro-block prepared on a tip that changed before its commit is dropped, and the chain keeps what it had', () => {
+    const clock = new Clock();
+    const node = ChainNode.create('build-stale', clock, [minerA]);
+    node.forge();
+    const candidates = [transfer(clock, alice, bob, 1n), transfer(clock, alice, bob, 2n)];
+    clock.now += 100n;
+    const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20 };
+    // Prepared and signed, then another micro-block commits first: the prepared one no longer extends the tip.
+    const prepared = node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(candidates.slice(0, 1), limits, minerA.keyPair.privateKey), false);
+    assert.notEqual(prepared.signed, undefined);
+    const first = node.chain.appendOwnMicroBlock(candidates.slice(1), limits, minerA.keyPair.privateKey, false);
+    const tip = node.chain.lastBlock();
+    const stale = node.chain.commitOwnMicroBlock(prepared, false);
+    assert.equal(stale.stale, true);
+    assert.equal(stale.microBlock, undefined);
+    assert.equal(node.chain.lastBlock(), tip);
+    assert.deepEqual(node.chain.lastBlock().transactions.map((t) => t.idBase58), first.included.map((t) => t.idBase58));
+    assert.equal(node.chain.state().transactionHeight(candidates[0]!.id), undefined);
+    // Prepared again on the new tip, signed, it commits: the micro-block signed is the one appended.
+    clock.now += 100n;
+    const signed = node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(candidates.slice(0, 1), limits, minerA.keyPair.privateKey), false);
+    const again = node.chain.commitOwnMicroBlock(signed, false);
+    assert.equal(again.microBlock, signed.signed?.microBlock);
+    assert.equal(node.chain.lastBlock(), signed.signed?.liquidBlock);
+    assert.equal(node.chain.state().transactionHeight(candidates[0]!.id), node.chain.height());
   });
 
   it('leaves out an unscripted sender\'s transaction with two proofs, which every peer refuses', () => {

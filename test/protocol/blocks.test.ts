@@ -563,6 +563,28 @@ describe('micro-blocks', () => {
     assert.deepEqual(applyMicroBlock(received, plain.microBlock, { liquidBytes: receiverBytes }).bytes, plain.liquidBlock.bytes);
   });
 
+  it("kept liquid-block bytes: the signing nonce's digest depends only on the bytes signed, however they were appended", () => {
+    const many = Array.from({ length: 12 }, (_, i) => transfer(200 + i));
+    const base = Block.sign(p, fieldsOf(3, consensusOf('poa'), [TXS[0]!], [3, 1, 2]), miner.privateKey);
+    const stepwise = LiquidBlockBytes.of(base);
+    let liquid = base;
+    for (let i = 0; i < many.length; i += 4) {
+      liquid = produceMicroBlock(p, liquid, { transactions: many.slice(i, i + 4) }, { timestamp: TS + BigInt(i), privateKey: miner.privateKey, modifiedTotalSign: true, liquidBytes: stepwise }).liquidBlock;
+    }
+    const signed = stepwise.append([TXS[1]!]);
+    const digest = stepwise.signingDigest();
+    // The same liquid block serialised at once, the same transaction appended: the same bytes and digest.
+    const whole = LiquidBlockBytes.of(liquid);
+    assert.deepEqual(whole.append([TXS[1]!]), signed);
+    assert.deepEqual(whole.signingDigest(), digest);
+    // Another transaction appended: another digest.
+    const other = LiquidBlockBytes.of(liquid);
+    other.append([TXS[2]!]);
+    assert.notDeepEqual(other.signingDigest(), digest);
+    // Nothing appended: nothing to sign.
+    assert.throws(() => LiquidBlockBytes.of(liquid).signingDigest(), /Nothing appended/);
+  });
+
   it('v3/v4 sign the bytes with the total signature, v5/v6 without it', () => {
     const total = signLiquidBlock(p, keyBlock, { transactions: [TXS[0]!] }, miner.privateKey).id;
     const base = { timestamp: TS, prevLiquidBlockSig: keyBlock.id, transactions: [TXS[0]!] };

@@ -12,6 +12,7 @@
  * wire; the parser is strict, so for a well-formed block both are the same. Feature votes
  * keep the order they were given in (the wire order for a received block).
  */
+import { createHash, type Hash } from 'node:crypto';
 import { concatBytes, encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import { ByteReader, ByteWriter } from '../bytes.js';
 import type { JsonObject } from '../json.js';
@@ -438,6 +439,8 @@ export class LiquidBlockBytes {
   /** End of the transactions and their count, of `block` and of the pending append. */
   private accepted: { end: number; count: number };
   private pending: { end: number; count: number } | undefined;
+  /** SHA-512 running over the accepted transaction section up to `end` (see signingDigest); started when first asked for. */
+  private sectionHash: { readonly hash: Hash; end: number } | undefined;
 
   private constructor(
     /** The block these bytes are of. */
@@ -486,6 +489,25 @@ export class LiquidBlockBytes {
     buf.set(this.tail, end);
     this.pending = { end, count };
     return buf.subarray(0, end + this.tail.length);
+  }
+
+  /**
+   * A SHA-512 digest committing to the bytes the last `append` gave (the header part, the
+   * transactions, the tail), for a signature's nonce (CryptoSuite.sign): a running hash of
+   * the transaction section takes in each transaction once, so a micro-block hashes its own
+   * transactions instead of the whole liquid block again.
+   */
+  signingDigest(): Uint8Array {
+    const pending = this.pending;
+    if (pending === undefined) throw new Error('Nothing appended to sign');
+    const start = this.sectionAt + 8;
+    const section = (this.sectionHash ??= { hash: createHash('sha512'), end: start });
+    if (section.end < this.accepted.end) {
+      section.hash.update(this.buf.subarray(section.end, this.accepted.end));
+      section.end = this.accepted.end;
+    }
+    const transactions = section.hash.copy().update(this.buf.subarray(this.accepted.end, pending.end)).digest();
+    return new Uint8Array(createHash('sha512').update(this.buf.subarray(0, start)).update(transactions).update(this.tail).digest());
   }
 
   /** The wire bytes of `block` (a copy of those kept, with its signature). */

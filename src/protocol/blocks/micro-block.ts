@@ -375,7 +375,7 @@ export function produceMicroBlock(
     // The same bytes signLiquidBlock signs, the transactions appended to those kept.
     const signed = kept.append(content.transactions);
     const fields = { ...nextLiquidFields(liquid, content), version: NG_BLOCK_VERSION };
-    liquidBlock = Block.withCheckedSignature(p, fields, p.crypto.sign(options.privateKey, signed));
+    liquidBlock = Block.withCheckedSignature(p, fields, p.crypto.sign(options.privateKey, signed, kept.signingDigest()));
     kept.accept(liquidBlock);
   } else {
     liquidBlock = signLiquidBlock(p, liquid, content, options.privateKey);
