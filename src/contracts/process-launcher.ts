@@ -9,10 +9,16 @@
  * 1.0.14 prints ~57 lines per call it runs, and a record per line cost the node ~1 ms of CPU
  * per call; a read carries a call's lines in a few records.
  *
+ * On Linux the process is started through util-linux's `setpriv --pdeathsig SIGKILL` when the
+ * machine has it: the kernel kills the contract when the node process dies, so a node killed
+ * with SIGKILL (or crashing) leaves no contract process behind; a normal stop ends them itself.
+ *
  * Isolation caveat: a child process has the node's file and network access. Fine for
  * development and trusted contracts; production deployments should prefer Docker.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { ContractExecutionException } from '../errors/catalogue.js';
 import { forwardLines } from './output-lines.js';
 import type { ContractPackages } from './packages.js';
@@ -27,6 +33,24 @@ export interface ProcessLauncherOptions {
   readonly log?: RuntimeLog;
   /** Grace period between SIGTERM and SIGKILL on stop. */
   readonly killGraceMs?: number;
+}
+
+/** util-linux's setpriv, which sets the parent-death signal and then runs the command (Linux only). */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => process.platform === 'linux' && existsSync(path));
+
+/**
+ * The program and arguments that run `executable argv`: through setpriv with SIGKILL as the
+ * parent-death signal where there is one (the process keeps its pid: setpriv execs the command).
+ */
+export function contractCommand(executable: string, argv: readonly string[], cwd: string, pathVariable: string | undefined): { file: string; args: string[] } {
+  if (SETPRIV === undefined) return { file: executable, args: [...argv] };
+  // Found here as the spawn would find it (PATH of the contract's environment, else the system's
+  // default), so a missing program is still refused at start with the spawn's ENOENT.
+  const found = executable.includes('/')
+    ? [resolvePath(cwd, executable)].filter((p) => existsSync(p))[0]
+    : (pathVariable ?? '/usr/bin:/bin').split(':').map((dir) => resolvePath(cwd, dir, executable)).find((p) => existsSync(p));
+  if (found === undefined) throw Object.assign(new Error(`spawn ${executable} ENOENT`), { code: 'ENOENT' });
+  return { file: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', found, ...argv] };
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -60,18 +84,17 @@ export class ProcessLauncher implements ContractLauncher {
     const argv = isNode ? [`--max-old-space-size=${this.options.memoryMb}`, ...args] : args;
     const log = this.options.log;
     const kept = (level: 'info' | 'warn'): 'pipe' | 'ignore' => (log !== undefined && (log.isLevelEnabled?.(level) ?? true) ? 'pipe' : 'ignore');
-    const child = spawn(executable, argv, {
-      cwd: pkg.directory,
-      env: { ...pkg.env, ...env },
-      stdio: ['ignore', kept('info'), kept('warn')],
-      detached: true,
-    });
-    const spawned = await new Promise<Error | undefined>((resolve) => {
-      child.once('spawn', () => resolve(undefined));
-      child.once('error', (e) => resolve(e));
-    });
-    if (spawned !== undefined) {
-      throw new ContractExecutionException(`Can't start contract process '${pkg.command.join(' ')}' for image '${key.image}': ${spawned.message}`, undefined, true, { cause: spawned });
+    const childEnv: Record<string, string> = { ...pkg.env, ...env };
+    let child: ChildProcess;
+    try {
+      const command = contractCommand(executable, argv, pkg.directory, childEnv['PATH']);
+      const started = (child = spawn(command.file, command.args, { cwd: pkg.directory, env: childEnv, stdio: ['ignore', kept('info'), kept('warn')], detached: true }));
+      await new Promise<void>((resolve, reject) => {
+        started.once('spawn', () => resolve());
+        started.once('error', reject);
+      });
+    } catch (e) {
+      throw new ContractExecutionException(`Can't start contract process '${pkg.command.join(' ')}' for image '${key.image}': ${(e as Error).message}`, undefined, true, { cause: e });
     }
     const name = `process ${child.pid}`;
     const tag = { image: key.image, contract: name };

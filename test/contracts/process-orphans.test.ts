@@ -1,0 +1,73 @@
+/**
+ * A contract process does not outlive its node: started through setpriv's parent-death
+ * signal (Linux), it is killed by the kernel when the node process dies, even by SIGKILL.
+ * A start command naming a missing program is still refused at start.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { packageTreeDigest } from '../../src/contracts/package-digest.js';
+import { ContractPackages } from '../../src/contracts/packages.js';
+import { ProcessLauncher, contractCommand } from '../../src/contracts/process-launcher.js';
+import { tempDir } from '../support/tmp.js';
+
+const ENV = { CONNECTION_ID: 'c', CONNECTION_TOKEN: 't', NODE: '127.0.0.1', NODE_PORT: '1' };
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('contract processes and the node process', { skip: contractCommand('node', [], '/', undefined).file === 'node' ? 'no setpriv on this machine' : false }, () => {
+  it('a contract process dies with a node killed by SIGKILL', async () => {
+    const dir = tempDir('weft-orphan-');
+    const pkg = join(dir, 'pkg');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(pkg);
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'sleeper', version: '1.0.0', main: 'index.js' }));
+    writeFileSync(join(pkg, 'index.js'), 'setInterval(() => {}, 1000);\n');
+    const digest = await packageTreeDigest(pkg);
+    const launcherUrl = pathToFileURL(new URL('../../src/contracts/process-launcher.js', import.meta.url).pathname).href;
+    const packagesUrl = pathToFileURL(new URL('../../src/contracts/packages.js', import.meta.url).pathname).href;
+    // A stand-in node process: launches the contract, prints its pid, then waits.
+    const parent = join(dir, 'parent.mjs');
+    writeFileSync(
+      parent,
+      `import { ProcessLauncher } from ${JSON.stringify(launcherUrl)};
+import { ContractPackages } from ${JSON.stringify(packagesUrl)};
+const packages = new ContractPackages([{ image: 'sleeper', runtime: 'process', source: ${JSON.stringify(pkg)}, command: undefined, env: {} }], ${JSON.stringify(join(dir, 'cache'))}, undefined, undefined);
+const launched = await new ProcessLauncher({ packages, memoryMb: 64 }).launch({ image: 'sleeper', imageHash: ${JSON.stringify(digest)} }, ${JSON.stringify(ENV)});
+console.log(launched.name.split(' ')[1]);
+setInterval(() => {}, 1000);
+`,
+    );
+    const node = spawn(process.execPath, [parent], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: node.stdout }).once('line', resolve)));
+    let contractPid: number | undefined = pid;
+    try {
+      assert.ok(pid > 0 && alive(pid), 'the contract process runs');
+      node.kill('SIGKILL');
+      const deadline = Date.now() + 10_000;
+      while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(alive(pid), false, 'the contract process is gone with its node');
+      contractPid = undefined;
+    } finally {
+      if (contractPid !== undefined) process.kill(contractPid, 'SIGKILL');
+    }
+  });
+
+  it('refuses a start command whose program does not exist, naming it', async () => {
+    const dir = tempDir('weft-missing-');
+    const packages = new ContractPackages([{ image: 'missing', runtime: 'process', source: dir, command: ['no-such-program-here', 'x'], env: {} }], join(dir, 'cache'), undefined, undefined);
+    const launcher = new ProcessLauncher({ packages, memoryMb: 64 });
+    await assert.rejects(launcher.launch({ image: 'missing', imageHash: await packageTreeDigest(dir) }, ENV), /Can't start contract process 'no-such-program-here x' for image 'missing': spawn no-such-program-here ENOENT/);
+  });
+});
