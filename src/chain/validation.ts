@@ -34,9 +34,8 @@ import { isGenesisType } from '../protocol/transactions/genesis.js';
 import { atomicBadgeOf, EXECUTED_CONTRACT_TYPE, isAtomic, minerProofSource } from '../protocol/transactions/atomic.js';
 import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import type { DataEntry } from '../protocol/transactions/fields.js';
 import { activeRoles, hasRole } from '../state/permissions.js';
-import type { MutableState, StateView } from '../state/view.js';
+import { DelegatingView, type MutableState, type StateView } from '../state/view.js';
 import { rulesFor, validateBalances, type Applier, type ApplyContext, type MinerFee } from '../state/appliers/index.js';
 import { applyOwnExecutedContract } from '../state/appliers/contracts.js';
 import { FEATURE_DESCRIPTIONS } from './features.js';
@@ -215,35 +214,19 @@ export function scriptState(state: StateView, height: number): ScriptState {
   return new StateScriptReads(state, height);
 }
 
-/** scriptState's reads: one object per validated transaction (not one closure per read). */
-class StateScriptReads implements ScriptState {
+/** scriptState's reads: the state's own, at the block's height (one object per validated transaction, not a closure per read). */
+class StateScriptReads extends DelegatingView implements ScriptState {
   constructor(
-    private readonly state: StateView,
+    state: StateView,
     private readonly blockHeight: number,
-  ) {}
-  height(): number {
+  ) {
+    super(state);
+  }
+  override height(): number {
     return this.blockHeight;
   }
-  balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
-    return this.state.balance(address, assetId);
-  }
-  aliasOwner(name: string): Uint8Array | undefined {
-    return this.state.aliasOwner(name);
-  }
-  dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
-    return this.state.dataEntry(address, key);
-  }
-  transactionHeight(id: Uint8Array): number | undefined {
-    return this.state.transactionHeight(id);
-  }
-  transactionById(id: Uint8Array): Transaction | undefined {
-    return this.state.transactionById(id);
-  }
-  accountScript(address: Uint8Array): Uint8Array | null {
-    return this.state.accountScript(address);
-  }
   assetScript(assetId: Uint8Array): Uint8Array | null {
-    return this.state.asset(assetId)?.script ?? null;
+    return this.base.asset(assetId)?.script ?? null;
   }
 }
 
