@@ -11,6 +11,17 @@ import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { describe, it } from 'node:test';
 import { minerShare } from '../../src/chain/blockchain.js';
 import { alice, bob, ChainNode, Clock, minerA, p, transfer } from './fork-fixture.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
+
+/** A forged node and 40 transfers from alice to bob, the clock moved past them. */
+function fortyTransfers(name: string): { clock: Clock; node: ChainNode; candidates: Transaction[] } {
+  const clock = new Clock();
+  const node = ChainNode.create(name, clock, [minerA]);
+  node.forge();
+  const candidates = Array.from({ length: 40 }, (_, i) => transfer(clock, alice, bob, BigInt(i + 1)));
+  clock.now += 100n;
+  return { clock, node, candidates };
+}
 
 describe("this node's micro-block from pool candidates", () => {
   it('leaves out a candidate an earlier one in the same micro-block made invalid, and a peer agrees', () => {
@@ -47,11 +58,7 @@ describe("this node's micro-block from pool candidates", () => {
   });
 
   it("keeps room within the deadline for committing what it took: the rest waits for the next micro-block", () => {
-    const clock = new Clock();
-    const node = ChainNode.create('build-reserve', clock, [minerA]);
-    node.forge();
-    const candidates = Array.from({ length: 40 }, (_, i) => transfer(clock, alice, bob, BigInt(i + 1)));
-    clock.now += 100n;
+    const { clock, node, candidates } = fortyTransfers('build-reserve');
     // A second to go, but committing is expected to take 100 ms a transaction: about ten fit.
     const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20, deadline: performance.now() + 1000, commitMsPerTransaction: 100 };
     const first = node.chain.appendOwnMicroBlock(candidates, limits, minerA.keyPair.privateKey, false);
@@ -66,11 +73,7 @@ describe("this node's micro-block from pool candidates", () => {
   });
 
   it('with a commit budget of its own (a commit in its own event-loop turn), stops when the expected commit reaches it', () => {
-    const clock = new Clock();
-    const node = ChainNode.create('build-commit-budget', clock, [minerA]);
-    node.forge();
-    const candidates = Array.from({ length: 40 }, (_, i) => transfer(clock, alice, bob, BigInt(i + 1)));
-    clock.now += 100n;
+    const { node, candidates } = fortyTransfers('build-commit-budget');
     // A long deadline, which no longer keeps room for the commit: 10 ms a transaction within 50 ms takes five.
     const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20, deadline: performance.now() + 60_000, commitMsPerTransaction: 10, commitBudgetMs: 50 };
     const build = node.chain.appendOwnMicroBlock(candidates, limits, minerA.keyPair.privateKey, false);
