@@ -176,7 +176,8 @@ export class DockerLauncher implements ContractLauncher {
           const through = new PassThrough();
           const streamTag = { ...tag, stream: level === 'info' ? 'stdout' : 'stderr' };
           forwardLines(through, (text) => log[level](streamTag, text));
-          stream.once('end', () => through.end());
+          // The log stream may close without an 'end' (an error, the container removed): its held line goes out either way.
+          for (const event of ['end', 'close', 'error']) stream.once(event, () => through.end());
           return through;
         };
         this.docker.modem.demuxStream(stream, output('info'), output('warn'));

@@ -17,7 +17,7 @@
  * development and trusted contracts; production deployments should prefer Docker.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { ContractExecutionException } from '../errors/catalogue.js';
 import { forwardLines } from './output-lines.js';
@@ -38,6 +38,16 @@ export interface ProcessLauncherOptions {
 /** util-linux's setpriv, which sets the parent-death signal and then runs the command (Linux only). */
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => process.platform === 'linux' && existsSync(path));
 
+/** Whether `path` is a file this process may execute (what exec needs of it). */
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, fsConstants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The program and arguments that run `executable argv`: through setpriv with SIGKILL as the
  * parent-death signal where there is one (the process keeps its pid: setpriv execs the command).
@@ -47,8 +57,8 @@ export function contractCommand(executable: string, argv: readonly string[], cwd
   // Found here as the spawn would find it (PATH of the contract's environment, else the system's
   // default), so a missing program is still refused at start with the spawn's ENOENT.
   const found = executable.includes('/')
-    ? [resolvePath(cwd, executable)].filter((p) => existsSync(p))[0]
-    : (pathVariable ?? '/usr/bin:/bin').split(':').map((dir) => resolvePath(cwd, dir, executable)).find((p) => existsSync(p));
+    ? [resolvePath(cwd, executable)].find(isExecutableFile)
+    : (pathVariable ?? '/usr/bin:/bin').split(':').map((dir) => resolvePath(cwd, dir, executable)).find(isExecutableFile);
   if (found === undefined) throw Object.assign(new Error(`spawn ${executable} ENOENT`), { code: 'ENOENT' });
   return { file: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', found, ...argv] };
 }

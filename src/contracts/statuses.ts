@@ -10,7 +10,7 @@
  * Signed bytes: sender public key ‖ txId (u16 length ‖ bytes) ‖ status name (u16 length ‖
  * UTF-8) ‖ code (0, or 1 ‖ u16 4 ‖ int32) ‖ message (u16 length ‖ UTF-8) ‖ timestamp (int64).
  */
-import { encodeBase58 } from '../crypto/encoding.js';
+import { encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { DecodeError } from '../errors/catalogue.js';
 import { ByteReader, ByteWriter } from '../protocol/bytes.js';
@@ -134,7 +134,7 @@ export class ExecutionStatusBook {
     const { signature, ...unsigned } = message;
     if (!this.options.protocol.crypto.verify(message.senderPublicKey, statusMessageBytes(unsigned), signature)) return 'invalid';
     const held = this.byTx.get(encodeBase58(message.txId));
-    if (held !== undefined && held.expiresAt > this.options.now() && held.messages.some((m) => Buffer.from(m.signature).equals(signature))) return 'known';
+    if (held !== undefined && held.expiresAt > this.options.now() && held.messages.some((m) => equalBytes(m.senderPublicKey, message.senderPublicKey) && equalBytes(m.signature, signature))) return 'known';
     this.put(message, 'peer');
     return 'new';
   }

@@ -15,6 +15,7 @@
  * else it is a broadcast for gossip. A message that does not decode throws, which closes
  * that peer as misbehaving (the transport's rule).
  */
+import { wallClockMs } from './micro-block-timeline.js';
 import type { Certificate } from '../crypto/pki/x509.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { admitBlockCertificates } from './block-certificates.js';
@@ -93,12 +94,13 @@ export class ChainMessages implements PeerTransportEvents {
       case MessageCode.MicroBlockRequest:
         return this.gossip.onMicroBlockRequest(peer, decodeMicroBlockRequest(payload, idLength));
       case MessageCode.MicroBlockResponse: {
-        const arrivedAt = performance.timeOrigin + performance.now();
+        const arrivedAt = wallClockMs();
         return this.gossip.onMicroBlockResponse(peer, decodeMicroBlockResponse(protocol, payload, this.gossip.readTransaction), arrivedAt);
       }
       case MessageCode.MicroBlockResponseV2: {
+        const arrivedAt = wallClockMs();
         const { micro, certificates } = decodeMicroBlockResponseV2(protocol, payload, this.gossip.readTransaction);
-        return this.offerCertificates(peer, micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : [], certificates, () => this.gossip.onMicroBlockResponse(peer, micro));
+        return this.offerCertificates(peer, micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : [], certificates, () => this.gossip.onMicroBlockResponse(peer, micro, arrivedAt));
       }
       default:
         // GetPeers, Peers, RawAttributes: the peers layer's.

@@ -38,7 +38,7 @@ interface Entry {
 /** Micro-blocks followed at once at most (the oldest is forgotten beyond). */
 const MAX_FOLLOWED = 256;
 
-const wallClockMs = (): number => performance.timeOrigin + performance.now();
+export const wallClockMs = (): number => performance.timeOrigin + performance.now();
 
 export class MicroBlockTimeline {
   private readonly entries = new Map<string, Entry>();
