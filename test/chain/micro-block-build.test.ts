@@ -83,14 +83,12 @@ describe("this node's micro-block from pool candidates", () => {
   });
 
   it('a micro-block prepared on a tip that changed before its commit is dropped, and the chain keeps what it had', () => {
-    const clock = new Clock();
-    const node = ChainNode.create('build-stale', clock, [minerA]);
-    node.forge();
-    const candidates = [transfer(clock, alice, bob, 1n), transfer(clock, alice, bob, 2n)];
-    clock.now += 100n;
+    const { clock, node, candidates: forty } = fortyTransfers('build-stale');
+    const candidates = forty.slice(0, 2);
     const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20 };
+    const prepareSigned = (txs: readonly Transaction[]) => node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(txs, limits, minerA.keyPair.privateKey), false);
     // Prepared and signed, then another micro-block commits first: the prepared one no longer extends the tip.
-    const prepared = node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(candidates.slice(0, 1), limits, minerA.keyPair.privateKey), false);
+    const prepared = prepareSigned(candidates.slice(0, 1));
     assert.notEqual(prepared.signed, undefined);
     const first = node.chain.appendOwnMicroBlock(candidates.slice(1), limits, minerA.keyPair.privateKey, false);
     const tip = node.chain.lastBlock();
@@ -102,7 +100,7 @@ describe("this node's micro-block from pool candidates", () => {
     assert.equal(node.chain.state().transactionHeight(candidates[0]!.id), undefined);
     // Prepared again on the new tip, signed, it commits: the micro-block signed is the one appended.
     clock.now += 100n;
-    const signed = node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(candidates.slice(0, 1), limits, minerA.keyPair.privateKey), false);
+    const signed = prepareSigned(candidates.slice(0, 1));
     const again = node.chain.commitOwnMicroBlock(signed, false);
     assert.equal(again.microBlock, signed.signed?.microBlock);
     assert.equal(node.chain.lastBlock(), signed.signed?.liquidBlock);

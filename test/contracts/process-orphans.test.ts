@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
@@ -30,7 +30,6 @@ describe('contract processes and the node process', { skip: contractCommand('nod
   it('a contract process dies with a node killed by SIGKILL', async () => {
     const dir = tempDir('weft-orphan-');
     const pkg = join(dir, 'pkg');
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(pkg);
     writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'sleeper', version: '1.0.0', main: 'index.js' }));
     writeFileSync(join(pkg, 'index.js'), 'setInterval(() => {}, 1000);\n');
@@ -50,9 +49,15 @@ setInterval(() => {}, 1000);
 `,
     );
     const node = spawn(process.execPath, [parent], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const pid = Number(await new Promise<string>((resolve) => createInterface({ input: node.stdout }).once('line', resolve)));
-    let contractPid: number | undefined = pid;
+    let contractPid: number | undefined;
     try {
+      const pid = Number(
+        await new Promise<string>((resolve, reject) => {
+          createInterface({ input: node.stdout }).once('line', resolve);
+          node.once('exit', (code) => reject(new Error(`the stand-in node exited (${code}) before launching the contract`)));
+        }),
+      );
+      contractPid = pid;
       assert.ok(pid > 0 && alive(pid), 'the contract process runs');
       node.kill('SIGKILL');
       const deadline = Date.now() + 10_000;
@@ -60,7 +65,8 @@ setInterval(() => {}, 1000);
       assert.equal(alive(pid), false, 'the contract process is gone with its node');
       contractPid = undefined;
     } finally {
-      if (contractPid !== undefined) process.kill(contractPid, 'SIGKILL');
+      node.kill('SIGKILL');
+      if (contractPid !== undefined && alive(contractPid)) process.kill(contractPid, 'SIGKILL');
     }
   });
 

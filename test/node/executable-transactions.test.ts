@@ -79,7 +79,6 @@ describe('executable transactions in /transactions/info', () => {
       assert.equal(info.json['height'], executedInfo.json['height']);
       assert.deepEqual(info.json['proofs'], (executed.json['tx'] as Record<string, unknown>)['proofs']);
     }
-    // The sender's transactions list them, as WE's address index does (the fee payer's).
     // The sender's transactions list the executed 104 and 103 (newest first) with their 105s'
     // heights, as WE's address index does (they paid the fees); a 105 touches no address of its
     // own here (no asset operations), so, as in WE, it is listed for none; the failed call is not there.
