@@ -21,14 +21,12 @@ import { devAccounts } from '../src/node/dev.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
-import type { Figure } from './harness.js';
+import { progress, type Figure } from './harness.js';
 
 const WINDOW_MS = Number(process.env['ABUSE_SECONDS'] ?? 30) * 1000;
 const FILL = Number(process.env['ABUSE_FILL'] ?? 20_000);
 /** Steady transfers per second in both windows: the miner always has work. */
 const STEADY_TPS = 200;
-
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 
 interface Answer {
   readonly status: number;

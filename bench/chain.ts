@@ -43,7 +43,7 @@ import { devAccounts, devNodeConfig } from '../src/node/dev.js';
 import { ExtensionImport } from '../src/network/extension-import.js';
 import { freeLoopbackPort } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
-import { mainThreadCpuMs, processCpuMs, startProcess, stopProcess, type Figure } from './harness.js';
+import { benchPartWanted, mainThreadCpuMs, processCpuMs, progress, startProcess, stopProcess, type Figure } from './harness.js';
 
 export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
@@ -95,8 +95,6 @@ function nativeVerifyRate(txs: readonly Transaction[]): number {
 }
 
 const rate = (n: number, t0: bigint): number => n / (Number(process.hrtime.bigint() - t0) / 1e9);
-
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 
 function figure(name: string, value: number, baseline: number, unit: string, target?: number): Figure {
   return { name, value, baseline, ratio: value / baseline, unit, baselineLabel: 'native Ed25519 verify/s (1 core)', ...(target === undefined ? {} : { target }) };
@@ -461,8 +459,7 @@ export async function confirmedRate(node: NodeProc, txs: readonly Transaction[])
  * import; unset, every part runs.
  */
 function chainPartWanted(part: 'pool' | 'ingest' | 'confirmed' | 'build' | 'import'): boolean {
-  const only = process.env['BENCH_ONLY'];
-  return only === undefined || only === '' || only.split(',').includes(part);
+  return benchPartWanted(part);
 }
 
 export async function chainFigures(p: Protocol): Promise<Figure[]> {

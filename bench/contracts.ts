@@ -29,7 +29,7 @@ import { packageTreeDigest } from '../src/contracts/package-digest.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
-import { descendantsCpuMs, mainThreadCpuMs, type Figure } from './harness.js';
+import { benchPartWanted, descendantsCpuMs, mainThreadCpuMs, progress, type Figure } from './harness.js';
 import pino from 'pino';
 import { Node } from '../src/node/node.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
@@ -50,16 +50,13 @@ function contractEnv(): Record<string, string> {
   return { NODE_OPTIONS: `--import ${JSON.stringify(fileURLToPath(new URL('./contract-profiler.js', import.meta.url)))}`, CONTRACT_PROFILE_DIR: resolve(dir) };
 }
 
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
-
 /**
  * BENCH_ONLY=<part>[,<part>…] runs only those parts of the contracts group: sdk (executor
  * calls/s and cold start), wasm, node (confirmed calls/s and latency on a running node); unset,
  * every part runs.
  */
 function contractsPartWanted(part: 'sdk' | 'wasm' | 'node'): boolean {
-  const only = process.env['BENCH_ONLY'];
-  return only === undefined || only === '' || only.split(',').includes(part);
+  return benchPartWanted(part);
 }
 
 /** CPU ms this process (the node: all its threads, and its main thread alone) and its descendants (the contract processes) have used so far. */
@@ -297,7 +294,11 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
       // straddled the 1 s sync window (no micro-blocks) lost up to a third of its rate, so the
       // ratio swung with where each run happened to fall in the round (0.109 … 0.343 seen).
       const height = node.chain.height();
-      while (node.chain.height() === height) await new Promise((r) => setTimeout(r, 2));
+      const roundDeadline = Date.now() + 30_000;
+      while (node.chain.height() === height) {
+        if (Date.now() > roundDeadline) throw new Error('bench: no new key block in 30 s');
+        await new Promise((r) => setTimeout(r, 2));
+      }
       const t0 = process.hrtime.bigint();
       for (const tx of txs) await pool.broadcast(tx);
       const deadline = Date.now() + 300_000;

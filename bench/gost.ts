@@ -20,7 +20,7 @@ import { Protocol } from '../src/protocol/protocol.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { GostTestCa } from '../test/pki/openssl-gost.js';
 import { confirmed, signedTransfers } from './chain.js';
-import { compareRates, type Figure } from './harness.js';
+import { compareRates, progress, type Figure } from './harness.js';
 
 interface BareGostSign {
   verify(publicKey: ArrayBuffer, signature: ArrayBuffer, data: Uint8Array): boolean;
@@ -28,8 +28,6 @@ interface BareGostSign {
 const { GostEngine } = gostPkg as { GostEngine: { getGostSign(a: Record<string, unknown>): BareGostSign } };
 
 const ab = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
-
 /** Bare library verifications per second of the transfers' proofs (one core). */
 function bareGostVerifyRate(txs: readonly Transaction[], ms = 1500): number {
   const bare = GostEngine.getGostSign(GOST_SIGN_ALGORITHM);

@@ -160,3 +160,12 @@ function cpuMsOfStat(path: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
+
+/** A progress line on stderr (the figures go to stdout). */
+export const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
+
+/** BENCH_ONLY=<part>[,<part>…] selects parts of a group; unset or empty, every part runs. */
+export function benchPartWanted(part: string): boolean {
+  const only = process.env['BENCH_ONLY'];
+  return only === undefined || only === '' || only.split(',').includes(part);
+}

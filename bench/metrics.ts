@@ -22,7 +22,7 @@
  *   (two histogram observations, two counters) is per micro-block, not per transfer.
  */
 import { BENCH_POA, confirmedRate, ingestedRate, poolIngest, request, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
-import { median, opsPerSecond, processCpuMs, type Figure } from './harness.js';
+import { median, opsPerSecond, processCpuMs, progress, type Figure } from './harness.js';
 import { DEFAULTS } from '../src/node/config.js';
 import { NodeMetrics } from '../src/node/metrics.js';
 import { frameSize } from '../src/network/framing.js';
@@ -31,8 +31,6 @@ import type { Protocol } from '../src/protocol/protocol.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 
 const TARGET = 0.95;
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
-
 /** Scrapes `/metrics` every second until stopped; fails the run if a scrape does not answer 200. */
 function scraper(node: NodeProc): () => Promise<void> {
   let failure: Error | undefined;
