@@ -333,13 +333,23 @@ describe('the pool and the verifier threads', () => {
     const t = forkTx(clock);
     node.forge();
     const pool = new UtxPool({ chain: node.chain, settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true }, now: clock.read, verifier: threads });
-    const good = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
-    assert.equal(await pool.broadcast(good), good);
-    assert.equal(good.hasValidSenderSignature(), true);
-    const unsigned = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: 2n * WEST, fee: 1_000_000n, attachment: '' });
-    const forged = unsigned.withProofs([p.crypto.sign(fork.bob.keyPair.privateKey, unsigned.proofSourceBytes)]);
-    await assert.rejects(pool.broadcast(forged), (e: unknown) => e instanceof WeError && /proof doesn't validate as signature/.test(e.message));
-    assert.equal(pool.size().size, 1);
+    // The threads are asked once per broadcast (their answer is the verdict the pool keeps).
+    const verify = threads.verify.bind(threads);
+    let asked = 0;
+    threads.verify = (...args: Parameters<typeof verify>) => (asked++, verify(...args));
+    try {
+      const good = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
+      assert.equal(await pool.broadcast(good), good);
+      assert.equal(asked, 1);
+      assert.equal(good.hasValidSenderSignature(), true);
+      const unsigned = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: 2n * WEST, fee: 1_000_000n, attachment: '' });
+      const forged = unsigned.withProofs([p.crypto.sign(fork.bob.keyPair.privateKey, unsigned.proofSourceBytes)]);
+      await assert.rejects(pool.broadcast(forged), (e: unknown) => e instanceof WeError && /proof doesn't validate as signature/.test(e.message));
+      assert.equal(asked, 2);
+      assert.equal(pool.size().size, 1);
+    } finally {
+      threads.verify = verify;
+    }
   });
 
   it('with allow-transactions-from-smart-accounts = false refuses scripted senders (199) while blocks still carry them', () => {
