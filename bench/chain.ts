@@ -43,6 +43,7 @@ import { devAccounts, devNodeConfig } from '../src/node/dev.js';
 import { ExtensionImport } from '../src/network/extension-import.js';
 import { freeLoopbackPort } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
+import { postAllLean, type PostOutcome } from './http-load.js';
 import { benchPartWanted, mainThreadCpuMs, processCpuMs, progress, startProcess, stopProcess, type Figure } from './harness.js';
 
 export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
@@ -300,8 +301,16 @@ export function request(url: string, method: string, body?: string): Promise<{ s
   });
 }
 
-/** POSTs every body with `concurrency` requests in flight; resolves when all are answered. */
+/**
+ * POSTs every body to the node's broadcast route with `concurrency` requests in flight;
+ * resolves when all are answered (bench/http-load.ts; BENCH_HTTP_CLIENT=node: through node:http).
+ */
 export async function broadcastAll(url: string, bodies: readonly string[], concurrency: number): Promise<void> {
+  const { failed, firstError } = process.env['BENCH_HTTP_CLIENT'] === 'node' ? await postAllNodeHttp(url, bodies, concurrency) : await postAllLean(`${url}/transactions/broadcast`, bodies, concurrency);
+  if (failed > 0) throw new Error(`${failed} broadcasts failed, first: ${firstError}`);
+}
+
+async function postAllNodeHttp(url: string, bodies: readonly string[], concurrency: number): Promise<PostOutcome> {
   let next = 0;
   let failed = 0;
   let firstError = '';
@@ -316,7 +325,7 @@ export async function broadcastAll(url: string, bodies: readonly string[], concu
     }
   };
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
-  if (failed > 0) throw new Error(`${failed} broadcasts failed, first: ${firstError}`);
+  return { failed, firstError };
 }
 
 /** Transfers/s broadcast over HTTP into the pool of a node process that does not mine. */
