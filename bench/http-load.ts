@@ -18,17 +18,18 @@ export interface PostOutcome {
 const HEADER_END = Buffer.from('\r\n\r\n');
 
 /** One reply read from a connection's bytes; `null` until the whole reply has arrived. */
-function parseReply(buf: Buffer): { status: number; body: string; length: number } | null {
+function parseReply(buf: Buffer): { status: number; body: string; length: number; close: boolean } | null {
   const headEnd = buf.indexOf(HEADER_END);
   if (headEnd < 0) return null;
   const head = buf.toString('latin1', 0, headEnd);
   const status = Number(head.slice(9, 12));
+  const close = /\r\nconnection:\s*close/i.test(head);
   const lengthMatch = /\r\ncontent-length:\s*(\d+)/i.exec(head);
   const bodyStart = headEnd + 4;
   if (lengthMatch !== null) {
     const end = bodyStart + Number(lengthMatch[1]);
     if (buf.length < end) return null;
-    return { status, body: status === 200 ? '' : buf.toString('utf8', bodyStart, end), length: end };
+    return { status, body: status === 200 ? '' : buf.toString('utf8', bodyStart, end), length: end, close };
   }
   if (!/\r\ntransfer-encoding:\s*chunked/i.test(head)) throw new Error(`bench HTTP client: a reply with neither content-length nor chunked encoding: ${head}`);
   // Chunked: size line, data, CRLF … until a zero-size chunk and the final CRLF.
@@ -40,7 +41,7 @@ function parseReply(buf: Buffer): { status: number; body: string; length: number
     const size = parseInt(buf.toString('latin1', at, lineEnd), 16);
     if (size === 0) {
       if (buf.length < lineEnd + 4) return null;
-      return { status, body: status === 200 ? '' : Buffer.concat(parts).toString('utf8'), length: lineEnd + 4 };
+      return { status, body: status === 200 ? '' : Buffer.concat(parts).toString('utf8'), length: lineEnd + 4, close };
     }
     if (buf.length < lineEnd + 2 + size + 2) return null;
     parts.push(buf.subarray(lineEnd + 2, lineEnd + 2 + size));
@@ -76,6 +77,8 @@ class Connection {
       if (reply === null) return;
       this.#pending = this.#pending.subarray(reply.length);
       this.#waiting = null;
+      // The server ends this connection after its reply: the next request goes on a new one.
+      if (reply.close) this.close();
       waiting.resolve(reply);
     });
     const fail = (e: Error): void => {
@@ -101,6 +104,7 @@ class Connection {
     this.#socket?.removeAllListeners('close');
     this.#socket?.destroy();
     this.#socket = null;
+    this.#pending = Buffer.alloc(0);
   }
 }
 
