@@ -128,7 +128,7 @@ export function statusJson(m: ContractExecutionMessage, p: Protocol): JsonObject
     code: m.code,
     message: m.message,
     timestamp: m.timestamp,
-    signature: encodeBase58(m.signature),
+    signature: encodeBase58(m.signature()),
   };
 }
 
