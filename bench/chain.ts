@@ -267,22 +267,16 @@ const QUIET_STALL_WINDOW_MS = 3000;
 const WARMUP_TRANSFERS = 5_000;
 
 /**
- * The longest event-loop stall in the node process since it started serving or since the
- * previous call, in ms (bench/node-process.ts answers SIGUSR2).
+ * The longest event-loop delay in the node process since the previous scrape of its /metrics
+ * (or since it started), in ms: the node's own sampler, prom-client's
+ * nodejs_eventloop_lag_max_seconds (perf_hooks' monitorEventLoopDelay at 10 ms resolution,
+ * reset by every scrape). Needs node.metrics on.
  */
-export function longestStallMs(node: NodeProc): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the bench node did not report its event-loop stall')), 10_000);
-    const onData = (d: Buffer): void => {
-      const m = /stall (\S+)/.exec(d.toString());
-      if (m === null) return;
-      clearTimeout(timer);
-      node.child.stdout?.off('data', onData);
-      resolve(Number(m[1]));
-    };
-    node.child.stdout?.on('data', onData);
-    node.child.kill('SIGUSR2');
-  });
+export async function longestStallMs(node: NodeProc): Promise<number> {
+  const r = await request(`${node.url}/metrics`, 'GET');
+  const m = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(r.text);
+  if (r.status !== 200 || m === null) throw new Error(`the bench node's /metrics (${r.status}) has no nodejs_eventloop_lag_max_seconds: is node.metrics on?`);
+  return Number(m[1]) * 1000;
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });

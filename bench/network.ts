@@ -217,7 +217,8 @@ function tailBreakdown(nodes: readonly Running[], from: number, to: number): str
   return out;
 }
 
-const percentile = (xs: readonly number[], q: number): number => (xs.length === 0 ? NaN : xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!);
+/** The q-quantile of sorted, non-empty `xs`. */
+const percentile = (xs: readonly number[], q: number): number => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 export async function networkFigures(p: Protocol): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-devnet-'));
@@ -348,6 +349,11 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
       ['microblock', (r: Running) => r.microBlocks],
     ] as const) {
       const xs = latencies(nodes, pick, window.from, window.to);
+      if (xs.length === 0) {
+        // No figure from no sample (a window shorter than a round may hold no key block): said, not printed as NaN.
+        progress(`network.propagation.${kind}${phase}: no ${kind === 'keyblock' ? 'key block' : 'micro-block'} reached a peer in the window (${what}); its p50 and p99 are left out`);
+        continue;
+      }
       for (const [q, name] of [
         [0.5, 'p50'],
         [0.99, 'p99'],

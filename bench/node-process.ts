@@ -2,12 +2,12 @@
  * A dev-chain node for benchmarks, in its own process:
  *   node dist/bench/node-process.js <data-dir> <rest-port> <settings-json>
  * settings-json overrides miner and PoA settings (the bench states them in its output).
- * Prints "ready <url>" once serving. On SIGUSR2 it prints "stall <ms>": the longest
- * event-loop delay since serving began or since the previous SIGUSR2.
+ * Prints "ready <url>" once serving. Its event-loop stalls are the node's own figure
+ * (/metrics nodejs_eventloop_lag_max_seconds; bench/chain.ts longestStallMs).
  */
 import { devNodeConfig } from '../src/node/dev.js';
 import { Node } from '../src/node/node.js';
-import { monitorEventLoopDelay, PerformanceObserver, type NodeGCPerformanceDetail } from 'node:perf_hooks';
+import { PerformanceObserver, type NodeGCPerformanceDetail } from 'node:perf_hooks';
 import pino from 'pino';
 
 interface BenchSettings {
@@ -58,11 +58,5 @@ if (process.env['BENCH_LOG_LEVEL'] === 'debug') {
     last = now;
   }, 5).unref();
 }
-const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-loopDelay.enable();
-process.on('SIGUSR2', () => {
-  process.stdout.write(`stall ${loopDelay.max / 1e6}\n`);
-  loopDelay.reset();
-});
 process.stdout.write(`ready ${node.url ?? ''}\n`);
 process.on('SIGTERM', () => void node.stop().then(() => process.exit(0)));

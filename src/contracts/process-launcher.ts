@@ -12,6 +12,11 @@
  * On Linux the process is started through util-linux's `setpriv --pdeathsig SIGKILL` when the
  * machine has it: the kernel kills the contract when the node process dies, so a node killed
  * with SIGKILL (or crashing) leaves no contract process behind; a normal stop ends them itself.
+ * Then perl (Debian's essential perl-base) closes every descriptor the process inherited
+ * beyond stdin, stdout and stderr, leaving the environment as it is, and runs the command:
+ * LMDB opens the store's data file without close-on-exec (by design: its users may share it),
+ * and Node.js has no fcntl to set it, so a contract would otherwise hold the node's data file
+ * open (and could read it).
  *
  * Isolation caveat: a child process has the node's file and network access. Fine for
  * development and trusted contracts; production deployments should prefer Docker.
@@ -38,6 +43,15 @@ export interface ProcessLauncherOptions {
 /** util-linux's setpriv, which sets the parent-death signal and then runs the command (Linux only). */
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => process.platform === 'linux' && existsSync(path));
 
+/**
+ * perl, to close inherited descriptors before the contract's program runs (Linux only: it
+ * reads /proc). A shell would not do: bash adds PWD and SHLVL to the contract's environment.
+ */
+const PERL = ['/usr/bin/perl', '/bin/perl'].find((path) => process.platform === 'linux' && existsSync(path));
+
+/** Closes every descriptor above 2 open in this process, then runs its arguments in its place (same pid). */
+const CLOSE_INHERITED = 'use POSIX (); for my $fd (map { m{/(\\d+)$} ? $1 : () } glob "/proc/$$/fd/*") { POSIX::close($fd) if $fd > 2 } exec { $ARGV[0] } @ARGV or die "cannot run $ARGV[0]: $!\\n"';
+
 /** Whether `path` is a file this process may execute (what exec needs of it). */
 function isExecutableFile(path: string): boolean {
   try {
@@ -50,7 +64,8 @@ function isExecutableFile(path: string): boolean {
 
 /**
  * The program and arguments that run `executable argv`: through setpriv with SIGKILL as the
- * parent-death signal where there is one (the process keeps its pid: setpriv execs the command).
+ * parent-death signal where there is one, then perl, which closes the descriptors inherited
+ * beyond stdio and runs the command (the process keeps its pid: each execs the next).
  */
 export function contractCommand(executable: string, argv: readonly string[], cwd: string, pathVariable: string | undefined): { file: string; args: string[] } {
   if (SETPRIV === undefined) return { file: executable, args: [...argv] };
@@ -60,7 +75,8 @@ export function contractCommand(executable: string, argv: readonly string[], cwd
     ? [resolvePath(cwd, executable)].find(isExecutableFile)
     : (pathVariable ?? '/usr/bin:/bin').split(':').map((dir) => resolvePath(cwd, dir, executable)).find(isExecutableFile);
   if (found === undefined) throw Object.assign(new Error(`spawn ${executable} ENOENT`), { code: 'ENOENT' });
-  return { file: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', found, ...argv] };
+  // setpriv first: the parent-death signal is set at once (a node killed while perl starts still takes the contract with it).
+  return { file: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', ...(PERL === undefined ? [] : [PERL, '-e', CLOSE_INHERITED]), found, ...argv] };
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

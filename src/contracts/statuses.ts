@@ -27,7 +27,12 @@ export interface ContractExecutionMessage {
   readonly code: number | null;
   readonly message: string;
   readonly timestamp: bigint;
-  readonly signature: Uint8Array;
+  /**
+   * The sender's signature over statusMessageBytes. A method, not a field: the node signs its
+   * own statuses on first call (record), so copying a message (`{ ...m }`) signs nothing, and a
+   * copy answers the original's signature.
+   */
+  signature(): Uint8Array;
 }
 
 const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
@@ -47,9 +52,10 @@ const STATUSES: ReadonlySet<string> = new Set<ExecutionStatus>(['Success', 'Erro
 /** A message as it travels between nodes: its signed bytes, then the signature. */
 export function encodeStatusMessage(m: ContractExecutionMessage): Uint8Array {
   const body = statusMessageBytes(m);
-  const out = new Uint8Array(body.length + m.signature.length);
+  const signature = m.signature();
+  const out = new Uint8Array(body.length + signature.length);
   out.set(body);
-  out.set(m.signature, body.length);
+  out.set(signature, body.length);
   return out;
 }
 
@@ -72,7 +78,7 @@ export function decodeStatusMessage(bytes: Uint8Array, publicKeyLength: number, 
   const timestamp = r.i64('timestamp');
   const signature = r.bytes(signatureLength, 'signature');
   r.expectEnd('ContractExecutionMessage');
-  return { senderPublicKey, txId, status: status as ExecutionStatus, code, message, timestamp, signature };
+  return { senderPublicKey, txId, status: status as ExecutionStatus, code, message, timestamp, signature: () => signature };
 }
 
 /** Where a message in the book came from. */
@@ -104,8 +110,8 @@ export class ExecutionStatusBook {
 
   /**
    * Records a status of `txId`, signed by the node. The signature is made when something
-   * first reads it (the peers' copy, a REST or gRPC answer): a status no one reads — a
-   * node without peers records one per execution — costs no signature.
+   * first asks for it (the peers' copy, a REST or gRPC answer), once: a status no one reads —
+   * a node without peers records one per execution — costs no signature.
    */
   record(txId: Uint8Array, draft: StatusDraft): ContractExecutionMessage {
     const unsigned = {
@@ -118,10 +124,7 @@ export class ExecutionStatusBook {
     };
     let signature: Uint8Array | undefined;
     const sign = this.signStatus;
-    const message = Object.defineProperty({ ...unsigned }, 'signature', {
-      enumerable: true,
-      get: (): Uint8Array => (signature ??= sign(statusMessageBytes(unsigned))),
-    }) as ContractExecutionMessage;
+    const message: ContractExecutionMessage = { ...unsigned, signature: () => (signature ??= sign(statusMessageBytes(unsigned))) };
     this.put(message, 'own');
     return message;
   }
@@ -131,10 +134,10 @@ export class ExecutionStatusBook {
    * it already (nothing changes), 'invalid' when its signature does not hold.
    */
   accept(message: ContractExecutionMessage): 'new' | 'known' | 'invalid' {
-    const { signature, ...unsigned } = message;
-    if (!this.options.protocol.crypto.verify(message.senderPublicKey, statusMessageBytes(unsigned), signature)) return 'invalid';
+    const signature = message.signature();
+    if (!this.options.protocol.crypto.verify(message.senderPublicKey, statusMessageBytes(message), signature)) return 'invalid';
     const held = this.byTx.get(encodeBase58(message.txId));
-    if (held !== undefined && held.expiresAt > this.options.now() && held.messages.some((m) => equalBytes(m.senderPublicKey, message.senderPublicKey) && equalBytes(m.signature, signature))) return 'known';
+    if (held !== undefined && held.expiresAt > this.options.now() && held.messages.some((m) => equalBytes(m.senderPublicKey, message.senderPublicKey) && equalBytes(m.signature(), signature))) return 'known';
     this.put(message, 'peer');
     return 'new';
   }

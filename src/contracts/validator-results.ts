@@ -36,14 +36,37 @@ import {
   type ValidationProof,
 } from '../protocol/transactions/contracts.js';
 
+/**
+ * A V2 result's readings, one value: their bytes (what message 56 carries and the signature and
+ * the agreement cover) and the descriptors those bytes encode. Made either from descriptors
+ * (`of`: encoded once, for an own execution) or from a message's bytes (`read`: kept as they
+ * came, so a received result is checked without encoding anything again) — never from both,
+ * so the two cannot disagree; a copy of a result shares it.
+ */
+export class ResultReadings {
+  private constructor(
+    /** The descriptors' bytes, without their u16 count. */
+    readonly bytes: Uint8Array,
+    readonly descriptors: readonly ReadDescriptor[],
+  ) {}
+
+  static of(p: Protocol, descriptors: readonly ReadDescriptor[]): ResultReadings {
+    return new ResultReadings(readDescriptorsBytes(p, descriptors), descriptors);
+  }
+
+  /** Reads u16 count ‖ descriptors at the reader's position, keeping their bytes as they are. */
+  static read(r: ByteReader, p: Protocol): ResultReadings {
+    const descriptors: ReadDescriptor[] = [];
+    const count = r.u16('readings');
+    const start = r.pos;
+    for (let n = count; n > 0; n--) descriptors.push(READ_DESCRIPTOR.read(r, p, 'readings'));
+    return new ResultReadings(r.buf.subarray(start, r.pos), descriptors);
+  }
+}
+
 /** What a V2 result (a confidential call's) adds. */
 export interface ConfidentialResults {
-  readonly readings: readonly ReadDescriptor[];
-  /**
-   * The readings' bytes as a peer's message 56 carried them: the signature and the agreement
-   * are worked out from these instead of encoding `readings` again.
-   */
-  readonly readingsBytes?: Uint8Array;
+  readonly readings: ResultReadings;
   readonly readingsHash: Uint8Array | null;
   readonly outputCommitment: Uint8Array;
 }
@@ -58,20 +81,17 @@ export interface ContractValidatorResult {
   readonly confidential?: ConfidentialResults;
 }
 
-/** The readings' bytes: as received, or encoded. */
-const readingsBytesOf = (p: Protocol, c: ConfidentialResults): Uint8Array => c.readingsBytes ?? readDescriptorsBytes(p, c.readings);
-
 /** What the result's signature covers: the results hash (V1), or the V2 bytes. */
 export function validatorResultSignedBytes(p: Protocol, resultsHash: Uint8Array, confidential: ConfidentialResults | undefined): Uint8Array {
   if (confidential === undefined) return resultsHash;
-  return confidentialResultsSignedBytes(p, readingsBytesOf(p, confidential), confidential.readingsHash, confidential.outputCommitment, resultsHash);
+  return confidentialResultsSignedBytes(p, confidential.readings.bytes, confidential.readingsHash, confidential.outputCommitment, resultsHash);
 }
 
 /** What validators agree on: the results hash, and for a V2 its readings and output commitment too. */
 export function agreementKey(p: Protocol, resultsHash: Uint8Array, confidential: ConfidentialResults | undefined): string {
   const hash = encodeBase58(resultsHash);
   if (confidential === undefined) return hash;
-  const rest = concatBytes(readingsBytesOf(p, confidential), confidential.readingsHash === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), confidential.readingsHash), confidential.outputCommitment);
+  const rest = concatBytes(confidential.readings.bytes, confidential.readingsHash === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), confidential.readingsHash), confidential.outputCommitment);
   return `${hash}/${encodeBase58(p.crypto.fastHash(rest))}`;
 }
 
@@ -109,7 +129,7 @@ export function validatorResultV2MaxLength(p: Protocol): number {
 export function encodeValidatorResultV2(p: Protocol, r: ContractValidatorResult): Uint8Array {
   const c = r.confidential;
   if (c === undefined) throw new Error('a ContractValidatorResultsV2 carries the confidential results');
-  const w = new ByteWriter(256).shortBytes(r.senderPublicKey).shortBytes(r.txId).shortBytes(r.keyBlockId).u16(c.readings.length).bytes(readingsBytesOf(p, c));
+  const w = new ByteWriter(256).shortBytes(r.senderPublicKey).shortBytes(r.txId).shortBytes(r.keyBlockId).u16(c.readings.descriptors.length).bytes(c.readings.bytes);
   if (c.readingsHash === null) w.u8(0);
   else w.u8(1).shortBytes(c.readingsHash);
   return w.shortBytes(c.outputCommitment).shortBytes(r.resultsHash).shortBytes(r.signature).result();
@@ -122,11 +142,7 @@ export function decodeValidatorResultV2(p: Protocol, bytes: Uint8Array): Contrac
   if (senderPublicKey.length !== p.crypto.publicKeyLength) throw new DecodeError(`sender public key of ${senderPublicKey.length} bytes`, 'sender');
   const txId = r.shortBytes('txId');
   const keyBlockId = r.shortBytes('keyBlockId');
-  const readings: ReadDescriptor[] = [];
-  const count = r.u16('readings');
-  const readingsStart = r.pos;
-  for (let n = count; n > 0; n--) readings.push(READ_DESCRIPTOR.read(r, p, 'readings'));
-  const readingsBytes = bytes.subarray(readingsStart, r.pos);
+  const readings = ResultReadings.read(r, p);
   const flag = r.u8('readingsHash');
   if (flag > 1) throw new DecodeError(`option flag ${flag}`, 'readingsHash');
   const readingsHash = flag === 1 ? r.shortBytes('readingsHash') : null;
@@ -134,7 +150,7 @@ export function decodeValidatorResultV2(p: Protocol, bytes: Uint8Array): Contrac
   const resultsHash = r.shortBytes('resultsHash');
   const signature = r.shortBytes('signature');
   r.expectEnd('ContractValidatorResultsV2');
-  return { senderPublicKey, txId, keyBlockId, resultsHash, signature, confidential: { readings, readingsBytes, readingsHash, outputCommitment } };
+  return { senderPublicKey, txId, keyBlockId, resultsHash, signature, confidential: { readings, readingsHash, outputCommitment } };
 }
 
 export function encodeValidatorResult(p: Protocol, r: ContractValidatorResult): Uint8Array {

@@ -38,6 +38,18 @@ import { socketAddressText } from './peers.js';
 import { ChainSync, type SyncStatus } from './sync.js';
 import { MessageCode, type Peer, type PeerTransportEvents } from './types.js';
 
+/**
+ * Block traffic: the messages a block's propagation waits on (key blocks, micro-block
+ * inventories, requests and responses). The transport writes them at once even while a peer's
+ * send queue holds back-pressured messages (transactions), which they would otherwise wait behind.
+ */
+const BLOCK_TRAFFIC: ReadonlySet<number> = new Set<number>([MessageCode.Block, MessageCode.MicroBlockInventory, MessageCode.MicroBlockRequest, MessageCode.MicroBlockResponse, MessageCode.MicroBlockResponseV2]);
+
+/** The transport's `skipsSendQueue`: a message of block traffic. */
+export function skipsSendQueue(code: number): boolean {
+  return BLOCK_TRAFFIC.has(code);
+}
+
 export class ChainMessages implements PeerTransportEvents {
   readonly sync: ChainSync;
   readonly gossip: Gossip;

@@ -24,7 +24,7 @@ import { gostSubjectPublicKeyInfo } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
-import { ChainMessages } from './chain-messages.js';
+import { ChainMessages, skipsSendQueue } from './chain-messages.js';
 import { sessionKeyLength } from './handshake.js';
 import { ContractStatusMessages } from './contract-status-messages.js';
 import { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from './contract-validator-messages.js';
@@ -182,6 +182,7 @@ export class NodeNetwork {
       verify: (publicKey, message, signature) => o.protocol.crypto.verify(publicKey, message, signature),
       participantPublicKey: (address) => o.chain.participantPublicKey(address),
       events,
+      skipsSendQueue,
       // GOST: an ephemeral GOST R 34.10-2012 key per connection, sent as its 104-byte SubjectPublicKeyInfo (WE's SessionKeyLength).
       ...(o.protocol.crypto.type === 'gost'
         ? {

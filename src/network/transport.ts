@@ -10,9 +10,9 @@
  *   PeerIdentityRequest (answered, then the connection closes), anything else closes.
  * - Each peer has a bounded send queue (bytes and messages): while the socket reports
  *   back-pressure, messages wait in it; when it is full `send` drops and returns false.
- *   A block's or micro-block's message (BLOCK_CODES) skips the queue under back-pressure:
- *   it goes to the socket at once, within the queue's byte bound, instead of waiting
- *   behind transactions.
+ *   A message whose code the caller's `skipsSendQueue` names (the chain routing's block
+ *   traffic) skips the queue under back-pressure: it goes to the socket at once, within the
+ *   queue's byte bound, instead of waiting behind the rest.
  * - A message's frame is encoded once for all the peers it goes to (framing.ts
  *   OutgoingFrames), and the messages sent to a peer in one callback leave in one write:
  *   the socket is corked at the first and uncorked when the callback is done.
@@ -97,16 +97,15 @@ export interface PeerTransportOptions {
   readonly logger?: TransportLogger;
   /** Told of every message in and out (metrics); absent: nothing is counted. */
   readonly traffic?: NetworkTrafficObserver;
+  /**
+   * Codes of messages written to the socket at once while the send queue holds
+   * back-pressured ones, which they would otherwise wait behind (the chain routing's block
+   * traffic: chain-messages.ts skipsSendQueue). Absent: every message keeps its turn.
+   */
+  readonly skipsSendQueue?: (code: number) => boolean;
 }
 
 const NO_LOG: TransportLogger = { info() {}, warn() {}, debug() {} };
-
-/**
- * Messages a block's propagation waits on (key blocks, micro-block inventories, requests and
- * responses): written to the socket at once even while the send queue holds back-pressured
- * messages (transactions), which they would otherwise wait behind.
- */
-const BLOCK_CODES: ReadonlySet<number> = new Set<number>([MessageCode.Block, MessageCode.MicroBlockInventory, MessageCode.MicroBlockRequest, MessageCode.MicroBlockResponse, MessageCode.MicroBlockResponseV2]);
 
 function defaultSessionKeys(): SessionKeyPair {
   const { privateKey } = generateKeyPairSync('x25519');
@@ -461,10 +460,10 @@ class Connection implements StreamPeer {
     }
     const frame = this.transport.frames.frame(code, payload);
     const s = this.transport.settings;
-    // A block's or micro-block's message does not wait in the queue behind transactions: it
-    // goes to the socket now, behind only what the socket already holds — within the same
+    // A message the caller lets skip the queue (block traffic) does not wait behind the rest:
+    // it goes to the socket now, behind only what the socket already holds — within the same
     // byte bound, counting what the socket holds unsent.
-    const ahead = this.#blocked && BLOCK_CODES.has(code);
+    const ahead = this.#blocked && this.transport.options.skipsSendQueue?.(code) === true;
     if (ahead && this.#queuedBytes + this.socket.writableLength + frame.length > s.maxQueueBytes) {
       this.transport.log.debug({ peer: this.id, code, queued: this.#queue.length }, 'send queue full; message dropped');
       return false;

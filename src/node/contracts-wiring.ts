@@ -24,6 +24,7 @@ import { defaultContractsSettings, type ContractsSettings, type ExecutionMessage
 import { removeErroredExecutables } from '../contracts/utx-cleanup.js';
 import type { UtxPool } from '../chain/utx.js';
 import type { BlockInfo, ContractBlockHeader, ContractExecutionView, ContractNodeContext } from '../contracts/state.js';
+import type { StateView } from '../state/view.js';
 
 /** The chain reads the engine needs besides state. */
 export interface ContractChainReads {
@@ -47,7 +48,7 @@ export interface NodeContractsOptions {
    * The current state with contract state (the chain's StateView once it implements
    * ContractStateReader and the two listings of ContractExecutionView).
    */
-  currentState(): ContractExecutionView;
+  currentState(): ContractExecutionView & Pick<StateView, 'transactionById'>;
   readonly chain: ContractChainReads;
   walletAddresses(): readonly string[];
   readonly log: Logger;

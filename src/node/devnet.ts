@@ -34,7 +34,7 @@ import { stringifyJson } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import type { ChainSettings } from '../chain/settings.js';
-import { apiKeyHash, DEFAULTS, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from './config.js';
+import { apiKeyHash, DEFAULTS, loadNodeConfig, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from './config.js';
 import { cryptoArg, pkiArg } from './cli.js';
 import { devPkiSettings } from './dev-pki.js';
 import { renderNodeConfig } from './config-render.js';
@@ -248,6 +248,23 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
   };
 }
 
+/** The contract images a devnet's nodes run, as their configs (node-i/node.conf, written when it was created) hold them; none without an engine. */
+export async function devnetContractPackages(layout: DevnetLayout): Promise<readonly ContractPackageSettings[]> {
+  const first = layout.nodes[0];
+  if (first === undefined || first.grpcPort === undefined) return [];
+  return (await loadNodeConfig(first.configFile, { env: {} })).contracts?.packages ?? [];
+}
+
+/** `IMAGE=SOURCE, …` of contract images, in image order (as `--contract` names them). */
+function packagesText(packages: readonly ContractPackageSettings[]): string {
+  return (
+    packages
+      .map((p) => `${p.image}=${p.source ?? ''}`)
+      .sort()
+      .join(', ') || 'none'
+  );
+}
+
 /** Reads `devnet.json` of a directory, if there is one. */
 export function readDevnet(dir: string): DevnetLayout | undefined {
   const file = join(dir, DEVNET_FILE);
@@ -273,6 +290,14 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     if (existingCrypto !== (o.crypto ?? 'waves')) throw new Error(`${dir} holds a ${existingCrypto} devnet, not a ${o.crypto ?? 'waves'} one: use another --dir`);
     if (o.contractPackages !== undefined && existing.nodes.some((n) => n.grpcPort === undefined)) {
       throw new Error(`${dir} holds a devnet created without --contract: its nodes run no contract engine; contract images are chosen when a devnet is created — use another --dir`);
+    }
+    if (o.contractPackages !== undefined) {
+      // Its nodes' configs keep the images it was created with: another list would be silently ignored.
+      const kept = packagesText(await devnetContractPackages(existing));
+      const given = packagesText(o.contractPackages);
+      if (kept !== given) {
+        throw new Error(`${dir} holds a devnet whose nodes run the contract images ${kept}, not ${given}: contract images are chosen when a devnet is created — reopen it without --contract (it keeps its images) or use another --dir`);
+      }
     }
     return existing;
   }
@@ -394,6 +419,7 @@ export interface DevnetCliOptions {
 export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'weft-devnet-'));
   const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync, ...(o.crypto === undefined ? {} : { crypto: o.crypto }), ...(o.pki === undefined ? {} : { pki: o.pki }), ...(o.contract === undefined ? {} : { contractPackages: o.contract.map(devContractPackage) }) });
+  const images = packagesText(await devnetContractPackages(layout));
   const children = layout.nodes.map((n) => ({ node: n, child: spawnDevnetNode(n), exited: false }));
   let stopping = false;
   const done = Promise.all(
@@ -429,6 +455,7 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
     const lines = [
       `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', ${layout.crypto ?? 'waves'} crypto, rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
       ...layout.nodes.map((n) => `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}${n.grpcPort === undefined ? '' : `  contract gRPC 127.0.0.1:${n.grpcPort}`}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`),
+      ...(layout.nodes.some((n) => n.grpcPort !== undefined) ? [`Contract images (every node; kept in its node.conf, also when reopened without --contract): ${images}`] : []),
       `Explorer: any node's REST URL + /explorer/ (e.g. ${layout.nodes[0]?.restUrl ?? ''}/explorer/)`,
       `Metrics:  any node's REST URL + /metrics (Prometheus)`,
       `API key:  ${layout.apiKey}`,
@@ -451,7 +478,7 @@ export function buildDevnetProgram(): Command {
     .option('--sync <duration>', 'PoA sync duration', durationArg, 1000)
     .option('--crypto <type>', 'waves (default) or gost', cryptoArg)
     .option('--pki <mode>', 'GOST only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg)
-    .option('--contract <image=dir>', 'every node runs contract IMAGE from the package in DIR (or a .tgz) as a local process, its contract gRPC API on port base+2n+i; repeatable; chosen when the devnet is created', (v: string, all: string[] = []) => [...all, v]);
+    .option('--contract <image=dir>', 'every node runs contract IMAGE from the package in DIR (or a .tgz) as a local process, its contract gRPC API on port base+2n+i; repeatable; chosen when the devnet is created: reopened, it keeps them (the option may be left out; other images are refused)', (v: string, all: string[] = []) => [...all, v]);
 }
 
 if (isMainModule(import.meta.url)) {

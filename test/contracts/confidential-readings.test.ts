@@ -21,6 +21,7 @@ import {
   decodeValidatorResultV2,
   encodeValidatorResultV2,
   refusalOf,
+  ResultReadings,
   signValidatorResult,
   validatorResultSignatureHolds,
   validatorResultSignedBytes,
@@ -131,16 +132,11 @@ describe('readings of a confidential call', () => {
   });
 });
 
-/** A received result as it was sent: without the readings' bytes decoding keeps beside them. */
-function withoutReadingsBytes(r: ContractValidatorResult): ContractValidatorResult {
-  if (r.confidential === undefined) return r;
-  const { readingsBytes: _, ...confidential } = r.confidential;
-  return { ...r, confidential };
-}
-
 describe('ContractValidatorResultsV2 (P2P code 56)', () => {
   const { readings, readingsHash } = vectorJournal().result();
-  const confidential: ConfidentialResults = { readings, readingsHash, outputCommitment: new Uint8Array(32).fill(4) };
+  const confidential: ConfidentialResults = { readings: ResultReadings.of(protocol, readings), readingsHash, outputCommitment: new Uint8Array(32).fill(4) };
+  /** Where message 56's readings start: after three SHORT fields (key 32, txId 32, keyBlockId 64) and the u16 count. */
+  const READINGS_AT = 2 + 32 + 2 + 32 + 2 + 64 + 2;
   const fixed: ContractValidatorResult = {
     senderPublicKey: Uint8Array.from({ length: 32 }, (_, i) => i),
     txId: new Uint8Array(32).fill(2),
@@ -154,21 +150,32 @@ describe('ContractValidatorResultsV2 (P2P code 56)', () => {
     const bytes = encodeValidatorResultV2(protocol, fixed);
     assert.equal(hex(bytes), V2_MESSAGE_HEX);
     const decoded = decodeValidatorResultV2(protocol, bytes);
-    assert.equal(hex(decoded.confidential!.readingsBytes!), DESCRIPTORS_HEX, 'the readings keep the bytes they came in');
-    assert.deepEqual(withoutReadingsBytes(decoded), fixed);
-    const noHash = { ...fixed, confidential: { readings: [], readingsHash: null, outputCommitment: confidential.outputCommitment } };
-    assert.deepEqual(withoutReadingsBytes(decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, noHash))), noHash);
+    assert.equal(hex(decoded.confidential!.readings.bytes), DESCRIPTORS_HEX, 'the readings keep the bytes they came in');
+    assert.deepEqual(decoded, fixed);
+    const noHash = { ...fixed, confidential: { readings: ResultReadings.of(protocol, []), readingsHash: null, outputCommitment: confidential.outputCommitment } };
+    assert.deepEqual(decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, noHash)), noHash);
   });
 
   it('checks a received result’s signature over its readings’ bytes as they came, not encoded again', () => {
     const v = protocol.crypto.keyPairFromSeedPhrase('weft readings validator');
     const received = decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, signValidatorResult(protocol, v, fixed.txId, fixed.keyBlockId, fixed.resultsHash, confidential)));
     assert.ok(validatorResultSignatureHolds(protocol, received));
-    const otherBytes = Uint8Array.from(received.confidential!.readingsBytes!);
-    otherBytes[otherBytes.length - 1]! ^= 1;
-    const altered = { ...received, confidential: { ...received.confidential!, readingsBytes: otherBytes } };
+    // The last byte of the readings (the last asset id's) changed on the way: it still parses, the signature no longer holds.
+    const message = encodeValidatorResultV2(protocol, received);
+    message[READINGS_AT + DESCRIPTORS_HEX.length / 2 - 1]! ^= 1;
+    const altered = decodeValidatorResultV2(protocol, message);
+    assert.notDeepEqual(altered.confidential!.readings.descriptors, readings);
     assert.ok(!validatorResultSignatureHolds(protocol, altered));
     assert.notEqual(agreementKey(protocol, fixed.resultsHash, altered.confidential), agreementKey(protocol, fixed.resultsHash, received.confidential));
+  });
+
+  it('gives a copy of a received result with other readings the bytes of those readings, not the ones that came', () => {
+    const received = decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, fixed));
+    const fewer = ResultReadings.of(protocol, readings.slice(1));
+    const copy = { ...received.confidential!, readings: fewer };
+    assert.equal(hex(encodeValidatorResultV2(protocol, { ...received, confidential: copy })).includes(DESCRIPTORS_HEX), false);
+    assert.equal(agreementKey(protocol, fixed.resultsHash, copy), agreementKey(protocol, fixed.resultsHash, { ...confidential, readings: fewer }));
+    assert.notEqual(agreementKey(protocol, fixed.resultsHash, copy), agreementKey(protocol, fixed.resultsHash, received.confidential));
   });
 
   it('signs the readings, readingsHash, output commitment and results hash', () => {
@@ -177,7 +184,7 @@ describe('ContractValidatorResultsV2 (P2P code 56)', () => {
     assert.equal(hex(validatorResultSignedBytes(protocol, fixed.resultsHash, confidential)), DESCRIPTORS_HEX + READINGS_HASH_HEX + '04'.repeat(32) + '05'.repeat(32));
     assert.ok(validatorResultSignatureHolds(protocol, decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, r))));
     const tampered = [
-      { ...r, confidential: { ...confidential, readings: readings.slice(1) } },
+      { ...r, confidential: { ...confidential, readings: ResultReadings.of(protocol, readings.slice(1)) } },
       { ...r, confidential: { ...confidential, readingsHash: new Uint8Array(32) } },
       { ...r, confidential: { ...confidential, outputCommitment: new Uint8Array(32) } },
       { ...r, resultsHash: new Uint8Array(32) },
@@ -193,7 +200,7 @@ describe('ContractValidatorResultsV2 (P2P code 56)', () => {
     assert.throws(() => decodeValidatorResultV2(protocol, bytes.subarray(0, bytes.length - 1)), DecodeError);
     assert.throws(() => decodeValidatorResultV2(protocol, new Uint8Array([...bytes, 0])), DecodeError);
     const badFlag = Uint8Array.from(bytes);
-    badFlag[2 + 32 + 2 + 32 + 2 + 64 + 2 + DESCRIPTORS_HEX.length / 2] = 2;
+    badFlag[READINGS_AT + DESCRIPTORS_HEX.length / 2] = 2;
     assert.throws(() => decodeValidatorResultV2(protocol, badFlag), DecodeError);
   });
 });
@@ -212,7 +219,8 @@ describe('a confidential call under a majority policy', () => {
   let call: Transaction;
   const results = [{ key: 'total', type: 'integer' as const, value: 5n }];
   const resultsHash = contractResultsHash(protocol, results);
-  const agreed: ConfidentialResults = { ...vectorJournal().result(), outputCommitment: new Uint8Array(32).fill(4) };
+  const journal = vectorJournal().result();
+  const agreed: ConfidentialResults = { readings: ResultReadings.of(protocol, journal.readings), readingsHash: journal.readingsHash, outputCommitment: new Uint8Array(32).fill(4) };
   const v2 = (k: (typeof members)[number], c: ConfidentialResults = agreed): ContractValidatorResult => signValidatorResult(protocol, k, call.id, KEY_BLOCK, resultsHash, c);
 
   before(() => {
@@ -255,7 +263,7 @@ describe('a confidential call under a majority policy', () => {
     store.add(v2(outsiderValidator));
     // A V1 over the same results hash and a V2 with other readings: neither agrees.
     store.add(signValidatorResult(protocol, members[1]!, call.id, KEY_BLOCK, resultsHash));
-    store.add(v2(members[2]!, { ...agreed, readings: agreed.readings.slice(0, 1) }));
+    store.add(v2(members[2]!, { ...agreed, readings: ResultReadings.of(protocol, agreed.readings.descriptors.slice(0, 1)) }));
     assert.ok(!gate.ready(call, state, keyBlock));
     assert.equal(gate.fromValidators(call, state, keyBlock), undefined);
     assert.notEqual(agreementKey(protocol, resultsHash, agreed), agreementKey(protocol, resultsHash, { ...agreed, readingsHash: null }));
@@ -274,7 +282,7 @@ describe('a confidential call under a majority policy', () => {
     const built = miner.buildFromValidators(call, found, { ...ctx, validationProofs: found.proofs });
     assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed) && built.executed.version === 4);
     const v4 = built.executed;
-    assert.deepEqual(v4.data.readings, agreed.readings);
+    assert.deepEqual(v4.data.readings, agreed.readings.descriptors);
     assert.deepEqual(v4.data.readingsHash, agreed.readingsHash);
     assert.deepEqual(v4.data.resultsHash, resultsHash);
     assert.deepEqual(v4.data.results, []);

@@ -1,11 +1,13 @@
 /**
  * A contract process does not outlive its node: started through setpriv's parent-death
  * signal (Linux), it is killed by the kernel when the node process dies, even by SIGKILL.
- * A start command naming a missing program is still refused at start.
+ * A start command naming a missing program is still refused at start. Nor does it hold the
+ * node's files: the descriptors LMDB leaves inheritable (its data file) are closed before the
+ * contract's program runs.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
@@ -13,6 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { ContractPackages } from '../../src/contracts/packages.js';
 import { ProcessLauncher, contractCommand } from '../../src/contracts/process-launcher.js';
+import { Protocol } from '../../src/protocol/protocol.js';
+import { Store } from '../../src/state/store.js';
 import { tempDir } from '../support/tmp.js';
 
 const ENV = { CONNECTION_ID: 'c', CONNECTION_TOKEN: 't', NODE: '127.0.0.1', NODE_PORT: '1' };
@@ -67,6 +71,45 @@ setInterval(() => {}, 1000);
     } finally {
       node.kill('SIGKILL');
       if (contractPid !== undefined && alive(contractPid)) process.kill(contractPid, 'SIGKILL');
+    }
+  });
+
+  it("a contract process holds no descriptor of the node's store (LMDB opens its data file inheritable)", async () => {
+    const dir = tempDir('weft-fds-');
+    const storeDir = join(dir, 'store');
+    mkdirSync(storeDir);
+    const store = Store.open(storeDir, await Protocol.create({ crypto: 'waves', chainId: 'T' }));
+    const pkg = join(dir, 'pkg');
+    mkdirSync(pkg);
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'sleeper', version: '1.0.0', main: 'index.js' }));
+    writeFileSync(join(pkg, 'index.js'), 'setInterval(() => {}, 1000);\n');
+    const packages = new ContractPackages([{ image: 'sleeper', runtime: 'process', source: pkg, command: undefined, env: {} }], join(dir, 'cache'), undefined, undefined);
+    const opened = (pid: number | 'self'): string[] =>
+      readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+        try {
+          return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+        } catch {
+          return [];
+        }
+      });
+    assert.ok(
+      opened('self').some((target) => target.startsWith(storeDir)),
+      'this process holds the store open',
+    );
+    const launched = await new ProcessLauncher({ packages, memoryMb: 64 }).launch({ image: 'sleeper', imageHash: await packageTreeDigest(pkg) }, ENV);
+    const pid = Number(launched.name.split(' ')[1]);
+    try {
+      // The contract's own program runs once every exec on the way (the launcher's) is done.
+      const deadline = Date.now() + 10_000;
+      while (readlinkSync(`/proc/${pid}/exe`) !== process.execPath && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(readlinkSync(`/proc/${pid}/exe`), process.execPath, "the contract's program runs");
+      assert.deepEqual(
+        opened(pid).filter((target) => target.startsWith(storeDir)),
+        [],
+      );
+    } finally {
+      await launched.stop();
+      await store.close();
     }
   });
 

@@ -116,15 +116,31 @@ describe('status gossip', () => {
     assert.deepEqual(sent, []);
     const [kept] = mine.statuses(txId) ?? [];
     assert.ok(kept !== undefined);
-    assert.equal(protocol.crypto.verify(nodes[0]!.publicKey, statusMessageBytes(kept), kept.signature), true);
+    assert.equal(protocol.crypto.verify(nodes[0]!.publicKey, statusMessageBytes(kept), kept.signature()), true);
     // Signatures are randomised (hedged nonce): a second signing would give other bytes.
-    assert.deepEqual(mine.statuses(txId)?.[0]?.signature, kept.signature, 'signed once: the same signature on every read');
+    assert.deepEqual(mine.statuses(txId)?.[0]?.signature(), kept.signature(), 'signed once: the same signature on every read');
     connected = [peer];
     mine.record(txId, { status: 'Failure', code: 1, message: 'with a peer' });
     assert.deepEqual(sent, ['late']);
     const decoded = decodeStatusMessage(encodeStatusMessage(kept), protocol.crypto.publicKeyLength, protocol.crypto.signatureLength);
     assert.equal(book(nodes[1]!).accept(decoded), 'new', 'another node takes it: its signature holds');
     stop();
+  });
+
+  it('copying a status signs nothing; the copy answers the one signature, made on first ask', () => {
+    let signings = 0;
+    const counted = Object.create(protocol, {
+      crypto: { value: Object.create(protocol.crypto, { sign: { value: (key: Uint8Array, message: Uint8Array) => (signings++, protocol.crypto.sign(key, message)) } }) },
+    }) as typeof protocol;
+    const mine = new ExecutionStatusBook({ protocol: counted, node: nodes[0]!, now: () => 1_000n, maxSize: 100, expireAfterMs: 60_000 });
+    const recorded = mine.record(txId, { status: 'Success', code: null, message: 'Contract transaction successfully mined' });
+    const copies = [{ ...recorded }, ...(mine.statuses(txId) ?? []).map((m) => ({ ...m, message: m.message }))];
+    assert.equal(signings, 0, 'no signature for a copy');
+    const signature = copies[0]!.signature();
+    assert.equal(signings, 1);
+    assert.deepEqual([recorded.signature(), copies[1]!.signature()], [signature, signature]);
+    assert.equal(signings, 1, 'signed once');
+    assert.equal(protocol.crypto.verify(nodes[0]!.publicKey, statusMessageBytes(recorded), signature), true);
   });
 
   it('a node that executes no contracts drops a transaction from its pool on a peer\'s non-Success status', () => {

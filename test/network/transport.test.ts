@@ -8,6 +8,7 @@ import { afterEach, describe, it } from 'node:test';
 import { AddressScheme } from '../../src/crypto/address.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { createWavesSuite } from '../../src/crypto/waves.js';
+import { skipsSendQueue } from '../../src/network/chain-messages.js';
 import { encodeFrame, FrameDecoder } from '../../src/network/framing.js';
 import { encodeHandshake, HandshakeDecoder } from '../../src/network/handshake.js';
 import {
@@ -210,28 +211,33 @@ describe('peer transport', () => {
     assert.deepEqual(tb.received, [[MessageCode.GetPeers, 13]]);
   });
 
-  it('writes the messages of one turn to several peers byte for byte as their frames, in order but for a block that skips the ones held back, the same payload under two codes included', async () => {
-    const a = await start(A);
-    const b = await rawPeer(a.port, B);
-    const c = await rawPeer(a.port, C);
-    await waitFor('A sees B and C', () => a.opened.length === 2);
-    const shared = new Uint8Array(140 * 1024).map((_, i) => i % 251);
-    const score = Uint8Array.of(7, 7);
-    const messages: Array<[MessageCode, Uint8Array]> = [
-      [MessageCode.Transaction, shared],
-      [MessageCode.Score, score],
-      [MessageCode.GetPeers, new Uint8Array(0)],
-      [MessageCode.Block, shared],
-      [MessageCode.Score, score],
-    ];
-    for (const [code, payload] of messages) for (const peer of a.opened) assert.equal(peer.send(code, payload), true);
-    // The transaction fills the socket's buffer: the scores and GetPeers wait in the send queue, the block does not.
-    const expected = Buffer.concat([0, 3, 1, 2, 4].map((i) => encodeFrame(messages[i]![0], messages[i]![1])));
-    for (const r of [b, c]) {
-      await waitFor('every byte', () => r.frames.raw.reduce((n, x) => n + x.length, 0) >= expected.length);
-      assert.deepEqual(Buffer.concat(r.frames.raw), expected);
-    }
-  });
+  for (const [skipping, order] of [
+    [true, [0, 3, 1, 2, 4]],
+    [false, [0, 1, 2, 3, 4]],
+  ] as const) {
+    it(`writes the messages of one turn to several peers byte for byte as their frames, in order but for ${skipping ? "a block (the chain routing's block traffic) that skips" : 'nothing skipping (no skipsSendQueue given): a block waits behind'} the ones held back, the same payload under two codes included`, async () => {
+      const a = await start(A, skipping ? { skipsSendQueue } : {});
+      const b = await rawPeer(a.port, B);
+      const c = await rawPeer(a.port, C);
+      await waitFor('A sees B and C', () => a.opened.length === 2);
+      const shared = new Uint8Array(140 * 1024).map((_, i) => i % 251);
+      const score = Uint8Array.of(7, 7);
+      const messages: Array<[MessageCode, Uint8Array]> = [
+        [MessageCode.Transaction, shared],
+        [MessageCode.Score, score],
+        [MessageCode.GetPeers, new Uint8Array(0)],
+        [MessageCode.Block, shared],
+        [MessageCode.Score, score],
+      ];
+      for (const [code, payload] of messages) for (const peer of a.opened) assert.equal(peer.send(code, payload), true);
+      // The transaction fills the socket's buffer: the scores and GetPeers wait in the send queue, the block only when nothing lets it skip.
+      const expected = Buffer.concat(order.map((i) => encodeFrame(messages[i]![0], messages[i]![1])));
+      for (const r of [b, c]) {
+        await waitFor('every byte', () => r.frames.raw.reduce((n, x) => n + x.length, 0) >= expected.length);
+        assert.deepEqual(Buffer.concat(r.frames.raw), expected);
+      }
+    });
+  }
 
   it('refuses an unregistered node in both directions', async () => {
     const a = await start(A);
@@ -387,7 +393,7 @@ describe('peer transport', () => {
   });
 
   it('sends a micro-block inventory ahead of the transactions its send queue holds back, within the queue bound', async () => {
-    const a = await start(A, { sendQueue: { maxBytes: 8 * 1024 * 1024, maxMessages: 10_000 } });
+    const a = await start(A, { sendQueue: { maxBytes: 8 * 1024 * 1024, maxMessages: 10_000 }, skipsSendQueue });
     const reader = await rawPeer(a.port, B);
     await waitFor('A sees B', () => a.opened.length === 1);
     const peer = a.opened[0]!;

@@ -2,7 +2,8 @@
  * `npm run devnet -- --contract IMAGE=DIR`: every node of the devnet runs a contract engine, on
  * a gRPC port of its own, with the images named — so contracts (and validation policies, which
  * need several executing nodes) work on a devnet without editing its configs. Without the
- * option a devnet's nodes run no engine; the images are chosen when the devnet is created.
+ * option a devnet's nodes run no engine; the images are chosen when the devnet is created and
+ * kept when it is reopened.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -13,7 +14,7 @@ import { after, describe, it } from 'node:test';
 import wabtInit from 'wabt';
 import { loadNodeConfig } from '../../src/node/config.js';
 import { devAccounts, devProtocol } from '../../src/node/dev.js';
-import { buildDevnetProgram, prepareDevnet, spawnDevnetNode } from '../../src/node/devnet.js';
+import { buildDevnetProgram, devnetContractPackages, prepareDevnet, spawnDevnetNode } from '../../src/node/devnet.js';
 import { devContractPackage } from '../../src/node/start.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { createV7, timestampsFrom } from '../contracts/support/engine.js';
@@ -33,7 +34,7 @@ describe('devnet --contract', () => {
     assert.deepEqual(program.opts()['contract'], ['my/a:1=./a', 'my/b:1=./b.tgz']);
   });
 
-  it('gives every node an engine with the images on a gRPC port of its own; a devnet made without it refuses it on resume', async () => {
+  it('gives every node an engine with the images on a gRPC port of its own, kept on resume without the option; other images, or the option on a devnet made without it, are refused on resume', async () => {
     const pkg = devContractPackage(`registry.weft.test/counter:1=${tempDir('weft-devnet-pkg-')}`);
     const dir = tempDir('weft-devnet-contracts-');
     const layout = await prepareDevnet({ nodes: 3, dir, basePort: 0, keystore: CHEAP, contractPackages: [pkg] });
@@ -52,6 +53,16 @@ describe('devnet --contract', () => {
     }
     // Resumed with the option: the devnet as it was made.
     assert.deepEqual(await prepareDevnet({ nodes: 3, dir, basePort: 0, keystore: CHEAP, contractPackages: [pkg] }), layout);
+    // Resumed without it: the same devnet, its nodes still running the image.
+    const resumed = await prepareDevnet({ nodes: 3, dir, basePort: 0, keystore: CHEAP });
+    assert.deepEqual(resumed, layout);
+    assert.deepEqual(
+      (await devnetContractPackages(resumed)).map((p) => [p.image, p.source]),
+      [[pkg.image, pkg.source]],
+    );
+    // Resumed with other images: refused, naming the ones it runs (they would be silently ignored).
+    const other = devContractPackage(`registry.weft.test/other:1=${tempDir('weft-devnet-pkg-')}`);
+    await assert.rejects(prepareDevnet({ nodes: 3, dir, basePort: 0, keystore: CHEAP, contractPackages: [pkg, other] }), (e: Error) => e.message.includes(`run the contract images ${pkg.image}=${pkg.source}, not `) && e.message.includes(other.image));
 
     const plainDir = tempDir('weft-devnet-plain-');
     const plain = await prepareDevnet({ nodes: 1, dir: plainDir, basePort: 0, keystore: CHEAP });

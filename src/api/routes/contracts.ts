@@ -11,6 +11,7 @@ import type { Protocol } from '../../protocol/protocol.js';
 import { forbiddenKeyChars, STORED_CONTRACT, VALIDATION_POLICY } from '../../protocol/transactions/contracts.js';
 import type { DataEntry } from '../../protocol/transactions/fields.js';
 import type { ContractInfo } from '../../state/contract-info.js';
+import { executedContractFor } from '../../state/executed-contract.js';
 import type { ContractReadState, ContractsService } from '../../contracts/service.js';
 import type { ContractExecutionMessage } from '../../contracts/statuses.js';
 import * as A from '../account-schemas.js';
@@ -127,7 +128,7 @@ export function statusJson(m: ContractExecutionMessage, p: Protocol): JsonObject
     code: m.code,
     message: m.message,
     timestamp: m.timestamp,
-    signature: encodeBase58(m.signature),
+    signature: encodeBase58(m.signature()),
   };
 }
 
@@ -250,12 +251,11 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     responses: { 200: S.Transaction, 400: err('199 the id is not Base58'), 404: err('601 no executed transaction for it') },
     handler: ({ params }, ctx) => {
       const txId = decodeOr199(params.txId, 'transaction id', 'txId');
-      const executedId = service(ctx).state().executedTxFor(txId);
-      const executed = executedId === undefined ? undefined : ctx.services.chain.transaction(executedId);
+      const executed = executedContractFor(service(ctx).state(), txId);
       if (executed === undefined) {
         throw executedTransactionNotFound(params.txId);
       }
-      return executed.tx.toJson();
+      return executed.toJson();
     },
   }),
   route({

@@ -27,7 +27,7 @@ import { entriesCommitment, type ConfidentialDataUnit } from './data.js';
 import type { ConfidentialState } from './state.js';
 import type { ConfidentialStorage } from './storage.js';
 import type { Readings } from './readings.js';
-import type { ConfidentialResults } from '../validator-results.js';
+import { ResultReadings, type ConfidentialResults } from '../validator-results.js';
 import type { Protocol } from '../../protocol/protocol.js';
 
 /** What the miner does with an executable transaction as far as confidentiality goes. */
@@ -76,7 +76,8 @@ export class ConfidentialExecution {
   resultsOf(result: ExecutionResult, input: ConfidentialDataUnit, readings: Readings | undefined): ConfidentialResults | undefined {
     if (result.kind !== 'success') return undefined;
     const results = result.results.flatMap((c) => [...c.results]);
-    return { ...(readings ?? NO_READINGS), outputCommitment: entriesCommitment(results, input.commitmentKey, this.o.protocol) };
+    const { readings: descriptors, readingsHash } = readings ?? NO_READINGS;
+    return { readings: ResultReadings.of(this.o.protocol, descriptors), readingsHash, outputCommitment: entriesCommitment(results, input.commitmentKey, this.o.protocol) };
   }
 
   /**
@@ -115,7 +116,7 @@ function signExecutedV4(tx: Transaction, resultsHash: Uint8Array, confidential: 
         validationProofs: ctx.validationProofs ?? [],
         timestamp: ctx.timestamp,
         assetOperations: [],
-        readings: [...confidential.readings],
+        readings: [...confidential.readings.descriptors],
         readingsHash: confidential.readingsHash,
         outputCommitment: confidential.outputCommitment,
       }),

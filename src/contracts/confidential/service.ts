@@ -15,10 +15,11 @@
 import { base58OrUndefined, encodeBase58 } from '../../crypto/encoding.js';
 import type { KeyPair } from '../../crypto/suite.js';
 import type { Protocol } from '../../protocol/protocol.js';
-import { CallContract, ExecutedContract } from '../../protocol/transactions/contracts.js';
+import { CallContract } from '../../protocol/transactions/contracts.js';
 import type { AtomicBadge, DataEntry } from '../../protocol/transactions/fields.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { ContractInfo } from '../../state/contract-info.js';
+import { executedContractFor } from '../../state/executed-contract.js';
 import type { StateView } from '../../state/view.js';
 import { isGroupMember } from '../../state/appliers/confidential-contracts.js';
 import {
@@ -172,9 +173,8 @@ export class ConfidentialContractsService implements ConfidentialContractsApi {
     const txId = base58OrUndefined(txIdText);
     if (txId === undefined) throw customValidationError(`Failed to decode base58 transaction id value '${txIdText}'`, 'txId');
     const state = this.o.state();
-    const executedId = state.executedTxFor(txId);
-    const executed = executedId === undefined ? undefined : state.transactionById(executedId);
-    if (executed === undefined || !ExecutedContract.is(executed) || executed.version !== 4) throw executedTransactionNotFound(txIdText);
+    const executed = executedContractFor(state, txId);
+    if (executed === undefined || executed.version !== 4) throw executedTransactionNotFound(txIdText);
     const inner = executed.data.tx;
     const info = state.contract((inner.data as { contractId: Uint8Array }).contractId);
     if (info === undefined || !CallContract.is(inner) || inner.version !== 6) throw executedTransactionNotFound(txIdText);

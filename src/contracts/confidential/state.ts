@@ -11,8 +11,8 @@
  * confidential state.
  */
 import { equalBytes } from '../../crypto/encoding.js';
-import { ExecutedContract } from '../../protocol/transactions/contracts.js';
 import type { DataEntry } from '../../protocol/transactions/fields.js';
+import { executedContractFor } from '../../state/executed-contract.js';
 import type { StateView } from '../../state/view.js';
 import type { ContractExecutionView } from '../state.js';
 import type { ConfidentialStorage } from './storage.js';
@@ -32,9 +32,8 @@ export class ConfidentialState {
     for (const commitment of this.storage.outputsOf(contractId)) {
       const unit = this.storage.get('output', commitment);
       if (unit === undefined) continue;
-      const executedId = view.executedTxFor(unit.txId);
-      const executed = executedId === undefined ? undefined : view.transactionById(executedId);
-      if (executed === undefined || !ExecutedContract.is(executed) || executed.data.outputCommitment === undefined) continue;
+      const executed = executedContractFor(view, unit.txId);
+      if (executed === undefined || executed.data.outputCommitment === undefined) continue;
       if (!equalBytes(executed.data.outputCommitment, unit.commitment)) continue;
       const height = view.transactionHeight(executed.id);
       if (height === undefined) continue;

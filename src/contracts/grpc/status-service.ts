@@ -57,7 +57,7 @@ export function statusResponse(m: ContractExecutionMessage, protocol: Protocol):
     code: m.code ?? undefined,
     message: m.message,
     timestamp: long(m.timestamp),
-    signature: encodeBase58(m.signature),
+    signature: encodeBase58(m.signature()),
     senderAddress: address,
     senderPublicKey: encodeBase58(m.senderPublicKey),
   };

@@ -8,7 +8,6 @@ import type { Blockchain } from '../../chain/blockchain.js';
 import { minimalFee } from '../../chain/fees.js';
 import { bytesKey } from '../../crypto/encoding.js';
 import type { Protocol } from '../../protocol/protocol.js';
-import { ExecutedContract } from '../../protocol/transactions/contracts-executed.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { Store } from '../../state/store.js';
 
@@ -24,15 +23,9 @@ export function chainReader({ chain, store, protocol }: ChainReadsDeps): ChainRe
     return loc === undefined ? undefined : { tx: protocol.transactionFromBytes(loc.bytes), height: loc.height };
   };
   // An executable transaction (103, 104, 107) enters a block only inside the ExecutedContract
-  // (105) that executed it; WE's state records it too, at the 105's height, so
-  // /transactions/info finds a CreateContract or CallContract once it is executed.
-  const confirmed = (id: Uint8Array): { tx: Transaction; height: number } | undefined => {
-    const found = stored(id);
-    if (found !== undefined) return found;
-    const executedId = store.executedTxFor(id);
-    const executed = executedId === undefined ? undefined : stored(executedId);
-    return executed !== undefined && ExecutedContract.is(executed.tx) ? { tx: executed.tx.data.tx, height: executed.height } : undefined;
-  };
+  // (105) that executed it; the store records it too, at the 105's height, as WE's state does,
+  // so /transactions/info finds a CreateContract or CallContract once it is executed.
+  const confirmed = stored;
   return {
     height: () => chain.height(),
     blockAt: (h) => chain.blockAt(h),

@@ -127,7 +127,11 @@ export function fund(state: ContractTestState, key: KeyPair = developer, amount 
 
 export function mineInto(state: ContractTestState, tx: Transaction, result: ExecutionResult): ExecutedBuild {
   const built = buildExecutedContract(tx, result, { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp + 1n });
-  if (built.kind === 'built') applyExecutedContract(state, built.executed, APPLY_CONTEXT);
+  if (built.kind === 'built') {
+    applyExecutedContract(state, built.executed, APPLY_CONTEXT);
+    // Confirmed as a block's transaction is (chain/validation.ts): readers find the 105 by id.
+    state.addTransaction(built.executed);
+  }
   return built;
 }
 
