@@ -26,7 +26,7 @@
  * item, so nothing is sent to a peer twice or processed twice. Messages reach it decoded
  * by chain-messages.ts; block sync is its sibling (sync.ts).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
@@ -54,7 +54,7 @@ import { WeError } from '../errors/catalogue.js';
 import type { Certificate } from '../crypto/pki/x509.js';
 
 /** The key a transaction message's payload is remembered by (SHA-256, Base64). */
-const payloadDigest = (payload: Uint8Array): string => createHash('sha256').update(payload).digest('base64');
+const payloadDigest = (payload: Uint8Array): string => hash('sha256', payload, 'base64');
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
@@ -169,7 +169,9 @@ export class Gossip {
   /**
    * Transaction payloads seen, by their SHA-256, → the transaction's key in `txs`: the same
    * transaction relayed by several peers is parsed once (WE drops identical payloads at its
-   * codec within received-txs-cache-timeout too).
+   * codec within received-txs-cache-timeout too). The payloads this node broadcast itself
+   * are here too: a peer's copy of one (sent back before it knew we had it) is dropped
+   * unparsed, and a peer's micro-block carrying it takes the pooled transaction.
    */
   private readonly txPayloads: SeenCache<string>;
   /** Key blocks by id → peers that have them. */
@@ -279,6 +281,7 @@ export class Gossip {
     const key = bytesKey(tx.id);
     const known = forced ? new Set<number>() : (this.txs.get(key) ?? new Set<number>());
     this.txs.set(key, known);
+    this.txPayloads.set(payloadDigest(tx.bytes), key);
     return this.sendTransaction(known, tx);
   }
 
@@ -424,10 +427,11 @@ export class Gossip {
 
   /**
    * Reads a transaction of a micro-block from a peer: one that came before in a transaction
-   * message with exactly these bytes and that the pool holds is taken as pooled — decoded,
-   * its id computed and its signature checked at admission — instead of being decoded,
-   * hashed and matched against the pool again (on a node that does not mine, that is nearly
-   * every transaction of a micro-block).
+   * message with exactly these bytes, or that this node broadcast itself, and that the pool
+   * holds is taken as pooled — decoded, its id computed and its signature checked at
+   * admission — instead of being decoded, hashed and matched against the pool again (on a
+   * node that does not mine, that is nearly every transaction of a micro-block). Anything
+   * else (bytes the pool does not hold exactly) is read from the micro-block and checked in full.
    */
   readonly readTransaction: TransactionReader = (r, length) => {
     const bytes = r.buf.subarray(r.pos, r.pos + length);
