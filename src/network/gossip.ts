@@ -59,17 +59,20 @@ const payloadDigest = (payload: Uint8Array): string => hash('sha256', payload, '
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
   private readonly entries = new Map<string, { at: bigint; value: V }>();
+  private readonly ttl: bigint;
 
   constructor(
     private readonly maxSize: number,
-    private readonly ttlMs: number,
+    ttlMs: number,
     private readonly now: () => bigint,
-  ) {}
+  ) {
+    this.ttl = BigInt(ttlMs);
+  }
 
   get(key: string): V | undefined {
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
-    if (this.now() - e.at > BigInt(this.ttlMs)) {
+    if (this.now() - e.at > this.ttl) {
       this.entries.delete(key);
       return undefined;
     }
@@ -77,9 +80,10 @@ export class SeenCache<V> {
   }
 
   set(key: string, value: V): void {
+    const at = this.now();
     this.entries.delete(key);
-    this.entries.set(key, { at: this.now(), value });
-    const limit = this.now() - BigInt(this.ttlMs);
+    this.entries.set(key, { at, value });
+    const limit = at - this.ttl;
     for (const [key0, e] of this.entries) {
       if (this.entries.size <= this.maxSize && e.at >= limit) break;
       this.entries.delete(key0);
@@ -99,7 +103,7 @@ export class SeenCache<V> {
 
   /** Visits the live entries, oldest first. */
   forEachFresh(f: (key: string, value: V) => void): void {
-    const limit = this.now() - BigInt(this.ttlMs);
+    const limit = this.now() - this.ttl;
     for (const [key, e] of this.entries) if (e.at >= limit) f(key, e.value);
   }
 }
