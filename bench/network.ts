@@ -24,8 +24,9 @@
  *   the burst at once. Four busy processes on this machine's two cores cost each of them more
  *   CPU per unit of work than one process alone (caches and cores shared, fewer requests per
  *   event-loop turn, the burst's fixed costs per second spread over a longer burst): a lone
- *   node loaded so spent 0.54 ms per transfer where it spent 0.37 ms alone. This ratio keeps
- *   the load and takes away the network, so it says what the network itself costs a node.
+ *   node taking the burst beside three others spent 0.51–0.54 ms per transfer where alone it
+ *   spent 0.37–0.41 ms (2 cores). This ratio keeps the load and takes away the network, so it
+ *   says what the network itself costs a node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
