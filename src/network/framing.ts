@@ -17,7 +17,7 @@
  * malformed frame is refused before its body is buffered. Every violation throws a
  * `FrameError`; the transport closes that one connection.
  */
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { MessageCode } from './types.js';
 
 export const FRAME_MAGIC = 0x12345678;
@@ -119,9 +119,9 @@ export interface FramedMessage {
   readonly payload: Uint8Array;
 }
 
-/** The 4-byte checksum of a payload: SHA-256(payload)[0..4) (one-shot: no Hash object per frame). */
+/** The 4-byte checksum of a payload: SHA-256(payload)[0..4). */
 export function frameChecksum(payload: Uint8Array): Uint8Array {
-  return hash('sha256', payload, 'buffer').subarray(0, CHECKSUM_LENGTH);
+  return createHash('sha256').update(payload).digest().subarray(0, CHECKSUM_LENGTH);
 }
 
 /** The bytes a message with a payload of this length takes on the wire, length prefix included. */
