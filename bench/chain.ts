@@ -434,13 +434,13 @@ export async function confirmed(
   }
 }
 
-/** Transfers/s from the first broadcast to a mining node process until all are in blocks (120 s at most). */
-export async function confirmedRate(node: NodeProc, txs: readonly Transaction[]): Promise<number> {
+/** Transfers/s from the first broadcast (over `concurrency` connections) to a mining node process until all are in blocks (120 s at most). */
+export async function confirmedRate(node: NodeProc, txs: readonly Transaction[], concurrency = 16): Promise<number> {
   const n = txs.length;
   const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
   const startHeight = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
   const t0 = process.hrtime.bigint();
-  await broadcastAll(node.url, bodies, 16);
+  await broadcastAll(node.url, bodies, concurrency);
   const deadline = Date.now() + 120_000;
   for (;;) {
     const height = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;

@@ -75,10 +75,13 @@ export function figureJson(f: Figure): string {
 }
 
 /** Spawns `node <script> …args` and waits for the "ready <url>" line it prints. */
+/** BENCH_NODE_ARGS: extra Node options for the node processes a bench starts (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), devnet nodes included. */
+export function benchNodeArgs(): string[] {
+  return (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+}
+
 export function startProcess(script: string, args: readonly string[], what: string): Promise<{ child: ChildProcess; url: string }> {
-  // BENCH_NODE_ARGS: extra Node options for the processes a bench starts (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-  const nodeArgs = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...benchNodeArgs(), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} did not start in 30 s`)), 30_000);
     let out = '';

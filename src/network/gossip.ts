@@ -59,17 +59,20 @@ const payloadDigest = (payload: Uint8Array): string => createHash('sha256').upda
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
   private readonly entries = new Map<string, { at: bigint; value: V }>();
+  private readonly ttl: bigint;
 
   constructor(
     private readonly maxSize: number,
-    private readonly ttlMs: number,
+    ttlMs: number,
     private readonly now: () => bigint,
-  ) {}
+  ) {
+    this.ttl = BigInt(ttlMs);
+  }
 
   get(key: string): V | undefined {
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
-    if (this.now() - e.at > BigInt(this.ttlMs)) {
+    if (this.now() - e.at > this.ttl) {
       this.entries.delete(key);
       return undefined;
     }
@@ -77,9 +80,10 @@ export class SeenCache<V> {
   }
 
   set(key: string, value: V): void {
+    const at = this.now();
     this.entries.delete(key);
-    this.entries.set(key, { at: this.now(), value });
-    const limit = this.now() - BigInt(this.ttlMs);
+    this.entries.set(key, { at, value });
+    const limit = at - this.ttl;
     for (const [key0, e] of this.entries) {
       if (this.entries.size <= this.maxSize && e.at >= limit) break;
       this.entries.delete(key0);
@@ -99,7 +103,7 @@ export class SeenCache<V> {
 
   /** Visits the live entries, oldest first. */
   forEachFresh(f: (key: string, value: V) => void): void {
-    const limit = this.now() - BigInt(this.ttlMs);
+    const limit = this.now() - this.ttl;
     for (const [key, e] of this.entries) if (e.at >= limit) f(key, e.value);
   }
 }
@@ -169,7 +173,9 @@ export class Gossip {
   /**
    * Transaction payloads seen, by their SHA-256, → the transaction's key in `txs`: the same
    * transaction relayed by several peers is parsed once (WE drops identical payloads at its
-   * codec within received-txs-cache-timeout too).
+   * codec within received-txs-cache-timeout too). The payloads this node broadcast itself
+   * are here too: a peer's copy of one (sent back before it knew we had it) is dropped
+   * unparsed, and a peer's micro-block carrying it takes the pooled transaction.
    */
   private readonly txPayloads: SeenCache<string>;
   /** Key blocks by id → peers that have them. */
@@ -279,6 +285,7 @@ export class Gossip {
     const key = bytesKey(tx.id);
     const known = forced ? new Set<number>() : (this.txs.get(key) ?? new Set<number>());
     this.txs.set(key, known);
+    this.txPayloads.set(payloadDigest(tx.bytes), key);
     return this.sendTransaction(known, tx);
   }
 
@@ -424,10 +431,11 @@ export class Gossip {
 
   /**
    * Reads a transaction of a micro-block from a peer: one that came before in a transaction
-   * message with exactly these bytes and that the pool holds is taken as pooled — decoded,
-   * its id computed and its signature checked at admission — instead of being decoded,
-   * hashed and matched against the pool again (on a node that does not mine, that is nearly
-   * every transaction of a micro-block).
+   * message with exactly these bytes, or that this node broadcast itself, and that the pool
+   * holds is taken as pooled — decoded, its id computed and its signature checked at
+   * admission — instead of being decoded, hashed and matched against the pool again (on a
+   * node that does not mine, that is nearly every transaction of a micro-block). Anything
+   * else (bytes the pool does not hold exactly) is read from the micro-block and checked in full.
    */
   readonly readTransaction: TransactionReader = (r, length) => {
     const bytes = r.buf.subarray(r.pos, r.pos + length);

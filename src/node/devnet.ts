@@ -366,9 +366,12 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
 
 const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
 
-/** Spawns `weft start --config` for a devnet node, its output appended to node.log (or piped when `pipe`). */
-export function spawnDevnetNode(node: DevnetNode, options: { pipe?: boolean; extraArgs?: readonly string[] } = {}): ChildProcess {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', node.configFile, ...(options.extraArgs ?? [])], {
+/**
+ * Spawns `weft start --config` for a devnet node, its output appended to node.log (or piped
+ * when `pipe`); `nodeOptions` go to Node itself (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
+ */
+export function spawnDevnetNode(node: DevnetNode, options: { pipe?: boolean; extraArgs?: readonly string[]; nodeOptions?: readonly string[] } = {}): ChildProcess {
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), CLI, 'start', '--config', node.configFile, ...(options.extraArgs ?? [])], {
     env: { ...process.env, WE_NODE_OWNER_PASSWORD: node.keystorePassword },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -12,6 +12,7 @@ import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
 import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, UTX, type Account } from '../chain/fork-fixture.js';
 import { UtxPool } from '../../src/chain/utx.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
@@ -226,6 +227,43 @@ describe('gossip', () => {
     c.net.close();
   });
 
+  it('a transaction this node broadcast itself is taken as pooled from a peer’s micro-block, not decoded again', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const own = transfer(clock, alice, bob, 9n);
+    const m1 = source.micro([own]).microBlock!;
+    const atX = await broadcastBesideServer(wire, c, own, m1);
+    const pooled = c.node.pool.get(own.id)!;
+    const applied: MicroBlock[] = [];
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock)));
+    atX.send(MessageCode.MicroBlockInventory, inventoryOf(m1, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, m1.totalLiquidBlockSig), 'the micro-block applied');
+    assert.equal(applied[0]!.kind === 'tx' ? applied[0]!.transactions[0] : undefined, pooled);
+    assert.equal(c.node.stateHash(), source.stateHash());
+    c.net.close();
+  });
+
+  it('a peer’s micro-block carrying a pooled transaction’s id with a forged proof is refused: the copy is read from the micro-block and its signature checked', async () => {
+    const { clock, source, wire, c, key } = keyBlockAhead();
+    const own = transfer(clock, alice, bob, 9n);
+    const proof = Uint8Array.from(own.proofs[0]!);
+    proof[10] = proof[10]! ^ 1;
+    const forged = own.withProofs([proof]);
+    assert.deepEqual(forged.id, own.id);
+    // The forger does not check signatures when it builds (its pool did): it takes the forged copy.
+    const m1 = source.micro([forged]).microBlock!;
+    const atX = await broadcastBesideServer(wire, c, own, m1);
+    const tip = c.node.chain.lastBlock().id;
+    atX.send(MessageCode.MicroBlockInventory, inventoryOf(m1, generatorOf(key.generator)));
+    await quiet(wire);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await quiet(wire);
+    assert.ok(wire.count(MessageCode.MicroBlockResponse) >= 1, 'the micro-block was fetched');
+    assert.deepEqual(c.node.chain.lastBlock().id, tip, 'not applied');
+    assert.equal(c.node.chain.state().transactionHeight(own.id), undefined);
+    assert.equal(c.node.pool.get(own.id), own, 'the genuine transfer stays pooled');
+    c.net.close();
+  });
+
   it('micro-blocks announced together are fetched together and applied in chain order, whatever order they arrive in', async () => {
     const { clock, source, wire, c, key } = keyBlockAhead();
     const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
@@ -435,6 +473,22 @@ function generatorOf(publicKey: Uint8Array): Account {
 
 function inventoryOf(micro: MicroBlock, miner: Account): Uint8Array {
   return encodeMicroBlockInventory(signMicroBlockInventory(p, miner.keyPair, micro.totalLiquidBlockSig, micro.prevLiquidBlockSig));
+}
+
+/**
+ * Connects c to a peer x that answers every micro-block request with `micro`, then a client's
+ * broadcast of `tx` to c: pooled and announced to x. Returns x's side of the link.
+ */
+async function broadcastBesideServer(wire: Wire, c: NetNode, tx: Transaction, micro: MicroBlock): Promise<DoublePeer> {
+  const x = scripted(wire, 'x', (peer, code) => {
+    if (code === MessageCode.MicroBlockRequest) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+  });
+  const { atX } = wire.connect(x.ep, c.ep);
+  await quiet(wire);
+  c.node.pool.put(tx);
+  assert.equal(c.net.broadcastTransaction(tx), 1);
+  await quiet(wire);
+  return atX;
 }
 
 /** A peer driven by the test: `onMessage` answers what it is sent. */
