@@ -44,7 +44,7 @@ import { ExtensionImport } from '../src/network/extension-import.js';
 import { freeLoopbackPort } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
 import { postAllLean, type PostOutcome } from './http-load.js';
-import { benchPartWanted, mainThreadCpuMs, processCpuMs, progress, startProcess, stopProcess, type Figure } from './harness.js';
+import { benchPartWanted, mainThreadCpuMs, processCpuMs, progress, startProcess, stopProcess, threadTimes, threadTimesLine, type Figure } from './harness.js';
 
 export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
@@ -426,8 +426,17 @@ export async function confirmed(
     await new Promise((r) => setTimeout(r, QUIET_STALL_WINDOW_MS));
     const quietStallMs = await longestStallMs(node);
     const cpu0 = processCpuMs(node.child.pid!);
+    const main0 = mainThreadCpuMs(node.child.pid!);
+    const threads0 = threadTimes(node.child.pid!);
+    const client0 = threadTimes(process.pid);
+    const wall0 = performance.now();
     const value = await confirmedRate(node, txs);
+    const wall = performance.now() - wall0;
+    progress(`broadcast to block, node threads over the run: ${threadTimesLine(node.child.pid!, threads0, threadTimes(node.child.pid!), wall)}`);
+    progress(`broadcast to block, the bench's client threads: ${threadTimesLine(process.pid, client0, threadTimes(process.pid), wall, 1)}`);
     const cpuMsPerTx = (processCpuMs(node.child.pid!) - cpu0) / n;
+    const mainMsPerTx = (mainThreadCpuMs(node.child.pid!) - main0) / n;
+    progress(`broadcast to block: node CPU per transfer ${(cpuMsPerTx * 1000).toFixed(0)} µs (main thread ${(mainMsPerTx * 1000).toFixed(0)} µs)`);
     return { value, baseline, longestStallMs: await longestStallMs(node), quietStallMs, cpuMsPerTx };
   } finally {
     await stopNodeProcess(node);

@@ -172,3 +172,52 @@ export function benchPartWanted(part: string): boolean {
   const only = process.env['BENCH_ONLY'];
   return only === undefined || only === '' || only.split(',').includes(part);
 }
+
+/** One thread's scheduler times so far (/proc/<pid>/task/<tid>/schedstat), in ms. */
+export interface ThreadTimes {
+  readonly name: string;
+  /** On a CPU. */
+  readonly runMs: number;
+  /** Runnable but waiting for a CPU (the machine busy with other work). */
+  readonly waitMs: number;
+}
+
+/** Every thread of a process with its scheduler times, by thread id (the main thread's id is the pid). */
+export function threadTimes(pid: number): Map<number, ThreadTimes> {
+  const out = new Map<number, ThreadTimes>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      out.set(Number(tid), { name, runMs: (run ?? 0) / 1e6, waitMs: (wait ?? 0) / 1e6 });
+    } catch {
+      // the thread ended since the listing
+    }
+  }
+  return out;
+}
+
+/**
+ * How a process's threads spent `wallMs` between two threadTimes readings, one line: the main
+ * thread and the busiest other threads each as on-CPU / waiting-for-a-CPU / idle shares of
+ * the wall time, and the machine's cores lent to the process. Tells a run the node spent
+ * waiting for work (idle) from one the machine starved (waiting for a CPU).
+ */
+export function threadTimesLine(pid: number, before: Map<number, ThreadTimes>, after: Map<number, ThreadTimes>, wallMs: number, top = 3): string {
+  const rows = [...after].map(([tid, t]) => {
+    const b = before.get(tid);
+    return { tid, name: t.name, run: t.runMs - (b?.runMs ?? 0), wait: t.waitMs - (b?.waitMs ?? 0) };
+  });
+  const pct = (ms: number): string => `${Math.round((100 * ms) / wallMs)}%`;
+  const row = (r: { tid: number; name: string; run: number; wait: number }, label: string): string => `${label} cpu ${pct(r.run)} wait ${pct(r.wait)} idle ${pct(Math.max(0, wallMs - r.run - r.wait))}`;
+  const main = rows.find((r) => r.tid === pid);
+  const others = rows.filter((r) => r.tid !== pid).sort((a, b) => b.run - a.run);
+  const rest = others.slice(top).reduce((s, r) => s + r.run, 0);
+  const total = rows.reduce((s, r) => s + r.run, 0);
+  return [
+    ...(main === undefined ? [] : [row(main, 'main')]),
+    ...others.slice(0, top).map((r) => row(r, `${r.name}:${r.tid}`)),
+    `other threads cpu ${pct(rest)}`,
+    `process cpu ${pct(total)} of one core`,
+  ].join('; ');
+}

@@ -15,6 +15,17 @@ export interface SignatureCheck {
 
 const HEADER = 8;
 
+/**
+ * Beside the packed batch travels one shared claim word per item (an Int32Array over a
+ * SharedArrayBuffer): the worker verifies an item only if it turns its word from 0 to
+ * CLAIMED_BY_WORKER first; the pool's own thread takes items by turning theirs to
+ * CLAIMED_HERE (verify-pool.ts, scheduleSteal).
+ */
+export const CLAIMED_BY_WORKER = 1;
+export const CLAIMED_HERE = 2;
+/** The worker's answer (1 valid, 0 invalid) for an item the pool's own thread claimed first. */
+export const VERDICT_CLAIMED_ELSEWHERE = 2;
+
 export function packVerifyBatch(items: readonly SignatureCheck[]): ArrayBuffer {
   let size = 0;
   for (const it of items) size += HEADER + it.publicKey.length + it.signature.length + it.message.length;

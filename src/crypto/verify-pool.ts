@@ -7,10 +7,12 @@
  * worker's share waits), in messages of at most MAX_BATCH items, each message
  * one packed, transferred buffer. Less than a full batch is held until the end of the
  * current event-loop turn, so the verifications a turn asks for (one per HTTP request
- * handled in it) travel together. The calling thread (given its suite) verifies only
- * under a real backlog — every worker holding its full share and items still waiting —
- * and then in slices of at most INLINE_SLICE_MS between rounds of its own work; a node
- * answering a few clients at a time leaves verification to the workers.
+ * handled in it) travel together. The calling thread (given its suite) verifies what is
+ * still waiting under a real backlog — every worker holding its full share and items still
+ * waiting — in slices of at most INLINE_SLICE_MS between rounds of its own work; and, one
+ * signature per event-loop turn, it takes items already sent to a worker that the worker has
+ * not reached (work stealing through a shared claim word per item, see scheduleSteal), so it
+ * verifies beside the worker instead of idling while a few requests wait on it.
  *
  * A block lane goes ahead of all that: the signatures a micro-block from a peer waits on
  * before it can be applied (verifyAll with `urgent`; sync's block batches keep the normal
@@ -24,7 +26,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CryptoSuite, CryptoType } from './suite.js';
-import { packVerifyBatch, type SignatureCheck } from './verify-batch.js';
+import { CLAIMED_HERE, packVerifyBatch, VERDICT_CLAIMED_ELSEWHERE, type SignatureCheck } from './verify-batch.js';
 
 export type { SignatureCheck };
 
@@ -33,10 +35,19 @@ interface Pending extends SignatureCheck {
   readonly reject: (e: Error) => void;
 }
 
+/** A batch sent to a worker: its items and one claim word per item, shared with the worker (see steal). */
+interface SentBatch {
+  readonly items: Pending[];
+  /** 0: unclaimed; CLAIMED_BY_WORKER or CLAIMED_HERE once taken (Atomics.compareExchange on both threads). */
+  readonly claims: Int32Array;
+  /** Items before this index may still be unclaimed; the calling thread claims from the end down. */
+  unclaimedEnd: number;
+}
+
 interface WorkerSlot {
   readonly worker: Worker;
   /** Batches sent and not answered yet, oldest first (a worker answers in order). */
-  readonly inFlight: Pending[][];
+  readonly inFlight: SentBatch[];
   /** Items in those batches. */
   items: number;
 }
@@ -71,6 +82,9 @@ export class SignatureVerifierPool {
   private closed = false;
   private dispatchScheduled = false;
   private inlineScheduled = false;
+  private stealScheduled = false;
+  /** Signatures the calling thread took from batches already sent to a worker (see steal). */
+  private stolenCount = 0;
 
   private constructor(
     slots: WorkerSlot[],
@@ -108,6 +122,11 @@ export class SignatureVerifierPool {
 
   get size(): number {
     return this.slots.length;
+  }
+
+  /** How many signatures the calling thread has taken from batches sent to the workers (see steal). */
+  get stolen(): number {
+    return this.stolenCount;
   }
 
   /** Whether `signature` by `publicKey` over `message` verifies (false for malformed input). */
@@ -184,11 +203,13 @@ export class SignatureVerifierPool {
       const batch = waiting.slice(taken, taken + n);
       taken += n;
       if (slot.items === 0) slot.worker.ref();
-      slot.inFlight.push(batch);
+      const claims = new Int32Array(new SharedArrayBuffer(4 * n));
+      slot.inFlight.push({ items: batch, claims, unclaimedEnd: n });
       slot.items += n;
       const packed = packVerifyBatch(batch);
-      slot.worker.postMessage(packed, [packed]);
+      slot.worker.postMessage({ packed, claims }, [packed]);
     }
+    if (taken > 0) this.scheduleSteal();
     return taken === 0 ? waiting : taken === waiting.length ? [] : waiting.slice(taken);
   }
 
@@ -215,24 +236,74 @@ export class SignatureVerifierPool {
     });
   }
 
+  /**
+   * Work stealing: while signatures sent to a worker wait there unclaimed, the calling thread
+   * takes them one at a time from the end of the newest batch (the items the worker reaches
+   * last), one per event-loop turn — a turn with I/O to handle handles it first, so the thread
+   * verifies only what it would otherwise idle beside. A few requests in flight then travel
+   * through both threads at once instead of in convoys: the worker verifying while the
+   * calling thread waits, then the calling thread answering while the worker waits. Each
+   * signature is verified once: whichever thread claims its word first (the worker skips
+   * the items claimed here, VERDICT_CLAIMED_ELSEWHERE in its answer).
+   */
+  private scheduleSteal(): void {
+    if (this.inline === undefined || this.stealScheduled) return;
+    this.stealScheduled = true;
+    setImmediate(() => {
+      this.stealScheduled = false;
+      if (this.closed) return;
+      const suite = this.inline!;
+      for (const slot of this.slots) {
+        for (let b = slot.inFlight.length - 1; b >= 0; b--) {
+          const sent = slot.inFlight[b]!;
+          while (sent.unclaimedEnd > 0) {
+            const i = --sent.unclaimedEnd;
+            if (Atomics.compareExchange(sent.claims, i, 0, CLAIMED_HERE) !== 0) {
+              // The worker got here first: it holds every item before this one too.
+              sent.unclaimedEnd = 0;
+              break;
+            }
+            const p = sent.items[i]!;
+            this.stolenCount++;
+            p.resolve(suite.verify(p.publicKey, p.message, p.signature));
+            this.scheduleSteal();
+            return;
+          }
+        }
+      }
+    });
+  }
+
   private answered(slot: WorkerSlot, results: Uint8Array): void {
-    const batch = slot.inFlight.shift() ?? [];
+    // Closing: the worker stays held (see close) until it has exited.
+    if (this.closed) return;
+    const sent = slot.inFlight.shift();
+    const batch = sent?.items ?? [];
     slot.items -= batch.length;
     if (slot.items === 0) slot.worker.unref();
-    batch.forEach((p, i) => p.resolve(results[i] === 1));
+    batch.forEach((p, i) => {
+      if (results[i] !== VERDICT_CLAIMED_ELSEWHERE) p.resolve(results[i] === 1);
+    });
     if (this.urgent.length > 0 || this.queue.length > 0) this.dispatch();
   }
 
   private failed(slot: WorkerSlot, e: Error): void {
-    for (const batch of slot.inFlight.splice(0)) for (const p of batch) p.reject(e);
+    for (const sent of slot.inFlight.splice(0)) sent.items.forEach((p, i) => Atomics.load(sent.claims, i) !== CLAIMED_HERE && p.reject(e));
     slot.items = 0;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const p of [...this.urgent, ...this.queue]) p.reject(new Error('The signature verifier pool is closed'));
+    for (const slot of this.slots) this.failed(slot, new Error('The signature verifier pool is closed'));
     this.urgent = [];
     this.queue = [];
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    // Held (ref) until they have exited: terminate() resolves on the worker's exit, which an unref'd worker may not live to deliver.
+    await Promise.all(
+      this.slots.map((s) => {
+        s.worker.ref();
+        return s.worker.terminate();
+      }),
+    );
   }
 }
