@@ -266,17 +266,21 @@ const QUIET_STALL_WINDOW_MS = 3000;
  */
 const WARMUP_TRANSFERS = 5_000;
 
+/** The node's event-loop sampler checks every this many ms; each delay it records includes that interval. */
+const EVENT_LOOP_SAMPLER_INTERVAL_MS = 10;
+
 /**
- * The longest event-loop delay in the node process since the previous scrape of its /metrics
+ * The longest event-loop stall in the node process since the previous scrape of its /metrics
  * (or since it started), in ms: the node's own sampler, prom-client's
- * nodejs_eventloop_lag_max_seconds (perf_hooks' monitorEventLoopDelay at 10 ms resolution,
- * reset by every scrape). Needs node.metrics on.
+ * nodejs_eventloop_lag_max_seconds (perf_hooks' monitorEventLoopDelay, a check every
+ * EVENT_LOOP_SAMPLER_INTERVAL_MS, reset by every scrape), less the sampler's own interval,
+ * which every delay it records includes (an idle node reads ~10 ms). Needs node.metrics on.
  */
 export async function longestStallMs(node: NodeProc): Promise<number> {
   const r = await request(`${node.url}/metrics`, 'GET');
   const m = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(r.text);
   if (r.status !== 200 || m === null) throw new Error(`the bench node's /metrics (${r.status}) has no nodejs_eventloop_lag_max_seconds: is node.metrics on?`);
-  return Number(m[1]) * 1000;
+  return Math.max(0, Number(m[1]) * 1000 - EVENT_LOOP_SAMPLER_INTERVAL_MS);
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
@@ -426,16 +430,16 @@ export async function confirmed(
     await new Promise((r) => setTimeout(r, QUIET_STALL_WINDOW_MS));
     const quietStallMs = await longestStallMs(node);
     const cpu0 = processCpuMs(node.child.pid!);
-    const main0 = mainThreadCpuMs(node.child.pid!);
     const threads0 = threadTimes(node.child.pid!);
     const client0 = threadTimes(process.pid);
     const wall0 = performance.now();
     const value = await confirmedRate(node, txs);
     const wall = performance.now() - wall0;
-    progress(`broadcast to block, node threads over the run: ${threadTimesLine(node.child.pid!, threads0, threadTimes(node.child.pid!), wall)}`);
+    const threads1 = threadTimes(node.child.pid!);
+    progress(`broadcast to block, node threads over the run: ${threadTimesLine(node.child.pid!, threads0, threads1, wall)}`);
     progress(`broadcast to block, the bench's client threads: ${threadTimesLine(process.pid, client0, threadTimes(process.pid), wall, 1)}`);
     const cpuMsPerTx = (processCpuMs(node.child.pid!) - cpu0) / n;
-    const mainMsPerTx = (mainThreadCpuMs(node.child.pid!) - main0) / n;
+    const mainMsPerTx = ((threads1.get(node.child.pid!)?.runMs ?? 0) - (threads0.get(node.child.pid!)?.runMs ?? 0)) / n;
     progress(`broadcast to block: node CPU per transfer ${(cpuMsPerTx * 1000).toFixed(0)} µs (main thread ${(mainMsPerTx * 1000).toFixed(0)} µs)`);
     return { value, baseline, longestStallMs: await longestStallMs(node), quietStallMs, cpuMsPerTx };
   } finally {

@@ -74,12 +74,12 @@ export function figureJson(f: Figure): string {
   return JSON.stringify({ name: f.name, value: f.value, baseline: f.baseline, ratio: f.ratio, unit: f.unit });
 }
 
-/** Spawns `node <script> …args` and waits for the "ready <url>" line it prints. */
 /** BENCH_NODE_ARGS: extra Node options for the node processes a bench starts (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), devnet nodes included. */
 export function benchNodeArgs(): string[] {
   return (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 }
 
+/** Spawns `node <script> …args` and waits for the "ready <url>" line it prints. */
 export function startProcess(script: string, args: readonly string[], what: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [...benchNodeArgs(), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {

@@ -85,6 +85,8 @@ export class SignatureVerifierPool {
   private stealScheduled = false;
   /** Signatures the calling thread took from batches already sent to a worker (see steal). */
   private stolenCount = 0;
+  /** Items a worker answered as claimed by the calling thread (it skipped them). */
+  private skippedCount = 0;
 
   private constructor(
     slots: WorkerSlot[],
@@ -95,8 +97,9 @@ export class SignatureVerifierPool {
 
   /**
    * Starts `workers` threads (default: one per core but one, at least one). With `inline`
-   * (the calling thread's suite), the calling thread verifies too under a backlog — every
-   * worker holding its full share and items still waiting.
+   * (the calling thread's suite), the calling thread verifies too: under a backlog (every
+   * worker holding its full share and items still waiting), and one signature per event-loop
+   * turn taken from what a worker holds but has not reached (see scheduleSteal).
    */
   static async start(type: CryptoType, workers = Math.max(1, availableParallelism() - 1), inline?: CryptoSuite): Promise<SignatureVerifierPool> {
     const url = new URL('./verify-worker.js', import.meta.url);
@@ -127,6 +130,11 @@ export class SignatureVerifierPool {
   /** How many signatures the calling thread has taken from batches sent to the workers (see steal). */
   get stolen(): number {
     return this.stolenCount;
+  }
+
+  /** How many items the workers skipped because the calling thread had claimed them (equals `stolen` once all are answered). */
+  get skippedByWorkers(): number {
+    return this.skippedCount;
   }
 
   /** Whether `signature` by `publicKey` over `message` verifies (false for malformed input). */
@@ -282,7 +290,8 @@ export class SignatureVerifierPool {
     slot.items -= batch.length;
     if (slot.items === 0) slot.worker.unref();
     batch.forEach((p, i) => {
-      if (results[i] !== VERDICT_CLAIMED_ELSEWHERE) p.resolve(results[i] === 1);
+      if (results[i] === VERDICT_CLAIMED_ELSEWHERE) this.skippedCount++;
+      else p.resolve(results[i] === 1);
     });
     if (this.urgent.length > 0 || this.queue.length > 0) this.dispatch();
   }

@@ -73,6 +73,9 @@ describe('signature verification on worker threads', () => {
     assert.ok(one.stolen > 0, 'the calling thread took no signature from the batches it waited on');
     assert.ok(one.stolen < 20 * 16, 'the worker verified none');
     assert.equal(inlineCalls, one.stolen);
+    // The worker skipped every item taken here (it checked the claim words), once its last answer is in.
+    for (let i = 0; i < 200 && one.skippedByWorkers < one.stolen; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(one.skippedByWorkers, one.stolen);
     await one.close();
     // Without the calling thread's suite the workers verify everything.
     const workersOnly = await SignatureVerifierPool.start('waves', 1);
@@ -106,6 +109,23 @@ describe('signature verification on worker threads', () => {
       assert.deepEqual(await one.verifyAll(small, true), small.map((_, i) => i % 4 !== 1));
       assert.deepEqual(await Promise.all(queued), backlog.map((_, i) => i % 4 !== 1), 'the backlog still gets its verdicts');
       await one.close();
+    }
+  });
+
+  it('closing rejects what a worker still holds and ends once the workers have exited', async () => {
+    const one = await SignatureVerifierPool.start('waves', 1);
+    const kp = waves.keyPairFromSeedPhrase('verify pool close seed phrase');
+    const held = Array.from({ length: 64 }, (_, i) => {
+      const message = Buffer.from(`held ${i}`);
+      return one.verify(kp.publicKey, message, waves.sign(kp.privateKey, message));
+    });
+    // The end of this turn hands the batch to the worker; close while it verifies.
+    await new Promise((r) => setImmediate(r));
+    const settled = Promise.allSettled(held);
+    await one.close();
+    for (const r of await settled) {
+      assert.equal(r.status, 'rejected');
+      if (r.status === 'rejected') assert.match(String(r.reason), /closed/);
     }
   });
 
