@@ -64,11 +64,12 @@ function isExecutableFile(path: string): boolean {
 
 /**
  * The program and arguments that run `executable argv`: through setpriv with SIGKILL as the
- * parent-death signal where there is one, then perl, which closes the descriptors inherited
- * beyond stdio and runs the command (the process keeps its pid: each execs the next).
+ * parent-death signal where there is one, then perl where there is one, which closes the
+ * descriptors inherited beyond stdio and runs the command (the process keeps its pid: each
+ * execs the next). With neither, the program itself.
  */
 export function contractCommand(executable: string, argv: readonly string[], cwd: string, pathVariable: string | undefined): { file: string; args: string[] } {
-  if (SETPRIV === undefined) return { file: executable, args: [...argv] };
+  if (SETPRIV === undefined && PERL === undefined) return { file: executable, args: [...argv] };
   // Found here as the spawn would find it (PATH of the contract's environment, else the system's
   // default), so a missing program is still refused at start with the spawn's ENOENT.
   const found = executable.includes('/')
@@ -76,7 +77,8 @@ export function contractCommand(executable: string, argv: readonly string[], cwd
     : (pathVariable ?? '/usr/bin:/bin').split(':').map((dir) => resolvePath(cwd, dir, executable)).find(isExecutableFile);
   if (found === undefined) throw Object.assign(new Error(`spawn ${executable} ENOENT`), { code: 'ENOENT' });
   // setpriv first: the parent-death signal is set at once (a node killed while perl starts still takes the contract with it).
-  return { file: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', ...(PERL === undefined ? [] : [PERL, '-e', CLOSE_INHERITED]), found, ...argv] };
+  const command = [...(SETPRIV === undefined ? [] : [SETPRIV, '--pdeathsig', 'SIGKILL', '--']), ...(PERL === undefined ? [] : [PERL, '-e', CLOSE_INHERITED]), found, ...argv];
+  return { file: command[0]!, args: command.slice(1) };
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

@@ -422,7 +422,7 @@ export interface DevnetCliOptions {
 export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'weft-devnet-'));
   const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync, ...(o.crypto === undefined ? {} : { crypto: o.crypto }), ...(o.pki === undefined ? {} : { pki: o.pki }), ...(o.contract === undefined ? {} : { contractPackages: o.contract.map(devContractPackage) }) });
-  const images = packagesText(await devnetContractPackages(layout));
+  const images = packagesText(o.contract !== undefined ? o.contract.map(devContractPackage) : await devnetContractPackages(layout));
   const children = layout.nodes.map((n) => ({ node: n, child: spawnDevnetNode(n), exited: false }));
   let stopping = false;
   const done = Promise.all(

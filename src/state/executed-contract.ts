@@ -2,7 +2,8 @@
  * Which ExecutedContract (105) executed an executable transaction (103, 104, 107): the one
  * lookup every reader of that link goes through (the contracts routes, confidential calls'
  * answers and state). /transactions/info and the address lists need none of it: the store
- * records the executable transaction itself with its 105 (store.ts, addExecutedTransaction).
+ * records the executable transaction itself with its 105 (view.ts addExecutedTransaction, written
+ * by the store's flush).
  */
 import { ExecutedContract, type ExecutedContractTransaction } from '../protocol/transactions/contracts-executed.js';
 import type { StateView } from './view.js';

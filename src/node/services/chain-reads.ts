@@ -18,14 +18,13 @@ export interface ChainReadsDeps {
 }
 
 export function chainReader({ chain, store, protocol }: ChainReadsDeps): ChainReader {
-  const stored = (id: Uint8Array): { tx: Transaction; height: number } | undefined => {
-    const loc = store.transaction(id);
-    return loc === undefined ? undefined : { tx: protocol.transactionFromBytes(loc.bytes), height: loc.height };
-  };
   // An executable transaction (103, 104, 107) enters a block only inside the ExecutedContract
   // (105) that executed it; the store records it too, at the 105's height, as WE's state does,
   // so /transactions/info finds a CreateContract or CallContract once it is executed.
-  const confirmed = stored;
+  const confirmed = (id: Uint8Array): { tx: Transaction; height: number } | undefined => {
+    const loc = store.transaction(id);
+    return loc === undefined ? undefined : { tx: protocol.transactionFromBytes(loc.bytes), height: loc.height };
+  };
   return {
     height: () => chain.height(),
     blockAt: (h) => chain.blockAt(h),
