@@ -452,21 +452,32 @@ export async function confirmedRate(node: NodeProc, txs: readonly Transaction[],
   const n = txs.length;
   const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
   const startHeight = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
+  // The block at the start height may already hold earlier transfers (a warm-up's): not this run's.
+  const before = await transactionsFrom(node.url, startHeight, startHeight);
   const t0 = process.hrtime.bigint();
   await broadcastAll(node.url, bodies, concurrency);
+  const broadcastS = Number(process.hrtime.bigint() - t0) / 1e9;
   const deadline = Date.now() + 120_000;
   for (;;) {
     const height = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
-    let count = 0;
-    for (let from = startHeight; from <= height; from += 99) {
-      const to = Math.min(height, from + 98);
-      const headers = JSON.parse((await request(`${node.url}/blocks/headers/seq/${from}/${to}`, 'GET')).text) as Array<{ transactionCount: number }>;
-      count += headers.reduce((s, h) => s + h.transactionCount, 0);
+    if ((await transactionsFrom(node.url, startHeight, height)) - before >= n) {
+      const value = rate(n, t0);
+      progress(`${n} transfers: all answered after ${broadcastS.toFixed(2)} s (${Math.round(n / broadcastS)} tx/s), all in blocks after ${(n / value).toFixed(2)} s`);
+      return value;
     }
-    if (count >= n) return rate(n, t0);
-    if (Date.now() > deadline) throw new Error(`only ${count} of ${n} transfers confirmed in 120 s`);
+    if (Date.now() > deadline) throw new Error(`only some of ${n} transfers confirmed in 120 s`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Transactions in the blocks of the node at `url` from `from` to `to` (its liquid block's micro-blocks so far included). */
+export async function transactionsFrom(url: string, from: number, to: number): Promise<number> {
+  let count = 0;
+  for (let h = from; h <= to; h += 99) {
+    const headers = JSON.parse((await request(`${url}/blocks/headers/seq/${h}/${Math.min(to, h + 98)}`, 'GET')).text) as Array<{ transactionCount: number }>;
+    count += headers.reduce((s, x) => s + x.transactionCount, 0);
+  }
+  return count;
 }
 
 /**
