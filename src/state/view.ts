@@ -13,6 +13,7 @@ import type { Protocol } from '../protocol/protocol.js';
 import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type MinerBanEntry, type Participant, type PermissionOp, type Policy } from './model.js';
 import { bytesKey } from '../crypto/encoding.js';
 import type { ContractInfo } from './contract-info.js';
+import { ByAddress } from './by-address.js';
 
 /** Key of a balance: holder bytes, then asset id bytes ('' for WEST). */
 const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => bytesKey(holder) + '|' + (assetId === null ? '' : bytesKey(assetId));
@@ -256,7 +257,7 @@ export class MutableState implements StateView, ContractStateWriter {
   // Each kind of change gets its map on first write: most layers (one per transaction)
   // touch two or three kinds, and they are created by the thousand.
   private m: Partial<ChangeMaps> = {};
-  private readonly txs: { tx: Transaction; addresses: Uint8Array[]; executed?: RecordedTransaction }[] = [];
+  private readonly txs: { tx: Transaction; addresses: readonly Uint8Array[]; executed?: RecordedTransaction }[] = [];
   /** The executable transaction the ExecutedContract being applied executed, until that is recorded. */
   private executed: RecordedTransaction | undefined;
   /** The recorded transactions by id (for transactionHeight and transactionById). */
@@ -266,7 +267,7 @@ export class MutableState implements StateView, ContractStateWriter {
   private approved: Map<number, number> | undefined;
   private score: bigint | undefined;
   /** Addresses whose state the transaction being applied touched (for the address index). */
-  private touched = new Map<string, Uint8Array>();
+  private touched: ByAddress<Uint8Array> | undefined;
 
   /**
    * @param base the state below
@@ -472,7 +473,7 @@ export class MutableState implements StateView, ContractStateWriter {
    * changed — the fee payer always, with a zero change too.
    */
   touch(address: Uint8Array): void {
-    this.touched.set(bytesKey(address), address);
+    (this.touched ??= new ByAddress()).setIfAbsent(address, address);
   }
 
   addBalance(address: Uint8Array, assetId: Uint8Array | null, delta: bigint): void {
@@ -575,9 +576,8 @@ export class MutableState implements StateView, ContractStateWriter {
   addTransaction(tx: Transaction): void {
     const executed = this.executed;
     this.executed = undefined;
-    this.txs.push({ tx, addresses: [...this.touched.values()], ...(executed === undefined ? {} : { executed }) });
+    this.txs.push({ tx, addresses: this.takeTouched(), ...(executed === undefined ? {} : { executed }) });
     (this.txIds ??= new Map()).set(bytesKey(tx.id), tx);
-    this.touched = new Map();
   }
 
   /**
@@ -586,13 +586,19 @@ export class MutableState implements StateView, ContractStateWriter {
    * goes with the ExecutedContract's record, which gets only what is touched after this.
    */
   addExecutedTransaction(tx: Transaction): void {
-    this.executed = { tx, addresses: [...this.touched.values()] };
-    this.touched = new Map();
+    this.executed = { tx, addresses: this.takeTouched() };
+  }
+
+  /** The addresses touched since the last addTransaction, starting a new list. */
+  private takeTouched(): readonly Uint8Array[] {
+    const touched = this.touched?.values() ?? [];
+    this.touched = undefined;
+    return touched;
   }
 
   /** Addresses touched since the last addTransaction, e.g. to check their balances. */
   touchedAddresses(): readonly Uint8Array[] {
-    return [...this.touched.values()];
+    return [...(this.touched?.values() ?? [])];
   }
 
   /** Balances changed in this layer (for the non-negative check after a transaction). */
@@ -644,7 +650,7 @@ export class MutableState implements StateView, ContractStateWriter {
       target.txs.push(t);
       (target.txIds ??= new Map()).set(bytesKey(t.tx.id), t.tx);
     }
-    for (const [key, v] of this.touched) target.touched.set(key, v);
+    if (this.touched !== undefined) for (const address of this.touched.values()) target.touch(address);
     if (this.carry !== undefined) target.carry = this.carry;
     if (this.votes !== undefined) for (const [window, counts] of this.votes) (target.votes ??= new Map()).set(window, counts);
     if (this.approved !== undefined) target.approved = this.approved;
