@@ -18,6 +18,26 @@ import { ByAddress } from './by-address.js';
 /** Key of a balance: holder bytes, then asset id bytes ('' for WEST). */
 const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => bytesKey(holder) + '|' + (assetId === null ? '' : bytesKey(assetId));
 
+/**
+ * The WEST balance keys of holders, by the holder's bytes object: a transaction's sender
+ * and recipient are looked up several times each (spendings, applying, fee, the balance
+ * check), the block's miner once per transaction. Shared by a MutableState and every layer
+ * forked from it; held weakly, so it lives as long as the addresses do. Keyed by identity:
+ * address bytes are never written to once made.
+ */
+class WestBalanceKeys {
+  private readonly keys = new WeakMap<Uint8Array, string>();
+
+  of(holder: Uint8Array): string {
+    let key = this.keys.get(holder);
+    if (key === undefined) {
+      key = balanceKey(holder, null);
+      this.keys.set(holder, key);
+    }
+    return key;
+  }
+}
+
 export interface StateView extends ContractStateReader {
   readonly protocol: Protocol;
   /** Height of the last applied block (the liquid block's height while one exists); 0 before genesis. */
@@ -274,10 +294,19 @@ export class MutableState implements StateView, ContractStateWriter {
    * @param buildingHeight the height these changes will be committed at, when it is not the
    *   base's (a new block on a store at the previous height)
    */
+  /** WEST balance keys, shared down the layers forked from one state. */
+  private readonly westKeys: WestBalanceKeys;
+
   constructor(
     readonly base: StateView,
     private readonly buildingHeight?: number,
-  ) {}
+  ) {
+    this.westKeys = base instanceof MutableState ? base.westKeys : new WestBalanceKeys();
+  }
+
+  private balanceKey(holder: Uint8Array, assetId: Uint8Array | null): string {
+    return assetId === null ? this.westKeys.of(holder) : balanceKey(holder, assetId);
+  }
 
   get protocol(): Protocol {
     return this.base.protocol;
@@ -295,7 +324,7 @@ export class MutableState implements StateView, ContractStateWriter {
   // --- reads ----------------------------------------------------------------
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
-    return this.balanceUnder(balanceKey(address, assetId), address, assetId);
+    return this.balanceUnder(this.balanceKey(address, assetId), address, assetId);
   }
 
   /** The balance under its key, looked up down the stacked layers with the key made once. */
@@ -481,7 +510,7 @@ export class MutableState implements StateView, ContractStateWriter {
       this.touch(address);
       return;
     }
-    const key = balanceKey(address, assetId);
+    const key = this.balanceKey(address, assetId);
     this.map('balances').set(key, { holder: address, assetId, value: this.balanceUnder(key, address, assetId) + delta });
     this.touch(address);
   }
