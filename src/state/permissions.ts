@@ -25,9 +25,17 @@ export function isOpActive(op: PermissionOp, at: bigint): boolean {
   return op.opType === 'add' && (op.dueTimestamp === null || op.dueTimestamp > at);
 }
 
-/** The op that decides `role` at time `at`, if any. */
+/**
+ * The op that decides `role` at time `at`, if any: the first of orderedOps(ops) for the role
+ * with timestamp ≤ `at` — the newest such op, the first applied of those sharing its
+ * timestamp — found in one pass (every transaction's sender is checked this way).
+ */
 export function decidingOp(ops: readonly PermissionOp[], role: number, at: bigint): PermissionOp | undefined {
-  return orderedOps(ops).find((op) => op.role === role && op.timestamp <= at);
+  let deciding: PermissionOp | undefined;
+  for (const op of ops) {
+    if (op.role === role && op.timestamp <= at && (deciding === undefined || op.timestamp > deciding.timestamp)) deciding = op;
+  }
+  return deciding;
 }
 
 /** Whether `role` is active at `at` for an address with these ops. */

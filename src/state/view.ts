@@ -13,9 +13,30 @@ import type { Protocol } from '../protocol/protocol.js';
 import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type MinerBanEntry, type Participant, type PermissionOp, type Policy } from './model.js';
 import { bytesKey } from '../crypto/encoding.js';
 import type { ContractInfo } from './contract-info.js';
+import { ByAddress } from './by-address.js';
 
 /** Key of a balance: holder bytes, then asset id bytes ('' for WEST). */
 const balanceKey = (holder: Uint8Array, assetId: Uint8Array | null): string => bytesKey(holder) + '|' + (assetId === null ? '' : bytesKey(assetId));
+
+/**
+ * The WEST balance keys of holders, by the holder's bytes object: a transaction's sender
+ * and recipient are looked up several times each (spendings, applying, fee, the balance
+ * check), the block's miner once per transaction. Shared by a MutableState and every layer
+ * forked from it; held weakly, so it lives as long as the addresses do. Keyed by identity:
+ * address bytes are never written to once made.
+ */
+class WestBalanceKeys {
+  private readonly keys = new WeakMap<Uint8Array, string>();
+
+  of(holder: Uint8Array): string {
+    let key = this.keys.get(holder);
+    if (key === undefined) {
+      key = balanceKey(holder, null);
+      this.keys.set(holder, key);
+    }
+    return key;
+  }
+}
 
 export interface StateView extends ContractStateReader {
   readonly protocol: Protocol;
@@ -256,7 +277,7 @@ export class MutableState implements StateView, ContractStateWriter {
   // Each kind of change gets its map on first write: most layers (one per transaction)
   // touch two or three kinds, and they are created by the thousand.
   private m: Partial<ChangeMaps> = {};
-  private readonly txs: { tx: Transaction; addresses: Uint8Array[]; executed?: RecordedTransaction }[] = [];
+  private readonly txs: { tx: Transaction; addresses: readonly Uint8Array[]; executed?: RecordedTransaction }[] = [];
   /** The executable transaction the ExecutedContract being applied executed, until that is recorded. */
   private executed: RecordedTransaction | undefined;
   /** The recorded transactions by id (for transactionHeight and transactionById). */
@@ -266,17 +287,26 @@ export class MutableState implements StateView, ContractStateWriter {
   private approved: Map<number, number> | undefined;
   private score: bigint | undefined;
   /** Addresses whose state the transaction being applied touched (for the address index). */
-  private touched = new Map<string, Uint8Array>();
+  private touched: ByAddress<Uint8Array> | undefined;
 
   /**
    * @param base the state below
    * @param buildingHeight the height these changes will be committed at, when it is not the
    *   base's (a new block on a store at the previous height)
    */
+  /** WEST balance keys, shared down the layers forked from one state. */
+  private readonly westKeys: WestBalanceKeys;
+
   constructor(
     readonly base: StateView,
     private readonly buildingHeight?: number,
-  ) {}
+  ) {
+    this.westKeys = base instanceof MutableState ? base.westKeys : new WestBalanceKeys();
+  }
+
+  private balanceKey(holder: Uint8Array, assetId: Uint8Array | null): string {
+    return assetId === null ? this.westKeys.of(holder) : balanceKey(holder, assetId);
+  }
 
   get protocol(): Protocol {
     return this.base.protocol;
@@ -294,7 +324,7 @@ export class MutableState implements StateView, ContractStateWriter {
   // --- reads ----------------------------------------------------------------
 
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
-    return this.balanceUnder(balanceKey(address, assetId), address, assetId);
+    return this.balanceUnder(this.balanceKey(address, assetId), address, assetId);
   }
 
   /** The balance under its key, looked up down the stacked layers with the key made once. */
@@ -472,7 +502,7 @@ export class MutableState implements StateView, ContractStateWriter {
    * changed — the fee payer always, with a zero change too.
    */
   touch(address: Uint8Array): void {
-    this.touched.set(bytesKey(address), address);
+    (this.touched ??= new ByAddress()).setIfAbsent(address, address);
   }
 
   addBalance(address: Uint8Array, assetId: Uint8Array | null, delta: bigint): void {
@@ -480,7 +510,7 @@ export class MutableState implements StateView, ContractStateWriter {
       this.touch(address);
       return;
     }
-    const key = balanceKey(address, assetId);
+    const key = this.balanceKey(address, assetId);
     this.map('balances').set(key, { holder: address, assetId, value: this.balanceUnder(key, address, assetId) + delta });
     this.touch(address);
   }
@@ -575,9 +605,8 @@ export class MutableState implements StateView, ContractStateWriter {
   addTransaction(tx: Transaction): void {
     const executed = this.executed;
     this.executed = undefined;
-    this.txs.push({ tx, addresses: [...this.touched.values()], ...(executed === undefined ? {} : { executed }) });
+    this.txs.push({ tx, addresses: this.takeTouched(), ...(executed === undefined ? {} : { executed }) });
     (this.txIds ??= new Map()).set(bytesKey(tx.id), tx);
-    this.touched = new Map();
   }
 
   /**
@@ -586,13 +615,19 @@ export class MutableState implements StateView, ContractStateWriter {
    * goes with the ExecutedContract's record, which gets only what is touched after this.
    */
   addExecutedTransaction(tx: Transaction): void {
-    this.executed = { tx, addresses: [...this.touched.values()] };
-    this.touched = new Map();
+    this.executed = { tx, addresses: this.takeTouched() };
+  }
+
+  /** The addresses touched since the last addTransaction, starting a new list. */
+  private takeTouched(): readonly Uint8Array[] {
+    const touched = this.touched?.values() ?? [];
+    this.touched = undefined;
+    return touched;
   }
 
   /** Addresses touched since the last addTransaction, e.g. to check their balances. */
   touchedAddresses(): readonly Uint8Array[] {
-    return [...this.touched.values()];
+    return [...(this.touched?.values() ?? [])];
   }
 
   /** Balances changed in this layer (for the non-negative check after a transaction). */
@@ -644,7 +679,7 @@ export class MutableState implements StateView, ContractStateWriter {
       target.txs.push(t);
       (target.txIds ??= new Map()).set(bytesKey(t.tx.id), t.tx);
     }
-    for (const [key, v] of this.touched) target.touched.set(key, v);
+    if (this.touched !== undefined) for (const address of this.touched.values()) target.touch(address);
     if (this.carry !== undefined) target.carry = this.carry;
     if (this.votes !== undefined) for (const [window, counts] of this.votes) (target.votes ??= new Map()).set(window, counts);
     if (this.approved !== undefined) target.approved = this.approved;

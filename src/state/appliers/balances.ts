@@ -4,8 +4,9 @@
  * must end with no negative WEST or asset balance, and an account that spent WEST may
  * not end up spending what it leased out.
  */
-import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
+import { encodeBase58 } from '../../crypto/encoding.js';
 import { type MutableState, type StateView } from '../view.js';
+import { ByAddress } from '../by-address.js';
 import { balanceErrors } from '../../errors/catalogue.js';
 
 /** Spendable WEST: regular − lease-out. */
@@ -29,18 +30,9 @@ interface HolderChanges {
  * transaction was applied to). Throws WE's BalanceErrors.
  */
 export function validateBalances(before: StateView, fork: MutableState): void {
-  const holders = new Map<string, HolderChanges>();
-  const holderOf = (holder: Uint8Array): HolderChanges => {
-    const key = bytesKey(holder);
-    let h = holders.get(key);
-    if (h === undefined) {
-      h = { holder, assets: [] };
-      holders.set(key, h);
-    }
-    return h;
-  };
+  const holders = new ByAddress<HolderChanges>();
   for (const b of fork.changedBalances()) {
-    const h = holderOf(b.holder);
+    const h = holders.getOrAdd(b.holder, () => ({ holder: b.holder, assets: [] }));
     if (b.assetId !== null) h.assets.push(b.assetId);
   }
   const errors: Array<[string, string]> = [];
