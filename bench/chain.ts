@@ -15,7 +15,8 @@
  *   (and the bare route), whose cold figures go to stderr;
  * - chain.build: transfers/s this node's micro-blocks take in process (1,000 a micro-block,
  *   built, signed and committed as the miner does, on one liquid block), by the process's
- *   CPU time: the micro-block build's cost without REST or the pool in front of it;
+ *   CPU time: the micro-block build's cost without REST or the pool in front of it (the
+ *   transfers' bytes and ids worked out before, as the pool has them from admission);
  * - chain.import: whole stored blocks of transfers appended to a fresh chain, tx/s.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -176,6 +177,8 @@ async function microBlockBuild(p: Protocol, n: number, perMicroBlock: number): P
       forgeNextKeyBlock(chain, rules, clock, owner);
       const txs = signedTransfers(p, n, clock.now - 1000n);
       const baseline = nativeVerifyRate(txs);
+      // A node's pool holds its transactions with their bytes and ids already worked out (at admission).
+      for (const tx of txs) if (tx.id.length === 0 || tx.bytes.length === 0) throw new Error('a transfer without bytes');
       const cpu0 = process.cpuUsage();
       for (let i = 0; i < n; i += perMicroBlock) {
         clock.now += 5n;
