@@ -289,14 +289,14 @@ export class MutableState implements StateView, ContractStateWriter {
   /** Addresses whose state the transaction being applied touched (for the address index). */
   private touched: ByAddress<Uint8Array> | undefined;
 
+  /** WEST balance keys, shared down the layers forked from one state. */
+  private readonly westKeys: WestBalanceKeys;
+
   /**
    * @param base the state below
    * @param buildingHeight the height these changes will be committed at, when it is not the
    *   base's (a new block on a store at the previous height)
    */
-  /** WEST balance keys, shared down the layers forked from one state. */
-  private readonly westKeys: WestBalanceKeys;
-
   constructor(
     readonly base: StateView,
     private readonly buildingHeight?: number,
