@@ -41,6 +41,7 @@ export const EXTERNAL_SERVICE_DISPLAY_NAMES: Readonly<Record<ExternalServiceName
 export type ExternalCheck = () => Promise<void>;
 
 export interface HealthLog {
+  info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
@@ -80,6 +81,8 @@ export function instantString(ms: bigint): string {
 
 export class NodeHealth {
   private readonly warnThreshold: bigint;
+  /** Whether the last free-space check found less than three days of blocks: warned once per change, not on every /node/status. */
+  private lowSpace = false;
 
   constructor(private readonly s: HealthSources) {
     this.warnThreshold = BigInt(Math.floor(0.75 * s.maxBlockSizeInBytes * (THREE_DAYS_MS / Math.max(1, s.blockIntervalMs))));
@@ -141,7 +144,10 @@ export class NodeHealth {
       this.s.log.error({ free: free.toString() }, 'health check failed: storage free space is below 500MB');
       throw healthCheckError('Storage free space is below 500MB');
     }
-    if (free < this.warnThreshold) this.s.log.warn({ free: free.toString() }, 'The remaining storage free space is sufficient for less than 3 days');
+    const low = free < this.warnThreshold;
+    if (low && !this.lowSpace) this.s.log.warn({ free: free.toString() }, 'The remaining storage free space is sufficient for less than 3 days');
+    if (!low && this.lowSpace) this.s.log.info({ free: free.toString() }, 'The remaining storage free space is sufficient for 3 days or more again');
+    this.lowSpace = low;
   }
 
   private async withTimeout<T>(message: string, run: () => Promise<T>): Promise<T> {

@@ -39,7 +39,7 @@ function serverWith(services: ApiServices, node: Partial<ApiServices['node']>) {
   return createApiServer({ ...services, node: { ...services.node, ...node } }, { logger: false });
 }
 
-const silentLog = { warn: () => undefined, error: () => undefined, debug: () => undefined };
+const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 describe('/node, /utils, /anchoring on a seeded node', () => {
   let s: SeededNode;

@@ -23,6 +23,7 @@ function sources(over: Partial<HealthSources> = {}): { s: HealthSources; log: Lo
     maxBlockSizeInBytes: 1 << 20,
     clock: () => 1_700_000_009_000n,
     log: {
+      info: (_o, msg) => void log.push({ level: 'info', msg }),
       warn: (_o, msg) => void log.push({ level: 'warn', msg }),
       error: (_o, msg) => void log.push({ level: 'error', msg }),
       debug: (_o, msg) => void log.push({ level: 'debug', msg }),
@@ -71,9 +72,23 @@ describe('NodeHealth', () => {
     await rejectsWith(new NodeHealth(sources({ freeSpace: () => Promise.resolve(FREE_SPACE_FATAL_BYTES - 1n) }).s).nodeStatus(), 640, 503, 'Storage free space is below 500MB');
     await rejectsWith(new NodeHealth(sources({ freeSpace: () => Promise.reject(new Error('ENOENT')) }).s).nodeStatus(), 640, 503, /ENOENT/);
     // 5 s blocks of 1 MiB: three days need 0.75 · 1 MiB · 51 840 ≈ 38 GiB.
-    const low = sources({ freeSpace: () => Promise.resolve(FREE_SPACE_FATAL_BYTES) });
-    await new NodeHealth(low.s).nodeStatus();
+    let free = FREE_SPACE_FATAL_BYTES;
+    const low = sources({ freeSpace: () => Promise.resolve(free) });
+    const health = new NodeHealth(low.s);
+    await health.nodeStatus();
     assert.deepEqual(low.log, [{ level: 'warn', msg: 'The remaining storage free space is sufficient for less than 3 days' }]);
+    // Said once while it stays low (a client polling /node/status does not flood the log), again after it recovered.
+    await health.nodeStatus();
+    free = 1n << 40n;
+    await health.nodeStatus();
+    await health.nodeStatus();
+    free = FREE_SPACE_FATAL_BYTES;
+    await health.nodeStatus();
+    assert.deepEqual(low.log, [
+      { level: 'warn', msg: 'The remaining storage free space is sufficient for less than 3 days' },
+      { level: 'info', msg: 'The remaining storage free space is sufficient for 3 days or more again' },
+      { level: 'warn', msg: 'The remaining storage free space is sufficient for less than 3 days' },
+    ]);
     const plenty = sources({ freeSpace: () => Promise.resolve(1n << 40n) });
     await new NodeHealth(plenty.s).nodeStatus();
     assert.deepEqual(plenty.log, []);
