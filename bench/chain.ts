@@ -463,12 +463,13 @@ export async function confirmedRate(node: NodeProc, txs: readonly Transaction[],
   const deadline = Date.now() + 120_000;
   for (;;) {
     const height = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
-    if ((await transactionsFrom(node.url, startHeight, height)) - before >= n) {
+    const count = (await transactionsFrom(node.url, startHeight, height)) - before;
+    if (count >= n) {
       const value = rate(n, t0);
       progress(`${n} transfers: all answered after ${broadcastS.toFixed(2)} s (${Math.round(n / broadcastS)} tx/s), all in blocks after ${(n / value).toFixed(2)} s`);
       return value;
     }
-    if (Date.now() > deadline) throw new Error(`only some of ${n} transfers confirmed in 120 s`);
+    if (Date.now() > deadline) throw new Error(`only ${count} of ${n} transfers confirmed in 120 s`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
