@@ -9,10 +9,10 @@
  * current event-loop turn, so the verifications a turn asks for (one per HTTP request
  * handled in it) travel together. The calling thread (given its suite) verifies what is
  * still waiting under a real backlog — every worker holding its full share and items still
- * waiting — in slices of at most INLINE_SLICE_MS between rounds of its own work; and, one
- * signature per event-loop turn, it takes items already sent to a worker that the worker has
- * not reached (work stealing through a shared claim word per item, see scheduleSteal), so it
- * verifies beside the worker instead of idling while a few requests wait on it.
+ * waiting — in slices of at most INLINE_SLICE_MS between rounds of its own work; without one,
+ * one signature per event-loop turn that a worker holds but has not reached (work stealing
+ * through a shared claim word per item), so it verifies beside the worker instead of idling
+ * while a few requests wait on it (see verifyOwnShare).
  *
  * A block lane goes ahead of all that: the signatures a micro-block from a peer waits on
  * before it can be applied (verifyAll with `urgent`; sync's block batches keep the normal
@@ -35,7 +35,7 @@ interface Pending extends SignatureCheck {
   readonly reject: (e: Error) => void;
 }
 
-/** A batch sent to a worker: its items and one claim word per item, shared with the worker (see steal). */
+/** A batch sent to a worker: its items and one claim word per item, shared with the worker (see verifyOwnShare). */
 interface SentBatch {
   readonly items: Pending[];
   /** 0: unclaimed; CLAIMED_BY_WORKER or CLAIMED_HERE once taken (Atomics.compareExchange on both threads). */
@@ -74,16 +74,35 @@ const URGENT_SLICE_MS = 8;
 /** A block lane request of at most this many signatures the calling thread checks at once (a few ms). */
 const URGENT_INLINE_ITEMS = 64;
 
+/** Work for a later event-loop turn (setImmediate), scheduled at most once at a time. */
+class NextTurn {
+  private scheduled = false;
+
+  constructor(private readonly run: () => void) {}
+
+  schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.run();
+    });
+  }
+}
+
 export class SignatureVerifierPool {
   private readonly slots: WorkerSlot[];
   private queue: Pending[] = [];
   /** The block lane: handed out before `queue`. */
   private urgent: Pending[] = [];
   private closed = false;
-  private dispatchScheduled = false;
-  private inlineScheduled = false;
-  private stealScheduled = false;
-  /** Signatures the calling thread took from batches already sent to a worker (see steal). */
+  /** Hands out what this turn queued, at its end. */
+  private readonly dispatchTurn = new NextTurn(() => this.closed || this.dispatch());
+  /** The calling thread's share of the verifying, a slice per turn (verifyOwnShare). */
+  private readonly ownShareTurn = new NextTurn(() => this.verifyOwnShare());
+  /** Whether the last hand-out left items no worker had room for (a backlog the calling thread shares). */
+  private backlog = false;
+  /** Signatures the calling thread took from batches already sent to a worker (see verifyOwnShare). */
   private stolenCount = 0;
   /** Items a worker answered as claimed by the calling thread (it skipped them). */
   private skippedCount = 0;
@@ -99,7 +118,7 @@ export class SignatureVerifierPool {
    * Starts `workers` threads (default: one per core but one, at least one). With `inline`
    * (the calling thread's suite), the calling thread verifies too: under a backlog (every
    * worker holding its full share and items still waiting), and one signature per event-loop
-   * turn taken from what a worker holds but has not reached (see scheduleSteal).
+   * turn taken from what a worker holds but has not reached (see verifyOwnShare).
    */
   static async start(type: CryptoType, workers = Math.max(1, availableParallelism() - 1), inline?: CryptoSuite): Promise<SignatureVerifierPool> {
     const url = new URL('./verify-worker.js', import.meta.url);
@@ -127,7 +146,7 @@ export class SignatureVerifierPool {
     return this.slots.length;
   }
 
-  /** How many signatures the calling thread has taken from batches sent to the workers (see steal). */
+  /** How many signatures the calling thread has taken from batches sent to the workers (see verifyOwnShare). */
   get stolen(): number {
     return this.stolenCount;
   }
@@ -176,16 +195,7 @@ export class SignatureVerifierPool {
    */
   private queued(): void {
     if (this.queue.length >= MAX_BATCH) this.dispatch();
-    else this.scheduleDispatch();
-  }
-
-  private scheduleDispatch(): void {
-    if (this.dispatchScheduled) return;
-    this.dispatchScheduled = true;
-    setImmediate(() => {
-      this.dispatchScheduled = false;
-      if (!this.closed) this.dispatch();
-    });
+    else this.dispatchTurn.schedule();
   }
 
   /**
@@ -197,7 +207,8 @@ export class SignatureVerifierPool {
     if (this.urgent.length > 0) this.urgent = this.handOut(this.urgent, this.inline === undefined ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER);
     // More waiting than every worker's share: a backlog, of which each worker takes a deeper share.
     if (this.queue.length > 0) this.queue = this.handOut(this.queue, this.queue.length > this.slots.length * ITEMS_PER_WORKER ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER);
-    if (this.urgent.length > 0 || this.queue.length > 0) this.scheduleInline();
+    this.backlog = this.urgent.length > 0 || this.queue.length > 0;
+    if (this.backlog) this.scheduleOwnShare();
   }
 
   /** Sends the front of `waiting` to workers holding fewer than `share` items, least loaded first; returns what is left. */
@@ -217,69 +228,64 @@ export class SignatureVerifierPool {
       const packed = packVerifyBatch(batch);
       slot.worker.postMessage({ packed, claims }, [packed]);
     }
-    if (taken > 0) this.scheduleSteal();
+    if (taken > 0) this.scheduleOwnShare();
     return taken === 0 ? waiting : taken === waiting.length ? [] : waiting.slice(taken);
   }
 
-  /**
-   * The calling thread verifies from the far end of a lane (the items the workers would
-   * reach last) for a slice per event-loop turn: the block lane's rest first, then a backlog.
-   */
-  private scheduleInline(): void {
-    if (this.inline === undefined || this.inlineScheduled) return;
-    this.inlineScheduled = true;
-    setImmediate(() => {
-      this.inlineScheduled = false;
-      if (this.closed) return;
-      const urgent = this.urgent.length > 0;
-      const lane = urgent ? this.urgent : this.queue;
-      if (lane.length === 0) return;
-      const suite = this.inline!;
-      const until = performance.now() + (urgent ? URGENT_SLICE_MS : INLINE_SLICE_MS);
-      do {
-        const p = lane.pop()!;
-        p.resolve(suite.verify(p.publicKey, p.message, p.signature));
-      } while (lane.length > 0 && performance.now() < until);
-      if (this.urgent.length > 0 || this.queue.length > 0) this.scheduleInline();
-    });
+  private scheduleOwnShare(): void {
+    if (this.inline !== undefined) this.ownShareTurn.schedule();
   }
 
   /**
-   * Work stealing: while signatures sent to a worker wait there unclaimed, the calling thread
-   * takes them one at a time from the end of the newest batch (the items the worker reaches
-   * last), one per event-loop turn — a turn with I/O to handle handles it first, so the thread
-   * verifies only what it would otherwise idle beside. A few requests in flight then travel
-   * through both threads at once instead of in convoys: the worker verifying while the
-   * calling thread waits, then the calling thread answering while the worker waits. Each
-   * signature is verified once: whichever thread claims its word first (the worker skips
-   * the items claimed here, VERDICT_CLAIMED_ELSEWHERE in its answer).
+   * The calling thread's share, one slice per event-loop turn (a turn with I/O to handle
+   * handles it first, so the thread verifies what it would otherwise idle beside):
+   * - under a backlog (a hand-out left items no worker had room for), what still waits — the
+   *   block lane's rest first — from the far end of its lane (the items the workers would
+   *   reach last), for up to a slice's time;
+   * - else one signature a worker holds but has not reached (work stealing): from the end of
+   *   the newest batch, claimed through its shared word. A few requests in flight then travel
+   *   through both threads at once instead of in convoys (the worker verifying while the
+   *   calling thread waits, then the calling thread answering while the worker waits). Each
+   *   signature is verified once, by whichever thread claims its word first (the worker skips
+   *   the items claimed here, VERDICT_CLAIMED_ELSEWHERE in its answer).
    */
-  private scheduleSteal(): void {
-    if (this.inline === undefined || this.stealScheduled) return;
-    this.stealScheduled = true;
-    setImmediate(() => {
-      this.stealScheduled = false;
-      if (this.closed) return;
-      const suite = this.inline!;
-      for (const slot of this.slots) {
-        for (let b = slot.inFlight.length - 1; b >= 0; b--) {
-          const sent = slot.inFlight[b]!;
-          while (sent.unclaimedEnd > 0) {
-            const i = --sent.unclaimedEnd;
-            if (Atomics.compareExchange(sent.claims, i, 0, CLAIMED_HERE) !== 0) {
-              // The worker got here first: it holds every item before this one too.
-              sent.unclaimedEnd = 0;
-              break;
-            }
-            const p = sent.items[i]!;
-            this.stolenCount++;
-            p.resolve(suite.verify(p.publicKey, p.message, p.signature));
-            this.scheduleSteal();
-            return;
+  private verifyOwnShare(): void {
+    const suite = this.inline;
+    if (suite === undefined || this.closed) return;
+    if (this.backlog) {
+      const urgent = this.urgent.length > 0;
+      const lane = urgent ? this.urgent : this.queue;
+      const until = performance.now() + (urgent ? URGENT_SLICE_MS : INLINE_SLICE_MS);
+      while (lane.length > 0 && performance.now() < until) {
+        const p = lane.pop()!;
+        p.resolve(suite.verify(p.publicKey, p.message, p.signature));
+      }
+      this.backlog = this.urgent.length > 0 || this.queue.length > 0;
+      // What is left waiting, or held by the workers, is looked at next turn.
+      this.scheduleOwnShare();
+    } else if (this.stealOne(suite)) this.scheduleOwnShare();
+  }
+
+  /** Verifies one item a worker holds unclaimed, from the end of the newest batch; whether there was one. */
+  private stealOne(suite: CryptoSuite): boolean {
+    for (const slot of this.slots) {
+      for (let b = slot.inFlight.length - 1; b >= 0; b--) {
+        const sent = slot.inFlight[b]!;
+        while (sent.unclaimedEnd > 0) {
+          const i = --sent.unclaimedEnd;
+          if (Atomics.compareExchange(sent.claims, i, 0, CLAIMED_HERE) !== 0) {
+            // The worker got here first: it holds every item before this one too.
+            sent.unclaimedEnd = 0;
+            break;
           }
+          const p = sent.items[i]!;
+          this.stolenCount++;
+          p.resolve(suite.verify(p.publicKey, p.message, p.signature));
+          return true;
         }
       }
-    });
+    }
+    return false;
   }
 
   private answered(slot: WorkerSlot, results: Uint8Array): void {
