@@ -43,7 +43,7 @@ import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
 import { BENCH_POA, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, transactionsFrom } from './chain.js';
-import { benchNodeArgs, processCpuMs, type Figure } from './harness.js';
+import { benchNodeArgs, processCpuMs, progress, type Figure } from './harness.js';
 
 const NODES = 4;
 const TRANSFERS = 10_000;
@@ -57,7 +57,6 @@ const TARGET_P99_MS = 200;
 const BARE_SAMPLES = 200;
 const BARE_BYTES = 32 * 1024;
 
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A micro-block's stage times at one node (src/network/micro-block-timeline.ts). */

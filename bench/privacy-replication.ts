@@ -30,7 +30,7 @@ import { generatedData } from '../test/support/multipart.js';
 import { download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../test/support/privacy-client.js';
 import { Devnet } from '../test/support/network.js';
 import { until } from '../test/support/wait.js';
-import { median, startProcess, stopProcess, type Figure } from './harness.js';
+import { median, progress, startProcess, stopProcess, type Figure } from './harness.js';
 
 const MB = 1_000_000;
 const SIZE = Number(process.env.PRIVACY_REPLICATION_MB ?? 100) * MB;
@@ -39,7 +39,6 @@ const CRYPTO = process.env.PRIVACY_REPLICATION_CRYPTO === 'gost' ? 'gost' : 'wav
 const SUFFIX = CRYPTO === 'gost' ? '.gost' : '';
 const ROUNDS = 2;
 
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 
 const secondsSince = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e9;
 

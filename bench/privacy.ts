@@ -25,7 +25,7 @@ import type { Protocol } from '../src/protocol/protocol.js';
 import { generatedData } from '../test/support/multipart.js';
 import { b58sha, download, hashOfSource, PrivacyClient, upload, type PrivacyTarget } from '../test/support/privacy-client.js';
 import { startNodeProcess, stopNodeProcess } from './chain.js';
-import { startProcess, stopProcess, type Figure } from './harness.js';
+import { progress, startProcess, stopProcess, type Figure } from './harness.js';
 
 const MB = 1_000_000;
 const MiB = 1024 * 1024;
@@ -35,7 +35,6 @@ const SMALL_ITEMS = 1000;
 const SMALL_SIZE = 10_000;
 const SMALL_IN_FLIGHT = 16;
 
-const progress = (msg: string): void => void process.stderr.write(`  … ${msg}\n`);
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
