@@ -285,8 +285,10 @@ export class Gossip {
     const key = bytesKey(tx.id);
     const known = forced ? new Set<number>() : (this.txs.get(key) ?? new Set<number>());
     this.txs.set(key, known);
-    this.txPayloads.set(payloadDigest(tx.bytes), key);
-    return this.sendTransaction(known, tx);
+    const sent = this.sendTransaction(known, tx);
+    // A peer it went to may send it back, or carry it in a micro-block: known by its payload (a node without peers hashes nothing).
+    if (sent > 0) this.txPayloads.set(payloadDigest(tx.bytes), key);
+    return sent;
   }
 
   /** A transaction to every peer not in `known`: as 46 with the certificate chain it carries, else as 25. */
