@@ -56,6 +56,14 @@ const PERL = ['/usr/bin/perl', '/bin/perl'].find((path) => process.platform === 
 const CLOSE_INHERITED =
   'if (opendir(my $d, "/proc/self/fd")) { my @fds = grep { /^\\d+$/ && $_ > 2 } readdir $d; closedir $d; for my $fd (@fds) { my $h; open($h, "<&=", $fd) and close($h) or open($h, ">&=", $fd) and close($h) } } exec { $ARGV[0] } @ARGV or die "cannot run $ARGV[0]: $!\\n"';
 
+/** What starting a contract process guards against on this machine (each needs its helper program). */
+export const CONTRACT_START_GUARDS = {
+  /** setpriv: the kernel kills the contract when the node process dies. */
+  diesWithNode: SETPRIV !== undefined,
+  /** perl: the contract holds no descriptor the node left inheritable (its LMDB data file). */
+  closesInheritedDescriptors: PERL !== undefined,
+} as const;
+
 /** Whether `path` is a file this process may execute (what exec needs of it). */
 function isExecutableFile(path: string): boolean {
   try {
@@ -72,7 +80,7 @@ function isExecutableFile(path: string): boolean {
  * descriptors inherited beyond stdio and runs the command (the process keeps its pid: each
  * execs the next). With neither, the program itself.
  */
-export function contractCommand(executable: string, argv: readonly string[], cwd: string, pathVariable: string | undefined): { file: string; args: string[] } {
+function contractCommand(executable: string, argv: readonly string[], cwd: string, pathVariable: string | undefined): { file: string; args: string[] } {
   if (SETPRIV === undefined && PERL === undefined) return { file: executable, args: [...argv] };
   // Found here as the spawn would find it (PATH of the contract's environment, else the system's
   // default), so a missing program is still refused at start with the spawn's ENOENT.

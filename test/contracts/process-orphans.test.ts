@@ -14,7 +14,7 @@ import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { ContractPackages } from '../../src/contracts/packages.js';
-import { ProcessLauncher, contractCommand } from '../../src/contracts/process-launcher.js';
+import { CONTRACT_START_GUARDS, ProcessLauncher } from '../../src/contracts/process-launcher.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Store } from '../../src/state/store.js';
 import { tempDir } from '../support/tmp.js';
@@ -30,8 +30,8 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('contract processes and the node process', { skip: contractCommand('node', [], '/', undefined).file === 'node' ? 'no setpriv on this machine' : false }, () => {
-  it('a contract process dies with a node killed by SIGKILL', async () => {
+describe('contract processes and the node process', () => {
+  it('a contract process dies with a node killed by SIGKILL', { skip: CONTRACT_START_GUARDS.diesWithNode ? false : 'no setpriv on this machine' }, async () => {
     const dir = tempDir('weft-orphan-');
     const pkg = join(dir, 'pkg');
     mkdirSync(pkg);
@@ -74,7 +74,7 @@ setInterval(() => {}, 1000);
     }
   });
 
-  it("a contract process holds no descriptor of the node's store (LMDB opens its data file inheritable)", async () => {
+  it("a contract process holds no descriptor of the node's store (LMDB opens its data file inheritable)", { skip: CONTRACT_START_GUARDS.closesInheritedDescriptors ? false : 'no perl on this machine' }, async () => {
     const dir = tempDir('weft-fds-');
     const storeDir = join(dir, 'store');
     mkdirSync(storeDir);
