@@ -11,8 +11,9 @@ const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const addr = (i: number): Uint8Array => p.addresses.fromPublicKey(p.crypto.keyPairFromSeedPhrase(`view test ${i}`).publicKey).bytes;
 
 describe('MutableState: balances by holder bytes', () => {
-  it('finds a WEST balance through any copy of the holder bytes, in every layer, after a commit too', () => {
+  it('finds a WEST balance through any copy of the holder bytes, in every layer, after a commit too', (t) => {
     const store = Store.open(tempDir(), p);
+    t.after(() => store.close());
     const holder = addr(0);
     const block = new MutableState(store);
     block.addBalance(holder, null, 500n);
@@ -36,8 +37,9 @@ describe('MutableState: balances by holder bytes', () => {
     assert.equal(next.balance(other, null), 7n);
   });
 
-  it('records each transaction with the addresses it touched, once each, in first-touch order', () => {
+  it('records each transaction with the addresses it touched, once each, in first-touch order', (t) => {
     const store = Store.open(tempDir(), p);
+    t.after(() => store.close());
     const many = Array.from({ length: 40 }, (_, i) => addr(i));
     const block = new MutableState(store);
     const tx = block.fork();
