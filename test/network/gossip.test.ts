@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { peerChainOf } from '../../src/chain/peer-chain.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
-import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
+import { MessageCode, type Peer, type PeerTransportEvents, type Timers } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, UTX, type Account } from '../chain/fork-fixture.js';
@@ -404,8 +404,10 @@ describe('gossip', () => {
   it('a transaction relayed in a full mesh goes only to peers not yet known to have it: 6 messages among 4 nodes, not 9', async () => {
     const wire = new Wire();
     const clock = new Clock();
-    // b, c and d relay their batches 20, 40 and 60 ms after taking the transaction.
-    const [a, b, c, d] = [0, 0, 0.5, 1].map((r, i) => netNode(wire, 'abcd'[i]!, clock, [], { transactionRelayBatchMs: 40 }, { random: () => Math.min(r, 0.999) })) as [NetNode, NetNode, NetNode, NetNode];
+    // Each node's relay batch leaves when the test says: b first, then c, then d, the network
+    // quiet in between (on real timers 20 ms apart this depended on the machine's load).
+    const timers = [0, 1, 2, 3].map(() => new HeldTimers());
+    const [a, b, c, d] = timers.map((t, i) => netNode(wire, 'abcd'[i]!, clock, [], { transactionRelayBatchMs: 40 }, { timers: t })) as [NetNode, NetNode, NetNode, NetNode];
     const all = [a, b, c, d];
     for (const [i, x] of all.entries()) for (const y of all.slice(i + 1)) wire.connect(x.ep, y.ep);
     await quiet(wire);
@@ -413,8 +415,12 @@ describe('gossip', () => {
     a.node.pool.put(tx);
     a.net.broadcastTransaction(tx);
     await until(() => all.every((n) => n.node.pool.get(tx.id) !== undefined), 'the transaction in every pool');
-    await new Promise((r) => setTimeout(r, 150));
     await quiet(wire);
+    for (const t of timers.slice(1)) {
+      await until(() => t.held > 0, 'a relay batch waiting');
+      t.fireAll();
+      await quiet(wire);
+    }
     assert.equal(wire.count(MessageCode.Transaction, 'a'), 3, 'the origin sends it to everyone');
     assert.equal(wire.count(MessageCode.Transaction, 'b'), 2, 'the first to relay sends it to the two peers other than its source');
     assert.equal(wire.count(MessageCode.Transaction, 'c'), 1, 'the second knows the origin and the first have it');
@@ -500,4 +506,30 @@ function scripted(wire: Wire, name: string, onMessage: (peer: Peer, code: number
     onClose: () => undefined,
   };
   return { ep: wire.endpoint(name, events), peers };
+}
+
+/** Timers that run only when fired by the test. */
+class HeldTimers implements Timers {
+  private readonly pending = new Map<number, () => void>();
+  private next = 1;
+
+  get held(): number {
+    return this.pending.size;
+  }
+
+  setTimeout(f: () => void, _ms: number): unknown {
+    const id = this.next++;
+    this.pending.set(id, f);
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
+
+  fireAll(): void {
+    const due = [...this.pending.values()];
+    this.pending.clear();
+    for (const f of due) f();
+  }
 }

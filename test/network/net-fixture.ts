@@ -22,7 +22,7 @@ export function netNode(
   clock: Clock,
   miners: readonly Account[],
   settings: Partial<SyncSettings> = {},
-  extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog'> & { readonly pool?: (node: ChainNode) => PeerPool } = {},
+  extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog' | 'timers'> & { readonly pool?: (node: ChainNode) => PeerPool } = {},
 ): NetNode {
   const node = ChainNode.create(name, clock, miners, chainSettings());
   const logs: string[] = [];
