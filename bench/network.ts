@@ -43,7 +43,7 @@ import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
 import { BENCH_POA, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, transactionsFrom } from './chain.js';
-import { benchNodeArgs, processCpuMs, progress, type Figure } from './harness.js';
+import { benchNodeArgs, mainThreadCpuMs, processCpuMs, progress, type Figure } from './harness.js';
 
 const NODES = 4;
 const TRANSFERS = 10_000;
@@ -312,6 +312,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     const t0 = process.hrtime.bigint();
     const nodesCpuMs = (): number => nodes.reduce((sum, r) => sum + processCpuMs(r.child.pid!), 0);
     const cpu0 = nodesCpuMs();
+    const perNode0 = nodes.map((r) => ({ all: processCpuMs(r.child.pid!), main: mainThreadCpuMs(r.child.pid!) }));
     await Promise.all(nodes.map((r, i) => broadcastAll(r.node.restUrl, bodies.filter((_, j) => j % NODES === i), BURST_CONNECTIONS_PER_NODE)));
     const deadline = Date.now() + 180_000;
     for (;;) {
@@ -323,6 +324,13 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     }
     multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
     multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
+    // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
+    const perNode = nodes.map((r, i) => {
+      const all = processCpuMs(r.child.pid!) - perNode0[i]!.all;
+      const main = mainThreadCpuMs(r.child.pid!) - perNode0[i]!.main;
+      return `${r.node.name} ${((1000 * all) / TRANSFERS).toFixed(0)} µs (main thread ${((1000 * main) / TRANSFERS).toFixed(0)} µs)`;
+    });
+    progress(`burst: CPU per transfer by node: ${perNode.join('; ')}`);
     // One more key block, so the last micro-blocks and a key block after the load are measured too.
     const h = (await json<{ height: number }>(`${url0}/blocks/height`)).height;
     await until('one more key block on every node', async () => {
@@ -334,6 +342,9 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     for (const r of nodes) {
       const text = (await request(`${r.node.restUrl}/metrics`, 'GET')).text;
       for (const m of text.matchAll(/^weft_network_messages_sent_total\{([^}]*)\} (\d+)/gm)) if (/code="(25|46)"/.test(m[1]!)) txMessages += Number(m[2]);
+      // What each node's pool took and refused over the run (a refused peer's transaction was decoded and verified for nothing).
+      const counts = [...text.matchAll(/^weft_pool_(admitted|refused)_total(?:\{reason="([^"]*)"\})? (\d+)/gm)].map((m) => `${m[2] ?? m[1]} ${m[3]}`);
+      progress(`${r.node.name} pool over the run: ${counts.join(', ')}`);
     }
   } finally {
     for (const r of nodes) r.child.kill('SIGTERM');
@@ -431,8 +442,12 @@ async function loneNodesCpuMsPerTx(p: Protocol): Promise<number> {
     const txs = signedTransfers(p, TRANSFERS, BigInt(Date.now()));
     const cpuMs = (): number => lone.reduce((sum, n) => sum + processCpuMs(n.child.pid!), 0);
     const cpu0 = cpuMs();
+    const mainMs = (): number => lone.reduce((sum, n) => sum + mainThreadCpuMs(n.child.pid!), 0);
+    const main0 = mainMs();
     await Promise.all(lone.map((n) => confirmedRate(n, txs, BURST_CONNECTIONS_PER_NODE)));
-    return (cpuMs() - cpu0) / NODES / TRANSFERS;
+    const perTx = (cpuMs() - cpu0) / NODES / TRANSFERS;
+    progress(`lone nodes: CPU per transfer per node ${(1000 * perTx).toFixed(0)} µs (main thread ${((1000 * (mainMs() - main0)) / NODES / TRANSFERS).toFixed(0)} µs)`);
+    return perTx;
   } finally {
     await Promise.all(lone.map((n) => stopNodeProcess(n)));
   }

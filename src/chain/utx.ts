@@ -55,7 +55,18 @@ export class UtxPool {
   /** What the pooled transactions will take from balances once mined. */
   private readonly pending = new PendingSpendings();
   private bytes = 0;
+  /**
+   * The pooled transactions by timestamp (then by arrival), kept as the pool changes instead
+   * of sorted again on each look after a change (the miner looks at every micro-block, while
+   * peers' relays keep the pool changing): an admission goes in after every transaction of its
+   * timestamp or earlier, removals are filtered out at the next look. Undefined: sorted again
+   * at the next look (a transaction removed and admitted again before that look).
+   */
   private ordered: Transaction[] | undefined = [];
+  /** Removed from the pool since `ordered` was last filtered (still in it). */
+  private readonly removedFromOrdered = new Set<Transaction>();
+  /** `ordered` was handed out by all(): changed only as a copy from then on. */
+  private orderedHandedOut = false;
   /** Recently broadcast ids → when (ms). */
   private readonly recent = new Map<string, bigint>();
   private revalidation: Promise<void> | undefined;
@@ -89,8 +100,42 @@ export class UtxPool {
   all(): readonly Transaction[] {
     if (this.ordered === undefined) {
       this.ordered = [...this.txs.values()].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+    } else if (this.removedFromOrdered.size > 0) {
+      const removed = this.removedFromOrdered;
+      this.ordered = this.ordered.filter((tx) => !removed.has(tx));
     }
+    this.removedFromOrdered.clear();
+    this.orderedHandedOut = true;
     return this.ordered;
+  }
+
+  /** An admitted transaction into `ordered`: after every one of its timestamp or earlier (they arrived before it). */
+  private addToOrdered(tx: Transaction): void {
+    const ordered = this.ordered;
+    if (ordered === undefined) return;
+    if (this.removedFromOrdered.has(tx)) {
+      // Still in `ordered` from before its removal: the next look sorts again.
+      this.ordered = undefined;
+      this.removedFromOrdered.clear();
+      return;
+    }
+    const target = this.orderedHandedOut ? ordered.slice() : ordered;
+    this.ordered = target;
+    this.orderedHandedOut = false;
+    const t = tx.timestamp;
+    const last = target[target.length - 1];
+    if (last === undefined || last.timestamp <= t) {
+      target.push(tx);
+      return;
+    }
+    let lo = 0;
+    let hi = target.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (target[mid]!.timestamp <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    target.splice(lo, 0, tx);
   }
 
   /**
@@ -195,7 +240,7 @@ export class UtxPool {
     this.validate(tx, key, true);
     this.txs.set(key, tx);
     this.bytes += tx.bytes.length;
-    this.ordered = undefined;
+    this.addToOrdered(tx);
   }
 
   /** WE's `utx.allow-transactions-from-smart-accounts = false`: the pool takes nothing from scripted accounts (blocks still may carry them). */
@@ -244,7 +289,7 @@ export class UtxPool {
     this.txs.delete(key);
     this.pending.release(key);
     this.bytes -= tx.bytes.length;
-    this.ordered = undefined;
+    if (this.ordered !== undefined) this.removedFromOrdered.add(tx);
     return true;
   }
 
