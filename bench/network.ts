@@ -43,7 +43,7 @@ import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
 import { BENCH_POA, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, transactionsFrom } from './chain.js';
-import { benchNodeArgs, mainThreadCpuMs, processCpuMs, progress, type Figure } from './harness.js';
+import { benchNodeArgs, processCpuMs, progress, threadTimes, type Figure, type ThreadTimes } from './harness.js';
 
 const NODES = 4;
 const TRANSFERS = 10_000;
@@ -312,7 +312,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     const t0 = process.hrtime.bigint();
     const nodesCpuMs = (): number => nodes.reduce((sum, r) => sum + processCpuMs(r.child.pid!), 0);
     const cpu0 = nodesCpuMs();
-    const perNode0 = nodes.map((r) => ({ all: processCpuMs(r.child.pid!), main: mainThreadCpuMs(r.child.pid!) }));
+    const perNode0 = nodes.map((r) => threadTimes(r.child.pid!));
     await Promise.all(nodes.map((r, i) => broadcastAll(r.node.restUrl, bodies.filter((_, j) => j % NODES === i), BURST_CONNECTIONS_PER_NODE)));
     const deadline = Date.now() + 180_000;
     for (;;) {
@@ -325,12 +325,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
     multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
     // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
-    const perNode = nodes.map((r, i) => {
-      const all = processCpuMs(r.child.pid!) - perNode0[i]!.all;
-      const main = mainThreadCpuMs(r.child.pid!) - perNode0[i]!.main;
-      return `${r.node.name} ${((1000 * all) / TRANSFERS).toFixed(0)} µs (main thread ${((1000 * main) / TRANSFERS).toFixed(0)} µs)`;
-    });
-    progress(`burst: CPU per transfer by node: ${perNode.join('; ')}`);
+    for (const [i, r] of nodes.entries()) progress(`burst: ${r.node.name} CPU per transfer by thread: ${threadCpuPerTransfer(r.child.pid!, perNode0[i]!, threadTimes(r.child.pid!))}`);
     // One more key block, so the last micro-blocks and a key block after the load are measured too.
     const h = (await json<{ height: number }>(`${url0}/blocks/height`)).height;
     await until('one more key block on every node', async () => {
@@ -427,6 +422,16 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
   return out;
 }
 
+/** A node's CPU µs per transfer of the burst between two threadTimes readings: in all, its main thread, its busiest other threads. */
+function threadCpuPerTransfer(pid: number, before: Map<number, ThreadTimes>, after: Map<number, ThreadTimes>, top = 3): string {
+  const us = (ms: number): string => ((1000 * ms) / TRANSFERS).toFixed(0);
+  const rows = [...after].map(([tid, t]) => ({ tid, name: t.name, run: t.runMs - (before.get(tid)?.runMs ?? 0) })).sort((a, b) => b.run - a.run);
+  const main = rows.find((r) => r.tid === pid)?.run ?? 0;
+  const others = rows.filter((r) => r.tid !== pid);
+  const rest = others.slice(top).reduce((sum, r) => sum + r.run, 0);
+  return [`${us(rows.reduce((sum, r) => sum + r.run, 0))} µs in all`, `main ${us(main)}`, ...others.slice(0, top).map((r) => `${r.name}:${r.tid} ${us(r.run)}`), `rest ${us(rest)}`].join(', ');
+}
+
 /**
  * The same-load baseline of network.cpu-per-tx: NODES lone dev nodes (chain.confirmed's
  * process, no peers), each warmed by as many transfers as a devnet node saw before its burst,
@@ -442,12 +447,10 @@ async function loneNodesCpuMsPerTx(p: Protocol): Promise<number> {
     const txs = signedTransfers(p, TRANSFERS, BigInt(Date.now()));
     const cpuMs = (): number => lone.reduce((sum, n) => sum + processCpuMs(n.child.pid!), 0);
     const cpu0 = cpuMs();
-    const mainMs = (): number => lone.reduce((sum, n) => sum + mainThreadCpuMs(n.child.pid!), 0);
-    const main0 = mainMs();
+    const threads0 = lone.map((n) => threadTimes(n.child.pid!));
     await Promise.all(lone.map((n) => confirmedRate(n, txs, BURST_CONNECTIONS_PER_NODE)));
-    const perTx = (cpuMs() - cpu0) / NODES / TRANSFERS;
-    progress(`lone nodes: CPU per transfer per node ${(1000 * perTx).toFixed(0)} µs (main thread ${((1000 * (mainMs() - main0)) / NODES / TRANSFERS).toFixed(0)} µs)`);
-    return perTx;
+    lone.forEach((n, i) => progress(`lone node ${i} CPU per transfer by thread: ${threadCpuPerTransfer(n.child.pid!, threads0[i]!, threadTimes(n.child.pid!))}`));
+    return (cpuMs() - cpu0) / NODES / TRANSFERS;
   } finally {
     await Promise.all(lone.map((n) => stopNodeProcess(n)));
   }
