@@ -31,6 +31,11 @@
  *   says what the network itself costs a node — roughly: the bench's client sends the lone nodes
  *   four times the burst's requests on the same cores, which loads them more than the devnet's
  *   burst does, so this baseline errs high and the ratio low.
+ *
+ * Progress lines say where the CPU went: each devnet node's and each lone node's CPU µs per
+ * transfer of the burst by thread (main, the busiest other threads — the signature verifier
+ * first, then V8's helper threads — and the rest), and what each devnet node's pool admitted and
+ * refused over the run (a refused peer's transaction was decoded and checked for nothing).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';

@@ -289,5 +289,11 @@ describe('the pool in timestamp order (kept as it changes, not sorted again on e
     arrived.splice(arrived.indexOf(c), 1);
     arrived.splice(arrived.indexOf(a), 1);
     assert.deepEqual(ids(), expected());
+    // More changes between two looks than the list holds (a node that is not mining): still in order.
+    const many = Array.from({ length: 80 }, (_, i) => at(BigInt((i * 37) % 90), BigInt(100 + i)));
+    clock.now = base + 100n;
+    put(...many);
+    for (const tx of many.slice(0, 20)) remove(tx);
+    assert.deepEqual(ids(), expected());
   });
 });
