@@ -31,6 +31,11 @@
  *   says what the network itself costs a node — roughly: the bench's client sends the lone nodes
  *   four times the burst's requests on the same cores, which loads them more than the devnet's
  *   burst does, so this baseline errs high and the ratio low.
+ *
+ * Progress lines say where the CPU went: each devnet node's and each lone node's CPU µs per
+ * transfer of the burst by thread (main, the busiest other threads — the signature verifier
+ * first, then V8's helper threads — and the rest), and what each devnet node's pool admitted and
+ * refused over the run (a refused peer's transaction was decoded and checked for nothing).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
@@ -43,7 +48,7 @@ import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
 import { BENCH_POA, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, transactionsFrom } from './chain.js';
-import { benchNodeArgs, processCpuMs, progress, type Figure } from './harness.js';
+import { benchNodeArgs, processCpuMs, progress, threadTimes, type Figure, type ThreadTimes } from './harness.js';
 
 const NODES = 4;
 const TRANSFERS = 10_000;
@@ -312,6 +317,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     const t0 = process.hrtime.bigint();
     const nodesCpuMs = (): number => nodes.reduce((sum, r) => sum + processCpuMs(r.child.pid!), 0);
     const cpu0 = nodesCpuMs();
+    const perNode0 = nodes.map((r) => threadTimes(r.child.pid!));
     await Promise.all(nodes.map((r, i) => broadcastAll(r.node.restUrl, bodies.filter((_, j) => j % NODES === i), BURST_CONNECTIONS_PER_NODE)));
     const deadline = Date.now() + 180_000;
     for (;;) {
@@ -323,6 +329,8 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     }
     multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
     multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
+    // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
+    for (const [i, r] of nodes.entries()) progress(`burst: ${r.node.name} CPU per transfer by thread: ${threadCpuPerTransfer(r.child.pid!, perNode0[i]!, threadTimes(r.child.pid!))}`);
     // One more key block, so the last micro-blocks and a key block after the load are measured too.
     const h = (await json<{ height: number }>(`${url0}/blocks/height`)).height;
     await until('one more key block on every node', async () => {
@@ -334,6 +342,9 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     for (const r of nodes) {
       const text = (await request(`${r.node.restUrl}/metrics`, 'GET')).text;
       for (const m of text.matchAll(/^weft_network_messages_sent_total\{([^}]*)\} (\d+)/gm)) if (/code="(25|46)"/.test(m[1]!)) txMessages += Number(m[2]);
+      // What each node's pool took and refused over the run (a refused peer's transaction was decoded and verified for nothing).
+      const counts = [...text.matchAll(/^weft_pool_(admitted|refused)_total(?:\{reason="([^"]*)"\})? (\d+)/gm)].map((m) => `${m[2] ?? m[1]} ${m[3]}`);
+      progress(`${r.node.name} pool over the run: ${counts.join(', ')}`);
     }
   } finally {
     for (const r of nodes) r.child.kill('SIGTERM');
@@ -416,6 +427,16 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
   return out;
 }
 
+/** A node's CPU µs per transfer of the burst between two threadTimes readings: in all, its main thread, its busiest other threads. */
+function threadCpuPerTransfer(pid: number, before: Map<number, ThreadTimes>, after: Map<number, ThreadTimes>, top = 3): string {
+  const us = (ms: number): string => ((1000 * ms) / TRANSFERS).toFixed(0);
+  const rows = [...after].map(([tid, t]) => ({ tid, name: t.name, run: t.runMs - (before.get(tid)?.runMs ?? 0) })).sort((a, b) => b.run - a.run);
+  const main = rows.find((r) => r.tid === pid)?.run ?? 0;
+  const others = rows.filter((r) => r.tid !== pid);
+  const rest = others.slice(top).reduce((sum, r) => sum + r.run, 0);
+  return [`${us(rows.reduce((sum, r) => sum + r.run, 0))} µs in all`, `main ${us(main)}`, ...others.slice(0, top).map((r) => `${r.name}:${r.tid} ${us(r.run)}`), `rest ${us(rest)}`].join(', ');
+}
+
 /**
  * The same-load baseline of network.cpu-per-tx: NODES lone dev nodes (chain.confirmed's
  * process, no peers), each warmed by as many transfers as a devnet node saw before its burst,
@@ -431,7 +452,9 @@ async function loneNodesCpuMsPerTx(p: Protocol): Promise<number> {
     const txs = signedTransfers(p, TRANSFERS, BigInt(Date.now()));
     const cpuMs = (): number => lone.reduce((sum, n) => sum + processCpuMs(n.child.pid!), 0);
     const cpu0 = cpuMs();
+    const threads0 = lone.map((n) => threadTimes(n.child.pid!));
     await Promise.all(lone.map((n) => confirmedRate(n, txs, BURST_CONNECTIONS_PER_NODE)));
+    lone.forEach((n, i) => progress(`lone node ${i} CPU per transfer by thread: ${threadCpuPerTransfer(n.child.pid!, threads0[i]!, threadTimes(n.child.pid!))}`));
     return (cpuMs() - cpu0) / NODES / TRANSFERS;
   } finally {
     await Promise.all(lone.map((n) => stopNodeProcess(n)));

@@ -55,7 +55,19 @@ export class UtxPool {
   /** What the pooled transactions will take from balances once mined. */
   private readonly pending = new PendingSpendings();
   private bytes = 0;
+  /**
+   * The pooled transactions by timestamp (then by arrival) as all() last listed them, with the
+   * changes since (`added`, `removed`) merged in at the next look instead of the whole pool
+   * sorted again: the miner looks at every micro-block while peers' relays keep the pool
+   * changing. Undefined: sorted again at the next look — nothing looked yet, more changes than
+   * the list holds (a node that is not mining keeps changing a list nobody looks at), or a
+   * transaction removed and admitted again before that look.
+   */
   private ordered: Transaction[] | undefined = [];
+  /** Admitted since `ordered` was made, in arrival order. */
+  private added: Transaction[] = [];
+  /** Removed since `ordered` was made (from it or from `added`). */
+  private readonly removed = new Set<Transaction>();
   /** Recently broadcast ids → when (ms). */
   private readonly recent = new Map<string, bigint>();
   private revalidation: Promise<void> | undefined;
@@ -87,10 +99,43 @@ export class UtxPool {
 
   /** Pool transactions ordered by timestamp (then by arrival). */
   all(): readonly Transaction[] {
+    const byTimestamp = (a: Transaction, b: Transaction): number => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0);
     if (this.ordered === undefined) {
-      this.ordered = [...this.txs.values()].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+      this.ordered = [...this.txs.values()].sort(byTimestamp);
+    } else if (this.added.length > 0 || this.removed.size > 0) {
+      const removed = this.removed;
+      const kept = removed.size === 0 ? this.ordered : this.ordered.filter((tx) => !removed.has(tx));
+      const added = (removed.size === 0 ? this.added : this.added.filter((tx) => !removed.has(tx))).sort(byTimestamp);
+      // A merge; on equal timestamps the one listed before comes first (it arrived earlier).
+      const merged: Transaction[] = [];
+      let i = 0;
+      for (const tx of added) {
+        while (i < kept.length && kept[i]!.timestamp <= tx.timestamp) merged.push(kept[i++]!);
+        merged.push(tx);
+      }
+      while (i < kept.length) merged.push(kept[i++]!);
+      this.ordered = merged;
     }
+    this.added = [];
+    this.removed.clear();
     return this.ordered;
+  }
+
+  /** A change of the pool for the next look (`ordered` is never changed in place: a list handed out stays as it was). */
+  private changedOrder(tx: Transaction, admitted: boolean): void {
+    if (this.ordered === undefined) return;
+    if (admitted) {
+      // Still in `ordered` or `added` from before its removal: sorted again at the next look.
+      if (this.removed.has(tx)) return this.forgetOrder();
+      this.added.push(tx);
+    } else this.removed.add(tx);
+    if (this.added.length + this.removed.size > Math.max(64, this.ordered.length)) this.forgetOrder();
+  }
+
+  private forgetOrder(): void {
+    this.ordered = undefined;
+    this.added = [];
+    this.removed.clear();
   }
 
   /**
@@ -195,7 +240,7 @@ export class UtxPool {
     this.validate(tx, key, true);
     this.txs.set(key, tx);
     this.bytes += tx.bytes.length;
-    this.ordered = undefined;
+    this.changedOrder(tx, true);
   }
 
   /** WE's `utx.allow-transactions-from-smart-accounts = false`: the pool takes nothing from scripted accounts (blocks still may carry them). */
@@ -244,7 +289,7 @@ export class UtxPool {
     this.txs.delete(key);
     this.pending.release(key);
     this.bytes -= tx.bytes.length;
-    this.ordered = undefined;
+    this.changedOrder(tx, false);
     return true;
   }
 

@@ -26,7 +26,7 @@
  * item, so nothing is sent to a peer twice or processed twice. Messages reach it decoded
  * by chain-messages.ts; block sync is its sibling (sync.ts).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
@@ -53,8 +53,8 @@ import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 import { WeError } from '../errors/catalogue.js';
 import type { Certificate } from '../crypto/pki/x509.js';
 
-/** The key a transaction message's payload is remembered by (SHA-256, Base64). */
-const payloadDigest = (payload: Uint8Array): string => createHash('sha256').update(payload).digest('base64');
+/** The key a transaction message's payload is remembered by (SHA-256, Base64; one-shot, no Hash object per payload). */
+const payloadDigest = (payload: Uint8Array): string => hash('sha256', payload, 'base64');
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
@@ -178,6 +178,13 @@ export class Gossip {
    * unparsed, and a peer's micro-block carrying it takes the pooled transaction.
    */
   private readonly txPayloads: SeenCache<string>;
+  /**
+   * The payload digests of transactions a peer's micro-block carried that were read from it
+   * (not pooled here): once the micro-block is applied they go to `txPayloads`, so a copy that
+   * arrives after its micro-block is dropped unparsed instead of being decoded, verified and
+   * refused by the pool as already in the state.
+   */
+  private readonly readFromMicroBlocks = new WeakMap<Transaction, string>();
   /** Key blocks by id → peers that have them. */
   private readonly blocks: SeenCache<Set<number>>;
   /** Micro-block inventories by total signature. */
@@ -311,6 +318,8 @@ export class Gossip {
 
   private onChainEvent(e: ChainEvent): void {
     if (e.kind === 'rollback') {
+      // Out of the chain again: a peer's copy of one is parsed and offered to the pool as before.
+      for (const tx of e.removed) this.txPayloads.delete(payloadDigest(tx.bytes));
       this.dropUnreachableMicros();
       return;
     }
@@ -441,9 +450,14 @@ export class Gossip {
    */
   readonly readTransaction: TransactionReader = (r, length) => {
     const bytes = r.buf.subarray(r.pos, r.pos + length);
-    const key = this.txPayloads.get(payloadDigest(bytes));
+    const digest = payloadDigest(bytes);
+    const key = this.txPayloads.get(digest);
     const pooled = key === undefined ? undefined : this.deps.pool.getByKey(key);
-    if (pooled === undefined || !equalBytes(pooled.bytes, bytes)) return this.deps.protocol.readTransaction(r, length);
+    if (pooled === undefined || !equalBytes(pooled.bytes, bytes)) {
+      const tx = this.deps.protocol.readTransaction(r, length);
+      this.readFromMicroBlocks.set(tx, digest);
+      return tx;
+    }
     r.pos += length;
     return pooled;
   };
@@ -767,6 +781,13 @@ export class Gossip {
       if (!(e instanceof WeError)) throw e;
       this.deps.logger.debug(`Micro-block ${micro.idBase58} from ${socketAddressText(peer.remote)} not applied: ${e.message}`);
       return;
+    }
+    // Its transactions are in the chain now: a later copy from a peer is known by its payload.
+    if (micro.kind === 'tx') {
+      for (const tx of micro.transactions) {
+        const digest = this.readFromMicroBlocks.get(tx);
+        if (digest !== undefined) this.txPayloads.set(digest, bytesKey(tx.id));
+      }
     }
     const entry = this.inventories.get(key);
     if (entry !== undefined) {

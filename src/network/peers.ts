@@ -157,6 +157,8 @@ export class PeerManager {
   private readonly peers = new Map<number, Peer>();
   private readonly byOwner = new Map<string, Peer>();
   private readonly knownPeers = new Map<string, KnownEntry>();
+  /** The known-peer key a connected peer's messages touch (null: none), worked out at its first message instead of at every one. */
+  private readonly seenKeys = new WeakMap<Peer, string | null>();
   private readonly candidates = new Map<string, PeerEndpoint>();
   private readonly dialing = new Map<string, DialState>();
   private readonly suspensions = new Map<string, Suspension>();
@@ -285,10 +287,15 @@ export class PeerManager {
 
   /** A message came from a peer: it is alive (WE touches its declared address on every read). */
   seen(peer: Peer): void {
-    const declared = peer.info.declaredAddress;
-    const at = peer.outbound ? peer.remote : declared !== undefined && normalizeHost(declared.host) === normalizeHost(peer.remote.host) ? declared : undefined;
-    if (at === undefined) return;
-    const entry = this.knownPeers.get(endpointKey(at));
+    let key = this.seenKeys.get(peer);
+    if (key === undefined) {
+      const declared = peer.info.declaredAddress;
+      const at = peer.outbound ? peer.remote : declared !== undefined && normalizeHost(declared.host) === normalizeHost(peer.remote.host) ? declared : undefined;
+      key = at === undefined ? null : endpointKey(at);
+      this.seenKeys.set(peer, key);
+    }
+    if (key === null) return;
+    const entry = this.knownPeers.get(key);
     if (entry !== undefined) entry.lastSeen = this.o.now();
   }
 

@@ -234,3 +234,66 @@ describe('pending spendings: a double spend is refused at admission (beyond WE)'
     node.pool.put(spend);
   });
 });
+
+describe('the pool in timestamp order (kept as it changes, not sorted again on each look)', () => {
+  it('lists by timestamp then arrival through admissions, removals and re-admissions, and never changes a list it handed out', () => {
+    const { node, clock } = freshNode('order');
+    const pool = new UtxPool({ chain: node.chain, settings: UTX, now: clock.read });
+    const base = clock.now;
+    /** A transfer stamped `offset` ms after the base (the fixture's counter taken out). */
+    const at = (offset: bigint, amount: bigint): Transaction => {
+      clock.now = base + offset;
+      const probe = transfer(clock, alice, bob, amount);
+      clock.now = base + offset - (probe.timestamp - base - offset) - 1n;
+      const tx = transfer(clock, alice, bob, amount);
+      assert.equal(tx.timestamp, base + offset);
+      return tx;
+    };
+    const [a, b, c, d, e, f] = [at(50n, 1n), at(10n, 2n), at(10n, 3n), at(30n, 4n), at(70n, 5n), at(10n, 6n)] as [Transaction, Transaction, Transaction, Transaction, Transaction, Transaction];
+    clock.now = base + 100n;
+    // What the pool must list: by timestamp, equal ones in the order they were (last) admitted.
+    const arrived: Transaction[] = [];
+    const expected = (): string[] => [...arrived].sort((x, y) => (x.timestamp < y.timestamp ? -1 : x.timestamp > y.timestamp ? 1 : 0)).map((t) => t.idBase58);
+    const put = (...txs: Transaction[]): void => {
+      for (const tx of txs) {
+        pool.put(tx);
+        arrived.push(tx);
+      }
+    };
+    const remove = (tx: Transaction): void => {
+      assert.ok(pool.remove(tx.id));
+      arrived.splice(arrived.indexOf(tx), 1);
+    };
+    const ids = (): string[] => pool.all().map((t) => t.idBase58);
+
+    put(a, b);
+    const first = pool.all();
+    const firstIds = first.map((t) => t.idBase58);
+    assert.deepEqual(ids(), expected());
+    put(c, d, e);
+    remove(b);
+    assert.deepEqual(ids(), expected(), 'admissions in between and out of order, one removed');
+    assert.deepEqual(first.map((t) => t.idBase58), firstIds, 'the list handed out before is as it was');
+    // Removed and admitted again before the next look: after the others of its timestamp.
+    remove(c);
+    put(c, f);
+    assert.deepEqual(ids(), expected());
+    // Removed, looked at, then admitted again.
+    remove(d);
+    assert.deepEqual(ids(), expected());
+    put(d, b);
+    assert.deepEqual(ids(), expected());
+    assert.deepEqual(ids(), [c, f, b, d, a, e].map((t) => t.idBase58));
+    // Mined: gone from the list.
+    node.micro([c, a]);
+    arrived.splice(arrived.indexOf(c), 1);
+    arrived.splice(arrived.indexOf(a), 1);
+    assert.deepEqual(ids(), expected());
+    // More changes between two looks than the list holds (a node that is not mining): still in order.
+    const many = Array.from({ length: 80 }, (_, i) => at(BigInt((i * 37) % 90), BigInt(100 + i)));
+    clock.now = base + 100n;
+    put(...many);
+    for (const tx of many.slice(0, 20)) remove(tx);
+    assert.deepEqual(ids(), expected());
+  });
+});

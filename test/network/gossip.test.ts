@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { peerChainOf } from '../../src/chain/peer-chain.js';
+import { peerChainOf, type PeerPool } from '../../src/chain/peer-chain.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
 import { MessageCode, type Peer, type PeerTransportEvents, type Timers } from '../../src/network/types.js';
@@ -261,6 +261,37 @@ describe('gossip', () => {
     assert.deepEqual(c.node.chain.lastBlock().id, tip, 'not applied');
     assert.equal(c.node.chain.state().transactionHeight(own.id), undefined);
     assert.equal(c.node.pool.get(own.id), own, 'the genuine transfer stays pooled');
+    c.net.close();
+  });
+
+  it('a transaction first read from a peer’s applied micro-block is not decoded or offered to the pool when a copy arrives after it; one rolled back is offered again', async () => {
+    const clock = new Clock();
+    const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
+    const wire = new Wire();
+    const offered: string[] = [];
+    const c = netNode(wire, 'c', clock, [], {}, { pool: (node) => recordingPool(node.pool, offered) });
+    const key = source.forge();
+    c.node.follow(source);
+    const late = transfer(clock, alice, bob, 11n);
+    const m1 = source.micro([late]).microBlock!;
+    const x = scripted(wire, 'x', (peer, code) => {
+      if (code === MessageCode.MicroBlockRequest) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(m1));
+    });
+    const { atX } = wire.connect(x.ep, c.ep);
+    await quiet(wire);
+    atX.send(MessageCode.MicroBlockInventory, inventoryOf(m1, generatorOf(key.generator)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, m1.totalLiquidBlockSig), 'the micro-block applied');
+    // The copy a peer relays after the micro-block: known by its payload, dropped unparsed.
+    atX.send(MessageCode.Transaction, late.bytes);
+    await quiet(wire);
+    assert.deepEqual(offered, [], 'nothing offered to the pool');
+    assert.equal(c.node.chain.state().transactionHeight(late.id), c.node.chain.height());
+    // Rolled back without returning it to the pool: a peer's copy goes to the pool again.
+    c.node.chain.rollbackTo(c.node.chain.height() - 1, { origin: 'api', returnToPool: false });
+    assert.equal(c.node.pool.get(late.id), undefined);
+    atX.send(MessageCode.Transaction, late.bytes);
+    await until(() => c.node.pool.get(late.id) !== undefined, 'the copy pooled after the rollback');
+    assert.deepEqual(offered, [late.idBase58]);
     c.net.close();
   });
 
@@ -532,4 +563,18 @@ class HeldTimers implements Timers {
     this.pending.clear();
     for (const f of due) f();
   }
+}
+
+/** The node's pool as the network sees it, recording the ids of the transactions offered to it (checkRoom, the first step of admission). */
+function recordingPool(pool: UtxPool, offered: string[]): PeerPool {
+  return {
+    preverify: (txs, urgent) => pool.preverify(txs, urgent),
+    put: (tx) => pool.put(tx),
+    checkRoom: (tx, waitingBytes) => {
+      offered.push(tx.idBase58);
+      pool.checkRoom(tx, waitingBytes);
+    },
+    getByKey: (idKey) => pool.getByKey(idKey),
+    all: () => pool.all(),
+  };
 }
