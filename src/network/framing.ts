@@ -17,7 +17,7 @@
  * malformed frame is refused before its body is buffered. Every violation throws a
  * `FrameError`; the transport closes that one connection.
  */
-import { hash } from 'node:crypto';
+import { sha256Once } from '../crypto/hashes.js';
 import { MessageCode } from './types.js';
 
 export const FRAME_MAGIC = 0x12345678;
@@ -122,7 +122,7 @@ export interface FramedMessage {
 /** The 4-byte checksum of a payload: SHA-256(payload)[0..4). */
 export function frameChecksum(payload: Uint8Array): Uint8Array {
   // One-shot: about half the cost of a Hash object for a transaction-sized payload.
-  return hash('sha256', payload, 'buffer').subarray(0, CHECKSUM_LENGTH);
+  return sha256Once(payload).subarray(0, CHECKSUM_LENGTH);
 }
 
 /** The bytes a message with a payload of this length takes on the wire, length prefix included. */

@@ -26,7 +26,7 @@
  * item, so nothing is sent to a peer twice or processed twice. Messages reach it decoded
  * by chain-messages.ts; block sync is its sibling (sync.ts).
  */
-import { hash } from 'node:crypto';
+import { sha256Once } from '../crypto/hashes.js';
 import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
@@ -54,7 +54,7 @@ import { WeError } from '../errors/catalogue.js';
 import type { Certificate } from '../crypto/pki/x509.js';
 
 /** The key a transaction message's payload is remembered by (SHA-256, Base64; one-shot, no Hash object per payload). */
-const payloadDigest = (payload: Uint8Array): string => hash('sha256', payload, 'base64');
+const payloadDigest = (payload: Uint8Array): string => sha256Once(payload).toString('base64');
 
 /** A map bounded in size whose entries expire; oldest first out. */
 export class SeenCache<V> {
