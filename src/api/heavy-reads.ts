@@ -34,9 +34,6 @@ export interface BuiltJson {
   readonly stream: Readable;
 }
 
-/** Pieces are encoded to UTF-8 in chunks of about this many characters. */
-const CHUNK_CHARS = 64 * 1024;
-
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The heavy reads of one REST server: a small semaphore and the budget each answer gets. */
@@ -85,54 +82,92 @@ export class HeavyReads {
   }
 }
 
-/** JSON text written piece by piece into UTF-8 chunks, within a byte budget, yielding the loop as it goes. */
-export class JsonPieces {
-  readonly chunks: Buffer[] = [];
-  /** Bytes in `chunks`. */
-  private encoded = 0;
-  private pending: string[] = [];
-  private pendingChars = 0;
-  private sliceStart = performance.now();
+/** The first chunk of an answer (small answers stay small); later chunks double up to CHUNK_BYTES. */
+const FIRST_CHUNK_BYTES = 16 * 1024;
+/** The largest chunk an answer's bytes are written into (a piece longer than this gets a chunk of its own size). */
+const CHUNK_BYTES = 1024 * 1024;
 
+/**
+ * JSON text written piece by piece straight into UTF-8 chunks, within a byte budget, yielding
+ * the loop as it goes. Each piece is encoded into the current chunk as it comes, so the text
+ * dies young (no list of pieces outliving collections, no joined string, no Buffer per flush):
+ * the answer's bytes are the only thing that grows.
+ */
+export class JsonPieces {
+  /** Chunks filled so far (the one being written is not among them). */
+  private readonly sealed: Buffer[] = [];
+  /** Bytes in `sealed`. */
+  private sealedBytes = 0;
+  private chunk: Buffer | undefined;
+  /** Bytes written into `chunk`. */
+  private used = 0;
+  private sliceStart: number;
+
+  /** `now`: a clock in ms (performance.now; tests pass their own). */
   constructor(
     private readonly budget: number,
     private readonly sliceMs: number,
-  ) {}
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.sliceStart = now();
+  }
 
   /** Appends text; throws WE's range error past the budget. */
   write(text: string): void {
-    this.pending.push(text);
-    this.pendingChars += text.length;
-    // A character is at least a byte: the budget is checked on the cheap count, exactly at each flush.
-    if (this.encoded + this.pendingChars > this.budget || this.pendingChars >= CHUNK_CHARS) this.flush();
+    let chunk = this.chunk;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a piece that may not fit is measured.
+    if (chunk === undefined || chunk.length - this.used < text.length * 3) {
+      const need = Buffer.byteLength(text, 'utf8');
+      if (this.sealedBytes + this.used + need > this.budget) throw responseTooBig(this.budget);
+      if (chunk === undefined || chunk.length - this.used < need) chunk = this.nextChunk(need);
+    }
+    this.used += chunk.write(text, this.used, 'utf8');
+    if (this.sealedBytes + this.used > this.budget) throw responseTooBig(this.budget);
+  }
+
+  /** True once this slice has run for its time: the caller should `pause()`. */
+  get sliceOver(): boolean {
+    return this.now() - this.sliceStart >= this.sliceMs;
   }
 
   /** Gives the event loop a turn if this slice has run for its time. */
   async pause(): Promise<void> {
-    if (performance.now() - this.sliceStart < this.sliceMs) return;
+    if (!this.sliceOver) return;
     await nextTurn();
-    this.sliceStart = performance.now();
+    this.sliceStart = this.now();
   }
 
   /** Gives the event loop a turn now (between large items, e.g. blocks). */
   async turn(): Promise<void> {
     await nextTurn();
-    this.sliceStart = performance.now();
+    this.sliceStart = this.now();
   }
 
-  /** Bytes written, all pieces encoded. */
+  /** Bytes written. */
   get bytes(): number {
-    this.flush();
-    return this.encoded;
+    return this.sealedBytes + this.used;
   }
 
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    const chunk = Buffer.from(this.pending.join(''), 'utf8');
-    this.pending = [];
-    this.pendingChars = 0;
-    this.encoded += chunk.length;
-    if (this.encoded > this.budget) throw responseTooBig(this.budget);
-    this.chunks.push(chunk);
+  /** The bytes written, in order (the writer is done with). */
+  get chunks(): readonly Buffer[] {
+    this.seal();
+    return this.sealed;
+  }
+
+  /** Seals the current chunk and starts one with room for at least `need` bytes. */
+  private nextChunk(need: number): Buffer {
+    const previous = this.chunk?.length ?? FIRST_CHUNK_BYTES / 2;
+    this.seal();
+    const chunk = Buffer.allocUnsafeSlow(Math.max(need, Math.min(CHUNK_BYTES, previous * 2)));
+    this.chunk = chunk;
+    return chunk;
+  }
+
+  private seal(): void {
+    if (this.chunk === undefined || this.used === 0) return;
+    this.sealed.push(this.chunk.subarray(0, this.used));
+    this.sealedBytes += this.used;
+    this.chunk = undefined;
+    this.used = 0;
   }
 }
