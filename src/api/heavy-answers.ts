@@ -6,7 +6,6 @@
 import type { JsonPieces } from './heavy-reads.js';
 import { JSON_CONTENT_TYPE, wantsInt64AsString } from './json-io.js';
 import { StreamReply, type ApiContext } from './routing.js';
-import { stringifyJson } from '../protocol/json.js';
 
 /** What a heavy answer writes: the pieces and whether int64 values go as strings (the request's Accept). */
 export type HeavyJsonBuilder = (out: JsonPieces, int64AsString: boolean) => Promise<void>;
@@ -29,7 +28,7 @@ export async function writeJsonArray<T>(out: JsonPieces, items: Iterable<T>, jso
   for (const item of items) {
     if (!first) out.write(',');
     first = false;
-    out.write(stringifyJson(json(item), { int64AsString }));
+    out.json(json(item), int64AsString);
     if (out.sliceOver) await out.pause();
   }
   out.write(']');

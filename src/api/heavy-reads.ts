@@ -82,6 +82,10 @@ export class HeavyReads {
   }
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
 /** The first chunk of an answer (small answers stay small); later chunks double up to CHUNK_BYTES. */
 const FIRST_CHUNK_BYTES = 16 * 1024;
 /** The largest chunk an answer's bytes are written into (a piece longer than this gets a chunk of its own size). */
@@ -125,6 +129,63 @@ export class JsonPieces {
     if (this.sealedBytes + this.used > this.budget) throw responseTooBig(this.budget);
   }
 
+  /**
+   * Appends the JSON text of `value`, byte for byte what `stringifyJson(value, { int64AsString })`
+   * makes (protocol/json.ts), written straight into the chunk: no string per member, no joined
+   * text. Strings of printable ASCII (keys, Base58, numbers) are copied a character a byte;
+   * anything else goes through JSON.stringify as stringifyJson's does.
+   */
+  json(value: unknown, int64AsString: boolean): void {
+    switch (typeof value) {
+      case 'string':
+        this.jsonString(value);
+        return;
+      case 'number':
+        this.ascii(Number.isFinite(value) ? String(value) : 'null');
+        return;
+      case 'bigint':
+        if (int64AsString) {
+          this.byte(QUOTE);
+          this.ascii(value.toString());
+          this.byte(QUOTE);
+        } else this.ascii(value.toString());
+        return;
+      case 'boolean':
+        this.ascii(value ? 'true' : 'false');
+        return;
+      case 'object': {
+        if (value === null) return this.ascii('null');
+        if (Array.isArray(value)) {
+          this.byte(0x5b); // [
+          for (let i = 0; i < value.length; i++) {
+            if (i > 0) this.byte(COMMA);
+            const item: unknown = value[i];
+            this.json(item === undefined || typeof item === 'function' ? null : item, int64AsString);
+          }
+          this.byte(0x5d); // ]
+          return;
+        }
+        const withToJson = value as { toJSON?: () => unknown };
+        if (typeof withToJson.toJSON === 'function') return this.json(withToJson.toJSON(), int64AsString);
+        this.byte(0x7b); // {
+        let first = true;
+        for (const key of Object.keys(value)) {
+          const item = (value as Record<string, unknown>)[key];
+          if (item === undefined || typeof item === 'function') continue;
+          if (!first) this.byte(COMMA);
+          first = false;
+          this.jsonString(key);
+          this.byte(0x3a); // :
+          this.json(item, int64AsString);
+        }
+        this.byte(0x7d); // }
+        return;
+      }
+      default:
+        this.ascii('null');
+    }
+  }
+
   /** True once this slice has run for its time: the caller should `pause()`. */
   get sliceOver(): boolean {
     return this.now() - this.sliceStart >= this.sliceMs;
@@ -152,6 +213,42 @@ export class JsonPieces {
   get chunks(): readonly Buffer[] {
     this.seal();
     return this.sealed;
+  }
+
+  /** A JSON string: quoted as is when all printable ASCII without `"` or `\\`, else JSON.stringify's text. */
+  private jsonString(text: string): void {
+    const n = text.length;
+    // Only a text that fits the budget bare can fit escaped: every UTF-16 unit is at least a byte.
+    const chunk = this.room(n + 2);
+    let at = this.used;
+    chunk[at++] = QUOTE;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return this.write(JSON.stringify(text));
+      chunk[at++] = c;
+    }
+    chunk[at++] = QUOTE;
+    this.used = at;
+  }
+
+  /** Text known to be ASCII (numbers, literals). */
+  private ascii(text: string): void {
+    const n = text.length;
+    const chunk = this.room(n);
+    let at = this.used;
+    for (let i = 0; i < n; i++) chunk[at++] = text.charCodeAt(i);
+    this.used = at;
+  }
+
+  private byte(code: number): void {
+    this.room(1)[this.used++] = code;
+  }
+
+  /** The current chunk with room for `need` more bytes; throws WE's range error when they would pass the budget. */
+  private room(need: number): Buffer {
+    if (this.sealedBytes + this.used + need > this.budget) throw responseTooBig(this.budget);
+    const chunk = this.chunk;
+    return chunk !== undefined && chunk.length - this.used >= need ? chunk : this.nextChunk(need);
   }
 
   /** Seals the current chunk and starts one with room for at least `need` bytes. */

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { JsonPieces } from '../../src/api/heavy-reads.js';
 import { writeJsonArray } from '../../src/api/heavy-answers.js';
 import { stringifyJson } from '../../src/protocol/json.js';
@@ -49,6 +50,55 @@ describe('heavy answers: JsonPieces', () => {
       assert.equal(out.bytes, expected.length);
       assert.ok(concat(out).equals(expected), `round ${round}`);
     }
+  });
+
+  it('writes any value as stringifyJson does, byte for byte, in both int64 renderings (escapes, non-ASCII, lone surrogates, bigint, toJSON, undefined and function members)', () => {
+    const special = fc.constantFrom<unknown>(
+      'plain',
+      'quo"te',
+      'back\\slash',
+      'ctl\u0001\n\t',
+      'del\u007f',
+      'é中😀',
+      '\ud800 lone',
+      '',
+      NaN,
+      Infinity,
+      -0,
+      1e21,
+      0.1,
+      -(2n ** 63n),
+      2n ** 64n,
+      undefined,
+      () => 1,
+      Symbol('s'),
+      new Date(0),
+      { toJSON: () => ({ inner: 5n }) },
+      { a: undefined, b: () => 1, 'k"ey': 1, 'ключ': [undefined, () => 2, null] },
+    );
+    const values = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.string({ unit: 'binary' }), fc.double(), fc.bigInt(), fc.boolean(), fc.constant(null), special, tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 5 }),
+      object: fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('value'), { maxKeys: 5 }),
+    })).value;
+    fc.assert(
+      fc.property(values, fc.boolean(), (value, int64AsString) => {
+        const out = new JsonPieces(Infinity, 5);
+        out.json(value, int64AsString);
+        assert.equal(concat(out).toString('utf8'), stringifyJson(value, { int64AsString }));
+        assert.equal(out.bytes, Buffer.byteLength(stringifyJson(value, { int64AsString })));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a value written whole is held to the byte budget like a piece: exactly up to it, refused past it', () => {
+    const value = { id: 'abc', amount: 10n, list: ['é', 1, true] };
+    const size = Buffer.byteLength(stringifyJson(value));
+    const fits = new JsonPieces(size, 5);
+    fits.json(value, false);
+    assert.equal(fits.bytes, size);
+    assert.throws(() => new JsonPieces(size - 1, 5).json(value, false), (e: unknown) => e instanceof WeError && e.code === 10);
   });
 
   it('an empty answer has no bytes; a lone empty piece changes nothing', () => {
