@@ -218,7 +218,7 @@ export class JsonPieces {
   /** A JSON string: quoted as is when all printable ASCII without `"` or `\\`, else JSON.stringify's text. */
   private jsonString(text: string): void {
     const n = text.length;
-    // Only a text that fits the budget bare can fit escaped: every UTF-16 unit is at least a byte.
+    // The bare text's size is a floor of the escaped one's (every UTF-16 unit is at least a byte): past the budget bare, past it escaped.
     const chunk = this.room(n + 2);
     let at = this.used;
     chunk[at++] = QUOTE;
