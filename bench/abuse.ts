@@ -11,7 +11,11 @@
  * - abuse.longest-stall: the node's longest event-loop stall in the abusive window (ms);
  * - abuse.skipped-rounds: PoA rounds the miner skipped in the window (the growth of the
  *   last block's `overall-skipped-rounds`);
- * - abuse.node-status: the slowest `/node/status` answer polled every 250 ms (ms).
+ * - abuse.node-status: the slowest `/node/status` answer polled every 250 ms (ms);
+ * - abuse.heavy-read-cpu: the node's main-thread CPU time (Linux schedstat: its own time on a
+ *   core, whatever else the machine runs) per `/blocks/seq` answer over the same range, asked
+ *   one at a time after the windows, against the bench process's own JSON.stringify of that
+ *   answer parsed (a bare serializer's floor for the same text).
  * ABUSE_SECONDS sets the window length (default 30), ABUSE_FILL the transfers that fill the
  * blocks first (default 20,000).
  */
@@ -21,7 +25,7 @@ import { devAccounts } from '../src/node/dev.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
-import { progress, type Figure } from './harness.js';
+import { progress, threadTimes, type Figure } from './harness.js';
 
 const WINDOW_MS = Number(process.env['ABUSE_SECONDS'] ?? 30) * 1000;
 const FILL = Number(process.env['ABUSE_FILL'] ?? 20_000);
@@ -151,6 +155,26 @@ async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: {
   return { stallMs, skippedRounds, slowestStatusMs, answers };
 }
 
+/** Answers asked one at a time for the heavy-read CPU figure. */
+const HEAVY_READ_SAMPLES = 6;
+
+/** The node's main-thread CPU per `/blocks/seq` answer over `range` (asked one at a time), and a bare JSON.stringify of the same answer. */
+async function heavyReadCpu(node: NodeProc, range: { from: number; to: number }): Promise<{ nodeMs: number; bareMs: number; bytes: number }> {
+  const agent = new http.Agent({ keepAlive: true });
+  const pid = node.child.pid!;
+  const mainThreadMs = (): number => threadTimes(pid).get(pid)?.runMs ?? NaN;
+  const url = `${node.url}/blocks/seq/${range.from}/${range.to}`;
+  const text = (await get(url, agent)).text;
+  const before = mainThreadMs();
+  for (let i = 0; i < HEAVY_READ_SAMPLES; i++) await get(url, agent);
+  const nodeMs = (mainThreadMs() - before) / HEAVY_READ_SAMPLES;
+  agent.destroy();
+  const parsed: unknown = JSON.parse(text);
+  const t0 = performance.now();
+  for (let i = 0; i < HEAVY_READ_SAMPLES; i++) JSON.stringify(parsed);
+  return { nodeMs, bareMs: (performance.now() - t0) / HEAVY_READ_SAMPLES, bytes: Buffer.byteLength(text) };
+}
+
 export async function abuseFigures(p: Protocol): Promise<Figure[]> {
   const node = await startNodeProcess(true);
   try {
@@ -164,6 +188,7 @@ export async function abuseFigures(p: Protocol): Promise<Figure[]> {
     progress(`abusive window (${WINDOW_MS / 1000} s, heavy reads over heights ${range.from}–${range.to})`);
     const abused = await runWindow(p, node, true, range);
     progress(`abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+    const heavy = await heavyReadCpu(node, range);
     const label = (what: string): string => `quiet window's ${what} (same node, ${STEADY_TPS} transfers/s)`;
     return [
       { name: 'abuse.longest-stall', value: abused.stallMs, baseline: quiet.stallMs, ratio: abused.stallMs / quiet.stallMs, unit: 'ms', baselineLabel: `${label('longest stall')}; goal ≤ 50 ms` },
@@ -176,6 +201,14 @@ export async function abuseFigures(p: Protocol): Promise<Figure[]> {
         baselineLabel: `${label('skipped rounds')}; goal 0 (ratio against max(quiet, 1))`,
       },
       { name: 'abuse.node-status', value: abused.slowestStatusMs, baseline: quiet.slowestStatusMs, ratio: abused.slowestStatusMs / quiet.slowestStatusMs, unit: 'ms', baselineLabel: label('slowest /node/status answer') },
+      {
+        name: 'abuse.heavy-read-cpu',
+        value: heavy.nodeMs,
+        baseline: heavy.bareMs,
+        ratio: heavy.nodeMs / heavy.bareMs,
+        unit: 'ms',
+        baselineLabel: `JSON.stringify of the same answer (${(heavy.bytes / 1e6).toFixed(1)} MB, parsed) in the bench process; the node's main-thread CPU per /blocks/seq answer over heights ${range.from}–${range.to}, asked one at a time`,
+      },
     ];
   } finally {
     await stopNodeProcess(node);

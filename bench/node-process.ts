@@ -9,6 +9,7 @@ import { devNodeConfig } from '../src/node/dev.js';
 import { Node } from '../src/node/node.js';
 import { PerformanceObserver, type NodeGCPerformanceDetail } from 'node:perf_hooks';
 import pino from 'pino';
+import { existsSync, readFileSync } from 'node:fs';
 
 interface BenchSettings {
   readonly roundDurationMs: number;
@@ -50,12 +51,19 @@ if (process.env['BENCH_LOG_LEVEL'] === 'debug') {
       if (e.duration >= 5) process.stderr.write(`${JSON.stringify({ msg: 'gc', time: Date.now(), kind: (e as unknown as { detail?: NodeGCPerformanceDetail }).detail?.kind, ms: Math.round(e.duration * 10) / 10 })}\n`);
     }
   }).observe({ entryTypes: ['gc'] });
-  // Turns of the event loop that held it 30 ms or more, with when they ended, to set beside the log.
+  // Turns of the event loop that held it 30 ms or more, with when they ended, to set beside the log;
+  // `cpuMs`: the main thread's own time on a core meanwhile (Linux schedstat), which tells a long
+  // turn from one the machine's other processes held off a core.
+  const mainThreadStat = `/proc/self/task/${process.pid}/schedstat`;
+  const onCpuMs = (): number => (existsSync(mainThreadStat) ? Number(readFileSync(mainThreadStat, 'utf8').split(' ')[0]) / 1e6 : NaN);
   let last = performance.now();
+  let lastCpu = onCpuMs();
   setInterval(() => {
     const now = performance.now();
-    if (now - last >= 35) process.stderr.write(`${JSON.stringify({ msg: 'stall', time: Date.now(), ms: Math.round(now - last - 5) })}\n`);
+    const cpu = onCpuMs();
+    if (now - last >= 35) process.stderr.write(`${JSON.stringify({ msg: 'stall', time: Date.now(), ms: Math.round(now - last - 5), cpuMs: Math.round(cpu - lastCpu) })}\n`);
     last = now;
+    lastCpu = cpu;
   }, 5).unref();
 }
 process.stdout.write(`ready ${node.url ?? ''}\n`);

@@ -6,7 +6,6 @@
 import type { JsonPieces } from './heavy-reads.js';
 import { JSON_CONTENT_TYPE, wantsInt64AsString } from './json-io.js';
 import { StreamReply, type ApiContext } from './routing.js';
-import { stringifyJson } from '../protocol/json.js';
 
 /** What a heavy answer writes: the pieces and whether int64 values go as strings (the request's Accept). */
 export type HeavyJsonBuilder = (out: JsonPieces, int64AsString: boolean) => Promise<void>;
@@ -18,15 +17,19 @@ export async function heavyJsonAnswer(ctx: ApiContext, accept: string | undefine
   return new StreamReply(JSON_CONTENT_TYPE, built.length, built.stream);
 }
 
-/** Writes a JSON array of `items` (taken one by one as it goes), each made by `json`, pausing for the event loop as it goes. */
+/**
+ * Writes a JSON array of `items` (taken one by one as it goes), each made by `json`, giving
+ * the event loop a turn after any item that ends the slice's time (checked after every item:
+ * an item can be a large transaction).
+ */
 export async function writeJsonArray<T>(out: JsonPieces, items: Iterable<T>, json: (item: T) => unknown, int64AsString: boolean): Promise<void> {
   out.write('[');
-  let i = 0;
+  let first = true;
   for (const item of items) {
-    if (i > 0) out.write(',');
-    out.write(stringifyJson(json(item), { int64AsString }));
-    if (i % 16 === 15) await out.pause();
-    i++;
+    if (!first) out.write(',');
+    first = false;
+    out.json(json(item), int64AsString);
+    if (out.sliceOver) await out.pause();
   }
   out.write(']');
 }

@@ -34,9 +34,6 @@ export interface BuiltJson {
   readonly stream: Readable;
 }
 
-/** Pieces are encoded to UTF-8 in chunks of about this many characters. */
-const CHUNK_CHARS = 64 * 1024;
-
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The heavy reads of one REST server: a small semaphore and the budget each answer gets. */
@@ -85,54 +82,189 @@ export class HeavyReads {
   }
 }
 
-/** JSON text written piece by piece into UTF-8 chunks, within a byte budget, yielding the loop as it goes. */
-export class JsonPieces {
-  readonly chunks: Buffer[] = [];
-  /** Bytes in `chunks`. */
-  private encoded = 0;
-  private pending: string[] = [];
-  private pendingChars = 0;
-  private sliceStart = performance.now();
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
 
+/** The first chunk of an answer (small answers stay small); later chunks double up to CHUNK_BYTES. */
+const FIRST_CHUNK_BYTES = 16 * 1024;
+/** The largest chunk an answer's bytes are written into (a piece longer than this gets a chunk of its own size). */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * JSON text written piece by piece straight into UTF-8 chunks, within a byte budget, yielding
+ * the loop as it goes. Each piece is encoded into the current chunk as it comes, so the text
+ * dies young (no list of pieces outliving collections, no joined string, no Buffer per flush):
+ * the answer's bytes are the only thing that grows.
+ */
+export class JsonPieces {
+  /** Chunks filled so far (the one being written is not among them). */
+  private readonly sealed: Buffer[] = [];
+  /** Bytes in `sealed`. */
+  private sealedBytes = 0;
+  private chunk: Buffer | undefined;
+  /** Bytes written into `chunk`. */
+  private used = 0;
+  private sliceStart: number;
+
+  /** `now`: a clock in ms (performance.now; tests pass their own). */
   constructor(
     private readonly budget: number,
     private readonly sliceMs: number,
-  ) {}
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.sliceStart = now();
+  }
 
   /** Appends text; throws WE's range error past the budget. */
   write(text: string): void {
-    this.pending.push(text);
-    this.pendingChars += text.length;
-    // A character is at least a byte: the budget is checked on the cheap count, exactly at each flush.
-    if (this.encoded + this.pendingChars > this.budget || this.pendingChars >= CHUNK_CHARS) this.flush();
+    let chunk = this.chunk;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a piece that may not fit is measured.
+    if (chunk === undefined || chunk.length - this.used < text.length * 3) {
+      const need = Buffer.byteLength(text, 'utf8');
+      if (this.sealedBytes + this.used + need > this.budget) throw responseTooBig(this.budget);
+      if (chunk === undefined || chunk.length - this.used < need) chunk = this.nextChunk(need);
+    }
+    this.used += chunk.write(text, this.used, 'utf8');
+    if (this.sealedBytes + this.used > this.budget) throw responseTooBig(this.budget);
+  }
+
+  /**
+   * Appends the JSON text of `value`, byte for byte what `stringifyJson(value, { int64AsString })`
+   * makes (protocol/json.ts), written straight into the chunk: no string per member, no joined
+   * text. Strings of printable ASCII (keys, Base58, numbers) are copied a character a byte;
+   * anything else goes through JSON.stringify as stringifyJson's does.
+   */
+  json(value: unknown, int64AsString: boolean): void {
+    switch (typeof value) {
+      case 'string':
+        this.jsonString(value);
+        return;
+      case 'number':
+        this.ascii(Number.isFinite(value) ? String(value) : 'null');
+        return;
+      case 'bigint':
+        if (int64AsString) {
+          this.byte(QUOTE);
+          this.ascii(value.toString());
+          this.byte(QUOTE);
+        } else this.ascii(value.toString());
+        return;
+      case 'boolean':
+        this.ascii(value ? 'true' : 'false');
+        return;
+      case 'object': {
+        if (value === null) return this.ascii('null');
+        if (Array.isArray(value)) {
+          this.byte(0x5b); // [
+          for (let i = 0; i < value.length; i++) {
+            if (i > 0) this.byte(COMMA);
+            const item: unknown = value[i];
+            this.json(item === undefined || typeof item === 'function' ? null : item, int64AsString);
+          }
+          this.byte(0x5d); // ]
+          return;
+        }
+        const withToJson = value as { toJSON?: () => unknown };
+        if (typeof withToJson.toJSON === 'function') return this.json(withToJson.toJSON(), int64AsString);
+        this.byte(0x7b); // {
+        let first = true;
+        for (const key of Object.keys(value)) {
+          const item = (value as Record<string, unknown>)[key];
+          if (item === undefined || typeof item === 'function') continue;
+          if (!first) this.byte(COMMA);
+          first = false;
+          this.jsonString(key);
+          this.byte(0x3a); // :
+          this.json(item, int64AsString);
+        }
+        this.byte(0x7d); // }
+        return;
+      }
+      default:
+        this.ascii('null');
+    }
+  }
+
+  /** True once this slice has run for its time: the caller should `pause()`. */
+  get sliceOver(): boolean {
+    return this.now() - this.sliceStart >= this.sliceMs;
   }
 
   /** Gives the event loop a turn if this slice has run for its time. */
   async pause(): Promise<void> {
-    if (performance.now() - this.sliceStart < this.sliceMs) return;
+    if (!this.sliceOver) return;
     await nextTurn();
-    this.sliceStart = performance.now();
+    this.sliceStart = this.now();
   }
 
   /** Gives the event loop a turn now (between large items, e.g. blocks). */
   async turn(): Promise<void> {
     await nextTurn();
-    this.sliceStart = performance.now();
+    this.sliceStart = this.now();
   }
 
-  /** Bytes written, all pieces encoded. */
+  /** Bytes written. */
   get bytes(): number {
-    this.flush();
-    return this.encoded;
+    return this.sealedBytes + this.used;
   }
 
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    const chunk = Buffer.from(this.pending.join(''), 'utf8');
-    this.pending = [];
-    this.pendingChars = 0;
-    this.encoded += chunk.length;
-    if (this.encoded > this.budget) throw responseTooBig(this.budget);
-    this.chunks.push(chunk);
+  /** The bytes written, in order (the writer is done with). */
+  get chunks(): readonly Buffer[] {
+    this.seal();
+    return this.sealed;
+  }
+
+  /** A JSON string: quoted as is when all printable ASCII without `"` or `\\`, else JSON.stringify's text. */
+  private jsonString(text: string): void {
+    const n = text.length;
+    // The bare text's size is a floor of the escaped one's (every UTF-16 unit is at least a byte): past the budget bare, past it escaped.
+    const chunk = this.room(n + 2);
+    let at = this.used;
+    chunk[at++] = QUOTE;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return this.write(JSON.stringify(text));
+      chunk[at++] = c;
+    }
+    chunk[at++] = QUOTE;
+    this.used = at;
+  }
+
+  /** Text known to be ASCII (numbers, literals). */
+  private ascii(text: string): void {
+    const n = text.length;
+    const chunk = this.room(n);
+    let at = this.used;
+    for (let i = 0; i < n; i++) chunk[at++] = text.charCodeAt(i);
+    this.used = at;
+  }
+
+  private byte(code: number): void {
+    this.room(1)[this.used++] = code;
+  }
+
+  /** The current chunk with room for `need` more bytes; throws WE's range error when they would pass the budget. */
+  private room(need: number): Buffer {
+    if (this.sealedBytes + this.used + need > this.budget) throw responseTooBig(this.budget);
+    const chunk = this.chunk;
+    return chunk !== undefined && chunk.length - this.used >= need ? chunk : this.nextChunk(need);
+  }
+
+  /** Seals the current chunk and starts one with room for at least `need` bytes. */
+  private nextChunk(need: number): Buffer {
+    const previous = this.chunk?.length ?? FIRST_CHUNK_BYTES / 2;
+    this.seal();
+    const chunk = Buffer.allocUnsafeSlow(Math.max(need, Math.min(CHUNK_BYTES, previous * 2)));
+    this.chunk = chunk;
+    return chunk;
+  }
+
+  private seal(): void {
+    if (this.chunk === undefined || this.used === 0) return;
+    this.sealed.push(this.chunk.subarray(0, this.used));
+    this.sealedBytes += this.used;
+    this.chunk = undefined;
+    this.used = 0;
   }
 }

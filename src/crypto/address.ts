@@ -91,6 +91,8 @@ const publicKeyLengthMessage = (expected: number, found: number): string =>
 export class AddressScheme {
   private readonly byPublicKey = new Map<string, Address>();
   private readonly parsed = new Map<string, Address>();
+  /** Valid addresses by their bytes (latin1): blocks and requests repeat recipients, each checked by a hash otherwise. */
+  private readonly checked = new Map<string, Address>();
 
   constructor(
     readonly chainId: number,
@@ -121,8 +123,20 @@ export class AddressScheme {
     return this.crypto.secureHash(withoutChecksum).subarray(0, ADDRESS_CHECKSUM_LENGTH);
   }
 
-  /** Validates version, network, length and checksum, in WE's order and with its messages. */
+  /** Validates version, network, length and checksum, in WE's order and with its messages (valid ones are remembered). */
   addressFromBytes(bytes: Uint8Array, field?: string): Address {
+    const id = bytes.length === ADDRESS_LENGTH ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1') : undefined;
+    const known = id === undefined ? undefined : this.checked.get(id);
+    if (known !== undefined) return known;
+    const address = this.validatedAddressFromBytes(bytes, field);
+    if (id !== undefined) {
+      if (this.checked.size >= 10_000) this.checked.clear();
+      this.checked.set(id, address);
+    }
+    return address;
+  }
+
+  private validatedAddressFromBytes(bytes: Uint8Array, field?: string): Address {
     if (bytes.length < 1) throw invalidAddress('head of empty list', field);
     if (bytes.length < 2) throw invalidAddress('next on empty iterator', field);
     const version = (bytes[0]! << 24) >> 24;

@@ -46,6 +46,27 @@ describe('addresses', () => {
     weError(() => T.parseAddress(''), 102);
   });
 
+  it('an address read from bytes again is the same valid address; bytes that differ in any byte are still checked after it', () => {
+    const scheme = new AddressScheme('T'.charCodeAt(0), suite);
+    const bytes = decodeBase58(ADDR);
+    const first = scheme.addressFromBytes(bytes);
+    // A copy of the bytes (as a block read anew gives) reads as the same address.
+    assert.equal(scheme.addressFromBytes(Uint8Array.from(bytes)).toString(), ADDR);
+    assert.ok(scheme.addressFromBytes(Uint8Array.from(bytes)).equals(first));
+    // The caller's buffer changing later does not change the address it read.
+    const mutable = Uint8Array.from(bytes);
+    const read = scheme.addressFromBytes(mutable);
+    mutable[5] = mutable[5]! ^ 0xff;
+    assert.equal(read.toString(), ADDR);
+    for (let i = 0; i < bytes.length; i++) {
+      const changed = Uint8Array.from(bytes);
+      changed[i] = changed[i]! ^ 1;
+      weError(() => scheme.addressFromBytes(changed), 102);
+    }
+    // Another network's scheme refuses it, whatever this one remembers.
+    weError(() => V.addressFromBytes(bytes), 102, 'invalid address: Data from other network: expected: 86(V), actual: 84(T)');
+  });
+
   it('never throws anything but a WeError for arbitrary text or bytes', () => {
     fc.assert(
       fc.property(fc.string(), (s) => {
