@@ -10,14 +10,14 @@ import { describe, it } from 'node:test';
 import { peerChainOf } from '../../src/chain/peer-chain.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
-import { MessageCode, type Peer, type PeerTransportEvents, type Timers } from '../../src/network/types.js';
+import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, UTX, type Account } from '../chain/fork-fixture.js';
 import { UtxPool } from '../../src/chain/utx.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { netNode, type NetNode } from './net-fixture.js';
-import { quiet, until, Wire, type DoublePeer } from './peer-double.js';
+import { HeldTimers, quiet, until, Wire, type DoublePeer } from './peer-double.js';
 
 describe('gossip', () => {
   it('transactions reach every node of a line, once per link, never echoed back', async () => {
@@ -417,8 +417,8 @@ describe('gossip', () => {
     await until(() => all.every((n) => n.node.pool.get(tx.id) !== undefined), 'the transaction in every pool');
     await quiet(wire);
     for (const t of timers.slice(1)) {
-      await until(() => t.held > 0, 'a relay batch waiting');
-      t.fireAll();
+      await until(() => t.held() > 0, 'a relay batch waiting');
+      t.fire();
       await quiet(wire);
     }
     assert.equal(wire.count(MessageCode.Transaction, 'a'), 3, 'the origin sends it to everyone');
@@ -508,28 +508,3 @@ function scripted(wire: Wire, name: string, onMessage: (peer: Peer, code: number
   return { ep: wire.endpoint(name, events), peers };
 }
 
-/** Timers that run only when fired by the test. */
-class HeldTimers implements Timers {
-  private readonly pending = new Map<number, () => void>();
-  private next = 1;
-
-  get held(): number {
-    return this.pending.size;
-  }
-
-  setTimeout(f: () => void, _ms: number): unknown {
-    const id = this.next++;
-    this.pending.set(id, f);
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-
-  fireAll(): void {
-    const due = [...this.pending.values()];
-    this.pending.clear();
-    for (const f of due) f();
-  }
-}
