@@ -167,7 +167,9 @@ describe('gossip', () => {
     const clock = new Clock();
     const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
     const wire = new Wire();
-    const c = netNode(wire, 'c', clock, [], { microBlockRequestTimeoutMs: 60 });
+    // The request's timeout runs when the test fires it: after the other owner's inventory is in.
+    const timers = new HeldTimers(1);
+    const c = netNode(wire, 'c', clock, [], { microBlockRequestTimeoutMs: 60 }, { timers });
     const key = source.forge();
     c.node.follow(source);
     const m1 = source.micro([transfer(clock, alice, bob, 6n)]).microBlock!;
@@ -181,6 +183,9 @@ describe('gossip', () => {
     s.atX.send(MessageCode.MicroBlockInventory, inv);
     await quiet(wire);
     h.atX.send(MessageCode.MicroBlockInventory, inv);
+    await quiet(wire);
+    assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'helpful'), 0, 'the other owner is asked only once the request times out');
+    assert.equal(timers.fire(60), 1, 'the request to the silent owner times out');
     await until(() => equalBytes(c.node.chain.lastBlock().id, m1.totalLiquidBlockSig), 'the micro-block came from the other owner');
     assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'silent'), 1);
     assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'helpful'), 1);
