@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { peerChainOf } from '../../src/chain/peer-chain.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { encodeBlock, encodeMicroBlockInventory, encodeMicroBlockResponse, signMicroBlockInventory } from '../../src/network/messages.js';
-import { MessageCode, type Peer, type PeerTransportEvents } from '../../src/network/types.js';
+import { MessageCode, type Peer, type PeerTransportEvents, type Timers } from '../../src/network/types.js';
 import type { MicroBlock } from '../../src/protocol/blocks.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, UTX, type Account } from '../chain/fork-fixture.js';
@@ -326,7 +326,8 @@ describe('gossip', () => {
   });
 
   it('a micro-block given up takes out those fetched on top of it; they are fetched again once it comes', async () => {
-    const { clock, source, wire, c, key } = keyBlockAhead({ microBlockRequestTimeoutMs: 60, microBlockRequestAttempts: 1 });
+    const timers = new HeldTimers(1);
+    const { clock, source, wire, c, key } = keyBlockAhead({ microBlockRequestTimeoutMs: 60, microBlockRequestAttempts: 1 }, timers);
     const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
     const applied: string[] = [];
     peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock.idBase58)));
@@ -339,7 +340,9 @@ describe('gossip', () => {
     const { atX } = wire.connect(x.ep, c.ep);
     for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
     await until(() => wire.count(MessageCode.MicroBlockRequest, 'c', 'x') === 3, 'all three asked for');
-    await new Promise((r) => setTimeout(r, 150));
+    await quiet(wire);
+    // The first one's request times out (the two answered have no timeout left): it is given up.
+    assert.equal(timers.fire(60), 1, 'only the unanswered request is still timed');
     await quiet(wire);
     assert.deepEqual(applied, [], 'the first never came: nothing applied');
     const h = scripted(wire, 'h', answer(micros));
@@ -468,11 +471,11 @@ function forgeOwnKeyBlock(clock: Clock, node: ChainNode): void {
 }
 
 /** A forging source, a node `c` on the wire double, and the key block both have. */
-function keyBlockAhead(settings: Partial<SyncSettings> = {}): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
+function keyBlockAhead(settings: Partial<SyncSettings> = {}, timers?: Timers): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
   const clock = new Clock();
   const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
   const wire = new Wire();
-  const c = netNode(wire, 'c', clock, [], settings);
+  const c = netNode(wire, 'c', clock, [], settings, timers === undefined ? {} : { timers });
   const key = source.forge();
   c.node.follow(source);
   return { clock, source, wire, c, key };
