@@ -440,8 +440,11 @@ describe('gossip', () => {
   it('a transaction that goes into a micro-block before its relay batch leaves is not relayed', async () => {
     const wire = new Wire();
     const clock = new Clock();
-    const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC], { transactionRelayBatchMs: 400 });
-    const b = netNode(wire, 'b', clock, [], { transactionRelayBatchMs: 400 });
+    // The miner's and b's relay batches leave when the test says: after the micro-block took the
+    // transaction (on real timers this raced the micro-block on a loaded machine).
+    const held = { miner: new HeldTimers(1), b: new HeldTimers(1) };
+    const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC], { transactionRelayBatchMs: 400 }, { timers: held.miner, random: () => 0.5 });
+    const b = netNode(wire, 'b', clock, [], { transactionRelayBatchMs: 400 }, { timers: held.b, random: () => 0.5 });
     const c = netNode(wire, 'c', clock, []);
     for (const [x, y] of [[miner, b], [b, c], [c, miner]] as const) wire.connect(x.ep, y.ep);
     await quiet(wire);
@@ -453,7 +456,9 @@ describe('gossip', () => {
     await until(() => miner.node.pool.get(tx.id) !== undefined && b.node.pool.get(tx.id) !== undefined, 'the transaction reached the miner and b');
     const micro = miner.node.micro([tx]).microBlock!;
     await until(() => equalBytes(b.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'b applied the micro-block');
-    await new Promise((r) => setTimeout(r, 700));
+    await quiet(wire);
+    assert.equal(held.miner.fire(400), 1, "the miner's relay batch was waiting");
+    assert.equal(held.b.fire(400), 1, "b's relay batch was waiting");
     await quiet(wire);
     assert.equal(wire.count(MessageCode.Transaction, 'b'), 0, 'b did not relay it');
     assert.equal(wire.count(MessageCode.Transaction, 'miner'), 0, 'nor did the miner');
