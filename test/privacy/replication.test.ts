@@ -355,7 +355,9 @@ describe('replication between policy members', () => {
       const stream = toA.receiveStream(1);
       toA.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(key)));
       answers.push(readItemFrames(stream).then((r) => r.status));
-      await new Promise((r) => setTimeout(r, 50));
+      // The next asks once A is streaming to this one (after a fixed 50 ms a loaded machine could
+      // still be opening the item, and the streams could be counted in another order).
+      await until(`A to stream to ${asker}`, () => (net.board.log.some((d) => d.from === 'A' && d.to === asker && d.code === 'stream') ? true : undefined), 10_000, 5);
     }
     assert.deepEqual(await Promise.all(answers), ['data', 'data', 'overloaded']);
   });
