@@ -271,7 +271,8 @@ describe('replication between policy members', () => {
     net.node('B').replication.start();
     net.board.peer('M', 'B').send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(signInventory(p, net.node('M').owner, idOfKey(key), 'default', 2)));
     net.node('A').replication.announcer.announce(idOfKey(key), 'default', net.node('A').owner);
-    await new Promise((r) => setTimeout(r, 50));
+    // B knows both holders before it starts (a fixed 50 ms wait left that to the machine's speed).
+    await until('B to know M and A as holders', () => (net.node('B').replication.inventories.holdersOf(key).length === 2 ? true : undefined), 10_000, 5);
     await net.node('B').state.addToPending([key]);
     await until('B to hold the item', async () => ((await net.node('B').storage.exists(key)) ? true : undefined), 10_000, 20);
     assert.ok(Buffer.from((await stored(net.node('B'), key))!).equals(data), 'the item, not the forgery');
