@@ -171,7 +171,8 @@ describe('the contract gRPC API with a raw client', () => {
     await connected;
     contract.connect(connectionId, token);
     contract.connect(connectionId, token);
-    await new Promise((r) => setTimeout(r, 200));
+    // Both others are held before the work comes (a fixed 200 ms wait left that to the machine).
+    await until('the other two streams held', () => te.engine.broker.heldStreams(connectionId) === 2);
     const call = callTx(create.id, { action: 'x' });
     const { pushed, outcome } = await push(call);
     assert.equal(pushed.message.transaction?.id, call.idBase58);
