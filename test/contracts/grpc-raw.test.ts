@@ -195,8 +195,9 @@ describe('the contract gRPC API with a raw client', () => {
       const deaf = other.connect(id, token);
       await connected;
       const serving = other.connect(id, token);
-      await until('the second stream', () => te.engine.broker.isConnected(id));
-      await new Promise((r) => setTimeout(r, 100));
+      // The second stream waits, held, before the first push (after a fixed 100 ms a loaded
+      // machine could still be opening it: the work would have nowhere to move).
+      await until('the second stream held', () => te.engine.broker.heldStreams(id) === 1);
       const run = (tx: Transaction, timeoutMs: number) =>
         te.engine.broker.execute(id, { tx, contractId: create.id, view: te.state, blockInfo: BLOCK, timeoutMs, containerName: 'rotating' });
       const first = callTx(create.id, { action: 'lost' });
