@@ -95,7 +95,7 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     net = await Devnet.create({ nodes: NODES + 1, joining: 1, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
     members = net.nodes.slice(0, NODES);
     process.once('exit', () => net.killAll());
-    await Promise.all(members.map((n) => n.start(45_000)));
+    await Promise.all(members.map((n) => n.start(90_000)));
     try {
       await net.meshed(20_000);
       await until('height 3 on every node', async () => ((await Promise.all(members.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined), 30_000);
