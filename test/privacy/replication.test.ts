@@ -31,7 +31,6 @@ import { until } from '../support/wait.js';
 import { Switchboard } from './switchboard.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
-const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined };
 
 const SETTINGS: PrivacySettings = {
   storage: { vendor: 'embedded', directory: undefined },
@@ -80,6 +79,8 @@ interface TestNode {
   replication: PrivacyReplication;
   readonly updates: PolicyUpdates;
   parts: ReplicationParts;
+  /** What the node warned of, in order. */
+  readonly warnings: string[];
 }
 
 function item(data: Uint8Array, policyId: Uint8Array, over: Partial<PolicyItemMeta> = {}): PolicyItemMeta {
@@ -115,6 +116,7 @@ async function network(names: string[], options: { tls: boolean; recipients: str
     const storage = await EmbeddedStorage.open(join(dir, 'storage'));
     const state = PrivacyState.open(join(dir, 'state'));
     const boardNode = board.add(name, p.addresses.fromPublicKey(owner.publicKey).bytes);
+    const warnings: string[] = [];
     const parts: ReplicationParts = {
       protocol: p,
       settings: SETTINGS,
@@ -124,11 +126,11 @@ async function network(names: string[], options: { tls: boolean; recipients: str
       owner,
       peers: boardNode.peers,
       now: options.now ?? (() => BigInt(Date.now())),
-      log: silent,
+      log: { debug: () => undefined, info: () => undefined, warn: (_details, message) => void warnings.push(message) },
     };
     const updates = new PolicyUpdates(p.addresses.fromPublicKey(owner.publicKey), () => chain.state, state, () => undefined);
     const replication = new PrivacyReplication(parts, updates);
-    nodes.set(name, { name, owner, storage, state, dir, replication, updates, parts });
+    nodes.set(name, { name, owner, storage, state, dir, replication, updates, parts, warnings });
   }
   after(async () => {
     for (const n of nodes.values()) {
@@ -179,7 +181,9 @@ describe('replication between policy members', () => {
       const stream = a.receiveStream(4);
       a.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(largeKey)));
       a.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(smallKey)));
-      await new Promise((r) => setTimeout(r, 200));
+      // A has turned down all three (a fixed 200 ms wait let a loaded machine check before A read them).
+      const refusals = (): number => net.node('A').warnings.filter((w) => w.includes("outside the policy's recipients")).length;
+      await until('A to refuse the three requests', () => (refusals() >= 3 ? true : undefined), 10_000, 5);
       stream.cancel();
       assert.deepEqual(
         net.board.received('C').map((d) => d.code),
@@ -253,7 +257,7 @@ describe('replication between policy members', () => {
     const forged = { ...signInventory(p, net.node('A').owner, idOfKey({ ...key, hash: encodeBase58(randomBytes(32)) }), 'default', 2) };
     const bad = encodeInventory({ ...forged, signature: new Uint8Array(64).fill(1) });
     toB.send(PrivacyMessageCode.PrivacyInventoryV2, bad);
-    await new Promise((r) => setTimeout(r, 100));
+    await until('B to drop the forged inventory', () => (net.node('B').warnings.includes('privacy inventory with a bad signature dropped') ? true : undefined), 10_000, 5);
     assert.equal(net.node('B').replication.inventories.knowsHolders({ policyId: key.policyId, hash: encodeBase58(forged.dataHash) }), false);
   });
 
