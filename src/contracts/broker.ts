@@ -119,6 +119,11 @@ export class ExecutionBroker {
     return c !== undefined && c.stream !== undefined && !c.lost;
   }
 
+  /** How many other streams of a connection id are held (open, never written to). */
+  heldStreams(connectionId: string): number {
+    return this.connections.get(connectionId)?.held.length ?? 0;
+  }
+
   /**
    * A Connect stream arrived. `accepted`: it gets the work; `held`: another stream of a
    * connected id (kept open, never written to); `unknown`: no contract was started with it.

@@ -23,6 +23,7 @@ import { Node } from '../../src/node/node.js';
 import { AGENT_NAME, WEFT_VERSION } from '../../src/node/version.js';
 import { Store } from '../../src/state/store.js';
 import { tempDir } from '../support/tmp.js';
+import { until } from '../support/wait.js';
 import { inject, type Answer, type InjectOptions } from './inject.js';
 import { DEV_API_KEY, seededNode, type SeededNode } from './seeded-node.js';
 
@@ -423,7 +424,7 @@ describe('POST /node/stop', () => {
     node.services().node.stop();
     await new Promise((resolve) => setTimeout(resolve, 50));
     await node.stop();
-    for (let i = 0; i < 50 && stopped === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until('the stop hook', () => (stopped > 0 ? true : undefined), 15_000, 10);
     assert.equal(stopped, 1);
   });
 });

@@ -171,7 +171,8 @@ describe('the contract gRPC API with a raw client', () => {
     await connected;
     contract.connect(connectionId, token);
     contract.connect(connectionId, token);
-    await new Promise((r) => setTimeout(r, 200));
+    // Both others are held before the work comes (a fixed 200 ms wait left that to the machine).
+    await until('the other two streams held', () => te.engine.broker.heldStreams(connectionId) === 2);
     const call = callTx(create.id, { action: 'x' });
     const { pushed, outcome } = await push(call);
     assert.equal(pushed.message.transaction?.id, call.idBase58);
@@ -194,8 +195,9 @@ describe('the contract gRPC API with a raw client', () => {
       const deaf = other.connect(id, token);
       await connected;
       const serving = other.connect(id, token);
-      await until('the second stream', () => te.engine.broker.isConnected(id));
-      await new Promise((r) => setTimeout(r, 100));
+      // The second stream waits, held, before the first push (after a fixed 100 ms a loaded
+      // machine could still be opening it: the work would have nowhere to move).
+      await until('the second stream held', () => te.engine.broker.heldStreams(id) === 1);
       const run = (tx: Transaction, timeoutMs: number) =>
         te.engine.broker.execute(id, { tx, contractId: create.id, view: te.state, blockInfo: BLOCK, timeoutMs, containerName: 'rotating' });
       const first = callTx(create.id, { action: 'lost' });

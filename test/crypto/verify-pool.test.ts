@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { SignatureVerifierPool } from '../../src/crypto/verify-pool.js';
 import { createWavesSuite } from '../../src/crypto/waves.js';
 import { createGostSuite } from '../../src/crypto/gost.js';
+import { until } from '../support/wait.js';
 
 const waves = await createWavesSuite();
 const pool = await SignatureVerifierPool.start('waves', 2);
@@ -74,7 +75,7 @@ describe('signature verification on worker threads', () => {
     assert.ok(one.stolen < 20 * 16, 'the worker verified none');
     assert.equal(inlineCalls, one.stolen);
     // The worker skipped every item taken here (it checked the claim words), once its last answer is in.
-    for (let i = 0; i < 200 && one.skippedByWorkers < one.stolen; i++) await new Promise((r) => setTimeout(r, 10));
+    await until('the worker to skip what was taken here', () => (one.skippedByWorkers >= one.stolen ? true : undefined), 15_000, 10);
     assert.equal(one.skippedByWorkers, one.stolen);
     await one.close();
     // Without the calling thread's suite the workers verify everything.

@@ -148,7 +148,7 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
       node['anchoring'] = anchoringSection(CLIENT_SECRET);
     });
     A.keepLines = true;
-    await Promise.all([B.start(45_000), A.start(45_000)]);
+    await Promise.all([B.start(90_000), A.start(90_000)]);
   });
 
   after(async () => {
@@ -218,7 +218,7 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
     assert.equal(health.json.error, 640);
     assert.match(health.json.message, /^Targetnet node is not reachable: /);
 
-    await B.start(45_000);
+    await B.start(90_000);
     const resumed = await until('a new anchor after B is back', async () => {
       const c = await confirmations();
       return c.some((t) => (entries(t)[ANCHOR_KEYS.height] as number) > lastAnchored) ? c : undefined;
@@ -233,7 +233,7 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
     const progress = JSON.parse(readFileSync(join(A.spec.dir, 'data', 'anchoring-progress.json'), 'utf8')) as { lastHeight: number; round: { height: number } | null };
     assert.ok(progress.lastHeight > 0, 'the progress is kept in the data directory');
     const linesBefore = A.lines.length;
-    await A.start(45_000);
+    await A.start(90_000);
     await untilConfirmations(count + 1).catch(failWith);
     if (progress.round !== null) {
       assert.ok(A.lines.slice(linesBefore).some((l) => l.line.includes('resuming the anchoring round in flight') && l.line.includes(`"height":${progress.round!.height}`)), 'the round in flight at the stop resumed');
@@ -258,7 +258,7 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
       node['anchoring'] = anchoringSection('a wrong secret');
     });
     const linesBefore = A.lines.length;
-    await A.start(45_000);
+    await A.start(90_000);
     await until('the refused token request logged', () => (A.lines.slice(linesBefore).some((l) => l.line.includes('targetnet auth service failed to give a token')) ? true : undefined), 20_000).catch(failWith);
     assert.ok(tokenRequests.includes('Bearer a wrong secret'));
     const r = await A.get('/node/healthcheck?service=anchoring-auth');

@@ -95,7 +95,7 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     net = await Devnet.create({ nodes: NODES + 1, joining: 1, roundDurationMs: 3000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false });
     members = net.nodes.slice(0, NODES);
     process.once('exit', () => net.killAll());
-    await Promise.all(members.map((n) => n.start(45_000)));
+    await Promise.all(members.map((n) => n.start(90_000)));
     try {
       await net.meshed(20_000);
       await until('height 3 on every node', async () => ((await Promise.all(members.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined), 30_000);
@@ -289,18 +289,19 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     const peersBefore = (await n0.connectedPeers()).length;
     assert.equal(peersBefore, NODES - 1);
 
+    // The waits below are bounds for a loaded machine (a node process answers in well under a second when quiet).
     const garbage = await openSocket(n0.spec.p2pPort);
-    const garbageClosed = closedWithin(garbage, 5000);
+    const garbageClosed = closedWithin(garbage, 15_000);
     garbage.write(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
     assert.equal(await garbageClosed, true, 'garbage closes the connection');
 
     // A registered participant (dev account 1) completes a real handshake, then sends an oversize frame.
     const member = accounts[1]!;
     const s = await openSocket(n0.spec.p2pPort);
-    const closed = closedWithin(s, 10_000);
+    const closed = closedWithin(s, 30_000);
     const handshakeBack = new Promise<boolean>((resolve) => {
       s.once('data', () => resolve(true));
-      setTimeout(() => resolve(false), 5000);
+      setTimeout(() => resolve(false), 15_000);
     });
     s.write(
       encodeHandshake(
@@ -318,11 +319,11 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
       ),
     );
     assert.equal(await handshakeBack, true, 'the node answers a registered participant’s handshake');
-    await until('the participant listed as connected', async () => ((await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined), 5000);
+    await until('the participant listed as connected', async () => ((await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined), 15_000);
     s.write(encodeFrame(MessageCode.Transaction, new Uint8Array(300 * 1024)));
     assert.equal(await closed, true, 'an oversize frame closes the connection');
 
-    await until('the oversize sender gone', async () => (!(await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined), 5000);
+    await until('the oversize sender gone', async () => (!(await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined), 15_000);
     assert.equal((await n0.connectedPeers()).length, peersBefore, 'the node keeps its other peers');
     assert.equal((await n0.get('/blocks/height')).status, 200, 'and keeps serving');
     const suspended = (await n0.get('/peers/suspended')).json as Array<{ hostname: string; timestamp: number }>;

@@ -86,10 +86,13 @@ describe('confidential data on a plain P2P connection travels encrypted', { time
     const hash = b58sha(large);
     assert.equal((await sender.sendLargeData(policyId, hash, large)).status, 200);
     await until('node 1 to be part-way through the download', () => (partial() > 500_000 ? true : undefined), 60_000, 20);
+    // The transfer stops there (at 1 MB/s alone, a loaded machine could finish it before the check and the kill).
+    proxy.hold();
     assert.equal((await receiver.get(`/privacy/${policyId}/getInfo/${hash}`)).json?.error, 617, 'a half-downloaded item is not visible');
     await net.nodes[1]!.killHard();
 
     proxy.rate = 0;
+    proxy.release();
     await net.nodes[1]!.start();
     await until('node 1 to finish the download after its restart', async () => {
       const r = await download(receiver.target, `/privacy/${policyId}/getLargeData/${hash}`);

@@ -191,7 +191,7 @@ export class NodeFleet {
   }
 
   /** Starts a dev node on `dataDir` (a fresh temp dir by default), on free ports unless `ports` are given. */
-  async start(dataDir: string = this.tempDir(), startTimeoutMs = 30_000, ports?: { readonly rest: number; readonly p2p: number }): Promise<DevNode> {
+  async start(dataDir: string = this.tempDir(), startTimeoutMs = 60_000, ports?: { readonly rest: number; readonly p2p: number }): Promise<DevNode> {
     const node = await DevNode.spawn(dataDir, startTimeoutMs, ports);
     this.nodes.push(node);
     return node;

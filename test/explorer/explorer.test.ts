@@ -414,7 +414,7 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     await browser.waitForConnection(false, 15_000);
     assert.match(await browser.page.locator('.banner').innerText(), /does not answer/);
     await browser.screenshot('restart-offline');
-    node = await fleet.start(dataDir, 30_000, ports);
+    node = await fleet.start(dataDir, 60_000, ports);
     await browser.waitForConnection(true, 20_000);
     assert.match(await connection.innerText(), /reconnected 1×/);
     // The page follows new blocks again, without a reload.

@@ -17,7 +17,7 @@ import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, UTX,
 import { UtxPool } from '../../src/chain/utx.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { netNode, type NetNode } from './net-fixture.js';
-import { quiet, until, Wire, type DoublePeer } from './peer-double.js';
+import { HeldTimers, quiet, until, Wire, type DoublePeer } from './peer-double.js';
 
 describe('gossip', () => {
   it('transactions reach every node of a line, once per link, never echoed back', async () => {
@@ -167,7 +167,9 @@ describe('gossip', () => {
     const clock = new Clock();
     const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
     const wire = new Wire();
-    const c = netNode(wire, 'c', clock, [], { microBlockRequestTimeoutMs: 60 });
+    // The request's timeout runs when the test fires it: after the other owner's inventory is in.
+    const timers = new HeldTimers(1);
+    const c = netNode(wire, 'c', clock, [], { microBlockRequestTimeoutMs: 60 }, { timers });
     const key = source.forge();
     c.node.follow(source);
     const m1 = source.micro([transfer(clock, alice, bob, 6n)]).microBlock!;
@@ -181,6 +183,9 @@ describe('gossip', () => {
     s.atX.send(MessageCode.MicroBlockInventory, inv);
     await quiet(wire);
     h.atX.send(MessageCode.MicroBlockInventory, inv);
+    await quiet(wire);
+    assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'helpful'), 0, 'the other owner is asked only once the request times out');
+    assert.equal(timers.fire(60), 1, 'the request to the silent owner times out');
     await until(() => equalBytes(c.node.chain.lastBlock().id, m1.totalLiquidBlockSig), 'the micro-block came from the other owner');
     assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'silent'), 1);
     assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'helpful'), 1);
@@ -254,8 +259,8 @@ describe('gossip', () => {
     const atX = await broadcastBesideServer(wire, c, own, m1);
     const tip = c.node.chain.lastBlock().id;
     atX.send(MessageCode.MicroBlockInventory, inventoryOf(m1, generatorOf(key.generator)));
-    await quiet(wire);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Refused once its signatures are checked (a fixed 50 ms wait let a loaded machine assert before the check).
+    await until(() => c.logs.some((l) => l.includes(`Micro-block ${m1.idBase58} from`) && l.includes('not applied')), 'the micro-block refused');
     await quiet(wire);
     assert.ok(wire.count(MessageCode.MicroBlockResponse) >= 1, 'the micro-block was fetched');
     assert.deepEqual(c.node.chain.lastBlock().id, tip, 'not applied');
@@ -352,7 +357,8 @@ describe('gossip', () => {
   });
 
   it('a micro-block given up takes out those fetched on top of it; they are fetched again once it comes', async () => {
-    const { clock, source, wire, c, key } = keyBlockAhead({ microBlockRequestTimeoutMs: 60, microBlockRequestAttempts: 1 });
+    const timers = new HeldTimers(1);
+    const { clock, source, wire, c, key } = keyBlockAhead({ microBlockRequestTimeoutMs: 60, microBlockRequestAttempts: 1 }, timers);
     const micros = [1n, 2n, 3n].map((n) => source.micro([transfer(clock, alice, bob, n)]).microBlock!);
     const applied: string[] = [];
     peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && applied.push(e.microBlock.idBase58)));
@@ -365,7 +371,9 @@ describe('gossip', () => {
     const { atX } = wire.connect(x.ep, c.ep);
     for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
     await until(() => wire.count(MessageCode.MicroBlockRequest, 'c', 'x') === 3, 'all three asked for');
-    await new Promise((r) => setTimeout(r, 150));
+    await quiet(wire);
+    // The first one's request times out (the two answered have no timeout left): it is given up.
+    assert.equal(timers.fire(60), 1, 'only the unanswered request is still timed');
     await quiet(wire);
     assert.deepEqual(applied, [], 'the first never came: nothing applied');
     const h = scripted(wire, 'h', answer(micros));
@@ -448,8 +456,8 @@ describe('gossip', () => {
     await until(() => all.every((n) => n.node.pool.get(tx.id) !== undefined), 'the transaction in every pool');
     await quiet(wire);
     for (const t of timers.slice(1)) {
-      await until(() => t.held > 0, 'a relay batch waiting');
-      t.fireAll();
+      await until(() => t.held() > 0, 'a relay batch waiting');
+      t.fire();
       await quiet(wire);
     }
     assert.equal(wire.count(MessageCode.Transaction, 'a'), 3, 'the origin sends it to everyone');
@@ -463,8 +471,11 @@ describe('gossip', () => {
   it('a transaction that goes into a micro-block before its relay batch leaves is not relayed', async () => {
     const wire = new Wire();
     const clock = new Clock();
-    const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC], { transactionRelayBatchMs: 400 });
-    const b = netNode(wire, 'b', clock, [], { transactionRelayBatchMs: 400 });
+    // The miner's and b's relay batches leave when the test says: after the micro-block took the
+    // transaction (on real timers this raced the micro-block on a loaded machine).
+    const held = { miner: new HeldTimers(1), b: new HeldTimers(1) };
+    const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC], { transactionRelayBatchMs: 400 }, { timers: held.miner, random: () => 0.5 });
+    const b = netNode(wire, 'b', clock, [], { transactionRelayBatchMs: 400 }, { timers: held.b, random: () => 0.5 });
     const c = netNode(wire, 'c', clock, []);
     for (const [x, y] of [[miner, b], [b, c], [c, miner]] as const) wire.connect(x.ep, y.ep);
     await quiet(wire);
@@ -476,7 +487,9 @@ describe('gossip', () => {
     await until(() => miner.node.pool.get(tx.id) !== undefined && b.node.pool.get(tx.id) !== undefined, 'the transaction reached the miner and b');
     const micro = miner.node.micro([tx]).microBlock!;
     await until(() => equalBytes(b.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'b applied the micro-block');
-    await new Promise((r) => setTimeout(r, 700));
+    await quiet(wire);
+    assert.equal(held.miner.fire(400), 1, "the miner's relay batch was waiting");
+    assert.equal(held.b.fire(400), 1, "b's relay batch was waiting");
     await quiet(wire);
     assert.equal(wire.count(MessageCode.Transaction, 'b'), 0, 'b did not relay it');
     assert.equal(wire.count(MessageCode.Transaction, 'miner'), 0, 'nor did the miner');
@@ -494,11 +507,11 @@ function forgeOwnKeyBlock(clock: Clock, node: ChainNode): void {
 }
 
 /** A forging source, a node `c` on the wire double, and the key block both have. */
-function keyBlockAhead(settings: Partial<SyncSettings> = {}): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
+function keyBlockAhead(settings: Partial<SyncSettings> = {}, timers?: Timers): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
   const clock = new Clock();
   const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
   const wire = new Wire();
-  const c = netNode(wire, 'c', clock, [], settings);
+  const c = netNode(wire, 'c', clock, [], settings, timers === undefined ? {} : { timers });
   const key = source.forge();
   c.node.follow(source);
   return { clock, source, wire, c, key };
@@ -537,32 +550,6 @@ function scripted(wire: Wire, name: string, onMessage: (peer: Peer, code: number
     onClose: () => undefined,
   };
   return { ep: wire.endpoint(name, events), peers };
-}
-
-/** Timers that run only when fired by the test. */
-class HeldTimers implements Timers {
-  private readonly pending = new Map<number, () => void>();
-  private next = 1;
-
-  get held(): number {
-    return this.pending.size;
-  }
-
-  setTimeout(f: () => void, _ms: number): unknown {
-    const id = this.next++;
-    this.pending.set(id, f);
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-
-  fireAll(): void {
-    const due = [...this.pending.values()];
-    this.pending.clear();
-    for (const f of due) f();
-  }
 }
 
 /** The node's pool as the network sees it, recording the ids of the transactions offered to it (checkRoom, the first step of admission). */

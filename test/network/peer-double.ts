@@ -5,7 +5,7 @@
  * in order. A handler that throws closes that peer (as the transport does). A side can be
  * muted for some message codes (it "stalls": what it would send is dropped).
  */
-import type { HandshakeInfo, MessageCode, Peer, PeerEndpoint, PeerTransportEvents } from '../../src/network/types.js';
+import { NODE_TIMERS, type HandshakeInfo, type MessageCode, type Peer, type PeerEndpoint, type PeerTransportEvents, type Timers } from '../../src/network/types.js';
 
 export interface Endpoint {
   readonly name: string;
@@ -122,5 +122,40 @@ export async function quiet(wire: Wire, timeoutMs = 5000): Promise<void> {
     if (Date.now() > end) throw new Error('the network did not go quiet');
     await new Promise((r) => setTimeout(r, 2));
     idle = wire.inFlight === 0 ? idle + 1 : 0;
+  }
+}
+
+/**
+ * Timers that run only when the test fires them, so a test decides the order of a node's
+ * timeouts and the network's traffic instead of the machine's speed. Timers shorter than
+ * `holdFromMs` (a turn deferred with 0 ms, say) run on the real clock.
+ */
+export class HeldTimers implements Timers {
+  private readonly pending = new Map<object, { readonly f: () => void; readonly ms: number }>();
+
+  constructor(private readonly holdFromMs = 0) {}
+
+  /** How many timers wait to be fired (those of `ms` only, when given). */
+  held(ms?: number): number {
+    return [...this.pending.values()].filter((t) => ms === undefined || t.ms === ms).length;
+  }
+
+  setTimeout(f: () => void, ms: number): unknown {
+    if (ms < this.holdFromMs) return NODE_TIMERS.setTimeout(f, ms);
+    const handle = {};
+    this.pending.set(handle, { f, ms });
+    return handle;
+  }
+
+  clearTimeout(handle: unknown): void {
+    if (!this.pending.delete(handle as object)) NODE_TIMERS.clearTimeout(handle);
+  }
+
+  /** Runs the timers held now (those of `ms` only, when given); timers they set wait for the next call. */
+  fire(ms?: number): number {
+    const due = [...this.pending].filter(([, t]) => ms === undefined || t.ms === ms);
+    for (const [handle] of due) this.pending.delete(handle);
+    for (const [, t] of due) t.f();
+    return due.length;
   }
 }

@@ -30,7 +30,7 @@ import {
 import { MessageCode } from '../../src/network/types.js';
 import { alice, bob, Clock, minerA, minerB, minerC, p, transfer } from '../chain/fork-fixture.js';
 import { netNode, type NetNode } from './net-fixture.js';
-import { quiet, until, Wire } from './peer-double.js';
+import { HeldTimers, quiet, until, Wire } from './peer-double.js';
 
 const ID = 64;
 
@@ -164,10 +164,17 @@ describe('sync', () => {
     const wire = new Wire();
     const clock = new Clock();
     const a = netNode(wire, 'a', clock, [minerA, minerB, minerC]);
-    const b = netNode(wire, 'b', clock, [], { synchronizationTimeoutMs: 150 });
+    // b's step timeouts run when the test fires them: once b is waiting for the blocks (on a real
+    // 150 ms timer a loaded machine could time out the signatures step instead).
+    const timers = new HeldTimers(1);
+    const b = netNode(wire, 'b', clock, [], { synchronizationTimeoutMs: 150 }, { timers });
     grow(a, clock, 3);
     a.ep.muted.add(MessageCode.Block); // a answers GetBlocks with nothing
     const { atY: aAtB } = wire.connect(a.ep, b.ep);
+    await until(() => wire.count(MessageCode.GetBlocks, 'b', 'a') > 0, 'b asked the stalling peer for blocks');
+    await quiet(wire);
+    assert.equal(aAtB.closed, false, 'nothing timed out yet');
+    assert.equal(timers.fire(150), 1, 'the blocks step is timed');
     await until(() => aAtB.closed, 'b closed the stalling peer', 3000);
     assert.match(aAtB.closeReason ?? '', /Timeout \(150 ms\) waiting for 3 blocks/);
     assert.equal(b.node.chain.height(), 1);

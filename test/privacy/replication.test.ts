@@ -31,7 +31,6 @@ import { until } from '../support/wait.js';
 import { Switchboard } from './switchboard.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
-const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined };
 
 const SETTINGS: PrivacySettings = {
   storage: { vendor: 'embedded', directory: undefined },
@@ -80,6 +79,8 @@ interface TestNode {
   replication: PrivacyReplication;
   readonly updates: PolicyUpdates;
   parts: ReplicationParts;
+  /** What the node warned of, in order. */
+  readonly warnings: string[];
 }
 
 function item(data: Uint8Array, policyId: Uint8Array, over: Partial<PolicyItemMeta> = {}): PolicyItemMeta {
@@ -115,6 +116,7 @@ async function network(names: string[], options: { tls: boolean; recipients: str
     const storage = await EmbeddedStorage.open(join(dir, 'storage'));
     const state = PrivacyState.open(join(dir, 'state'));
     const boardNode = board.add(name, p.addresses.fromPublicKey(owner.publicKey).bytes);
+    const warnings: string[] = [];
     const parts: ReplicationParts = {
       protocol: p,
       settings: SETTINGS,
@@ -124,11 +126,11 @@ async function network(names: string[], options: { tls: boolean; recipients: str
       owner,
       peers: boardNode.peers,
       now: options.now ?? (() => BigInt(Date.now())),
-      log: silent,
+      log: { debug: () => undefined, info: () => undefined, warn: (_details, message) => void warnings.push(message) },
     };
     const updates = new PolicyUpdates(p.addresses.fromPublicKey(owner.publicKey), () => chain.state, state, () => undefined);
     const replication = new PrivacyReplication(parts, updates);
-    nodes.set(name, { name, owner, storage, state, dir, replication, updates, parts });
+    nodes.set(name, { name, owner, storage, state, dir, replication, updates, parts, warnings });
   }
   after(async () => {
     for (const n of nodes.values()) {
@@ -179,7 +181,9 @@ describe('replication between policy members', () => {
       const stream = a.receiveStream(4);
       a.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(largeKey)));
       a.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(smallKey)));
-      await new Promise((r) => setTimeout(r, 200));
+      // A has turned down all three (a fixed 200 ms wait let a loaded machine check before A read them).
+      const refusals = (): number => net.node('A').warnings.filter((w) => w.includes("outside the policy's recipients")).length;
+      await until('A to refuse the three requests', () => (refusals() >= 3 ? true : undefined), 10_000, 5);
       stream.cancel();
       assert.deepEqual(
         net.board.received('C').map((d) => d.code),
@@ -253,7 +257,7 @@ describe('replication between policy members', () => {
     const forged = { ...signInventory(p, net.node('A').owner, idOfKey({ ...key, hash: encodeBase58(randomBytes(32)) }), 'default', 2) };
     const bad = encodeInventory({ ...forged, signature: new Uint8Array(64).fill(1) });
     toB.send(PrivacyMessageCode.PrivacyInventoryV2, bad);
-    await new Promise((r) => setTimeout(r, 100));
+    await until('B to drop the forged inventory', () => (net.node('B').warnings.includes('privacy inventory with a bad signature dropped') ? true : undefined), 10_000, 5);
     assert.equal(net.node('B').replication.inventories.knowsHolders({ policyId: key.policyId, hash: encodeBase58(forged.dataHash) }), false);
   });
 
@@ -271,7 +275,8 @@ describe('replication between policy members', () => {
     net.node('B').replication.start();
     net.board.peer('M', 'B').send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(signInventory(p, net.node('M').owner, idOfKey(key), 'default', 2)));
     net.node('A').replication.announcer.announce(idOfKey(key), 'default', net.node('A').owner);
-    await new Promise((r) => setTimeout(r, 50));
+    // B knows both holders before it starts (a fixed 50 ms wait left that to the machine's speed).
+    await until('B to know M and A as holders', () => (net.node('B').replication.inventories.holdersOf(key).length === 2 ? true : undefined), 10_000, 5);
     await net.node('B').state.addToPending([key]);
     await until('B to hold the item', async () => ((await net.node('B').storage.exists(key)) ? true : undefined), 10_000, 20);
     assert.ok(Buffer.from((await stored(net.node('B'), key))!).equals(data), 'the item, not the forgery');
@@ -320,9 +325,13 @@ describe('replication between policy members', () => {
     const data = randomBytes(1_500_000);
     const key = await net.upload('A', data, 'large');
     net.node('A').replication.announcer.announce(idOfKey(key), 'large', net.node('A').owner);
-    net.board.frameDelayMs = 20;
+    // The stream stops part-way until the test lets it go (on a 20 ms a frame delay a loaded
+    // machine could finish the download before the rollback came).
+    net.board.holdFramesAfter(4);
+    const incoming = join(net.node('B').dir, 'storage', 'incoming');
     await net.node('B').state.addToPending([key]);
-    await until('the stream to be flowing', () => (net.board.log.filter((d) => d.to === 'B' && d.code === 'stream').length > 3 ? true : undefined), 10_000, 5);
+    await until('the stream to be flowing', () => (net.board.log.filter((d) => d.to === 'B' && d.code === 'stream').length === 4 ? true : undefined), 10_000, 5);
+    await until('the partial download on disk', () => (readdirSync(incoming).length === 1 ? true : undefined), 10_000, 5);
     assert.equal(net.node('B').replication.synchronizer.active, 1);
     const tx = p.sign(
       p.transactionFromJson({ type: 114, version: 3, senderPublicKey: encodeBase58(net.node('A').owner.publicKey), policyId: key.policyId, dataHash: key.hash, timestamp: 1, fee: 5_000_000n, proofs: [] }, { forBroadcast: false }),
@@ -330,11 +339,14 @@ describe('replication between policy members', () => {
     );
     net.node('B').updates.handle({ kind: 'rollback', removed: [tx] });
     await until('the download to stop', () => (net.node('B').replication.synchronizer.active === 0 ? true : undefined), 5000, 10);
-    net.board.frameDelayMs = 0;
-    await new Promise((r) => setTimeout(r, 100));
+    // The partial file goes once the abort reaches the storage's writer.
+    await until('the partial download to be removed', () => (readdirSync(incoming).length === 0 ? true : undefined), 10_000, 10);
     assert.equal(await net.node('B').storage.exists(key), false);
-    assert.deepEqual(readdirSync(join(net.node('B').dir, 'storage', 'incoming')), [], 'the partial download is gone');
     assert.equal(net.node('B').state.isPending(key), false, 'no longer waiting to be fetched');
+    // The rest of the stream reaches a reader that is gone: it is dropped.
+    net.board.releaseFrames();
+    await until('A to send on', () => (net.board.log.filter((d) => d.to === 'B' && d.code === 'stream').length > 4 ? true : undefined), 10_000, 10);
+    assert.equal(await net.node('B').storage.exists(key), false);
   });
 
   it('caps the streams a replier sends at once and answers the rest "overloaded"', async () => {
@@ -348,7 +360,9 @@ describe('replication between policy members', () => {
       const stream = toA.receiveStream(1);
       toA.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(key)));
       answers.push(readItemFrames(stream).then((r) => r.status));
-      await new Promise((r) => setTimeout(r, 50));
+      // The next asks once A is streaming to this one (after a fixed 50 ms a loaded machine could
+      // still be opening the item, and the streams could be counted in another order).
+      await until(`A to stream to ${asker}`, () => (net.board.log.some((d) => d.from === 'A' && d.to === asker && d.code === 'stream') ? true : undefined), 10_000, 5);
     }
     assert.deepEqual(await Promise.all(answers), ['data', 'data', 'overloaded']);
   });

@@ -75,8 +75,8 @@ export class Switchboard {
   private readonly streams = new Map<string, StreamQueue[]>();
   private readonly owners = new Map<string, Uint8Array>();
   private readonly sessions = new Map<string, KeyPair>();
-  /** Delay of each stream frame (ms), to make transfers slow. */
-  frameDelayMs = 0;
+  /** Set while stream frames past the first `held.after` of each stream wait for `releaseFrames()`. */
+  private held: { readonly after: number; readonly gate: Promise<void>; readonly open: () => void } | undefined;
   /** Connections cut: `a|b`. */
   private readonly cut = new Set<string>();
 
@@ -131,9 +131,11 @@ export class Switchboard {
       },
       sendStream: async (frames) => {
         const queue = this.streams.get(`${remote}<-${local}`)?.shift();
+        let sent = 0;
         for await (const frame of frames) {
+          if (this.held !== undefined && sent >= this.held.after) await this.held.gate;
+          sent++;
           this.log.push({ from: local, to: remote, code: 'stream', bytes: frame.length });
-          if (this.frameDelayMs > 0) await new Promise((r) => setTimeout(r, this.frameDelayMs));
           // Nobody waits for a stream on that side: the frames are lost, as garbage on a real connection would be.
           if (queue !== undefined) await queue.push(Uint8Array.from(frame));
         }
@@ -147,6 +149,19 @@ export class Switchboard {
         return queue;
       },
     };
+  }
+
+  /** Holds every stream part-way: frames past the first `after` of a stream wait until `releaseFrames()`. */
+  holdFramesAfter(after: number): void {
+    let open = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    this.held = { after, gate, open };
+  }
+
+  /** Lets the held frames (and all later ones) go. */
+  releaseFrames(): void {
+    this.held?.open();
+    this.held = undefined;
   }
 
   /** What node `to` received from anyone, by code. */

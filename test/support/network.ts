@@ -47,7 +47,7 @@ export class NetNode {
   }
 
   /** Starts the process; resolves once its REST API serves. */
-  async start(timeoutMs = 30_000): Promise<void> {
+  async start(timeoutMs = 60_000): Promise<void> {
     if (this.child !== undefined) throw new Error(`${this.spec.name} is running`);
     const child = spawnDevnetNode(this.spec, { pipe: true });
     this.child = child;

@@ -94,7 +94,7 @@ export class NodeProcess {
       track(child);
       const proc = new NodeProcess(dataDir, restPort, p2pPort, child);
       try {
-        await proc.waitServing(options.timeoutMs ?? 30_000);
+        await proc.waitServing(options.timeoutMs ?? 60_000);
         return proc;
       } catch (e) {
         child.kill('SIGKILL');

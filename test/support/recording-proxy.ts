@@ -10,6 +10,8 @@ export class RecordingProxy {
   readonly seen: Buffer[] = [];
   /** Bytes per second each direction of each connection may carry (0: unlimited). */
   rate = 0;
+  /** While set, the resumes of connections stopped by `hold()`. */
+  private held: Array<() => void> | undefined;
   private readonly sockets = new Set<Socket>();
   private constructor(
     private readonly server: Server,
@@ -30,7 +32,10 @@ export class RecordingProxy {
         from.on('data', (chunk: Buffer) => {
           proxy.seen.push(chunk);
           into.write(chunk);
-          if (proxy.rate > 0) {
+          if (proxy.held !== undefined) {
+            from.pause();
+            proxy.held.push(() => from.resume());
+          } else if (proxy.rate > 0) {
             from.pause();
             setTimeout(() => from.resume(), (chunk.length / proxy.rate) * 1000);
           }
@@ -44,6 +49,17 @@ export class RecordingProxy {
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     return proxy;
+  }
+
+  /** Stops every connection after the chunk each forwards next, until `release()`. */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  release(): void {
+    const resumes = this.held ?? [];
+    this.held = undefined;
+    for (const resume of resumes) resume();
   }
 
   get bytes(): number {
