@@ -13,6 +13,7 @@
  */
 import { Readable } from 'node:stream';
 import { heavyReadsBusy, responseTooBig } from '../errors/catalogue.js';
+import { writeJson, type JsonSink } from '../protocol/json.js';
 
 export interface HeavyReadLimits {
   /** Heavy reads built at the same time. */
@@ -84,7 +85,6 @@ export class HeavyReads {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
 
 /** The first chunk of an answer (small answers stay small); later chunks double up to CHUNK_BYTES. */
 const FIRST_CHUNK_BYTES = 16 * 1024;
@@ -97,7 +97,7 @@ const CHUNK_BYTES = 1024 * 1024;
  * dies young (no list of pieces outliving collections, no joined string, no Buffer per flush):
  * the answer's bytes are the only thing that grows.
  */
-export class JsonPieces {
+export class JsonPieces implements JsonSink {
   /** Chunks filled so far (the one being written is not among them). */
   private readonly sealed: Buffer[] = [];
   /** Bytes in `sealed`. */
@@ -131,59 +131,11 @@ export class JsonPieces {
 
   /**
    * Appends the JSON text of `value`, byte for byte what `stringifyJson(value, { int64AsString })`
-   * makes (protocol/json.ts), written straight into the chunk: no string per member, no joined
-   * text. Strings of printable ASCII (keys, Base58, numbers) are copied a character a byte;
-   * anything else goes through JSON.stringify as stringifyJson's does.
+   * makes (one traversal: protocol/json.ts writeJson), written straight into the chunk: no
+   * string per member, no joined text.
    */
   json(value: unknown, int64AsString: boolean): void {
-    switch (typeof value) {
-      case 'string':
-        this.jsonString(value);
-        return;
-      case 'number':
-        this.ascii(Number.isFinite(value) ? String(value) : 'null');
-        return;
-      case 'bigint':
-        if (int64AsString) {
-          this.byte(QUOTE);
-          this.ascii(value.toString());
-          this.byte(QUOTE);
-        } else this.ascii(value.toString());
-        return;
-      case 'boolean':
-        this.ascii(value ? 'true' : 'false');
-        return;
-      case 'object': {
-        if (value === null) return this.ascii('null');
-        if (Array.isArray(value)) {
-          this.byte(0x5b); // [
-          for (let i = 0; i < value.length; i++) {
-            if (i > 0) this.byte(COMMA);
-            const item: unknown = value[i];
-            this.json(item === undefined || typeof item === 'function' ? null : item, int64AsString);
-          }
-          this.byte(0x5d); // ]
-          return;
-        }
-        const withToJson = value as { toJSON?: () => unknown };
-        if (typeof withToJson.toJSON === 'function') return this.json(withToJson.toJSON(), int64AsString);
-        this.byte(0x7b); // {
-        let first = true;
-        for (const key of Object.keys(value)) {
-          const item = (value as Record<string, unknown>)[key];
-          if (item === undefined || typeof item === 'function') continue;
-          if (!first) this.byte(COMMA);
-          first = false;
-          this.jsonString(key);
-          this.byte(0x3a); // :
-          this.json(item, int64AsString);
-        }
-        this.byte(0x7d); // }
-        return;
-      }
-      default:
-        this.ascii('null');
-    }
+    writeJson(value, int64AsString, this);
   }
 
   /** True once this slice has run for its time: the caller should `pause()`. */
@@ -215,8 +167,8 @@ export class JsonPieces {
     return this.sealed;
   }
 
-  /** A JSON string: quoted as is when all printable ASCII without `"` or `\\`, else JSON.stringify's text. */
-  private jsonString(text: string): void {
+  /** A JSON string (JsonSink): copied a character a byte when all printable ASCII without `"` or `\\`, else JSON.stringify's text. */
+  string(text: string): void {
     const n = text.length;
     // The bare text's size is a floor of the escaped one's (every UTF-16 unit is at least a byte): past the budget bare, past it escaped.
     const chunk = this.room(n + 2);
@@ -231,17 +183,13 @@ export class JsonPieces {
     this.used = at;
   }
 
-  /** Text known to be ASCII (numbers, literals). */
-  private ascii(text: string): void {
+  /** JSON text as it is (JsonSink): punctuation, numbers, literals — ASCII. */
+  raw(text: string): void {
     const n = text.length;
     const chunk = this.room(n);
     let at = this.used;
     for (let i = 0; i < n; i++) chunk[at++] = text.charCodeAt(i);
     this.used = at;
-  }
-
-  private byte(code: number): void {
-    this.room(1)[this.used++] = code;
   }
 
   /** The current chunk with room for `need` more bytes; throws WE's range error when they would pass the budget. */

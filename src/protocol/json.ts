@@ -211,47 +211,78 @@ export interface StringifyOptions {
   int64AsString?: boolean;
 }
 
-/** JSON text of a value whose int64 fields are `bigint`. Objects with `toJSON` are honoured. */
-export function stringifyJson(value: unknown, options: StringifyOptions = {}): string {
-  return write(value, options.int64AsString === true);
+/**
+ * Where `writeJson` puts a value's JSON text, piece by piece: text written as it is
+ * (punctuation, numbers, `true`/`false`/`null` — always ASCII) and strings to quote as
+ * JSON.stringify quotes them (member names and string values).
+ */
+export interface JsonSink {
+  raw(text: string): void;
+  string(text: string): void;
 }
 
-/** The JSON text of `v`, built by concatenation (V8 joins the pieces once, when the text is used). */
-function write(v: unknown, int64AsString: boolean): string {
+/**
+ * The JSON text of a value whose int64 fields are `bigint`, into `sink`: JSON.stringify's
+ * text (objects with `toJSON` honoured, undefined and function members left out, in arrays
+ * `null`), with bigints as numbers or, with `int64AsString`, as strings.
+ */
+export function writeJson(v: unknown, int64AsString: boolean, sink: JsonSink): void {
   switch (typeof v) {
     case 'string':
-      return JSON.stringify(v);
+      return sink.string(v);
     case 'number':
-      return Number.isFinite(v) ? String(v) : 'null';
+      return sink.raw(Number.isFinite(v) ? String(v) : 'null');
     case 'bigint':
-      return int64AsString ? `"${v}"` : v.toString();
+      return sink.raw(int64AsString ? `"${v}"` : v.toString());
     case 'boolean':
-      return v ? 'true' : 'false';
+      return sink.raw(v ? 'true' : 'false');
     case 'object': {
-      if (v === null) return 'null';
+      if (v === null) return sink.raw('null');
       if (Array.isArray(v)) {
-        let out = '[';
+        sink.raw('[');
         for (let i = 0; i < v.length; i++) {
-          if (i > 0) out += ',';
+          if (i > 0) sink.raw(',');
           const item: unknown = v[i];
-          out += write(item === undefined || typeof item === 'function' ? null : item, int64AsString);
+          writeJson(item === undefined || typeof item === 'function' ? null : item, int64AsString, sink);
         }
-        return out + ']';
+        return sink.raw(']');
       }
       const withToJson = v as { toJSON?: () => unknown };
-      if (typeof withToJson.toJSON === 'function') return write(withToJson.toJSON(), int64AsString);
-      let out = '{';
+      if (typeof withToJson.toJSON === 'function') return writeJson(withToJson.toJSON(), int64AsString, sink);
+      sink.raw('{');
       let first = true;
       for (const key of Object.keys(v)) {
         const item = (v as Record<string, unknown>)[key];
         if (item === undefined || typeof item === 'function') continue;
-        if (!first) out += ',';
+        if (!first) sink.raw(',');
         first = false;
-        out += JSON.stringify(key) + ':' + write(item, int64AsString);
+        sink.string(key);
+        sink.raw(':');
+        writeJson(item, int64AsString, sink);
       }
-      return out + '}';
+      return sink.raw('}');
     }
     default:
-      return 'null';
+      return sink.raw('null');
   }
+}
+
+/** JSON text built by concatenation (V8 joins the pieces once, when the text is used). */
+class JsonText implements JsonSink {
+  text = '';
+
+  raw(text: string): void {
+    this.text += text;
+  }
+
+  string(text: string): void {
+    this.text += JSON.stringify(text);
+  }
+}
+
+/** JSON text of a value whose int64 fields are `bigint`. Objects with `toJSON` are honoured. */
+export function stringifyJson(value: unknown, options: StringifyOptions = {}): string {
+  const out = new JsonText();
+  writeJson(value, options.int64AsString === true, out);
+  return out.text;
 }
