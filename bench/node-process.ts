@@ -55,7 +55,8 @@ if (process.env['BENCH_LOG_LEVEL'] === 'debug') {
   // `cpuMs`: the main thread's own time on a core meanwhile (Linux schedstat), which tells a long
   // turn from one the machine's other processes held off a core.
   const mainThreadStat = `/proc/self/task/${process.pid}/schedstat`;
-  const onCpuMs = (): number => (existsSync(mainThreadStat) ? Number(readFileSync(mainThreadStat, 'utf8').split(' ')[0]) / 1e6 : NaN);
+  const hasSchedstat = existsSync(mainThreadStat);
+  const onCpuMs = (): number => (hasSchedstat ? Number(readFileSync(mainThreadStat, 'utf8').split(' ')[0]) / 1e6 : NaN);
   let last = performance.now();
   let lastCpu = onCpuMs();
   setInterval(() => {

@@ -87,6 +87,19 @@ export type Recipient = Address | Alias;
 const publicKeyLengthMessage = (expected: number, found: number): string =>
   `Bad public key bytes length: expected: '${expected}', found: '${found}'`;
 
+/** How many addresses each of a scheme's memos keeps before it starts again empty. */
+const MEMO_SIZE = 10_000;
+
+/** Puts `address` in a memo, emptied first once full. */
+function remember(memo: Map<string, Address>, key: string, address: Address): Address {
+  if (memo.size >= MEMO_SIZE) memo.clear();
+  memo.set(key, address);
+  return address;
+}
+
+/** A memo key of bytes (one character per byte, no copy of the bytes). */
+const bytesMemoKey = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+
 /** Addresses and aliases of one network. */
 export class AddressScheme {
   private readonly byPublicKey = new Map<string, Address>();
@@ -104,7 +117,7 @@ export class AddressScheme {
   }
 
   fromPublicKey(publicKey: Uint8Array): Address {
-    const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('latin1');
+    const id = bytesMemoKey(publicKey);
     let address = this.byPublicKey.get(id);
     if (address === undefined) {
       const out = new Uint8Array(ADDRESS_LENGTH);
@@ -112,9 +125,7 @@ export class AddressScheme {
       out[1] = this.chainId;
       out.set(this.crypto.secureHash(publicKey).subarray(0, ADDRESS_HASH_LENGTH), 2);
       out.set(this.checksum(out.subarray(0, 22)), 22);
-      address = new Address(out);
-      if (this.byPublicKey.size >= 10_000) this.byPublicKey.clear();
-      this.byPublicKey.set(id, address);
+      address = remember(this.byPublicKey, id, new Address(out));
     }
     return address;
   }
@@ -125,15 +136,9 @@ export class AddressScheme {
 
   /** Validates version, network, length and checksum, in WE's order and with its messages (valid ones are remembered). */
   addressFromBytes(bytes: Uint8Array, field?: string): Address {
-    const id = bytes.length === ADDRESS_LENGTH ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1') : undefined;
-    const known = id === undefined ? undefined : this.checked.get(id);
-    if (known !== undefined) return known;
-    const address = this.validatedAddressFromBytes(bytes, field);
-    if (id !== undefined) {
-      if (this.checked.size >= 10_000) this.checked.clear();
-      this.checked.set(id, address);
-    }
-    return address;
+    if (bytes.length !== ADDRESS_LENGTH) return this.validatedAddressFromBytes(bytes, field);
+    const id = bytesMemoKey(bytes);
+    return this.checked.get(id) ?? remember(this.checked, id, this.validatedAddressFromBytes(bytes, field));
   }
 
   private validatedAddressFromBytes(bytes: Uint8Array, field?: string): Address {
@@ -164,10 +169,7 @@ export class AddressScheme {
   parseAddress(text: string, field?: string): Address {
     const known = this.parsed.get(text);
     if (known !== undefined) return known;
-    const address = this.parseAddressUncached(text, field);
-    if (this.parsed.size >= 10_000) this.parsed.clear();
-    this.parsed.set(text, address);
-    return address;
+    return remember(this.parsed, text, this.parseAddressUncached(text, field));
   }
 
   private parseAddressUncached(text: string, field?: string): Address {
