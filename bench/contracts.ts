@@ -29,7 +29,7 @@ import { packageTreeDigest } from '../src/contracts/package-digest.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../test/contracts/support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
-import { benchPartWanted, descendantsCpuMs, mainThreadCpuMs, progress, type Figure } from './harness.js';
+import { benchPartWanted, descendantsCpuMs, mainThreadCpuMs, median, progress, type Figure } from './harness.js';
 import pino from 'pino';
 import { Node } from '../src/node/node.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
@@ -72,12 +72,6 @@ function cpuText(from: ReturnType<typeof cpuNow>, to: ReturnType<typeof cpuNow>,
   return contracts ? `${node}, contract processes ${ms(from.contracts, to.contracts)}` : node;
 }
 const ROUNDS = 3;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** Operations/s of `op` over `total` calls with `inFlight` at once. */
 async function rate(total: number, inFlight: number, op: (i: number) => Promise<unknown>): Promise<number> {

@@ -39,7 +39,6 @@ const CRYPTO = process.env.PRIVACY_REPLICATION_CRYPTO === 'gost' ? 'gost' : 'wav
 const SUFFIX = CRYPTO === 'gost' ? '.gost' : '';
 const ROUNDS = 2;
 
-
 const secondsSince = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e9;
 
 /** Streams `source` to the sink over TCP and waits for its acknowledgement (the copy is on disk). */

@@ -25,7 +25,7 @@ import type { Protocol } from '../src/protocol/protocol.js';
 import { generatedData } from '../test/support/multipart.js';
 import { b58sha, download, hashOfSource, PrivacyClient, upload, type PrivacyTarget } from '../test/support/privacy-client.js';
 import { startNodeProcess, stopNodeProcess } from './chain.js';
-import { progress, startProcess, stopProcess, type Figure } from './harness.js';
+import { median, progress, startProcess, stopProcess, type Figure } from './harness.js';
 
 const MB = 1_000_000;
 const MiB = 1024 * 1024;
@@ -34,13 +34,6 @@ const ROUNDS = 2;
 const SMALL_ITEMS = 1000;
 const SMALL_SIZE = 10_000;
 const SMALL_IN_FLIGHT = 16;
-
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

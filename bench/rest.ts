@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Figure } from './harness.js';
+import { median, type Figure } from './harness.js';
 
 interface Histogram {
   readonly average: number;
@@ -92,12 +92,6 @@ async function load(url: string, durationSeconds: number): Promise<Run> {
   latencies.sort((a, b) => a - b);
   const p99 = latencies.length > 0 ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]! : r.latency.p99;
   return { rate, p99 };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 export async function restFigures(): Promise<Figure[]> {
