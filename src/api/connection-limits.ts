@@ -4,7 +4,7 @@
  * holds sockets open is cut off, so REST clients cannot exhaust the node's file descriptors
  * (P2P and the miner share the process).
  */
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { RestConnectionLimits } from './services.js';
 
@@ -15,10 +15,11 @@ export const DEFAULT_REST_CONNECTION_LIMITS: RestConnectionLimits = {
   idleTimeoutMs: 30_000,
 };
 
-/** Fastify's server options for the limits (its own names for Node's server timeouts). */
-export function fastifyTimeoutOptions(limits: RestConnectionLimits) {
+/** Fastify's server options for the limits (its own names for Node's server timeouts); `closer` answers and closes the connections Node times out. */
+export function fastifyTimeoutOptions(limits: RestConnectionLimits, closer: SocketCloser) {
   const shortest = Math.min(limits.headerTimeoutMs, limits.requestTimeoutMs);
   return {
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => closer.clientError(error, socket),
     connectionTimeout: limits.idleTimeoutMs,
     keepAliveTimeout: limits.idleTimeoutMs,
     // Node's own request deadline would cut legitimate large uploads (privacy sendLargeData
@@ -41,6 +42,85 @@ export const MIN_BODY_BYTES_PER_WINDOW = 1024 * 1024;
 
 const REQUEST_TIMEOUT_ANSWER = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
 
+/** Fastify's answer to a client error (its defaultClientErrorHandler's, which this replaces): a JSON body with the status. */
+function clientErrorAnswer(code: string | undefined): string {
+  const [status, message] = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Client Timeout'] : code === 'HPE_HEADER_OVERFLOW' ? [431, 'Exceeded maximum allowed HTTP header size'] : [400, 'Client Error'];
+  const reason = STATUS_CODES[status]!;
+  const body = `{"error":"${reason}","message":"${message}","statusCode":${status}}`;
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${body.length}\r\nContent-Type: application/json\r\n\r\n${body}`;
+}
+
+/** A connection to answer and close: `graceful` ends it after the answer is sent (else the answer is written and the socket destroyed, as Node does). */
+interface Closing {
+  readonly socket: Socket;
+  readonly answer: string;
+  readonly graceful: boolean;
+}
+
+/** Longest stretch (ms) the closer answers and closes connections in one event-loop turn. */
+const CLOSE_SLICE_MS = 2;
+
+/**
+ * Answers and closes the connections the server's defences cut, a slice of them per
+ * event-loop turn. Connections opened together time out together: Node's header deadline
+ * check hands over every expired one in a single callback, and the body sweep finds every
+ * trickler of a flood in one pass. Answering and closing a socket costs ~40 µs on the event
+ * loop, so a thousand at once held it for 40–60 ms — mining and every other client waited.
+ * Queued here, each turn closes what fits in CLOSE_SLICE_MS and leaves the rest for the next.
+ */
+export class SocketCloser {
+  private queue: Closing[] = [];
+  private head = 0;
+  private scheduled = false;
+
+  constructor(private readonly sliceMs = CLOSE_SLICE_MS) {}
+
+  /** The server's client errors (Fastify's clientErrorHandler): a timed-out or malformed request gets Fastify's answer, and the connection is closed. */
+  clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+    // A reset connection is gone already: nothing to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    this.close(socket, clientErrorAnswer(error.code), false);
+  }
+
+  /** Queues `socket` to get `answer` and be closed in a later turn. */
+  close(socket: Socket, answer: string, graceful: boolean): void {
+    this.queue.push({ socket, answer, graceful });
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.run);
+  }
+
+  /** Connections waiting to be closed. */
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+
+  private readonly run = (): void => {
+    this.scheduled = false;
+    const until = performance.now() + this.sliceMs;
+    while (this.head < this.queue.length) {
+      const { socket, answer, graceful } = this.queue[this.head++]!;
+      if (!socket.destroyed) {
+        if (graceful) {
+          socket.end(answer);
+          socket.destroySoon();
+        } else {
+          if (socket.writable) socket.write(answer);
+          socket.destroy();
+        }
+      }
+      if (performance.now() >= until) break;
+    }
+    if (this.head < this.queue.length) {
+      this.scheduled = true;
+      setImmediate(this.run);
+    } else {
+      this.queue = [];
+      this.head = 0;
+    }
+  };
+}
+
 /** A connection's request whose body is being watched: its bytes read when last seen progressing, and when. */
 interface BodyWatch {
   request: IncomingMessage | undefined;
@@ -55,12 +135,13 @@ interface BodyWatch {
  *
  * One sweep per server, every quarter window over its open connections (at most the
  * connection cap), checks the request each one is reading — so a trickling body is cut
- * between one window and a window and a quarter after it last made progress. Each request
+ * between one window and a window and a quarter after it last made progress (`closer`
+ * answers and closes it, a few per turn). Each request
  * costs only noting itself on its connection (no timer or listener of its own: at thousands
  * of requests per second those were several per cent of the request path). Returns what
  * the server calls with each request as it arrives.
  */
-export function watchRequestBodies(server: Server, windowMs: number): (req: IncomingMessage) => void {
+export function watchRequestBodies(server: Server, windowMs: number, closer: SocketCloser): (req: IncomingMessage) => void {
   const open = new Map<Socket, BodyWatch>();
   server.on('connection', (socket: Socket) => {
     open.set(socket, { request: undefined, seen: 0, since: 0 });
@@ -77,8 +158,7 @@ export function watchRequestBodies(server: Server, windowMs: number): (req: Inco
       }
       if (socket.bytesRead - watch.seen < MIN_BODY_BYTES_PER_WINDOW) {
         watch.request = undefined;
-        socket.end(REQUEST_TIMEOUT_ANSWER);
-        socket.destroySoon();
+        closer.close(socket, REQUEST_TIMEOUT_ANSWER, true);
         continue;
       }
       watch.seen = socket.bytesRead;

@@ -10,7 +10,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createAuthenticator, type Authenticator } from './auth.js';
-import { applyConnectionLimits, DEFAULT_REST_CONNECTION_LIMITS, fastifyTimeoutOptions, watchRequestBodies } from './connection-limits.js';
+import { applyConnectionLimits, DEFAULT_REST_CONNECTION_LIMITS, fastifyTimeoutOptions, SocketCloser, watchRequestBodies } from './connection-limits.js';
 import { PREFLIGHT_HEADERS, setCorsHeaders } from './cors.js';
 import { DEFAULT_SLOW_REQUEST_MS, RequestLog } from './request-log.js';
 import { errorBody, NOT_FOUND_TEXT, OtherShapeReply, PlainTextReply, StatusDetailsReply } from './errors.js';
@@ -123,6 +123,8 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   const groups = [...(options.groups ?? ROUTE_GROUPS), ...(services.metrics === undefined ? [] : [metricsRoutes(services.metrics)])];
   const bodyLimit = options.bodyLimit ?? MAX_BODY_BYTES;
   const limits = settings.connectionLimits ?? DEFAULT_REST_CONNECTION_LIMITS;
+  // Connections cut by the timeouts are answered and closed a few per event-loop turn.
+  const closer = new SocketCloser();
   const auth: Authenticator = createAuthenticator(settings.auth, services.protocol.crypto, {
     nodeOwner: services.protocol.addresses.fromPublicKey(services.nodeOwnerPublicKey).toString(),
     parseAddress: (text) => {
@@ -145,7 +147,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     ...(options.loggerInstance !== undefined ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? { level: 'info' } }),
     logController: new RequestLog(options.slowRequestMs ?? DEFAULT_SLOW_REQUEST_MS),
     bodyLimit,
-    ...fastifyTimeoutOptions(limits),
+    ...fastifyTimeoutOptions(limits, closer),
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
     return503OnClosing: true,
     // The router's own refusals (undecodable percent-encoding, a path parameter past
@@ -157,7 +159,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   }) as unknown as FastifyInstance;
 
   applyConnectionLimits(app.server, limits);
-  const watchBody = watchRequestBodies(app.server, limits.requestTimeoutMs);
+  const watchBody = watchRequestBodies(app.server, limits.requestTimeoutMs, closer);
   app.addHook('onRequest', (request, _reply, done) => {
     watchBody(request.raw);
     done();

@@ -1,0 +1,82 @@
+/**
+ * The REST server's SocketCloser (api/connection-limits.ts): connections cut by the timeouts
+ * are answered and closed a slice per event-loop turn, so a flood timing out together does
+ * not hold the loop; each still gets its answer and is closed.
+ */
+import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { SocketCloser } from '../../src/api/connection-limits.js';
+
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('SocketCloser', () => {
+  let server: Server;
+  let port = 0;
+  /** Server-side sockets, in the order their clients connected. */
+  const accepted: Socket[] = [];
+  before(async () => {
+    server = createServer((s) => accepted.push(s));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as { port: number }).port;
+  });
+  after(() => new Promise<void>((r) => server.close(() => r())));
+
+  /** `n` connected pairs: the server's sockets and, per client, what it received by the time it closed. */
+  async function pairs(n: number): Promise<{ sockets: Socket[]; received: Array<Promise<string>> }> {
+    const start = accepted.length;
+    const received: Array<Promise<string>> = [];
+    for (let i = 0; i < n; i++) {
+      const c = connect(port, '127.0.0.1');
+      c.on('error', () => undefined);
+      let text = '';
+      c.setEncoding('latin1');
+      c.on('data', (d: string) => (text += d));
+      received.push(new Promise((r) => c.once('close', () => r(text))));
+    }
+    while (accepted.length < start + n) await turn();
+    return { sockets: accepted.slice(start, start + n), received };
+  }
+
+  it('closes a slice per turn (one per turn with a zero slice), each with its answer', async () => {
+    const { sockets, received } = await pairs(5);
+    const closer = new SocketCloser(0);
+    for (const s of sockets) closer.close(s, 'HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n', false);
+    assert.equal(closer.waiting, 5);
+    await turn();
+    assert.equal(sockets.filter((s) => s.destroyed).length, 1, 'one turn closed one connection');
+    assert.equal(closer.waiting, 4);
+    for (let i = 0; i < 10 && closer.waiting > 0; i++) await turn();
+    assert.equal(closer.waiting, 0);
+    assert.ok(sockets.every((s) => s.destroyed));
+    for (const text of await Promise.all(received)) assert.match(text, /^HTTP\/1\.1 408 /);
+  });
+
+  it('gives a client error Fastify’s answer for its code, and skips a connection already reset or gone', async () => {
+    const { sockets, received } = await pairs(4);
+    const closer = new SocketCloser();
+    const error = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code });
+    closer.clientError(error('ERR_HTTP_REQUEST_TIMEOUT'), sockets[0]!);
+    closer.clientError(error('HPE_HEADER_OVERFLOW'), sockets[1]!);
+    closer.clientError(error('HPE_INVALID_METHOD'), sockets[2]!);
+    sockets[3]!.destroy();
+    closer.clientError(error('ECONNRESET'), sockets[3]!);
+    assert.equal(closer.waiting, 3, 'a reset connection is not queued');
+    const [timeout, overflow, invalid] = await Promise.all(received.slice(0, 3));
+    assert.match(timeout!, /^HTTP\/1\.1 408 Request Timeout\r\n[^]*\r\n\r\n\{"error":"Request Timeout","message":"Client Timeout","statusCode":408\}$/);
+    assert.match(overflow!, /^HTTP\/1\.1 431 /);
+    assert.match(invalid!, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  });
+
+  it('ends a graceful close after its answer, and passes over a socket destroyed while it waited', async () => {
+    const { sockets, received } = await pairs(2);
+    const closer = new SocketCloser();
+    closer.close(sockets[0]!, 'bye', true);
+    closer.close(sockets[1]!, 'never sent', true);
+    sockets[1]!.destroy();
+    const [first, second] = await Promise.all(received);
+    assert.equal(first, 'bye');
+    assert.equal(second, '');
+    assert.equal(closer.waiting, 0);
+  });
+});
