@@ -7,7 +7,8 @@
  *   `waiting` more wait their turn; beyond that the answer is 503 (WE's format, error 642 as
  *   WE answers a stream limit) so a client backs off instead of queueing without end;
  * - serialization in slices: JSON is produced piece by piece and the builder gives the loop a
- *   turn whenever it has worked for `sliceMs`;
+ *   turn whenever it has worked for `sliceMs`; the builders take turns (TurnGate), so a turn
+ *   of the loop holds one slice of heavy reads whatever their number;
  * - a byte budget per response: a range whose JSON passes `responseBytes` is refused with
  *   WE's range error (10, `Too big sequences requested`), saying to ask for fewer.
  */
@@ -35,14 +36,53 @@ export interface BuiltJson {
   readonly stream: Readable;
 }
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const immediateTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The turns of the event loop that heavy reads share: one waiting builder goes on per turn,
+ * in the order they paused. Each builder gives the loop a turn after a slice (`sliceMs`);
+ * without this, every builder waiting resumed in the same turn, one slice after another, and
+ * a turn held the loop for as many slices as builders were running.
+ */
+export class TurnGate {
+  private readonly waiting: Array<() => void> = [];
+  private scheduled = false;
+
+  /** Resolves in a later turn of the event loop, once every builder that paused earlier has had its turn. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.release);
+  }
+
+  private readonly release = (): void => {
+    this.scheduled = false;
+    const go = this.waiting.shift();
+    // Scheduled now, in this turn's check phase: it runs in the next turn, after its I/O.
+    if (this.waiting.length > 0) this.schedule();
+    go?.();
+  };
+}
 
 /** The heavy reads of one REST server: a small semaphore and the budget each answer gets. */
 export class HeavyReads {
   private running = 0;
   private readonly queue: Array<() => void> = [];
+  /** The builders running share the loop's turns: one slice per turn in all. */
+  private readonly turns = new TurnGate();
 
-  constructor(readonly limits: HeavyReadLimits = DEFAULT_HEAVY_READ_LIMITS) {}
+  /** `now`: the builders' clock in ms (performance.now; tests pass their own). */
+  constructor(
+    readonly limits: HeavyReadLimits = DEFAULT_HEAVY_READ_LIMITS,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** Heavy reads being built and waiting, for status and tests. */
   load(): { running: number; waiting: number } {
@@ -57,7 +97,7 @@ export class HeavyReads {
   async answer(build: (out: JsonPieces) => Promise<void>, options: { budget?: boolean } = {}): Promise<BuiltJson> {
     await this.acquire();
     try {
-      const out = new JsonPieces(options.budget === false ? Infinity : this.limits.responseBytes, this.limits.sliceMs);
+      const out = new JsonPieces(options.budget === false ? Infinity : this.limits.responseBytes, this.limits.sliceMs, this.now, () => this.turns.next());
       await build(out);
       const length = out.bytes;
       return { length, stream: Readable.from(out.chunks, { objectMode: false }) };
@@ -107,11 +147,12 @@ export class JsonPieces implements JsonSink {
   private used = 0;
   private sliceStart: number;
 
-  /** `now`: a clock in ms (performance.now; tests pass their own). */
+  /** `now`: a clock in ms (performance.now; tests pass their own); `turn`: resolves in a later turn of the event loop (HeavyReads: a TurnGate shared by its builders). */
   constructor(
     private readonly budget: number,
     private readonly sliceMs: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly nextTurn: () => Promise<void> = immediateTurn,
   ) {
     this.sliceStart = now();
   }
@@ -146,13 +187,13 @@ export class JsonPieces implements JsonSink {
   /** Gives the event loop a turn if this slice has run for its time. */
   async pause(): Promise<void> {
     if (!this.sliceOver) return;
-    await nextTurn();
+    await this.nextTurn();
     this.sliceStart = this.now();
   }
 
   /** Gives the event loop a turn now (between large items, e.g. blocks). */
   async turn(): Promise<void> {
-    await nextTurn();
+    await this.nextTurn();
     this.sliceStart = this.now();
   }
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { JsonPieces } from '../../src/api/heavy-reads.js';
+import { DEFAULT_HEAVY_READ_LIMITS, HeavyReads, JsonPieces, TurnGate } from '../../src/api/heavy-reads.js';
 import { writeJsonArray } from '../../src/api/heavy-answers.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { WeError } from '../../src/errors/catalogue.js';
@@ -178,5 +178,61 @@ describe('heavy answers: writeJsonArray', () => {
     setImmediate(() => turns++);
     await writeJsonArray(out, Array.from({ length: 1000 }, (_, i) => i), (i) => i, false);
     assert.equal(turns, 0);
+  });
+});
+
+describe('heavy answers: builders take turns', () => {
+  it('a TurnGate lets one waiting builder go on per turn of the event loop, in the order they paused', async () => {
+    const gate = new TurnGate();
+    let turn = 0;
+    let counting = true;
+    const countTurns = (): void => {
+      turn++;
+      if (counting) setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    const resumed: Array<[string, number]> = [];
+    await Promise.all(['a', 'b', 'c'].map((name) => gate.next().then(() => void resumed.push([name, turn]))));
+    counting = false;
+    assert.deepEqual(resumed.map(([name]) => name), ['a', 'b', 'c']);
+    const turns = resumed.map(([, t]) => t);
+    assert.equal(new Set(turns).size, 3, `one per turn, resumed in turns ${turns.join(',')}`);
+  });
+
+  it('two heavy answers built at once use one slice per turn between them, and both come out whole', async () => {
+    // Each item advances the clock by 2 ms: a slice of 5 ms holds 3 items, whoever's they are.
+    let clock = 0;
+    const reads = new HeavyReads({ ...DEFAULT_HEAVY_READ_LIMITS, concurrent: 2 }, () => clock);
+    let turn = 0;
+    let counting = true;
+    const countTurns = (): void => {
+      turn++;
+      if (counting) setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    const itemsInTurn = new Map<number, number>();
+    const build = (name: string) =>
+      reads.answer(async (out) => {
+        await writeJsonArray(
+          out,
+          Array.from({ length: 30 }, (_, i) => `${name}${i}`),
+          (x) => {
+            clock += 2;
+            itemsInTurn.set(turn, (itemsInTurn.get(turn) ?? 0) + 1);
+            return x;
+          },
+          false,
+        );
+      });
+    const answers = await Promise.all([build('a'), build('b')]);
+    counting = false;
+    for (const [i, name] of ['a', 'b'].entries()) {
+      const chunks: Buffer[] = [];
+      for await (const c of answers[i]!.stream) chunks.push(c as Buffer);
+      assert.equal(Buffer.concat(chunks).toString('utf8'), JSON.stringify(Array.from({ length: 30 }, (_, j) => `${name}${j}`)));
+    }
+    // The first slice of each starts in the turn the answers were asked for; after that, one slice per turn in all.
+    const later = [...itemsInTurn].filter(([t]) => t > 0).map(([, n]) => n);
+    assert.ok(Math.max(...later) <= 3, `items per turn: ${later.join(',')}`);
   });
 });
