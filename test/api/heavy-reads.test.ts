@@ -33,6 +33,18 @@ function mixedText(random: () => number, n: number): string {
 
 const concat = (out: JsonPieces): Buffer => Buffer.concat(out.chunks);
 
+/** Counts the turns of the event loop (a setImmediate chain) until stopped: `now()` is the current turn's number. */
+function turnCounter(): { now: () => number; stop: () => void } {
+  let turn = 0;
+  let counting = true;
+  const count = (): void => {
+    turn++;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  return { now: () => turn, stop: () => void (counting = false) };
+}
+
 describe('heavy answers: JsonPieces', () => {
   it('gives the UTF-8 of everything written, in order, for pieces of every size and character (chunk boundaries included)', () => {
     const random = randomness(11);
@@ -146,25 +158,19 @@ describe('heavy answers: writeJsonArray', () => {
     // A clock that each item advances by 2 ms; slices of 5 ms hold 3 items (2, 4, 6 ms: the third ends it).
     let clock = 0;
     const out = new JsonPieces(Infinity, 5, () => clock);
-    let turns = 0;
-    let counting = true;
-    const countTurns = (): void => {
-      turns++;
-      if (counting) setImmediate(countTurns);
-    };
-    setImmediate(countTurns);
+    const turns = turnCounter();
     const turnOfItem: number[] = [];
     await writeJsonArray(
       out,
       Array.from({ length: 30 }, (_, i) => i),
       (i) => {
         clock += 2;
-        turnOfItem.push(turns);
+        turnOfItem.push(turns.now());
         return i;
       },
       false,
     );
-    counting = false;
+    turns.stop();
     const itemsPerTurn = new Map<number, number>();
     for (const t of turnOfItem) itemsPerTurn.set(t, (itemsPerTurn.get(t) ?? 0) + 1);
     assert.ok(Math.max(...itemsPerTurn.values()) <= 3, `items per turn: ${[...itemsPerTurn.values()].join(',')}`);
@@ -184,32 +190,20 @@ describe('heavy answers: writeJsonArray', () => {
 describe('heavy answers: builders take turns', () => {
   it('a TurnGate lets one waiting builder go on per turn of the event loop, in the order they paused', async () => {
     const gate = new TurnGate();
-    let turn = 0;
-    let counting = true;
-    const countTurns = (): void => {
-      turn++;
-      if (counting) setImmediate(countTurns);
-    };
-    setImmediate(countTurns);
+    const turns = turnCounter();
     const resumed: Array<[string, number]> = [];
-    await Promise.all(['a', 'b', 'c'].map((name) => gate.next().then(() => void resumed.push([name, turn]))));
-    counting = false;
+    await Promise.all(['a', 'b', 'c'].map((name) => gate.next().then(() => void resumed.push([name, turns.now()]))));
+    turns.stop();
     assert.deepEqual(resumed.map(([name]) => name), ['a', 'b', 'c']);
-    const turns = resumed.map(([, t]) => t);
-    assert.equal(new Set(turns).size, 3, `one per turn, resumed in turns ${turns.join(',')}`);
+    const at = resumed.map(([, t]) => t);
+    assert.equal(new Set(at).size, 3, `one per turn, resumed in turns ${at.join(',')}`);
   });
 
   it('two heavy answers built at once use one slice per turn between them, and both come out whole', async () => {
     // Each item advances the clock by 2 ms: a slice of 5 ms holds 3 items, whoever's they are.
     let clock = 0;
     const reads = new HeavyReads({ ...DEFAULT_HEAVY_READ_LIMITS, concurrent: 2 }, () => clock);
-    let turn = 0;
-    let counting = true;
-    const countTurns = (): void => {
-      turn++;
-      if (counting) setImmediate(countTurns);
-    };
-    setImmediate(countTurns);
+    const turns = turnCounter();
     const itemsInTurn = new Map<number, number>();
     const build = (name: string) =>
       reads.answer(async (out) => {
@@ -218,14 +212,14 @@ describe('heavy answers: builders take turns', () => {
           Array.from({ length: 30 }, (_, i) => `${name}${i}`),
           (x) => {
             clock += 2;
-            itemsInTurn.set(turn, (itemsInTurn.get(turn) ?? 0) + 1);
+            itemsInTurn.set(turns.now(), (itemsInTurn.get(turns.now()) ?? 0) + 1);
             return x;
           },
           false,
         );
       });
     const answers = await Promise.all([build('a'), build('b')]);
-    counting = false;
+    turns.stop();
     for (const [i, name] of ['a', 'b'].entries()) {
       const chunks: Buffer[] = [];
       for await (const c of answers[i]!.stream) chunks.push(c as Buffer);
