@@ -147,7 +147,7 @@ export class JsonPieces implements JsonSink {
   private used = 0;
   private sliceStart: number;
 
-  /** `now`: a clock in ms (performance.now; tests pass their own); `turn`: resolves in a later turn of the event loop (HeavyReads: a TurnGate shared by its builders). */
+  /** `now`: a clock in ms (performance.now; tests pass their own); `nextTurn`: resolves in a later turn of the event loop (HeavyReads: a TurnGate shared by its builders). */
   constructor(
     private readonly budget: number,
     private readonly sliceMs: number,

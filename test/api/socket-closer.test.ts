@@ -79,4 +79,25 @@ describe('SocketCloser', () => {
     assert.equal(second, '');
     assert.equal(closer.waiting, 0);
   });
+
+  it('keeps closing a queue that is fed while it drains (the closed front is dropped as it goes), each socket once', async () => {
+    // Stand-ins for sockets: what the closer calls, counted.
+    const fake = () => ({ destroyed: false, writable: true, writes: 0, write() { this.writes++; return true; }, destroy() { this.destroyed = true; } });
+    const all: Array<ReturnType<typeof fake>> = [];
+    const closer = new SocketCloser(0);
+    const feed = (n: number): void => {
+      for (let i = 0; i < n; i++) {
+        const s = fake();
+        all.push(s);
+        closer.close(s as unknown as Socket, 'x', false);
+      }
+    };
+    feed(1500);
+    // One a turn (a zero slice); more arrive while the first ones are being closed.
+    for (let turns = 0; turns < 1200; turns++) await turn();
+    feed(500);
+    assert.equal(closer.waiting, 2000 - 1200);
+    while (closer.waiting > 0) await turn();
+    assert.ok(all.every((s) => s.destroyed && s.writes === 1));
+  });
 });
