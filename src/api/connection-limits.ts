@@ -4,6 +4,7 @@
  * holds sockets open is cut off, so REST clients cannot exhaust the node's file descriptors
  * (P2P and the miner share the process).
  */
+import { closeSync, openSync } from 'node:fs';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { RestConnectionLimits } from './services.js';
@@ -31,10 +32,42 @@ export function fastifyTimeoutOptions(limits: RestConnectionLimits, closer: Sock
   };
 }
 
-/** Applies what Fastify's options do not carry: the header deadline and the connection cap. */
+/** Descriptors the process keeps room for beyond the REST connection cap: peers, the store, logs, contract and privacy connections. */
+const OTHER_DESCRIPTORS = 256;
+
+/** Applies what Fastify's options do not carry: the header deadline and the connection cap; makes room for the cap's descriptors now (reserveDescriptorTable). */
 export function applyConnectionLimits(server: Server, limits: RestConnectionLimits): void {
   server.headersTimeout = Math.min(limits.headerTimeoutMs, limits.requestTimeoutMs);
   server.maxConnections = limits.maxConnections;
+  reserveDescriptorTable(limits.maxConnections + OTHER_DESCRIPTORS);
+}
+
+/** The descriptor count the table was last grown to hold. */
+let reservedDescriptors = 0;
+
+/**
+ * Grows the process's file-descriptor table now to hold `count` descriptors, by opening
+ * /dev/null until a descriptor numbered `count` comes back, then closing them all — Linux
+ * keeps a table's size once grown. Linux doubles the table when a new descriptor passes its
+ * size, and each growth waits for an RCU grace period (10–15 ms) inside the accept or open
+ * that needed it: a flood of connections arriving at once grew it three times in one accept
+ * loop and held the event loop ~40 ms. At start it costs those waits once, before anything
+ * is served. Past the process's open-file limit it stops where the limit is.
+ */
+export function reserveDescriptorTable(count: number): void {
+  if (process.platform !== 'linux' || count <= reservedDescriptors) return;
+  const opened: number[] = [];
+  try {
+    for (let fd = -1; fd < count; ) {
+      fd = openSync('/dev/null', 'r');
+      opened.push(fd);
+    }
+  } catch {
+    // EMFILE/ENFILE: the limit is below `count`, and the table already holds what the limit allows.
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
+  reservedDescriptors = count;
 }
 
 /** What a request body must bring per `request-timeout` window unless it is complete. */

@@ -1,12 +1,14 @@
 /**
  * The REST server's SocketCloser (api/connection-limits.ts): connections cut by the timeouts
  * are answered and closed a slice per event-loop turn, so a flood timing out together does
- * not hold the loop; each still gets its answer and is closed.
+ * not hold the loop; each still gets its answer and is closed. And reserveDescriptorTable,
+ * which grows the descriptor table before a flood would (Linux).
  */
 import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { SocketCloser } from '../../src/api/connection-limits.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { reserveDescriptorTable, SocketCloser } from '../../src/api/connection-limits.js';
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -101,3 +103,22 @@ describe('SocketCloser', () => {
     assert.ok(all.every((s) => s.destroyed && s.writes === 1));
   });
 });
+
+describe('reserveDescriptorTable', { skip: process.platform !== 'linux' }, () => {
+  /** The process's descriptor table size (Linux /proc/self/status FDSize). */
+  const tableSize = (): number => Number(/^FDSize:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+  const openCount = (): number => readdirSync('/proc/self/fd').length;
+
+  it('grows the table to hold the count asked for and leaves no descriptor open; asking for less does nothing', () => {
+    const want = tableSize() + 1000;
+    const open = openCount();
+    reserveDescriptorTable(want);
+    assert.ok(tableSize() >= want, `FDSize ${tableSize()} after reserving ${want}`);
+    assert.equal(openCount(), open);
+    const size = tableSize();
+    reserveDescriptorTable(want - 500);
+    assert.equal(tableSize(), size);
+    assert.equal(openCount(), open);
+  });
+});
+
