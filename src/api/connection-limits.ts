@@ -4,7 +4,7 @@
  * holds sockets open is cut off, so REST clients cannot exhaust the node's file descriptors
  * (P2P and the miner share the process).
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { RestConnectionLimits } from './services.js';
@@ -52,22 +52,37 @@ let reservedDescriptors = 0;
  * size, and each growth waits for an RCU grace period (10–15 ms) inside the accept or open
  * that needed it: a flood of connections arriving at once grew it three times in one accept
  * loop and held the event loop ~40 ms. At start it costs those waits once, before anything
- * is served. Past the process's open-file limit it stops where the limit is.
+ * is served. It stops DESCRIPTOR_HEADROOM short of the process's open-file limit.
  */
 export function reserveDescriptorTable(count: number): void {
   if (process.platform !== 'linux' || count <= reservedDescriptors) return;
+  reservedDescriptors = count;
+  // Never up to the open-file limit itself: other threads may be opening files meanwhile.
+  const top = Math.min(count, openFileLimit() - DESCRIPTOR_HEADROOM);
   const opened: number[] = [];
   try {
-    for (let fd = -1; fd < count; ) {
+    for (let fd = -1; fd < top; ) {
       fd = openSync('/dev/null', 'r');
       opened.push(fd);
     }
   } catch {
-    // EMFILE/ENFILE: the limit is below `count`, and the table already holds what the limit allows.
+    // EMFILE/ENFILE (descriptors taken by others meanwhile): the table holds what it could.
   } finally {
     for (const fd of opened) closeSync(fd);
   }
-  reservedDescriptors = count;
+}
+
+/** Descriptors reserveDescriptorTable leaves free below the open-file limit. */
+const DESCRIPTOR_HEADROOM = 64;
+
+/** The process's soft open-file limit (Linux /proc/self/limits), or 1024 when it cannot be read. */
+function openFileLimit(): number {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m === null ? 1024 : m[1] === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(m[1]);
+  } catch {
+    return 1024;
+  }
 }
 
 /** What a request body must bring per `request-timeout` window unless it is complete. */

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { reserveDescriptorTable, SocketCloser } from '../../src/api/connection-limits.js';
 
@@ -119,6 +120,22 @@ describe('reserveDescriptorTable', { skip: process.platform !== 'linux' }, () =>
     reserveDescriptorTable(want - 500);
     assert.equal(tableSize(), size);
     assert.equal(openCount(), open);
+  });
+
+  it('stops short of a low open-file limit instead of using it up (a process under prlimit --nofile=300)', () => {
+    const module = new URL('../../src/api/connection-limits.js', import.meta.url).href;
+    const script = `import { reserveDescriptorTable } from '${module}';
+      import { readdirSync, openSync } from 'node:fs';
+      reserveDescriptorTable(5000);
+      const size = Number(/^FDSize:\\s+(\\d+)$/m.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1]);
+      // Descriptors are still there to open after it.
+      for (let i = 0; i < 32; i++) openSync('/dev/null', 'r');
+      process.stdout.write(JSON.stringify({ size, open: readdirSync('/proc/self/fd').length }));`;
+    const child = spawnSync('prlimit', ['--nofile=300:300', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    const { size } = JSON.parse(child.stdout) as { size: number; open: number };
+    // Stopped 64 short of the limit (at descriptor 236): the table grew to 256, not to the 512 that descriptor 299 would need.
+    assert.equal(size, 256, `FDSize ${size} under a limit of 300`);
   });
 });
 
