@@ -6,7 +6,7 @@
  * bytes 0x02 ‖ chainId ‖ u16 length ‖ UTF-8 name. Error kinds and messages follow
  * WE's Address/Alias/AddressOrAlias.
  */
-import { base58Length, decodeBase58, encodeBase58, EncodingError, equalBytes } from './encoding.js';
+import { base58Length, bytesKey, decodeBase58, encodeBase58, EncodingError, equalBytes } from './encoding.js';
 import type { CryptoSuite } from './suite.js';
 import { genericError, invalidAddress, invalidPublicKey } from '../errors/catalogue.js';
 
@@ -97,9 +97,6 @@ function remember(memo: Map<string, Address>, key: string, address: Address): Ad
   return address;
 }
 
-/** A memo key of bytes (one character per byte, no copy of the bytes). */
-const bytesMemoKey = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-
 /** Addresses and aliases of one network. */
 export class AddressScheme {
   private readonly byPublicKey = new Map<string, Address>();
@@ -117,7 +114,7 @@ export class AddressScheme {
   }
 
   fromPublicKey(publicKey: Uint8Array): Address {
-    const id = bytesMemoKey(publicKey);
+    const id = bytesKey(publicKey);
     let address = this.byPublicKey.get(id);
     if (address === undefined) {
       const out = new Uint8Array(ADDRESS_LENGTH);
@@ -137,7 +134,7 @@ export class AddressScheme {
   /** Validates version, network, length and checksum, in WE's order and with its messages (valid ones are remembered). */
   addressFromBytes(bytes: Uint8Array, field?: string): Address {
     if (bytes.length !== ADDRESS_LENGTH) return this.validatedAddressFromBytes(bytes, field);
-    const id = bytesMemoKey(bytes);
+    const id = bytesKey(bytes);
     return this.checked.get(id) ?? remember(this.checked, id, this.validatedAddressFromBytes(bytes, field));
   }
 
