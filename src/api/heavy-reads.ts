@@ -12,6 +12,7 @@
  * - a byte budget per response: a range whose JSON passes `responseBytes` is refused with
  *   WE's range error (10, `Too big sequences requested`), saying to ask for fewer.
  */
+import { setImmediate as immediateTurn } from 'node:timers/promises';
 import { Readable } from 'node:stream';
 import { heavyReadsBusy, responseTooBig } from '../errors/catalogue.js';
 import { writeJson, type JsonSink } from '../protocol/json.js';
@@ -36,7 +37,6 @@ export interface BuiltJson {
   readonly stream: Readable;
 }
 
-const immediateTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * The turns of the event loop that heavy reads share: one waiting builder goes on per turn,

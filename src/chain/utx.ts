@@ -10,6 +10,7 @@
  * net of the rest of the pool's spendings) and drops
  * expired transactions. Rolled-back transactions can be put back.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import type { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
@@ -370,7 +371,7 @@ export class UtxPool {
           if (!(e instanceof WeError)) throw e;
           this.drop(tx, e);
         }
-        if (i % 256 === 255) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (i % 256 === 255) await nextTurn();
       }
     } finally {
       progress.finished = true;

@@ -18,12 +18,11 @@
  * import made from the one before (`earlier`): the blocks that one got are taken again by
  * id, with their verdicts, instead of being verified anew.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ExtensionResult, PeerChain, PeerPool } from '../chain/peer-chain.js';
 import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 
-/** Lets the event loop run (worker answers, the verifier's next dispatch) between two applied blocks. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface Received {
   readonly block: Block;
@@ -76,6 +75,7 @@ export class ExtensionImport {
       const one = this.chain.applyExtension([blocks[i]!], maxRollback);
       if (one.kind !== 'applied') return one;
       added += one.added;
+      // The event loop runs (worker answers, the verifier's next dispatch) between two applied blocks.
       if (i + 1 < blocks.length) await nextTurn();
     }
     return added === 0 ? { kind: 'known' } : this.applied(added);

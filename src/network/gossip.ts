@@ -26,6 +26,7 @@
  * item, so nothing is sent to a peer twice or processed twice. Messages reach it decoded
  * by chain-messages.ts; block sync is its sibling (sync.ts).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sha256Once } from '../crypto/hashes.js';
 import type { ChainEvent } from '../chain/peer-chain.js';
 import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
@@ -514,7 +515,7 @@ export class Gossip {
       while (next < batch.length) {
         if (this.closed) return;
         if (performance.now() >= until) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextTurn();
           if (this.closed) return;
           until = performance.now() + ADMISSION_SLICE_MS;
         }
