@@ -24,6 +24,7 @@ import { Switchboard } from '../privacy/switchboard.js';
 import { BLOCK, developer, protocol } from './support/engine.js';
 import { confidentialCall, confidentialCreate } from './support/confidential.js';
 import { ContractTestState } from './support/state.js';
+import { until as waitUntil } from '../support/wait.js';
 
 const p = protocol;
 const NAMES: readonly string[] = ['A', 'B', 'C', 'D'];
@@ -109,14 +110,8 @@ function executedFor(net: TestNet, input: ConfidentialDataUnit, output: Confiden
   );
 }
 
-const until = async (what: string, check: () => boolean): Promise<void> => {
-  // A deadline, not a count of polls: on a loaded machine each poll can take much longer than 10 ms.
-  const deadline = Date.now() + 15_000;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+/** The shared bounded wait (support/wait.ts), for a condition checked every 10 ms. */
+const until = async (what: string, check: () => boolean): Promise<void> => void (await waitUntil(what, () => (check() ? true : undefined), 15_000, 10));
 
 describe('confidential data among the group', () => {
   for (const tls of [false, true]) {
