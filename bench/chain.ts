@@ -454,28 +454,42 @@ export async function confirmed(
 export async function confirmedRate(node: NodeProc, txs: readonly Transaction[], concurrency = 16): Promise<number> {
   const n = txs.length;
   const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
-  const startHeight = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
-  // The block at the start height may already hold earlier transfers (a warm-up's): not this run's.
-  const before = await transactionsFrom(node.url, startHeight, startHeight);
+  const mark = await blocksMark(node.url);
   const t0 = process.hrtime.bigint();
   await broadcastAll(node.url, bodies, concurrency);
   const broadcastS = Number(process.hrtime.bigint() - t0) / 1e9;
-  const deadline = Date.now() + 120_000;
+  await untilInBlocks(mark, n, 120_000);
+  const value = rate(n, t0);
+  progress(`${n} transfers: all answered after ${broadcastS.toFixed(2)} s (${Math.round(n / broadcastS)} tx/s), all in blocks after ${(n / value).toFixed(2)} s`);
+  return value;
+}
+
+/** Where a node's chain stood before a run's transactions were sent: its height, and what the block there already held (a warm-up's, a steady phase's: not the run's). */
+export interface BlocksMark {
+  readonly url: string;
+  readonly height: number;
+  readonly earlier: number;
+}
+
+export async function blocksMark(url: string): Promise<BlocksMark> {
+  const height = (JSON.parse((await request(`${url}/blocks/height`, 'GET')).text) as { height: number }).height;
+  return { url, height, earlier: await transactionsFrom(url, height, height) };
+}
+
+/** Waits until `n` transactions have gone into the node's blocks since `mark` (polled every 50 ms); throws after `timeoutMs`, saying how many had. */
+export async function untilInBlocks(mark: BlocksMark, n: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const height = (JSON.parse((await request(`${node.url}/blocks/height`, 'GET')).text) as { height: number }).height;
-    const count = (await transactionsFrom(node.url, startHeight, height)) - before;
-    if (count >= n) {
-      const value = rate(n, t0);
-      progress(`${n} transfers: all answered after ${broadcastS.toFixed(2)} s (${Math.round(n / broadcastS)} tx/s), all in blocks after ${(n / value).toFixed(2)} s`);
-      return value;
-    }
-    if (Date.now() > deadline) throw new Error(`only ${count} of ${n} transfers confirmed in 120 s`);
+    const height = (JSON.parse((await request(`${mark.url}/blocks/height`, 'GET')).text) as { height: number }).height;
+    const count = (await transactionsFrom(mark.url, mark.height, height)) - mark.earlier;
+    if (count >= n) return;
+    if (Date.now() > deadline) throw new Error(`bench: only ${count} of ${n} transactions in blocks at ${mark.url} after ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 /** Transactions in the blocks of the node at `url` from `from` to `to` (its liquid block's micro-blocks so far included). */
-export async function transactionsFrom(url: string, from: number, to: number): Promise<number> {
+async function transactionsFrom(url: string, from: number, to: number): Promise<number> {
   let count = 0;
   for (let h = from; h <= to; h += 99) {
     const headers = JSON.parse((await request(`${url}/blocks/headers/seq/${h}/${Math.min(to, h + 98)}`, 'GET')).text) as Array<{ transactionCount: number }>;

@@ -52,7 +52,7 @@ import { prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/node/dev
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
-import { BENCH_POA, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, transactionsFrom } from './chain.js';
+import { BENCH_POA, blocksMark, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, untilInBlocks } from './chain.js';
 import { benchNodeArgs, processCpuMs, progress, threadTimes, type Figure, type ThreadTimes } from './harness.js';
 
 const NODES = 4;
@@ -321,37 +321,25 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
       steady.to = Date.now();
     }
 
+    const url0 = nodes[0]!.node.restUrl;
+    /** Sends `bodies` round-robin to the nodes, each over BURST_CONNECTIONS_PER_NODE connections. */
+    const roundRobin = (bodies: readonly string[]): Promise<unknown> => Promise.all(nodes.map((r, i) => broadcastAll(r.node.restUrl, bodies.filter((_, j) => j % NODES === i), BURST_CONNECTIONS_PER_NODE)));
     if (WARMUP_BURST > 0) {
       progress(`warm-up (not counted): ${WARMUP_BURST} transfers round-robin to ${NODES} nodes`);
-      const url = nodes[0]!.node.restUrl;
-      const bodies = signedTransfers(p, WARMUP_BURST, BigInt(Date.now()) - 30_000n).map((tx) => stringifyJson(tx.toJson()));
-      const from = (await json<{ height: number }>(`${url}/blocks/height`)).height;
-      const earlier = await transactionsFrom(url, from, from);
-      await Promise.all(nodes.map((r, i) => broadcastAll(r.node.restUrl, bodies.filter((_, j) => j % NODES === i), BURST_CONNECTIONS_PER_NODE)));
-      const inBlocks = async (): Promise<boolean> => (await transactionsFrom(url, from, (await json<{ height: number }>(`${url}/blocks/height`)).height)) - earlier >= WARMUP_BURST;
-      await until('the warm-up transfers in blocks on node 0', inBlocks, 120_000);
+      const mark = await blocksMark(url0);
+      await roundRobin(signedTransfers(p, WARMUP_BURST, BigInt(Date.now()) - 30_000n).map((tx) => stringifyJson(tx.toJson())));
+      await untilInBlocks(mark, WARMUP_BURST, 120_000);
     }
     progress(`burst: ${TRANSFERS} transfers round-robin to ${NODES} nodes`);
     burst = { from: Date.now(), to: 0 };
-    const txs = signedTransfers(p, TRANSFERS, BigInt(Date.now()));
-    const bodies = txs.map((tx) => stringifyJson(tx.toJson()));
-    const url0 = nodes[0]!.node.restUrl;
-    const startHeight = (await json<{ height: number }>(`${url0}/blocks/height`)).height;
-    // The block at the start height may already hold the steady phase's transfers: not the burst's.
-    const before = await transactionsFrom(url0, startHeight, startHeight);
+    const bodies = signedTransfers(p, TRANSFERS, BigInt(Date.now())).map((tx) => stringifyJson(tx.toJson()));
+    const mark = await blocksMark(url0);
     const t0 = process.hrtime.bigint();
     const nodesCpuMs = (): number => nodes.reduce((sum, r) => sum + processCpuMs(r.child.pid!), 0);
     const cpu0 = nodesCpuMs();
     const perNode0 = nodes.map((r) => threadTimes(r.child.pid!));
-    await Promise.all(nodes.map((r, i) => broadcastAll(r.node.restUrl, bodies.filter((_, j) => j % NODES === i), BURST_CONNECTIONS_PER_NODE)));
-    const deadline = Date.now() + 180_000;
-    for (;;) {
-      const { height } = await json<{ height: number }>(`${url0}/blocks/height`);
-      const count = (await transactionsFrom(url0, startHeight, height)) - before;
-      if (count >= TRANSFERS) break;
-      if (Date.now() > deadline) throw new Error(`bench: only ${count} of ${TRANSFERS} transfers confirmed on node 0 in 180 s`);
-      await sleep(50);
-    }
+    await roundRobin(bodies);
+    await untilInBlocks(mark, TRANSFERS, 180_000);
     multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
     multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
     // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
