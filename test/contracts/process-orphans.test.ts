@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
@@ -21,10 +21,21 @@ import { tempDir } from '../support/tmp.js';
 
 const ENV = { CONNECTION_ID: 'c', CONNECTION_TOKEN: 't', NODE: '127.0.0.1', NODE_PORT: '1' };
 
+/**
+ * Whether the process runs: it exists and is not a zombie. A contract process killed with its
+ * node is reparented to PID 1 and stays a zombie until that reaps it, which a container's init
+ * may do late; signal 0 still reaches a zombie.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    // The state follows the command name in parentheses, which may itself hold spaces or parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
