@@ -1,7 +1,7 @@
 /**
  * Chain figures (issue 3), each as a ratio to bare native Ed25519 verification on one core
- * measured in the same run — for ingest, confirmed and import just before and just after the
- * subject, averaged, as the machine may be shared — but one, named below:
+ * measured in the same run just before and just after the subject, averaged, as the machine
+ * may be shared — but two, named below:
  * - chain.ingest.pool: signed transfers from request JSON into the pool, in process
  *   (parse, build, verify, validate against state, admit);
  * - chain.ingest.http: the same through POST /transactions/broadcast to a node process;
