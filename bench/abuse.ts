@@ -17,7 +17,9 @@
  *   one at a time after the windows, against the bench process's own JSON.stringify of that
  *   answer parsed (a bare serializer's floor for the same text).
  * ABUSE_SECONDS sets the window length (default 30), ABUSE_FILL the transfers that fill the
- * blocks first (default 20,000).
+ * blocks first (default 20,000); ABUSE_SKIP=heavy,sign leaves out the heavy readers or the
+ * wrong-password floods, to tell what each costs the node (the figures then no longer measure
+ * the whole abuse).
  */
 import http from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -29,6 +31,8 @@ import { progress, threadTimes, type Figure } from './harness.js';
 
 const WINDOW_MS = Number(process.env['ABUSE_SECONDS'] ?? 30) * 1000;
 const FILL = Number(process.env['ABUSE_FILL'] ?? 20_000);
+/** Abusive clients left out (ABUSE_SKIP, comma-separated: heavy, sign). */
+const SKIP = new Set((process.env['ABUSE_SKIP'] ?? '').split(',').filter((k) => k !== ''));
 /** Steady transfers per second in both windows: the miner always has work. */
 const STEADY_TPS = 200;
 
@@ -110,7 +114,7 @@ async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: {
   const timers: NodeJS.Timeout[] = [];
   if (abusive) {
     // 8 heavy readers over the full blocks.
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < (SKIP.has('heavy') ? 0 : 8); i++) {
       const path = i % 2 === 0 ? 'seq' : 'seqext';
       tasks.push(
         (async () => {
@@ -121,7 +125,7 @@ async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: {
     // 8 wrong-password floods on /transactions/sign.
     const sender = devAccounts(p)[0]!.address;
     const signBody = JSON.stringify({ type: 4, version: 2, sender, password: 'not the password', recipient: sender, amount: 1, fee: 1_000_000, attachment: '' });
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < (SKIP.has('sign') ? 0 : 8); i++) {
       tasks.push(
         (async () => {
           while (until(deadline)) count('/transactions/sign', (await get(`${node.url}/transactions/sign`, abuseAgent, 'POST', signBody)).status);
