@@ -475,8 +475,13 @@ export interface BlocksMark {
   readonly earlier: number;
 }
 
+/** The height of the node at `url` (GET /blocks/height). */
+export async function chainHeight(url: string): Promise<number> {
+  return (JSON.parse((await request(`${url}/blocks/height`, 'GET')).text) as { height: number }).height;
+}
+
 export async function blocksMark(url: string): Promise<BlocksMark> {
-  const height = (JSON.parse((await request(`${url}/blocks/height`, 'GET')).text) as { height: number }).height;
+  const height = await chainHeight(url);
   return { url, height, earlier: await transactionsFrom(url, height, height) };
 }
 
@@ -484,7 +489,7 @@ export async function blocksMark(url: string): Promise<BlocksMark> {
 export async function untilInBlocks(mark: BlocksMark, n: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const height = (JSON.parse((await request(`${mark.url}/blocks/height`, 'GET')).text) as { height: number }).height;
+    const height = await chainHeight(mark.url);
     const count = (await transactionsFrom(mark.url, mark.height, height)) - mark.earlier;
     if (count >= n) return;
     if (Date.now() > deadline) throw new Error(`bench: only ${count} of ${n} transactions in blocks at ${mark.url} after ${timeoutMs / 1000} s`);

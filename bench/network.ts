@@ -52,7 +52,7 @@ import { prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/node/dev
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
-import { BENCH_POA, blocksMark, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, untilInBlocks } from './chain.js';
+import { BENCH_POA, blocksMark, chainHeight, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, untilInBlocks } from './chain.js';
 import { benchNodeArgs, processCpuMs, progress, threadTimes, type Figure, type ThreadTimes } from './harness.js';
 
 const NODES = 4;
@@ -295,7 +295,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
       async () => {
         for (const r of nodes) {
           const peers = await json<{ peers: unknown[] }>(`${r.node.restUrl}/peers/connected`);
-          const { height } = await json<{ height: number }>(`${r.node.restUrl}/blocks/height`);
+          const height = await chainHeight(r.node.restUrl);
           if (peers.peers.length < NODES - 1 || height < 3) return false;
         }
         return true;
@@ -345,9 +345,9 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
     for (const [i, r] of nodes.entries()) progress(`burst: ${r.node.name} CPU per transfer by thread: ${threadCpuPerTransfer(r.child.pid!, perNode0[i]!, threadTimes(r.child.pid!))}`);
     // One more key block, so the last micro-blocks and a key block after the load are measured too.
-    const h = (await json<{ height: number }>(`${url0}/blocks/height`)).height;
+    const h = await chainHeight(url0);
     await until('one more key block on every node', async () => {
-      for (const r of nodes) if ((await json<{ height: number }>(`${r.node.restUrl}/blocks/height`)).height <= h) return false;
+      for (const r of nodes) if ((await chainHeight(r.node.restUrl)) <= h) return false;
       return true;
     }, 30_000);
     await sleep(500);

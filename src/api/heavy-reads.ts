@@ -37,7 +37,6 @@ export interface BuiltJson {
   readonly stream: Readable;
 }
 
-
 /**
  * The turns of the event loop that heavy reads share: one waiting builder goes on per turn,
  * in the order they paused. Each builder gives the loop a turn after a slice (`sliceMs`);

@@ -23,7 +23,6 @@ import type { ExtensionResult, PeerChain, PeerPool } from '../chain/peer-chain.j
 import { bytesKey, equalBytes } from '../crypto/encoding.js';
 import type { Block } from '../protocol/blocks.js';
 
-
 interface Received {
   readonly block: Block;
   /** Its transactions' signatures checked. */
