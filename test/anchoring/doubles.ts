@@ -5,6 +5,7 @@
  * and each height poll finds one more block), whose answers a test can script; a pool; a
  * progress store; and a log that records what was said.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChainEvent } from '../../src/chain/blockchain.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import { stringifyJson, parseJson } from '../../src/protocol/json.js';
@@ -17,7 +18,7 @@ import { TargetUnreachable } from '../../src/anchoring/target-node.js';
 import { WeError } from '../../src/errors/catalogue.js';
 
 const flush = async (): Promise<void> => {
-  for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+  for (let i = 0; i < 5; i++) await nextTurn();
 };
 
 interface Timer {

@@ -5,6 +5,7 @@
  * fails the test by its own deadline.
  */
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -163,7 +164,7 @@ describe('REST under abuse: slow bodies, idle sockets, connection floods', () =>
     for (let held = 0; held < LIMITS.maxConnections; ) {
       assert.ok(Date.now() < deadline, `the server held ${held} of the ${LIMITS.maxConnections} flood connections`);
       held = await new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
-      if (held < LIMITS.maxConnections) await new Promise((r) => setImmediate(r));
+      if (held < LIMITS.maxConnections) await nextTurn();
     }
     const beyond = await open(gPort);
     beyond.socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n');

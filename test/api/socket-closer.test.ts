@@ -5,13 +5,13 @@
  * which grows the descriptor table before a flood would (Linux).
  */
 import assert from 'node:assert/strict';
+import { setImmediate as turn } from 'node:timers/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { reserveDescriptorTable, SocketCloser } from '../../src/api/connection-limits.js';
 
-const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('SocketCloser', () => {
   let server: Server;

@@ -35,7 +35,7 @@ function alive(pid: number): boolean {
   try {
     // The state follows the command name in parentheses, which may itself hold spaces or parentheses.
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
   } catch {
     return false;
   }

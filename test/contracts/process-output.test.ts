@@ -3,6 +3,7 @@
  * (forwardLines): nothing is lost or split mid-line, and a line without its end is held.
  */
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { forwardLines } from '../../src/contracts/output-lines.js';
@@ -13,7 +14,7 @@ async function recordsOf(chunks: readonly string[]): Promise<string[]> {
   forwardLines(stream, (text) => records.push(text));
   for (const c of chunks) {
     stream.write(c);
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
   }
   stream.end();
   await new Promise((r) => stream.once('end', r));
@@ -41,7 +42,7 @@ describe('contract process output in the node log', () => {
     forwardLines(stream, (text) => records.push(text));
     const bytes = Buffer.from('привет\n');
     stream.write(bytes.subarray(0, 3));
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
     stream.end(bytes.subarray(3));
     await new Promise((r) => stream.once('end', r));
     assert.deepEqual(records, ['привет']);

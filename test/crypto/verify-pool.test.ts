@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { SignatureVerifierPool } from '../../src/crypto/verify-pool.js';
@@ -121,7 +122,7 @@ describe('signature verification on worker threads', () => {
       return one.verify(kp.publicKey, message, waves.sign(kp.privateKey, message));
     });
     // The end of this turn hands the batch to the worker; close while it verifies.
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
     const settled = Promise.allSettled(held);
     await one.close();
     for (const r of await settled) {

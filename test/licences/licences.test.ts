@@ -5,6 +5,7 @@
  * node, which starts licensed.
  */
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -186,7 +187,7 @@ describe('node.licenses.on-expiry in a node', () => {
 
       const stop = run('stop-node');
       stop.service.check();
-      await new Promise((r) => setImmediate(r));
+      await nextTurn();
       assert.equal(stop.state.stopped, 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });

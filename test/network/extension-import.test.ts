@@ -6,6 +6,7 @@
  * PoA chains; the verifier is a double whose verdicts the test releases.
  */
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { peerChainOf } from '../../src/chain/peer-chain.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
@@ -44,7 +45,7 @@ class HeldVerifier {
 }
 
 const turns = async (n: number): Promise<void> => {
-  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < n; i++) await nextTurn();
 };
 
 describe('extension import', () => {

@@ -5,6 +5,7 @@
  * owner, known peers' last-seen times and expiry, and WE's `Peers` message codec.
  */
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decodePeers, encodePeers, MAX_CANDIDATES, PeerManager, socketAddressText, type PeerManagerOptions } from '../../src/network/peers.js';
@@ -43,7 +44,7 @@ class ManualTime implements Timers {
 }
 
 const flush = async (): Promise<void> => {
-  for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+  for (let i = 0; i < 5; i++) await nextTurn();
 };
 
 let nextPeerId = 1;

@@ -3,6 +3,7 @@
  * a level change that really changes what reaches the output.
  */
 import assert from 'node:assert/strict';
+import { setImmediate as flush } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import pino from 'pino';
@@ -20,7 +21,6 @@ function capture(): { logger: pino.Logger; lines: () => Array<Record<string, unk
   return { logger: pino({ base: undefined }, stream), lines: () => out.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 
-const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('NodeLoggers', () => {
   it('lists ROOT first, then every name in order, with its effective level', () => {
