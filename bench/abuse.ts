@@ -193,7 +193,9 @@ export async function abuseFigures(p: Protocol): Promise<Figure[]> {
     const abused = await runWindow(p, node, true, range);
     progress(`abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
     const heavy = await heavyReadCpu(node, range);
-    const label = (what: string): string => `quiet window's ${what} (same node, ${STEADY_TPS} transfers/s)`;
+    // A run that left clients out says so with every window figure: it did not measure the whole abuse.
+    const skipped = SKIP.size === 0 ? '' : `; ABUSE_SKIP=${[...SKIP].join(',')}: not the whole abuse`;
+    const label = (what: string): string => `quiet window's ${what} (same node, ${STEADY_TPS} transfers/s)${skipped}`;
     return [
       { name: 'abuse.longest-stall', value: abused.stallMs, baseline: quiet.stallMs, ratio: abused.stallMs / quiet.stallMs, unit: 'ms', baselineLabel: `${label('longest stall')}; goal ≤ 50 ms` },
       {
