@@ -47,48 +47,84 @@ function multiplyAdd(limbs: number[], radix: number, factor: number, addend: num
   }
 }
 
+/*
+ * Encoding allocates nothing but its string (heavy REST reads encode several Base58 texts per
+ * transaction, hundreds of thousands a second): limbs and characters go into scratch space
+ * reused by every call — a fresh array for inputs too long to keep theirs — and the text is
+ * read out of a Buffer as latin1. Quotients come from multiplying by the divisor's reciprocal,
+ * corrected by one where rounding fell on the wrong side: the values stay exact integers
+ * below 2^53, and a multiply is several times quicker than a division on the carry chain.
+ */
+const B58_LIMB_INVERSE = 1 / B58_LIMB;
+const B58_PAIR = 58 * 58;
+const B58_PAIR_INVERSE = 1 / B58_PAIR;
+/** Two characters per value below 58², first digit first. */
+const B58_PAIR_CODES = new Uint8Array(2 * B58_PAIR);
+for (let v = 0; v < B58_PAIR; v++) {
+  B58_PAIR_CODES[2 * v] = BASE58_CODES[Math.floor(v / 58)]!;
+  B58_PAIR_CODES[2 * v + 1] = BASE58_CODES[v % 58]!;
+}
+/** Inputs up to this many bytes are encoded in the shared scratch space. */
+const SCRATCH_INPUT_BYTES = 512;
+const scratchLimbs: number[] = [];
+/** Room for the text of SCRATCH_INPUT_BYTES: zeros plus five characters per limb. */
+const scratchText = Buffer.alloc(SCRATCH_INPUT_BYTES + 5 * (Math.ceil((SCRATCH_INPUT_BYTES * 8) / Math.log2(B58_LIMB)) + 1));
+
+/** ⌊x ÷ d⌋ for an integer 0 ≤ x < 2^53, given 1/d. */
+function quotient(x: number, d: number, inverse: number): number {
+  const q = Math.floor(x * inverse);
+  const r = x - q * d;
+  return r < 0 ? q - 1 : r >= d ? q + 1 : q;
+}
+
 export function encodeBase58(bytes: Uint8Array): string {
   const n = bytes.length;
   let zeros = 0;
   while (zeros < n && bytes[zeros] === 0) zeros++;
-  const limbs: number[] = [];
+  const limbs = n <= SCRATCH_INPUT_BYTES ? scratchLimbs : [];
+  let count = 0;
   let i = zeros;
-  // An odd count of significant bytes: the first one alone, then pairs.
-  if ((n - zeros) % 2 === 1) limbs.push(bytes[i++]!);
+  // An odd count of significant bytes: the first one alone, then pairs (limbs × 2^16 + pair).
+  if ((n - zeros) % 2 === 1) limbs[count++] = bytes[i++]!;
   for (; i < n; i += 2) {
-    multiplyAdd(limbs, B58_LIMB, 65536, bytes[i]! * 256 + bytes[i + 1]!);
+    let carry = bytes[i]! * 256 + bytes[i + 1]!;
+    for (let j = 0; j < count; j++) {
+      const x = limbs[j]! * 65536 + carry;
+      carry = quotient(x, B58_LIMB, B58_LIMB_INVERSE);
+      limbs[j] = x - carry * B58_LIMB;
+    }
+    for (; carry > 0; count++) {
+      const q = Math.floor(carry / B58_LIMB);
+      limbs[count] = carry - q * B58_LIMB;
+      carry = q;
+    }
   }
-  const codes: number[] = [];
-  for (let k = 0; k < zeros; k++) codes.push(CODE_ONE);
-  if (limbs.length > 0) {
-    // The top limb without leading zero digits, then five digits per limb.
-    const top: number[] = [];
-    for (let limb = limbs[limbs.length - 1]!; limb > 0; ) {
+  // Written from the end: five characters per limb below the top one (a lone digit, then
+  // two pairs), the top limb without leading zero digits, then a '1' per leading zero byte.
+  const end = zeros + 5 * count;
+  const text = n <= SCRATCH_INPUT_BYTES ? scratchText : Buffer.allocUnsafe(end);
+  let at = end;
+  for (let j = 0; j < count - 1; j++) {
+    const limb = limbs[j]!;
+    const high = quotient(limb, B58_PAIR, B58_PAIR_INVERSE);
+    const low = 2 * (limb - high * B58_PAIR);
+    const top = quotient(high, B58_PAIR, B58_PAIR_INVERSE);
+    const middle = 2 * (high - top * B58_PAIR);
+    text[--at] = B58_PAIR_CODES[low + 1]!;
+    text[--at] = B58_PAIR_CODES[low]!;
+    text[--at] = B58_PAIR_CODES[middle + 1]!;
+    text[--at] = B58_PAIR_CODES[middle]!;
+    text[--at] = BASE58_CODES[top]!;
+  }
+  if (count > 0) {
+    for (let limb = limbs[count - 1]!; limb > 0; ) {
       const q = Math.floor(limb / 58);
-      top.push(limb - q * 58);
+      text[--at] = BASE58_CODES[limb - q * 58]!;
       limb = q;
     }
-    for (let k = top.length - 1; k >= 0; k--) codes.push(BASE58_CODES[top[k]!]!);
-    for (let j = limbs.length - 2; j >= 0; j--) {
-      let limb = limbs[j]!;
-      const q4 = Math.floor(limb / 58);
-      const d4 = limb - q4 * 58;
-      limb = q4;
-      const q3 = Math.floor(limb / 58);
-      const d3 = limb - q3 * 58;
-      limb = q3;
-      const q2 = Math.floor(limb / 58);
-      const d2 = limb - q2 * 58;
-      limb = q2;
-      const d0 = Math.floor(limb / 58);
-      const d1 = limb - d0 * 58;
-      codes.push(BASE58_CODES[d0]!, BASE58_CODES[d1]!, BASE58_CODES[d2]!, BASE58_CODES[d3]!, BASE58_CODES[d4]!);
-    }
   }
-  // Chunked: String.fromCharCode takes its codes as arguments.
-  let out = '';
-  for (let k = 0; k < codes.length; k += 8192) out += String.fromCharCode(...codes.slice(k, k + 8192));
-  return out;
+  for (let k = 0; k < zeros; k++) text[--at] = CODE_ONE;
+  return text.toString('latin1', at, end);
 }
 
 /** Strict Base58 decode; the message follows WE's (scorex) Base58 decoder. */

@@ -33,7 +33,7 @@ describe('Base58 codec', () => {
   });
 
   it('round-trips the sizes the protocol uses, at their extremes', () => {
-    for (const size of [1, 2, 3, 4, 5, 20, 26, 32, 64, 140, 1000]) {
+    for (const size of [1, 2, 3, 4, 5, 20, 26, 32, 64, 140, 512, 513, 1000]) {
       for (const fill of [0x00, 0x01, 0x7f, 0xff]) {
         const bytes = new Uint8Array(size).fill(fill);
         const text = encodeBase58(bytes);
