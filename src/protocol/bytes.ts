@@ -97,18 +97,46 @@ export class ByteWriter {
   }
 }
 
-/** Reads big-endian primitives; every overrun is a DecodeError naming the field being read. */
+/**
+ * Reads big-endian primitives; every overrun is a DecodeError naming the field being read.
+ * Byte fields are copies of the buffer's bytes, or — for a reader made by `sharing` — views
+ * into it.
+ */
 export class ByteReader {
   private readonly view: DataView;
   pos: number;
+  /** Byte fields are views into `buf` (see `sharing`) rather than copies. */
+  readonly shares: boolean;
 
   constructor(
     readonly buf: Uint8Array,
     offset = 0,
     private readonly end = buf.length,
+    from?: { readonly view: DataView; readonly shares: boolean },
   ) {
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.view = from?.view ?? new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.shares = from?.shares ?? false;
     this.pos = offset;
+  }
+
+  /**
+   * A reader whose byte fields are views into `buf` instead of copies: nothing is copied, but
+   * what is read keeps the whole buffer alive and sees any change to it. Only for a buffer
+   * that no one changes, read into values that do not outlive it by much (a block's stored
+   * bytes, decoded one transaction at a time for an answer).
+   */
+  static sharing(buf: Uint8Array): ByteReader {
+    return new ByteReader(buf, 0, buf.length, { view: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), shares: true });
+  }
+
+  /** Bytes [start, end) of the buffer as a plain Uint8Array sharing its memory (also when it is a Buffer). */
+  viewOf(start: number, end: number): Uint8Array {
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset + start, end - start);
+  }
+
+  /** A reader over bytes [start, end) of the same buffer, reading as this one does (copies or views). */
+  within(start: number, end: number): ByteReader {
+    return new ByteReader(this.buf, start, end, { view: this.view, shares: this.shares });
   }
 
   get remaining(): number {
@@ -166,8 +194,9 @@ export class ByteReader {
 
   bytes(n: number, what = 'bytes'): Uint8Array {
     this.need(n, what);
-    // A plain Uint8Array copy, also when reading a Buffer (whose slice would share memory).
-    const out = Uint8Array.prototype.slice.call(this.buf, this.pos, this.pos + n);
+    // A copy (Uint8Array's slice, also of a Buffer, whose own slice would share memory; of a
+    // Buffer it is a Buffer), or a plain Uint8Array view when this reader shares.
+    const out = this.shares ? this.viewOf(this.pos, this.pos + n) : Uint8Array.prototype.slice.call(this.buf, this.pos, this.pos + n);
     this.pos += n;
     return out;
   }

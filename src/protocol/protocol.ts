@@ -104,7 +104,7 @@ export class Protocol implements TransactionProtocol {
     const start = r.pos;
     const end = start + length;
     if (length < 1 || end > r.buf.length) throw new DecodeError("Can't find the significant byte: the buffer is empty", 'transaction');
-    const sub = new ByteReader(r.buf, start, end);
+    const sub = r.within(start, end);
     const head = sub.u8('type');
     let codec: TxCodec | undefined;
     let version: number;
@@ -123,10 +123,12 @@ export class Protocol implements TransactionProtocol {
       version = legacy.version;
       sub.pos = start;
     }
-    const { data, proofs } = codec.read(sub, this, version);
+    const { data, proofs, body } = codec.read(sub, this, version);
     sub.expectEnd(`transaction of type ${codec.type}`);
     r.pos = end;
     const tx = new Transaction(codec, version, data, proofs, this);
+    // A sharing reader reads the node's own (canonical) bytes: they are the transaction's.
+    if (sub.shares) tx.adoptEncoding(sub.viewOf(start, end), body);
     codec.validate(tx);
     return tx;
   }

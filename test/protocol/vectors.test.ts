@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
+import { ByteReader } from '../../src/protocol/bytes.js';
 import { loadVectors } from '../support/vectors.js';
 
 const protocols = {
@@ -29,6 +30,13 @@ describe('fixed vectors from the official libraries', () => {
         assert.equal(tx.idBase58, v.id, label);
         assert.ok(tx.hasValidSenderSignature(), `signature of ${label}`);
         assert.equal(stringifyJson(p.transactionFromBytes(tx.bytes).toJson()), stringifyJson(tx.toJson()), label);
+        // Read as a stored block's transactions are (views into the bytes, body and id taken from them).
+        const bytes = Uint8Array.from(tx.bytes);
+        const shared = p.readTransaction(ByteReader.sharing(bytes), bytes.length);
+        assert.equal(shared.bytes.buffer, bytes.buffer, `${label}: the wire bytes are the buffer's, not a copy`);
+        assert.deepEqual(shared.bodyBytes, tx.bodyBytes, label);
+        assert.equal(shared.idBase58, v.id, label);
+        assert.equal(stringifyJson(shared.toJson()), stringifyJson(tx.toJson()), label);
       }
     });
   }

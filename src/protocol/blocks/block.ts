@@ -571,7 +571,7 @@ function openTransactionSection(r: ByteReader, version: number): { section: Byte
   const countLength = txCountLength(version);
   if (length < countLength || length > r.remaining) throw new DecodeError(`Invalid transactions section length ${length}`, 'transactions');
   const end = r.pos + length;
-  const section = new ByteReader(r.buf, r.pos, end);
+  const section = r.within(r.pos, end);
   const declaredCount = countLength === 1 ? section.i8('transactionCount') : section.i32('transactionCount');
   return { section, declaredCount, end };
 }
@@ -588,9 +588,12 @@ function readSectionTransaction(section: ByteReader, p: Protocol, i: number): Tr
 /**
  * The transactions of a block's bytes, each decoded when it is asked for (a block of
  * thousands of transactions is read a few at a time by heavy REST answers, never whole).
+ * `bytes` must be the node's own encoding of a block (as stored), which no one changes: the
+ * transactions' byte fields, wire bytes and bodies are views into it (ByteReader.sharing),
+ * so decoding copies nothing and their ids are not encoded again.
  */
 export function* transactionsOfBlockBytes(p: Protocol, bytes: Uint8Array): Generator<Transaction, void, undefined> {
-  const r = new ByteReader(bytes);
+  const r = ByteReader.sharing(bytes);
   const version = r.u8('version');
   r.i64('timestamp');
   r.bytes(BLOCK_ID_LENGTH, 'reference');

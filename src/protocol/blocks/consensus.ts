@@ -171,7 +171,7 @@ export function readConsensus(r: ByteReader, p: Protocol): ConsensusData {
   const length = r.i32('consensusData');
   if (length < 1 || length > r.remaining) throw new DecodeError(`Invalid consensus data length ${length}`, 'consensusData');
   const start = r.pos;
-  const sub = new ByteReader(r.buf, start, start + length);
+  const sub = r.within(start, start + length);
   const typeByte = sub.u8('consensusData');
   let c: ConsensusData;
   switch (typeByte) {

@@ -297,7 +297,7 @@ function readMicroBlockTransactions(r: ByteReader, readTransaction: TransactionR
   const length = r.i32('transactions');
   if (length < 4 || length > r.remaining) throw new DecodeError(`Invalid transactions section length ${length}`, 'transactions');
   const end = r.pos + length;
-  const section = new ByteReader(r.buf, r.pos, end);
+  const section = r.within(r.pos, end);
   const count = section.i32('transactionCount');
   if (count <= 0) throw new DecodeError('cannot create MicroBlock with empty transactions', 'transactions');
   if (count > MAX_TRANSACTIONS_PER_MICRO_BLOCK) {

@@ -172,7 +172,7 @@ function readSizedOrder(r: ByteReader, p: ProtocolParams, f: string): Order {
   if (!v1) r.pos -= 1;
   if (size < 0 || size > r.remaining) throw new DecodeError(`Invalid order size ${size} for ${f}`, f);
   const end = r.pos + size;
-  const sub = new ByteReader(r.buf, r.pos, end);
+  const sub = r.within(r.pos, end);
   const order = readOrder(sub, p, v1, f);
   sub.expectEnd(f);
   r.pos = end;

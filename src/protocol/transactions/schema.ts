@@ -95,8 +95,12 @@ export interface TxCodec {
   fullBytes(tx: Transaction): Uint8Array;
   id(tx: Transaction): Uint8Array;
   toJson(tx: Transaction): JsonObject;
-  /** Reads full bytes starting at the type byte (after the modern 0x00 flag, if any). */
-  read(r: ByteReader, p: TransactionProtocol, version: number): { data: Record<string, unknown>; proofs: Uint8Array[] };
+  /**
+   * Reads full bytes starting at the type byte (after the modern 0x00 flag, if any); from a
+   * reader that shares (ByteReader.sharing), also the body bytes as they stand, when the
+   * codec can tell them.
+   */
+  read(r: ByteReader, p: TransactionProtocol, version: number): { data: Record<string, unknown>; proofs: Uint8Array[]; body?: Uint8Array };
   /** Reads the signed request JSON of a version (fields only; proofs are read by the caller). */
   fromJson(body: JsonObject, p: TransactionProtocol, version: number): Record<string, unknown>;
   /** Stateless validation of a built transaction. */
@@ -214,6 +218,17 @@ export class Transaction<D extends object = object> {
     return this.fields['timestamp'] as bigint;
   }
 
+  /**
+   * Takes the wire bytes (and the body, when known) this transaction was just decoded from,
+   * so its id and bytes are not encoded again. Only for canonical bytes — those the node
+   * encoded itself, e.g. its stored blocks (ByteReader.sharing) — which are exactly what
+   * encoding the decoded fields gives.
+   */
+  adoptEncoding(full: Uint8Array, body: Uint8Array | undefined): void {
+    this.cache.full = full;
+    if (body !== undefined) this.cache.body = body;
+  }
+
   /** The node's JSON of this transaction (int64 fields as bigint). */
   toJson(): JsonObject {
     return this.codec.toJson(this);
@@ -261,7 +276,7 @@ export function writeProofs(w: ByteWriter, proofs: readonly Uint8Array[]): void 
 
 export function checkProofs(proofs: readonly Uint8Array[]): void {
   if (proofs.length > MAX_PROOFS) throw genericError(`Too many proofs, max ${MAX_PROOFS} proofs`, 'proofs');
-  if (proofs.some((p) => p.length > MAX_PROOF_SIZE)) throw genericError(`Too large proof, must be max ${MAX_PROOF_SIZE} bytes`, 'proofs');
+  for (const p of proofs) if (p.length > MAX_PROOF_SIZE) throw genericError(`Too large proof, must be max ${MAX_PROOF_SIZE} bytes`, 'proofs');
 }
 
 export function readProofs(r: ByteReader): Uint8Array[] {
@@ -338,12 +353,16 @@ function inVersion(e: SchemaEntry, version: number): boolean {
 
 const ESSENTIAL = new Set(['senderPublicKey', 'fee', 'timestamp']);
 
+/** A WeError thrown for a field, placed at it; anything else as it was. */
+function attributed(e: unknown, fieldName: string): unknown {
+  return e instanceof WeError ? e.at(fieldName) : e;
+}
+
 function attribute<T>(fieldName: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof WeError) throw e.at(fieldName);
-    throw e;
+    throw attributed(e, fieldName);
   }
 }
 
@@ -356,6 +375,13 @@ export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefi
     return entries;
   };
   const legacy = new Set(def.legacyVersions ?? []);
+  /** Per version, where the body lies in the bytes from the type byte on: all before the proofs, all of them (no proofs), or split by the proofs. */
+  const bodyLayout = new Map<number, 'before-proofs' | 'whole' | 'split'>();
+  for (const v of def.versions) {
+    const entries = entriesOf(v);
+    const at = entries.indexOf(PROOFS);
+    bodyLayout.set(v, at < 0 ? 'whole' : at === entries.length - 1 ? 'before-proofs' : 'split');
+  }
   type Tx = Transaction<DataOf<E>>;
 
   const writeFields = (w: ByteWriter, tx: Transaction, withProofs: boolean): void => {
@@ -427,15 +453,23 @@ export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefi
     read(r, p, version) {
       const data: Record<string, unknown> = {};
       let proofs: Uint8Array[] = [];
+      const bodyStart = r.pos;
+      let proofsStart = -1;
       const header = r.u8('type');
       if (header !== def.type) throw new DecodeError(`Expected transaction type ${def.type}, got ${header}`, 'type');
       const v = r.u8('version');
       if (v !== version) throw new DecodeError(`Expected version ${version}, got ${v}`, 'version');
       for (const e of entriesOf(version)) {
-        if (!isField(e)) proofs = readProofs(r);
-        else data[e.name] = e.type.read(r, p, e.name);
+        if (isField(e)) data[e.name] = e.type.read(r, p, e.name);
+        else {
+          proofsStart = r.pos;
+          proofs = readProofs(r);
+        }
       }
-      return { data, proofs };
+      // The body is the bytes read up to the proofs when they come last, all of them without proofs.
+      const layout = bodyLayout.get(version);
+      const body = !r.shares || layout === 'split' ? undefined : r.viewOf(bodyStart, layout === 'before-proofs' ? proofsStart : r.pos);
+      return { data, proofs, body };
     },
 
     fromJson(body, p, version) {
@@ -451,9 +485,14 @@ export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefi
     validate(tx) {
       const values = tx.data as Record<string, unknown>;
       checkProofs(tx.proofs);
+      // No closure per field (as attribute() would take): every decoded transaction is validated.
       for (const e of entriesOf(tx.version)) {
         if (!isField(e) || e.check === undefined) continue;
-        attribute(e.jsonKey ?? e.name, () => e.check?.(values[e.name], tx.protocol, values, tx.version));
+        try {
+          e.check(values[e.name], tx.protocol, values, tx.version);
+        } catch (err) {
+          throw attributed(err, e.jsonKey ?? e.name);
+        }
       }
       def.validate?.(tx as Tx);
     },
