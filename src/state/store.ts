@@ -151,6 +151,14 @@ const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 /** A plain Uint8Array copy of what LMDB returned. */
 const copy = (v: Uint8Array | undefined): Uint8Array | undefined => (v === undefined ? undefined : Uint8Array.from(v));
 
+/**
+ * What LMDB returned as a plain Uint8Array, without copying: its `get` (binary encoding)
+ * gives each call a buffer of its own — a copy out of its shared read buffer, or one made
+ * for a large value — so only the type changes. For values too large to copy twice (a block
+ * of thousands of transactions, read on every heavy REST answer).
+ */
+const own = (v: Uint8Array | undefined): Uint8Array | undefined => (v === undefined ? undefined : new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+
 /** What one height commits besides state changes. */
 export interface HeightCommit {
   readonly height: number;
@@ -642,7 +650,7 @@ export class Store implements StateView {
 
   blockBytes(height: number): Uint8Array | undefined {
     const block = this.db.get(concatBytes(Uint8Array.from([F.BLOCK]), u32(height)));
-    if (block === undefined || !this.isLiquid(height)) return copy(block);
+    if (block === undefined || !this.isLiquid(height)) return own(block);
     return assembleLiquidBlock(Block.fromBytes(this.protocol, block), this.microBlocksAt(height)).bytes;
   }
 

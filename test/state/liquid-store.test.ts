@@ -39,6 +39,12 @@ describe('liquid blocks in the store', () => {
     const h2 = node.chain.height();
     assert.equal(h2, h1 + 1);
     assert.ok(equalBytes(bytesAt(node, h1), liquid1.bytes), 'final after the next key block');
+    // Each read of a final block is its own buffer (not LMDB's shared one, not another read's).
+    const first = bytesAt(node, h1);
+    const second = bytesAt(node, h1);
+    assert.equal(Object.getPrototypeOf(first), Uint8Array.prototype);
+    first.fill(0);
+    assert.ok(equalBytes(second, liquid1.bytes) && equalBytes(bytesAt(node, h1), liquid1.bytes), 'changing one read changes no other');
     node.micro([transfer(clock, alice, bob, 4n)]);
     const liquid2 = node.chain.lastBlock();
     assert.ok(equalBytes(bytesAt(node, h2), liquid2.bytes));
