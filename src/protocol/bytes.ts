@@ -112,7 +112,7 @@ export class ByteReader {
     readonly buf: Uint8Array,
     offset = 0,
     private readonly end = buf.length,
-    from?: { readonly view: DataView; readonly shares: boolean },
+    from?: { readonly view?: DataView; readonly shares: boolean },
   ) {
     this.view = from?.view ?? new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.shares = from?.shares ?? false;
@@ -126,7 +126,7 @@ export class ByteReader {
    * bytes, decoded one transaction at a time for an answer).
    */
   static sharing(buf: Uint8Array): ByteReader {
-    return new ByteReader(buf, 0, buf.length, { view: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), shares: true });
+    return new ByteReader(buf, 0, buf.length, { shares: true });
   }
 
   /** Bytes [start, end) of the buffer as a plain Uint8Array sharing its memory (also when it is a Buffer). */
