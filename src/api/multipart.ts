@@ -10,16 +10,24 @@
  */
 import { PassThrough } from 'node:stream';
 import fastifyMultipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AnyRoute, MultipartPart, MultipartParts } from './routing.js';
+import type { FastifyRequest } from 'fastify';
+import type { AnyRoute, MultipartParser, MultipartPart, MultipartParts } from './routing.js';
 import { customValidationError, httpEntityTooBig, WeError } from '../errors/catalogue.js';
 
 /** WE allows any number of parts; this bounds what a client can make the node iterate. */
 const MAX_PARTS = 100;
 
-/** Registers the multipart parser (it only marks requests; parts are read by `readMultipart`). */
-export function installMultipart(app: FastifyInstance): void {
-  void app.register(fastifyMultipart, { limits: { parts: MAX_PARTS, headerPairs: 100 } });
+/**
+ * The multipart parser of a server whose body limit is `serverLimit`. Installed on the scope
+ * of the multipart routes only (see registerRoutes): the plugin adds an onRequest and an
+ * onResponse hook, each a promise per request, which every other route would pay for.
+ */
+export function multipartParser(serverLimit: number): MultipartParser {
+  return {
+    // It only marks requests; parts are read by readMultipart.
+    install: (scope) => void scope.register(fastifyMultipart, { limits: { parts: MAX_PARTS, headerPairs: 100 } }),
+    read: (request, route) => readMultipart(request, route, serverLimit),
+  };
 }
 
 function declaredLength(request: FastifyRequest): number | undefined {
@@ -35,7 +43,7 @@ function malformed(e: unknown): WeError {
 }
 
 /** The parts of a multipart request under `route.bodyLimit` (the server's limit otherwise). */
-export function readMultipart(request: FastifyRequest, route: AnyRoute, serverLimit: number): MultipartParts | undefined {
+function readMultipart(request: FastifyRequest, route: AnyRoute, serverLimit: number): MultipartParts | undefined {
   if (!request.isMultipart()) return undefined;
   const limit = route.bodyLimit ?? serverLimit;
   const declared = declaredLength(request);

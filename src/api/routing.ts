@@ -297,15 +297,22 @@ export function bodyOf(r: AnyRoute): BodySpec | undefined {
   return r.body as BodySpec | undefined;
 }
 
-/** The parts of a multipart request, or undefined when the request is not `multipart/form-data` (the server owns the parser). */
-export type MultipartReader = (request: FastifyRequest, route: AnyRoute) => MultipartParts | undefined;
+/**
+ * The server's multipart parser: `install` sets it up on the scope that holds the multipart
+ * routes (only there: its hooks then cost no other route anything), and `read` gives the
+ * parts of such a request, or undefined when the request is not `multipart/form-data`.
+ */
+export interface MultipartParser {
+  install(scope: FastifyInstance): void;
+  read(request: FastifyRequest, route: AnyRoute): MultipartParts | undefined;
+}
 
-function readRequestBody(r: AnyRoute, request: FastifyRequest, multipart: MultipartReader | undefined): unknown {
+function readRequestBody(r: AnyRoute, request: FastifyRequest, multipart: MultipartParser | undefined): unknown {
   const spec = bodyOf(r);
   if (spec === undefined) return undefined;
   const body: unknown = request.body;
   if (spec.read === 'multipart') {
-    const parts = multipart?.(request, r);
+    const parts = multipart?.read(request, r);
     if (parts === undefined) throw bodyAbsentReply(r);
     return parts;
   }
@@ -332,47 +339,64 @@ function send(request: FastifyRequest, reply: FastifyReply, result: unknown, set
   return reply.code(200).type(JSON_CONTENT_TYPE).send(jsonText(result, request.headers.accept));
 }
 
-/** Registers every route of the groups on the Fastify instance. */
-export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup[], ctx: ApiContext, auth: Authenticator, multipart?: MultipartReader): void {
+/**
+ * Registers every route of the groups on the Fastify instance. Routes that read a multipart
+ * body are registered in a scope of their own with the multipart parser (`multipart`); the
+ * others never see it — a `multipart/form-data` body sent to them is read as any other
+ * content type is.
+ */
+export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup[], ctx: ApiContext, auth: Authenticator, multipart?: MultipartParser): void {
+  const routes = groups.flatMap((g) => g.routes);
+  const isMultipart = (r: AnyRoute): boolean => bodyOf(r)?.read === 'multipart';
+  addRoutes(app, routes.filter((r) => !isMultipart(r)), ctx, auth, multipart);
+  const multipartRoutes = routes.filter(isMultipart);
+  if (multipartRoutes.length === 0) return;
+  // An encapsulated scope: the parser's hooks and content-type parser stay inside it.
+  void app.register((scope, _options, done) => {
+    multipart?.install(scope);
+    addRoutes(scope, multipartRoutes, ctx, auth, multipart);
+    done();
+  });
+}
+
+function addRoutes(app: FastifyInstance, routes: readonly AnyRoute[], ctx: ApiContext, auth: Authenticator, multipart: MultipartParser | undefined): void {
   const settings = ctx.services.settings;
-  for (const group of groups) {
-    for (const r of group.routes) {
-      const config = { weftRoute: r };
-      // Open routes with nothing to check before the handler get no hook at all (hot paths).
-      const checks = r.guard !== undefined || r.afterAuth !== undefined || !auth.isOpen(r.auth) || r.unavailableInPkiMode === true;
-      const onRequest = checks
-        ? (request: FastifyRequest, _reply: FastifyReply, done: (e?: Error) => void): void => {
-            try {
-              r.guard?.(ctx);
-              auth.authorize(r.auth, request.headers);
-              if (r.unavailableInPkiMode === true && ctx.services.settings.pkiMode === 'ON') throw unavailableInPkiMode();
-              r.afterAuth?.(ctx);
-            } catch (e) {
-              done(e as Error);
-              return;
-            }
-            done();
+  for (const r of routes) {
+    const config = { weftRoute: r };
+    // Open routes with nothing to check before the handler get no hook at all (hot paths).
+    const checks = r.guard !== undefined || r.afterAuth !== undefined || !auth.isOpen(r.auth) || r.unavailableInPkiMode === true;
+    const onRequest = checks
+      ? (request: FastifyRequest, _reply: FastifyReply, done: (e?: Error) => void): void => {
+          try {
+            r.guard?.(ctx);
+            auth.authorize(r.auth, request.headers);
+            if (r.unavailableInPkiMode === true && ctx.services.settings.pkiMode === 'ON') throw unavailableInPkiMode();
+            r.afterAuth?.(ctx);
+          } catch (e) {
+            done(e as Error);
+            return;
           }
-        : undefined;
-      for (const url of fastifyUrls(r)) {
-        const options: RouteOptions = {
-          method: r.method,
-          url,
-          config,
-          handler: (request, reply) => {
-            const params = readParams(r, request.params as Record<string, string | undefined>, ctx);
-            const query = readQuery(r, request.query, ctx);
-            const body = readRequestBody(r, request, multipart);
-            const result: unknown = r.handler({ params, query, body, headers: request.headers, log: request.log }, ctx);
-            // Synchronous handlers answer without a promise round trip.
-            if (result instanceof Promise) return result.then((value: unknown) => send(request, reply, value, settings));
-            return send(request, reply, result, settings);
-          },
-        };
-        if (onRequest !== undefined) options.onRequest = onRequest;
-        if (r.bodyLimit !== undefined) options.bodyLimit = r.bodyLimit;
-        app.route(options);
-      }
+          done();
+        }
+      : undefined;
+    for (const url of fastifyUrls(r)) {
+      const options: RouteOptions = {
+        method: r.method,
+        url,
+        config,
+        handler: (request, reply) => {
+          const params = readParams(r, request.params as Record<string, string | undefined>, ctx);
+          const query = readQuery(r, request.query, ctx);
+          const body = readRequestBody(r, request, multipart);
+          const result: unknown = r.handler({ params, query, body, headers: request.headers, log: request.log }, ctx);
+          // Synchronous handlers answer without a promise round trip.
+          if (result instanceof Promise) return result.then((value: unknown) => send(request, reply, value, settings));
+          return send(request, reply, result, settings);
+        },
+      };
+      if (onRequest !== undefined) options.onRequest = onRequest;
+      if (r.bodyLimit !== undefined) options.bodyLimit = r.bodyLimit;
+      app.route(options);
     }
   }
 }

@@ -16,7 +16,7 @@ import { DEFAULT_SLOW_REQUEST_MS, RequestLog } from './request-log.js';
 import { errorBody, NOT_FOUND_TEXT, OtherShapeReply, PlainTextReply, StatusDetailsReply } from './errors.js';
 import { registerExplorer } from './explorer.js';
 import { installBodyParsers, JSON_CONTENT_TYPE, jsonText, MAX_BODY_BYTES, TEXT_CONTENT_TYPE } from './json-io.js';
-import { installMultipart, readMultipart } from './multipart.js';
+import { multipartParser } from './multipart.js';
 import { openApiDocument } from './openapi.js';
 import { ROUTE_GROUPS } from './routes/index.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -165,7 +165,6 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     done();
   });
   installBodyParsers(app, bodyLimit);
-  installMultipart(app);
   const requests = options.requests;
   if (requests !== undefined) {
     app.addHook('onResponse', (request, reply, done) => {
@@ -208,7 +207,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     return reply.code(404).type(TEXT_CONTENT_TYPE).send(NOT_FOUND_TEXT);
   });
 
-  registerRoutes(app, groups, ctx, auth, (request, r) => readMultipart(request, r, bodyLimit));
+  registerRoutes(app, groups, ctx, auth, multipartParser(bodyLimit));
   registerExplorer(app);
 
   // Documentation: the generated document, Swagger UI, WE's redirects.

@@ -261,6 +261,8 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
       ['{"not": "parsed"', 'application/json'],
       ['ключ — 鍵 🔑', 'application/octet-stream'],
       ['line\nbreak', undefined],
+      // Only the privacy upload routes parse multipart bodies; here it is text like any other.
+      ['--b\r\nContent-Disposition: form-data; name="request"\r\n\r\n{}\r\n--b--\r\n', 'multipart/form-data; boundary=b'],
     ] as const) {
       for (const [path, hash] of [
         ['/utils/hash/secure', secure],
