@@ -191,10 +191,11 @@ interface BodyWatch {
  * between one window and a window and a quarter after it last made progress (`closer`
  * answers and closes it, a few per turn). Each request
  * costs only noting itself on its connection (no timer or listener of its own: at thousands
- * of requests per second those were several per cent of the request path). Returns what
- * the server calls with each request as it arrives.
+ * of requests per second those were several per cent of the request path), from a listener
+ * of the server's 'request' event that runs before the framework's (a framework hook per
+ * request costs its hook runner on every route).
  */
-export function watchRequestBodies(server: Server, windowMs: number, closer: SocketCloser): (req: IncomingMessage) => void {
+export function watchRequestBodies(server: Server, windowMs: number, closer: SocketCloser): void {
   const open = new Map<Socket, BodyWatch>();
   server.on('connection', (socket: Socket) => {
     open.set(socket, { request: undefined, seen: 0, since: 0 });
@@ -221,13 +222,12 @@ export function watchRequestBodies(server: Server, windowMs: number, closer: Soc
   const timer = setInterval(sweep, Math.max(10, Math.floor(windowMs / 4)));
   timer.unref();
   server.once('close', () => clearInterval(timer));
-  return (req) => {
-    // Injected requests have no socket (and are complete from the start).
-    const socket = req.socket as Socket | undefined;
-    const watch = socket === undefined ? undefined : open.get(socket);
+  server.prependListener('request', (req: IncomingMessage) => {
+    const socket = req.socket;
+    const watch = open.get(socket);
     if (watch === undefined || req.complete) return;
     watch.request = req;
-    watch.seen = socket!.bytesRead;
+    watch.seen = socket.bytesRead;
     watch.since = performance.now();
-  };
+  });
 }

@@ -159,11 +159,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   }) as unknown as FastifyInstance;
 
   applyConnectionLimits(app.server, limits);
-  const watchBody = watchRequestBodies(app.server, limits.requestTimeoutMs, closer);
-  app.addHook('onRequest', (request, _reply, done) => {
-    watchBody(request.raw);
-    done();
-  });
+  watchRequestBodies(app.server, limits.requestTimeoutMs, closer);
   installBodyParsers(app, bodyLimit);
   const requests = options.requests;
   if (requests !== undefined) {
