@@ -26,6 +26,17 @@ describe('int64-exact JSON', () => {
     assert.equal(stringifyJson(v, { int64AsString: true }), '{"a":"9223372036854775807","b":["1","-2"],"c":"x","d":null,"e":true,"f":1.5}');
   });
 
+  it('writes any string and any key as JSON.stringify does (control characters, quotes, backslashes, lone surrogates)', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    fc.assert(
+      fc.property(text, text, (key, value) => {
+        assert.equal(stringifyJson(value), JSON.stringify(value));
+        assert.equal(stringifyJson({ [key]: [value] }), JSON.stringify({ [key]: [value] }));
+      }),
+    );
+    for (const s of ['', '"', '\\', '\u0000', '\u001f', '\u007f', 'é', '\ud800', '\udc00x', '\ud83d\udd11', 'a"b\\c\nd']) assert.equal(stringifyJson([s]), JSON.stringify([s]), JSON.stringify(s));
+  });
+
   it('round-trips any int64 and any JSON-compatible value', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.oneof(int64, fc.string(), fc.boolean(), fc.constant(null), fc.array(int64))), (obj) => {
