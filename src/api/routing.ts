@@ -252,13 +252,15 @@ export function bodyAbsentReply(r: AnyRoute | undefined): PlainTextReply {
   return (r === undefined ? undefined : bodyOf(r))?.whenAbsent === 'bad-request' ? new PlainTextReply(400, BAD_REQUEST_TEXT) : new PlainTextReply(404, NOT_FOUND_TEXT);
 }
 
-function readParams(r: AnyRoute, raw: Record<string, string | undefined>, ctx: ApiContext): Record<string, unknown> {
-  const specs = (r.params ?? {}) as ParamSpecs;
+/** A route's parameter or query specs by name, listed once when the route is registered. */
+type SpecList<S> = ReadonlyArray<readonly [string, S]>;
+
+function readParams(specs: SpecList<ParamSpec>, raw: Record<string, string | undefined>, ctx: ApiContext): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const problems: string[] = [];
   let validIntCount = 0;
   let firstProblemField: string | undefined;
-  for (const [name, spec] of Object.entries(specs)) {
+  for (const [name, spec] of specs) {
     if (spec.validInt === true) validIntCount++;
     const text = raw[name] ?? '';
     // Akka's Segment matcher never takes an empty segment: the route does not match.
@@ -275,11 +277,10 @@ function readParams(r: AnyRoute, raw: Record<string, string | undefined>, ctx: A
   return out;
 }
 
-function readQuery(r: AnyRoute, raw: unknown, ctx: ApiContext): Record<string, unknown> {
-  const specs = (r.query ?? {}) as QuerySpecs;
+function readQuery(specs: SpecList<QuerySpec>, raw: unknown, ctx: ApiContext): Record<string, unknown> {
   const values = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, string | string[] | undefined>;
   const out: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(specs)) {
+  for (const [name, spec] of specs) {
     const v = values[name];
     const text = Array.isArray(v) ? v[0] : v;
     if (text === undefined) {
@@ -363,6 +364,8 @@ function addRoutes(app: FastifyInstance, routes: readonly AnyRoute[], ctx: ApiCo
   const settings = ctx.services.settings;
   for (const r of routes) {
     const config = { weftRoute: r };
+    const paramSpecs = Object.entries((r.params ?? {}) as ParamSpecs);
+    const querySpecs = Object.entries((r.query ?? {}) as QuerySpecs);
     // Open routes with nothing to check before the handler get no hook at all (hot paths).
     const checks = r.guard !== undefined || r.afterAuth !== undefined || !auth.isOpen(r.auth) || r.unavailableInPkiMode === true;
     const onRequest = checks
@@ -385,8 +388,8 @@ function addRoutes(app: FastifyInstance, routes: readonly AnyRoute[], ctx: ApiCo
         url,
         config,
         handler: (request, reply) => {
-          const params = readParams(r, request.params as Record<string, string | undefined>, ctx);
-          const query = readQuery(r, request.query, ctx);
+          const params = readParams(paramSpecs, request.params as Record<string, string | undefined>, ctx);
+          const query = readQuery(querySpecs, request.query, ctx);
           const body = readRequestBody(r, request, multipart);
           const result: unknown = r.handler({ params, query, body, headers: request.headers, log: request.log }, ctx);
           // Synchronous handlers answer without a promise round trip.
