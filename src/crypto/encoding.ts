@@ -227,10 +227,23 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 /** Inputs up to this many bytes are keyed through String.fromCharCode (far below its argument limit). */
 const SHORT_KEY_BYTES = 64;
 
+const fromCharCodes = String.fromCharCode;
+
 /**
  * Bytes as a string key for Maps and Sets (one char per byte, as latin1 decoding gives).
- * Addresses and ids — the keys the pool and state validation make many times per
- * transaction — go through String.fromCharCode, without a Buffer object per call.
+ * Addresses and ids — the keys the pool, state validation and the store's caches make many
+ * times per transaction — go through String.fromCharCode, without a Buffer object per call.
+ * The two commonest lengths, an address (26 bytes) and an id or public key (32), pass their
+ * bytes as arguments: `apply` over a typed array goes through the runtime (~130 ns against
+ * ~35 ns here).
  */
-export const bytesKey = (b: Uint8Array): string =>
-  b.length <= SHORT_KEY_BYTES ? String.fromCharCode.apply(null, b as unknown as number[]) : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+export function bytesKey(b: Uint8Array): string {
+  switch (b.length) {
+    case 26:
+      return fromCharCodes(b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!, b[10]!, b[11]!, b[12]!, b[13]!, b[14]!, b[15]!, b[16]!, b[17]!, b[18]!, b[19]!, b[20]!, b[21]!, b[22]!, b[23]!, b[24]!, b[25]!);
+    case 32:
+      return fromCharCodes(b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!, b[10]!, b[11]!, b[12]!, b[13]!, b[14]!, b[15]!, b[16]!, b[17]!, b[18]!, b[19]!, b[20]!, b[21]!, b[22]!, b[23]!, b[24]!, b[25]!, b[26]!, b[27]!, b[28]!, b[29]!, b[30]!, b[31]!);
+    default:
+      return b.length <= SHORT_KEY_BYTES ? String.fromCharCode.apply(null, b as unknown as number[]) : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+  }
+}

@@ -69,6 +69,20 @@ describe('bytesKey', () => {
     );
   });
 
+  it('is latin1 for the lengths it passes byte by byte (addresses, ids) and their neighbours', () => {
+    for (const n of [25, 26, 27, 31, 32, 33]) {
+      fc.assert(
+        fc.property(fc.uint8Array({ minLength: n, maxLength: n }), fc.nat(8), (bytes, offset) => {
+          const view = new Uint8Array(offset + n + 3).fill(0xee).subarray(offset, offset + n);
+          view.set(bytes);
+          const latin1 = Buffer.from(bytes).toString('latin1');
+          assert.equal(bytesKey(bytes), latin1);
+          assert.equal(bytesKey(view), latin1);
+        }),
+      );
+    }
+  });
+
   it('tells apart inputs that differ in one byte or in length (a 64- and a 65-byte input alike)', () => {
     for (const n of [26, 32, 64, 65]) {
       const a = new Uint8Array(n).fill(7);
