@@ -14,7 +14,7 @@ export type HeavyJsonBuilder = (out: JsonPieces, int64AsString: boolean) => Prom
 export async function heavyJsonAnswer(ctx: ApiContext, accept: string | undefined, build: HeavyJsonBuilder, options: { budget?: boolean } = {}): Promise<StreamReply> {
   const int64AsString = wantsInt64AsString(accept);
   const built = await ctx.heavyReads.answer((out) => build(out, int64AsString), options);
-  return new StreamReply(JSON_CONTENT_TYPE, built.length, built.stream);
+  return new StreamReply(JSON_CONTENT_TYPE, built.length, built.body);
 }
 
 /**

@@ -31,10 +31,10 @@ export interface HeavyReadLimits {
 /** Two builders (the machine's other core serves everything else), 16 waiting, 32 MiB per answer, 5 ms slices. */
 export const DEFAULT_HEAVY_READ_LIMITS: HeavyReadLimits = { concurrent: 2, waiting: 16, responseBytes: 32 * 2 ** 20, sliceMs: 5 };
 
-/** A JSON answer built in full, ready to stream. */
+/** A JSON answer built in full: its bytes, as one buffer when they fit one chunk (most answers: no stream to set up), else a stream of the chunks. */
 export interface BuiltJson {
   readonly length: number;
-  readonly stream: Readable;
+  readonly body: Buffer | Readable;
 }
 
 /**
@@ -98,8 +98,8 @@ export class HeavyReads {
     try {
       const out = new JsonPieces(options.budget === false ? Infinity : this.limits.responseBytes, this.limits.sliceMs, this.now, () => this.turns.next());
       await build(out);
-      const length = out.bytes;
-      return { length, stream: Readable.from(out.chunks, { objectMode: false }) };
+      const chunks = out.chunks;
+      return { length: out.bytes, body: chunks.length === 1 ? chunks[0]! : Readable.from(chunks, { objectMode: false }) };
     } finally {
       this.release();
     }

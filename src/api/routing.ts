@@ -122,12 +122,12 @@ export class Reply {
   ) {}
 }
 
-/** A 200 answer streamed from a source of known length (e.g. a stored file). */
+/** A 200 answer of known length: streamed from its source (e.g. a stored file), or a buffer when the bytes are at hand whole. */
 export class StreamReply {
   constructor(
     readonly contentType: string,
     readonly length: number,
-    readonly stream: Readable,
+    readonly body: Readable | Buffer,
   ) {}
 }
 
@@ -328,7 +328,7 @@ function readRequestBody(r: AnyRoute, request: FastifyRequest, multipart: Multip
 function send(request: FastifyRequest, reply: FastifyReply, result: unknown, settings: ApiSettings): FastifyReply {
   if (!(result instanceof Reply && result.contentType === 'text' && result.body === NOT_FOUND_TEXT)) setCorsHeaders(settings, request.headers, reply);
   if (result instanceof StreamReply) {
-    return reply.code(200).type(result.contentType).header('content-length', String(result.length)).send(result.stream);
+    return reply.code(200).type(result.contentType).header('content-length', String(result.length)).send(result.body);
   }
   if (result instanceof SerializedJson) {
     return reply.code(200).type(JSON_CONTENT_TYPE).send(wantsInt64AsString(request.headers.accept) ? result.textInt64AsString() : result.text);

@@ -221,12 +221,39 @@ describe('heavy answers: builders take turns', () => {
     const answers = await Promise.all([build('a'), build('b')]);
     turns.stop();
     for (const [i, name] of ['a', 'b'].entries()) {
+      const body = answers[i]!.body;
       const chunks: Buffer[] = [];
-      for await (const c of answers[i]!.stream) chunks.push(c as Buffer);
+      if (Buffer.isBuffer(body)) chunks.push(body);
+      else for await (const c of body) chunks.push(c as Buffer);
       assert.equal(Buffer.concat(chunks).toString('utf8'), JSON.stringify(Array.from({ length: 30 }, (_, j) => `${name}${j}`)));
     }
     // The first slice of each starts in the turn the answers were asked for; after that, one slice per turn in all.
     const later = [...itemsInTurn].filter(([t]) => t > 0).map(([, n]) => n);
     assert.ok(Math.max(...later) <= 3, `items per turn: ${later.join(',')}`);
+  });
+});
+
+describe('heavy answers: what HeavyReads.answer gives', () => {
+  const bytesOf = async (body: Buffer | AsyncIterable<unknown>): Promise<Buffer> => {
+    if (Buffer.isBuffer(body)) return body;
+    const chunks: Buffer[] = [];
+    for await (const c of body) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  };
+
+  it('an answer that fits one chunk is that buffer (no stream); a longer one streams its chunks; both are the text written, at the length given', async () => {
+    const reads = new HeavyReads();
+    for (const [n, whole] of [
+      [10, true],
+      [1_000, true],
+      [100_000, false],
+    ] as const) {
+      const items = Array.from({ length: n }, (_, i) => `item ${i} é`);
+      const built = await reads.answer((out) => writeJsonArray(out, items, (x) => x, false));
+      assert.equal(Buffer.isBuffer(built.body), whole, `${n} items`);
+      const text = JSON.stringify(items);
+      assert.equal(built.length, Buffer.byteLength(text));
+      assert.equal((await bytesOf(built.body)).toString('utf8'), text);
+    }
   });
 });
