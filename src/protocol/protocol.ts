@@ -93,8 +93,21 @@ export class Protocol implements TransactionProtocol {
 
   /** A transaction from its full (wire) bytes; every byte must be consumed. */
   transactionFromBytes(bytes: Uint8Array): Transaction {
-    const r = new ByteReader(bytes);
-    const tx = this.readTransaction(r, bytes.length);
+    return this.wholeTransaction(new ByteReader(bytes), bytes.length);
+  }
+
+  /**
+   * A transaction from bytes this node stored (canonical: written from a transaction's own
+   * encoding), which the transaction keeps: its byte fields, wire bytes and body are views
+   * into `bytes` (ByteReader.sharing), so its id is hashed from the body as it stands instead
+   * of encoding the body again. `bytes` must be the caller's own and never change.
+   */
+  transactionFromStoredBytes(bytes: Uint8Array): Transaction {
+    return this.wholeTransaction(ByteReader.sharing(bytes), bytes.length);
+  }
+
+  private wholeTransaction(r: ByteReader, length: number): Transaction {
+    const tx = this.readTransaction(r, length);
     r.expectEnd('transaction');
     return tx;
   }

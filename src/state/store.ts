@@ -570,6 +570,7 @@ export class Store implements StateView {
     return v === undefined ? undefined : readU32(v);
   }
 
+  /** Where a confirmed transaction is, and its stored bytes: a buffer of this read's own (a view of what LMDB's get returned, see `own`). */
   transaction(id: Uint8Array): TxLocation | undefined {
     const v = this.db.get(concatBytes(Uint8Array.from([F.TX]), id));
     return v === undefined ? undefined : decode.txLocation(v);
@@ -577,7 +578,7 @@ export class Store implements StateView {
 
   transactionById(id: Uint8Array): Transaction | undefined {
     const loc = this.transaction(id);
-    return loc === undefined ? undefined : this.protocol.transactionFromBytes(loc.bytes);
+    return loc === undefined ? undefined : this.protocol.transactionFromStoredBytes(loc.bytes);
   }
 
   carryFee(): bigint {

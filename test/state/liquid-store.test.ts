@@ -68,4 +68,22 @@ describe('liquid blocks in the store', () => {
     assert.deepEqual(all.map((t) => t.idBase58), liquid1b.transactions.map((t) => t.idBase58));
     assert.equal(node.store.blockBytes(h1), undefined);
   });
+  it('a confirmed transaction read back is the one applied (id, bytes, JSON), and each read has bytes of its own', () => {
+    const clock = new Clock();
+    const node = ChainNode.create('stored-tx', clock, [minerA]);
+    node.forge();
+    const sent = [transfer(clock, alice, bob, 1n), transfer(clock, bob, alice, 2n)];
+    node.micro(sent);
+    for (const tx of sent) {
+      const read = node.store.transactionById(tx.id)!;
+      assert.ok(equalBytes(read.id, tx.id), 'the id, hashed from the stored body');
+      assert.ok(equalBytes(read.bytes, tx.bytes));
+      assert.deepEqual(read.toJson(), tx.toJson());
+      const first = node.store.transaction(tx.id)!;
+      const second = node.store.transaction(tx.id)!;
+      assert.equal(first.height, node.chain.height());
+      first.bytes.fill(0);
+      assert.ok(equalBytes(second.bytes, tx.bytes) && equalBytes(node.store.transactionById(tx.id)!.bytes, tx.bytes), 'changing one read changes no other');
+    }
+  });
 });

@@ -23,7 +23,7 @@ export function chainReader({ chain, store, protocol }: ChainReadsDeps): ChainRe
   // so /transactions/info finds a CreateContract or CallContract once it is executed.
   const confirmed = (id: Uint8Array): { tx: Transaction; height: number } | undefined => {
     const loc = store.transaction(id);
-    return loc === undefined ? undefined : { tx: protocol.transactionFromBytes(loc.bytes), height: loc.height };
+    return loc === undefined ? undefined : { tx: protocol.transactionFromStoredBytes(loc.bytes), height: loc.height };
   };
   return {
     height: () => chain.height(),
