@@ -58,14 +58,17 @@ function open(port: number): Promise<Opened> {
   });
 }
 
-/** A chain whose heights 1..100 all hold `block` (a full-size range); `onRead` hears each height whose transactions are read. */
-function everyHeightHolds(chain: ChainReader, block: Block, onRead: (height: number) => void = () => undefined): ChainReader {
+/**
+ * A chain whose heights 1..100 all hold `block` (a full-size range); `onRead` hears each height
+ * whose transactions are read; `size`: the block size its header view reports (its own by default).
+ */
+function everyHeightHolds(chain: ChainReader, block: Block, onRead: (height: number) => void = () => undefined, size = block.summary.size): ChainReader {
   const at = (h: number): boolean => Number.isInteger(h) && h >= 1 && h <= 100;
   return {
     ...chain,
     height: () => 100,
     blockAt: (h) => (at(h) ? block : undefined),
-    blockHeaderAt: (h) => (at(h) ? { header: block, summary: block.summary } : undefined),
+    blockHeaderAt: (h) => (at(h) ? { header: block, summary: { ...block.summary, size } } : undefined),
     blockTransactionsAt: (h) => {
       if (!at(h)) return undefined;
       onRead(h);
@@ -283,39 +286,45 @@ describe('REST under abuse: wrong-password floods on the signing routes', () => 
 });
 
 describe('REST under abuse: large block-range reads', () => {
-  it('/blocks/seq and seqext let the event loop turn between blocks (mining and other requests go on), and answer the same JSON', async () => {
+  it('/blocks/seq and seqext let the event loop turn between blocks once a slice is used, and before each large block (mining and other requests go on), and answer the same JSON', async () => {
     const services = fixtureChain().services;
     const chain = services.chain;
     // Every height of 1..100 holds the fixture's last block: a full-size range.
     const block = chain.blockAt(chain.height())!;
     let turned = false;
     let turnedWithinRange: boolean | undefined;
-    const app = createApiServer(
-      {
-        ...services,
-        chain: everyHeightHolds(chain, block, (h) => {
-          if (h === 1) {
-            turned = false;
-            setImmediate(() => (turned = true));
-          }
-          if (h === 100) turnedWithinRange = turned;
-        }),
-      },
-      { logger: false },
-    );
-    after(() => app.close());
-    const client = apiClient(app, ROUTE_GROUPS);
-    for (const url of ['/blocks/seq/1/100', '/blocks/seqext/1/100']) {
-      turnedWithinRange = undefined;
-      const r = await client.request({ method: 'GET', url });
-      assert.equal(r.status, 200);
-      assert.equal(turnedWithinRange, true, `${url}: the loop turned while the range was serialized`);
-      const blocks = JSON.parse(r.text) as Array<{ height: number; signature: string }>;
-      assert.deepEqual(blocks.map((b) => b.height), Array.from({ length: 100 }, (_, i) => i + 1));
-      assert.ok(blocks.every((b) => b.signature === blocks[0]!.signature));
-      // int64 as strings when asked for, as every other answer.
-      const asStrings = await client.request({ method: 'GET', url: url.replace('/100', '/2'), headers: { accept: 'application/json;large-significand-format=string' } });
-      assert.match(asStrings.text, /"timestamp":"\d+"/);
+    const onRead = (h: number): void => {
+      if (h === 1) {
+        turned = false;
+        setImmediate(() => (turned = true));
+      }
+      if (h === 100) turnedWithinRange = turned;
+    };
+    const server = (size: number | undefined, sliceMs: number) => {
+      const app = createApiServer({ ...services, chain: everyHeightHolds(chain, block, onRead, size) }, { logger: false, heavyReads: { ...DEFAULT_HEAVY_READ_LIMITS, sliceMs } });
+      after(() => app.close());
+      return apiClient(app, ROUTE_GROUPS);
+    };
+    // Small blocks, every slice used at once: a turn between blocks. Blocks reported large
+    // (over 64 KiB), with the default slice: each starts a slice of its own. Small blocks and
+    // the default slice: as many blocks in a slice as its time allows (no turn asserted).
+    for (const [client, turns] of [
+      [server(undefined, 0), true],
+      [server(1 << 20, DEFAULT_HEAVY_READ_LIMITS.sliceMs), true],
+      [server(undefined, DEFAULT_HEAVY_READ_LIMITS.sliceMs), undefined],
+    ] as const) {
+      for (const url of ['/blocks/seq/1/100', '/blocks/seqext/1/100']) {
+        turnedWithinRange = undefined;
+        const r = await client.request({ method: 'GET', url });
+        assert.equal(r.status, 200);
+        if (turns) assert.equal(turnedWithinRange, true, `${url}: the loop turned while the range was serialized`);
+        const blocks = JSON.parse(r.text) as Array<{ height: number; signature: string }>;
+        assert.deepEqual(blocks.map((b) => b.height), Array.from({ length: 100 }, (_, i) => i + 1));
+        assert.ok(blocks.every((b) => b.signature === blocks[0]!.signature));
+        // int64 as strings when asked for, as every other answer.
+        const asStrings = await client.request({ method: 'GET', url: url.replace('/100', '/2'), headers: { accept: 'application/json;large-significand-format=string' } });
+        assert.match(asStrings.text, /"timestamp":"\d+"/);
+      }
     }
   });
 });

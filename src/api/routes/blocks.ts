@@ -42,6 +42,9 @@ function heights(from: number, to: number): number[] {
  * at once, within the byte budget of one answer (heavy-reads.ts). The text is made for the
  * request's Accept (int64 as strings or not).
  */
+/** A block of more bytes than this starts a slice of its own in a range answer (reading it is a copy of its bytes). */
+const FRESH_SLICE_BLOCK_BYTES = 64 * 1024;
+
 function blocksAnswer(
   ctx: ApiContext,
   from: number,
@@ -58,12 +61,14 @@ function blocksAnswer(
       // those answered are decoded one by one as they are written.
       const view = ctx.services.chain.blockHeaderAt(h);
       if (view === undefined || (keep !== undefined && !keep(view.header))) continue;
+      // A large block's bytes are read, and its first transactions written, in a slice of
+      // their own; small blocks go on in the slice until its time is used.
+      if (out.sliceOver || view.summary.size > FRESH_SLICE_BLOCK_BYTES) await out.turn();
       const transactions = ctx.services.chain.blockTransactionsAt(h);
       if (transactions === undefined) continue;
       if (!first) out.write(',');
       first = false;
       await writeBlockJson(out, view, transactions, h, transactionJson(), int64AsString);
-      await out.turn();
     }
     out.write(']');
   });
