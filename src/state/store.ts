@@ -342,14 +342,19 @@ export class Store implements StateView {
     return undefined;
   }
 
-  /** Heights at which a versioned key changed, newest first, down to (and including) the one in force at `from`. */
-  private historyHeights(family: number, id: Uint8Array, from: number, to: number): number[] {
+  /**
+   * The amounts a versioned key held over [from, to], in one range read: each change at a
+   * height up to `to`, newest first, down to (and including) the one in force at `from`, its
+   * value read by `amount` (a deleted value, or none, is 0).
+   */
+  private amountsIn(family: number, id: Uint8Array, from: number, to: number, amount: (v: Uint8Array) => bigint): AmountSeries {
     const prefix = concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
-    const out: number[] = [];
-    for (const key of this.db.getKeys({ start: concatBytes(prefix, u32(to)), end: prefix, reverse: true })) {
-      const h = readU32(key, key.length - 4);
-      out.push(h);
-      if (h <= from) break;
+    const out: Array<{ height: number; amount: bigint }> = [];
+    for (const { key, value } of this.db.getRange({ start: concatBytes(prefix, u32(to)), end: prefix, reverse: true })) {
+      const height = readU32(key, key.length - 4);
+      // Read now: a range's buffers are the cursor's, good until its next step.
+      out.push({ height, amount: equalBytes(value, TOMBSTONE) ? 0n : amount(value) });
+      if (height <= from) break;
     }
     return out;
   }
@@ -401,7 +406,7 @@ export class Store implements StateView {
 
   /** The smallest regular WEST balance in force at any height of [from, to]. */
   minBalance(address: Uint8Array, from: number, to: number): bigint {
-    return minInForce(from, to, this.historyHeights(F.BALANCE, balanceId(address, null), from, to), (at) => this.balanceAt(address, null, at));
+    return minInForce(from, to, [this.amountsIn(F.BALANCE, balanceId(address, null), from, to, (v) => decode.bigint(v))]);
   }
 
   /**
@@ -461,11 +466,11 @@ export class Store implements StateView {
    * of [from, to] — WE's effective balance with confirmations and generating balance.
    */
   minEffectiveBalance(address: Uint8Array, from: number, to: number): bigint {
-    const changes = [...this.historyHeights(F.BALANCE, balanceId(address, null), from, to), ...this.historyHeights(F.LEASE_BALANCE, address, from, to)];
-    return minInForce(from, to, changes, (at) => {
-      const lb = this.leaseBalanceAt(address, at);
-      return this.balanceAt(address, null, at) + lb.in - lb.out;
-    });
+    const leased = (v: Uint8Array): bigint => {
+      const lb = decode.leaseBalance(v);
+      return lb.in - lb.out;
+    };
+    return minInForce(from, to, [this.amountsIn(F.BALANCE, balanceId(address, null), from, to, (v) => decode.bigint(v)), this.amountsIn(F.LEASE_BALANCE, address, from, to, leased)]);
   }
 
   asset(assetId: Uint8Array): AssetInfo | undefined {
@@ -1026,13 +1031,29 @@ function balanceId(holder: Uint8Array, assetId: Uint8Array | null): Uint8Array {
  * The smallest of `valueAt` over [from, to], evaluated at `from`, `to` and every height in
  * `changes` (heights where the value changed; one below `from` counts as `from`); 0 for an empty range.
  */
-function minInForce(from: number, to: number, changes: readonly number[], valueAt: (height: number) => bigint): bigint {
+/** A versioned amount's changes, newest first (Store.amountsIn): each holds from its height until the next one's. */
+type AmountSeries = ReadonlyArray<{ readonly height: number; readonly amount: bigint }>;
+
+/**
+ * The smallest sum of the series' amounts in force at any height of [from, to] (0 for a series
+ * before its first change). The sum only changes where a series does, so it is looked at
+ * `from` and at each change inside the window, oldest first, each series walked once.
+ */
+function minInForce(from: number, to: number, series: readonly AmountSeries[]): bigint {
+  const heights = new Set<number>([from]);
+  for (const s of series) for (const { height } of s) if (height > from && height <= to) heights.add(height);
+  // Per series: the index of its change in force at the height looked at (it is newest first).
+  const at = series.map((s) => s.length);
   let min: bigint | undefined;
-  for (const h of new Set<number>([from, to, ...changes])) {
-    const at = Math.max(h, from);
-    if (at > to) continue;
-    const v = valueAt(at);
-    if (min === undefined || v < min) min = v;
+  for (const h of [...heights].sort((a, b) => a - b)) {
+    let sum = 0n;
+    series.forEach((s, i) => {
+      let k = at[i]!;
+      while (k > 0 && s[k - 1]!.height <= h) k--;
+      at[i] = k;
+      if (k < s.length) sum += s[k]!.amount;
+    });
+    if (min === undefined || sum < min) min = sum;
   }
   return min ?? 0n;
 }

@@ -137,6 +137,41 @@ describe('store', () => {
     void store.close();
   });
 
+  it('the smallest regular and effective balance over any window is the smallest of the balances at each of its heights', () => {
+    const balanceOps = fc.oneof(
+      fc.record({ kind: fc.constant('balance' as const), who: fc.nat(1), asset: fc.constant(false), delta: fc.integer({ min: -300, max: 300 }) }),
+      fc.record({ kind: fc.constant('lease' as const), who: fc.nat(1), din: fc.integer({ min: 0, max: 50 }), dout: fc.integer({ min: 0, max: 50 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(balanceOps, { maxLength: 3 }), { minLength: 1, maxLength: 12 }), fc.nat(), fc.nat(), fc.nat(), (blocks, cut, a, b) => {
+        const store = Store.open(tempDir(), p);
+        blocks.forEach((ops, i) => apply(store, i + 1, ops));
+        // A rollback and new blocks on top: history entries removed and written again.
+        const top = Math.max(1, cut % (blocks.length + 1));
+        store.rollbackTo(top);
+        apply(store, top + 1, [{ kind: 'balance', who: 0, asset: false, delta: 7 }]);
+        const height = top + 1;
+        const from = 1 + (a % height);
+        const to = from + (b % (height - from + 1));
+        for (const who of [0, 1, 2]) {
+          const address = ADDRS[who]!;
+          let regular: bigint | undefined;
+          let effective: bigint | undefined;
+          for (let h = from; h <= to; h++) {
+            const balance = store.balanceAt(address, null, h);
+            const lease = store.leaseBalanceAt(address, h);
+            if (regular === undefined || balance < regular) regular = balance;
+            if (effective === undefined || balance + lease.in - lease.out < effective) effective = balance + lease.in - lease.out;
+          }
+          assert.equal(store.minBalance(address, from, to), regular, `regular, ${who} over ${from}..${to}`);
+          assert.equal(store.minEffectiveBalance(address, from, to), effective, `effective, ${who} over ${from}..${to}`);
+        }
+        void store.close();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('drops undo entries a rollback can no longer reach', () => {
     const store = Store.open(tempDir(), p);
     for (let h = 1; h <= 6; h++) {
