@@ -1027,19 +1027,16 @@ function balanceId(holder: Uint8Array, assetId: Uint8Array | null): Uint8Array {
   return assetId === null ? idPart(holder) : concatBytes(idPart(holder), assetId);
 }
 
-/**
- * The smallest of `valueAt` over [from, to], evaluated at `from`, `to` and every height in
- * `changes` (heights where the value changed; one below `from` counts as `from`); 0 for an empty range.
- */
 /** A versioned amount's changes, newest first (Store.amountsIn): each holds from its height until the next one's. */
 type AmountSeries = ReadonlyArray<{ readonly height: number; readonly amount: bigint }>;
 
 /**
  * The smallest sum of the series' amounts in force at any height of [from, to] (0 for a series
- * before its first change). The sum only changes where a series does, so it is looked at
+ * before its first change; 0 for an empty window). The sum only changes where a series does, so it is looked at
  * `from` and at each change inside the window, oldest first, each series walked once.
  */
 function minInForce(from: number, to: number, series: readonly AmountSeries[]): bigint {
+  if (from > to) return 0n;
   const heights = new Set<number>([from]);
   for (const s of series) for (const { height } of s) if (height > from && height <= to) heights.add(height);
   // Per series: the index of its change in force at the height looked at (it is newest first).

@@ -35,6 +35,9 @@ function heights(from: number, to: number): number[] {
   return out;
 }
 
+/** A block of more bytes than this starts a slice of its own in a range answer (reading it is a copy of its bytes). */
+const FRESH_SLICE_BLOCK_BYTES = 64 * 1024;
+
 /**
  * Blocks as one JSON array, built a few transactions at a time with turns of the event loop
  * between (100 blocks of ~1,500 transactions are ~23 MB of JSON; built in one go it held the
@@ -42,9 +45,6 @@ function heights(from: number, to: number): number[] {
  * at once, within the byte budget of one answer (heavy-reads.ts). The text is made for the
  * request's Accept (int64 as strings or not).
  */
-/** A block of more bytes than this starts a slice of its own in a range answer (reading it is a copy of its bytes). */
-const FRESH_SLICE_BLOCK_BYTES = 64 * 1024;
-
 function blocksAnswer(
   ctx: ApiContext,
   from: number,
