@@ -7,6 +7,11 @@
  * no request logging) and the load comes from this one; subject and baseline alternate
  * over rounds and the ratio is the median of the rounds' ratios. Target ratio ≥ 0.8. p99 latency is printed for
  * each, as its own figure (ratio = node / bare: lower is better).
+ *
+ * rest.survey.*: one run of REST_BENCH.durationSeconds on each of a few more read routes that
+ * clients poll (a node's status, a transaction, an address's data, balances and history, a
+ * block, a short range), against the bare route's median rate of the rounds above — where a
+ * route's own work shows against the request path all routes share. No target.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -108,6 +113,7 @@ export async function restFigures(): Promise<Figure[]> {
     await load(subjects[1]![1], 1);
     await load(baselineUrl, 1);
     const figures: Figure[] = [];
+    const bareRates: number[] = [];
     const label = `bare Fastify route, fixed small JSON (autocannon ${REST_BENCH.connections} connections, ${REST_BENCH.durationSeconds} s × ${REST_BENCH.rounds})`;
     for (const [name, url] of subjects) {
       const s: Run[] = [];
@@ -130,9 +136,37 @@ export async function restFigures(): Promise<Figure[]> {
       const baseP99 = median(b.map((x) => x.p99));
       figures.push({ name, value: rate, baseline: baseRate, ratio, unit: 'req/s', baselineLabel: label, target: 0.8 });
       figures.push({ name: `${name}.p99`, value: p99, baseline: baseP99, ratio: baseP99 > 0 ? p99 / baseP99 : 0, unit: 'ms p99', baselineLabel: 'bare route p99' });
+      bareRates.push(...b.map((x) => x.rate));
     }
+    figures.push(...(await surveyFigures(node, median(bareRates))));
     return figures;
   } finally {
     await Promise.all([node.stop(), bare.stop()]);
   }
+}
+
+/** The read routes of rest.survey, as templates over the seeded node's height, an address of it and a transaction of that address. */
+const SURVEY_ROUTES = [
+  '/node/status',
+  '/transactions/info/{id}',
+  '/transactions/address/{address}/limit/10',
+  '/addresses/data/{address}',
+  '/addresses/balance/details/{address}',
+  '/blocks/at/{height}',
+  '/blocks/headers/last',
+  '/blocks/seq/{from}/{height}',
+] as const;
+
+async function surveyFigures(node: Server, bareRate: number): Promise<Figure[]> {
+  const json = async (path: string): Promise<unknown> => (await fetch(`${node.url}${path}`)).json();
+  const height = ((await json('/blocks/height')) as { height: number }).height;
+  const [tx] = (await json(`/transactions/address/${node.address}/limit/1`)) as Array<Array<{ id: string }>>;
+  const values: Record<string, string> = { id: tx![0]!.id, address: node.address, height: String(height), from: String(Math.max(1, height - 9)) };
+  const figures: Figure[] = [];
+  for (const route of SURVEY_ROUTES) {
+    const path = route.replace(/\{(\w+)\}/g, (_m, name: string) => values[name]!);
+    const run = await load(`${node.url}${path}`, REST_BENCH.durationSeconds);
+    figures.push({ name: `rest.survey.${route}`, value: run.rate, baseline: bareRate, ratio: run.rate / bareRate, unit: 'req/s', baselineLabel: `the bare route's median req/s of the rounds above (${path})` });
+  }
+  return figures;
 }
