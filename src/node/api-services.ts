@@ -89,7 +89,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
   return {
     protocol,
     settings: config.api,
-    chain: chainReader({ chain, store, protocol }),
+    chain: chainReader({ chain, store }),
     pool: parts.transactions,
     wallet: walletService(keystore),
     admin: adminService(chain),

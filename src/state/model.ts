@@ -294,7 +294,7 @@ export const decode = {
   txLocation(b: Uint8Array): TxLocation {
     const r = new ByteReader(b);
     // A view: the store's reads are each a buffer of their own (see Store.transaction).
-    return { height: r.i32(), bytes: new Uint8Array(b.buffer, b.byteOffset + 4, b.byteLength - 4) };
+    return { height: r.i32(), bytes: r.viewOf(4, b.length) };
   },
   optBytes(b: Uint8Array): Uint8Array | null {
     return readOptBytes(new ByteReader(b));

@@ -406,7 +406,12 @@ export class Store implements StateView {
 
   /** The smallest regular WEST balance in force at any height of [from, to]. */
   minBalance(address: Uint8Array, from: number, to: number): bigint {
-    return minInForce(from, to, [this.amountsIn(F.BALANCE, balanceId(address, null), from, to, (v) => decode.bigint(v))]);
+    return minInForce(from, to, [this.westBalancesIn(address, from, to)]);
+  }
+
+  /** The regular WEST balances of an address over [from, to] (amountsIn). */
+  private westBalancesIn(address: Uint8Array, from: number, to: number): AmountSeries {
+    return this.amountsIn(F.BALANCE, balanceId(address, null), from, to, (v) => decode.bigint(v));
   }
 
   /**
@@ -470,7 +475,7 @@ export class Store implements StateView {
       const lb = decode.leaseBalance(v);
       return lb.in - lb.out;
     };
-    return minInForce(from, to, [this.amountsIn(F.BALANCE, balanceId(address, null), from, to, (v) => decode.bigint(v)), this.amountsIn(F.LEASE_BALANCE, address, from, to, leased)]);
+    return minInForce(from, to, [this.westBalancesIn(address, from, to), this.amountsIn(F.LEASE_BALANCE, address, from, to, leased)]);
   }
 
   asset(assetId: Uint8Array): AssetInfo | undefined {
@@ -582,8 +587,13 @@ export class Store implements StateView {
   }
 
   transactionById(id: Uint8Array): Transaction | undefined {
+    return this.confirmedTransaction(id)?.tx;
+  }
+
+  /** A confirmed transaction and its height, read from its stored bytes (Protocol.transactionFromStoredBytes: it keeps views of this read's own buffer). */
+  confirmedTransaction(id: Uint8Array): { tx: Transaction; height: number } | undefined {
     const loc = this.transaction(id);
-    return loc === undefined ? undefined : this.protocol.transactionFromStoredBytes(loc.bytes);
+    return loc === undefined ? undefined : { tx: this.protocol.transactionFromStoredBytes(loc.bytes), height: loc.height };
   }
 
   carryFee(): bigint {

@@ -7,24 +7,19 @@ import type { ChainReader, StateHistoryReader } from '../../api/services.js';
 import type { Blockchain } from '../../chain/blockchain.js';
 import { minimalFee } from '../../chain/fees.js';
 import { bytesKey } from '../../crypto/encoding.js';
-import type { Protocol } from '../../protocol/protocol.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { Store } from '../../state/store.js';
 
 export interface ChainReadsDeps {
   readonly chain: Blockchain;
   readonly store: Store;
-  readonly protocol: Protocol;
 }
 
-export function chainReader({ chain, store, protocol }: ChainReadsDeps): ChainReader {
+export function chainReader({ chain, store }: ChainReadsDeps): ChainReader {
   // An executable transaction (103, 104, 107) enters a block only inside the ExecutedContract
   // (105) that executed it; the store records it too, at the 105's height, as WE's state does,
   // so /transactions/info finds a CreateContract or CallContract once it is executed.
-  const confirmed = (id: Uint8Array): { tx: Transaction; height: number } | undefined => {
-    const loc = store.transaction(id);
-    return loc === undefined ? undefined : { tx: protocol.transactionFromStoredBytes(loc.bytes), height: loc.height };
-  };
+  const confirmed = (id: Uint8Array) => store.confirmedTransaction(id);
   return {
     height: () => chain.height(),
     blockAt: (h) => chain.blockAt(h),
@@ -54,7 +49,7 @@ export function chainReader({ chain, store, protocol }: ChainReadsDeps): ChainRe
   };
 }
 
-export function stateHistory({ chain, store }: Omit<ChainReadsDeps, 'protocol'>): StateHistoryReader {
+export function stateHistory({ chain, store }: ChainReadsDeps): StateHistoryReader {
   return {
     balanceAt: (address, assetId, height) => store.balanceAt(address, assetId, height),
     minBalance: (address, from, to) => store.minBalance(address, from, to),
