@@ -16,6 +16,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { chainHeight, request } from './chain.js';
 import { median, type Figure } from './harness.js';
 
 interface Histogram {
@@ -158,9 +159,8 @@ const SURVEY_ROUTES = [
 ] as const;
 
 async function surveyFigures(node: Server, bareRate: number): Promise<Figure[]> {
-  const json = async (path: string): Promise<unknown> => (await fetch(`${node.url}${path}`)).json();
-  const height = ((await json('/blocks/height')) as { height: number }).height;
-  const [tx] = (await json(`/transactions/address/${node.address}/limit/1`)) as Array<Array<{ id: string }>>;
+  const height = await chainHeight(node.url);
+  const [tx] = JSON.parse((await request(`${node.url}/transactions/address/${node.address}/limit/1`, 'GET')).text) as Array<Array<{ id: string }>>;
   const values: Record<string, string> = { id: tx![0]!.id, address: node.address, height: String(height), from: String(Math.max(1, height - 9)) };
   const figures: Figure[] = [];
   for (const route of SURVEY_ROUTES) {
