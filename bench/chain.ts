@@ -283,7 +283,7 @@ const EVENT_LOOP_SAMPLER_INTERVAL_MS = 10;
  * EVENT_LOOP_SAMPLER_INTERVAL_MS, reset by every scrape), less the sampler's own interval,
  * which every delay it records includes (an idle node reads ~10 ms). Needs node.metrics on.
  */
-export async function longestStallMs(node: NodeProc): Promise<number> {
+export async function longestStallMs(node: Pick<NodeProc, 'url'>): Promise<number> {
   const r = await request(`${node.url}/metrics`, 'GET');
   const m = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(r.text);
   if (r.status !== 200 || m === null) throw new Error(`the bench node's /metrics (${r.status}) has no nodejs_eventloop_lag_max_seconds: is node.metrics on?`);

@@ -52,7 +52,7 @@ import { prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/node/dev
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
-import { BENCH_POA, blocksMark, chainHeight, broadcastAll, confirmed, confirmedRate, request, signedTransfers, startNodeProcess, stopNodeProcess, untilInBlocks } from './chain.js';
+import { BENCH_POA, blocksMark, chainHeight, broadcastAll, confirmed, confirmedRate, longestStallMs, request, signedTransfers, startNodeProcess, stopNodeProcess, untilInBlocks } from './chain.js';
 import { benchNodeArgs, processCpuMs, progress, threadTimes, type Figure, type ThreadTimes } from './harness.js';
 
 const NODES = 4;
@@ -338,8 +338,12 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     const nodesCpuMs = (): number => nodes.reduce((sum, r) => sum + processCpuMs(r.child.pid!), 0);
     const cpu0 = nodesCpuMs();
     const perNode0 = nodes.map((r) => threadTimes(r.child.pid!));
+    // Each node's longest event-loop stall over the burst (a scrape resets it): a peer's message waits behind it.
+    await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
     await roundRobin(bodies);
     await untilInBlocks(mark, TRANSFERS, 180_000);
+    const stalls = await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
+    progress(`burst: each node's longest event-loop stall: ${stalls.map((ms, i) => `${nodes[i]!.node.name} ${ms.toFixed(1)} ms`).join(', ')}`);
     multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
     multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
     // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
