@@ -333,21 +333,21 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     progress(`burst: ${TRANSFERS} transfers round-robin to ${NODES} nodes`);
     burst = { from: Date.now(), to: 0 };
     const bodies = signedTransfers(p, TRANSFERS, BigInt(Date.now())).map((tx) => stringifyJson(tx.toJson()));
+    // Each node's longest event-loop stall over the burst (a scrape resets it; both scrapes lie outside the burst's time and CPU): a peer's message waits behind it.
+    await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
     const mark = await blocksMark(url0);
     const t0 = process.hrtime.bigint();
     const nodesCpuMs = (): number => nodes.reduce((sum, r) => sum + processCpuMs(r.child.pid!), 0);
     const cpu0 = nodesCpuMs();
     const perNode0 = nodes.map((r) => threadTimes(r.child.pid!));
-    // Each node's longest event-loop stall over the burst (a scrape resets it): a peer's message waits behind it.
-    await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
     await roundRobin(bodies);
     await untilInBlocks(mark, TRANSFERS, 180_000);
-    const stalls = await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
-    progress(`burst: each node's longest event-loop stall: ${stalls.map((ms, i) => `${nodes[i]!.node.name} ${ms.toFixed(1)} ms`).join(', ')}`);
     multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
     multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
     // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
     for (const [i, r] of nodes.entries()) progress(`burst: ${r.node.name} CPU per transfer by thread: ${threadCpuPerTransfer(r.child.pid!, perNode0[i]!, threadTimes(r.child.pid!))}`);
+    const stalls = await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
+    progress(`burst: each node's longest event-loop stall: ${stalls.map((ms, i) => `${nodes[i]!.node.name} ${ms.toFixed(1)} ms`).join(', ')}`);
     // One more key block, so the last micro-blocks and a key block after the load are measured too.
     const h = await chainHeight(url0);
     await until('one more key block on every node', async () => {
