@@ -146,6 +146,12 @@ function idPart(id: Uint8Array): Uint8Array {
   return concatBytes(Uint8Array.from([id.length >> 8, id.length & 0xff]), id);
 }
 
+/** The key of a versioned value's history entry at `height`; without a height, the prefix of all its entries. */
+function historyKey(family: number, id: Uint8Array, height?: number): Uint8Array {
+  const prefix = concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
+  return height === undefined ? prefix : concatBytes(prefix, u32(height));
+}
+
 const utf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 
 /** A plain Uint8Array copy of what LMDB returned. */
@@ -335,11 +341,19 @@ export class Store implements StateView {
 
   /** The value a versioned key had after `height` was applied (undefined if none or deleted). */
   private versionedAt(family: number, id: Uint8Array, height: number): Uint8Array | undefined {
-    const prefix = concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
-    for (const { value } of this.db.getRange({ start: concatBytes(prefix, u32(height)), end: prefix, reverse: true, limit: 1 })) {
-      return equalBytes(value, TOMBSTONE) ? undefined : value;
-    }
+    for (const { value } of this.historyDown(family, id, height, 1)) return equalBytes(value, TOMBSTONE) ? undefined : value;
     return undefined;
+  }
+
+  /**
+   * A versioned key's history entries at heights up to `to`, newest first (at most `limit`).
+   * A value is the cursor's buffer, good until the next step.
+   */
+  private *historyDown(family: number, id: Uint8Array, to: number, limit?: number): Generator<{ height: number; value: Uint8Array }> {
+    const prefix = historyKey(family, id);
+    for (const { key, value } of this.db.getRange({ start: concatBytes(prefix, u32(to)), end: prefix, reverse: true, ...(limit === undefined ? {} : { limit }) })) {
+      yield { height: readU32(key, key.length - 4), value };
+    }
   }
 
   /**
@@ -348,11 +362,9 @@ export class Store implements StateView {
    * value read by `amount` (a deleted value, or none, is 0).
    */
   private amountsIn(family: number, id: Uint8Array, from: number, to: number, amount: (v: Uint8Array) => bigint): AmountSeries {
-    const prefix = concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id));
     const out: Array<{ height: number; amount: bigint }> = [];
-    for (const { key, value } of this.db.getRange({ start: concatBytes(prefix, u32(to)), end: prefix, reverse: true })) {
-      const height = readU32(key, key.length - 4);
-      // Read now: a range's buffers are the cursor's, good until its next step.
+    for (const { height, value } of this.historyDown(family, id, to)) {
+      // Read now: the value is the cursor's buffer.
       out.push({ height, amount: equalBytes(value, TOMBSTONE) ? 0n : amount(value) });
       if (height <= from) break;
     }
@@ -991,7 +1003,7 @@ export class Store implements StateView {
       } else if (kind === UNDO_VERSIONED) {
         const family = target[0]!;
         const id = target.subarray(1);
-        void this.db.remove(concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(h)));
+        void this.db.remove(historyKey(family, id, h));
         const previous = this.versionedAt(family, id, h - 1);
         if (previous === undefined) void this.db.remove(target);
         else void this.db.put(target, previous);
@@ -1127,7 +1139,7 @@ class HeightWriter {
     const target = concatBytes(Uint8Array.from([family]), id);
     const undo = this.undoKey(UNDO_VERSIONED, target);
     if (this.db.get(undo) === undefined) void this.db.put(undo, new Uint8Array(0));
-    void this.db.put(concatBytes(Uint8Array.from([family + HISTORY_OFFSET]), idPart(id), u32(this.height)), value ?? TOMBSTONE);
+    void this.db.put(historyKey(family, id, this.height), value ?? TOMBSTONE);
     if (value === null) void this.db.remove(target);
     else void this.db.put(target, value);
   }
