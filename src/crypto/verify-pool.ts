@@ -21,7 +21,8 @@
  * would wait for thousands of transactions' signatures), and what no worker takes at once
  * the calling thread verifies in the next turns (slices of URGENT_SLICE_MS) — the block is
  * the next thing it has to do anyway. A request of at most URGENT_INLINE_ITEMS the calling
- * thread checks at once.
+ * thread checks at once. A block that carries transactions whose checks are still queued in
+ * the normal lane moves those into the block lane (promote).
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -170,11 +171,16 @@ export class SignatureVerifierPool {
    * `urgent`: in the block lane (what a block or micro-block waits on), ahead of everything queued.
    */
   verifyAll(checks: readonly SignatureCheck[], urgent = false): Promise<boolean[]> {
-    if (this.closed) return Promise.reject(new Error('The signature verifier pool is closed'));
+    return Promise.all(this.verifyEach(checks, urgent));
+  }
+
+  /** verifyAll's verdicts one by one: each settles as soon as its own check is done. */
+  verifyEach(checks: readonly SignatureCheck[], urgent = false): Array<Promise<boolean>> {
+    if (this.closed) return checks.map(() => Promise.reject(new Error('The signature verifier pool is closed')));
     // A few signatures a block waits on: checked here and now — a worker's round trip costs two
     // thread wake-ups, which on a loaded machine take longer than the checks.
     const suite = this.inline;
-    if (urgent && suite !== undefined && checks.length <= URGENT_INLINE_ITEMS) return Promise.resolve(checks.map((c) => suite.verify(c.publicKey, c.message, c.signature)));
+    if (urgent && suite !== undefined && checks.length <= URGENT_INLINE_ITEMS) return checks.map((c) => Promise.resolve(suite.verify(c.publicKey, c.message, c.signature)));
     const lane = urgent ? this.urgent : this.queue;
     const verdicts = checks.map(
       (c) =>
@@ -182,10 +188,30 @@ export class SignatureVerifierPool {
           lane.push({ publicKey: c.publicKey, message: c.message, signature: c.signature, resolve, reject });
         }),
     );
-    if (checks.length === 0) return Promise.all(verdicts);
+    if (checks.length === 0) return verdicts;
     if (urgent) this.dispatch();
     else this.queued();
-    return Promise.all(verdicts);
+    return verdicts;
+  }
+
+  /**
+   * Moves the items still waiting in the normal lane whose signature is one of `signatures`
+   * (by identity: the checks' own arrays) to the block lane: a block came that waits on
+   * transactions queued before it. Items a worker already holds stay there.
+   */
+  promote(signatures: ReadonlySet<Uint8Array>): void {
+    if (this.closed || this.queue.length === 0) return;
+    const rest: Pending[] = [];
+    let moved = 0;
+    for (const p of this.queue) {
+      if (signatures.has(p.signature)) {
+        this.urgent.push(p);
+        moved++;
+      } else rest.push(p);
+    }
+    if (moved === 0) return;
+    this.queue = rest;
+    this.dispatch();
   }
 
   /**

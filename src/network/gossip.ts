@@ -148,6 +148,8 @@ interface IncomingTransaction {
   readonly holders: Set<number>;
   /** The certificate chain its 46 carried. */
   readonly certificates: readonly Certificate[];
+  /** `bytesKey(tx.id)`. */
+  readonly key: string;
 }
 
 /**
@@ -217,6 +219,12 @@ export class Gossip {
   private readonly timeline: MicroBlockTimeline;
   /** Transactions from peers waiting for their signatures to be checked (a batch per turn). */
   private incomingTxs: IncomingTransaction[] = [];
+  /**
+   * Peers' transactions taken for admission and not offered to the pool yet, by id key: a
+   * micro-block carrying one reads it from here, and waits for the check already under way
+   * instead of verifying it again.
+   */
+  private readonly awaitingAdmission = new Map<string, Transaction>();
   /**
    * Bytes of the peers' transactions taken for admission and not yet offered to the pool
    * (in `incomingTxs` or in a batch waiting its turn): counted against the pool's memory
@@ -446,21 +454,23 @@ export class Gossip {
    * message with exactly these bytes, or that this node broadcast itself, and that the pool
    * holds is taken as pooled — decoded, its id computed and its signature checked at
    * admission — instead of being decoded, hashed and matched against the pool again (on a
-   * node that does not mine, that is nearly every transaction of a micro-block). Anything
-   * else (bytes the pool does not hold exactly) is read from the micro-block and checked in full.
+   * node that does not mine, that is nearly every transaction of a micro-block). One still
+   * waiting for its admission is taken as it is too: the micro-block then waits for the
+   * check already under way (moved to the verifiers' block lane) instead of verifying it
+   * again. Anything else is read from the micro-block and checked in full.
    */
   readonly readTransaction: TransactionReader = (r, length) => {
     const bytes = r.buf.subarray(r.pos, r.pos + length);
     const digest = payloadDigest(bytes);
     const key = this.txPayloads.get(digest);
-    const pooled = key === undefined ? undefined : this.deps.pool.getByKey(key);
-    if (pooled === undefined || !equalBytes(pooled.bytes, bytes)) {
+    const known = key === undefined ? undefined : (this.deps.pool.getByKey(key) ?? this.awaitingAdmission.get(key));
+    if (known === undefined || !equalBytes(known.bytes, bytes)) {
       const tx = this.deps.protocol.readTransaction(r, length);
       this.readFromMicroBlocks.set(tx, digest);
       return tx;
     }
     r.pos += length;
-    return pooled;
+    return known;
   };
 
   private onTransaction(peer: Peer, tx: Transaction, certificates: readonly Certificate[]): void {
@@ -482,7 +492,8 @@ export class Gossip {
     this.waitingBytes += tx.bytes.length;
     // Signatures are checked on the verifier threads for the whole batch that arrived in
     // this turn, then the transactions enter the pool (and go on) in arrival order.
-    if (this.incomingTxs.push({ peer, tx, holders, certificates }) === 1) {
+    this.awaitingAdmission.set(key, tx);
+    if (this.incomingTxs.push({ peer, tx, holders, certificates, key }) === 1) {
       queueMicrotask(() => void this.admitIncoming().catch((e: unknown) => this.deps.logger.warn(`Transactions from peers not admitted: ${(e as Error).message}`)));
     }
   }
@@ -519,8 +530,9 @@ export class Gossip {
           if (this.closed) return;
           until = performance.now() + ADMISSION_SLICE_MS;
         }
-        const { peer, tx, holders, certificates } = batch[next++]!;
+        const { peer, tx, holders, certificates, key } = batch[next++]!;
         this.waitingBytes -= tx.bytes.length;
+        this.awaitingAdmission.delete(key);
         const policy = this.deps.certificatePolicy;
         if (policy !== undefined) {
           const refusal = await policy(tx, certificates);
@@ -543,7 +555,10 @@ export class Gossip {
       }
     } finally {
       // A batch cut short (closing, or a failure) no longer waits.
-      for (const { tx } of batch.slice(next)) this.waitingBytes -= tx.bytes.length;
+      for (const { tx, key } of batch.slice(next)) {
+        this.waitingBytes -= tx.bytes.length;
+        this.awaitingAdmission.delete(key);
+      }
     }
   }
 

@@ -114,6 +114,28 @@ describe('signature verification on worker threads', () => {
     }
   });
 
+  it('promote moves checks still queued into the block lane: a block waiting on transactions queued behind thousands is not held behind them', async () => {
+    const kp = waves.keyPairFromSeedPhrase('verify pool promote seed phrase');
+    const checks = Array.from({ length: 4000 }, (_, i) => {
+      const message = Buffer.from(`queued ${i}`);
+      return { publicKey: kp.publicKey, message, signature: waves.sign(kp.privateKey, message) };
+    });
+    checks[10]!.signature[4] = checks[10]!.signature[4]! ^ 1;
+    for (const workers of [0, 1]) {
+      const one = await SignatureVerifierPool.start('waves', workers, waves);
+      let done = 0;
+      const queued = checks.map((c) => one.verify(c.publicKey, c.message, c.signature).then((v) => (done++, v)));
+      // The first ten queued, and one with a bad signature: the calling thread and the worker would reach them last or late.
+      const wanted = checks.slice(0, 11);
+      one.promote(new Set(wanted.map((c) => c.signature)));
+      const verdicts = await Promise.all(queued.slice(0, 11));
+      assert.ok(done < checks.length / 2, `the promoted checks waited for ${done} of ${checks.length} (workers ${workers})`);
+      assert.deepEqual(verdicts, wanted.map((_, i) => i !== 10));
+      assert.deepEqual(await Promise.all(queued), checks.map((_, i) => i !== 10), 'the rest still get their verdicts');
+      await one.close();
+    }
+  });
+
   it('closing rejects what a worker still holds and ends once the workers have exited', async () => {
     const one = await SignatureVerifierPool.start('waves', 1);
     const kp = waves.keyPairFromSeedPhrase('verify pool close seed phrase');

@@ -15,6 +15,8 @@ import type { MicroBlock } from '../../src/protocol/blocks.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer, UTX, type Account } from '../chain/fork-fixture.js';
 import { UtxPool } from '../../src/chain/utx.js';
+import { SignatureVerifierPool } from '../../src/crypto/verify-pool.js';
+import type { CryptoSuite } from '../../src/crypto/suite.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { netNode, type NetNode } from './net-fixture.js';
 import { HeldTimers, quiet, until, Wire, type DoublePeer } from './peer-double.js';
@@ -402,6 +404,48 @@ describe('gossip', () => {
     assert.ok(pooledAtApply! < relayed.length, `applied with ${pooledAtApply} of ${relayed.length} relayed transactions admitted`);
     await until(() => c.node.pool.size().size === relayed.length, 'the whole batch admitted', 20_000);
     c.net.close();
+  });
+
+  it('a micro-block carrying a transaction still waiting for its admission takes that one and waits for its check: each signature is verified once', async () => {
+    // The verifier verifies on the calling thread only (no worker), counting each signature it checks.
+    const verified = new Map<string, number>();
+    const counting: CryptoSuite = {
+      ...p.crypto,
+      verify: (publicKey, message, signature) => {
+        const k = encodeBase58(signature);
+        verified.set(k, (verified.get(k) ?? 0) + 1);
+        return p.crypto.verify(publicKey, message, signature);
+      },
+    };
+    const verifier = await SignatureVerifierPool.start(p.crypto.type, 0, counting);
+    const clock = new Clock();
+    const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
+    const wire = new Wire();
+    let pool: UtxPool | undefined;
+    const c = netNode(wire, 'c', clock, [], {}, { pool: (node) => (pool = new UtxPool({ chain: node.chain, settings: UTX, now: clock.read, verifier })) });
+    const key = source.forge();
+    c.node.follow(source);
+    const relayed = Array.from({ length: 3000 }, (_, i) => transfer(clock, i % 2 === 0 ? bob : alice, i % 2 === 0 ? alice : bob, 1n));
+    const first = relayed[0]!;
+    const micro = source.micro([first]).microBlock!;
+    const x = scripted(wire, 'x', (peer, code) => {
+      if (code === MessageCode.MicroBlockRequest) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+    });
+    const { atX, atY } = wire.connect(x.ep, c.ep);
+    // The relay batch arrives in one read, its first transaction the one the micro-block carries (the calling thread verifies a backlog from its far end: that one last), then the inventory.
+    for (const tx of relayed) c.net.onMessage(atY, MessageCode.Transaction, tx.bytes);
+    atX.send(MessageCode.MicroBlockInventory, inventoryOf(micro, generatorOf(key.generator)));
+    let admittedAtApply: number | undefined;
+    peerChainOf(c.node.chain).on((e) => void (e.kind === 'micro-block' && (admittedAtApply = verified.size)));
+    await until(() => equalBytes(c.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'the micro-block applied', 20_000);
+    assert.ok(admittedAtApply! < relayed.length, `applied after ${admittedAtApply} of ${relayed.length} signatures checked: while the batch was being checked`);
+    await until(() => verified.size === relayed.length && pool!.size().size === relayed.length - 1, 'the rest of the batch checked and admitted', 20_000);
+    await quiet(wire);
+    assert.deepEqual([...verified.values()].filter((n) => n !== 1), [], 'no signature verified twice');
+    assert.equal(pool!.get(first.id), undefined, 'the one in the micro-block is in the chain, not pooled');
+    assert.equal(c.node.stateHash(), source.stateHash());
+    c.net.close();
+    await verifier.close();
   });
 
   it('peers’ transactions queued for admission count against the pool’s memory limit: past it they are refused (and counted) on arrival, not held', async () => {

@@ -257,6 +257,11 @@ export class Transaction<D extends object = object> {
     return this.signatureVerdict;
   }
 
+  /** Whether the sender's proof has been verified already (here or, adopted, elsewhere). */
+  get signatureChecked(): boolean {
+    return this.signatureVerdict !== undefined;
+  }
+
   /**
    * Records the outcome of verifying `senderProofCheck()` elsewhere (a verifier thread), so
    * hasValidSenderSignature need not verify again. Only a real verification may call this.
