@@ -249,10 +249,10 @@ export interface NodeProc {
 }
 
 /** A dev node process under BENCH_POA; `metrics` switches node.metrics (on, as by default, unless false). */
-export async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 'gost' = 'waves', metrics = true): Promise<NodeProc> {
+export async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 'gost' = 'waves', metrics = true, verifierThreads?: number): Promise<NodeProc> {
   const dir = tempDir();
   const port = await freeLoopbackPort();
-  const { child, url } = await startProcess(new URL('./node-process.js', import.meta.url).pathname, [dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled, crypto, metrics })], 'bench node');
+  const { child, url } = await startProcess(new URL('./node-process.js', import.meta.url).pathname, [dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled, crypto, metrics, verifierThreads })], 'bench node');
   return { child, url, dir };
 }
 

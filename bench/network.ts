@@ -26,16 +26,21 @@
  *   devnet node runs each path (HTTP for a quarter of the broadcasts, relay, peers'
  *   micro-blocks) fewer times than the single node runs its own, and after the steady phase
  *   alone its HTTP and gossip functions were still in V8's baseline tier — 366 µs per transfer
- *   against 273 µs warm, the single node 280 against 262 µs (2 cores).
- * - network.cpu-per-tx.same-load: the same figure against four lone nodes (no peers) taking
- *   the burst at once. Four busy processes on this machine's two cores cost each of them more
- *   CPU per unit of work than one process alone (caches and cores shared, fewer requests per
- *   event-loop turn, the burst's fixed costs per second spread over a longer burst): a lone
- *   node taking the burst beside three others spent 0.38–0.39 ms per transfer where alone it
- *   spent 0.26 ms (2 cores, warm). This ratio keeps the load and takes away the network, so it
- *   says what the network itself costs a node — roughly: the bench's client sends the lone nodes
- *   four times the burst's requests on the same cores, which loads them more than the devnet's
- *   burst does, so this baseline errs high and the ratio low.
+ *   against 273 µs warm, the single node 280 against 262 µs (2 cores). Each node runs as
+ *   `npm run devnet` makes it: with the devnet's verifier threads for this machine
+ *   (devnetVerifierThreads: none while there are as many nodes as cores or more, each event
+ *   loop verifying its own signatures); the single node with a node's default (one per core
+ *   but one), as `npm start` runs it.
+ * - network.cpu-per-tx.same-load: the same figure against four lone nodes (no peers, the
+ *   devnet nodes' verifier threads) taking the burst at once. Four busy processes on this
+ *   machine's two cores cost each of them more CPU per unit of work than one process alone
+ *   (caches and cores shared, fewer requests per event-loop turn, the burst's fixed costs per
+ *   second spread over a longer burst): a lone node with a verifier thread taking the burst
+ *   beside three others spent 0.38–0.49 ms per transfer where alone it spent 0.26 ms, and
+ *   0.29–0.30 ms without one (2 cores, warm). This ratio keeps the load and takes away the
+ *   network, so it says what the network itself costs a node — roughly: the bench's client
+ *   sends the lone nodes four times the burst's requests on the same cores, which loads them
+ *   more than the devnet's burst does, so this baseline errs high and the ratio low.
  *
  * Progress lines say where the CPU went: each devnet node's and each lone node's CPU µs per
  * transfer of the burst by thread (main, the busiest other threads — the signature verifier
@@ -48,7 +53,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MicroBlockStage } from '../src/network/micro-block-timeline.js';
-import { prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/node/devnet.js';
+import { devnetVerifierThreads, prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/node/devnet.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
@@ -462,7 +467,7 @@ function threadCpuPerTransfer(pid: number, before: Map<number, ThreadTimes>, aft
  * ms per confirmed transfer, per node.
  */
 async function loneNodesCpuMsPerTx(p: Protocol): Promise<number> {
-  const lone = await Promise.all(Array.from({ length: NODES }, () => startNodeProcess(true, p.crypto.type)));
+  const lone = await Promise.all(Array.from({ length: NODES }, () => startNodeProcess(true, p.crypto.type, true, devnetVerifierThreads(NODES))));
   try {
     const warmup = signedTransfers(p, BEFORE_BURST, BigInt(Date.now()) - 60_000n);
     await Promise.all(lone.map((n) => confirmedRate(n, warmup, BURST_CONNECTIONS_PER_NODE)));

@@ -22,6 +22,8 @@ interface BenchSettings {
   readonly crypto?: 'waves' | 'gost';
   /** node.metrics.enable (default true, as a dev node). */
   readonly metrics?: boolean;
+  /** node.crypto.verifier-threads (default: the node's, one per core but one). */
+  readonly verifierThreads?: number;
 }
 
 const [dataDir, port, json] = process.argv.slice(2);
@@ -41,6 +43,7 @@ const config = {
   },
   utx: { ...base.utx, memoryLimitBytes: 512 * 1024 * 1024 },
   metrics: { ...base.metrics, enabled: s.metrics ?? true },
+  node: { ...base.node, ...(s.verifierThreads === undefined ? {} : { verifierThreads: s.verifierThreads }) },
 };
 // BENCH_LOG_LEVEL (e.g. debug: each micro-block's pool size and timings) logs to stderr; stdout carries the bench's own lines.
 const node = await Node.start(config, { logger: pino({ level: process.env['BENCH_LOG_LEVEL'] ?? 'warn' }, pino.destination(2)) });

@@ -23,6 +23,10 @@
  * the next thing it has to do anyway. A request of at most URGENT_INLINE_ITEMS the calling
  * thread checks at once. A block that carries transactions whose checks are still queued in
  * the normal lane moves those into the block lane (promote).
+ *
+ * With no worker threads (a node that shares the machine's cores with other busy nodes, where
+ * a thread of its own gains no core), the calling thread verifies everything, a slice per
+ * turn, as under a backlog.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -119,9 +123,12 @@ export class SignatureVerifierPool {
    * Starts `workers` threads (default: one per core but one, at least one). With `inline`
    * (the calling thread's suite), the calling thread verifies too: under a backlog (every
    * worker holding its full share and items still waiting), and one signature per event-loop
-   * turn taken from what a worker holds but has not reached (see verifyOwnShare).
+   * turn taken from what a worker holds but has not reached (see verifyOwnShare). With no
+   * worker, the calling thread verifies everything, a slice per turn as under a backlog.
    */
   static async start(type: CryptoType, workers = Math.max(1, availableParallelism() - 1), inline?: CryptoSuite): Promise<SignatureVerifierPool> {
+    if (!Number.isSafeInteger(workers) || workers < 0) throw new Error(`verifier threads: ${workers} is not a count`);
+    if (workers === 0 && inline === undefined) throw new Error('A signature verifier pool without threads needs the calling thread’s suite to verify with');
     const url = new URL('./verify-worker.js', import.meta.url);
     const slots = await Promise.all(
       Array.from({ length: workers }, async () => {

@@ -107,9 +107,9 @@ export function openKeys(config: NodeConfig, protocol: Protocol): { readonly key
   return { keystore, owner: keystore.keyPair(config.node.ownerAddress.toString(), config.node.ownerPassword) };
 }
 
-/** The pool, its signatures checked on worker threads. */
+/** The pool, its signatures checked on the verifier threads (`node.crypto.verifier-threads`; none: on the event loop). */
 export async function startPool(ctx: StartContext, { protocol, chain }: ChainParts): Promise<UtxPool> {
-  const verifier = ctx.started.add('verifier threads', await SignatureVerifierPool.start(ctx.config.chain.crypto, undefined, protocol.crypto), (v) => v.close());
+  const verifier = ctx.started.add('verifier threads', await SignatureVerifierPool.start(ctx.config.chain.crypto, ctx.config.node.verifierThreads, protocol.crypto), (v) => v.close());
   const log = ctx.loggers.get('pool');
   const pool = new UtxPool({
     chain,

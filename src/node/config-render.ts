@@ -305,7 +305,7 @@ export function renderNodeConfig(config: NodeConfig): { node: JsonMap } {
         ? {}
         : { 'confidential-contracts': confidentialContractsSection(node.confidentialDataDirectory, config.confidentialContracts) }),
       wallet: { file: node.wallet.file, password: node.wallet.password },
-      crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: pkiSection(pki) },
+      crypto: { type: chain.crypto === 'gost' ? 'GOST' : 'WAVES', pki: pkiSection(pki), ...(node.verifierThreads === undefined ? {} : { 'verifier-threads': node.verifierThreads }) },
       ...(pki.tspServer === undefined ? {} : { pki: { 'tsp-server': pki.tspServer } }),
       licenses: { issuers: (config.licences?.issuers ?? []).map((k) => encodeBase58(k)), 'on-expiry': config.licences?.onExpiry ?? 'report' },
       blockchain: {

@@ -443,6 +443,14 @@ export interface NodeSettings {
     readonly password: string;
   };
   readonly loggingLevel: LoggingLevel;
+  /**
+   * `node.crypto.verifier-threads` (Weft's): the threads that verify transaction signatures
+   * beside the event loop (pool admission, peers' blocks, imports). Absent: one per core but
+   * one (at least one). 0: the event loop verifies them itself, between its other work — for
+   * nodes that share a machine's cores with other busy nodes (a devnet on a small machine),
+   * where a thread of their own gains no core and costs each signature its hand-offs.
+   */
+  readonly verifierThreads?: number;
   /** `node.confidential-contracts.data-directory`: confidential contract inputs and outputs (absent: `<data directory>/confidential-data`). */
   readonly confidentialDataDirectory?: string;
 }
@@ -536,6 +544,9 @@ export interface NodeConfig {
 
 /** `H6nsii…`: the hash of `ridethewaves!`, WE's default for all three API-key hashes. */
 export const WE_DEFAULT_API_KEY_HASH = 'H6nsiifwYKYEx6YzYD7woP1XCn72RVvx6tC1zjjLXqsu';
+
+/** The most `node.crypto.verifier-threads` takes. */
+export const MAX_VERIFIER_THREADS = 256;
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -1368,6 +1379,7 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
         password: wallet.string('password', DEFAULTS.walletPassword, { allowEmpty: true }),
       },
       loggingLevel: node.choice('logging-level', ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const, DEFAULTS.loggingLevel),
+      ...(node.has('crypto.verifier-threads') ? { verifierThreads: node.int('crypto.verifier-threads', undefined, { min: 0, max: MAX_VERIFIER_THREADS }) } : {}),
       ...(node.has('confidential-contracts.data-directory') ? { confidentialDataDirectory: resolve(node.string('confidential-contracts.data-directory')) } : {}),
     },
     chain,

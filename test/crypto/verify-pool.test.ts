@@ -114,6 +114,26 @@ describe('signature verification on worker threads', () => {
     }
   });
 
+  it('without worker threads the calling thread verifies everything, with the same verdicts; without its suite a pool of none cannot start', async () => {
+    await assert.rejects(SignatureVerifierPool.start('waves', 0), /without threads/);
+    await assert.rejects(SignatureVerifierPool.start('waves', -1, waves), /not a count/);
+    const none = await SignatureVerifierPool.start('waves', 0, waves);
+    assert.equal(none.size, 0);
+    const kp = waves.keyPairFromSeedPhrase('verify pool no worker seed phrase');
+    const items = Array.from({ length: 500 }, (_, i) => {
+      const message = Buffer.from(`alone ${i}`);
+      const signature = waves.sign(kp.privateKey, message);
+      if (i % 5 === 2) signature[9] = signature[9]! ^ 4;
+      return { publicKey: kp.publicKey, message, signature };
+    });
+    const one = await Promise.all(items.slice(0, 100).map((c) => none.verify(c.publicKey, c.message, c.signature)));
+    const all = await none.verifyAll(items.slice(100));
+    const urgent = await none.verifyAll(items.slice(0, 200), true);
+    assert.deepEqual([...one, ...all], items.map((_, i) => i % 5 !== 2));
+    assert.deepEqual(urgent, items.slice(0, 200).map((_, i) => i % 5 !== 2));
+    await none.close();
+  });
+
   it('promote moves checks still queued into the block lane: a block waiting on transactions queued behind thousands is not held behind them', async () => {
     const kp = waves.keyPairFromSeedPhrase('verify pool promote seed phrase');
     const checks = Array.from({ length: 4000 }, (_, i) => {

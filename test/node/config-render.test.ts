@@ -69,7 +69,7 @@ describe('renderNodeConfig', () => {
       network: { ...dev.network, nodeName: 'render-test', nonce: 12345n, knownPeers: [{ host: '10.0.0.2', port: 6864 }, { host: '::1', port: 6865 }], declaredAddress: { host: 'node.example', port: 6864 } },
       miner: { ...dev.miner, enabled: false, microBlockIntervalMs: 1500 },
       metrics: { enabled: true, path: '/ops/prometheus', protected: true },
-      node: { ...dev.node, confidentialDataDirectory: tempDir('weft-render-confidential-') },
+      node: { ...dev.node, confidentialDataDirectory: tempDir('weft-render-confidential-'), verifierThreads: 0 },
       confidentialContracts: {
         replier: { parallelism: 4 },
         cache: { maxSize: 7, expireAfterMs: 60_000 },

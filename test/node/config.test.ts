@@ -558,6 +558,18 @@ describe('node.metrics', () => {
   });
 });
 
+describe('node.crypto.verifier-threads', () => {
+  it('absent: the node’s default (no setting); a count from 0 (the event loop verifies) up; refuses a negative, a fraction or a word', async () => {
+    assert.equal((await configWith()).node.verifierThreads, undefined);
+    assert.equal((await configWith('node.crypto.verifier-threads = 0')).node.verifierThreads, 0);
+    assert.equal((await configWith('node.crypto { verifier-threads = 3 }')).node.verifierThreads, 3);
+    await expectConfigError(['node.crypto.verifier-threads = -1'], 'node.crypto.verifier-threads', /0/);
+    await expectConfigError(['node.crypto.verifier-threads = 1.5'], 'node.crypto.verifier-threads', /integer/);
+    await expectConfigError(['node.crypto.verifier-threads = many'], 'node.crypto.verifier-threads', /integer/);
+    await expectConfigError(['node.crypto.verifier-threads = 100000'], 'node.crypto.verifier-threads', /256/);
+  });
+});
+
 describe('REST connection limits and CORS origins (node.api.rest)', () => {
   it('reads the cap, the timeouts and the listed origins; refuses a non-origin and a zero timeout', async () => {
     const c = await configWith(

@@ -2,11 +2,18 @@
 import type { DevAccount } from '../../src/node/dev.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 
 /** A WEST transfer (v3, fee 0.01) from one dev account to another, signed, with its id and REST JSON text. */
 export function signedTransfer(p: Protocol, from: DevAccount, to: DevAccount, amount: bigint, timestamp: bigint): { id: string; body: string } {
-  const tx = p.sign(
+  const tx = signedTransferTx(p, from, to, amount, timestamp);
+  return { id: tx.idBase58, body: stringifyJson(tx.toJson()) };
+}
+
+/** signedTransfer's transaction itself. */
+export function signedTransferTx(p: Protocol, from: DevAccount, to: DevAccount, amount: bigint, timestamp: bigint): Transaction {
+  return p.sign(
     p.transaction(Transfer, 3, {
       senderPublicKey: from.keyPair.publicKey,
       assetId: null,
@@ -20,5 +27,4 @@ export function signedTransfer(p: Protocol, from: DevAccount, to: DevAccount, am
     }),
     from.keyPair.privateKey,
   );
-  return { id: tx.idBase58, body: stringifyJson(tx.toJson()) };
 }
