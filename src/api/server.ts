@@ -143,9 +143,11 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     heavyReads: new HeavyReads(options.heavyReads ?? DEFAULT_HEAVY_READ_LIMITS),
   };
 
+  const requests = options.requests;
   const app = Fastify({
     ...(options.loggerInstance !== undefined ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? { level: 'info' } }),
-    logController: new RequestLog(options.slowRequestMs ?? DEFAULT_SLOW_REQUEST_MS),
+    // The metrics' observer is told of each answer by the request log (no onResponse hook: see request-log.ts).
+    logController: new RequestLog(options.slowRequestMs ?? DEFAULT_SLOW_REQUEST_MS, requests === undefined ? undefined : (request, reply, ms) => requests.answered(request.method, routePattern(request), reply.statusCode, ms / 1000)),
     bodyLimit,
     ...fastifyTimeoutOptions(limits, closer),
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
@@ -161,13 +163,6 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   applyConnectionLimits(app.server, limits);
   watchRequestBodies(app.server, limits.requestTimeoutMs, closer);
   installBodyParsers(app, bodyLimit);
-  const requests = options.requests;
-  if (requests !== undefined) {
-    app.addHook('onResponse', (request, reply, done) => {
-      requests.answered(request.method, routePattern(request), reply.statusCode, reply.elapsedTime / 1000);
-      done();
-    });
-  }
 
   // Successful answers of API routes get the CORS header in routing.ts's send(); errors of API
   // routes get it here, except a route that ends up in Akka's catch-all 404.
