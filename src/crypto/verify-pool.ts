@@ -15,7 +15,7 @@
  * while a few requests wait on it (see verifyOwnShare).
  *
  * A block lane goes ahead of all that: the signatures a micro-block from a peer waits on
- * before it can be applied (verifyAll with `urgent`; sync's block batches keep the normal
+ * before it can be applied (verifyEach with `urgent`; sync's block batches keep the normal
  * lane, their whole batches would land on the calling thread) are handed out before anything
  * queued, only to workers holding less than their normal share (behind a backlog share they
  * would wait for thousands of transactions' signatures), and what no worker takes at once
@@ -174,14 +174,10 @@ export class SignatureVerifierPool {
   }
 
   /**
-   * The verdicts of many checks (a block's transactions), sent to the workers at once;
-   * `urgent`: in the block lane (what a block or micro-block waits on), ahead of everything queued.
+   * The verdicts of many checks (a block's transactions), sent to the workers at once, one
+   * promise each, settled as soon as its own check is done; `urgent`: in the block lane (what
+   * a block or micro-block waits on), ahead of everything queued.
    */
-  verifyAll(checks: readonly SignatureCheck[], urgent = false): Promise<boolean[]> {
-    return Promise.all(this.verifyEach(checks, urgent));
-  }
-
-  /** verifyAll's verdicts one by one: each settles as soon as its own check is done. */
   verifyEach(checks: readonly SignatureCheck[], urgent = false): Array<Promise<boolean>> {
     if (this.closed) return checks.map(() => Promise.reject(new Error('The signature verifier pool is closed')));
     // A few signatures a block waits on: checked here and now — a worker's round trip costs two

@@ -489,11 +489,11 @@ export class Gossip {
       this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
       return;
     }
-    this.waitingBytes += tx.bytes.length;
+    const item = { peer, tx, holders, certificates, key };
+    this.enterWaiting(item);
     // Signatures are checked on the verifier threads for the whole batch that arrived in
     // this turn, then the transactions enter the pool (and go on) in arrival order.
-    this.awaitingAdmission.set(key, tx);
-    if (this.incomingTxs.push({ peer, tx, holders, certificates, key }) === 1) {
+    if (this.incomingTxs.push(item) === 1) {
       queueMicrotask(() => void this.admitIncoming().catch((e: unknown) => this.deps.logger.warn(`Transactions from peers not admitted: ${(e as Error).message}`)));
     }
   }
@@ -530,9 +530,9 @@ export class Gossip {
           if (this.closed) return;
           until = performance.now() + ADMISSION_SLICE_MS;
         }
-        const { peer, tx, holders, certificates, key } = batch[next++]!;
-        this.waitingBytes -= tx.bytes.length;
-        this.awaitingAdmission.delete(key);
+        const item = batch[next++]!;
+        this.leaveWaiting(item);
+        const { peer, tx, holders, certificates } = item;
         const policy = this.deps.certificatePolicy;
         if (policy !== undefined) {
           const refusal = await policy(tx, certificates);
@@ -555,11 +555,20 @@ export class Gossip {
       }
     } finally {
       // A batch cut short (closing, or a failure) no longer waits.
-      for (const { tx, key } of batch.slice(next)) {
-        this.waitingBytes -= tx.bytes.length;
-        this.awaitingAdmission.delete(key);
-      }
+      for (const item of batch.slice(next)) this.leaveWaiting(item);
     }
+  }
+
+  /** A peer's transaction taken for admission: counted against the pool's memory limit, and found by a micro-block that carries it. */
+  private enterWaiting(item: IncomingTransaction): void {
+    this.waitingBytes += item.tx.bytes.length;
+    this.awaitingAdmission.set(item.key, item.tx);
+  }
+
+  /** It is offered to the pool now (or dropped): no longer waiting. */
+  private leaveWaiting(item: IncomingTransaction): void {
+    this.waitingBytes -= item.tx.bytes.length;
+    this.awaitingAdmission.delete(item.key);
   }
 
   /** A transaction admitted from a peer goes out with the next relay batch. */

@@ -546,7 +546,7 @@ export interface NodeConfig {
 export const WE_DEFAULT_API_KEY_HASH = 'H6nsiifwYKYEx6YzYD7woP1XCn72RVvx6tC1zjjLXqsu';
 
 /** The most `node.crypto.verifier-threads` takes. */
-export const MAX_VERIFIER_THREADS = 256;
+const MAX_VERIFIER_THREADS = 256;
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
