@@ -111,6 +111,8 @@ export function openKeys(config: NodeConfig, protocol: Protocol): { readonly key
 export async function startPool(ctx: StartContext, { protocol, chain }: ChainParts): Promise<UtxPool> {
   const verifier = ctx.started.add('verifier threads', await SignatureVerifierPool.start(ctx.config.chain.crypto, ctx.config.node.verifierThreads, protocol.crypto), (v) => v.close());
   const log = ctx.loggers.get('pool');
+  // How many run (0: the event loop verifies), as started — an operator sizing a shared machine reads it here.
+  log.info({ threads: verifier.size }, 'signature verifier threads started');
   const pool = new UtxPool({
     chain,
     settings: ctx.config.utx,

@@ -41,8 +41,12 @@ describe('signature verifier threads', () => {
 
   it('a node without verifier threads admits a transfer, refuses one with a forged signature (WE’s 112 naming it) and mines the valid one', async () => {
     const base = await devNodeConfig({ dataDir: tempDir('weft-no-verifier-'), restPort: 0, p2pPort: 0, keystore: CHEAP });
-    const node = await Node.start({ ...base, node: { ...base.node, verifierThreads: 0 } }, { logger: pino({ level: 'silent' }) });
+    // The pool reports the threads it started: none, as configured (the default here would be at least one).
+    const lines: string[] = [];
+    const node = await Node.start({ ...base, node: { ...base.node, verifierThreads: 0 } }, { logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) });
     running.push(node);
+    const started = lines.map((l) => JSON.parse(l) as { msg: string; threads?: number }).find((l) => l.msg === 'signature verifier threads started');
+    assert.equal(started?.threads, 0, 'the node started no verifier thread');
     const p = node.protocol;
     const [from, to] = devAccounts(p) as [ReturnType<typeof devAccounts>[0], ReturnType<typeof devAccounts>[0]];
     const transfer = (amount: bigint) => signedTransferTx(p, from, to, amount, BigInt(Date.now()) + amount);
