@@ -19,6 +19,11 @@
  *   and the event loop's busy time (`rate()` of it is the event-loop utilization);
  * - subsystems wired later (privacy, contracts): `registerSubsystem` (their collectors:
  *   subsystem-metrics.ts).
+ *
+ * What is counted per REST request and per P2P message (the request durations, the traffic)
+ * is counted in series kept by the caller (metric-series.ts): prom-client's own counters
+ * hash their labels on every call. The rest is counted per block or per transaction, or read
+ * at scrape, by prom-client's metrics.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiRequestObserver } from '../api/server.js';
@@ -30,6 +35,7 @@ import type { NodeNetwork } from '../network/node-network.js';
 import { MessageCode, type NetworkTrafficObserver } from '../network/types.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { MetricsSettings } from './config.js';
+import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from './metric-series.js';
 
 /** Seconds; an append of a big block on a busy machine may take seconds. */
 const APPEND_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -50,8 +56,8 @@ export interface SubsystemMetrics {
 }
 
 interface TrafficCounters {
-  readonly messages: Counter.Internal;
-  readonly bytes: Counter.Internal;
+  readonly messages: CounterSeries;
+  readonly bytes: CounterSeries;
 }
 
 export interface NodeMetricsOptions {
@@ -82,10 +88,10 @@ export class NodeMetrics {
   private readonly propagationSeconds: Histogram<'kind'>;
   private readonly received = new Map<number, TrafficCounters>();
   private readonly sent = new Map<number, TrafficCounters>();
-  private readonly receivedMessages: Counter<'code' | 'message'>;
-  private readonly receivedBytes: Counter<'code' | 'message'>;
-  private readonly sentMessages: Counter<'code' | 'message'>;
-  private readonly sentBytes: Counter<'code' | 'message'>;
+  private readonly receivedMessages: SeriesCounter<'code' | 'message'>;
+  private readonly receivedBytes: SeriesCounter<'code' | 'message'>;
+  private readonly sentMessages: SeriesCounter<'code' | 'message'>;
+  private readonly sentBytes: SeriesCounter<'code' | 'message'>;
   /** Whether the network is catching up from a peer (blocks it appends then are not propagation). */
   private catchingUp: () => boolean = () => false;
   /**
@@ -95,8 +101,9 @@ export class NodeMetrics {
    */
   private switchingFork = false;
   // REST.
-  private readonly restSeconds: Histogram<'method' | 'route' | 'status'>;
-  private readonly restByKey = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
+  private readonly restSeconds: SeriesHistogram<'method' | 'route' | 'status'>;
+  /** The REST series by route pattern, status and method: three lookups of constant strings and a number, nothing built per request. */
+  private readonly restSeries = new Map<string, Map<number, Map<string, HistogramSeries>>>();
 
   /** The pool's callback that counts refusals (UtxOptions); admissions are counted by watchPool. */
   readonly poolCallbacks: { readonly onRefused: (tx: Transaction, reason: WeError) => void };
@@ -147,11 +154,12 @@ export class NodeMetrics {
       registers,
     });
     for (const kind of ['block', 'micro-block']) this.propagationSeconds.zero({ kind });
-    const byCode = ['code', 'message'] as const;
-    this.receivedMessages = new Counter({ name: 'weft_network_messages_received_total', help: 'P2P messages received, by message code.', labelNames: byCode, registers });
-    this.receivedBytes = new Counter({ name: 'weft_network_received_bytes_total', help: 'Bytes of the P2P messages received (whole frames), by message code.', labelNames: byCode, registers });
-    this.sentMessages = new Counter({ name: 'weft_network_messages_sent_total', help: 'P2P messages sent (written or queued), by message code.', labelNames: byCode, registers });
-    this.sentBytes = new Counter({ name: 'weft_network_sent_bytes_total', help: 'Bytes of the P2P messages sent (whole frames), by message code.', labelNames: byCode, registers });
+    // Counted per P2P message and per REST request: series counted in place (metric-series.ts).
+    const byCode = { labelNames: ['code', 'message'] as const, registry: this.registry };
+    this.receivedMessages = new SeriesCounter({ name: 'weft_network_messages_received_total', help: 'P2P messages received, by message code.', ...byCode });
+    this.receivedBytes = new SeriesCounter({ name: 'weft_network_received_bytes_total', help: 'Bytes of the P2P messages received (whole frames), by message code.', ...byCode });
+    this.sentMessages = new SeriesCounter({ name: 'weft_network_messages_sent_total', help: 'P2P messages sent (written or queued), by message code.', ...byCode });
+    this.sentBytes = new SeriesCounter({ name: 'weft_network_sent_bytes_total', help: 'Bytes of the P2P messages sent (whole frames), by message code.', ...byCode });
     this.traffic = {
       received: (code, bytes) => {
         const c = this.trafficCounters(this.received, code, this.receivedMessages, this.receivedBytes);
@@ -165,24 +173,26 @@ export class NodeMetrics {
       },
     };
 
-    this.restSeconds = new Histogram({
+    this.restSeconds = new SeriesHistogram({
       name: 'weft_rest_request_duration_seconds',
       help: 'REST requests from arrival to the answer sent, by method, route pattern (unmatched: no route took it) and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: REST_BUCKETS,
-      registers,
+      registry: this.registry,
     });
     this.requests = {
-      answered: (method, route, status, seconds) => {
-        const key = `${method} ${status} ${route}`;
-        let child = this.restByKey.get(key);
-        if (child === undefined) {
-          child = this.restSeconds.labels({ method, route, status: String(status) });
-          this.restByKey.set(key, child);
-        }
-        child.observe(seconds);
-      },
+      answered: (method, route, status, seconds) => this.restSeriesOf(method, route, status).observe(seconds),
     };
+  }
+
+  private restSeriesOf(method: string, route: string, status: number): HistogramSeries {
+    let byStatus = this.restSeries.get(route);
+    if (byStatus === undefined) this.restSeries.set(route, (byStatus = new Map<number, Map<string, HistogramSeries>>()));
+    let byMethod = byStatus.get(status);
+    if (byMethod === undefined) byStatus.set(status, (byMethod = new Map<string, HistogramSeries>()));
+    let series = byMethod.get(method);
+    if (series === undefined) byMethod.set(method, (series = this.restSeconds.series({ method, route, status: String(status) })));
+    return series;
   }
 
   private refusedCounter(kind: string): Counter.Internal {
@@ -194,11 +204,11 @@ export class NodeMetrics {
     return c;
   }
 
-  private trafficCounters(cache: Map<number, TrafficCounters>, code: number, messages: Counter<'code' | 'message'>, bytes: Counter<'code' | 'message'>): TrafficCounters {
+  private trafficCounters(cache: Map<number, TrafficCounters>, code: number, messages: SeriesCounter<'code' | 'message'>, bytes: SeriesCounter<'code' | 'message'>): TrafficCounters {
     let c = cache.get(code);
     if (c === undefined) {
       const labels = { code: String(code), message: MESSAGE_NAMES.get(code) ?? 'unknown' };
-      c = { messages: messages.labels(labels), bytes: bytes.labels(labels) };
+      c = { messages: messages.series(labels), bytes: bytes.series(labels) };
       cache.set(code, c);
     }
     return c;
