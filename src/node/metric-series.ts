@@ -31,7 +31,6 @@ interface MetricDefinition<L extends string> {
 abstract class SeriesMetric<L extends string, S> {
   readonly name: string;
   readonly help: string;
-  readonly aggregator = 'sum';
   abstract readonly type: 'counter' | 'histogram';
   private readonly labelNames: readonly L[];
   private readonly byKey = new Map<string, { readonly labels: LabelSet<L>; readonly series: S }>();
@@ -47,7 +46,7 @@ abstract class SeriesMetric<L extends string, S> {
 
   /** The series of these labels (made, at zero, the first time): keep it, and count on it. */
   series(labels: LabelSet<L>): S {
-    const key = this.labelNames.map((n) => labels[n]).join('\u0000');
+    const key = JSON.stringify(this.labelNames.map((n) => labels[n]));
     let entry = this.byKey.get(key);
     if (entry === undefined) {
       const own = Object.fromEntries(this.labelNames.map((n) => [n, labels[n]])) as LabelSet<L>;
@@ -61,7 +60,7 @@ abstract class SeriesMetric<L extends string, S> {
   get(): { name: string; help: string; type: 'counter' | 'histogram'; aggregator: string; values: Value[] } {
     const values: Value[] = [];
     for (const { labels, series } of this.byKey.values()) this.export(labels, series, values);
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    return { name: this.name, help: this.help, type: this.type, aggregator: 'sum', values };
   }
 
   /** Every series back to zero (Registry.resetMetrics). */
@@ -101,7 +100,6 @@ export class HistogramSeries {
   /** Observations per bucket, not cumulative; the last is above every bound (+Inf). */
   readonly counts: Float64Array;
   sum = 0;
-  count = 0;
 
   constructor(private readonly bounds: readonly number[]) {
     this.counts = new Float64Array(bounds.length + 1);
@@ -114,7 +112,6 @@ export class HistogramSeries {
     while (i < bounds.length && !(value <= bounds[i]!)) i++;
     this.counts[i]!++;
     this.sum += value;
-    this.count++;
   }
 }
 
@@ -136,7 +133,6 @@ export class SeriesHistogram<L extends string> extends SeriesMetric<L, Histogram
   protected zero(series: HistogramSeries): void {
     series.counts.fill(0);
     series.sum = 0;
-    series.count = 0;
   }
 
   protected export(labels: LabelSet<L>, series: HistogramSeries, into: Value[]): void {
@@ -146,8 +142,9 @@ export class SeriesHistogram<L extends string> extends SeriesMetric<L, Histogram
       cumulative += series.counts[i]!;
       into.push({ labels: { le, ...labels }, value: cumulative, metricName: bucket });
     });
-    into.push({ labels: { le: '+Inf', ...labels }, value: series.count, metricName: bucket });
+    const count = cumulative + series.counts[this.bounds.length]!;
+    into.push({ labels: { le: '+Inf', ...labels }, value: count, metricName: bucket });
     into.push({ labels, value: series.sum, metricName: `${this.name}_sum` });
-    into.push({ labels, value: series.count, metricName: `${this.name}_count` });
+    into.push({ labels, value: count, metricName: `${this.name}_count` });
   }
 }

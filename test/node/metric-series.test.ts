@@ -88,7 +88,9 @@ describe('metric series', () => {
     s.inc();
     assert.equal(c.series({ b: '2', a: '1' }), s);
     assert.notEqual(c.series({ a: '12', b: '' }), c.series({ a: '1', b: '2' }));
-    assert.equal(c.get().values.length, 2);
+    // Label values with any characters in them do not run into each other.
+    assert.notEqual(c.series({ a: '1\u0000', b: '' }), c.series({ a: '1', b: '\u0000' }));
+    assert.equal(c.get().values.length, 4);
   });
 
   it('refuse a metric name taken in the registry, and buckets that are not distinct finite numbers', () => {
