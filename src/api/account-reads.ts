@@ -1,7 +1,7 @@
 /**
  * Reads behind the account-side routes (addresses, alias, leasing, assets), with WE's
  * rules: balance windows (AddressApiRoute, GeneratingBalanceProvider), data paging and key
- * filters (AddressApiService, KeysPagination, ContractKeysOps), address-or-alias checks
+ * filters (AddressApiService, KeysPagination, ContractKeysOps; patterns run by state/key-pattern.ts), address-or-alias checks
  * and their Scala `toString` reasons, query integers (ValidInt).
  */
 import type { Address } from '../crypto/address.js';
@@ -10,10 +10,11 @@ import type { JsonObject } from '../protocol/json.js';
 import { DATA_ENTRY, type DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { StateView } from '../state/view.js';
+import { KeyPattern, keysMatching, type LoopPacer } from '../state/key-pattern.js';
 import { NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
 import { optionalQuery, parseJavaInt, text, validIntError } from './params.js';
 import type { ApiServices } from './services.js';
-import { invalidContractKeysFilter, overflowError, WeError } from '../errors/catalogue.js';
+import { overflowError, WeError } from '../errors/catalogue.js';
 
 /** GeneratingBalanceProvider.BalanceDepth: the generating balance is the smallest effective balance over this many blocks. */
 export const GENERATING_BALANCE_DEPTH = 1000;
@@ -106,29 +107,9 @@ export function readBooleanQuery(raw: string | undefined): boolean | undefined {
 
 const INT_MAX = 2 ** 31 - 1;
 
-/**
- * A key filter from `matches`: the whole key must match (Java's `matcher.matches()`). A
- * leading inline flag group such as `(?i)` becomes the JavaScript flag; a pattern
- * JavaScript cannot compile is WE's 629.
- */
-export function keysFilter(matches: string | undefined): ((key: string) => boolean) | undefined {
-  if (matches === undefined) return undefined;
-  let pattern = matches;
-  let flags = '';
-  const inline = /^\(\?([ims]+)\)/.exec(pattern);
-  if (inline !== null) {
-    flags = [...new Set(inline[1])].join('');
-    pattern = pattern.slice(inline[0].length);
-  }
-  let whole: RegExp;
-  try {
-    // Compiled alone first, so that an unbalanced `)` cannot pair with the anchoring group.
-    new RegExp(pattern, flags);
-    whole = new RegExp(`^(?:${pattern})$`, flags);
-  } catch {
-    throw invalidContractKeysFilter(matches);
-  }
-  return (key) => whole.test(key);
+/** The key pattern of `matches` (WE's 629 when it cannot run: state/key-pattern.ts), or undefined without one. */
+export function keysFilter(matches: string | undefined): KeyPattern | undefined {
+  return matches === undefined ? undefined : KeyPattern.compile(matches);
 }
 
 /**
@@ -146,20 +127,23 @@ export function pageEntries<T>(items: readonly T[], offset: number | undefined, 
 export const ENTRY_PAGE_QUERY = {
   offset: optionalQuery(text('Entries to skip (> 0)')),
   limit: optionalQuery(text('Entries to return (> 0)')),
-  matches: optionalQuery(text('Regular expression a key must match as a whole')),
+  matches: optionalQuery(text('Regular expression a key must match as a whole (Java syntax, run in linear time: no lookaround, back-references or possessive quantifiers)')),
 };
+
+/** How an entry page is taken from a list: the items whose key matches (the loop given a turn as the pacer says), then `offset` and `limit`. */
+export type EntryPager = <T>(items: readonly T[], keyOf: (item: T) => string, pacer: LoopPacer) => Promise<T[]>;
 
 /**
  * Reads an entry-page query (199 for a bad `offset`/`limit`, 629 for a bad `matches`) and
  * returns how it pages a list: the items whose key matches, then `offset` and `limit`.
  */
-export function readEntryPage(query: { readonly offset?: string | undefined; readonly limit?: string | undefined; readonly matches?: string | undefined }): <T>(items: readonly T[], keyOf: (item: T) => string) => T[] {
+export function readEntryPage(query: { readonly offset?: string | undefined; readonly limit?: string | undefined; readonly matches?: string | undefined }): EntryPager {
   const ints = readIntQueries([
     { name: 'offset', raw: query.offset, rule: 'positive' },
     { name: 'limit', raw: query.limit, rule: 'positive' },
   ]);
   const filter = keysFilter(query.matches);
-  return (items, keyOf) => pageEntries(filter === undefined ? items : items.filter((i) => filter(keyOf(i))), ints['offset'], ints['limit']);
+  return async (items, keyOf, pacer) => pageEntries(filter === undefined ? items : await keysMatching(items, keyOf, filter, pacer), ints['offset'], ints['limit']);
 }
 
 /** Data entries of an address sorted by key (Java String order: UTF-16 code units, as JavaScript compares). */

@@ -420,7 +420,9 @@ export const cantParseJwtClaims = (): ApiError => api('CantParseJwtClaims', 620,
 /** 621; WE prints the role's Scala object name (e.g. `Administrator`), with a trailing space. */
 export const noRequiredAuthRole = (role: string): ApiError => api('NoRequiredAuthRole', 621, `Authorization error. No expected role '${role}' `, 403, 'Authorization');
 export const invalidTokenError = (): ApiError => api('InvalidTokenError', 622, 'Authorization error. Invalid token', 401, 'Authorization');
-export const invalidContractKeysFilter = (regex: string): ApiError => api('InvalidContractKeysFilter', 629, `Keys filter parameter has invalid regex pattern '${regex}'`, 400, 'matches');
+/** 629; `reason` (beyond WE) says why a pattern Java would take cannot run here (state/key-pattern.ts), after WE's message. */
+export const invalidContractKeysFilter = (regex: string, reason?: string): ApiError =>
+  api('InvalidContractKeysFilter', 629, `Keys filter parameter has invalid regex pattern '${regex}'${reason === undefined ? '' : `: ${reason}`}`, 400, 'matches');
 export const invalidNodeOwnerAddress = (): ApiError => api('InvalidNodeOwnerAddress', 636, 'Authorization error. Invalid node owner address', 403, 'Authorization');
 export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisabled', 637, `Service '${name}' is disabled`, 404, 'service');
 

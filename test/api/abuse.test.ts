@@ -440,3 +440,39 @@ describe('REST under abuse: concurrent heavy reads while a dev node mines', { ti
     assert.ok((statuses.get(200) ?? 0) >= 8, `heavy reads were answered: ${[...statuses].join(' ')}`);
   });
 });
+
+describe('REST under abuse: key patterns that would backtrack for minutes', { timeout: 180_000 }, () => {
+  const fleet = new NodeFleet();
+
+  it('`matches` runs in linear time: a pattern a backtracking engine takes minutes over a 50-character key is answered at once, and /node/status meanwhile', async () => {
+    const node = await fleet.start();
+    const author = devAccounts(protocol)[1]!;
+    const key = 'k'.repeat(50);
+    const json = {
+      type: 12,
+      version: 2,
+      senderPublicKey: encodeBase58(author.keyPair.publicKey),
+      authorPublicKey: encodeBase58(author.keyPair.publicKey),
+      data: [{ key, type: 'string', value: 'v' }],
+      fee: 5_000_000,
+      timestamp: Date.now(),
+      proofs: [],
+    };
+    const tx = protocol.sign(protocol.transactionFromJson(json, { forBroadcast: false }), author.keyPair.privateKey);
+    const sent = await node.post('/transactions/broadcast', stringifyJson(tx.toJson()));
+    assert.equal(sent.status, 200, sent.text);
+    await confirmed(node, tx.idBase58, 60_000);
+    // 14 alternatives that each take any character: JavaScript's and Java's engines try 14^50 ways
+    // to read the key before they give up on the final `!` (the node was frozen ~9 minutes).
+    const pattern = encodeURIComponent(`(${Array(14).fill('.').join('|')})*!`);
+    const [filtered, status] = await Promise.all([
+      node.get(`/addresses/data/${author.address}?matches=${pattern}`, { timeoutMs: 30_000 }),
+      node.get('/node/status', { timeoutMs: 30_000 }),
+    ]);
+    assert.equal(filtered.status, 200, filtered.text);
+    assert.deepEqual(filtered.json, []);
+    assert.equal(status.status, 200, status.text);
+    const whole = await node.get(`/addresses/data/${author.address}?matches=${encodeURIComponent('(k|kk)*')}`);
+    assert.deepEqual((whole.json as Array<{ key: string }>).map((e) => e.key), [key]);
+  });
+});

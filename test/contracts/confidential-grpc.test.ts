@@ -181,6 +181,7 @@ describe('the ConfidentialContractService over gRPC', () => {
     assert.equal((await keysOf({ offset: 1, limit: 5 })).length, 1);
     assert.equal((await keysOf({ limit: 0 })).length, 0);
     await fails(call('GetContractKeys', keysRequest({ matches: '([' })), grpc.status.INVALID_ARGUMENT, '629');
+    await fails(call('GetContractKeys', keysRequest({ matches: '(t)\\1.*' })), grpc.status.INVALID_ARGUMENT, '629', /back-reference/);
     await fails(call('GetContractKeys', keysRequest({ contractId: plain.idBase58 })), grpc.status.INVALID_ARGUMENT, '651');
   });
 });

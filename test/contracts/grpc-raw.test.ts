@@ -255,6 +255,11 @@ describe('the contract gRPC API with a raw client', () => {
     const filtered = await contract.unary<object, { entries: Array<{ key: string }> }>('getContractKeys', { contractId: cid, keysFilter: { keys: ['name', 'zz', 'a'] } }, token);
     assert.deepEqual(filtered.entries.map((e) => e.key), ['name', 'a']);
     await rejects(contract.unary('getContractKeys', { contractId: cid, matches: '([' }, token), grpc.status.INVALID_ARGUMENT, '629');
+    // Run in linear time (state/key-pattern.ts): what needs backtracking is refused, naming the feature.
+    const lookahead = await rejects(contract.unary('getContractKeys', { contractId: cid, matches: '(?=a).' }, token), grpc.status.INVALID_ARGUMENT, '629');
+    assert.match(trailer(lookahead, 'error-message') ?? '', /lookahead \(\?= is not supported/);
+    const nested = await contract.unary<object, { entries: Array<{ key: string }> }>('getContractKeys', { contractId: cid, matches: `(${Array(14).fill('.').join('|')})*` }, token);
+    assert.deepEqual(nested.entries.map((e) => e.key), ['a', 'b', 'name']);
     const balances = await contract.unary<object, { assetsBalances: Array<{ amount: { toString(): string }; decimals: number; assetId?: string }> }>('getContractBalances', { assetsIds: [''] }, token);
     assert.equal(balances.assetsBalances[0]!.amount.toString(), '5000');
     assert.equal(balances.assetsBalances[0]!.decimals, 8);

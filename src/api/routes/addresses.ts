@@ -22,6 +22,7 @@ import {
   balanceDetails,
   confirmationWindow,
   dataEntryJson,
+  ENTRY_PAGE_QUERY,
   generatingBalance,
   keysFilter,
   MAX_ADDRESSES_PER_REQUEST,
@@ -32,6 +33,7 @@ import {
 import { nonNegativeInt, optionalQuery, positiveInt, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
+import { keysMatching } from '../../state/key-pattern.js';
 import * as S from '../schemas.js';
 import { customValidationError, dataKeyNotExists, invalidMessage, invalidPublicKey, invalidSignature, type JsonPathError, requestedHeightDoesntExist, tooBigArray, WeError, withField, withFieldAsync, wrongJson } from '../../errors/catalogue.js';
 
@@ -299,7 +301,7 @@ export const addressesRoutes = defineRoutes({ name: 'addresses', description: 'A
     query: {
       offset: optionalQuery(text('Entries to skip (≥ 0)')),
       limit: optionalQuery(text('Entries to return (> 0)')),
-      matches: optionalQuery(text('Regular expression a key must match as a whole')),
+      matches: ENTRY_PAGE_QUERY.matches,
     },
     responses: {
       200: A.DataEntries,
@@ -312,10 +314,11 @@ export const addressesRoutes = defineRoutes({ name: 'addresses', description: 'A
       ]);
       const address = parseAddress(ctx, params.address);
       const filter = keysFilter(query.matches);
-      let entries = sortedDataEntries(ctx.services, address.bytes);
-      if (filter !== undefined) entries = entries.filter((e) => filter(e.key));
-      const page = pageEntries(entries, ints['offset'], ints['limit']);
-      return heavyJsonAnswer(ctx, headers.accept, (out, int64AsString) => writeJsonArray(out, page, (e) => dataEntryJson(e, ctx.services.protocol), int64AsString));
+      return heavyJsonAnswer(ctx, headers.accept, async (out, int64AsString) => {
+        const entries = sortedDataEntries(ctx.services, address.bytes);
+        const kept = filter === undefined ? entries : await keysMatching(entries, (e) => e.key, filter, out);
+        await writeJsonArray(out, pageEntries(kept, ints['offset'], ints['limit']), (e) => dataEntryJson(e, ctx.services.protocol), int64AsString);
+      });
     },
   }),
   route({

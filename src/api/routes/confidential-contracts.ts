@@ -24,6 +24,7 @@ import { dataEntryJson, ENTRY_PAGE_QUERY, readEntryPage } from '../account-reads
 import { readBody } from '../body.js';
 import { booleanQuery, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
+import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import * as S from '../schemas.js';
 import { customValidationError } from '../../errors/catalogue.js';
 
@@ -164,9 +165,12 @@ export const confidentialContractsRoutes = defineRoutes(
       403: err('649 wrong confidential-contracts API key'),
       404: err('600 contract not found'),
     },
-    handler: ({ params, query }, ctx) => {
+    handler: ({ params, query, headers }, ctx) => {
       const page = readEntryPage(query);
-      return page(serviceOf(ctx).entries(params.contractId), (e) => e.key).map((e) => dataEntryJson(e, ctx.services.protocol));
+      const all = serviceOf(ctx).entries(params.contractId);
+      return heavyJsonAnswer(ctx, headers.accept, async (out, int64AsString) =>
+        writeJsonArray(out, await page(all, (e) => e.key, out), (e) => dataEntryJson(e, ctx.services.protocol), int64AsString),
+      );
     },
   }),
   ],

@@ -18,6 +18,7 @@ import * as A from '../account-schemas.js';
 import { dataEntryJson, ENTRY_PAGE_QUERY, readEntryPage } from '../account-reads.js';
 import { text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
+import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import * as S from '../schemas.js';
 import { contractExecutionNotFound, contractNotFound, dataKeyNotExists, executedTransactionNotFound, genericError, invalidAssetId, invalidContractKeys, tooBigArray } from '../../errors/catalogue.js';
 
@@ -202,11 +203,14 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
       400: err("199 bad `offset`/`limit` (`Invalid parameters: [...]`); 629 bad `matches` pattern"),
       404: err('600 contract not found'),
     },
-    handler: ({ params, query }, ctx) => {
+    handler: ({ params, query, headers }, ctx) => {
       const page = readEntryPage(query);
       const state = service(ctx).state();
       const info = findContract(state, params.contractId);
-      return entries(state, info, page(state.contractKeys(info.contractId), (k) => k)).map((e) => dataEntryJson(e, ctx.services.protocol));
+      return heavyJsonAnswer(ctx, headers.accept, async (out, int64AsString) => {
+        const keys = await page(state.contractKeys(info.contractId), (k) => k, out);
+        await writeJsonArray(out, entries(state, info, keys), (e) => dataEntryJson(e, ctx.services.protocol), int64AsString);
+      });
     },
   }),
   route({

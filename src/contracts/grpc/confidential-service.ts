@@ -43,7 +43,7 @@ import { customValidationError, WeError } from '../../errors/catalogue.js';
 import type { ConfidentialDataUnit } from '../confidential/data.js';
 import type { ConfidentialCallRequest, ConfidentialContractsApi } from '../confidential/service.js';
 import { dataEntryFromMessage, dataEntryToMessage, long } from './mapping.js';
-import { applyPage, grpcErrorOf, keyMatcher } from './server.js';
+import { applyPage, grpcErrorOf, keysMatchingPattern } from './server.js';
 
 const PROTO = `
 syntax = "proto3";
@@ -259,11 +259,10 @@ export function confidentialContractService(deps: ConfidentialContractServiceDep
       const answer = api.executed(req.transactionId);
       return { transaction: executedContractObject(answer.executed, p), confidentialInput: dataObject(answer.input), confidentialOutput: dataObject(answer.output) };
     }),
-    getContractKeys: unary<ContractKeysRequest, ContractKeysResponse>((req) => {
+    getContractKeys: unary<ContractKeysRequest, ContractKeysResponse>(async (req) => {
       let entries = api.entries(req.contractId);
       if (req.matches !== undefined) {
-        const matches = keyMatcher(req.matches);
-        entries = applyPage(entries.filter((e) => matches(e.key)), req.offset, req.limit);
+        entries = applyPage(await keysMatchingPattern(entries, (e) => e.key, req.matches), req.offset, req.limit);
       } else if (req.keysFilter !== undefined) {
         const wanted = new Set(req.keysFilter.keys);
         entries = entries.filter((e) => wanted.has(e.key));

@@ -72,6 +72,7 @@ import { roleFromByte, ROLES } from '../../protocol/transactions/permissions.js'
 import { decidingOp, isOpActive, orderedOps } from '../../state/permissions.js';
 import type { ExecutionBroker, PushedTransaction, TransactionStream } from '../broker.js';
 import type { ContractInfo } from '../../state/contract-info.js';
+import { KeyPattern, keysMatching, TimeSlices } from '../../state/key-pattern.js';
 import type { ContractExecutionView, ContractNodeContext } from '../state.js';
 import type { ContractTokens, ExecutionClaim } from '../tokens.js';
 import type { ReadingsJournal } from '../confidential/readings.js';
@@ -92,7 +93,6 @@ import {
   dataKeyNotExists,
   invalidAssetId,
   invalidContractKeys,
-  invalidContractKeysFilter,
   missingAuthorizationMetadata,
   WeError,
 } from '../../errors/catalogue.js';
@@ -168,15 +168,12 @@ export function applyPage<T>(items: readonly T[], offset: number | undefined, li
   return limit <= 0 ? [] : items.slice(from, from + limit);
 }
 
-/** Java's `Pattern.matches`: the whole key must match. */
-export function keyMatcher(regex: string): (key: string) => boolean {
-  let re: RegExp;
-  try {
-    re = new RegExp(`^(?:${regex})$`, 'u');
-  } catch {
-    throw invalidContractKeysFilter(regex);
-  }
-  return (key) => re.test(key);
+/** Keys of a contract matched against a `matches` pattern get a turn of the event loop after each slice of this many ms. */
+export const KEY_FILTER_SLICE_MS = 5;
+
+/** The keys the whole of which match `regex` (WE's `Pattern.matches`, run in linear time: state/key-pattern.ts), the event loop given its turns meanwhile. */
+export function keysMatchingPattern<T>(items: readonly T[], keyOf: (item: T) => string, regex: string): Promise<T[]> {
+  return keysMatching(items, keyOf, KeyPattern.compile(regex), new TimeSlices(KEY_FILTER_SLICE_MS));
 }
 
 export class ContractGrpcServer {
@@ -312,7 +309,7 @@ export class ContractGrpcServer {
         this.deps.broker.commit(claim.executionId, req.txId, { kind: 'error', code: req.code, message: req.message });
         return {};
       }),
-      getContractKeys: this.unary<ContractKeysRequest, ContractKeysResponse>((req, { claim, view, readings }) => {
+      getContractKeys: this.unary<ContractKeysRequest, ContractKeysResponse>(async (req, { claim, view, readings }) => {
         const info = this.findContract(view, req.contractId);
         if (info.isConfidential && encodeBase58(info.contractId) !== claim.contractId) {
           throw customValidationError(
@@ -323,8 +320,8 @@ export class ContractGrpcServer {
         if (req.matches === undefined && req.keysFilter !== undefined) {
           entries = [...new Set(req.keysFilter.keys)].flatMap((k) => view.contractData(info.contractId, k) ?? []);
         } else {
-          const matches = req.matches === undefined ? undefined : keyMatcher(req.matches);
-          const keys = view.contractKeys(info.contractId).filter((k) => matches === undefined || matches(k));
+          const all = view.contractKeys(info.contractId);
+          const keys = req.matches === undefined ? all : await keysMatchingPattern(all, (k) => k, req.matches);
           entries = applyPage(keys, req.offset, req.limit).flatMap((k) => view.contractData(info.contractId, k) ?? []);
         }
         readings?.keys(info.contractId, { keys: req.keysFilter?.keys, matches: req.matches, offset: req.offset, limit: req.limit }, entries);
