@@ -7,9 +7,10 @@
  * anchored yet (615) → the 114 of the request's version, signed by the sender's keystore
  * key at the node's time → its fee → whether the storage holds the item already → with
  * `broadcast=true`, the 114 validated against state and pool as a broadcast would be
- * (policy exists 612, sender among the recipients, balance…) → the data stored, its
- * SHA-256 checked while it streams (a mismatch stores nothing and ends here: no 114 goes
- * out) → the item's descriptor → with `broadcast=true`, the 114 into the pool and out to
+ * (policy exists 612, sender among the recipients, balance…); with `broadcast=false`
+ * (Weft's: WE checks nothing here) its policy rules alone (612, sender among the
+ * recipients) → the data stored, its SHA-256 checked while it streams (a mismatch stores
+ * nothing and ends here: no 114 goes out) → the item's descriptor → with `broadcast=true`, the 114 into the pool and out to
  * peers, then the item announced to the policy's peers. An item already stored is not
  * stored again (a retry after a failed broadcast works); its data is read and dropped.
  *
@@ -30,6 +31,7 @@ import { decodeBase64, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
+import { checkPolicyDataHash } from '../state/appliers/privacy.js';
 import type { StateView } from '../state/view.js';
 import { FEATURE } from '../protocol/features.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from './item.js';
@@ -348,6 +350,11 @@ export class PrivacyService implements PrivacyApi {
     if (broadcast) {
       chain.validate(tx);
       await chain.admitCertificates(tx, request.certificates ?? []);
+    } else {
+      // Not broadcast, the 114 is still held to its policy's rules (WE skips them here): the
+      // policy exists and the sender is a recipient, as a block will check once the 114
+      // arrives inside an atomic — an item is never stored for a policy it cannot join.
+      checkPolicyDataHash(chain.state(), tx, (feature) => chain.isFeatureActive(feature));
     }
     if (stored) {
       log.debug({ policyId: key.policyId, hash: key.hash }, 'the item is in the storage already: only the PolicyDataHash is made');

@@ -204,6 +204,20 @@ describe('sendData', () => {
     expectError(v1, 400, 199, "SendDataRequest V1/V2 with 'broadcast=false' is not allowed. Use V3 instead");
   });
 
+  it('with broadcast=false checks the policy and the sender as a broadcast does, storing nothing for a policy the item cannot join', async () => {
+    const data = randomBytes(60);
+    const body = (over: Record<string, unknown>) => ({ body: { ...request(data, over), data: data.toString('base64') } });
+    const unknown = encodeBase58(randomBytes(32));
+    expectError(await send(app, 'POST', '/privacy/sendData?broadcast=false', body({ policyId: unknown })), 400, 612, `The requested policy ${unknown} does not exist`);
+    const outside = { sender: outsider.address, password: outsider.keystorePassword };
+    expectError(await send(app, 'POST', '/privacy/sendData?broadcast=false', body(outside)), 400, 199, `Sender '${outsider.address}' is not in policy recipients`);
+    const v2 = await send(app, 'POST', '/privacy/sendDataV2?broadcast=false', { parts: [{ name: 'request', content: stringifyJson(request(data, outside)) }, { name: 'data', content: data }] });
+    expectError(v2, 400, 199, `Sender '${outsider.address}' is not in policy recipients`);
+    const storage = (s.services.privacy as unknown as { parts: ConstructorParameters<typeof PrivacyService>[0] }).parts.storage!;
+    assert.equal(await storage.exists({ policyId: unknown, hash: hashOf(data) }), false, 'nothing stored under the unknown policy');
+    await assertNothingFrom(hashOf(data));
+  });
+
   it("refuses each bad request with WE's code and text, storing nothing and pooling no PolicyDataHash", async () => {
     const data = randomBytes(40);
     const b64 = data.toString('base64');

@@ -263,7 +263,7 @@ const smallSendChecks = (ctx: ApiContext): void => {
 };
 
 const sendErrors = {
-  400: err('1 malformed request; 199 field rules, hash mismatch, version rules; 607 data too big; 611 body too big; 612 unknown policy; 613 storage switched off; 615 hash anchored already; 120/121 certificates; fee and state errors of the PolicyDataHash'),
+  400: err('1 malformed request; 199 field rules, hash mismatch, version rules, sender outside the recipients; 607 data too big; 611 body too big; 612 unknown policy; 613 storage switched off; 615 hash anchored already; 120/121 certificates; fee and state errors of the PolicyDataHash'),
   403: err('638 watcher node'),
 };
 

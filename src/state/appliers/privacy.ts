@@ -7,6 +7,7 @@
 import type { Address } from '../../crypto/address.js';
 import { bytesKey, encodeBase58, equalBytes } from '../../crypto/encoding.js';
 import { CreatePolicy, PolicyDataHash, policyNameTooLong, UpdatePolicy } from '../../protocol/transactions/privacy.js';
+import type { Transaction } from '../../protocol/transactions/schema.js';
 import { type StateView } from '../view.js';
 import { payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
@@ -82,8 +83,14 @@ export const applyUpdatePolicy: Applier = (state, tx) => {
   return undefined;
 };
 
-export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
-  if (!PolicyDataHash.is(tx)) throw new Error('applyPolicyDataHash: not a PolicyDataHash');
+/**
+ * The policy rules of a PolicyDataHash, in WE's order: its policy exists (612), the hash is
+ * not anchored in it yet (615), and — once feature 140 (atomic transactions) is active — its
+ * sender is one of the policy's recipients. Besides the block, `/privacy/sendData` with
+ * `broadcast=false` holds the 114 it signs but does not broadcast to them.
+ */
+export function checkPolicyDataHash(state: StateView, tx: Transaction, isFeatureActive: (feature: number) => boolean): void {
+  if (!PolicyDataHash.is(tx)) throw new Error('checkPolicyDataHash: not a PolicyDataHash');
   const d = tx.data;
   const sender = senderOf(tx);
   if (d.policyId.length === 0) throw genericError('PolicyId could not be empty');
@@ -91,9 +98,16 @@ export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
   const policy = state.policy(d.policyId);
   if (policy === undefined) throw policyDoesNotExist(encodeBase58(d.policyId));
   if (state.hasPolicyDataHash(d.policyId, d.dataHash)) throw policyDataHashAlreadyExists(encodeBase58(d.dataHash));
-  if (ctx.isFeatureActive(FEATURE.ATOMIC_TRANSACTIONS) && !contains(policy.recipients, sender.bytes)) {
+  if (isFeatureActive(FEATURE.ATOMIC_TRANSACTIONS) && !contains(policy.recipients, sender.bytes)) {
     throw senderIsNotInPolicyRecipients(sender.toString());
   }
+}
+
+export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
+  if (!PolicyDataHash.is(tx)) throw new Error('applyPolicyDataHash: not a PolicyDataHash');
+  const d = tx.data;
+  const sender = senderOf(tx);
+  checkPolicyDataHash(state, tx, (feature) => ctx.isFeatureActive(feature));
   payFee(state, sender.bytes, tx);
   state.addPolicyDataHash(d.policyId, d.dataHash, tx.id);
   return undefined;
