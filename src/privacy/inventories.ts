@@ -5,10 +5,14 @@
  *  - announcing: an inventory of an item, signed (by the uploading sender, or the node
  *    owner), goes to the policy's peers. Once feature 180 is active it is a V2 (44) with the
  *    item's type; before, a V1 (39), and large items cannot be announced;
- *  - receiving 39/44: an inventory seen before (by id) or with a bad signature is dropped;
- *    otherwise its signer is remembered as a holder of the item (with the item's type, for
- *    `expiration-time`, at most `max-cache-size` items) — the synchronizer follows holders —
- *    and it is passed on to the policy's other peers;
+ *  - receiving 39/44: an inventory whose signer is neither a recipient nor an owner of the
+ *    policy (or of no policy the chain knows) is dropped first, before its signature is
+ *    checked or anything is cached — beyond WE, which records and relays any signer's, so
+ *    a stranger can neither make members check signatures for it nor push the members'
+ *    holder entries out of the caches; then one seen before (by id) or with a bad
+ *    signature is dropped; otherwise its signer is remembered as a holder of the item
+ *    (with the item's type, for `expiration-time`, at most `max-cache-size` items) — the
+ *    synchronizer follows holders — and it is passed on to the policy's other peers;
  *  - answering 40: when the asking peer's owner is a recipient of the policy and the item
  *    is stored here, an inventory signed by the node owner goes back to it. Anyone else
  *    gets nothing.
@@ -90,6 +94,15 @@ export class PrivacyInventories implements ItemAnnouncer {
   private received(from: PrivacyPeer, inv: PrivacyInventory): void {
     const now = this.clock();
     this.expire(now);
+    const key = keyOfId(inv);
+    const text = itemText(key);
+    // Before anything costs a signature check or a cache entry: only a member of the policy
+    // may hold the item (WE takes any signer).
+    const address = this.parts.protocol.addresses.fromPublicKey(inv.senderPublicKey).bytes;
+    if (!this.mayHold(address, inv.policyId)) {
+      this.parts.log.debug({ peer: from.id, item: text }, 'privacy inventory signed by no member of the policy dropped');
+      return;
+    }
     const id = encodeBase58(inventoryId(this.parts.protocol, inv));
     if (this.seen.has(id)) return;
     this.remember(this.seen, id, now + this.parts.settings.inventoryHandler.expirationTimeMs);
@@ -97,9 +110,6 @@ export class PrivacyInventories implements ItemAnnouncer {
       this.parts.log.warn({ peer: from.id }, 'privacy inventory with a bad signature dropped');
       return;
     }
-    const key = keyOfId(inv);
-    const address = this.parts.protocol.addresses.fromPublicKey(inv.senderPublicKey).bytes;
-    const text = itemText(key);
     let entry = this.holders.get(text);
     if (entry === undefined) {
       entry = { holders: new Map(), expiresAt: 0 };
@@ -109,6 +119,12 @@ export class PrivacyInventories implements ItemAnnouncer {
     entry.holders.set(encodeBase58(address), { address, type: inv.dataType });
     for (const l of this.listeners.get(text) ?? []) l();
     this.broadcast(inv, from);
+  }
+
+  /** Whether `address` may hold an item of the policy: one of its recipients or owners (an unknown policy has none). */
+  private mayHold(address: Uint8Array, policyId: Uint8Array): boolean {
+    const policy = this.parts.chain.state().policy(policyId);
+    return policy !== undefined && (isAmong(address, policy.recipients) || isAmong(address, policy.owners));
   }
 
   private async requested(peer: PrivacyPeer, id: PolicyItemId): Promise<void> {

@@ -103,7 +103,7 @@ async function* chunks(data: Uint8Array, size = 50_000): AsyncGenerator<Uint8Arr
 }
 
 /** A network of named nodes over one chain; closed at the end of the test. */
-async function network(names: string[], options: { tls: boolean; recipients: string[]; features180?: boolean; now?: () => bigint }) {
+async function network(names: string[], options: { tls: boolean; recipients: string[]; features180?: boolean; now?: () => bigint; settings?: PrivacySettings }) {
   const owners = new Map(names.map((n) => [n, p.crypto.keyPairFromSeedPhrase(`replication test ${n}`)]));
   const chain = new Chain(tempDir('weft-repl-chain-'));
   for (const k of owners.values()) chain.register(k);
@@ -119,7 +119,7 @@ async function network(names: string[], options: { tls: boolean; recipients: str
     const warnings: string[] = [];
     const parts: ReplicationParts = {
       protocol: p,
-      settings: SETTINGS,
+      settings: options.settings ?? SETTINGS,
       storage,
       state,
       chain: { state: () => chain.state, isFeatureActive: () => options.features180 ?? true },
@@ -259,6 +259,32 @@ describe('replication between policy members', () => {
     toB.send(PrivacyMessageCode.PrivacyInventoryV2, bad);
     await until('B to drop the forged inventory', () => (net.node('B').warnings.includes('privacy inventory with a bad signature dropped') ? true : undefined), 10_000, 5);
     assert.equal(net.node('B').replication.inventories.knowsHolders({ policyId: key.policyId, hash: encodeBase58(forged.dataHash) }), false);
+  });
+
+  it("neither records nor passes on a stranger's inventories, which push no member's holder out of the cache", async () => {
+    // A cache of 50 items: had B taken C's 200 inventories, A's entry would have been pushed out.
+    const settings: PrivacySettings = { ...SETTINGS, inventoryHandler: { ...SETTINGS.inventoryHandler, maxCacheSize: 50 } };
+    const net = await network(['A', 'B', 'D', 'C'], { tls: false, recipients: ['A', 'B', 'D'], settings });
+    for (const n of net.nodes.values()) n.replication.start();
+    const policyId = encodeBase58(net.chain.policyId);
+    const genuine = { policyId, hash: encodeBase58(randomBytes(32)) };
+    net.node('A').replication.announcer.announce(idOfKey(genuine), 'default', net.node('A').owner);
+    const b = net.node('B').replication.inventories;
+    await until('B to know A holds the item', () => (b.knowsHolders(genuine) ? true : undefined), 5000, 5);
+    // C, no member of the policy, claims the genuine item, 200 others of the policy and one of a policy that does not exist.
+    const stranger = net.node('C').owner;
+    const fromC = net.board.peer('C', 'B');
+    const claims = [genuine, ...Array.from({ length: 200 }, () => ({ policyId, hash: encodeBase58(randomBytes(32)) })), { policyId: encodeBase58(randomBytes(32)), hash: encodeBase58(randomBytes(32)) }];
+    for (const claim of claims) fromC.send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(signInventory(p, stranger, idOfKey(claim), 'default', 2)));
+    // Then a member's inventory the same way: once B knows of it, B has taken C's before it.
+    const last = { policyId, hash: encodeBase58(randomBytes(32)) };
+    fromC.send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(signInventory(p, net.node('D').owner, idOfKey(last), 'default', 2)));
+    await until("B to take the member's inventory C passed on", () => (b.knowsHolders(last) ? true : undefined), 10_000, 5);
+    const address = (name: string): string => encodeBase58(p.addresses.fromPublicKey(net.node(name).owner.publicKey).bytes);
+    assert.deepEqual(b.holdersOf(genuine).map((h) => encodeBase58(h.address)), [address('A')], 'A still holds the item, and C is not taken for a holder');
+    assert.deepEqual(claims.slice(1).filter((claim) => b.knowsHolders(claim)), [], "none of C's claims recorded");
+    const passedOn = net.board.log.filter((d) => d.from === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2).map((d) => d.to);
+    assert.deepEqual(passedOn.sort(), ['A', 'D', 'D'], "B passed on A's inventory (to D) and D's (to A and D), none of C's");
   });
 
   it('moves on from a holder that sends other bytes than the hash names, to one that sends the item', async () => {
