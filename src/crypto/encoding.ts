@@ -181,11 +181,8 @@ export function encodeBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
-/**
- * Base64 with Java's basic decoder rules (standard alphabet; padding optional but, when
- * present, complete), after stripping an optional `base64:` prefix as WE does.
- */
-export function decodeBase64(text: string): Uint8Array {
+/** The characters of Base64 text that carry bits (no `base64:` prefix, no padding), and how many `=` followed them. */
+function base64Parts(text: string): { core: string; padding: number } {
   const body = text.startsWith(BASE64_PREFIX) ? text.slice(BASE64_PREFIX.length) : text;
   let end = body.length;
   let padding = 0;
@@ -193,7 +190,20 @@ export function decodeBase64(text: string): Uint8Array {
     end--;
     padding++;
   }
-  const core = body.slice(0, end);
+  return { core: body.slice(0, end), padding };
+}
+
+/** How many bytes decodeBase64 gives for `text` (counted, not decoded); text it refuses gives no more. */
+export function base64DecodedLength(text: string): number {
+  return Math.floor((base64Parts(text).core.length * 3) / 4);
+}
+
+/**
+ * Base64 with Java's basic decoder rules (standard alphabet; padding optional but, when
+ * present, complete), after stripping an optional `base64:` prefix as WE does.
+ */
+export function decodeBase64(text: string): Uint8Array {
+  const { core, padding } = base64Parts(text);
   if (!BASE64_BODY.test(core)) {
     const bad = [...core].find((c) => !/[A-Za-z0-9+/]/.test(c)) ?? '=';
     throw new EncodingError(`Illegal base64 character ${bad.charCodeAt(0).toString(16)}`);

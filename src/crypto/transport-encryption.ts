@@ -24,7 +24,7 @@
  * Failures read as WE's: EncryptionFailure and DecryptionFailure.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { DecryptionFailure, EncryptionFailure, systemRandom, WRAPPED_KEY_LENGTH, type RandomBytes } from './encryption.js';
+import { AES_IV_LENGTH, AES_TAG_LENGTH, DecryptionFailure, EncryptionFailure, systemRandom, WRAPPED_KEY_LENGTH, type RandomBytes } from './encryption.js';
 import { createGostEncryption, kdfTree, withGostFailure, WRAPPED_KEY_HEADER_LENGTH, WRAPPED_STRUCTURE_LENGTH, type GostEncryption } from './gost-encryption.js';
 import { createStreebog256 } from './gost.js';
 import { KuznyechikKey, KUZNYECHIK_BLOCK, KUZNYECHIK_KEY_LENGTH } from './kuznyechik.js';
@@ -38,6 +38,11 @@ export interface TransportEncryption {
   readonly type: CryptoType;
   /** Length of the wrapped key of a message 31 and of a stream header: 48 (waves) or 96 (gost). */
   readonly wrappedKeyLength: number;
+  /**
+   * How many bytes `encrypt` adds to a small item's payload: 32 for `waves` (the GCM IV and
+   * tag), 0 for `gost` (Kuznyechik CFB keeps the length; its IV travels in the wrapped key).
+   */
+  readonly sealOverhead: number;
   /** A small item's payload for the peer. */
   encrypt(plaintext: Uint8Array, ownPrivateKey: Uint8Array, peerPublicKey: Uint8Array): { readonly encrypted: Uint8Array; readonly wrappedKey: Uint8Array };
   /** A small item's payload from the peer. */
@@ -59,6 +64,7 @@ function strictPart(text: TextEncryption): Pick<TransportEncryption, 'encrypt' |
 const WAVES_TRANSPORT: TransportEncryption = {
   type: 'waves',
   wrappedKeyLength: WRAPPED_KEY_LENGTH,
+  sealOverhead: AES_IV_LENGTH + AES_TAG_LENGTH,
   ...strictPart(textEncryptionFor('waves')),
   streamEncryptor: (own, peer, chunkSize, random) => streamEncryptorFor(own, peer, chunkSize, random),
   streamDecryptor: (wrappedKey, own, peer, chunkSize) => streamDecryptorFor(wrappedKey, own, peer, chunkSize),
@@ -110,6 +116,7 @@ function gostTransport(random?: RandomBytes): TransportEncryption {
   return {
     type: 'gost',
     wrappedKeyLength: WRAPPED_STRUCTURE_LENGTH,
+    sealOverhead: 0,
     encrypt: (plaintext, own, peer) => strict.encrypt(plaintext, own, gostSessionPublicKey(peer)),
     decrypt: (encrypted, wrappedKey, own, peer) => strict.decrypt(encrypted, wrappedKey, own, gostSessionPublicKey(peer)),
     streamEncryptor: (own, peer, chunkSize, streamRandom = systemRandom) => {

@@ -453,6 +453,19 @@ export const invalidPolicyDataHash = (actual: string, expected: string): Privacy
 export const policyDataTooBig = (size: number, max: number): PrivacyError =>
   new PrivacyError('PolicyDataTooBig', 607, `Policy data too big, actual size '${size}' bytes, max size '${max}' bytes`, 'data');
 
+/**
+ * 607 (Weft): data larger than the PrivateDataResponse (31) that carries a small item to the
+ * policy's other nodes can hold (WE's 20 MiB + 128 B cap, less the item's metadata and the
+ * transport encryption). WE accepts such data and no other node ever receives it.
+ */
+export const policyDataTooBigToReplicate = (size: number, max: number): PrivacyError =>
+  new PrivacyError(
+    'PolicyDataTooBig',
+    607,
+    `Policy data too big, actual size '${size}' bytes, max size '${max}' bytes: with its metadata it would not fit the one P2P message (20 MiB) that carries it to the policy's other nodes; send it with /privacy/sendLargeData`,
+    'data',
+  );
+
 /** 608: another upload of the same item won the race to store it. */
 export const entityAlreadyExists = (): PrivacyError => new PrivacyError('EntityAlreadyExists', 608, 'Inserting entity that already exists');
 

@@ -18,6 +18,7 @@
  * `FrameError`; the transport closes that one connection.
  */
 import { sha256Once } from '../crypto/hashes.js';
+import { MAX_PRIVATE_DATA_RESPONSE } from '../privacy/messages.js';
 import { MessageCode } from './types.js';
 
 export const FRAME_MAGIC = 0x12345678;
@@ -53,8 +54,6 @@ const MAX_CERTIFICATES_PAYLOAD = 1024 * 1024;
 export const MAX_PEERS_PAYLOAD = 1000 * (2 + 29 + 4);
 /** Policy id and data hash (30, 40). */
 const PRIVACY_ITEM_ID_LENGTH = 32 + 32;
-/** WE's PrivateDataResponseSpec.maxLength: digest + hash + signature + 20 MiB. */
-export const MAX_PRIVATE_DATA_RESPONSE_PAYLOAD = 32 + 32 + SIGNATURE_LENGTH + 20 * 1024 * 1024;
 
 /** WE's ContractExecutionMessage.MaxLengthInBytes (NetworkContractExecutionMessageSpec): 5 KiB. */
 export const MAX_CONTRACT_STATUS_PAYLOAD = 5 * 1024;
@@ -85,7 +84,8 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   // ContractValidatorResultsV1Spec: sender key + txId + keyBlockId + resultsHash + signature
   [MessageCode.ContractValidatorResults, MAX_PUBLIC_KEY_LENGTH + 2 * 32 + 2 * SIGNATURE_LENGTH],
   [MessageCode.PrivateDataRequest, PRIVACY_ITEM_ID_LENGTH],
-  [MessageCode.PrivateDataResponse, MAX_PRIVATE_DATA_RESPONSE_PAYLOAD],
+  // WE's PrivateDataResponseSpec.maxLength, the cap sendData holds an item to (privacy/messages.ts)
+  [MessageCode.PrivateDataResponse, MAX_PRIVATE_DATA_RESPONSE],
   [MessageCode.PrivacyInventoryRequest, PRIVACY_ITEM_ID_LENGTH],
   // sender public key + policy id + data hash (+ data type) + signature
   [MessageCode.PrivacyInventoryV1, MAX_PUBLIC_KEY_LENGTH + PRIVACY_ITEM_ID_LENGTH + SIGNATURE_LENGTH],

@@ -62,7 +62,7 @@ export class PrivacyMessages extends PeerMessageChannel implements PrivacyPeers 
         ownerAddress: peer.info.ownerAddress,
         watcher: false,
         sessionKeys: peer.tls ? undefined : { own: peer.session, peer: peer.info.sessionPublicKey },
-        send: (code, payload) => void peer.send(code, payload),
+        send: (code, payload) => peer.send(code, payload),
         sendStream: (frames) => peer.sendStream(frames),
         receiveStream: (bufferSize): IncomingStream => peer.receiveStream(bufferSize),
       };

@@ -139,6 +139,28 @@ export function decodePrivateDataResponse(payload: Uint8Array, wrappedKeyLength:
   return wrappedKey === undefined ? { ...id, kind: 'data', payload: body } : { ...id, kind: 'encrypted', wrappedKey, encrypted: body };
 }
 
+/** What sealing a strict payload for a plain connection adds: the wrapped key, and the bytes the encryption adds (TransportEncryption has both). */
+export interface StrictSealing {
+  readonly wrappedKeyLength: number;
+  readonly sealOverhead: number;
+}
+
+/** The length of a 31 carrying a strict payload of `payloadLength` bytes: in clear (TLS, `sealing` undefined) or sealed. */
+export function privateDataResponseLength(payloadLength: number, sealing: StrictSealing | undefined): number {
+  const head = POLICY_ID_LENGTH + DATA_HASH_LENGTH + 1 + 4;
+  return sealing === undefined ? head + payloadLength : head + sealing.wrappedKeyLength + payloadLength + sealing.sealOverhead;
+}
+
+/**
+ * The most data a small item with `metaLength` bytes of metadata may hold for its 31 to stay
+ * within MAX_PRIVATE_DATA_RESPONSE on every connection, in clear or sealed with the
+ * network's encryption: a larger one could never reach another node (WE's cap on the wire).
+ */
+export function maxStrictItemData(metaLength: number, sealing: StrictSealing): number {
+  const payload = 4 + metaLength;
+  return MAX_PRIVATE_DATA_RESPONSE - Math.max(privateDataResponseLength(payload, undefined), privateDataResponseLength(payload, sealing));
+}
+
 /** WE's strict payload: u32 dataLen ‖ data ‖ metaBytes. */
 export function encodeStrictPayload(meta: PolicyItemMeta, data: Uint8Array): Uint8Array {
   return concatBytes(u32(data.length), data, encodeItemMeta(meta));

@@ -27,8 +27,12 @@ export interface PrivacyPeer {
    * TLS connection (`undefined`), data goes in clear inside TLS.
    */
   readonly sessionKeys: { readonly own: KeyPair; readonly peer: Uint8Array } | undefined;
-  /** Sends one message; the network layer frames it with its code (bounded send queue). */
-  send(code: PrivacyMessageCode, payload: Uint8Array): void;
+  /**
+   * Sends one message; the network layer frames it with its code (bounded send queue).
+   * False when the message is not sent: the connection is closed, its send queue is full,
+   * or the payload exceeds its code's cap.
+   */
+  send(code: PrivacyMessageCode, payload: Uint8Array): boolean;
   /**
    * Writes a large-item stream: each frame payload (item-stream.ts) as one length-prefixed
    * frame, with back-pressure; resolves once the last (empty) frame is written.

@@ -10,7 +10,8 @@
  *  - a small item is answered with a PrivateDataResponse (31) holding WE's strict payload,
  *    in clear on TLS, encrypted for the connection's session keys otherwise (with the network's crypto: crypto/transport-encryption.ts) (from an LRU
  *    cache of `cache.max-size` items kept `cache.expire-after`); any failure answers "no
- *    data";
+ *    data", and so does an item whose 31 would exceed the message's cap (20 MiB + 128 B),
+ *    which no connection carries — an answer the connection refuses is logged;
  *  - a large item is answered with a stream (item-stream.ts) of `stream-chunk-size` chunks:
  *    at most max(1, min(connected − 1, round(fullness% × connected))) streams go out at once,
  *    beyond that the answer is "overloaded" (0x02); a failure before the data starts is "no
@@ -23,7 +24,7 @@ import { FEATURE } from '../protocol/features.js';
 import { transportEncryptionFor, type TransportEncryption } from '../crypto/transport-encryption.js';
 import type { PolicyItemKey, PolicyItemMeta } from './item.js';
 import { itemFrames, refusalFrames } from './item-stream.js';
-import { decodeItemRequest, encodePrivateDataResponse, encodeStrictPayload, PrivacyMessageCode, type PolicyItemId } from './messages.js';
+import { decodeItemRequest, encodePrivateDataResponse, encodeStrictPayload, MAX_PRIVATE_DATA_RESPONSE, PrivacyMessageCode, privateDataResponseLength, type PolicyItemId } from './messages.js';
 import type { PrivacyPeer } from './peers.js';
 import { countingBytes, isAmong, itemText, keyOfId, recipientsOf, type ReplicationParts } from './replication.js';
 import { itemKind } from './state.js';
@@ -124,31 +125,42 @@ export class PolicyDataReplier {
     return item;
   }
 
+  /** The 31 for a small item: its strict payload, sealed on a plain connection; "no data" when it is missing or too large for any 31. */
+  private async strictAnswer(peer: PrivacyPeer, id: PolicyItemId, key: PolicyItemKey): Promise<{ answer: Uint8Array; served?: number }> {
+    const noData = { answer: encodePrivateDataResponse({ ...id, kind: 'no-data' }) };
+    const item = await this.strictItem(key);
+    if (item === undefined) return noData;
+    const payload = encodeStrictPayload(item.meta, item.data);
+    const keys = peer.sessionKeys;
+    const length = privateDataResponseLength(payload.length, keys === undefined ? undefined : this.transport);
+    if (length > MAX_PRIVATE_DATA_RESPONSE) {
+      // No connection carries it (stored before sendData refused such data, or fetched from
+      // a node that does not refuse it): sent, it would be dropped unseen and the requester
+      // would wait out its timeout. "No data" sends it on to another holder at once.
+      this.parts.log.warn(
+        { peer: peer.id, item: itemText(key), bytes: length, max: MAX_PRIVATE_DATA_RESPONSE },
+        'a small privacy item is too large for a PrivateDataResponse: answering no data (items this large go through sendLargeData)',
+      );
+      return noData;
+    }
+    if (keys === undefined) return { answer: encodePrivateDataResponse({ ...id, kind: 'data', payload }), served: item.data.length };
+    const sealed = this.transport.encrypt(payload, keys.own.privateKey, keys.peer);
+    return { answer: encodePrivateDataResponse({ ...id, kind: 'encrypted', wrappedKey: sealed.wrappedKey, encrypted: sealed.encrypted }), served: item.data.length };
+  }
+
   private async serveStrict(peer: PrivacyPeer, id: PolicyItemId, key: PolicyItemKey): Promise<void> {
-    let answer: Uint8Array;
-    let served: number | undefined;
+    let answer: { answer: Uint8Array; served?: number };
     try {
-      const item = await this.strictItem(key);
-      if (item === undefined) {
-        answer = encodePrivateDataResponse({ ...id, kind: 'no-data' });
-      } else {
-        served = item.data.length;
-        const payload = encodeStrictPayload(item.meta, item.data);
-        const keys = peer.sessionKeys;
-        if (keys === undefined) {
-          answer = encodePrivateDataResponse({ ...id, kind: 'data', payload });
-        } else {
-          const sealed = this.transport.encrypt(payload, keys.own.privateKey, keys.peer);
-          answer = encodePrivateDataResponse({ ...id, kind: 'encrypted', wrappedKey: sealed.wrappedKey, encrypted: sealed.encrypted });
-        }
-      }
+      answer = await this.strictAnswer(peer, id, key);
     } catch (e) {
       this.parts.log.warn({ item: itemText(key), err: e }, 'a small privacy item could not be served: answering no data');
-      answer = encodePrivateDataResponse({ ...id, kind: 'no-data' });
-      served = undefined;
+      answer = { answer: encodePrivateDataResponse({ ...id, kind: 'no-data' }) };
     }
-    peer.send(PrivacyMessageCode.PrivateDataResponse, answer);
-    if (served !== undefined) this.parts.observer?.served(served);
+    if (!peer.send(PrivacyMessageCode.PrivateDataResponse, answer.answer)) {
+      this.parts.log.warn({ peer: peer.id, item: itemText(key) }, 'a privacy data answer was not sent (the connection closed or its send queue is full): the requester times out and asks another holder');
+      return;
+    }
+    if (answer.served !== undefined) this.parts.observer?.served(answer.served);
   }
 
   /** WE's cap on simultaneous outgoing streams. */

@@ -3,14 +3,16 @@
  * policy's members, hashes and items, and sending data — storing it and signing the
  * PolicyDataHash (114) that anchors its hash on chain.
  *
- * Sending, in WE's order: the request's checks (requests.ts) → the hash must not be
- * anchored yet (615) → the 114 of the request's version, signed by the sender's keystore
- * key at the node's time → its fee → whether the storage holds the item already → with
- * `broadcast=true`, the 114 validated against state and pool as a broadcast would be
- * (policy exists 612, sender among the recipients, balance…); with `broadcast=false`
- * (Weft's: WE checks nothing here) its policy rules alone (612, sender among the
- * recipients) → the data stored, its SHA-256 checked while it streams (a mismatch stores
- * nothing and ends here: no 114 goes out) → the item's descriptor → with `broadcast=true`, the 114 into the pool and out to
+ * Sending, in WE's order: the request's checks (requests.ts) → for sendData and
+ * sendDataV2, data too large for the one P2P message that carries a small item to the
+ * other nodes is 607 (Weft's) → the hash must not be anchored yet (615) → the 114 of the
+ * request's version, signed by the sender's keystore key at the node's time → its fee →
+ * whether the storage holds the item already → with `broadcast=true`, the 114 validated
+ * against state and pool as a broadcast would be (policy exists 612, sender among the
+ * recipients, balance…); with `broadcast=false` (Weft's: WE checks nothing here) its
+ * policy rules alone (612, sender among the recipients) → the data stored, its SHA-256
+ * checked while it streams (a mismatch stores nothing and ends here: no 114 goes
+ * out) → the item's descriptor → with `broadcast=true`, the 114 into the pool and out to
  * peers, then the item announced to the policy's peers. An item already stored is not
  * stored again (a retry after a failed broadcast works); its data is read and dropped.
  *
@@ -27,20 +29,31 @@
  */
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { Address } from '../crypto/address.js';
-import { decodeBase64, encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { base64DecodedLength, decodeBase64, encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { transportEncryptionFor } from '../crypto/transport-encryption.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { checkPolicyDataHash } from '../state/appliers/privacy.js';
 import type { StateView } from '../state/view.js';
 import { FEATURE } from '../protocol/features.js';
-import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from './item.js';
-import type { PolicyItemId } from './messages.js';
+import { encodeItemMeta, type PolicyItemKey, type PolicyItemMeta, type PrivacyDataType } from './item.js';
+import { maxStrictItemData, type PolicyItemId, type StrictSealing } from './messages.js';
 import { checkSendDataRequest, readDataHash, readPolicyId, type SendDataRequest, type ValidSendData } from './requests.js';
 import type { PrivacySettings } from './settings.js';
 import { itemKind, type PrivacyState } from './state.js';
 import type { IncomingData, PolicyStorage, StoredData } from './storage/storage.js';
-import { forceSyncError, genericError, policyDataHashAlreadyExists, policyDoesNotExist, policyItemDataIsMissing, senderIsNotInPolicyRecipients, policyItemNotFound, wrongPolicyItemDataGetMethod } from '../errors/catalogue.js';
+import {
+  forceSyncError,
+  genericError,
+  policyDataHashAlreadyExists,
+  policyDataTooBigToReplicate,
+  policyDoesNotExist,
+  policyItemDataIsMissing,
+  senderIsNotInPolicyRecipients,
+  policyItemNotFound,
+  wrongPolicyItemDataGetMethod,
+} from '../errors/catalogue.js';
 
 /** What WE's getInfo answers about an item. */
 export interface PolicyItemInfo {
@@ -145,7 +158,12 @@ export interface PrivacyServiceParts {
 const b58 = encodeBase58;
 
 export class PrivacyService implements PrivacyApi {
-  constructor(private readonly parts: PrivacyServiceParts) {}
+  /** How a small item is sealed for a peer on a plain connection: the network's transport encryption. */
+  private readonly sealing: StrictSealing;
+
+  constructor(private readonly parts: PrivacyServiceParts) {
+    this.sealing = transportEncryptionFor(parts.protocol.crypto.type);
+  }
 
   get requestPartTimeoutMs(): number {
     return this.parts.settings.service.metaDataAccumulationTimeoutMs;
@@ -310,6 +328,7 @@ export class PrivacyService implements PrivacyApi {
   async sendData(request: SendDataRequest, data: SendDataPayload, broadcast: boolean): Promise<Transaction> {
     const length = 'base64' in data ? data.base64.length : data.bytes.length;
     const valid = await checkSendDataRequest(request, length, this.checks(false));
+    this.checkReachesMembers(request, 'base64' in data ? base64DecodedLength(data.base64) : data.bytes.length);
     return this.send(request, valid, 'default', broadcast, () => {
       if ('bytes' in data) return data.bytes;
       try {
@@ -318,6 +337,18 @@ export class PrivacyService implements PrivacyApi {
         throw genericError('Failed to decode policy data from Base64', 'data');
       }
     });
+  }
+
+  /**
+   * A small item reaches the policy's other nodes in one PrivateDataResponse (31), which the
+   * wire caps at 20 MiB + 128 B with the item's metadata and, on a plain connection, its
+   * encryption: larger data is refused here, before anything is stored or signed (WE takes
+   * it up to its 28 MiB body limit, and no other node ever receives it). sendLargeData
+   * streams items of any size.
+   */
+  private checkReachesMembers(request: SendDataRequest, size: number): void {
+    const max = maxStrictItemData(encodeItemMeta(metaOf(request)).length, this.sealing);
+    if (size > max) throw policyDataTooBigToReplicate(size, max);
   }
 
   async checkLargeUpload(request: SendDataRequest): Promise<LargeUpload> {

@@ -21,6 +21,7 @@ import { PrivacyService, type PrivacyApi } from '../../src/privacy/service.js';
 import { PrivacyState } from '../../src/privacy/state.js';
 import type { DevAccount } from '../../src/node/dev.js';
 import { form, type FormPart } from '../support/multipart.js';
+import { randomDataWithHashLength } from '../support/privacy-client.js';
 import { until } from '../support/wait.js';
 import { watchKeystore } from '../support/keystore-calls.js';
 import { DEV_API_KEY, seededNode, type SeededNode } from './seeded-node.js';
@@ -216,6 +217,25 @@ describe('sendData', () => {
     const storage = (s.services.privacy as unknown as { parts: ConstructorParameters<typeof PrivacyService>[0] }).parts.storage!;
     assert.equal(await storage.exists({ policyId: unknown, hash: hashOf(data) }), false, 'nothing stored under the unknown policy');
     await assertNothingFrom(hashOf(data));
+  });
+
+  it('refuses (607) data too large for the one P2P message that carries it to the other members, before storing or anchoring it; takes the largest that fits', async () => {
+    const tooLarge = randomBytes(22 * 1024 * 1024);
+    const r = await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: stringifyJson(request(tooLarge)) }, { name: 'data', content: tooLarge }] });
+    expectError(r, 400, 607, /^Policy data too big, actual size '23068672' bytes, max size '\d+' bytes: .+ send it with \/privacy\/sendLargeData$/);
+    await assertNothingFrom(hashOf(tooLarge));
+    const max = Number(/max size '(\d+)'/.exec(r.json.message as string)![1]);
+    // WE's cap of 20 MiB + 128 B, less the answer's head, wrapped key and encryption, and the item's metadata.
+    assert.ok(max > 20 * 1024 * 1024 - 1024 && max < 20 * 1024 * 1024, `max ${max}`);
+    const hashLength = hashOf(tooLarge).length;
+    const overByOne = randomDataWithHashLength(max + 1, hashLength);
+    const json = await send(app, 'POST', '/privacy/sendData', { body: { ...request(overByOne), data: overByOne.toString('base64') } });
+    expectError(json, 400, 607, new RegExp(`^Policy data too big, actual size '${max + 1}' bytes, max size '${max}' bytes: `));
+    await assertNothingFrom(hashOf(overByOne));
+    const largest = randomDataWithHashLength(max, hashLength);
+    const taken = await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: stringifyJson(request(largest)) }, { name: 'data', content: largest }] });
+    assert.equal(taken.status, 200, taken.text);
+    assert.ok(s.services.pool.unconfirmed().some((tx) => tx.idBase58 === taken.json.id), 'its PolicyDataHash in the pool');
   });
 
   it("refuses each bad request with WE's code and text, storing nothing and pooling no PolicyDataHash", async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { AddressScheme, Alias } from '../../src/crypto/address.js';
-import { decodeBase58, decodeBase64, encodeBase58, EncodingError } from '../../src/crypto/encoding.js';
+import { base64DecodedLength, decodeBase58, decodeBase64, encodeBase58, EncodingError } from '../../src/crypto/encoding.js';
 import { createWavesSuite } from '../../src/crypto/waves.js';
 import { WeError } from '../../src/errors/catalogue.js';
 
@@ -129,5 +129,16 @@ describe('encodings', () => {
     assert.deepEqual(decodeBase64('AQI'), new Uint8Array([1, 2]));
     assert.deepEqual(decodeBase64(''), new Uint8Array(0));
     for (const bad of ['A', 'AQ=', 'AQ===', 'A?B=', 'AQ ID', 'base64:AQ=I']) assert.throws(() => decodeBase64(bad), EncodingError, bad);
+  });
+
+  it('counts the bytes Base64 text decodes to without decoding it', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 100 }), fc.boolean(), fc.boolean(), (bytes, prefixed, padded) => {
+        let text = Buffer.from(bytes).toString('base64');
+        if (!padded) text = text.replace(/=+$/, '');
+        if (prefixed) text = `base64:${text}`;
+        assert.equal(base64DecodedLength(text), decodeBase64(text).length);
+      }),
+    );
   });
 });

@@ -7,7 +7,9 @@
  *
  * A policy whose recipients are the owners of nodes 0 and 1; items sent to node 0 through
  * sendData, sendDataV2 and sendLargeData appear byte-identical on node 1 (getData,
- * getLargeData, getInfo) and never on node 2, whose node owner is no recipient: it stores
+ * getLargeData, getInfo) — the largest small item sendDataV2 takes too, while one too
+ * large for the P2P message that carries it is refused before anything is anchored — and
+ * never on node 2, whose node owner is no recipient: it stores
  * nothing and its reads refuse. Node 1, stopped while another item goes around, fetches
  * it once started again. Then node 2's owner is added to the policy (113): node 2 fetches
  * every earlier item. forceSync answers as WE does on a member and refuses on a
@@ -21,7 +23,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { NetworkTlsFiles } from '../../src/node/config.js';
 import { generatedData } from '../support/multipart.js';
-import { b58sha, download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../support/privacy-client.js';
+import { b58sha, download, hashOfSource, PrivacyClient, randomDataWithHashLength, type PrivacyTarget } from '../support/privacy-client.js';
 import { Devnet, until, type NetNode } from '../support/network.js';
 
 /** How a storage is set up for the suite: what it needs started, and node i's `node.privacy.storage` section (undefined: the embedded default). */
@@ -149,6 +151,22 @@ export function replicationSuite(storage: ReplicationStorage, largeSize: number,
         hash: largeHash,
       });
       if (storage.holdsFile !== undefined) assert.ok(storage.holdsFile(net.nodes[1]!, largeHash), "node 1's store holds the large item's file");
+    });
+
+    it('refuses a sendDataV2 too large for the one P2P message that carries it (607) before any PolicyDataHash; the largest it takes reaches node 1', async () => {
+      const c0 = clients[0]!;
+      const tooLarge = randomBytes(22 * 1024 * 1024);
+      const refused = await c0.sendDataV2(policyId, tooLarge);
+      assert.deepEqual([refused.status, refused.json?.error], [400, 607], refused.text);
+      await c0.assertNothingFrom(policyId, b58sha(tooLarge));
+      const max = Number(/max size '(\d+)' bytes/.exec(String(refused.json.message))?.[1]);
+      const largest = randomDataWithHashLength(max, b58sha(tooLarge).length);
+      const sent = await c0.sendDataV2(policyId, largest);
+      assert.equal(sent.status, 200, sent.text);
+      items.push({ hash: b58sha(largest), kind: 'small', data: largest, name: 'the largest sendDataV2 item' });
+      await untilAll(1, 'node 1 to hold the largest small item');
+      const anchored = (await c0.get(`/privacy/${policyId}/hashes`)).json as string[];
+      assert.ok(anchored.includes(b58sha(largest)) && !anchored.includes(b58sha(tooLarge)), 'the refused data was never anchored');
     });
 
     it('a member node that was down when an item went around fetches it once it is back', async () => {

@@ -27,6 +27,9 @@ import {
   inventoryBodyBytes,
   inventoryId,
   MalformedPrivacyMessage,
+  MAX_PRIVATE_DATA_RESPONSE,
+  maxStrictItemData,
+  privateDataResponseLength,
   signInventory,
   verifyInventory,
 } from '../../src/privacy/messages.js';
@@ -74,6 +77,18 @@ describe('PrivateDataResponse (31)', () => {
     const bytes = encodePrivateDataResponse({ ...id, kind: 'encrypted', wrappedKey, encrypted });
     assert.equal(hex(bytes.subarray(64)), '01' + '09'.repeat(48) + '00000028' + '05'.repeat(40));
     assert.deepEqual(decodePrivateDataResponse(bytes, 48), { ...id, kind: 'encrypted', wrappedKey, encrypted });
+  });
+
+  it('has a length known before it is built, in clear or sealed; the largest data maxStrictItemData allows fills the cap exactly', () => {
+    const own = p.crypto.generateKeyPair();
+    const peer = p.crypto.generateKeyPair();
+    const payload = encodeStrictPayload(meta, randomBytes(1000));
+    assert.equal(privateDataResponseLength(payload.length, undefined), encodePrivateDataResponse({ ...id, kind: 'data', payload }).length);
+    const sealed = WAVES.encrypt(payload, own.privateKey, peer.publicKey);
+    assert.equal(privateDataResponseLength(payload.length, WAVES), encodePrivateDataResponse({ ...id, kind: 'encrypted', ...sealed }).length);
+    const max = maxStrictItemData(encodeItemMeta(meta).length, WAVES);
+    assert.equal(privateDataResponseLength(encodeStrictPayload(meta, new Uint8Array(max)).length, WAVES), MAX_PRIVATE_DATA_RESPONSE, 'sealed, the worst case');
+    assert.ok(privateDataResponseLength(encodeStrictPayload(meta, new Uint8Array(max)).length, undefined) < MAX_PRIVATE_DATA_RESPONSE, 'in clear');
   });
 
   it('refuses cut or padded answers and bad flags', () => {
@@ -260,6 +275,7 @@ describe('on a GOST network (104-byte session keys, 96-byte wrapped structures)'
     assert.equal(sealed.encrypted.length, payload.length);
     assert.ok(!Buffer.from(sealed.encrypted).equals(Buffer.from(payload)));
     const bytes = encodePrivateDataResponse({ ...id, kind: 'encrypted', ...sealed });
+    assert.equal(privateDataResponseLength(payload.length, GOST), bytes.length);
     assert.equal(hex(bytes.subarray(64, 65)), '01');
     assert.equal(Buffer.from(bytes).readUInt32BE(65 + 96), payload.length);
     const back = decodePrivateDataResponse(bytes, GOST.wrappedKeyLength);

@@ -19,7 +19,16 @@ import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
 import type { PolicyItemKey, PolicyItemMeta, PrivacyDataType } from '../../src/privacy/item.js';
 import { readItemFrames } from '../../src/privacy/item-stream.js';
-import { encodeInventory, encodeItemRequest, encodePrivateDataResponse, encodeStrictPayload, PrivacyMessageCode, signInventory } from '../../src/privacy/messages.js';
+import {
+  decodePrivateDataResponse,
+  encodeInventory,
+  encodeItemRequest,
+  encodePrivateDataResponse,
+  encodeStrictPayload,
+  PrivacyMessageCode,
+  signInventory,
+  type PrivateDataResponse,
+} from '../../src/privacy/messages.js';
 import { PolicyUpdates } from '../../src/privacy/policy-updates.js';
 import { PrivacyReplication } from '../../src/privacy/replicator.js';
 import { idOfKey, type ReplicationParts } from '../../src/privacy/replication.js';
@@ -285,6 +294,21 @@ describe('replication between policy members', () => {
     assert.deepEqual(claims.slice(1).filter((claim) => b.knowsHolders(claim)), [], "none of C's claims recorded");
     const passedOn = net.board.log.filter((d) => d.from === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2).map((d) => d.to);
     assert.deepEqual(passedOn.sort(), ['A', 'D', 'D'], "B passed on A's inventory (to D) and D's (to A and D), none of C's");
+  });
+
+  it("answers \"no data\" for a small item too large for one PrivateDataResponse, instead of an answer the connection drops", async () => {
+    const net = await network(['A', 'B'], { tls: false, recipients: ['A', 'B'] });
+    net.node('A').replication.start();
+    // A 20 MiB small item (stored before sendData refused such sizes): with its metadata and encryption its 31 would exceed the 20 MiB + 128 B cap.
+    const key = await net.upload('A', randomBytes(20 * 1024 * 1024), 'default');
+    const answers: PrivateDataResponse[] = [];
+    net.node('B').parts.peers.onMessage((peer, code, payload) => {
+      if (code === PrivacyMessageCode.PrivateDataResponse) answers.push(decodePrivateDataResponse(payload, peer.sessionKeys === undefined ? undefined : 48));
+    });
+    net.board.peer('B', 'A').send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(key)));
+    await until("A's answer", () => (answers.length > 0 ? true : undefined), 10_000, 10);
+    assert.equal(answers[0]!.kind, 'no-data', 'B can ask another holder at once instead of waiting out its request timeout');
+    assert.ok(net.node('A').warnings.some((w) => w.startsWith('a small privacy item is too large for a PrivateDataResponse')), net.node('A').warnings.join('; '));
   });
 
   it('moves on from a holder that sends other bytes than the hash names, to one that sends the item', async () => {

@@ -1,11 +1,13 @@
 /**
  * An in-process network for replication tests: nodes connected pairwise, each seeing the
  * others as PrivacyPeers. Messages travel as the encoded payloads messages.ts writes
- * (delivered asynchronously, as a socket would), large-item streams as item-stream.ts
+ * (delivered asynchronously, as a socket would; one over its code's cap is not sent, as
+ * the transport drops it), large-item streams as item-stream.ts
  * frames through a bounded queue (the sender waits while the receiver's buffer is full).
  * Every delivery is logged, so a test can show what a node did — and did not — receive.
  */
 import type { KeyPair } from '../../src/crypto/suite.js';
+import { MAX_PAYLOAD } from '../../src/network/framing.js';
 import type { IncomingStream, PrivacyPeer, PrivacyPeers } from '../../src/privacy/peers.js';
 
 export interface Delivery {
@@ -124,10 +126,13 @@ export class Switchboard {
       watcher: this.watchers.get(remote) === true,
       sessionKeys: this.tls ? undefined : { own: session(local, remote), peer: session(remote, local).publicKey },
       send: (code, payload) => {
+        const cap = MAX_PAYLOAD.get(code);
+        if (cap === undefined || payload.length > cap) return false;
         this.log.push({ from: local, to: remote, code, bytes: payload.length });
         setImmediate(() => {
           for (const l of this.listeners.get(remote) ?? []) l(this.peer(remote, local), code, Uint8Array.from(payload));
         });
+        return true;
       },
       sendStream: async (frames) => {
         const queue = this.streams.get(`${remote}<-${local}`)?.shift();

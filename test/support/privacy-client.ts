@@ -29,6 +29,17 @@ export interface PrivacyTarget {
 
 export const b58sha = (data: Uint8Array): string => encodeBase58(createHash('sha256').update(data).digest());
 
+/**
+ * `size` random bytes whose SHA-256 has `hashLength` Base58 characters (43 or 44): the
+ * largest data sendData takes depends on the item's metadata, which holds the hash text.
+ */
+export function randomDataWithHashLength(size: number, hashLength: number): Buffer {
+  for (;;) {
+    const data = randomBytes(size);
+    if (b58sha(data).length === hashLength) return data;
+  }
+}
+
 /** SHA-256 (Base58) of a generated source, computed by reading it once. */
 export async function hashOfSource(source: { stream: () => AsyncIterable<Uint8Array> }): Promise<string> {
   const h = createHash('sha256');

@@ -7,7 +7,8 @@
  * key or OAuth role `privacy` where WE asks for it; WE's contract-token alternative comes
  * with contracts) → for the send routes the watcher refusal (638) and "storage switched
  * off" (613) → for the large-item routes the feature-180 gate (648). Size limits: 28 MiB
- * for sendData and sendDataV2, 5 GiB for sendLargeData (611).
+ * for sendData and sendDataV2, 5 GiB for sendLargeData (611); the data of sendData and
+ * sendDataV2 is held to what one P2P message carries to other nodes (607, the service's).
  *
  * - `sendData`: JSON with `data` in Base64.
  * - `sendDataV2`: multipart, parts `request` (the JSON without `data`) and `data` (raw
@@ -263,7 +264,7 @@ const smallSendChecks = (ctx: ApiContext): void => {
 };
 
 const sendErrors = {
-  400: err('1 malformed request; 199 field rules, hash mismatch, version rules, sender outside the recipients; 607 data too big; 611 body too big; 612 unknown policy; 613 storage switched off; 615 hash anchored already; 120/121 certificates; fee and state errors of the PolicyDataHash'),
+  400: err('1 malformed request; 199 field rules, hash mismatch, version rules, sender outside the recipients; 607 data too big (sendData, sendDataV2: more than one P2P message carries, just under 20 MiB with the metadata — use sendLargeData); 611 body too big; 612 unknown policy; 613 storage switched off; 615 hash anchored already; 120/121 certificates; fee and state errors of the PolicyDataHash'),
   403: err('638 watcher node'),
 };
 
