@@ -5,13 +5,13 @@
  * of that version, then ScriptV1's limits — complexity ≤ 2000, whole script ≤ 8192 bytes.
  * Every failure is one message (the API answers it as error 305).
  */
-import { buildContext, DECLARED_VALS, FUNCTION_COSTS, MAX_SCRIPT_COMPLEXITY, type RideContext, type ScriptVersion } from './context.js';
+import { buildContext, MAX_SCRIPT_COMPLEXITY, type RideContext, type ScriptVersion } from './context.js';
 import { compileTree, CompileError } from './compiler.js';
-import { estimate, EstimatorError, EstimatorStepsExceeded } from './estimator.js';
 import type { Expr } from './expr.js';
 import { ParseAbort, parse } from './parser.js';
 import { capture, charPred, lit, rep, Run, seq } from './parsing.js';
-import { MAX_SCRIPT_SIZE, scriptBytes, type ScriptCrypto } from './script.js';
+import { MAX_SCRIPT_SIZE, SCRIPT_CHECKSUM_LENGTH, scriptBody, scriptComplexity, withChecksum, type ScriptCrypto } from './script.js';
+import { serializeExpr } from './serde.js';
 import { ScalaMatchError } from './types.js';
 
 /** Account and asset compile contexts of both versions (signatures only: the chain id does not matter). */
@@ -107,6 +107,25 @@ export function compileExpression(source: string, context: RideContext): { ok: t
 
 /** ScriptCompiler.apply: source → script bytes and complexity, or WE's message. */
 export function compileScript(text: string, options: { assetScript: boolean; crypto: ScriptCrypto }): CompileResult {
+  const compiled = compileScriptBody(text, options.assetScript);
+  if (!compiled.ok) return compiled;
+  const { version, expr, body, complexity } = compiled.script;
+  return { ok: true, script: { version, expr, bytes: withChecksum(body, options.crypto), complexity } };
+}
+
+/** A compiled script before its checksum: `body` is version ‖ serialized expression. */
+export interface CompiledScriptBody {
+  readonly version: ScriptVersion;
+  readonly expr: Expr;
+  readonly body: Uint8Array;
+  readonly complexity: number;
+}
+
+/**
+ * ScriptCompiler.apply up to the checksum (the one step that needs the network's crypto):
+ * every check, the size one included, is made here.
+ */
+export function compileScriptBody(text: string, assetScript: boolean): { readonly ok: true; readonly script: CompiledScriptBody } | { readonly ok: false; readonly error: string } {
   const directives = languageVersionDirectives(text);
   const source = scalaLines(text)
     .filter((l) => !l.includes('{-#'))
@@ -119,20 +138,16 @@ export function compileScript(text: string, options: { assetScript: boolean; cry
     version = v;
   }
   const contexts = COMPILE_CONTEXTS[version];
-  const compiled = compileExpression(source, options.assetScript ? contexts.asset : contexts.account);
+  const compiled = compileExpression(source, assetScript ? contexts.asset : contexts.account);
   if (!compiled.ok) return compiled;
-  let complexity: number;
-  try {
-    complexity = estimate(compiled.expr, DECLARED_VALS[version], FUNCTION_COSTS);
-  } catch (e) {
-    if (e instanceof EstimatorStepsExceeded) return { ok: false, error: `Script is too complex: ${e.message}` };
-    if (e instanceof EstimatorError) return { ok: false, error: e.message };
-    throw e;
-  }
+  const estimated = scriptComplexity(compiled.expr, version);
+  if (!estimated.ok) return estimated;
+  const complexity = estimated.complexity;
   if (complexity > MAX_SCRIPT_COMPLEXITY) return { ok: false, error: `Script is too complex: ${complexity} > ${MAX_SCRIPT_COMPLEXITY}` };
-  const bytes = scriptBytes(version, compiled.expr, options.crypto);
-  if (bytes.length > MAX_SCRIPT_SIZE) return { ok: false, error: `Script is too large: ${bytes.length} bytes > ${MAX_SCRIPT_SIZE} bytes` };
-  return { ok: true, script: { version, expr: compiled.expr, bytes, complexity } };
+  const body = scriptBody(version, serializeExpr(compiled.expr));
+  const size = body.length + SCRIPT_CHECKSUM_LENGTH;
+  if (size > MAX_SCRIPT_SIZE) return { ok: false, error: `Script is too large: ${size} bytes > ${MAX_SCRIPT_SIZE} bytes` };
+  return { ok: true, script: { version, expr: compiled.expr, body, complexity } };
 }
 
 /** The compile context of a script kind (for tests and tools). */

@@ -53,10 +53,19 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** version ‖ expression ‖ checksum, as ScriptV1.bytes writes it. */
 export function scriptBytes(version: number, expr: Expr, p: ScriptCrypto): Uint8Array {
-  const ser = serializeExpr(expr);
-  const body = new Uint8Array(1 + ser.length);
+  return withChecksum(scriptBody(version, serializeExpr(expr)), p);
+}
+
+/** version ‖ serialized expression: what the checksum covers. */
+export function scriptBody(version: number, expression: Uint8Array): Uint8Array {
+  const body = new Uint8Array(1 + expression.length);
   body[0] = version;
-  body.set(ser, 1);
+  body.set(expression, 1);
+  return body;
+}
+
+/** `body` followed by its checksum (the first bytes of its secureHash). */
+export function withChecksum(body: Uint8Array, p: ScriptCrypto): Uint8Array {
   const out = new Uint8Array(body.length + SCRIPT_CHECKSUM_LENGTH);
   out.set(body);
   out.set(p.crypto.secureHash(body).subarray(0, SCRIPT_CHECKSUM_LENGTH), body.length);
@@ -65,6 +74,17 @@ export function scriptBytes(version: number, expr: Expr, p: ScriptCrypto): Uint8
 
 /** ScriptReader.fromBytes: checks `bytes` and returns the script WE would hold. */
 export function readScript(bytes: Uint8Array, p: ScriptCrypto, field = 'script'): Script {
+  const { version, expression } = scriptContainer(bytes, p, field);
+  const read = readScriptExpression(version, expression);
+  if (!read.ok) throw scriptParseError(read.error, field);
+  return { version, expr: read.expr, bytes: scriptBytes(version, read.expr, p), complexity: read.complexity };
+}
+
+/**
+ * ScriptReader's checks of the container (1–4 of the module comment): the version and the
+ * serialized expression of `bytes`, or a ScriptParseError.
+ */
+export function scriptContainer(bytes: Uint8Array, p: ScriptCrypto, field = 'script'): { readonly version: ScriptVersion; readonly expression: Uint8Array } {
   if (bytes.length === 0) throw scriptParseError('Empty script', field);
   const split = Math.max(0, bytes.length - SCRIPT_CHECKSUM_LENGTH);
   const checksum = bytes.subarray(bytes.length - Math.min(bytes.length, SCRIPT_CHECKSUM_LENGTH));
@@ -72,34 +92,48 @@ export function readScript(bytes: Uint8Array, p: ScriptCrypto, field = 'script')
   if (!sameBytes(checksum, computed)) throw scriptParseError('Invalid checksum', field);
   const version = (bytes[0]! << 24) >> 24;
   if (version !== 1 && version !== 2) throw scriptParseError(`Invalid version: ${version}`, field);
-  const exprBytes = bytes.subarray(1, split);
-  if (exprBytes.length > MAX_SCRIPT_SIZE) {
-    throw scriptParseError(`Script is too large: ${exprBytes.length} bytes > ${MAX_SCRIPT_SIZE} bytes`, field);
+  const expression = bytes.subarray(1, split);
+  if (expression.length > MAX_SCRIPT_SIZE) {
+    throw scriptParseError(`Script is too large: ${expression.length} bytes > ${MAX_SCRIPT_SIZE} bytes`, field);
   }
+  return { version, expression };
+}
+
+/** What reading an expression or estimating it gives: the value, or WE's message. */
+export type ScriptReading<T> = ({ readonly ok: true } & T) | { readonly ok: false; readonly error: string };
+
+/**
+ * ScriptReader's checks of the expression (5–6 of the module comment): the tree of a
+ * container's serialized expression and its complexity, or WE's message.
+ */
+export function readScriptExpression(version: ScriptVersion, expression: Uint8Array): ScriptReading<{ readonly expr: Expr; readonly complexity: number }> {
   let expr: Expr;
   try {
-    expr = deserializeExpr(exprBytes);
+    expr = deserializeExpr(expression);
   } catch (e) {
-    if (e instanceof SerdeError) throw scriptParseError(e.message, field);
+    if (e instanceof SerdeError) return { ok: false, error: e.message };
     throw e;
   }
-  const complexity = complexityOf(expr, version, field);
-  if (complexity > MAX_SCRIPT_COMPLEXITY) throw scriptParseError(`Script is too complex: ${complexity} > ${MAX_SCRIPT_COMPLEXITY}`, field);
-  return { version, expr, bytes: scriptBytes(version, expr, p), complexity };
+  const estimated = scriptComplexity(expr, version);
+  if (!estimated.ok) return estimated;
+  if (estimated.complexity > MAX_SCRIPT_COMPLEXITY) return { ok: false, error: `Script is too complex: ${estimated.complexity} > ${MAX_SCRIPT_COMPLEXITY}` };
+  return { ok: true, expr, complexity: estimated.complexity };
 }
 
-/** The estimate of a script version's expression; an estimator failure is a ScriptParseError. */
-function complexityOf(expr: Expr, version: ScriptVersion, field?: string): number {
+/** The estimate of a script version's expression, or WE's message for what the estimator refuses. */
+export function scriptComplexity(expr: Expr, version: ScriptVersion): ScriptReading<{ readonly complexity: number }> {
   try {
-    return estimate(expr, DECLARED_VALS[version], FUNCTION_COSTS);
+    return { ok: true, complexity: estimate(expr, DECLARED_VALS[version], FUNCTION_COSTS) };
   } catch (e) {
-    if (e instanceof EstimatorStepsExceeded) throw scriptParseError(`Script is too complex: ${e.message}`, field);
-    if (e instanceof EstimatorError) throw scriptParseError(e.message, field);
+    if (e instanceof EstimatorStepsExceeded) return { ok: false, error: `Script is too complex: ${e.message}` };
+    if (e instanceof EstimatorError) return { ok: false, error: e.message };
     throw e;
   }
 }
 
-/** The complexity of an expression as WE estimates it for a script of `version` (throws on undeclared names). */
+/** The complexity of an expression as WE estimates it for a script of `version` (throws a ScriptParseError on undeclared names). */
 export function estimateComplexity(expr: Expr, version: ScriptVersion): number {
-  return complexityOf(expr, version);
+  const estimated = scriptComplexity(expr, version);
+  if (!estimated.ok) throw scriptParseError(estimated.error);
+  return estimated.complexity;
 }
