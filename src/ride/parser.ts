@@ -4,8 +4,9 @@
  * kept as INVALID nodes (they become compile errors), the same texts accepted and the
  * same index reported when a text cannot be parsed at all.
  *
- * Beyond WE: nesting deeper than MAX_NESTING expressions stops with a clear error (WE's
- * recursive parser would overflow the JVM stack).
+ * Beyond WE: nesting deeper than MAX_NESTING expressions, or more than MAX_UNARY_NESTING
+ * unary operators nested in one another, stops with a clear error (WE's recursive parser
+ * would overflow the JVM stack; ours would overflow the JS stack).
  */
 import { base58Decode, base64Decode, MAX_LITERAL_LENGTH } from './library.js';
 import {
@@ -91,6 +92,12 @@ export class ParseAbort extends Error {}
 
 /** Parse nesting Weft accepts (see the module comment). */
 export const MAX_NESTING = 150;
+/**
+ * Unary operators nested in one another that Weft parses (see the module comment): more than
+ * an 8 KiB script can hold (each compiles to an 11-byte call), so no script WE would take is
+ * refused.
+ */
+export const MAX_UNARY_NESTING = 1000;
 
 // ---------------------------------------------------------------------------
 // Grammar
@@ -421,15 +428,25 @@ const OPS_BY_PRIORITY: ReadonlyArray<ReadonlyArray<readonly [BinaryOp, Parser<un
 const unaryNegative = seq(lit('-'), ['~', not(charPred(isDigit))]);
 const unaryNot = lit('!');
 
+/** A unary operator's operand, with Weft's nesting guard. */
+const unaryOperand: Parser<PExpr> = (r: Run): void => {
+  if (++r.unaryDepth > MAX_UNARY_NESTING) throw new ParseAbort(`Script is too deeply nested: more than ${MAX_UNARY_NESTING} nested unary operators`);
+  try {
+    unaryOp(r);
+  } finally {
+    r.unaryDepth--;
+  }
+};
+
 /** The unary operators over an atom: `-x` (not before a digit), `!x`. */
 const unaryOp: Parser<PExpr> = either<PExpr>(
-  map(seq(index, ['~~', unaryNegative], ['~', lazy(() => unaryOp)], ['~~', index]), ([s, , e, end]) => ({
+  map(seq(index, ['~~', unaryNegative], ['~', unaryOperand], ['~~', index]), ([s, , e, end]) => ({
     t: 'FUNCTION_CALL',
     pos: pos(s, end),
     name: valid(pos(s, end), '-'),
     args: [e],
   })),
-  map(seq(index, ['~~', unaryNot], ['~', lazy(() => unaryOp)], ['~~', index]), ([s, , e, end]) => ({
+  map(seq(index, ['~~', unaryNot], ['~', unaryOperand], ['~~', index]), ([s, , e, end]) => ({
     t: 'FUNCTION_CALL',
     pos: pos(s, end),
     name: valid(pos(s, end), '!'),

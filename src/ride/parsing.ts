@@ -14,6 +14,8 @@ export class Run {
   cut = false;
   /** Nesting of the grammar's recursive expression parser (guarded by the grammar). */
   depth = 0;
+  /** Nesting of its unary operators (guarded by the grammar). */
+  unaryDepth = 0;
 
   constructor(readonly input: string) {}
 }
