@@ -377,6 +377,9 @@ export const aliasDoesNotExist = (of: { readonly alias: string } | { readonly ad
 export const dataKeyNotExists = (key: string): ApiError => api('DataKeyNotExists', 304, `no data for this key: ${key}`, 404, 'key');
 
 export const scriptCompilerError = (message: string, field = 'script'): ApiError => api('ScriptCompilerError', 305, message, 400, field);
+/** 642 (WE's answer when a stream limit is reached, as heavyReadsBusy), 503: too many scripts being compiled or estimated (`/utils/script/*`) and waiting. */
+export const scriptCompilerBusy = (limit: number): ApiError =>
+  api('TooManyScriptCompilations', 642, `Max script compilations count '${limit}' has been exceeded. Please, try again later`, 503);
 
 export const requestedHeightDoesntExist = (requested: number, current: number): ApiError =>
   api('RequestedHeightDoesntExist', 310, `Requested height '${requested}' is greater than current state height '${current}'`, 400, 'height');
