@@ -25,6 +25,7 @@ import { setCorsHeaders } from './cors.js';
 import type { ApiServices, ApiSettings } from './services.js';
 import type { TransactionTimestamps } from './timestamps.js';
 import type { HeavyReads } from './heavy-reads.js';
+import type { ScriptCompilerPool } from '../ride/script-compiler-pool.js';
 import { bodyIsNotObject, unavailableInPkiMode } from '../errors/catalogue.js';
 
 export type { AuthLevel } from './auth.js';
@@ -39,6 +40,8 @@ export interface ApiContext {
   readonly blockJsonCache: WeakMap<object, Map<string, SerializedJson>>;
   /** Block ranges and full blocks: built a few at a time, in slices, within a byte budget. */
   readonly heavyReads: HeavyReads;
+  /** Scripts sent to `/utils/script/*`: compiled and estimated on threads, within limits. */
+  readonly scriptCompiler: ScriptCompilerPool;
 }
 
 export interface ResponseDoc {

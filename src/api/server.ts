@@ -6,6 +6,7 @@
  * answered request told to an optional observer (the node's REST metrics).
  */
 import { DEFAULT_HEAVY_READ_LIMITS, HeavyReads, type HeavyReadLimits } from './heavy-reads.js';
+import { DEFAULT_SCRIPT_COMPILER_LIMITS, ScriptCompilerPool, type ScriptCompilerLimits } from '../ride/script-compiler-pool.js';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -42,6 +43,8 @@ export interface ApiServerOptions {
   readonly requests?: ApiRequestObserver;
   /** Limits of heavy reads (block ranges, full blocks); default DEFAULT_HEAVY_READ_LIMITS. */
   readonly heavyReads?: HeavyReadLimits;
+  /** Limits of the threads that compile and estimate `/utils/script/*` scripts; default DEFAULT_SCRIPT_COMPILER_LIMITS. */
+  readonly scriptCompiler?: ScriptCompilerLimits;
 }
 
 /** What the server tells about each answered request. */
@@ -141,6 +144,7 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     timestamps: new TransactionTimestamps(() => services.now()),
     blockJsonCache: new WeakMap(),
     heavyReads: new HeavyReads(options.heavyReads ?? DEFAULT_HEAVY_READ_LIMITS),
+    scriptCompiler: new ScriptCompilerPool(options.scriptCompiler ?? DEFAULT_SCRIPT_COMPILER_LIMITS),
   };
 
   const requests = options.requests;
@@ -160,6 +164,8 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     },
   }) as unknown as FastifyInstance;
 
+  // The script compiler's threads end with the server.
+  app.addHook('onClose', () => ctx.scriptCompiler.close());
   applyConnectionLimits(app.server, limits);
   watchRequestBodies(app.server, limits.requestTimeoutMs, closer);
   installBodyParsers(app, bodyLimit);

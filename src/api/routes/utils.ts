@@ -12,12 +12,14 @@
  * (Base64, `base64:` prefix optional) with WE's script reader and answers its complexity
  * and WE's text of its expression. Both answer `extraFee`, which WE's OpenAPI documents
  * and WE 1.14 never charges: it is always 0. Every failure is 305 with WE's message.
+ *
+ * Beyond WE (issue 32): both run on the script compiler's threads (ride/script-compiler-pool.ts:
+ * a time and a memory limit per job, refused as `Script is too complex: …`; a bounded queue,
+ * then 503), and take at most SCRIPT_BODY_LIMIT bytes (WE's 611 past it) — WE takes 3 MiB and
+ * a 2.8 MB source once held the event loop for ~30 s.
  */
 import { Type } from '@sinclair/typebox';
 import { decodeBase64, encodeBase58, EncodingError } from '../../crypto/encoding.js';
-import { readScript } from '../../ride/script.js';
-import { compileScript } from '../../ride/script-compiler.js';
-import { scriptText } from '../../ride/script-text.js';
 import { readBooleanQuery } from '../account-reads.js';
 import { ExtraFee, SCRIPT_EXTRA_FEE } from '../account-schemas.js';
 import { optionalQuery, text } from '../params.js';
@@ -39,6 +41,13 @@ const TimeResult = Type.Object(
   },
   { $id: 'TimeResult' },
 );
+
+/**
+ * The largest body the script routes read: eight times the largest script (8 KiB), room for
+ * any source WE can compile to one with comments to spare, and for the Base64 of any script
+ * WE reads many times over (a longer one still gets WE's `Script is too large` message).
+ */
+export const SCRIPT_BODY_LIMIT = 64 * 1024;
 
 /** WE 1.14 computes no extra fee for scripted accounts or smart assets. */
 
@@ -104,9 +113,16 @@ export const utilsRoutes = defineRoutes({ name: 'utils', description: 'Hashes, n
       '`{-# LANGUAGE_VERSION 2 #-}` selects version 2 (default 1). The script must return Boolean, stay within complexity 2000 and 8192 bytes. `assetScript=true` compiles against the asset-script context (transactions without proofs).',
     body: { schema: Type.String({ description: 'RIDE source' }), read: 'text', description: 'The RIDE source (raw body, any content type)' },
     query: { assetScript: optionalQuery(text('`true` for an asset script (Akka booleans: true/false, yes/no, on/off, 1/0)')) },
-    responses: { 200: CompilationResult, 400: err("305 the compiler's message (`Compilation failed: … in <start>-<end>`, `Script should return boolean`, `Script is too complex: …`, …)") },
-    handler: ({ body, query }, ctx) => {
-      const r = compileScript(body, { assetScript: readBooleanQuery(query.assetScript) ?? false, crypto: ctx.services.protocol });
+    bodyLimit: SCRIPT_BODY_LIMIT,
+    responses: {
+      200: CompilationResult,
+      400: err(
+        "305 the compiler's message (`Compilation failed: … in <start>-<end>`, `Script should return boolean`, `Script is too complex: …` — also past the compiler's time or memory limit —, `Script is too deeply nested: …`, …); 611 a source over 64 KiB",
+      ),
+      503: err('642 too many scripts being compiled or estimated; try again later'),
+    },
+    handler: async ({ body, query }, ctx) => {
+      const r = await ctx.scriptCompiler.compile(body, { assetScript: readBooleanQuery(query.assetScript) ?? false, crypto: ctx.services.protocol });
       if (!r.ok) throw scriptCompilerError(r.error);
       return { script: `base64:${Buffer.from(r.script.bytes).toString('base64')}`, complexity: BigInt(r.script.complexity), extraFee: SCRIPT_EXTRA_FEE };
     },
@@ -117,8 +133,13 @@ export const utilsRoutes = defineRoutes({ name: 'utils', description: 'Hashes, n
     auth: 'user',
     summary: 'Complexity and expression text of a compiled script',
     body: { schema: Type.String({ description: 'Compiled script, Base64 (`base64:` prefix optional)' }), read: 'text', description: 'The compiled script (raw body)' },
-    responses: { 200: EstimationResult, 400: err('305 empty body, bad Base64, or a script WE would not read (checksum, version, size, complexity)') },
-    handler: ({ body }, ctx) => {
+    bodyLimit: SCRIPT_BODY_LIMIT,
+    responses: {
+      200: EstimationResult,
+      400: err('305 empty body, bad Base64, or a script WE would not read (checksum, version, size, complexity); 611 a body over 64 KiB'),
+      503: err('642 too many scripts being compiled or estimated; try again later'),
+    },
+    handler: async ({ body }, ctx) => {
       if (body === '') throw scriptCompilerError('Cannot estimate empty script: expected compiled script in Base64, got nothing');
       let bytes: Uint8Array;
       try {
@@ -128,8 +149,8 @@ export const utilsRoutes = defineRoutes({ name: 'utils', description: 'Hashes, n
         throw scriptCompilerError(`Unable to decode base64: ${e.message}`);
       }
       try {
-        const script = readScript(bytes, ctx.services.protocol);
-        return { script: body, complexity: script.complexity, scriptText: scriptText(script.expr), extraFee: SCRIPT_EXTRA_FEE };
+        const estimated = await ctx.scriptCompiler.estimate(bytes, ctx.services.protocol);
+        return { script: body, complexity: estimated.complexity, scriptText: estimated.scriptText, extraFee: SCRIPT_EXTRA_FEE };
       } catch (e) {
         if (e instanceof WeError && e.code === 199) throw scriptCompilerError(parseErrorMessage(e));
         throw e;
