@@ -10,6 +10,8 @@ import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { SetAssetScript, SetScript } from '../../src/protocol/transactions/scripts.js';
 import { WeError } from '../../src/errors/catalogue.js';
+import { E, type Expr } from '../../src/ride/expr.js';
+import { scriptBytes } from '../../src/ride/script.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const kp = p.crypto.keyPairFromSeedPhrase('examples seed phrase for testing only please ignore');
@@ -200,6 +202,40 @@ describe('SetScript / SetAssetScript: malformed input never crashes', () => {
       );
     });
   }
+
+  it('a script nested as deep as 8 KiB allows, or one the estimator would spend forever on: refused with 199 from JSON and from bytes, never a stack overflow (issue 32)', () => {
+    let ifs: Expr = E.TRUE;
+    for (let i = 0; i < 2700; i++) ifs = E.if(ifs, E.TRUE, E.TRUE);
+    let getters: Expr = E.ref('tx');
+    for (let i = 0; i < 1600; i++) getters = E.getter(getters, '');
+    let calls: Expr = E.long(1);
+    for (let i = 0; i < 1000; i++) calls = E.native(203, calls);
+    // Each let's value names the previous let twice, in both branches of an IF: WE's estimator doubles its work per let.
+    let doubling: Expr = E.ref('a280');
+    for (let i = 280; i >= 1; i--) doubling = E.block(`a${i}`, E.if(E.TRUE, E.ref(`a${i - 1}`), E.ref(`a${i - 1}`)), doubling);
+    doubling = E.block('a0', E.TRUE, doubling);
+    const issueJson = (script: string): Record<string, unknown> => ({ type: 3, version: 2, senderPublicKey: PK, name: 'Gold', description: '', quantity: 1, decimals: 0, reissuable: false, script, fee: 100000000, timestamp: 1700000000000, proofs: [] });
+    const trueScript = new Uint8Array(Buffer.from(TRUE_V1.slice('base64:'.length), 'base64'));
+    for (const [expr, message] of [
+      [ifs, 'ScriptParseError(Script is too complex: 5401 > 2000)'],
+      [getters, 'ScriptParseError(Script is too complex: 3202 > 2000)'],
+      [calls, 'ScriptParseError(Script is too complex: 10001 > 2000)'],
+      [doubling, 'ScriptParseError(Script is too complex: estimation exceeds 2000000 steps)'],
+    ] as const) {
+      const script = scriptBytes(1, expr, p);
+      assert.ok(script.length <= 8192 + 5, `${script.length} bytes`);
+      const b64 = `base64:${Buffer.from(script).toString('base64')}`;
+      for (const json of [setScriptJson({ script: b64 }), setAssetScriptJson({ script: b64 }), issueJson(b64)]) weError(() => fromJson(json), 199, message);
+      // The same script in a transaction's bytes, as a peer sends it: the TRUE script's place (flag, u16 length, bytes) refilled.
+      for (const base of [setScriptJson(), setAssetScriptJson()]) {
+        const bytes = p.sign(fromJson(base), kp.privateKey).bytes;
+        const at = Buffer.from(bytes).indexOf(Buffer.from([1, 0, trueScript.length, ...trueScript]));
+        assert.ok(at > 0);
+        const carried = Uint8Array.of(...bytes.subarray(0, at), 1, script.length >> 8, script.length & 0xff, ...script, ...bytes.subarray(at + 3 + trueScript.length));
+        weError(() => p.transactionFromBytes(carried), 199, message);
+      }
+    }
+  });
 
   it('SetScript typed data round-trips through Protocol.transaction', () => {
     const tx = fromJson(setScriptJson());
