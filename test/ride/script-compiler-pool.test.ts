@@ -108,7 +108,7 @@ describe('script compiler threads: the same answers as on the calling thread', (
 
 describe('script compiler threads: limits', () => {
   it('a job past the time limit is refused as too complex while the event loop turns; the next job gets a fresh thread', async () => {
-    const threads = pool({ timeLimitMs: 1000 });
+    const threads = pool({ timeLimitMs: 1000, memoryLimitMb: 2048 });
     // 2.8 MB: tens of seconds of parsing.
     const { value, turns } = await turnsWhile(threads.compile(sum(700_000), { assetScript: false, crypto: p }));
     assert.deepEqual(value, { ok: false, error: 'Script is too complex: compiling it takes longer than 1000 ms' });
