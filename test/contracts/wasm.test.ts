@@ -195,6 +195,22 @@ describe('WASM contracts', () => {
     assert.equal(wide.kind === 'error' ? wide.code : wide.kind, 109);
   });
 
+  it('bulk memory costs fuel by its length: one 1 MiB fill fits the limit, two do not (111)', async () => {
+    const filler = assemble(`(module ${HEADER} ${CONSTRUCTOR}
+      (func (export "fill") (param $times i64) (result i32)
+        (drop (memory.grow (i32.const 14)))
+        (block $done
+          (loop $next
+            (br_if $done (i64.eqz (local.get $times)))
+            (memory.fill (i32.const 0) (i32.const 1) (i32.const 1048576))
+            (local.set $times (i64.sub (local.get $times) (i64.const 1)))
+            (br $next)))
+        (i32.const 0)))`);
+    const id = await deploy(filler);
+    assert.deepEqual(await te.execute(callV7(id, 'wasm', 'fill', [int('times', 1n)])), { kind: 'success', results: [], assetOperations: [] });
+    assert.deepEqual(await te.execute(callV7(id, 'wasm', 'fill', [int('times', 2n)])), { kind: 'error', code: 111, message: 'contract failed with error code 111' });
+  });
+
   it('validates modules as wevm does: floats, sign extension and mutable global exports are invalid (100), no _constructor is 101', () => {
     const cases: Array<[string, number]> = [
       [`(module ${HEADER} ${CONSTRUCTOR})`, 0],

@@ -13,11 +13,14 @@
  * (a segment ends after a block, loop, if, else, end, branch, return, call or
  * unreachable), and every segment is preceded by code that takes its instruction count
  * from an i64 fuel global and traps when it goes below zero. So one instruction costs one
- * unit, charged when its segment starts. wasmi 0.31 also charges one unit per instruction
- * but adds per-byte and per-element costs to bulk memory and table operations and to
- * memory.grow, and charges calls differently; Weft does not, so a contract running close
- * to the limit can finish on Weft and run out of fuel on a WE node (or the reverse) —
- * which only matters when WE validators re-execute near the limit.
+ * unit, charged when its segment starts. A bulk memory operation (memory.fill, .copy,
+ * .init) also costs a unit per 64 bytes and a bulk table operation (table.fill, .copy,
+ * .init, .grow) a unit per 8 elements, charged from its length operand just before it
+ * runs — as wasmi 0.31 charges them per byte and per element, so a megabyte copy is not one
+ * unit's work. wasmi's exact rates, its memory.grow cost and its call costs differ, so a
+ * contract running close to the limit can finish on Weft and run out of fuel on a WE node
+ * (or the reverse) — which only matters when WE validators re-execute near the limit. The
+ * host functions' own costs are the engine's (contracts/wasm/vm.ts).
  */
 
 export const WASM_ERROR = {
@@ -80,6 +83,8 @@ export interface ModuleInfo {
   /** Types of every global, imports first. */
   readonly globals: readonly ValType[];
   readonly hasStart: boolean;
+  /** Elements the module's own tables start with (an instance allocates them). */
+  readonly tableElements: number;
 }
 
 class Reader {
@@ -279,6 +284,7 @@ function parse(bytes: Uint8Array): ParsedModule {
   let definedGlobals = 0;
   const exports = new Map<string, { kind: number; index: number }>();
   let hasStart = false;
+  let tableElements = 0;
   const bodies: Array<{ start: number; end: number; codeStart: number }> = [];
   let lastOrder = 0;
   let declaredFunctions = 0;
@@ -350,7 +356,7 @@ function parse(bytes: Uint8Array): ParsedModule {
       case 4:
         for (let n = s.u32(); n > 0; n--) {
           valType(s.u8());
-          limits(s);
+          tableElements += limits(s).min;
         }
         break;
       case 5:
@@ -432,7 +438,7 @@ function parse(bytes: Uint8Array): ParsedModule {
   }
   if (bodies.length !== declaredFunctions) throw new Invalid('missing code section');
   return {
-    info: { types, functionImports, memoryImports, otherImports, functionTypes, exports, globals, hasStart },
+    info: { types, functionImports, memoryImports, otherImports, functionTypes, exports, globals, hasStart, tableElements },
     sections,
     bodies,
     importedGlobals,
@@ -533,31 +539,92 @@ class Writer {
   }
 }
 
-function chargeCode(w: Writer, fuelGlobal: number, cost: number): void {
-  w.byte(0x23).u32(fuelGlobal).byte(0x42).s64(BigInt(cost)).byte(0x7d).byte(0x24).u32(fuelGlobal);
+/** Traps when the fuel global is below zero. */
+function trapWhenOut(w: Writer, fuelGlobal: number): void {
   w.byte(0x23).u32(fuelGlobal).byte(0x42).s64(0n).byte(0x53).byte(0x04).byte(0x40).byte(0x00).byte(0x0b);
 }
 
-function instrumentBody(bytes: Uint8Array, body: { start: number; end: number; codeStart: number }, fuelGlobal: number): Uint8Array {
-  const out = new Writer().bytes(bytes.subarray(body.start, body.codeStart));
+function chargeCode(w: Writer, fuelGlobal: number, cost: number): void {
+  w.byte(0x23).u32(fuelGlobal).byte(0x42).s64(BigInt(cost)).byte(0x7d).byte(0x24).u32(fuelGlobal);
+  trapWhenOut(w, fuelGlobal);
+}
+
+/**
+ * Bulk operations (0xfc sub-opcodes) whose length operand — the i32 on top of the stack —
+ * is charged, by how far it is shifted right: memory bytes per 64, table elements per 8.
+ */
+const BULK_SHIFT: ReadonlyMap<number, number> = new Map([
+  [8, 6], // memory.init
+  [10, 6], // memory.copy
+  [11, 6], // memory.fill
+  [12, 3], // table.init
+  [14, 3], // table.copy
+  [15, 3], // table.grow
+  [17, 3], // table.fill
+]);
+
+/** The shift of a bulk operation at `at` (undefined for any other instruction). */
+function bulkShift(bytes: Uint8Array, at: number): number | undefined {
+  if (bytes[at] !== 0xfc) return undefined;
+  const r = new Reader(bytes, at + 1);
+  return BULK_SHIFT.get(r.u32());
+}
+
+/**
+ * Charges the length on top of the stack (kept there) through the scratch local:
+ * `local.tee n; fuel -= i64(n) >> shift; trap below zero`.
+ */
+function chargeLength(w: Writer, fuelGlobal: number, scratch: number, shift: number): void {
+  w.byte(0x22).u32(scratch);
+  w.byte(0x23).u32(fuelGlobal).byte(0x20).u32(scratch).byte(0xad).byte(0x42).s64(BigInt(shift)).byte(0x88).byte(0x7d).byte(0x24).u32(fuelGlobal);
+  trapWhenOut(w, fuelGlobal);
+}
+
+function instrumentBody(bytes: Uint8Array, body: { start: number; end: number; codeStart: number }, params: number, fuelGlobal: number): Uint8Array {
   const r = new Reader(bytes, body.codeStart, body.end);
-  let segment: Array<{ from: number; to: number }> = [];
+  const instructions: Array<{ from: number; to: number; shift: number | undefined }> = [];
+  let bulk = false;
+  while (!r.done) {
+    const from = r.pos;
+    skipInstruction(r);
+    const shift = bulkShift(bytes, from);
+    if (shift !== undefined) bulk = true;
+    instructions.push({ from, to: r.pos, shift });
+  }
+  // A body with bulk operations gets one more i32 local (after all others: no index moves) to hold their lengths.
+  const out = new Writer();
+  let scratch = 0;
+  if (bulk) {
+    const locals = new Reader(bytes, body.start, body.codeStart);
+    const groups = locals.u32();
+    const groupsStart = locals.pos;
+    let declared = 0;
+    for (let k = 0; k < groups; k++) {
+      declared += locals.u32();
+      locals.u8();
+    }
+    scratch = params + declared;
+    out.u32(groups + 1).bytes(bytes.subarray(groupsStart, body.codeStart)).u32(1).byte(0x7f);
+  } else out.bytes(bytes.subarray(body.start, body.codeStart));
+  let segment: Array<{ from: number; to: number; shift: number | undefined }> = [];
   const flush = (): void => {
     if (segment.length === 0) return;
     chargeCode(out, fuelGlobal, segment.length);
-    for (const i of segment) out.bytes(bytes.subarray(i.from, i.to));
+    for (const i of segment) {
+      if (i.shift !== undefined) chargeLength(out, fuelGlobal, scratch, i.shift);
+      out.bytes(bytes.subarray(i.from, i.to));
+    }
     segment = [];
   };
-  while (!r.done) {
-    const from = r.pos;
-    const op = skipInstruction(r);
-    segment.push({ from, to: r.pos });
-    if (SEGMENT_ENDS.has(op)) flush();
+  for (const i of instructions) {
+    segment.push(i);
+    if (SEGMENT_ENDS.has(bytes[i.from]!)) flush();
   }
   flush();
   const content = out.result();
   return new Writer().u32(content.length).bytes(content).result();
 }
+
 
 /** The name the instrumented module exports its fuel global under. */
 export function fuelExportName(info: ModuleInfo): string {
@@ -603,7 +670,8 @@ export function instrumentWasm(bytes: Uint8Array, p: ParsedModule): Uint8Array {
     if (s.id === 6 || s.id === 7) continue;
     if (s.id === 10) {
       const code = new Writer().u32(p.bodies.length);
-      for (const b of p.bodies) code.bytes(instrumentBody(bytes, b, fuelGlobal));
+      const imported = p.info.functionImports.length;
+      p.bodies.forEach((b, i) => code.bytes(instrumentBody(bytes, b, p.info.functionTypes[imported + i]!.params.length, fuelGlobal)));
       out.bytes(section(10, code.result()));
     } else out.bytes(bytes.subarray(s.headerStart, s.end));
   }
