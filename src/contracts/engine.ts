@@ -13,7 +13,7 @@ import { ContractGrpcServer } from './grpc/server.js';
 import { ContractPackages } from './packages.js';
 import { ProcessLauncher } from './process-launcher.js';
 import { ContractRuntime, type RuntimeLog } from './runtime.js';
-import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, type ContractsSettings } from './settings.js';
+import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_WASM_EXECUTION, type ContractsSettings } from './settings.js';
 import type { ContractExecutionView, ContractNodeContext } from './state.js';
 import { ExecutionStatusBook } from './statuses.js';
 import { ContractTokens } from './tokens.js';
@@ -112,7 +112,20 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       runtimeOptions,
     );
     closing.push(() => processRuntime.close());
-    const wasm = new WasmEngine({ fuelLimit: s.wasmFuelLimit });
+    const limits = s.wasmExecution ?? DEFAULT_WASM_EXECUTION;
+    const wasm = await WasmEngine.start({
+      protocol: o.protocol,
+      fuelLimit: s.wasmFuelLimit,
+      timeoutMs: limits.timeoutMs,
+      memoryLimitBytes: limits.memoryLimitBytes,
+      threads: limits.threads,
+      ...(o.log === undefined ? {} : { log: o.log }),
+    });
+    closing.push(() => wasm.close());
+    o.log?.info(
+      { fuelLimit: s.wasmFuelLimit, executionTimeoutMs: limits.timeoutMs, memoryLimitBytes: limits.memoryLimitBytes, threads: limits.threads },
+      'WASM contracts run on their own threads, each execution bounded by node.wasm.fuel-limit, execution-timeout and memory-limit',
+    );
     const executor = new ContractExecutor({
       broker,
       packages,

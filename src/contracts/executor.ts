@@ -7,7 +7,7 @@
  *
  * Docker-protocol contracts run in the runtime the image is configured for (a local
  * process or Docker); the transaction is pushed on its stream and the contract's commit
- * awaited (`execution-limits.timeout`). WASM contracts run in-process. An UpdateContract
+ * awaited (`execution-limits.timeout`). WASM contracts run on the WASM engine's threads. An UpdateContract
  * runs nothing: the new image (or bytecode) is checked. Up to `contracts-parallelism`
  * executions run at once.
  */
@@ -153,8 +153,8 @@ export class ContractExecutor {
   }
 
   /**
-   * Calls of the contract `tx` executes that can run at once: one for WASM (it runs
-   * in-process, to the end) and updates; instances × max-in-flight for a Docker-protocol one.
+   * Calls of the contract `tx` executes that can run at once: one for WASM (its calls
+   * read what the ones before them wrote) and updates; instances × max-in-flight for a Docker-protocol one.
    */
   callsAtOnce(tx: Transaction, view: ContractExecutionView): number {
     try {

@@ -80,8 +80,10 @@ export interface ContractsSettings {
   /** Contract execution on (`node.contracts.enable` or WE's `node.docker-engine.enable`). */
   readonly enable: boolean;
   readonly dockerEngine: DockerEngineSettings;
-  /** `node.wasm.fuel-limit`: fuel of one WASM run. */
+  /** `node.wasm.fuel-limit`: fuel of one WASM execution, its whole call tree (every frame and host function) together. */
   readonly wasmFuelLimit: number;
+  /** `node.wasm`'s limits of this node beside fuel (Weft's keys); DEFAULT_WASM_EXECUTION when absent. */
+  readonly wasmExecution?: WasmExecutionSettings;
   /**
    * `node.api.grpc`: where the gRPC server listens (the contract services and the public
    * ContractStatusService); `services.contract-status-events.max-connections` (default 5)
@@ -132,6 +134,35 @@ export const DEFAULT_DOCKER_ENGINE: DockerEngineSettings = {
 };
 
 export const DEFAULT_WASM_FUEL_LIMIT = 20_000;
+
+/**
+ * What bounds a WASM execution besides its fuel, and where it runs (Weft's keys under
+ * `node.wasm`; WE runs WASM in the node's JVM with fuel alone). Fuel ends every run the same
+ * way on every node; these two limits are this node's backstop against what fuel does not
+ * measure (a slow machine, a runaway heap), and a run that reaches one ends with error
+ * code 2 (contracts/wasm/engine.ts).
+ */
+export interface WasmExecutionSettings {
+  /**
+   * `node.wasm.execution-timeout` (default 5 s, WE's `execution-limits.timeout` for Docker
+   * contracts): the most an execution thread spends on one execution, not counting its waits
+   * for the node's state reads. The thread is then terminated and replaced.
+   */
+  readonly timeoutMs: number;
+  /**
+   * `node.wasm.memory-limit` (default 128 MiB): the JavaScript heap of an execution thread
+   * (its modules, host-side copies and results); the WebAssembly memories are bounded apart
+   * (16 pages a frame, 64 frames). The thread is then ended and replaced.
+   */
+  readonly memoryLimitBytes: number;
+  /** `node.wasm.threads` (default 1): execution threads; WASM executions beyond them wait in order. */
+  readonly threads: number;
+}
+
+export const DEFAULT_WASM_EXECUTION: WasmExecutionSettings = { timeoutMs: 5 * SECOND, memoryLimitBytes: 128 * 2 ** 20, threads: 1 };
+
+/** The most `node.wasm.threads` takes. */
+export const MAX_WASM_THREADS = 64;
 
 /** WE's `api.grpc.services.contract-status-events.max-connections`. */
 export const DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS = 5;

@@ -193,7 +193,12 @@ function contractSections(c: ContractsSettings): JsonMap {
         'ignore-successful': e.executionMessagesCache.ignoreSuccessful,
       },
     },
-    wasm: { 'fuel-limit': c.wasmFuelLimit },
+    wasm: {
+      'fuel-limit': c.wasmFuelLimit,
+      ...(c.wasmExecution === undefined
+        ? {}
+        : { 'execution-timeout': durationText(c.wasmExecution.timeoutMs), 'memory-limit': c.wasmExecution.memoryLimitBytes, threads: c.wasmExecution.threads }),
+    },
   };
 }
 

@@ -64,11 +64,14 @@ import type { LicenceSettings } from '../licences/licence-service.js';
 import {
   DEFAULT_DOCKER_ENGINE,
   DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
+  DEFAULT_WASM_EXECUTION,
   DEFAULT_WASM_FUEL_LIMIT,
   MAX_CONTRACT_INSTANCES,
+  MAX_WASM_THREADS,
   type ContractPackageSettings,
   type ContractsSettings,
   type DockerEngineSettings,
+  type WasmExecutionSettings,
 } from '../contracts/settings.js';
 import { ROUTE_GROUPS } from '../api/routes/index.js';
 import { DEFAULT_REST_CONNECTION_LIMITS } from '../api/connection-limits.js';
@@ -1176,6 +1179,23 @@ function readContractPackage(entry: unknown, path: string): ContractPackageSetti
   };
 }
 
+/**
+ * `node.wasm`'s Weft keys (contracts/settings.ts WasmExecutionSettings): `execution-timeout`
+ * (a duration, > 0), `memory-limit` (a memory size, at least 16 MiB: a thread's own code
+ * needs some), `threads` (1…64).
+ */
+function readWasmExecution(node: ConfigSection): WasmExecutionSettings {
+  const d = DEFAULT_WASM_EXECUTION;
+  const timeoutMs = node.duration('wasm.execution-timeout', d.timeoutMs);
+  if (timeoutMs <= 0) fail(node.at('wasm.execution-timeout'), 'must be positive');
+  const memoryLimitBytes = node.size('wasm.memory-limit', d.memoryLimitBytes);
+  if (memoryLimitBytes < MIN_WASM_MEMORY_LIMIT) fail(node.at('wasm.memory-limit'), `must be at least 16MiB, got ${memoryLimitBytes} bytes`);
+  return { timeoutMs, memoryLimitBytes, threads: node.int('wasm.threads', d.threads, { min: 1, max: MAX_WASM_THREADS }) };
+}
+
+const MIN_WASM_MEMORY_LIMIT = 16 * 2 ** 20;
+const WASM_EXECUTION_KEYS = ['wasm.execution-timeout', 'wasm.memory-limit', 'wasm.threads'];
+
 /** `node.contracts`, `node.docker-engine`, `node.wasm` and `node.api.grpc`. */
 export function readContracts(node: ConfigSection, dataDirectory: string): ContractsSettings {
   const c = node.section('contracts');
@@ -1185,6 +1205,7 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
     enable: c.bool('enable', false) || dockerEngine.enable,
     dockerEngine,
     wasmFuelLimit: node.int('wasm.fuel-limit', DEFAULT_WASM_FUEL_LIMIT, { min: 1 }),
+    ...(WASM_EXECUTION_KEYS.some((key) => node.has(key)) ? { wasmExecution: readWasmExecution(node) } : {}),
     grpc: {
       bindAddress: grpc.string('bind-address', '0.0.0.0'),
       port: grpc.int('port', 6865, { min: 0, max: 65535 }),

@@ -40,7 +40,7 @@ describe('contract settings', () => {
   it('reads packages, limits and the gRPC address; docker-engine.enable turns the engine on', async () => {
     const s = await contractsOf(`node {
       docker-engine { enable = yes, execution-limits { timeout = 2s, memory = 128 }, grpc-server { host = "10.0.0.1", port = 7000 }, contract-auth-expires-in = 30s }
-      wasm.fuel-limit = 50000
+      wasm { fuel-limit = 50000, execution-timeout = 750ms, memory-limit = 64MiB, threads = 2 }
       api.grpc { bind-address = "127.0.0.1", port = 7000, services.contract-status-events.max-connections = 9 }
       contracts.instances = 2
       contracts.packages = [
@@ -54,6 +54,7 @@ describe('contract settings', () => {
     assert.deepEqual(s.dockerEngine.grpcServer, { host: '10.0.0.1', port: 7000 });
     assert.equal(s.dockerEngine.contractAuthExpiresInMs, 30_000);
     assert.equal(s.wasmFuelLimit, 50_000);
+    assert.deepEqual(s.wasmExecution, { timeoutMs: 750, memoryLimitBytes: 64 * 2 ** 20, threads: 2 });
     assert.deepEqual(s.grpc, { bindAddress: '127.0.0.1', port: 7000, contractStatusMaxConnections: 9 });
     assert.equal(s.instances, 2);
     assert.deepEqual(s.packages, [
@@ -67,6 +68,9 @@ describe('contract settings', () => {
     await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", runtime = vm }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).runtime');
     await assert.rejects(contractsOf('node.docker-engine.execution-limits.timeout = soon'), (e: ConfigError) => e.path === 'node.docker-engine.execution-limits.timeout');
     await assert.rejects(contractsOf('node.wasm.fuel-limit = 0'), (e: ConfigError) => e.path === 'node.wasm.fuel-limit');
+    await assert.rejects(contractsOf('node.wasm.execution-timeout = 0s'), (e: ConfigError) => e.path === 'node.wasm.execution-timeout');
+    await assert.rejects(contractsOf('node.wasm.memory-limit = 8MiB'), (e: ConfigError) => e.path === 'node.wasm.memory-limit' && e.message.includes('at least 16MiB'));
+    await assert.rejects(contractsOf('node.wasm.threads = 0'), (e: ConfigError) => e.path === 'node.wasm.threads');
     await assert.rejects(contractsOf('node.contracts.instances = 0'), (e: ConfigError) => e.path === 'node.contracts.instances');
     await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", instances = 99 }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).instances');
     await assert.rejects(contractsOf('node.api.grpc.services.contract-status-events.max-connections = 0'), (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections');

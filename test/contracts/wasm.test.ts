@@ -195,6 +195,38 @@ describe('WASM contracts', () => {
     assert.equal(wide.kind === 'error' ? wide.code : wide.kind, 109);
   });
 
+  it('fuel is one budget for the call tree: a callee runs on what its caller left (each fits the limit alone)', async () => {
+    const a = await deploy(fixture('abuse'));
+    const b = await deploy(fixture('abuse'));
+    assert.equal((await te.execute(callV7(b, 'wasm', 'count', [int('n', 1200n)]))).kind, 'success');
+    assert.equal((await te.execute(callV7(a, 'wasm', 'count_then_call', [bin('id', b), int('n', 100n)]))).kind, 'success');
+    const both = await te.execute(callV7(a, 'wasm', 'count_then_call', [bin('id', b), int('n', 1200n)]));
+    assert.deepEqual(both, { kind: 'error', code: 111, message: 'contract failed with error code 111' });
+  });
+
+  it('a contract calling itself 1,000 times in every frame runs out of fuel (111) off the event loop', async () => {
+    const a = await deploy(fixture('abuse'));
+    // Turns of the event loop while it runs: none when the run holds the loop to its end.
+    let turns = 0;
+    let ticker = setImmediate(function tick() {
+      turns++;
+      ticker = setImmediate(tick);
+    });
+    turns = 0;
+    try {
+      const r = await te.execute(callV7(a, 'wasm', 'bomb', [bin('id', a)]));
+      assert.deepEqual(r, { kind: 'error', code: 111, message: 'contract failed with error code 111' });
+    } finally {
+      clearImmediate(ticker);
+    }
+    assert.ok(turns > 0, 'the event loop turned while the contract ran');
+  });
+
+  it('host functions cost fuel by the work they do: Base58 of 64 KiB runs out (111)', async () => {
+    const a = await deploy(fixture('abuse'));
+    assert.deepEqual(await te.execute(callV7(a, 'wasm', 'base58_64k', [])), { kind: 'error', code: 111, message: 'contract failed with error code 111' });
+  });
+
   it('bulk memory costs fuel by its length: one 1 MiB fill fits the limit, two do not (111)', async () => {
     const filler = assemble(`(module ${HEADER} ${CONSTRUCTOR}
       (func (export "fill") (param $times i64) (result i32)
@@ -243,5 +275,44 @@ describe('WASM contracts', () => {
     const wrongHash: StoredContract = { engine: 'wasm', bytecode: good, bytecodeHash: 'ab'.repeat(32) };
     assert.throws(() => applyCreateContract(te.state, createV7(wrongHash, []), ctx), /Invalid bytecodeHash for contract \w+\.Actual: (ab)+, expected: [0-9a-f]{64}/);
     assert.doesNotThrow(() => applyCreateContract(te.state, createV7(stored(good), [int('start', 1n)]), ctx));
+  });
+});
+
+describe('WASM executions past node.wasm.execution-timeout or memory-limit', () => {
+  let te: TestEngine;
+  const MiB = 2 ** 20;
+
+  before(async () => {
+    // Fuel high enough not to stop them: the node's own limits must.
+    te = await startTestEngine({ wasmFuelLimit: 1e15, wasmExecution: { timeoutMs: 1000, memoryLimitBytes: 64 * MiB, threads: 1 } });
+    fund(te.state);
+  });
+  after(() => te?.close());
+
+  async function deploy(bytecode: Uint8Array): Promise<Uint8Array> {
+    const create = createV7(stored(bytecode), []);
+    const result = await te.execute(create);
+    assert.equal(result.kind, 'success');
+    te.mine(create, result);
+    return create.id;
+  }
+
+  it('an endless loop ends at the time limit with error 2, and the next call runs on a new thread', async () => {
+    const id = await deploy(fixture('abuse'));
+    const r = await te.execute(callV7(id, 'wasm', 'spin', []));
+    assert.deepEqual(r, { kind: 'error', code: 2, message: 'contract failed with error code 2 and message WASM execution exceeded the time limit of 1000 ms' });
+    const after = await te.execute(callV7(id, 'wasm', 'count', [int('n', 10n)]));
+    assert.deepEqual(after, { kind: 'success', results: [{ contractId: id, results: [int('count', 10n)] }], assetOperations: [] });
+  });
+
+  it('a call that keeps taking memory ends at the memory limit with error 2, mined as a 105 V5 with statusCode 2', async () => {
+    const id = await deploy(fixture('abuse'));
+    const call = callV7(id, 'wasm', 'hog', []);
+    const r = await te.execute(call);
+    assert.deepEqual(r, { kind: 'error', code: 2, message: `contract failed with error code 2 and message WASM execution exceeded the memory limit of ${64 * MiB} bytes` });
+    const built = te.mine(call, r);
+    assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
+    assert.equal(built.executed.data.statusCode, 2);
+    assert.equal((await te.execute(callV7(id, 'wasm', 'count', [int('n', 3n)]))).kind, 'success');
   });
 });

@@ -2,6 +2,8 @@
  * The node side of a WASM execution (WE's WASMServiceImpl): the callbacks wevm's host
  * functions make — storage, balances, transfers, issues, leases, payments between
  * contracts — kept per execution and turned into the 105's results and asset operations.
+ * It runs on the execution's thread (vm.ts); what it reads of the node's state it asks
+ * through WasmStateReads, which the node answers from the execution's view.
  *
  * Problems the node detects here abort the whole execution with WE's node-side codes
  * (WEVMExecutionException): 401 bytecode missing, 501 data missing, 502 invalid argument,
@@ -10,10 +12,9 @@
 import { Address, type Recipient } from '../../crypto/address.js';
 import { encodeBase58 } from '../../crypto/encoding.js';
 import { ByteReader } from '../../protocol/bytes.js';
+import type { Protocol } from '../../protocol/protocol.js';
 import { CONTRACT_DATA_ENTRY, type DataEntry } from '../../protocol/transactions/fields.js';
 import type { ContractAssetOperation, ContractOperations, ContractResults, ContractTransferIn } from '../../protocol/transactions/contracts.js';
-import type { Transaction } from '../../protocol/transactions/schema.js';
-import type { ContractExecutionView } from '../state.js';
 
 export const DATA_IS_MISSING = 501;
 export const INVALID_ARGUMENT = 502;
@@ -36,6 +37,33 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const utf8 = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 const ID_LENGTH = 32;
 
+/**
+ * What a WASM execution reads of the node's state — each one of the execution view's reads
+ * (ContractExecutionView: contract, contractData, balance, asset, lease, aliasOwner,
+ * height), answered with only what the execution needs of it.
+ */
+export interface WasmStateReads {
+  /** The bytecode of a WASM contract; undefined for none or a Docker one. */
+  contractBytecode(contractId: Uint8Array): Uint8Array | undefined;
+  contractData(contractId: Uint8Array, key: string): DataEntry | undefined;
+  balance(holder: Uint8Array, assetId: Uint8Array | null): bigint;
+  assetExists(assetId: Uint8Array): boolean;
+  leaseExists(leaseId: Uint8Array): boolean;
+  aliasOwner(name: string): Uint8Array | undefined;
+  height(): number;
+}
+
+/** The executable transaction as the execution sees it. */
+export interface WasmExecutionTx {
+  readonly id: Uint8Array;
+  readonly idBase58: string;
+  readonly senderPublicKey: Uint8Array;
+  /** The sender's address bytes. */
+  readonly sender: Uint8Array;
+  /** The payments attached to it. */
+  readonly payments: readonly ContractTransferIn[];
+}
+
 type Holder = { readonly kind: 'account'; readonly address: Address } | { readonly kind: 'contract'; readonly contractId: Uint8Array };
 
 interface Payment {
@@ -56,16 +84,17 @@ export class WasmService {
   private readonly hasAttachedPayments: boolean;
 
   constructor(
-    private readonly view: ContractExecutionView,
-    private readonly tx: Transaction,
+    readonly protocol: Protocol,
+    private readonly reads: WasmStateReads,
+    private readonly tx: WasmExecutionTx,
     private readonly contractId: Uint8Array,
     /** The last block's timestamp (WE's lastBlockTimestamp). */
     private readonly blockTimestamp: bigint,
   ) {
-    const attached = ((tx.data as Record<string, unknown>)['payments'] as readonly ContractTransferIn[] | undefined) ?? [];
+    const attached = tx.payments;
     this.hasAttachedPayments = attached.length > 0;
     if (attached.length > 0) {
-      const sender = tx.sender!.bytes;
+      const sender = tx.sender;
       const list = attached.map((p) => {
         const from = this.balanceOf({ kind: 'account', address: new Address(sender) }, p.assetId);
         if (from - p.amount < 0n) throw new WevmAbort(INVALID_TRANSFER, `Balance ${from} is less then expected send amount`);
@@ -78,10 +107,6 @@ export class WasmService {
     }
   }
 
-  get protocol(): ContractExecutionView['protocol'] {
-    return this.view.protocol;
-  }
-
   // --- balances --------------------------------------------------------------
 
   private balanceKey(h: Holder, assetId: Uint8Array | null): string {
@@ -91,7 +116,7 @@ export class WasmService {
   private balanceOf(h: Holder, assetId: Uint8Array | null): bigint {
     const cached = this.balances.get(this.balanceKey(h, assetId));
     if (cached !== undefined) return cached;
-    return this.view.balance(h.kind === 'account' ? h.address.bytes : h.contractId, assetId);
+    return this.reads.balance(h.kind === 'account' ? h.address.bytes : h.contractId, assetId);
   }
 
   private setBalance(h: Holder, assetId: Uint8Array | null, value: bigint): void {
@@ -116,7 +141,7 @@ export class WasmService {
         if (rest[0] === 2) {
           const r = new ByteReader(rest, 2);
           const alias = this.protocol.addresses.alias(utf8(r.shortBytes('alias')));
-          const owner = this.view.aliasOwner(alias.name);
+          const owner = this.reads.aliasOwner(alias.name);
           if (owner === undefined) throw new WevmAbort(INVALID_ARGUMENT, `could not resolve alias ${alias.toString()}`);
           return { kind: 'account', address: new Address(owner) };
         }
@@ -146,9 +171,9 @@ export class WasmService {
   }
 
   getBytecode(contractId: Uint8Array): Uint8Array {
-    const c = this.view.contract(contractId);
-    if (c === undefined || c.storedContract.engine !== 'wasm') throw new WevmAbort(BYTECODE_NOT_FOUND, `bytecode for ${encodeBase58(contractId)} is missing`);
-    return c.storedContract.bytecode;
+    const bytecode = this.reads.contractBytecode(contractId);
+    if (bytecode === undefined) throw new WevmAbort(BYTECODE_NOT_FOUND, `bytecode for ${encodeBase58(contractId)} is missing`);
+    return bytecode;
   }
 
   getStorage(contractId: Uint8Array, key: Uint8Array): DataEntry {
@@ -156,7 +181,7 @@ export class WasmService {
     const id = `${hex(contractId)}|${keyText}`;
     const known = this.data.get(id);
     if (known !== undefined) return known.entry;
-    const entry = this.view.contractData(contractId, keyText);
+    const entry = this.reads.contractData(contractId, keyText);
     if (entry === undefined) throw new WevmAbort(DATA_IS_MISSING, `data entry of contract ${encodeBase58(contractId)} (${keyText}) is missing`);
     this.data.set(id, { contractId, entry, set: false });
     return entry;
@@ -203,7 +228,7 @@ export class WasmService {
 
   issue(contractId: Uint8Array, name: Uint8Array, description: Uint8Array, quantity: bigint, decimals: bigint, isReissuable: boolean): Uint8Array {
     if (quantity < 0n || decimals < 0n) throw new WevmAbort(INVALID_TRANSFER, `unexpected issue quantity ${quantity} and decimals ${decimals} for tx ${this.tx.idBase58}`);
-    const { id, nonce } = this.nextId(this.assetNonce, contractId, (x) => this.view.asset(x) !== undefined, 'asset id');
+    const { id, nonce } = this.nextId(this.assetNonce, contractId, (x) => this.reads.assetExists(x), 'asset id');
     this.addOperation(contractId, {
       operationType: 'issue',
       assetId: id,
@@ -234,7 +259,7 @@ export class WasmService {
   lease(contractId: Uint8Array, recipient: Uint8Array, amount: bigint): Uint8Array {
     if (amount < 0n) throw new WevmAbort(INVALID_TRANSFER, `cant lease negative amount ${amount}`);
     const h = this.holderOf(recipient);
-    const { id, nonce } = this.nextId(this.leaseNonce, contractId, (x) => this.view.lease(x) !== undefined, 'leaseId');
+    const { id, nonce } = this.nextId(this.leaseNonce, contractId, (x) => this.reads.leaseExists(x), 'leaseId');
     if (h.kind === 'contract') throw new WevmAbort(LEASE_TO_CONTRACT, 'lease to contract is not supported yet');
     this.addOperation(contractId, { operationType: 'lease', leaseId: id, nonce, recipient: h.address as Recipient, amount });
     return id;
@@ -249,14 +274,14 @@ export class WasmService {
   }
 
   getBlockHeight(): bigint {
-    return BigInt(this.view.height());
+    return BigInt(this.reads.height());
   }
 
   /** `tx(field)`: "txId" or "sender" (the sender's public key). */
   txField(field: Uint8Array): Uint8Array {
     const name = utf8(field);
     if (name === 'txId') return this.tx.id;
-    if (name === 'sender') return this.tx.senderPublicKey!;
+    if (name === 'sender') return this.tx.senderPublicKey;
     throw new Error(`scala.MatchError: ${name} (of class java.lang.String)`);
   }
 

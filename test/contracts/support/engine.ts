@@ -13,7 +13,7 @@ import { buildExecutedContract, type ExecutedBuild, type ExecutionResult } from 
 import { applyExecutedContract } from '../../../src/state/appliers/contracts.js';
 import type { RuntimeLog } from '../../../src/contracts/runtime.js';
 import { ROLES } from '../../../src/protocol/transactions/permissions.js';
-import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings } from '../../../src/contracts/settings.js';
+import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings, type WasmExecutionSettings } from '../../../src/contracts/settings.js';
 import type { BlockInfo, ContractNodeContext } from '../../../src/contracts/state.js';
 import { KeyBlockValidators } from '../../../src/contracts/validator-set.js';
 import type { Blockchain } from '../../../src/chain/blockchain.js';
@@ -45,6 +45,8 @@ export interface TestEngineOptions {
   readonly log?: RuntimeLog;
   readonly dockerEngine?: Partial<DockerEngineSettings>;
   readonly wasmFuelLimit?: number;
+  /** `node.wasm`'s time and memory limits and threads; the defaults when absent. */
+  readonly wasmExecution?: WasmExecutionSettings;
   /** The engine's clock (token expiry); default Date.now. */
   readonly now?: () => bigint;
 }
@@ -67,6 +69,7 @@ export async function startTestEngine(o: TestEngineOptions = {}): Promise<TestEn
     enable: true,
     dockerEngine: { ...DEFAULT_DOCKER_ENGINE, ...o.dockerEngine, executionLimits: { ...DEFAULT_DOCKER_ENGINE.executionLimits, ...o.dockerEngine?.executionLimits } },
     wasmFuelLimit: o.wasmFuelLimit ?? 20_000,
+    ...(o.wasmExecution === undefined ? {} : { wasmExecution: o.wasmExecution }),
     grpc: { bindAddress: '127.0.0.1', port: 0 },
     packages: o.packages ?? [],
     packageCacheDirectory: join(root, 'packages'),
