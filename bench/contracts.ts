@@ -7,8 +7,9 @@
  * - cold start of a contract process (ms until its first Connect) vs starting a bare
  *   `node` process (ms until it exits) — lower is better;
  * - WASM calls/s of a storage-writing contract (the counter fixture's `increment`) through
- *   the engine vs instantiating the same module and calling it with do-nothing host
- *   functions on Node's WebAssembly;
+ *   the engine (the run on its execution thread, its state read from this one) vs
+ *   instantiating the same module and calling it with do-nothing host functions on Node's
+ *   WebAssembly in this thread;
  * - confirmed contract calls/s of a running node (the dev chain in this process, the SDK
  *   contract in the process runtime, two processes of it): CallContracts (puts of distinct
  *   keys) broadcast until each one's 105 is in a micro-block, vs the same node's confirmed

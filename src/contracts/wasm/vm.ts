@@ -43,15 +43,16 @@ import { analyzeWasm, fuelExportName, instrumentWasm, WASM_ERROR, WasmModuleErro
 import { wasmFailure, type WasmJob, type WasmOutcome } from './job.js';
 import { WasmService, WevmAbort, type WasmStateReads } from './service.js';
 
-export const HOST_CALL_FUEL = 1;
-export const STATE_READ_FUEL = 10;
-export const SIG_VERIFY_FUEL = 100;
-export const FRAME_FUEL = 100;
+const HOST_CALL_FUEL = 1;
+const STATE_READ_FUEL = 10;
+const SIG_VERIFY_FUEL = 100;
+const FRAME_FUEL = 100;
 const BYTES_PER_FUEL = 64;
 const TABLE_ELEMENTS_PER_FUEL = 8;
 const BASE58_SQUARE_PER_FUEL = 1024;
 
 const MEMORY_PAGES = { initial: 2, maximum: 16 } as const;
+const PAGE_BYTES = 65536;
 const MAX_FRAMES = 64;
 const I32: ValType = 0x7f;
 const I64: ValType = 0x7e;
@@ -135,8 +136,6 @@ export class FrameMemories {
     if (m.buffer.byteLength === MEMORY_PAGES.initial * PAGE_BYTES && this.free.length < this.keep) this.free.push(m);
   }
 }
-
-const PAGE_BYTES = 65536;
 
 /** Metered modules by the SHA-256 of their bytecode, the most recently used kept. */
 export class WasmModules {
@@ -659,7 +658,6 @@ class FrameRuntime {
     return this.write(this.service.lease(this.self(), holder, amount));
   }
 }
-
 
 /** What a thread keeps between the runs it makes: its protocol, compiled modules and spare memories. */
 export interface WasmRunner {
