@@ -6,7 +6,10 @@
  *   - 8 clients looping on `/blocks/seq` and `/blocks/seqext` over the last 100 (full) blocks,
  *   - 8 clients flooding `/transactions/sign` with wrong keystore passwords,
  *   - 100 sockets each declaring a 1 MB body and trickling a byte a second,
- *   - a flood of 1,200 idle connections (beyond the default cap of 1,024).
+ *   - a flood of 1,200 idle connections (beyond the default cap of 1,024),
+ *   - a contract author calling, once a second, a WASM contract that calls itself 1,000 times
+ *     in every frame (issue 32; test/fixtures/contracts/wasm/abuse.wat, deployed before the
+ *     windows) — each call's 105 status code is counted with the answers.
  * Figures, each against the quiet window's (goal: no stall > 50 ms, no skipped round):
  * - abuse.longest-stall: the node's longest event-loop stall in the abusive window (ms);
  * - abuse.skipped-rounds: PoA rounds the miner skipped in the window (the growth of the
@@ -17,15 +20,21 @@
  *   one at a time after the windows, against the bench process's own JSON.stringify of that
  *   answer parsed (a bare serializer's floor for the same text).
  * ABUSE_SECONDS sets the window length (default 30), ABUSE_FILL the transfers that fill the
- * blocks first (default 20,000); ABUSE_SKIP=heavy,sign leaves out the heavy readers or the
- * wrong-password floods, to tell what each costs the node (the figures then no longer measure
- * the whole abuse).
+ * blocks first (default 20,000); ABUSE_SKIP=heavy,sign,wasm leaves out the heavy readers, the
+ * wrong-password floods or the WASM calls, to tell what each costs the node (the figures then
+ * no longer measure the whole abuse).
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import wabtInit from 'wabt';
 import { devAccounts } from '../src/node/dev.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
+import { callV7, createV7, timestampsFrom } from '../test/contracts/support/engine.js';
+import { REPO_ROOT } from '../test/contracts/support/sdk-package.js';
 import { confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
 import { progress, threadTimes, type Figure } from './harness.js';
 
@@ -66,6 +75,30 @@ async function overallSkippedRounds(url: string, agent: http.Agent): Promise<num
 const until = (deadline: number): boolean => Date.now() < deadline;
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** The statusCode of the 105 that executed `txId`, once mined (undefined while it is not, after `waitMs`). */
+async function executedStatusCode(url: string, agent: http.Agent, txId: string, waitMs: number): Promise<number | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const r = await get(`${url}/contracts/executed-tx-for/${txId}`, agent);
+    if (r.status === 200) return (JSON.parse(r.text) as { statusCode?: number }).statusCode;
+    if (!until(deadline)) return undefined;
+    await pause(250);
+  }
+}
+
+/** Creates the WASM contract of test/fixtures/contracts/wasm/abuse.wat (by dev account 0); resolves with its id once its 105 is mined. */
+async function deployAbuseContract(p: Protocol, url: string, agent: http.Agent): Promise<Uint8Array> {
+  const m = (await wabtInit()).parseWat('abuse.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'abuse.wat'), 'utf8'), { multi_value: true, bulk_memory: true });
+  const bytecode = Uint8Array.from(m.toBinary({}).buffer);
+  m.destroy();
+  timestampsFrom(BigInt(Date.now()));
+  const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [], devAccounts(p)[0]!.keyPair);
+  const r = await get(`${url}/transactions/broadcast`, agent, 'POST', stringifyJson(create.toJson()));
+  if (r.status !== 200) throw new Error(`the WASM contract was refused: ${r.text}`);
+  if ((await executedStatusCode(url, agent, create.idBase58, 60_000)) !== 0) throw new Error('the WASM contract was not created');
+  return create.id;
+}
+
 interface WindowResult {
   readonly stallMs: number;
   readonly skippedRounds: number;
@@ -75,7 +108,7 @@ interface WindowResult {
 }
 
 /** One window of WINDOW_MS under the steady transfer load, with or without the abusive clients. */
-async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: { from: number; to: number }): Promise<WindowResult> {
+async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: { from: number; to: number }, wasmContract: Uint8Array | undefined): Promise<WindowResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   const abuseAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const answers = new Map<string, number>();
@@ -147,6 +180,23 @@ async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: {
     }
     for (let i = 0; i < 1200; i++) open();
   }
+  // A WASM call tree a second.
+  const wasmCalls: string[] = [];
+  if (abusive && wasmContract !== undefined) {
+    const owner = devAccounts(p)[0]!.keyPair;
+    timestampsFrom(BigInt(Date.now()));
+    tasks.push(
+      (async () => {
+        while (until(deadline)) {
+          const call = callV7(wasmContract, 'wasm', 'bomb', [{ key: 'id', type: 'binary', value: wasmContract }], [], owner);
+          const r = await get(`${node.url}/transactions/broadcast`, abuseAgent, 'POST', stringifyJson(call.toJson()));
+          count('wasm call tree broadcast', r.status);
+          if (r.status === 200) wasmCalls.push(call.idBase58);
+          await pause(1000);
+        }
+      })(),
+    );
+  }
   await Promise.all(tasks);
   for (const t of timers) clearInterval(t);
   for (const s of sockets) s.destroy();
@@ -154,6 +204,7 @@ async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: {
   // The last key block of the window may come a round later: read the skipped rounds after one more round.
   await pause(6000);
   const skippedRounds = (await overallSkippedRounds(node.url, agent)) - skippedBefore;
+  for (const id of wasmCalls) count('wasm call tree 105 statusCode', (await executedStatusCode(node.url, agent, id, 10_000)) ?? -1);
   agent.destroy();
   abuseAgent.destroy();
   return { stallMs, skippedRounds, slowestStatusMs, answers };
@@ -187,10 +238,11 @@ export async function abuseFigures(p: Protocol): Promise<Figure[]> {
     const agent = new http.Agent({ keepAlive: false });
     const height = (JSON.parse((await get(`${node.url}/blocks/height`, agent)).text) as { height: number }).height;
     const range = { from: Math.max(1, height - 99), to: height };
+    const wasmContract = SKIP.has('wasm') ? undefined : await deployAbuseContract(p, node.url, agent);
     progress(`quiet window (${WINDOW_MS / 1000} s)`);
-    const quiet = await runWindow(p, node, false, range);
+    const quiet = await runWindow(p, node, false, range, wasmContract);
     progress(`abusive window (${WINDOW_MS / 1000} s, heavy reads over heights ${range.from}–${range.to})`);
-    const abused = await runWindow(p, node, true, range);
+    const abused = await runWindow(p, node, true, range, wasmContract);
     progress(`abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
     const heavy = await heavyReadCpu(node, range);
     // A run that left clients out says so with every window figure: it did not measure the whole abuse.
