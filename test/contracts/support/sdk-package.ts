@@ -25,12 +25,17 @@ function packageDir(name: string, from: string): string {
   }
 }
 
-/** Copies `name` and everything it depends on, keeping their paths relative to the worktree. */
+/**
+ * Copies `name` and everything it depends on, keeping their paths relative to the folder that
+ * holds the worktree's `node_modules` (its real location: in a git worktree it may be a link to
+ * another checkout's).
+ */
 function copyClosure(name: string, from: string, destination: string, seen: Set<string>): void {
   const dir = packageDir(name, from);
   if (seen.has(dir)) return;
   seen.add(dir);
-  cpSync(dir, join(destination, relative(REPO_ROOT, dir)), { recursive: true, dereference: true });
+  const modulesRoot = dirname(realpathSync(join(REPO_ROOT, 'node_modules')));
+  cpSync(dir, join(destination, relative(modulesRoot, dir)), { recursive: true, dereference: true });
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
   for (const dep of Object.keys(pkg.dependencies ?? {})) copyClosure(dep, dir, destination, seen);
 }
