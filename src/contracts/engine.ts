@@ -3,6 +3,11 @@
  * gRPC server on the node's gRPC port, the runtimes (local processes always; Docker when
  * `docker-engine.enable`, after a ping as WE does at start-up), the WASM engine, the
  * executor and the status book. `close` stops every contract and the server.
+ *
+ * With process-runtime packages configured, the engine first finds which guards this machine
+ * gives contract processes (process-sandbox.ts) and logs, as a warning, each one it cannot
+ * set up and why; contracts in network namespaces reach the gRPC server on a unix socket in
+ * a folder of their own under the system's temporary folder, made on first use.
  */
 import type { KeyPair } from '../crypto/suite.js';
 import type { Protocol } from '../protocol/protocol.js';
@@ -10,10 +15,15 @@ import { ExecutionBroker } from './broker.js';
 import { DockerLauncher } from './docker-launcher.js';
 import { ContractExecutor } from './executor.js';
 import { ContractGrpcServer } from './grpc/server.js';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ContractPackages } from './packages.js';
 import { ProcessLauncher } from './process-launcher.js';
+import { ProcessSandbox } from './process-sandbox.js';
 import { ContractRuntime, type RuntimeLog } from './runtime.js';
-import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_WASM_EXECUTION, type ContractsSettings } from './settings.js';
+import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, type ContractsSettings } from './settings.js';
 import type { ContractExecutionView, ContractNodeContext } from './state.js';
 import { ExecutionStatusBook } from './statuses.js';
 import { ContractTokens } from './tokens.js';
@@ -36,6 +46,8 @@ export interface ContractEngineOptions {
    * the WeError to answer); public calls are open when absent (API-key mode, as WE).
    */
   readonly authorizeGrpc?: (authorization: string | undefined) => void;
+  /** The node's own files and folders (config, keystore, data directory): contract processes do not see them. */
+  readonly privatePaths?: readonly string[];
 }
 
 export interface ContractEngine {
@@ -46,6 +58,8 @@ export interface ContractEngine {
   readonly grpcPort: number;
   readonly packages: ContractPackages;
   readonly runtimes: { readonly process: ContractRuntime; readonly docker?: ContractRuntime };
+  /** The guards contract processes get on this machine; absent when no process-runtime package is configured. */
+  readonly sandbox?: ProcessSandbox;
   readonly wasm: WasmEngine;
   /** Whether the Docker daemon answers a ping now; absent when `docker-engine.enable` is off. */
   readonly dockerAnswers?: () => Promise<boolean>;
@@ -79,7 +93,23 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
   try {
     // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one (or grpc-server.port is 0).
     const nodePort = (): number => (s.grpc.port === 0 || engine.grpcServer.port === 0 || engine.grpcServer.port === s.grpc.port ? grpcPort : engine.grpcServer.port);
-    const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1, s.instances ?? 1);
+    const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1, s.instances ?? 1, s.isolateNetwork ?? true);
+    const sandbox = s.packages.some((p) => p.runtime === 'process') ? await ProcessSandbox.detect({ firstUserId: s.firstUserId ?? DEFAULT_FIRST_USER_ID }) : undefined;
+    if (sandbox !== undefined) {
+      for (const m of sandbox.missingGuards) o.log?.warn({ guard: m.guard, reason: m.reason }, 'contract processes run without this guard on this machine');
+      if (sandbox.missingGuards.length === 0) o.log?.info({}, 'contract processes run as users of their own, in namespaces of their own, with a memory cgroup');
+    }
+    let nodeSocket: Promise<string> | undefined;
+    const unixSocket = (): Promise<string> =>
+      (nodeSocket ??= (async () => {
+        const folder = mkdtempSync(join(tmpdir(), 'weft-contract-grpc-'));
+        // Searchable by contracts' users (who only connect to the socket), not listable; removed once the server is closed.
+        chmodSync(folder, 0o711);
+        closing.unshift(() => rm(folder, { recursive: true, force: true }));
+        const path = join(folder, 'grpc.sock');
+        await server.listenUnix(path);
+        return path;
+      })());
     const runtimeOptions = {
       startupTimeoutMs: engine.executionLimits.startupTimeoutMs,
       idleTimeoutMs: engine.removeContainerAfterMs,
@@ -106,7 +136,17 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       closing.push(() => docker!.close());
     }
     const processRuntime = new ContractRuntime(
-      new ProcessLauncher({ packages, memoryMb: engine.executionLimits.memoryMb, nodeHost: engine.grpcServer.host, log: o.log }),
+      new ProcessLauncher({
+        packages,
+        memoryMb: engine.executionLimits.memoryMb,
+        memorySwapMb: engine.executionLimits.memorySwapMb,
+        nodeHost: engine.grpcServer.host,
+        log: o.log,
+        ...(sandbox === undefined ? {} : { sandbox }),
+        nodeSocket: unixSocket,
+        scope: s.packageCacheDirectory,
+        privatePaths: o.privatePaths ?? [],
+      }),
       broker,
       tokens,
       runtimeOptions,
@@ -141,6 +181,7 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       grpcPort,
       packages,
       runtimes: { process: processRuntime, docker },
+      ...(sandbox === undefined ? {} : { sandbox }),
       wasm,
       ...(dockerAnswers === undefined ? {} : { dockerAnswers }),
       executor,

@@ -4,11 +4,15 @@
  * (DockerImageNameNormalizer: registry domain, `:latest` when no tag or digest), so a
  * 103 naming `registry.local/counter` matches an entry for `registry.local/counter:latest`.
  *
- * A `.tgz` source is unpacked once into the cache folder, named by its content digest.
+ * A `.tgz` source is unpacked once into the cache folder, named by its content digest. A
+ * contract that runs as a user of its own (process-sandbox.ts) reads its package from the
+ * cache too: a folder source is copied there once per digest, and what the cache holds is
+ * readable by every user (the copy is mounted into the contract's namespace; the folders
+ * above it, the node's data folder among them, stay closed to it).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ContractExecutionException, imageDigestMismatch } from '../errors/catalogue.js';
@@ -64,6 +68,8 @@ export interface ResolvedPackage {
   readonly digest: string;
   readonly command: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** Whether the contract runs in a network of its own, reaching only the node's contract gRPC API. */
+  readonly isolateNetwork: boolean;
 }
 
 interface TarballCacheEntry {
@@ -75,6 +81,8 @@ interface TarballCacheEntry {
 
 export class ContractPackages {
   private readonly tarballs = new Map<string, TarballCacheEntry>();
+  /** Cache folders made readable by every user since this process started. */
+  private readonly opened = new Set<string>();
 
   constructor(
     private readonly entries: readonly ContractPackageSettings[],
@@ -84,6 +92,8 @@ export class ContractPackages {
     private readonly unlistedRuntime: ContractRuntimeKind | undefined,
     private readonly defaultMaxInFlight = 1,
     private readonly defaultInstances = 1,
+    /** `node.contracts.isolate-network`. */
+    private readonly defaultIsolateNetwork = true,
   ) {}
 
   private entriesFor(image: string): ContractPackageSettings[] {
@@ -125,9 +135,41 @@ export class ContractPackages {
     for (const entry of candidates) {
       const { directory, digest } = await this.materialize(entry.source!);
       first ??= digest;
-      if (digest === imageHash) return { image, directory, digest, command: entry.command ?? (await defaultCommand(directory)), env: entry.env };
+      if (digest === imageHash) {
+        return { image, directory, digest, command: entry.command ?? (await defaultCommand(directory)), env: entry.env, isolateNetwork: entry.isolateNetwork ?? this.defaultIsolateNetwork };
+      }
     }
     throw imageDigestMismatch(first!, image, imageHash);
+  }
+
+  /**
+   * The folder of `pkg` in the cache, readable by every user (folders 0755, files 0644, or 0755
+   * when their owner may run them): a `.tgz` is already there; a folder is copied there once per
+   * digest, and the copy must still have that digest (the folder may change meanwhile).
+   */
+  async readableCopy(pkg: ResolvedPackage): Promise<string> {
+    const target = join(this.cacheDirectory, pkg.digest);
+    if (pkg.directory !== target && !existsSync(target)) {
+      await mkdir(this.cacheDirectory, { recursive: true });
+      const scratch = await mkdtemp(join(this.cacheDirectory, '.copy-'));
+      try {
+        const copy = join(scratch, 'package');
+        await cp(pkg.directory, copy, { recursive: true, verbatimSymlinks: true });
+        const digest = await packageTreeDigest(copy);
+        if (digest !== pkg.digest) throw new ContractExecutionException(`Contract package '${pkg.directory}' changed while it was copied (digest ${digest}, expected ${pkg.digest})`);
+        await openTreeToEveryone(copy);
+        if (!existsSync(target)) await rename(copy, target);
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+      this.opened.add(target);
+    }
+    if (!this.opened.has(target)) {
+      // A cache entry of an earlier version of the node may still have its archive's modes.
+      await openTreeToEveryone(target);
+      this.opened.add(target);
+    }
+    return target;
   }
 
   /** The folder and digest of a package source (a `.tgz` is unpacked into the cache first). */
@@ -158,6 +200,16 @@ async function defaultCommand(directory: string): Promise<string[]> {
   return ['node', 'dist/index.js'];
 }
 
+/** Lets every user read the tree under `directory` (and run what its owner may run); symbolic links are left as they are. */
+async function openTreeToEveryone(directory: string): Promise<void> {
+  await chmod(directory, 0o755);
+  for (const entry of await readdir(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) await openTreeToEveryone(path);
+    else if (entry.isFile()) await chmod(path, ((await stat(path)).mode & 0o100) !== 0 ? 0o755 : 0o644);
+  }
+}
+
 /** The package root inside an unpacked tarball: its single top-level folder, if that is all it holds. */
 async function packageRoot(directory: string): Promise<string> {
   const names = await readdir(directory, { withFileTypes: true });
@@ -177,6 +229,7 @@ export async function unpackTarball(file: string, cacheDirectory: string): Promi
     }
     const root = await packageRoot(scratch);
     const digest = await packageTreeDigest(root);
+    await openTreeToEveryone(root);
     const target = join(cacheDirectory, digest);
     if (!existsSync(target)) await rename(root, target);
     return { directory: target, digest };

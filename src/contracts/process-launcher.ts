@@ -3,36 +3,46 @@
  * (packages.ts), no Docker needed. The package's start command runs in the package folder
  * with only the four contract variables plus the entry's configured `env` (nothing of the
  * node's own environment); `node` as the program means this node's Node.js binary, given
- * the memory limit as `--max-old-space-size` (a heap limit, softer than Docker's cgroup).
- * Its stdout and stderr go to the node log tagged with the image and process, one record per
+ * the memory limit as `--max-old-space-size` too (V8 then collects before the cgroup's limit
+ * kills). Its stdout and stderr go to the node log tagged with the image and process, one record per
  * read of whole lines (a stream whose level the log does not keep is not read at all): SDK
  * 1.0.14 prints ~57 lines per call it runs, and a record per line cost the node ~1 ms of CPU
  * per call; a read carries a call's lines in a few records.
  *
- * On Linux the process is started through util-linux's `setpriv --pdeathsig SIGKILL` when the
- * machine has it: the kernel kills the contract when the node process dies, so a node killed
- * with SIGKILL (or crashing) leaves no contract process behind; a normal stop ends them itself.
- * Then perl (Debian's essential perl-base) closes every descriptor the process inherited
- * beyond stdin, stdout and stderr, leaving the environment as it is, and runs the command:
- * LMDB opens the store's data file without close-on-exec (by design: its users may share it),
- * and Node.js has no fcntl to set it, so a contract would otherwise hold the node's data file
- * open (and could read it).
- *
- * Isolation caveat: a child process has the node's file and network access. Fine for
- * development and trusted contracts; production deployments should prefer Docker.
+ * The process starts inside every guard the machine allows (process-sandbox.ts): on a root
+ * Linux node with namespaces and a writable memory cgroup, as a user of its own, without
+ * sight of the node's files, processes or network beyond its contract gRPC API, its whole
+ * tree under `execution-limits.memory`, and ended with everything it started. What the
+ * machine lacks is named in the node log at start (ContractEngine), and then a contract has
+ * more of the node's rights: production deployments running contracts they did not write
+ * should prefer Docker (or WASM) unless every guard is in place.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants as fsConstants, existsSync, statSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { ContractExecutionException } from '../errors/catalogue.js';
 import { forwardLines } from './output-lines.js';
 import type { ContractPackages } from './packages.js';
+import { PERL, ProcessSandbox, SETPRIV, type SandboxedCommand } from './process-sandbox.js';
 import type { ContainerKey, ContractEnv, ContractLauncher, LaunchedContract, RuntimeLog } from './runtime.js';
 
 export interface ProcessLauncherOptions {
   readonly packages: ContractPackages;
-  /** Heap limit, MB (`execution-limits.memory`). */
+  /** Memory limit, MB (`execution-limits.memory`): the process tree's with a memory cgroup, the heap's of `node` programs. */
   readonly memoryMb: number;
+  /** `execution-limits.memory-swap`, MB (memory and swap together; 0: twice the memory). */
+  readonly memorySwapMb?: number;
+  /** The guards this machine allows (ProcessSandbox.detect); none when absent. */
+  readonly sandbox?: ProcessSandbox;
+  /**
+   * The node's contract gRPC API as a unix socket, for contracts in a network namespace (made
+   * on first use); without it a contract reaches the node at NODE over the host's network.
+   */
+  readonly nodeSocket?: () => Promise<string>;
+  /** Names this node among the nodes of the machine (contract user ids derive from it): the package cache folder. */
+  readonly scope?: string;
+  /** The node's own files and folders (config, keystore, data directory), hidden from contracts in a mount namespace. */
+  readonly privatePaths?: readonly string[];
   /** NODE for the contract (default 127.0.0.1). */
   readonly nodeHost?: string;
   readonly log?: RuntimeLog;
@@ -40,23 +50,7 @@ export interface ProcessLauncherOptions {
   readonly killGraceMs?: number;
 }
 
-/** util-linux's setpriv, which sets the parent-death signal and then runs the command (Linux only). */
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => process.platform === 'linux' && existsSync(path));
-
-/**
- * perl, to close inherited descriptors before the contract's program runs (Linux only: it
- * reads /proc). A shell would not do: bash adds PWD and SHLVL to the contract's environment.
- */
-const PERL = ['/usr/bin/perl', '/bin/perl'].find((path) => process.platform === 'linux' && existsSync(path));
-
-/**
- * Closes every descriptor above 2 open in this process, then runs its arguments in its place
- * (same pid). Perl built-ins only (no module to load: `use POSIX` cost ~9 ms per launch, this ~3 ms).
- */
-const CLOSE_INHERITED =
-  'if (opendir(my $d, "/proc/self/fd")) { my @fds = grep { /^\\d+$/ && $_ > 2 } readdir $d; closedir $d; for my $fd (@fds) { my $h; open($h, "<&=", $fd) and close($h) or open($h, ">&=", $fd) and close($h) } } exec { $ARGV[0] } @ARGV or die "cannot run $ARGV[0]: $!\\n"';
-
-/** What starting a contract process guards against on this machine (each needs its helper program). */
+/** What starting a contract process guards against on any machine with the base programs (each needs its helper program). */
 export const CONTRACT_START_GUARDS = {
   /** setpriv: the kernel kills the contract when the node process dies. */
   diesWithNode: SETPRIV !== undefined,
@@ -75,22 +69,28 @@ function isExecutableFile(path: string): boolean {
 }
 
 /**
- * The program and arguments that run `executable argv`: through setpriv with SIGKILL as the
- * parent-death signal where there is one, then perl where there is one, which closes the
- * descriptors inherited beyond stdio and runs the command (the process keeps its pid: each
- * execs the next). With neither, the program itself.
+ * The program a start command names, found as the spawn would find it (PATH of the contract's
+ * environment, else the system's default), so that a missing program is refused at start
+ * with the spawn's ENOENT even though the command runs through the sandbox's helpers.
  */
-function contractCommand(executable: string, argv: readonly string[], cwd: string, pathVariable: string | undefined): { file: string; args: string[] } {
-  if (SETPRIV === undefined && PERL === undefined) return { file: executable, args: [...argv] };
-  // Found here as the spawn would find it (PATH of the contract's environment, else the system's
-  // default), so a missing program is still refused at start with the spawn's ENOENT.
+function findProgram(executable: string, cwd: string, pathVariable: string | undefined): string {
   const found = executable.includes('/')
     ? [resolvePath(cwd, executable)].find(isExecutableFile)
     : (pathVariable ?? '/usr/bin:/bin').split(':').map((dir) => resolvePath(cwd, dir, executable)).find(isExecutableFile);
   if (found === undefined) throw Object.assign(new Error(`spawn ${executable} ENOENT`), { code: 'ENOENT' });
-  // setpriv first: the parent-death signal is set at once (a node killed while perl starts still takes the contract with it).
-  const command = [...(SETPRIV === undefined ? [] : [SETPRIV, '--pdeathsig', 'SIGKILL', '--']), ...(PERL === undefined ? [] : [PERL, '-e', CLOSE_INHERITED]), found, ...argv];
-  return { file: command[0]!, args: command.slice(1) };
+  return found;
+}
+
+/** Whether a user with no rights of its own may run `path`: every folder on the way searchable and the file executable by others. */
+function othersMayRun(path: string): boolean {
+  for (let p = path, mode = 0o001; ; p = dirname(p)) {
+    try {
+      if ((statSync(p).mode & mode) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (p === dirname(p)) return true;
+  }
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -115,27 +115,49 @@ export class ProcessLauncher implements ContractLauncher {
     await this.options.packages.resolve(key.image, key.imageHash);
   }
 
-  async launch(key: ContainerKey, env: ContractEnv): Promise<LaunchedContract> {
+  async launch(key: ContainerKey, env: ContractEnv, instance = 0): Promise<LaunchedContract> {
     const pkg = await this.options.packages.resolve(key.image, key.imageHash);
     const [program, ...args] = pkg.command;
     if (program === undefined) throw new ContractExecutionException(`Contract package of '${key.image}' has an empty start command`, undefined, true);
+    const sandbox = this.options.sandbox ?? ProcessSandbox.baseOnly();
+    const ownUser = sandbox.guards.ownUserAndNamespaces;
+    const isolated = sandbox.guards.networkIsolation && pkg.isolateNetwork && this.options.nodeSocket !== undefined;
     const isNode = program === 'node';
-    const executable = isNode ? process.execPath : program;
     const argv = isNode ? [`--max-old-space-size=${this.options.memoryMb}`, ...args] : args;
     const log = this.options.log;
     const kept = (level: 'info' | 'warn'): 'pipe' | 'ignore' => (log !== undefined && (log.isLevelEnabled?.(level) ?? true) ? 'pipe' : 'ignore');
-    const childEnv: Record<string, string> = { ...pkg.env, ...env };
+    // In a network namespace the node's API is the relay on loopback, at the same port.
+    const childEnv: Record<string, string> = { ...pkg.env, ...env, ...(isolated ? { NODE: '127.0.0.1' } : {}) };
     let child: ChildProcess;
+    let command: SandboxedCommand | undefined;
     try {
-      const command = contractCommand(executable, argv, pkg.directory, childEnv['PATH']);
-      const started = (child = spawn(command.file, command.args, { cwd: pkg.directory, env: childEnv, stdio: ['ignore', kept('info'), kept('warn')], detached: true }));
+      // Its own user reads the package from a copy every user may read (the node's data folder, where the cache is, stays closed to it).
+      const directory = ownUser ? await this.options.packages.readableCopy(pkg) : pkg.directory;
+      const executable = isNode ? process.execPath : findProgram(program, directory, childEnv['PATH']);
+      if (ownUser && !executable.startsWith(`${directory}/`) && !othersMayRun(executable)) {
+        throw new Error(`${executable} is not executable by other users, and the contract runs as a user of its own`);
+      }
+      const nodeSocket = isolated ? await this.options.nodeSocket?.() : undefined;
+      command = sandbox.command({
+        packageDirectory: directory,
+        program: executable,
+        args: argv,
+        identity: `${this.options.scope ?? ''}|${key.image}|${key.imageHash}|${instance}`,
+        memoryMb: this.options.memoryMb,
+        memorySwapMb: this.options.memorySwapMb ?? 0,
+        hiddenPaths: this.options.privatePaths ?? [],
+        ...(nodeSocket === undefined ? {} : { network: { port: Number(env.NODE_PORT), nodeSocket } }),
+      });
+      const started = (child = spawn(command.file, command.args, { cwd: command.cwd, env: childEnv, stdio: ['ignore', kept('info'), kept('warn')], detached: true }));
       await new Promise<void>((resolve, reject) => {
         started.once('spawn', () => resolve());
         started.once('error', reject);
       });
     } catch (e) {
+      if (command !== undefined) await sandbox.release(command);
       throw new ContractExecutionException(`Can't start contract process '${pkg.command.join(' ')}' for image '${key.image}': ${(e as Error).message}`, undefined, true, { cause: e });
     }
+    const held = command;
     const name = `process ${child.pid}`;
     const tag = { image: key.image, contract: name };
     for (const [stream, level] of [[child.stdout, 'info'], [child.stderr, 'warn']] as const) {
@@ -143,11 +165,17 @@ export class ProcessLauncher implements ContractLauncher {
       const streamTag = { ...tag, stream: level === 'info' ? 'stdout' : 'stderr' };
       forwardLines(stream, (text) => log?.[level](streamTag, text));
     }
+    // Exited once what it held is freed: its cgroup (and whatever still ran in it) gone.
     const exited = new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      const release = (): void =>
+        void sandbox
+          .release(held)
+          .catch((e: unknown) => log?.warn({ ...tag, err: e }, 'could not remove the cgroup of a contract process'))
+          .then(resolve);
+      if (child.exitCode !== null || child.signalCode !== null) release();
       else child.once('exit', (code, signal) => {
         log?.info({ ...tag, code, signal }, 'contract process exited');
-        resolve();
+        release();
       });
     });
     const grace = this.options.killGraceMs ?? 2000;
@@ -155,9 +183,12 @@ export class ProcessLauncher implements ContractLauncher {
       name,
       exited,
       stop: async () => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
+        if (child.exitCode !== null || child.signalCode !== null) return exited;
         signalGroup(child, 'SIGTERM');
-        const killer = setTimeout(() => signalGroup(child, 'SIGKILL'), grace);
+        const killer = setTimeout(() => {
+          signalGroup(child, 'SIGKILL');
+          held.cgroup?.kill();
+        }, grace);
         await exited;
         clearTimeout(killer);
       },

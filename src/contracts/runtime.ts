@@ -43,8 +43,12 @@ export interface ContractLauncher {
   readonly kind: 'process' | 'docker';
   /** Host the contract reaches the node's gRPC server at (NODE). */
   readonly nodeHost: string;
-  /** Starts the contract of `key` with `env`; fails with a ContractExecutionException (fatal for a wrong digest or a missing image). */
-  launch(key: ContainerKey, env: ContractEnv): Promise<LaunchedContract>;
+  /**
+   * Starts the contract of `key` with `env` (`instance`: which of the image's running
+   * contracts it is); fails with a ContractExecutionException (fatal for a wrong digest or a
+   * missing image).
+   */
+  launch(key: ContainerKey, env: ContractEnv, instance?: number): Promise<LaunchedContract>;
   /** Checks the image of an update exists and matches its hash, without starting it. */
   check(key: ContainerKey): Promise<void>;
 }
@@ -149,7 +153,7 @@ export class ContractRuntime {
     connected.catch(() => undefined);
     let launched: LaunchedContract;
     try {
-      launched = await this.launcher.launch(key, env);
+      launched = await this.launcher.launch(key, env, entry.instance);
     } catch (e) {
       this.broker.forget(connectionId);
       throw e;

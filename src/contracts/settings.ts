@@ -16,9 +16,12 @@ export interface ExecutionLimits {
   readonly startupTimeoutMs: number;
   /** Push of a transaction → its commit. */
   readonly timeoutMs: number;
-  /** Memory limit, MB (a Docker cgroup limit; the heap limit of a Node.js process). */
+  /**
+   * Memory limit, MB: a Docker container's; a contract process's whole tree's where the node
+   * has a memory cgroup (contract-cgroups.ts), and the heap limit of `node` programs always.
+   */
   readonly memoryMb: number;
-  /** Docker's memory+swap limit, MB (0 = Docker's default). */
+  /** Docker's memory+swap limit, MB (0 = Docker's default, twice the memory; the same for a contract process's cgroup). */
   readonly memorySwapMb: number;
 }
 
@@ -74,6 +77,8 @@ export interface ContractPackageSettings {
   readonly maxInFlight?: number;
   /** Running contracts (processes or containers) of the image (default `node.contracts.instances`). */
   readonly instances?: number;
+  /** Process runtime: a network of its own with only the node's contract gRPC API in reach (default `node.contracts.isolate-network`). */
+  readonly isolateNetwork?: boolean;
 }
 
 export interface ContractsSettings {
@@ -111,7 +116,27 @@ export interface ContractsSettings {
    * same cores); the default stays WE's one.
    */
   readonly instances?: number;
+  /**
+   * `node.contracts.isolate-network` (default true): a contract process runs in a network
+   * namespace of its own where only the node's contract gRPC API is in reach (at
+   * NODE:NODE_PORT, as before) — not the node's REST or admin ports, not its peers, not the
+   * internet. A package entry's `isolate-network = false` gives a contract that needs it the
+   * host's network. Where the machine allows no namespaces the node says so at start.
+   */
+  readonly isolateNetwork?: boolean;
+  /**
+   * `node.contracts.first-user-id` (default 1879048192, 0x70000000, a range no distribution
+   * or systemd assigns): contract processes of a root node run as users (and groups) of their
+   * own, numbered from here on (CONTRACT_USER_ID_SPAN of them; no passwd entries needed).
+   */
+  readonly firstUserId?: number;
 }
+
+/** `node.contracts.first-user-id`'s default. */
+export const DEFAULT_FIRST_USER_ID = 0x7000_0000;
+
+/** How many user ids the contracts of all nodes on a machine draw from (first-user-id on). */
+export const CONTRACT_USER_ID_SPAN = 2 ** 26;
 
 /** The most running contracts per image. */
 export const MAX_CONTRACT_INSTANCES = 16;

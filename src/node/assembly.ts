@@ -16,7 +16,7 @@ import { UtxPool } from '../chain/utx.js';
 import { Miner, type MicroBlockContracts } from '../consensus/miner.js';
 import { ContractMining } from '../contracts/mining.js';
 import { contractValidation, type ContractValidation } from './contract-validation.js';
-import { contractNodeContext, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
+import { contractNodeContext, nodePrivatePaths, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
 import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import { encodeBase58 } from '../crypto/encoding.js';
@@ -186,6 +186,7 @@ export async function startContracts(
     walletAddresses: () => keystore.addresses(),
     log,
     auth: config.api.auth,
+    privatePaths: nodePrivatePaths(config),
     ...(statuses === undefined ? {} : { statuses }),
   });
   if (contracts === undefined) return undefined;

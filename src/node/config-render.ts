@@ -159,6 +159,8 @@ function contractSections(c: ContractsSettings): JsonMap {
       'package-cache-directory': c.packageCacheDirectory,
       ...(c.maxInFlight === undefined ? {} : { 'max-in-flight': c.maxInFlight }),
       ...(c.instances === undefined ? {} : { instances: c.instances }),
+      ...(c.isolateNetwork === undefined ? {} : { 'isolate-network': c.isolateNetwork }),
+      ...(c.firstUserId === undefined ? {} : { 'first-user-id': c.firstUserId }),
       packages: c.packages.map((p) => ({
         image: p.image,
         runtime: p.runtime,
@@ -167,6 +169,7 @@ function contractSections(c: ContractsSettings): JsonMap {
         env: { ...p.env },
         ...(p.maxInFlight === undefined ? {} : { 'max-in-flight': p.maxInFlight }),
         ...(p.instances === undefined ? {} : { instances: p.instances }),
+        ...(p.isolateNetwork === undefined ? {} : { 'isolate-network': p.isolateNetwork }),
       })),
     },
     'docker-engine': {

@@ -63,8 +63,10 @@ import { PKI_OFF, type GenesisCrl, type PkiSettings } from '../pki/settings.js';
 import type { LicenceSettings } from '../licences/licence-service.js';
 import {
   DEFAULT_DOCKER_ENGINE,
+  CONTRACT_USER_ID_SPAN,
   DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
   DEFAULT_WASM_EXECUTION,
+  DEFAULT_FIRST_USER_ID,
   DEFAULT_WASM_FUEL_LIMIT,
   MAX_CONTRACT_INSTANCES,
   MAX_WASM_THREADS,
@@ -1168,6 +1170,7 @@ function readContractPackage(entry: unknown, path: string): ContractPackageSetti
   for (const key of Object.keys(envSection.raw)) env[key] = envSection.string(key, undefined, { allowEmpty: true });
   const maxInFlight = p.has('max-in-flight') ? p.int('max-in-flight', undefined, { min: 1 }) : undefined;
   const instances = p.has('instances') ? p.int('instances', undefined, { min: 1, max: MAX_CONTRACT_INSTANCES }) : undefined;
+  const isolateNetwork = p.has('isolate-network') ? p.bool('isolate-network', true) : undefined;
   return {
     image: p.string('image'),
     runtime,
@@ -1176,6 +1179,7 @@ function readContractPackage(entry: unknown, path: string): ContractPackageSetti
     env,
     ...(maxInFlight === undefined ? {} : { maxInFlight }),
     ...(instances === undefined ? {} : { instances }),
+    ...(isolateNetwork === undefined ? {} : { isolateNetwork }),
   };
 }
 
@@ -1217,6 +1221,8 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
     packageCacheDirectory: resolve(c.string('package-cache-directory', join(dataDirectory, 'contract-packages'))),
     maxInFlight: c.int('max-in-flight', 1, { min: 1 }),
     ...(c.has('instances') ? { instances: c.int('instances', 1, { min: 1, max: MAX_CONTRACT_INSTANCES }) } : {}),
+    ...(c.has('isolate-network') ? { isolateNetwork: c.bool('isolate-network', true) } : {}),
+    ...(c.has('first-user-id') ? { firstUserId: c.int('first-user-id', DEFAULT_FIRST_USER_ID, { min: 1000, max: 2 ** 31 - 1 - CONTRACT_USER_ID_SPAN }) } : {}),
   };
 }
 

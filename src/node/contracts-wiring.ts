@@ -25,6 +25,7 @@ import { removeErroredExecutables } from '../contracts/utx-cleanup.js';
 import type { UtxPool } from '../chain/utx.js';
 import type { BlockInfo, ContractBlockHeader, ContractExecutionView, ContractNodeContext } from '../contracts/state.js';
 import type { StateView } from '../state/view.js';
+import type { NodeConfig } from './config.js';
 
 /** The chain reads the engine needs besides state. */
 export interface ContractChainReads {
@@ -56,6 +57,29 @@ export interface NodeContractsOptions {
   readonly statuses?: ExecutionStatusBook;
   /** The API's auth mode (`node.api.auth`): under OAuth2 the public gRPC services need a user token. */
   readonly auth?: AuthMode;
+  /** The node's own files and folders, hidden from contract processes (nodePrivatePaths). */
+  readonly privatePaths?: readonly string[];
+}
+
+/**
+ * What of the node a contract process must not see, whatever the files' modes: the config
+ * file (it may hold passwords and keys), the node's home and data folders, the keystore, the
+ * confidential data and privacy storage folders, the P2P TLS key, the anchoring wallet.
+ */
+export function nodePrivatePaths(config: NodeConfig): string[] {
+  const n = config.node;
+  const storage = config.privacy?.storage;
+  const paths = [
+    config.source,
+    n.directory,
+    n.dataDirectory,
+    n.wallet.file,
+    n.confidentialDataDirectory,
+    storage?.vendor === 'embedded' ? storage.directory : undefined,
+    config.network.tls?.keyFile,
+    config.anchoring?.targetnet.wallet.file,
+  ];
+  return [...new Set(paths.filter((p): p is string => p !== undefined && p !== null))];
 }
 
 /**
@@ -139,6 +163,7 @@ export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeC
     log: o.log,
     ...(o.statuses === undefined ? {} : { statuses: o.statuses }),
     ...(authorizeGrpc === undefined ? {} : { authorizeGrpc }),
+    ...(o.privatePaths === undefined ? {} : { privatePaths: o.privatePaths }),
   });
   o.log.info({ port: engine.grpcPort, docker: engine.runtimes.docker !== undefined, packages: settings.packages.length }, 'contract engine started');
   return {

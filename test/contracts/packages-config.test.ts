@@ -35,6 +35,9 @@ describe('contract settings', () => {
     assert.equal(s.wasmFuelLimit, 20_000);
     assert.deepEqual(s.grpc, { bindAddress: '0.0.0.0', port: 6865 });
     assert.equal(s.packageCacheDirectory, '/data/contract-packages');
+    // Absent: the engine's defaults (isolated, first user id 0x70000000).
+    assert.equal(s.isolateNetwork, undefined);
+    assert.equal(s.firstUserId, undefined);
   });
 
   it('reads packages, limits and the gRPC address; docker-engine.enable turns the engine on', async () => {
@@ -43,8 +46,9 @@ describe('contract settings', () => {
       wasm { fuel-limit = 50000, execution-timeout = 750ms, memory-limit = 64MiB, threads = 2 }
       api.grpc { bind-address = "127.0.0.1", port = 7000, services.contract-status-events.max-connections = 9 }
       contracts.instances = 2
+      contracts { isolate-network = no, first-user-id = 3000000 }
       contracts.packages = [
-        { image = "registry.local/kv:1", source = "/opt/kv", command = ["node", "main.js"], env { DEBUG = "1" }, instances = 3 }
+        { image = "registry.local/kv:1", source = "/opt/kv", command = ["node", "main.js"], env { DEBUG = "1" }, instances = 3, isolate-network = yes }
         { image = "registry.local/other:2", runtime = docker }
       ]
     }`);
@@ -57,8 +61,10 @@ describe('contract settings', () => {
     assert.deepEqual(s.wasmExecution, { timeoutMs: 750, memoryLimitBytes: 64 * 2 ** 20, threads: 2 });
     assert.deepEqual(s.grpc, { bindAddress: '127.0.0.1', port: 7000, contractStatusMaxConnections: 9 });
     assert.equal(s.instances, 2);
+    assert.equal(s.isolateNetwork, false);
+    assert.equal(s.firstUserId, 3_000_000);
     assert.deepEqual(s.packages, [
-      { image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: ['node', 'main.js'], env: { DEBUG: '1' }, instances: 3 },
+      { image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: ['node', 'main.js'], env: { DEBUG: '1' }, instances: 3, isolateNetwork: true },
       { image: 'registry.local/other:2', runtime: 'docker', source: undefined, command: undefined, env: {} },
     ]);
   });
@@ -73,6 +79,8 @@ describe('contract settings', () => {
     await assert.rejects(contractsOf('node.wasm.threads = 0'), (e: ConfigError) => e.path === 'node.wasm.threads');
     await assert.rejects(contractsOf('node.contracts.instances = 0'), (e: ConfigError) => e.path === 'node.contracts.instances');
     await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", instances = 99 }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).instances');
+    await assert.rejects(contractsOf('node.contracts.first-user-id = 0'), (e: ConfigError) => e.path === 'node.contracts.first-user-id');
+    await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", isolate-network = maybe }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).isolate-network');
     await assert.rejects(contractsOf('node.api.grpc.services.contract-status-events.max-connections = 0'), (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections');
   });
 });

@@ -17,6 +17,7 @@
  * TransactionService.TransactionInfo — it answers WE's generated union of every
  * transaction's protobuf form, which Weft does not have yet.
  */
+import { chmodSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import {
   AddressServiceService,
@@ -202,6 +203,18 @@ export class ContractGrpcServer {
       this.server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err === null ? resolve(bound) : reject(err)));
     });
     return this.port;
+  }
+
+  /**
+   * Also listens (h2c) on the unix socket `path`, which every local user may connect to (as
+   * they may to a loopback port): contracts in a network namespace of their own reach the
+   * server through it (process-sandbox.ts).
+   */
+  async listenUnix(path: string): Promise<void> {
+    await new Promise<number>((resolve, reject) => {
+      this.server.bindAsync(`unix:${path}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err === null ? resolve(bound) : reject(err)));
+    });
+    chmodSync(path, 0o666);
   }
 
   /** Registers another service on the same port (grpc-js takes it while serving): the node's public services. */
