@@ -29,6 +29,7 @@ import {
   type NodeConfig,
 } from '../../src/node/config.js';
 import { rewriteGenesisLines } from '../../src/node/cli.js';
+import { nodePrivatePaths } from '../../src/node/contracts-wiring.js';
 import { tempDir } from '../support/tmp.js';
 
 const FIXTURE = new URL('../../../test/fixtures/node-example.conf', import.meta.url);
@@ -580,5 +581,25 @@ describe('REST connection limits and CORS origins (node.api.rest)', () => {
     await expectConfigError(['node.api.rest.cors-allowed-origins = ["https://wallet.example/app"]'], 'node.api.rest.cors-allowed-origins(0)', /expected an origin/);
     await expectConfigError(['node.api.rest.idle-timeout = 0s'], 'node.api.rest.idle-timeout', 'must be positive');
     await expectConfigError(['node.api.rest.max-connections = 0'], 'node.api.rest.max-connections', /1/);
+  });
+});
+
+describe("what of a node its contract processes do not see (nodePrivatePaths)", () => {
+  it('the config file, the home, data and confidential folders, the keystore, the privacy storage, the P2P TLS key', async () => {
+    const dir = tempDir('weft-private-paths-');
+    const file = join(dir, 'node.conf');
+    writeFileSync(
+      file,
+      [
+        signedText,
+        'node.wallet.file = "/secrets/keystore.json"',
+        'node.confidential-contracts.data-directory = "/confidential"',
+        'node.privacy.storage { vendor = embedded, directory = "/privacy" }',
+        'node.network.tls { enable = true, key-file = "/tls/node.key", cert-file = "/tls/node.crt" }',
+      ].join('\n'),
+    );
+    const paths = nodePrivatePaths(await loadNodeConfig(file));
+    for (const path of [file, '/node', '/node/data', '/secrets/keystore.json', '/confidential', '/privacy', '/tls/node.key']) assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
+    assert.ok(!paths.includes('/tls/node.crt'), 'a certificate is public');
   });
 });
