@@ -13,9 +13,20 @@
  * status and the pool's verdict (result.ts). The 105s go first into the next micro-block,
  * so every node applies them on exactly the state they were executed on. A round stops
  * starting calls when the miner says the micro-block is due (at least one 105 made) and
- * ends without waiting for the calls in flight: they are carried into the next round of
- * the same key block (the contract processes keep working while the micro-block is made),
- * where their reads are checked against that round's state like any other's.
+ * ends without waiting for the calls in flight: they are carried into this node's next
+ * round (the contract processes keep working while the micro-block is made), where their
+ * reads are checked against that round's state like any other's — a success run on an
+ * earlier key block runs again (it saw that block's info), an outcome that writes nothing
+ * (an error, a failure) is taken as it is.
+ *
+ * A call that runs long (one that hangs until the execution timeout) holds its own slot, not
+ * its lane: once the micro-block is due and nothing is made yet, the calls behind it that
+ * have ended are taken before it, and with nothing ended the lane carries it into the next
+ * round, so the other calls of its contract — and the other contracts' 105s — go on being
+ * mined. An execution that leaves its transaction in the pool (a recoverable error, the
+ * execution timeout) is not repeated on the same key block, and after
+ * `max-failed-executions` the transaction leaves the pool with an Error status
+ * (failed-executions.ts).
  *
  * A contract whose validation policy is not `any` waits for its validators' results before
  * a call runs, and its 105 carries their proofs (validation-gate.ts). A confidential
@@ -35,6 +46,8 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
 import type { ContractExecutor } from './executor.js';
+import { FailedExecutions } from './failed-executions.js';
+import { DEFAULT_MAX_FAILED_EXECUTIONS } from './settings.js';
 import type { ConfidentialExecution, ConfidentialPreparation } from './confidential/execution.js';
 import { buildExecutedContract, SUCCESS_MINED_MESSAGE, type ExecutionResult, type ExecutionStatus, type StatusDraft } from './result.js';
 import { ExecutionReads } from './execution-reads.js';
@@ -66,6 +79,8 @@ export interface ContractMiningOptions {
   readonly validation?: ValidationGate;
   /** Confidential calls (104 V6): executed with their off-chain input, built as 105 V4; absent: executed as any call. */
   readonly confidential?: ConfidentialExecution;
+  /** `node.contracts.max-failed-executions`: executions that leave a transaction in the pool before it is dropped (failed-executions.ts). */
+  readonly maxFailedExecutions?: number;
 }
 
 /**
@@ -82,21 +97,22 @@ export interface ContractExecutionObserver {
 /** One execution round: the state its 105s apply to, in the order they are listed. */
 interface Round {
   readonly height: number;
+  /** The key block's id, as encoding's bytesKey. */
+  readonly keyBlock: string;
   readonly ctx: ReturnType<Blockchain['txContext']>;
   readonly state: MutableState;
   /** The round's 105s; some still without their proof until `signAll` (see `take`). */
   readonly out: Transaction[];
   /** A lane failed unexpectedly: the others start nothing more. */
   stopped: boolean;
-  /** Calls the previous round of this key block left running, by transaction id: taken instead of run again. */
+  /** Calls this node's previous round left running, by transaction id: taken instead of run again. */
   readonly adopted: Map<string, Started>;
+  /** The lanes' wake-ups: the round's tick calls them, so a lane waiting for a long call sees the micro-block fall due. */
+  readonly wakes: Set<() => void>;
 }
 
-/** Calls a round left running when it ended, for the next round on the same key block. */
-interface CarriedCalls {
-  readonly keyBlockId: Uint8Array;
-  readonly calls: Map<string, Started>;
-}
+/** How often a lane waiting for its calls looks whether the micro-block is due, in ms. */
+const DUE_CHECK_MS = 50;
 
 /** Runs of one call before it waits for the next round (other contracts keep changing what it reads). */
 const MAX_ATTEMPTS = 4;
@@ -105,6 +121,8 @@ const MAX_ATTEMPTS = 4;
 interface Speculation {
   readonly result: ExecutionResult;
   readonly reads: ExecutionReads;
+  /** The key block of the round it ran in (bytesKey): the block info the contract was given. */
+  readonly keyBlock: string;
   /** A confidential call's readings (confidential/readings.ts). */
   readonly readings?: Readings;
 }
@@ -125,11 +143,13 @@ interface Started {
   finished: boolean;
   /** Told once when its run ends: the wake-up of the lane holding it (a carried call's new lane's). */
   onFinish: () => void;
+  /** It was still running when a round ended: a slow or hanging call, which the calls behind it do not wait for. */
+  outlasted: boolean;
 }
 
 /** A started call of `outcome`, marked finished (and its lane told) when its run ends: one handler per outcome. */
 function started(tx: Transaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>, onFinish: () => void): Started {
-  const call: Started = { tx, prepared, outcome, finished: false, onFinish };
+  const call: Started = { tx, prepared, outcome, finished: false, onFinish, outlasted: false };
   const finish = (): void => {
     call.finished = true;
     call.onFinish();
@@ -169,11 +189,13 @@ export class ContractMining {
   /** Calls of a contract run at once (its lane's window), by contract id; `maxWindow` when none is kept. */
   private readonly windows = new Map<string, number>();
   private readonly maxWindow: number;
-  /** Calls the last round left running (see runLane). */
-  private carried: CarriedCalls | undefined;
+  /** Calls the last round left running, by transaction id (see runLane). */
+  private carried: Map<string, Started> | undefined;
+  private readonly failures: FailedExecutions;
 
   constructor(private readonly o: ContractMiningOptions) {
     this.maxWindow = Math.max(1, o.callsInFlight ?? o.executor.parallelism);
+    this.failures = new FailedExecutions(Math.max(1, o.maxFailedExecutions ?? DEFAULT_MAX_FAILED_EXECUTIONS));
   }
 
   /**
@@ -182,33 +204,42 @@ export class ContractMining {
    * execution leave the pool here; the others stay for another round.
    */
   async execute(candidates: readonly Transaction[], stop: () => boolean = () => false): Promise<Transaction[]> {
-    const { chain } = this.o;
+    const { chain, pool } = this.o;
     const height = chain.height();
     const keyBlock = chain.headerAt(height);
-    const carried = this.carried;
-    this.carried = undefined;
-    // Calls carried from a round on another key block saw other block info: they are not taken.
-    const adopted = carried !== undefined && equalBytes(carried.keyBlockId, keyBlock.id) ? carried.calls : new Map<string, Started>();
+    // Calls still running from this node's last round are kept through other miners' key blocks, for its next one.
     if (!equalBytes(keyBlock.generator, this.o.minerKey.publicKey)) return [];
+    const adopted = this.carried ?? new Map<string, Started>();
+    this.carried = undefined;
     const round: Round = {
       height,
+      keyBlock: bytesKey(keyBlock.id),
       ctx: chain.txContext(height, keyBlock.timestamp, height > 1 ? chain.timestampAt(height - 1) : undefined, keyBlock.generator),
       state: new MutableState(chain.state()),
       out: [],
       stopped: false,
       adopted,
+      wakes: new Set(),
     };
+    this.failures.retain((txId) => pool.getByKey(txId) !== undefined);
     // One lane per contract, in pool order; lanes run side by side (the executor caps them at contracts-parallelism).
     // Keyed by the id's bytes as a string: every round groups all the pool's executable transactions (a Base58 key
-    // each was a fifth of the node's allocations in the contract bench).
+    // each was a fifth of the node's allocations in the contract bench). A transaction whose execution failed on this
+    // key block waits for the next (WE's once per key block).
     const lanes = new Map<string, Transaction[]>();
     for (const tx of candidates) {
+      if (this.failures.failedOn(bytesKey(tx.id), round.keyBlock)) continue;
       const key = bytesKey(tx.type === 103 ? tx.id : ((tx.data as { contractId: Uint8Array }).contractId));
       const lane = lanes.get(key);
       if (lane === undefined) lanes.set(key, [tx]);
       else lane.push(tx);
     }
+    const tick = setInterval(() => {
+      for (const wake of round.wakes) wake();
+    }, DUE_CHECK_MS);
+    tick.unref();
     const settled = await Promise.allSettled([...lanes].map(([contract, lane]) => this.runLane(contract, lane, round, stop)));
+    clearInterval(tick);
     // Carried calls this round did not reach (their transaction left the pool, or waits for validators) are dropped.
     abandon([...round.adopted.values()]);
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
@@ -238,6 +269,7 @@ export class ContractMining {
     const most = confidentialLane ? 1 : Math.min(this.maxWindow, this.o.executor.callsAtOnce(lane[0]!, round.state));
     const running: Started[] = [];
     const callFinished = new CallFinished();
+    round.wakes.add(callFinished.notify);
     let next = 0;
     /** A call waits for its validators' results: the contract's later calls wait behind it. */
     let blocked = false;
@@ -248,19 +280,21 @@ export class ContractMining {
      */
     const fill = (window: number, dueToo: boolean): void => {
       let busy = running.reduce((n, r) => n + (r.finished ? 0 : 1), 0);
-      while (!blocked && busy < window && running.length < LOOKAHEAD * window && next < lane.length && !round.stopped && (dueToo || !(round.out.length > 0 && stop()))) {
+      while (!blocked && next < lane.length && !round.stopped) {
         const tx = lane[next]!;
         // The pool may have dropped it (a key block re-validated it away) while earlier ones ran.
         if (pool.get(tx.id) === undefined || round.state.executedTxFor(tx.id) !== undefined) {
           next++;
           continue;
         }
+        // A call still running from the last round is taken whatever the room: it starts nothing.
+        const carried = round.adopted.size === 0 ? undefined : round.adopted.get(tx.idBase58);
+        if (carried === undefined && !(busy < window && running.length < LOOKAHEAD * window && (dueToo || !(round.out.length > 0 && stop())))) break;
         if (keyBlock !== undefined && !this.o.validation!.ready(tx, round.state, keyBlock)) {
           blocked = true;
           break;
         }
         next++;
-        const carried = round.adopted.get(tx.idBase58);
         if (carried !== undefined) {
           round.adopted.delete(tx.idBase58);
           carried.onFinish = callFinished.notify;
@@ -285,21 +319,30 @@ export class ContractMining {
     for (;;) {
       const window = Math.min(most, this.windows.get(contract) ?? most);
       fill(window, false);
-      // The micro-block is due: the calls still running go on into the next round of this key block (not a confidential
-      // call: it runs on its contract's confidential state as this round left it), and the contract's free processes
-      // take the next calls meanwhile — they are checked on the next round's state like the others.
-      if (running.length > 0 && round.out.length > 0 && stop() && running.every((r) => r.prepared?.kind !== 'confidential')) {
-        if (!confidentialLane) fill(window, true);
-        return this.carry(running, round);
-      }
-      const head = running[0];
+      let head = running[0];
       if (head === undefined) return;
-      if (!head.finished) {
-        // Whichever run ends first: the head's is taken, another's frees its contract for the lane's next call.
-        await callFinished.next();
-        continue;
+      // The micro-block is due: the calls still running go on into this node's next round (not a confidential call: it
+      // runs on its contract's confidential state as this round left it), and the contract's free processes take the
+      // next calls meanwhile — they are checked on the next round's state like the others. With nothing made yet — or
+      // behind a call that already outlasted a round — the calls that have ended are taken first, even behind one that
+      // still runs (a slow or hanging call holds its own slot, not the lane): each is checked on the state as it is, and
+      // the one still running on the state they leave.
+      const due = (round.out.length > 0 || !head.finished) && stop() && running.every((r) => r.prepared?.kind !== 'confidential');
+      if (due && (round.out.length > 0 || !running.some((r) => r.finished))) {
+        // Behind a first call that outlasts the micro-block, the others may use all the contract takes at once.
+        if (!confidentialLane) fill(head.finished ? window : most, true);
+        return this.carry(running);
       }
-      running.shift();
+      if (!head.finished) {
+        const ended = due || head.outlasted ? running.find((r) => r.finished) : undefined;
+        if (ended === undefined) {
+          // Whichever run ends first (or the round's tick): the head's is taken, another's frees its contract for the lane's next call.
+          await callFinished.next();
+          continue;
+        }
+        head = ended;
+      }
+      running.splice(running.indexOf(head), 1);
       const outcome = await this.settle(head, await head.outcome, round);
       if (round.stopped) return abandon(running);
       if (outcome?.attempts !== 1) this.windows.set(contract, 1);
@@ -315,12 +358,14 @@ export class ContractMining {
     }
   }
 
-  /** Keeps a lane's running calls for the next round on the same key block. */
-  private carry(running: readonly Started[], round: Round): void {
+  /** Keeps a lane's running calls for this node's next round. */
+  private carry(running: readonly Started[]): void {
     abandon(running);
-    const keyBlockId = this.o.chain.headerAt(round.height).id;
-    if (this.carried === undefined) this.carried = { keyBlockId, calls: new Map() };
-    for (const r of running) this.carried.calls.set(r.tx.idBase58, r);
+    this.carried ??= new Map();
+    for (const r of running) {
+      if (!r.finished) r.outlasted = true;
+      this.carried.set(r.tx.idBase58, r);
+    }
     this.o.log?.debug({ calls: running.map((r) => r.tx.idBase58) }, 'calls in flight carried into the next execution round');
   }
 
@@ -352,13 +397,17 @@ export class ContractMining {
   /**
    * The outcome of a call whose reads still hold, running it again while they do not;
    * undefined when they never held in MAX_ATTEMPTS runs (it stays in the pool) or the round stopped.
+   * An outcome that writes nothing (an error: its 105, if any, has no results) holds whatever it read.
    */
   private async settle(call: Started, first: Speculation, round: Round): Promise<Settled | undefined> {
     let outcome = first;
     for (let attempts = 1; ; attempts++) {
       if (round.stopped) return undefined;
-      // A call carried from the previous round read that round's state: its reads are checked on this one's.
-      const held = call.prepared?.kind === 'confidential' ? outcome.reads.unchanged() : outcome.reads.unchanged(round.state);
+      // A call carried from the previous round read that round's state: its reads are checked on this one's; a success
+      // made on another key block saw that block's info, and runs again.
+      const held =
+        outcome.result.kind !== 'success' ||
+        (outcome.keyBlock === round.keyBlock && (call.prepared?.kind === 'confidential' ? outcome.reads.unchanged() : outcome.reads.unchanged(round.state)));
       if (held) return { result: outcome.result, attempts, ...(outcome.readings === undefined ? {} : { readings: outcome.readings }) };
       if (attempts >= MAX_ATTEMPTS) {
         this.o.log?.debug({ id: call.tx.idBase58, attempts }, 'contract transaction re-executed too often; left for the next round');
@@ -380,7 +429,7 @@ export class ContractMining {
       ...(confidential === undefined ? {} : { params: confidential.input.entries, readings }),
     });
     this.o.observer?.executed((performance.now() - started) / 1000);
-    return { result, reads, ...(readings === undefined ? {} : { readings: readings.result() }) };
+    return { result, reads, keyBlock: round.keyBlock, ...(readings === undefined ? {} : { readings: readings.result() }) };
   }
 
   /** An outcome whose reads still hold: its 105 is applied to the round's state and listed, or its status recorded. */
@@ -406,7 +455,12 @@ export class ContractMining {
     if (built.status !== undefined) this.record(tx.id, built.status);
     if (built.kind === 'none') {
       this.o.log?.debug({ id: tx.idBase58, reason: built.reason, staysInPool: built.staysInPool }, 'contract transaction not executed');
-      if (!built.staysInPool) pool.remove(tx.id);
+      const dropped = built.staysInPool ? this.failures.failed(bytesKey(tx.id), round.keyBlock, built.reason) : undefined;
+      if (dropped !== undefined) {
+        this.record(tx.id, dropped);
+        this.o.log?.warn({ id: tx.idBase58, reason: built.reason, executions: this.failures.limit }, 'contract transaction dropped from the pool after its failed executions');
+      }
+      if (!built.staysInPool || dropped !== undefined) pool.remove(tx.id);
       return;
     }
     try {

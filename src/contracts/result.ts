@@ -10,8 +10,11 @@
  *
  * Legacy transactions get a 105 only on success; V7 ones also on a contract error (its code
  * as statusCode). Results that cannot make a valid 105 (bad keys, too big, asset
- * operations before their feature) leave a legacy transaction in the pool; a V7 one gets a
- * 105 with statusCode 1 and the error instead.
+ * operations before their feature) take a legacy transaction out of the pool with WE's
+ * "Executed transaction creation error" Failure (its rule for V7 and update transactions:
+ * WE leaves a legacy one in the pool without a status, to be executed again for nothing
+ * on every key block until it expires); a V7 one gets a 105 with statusCode 1 and the
+ * error instead.
  */
 import { FEATURE } from '../protocol/features.js';
 import type { Protocol } from '../protocol/protocol.js';
@@ -195,8 +198,9 @@ export function buildExecutedContract(tx: Transaction, result: ExecutionResult, 
   try {
     return { kind: 'built', executed: legacy(ctx, tx, flattenResults(result.results), flattenOperations(result.assetOperations)) };
   } catch (e) {
-    // WE returns the error to the miner loop: no status, the transaction waits for another round.
-    return { kind: 'none', reason: scalaError(e), staysInPool: true };
+    // WE returns the error to its miner loop: no status, and the same results again on every key block. Its rule for the
+    // other transactions instead: the transaction leaves the pool with a Failure every node sees.
+    return creationFailed(tx, e);
   }
 }
 

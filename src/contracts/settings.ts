@@ -130,6 +130,13 @@ export interface ContractsSettings {
    * own, numbered from here on (CONTRACT_USER_ID_SPAN of them; no passwd entries needed).
    */
   readonly firstUserId?: number;
+  /**
+   * `node.contracts.max-failed-executions` (Weft's own, default 3): executions of a legacy
+   * 103/104 that leave it in the pool (a recoverable error, the execution timeout, a contract
+   * that could not start, an unknown error code) before the miner drops it with an `Error`
+   * status. WE executes such a transaction again on every key block until it expires.
+   */
+  readonly maxFailedExecutions?: number;
 }
 
 /** `node.contracts.first-user-id`'s default. */
@@ -137,6 +144,9 @@ export const DEFAULT_FIRST_USER_ID = 0x7000_0000;
 
 /** How many user ids the contracts of all nodes on a machine draw from (first-user-id on). */
 export const CONTRACT_USER_ID_SPAN = 2 ** 26;
+
+/** Default of `node.contracts.max-failed-executions` (Weft's own: WE sets no limit). */
+export const DEFAULT_MAX_FAILED_EXECUTIONS = 3;
 
 /** The most running contracts per image. */
 export const MAX_CONTRACT_INSTANCES = 16;

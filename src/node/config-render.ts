@@ -161,6 +161,7 @@ function contractSections(c: ContractsSettings): JsonMap {
       ...(c.instances === undefined ? {} : { instances: c.instances }),
       ...(c.isolateNetwork === undefined ? {} : { 'isolate-network': c.isolateNetwork }),
       ...(c.firstUserId === undefined ? {} : { 'first-user-id': c.firstUserId }),
+      ...(c.maxFailedExecutions === undefined ? {} : { 'max-failed-executions': c.maxFailedExecutions }),
       packages: c.packages.map((p) => ({
         image: p.image,
         runtime: p.runtime,

@@ -67,6 +67,7 @@ import {
   DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
   DEFAULT_WASM_EXECUTION,
   DEFAULT_FIRST_USER_ID,
+  DEFAULT_MAX_FAILED_EXECUTIONS,
   DEFAULT_WASM_FUEL_LIMIT,
   MAX_CONTRACT_INSTANCES,
   MAX_WASM_THREADS,
@@ -1223,6 +1224,7 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
     ...(c.has('instances') ? { instances: c.int('instances', 1, { min: 1, max: MAX_CONTRACT_INSTANCES }) } : {}),
     ...(c.has('isolate-network') ? { isolateNetwork: c.bool('isolate-network', true) } : {}),
     ...(c.has('first-user-id') ? { firstUserId: c.int('first-user-id', DEFAULT_FIRST_USER_ID, { min: 1000, max: 2 ** 31 - 1 - CONTRACT_USER_ID_SPAN }) } : {}),
+    ...(c.has('max-failed-executions') ? { maxFailedExecutions: c.int('max-failed-executions', DEFAULT_MAX_FAILED_EXECUTIONS, { min: 1 }) } : {}),
   };
 }
 

@@ -230,13 +230,17 @@ describe('the 105 an execution gets', () => {
       results: [],
       assetOperations: [{ contractId: create.id, operations: [{ operationType: 'cancel-lease', leaseId: new Uint8Array(32) }] }],
     };
+    // A legacy transaction leaves the pool with WE's creation-error Failure (WE itself keeps it, without a status, for ever).
     const noTokens = build(withOps, [FEATURE.CONTRACT_VALIDATIONS]);
-    assert.ok(noTokens.kind === 'none' && noTokens.staysInPool && /BaseAssetOpsNotSupported/.test(noTokens.reason));
+    assert.ok(noTokens.kind === 'none' && !noTokens.staysInPool && /BaseAssetOpsNotSupported/.test(noTokens.reason));
+    assert.deepEqual(noTokens.status, { status: 'Failure', code: null, message: "Executed transaction creation error: 'BaseAssetOpsNotSupported(BaseAssetOpsNotSupported)'" });
     const noLeases = build(withOps, [FEATURE.CONTRACT_VALIDATIONS, FEATURE.CONTRACT_NATIVE_TOKENS_AND_PKI]);
     assert.ok(noLeases.kind === 'none' && /LeaseAssetOpsNotSupported/.test(noLeases.reason));
     const badKeys = success(create.id, [['', 1n]]);
     const legacy = build(badKeys, [FEATURE.CONTRACT_VALIDATIONS]);
-    assert.ok(legacy.kind === 'none' && legacy.staysInPool, 'a legacy transaction waits for another round');
+    assert.ok(legacy.kind === 'none' && !legacy.staysInPool, 'a legacy transaction leaves the pool');
+    assert.equal(legacy.status?.status, 'Failure');
+    assert.match(legacy.status?.message ?? '', /^Executed transaction creation error: '.*Result with empty key was found/);
     const v7 = createV7({ engine: 'docker', image: 'kv:1', imageHash: HASH, apiVersion: { major: 1, minor: 0 } }, {});
     const v5 = buildExecutedContract(v7, success(v7.id, [['', 1n]]), { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp });
     assert.ok(v5.kind === 'built' && ExecutedContract.is(v5.executed));

@@ -16,17 +16,17 @@ import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { stringifyJson } from '../../src/protocol/json.js';
-import { CallContract, CreateContract, DisableContract, UpdateContract } from '../../src/protocol/transactions/contracts.js';
-import type { DataEntry } from '../../src/protocol/transactions/fields.js';
+import { CreateContract, DisableContract, UpdateContract } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
-import { httpRequest, type Answer } from '../support/http.js';
+import { httpRequest } from '../support/http.js';
 import { tempDir } from '../support/tmp.js';
 import { callV7, createTx, createV7, timestampsFrom } from './support/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from './support/sdk-package.js';
+import { kvParams, nodeContractsClient } from './support/node-client.js';
 import * as grpc from '@grpc/grpc-js';
 import { ContractExecutionResponse_Status, ContractStatusServiceClient, type ContractExecutionResponse } from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
@@ -48,59 +48,11 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
   const packages = tempDir('weft-node-contracts-pkg-');
   const dataDir = tempDir('weft-node-contracts-');
 
-  const rest = (method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> => httpRequest(node.url!, method, path, body);
-
-  const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  };
-
-  const sign = (codec: Parameters<Node['protocol']['transaction']>[0], version: number, data: object): Transaction =>
-    node.protocol.sign(node.protocol.transaction(codec, version, { senderPublicKey: owner.publicKey, timestamp: BigInt(Date.now()), feeAssetId: null, ...data }), owner.privateKey);
-
-  const broadcast = async (tx: Transaction): Promise<void> => {
-    const r = await rest('POST', '/transactions/broadcast', stringifyJson(tx.toJson()));
-    assert.equal(r.status, 200, r.text);
-  };
-
-  /** The 105 that executed `tx`, once mined. */
-  const executed = (tx: Transaction): Promise<Record<string, unknown>> =>
-    until(`the 105 of ${tx.idBase58}`, async () => {
-      const r = await rest('GET', `/contracts/executed-tx-for/${tx.idBase58}`);
-      return r.status === 200 ? (r.json as Record<string, unknown>) : undefined;
-    });
-
-  const statuses = (tx: Transaction, status: string): Promise<Array<Record<string, unknown>>> =>
-    until(`status ${status} of ${tx.idBase58}`, async () => {
-      const r = await rest('GET', `/contracts/status/${tx.idBase58}`);
-      const list = r.status === 200 ? (r.json as Array<Record<string, unknown>>) : [];
-      return list.some((s) => s['status'] === status) ? list : undefined;
-    });
-
-  const params = (o: Readonly<Record<string, string | number>>): DataEntry[] =>
-    Object.entries(o).map(([key, value]) => (typeof value === 'number' ? { key, type: 'integer', value: BigInt(value) } : { key, type: 'string', value }));
-
-  const call = (contractId: Uint8Array, p: Readonly<Record<string, string | number>>, contractVersion = 1): Transaction =>
-    sign(CallContract, 5, { contractId, params: params(p), fee: 10_000_000n, contractVersion, atomicBadge: null, payments: [] });
+  const { rest, until, sign, broadcast, executed, statuses, call, createKv: kvContract } = nodeContractsClient(() => ({ node, owner }), WAIT_MS);
+  const params = kvParams;
 
   /** A CreateContract V5 of the key-value contract, its counter starting at `start`. */
-  const createKv = (start: number): Transaction =>
-    sign(CreateContract, 5, {
-      image: IMAGE,
-      imageHash,
-      contractName: 'kv',
-      params: params({ start }),
-      fee: 100_000_000n,
-      atomicBadge: null,
-      validationPolicy: { type: 'any' },
-      apiVersion: { major: 1, minor: 0 },
-      payments: [],
-    });
+  const createKv = (start: number): Transaction => kvContract(IMAGE, imageHash, start);
 
   /** A CreateContract V7 of the WASM counter fixture, starting at `start`. */
   const createWasmCounter = async (start: bigint): Promise<Transaction> => {

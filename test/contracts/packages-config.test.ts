@@ -38,6 +38,7 @@ describe('contract settings', () => {
     // Absent: the engine's defaults (isolated, first user id 0x70000000).
     assert.equal(s.isolateNetwork, undefined);
     assert.equal(s.firstUserId, undefined);
+    assert.equal(s.maxFailedExecutions, undefined);
   });
 
   it('reads packages, limits and the gRPC address; docker-engine.enable turns the engine on', async () => {
@@ -46,7 +47,7 @@ describe('contract settings', () => {
       wasm { fuel-limit = 50000, execution-timeout = 750ms, memory-limit = 64MiB, threads = 2 }
       api.grpc { bind-address = "127.0.0.1", port = 7000, services.contract-status-events.max-connections = 9 }
       contracts.instances = 2
-      contracts { isolate-network = no, first-user-id = 3000000 }
+      contracts { isolate-network = no, first-user-id = 3000000, max-failed-executions = 5 }
       contracts.packages = [
         { image = "registry.local/kv:1", source = "/opt/kv", command = ["node", "main.js"], env { DEBUG = "1" }, instances = 3, isolate-network = yes }
         { image = "registry.local/other:2", runtime = docker }
@@ -63,6 +64,7 @@ describe('contract settings', () => {
     assert.equal(s.instances, 2);
     assert.equal(s.isolateNetwork, false);
     assert.equal(s.firstUserId, 3_000_000);
+    assert.equal(s.maxFailedExecutions, 5);
     assert.deepEqual(s.packages, [
       { image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: ['node', 'main.js'], env: { DEBUG: '1' }, instances: 3, isolateNetwork: true },
       { image: 'registry.local/other:2', runtime: 'docker', source: undefined, command: undefined, env: {} },
@@ -82,6 +84,7 @@ describe('contract settings', () => {
     await assert.rejects(contractsOf('node.contracts.first-user-id = 0'), (e: ConfigError) => e.path === 'node.contracts.first-user-id');
     await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", isolate-network = maybe }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).isolate-network');
     await assert.rejects(contractsOf('node.api.grpc.services.contract-status-events.max-connections = 0'), (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections');
+    await assert.rejects(contractsOf('node.contracts.max-failed-executions = 0'), (e: ConfigError) => e.path === 'node.contracts.max-failed-executions');
   });
 });
 

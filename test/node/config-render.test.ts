@@ -59,7 +59,7 @@ describe('renderNodeConfig', () => {
     assert.deepEqual(plain(await roundTrip(config)), plain(config));
   });
 
-  it('other settings too: OAuth2, fees off, peers, a node name, protected metrics elsewhere, the confidential contracts directory, contract instances, WASM limits and status streams', async () => {
+  it('other settings too: OAuth2, fees off, peers, a node name, protected metrics elsewhere, the confidential contracts directory, contract instances, WASM limits, failed executions and status streams', async () => {
     const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const config: NodeConfig = {
@@ -80,6 +80,7 @@ describe('renderNodeConfig', () => {
         ...dev.contracts!,
         instances: 2,
         wasmExecution: { timeoutMs: 1500, memoryLimitBytes: 96 * 2 ** 20, threads: 3 },
+        maxFailedExecutions: 4,
         grpc: { ...dev.contracts!.grpc, contractStatusMaxConnections: 9 },
         packages: [{ image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: undefined, env: {}, instances: 3 }],
       },
