@@ -23,7 +23,7 @@ import { ContractPackages } from './packages.js';
 import { ProcessLauncher } from './process-launcher.js';
 import { ProcessSandbox } from './process-sandbox.js';
 import { ContractRuntime, type RuntimeLog } from './runtime.js';
-import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, type ContractsSettings } from './settings.js';
+import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, isLoopbackHost, type ContractsSettings } from './settings.js';
 import type { ContractExecutionView, ContractNodeContext } from './state.js';
 import { ExecutionStatusBook } from './statuses.js';
 import { ContractTokens } from './tokens.js';
@@ -89,6 +89,9 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
   const statusService = { statuses, protocol: o.protocol, maxConnections: s.grpc.contractStatusMaxConnections ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, ...(o.authorizeGrpc === undefined ? {} : { authorize: o.authorizeGrpc }) };
   const server = new ContractGrpcServer({ tokens, broker, currentView: () => o.currentView(), node: o.node, log: o.log, statusService });
   const grpcPort = await server.listen(s.grpc.bindAddress, s.grpc.port);
+  // Whoever reaches this address can open status streams and call the contract services (see defaultGrpcBindAddress).
+  if (isLoopbackHost(s.grpc.bindAddress)) o.log?.info({ bindAddress: s.grpc.bindAddress, port: grpcPort }, 'contract gRPC server listening on loopback');
+  else o.log?.warn({ bindAddress: s.grpc.bindAddress, port: grpcPort }, 'contract gRPC server listening beyond loopback (node.api.grpc.bind-address): whoever reaches this address can open status streams and call the contract services');
   const closing: Array<() => Promise<void>> = [() => server.close()];
   try {
     // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one (or grpc-server.port is 0).

@@ -91,8 +91,9 @@ export interface ContractsSettings {
   readonly wasmExecution?: WasmExecutionSettings;
   /**
    * `node.api.grpc`: where the gRPC server listens (the contract services and the public
-   * ContractStatusService); `services.contract-status-events.max-connections` (default 5)
-   * caps the open ContractsExecutionEvents streams.
+   * ContractStatusService; `bind-address` defaults to loopback, see defaultGrpcBindAddress);
+   * `services.contract-status-events.max-connections` (default 5) caps the open
+   * ContractsExecutionEvents streams.
    */
   readonly grpc: { readonly bindAddress: string; readonly port: number; readonly contractStatusMaxConnections?: number };
   readonly packages: readonly ContractPackageSettings[];
@@ -202,13 +203,32 @@ export const MAX_WASM_THREADS = 64;
 /** WE's `api.grpc.services.contract-status-events.max-connections`. */
 export const DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS = 5;
 
+/**
+ * Where the gRPC server listens when `node.api.grpc.bind-address` is not set: loopback,
+ * where the process runtime and Docker containers on the host's network (the default)
+ * reach it. WE listens on every interface (0.0.0.0), which puts the contract services and
+ * the status streams before anyone who can reach the machine. With
+ * `docker-engine.grpc-server.host` naming a host that is not loopback, containers on
+ * Docker's own network dial that address, so the server listens on every interface as WE's
+ * does; set `bind-address` to the one address they dial to narrow it.
+ */
+export function defaultGrpcBindAddress(grpcServerHost: string | undefined): string {
+  return grpcServerHost === undefined || isLoopbackHost(grpcServerHost) ? '127.0.0.1' : '0.0.0.0';
+}
+
+/** `localhost`, 127.0.0.0/8 or ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 /** The settings of a node that names nothing about contracts. */
 export function defaultContractsSettings(dataDirectory: string): ContractsSettings {
   return {
     enable: false,
     dockerEngine: DEFAULT_DOCKER_ENGINE,
     wasmFuelLimit: DEFAULT_WASM_FUEL_LIMIT,
-    grpc: { bindAddress: '0.0.0.0', port: 6865 },
+    grpc: { bindAddress: defaultGrpcBindAddress(undefined), port: 6865 },
     packages: [],
     packageCacheDirectory: `${dataDirectory}/contract-packages`,
     maxInFlight: 1,

@@ -68,6 +68,7 @@ import {
   DEFAULT_WASM_EXECUTION,
   DEFAULT_FIRST_USER_ID,
   DEFAULT_MAX_FAILED_EXECUTIONS,
+  defaultGrpcBindAddress,
   DEFAULT_WASM_FUEL_LIMIT,
   MAX_CONTRACT_INSTANCES,
   MAX_WASM_THREADS,
@@ -1212,7 +1213,7 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
     wasmFuelLimit: node.int('wasm.fuel-limit', DEFAULT_WASM_FUEL_LIMIT, { min: 1 }),
     ...(WASM_EXECUTION_KEYS.some((key) => node.has(key)) ? { wasmExecution: readWasmExecution(node) } : {}),
     grpc: {
-      bindAddress: grpc.string('bind-address', '0.0.0.0'),
+      bindAddress: grpc.string('bind-address', defaultGrpcBindAddress(dockerEngine.grpcServer.host)),
       port: grpc.int('port', 6865, { min: 0, max: 65535 }),
       ...(grpc.has('services.contract-status-events.max-connections')
         ? { contractStatusMaxConnections: grpc.int('services.contract-status-events.max-connections', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, { min: 1 }) }

@@ -33,12 +33,20 @@ describe('contract settings', () => {
     assert.equal(s.dockerEngine.contractAuthExpiresInMs, 60_000);
     assert.equal(s.dockerEngine.removeContainerAfterMs, 600_000);
     assert.equal(s.wasmFuelLimit, 20_000);
-    assert.deepEqual(s.grpc, { bindAddress: '0.0.0.0', port: 6865 });
+    // Loopback, unlike WE (0.0.0.0): the contract services and status streams are not offered to the network unless asked.
+    assert.deepEqual(s.grpc, { bindAddress: '127.0.0.1', port: 6865 });
     assert.equal(s.packageCacheDirectory, '/data/contract-packages');
     // Absent: the engine's defaults (isolated, first user id 0x70000000).
     assert.equal(s.isolateNetwork, undefined);
     assert.equal(s.firstUserId, undefined);
     assert.equal(s.maxFailedExecutions, undefined);
+  });
+
+  it('listens where containers on Docker\'s own network reach it when grpc-server.host names another host, unless bind-address says where', async () => {
+    assert.equal((await contractsOf('node.docker-engine.grpc-server.host = "172.17.0.1"')).grpc.bindAddress, '0.0.0.0');
+    assert.equal((await contractsOf('node.docker-engine.grpc-server.host = "127.0.0.1"')).grpc.bindAddress, '127.0.0.1');
+    assert.equal((await contractsOf('node.docker-engine.grpc-server.host = "localhost"')).grpc.bindAddress, '127.0.0.1');
+    assert.equal((await contractsOf('node { docker-engine.grpc-server.host = "172.17.0.1", api.grpc.bind-address = "172.17.0.1" }')).grpc.bindAddress, '172.17.0.1');
   });
 
   it('reads packages, limits and the gRPC address; docker-engine.enable turns the engine on', async () => {
