@@ -23,7 +23,7 @@ import { ContractPackages } from './packages.js';
 import { ProcessLauncher } from './process-launcher.js';
 import { ProcessSandbox } from './process-sandbox.js';
 import { ContractRuntime, type RuntimeLog } from './runtime.js';
-import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, isLoopbackHost, type ContractsSettings } from './settings.js';
+import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS_PER_CHANNEL, DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, isLoopbackHost, type ContractsSettings } from './settings.js';
 import type { ContractExecutionView, ContractNodeContext } from './state.js';
 import { ExecutionStatusBook } from './statuses.js';
 import { ContractTokens } from './tokens.js';
@@ -86,7 +86,13 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       maxSize: engine.executionMessagesCache.maxSize,
       expireAfterMs: engine.executionMessagesCache.expireAfterMs,
     });
-  const statusService = { statuses, protocol: o.protocol, maxConnections: s.grpc.contractStatusMaxConnections ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, ...(o.authorizeGrpc === undefined ? {} : { authorize: o.authorizeGrpc }) };
+  const statusService = {
+    statuses,
+    protocol: o.protocol,
+    maxConnections: s.grpc.contractStatusMaxConnections ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
+    maxConnectionsPerChannel: s.grpc.contractStatusMaxConnectionsPerChannel ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS_PER_CHANNEL,
+    ...(o.authorizeGrpc === undefined ? {} : { authorize: o.authorizeGrpc }),
+  };
   const server = new ContractGrpcServer({ tokens, broker, currentView: () => o.currentView(), node: o.node, log: o.log, statusService });
   const grpcPort = await server.listen(s.grpc.bindAddress, s.grpc.port);
   // Whoever reaches this address can open status streams and call the contract services (see defaultGrpcBindAddress).

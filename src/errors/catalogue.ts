@@ -436,6 +436,12 @@ export const healthCheckError = (message: string): ApiError => api('HealthCheckE
 /** WE's TooManyConnections: a gRPC event stream refused past its `max-connections`. */
 export const tooManyConnections = (maxConnections: number): ApiError =>
   api('TooManyConnections', 642, `Max connections count '${maxConnections}' has been exceeded. Please, try again later`, 503);
+/** 642, 503: one client connection (gRPC channel) holds its share of the node's event streams already. */
+export const tooManyChannelConnections = (maxPerChannel: number): ApiError =>
+  api('TooManyConnections', 642, `Max connections count '${maxPerChannel}' per channel has been exceeded. Please, close a stream of this channel or try again later`, 503);
+/** 642: an event stream ended because its reader fell this far behind (the statuses it missed stay readable by transaction). */
+export const streamReaderBehind = (backlog: number): ApiError =>
+  api('StreamReaderBehind', 642, `The stream was ended: its reader fell '${backlog}' messages behind. Please, read faster, or reconnect and read the statuses missed by transaction id`, 429);
 /** WE's InvalidConnectionId: the `connection-id` metadata of a gRPC event stream is empty, too long or in use. */
 export const invalidConnectionId = (message: string): ApiError => api('InvalidConnectionId', 643, message, 400, 'connection-id');
 

@@ -147,7 +147,16 @@ function contractsGrpcHocon(g: ContractsSettings['grpc']): JsonMap {
   return {
     'bind-address': g.bindAddress,
     port: g.port,
-    ...(g.contractStatusMaxConnections === undefined ? {} : { services: { 'contract-status-events': { 'max-connections': g.contractStatusMaxConnections } } }),
+    ...(g.contractStatusMaxConnections === undefined && g.contractStatusMaxConnectionsPerChannel === undefined
+      ? {}
+      : {
+          services: {
+            'contract-status-events': {
+              ...(g.contractStatusMaxConnections === undefined ? {} : { 'max-connections': g.contractStatusMaxConnections }),
+              ...(g.contractStatusMaxConnectionsPerChannel === undefined ? {} : { 'max-connections-per-channel': g.contractStatusMaxConnectionsPerChannel }),
+            },
+          },
+        }),
   };
 }
 

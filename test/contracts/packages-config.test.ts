@@ -53,7 +53,7 @@ describe('contract settings', () => {
     const s = await contractsOf(`node {
       docker-engine { enable = yes, execution-limits { timeout = 2s, memory = 128 }, grpc-server { host = "10.0.0.1", port = 7000 }, contract-auth-expires-in = 30s }
       wasm { fuel-limit = 50000, execution-timeout = 750ms, memory-limit = 64MiB, threads = 2 }
-      api.grpc { bind-address = "127.0.0.1", port = 7000, services.contract-status-events.max-connections = 9 }
+      api.grpc { bind-address = "127.0.0.1", port = 7000, services.contract-status-events { max-connections = 9, max-connections-per-channel = 3 } }
       contracts.instances = 2
       contracts { isolate-network = no, first-user-id = 3000000, max-failed-executions = 5 }
       contracts.packages = [
@@ -68,7 +68,7 @@ describe('contract settings', () => {
     assert.equal(s.dockerEngine.contractAuthExpiresInMs, 30_000);
     assert.equal(s.wasmFuelLimit, 50_000);
     assert.deepEqual(s.wasmExecution, { timeoutMs: 750, memoryLimitBytes: 64 * 2 ** 20, threads: 2 });
-    assert.deepEqual(s.grpc, { bindAddress: '127.0.0.1', port: 7000, contractStatusMaxConnections: 9 });
+    assert.deepEqual(s.grpc, { bindAddress: '127.0.0.1', port: 7000, contractStatusMaxConnections: 9, contractStatusMaxConnectionsPerChannel: 3 });
     assert.equal(s.instances, 2);
     assert.equal(s.isolateNetwork, false);
     assert.equal(s.firstUserId, 3_000_000);
@@ -92,6 +92,7 @@ describe('contract settings', () => {
     await assert.rejects(contractsOf('node.contracts.first-user-id = 0'), (e: ConfigError) => e.path === 'node.contracts.first-user-id');
     await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", isolate-network = maybe }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).isolate-network');
     await assert.rejects(contractsOf('node.api.grpc.services.contract-status-events.max-connections = 0'), (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections');
+    await assert.rejects(contractsOf('node.api.grpc.services.contract-status-events.max-connections-per-channel = 0'), (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections-per-channel');
     await assert.rejects(contractsOf('node.contracts.max-failed-executions = 0'), (e: ConfigError) => e.path === 'node.contracts.max-failed-executions');
   });
 });

@@ -81,7 +81,7 @@ describe('renderNodeConfig', () => {
         instances: 2,
         wasmExecution: { timeoutMs: 1500, memoryLimitBytes: 96 * 2 ** 20, threads: 3 },
         maxFailedExecutions: 4,
-        grpc: { ...dev.contracts!.grpc, contractStatusMaxConnections: 9 },
+        grpc: { ...dev.contracts!.grpc, contractStatusMaxConnections: 9, contractStatusMaxConnectionsPerChannel: 3 },
         packages: [{ image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: undefined, env: {}, instances: 3 }],
       },
     };

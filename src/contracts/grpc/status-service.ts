@@ -12,6 +12,15 @@
  * metadata (1…16 characters, unique among open streams — error 643 otherwise).
  * Authorisation is the node's: open under API-key auth (WE's WithoutProtection), a user
  * token under OAuth2 — `authorize` is asked with the `authorization` metadata.
+ *
+ * Beyond WE, so that no client grows the node's memory: one client connection (a gRPC
+ * channel: its remote address and port) holds at most `max-connections-per-channel` (2) of
+ * the streams — one more is refused with UNAVAILABLE and error 642 naming that limit — and a
+ * stream holds at most STATUS_STREAM_BACKLOG statuses its reader has not taken (HTTP/2 flow
+ * control stops the writes when the reader stops reading). A reader that falls further
+ * behind has its stream ended with RESOURCE_EXHAUSTED and error 642 (the statuses queued for
+ * it are dropped; it reconnects and reads the ones it missed by transaction id); the stream
+ * keeps its place under both limits until the client reads its end or goes away.
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Empty } from '@wavesenterprise/js-contract-grpc-client/google/protobuf/empty.js';
@@ -23,7 +32,7 @@ import {
 } from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
 import { randomBytes } from 'node:crypto';
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
-import { contractExecutionNotFound, genericError, invalidConnectionId, tooManyConnections } from '../../errors/catalogue.js';
+import { contractExecutionNotFound, genericError, invalidConnectionId, streamReaderBehind, tooManyChannelConnections, tooManyConnections } from '../../errors/catalogue.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import type { ExecutionStatus } from '../result.js';
 import type { ContractExecutionMessage, ExecutionStatusBook } from '../statuses.js';
@@ -32,11 +41,20 @@ import { long } from './mapping.js';
 export const CONNECTION_ID_METADATA_KEY = 'connection-id';
 const CONNECTION_ID_MAX_LENGTH = 16;
 
+/**
+ * Statuses an event stream queues for a reader that does not keep up, at most: each is at most
+ * 5 KiB, so a stream holds at most ~5 MiB (and the node `max-connections` times that). A
+ * healthy reader takes them as fast as a miner records them.
+ */
+export const STATUS_STREAM_BACKLOG = 1024;
+
 export interface ContractStatusServiceDeps {
   readonly statuses: ExecutionStatusBook;
   readonly protocol: Protocol;
   /** Event streams open at once (WE's contract-status-events.max-connections). */
   readonly maxConnections: number;
+  /** Event streams open at once over one client connection (contract-status-events.max-connections-per-channel). */
+  readonly maxConnectionsPerChannel: number;
   /** Checks a call's `authorization` metadata; throws the WeError to answer. Open when absent. */
   readonly authorize?: (authorization: string | undefined) => void;
 }
@@ -76,6 +94,8 @@ export function contractStatusService(deps: ContractStatusServiceDeps, errorOf: 
   readonly implementation: grpc.UntypedServiceImplementation;
 } {
   const open = new Set<string>();
+  /** Open event streams by client connection (`getPeer`: remote address and port). */
+  const perChannel = new Map<string, number>();
   const authorize = (call: grpc.ServerWritableStream<unknown, unknown>): void => deps.authorize?.(metadataText(call, 'authorization'));
 
   const contractExecutionStatuses = (call: StatusStream<ContractExecutionRequest>): void => {
@@ -122,6 +142,12 @@ export function contractStatusService(deps: ContractStatusServiceDeps, errorOf: 
       call.emit('error', errorOf(tooManyConnections(deps.maxConnections)));
       return;
     }
+    const channel = call.getPeer();
+    const onChannel = perChannel.get(channel) ?? 0;
+    if (onChannel >= deps.maxConnectionsPerChannel) {
+      call.emit('error', errorOf(tooManyChannelConnections(deps.maxConnectionsPerChannel)));
+      return;
+    }
     try {
       authorize(call);
     } catch (e) {
@@ -129,19 +155,42 @@ export function contractStatusService(deps: ContractStatusServiceDeps, errorOf: 
       return;
     }
     open.add(connectionId);
+    perChannel.set(channel, onChannel + 1);
+    /** Statuses the reader has not taken yet, beyond what the stream buffers (its high-water mark). */
+    const waiting: ContractExecutionMessage[] = [];
+    let ending = false;
+    const flush = (): void => {
+      while (waiting.length > 0 && !call.writableNeedDrain) call.write(statusResponse(waiting.shift()!, deps.protocol));
+    };
     const unsubscribe = deps.statuses.subscribe((m) => {
-      if (!call.cancelled && !call.writableEnded) call.write(statusResponse(m, deps.protocol));
+      if (ending || call.cancelled || call.writableEnded) return;
+      if (waiting.length === 0 && !call.writableNeedDrain) {
+        call.write(statusResponse(m, deps.protocol));
+        return;
+      }
+      waiting.push(m);
+      if (waiting.length <= STATUS_STREAM_BACKLOG) return;
+      // The reader fell too far behind: what waits for it is dropped, and the stream ends once it takes what the stream holds.
+      ending = true;
+      waiting.length = 0;
+      unsubscribe();
+      call.emit('error', { ...errorOf(streamReaderBehind(STATUS_STREAM_BACKLOG)), code: grpc.status.RESOURCE_EXHAUSTED });
     });
+    call.on('drain', flush);
     let closed = false;
+    // The stream keeps its places until it is gone (cancelled, or its end read): an ended stream a client never reads still holds its buffer.
     const close = (): void => {
       if (closed) return;
       closed = true;
       unsubscribe();
+      waiting.length = 0;
       open.delete(connectionId);
+      const left = (perChannel.get(channel) ?? 1) - 1;
+      if (left > 0) perChannel.set(channel, left);
+      else perChannel.delete(channel);
     };
     call.on('cancelled', close);
     call.on('close', close);
-    call.on('error', close);
   };
 
   return {
