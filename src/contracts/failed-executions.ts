@@ -30,6 +30,11 @@ export class FailedExecutions {
   /** `limit`: failed executions after which a transaction leaves the pool (at least 1). */
   constructor(readonly limit: number) {}
 
+  /** Whether any pooled transaction failed (a round looks no further when none did). */
+  get any(): boolean {
+    return this.byTx.size > 0;
+  }
+
   /** Whether the transaction failed on this key block already: it waits for the next. */
   failedOn(txId: string, keyBlock: string): boolean {
     return this.byTx.get(txId)?.keyBlock === keyBlock;

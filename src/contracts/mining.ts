@@ -221,14 +221,15 @@ export class ContractMining {
       adopted,
       wakes: new Set(),
     };
-    this.failures.retain((txId) => pool.getByKey(txId) !== undefined);
+    if (this.failures.any) this.failures.retain((txId) => pool.getByKey(txId) !== undefined);
+    const failing = this.failures.any;
     // One lane per contract, in pool order; lanes run side by side (the executor caps them at contracts-parallelism).
     // Keyed by the id's bytes as a string: every round groups all the pool's executable transactions (a Base58 key
     // each was a fifth of the node's allocations in the contract bench). A transaction whose execution failed on this
     // key block waits for the next (WE's once per key block).
     const lanes = new Map<string, Transaction[]>();
     for (const tx of candidates) {
-      if (this.failures.failedOn(bytesKey(tx.id), round.keyBlock)) continue;
+      if (failing && this.failures.failedOn(bytesKey(tx.id), round.keyBlock)) continue;
       const key = bytesKey(tx.type === 103 ? tx.id : ((tx.data as { contractId: Uint8Array }).contractId));
       const lane = lanes.get(key);
       if (lane === undefined) lanes.set(key, [tx]);
