@@ -23,7 +23,7 @@ import { ContractPackages } from './packages.js';
 import { ProcessLauncher } from './process-launcher.js';
 import { ProcessSandbox } from './process-sandbox.js';
 import { ContractRuntime, type RuntimeLog } from './runtime.js';
-import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS_PER_CHANNEL, DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, isLoopbackHost, type ContractsSettings } from './settings.js';
+import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, isLoopbackHost, type ContractsSettings } from './settings.js';
 import type { ContractExecutionView, ContractNodeContext } from './state.js';
 import { ExecutionStatusBook } from './statuses.js';
 import { ContractTokens } from './tokens.js';
@@ -86,11 +86,13 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       maxSize: engine.executionMessagesCache.maxSize,
       expireAfterMs: engine.executionMessagesCache.expireAfterMs,
     });
+  const maxStatusStreams = s.grpc.contractStatusMaxConnections ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS;
   const statusService = {
     statuses,
     protocol: o.protocol,
-    maxConnections: s.grpc.contractStatusMaxConnections ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
-    maxConnectionsPerChannel: s.grpc.contractStatusMaxConnectionsPerChannel ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS_PER_CHANNEL,
+    maxConnections: maxStatusStreams,
+    // Unset, one client connection may hold all of them, as in WE (grpc-js clients of one process share a connection).
+    maxConnectionsPerChannel: s.grpc.contractStatusMaxConnectionsPerChannel ?? maxStatusStreams,
     ...(o.authorizeGrpc === undefined ? {} : { authorize: o.authorizeGrpc }),
   };
   const server = new ContractGrpcServer({ tokens, broker, currentView: () => o.currentView(), node: o.node, log: o.log, statusService });

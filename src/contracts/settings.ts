@@ -94,8 +94,8 @@ export interface ContractsSettings {
    * ContractStatusService; `bind-address` defaults to loopback, see defaultGrpcBindAddress);
    * `services.contract-status-events.max-connections` (default 5) caps the open
    * ContractsExecutionEvents streams of the node, and Weft's
-   * `services.contract-status-events.max-connections-per-channel` (default 2) those of one
-   * client connection.
+   * `services.contract-status-events.max-connections-per-channel` (unset: the node's cap) those
+   * of one client connection.
    */
   readonly grpc: { readonly bindAddress: string; readonly port: number; readonly contractStatusMaxConnections?: number; readonly contractStatusMaxConnectionsPerChannel?: number };
   readonly packages: readonly ContractPackageSettings[];
@@ -205,12 +205,6 @@ export const MAX_WASM_THREADS = 64;
 /** WE's `api.grpc.services.contract-status-events.max-connections`. */
 export const DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS = 5;
 
-/**
- * Weft's `api.grpc.services.contract-status-events.max-connections-per-channel`: every event
- * stream carries every status, so a client needs one; two leave room for a reconnect
- * overlapping the stream it replaces.
- */
-export const DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS_PER_CHANNEL = 2;
 
 /**
  * Where the gRPC server listens when `node.api.grpc.bind-address` is not set: loopback,

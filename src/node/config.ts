@@ -67,7 +67,6 @@ import {
   DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS,
   DEFAULT_WASM_EXECUTION,
   DEFAULT_FIRST_USER_ID,
-  DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS_PER_CHANNEL,
   DEFAULT_MAX_FAILED_EXECUTIONS,
   defaultGrpcBindAddress,
   DEFAULT_WASM_FUEL_LIMIT,
@@ -1220,7 +1219,7 @@ export function readContracts(node: ConfigSection, dataDirectory: string): Contr
         ? { contractStatusMaxConnections: grpc.int('services.contract-status-events.max-connections', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, { min: 1 }) }
         : {}),
       ...(grpc.has('services.contract-status-events.max-connections-per-channel')
-        ? { contractStatusMaxConnectionsPerChannel: grpc.int('services.contract-status-events.max-connections-per-channel', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS_PER_CHANNEL, { min: 1 }) }
+        ? { contractStatusMaxConnectionsPerChannel: grpc.int('services.contract-status-events.max-connections-per-channel', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, { min: 1 }) }
         : {}),
     },
     packages: c.list('packages', []).map((entry, i) => readContractPackage(entry, `${c.at('packages')}(${i})`)),

@@ -14,8 +14,8 @@
  * token under OAuth2 — `authorize` is asked with the `authorization` metadata.
  *
  * Beyond WE, so that no client grows the node's memory: one client connection (a gRPC
- * channel: its remote address and port) holds at most `max-connections-per-channel` (2) of
- * the streams — one more is refused with UNAVAILABLE and error 642 naming that limit — and a
+ * channel: its remote address and port) may be held to `max-connections-per-channel` of
+ * the streams (unset, one connection may hold all the node's, as in WE) — one more is refused with UNAVAILABLE and error 642 naming that limit — and a
  * stream holds at most STATUS_STREAM_BACKLOG statuses its reader has not taken (HTTP/2 flow
  * control stops the writes when the reader stops reading). A reader that falls further
  * behind has its stream ended with RESOURCE_EXHAUSTED and error 642 (the statuses queued for

@@ -49,6 +49,8 @@ export interface TestEngineOptions {
   readonly wasmExecution?: WasmExecutionSettings;
   /** The engine's clock (token expiry); default Date.now. */
   readonly now?: () => bigint;
+  /** `contract-status-events.max-connections-per-channel`; unset by default. */
+  readonly statusStreamsPerChannel?: number;
 }
 
 export interface TestEngine {
@@ -70,7 +72,7 @@ export async function startTestEngine(o: TestEngineOptions = {}): Promise<TestEn
     dockerEngine: { ...DEFAULT_DOCKER_ENGINE, ...o.dockerEngine, executionLimits: { ...DEFAULT_DOCKER_ENGINE.executionLimits, ...o.dockerEngine?.executionLimits } },
     wasmFuelLimit: o.wasmFuelLimit ?? 20_000,
     ...(o.wasmExecution === undefined ? {} : { wasmExecution: o.wasmExecution }),
-    grpc: { bindAddress: '127.0.0.1', port: 0 },
+    grpc: { bindAddress: '127.0.0.1', port: 0, ...(o.statusStreamsPerChannel === undefined ? {} : { contractStatusMaxConnectionsPerChannel: o.statusStreamsPerChannel }) },
     packages: o.packages ?? [],
     packageCacheDirectory: join(root, 'packages'),
   };
