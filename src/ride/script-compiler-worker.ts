@@ -9,9 +9,12 @@ import { readScriptExpression } from './script.js';
 import { compileScriptBody } from './script-compiler.js';
 import { scriptText } from './script-text.js';
 import type { ScriptCompilerAnswer, ScriptCompilerJob } from './script-compiler-pool.js';
+import { lowerThisThreadPriority } from '../threads/priority.js';
 
 const port = parentPort;
 if (port === null) throw new Error('script-compiler-worker runs as a worker thread');
+// Anyone's source yields the core to the event loop.
+lowerThisThreadPriority();
 
 function answer(job: ScriptCompilerJob): ScriptCompilerAnswer {
   if (job.kind === 'compile') {

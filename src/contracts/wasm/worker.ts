@@ -10,6 +10,7 @@ import type { CryptoType } from '../../crypto/suite.js';
 import type { WasmJob } from './job.js';
 import { channelStateReads, StateChannel } from './state-channel.js';
 import { FrameMemories, runWasmJob, WasmModules, type WasmRunner } from './vm.js';
+import { lowerThisThreadPriority } from '../../threads/priority.js';
 
 /** What the engine starts a thread with. */
 export interface WasmWorkerData {
@@ -23,6 +24,8 @@ export interface WasmWorkerData {
 
 const port = parentPort;
 if (port === null) throw new Error('the WASM worker runs as a worker thread');
+// A contract's code yields the core to the event loop.
+lowerThisThreadPriority();
 const data = workerData as WasmWorkerData;
 const runner: WasmRunner = {
   protocol: await Protocol.create({ crypto: data.crypto, chainId: data.chainId }),
