@@ -8,8 +8,13 @@
  *   - 100 sockets each declaring a 1 MB body and trickling a byte a second,
  *   - a flood of 1,200 idle connections (beyond the default cap of 1,024),
  *   - a contract author calling, once a second, a WASM contract that calls itself 1,000 times
- *     in every frame (issue 32; test/fixtures/contracts/wasm/abuse.wat, deployed before the
- *     windows) — each call's 105 status code is counted with the answers.
+ *     in every frame (test/fixtures/contracts/wasm/abuse.wat, deployed before the windows) —
+ *     each call's 105 status code is counted with the answers,
+ *   - 4 clients looping on `/addresses/data/{address}?matches=` with a pattern a backtracking
+ *     engine takes minutes over each of the account's 100 keys of 50 characters (written
+ *     before the windows),
+ *   - 2 clients looping on `/utils/script/compile` with a 2.8 MB source, and 2 with the
+ *     slowest source under the route's body limit (`let x = 1 + 1 + …`, 64 KiB).
  * Figures, each against the quiet window's (goal: no stall > 50 ms, no skipped round):
  * - abuse.longest-stall: the node's longest event-loop stall in the abusive window (ms);
  * - abuse.skipped-rounds: PoA rounds the miner skipped in the window (the growth of the
@@ -20,9 +25,9 @@
  *   one at a time after the windows, against the bench process's own JSON.stringify of that
  *   answer parsed (a bare serializer's floor for the same text).
  * ABUSE_SECONDS sets the window length (default 30), ABUSE_FILL the transfers that fill the
- * blocks first (default 20,000); ABUSE_SKIP=heavy,sign,wasm leaves out the heavy readers, the
- * wrong-password floods or the WASM calls, to tell what each costs the node (the figures then
- * no longer measure the whole abuse).
+ * blocks first (default 20,000); ABUSE_SKIP=heavy,sign,wasm,regex,compile leaves out the heavy
+ * readers, the wrong-password floods, the WASM calls, the key patterns or the compiles, to tell
+ * what each costs the node (the figures then no longer measure the whole abuse).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -30,6 +35,7 @@ import http from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
+import { encodeBase58 } from '../src/crypto/encoding.js';
 import { devAccounts } from '../src/node/dev.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
@@ -50,9 +56,9 @@ interface Answer {
   readonly text: string;
 }
 
-function get(url: string, agent: http.Agent, method = 'GET', body?: string): Promise<Answer> {
+function get(url: string, agent: http.Agent, method = 'GET', body?: string, contentType = 'application/json'): Promise<Answer> {
   return new Promise((resolve) => {
-    const req = http.request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const req = http.request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
@@ -99,6 +105,33 @@ async function deployAbuseContract(p: Protocol, url: string, agent: http.Agent):
   return create.id;
 }
 
+/** 14 alternatives that each take any character, then a `!` no key has: a backtracking engine tries 14^50 ways per 50-character key. */
+const BACKTRACKING_PATTERN = encodeURIComponent(`(${Array(14).fill('.').join('|')})*!`);
+/** Keys of the account the key-pattern clients read. */
+const PATTERN_KEYS = 100;
+
+/** Writes PATTERN_KEYS data entries with 50-character keys on dev account 1 (a Data transaction); resolves with its address once mined. */
+async function writePatternKeys(p: Protocol, url: string, agent: http.Agent): Promise<string> {
+  const author = devAccounts(p)[1]!;
+  const publicKey = encodeBase58(author.keyPair.publicKey);
+  const data = Array.from({ length: PATTERN_KEYS }, (_, i) => ({ key: `${'k'.repeat(46)}${String(i).padStart(4, '0')}`, type: 'integer', value: i }));
+  const json = { type: 12, version: 2, senderPublicKey: publicKey, authorPublicKey: publicKey, data, fee: 20_000_000, timestamp: Date.now(), proofs: [] };
+  const tx = p.sign(p.transactionFromJson(json, { forBroadcast: false }), author.keyPair.privateKey);
+  const r = await get(`${url}/transactions/broadcast`, agent, 'POST', stringifyJson(tx.toJson()));
+  if (r.status !== 200) throw new Error(`the data transaction was refused: ${r.text}`);
+  for (const deadline = Date.now() + 60_000; (await get(`${url}/transactions/info/${tx.idBase58}`, agent)).status !== 200; await pause(250)) {
+    if (!until(deadline)) throw new Error('the data transaction was not mined');
+  }
+  return author.address;
+}
+
+/** `let x = 1 + 1 + …` with `terms` ones: linear to parse, slow to compile when long. */
+const sumSource = (terms: number): string => `let x = 1${' + 1'.repeat(terms)}\nx == 2`;
+/** Past the compile route's body limit: refused with 611. */
+const HUGE_SOURCE = sumSource(700_000);
+/** Just under the route's 64 KiB: the slowest source it takes. */
+const SLOW_SOURCE = sumSource(16_000);
+
 interface WindowResult {
   readonly stallMs: number;
   readonly skippedRounds: number;
@@ -108,9 +141,16 @@ interface WindowResult {
 }
 
 /** One window of WINDOW_MS under the steady transfer load, with or without the abusive clients. */
-async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: { from: number; to: number }, wasmContract: Uint8Array | undefined): Promise<WindowResult> {
+async function runWindow(
+  p: Protocol,
+  node: NodeProc,
+  abusive: boolean,
+  range: { from: number; to: number },
+  wasmContract: Uint8Array | undefined,
+  patternAddress: string | undefined,
+): Promise<WindowResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  const abuseAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const abuseAgent = new http.Agent({ keepAlive: true, maxSockets: 24 });
   const answers = new Map<string, number>();
   const count = (kind: string, status: number): void => void answers.set(`${kind} ${status}`, (answers.get(`${kind} ${status}`) ?? 0) + 1);
   const skippedBefore = await overallSkippedRounds(node.url, agent);
@@ -164,6 +204,19 @@ async function runWindow(p: Protocol, node: NodeProc, abusive: boolean, range: {
           while (until(deadline)) count('/transactions/sign', (await get(`${node.url}/transactions/sign`, abuseAgent, 'POST', signBody)).status);
         })(),
       );
+    }
+    // Key patterns that backtrack, and compiles of the largest sources.
+    const loop = (kind: string, ask: () => Promise<Answer>): Promise<void> =>
+      (async () => {
+        while (until(deadline)) count(kind, (await ask()).status);
+      })();
+    if (patternAddress !== undefined) {
+      for (let i = 0; i < 4; i++) tasks.push(loop('/addresses/data?matches', () => get(`${node.url}/addresses/data/${patternAddress}?matches=${BACKTRACKING_PATTERN}`, abuseAgent)));
+    }
+    if (!SKIP.has('compile')) {
+      for (const source of [HUGE_SOURCE, HUGE_SOURCE, SLOW_SOURCE, SLOW_SOURCE]) {
+        tasks.push(loop(`/utils/script/compile ${source.length > 65_536 ? '2.8 MB' : '64 KiB'}`, () => get(`${node.url}/utils/script/compile`, abuseAgent, 'POST', source, 'text/plain')));
+      }
     }
     // Slow bodies and idle connections.
     const { hostname, port } = new URL(node.url);
@@ -239,10 +292,11 @@ export async function abuseFigures(p: Protocol): Promise<Figure[]> {
     const height = (JSON.parse((await get(`${node.url}/blocks/height`, agent)).text) as { height: number }).height;
     const range = { from: Math.max(1, height - 99), to: height };
     const wasmContract = SKIP.has('wasm') ? undefined : await deployAbuseContract(p, node.url, agent);
+    const patternAddress = SKIP.has('regex') ? undefined : await writePatternKeys(p, node.url, agent);
     progress(`quiet window (${WINDOW_MS / 1000} s)`);
-    const quiet = await runWindow(p, node, false, range, wasmContract);
+    const quiet = await runWindow(p, node, false, range, wasmContract, patternAddress);
     progress(`abusive window (${WINDOW_MS / 1000} s, heavy reads over heights ${range.from}–${range.to})`);
-    const abused = await runWindow(p, node, true, range, wasmContract);
+    const abused = await runWindow(p, node, true, range, wasmContract, patternAddress);
     progress(`abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
     const heavy = await heavyReadCpu(node, range);
     // A run that left clients out says so with every window figure: it did not measure the whole abuse.
