@@ -14,34 +14,49 @@
  *     engine takes minutes over each of the account's 100 keys of 50 characters (written
  *     before the windows),
  *   - 2 clients looping on `/utils/script/compile` with a 2.8 MB source, and 2 with the
- *     slowest source under the route's body limit (`let x = 1 + 1 + …`, 64 KiB).
+ *     slowest source under the route's body limit (`let x = 1 + 1 + …`, 64 KiB),
+ *   - a contract author calling, every 2 s, the key-value SDK contract (a local process,
+ *     created before the windows) with a call that hangs (it sleeps ten minutes) and one whose
+ *     results cannot make a 105 (400 KB); each call's last status is counted with the answers.
+ * Then the same two windows on a devnet of ABUSE_DEVNET_NODES (default 3; 0 leaves it out) node
+ * processes, every abusive client aimed at node 0 (its steady transfers too): the
+ * abuse.devnet.* figures say whether every node kept forging its PoA turns.
  * Figures, each against the quiet window's (goal: no stall > 50 ms, no skipped round):
  * - abuse.longest-stall: the node's longest event-loop stall in the abusive window (ms);
  * - abuse.skipped-rounds: PoA rounds the miner skipped in the window (the growth of the
  *   last block's `overall-skipped-rounds`);
  * - abuse.node-status: the slowest `/node/status` answer polled every 250 ms (ms);
+ * - abuse.devnet.idle-miners: devnet nodes that forged no key block in the window (goal 0);
+ * - abuse.devnet.skipped-rounds, abuse.devnet.longest-stall: as above, over the devnet (the
+ *   longest stall of any of its nodes);
  * - abuse.heavy-read-cpu: the node's main-thread CPU time (Linux schedstat: its own time on a
  *   core, whatever else the machine runs) per `/blocks/seq` answer over the same range, asked
  *   one at a time after the windows, against the bench process's own JSON.stringify of that
  *   answer parsed (a bare serializer's floor for the same text).
  * ABUSE_SECONDS sets the window length (default 30), ABUSE_FILL the transfers that fill the
- * blocks first (default 20,000); ABUSE_SKIP=heavy,sign,wasm,regex,compile leaves out the heavy
- * readers, the wrong-password floods, the WASM calls, the key patterns or the compiles, to tell
- * what each costs the node (the figures then no longer measure the whole abuse).
+ * blocks first (default 20,000); ABUSE_SKIP=heavy,sign,wasm,regex,compile,calls leaves out the
+ * heavy readers, the wrong-password floods, the WASM calls, the key patterns, the compiles or the
+ * failing contract calls, to tell what each costs the node (the figures then no longer measure the whole abuse).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
+import { packageTreeDigest } from '../src/contracts/package-digest.js';
 import { encodeBase58 } from '../src/crypto/encoding.js';
+import type { KeyPair } from '../src/crypto/suite.js';
+import { CallContract, CreateContract } from '../src/protocol/transactions/contracts.js';
+import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { devAccounts } from '../src/node/dev.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { callV7, createV7, timestampsFrom } from '../test/contracts/support/engine.js';
-import { REPO_ROOT } from '../test/contracts/support/sdk-package.js';
-import { confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
+import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
+import { tempDir } from '../test/support/tmp.js';
+import { prepareDevnet, spawnDevnetNode } from '../src/node/devnet.js';
+import { BENCH_POA, confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
 import { progress, threadTimes, type Figure } from './harness.js';
 
 const WINDOW_MS = Number(process.env['ABUSE_SECONDS'] ?? 30) * 1000;
@@ -50,6 +65,8 @@ const FILL = Number(process.env['ABUSE_FILL'] ?? 20_000);
 const SKIP = new Set((process.env['ABUSE_SKIP'] ?? '').split(',').filter((k) => k !== ''));
 /** Steady transfers per second in both windows: the miner always has work. */
 const STEADY_TPS = 200;
+/** Nodes of the devnet part (ABUSE_DEVNET_NODES; 0 leaves it out). */
+const DEVNET_NODES = Number(process.env['ABUSE_DEVNET_NODES'] ?? 3);
 
 interface Answer {
   readonly status: number;
@@ -132,6 +149,47 @@ const HUGE_SOURCE = sumSource(700_000);
 /** Just under the route's 64 KiB: the slowest source it takes. */
 const SLOW_SOURCE = sumSource(16_000);
 
+/** How long the failing calls get after the window to reach their last status: three executions, a key block apart. */
+const FAILING_CALLS_SETTLE_MS = 30_000;
+
+/** The key-value SDK contract's image in the abuse node (a local process package). */
+const KV_IMAGE = 'bench/kv-sdk:abuse';
+
+/** A legacy contract transaction (103 V5 / 104 V5) of dev account 0. */
+function contractTx(p: Protocol, owner: KeyPair, kind: 'create' | 'call', data: object): Transaction {
+  const codec = kind === 'create' ? CreateContract : CallContract;
+  const tx = p.transaction(codec, 5, { senderPublicKey: owner.publicKey, timestamp: BigInt(Date.now()) + BigInt(Math.floor(Math.random() * 1000)), feeAssetId: null, atomicBadge: null, payments: [], ...data });
+  return p.sign(tx, owner.privateKey);
+}
+
+/** Creates the key-value contract; resolves with its id once its 105 is mined. */
+async function deployKvContract(p: Protocol, url: string, agent: http.Agent, imageHash: string): Promise<Uint8Array> {
+  const owner = devAccounts(p)[0]!.keyPair;
+  const create = contractTx(p, owner, 'create', {
+    image: KV_IMAGE,
+    imageHash,
+    contractName: 'kv',
+    params: [{ key: 'start', type: 'integer', value: 0n }],
+    fee: 100_000_000n,
+    validationPolicy: { type: 'any' },
+    apiVersion: { major: 1, minor: 0 },
+  });
+  const r = await get(`${url}/transactions/broadcast`, agent, 'POST', stringifyJson(create.toJson()));
+  if (r.status !== 200) throw new Error(`the key-value contract was refused: ${r.text}`);
+  for (const deadline = Date.now() + 120_000; (await get(`${url}/contracts/executed-tx-for/${create.idBase58}`, agent)).status !== 200; await pause(250)) {
+    if (!until(deadline)) throw new Error('the key-value contract was not created (its process did not start?)');
+  }
+  return create.id;
+}
+
+/** The last status the node holds for an executable transaction (`none` before any). */
+async function lastStatus(url: string, agent: http.Agent, txId: string): Promise<string> {
+  const r = await get(`${url}/contracts/status/${txId}`, agent);
+  if (r.status !== 200) return `answer ${r.status}`;
+  const statuses = JSON.parse(r.text) as Array<{ status: string }>;
+  return statuses.length === 0 ? 'none' : `${statuses.length}× ${statuses[statuses.length - 1]!.status}`;
+}
+
 interface WindowResult {
   readonly stallMs: number;
   readonly skippedRounds: number;
@@ -146,11 +204,12 @@ async function runWindow(
   node: NodeProc,
   abusive: boolean,
   range: { from: number; to: number },
-  wasmContract: Uint8Array | undefined,
-  patternAddress: string | undefined,
+  { wasmContract, patternAddress, kvContract }: Targets,
 ): Promise<WindowResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   const abuseAgent = new http.Agent({ keepAlive: true, maxSockets: 24 });
+  // The contract author's own connections: not queued behind the looping clients'.
+  const authorAgent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   const answers = new Map<string, number>();
   const count = (kind: string, status: number): void => void answers.set(`${kind} ${status}`, (answers.get(`${kind} ${status}`) ?? 0) + 1);
   const skippedBefore = await overallSkippedRounds(node.url, agent);
@@ -218,7 +277,53 @@ async function runWindow(
         tasks.push(loop(`/utils/script/compile ${source.length > 65_536 ? '2.8 MB' : '64 KiB'}`, () => get(`${node.url}/utils/script/compile`, abuseAgent, 'POST', source, 'text/plain')));
       }
     }
-    // Slow bodies and idle connections.
+  }
+  // A WASM call tree a second.
+  const wasmCalls: string[] = [];
+  if (abusive && wasmContract !== undefined) {
+    const owner = devAccounts(p)[0]!.keyPair;
+    timestampsFrom(BigInt(Date.now()));
+    tasks.push(
+      (async () => {
+        while (until(deadline)) {
+          const call = callV7(wasmContract, 'wasm', 'bomb', [{ key: 'id', type: 'binary', value: wasmContract }], [], owner);
+          const r = await get(`${node.url}/transactions/broadcast`, authorAgent, 'POST', stringifyJson(call.toJson()));
+          count('wasm call tree broadcast', r.status);
+          if (r.status === 200) wasmCalls.push(call.idBase58);
+          await pause(1000);
+        }
+      })(),
+    );
+  }
+  // A hanging call and an oversize one every 2 s.
+  const failingCalls: Array<{ kind: string; id: string }> = [];
+  if (abusive && kvContract !== undefined) {
+    const owner = devAccounts(p)[0]!.keyPair;
+    const kvCall = (params: Array<[string, string | bigint]>): Transaction =>
+      contractTx(p, owner, 'call', {
+        contractId: kvContract,
+        params: params.map(([key, value]) => (typeof value === 'bigint' ? { key, type: 'integer', value } : { key, type: 'string', value })),
+        fee: 10_000_000n,
+        contractVersion: 1,
+      });
+    tasks.push(
+      (async () => {
+        while (until(deadline)) {
+          for (const [kind, call] of [
+            ['hanging call', kvCall([['action', 'sleep'], ['ms', 600_000n]])],
+            ['oversize call', kvCall([['action', 'fill'], ['count', 4n], ['size', 100_000n]])],
+          ] as const) {
+            const r = await get(`${node.url}/transactions/broadcast`, authorAgent, 'POST', stringifyJson(call.toJson()));
+            count(`${kind} broadcast`, r.status);
+            if (r.status === 200) failingCalls.push({ kind, id: call.idBase58 });
+          }
+          await pause(2000);
+        }
+      })(),
+    );
+  }
+  if (abusive) {
+    // Last, once every other client holds its connection: slow bodies and idle connections.
     const { hostname, port } = new URL(node.url);
     const open = (): Socket => {
       const s = connect(Number(port), hostname);
@@ -233,23 +338,6 @@ async function runWindow(
     }
     for (let i = 0; i < 1200; i++) open();
   }
-  // A WASM call tree a second.
-  const wasmCalls: string[] = [];
-  if (abusive && wasmContract !== undefined) {
-    const owner = devAccounts(p)[0]!.keyPair;
-    timestampsFrom(BigInt(Date.now()));
-    tasks.push(
-      (async () => {
-        while (until(deadline)) {
-          const call = callV7(wasmContract, 'wasm', 'bomb', [{ key: 'id', type: 'binary', value: wasmContract }], [], owner);
-          const r = await get(`${node.url}/transactions/broadcast`, abuseAgent, 'POST', stringifyJson(call.toJson()));
-          count('wasm call tree broadcast', r.status);
-          if (r.status === 200) wasmCalls.push(call.idBase58);
-          await pause(1000);
-        }
-      })(),
-    );
-  }
   await Promise.all(tasks);
   for (const t of timers) clearInterval(t);
   for (const s of sockets) s.destroy();
@@ -258,8 +346,15 @@ async function runWindow(
   await pause(6000);
   const skippedRounds = (await overallSkippedRounds(node.url, agent)) - skippedBefore;
   for (const id of wasmCalls) count('wasm call tree 105 statusCode', (await executedStatusCode(node.url, agent, id, 10_000)) ?? -1);
+  // A hanging call ends after its bounded executions (each one execution timeout, at most one per key block).
+  if (failingCalls.length > 0) await pause(FAILING_CALLS_SETTLE_MS);
+  for (const { kind, id } of failingCalls) {
+    const last = await lastStatus(node.url, agent, id);
+    answers.set(`${kind} statuses ${last}`, (answers.get(`${kind} statuses ${last}`) ?? 0) + 1);
+  }
   agent.destroy();
   abuseAgent.destroy();
+  authorAgent.destroy();
   return { stallMs, skippedRounds, slowestStatusMs, answers };
 }
 
@@ -284,19 +379,47 @@ async function heavyReadCpu(node: NodeProc, range: { from: number; to: number })
 }
 
 export async function abuseFigures(p: Protocol): Promise<Figure[]> {
-  const node = await startNodeProcess(true);
+  return [...(await singleNodeFigures(p)), ...(DEVNET_NODES > 0 ? await devnetFigures(p) : [])];
+}
+
+/** The contract packages, contracts and keys the abusive clients need, made on a running node before its windows. */
+interface Targets {
+  readonly kvPackage: string | undefined;
+  wasmContract?: Uint8Array | undefined;
+  patternAddress?: string | undefined;
+  kvContract?: Uint8Array | undefined;
+}
+
+/** Builds the key-value contract's package (unless the failing calls are left out). */
+async function contractPackages(): Promise<Targets> {
+  return { kvPackage: SKIP.has('calls') ? undefined : await buildKvSdkPackage(tempDir()) };
+}
+
+/** Deploys the contracts and writes the keys the abusive clients use, on the node at `url`. */
+async function prepareTargets(p: Protocol, url: string, t: Targets): Promise<Targets> {
+  const agent = new http.Agent({ keepAlive: false });
+  t.wasmContract = SKIP.has('wasm') ? undefined : await deployAbuseContract(p, url, agent);
+  t.patternAddress = SKIP.has('regex') ? undefined : await writePatternKeys(p, url, agent);
+  t.kvContract = t.kvPackage === undefined ? undefined : await deployKvContract(p, url, agent, await packageTreeDigest(t.kvPackage));
+  agent.destroy();
+  return t;
+}
+
+async function singleNodeFigures(p: Protocol): Promise<Figure[]> {
+  // The key-value SDK contract as a local process package, for the failing contract calls.
+  const targets = await contractPackages();
+  const node = await startNodeProcess(true, 'waves', true, undefined, targets.kvPackage === undefined ? [] : [{ image: KV_IMAGE, source: targets.kvPackage }]);
   try {
     progress(`filling blocks with ${FILL} transfers`);
     await confirmedRate(node, signedTransfers(p, FILL, BigInt(Date.now())));
     const agent = new http.Agent({ keepAlive: false });
     const height = (JSON.parse((await get(`${node.url}/blocks/height`, agent)).text) as { height: number }).height;
     const range = { from: Math.max(1, height - 99), to: height };
-    const wasmContract = SKIP.has('wasm') ? undefined : await deployAbuseContract(p, node.url, agent);
-    const patternAddress = SKIP.has('regex') ? undefined : await writePatternKeys(p, node.url, agent);
+    await prepareTargets(p, node.url, targets);
     progress(`quiet window (${WINDOW_MS / 1000} s)`);
-    const quiet = await runWindow(p, node, false, range, wasmContract, patternAddress);
+    const quiet = await runWindow(p, node, false, range, targets);
     progress(`abusive window (${WINDOW_MS / 1000} s, heavy reads over heights ${range.from}–${range.to})`);
-    const abused = await runWindow(p, node, true, range, wasmContract, patternAddress);
+    const abused = await runWindow(p, node, true, range, targets);
     progress(`abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
     const heavy = await heavyReadCpu(node, range);
     // A run that left clients out says so with every window figure: it did not measure the whole abuse.
@@ -324,5 +447,83 @@ export async function abuseFigures(p: Protocol): Promise<Figure[]> {
     ];
   } finally {
     await stopNodeProcess(node);
+  }
+}
+
+/** The generators of the key blocks above `from` up to the tip, read from `url`. */
+async function generatorsSince(url: string, agent: http.Agent, from: number): Promise<{ generators: Set<string>; to: number }> {
+  const to = (JSON.parse((await get(`${url}/blocks/height`, agent)).text) as { height: number }).height;
+  const generators = new Set<string>();
+  for (let h = from + 1; h <= to; h += 99) {
+    const headers = JSON.parse((await get(`${url}/blocks/headers/seq/${h}/${Math.min(to, h + 98)}`, agent)).text) as Array<{ generator: string }>;
+    for (const header of headers) generators.add(header.generator);
+  }
+  return { generators, to };
+}
+
+/**
+ * The windows again on a devnet: every abusive client aimed at node 0, and whether every node
+ * kept forging its turns (a node that stopped answering or forging is what one WASM call did
+ * to a 3-node devnet before WASM ran on its own threads).
+ */
+async function devnetFigures(p: Protocol): Promise<Figure[]> {
+  const targets = await contractPackages();
+  const dir = tempDir();
+  progress(`starting a ${DEVNET_NODES}-node devnet`);
+  const layout = await prepareDevnet({
+    nodes: DEVNET_NODES,
+    dir,
+    basePort: 0,
+    roundDurationMs: BENCH_POA.roundDurationMs,
+    syncDurationMs: BENCH_POA.syncDurationMs,
+    microBlockIntervalMs: BENCH_POA.microBlockIntervalMs,
+    maxTransactionsInMicroBlock: BENCH_POA.maxTransactionsInMicroBlock,
+    maxBlockSizeInBytes: BENCH_POA.maxBlockSizeInBytes,
+    keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
+    contractPackages: targets.kvPackage === undefined ? [] : [{ image: KV_IMAGE, runtime: 'process', source: targets.kvPackage, command: undefined, env: {} }],
+  });
+  const children = layout.nodes.map((n) => spawnDevnetNode(n));
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  try {
+    const target = layout.nodes[0]!;
+    for (const n of layout.nodes) {
+      for (const deadline = Date.now() + 120_000; (await get(`${n.restUrl}/blocks/height`, agent)).status !== 200; await pause(250)) {
+        if (!until(deadline)) throw new Error(`bench: ${n.name} did not serve in 120 s`);
+      }
+    }
+    // Every node forges once before the windows: the mesh is up.
+    const start = await generatorsSince(target.restUrl, agent, 1);
+    for (const deadline = Date.now() + 180_000; (await generatorsSince(target.restUrl, agent, start.to)).generators.size < DEVNET_NODES; await pause(1000)) {
+      if (!until(deadline)) throw new Error('bench: the devnet did not see every node forge within 180 s');
+    }
+    await prepareTargets(p, target.restUrl, targets);
+    const range = { from: 1, to: (JSON.parse((await get(`${target.restUrl}/blocks/height`, agent)).text) as { height: number }).height };
+    const owners = new Map(layout.nodes.map((n) => [n.ownerAddress, n.name]));
+    const window = async (abusive: boolean): Promise<WindowResult & { idle: string[]; stallMs: number }> => {
+      const from = (JSON.parse((await get(`${target.restUrl}/blocks/height`, agent)).text) as { height: number }).height;
+      for (const n of layout.nodes.slice(1)) await longestStallMs({ url: n.restUrl });
+      const w = await runWindow(p, { url: target.restUrl, child: children[0]!, dir }, abusive, range, targets);
+      const others = await Promise.all(layout.nodes.slice(1).map((n) => longestStallMs({ url: n.restUrl })));
+      const { generators } = await generatorsSince(target.restUrl, agent, from);
+      const idle = [...owners].filter(([address]) => !generators.has(address)).map(([, name]) => name);
+      return { ...w, idle, stallMs: Math.max(w.stallMs, ...others) };
+    };
+    progress(`devnet quiet window (${WINDOW_MS / 1000} s)`);
+    const quiet = await window(false);
+    progress(`devnet abusive window (${WINDOW_MS / 1000} s, every client aimed at ${target.name})`);
+    const abused = await window(true);
+    progress(`devnet abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}; idle miners: ${abused.idle.join(', ') || 'none'} (quiet: ${quiet.idle.join(', ') || 'none'})`);
+    const skipped = SKIP.size === 0 ? '' : `; ABUSE_SKIP=${[...SKIP].join(',')}: not the whole abuse`;
+    const label = (what: string): string => `quiet window's ${what} (${DEVNET_NODES}-node devnet, ${STEADY_TPS} transfers/s to node 0)${skipped}`;
+    return [
+      { name: 'abuse.devnet.idle-miners', value: abused.idle.length, baseline: quiet.idle.length, ratio: abused.idle.length / Math.max(1, quiet.idle.length), unit: 'nodes', baselineLabel: `${label('nodes that forged no key block')}; goal 0 (ratio against max(quiet, 1))` },
+      { name: 'abuse.devnet.skipped-rounds', value: abused.skippedRounds, baseline: quiet.skippedRounds, ratio: abused.skippedRounds / Math.max(1, quiet.skippedRounds), unit: 'rounds', baselineLabel: `${label('skipped rounds')}; goal 0 (ratio against max(quiet, 1))` },
+      { name: 'abuse.devnet.longest-stall', value: abused.stallMs, baseline: quiet.stallMs, ratio: abused.stallMs / quiet.stallMs, unit: 'ms', baselineLabel: `${label('longest stall of any node')}; goal ≤ 50 ms` },
+    ];
+  } finally {
+    agent.destroy();
+    for (const c of children) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)))));
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -249,10 +249,17 @@ export interface NodeProc {
 }
 
 /** A dev node process under BENCH_POA; `metrics` switches node.metrics (on, as by default, unless false). */
-export async function startNodeProcess(minerEnabled: boolean, crypto: 'waves' | 'gost' = 'waves', metrics = true, verifierThreads?: number): Promise<NodeProc> {
+export async function startNodeProcess(
+  minerEnabled: boolean,
+  crypto: 'waves' | 'gost' = 'waves',
+  metrics = true,
+  verifierThreads?: number,
+  contractPackages?: ReadonlyArray<{ readonly image: string; readonly source: string }>,
+): Promise<NodeProc> {
   const dir = tempDir();
   const port = await freeLoopbackPort();
-  const { child, url } = await startProcess(new URL('./node-process.js', import.meta.url).pathname, [dir, String(port), JSON.stringify({ ...BENCH_POA, minerEnabled, crypto, metrics, verifierThreads })], 'bench node');
+  const settings = { ...BENCH_POA, minerEnabled, crypto, metrics, verifierThreads, contractPackages };
+  const { child, url } = await startProcess(new URL('./node-process.js', import.meta.url).pathname, [dir, String(port), JSON.stringify(settings)], 'bench node');
   return { child, url, dir };
 }
 

@@ -24,12 +24,21 @@ interface BenchSettings {
   readonly metrics?: boolean;
   /** node.crypto.verifier-threads (default: the node's, one per core but one). */
   readonly verifierThreads?: number;
+  /** Contract images the node runs as local processes from their package folders (none by default). */
+  readonly contractPackages?: ReadonlyArray<{ readonly image: string; readonly source: string }>;
 }
 
 const [dataDir, port, json] = process.argv.slice(2);
 if (dataDir === undefined || port === undefined || json === undefined) throw new Error('usage: node-process <data-dir> <rest-port> <settings-json>');
 const s = JSON.parse(json) as BenchSettings;
-const base = await devNodeConfig({ dataDir, restPort: Number(port), p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } }, crypto: s.crypto ?? 'waves' });
+const base = await devNodeConfig({
+  dataDir,
+  restPort: Number(port),
+  p2pPort: 0,
+  keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
+  crypto: s.crypto ?? 'waves',
+  contractPackages: (s.contractPackages ?? []).map((p) => ({ image: p.image, runtime: 'process' as const, source: p.source, command: undefined, env: {} })),
+});
 if (base.chain.consensus.type !== 'poa') throw new Error('dev chain is PoA');
 const config = {
   ...base,
