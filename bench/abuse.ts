@@ -56,7 +56,7 @@ import { callV7, createV7, timestampsFrom } from '../test/contracts/support/engi
 import { buildKvSdkPackage, REPO_ROOT } from '../test/contracts/support/sdk-package.js';
 import { tempDir } from '../test/support/tmp.js';
 import { prepareDevnet, spawnDevnetNode } from '../src/node/devnet.js';
-import { BENCH_POA, confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
+import { benchDevnetOptions, confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
 import { progress, threadTimes, type Figure } from './harness.js';
 
 const WINDOW_MS = Number(process.env['ABUSE_SECONDS'] ?? 30) * 1000;
@@ -471,15 +471,7 @@ async function devnetFigures(p: Protocol): Promise<Figure[]> {
   const dir = tempDir();
   progress(`starting a ${DEVNET_NODES}-node devnet`);
   const layout = await prepareDevnet({
-    nodes: DEVNET_NODES,
-    dir,
-    basePort: 0,
-    roundDurationMs: BENCH_POA.roundDurationMs,
-    syncDurationMs: BENCH_POA.syncDurationMs,
-    microBlockIntervalMs: BENCH_POA.microBlockIntervalMs,
-    maxTransactionsInMicroBlock: BENCH_POA.maxTransactionsInMicroBlock,
-    maxBlockSizeInBytes: BENCH_POA.maxBlockSizeInBytes,
-    keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
+    ...benchDevnetOptions(DEVNET_NODES, dir),
     contractPackages: targets.kvPackage === undefined ? [] : [{ image: KV_IMAGE, runtime: 'process', source: targets.kvPackage, command: undefined, env: {} }],
   });
   const children = layout.nodes.map((n) => spawnDevnetNode(n));

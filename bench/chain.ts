@@ -46,12 +46,27 @@ import { Transfer } from '../src/protocol/transactions/transfer.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
 import { devAccounts, devNodeConfig } from '../src/node/dev.js';
 import { ExtensionImport } from '../src/network/extension-import.js';
-import { freeLoopbackPort } from '../src/node/devnet.js';
+import { freeLoopbackPort, type DevnetOptions } from '../src/node/devnet.js';
 import { Store } from '../src/state/store.js';
 import { postAllLean, type PostOutcome } from './http-load.js';
 import { benchPartWanted, mainThreadCpuMs, processCpuMs, progress, startProcess, stopProcess, threadTimes, threadTimesLine, type Figure } from './harness.js';
 
 export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
+
+/** A devnet of `nodes` on free ports in `dir`, with the bench's PoA and miner settings and a cheap keystore. */
+export function benchDevnetOptions(nodes: number, dir: string): DevnetOptions {
+  return {
+    nodes,
+    dir,
+    basePort: 0,
+    roundDurationMs: BENCH_POA.roundDurationMs,
+    syncDurationMs: BENCH_POA.syncDurationMs,
+    microBlockIntervalMs: BENCH_POA.microBlockIntervalMs,
+    maxTransactionsInMicroBlock: BENCH_POA.maxTransactionsInMicroBlock,
+    maxBlockSizeInBytes: BENCH_POA.maxBlockSizeInBytes,
+    keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
+  };
+}
 const SPKI = Buffer.from('302a300506032b6570032100', 'hex');
 
 /** Transfers signed by the dev accounts, timestamps from `start` on. */

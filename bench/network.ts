@@ -57,7 +57,7 @@ import { devnetVerifierThreads, prepareDevnet, spawnDevnetNode, type DevnetNode 
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
-import { BENCH_POA, blocksMark, chainHeight, broadcastAll, confirmed, confirmedRate, longestStallMs, request, signedTransfers, startNodeProcess, stopNodeProcess, untilInBlocks } from './chain.js';
+import { BENCH_POA, benchDevnetOptions, blocksMark, chainHeight, broadcastAll, confirmed, confirmedRate, longestStallMs, request, signedTransfers, startNodeProcess, stopNodeProcess, untilInBlocks } from './chain.js';
 import { benchNodeArgs, processCpuMs, progress, threadTimes, type Figure, type ThreadTimes } from './harness.js';
 
 const NODES = 4;
@@ -270,16 +270,8 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
   try {
     progress(`starting a ${NODES}-node devnet`);
     const layout = await prepareDevnet({
-      nodes: NODES,
-      dir,
-      basePort: 0,
-      roundDurationMs: BENCH_POA.roundDurationMs,
-      syncDurationMs: BENCH_POA.syncDurationMs,
-      microBlockIntervalMs: BENCH_POA.microBlockIntervalMs,
-      maxTransactionsInMicroBlock: BENCH_POA.maxTransactionsInMicroBlock,
-      maxBlockSizeInBytes: BENCH_POA.maxBlockSizeInBytes,
+      ...benchDevnetOptions(NODES, dir),
       utxMemoryLimitBytes: 512 * 1024 * 1024,
-      keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
     });
     nodes = layout.nodes.map(run);
     for (const r of nodes) await until(`${r.node.name} to serve`, async () => (await request(`${r.node.restUrl}/node/version`, 'GET')).status === 200, 60_000);
