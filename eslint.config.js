@@ -21,8 +21,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tests drive the official (untyped, CommonJS) client libraries.
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    // Tests, benchmarks and their shared helpers drive the official (untyped, CommonJS) client libraries.
+    files: ['devkit/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

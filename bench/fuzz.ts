@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { chainMark, describeRequest, fuzzContext, fuzzRequests, send } from '../test/api/fuzz-requests.js';
-import { seededNode, servedDocument } from '../test/api/seeded-node.js';
+import { chainMark, describeRequest, fuzzContext, fuzzRequests, send } from '../devkit/api/fuzz-requests.js';
+import { seededNode, servedDocument } from '../devkit/api/seeded-node.js';
 
 export interface FuzzReport {
   readonly requests: number;

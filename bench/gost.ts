@@ -18,7 +18,7 @@ import { createDetachedCadesBes, parseSignedData, verifyDetached } from '../src/
 import { GostVerifiers, parseCertificate } from '../src/crypto/pki/x509.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
-import { GostTestCa } from '../test/pki/openssl-gost.js';
+import { GostTestCa } from '../devkit/pki/openssl-gost.js';
 import { confirmed, signedTransfers } from './chain.js';
 import { compareRates, progress, type Figure } from './harness.js';
 

@@ -26,10 +26,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generatedData } from '../test/support/multipart.js';
-import { download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../test/support/privacy-client.js';
-import { Devnet } from '../test/support/network.js';
-import { until } from '../test/support/wait.js';
+import { generatedData } from '../devkit/multipart.js';
+import { download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../devkit/privacy-client.js';
+import { Devnet } from '../devkit/network.js';
+import { until } from '../devkit/wait.js';
 import { median, progress, startProcess, stopProcess, type Figure } from './harness.js';
 
 const MB = 1_000_000;

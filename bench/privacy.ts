@@ -22,8 +22,8 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { DEV_API_KEY, devAccounts } from '../src/node/dev.js';
 import type { Protocol } from '../src/protocol/protocol.js';
-import { generatedData } from '../test/support/multipart.js';
-import { b58sha, download, hashOfSource, PrivacyClient, upload, type PrivacyTarget } from '../test/support/privacy-client.js';
+import { generatedData } from '../devkit/multipart.js';
+import { b58sha, download, hashOfSource, PrivacyClient, upload, type PrivacyTarget } from '../devkit/privacy-client.js';
 import { startNodeProcess, stopNodeProcess } from './chain.js';
 import { median, progress, startProcess, stopProcess, type Figure } from './harness.js';
 

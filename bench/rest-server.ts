@@ -2,7 +2,7 @@
  * A REST server for bench/rest.ts, in its own process so the load generator does not share
  * its event loop:
  *   node dist/bench/rest-server.js node   — a node with the seeded chain of the API tests
- *                                          (test/api/seeded-node.ts), its REST API
+ *                                          (devkit/api/seeded-node.ts), its REST API
  *   node dist/bench/rest-server.js bare   — bare Fastify, one GET route answering a fixed
  *                                          small JSON
  *   node dist/bench/rest-server.js bare-post — bare Fastify, one POST /transactions/broadcast
@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { seededNode } from '../test/api/seeded-node.js';
+import { seededNode } from '../devkit/api/seeded-node.js';
 
 /** What the bare route answers: the shape of a balance answer. */
 export const BARE_BODY = { address: '3MtiEBF8HJsrNqhnfKRaMGoWm7Vjp1GhKfd', confirmations: 0, balance: 500_000_000_000 };

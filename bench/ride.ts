@@ -25,11 +25,11 @@ import { Transfer } from '../src/protocol/transactions/transfer.js';
 import { compileScript } from '../src/ride/script-compiler.js';
 import { ScriptCompilerPool } from '../src/ride/script-compiler-pool.js';
 import { ScriptVerifier, type ScriptReads } from '../src/chain/scripts/verifier.js';
-import { multisigSource } from '../test/support/ride-scripts.js';
+import { multisigSource } from '../devkit/ride-scripts.js';
 import { applyTransaction } from '../src/chain/validation.js';
 import type { KeyPair } from '../src/crypto/suite.js';
 import { MutableState } from '../src/state/view.js';
-import { alice, bob, TestChain } from '../test/chain/validation-fixture.js';
+import { alice, bob, TestChain } from '../devkit/chain/validation-fixture.js';
 import { compareRates, median, type Figure } from './harness.js';
 import { clearedSignBit, edwardsKeyObject } from './protocol.js';
 

@@ -15,7 +15,7 @@ import { createApiServer } from '../../src/api/server.js';
 import { Keystore } from '../../src/node/keystore.js';
 import { walletService } from '../../src/node/services/wallet.js';
 import { watchKeystore } from '../support/keystore-calls.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { apiClient } from '../../src/api/client.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { fixtureChain, fixtureServer, protocol } from './fixture.js';

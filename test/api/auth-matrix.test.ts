@@ -27,8 +27,9 @@ import { fastifyUrls, type AnyRoute } from '../../src/api/routing.js';
 import type { AuthMode } from '../../src/api/services.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { Protocol } from '../../src/protocol/protocol.js';
-import { DESTRUCTIVE } from './fuzz-requests.js';
-import { documentedOperations, routeKey, SEED_ALIAS, SEED_ROUTES, seededNode, servedDocument, type SeededNode } from './seeded-node.js';
+import { DESTRUCTIVE } from '../../devkit/api/fuzz-requests.js';
+import { documentedOperations, routeKey, SEED_ALIAS, seededNode, servedDocument, type SeededNode } from '../../devkit/api/seeded-node.js';
+import { SEED_ROUTES } from './seed-routes.js';
 import { WeError } from '../../src/errors/catalogue.js';
 
 const ADMIN_KEY = 'matrix admin key';

@@ -27,8 +27,8 @@ import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { DEV_API_KEY, DEV_GENESIS_SIGNER_SEED, devAccounts, devGenesisSettings, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
 import { Node } from '../../src/node/node.js';
-import { tempDir } from '../support/tmp.js';
-import { Forger } from './forge.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { Forger } from '../../devkit/api/forge.js';
 
 export const WEST = 100_000_000n;
 export const START = 1_760_000_000_000n;

@@ -19,7 +19,7 @@ import pino from 'pino';
 import { decodeBase58, decodeBase64, encodeBase58 } from '../../src/crypto/encoding.js';
 import { devAccounts, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
 import { Node } from '../../src/node/node.js';
-import { httpRequest, type Answer } from '../support/http.js';
+import { httpRequest, type Answer } from '../../devkit/http.js';
 
 const GOST = 'gost-3412-2015-k';
 let node: Node;

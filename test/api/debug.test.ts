@@ -18,7 +18,7 @@ import { nodeControlService } from '../../src/node/services/node-control.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { ADMIN_KEY, fixtureServer } from './fixture.js';
 import { inject, type Answer, type InjectOptions } from './inject.js';
-import { DEV_API_KEY, seededNode, WEST, type SeededNode } from './seeded-node.js';
+import { DEV_API_KEY, seededNode, WEST, type SeededNode } from '../../devkit/api/seeded-node.js';
 
 const KEY = { 'x-api-key': DEV_API_KEY };
 const SYNCING = { peer: '/127.0.0.1:6864', targetScore: '123456789012345678901234', localScore: '1000', blocksApplied: 7 };

@@ -25,7 +25,7 @@ import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { apiClient } from '../../src/api/client.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { fixtureNodeServices } from './fixture-node.js';
 import { genericError, missingSenderPrivateKey, WeError } from '../../src/errors/catalogue.js';
 

@@ -12,8 +12,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { chainMark, describeRequest, fuzzContext, fuzzRequests, send, type FuzzContext } from './fuzz-requests.js';
-import { routeKey, seededNode, servedDocument, type SeededNode } from './seeded-node.js';
+import { chainMark, describeRequest, fuzzContext, fuzzRequests, send, type FuzzContext } from '../../devkit/api/fuzz-requests.js';
+import { routeKey, seededNode, servedDocument, type SeededNode } from '../../devkit/api/seeded-node.js';
 
 const REQUESTS = Number(process.env['FUZZ_REQUESTS'] ?? 10_000);
 

@@ -22,10 +22,10 @@ import { Keystore } from '../../src/node/keystore.js';
 import { Node } from '../../src/node/node.js';
 import { AGENT_NAME, WEFT_VERSION } from '../../src/node/version.js';
 import { Store } from '../../src/state/store.js';
-import { tempDir } from '../support/tmp.js';
-import { until } from '../support/wait.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { until } from '../../devkit/wait.js';
 import { inject, type Answer, type InjectOptions } from './inject.js';
-import { DEV_API_KEY, seededNode, type SeededNode } from './seeded-node.js';
+import { DEV_API_KEY, seededNode, type SeededNode } from '../../devkit/api/seeded-node.js';
 
 const KEY = { 'x-api-key': DEV_API_KEY };
 const WRONG_KEY = { 'x-api-key': 'not-the-key' };

@@ -25,13 +25,14 @@ import type { FastifyInstance } from 'fastify';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
 import { encryptForRecipient } from '../../src/crypto/encryption.js';
-import { form, type FormPart } from '../support/multipart.js';
+import { form, type FormPart } from '../../devkit/multipart.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
 import { devKeystorePassword, type DevAccount } from '../../src/node/dev.js';
 import { licenceJson, signLicence } from '../../src/licences/licence.js';
 import { DEV_LICENCE_ISSUER_SEED } from '../../src/node/licences-wiring.js';
 import { consensusChain, POS } from './consensus-chains.js';
-import { DEV_API_KEY, documentedOperations, routeKey, SEED_ALIAS, SEED_ROUTES, seededNode, servedDocument, type DocumentedOperation, type Json, type SeededNode } from './seeded-node.js';
+import { DEV_API_KEY, documentedOperations, routeKey, SEED_ALIAS, seededNode, servedDocument, type DocumentedOperation, type Json, type SeededNode } from '../../devkit/api/seeded-node.js';
+import { SEED_ROUTES } from './seed-routes.js';
 
 // ---------------------------------------------------------------------------
 // The JSON-schema validator Fastify ships (ajv 8, via @fastify/ajv-compiler)

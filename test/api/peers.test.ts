@@ -10,7 +10,7 @@ import { createApiServer } from '../../src/api/server.js';
 import type { ConnectedPeerInfo, PeersService } from '../../src/api/services.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { inject } from './inject.js';
-import { DEV_API_KEY, seededNode, type SeededNode } from './seeded-node.js';
+import { DEV_API_KEY, seededNode, type SeededNode } from '../../devkit/api/seeded-node.js';
 
 const KEY = { 'x-api-key': DEV_API_KEY };
 

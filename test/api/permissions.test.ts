@@ -10,9 +10,9 @@ import { Protocol } from '../../src/protocol/protocol.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { inject, type Answer } from './inject.js';
-import { seededNode, type SeededNode } from './seeded-node.js';
+import { seededNode, type SeededNode } from '../../devkit/api/seeded-node.js';
 
 const call = (s: SeededNode, method: 'GET' | 'POST', url: string, body?: unknown): Promise<Answer> => inject(s.app, method, url, { body });
 

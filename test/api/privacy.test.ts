@@ -20,11 +20,11 @@ import { checkSendDataRequest, MAX_POLICY_DATA_LENGTH, type SendDataRequest } fr
 import { PrivacyService, type PrivacyApi } from '../../src/privacy/service.js';
 import { PrivacyState } from '../../src/privacy/state.js';
 import type { DevAccount } from '../../src/node/dev.js';
-import { form, type FormPart } from '../support/multipart.js';
-import { randomDataWithHashLength } from '../support/privacy-client.js';
-import { until } from '../support/wait.js';
+import { form, type FormPart } from '../../devkit/multipart.js';
+import { randomDataWithHashLength } from '../../devkit/privacy-client.js';
+import { until } from '../../devkit/wait.js';
 import { watchKeystore } from '../support/keystore-calls.js';
-import { DEV_API_KEY, seededNode, type SeededNode } from './seeded-node.js';
+import { DEV_API_KEY, seededNode, type SeededNode } from '../../devkit/api/seeded-node.js';
 import { fixtureServer, PRIVACY_KEY } from './fixture.js';
 import { inject, type Answer } from './inject.js';
 

@@ -11,7 +11,7 @@ import { createApiServer } from '../../src/api/server.js';
 import { SCRIPT_BODY_LIMIT } from '../../src/api/routes/utils.js';
 import { E, type Expr } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
-import { sleep } from '../support/wait.js';
+import { sleep } from '../../devkit/wait.js';
 import { fixtureChain, fixtureServer, protocol } from './fixture.js';
 import { assertError, inject, type Answer } from './inject.js';
 

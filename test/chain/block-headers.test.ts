@@ -11,7 +11,7 @@ import { Blockchain } from '../../src/chain/blockchain.js';
 import { open } from 'lmdb';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { F, Store } from '../../src/state/store.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { alice, bob, chainSettings, ChainNode, Clock, minerA, p, scripts, transfer } from './fork-fixture.js';
 
 /** Every height's header read against the whole block's own header JSON. */

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { peerChainOf } from '../../src/chain/peer-chain.js';
 import { parseCertificate, type Certificate } from '../../src/crypto/pki/x509.js';
 import { Block } from '../../src/protocol/blocks.js';
-import { GostTestCa } from '../pki/openssl-gost.js';
+import { GostTestCa } from '../../devkit/pki/openssl-gost.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer } from './fork-fixture.js';
 
 let ca: GostTestCa;

@@ -7,7 +7,7 @@ import { DEFAULT_FEES, FEE_NAMES } from '../../src/chain/settings.js';
 import { genesisTransaction } from '../../src/protocol/transactions/genesis.js';
 import { Atomic } from '../../src/protocol/transactions/atomic.js';
 import { expectWeError } from '../support/errors.js';
-import { alice, allFeaturesAt, assertRejected, bob, chainSettings, GENESIS_TS, p, root, scf, TestChain, WEST, type ChainOptions } from './validation-fixture.js';
+import { alice, allFeaturesAt, assertRejected, bob, chainSettings, GENESIS_TS, p, root, scf, TestChain, WEST, type ChainOptions } from '../../devkit/chain/validation-fixture.js';
 
 const ctxOf = (o: ChainOptions, height: number): FeeContext => {
   const settings = chainSettings(o);

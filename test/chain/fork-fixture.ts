@@ -18,7 +18,7 @@ import { Block, signGenesisBlock, type GenesisSettings } from '../../src/protoco
 import { Protocol } from '../../src/protocol/protocol.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { Store } from '../../src/state/store.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 export const scripts = await ScriptVerifier.create(p);

@@ -26,7 +26,7 @@ import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { Store } from '../../src/state/store.js';
 import { expectWeError } from '../support/errors.js';
 import { replayBlocks } from '../support/replay.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const scripts = await ScriptVerifier.create(p);

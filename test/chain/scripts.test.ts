@@ -20,9 +20,9 @@ import { scriptBytes } from '../../src/ride/script.js';
 import { compileScript } from '../../src/ride/script-compiler.js';
 import { MutableState } from '../../src/state/view.js';
 import { ScriptRejection, WeError } from '../../src/errors/catalogue.js';
-import { multisigSource } from '../support/ride-scripts.js';
+import { multisigSource } from '../../devkit/ride-scripts.js';
 import * as fork from './fork-fixture.js';
-import { alice, assertRejected, bob, carol, dave, eve, p, root, scf, TestChain, WEST, type Account, type TxJson } from './validation-fixture.js';
+import { alice, assertRejected, bob, carol, dave, eve, p, root, scf, TestChain, WEST, type Account, type TxJson } from '../../devkit/chain/validation-fixture.js';
 
 /** Compiled script bytes as a SetScript / Issue takes them. */
 function compiled(source: string, assetScript = false): string {

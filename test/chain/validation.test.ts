@@ -5,7 +5,7 @@ import { stringifyJson } from '../../src/protocol/json.js';
 import { exchangeTransaction, signOrder, type Order } from '../../src/protocol/transactions/exchange.js';
 import { applyTransaction, requiredFeatures, } from '../../src/chain/validation.js';
 import { MutableState } from '../../src/state/view.js';
-import { alice, allFeaturesAt, assertRejected, blockTime, bob, carol, p, root, scf, TestChain, WEST, type Account } from './validation-fixture.js';
+import { alice, allFeaturesAt, assertRejected, blockTime, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
 import { TransactionRejected } from '../../src/errors/catalogue.js';
 
 const transfer = (c: TestChain, from: Account, amount: bigint, over: Record<string, unknown> = {}) =>

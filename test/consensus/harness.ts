@@ -13,7 +13,7 @@ import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { PermissionOp } from '../../src/state/model.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 

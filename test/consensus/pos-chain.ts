@@ -18,7 +18,7 @@ import { Protocol } from '../../src/protocol/protocol.js';
 import type { RoleName } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { Store } from '../../src/state/store.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const scripts = await ScriptVerifier.create(p);

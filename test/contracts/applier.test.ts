@@ -19,8 +19,8 @@ import { FEATURE } from '../../src/protocol/features.js';
 import { contractResultsHash, DisableContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { APPLY_CONTEXT, BLOCK, callTx, callV7, createTx, createV7, developer, fund, node, protocol, updateTx } from './support/engine.js';
-import { ContractTestState } from './support/state.js';
+import { APPLY_CONTEXT, BLOCK, callTx, callV7, createTx, createV7, developer, fund, node, protocol, updateTx } from '../../devkit/contracts/engine.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
 import { WeError } from '../../src/errors/catalogue.js';
 
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };

@@ -11,9 +11,9 @@ import { UpdateContract } from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyCreateContract, applyUpdateContract } from '../../src/state/appliers/contracts.js';
-import { APPLY_CONTEXT, BLOCK, developer, fund, protocol } from './support/engine.js';
+import { APPLY_CONTEXT, BLOCK, developer, fund, protocol } from '../../devkit/contracts/engine.js';
 import { confidentialCreate } from './support/confidential.js';
-import { ContractTestState } from './support/state.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };
 const HASH = 'cd'.repeat(32);

@@ -22,8 +22,8 @@ import { decodeConfidentialResponse, encodeConfidentialRequest } from '../../src
 import { Permit } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { ValidationPolicy } from '../../src/protocol/transactions/contracts.js';
-import { type Devnet, until } from '../support/network.js';
-import { tempDir } from '../support/tmp.js';
+import { type Devnet, until } from '../../devkit/network.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { confidentialCreate } from './support/confidential.js';
 import { broadcastVia, increasingTimestamps, startContractsDevnet } from './support/devnet.js';
 

@@ -24,10 +24,10 @@ import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { ByteReader } from '../../src/protocol/bytes.js';
 import { applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { confidentialCreate, testConfidentialService } from './support/confidential.js';
-import { APPLY_CONTEXT, BLOCK, developer, fund, node, protocol } from './support/engine.js';
-import { ContractTestState } from './support/state.js';
+import { APPLY_CONTEXT, BLOCK, developer, fund, node, protocol } from '../../devkit/contracts/engine.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const SERVICE = '/wavesenterprise.ConfidentialContractService';
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };

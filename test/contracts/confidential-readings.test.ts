@@ -34,10 +34,10 @@ import { confidentialResultsSignedBytes, contractResultsHash, ExecutedContract, 
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyCallContract, applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { confidentialCall, confidentialCreate } from './support/confidential.js';
-import { APPLY_CONTEXT, BLOCK, developer, fund, keyBlockValidators, node, protocol } from './support/engine.js';
-import { ContractTestState } from './support/state.js';
+import { APPLY_CONTEXT, BLOCK, developer, fund, keyBlockValidators, node, protocol } from '../../devkit/contracts/engine.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const fromHex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h, 'hex'));

@@ -19,12 +19,12 @@ import { ExecutedContract } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { ConfigError, ConfigSection, parseHoconText, readConfidentialContracts } from '../../src/node/config.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { Switchboard } from '../privacy/switchboard.js';
-import { BLOCK, developer, protocol } from './support/engine.js';
+import { BLOCK, developer, protocol } from '../../devkit/contracts/engine.js';
 import { confidentialCall, confidentialCreate } from './support/confidential.js';
-import { ContractTestState } from './support/state.js';
-import { until as waitUntil } from '../support/wait.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
+import { until as waitUntil } from '../../devkit/wait.js';
 
 const p = protocol;
 const NAMES: readonly string[] = ['A', 'B', 'C', 'D'];
@@ -110,7 +110,7 @@ function executedFor(net: TestNet, input: ConfidentialDataUnit, output: Confiden
   );
 }
 
-/** The shared bounded wait (support/wait.ts), for a condition checked every 10 ms. */
+/** The shared bounded wait (devkit/wait.ts), for a condition checked every 10 ms. */
 const until = async (what: string, check: () => boolean): Promise<void> => void (await waitUntil(what, () => (check() ? true : undefined), 15_000, 10));
 
 describe('confidential data among the group', () => {

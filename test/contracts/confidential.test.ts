@@ -33,10 +33,10 @@ import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { CONFIDENTIAL_KEY, fixtureChain } from '../api/fixture.js';
 import { inject } from '../api/inject.js';
-import { tempDir } from '../support/tmp.js';
-import { APPLY_CONTEXT, BLOCK, developer, fund, node, protocol } from './support/engine.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { APPLY_CONTEXT, BLOCK, developer, fund, node, protocol } from '../../devkit/contracts/engine.js';
 import { confidentialCreate, testConfidentialService } from './support/confidential.js';
-import { ContractTestState } from './support/state.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };
 const SALT = Uint8Array.from({ length: 32 }, (_, i) => i);

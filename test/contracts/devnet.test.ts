@@ -16,8 +16,8 @@ import type { Protocol } from '../../src/protocol/protocol.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { CallContract, CreateContract } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { type Devnet, until } from '../support/network.js';
-import { tempDir } from '../support/tmp.js';
+import { type Devnet, until } from '../../devkit/network.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { startContractsDevnet } from './support/devnet.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';

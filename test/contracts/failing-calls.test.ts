@@ -15,9 +15,9 @@ import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
 import { Node } from '../../src/node/node.js';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { nodeContractsClient } from './support/node-client.js';
-import { buildKvSdkPackage } from './support/sdk-package.js';
+import { buildKvSdkPackage } from '../../devkit/contracts/sdk-package.js';
 
 /** One image per test: a hanging call keeps its sleep going in its process. */
 const HANGS = 'registry.weft.test/kv-hangs:1.0';

@@ -22,10 +22,10 @@ import type { CommitOutcome } from '../../src/contracts/broker.js';
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
 import { ExecutedContract } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { APPLY_CONTEXT, BLOCK, callTx, createTx, developer, fund, mineInto, protocol, startTestEngine, type TestEngine } from './support/engine.js';
+import { APPLY_CONTEXT, BLOCK, callTx, createTx, developer, fund, mineInto, protocol, startTestEngine, type TestEngine } from '../../devkit/contracts/engine.js';
 import { applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { buildExecutedContract } from '../../src/contracts/result.js';
-import { node } from './support/engine.js';
+import { node } from '../../devkit/contracts/engine.js';
 
 interface Pushed {
   readonly message: PushedMessage;

@@ -15,8 +15,8 @@ import { normalizeImageName } from '../../src/contracts/packages.js';
 import { decodeStatusMessage, encodeStatusMessage, ExecutionStatusBook, type ContractExecutionMessage } from '../../src/contracts/statuses.js';
 import { ContractTokens } from '../../src/contracts/tokens.js';
 import { ConfigError, ConfigSection, parseHoconText, readContracts } from '../../src/node/config.js';
-import { tempDir } from '../support/tmp.js';
-import { node, protocol } from './support/engine.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { node, protocol } from '../../devkit/contracts/engine.js';
 
 const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
 const run = promisify(execFile);

@@ -17,7 +17,7 @@ import { ContractPackages } from '../../src/contracts/packages.js';
 import { CONTRACT_START_GUARDS, ProcessLauncher } from '../../src/contracts/process-launcher.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Store } from '../../src/state/store.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const ENV = { CONNECTION_ID: 'c', CONNECTION_TOKEN: 't', NODE: '127.0.0.1', NODE_PORT: '1' };
 

@@ -25,8 +25,8 @@ import { ProcessSandbox } from '../../src/contracts/process-sandbox.js';
 import { DEFAULT_FIRST_USER_ID } from '../../src/contracts/settings.js';
 import type { RuntimeLog } from '../../src/contracts/runtime.js';
 import { writeFileAtomic } from '../../src/node/keystore.js';
-import { tempDir } from '../support/tmp.js';
-import { REPO_ROOT } from './support/sdk-package.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
 
 const ATTACKER = join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'attacker');
 const IMAGE = 'attacker:1';

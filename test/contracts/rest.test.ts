@@ -19,8 +19,8 @@ import { statusMessageBytes } from '../../src/contracts/statuses.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { fixtureChain } from '../api/fixture.js';
 import { inject } from '../api/inject.js';
-import { callV7, createV7, fund, node, protocol, startTestEngine, type TestEngine } from './support/engine.js';
-import { REPO_ROOT } from './support/sdk-package.js';
+import { callV7, createV7, fund, node, protocol, startTestEngine, type TestEngine } from '../../devkit/contracts/engine.js';
+import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
 
 const wabt = await wabtInit();
 const counterWasm = (() => {

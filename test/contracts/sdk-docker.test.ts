@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { dockerClient } from '../../src/contracts/docker-launcher.js';
-import { tempDir } from '../support/tmp.js';
-import { createTx, firstSuccess, startTestEngine } from './support/engine.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { createTx, firstSuccess, startTestEngine } from '../../devkit/contracts/engine.js';
 import { importContractImage } from './support/docker-image.js';
-import { buildKvSdkPackage } from './support/sdk-package.js';
+import { buildKvSdkPackage } from '../../devkit/contracts/sdk-package.js';
 import { describeSdkContract } from './support/sdk-suite.js';
 
 const docker = dockerClient(undefined);

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { packageDigestOf } from '../../src/contracts/packages.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
-import { createTx, firstSuccess, fund, startTestEngine, updateTx } from './support/engine.js';
-import { buildKvSdkPackage } from './support/sdk-package.js';
+import { createTx, firstSuccess, fund, startTestEngine, updateTx } from '../../devkit/contracts/engine.js';
+import { buildKvSdkPackage } from '../../devkit/contracts/sdk-package.js';
 import { describeSdkContract } from './support/sdk-suite.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';

@@ -17,7 +17,7 @@ import { MessageCode, type Peer } from '../../src/network/types.js';
 import { ConfigError, ConfigSection, parseHoconText, readContracts } from '../../src/node/config.js';
 import { gossipContractStatuses } from '../../src/node/contracts-wiring.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { callTx, createTx, protocol } from './support/engine.js';
+import { callTx, createTx, protocol } from '../../devkit/contracts/engine.js';
 
 const HASH = 'cd'.repeat(32);
 const nodes = [0, 1, 2].map((i) => protocol.crypto.keyPairFromSeedPhrase(`weft status node ${i}`));

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { ContractStatusServiceClient, type ContractExecutionResponse } from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
 import { STATUS_STREAM_BACKLOG } from '../../src/contracts/grpc/status-service.js';
-import { startTestEngine, type TestEngine } from './support/engine.js';
+import { startTestEngine, type TestEngine } from '../../devkit/contracts/engine.js';
 
 /** A client on its own connection: grpc-js shares one connection between the clients of a process unless told not to. */
 const client = (port: number): ContractStatusServiceClient =>

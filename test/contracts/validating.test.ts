@@ -17,8 +17,8 @@ import { ContractValidating } from '../../src/contracts/validating.js';
 import type { KeyBlockValidators } from '../../src/contracts/validator-set.js';
 import { bytesKey } from '../../src/crypto/encoding.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { BLOCK, createTx, developer, nodeContext, protocol } from './support/engine.js';
-import { ContractTestState } from './support/state.js';
+import { BLOCK, createTx, developer, nodeContext, protocol } from '../../devkit/contracts/engine.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const validator = protocol.crypto.keyPairFromSeedPhrase('weft validating rounds validator');
 

@@ -36,8 +36,8 @@ import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { equalBytes } from '../../src/crypto/encoding.js';
 import type { ChainEvent } from '../../src/chain/blockchain.js';
-import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, keyBlockValidators, node, protocol } from './support/engine.js';
-import { ContractTestState } from './support/state.js';
+import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, keyBlockValidators, node, protocol } from '../../devkit/contracts/engine.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const HASH = 'cd'.repeat(32);
 const validators = [0, 1, 2, 3].map((i) => protocol.crypto.keyPairFromSeedPhrase(`weft contract validator ${i}`));

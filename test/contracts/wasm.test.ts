@@ -14,8 +14,8 @@ import { validateWasmBytecode } from '../../src/protocol/wasm/module.js';
 import { ExecutedContract, type StoredContract } from '../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { APPLY_CONTEXT, callV7, createV7, developer, fund, protocol, startTestEngine, type TestEngine } from './support/engine.js';
-import { REPO_ROOT } from './support/sdk-package.js';
+import { APPLY_CONTEXT, callV7, createV7, developer, fund, protocol, startTestEngine, type TestEngine } from '../../devkit/contracts/engine.js';
+import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
 
 const wabt = await wabtInit();
 

@@ -12,9 +12,9 @@ import { BLOCK_SERVICE_DEFINITION, type BlockHeaderMessage, type BlockHeaderRef 
 import { DEFAULT_DOCKER_ENGINE } from '../../src/contracts/settings.js';
 import { contractNodeContext, startNodeContracts } from '../../src/node/contracts-wiring.js';
 import { fixtureChain } from '../api/fixture.js';
-import { tempDir } from '../support/tmp.js';
-import { node, protocol } from './support/engine.js';
-import { ContractTestState } from './support/state.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { node, protocol } from '../../devkit/contracts/engine.js';
+import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const BlockClient = grpc.makeGenericClientConstructor(BLOCK_SERVICE_DEFINITION, 'BlockService');
 

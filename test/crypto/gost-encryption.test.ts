@@ -13,8 +13,8 @@ import { before, describe, it } from 'node:test';
 import { createGostSuite, createStreebog256 } from '../../src/crypto/gost.js';
 import { createGostEncryption, GostEncryptionError, hmacStreebog256, kdfTree, Kuznyechik, vkoGost2012_256, WRAPPED_STRUCTURE_LENGTH } from '../../src/crypto/gost-encryption.js';
 import type { CryptoSuite } from '../../src/crypto/suite.js';
-import { openssl } from '../pki/openssl-gost.js';
-import { tempDir } from '../support/tmp.js';
+import { openssl } from '../../devkit/pki/openssl-gost.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 let suite: CryptoSuite;
 const dir = tempDir('weft-gost-enc-');

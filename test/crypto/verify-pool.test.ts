@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { SignatureVerifierPool } from '../../src/crypto/verify-pool.js';
 import { createWavesSuite } from '../../src/crypto/waves.js';
 import { createGostSuite } from '../../src/crypto/gost.js';
-import { until } from '../support/wait.js';
+import { until } from '../../devkit/wait.js';
 
 const waves = await createWavesSuite();
 /** Every verdict of `checks`, once all are in. */

@@ -1,6 +1,6 @@
 /**
- * Anchoring between two chains, each a one-node devnet process on loopback (test/support/
- * network.ts: the dev accounts funded on both; `node.conf` edited as an operator would):
+ * Anchoring between two chains, each a one-node devnet process on loopback (devkit/network.ts:
+ * the dev accounts funded on both; `node.conf` edited as an operator would):
  *
  * - chain B (the target) runs with OAuth2: its REST API wants RS256 tokens, which an
  *   authorization service in this test issues for a static client secret;
@@ -25,7 +25,7 @@ import { after, before, describe, it } from 'node:test';
 import { ANCHOR_KEYS } from '../../src/anchoring/transactions.js';
 import { devAccounts, devProtocol } from '../../src/node/dev.js';
 import { Keystore } from '../../src/node/keystore.js';
-import { Devnet, until, type NetNode } from '../support/network.js';
+import { Devnet, until, type NetNode } from '../../devkit/network.js';
 
 const RANGE = 3;
 const THRESHOLD = 1;

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { httpRequest } from '../support/http.js';
+import { httpRequest } from '../../devkit/http.js';
 import { freePort, until } from './support.js';
 
 export const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));

@@ -33,7 +33,7 @@ import { DEV_SEEDS, devNodeConfig, devProtocol } from '../../src/node/dev.js';
 import { Store } from '../../src/state/store.js';
 import { LmdbCommitProbe, NodeProcess, sleep, type HttpAnswer } from '../support/node-process.js';
 import { compareWithReplay } from '../support/replay.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const require = createRequire(import.meta.url);
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -17,7 +17,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { devAccounts, devProtocol } from '../../src/node/dev.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { NodeProcess, sleep } from '../support/node-process.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { signedTransfer } from '../support/transfers.js';
 
 const CYCLES = cyclesFromEnv();

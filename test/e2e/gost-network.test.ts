@@ -25,8 +25,8 @@ import { after, before, describe, it } from 'node:test';
 import { createGostSuite } from '../../src/crypto/gost.js';
 import { decodeBase58, decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
 import { dnHash, fingerprint, parseCertificate } from '../../src/crypto/pki/x509.js';
-import { GostTestCa, type Issued } from '../pki/openssl-gost.js';
-import { Devnet, oneChain, until, type NetNode } from '../support/network.js';
+import { GostTestCa, type Issued } from '../../devkit/pki/openssl-gost.js';
+import { Devnet, oneChain, until, type NetNode } from '../../devkit/network.js';
 
 const require = createRequire(import.meta.url);
 const sdkDir = require.resolve('@wavesenterprise/js-sdk/package.json').replace(/\/package\.json$/, '');

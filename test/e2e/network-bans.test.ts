@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Devnet, oneChain, until, type NetNode } from '../support/network.js';
+import { Devnet, oneChain, until, type NetNode } from '../../devkit/network.js';
 
 const NODES = 3;
 

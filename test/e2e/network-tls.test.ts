@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createPeerTransport } from '../../src/network/transport.js';
 import { devAccounts, devProtocol } from '../../src/node/dev.js';
-import { Devnet, oneChain, until } from '../support/network.js';
+import { Devnet, oneChain, until } from '../../devkit/network.js';
 import { signedTransfer } from '../support/transfers.js';
 
 function selfSignedCertificate(dir: string): { keyFile: string; certFile: string } | undefined {

@@ -1,5 +1,5 @@
 /**
- * A network of four real node processes on loopback (test/support/network.ts over
+ * A network of four real node processes on loopback (devkit/network.ts over
  * src/node/devnet.ts: shared genesis, every node a registered miner, PoA 3 s rounds + 1 s
  * sync, miner.quorum 1), driven over REST and, for the faults, over raw P2P sockets:
  *
@@ -32,7 +32,7 @@ import { RegisterNode } from '../../src/protocol/transactions/nodes.js';
 import { devnetNodeKeyPair, freeLoopbackPort } from '../../src/node/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
-import { Devnet, oneChain, sleep, until, type NetNode } from '../support/network.js';
+import { Devnet, oneChain, sleep, until, type NetNode } from '../../devkit/network.js';
 import { signedTransfer } from '../support/transfers.js';
 
 const NODES = 4;

@@ -15,8 +15,8 @@ import { fingerprint } from '../../src/crypto/pki/x509.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
-import { GostTestCa } from '../pki/openssl-gost.js';
-import { Devnet, until } from '../support/network.js';
+import { GostTestCa } from '../../devkit/pki/openssl-gost.js';
+import { Devnet, until } from '../../devkit/network.js';
 
 let net: Devnet;
 let ca: GostTestCa;

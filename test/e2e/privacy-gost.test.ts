@@ -13,8 +13,8 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { b58sha, download, PrivacyClient } from '../support/privacy-client.js';
-import { Devnet, until } from '../support/network.js';
+import { b58sha, download, PrivacyClient } from '../../devkit/privacy-client.js';
+import { Devnet, until } from '../../devkit/network.js';
 import { RecordingProxy } from '../support/recording-proxy.js';
 import { embeddedItemFiles, targetOf } from './privacy-replication-suite.js';
 

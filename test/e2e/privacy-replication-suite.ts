@@ -22,9 +22,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { NetworkTlsFiles } from '../../src/node/config.js';
-import { generatedData } from '../support/multipart.js';
-import { b58sha, download, hashOfSource, PrivacyClient, randomDataWithHashLength, type PrivacyTarget } from '../support/privacy-client.js';
-import { Devnet, until, type NetNode } from '../support/network.js';
+import { generatedData } from '../../devkit/multipart.js';
+import { b58sha, download, hashOfSource, PrivacyClient, randomDataWithHashLength, type PrivacyTarget } from '../../devkit/privacy-client.js';
+import { Devnet, until, type NetNode } from '../../devkit/network.js';
 
 /** How a storage is set up for the suite: what it needs started, and node i's `node.privacy.storage` section (undefined: the embedded default). */
 export interface ReplicationStorage {

@@ -10,7 +10,7 @@ import { after, before, describe } from 'node:test';
 import { startPostgres, type PostgresCluster } from '../support/postgres.js';
 import { startS3rver, S3RVER_KEY, type S3Server } from '../support/s3.js';
 import { prepareConfiguredNode, startConfiguredNode, untilHeight, type ConfiguredNode } from './configured.js';
-import { type PrivacyTarget } from '../support/privacy-client.js';
+import { type PrivacyTarget } from '../../devkit/privacy-client.js';
 import { privacyNodeSuite } from './privacy-suite.js';
 
 const MB = 1_000_000;

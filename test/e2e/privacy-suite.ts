@@ -2,16 +2,16 @@
  * The suite every storage runs against a node process (embedded, PostgreSQL, S3): send via
  * all three routes and read back byte-identical; each bad input of issue 12 answered with
  * WE's code and text, with nothing stored, no PolicyDataHash pooled, and the node still
- * serving. The HTTP client is test/support/privacy-client.ts.
+ * serving. The HTTP client is devkit/privacy-client.ts.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
-import { httpRequest, type Answer } from '../support/http.js';
-import { form, generatedData } from '../support/multipart.js';
-import { b58sha, download, hashOfSource, PrivacyClient, upload, type PrivacyAccount, type PrivacyTarget } from '../support/privacy-client.js';
+import { httpRequest, type Answer } from '../../devkit/http.js';
+import { form, generatedData } from '../../devkit/multipart.js';
+import { b58sha, download, hashOfSource, PrivacyClient, upload, type PrivacyAccount, type PrivacyTarget } from '../../devkit/privacy-client.js';
 
 function expectAnswer(r: Answer, status: number, code: number, message: string | RegExp, what: string): void {
   assert.equal(r.status, status, `${what}: ${r.text.slice(0, 400)}`);

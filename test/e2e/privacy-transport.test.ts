@@ -18,8 +18,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { b58sha, download, PrivacyClient } from '../support/privacy-client.js';
-import { Devnet, until } from '../support/network.js';
+import { b58sha, download, PrivacyClient } from '../../devkit/privacy-client.js';
+import { Devnet, until } from '../../devkit/network.js';
 import { targetOf } from './privacy-replication-suite.js';
 import { RecordingProxy } from '../support/recording-proxy.js';
 

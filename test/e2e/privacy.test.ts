@@ -10,9 +10,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEV_API_KEY } from '../../src/node/dev.js';
-import { generatedData } from '../support/multipart.js';
-import { until } from '../support/wait.js';
-import { download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../support/privacy-client.js';
+import { generatedData } from '../../devkit/multipart.js';
+import { until } from '../../devkit/wait.js';
+import { download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../../devkit/privacy-client.js';
 import { privacyNodeSuite } from './privacy-suite.js';
 import { NodeFleet, type DevNode } from './support.js';
 

@@ -20,7 +20,7 @@ import { encodeBase64 } from '../../src/crypto/encoding.js';
 import { DEV_SEEDS, devProtocol } from '../../src/node/dev.js';
 import { E, type Expr } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
-import { multisigSource } from '../support/ride-scripts.js';
+import { multisigSource } from '../../devkit/ride-scripts.js';
 import { assertError, assertNowhere, broadcast, Clock, confirmed, describeAnswer, signer, tf2Build, WEST, type Built, type Signer } from './clients.js';
 import { NodeFleet, until, type Answer, type DevNode } from './support.js';
 

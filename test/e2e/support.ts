@@ -19,7 +19,7 @@ const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
 /** Where the node keeps its LMDB state inside a dev data directory. */
 export const stateDir = (dataDir: string): string => join(dataDir, 'data', 'state');
 
-import { sleep, until } from '../support/wait.js';
+import { sleep, until } from '../../devkit/wait.js';
 
 export { sleep, until };
 
@@ -27,7 +27,7 @@ import { freeLoopbackPort as freePort } from '../../src/node/devnet.js';
 
 export { freePort };
 
-import { httpRequest, type Answer, type RequestOptions } from '../support/http.js';
+import { httpRequest, type Answer, type RequestOptions } from '../../devkit/http.js';
 
 export type { Answer, RequestOptions };
 

@@ -14,8 +14,8 @@ import wabtInit from 'wabt';
 import { devAccounts } from '../../src/node/dev.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { callV7, createV7, protocol, timestampsFrom } from '../contracts/support/engine.js';
-import { REPO_ROOT } from '../contracts/support/sdk-package.js';
+import { callV7, createV7, protocol, timestampsFrom } from '../../devkit/contracts/engine.js';
+import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
 import { NodeFleet, sleep, type DevNode } from './support.js';
 
 const fleet = new NodeFleet();

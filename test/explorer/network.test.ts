@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Devnet, until, type NetNode } from '../support/network.js';
+import { Devnet, until, type NetNode } from '../../devkit/network.js';
 import { ExplorerBrowser } from './browser.js';
 
 interface WarningsAndBans {

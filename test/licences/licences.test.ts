@@ -23,7 +23,7 @@ import { startNodeLicences } from '../../src/node/licences-wiring.js';
 import type { Blockchain, ChainEvent } from '../../src/chain/blockchain.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
-import { httpRequest } from '../support/http.js';
+import { httpRequest } from '../../devkit/http.js';
 
 const day = (text: string): bigint => BigInt(Date.parse(`${text}T00:00:00Z`));
 const OWNER = '3MtKxY7Ww5CTFSywVdkEAQ34WAngNyeUSEf';

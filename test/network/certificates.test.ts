@@ -29,7 +29,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeCertChainStore, encodeCertChainStore } from '../../src/network/cert-chain-codec.js';
-import { GostTestCa, openssl } from '../pki/openssl-gost.js';
+import { GostTestCa, openssl } from '../../devkit/pki/openssl-gost.js';
 import { netNode, type NetNode } from './net-fixture.js';
 import { quiet, until, Wire } from './peer-double.js';
 

@@ -25,7 +25,7 @@ import {
   type HandshakeValidationDeps,
 } from '../../src/network/handshake.js';
 import type { HandshakeInfo } from '../../src/network/types.js';
-import { openssl } from '../pki/openssl-gost.js';
+import { openssl } from '../../devkit/pki/openssl-gost.js';
 
 const suite = await createWavesSuite();
 const T = 'T'.charCodeAt(0);

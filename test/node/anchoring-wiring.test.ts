@@ -13,7 +13,7 @@ import { Protocol } from '../../src/protocol/protocol.js';
 import { anchoringConfigAnswer, createNodeAnchoring, fileProgressStore, type NodeAnchoringDeps } from '../../src/node/anchoring-wiring.js';
 import { devNodeConfig } from '../../src/node/dev.js';
 import { Keystore } from '../../src/node/keystore.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const target = await Protocol.create({ crypto: 'waves', chainId: 'K' });
 const targetKey = target.crypto.keyPairFromSeedPhrase('wiring test target key');

@@ -15,7 +15,7 @@ import { Protocol } from '../../src/protocol/protocol.js';
 import { backupSuffix, rewriteGenesisLines } from '../../src/node/cli.js';
 import { loadNodeConfig } from '../../src/node/config.js';
 import { Keystore } from '../../src/node/keystore.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/node-example.conf', import.meta.url));

@@ -12,7 +12,7 @@ import { nodeConfigFromHocon, parseHoconText, type NodeConfig } from '../../src/
 import { durationText, renderNodeConfig } from '../../src/node/config-render.js';
 import { devNodeConfig } from '../../src/node/dev.js';
 import { stringifyJson } from '../../src/protocol/json.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 /**
  * Rendered and read back. WE requires `genesis.average-block-delay` whatever the consensus,

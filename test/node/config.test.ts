@@ -30,7 +30,7 @@ import {
 } from '../../src/node/config.js';
 import { rewriteGenesisLines } from '../../src/node/cli.js';
 import { nodePrivatePaths } from '../../src/node/contracts-wiring.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const FIXTURE = new URL('../../../test/fixtures/node-example.conf', import.meta.url);
 const fixtureText = readFileSync(FIXTURE, 'utf8');

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { contractsHealthChecks, type NodeContracts } from '../../src/node/contracts-wiring.js';
-import { startTestEngine } from '../contracts/support/engine.js';
+import { startTestEngine } from '../../devkit/contracts/engine.js';
 
 function fakeDaemon(): Promise<Server> {
   const server = createServer((req, res) => {

@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
 import type { Node } from '../../src/node/node.js';
 import { startNode } from '../../src/node/start.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const running: Node[] = [];
 after(async () => {

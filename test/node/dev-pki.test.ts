@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
-import { derToPem, openssl } from '../pki/openssl-gost.js';
+import { derToPem, openssl } from '../../devkit/pki/openssl-gost.js';
 import { devAccounts, devNodeConfig, devProtocol } from '../../src/node/dev.js';
 import { DEV_PKI_ROOT_PEM } from '../../src/node/dev-pki.js';
 import { Node } from '../../src/node/node.js';
@@ -29,7 +29,7 @@ import { loadNodeConfig } from '../../src/node/config.js';
 import { prepareDevnet } from '../../src/node/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
-import { httpRequest } from '../support/http.js';
+import { httpRequest } from '../../devkit/http.js';
 
 const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
 const dirs: string[] = [];

@@ -27,7 +27,7 @@ import {
 } from '../../src/node/dev.js';
 import { Keystore, type KeystoreOptions } from '../../src/node/keystore.js';
 import { resolveStartConfig } from '../../src/node/start.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const devNet = await Protocol.create({ crypto: 'waves', chainId: DEV_CHAIN_ID });
 function accountsOf(seed: string): { publicKey: string; address: string } {

@@ -17,9 +17,9 @@ import { devAccounts, devProtocol } from '../../src/node/dev.js';
 import { buildDevnetProgram, devnetContractPackages, prepareDevnet, spawnDevnetNode } from '../../src/node/devnet.js';
 import { devContractPackage } from '../../src/node/start.js';
 import { stringifyJson } from '../../src/protocol/json.js';
-import { createV7, timestampsFrom } from '../contracts/support/engine.js';
-import { REPO_ROOT } from '../contracts/support/sdk-package.js';
-import { tempDir } from '../support/tmp.js';
+import { createV7, timestampsFrom } from '../../devkit/contracts/engine.js';
+import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
 const children: ChildProcess[] = [];

@@ -16,9 +16,9 @@ import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
 import { Node } from '../../src/node/node.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { callV7, createV7, timestampsFrom } from '../contracts/support/engine.js';
-import { REPO_ROOT } from '../contracts/support/sdk-package.js';
-import { tempDir } from '../support/tmp.js';
+import { callV7, createV7, timestampsFrom } from '../../devkit/contracts/engine.js';
+import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const running: Node[] = [];
 after(async () => {

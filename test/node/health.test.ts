@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FREE_SPACE_FATAL_BYTES, instantString, NodeHealth, type HealthSources } from '../../src/node/health.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { WeError } from '../../src/errors/catalogue.js';
 
 interface LogLine {

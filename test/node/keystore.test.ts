@@ -10,7 +10,7 @@ import { Protocol } from '../../src/protocol/protocol.js';
 import { decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
 import { DEFAULT_SCRYPT, Keystore, KeystoreError, type KeystoreOptions } from '../../src/node/keystore.js';
 import { expectWeError } from '../support/errors.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const CHEAP: KeystoreOptions = { scrypt: { N: 1024, r: 8, p: 1 } };
 const MESSAGE_115 = 'no private key for sender address in wallet or provided password is incorrect';

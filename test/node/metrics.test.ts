@@ -25,11 +25,11 @@ import { applyExtension } from '../../src/chain/fork.js';
 import { DEFAULTS } from '../../src/node/config.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import { ChainNode, Clock, minerA, minerB, minerC } from '../chain/fork-fixture.js';
-import { callV7, createV7, timestampsFrom } from '../contracts/support/engine.js';
-import { REPO_ROOT } from '../contracts/support/sdk-package.js';
-import { DEV_API_KEY } from '../support/http.js';
+import { callV7, createV7, timestampsFrom } from '../../devkit/contracts/engine.js';
+import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
+import { DEV_API_KEY } from '../../devkit/http.js';
 import { Exposition } from '../support/prometheus.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const KEYSTORE = { scrypt: { N: 1024, r: 8, p: 1 } };
 const running: Node[] = [];

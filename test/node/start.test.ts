@@ -11,7 +11,7 @@ import { Protocol } from '../../src/protocol/protocol.js';
 import { generateGenesis } from '../../src/node/cli.js';
 import { Keystore } from '../../src/node/keystore.js';
 import { resolveStartConfig, type StartIo } from '../../src/node/start.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/node-example.conf', import.meta.url));
 const OWNER_SEED = 'weft config fixture node 0';

@@ -11,9 +11,9 @@ import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
 import { devnetVerifierThreads, prepareDevnet } from '../../src/node/devnet.js';
 import { Node } from '../../src/node/node.js';
 import { stringifyJson } from '../../src/protocol/json.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { signedTransferTx } from '../support/transfers.js';
-import { until } from '../support/wait.js';
+import { until } from '../../devkit/wait.js';
 
 const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
 const running: Node[] = [];

@@ -31,10 +31,10 @@ import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { PKI_OFF, type PkiSettings } from '../../src/pki/settings.js';
-import { httpRequest, type Answer } from '../support/http.js';
-import { until } from '../support/wait.js';
+import { httpRequest, type Answer } from '../../devkit/http.js';
+import { until } from '../../devkit/wait.js';
 import { watchKeystore } from '../support/keystore-calls.js';
-import { GostTestCa, type Issued } from './openssl-gost.js';
+import { GostTestCa, type Issued } from '../../devkit/pki/openssl-gost.js';
 
 const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
 

@@ -13,8 +13,8 @@ import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { fingerprint, parseCertificate } from '../../src/crypto/pki/x509.js';
 import { ConfigError, loadNodeConfig } from '../../src/node/config.js';
 import { prepareDevnet } from '../../src/node/devnet.js';
-import { tempDir } from '../support/tmp.js';
-import { GostTestCa } from './openssl-gost.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { GostTestCa } from '../../devkit/pki/openssl-gost.js';
 
 const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
 

@@ -24,11 +24,11 @@ import { MutableState } from '../../src/state/view.js';
 import { CrlSource } from '../../src/pki/crl-source.js';
 import { PKI_OFF, type PkiSettings } from '../../src/pki/settings.js';
 import { ChainValidator } from '../../src/pki/validation.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { admitBlockCertificates } from '../../src/network/block-certificates.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { GostTestCa, openssl, type Issued } from './openssl-gost.js';
+import { GostTestCa, openssl, type Issued } from '../../devkit/pki/openssl-gost.js';
 
 let suite: CryptoSuite;
 let server: Server;

@@ -35,8 +35,8 @@ import { idOfKey, type ReplicationParts } from '../../src/privacy/replication.js
 import { PRIVACY_DEFAULTS, type PrivacySettings } from '../../src/privacy/settings.js';
 import { PrivacyState } from '../../src/privacy/state.js';
 import { EmbeddedStorage } from '../../src/privacy/storage/embedded.js';
-import { tempDir } from '../support/tmp.js';
-import { until } from '../support/wait.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { until } from '../../devkit/wait.js';
 import { Switchboard } from './switchboard.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });

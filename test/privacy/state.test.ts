@@ -16,8 +16,8 @@ import { PolicyUpdates } from '../../src/privacy/policy-updates.js';
 import { PrivacyState, type PendingItem } from '../../src/privacy/state.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
-import { tempDir } from '../support/tmp.js';
-import { until } from '../support/wait.js';
+import { tempDir } from '../../devkit/tmp.js';
+import { until } from '../../devkit/wait.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const key = (): { policyId: string; hash: string } => ({ policyId: encodeBase58(randomBytes(32)), hash: encodeBase58(randomBytes(32)) });

@@ -20,7 +20,7 @@ import { decodeMetadataValue, encodeMetadataValue } from '../../src/privacy/stor
 import type { PolicyStorage } from '../../src/privacy/storage/storage.js';
 import { startPostgres, type PostgresCluster } from '../support/postgres.js';
 import { startS3rver, S3RVER_KEY, type S3Server } from '../support/s3.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { StorageFailure, WeError } from '../../src/errors/catalogue.js';
 
 const POLICY = '9pZW2hTwJHcPmX5dTSeT2xyxLJ9FQ5nq3Tgq1pVHrA1Y';

@@ -16,7 +16,7 @@ import { DEFAULT_SCRIPT_COMPILER_LIMITS, ScriptCompilerPool, type PooledCompileR
 import { scriptText } from '../../src/ride/script-text.js';
 import { WeError } from '../../src/errors/catalogue.js';
 import { exprArb } from '../oracle/cases/scripts.js';
-import { multisigSource } from '../support/ride-scripts.js';
+import { multisigSource } from '../../devkit/ride-scripts.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const gost = await Protocol.create({ crypto: 'gost', chainId: 'T' });

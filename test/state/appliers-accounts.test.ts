@@ -5,7 +5,7 @@ import { E, type Expr } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
 import { availableBalance, effectiveBalance } from '../../src/state/appliers/index.js';
 import { MutableState } from '../../src/state/view.js';
-import { alice, allFeaturesAt, assertRejected, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
+import { alice, allFeaturesAt, assertRejected, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
 
 const script = (expr: Expr): string => `base64:${encodeBase64(scriptBytes(1, expr, p))}`;
 

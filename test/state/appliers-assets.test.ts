@@ -5,7 +5,7 @@ import { INT64 } from '../../src/protocol/bytes.js';
 import { E } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
 import { DEFAULT_FEES } from '../../src/chain/settings.js';
-import { alice, allFeaturesAt, assertRejected, bob, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
+import { alice, allFeaturesAt, assertRejected, bob, p, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
 
 const TRUE_SCRIPT = `base64:${encodeBase64(scriptBytes(1, E.TRUE, p))}`;
 const FALSE_SCRIPT = `base64:${encodeBase64(scriptBytes(1, E.FALSE, p))}`;

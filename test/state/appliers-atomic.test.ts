@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Atomic, mineAtomic, type AtomicData } from '../../src/protocol/transactions/atomic.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { alice, assertRejected, blockTime, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
+import { alice, assertRejected, blockTime, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
 
 const transfer = (c: TestChain, from: Account, to: Account, amount: bigint, badge: Record<string, unknown> | null = {}) =>
   c.tx(from, { type: 4, version: 3, recipient: to.b58, amount, fee: 1_000_000n, attachment: '', atomicBadge: badge });

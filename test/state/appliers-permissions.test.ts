@@ -6,7 +6,7 @@ import { E } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import { activeRoles, roleHoldersAt } from '../../src/state/permissions.js';
-import { alice, allFeaturesAt, assertRejected, blockTime, bob, carol, dave, eve, GENESIS_TS, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
+import { alice, allFeaturesAt, assertRejected, blockTime, bob, carol, dave, eve, GENESIS_TS, p, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
 
 const permitJson = (target: Account, opType: string, role: string, over: Record<string, unknown> = {}) => ({
   type: 102,

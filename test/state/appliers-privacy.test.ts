@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { applyTransaction } from '../../src/chain/validation.js';
 import { MutableState } from '../../src/state/view.js';
-import { alice, allFeaturesAt, assertRejected, bob, carol, dave, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
+import { alice, allFeaturesAt, assertRejected, bob, carol, dave, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
 
 const createPolicy = (c: TestChain, by: Account, owners: Account[], recipients: Account[], over: Record<string, unknown> = {}) =>
   c.tx(by, { type: 112, version: 2, policyName: 'policy', description: 'd', owners: owners.map((a) => a.b58), recipients: recipients.map((a) => a.b58), fee: WEST, ...over });

@@ -5,7 +5,7 @@ import { DEFAULT_FEES } from '../../src/chain/settings.js';
 import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
 import { E } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
-import { alice, assertRejected, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../chain/validation-fixture.js';
+import { alice, assertRejected, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
 
 const TRUE_SCRIPT = `base64:${encodeBase64(scriptBytes(1, E.TRUE, p))}`;
 

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const ADDR = p.addresses.fromPublicKey(p.crypto.keyPairFromSeedPhrase('store features test').publicKey).bytes;

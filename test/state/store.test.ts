@@ -10,7 +10,7 @@ import { StoreFormatError } from '../../src/errors/catalogue.js';
 import { open } from 'lmdb';
 import { MutableState } from '../../src/state/view.js';
 import type { ContractInfo } from '../../src/state/contract-info.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const addr = (i: number): Uint8Array => p.addresses.fromPublicKey(p.crypto.keyPairFromSeedPhrase(`store test ${i}`).publicKey).bytes;

@@ -5,7 +5,7 @@ import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
 import { ByAddress } from '../../src/state/by-address.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const addr = (i: number): Uint8Array => p.addresses.fromPublicKey(p.crypto.keyPairFromSeedPhrase(`view test ${i}`).publicKey).bytes;

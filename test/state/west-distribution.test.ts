@@ -11,7 +11,7 @@ import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../../devkit/tmp.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
 const ADDRS = Array.from({ length: 4 }, (_, i) => p.addresses.fromPublicKey(p.crypto.keyPairFromSeedPhrase(`west distribution ${i}`).publicKey).bytes);

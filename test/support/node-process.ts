@@ -18,7 +18,7 @@ import { after } from 'node:test';
 const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
 const OUTPUT_TAIL_CHARS = 32_768;
 
-import { sleep } from './wait.js';
+import { sleep } from '../../devkit/wait.js';
 
 export { sleep };
 
@@ -26,7 +26,7 @@ import { freeLoopbackPort as freePort } from '../../src/node/devnet.js';
 
 export { freePort };
 
-import { httpRequest, type Answer as HttpAnswer } from './http.js';
+import { httpRequest, type Answer as HttpAnswer } from '../../devkit/http.js';
 
 export type { HttpAnswer };
 

@@ -11,8 +11,8 @@ import { stringifyJson } from '../../../src/protocol/json.js';
 import { Protocol } from '../../../src/protocol/protocol.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';
 import assert from 'node:assert/strict';
-import { Devnet } from '../../support/network.js';
-import { buildKvSdkPackage } from './sdk-package.js';
+import { Devnet } from '../../../devkit/network.js';
+import { buildKvSdkPackage } from '../../../devkit/contracts/sdk-package.js';
 
 export interface ContractsDevnet {
   readonly net: Devnet;

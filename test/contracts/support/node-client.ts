@@ -10,7 +10,7 @@ import { CallContract, CreateContract } from '../../../src/protocol/transactions
 import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';
 import type { Node } from '../../../src/node/node.js';
-import { httpRequest, type Answer } from '../../support/http.js';
+import { httpRequest, type Answer } from '../../../devkit/http.js';
 
 export type Status = Record<string, unknown>;
 

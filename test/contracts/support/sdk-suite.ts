@@ -10,7 +10,7 @@ import { encodeBase58 } from '../../../src/crypto/encoding.js';
 import { staysInPool, statusOf, type ExecutionResult } from '../../../src/contracts/result.js';
 import type { ContractRuntime } from '../../../src/contracts/runtime.js';
 import { ExecutedContract } from '../../../src/protocol/transactions/contracts.js';
-import { callTx, callV7, createTx, firstSuccess, fund, type TestEngine } from './engine.js';
+import { callTx, callV7, createTx, firstSuccess, fund, type TestEngine } from '../../../devkit/contracts/engine.js';
 
 export interface LogLine {
   readonly obj: Record<string, unknown>;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequestRaw } from 'node:http';
 import { pipeline } from 'node:stream';
-import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { encodeBase58 } from '../src/crypto/encoding.js';
 import { httpRequest, type Answer } from './http.js';
 import { form, type Form, type FormPart } from './multipart.js';
 import { until } from './wait.js';

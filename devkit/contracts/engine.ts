@@ -2,21 +2,21 @@
  * A contract engine for tests: the real one (tokens, gRPC server on a free loopback port,
  * runtimes, executor) over a ContractTestState, with settings overridable per test.
  */
-import { encodeBase58 } from '../../../src/crypto/encoding.js';
-import type { KeyPair } from '../../../src/crypto/suite.js';
-import { Protocol } from '../../../src/protocol/protocol.js';
-import { CallContract, CreateContract, UpdateContract, type ContractTransferIn, type StoredContract } from '../../../src/protocol/transactions/contracts.js';
-import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
-import type { Transaction } from '../../../src/protocol/transactions/schema.js';
-import { startContractEngine, type ContractEngine } from '../../../src/contracts/engine.js';
-import { buildExecutedContract, type ExecutedBuild, type ExecutionResult } from '../../../src/contracts/result.js';
-import { applyExecutedContract } from '../../../src/state/appliers/contracts.js';
-import type { RuntimeLog } from '../../../src/contracts/runtime.js';
-import { ROLES } from '../../../src/protocol/transactions/permissions.js';
-import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings, type WasmExecutionSettings } from '../../../src/contracts/settings.js';
-import type { BlockInfo, ContractNodeContext } from '../../../src/contracts/state.js';
-import { KeyBlockValidators } from '../../../src/contracts/validator-set.js';
-import type { Blockchain } from '../../../src/chain/blockchain.js';
+import { encodeBase58 } from '../../src/crypto/encoding.js';
+import type { KeyPair } from '../../src/crypto/suite.js';
+import { Protocol } from '../../src/protocol/protocol.js';
+import { CallContract, CreateContract, UpdateContract, type ContractTransferIn, type StoredContract } from '../../src/protocol/transactions/contracts.js';
+import type { DataEntry } from '../../src/protocol/transactions/fields.js';
+import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { startContractEngine, type ContractEngine } from '../../src/contracts/engine.js';
+import { buildExecutedContract, type ExecutedBuild, type ExecutionResult } from '../../src/contracts/result.js';
+import { applyExecutedContract } from '../../src/state/appliers/contracts.js';
+import type { RuntimeLog } from '../../src/contracts/runtime.js';
+import { ROLES } from '../../src/protocol/transactions/permissions.js';
+import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings, type WasmExecutionSettings } from '../../src/contracts/settings.js';
+import type { BlockInfo, ContractNodeContext } from '../../src/contracts/state.js';
+import { KeyBlockValidators } from '../../src/contracts/validator-set.js';
+import type { Blockchain } from '../../src/chain/blockchain.js';
 import { ContractTestState } from './state.js';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -17,7 +17,7 @@ import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import { applyTransaction, type AppliedTransaction, type TxContext } from '../../src/chain/validation.js';
 import { Store } from '../../src/state/store.js';
 import { MutableState } from '../../src/state/view.js';
-import { tempDir } from '../support/tmp.js';
+import { tempDir } from '../tmp.js';
 import { WeError } from '../../src/errors/catalogue.js';
 
 export const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });

@@ -13,8 +13,8 @@ import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
-/** The worktree root (this file runs from dist/test/contracts/support/). */
-export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+/** The worktree root (this file runs from dist/devkit/contracts/). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const KV_FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'kv-sdk');
 
 function packageDir(name: string, from: string): string {

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { prepareDevnet, spawnDevnetNode, type DevnetLayout, type DevnetNode, type DevnetOptions } from '../../src/node/devnet.js';
+import { prepareDevnet, spawnDevnetNode, type DevnetLayout, type DevnetNode, type DevnetOptions } from '../src/node/devnet.js';
 
 import { httpRequest, type Answer, type RequestOptions } from './http.js';
 import { sleep, until } from './wait.js';

@@ -2,10 +2,10 @@
  * A contract state for tests: the node's MutableState (contract state included) over a
  * real, empty, temporary Store.
  */
-import type { Protocol } from '../../../src/protocol/protocol.js';
-import { Store } from '../../../src/state/store.js';
-import { MutableState } from '../../../src/state/view.js';
-import { tempDir } from '../../support/tmp.js';
+import type { Protocol } from '../../src/protocol/protocol.js';
+import { Store } from '../../src/state/store.js';
+import { MutableState } from '../../src/state/view.js';
+import { tempDir } from '../tmp.js';
 
 export class ContractTestState extends MutableState {
   constructor(

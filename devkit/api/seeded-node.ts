@@ -1,6 +1,6 @@
 /**
  * A real node in this process, with a seeded chain, for the API tests that must cover every
- * route: the dev-chain config (src/node/dev.ts) on a temporary directory, `Node.start` with
+ * route (and the REST benchmarks): the dev-chain config (src/node/dev.ts) on a temporary directory, `Node.start` with
  * an injected clock, no miner and no listening REST server — the test builds its own
  * `createApiServer(node.services())` and talks to it with `inject`.
  *
@@ -14,7 +14,7 @@
  * top block stays liquid, as on a running node.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -226,26 +226,3 @@ export function documentedOperations(doc: Json): DocumentedOperation[] {
 
 /** `GET /a/{x}/b` → `GET /a/{}/b`: routes compared regardless of parameter names. */
 export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
-
-/** A route of test/fixtures/seed-routes.json (rest-api.md §3 for the groups of issue 4, the specification's additions of issue 15). */
-export interface SeedRoute {
-  readonly group: string;
-  readonly method: string;
-  readonly path: string;
-  /** As in the reference: none (open in every mode), user, admin. */
-  readonly auth: 'none' | 'user' | 'admin';
-  /** False: served by WE but not in its bundled OpenAPI. */
-  readonly inWeSwagger?: boolean;
-  /** Rule PKI-1. */
-  readonly unavailableInPkiMode?: boolean;
-  readonly note?: string;
-  /**
-   * The response fields the specification documents, as paths: `a.b` a member of a member,
-   * `[]` every element of a (non-empty) list, `*` every value of a (non-empty) map.
-   */
-  readonly fields: readonly string[];
-}
-
-export const SEED_ROUTES: readonly SeedRoute[] = (
-  JSON.parse(readFileSync(new URL('../../../test/fixtures/seed-routes.json', import.meta.url), 'utf8')) as { routes: SeedRoute[] }
-).routes;
