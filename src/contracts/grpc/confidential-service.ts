@@ -24,7 +24,8 @@
  * asset_operations 9, proofs 10, sender_address 11, readings 12 (each ReadDescriptor's
  * bytes), readings_hash 13 (BytesValue), output_commitment 14. Embedded messages the 1.10
  * stubs know (DataEntry, AtomicBadge, ValidationProof, CallContractTransaction) are encoded
- * with them and carried as bytes: the same bytes on the wire.
+ * with them and carried as bytes: the same bytes on the wire. The messages are declared in
+ * confidential-contract-service.proto beside this file.
  */
 import * as grpc from '@grpc/grpc-js';
 import { AtomicBadge as AtomicBadgeMessage } from '@wavesenterprise/js-contract-grpc-client/atomic_badge.js';
@@ -43,76 +44,10 @@ import { customValidationError, WeError } from '../../errors/catalogue.js';
 import type { ConfidentialDataUnit } from '../confidential/data.js';
 import type { ConfidentialCallRequest, ConfidentialContractsApi } from '../confidential/service.js';
 import { dataEntryFromMessage, dataEntryToMessage, long } from './mapping.js';
+import { protoTypes } from './proto-files.js';
 import { applyPage, grpcErrorOf, keysMatchingPattern } from './server.js';
 
-const PROTO = `
-syntax = "proto3";
-package wavesenterprise;
-
-message WrappedString { string value = 1; }
-message WrappedBytes { bytes value = 1; }
-
-message ConfidentialCallRequest {
-  string sender = 1;
-  WrappedString password = 2;
-  string contract_id = 3;
-  int32 contract_version = 4;
-  repeated bytes params = 5;
-  int64 timestamp = 6;
-  bytes atomic_badge = 7;
-  int64 fee = 8;
-  WrappedString fee_asset_id = 9;
-  WrappedString commitment = 10;
-  WrappedString commitment_key = 11;
-  repeated bytes certificates = 12;
-  bool broadcast_tx = 13;
-  bool commitment_verification = 14;
-}
-
-message ConfidentialData {
-  bytes commitment_hash = 1;
-  string tx_id = 2;
-  string contract_id = 3;
-  bytes commitment_key = 4;
-  repeated bytes entries = 5;
-}
-
-message ConfidentialCallResponse {
-  bytes transaction = 1;
-  ConfidentialData confidential_input = 2;
-}
-
-message ExecutedTxRequest { string transaction_id = 1; }
-
-message ExecutableTransaction {
-  int32 version = 1;
-  bytes call_contract_transaction = 1001;
-}
-
-message ExecutedContractTransaction {
-  bytes id = 1;
-  bytes sender_public_key = 2;
-  ExecutableTransaction tx = 3;
-  repeated bytes results = 4;
-  bytes results_hash = 6;
-  repeated bytes validation_proofs = 7;
-  int64 timestamp = 8;
-  repeated bytes proofs = 10;
-  bytes sender_address = 11;
-  repeated bytes readings = 12;
-  WrappedBytes readings_hash = 13;
-  bytes output_commitment = 14;
-}
-
-message ExecutedTxByIdResponse {
-  ExecutedContractTransaction transaction = 1;
-  ConfidentialData confidential_input = 2;
-  ConfidentialData confidential_output = 3;
-}
-`;
-
-const root = protobuf.parse(PROTO, { keepCase: false }).root;
-const type = (name: string): protobuf.Type => root.lookupType(`wavesenterprise.${name}`);
+const type = protoTypes('confidential-contract-service.proto');
 const CallRequestType = type('ConfidentialCallRequest');
 const CallResponseType = type('ConfidentialCallResponse');
 const ExecutedTxRequestType = type('ExecutedTxRequest');

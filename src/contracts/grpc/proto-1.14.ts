@@ -1,7 +1,7 @@
 /**
  * What WE 1.14's contract API has beyond `@wavesenterprise/js-contract-grpc-client@1.10.0`
- * (reference contracts.md §2.5–2.7, §3), written from the field numbers and parsed with
- * protobufjs:
+ * (reference contracts.md §2.5–2.7, §3), written from the field numbers in
+ * contract-api-1.14.proto and parsed with protobufjs:
  *
  * - `current_block_info` (field 3 of ContractTransactionResponse) and its BlockInfo;
  * - BlockService.GetBlockHeader;
@@ -11,73 +11,10 @@
  * Wrapped strings (google.protobuf.StringValue) are declared locally as `WrappedString`:
  * the same bytes on the wire.
  */
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import { protoTypes } from './proto-files.js';
 
-const PROTO = `
-syntax = "proto3";
-package wavesenterprise;
-
-message WrappedString { string value = 1; }
-
-message BlockInfo {
-  int64 height = 1;
-  int64 timestamp = 2;
-  string miner_address = 3;
-  string reference = 4;
-}
-
-// Only field 3 of ContractTransactionResponse: its bytes are appended to the npm encoding.
-message CurrentBlockInfoField { BlockInfo current_block_info = 3; }
-
-message BlockHeaderRequest {
-  oneof block_ref {
-    string signature = 101;
-    int64 height = 102;
-  }
-}
-
-message BlockHeader {
-  int32 version = 1;
-  int64 height = 2;
-  string block_signature = 3;
-  string reference = 4;
-  string miner_address = 5;
-  int32 tx_count = 6;
-  int64 timestamp = 8;
-}
-
-message IssueOperation {
-  string asset_id = 1;
-  string name = 2;
-  string description = 3;
-  int64 quantity = 4;
-  int32 decimals = 5;
-  bool is_reissuable = 6;
-  int32 nonce = 7;
-}
-message ReissueOperation { string asset_id = 1; int64 quantity = 2; bool is_reissuable = 3; }
-message BurnOperation { WrappedString asset_id = 1; int64 amount = 2; }
-message TransferOutOperation { WrappedString asset_id = 1; string recipient = 2; int64 amount = 3; }
-message LeaseOperation { string lease_id = 1; int32 nonce = 2; string recipient = 3; int64 amount = 4; }
-message CancelLeaseOperation { string lease_id = 1; }
-
-message AssetOperation {
-  oneof operation {
-    IssueOperation contract_issue = 1;
-    ReissueOperation contract_reissue = 2;
-    BurnOperation contract_burn = 3;
-    TransferOutOperation contract_transfer_out = 4;
-    LeaseOperation contract_lease = 5;
-    CancelLeaseOperation contract_cancel_lease = 6;
-  }
-}
-
-// Only field 3 of ExecutionSuccessRequest: the operations in the order the contract sent them.
-message CommittedOperations { repeated AssetOperation asset_operations = 3; }
-`;
-
-const root = protobuf.parse(PROTO, { keepCase: false }).root;
-const type = (name: string): protobuf.Type => root.lookupType(`wavesenterprise.${name}`);
+const type = protoTypes('contract-api-1.14.proto');
 
 const CurrentBlockInfoField = type('CurrentBlockInfoField');
 const BlockHeaderRequest = type('BlockHeaderRequest');
