@@ -120,6 +120,21 @@ export default tseslint.config(
     },
   },
   {
+    // One check tells an internal failure from a WE error: Weft's own error classes extend InternalError or WeError
+    // (src/types declares the platform's).
+    files: ['src/**/*.ts'],
+    ignores: ['src/errors/**', 'src/explorer/**', 'src/types/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':matches(ClassDeclaration, ClassExpression)[superClass.name=/^(Error|EvalError|RangeError|ReferenceError|SyntaxError|TypeError|URIError)$/]',
+          message: 'An error class extends InternalError (src/errors/internal.ts), or WeError (src/errors/catalogue.ts) when it is what a client is answered.',
+        },
+      ],
+    },
+  },
+  {
     // Tests, benchmarks and their shared helpers drive the official (untyped, CommonJS) client libraries.
     files: ['devkit/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {

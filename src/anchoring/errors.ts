@@ -2,6 +2,7 @@
  * Why an anchoring round failed (WE's AnchoringError): the code and message that go into
  * the `error-code` and `error-message` entries of the error transaction on this chain.
  */
+import { InternalError } from '../errors/internal.js';
 
 export const ANCHORING_ERROR = {
   unknown: 0,
@@ -19,7 +20,7 @@ export const ANCHORING_ERROR = {
 
 export type AnchoringErrorCode = (typeof ANCHORING_ERROR)[keyof typeof ANCHORING_ERROR];
 
-export class AnchoringFailure extends Error {
+export class AnchoringFailure extends InternalError {
   override readonly name = 'AnchoringFailure';
   constructor(
     readonly code: AnchoringErrorCode,

@@ -17,6 +17,7 @@ import { ANCHORING_DEFAULTS } from './settings.js';
 import type { TargetAuthorization } from './target-node.js';
 import { describeFetchError, withDeadline } from './target-node.js';
 import { isAbort, type AnchoringClock } from './timing.js';
+import { InternalError } from '../errors/internal.js';
 
 export interface AuthLog {
   info(obj: object, msg: string): void;
@@ -58,7 +59,7 @@ interface AuthToken {
   readonly refreshToken: string;
 }
 
-class AuthServiceError extends Error {}
+class AuthServiceError extends InternalError {}
 
 class OAuth2TokenProvider implements TargetAuthProvider {
   private token = 'uninitialized';

@@ -6,6 +6,7 @@
  * address prefixes every call (`http://host/node-1` → `http://host/node-1/blocks/height`).
  */
 import { parseJson } from '../protocol/json.js';
+import { InternalError } from '../errors/internal.js';
 
 /** What the target node is sent to authenticate the node. */
 export interface TargetAuthorization {
@@ -20,7 +21,7 @@ export interface TargetAnswer {
 }
 
 /** No answer at all: connection refused or reset, name not resolved, deadline passed. */
-export class TargetUnreachable extends Error {
+export class TargetUnreachable extends InternalError {
   override readonly name = 'TargetUnreachable';
 }
 

@@ -12,6 +12,7 @@ import type { JsonObject } from '../protocol/json.js';
 // Answers WE gives in other shapes
 
 /** An answer that is not WE's `{error, message}` body; thrown by handlers like a WeError. */
+// eslint-disable-next-line no-restricted-syntax -- an answer to the client, as a WeError is, not an internal failure
 export abstract class OtherShapeReply extends Error {
   constructor(
     readonly status: number,

@@ -10,6 +10,7 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { Address } from '../crypto/address.js';
 import { customValidationError, invalidSignature } from '../errors/catalogue.js';
 import { routeNotFound } from './errors.js';
+import { InternalError } from '../errors/internal.js';
 
 export interface ParamContext {
   readonly protocol: Protocol;
@@ -35,7 +36,7 @@ export interface QuerySpec<T = unknown> extends ParamSpec<T> {
 }
 
 /** One failing ValidInt value, e.g. `'0' must be positive`. */
-export class ValidIntProblem extends Error {
+export class ValidIntProblem extends InternalError {
   constructor(readonly problem: string) {
     super(problem);
     this.name = 'ValidIntProblem';

@@ -4,7 +4,10 @@
  * Decoders throw `EncodingError` with WE's wording ("Wrong char 'l' in Base58 string …"),
  * so callers can wrap it in the error their field calls for.
  */
-export class EncodingError extends Error {
+
+import { InternalError } from '../errors/internal.js';
+
+export class EncodingError extends InternalError {
   override readonly name = 'EncodingError';
 }
 

@@ -28,6 +28,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
 import { createStreebog256, GOST_SIGN_ALGORITHM } from './gost.js';
 import { KuznyechikKey } from './kuznyechik.js';
+import { InternalError } from '../errors/internal.js';
 
 interface GostDh {
   deriveKey(privateKey: ArrayBuffer): ArrayBuffer;
@@ -42,7 +43,7 @@ export const WRAPPED_KEY_HEADER_LENGTH = 80;
 const BLOCK = 16;
 
 /** WE's `Error in encrypt` / `Error in decrypt`, with the reason. */
-export class GostEncryptionError extends Error {
+export class GostEncryptionError extends InternalError {
   override readonly name = 'GostEncryptionError';
 }
 

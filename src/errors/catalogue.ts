@@ -13,6 +13,7 @@
  * transaction refused by the admission pipeline, rendered as WE renders it), ApiError
  * (the HTTP layer's own).
  */
+import { InternalError } from './internal.js';
 
 /** One entry of WE's `validationErrors` map (Play's JsError.toJson shape). */
 export interface JsonPathError {
@@ -557,7 +558,7 @@ export const NODE_FAILURE_CODE = 2;
  * The store on disk is in a layout this build does not know (written by a newer build):
  * refused when the node opens it rather than misread — an operator's matter, not a client's.
  */
-export class StoreFormatError extends Error {
+export class StoreFormatError extends InternalError {
   override readonly name = 'StoreFormatError';
 }
 
@@ -568,7 +569,7 @@ export class StoreFormatError extends Error {
  * for (digest mismatch, image not found, Docker API errors). Never shown to a client as
  * is: the executor turns it into an execution status.
  */
-export class ContractExecutionException extends Error {
+export class ContractExecutionException extends InternalError {
   constructor(
     message: string,
     /** The contract error code this stands for (1 = recoverable); undefined = node failure. */

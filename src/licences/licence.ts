@@ -25,6 +25,7 @@
  */
 import { decodeBase58, encodeBase58 } from '../crypto/encoding.js';
 import type { CryptoSuite } from '../crypto/suite.js';
+import { InternalError } from '../errors/internal.js';
 
 export const LICENCE_VERSION = 1;
 
@@ -47,7 +48,7 @@ export interface SignedLicence {
 }
 
 /** A licence that cannot be read or is not acceptable; the message names the field. */
-export class LicenceError extends Error {
+export class LicenceError extends InternalError {
   override readonly name = 'LicenceError';
   constructor(
     message: string,

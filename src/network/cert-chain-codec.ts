@@ -12,8 +12,9 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { CertificateFormatError, parseCertificate, type Certificate } from '../crypto/pki/x509.js';
+import { InternalError } from '../errors/internal.js';
 
-export class CertChainCodecError extends Error {
+export class CertChainCodecError extends InternalError {
   override readonly name = 'CertChainCodecError';
 }
 

@@ -20,6 +20,7 @@
 import { sha256Once } from '../crypto/hashes.js';
 import { MAX_PRIVATE_DATA_RESPONSE } from '../privacy/messages.js';
 import { MessageCode } from './types.js';
+import { InternalError } from '../errors/internal.js';
 
 export const FRAME_MAGIC = 0x12345678;
 /** The magic that starts a stream frame's payload (WE's ChunkedStream). */
@@ -104,7 +105,7 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
 export type FrameErrorKind = 'frame-length' | 'magic' | 'unknown-code' | 'payload-length' | 'too-large' | 'checksum';
 
 /** A malformed or oversize frame; the connection that sent it must be closed. */
-export class FrameError extends Error {
+export class FrameError extends InternalError {
   constructor(
     readonly kind: FrameErrorKind,
     message: string,

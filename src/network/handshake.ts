@@ -22,6 +22,7 @@ import { isIP } from 'node:net';
 import { ADDRESS_LENGTH } from '../crypto/address.js';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
 import type { HandshakeInfo, PeerEndpoint } from './types.js';
+import { InternalError } from '../errors/internal.js';
 
 export const HANDSHAKE_V2 = 2;
 export const HANDSHAKE_V3 = 3;
@@ -42,7 +43,7 @@ export const MAX_HANDSHAKE_PAYLOAD = 2048;
 export const MIN_SUPPORTED_VERSION: readonly [number, number, number] = [1, 8, 4];
 
 /** Handshake bytes that cannot be parsed or fail an acceptance rule. */
-export class HandshakeError extends Error {
+export class HandshakeError extends InternalError {
   constructor(
     readonly kind:
       | 'malformed'

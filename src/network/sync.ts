@@ -20,6 +20,7 @@ import { ExtensionImport } from './extension-import.js';
 import { encodeBlock, encodeGetBlocks, encodeHistoryBlock, encodeMissingBlock, encodeScore, encodeSignatures } from './messages.js';
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
+import { InternalError } from '../errors/internal.js';
 
 export interface SyncStatus {
   /** Whether a sync exchange with a peer is running. */
@@ -45,8 +46,8 @@ export interface ScoreStats {
 }
 
 /** A sync step's hard timeout ran out; the peer is closed. */
-export class SyncTimeout extends Error {}
-class PeerGone extends Error {}
+export class SyncTimeout extends InternalError {}
+class PeerGone extends InternalError {}
 
 type Pending =
   | { readonly kind: 'signatures'; readonly peer: Peer; readonly resolve: (ids: Uint8Array[]) => void; readonly reject: (e: Error) => void; timer: unknown }

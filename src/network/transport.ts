@@ -44,6 +44,7 @@ import {
   validateHandshake,
 } from './handshake.js';
 import { MessageCode, type HandshakeInfo, type IncomingFrames, type NetworkTrafficObserver, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents, type SessionKeyPair, type StreamPeer } from './types.js';
+import { InternalError } from '../errors/internal.js';
 
 /** The pino methods the transport uses. */
 export interface TransportLogger {
@@ -706,7 +707,7 @@ export function createPeerTransport(options: PeerTransportOptions): PeerTranspor
 }
 
 /** The remote node refused a PeerIdentityRequest; `message` is its reply. */
-export class PeerIdentityError extends Error {
+export class PeerIdentityError extends InternalError {
   constructor(message: string) {
     super(message);
     this.name = 'PeerIdentityError';

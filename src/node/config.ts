@@ -79,12 +79,13 @@ import {
 } from '../contracts/settings.js';
 import { ROUTE_GROUPS } from '../api/routes/index.js';
 import { DEFAULT_REST_CONNECTION_LIMITS } from '../api/connection-limits.js';
+import { InternalError } from '../errors/internal.js';
 
 // ---------------------------------------------------------------------------
 // Errors
 
 /** An invalid or missing configuration value; `path` is the key's full HOCON path. */
-export class ConfigError extends Error {
+export class ConfigError extends InternalError {
   override readonly name = 'ConfigError';
   constructor(
     readonly path: string,

@@ -28,12 +28,13 @@ import type { AddressScheme } from '../crypto/address.js';
 import { decodeBase58, decodeBase64, encodeBase58, encodeBase64, equalBytes } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { missingSenderPrivateKey, tooManyFailedUnlocks } from '../errors/catalogue.js';
+import { InternalError } from '../errors/internal.js';
 
 export const KEYSTORE_FORMAT = 'weft-keystore';
 export const KEYSTORE_VERSION = 1;
 
 /** The keystore file is unreadable, malformed or for another network (an operator error, not a client's). */
-export class KeystoreError extends Error {
+export class KeystoreError extends InternalError {
   override readonly name = 'KeystoreError';
 }
 

@@ -41,9 +41,10 @@ import type { IncomingStream, PrivacyPeer } from './peers.js';
 import { countingBytes, idOfKey, itemText, keyOfId, policyPeers, recipientsOf, type ReplicationParts } from './replication.js';
 import type { PendingItem } from './state.js';
 import { WeError } from '../errors/catalogue.js';
+import { InternalError } from '../errors/internal.js';
 
 /** A request that got no answer in time. */
-class RequestTimeout extends Error {
+class RequestTimeout extends InternalError {
   override readonly name = 'RequestTimeout';
 }
 

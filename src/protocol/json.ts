@@ -9,13 +9,14 @@
  * Writing: `bigint` values are written as bare JSON numbers, as the WE node writes
  * int64 fields — or as strings when the client asked for that (`int64AsString`).
  */
+import { InternalError } from '../errors/internal.js';
 
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** A JSON object as parsed: values not yet checked. */
 export type JsonObject = { [key: string]: unknown };
 
-export class JsonSyntaxError extends SyntaxError {
+export class JsonSyntaxError extends InternalError {
   override readonly name = 'JsonSyntaxError';
   constructor(
     message: string,

@@ -27,9 +27,10 @@ import {
   union,
   type Final,
 } from './types.js';
+import { InternalError } from '../errors/internal.js';
 
 /** A compile error with the position WE reports. */
-export class CompileError extends Error {
+export class CompileError extends InternalError {
   constructor(
     readonly start: number,
     readonly end: number,

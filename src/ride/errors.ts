@@ -5,10 +5,11 @@
  * decoded tree, a transaction type WE has no RIDE binding for, a field WE never fills
  * in); WE reports it as `Uncaught execution error: <exception>` with no `vars`.
  */
+import { InternalError } from '../errors/internal.js';
 
-export class ExecutionError extends Error {}
+export class ExecutionError extends InternalError {}
 
-export class UncaughtError extends Error {}
+export class UncaughtError extends InternalError {}
 
 /** Scala's `???`. */
 export const notImplemented = (): UncaughtError => new UncaughtError('scala.NotImplementedError: an implementation is missing');

@@ -6,15 +6,16 @@
  * hang); Weft stops after MAX_ESTIMATOR_STEPS steps and reports the script as too complex.
  */
 import { E, headerKey, headerToString, type Expr } from './expr.js';
+import { InternalError } from '../errors/internal.js';
 
 /** Weft's guard against estimator blow-up (see the module comment). */
 export const MAX_ESTIMATOR_STEPS = 2_000_000;
 
 /** An estimate WE refuses (undeclared name, unknown function), with WE's message. */
-export class EstimatorError extends Error {}
+export class EstimatorError extends InternalError {}
 
 /** The estimate took more than MAX_ESTIMATOR_STEPS steps (Weft's guard; WE would hang). */
-export class EstimatorStepsExceeded extends Error {}
+export class EstimatorStepsExceeded extends InternalError {}
 
 /** An immutable binding list; the newest binding of a name wins (Scala Map `+`). */
 type Syms = { readonly name: string; readonly expr: Expr; readonly evaluated: boolean; readonly next: Syms } | null;

@@ -34,6 +34,7 @@ import {
   start,
   type Parser,
 } from './parsing.js';
+import { InternalError } from '../errors/internal.js';
 
 // ---------------------------------------------------------------------------
 // The parsed tree (lang `Expressions`)
@@ -88,7 +89,7 @@ export type PExpr =
 const INVALID = (p: Pos, message: string): PExpr => ({ t: 'INVALID', pos: p, message });
 
 /** Thrown out of the parse, as the JVM exception WE's parser would raise (its message becomes the compile error). */
-export class ParseAbort extends Error {}
+export class ParseAbort extends InternalError {}
 
 /** Parse nesting Weft accepts (see the module comment). */
 export const MAX_NESTING = 150;

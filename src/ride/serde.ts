@@ -4,6 +4,7 @@
  * Strings are written as Java writes them (`getBytes(UTF_8)`) and read as Java reads them.
  */
 import { E, type Expr, type FunctionHeader } from './expr.js';
+import { InternalError } from '../errors/internal.js';
 
 const E_LONG = 0;
 const E_BYTES = 1;
@@ -38,7 +39,7 @@ export function javaString(bytes: Uint8Array): string {
 const utf8Encoder = { encode: javaUtf8 };
 
 /** A Serde failure, with the message WE's exception carries (`null` for a buffer underflow). */
-export class SerdeError extends Error {}
+export class SerdeError extends InternalError {}
 
 /** java.nio.ByteBuffer reads, failing as Java does. */
 class JavaBuffer {

@@ -5,6 +5,7 @@
  * call's type parameters.
  */
 import { javaStringHashCode, productHash, scalaCollectionOrder, seqHash } from './scala.js';
+import { InternalError } from '../errors/internal.js';
 
 export type Real =
   | { readonly k: 'LONG' }
@@ -229,7 +230,7 @@ export function commonTypeOf(l: readonly Final[]): Final {
 }
 
 /** A JVM exception WE does not catch inside the compiler; its message becomes the compile error. */
-export class ScalaMatchError extends Error {}
+export class ScalaMatchError extends InternalError {}
 
 // ---------------------------------------------------------------------------
 // TypeInferrer

@@ -29,6 +29,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RE2JS, RE2JSException } from 're2js';
 import { invalidContractKeysFilter } from '../errors/catalogue.js';
+import { InternalError } from '../errors/internal.js';
 
 /** Longest pattern accepted, in UTF-16 units (a few KiB of key patterns is no real use). */
 export const MAX_SOURCE_LENGTH = 1000;
@@ -73,7 +74,7 @@ const TOO_COMPLEX = `too complex (more than ${MAX_INSTRUCTIONS} steps once count
 const ACCEPTED_FLAGS = new Set(['i', 'm', 's', '-']);
 
 /** A pattern that cannot run here, and why. */
-class Unsupported extends Error {}
+class Unsupported extends InternalError {}
 
 /**
  * Java's pattern as RE2 syntax: `\uXXXX` → `\x{XXXX}`, `\p{Alpha}` → `[[:alpha:]]`, `\p{IsL}` →

@@ -15,6 +15,7 @@ import { ByteReader } from '../../protocol/bytes.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { CONTRACT_DATA_ENTRY, type DataEntry } from '../../protocol/transactions/fields.js';
 import type { ContractAssetOperation, ContractOperations, ContractResults, ContractTransferIn } from '../../protocol/transactions/contracts.js';
+import { InternalError } from '../../errors/internal.js';
 
 export const DATA_IS_MISSING = 501;
 export const INVALID_ARGUMENT = 502;
@@ -23,7 +24,7 @@ export const BYTECODE_NOT_FOUND = 401;
 export const LEASE_TO_CONTRACT = 400;
 
 /** WE's WEVMExecutionException: ends the execution with `code`. */
-export class WevmAbort extends Error {
+export class WevmAbort extends InternalError {
   constructor(
     readonly code: number,
     message: string,

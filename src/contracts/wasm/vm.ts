@@ -42,6 +42,7 @@ import { NODE_FAILURE_CODE } from '../../errors/catalogue.js';
 import { analyzeWasm, fuelExportName, instrumentWasm, WASM_ERROR, WasmModuleError, type FuncType, type ModuleInfo, type ValType } from '../../protocol/wasm/module.js';
 import { wasmFailure, type WasmJob, type WasmOutcome } from './job.js';
 import { WasmService, WevmAbort, type WasmStateReads } from './service.js';
+import { InternalError } from '../../errors/internal.js';
 
 const HOST_CALL_FUEL = 1;
 const STATE_READ_FUEL = 10;
@@ -64,7 +65,7 @@ interface CompiledContract {
 }
 
 /** A trap raised by a host function (an out-of-bounds slice, no fuel left, …): ends the frame with 111. */
-class HostTrap extends Error {}
+class HostTrap extends InternalError {}
 
 /**
  * The fuel of one run: while a frame runs, its module's fuel global holds what is left
@@ -165,7 +166,7 @@ export class WasmModules {
 }
 
 /** An error of a frame before or around its call (wevm's Executable errors): returned as its code. */
-class FrameError extends Error {
+class FrameError extends InternalError {
   constructor(readonly code: number) {
     super(`wevm error ${code}`);
   }

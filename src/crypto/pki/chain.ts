@@ -6,8 +6,9 @@
  */
 import { decodeBase64, EncodingError, equalBytes } from '../encoding.js';
 import { CertificateFormatError, parseCertificate, type Certificate } from './x509.js';
+import { InternalError } from '../../errors/internal.js';
 
-export class CertificateChainError extends Error {
+export class CertificateChainError extends InternalError {
   override readonly name = 'CertificateChainError';
 }
 

@@ -29,8 +29,9 @@ import {
 } from './der.js';
 import { OID } from './oids.js';
 import { CertificateFormatError, parseCertificate, signedBy, type Certificate, type GostVerifiers } from './x509.js';
+import { InternalError } from '../../errors/internal.js';
 
-export class CmsFormatError extends Error {
+export class CmsFormatError extends InternalError {
   override readonly name = 'CmsFormatError';
 }
 

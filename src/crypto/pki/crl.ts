@@ -4,6 +4,7 @@
  */
 import { DerError, readDer, readInteger, readOid, readTime, Tag } from './der.js';
 import { CertificateFormatError, readName, type DistinguishedName } from './x509.js';
+import { InternalError } from '../../errors/internal.js';
 
 export interface RevocationList {
   readonly der: Uint8Array;
@@ -17,7 +18,7 @@ export interface RevocationList {
   readonly revoked: ReadonlyMap<bigint, bigint>;
 }
 
-export class CrlFormatError extends Error {
+export class CrlFormatError extends InternalError {
   override readonly name = 'CrlFormatError';
 }
 

@@ -4,9 +4,10 @@
  * encodings, high tag numbers beyond 2^28, and any byte left over where a structure must end,
  * so a malformed certificate is an error that says where, never a silently different value.
  */
+import { InternalError } from '../../errors/internal.js';
 
 /** A DER structure that cannot be read; `message` names what and where. */
-export class DerError extends Error {
+export class DerError extends InternalError {
   override readonly name = 'DerError';
 }
 

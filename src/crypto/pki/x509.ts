@@ -18,8 +18,9 @@ import { createHash } from 'node:crypto';
 import { DerError, DerNode, oid, octetString, readBitFlags, readBitStringBytes, readBoolean, readDer, readInteger, readOid, readTime, sequence, Tag, tlv } from './der.js';
 import { createGost256Verifier, type Gost256Curve, type Gost256Verify } from '../gost.js';
 import { OID, paramSetCurve, type CurveChoice } from './oids.js';
+import { InternalError } from '../../errors/internal.js';
 
-export class CertificateFormatError extends Error {
+export class CertificateFormatError extends InternalError {
   override readonly name = 'CertificateFormatError';
 }
 

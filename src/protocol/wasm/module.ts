@@ -22,6 +22,7 @@
  * (or the reverse) — which only matters when WE validators re-execute near the limit. The
  * host functions' own costs are the engine's (contracts/wasm/vm.ts).
  */
+import { InternalError } from '../../errors/internal.js';
 
 export const WASM_ERROR = {
   INVALID_BYTECODE: 100,
@@ -48,7 +49,7 @@ export const WASM_ERROR = {
   ADDRESS_VERSION_NOT_FOUND: 307,
 } as const;
 
-class Invalid extends Error {}
+class Invalid extends InternalError {}
 
 /** Value types: i32 0x7f, i64 0x7e, funcref 0x70, externref 0x6f (floats and v128 are refused). */
 export type ValType = 0x7f | 0x7e | 0x70 | 0x6f;
@@ -471,7 +472,7 @@ export function validateWasmBytecode(bytes: Uint8Array): number {
   }
 }
 
-export class WasmModuleError extends Error {
+export class WasmModuleError extends InternalError {
   constructor(
     readonly code: number,
     message: string,
