@@ -49,7 +49,19 @@ describe('the network page on a devnet of 3 miners', { timeout: 180_000 }, () =>
       await until('both peers listed', async () => ((await peerOwners()).length === 2 ? true : undefined), 15_000, 300);
       assert.deepEqual(await peerOwners(), (await observer.connectedPeers()).map((p) => p.nodeOwnerAddress).sort());
       // "Last block mined" of each peer: the highest block of the window its owner generated.
-      const lastMined = await page.page.locator('[data-testid="peers"] tr[data-owner]').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-owner') ?? '', tr.querySelector('[data-testid="peer-last-mined"]')?.textContent ?? ''] as const));
+      // The peers show as soon as /peers/connected answers, the column once the page has read
+      // the window of blocks (until then it reads "none recently"): wait for the numbers.
+      const lastMinedCells = (): Promise<Array<readonly [string, string]>> =>
+        page.page.locator('[data-testid="peers"] tr[data-owner]').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-owner') ?? '', tr.querySelector('[data-testid="peer-last-mined"]')?.textContent ?? ''] as const));
+      const lastMined = await until(
+        'the last block each peer mined, from the window of blocks',
+        async () => {
+          const cells = await lastMinedCells();
+          return cells.length === 2 && cells.every(([, shown]) => /^\d+$/.test(shown)) ? cells : undefined;
+        },
+        15_000,
+        300,
+      );
       for (const [owner, shown] of lastMined) {
         // Three miners take turns: each mined within the window.
         assert.match(shown, /^\d+$/, `${owner} mined recently`);
