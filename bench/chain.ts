@@ -29,6 +29,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Admission } from '../src/chain/admission.js';
 import { Blockchain } from '../src/chain/blockchain.js';
 import { PreActivatedFeatures } from '../src/chain/features.js';
 import { peerChainOf } from '../src/chain/peer-chain.js';
@@ -163,6 +164,7 @@ export async function poolIngest(p: Protocol, n: number): Promise<{ value: numbe
     const { chain, clock } = await inProcessChain(dir);
     const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
     const pool = new UtxPool({ chain, settings: { memoryLimitBytes: 1 << 30, txExpireTimeoutMs: 2 * 3600_000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true }, now: () => clock.now, verifier });
+    const admission = new Admission({ chain, pool, now: () => clock.now, verifier });
     const txs = signedTransfers(p, n, clock.now - 60_000n);
     const texts = txs.map((tx) => stringifyJson(tx.toJson()));
     const baseline = nativeVerifyRate(txs);
@@ -171,7 +173,7 @@ export async function poolIngest(p: Protocol, n: number): Promise<{ value: numbe
     let next = 0;
     await Promise.all(
       Array.from({ length: 256 }, async () => {
-        while (next < texts.length) await pool.broadcast(p.transactionFromJson(parseJson(texts[next++]!)));
+        while (next < texts.length) await admission.admit(p.transactionFromJson(parseJson(texts[next++]!)), { origin: 'api' });
       }),
     );
     const value = rate(n, t0);

@@ -53,10 +53,12 @@ export interface ChainReader {
 
 export interface PoolService {
   /**
-   * Validates a signed transaction against state and adds it to the pool (idempotent for a
-   * transaction already in the pool). Throws a WeError with WE's code on rejection.
+   * A client's signed transaction through the chain's admission (chain/admission.ts) with the
+   * request's `certificates` value: checked, into the pool (idempotent for a transaction
+   * already there) and out to the miner and the peers. Throws a WeError with WE's code on
+   * rejection — also after the pool took it, for what WE does not support yet.
    */
-  broadcast(tx: Transaction): Promise<Transaction>;
+  broadcast(tx: Transaction, certificates?: unknown): Promise<Transaction>;
   /** Pool transactions ordered by timestamp. */
   unconfirmed(): readonly Transaction[];
   unconfirmedById(id: Uint8Array): Transaction | undefined;

@@ -1,8 +1,7 @@
 /**
  * The node-side transaction requests of `/transactions/*` (WE's JsonTransactionParser and
  * TransactionFactory): the "sign parser table" turning an UNSIGNED request into a
- * transaction signed with a keystore key, the fee-estimate form of `calculateFee`, and the
- * checks `broadcast` adds around the pool.
+ * transaction signed with a keystore key and the fee-estimate form of `calculateFee`.
  *
  * An unsigned request has the fields of the signed form, except that `sender` (an address
  * whose key is in the node keystore, unlocked with the optional `password`) and an
@@ -19,17 +18,14 @@
  * up the key: here a missing or wrongly typed field other than the signer, `password` and
  * `timestamp` is reported after a failed key lookup (115) rather than before it.
  */
-import { certificatesFromBase64 } from '../crypto/certificates.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { JsonObject } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
-import { CallContract, CreateContract, UpdateContract } from '../protocol/transactions/contracts.js';
 import { jsonLong, jsonString } from '../protocol/transactions/fields.js';
 import { codecFor } from '../protocol/transactions/registry.js';
 import type { Transaction, TxCodec } from '../protocol/transactions/schema.js';
-import { isAtomic } from '../protocol/transactions/atomic.js';
-import { bodyIsNotObject, customValidationError, emptySenderPublicKeyInDataTx, expected, genericError, unsupportedTransactionType, withFieldAsync, wrongJson } from '../errors/catalogue.js';
+import { bodyIsNotObject, emptySenderPublicKeyInDataTx, expected, genericError, unsupportedTransactionType, withFieldAsync, wrongJson } from '../errors/catalogue.js';
 
 const BURN = 6;
 const LEASE_CANCEL = 9;
@@ -196,39 +192,4 @@ export function feeEstimateTransaction(json: unknown, p: Protocol, ownerPublicKe
 /** The calculateFee answer. */
 export function feeAnswer(fee: { feeAssetId: Uint8Array | null; amount: bigint }): JsonObject {
   return { feeAssetId: fee.feeAssetId === null ? null : encodeBase58(fee.feeAssetId), feeAmount: fee.amount };
-}
-
-/**
- * `certificates` of a broadcast request (WE's certChainFromJson): absent, not a list of
- * strings or empty → none; else each must be Base64 of a DER X.509 certificate (121).
- * The chain itself is not built here (PKI is a later issue) and is not passed on.
- */
-export function checkCertificates(body: JsonObject): void {
-  const list = body['certificates'];
-  if (!Array.isArray(list) || list.length === 0) return;
-  const texts = list.filter((c): c is string => typeof c === 'string');
-  if (texts.length !== list.length) return;
-  certificatesFromBase64(texts);
-}
-
-/**
- * WE's "not yet supported" refusals, checked after the transaction entered the pool
- * (TransactionsApi.unimplementedApiValidation). WE prints the Scala form of the
- * transaction; the id stands in for it here.
- */
-export function checkUnimplemented(tx: Transaction): void {
-  if (CreateContract.is(tx) && tx.version === 7 && tx.data.isConfidential === true) {
-    throw customValidationError(`CSC support is not enabled yet for transaction: ${tx.idBase58}`);
-  }
-  if (UpdateContract.is(tx) && tx.version === 6 && ((tx.data.groupParticipants?.length ?? 0) > 0 || (tx.data.groupOwners?.length ?? 0) > 0)) {
-    throw customValidationError(`CSC support is not enabled yet for transaction: ${tx.idBase58}`);
-  }
-  if (isAtomic(tx)) {
-    const unimplemented = tx.data.transactions.filter(
-      (t) => (UpdateContract.is(t) && t.version === 6) || (CreateContract.is(t) && t.version === 7) || (CallContract.is(t) && t.version === 7),
-    );
-    if (unimplemented.length > 0) {
-      throw customValidationError(`Atomic support is not enabled yet for following transactions: List(${unimplemented.map((t) => t.idBase58).join(', ')})`);
-    }
-  }
 }

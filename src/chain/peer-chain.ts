@@ -2,8 +2,9 @@
  * The chain as the network layer sees it: the one door between them. Peers' blocks and
  * micro-blocks come in through it (every change announced with the origin `network`),
  * the answers to peers' requests and the facts of the handshake come out of it, and its
- * events say what changed and who changed it. The network imports nothing else of the
- * chain or the state.
+ * events say what changed and who changed it; peers' transactions go through the chain's
+ * admission (admission.ts) as the pool's side of it. The network imports nothing else of
+ * the chain or the state.
  */
 import type { Block } from '../protocol/blocks.js';
 import type { MicroBlock } from '../protocol/blocks/micro-block.js';
@@ -11,6 +12,7 @@ import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { addressHasRole } from '../state/permissions.js';
 import type { Certificate } from '../crypto/pki/x509.js';
+import type { Admission } from './admission.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import { applyExtension, applyKeyBlock, blockLocator, newBlockIds, signaturesReply, type ExtensionResult, type KeyBlockResult } from './fork.js';
 
@@ -51,8 +53,6 @@ export interface PeerChain {
   isMiner(address: Uint8Array, now: bigint): boolean;
   /** `height:id-prefix`, for logs. */
   describeTip(): string;
-  /** Keeps the certificates that came with a transaction admitted to the pool until a block mines it (PKI). */
-  carryCertificates(transactionIds: readonly Uint8Array[], certificates: readonly Certificate[]): void;
   /**
    * Certificates that came with a peer's block (by its id) or micro-block (by its total
    * liquid-block signature), already through the certificate policy: stored with that block
@@ -73,8 +73,16 @@ export interface PeerPool {
    * verdicts) before they are applied; `urgent` when a peer's micro-block waits on them.
    */
   preverify(txs: readonly Transaction[], urgent?: boolean): Promise<void>;
-  /** Validates and admits a transaction (idempotent); throws WE's error otherwise. */
-  put(tx: Transaction): Transaction;
+  /**
+   * PKI mode TEST/ON: why a peer's transaction may not enter the pool with the chain its
+   * message (46) carried, or undefined; no promise at all when no policy applies.
+   */
+  certificateProblem(tx: Transaction, certificates: readonly Certificate[]): Promise<string | undefined> | undefined;
+  /**
+   * Validates and admits a peer's transaction (idempotent), its chain kept with it until a
+   * block mines it; throws WE's error otherwise.
+   */
+  admit(tx: Transaction, certificates: readonly Certificate[]): Transaction;
   /**
    * Throws (and counts) the pool-full refusal when the transaction would not fit beside the
    * pool's transactions and `waitingBytes` of others queued for admission.
@@ -123,9 +131,21 @@ export function peerChainOf(chain: Blockchain): PeerChain {
     participantPublicKey: (address) => chain.state().participant(address)?.publicKey,
     isMiner: (address, now) => addressHasRole(chain.state(), address, ROLES.miner, now),
     describeTip: () => chain.describeTip(),
-    carryCertificates: (ids, certificates) => chain.certificates.carry(ids, certificates),
     offerCertificates: (blockId, certificates) => chain.certificates.offer(blockId, certificates),
     carriedCertificates: (ids) => chain.certificates.of(ids),
     certificatesStoredAt: (height) => chain.store.certificatesStoredAt(height).map((der) => ({ der })),
+  };
+}
+
+/** The network's door to a pool: peers' transactions through the chain's admission, the rest the pool's own. */
+export function peerPoolOf(admission: Admission): PeerPool {
+  const pool = admission.pool;
+  return {
+    preverify: (txs, urgent) => pool.preverify(txs, urgent),
+    certificateProblem: (tx, certificates) => admission.peerCertificateProblem(tx, certificates),
+    admit: (tx, certificates) => admission.admitFromPeer(tx, certificates),
+    checkRoom: (tx, waitingBytes) => pool.checkRoom(tx, waitingBytes),
+    getByKey: (idKey) => pool.getByKey(idKey),
+    all: () => pool.all(),
   };
 }

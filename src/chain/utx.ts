@@ -1,7 +1,9 @@
 /**
- * The pool of unconfirmed transactions (WE's UtxPool).
+ * The pool of unconfirmed transactions (WE's UtxPool). Transactions come in through the
+ * chain's admission (admission.ts), which owns the checks before the pool; `put` is the
+ * pool's own step of it.
  *
- * Admission validates a transaction fully against the current state (signature, timing,
+ * `put` validates a transaction fully against the current state (signature, timing,
  * fee, permissions, balances, the family's rules) without applying it; beyond WE, balances
  * are counted net of what the transactions already in the pool spend (pending-spendings.ts),
  * so a double spend is refused at broadcast instead of vanishing later. The pool is
@@ -20,8 +22,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import type { Blockchain, ChainEvent } from './blockchain.js';
 import type { UtxSettings } from './settings.js';
-import { validateFee } from './fees.js';
-import { preverifySignature, preverifySignatures } from './signatures.js';
+import { preverifySignatures } from './signatures.js';
 import { applyTransaction } from './validation.js';
 import { PendingSpendings, type PendingSpendingsView } from './pending-spendings.js';
 import { genericError, pendingSpendingsExceeded, WeError } from '../errors/catalogue.js';
@@ -30,15 +31,13 @@ export interface UtxOptions {
   readonly chain: Blockchain;
   readonly settings: UtxSettings;
   readonly now: () => bigint;
-  /** How long identical broadcasts are refused as AlreadyInProcessing (WE's known-tx-cache-time). */
-  readonly knownTxCacheMs?: number;
   /** Called with each transaction the pool drops after admission (expired or invalidated). */
   readonly onDrop?: (tx: Transaction, reason: WeError) => void;
   /** Called after a rollback handed transactions back: how many were offered and how many the pool took. */
   readonly onReturned?: (returned: number, offered: number) => void;
   /** Called with each transaction a client or a peer offered that the pool refused, with WE's error. */
   readonly onRefused?: (tx: Transaction, reason: WeError) => void;
-  /** Verifier threads for broadcast signatures; without them the main thread verifies. */
+  /** Verifier threads for peers' transactions and blocks (preverify); without them the main thread verifies. */
   readonly verifier?: SignatureVerifierPool;
 }
 
@@ -46,7 +45,6 @@ export class UtxPool {
   private readonly chain: Blockchain;
   private readonly settings: UtxSettings;
   private readonly now: () => bigint;
-  private readonly knownTxCacheMs: number;
   private readonly onDrop: ((tx: Transaction, reason: WeError) => void) | undefined;
   private readonly onReturned: ((returned: number, offered: number) => void) | undefined;
   private readonly onRefused: ((tx: Transaction, reason: WeError) => void) | undefined;
@@ -69,15 +67,12 @@ export class UtxPool {
   private added: Transaction[] = [];
   /** Removed since `ordered` was made (from it or from `added`). */
   private readonly removed = new Set<Transaction>();
-  /** Recently broadcast ids → when (ms). */
-  private readonly recent = new Map<string, bigint>();
   private revalidation: Promise<void> | undefined;
 
   constructor(o: UtxOptions) {
     this.chain = o.chain;
     this.settings = o.settings;
     this.now = o.now;
-    this.knownTxCacheMs = o.knownTxCacheMs ?? 20_000;
     this.onDrop = o.onDrop;
     this.onReturned = o.onReturned;
     this.onRefused = o.onRefused;
@@ -140,38 +135,6 @@ export class UtxPool {
   }
 
   /**
-   * A client's broadcast, in WE's order (TransactionsApi.validateAndBroadcastTransaction):
-   * the fee against the current height first (plain 199 errors), then the same transaction
-   * again within the known-tx window is refused (AlreadyInProcessing), then admission. A
-   * transaction already in the pool is not an error after that window.
-   */
-  async broadcast(tx: Transaction): Promise<Transaction> {
-    const id = bytesKey(tx.id);
-    try {
-      const chain = this.chain;
-      validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
-      this.forgetOldBroadcasts(this.now());
-      if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
-      if (this.verifier !== undefined && !this.txs.has(id)) await preverifySignature(this.verifier, tx);
-      if (this.recent.has(id)) throw genericError(`AlreadyInProcessing(${tx.idBase58})`);
-    } catch (e) {
-      if (e instanceof WeError) this.onRefused?.(tx, e);
-      throw e;
-    }
-    const admitted = this.putUnder(tx, id);
-    this.recent.set(id, this.now());
-    return admitted;
-  }
-
-  private forgetOldBroadcasts(now: bigint): void {
-    const limit = now - BigInt(this.knownTxCacheMs);
-    for (const [id, at] of this.recent) {
-      if (at > limit) break;
-      this.recent.delete(id);
-    }
-  }
-
-  /**
    * Verifies the sender proofs of transactions that came from peers (in a micro-block, a
    * block or one by one) before they are applied: a transaction the pool holds with the
    * same bytes was verified at admission and takes that verdict; the rest are verified on
@@ -189,13 +152,11 @@ export class UtxPool {
     if (this.verifier !== undefined && rest.length > 0) await preverifySignatures(this.verifier, rest, urgent);
   }
 
-  /** Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error otherwise. */
-  put(tx: Transaction): Transaction {
-    return this.putUnder(tx, bytesKey(tx.id));
-  }
-
-  /** put() with the transaction's key (`bytesKey(tx.id)`) already made. */
-  private putUnder(tx: Transaction, key: string): Transaction {
+  /**
+   * Validates and admits a transaction; returns the pooled one (idempotent). Throws WE's error
+   * otherwise. `key`: the transaction's `bytesKey(tx.id)`, when the caller has made it already.
+   */
+  put(tx: Transaction, key = bytesKey(tx.id)): Transaction {
     const existing = this.txs.get(key);
     if (existing !== undefined) return existing;
     try {

@@ -81,9 +81,11 @@ export interface NetworkDeps {
   /** Uniform in [0, 1): spreads the transaction relay batches (tests make it fixed); Math.random by default. */
   readonly random?: () => number;
   /**
-   * PKI (GOST networks in mode TEST/ON): whether a transaction from a peer, with the
-   * certificates its message carried, may enter the pool — the reason it may not, if so.
-   * Absent: every transaction's certificates are taken as they come.
+   * PKI (GOST networks in mode TEST/ON): whether a transaction of a peer's block, with the
+   * certificates that block carried (45, 47), is certified — the reason it is not, if so;
+   * those certificates are kept only for the transactions it lets through. Absent: a block's
+   * certificates are taken as they come. (Peers' own transactions (46) go through the chain's
+   * admission, which holds the same policy: PeerPool.certificateProblem.)
    */
   readonly certificatePolicy?: (tx: Transaction, certificates: readonly Certificate[]) => Promise<string | undefined>;
   /** Where each micro-block's stage times go at DEBUG (micro-block-timeline.ts); absent: nowhere. */

@@ -16,7 +16,7 @@
  * - MicroBlockRequest answered from the chain's liquid block;
  * - a transaction or micro-block whose transactions carry certificate chains (PKI) goes as
  *   WE's 46 / 47 with them; a 46's chain is left with the chain once its transaction is
- *   admitted (in PKI mode TEST/ON `certificatePolicy` may refuse a transaction whose chain
+ *   admitted (in PKI mode TEST/ON the chain's admission may refuse a transaction whose chain
  *   does not validate or whose sender is not certified); a 47's certificates were checked
  *   and offered to the chain before the micro-block got here (chain-messages.ts).
  *
@@ -533,9 +533,9 @@ export class Gossip {
         const item = batch[next++]!;
         this.leaveWaiting(item);
         const { peer, tx, holders, certificates } = item;
-        const policy = this.deps.certificatePolicy;
-        if (policy !== undefined) {
-          const refusal = await policy(tx, certificates);
+        const problem = this.deps.pool.certificateProblem(tx, certificates);
+        if (problem !== undefined) {
+          const refusal = await problem;
           if (this.closed) return;
           if (refusal !== undefined) {
             this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${refusal}`);
@@ -543,14 +543,13 @@ export class Gossip {
           }
         }
         try {
-          this.deps.pool.put(tx);
+          // Its chain is kept with it only once it is admitted.
+          this.deps.pool.admit(tx, certificates);
         } catch (e) {
           if (!(e instanceof WeError)) throw e;
           this.deps.logger.debug(`Transaction ${tx.idBase58} from ${socketAddressText(peer.remote)} not admitted: ${e.message}`);
           continue;
         }
-        // Its chain is kept with it only once it is admitted.
-        this.deps.chain.carryCertificates([tx.id], certificates);
         this.queueRelay(tx, holders);
       }
     } finally {

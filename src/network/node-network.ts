@@ -105,7 +105,7 @@ export interface NodeNetworkOptions {
   readonly randomNonce?: () => bigint;
   /** Told of every message in and out (the node's metrics); absent: nothing is counted. */
   readonly traffic?: NetworkTrafficObserver;
-  /** PKI mode TEST/ON: which peers' transactions may enter the pool for their certificates (chain-deps.ts). */
+  /** PKI mode TEST/ON: which certificates of peers' blocks are kept (chain-deps.ts). */
   readonly certificatePolicy?: NetworkDeps['certificatePolicy'];
   /** Each micro-block's stage times at DEBUG (micro-block-timeline.ts); absent: not recorded. */
   readonly microBlockLog?: NetworkDeps['microBlockLog'];

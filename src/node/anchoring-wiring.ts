@@ -6,8 +6,8 @@
  *   the target network: Waves crypto, addresses of `targetnet.scheme-byte`), the entry of
  *   `targetnet.node-recipient-address` unlocked with `targetnet.private-key-password`. A
  *   missing file or key stops the node at start, as WE's "Failed to start anchoring".
- * - Write-backs are signed with the node owner's key and go through the node's own
- *   broadcast (pool, miner woken, peers), as a client's transaction would.
+ * - Write-backs are signed with the node owner's key and go through the chain's admission
+ *   (pool, miner woken, peers), as a client's transaction would.
  * - Progress is kept in `<data-directory>/anchoring-progress.json`, written atomically
  *   after each step.
  * - `/anchoring/config` and the `anchoring-auth` health check are answered from here.
@@ -18,11 +18,12 @@ import type { Logger } from 'pino';
 import { Anchoring } from '../anchoring/anchoring.js';
 import { NO_PROGRESS, progressFromJson, progressToJson, type AnchoringProgress, type ProgressStore } from '../anchoring/progress.js';
 import { realClock } from '../anchoring/timing.js';
-import type { AnchoringConfig, ExternalServiceName, PoolService } from '../api/services.js';
+import type { AnchoringConfig, ExternalServiceName } from '../api/services.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { Protocol } from '../protocol/protocol.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
 import type { Store } from '../state/store.js';
 import type { NodeConfig } from './config.js';
 import type { ExternalCheck } from './health.js';
@@ -77,8 +78,8 @@ export interface NodeAnchoringDeps {
   readonly store: Store;
   readonly pool: UtxPool;
   readonly owner: KeyPair;
-  /** The node's own broadcast (pool, miner woken, peers), as a client's transaction would go. */
-  readonly transactions: PoolService;
+  /** The node's own transaction through the chain's admission (pool, miner woken, peers), as a client's would go. */
+  readonly send: (tx: Transaction) => Promise<Transaction>;
   readonly now: () => bigint;
   readonly log: Logger;
 }
@@ -103,7 +104,7 @@ export async function createNodeAnchoring(deps: NodeAnchoringDeps): Promise<Anch
     settings,
     chain: deps.chain,
     pool: {
-      broadcast: (tx) => deps.transactions.broadcast(tx),
+      broadcast: deps.send,
       confirmedHeight: (id) => deps.store.transaction(id)?.height,
       pooled: (id) => deps.pool.get(id) !== undefined,
     },

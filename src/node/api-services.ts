@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { ApiServices, PoolService, SyncProgress } from '../api/services.js';
+import type { Admission } from '../chain/admission.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { ChainFeatures } from '../chain/features.js';
 import type { UtxPool } from '../chain/utx.js';
@@ -45,7 +46,9 @@ export interface NodeParts {
   readonly rules: PoaRules | PosRules;
   readonly features: ChainFeatures;
   readonly pool: UtxPool;
-  /** How the node sends a transaction: the pool, then the miner and the peers (services/transactions.ts). */
+  /** The chain's one door into the pool (chain/admission.ts). */
+  readonly admission: Admission;
+  /** A client's transaction through the admission; the pool's contents (services/transactions.ts). */
   readonly transactions: PoolService;
   readonly keystore: Keystore;
   readonly owner: KeyPair;
@@ -101,6 +104,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
       store,
       chain,
       pool,
+      admission: parts.admission,
       rules: parts.rules,
       keystore,
       ownerPublicKey: parts.owner.publicKey,

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Blockchain } from '../chain/blockchain.js';
 import { ChainFeatures } from '../chain/features.js';
-import { peerChainOf } from '../chain/peer-chain.js';
+import { Admission, type CertificatePolicy } from '../chain/admission.js';
+import { peerChainOf, peerPoolOf } from '../chain/peer-chain.js';
 import { ScriptVerifier } from '../chain/scripts/verifier.js';
 import { UtxPool } from '../chain/utx.js';
 import { Miner, type MicroBlockContracts } from '../consensus/miner.js';
@@ -33,9 +34,6 @@ import type { NodeLoggers } from './logging.js';
 import type { NodeMetrics } from './metrics.js';
 import { LiquidBlockTracker } from './services/liquid-block.js';
 import type { ExternalServiceName } from '../api/services.js';
-import type { Certificate } from '../crypto/pki/x509.js';
-import type { PkiService } from '../pki/pki-service.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
 import { WE_PROTOCOL_VERSION } from './version.js';
 import { contractMetrics } from './subsystem-metrics.js';
 
@@ -107,8 +105,12 @@ export function openKeys(config: NodeConfig, protocol: Protocol): { readonly key
   return { keystore, owner: keystore.keyPair(config.node.ownerAddress.toString(), config.node.ownerPassword) };
 }
 
-/** The pool, its signatures checked on the verifier threads (`node.crypto.verifier-threads`; none: on the event loop). */
-export async function startPool(ctx: StartContext, { protocol, chain }: ChainParts): Promise<UtxPool> {
+/**
+ * The pool and the chain's admission in front of it (with the PKI's certificate policy on a
+ * GOST network), signatures checked on the verifier threads (`node.crypto.verifier-threads`;
+ * none: on the event loop).
+ */
+export async function startPool(ctx: StartContext, { protocol, chain }: ChainParts, certificates: CertificatePolicy | undefined): Promise<{ readonly pool: UtxPool; readonly admission: Admission }> {
   const verifier = ctx.started.add('verifier threads', await SignatureVerifierPool.start(ctx.config.chain.crypto, ctx.config.node.verifierThreads, protocol.crypto), (v) => v.close());
   const log = ctx.loggers.get('pool');
   // How many run (0: the event loop verifies), as started — an operator sizing a shared machine reads it here.
@@ -123,7 +125,21 @@ export async function startPool(ctx: StartContext, { protocol, chain }: ChainPar
     ...ctx.metrics?.poolCallbacks,
   });
   ctx.metrics?.watchPool(pool);
-  return pool;
+  const admission = new Admission({ chain, pool, now: ctx.now, verifier, ...(certificates === undefined ? {} : { certificates }), ...ctx.metrics?.poolCallbacks });
+  return { pool, admission };
+}
+
+/**
+ * What follows a transaction the chain's admission took from a client or from this node: the
+ * miner looks at the pool again and the peers hear of it (peers' own are relayed by the
+ * network in its batches). Returns the function that stops it.
+ */
+export function followAdmissions(admission: Admission, miner: Miner | undefined, network: NodeNetwork | undefined): () => void {
+  return admission.onAdmitted((tx, origin) => {
+    if (origin === 'network') return;
+    miner?.wake();
+    network?.broadcastTransaction(tx);
+  });
 }
 
 /**
@@ -198,16 +214,17 @@ export async function startContracts(
 }
 
 /**
- * The P2P network (undefined when `node.network.port` is 0). With PKI in mode TEST/ON,
- * peers' transactions enter the pool only under the rules of a broadcast's certificates.
+ * The P2P network (undefined when `node.network.port` is 0). Peers' transactions go through
+ * the chain's admission; with PKI in mode TEST/ON, the certificates of peers' blocks are kept
+ * only under the rules of a broadcast's certificates too.
  */
-export async function startNetwork(ctx: StartContext, { protocol, chain }: ChainParts, pool: UtxPool, owner: KeyPair, pki?: PkiService): Promise<NodeNetwork | undefined> {
+export async function startNetwork(ctx: StartContext, { protocol, chain }: ChainParts, admission: Admission, owner: KeyPair, certificates: CertificatePolicy | undefined): Promise<NodeNetwork | undefined> {
   const { config } = ctx;
   if (config.network.port === 0) return undefined;
   const network = await NodeNetwork.start({
     protocol,
     chain: peerChainOf(chain),
-    pool,
+    pool: peerPoolOf(admission),
     owner,
     settings: config.network,
     consensusType: config.chain.consensus.type === 'poa' ? 'PoA' : 'PoS',
@@ -218,7 +235,7 @@ export async function startNetwork(ctx: StartContext, { protocol, chain }: Chain
     log: ctx.loggers.get('network'),
     microBlockLog: ctx.loggers.get('network.micro-blocks'),
     ...(ctx.metrics === undefined ? {} : { traffic: ctx.metrics.traffic }),
-    ...(pki === undefined || pki.mode === 'OFF' ? {} : { certificatePolicy: (tx: Transaction, certificates: readonly Certificate[]) => pki.peerTransactionProblem(tx.senderPublicKey, certificates) }),
+    ...(certificates?.peerProblem === undefined ? {} : { certificatePolicy: certificates.peerProblem }),
   });
   ctx.metrics?.watchNetwork(network);
   return ctx.started.add('network', network, (n) => n.close());

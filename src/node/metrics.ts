@@ -7,8 +7,8 @@
  * - chain: its events (`chain.on`) — blocks, micro-blocks and transactions appended by origin
  *   (`local` = this node's miner, `network` = a peer, `api`), the append's apply and commit
  *   durations carried by the event, rollbacks; height and the liquid block read at scrape;
- * - pool: its admission listener (`onAdmission`) and `onRefused` callback (refusals by WE's
- *   error kind); size and bytes read at scrape;
+ * - pool: its admission listener (`onAdmission`) and the `onRefused` callback it shares with
+ *   the chain's admission in front of it (refusals by WE's error kind); size and bytes read at scrape;
  * - network: the transport's traffic observer (messages and bytes in and out by message
  *   code); peers, suspensions and sync read from the network at scrape; the propagation
  *   delay of a block or micro-block from a peer — node time at its append minus its own
@@ -105,7 +105,7 @@ export class NodeMetrics {
   /** The REST series by route pattern, status and method: three lookups of constant strings and a number, nothing built per request. */
   private readonly restSeries = new Map<string, Map<number, Map<string, HistogramSeries>>>();
 
-  /** The pool's callback that counts refusals (UtxOptions); admissions are counted by watchPool. */
+  /** The callback that counts refusals, the pool's and the chain admission's (UtxOptions, AdmissionOptions); admissions are counted by watchPool. */
   readonly poolCallbacks: { readonly onRefused: (tx: Transaction, reason: WeError) => void };
   /** The transport's observer (NodeNetworkOptions.traffic). */
   readonly traffic: NetworkTrafficObserver;

@@ -1,7 +1,7 @@
 /**
  * One running node, built from a NodeConfig: the composition root. `Node.start` reads top
- * to bottom as the order things start — the metrics, the chain on its store, the keys, the pool, the
- * contract engine, the miner, the P2P network, PKI and licences, confidential data, anchoring, the REST API, mining — each step a
+ * to bottom as the order things start — the metrics, the chain on its store, the keys, PKI, the pool and
+ * the chain's admission, the contract engine, the miner, the P2P network, licences, confidential data, anchoring, the REST API, mining — each step a
  * function of assembly.ts; `stop()` closes what started in reverse. What the API asks of
  * the node lives in services/ (one module per use case), assembled by api-services.ts. No
  * module-level state: two nodes can live in one process.
@@ -10,23 +10,25 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { ApiServices } from '../api/services.js';
 import { createApiServer, listen } from '../api/server.js';
+import type { Admission } from '../chain/admission.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
 import type { Miner } from '../consensus/miner.js';
 import type { NodeNetwork } from '../network/node-network.js';
 import type { Protocol } from '../protocol/protocol.js';
+import type { Transaction } from '../protocol/transactions/schema.js';
 import type { Store } from '../state/store.js';
 import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.js';
 import { NodeConfidentialContracts } from './confidential-wiring.js';
 import { apiServices, type NodeParts } from './api-services.js';
 import { cleanUpErroredExecutables, contractsHealthChecks, contractStatusBook, gossipContractStatuses, statusCacheSettings } from './contracts-wiring.js';
-import { buildMiner, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
+import { buildMiner, followAdmissions, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { NodeMetrics } from './metrics.js';
-import { startNodePki } from './pki-wiring.js';
+import { certificatePolicyOf, startNodePki } from './pki-wiring.js';
 import { privacyHealthChecks, startPrivacy } from './privacy-wiring.js';
 import { transactionsService } from './services/transactions.js';
 
@@ -79,7 +81,9 @@ export class Node {
       const chainParts = await openChain(ctx);
       const { protocol, store, chain } = chainParts;
       const { keystore, owner } = openKeys(config, protocol);
-      const pool = await startPool(ctx, chainParts);
+      const pki = startNodePki({ config, protocol, chain, keystore, now });
+      const certificates = certificatePolicyOf(pki);
+      const { pool, admission } = await startPool(ctx, chainParts, certificates);
       // Execution statuses: kept on every node, its own and its peers' (gossiped once the network is up).
       const contractStatuses = contractStatusBook({ settings: config.contracts, dataDirectory: config.node.dataDirectory, protocol, ownerKey: owner, now });
       // Confidential contracts: their off-chain inputs and outputs, executed by the miner, replicated once the network is up.
@@ -87,8 +91,7 @@ export class Node {
       const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
-      const pki = startNodePki({ config, protocol, chain, keystore, now });
-      p2p.network = await startNetwork(ctx, chainParts, pool, owner, pki);
+      p2p.network = await startNetwork(ctx, chainParts, admission, owner, certificates);
       const statusSettings = statusCacheSettings({ settings: config.contracts, dataDirectory: config.node.dataDirectory });
       // A node that executes no contracts drops a transaction a peer could not execute (WE).
       const gossip = { ignoreSuccessful: statusSettings.ignoreSuccessful, ...(contracts === undefined ? { removeFromPool: (txId: Uint8Array) => void pool.remove(txId) } : {}) };
@@ -98,21 +101,19 @@ export class Node {
         started.add('contract validation', contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake(), p2p.network.contractValidatorResultsV2), (stop) => stop());
       }
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
-      // How a transaction the node itself sends goes out: admitted to the pool, the miner woken, the peers told.
+      // A transaction admitted from a client or sent by the node itself: the miner woken, the peers told.
       const network = p2p.network;
-      const transactions = transactionsService({
-        pool,
-        ...(miner === undefined ? {} : { wakeMiner: () => miner.wake() }),
-        ...(network === undefined ? {} : { announce: (tx) => network.broadcastTransaction(tx) }),
-      });
-      confidential.connect(network?.confidentialContracts, (tx) => transactions.broadcast(tx));
+      started.add('admission followers', followAdmissions(admission, miner, network), (stop) => stop());
+      // The node's own transactions (confidential calls, privacy sends, anchoring write-backs) take the same door.
+      const sendOwn = (tx: Transaction): Promise<Transaction> => admission.admit(tx, { origin: 'local' });
+      confidential.connect(network?.confidentialContracts, sendOwn);
       if (confidential.api !== undefined) contracts?.node.serveConfidentialContracts(confidential.api);
-      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, broadcast: (tx) => transactions.broadcast(tx), pki, owner, peers: network?.privacy, metrics }), (p) => p.close());
-      const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, transactions, now, log: loggers.get('anchoring') });
+      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, admission, owner, peers: network?.privacy, metrics }), (p) => p.close());
+      const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, send: sendOwn, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
       const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy), ...contractsHealthChecks(contracts?.node) });
       const node = new Node(
-        { ...chainParts, config, log, loggers, pool, transactions, keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node, contractStatuses, confidentialContracts: confidential.api },
+        { ...chainParts, config, log, loggers, pool, admission, transactions: transactionsService(admission), keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node, contractStatuses, confidentialContracts: confidential.api },
         started,
       );
       late.node = node;
@@ -155,6 +156,11 @@ export class Node {
 
   get pool(): UtxPool {
     return this.parts.pool;
+  }
+
+  /** The chain's one door into the pool. */
+  get admission(): Admission {
+    return this.parts.admission;
   }
 
   get keystore(): Keystore {

@@ -1,12 +1,14 @@
 /**
  * The PKI of one node (GOST networks only, rule PKI-2): the certificate lookups over the
  * chain's state store, the CRL source, the chain validator and the PKI service the REST
- * layer reaches. A chain admitted with a broadcast is handed to the chain, which sends it
- * along with the transaction to the peers (P2P 46, 47, 45) and stores its certificates of
- * new subject DNs in the commit of the block that mines the transaction.
+ * layer reaches, and the certificate policy the chain's admission applies with it. A chain
+ * admitted with a broadcast is kept by the chain, which sends it along with the transaction
+ * to the peers (P2P 46, 47, 45) and stores its certificates of new subject DNs in the commit
+ * of the block that mines the transaction.
  */
 import { createStreebog256 } from '../crypto/gost.js';
 import { GostVerifiers } from '../crypto/pki/x509.js';
+import type { CertificatePolicy } from '../chain/admission.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { CertificateStore } from '../pki/certificate-store.js';
@@ -41,6 +43,18 @@ export function startNodePki(parts: NodePkiParts): PkiService | undefined {
     digest: createStreebog256(),
     sign: (privateKey, message) => protocol.crypto.sign(privateKey, message),
     now,
-    carry: (transactionId, certificates) => chain.certificates.carry([transactionId], certificates),
   });
+}
+
+/**
+ * What the chain's admission asks of the PKI (undefined on a WAVES network): a client's
+ * `certificates` built into their one chain and validated for the sender; in mode TEST/ON,
+ * peers' transactions held to the same rules with the chain their message carried.
+ */
+export function certificatePolicyOf(pki: PkiService | undefined): CertificatePolicy | undefined {
+  if (pki === undefined) return undefined;
+  return {
+    clientChain: async (tx, certificates) => (await pki.admitTransaction(tx.senderPublicKey, certificates))?.certificates,
+    ...(pki.mode === 'OFF' ? {} : { peerProblem: (tx, certificates) => pki.peerTransactionProblem(tx.senderPublicKey, certificates) }),
+  };
 }

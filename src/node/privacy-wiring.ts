@@ -14,12 +14,10 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { Admission } from '../chain/admission.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { validateFee } from '../chain/fees.js';
-import { applyTransaction } from '../chain/validation.js';
 import type { Protocol } from '../protocol/protocol.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
 import type { PrivacyPeers } from '../privacy/peers.js';
 import { PolicyUpdates } from '../privacy/policy-updates.js';
 import { PrivacyReplication } from '../privacy/replicator.js';
@@ -31,8 +29,6 @@ import type { PolicyStorage } from '../privacy/storage/storage.js';
 import type { ExternalServiceName } from '../api/services.js';
 import { StorageFailure } from '../errors/catalogue.js';
 import type { ExternalCheck } from './health.js';
-import { MutableState } from '../state/view.js';
-import type { PkiApi } from '../pki/pki-service.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from './keystore.js';
 import type { NodeMetrics } from './metrics.js';
@@ -46,10 +42,12 @@ export interface PrivacyWiringParts {
   readonly log: Logger;
   /** Node time, ms. */
   readonly now: () => bigint;
-  /** The node's broadcast of a transaction: into the pool, out to peers. */
-  readonly broadcast: (tx: Transaction) => Promise<Transaction>;
-  /** The node's PKI (GOST networks): the `certificates` of sendData go through it as a broadcast's do. */
-  readonly pki: PkiApi | undefined;
+  /**
+   * The chain's admission: a PolicyDataHash's fee, its dry run and the request's
+   * `certificates` (through the PKI on a GOST network, as a broadcast's) before the data is
+   * stored; then the pool, the miner and the peers.
+   */
+  readonly admission: Admission;
   /** The node owner's keys (inventories this node sends are signed with them). */
   readonly owner: KeyPair;
   /** The peers as replication sees them (the P2P network's); undefined without a network. */
@@ -70,7 +68,7 @@ export interface PrivacyWiring {
 
 /** Opens confidential data for a node; a storage that cannot be opened (database down, bad settings) fails the start. */
 export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWiring> {
-  const { config, protocol, chain, keystore, log } = parts;
+  const { config, protocol, chain, keystore, log, admission } = parts;
   const settings = config.privacy ?? defaultPrivacySettings();
   const dataDirectory = config.node.dataDirectory;
   const storage = await openPolicyStorage(settings.storage, dataDirectory);
@@ -84,15 +82,11 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
   const chainView: PrivacyChainView = {
     state: () => chain.state(),
     isFeatureActive: (feature) => chain.features.isActive(feature, chain.height()),
-    validateFee: (tx) => validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() }),
-    validate: (tx) => void applyTransaction(new MutableState(chain.state()), tx, chain.poolTxContext(), { verifySignature: true }),
-    broadcast: parts.broadcast,
-    admitCertificates: async (tx, certificates) => {
-      const pki = parts.pki;
-      if (pki === undefined) return; // WAVES: the chain's shape was checked with the request (checkCertificateChain)
-      const admitted = await pki.admitTransaction(tx.senderPublicKey, certificates);
-      if (admitted !== undefined) pki.carry(tx.id, admitted);
-    },
+    validateFee: (tx) => admission.checkFee(tx),
+    validate: (tx) => admission.validate(tx),
+    // Its certificates were admitted before its data was stored: the 114 is this node's own now.
+    broadcast: (tx) => admission.admit(tx, { origin: 'local' }),
+    admitCertificates: (tx, certificates) => admission.admitCertificates(tx, certificates),
   };
   const owner = config.node.ownerAddress;
   const updates = new PolicyUpdates(owner, () => chain.state(), state, (e) => log.error({ err: e }, 'recording privacy items to fetch failed'));

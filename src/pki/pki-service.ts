@@ -5,9 +5,10 @@
  * - the `certificates` of a broadcast: parsed into exactly one chain (121), validated in
  *   TEST/ON for the transaction's sender (120), and required — in TEST and ON — for the first
  *   transaction of a sender the network holds no certificate for;
- * - chains handed to the chain to travel with their transactions (P2P messages 45–47) until
- *   a block mines them, when the chain's store keeps each certificate of a new subject DN in
- *   the block's commit (rolled back with it);
+ * - the same rules for the chain a peer's transaction came with (P2P 46), in TEST/ON; the
+ *   chain's admission keeps an admitted chain with its transaction, to travel with it (P2P
+ *   messages 45–47) until a block mines it and the chain's store keeps each certificate of a
+ *   new subject DN in the block's commit (rolled back with it);
  * - lookups by DN, DN hash, public key and fingerprint (119);
  * - CAdES-BES detached signing with a keystore key and its certificate, and verification
  *   with the extended key usages a caller requires.
@@ -43,19 +44,12 @@ export const SIG_TYPES = new Map([
 
 export type CertificateKey = 'dn' | 'dnHash' | 'publicKey' | 'fingerprint';
 
-/** What the REST layer calls (`/pki/*`, the `certificates` of broadcasts). */
+/** What the REST layer calls (`/pki/*`; the `certificates` of broadcasts go through the chain's admission). */
 export interface PkiApi {
   readonly mode: PkiMode;
   /** `node.crypto.pki.required-oids` as dotted OIDs. */
   readonly requiredOids: readonly string[];
   readonly crlChecksEnabled: boolean;
-  /**
-   * The chain a broadcast's `certificates` value carries (undefined when there is none),
-   * validated for the sender as the mode requires. Throws WE's 120/121.
-   */
-  admitTransaction(senderPublicKey: Uint8Array | undefined, certificates: unknown): Promise<CertificateChain | undefined>;
-  /** Keeps a chain with its transaction (before it enters the pool and goes to the peers) until the transaction is mined. */
-  carry(transactionId: Uint8Array, chain: CertificateChain): void;
   /** A stored (or genesis) certificate; 119 when there is none. */
   certificate(key: CertificateKey, value: string): Certificate;
   keystoreAliases(): readonly string[];
@@ -76,8 +70,6 @@ export interface PkiServiceOptions {
   /** The network's GOST signature with an account's private key. */
   readonly sign: (privateKey: Uint8Array, message: Uint8Array) => Uint8Array;
   readonly now: () => bigint;
-  /** Hands a chain to the chain layer, which carries it with the transaction and stores it with the block that mines it. */
-  readonly carry: (transactionId: Uint8Array, certificates: readonly Certificate[]) => void;
 }
 
 function checkSigType(sigType: number): void {
@@ -121,6 +113,10 @@ export class PkiService implements PkiApi {
     return this.o.store.byDnHash(hash) ?? this.o.settings.genesis.certificates.find((c) => Buffer.compare(Buffer.from(dnHash(c.subject.rfc2253)), Buffer.from(hash)) === 0);
   }
 
+  /**
+   * The chain a broadcast's `certificates` value carries (undefined when there is none),
+   * validated for the sender as the mode requires. Throws WE's 120/121.
+   */
   async admitTransaction(senderPublicKey: Uint8Array | undefined, certificates: unknown): Promise<CertificateChain | undefined> {
     const texts = Array.isArray(certificates) && certificates.length > 0 && certificates.every((c) => typeof c === 'string') ? (certificates) : undefined;
     let chain: CertificateChain | undefined;
@@ -161,10 +157,6 @@ export class PkiService implements PkiApi {
     if (this.byPublicKey(senderPublicKey) === undefined) {
       throw certificatePathBuildError(encodeBase58(senderPublicKey), `the network holds no certificate for this key yet: with node.crypto.pki.mode = ${this.mode} its first transaction must carry its certificate chain in 'certificates'`);
     }
-  }
-
-  carry(transactionId: Uint8Array, chain: CertificateChain): void {
-    this.o.carry(transactionId, chain.certificates);
   }
 
   certificate(key: CertificateKey, value: string): Certificate {

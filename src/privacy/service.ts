@@ -8,8 +8,8 @@
  * other nodes is 607 (Weft's) → the hash must not be anchored yet (615) → the 114 of the
  * request's version, signed by the sender's keystore key at the node's time → its fee →
  * whether the storage holds the item already → with `broadcast=true`, the 114 validated
- * against state and pool as a broadcast would be (policy exists 612, sender among the
- * recipients, balance…); with `broadcast=false` (Weft's: WE checks nothing here) its
+ * against the state by the chain's admission (policy exists 612, sender among the
+ * recipients, balance…) and the request's certificates admitted; with `broadcast=false` (Weft's: WE checks nothing here) its
  * policy rules alone (612, sender among the recipients) → the data stored, its SHA-256
  * checked while it streams (a mismatch stores nothing and ends here: no 114 goes
  * out) → the item's descriptor → with `broadcast=true`, the 114 into the pool and out to
@@ -111,7 +111,7 @@ export interface PrivacyChainView {
   isFeatureActive(feature: number): boolean;
   /** The fee rules of the next block (WE's FeeCalculator.validateTxFee); throws WE's error. */
   validateFee(tx: Transaction): void;
-  /** Full validation against state and pool, as a broadcast is validated; throws WE's error. */
+  /** The fee and full validation against the state (the pool's transactions not counted), nothing kept; throws WE's error. */
   validate(tx: Transaction): void;
   /** Puts the transaction into the pool and sends it to peers. */
   broadcast(tx: Transaction): Promise<Transaction>;

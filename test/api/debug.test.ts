@@ -162,6 +162,7 @@ describe('/debug on a seeded node', () => {
       store: node.store,
       chain: node.chain,
       pool: node.pool,
+      admission: node.admission,
       rules: consensusRulesFor(node.config.chain, node.chain.features, node.store),
       keystore: node.keystore,
       ownerPublicKey: node.owner.publicKey,

@@ -7,6 +7,7 @@
  */
 import { Alias, type Address } from '../../src/crypto/address.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
+import { checkCertificatesField } from '../../src/crypto/certificates.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { apiKeyHash } from '../../src/api/auth.js';
 import { createApiServer } from '../../src/api/server.js';
@@ -100,8 +101,12 @@ export class FixturePool implements PoolService {
   /** Refuse the next broadcast with this error (to test how pool errors are rendered). */
   refuseNext: WeError | undefined;
 
-  broadcast(tx: Transaction): Promise<Transaction> {
-    return Promise.resolve().then(() => this.admit(tx));
+  /** As the chain's admission on a network without PKI: the request's `certificates` first, then the pool. */
+  broadcast(tx: Transaction, certificates?: unknown): Promise<Transaction> {
+    return Promise.resolve().then(() => {
+      checkCertificatesField(certificates);
+      return this.admit(tx);
+    });
   }
 
   private admit(tx: Transaction): Transaction {

@@ -57,7 +57,7 @@ describe("certificates carried with a peer's block or micro-block", () => {
     const m1 = a.micro([tx1]).microBlock!;
     const m2 = a.micro([tx2]).microBlock!;
     // tx2's own chain came with its transaction earlier (a 46).
-    peer.carryCertificates([tx2.id], [own]);
+    b.chain.certificates.carry([tx2.id], [own]);
 
     // m2 before m1 does not extend b's liquid block: refused, and its certificate with it.
     peer.offerCertificates(m2.totalLiquidBlockSig, [travelling]);

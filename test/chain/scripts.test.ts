@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { preverifySignatures } from '../../src/chain/signatures.js';
+import { Admission } from '../../src/chain/admission.js';
 import { UtxPool } from '../../src/chain/utx.js';
 import { scriptState } from '../../src/chain/validation.js';
 import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
@@ -317,9 +318,10 @@ describe('the pool and the verifier threads', () => {
     const unsigned = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
     const tx = unsigned.withProofs([k1, k2].map((k) => p.crypto.sign(k.keyPair.privateKey, unsigned.proofSourceBytes)));
     const pool = new UtxPool({ chain: node.chain, settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true }, now: clock.read, verifier: threads });
+    const admission = new Admission({ chain: node.chain, pool, now: clock.read, verifier: threads });
     await preverifySignatures(threads, [tx]);
     assert.equal(tx.hasValidSenderSignature(), false, 'proofs[0] is not alice’s signature');
-    assert.equal(await pool.broadcast(tx), tx);
+    assert.equal(await admission.admit(tx, { origin: 'api' }), tx);
     // A peer's copy gets its verdict from the pooled one, and is applied by the script too.
     const copy = p.transactionFromBytes(tx.bytes);
     await pool.preverify([copy]);
@@ -333,18 +335,19 @@ describe('the pool and the verifier threads', () => {
     const t = forkTx(clock);
     node.forge();
     const pool = new UtxPool({ chain: node.chain, settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true }, now: clock.read, verifier: threads });
+    const admission = new Admission({ chain: node.chain, pool, now: clock.read, verifier: threads });
     // The threads are asked once per broadcast (their answer is the verdict the pool keeps).
     const verify = threads.verify.bind(threads);
     let asked = 0;
     threads.verify = (...args: Parameters<typeof verify>) => (asked++, verify(...args));
     try {
       const good = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
-      assert.equal(await pool.broadcast(good), good);
+      assert.equal(await admission.admit(good, { origin: 'api' }), good);
       assert.equal(asked, 1);
       assert.equal(good.hasValidSenderSignature(), true);
       const unsigned = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: 2n * WEST, fee: 1_000_000n, attachment: '' });
       const forged = unsigned.withProofs([p.crypto.sign(fork.bob.keyPair.privateKey, unsigned.proofSourceBytes)]);
-      await assert.rejects(pool.broadcast(forged), (e: unknown) => e instanceof WeError && /proof doesn't validate as signature/.test(e.message));
+      await assert.rejects(admission.admit(forged, { origin: 'api' }), (e: unknown) => e instanceof WeError && /proof doesn't validate as signature/.test(e.message));
       assert.equal(asked, 2);
       assert.equal(pool.size().size, 1);
     } finally {

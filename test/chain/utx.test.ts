@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Admission } from '../../src/chain/admission.js';
 import { UtxPool } from '../../src/chain/utx.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
@@ -52,18 +53,21 @@ describe('what the pool reports (the node counts admissions and refusals from it
     node.forge();
     const admitted: string[] = [];
     const refused: Array<[string, string]> = [];
-    const pool = new UtxPool({ chain: node.chain, settings: UTX, now: clock.read, onRefused: (tx, e) => refused.push([tx.idBase58, e.kind]) });
+    const onRefused = (tx: Transaction, e: WeError): number => refused.push([tx.idBase58, e.kind]);
+    const pool = new UtxPool({ chain: node.chain, settings: UTX, now: clock.read, onRefused });
+    // A client's broadcast goes through the chain's admission, which reports its own refusals to the same place.
+    const admission = new Admission({ chain: node.chain, pool, now: clock.read, onRefused });
     pool.onAdmission((tx) => admitted.push(tx.idBase58));
 
     const first = transfer(clock, alice, bob, 5n * WEST);
-    await pool.broadcast(first);
+    await admission.admit(first, { origin: 'api' });
     pool.put(first);
     assert.deepEqual(admitted, [first.idBase58], 'admitted once');
     // Broadcast again within the known-tx window: refused by broadcast, once.
-    await assert.rejects(pool.broadcast(first), /AlreadyInProcessing/);
+    await assert.rejects(admission.admit(first, { origin: 'api' }), /AlreadyInProcessing/);
     // More than Alice holds: refused at admission (broadcast → put), once.
     const overspend = transfer(clock, alice, bob, 1_000_000n * WEST);
-    await assert.rejects(pool.broadcast(overspend));
+    await assert.rejects(admission.admit(overspend, { origin: 'api' }));
     // From a peer (put) into the far future: Mistiming.
     const early: Transaction = transfer(clock, alice, bob, 1n * WEST);
     clock.now -= 3n * 3600_000n;

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import { blake2b } from '@noble/hashes/blake2.js';
+import { Admission } from '../../src/chain/admission.js';
 import { UtxPool } from '../../src/chain/utx.js';
 import { Miner } from '../../src/consensus/miner.js';
 import {
@@ -286,7 +287,7 @@ describe('the miner loop under PoS (mocked timers)', () => {
       advance(20_000);
       const h = c.chain.height();
       assert.ok(h >= 3, `key blocks forged (height ${h})`);
-      await pool.broadcast(c.transfer(forger, outsider, 7n * WEST));
+      await new Admission({ chain: c.chain, pool, now: () => c.clock }).admit(c.transfer(forger, outsider, 7n * WEST), { origin: 'api' });
       miner.wake();
       advance(3000);
       miner.stop();

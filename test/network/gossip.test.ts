@@ -276,7 +276,7 @@ describe('gossip', () => {
     const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
     const wire = new Wire();
     const offered: string[] = [];
-    const c = netNode(wire, 'c', clock, [], {}, { pool: (node) => recordingPool(node.pool, offered) });
+    const c = netNode(wire, 'c', clock, [], {}, { peerPool: (pool) => recordingPool(pool, offered) });
     const key = source.forge();
     c.node.follow(source);
     const late = transfer(clock, alice, bob, 11n);
@@ -597,15 +597,12 @@ function scripted(wire: Wire, name: string, onMessage: (peer: Peer, code: number
 }
 
 /** The node's pool as the network sees it, recording the ids of the transactions offered to it (checkRoom, the first step of admission). */
-function recordingPool(pool: UtxPool, offered: string[]): PeerPool {
+function recordingPool(pool: PeerPool, offered: string[]): PeerPool {
   return {
-    preverify: (txs, urgent) => pool.preverify(txs, urgent),
-    put: (tx) => pool.put(tx),
+    ...pool,
     checkRoom: (tx, waitingBytes) => {
       offered.push(tx.idBase58);
       pool.checkRoom(tx, waitingBytes);
     },
-    getByKey: (idKey) => pool.getByKey(idKey),
-    all: () => pool.all(),
   };
 }

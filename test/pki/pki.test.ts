@@ -252,7 +252,6 @@ describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certi
       digest,
       sign: (privateKey, message) => suite.sign(privateKey, message),
       now: () => BigInt(Date.now()),
-      carry: () => undefined,
     });
   }
 

@@ -19,7 +19,7 @@ import { address, base58Id, digitsInt, optionalQuery, text } from '../params.js'
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import * as S from '../schemas.js';
-import { checkCertificates, checkUnimplemented, feeAnswer, feeEstimateTransaction, signTransactionRequest } from '../transaction-requests.js';
+import { feeAnswer, feeEstimateTransaction, signTransactionRequest } from '../transaction-requests.js';
 import { TxJsonReader } from '../tx-json.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { JsonObject } from '../../protocol/json.js';
@@ -43,19 +43,12 @@ function signRequest(body: JsonObject, ctx: ApiContext): Promise<Transaction> {
 }
 
 /**
- * Pool entry and WE's post-pool refusals; the answer is the pooled transaction's JSON. The
- * `certificates` are read first: on a GOST network the PKI service builds their one chain,
- * validates it in PKI mode TEST/ON (and requires one for a sender's first transaction) and
- * carries it with the transaction to the peers and into the block; elsewhere they are only checked to be DER X.509.
+ * The transaction with the request's `certificates` through the chain's admission (its
+ * certificates, fee, signature, state, the pool, WE's post-pool refusals); the answer is the
+ * pooled transaction's JSON.
  */
 async function broadcast(tx: Transaction, body: JsonObject, ctx: ApiContext): Promise<JsonObject> {
-  const pki = ctx.services.pki;
-  const chain = pki === undefined ? checkCertificates(body) : await pki.admitTransaction(tx.senderPublicKey, body['certificates']);
-  // Carried before the pool admits it: the peers get the transaction with its chain (message 46).
-  if (chain !== undefined) pki?.carry(tx.id, chain);
-  const pooled = await ctx.services.pool.broadcast(tx);
-  checkUnimplemented(pooled);
-  return pooled.toJson();
+  return (await ctx.services.pool.broadcast(tx, body['certificates'])).toJson();
 }
 
 const txBody = (schema: typeof S.SignedTransactionRequest | typeof S.UnsignedTransactionRequest | typeof S.FeeRequest, description: string) =>

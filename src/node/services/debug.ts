@@ -1,11 +1,11 @@
 /**
- * The administrator's view inside the node (`/debug/*`): validation without the pool,
- * the loaders' state, the miner's next attempts, recent block ids, the config, portfolios
- * with what the pool would take, WEST distribution.
+ * The administrator's view inside the node (`/debug/*`): validation without the pool (the
+ * chain admission's dry run), the loaders' state, the miner's next attempts, recent block
+ * ids, the config, portfolios with what the pool would take, WEST distribution.
  */
 import type { DebugInfo, DebugService, Portfolio, SyncProgress } from '../../api/services.js';
+import type { Admission } from '../../chain/admission.js';
 import type { Blockchain } from '../../chain/blockchain.js';
-import { validateFee } from '../../chain/fees.js';
 import type { UtxPool } from '../../chain/utx.js';
 import { applyTransaction } from '../../chain/validation.js';
 import { microBlockWindow, planKeyBlock } from '../../consensus/poa.js';
@@ -13,7 +13,6 @@ import { planPosKeyBlock } from '../../consensus/pos.js';
 import { PoaRules, poaHeaders, type PosRules } from '../../consensus/rules.js';
 import { bytesKey, equalBytes } from '../../crypto/encoding.js';
 import type { Protocol } from '../../protocol/protocol.js';
-import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { Store } from '../../state/store.js';
 import { MutableState } from '../../state/view.js';
 import type { NodeConfig } from '../config.js';
@@ -36,6 +35,8 @@ export interface DebugDeps {
   readonly store: Store;
   readonly chain: Blockchain;
   readonly pool: UtxPool;
+  /** The chain's admission: its dry run answers `/debug/validate`. */
+  readonly admission: Admission;
   readonly rules: PoaRules | PosRules;
   readonly keystore: Keystore;
   readonly ownerPublicKey: Uint8Array;
@@ -99,10 +100,7 @@ export function debugService(parts: DebugDeps): DebugService {
   };
 
   return {
-    validate(tx: Transaction): void {
-      validateFee(tx, chain.state(), { settings: chain.settings, features: chain.features, height: chain.height() });
-      applyTransaction(new MutableState(chain.state()), tx, chain.poolTxContext(), { verifySignature: true });
-    },
+    validate: (tx) => parts.admission.validate(tx),
 
     info(): DebugInfo {
       // The block loader is idle unless a sync exchange with a peer runs; Weft keeps no
