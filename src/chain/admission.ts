@@ -112,7 +112,10 @@ export class Admission {
    * Throws WE's error when refused — also, after the pool took it, for what WE does not support yet.
    */
   async admit(tx: Transaction, request: AdmissionRequest): Promise<Transaction> {
-    if (request.origin === 'api' || request.certificates !== undefined) await this.admitCertificates(tx, request.certificates);
+    if (request.origin === 'api' || request.certificates !== undefined) {
+      const chainKept = this.admitCertificates(tx, request.certificates);
+      if (chainKept !== undefined) await chainKept;
+    }
     const id = bytesKey(tx.id);
     try {
       this.checkFee(tx);
@@ -134,14 +137,19 @@ export class Admission {
   /**
    * Step 1 of `admit` alone: the `certificates` a request gave for the transaction made from
    * it, checked (and with PKI kept with it) before anything else of the request is done —
-   * privacy sends store their data only once these passed.
+   * privacy sends store their data only once these passed. A promise only with PKI: without
+   * it the check is made at once and a broadcast waits for nothing.
    */
-  async admitCertificates(tx: Transaction, certificates: unknown): Promise<void> {
+  admitCertificates(tx: Transaction, certificates: unknown): Promise<void> | undefined {
     if (this.certificates === undefined) {
       checkCertificatesField(certificates);
-      return;
+      return undefined;
     }
-    const chain = await this.certificates.clientChain(tx, certificates);
+    return this.keepClientChain(tx, this.certificates, certificates);
+  }
+
+  private async keepClientChain(tx: Transaction, policy: CertificatePolicy, certificates: unknown): Promise<void> {
+    const chain = await policy.clientChain(tx, certificates);
     // Kept before the pool takes it: the peers get the transaction with its chain (message 46).
     if (chain !== undefined) this.chain.certificates.carry([tx.id], chain);
   }

@@ -86,7 +86,9 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
     validate: (tx) => admission.validate(tx),
     // Its certificates were admitted before its data was stored: the 114 is this node's own now.
     broadcast: (tx) => admission.admit(tx, { origin: 'local' }),
-    admitCertificates: (tx, certificates) => admission.admitCertificates(tx, certificates),
+    admitCertificates: async (tx, certificates) => {
+      await admission.admitCertificates(tx, certificates);
+    },
   };
   const owner = config.node.ownerAddress;
   const updates = new PolicyUpdates(owner, () => chain.state(), state, (e) => log.error({ err: e }, 'recording privacy items to fetch failed'));
