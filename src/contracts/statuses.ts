@@ -11,6 +11,7 @@
  * UTF-8) ‖ code (0, or 1 ‖ u16 4 ‖ int32) ‖ message (u16 length ‖ UTF-8) ‖ timestamp (int64).
  */
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
+import { ExpiringCache } from '../replication/expiring-cache.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { DecodeError } from '../errors/catalogue.js';
 import { ByteReader, ByteWriter } from '../protocol/bytes.js';
@@ -84,10 +85,6 @@ export function decodeStatusMessage(bytes: Uint8Array, publicKeyLength: number, 
 /** Where a message in the book came from. */
 export type StatusOrigin = 'own' | 'peer';
 
-interface Entry {
-  messages: ContractExecutionMessage[];
-  expiresAt: bigint;
-}
 
 export interface StatusBookOptions {
   readonly protocol: Protocol;
@@ -99,13 +96,15 @@ export interface StatusBookOptions {
 }
 
 export class ExecutionStatusBook {
-  private readonly byTx = new Map<string, Entry>();
+  /** Per transaction (Base58 id), its messages: kept `expireAfterMs` after the last one came, `maxSize` transactions at most. */
+  private readonly byTx: ExpiringCache<string, ContractExecutionMessage[]>;
   private readonly listeners = new Set<(m: ContractExecutionMessage, origin: StatusOrigin) => void>();
 
   private readonly signStatus: (bytes: Uint8Array) => Uint8Array;
 
   constructor(private readonly options: StatusBookOptions) {
     this.signStatus = (bytes) => options.protocol.crypto.sign(options.node.privateKey, bytes);
+    this.byTx = new ExpiringCache({ maxSize: options.maxSize, ttlMs: options.expireAfterMs, now: () => Number(options.now()) });
   }
 
   /**
@@ -137,21 +136,16 @@ export class ExecutionStatusBook {
     const signature = message.signature();
     if (!this.options.protocol.crypto.verify(message.senderPublicKey, statusMessageBytes(message), signature)) return 'invalid';
     const held = this.byTx.get(encodeBase58(message.txId));
-    if (held !== undefined && held.expiresAt > this.options.now() && held.messages.some((m) => equalBytes(m.senderPublicKey, message.senderPublicKey) && equalBytes(m.signature(), signature))) return 'known';
+    if (held !== undefined && held.some((m) => equalBytes(m.senderPublicKey, message.senderPublicKey) && equalBytes(m.signature(), signature))) return 'known';
     this.put(message, 'peer');
     return 'new';
   }
 
   /** Statuses of a transaction, oldest first; undefined when none is known. */
   statuses(txId: Uint8Array): readonly ContractExecutionMessage[] | undefined {
-    const key = encodeBase58(txId);
-    const e = this.byTx.get(key);
-    if (e === undefined) return undefined;
-    if (e.expiresAt <= this.options.now()) {
-      this.byTx.delete(key);
-      return undefined;
-    }
-    return [...e.messages].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+    const messages = this.byTx.get(encodeBase58(txId));
+    if (messages === undefined) return undefined;
+    return [...messages].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
   }
 
   /** The distinct nodes (public keys) that recorded an `Error` for a transaction, first ones first. */
@@ -169,27 +163,10 @@ export class ExecutionStatusBook {
 
   private put(message: ContractExecutionMessage, origin: StatusOrigin): void {
     const key = encodeBase58(message.txId);
-    const now = this.options.now();
-    let e = this.byTx.get(key);
-    if (e === undefined || e.expiresAt <= now) {
-      if (e !== undefined) this.byTx.delete(key);
-      this.evict(now);
-      e = { messages: [], expiresAt: 0n };
-      this.byTx.set(key, e);
-    }
-    e.messages.push(message);
-    e.expiresAt = now + BigInt(this.options.expireAfterMs);
+    const messages = this.byTx.get(key) ?? [];
+    messages.push(message);
+    // Written again: kept expire-after from now.
+    this.byTx.set(key, messages);
     for (const l of this.listeners) l(message, origin);
-  }
-
-  /** Keeps the book within max-size: expired entries first, then the oldest. */
-  private evict(now: bigint): void {
-    if (this.byTx.size < this.options.maxSize) return;
-    for (const [k, e] of this.byTx) if (e.expiresAt <= now) this.byTx.delete(k);
-    while (this.byTx.size >= this.options.maxSize) {
-      const oldest = this.byTx.keys().next().value;
-      if (oldest === undefined) break;
-      this.byTx.delete(oldest);
-    }
   }
 }

@@ -48,6 +48,7 @@ import {
   verifyMicroBlockInventory,
   type MicroBlockInventory,
 } from './messages.js';
+import { ExpiringCache } from '../replication/expiring-cache.js';
 import { MicroBlockTimeline } from './micro-block-timeline.js';
 import { socketAddressText } from './peers.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
@@ -56,58 +57,6 @@ import type { Certificate } from '../crypto/pki/x509.js';
 
 /** The key a transaction message's payload is remembered by (SHA-256, Base64; one-shot, no Hash object per payload). */
 const payloadDigest = (payload: Uint8Array): string => sha256Once(payload).toString('base64');
-
-/** A map bounded in size whose entries expire; oldest first out. */
-export class SeenCache<V> {
-  private readonly entries = new Map<string, { at: bigint; value: V }>();
-  private readonly ttl: bigint;
-
-  constructor(
-    private readonly maxSize: number,
-    ttlMs: number,
-    private readonly now: () => bigint,
-  ) {
-    this.ttl = BigInt(ttlMs);
-  }
-
-  get(key: string): V | undefined {
-    const e = this.entries.get(key);
-    if (e === undefined) return undefined;
-    if (this.now() - e.at > this.ttl) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return e.value;
-  }
-
-  set(key: string, value: V): void {
-    const at = this.now();
-    this.entries.delete(key);
-    this.entries.set(key, { at, value });
-    const limit = at - this.ttl;
-    for (const [key0, e] of this.entries) {
-      if (this.entries.size <= this.maxSize && e.at >= limit) break;
-      this.entries.delete(key0);
-    }
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-
-  /** How many live entries there are. */
-  freshSize(): number {
-    let n = 0;
-    this.forEachFresh(() => n++);
-    return n;
-  }
-
-  /** Visits the live entries, oldest first. */
-  forEachFresh(f: (key: string, value: V) => void): void {
-    const limit = this.now() - this.ttl;
-    for (const [key, e] of this.entries) if (e.at >= limit) f(key, e.value);
-  }
-}
 
 interface InventoryEntry {
   readonly inventory: MicroBlockInventory;
@@ -172,7 +121,7 @@ export class Gossip {
   private readonly random: () => number;
   private readonly peers = new Map<number, Peer>();
   /** Transactions by id → peers that have them. */
-  private readonly txs: SeenCache<Set<number>>;
+  private readonly txs: ExpiringCache<string, Set<number>>;
   /**
    * Transaction payloads seen, by their SHA-256, → the transaction's key in `txs`: the same
    * transaction relayed by several peers is parsed once (WE drops identical payloads at its
@@ -180,7 +129,7 @@ export class Gossip {
    * are here too: a peer's copy of one (sent back before it knew we had it) is dropped
    * unparsed, and a peer's micro-block carrying it takes the pooled transaction.
    */
-  private readonly txPayloads: SeenCache<string>;
+  private readonly txPayloads: ExpiringCache<string, string>;
   /**
    * The payload digests of transactions a peer's micro-block carried that were read from it
    * (not pooled here): once the micro-block is applied they go to `txPayloads`, so a copy that
@@ -189,17 +138,17 @@ export class Gossip {
    */
   private readonly readFromMicroBlocks = new WeakMap<Transaction, string>();
   /** Key blocks by id → peers that have them. */
-  private readonly blocks: SeenCache<Set<number>>;
+  private readonly blocks: ExpiringCache<string, Set<number>>;
   /** Micro-block inventories by total signature. */
-  private readonly inventories: SeenCache<InventoryEntry>;
+  private readonly inventories: ExpiringCache<string, InventoryEntry>;
   /**
    * Peers' inventories by the block they extend (its key) → their total-signature keys, in
    * arrival order: what to fetch next is looked up from the tip and the pipeline, not by
    * scanning every inventory of the last minutes on each chain change.
    */
-  private readonly inventoriesByParent: SeenCache<string[]>;
+  private readonly inventoriesByParent: ExpiringCache<string, string[]>;
   /** Micro-blocks applied or given up, by total signature. */
-  private readonly processedMicros: SeenCache<true>;
+  private readonly processedMicros: ExpiringCache<string, true>;
   private readonly microRequests = new Map<string, MicroRequest>();
   /**
    * The fetch pipeline: micro-blocks requested, received or being applied (total signature
@@ -241,12 +190,14 @@ export class Gossip {
     this.random = deps.random ?? Math.random;
     this.settings = syncSettings(deps.settings);
     const s = this.settings;
-    this.txs = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
-    this.txPayloads = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
-    this.blocks = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
-    this.inventories = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
-    this.inventoriesByParent = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
-    this.processedMicros = new SeenCache(s.seenCacheSize, s.seenCacheTtlMs, deps.now);
+    // Node time: a test's clock moves them.
+    const seen = { maxSize: s.seenCacheSize, ttlMs: s.seenCacheTtlMs, now: () => Number(deps.now()) };
+    this.txs = new ExpiringCache(seen);
+    this.txPayloads = new ExpiringCache(seen);
+    this.blocks = new ExpiringCache(seen);
+    this.inventories = new ExpiringCache(seen);
+    this.inventoriesByParent = new ExpiringCache(seen);
+    this.processedMicros = new ExpiringCache(seen);
     this.timeline = new MicroBlockTimeline(deps.microBlockLog);
     this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
   }
