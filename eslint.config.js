@@ -21,6 +21,7 @@ const LAYERS = [
   'src/protocol',
   'src/state',
   'src/chain',
+  'src/replication',
   'src/privacy',
   'src/contracts',
   'src/consensus',

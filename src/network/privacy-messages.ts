@@ -62,7 +62,8 @@ export class PrivacyMessages extends PeerMessageChannel implements PrivacyPeers 
         ownerAddress: peer.info.ownerAddress,
         watcher: false,
         sessionKeys: peer.tls ? undefined : { own: peer.session, peer: peer.info.sessionPublicKey },
-        send: (code, payload) => peer.send(code, payload),
+        // Only the channel's own codes go out through its view.
+        send: (code, payload) => this.codes.has(code as MessageCode) && peer.send(code as MessageCode, payload),
         sendStream: (frames) => peer.sendStream(frames),
         receiveStream: (bufferSize): IncomingStream => peer.receiveStream(bufferSize),
       };

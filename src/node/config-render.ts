@@ -14,7 +14,8 @@ import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
 import { FEE_NAMES } from '../chain/settings.js';
 import type { JsonValue } from '../protocol/json.js';
 import type { AnchoringSettings } from '../anchoring/settings.js';
-import type { DataCacheSettings, PrivacyInventoryHandlerSettings, PrivacySettings, PrivacyStorageSettings, ReplicationSynchronizerSettings } from '../privacy/settings.js';
+import type { PrivacySettings, PrivacyStorageSettings } from '../privacy/settings.js';
+import type { DataCacheSettings, InventoryHandlerSettings, ReplicationSynchronizerSettings } from '../replication/settings.js';
 import type { ConfidentialContractsSettings } from '../contracts/confidential/settings.js';
 import type { ContractsSettings } from '../contracts/settings.js';
 import type { NodeConfig, PeerAddress } from './config.js';
@@ -231,7 +232,7 @@ function synchronizerSection(sy: ReplicationSynchronizerSettings): JsonMap {
   };
 }
 
-function inventoryHandlerSection(inv: PrivacyInventoryHandlerSettings): JsonMap {
+function inventoryHandlerSection(inv: InventoryHandlerSettings): JsonMap {
   return {
     'max-buffer-time': durationText(inv.maxBufferTimeMs),
     'max-buffer-size': inv.maxBufferSize,

@@ -45,14 +45,8 @@ import {
 } from '../chain/settings.js';
 import type { NetworkTlsFiles, NodeNetworkSettings } from '../network/node-network.js';
 import { ANCHORING_DEFAULTS, type AnchoringSettings, type TargetnetAuth } from '../anchoring/settings.js';
-import {
-  PRIVACY_DEFAULTS,
-  type DataCacheSettings,
-  type PrivacyInventoryHandlerSettings,
-  type PrivacySettings,
-  type PrivacyStorageSettings,
-  type ReplicationSynchronizerSettings,
-} from '../privacy/settings.js';
+import { PRIVACY_DEFAULTS, type PrivacySettings, type PrivacyStorageSettings } from '../privacy/settings.js';
+import type { DataCacheSettings, InventoryHandlerSettings, ReplicationSynchronizerSettings } from '../replication/settings.js';
 import { CONFIDENTIAL_CONTRACTS_DEFAULTS, type ConfidentialContractsSettings } from '../contracts/confidential/settings.js';
 import { INT64 } from '../protocol/bytes.js';
 import { WeError } from '../errors/catalogue.js';
@@ -1291,7 +1285,7 @@ function readSynchronizer(sy: ConfigSection, d: ReplicationSynchronizerSettings)
 }
 
 /** `inventory-handler` of `node.privacy` and `node.confidential-contracts`. */
-function readInventoryHandler(inv: ConfigSection, d: PrivacyInventoryHandlerSettings): PrivacyInventoryHandlerSettings {
+function readInventoryHandler(inv: ConfigSection, d: InventoryHandlerSettings): InventoryHandlerSettings {
   return {
     maxBufferTimeMs: inv.duration('max-buffer-time', d.maxBufferTimeMs),
     maxBufferSize: inv.int('max-buffer-size', d.maxBufferSize, { min: 1 }),

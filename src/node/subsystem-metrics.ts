@@ -8,12 +8,12 @@
  *   records for them (src/contracts/mining.ts);
  * - privacy (`weft_privacy_…`): the download queue (the pending and lost sets of the
  *   privacy state, the items the synchronizer is on) and the items replicated whole, with
- *   their data bytes, received from peers and served to them (src/privacy/replication.ts).
+ *   their data bytes, received from peers and served to them (src/replication/scheme.ts).
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { ContractExecutionObserver } from '../contracts/mining.js';
 import type { ExecutionStatus } from '../contracts/result.js';
-import type { ReplicationObserver } from '../privacy/replication.js';
+import type { ReplicationObserver } from '../replication/scheme.js';
 import type { NodeMetrics } from './metrics.js';
 
 /** Seconds: a warm SDK contract answers in milliseconds, a first call starts its process or container. */

@@ -1,12 +1,11 @@
 /**
- * What replication needs from the network layer: the connected peers, each with what its
- * handshake proved, a way to send it the privacy messages (codes 30, 31, 39, 40, 44 —
- * payloads as messages.ts writes them; the network layer frames them) and large-item
- * streams (item-stream.ts frames), and the messages peers send. The network layer
- * implements it; the tests implement it with an in-process switchboard.
+ * What privacy replication needs from the network layer beyond what every replication
+ * needs (replication/peers.ts: the peers and their messages — here codes 30, 31, 39, 40, 44,
+ * payloads as messages.ts writes them): large-item streams (item-stream.ts frames) on a
+ * peer's connection. The network layer implements it; the tests implement it with an
+ * in-process switchboard.
  */
-import type { KeyPair } from '../crypto/suite.js';
-import type { PrivacyMessageCode } from './messages.js';
+import type { ReplicationPeer, ReplicationPeers } from '../replication/peers.js';
 
 /** A run of stream frames arriving on one connection (see `PrivacyPeer.receiveStream`). */
 export interface IncomingStream extends AsyncIterable<Uint8Array> {
@@ -14,25 +13,7 @@ export interface IncomingStream extends AsyncIterable<Uint8Array> {
   cancel(reason?: Error): void;
 }
 
-export interface PrivacyPeer {
-  /** Unique per connection (logs, maps). */
-  readonly id: string;
-  /** The address (26 bytes) of the peer's node owner, proven in the handshake. */
-  readonly ownerAddress: Uint8Array;
-  /** A watcher node (`node.network.mode = watcher`) takes no part in replication. */
-  readonly watcher: boolean;
-  /**
-   * On a plain (non-TLS) connection, the session keys of its handshake: this node's key pair
-   * for the connection and the peer's session public key; data is encrypted with them. On a
-   * TLS connection (`undefined`), data goes in clear inside TLS.
-   */
-  readonly sessionKeys: { readonly own: KeyPair; readonly peer: Uint8Array } | undefined;
-  /**
-   * Sends one message; the network layer frames it with its code (bounded send queue).
-   * False when the message is not sent: the connection is closed, its send queue is full,
-   * or the payload exceeds its code's cap.
-   */
-  send(code: PrivacyMessageCode, payload: Uint8Array): boolean;
+export interface PrivacyPeer extends ReplicationPeer {
   /**
    * Writes a large-item stream: each frame payload (item-stream.ts) as one length-prefixed
    * frame, with back-pressure; resolves once the last (empty) frame is written.
@@ -47,9 +28,4 @@ export interface PrivacyPeer {
   receiveStream(bufferSize: number): IncomingStream;
 }
 
-export interface PrivacyPeers {
-  /** The connected, handshaken peers. */
-  connected(): readonly PrivacyPeer[];
-  /** Messages with the privacy codes from peers; returns how to stop listening. */
-  onMessage(listener: (peer: PrivacyPeer, code: number, payload: Uint8Array) => void): () => void;
-}
+export type PrivacyPeers = ReplicationPeers<PrivacyPeer>;

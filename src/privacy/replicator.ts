@@ -1,61 +1,96 @@
 /**
- * Replication of one node, put together: the inventories (who holds what), the replier
- * (serving items) and the synchronizer (fetching items), fed with the privacy messages the
- * network layer delivers. The network layer builds it with its PrivacyPeers and starts it;
- * the privacy service announces uploads through `announcer`.
+ * Replication of confidential data in one node: the replication engine (src/replication)
+ * with privacy's scheme (replication.ts) and large items (large-items.ts), fed with the
+ * privacy messages the network layer delivers, its pending and lost sets in the privacy
+ * state. The node builds it with the network's PrivacyPeers and starts it; the privacy
+ * service announces uploads through `announcer` and drives forceSync through `synchronizer`.
  */
+import type { KeyPair } from '../crypto/suite.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
 import { PolicyDataHash } from '../protocol/transactions/privacy.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { PrivacyInventories } from './inventories.js';
-import { PrivacyMessageCode } from './messages.js';
+import { ReplicationEngine } from '../replication/engine.js';
+import type { Inventories } from '../replication/inventories.js';
+import type { RollbackSource } from '../replication/pending-items.js';
+import type { PolicyItemKey, PrivacyDataType } from './item.js';
+import { LargeItems } from './large-items.js';
+import type { PolicyItemId } from './messages.js';
 import type { PrivacyPeer } from './peers.js';
-import { PolicyDataReplier } from './replier.js';
-import { itemText, keyOfId, type ReplicationParts } from './replication.js';
+import { itemText, keyOfId, privacyScheme, type ReplicationParts } from './replication.js';
+import type { ItemAnnouncer, PrivacySync } from './service.js';
 import { itemKind } from './state.js';
-import type { ItemAnnouncer } from './service.js';
-import { PolicyDataSynchronizer, type RollbackSource } from './synchronizer.js';
+
+type PrivacyEngine = ReplicationEngine<PolicyItemKey, PrivacyDataType, undefined, PrivacyPeer>;
+
+/** The download side: the engine's synchronizer with WE's forceSync of a policy. */
+export class PolicyDataSync implements PrivacySync {
+  constructor(
+    private readonly parts: ReplicationParts,
+    private readonly engine: PrivacyEngine,
+  ) {}
+
+  /** Items the synchronizer is on now: being fetched, or waiting for a slot or their next attempt. */
+  get inProgress(): number {
+    return this.engine.synchronizer.inProgress;
+  }
+
+  /** How many items are being fetched now. */
+  get active(): number {
+    return this.engine.synchronizer.active;
+  }
+
+  /** Every running fetch restarts with the pending set; answers its size. */
+  forceSync(): number {
+    return this.engine.synchronizer.forceSync();
+  }
+
+  /** The policy's anchored hashes join the pending set; restarts with both; answers how many. */
+  async forceSyncPolicy(policyId: Uint8Array): Promise<number> {
+    const pending = this.parts.state.pending();
+    const known = new Set(pending.map(itemText));
+    const anchored = this.parts.chain.state().policyDataHashes(policyId).map((e) => keyOfId({ policyId, dataHash: e.hash }));
+    const missing = anchored.filter((k) => !known.has(itemText(k)));
+    if (missing.length > 0) await this.parts.state.addToPending(missing);
+    const all = [...pending, ...missing];
+    this.engine.synchronizer.resume(all);
+    return all.length;
+  }
+}
 
 export class PrivacyReplication {
-  readonly inventories: PrivacyInventories;
-  readonly replier: PolicyDataReplier;
-  readonly synchronizer: PolicyDataSynchronizer;
-  private stopListening: (() => void) | undefined;
+  private readonly engine: PrivacyEngine;
+  readonly synchronizer: PolicyDataSync;
 
   constructor(
     private readonly parts: ReplicationParts,
-    rollbacks: RollbackSource,
+    rollbacks: RollbackSource<PolicyItemKey>,
   ) {
-    this.inventories = new PrivacyInventories(parts);
-    this.replier = new PolicyDataReplier(parts);
-    this.synchronizer = new PolicyDataSynchronizer(parts, this.inventories, rollbacks);
+    this.engine = new ReplicationEngine({
+      scheme: privacyScheme(parts, new LargeItems(parts)),
+      protocol: parts.protocol,
+      settings: parts.settings,
+      owner: parts.owner,
+      peers: parts.peers,
+      pending: parts.state,
+      rollbacks,
+      log: parts.log,
+      ...(parts.observer === undefined ? {} : { observer: parts.observer }),
+    });
+    this.synchronizer = new PolicyDataSync(parts, this.engine);
+  }
+
+  /** Who holds what. */
+  get inventories(): Inventories<PolicyItemKey, PrivacyDataType, undefined, PrivacyPeer> {
+    return this.engine.inventories;
   }
 
   /** Announces uploads to the policy's peers (for PrivacyServiceParts.announcer). */
   get announcer(): ItemAnnouncer {
-    return this.inventories;
+    return { announce: (item: PolicyItemId, type: PrivacyDataType, signer: KeyPair) => this.engine.announce(keyOfId(item), type, signer) };
   }
 
   start(): void {
-    this.stopListening = this.parts.peers.onMessage((peer, code, payload) => this.receive(peer, code, payload));
-    this.synchronizer.start();
-  }
-
-  /** One privacy message from a peer; a malformed one is logged and dropped. */
-  private receive(peer: PrivacyPeer, code: number, payload: Uint8Array): void {
-    const handled = (async () => {
-      switch (code) {
-        case PrivacyMessageCode.PrivateDataRequest:
-          return this.replier.handle(peer, payload);
-        case PrivacyMessageCode.PrivateDataResponse:
-          return this.synchronizer.handleResponse(peer, payload);
-        case PrivacyMessageCode.PrivacyInventoryV1:
-        case PrivacyMessageCode.PrivacyInventoryV2:
-        case PrivacyMessageCode.PrivacyInventoryRequest:
-          return this.inventories.handle(peer, code, payload);
-      }
-    })();
-    handled.catch((e: unknown) => this.parts.log.warn({ peer: peer.id, code, err: e instanceof Error ? e.message : String(e) }, 'a privacy message from a peer was refused'));
+    this.engine.start();
   }
 
   /**
@@ -69,19 +104,17 @@ export class PrivacyReplication {
       if (!isAtomic(container)) continue;
       for (const tx of container.data.transactions as readonly Transaction[]) {
         if (!PolicyDataHash.is(tx) || tx.version !== 3) continue;
-        const id = { policyId: tx.data.policyId, dataHash: tx.data.dataHash };
-        const key = keyOfId(id);
+        const key = keyOfId({ policyId: tx.data.policyId, dataHash: tx.data.dataHash });
         if (!(await this.parts.storage.exists(key))) {
           this.parts.log.debug({ item: itemText(key) }, 'an atomic PolicyDataHash of an item not stored here: not announced');
           continue;
         }
-        this.inventories.announce(id, (await itemKind(this.parts.state, this.parts.storage, key)) ?? 'default', this.parts.owner);
+        this.engine.announce(key, (await itemKind(this.parts.state, this.parts.storage, key)) ?? 'default', this.parts.owner);
       }
     }
   }
 
   close(): void {
-    this.stopListening?.();
-    this.synchronizer.close();
+    this.engine.close();
   }
 }

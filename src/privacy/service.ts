@@ -25,7 +25,7 @@
  * for a large item with getData, or a small one with getLargeData, is 647. An item the
  * node should have but whose data is missing is 617 — and, when the node owner is a
  * recipient of the policy and the hash is anchored, the item is queued for download (the
- * pending set of privacy-state.ts, which the synchronizer works through).
+ * pending set of the privacy state, state.ts, which the synchronizer works through).
  */
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { Address } from '../crypto/address.js';
@@ -98,7 +98,7 @@ export interface PrivacyApi {
   forceSyncPolicy(policyId: string): Promise<number>;
 }
 
-/** The download side of replication (synchronizer.ts), as forceSync drives it. */
+/** The download side of replication (replicator.ts: the engine's synchronizer), as forceSync drives it. */
 export interface PrivacySync {
   forceSync(): number;
   forceSyncPolicy(policyId: Uint8Array): Promise<number>;

@@ -8,6 +8,8 @@
  * `none` (the privacy routes answer 613, as WE's default does).
  */
 
+import type { DataCacheSettings, InventoryHandlerSettings, ReplicationSettings, ReplicationSynchronizerSettings } from '../replication/settings.js';
+
 export interface PostgresStorageSettings {
   readonly vendor: 'postgres';
   /** `jdbc-config.url`, a JDBC URL: `jdbc:postgresql://host[:port]/database[?user=…&password=…]`. */
@@ -58,44 +60,15 @@ export interface PrivacyReplierSettings {
   readonly streamMaxPeersFullnessPercentage: number;
 }
 
-/** The synchronizer keys `node.privacy` shares with `node.confidential-contracts`: fetching the data this node lacks. */
-export interface ReplicationSynchronizerSettings {
-  readonly requestTimeoutMs: number;
-  readonly initRetryDelayMs: number;
-  readonly inventoryStreamTimeoutMs: number;
-  readonly inventoryRequestDelayMs: number;
-  readonly inventoryTimestampThresholdMs: number;
-  readonly crawlingParallelism: number;
-  readonly maxAttemptCount: number;
-  readonly lostDataProcessingDelayMs: number;
-  readonly failedPeersCacheSize: number;
-  readonly failedPeersCacheExpireTimeoutMs: number;
-}
-
 export interface PrivacySynchronizerSettings extends ReplicationSynchronizerSettings {
   readonly networkStreamBufferSize: number;
 }
 
-/** `inventory-handler` (`node.privacy`, `node.confidential-contracts`): inventories are taken in batches and remembered so each is handled once. */
-export interface PrivacyInventoryHandlerSettings {
-  readonly maxBufferTimeMs: number;
-  readonly maxBufferSize: number;
-  readonly maxCacheSize: number;
-  readonly expirationTimeMs: number;
-  readonly replierParallelism: number;
-}
-
-/** `cache` (`node.privacy`, `node.confidential-contracts`): data recently served to peers, kept ready to send. */
-export interface DataCacheSettings {
-  readonly maxSize: number;
-  readonly expireAfterMs: number;
-}
-
-export interface PrivacySettings {
+export interface PrivacySettings extends ReplicationSettings {
   readonly storage: PrivacyStorageSettings;
   readonly replier: PrivacyReplierSettings;
   readonly synchronizer: PrivacySynchronizerSettings;
-  readonly inventoryHandler: PrivacyInventoryHandlerSettings;
+  readonly inventoryHandler: InventoryHandlerSettings;
   /** LRU of small items served to peers. */
   readonly cache: DataCacheSettings;
   readonly service: {

@@ -1,21 +1,21 @@
 /**
  * `node.confidential-contracts` (WE's ConfidentialContractsSettings and its application.conf
  * defaults; the replication blocks mirror `node.privacy`'s): node/config.ts reads the HOCON
- * into these, replication.ts runs on them.
+ * into these, the replication engine runs on them (replication.ts).
  */
 
-import type { DataCacheSettings, PrivacyInventoryHandlerSettings, PrivacyReplierSettings, ReplicationSynchronizerSettings } from '../../privacy/settings.js';
+import type { DataCacheSettings, InventoryHandlerSettings, ReplicationSettings, ReplicationSynchronizerSettings } from '../../replication/settings.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
 /** The replication blocks, in `node.privacy`'s shapes (`data-directory` is NodeConfig.node.confidentialDataDirectory). */
-export interface ConfidentialContractsSettings {
+export interface ConfidentialContractsSettings extends ReplicationSettings {
   /** `replier.parallelism`: requests for data answered at once (the one key of privacy's replier it has). */
-  readonly replier: Pick<PrivacyReplierSettings, 'parallelism'>;
+  readonly replier: ReplicationSettings['replier'];
   /** `cache`: units recently served to peers, kept ready to send (`max-size`, `expire-after`). */
   readonly cache: DataCacheSettings;
-  readonly inventoryHandler: PrivacyInventoryHandlerSettings;
+  readonly inventoryHandler: InventoryHandlerSettings;
   /** `synchronizer`: fetching the units this node lacks. */
   readonly synchronizer: ReplicationSynchronizerSettings;
 }
