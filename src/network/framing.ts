@@ -18,6 +18,7 @@
  * `FrameError`; the transport closes that one connection.
  */
 import { sha256Once } from '../crypto/hashes.js';
+import { MAX_CONFIDENTIAL_DATA_RESPONSE } from '../contracts/confidential/messages.js';
 import { MAX_PRIVATE_DATA_RESPONSE } from '../privacy/messages.js';
 import { MessageCode } from './types.js';
 import { InternalError } from '../errors/internal.js';
@@ -93,8 +94,8 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   [MessageCode.PrivacyInventoryV2, MAX_PUBLIC_KEY_LENGTH + PRIVACY_ITEM_ID_LENGTH + 1 + SIGNATURE_LENGTH],
   // contract id + commitment + data type
   [MessageCode.ConfidentialDataRequest, 32 + 32 + 1],
-  // WE's ConfidentialDataResponseSpec.maxLength: digest + 1 + commitment key + 1 MiB
-  [MessageCode.ConfidentialDataResponse, 32 + 1 + 32 + 1024 * 1024],
+  // WE's ConfidentialDataResponseSpec.maxLength, the cap the replier holds its answers to (contracts/confidential/messages.ts)
+  [MessageCode.ConfidentialDataResponse, MAX_CONFIDENTIAL_DATA_RESPONSE],
   [MessageCode.ConfidentialInventoryRequest, 32 + 32 + 1],
   // sender public key + contract id + commitment + data type + signature
   [MessageCode.ConfidentialInventory, MAX_PUBLIC_KEY_LENGTH + 32 + 32 + 1 + SIGNATURE_LENGTH],

@@ -74,6 +74,7 @@ export class NodeConfidentialContracts {
       this.stopWatchingChain = chain.on((e) => {
         if (e.kind === 'block') replication.noteTransactions(e.block.transactions);
         else if (e.kind === 'micro-block') replication.noteTransactions(e.transactions);
+        else if (e.kind === 'rollback') replication.noteRollback(e.removed);
       });
     }
     this.service = new ConfidentialContractsService({

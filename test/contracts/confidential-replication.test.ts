@@ -2,15 +2,15 @@
  * Replication of confidential contract data (messages 52–55) over an in-process network of
  * four nodes: A, B, C are the contract's participants, D is outside the group. What one
  * member announces reaches the other members (encrypted for each connection outside TLS),
- * never D; a unit a block names is fetched by a member that missed its inventory; data that
- * does not match its commitment is dropped.
+ * never D; a unit a block names is fetched by a member that missed its inventory, also across
+ * a restart; data that does not match its commitment is dropped.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { transportEncryptionFor } from '../../src/crypto/transport-encryption.js';
 import { entriesCommitment, type ConfidentialDataUnit } from '../../src/contracts/confidential/data.js';
-import { ConfidentialMessageCode, encodeDataResponse, encodeInventory, signInventory } from '../../src/contracts/confidential/messages.js';
+import { ConfidentialMessageCode, decodeDataResponse, encodeDataId, encodeDataResponse, encodeInventory, signInventory, type ConfidentialDataResponse } from '../../src/contracts/confidential/messages.js';
 import { ConfidentialReplication, type ConfidentialPeer } from '../../src/contracts/confidential/replication.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { CONFIDENTIAL_CONTRACTS_DEFAULTS, type ConfidentialContractsSettings } from '../../src/contracts/confidential/settings.js';
@@ -20,7 +20,7 @@ import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { ConfigError, ConfigSection, parseHoconText, readConfidentialContracts } from '../../src/node/config.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import { tempDir } from '../../devkit/tmp.js';
-import { Switchboard } from '../privacy/switchboard.js';
+import { Switchboard, type BoardNode } from '../privacy/switchboard.js';
 import { BLOCK, developer, protocol } from '../../devkit/contracts/engine.js';
 import { confidentialCall, confidentialCreate } from './support/confidential.js';
 import { ContractTestState } from '../../devkit/contracts/state.js';
@@ -37,6 +37,10 @@ interface TestNet {
   readonly contractId: Uint8Array;
   /** Each node's warnings, in order. */
   readonly warnings: Map<string, string[]>;
+  /** Each node on the switchboard (its peers: what it receives). */
+  readonly nodes: Map<string, BoardNode>;
+  /** Stops a node's replication and closes its storage, then opens both again (a restart). */
+  restart(name: string): Promise<void>;
 }
 
 const opened: ConfidentialStorage[] = [];
@@ -52,7 +56,7 @@ function fast(overrides: { readonly inventoryHandler?: Partial<ConfidentialContr
   return {
     ...d,
     inventoryHandler: { ...d.inventoryHandler, maxBufferTimeMs: 5, ...overrides.inventoryHandler },
-    synchronizer: { ...d.synchronizer, initRetryDelayMs: 50, inventoryRequestDelayMs: 50, requestTimeoutMs: 500, ...overrides.synchronizer },
+    synchronizer: { ...d.synchronizer, initRetryDelayMs: 50, inventoryRequestDelayMs: 50, inventoryStreamTimeoutMs: 200, requestTimeoutMs: 500, ...overrides.synchronizer },
     cache: { ...d.cache, ...overrides.cache },
   };
 }
@@ -68,20 +72,33 @@ function network(tls: boolean, settings: ConfidentialContractsSettings = fast())
   const storages = new Map<string, ConfidentialStorage>();
   const replications = new Map<string, ConfidentialReplication>();
   const warnings = new Map<string, string[]>();
-  for (const name of NAMES) {
-    const node = board.add(name, address(name).bytes);
-    const storage = ConfidentialStorage.open(tempDir(`weft-confidential-replication-${name}-`), p);
+  const directories = new Map<string, string>();
+  const boardNodes = new Map<string, BoardNode>();
+  const startNode = (name: string): void => {
+    const storage = ConfidentialStorage.open(directories.get(name)!, p);
     opened.push(storage);
-    const warned: string[] = [];
-    warnings.set(name, warned);
+    const warned = warnings.get(name)!;
     const log = { debug: () => undefined, warn: (_details: object, message: string) => void warned.push(message) };
-    const replication = new ConfidentialReplication({ protocol: p, storage, owner: owners.get(name)!, state: () => state, peers: node.peers, transport: transportEncryptionFor('waves'), log, settings });
+    const replication = new ConfidentialReplication({ protocol: p, storage, owner: owners.get(name)!, state: () => state, peers: boardNodes.get(name)!.peers, transport: transportEncryptionFor('waves'), log, settings });
     replication.start();
     started.push(replication);
     storages.set(name, storage);
     replications.set(name, replication);
+  };
+  for (const name of NAMES) {
+    boardNodes.set(name, board.add(name, address(name).bytes));
+    directories.set(name, tempDir(`weft-confidential-replication-${name}-`));
+    warnings.set(name, []);
+    startNode(name);
   }
-  return { board, storages, replications, owners, contractId: create.id, warnings };
+  const restart = async (name: string): Promise<void> => {
+    replications.get(name)!.stop();
+    const storage = storages.get(name)!;
+    opened.splice(opened.indexOf(storage), 1);
+    await storage.close();
+    startNode(name);
+  };
+  return { board, storages, replications, owners, contractId: create.id, warnings, nodes: boardNodes, restart };
 }
 
 function unit(contractId: Uint8Array, entries: DataEntry[], salt = 1): ConfidentialDataUnit {
@@ -149,7 +166,9 @@ describe('confidential data among the group', () => {
     const net = network(true);
     const real = unit(net.contractId, [{ key: 'amount', type: 'integer', value: 5n }], 5);
     const a = net.owners.get('A')!;
-    // B learns of the unit from A, then A's answer carries other entries.
+    // B learns of the unit from A, then A's answer carries other entries: A's own replication
+    // is stopped, so the forgery is the one answer B gets.
+    net.replications.get('A')!.stop();
     const peerOfB: ConfidentialPeer = net.board.peer('A', 'B');
     const inventory = encodeInventory(signInventory(p, a, { contractId: net.contractId, commitment: real.commitment, type: 'input' }));
     peerOfB.send(ConfidentialMessageCode.Inventory, inventory);
@@ -168,6 +187,56 @@ describe('confidential data among the group', () => {
     peerOfB.send(ConfidentialMessageCode.DataResponse, forged);
     await until('B to read the forgery', () => net.warnings.get('B')!.includes('confidential data that does not match its commitment dropped'));
     assert.equal(net.storages.get('B')!.has('input', real.commitment), false);
+  });
+
+  it('answers "no data" for a unit too large for one ConfidentialDataResponse, instead of an answer the connection drops', async () => {
+    const net = network(false);
+    // 40 entries of 30 000 bytes: 1.2 MB of entries, beyond the 53's cap of 1 MiB and 65 bytes.
+    const big = unit(net.contractId, Array.from({ length: 40 }, (_, i) => ({ key: `part${i}`, type: 'binary' as const, value: new Uint8Array(30_000).fill(i) })), 19);
+    net.storages.get('A')!.save('input', big);
+    const answers: ConfidentialDataResponse[] = [];
+    net.nodes.get('B')!.peers.onMessage((_, code, payload) => {
+      if (code === ConfidentialMessageCode.DataResponse) answers.push(decodeDataResponse(payload));
+    });
+    net.board.peer('B', 'A').send(ConfidentialMessageCode.DataRequest, encodeDataId({ contractId: net.contractId, commitment: big.commitment, type: 'input' }));
+    await until("A's answer", () => answers.length > 0);
+    assert.equal(answers[0]!.kind, 'no-data', 'B can ask another holder at once instead of waiting out its request timeout');
+    assert.ok(net.warnings.get('A')!.some((w) => w.startsWith('a confidential data unit is too large for a ConfidentialDataResponse')), net.warnings.get('A')!.join('; '));
+  });
+
+  it('forgets the units of a rolled-back 105: they hold the contract back no more, and are not fetched', async () => {
+    const net = network(false);
+    const input = unit(net.contractId, [{ key: 'amount', type: 'integer', value: 9n }], 23);
+    const output = unit(net.contractId, [{ key: 'total', type: 'integer', value: 9n }], 23);
+    const executed = executedFor(net, input, output);
+    const b = net.replications.get('B')!;
+    b.noteTransactions([executed]);
+    await until('B to ask the group for holders', () => net.board.log.some((d) => d.from === 'B' && d.code === ConfidentialMessageCode.InventoryRequest));
+    b.noteRollback([executed]);
+    assert.equal(b.missingOutputs(net.contractId), false, 'a rolled-back output holds no call back');
+    assert.deepEqual(net.storages.get('B')!.wanted.pending(), [], 'nothing left to fetch after a restart either');
+    // Its downloads stopped: B asks the group no more (an attempt every 300 ms or so while it fetched).
+    const asked = (): number => net.board.log.filter((d) => d.from === 'B' && d.code === ConfidentialMessageCode.InventoryRequest).length;
+    const before = asked();
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(asked(), before);
+  });
+
+  it('a node restarted while it fetches units resumes and gets them', async () => {
+    const net = network(false);
+    const input = unit(net.contractId, [{ key: 'amount', type: 'integer', value: 8n }], 17);
+    const output = unit(net.contractId, [{ key: 'total', type: 'integer', value: 8n }], 17);
+    net.replications.get('B')!.noteTransactions([executedFor(net, input, output)]);
+    // No one holds them yet: B asks the group who does, again and again.
+    await until('B to ask the group for holders', () => net.board.log.filter((d) => d.from === 'B' && d.code === ConfidentialMessageCode.InventoryRequest).length >= 2);
+    await net.restart('B');
+    // Then A holds them, announcing nothing, and the chain names them no more: only what B kept across its restart brings them.
+    net.storages.get('A')!.save('input', input);
+    net.storages.get('A')!.save('output', output);
+    const b = net.replications.get('B')!;
+    assert.equal(b.missingOutputs(net.contractId), true, 'the output is still wanted after the restart');
+    await until('B holds both after its restart', () => net.storages.get('B')!.has('output', output.commitment) && net.storages.get('B')!.has('input', input.commitment));
+    assert.equal(b.missingOutputs(net.contractId), false);
   });
 });
 

@@ -30,6 +30,8 @@ export const ConfidentialMessageCode = {
 
 const ID = 32;
 const SIGNATURE_LENGTH = 64;
+/** WE's ConfidentialDataResponseSpec.maxLength: digest + 1 + commitment key + 1 MiB (the network layer's cap on 53). */
+export const MAX_CONFIDENTIAL_DATA_RESPONSE = ID + 1 + COMMITMENT_KEY_LENGTH + 1024 * 1024;
 
 /** What a request, an inventory request and a no-data answer name. */
 export interface ConfidentialDataId {
@@ -72,6 +74,15 @@ export function encodeDataResponse(r: ConfidentialDataResponse): Uint8Array {
   checkId(r);
   if (r.txId.length !== ID || r.commitmentKey.length !== COMMITMENT_KEY_LENGTH) throw new RangeError('a tx id and a commitment key are 32 bytes each');
   return new ByteWriter(1 + 4 * ID + 5 + r.data.length).u8(1).bytes(r.contractId).bytes(r.txId).bytes(r.commitmentKey).bytes(r.commitment).u8(DATA_TYPE_BYTE[r.type]).longBytes(r.data).result();
+}
+
+/**
+ * The length of a 53 carrying `dataLength` bytes of entries: in clear (TLS, `sealing`
+ * undefined) or sealed (the wrapped key, the length and what the encryption adds).
+ */
+export function dataResponseLength(dataLength: number, sealing: { readonly wrappedKeyLength: number; readonly sealOverhead: number } | undefined): number {
+  const head = 1 + 3 * ID + COMMITMENT_KEY_LENGTH + 1 + 4;
+  return sealing === undefined ? head + dataLength : head + sealing.wrappedKeyLength + 4 + dataLength + sealing.sealOverhead;
 }
 
 export function decodeDataResponse(b: Uint8Array): ConfidentialDataResponse {
