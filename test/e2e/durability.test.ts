@@ -1,5 +1,5 @@
 /**
- * The durability promise (README "Durability"): the store commits without waiting on fsync,
+ * The durability promise (docs/operations.md, "Durability"): the store commits without waiting on fsync,
  * and a process crash still loses nothing the node reported confirmed.
  *
  * Each cycle starts the dev node (`cli.js start`) on the same data directory and loads it:

@@ -11,7 +11,7 @@
  *   the receiver counts the items and their data bytes received, the holder the same
  *   served, and the receiver's download queue is empty again;
  * - Debian's Prometheus scrapes a dev node: `promtool check metrics` finds nothing wrong with
- *   Weft's metrics, and the README's three queries (tx/s, propagation p99, event-loop lag)
+ *   Weft's metrics, and docs/metrics.md's three queries (tx/s, propagation p99, event-loop lag)
  *   answer from what it scraped;
  * - a node configured with `node.metrics { protected = yes, path = … }` refuses a scrape
  *   without the admin key (403, error 2) and serves it with the key at its path only; with
@@ -185,7 +185,7 @@ describe('confidential data replicated between two devnet node processes, in met
 });
 
 describe("Debian's Prometheus scraping a dev node process", () => {
-  it("promtool finds nothing wrong with Weft's metrics; the README's queries answer from what Prometheus scraped", async () => {
+  it("promtool finds nothing wrong with Weft's metrics; the queries of docs/metrics.md answer from what Prometheus scraped", async () => {
     const node = await fleet.start();
     const exposition = (await httpRequest(node.url, 'GET', '/metrics', undefined, { apiKey: null })).text;
     // prom-client's own process gauges end in _total (promtool flags those); every weft_ metric is clean.
