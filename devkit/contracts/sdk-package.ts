@@ -40,14 +40,24 @@ function copyClosure(name: string, from: string, destination: string, seen: Set<
   for (const dep of Object.keys(pkg.dependencies ?? {})) copyClosure(dep, dir, destination, seen);
 }
 
+const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
 /** Builds the key-value SDK contract into `<parent>/kv-sdk`; returns that folder. */
 export async function buildKvSdkPackage(parent: string): Promise<string> {
   const out = join(parent, 'kv-sdk');
   mkdirSync(out, { recursive: true });
-  await execFileAsync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(KV_FIXTURE, 'tsconfig.json'), '--outDir', join(out, 'dist')], {
-    cwd: REPO_ROOT,
-  });
+  await execFileAsync(process.execPath, [TSC, '-p', join(KV_FIXTURE, 'tsconfig.json'), '--outDir', join(out, 'dist')], { cwd: REPO_ROOT });
   cpSync(join(KV_FIXTURE, 'package.json'), join(out, 'package.json'));
   copyClosure('@wavesenterprise/contract-core', REPO_ROOT, out, new Set());
   return out;
+}
+
+/**
+ * Builds an SDK contract package whose sources are in `dir` as its author's `npm install` and
+ * `npm run build` would: `tsc -p tsconfig.json` there, and the SDK's runtime packages in its
+ * own `node_modules/`.
+ */
+export async function buildSdkPackageIn(dir: string): Promise<void> {
+  copyClosure('@wavesenterprise/contract-core', REPO_ROOT, dir, new Set());
+  await execFileAsync(process.execPath, [TSC, '-p', join(dir, 'tsconfig.json')], { cwd: dir });
 }
