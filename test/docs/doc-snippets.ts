@@ -20,6 +20,13 @@
  * `// → <output>` (js), `…` standing for any text (or `/<regular expression>/`). The output
  * the block printed up to that line (since the previous such line) must end with it.
  */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The docs a newcomer reads, as paths from the repository root: README.md, then docs/*.md by name. */
+export function docFiles(repo: string): string[] {
+  return ['README.md', ...readdirSync(join(repo, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+}
 
 /** The languages whose blocks are run. */
 export type SnippetLanguage = 'sh' | 'js';

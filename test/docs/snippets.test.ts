@@ -14,7 +14,7 @@
  * as Ctrl-C stops it once no later block needs it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,7 @@ import assert from 'node:assert/strict';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
 import { buildSdkPackageIn } from '../contracts/support/sdk-package.js';
 import { sleep } from '../support/wait.js';
-import { instrument, isRun, outputProblems, parseDoc, startCommandOf, type CodeBlock, type DocItem, type SnippetLanguage, type StartCommand } from './doc-snippets.js';
+import { docFiles, instrument, isRun, outputProblems, parseDoc, startCommandOf, type CodeBlock, type DocItem, type SnippetLanguage, type StartCommand } from './doc-snippets.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const SNIPPET_TIMEOUT_MS = 120_000;
@@ -32,7 +32,7 @@ const OUTPUT_TAIL = 8000;
 
 /** README.md, then docs/*.md by name; `WEFT_DOCS_ONLY=docs/a.md,…` runs only those (while writing a doc). */
 const ONLY = process.env['WEFT_DOCS_ONLY']?.split(',').map((f) => f.trim());
-const DOC_FILES = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)].filter((f) => ONLY === undefined || ONLY.includes(f));
+const DOC_FILES = docFiles(REPO).filter((f) => ONLY === undefined || ONLY.includes(f));
 
 /** The command an npm script runs once its build steps are done (`… && node dist/…`), as [program, ...args]. */
 function scriptCommand(name: 'start' | 'devnet'): string[] {
