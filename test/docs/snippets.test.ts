@@ -14,7 +14,7 @@
  * as Ctrl-C stops it once no later block needs it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import { docFiles, instrument, isRun, outputProblems, parseDoc, startCommandOf, 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const SNIPPET_TIMEOUT_MS = 120_000;
 const START_TIMEOUT_MS = 120_000;
+const START_ATTEMPTS = 3;
 const OUTPUT_TAIL = 8000;
 
 /** README.md, then docs/*.md by name; `WEFT_DOCS_ONLY=docs/a.md,…` runs only those (while writing a doc). */
@@ -127,8 +128,36 @@ class Environment {
       if (!this.process.running) throw new Error(`the ${this.describe()} has exited:\n${this.process.tail()}`);
       return;
     }
-    if (this.start.kind === 'node') await this.startNode();
-    else await this.startDevnet();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await (this.start.kind === 'node' ? this.startNode() : this.startDevnet());
+      } catch (e) {
+        // A free port another test took in between: start again on others (a devnet from scratch: its configs hold its ports).
+        if (attempt >= START_ATTEMPTS || !this.portWasTaken()) throw e;
+        // launch() set it (TypeScript does not see that through the call).
+        await (this.process as Started | undefined)?.stop();
+        this.process = undefined;
+        const dir = this.devnetDir();
+        if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+
+  /** The folder of a devnet started with `--dir`. */
+  private devnetDir(): string | undefined {
+    const at = this.start.args.indexOf('--dir');
+    return this.start.kind === 'devnet' && at >= 0 ? resolve(this.cwd, this.start.args[at + 1]!) : undefined;
+  }
+
+  /** Whether the start failed on a port in use (in the node's output, or a devnet node's log). */
+  private portWasTaken(): boolean {
+    const texts = [this.process?.text() ?? ''];
+    const dir = this.devnetDir();
+    if (dir !== undefined && existsSync(join(dir, 'devnet.json'))) {
+      const layout = JSON.parse(readFileSync(join(dir, 'devnet.json'), 'utf8')) as { nodes: Array<{ logFile: string }> };
+      for (const n of layout.nodes) if (existsSync(n.logFile)) texts.push(readFileSync(n.logFile, 'utf8'));
+    }
+    return texts.some((t) => t.includes('EADDRINUSE'));
   }
 
   describe(): string {
