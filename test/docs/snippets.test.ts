@@ -21,8 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freeLoopbackPort } from '../../src/node/devnet.js';
-import { buildSdkPackageIn } from '../contracts/support/sdk-package.js';
-import { sleep } from '../support/wait.js';
+import { buildSdkPackageIn } from '../../devkit/contracts/sdk-package.js';
+import { sleep } from '../../devkit/wait.js';
 import { docFiles, instrument, isRun, outputProblems, parseDoc, startCommandOf, type CodeBlock, type DocItem, type SnippetLanguage, type StartCommand } from './doc-snippets.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
