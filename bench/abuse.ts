@@ -1,5 +1,5 @@
 /**
- * Abusive REST clients against a mining node (issue 11, "under abuse"): a dev node process
+ * Abusive REST clients against a mining node: a dev node process
  * (bench/node-process.ts, BENCH_POA) is filled with blocks of transfers, then runs two windows
  * of the same length under the same steady transfer load — a quiet one, and one with abusive
  * clients on loopback:

@@ -1,5 +1,5 @@
 /**
- * Chain figures (issue 3), each as a ratio to bare native Ed25519 verification on one core
+ * Chain figures, each as a ratio to bare native Ed25519 verification on one core
  * measured in the same run just before and just after the subject, averaged, as the machine
  * may be shared — but two, named below:
  * - chain.ingest.pool: signed transfers from request JSON into the pool, in process

@@ -1,5 +1,5 @@
 /**
- * Contract figures (issue 13), each against a bare baseline measured in the same run:
+ * Contract figures, each against a bare baseline measured in the same run:
  *
  * - executor calls/s of the key-value SDK contract (contract-core 1.0.14) in the process
  *   runtime — a CallContract pushed, the contract reading its state and committing, 16 in
@@ -13,7 +13,7 @@
  * - confirmed contract calls/s of a running node (the dev chain in this process, the SDK
  *   contract in the process runtime, two processes of it): CallContracts (puts of distinct
  *   keys) broadcast until each one's 105 is in a micro-block, vs the same node's confirmed
- *   transfers/s in the same run (WE's target is 100 calls/s; issue 13 aims at ≥ 0.25 of
+ *   transfers/s in the same run (WE's target is 100 calls/s; the goal is ≥ 0.25 of
  *   transfers);
  * - call latency p50 / p99 on that node: one CallContract at a time, from its broadcast to
  *   its 105 in a micro-block, vs a transfer's broadcast to its micro-block — lower is better.

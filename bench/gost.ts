@@ -1,5 +1,5 @@
 /**
- * GOST and PKI figures (issue 14):
+ * GOST and PKI figures:
  *
  * - gost.transfer.verify: GOST transfers verified per second on one core the way the node
  *   verifies them (the transaction's sender proof check: its signed bytes, key and proof, then

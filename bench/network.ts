@@ -1,5 +1,5 @@
 /**
- * Network figures (issue 5), on a 4-node devnet of real processes on loopback
+ * Network figures, on a 4-node devnet of real processes on loopback
  * (src/node/devnet.ts; PoA and miner settings as bench/chain.ts's single node):
  *
  * - network.propagation.keyblock / .microblock, p50 and p99: for every key block and every

@@ -1,5 +1,5 @@
 /**
- * Replication figures of confidential data (issue 12: "replication of 100 MB to 3 members:
+ * Replication figures of confidential data ( "replication of 100 MB to 3 members:
  * seconds, and MB/s ÷ the baseline"): a devnet of four node processes (src/node/devnet.ts,
  * plain P2P connections: the item travels encrypted with each connection's session keys,
  * in 1 MiB cipher chunks), a policy whose recipients are all four node owners, and one

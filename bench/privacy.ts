@@ -1,5 +1,5 @@
 /**
- * Confidential data figures (issue 12), on a dev node process with its default embedded
+ * Confidential data figures, on a dev node process with its default embedded
  * storage, over loopback HTTP, each against a bare node:http server in its own process
  * (bench/stream-server.ts) doing the same transfer with nothing in between:
  * - privacy.sendLargeData: a 1 GiB item (PRIVACY_BENCH_MB to change) streamed as the

@@ -1,5 +1,5 @@
 /**
- * Protocol figures (issue 2): signature verification, transfer serialization + id,
+ * Protocol figures: signature verification, transfer serialization + id,
  * reading a transfer's JSON and writing the reply — each against the bare primitive underneath.
  */
 import { createPublicKey, verify as nativeVerify, type KeyObject } from 'node:crypto';

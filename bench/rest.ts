@@ -1,5 +1,5 @@
 /**
- * REST figures (issue 4, "Speed"): requests per second of
+ * REST figures: requests per second of
  *   GET /addresses/balance/{address}   and   GET /blocks/last
  * on a node with the seeded chain of the API tests, each against a bare Fastify route
  * answering a fixed small JSON, measured with autocannon in the same run with the same

@@ -1,5 +1,5 @@
 /**
- * RIDE figures (issue 16):
+ * RIDE figures:
  *  - ride.verify.multisig: verifying transfers from a 2-of-3 multisig account by its
  *    script (the verifier as the chain calls it: cached script, tx bound, three sigVerify
  *    of which two are real) vs bare node:crypto Ed25519 verification of the same two
@@ -150,7 +150,7 @@ export async function rideFigures(p: Protocol): Promise<Figure[]> {
 
 /**
  * The same compile as `/utils/script/compile` runs it, on the script compiler's thread
- * (issue 32), one after another on a warm thread: ms per compile vs ride-js (the hop's cost
+ *, one after another on a warm thread: ms per compile vs ride-js (the hop's cost
  * is this figure less ride.compile.5KiB's), and the event loop's own ms per compile (its
  * active time over the run, per compile) vs the in-process compile it no longer runs.
  */

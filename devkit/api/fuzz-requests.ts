@@ -1,5 +1,5 @@
 /**
- * Malformed requests for every route of an OpenAPI document (issue 4, "Fuzzing"), as a
+ * Malformed requests for every route of an OpenAPI document, as a
  * fast-check arbitrary — shared by the CI property (test/api/fuzz.test.ts) and the long run
  * of `npm run bench -- fuzz` (bench/fuzz.ts).
  *

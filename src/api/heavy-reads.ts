@@ -1,5 +1,5 @@
 /**
- * Heavy REST reads (issue 11, under abuse 1): answers that can run to megabytes of JSON —
+ * Heavy REST reads: answers that can run to megabytes of JSON —
  * block ranges, full blocks, long transaction lists — must not hold the event loop (mining,
  * P2P and every other request share it) nor let a handful of looping clients take the node.
  *

@@ -2,7 +2,7 @@
  * The route-table DSL. Each route group declares its routes once — method, path, auth
  * level, parameters, body and response schemas, handler — and from that one table come
  * the Fastify routes (here), the OpenAPI document (openapi.ts) and the typed test client
- * (client.ts), so server, spec and tests cannot drift apart. A later issue adds a group
+ * (client.ts), so server, spec and tests cannot drift apart. A new group is added
  * by writing one module under routes/ and listing it in routes/index.ts.
  *
  * What a route's handler sees is already WE-validated: path and query parameters by

@@ -1,6 +1,6 @@
 /**
- * What the transactions waiting in the pool will take from each balance once mined (issue 11,
- * "pool double spends"). WE validates each broadcast against the confirmed state alone, so
+ * What the transactions waiting in the pool will take from each balance once mined (against
+ * double spends from the pool). WE validates each broadcast against the confirmed state alone, so
  * two transfers that each spend a sender's whole balance are both accepted and one vanishes
  * later. Weft admits a transaction against the state *minus* the pending spendings of the
  * pool: WEST and asset balances lowered by the amounts, fees, burns, exchange legs and

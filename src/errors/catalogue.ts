@@ -282,7 +282,7 @@ export const stateCheckFailed = (reason: string, field: string | undefined, txJs
 
 /**
  * 112 for a pool admission that fits the confirmed balances but not what transactions already
- * waiting in the pool will spend (Weft beyond WE, issue 11): the balance check's own reason, the
+ * waiting in the pool will spend (Weft beyond WE): the balance check's own reason, the
  * balances in it being net of those pending spendings, which are listed.
  */
 export const pendingSpendingsExceeded = (reason: string, pending: string, txJson: unknown): TransactionRejected =>

@@ -1,7 +1,7 @@
 /**
  * Compiling and estimating scripts sent by clients (`/utils/script/compile`, `/estimate`)
  * off the event loop, within limits, so no source can hold the node: a 2.8 MB source once
- * held the loop for ~30 s (issue 32, finding 4).
+ * held the loop for ~30 s.
  *
  * - Each job runs on a worker thread (script-compiler-worker.ts), one job per thread at a
  *   time. A job that runs past `timeLimitMs`, or whose thread's heap passes

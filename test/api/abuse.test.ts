@@ -1,5 +1,5 @@
 /**
- * REST under abuse (issue 11), on loopback: clients that trickle bodies, hold idle sockets or
+ * REST under abuse, on loopback: clients that trickle bodies, hold idle sockets or
  * open more connections than the cap are cut off, while ordinary requests keep being answered.
  * Bounded in count and time; nothing here asserts a timing — a socket that is never closed
  * fails the test by its own deadline.

@@ -1,5 +1,5 @@
 /**
- * The auth matrix (issue 4, "Auth"), over every route of the route tables — so routes added
+ * The auth matrix, over every route of the route tables — so routes added
  * later are covered without touching this file:
  *
  * - the auth level each seed route declares is the reference's (rest-api.md §2.6/§3);

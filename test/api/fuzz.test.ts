@@ -1,5 +1,5 @@
 /**
- * Fuzzing the REST API (issue 4, "How it is checked"): a fast-check property sends
+ * Fuzzing the REST API: a fast-check property sends
  * malformed paths, bodies, content types, methods, huge numbers and oversize payloads to
  * every route of the served OpenAPI document (fuzz-requests.ts) on a seeded node in
  * process with no miner. Every answer is below 500, the node keeps answering

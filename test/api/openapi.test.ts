@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document is complete and true (issue 4, "OpenAPI"):
+ * The OpenAPI document is complete and true:
  *
  * - every seed route — rest-api.md §3 for the issue's groups, test/fixtures/seed-routes.json —
  *   is served and documented (the test lists the missing ones);

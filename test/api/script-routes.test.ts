@@ -1,5 +1,5 @@
 /**
- * `/utils/script/compile` and `/estimate` under abuse (issue 32, finding 4): a 2.8 MB source
+ * `/utils/script/compile` and `/estimate` under abuse: a 2.8 MB source
  * once held the event loop ~30 s before its 305. Sources are bounded (611 past 64 KiB),
  * compiled off the event loop (/node/status answers meanwhile), nested sources are refused
  * with a message, a flood is refused with 503 rather than queued, and ordinary scripts get

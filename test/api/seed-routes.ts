@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** A route of test/fixtures/seed-routes.json (rest-api.md §3 for the groups of issue 4, the specification's additions of issue 15). */
+/** A route of test/fixtures/seed-routes.json (rest-api.md §3 for WE's groups, and the routes the specification adds). */
 export interface SeedRoute {
   readonly group: string;
   readonly method: string;

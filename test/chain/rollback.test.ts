@@ -1,5 +1,5 @@
 /**
- * Rollback of the chain (issue 3: "rollback then re-append yields the same state hash").
+ * Rollback of the chain ( "rollback then re-append yields the same state hash").
  *
  * A chain on the real Blockchain + PoaRules + Store, with an injected clock advanced through
  * PoA rounds: this node's key blocks are forged as the miner forges them (planKeyBlock for

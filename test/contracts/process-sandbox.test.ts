@@ -1,5 +1,5 @@
 /**
- * A process-runtime contract does not have the node's rights (issue 32, finding 3). The
+ * A process-runtime contract does not have the node's rights. The
  * attacker contract (test/fixtures/contracts/attacker) tries, from inside the process runtime,
  * what a contract once managed on a root node — read /proc/<node>/environ, the node's
  * keystore.json and dev-accounts.json, its config file, /etc/shadow; call the node's REST port; fill 1.5 GB with

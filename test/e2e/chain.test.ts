@@ -1,13 +1,13 @@
 /**
  * The dev chain end to end, as a real process driven over HTTP: every transaction type of
- * issue 3 built and signed client-side by the official libraries, broadcast, confirmed and
+ * the chain built and signed client-side by the official libraries, broadcast, confirmed and
  * visible in blocks and per address; signing with the node keystore; fee estimates;
  * balances exact — over REST (an overspend by one unit refused with the exact balance in
  * WE's message, the exact amount accepted) and in the store after the node stopped; and a
  * restart on the same data directory resuming the chain.
  *
  * Accounts: dev accounts 0–4 (0 mines and holds every role), X (a fresh account that gets
- * a script and then sends nothing: script evaluation is a later issue) and N (the key of a
+ * a script and then sends nothing: its script is set, not evaluated here) and N (the key of a
  * node registered here).
  */
 import assert from 'node:assert/strict';
@@ -83,7 +83,7 @@ const num = (v: bigint): number => {
   return Number(v);
 };
 
-describe('dev chain end to end: issue 3 transactions over HTTP', { timeout: 170_000 }, () => {
+describe('dev chain end to end: every transaction of the chain over HTTP', { timeout: 170_000 }, () => {
   let node: DevNode;
   let dataDir: string;
   let A: Signer[] = [];

@@ -1,5 +1,5 @@
 /**
- * Crash safety (issue 3): the dev node is SIGKILLed while it applies blocks, over and over,
+ * Crash safety: the dev node is SIGKILLed while it applies blocks, over and over,
  * on one data directory.
  *
  * Each cycle starts the node (`cli.js start`) on the same directory while a client keeps

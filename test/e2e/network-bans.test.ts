@@ -1,6 +1,5 @@
 /**
- * PoA bans across real node processes (issue 5, "a miner that is down is skipped, warned
- * and banned by WE's rules"): three miners with WE's ban rules set short — one warning
+ * PoA bans across real node processes: three miners with WE's ban rules set short — one warning
  * makes a ban (warnings-for-ban = 1), a ban lasts 3 blocks, at most 50 % of the miners
  * banned — so the test sees a ban within a few rounds. A stopped miner misses its slot, the
  * others ban it at the same height (same /consensus/bannedMiners and

@@ -2,7 +2,7 @@
  * Confidential data replicated between the nodes of policy members, on three devnet node
  * processes with the default embedded storage (the suite: privacy-replication-suite.ts):
  * over plain P2P connections (items encrypted with the session keys) with a 100 MB streamed
- * item (issue 12's transfer size in the default suite; about 4 s more than 10 MB here),
+ * item (the full transfer size in the default suite; about 4 s more than 10 MB here),
  * and over TLS connections (items in clear inside TLS) with a 3 MB one.
  */
 import { execFileSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
  * The suite every storage runs against a node process (embedded, PostgreSQL, S3): send via
- * all three routes and read back byte-identical; each bad input of issue 12 answered with
+ * all three routes and read back byte-identical; each bad input of the send routes answered with
  * WE's code and text, with nothing stored, no PolicyDataHash pooled, and the node still
  * serving. The HTTP client is devkit/privacy-client.ts.
  */

@@ -1,7 +1,7 @@
 /**
  * Confidential data on a dev node process with its default embedded storage, over HTTP:
  * the storage suite (privacy-suite.ts: the three send routes read back byte-identical — a
- * 100 MB item streamed in and out — and every bad input of issue 12), then a node killed
+ * 100 MB item streamed in and out — and every bad input of the send routes), then a node killed
  * with SIGKILL in the middle of a large upload: after the restart no part of that item is
  * visible or left on disk, and what was stored before is intact.
  */

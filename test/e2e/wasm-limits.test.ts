@@ -1,5 +1,5 @@
 /**
- * One WASM call must not halt a miner (issue 32, finding 2): on a dev node (a real process),
+ * One WASM call must not halt a miner: on a dev node (a real process),
  * a contract that calls itself 1,000 times in every frame — which, with a fresh fuel budget
  * per frame and the run on the event loop, froze a node for minutes — ends with its error
  * status (a 105 V5 with statusCode 111, status Error, the call gone from the pool), while

@@ -1,7 +1,7 @@
 /**
  * The dev chain's defaults: deterministic on a data directory (the genesis is fixed at the
  * first start and kept), a genesis that verifies, every account in the keystore under its
- * documented password, and dev-accounts.json exactly as issue 3 describes it.
+ * documented password, and dev-accounts.json exactly as the README describes it.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -139,7 +139,7 @@ describe('dev chain defaults', () => {
     assert.equal(statSync(c.node.wallet.file).mode & 0o777, 0o600);
   });
 
-  it('write dev-accounts.json exactly as issue 3 describes it', async () => {
+  it('write dev-accounts.json exactly as the README describes it', async () => {
     const dir = tempDir('weft-dev-');
     const c: NodeConfig = await devNodeConfig({ dataDir: dir, restPort: 16862, now: () => T0, keystore: CHEAP });
     const file = await writeDevAccounts(c);

@@ -203,7 +203,7 @@ describe('SetScript / SetAssetScript: malformed input never crashes', () => {
     });
   }
 
-  it('a script nested as deep as 8 KiB allows, or one the estimator would spend forever on: refused with 199 from JSON and from bytes, never a stack overflow (issue 32)', () => {
+  it('a script nested as deep as 8 KiB allows, or one the estimator would spend forever on: refused with 199 from JSON and from bytes, never a stack overflow', () => {
     let ifs: Expr = E.TRUE;
     for (let i = 0; i < 2700; i++) ifs = E.if(ifs, E.TRUE, E.TRUE);
     let getters: Expr = E.ref('tx');

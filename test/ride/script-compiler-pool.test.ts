@@ -1,5 +1,5 @@
 /**
- * The script compiler's threads (issue 32, finding 4): the answers of compileScript and of
+ * The script compiler's threads: the answers of compileScript and of
  * readScript with scriptText byte for byte; a job past the time or memory limit refused as
  * too complex while the event loop keeps turning, and the thread replaced; a bounded queue;
  * nesting of any depth answered with a message, never a stack overflow.

@@ -13,7 +13,7 @@
  * and WE's text of its expression. Both answer `extraFee`, which WE's OpenAPI documents
  * and WE 1.14 never charges: it is always 0. Every failure is 305 with WE's message.
  *
- * Beyond WE (issue 32): both run on the script compiler's threads (ride/script-compiler-pool.ts:
+ * Beyond WE: both run on the script compiler's threads (ride/script-compiler-pool.ts:
  * a time and a memory limit per job, refused as `Script is too complex: …`; a bounded queue,
  * then 503), and take at most SCRIPT_BODY_LIMIT bytes (WE's 611 past it) — WE takes 3 MiB and
  * a 2.8 MB source once held the event loop for ~30 s.
