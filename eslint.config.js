@@ -7,8 +7,8 @@ import tseslint from 'typescript-eslint';
  * The layer order (the README's "Layout"): a file imports from its own layer and from the
  * layers before it, never from one after it. A group in brackets stands side by side: each of
  * its layers imports what comes before the group, and not the others of the group. The
- * explorer comes after the node, so no layer of the node imports it, and imports no other
- * layer (APART). The dev folders come last: the benchmarks and the tests import the product
+ * command line and dev tooling (src/cli) come after the node they start. The explorer comes
+ * after them, so no layer of the product imports it, and imports no other layer (APART). The dev folders come last: the benchmarks and the tests import the product
  * and their shared helpers (devkit), the tests also the benchmarks they test.
  */
 /** @type {ReadonlyArray<string | readonly string[]>} */
@@ -29,6 +29,7 @@ const LAYERS = [
   'src/network',
   'src/api',
   'src/node',
+  'src/cli',
   'src/explorer',
   'devkit',
   'bench',

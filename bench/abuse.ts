@@ -49,13 +49,13 @@ import { encodeBase58 } from '../src/crypto/encoding.js';
 import type { KeyPair } from '../src/crypto/suite.js';
 import { CallContract, CreateContract } from '../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
-import { devAccounts } from '../src/node/dev.js';
+import { devAccounts } from '../src/cli/dev.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { callV7, createV7, timestampsFrom } from '../devkit/contracts/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../devkit/contracts/sdk-package.js';
 import { tempDir } from '../devkit/tmp.js';
-import { prepareDevnet, spawnDevnetNode } from '../src/node/devnet.js';
+import { prepareDevnet, spawnDevnetNode } from '../src/cli/devnet.js';
 import { benchDevnetOptions, confirmedRate, longestStallMs, signedTransfers, startNodeProcess, stopNodeProcess, type NodeProc } from './chain.js';
 import { progress, threadTimes, type Figure } from './harness.js';
 

@@ -33,7 +33,7 @@ import { buildKvSdkPackage, REPO_ROOT } from '../devkit/contracts/sdk-package.js
 import { benchPartWanted, descendantsCpuMs, mainThreadCpuMs, median, progress, type Figure } from './harness.js';
 import pino from 'pino';
 import { Node } from '../src/node/node.js';
-import { devAccounts, devNodeConfig } from '../src/node/dev.js';
+import { devAccounts, devNodeConfig } from '../src/cli/dev.js';
 import { CallContract, CreateContract } from '../src/protocol/transactions/contracts.js';
 import { signedTransfers } from './chain.js';
 

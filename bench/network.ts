@@ -1,6 +1,6 @@
 /**
  * Network figures, on a 4-node devnet of real processes on loopback
- * (src/node/devnet.ts; PoA and miner settings as bench/chain.ts's single node):
+ * (src/cli/devnet.ts; PoA and miner settings as bench/chain.ts's single node):
  *
  * - network.propagation.keyblock / .microblock, p50 and p99: for every key block and every
  *   micro-block, the time from the first node that appended it (its forger) to each other
@@ -53,7 +53,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MicroBlockStage } from '../src/network/micro-block-timeline.js';
-import { devnetVerifierThreads, prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/node/devnet.js';
+import { devnetVerifierThreads, prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/cli/devnet.js';
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';

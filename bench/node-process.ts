@@ -5,7 +5,7 @@
  * Prints "ready <url>" once serving. Its event-loop stalls are the node's own figure
  * (/metrics nodejs_eventloop_lag_max_seconds; bench/chain.ts longestStallMs).
  */
-import { devNodeConfig } from '../src/node/dev.js';
+import { devNodeConfig } from '../src/cli/dev.js';
 import { Node } from '../src/node/node.js';
 import { PerformanceObserver, type NodeGCPerformanceDetail } from 'node:perf_hooks';
 import pino from 'pino';

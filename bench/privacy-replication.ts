@@ -1,6 +1,6 @@
 /**
- * Replication figures of confidential data ( "replication of 100 MB to 3 members:
- * seconds, and MB/s ÷ the baseline"): a devnet of four node processes (src/node/devnet.ts,
+ * Replication figures of confidential data (the goal: "replication of 100 MB to 3 members:
+ * seconds, and MB/s ÷ the baseline"): a devnet of four node processes (src/cli/devnet.ts,
  * plain P2P connections: the item travels encrypted with each connection's session keys,
  * in 1 MiB cipher chunks), a policy whose recipients are all four node owners, and one
  * large item (PRIVACY_REPLICATION_MB megabytes, default 100) sent to node 0 through

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { DEV_API_KEY, devAccounts } from '../src/node/dev.js';
+import { DEV_API_KEY, devAccounts } from '../src/cli/dev.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { generatedData } from '../devkit/multipart.js';
 import { b58sha, download, hashOfSource, PrivacyClient, upload, type PrivacyTarget } from '../devkit/privacy-client.js';

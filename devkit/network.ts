@@ -1,5 +1,5 @@
 /**
- * A devnet of real node processes for end-to-end tests and benchmarks: src/node/devnet.ts
+ * A devnet of real node processes for end-to-end tests and benchmarks: src/cli/devnet.ts
  * prepares the directory (shared genesis, one HOCON config and keystore per node, every node
  * a registered miner and a known peer of the others), and each node runs as
  * `weft start --config node-i/node.conf` on free loopback ports.
@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { prepareDevnet, spawnDevnetNode, type DevnetLayout, type DevnetNode, type DevnetOptions } from '../src/node/devnet.js';
+import { prepareDevnet, spawnDevnetNode, type DevnetLayout, type DevnetNode, type DevnetOptions } from '../src/cli/devnet.js';
 
 import { httpRequest, type Answer, type RequestOptions } from './http.js';
 import { sleep, until } from './wait.js';

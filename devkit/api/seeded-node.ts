@@ -1,6 +1,6 @@
 /**
  * A real node in this process, with a seeded chain, for the API tests that must cover every
- * route (and the REST benchmarks): the dev-chain config (src/node/dev.ts) on a temporary directory, `Node.start` with
+ * route (and the REST benchmarks): the dev-chain config (src/cli/dev.ts) on a temporary directory, `Node.start` with
  * an injected clock, no miner and no listening REST server — the test builds its own
  * `createApiServer(node.services())` and talks to it with `inject`.
  *
@@ -25,7 +25,7 @@ import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { ApiServices, AuthMode } from '../../src/api/services.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { NodeConfig } from '../../src/node/config.js';
-import { DEV_API_KEY, DEV_CHAIN_ID, devAccounts, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
+import { DEV_API_KEY, DEV_CHAIN_ID, devAccounts, devNodeConfig, type DevAccount } from '../../src/cli/dev.js';
 import { Node } from '../../src/node/node.js';
 import { Forger } from './forge.js';
 

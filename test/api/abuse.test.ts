@@ -25,7 +25,7 @@ import type { ChainReader } from '../../src/api/services.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
-import { devAccounts } from '../../src/node/dev.js';
+import { devAccounts } from '../../src/cli/dev.js';
 import { confirmed } from '../e2e/clients.js';
 import { NodeFleet } from '../e2e/support.js';
 

@@ -21,7 +21,7 @@ import { signGenesisBlock, type GenesisSettings } from '../../src/protocol/block
 import { Protocol } from '../../src/protocol/protocol.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { NodeConfig } from '../../src/node/config.js';
-import { DEV_GENESIS_SIGNER_SEED, devAccounts, devGenesisSettings, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
+import { DEV_GENESIS_SIGNER_SEED, devAccounts, devGenesisSettings, devNodeConfig, type DevAccount } from '../../src/cli/dev.js';
 import { Node } from '../../src/node/node.js';
 import { tempDir } from '../../devkit/tmp.js';
 import { Forger } from '../../devkit/api/forge.js';

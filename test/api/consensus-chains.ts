@@ -25,7 +25,7 @@ import { Protocol } from '../../src/protocol/protocol.js';
 import type { RoleName } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import type { NodeConfig } from '../../src/node/config.js';
-import { DEV_API_KEY, DEV_GENESIS_SIGNER_SEED, devAccounts, devGenesisSettings, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
+import { DEV_API_KEY, DEV_GENESIS_SIGNER_SEED, devAccounts, devGenesisSettings, devNodeConfig, type DevAccount } from '../../src/cli/dev.js';
 import { Node } from '../../src/node/node.js';
 import { tempDir } from '../../devkit/tmp.js';
 import { Forger } from '../../devkit/api/forge.js';

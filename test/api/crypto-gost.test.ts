@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { decodeBase58, decodeBase64, encodeBase58 } from '../../src/crypto/encoding.js';
-import { devAccounts, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
+import { devAccounts, devNodeConfig, type DevAccount } from '../../src/cli/dev.js';
 import { Node } from '../../src/node/node.js';
 import { httpRequest, type Answer } from '../../devkit/http.js';
 

@@ -17,7 +17,7 @@ import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { E } from '../../src/ride/expr.js';
 import { estimateComplexity, scriptBytes } from '../../src/ride/script.js';
 import { NodeHealth } from '../../src/node/health.js';
-import { devNodeConfig } from '../../src/node/dev.js';
+import { devNodeConfig } from '../../src/cli/dev.js';
 import { Keystore } from '../../src/node/keystore.js';
 import { Node } from '../../src/node/node.js';
 import { AGENT_NAME, WEFT_VERSION } from '../../src/node/version.js';

@@ -27,7 +27,7 @@ import { encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
 import { encryptForRecipient } from '../../src/crypto/encryption.js';
 import { form, type FormPart } from '../../devkit/multipart.js';
 import { parseJson, stringifyJson } from '../../src/protocol/json.js';
-import { devKeystorePassword, type DevAccount } from '../../src/node/dev.js';
+import { devKeystorePassword, type DevAccount } from '../../src/cli/dev.js';
 import { licenceJson, signLicence } from '../../src/licences/licence.js';
 import { DEV_LICENCE_ISSUER_SEED } from '../../src/node/licences-wiring.js';
 import { consensusChain, POS } from './consensus-chains.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { rolesAt } from '../../src/api/routes/permissions.js';
-import { DEV_OWNER_ROLES } from '../../src/node/dev.js';
+import { DEV_OWNER_ROLES } from '../../src/cli/dev.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import { Store } from '../../src/state/store.js';

@@ -19,7 +19,7 @@ import { stringifyJson } from '../../src/protocol/json.js';
 import { checkSendDataRequest, MAX_POLICY_DATA_LENGTH, type SendDataRequest } from '../../src/privacy/requests.js';
 import { PrivacyService, type PrivacyApi } from '../../src/privacy/service.js';
 import { PrivacyState } from '../../src/privacy/state.js';
-import type { DevAccount } from '../../src/node/dev.js';
+import type { DevAccount } from '../../src/cli/dev.js';
 import { form, type FormPart } from '../../devkit/multipart.js';
 import { randomDataWithHashLength } from '../../devkit/privacy-client.js';
 import { until } from '../../devkit/wait.js';

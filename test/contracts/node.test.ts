@@ -19,7 +19,7 @@ import { stringifyJson } from '../../src/protocol/json.js';
 import { CreateContract, DisableContract, UpdateContract } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
-import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
+import { devAccounts, devNodeConfig } from '../../src/cli/dev.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
 import { httpRequest } from '../../devkit/http.js';
@@ -29,7 +29,7 @@ import { buildKvSdkPackage, REPO_ROOT } from '../../devkit/contracts/sdk-package
 import { kvParams, nodeContractsClient } from './support/node-client.js';
 import * as grpc from '@grpc/grpc-js';
 import { ContractExecutionResponse_Status, ContractStatusServiceClient, type ContractExecutionResponse } from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
-import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { freeLoopbackPort } from '../../src/cli/devnet.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
 const IMAGE_2 = 'registry.weft.test/kv-sdk:2.0';

@@ -18,7 +18,7 @@ import { ConfigError, ConfigSection, parseHoconText, readContracts } from '../..
 import { tempDir } from '../../devkit/tmp.js';
 import { node, protocol } from '../../devkit/contracts/engine.js';
 
-const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 const run = promisify(execFile);
 
 async function contractsOf(text: string) {

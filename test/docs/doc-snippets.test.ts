@@ -72,7 +72,7 @@ test('a block whose one command is npm start or npm run devnet starts it; mixed 
   assert.deepEqual(startCommandOf(node!), { kind: 'node', args: ['--contract', 'my/counter:1=../counter'] });
   assert.deepEqual(startCommandOf(devnet!), { kind: 'devnet', args: ['--nodes', '3', '--dir', 'data/devnet'] });
   assert.equal(startCommandOf(other!), undefined);
-  const [mixed] = blocks('```sh\nnode dist/src/node/cli.js contract hash ../counter\nnpm start -- --contract a=b\n```');
+  const [mixed] = blocks('```sh\nnode dist/src/cli/cli.js contract hash ../counter\nnpm start -- --contract a=b\n```');
   assert.throws(() => startCommandOf(mixed!), /doc\.md:1: `npm start -- --contract a=b` runs until stopped: give it a block of its own/);
 });
 

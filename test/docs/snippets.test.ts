@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { freeLoopbackPort } from '../../src/cli/devnet.js';
 import { buildSdkPackageIn } from '../../devkit/contracts/sdk-package.js';
 import { sleep } from '../../devkit/wait.js';
 import { docFiles, instrument, isRun, outputProblems, parseDoc, startCommandOf, type CodeBlock, type DocItem, type SnippetLanguage, type StartCommand } from './doc-snippets.js';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import { DEV_SEEDS } from '../../src/node/dev.js';
+import { DEV_SEEDS } from '../../src/cli/dev.js';
 import { broadcast, Clock, confirmed, describeAnswer, signer, tf2Build, WEST, type Signer } from './clients.js';
 import { NodeFleet, until, type DevNode } from './support.js';
 

@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ANCHOR_KEYS } from '../../src/anchoring/transactions.js';
-import { devAccounts, devProtocol } from '../../src/node/dev.js';
+import { devAccounts, devProtocol } from '../../src/cli/dev.js';
 import { Keystore } from '../../src/node/keystore.js';
 import { Devnet, until, type NetNode } from '../../devkit/network.js';
 

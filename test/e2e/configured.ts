@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { httpRequest } from '../../devkit/http.js';
 import { freePort, until } from './support.js';
 
-export const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 export const runCli = (args: readonly string[]): Promise<{ stdout: string; stderr: string }> => promisify(execFile)(process.execPath, [CLI, ...args]);
 
 export interface JsonAnswer {

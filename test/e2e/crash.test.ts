@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import type { NodeConfig } from '../../src/node/config.js';
-import { DEV_SEEDS, devNodeConfig, devProtocol } from '../../src/node/dev.js';
+import { DEV_SEEDS, devNodeConfig, devProtocol } from '../../src/cli/dev.js';
 import { Store } from '../../src/state/store.js';
 import { LmdbCommitProbe, NodeProcess, sleep, type HttpAnswer } from '../support/node-process.js';
 import { compareWithReplay } from '../support/replay.js';

@@ -14,7 +14,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { devAccounts, devProtocol } from '../../src/node/dev.js';
+import { devAccounts, devProtocol } from '../../src/cli/dev.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { NodeProcess, sleep } from '../support/node-process.js';
 import { tempDir } from '../../devkit/tmp.js';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { devAccounts, devProtocol } from '../../src/node/dev.js';
+import { devAccounts, devProtocol } from '../../src/cli/dev.js';
 import { Devnet, until, type NetNode } from '../../devkit/network.js';
 import { Exposition } from '../support/prometheus.js';
 import { signedTransfer } from '../support/transfers.js';

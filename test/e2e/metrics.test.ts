@@ -24,7 +24,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { apiKeyHash } from '../../src/node/config.js';
-import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { freeLoopbackPort } from '../../src/cli/devnet.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { DEV_API_KEY, httpRequest } from '../../devkit/http.js';
 import { generatedData } from '../../devkit/multipart.js';

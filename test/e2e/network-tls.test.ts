@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createPeerTransport } from '../../src/network/transport.js';
-import { devAccounts, devProtocol } from '../../src/node/dev.js';
+import { devAccounts, devProtocol } from '../../src/cli/dev.js';
 import { Devnet, oneChain, until } from '../../devkit/network.js';
 import { signedTransfer } from '../support/transfers.js';
 

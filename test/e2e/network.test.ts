@@ -1,6 +1,6 @@
 /**
  * A network of four real node processes on loopback (devkit/network.ts over
- * src/node/devnet.ts: shared genesis, every node a registered miner, PoA 3 s rounds + 1 s
+ * src/cli/devnet.ts: shared genesis, every node a registered miner, PoA 3 s rounds + 1 s
  * sync, miner.quorum 1), driven over REST and, for the faults, over raw P2P sockets:
  *
  * - the peers API (connected, all, allowedNodes, hostname, the /peers auth quirk);
@@ -27,9 +27,9 @@ import { encodeFrame } from '../../src/network/framing.js';
 import { encodeHandshake } from '../../src/network/handshake.js';
 import { createPeerTransport } from '../../src/network/transport.js';
 import { MessageCode } from '../../src/network/types.js';
-import { devAccounts, devProtocol, type DevAccount } from '../../src/node/dev.js';
+import { devAccounts, devProtocol, type DevAccount } from '../../src/cli/dev.js';
 import { RegisterNode } from '../../src/protocol/transactions/nodes.js';
-import { devnetNodeKeyPair, freeLoopbackPort } from '../../src/node/devnet.js';
+import { devnetNodeKeyPair, freeLoopbackPort } from '../../src/cli/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { Devnet, oneChain, sleep, until, type NetNode } from '../../devkit/network.js';

@@ -1,7 +1,7 @@
 /**
  * Confidential data replicated between real node processes, the suite
  * every storage runs: a devnet of three nodes started as `npm run devnet` starts them
- * (src/node/devnet.ts: one genesis, `weft start --config`, plain P2P connections, so every
+ * (src/cli/devnet.ts: one genesis, `weft start --config`, plain P2P connections, so every
  * item travels encrypted with the connections' session keys), each node with its own store
  * of the storage under test.
  *

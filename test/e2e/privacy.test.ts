@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEV_API_KEY } from '../../src/node/dev.js';
+import { DEV_API_KEY } from '../../src/cli/dev.js';
 import { generatedData } from '../../devkit/multipart.js';
 import { until } from '../../devkit/wait.js';
 import { download, hashOfSource, PrivacyClient, type PrivacyTarget } from '../../devkit/privacy-client.js';

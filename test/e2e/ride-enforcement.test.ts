@@ -17,7 +17,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encodeBase64 } from '../../src/crypto/encoding.js';
-import { DEV_SEEDS, devProtocol } from '../../src/node/dev.js';
+import { DEV_SEEDS, devProtocol } from '../../src/cli/dev.js';
 import { E, type Expr } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
 import { multisigSource } from '../../devkit/ride-scripts.js';

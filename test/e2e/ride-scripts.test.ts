@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEV_SEEDS } from '../../src/node/dev.js';
+import { DEV_SEEDS } from '../../src/cli/dev.js';
 import { assertError, broadcast, Clock, confirmed, signer, tf2Build, WEST, type Signer } from './clients.js';
 import { multisigSource } from '../../devkit/ride-scripts.js';
 import { NodeFleet, type DevNode } from './support.js';

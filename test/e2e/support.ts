@@ -4,7 +4,7 @@
  * A `NodeFleet` is created at the top level of a test file; it registers an `after` hook
  * that kills every node it started and removes every data directory it made, whatever
  * the tests did (a process `exit` handler does the same as a last resort). A node is
- * `node dist/src/node/cli.js start --data-dir DIR --rest-port P --p2p-port Q` on a fresh
+ * `node dist/src/cli/cli.js start --data-dir DIR --rest-port P --p2p-port Q` on a fresh
  * temp directory and free ports; `start` returns once `dev-accounts.json` exists and the
  * REST API answers. Every wait here has a deadline: nothing may hang a test run.
  */
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 
-const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 /** Where the node keeps its LMDB state inside a dev data directory. */
 export const stateDir = (dataDir: string): string => join(dataDir, 'data', 'state');
 
@@ -23,7 +23,7 @@ import { sleep, until } from '../../devkit/wait.js';
 
 export { sleep, until };
 
-import { freeLoopbackPort as freePort } from '../../src/node/devnet.js';
+import { freeLoopbackPort as freePort } from '../../src/cli/devnet.js';
 
 export { freePort };
 

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import wabtInit from 'wabt';
-import { devAccounts } from '../../src/node/dev.js';
+import { devAccounts } from '../../src/cli/dev.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { callV7, createV7, protocol, timestampsFrom } from '../../devkit/contracts/engine.js';

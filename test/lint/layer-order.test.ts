@@ -36,13 +36,13 @@ describe('the layer order (eslint.config.js, weft/layer-order)', () => {
 
   it('lets a layer import from itself and from the layers before it', async () => {
     const source = [
-      "import { DEV_API_KEY } from './dev.js';",
+      "import { WEFT_VERSION } from './version.js';",
       "import { Protocol } from '../protocol/protocol.js';",
       "export * from '../errors/catalogue.js';",
-      'export const parts = [DEV_API_KEY, Protocol, await import(\'../crypto/hashes.js\')];',
+      'export const parts = [WEFT_VERSION, Protocol, await import(\'../crypto/hashes.js\')];',
       '',
     ].join('\n');
-    assert.deepEqual(await layerProblems('src/node/version.ts', source), []);
+    assert.deepEqual(await layerProblems('src/node/assembly.ts', source), []);
   });
 
   it('sees every form of import: import, import type, export from, dynamic import(), an import type in a type', async () => {
@@ -76,6 +76,12 @@ describe('the layer order (eslint.config.js, weft/layer-order)', () => {
     const into = await layerProblems('src/api/explorer.ts', "export { parseRoute } from '../explorer/routes.js';\n");
     assert.equal(into.length, 1);
     assert.match(into[0]!, /src\/explorer comes after src\/api in the layer order/);
+  });
+
+  it('keeps the node below the command line that starts it', async () => {
+    const problems = await layerProblems('src/node/node.ts', "export { devNodeConfig } from '../cli/dev.js';\n");
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, /src\/node\/node\.ts may not import src\/cli\/dev\.js: src\/cli comes after src\/node in the layer order/);
   });
 
   it('keeps the dev folders out of the product, and the tests out of the benchmarks', async () => {

@@ -11,7 +11,7 @@ import pino from 'pino';
 import type { AnchoringSettings } from '../../src/anchoring/settings.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { anchoringConfigAnswer, createNodeAnchoring, fileProgressStore, type NodeAnchoringDeps } from '../../src/node/anchoring-wiring.js';
-import { devNodeConfig } from '../../src/node/dev.js';
+import { devNodeConfig } from '../../src/cli/dev.js';
 import { Keystore } from '../../src/node/keystore.js';
 import { tempDir } from '../../devkit/tmp.js';
 

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { Address } from '../../src/crypto/address.js';
 import { nodeConfigFromHocon, parseHoconText, type NodeConfig } from '../../src/node/config.js';
 import { durationText, renderNodeConfig } from '../../src/node/config-render.js';
-import { devNodeConfig } from '../../src/node/dev.js';
+import { devNodeConfig } from '../../src/cli/dev.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { tempDir } from '../../devkit/tmp.js';
 

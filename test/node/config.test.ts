@@ -28,7 +28,7 @@ import {
   withOverrides,
   type NodeConfig,
 } from '../../src/node/config.js';
-import { rewriteGenesisLines } from '../../src/node/cli.js';
+import { rewriteGenesisLines } from '../../src/cli/cli.js';
 import { nodePrivatePaths } from '../../src/node/contracts-wiring.js';
 import { tempDir } from '../../devkit/tmp.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import wabtInit from 'wabt';
-import { devAccounts, devNodeConfig } from '../../src/node/dev.js';
+import { devAccounts, devNodeConfig } from '../../src/cli/dev.js';
 import { Node } from '../../src/node/node.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';

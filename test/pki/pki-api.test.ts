@@ -24,7 +24,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { dnHash, fingerprint, parseCertificate } from '../../src/crypto/pki/x509.js';
 import { decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
-import { devAccounts, devNodeConfig, type DevAccount } from '../../src/node/dev.js';
+import { devAccounts, devNodeConfig, type DevAccount } from '../../src/cli/dev.js';
 import type { NodeConfig } from '../../src/node/config.js';
 import { Node } from '../../src/node/node.js';
 import { stringifyJson } from '../../src/protocol/json.js';

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { fingerprint, parseCertificate } from '../../src/crypto/pki/x509.js';
 import { ConfigError, loadNodeConfig } from '../../src/node/config.js';
-import { prepareDevnet } from '../../src/node/devnet.js';
+import { prepareDevnet } from '../../src/cli/devnet.js';
 import { tempDir } from '../../devkit/tmp.js';
 import { GostTestCa } from '../../devkit/pki/openssl-gost.js';
 

@@ -1,6 +1,6 @@
 /**
  * A dev-chain node as a real process, for tests that kill it: started with
- * `node dist/src/node/cli.js start --data-dir DIR --rest-port P --p2p-port Q` on free loopback
+ * `node dist/src/cli/cli.js start --data-dir DIR --rest-port P --p2p-port Q` on free loopback
  * ports, ready once its log says the REST API listens (restarts on a data directory that
  * already has `dev-accounts.json` are detected the same way), stopped with SIGKILL.
  *
@@ -15,14 +15,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 
-const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 const OUTPUT_TAIL_CHARS = 32_768;
 
 import { sleep } from '../../devkit/wait.js';
 
 export { sleep };
 
-import { freeLoopbackPort as freePort } from '../../src/node/devnet.js';
+import { freeLoopbackPort as freePort } from '../../src/cli/devnet.js';
 
 export { freePort };
 

@@ -12,7 +12,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { freeLoopbackPort } from '../../src/cli/devnet.js';
 
 const run = promisify(execFile);
 

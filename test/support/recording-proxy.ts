@@ -3,7 +3,7 @@
  * between two nodes to see what travels on the wire (and can slow it down).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { freeLoopbackPort } from '../../src/cli/devnet.js';
 
 /** A TCP proxy to `port` that keeps every byte it forwards, both ways. */
 export class RecordingProxy {

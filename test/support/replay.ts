@@ -24,7 +24,7 @@ import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { Block, genesisBlock } from '../../src/protocol/blocks.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { F, Store } from '../../src/state/store.js';
-import { devNodeConfig, devProtocol } from '../../src/node/dev.js';
+import { devNodeConfig, devProtocol } from '../../src/cli/dev.js';
 
 /** The chain a store holds, checked (see `readStoredChain`). */
 export interface StoredChain {

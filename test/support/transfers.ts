@@ -1,5 +1,5 @@
 /** Transfers signed here for tests that broadcast them to node processes over REST. */
-import type { DevAccount } from '../../src/node/dev.js';
+import type { DevAccount } from '../../src/cli/dev.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';

@@ -5,8 +5,8 @@
  */
 import { packageTreeDigest } from '../../../src/contracts/package-digest.js';
 import type { KeyPair } from '../../../src/crypto/suite.js';
-import { devAccounts, DEV_CHAIN_ID } from '../../../src/node/dev.js';
-import { freeLoopbackPorts } from '../../../src/node/devnet.js';
+import { devAccounts, DEV_CHAIN_ID } from '../../../src/cli/dev.js';
+import { freeLoopbackPorts } from '../../../src/cli/devnet.js';
 import { stringifyJson } from '../../../src/protocol/json.js';
 import { Protocol } from '../../../src/protocol/protocol.js';
 import type { Transaction } from '../../../src/protocol/transactions/schema.js';

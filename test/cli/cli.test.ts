@@ -1,5 +1,5 @@
 /**
- * The generator commands, run as a user runs them: `node dist/src/node/cli.js generate …`
+ * The generator commands, run as a user runs them: `node dist/src/cli/cli.js generate …`
  * in a child process, outputs and written files checked.
  */
 import assert from 'node:assert/strict';
@@ -12,12 +12,12 @@ import { promisify } from 'node:util';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { genesisBlock } from '../../src/protocol/blocks.js';
 import { Protocol } from '../../src/protocol/protocol.js';
-import { backupSuffix, rewriteGenesisLines } from '../../src/node/cli.js';
+import { backupSuffix, rewriteGenesisLines } from '../../src/cli/cli.js';
 import { loadNodeConfig } from '../../src/node/config.js';
 import { Keystore } from '../../src/node/keystore.js';
 import { tempDir } from '../../devkit/tmp.js';
 
-const CLI = fileURLToPath(new URL('../../src/node/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/node-example.conf', import.meta.url));
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 /**
  * `npm run devnet -- --nodes 4`: a local PoA network of N nodes on loopback in one command.
  *
- *   node dist/src/node/devnet.js [--nodes N] [--dir DIR] [--base-port P] [--round 3s] [--sync 1s] [--crypto gost]
+ *   node dist/src/cli/devnet.js [--nodes N] [--dir DIR] [--base-port P] [--round 3s] [--sync 1s] [--crypto gost]
  *
  * Prepares DIR (a fresh temp directory by default; an existing devnet directory is reused, so
  * its chain resumes): one shared genesis, signed once, in which every node owner is a
@@ -34,16 +34,16 @@ import { stringifyJson } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import type { ChainSettings } from '../chain/settings.js';
-import { apiKeyHash, DEFAULTS, loadNodeConfig, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from './config.js';
+import { apiKeyHash, DEFAULTS, loadNodeConfig, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from '../node/config.js';
 import { cryptoArg, pkiArg } from './cli.js';
 import { devPkiSettings } from './dev-pki.js';
-import { renderNodeConfig } from './config-render.js';
+import { renderNodeConfig } from '../node/config-render.js';
 import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devContractsSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
 import { devContractPackage } from './start.js';
 import type { ContractPackageSettings } from '../contracts/settings.js';
-import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+import { Keystore, writeFileAtomic, type KeystoreOptions } from '../node/keystore.js';
 import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
-import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
+import { devLicenceSettings, writeDevLicence } from '../node/licences-wiring.js';
 import { isMainModule } from './main-module.js';
 
 export const DEVNET_FILE = 'devnet.json';

@@ -1,5 +1,5 @@
 /**
- * The `weft` command line (`node dist/src/node/cli.js <command>`):
+ * The `weft` command line (`node dist/src/cli/cli.js <command>`):
  *
  *   start [--config FILE] [--data-dir DIR] [--rest-port N] [--p2p-port N] [--crypto waves|gost] [--pki test]
  *         [--grpc-port N] [--contract IMAGE=DIR]...
@@ -27,8 +27,8 @@ import {
   ConfigSection,
   loadNodeConfig,
   readHoconFile,
-} from './config.js';
-import { Keystore, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+} from '../node/config.js';
+import { Keystore, writeFileAtomic, type KeystoreOptions } from '../node/keystore.js';
 import { processIo, startNode, type StartIo } from './start.js';
 import { isMainModule } from './main-module.js';
 import { packageDigestOf } from '../contracts/packages.js';

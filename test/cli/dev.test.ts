@@ -24,9 +24,9 @@ import {
   devKeystorePassword,
   devNodeConfig,
   writeDevAccounts,
-} from '../../src/node/dev.js';
+} from '../../src/cli/dev.js';
 import { Keystore, type KeystoreOptions } from '../../src/node/keystore.js';
-import { resolveStartConfig } from '../../src/node/start.js';
+import { resolveStartConfig } from '../../src/cli/start.js';
 import { tempDir } from '../../devkit/tmp.js';
 
 const devNet = await Protocol.create({ crypto: 'waves', chainId: DEV_CHAIN_ID });

@@ -1,5 +1,5 @@
 /**
- * The GOST dev chain in PKI mode TEST (`start --crypto gost --pki test`, src/node/dev-pki.ts):
+ * The GOST dev chain in PKI mode TEST (`start --crypto gost --pki test`, src/cli/dev-pki.ts):
  *
  * - the dev root CA and the dev accounts' certificates verify with OpenSSL's GOST engine
  *   (`openssl verify` against `dev-pki-root.pem`), carry the accounts' keys and the usages
@@ -20,13 +20,13 @@ import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
 import { derToPem, openssl } from '../../devkit/pki/openssl-gost.js';
-import { devAccounts, devNodeConfig, devProtocol } from '../../src/node/dev.js';
-import { DEV_PKI_ROOT_PEM } from '../../src/node/dev-pki.js';
+import { devAccounts, devNodeConfig, devProtocol } from '../../src/cli/dev.js';
+import { DEV_PKI_ROOT_PEM } from '../../src/cli/dev-pki.js';
 import { Node } from '../../src/node/node.js';
-import { resolveStartConfig } from '../../src/node/start.js';
-import { pkiArg } from '../../src/node/cli.js';
+import { resolveStartConfig } from '../../src/cli/start.js';
+import { pkiArg } from '../../src/cli/cli.js';
 import { loadNodeConfig } from '../../src/node/config.js';
-import { prepareDevnet } from '../../src/node/devnet.js';
+import { prepareDevnet } from '../../src/cli/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Transfer } from '../../src/protocol/transactions/transfer.js';
 import { httpRequest } from '../../devkit/http.js';

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { freeLoopbackPort } from '../../src/node/devnet.js';
+import { freeLoopbackPort } from '../../src/cli/devnet.js';
 import type { Node } from '../../src/node/node.js';
-import { startNode } from '../../src/node/start.js';
+import { startNode } from '../../src/cli/start.js';
 import { tempDir } from '../../devkit/tmp.js';
 
 const running: Node[] = [];

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { Protocol } from '../../src/protocol/protocol.js';
-import { generateGenesis } from '../../src/node/cli.js';
+import { generateGenesis } from '../../src/cli/cli.js';
 import { Keystore } from '../../src/node/keystore.js';
-import { resolveStartConfig, type StartIo } from '../../src/node/start.js';
+import { resolveStartConfig, type StartIo } from '../../src/cli/start.js';
 import { tempDir } from '../../devkit/tmp.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/node-example.conf', import.meta.url));

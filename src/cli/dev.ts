@@ -48,12 +48,12 @@ import { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type PoaSettings } from '../chain/settings.js';
 import { defaultPrivacySettings } from '../privacy/settings.js';
-import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from './config.js';
-import { Keystore, readTextIfPresent, writeFileAtomic, type KeystoreOptions } from './keystore.js';
+import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from '../node/config.js';
+import { Keystore, readTextIfPresent, writeFileAtomic, type KeystoreOptions } from '../node/keystore.js';
 import { PKI_OFF } from '../pki/settings.js';
 import { defaultContractsSettings, type ContractPackageSettings, type ContractsSettings } from '../contracts/settings.js';
 import { devPkiSettings } from './dev-pki.js';
-import { devLicenceSettings, writeDevLicence } from './licences-wiring.js';
+import { devLicenceSettings, writeDevLicence } from '../node/licences-wiring.js';
 
 export const DEV_CHAIN_ID = 'T';
 export const DEV_API_KEY = 'weft-dev-api-key';
