@@ -28,7 +28,7 @@ import {
   loadNodeConfig,
   readHoconFile,
 } from '../node/config.js';
-import { Keystore, writeFileAtomic, type KeystoreOptions } from '../node/keystore.js';
+import { Keystore, writeFileAtomic, type KeystoreOptions } from '../keystore/keystore.js';
 import { processIo, startNode, type StartIo } from './start.js';
 import { isMainModule } from './main-module.js';
 import { packageDigestOf } from '../contracts/packages.js';

@@ -16,7 +16,7 @@ import { issueGostCertificate, type CertificateName } from '../crypto/pki/issue.
 import { CertificateFormatError, fingerprint, parseCertificate, type Certificate } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
-import { readTextIfPresent, writeFileAtomic } from '../node/keystore.js';
+import { readTextIfPresent, writeFileAtomic } from '../keystore/keystore.js';
 
 export const DEV_PKI_ROOT_SEED = 'weft dev pki root ca - never use this seed on a real network';
 const DEV_PKI_FILE = 'dev-pki.json';

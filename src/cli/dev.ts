@@ -49,7 +49,7 @@ import type { RoleName } from '../protocol/transactions/permissions.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type PoaSettings } from '../chain/settings.js';
 import { defaultPrivacySettings } from '../privacy/settings.js';
 import { apiKeyHash, DEFAULTS, type NodeApiSettings, type NodeConfig } from '../node/config.js';
-import { Keystore, readTextIfPresent, writeFileAtomic, type KeystoreOptions } from '../node/keystore.js';
+import { Keystore, readTextIfPresent, writeFileAtomic, type KeystoreOptions } from '../keystore/keystore.js';
 import { PKI_OFF } from '../pki/settings.js';
 import { defaultContractsSettings, type ContractPackageSettings, type ContractsSettings } from '../contracts/settings.js';
 import { devPkiSettings } from './dev-pki.js';

@@ -41,7 +41,7 @@ import { renderNodeConfig } from '../node/config-render.js';
 import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devContractsSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
 import { devContractPackage } from './start.js';
 import type { ContractPackageSettings } from '../contracts/settings.js';
-import { Keystore, writeFileAtomic, type KeystoreOptions } from '../node/keystore.js';
+import { Keystore, writeFileAtomic, type KeystoreOptions } from '../keystore/keystore.js';
 import { PKI_OFF, type PkiSettings } from '../pki/settings.js';
 import { devLicenceSettings, writeDevLicence } from '../node/licences-wiring.js';
 import { isMainModule } from './main-module.js';

@@ -14,7 +14,7 @@ import type { ContractPackageSettings } from '../contracts/settings.js';
 import { Protocol } from '../protocol/protocol.js';
 import { loadNodeConfig, withOverrides, type NodeConfig } from '../node/config.js';
 import { DEV_API_KEY, DEV_DEFAULT_DATA_DIR, DEV_GOST_DEFAULT_DATA_DIR, devNodeConfig, writeDevAccounts } from './dev.js';
-import { Keystore } from '../node/keystore.js';
+import { Keystore } from '../keystore/keystore.js';
 import { Node } from '../node/node.js';
 
 export interface StartOptions {

@@ -27,7 +27,7 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import type { Store } from '../state/store.js';
 import type { NodeConfig } from './config.js';
 import type { ExternalCheck } from './health.js';
-import { Keystore, writeFileAtomic } from './keystore.js';
+import { Keystore, writeFileAtomic } from '../keystore/keystore.js';
 
 /** Where a node keeps its anchoring progress, in its data directory. */
 export const ANCHORING_PROGRESS_FILE = 'anchoring-progress.json';

@@ -19,7 +19,7 @@ import type { Protocol } from '../protocol/protocol.js';
 import type { Store } from '../state/store.js';
 import type { NodeConfig } from './config.js';
 import type { NodeHealth } from './health.js';
-import type { Keystore } from './keystore.js';
+import type { Keystore } from '../keystore/keystore.js';
 import type { NodeLoggers } from './logging.js';
 import { contractsService } from '../contracts/service.js';
 import type { NodeContracts } from './contracts-wiring.js';

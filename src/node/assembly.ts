@@ -29,7 +29,7 @@ import { Store } from '../state/store.js';
 import type { NodeConfig } from './config.js';
 import { watchFeatures } from './feature-watch.js';
 import { NodeHealth, type ExternalCheck } from './health.js';
-import { Keystore } from './keystore.js';
+import { Keystore } from '../keystore/keystore.js';
 import type { NodeLoggers } from './logging.js';
 import type { NodeMetrics } from './metrics.js';
 import { LiquidBlockTracker } from './services/liquid-block.js';

@@ -15,7 +15,7 @@ import type { CryptoSuite } from '../crypto/suite.js';
 import { LicenceService, type LicenceSettings, type LicenceStorage } from '../licences/licence-service.js';
 import { licenceJson, signLicence, type LicenceTerms } from '../licences/licence.js';
 import type { NodeConfig } from './config.js';
-import { writeFileAtomic } from './keystore.js';
+import { writeFileAtomic } from '../keystore/keystore.js';
 
 export const DEV_LICENCE_ISSUER_SEED = 'weft dev licence issuer - never use this seed on a real network';
 

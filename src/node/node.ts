@@ -24,7 +24,7 @@ import { apiServices, type NodeParts } from './api-services.js';
 import { cleanUpErroredExecutables, contractsHealthChecks, contractStatusBook, gossipContractStatuses, statusCacheSettings } from './contracts-wiring.js';
 import { buildMiner, followAdmissions, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
 import type { NodeConfig } from './config.js';
-import type { Keystore } from './keystore.js';
+import type { Keystore } from '../keystore/keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
 import { NodeMetrics } from './metrics.js';

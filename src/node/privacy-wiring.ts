@@ -30,7 +30,7 @@ import type { ExternalServiceName } from '../api/services.js';
 import { StorageFailure } from '../errors/catalogue.js';
 import type { ExternalCheck } from './health.js';
 import type { NodeConfig } from './config.js';
-import type { Keystore } from './keystore.js';
+import type { Keystore } from '../keystore/keystore.js';
 import type { NodeMetrics } from './metrics.js';
 import { privacyMetrics } from './subsystem-metrics.js';
 

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { DEFAULT_REST_CONNECTION_LIMITS } from '../../src/api/connection-limits.js';
 import { listen } from '../../src/api/server.js';
 import { createApiServer } from '../../src/api/server.js';
-import { Keystore } from '../../src/node/keystore.js';
+import { Keystore } from '../../src/keystore/keystore.js';
 import { walletService } from '../../src/node/services/wallet.js';
 import { watchKeystore } from '../support/keystore-calls.js';
 import { tempDir } from '../../devkit/tmp.js';

@@ -18,7 +18,7 @@ import { E } from '../../src/ride/expr.js';
 import { estimateComplexity, scriptBytes } from '../../src/ride/script.js';
 import { NodeHealth } from '../../src/node/health.js';
 import { devNodeConfig } from '../../src/cli/dev.js';
-import { Keystore } from '../../src/node/keystore.js';
+import { Keystore } from '../../src/keystore/keystore.js';
 import { Node } from '../../src/node/node.js';
 import { AGENT_NAME, WEFT_VERSION } from '../../src/node/version.js';
 import { Store } from '../../src/state/store.js';

@@ -14,7 +14,7 @@ import { genesisBlock } from '../../src/protocol/blocks.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { backupSuffix, rewriteGenesisLines } from '../../src/cli/cli.js';
 import { loadNodeConfig } from '../../src/node/config.js';
-import { Keystore } from '../../src/node/keystore.js';
+import { Keystore } from '../../src/keystore/keystore.js';
 import { tempDir } from '../../devkit/tmp.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));

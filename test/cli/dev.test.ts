@@ -25,7 +25,7 @@ import {
   devNodeConfig,
   writeDevAccounts,
 } from '../../src/cli/dev.js';
-import { Keystore, type KeystoreOptions } from '../../src/node/keystore.js';
+import { Keystore, type KeystoreOptions } from '../../src/keystore/keystore.js';
 import { resolveStartConfig } from '../../src/cli/start.js';
 import { tempDir } from '../../devkit/tmp.js';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { generateGenesis } from '../../src/cli/cli.js';
-import { Keystore } from '../../src/node/keystore.js';
+import { Keystore } from '../../src/keystore/keystore.js';
 import { resolveStartConfig, type StartIo } from '../../src/cli/start.js';
 import { tempDir } from '../../devkit/tmp.js';
 

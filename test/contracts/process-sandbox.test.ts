@@ -24,7 +24,7 @@ import { ProcessLauncher } from '../../src/contracts/process-launcher.js';
 import { ProcessSandbox } from '../../src/contracts/process-sandbox.js';
 import { DEFAULT_FIRST_USER_ID } from '../../src/contracts/settings.js';
 import type { RuntimeLog } from '../../src/contracts/runtime.js';
-import { writeFileAtomic } from '../../src/node/keystore.js';
+import { writeFileAtomic } from '../../src/keystore/keystore.js';
 import { tempDir } from '../../devkit/tmp.js';
 import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
 

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ANCHOR_KEYS } from '../../src/anchoring/transactions.js';
 import { devAccounts, devProtocol } from '../../src/cli/dev.js';
-import { Keystore } from '../../src/node/keystore.js';
+import { Keystore } from '../../src/keystore/keystore.js';
 import { Devnet, until, type NetNode } from '../../devkit/network.js';
 
 const RANGE = 3;

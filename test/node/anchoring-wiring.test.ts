@@ -12,7 +12,7 @@ import type { AnchoringSettings } from '../../src/anchoring/settings.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { anchoringConfigAnswer, createNodeAnchoring, fileProgressStore, type NodeAnchoringDeps } from '../../src/node/anchoring-wiring.js';
 import { devNodeConfig } from '../../src/cli/dev.js';
-import { Keystore } from '../../src/node/keystore.js';
+import { Keystore } from '../../src/keystore/keystore.js';
 import { tempDir } from '../../devkit/tmp.js';
 
 const target = await Protocol.create({ crypto: 'waves', chainId: 'K' });

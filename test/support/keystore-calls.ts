@@ -3,7 +3,7 @@
  * off the event loop, `keyPair` on it. Each call runs scrypt at most once (none when the key
  * is unlocked already).
  */
-import type { Keystore } from '../../src/node/keystore.js';
+import type { Keystore } from '../../src/keystore/keystore.js';
 
 export interface KeystoreCalls {
   readonly calls: { unlock: number; keyPair: number };

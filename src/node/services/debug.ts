@@ -17,7 +17,7 @@ import type { Store } from '../../state/store.js';
 import { MutableState } from '../../state/view.js';
 import type { NodeConfig } from '../config.js';
 import { renderNodeConfig } from '../config-render.js';
-import type { Keystore } from '../keystore.js';
+import type { Keystore } from '../../keystore/keystore.js';
 import type { LiquidBlockTracker } from './liquid-block.js';
 import { WeError } from '../../errors/catalogue.js';
 

@@ -1,6 +1,6 @@
 /** The node's keystore as the API uses it: unlocking keys to sign, listing and reloading. */
 import type { WalletService } from '../../api/services.js';
-import type { Keystore } from '../keystore.js';
+import type { Keystore } from '../../keystore/keystore.js';
 
 export function walletService(keystore: Keystore): WalletService {
   return {

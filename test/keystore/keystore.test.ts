@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
-import { DEFAULT_SCRYPT, Keystore, KeystoreError, type KeystoreOptions } from '../../src/node/keystore.js';
+import { DEFAULT_SCRYPT, Keystore, KeystoreError, type KeystoreOptions } from '../../src/keystore/keystore.js';
 import { expectWeError } from '../support/errors.js';
 import { tempDir } from '../../devkit/tmp.js';
 
