@@ -208,8 +208,9 @@ export async function startContracts(
   if (contracts === undefined) return undefined;
   ctx.started.add('contract engine', contracts, (c) => c.close());
   const { engine } = contracts;
-  const validation = contractValidation({ chain, pool, engine, owner, now: ctx.now, walletAddresses: () => keystore.addresses(), log, ...(confidential === undefined ? {} : { confidential }) });
-  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now }), now: ctx.now, log, ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }), validation: validation.gate, ...(confidential === undefined ? {} : { confidential }), ...(config.contracts?.maxFailedExecutions === undefined ? {} : { maxFailedExecutions: config.contracts.maxFailedExecutions }) });
+  const nodeContext = contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now });
+  const validation = contractValidation({ chain, pool, engine, owner, now: ctx.now, node: nodeContext, log, ...(confidential === undefined ? {} : { confidential }) });
+  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: nodeContext, now: ctx.now, log, ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }), validation: validation.gate, ...(confidential === undefined ? {} : { confidential }), ...(config.contracts?.maxFailedExecutions === undefined ? {} : { maxFailedExecutions: config.contracts.maxFailedExecutions }) });
   return { node: contracts, mining, validation };
 }
 

@@ -28,20 +28,28 @@ import {
 } from '../contracts/validator-results.js';
 import { KeyBlockValidators } from '../contracts/validator-set.js';
 import type { ConfidentialExecution } from '../contracts/confidential/execution.js';
-import type { ContractMessageChannel } from '../network/contract-status-messages.js';
-import type { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from '../network/contract-validator-messages.js';
-import { contractNodeContext } from './contracts-wiring.js';
+import type { ContractNodeContext } from '../contracts/state.js';
 
 /** Results kept by a node at most, and for how long (a key block lasts well under it). */
 const MAX_VALIDATOR_RESULTS = 100_000;
 const VALIDATOR_RESULTS_EXPIRE_MS = 10 * 60 * 1000;
+
+/**
+ * The peers' side of one results message (the network's ContractValidatorResultMessages,
+ * code 32, and ContractValidatorResultV2Messages, code 56): the bytes a peer sent, and
+ * sending bytes to every peer but the one they came from.
+ */
+export interface ValidatorResultChannel<Peer extends { readonly id: number }> {
+  onMessage(listener: (payload: Uint8Array, from: Peer) => void): () => void;
+  broadcast(payload: Uint8Array, except?: Peer): number;
+}
 
 export interface ContractValidation {
   readonly store: ValidatorResultsStore;
   readonly gate: ValidationGate;
   readonly validating: ContractValidating;
   /** Starts validating and exchanging results over `peers` (V1) and `confidentialPeers` (V2, message 56); returns the function that stops it. */
-  start(peers: ContractValidatorResultMessages, resultArrived: () => void, confidentialPeers?: ContractValidatorResultV2Messages): () => void;
+  start<Peer extends { readonly id: number }>(peers: ValidatorResultChannel<Peer>, resultArrived: () => void, confidentialPeers?: ValidatorResultChannel<Peer>): () => void;
 }
 
 export interface ContractValidationOptions {
@@ -50,7 +58,8 @@ export interface ContractValidationOptions {
   readonly engine: ContractEngine;
   readonly owner: KeyPair;
   readonly now: () => bigint;
-  walletAddresses(): readonly string[];
+  /** What contracts learn about blocks, the wallet and time from the node. */
+  readonly node: ContractNodeContext;
   readonly log: Logger;
   /** Confidential calls: validated by a group participant holding their input (absent: not validated). */
   readonly confidential?: ConfidentialExecution;
@@ -68,18 +77,18 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     minerAddress: protocol.addresses.fromPublicKey(o.owner.publicKey).toString(),
     isFeatureActive: (id, height) => chain.features.isActive(id, height),
   });
-  let out: ContractValidatorResultMessages | undefined;
-  let outV2: ContractValidatorResultV2Messages | undefined;
+  let out: ((payload: Uint8Array) => void) | undefined;
+  let outV2: ((payload: Uint8Array) => void) | undefined;
   const validating = new ContractValidating({
     chain,
     pool,
     executor: o.engine.executor,
     statuses: o.engine.statuses,
     validatorKey: o.owner,
-    node: contractNodeContext({ chain, walletAddresses: () => o.walletAddresses(), now: o.now }),
+    node: o.node,
     validators,
     now: o.now,
-    send: (result) => (result.confidential === undefined ? out?.broadcast(encodeValidatorResult(protocol, result)) : outV2?.broadcast(encodeValidatorResultV2(protocol, result))),
+    send: (result) => (result.confidential === undefined ? out?.(encodeValidatorResult(protocol, result)) : outV2?.(encodeValidatorResultV2(protocol, result))),
     log,
     ...(o.confidential === undefined ? {} : { confidential: o.confidential }),
   });
@@ -88,9 +97,9 @@ export function contractValidation(o: ContractValidationOptions): ContractValida
     gate,
     validating,
     start(peers, resultArrived, confidentialPeers) {
-      out = peers;
-      outV2 = confidentialPeers;
-      const listen = (channel: ContractMessageChannel, decode: (payload: Uint8Array) => ContractValidatorResult): (() => void) =>
+      out = (payload) => peers.broadcast(payload);
+      outV2 = confidentialPeers === undefined ? undefined : (payload) => confidentialPeers.broadcast(payload);
+      const listen = (channel: typeof peers, decode: (payload: Uint8Array) => ContractValidatorResult): (() => void) =>
         channel.onMessage((payload, from) => {
           const result = decode(payload);
           const why = refusalOf(protocol, result, { isValidator: (publicKey) => validators.holds(publicKey), inPool: (txId) => pool.get(txId) !== undefined });
