@@ -16,7 +16,7 @@ import { ScriptVerifier } from '../chain/scripts/verifier.js';
 import { UtxPool } from '../chain/utx.js';
 import { Miner, type MicroBlockContracts } from '../consensus/miner.js';
 import { ContractMining } from '../contracts/mining.js';
-import { contractValidation, type ContractValidation } from './contract-validation.js';
+import { contractValidation, type ContractValidation } from '../contracts/contract-validation.js';
 import { contractNodeContext, nodePrivatePaths, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
 import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';

@@ -14,9 +14,9 @@ import type { Blockchain } from '../chain/blockchain.js';
 import type { UtxPool } from '../chain/utx.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
-import type { ContractEngine } from '../contracts/engine.js';
-import { ContractValidating } from '../contracts/validating.js';
-import { ValidationGate } from '../contracts/validation-gate.js';
+import type { ContractEngine } from './engine.js';
+import { ContractValidating } from './validating.js';
+import { ValidationGate } from './validation-gate.js';
 import {
   decodeValidatorResult,
   decodeValidatorResultV2,
@@ -25,10 +25,10 @@ import {
   refusalOf,
   ValidatorResultsStore,
   type ContractValidatorResult,
-} from '../contracts/validator-results.js';
-import { KeyBlockValidators } from '../contracts/validator-set.js';
-import type { ConfidentialExecution } from '../contracts/confidential/execution.js';
-import type { ContractNodeContext } from '../contracts/state.js';
+} from './validator-results.js';
+import { KeyBlockValidators } from './validator-set.js';
+import type { ConfidentialExecution } from './confidential/execution.js';
+import type { ContractNodeContext } from './state.js';
 
 /** Results kept by a node at most, and for how long (a key block lasts well under it). */
 const MAX_VALIDATOR_RESULTS = 100_000;
