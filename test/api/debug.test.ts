@@ -12,7 +12,8 @@ import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { NodeHealth } from '../../src/node/health.js';
 import { NodeLoggers } from '../../src/node/logging.js';
 import { consensusRulesFor } from '../../src/consensus/rules.js';
-import { debugService, MINING_BALANCE_DEPTH } from '../../src/node/services/debug.js';
+import { GENERATING_BALANCE_DEPTH } from '../../src/consensus/pos.js';
+import { debugService } from '../../src/node/services/debug.js';
 import { LiquidBlockTracker } from '../../src/node/services/liquid-block.js';
 import { nodeControlService } from '../../src/node/services/node-control.js';
 import { stringifyJson } from '../../src/protocol/json.js';
@@ -184,7 +185,7 @@ describe('/debug on a seeded node', () => {
     for (const i of info) {
       const bytes = node.protocol.addresses.parseAddress(i.address).bytes;
       let min: bigint | undefined;
-      for (let h = Math.max(1, height - MINING_BALANCE_DEPTH + 1); h <= height; h++) {
+      for (let h = Math.max(1, height - GENERATING_BALANCE_DEPTH + 1); h <= height; h++) {
         const lease = node.store.leaseBalanceAt(bytes, h);
         const eff = node.store.balanceAt(bytes, null, h) + lease.in - lease.out;
         if (min === undefined || eff < min) min = eff;

@@ -6,23 +6,20 @@
 import type { DebugInfo, DebugService, Portfolio, SyncProgress } from '../../api/services.js';
 import type { Admission } from '../../chain/admission.js';
 import type { Blockchain } from '../../chain/blockchain.js';
+import { poolOutflow } from '../../chain/pool-outflow.js';
 import type { UtxPool } from '../../chain/utx.js';
-import { applyTransaction } from '../../chain/validation.js';
-import { microBlockWindow, planKeyBlock } from '../../consensus/poa.js';
-import { planPosKeyBlock } from '../../consensus/pos.js';
-import { PoaRules, poaHeaders, type PosRules } from '../../consensus/rules.js';
+import { nextForgingAttempt } from '../../consensus/next-forging.js';
+import { microBlockWindow } from '../../consensus/poa.js';
+import { generatingBalance } from '../../consensus/pos.js';
+import { PoaRules, type PosRules } from '../../consensus/rules.js';
 import { bytesKey, equalBytes } from '../../crypto/encoding.js';
+import type { Keystore } from '../../keystore/keystore.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import type { Store } from '../../state/store.js';
-import { MutableState } from '../../state/view.js';
 import type { NodeConfig } from '../config.js';
 import { renderNodeConfig } from '../config-render.js';
-import type { Keystore } from '../../keystore/keystore.js';
 import type { LiquidBlockTracker } from './liquid-block.js';
-import { WeError } from '../../errors/catalogue.js';
 
-/** WE's GeneratingBalanceProvider.BalanceDepth: the mining balance is the smallest effective balance over this many blocks. */
-export const MINING_BALANCE_DEPTH = 1000;
 /** How many block ids `/debug/historyInfo` lists. */
 const HISTORY_BLOCK_IDS = 10;
 
@@ -65,40 +62,6 @@ export function debugService(parts: DebugDeps): DebugService {
     return equalBytes(keyBlock.generator, parts.ownerPublicKey) && microBlockWindow(poaRules.poa, keyBlock.timestamp, parts.now()).allowed ? 'mining microblocks' : 'mining blocks';
   };
 
-  /** What the pool's transactions would take from an address: WE's pessimistic UTX portfolio. */
-  const pendingOutflow = (address: Uint8Array): { west: bigint; leaseOut: bigint; assets: Map<string, { assetId: Uint8Array; amount: bigint }> } => {
-    const base = chain.state();
-    const out = { west: 0n, leaseOut: 0n, assets: new Map<string, { assetId: Uint8Array; amount: bigint }>() };
-    const ctx = chain.poolTxContext();
-    for (const tx of pool.all()) {
-      const state = new MutableState(base);
-      try {
-        applyTransaction(state, tx, ctx, { verifySignature: false });
-      } catch (e) {
-        if (e instanceof WeError) continue; // no longer valid: the pool drops it at its next pass
-        throw e;
-      }
-      const changes = state.changes();
-      for (const b of changes.balances.values()) {
-        if (!equalBytes(b.holder, address)) continue;
-        const delta = b.value - base.balance(address, b.assetId);
-        if (delta >= 0n) continue;
-        if (b.assetId === null) out.west += delta;
-        else {
-          const key = bytesKey(b.assetId);
-          const prior = out.assets.get(key);
-          out.assets.set(key, { assetId: b.assetId, amount: (prior?.amount ?? 0n) + delta });
-        }
-      }
-      for (const l of changes.leaseBalances.values()) {
-        if (!equalBytes(l.address, address)) continue;
-        const delta = l.value.out - base.leaseBalance(address).out;
-        if (delta > 0n) out.leaseOut += delta;
-      }
-    }
-    return out;
-  };
-
   return {
     validate: (tx) => parts.admission.validate(tx),
 
@@ -121,23 +84,12 @@ export function debugService(parts: DebugDeps): DebugService {
       const height = chain.height();
       const now = parts.now();
       const out: Array<{ address: string; miningBalance: bigint; timestamp: bigint }> = [];
-      /** When the miner next tries to forge for an account: PoA its next slot (every account has one, as in WE); PoS when its delay runs out (none when it cannot forge). */
-      const nextAttempt = (address: Uint8Array, text: string): bigint | undefined => {
-        if (poaRules !== undefined) {
-          const plan = planKeyBlock(poaRules.poa, { state, chain: poaHeaders(chain), now, self: address });
-          return plan.kind === 'forge' ? plan.timestamp : plan.kind === 'wait' ? plan.at : plan.retryAt;
-        }
-        if (!('pos' in rules)) return undefined;
-        const plan = planPosKeyBlock(rules.pos, { state, chain, now, publicKey: parts.keystore.publicKey(text) });
-        return plan.kind === 'forge' ? now : plan.kind === 'wait' ? plan.at : undefined;
-      };
       for (const text of parts.keystore.addresses()) {
         const address = parts.protocol.addresses.parseAddress(text).bytes;
         if (state.accountScript(address) !== null) continue;
-        const timestamp = nextAttempt(address, text);
+        const timestamp = nextForgingAttempt(rules, { state, chain, now, address, publicKey: parts.keystore.publicKey(text) });
         if (timestamp === undefined) continue;
-        const miningBalance = store.minEffectiveBalance(address, Math.min(height, Math.max(1, height - MINING_BALANCE_DEPTH + 1)), height);
-        out.push({ address: text, miningBalance, timestamp });
+        out.push({ address: text, miningBalance: generatingBalance(store, address, height), timestamp });
       }
       return out;
     },
@@ -163,7 +115,7 @@ export function debugService(parts: DebugDeps): DebugService {
       let balance = state.balance(address, null);
       let leaseOut = lease.out;
       if (considerUnspent) {
-        const pending = pendingOutflow(address);
+        const pending = poolOutflow(chain, pool, address);
         balance += pending.west;
         leaseOut += pending.leaseOut;
         for (const [key, { assetId, amount }] of pending.assets) assets.set(key, { assetId, balance: (assets.get(key)?.balance ?? 0n) + amount });
