@@ -16,6 +16,7 @@ const LAYERS = [
   'src/errors',
   'src/threads',
   'src/crypto',
+  'src/config',
   'src/keystore',
   ['src/pki', 'src/licences'],
   'src/ride',

@@ -1,7 +1,7 @@
 /**
  * `node.anchoring` (WE's AnchoringSettings and TargetnetAuthSettings): where and how often a
- * node anchors its chain into a target network. node/config.ts reads them from the HOCON
- * config; a node without the section (or with `enable = no`) has none.
+ * node anchors its chain into a target network. settings-keys.ts reads and renders
+ * them; a node without the section (or with `enable = no`) has none.
  *
  * WE hard-codes the pacing of a round; Weft keeps WE's numbers as defaults and lets two of
  * them be set (`retry-delay`, `height-poll-interval`), so that a network with fast blocks —

@@ -1,6 +1,6 @@
 /**
  * The settings the chain, consensus and miner run on — WE's `node.blockchain`, `node.miner`
- * and `node.utx` sections after parsing and defaults (node/config.ts builds them).
+ * and `node.utx` sections after parsing and defaults (settings-keys.ts reads and renders them).
  * Durations are milliseconds; amounts are WEST units (10^8 per WEST).
  */
 import type { CryptoType } from '../crypto/suite.js';
@@ -73,6 +73,25 @@ export interface UtxSettings {
   /** WE's `utx.allow-transactions-from-smart-accounts` (default true): false keeps scripted senders' transactions out of this node's pool. */
   readonly allowTransactionsFromSmartAccounts: boolean;
 }
+
+/** `node.utx` beyond what the pool reads: how the node rebroadcasts what waits in it. */
+export interface NodeUtxSettings extends UtxSettings {
+  readonly rebroadcastThresholdMs: number;
+  readonly rebroadcastIntervalMs: number;
+}
+
+/** WE's application.conf values of `node.utx`. */
+export const UTX_DEFAULTS: NodeUtxSettings = {
+  memoryLimitBytes: 100 * 2 ** 20,
+  cleanupIntervalMs: 5 * 60_000,
+  allowTransactionsFromSmartAccounts: true,
+  txExpireTimeoutMs: 2 * 3_600_000,
+  rebroadcastThresholdMs: 5 * 60_000,
+  rebroadcastIntervalMs: 5 * 60_000,
+};
+
+/** WE's `node.additional-cache.rocksdb.max-rollback-depth` default. */
+export const DEFAULT_MAX_ROLLBACK_DEPTH = 2000;
 
 /** WE's fee config names, by transaction type (each family declares its own). */
 export const FEE_NAMES: ReadonlyMap<number, string> = new Map(

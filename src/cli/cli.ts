@@ -21,13 +21,9 @@ import type { CryptoType } from '../crypto/suite.js';
 import { createCryptoSuite } from '../crypto/create-suite.js';
 import { checkGeneratorSettings, checkGenesisSettings, signGenesisBlock, type GenesisSettings } from '../protocol/blocks.js';
 import { Protocol } from '../protocol/protocol.js';
-import {
-  apiKeyHash,
-  blockchainFromConfig,
-  ConfigSection,
-  loadNodeConfig,
-  readHoconFile,
-} from '../node/config.js';
+import { apiKeyHash, blockchainFromConfig, loadNodeConfig } from '../node/config.js';
+import { ConfigSection } from '../config/section.js';
+import { readHoconFile } from '../config/hocon.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from '../keystore/keystore.js';
 import { processIo, startNode, type StartIo } from './start.js';
 import { isMainModule } from './main-module.js';

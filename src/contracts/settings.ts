@@ -4,7 +4,7 @@
  * node's gRPC server (`node.api.grpc`) and Weft's own `node.contracts` section, which maps
  * contract images to local packages run as processes (no Docker needed).
  *
- * Defaults are WE's application.conf values; node/config.ts reads the HOCON into these.
+ * Defaults are WE's application.conf values; settings-keys.ts reads and renders the HOCON keys.
  */
 
 /** Which runtime starts the contracts of an image. */

@@ -46,7 +46,7 @@ export interface NetworkTlsFiles {
   readonly caFile: string | undefined;
 }
 
-/** The `node.network` settings the network runs on (node/config.ts's NetworkSettings extends them). */
+/** The `node.network` settings the network runs on (settings.ts's NetworkSettings extends them). */
 export interface NodeNetworkSettings {
   readonly bindAddress: string;
   readonly port: number;

@@ -1,7 +1,7 @@
 /**
  * The settings of confidential data (`node.privacy` in WE's config; defaults from WE's
- * application.conf, reference privacy-crypto-pki.md §3.5). node/config.ts reads them from
- * HOCON; everything here is already typed: durations in ms, sizes in bytes.
+ * application.conf, reference privacy-crypto-pki.md §3.5). settings-keys.ts reads and
+ * renders them; everything here is already typed: durations in ms, sizes in bytes.
  *
  * `storage.vendor` chooses where items live: `embedded` (Weft's default: files and LMDB
  * under the node's data directory), `postgres` (WE's schema), `s3` (WE's object layout), or

@@ -1,6 +1,6 @@
 /**
  * The replication blocks `node.privacy` and `node.confidential-contracts` share (WE's
- * application.conf keys, the same under both): node/config.ts reads the HOCON into these,
+ * application.conf keys, the same under both): settings-keys.ts reads and renders them,
  * the engine runs on them. Durations in ms.
  */
 

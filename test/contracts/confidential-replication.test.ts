@@ -17,7 +17,10 @@ import { CONFIDENTIAL_CONTRACTS_DEFAULTS, type ConfidentialContractsSettings } f
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
 import { ExecutedContract } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { ConfigError, ConfigSection, parseHoconText, readConfidentialContracts } from '../../src/node/config.js';
+import { ConfigError } from '../../src/config/values.js';
+import { ConfigSection } from '../../src/config/section.js';
+import { parseHoconText } from '../../src/config/hocon.js';
+import { CONFIDENTIAL_CONTRACTS_TABLE } from '../../src/contracts/confidential/settings-keys.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import { tempDir } from '../../devkit/tmp.js';
 import { Switchboard, type BoardNode } from '../privacy/switchboard.js';
@@ -241,7 +244,7 @@ describe('confidential data among the group', () => {
 });
 
 describe('node.confidential-contracts settings', () => {
-  const read = async (text: string): Promise<ConfidentialContractsSettings> => readConfidentialContracts(new ConfigSection(await parseHoconText(text), '').section('node'));
+  const read = async (text: string): Promise<ConfidentialContractsSettings> => CONFIDENTIAL_CONTRACTS_TABLE.read(new ConfigSection(await parseHoconText(text), '').section('node.confidential-contracts'), undefined);
 
   it("are WE's keys, with WE's defaults", async () => {
     assert.deepEqual(await read('node {}'), CONFIDENTIAL_CONTRACTS_DEFAULTS);

@@ -14,7 +14,10 @@ import { packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { normalizeImageName } from '../../src/contracts/packages.js';
 import { decodeStatusMessage, encodeStatusMessage, ExecutionStatusBook, type ContractExecutionMessage } from '../../src/contracts/statuses.js';
 import { ContractTokens } from '../../src/contracts/tokens.js';
-import { ConfigError, ConfigSection, parseHoconText, readContracts } from '../../src/node/config.js';
+import { ConfigError } from '../../src/config/values.js';
+import { ConfigSection } from '../../src/config/section.js';
+import { parseHoconText } from '../../src/config/hocon.js';
+import { CONTRACTS_TABLE } from '../../src/contracts/settings-keys.js';
 import { tempDir } from '../../devkit/tmp.js';
 import { node, protocol } from '../../devkit/contracts/engine.js';
 
@@ -22,7 +25,7 @@ const CLI = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
 const run = promisify(execFile);
 
 async function contractsOf(text: string) {
-  return readContracts(new ConfigSection(await parseHoconText(text), '').section('node'), '/data');
+  return CONTRACTS_TABLE.read(new ConfigSection(await parseHoconText(text), '').section('node'), { dataDirectory: '/data' });
 }
 
 describe('contract settings', () => {

@@ -14,7 +14,10 @@ import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { ContractStatusMessages } from '../../src/network/contract-status-messages.js';
 import { MessageCode, type Peer } from '../../src/network/types.js';
-import { ConfigError, ConfigSection, parseHoconText, readContracts } from '../../src/node/config.js';
+import { ConfigError } from '../../src/config/values.js';
+import { ConfigSection } from '../../src/config/section.js';
+import { parseHoconText } from '../../src/config/hocon.js';
+import { CONTRACTS_TABLE } from '../../src/contracts/settings-keys.js';
 import { gossipContractStatuses } from '../../src/node/contracts-wiring.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { callTx, createTx, protocol } from '../../devkit/contracts/engine.js';
@@ -34,7 +37,7 @@ function poolOf(txs: Transaction[]): { all(): readonly Transaction[]; remove(id:
 }
 
 describe('contract-execution-messages-cache settings', () => {
-  const cacheOf = async (text: string) => readContracts(new ConfigSection(await parseHoconText(text), '').section('node'), '/data').dockerEngine.executionMessagesCache;
+  const cacheOf = async (text: string) => CONTRACTS_TABLE.read(new ConfigSection(await parseHoconText(text), '').section('node'), { dataDirectory: '/data' }).dockerEngine.executionMessagesCache;
 
   it("WE's defaults, and the node.docker-engine keys", async () => {
     assert.deepEqual(await cacheOf('node {}'), { maxSize: 100_000, expireAfterMs: 3_600_000, utxCleanupIntervalMs: 60_000, contractErrorQuorum: 2, ignoreSuccessful: false });

@@ -10,7 +10,7 @@ import { DerError, readDer } from '../../src/crypto/pki/der.js';
 import { invalidAddress, WeError } from '../../src/errors/catalogue.js';
 import { InternalError } from '../../src/errors/internal.js';
 import { decodeHandshake, HandshakeError } from '../../src/network/handshake.js';
-import { ConfigError, parseDuration } from '../../src/node/config.js';
+import { ConfigError, parseDuration } from '../../src/config/values.js';
 import { JsonSyntaxError, parseJson } from '../../src/protocol/json.js';
 
 /** What `fn` throws. */

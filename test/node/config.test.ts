@@ -15,19 +15,14 @@ import { genesisBlock, signGenesisBlock } from '../../src/protocol/blocks.js';
 import {
   apiKeyHash,
   blockchainFromConfig,
-  ConfigError,
   loadNodeConfig,
   nodeConfigFromHocon,
-  parseAmount,
-  parseBoolean,
-  parseDuration,
-  parseHoconText,
-  parseInt32,
-  parseLong,
-  parseSize,
   withOverrides,
   type NodeConfig,
 } from '../../src/node/config.js';
+import { ConfigError, parseBoolean, parseDuration, parseInt32, parseLong, parseSize } from '../../src/config/values.js';
+import { parseHoconText } from '../../src/config/hocon.js';
+import { parseAmount } from '../../src/chain/settings-keys.js';
 import { rewriteGenesisLines } from '../../src/cli/cli.js';
 import { nodePrivatePaths } from '../../src/node/contracts-wiring.js';
 import { tempDir } from '../../devkit/tmp.js';

@@ -1,7 +1,7 @@
 /**
  * `node.confidential-contracts` (WE's ConfidentialContractsSettings and its application.conf
- * defaults; the replication blocks mirror `node.privacy`'s): node/config.ts reads the HOCON
- * into these, the replication engine runs on them (replication.ts).
+ * defaults; the replication blocks mirror `node.privacy`'s): settings-keys.ts reads and
+ * renders them, the replication engine runs on them (replication.ts).
  */
 
 import type { DataCacheSettings, InventoryHandlerSettings, ReplicationSettings, ReplicationSynchronizerSettings } from '../../replication/settings.js';
