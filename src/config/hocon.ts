@@ -1,6 +1,9 @@
 /**
  * Reading a WE-style HOCON document: the file or text parsed with WE's substitutions, and
- * every number checked to be exact (the parser reads numbers as JS numbers).
+ * every number checked to be exact. The parser reads numbers as JS numbers, so an integer
+ * literal beyond 2^53 has lost digits before we see it: such a value is refused with its
+ * path; values that large are written as strings ("100000000000000000") or, for amounts,
+ * as "<n> WEST".
  */
 import { createRequire } from 'node:module';
 import { homedir, userInfo } from 'node:os';

@@ -4,9 +4,10 @@
  * reader (`read(section) → settings`) and the renderer (`render(settings) → HOCON object`),
  * so no key is read without being rendered or rendered without being read.
  *
- * A table's fields are its settings object's fields, in the order the keys are read and
- * rendered. Checks that involve several keys (or what the node reads elsewhere, passed as the
- * table's context) run after the keys, in the table's `finish` step.
+ * A table's fields are its settings object's fields, in the order the keys are rendered and
+ * read (a table may read some first, where WE's reader checks them first). Checks that
+ * involve several keys (or what the node reads elsewhere, passed as the table's context) run
+ * after the keys, in the table's `finish` step.
  */
 import { resolve } from 'node:path';
 import { ConfigSection, isObject } from './section.js';
@@ -50,10 +51,14 @@ export function placeAt(target: HoconObject, path: string, value: HoconValue): v
     if (isHoconObject(next)) at = next;
     else at = at[part] = {};
   }
-  const last = parts[parts.length - 1]!;
-  const existing = at[last];
-  if (isHoconObject(existing) && isHoconObject(value)) for (const [k, v] of Object.entries(value)) placeAt(existing, k, v);
-  else at[last] = value;
+  mergeInto(at, parts[parts.length - 1]!, value);
+}
+
+/** Sets `target[key]`, merging into an object already there key by key (keys taken literally: an `env` name may hold dots). */
+function mergeInto(target: HoconObject, key: string, value: HoconValue): void {
+  const existing = target[key];
+  if (isHoconObject(existing) && isHoconObject(value)) for (const [k, v] of Object.entries(value)) mergeInto(existing, k, v);
+  else target[key] = value;
 }
 
 /** How a table reads beyond its keys. */

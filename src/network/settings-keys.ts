@@ -7,7 +7,7 @@ import { NETWORK_DEFAULTS as d, type NetworkSettings, type PeerAddress } from '.
 const MAX_NODE_NAME_BYTES = 127;
 
 /** `host:port` (WE reads it as the authority of a `my://` URI). */
-export function parsePeerAddress(v: unknown, path: string): PeerAddress {
+function parsePeerAddress(v: unknown, path: string): PeerAddress {
   const text = parseString(v, path).trim();
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:/[\]]+)):(\d{1,5})$/.exec(text);
   const port = m === null ? NaN : Number(m[3]);

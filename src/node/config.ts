@@ -6,18 +6,10 @@
  * own keys below. config-render.ts writes the same tables back.
  *
  * Defaults are WE's application.conf values, applied key by key, so a config only has to
- * name what differs (as with WE, where the file is merged over application.conf). Value
- * syntaxes are WE's (Typesafe Config / pureconfig): durations ("17s", "3 seconds", "1m",
- * "500ms", "1d"; a bare number is milliseconds), memory sizes ("100MiB", "3m"; a bare
- * number is bytes), WEST amounts (units, or "<decimal> WEST" with at most 8 decimals and
- * at most 10 billion WEST), booleans (true/false/yes/no/on/off).
- *
- * Every invalid or missing required value is a ConfigError whose message starts with the
+ * name what differs (as with WE, where the file is merged over application.conf). The value
+ * syntaxes are WE's (config/values.ts; WEST amounts: chain/settings-keys.ts parseAmount), and
+ * every invalid or missing required value is a ConfigError whose message starts with the
  * key's full path, e.g. `node.blockchain.consensus.round-duration: expected a duration, got "abc"`.
- *
- * Integers: the HOCON parser reads numbers as JS numbers, so an integer literal beyond 2^53
- * has lost digits before we see it. Such a value is refused with its path; amounts that
- * large are written as strings ("100000000000000000") or as "<n> WEST".
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -58,7 +50,6 @@ export type { NetworkSettings, PeerAddress } from '../network/settings.js';
 export type { NodeMinerSettings } from '../consensus/settings.js';
 export type { NodeUtxSettings } from '../chain/settings.js';
 export type { NodeApiSettings } from '../api/settings.js';
-export { WE_DEFAULT_API_KEY_HASH } from '../api/settings.js';
 
 // ---------------------------------------------------------------------------
 // Settings types
@@ -249,10 +240,8 @@ export interface BlockchainConfig {
   readonly consensusType: ConsensusType;
 }
 
-export type BlockchainReadOptions = ChainReadOptions;
-
 /** `node.crypto` and `node.blockchain` (a CUSTOM chain with a plain genesis). */
-export async function blockchainFromConfig(root: RawObject, options: BlockchainReadOptions): Promise<BlockchainConfig> {
+export async function blockchainFromConfig(root: RawObject, options: ChainReadOptions): Promise<BlockchainConfig> {
   const node = new ConfigSection(root, '').section('node');
   const protocol = await Protocol.create({ crypto: CRYPTO_TYPE_KEY.read(node, undefined), chainId: CHAIN_ID_KEY.read(node, undefined) });
   const { chain, consensusType } = chainSettings(CHAIN_TABLE.read(node, { protocol }), node, protocol, options);
