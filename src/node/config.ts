@@ -71,7 +71,7 @@ export interface NodeSettings {
    */
   readonly ownerPassword: string | undefined;
   readonly wallet: {
-    /** `node.wallet.file`: the keystore file (see keystore.ts). */
+    /** `node.wallet.file`: the keystore file (see src/keystore/keystore.ts). */
     readonly file: string;
     /**
      * `node.wallet.password`. WE encrypts its whole wallet file with it; Weft's keystore encrypts
