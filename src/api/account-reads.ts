@@ -9,7 +9,7 @@ import { decodeBase58 } from '../crypto/encoding.js';
 import type { JsonObject } from '../protocol/json.js';
 import { DATA_ENTRY, type DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
-import type { StateView } from '../state/view.js';
+import type { AccountReader } from '../state/view.js';
 import { KeyPattern, keysMatching, type LoopPacer } from '../state/key-pattern.js';
 import { NOT_FOUND_TEXT, PlainTextReply } from './errors.js';
 import { optionalQuery, parseJavaInt, text, validIntError } from './params.js';
@@ -173,7 +173,7 @@ export function internalErrorText(e: WeError): string {
  * an alias — `alias:<c>:<name>` when the text starts with "alias", else a bare name of
  * this network — which must exist. Returns the internal error's text, or undefined when valid.
  */
-export function addressOrAliasProblem(protocol: Protocol, state: StateView, text: string): string | undefined {
+export function addressOrAliasProblem(protocol: Protocol, state: AccountReader, text: string): string | undefined {
   const scheme = protocol.addresses;
   try {
     let bytes: Uint8Array | undefined;

@@ -17,7 +17,7 @@
  * Votes and approvals are written through MutableState, so a rollback undoes them.
  */
 import type { Block } from '../protocol/blocks.js';
-import type { MutableState, StateView } from '../state/view.js';
+import type { ChainStateReader, MutableState } from '../state/view.js';
 import { IMPLEMENTED_FEATURES, type FunctionalitySettings } from './settings.js';
 
 export { FEATURE } from '../protocol/features.js';
@@ -128,7 +128,7 @@ export class ChainFeatures implements FeatureView {
   constructor(
     readonly functionality: FunctionalitySettings,
     /** The chain's state (normally the store): approvals and vote counts are read from it. */
-    private readonly state: StateView,
+    private readonly state: ChainStateReader,
   ) {
     this.preActivated = new Map(functionality.preActivatedFeatures);
   }

@@ -15,7 +15,7 @@
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { rulesFor, TRANSACTION_RULES, TX_PACKAGE } from '../state/appliers/index.js';
-import type { StateView } from '../state/view.js';
+import type { AssetReader } from '../state/view.js';
 import { FEATURE, type FeatureView } from './features.js';
 import type { ChainSettings } from './settings.js';
 import { genericError, type ValidationError } from '../errors/catalogue.js';
@@ -75,7 +75,7 @@ const assetNotSponsored = (assetId: Uint8Array): ValidationError =>
  * `POST /transactions/calculateFee` answers). Throws WE's GenericError (199) for a fee
  * asset that does not exist or is not sponsored.
  */
-export function minimalFee(tx: Transaction, state: StateView, ctx: FeeContext): MinimalFee {
+export function minimalFee(tx: Transaction, state: AssetReader, ctx: FeeContext): MinimalFee {
   if (!ctx.settings.fees.enabled || ZERO_FEE_TYPES.has(tx.type)) return { feeAssetId: null, amount: 0n };
   const west = baseFeeInWest(tx, ctx);
   const feeAssetId = tx.feeAssetId;
@@ -93,7 +93,7 @@ export function isFeeSwitchEnforced(ctx: FeeContext): boolean {
 }
 
 /** FeeCalculator.validateTxFee: throws WE's GenericError when the fee is too small. */
-export function validateFee(tx: Transaction, state: StateView, ctx: FeeContext): void {
+export function validateFee(tx: Transaction, state: AssetReader, ctx: FeeContext): void {
   if (!ctx.settings.fees.enabled || ZERO_FEE_TYPES.has(tx.type)) return;
   if (!isFeeSwitchEnforced(ctx)) {
     const base = ctx.settings.fees.base.get(tx.type) ?? 0n;

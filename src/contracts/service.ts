@@ -4,12 +4,12 @@
  * none on a node that runs no engine, as on a WE node without `docker-engine`.
  */
 import type { AssetInfo, LeaseBalance } from '../state/model.js';
-import type { StateView } from '../state/view.js';
+import type { TransactionReader } from '../state/view.js';
 import type { ContractStateReader } from './state.js';
 import type { ContractExecutionMessage, ExecutionStatusBook } from './statuses.js';
 
 /** Contract state with the balances and assets contract answers need. */
-export interface ContractReadState extends ContractStateReader, Pick<StateView, 'transactionById'> {
+export interface ContractReadState extends ContractStateReader, Pick<TransactionReader, 'transactionById'> {
   /** WEST (null) or asset balance of an address or a contract. */
   balance(holder: Uint8Array, assetId: Uint8Array | null): bigint;
   leaseBalance(holder: Uint8Array): LeaseBalance;

@@ -8,7 +8,7 @@
  */
 import type { ReadingsJournal } from './confidential/readings.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
-import type { ContractStateReader, StateView } from '../state/view.js';
+import type { AccountDataReader, AccountReader, AssetReader, BalanceReader, ChainStateReader, ContractStateReader, PermissionReader, PolicyReader, TransactionReader } from '../state/view.js';
 
 /** Contract state reads and writes: the chain's StateView and MutableState implement them. */
 export type { ContractStateReader, ContractStateWriter } from '../state/view.js';
@@ -19,22 +19,14 @@ export type { ContractStateReader, ContractStateWriter } from '../state/view.js'
  * contracts use (any StateView is one).
  */
 export type ContractExecutionView = ContractStateReader &
-  Pick<
-    StateView,
-    | 'protocol'
-    | 'height'
-    | 'balance'
-    | 'leaseBalance'
-    | 'asset'
-    | 'lease'
-    | 'aliasOwner'
-    | 'dataEntry'
-    | 'dataEntries'
-    | 'permissionOps'
-    | 'policy'
-    | 'policyDataHashes'
-    | 'transactionHeight'
-  >;
+  BalanceReader &
+  AssetReader &
+  AccountDataReader &
+  Pick<ChainStateReader, 'protocol' | 'height'> &
+  Pick<AccountReader, 'aliasOwner'> &
+  Pick<PermissionReader, 'permissionOps'> &
+  Pick<PolicyReader, 'policy' | 'policyDataHashes'> &
+  Pick<TransactionReader, 'transactionHeight'>;
 
 /** The last block as a contract is told about it (`current_block_info`, BlockService). */
 export interface BlockInfo {

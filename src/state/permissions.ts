@@ -6,7 +6,7 @@
  * timestamp (if any) is after T.
  */
 import type { PermissionOp } from './model.js';
-import type { StateView } from './view.js';
+import type { PermissionReader } from './view.js';
 
 /** The ops as WE's Permissions set holds them: deduplicated by (timestamp, role), newest first. */
 export function orderedOps(ops: readonly PermissionOp[]): PermissionOp[] {
@@ -54,7 +54,7 @@ export function activeRoles(ops: readonly PermissionOp[], at: bigint): number[] 
 }
 
 /** Whether the address holds `role` at `at` in this state. */
-export function addressHasRole(state: StateView, address: Uint8Array, role: number, at: bigint): boolean {
+export function addressHasRole(state: PermissionReader, address: Uint8Array, role: number, at: bigint): boolean {
   return hasRole(state.permissionOps(address), role, at);
 }
 
@@ -63,7 +63,7 @@ export function addressHasRole(state: StateView, address: Uint8Array, role: numb
  * (ascending) — the PoA miner queue for role `miner`. Two grants at the same millisecond
  * collapse into one entry, as in WE.
  */
-export function roleHoldersAt(state: StateView, role: number, at: bigint): Uint8Array[] {
+export function roleHoldersAt(state: PermissionReader, role: number, at: bigint): Uint8Array[] {
   const byTimestamp = new Map<bigint, Uint8Array>();
   for (const address of state.roleHolders(role)) {
     const op = decidingOp(state.permissionOps(address), role, at);

@@ -1,6 +1,11 @@
 /**
  * Reading state (StateView) and changing it (MutableState).
  *
+ * A StateView is made of one reader interface per part of the state: the chain's own
+ * bookkeeping, confirmed transactions, balances, assets, accounts, account data,
+ * permissions, policies, contracts. A reader takes the parts it needs; an overlay that
+ * changes one part's answers extends DelegatingView and overrides only that part.
+ *
  * A MutableState layers pending changes over any StateView: appliers write into it,
  * later reads see those writes, `fork()` gives a child layer that can be merged or
  * dropped (atomic containers, failed transactions), and `changes()` hands the
@@ -38,21 +43,68 @@ class WestBalanceKeys {
   }
 }
 
-export interface StateView extends ContractStateReader {
+/**
+ * The chain's own bookkeeping: its protocol, its height and score, the fee carried to the next
+ * miner, feature votes and approvals, PoA miner bans.
+ */
+export interface ChainStateReader {
   readonly protocol: Protocol;
   /** Height of the last applied block (the liquid block's height while one exists); 0 before genesis. */
   height(): number;
-  /** Balance of an address (26 bytes) in WEST (null) or an asset. */
+  /** The chain's score (sum of its blocks' scores) after the last applied block; 0 when not recorded. */
+  chainScore(): bigint;
+  /** Fee share carried to the next block's miner (NG 60 %). */
+  carryFee(): bigint;
+  /**
+   * Feature votes counted in voting window `window` (heights (window − 1)·P + 1 … window·P
+   * for P = feature-check-blocks-period): feature id → number of blocks voting for it.
+   */
+  featureVotes(window: number): ReadonlyMap<number, number>;
+  /** Features approved by voting: feature id → the height it was approved at. */
+  approvedFeatures(): ReadonlyMap<number, number>;
+  /** A PoA miner's warnings and bans, oldest first. */
+  minerBanHistory(address: Uint8Array): readonly MinerBanEntry[];
+}
+
+/** Confirmed transactions: where they are and what they were. */
+export interface TransactionReader {
+  /** Height of a confirmed transaction. */
+  transactionHeight(id: Uint8Array): number | undefined;
+  /** A confirmed transaction by id: one recorded in this state's pending changes, else the store's transaction index. */
+  transactionById(id: Uint8Array): Transaction | undefined;
+}
+
+/** What holders hold: WEST and asset balances, what they leased in and out, the leases. */
+export interface BalanceReader {
+  /** Balance of a holder (a 26-byte address, or a contract's 32-byte id) in WEST (null) or an asset. */
   balance(address: Uint8Array, assetId: Uint8Array | null): bigint;
   leaseBalance(address: Uint8Array): LeaseBalance;
-  asset(assetId: Uint8Array): AssetInfo | undefined;
   lease(leaseId: Uint8Array): LeaseDetails | undefined;
+}
+
+/** Issued assets. */
+export interface AssetReader {
+  asset(assetId: Uint8Array): AssetInfo | undefined;
+}
+
+/** Accounts: their aliases and scripts. */
+export interface AccountReader {
   /** Address bytes owning an alias name. */
   aliasOwner(name: string): Uint8Array | undefined;
   /** Alias names of an address. */
   aliasesOf(address: Uint8Array): readonly string[];
-  dataEntry(address: Uint8Array, key: string): DataEntry | undefined;
   accountScript(address: Uint8Array): Uint8Array | null;
+}
+
+/** The data accounts stored (Data, 12). */
+export interface AccountDataReader {
+  dataEntry(address: Uint8Array, key: string): DataEntry | undefined;
+  /** Every data entry of an account, in key (UTF-8 byte) order. */
+  dataEntries(address: Uint8Array): readonly DataEntry[];
+}
+
+/** Who may do what: permission ops and role holders, and the registered participants (nodes). */
+export interface PermissionReader {
   /** Every permission op ever applied to the address, in application order. */
   permissionOps(address: Uint8Array): readonly PermissionOp[];
   /** Addresses that ever received an op for this role (active or not), in first-op order. */
@@ -61,29 +113,14 @@ export interface StateView extends ContractStateReader {
   participant(address: Uint8Array): Participant | undefined;
   /** Addresses of every registered participant, in registration order. */
   participants(): readonly Uint8Array[];
+}
+
+/** Privacy policies and the data hashes anchored in them. */
+export interface PolicyReader {
   policy(policyId: Uint8Array): Policy | undefined;
   hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean;
   /** The data hashes anchored in a policy, each with the id of the PolicyDataHash (114) that anchored it; in no set order. */
   policyDataHashes(policyId: Uint8Array): readonly PolicyDataHashEntry[];
-  /** Height of a confirmed transaction. */
-  transactionHeight(id: Uint8Array): number | undefined;
-  /** A confirmed transaction by id: one recorded in this state's pending changes, else the store's transaction index. */
-  transactionById(id: Uint8Array): Transaction | undefined;
-  /** Fee share carried to the next block's miner (NG 60 %). */
-  carryFee(): bigint;
-  /** A PoA miner's warnings and bans, oldest first. */
-  minerBanHistory(address: Uint8Array): readonly MinerBanEntry[];
-  /**
-   * Feature votes counted in voting window `window` (heights (window − 1)·P + 1 … window·P
-   * for P = feature-check-blocks-period): feature id → number of blocks voting for it.
-   */
-  featureVotes(window: number): ReadonlyMap<number, number>;
-  /** Features approved by voting: feature id → the height it was approved at. */
-  approvedFeatures(): ReadonlyMap<number, number>;
-  /** The chain's score (sum of its blocks' scores) after the last applied block; 0 when not recorded. */
-  chainScore(): bigint;
-  /** Every data entry of an account, in key (UTF-8 byte) order. */
-  dataEntries(address: Uint8Array): readonly DataEntry[];
 }
 
 /** Reads of contract state (103–107): contracts, the data they stored, which 105 executed what. */
@@ -101,103 +138,100 @@ export interface ContractStateReader {
 }
 
 /**
- * A view answering every read from `base`: views that change a few answers (the pool's pending
- * spendings, for one) extend it and override only those.
+ * The whole state as of a height, part by part. A reader that needs one part takes that
+ * part's interface (a test double then implements only it); an overlay that changes one
+ * part extends DelegatingView and overrides only that part's reads.
  */
-export class DelegatingView implements StateView {
-  constructor(protected readonly base: StateView) {}
+export interface StateView
+  extends ChainStateReader,
+    TransactionReader,
+    BalanceReader,
+    AssetReader,
+    AccountReader,
+    AccountDataReader,
+    PermissionReader,
+    PolicyReader,
+    ContractStateReader {}
+
+/** The reads of a StateView (its methods), part by part: what a DelegatingView forwards. */
+type StateRead = Exclude<keyof StateView, 'protocol'>;
+
+/** `true` for a read of at most two arguments: what the forwarding passes on. */
+type Forwarded<F> = F extends (...args: infer A) => unknown ? (A['length'] extends 0 | 1 | 2 ? true : never) : never;
+
+/**
+ * Every read, grouped by the part that declares it. The compiler holds the table to the
+ * interfaces: a read added to a part and not listed here, listed and not declared, or taking
+ * more than two arguments fails to build.
+ */
+const STATE_READS: { readonly [R in StateRead]: Forwarded<StateView[R]> } = {
+  // ChainStateReader
+  height: true,
+  chainScore: true,
+  carryFee: true,
+  featureVotes: true,
+  approvedFeatures: true,
+  minerBanHistory: true,
+  // TransactionReader
+  transactionHeight: true,
+  transactionById: true,
+  // BalanceReader
+  balance: true,
+  leaseBalance: true,
+  lease: true,
+  // AssetReader
+  asset: true,
+  // AccountReader
+  aliasOwner: true,
+  aliasesOf: true,
+  accountScript: true,
+  // AccountDataReader
+  dataEntry: true,
+  dataEntries: true,
+  // PermissionReader
+  permissionOps: true,
+  roleHolders: true,
+  participant: true,
+  participants: true,
+  // PolicyReader
+  policy: true,
+  hasPolicyDataHash: true,
+  policyDataHashes: true,
+  // ContractStateReader
+  contract: true,
+  contractIds: true,
+  contractData: true,
+  contractKeys: true,
+  executedTxFor: true,
+};
+
+/** A view's reads as plain functions of at most two arguments (every read takes none, one or two). */
+type ReadFunctions = Record<StateRead, (a: unknown, b: unknown) => unknown>;
+
+class Delegating {
+  constructor(readonly base: StateView) {}
 
   get protocol(): Protocol {
     return this.base.protocol;
   }
-  balance(address: Uint8Array, assetId: Uint8Array | null): bigint {
-    return this.base.balance(address, assetId);
-  }
-  leaseBalance(address: Uint8Array): LeaseBalance {
-    return this.base.leaseBalance(address);
-  }
-  height(): number {
-    return this.base.height();
-  }
-  asset(assetId: Uint8Array): AssetInfo | undefined {
-    return this.base.asset(assetId);
-  }
-  lease(leaseId: Uint8Array): LeaseDetails | undefined {
-    return this.base.lease(leaseId);
-  }
-  aliasOwner(name: string): Uint8Array | undefined {
-    return this.base.aliasOwner(name);
-  }
-  aliasesOf(address: Uint8Array): readonly string[] {
-    return this.base.aliasesOf(address);
-  }
-  dataEntry(address: Uint8Array, key: string): DataEntry | undefined {
-    return this.base.dataEntry(address, key);
-  }
-  accountScript(address: Uint8Array): Uint8Array | null {
-    return this.base.accountScript(address);
-  }
-  permissionOps(address: Uint8Array): readonly PermissionOp[] {
-    return this.base.permissionOps(address);
-  }
-  roleHolders(role: number): readonly Uint8Array[] {
-    return this.base.roleHolders(role);
-  }
-  participant(address: Uint8Array): Participant | undefined {
-    return this.base.participant(address);
-  }
-  participants(): readonly Uint8Array[] {
-    return this.base.participants();
-  }
-  policy(policyId: Uint8Array): Policy | undefined {
-    return this.base.policy(policyId);
-  }
-  hasPolicyDataHash(policyId: Uint8Array, hash: Uint8Array): boolean {
-    return this.base.hasPolicyDataHash(policyId, hash);
-  }
-  policyDataHashes(policyId: Uint8Array): readonly PolicyDataHashEntry[] {
-    return this.base.policyDataHashes(policyId);
-  }
-  transactionHeight(id: Uint8Array): number | undefined {
-    return this.base.transactionHeight(id);
-  }
-  transactionById(id: Uint8Array): Transaction | undefined {
-    return this.base.transactionById(id);
-  }
-  carryFee(): bigint {
-    return this.base.carryFee();
-  }
-  minerBanHistory(address: Uint8Array): readonly MinerBanEntry[] {
-    return this.base.minerBanHistory(address);
-  }
-  featureVotes(window: number): ReadonlyMap<number, number> {
-    return this.base.featureVotes(window);
-  }
-  approvedFeatures(): ReadonlyMap<number, number> {
-    return this.base.approvedFeatures();
-  }
-  chainScore(): bigint {
-    return this.base.chainScore();
-  }
-  dataEntries(address: Uint8Array): readonly DataEntry[] {
-    return this.base.dataEntries(address);
-  }
-  contract(contractId: Uint8Array): ContractInfo | undefined {
-    return this.base.contract(contractId);
-  }
-  contractIds(): readonly Uint8Array[] {
-    return this.base.contractIds();
-  }
-  contractData(contractId: Uint8Array, key: string): DataEntry | undefined {
-    return this.base.contractData(contractId, key);
-  }
-  contractKeys(contractId: Uint8Array): readonly string[] {
-    return this.base.contractKeys(contractId);
-  }
-  executedTxFor(txId: Uint8Array): Uint8Array | undefined {
-    return this.base.executedTxFor(txId);
-  }
 }
+for (const read of Object.keys(STATE_READS) as StateRead[]) {
+  Object.defineProperty(Delegating.prototype, read, {
+    value: function (this: Delegating, a: unknown, b: unknown): unknown {
+      return (this.base as unknown as ReadFunctions)[read](a, b);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * A view answering every read from `base`: an overlay that changes one part of the state
+ * (the pool's pending spendings its balances, a script's reads the height) extends it and
+ * overrides only that part's reads. Its forwarding reads are made once, from STATE_READS.
+ */
+export const DelegatingView = Delegating as new (base: StateView) => StateView & { readonly base: StateView };
+export type DelegatingView = InstanceType<typeof DelegatingView>;
 
 /** Writes of contract state. */
 export interface ContractStateWriter {

@@ -17,7 +17,7 @@ import { readScript } from '../../ride/script.js';
 import { scriptText } from '../../ride/script-text.js';
 import { javaString } from '../../ride/serde.js';
 import type { AssetInfo } from '../../state/model.js';
-import type { StateView } from '../../state/view.js';
+import type { AssetReader, BalanceReader } from '../../state/view.js';
 import * as A from '../account-schemas.js';
 import { accountHolderJson, MAX_ADDRESSES_PER_REQUEST, readBooleanQuery } from '../account-reads.js';
 import { NOT_FOUND_TEXT, PlainTextReply } from '../errors.js';
@@ -62,14 +62,14 @@ function minSponsoredAssetFee(ctx: ApiContext, asset: AssetInfo): bigint | null 
 }
 
 /** The spendable WEST of an asset's issuer (its sponsor): balance − leased out. */
-function sponsorBalance(ctx: ApiContext, state: StateView, asset: AssetInfo): bigint | null {
+function sponsorBalance(ctx: ApiContext, state: BalanceReader, asset: AssetInfo): bigint | null {
   if (!asset.sponsorship) return null;
   const issuer = ctx.services.protocol.addresses.fromPublicKey(asset.issuer).bytes;
   return state.balance(issuer, null) - state.leaseBalance(issuer).out;
 }
 
 /** Positive asset balances of a holder with their assets, as `/assets/balance` lists them. */
-function heldAssets(ctx: ApiContext, state: StateView, holder: Uint8Array): Array<{ assetId: Uint8Array; balance: bigint; asset: AssetInfo }> {
+function heldAssets(ctx: ApiContext, state: AssetReader, holder: Uint8Array): Array<{ assetId: Uint8Array; balance: bigint; asset: AssetInfo }> {
   const out: Array<{ assetId: Uint8Array; balance: bigint; asset: AssetInfo }> = [];
   for (const { assetId, balance } of ctx.services.history.assetBalances(holder)) {
     if (balance <= 0n) continue;

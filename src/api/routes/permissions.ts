@@ -13,7 +13,7 @@ import type { Address } from '../../crypto/address.js';
 import { encodeBase58 } from '../../crypto/encoding.js';
 import { ROLE_NAMES, ROLES, type RoleName } from '../../protocol/transactions/permissions.js';
 import { decidingOp, hasRole } from '../../state/permissions.js';
-import type { StateView } from '../../state/view.js';
+import type { PermissionReader } from '../../state/view.js';
 import { routeNotFound } from '../errors.js';
 import { positiveInt, text, type ParamSpec } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
@@ -65,7 +65,7 @@ const RolesOfAddresses = Type.Object(
 const Validators = Type.Object({ addresses: Type.Array(Type.String({ description: 'Address, Base58' })) }, { $id: 'ContractValidators' });
 
 /** The roles active for an address at `at`, by role byte, with their due timestamps (WE's RoleInfo). */
-export function rolesAt(state: StateView, address: Address, at: bigint): Array<{ role: RoleName; dueTimestamp?: bigint }> {
+export function rolesAt(state: PermissionReader, address: Address, at: bigint): Array<{ role: RoleName; dueTimestamp?: bigint }> {
   const ops = state.permissionOps(address.bytes);
   const out: Array<{ role: RoleName; dueTimestamp?: bigint }> = [];
   for (const name of ROLE_NAMES) {
@@ -78,7 +78,7 @@ export function rolesAt(state: StateView, address: Address, at: bigint): Array<{
 }
 
 /** Holders of `contract_validator` at a time (WE's ContractValidatorPool.currentValidatorSet). */
-function validatorsAt(state: StateView, at: bigint): string[] {
+function validatorsAt(state: PermissionReader, at: bigint): string[] {
   const role = ROLES.contract_validator;
   return state
     .roleHolders(role)

@@ -15,7 +15,7 @@ import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import type { MinerBanEntry } from '../../state/model.js';
 import { roleHoldersAt } from '../../state/permissions.js';
-import { type StateView } from '../../state/view.js';
+import type { ChainStateReader, PermissionReader } from '../../state/view.js';
 import { genericError } from '../../errors/catalogue.js';
 
 /** What the consensus reads of the chain; heights count from 1 (genesis). */
@@ -31,7 +31,7 @@ export interface ChainHeaders {
 }
 
 /** Active miners at `timestamp`, in queue order (address bytes). */
-export function minerQueueAt(state: StateView, timestamp: bigint): Uint8Array[] {
+export function minerQueueAt(state: PermissionReader, timestamp: bigint): Uint8Array[] {
   return roleHoldersAt(state, ROLES.miner, timestamp);
 }
 
@@ -43,7 +43,7 @@ export class MinerQueue {
     miners.forEach((a, i) => this.index.set(bytesKey(a), i));
   }
 
-  static at(state: StateView, timestamp: bigint): MinerQueue {
+  static at(state: PermissionReader, timestamp: bigint): MinerQueue {
     return new MinerQueue(minerQueueAt(state, timestamp));
   }
 
@@ -69,7 +69,7 @@ export const queueEmpty = (): ReturnType<typeof genericError> => genericError("C
  * Walks back from `parentHeight` to the most recent block whose generator is in the
  * queue (WE's recursiveSearch); reaching height 1 without one gives the genesis anchor.
  */
-export function findQueueAnchor(state: StateView, chain: ChainHeaders, queue: MinerQueue, parentHeight: number): QueueAnchor {
+export function findQueueAnchor(state: ChainStateReader, chain: ChainHeaders, queue: MinerQueue, parentHeight: number): QueueAnchor {
   if (queue.size === 0) throw queueEmpty();
   for (let h = parentHeight; ; h--) {
     const generator = h >= 1 ? chain.generatorAt(h) : undefined;
@@ -104,7 +104,7 @@ export function selectMiner(queue: MinerQueue, anchor: QueueAnchor, skip: number
 export const addressString = (address: Uint8Array): string => encodeBase58(address);
 
 /** Ban histories read once per address. */
-export function banHistoryReader(state: StateView): (address: Uint8Array) => readonly MinerBanEntry[] {
+export function banHistoryReader(state: ChainStateReader): (address: Uint8Array) => readonly MinerBanEntry[] {
   const cache = new Map<string, readonly MinerBanEntry[]>();
   return (address) => {
     const key = bytesKey(address);

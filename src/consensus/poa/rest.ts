@@ -10,7 +10,7 @@
  */
 import type { ConsensusSettings } from '../../chain/settings.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
-import type { StateView } from '../../state/view.js';
+import type { ChainStateReader, PermissionReader } from '../../state/view.js';
 import { isBanned } from './ban-history.js';
 import type { PoaConsensus } from './consensus.js';
 import { addressString, minerQueueAt, type ChainHeaders } from './queue.js';
@@ -28,18 +28,18 @@ function requireHeight(chain: ChainHeaders, height: number): bigint {
 }
 
 /** `/consensus/miners/{timestamp}`: the active miner queue at a timestamp. */
-export function minersAtTimestamp(state: StateView, timestamp: bigint): { miners: string[]; timestamp: bigint } {
+export function minersAtTimestamp(state: PermissionReader, timestamp: bigint): { miners: string[]; timestamp: bigint } {
   return { miners: minerQueueAt(state, timestamp).map(addressString), timestamp };
 }
 
 /** `/consensus/minersAtHeight/{h}`: the queue at the timestamp of the block at h (no ban filtering). */
-export function minersAtHeight(state: StateView, chain: ChainHeaders, height: number): { miners: string[]; height: number } {
+export function minersAtHeight(state: PermissionReader, chain: ChainHeaders, height: number): { miners: string[]; height: number } {
   const ts = requireHeight(chain, height);
   return { miners: minerQueueAt(state, ts).map(addressString), height };
 }
 
 /** `/consensus/bannedMiners/{h}`: every address that ever had `miner` whose ban covers h. */
-export function bannedMiners(poa: PoaConsensus, state: StateView, chain: ChainHeaders, height: number): { bannedMiners: string[]; height: number } {
+export function bannedMiners(poa: PoaConsensus, state: ChainStateReader & PermissionReader, chain: ChainHeaders, height: number): { bannedMiners: string[]; height: number } {
   requireHeight(chain, height);
   const version = poa.banMode(state.height()).version;
   const banned = state
@@ -57,7 +57,7 @@ export interface MinerWarningsAndBans {
 }
 
 /** `/consensus/minersWarningsAndBans` (WE's internal route). */
-export function minersWarningsAndBans(state: StateView): { warningsAndBans: MinerWarningsAndBans[] } {
+export function minersWarningsAndBans(state: ChainStateReader & PermissionReader): { warningsAndBans: MinerWarningsAndBans[] } {
   const out = state.roleHolders(ROLES.miner).map((address) => {
     const newestFirst = [...state.minerBanHistory(address)].reverse();
     return {

@@ -20,7 +20,7 @@
 import { CallContract, contractResultsHash, ExecutedContract } from '../../protocol/transactions/contracts.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import { isGroupParticipant } from '../../state/contract-info.js';
-import type { StateView } from '../../state/view.js';
+import type { ContractStateReader, TransactionReader } from '../../state/view.js';
 import type { ContractExecutionView } from '../state.js';
 import { buildExecutedContract, type ExecutedBuild, type ExecutedBuildContext, type ExecutionResult } from '../result.js';
 import { entriesCommitment, type ConfidentialDataUnit } from './data.js';
@@ -62,7 +62,7 @@ export class ConfidentialExecution {
   }
 
   /** Whether `tx` is a confidential call, and if so whether this node can execute it now. */
-  prepare(tx: Transaction, view: ContractExecutionView & Pick<StateView, 'executedTxFor' | 'transactionById' | 'transactionHeight'>): ConfidentialPreparation {
+  prepare(tx: Transaction, view: ContractExecutionView & Pick<ContractStateReader, 'executedTxFor'> & TransactionReader): ConfidentialPreparation {
     if (!CallContract.is(tx) || !this.isConfidentialCall(tx, view)) return PLAIN;
     const info = view.contract(tx.data.contractId)!;
     if (!isGroupParticipant(info, this.o.ownerAddress)) return { kind: 'unpermitted' };

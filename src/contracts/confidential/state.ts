@@ -13,11 +13,11 @@
 import { equalBytes } from '../../crypto/encoding.js';
 import type { DataEntry } from '../../protocol/transactions/fields.js';
 import { executedContractFor } from '../../state/executed-contract.js';
-import type { StateView } from '../../state/view.js';
+import type { ContractStateReader, TransactionReader } from '../../state/view.js';
 import type { ContractExecutionView } from '../state.js';
 import type { ConfidentialStorage } from './storage.js';
 
-type Reads = Pick<StateView, 'executedTxFor' | 'transactionById' | 'transactionHeight'>;
+type Reads = Pick<ContractStateReader, 'executedTxFor'> & TransactionReader;
 
 export class ConfidentialState {
   constructor(

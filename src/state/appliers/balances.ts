@@ -5,17 +5,17 @@
  * not end up spending what it leased out.
  */
 import { encodeBase58 } from '../../crypto/encoding.js';
-import { type MutableState, type StateView } from '../view.js';
+import type { BalanceReader, MutableState } from '../view.js';
 import { ByAddress } from '../by-address.js';
 import { balanceErrors } from '../../errors/catalogue.js';
 
 /** Spendable WEST: regular − lease-out. */
-export function availableBalance(state: StateView, address: Uint8Array): bigint {
+export function availableBalance(state: BalanceReader, address: Uint8Array): bigint {
   return state.balance(address, null) - state.leaseBalance(address).out;
 }
 
 /** Effective WEST: regular + lease-in − lease-out. */
-export function effectiveBalance(state: StateView, address: Uint8Array): bigint {
+export function effectiveBalance(state: BalanceReader, address: Uint8Array): bigint {
   const lease = state.leaseBalance(address);
   return state.balance(address, null) + lease.in - lease.out;
 }
@@ -29,7 +29,7 @@ interface HolderChanges {
  * BalanceDiffValidation of the changes `fork` holds over `before` (the state the
  * transaction was applied to). Throws WE's BalanceErrors.
  */
-export function validateBalances(before: StateView, fork: MutableState): void {
+export function validateBalances(before: BalanceReader, fork: MutableState): void {
   const holders = new ByAddress<HolderChanges>();
   for (const b of fork.changedBalances()) {
     const h = holders.getOrAdd(b.holder, () => ({ holder: b.holder, assets: [] }));

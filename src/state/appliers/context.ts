@@ -10,7 +10,7 @@
  */
 import { Address, type Recipient } from '../../crypto/address.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
-import type { MutableState, StateView } from '../view.js';
+import type { AccountReader, ChainStateReader, MutableState } from '../view.js';
 import { aliasDoesNotExist } from '../../errors/catalogue.js';
 
 /**
@@ -45,17 +45,18 @@ export interface ApplyContext {
 }
 
 /**
- * One family's state transition: checks WE's stateful rules for `tx` against `state` and
- * writes its changes (fee included) into `state`. Returns what the miner gets when it is
- * not simply the transaction's own fee (atomic containers), else undefined.
+ * One transaction type's state transition: checks WE's stateful rules for `tx` (one of the
+ * type's own, `T`) against `state` and writes its changes (fee included) into `state`.
+ * Returns what the miner gets when it is not simply the transaction's own fee (atomic
+ * containers), else undefined.
  */
-export type Applier = (state: MutableState, tx: Transaction, ctx: ApplyContext) => MinerFee | undefined;
+export type Applier<T extends Transaction = Transaction> = (state: MutableState, tx: T, ctx: ApplyContext) => MinerFee | undefined;
 
 // ---------------------------------------------------------------------------
 // Helpers
 
 /** Address bytes of a public key. */
-export function addressOf(state: StateView, publicKey: Uint8Array): Address {
+export function addressOf(state: ChainStateReader, publicKey: Uint8Array): Address {
   return state.protocol.addresses.fromPublicKey(publicKey);
 }
 
@@ -67,7 +68,7 @@ export function senderOf(tx: Transaction): Address {
 }
 
 /** WE's Blockchain.resolveAlias: an address as is; an alias to its owner, or AliasDoesNotExist. */
-export function resolveRecipient(state: StateView, recipient: Recipient): Address {
+export function resolveRecipient(state: AccountReader, recipient: Recipient): Address {
   if (recipient instanceof Address) return recipient;
   const owner = state.aliasOwner(recipient.name);
   if (owner === undefined) throw aliasDoesNotExist({ alias: recipient.toString() });
