@@ -21,7 +21,8 @@
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { JsonObject } from '../protocol/json.js';
-import type { Protocol } from '../protocol/protocol.js';
+import { broadcastRefusal, type Protocol } from '../protocol/protocol.js';
+import { Exchange } from '../protocol/transactions/exchange.js';
 import { jsonLong, jsonString } from '../protocol/transactions/fields.js';
 import { codecFor } from '../protocol/transactions/registry.js';
 import type { Transaction, TxCodec } from '../protocol/transactions/schema.js';
@@ -75,19 +76,11 @@ const UNSIGNED_FORMS: ReadonlyMap<number, UnsignedForm> = new Map<number, Unsign
 
 /**
  * Families and versions the sign, signAndBroadcast and calculateFee paths refuse (WE has
- * no unsigned request class for them): genesis types, Exchange, ExecutedContract,
- * CallContract V6 (confidential calls), PolicyDataHash V1/V2.
+ * no unsigned request class for them): Exchange, and whatever may not be broadcast
+ * (genesis types, ExecutedContract, CallContract V6, PolicyDataHash V1/V2).
  */
 function unsignable(type: number, version: number): boolean {
-  return (
-    type === 1 ||
-    type === 101 ||
-    type === 110 ||
-    type === 7 ||
-    type === 105 ||
-    (type === 104 && version === 6) ||
-    (type === 114 && version < 3)
-  );
+  return type === Exchange.type || broadcastRefusal(type, version) !== undefined;
 }
 
 function requireObject(json: unknown): JsonObject {

@@ -29,9 +29,11 @@
  */
 import { encodeBase58 } from '../crypto/encoding.js';
 import { stringifyJson } from '../protocol/json.js';
+import type { DataTransaction } from '../protocol/transactions/data.js';
 import { orderBodyBytes, type Order } from '../protocol/transactions/exchange.js';
 import { isGenesisType } from '../protocol/transactions/genesis.js';
-import { atomicBadgeOf, EXECUTED_CONTRACT_TYPE, isAtomic, minerProofSource } from '../protocol/transactions/atomic.js';
+import { atomicBadgeOf, isAtomic, minerProofSource } from '../protocol/transactions/atomic.js';
+import { ExecutedContract, type ExecutedContractTransaction } from '../protocol/transactions/contracts.js';
 import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { activeRoles, hasRole } from '../state/permissions.js';
@@ -101,12 +103,11 @@ export function applyTransaction(
  * through applyOwnExecutedContract — it carries no validation proofs, the thing a block's
  * 105 is checked for. Throws TransactionRejected and leaves `state` untouched on failure.
  */
-export function applyOwnExecution(state: MutableState, executed: Transaction, ctx: TxContext): AppliedTransaction {
-  if (executed.type !== EXECUTED_CONTRACT_TYPE) throw new Error(`applyOwnExecution: a ${executed.type} is not an ExecutedContract`);
+export function applyOwnExecution(state: MutableState, executed: ExecutedContractTransaction, ctx: TxContext): AppliedTransaction {
   return run(state, executed, ctx, false, false, applyOwnExecutedContract);
 }
 
-function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignature: boolean, atomically: boolean, applier?: Applier): AppliedTransaction {
+function run<T extends Transaction>(state: MutableState, tx: T, ctx: TxContext, verifySignature: boolean, atomically: boolean, applier?: Applier<T>): AppliedTransaction {
   try {
     verify(state, tx, ctx, verifySignature);
     checkTimestamps(tx, ctx);
@@ -116,7 +117,7 @@ function run(state: MutableState, tx: Transaction, ctx: TxContext, verifySignatu
     checkSpendings(state, tx);
     checkPermissions(state, tx, ctx);
     validateFee(tx, state, ctx);
-    if (!atomically && tx.type !== EXECUTED_CONTRACT_TYPE) {
+    if (!atomically && !ExecutedContract.is(tx)) {
       const badge = atomicBadgeOf(tx);
       if (badge !== undefined && badge !== null) throw genericError('Transactions with atomic badge cannot be mined outside of atomic container');
     }
@@ -179,10 +180,10 @@ function verifyOrderProof(tx: Transaction, order: Order): void {
 }
 
 /** Verifier.verifyDataTxAuthorSignature: a Data V1 of a scripted sender written by another author carries the author's proof first. */
-function verifyDataAuthorProof(tx: Transaction): void {
+function verifyDataAuthorProof(tx: DataTransaction): void {
   const proof = tx.proofs[0];
   if (proof === undefined) throw genericError(`Proofs is empty for ${txString(tx)}`);
-  const author = (tx.data as { readonly author: Uint8Array }).author;
+  const author = tx.data.author;
   if (!tx.protocol.crypto.verify(author, tx.proofSourceBytes, proof)) throw genericError(`Proof is not valid for author for ${txString(tx)}`);
 }
 

@@ -20,12 +20,16 @@ import { FEATURE } from '../protocol/features.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { KeyPair } from '../crypto/suite.js';
 import {
+  CallContract,
   contractResultsHash,
   contractResultsMapHash,
+  CreateContract,
   ExecutedContract,
+  UpdateContract,
   type ContractAssetOperation,
   type ContractOperations,
   type ContractResults,
+  type ExecutedContractTransaction,
   type ValidationProof,
 } from '../protocol/transactions/contracts.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
@@ -54,7 +58,7 @@ export interface StatusDraft {
 
 /** Whether a transaction carries WE 1.14's execution fields (its 105 is a V5). */
 export function isV5Executable(tx: Transaction): boolean {
-  return (tx.type === 103 && tx.version >= 7) || (tx.type === 104 && tx.version >= 7) || (tx.type === 107 && tx.version >= 6);
+  return (CreateContract.is(tx) && tx.version >= 7) || (CallContract.is(tx) && tx.version >= 7) || (UpdateContract.is(tx) && tx.version >= 6);
 }
 
 export const SUCCESS_MINED_MESSAGE = 'Contract transaction successfully mined';
@@ -105,7 +109,7 @@ export interface ExecutedBuildContext {
 
 /** The 105 for an execution, or why none can be built (then `status` tells what to record). */
 export type ExecutedBuild =
-  | { readonly kind: 'built'; readonly executed: Transaction; readonly status?: StatusDraft }
+  | { readonly kind: 'built'; readonly executed: ExecutedContractTransaction; readonly status?: StatusDraft }
   | { readonly kind: 'none'; readonly reason: string; readonly status?: StatusDraft; readonly staysInPool: boolean };
 
 const flattenResults = (results: readonly ContractResults[]): DataEntry[] => results.flatMap((c) => [...c.results]);
@@ -133,12 +137,12 @@ function scalaError(e: unknown): string {
 }
 
 
-function sign(ctx: ExecutedBuildContext, version: number, data: object): Transaction {
+function sign(ctx: ExecutedBuildContext, version: number, data: object): ExecutedContractTransaction {
   const tx = ctx.protocol.transaction(ExecutedContract, version, { senderPublicKey: ctx.miner.publicKey, ...data });
   return ctx.unsigned === true ? tx : ctx.protocol.sign(tx, ctx.miner.privateKey);
 }
 
-function v5(ctx: ExecutedBuildContext, tx: Transaction, results: readonly ContractResults[], ops: readonly ContractOperations[], statusCode: number, errorMessage: string | null): Transaction {
+function v5(ctx: ExecutedBuildContext, tx: Transaction, results: readonly ContractResults[], ops: readonly ContractOperations[], statusCode: number, errorMessage: string | null): ExecutedContractTransaction {
   return sign(ctx, 5, {
     tx,
     resultsMap: results,
@@ -154,7 +158,7 @@ function v5(ctx: ExecutedBuildContext, tx: Transaction, results: readonly Contra
   });
 }
 
-function legacy(ctx: ExecutedBuildContext, tx: Transaction, results: DataEntry[], ops: ContractAssetOperation[]): Transaction {
+function legacy(ctx: ExecutedBuildContext, tx: Transaction, results: DataEntry[], ops: ContractAssetOperation[]): ExecutedContractTransaction {
   if (!ctx.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS)) {
     if (ops.length > 0) throw new WeError('BaseAssetOpsNotSupported', 199, 'BaseAssetOpsNotSupported');
     return sign(ctx, 1, { tx, results, timestamp: ctx.timestamp });

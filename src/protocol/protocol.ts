@@ -8,8 +8,12 @@ import type { CryptoSuite, CryptoType } from '../crypto/suite.js';
 import { createCryptoSuite } from '../crypto/create-suite.js';
 import { ByteReader } from './bytes.js';
 import type { JsonObject } from './json.js';
+import { CallContract } from './transactions/contracts-executable.js';
+import { ExecutedContract } from './transactions/contracts-executed.js';
+import { isGenesisType } from './transactions/genesis.js';
+import { PolicyDataHash } from './transactions/privacy.js';
 import { codecFor, legacyCodecFor } from './transactions/registry.js';
-import { proofsWithTextsFromJson, Transaction, type TransactionProtocol, type TxCodec } from './transactions/schema.js';
+import { proofsWithTextsFromJson, Transaction, type TransactionProtocol, type TxCodec, type TypedTxCodec } from './transactions/schema.js';
 import { DecodeError, expected, genericError, WeError, wrongJson } from '../errors/catalogue.js';
 
 export interface ProtocolOptions {
@@ -18,13 +22,17 @@ export interface ProtocolOptions {
   readonly chainId: string | number;
 }
 
-/** Broadcast refusals of (type, version) pairs that exist in binary but not over REST. */
-function broadcastRefusal(type: number, version: number): WeError | undefined {
-  if (type === 105 && version <= 3) return genericError('ExecutedContract transaction is not allowed to be broadcasted');
-  if (type === 105) return genericError(`ExecutedContract V${version} transaction is not allowed to be broadcasted`);
-  if (type === 114 && version < 3) return genericError(`PolicyDataHash V${version} transaction is not allowed to be broadcasted`);
-  if (type === 104 && version === 6) return genericError('CallContract V6 transaction can only be created by /confidential-contracts/call', 'version');
-  if (type === 1 || type === 101 || type === 110) return genericError(`Genesis transactions (type ${type}) cannot be broadcasted`, 'type');
+/**
+ * Broadcast refusals of (type, version) pairs that exist in binary but not over REST: the
+ * genesis types, ExecutedContract (the miner makes it), PolicyDataHash V1/V2 and CallContract
+ * V6 (`/confidential-contracts/call` makes it).
+ */
+export function broadcastRefusal(type: number, version: number): WeError | undefined {
+  if (type === ExecutedContract.type && version <= 3) return genericError('ExecutedContract transaction is not allowed to be broadcasted');
+  if (type === ExecutedContract.type) return genericError(`ExecutedContract V${version} transaction is not allowed to be broadcasted`);
+  if (type === PolicyDataHash.type && version < 3) return genericError(`PolicyDataHash V${version} transaction is not allowed to be broadcasted`);
+  if (type === CallContract.type && version === 6) return genericError('CallContract V6 transaction can only be created by /confidential-contracts/call', 'version');
+  if (isGenesisType(type)) return genericError(`Genesis transactions (type ${type}) cannot be broadcasted`, 'type');
   return undefined;
 }
 
@@ -51,7 +59,9 @@ export class Protocol implements TransactionProtocol {
     return String.fromCharCode(this.chainId);
   }
 
-  /** A transaction from typed field values; stateless rules are checked. */
+  /** A transaction from typed field values; stateless rules are checked. Of a typed codec, it is the codec's typed transaction. */
+  transaction<T extends Transaction>(codec: TypedTxCodec<T>, version: number, data: object, proofs?: readonly Uint8Array[]): T;
+  transaction<D extends object>(codec: TxCodec, version: number, data: D, proofs?: readonly Uint8Array[]): Transaction<D>;
   transaction<D extends object>(codec: TxCodec, version: number, data: D, proofs: readonly Uint8Array[] = []): Transaction<D> {
     if (!codec.versions.includes(version)) throw genericError(`Bad transaction type (${codec.type}) and version (${version})`, 'version');
     const tx = new Transaction<D>(codec, version, data, proofs, this);
@@ -60,8 +70,9 @@ export class Protocol implements TransactionProtocol {
   }
 
   /** The same transaction signed by `privateKey` (proofs = [signature]). */
-  sign<D extends object>(tx: Transaction<D>, privateKey: Uint8Array): Transaction<D> {
-    return tx.withProofs([this.crypto.sign(privateKey, tx.proofSourceBytes)]);
+  sign<T extends Transaction>(tx: T, privateKey: Uint8Array): T {
+    // The same transaction with other proofs: of the same codec and data, so of the same type.
+    return tx.withProofs([this.crypto.sign(privateKey, tx.proofSourceBytes)]) as T;
   }
 
   /**

@@ -8,6 +8,7 @@
 import { concatBytes } from '../../crypto/encoding.js';
 import { atomicBadgeSince, fee, sender, timestamp } from './common.js';
 import { ALIAS, optionalAssetIdType } from './fields.js';
+import { provenObject, type RideBinding } from './ride-binding.js';
 import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction } from './schema.js';
 
 /** Type byte prepended to the alias bytes for the id. */
@@ -32,5 +33,7 @@ export const CreateAlias = defineTx({
 });
 export type CreateAliasData = DataOf<typeof createAliasFields>;
 export type CreateAliasTransaction = Transaction<CreateAliasData>;
+
+export const createAliasBinding: RideBinding<CreateAliasTransaction> = (tx, ctx) => provenObject(tx, ctx, 'CreateAliasTransaction', [['alias', tx.data.alias.name]]);
 
 export const codecs = [CreateAlias];

@@ -13,6 +13,7 @@
 import { atomicBadgeSince, chainIdField, fee, sender, timestamp } from './common.js';
 import { ASSET_ID, BOOLEAN, BYTE, jsonLong, LONG } from './fields.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
+import { option, provenObject, type RideBinding } from './ride-binding.js';
 import { checkScript, OPT_SCRIPT_STRICT, TEXT_BYTES } from './scripts.js';
 import { invalidName, negativeAmount, tooBigArray, WeError } from '../../errors/catalogue.js';
 
@@ -66,6 +67,16 @@ export const Issue = defineTx({
 export type IssueData = DataOf<typeof issueFields>;
 export type IssueTransaction = Transaction<IssueData>;
 
+export const issueBinding: RideBinding<IssueTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'IssueTransaction', [
+    ['quantity', tx.data.quantity],
+    ['name', tx.data.name],
+    ['description', tx.data.description],
+    ['reissuable', tx.data.reissuable],
+    ['decimals', BigInt(tx.data.decimals)],
+    ['script', option(tx.data.script)],
+  ]);
+
 // ---------------------------------------------------------------------------
 // Reissue (5)
 
@@ -84,6 +95,13 @@ const reissueFields = [
 export const Reissue = defineTx({ type: 5, name: 'Reissue', versions: [2, 3], fields: reissueFields });
 export type ReissueData = DataOf<typeof reissueFields>;
 export type ReissueTransaction = Transaction<ReissueData>;
+
+export const reissueBinding: RideBinding<ReissueTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'ReissueTransaction', [
+    ['quantity', tx.data.quantity],
+    ['assetId', tx.data.assetId],
+    ['reissuable', tx.data.reissuable],
+  ]);
 
 // ---------------------------------------------------------------------------
 // Burn (6)
@@ -116,6 +134,13 @@ export const Burn = defineTx({ type: 6, name: 'Burn', versions: [2, 3], fields: 
 export type BurnData = DataOf<typeof burnFields>;
 export type BurnTransaction = Transaction<BurnData>;
 
+/** A script reads the burnt amount as `quantity`. */
+export const burnBinding: RideBinding<BurnTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'BurnTransaction', [
+    ['quantity', tx.data.amount],
+    ['assetId', tx.data.assetId],
+  ]);
+
 // ---------------------------------------------------------------------------
 // SponsorFee (14)
 
@@ -124,5 +149,14 @@ const sponsorFeeFields = [sender, field('assetId', ASSET_ID), field('isEnabled',
 export const SponsorFee = defineTx({ type: 14, name: 'SponsorFee', versions: [1, 2], fields: sponsorFeeFields });
 export type SponsorFeeData = DataOf<typeof sponsorFeeFields>;
 export type SponsorFeeTransaction = Transaction<SponsorFeeData>;
+
+/** V1 only: WE binds no SponsorFee V2. */
+export const sponsorFeeBinding: RideBinding<SponsorFeeTransaction> = (tx, ctx) =>
+  tx.version !== 1
+    ? undefined
+    : provenObject(tx, ctx, 'SponsorFeeTransaction', [
+        ['assetId', tx.data.assetId],
+        ['isEnabled', tx.data.isEnabled],
+      ]);
 
 export const codecs = [Issue, Reissue, Burn, SponsorFee];

@@ -20,13 +20,14 @@
  */
 import type { Address } from '../../crypto/address.js';
 import { ByteWriter } from '../bytes.js';
-import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
+import { sender, timestamp } from './common.js';
+import { isExecutableContract } from './contracts-executable.js';
+import { ExecutedContract } from './contracts-executed.js';
 import { jsonObject, option, PUBLIC_KEY, shortList, type AtomicBadge, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, Transaction, type DataOf, type TransactionProtocol } from './schema.js';
 import { DecodeError, genericError, WeError } from '../../errors/catalogue.js';
 
 export const ATOMIC_TYPE = 120;
-export const EXECUTED_CONTRACT_TYPE = 105;
 
 /**
  * The versions that carry an `atomicBadge` field (WE's AtomicInnerTransaction), by type:
@@ -65,7 +66,7 @@ export function supportsAtomicBadge(type: number, version: number): boolean {
 
 /** Whether a (type, version) may sit inside an atomic: badge-carrying versions, and ExecutedContract (once mined). */
 export function canBeInAtomic(type: number, version: number): boolean {
-  return supportsAtomicBadge(type, version) || (type === EXECUTED_CONTRACT_TYPE && version >= 1 && version <= 5);
+  return supportsAtomicBadge(type, version) || (type === ExecutedContract.type && version >= 1 && version <= 5);
 }
 
 /** The atomic badge of a transaction (null: none; undefined: its version has no badge field). */
@@ -75,19 +76,12 @@ export function atomicBadgeOf(tx: Transaction): AtomicBadge | null | undefined {
 
 /** The executable transaction an ExecutedContract wraps (its `tx` field). */
 export function executedInnerTx(tx: Transaction): Transaction | undefined {
-  if (tx.type !== EXECUTED_CONTRACT_TYPE) return undefined;
-  const inner = (tx.data as Readonly<Record<string, unknown>>)['tx'];
-  return inner instanceof Transaction ? inner : undefined;
+  return ExecutedContract.is(tx) ? tx.data.tx : undefined;
 }
 
 /** The 32 bytes an inner transaction contributes to the atomic's proof source. */
 function proofSourceId(tx: Transaction): Uint8Array {
-  if (tx.type === EXECUTED_CONTRACT_TYPE) {
-    const wrapped = executedInnerTx(tx);
-    if (wrapped === undefined) throw new Error('An ExecutedContract transaction without its executable transaction in `data.tx`');
-    return wrapped.id;
-  }
-  return tx.id;
+  return ExecutedContract.is(tx) ? tx.data.tx.id : tx.id;
 }
 
 /** The same error, attributed to a field inside `prefix` (`transactions(1).amount`). */
@@ -177,10 +171,10 @@ function validateInner(tx: AtomicTransaction): void {
   if (txs.length <= 1) fail('Atomic transaction must contain more than 1 transaction');
   const ids = new Set(txs.map((t) => t.idBase58));
   if (ids.size !== txs.length) fail('Atomic transaction cannot contain duplicated transactions');
-  if (txs.some((t) => t.type === ATOMIC_TYPE)) fail('Atomic transaction cannot contain another atomic transaction');
+  if (txs.some(isAtomic)) fail('Atomic transaction cannot contain another atomic transaction');
   const atomicSender = tx.protocol.addresses.fromPublicKey(tx.data.senderPublicKey);
   for (const t of txs) {
-    if (t.type === EXECUTED_CONTRACT_TYPE) continue;
+    if (ExecutedContract.is(t)) continue;
     const badge = atomicBadgeOf(t);
     if (badge === undefined || badge === null) {
       fail(`To use transaction '${t.idBase58}' inside atomic container, the transaction must have atomic badge`);
@@ -196,8 +190,8 @@ function validateInner(tx: AtomicTransaction): void {
     }
   }
   if (tx.data.miner !== null) {
-    if (txs.some((t) => EXECUTABLE_TYPES.has(t.type))) fail('Mined atomic transaction cannot contain executable transactions');
-  } else if (txs.some((t) => t.type === EXECUTED_CONTRACT_TYPE)) {
+    if (txs.some(isExecutableContract)) fail('Mined atomic transaction cannot contain executable transactions');
+  } else if (txs.some((t) => ExecutedContract.is(t))) {
     fail('Atomic transaction cannot contain executed transactions');
   }
 }
@@ -217,7 +211,7 @@ export function isAtomic(tx: Transaction): tx is AtomicTransaction {
 
 /** What the miner's proof (`proofs[1]`) signs: the proof source ‖ the ids of the inner ExecutedContract transactions. */
 export function minerProofSource(tx: AtomicTransaction): Uint8Array {
-  const executed = tx.data.transactions.filter((t) => t.type === EXECUTED_CONTRACT_TYPE);
+  const executed = tx.data.transactions.filter((t) => ExecutedContract.is(t));
   const w = new ByteWriter(tx.proofSourceBytes.length + 32 * executed.length);
   w.bytes(tx.proofSourceBytes);
   for (const t of executed) w.bytes(t.id);
@@ -247,7 +241,7 @@ export function mineAtomic(
     if (wrapped !== undefined) byWrappedId.set(wrapped.idBase58, e);
   }
   const transactions = tx.data.transactions.map((t) => {
-    if (!EXECUTABLE_TYPES.has(t.type)) return t;
+    if (!isExecutableContract(t)) return t;
     const e = byWrappedId.get(t.idBase58);
     if (e === undefined) throw genericError(`No executed transaction found for id '${t.idBase58}' to generate signed atomic`);
     return e;
@@ -260,12 +254,7 @@ export function mineAtomic(
 
 /** The reverse of `mineAtomic` (WE's AtomicUtils.rollbackExecutedTxs), for rollbacks. */
 export function unmineAtomic(tx: AtomicTransaction): AtomicTransaction {
-  const transactions = tx.data.transactions.map((t) => {
-    if (t.type !== EXECUTED_CONTRACT_TYPE) return t;
-    const wrapped = executedInnerTx(t);
-    if (wrapped === undefined) throw genericError(`Rollback executed tx - inner tx not found in '${t.idBase58}'`);
-    return wrapped;
-  });
+  const transactions = tx.data.transactions.map((t) => (ExecutedContract.is(t) ? t.data.tx : t));
   const proofs = tx.data.miner === null ? tx.proofs : tx.proofs.slice(0, -1);
   return tx.protocol.transaction(Atomic, tx.version, { ...tx.data, miner: null, transactions }, proofs);
 }

@@ -31,6 +31,3 @@ export const chainIdField = (checked: boolean) =>
     fromJson: (_body: JsonObject, p: ProtocolParams) => p.chainId,
     ...(checked ? { check: (v: number, p: ProtocolParams) => validateChainId(v, p) } : {}),
   });
-
-/** WE's ExecutableTransaction: the types a contract runs for (CreateContract, CallContract, UpdateContract) and an ExecutedContract wraps. */
-export const EXECUTABLE_TYPES: ReadonlySet<number> = new Set([103, 104, 107]);

@@ -11,7 +11,8 @@ import { type Recipient } from '../../crypto/address.js';
 import { ByteReader, ByteWriter, concatBytes } from '../bytes.js';
 import type { JsonObject } from '../json.js';
 import type { ProtocolParams } from './fields.js';
-import { EXECUTABLE_TYPES, sender, timestamp } from './common.js';
+import { sender, timestamp } from './common.js';
+import { EXECUTABLE_CONTRACT_TYPES, isExecutableContract, type ExecutableContractTransaction } from './contracts-executable.js';
 import { COMMITMENT, COMMITMENT_LENGTH, CONTRACT_ENTRIES, jsonByteStr, MAX_EXECUTED_TX_BYTES, MAX_ID_BASE58_LENGTH, OPT_COMMITMENT, OPT_SHORT_STRING, scalaMapOrder, validateCommitment, validateContractEntries } from './contracts-fields.js';
 import {
   ASSET_ID_LENGTH,
@@ -78,24 +79,25 @@ function jsonBase58Fixed(j: unknown, path: string, length: number): Uint8Array {
 // EXECUTABLE_TRANSACTION
 
 /** u32 length ‖ full bytes of the executed CreateContract / CallContract / UpdateContract. */
-export const EXECUTABLE_TRANSACTION: FieldType<Transaction, TransactionProtocol> = {
+export const EXECUTABLE_TRANSACTION: FieldType<ExecutableContractTransaction, TransactionProtocol> = {
   kind: 'EXECUTABLE_TRANSACTION',
   write: (w, v) => void w.longBytes(v.bytes),
   read: (r, p, f) => {
     const n = readCount(r, f);
     // Look at the type before parsing, so nested non-executable types never recurse.
     const start = r.pos;
-    if (n < 3 || r.buf[start] !== 0 || !EXECUTABLE_TYPES.has(r.buf[start + 1]!)) {
+    if (n < 3 || r.buf[start] !== 0 || !EXECUTABLE_CONTRACT_TYPES.has(r.buf[start + 1]!)) {
       throw new DecodeError('Incorrect transaction: an executed transaction must be a CreateContract, CallContract or UpdateContract', f);
     }
-    return p.readTransaction(r, n);
+    // Its type byte is an executable type's: so is the transaction read.
+    return p.readTransaction(r, n) as ExecutableContractTransaction;
   },
   fromJson: (j, p, path) => {
     const o = { ...jsonObject(j, path) };
     // The node writes CallContract V7's commitment as `inputCommitmentOpt`; its reader takes `inputCommitment`.
     if (o['type'] === 104 && Number(o['version']) === 7 && o['inputCommitment'] === undefined) o['inputCommitment'] = o['inputCommitmentOpt'];
     const tx = p.transactionFromJson(o, { forBroadcast: false });
-    if (!EXECUTABLE_TYPES.has(tx.type)) throw wrongJson(path, 'Incorrect transaction: expected a CreateContract, CallContract or UpdateContract');
+    if (!isExecutableContract(tx)) throw wrongJson(path, 'Incorrect transaction: expected a CreateContract, CallContract or UpdateContract');
     return tx;
   },
   toJson: (v) => v.toJson(),

@@ -9,7 +9,10 @@
 import { encodeBase58 } from '../../crypto/encoding.js';
 import { atomicBadgeSince, fee, sender, timestamp } from './common.js';
 import { DATA_ENTRY, dataEntryValueSize, jsonArray, optionalAssetIdType, PUBLIC_KEY, shortList, type DataEntry, type FieldType } from './fields.js';
+import { provenObject, type RideBinding } from './ride-binding.js';
 import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction } from './schema.js';
+import { CaseObj, RideList } from '../../ride/values.js';
+import { DATA_ENTRY as RIDE_DATA_ENTRY } from '../../ride/we-types.js';
 import { genericError, tooBigArray } from '../../errors/catalogue.js';
 
 /** At most this many entries (DataValidation.MaxEntryCount). */
@@ -84,5 +87,20 @@ export const Data = defineTx({
 });
 export type DataData = DataOf<typeof dataFields>;
 export type DataTransaction = Transaction<DataData>;
+
+export const dataBinding: RideBinding<DataTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'DataTransaction', [
+    [
+      'data',
+      new RideList(
+        tx.data.data.map((e) =>
+          CaseObj.of(RIDE_DATA_ENTRY, [
+            ['key', e.key],
+            ['value', e.value],
+          ]),
+        ),
+      ),
+    ],
+  ]);
 
 export const codecs = [Data];

@@ -35,7 +35,10 @@ import { ByteReader, ByteWriter } from '../bytes.js';
 import type { JsonObject } from '../json.js';
 import type { ProtocolParams } from './fields.js';
 import { jsonArray, jsonInt, jsonLong, jsonObject, jsonString } from './fields.js';
-import { checkProofs, readProofs, Transaction, writeProofs, type TransactionProtocol, type TxCodec } from './schema.js';
+import { addressObject, option, proofsList, provenObject, type RideBinding } from './ride-binding.js';
+import { checkProofs, readProofs, Transaction, writeProofs, type TransactionProtocol, type TxCodec, type TypedTxCodec } from './schema.js';
+import { CaseObj } from '../../ride/values.js';
+import { ASSET_PAIR, BUY, SELL, type WavesTypes } from '../../ride/we-types.js';
 import { DecodeError, expected, genericError, negativeAmount, orderValidationError, WeError, wrongJson } from '../../errors/catalogue.js';
 
 export type OrderType = 'buy' | 'sell';
@@ -368,12 +371,13 @@ function writeBody(w: ByteWriter, d: ExchangeData): void {
   w.i64(d.price).i64(d.amount).i64(d.buyMatcherFee).i64(d.sellMatcherFee).i64(d.fee).i64(d.timestamp);
 }
 
-export const Exchange: TxCodec = {
+export const Exchange: TypedTxCodec<ExchangeTransaction> = {
   type: EXCHANGE_TYPE,
   name: 'Exchange',
   versions: [EXCHANGE_VERSION],
   hasProofs: true,
   modernHeader: () => true,
+  is: (tx): tx is ExchangeTransaction => tx.type === EXCHANGE_TYPE,
 
   bodyBytes(tx) {
     const w = new ByteWriter(512);
@@ -477,3 +481,39 @@ export function exchangeTransaction(p: TransactionProtocol, data: Omit<ExchangeD
 }
 
 export const codecs: readonly TxCodec[] = [Exchange];
+
+/** An order as a script sees it (Bindings.orderObject): an order script's `tx`, and an Exchange's two orders. */
+export function orderObject(o: Order, tx: Pick<Transaction, 'protocol'>, types: WavesTypes): CaseObj {
+  return CaseObj.of(types.order, [
+    ['id', orderId(o, tx.protocol)],
+    ['sender', addressObject(tx.protocol.addresses.fromPublicKey(o.senderPublicKey).bytes)],
+    ['senderPublicKey', o.senderPublicKey],
+    ['matcherPublicKey', o.matcherPublicKey],
+    [
+      'assetPair',
+      CaseObj.of(ASSET_PAIR, [
+        ['amountAsset', option(o.amountAsset)],
+        ['priceAsset', option(o.priceAsset)],
+      ]),
+    ],
+    ['orderType', CaseObj.of(o.orderType === 'buy' ? BUY : SELL, [])],
+    ['amount', o.amount],
+    ['price', o.price],
+    ['timestamp', o.timestamp],
+    ['expiration', o.expiration],
+    ['matcherFee', o.matcherFee],
+    ['bodyBytes', orderBodyBytes(o)],
+    // WE's order object always carries proofs; its type (asset scripts) may not declare them.
+    ['proofs', proofsList(o.proofs)],
+  ]);
+}
+
+export const exchangeBinding: RideBinding<ExchangeTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'ExchangeTransaction', [
+    ['buyOrder', orderObject(tx.data.buyOrder, tx, ctx.types)],
+    ['sellOrder', orderObject(tx.data.sellOrder, tx, ctx.types)],
+    ['amount', tx.data.amount],
+    ['price', tx.data.price],
+    ['buyMatcherFee', tx.data.buyMatcherFee],
+    ['sellMatcherFee', tx.data.sellMatcherFee],
+  ]);

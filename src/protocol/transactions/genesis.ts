@@ -20,7 +20,8 @@ import type { JsonObject } from '../json.js';
 import type { ProtocolParams } from './fields.js';
 import { ADDRESS, jsonLong, jsonString, PUBLIC_KEY } from './fields.js';
 import { ROLES, roleFromByte, roleFromName, type RoleName } from './permissions.js';
-import { Transaction, type TransactionProtocol, type TxCodec } from './schema.js';
+import { genesisObject, recipientObject, type RideBinding } from './ride-binding.js';
+import { Transaction, type TransactionProtocol, type TxCodec, type TypedTxCodec } from './schema.js';
 import { DecodeError, genericError, invalidPublicKey, negativeAmount } from '../../errors/catalogue.js';
 
 // ---------------------------------------------------------------------------
@@ -73,7 +74,7 @@ interface GenesisCodecSpec<D extends object> {
   validate(data: D, p: ProtocolParams): void;
 }
 
-function genesisCodec<D extends object>(spec: GenesisCodecSpec<D>): TxCodec {
+function genesisCodec<D extends object>(spec: GenesisCodecSpec<D>): TypedTxCodec<Transaction<D>> {
   const dataOf = (tx: Transaction): D => tx.data as D;
   return {
     type: spec.type,
@@ -81,6 +82,7 @@ function genesisCodec<D extends object>(spec: GenesisCodecSpec<D>): TxCodec {
     versions: [1],
     hasProofs: false,
     modernHeader: () => false,
+    is: (tx): tx is Transaction<D> => tx.type === spec.type,
 
     bodyBytes(tx) {
       const w = new ByteWriter(80);
@@ -224,6 +226,13 @@ export const GenesisRegisterNode = genesisCodec<GenesisRegisterNodeData>({
 });
 
 export const codecs: readonly TxCodec[] = [Genesis, GenesisPermit, GenesisRegisterNode];
+
+/** GenesisTransaction as a script sees it (the permit and node-registration genesis types have no binding). */
+export const genesisBinding: RideBinding<GenesisTransaction> = (tx, ctx) =>
+  genesisObject(tx, ctx, [
+    ['amount', tx.data.amount],
+    ['recipient', recipientObject(tx.data.recipient)],
+  ]);
 
 // ---------------------------------------------------------------------------
 // Constructors (WE's create methods)

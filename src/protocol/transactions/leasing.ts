@@ -10,6 +10,7 @@ import { encodeBase58 } from '../../crypto/encoding.js';
 import { INT64 } from '../bytes.js';
 import { atomicBadgeSince, fee, sender, timestamp, validateChainId } from './common.js';
 import { base58Field, BYTE, jsonString, LONG, OPT_ASSET_ID, RECIPIENT, type FieldType } from './fields.js';
+import { provenObject, recipientObject, type RideBinding } from './ride-binding.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
 import { DecodeError, genericError, negativeAmount, overflowError } from '../../errors/catalogue.js';
 
@@ -57,6 +58,12 @@ export const Lease = defineTx({ type: 8, name: 'Lease', versions: [2, 3], fields
 export type LeaseData = DataOf<typeof leaseFields>;
 export type LeaseTransaction = Transaction<LeaseData>;
 
+export const leaseBinding: RideBinding<LeaseTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'LeaseTransaction', [
+    ['amount', tx.data.amount],
+    ['recipient', recipientObject(tx.data.recipient)],
+  ]);
+
 /**
  * LeaseCancel's `leaseId`: 32 raw bytes in binary; in JSON a Base58 string of at most the
  * length of a signature (`invalid.leaseTx` otherwise), whose length is then checked.
@@ -86,5 +93,7 @@ const leaseCancelFields = [
 export const LeaseCancel = defineTx({ type: 9, name: 'LeaseCancel', versions: [2, 3], fields: leaseCancelFields });
 export type LeaseCancelData = DataOf<typeof leaseCancelFields>;
 export type LeaseCancelTransaction = Transaction<LeaseCancelData>;
+
+export const leaseCancelBinding: RideBinding<LeaseCancelTransaction> = (tx, ctx) => provenObject(tx, ctx, 'LeaseCancelTransaction', [['leaseId', tx.data.leaseId]]);
 
 export const codecs = [Lease, LeaseCancel];

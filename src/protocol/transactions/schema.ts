@@ -113,13 +113,20 @@ export interface TxCodec {
   readonly senderKeyFromRequest?: boolean;
 }
 
+/** A codec that knows the typed form `T` of its transactions. */
+export interface TypedTxCodec<T extends Transaction = Transaction> extends TxCodec {
+  /** Narrows a transaction of this codec's type (one codec a type: registry.ts) to `T`. */
+  is(tx: Transaction): tx is T;
+}
+
 /**
  * What a transaction and its codec need of their network's protocol (protocol.ts's Protocol
  * is it): its parameters, and making and reading transactions — a nested one (an atomic's,
  * an executed contract's) or a changed copy.
  */
 export interface TransactionProtocol extends ProtocolParams {
-  /** A transaction from typed field values; stateless rules are checked. */
+  /** A transaction from typed field values; stateless rules are checked. Of a typed codec, it is the codec's typed transaction. */
+  transaction<T extends Transaction>(codec: TypedTxCodec<T>, version: number, data: object, proofs?: readonly Uint8Array[]): T;
   transaction<D extends object>(codec: TxCodec, version: number, data: D, proofs?: readonly Uint8Array[]): Transaction<D>;
   /** A signed transaction from its request JSON. */
   transactionFromJson(json: unknown, options?: { forBroadcast?: boolean }): Transaction;
@@ -339,10 +346,8 @@ export interface SchemaDefinition<E extends readonly SchemaEntry[]> {
   readonly validate?: (tx: Transaction<DataOf<E>>) => void;
 }
 
-export interface TxSchema<E extends readonly SchemaEntry[] = readonly SchemaEntry[]> extends TxCodec {
+export interface TxSchema<E extends readonly SchemaEntry[] = readonly SchemaEntry[]> extends TypedTxCodec<Transaction<DataOf<E>>> {
   readonly definition: SchemaDefinition<E>;
-  /** Narrows a transaction to this family's typed data. */
-  is(tx: Transaction): tx is Transaction<DataOf<E>>;
   /** The fields of a version, in declaration order (proofs marker included). */
   entriesOf(version: number): readonly SchemaEntry[];
 }
@@ -409,7 +414,7 @@ export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefi
     hasProofs: true,
     senderKeyFromRequest: def.fields.some((e) => isField(e) && e.name === 'senderPublicKey' && e.type === PUBLIC_KEY && e.jsonKey === undefined && e.fromJson === undefined && e.since === undefined && e.until === undefined),
     entriesOf,
-    is: (tx): tx is Tx => tx.codec === schema,
+    is: (tx): tx is Tx => tx.type === def.type,
     modernHeader: (version) => !legacy.has(version),
 
     bodyBytes(tx) {

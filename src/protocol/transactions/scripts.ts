@@ -12,6 +12,7 @@ import { readScript, type Script } from '../../ride/script.js';
 import { javaString, javaUtf8 } from '../../ride/serde.js';
 import { chainIdField, fee, sender, timestamp } from './common.js';
 import { ASSET_ID, jsonString, type FieldType } from './fields.js';
+import { option, provenObject, type RideBinding } from './ride-binding.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
 import { DecodeError, genericError, scriptParseError } from '../../errors/catalogue.js';
 
@@ -131,6 +132,8 @@ export const SetScript = defineTx({ type: 13, name: 'SetScript', versions: [1], 
 export type SetScriptData = DataOf<typeof setScriptFields>;
 export type SetScriptTransaction = Transaction<SetScriptData>;
 
+export const setScriptBinding: RideBinding<SetScriptTransaction> = (tx, ctx) => provenObject(tx, ctx, 'SetScriptTransaction', [['script', option(tx.data.script)]]);
+
 // ---------------------------------------------------------------------------
 // SetAssetScript (15): a None script passes here and is refused against state.
 
@@ -139,5 +142,11 @@ const setAssetScriptFields = [chainIdField(true), sender, field('assetId', ASSET
 export const SetAssetScript = defineTx({ type: 15, name: 'SetAssetScript', versions: [1], fields: setAssetScriptFields });
 export type SetAssetScriptData = DataOf<typeof setAssetScriptFields>;
 export type SetAssetScriptTransaction = Transaction<SetAssetScriptData>;
+
+export const setAssetScriptBinding: RideBinding<SetAssetScriptTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'SetAssetScriptTransaction', [
+    ['script', option(tx.data.script)],
+    ['assetId', tx.data.assetId],
+  ]);
 
 export const codecs = [SetScript, SetAssetScript];

@@ -6,7 +6,10 @@ import { encodeBase58 } from '../../crypto/encoding.js';
 import { INT64 } from '../bytes.js';
 import { atomicBadgeSince, fee, feeAssetIdSince, sender, timestamp } from './common.js';
 import { jsonArray, jsonLong, jsonObject, LONG, OPT_ASSET_ID, RECIPIENT, readRecipient, shortBase58Bytes, type FieldType } from './fields.js';
+import { option, provenObject, recipientObject, type RideBinding } from './ride-binding.js';
 import { defineTx, field, PROOFS, type DataOf, type Transaction } from './schema.js';
+import { CaseObj, RideList } from '../../ride/values.js';
+import { TRANSFER as RIDE_TRANSFER } from '../../ride/we-types.js';
 import { genericError, insufficientFee, negativeAmount, overflowError, tooBigArray } from '../../errors/catalogue.js';
 
 export const MAX_ATTACHMENT_SIZE = 140;
@@ -44,6 +47,15 @@ const transferFields = [
 export const Transfer = defineTx({ type: 4, name: 'Transfer', versions: [2, 3], fields: transferFields });
 export type TransferData = DataOf<typeof transferFields>;
 export type TransferTransaction = Transaction<TransferData>;
+
+export const transferBinding: RideBinding<TransferTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'TransferTransaction', [
+    ['amount', tx.data.amount],
+    ['feeAssetId', option(tx.data.feeAssetId)],
+    ['assetId', option(tx.data.assetId)],
+    ['attachment', tx.data.attachment],
+    ['recipient', recipientObject(tx.data.recipient)],
+  ]);
 
 /** One element of a TRANSFER_BATCH. */
 export interface ParsedTransfer {
@@ -118,5 +130,30 @@ export const MassTransfer = defineTx({
 });
 export type MassTransferData = DataOf<typeof massTransferFields>;
 export type MassTransferTransaction = Transaction<MassTransferData>;
+
+/** V1 only: WE binds no MassTransfer V2 or V3. */
+export const massTransferBinding: RideBinding<MassTransferTransaction> = (tx, ctx) => {
+  if (tx.version !== 1) return undefined;
+  const transfers = tx.data.transfers;
+  // Long.sum wraps around on overflow in WE.
+  const total = BigInt.asIntN(64, transfers.reduce((a, t) => a + t.amount, 0n));
+  return provenObject(tx, ctx, 'MassTransferTransaction', [
+    [
+      'transfers',
+      new RideList(
+        transfers.map((t) =>
+          CaseObj.of(RIDE_TRANSFER, [
+            ['recipient', recipientObject(t.recipient)],
+            ['amount', t.amount],
+          ]),
+        ),
+      ),
+    ],
+    ['assetId', option(tx.data.assetId)],
+    ['transferCount', BigInt(transfers.length)],
+    ['totalAmount', total],
+    ['attachment', tx.data.attachment],
+  ]);
+};
 
 export const codecs = [Transfer, MassTransfer];
