@@ -34,7 +34,7 @@ import { benchPartWanted, descendantsCpuMs, mainThreadCpuMs, median, progress, t
 import pino from 'pino';
 import { Node } from '../src/node/node.js';
 import { devAccounts, devNodeConfig } from '../src/cli/dev.js';
-import { CallContract, CreateContract } from '../src/protocol/transactions/contracts.js';
+import { CallContract, CreateContract, type CallContractTransaction } from '../src/protocol/transactions/contracts.js';
 import { signedTransfers } from './chain.js';
 
 const IN_FLIGHT = 16;
@@ -126,7 +126,7 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
     fund(te.state);
     const create = createTx(image, digest, { start: 0 });
     te.mine(create, await firstSuccess(te, () => create, 3));
-    const calls: Transaction[] = Array.from({ length: 4000 }, (_, i) => callTx(create.id, { action: 'increment', by: i }));
+    const calls: CallContractTransaction[] = Array.from({ length: 4000 }, (_, i) => callTx(create.id, { action: 'increment', by: i }));
     let used = 0;
     const executorCall = async (): Promise<void> => {
       const r = await te.execute(calls[used++ % calls.length]!);

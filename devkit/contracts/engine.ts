@@ -5,9 +5,9 @@
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { Protocol } from '../../src/protocol/protocol.js';
-import { CallContract, CreateContract, UpdateContract, type ContractTransferIn, type StoredContract } from '../../src/protocol/transactions/contracts.js';
+import { CallContract, CreateContract, UpdateContract, type CallContractTransaction, type ContractTransferIn, type CreateContractTransaction, type ExecutableContractTransaction, type StoredContract, type UpdateContractTransaction } from '../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
-import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import type { Transaction, TypedTxCodec } from '../../src/protocol/transactions/schema.js';
 import { startContractEngine, type ContractEngine } from '../../src/contracts/engine.js';
 import { buildExecutedContract, type ExecutedBuild, type ExecutionResult } from '../../src/contracts/result.js';
 import { applyExecutedContract } from '../../src/state/appliers/contracts.js';
@@ -56,7 +56,7 @@ export interface TestEngineOptions {
 export interface TestEngine {
   readonly engine: ContractEngine;
   readonly state: ContractTestState;
-  execute(tx: Transaction): Promise<ExecutionResult>;
+  execute(tx: ExecutableContractTransaction): Promise<ExecutionResult>;
   /** Builds the 105 for an execution (every feature active) and applies it to the state, as a miner would. */
   mine(tx: Transaction, result: ExecutionResult): ExecutedBuild;
   close(): Promise<void>;
@@ -102,7 +102,7 @@ export async function startTestEngine(o: TestEngineOptions = {}): Promise<TestEn
  * lose its first transaction to its threads' race to connect (the broker then moves the
  * work to the next stream), as a pool would retry it.
  */
-export async function firstSuccess(te: TestEngine, make: () => Transaction, attempts = 5): Promise<ExecutionResult> {
+export async function firstSuccess(te: TestEngine, make: () => ExecutableContractTransaction, attempts = 5): Promise<ExecutionResult> {
   let r: ExecutionResult | undefined;
   for (let i = 0; i < attempts; i++) {
     r = await te.execute(make());
@@ -153,12 +153,12 @@ export function timestampsFrom(now: bigint): void {
   if (now > clock) clock = now;
 }
 
-function signed(codec: Parameters<Protocol['transaction']>[0], version: number, data: object, key: KeyPair = developer): Transaction {
+function signed<T extends Transaction>(codec: TypedTxCodec<T>, version: number, data: object, key: KeyPair = developer): T {
   return protocol.sign(protocol.transaction(codec, version, data), key.privateKey);
 }
 
 /** A CreateContract V5 of a Docker-protocol image. */
-export function createTx(image: string, imageHash: string, p: Readonly<Record<string, string | number | boolean>>, key: KeyPair = developer): Transaction {
+export function createTx(image: string, imageHash: string, p: Readonly<Record<string, string | number | boolean>>, key: KeyPair = developer): CreateContractTransaction {
   return signed(
     CreateContract,
     5,
@@ -181,7 +181,7 @@ export function createTx(image: string, imageHash: string, p: Readonly<Record<st
 }
 
 /** A CallContract V5. */
-export function callTx(contractId: Uint8Array, p: Readonly<Record<string, string | number | boolean>>, version = 1, key: KeyPair = developer): Transaction {
+export function callTx(contractId: Uint8Array, p: Readonly<Record<string, string | number | boolean>>, version = 1, key: KeyPair = developer): CallContractTransaction {
   return signed(
     CallContract,
     5,
@@ -191,7 +191,7 @@ export function callTx(contractId: Uint8Array, p: Readonly<Record<string, string
 }
 
 /** An UpdateContract V4 to another image. */
-export function updateTx(contractId: Uint8Array, image: string, imageHash: string, key: KeyPair = developer): Transaction {
+export function updateTx(contractId: Uint8Array, image: string, imageHash: string, key: KeyPair = developer): UpdateContractTransaction {
   return signed(
     UpdateContract,
     4,
@@ -214,7 +214,7 @@ export function updateTx(contractId: Uint8Array, image: string, imageHash: strin
 export { params };
 
 /** A CreateContract V7 of a stored contract (Docker image or WASM bytecode). */
-export function createV7(storedContract: StoredContract, p: readonly DataEntry[] | Readonly<Record<string, string | number | boolean>>, key: KeyPair = developer): Transaction {
+export function createV7(storedContract: StoredContract, p: readonly DataEntry[] | Readonly<Record<string, string | number | boolean>>, key: KeyPair = developer): CreateContractTransaction {
   return signed(
     CreateContract,
     7,
@@ -245,7 +245,7 @@ export function callV7(
   p: readonly DataEntry[] | Readonly<Record<string, string | number | boolean>>,
   payments: readonly ContractTransferIn[] = [],
   key: KeyPair = developer,
-): Transaction {
+): CallContractTransaction {
   return signed(
     CallContract,
     7,

@@ -23,7 +23,7 @@ import { planPosKeyBlock } from './pos.js';
 import { PoaRules, poaHeaders, type PosRules } from './rules.js';
 import { WeError } from '../errors/catalogue.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
+import { isExecutableContract, type ExecutableContractTransaction } from '../protocol/transactions/contracts.js';
 
 export interface MinerLog {
   info(obj: object, msg: string): void;
@@ -43,24 +43,22 @@ export interface MicroBlockContracts {
    * current liquid block. No further candidate is started once `stop()` holds (the next
    * micro-block is due): the 105s so far are returned, the rest waits for the next round.
    */
-  execute(candidates: readonly Transaction[], stop?: () => boolean): Promise<Transaction[]>;
+  execute(candidates: readonly ExecutableContractTransaction[], stop?: () => boolean): Promise<Transaction[]>;
   /** Told what each of this node's micro-blocks included. */
   mined(included: readonly Transaction[]): void;
 }
 
-const isExecutable = (tx: Transaction): boolean => EXECUTABLE_CONTRACT_TYPES.has(tx.type);
-
 /** The pool's transactions this node mines without a contract engine's round. */
 function ordinaryCount(pooled: readonly Transaction[]): number {
   let n = 0;
-  for (const tx of pooled) if (!isExecutable(tx)) n++;
+  for (const tx of pooled) if (!isExecutableContract(tx)) n++;
   return n;
 }
 
 /** A micro-block's candidates: the executed 105s first, then the pool's other transactions in its order. */
 function* candidates(executed: readonly Transaction[], pooled: readonly Transaction[]): Generator<Transaction> {
   yield* executed;
-  for (const tx of pooled) if (!isExecutable(tx)) yield tx;
+  for (const tx of pooled) if (!isExecutableContract(tx)) yield tx;
 }
 
 /** A micro-block prepared for the next turn, with what the miner knew when it prepared it. */
@@ -302,7 +300,7 @@ export class Miner {
     const contracts = this.o.contracts;
     if (contracts === undefined || this.executing || this.o.now() < this.nextExecutionAt) return;
     if (this.executed !== undefined && equalBytes(this.executed.keyBlockId, keyBlockId)) return;
-    const batch = this.o.pool.all().filter(isExecutable).slice(0, this.o.settings.maxTransactionsInMicroBlock);
+    const batch = this.o.pool.all().filter(isExecutableContract).slice(0, this.o.settings.maxTransactionsInMicroBlock);
     if (batch.length === 0) return;
     this.executing = true;
     // A round ends when the micro-block is due (or the key block changed): what it executed

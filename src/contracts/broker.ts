@@ -19,8 +19,7 @@
  *   name the same transaction. A commit's error code is mapped as WE maps it.
  */
 import type { DataEntry } from '../protocol/transactions/fields.js';
-import type { ContractAssetOperation } from '../protocol/transactions/contracts.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
+import type { CallContractTransaction, ContractAssetOperation, CreateContractTransaction } from '../protocol/transactions/contracts.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import { ContractExecutionException, FATAL_ERROR_CODE, NODE_FAILURE_CODE, RECOVERABLE_ERROR_CODE } from '../errors/catalogue.js';
 import type { BlockInfo, ContractExecutionView } from './state.js';
@@ -80,7 +79,8 @@ interface ConnectionEntry {
 }
 
 export interface ExecuteRequest {
-  readonly tx: Transaction;
+  /** What a contract is pushed: a create or a call (an update runs no contract). */
+  readonly tx: CreateContractTransaction | CallContractTransaction;
   readonly contractId: Uint8Array;
   /** Params pushed instead of the transaction's (confidential input). */
   readonly params?: readonly DataEntry[];

@@ -6,14 +6,13 @@
  * reports it — and, for a V5 (WASM-era) execution, the policies of the contracts it touched.
  */
 import { WeError } from '../errors/catalogue.js';
-import type { ValidationPolicy } from '../protocol/transactions/contracts.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
+import type { ExecutableContractTransaction, ValidationPolicy } from '../protocol/transactions/contracts.js';
 import { policyOf } from '../state/appliers/contracts.js';
 import type { MutableState } from '../state/view.js';
 import type { ExecutionResult } from './result.js';
 
 /** The policy of the contract `tx` executes (WE's validationPolicy), undefined while that contract is not known. */
-export function knownPolicyOf(state: MutableState, tx: Transaction): ValidationPolicy | undefined {
+export function knownPolicyOf(state: MutableState, tx: ExecutableContractTransaction): ValidationPolicy | undefined {
   try {
     return policyOf(state, tx);
   } catch (e) {

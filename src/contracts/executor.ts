@@ -11,8 +11,7 @@
  * runs nothing: the new image (or bytecode) is checked. Up to `contracts-parallelism`
  * executions run at once.
  */
-import type { Transaction } from '../protocol/transactions/schema.js';
-import type { StoredContract } from '../protocol/transactions/contracts.js';
+import { CreateContract, UpdateContract, type ExecutableContractTransaction, type UpdateContractTransaction } from '../protocol/transactions/contracts.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { ExecutionBroker } from './broker.js';
 import { ContractExecutionException, NODE_FAILURE_CODE, RECOVERABLE_ERROR_CODE } from '../errors/catalogue.js';
@@ -37,7 +36,6 @@ export interface ContractExecutorOptions {
   readonly parallelism: number;
 }
 
-type Fields = Readonly<Record<string, unknown>>;
 
 const failure = (e: unknown): ExecutionResult => {
   if (e instanceof ContractExecutionException) return { kind: 'failure', code: e.code, message: e.message, fatal: e.fatal };
@@ -83,25 +81,23 @@ export class ContractExecutor {
   }
 
   /** The contract a transaction executes: a create's own, else the stored one (a 107 sees its new image). */
-  contractOf(tx: Transaction, view: ContractExecutionView): ContractInfo {
-    if (tx.type === 103) {
+  contractOf(tx: ExecutableContractTransaction, view: ContractExecutionView): ContractInfo {
+    if (CreateContract.is(tx)) {
       if (tx.version === 1) throw new ContractExecutionException('CreateContractTransactionV1 support was deleted as deprecated');
       return contractInfoOfCreate(tx);
     }
-    const contractId = (tx.data as Fields)['contractId'] as Uint8Array;
+    const contractId = tx.data.contractId;
     const info = view.contract(contractId);
     if (info === undefined) throw new ContractExecutionException(`Contract '${encodeBase58(contractId)}' is not found`);
-    return tx.type === 107 ? contractInfoAfterUpdate(tx, info) : info;
+    return UpdateContract.is(tx) ? contractInfoAfterUpdate(tx, info) : info;
   }
 
   /** WE's selectExecutor. */
-  engineOf(tx: Transaction, view: ContractExecutionView): 'docker' | 'wasm' {
-    const d = tx.data as Fields;
-    const stored = d['storedContract'] as StoredContract | undefined;
-    if (stored !== undefined) return stored.engine;
-    const engine = d['contractEngine'] as string | undefined;
+  engineOf(tx: ExecutableContractTransaction, view: ContractExecutionView): 'docker' | 'wasm' {
+    // A create or update names its engine (a V7/V6's stored contract; Docker before); a call may name it.
+    if (CreateContract.is(tx) || UpdateContract.is(tx)) return tx.data.storedContract?.engine ?? 'docker';
+    const engine = tx.data.contractEngine;
     if (engine === 'wasm' || engine === 'docker') return engine;
-    if (tx.type === 103 || tx.type === 107) return 'docker';
     return this.contractOf(tx, view).storedContract.engine;
   }
 
@@ -130,9 +126,9 @@ export class ContractExecutor {
    * Whether the transaction can execute at once (WE's contractReady): WASM always; a
    * Docker create or call when its contract is connected. `prepare` starts it.
    */
-  isReady(tx: Transaction, view: ContractExecutionView): boolean {
+  isReady(tx: ExecutableContractTransaction, view: ContractExecutionView): boolean {
     try {
-      if (tx.type === 107 || this.engineOf(tx, view) === 'wasm') return true;
+      if (UpdateContract.is(tx) || this.engineOf(tx, view) === 'wasm') return true;
       const key = this.keyOf(this.contractOf(tx, view));
       return this.runtimeFor(key.image).isStarted(key);
     } catch {
@@ -141,9 +137,9 @@ export class ContractExecutor {
   }
 
   /** Starts what the transaction needs (a Docker contract), without executing it. */
-  async prepare(tx: Transaction, view: ContractExecutionView): Promise<ExecutionResult | undefined> {
+  async prepare(tx: ExecutableContractTransaction, view: ContractExecutionView): Promise<ExecutionResult | undefined> {
     try {
-      if (tx.type === 107 || this.engineOf(tx, view) === 'wasm') return undefined;
+      if (UpdateContract.is(tx) || this.engineOf(tx, view) === 'wasm') return undefined;
       const key = this.keyOf(this.contractOf(tx, view));
       await this.runtimeFor(key.image).ensureStarted(key);
       return undefined;
@@ -156,9 +152,9 @@ export class ContractExecutor {
    * Calls of the contract `tx` executes that can run at once: one for WASM (its calls
    * read what the ones before them wrote) and updates; instances × max-in-flight for a Docker-protocol one.
    */
-  callsAtOnce(tx: Transaction, view: ContractExecutionView): number {
+  callsAtOnce(tx: ExecutableContractTransaction, view: ContractExecutionView): number {
     try {
-      if (tx.type === 107 || this.engineOf(tx, view) === 'wasm') return 1;
+      if (UpdateContract.is(tx) || this.engineOf(tx, view) === 'wasm') return 1;
       const { image } = this.keyOf(this.contractOf(tx, view));
       return this.options.packages.instancesFor(image) * this.options.packages.maxInFlightFor(image);
     } catch {
@@ -172,7 +168,7 @@ export class ContractExecutor {
   }
 
   /** Executes `tx`; never throws — every problem is a result with WE's code and message. */
-  execute(tx: Transaction, ctx: ExecutionContext): Promise<ExecutionResult> {
+  execute(tx: ExecutableContractTransaction, ctx: ExecutionContext): Promise<ExecutionResult> {
     return this.slots.hold(() => this.run(tx, ctx));
   }
 
@@ -216,7 +212,7 @@ export class ContractExecutor {
     });
   }
 
-  private async run(tx: Transaction, ctx: ExecutionContext): Promise<ExecutionResult> {
+  private async run(tx: ExecutableContractTransaction, ctx: ExecutionContext): Promise<ExecutionResult> {
     let info: ContractInfo;
     let engine: 'docker' | 'wasm';
     try {
@@ -226,7 +222,7 @@ export class ContractExecutor {
       return failure(e);
     }
     if (engine === 'wasm') return this.options.wasm.execute(tx, info, ctx);
-    if (tx.type === 107) return this.checkUpdate(tx);
+    if (UpdateContract.is(tx)) return this.checkUpdate(tx);
     let key: ContainerKey;
     let runtime: ContractRuntime;
     let instance: number;
@@ -272,7 +268,7 @@ export class ContractExecutor {
   }
 
   /** A Docker UpdateContract: the new image must resolve and match its hash (WE's inspectOrPullContract). */
-  private async checkUpdate(tx: Transaction): Promise<ExecutionResult> {
+  private async checkUpdate(tx: UpdateContractTransaction): Promise<ExecutionResult> {
     const stored = storedContractOf(tx);
     if (stored.engine !== 'docker') return failure(new ContractExecutionException('not a Docker update'));
     try {

@@ -41,7 +41,7 @@ import type { UtxPool } from '../chain/utx.js';
 import { applyTransaction } from '../chain/validation.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { bytesKey, equalBytes } from '../crypto/encoding.js';
-import { ExecutedContract, type ValidationProof } from '../protocol/transactions/contracts.js';
+import { ExecutedContract, executedContractIdOf, type ExecutableContractTransaction, type ValidationProof } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
@@ -136,7 +136,7 @@ interface Settled {
 
 /** A call started in a lane: what the confidential hook made of it, and its run. */
 interface Started {
-  readonly tx: Transaction;
+  readonly tx: ExecutableContractTransaction;
   readonly prepared: ConfidentialPreparation | undefined;
   readonly outcome: Promise<Speculation>;
   /** Its run ended (the contract is free for another call), whether or not its outcome was taken. */
@@ -148,7 +148,7 @@ interface Started {
 }
 
 /** A started call of `outcome`, marked finished (and its lane told) when its run ends: one handler per outcome. */
-function started(tx: Transaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>, onFinish: () => void): Started {
+function started(tx: ExecutableContractTransaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>, onFinish: () => void): Started {
   const call: Started = { tx, prepared, outcome, finished: false, onFinish, outlasted: false };
   const finish = (): void => {
     call.finished = true;
@@ -203,7 +203,7 @@ export class ContractMining {
    * block and returns the 105s to mine, in order. Transactions WE drops after their
    * execution leave the pool here; the others stay for another round.
    */
-  async execute(candidates: readonly Transaction[], stop: () => boolean = () => false): Promise<Transaction[]> {
+  async execute(candidates: readonly ExecutableContractTransaction[], stop: () => boolean = () => false): Promise<Transaction[]> {
     const { chain, pool } = this.o;
     const height = chain.height();
     const keyBlock = chain.headerAt(height);
@@ -227,10 +227,10 @@ export class ContractMining {
     // Keyed by the id's bytes as a string: every round groups all the pool's executable transactions (a Base58 key
     // each was a fifth of the node's allocations in the contract bench). A transaction whose execution failed on this
     // key block waits for the next (WE's once per key block).
-    const lanes = new Map<string, Transaction[]>();
+    const lanes = new Map<string, ExecutableContractTransaction[]>();
     for (const tx of candidates) {
       if (failing && this.failures.failedOn(bytesKey(tx.id), round.keyBlock)) continue;
-      const key = bytesKey(tx.type === 103 ? tx.id : ((tx.data as { contractId: Uint8Array }).contractId));
+      const key = bytesKey(executedContractIdOf(tx));
       const lane = lanes.get(key);
       if (lane === undefined) lanes.set(key, [tx]);
       else lane.push(tx);
@@ -262,7 +262,7 @@ export class ContractMining {
    * each call's 105 is what it makes on the state the ones before it left (WE's MVCC
    * re-queue). A conflict narrows the window to one; each clean outcome widens it again.
    */
-  private async runLane(contract: string, lane: readonly Transaction[], round: Round, stop: () => boolean): Promise<void> {
+  private async runLane(contract: string, lane: readonly ExecutableContractTransaction[], round: Round, stop: () => boolean): Promise<void> {
     const { pool } = this.o;
     const keyBlock = this.roundKeyBlock(round);
     // A confidential contract's calls read its confidential state as the ones before them left it: one at a time.
@@ -419,7 +419,7 @@ export class ContractMining {
   }
 
   /** Runs `tx` on the round's state as it is now (a confidential call: on its contract's confidential state, with its input), its reads logged. */
-  private async speculate(tx: Transaction, round: Round, prepared: ConfidentialPreparation | undefined): Promise<Speculation> {
+  private async speculate(tx: ExecutableContractTransaction, round: Round, prepared: ConfidentialPreparation | undefined): Promise<Speculation> {
     const confidential = prepared?.kind === 'confidential' ? prepared : undefined;
     const reads = new ExecutionReads(confidential?.view ?? round.state);
     const readings = confidential === undefined ? undefined : new ReadingsJournal(this.o.chain.protocol);
@@ -481,7 +481,7 @@ export class ContractMining {
   }
 
   /** A confidential call of a group this miner is not in: its 105 V4 from the validators' agreed results; false when they are not enough. */
-  private takeFromValidators(tx: Transaction, round: Round, keyBlock: RoundKeyBlock | undefined): boolean {
+  private takeFromValidators(tx: ExecutableContractTransaction, round: Round, keyBlock: RoundKeyBlock | undefined): boolean {
     const agreed = keyBlock === undefined ? undefined : this.o.validation!.fromValidators(tx, round.state, keyBlock);
     if (agreed === undefined) {
       this.o.log?.debug({ id: tx.idBase58 }, 'confidential call of a group this miner is not in waits for its validators');
@@ -521,11 +521,11 @@ export class ContractMining {
    * wait for it).
    */
   mined(included: readonly Transaction[]): void {
-    const succeeded = included.filter((tx) => ExecutedContract.is(tx) && (tx.version !== 5 || (tx.data.statusCode ?? 0) === 0));
+    const succeeded = included.filter((tx) => ExecutedContract.is(tx)).filter((tx) => tx.version !== 5 || (tx.data.statusCode ?? 0) === 0);
     if (succeeded.length === 0) return;
     // One per turn: the contracts' commits are answered between them.
     const recordFrom = (i: number): void => {
-      this.record((succeeded[i]!.data as { tx: Transaction }).tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
+      this.record(succeeded[i]!.data.tx.id, { status: 'Success', code: null, message: SUCCESS_MINED_MESSAGE });
       if (i + 1 < succeeded.length) setImmediate(() => recordFrom(i + 1));
     };
     setImmediate(() => recordFrom(0));

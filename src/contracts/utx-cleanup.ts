@@ -8,7 +8,7 @@
  */
 import type { UtxPool } from '../chain/utx.js';
 import type { Protocol } from '../protocol/protocol.js';
-import { EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
+import { isExecutableContract } from '../protocol/transactions/contracts.js';
 import type { ExecutionStatusBook } from './statuses.js';
 
 export interface ErroredRemoval {
@@ -20,7 +20,7 @@ export interface ErroredRemoval {
 export function removeErroredExecutables(pool: Pick<UtxPool, 'all' | 'remove'>, book: ExecutionStatusBook, quorum: number, protocol: Protocol): ErroredRemoval[] {
   const removed: ErroredRemoval[] = [];
   for (const tx of pool.all()) {
-    if (!EXECUTABLE_CONTRACT_TYPES.has(tx.type)) continue;
+    if (!isExecutableContract(tx)) continue;
     const senders = book.errorSenders(tx.id).slice(0, quorum);
     if (senders.length < quorum) continue;
     if (!pool.remove(tx.id)) continue;

@@ -29,7 +29,7 @@ import type { KeyPair } from '../crypto/suite.js';
 import { WeError } from '../errors/catalogue.js';
 import { FEATURE } from '../protocol/features.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
-import { EXECUTABLE_CONTRACT_TYPES } from '../state/appliers/contracts.js';
+import { isExecutableContract, type ExecutableContractTransaction } from '../protocol/transactions/contracts.js';
 import { MutableState } from '../state/view.js';
 import { knownPolicyOf, touchedPolicies } from './execution-policy.js';
 import type { ContractExecutor } from './executor.js';
@@ -78,13 +78,13 @@ export class ContractValidating {
   private running: Promise<number> | undefined;
   private again = false;
   /** Executable transactions the pool admitted, by id, in arrival order (those it no longer holds are dropped by the next round). */
-  private readonly candidates = new Map<string, Transaction>();
+  private readonly candidates = new Map<string, ExecutableContractTransaction>();
 
   constructor(private readonly o: ContractValidatingOptions) {}
 
   /** A transaction the pool admitted: an executable one is validated now. */
   admitted(tx: Transaction): void {
-    if (!EXECUTABLE_CONTRACT_TYPES.has(tx.type)) return;
+    if (!isExecutableContract(tx)) return;
     this.candidates.set(bytesKey(tx.id), tx);
     void this.trigger();
   }
@@ -100,12 +100,12 @@ export class ContractValidating {
 
   /** Takes the executable transactions the pool holds (when validation starts, and after a rollback returned some without admitting them anew). */
   collectFromPool(): void {
-    for (const tx of this.o.pool.all()) if (EXECUTABLE_CONTRACT_TYPES.has(tx.type)) this.candidates.set(bytesKey(tx.id), tx);
+    for (const tx of this.o.pool.all()) if (isExecutableContract(tx)) this.candidates.set(bytesKey(tx.id), tx);
   }
 
   /** Up to `maxPerRound` candidates still in the pool, oldest first (ties in arrival order, as the pool orders them). */
-  private roundCandidates(): Transaction[] {
-    const held: Transaction[] = [];
+  private roundCandidates(): ExecutableContractTransaction[] {
+    const held: ExecutableContractTransaction[] = [];
     for (const [key, tx] of this.candidates) {
       if (this.o.pool.get(tx.id) === undefined) this.candidates.delete(key);
       else held.push(tx);
@@ -217,12 +217,12 @@ export class ContractValidating {
   }
 
   /** Whether the miner will want proofs for this execution: the strictest policy of what it touched is not `any`. */
-  private resultsAreValidated(tx: Transaction, result: ExecutionResult, state: MutableState): boolean {
+  private resultsAreValidated(tx: ExecutableContractTransaction, result: ExecutionResult, state: MutableState): boolean {
     return this.policyIsNotAny(tx, state) || touchedPolicies(state, result).some((p) => p.type !== 'any');
   }
 
   /** WE's validationPolicyIsNotAny (a contract not known yet is left for a later round). */
-  private policyIsNotAny(tx: Transaction, state: MutableState): boolean {
+  private policyIsNotAny(tx: ExecutableContractTransaction, state: MutableState): boolean {
     return (knownPolicyOf(state, tx)?.type ?? 'any') !== 'any';
   }
 }

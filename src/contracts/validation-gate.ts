@@ -19,8 +19,7 @@ import { WeError } from '../errors/catalogue.js';
 import { FEATURE } from '../protocol/features.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { ValidationProof } from '../protocol/transactions/contracts.js';
-import type { Transaction } from '../protocol/transactions/schema.js';
-import { executedContractIdOf } from '../state/appliers/contracts.js';
+import { executedContractIdOf, type ExecutableContractTransaction } from '../protocol/transactions/contracts.js';
 import { confidentialContractOf } from '../state/contract-info.js';
 import type { MutableState } from '../state/view.js';
 import { knownPolicyOf, touchedPolicies } from './execution-policy.js';
@@ -79,7 +78,7 @@ export class ValidationGate {
   }
 
   /** The validators a transaction's results are judged among, and the results that count. */
-  private scope(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: HeldValidatorResult[] } {
+  private scope(tx: ExecutableContractTransaction, state: MutableState, keyBlock: KeyBlockRef): { validators: ValidatorSet; results: HeldValidatorResult[] } {
     const validators = this.validatorSet();
     const results = this.o.store.find(keyBlock.id, tx.id);
     const confidential = confidentialContractOf(tx, state);
@@ -92,7 +91,7 @@ export class ValidationGate {
   }
 
   /** May `tx` be executed for a micro-block on `keyBlock` (policy `any`, or enough agreeing results at hand)? */
-  ready(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): boolean {
+  ready(tx: ExecutableContractTransaction, state: MutableState, keyBlock: KeyBlockRef): boolean {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return true;
     const policy = knownPolicyOf(state, tx);
     if (policy === undefined || policy.type === 'any') return true;
@@ -105,7 +104,7 @@ export class ValidationGate {
    * largest agreeing group of validators sent, with their proofs, once they reach the
    * policy's majority; undefined while they do not (policy `any` never does).
    */
-  fromValidators(tx: Transaction, state: MutableState, keyBlock: KeyBlockRef): { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined {
+  fromValidators(tx: ExecutableContractTransaction, state: MutableState, keyBlock: KeyBlockRef): { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return undefined;
     const policy = knownPolicyOf(state, tx);
     if (policy === undefined || policy.type === 'any') return undefined;
@@ -122,7 +121,7 @@ export class ValidationGate {
   }
 
   /** The proofs the 105 of this execution carries (`confidential`: a confidential call's readings and output commitment). */
-  proofs(tx: Transaction, result: ExecutionResult, state: MutableState, keyBlock: KeyBlockRef, confidential?: ConfidentialResults): ProofsVerdict {
+  proofs(tx: ExecutableContractTransaction, result: ExecutionResult, state: MutableState, keyBlock: KeyBlockRef, confidential?: ConfidentialResults): ProofsVerdict {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return { kind: 'proofs', proofs: [] };
     const hash = resultsHashOf(this.o.protocol, tx, result);
     // No 105 comes of it, or a Docker update's V1 (which carries no proofs).

@@ -9,14 +9,13 @@
 import type { Blockchain, ChainEvent } from '../chain/blockchain.js';
 import { equalBytes } from '../crypto/encoding.js';
 import { isAtomic } from '../protocol/transactions/atomic.js';
+import { Permit } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { contractValidators } from '../state/appliers/contracts.js';
 import { MutableState } from '../state/view.js';
 
-/** The permission transaction (102): the only one that grants or revokes roles after genesis. */
-const PERMIT_TYPE = 102;
-
-const mayChangeRoles = (tx: Transaction): boolean => tx.type === PERMIT_TYPE || isAtomic(tx);
+/** A Permit (102) is the only transaction that grants or revokes roles after genesis (an atomic may hold one). */
+const mayChangeRoles = (tx: Transaction): boolean => Permit.is(tx) || isAtomic(tx);
 
 export class KeyBlockValidators {
   private cached: { readonly keyBlockId: Uint8Array; readonly addresses: ReadonlySet<string> } | undefined;

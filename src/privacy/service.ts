@@ -33,6 +33,7 @@ import { base64DecodedLength, decodeBase64, encodeBase58, equalBytes } from '../
 import { transportEncryptionFor } from '../crypto/transport-encryption.js';
 import type { KeyPair } from '../crypto/suite.js';
 import type { Protocol } from '../protocol/protocol.js';
+import type { PolicyDataHashTransaction } from '../protocol/transactions/privacy.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { checkPolicyDataHash } from '../state/appliers/privacy.js';
 import type { StateView } from '../state/view.js';
@@ -402,7 +403,7 @@ export class PrivacyService implements PrivacyApi {
   }
 
   /** The 114 of the request's version, signed by the sender at the node's time. */
-  private policyDataHash(request: SendDataRequest, valid: ValidSendData): Transaction {
+  private policyDataHash(request: SendDataRequest, valid: ValidSendData): PolicyDataHashTransaction {
     const protocol = this.parts.protocol;
     const json: Record<string, unknown> = {
       type: 114,
@@ -419,7 +420,8 @@ export class PrivacyService implements PrivacyApi {
       const badge = request.atomicBadge;
       json['atomicBadge'] = badge === undefined || badge === null ? null : { trustedSender: badge.trustedSender ?? null };
     }
-    const unsigned = protocol.transactionFromJson(json, { forBroadcast: false });
+    // Its JSON's type is 114: so is the transaction read.
+    const unsigned = protocol.transactionFromJson(json, { forBroadcast: false }) as PolicyDataHashTransaction;
     return protocol.sign(unsigned, valid.signer.privateKey);
   }
 }

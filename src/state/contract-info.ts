@@ -7,12 +7,13 @@ import type { Address } from '../crypto/address.js';
 import { ByteReader, ByteWriter, equalBytes } from '../protocol/bytes.js';
 import type { Protocol } from '../protocol/protocol.js';
 import {
-  CreateContract,
+  CallContract,
   STORED_CONTRACT,
-  UpdateContract,
   VALIDATION_POLICY,
   type ContractApiVersion,
+  type CreateContractTransaction,
   type StoredContract,
+  type UpdateContractTransaction,
   type ValidationPolicy,
 } from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -54,23 +55,20 @@ export function isGroupParticipant(info: ContractInfo, address: Uint8Array): boo
  * among its group participants that are validators (the miner and every node alike).
  */
 export function confidentialContractOf(call: Transaction, state: { contract(contractId: Uint8Array): ContractInfo | undefined }): ContractInfo | undefined {
-  if (call.type !== 104) return undefined;
-  const info = state.contract((call.data as Fields)['contractId'] as Uint8Array);
+  if (!CallContract.is(call)) return undefined;
+  const info = state.contract(call.data.contractId);
   return info?.isConfidential === true ? info : undefined;
 }
 
-type Fields = Readonly<Record<string, unknown>>;
-
-/** The stored contract a CreateContract (any version) or UpdateContract names. */
-export function storedContractOf(tx: Transaction): StoredContract {
-  const d = tx.data as Fields;
-  const stored = d['storedContract'] as StoredContract | undefined;
-  if (stored !== undefined) return stored;
+/** The stored contract a CreateContract or UpdateContract (any version) names: a V7/V6's own, an earlier one's Docker image. */
+export function storedContractOf(tx: CreateContractTransaction | UpdateContractTransaction): StoredContract {
+  const d = tx.data;
+  if (d.storedContract !== undefined) return d.storedContract;
   return {
     engine: 'docker',
-    image: d['image'] as string,
-    imageHash: d['imageHash'] as string,
-    apiVersion: (d['apiVersion'] as ContractApiVersion | undefined) ?? INITIAL_API_VERSION,
+    image: d.image as string,
+    imageHash: d.imageHash as string,
+    apiVersion: d.apiVersion ?? INITIAL_API_VERSION,
   };
 }
 
@@ -78,8 +76,7 @@ export function storedContractOf(tx: Transaction): StoredContract {
 export const engineOf = (c: StoredContract): 'docker' | 'wasm' => c.engine;
 
 /** ContractInfo(CreateContractTransaction). */
-export function contractInfoOfCreate(tx: Transaction): ContractInfo {
-  if (!CreateContract.is(tx)) throw new Error('contractInfoOfCreate: not a CreateContract');
+export function contractInfoOfCreate(tx: CreateContractTransaction): ContractInfo {
   const d = tx.data;
   return {
     creator: d.senderPublicKey,
@@ -98,8 +95,7 @@ export function contractInfoOfCreate(tx: Transaction): ContractInfo {
  * ContractInfo(UpdateContractTransaction, info): the new image or bytecode, version + 1; the
  * old validation policy when the update has none; group members replaced when it names them.
  */
-export function contractInfoAfterUpdate(tx: Transaction, info: ContractInfo): ContractInfo {
-  if (!UpdateContract.is(tx)) throw new Error('contractInfoAfterUpdate: not an UpdateContract');
+export function contractInfoAfterUpdate(tx: UpdateContractTransaction, info: ContractInfo): ContractInfo {
   const d = tx.data;
   return {
     ...info,

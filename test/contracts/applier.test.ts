@@ -11,12 +11,11 @@ import {
   applyDisableContract,
   applyExecutedContract,
   applyUpdateContract,
-  EXECUTABLE_CONTRACT_TYPES,
 } from '../../src/state/appliers/contracts.js';
 import { rulesFor } from '../../src/state/appliers/index.js';
 import { buildExecutedContract, type ExecutionResult } from '../../src/contracts/result.js';
 import { FEATURE } from '../../src/protocol/features.js';
-import { contractResultsHash, DisableContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
+import { contractResultsHash, DisableContract, EXECUTABLE_CONTRACT_TYPES, ExecutedContract, type DisableContractTransaction, type ExecutedContractTransaction } from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { APPLY_CONTEXT, BLOCK, callTx, callV7, createTx, createV7, developer, fund, node, protocol, updateTx } from '../../devkit/contracts/engine.js';
@@ -90,7 +89,7 @@ describe('contract transactions on their own', () => {
     const state = fresh();
     const create = createTx('kv:1', HASH, {});
     applyCreateContract(state, create, POOL);
-    const disable = (key: typeof developer): Transaction =>
+    const disable = (key: typeof developer): DisableContractTransaction =>
       protocol.sign(
         protocol.transaction(DisableContract, 2, { senderPublicKey: key.publicKey, contractId: create.id, fee: 1_000_000n, timestamp: BLOCK.timestamp, feeAssetId: null }),
         key.privateKey,
@@ -187,7 +186,7 @@ describe('ExecutedContract (105)', () => {
     for (const v of validators) state.addPermissionOp(addressOf(v.publicKey), { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
     const create = protocol.sign(protocol.transaction(createTx('kv:1', HASH, {}).codec, 5, { ...(createTx('kv:1', HASH, {}).data), validationPolicy: { type: 'majority' } }), developer.privateKey);
     const result = success(create.id, [['x', 1n]]);
-    const build = (signers: typeof validators): Transaction => {
+    const build = (signers: typeof validators): ExecutedContractTransaction => {
       const hash = contractResultsHash(protocol, [{ key: 'x', type: 'integer', value: 1n }]);
       const proofs = signers.map((v) => ({ validatorPublicKey: v.publicKey, signature: protocol.crypto.sign(v.privateKey, hash) }));
       const built = buildExecutedContract(create, result, { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp, validationProofs: proofs });

@@ -7,9 +7,8 @@ import { describe, it } from 'node:test';
 import type { Address } from '../../src/crypto/address.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { WeError } from '../../src/errors/catalogue.js';
-import { UpdateContract } from '../../src/protocol/transactions/contracts.js';
+import { UpdateContract, type CreateContractTransaction, type UpdateContractTransaction } from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
-import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyCreateContract, applyUpdateContract } from '../../src/state/appliers/contracts.js';
 import { APPLY_CONTEXT, BLOCK, developer, fund, protocol } from '../../devkit/contracts/engine.js';
 import { confidentialCreate } from './support/confidential.js';
@@ -40,11 +39,11 @@ interface Groups {
   readonly payments?: readonly { assetId: Uint8Array | null; amount: bigint }[];
 }
 
-function create(g: Groups): Transaction {
+function create(g: Groups): CreateContractTransaction {
   return confidentialCreate(protocol, { sender: developer, timestamp: clock++, isConfidential: g.isConfidential, participants: g.participants, owners: g.owners, payments: g.payments ?? [] });
 }
 
-function update(contractId: Uint8Array, participants: readonly Address[], owners: readonly Address[]): Transaction {
+function update(contractId: Uint8Array, participants: readonly Address[], owners: readonly Address[]): UpdateContractTransaction {
   return protocol.sign(
     protocol.transaction(UpdateContract, 5, {
       senderPublicKey: developer.publicKey,

@@ -19,7 +19,7 @@ import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js
 import { confidentialContractService, decodeConfidentialResponse, encodeConfidentialRequest } from '../../src/contracts/grpc/confidential-service.js';
 import { dataEntryFromMessage } from '../../src/contracts/grpc/mapping.js';
 import { missingAuthorizationMetadata } from '../../src/errors/catalogue.js';
-import { CallContract, ExecutedContract, READ_DESCRIPTOR } from '../../src/protocol/transactions/contracts.js';
+import { CallContract, ExecutedContract, READ_DESCRIPTOR, type CreateContractTransaction } from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { ByteReader } from '../../src/protocol/bytes.js';
@@ -41,8 +41,8 @@ describe('the ConfidentialContractService over gRPC', () => {
   let confidentialState: ConfidentialState;
   let server: grpc.Server;
   let client: grpc.Client;
-  let secret: Transaction;
-  let plain: Transaction;
+  let secret: CreateContractTransaction;
+  let plain: CreateContractTransaction;
   let stamp = BLOCK.timestamp;
   const broadcasted: Transaction[] = [];
 
@@ -54,7 +54,7 @@ describe('the ConfidentialContractService over gRPC', () => {
     confidentialState = new ConfidentialState(storage, () => undefined);
     const members = [node, ...validators];
     for (const v of members) state.addPermissionOp(addressOf(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
-    const create = (isConfidential: boolean): Transaction =>
+    const create = (isConfidential: boolean): CreateContractTransaction =>
       confidentialCreate(protocol, {
         sender: developer,
         timestamp: ++stamp,

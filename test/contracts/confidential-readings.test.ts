@@ -30,9 +30,8 @@ import {
   type ContractValidatorResult,
 } from '../../src/contracts/validator-results.js';
 import { DecodeError } from '../../src/errors/catalogue.js';
-import { confidentialResultsSignedBytes, contractResultsHash, ExecutedContract, type ReadDescriptor } from '../../src/protocol/transactions/contracts.js';
+import { confidentialResultsSignedBytes, contractResultsHash, ExecutedContract, type CallContractTransaction, type ExecutedContractTransaction, type ReadDescriptor } from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
-import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyCallContract, applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { tempDir } from '../../devkit/tmp.js';
 import { confidentialCall, confidentialCreate } from './support/confidential.js';
@@ -216,7 +215,7 @@ describe('a confidential call under a majority policy', () => {
   let store: ValidatorResultsStore;
   let gate: ValidationGate;
   let miner: ConfidentialExecution;
-  let call: Transaction;
+  let call: CallContractTransaction;
   const results = [{ key: 'total', type: 'integer' as const, value: 5n }];
   const resultsHash = contractResultsHash(protocol, results);
   const journal = vectorJournal().result();
@@ -287,7 +286,7 @@ describe('a confidential call under a majority policy', () => {
     assert.deepEqual(v4.data.resultsHash, resultsHash);
     assert.deepEqual(v4.data.results, []);
 
-    const apply = (tx: Transaction): unknown => applyExecutedContract(state.fork(), tx, APPLY_CONTEXT);
+    const apply = (tx: ExecutedContractTransaction): unknown => applyExecutedContract(state.fork(), tx, APPLY_CONTEXT);
     assert.doesNotThrow(() => apply(v4));
     const one = miner.buildFromValidators(call, found, { ...ctx, validationProofs: found.proofs.slice(0, 1) });
     assert.ok(one.kind === 'built');

@@ -26,7 +26,7 @@ import {
 import { ConfidentialState } from '../../src/contracts/confidential/state.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { DecodeError } from '../../src/errors/catalogue.js';
-import { CallContract, ExecutedContract } from '../../src/protocol/transactions/contracts.js';
+import { CallContract, ExecutedContract, type CreateContractTransaction } from '../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
@@ -123,13 +123,13 @@ describe('a confidential call', () => {
   let storage: ConfidentialStorage;
   let confidentialState: ConfidentialState;
   let app: ReturnType<typeof createApiServer>;
-  let secret: Transaction;
-  let plain: Transaction;
-  let foreign: Transaction;
+  let secret: CreateContractTransaction;
+  let plain: CreateContractTransaction;
+  let foreign: CreateContractTransaction;
   const broadcasted: Transaction[] = [];
   const key = { 'X-API-Key': CONFIDENTIAL_KEY };
 
-  const create = (isConfidential: boolean, owners: Uint8Array[], participants: Uint8Array[]): Transaction =>
+  const create = (isConfidential: boolean, owners: Uint8Array[], participants: Uint8Array[]): CreateContractTransaction =>
     confidentialCreate(protocol, {
       sender: developer,
       timestamp: BLOCK.timestamp + BigInt(broadcasted.length) + (isConfidential ? 1n : 0n) + BigInt(owners.length * 7),

@@ -18,10 +18,9 @@ import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { ContractTokens } from '../../src/contracts/tokens.js';
 import { ReadingsJournal } from '../../src/contracts/confidential/readings.js';
 import { decodeCurrentBlockInfoField, encodeCommittedOperations, type AssetOperationMessage, type BlockInfoMessage } from '../../src/contracts/grpc/proto-1.14.js';
-import type { CommitOutcome } from '../../src/contracts/broker.js';
+import type { CommitOutcome, ExecuteRequest } from '../../src/contracts/broker.js';
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
-import { ExecutedContract } from '../../src/protocol/transactions/contracts.js';
-import type { Transaction } from '../../src/protocol/transactions/schema.js';
+import { ExecutedContract, type CreateContractTransaction } from '../../src/protocol/transactions/contracts.js';
 import { APPLY_CONTEXT, BLOCK, callTx, createTx, developer, fund, mineInto, protocol, startTestEngine, type TestEngine } from '../../devkit/contracts/engine.js';
 import { applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { buildExecutedContract } from '../../src/contracts/result.js';
@@ -121,7 +120,7 @@ describe('the contract gRPC API with a raw client', () => {
   let te: TestEngine;
   let contract: RawContract;
   const connectionId = 'raw-contract-1';
-  let create: Transaction;
+  let create: CreateContractTransaction;
 
   before(async () => {
     te = await startTestEngine({ now: () => clock });
@@ -140,7 +139,7 @@ describe('the contract gRPC API with a raw client', () => {
   });
 
   /** Pushes `tx` through the broker and returns what the contract got plus the pending outcome. */
-  async function push(tx: Transaction, timeoutMs = 5000, readings?: ReadingsJournal): Promise<{ pushed: Pushed; outcome: Promise<CommitOutcome> }> {
+  async function push(tx: ExecuteRequest['tx'], timeoutMs = 5000, readings?: ReadingsJournal): Promise<{ pushed: Pushed; outcome: Promise<CommitOutcome> }> {
     const first = contract.streams[0]!;
     const before = first.received.length;
     const outcome = te.engine.broker.execute(connectionId, { tx, contractId: create.id, view: te.state, blockInfo: BLOCK, timeoutMs, containerName: 'raw', ...(readings === undefined ? {} : { readings }) });
@@ -198,7 +197,7 @@ describe('the contract gRPC API with a raw client', () => {
       // The second stream waits, held, before the first push (after a fixed 100 ms a loaded
       // machine could still be opening it: the work would have nowhere to move).
       await until('the second stream held', () => te.engine.broker.heldStreams(id) === 1);
-      const run = (tx: Transaction, timeoutMs: number) =>
+      const run = (tx: ExecuteRequest['tx'], timeoutMs: number) =>
         te.engine.broker.execute(id, { tx, contractId: create.id, view: te.state, blockInfo: BLOCK, timeoutMs, containerName: 'rotating' });
       const first = callTx(create.id, { action: 'lost' });
       await assert.rejects(run(first, 300), /execution timeout, container 'rotating'/);

@@ -16,6 +16,7 @@ import type { ApiServices, ChainReader } from '../../src/api/services.js';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { contractsService } from '../../src/contracts/service.js';
 import { statusMessageBytes } from '../../src/contracts/statuses.js';
+import type { CallContractTransaction, ExecutableContractTransaction } from '../../src/protocol/transactions/contracts.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { fixtureChain } from '../api/fixture.js';
 import { inject } from '../api/inject.js';
@@ -36,14 +37,14 @@ describe('/contracts/*', () => {
   let te: TestEngine;
   let app: ReturnType<typeof createApiServer>;
   let contractId: string;
-  let call: Transaction;
+  let call: CallContractTransaction;
   let executedId: string;
   const mined = new Map<string, Transaction>();
 
   before(async () => {
     te = await startTestEngine();
     fund(te.state);
-    const run = async (tx: Transaction): Promise<void> => {
+    const run = async (tx: ExecutableContractTransaction): Promise<void> => {
       const built = te.mine(tx, await te.execute(tx));
       assert.equal(built.kind, 'built');
       if (built.kind === 'built') mined.set(built.executed.idBase58, built.executed);

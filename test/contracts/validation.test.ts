@@ -27,7 +27,7 @@ import {
   type HeldValidatorResult,
 } from '../../src/contracts/validator-results.js';
 import { DecodeError, WeError } from '../../src/errors/catalogue.js';
-import { contractResultsHash, ExecutedContract, type ValidationPolicy, type ValidationProof } from '../../src/protocol/transactions/contracts.js';
+import { contractResultsHash, CreateContract, ExecutedContract, type CreateContractTransaction, type ExecutedContractTransaction, type ValidationPolicy, type ValidationProof } from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyExecutedContract, applyOwnExecutedContract } from '../../src/state/appliers/contracts.js';
@@ -177,14 +177,14 @@ function stateWithValidators(...holders: Array<(typeof validators)[number]>): Co
   return state;
 }
 
-function createWith(policy: ValidationPolicy): Transaction {
+function createWith(policy: ValidationPolicy): CreateContractTransaction {
   const base = createTx('kv:1', HASH, {});
-  return protocol.sign(protocol.transaction(base.codec, 5, { ...base.data, validationPolicy: policy }), developer.privateKey);
+  return protocol.sign(protocol.transaction(CreateContract, 5, { ...base.data, validationPolicy: policy }), developer.privateKey);
 }
 
 const success = (contractId: Uint8Array): ExecutionResult => ({ kind: 'success', results: [{ contractId, results: [{ key: 'x', type: 'integer', value: 1n }] }], assetOperations: [] });
 
-function executed(create: Transaction, proofs: readonly ValidationProof[]): Transaction {
+function executed(create: Transaction, proofs: readonly ValidationProof[]): ExecutedContractTransaction {
   const built = buildExecutedContract(create, success(create.id), { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp, validationProofs: proofs });
   assert.ok(built.kind === 'built');
   return built.executed;
@@ -254,7 +254,7 @@ describe('a 105 in a block, whatever the role of the node applying it', () => {
   const blockApplier = rulesFor(105)!.apply;
   const RESULTS: DataEntry[] = [{ key: 'x', type: 'integer', value: 1n }];
   const correctHash = contractResultsHash(protocol, RESULTS);
-  const minedBy = (miner: KeyPair, create: Transaction, proofs: readonly ValidationProof[], resultsHash = correctHash): Transaction =>
+  const minedBy = (miner: KeyPair, create: Transaction, proofs: readonly ValidationProof[], resultsHash = correctHash): ExecutedContractTransaction =>
     protocol.sign(
       protocol.transaction(ExecutedContract, 3, { senderPublicKey: miner.publicKey, tx: create, results: RESULTS, resultsHash, validationProofs: proofs, timestamp: BLOCK.timestamp, assetOperations: [] }),
       miner.privateKey,

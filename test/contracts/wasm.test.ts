@@ -11,7 +11,7 @@ import wabtInit from 'wabt';
 import { applyCreateContract } from '../../src/state/appliers/contracts.js';
 import type { ExecutionResult } from '../../src/contracts/result.js';
 import { validateWasmBytecode } from '../../src/protocol/wasm/module.js';
-import { ExecutedContract, type StoredContract } from '../../src/protocol/transactions/contracts.js';
+import { ExecutedContract, type ExecutableContractTransaction, type StoredContract } from '../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { APPLY_CONTEXT, callV7, createV7, developer, fund, protocol, startTestEngine, type TestEngine } from '../../devkit/contracts/engine.js';
@@ -49,7 +49,7 @@ describe('WASM contracts', () => {
   after(() => te?.close());
 
   /** Executes and mines a transaction; returns the result and the 105. */
-  async function run(tx: Transaction): Promise<{ result: ExecutionResult; executed: Transaction | undefined }> {
+  async function run(tx: ExecutableContractTransaction): Promise<{ result: ExecutionResult; executed: Transaction | undefined }> {
     const result = await te.execute(tx);
     const built = te.mine(tx, result);
     return { result, executed: built.kind === 'built' ? built.executed : undefined };

@@ -11,10 +11,10 @@
  */
 import { createNamedHashes, type NamedHashes } from '../../crypto/hashes.js';
 import type { Protocol } from '../../protocol/protocol.js';
-import type { ExchangeData, Order } from '../../protocol/transactions/exchange.js';
+import { Data, type DataTransaction } from '../../protocol/transactions/data.js';
+import { Exchange, orderObject, type ExchangeTransaction, type Order } from '../../protocol/transactions/exchange.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
-import { rulesFor } from '../../state/appliers/index.js';
-import { orderObject, transactionObject } from './bindings.js';
+import { rideBindingFor, rulesFor } from '../../state/appliers/index.js';
 import { buildContext, type RideContext, type ScriptVersion } from '../../ride/context.js';
 import { WavesEnvironment, type RideEnvironment } from '../../ride/environment.js';
 import { UncaughtError } from '../../ride/errors.js';
@@ -25,7 +25,7 @@ import { readScript, type Script } from '../../ride/script.js';
 import { scriptText } from '../../ride/script-text.js';
 import type { Real } from '../../ride/types.js';
 import { CaseObj, valueText, type Value } from '../../ride/values.js';
-import { BUY, SELL } from '../../ride/we-types.js';
+import { BUY, SELL, type WavesTypes } from '../../ride/we-types.js';
 import { genericError, ScriptRejection, scriptExecutionError, transactionNotAllowedByScript, WeError, type ScriptVar } from '../../errors/catalogue.js';
 
 /**
@@ -50,9 +50,9 @@ export interface SignatureChecks {
   /** Verifier.verifyAsEllipticCurveSignature of the transaction's sender (exactly one proof). */
   senderSignature(tx: Transaction): void;
   /** The signature of an Exchange's order by its sender. */
-  orderSignature(tx: Transaction, order: Order): void;
+  orderSignature(tx: ExchangeTransaction, order: Order): void;
   /** Data V1 signed by an author other than the sender: the author's proof. */
-  dataAuthorSignature(tx: Transaction): void;
+  dataAuthorSignature(tx: DataTransaction): void;
 }
 
 const who = (token: boolean): string => (token ? 'token' : 'account');
@@ -201,14 +201,14 @@ export class ScriptVerifier {
    * account script or `checks.senderSignature`, then the asset scripts of the assets it touches (its family's `smartAssets`, WE's checkedAssets).
    */
   verify(tx: Transaction, state: ScriptState, checks: SignatureChecks): void {
-    if (tx.type === EXCHANGE_TYPE) {
+    if (Exchange.is(tx)) {
       this.verifyExchange(tx, state, checks);
       return;
     }
     const sender = tx.sender;
     const script = sender === undefined ? null : state.accountScript(sender.bytes);
     if (script !== null) {
-      if (tx.type === DATA_TYPE && tx.version === 1 && isDataByAnotherAuthor(tx)) checks.dataAuthorSignature(tx);
+      if (Data.is(tx) && tx.version === 1 && isDataByAnotherAuthor(tx)) checks.dataAuthorSignature(tx);
       this.verifyTx(tx, script, state, false);
     } else {
       checks.senderSignature(tx);
@@ -222,8 +222,8 @@ export class ScriptVerifier {
   }
 
   /** Verifier.verifyExchange: matcher, sell order, buy order, then the pair's asset scripts. */
-  private verifyExchange(tx: Transaction, state: ScriptState, checks: SignatureChecks): void {
-    const d = tx.data as ExchangeData;
+  private verifyExchange(tx: ExchangeTransaction, state: ScriptState, checks: SignatureChecks): void {
+    const d = tx.data;
     const matcherScript = state.accountScript(tx.sender!.bytes);
     if (matcherScript !== null) {
       if (tx.version === 1) throw genericError("Can't process transaction with signature from scripted account");
@@ -252,12 +252,15 @@ export class ScriptVerifier {
   }
 }
 
-const EXCHANGE_TYPE = 7;
-const DATA_TYPE = 12;
+function isDataByAnotherAuthor(tx: DataTransaction): boolean {
+  return Buffer.compare(Buffer.from(tx.data.author), Buffer.from(tx.data.senderPublicKey)) !== 0;
+}
 
-function isDataByAnotherAuthor(tx: Transaction): boolean {
-  const d = tx.data as { readonly author?: Uint8Array; readonly senderPublicKey: Uint8Array };
-  const author = d.author;
-  if (author === undefined) return false;
-  return Buffer.compare(Buffer.from(author), Buffer.from(d.senderPublicKey)) !== 0;
+/** The case object a script binds to a transaction (its type's RIDE binding); reading `tx` of a class WE binds to nothing fails uncaught (a scala.MatchError there). */
+function transactionObject(tx: Transaction, types: WavesTypes, proofs: boolean): CaseObj {
+  const bound = rideBindingFor(tx.type)?.(tx, { types, proofs });
+  if (bound === undefined) {
+    throw new UncaughtError(`scala.MatchError: ${tx.codec.name} transaction version ${tx.version} has no RIDE binding (of class ${tx.codec.name}TransactionV${tx.version})`);
+  }
+  return bound;
 }

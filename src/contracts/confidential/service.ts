@@ -15,9 +15,8 @@
 import { base58OrUndefined, encodeBase58 } from '../../crypto/encoding.js';
 import type { KeyPair } from '../../crypto/suite.js';
 import type { Protocol } from '../../protocol/protocol.js';
-import { CallContract } from '../../protocol/transactions/contracts.js';
+import { CallContract, type CallContractTransaction, type ExecutedContractTransaction } from '../../protocol/transactions/contracts.js';
 import type { AtomicBadge, DataEntry } from '../../protocol/transactions/fields.js';
-import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { ContractInfo } from '../../state/contract-info.js';
 import { executedContractFor } from '../../state/executed-contract.js';
 import type { StateView } from '../../state/view.js';
@@ -59,12 +58,15 @@ export interface ConfidentialCallRequest {
 }
 
 export interface ConfidentialCallAnswer {
-  readonly tx: Transaction;
+  readonly tx: CallContractTransaction;
   readonly input: ConfidentialDataUnit;
 }
 
 export interface ConfidentialExecutedAnswer {
-  readonly executed: Transaction;
+  /** The ExecutedContract V4 of the call. */
+  readonly executed: ExecutedContractTransaction;
+  /** The confidential call (CallContract V6) it executed: its `tx`. */
+  readonly call: CallContractTransaction;
   readonly input: ConfidentialDataUnit;
   readonly output: ConfidentialDataUnit;
 }
@@ -87,7 +89,7 @@ export interface ConfidentialServiceOptions {
   /** The contracts' confidential state. */
   readonly confidentialState: ConfidentialState;
   /** The node's way to send a transaction (pool, miner, peers); throws WE's errors. */
-  broadcast(tx: Transaction): Promise<unknown>;
+  broadcast(tx: CallContractTransaction): Promise<unknown>;
   /** Tells the group's peers this node holds a unit (replication). */
   announce(type: 'input' | 'output', unit: ConfidentialDataUnit): void;
   readonly random: (n: number) => Uint8Array;
@@ -176,8 +178,9 @@ export class ConfidentialContractsService implements ConfidentialContractsApi {
     const executed = executedContractFor(state, txId);
     if (executed === undefined || executed.version !== 4) throw executedTransactionNotFound(txIdText);
     const inner = executed.data.tx;
-    const info = state.contract((inner.data as { contractId: Uint8Array }).contractId);
-    if (info === undefined || !CallContract.is(inner) || inner.version !== 6) throw executedTransactionNotFound(txIdText);
+    if (!CallContract.is(inner) || inner.version !== 6) throw executedTransactionNotFound(txIdText);
+    const info = state.contract(inner.data.contractId);
+    if (info === undefined) throw executedTransactionNotFound(txIdText);
     const contractText = encodeBase58(info.contractId);
     if (!info.isConfidential) throw customValidationError(`Contract: '${contractText}' for transaction with id: '${txIdText}' is not confidential`);
     if (!isGroupMember(info, this.ownerAddress)) {
@@ -186,7 +189,7 @@ export class ConfidentialContractsService implements ConfidentialContractsApi {
     const input = this.o.storage.get('input', inner.data.inputCommitment!);
     const output = this.o.storage.get('output', executed.data.outputCommitment!);
     if (input === undefined || output === undefined) throw customValidationError(`Confidential input or output not found for transaction with id: '${txIdText}'`);
-    return { executed, input, output };
+    return { executed, call: inner, input, output };
   }
 
   entries(contractIdText: string): DataEntry[] {

@@ -37,9 +37,8 @@ import protobuf from 'protobufjs';
 import { encodeBase58 } from '../../crypto/encoding.js';
 import { concatBytes } from '../../protocol/bytes.js';
 import type { Protocol } from '../../protocol/protocol.js';
-import { CallContract, ExecutedContract, readDescriptorsBytes } from '../../protocol/transactions/contracts.js';
+import { readDescriptorsBytes, type CallContractTransaction, type ExecutedContractTransaction } from '../../protocol/transactions/contracts.js';
 import type { AtomicBadge, DataEntry } from '../../protocol/transactions/fields.js';
-import type { Transaction } from '../../protocol/transactions/schema.js';
 import { customValidationError, WeError } from '../../errors/catalogue.js';
 import type { ConfidentialDataUnit } from '../confidential/data.js';
 import type { ConfidentialCallRequest, ConfidentialContractsApi } from '../confidential/service.js';
@@ -60,8 +59,7 @@ const INPUT_COMMITMENT_TAG = (13 << 3) | 2;
 const entryBytes = (e: DataEntry): Uint8Array => DataEntryMessage.encode(dataEntryToMessage(e)).finish();
 
 /** A CallContract V6 in WE 1.14's CallContractTransaction protobuf form. */
-export function callContractMessage(tx: Transaction, p: Protocol): Uint8Array {
-  if (!CallContract.is(tx)) throw new TypeError('not a CallContract');
+export function callContractMessage(tx: CallContractTransaction, p: Protocol): Uint8Array {
   const d = tx.data;
   const head = CallContractMessage.encode({
     id: tx.id,
@@ -82,14 +80,13 @@ export function callContractMessage(tx: Transaction, p: Protocol): Uint8Array {
   return concatBytes(head, tail);
 }
 
-/** A 105 V4 in WE 1.14's ExecutedContractTransaction protobuf form (the object protobufjs encodes). */
-function executedContractObject(tx: Transaction, p: Protocol): Record<string, unknown> {
-  if (!ExecutedContract.is(tx) || tx.version !== 4) throw new TypeError('not an ExecutedContract V4');
+/** A 105 V4 in WE 1.14's ExecutedContractTransaction protobuf form (the object protobufjs encodes); `call` is its `tx`. */
+function executedContractObject(tx: ExecutedContractTransaction, call: CallContractTransaction, p: Protocol): Record<string, unknown> {
   const d = tx.data;
   return {
     id: tx.id,
     senderPublicKey: tx.senderPublicKey!,
-    tx: { version: d.tx.version, callContractTransaction: callContractMessage(d.tx, p) },
+    tx: { version: call.version, callContractTransaction: callContractMessage(call, p) },
     results: (d.results ?? []).map(entryBytes),
     resultsHash: d.resultsHash,
     validationProofs: (d.validationProofs ?? []).map((v) => ValidationProofMessage.encode({ validatorPublicKey: v.validatorPublicKey, signature: v.signature }).finish()),
@@ -192,7 +189,7 @@ export function confidentialContractService(deps: ConfidentialContractServiceDep
     }),
     confidentialExecutedTxByExecutableTxId: unary<{ transactionId: string }, Record<string, unknown>>((req) => {
       const answer = api.executed(req.transactionId);
-      return { transaction: executedContractObject(answer.executed, p), confidentialInput: dataObject(answer.input), confidentialOutput: dataObject(answer.output) };
+      return { transaction: executedContractObject(answer.executed, answer.call, p), confidentialInput: dataObject(answer.input), confidentialOutput: dataObject(answer.output) };
     }),
     getContractKeys: unary<ContractKeysRequest, ContractKeysResponse>(async (req) => {
       let entries = api.entries(req.contractId);

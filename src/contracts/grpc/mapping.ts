@@ -10,7 +10,7 @@ import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteWriter } from '../../protocol/bytes.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { ASSET_ID_LENGTH, type DataEntry } from '../../protocol/transactions/fields.js';
-import type { ContractAssetOperation, ContractTransferIn } from '../../protocol/transactions/contracts.js';
+import { calledContractVersion, CreateContract, type CallContractTransaction, type ContractAssetOperation, type CreateContractTransaction } from '../../protocol/transactions/contracts.js';
 import { writeProofs, type Transaction } from '../../protocol/transactions/schema.js';
 import { customValidationError, WeError } from '../../errors/catalogue.js';
 import { storedContractOf } from '../../state/contract-info.js';
@@ -42,8 +42,6 @@ export function dataEntryFromMessage(m: DataEntryMessage): DataEntry {
   throw customValidationError(`Data entry with key '${m.key}' has no value`, 'results');
 }
 
-type Fields = Readonly<Record<string, unknown>>;
-
 /** The tx's proofs as WE's `proofs.bytes()`: version 1 ‖ u16 count ‖ (u16 length ‖ proof)*. */
 export function proofsBytes(tx: Transaction): Uint8Array {
   const w = new ByteWriter(8 + 66 * tx.proofs.length);
@@ -56,9 +54,8 @@ export function proofsBytes(tx: Transaction): Uint8Array {
  * sender as address, contract id (a create's own id), params (or the confidential input
  * given instead), payments of V5+, and the create/call data.
  */
-export function contractTransactionMessage(tx: Transaction, contractId: Uint8Array, params?: readonly DataEntry[]): ContractTransaction {
-  const d = tx.data as Fields;
-  const payments = (d['payments'] as readonly ContractTransferIn[] | undefined) ?? [];
+export function contractTransactionMessage(tx: CreateContractTransaction | CallContractTransaction, contractId: Uint8Array, params?: readonly DataEntry[]): ContractTransaction {
+  const payments = tx.data.payments ?? [];
   const feeAssetId = tx.feeAssetId;
   const message: ContractTransaction = {
     id: tx.idBase58,
@@ -66,7 +63,7 @@ export function contractTransactionMessage(tx: Transaction, contractId: Uint8Arr
     sender: tx.sender?.toString() ?? '',
     senderPublicKey: tx.senderPublicKey === undefined ? '' : encodeBase58(tx.senderPublicKey),
     contractId: encodeBase58(contractId),
-    params: (params ?? (d['params'] as readonly DataEntry[] | undefined) ?? []).map(dataEntryToMessage),
+    params: (params ?? tx.data.params).map(dataEntryToMessage),
     fee: long(tx.fee),
     version: tx.version,
     proofs: proofsBytes(tx),
@@ -77,12 +74,12 @@ export function contractTransactionMessage(tx: Transaction, contractId: Uint8Arr
     createData: undefined,
     callData: undefined,
   };
-  if (tx.type === 103) {
+  if (CreateContract.is(tx)) {
     const stored = storedContractOf(tx);
     const image = stored.engine === 'docker' ? stored : { image: '', imageHash: '' };
-    return { ...message, createData: { image: image.image, imageHash: image.imageHash, contractName: d['contractName'] as string } };
+    return { ...message, createData: { image: image.image, imageHash: image.imageHash, contractName: tx.data.contractName } };
   }
-  return { ...message, callData: { contractVersion: (d['contractVersion'] as number | undefined) ?? 1 } };
+  return { ...message, callData: { contractVersion: calledContractVersion(tx) } };
 }
 
 function decodeId(text: string, what: string, length: number): Uint8Array {

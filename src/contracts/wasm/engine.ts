@@ -25,9 +25,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { NODE_FAILURE_CODE } from '../../errors/catalogue.js';
 import type { Protocol } from '../../protocol/protocol.js';
-import type { ContractTransferIn } from '../../protocol/transactions/contracts.js';
-import type { DataEntry } from '../../protocol/transactions/fields.js';
-import type { Transaction } from '../../protocol/transactions/schema.js';
+import { CreateContract, UpdateContract, type ExecutableContractTransaction } from '../../protocol/transactions/contracts.js';
 import { validateWasmBytecode } from '../../protocol/wasm/module.js';
 import type { ContractInfo } from '../../state/contract-info.js';
 import type { ExecutionResult } from '../result.js';
@@ -106,27 +104,27 @@ export class WasmEngine {
   }
 
   /** WE's WASMContractExecutor.executeTransaction for a 103 (`_constructor`), 104 V7 (`callFunc`) or 107 V6 (validation only). */
-  async execute(tx: Transaction, contract: ContractInfo, ctx: ExecutionContext): Promise<ExecutionResult> {
+  async execute(tx: ExecutableContractTransaction, contract: ContractInfo, ctx: ExecutionContext): Promise<ExecutionResult> {
     const stored = contract.storedContract;
     if (stored.engine !== 'wasm') return { kind: 'error', code: NODE_FAILURE_CODE, message: 'not a WASM contract' };
-    if (tx.type === 107) {
+    if (UpdateContract.is(tx)) {
       const code = this.validate(stored.bytecode);
       return code === 0 ? { kind: 'success', results: [], assetOperations: [] } : wasmFailure(code, `validation code is ${code}`);
     }
-    const d = tx.data as Readonly<Record<string, unknown>>;
-    const func = tx.type === 103 ? '_constructor' : (d['callFunc'] as string | null | undefined);
+    const d = tx.data;
+    const func = CreateContract.is(tx) ? '_constructor' : tx.data.callFunc;
     if (func === undefined || func === null) return wasmFailure(NODE_FAILURE_CODE, 'callFunc is not set for a WASM call');
     const job: WasmJob = {
       contractId: contract.contractId,
       bytecode: stored.bytecode,
       func,
-      params: serializeParams(ctx.params ?? (d['params'] as readonly DataEntry[]), tx.protocol),
+      params: serializeParams(ctx.params ?? d.params, tx.protocol),
       tx: {
         id: tx.id,
         idBase58: tx.idBase58,
         senderPublicKey: tx.senderPublicKey!,
         sender: tx.sender!.bytes,
-        payments: (d['payments'] as readonly ContractTransferIn[] | undefined) ?? [],
+        payments: d.payments ?? [],
       },
       blockTimestamp: ctx.blockInfo.timestamp,
       fuelLimit: this.o.fuelLimit,

@@ -2,8 +2,8 @@
  * Issue (3), Reissue (5), Burn (6), SponsorFee (14) and SetAssetScript (15): we-node
  * AssetTransactionsDiff and AssetOpsSupport. Scripts are stored, never evaluated here.
  */
-import { Burn, Issue, Reissue, SponsorFee } from '../../protocol/transactions/assets.js';
-import { SetAssetScript } from '../../protocol/transactions/scripts.js';
+import type { BurnTransaction, IssueTransaction, ReissueTransaction, SponsorFeeTransaction } from '../../protocol/transactions/assets.js';
+import type { SetAssetScriptTransaction } from '../../protocol/transactions/scripts.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import { equalBytes, INT64 } from '../../protocol/bytes.js';
 import type { AssetInfo } from '../model.js';
@@ -24,8 +24,7 @@ function findAsset(state: StateView, tx: Transaction, assetId: Uint8Array, onlyI
   return asset;
 }
 
-export const applyIssue: Applier = (state, tx, ctx) => {
-  if (!Issue.is(tx)) throw new Error('applyIssue: not an Issue');
+export const applyIssue: Applier<IssueTransaction> = (state, tx, ctx) => {
   const d = tx.data;
   const sender = senderOf(tx).bytes;
   state.putAsset(tx.id, {
@@ -45,8 +44,7 @@ export const applyIssue: Applier = (state, tx, ctx) => {
   return undefined;
 };
 
-export const applyReissue: Applier = (state, tx, ctx) => {
-  if (!Reissue.is(tx)) throw new Error('applyReissue: not a Reissue');
+export const applyReissue: Applier<ReissueTransaction> = (state, tx, ctx) => {
   const d = tx.data;
   const asset = findAsset(state, tx, d.assetId, true);
   if (!asset.reissuable) throw genericError('Asset is not reissuable');
@@ -58,8 +56,7 @@ export const applyReissue: Applier = (state, tx, ctx) => {
   return undefined;
 };
 
-export const applyBurn: Applier = (state, tx, ctx) => {
-  if (!Burn.is(tx)) throw new Error('applyBurn: not a Burn');
+export const applyBurn: Applier<BurnTransaction> = (state, tx, ctx) => {
   const d = tx.data;
   const asset = findAsset(state, tx, d.assetId, !ctx.isFeatureActive(FEATURE.BURN_ANY_TOKENS));
   const sender = senderOf(tx).bytes;
@@ -69,8 +66,7 @@ export const applyBurn: Applier = (state, tx, ctx) => {
   return undefined;
 };
 
-export const applySponsorFee: Applier = (state, tx) => {
-  if (!SponsorFee.is(tx)) throw new Error('applySponsorFee: not a SponsorFee');
+export const applySponsorFee: Applier<SponsorFeeTransaction> = (state, tx) => {
   const d = tx.data;
   const asset = findAsset(state, tx, d.assetId, true);
   if (asset.script !== null) throw genericError('Cannot enable sponsorship for a smart asset');
@@ -80,8 +76,7 @@ export const applySponsorFee: Applier = (state, tx) => {
   return undefined;
 };
 
-export const applySetAssetScript: Applier = (state, tx) => {
-  if (!SetAssetScript.is(tx)) throw new Error('applySetAssetScript: not a SetAssetScript');
+export const applySetAssetScript: Applier<SetAssetScriptTransaction> = (state, tx) => {
   const d = tx.data;
   if (d.script === null) throw genericError('Cannot set empty script');
   const asset = findAsset(state, tx, d.assetId, true);
@@ -95,16 +90,16 @@ export const applySetAssetScript: Applier = (state, tx) => {
 const ASSETS = `${TX_PACKAGE}.assets`;
 const SMART_ACCOUNTS_THEN_ATOMIC = featuresByVersion({ 2: [FEATURE.SMART_ACCOUNTS], 3: [FEATURE.SMART_ACCOUNTS, FEATURE.OTHER_TX_TYPES_ATOMIC] });
 
-export const ISSUE: TransactionRules = {
+export const ISSUE: TransactionRules<IssueTransaction> = {
   apply: applyIssue,
   scalaClass: { pkg: ASSETS, name: 'IssueTransaction', versioned: true },
   features: SMART_ACCOUNTS_THEN_ATOMIC,
-  fieldFeatures: (tx) => (Issue.is(tx) && tx.data.script !== null ? [FEATURE.SMART_ASSETS] : []),
+  fieldFeatures: (tx) => (tx.data.script !== null ? [FEATURE.SMART_ASSETS] : []),
   roles: () => ['issuer'],
   fee: paidFee('issue', ONE_WEST),
 };
 
-export const REISSUE: TransactionRules = {
+export const REISSUE: TransactionRules<ReissueTransaction> = {
   apply: applyReissue,
   scalaClass: { pkg: ASSETS, name: 'ReissueTransaction', versioned: true },
   features: SMART_ACCOUNTS_THEN_ATOMIC,
@@ -113,7 +108,7 @@ export const REISSUE: TransactionRules = {
   fee: paidFee('reissue', ONE_WEST),
 };
 
-export const BURN: TransactionRules = {
+export const BURN: TransactionRules<BurnTransaction> = {
   apply: applyBurn,
   scalaClass: { pkg: ASSETS, name: 'BurnTransaction', versioned: true },
   features: SMART_ACCOUNTS_THEN_ATOMIC,
@@ -121,7 +116,7 @@ export const BURN: TransactionRules = {
   fee: paidFee('burn', west(0.05)),
 };
 
-export const SPONSOR_FEE: TransactionRules = {
+export const SPONSOR_FEE: TransactionRules<SponsorFeeTransaction> = {
   apply: applySponsorFee,
   scalaClass: { pkg: ASSETS, name: 'SponsorFeeTransaction', versioned: true },
   features: featuresByVersion({ 1: [FEATURE.SPONSORED_FEES], 2: [FEATURE.SPONSORED_FEES, FEATURE.OTHER_TX_TYPES_ATOMIC] }),
@@ -129,7 +124,7 @@ export const SPONSOR_FEE: TransactionRules = {
   fee: paidFee('sponsor-fee', ONE_WEST),
 };
 
-export const SET_ASSET_SCRIPT: TransactionRules = {
+export const SET_ASSET_SCRIPT: TransactionRules<SetAssetScriptTransaction> = {
   apply: applySetAssetScript,
   scalaClass: { pkg: ASSETS, name: 'SetAssetScriptTransaction', versioned: true },
   features: featuresByVersion({ 1: [FEATURE.SMART_ASSETS] }),

@@ -5,13 +5,12 @@
  * inner transaction leaves nothing behind. What the miner gets is the inner fees.
  */
 import { equalBytes } from '../../crypto/encoding.js';
-import { isAtomic } from '../../protocol/transactions/atomic.js';
+import type { AtomicTransaction } from '../../protocol/transactions/atomic.js';
 import { addressOf, payFee, senderOf, type Applier } from './context.js';
 import { sameFeatures, TX_PACKAGE, ZERO_FEE, type TransactionRules } from './rules.js';
 import { genericError } from '../../errors/catalogue.js';
 
-export const applyAtomic: Applier = (state, tx, ctx) => {
-  if (!isAtomic(tx)) throw new Error('applyAtomic: not an Atomic');
+export const applyAtomic: Applier<AtomicTransaction> = (state, tx, ctx) => {
   const generator = ctx.blockGenerator;
   if (generator !== undefined) {
     const miner = tx.data.miner;
@@ -31,7 +30,7 @@ export const applyAtomic: Applier = (state, tx, ctx) => {
   return { fee };
 };
 
-export const ATOMIC: TransactionRules = {
+export const ATOMIC: TransactionRules<AtomicTransaction> = {
   apply: applyAtomic,
   scalaClass: { pkg: TX_PACKAGE, name: 'AtomicTransaction', versioned: true },
   features: sameFeatures([1]),

@@ -11,7 +11,7 @@
  */
 import type { Address } from '../../crypto/address.js';
 import { equalBytes } from '../../protocol/bytes.js';
-import type { Transaction } from '../../protocol/transactions/schema.js';
+import type { CreateContractTransaction, UpdateContractTransaction } from '../../protocol/transactions/contracts.js';
 import { genericError } from '../../errors/catalogue.js';
 import { isGroupParticipant, type ContractInfo } from '../contract-info.js';
 
@@ -20,13 +20,10 @@ export const MIN_GROUP_VALIDATORS = 3;
 /** The most addresses a group list may hold. */
 export const MAX_GROUP_SIZE = 1024;
 
-type Fields = Readonly<Record<string, unknown>>;
-
 /** The group lists a 103 V6+ or 107 V5+ carries (undefined on versions without them). */
-function groupsOf(tx: Transaction): { participants: readonly Address[]; owners: readonly Address[] } | undefined {
-  const d = tx.data as Fields;
-  const participants = d['groupParticipants'] as readonly Address[] | undefined;
-  const owners = d['groupOwners'] as readonly Address[] | undefined;
+function groupsOf(tx: CreateContractTransaction | UpdateContractTransaction): { participants: readonly Address[]; owners: readonly Address[] } | undefined {
+  const participants = tx.data.groupParticipants;
+  const owners = tx.data.groupOwners;
   if (participants === undefined && owners === undefined) return undefined;
   return { participants: participants ?? [], owners: owners ?? [] };
 }
@@ -62,16 +59,16 @@ function checkNoGroups(participants: readonly Address[], owners: readonly Addres
 }
 
 /** checkConfidentialCreateParamsSanity; `validators` = addresses holding `contract_validator` at the last block. */
-export function checkConfidentialCreate(tx: Transaction, validators: readonly Uint8Array[]): void {
+export function checkConfidentialCreate(tx: CreateContractTransaction, validators: readonly Uint8Array[]): void {
   const groups = groupsOf(tx);
   if (groups === undefined) return;
-  const d = tx.data as Fields;
-  if (d['isConfidential'] !== true) {
+  const d = tx.data;
+  if (d.isConfidential !== true) {
     checkNoGroups(groups.participants, groups.owners);
     return;
   }
   checkConfidentialGroups(groups.participants, groups.owners, validators);
-  const payments = (d['payments'] as readonly unknown[] | undefined) ?? [];
+  const payments = d.payments ?? [];
   if (payments.length > 0) {
     throw genericError("Native token operations are not supported for confidential contracts, so payment field must be empty when 'isConfidential' = true");
   }
@@ -81,7 +78,7 @@ export function checkConfidentialCreate(tx: Transaction, validators: readonly Ui
  * checkConfidentialContractInfoChangesPermission then checkConfidentialUpdateParamsSanity:
  * `sender` is the update's sender address.
  */
-export function checkConfidentialUpdate(tx: Transaction, info: ContractInfo, sender: Address, validators: readonly Uint8Array[]): void {
+export function checkConfidentialUpdate(tx: UpdateContractTransaction, info: ContractInfo, sender: Address, validators: readonly Uint8Array[]): void {
   const groups = groupsOf(tx);
   if (groups === undefined) return;
   const changed = !sameGroup(groups.participants, info.groupParticipants) || !sameGroup(groups.owners, info.groupOwners);

@@ -27,14 +27,17 @@ import {
   contractResultsHash,
   contractResultsMapHash,
   CreateContract,
-  DisableContract,
-  ExecutedContract,
   executedAssetOperations,
+  executedContractIdOf,
   UpdateContract,
+  type CallContractTransaction,
   type ContractAssetOperation,
-  type ContractTransferIn,
+  type CreateContractTransaction,
+  type DisableContractTransaction,
+  type ExecutableContractTransaction,
   type ExecutedContractTransaction,
   type StoredContract,
+  type UpdateContractTransaction,
   type ValidationPolicy,
 } from '../../protocol/transactions/contracts.js';
 import { ROLES, type RoleName } from '../../protocol/transactions/permissions.js';
@@ -51,10 +54,6 @@ import { contractAlreadyDisabled, contractIsDisabled, contractNotFound, genericE
 
 /** The state the contract appliers work on. */
 export type ContractApplyState = MutableState;
-
-export type ContractApplier = Applier;
-
-type Fields = Readonly<Record<string, unknown>>;
 
 // ---------------------------------------------------------------------------
 // Errors with WE's kinds and messages
@@ -107,14 +106,14 @@ function checkBytecode(stored: StoredContract, contractId: Uint8Array): void {
  * `/confidential-contracts/call`), and a 104 V6 only calls a confidential contract: this
  * node executes no other combination (what WE does with them is not known).
  */
-function checkConfidentialCall(tx: Transaction, info: ContractInfo): void {
+function checkConfidentialCall(tx: CallContractTransaction, info: ContractInfo): void {
   if (info.isConfidential && tx.version !== 6) throw genericError(`Contract '${encodeBase58(info.contractId)}' is confidential: it is called by CallContract V6 only`);
   if (!info.isConfidential && tx.version === 6) throw genericError(`Contract '${encodeBase58(info.contractId)}' is not confidential: CallContract V6 calls confidential contracts only`);
 }
 
 /** TransferOpsSupport.contractTransfersDiff: attached payments go from the sender to the contract. */
-function movePayments(state: ContractApplyState, tx: Transaction, contractId: Uint8Array): void {
-  const payments = ((tx.data as Fields)['payments'] as readonly ContractTransferIn[] | undefined) ?? [];
+function movePayments(state: ContractApplyState, tx: CreateContractTransaction | CallContractTransaction, contractId: Uint8Array): void {
+  const payments = tx.data.payments ?? [];
   if (payments.length === 0) return;
   if (!payments.every((p) => p.assetId === null || state.asset(p.assetId) !== undefined)) throw genericError('Attempt to transfer a nonexistent asset');
   const sender = senderAddress(state, tx).bytes;
@@ -127,8 +126,7 @@ function movePayments(state: ContractApplyState, tx: Transaction, contractId: Ui
 // ---------------------------------------------------------------------------
 // 103, 104, 107 (their own changes, applied inside a 105 or checked for the pool)
 
-function createChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyContext): void {
-  if (!CreateContract.is(tx)) throw new Error('not a CreateContract');
+function createChanges(state: ContractApplyState, tx: CreateContractTransaction, ctx: ApplyContext): void {
   if (tx.version === 1 && ctx.isFeatureActive(FEATURE.CONTRACT_NATIVE_TOKENS_AND_PKI)) {
     throw genericError(
       `CreateContractTransactionV1 is not allowed. Since feature '${FEATURE.CONTRACT_NATIVE_TOKENS_AND_PKI}' activation, REST-based smart-contracts are deprecated and cannot be created anymore.`,
@@ -143,8 +141,7 @@ function createChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyCon
   movePayments(state, tx, info.contractId);
 }
 
-function callChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyContext): void {
-  if (!CallContract.is(tx)) throw new Error('not a CallContract');
+function callChanges(state: ContractApplyState, tx: CallContractTransaction, ctx: ApplyContext): void {
   const d = tx.data;
   const info = state.contract(d.contractId);
   if (info === undefined) throw contractNotFoundError(d.contractId);
@@ -163,8 +160,7 @@ function callChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyConte
   movePayments(state, tx, d.contractId);
 }
 
-function updateChanges(state: ContractApplyState, tx: Transaction, ctx: ApplyContext): void {
-  if (!UpdateContract.is(tx)) throw new Error('not an UpdateContract');
+function updateChanges(state: ContractApplyState, tx: UpdateContractTransaction, ctx: ApplyContext): void {
   const d = tx.data;
   const info = state.contract(d.contractId);
   if (info === undefined) throw contractNotFoundError(d.contractId);
@@ -189,28 +185,30 @@ function storedKey(c: StoredContract): unknown {
   return c.engine === 'docker' ? [c.image, c.imageHash, c.apiVersion.major, c.apiVersion.minor] : [c.bytecodeHash];
 }
 
-const EXECUTABLE_CHANGES: ReadonlyMap<number, (state: ContractApplyState, tx: Transaction, ctx: ApplyContext) => void> = new Map([
-  [103, createChanges],
-  [104, callChanges],
-  [107, updateChanges],
-]);
+/** The own changes of an executable transaction, whichever it is (the one a 105 executed). */
+function executableChanges(state: ContractApplyState, tx: ExecutableContractTransaction, ctx: ApplyContext): void {
+  if (CreateContract.is(tx)) createChanges(state, tx, ctx);
+  else if (CallContract.is(tx)) callChanges(state, tx, ctx);
+  else updateChanges(state, tx, ctx);
+}
 
-/** The applier of a 103/104/107 on its own: checked (pool admission) outside a block, refused inside one. */
-const executableApplier: ContractApplier = (state, tx, ctx) => {
-  if (ctx.blockGenerator !== undefined) throw unexpectedInBlock(tx);
-  EXECUTABLE_CHANGES.get(tx.type)!(state, tx, ctx);
-  return undefined;
-};
+/** The applier of a 103/104/107 on its own (its own `changes`): checked (pool admission) outside a block, refused inside one. */
+function onItsOwn<T extends ExecutableContractTransaction>(changes: (state: ContractApplyState, tx: T, ctx: ApplyContext) => void): Applier<T> {
+  return (state, tx, ctx) => {
+    if (ctx.blockGenerator !== undefined) throw unexpectedInBlock(tx);
+    changes(state, tx, ctx);
+    return undefined;
+  };
+}
 
-export const applyCreateContract: ContractApplier = executableApplier;
-export const applyCallContract: ContractApplier = executableApplier;
-export const applyUpdateContract: ContractApplier = executableApplier;
+export const applyCreateContract = onItsOwn(createChanges);
+export const applyCallContract = onItsOwn(callChanges);
+export const applyUpdateContract = onItsOwn(updateChanges);
 
 // ---------------------------------------------------------------------------
 // 106
 
-export const applyDisableContract: ContractApplier = (state, tx) => {
-  if (!DisableContract.is(tx)) throw new Error('applyDisableContract: not a DisableContract');
+export const applyDisableContract: Applier<DisableContractTransaction> = (state, tx) => {
   const d = tx.data;
   const info = state.contract(d.contractId);
   if (info === undefined) throw contractNotFoundError(d.contractId);
@@ -227,12 +225,12 @@ export const applyDisableContract: ContractApplier = (state, tx) => {
 // 105
 
 /** The validation policy the 105's proofs are checked against (WE's validationPolicy(tx.tx)). */
-export function policyOf(state: ContractApplyState, inner: Transaction): ValidationPolicy {
-  if (inner.type === 103) return contractInfoOfCreate(inner).validationPolicy;
-  const contractId = (inner.data as Fields)['contractId'] as Uint8Array;
+export function policyOf(state: ContractApplyState, inner: ExecutableContractTransaction): ValidationPolicy {
+  if (CreateContract.is(inner)) return contractInfoOfCreate(inner).validationPolicy;
+  const contractId = inner.data.contractId;
   const info = state.contract(contractId);
   if (info === undefined) throw contractNotFoundError(contractId);
-  return inner.type === 107 ? contractInfoAfterUpdate(inner, info).validationPolicy : info.validationPolicy;
+  return UpdateContract.is(inner) ? contractInfoAfterUpdate(inner, info).validationPolicy : info.validationPolicy;
 }
 
 function checkResultsHash(tx: ExecutedContractTransaction): void {
@@ -288,12 +286,12 @@ function checkValidationProofs(state: ContractApplyState, tx: ExecutedContractTr
 }
 
 /** The embedded transaction's signature and its sender's roles (it was checked by the miner's pool, not by this node). */
-function checkEmbedded(state: ContractApplyState, inner: Transaction): void {
+function checkEmbedded(state: ContractApplyState, inner: ExecutableContractTransaction): void {
   if (!inner.hasValidSenderSignature()) throw genericError(`Script doesn't exist and proof doesn't validate as signature for the executed transaction '${inner.idBase58}'`);
   const sender = senderAddress(state, inner);
   const ops = state.permissionOps(sender.bytes);
   if (hasRole(ops, ROLES.banned, inner.timestamp)) throw permissionError(`Sender ${sender.toString()} permission validation failed: Sender is 'banned'`);
-  const required: RoleName | undefined = inner.type === 103 || inner.type === 107 ? 'contract_developer' : undefined;
+  const required: RoleName | undefined = CreateContract.is(inner) || UpdateContract.is(inner) ? 'contract_developer' : undefined;
   if (required !== undefined && !hasRole(ops, ROLES[required], inner.timestamp)) {
     throw permissionError(`Sender ${sender.toString()} permission validation failed: Has no active '${required}' role`);
   }
@@ -407,11 +405,6 @@ function minerFeeOf(state: ContractApplyState, tx: Transaction): MinerFee {
   return { fee: state.asset(feeAssetId)?.sponsorship === true ? tx.fee : 0n };
 }
 
-/** The contract an executable transaction runs: a create's own id, else its `contractId`. */
-export function executedContractIdOf(inner: Transaction): Uint8Array {
-  return inner.type === 103 ? inner.id : ((inner.data as Fields)['contractId'] as Uint8Array);
-}
-
 /** What every 105 must be before its changes apply: not executed yet, sent by the block's generator, its results hash that of its results. Returns the generator. */
 function checkExecutedContract(state: ContractApplyState, tx: ExecutedContractTransaction, ctx: ApplyContext): Uint8Array {
   const d = tx.data;
@@ -427,7 +420,7 @@ function checkExecutedContract(state: ContractApplyState, tx: ExecutedContractTr
     );
   }
   // A V4 carries a confidential call: its results stay off-chain (only outputCommitment is here).
-  if (tx.version === 4 && !(inner.type === 104 && inner.version === 6)) throw genericError(`ExecutedContract V4 carries a confidential call (CallContract V6), not a ${inner.type} V${inner.version}`);
+  if (tx.version === 4 && !(CallContract.is(inner) && inner.version === 6)) throw genericError(`ExecutedContract V4 carries a confidential call (CallContract V6), not a ${inner.type} V${inner.version}`);
   checkResultsHash(tx);
   return miner;
 }
@@ -437,7 +430,7 @@ function applyExecutionChanges(state: ContractApplyState, tx: ExecutedContractTr
   const d = tx.data;
   const inner = d.tx;
   checkEmbedded(state, inner);
-  EXECUTABLE_CHANGES.get(inner.type)!(state, inner, ctx);
+  executableChanges(state, inner, ctx);
   state.putExecutedTxFor(inner.id, tx.id);
   // WE's state records the executed transaction itself, under the addresses its changes touched.
   state.addExecutedTransaction(inner);
@@ -456,8 +449,7 @@ function applyExecutionChanges(state: ContractApplyState, tx: ExecutedContractTr
 }
 
 /** A 105 in a block (or mined into one): every check, the results hash and the validation proofs included, whoever applies it. */
-export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
-  if (!ExecutedContract.is(tx)) throw new Error('applyExecutedContract: not an ExecutedContract');
+export const applyExecutedContract: Applier<ExecutedContractTransaction> = (state, tx, ctx) => {
   const miner = checkExecutedContract(state, tx, ctx);
   checkValidationProofs(state, tx, miner, ctx);
   return applyExecutionChanges(state, tx, ctx);
@@ -471,8 +463,7 @@ export const applyExecutedContract: ContractApplier = (state, tx, ctx) => {
  * block's 105 and is refused here (blocks go through applyExecutedContract). It is not a
  * registered rule: no block reaches it.
  */
-export const applyOwnExecutedContract: ContractApplier = (state, tx, ctx) => {
-  if (!ExecutedContract.is(tx)) throw new Error('applyOwnExecutedContract: not an ExecutedContract');
+export const applyOwnExecutedContract: Applier<ExecutedContractTransaction> = (state, tx, ctx) => {
   if ((tx.data.validationProofs ?? []).length > 0) throw genericError(`ExecutedContract ${tx.idBase58} carries validation proofs: it is not this node's own execution`);
   checkExecutedContract(state, tx, ctx);
   return applyExecutionChanges(state, tx, ctx);
@@ -482,12 +473,9 @@ export const applyOwnExecutedContract: ContractApplier = (state, tx, ctx) => {
 // The family's rules. An executable transaction's fee is taken when its 105 is applied
 // and goes to the 105's miner; the 105 itself is free.
 
-/** The executable types: executed by the contract engine, reaching a block only inside the 105 that executed them. */
-export const EXECUTABLE_CONTRACT_TYPES: ReadonlySet<number> = new Set([103, 104, 107]);
-
 const DOCKER = `${TX_PACKAGE}.docker`;
 
-export const CREATE_CONTRACT: TransactionRules = {
+export const CREATE_CONTRACT: TransactionRules<CreateContractTransaction> = {
   apply: applyCreateContract,
   scalaClass: { pkg: DOCKER, name: 'CreateContractTransaction', versioned: true },
   features: featuresByVersion({
@@ -505,7 +493,7 @@ export const CREATE_CONTRACT: TransactionRules = {
   fee: paidFee('create-contract', ONE_WEST),
 };
 
-export const CALL_CONTRACT: TransactionRules = {
+export const CALL_CONTRACT: TransactionRules<CallContractTransaction> = {
   apply: applyCallContract,
   scalaClass: { pkg: DOCKER, name: 'CallContractTransaction', versioned: true },
   features: featuresByVersion({
@@ -520,7 +508,7 @@ export const CALL_CONTRACT: TransactionRules = {
   fee: paidFee('call-contract', west(0.1)),
 };
 
-export const EXECUTED_CONTRACT: TransactionRules = {
+export const EXECUTED_CONTRACT: TransactionRules<ExecutedContractTransaction> = {
   apply: applyExecutedContract,
   scalaClass: { pkg: DOCKER, name: 'ExecutedContractTransaction', versioned: true },
   features: featuresByVersion({
@@ -533,14 +521,14 @@ export const EXECUTED_CONTRACT: TransactionRules = {
   fee: ZERO_FEE,
 };
 
-export const DISABLE_CONTRACT: TransactionRules = {
+export const DISABLE_CONTRACT: TransactionRules<DisableContractTransaction> = {
   apply: applyDisableContract,
   scalaClass: { pkg: DOCKER, name: 'DisableContractTransaction', versioned: true },
   features: featuresByVersion({ 1: [], 2: [F.SPONSORED_FEES], 3: [F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS] }),
   fee: paidFee('disable-contract', west(0.01)),
 };
 
-export const UPDATE_CONTRACT: TransactionRules = {
+export const UPDATE_CONTRACT: TransactionRules<UpdateContractTransaction> = {
   apply: applyUpdateContract,
   scalaClass: { pkg: DOCKER, name: 'UpdateContractTransaction', versioned: true },
   features: featuresByVersion({

@@ -2,20 +2,19 @@
  * Data (12): we-node DataTransactionDiff. The entries go to the sender's account; the fee
  * is paid by the author (they are the same account unless a V1 was sent for someone else).
  */
-import { Data } from '../../protocol/transactions/data.js';
+import type { DataTransaction } from '../../protocol/transactions/data.js';
 import { addressOf, payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 
-export const applyData: Applier = (state, tx) => {
-  if (!Data.is(tx)) throw new Error('applyData: not a Data');
+export const applyData: Applier<DataTransaction> = (state, tx) => {
   const sender = senderOf(tx).bytes;
   for (const entry of tx.data.data) state.putData(sender, entry);
   payFee(state, addressOf(state, tx.data.author).bytes, tx);
   return undefined;
 };
 
-export const DATA: TransactionRules = {
+export const DATA: TransactionRules<DataTransaction> = {
   apply: applyData,
   scalaClass: { pkg: TX_PACKAGE, name: 'DataTransaction', versioned: true },
   features: featuresByVersion({

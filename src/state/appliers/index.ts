@@ -1,8 +1,36 @@
 /**
- * The rules of every transaction type (rules.ts): its applier and what the chain checks
- * before it. The one place that dispatches chain rules on the type byte: adding a family
- * means adding its rules here.
+ * The transaction registry of the chain: each type's codec with its rules (rules.ts: its
+ * applier and what the chain checks before it) and its RIDE binding, one line a type. The
+ * one place that dispatches chain rules and bindings on the type byte; each line ties a
+ * codec to rules and a binding of its own transactions (the compiler holds them to it), so
+ * an applier receives its type's typed transaction. Adding a transaction type touches its
+ * protocol module, its applier module and one line here.
  */
+import { CreateAlias, createAliasBinding } from '../../protocol/transactions/alias.js';
+import { Burn, burnBinding, Issue, issueBinding, Reissue, reissueBinding, SponsorFee, sponsorFeeBinding } from '../../protocol/transactions/assets.js';
+import { Atomic } from '../../protocol/transactions/atomic.js';
+import {
+  CallContract,
+  callContractBinding,
+  CreateContract,
+  createContractBinding,
+  DisableContract,
+  disableContractBinding,
+  ExecutedContract,
+  UpdateContract,
+  updateContractBinding,
+} from '../../protocol/transactions/contracts.js';
+import { Data, dataBinding } from '../../protocol/transactions/data.js';
+import { Exchange, exchangeBinding } from '../../protocol/transactions/exchange.js';
+import { Genesis, genesisBinding, GenesisPermit, GenesisRegisterNode } from '../../protocol/transactions/genesis.js';
+import { Lease, leaseBinding, LeaseCancel, leaseCancelBinding } from '../../protocol/transactions/leasing.js';
+import { RegisterNode } from '../../protocol/transactions/nodes.js';
+import { Permit } from '../../protocol/transactions/permissions.js';
+import { CreatePolicy, PolicyDataHash, UpdatePolicy } from '../../protocol/transactions/privacy.js';
+import type { RideBinding } from '../../protocol/transactions/ride-binding.js';
+import type { Transaction, TypedTxCodec } from '../../protocol/transactions/schema.js';
+import { SetAssetScript, setAssetScriptBinding, SetScript, setScriptBinding } from '../../protocol/transactions/scripts.js';
+import { MassTransfer, massTransferBinding, Transfer, transferBinding } from '../../protocol/transactions/transfer.js';
 import type { TransactionRules } from './rules.js';
 import { CREATE_ALIAS } from './alias.js';
 import { BURN, ISSUE, REISSUE, SET_ASSET_SCRIPT, SPONSOR_FEE } from './assets.js';
@@ -22,38 +50,68 @@ export * from './context.js';
 export * from './rules.js';
 export { validateBalances, availableBalance, effectiveBalance } from './balances.js';
 
+/** A transaction type as the chain knows it. */
+interface RegisteredType {
+  readonly codec: TypedTxCodec;
+  readonly rules: TransactionRules;
+  /** The case object a script binds to its transactions; none for a class WE does not bind. */
+  readonly binding: RideBinding<Transaction> | undefined;
+}
+
+/**
+ * One line of the registry: `codec` with rules and a binding of its own transactions `T`.
+ * They are kept for any transaction because the registry hands them only those of the
+ * codec's type (`rulesFor(tx.type)`, `rideBindingFor(tx.type)`), which are `T`.
+ */
+function registered<T extends Transaction>(codec: TypedTxCodec<T>, rules: TransactionRules<NoInfer<T>>, binding?: RideBinding<NoInfer<T>>): RegisteredType {
+  return { codec, rules: rules as unknown as TransactionRules, binding: binding as RideBinding<Transaction> | undefined };
+}
+
+const REGISTRY: readonly RegisteredType[] = [
+  registered(Genesis, GENESIS, genesisBinding),
+  registered(Issue, ISSUE, issueBinding),
+  registered(Transfer, TRANSFER, transferBinding),
+  registered(Reissue, REISSUE, reissueBinding),
+  registered(Burn, BURN, burnBinding),
+  registered(Exchange, EXCHANGE, exchangeBinding),
+  registered(Lease, LEASE, leaseBinding),
+  registered(LeaseCancel, LEASE_CANCEL, leaseCancelBinding),
+  registered(CreateAlias, CREATE_ALIAS, createAliasBinding),
+  registered(MassTransfer, MASS_TRANSFER, massTransferBinding),
+  registered(Data, DATA, dataBinding),
+  registered(SetScript, SET_SCRIPT, setScriptBinding),
+  registered(SponsorFee, SPONSOR_FEE, sponsorFeeBinding),
+  registered(SetAssetScript, SET_ASSET_SCRIPT, setAssetScriptBinding),
+  registered(GenesisPermit, GENESIS_PERMIT),
+  registered(Permit, PERMIT),
+  registered(CreateContract, CREATE_CONTRACT, createContractBinding),
+  registered(CallContract, CALL_CONTRACT, callContractBinding),
+  registered(ExecutedContract, EXECUTED_CONTRACT),
+  registered(DisableContract, DISABLE_CONTRACT, disableContractBinding),
+  registered(UpdateContract, UPDATE_CONTRACT, updateContractBinding),
+  registered(GenesisRegisterNode, GENESIS_REGISTER_NODE),
+  registered(RegisterNode, REGISTER_NODE),
+  registered(CreatePolicy, CREATE_POLICY),
+  registered(UpdatePolicy, UPDATE_POLICY),
+  registered(PolicyDataHash, POLICY_DATA_HASH),
+  registered(Atomic, ATOMIC),
+];
+
+const BY_TYPE = new Map<number, RegisteredType>();
+for (const entry of REGISTRY) {
+  if (BY_TYPE.has(entry.codec.type)) throw new Error(`Transaction type ${entry.codec.type} is registered twice`);
+  BY_TYPE.set(entry.codec.type, entry);
+}
+
 /** Every transaction type's rules, by type id. */
-export const TRANSACTION_RULES: ReadonlyMap<number, TransactionRules> = new Map<number, TransactionRules>([
-  [1, GENESIS],
-  [3, ISSUE],
-  [4, TRANSFER],
-  [5, REISSUE],
-  [6, BURN],
-  [7, EXCHANGE],
-  [8, LEASE],
-  [9, LEASE_CANCEL],
-  [10, CREATE_ALIAS],
-  [11, MASS_TRANSFER],
-  [12, DATA],
-  [13, SET_SCRIPT],
-  [14, SPONSOR_FEE],
-  [15, SET_ASSET_SCRIPT],
-  [101, GENESIS_PERMIT],
-  [102, PERMIT],
-  [103, CREATE_CONTRACT],
-  [104, CALL_CONTRACT],
-  [105, EXECUTED_CONTRACT],
-  [106, DISABLE_CONTRACT],
-  [107, UPDATE_CONTRACT],
-  [110, GENESIS_REGISTER_NODE],
-  [111, REGISTER_NODE],
-  [112, CREATE_POLICY],
-  [113, UPDATE_POLICY],
-  [114, POLICY_DATA_HASH],
-  [120, ATOMIC],
-]);
+export const TRANSACTION_RULES: ReadonlyMap<number, TransactionRules> = new Map([...BY_TYPE].map(([type, entry]) => [type, entry.rules]));
 
 /** The rules of a transaction type (undefined for a type the node does not know). */
 export function rulesFor(type: number): TransactionRules | undefined {
   return TRANSACTION_RULES.get(type);
+}
+
+/** The RIDE binding of a transaction type (undefined for a type WE binds to nothing, or one the node does not know). */
+export function rideBindingFor(type: number): RideBinding<Transaction> | undefined {
+  return BY_TYPE.get(type)?.binding;
 }

@@ -4,14 +4,13 @@
  * effective = regular + lease-in − lease-out follow from them.
  */
 import { equalBytes } from '../../crypto/encoding.js';
-import { Lease, LeaseCancel } from '../../protocol/transactions/leasing.js';
+import type { LeaseCancelTransaction, LeaseTransaction } from '../../protocol/transactions/leasing.js';
 import { addressOf, payFee, resolveRecipient, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 import { genericError } from '../../errors/catalogue.js';
 
-export const applyLease: Applier = (state, tx, ctx) => {
-  if (!Lease.is(tx)) throw new Error('applyLease: not a Lease');
+export const applyLease: Applier<LeaseTransaction> = (state, tx, ctx) => {
   const d = tx.data;
   const sender = senderOf(tx);
   const recipient = resolveRecipient(state, d.recipient);
@@ -28,8 +27,7 @@ export const applyLease: Applier = (state, tx, ctx) => {
   return undefined;
 };
 
-export const applyLeaseCancel: Applier = (state, tx) => {
-  if (!LeaseCancel.is(tx)) throw new Error('applyLeaseCancel: not a LeaseCancel');
+export const applyLeaseCancel: Applier<LeaseCancelTransaction> = (state, tx) => {
   const d = tx.data;
   const lease = state.lease(d.leaseId);
   if (lease === undefined) throw genericError('Related LeaseTransaction not found');
@@ -45,14 +43,14 @@ export const applyLeaseCancel: Applier = (state, tx) => {
 
 const LEASE_FEATURES = featuresByVersion({ 2: [FEATURE.SMART_ACCOUNTS], 3: [FEATURE.SMART_ACCOUNTS, FEATURE.OTHER_TX_TYPES_ATOMIC] });
 
-export const LEASE: TransactionRules = {
+export const LEASE: TransactionRules<LeaseTransaction> = {
   apply: applyLease,
   scalaClass: { pkg: `${TX_PACKAGE}.lease`, name: 'LeaseTransaction', versioned: true },
   features: LEASE_FEATURES,
   fee: paidFee('lease', west(0.01)),
 };
 
-export const LEASE_CANCEL: TransactionRules = {
+export const LEASE_CANCEL: TransactionRules<LeaseCancelTransaction> = {
   apply: applyLeaseCancel,
   scalaClass: { pkg: `${TX_PACKAGE}.lease`, name: 'LeaseCancelTransaction', versioned: true },
   features: LEASE_FEATURES,

@@ -2,7 +2,7 @@
  * RegisterNode (111): we-node RegisterNodeTransactionDiff. Adding a registered key or
  * removing an absent one fails; a removal must leave at least 3 participants.
  */
-import { RegisterNode } from '../../protocol/transactions/nodes.js';
+import type { RegisterNodeTransaction } from '../../protocol/transactions/nodes.js';
 import { addressOf, payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
@@ -11,8 +11,7 @@ import { genericError } from '../../errors/catalogue.js';
 /** RegisterNodeTransactionDiff.minNetworkParticipantsCount. */
 export const MIN_NETWORK_PARTICIPANTS = 3;
 
-export const applyRegisterNode: Applier = (state, tx) => {
-  if (!RegisterNode.is(tx)) throw new Error('applyRegisterNode: not a RegisterNode');
+export const applyRegisterNode: Applier<RegisterNodeTransaction> = (state, tx) => {
   const d = tx.data;
   const target = addressOf(state, d.target);
   const present = state.participant(target.bytes) !== undefined;
@@ -28,7 +27,7 @@ export const applyRegisterNode: Applier = (state, tx) => {
   return undefined;
 };
 
-export const REGISTER_NODE: TransactionRules = {
+export const REGISTER_NODE: TransactionRules<RegisterNodeTransaction> = {
   apply: applyRegisterNode,
   scalaClass: { pkg: TX_PACKAGE, name: 'RegisterNodeTransaction', versioned: true },
   features: featuresByVersion({ 1: [], 2: [FEATURE.OTHER_TX_TYPES_ATOMIC] }),

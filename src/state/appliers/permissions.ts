@@ -4,7 +4,7 @@
  * transaction's timestamp.
  */
 import { bytesKey, equalBytes } from '../../crypto/encoding.js';
-import { Permit, ROLES, type RoleName } from '../../protocol/transactions/permissions.js';
+import { ROLES, type PermitTransaction, type RoleName } from '../../protocol/transactions/permissions.js';
 import { decidingOp, isOpActive } from '../permissions.js';
 import type { PermissionOp } from '../model.js';
 import { type StateView } from '../view.js';
@@ -61,8 +61,7 @@ function lastHeldRole(state: StateView, target: Uint8Array, roles: readonly Role
   return unresolved[0];
 }
 
-export const applyPermit: Applier = (state, tx, ctx) => {
-  if (!Permit.is(tx)) throw new Error('applyPermit: not a Permit');
+export const applyPermit: Applier<PermitTransaction> = (state, tx, ctx) => {
   const op = tx.data.permissionOp;
   const at = ctx.blockTimestamp;
   if (op.opType === 'remove' && op.dueTimestamp !== null) {
@@ -99,11 +98,11 @@ export const applyPermit: Applier = (state, tx, ctx) => {
   return undefined;
 };
 
-export const PERMIT: TransactionRules = {
+export const PERMIT: TransactionRules<PermitTransaction> = {
   apply: applyPermit,
   scalaClass: { pkg: `${TX_PACKAGE}.acl`, name: 'PermitTransaction', versioned: true },
   features: featuresByVersion({ 1: [], 2: [FEATURE.ATOMIC_TRANSACTIONS] }),
   // Banning takes a permissioner or a blacklister; every other permission, a permissioner.
-  roles: (tx) => (Permit.is(tx) && tx.data.permissionOp.role === 'banned' ? ['permissioner', 'blacklister'] : ['permissioner']),
+  roles: (tx) => (tx.data.permissionOp.role === 'banned' ? ['permissioner', 'blacklister'] : ['permissioner']),
   fee: paidFee('permit', west(0.01)),
 };

@@ -6,9 +6,8 @@
  */
 import type { Address } from '../../crypto/address.js';
 import { bytesKey, encodeBase58, equalBytes } from '../../crypto/encoding.js';
-import { CreatePolicy, PolicyDataHash, policyNameTooLong, UpdatePolicy } from '../../protocol/transactions/privacy.js';
-import type { Transaction } from '../../protocol/transactions/schema.js';
-import { type StateView } from '../view.js';
+import { policyNameTooLong, type CreatePolicyTransaction, type PolicyDataHashTransaction, type UpdatePolicyTransaction } from '../../protocol/transactions/privacy.js';
+import type { PermissionReader, PolicyReader } from '../view.js';
 import { payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
@@ -28,15 +27,14 @@ function unique(list: Iterable<Uint8Array>): Uint8Array[] {
   return out;
 }
 
-function unregistered(state: StateView, recipients: readonly Address[]): Address[] {
+function unregistered(state: PermissionReader, recipients: readonly Address[]): Address[] {
   const participants = new Set(state.participants().map(bytesKey));
   return recipients.filter((r) => !participants.has(bytesKey(r.bytes)));
 }
 
 const contains = (list: readonly Uint8Array[], a: Uint8Array): boolean => list.some((x) => equalBytes(x, a));
 
-export const applyCreatePolicy: Applier = (state, tx) => {
-  if (!CreatePolicy.is(tx)) throw new Error('applyCreatePolicy: not a CreatePolicy');
+export const applyCreatePolicy: Applier<CreatePolicyTransaction> = (state, tx) => {
   const d = tx.data;
   const sender = senderOf(tx);
   if (policyNameTooLong(d.policyName)) throw genericError('policy name is too long');
@@ -50,8 +48,7 @@ export const applyCreatePolicy: Applier = (state, tx) => {
   return undefined;
 };
 
-export const applyUpdatePolicy: Applier = (state, tx) => {
-  if (!UpdatePolicy.is(tx)) throw new Error('applyUpdatePolicy: not an UpdatePolicy');
+export const applyUpdatePolicy: Applier<UpdatePolicyTransaction> = (state, tx) => {
   const d = tx.data;
   const sender = senderOf(tx);
   if (d.policyId.length === 0) throw genericError('PolicyId could not be empty');
@@ -89,8 +86,7 @@ export const applyUpdatePolicy: Applier = (state, tx) => {
  * sender is one of the policy's recipients. Besides the block, `/privacy/sendData` with
  * `broadcast=false` holds the 114 it signs but does not broadcast to them.
  */
-export function checkPolicyDataHash(state: StateView, tx: Transaction, isFeatureActive: (feature: number) => boolean): void {
-  if (!PolicyDataHash.is(tx)) throw new Error('checkPolicyDataHash: not a PolicyDataHash');
+export function checkPolicyDataHash(state: PolicyReader, tx: PolicyDataHashTransaction, isFeatureActive: (feature: number) => boolean): void {
   const d = tx.data;
   const sender = senderOf(tx);
   if (d.policyId.length === 0) throw genericError('PolicyId could not be empty');
@@ -103,8 +99,7 @@ export function checkPolicyDataHash(state: StateView, tx: Transaction, isFeature
   }
 }
 
-export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
-  if (!PolicyDataHash.is(tx)) throw new Error('applyPolicyDataHash: not a PolicyDataHash');
+export const applyPolicyDataHash: Applier<PolicyDataHashTransaction> = (state, tx, ctx) => {
   const d = tx.data;
   const sender = senderOf(tx);
   checkPolicyDataHash(state, tx, (feature) => ctx.isFeatureActive(feature));
@@ -115,21 +110,21 @@ export const applyPolicyDataHash: Applier = (state, tx, ctx) => {
 
 const POLICY_FEATURES = featuresByVersion({ 1: [], 2: [FEATURE.SPONSORED_FEES], 3: [FEATURE.SPONSORED_FEES, FEATURE.ATOMIC_TRANSACTIONS] });
 
-export const CREATE_POLICY: TransactionRules = {
+export const CREATE_POLICY: TransactionRules<CreatePolicyTransaction> = {
   apply: applyCreatePolicy,
   scalaClass: { pkg: TX_PACKAGE, name: 'CreatePolicyTransaction', versioned: true },
   features: POLICY_FEATURES,
   fee: paidFee('create-policy', ONE_WEST),
 };
 
-export const UPDATE_POLICY: TransactionRules = {
+export const UPDATE_POLICY: TransactionRules<UpdatePolicyTransaction> = {
   apply: applyUpdatePolicy,
   scalaClass: { pkg: TX_PACKAGE, name: 'UpdatePolicyTransaction', versioned: true },
   features: POLICY_FEATURES,
   fee: paidFee('update-policy', west(0.5)),
 };
 
-export const POLICY_DATA_HASH: TransactionRules = {
+export const POLICY_DATA_HASH: TransactionRules<PolicyDataHashTransaction> = {
   apply: applyPolicyDataHash,
   scalaClass: { pkg: TX_PACKAGE, name: 'PolicyDataHashTransaction', versioned: true },
   features: POLICY_FEATURES,

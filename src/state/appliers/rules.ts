@@ -2,9 +2,9 @@
  * The chain rules of one transaction type, declared beside its applier: everything the
  * admission pipeline, the fee calculator and the settings need to know about a family
  * (WE spreads these over TxScheme.requiredFeatures, PermissionValidator, CommonValidation,
- * FeeCalculator and the fee config). One registry (index.ts) maps each type to its rules;
- * adding a transaction type touches its protocol module, its applier module and one line
- * of that registry.
+ * FeeCalculator and the fee config). Each type's rules take its own typed transaction; one
+ * registry (index.ts) ties each codec to its rules and RIDE binding, so adding a transaction
+ * type touches its protocol module, its applier module and one line of that registry.
  */
 import type { RoleName } from '../../protocol/transactions/permissions.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
@@ -17,8 +17,8 @@ export interface Spending {
   readonly amount: bigint;
 }
 
-/** How a type's fee is reckoned (FeeCalculator) and named in the config (`fees.base.<name>`). */
-export type FeeRule =
+/** How a type's fee is reckoned (FeeCalculator) and named in the config (`fees.base.<name>`), for its transactions `T`. */
+export type FeeRule<T extends Transaction = Transaction> =
   /** FeeCalculator.zeroFeeTransactionTypes: no fee is checked, the minimal fee is 0. */
   | { readonly kind: 'zero' }
   | {
@@ -33,7 +33,7 @@ export type FeeRule =
        */
       readonly additional?: {
         readonly defaultFee: bigint;
-        readonly units: (tx: Transaction, isFeatureActive: (id: number) => boolean) => bigint;
+        readonly units: (tx: T, isFeatureActive: (id: number) => boolean) => bigint;
       };
     };
 
@@ -45,22 +45,23 @@ export interface ScalaClass {
   readonly versioned: boolean;
 }
 
-export interface TransactionRules {
+/** The rules of one transaction type, whose transactions are `T`. */
+export interface TransactionRules<T extends Transaction = Transaction> {
   /** The state transition. */
-  readonly apply: Applier;
+  readonly apply: Applier<T>;
   /** WE's class (package and simple name). */
   readonly scalaClass: ScalaClass;
   /** Features each version requires (TxScheme.requiredFeatures), by version: every version the protocol registers is listed. */
   readonly features: ReadonlyMap<number, readonly number[]>;
   /** Features a transaction's fields require on top of its version's (e.g. an Issue with a script needs Smart Assets). */
-  readonly fieldFeatures?: (tx: Transaction) => readonly number[];
+  readonly fieldFeatures?: (tx: T) => readonly number[];
   /** Roles the sender needs, one of them (beyond not `banned` and, where enabled, `sender`). */
-  readonly roles?: (tx: Transaction) => readonly RoleName[];
+  readonly roles?: (tx: T) => readonly RoleName[];
   /** What the transaction spends from its sender, checked against the balance before the applier runs. */
-  readonly spends?: (tx: Transaction) => Spending | undefined;
+  readonly spends?: (tx: T) => Spending | undefined;
   /** Assets whose scripts WE runs for the transaction (`checkedAssets`). */
-  readonly smartAssets?: (tx: Transaction) => readonly Uint8Array[];
-  readonly fee: FeeRule;
+  readonly smartAssets?: (tx: T) => readonly Uint8Array[];
+  readonly fee: FeeRule<T>;
 }
 
 /** The version → features table of a type, from an object literal keyed by version. */
@@ -85,7 +86,7 @@ export const ZERO_FEE: FeeRule = { kind: 'zero' };
 export const TX_PACKAGE = 'com.wavesenterprise.transaction';
 
 /** The asset id of a transaction that names one (`assetId` of transfers, reissues, burns, …), as a list. */
-export function namedAsset(tx: Transaction): readonly Uint8Array[] {
-  const assetId = (tx.data as { readonly assetId?: Uint8Array | null }).assetId;
-  return assetId === undefined || assetId === null ? [] : [assetId];
+export function namedAsset(tx: Transaction<{ readonly assetId: Uint8Array | null }>): readonly Uint8Array[] {
+  const assetId = tx.data.assetId;
+  return assetId === null ? [] : [assetId];
 }

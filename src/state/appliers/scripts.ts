@@ -4,7 +4,7 @@
  */
 import type { Expr } from '../../ride/expr.js';
 import { readScript } from '../../ride/script.js';
-import { SetScript } from '../../protocol/transactions/scripts.js';
+import type { SetScriptTransaction } from '../../protocol/transactions/scripts.js';
 import { ROLES } from '../../protocol/transactions/permissions.js';
 import { activeRoles } from '../permissions.js';
 import { payFee, senderOf, type Applier } from './context.js';
@@ -50,8 +50,7 @@ export function duplicateVarNameError(expr: Expr, initial: readonly string[]): s
   return undefined;
 }
 
-export const applySetScript: Applier = (state, tx, ctx) => {
-  if (!SetScript.is(tx)) throw new Error('applySetScript: not a SetScript');
+export const applySetScript: Applier<SetScriptTransaction> = (state, tx, ctx) => {
   const d = tx.data;
   if (d.script !== null) {
     const version = d.script[0]!;
@@ -72,13 +71,13 @@ export const applySetScript: Applier = (state, tx, ctx) => {
   return undefined;
 };
 
-export const SET_SCRIPT: TransactionRules = {
+export const SET_SCRIPT: TransactionRules<SetScriptTransaction> = {
   apply: applySetScript,
   scalaClass: { pkg: `${TX_PACKAGE}.smart`, name: 'SetScriptTransaction', versioned: true },
   features: featuresByVersion({ 1: [] }),
   // Removing a script or setting a V1 script needs Smart Accounts; a later script version, Smart Account Trading.
   fieldFeatures: (tx) => {
-    const script = SetScript.is(tx) ? tx.data.script : null;
+    const script = tx.data.script;
     return [script === null || script[0] === 1 ? FEATURE.SMART_ACCOUNTS : FEATURE.SMART_ACCOUNT_TRADING];
   },
   fee: paidFee('set-script', west(0.5)),

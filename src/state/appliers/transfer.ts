@@ -3,15 +3,14 @@
  * and MassTransferTransactionDiff, with their checks in their order and their messages.
  */
 import { INT64 } from '../../protocol/bytes.js';
-import { MassTransfer, Transfer } from '../../protocol/transactions/transfer.js';
+import type { MassTransferTransaction, TransferTransaction } from '../../protocol/transactions/transfer.js';
 import type { Address } from '../../crypto/address.js';
 import { payFee, resolveRecipient, senderOf, type Applier } from './context.js';
 import { FEATURE as F } from '../../protocol/features.js';
 import { featuresByVersion, namedAsset, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 import { genericError, overflowError } from '../../errors/catalogue.js';
 
-export const applyTransfer: Applier = (state, tx) => {
-  if (!Transfer.is(tx)) throw new Error('applyTransfer: not a Transfer');
+export const applyTransfer: Applier<TransferTransaction> = (state, tx) => {
   const d = tx.data;
   const recipient = resolveRecipient(state, d.recipient);
   // WE interpolates `if (isFee) "fee "` without an else branch: the Unit value prints as "()".
@@ -30,8 +29,7 @@ export const applyTransfer: Applier = (state, tx) => {
   return undefined;
 };
 
-export const applyMassTransfer: Applier = (state, tx) => {
-  if (!MassTransfer.is(tx)) throw new Error('applyMassTransfer: not a MassTransfer');
+export const applyMassTransfer: Applier<MassTransferTransaction> = (state, tx) => {
   const d = tx.data;
   const recipients: Address[] = d.transfers.map((t) => resolveRecipient(state, t.recipient));
   const feeAssetId = d.feeAssetId ?? null;
@@ -49,18 +47,18 @@ export const applyMassTransfer: Applier = (state, tx) => {
   return undefined;
 };
 
-export const TRANSFER: TransactionRules = {
+export const TRANSFER: TransactionRules<TransferTransaction> = {
   apply: applyTransfer,
   scalaClass: { pkg: `${TX_PACKAGE}.transfer`, name: 'TransferTransaction', versioned: true },
   features: featuresByVersion({ 2: [F.SMART_ACCOUNTS], 3: [F.SMART_ACCOUNTS, F.SPONSORED_FEES, F.ATOMIC_TRANSACTIONS] }),
   // A V2 transfer paying its fee in an asset needs sponsored fees (TransferTransactionV2.requiredFeatures).
   fieldFeatures: (tx) => (tx.version === 2 && tx.feeAssetId !== null ? [F.SPONSORED_FEES] : []),
-  spends: (tx) => (Transfer.is(tx) ? { assetId: tx.data.assetId, amount: tx.data.amount } : undefined),
+  spends: (tx) => ({ assetId: tx.data.assetId, amount: tx.data.amount }),
   smartAssets: namedAsset,
   fee: { kind: 'paid', name: 'transfer', defaultBase: west(0.01) },
 };
 
-export const MASS_TRANSFER: TransactionRules = {
+export const MASS_TRANSFER: TransactionRules<MassTransferTransaction> = {
   apply: applyMassTransfer,
   scalaClass: { pkg: `${TX_PACKAGE}.transfer`, name: 'MassTransferTransaction', versioned: true },
   features: featuresByVersion({
@@ -68,13 +66,13 @@ export const MASS_TRANSFER: TransactionRules = {
     2: [F.MASS_TRANSFER, F.SPONSORED_FEES],
     3: [F.MASS_TRANSFER, F.SPONSORED_FEES, F.OTHER_TX_TYPES_ATOMIC],
   }),
-  spends: (tx) => (MassTransfer.is(tx) ? { assetId: tx.data.assetId, amount: tx.data.transfers.reduce((s, t) => s + t.amount, 0n) } : undefined),
+  spends: (tx) => ({ assetId: tx.data.assetId, amount: tx.data.transfers.reduce((s, t) => s + t.amount, 0n) }),
   smartAssets: namedAsset,
   fee: {
     kind: 'paid',
     name: 'mass-transfer',
     defaultBase: west(0.05),
     // One additional fee per two transfers, rounded up.
-    additional: { defaultFee: west(0.01), units: (tx) => (MassTransfer.is(tx) ? BigInt(Math.floor((tx.data.transfers.length + 1) / 2)) : 0n) },
+    additional: { defaultFee: west(0.01), units: (tx) => BigInt(Math.floor((tx.data.transfers.length + 1) / 2)) },
   },
 };

@@ -2,7 +2,7 @@
 import type { Address } from '../../../src/crypto/address.js';
 import type { KeyPair } from '../../../src/crypto/suite.js';
 import type { Protocol } from '../../../src/protocol/protocol.js';
-import { CallContract, CreateContract, type ContractTransferIn, type ValidationPolicy } from '../../../src/protocol/transactions/contracts.js';
+import { CallContract, CreateContract, type CallContractTransaction, type ContractTransferIn, type CreateContractTransaction, type ValidationPolicy } from '../../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
 import type { ConfidentialState } from '../../../src/contracts/confidential/state.js';
 import type { ConfidentialStorage } from '../../../src/contracts/confidential/storage.js';
@@ -27,7 +27,7 @@ export interface ConfidentialCreate {
 }
 
 /** A signed CreateContract V6 (policy `any` unless given, API 1.0, fee 1 WEST). */
-export function confidentialCreate(p: Protocol, c: ConfidentialCreate): Transaction {
+export function confidentialCreate(p: Protocol, c: ConfidentialCreate): CreateContractTransaction {
   return p.sign(
     p.transaction(CreateContract, 6, {
       senderPublicKey: c.sender.publicKey,
@@ -51,7 +51,7 @@ export function confidentialCreate(p: Protocol, c: ConfidentialCreate): Transact
 }
 
 /** A signed CallContract V6 (no public params, fee 0.1 WEST) carrying `inputCommitment`. */
-export function confidentialCall(p: Protocol, sender: KeyPair, contractId: Uint8Array, inputCommitment: Uint8Array, timestamp: bigint): Transaction {
+export function confidentialCall(p: Protocol, sender: KeyPair, contractId: Uint8Array, inputCommitment: Uint8Array, timestamp: bigint): CallContractTransaction {
   return p.sign(
     p.transaction(CallContract, 6, {
       senderPublicKey: sender.publicKey,
