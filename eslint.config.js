@@ -50,7 +50,10 @@ const PLACES = LAYERS.flatMap((entry, rank) => (typeof entry === 'string' ? [ent
 const layerOf = (path) => PLACES.find((layer) => path.startsWith(`${layer.folder}/`));
 
 /** @param {string} path */
-const rootRelative = (path) => relative(import.meta.dirname, path).split(sep).join('/');
+const rootRelative = (path) =>
+  relative(import.meta.dirname, path)
+    .split(sep)
+    .join('/');
 
 /**
  * Why a file of `from` may not import one of `to`; undefined when it may.
@@ -117,7 +120,11 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allow: [{ from: 'lib', name: 'BigInt' }] }],
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] },
+          ],
+        },
       ],
       eqeqeq: ['error', 'always'],
       'weft/layer-order': 'error',
@@ -132,7 +139,8 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: ':matches(ClassDeclaration, ClassExpression)[superClass.name=/^(Error|EvalError|RangeError|ReferenceError|SyntaxError|TypeError|URIError)$/]',
+          selector:
+            ':matches(ClassDeclaration, ClassExpression)[superClass.name=/^(Error|EvalError|RangeError|ReferenceError|SyntaxError|TypeError|URIError)$/]',
           message: 'An error class extends InternalError (src/errors/internal.ts), or WeError (src/errors/catalogue.ts) when it is what a client is answered.',
         },
       ],

@@ -75,12 +75,16 @@ interface Answer {
 
 function get(url: string, agent: http.Agent, method = 'GET', body?: string, contentType = 'application/json'): Promise<Answer> {
   return new Promise((resolve) => {
-    const req = http.request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', () => resolve({ status: -1, text: '' }));
-    });
+    const req = http.request(
+      url,
+      { method, agent, headers: body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', () => resolve({ status: -1, text: '' }));
+      },
+    );
     // A refused or reset connection counts as an answer of its own (status −1).
     req.on('error', () => resolve({ status: -1, text: '' }));
     if (body !== undefined) req.write(body);
@@ -111,7 +115,10 @@ async function executedStatusCode(url: string, agent: http.Agent, txId: string, 
 
 /** Creates the WASM contract of test/fixtures/contracts/wasm/abuse.wat (by dev account 0); resolves with its id once its 105 is mined. */
 async function deployAbuseContract(p: Protocol, url: string, agent: http.Agent): Promise<Uint8Array> {
-  const m = (await wabtInit()).parseWat('abuse.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'abuse.wat'), 'utf8'), { multi_value: true, bulk_memory: true });
+  const m = (await wabtInit()).parseWat('abuse.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'abuse.wat'), 'utf8'), {
+    multi_value: true,
+    bulk_memory: true,
+  });
   const bytecode = Uint8Array.from(m.toBinary({}).buffer);
   m.destroy();
   timestampsFrom(BigInt(Date.now()));
@@ -158,7 +165,14 @@ const KV_IMAGE = 'bench/kv-sdk:abuse';
 /** A legacy contract transaction (103 V5 / 104 V5) of dev account 0. */
 function contractTx(p: Protocol, owner: KeyPair, kind: 'create' | 'call', data: object): Transaction {
   const codec = kind === 'create' ? CreateContract : CallContract;
-  const tx = p.transaction(codec, 5, { senderPublicKey: owner.publicKey, timestamp: BigInt(Date.now()) + BigInt(Math.floor(Math.random() * 1000)), feeAssetId: null, atomicBadge: null, payments: [], ...data });
+  const tx = p.transaction(codec, 5, {
+    senderPublicKey: owner.publicKey,
+    timestamp: BigInt(Date.now()) + BigInt(Math.floor(Math.random() * 1000)),
+    feeAssetId: null,
+    atomicBadge: null,
+    payments: [],
+    ...data,
+  });
   return p.sign(tx, owner.privateKey);
 }
 
@@ -221,7 +235,7 @@ async function runWindow(
   const steady = signedTransfers(p, Math.ceil((STEADY_TPS * WINDOW_MS) / 1000), BigInt(Date.now())).map((tx) => stringifyJson(tx.toJson()));
   tasks.push(
     (async () => {
-      for (let next = 0; until(deadline) && next < steady.length; ) {
+      for (let next = 0; until(deadline) && next < steady.length;) {
         const batch = steady.slice(next, next + STEADY_TPS / 10);
         next += batch.length;
         await Promise.all(batch.map((b) => get(`${node.url}/transactions/broadcast`, agent, 'POST', b).then((r) => count('broadcast', r.status))));
@@ -256,7 +270,16 @@ async function runWindow(
     }
     // 8 wrong-password floods on /transactions/sign.
     const sender = devAccounts(p)[0]!.address;
-    const signBody = JSON.stringify({ type: 4, version: 2, sender, password: 'not the password', recipient: sender, amount: 1, fee: 1_000_000, attachment: '' });
+    const signBody = JSON.stringify({
+      type: 4,
+      version: 2,
+      sender,
+      password: 'not the password',
+      recipient: sender,
+      amount: 1,
+      fee: 1_000_000,
+      attachment: '',
+    });
     for (let i = 0; i < (SKIP.has('sign') ? 0 : 8); i++) {
       tasks.push(
         (async () => {
@@ -270,11 +293,16 @@ async function runWindow(
         while (until(deadline)) count(kind, (await ask()).status);
       })();
     if (patternAddress !== undefined) {
-      for (let i = 0; i < 4; i++) tasks.push(loop('/addresses/data?matches', () => get(`${node.url}/addresses/data/${patternAddress}?matches=${BACKTRACKING_PATTERN}`, abuseAgent)));
+      for (let i = 0; i < 4; i++)
+        tasks.push(loop('/addresses/data?matches', () => get(`${node.url}/addresses/data/${patternAddress}?matches=${BACKTRACKING_PATTERN}`, abuseAgent)));
     }
     if (!SKIP.has('compile')) {
       for (const source of [HUGE_SOURCE, HUGE_SOURCE, SLOW_SOURCE, SLOW_SOURCE]) {
-        tasks.push(loop(`/utils/script/compile ${source.length > 65_536 ? '2.8 MB' : '64 KiB'}`, () => get(`${node.url}/utils/script/compile`, abuseAgent, 'POST', source, 'text/plain')));
+        tasks.push(
+          loop(`/utils/script/compile ${source.length > 65_536 ? '2.8 MB' : '64 KiB'}`, () =>
+            get(`${node.url}/utils/script/compile`, abuseAgent, 'POST', source, 'text/plain'),
+          ),
+        );
       }
     }
   }
@@ -310,8 +338,21 @@ async function runWindow(
       (async () => {
         while (until(deadline)) {
           for (const [kind, call] of [
-            ['hanging call', kvCall([['action', 'sleep'], ['ms', 600_000n]])],
-            ['oversize call', kvCall([['action', 'fill'], ['count', 4n], ['size', 100_000n]])],
+            [
+              'hanging call',
+              kvCall([
+                ['action', 'sleep'],
+                ['ms', 600_000n],
+              ]),
+            ],
+            [
+              'oversize call',
+              kvCall([
+                ['action', 'fill'],
+                ['count', 4n],
+                ['size', 100_000n],
+              ]),
+            ],
           ] as const) {
             const r = await get(`${node.url}/transactions/broadcast`, authorAgent, 'POST', stringifyJson(call.toJson()));
             count(`${kind} broadcast`, r.status);
@@ -426,7 +467,14 @@ async function singleNodeFigures(p: Protocol): Promise<Figure[]> {
     const skipped = SKIP.size === 0 ? '' : `; ABUSE_SKIP=${[...SKIP].join(',')}: not the whole abuse`;
     const label = (what: string): string => `quiet window's ${what} (same node, ${STEADY_TPS} transfers/s)${skipped}`;
     return [
-      { name: 'abuse.longest-stall', value: abused.stallMs, baseline: quiet.stallMs, ratio: abused.stallMs / quiet.stallMs, unit: 'ms', baselineLabel: `${label('longest stall')}; goal ≤ 50 ms` },
+      {
+        name: 'abuse.longest-stall',
+        value: abused.stallMs,
+        baseline: quiet.stallMs,
+        ratio: abused.stallMs / quiet.stallMs,
+        unit: 'ms',
+        baselineLabel: `${label('longest stall')}; goal ≤ 50 ms`,
+      },
       {
         name: 'abuse.skipped-rounds',
         value: abused.skippedRounds,
@@ -435,7 +483,14 @@ async function singleNodeFigures(p: Protocol): Promise<Figure[]> {
         unit: 'rounds',
         baselineLabel: `${label('skipped rounds')}; goal 0 (ratio against max(quiet, 1))`,
       },
-      { name: 'abuse.node-status', value: abused.slowestStatusMs, baseline: quiet.slowestStatusMs, ratio: abused.slowestStatusMs / quiet.slowestStatusMs, unit: 'ms', baselineLabel: label('slowest /node/status answer') },
+      {
+        name: 'abuse.node-status',
+        value: abused.slowestStatusMs,
+        baseline: quiet.slowestStatusMs,
+        ratio: abused.slowestStatusMs / quiet.slowestStatusMs,
+        unit: 'ms',
+        baselineLabel: label('slowest /node/status answer'),
+      },
       {
         name: 'abuse.heavy-read-cpu',
         value: heavy.nodeMs,
@@ -504,13 +559,36 @@ async function devnetFigures(p: Protocol): Promise<Figure[]> {
     const quiet = await window(false);
     progress(`devnet abusive window (${WINDOW_MS / 1000} s, every client aimed at ${target.name})`);
     const abused = await window(true);
-    progress(`devnet abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}; idle miners: ${abused.idle.join(', ') || 'none'} (quiet: ${quiet.idle.join(', ') || 'none'})`);
+    progress(
+      `devnet abusive clients' answers: ${[...abused.answers].map(([k, n]) => `${k} ×${n}`).join(', ')}; idle miners: ${abused.idle.join(', ') || 'none'} (quiet: ${quiet.idle.join(', ') || 'none'})`,
+    );
     const skipped = SKIP.size === 0 ? '' : `; ABUSE_SKIP=${[...SKIP].join(',')}: not the whole abuse`;
     const label = (what: string): string => `quiet window's ${what} (${DEVNET_NODES}-node devnet, ${STEADY_TPS} transfers/s to node 0)${skipped}`;
     return [
-      { name: 'abuse.devnet.idle-miners', value: abused.idle.length, baseline: quiet.idle.length, ratio: abused.idle.length / Math.max(1, quiet.idle.length), unit: 'nodes', baselineLabel: `${label('nodes that forged no key block')}; goal 0 (ratio against max(quiet, 1))` },
-      { name: 'abuse.devnet.skipped-rounds', value: abused.skippedRounds, baseline: quiet.skippedRounds, ratio: abused.skippedRounds / Math.max(1, quiet.skippedRounds), unit: 'rounds', baselineLabel: `${label('skipped rounds')}; goal 0 (ratio against max(quiet, 1))` },
-      { name: 'abuse.devnet.longest-stall', value: abused.stallMs, baseline: quiet.stallMs, ratio: abused.stallMs / quiet.stallMs, unit: 'ms', baselineLabel: `${label('longest stall of any node')}; goal ≤ 50 ms` },
+      {
+        name: 'abuse.devnet.idle-miners',
+        value: abused.idle.length,
+        baseline: quiet.idle.length,
+        ratio: abused.idle.length / Math.max(1, quiet.idle.length),
+        unit: 'nodes',
+        baselineLabel: `${label('nodes that forged no key block')}; goal 0 (ratio against max(quiet, 1))`,
+      },
+      {
+        name: 'abuse.devnet.skipped-rounds',
+        value: abused.skippedRounds,
+        baseline: quiet.skippedRounds,
+        ratio: abused.skippedRounds / Math.max(1, quiet.skippedRounds),
+        unit: 'rounds',
+        baselineLabel: `${label('skipped rounds')}; goal 0 (ratio against max(quiet, 1))`,
+      },
+      {
+        name: 'abuse.devnet.longest-stall',
+        value: abused.stallMs,
+        baseline: quiet.stallMs,
+        ratio: abused.stallMs / quiet.stallMs,
+        unit: 'ms',
+        baselineLabel: `${label('longest stall of any node')}; goal ≤ 50 ms`,
+      },
     ];
   } finally {
     agent.destroy();

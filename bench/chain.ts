@@ -52,7 +52,13 @@ import { Store } from '../src/state/store.js';
 import { postAllLean, type PostOutcome } from './http-load.js';
 import { benchPartWanted, mainThreadCpuMs, processCpuMs, progress, startProcess, stopProcess, threadTimes, threadTimesLine, type Figure } from './harness.js';
 
-export const BENCH_POA = { roundDurationMs: 5000, syncDurationMs: 1000, microBlockIntervalMs: 200, maxTransactionsInMicroBlock: 6000, maxBlockSizeInBytes: 64 * 1024 * 1024 };
+export const BENCH_POA = {
+  roundDurationMs: 5000,
+  syncDurationMs: 1000,
+  microBlockIntervalMs: 200,
+  maxTransactionsInMicroBlock: 6000,
+  maxBlockSizeInBytes: 64 * 1024 * 1024,
+};
 
 /** A devnet of `nodes` on free ports in `dir`, with the bench's PoA and miner settings and a cheap keystore. */
 export function benchDevnetOptions(nodes: number, dir: string): DevnetOptions {
@@ -119,7 +125,15 @@ function nativeVerifyRate(txs: readonly Transaction[]): number {
 const rate = (n: number, t0: bigint): number => n / (Number(process.hrtime.bigint() - t0) / 1e9);
 
 function figure(name: string, value: number, baseline: number, unit: string, target?: number): Figure {
-  return { name, value, baseline, ratio: value / baseline, unit, baselineLabel: 'native Ed25519 verify/s (1 core)', ...(target === undefined ? {} : { target }) };
+  return {
+    name,
+    value,
+    baseline,
+    ratio: value / baseline,
+    unit,
+    baselineLabel: 'native Ed25519 verify/s (1 core)',
+    ...(target === undefined ? {} : { target }),
+  };
 }
 
 /** A temporary dev data directory. */
@@ -130,13 +144,25 @@ function tempDir(): string {
 /** An in-process dev chain (no miner, no REST) with a controllable clock. */
 async function inProcessChain(dir: string): Promise<{ chain: Blockchain; rules: PoaRules; clock: { now: bigint } }> {
   const config = await devNodeConfig({ dataDir: dir, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
-  const chainSettings = config.chain.consensus.type === 'poa' ? { ...config.chain, consensus: { ...config.chain.consensus, roundDurationMs: BENCH_POA.roundDurationMs, syncDurationMs: BENCH_POA.syncDurationMs } } : config.chain;
+  const chainSettings =
+    config.chain.consensus.type === 'poa'
+      ? { ...config.chain, consensus: { ...config.chain.consensus, roundDurationMs: BENCH_POA.roundDurationMs, syncDurationMs: BENCH_POA.syncDurationMs } }
+      : config.chain;
   const protocol = await Protocol.create({ crypto: 'waves', chainId: chainSettings.chainId });
   const scripts = await ScriptVerifier.create(protocol);
   const features = PreActivatedFeatures.fromSettings(chainSettings.functionality);
   const rules = PoaRules.fromSettings(chainSettings, features);
   const clock = { now: BigInt(Date.now()) };
-  const chain = new Blockchain({ store: Store.open(join(dir, 'state'), protocol), protocol, settings: chainSettings, features, consensus: rules, txExpireTimeoutMs: 2 * 3600_000, now: () => clock.now, scripts });
+  const chain = new Blockchain({
+    store: Store.open(join(dir, 'state'), protocol),
+    protocol,
+    settings: chainSettings,
+    features,
+    consensus: rules,
+    txExpireTimeoutMs: 2 * 3600_000,
+    now: () => clock.now,
+    scripts,
+  });
   chain.ensureGenesis();
   return { chain, rules, clock };
 }
@@ -144,11 +170,28 @@ async function inProcessChain(dir: string): Promise<{ chain: Blockchain; rules: 
 /** Forges the owner's next key block at the start of its next slot (advancing the clock). */
 function forgeNextKeyBlock(chain: Blockchain, rules: PoaRules, clock: { now: bigint }, owner: { publicKey: Uint8Array; privateKey: Uint8Array }): void {
   for (let i = 0; i < 10; i++) {
-    const plan = planKeyBlock(rules.poa, { state: chain.state(), chain: poaHeaders(chain), now: clock.now, self: chain.protocol.addresses.fromPublicKey(owner.publicKey).bytes });
+    const plan = planKeyBlock(rules.poa, {
+      state: chain.state(),
+      chain: poaHeaders(chain),
+      now: clock.now,
+      self: chain.protocol.addresses.fromPublicKey(owner.publicKey).bytes,
+    });
     if (plan.kind === 'wait') clock.now = plan.at;
     else if (plan.kind === 'idle') clock.now = plan.retryAt;
     else {
-      const block = Block.sign(chain.protocol, { version: 3, timestamp: plan.timestamp, reference: chain.lastBlock().id, consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds }, transactions: [], featureVotes: [], genesisData: null }, owner.privateKey);
+      const block = Block.sign(
+        chain.protocol,
+        {
+          version: 3,
+          timestamp: plan.timestamp,
+          reference: chain.lastBlock().id,
+          consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
+          transactions: [],
+          featureVotes: [],
+          genesisData: null,
+        },
+        owner.privateKey,
+      );
       chain.appendKeyBlock(block);
       clock.now += 1n;
       return;
@@ -163,7 +206,12 @@ export async function poolIngest(p: Protocol, n: number): Promise<{ value: numbe
   try {
     const { chain, clock } = await inProcessChain(dir);
     const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
-    const pool = new UtxPool({ chain, settings: { memoryLimitBytes: 1 << 30, txExpireTimeoutMs: 2 * 3600_000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true }, now: () => clock.now, verifier });
+    const pool = new UtxPool({
+      chain,
+      settings: { memoryLimitBytes: 1 << 30, txExpireTimeoutMs: 2 * 3600_000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true },
+      now: () => clock.now,
+      verifier,
+    });
     const admission = new Admission({ chain, pool, now: () => clock.now, verifier });
     const txs = signedTransfers(p, n, clock.now - 60_000n);
     const texts = txs.map((tx) => stringifyJson(tx.toJson()));
@@ -203,8 +251,14 @@ async function microBlockBuild(p: Protocol, n: number, perMicroBlock: number): P
       const cpu0 = process.cpuUsage();
       for (let i = 0; i < n; i += perMicroBlock) {
         clock.now += 5n;
-        const built = chain.appendOwnMicroBlock(txs.slice(i, i + perMicroBlock), { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
-        if (built.included.length !== Math.min(perMicroBlock, n - i)) throw new Error(`micro-block took ${built.included.length}: ${built.rejected[0]?.error.message}`);
+        const built = chain.appendOwnMicroBlock(
+          txs.slice(i, i + perMicroBlock),
+          { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes },
+          owner.privateKey,
+          true,
+        );
+        if (built.included.length !== Math.min(perMicroBlock, n - i))
+          throw new Error(`micro-block took ${built.included.length}: ${built.rejected[0]?.error.message}`);
       }
       const cpu = process.cpuUsage(cpu0);
       const value = n / ((cpu.user + cpu.system) / 1e6);
@@ -247,7 +301,8 @@ export async function chainImport(p: Protocol, blocks: number, perBlock: number)
     const extension = new ExtensionImport(peerChainOf(fresh.chain), { preverify: (txs) => preverifySignatures(verifier, txs) });
     for (const bytes of stored) extension.add([Block.fromBytes(p, bytes)]);
     const result = await extension.apply(stored.length);
-    if (result.kind !== 'applied' || result.added !== stored.length) throw new Error(`import: ${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+    if (result.kind !== 'applied' || result.added !== stored.length)
+      throw new Error(`import: ${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
     const value = rate(all.length, t0);
     const baselineAfter = nativeVerifyRate(all);
     await verifier.close();
@@ -276,7 +331,11 @@ export async function startNodeProcess(
   const dir = tempDir();
   const port = await freeLoopbackPort();
   const settings = { ...BENCH_POA, minerEnabled, crypto, metrics, verifierThreads, contractPackages };
-  const { child, url } = await startProcess(new URL('./node-process.js', import.meta.url).pathname, [dir, String(port), JSON.stringify(settings)], 'bench node');
+  const { child, url } = await startProcess(
+    new URL('./node-process.js', import.meta.url).pathname,
+    [dir, String(port), JSON.stringify(settings)],
+    'bench node',
+  );
   return { child, url, dir };
 }
 
@@ -318,12 +377,16 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 
 export function request(url: string, method: string, body?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = http.request(
+      url,
+      { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -335,7 +398,10 @@ export function request(url: string, method: string, body?: string): Promise<{ s
  * resolves when all are answered (bench/http-load.ts; BENCH_HTTP_CLIENT=node: through node:http).
  */
 export async function broadcastAll(url: string, bodies: readonly string[], concurrency: number): Promise<void> {
-  const { failed, firstError } = process.env['BENCH_HTTP_CLIENT'] === 'node' ? await postAllNodeHttp(url, bodies, concurrency) : await postAllLean(`${url}/transactions/broadcast`, bodies, concurrency);
+  const { failed, firstError } =
+    process.env['BENCH_HTTP_CLIENT'] === 'node'
+      ? await postAllNodeHttp(url, bodies, concurrency)
+      : await postAllLean(`${url}/transactions/broadcast`, bodies, concurrency);
   if (failed > 0) throw new Error(`${failed} broadcasts failed, first: ${firstError}`);
 }
 
@@ -379,10 +445,15 @@ async function requestCpu(pid: number, n: number, load: () => Promise<void>): Pr
   const client0 = process.cpuUsage();
   await load();
   const client = process.cpuUsage(client0);
-  return { serverMainUs: ((mainThreadCpuMs(pid) - main0) * 1000) / n, serverUs: ((processCpuMs(pid) - all0) * 1000) / n, clientUs: (client.user + client.system) / n };
+  return {
+    serverMainUs: ((mainThreadCpuMs(pid) - main0) * 1000) / n,
+    serverUs: ((processCpuMs(pid) - all0) * 1000) / n,
+    clientUs: (client.user + client.system) / n,
+  };
 }
 
-const cpuText = (c: RequestCpu): string => `main thread ${c.serverMainUs.toFixed(0)} µs, whole process ${c.serverUs.toFixed(0)} µs, client ${c.clientUs.toFixed(0)} µs`;
+const cpuText = (c: RequestCpu): string =>
+  `main thread ${c.serverMainUs.toFixed(0)} µs, whole process ${c.serverUs.toFixed(0)} µs, client ${c.clientUs.toFixed(0)} µs`;
 
 /** POSTs per second a bare Fastify route answers for the same bodies with the same client (bench/rest-server.ts bare-post). */
 async function bareFastifyPostRate(bodies: readonly string[], warmup: readonly string[]): Promise<{ rate: number; cpu: RequestCpu }> {
@@ -413,7 +484,10 @@ async function httpIngest(p: Protocol, n: number): Promise<{ value: number; base
   const warmup = all.slice(0, WARMUP_TRANSFERS);
   const txs = all.slice(WARMUP_TRANSFERS);
   const warmupBodies = warmup.map((tx) => stringifyJson(tx.toJson()));
-  const bareBefore = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())), warmupBodies);
+  const bareBefore = await bareFastifyPostRate(
+    txs.map((tx) => stringifyJson(tx.toJson())),
+    warmupBodies,
+  );
   const node = await startNodeProcess(false);
   let value = 0;
   let baseline: number;
@@ -422,7 +496,9 @@ async function httpIngest(p: Protocol, n: number): Promise<{ value: number; base
     const coldCpu = await requestCpu(node.child.pid!, warmup.length, async () => {
       cold = await ingestedRate(node, warmup);
     });
-    progress(`node ingest, warm-up (first ${warmup.length} transfers of a fresh process, not counted): ${Math.round(cold)} tx/s; CPU per transfer: ${cpuText(coldCpu)}`);
+    progress(
+      `node ingest, warm-up (first ${warmup.length} transfers of a fresh process, not counted): ${Math.round(cold)} tx/s; CPU per transfer: ${cpuText(coldCpu)}`,
+    );
     baseline = nativeVerifyRate(txs);
     const cpu = await requestCpu(node.child.pid!, n, async () => {
       value = await ingestedRate(node, txs);
@@ -432,7 +508,10 @@ async function httpIngest(p: Protocol, n: number): Promise<{ value: number; base
   } finally {
     await stopNodeProcess(node);
   }
-  const bareAfter = await bareFastifyPostRate(txs.map((tx) => stringifyJson(tx.toJson())), warmupBodies);
+  const bareAfter = await bareFastifyPostRate(
+    txs.map((tx) => stringifyJson(tx.toJson())),
+    warmupBodies,
+  );
   const bareFastify = (bareBefore.rate + bareAfter.rate) / 2;
   // What a transfer costs the machine at the least: its signature verified, and the bare route's
   // request — the server's CPU and the client's, which share the cores (µs; the cheaper of the two bare runs).
@@ -458,7 +537,9 @@ export async function confirmed(
     if (warmup > 0) {
       await longestStallMs(node);
       const cold = await confirmedRate(node, all.slice(0, warmup));
-      progress(`broadcast to block, warm-up (first ${warmup} transfers of a fresh process, not counted): ${Math.round(cold)} tx/s, longest stall ${(await longestStallMs(node)).toFixed(1)} ms`);
+      progress(
+        `broadcast to block, warm-up (first ${warmup} transfers of a fresh process, not counted): ${Math.round(cold)} tx/s, longest stall ${(await longestStallMs(node)).toFixed(1)} ms`,
+      );
     }
     const baseline = baselineRate(txs);
     // The same node's longest stall while it only mines (nothing broadcast): the stall figure's baseline.
@@ -497,7 +578,9 @@ export async function confirmedRate(node: NodeProc, txs: readonly Transaction[],
   const broadcastS = Number(process.hrtime.bigint() - t0) / 1e9;
   await untilInBlocks(mark, n, 120_000);
   const value = rate(n, t0);
-  progress(`${n} transfers: all answered after ${broadcastS.toFixed(2)} s (${Math.round(n / broadcastS)} tx/s), all in blocks after ${(n / value).toFixed(2)} s`);
+  progress(
+    `${n} transfers: all answered after ${broadcastS.toFixed(2)} s (${Math.round(n / broadcastS)} tx/s), all in blocks after ${(n / value).toFixed(2)} s`,
+  );
   return value;
 }
 
@@ -570,7 +653,10 @@ export async function chainFigures(p: Protocol): Promise<Figure[]> {
   if (chainPartWanted('build')) {
     progress('own micro-blocks in process');
     const build = await microBlockBuild(p, 30_000, 1000);
-    out.push({ ...figure('chain.build', build.value, build.baseline, 'tx/s'), baselineLabel: 'native Ed25519 verify/s (1 core); micro-blocks of 1,000 transfers built and committed, by CPU time' });
+    out.push({
+      ...figure('chain.build', build.value, build.baseline, 'tx/s'),
+      baselineLabel: 'native Ed25519 verify/s (1 core); micro-blocks of 1,000 transfers built and committed, by CPU time',
+    });
   }
   if (chainPartWanted('import')) {
     progress('chain import');
@@ -584,7 +670,10 @@ async function confirmedFigures(p: Protocol, settings: string): Promise<Figure[]
   const out: Figure[] = [];
   progress('broadcast to block');
   const conf = await confirmed(p, 30_000, nativeVerifyRate, WARMUP_TRANSFERS);
-  out.push({ ...figure('chain.confirmed', conf.value, conf.baseline, 'tx/s'), baselineLabel: `native Ed25519 verify/s (1 core); ${settings}; target ≥ 3000 tx/s` });
+  out.push({
+    ...figure('chain.confirmed', conf.value, conf.baseline, 'tx/s'),
+    baselineLabel: `native Ed25519 verify/s (1 core); ${settings}; target ≥ 3000 tx/s`,
+  });
   out.push({
     name: 'chain.confirmed.longest-stall',
     value: conf.longestStallMs,

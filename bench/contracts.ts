@@ -101,9 +101,14 @@ async function bareGrpc(): Promise<{ call: () => Promise<void>; close: () => Pro
   };
   const server = new grpc.Server();
   server.addService(definition, { echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, call.request) });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e === null ? resolve(p) : reject(e))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e === null ? resolve(p) : reject(e))),
+  );
   const Client = grpc.makeGenericClientConstructor(definition, 'Echo');
-  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as { echo(b: Buffer, cb: (e: Error | null) => void): void; close(): void };
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as {
+    echo(b: Buffer, cb: (e: Error | null) => void): void;
+    close(): void;
+  };
   const payload = Buffer.alloc(64, 1);
   return {
     call: () => new Promise<void>((resolve, reject) => client.echo(payload, (e) => (e === null ? resolve() : reject(e)))),
@@ -144,10 +149,16 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
       s.push(await rate(600, IN_FLIGHT, executorCall));
       const after = cpuNow();
       cpuCalls += 600;
-      cpuSpent = { node: cpuSpent.node + after.node - before.node, nodeMain: cpuSpent.nodeMain + after.nodeMain - before.nodeMain, contracts: cpuSpent.contracts + after.contracts - before.contracts };
+      cpuSpent = {
+        node: cpuSpent.node + after.node - before.node,
+        nodeMain: cpuSpent.nodeMain + after.nodeMain - before.nodeMain,
+        contracts: cpuSpent.contracts + after.contracts - before.contracts,
+      };
       b.push(await rate(3000, IN_FLIGHT, () => bare.call()));
     }
-    progress(`sdk executor calls: ${Math.round(median(s))} calls/s; CPU per call: ${cpuText({ node: 0, nodeMain: 0, contracts: 0 }, cpuSpent, cpuCalls, true)}`);
+    progress(
+      `sdk executor calls: ${Math.round(median(s))} calls/s; CPU per call: ${cpuText({ node: 0, nodeMain: 0, contracts: 0 }, cpuSpent, cpuCalls, true)}`,
+    );
     const executor: Figure = {
       name: 'contracts.sdk.process.calls',
       value: median(s),
@@ -168,7 +179,11 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
       await runtime.ensureStarted(key);
       starts.push(Number(process.hrtime.bigint() - t) / 1e6);
       const u = process.hrtime.bigint();
-      await new Promise<void>((resolve, reject) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', () => resolve()).on('error', reject));
+      await new Promise<void>((resolve, reject) =>
+        spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' })
+          .on('exit', () => resolve())
+          .on('error', reject),
+      );
       bareStarts.push(Number(process.hrtime.bigint() - u) / 1e6);
     }
     const cold: Figure = {
@@ -194,7 +209,9 @@ async function wasmFigure(): Promise<Figure> {
   const te = await startTestEngine({ wasmFuelLimit: 20_000 });
   try {
     fund(te.state);
-    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 0n }]);
+    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [
+      { key: 'start', type: 'integer', value: 0n },
+    ]);
     te.mine(create, await te.execute(create));
     const call = callV7(create.id, 'wasm', 'increment', [{ key: 'by', type: 'integer', value: 1n }]);
     const engineCall = async (): Promise<void> => {
@@ -306,17 +323,42 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
       return (txs.length * 1e9) / Number(process.hrtime.bigint() - t0);
     };
     const sign = (codec: Parameters<typeof p.transaction>[0], version: number, data: object, timestamp: bigint): Transaction =>
-      p.sign(p.transaction(codec, version, { senderPublicKey: owner.publicKey, timestamp, feeAssetId: null, atomicBadge: null, payments: [], ...data }), owner.privateKey);
+      p.sign(
+        p.transaction(codec, version, { senderPublicKey: owner.publicKey, timestamp, feeAssetId: null, atomicBadge: null, payments: [], ...data }),
+        owner.privateKey,
+      );
     const create = sign(
       CreateContract,
       5,
-      { image, imageHash, contractName: 'kv', params: [{ key: 'start', type: 'integer', value: 0n }], fee: 100_000_000n, validationPolicy: { type: 'any' }, apiVersion: { major: 1, minor: 0 } },
+      {
+        image,
+        imageHash,
+        contractName: 'kv',
+        params: [{ key: 'start', type: 'integer', value: 0n }],
+        fee: 100_000_000n,
+        validationPolicy: { type: 'any' },
+        apiVersion: { major: 1, minor: 0 },
+      },
       BigInt(Date.now()),
     );
     await confirmedRate([create], (tx) => state().executedTxFor(tx.id) !== undefined);
     const start = BigInt(Date.now());
     const calls = Array.from({ length: NODE_CALLS }, (_, i) =>
-      sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'put' }, { key: 'key', type: 'string', value: `k${i}` }, { key: 'value', type: 'string', value: `v${i}` }], fee: 10_000_000n, contractVersion: 1 }, start + BigInt(i)),
+      sign(
+        CallContract,
+        5,
+        {
+          contractId: create.id,
+          params: [
+            { key: 'action', type: 'string', value: 'put' },
+            { key: 'key', type: 'string', value: `k${i}` },
+            { key: 'value', type: 'string', value: `v${i}` },
+          ],
+          fee: 10_000_000n,
+          contractVersion: 1,
+        },
+        start + BigInt(i),
+      ),
     );
     const cpu0 = cpuNow();
     const callRate = await confirmedRate(calls, (tx) => state().executedTxFor(tx.id) !== undefined);
@@ -344,7 +386,21 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
     };
     const latencyStart = BigInt(Date.now());
     const single = Array.from({ length: LATENCY_SAMPLES }, (_, i) =>
-      sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'put' }, { key: 'key', type: 'string', value: `l${i}` }, { key: 'value', type: 'string', value: 'v' }], fee: 10_000_000n, contractVersion: 1 }, latencyStart + BigInt(i)),
+      sign(
+        CallContract,
+        5,
+        {
+          contractId: create.id,
+          params: [
+            { key: 'action', type: 'string', value: 'put' },
+            { key: 'key', type: 'string', value: `l${i}` },
+            { key: 'value', type: 'string', value: 'v' },
+          ],
+          fee: 10_000_000n,
+          contractVersion: 1,
+        },
+        latencyStart + BigInt(i),
+      ),
     );
     const callLatency = await latencies(single, (tx) => state().executedTxFor(tx.id) !== undefined);
     const transferLatency = await latencies(signedTransfers(p, LATENCY_SAMPLES, BigInt(Date.now())), (tx) => state().transactionHeight(tx.id) !== undefined);

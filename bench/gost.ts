@@ -84,11 +84,22 @@ export async function gostFigures(): Promise<Figure[]> {
   progress('pki/verify of CAdES-BES over 1 MiB');
   const ca = GostTestCa.root('/C=RU/O=Weft Bench/CN=Bench Root', 'http://127.0.0.1:1/root.crl');
   try {
-    const signer = ca.issue({ subject: '/C=RU/O=Weft Bench/CN=Bench Signer', publicKey: p.crypto.keyPairFromSeedPhrase('bench pki signer').publicKey, eku: ['emailProtection'] });
+    const signer = ca.issue({
+      subject: '/C=RU/O=Weft Bench/CN=Bench Signer',
+      publicKey: p.crypto.keyPairFromSeedPhrase('bench pki signer').publicKey,
+      eku: ['emailProtection'],
+    });
     const key = p.crypto.keyPairFromSeedPhrase('bench pki signer');
     const data = new Uint8Array(1 << 20).map((_, k) => k & 0xff);
     const digest = createStreebog256();
-    const cms = createDetachedCadesBes({ content: data, signer: parseCertificate(signer.der), chain: [parseCertificate(ca.cert.der)], signingTime: BigInt(Date.now()), digest, sign: (m) => p.crypto.sign(key.privateKey, m) });
+    const cms = createDetachedCadesBes({
+      content: data,
+      signer: parseCertificate(signer.der),
+      chain: [parseCertificate(ca.cert.der)],
+      signingTime: BigInt(Date.now()),
+      digest,
+      sign: (m) => p.crypto.sign(key.privateKey, m),
+    });
     const verifiers = new GostVerifiers();
     const rounds = 5;
     const verifyMs: number[] = [];
@@ -104,7 +115,14 @@ export async function gostFigures(): Promise<Figure[]> {
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
     const value = median(verifyMs);
     const baseline = median(hashMs);
-    out.push({ name: 'pki.verify.1MB', value, baseline, ratio: value / baseline, unit: 'ms', baselineLabel: 'bare Streebog-256 of the same 1 MiB (ms; lower is better)' });
+    out.push({
+      name: 'pki.verify.1MB',
+      value,
+      baseline,
+      ratio: value / baseline,
+      unit: 'ms',
+      baselineLabel: 'bare Streebog-256 of the same 1 MiB (ms; lower is better)',
+    });
   } finally {
     ca.dispose();
   }

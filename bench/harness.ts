@@ -209,7 +209,8 @@ export function threadTimesLine(pid: number, before: Map<number, ThreadTimes>, a
     return { tid, name: t.name, run: t.runMs - (b?.runMs ?? 0), wait: t.waitMs - (b?.waitMs ?? 0) };
   });
   const pct = (ms: number): string => `${Math.round((100 * ms) / wallMs)}%`;
-  const row = (r: { tid: number; name: string; run: number; wait: number }, label: string): string => `${label} cpu ${pct(r.run)} wait ${pct(r.wait)} idle ${pct(Math.max(0, wallMs - r.run - r.wait))}`;
+  const row = (r: { tid: number; name: string; run: number; wait: number }, label: string): string =>
+    `${label} cpu ${pct(r.run)} wait ${pct(r.wait)} idle ${pct(Math.max(0, wallMs - r.run - r.wait))}`;
   const main = rows.find((r) => r.tid === pid);
   const others = rows.filter((r) => r.tid !== pid).sort((a, b) => b.run - a.run);
   const rest = others.slice(top).reduce((s, r) => s + r.run, 0);

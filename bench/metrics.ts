@@ -62,7 +62,6 @@ function poller(node: NodeProc, path: string): () => Promise<void> {
   };
 }
 
-
 interface OnOff {
   /** Medians over the rounds. */
   readonly on: number;
@@ -102,7 +101,10 @@ async function onVersusOff(
         rate[key].push(value);
         perCpu[key].push(txs.length / cpu);
         progress(`${name}: metrics ${key}: ${Math.round(value)} tx/s, ${Math.round(txs.length / cpu)} tx/cpu-s`);
-        if (rate.on.length === i + 1 && rate.off.length === i + 1) progress(`${name}: round ${i + 1}, on ÷ off: ${(rate.on[i]! / rate.off[i]!).toFixed(3)} (tx/s), ${(perCpu.on[i]! / perCpu.off[i]!).toFixed(3)} (tx/cpu-s)`);
+        if (rate.on.length === i + 1 && rate.off.length === i + 1)
+          progress(
+            `${name}: round ${i + 1}, on ÷ off: ${(rate.on[i]! / rate.off[i]!).toFixed(3)} (tx/s), ${(perCpu.on[i]! / perCpu.off[i]!).toFixed(3)} (tx/cpu-s)`,
+          );
       } finally {
         await stopNodeProcess(node);
       }
@@ -112,7 +114,15 @@ async function onVersusOff(
 }
 
 function figure(name: string, r: OnOff, what: string, unit = 'tx/s'): Figure {
-  return { name, value: r.on, baseline: r.off, ratio: r.ratio, unit, baselineLabel: `the same node with node.metrics off (${what}; ratio: the median of the rounds' on ÷ off)`, target: TARGET };
+  return {
+    name,
+    value: r.on,
+    baseline: r.off,
+    ratio: r.ratio,
+    unit,
+    baselineLabel: `the same node with node.metrics off (${what}; ratio: the median of the rounds' on ÷ off)`,
+    target: TARGET,
+  };
 }
 
 /** Transfers/s the metrics' per-transfer work handles alone, against in-process pool ingest. */
@@ -138,7 +148,15 @@ async function hooksFigure(p: Protocol): Promise<Figure> {
     };
     const value = median([0, 1, 2].map(() => opsPerSecond(perTransfer, 500)));
     const ingest = await poolIngest(p, 10_000);
-    return { name: 'metrics.hooks', value, baseline: ingest.value, ratio: value / ingest.value, unit: 'tx/s', baselineLabel: 'transfers into the pool in process (chain.ingest.pool)', target: 20 };
+    return {
+      name: 'metrics.hooks',
+      value,
+      baseline: ingest.value,
+      ratio: value / ingest.value,
+      unit: 'tx/s',
+      baselineLabel: 'transfers into the pool in process (chain.ingest.pool)',
+      target: 20,
+    };
   } finally {
     metrics.close();
   }

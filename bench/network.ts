@@ -57,7 +57,21 @@ import { devnetVerifierThreads, prepareDevnet, spawnDevnetNode, type DevnetNode 
 import { stringifyJson } from '../src/protocol/json.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { availableParallelism } from 'node:os';
-import { BENCH_POA, benchDevnetOptions, blocksMark, chainHeight, broadcastAll, confirmed, confirmedRate, longestStallMs, request, signedTransfers, startNodeProcess, stopNodeProcess, untilInBlocks } from './chain.js';
+import {
+  BENCH_POA,
+  benchDevnetOptions,
+  blocksMark,
+  chainHeight,
+  broadcastAll,
+  confirmed,
+  confirmedRate,
+  longestStallMs,
+  request,
+  signedTransfers,
+  startNodeProcess,
+  stopNodeProcess,
+  untilInBlocks,
+} from './chain.js';
 import { benchNodeArgs, processCpuMs, progress, threadTimes, type Figure, type ThreadTimes } from './harness.js';
 
 const NODES = 4;
@@ -218,7 +232,10 @@ const SEGMENTS: ReadonlyArray<readonly [string, (f: Timeline, r: Timeline, serve
   ['checked → its turn to apply', (_, r) => gap(Math.max(r.at.received ?? 0, r.at.verified ?? 0), r.at.applying)],
   ['apply (validate)', (_, r) => r.applyMs],
   ['commit', (_, r) => r.commitMs],
-  ['applied → event', (_, r) => (r.applyMs === undefined || r.commitMs === undefined ? undefined : gap(r.at.applying, r.at.appended)! - r.applyMs - r.commitMs)],
+  [
+    'applied → event',
+    (_, r) => (r.applyMs === undefined || r.commitMs === undefined ? undefined : gap(r.at.applying, r.at.appended)! - r.applyMs - r.commitMs),
+  ],
 ];
 const gap = (from: number | undefined, to: number | undefined): number | undefined => (from === undefined || to === undefined ? undefined : to - from);
 
@@ -250,8 +267,12 @@ function tailBreakdown(nodes: readonly Running[], from: number, to: number): str
     const ys = xs.filter((x): x is number => x !== undefined);
     return ys.length === 0 ? '—' : (ys.reduce((a, b) => a + b, 0) / ys.length).toFixed(1);
   };
-  const out = [`${samples.length} pairs; median pair ${mid.total.toFixed(0)} ms; slowest 5 % (${tail.length}) ${tail[0]!.total.toFixed(0)}–${tail[tail.length - 1]!.total.toFixed(0)} ms, mean ms per stage (median pair's in brackets):`];
-  SEGMENTS.forEach(([name], i) => out.push(`  ${name.padEnd(36)} ${mean(tail.map((s) => s.segments[i])).padStart(7)}  (${mid.segments[i]?.toFixed(1) ?? '—'})`));
+  const out = [
+    `${samples.length} pairs; median pair ${mid.total.toFixed(0)} ms; slowest 5 % (${tail.length}) ${tail[0]!.total.toFixed(0)}–${tail[tail.length - 1]!.total.toFixed(0)} ms, mean ms per stage (median pair's in brackets):`,
+  ];
+  SEGMENTS.forEach(([name], i) =>
+    out.push(`  ${name.padEnd(36)} ${mean(tail.map((s) => s.segments[i])).padStart(7)}  (${mid.segments[i]?.toFixed(1) ?? '—'})`),
+  );
   return out;
 }
 
@@ -283,7 +304,11 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
         ['network.micro-blocks', 'DEBUG'],
       ]) {
         const body = JSON.stringify({ logger, level });
-        const res = await fetch(`${r.node.restUrl}/node/logging`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': layout.apiKey }, body });
+        const res = await fetch(`${r.node.restUrl}/node/logging`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': layout.apiKey },
+          body,
+        });
         if (res.status !== 200) throw new Error(`bench: POST /node/logging on ${r.node.name}: ${res.status} ${await res.text()}`);
       }
     }
@@ -320,7 +345,16 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
 
     const url0 = nodes[0]!.node.restUrl;
     /** Sends `bodies` round-robin to the nodes, each over BURST_CONNECTIONS_PER_NODE connections. */
-    const roundRobin = (bodies: readonly string[]): Promise<unknown> => Promise.all(nodes.map((r, i) => broadcastAll(r.node.restUrl, bodies.filter((_, j) => j % NODES === i), BURST_CONNECTIONS_PER_NODE)));
+    const roundRobin = (bodies: readonly string[]): Promise<unknown> =>
+      Promise.all(
+        nodes.map((r, i) =>
+          broadcastAll(
+            r.node.restUrl,
+            bodies.filter((_, j) => j % NODES === i),
+            BURST_CONNECTIONS_PER_NODE,
+          ),
+        ),
+      );
     if (WARMUP_BURST > 0) {
       progress(`warm-up (not counted): ${WARMUP_BURST} transfers round-robin to ${NODES} nodes`);
       const mark = await blocksMark(url0);
@@ -342,15 +376,20 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
     multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
     // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
-    for (const [i, r] of nodes.entries()) progress(`burst: ${r.node.name} CPU per transfer by thread: ${threadCpuPerTransfer(r.child.pid!, perNode0[i]!, threadTimes(r.child.pid!))}`);
+    for (const [i, r] of nodes.entries())
+      progress(`burst: ${r.node.name} CPU per transfer by thread: ${threadCpuPerTransfer(r.child.pid!, perNode0[i]!, threadTimes(r.child.pid!))}`);
     const stalls = await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
     progress(`burst: each node's longest event-loop stall: ${stalls.map((ms, i) => `${nodes[i]!.node.name} ${ms.toFixed(1)} ms`).join(', ')}`);
     // One more key block, so the last micro-blocks and a key block after the load are measured too.
     const h = await chainHeight(url0);
-    await until('one more key block on every node', async () => {
-      for (const r of nodes) if ((await chainHeight(r.node.restUrl)) <= h) return false;
-      return true;
-    }, 30_000);
+    await until(
+      'one more key block on every node',
+      async () => {
+        for (const r of nodes) if ((await chainHeight(r.node.restUrl)) <= h) return false;
+        return true;
+      },
+      30_000,
+    );
     await sleep(500);
     burst.to = Date.now();
     for (const r of nodes) {
@@ -387,7 +426,9 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
       const xs = latencies(nodes, pick, window.from, window.to);
       if (xs.length === 0) {
         // No figure from no sample (a window shorter than a round may hold no key block): said, not printed as NaN.
-        progress(`network.propagation.${kind}${phase}: no ${kind === 'keyblock' ? 'key block' : 'micro-block'} reached a peer in the window (${what}); its p50 and p99 are left out`);
+        progress(
+          `network.propagation.${kind}${phase}: no ${kind === 'keyblock' ? 'key block' : 'micro-block'} reached a peer in the window (${what}); its p50 and p99 are left out`,
+        );
         continue;
       }
       for (const [q, name] of [
@@ -408,11 +449,20 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
       }
     }
   }
-  progress(`${TRANSFERS} transfers to a single node (chain.confirmed), after the ${BEFORE_BURST} transfers a devnet node saw before its burst (steady phase and warm-up)`);
+  progress(
+    `${TRANSFERS} transfers to a single node (chain.confirmed), after the ${BEFORE_BURST} transfers a devnet node saw before its burst (steady phase and warm-up)`,
+  );
   const single = await confirmed(p, TRANSFERS, undefined, BEFORE_BURST);
   progress(`${TRANSFERS} transfers to each of ${NODES} lone nodes at once (no network; the machine loaded as in the network burst)`);
   const loneCpuMsPerTx = await loneNodesCpuMsPerTx(p);
-  out.push({ name: 'network.confirmed', value: multi, baseline: single.value, ratio: multi / single.value, unit: 'tx/s', baselineLabel: `one node (chain.confirmed) in this run; round-robin to ${settings}` });
+  out.push({
+    name: 'network.confirmed',
+    value: multi,
+    baseline: single.value,
+    ratio: multi / single.value,
+    unit: 'tx/s',
+    baselineLabel: `one node (chain.confirmed) in this run; round-robin to ${settings}`,
+  });
   const broadcast = BEFORE_BURST + TRANSFERS;
   out.push({
     name: 'network.tx-messages',
@@ -448,7 +498,12 @@ function threadCpuPerTransfer(pid: number, before: Map<number, ThreadTimes>, aft
   const main = rows.find((r) => r.tid === pid)?.run ?? 0;
   const others = rows.filter((r) => r.tid !== pid);
   const rest = others.slice(top).reduce((sum, r) => sum + r.run, 0);
-  return [`${us(rows.reduce((sum, r) => sum + r.run, 0))} µs in all`, `main ${us(main)}`, ...others.slice(0, top).map((r) => `${r.name}:${r.tid} ${us(r.run)}`), `rest ${us(rest)}`].join(', ');
+  return [
+    `${us(rows.reduce((sum, r) => sum + r.run, 0))} µs in all`,
+    `main ${us(main)}`,
+    ...others.slice(0, top).map((r) => `${r.name}:${r.tid} ${us(r.run)}`),
+    `rest ${us(rest)}`,
+  ].join(', ');
 }
 
 /**
@@ -468,7 +523,9 @@ async function loneNodesCpuMsPerTx(p: Protocol): Promise<number> {
     const cpu0 = cpuMs();
     const threads0 = lone.map((n) => threadTimes(n.child.pid!));
     await Promise.all(lone.map((n) => confirmedRate(n, txs, BURST_CONNECTIONS_PER_NODE)));
-    lone.forEach((n, i) => progress(`lone node ${i} CPU per transfer by thread: ${threadCpuPerTransfer(n.child.pid!, threads0[i]!, threadTimes(n.child.pid!))}`));
+    lone.forEach((n, i) =>
+      progress(`lone node ${i} CPU per transfer by thread: ${threadCpuPerTransfer(n.child.pid!, threads0[i]!, threadTimes(n.child.pid!))}`),
+    );
     return (cpuMs() - cpu0) / NODES / TRANSFERS;
   } finally {
     await Promise.all(lone.map((n) => stopNodeProcess(n)));

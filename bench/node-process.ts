@@ -60,7 +60,10 @@ if (process.env['BENCH_LOG_LEVEL'] === 'debug') {
   // Garbage collections that held the loop 5 ms or more, beside the node's debug log (stderr).
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      if (e.duration >= 5) process.stderr.write(`${JSON.stringify({ msg: 'gc', time: Date.now(), kind: (e as unknown as { detail?: NodeGCPerformanceDetail }).detail?.kind, ms: Math.round(e.duration * 10) / 10 })}\n`);
+      if (e.duration >= 5)
+        process.stderr.write(
+          `${JSON.stringify({ msg: 'gc', time: Date.now(), kind: (e as unknown as { detail?: NodeGCPerformanceDetail }).detail?.kind, ms: Math.round(e.duration * 10) / 10 })}\n`,
+        );
     }
   }).observe({ entryTypes: ['gc'] });
   // Turns of the event loop that held it 30 ms or more, with when they ended, to set beside the log;
@@ -74,7 +77,8 @@ if (process.env['BENCH_LOG_LEVEL'] === 'debug') {
   setInterval(() => {
     const now = performance.now();
     const cpu = onCpuMs();
-    if (now - last >= 35) process.stderr.write(`${JSON.stringify({ msg: 'stall', time: Date.now(), ms: Math.round(now - last - 5), cpuMs: Math.round(cpu - lastCpu) })}\n`);
+    if (now - last >= 35)
+      process.stderr.write(`${JSON.stringify({ msg: 'stall', time: Date.now(), ms: Math.round(now - last - 5), cpuMs: Math.round(cpu - lastCpu) })}\n`);
     last = now;
     lastCpu = cpu;
   }, 5).unref();

@@ -63,13 +63,28 @@ async function bareCopy(hostPort: string, source: AsyncIterable<Uint8Array>): Pr
 function targetOf(net: Devnet, i: number): PrivacyTarget {
   const spec = net.layout.nodes[i]!;
   const other = net.layout.nodes[(i + 1) % net.layout.nodes.length]!;
-  return { url: spec.restUrl, apiKey: net.layout.apiKey, owner: { address: spec.ownerAddress, password: spec.keystorePassword }, other: { address: other.ownerAddress, password: other.keystorePassword } };
+  return {
+    url: spec.restUrl,
+    apiKey: net.layout.apiKey,
+    owner: { address: spec.ownerAddress, password: spec.keystorePassword },
+    other: { address: other.ownerAddress, password: other.keystorePassword },
+  };
 }
 
 export async function privacyReplicationFigures(): Promise<Figure[]> {
   const sinkDirs = Array.from({ length: MEMBERS }, () => mkdtempSync(join(tmpdir(), 'weft-bench-sink-')));
-  const sinks = await Promise.all(sinkDirs.map((dir, i) => startProcess(fileURLToPath(new URL('./tcp-sink.js', import.meta.url)), [dir], `bare TCP sink ${i + 1}`)));
-  const net = await Devnet.create({ nodes: 1 + MEMBERS, crypto: CRYPTO, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, register: false, loggingLevel: 'WARN' });
+  const sinks = await Promise.all(
+    sinkDirs.map((dir, i) => startProcess(fileURLToPath(new URL('./tcp-sink.js', import.meta.url)), [dir], `bare TCP sink ${i + 1}`)),
+  );
+  const net = await Devnet.create({
+    nodes: 1 + MEMBERS,
+    crypto: CRYPTO,
+    roundDurationMs: 2000,
+    syncDurationMs: 1000,
+    microBlockIntervalMs: 500,
+    register: false,
+    loggingLevel: 'WARN',
+  });
   try {
     await net.startAll();
     await net.meshed(30_000);
@@ -95,7 +110,12 @@ export async function privacyReplicationFigures(): Promise<Figure[]> {
       t0 = process.hrtime.bigint();
       const each = await Promise.all(
         members.map(async (m, i) => {
-          await until(`member node ${i + 1} to hold the item`, async () => ((await m.get(`/privacy/${policyId}/getInfo/${hash}`)).status === 200 ? true : undefined), 600_000, 50);
+          await until(
+            `member node ${i + 1} to hold the item`,
+            async () => ((await m.get(`/privacy/${policyId}/getInfo/${hash}`)).status === 200 ? true : undefined),
+            600_000,
+            50,
+          );
           return secondsSince(t0);
         }),
       );
@@ -103,15 +123,30 @@ export async function privacyReplicationFigures(): Promise<Figure[]> {
       progress(`round ${round + 1}/${ROUNDS}: members done after ${each.map((t) => `${t.toFixed(2)} s`).join(', ')}`);
       for (const m of members) {
         const back = await download(m.target, `/privacy/${policyId}/getLargeData/${hash}`);
-        if (back.hash !== hash || back.bytes !== SIZE) throw new Error(`${m.target.url} holds ${back.bytes} bytes hashing to ${back.hash}, expected ${SIZE} bytes hashing to ${hash}`);
+        if (back.hash !== hash || back.bytes !== SIZE)
+          throw new Error(`${m.target.url} holds ${back.bytes} bytes hashing to ${back.hash}, expected ${SIZE} bytes hashing to ${hash}`);
       }
     }
     const value = median(seconds);
     const baseline = median(bare);
     const label = `the same ${SIZE / MB} MB copied at once over bare loopback TCP into a file + fsync in each of ${MEMBERS} other processes`;
     return [
-      { name: `privacy.replication.${MEMBERS}members.seconds${SUFFIX}`, value, baseline, ratio: value / baseline, unit: 's', baselineLabel: `${label}, s (lower is better)` },
-      { name: `privacy.replication.${MEMBERS}members${SUFFIX}`, value: SIZE / MB / value, baseline: SIZE / MB / baseline, ratio: baseline / value, unit: 'MB/s', baselineLabel: `${label}, MB/s` },
+      {
+        name: `privacy.replication.${MEMBERS}members.seconds${SUFFIX}`,
+        value,
+        baseline,
+        ratio: value / baseline,
+        unit: 's',
+        baselineLabel: `${label}, s (lower is better)`,
+      },
+      {
+        name: `privacy.replication.${MEMBERS}members${SUFFIX}`,
+        value: SIZE / MB / value,
+        baseline: SIZE / MB / baseline,
+        ratio: baseline / value,
+        unit: 'MB/s',
+        baselineLabel: `${label}, MB/s`,
+      },
     ];
   } finally {
     await net.dispose();

@@ -72,9 +72,11 @@ function secondsSince(t0: bigint): number {
 /** Runs `work(i)` for i in [0, n) with `inFlight` at a time. */
 async function inParallel(n: number, inFlight: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < n) await work(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < n) await work(next++);
+    }),
+  );
 }
 
 export async function privacyFigures(p: Protocol): Promise<Figure[]> {
@@ -107,7 +109,11 @@ export async function privacyFigures(p: Protocol): Promise<Figure[]> {
       progress(`round ${round + 1}/${ROUNDS}: ${SIZE / MiB} MiB to the bare server`);
       const bareUp = await rssGrowth(barePid, async () => {
         const t0 = process.hrtime.bigint();
-        const r = await upload(bareTarget, `/file/item-${round}`, { contentType: 'application/octet-stream', length: SIZE, stream: () => Readable.from(data.stream()) });
+        const r = await upload(bareTarget, `/file/item-${round}`, {
+          contentType: 'application/octet-stream',
+          length: SIZE,
+          stream: () => Readable.from(data.stream()),
+        });
         if (r.status !== 200) throw new Error(`bare upload: ${r.status} ${r.text}`);
         return SIZE / MB / secondsSince(t0);
       });
@@ -130,7 +136,8 @@ export async function privacyFigures(p: Protocol): Promise<Figure[]> {
       t0 = process.hrtime.bigint();
       const n = await download(target, `/privacy/${policyId}/getLargeData/${hash}`);
       down.push(SIZE / MB / secondsSince(t0));
-      if (b.hash !== hash || n.hash !== hash || n.contentLength !== SIZE) throw new Error(`read back: bare ${b.hash}, node ${n.hash} (${n.contentLength} B), expected ${hash}`);
+      if (b.hash !== hash || n.hash !== hash || n.contentLength !== SIZE)
+        throw new Error(`read back: bare ${b.hash}, node ${n.hash} (${n.contentLength} B), expected ${hash}`);
       rmSync(join(bareDir, `item-${round}`));
     }
 
@@ -151,7 +158,15 @@ export async function privacyFigures(p: Protocol): Promise<Figure[]> {
 
     const size = `${SIZE / MiB} MiB`;
     return [
-      { name: 'privacy.sendLargeData', value: median(up), baseline: median(upBare), ratio: median(up) / median(upBare), unit: 'MB/s', target: 0.5, baselineLabel: `bare HTTP POST of ${size} copied to a file + fsync, MB/s` },
+      {
+        name: 'privacy.sendLargeData',
+        value: median(up),
+        baseline: median(upBare),
+        ratio: median(up) / median(upBare),
+        unit: 'MB/s',
+        target: 0.5,
+        baselineLabel: `bare HTTP POST of ${size} copied to a file + fsync, MB/s`,
+      },
       {
         name: 'privacy.sendLargeData.rss',
         value: Math.max(...rss),
@@ -160,7 +175,14 @@ export async function privacyFigures(p: Protocol): Promise<Figure[]> {
         unit: 'MB',
         baselineLabel: `the bare server's peak RSS growth (node's target < 100 MB${Math.max(...rss) < 100 ? ', met' : ', NOT met'})`,
       },
-      { name: 'privacy.getLargeData', value: median(down), baseline: median(downBare), ratio: median(down) / median(downBare), unit: 'MB/s', baselineLabel: `bare HTTP GET of the ${size} file, MB/s` },
+      {
+        name: 'privacy.getLargeData',
+        value: median(down),
+        baseline: median(downBare),
+        ratio: median(down) / median(downBare),
+        unit: 'MB/s',
+        baselineLabel: `bare HTTP GET of the ${size} file, MB/s`,
+      },
       {
         name: 'privacy.sendData',
         value: small,

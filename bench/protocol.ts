@@ -84,7 +84,7 @@ export async function protocolFigures(): Promise<Figure[]> {
   // 3. Reading a transfer's JSON: int64-exact parse alone, and parse + typed transaction,
   //    each vs JSON.parse of the same text.
   const texts = signed.map((tx) =>
-    JSON.stringify({ ...JSON.parse(JSON.stringify(tx.toJson(), (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))) as object }),
+    JSON.stringify({ ...(JSON.parse(JSON.stringify(tx.toJson(), (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))) as object) }),
   );
   figures.push(
     compareRates(

@@ -136,7 +136,14 @@ export async function restFigures(): Promise<Figure[]> {
       const p99 = median(s.map((x) => x.p99));
       const baseP99 = median(b.map((x) => x.p99));
       figures.push({ name, value: rate, baseline: baseRate, ratio, unit: 'req/s', baselineLabel: label, target: 0.8 });
-      figures.push({ name: `${name}.p99`, value: p99, baseline: baseP99, ratio: baseP99 > 0 ? p99 / baseP99 : 0, unit: 'ms p99', baselineLabel: 'bare route p99' });
+      figures.push({
+        name: `${name}.p99`,
+        value: p99,
+        baseline: baseP99,
+        ratio: baseP99 > 0 ? p99 / baseP99 : 0,
+        unit: 'ms p99',
+        baselineLabel: 'bare route p99',
+      });
       bareRates.push(...b.map((x) => x.rate));
     }
     figures.push(...(await surveyFigures(node, median(bareRates))));
@@ -166,7 +173,14 @@ async function surveyFigures(node: Server, bareRate: number): Promise<Figure[]> 
   for (const route of SURVEY_ROUTES) {
     const path = route.replace(/\{(\w+)\}/g, (_m, name: string) => values[name]!);
     const run = await load(`${node.url}${path}`, REST_BENCH.durationSeconds);
-    figures.push({ name: `rest.survey.${route}`, value: run.rate, baseline: bareRate, ratio: run.rate / bareRate, unit: 'req/s', baselineLabel: `the bare route's median req/s of the rounds above (${path})` });
+    figures.push({
+      name: `rest.survey.${route}`,
+      value: run.rate,
+      baseline: bareRate,
+      ratio: run.rate / bareRate,
+      unit: 'req/s',
+      baselineLabel: `the bare route's median req/s of the rounds above (${path})`,
+    });
   }
   return figures;
 }

@@ -133,7 +133,8 @@ export async function rideFigures(p: Protocol): Promise<Figure[]> {
   const ours = compileScript(weSource, { assetScript: false, crypto: p });
   const theirs = rideJs.compile(source);
   if (!ours.ok) throw new Error(`5 KiB script: ${ours.error}`);
-  if (theirs.result?.base64 !== Buffer.from(ours.script.bytes).toString('base64')) throw new Error(`ride-js disagrees on the 5 KiB script: ${theirs.error ?? 'other bytes'}`);
+  if (theirs.result?.base64 !== Buffer.from(ours.script.bytes).toString('base64'))
+    throw new Error(`ride-js disagrees on the 5 KiB script: ${theirs.error ?? 'other bytes'}`);
   const rates = compareRates(
     'ride.compile.5KiB',
     'ride-js 2.3.0 compile',
@@ -142,7 +143,14 @@ export async function rideFigures(p: Protocol): Promise<Figure[]> {
     { unit: 'compile/s', rounds: 3, msPerRound: 500 },
   );
   // Reported in milliseconds per compile (lower is better; the ratio is ours ÷ ride-js).
-  const inProcess = { name: 'ride.compile.5KiB', value: 1000 / rates.value, baseline: 1000 / rates.baseline, ratio: rates.baseline / rates.value, unit: 'ms', baselineLabel: 'ride-js 2.3.0 ms' };
+  const inProcess = {
+    name: 'ride.compile.5KiB',
+    value: 1000 / rates.value,
+    baseline: 1000 / rates.baseline,
+    ratio: rates.baseline / rates.value,
+    unit: 'ms',
+    baselineLabel: 'ride-js 2.3.0 ms',
+  };
   figures.push(inProcess);
   figures.push(...(await threadCompileFigures(weSource, Buffer.from(ours.script.bytes).toString('base64'), p, inProcess)));
   return figures;
@@ -158,7 +166,8 @@ async function threadCompileFigures(source: string, expected: string, p: Protoco
   const threads = new ScriptCompilerPool();
   try {
     const first = await threads.compile(source, { assetScript: false, crypto: p });
-    if (!first.ok || Buffer.from(first.script.bytes).toString('base64') !== expected) throw new Error(`the compiler thread disagrees on the 5 KiB script: ${first.ok ? 'other bytes' : first.error}`);
+    if (!first.ok || Buffer.from(first.script.bytes).toString('base64') !== expected)
+      throw new Error(`the compiler thread disagrees on the 5 KiB script: ${first.ok ? 'other bytes' : first.error}`);
     const wall: number[] = [];
     const loop: number[] = [];
     for (let round = 0; round < 3; round++) {
@@ -175,8 +184,22 @@ async function threadCompileFigures(source: string, expected: string, p: Protoco
     const thread = median(wall);
     const loopMs = median(loop);
     return [
-      { name: 'ride.compile.5KiB.thread', value: thread, baseline: inProcess.baseline, ratio: thread / inProcess.baseline, unit: 'ms', baselineLabel: 'ride-js 2.3.0 ms' },
-      { name: 'ride.compile.5KiB.loop', value: loopMs, baseline: inProcess.value, ratio: loopMs / inProcess.value, unit: 'ms', baselineLabel: 'in-process compile ms' },
+      {
+        name: 'ride.compile.5KiB.thread',
+        value: thread,
+        baseline: inProcess.baseline,
+        ratio: thread / inProcess.baseline,
+        unit: 'ms',
+        baselineLabel: 'ride-js 2.3.0 ms',
+      },
+      {
+        name: 'ride.compile.5KiB.loop',
+        value: loopMs,
+        baseline: inProcess.value,
+        ratio: loopMs / inProcess.value,
+        unit: 'ms',
+        baselineLabel: 'in-process compile ms',
+      },
     ];
   } finally {
     await threads.close();
@@ -191,11 +214,23 @@ async function pipelineFigure(signers: readonly KeyPair[], edKeys: readonly KeyO
     const fp = c.store.protocol;
     const compiled = compileScript(multisigSource(signers.map((s) => encodeBase58(s.publicKey))), { assetScript: false, crypto: fp });
     if (!compiled.ok) throw new Error(compiled.error);
-    c.apply(c.tx(alice, { type: 13, version: 1, script: `base64:${Buffer.from(compiled.script.bytes).toString('base64')}`, name: 'multisig', description: '', fee: 50_000_000n }));
+    c.apply(
+      c.tx(alice, {
+        type: 13,
+        version: 1,
+        script: `base64:${Buffer.from(compiled.script.bytes).toString('base64')}`,
+        name: 'multisig',
+        description: '',
+        fee: 50_000_000n,
+      }),
+    );
     const COUNT = 64;
     const txs = Array.from({ length: COUNT }, (_, i) => {
       const unsigned = c.tx(alice, { type: 4, version: 2, recipient: bob.b58, amount: 100n + BigInt(i), fee: 1_000_000n, attachment: '' });
-      return unsigned.withProofs([fp.crypto.sign(signers[0]!.privateKey, unsigned.proofSourceBytes), fp.crypto.sign(signers[1]!.privateKey, unsigned.proofSourceBytes)]);
+      return unsigned.withProofs([
+        fp.crypto.sign(signers[0]!.privateKey, unsigned.proofSourceBytes),
+        fp.crypto.sign(signers[1]!.privateKey, unsigned.proofSourceBytes),
+      ]);
     });
     const ctx = c.ctx();
     const bare = txs.map((tx) => ({ message: tx.bodyBytes, sigs: tx.proofs.map(clearedSignBit) }));

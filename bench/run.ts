@@ -50,7 +50,17 @@ if (only.includes('fuzz')) {
   const r = await fuzzBench();
   const ok = r.serverErrors === 0 && r.alive && r.stateUnchanged;
   if (json) {
-    console.log(JSON.stringify({ name: 'fuzz', requests: r.requests, seconds: r.seconds, rate: r.rate, serverErrors: r.serverErrors, alive: r.alive, stateUnchanged: r.stateUnchanged }));
+    console.log(
+      JSON.stringify({
+        name: 'fuzz',
+        requests: r.requests,
+        seconds: r.seconds,
+        rate: r.rate,
+        serverErrors: r.serverErrors,
+        alive: r.alive,
+        stateUnchanged: r.stateUnchanged,
+      }),
+    );
   } else {
     console.log(
       `${'fuzz.rest'.padEnd(34)} ${r.requests.toLocaleString('en-US').padStart(12)} requests in ${r.seconds.toFixed(1)} s = ${Math.round(r.rate).toLocaleString('en-US')} req/s; answers ≥ 500: ${r.serverErrors} (must be 0); node answering: ${r.alive ? 'yes' : 'NO'}; state unchanged: ${r.stateUnchanged ? 'yes' : 'NO'}`,

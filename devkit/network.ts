@@ -72,11 +72,16 @@ export class NetNode {
       });
     });
     try {
-      await until(`${this.spec.name} to serve`, async () => {
-        if (this.child !== child) throw new Error('the process exited');
-        const r = await this.get('/node/version', 1000);
-        return r.status === 200 ? true : undefined;
-      }, timeoutMs, 150);
+      await until(
+        `${this.spec.name} to serve`,
+        async () => {
+          if (this.child !== child) throw new Error('the process exited');
+          const r = await this.get('/node/version', 1000);
+          return r.status === 200 ? true : undefined;
+        },
+        timeoutMs,
+        150,
+      );
     } catch (e) {
       this.kill();
       throw new Error(`${(e as Error).message}\n--- ${this.spec.name} output ---\n${this.output()}`, { cause: e });
@@ -144,7 +149,9 @@ export class NetNode {
   }
 
   async connectedPeers(): Promise<Array<{ address: string; declaredAddress: string; nodeOwnerAddress: string; peerName: string }>> {
-    return ((await this.get('/peers/connected')).json as { peers: Array<{ address: string; declaredAddress: string; nodeOwnerAddress: string; peerName: string }> }).peers;
+    return (
+      (await this.get('/peers/connected')).json as { peers: Array<{ address: string; declaredAddress: string; nodeOwnerAddress: string; peerName: string }> }
+    ).peers;
   }
 }
 

@@ -84,7 +84,10 @@ export function upload(target: Pick<PrivacyTarget, 'url' | 'apiKey'>, path: stri
 }
 
 /** GETs a stream and answers its status, Content-Length, byte count and SHA-256 (Base58), never holding it. */
-export function download(target: Pick<PrivacyTarget, 'url' | 'apiKey'>, path: string): Promise<{ status: number; contentLength: number; bytes: number; hash: string; contentType: string }> {
+export function download(
+  target: Pick<PrivacyTarget, 'url' | 'apiKey'>,
+  path: string,
+): Promise<{ status: number; contentLength: number; bytes: number; hash: string; contentType: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequestRaw(`${target.url}${path}`, { headers: { 'x-api-key': target.apiKey } }, (res) => {
       const h = createHash('sha256');
@@ -94,7 +97,13 @@ export function download(target: Pick<PrivacyTarget, 'url' | 'apiKey'>, path: st
         bytes += c.length;
       });
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, contentLength: Number(res.headers['content-length']), bytes, hash: encodeBase58(h.digest()), contentType: String(res.headers['content-type']) }),
+        resolve({
+          status: res.statusCode ?? 0,
+          contentLength: Number(res.headers['content-length']),
+          bytes,
+          hash: encodeBase58(h.digest()),
+          contentType: String(res.headers['content-type']),
+        }),
       );
       res.on('error', reject);
     });
@@ -136,7 +145,12 @@ export class PrivacyClient {
 
   /** Waits until a policy is on this node's chain. */
   async untilPolicy(policyId: string): Promise<void> {
-    await until(`the policy ${policyId} to be confirmed`, async () => ((await this.get(`/privacy/${policyId}/recipients`)).status === 200 ? true : undefined), 60_000, 300);
+    await until(
+      `the policy ${policyId} to be confirmed`,
+      async () => ((await this.get(`/privacy/${policyId}/recipients`)).status === 200 ? true : undefined),
+      60_000,
+      300,
+    );
   }
 
   /** A sendData request body (no data) by `sender`. */
@@ -160,23 +174,46 @@ export class PrivacyClient {
   }
 
   sendDataV2(policyId: string, data: Uint8Array, over: Record<string, unknown> = {}): Promise<Answer> {
-    return upload(this.target, '/privacy/sendDataV2', form([{ name: 'data', content: data, filename: 'v2.bin' }, { name: 'request', content: JSON.stringify(this.request(policyId, b58sha(data), over)) }]));
+    return upload(
+      this.target,
+      '/privacy/sendDataV2',
+      form([
+        { name: 'data', content: data, filename: 'v2.bin' },
+        { name: 'request', content: JSON.stringify(this.request(policyId, b58sha(data), over)) },
+      ]),
+    );
   }
 
   sendLargeData(policyId: string, hash: string, data: FormPart['content'], over: Record<string, unknown> = {}): Promise<Answer> {
-    return upload(this.target, '/privacy/sendLargeData', form([{ name: 'request', content: JSON.stringify(this.request(policyId, hash, over)) }, { name: 'data', content: data, filename: 'large.bin' }]));
+    return upload(
+      this.target,
+      '/privacy/sendLargeData',
+      form([
+        { name: 'request', content: JSON.stringify(this.request(policyId, hash, over)) },
+        { name: 'data', content: data, filename: 'large.bin' },
+      ]),
+    );
   }
 
   /** No PolicyDataHash of `hash` in the pool, and the item is not stored (getInfo: 617). */
   async assertNothingFrom(policyId: string, hash: string): Promise<void> {
     const pool = (await this.get('/transactions/unconfirmed')).json as Array<{ type: number; dataHash?: string }>;
-    assert.deepEqual(pool.filter((t) => t.type === 114 && t.dataHash === hash), [], 'no PolicyDataHash pooled');
+    assert.deepEqual(
+      pool.filter((t) => t.type === 114 && t.dataHash === hash),
+      [],
+      'no PolicyDataHash pooled',
+    );
     const info = await this.get(`/privacy/${policyId}/getInfo/${hash}`);
     assert.equal(info.json?.error, 617, `not stored: ${info.text}`);
   }
 
   /** Waits until a PolicyDataHash is on chain (the policy lists its hash). */
   async untilAnchored(policyId: string, hash: string): Promise<void> {
-    await until(`the hash ${hash} to be anchored`, async () => (((await this.get(`/privacy/${policyId}/hashes`)).json as string[]).includes(hash) ? true : undefined), 60_000, 300);
+    await until(
+      `the hash ${hash} to be anchored`,
+      async () => (((await this.get(`/privacy/${policyId}/hashes`)).json as string[]).includes(hash) ? true : undefined),
+      60_000,
+      300,
+    );
   }
 }

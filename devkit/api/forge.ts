@@ -32,7 +32,10 @@ export class Forger {
     readonly clock: { now: bigint },
   ) {
     const settings = node.config.chain;
-    this.rules = settings.consensus.type === 'poa' ? PoaRules.fromSettings(settings, node.chain.features) : PosRules.fromSettings(settings, node.chain.features, node.store);
+    this.rules =
+      settings.consensus.type === 'poa'
+        ? PoaRules.fromSettings(settings, node.chain.features)
+        : PosRules.fromSettings(settings, node.chain.features, node.store);
   }
 
   /** The next timestamp for a transaction: just before the clock, one more each call. */
@@ -58,7 +61,12 @@ export class Forger {
   /** An atomic container of `inner`, signed by `sender`. */
   atomic(sender: Signer, inner: Transaction[]): Transaction {
     const p = this.node.protocol;
-    const tx = p.transaction<AtomicData>(Atomic, 1, { senderPublicKey: sender.keyPair.publicKey, miner: null, transactions: inner, timestamp: this.timestamp() });
+    const tx = p.transaction<AtomicData>(Atomic, 1, {
+      senderPublicKey: sender.keyPair.publicKey,
+      miner: null,
+      transactions: inner,
+      timestamp: this.timestamp(),
+    });
     return p.sign(tx, sender.keyPair.privateKey);
   }
 
@@ -66,7 +74,11 @@ export class Forger {
   keyBlock(featureVotes: readonly number[] = []): Block {
     const { chain, owner, protocol } = this.node;
     const sign = (timestamp: bigint, consensus: Block['consensus']): Block =>
-      Block.sign(protocol, { version: 3, timestamp, reference: chain.lastBlock().id, consensus, transactions: [], featureVotes: [...featureVotes], genesisData: null }, owner.privateKey);
+      Block.sign(
+        protocol,
+        { version: 3, timestamp, reference: chain.lastBlock().id, consensus, transactions: [], featureVotes: [...featureVotes], genesisData: null },
+        owner.privateKey,
+      );
     for (let guard = 0; guard < 100; guard++) {
       let block: Block | undefined;
       if (this.rules instanceof PoaRules) {
@@ -92,7 +104,12 @@ export class Forger {
   microBlock(txs: Transaction[]): void {
     const { chain, owner } = this.node;
     this.clock.now += 300n;
-    const build = chain.appendOwnMicroBlock(txs, { maxTransactions: 255, maxBlockBytes: 1 << 20 }, owner.privateKey, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, chain.height()));
+    const build = chain.appendOwnMicroBlock(
+      txs,
+      { maxTransactions: 255, maxBlockBytes: 1 << 20 },
+      owner.privateKey,
+      chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, chain.height()),
+    );
     if (build.rejected.length > 0 || build.included.length !== txs.length) {
       throw new Error(`the chain refused ${build.rejected.map((r) => `${r.tx.type}: ${r.error.message}`).join('; ')}`);
     }

@@ -42,7 +42,14 @@ export interface FuzzContext {
 }
 
 /** Operations that change state or stop the node when authorized. */
-export const DESTRUCTIVE = new Set(['POST /debug/rollback', 'DELETE /debug/rollback-to/{}', 'POST /node/stop', 'POST /debug/freeze', 'POST /debug/cleanState', 'POST /snapshot/swapState']);
+export const DESTRUCTIVE = new Set([
+  'POST /debug/rollback',
+  'DELETE /debug/rollback-to/{}',
+  'POST /node/stop',
+  'POST /debug/freeze',
+  'POST /debug/cleanState',
+  'POST /snapshot/swapState',
+]);
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const;
 
@@ -136,7 +143,25 @@ const valueText: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null'), weight: 4 },
   { arbitrary: hugeDigits, weight: 3 },
   { arbitrary: fc.constantFrom(...INT_EDGES.filter((e) => /^-?[0-9]+$/.test(e))), weight: 3 },
-  { arbitrary: fc.constantFrom('1e400', '-1e400', '1.0', '0.1', '-0', '1E2', '123456789012345678901234567890.5', 'true', 'false', 'null', '""', '[]', '{}', '[null]'), weight: 3 },
+  {
+    arbitrary: fc.constantFrom(
+      '1e400',
+      '-1e400',
+      '1.0',
+      '0.1',
+      '-0',
+      '1E2',
+      '123456789012345678901234567890.5',
+      'true',
+      'false',
+      'null',
+      '""',
+      '[]',
+      '{}',
+      '[null]',
+    ),
+    weight: 3,
+  },
   { arbitrary: unicode.map((t) => JSON.stringify(t)), weight: 2 },
   { arbitrary: fc.integer({ min: 1, max: 200_000 }).map((n) => JSON.stringify('x'.repeat(n))), weight: 1 },
 );
@@ -169,7 +194,21 @@ function bodyProperties(op: Json, doc: Json): string[] {
 
 function bodyArb(op: DocumentedOperation, ctx: FuzzContext): fc.Arbitrary<string | undefined> {
   const props = bodyProperties(op.operation, ctx.document);
-  const knownKeys = ['type', 'version', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'amount', 'recipient', 'proofs', 'addresses', 'message', 'password', ...props];
+  const knownKeys = [
+    'type',
+    'version',
+    'sender',
+    'senderPublicKey',
+    'fee',
+    'timestamp',
+    'amount',
+    'recipient',
+    'proofs',
+    'addresses',
+    'message',
+    'password',
+    ...props,
+  ];
   const shaped = fc
     .array(fc.tuple(fc.oneof(fc.constantFrom(...knownKeys), fc.string({ maxLength: 10 })), valueText), { maxLength: 12 })
     .map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`);
@@ -184,14 +223,12 @@ function bodyArb(op: DocumentedOperation, ctx: FuzzContext): fc.Arbitrary<string
     { arbitrary: fc.constant(OVERSIZE), weight: 1 },
   ];
   if (ctx.validBodies.length > 0) {
-    const spoilt = fc
-      .tuple(fc.constantFrom(...ctx.validBodies), fc.nat(), fc.oneof(valueText, fc.constant(undefined)))
-      .map(([body, i, v]) => {
-        const keys = Object.keys(body);
-        const key = keys[i % keys.length]!;
-        const parts = keys.filter((k) => k !== key || v !== undefined).map((k) => `${JSON.stringify(k)}:${k === key ? v! : stringifyValue(body[k])}`);
-        return `{${parts.join(',')}}`;
-      });
+    const spoilt = fc.tuple(fc.constantFrom(...ctx.validBodies), fc.nat(), fc.oneof(valueText, fc.constant(undefined))).map(([body, i, v]) => {
+      const keys = Object.keys(body);
+      const key = keys[i % keys.length]!;
+      const parts = keys.filter((k) => k !== key || v !== undefined).map((k) => `${JSON.stringify(k)}:${k === key ? v! : stringifyValue(body[k])}`);
+      return `{${parts.join(',')}}`;
+    });
     arbs.push({ arbitrary: spoilt, weight: 6 });
   }
   return fc.oneof(...arbs);
@@ -214,11 +251,21 @@ function operationArb(op: DocumentedOperation, ctx: FuzzContext): fc.Arbitrary<F
   const segments: fc.Arbitrary<string[]> = fc.tuple<string[]>(...names.map((n) => segmentArb(ctx.validParams[n] ?? [])));
   const queryNames = ((op.operation['parameters'] ?? []) as Array<{ name: string; in: string }>).filter((p) => p.in === 'query').map((p) => p.name);
   const query = sometimes(
-    fc.array(fc.tuple(queryNames.length > 0 ? fc.oneof(fc.constantFrom(...queryNames), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }), segmentArb(ctx.validParams[queryNames[0] ?? ''] ?? [])), { maxLength: 4 }),
+    fc.array(
+      fc.tuple(
+        queryNames.length > 0 ? fc.oneof(fc.constantFrom(...queryNames), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }),
+        segmentArb(ctx.validParams[queryNames[0] ?? ''] ?? []),
+      ),
+      { maxLength: 4 },
+    ),
     queryNames.length > 0 ? 0.5 : 0.2,
   );
   const extra = sometimes(fc.array(segmentArb([]), { minLength: 1, maxLength: 3 }), 0.1);
-  const method = fc.oneof({ arbitrary: fc.constant(op.method), weight: 16 }, { arbitrary: fc.constantFrom(...METHODS), weight: 2 }, { arbitrary: fc.constantFrom('TRACE', 'PROPFIND', 'SEARCH'), weight: 1 });
+  const method = fc.oneof(
+    { arbitrary: fc.constant(op.method), weight: 16 },
+    { arbitrary: fc.constantFrom(...METHODS), weight: 2 },
+    { arbitrary: fc.constantFrom('TRACE', 'PROPFIND', 'SEARCH'), weight: 1 },
+  );
   const contentType = sometimes(
     fc.oneof(
       { arbitrary: fc.constant('application/json'), weight: 12 },
@@ -249,9 +296,15 @@ function operationArb(op: DocumentedOperation, ctx: FuzzContext): fc.Arbitrary<F
 /** Requests for every operation of the document, and now and then a path no route has. */
 export function fuzzRequests(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const perOperation = ctx.operations.map((op) => operationArb(op, ctx));
-  const stray = fc.record({ path: fc.webPath(), method: fc.constantFrom(...METHODS), body: sometimes(fc.json({ maxDepth: 2 }), 0.5) }).map(
-    (r): FuzzRequest => ({ method: r.method, url: r.path === '' ? '/' : r.path.startsWith('/') ? r.path : `/${r.path}`, headers: { 'content-type': 'application/json' }, ...(r.body !== null ? { payload: r.body } : {}), operation: 'stray path' }),
-  );
+  const stray = fc
+    .record({ path: fc.webPath(), method: fc.constantFrom(...METHODS), body: sometimes(fc.json({ maxDepth: 2 }), 0.5) })
+    .map((r): FuzzRequest => ({
+      method: r.method,
+      url: r.path === '' ? '/' : r.path.startsWith('/') ? r.path : `/${r.path}`,
+      headers: { 'content-type': 'application/json' },
+      ...(r.body !== null ? { payload: r.body } : {}),
+      operation: 'stray path',
+    }));
   return fc.oneof({ arbitrary: fc.oneof(...perOperation), weight: 20 }, { arbitrary: stray, weight: 1 });
 }
 

@@ -93,7 +93,12 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
   const config: NodeConfig = {
     ...base,
     miner: { ...base.miner, enabled: false },
-    api: { ...base.api, enabled: false, ...(options.auth !== undefined ? { auth: options.auth } : {}), ...(options.pkiMode !== undefined ? { pkiMode: options.pkiMode } : {}) },
+    api: {
+      ...base.api,
+      enabled: false,
+      ...(options.auth !== undefined ? { auth: options.auth } : {}),
+      ...(options.pkiMode !== undefined ? { pkiMode: options.pkiMode } : {}),
+    },
   };
   const node = await Node.start(config, { now: () => clock.now, logger: pino({ level: 'silent' }) });
   // Transactions are stamped just before the clock: after the genesis block.
@@ -110,7 +115,16 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
     }
   };
 
-  const issue = f.tx(owner, { type: 3, version: 2, name: 'Seeded', description: 'asset of the seeded chain', quantity: 10_000_000n, decimals: 2, reissuable: true, fee: WEST });
+  const issue = f.tx(owner, {
+    type: 3,
+    version: 2,
+    name: 'Seeded',
+    description: 'asset of the seeded chain',
+    quantity: 10_000_000n,
+    decimals: 2,
+    reissuable: true,
+    fee: WEST,
+  });
   const assetId = issue.idBase58;
   block([issue, f.transfer(owner, a1, 5_000n * WEST)], [f.transfer(owner, a1, 300_000n, { assetId }), f.transfer(owner, a2, 200_000n, { assetId })]);
 
@@ -154,7 +168,15 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
   block([atomic]);
   for (let i = 0; i < 3; i++) block([f.transfer(a3, a4, BigInt(1000 + i)), f.transfer(a4, a3, BigInt(2000 + i))]);
 
-  const policy = f.tx(owner, { type: 112, version: 3, policyName: 'seeded', description: 'policy of the seeded chain', recipients: [owner.address, a1.address], owners: [owner.address], fee: WEST });
+  const policy = f.tx(owner, {
+    type: 112,
+    version: 3,
+    policyName: 'seeded',
+    description: 'policy of the seeded chain',
+    recipients: [owner.address, a1.address],
+    owners: [owner.address],
+    fee: WEST,
+  });
   block([policy]);
   const services = node.services();
   const privacy = services.privacy!;
@@ -162,9 +184,21 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
   const small = item(Buffer.from('seeded privacy item'));
   const large = item(Buffer.alloc(200_000, 7));
   const info = (filename: string, size: number) => ({ filename, size, timestamp: clock.now, author: 'seeder', comment: '' });
-  const request = (hash: string, filename: string, size: number) => ({ version: 3 as const, sender: owner.address, password: owner.keystorePassword, policyId: policy.idBase58, hash, info: info(filename, size), fee: 5_000_000n });
+  const request = (hash: string, filename: string, size: number) => ({
+    version: 3 as const,
+    sender: owner.address,
+    password: owner.keystorePassword,
+    policyId: policy.idBase58,
+    hash,
+    info: info(filename, size),
+    fee: 5_000_000n,
+  });
   const smallTx = await privacy.sendData(request(small.hash, 'small.txt', small.data.length), { base64: small.data.toString('base64') }, false);
-  const largeTx = await privacy.sendLargeData(await privacy.checkLargeUpload(request(large.hash, 'large.bin', large.data.length)), Readable.from([large.data]), false);
+  const largeTx = await privacy.sendLargeData(
+    await privacy.checkLargeUpload(request(large.hash, 'large.bin', large.data.length)),
+    Readable.from([large.data]),
+    false,
+  );
   block([smallTx, largeTx]);
   const unconfirmed = f.transfer(a4, a1, 777n);
   await services.pool.broadcast(unconfirmed);
@@ -178,7 +212,23 @@ export async function seededNode(options: SeededNodeOptions = {}): Promise<Seede
     app,
     config,
     accounts,
-    seed: { assetId, issue, activeLease, cancelledLease, leaseCancel, alias, data, massTransfer, permission, atomic, unconfirmed, confirmed, dataKeys, policy, privacyItems: { small, large } },
+    seed: {
+      assetId,
+      issue,
+      activeLease,
+      cancelledLease,
+      leaseCancel,
+      alias,
+      data,
+      massTransfer,
+      permission,
+      atomic,
+      unconfirmed,
+      confirmed,
+      dataKeys,
+      policy,
+      privacyItems: { small, large },
+    },
     sign: (signer, json) => f.tx(signer, json),
     block: (txs) => block(txs),
     now: () => clock.now,

@@ -167,7 +167,13 @@ export class TestChain {
   commit(height: number, state: MutableState): void {
     const id = new Uint8Array(64);
     new DataView(id.buffer).setUint32(0, height);
-    this.store.commit({ height, blockBytes: Uint8Array.of(height & 0xff), blockIds: [{ id, transactionCount: 0 }], headerBytes: Uint8Array.of(height & 0xff), changes: state.changes() });
+    this.store.commit({
+      height,
+      blockBytes: Uint8Array.of(height & 0xff),
+      blockIds: [{ id, transactionCount: 0 }],
+      headerBytes: Uint8Array.of(height & 0xff),
+      changes: state.changes(),
+    });
   }
 
   /** Applies transactions as one block at the next height and commits it. */

@@ -5,7 +5,17 @@
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { Protocol } from '../../src/protocol/protocol.js';
-import { CallContract, CreateContract, UpdateContract, type CallContractTransaction, type ContractTransferIn, type CreateContractTransaction, type ExecutableContractTransaction, type StoredContract, type UpdateContractTransaction } from '../../src/protocol/transactions/contracts.js';
+import {
+  CallContract,
+  CreateContract,
+  UpdateContract,
+  type CallContractTransaction,
+  type ContractTransferIn,
+  type CreateContractTransaction,
+  type ExecutableContractTransaction,
+  type StoredContract,
+  type UpdateContractTransaction,
+} from '../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { Transaction, TypedTxCodec } from '../../src/protocol/transactions/schema.js';
 import { startContractEngine, type ContractEngine } from '../../src/contracts/engine.js';
@@ -13,7 +23,13 @@ import { buildExecutedContract, type ExecutedBuild, type ExecutionResult } from 
 import { applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import type { RuntimeLog } from '../../src/contracts/runtime.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
-import { DEFAULT_DOCKER_ENGINE, type ContractPackageSettings, type ContractsSettings, type DockerEngineSettings, type WasmExecutionSettings } from '../../src/contracts/settings.js';
+import {
+  DEFAULT_DOCKER_ENGINE,
+  type ContractPackageSettings,
+  type ContractsSettings,
+  type DockerEngineSettings,
+  type WasmExecutionSettings,
+} from '../../src/contracts/settings.js';
 import type { BlockInfo, ContractNodeContext } from '../../src/contracts/state.js';
 import { KeyBlockValidators } from '../../src/contracts/validator-set.js';
 import type { Blockchain } from '../../src/chain/blockchain.js';
@@ -27,7 +43,12 @@ export const developer = protocol.crypto.keyPairFromSeedPhrase('weft contract te
 export const node = protocol.crypto.keyPairFromSeedPhrase('weft contract tests node');
 export const developerAddress = protocol.addresses.fromPublicKey(developer.publicKey);
 
-export const BLOCK: BlockInfo = { height: 2, timestamp: 1_700_000_000_000n, minerAddress: protocol.addresses.fromPublicKey(node.publicKey).toString(), reference: encodeBase58(new Uint8Array(64).fill(3)) };
+export const BLOCK: BlockInfo = {
+  height: 2,
+  timestamp: 1_700_000_000_000n,
+  minerAddress: protocol.addresses.fromPublicKey(node.publicKey).toString(),
+  reference: encodeBase58(new Uint8Array(64).fill(3)),
+};
 
 export function nodeContext(): ContractNodeContext {
   return {
@@ -69,10 +90,18 @@ export async function startTestEngine(o: TestEngineOptions = {}): Promise<TestEn
   const state = ContractTestState.create(protocol, join(root, 'state'));
   const settings: ContractsSettings = {
     enable: true,
-    dockerEngine: { ...DEFAULT_DOCKER_ENGINE, ...o.dockerEngine, executionLimits: { ...DEFAULT_DOCKER_ENGINE.executionLimits, ...o.dockerEngine?.executionLimits } },
+    dockerEngine: {
+      ...DEFAULT_DOCKER_ENGINE,
+      ...o.dockerEngine,
+      executionLimits: { ...DEFAULT_DOCKER_ENGINE.executionLimits, ...o.dockerEngine?.executionLimits },
+    },
     wasmFuelLimit: o.wasmFuelLimit ?? 20_000,
     ...(o.wasmExecution === undefined ? {} : { wasmExecution: o.wasmExecution }),
-    grpc: { bindAddress: '127.0.0.1', port: 0, ...(o.statusStreamsPerChannel === undefined ? {} : { contractStatusMaxConnectionsPerChannel: o.statusStreamsPerChannel }) },
+    grpc: {
+      bindAddress: '127.0.0.1',
+      port: 0,
+      ...(o.statusStreamsPerChannel === undefined ? {} : { contractStatusMaxConnectionsPerChannel: o.statusStreamsPerChannel }),
+    },
     packages: o.packages ?? [],
     packageCacheDirectory: join(root, 'packages'),
   };
@@ -142,7 +171,11 @@ export function mineInto(state: ContractTestState, tx: Transaction, result: Exec
 
 const params = (o: Readonly<Record<string, string | number | boolean>>): DataEntry[] =>
   Object.entries(o).map(([key, value]) =>
-    typeof value === 'number' ? { key, type: 'integer', value: BigInt(value) } : typeof value === 'boolean' ? { key, type: 'boolean', value } : { key, type: 'string', value },
+    typeof value === 'number'
+      ? { key, type: 'integer', value: BigInt(value) }
+      : typeof value === 'boolean'
+        ? { key, type: 'boolean', value }
+        : { key, type: 'string', value },
   );
 
 let clock = 1_700_000_000_000n;
@@ -158,7 +191,12 @@ function signed<T extends Transaction>(codec: TypedTxCodec<T>, version: number, 
 }
 
 /** A CreateContract V5 of a Docker-protocol image. */
-export function createTx(image: string, imageHash: string, p: Readonly<Record<string, string | number | boolean>>, key: KeyPair = developer): CreateContractTransaction {
+export function createTx(
+  image: string,
+  imageHash: string,
+  p: Readonly<Record<string, string | number | boolean>>,
+  key: KeyPair = developer,
+): CreateContractTransaction {
   return signed(
     CreateContract,
     5,
@@ -181,11 +219,26 @@ export function createTx(image: string, imageHash: string, p: Readonly<Record<st
 }
 
 /** A CallContract V5. */
-export function callTx(contractId: Uint8Array, p: Readonly<Record<string, string | number | boolean>>, version = 1, key: KeyPair = developer): CallContractTransaction {
+export function callTx(
+  contractId: Uint8Array,
+  p: Readonly<Record<string, string | number | boolean>>,
+  version = 1,
+  key: KeyPair = developer,
+): CallContractTransaction {
   return signed(
     CallContract,
     5,
-    { senderPublicKey: key.publicKey, contractId, params: params(p), fee: 10_000_000n, timestamp: nextTimestamp(), contractVersion: version, feeAssetId: null, atomicBadge: null, payments: [] },
+    {
+      senderPublicKey: key.publicKey,
+      contractId,
+      params: params(p),
+      fee: 10_000_000n,
+      timestamp: nextTimestamp(),
+      contractVersion: version,
+      feeAssetId: null,
+      atomicBadge: null,
+      payments: [],
+    },
     key,
   );
 }
@@ -214,7 +267,11 @@ export function updateTx(contractId: Uint8Array, image: string, imageHash: strin
 export { params };
 
 /** A CreateContract V7 of a stored contract (Docker image or WASM bytecode). */
-export function createV7(storedContract: StoredContract, p: readonly DataEntry[] | Readonly<Record<string, string | number | boolean>>, key: KeyPair = developer): CreateContractTransaction {
+export function createV7(
+  storedContract: StoredContract,
+  p: readonly DataEntry[] | Readonly<Record<string, string | number | boolean>>,
+  key: KeyPair = developer,
+): CreateContractTransaction {
   return signed(
     CreateContract,
     7,

@@ -24,7 +24,8 @@ export function openssl(args: readonly string[], cwd: string, input?: Uint8Array
 }
 
 export const pemToDer = (pem: string): Buffer => Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s/g, ''), 'base64');
-export const derToPem = (der: Uint8Array, label: string): string => `-----BEGIN ${label}-----\n${(encodeBase64(der).match(/.{1,64}/g) ?? []).join('\n')}\n-----END ${label}-----\n`;
+export const derToPem = (der: Uint8Array, label: string): string =>
+  `-----BEGIN ${label}-----\n${(encodeBase64(der).match(/.{1,64}/g) ?? []).join('\n')}\n-----END ${label}-----\n`;
 
 export interface IssueOptions {
   /** OpenSSL's `-subj` form, e.g. `/C=RU/O=Weft Test/CN=User One`. */
@@ -74,7 +75,25 @@ export class GostTestCa {
     writeFileSync(join(dir, 'crlnumber'), '1000\n');
     openssl(['genpkey', '-engine', 'gost', '-algorithm', 'gost2012_256', '-pkeyopt', 'paramset:A', '-out', 'ca.key'], dir);
     openssl(
-      ['req', '-engine', 'gost', '-new', '-x509', '-key', 'ca.key', '-subj', subject, '-days', '3650', '-out', 'ca.pem', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+      [
+        'req',
+        '-engine',
+        'gost',
+        '-new',
+        '-x509',
+        '-key',
+        'ca.key',
+        '-subj',
+        subject,
+        '-days',
+        '3650',
+        '-out',
+        'ca.pem',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ],
       dir,
     );
     const pem = readFileSync(join(dir, 'ca.pem'), 'utf8');
@@ -118,7 +137,24 @@ export class GostTestCa {
     // The request is signed by a throwaway key; -force_pubkey puts the Weft key in when given.
     openssl(['genpkey', '-engine', 'gost', '-algorithm', 'gost2012_256', '-pkeyopt', 'paramset:A', '-out', `${id}.key`], this.dir);
     openssl(['req', '-engine', 'gost', '-new', '-key', `${id}.key`, '-subj', o.subject, '-out', `${id}.csr`], this.dir);
-    const args = ['x509', '-engine', 'gost', '-req', '-in', `${id}.csr`, '-CA', this.signerCert, '-CAkey', this.signerKey, '-set_serial', `0x${Date.now().toString(16)}${(counter * 7919).toString(16)}`, '-extfile', `${id}.ext`, '-out', `${id}.pem`];
+    const args = [
+      'x509',
+      '-engine',
+      'gost',
+      '-req',
+      '-in',
+      `${id}.csr`,
+      '-CA',
+      this.signerCert,
+      '-CAkey',
+      this.signerKey,
+      '-set_serial',
+      `0x${Date.now().toString(16)}${(counter * 7919).toString(16)}`,
+      '-extfile',
+      `${id}.ext`,
+      '-out',
+      `${id}.pem`,
+    ];
     if (o.publicKey !== undefined) {
       writeFileSync(join(this.dir, `${id}.pub.pem`), derToPem(gostSubjectPublicKeyInfo(o.publicKey, '1.2.643.2.2.35.1'), 'PUBLIC KEY'));
       args.push('-force_pubkey', `${id}.pub.pem`);
@@ -156,7 +192,30 @@ export class GostTestCa {
   /** `openssl cms -sign`: a detached DER signature of `data` with an OpenSSL-held key. */
   cmsSign(data: Uint8Array, signer: Issued): Buffer {
     writeFileSync(join(this.dir, 'content.bin'), data);
-    openssl(['cms', '-engine', 'gost', '-sign', '-binary', '-in', 'content.bin', '-signer', signer.pemFile, '-inkey', signer.keyFile!, '-certfile', this.cert.pemFile, '-md', 'md_gost12_256', '-outform', 'DER', '-out', 'sig.der'], this.dir);
+    openssl(
+      [
+        'cms',
+        '-engine',
+        'gost',
+        '-sign',
+        '-binary',
+        '-in',
+        'content.bin',
+        '-signer',
+        signer.pemFile,
+        '-inkey',
+        signer.keyFile!,
+        '-certfile',
+        this.cert.pemFile,
+        '-md',
+        'md_gost12_256',
+        '-outform',
+        'DER',
+        '-out',
+        'sig.der',
+      ],
+      this.dir,
+    );
     return readFileSync(join(this.dir, 'sig.der'));
   }
 
@@ -166,7 +225,28 @@ export class GostTestCa {
     writeFileSync(join(this.dir, 'verify.bin'), data);
     writeFileSync(join(this.dir, 'roots.pem'), roots.map((f) => readFileSync(f, 'utf8')).join(''));
     try {
-      openssl(['cms', '-engine', 'gost', '-verify', '-binary', '-inform', 'DER', '-in', 'verify.sig', '-content', 'verify.bin', '-CAfile', 'roots.pem', '-purpose', 'any', '-out', '/dev/null'], this.dir);
+      openssl(
+        [
+          'cms',
+          '-engine',
+          'gost',
+          '-verify',
+          '-binary',
+          '-inform',
+          'DER',
+          '-in',
+          'verify.sig',
+          '-content',
+          'verify.bin',
+          '-CAfile',
+          'roots.pem',
+          '-purpose',
+          'any',
+          '-out',
+          '/dev/null',
+        ],
+        this.dir,
+      );
       return { ok: true };
     } catch (e) {
       return { ok: false, error: (e as Error).message };

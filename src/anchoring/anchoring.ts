@@ -57,6 +57,7 @@ export class Anchoring {
     } catch (e) {
       throw new Error(`Targetnet node is not reachable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    if (answer.status !== 200 || answerHeight(answer) === undefined) throw new Error(`Targetnet node ${this.target.url} refused the request: ${answerReason(answer)}`);
+    if (answer.status !== 200 || answerHeight(answer) === undefined)
+      throw new Error(`Targetnet node ${this.target.url} refused the request: ${answerReason(answer)}`);
   }
 }

@@ -134,7 +134,11 @@ export class AnchoringScheduler {
     log.info({ target: this.o.target.url, range: settings.heightRange, above: settings.heightAbove, threshold: settings.threshold }, 'Starting anchoring...');
     this.progress = this.o.progress.load();
     this.unsubscribe = this.o.chain.on((event) => this.onChainEvent(event));
-    if (this.progress.round !== undefined) log.info({ height: this.progress.round.height, stage: this.progress.round.stage, targetnetTxId: this.progress.round.targetTxId }, 'resuming the anchoring round in flight');
+    if (this.progress.round !== undefined)
+      log.info(
+        { height: this.progress.round.height, stage: this.progress.round.stage, targetnetTxId: this.progress.round.targetTxId },
+        'resuming the anchoring round in flight',
+      );
     this.consider(this.o.chain.height());
     this.kick();
     this.watch();
@@ -252,11 +256,16 @@ export class AnchoringScheduler {
       await this.recheck(r.targetTxId);
       const now = this.o.chain.blockIdAt(r.height);
       if (now === undefined || !equalBytes(now, r.signature)) {
-        this.o.log.error({ height: r.height, anchored: encodeBase58(r.signature), now: now === undefined ? null : encodeBase58(now) }, 'the anchored block is gone or changed: Possibly a rollback has happened.');
+        this.o.log.error(
+          { height: r.height, anchored: encodeBase58(r.signature), now: now === undefined ? null : encodeBase58(now) },
+          'the anchored block is gone or changed: Possibly a rollback has happened.',
+        );
         throw anchoringFailure.anchoredBlockChanged(`block ${encodeBase58(r.signature)} is no longer at height ${r.height}`);
       }
       const target = { id: decodeBase58(r.targetTxId), timestamp: r.targetTxTimestamp };
-      const id = await this.writeBack(block.height, () => confirmationTransaction(this.o.protocol, this.o.owner, block, target, this.o.settings.sidechainFee, this.o.clock.now()));
+      const id = await this.writeBack(block.height, () =>
+        confirmationTransaction(this.o.protocol, this.o.owner, block, target, this.o.settings.sidechainFee, this.o.clock.now()),
+      );
       this.o.log.info({ height: r.height, targetnetTxId: r.targetTxId, sidechainTxId: id }, 'Successfully created anchoring transactions!');
       this.save({ round: undefined, lastHeight: Math.max(this.progress.lastHeight, r.height) });
     } catch (e) {
@@ -276,13 +285,21 @@ export class AnchoringScheduler {
   /** A failed round: the error transaction, and the height done. */
   private async fail(block: AnchoredBlock, failure: AnchoringFailure): Promise<void> {
     const { log } = this.o;
-    log.error({ height: block.height, code: failure.code, message: failure.message, ...(failure.detail === undefined ? {} : { detail: failure.detail }) }, 'anchoring round failed');
+    log.error(
+      { height: block.height, code: failure.code, message: failure.message, ...(failure.detail === undefined ? {} : { detail: failure.detail }) },
+      'anchoring round failed',
+    );
     try {
-      const id = await this.writeBack(block.height, () => errorTransaction(this.o.protocol, this.o.owner, block, failure, this.o.settings.sidechainFee, this.o.clock.now()));
+      const id = await this.writeBack(block.height, () =>
+        errorTransaction(this.o.protocol, this.o.owner, block, failure, this.o.settings.sidechainFee, this.o.clock.now()),
+      );
       log.info({ height: block.height, code: failure.code, sidechainTxId: id }, 'anchoring error transaction created');
     } catch (e) {
       if (isAbort(e, this.signal)) return;
-      log.error({ height: block.height, code: failure.code, reason: e instanceof AnchoringFailure ? e.detail : reasonOf(e) }, 'the anchoring error transaction was not accepted');
+      log.error(
+        { height: block.height, code: failure.code, reason: e instanceof AnchoringFailure ? e.detail : reasonOf(e) },
+        'the anchoring error transaction was not accepted',
+      );
     }
     this.save({ round: undefined, lastHeight: Math.max(this.progress.lastHeight, block.height) });
   }
@@ -313,14 +330,20 @@ export class AnchoringScheduler {
     let reason = '';
     for (let attempt = 1; attempt <= attempts; attempt++) {
       await this.pause(settings.retryDelayMs);
-      log.info({ address: this.address, id: round.targetTxId, height: round.height, signature: encodeBase58(round.signature), attempt }, 'Sending the anchoring transaction to targetnet');
+      log.info(
+        { address: this.address, id: round.targetTxId, height: round.height, signature: encodeBase58(round.signature), attempt },
+        'Sending the anchoring transaction to targetnet',
+      );
       let answer: TargetAnswer;
       try {
         answer = await target.broadcast(round.targetTx, this.signal);
       } catch (e) {
         if (isAbort(e, this.signal)) throw e;
         reason = reasonOf(e);
-        log.error({ id: round.targetTxId, attempt, of: attempts, reason }, attempt < attempts ? 'failed to send the transaction to targetnet, retrying' : 'failed to send the transaction to targetnet');
+        log.error(
+          { id: round.targetTxId, attempt, of: attempts, reason },
+          attempt < attempts ? 'failed to send the transaction to targetnet, retrying' : 'failed to send the transaction to targetnet',
+        );
         continue;
       }
       if (answer.status === 200) {
@@ -339,7 +362,10 @@ export class AnchoringScheduler {
       }
       reason = answerReason(answer);
       if (retryableStatus(answer.status)) {
-        log.error({ id: round.targetTxId, attempt, of: attempts, reason }, attempt < attempts ? 'targetnet cannot take the transaction now, retrying' : 'targetnet cannot take the transaction');
+        log.error(
+          { id: round.targetTxId, attempt, of: attempts, reason },
+          attempt < attempts ? 'targetnet cannot take the transaction now, retrying' : 'targetnet cannot take the transaction',
+        );
         continue;
       }
       if (await this.targetHas(round.targetTxId)) {
@@ -402,7 +428,7 @@ export class AnchoringScheduler {
     for (;;) {
       let height: number | undefined;
       let reason = '';
-      for (let failures = 0; height === undefined; ) {
+      for (let failures = 0; height === undefined;) {
         await this.pause(settings.retryDelayMs);
         log.debug({ goal }, 'asking targetnet for its height');
         try {
@@ -481,10 +507,16 @@ export class AnchoringScheduler {
       try {
         const fresh = resigned(this.o.protocol, this.o.owner, tx, this.o.clock.now());
         await pool.broadcast(fresh);
-        log.warn({ height: w.height, id: fresh.idBase58, was: tx.idBase58, reason: reasonOf(first) }, 'anchoring write-back was dropped from the pool: signed again and sent');
+        log.warn(
+          { height: w.height, id: fresh.idBase58, was: tx.idBase58, reason: reasonOf(first) },
+          'anchoring write-back was dropped from the pool: signed again and sent',
+        );
         return { height: w.height, bytes: fresh.bytes };
       } catch (e) {
-        log.error({ height: w.height, id: tx.idBase58, reason: reasonOf(e) }, 'anchoring write-back cannot be put back in the pool; tried again at the next block');
+        log.error(
+          { height: w.height, id: tx.idBase58, reason: reasonOf(e) },
+          'anchoring write-back cannot be put back in the pool; tried again at the next block',
+        );
         return w;
       }
     }

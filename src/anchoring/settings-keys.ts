@@ -40,7 +40,12 @@ function parseHttpUrl(v: unknown, path: string): string {
   return text;
 }
 
-const httpUrlKey = (path: string): Key<string> => customKey(path, (s) => s.value(path, parseHttpUrl), (v) => v);
+const httpUrlKey = (path: string): Key<string> =>
+  customKey(
+    path,
+    (s) => s.value(path, parseHttpUrl),
+    (v) => v,
+  );
 
 /** A 64-bit amount > 0; `hint` replaces "required" when the key is missing. */
 function positiveLongKey<C>(path: string, hint?: (section: ConfigSection, context: C) => string | undefined): Key<bigint, C> {
@@ -60,12 +65,15 @@ const AUTH = variantTable<TargetnetAuth, TargetnetAuth['type']>(
   'type',
   {
     'api-key': keyTable<{ type: 'api-key' }>({ type: choiceKey('type', ['api-key']) }),
-    oauth2: keyTable({
-      type: choiceKey('type', ['oauth2']),
-      authorizationToken: stringKey('authorization-token'),
-      authorizationServiceUrl: httpUrlKey('authorization-service-url'),
-      tokenUpdateIntervalMs: positiveDurationKey('token-update-interval', undefined, 'must be > 0'),
-    }, { readFirst: ['tokenUpdateIntervalMs'] }),
+    oauth2: keyTable(
+      {
+        type: choiceKey('type', ['oauth2']),
+        authorizationToken: stringKey('authorization-token'),
+        authorizationServiceUrl: httpUrlKey('authorization-service-url'),
+        tokenUpdateIntervalMs: positiveDurationKey('token-update-interval', undefined, 'must be > 0'),
+      },
+      { readFirst: ['tokenUpdateIntervalMs'] },
+    ),
   },
   (auth) => auth.type,
 );
@@ -83,7 +91,11 @@ const TARGETNET = keyTable<TargetnetSettings, ConfigSection>({
     (v) => v,
   ),
   nodeAddress: httpUrlKey('node-address'),
-  nodeRecipientAddress: customKey('node-recipient-address', (t) => t.string('node-recipient-address').trim(), (v) => v),
+  nodeRecipientAddress: customKey(
+    'node-recipient-address',
+    (t) => t.string('node-recipient-address').trim(),
+    (v) => v,
+  ),
   privateKeyPassword: customKey(
     'private-key-password',
     (t) => {
@@ -103,7 +115,11 @@ export const ANCHORING_TABLE: KeyTable<AnchoringSettings> = keyTable<AnchoringSe
   heightRange: intKey('height-condition.range', undefined, { min: 1 }),
   heightAbove: intKey('height-condition.above', undefined, { min: 0 }),
   threshold: intKey('threshold', undefined, { min: 1 }),
-  targetnet: customKey('targetnet', (a) => TARGETNET.read(a.section('targetnet'), a), (t) => TARGETNET.render(t)),
+  targetnet: customKey(
+    'targetnet',
+    (a) => TARGETNET.read(a.section('targetnet'), a),
+    (t) => TARGETNET.render(t),
+  ),
   sidechainFee: positiveLongKey('sidechain-fee'),
   txMiningCheckDelayMs: durationKey('tx-mining-check-delay', ANCHORING_DEFAULTS.txMiningCheckDelayMs),
   txMiningCheckCount: intKey('tx-mining-check-count', ANCHORING_DEFAULTS.txMiningCheckCount, { min: 0 }),

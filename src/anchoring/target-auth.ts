@@ -106,7 +106,10 @@ class OAuth2TokenProvider implements TargetAuthProvider {
       } catch (e) {
         if (isAbort(e, signal)) return;
         this.alive = false;
-        this.o.log.error({ url: this.auth.authorizationServiceUrl, reason: e instanceof Error ? e.message : String(e) }, 'targetnet auth service failed to give a token');
+        this.o.log.error(
+          { url: this.auth.authorizationServiceUrl, reason: e instanceof Error ? e.message : String(e) },
+          'targetnet auth service failed to give a token',
+        );
         pauseMs = this.o.errorPauseMs ?? ANCHORING_DEFAULTS.tokenErrorPauseMs;
       }
       try {
@@ -126,7 +129,12 @@ class OAuth2TokenProvider implements TargetAuthProvider {
       let answer: { status: number; location: string | null; text: string };
       try {
         answer = await withDeadline(signal, this.o.timeoutMs, async (callSignal) => {
-          const response = await this.fetch(from, { method: 'POST', headers: { authorization: `Bearer ${this.auth.authorizationToken}` }, redirect: 'manual', signal: callSignal });
+          const response = await this.fetch(from, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${this.auth.authorizationToken}` },
+            redirect: 'manual',
+            signal: callSignal,
+          });
           return { status: response.status, location: response.headers.get('location'), text: await response.text() };
         });
       } catch (e) {
@@ -155,6 +163,7 @@ function readAuthToken(text: string, url: string): AuthToken {
   const o = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const accessToken = o['access_token'];
   const refreshToken = o['refresh_token'];
-  if (typeof accessToken !== 'string' || typeof refreshToken !== 'string') throw new AuthServiceError(`POST ${url}: the answer has no access_token and refresh_token`);
+  if (typeof accessToken !== 'string' || typeof refreshToken !== 'string')
+    throw new AuthServiceError(`POST ${url}: the answer has no access_token and refresh_token`);
   return { accessToken, refreshToken };
 }

@@ -78,7 +78,13 @@ export class TargetNode {
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
       return await withDeadline(signal, this.options.timeoutMs, async (callSignal) => {
-        const response = await this.fetch(`${this.base}${path}`, { method, headers, ...(body === undefined ? {} : { body }), signal: callSignal, redirect: 'manual' });
+        const response = await this.fetch(`${this.base}${path}`, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: callSignal,
+          redirect: 'manual',
+        });
         return { status: response.status, text: await response.text() };
       });
     } catch (e) {

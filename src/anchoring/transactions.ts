@@ -35,7 +35,15 @@ export interface AnchoredBlock {
 }
 
 function dataTransaction(protocol: Protocol, signer: KeyPair, data: DataEntry[], fee: bigint, timestamp: bigint): Transaction<DataData> {
-  const tx = protocol.transaction<DataData>(Data, 1, { senderPublicKey: signer.publicKey, author: signer.publicKey, data, timestamp, fee, feeAssetId: null, atomicBadge: null });
+  const tx = protocol.transaction<DataData>(Data, 1, {
+    senderPublicKey: signer.publicKey,
+    author: signer.publicKey,
+    data,
+    timestamp,
+    fee,
+    feeAssetId: null,
+    atomicBadge: null,
+  });
   return protocol.sign(tx, signer.privateKey);
 }
 
@@ -67,7 +75,14 @@ export function confirmationTransaction(
 }
 
 /** The record on this chain that anchoring the block failed, with WE's code and message. */
-export function errorTransaction(protocol: Protocol, owner: KeyPair, block: AnchoredBlock, failure: AnchoringFailure, fee: bigint, timestamp: bigint): Transaction<DataData> {
+export function errorTransaction(
+  protocol: Protocol,
+  owner: KeyPair,
+  block: AnchoredBlock,
+  failure: AnchoringFailure,
+  fee: bigint,
+  timestamp: bigint,
+): Transaction<DataData> {
   const entries: DataEntry[] = [
     { key: ANCHOR_KEYS.errorCode, type: 'integer', value: BigInt(failure.code) },
     { key: ANCHOR_KEYS.errorMessage, type: 'string', value: failure.message },

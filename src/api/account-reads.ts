@@ -127,7 +127,9 @@ export function pageEntries<T>(items: readonly T[], offset: number | undefined, 
 export const ENTRY_PAGE_QUERY = {
   offset: optionalQuery(text('Entries to skip (> 0)')),
   limit: optionalQuery(text('Entries to return (> 0)')),
-  matches: optionalQuery(text('Regular expression a key must match as a whole (Java syntax, run in linear time: no lookaround, back-references or possessive quantifiers)')),
+  matches: optionalQuery(
+    text('Regular expression a key must match as a whole (Java syntax, run in linear time: no lookaround, back-references or possessive quantifiers)'),
+  ),
 };
 
 /** How an entry page is taken from a list: the items whose key matches (the loop given a turn as the pacer says), then `offset` and `limit`. */
@@ -137,13 +139,18 @@ export type EntryPager = <T>(items: readonly T[], keyOf: (item: T) => string, pa
  * Reads an entry-page query (199 for a bad `offset`/`limit`, 629 for a bad `matches`) and
  * returns how it pages a list: the items whose key matches, then `offset` and `limit`.
  */
-export function readEntryPage(query: { readonly offset?: string | undefined; readonly limit?: string | undefined; readonly matches?: string | undefined }): EntryPager {
+export function readEntryPage(query: {
+  readonly offset?: string | undefined;
+  readonly limit?: string | undefined;
+  readonly matches?: string | undefined;
+}): EntryPager {
   const ints = readIntQueries([
     { name: 'offset', raw: query.offset, rule: 'positive' },
     { name: 'limit', raw: query.limit, rule: 'positive' },
   ]);
   const filter = keysFilter(query.matches);
-  return async (items, keyOf, pacer) => pageEntries(filter === undefined ? items : await keysMatching(items, keyOf, filter, pacer), ints['offset'], ints['limit']);
+  return async (items, keyOf, pacer) =>
+    pageEntries(filter === undefined ? items : await keysMatching(items, keyOf, filter, pacer), ints['offset'], ints['limit']);
 }
 
 /** Data entries of an address sorted by key (Java String order: UTF-16 code units, as JavaScript compares). */

@@ -12,10 +12,7 @@ const AddressString = (description = 'Address, Base58') => Type.String({ descrip
 // ---------------------------------------------------------------------------
 // Requests
 
-export const AddressesRequest = Type.Object(
-  { addresses: Type.Array(Type.String(), { description: 'Addresses, at most 1000' }) },
-  { $id: 'AddressesRequest' },
-);
+export const AddressesRequest = Type.Object({ addresses: Type.Array(Type.String(), { description: 'Addresses, at most 1000' }) }, { $id: 'AddressesRequest' });
 
 export const ValidateManyRequest = Type.Object(
   { addressesOrAliases: Type.Array(Type.String(), { description: 'Addresses, `alias:<chain>:<name>` strings or bare alias names' }) },
@@ -71,7 +68,10 @@ export const BalanceDetailsError = Type.Object(
 );
 
 export const GeneratingBalance = Type.Object(
-  { address: Type.String({ description: 'The address as given' }), balance: Int64({ description: 'Smallest effective balance over the 1000 blocks up to the height' }) },
+  {
+    address: Type.String({ description: 'The address as given' }),
+    balance: Int64({ description: 'Smallest effective balance over the 1000 blocks up to the height' }),
+  },
   { $id: 'GeneratingBalance' },
 );
 
@@ -79,7 +79,9 @@ export const Validity = Type.Object(
   {
     addressOrAlias: Type.String(),
     valid: Type.Boolean(),
-    reason: Type.Optional(Type.String({ description: "WE's internal error, e.g. `InvalidAddress(...)`, `GenericError(...)`, `AliasDoesNotExist(alias:T:name)`" })),
+    reason: Type.Optional(
+      Type.String({ description: "WE's internal error, e.g. `InvalidAddress(...)`, `GenericError(...)`, `AliasDoesNotExist(alias:T:name)`" }),
+    ),
   },
   { $id: 'Validity' },
 );
@@ -244,4 +246,3 @@ export const AssetDistributionPage = Type.Object(
   },
   { $id: 'AssetDistributionPage' },
 );
-

@@ -32,7 +32,18 @@ import type { CryptoSuite } from '../crypto/suite.js';
 import { parseJson } from '../protocol/json.js';
 import type { AuthMode } from './services.js';
 import { INT64 } from '../protocol/bytes.js';
-import { type ApiError, apiKeyNotValid, authTokenExpired, cantParseJwtClaims, confidentialContractsApiKeyNotValid, invalidNodeOwnerAddress, invalidTokenError, missingAuthorizationMetadata, noRequiredAuthRole, privacyApiKeyNotValid } from '../errors/catalogue.js';
+import {
+  type ApiError,
+  apiKeyNotValid,
+  authTokenExpired,
+  cantParseJwtClaims,
+  confidentialContractsApiKeyNotValid,
+  invalidNodeOwnerAddress,
+  invalidTokenError,
+  missingAuthorizationMetadata,
+  noRequiredAuthRole,
+  privacyApiKeyNotValid,
+} from '../errors/catalogue.js';
 
 /**
  * `none`: open in every mode (WE's node status, swagger); `user`: WE's WithoutProtection
@@ -154,7 +165,6 @@ const OWNER_LEVELS: ReadonlySet<AuthLevel> = new Set(['admin', 'privacy']);
 /** Claims WE's JWT library takes out of the payload before the node reads `roles` and `addresses`. */
 const REGISTERED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti'];
 
-
 /** What OAuth2 checks need from the node. */
 export interface OAuth2Context {
   /** The node owner's address (Base58), which admin and privacy tokens must name. */
@@ -219,7 +229,9 @@ export class OAuth2Authenticator implements Authenticator {
     try {
       this.key = createPublicKey(mode.publicKeyPem);
     } catch (e) {
-      throw new Error(`OAuth2 authorization (node.api.auth.type = oauth2): the public key is not a valid PEM public key (${(e as Error).message})`, { cause: e });
+      throw new Error(`OAuth2 authorization (node.api.auth.type = oauth2): the public key is not a valid PEM public key (${(e as Error).message})`, {
+        cause: e,
+      });
     }
     if (this.key.asymmetricKeyType !== 'rsa') {
       throw new Error(`OAuth2 authorization (node.api.auth.type = oauth2): expected an RSA public key, got a ${this.key.asymmetricKeyType ?? 'unknown'} key`);
@@ -293,7 +305,9 @@ export class OAuth2Authenticator implements Authenticator {
     return {
       401: '618 no bearer token; 622 invalid token (not RS256 or signed by another key); 619 expired or without `exp`',
       400: "620 the token's claims cannot be read",
-      403: OWNER_LEVELS.has(level) ? "621 the token lacks the level's role; 636 no `node` address entry for the node owner" : "621 the token lacks the level's role",
+      403: OWNER_LEVELS.has(level)
+        ? "621 the token lacks the level's role; 636 no `node` address entry for the node owner"
+        : "621 the token lacks the level's role",
     };
   }
 }

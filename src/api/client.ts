@@ -13,11 +13,20 @@ type RoutesOf<G extends readonly RouteGroup[]> = G[number]['routes'][number];
 
 export type RouteId<R> = R extends { readonly method: infer M extends string; readonly path: infer P extends string } ? `${M} ${P}` : never;
 
-type RouteById<G extends readonly RouteGroup[], K> = Extract<RoutesOf<G>, { readonly method: K extends `${infer M} ${string}` ? M : never; readonly path: K extends `${string} ${infer P}` ? P : never }>;
+type RouteById<G extends readonly RouteGroup[], K> = Extract<
+  RoutesOf<G>,
+  { readonly method: K extends `${infer M} ${string}` ? M : never; readonly path: K extends `${string} ${infer P}` ? P : never }
+>;
 
 type PathParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? N | PathParamNames<Rest> : never;
 
-type OkBody<R> = R extends { readonly responses: infer Rs } ? (Rs extends { readonly 200: infer S } ? (S extends TSchema ? Static<S> : unknown) : unknown) : unknown;
+type OkBody<R> = R extends { readonly responses: infer Rs }
+  ? Rs extends { readonly 200: infer S }
+    ? S extends TSchema
+      ? Static<S>
+      : unknown
+    : unknown
+  : unknown;
 
 export interface CallOptions<Path extends string> {
   readonly params?: Readonly<Record<PathParamNames<Path>, string | number>>;
@@ -71,7 +80,15 @@ export class ApiClient<G extends readonly RouteGroup[]> {
       if (v === undefined) throw new Error(`Route ${id}: parameter ${name} is missing`);
       return encodeURIComponent(String(v));
     });
-    return this.request({ method: r.method, url, query: options.query, body: options.body, rawBody: options.rawBody, contentType: options.contentType, headers: options.headers });
+    return this.request({
+      method: r.method,
+      url,
+      query: options.query,
+      body: options.body,
+      rawBody: options.rawBody,
+      contentType: options.contentType,
+      headers: options.headers,
+    });
   }
 
   /** Any request (unknown paths, other methods, raw bodies). */

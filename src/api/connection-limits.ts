@@ -61,7 +61,7 @@ export function reserveDescriptorTable(count: number): void {
   const top = Math.min(count, openFileLimit() - DESCRIPTOR_HEADROOM);
   const opened: number[] = [];
   try {
-    for (let fd = -1; fd < top; ) {
+    for (let fd = -1; fd < top;) {
       fd = openSync('/dev/null', 'r');
       opened.push(fd);
     }
@@ -92,7 +92,12 @@ const REQUEST_TIMEOUT_ANSWER = 'HTTP/1.1 408 Request Timeout\r\nConnection: clos
 
 /** Fastify's answer to a client error (its defaultClientErrorHandler's, which this replaces): a JSON body with the status. */
 function clientErrorAnswer(code: string | undefined): string {
-  const [status, message] = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Client Timeout'] : code === 'HPE_HEADER_OVERFLOW' ? [431, 'Exceeded maximum allowed HTTP header size'] : [400, 'Client Error'];
+  const [status, message] =
+    code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Client Timeout']
+      : code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Exceeded maximum allowed HTTP header size']
+        : [400, 'Client Error'];
   const reason = STATUS_CODES[status]!;
   const body = `{"error":"${reason}","message":"${message}","statusCode":${status}}`;
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${body.length}\r\nContent-Type: application/json\r\n\r\n${body}`;

@@ -25,7 +25,10 @@ export abstract class OtherShapeReply extends Error {
 
 /** `{"status": "error", "details": <text>}` with the given status (200 or 404 in WE). */
 export class StatusDetailsReply extends OtherShapeReply {
-  constructor(status: number, readonly details: string) {
+  constructor(
+    status: number,
+    readonly details: string,
+  ) {
     super(status, details);
   }
 
@@ -36,7 +39,10 @@ export class StatusDetailsReply extends OtherShapeReply {
 
 /** A plain-text body (`text/plain; charset=UTF-8`), possibly empty. */
 export class PlainTextReply extends OtherShapeReply {
-  constructor(status: number, readonly text: string) {
+  constructor(
+    status: number,
+    readonly text: string,
+  ) {
     super(status, text === '' ? `HTTP ${status}` : text);
   }
 }

@@ -86,7 +86,10 @@ async function sendFile(request: FastifyRequest, reply: FastifyReply, file: stri
   const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
   reply.header('etag', etag).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff');
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  return reply.code(200).type(type).send(await readFile(file));
+  return reply
+    .code(200)
+    .type(type)
+    .send(await readFile(file));
 }
 
 /** Serves the explorer under `/explorer/` (`/explorer` redirects there). */

@@ -11,7 +11,12 @@ import { StreamReply, type ApiContext } from './routing.js';
 export type HeavyJsonBuilder = (out: JsonPieces, int64AsString: boolean) => Promise<void>;
 
 /** A heavy JSON answer for a request with this Accept; `budget` false for one block, which WE answers whatever its size. */
-export async function heavyJsonAnswer(ctx: ApiContext, accept: string | undefined, build: HeavyJsonBuilder, options: { budget?: boolean } = {}): Promise<StreamReply> {
+export async function heavyJsonAnswer(
+  ctx: ApiContext,
+  accept: string | undefined,
+  build: HeavyJsonBuilder,
+  options: { budget?: boolean } = {},
+): Promise<StreamReply> {
   const int64AsString = wantsInt64AsString(accept);
   const built = await ctx.heavyReads.answer((out) => build(out, int64AsString), options);
   return new StreamReply(JSON_CONTENT_TYPE, built.length, built.body);

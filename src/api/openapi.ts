@@ -75,7 +75,9 @@ function isResponseDoc(spec: ResponseSpec): spec is ResponseDoc {
 }
 
 function responseObject(status: number, spec: ResponseSpec, registry: SchemaRegistry): Json {
-  const doc: ResponseDoc = isResponseDoc(spec) ? spec : { description: (spec as { description?: string }).description ?? defaultDescription(status), schema: spec };
+  const doc: ResponseDoc = isResponseDoc(spec)
+    ? spec
+    : { description: (spec as { description?: string }).description ?? defaultDescription(status), schema: spec };
   const out: Json = { description: doc.description };
   const contentType = doc.contentType ?? 'application/json';
   if (doc.schema !== undefined) out['content'] = { [contentType]: { schema: registry.convert(doc.schema) } };

@@ -153,4 +153,3 @@ export const booleanQuery = (doc: string): QuerySpec<boolean> => ({
 export function optionalQuery<T>(spec: ParamSpec<T>): QuerySpec<T> {
   return { ...spec, required: false };
 }
-

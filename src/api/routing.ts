@@ -96,15 +96,16 @@ export interface MultipartPart {
 /** A multipart body: its parts in order. Iterating fails with a WeError when the body is malformed. */
 export type MultipartParts = AsyncIterable<MultipartPart>;
 
-type BodyValue<B> = B extends BodySpec<infer S, infer R>
-  ? R extends 'schema'
-    ? Static<S>
-    : R extends 'text'
-      ? string
-      : R extends 'multipart'
-        ? MultipartParts
-        : JsonObject
-  : undefined;
+type BodyValue<B> =
+  B extends BodySpec<infer S, infer R>
+    ? R extends 'schema'
+      ? Static<S>
+      : R extends 'text'
+        ? string
+        : R extends 'multipart'
+          ? MultipartParts
+          : JsonObject
+    : undefined;
 
 export interface RouteInput<P, Q, B> {
   readonly params: ParamValues<P>;
@@ -252,7 +253,9 @@ export function routeOf(request: FastifyRequest): AnyRoute | undefined {
 
 /** The reply for a route whose JSON body did not arrive. */
 export function bodyAbsentReply(r: AnyRoute | undefined): PlainTextReply {
-  return (r === undefined ? undefined : bodyOf(r))?.whenAbsent === 'bad-request' ? new PlainTextReply(400, BAD_REQUEST_TEXT) : new PlainTextReply(404, NOT_FOUND_TEXT);
+  return (r === undefined ? undefined : bodyOf(r))?.whenAbsent === 'bad-request'
+    ? new PlainTextReply(400, BAD_REQUEST_TEXT)
+    : new PlainTextReply(404, NOT_FOUND_TEXT);
 }
 
 /** A route's parameter or query specs by name, listed once when the route is registered. */
@@ -334,10 +337,17 @@ function send(request: FastifyRequest, reply: FastifyReply, result: unknown, set
     return reply.code(200).type(result.contentType).header('content-length', String(result.length)).send(result.body);
   }
   if (result instanceof SerializedJson) {
-    return reply.code(200).type(JSON_CONTENT_TYPE).send(wantsInt64AsString(request.headers.accept) ? result.textInt64AsString() : result.text);
+    return reply
+      .code(200)
+      .type(JSON_CONTENT_TYPE)
+      .send(wantsInt64AsString(request.headers.accept) ? result.textInt64AsString() : result.text);
   }
   if (result instanceof Reply) {
-    if (result.contentType === 'text') return reply.code(result.status).type(result.textMediaType ?? 'text/plain; charset=UTF-8').send(String(result.body));
+    if (result.contentType === 'text')
+      return reply
+        .code(result.status)
+        .type(result.textMediaType ?? 'text/plain; charset=UTF-8')
+        .send(String(result.body));
     return reply.code(result.status).type(JSON_CONTENT_TYPE).send(jsonText(result.body, request.headers.accept));
   }
   return reply.code(200).type(JSON_CONTENT_TYPE).send(jsonText(result, request.headers.accept));
@@ -352,7 +362,13 @@ function send(request: FastifyRequest, reply: FastifyReply, result: unknown, set
 export function registerRoutes(app: FastifyInstance, groups: readonly RouteGroup[], ctx: ApiContext, auth: Authenticator, multipart?: MultipartParser): void {
   const routes = groups.flatMap((g) => g.routes);
   const isMultipart = (r: AnyRoute): boolean => bodyOf(r)?.read === 'multipart';
-  addRoutes(app, routes.filter((r) => !isMultipart(r)), ctx, auth, multipart);
+  addRoutes(
+    app,
+    routes.filter((r) => !isMultipart(r)),
+    ctx,
+    auth,
+    multipart,
+  );
   const multipartRoutes = routes.filter(isMultipart);
   if (multipartRoutes.length === 0) return;
   // An encapsulated scope: the parser's hooks and content-type parser stay inside it.

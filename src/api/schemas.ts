@@ -27,7 +27,7 @@ export const ErrorBody = Type.Object(
     cause: Type.Optional(Type.Null()),
     validationErrors: Type.Optional(
       Type.Record(Type.String(), Type.Array(Type.Object({ msg: Type.Array(Type.String()), args: Type.Array(Type.Unknown()) })), {
-        description: "Play's JsError.toJson map of error 1, e.g. {\"obj.fee\":[{\"msg\":[\"error.path.missing\"],\"args\":[]}]}",
+        description: 'Play\'s JsError.toJson map of error 1, e.g. {"obj.fee":[{"msg":["error.path.missing"],"args":[]}]}',
       }),
     ),
     tx: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The rejected transaction (errors 112, 117)' })),
@@ -67,7 +67,11 @@ export const ExtendedTransaction = Type.Object(
     status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('canceled')], { description: 'Lease (8) only' })),
     lease: Type.Optional(nullable(Type.Ref('Transaction', { description: 'LeaseCancel (9) only: the cancelled lease' }))),
   },
-  { $id: 'ExtendedTransaction', additionalProperties: true, description: 'Transaction JSON with the extended fields of Lease (`status`) and LeaseCancel (`lease`)' },
+  {
+    $id: 'ExtendedTransaction',
+    additionalProperties: true,
+    description: 'Transaction JSON with the extended fields of Lease (`status`) and LeaseCancel (`lease`)',
+  },
 );
 
 export const TransactionWithHeight = Type.Object(
@@ -93,7 +97,11 @@ export const SignedTransactionRequest = Type.Object(
     proofs: Type.Array(Base58('Proof'), { maxItems: 8 }),
     certificates: Type.Optional(Type.Array(Type.String({ description: 'Base64 DER X.509 certificate' }))),
   },
-  { $id: 'SignedTransactionRequest', additionalProperties: true, description: 'A signed transaction as the official clients send it; `id`, `sender`, `height` are ignored' },
+  {
+    $id: 'SignedTransactionRequest',
+    additionalProperties: true,
+    description: 'A signed transaction as the official clients send it; `id`, `sender`, `height` are ignored',
+  },
 );
 
 export const UnsignedTransactionRequest = Type.Object(
@@ -118,10 +126,7 @@ export const FeeRequest = Type.Object(
   { $id: 'FeeRequest', additionalProperties: true, description: 'The unsigned request without `sender`, `fee`, `password`, `timestamp` (they are ignored)' },
 );
 
-export const FeeAnswer = Type.Object(
-  { feeAssetId: nullable(Base58('Asset the fee is paid in; null for WEST')), feeAmount: Int64() },
-  { $id: 'FeeAnswer' },
-);
+export const FeeAnswer = Type.Object({ feeAssetId: nullable(Base58('Asset the fee is paid in; null for WEST')), feeAmount: Int64() }, { $id: 'FeeAnswer' });
 
 export const UtxSize = Type.Object({ size: Int32(), sizeInBytes: Int64() }, { $id: 'UtxSize' });
 
@@ -148,7 +153,10 @@ const HEADER_FIELDS = {
   transactionCount: Int32(),
 };
 
-export const BlockHeader = Type.Object({ ...HEADER_FIELDS, fee: Int64({ description: 'WEST fees of its transactions' }), height: Int32() }, { $id: 'BlockHeader' });
+export const BlockHeader = Type.Object(
+  { ...HEADER_FIELDS, fee: Int64({ description: 'WEST fees of its transactions' }), height: Int32() },
+  { $id: 'BlockHeader' },
+);
 
 export const Block = Type.Object(
   { ...HEADER_FIELDS, fee: Int64({ description: 'WEST fees of its transactions' }), transactions: Type.Array(Type.Ref('Transaction')), height: Int32() },

@@ -9,7 +9,14 @@ import { DEFAULT_HEAVY_READ_LIMITS, HeavyReads, type HeavyReadLimits } from './h
 import { DEFAULT_SCRIPT_COMPILER_LIMITS, ScriptCompilerPool, type ScriptCompilerLimits } from '../ride/script-compiler-pool.js';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { createAuthenticator, type Authenticator } from './auth.js';
 import { applyConnectionLimits, DEFAULT_REST_CONNECTION_LIMITS, fastifyTimeoutOptions, SocketCloser, watchRequestBodies } from './connection-limits.js';
 import { PREFLIGHT_HEADERS, setCorsHeaders } from './cors.js';
@@ -62,7 +69,6 @@ function routePattern(request: FastifyRequest): string {
   return routeOf(request)?.path ?? request.routeOptions.url ?? 'unmatched';
 }
 
-
 const DOCS_PATH = '/api-docs/';
 
 /** How long the rest of a refused upload is read and dropped before its connection is closed. */
@@ -92,7 +98,11 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: WeError 
   lingerOnRefusedBody(request, reply);
   if (error instanceof StatusDetailsReply) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(error.body, request.headers.accept));
   if (error instanceof PlainTextReply) return reply.code(error.status).type(TEXT_CONTENT_TYPE).send(error.text);
-  if (error instanceof WeError) return reply.code(error.status).type(JSON_CONTENT_TYPE).send(jsonText(errorBody(error), request.headers.accept));
+  if (error instanceof WeError)
+    return reply
+      .code(error.status)
+      .type(JSON_CONTENT_TYPE)
+      .send(jsonText(errorBody(error), request.headers.accept));
   return reply.code(error.status).type(TEXT_CONTENT_TYPE).send(error.message);
 }
 
@@ -151,7 +161,10 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   const app = Fastify({
     ...(options.loggerInstance !== undefined ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? { level: 'info' } }),
     // The metrics' observer is told of each answer by the request log (no onResponse hook: see request-log.ts).
-    logController: new RequestLog(options.slowRequestMs ?? DEFAULT_SLOW_REQUEST_MS, requests === undefined ? undefined : (request, reply, ms) => requests.answered(request.method, routePattern(request), reply.statusCode, ms / 1000)),
+    logController: new RequestLog(
+      options.slowRequestMs ?? DEFAULT_SLOW_REQUEST_MS,
+      requests === undefined ? undefined : (request, reply, ms) => requests.answered(request.method, routePattern(request), reply.statusCode, ms / 1000),
+    ),
     bodyLimit,
     ...fastifyTimeoutOptions(limits, closer),
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
@@ -159,7 +172,8 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
     // The router's own refusals (undecodable percent-encoding, a path parameter past
     // maxParamLength) in WE's error shape, naming the path as the offending input.
     frameworkErrors: (error, request, reply) => {
-      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path parameter is longer than 2048 characters` : `The path is not valid percent-encoded UTF-8`;
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path parameter is longer than 2048 characters` : `The path is not valid percent-encoded UTF-8`;
       void sendError(request, reply, customValidationError(message, 'path'));
     },
   }) as unknown as FastifyInstance;

@@ -6,7 +6,21 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { decodeBase58, decodeBase64, encodeBase58 } from '../crypto/encoding.js';
-import { boolKey, choiceKey, contextKey, customKey, intKey, positiveDurationKey, keyTable, listKey, nestedKey, stringKey, variantTable, type Key, type KeyTable } from '../config/key-table.js';
+import {
+  boolKey,
+  choiceKey,
+  contextKey,
+  customKey,
+  intKey,
+  positiveDurationKey,
+  keyTable,
+  listKey,
+  nestedKey,
+  stringKey,
+  variantTable,
+  type Key,
+  type KeyTable,
+} from '../config/key-table.js';
 import { ConfigError, describeValue, fail, parseString } from '../config/values.js';
 import { DEFAULT_REST_CONNECTION_LIMITS } from './connection-limits.js';
 import type { AuthMode, RestConnectionLimits } from './services.js';

@@ -15,4 +15,11 @@ export interface NodeApiSettings extends ApiSettings {
 export const WE_DEFAULT_API_KEY_HASH = 'H6nsiifwYKYEx6YzYD7woP1XCn72RVvx6tC1zjjLXqsu';
 
 /** WE's application.conf values of `node.api.rest`. */
-export const REST_DEFAULTS = { enabled: true, bindAddress: '0.0.0.0', port: 6862, cors: true, transactionsByAddressLimit: 10_000, distributionAddressLimit: 1000 } as const;
+export const REST_DEFAULTS = {
+  enabled: true,
+  bindAddress: '0.0.0.0',
+  port: 6862,
+  cors: true,
+  transactionsByAddressLimit: 10_000,
+  distributionAddressLimit: 1000,
+} as const;

@@ -26,7 +26,15 @@ import { Exchange } from '../protocol/transactions/exchange.js';
 import { jsonLong, jsonString } from '../protocol/transactions/fields.js';
 import { codecFor } from '../protocol/transactions/registry.js';
 import type { Transaction, TxCodec } from '../protocol/transactions/schema.js';
-import { bodyIsNotObject, emptySenderPublicKeyInDataTx, expected, genericError, unsupportedTransactionType, withFieldAsync, wrongJson } from '../errors/catalogue.js';
+import {
+  bodyIsNotObject,
+  emptySenderPublicKeyInDataTx,
+  expected,
+  genericError,
+  unsupportedTransactionType,
+  withFieldAsync,
+  wrongJson,
+} from '../errors/catalogue.js';
 
 const BURN = 6;
 const LEASE_CANCEL = 9;

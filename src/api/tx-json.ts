@@ -48,7 +48,9 @@ export class TxJsonReader {
       const aliases = new Set(this.state.aliasesOf(address.bytes));
       const json = tx.toJson();
       json['transfers'] = tx.data.transfers
-        .filter((t) => t.recipient.equals(address) || (t.recipient instanceof Alias && t.recipient.chainId === address.chainId && aliases.has(t.recipient.name)))
+        .filter(
+          (t) => t.recipient.equals(address) || (t.recipient instanceof Alias && t.recipient.chainId === address.chainId && aliases.has(t.recipient.name)),
+        )
         .map((t) => ({ recipient: t.recipient.toString(), amount: t.amount }));
       return json;
     }
@@ -139,7 +141,11 @@ export async function writeBlockJson(
 }
 
 /** A block answer's text around its `transactions` array: the header JSON with `fee`, opening `transactions`; the close, with `height` unless undefined. */
-function blockJsonFrame({ header, summary }: BlockHeaderView, height: number | null | undefined, int64AsString: boolean): { readonly open: string; readonly close: string } {
+function blockJsonFrame(
+  { header, summary }: BlockHeaderView,
+  height: number | null | undefined,
+  int64AsString: boolean,
+): { readonly open: string; readonly close: string } {
   const head = stringifyJson({ ...header.headerJson(summary.size, summary.transactionCount), fee: summary.fee }, { int64AsString });
   return { open: `${head.slice(0, -1)},"transactions":`, close: height === undefined ? '}' : `,"height":${stringifyJson(height)}}` };
 }
@@ -149,4 +155,3 @@ export function extendedTransactionJson(chain: ChainReader): (tx: Transaction) =
   const reader = new TxJsonReader(chain);
   return (tx) => reader.extended(tx);
 }
-

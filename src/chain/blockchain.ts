@@ -16,7 +16,18 @@
  * its rules reach the chain injected, as ConsensusRules.
  */
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { Block, LiquidBlockBytes, NG_BLOCK_VERSION, applyMicroBlock, genesisBlock, produceMicroBlock, transactionsOfBlockBytes, type BlockHeaderView, type MicroBlock, type TxMicroBlock } from '../protocol/blocks.js';
+import {
+  Block,
+  LiquidBlockBytes,
+  NG_BLOCK_VERSION,
+  applyMicroBlock,
+  genesisBlock,
+  produceMicroBlock,
+  transactionsOfBlockBytes,
+  type BlockHeaderView,
+  type MicroBlock,
+  type TxMicroBlock,
+} from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
@@ -429,12 +440,7 @@ export class Blockchain implements ChainHeaders {
    * against state, within the count and byte limits: prepareOwnMicroBlock, then
    * commitOwnMicroBlock at once.
    */
-  appendOwnMicroBlock(
-    candidates: Iterable<Transaction>,
-    limits: MicroBlockLimits,
-    privateKey: Uint8Array,
-    modifiedTotalSign: boolean,
-  ): MicroBlockBuild {
+  appendOwnMicroBlock(candidates: Iterable<Transaction>, limits: MicroBlockLimits, privateKey: Uint8Array, modifiedTotalSign: boolean): MicroBlockBuild {
     return this.commitOwnMicroBlock(this.prepareOwnMicroBlock(candidates, limits, privateKey), modifiedTotalSign);
   }
 
@@ -508,7 +514,12 @@ export class Blockchain implements ChainHeaders {
     if (prepared.signed !== undefined || this.tip !== prepared.tip || prepared.included.length === 0) return prepared;
     const started = performance.now();
     const liquidBytes = this.keptBytesOf(prepared.tip);
-    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, prepared.tip, { transactions: prepared.included }, { timestamp: prepared.timestamp, privateKey: prepared.privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) });
+    const { microBlock, liquidBlock } = produceMicroBlock(
+      this.protocol,
+      prepared.tip,
+      { transactions: prepared.included },
+      { timestamp: prepared.timestamp, privateKey: prepared.privateKey, modifiedTotalSign, ...(liquidBytes === undefined ? {} : { liquidBytes }) },
+    );
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { ...prepared, signed: { microBlock, liquidBlock, signMs: performance.now() - started } };
   }
@@ -590,20 +601,28 @@ export class Blockchain implements ChainHeaders {
    * transactions they held, oldest first. `returnToPool` tells the pool (through the
    * rollback event) whether to take them back.
    */
-  rollbackTo(height: number, o: { readonly origin: ChainChangeOrigin; readonly returnToPool: boolean } = { origin: 'local', returnToPool: true }): Transaction[] {
+  rollbackTo(
+    height: number,
+    o: { readonly origin: ChainChangeOrigin; readonly returnToPool: boolean } = { origin: 'local', returnToPool: true },
+  ): Transaction[] {
     const top = this.height();
     if (!Number.isInteger(height) || height < 1 || height > top) {
       throw genericError(`Rollback height ${height} is out of range: the chain is at height ${top}`, 'rollbackTo');
     }
     if (height < this.minRollbackHeight()) {
-      throw genericError(`Rollback is possible only to the block at height ${this.minRollbackHeight()} or above (max-rollback-depth ${this.settings.maxRollbackDepth})`, 'rollbackTo');
+      throw genericError(
+        `Rollback is possible only to the block at height ${this.minRollbackHeight()} or above (max-rollback-depth ${this.settings.maxRollbackDepth})`,
+        'rollbackTo',
+      );
     }
     const removed = this.store.rollbackTo(height);
     this.headers.clear();
     this.tip = this.readBlock(height);
     this.liquidMicros = [];
     // Mined atomics go back as their clients sent them.
-    const txs = removed.flatMap((bytes) => Block.fromBytes(this.protocol, bytes).transactions).map((tx) => (isAtomic(tx) && tx.data.miner !== null ? unmineAtomic(tx) : tx));
+    const txs = removed
+      .flatMap((bytes) => Block.fromBytes(this.protocol, bytes).transactions)
+      .map((tx) => (isAtomic(tx) && tx.data.miner !== null ? unmineAtomic(tx) : tx));
     this.emit({ kind: 'rollback', origin: o.origin, height, removed: txs, returnToPool: o.returnToPool });
     return txs;
   }

@@ -90,7 +90,11 @@ export class CarriedCertificates {
     const offer = this.#offers.get(key);
     if (offer === undefined) return NOTHING_TO_TAKE_BACK;
     this.#offers.delete(key);
-    const before = this.put(transactions.map((t) => t.id), offer.certificates, this.now());
+    const before = this.put(
+      transactions.map((t) => t.id),
+      offer.certificates,
+      this.now(),
+    );
     return () => {
       for (const [txKey, prior] of before.reverse()) {
         if (prior === undefined) this.#entries.delete(txKey);

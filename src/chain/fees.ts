@@ -107,9 +107,6 @@ export function validateFee(tx: Transaction, state: AssetReader, ctx: FeeContext
   const min = minimalFee(tx, state, ctx);
   if (tx.fee < min.amount) {
     const unit = min.feeAssetId === null ? 'WEST' : encodeBase58(min.feeAssetId);
-    throw genericError(
-      `Fee '${tx.fee}' in '${unit}' for '${scalaClassName(tx.type, tx.version)}' does not exceed minimal value of '${min.amount}'`,
-      'fee',
-    );
+    throw genericError(`Fee '${tx.fee}' in '${unit}' for '${scalaClassName(tx.type, tx.version)}' does not exceed minimal value of '${min.amount}'`, 'fee');
   }
 }

@@ -70,7 +70,11 @@ export function findCommonBlock(chain: Blockchain, ids: readonly Uint8Array[]): 
 }
 
 /** The answer to GetSignatures: the common block's id, then up to `maxChainLength` ids after it; undefined without a common block. */
-export function signaturesReply(chain: Blockchain, locator: readonly Uint8Array[], maxChainLength: number = DEFAULT_MAX_CHAIN_LENGTH): Uint8Array[] | undefined {
+export function signaturesReply(
+  chain: Blockchain,
+  locator: readonly Uint8Array[],
+  maxChainLength: number = DEFAULT_MAX_CHAIN_LENGTH,
+): Uint8Array[] | undefined {
   const common = findCommonBlock(chain, locator);
   if (common === undefined) return undefined;
   return [common.id, ...blockIdsAfter(chain, common.height, maxChainLength)];
@@ -130,7 +134,10 @@ export function applyExtension(chain: Blockchain, blocks: readonly Block[], opti
   if (fresh.length === 0) return { kind: 'known' };
   for (let i = 1; i < fresh.length; i++) {
     if (!equalBytes(fresh[i]!.reference, fresh[i - 1]!.id)) {
-      return { kind: 'rejected', error: genericError(`Extension block ${fresh[i]!.idBase58} does not reference the block before it ${fresh[i - 1]!.idBase58}`) };
+      return {
+        kind: 'rejected',
+        error: genericError(`Extension block ${fresh[i]!.idBase58} does not reference the block before it ${fresh[i - 1]!.idBase58}`),
+      };
     }
   }
   const reference = fresh[0]!.reference;
@@ -143,7 +150,12 @@ export function applyExtension(chain: Blockchain, blocks: readonly Block[], opti
   const top = chain.height();
   const removed = top - commonHeight;
   if (removed > maxRollback || (removed > 0 && commonHeight < chain.minRollbackHeight())) {
-    return { kind: 'rejected', error: genericError(`Switching to the extension needs a rollback of ${removed} blocks, more than allowed (${Math.min(maxRollback, top - chain.minRollbackHeight())})`) };
+    return {
+      kind: 'rejected',
+      error: genericError(
+        `Switching to the extension needs a rollback of ${removed} blocks, more than allowed (${Math.min(maxRollback, top - chain.minRollbackHeight())})`,
+      ),
+    };
   }
   const ours = chain.score();
   const theirs = toAppend.reduce((s, b) => s + chain.blockScore(b), chain.scoreAt(commonHeight));
@@ -184,7 +196,10 @@ function snapshotAbove(chain: Blockchain, height: number): Snapshot {
   for (let h = height + 1; h < top; h++) blocks.push(chain.blockAt(h)!);
   const keyBlock = chain.headerAt(top);
   const micros = chain.liquidMicroBlocks();
-  const complete = micros.length > 0 && equalBytes(micros[0]!.prevLiquidBlockSig, keyBlock.id) && equalBytes(micros[micros.length - 1]!.totalLiquidBlockSig, chain.lastBlock().id);
+  const complete =
+    micros.length > 0 &&
+    equalBytes(micros[0]!.prevLiquidBlockSig, keyBlock.id) &&
+    equalBytes(micros[micros.length - 1]!.totalLiquidBlockSig, chain.lastBlock().id);
   return { blocks, top: complete ? { keyBlock, micros: [...micros] } : { block: chain.lastBlock() } };
 }
 
@@ -249,7 +264,9 @@ export function applyKeyBlock(chain: Blockchain, block: Block, options: ForkOpti
       if (!sameBlockVersions(block, ours) || block.transactions.length <= tip.transactions.length) {
         return {
           kind: 'rejected',
-          error: genericError(`Competitors liquid block '${block.idBase58}' with score '${chain.blockScore(block)}' is not better than existing '${tip.idBase58}' with score '${chain.blockScore(ours)}'`),
+          error: genericError(
+            `Competitors liquid block '${block.idBase58}' with score '${chain.blockScore(block)}' is not better than existing '${tip.idBase58}' with score '${chain.blockScore(ours)}'`,
+          ),
         };
       }
       force = true;
@@ -275,4 +292,5 @@ function sameBlockVersions(a: Block, b: Block): boolean {
   return equalBytes(a.generator, b.generator) && equalBytes(a.reference, b.reference) && a.timestamp === b.timestamp && consensusKey(a) === consensusKey(b);
 }
 
-const consensusKey = (block: Block): string => JSON.stringify(block.consensus, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? bytesKey(v) : v));
+const consensusKey = (block: Block): string =>
+  JSON.stringify(block.consensus, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? bytesKey(v) : v));

@@ -125,7 +125,11 @@ export class PendingSpendingsView extends DelegatingView {
   /** The pending spendings this view took off, described ("" when none was): "<amount> WEST of <address>", … */
   loweredDescription(): string {
     return this.lowered
-      .map((s) => (s.leaseOut ? `${s.amount} WEST leased out by ${encodeBase58(s.holder)}` : `${s.amount} ${s.assetId === null ? 'WEST' : `of asset ${encodeBase58(s.assetId)}`} of ${encodeBase58(s.holder)}`))
+      .map((s) =>
+        s.leaseOut
+          ? `${s.amount} WEST leased out by ${encodeBase58(s.holder)}`
+          : `${s.amount} ${s.assetId === null ? 'WEST' : `of asset ${encodeBase58(s.assetId)}`} of ${encodeBase58(s.holder)}`,
+      )
       .join(', ');
   }
 

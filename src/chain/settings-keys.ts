@@ -86,7 +86,8 @@ export const CRYPTO_TYPE_KEY = customKey<CryptoType>(
   (node) => {
     const type = node.choice('crypto.type', ['WAVES', 'GOST'] as const, 'WAVES');
     const pkiMode = node.choice('crypto.pki.mode', ['OFF', 'ON', 'TEST'] as const, 'OFF');
-    if (type === 'WAVES' && pkiMode !== 'OFF') fail(node.at('crypto.pki.mode'), "Usage of 'node.crypto.pki = ON | TEST' is forbidden for 'node.crypto.type = Waves'");
+    if (type === 'WAVES' && pkiMode !== 'OFF')
+      fail(node.at('crypto.pki.mode'), "Usage of 'node.crypto.pki = ON | TEST' is forbidden for 'node.crypto.type = Waves'");
     return type === 'WAVES' ? 'waves' : 'gost';
   },
   (crypto) => (crypto === 'gost' ? 'GOST' : 'WAVES'),
@@ -182,7 +183,11 @@ const FUNCTIONALITY = customKey<FunctionalitySettings>(
   (f) => {
     const preActivated: HoconObject = {};
     for (const [id, height] of [...f.preActivatedFeatures].sort(([a], [b]) => a - b)) preActivated[String(id)] = height;
-    return { 'feature-check-blocks-period': f.featureCheckBlocksPeriod, 'blocks-for-feature-activation': f.blocksForFeatureActivation, 'pre-activated-features': preActivated };
+    return {
+      'feature-check-blocks-period': f.featureCheckBlocksPeriod,
+      'blocks-for-feature-activation': f.blocksForFeatureActivation,
+      'pre-activated-features': preActivated,
+    };
   },
 );
 
@@ -224,7 +229,11 @@ export const CHAIN_TABLE: KeyTable<ChainKeys, ChainReadContext> = keyTable<Chain
     'blockchain.type',
     (node) => {
       const type = node.choice('blockchain.type', ['CUSTOM', 'DEFAULT', 'MAINNET'] as const, 'DEFAULT');
-      if (type !== 'CUSTOM') fail(node.at('blockchain.type'), `only CUSTOM blockchains are supported (set node.blockchain.type = CUSTOM and a node.blockchain.custom section), got ${type}`);
+      if (type !== 'CUSTOM')
+        fail(
+          node.at('blockchain.type'),
+          `only CUSTOM blockchains are supported (set node.blockchain.type = CUSTOM and a node.blockchain.custom section), got ${type}`,
+        );
       return type;
     },
     (type) => type,
@@ -246,7 +255,12 @@ export interface ChainReadOptions {
 }
 
 /** ChainSettings of the chain's keys: PoS runs on the genesis' block delay (positive); a node's genesis must be signed and verify. */
-export function chainSettings(keys: ChainKeys, node: ConfigSection, protocol: Protocol, options: ChainReadOptions): { chain: ChainSettings; consensusType: ConsensusType } {
+export function chainSettings(
+  keys: ChainKeys,
+  node: ConfigSection,
+  protocol: Protocol,
+  options: ChainReadOptions,
+): { chain: ChainSettings; consensusType: ConsensusType } {
   const genesisPath = 'blockchain.custom.genesis';
   const { settings: genesis, averageBlockDelayMs } = keys.genesis;
   let consensus: ChainSettings['consensus'];

@@ -103,7 +103,9 @@ export const DEFAULT_FEES: FeeSettings = {
   enabled: true,
   base: new Map([...TRANSACTION_RULES].flatMap(([type, rules]) => (rules.fee.kind === 'paid' ? [[type, rules.fee.defaultBase] as const] : []))),
   additional: new Map(
-    [...TRANSACTION_RULES].flatMap(([type, rules]) => (rules.fee.kind === 'paid' && rules.fee.additional !== undefined ? [[type, rules.fee.additional.defaultFee] as const] : [])),
+    [...TRANSACTION_RULES].flatMap(([type, rules]) =>
+      rules.fee.kind === 'paid' && rules.fee.additional !== undefined ? [[type, rules.fee.additional.defaultFee] as const] : [],
+    ),
   ),
 };
 

@@ -146,7 +146,8 @@ export class UtxPool {
     const rest: Transaction[] = [];
     for (const tx of txs) {
       const pooled = this.txs.get(bytesKey(tx.id));
-      if (pooled !== undefined && pooled !== tx && !isAtomic(tx) && equalBytes(pooled.bytes, tx.bytes) && pooled.hasValidSenderSignature()) tx.adoptSignatureVerdict(true);
+      if (pooled !== undefined && pooled !== tx && !isAtomic(tx) && equalBytes(pooled.bytes, tx.bytes) && pooled.hasValidSenderSignature())
+        tx.adoptSignatureVerdict(true);
       else if (pooled !== tx) rest.push(tx);
     }
     if (this.verifier !== undefined && rest.length > 0) await preverifySignatures(this.verifier, rest, urgent);
@@ -209,7 +210,8 @@ export class UtxPool {
   private refuseScriptedSender(tx: Transaction): void {
     if (this.settings.allowTransactionsFromSmartAccounts) return;
     const sender = tx.sender;
-    if (sender !== undefined && this.chain.state().accountScript(sender.bytes) !== null) throw genericError('transactions from scripted accounts are denied from UTX pool');
+    if (sender !== undefined && this.chain.state().accountScript(sender.bytes) !== null)
+      throw genericError('transactions from scripted accounts are denied from UTX pool');
   }
 
   /**

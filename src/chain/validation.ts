@@ -88,12 +88,7 @@ export interface AppliedTransaction extends MinerFee {
  * Validates `tx` against `state` and applies it (fee deduction and the transaction record
  * included). Throws TransactionRejected and leaves `state` untouched on failure.
  */
-export function applyTransaction(
-  state: MutableState,
-  tx: Transaction,
-  ctx: TxContext,
-  options: { verifySignature?: boolean } = {},
-): AppliedTransaction {
+export function applyTransaction(state: MutableState, tx: Transaction, ctx: TxContext, options: { verifySignature?: boolean } = {}): AppliedTransaction {
   return run(state, tx, ctx, options.verifySignature ?? true, false);
 }
 
@@ -107,7 +102,14 @@ export function applyOwnExecution(state: MutableState, executed: ExecutedContrac
   return run(state, executed, ctx, false, false, applyOwnExecutedContract);
 }
 
-function run<T extends Transaction>(state: MutableState, tx: T, ctx: TxContext, verifySignature: boolean, atomically: boolean, applier?: Applier<T>): AppliedTransaction {
+function run<T extends Transaction>(
+  state: MutableState,
+  tx: T,
+  ctx: TxContext,
+  verifySignature: boolean,
+  atomically: boolean,
+  applier?: Applier<T>,
+): AppliedTransaction {
   try {
     verify(state, tx, ctx, verifySignature);
     checkTimestamps(tx, ctx);
@@ -175,7 +177,9 @@ function checkSenderProofCount(tx: Transaction, exactlyOneProof: boolean): void 
 function verifyOrderProof(tx: Transaction, order: Order): void {
   const proof = order.proofs[0];
   if (proof === undefined || !tx.protocol.crypto.verify(order.senderPublicKey, orderBodyBytes(order), proof)) {
-    throw genericError(`Script doesn't exist and proof doesn't validate as signature for order of '${tx.protocol.addresses.fromPublicKey(order.senderPublicKey).toString()}'`);
+    throw genericError(
+      `Script doesn't exist and proof doesn't validate as signature for order of '${tx.protocol.addresses.fromPublicKey(order.senderPublicKey).toString()}'`,
+    );
   }
 }
 

@@ -188,7 +188,8 @@ async function issuerKeys(crypto: CryptoType, issuer: IssueLicenceOptions['issue
   } catch {
     throw new Error('the issuer private key is not Base58');
   }
-  if (privateKey.length !== suite.privateKeyLength) throw new Error(`the issuer private key has ${privateKey.length} bytes, a ${crypto} key has ${suite.privateKeyLength}`);
+  if (privateKey.length !== suite.privateKeyLength)
+    throw new Error(`the issuer private key has ${privateKey.length} bytes, a ${crypto} key has ${suite.privateKeyLength}`);
   return { suite, keys: { privateKey, publicKey: suite.publicKeyOf(privateKey) } };
 }
 
@@ -277,7 +278,8 @@ async function accountPasswords(o: AccountsCliOptions, count: number, io: CliIo)
   if (o.passwordFile !== undefined) {
     const lines = readFileSync(o.passwordFile, 'utf8').split(/\r?\n/);
     if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-    if (lines.length < count) throw new Error(`${o.passwordFile} has ${lines.length} password line(s), ${count} needed (one per account; an empty line is no password)`);
+    if (lines.length < count)
+      throw new Error(`${o.passwordFile} has ${lines.length} password line(s), ${count} needed (one per account; an empty line is no password)`);
     return lines.slice(0, count);
   }
   if (io.askSecret === undefined) {
@@ -314,10 +316,25 @@ export function buildProgram(io: CliIo): Command {
     .option('--crypto <type>', 'dev chain only: waves (default) or gost', cryptoArg)
     .option('--pki <mode>', 'GOST dev chain only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg)
     .option('--grpc-port <port>', 'dev chain only: contract gRPC port (default 6865; any free port when --rest-port is given)', portArg)
-    .option('--contract <image=dir>', 'dev chain only: run contract IMAGE from the package in DIR (or a .tgz) as a local process; repeatable', (v: string, all: string[] = []) => [...all, v])
-    .action(async (o: { config?: string; dataDir?: string; restPort?: number; p2pPort?: number; crypto?: CryptoType; pki?: 'TEST'; grpcPort?: number; contract?: string[] }) => {
-      await startNode(o, io);
-    });
+    .option(
+      '--contract <image=dir>',
+      'dev chain only: run contract IMAGE from the package in DIR (or a .tgz) as a local process; repeatable',
+      (v: string, all: string[] = []) => [...all, v],
+    )
+    .action(
+      async (o: {
+        config?: string;
+        dataDir?: string;
+        restPort?: number;
+        p2pPort?: number;
+        crypto?: CryptoType;
+        pki?: 'TEST';
+        grpcPort?: number;
+        contract?: string[];
+      }) => {
+        await startNode(o, io);
+      },
+    );
 
   const generate = program.command('generate').description('generators: accounts, genesis, api-key-hash');
 
@@ -432,20 +449,39 @@ export function buildProgram(io: CliIo): Command {
     .option('--features <list>', 'comma-separated features (default all_inclusive)')
     .option('--id <id>', 'licence id (default a random UUID)')
     .option('--out <file>', 'write the licence to a file instead of printing it')
-    .action(async (o: { issuerSeed?: string; issuerKeyFile?: string; crypto?: CryptoType; owner: string; validAfter: string; validBefore?: string; features?: string; id?: string; out?: string }) => {
-      const doc = await issueLicenceDocument({
-        crypto: o.crypto ?? 'waves',
-        issuer: issuerOf(o),
-        owner: o.owner,
-        validAfter: o.validAfter,
-        ...(o.validBefore === undefined ? {} : { validBefore: o.validBefore }),
-        ...(o.features === undefined ? {} : { features: o.features.split(',').map((f) => f.trim()).filter((f) => f !== '') }),
-        ...(o.id === undefined ? {} : { id: o.id }),
-      });
-      const text = `${JSON.stringify(doc, null, 2)}\n`;
-      if (o.out !== undefined) writeFileAtomic(resolve(o.out), text);
-      else io.out(text);
-    });
+    .action(
+      async (o: {
+        issuerSeed?: string;
+        issuerKeyFile?: string;
+        crypto?: CryptoType;
+        owner: string;
+        validAfter: string;
+        validBefore?: string;
+        features?: string;
+        id?: string;
+        out?: string;
+      }) => {
+        const doc = await issueLicenceDocument({
+          crypto: o.crypto ?? 'waves',
+          issuer: issuerOf(o),
+          owner: o.owner,
+          validAfter: o.validAfter,
+          ...(o.validBefore === undefined ? {} : { validBefore: o.validBefore }),
+          ...(o.features === undefined
+            ? {}
+            : {
+                features: o.features
+                  .split(',')
+                  .map((f) => f.trim())
+                  .filter((f) => f !== ''),
+              }),
+          ...(o.id === undefined ? {} : { id: o.id }),
+        });
+        const text = `${JSON.stringify(doc, null, 2)}\n`;
+        if (o.out !== undefined) writeFileAtomic(resolve(o.out), text);
+        else io.out(text);
+      },
+    );
 
   program
     .command('contract')
@@ -464,7 +500,9 @@ export function buildProgram(io: CliIo): Command {
     .argument('<file>', 'node config')
     .action(async (file: string) => {
       const c = await loadNodeConfig(file, { env: io.env });
-      io.out(`${c.source}: chain '${c.chain.chainId}' (${c.chain.crypto}, ${c.consensusType}), owner ${c.node.ownerAddress.toString()}, REST ${c.api.bindAddress}:${c.api.port}\n`);
+      io.out(
+        `${c.source}: chain '${c.chain.chainId}' (${c.chain.crypto}, ${c.consensusType}), owner ${c.node.ownerAddress.toString()}, REST ${c.api.bindAddress}:${c.api.port}\n`,
+      );
     });
 
   return program;

@@ -35,7 +35,8 @@ const pem = (der: Uint8Array): string => `-----BEGIN CERTIFICATE-----\n${(encode
  * keys (a data directory of another dev chain).
  */
 export function devPkiSettings(protocol: Protocol, dataDir: string, accountKeys: readonly Uint8Array[], genesisTimestamp: bigint): PkiSettings {
-  if (protocol.crypto.type !== 'gost') throw new Error("--pki is for GOST dev chains (add --crypto gost): a WAVES network allows only 'node.crypto.pki.mode = OFF'");
+  if (protocol.crypto.type !== 'gost')
+    throw new Error("--pki is for GOST dev chains (add --crypto gost): a WAVES network allows only 'node.crypto.pki.mode = OFF'");
   const root = protocol.crypto.keyPairFromSeedPhrase(DEV_PKI_ROOT_SEED);
   const file = join(dataDir, DEV_PKI_FILE);
   let certificates: Certificate[];
@@ -47,7 +48,17 @@ export function devPkiSettings(protocol: Protocol, dataDir: string, accountKeys:
     const ders = [
       issueGostCertificate({ serial: 1n, issuer: ROOT_NAME, subject: ROOT_NAME, notBefore, notAfter, publicKey: root.publicKey, ca: true, sign }),
       ...accountKeys.map((publicKey, i) =>
-        issueGostCertificate({ serial: BigInt(i + 2), issuer: ROOT_NAME, subject: accountName(i), notBefore, notAfter, publicKey, ca: false, extendedKeyUsage: ['clientAuth', 'emailProtection'], sign }),
+        issueGostCertificate({
+          serial: BigInt(i + 2),
+          issuer: ROOT_NAME,
+          subject: accountName(i),
+          notBefore,
+          notAfter,
+          publicKey,
+          ca: false,
+          extendedKeyUsage: ['clientAuth', 'emailProtection'],
+          sign,
+        }),
       ),
     ];
     writeFileAtomic(file, `${JSON.stringify({ format: FORMAT, version: 1, certificates: ders.map(encodeBase64) }, null, 2)}\n`);
@@ -70,7 +81,8 @@ export function devPkiSettings(protocol: Protocol, dataDir: string, accountKeys:
       throw e;
     }
     const keys = [root.publicKey, ...accountKeys];
-    if (certificates.length !== keys.length || !certificates.every((c, i) => equalBytes(c.publicKey.bytes, keys[i]!))) broken('its certificates are not of the dev root and accounts');
+    if (certificates.length !== keys.length || !certificates.every((c, i) => equalBytes(c.publicKey.bytes, keys[i]!)))
+      broken('its certificates are not of the dev root and accounts');
   }
   writeFileAtomic(join(dataDir, DEV_PKI_ROOT_PEM), pem(certificates[0]!.der));
   return {

@@ -288,7 +288,15 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
     if (!keystore.has(account.address)) keystore.addKeyPair(account.keyPair, account.keystorePassword);
   }
   const hash = decodeBase58(apiKeyHash(protocol.crypto, DEV_API_KEY));
-  const pki = options.pki === undefined ? PKI_OFF : devPkiSettings(protocol, dataDir, accounts.map((a) => a.keyPair.publicKey), genesis.blockTimestamp);
+  const pki =
+    options.pki === undefined
+      ? PKI_OFF
+      : devPkiSettings(
+          protocol,
+          dataDir,
+          accounts.map((a) => a.keyPair.publicKey),
+          genesis.blockTimestamp,
+        );
   // Licensed from the genesis on, with no end date (licences-wiring.ts).
   writeDevLicence(protocol.crypto, join(dataDir, 'data'), accounts[0]!.address, genesis.blockTimestamp);
   return {

@@ -38,7 +38,18 @@ import { apiKeyHash, DEFAULTS, loadNodeConfig, type NetworkTlsFiles, type NodeCo
 import { cryptoArg, pkiArg } from './cli.js';
 import { devPkiSettings } from './dev-pki.js';
 import { renderNodeConfig } from '../node/config-render.js';
-import { DEV_API_KEY, DEV_CHAIN_ID, DEV_OWNER_ROLES, DEV_POA, devAccounts, devChainSettings, devContractsSettings, devProtocol, loopbackApi, type DevAccount } from './dev.js';
+import {
+  DEV_API_KEY,
+  DEV_CHAIN_ID,
+  DEV_OWNER_ROLES,
+  DEV_POA,
+  devAccounts,
+  devChainSettings,
+  devContractsSettings,
+  devProtocol,
+  loopbackApi,
+  type DevAccount,
+} from './dev.js';
 import { devContractPackage } from './start.js';
 import type { ContractPackageSettings } from '../contracts/settings.js';
 import { Keystore, writeFileAtomic, type KeystoreOptions } from '../keystore/keystore.js';
@@ -263,7 +274,9 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
     },
     features: { ...DEFAULTS.features, supported: [] },
     metrics: DEFAULTS.metrics,
-    ...(node.grpcPort === undefined ? {} : { contracts: devContractsSettings(join(node.dir, 'data'), { grpcPort: node.grpcPort, contractPackages: o.contractPackages ?? [] }) }),
+    ...(node.grpcPort === undefined
+      ? {}
+      : { contracts: devContractsSettings(join(node.dir, 'data'), { grpcPort: node.grpcPort, contractPackages: o.contractPackages ?? [] }) }),
     pki,
     licences: devLicenceSettings(protocol.crypto),
   };
@@ -308,16 +321,21 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   if (existing !== undefined) {
     if (existing.nodes.length !== o.nodes) throw new Error(`${dir} holds a devnet of ${existing.nodes.length} nodes, not ${o.nodes}: use another --dir`);
     const existingCrypto = existing.crypto ?? 'waves';
-    if (existingCrypto !== (o.crypto ?? 'waves')) throw new Error(`${dir} holds a ${existingCrypto} devnet, not a ${o.crypto ?? 'waves'} one: use another --dir`);
+    if (existingCrypto !== (o.crypto ?? 'waves'))
+      throw new Error(`${dir} holds a ${existingCrypto} devnet, not a ${o.crypto ?? 'waves'} one: use another --dir`);
     if (o.contractPackages !== undefined && existing.nodes.some((n) => n.grpcPort === undefined)) {
-      throw new Error(`${dir} holds a devnet created without --contract: its nodes run no contract engine; contract images are chosen when a devnet is created — use another --dir`);
+      throw new Error(
+        `${dir} holds a devnet created without --contract: its nodes run no contract engine; contract images are chosen when a devnet is created — use another --dir`,
+      );
     }
     if (o.contractPackages !== undefined) {
       // Its nodes' configs keep the images it was created with: another list would be silently ignored.
       const kept = packagesText(await devnetContractPackages(existing));
       const given = packagesText(o.contractPackages);
       if (kept !== given) {
-        throw new Error(`${dir} holds a devnet whose nodes run the contract images ${kept}, not ${given}: contract images are chosen when a devnet is created — reopen it without --contract (it keeps its images) or use another --dir`);
+        throw new Error(
+          `${dir} holds a devnet whose nodes run the contract images ${kept}, not ${given}: contract images are chosen when a devnet is created — reopen it without --contract (it keeps its images) or use another --dir`,
+        );
       }
     }
     return existing;
@@ -357,7 +375,15 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const genesis = devnetGenesis(protocol, keys.slice(0, o.nodes - joining), dev, (o.now ?? (() => BigInt(Date.now())))());
   // The dev chain's ban settings (WE's example: ban-duration-blocks 100, warnings-for-ban 3, max-bans-percentage 40) unless overridden.
   const chain = devChainSettings(genesis, { ...DEV_POA, roundDurationMs, syncDurationMs, ...o.bans }, protocol.crypto.type);
-  const pki = o.pki === undefined ? PKI_OFF : devPkiSettings(protocol, dir, dev.map((a) => a.keyPair.publicKey), genesis.blockTimestamp);
+  const pki =
+    o.pki === undefined
+      ? PKI_OFF
+      : devPkiSettings(
+          protocol,
+          dir,
+          dev.map((a) => a.keyPair.publicKey),
+          genesis.blockTimestamp,
+        );
   for (const node of nodes) {
     mkdirSync(node.dir, { recursive: true, mode: 0o700 });
     const keystore = Keystore.open(join(node.dir, 'keystore.json'), protocol.addresses, o.keystore);
@@ -379,7 +405,12 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     roundDurationMs,
     syncDurationMs,
     nodes,
-    accounts: dev.map((a) => ({ seed: a.seed, address: a.address, publicKey: encodeBase58(a.keyPair.publicKey), roles: a.index === 0 ? DEV_OWNER_ROLES.filter((r) => r !== 'miner') : [] })),
+    accounts: dev.map((a) => ({
+      seed: a.seed,
+      address: a.address,
+      publicKey: encodeBase58(a.keyPair.publicKey),
+      roles: a.index === 0 ? DEV_OWNER_ROLES.filter((r) => r !== 'miner') : [],
+    })),
   };
   writeFileAtomic(join(dir, DEVNET_FILE), `${JSON.stringify(layout, null, 2)}\n`);
   return layout;
@@ -391,7 +422,10 @@ const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
  * Spawns `weft start --config` for a devnet node, its output appended to node.log (or piped
  * when `pipe`); `nodeOptions` go to Node itself (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
  */
-export function spawnDevnetNode(node: DevnetNode, options: { pipe?: boolean; extraArgs?: readonly string[]; nodeOptions?: readonly string[] } = {}): ChildProcess {
+export function spawnDevnetNode(
+  node: DevnetNode,
+  options: { pipe?: boolean; extraArgs?: readonly string[]; nodeOptions?: readonly string[] } = {},
+): ChildProcess {
   const child = spawn(process.execPath, [...(options.nodeOptions ?? []), CLI, 'start', '--config', node.configFile, ...(options.extraArgs ?? [])], {
     env: { ...process.env, WE_NODE_OWNER_PASSWORD: node.keystorePassword },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -442,7 +476,16 @@ export interface DevnetCliOptions {
 /** Runs the devnet until SIGINT/SIGTERM; resolves when every node has stopped. */
 export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'weft-devnet-'));
-  const layout = await prepareDevnet({ nodes: o.nodes, dir, basePort: o.basePort, roundDurationMs: o.round, syncDurationMs: o.sync, ...(o.crypto === undefined ? {} : { crypto: o.crypto }), ...(o.pki === undefined ? {} : { pki: o.pki }), ...(o.contract === undefined ? {} : { contractPackages: o.contract.map(devContractPackage) }) });
+  const layout = await prepareDevnet({
+    nodes: o.nodes,
+    dir,
+    basePort: o.basePort,
+    roundDurationMs: o.round,
+    syncDurationMs: o.sync,
+    ...(o.crypto === undefined ? {} : { crypto: o.crypto }),
+    ...(o.pki === undefined ? {} : { pki: o.pki }),
+    ...(o.contract === undefined ? {} : { contractPackages: o.contract.map(devContractPackage) }),
+  });
   const images = packagesText(o.contract !== undefined ? o.contract.map(devContractPackage) : await devnetContractPackages(layout));
   const children = layout.nodes.map((n) => ({ node: n, child: spawnDevnetNode(n), exited: false }));
   let stopping = false;
@@ -478,8 +521,13 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
   if (!stopping) {
     const lines = [
       `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', ${layout.crypto ?? 'waves'} crypto, rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
-      ...layout.nodes.map((n) => `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}${n.grpcPort === undefined ? '' : `  contract gRPC 127.0.0.1:${n.grpcPort}`}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`),
-      ...(layout.nodes.some((n) => n.grpcPort !== undefined) ? [`Contract images (every node; kept in its node.conf, also when reopened without --contract): ${images}`] : []),
+      ...layout.nodes.map(
+        (n) =>
+          `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}${n.grpcPort === undefined ? '' : `  contract gRPC 127.0.0.1:${n.grpcPort}`}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`,
+      ),
+      ...(layout.nodes.some((n) => n.grpcPort !== undefined)
+        ? [`Contract images (every node; kept in its node.conf, also when reopened without --contract): ${images}`]
+        : []),
       `Explorer: any node's REST URL + /explorer/ (e.g. ${layout.nodes[0]?.restUrl ?? ''}/explorer/)`,
       `Metrics:  any node's REST URL + /metrics (Prometheus)`,
       `API key:  ${layout.apiKey}`,
@@ -502,7 +550,11 @@ export function buildDevnetProgram(): Command {
     .option('--sync <duration>', 'PoA sync duration', durationArg, 1000)
     .option('--crypto <type>', 'waves (default) or gost', cryptoArg)
     .option('--pki <mode>', 'GOST only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg)
-    .option('--contract <image=dir>', 'every node runs contract IMAGE from the package in DIR (or a .tgz) as a local process, its contract gRPC API on port base+2n+i; repeatable; chosen when the devnet is created: reopened, it keeps them (the option may be left out; other images are refused)', (v: string, all: string[] = []) => [...all, v]);
+    .option(
+      '--contract <image=dir>',
+      'every node runs contract IMAGE from the package in DIR (or a .tgz) as a local process, its contract gRPC API on port base+2n+i; repeatable; chosen when the devnet is created: reopened, it keeps them (the option may be left out; other images are refused)',
+      (v: string, all: string[] = []) => [...all, v],
+    );
 }
 
 if (isMainModule(import.meta.url)) {

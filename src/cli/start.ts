@@ -141,7 +141,9 @@ export function devBanner(config: NodeConfig, accountsFile: string, grpcPort?: n
     ...(config.metrics.enabled ? [`Metrics:   http://${host}:${config.api.port}${config.metrics.path} (Prometheus)`] : []),
     `API key:   ${DEV_API_KEY}`,
     ...(config.contracts?.enable === true
-      ? [`Contracts: gRPC on ${config.contracts.grpc.bindAddress}:${grpcPort ?? config.contracts.grpc.port}; images run as processes: ${config.contracts.packages.map((p) => p.image).join(', ') || 'none (add --contract IMAGE=DIR)'}`]
+      ? [
+          `Contracts: gRPC on ${config.contracts.grpc.bindAddress}:${grpcPort ?? config.contracts.grpc.port}; images run as processes: ${config.contracts.packages.map((p) => p.image).join(', ') || 'none (add --contract IMAGE=DIR)'}`,
+        ]
       : []),
     `Accounts, seeds and keystore passwords: ${accountsFile}`,
     '',

@@ -73,7 +73,10 @@ export interface TableOptions<S, C> {
 export function keyTable<S, C = unknown>(keys: Keys<S, C>, options: TableOptions<S, C> = {}): KeyTable<S, C> {
   const entries = Object.entries(keys) as Array<[keyof S & string, Key<unknown, C>]>;
   const first = options.readFirst ?? [];
-  const readOrder = [...entries.filter(([field]) => first.includes(field)).sort(([a], [b]) => first.indexOf(a) - first.indexOf(b)), ...entries.filter(([field]) => !first.includes(field))];
+  const readOrder = [
+    ...entries.filter(([field]) => first.includes(field)).sort(([a], [b]) => first.indexOf(a) - first.indexOf(b)),
+    ...entries.filter(([field]) => !first.includes(field)),
+  ];
   return {
     paths: entries.flatMap(([, key]) => key.paths),
     read(section, context) {
@@ -100,7 +103,11 @@ export function keyTable<S, C = unknown>(keys: Keys<S, C>, options: TableOptions
 }
 
 /** A key of a custom syntax: its own read and render. */
-export function customKey<T, C = unknown>(path: string, read: (section: ConfigSection, context: C) => T, render: (value: Exclude<T, undefined>) => HoconValue | undefined): Key<T, C> {
+export function customKey<T, C = unknown>(
+  path: string,
+  read: (section: ConfigSection, context: C) => T,
+  render: (value: Exclude<T, undefined>) => HoconValue | undefined,
+): Key<T, C> {
   return { path, paths: [path], optional: false, read, render };
 }
 
@@ -168,44 +175,76 @@ export function positiveDurationKey(path: string, fallback?: number, reason = 'm
 
 /** A memory size in bytes, rendered as bytes. */
 export function sizeKey(path: string, fallback?: number): Key<number> {
-  return customKey(path, (s) => s.size(path, fallback), (v) => v);
+  return customKey(
+    path,
+    (s) => s.size(path, fallback),
+    (v) => v,
+  );
 }
 
 export function intKey(path: string, fallback?: number, range?: IntRange): Key<number> {
-  return customKey(path, (s) => s.int(path, fallback, range), (v) => v);
+  return customKey(
+    path,
+    (s) => s.int(path, fallback, range),
+    (v) => v,
+  );
 }
 
 export function longKey(path: string, fallback?: bigint): Key<bigint> {
-  return customKey(path, (s) => s.long(path, fallback), (v) => v);
+  return customKey(
+    path,
+    (s) => s.long(path, fallback),
+    (v) => v,
+  );
 }
 
 export function boolKey(path: string, fallback?: boolean): Key<boolean> {
-  return customKey(path, (s) => s.bool(path, fallback), (v) => v);
+  return customKey(
+    path,
+    (s) => s.bool(path, fallback),
+    (v) => v,
+  );
 }
 
 export function stringKey(path: string, fallback?: string, options: { allowEmpty?: boolean } = {}): Key<string> {
-  return customKey(path, (s) => s.string(path, fallback, options), (v) => v);
+  return customKey(
+    path,
+    (s) => s.string(path, fallback, options),
+    (v) => v,
+  );
 }
 
 /** A string that may be absent (the field is then undefined). */
 export function optionalStringKey(path: string): Key<string | undefined> {
-  return customKey(path, (s) => s.optionalString(path), (v) => v);
+  return customKey(
+    path,
+    (s) => s.optionalString(path),
+    (v) => v,
+  );
 }
 
 /** One of `choices` (any case in the config; the choice's own spelling in the settings). */
 export function choiceKey<T extends string>(path: string, choices: readonly T[], fallback?: T): Key<T> {
-  return customKey(path, (s) => s.choice(path, choices, fallback), (v) => v);
+  return customKey(
+    path,
+    (s) => s.choice(path, choices, fallback),
+    (v) => v,
+  );
 }
 
 /** A list of `item`s, each read with its path `<list>(<i>)`. */
-export function listKey<T>(path: string, item: (v: unknown, path: string) => T, render: (value: T) => HoconValue, fallback: readonly unknown[] = []): Key<readonly T[]> {
+export function listKey<T>(
+  path: string,
+  item: (v: unknown, path: string) => T,
+  render: (value: T) => HoconValue,
+  fallback: readonly unknown[] = [],
+): Key<readonly T[]> {
   return customKey<readonly T[]>(
     path,
     (s) => s.list(path, fallback).map((v, i) => item(v, `${s.at(path)}(${i})`)),
     (values) => values.map(render),
   );
 }
-
 
 /**
  * A section whose keys depend on one of them (`vendor`, `type`): the choice at `path` picks
@@ -232,7 +271,11 @@ export function variantTable<S, V extends string, C = unknown>(
 
 /** A file or directory path, resolved from the current directory (as WE does); `fallback` as given. */
 export function fileKey(path: string, fallback?: string): Key<string> {
-  return customKey(path, (s) => resolve(s.string(path, fallback)), (v) => v);
+  return customKey(
+    path,
+    (s) => resolve(s.string(path, fallback)),
+    (v) => v,
+  );
 }
 
 /** A file or directory path that may be absent (the field is then undefined). */

@@ -10,7 +10,6 @@
 import { decodeBase58, EncodingError } from '../crypto/encoding.js';
 import { InternalError } from '../errors/internal.js';
 
-
 /** An invalid or missing configuration value; `path` is the key's full HOCON path. */
 export class ConfigError extends InternalError {
   override readonly name = 'ConfigError';
@@ -166,4 +165,3 @@ export function parseBase58(v: unknown, path: string): Uint8Array {
     throw e;
   }
 }
-

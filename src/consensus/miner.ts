@@ -329,10 +329,21 @@ export class Miner {
     const now = this.o.now();
     let forged: { height: number; timestamp: bigint; consensus: ConsensusData; detail: object };
     if (rules instanceof PoaRules) {
-      const plan = planKeyBlock(rules.poa, { state: chain.state(), chain: poaHeaders(chain), now, self: this.address, ...(this.o.maxTipAgeMs === undefined ? {} : { maxTipAgeMs: this.o.maxTipAgeMs }) });
+      const plan = planKeyBlock(rules.poa, {
+        state: chain.state(),
+        chain: poaHeaders(chain),
+        now,
+        self: this.address,
+        ...(this.o.maxTipAgeMs === undefined ? {} : { maxTipAgeMs: this.o.maxTipAgeMs }),
+      });
       if (plan.kind === 'idle') return Math.max(this.pollMs, Number(plan.retryAt - now));
       if (plan.kind === 'wait') return Math.max(0, Number(plan.at - now));
-      forged = { height: plan.height, timestamp: plan.timestamp, consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds }, detail: { skippedRounds: plan.skippedRounds } };
+      forged = {
+        height: plan.height,
+        timestamp: plan.timestamp,
+        consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
+        detail: { skippedRounds: plan.skippedRounds },
+      };
     } else {
       const plan = planPosKeyBlock(rules.pos, {
         state: chain.state(),

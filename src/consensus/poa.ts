@@ -28,11 +28,4 @@ export {
   type RoundInfo,
 } from './poa/consensus.js';
 export { microBlockWindow, planKeyBlock, type ForgingInput, type ForgingPlan, type MicroBlockWindow } from './poa/miner.js';
-export {
-  bannedMiners,
-  minersAtHeight,
-  minersAtTimestamp,
-  minersWarningsAndBans,
-  requirePoa,
-  type MinerWarningsAndBans,
-} from './poa/rest.js';
+export { bannedMiners, minersAtHeight, minersAtTimestamp, minersWarningsAndBans, requirePoa, type MinerWarningsAndBans } from './poa/rest.js';

@@ -20,7 +20,6 @@ import { genericError } from '../errors/catalogue.js';
  * Scores are not part of any signed bytes; the chain score is the sum of block scores.
  */
 
-
 const TWO_POW_64 = 1n << 64n;
 /** Significant digits of java.math.MathContext.DECIMAL128. */
 const DECIMAL128_DIGITS = 34;

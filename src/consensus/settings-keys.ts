@@ -7,7 +7,10 @@ import { MIN_UTX_CHECK_DELAY_MS, MINER_DEFAULTS as d, type NodeMinerSettings } f
 export const MINER_TABLE: KeyTable<NodeMinerSettings> = keyTable<NodeMinerSettings>({
   enabled: boolKey('enable', d.enabled),
   quorum: intKey('quorum', d.quorum, { min: 0 }),
-  intervalAfterLastBlockThenGenerationIsAllowedMs: durationKey('interval-after-last-block-then-generation-is-allowed', d.intervalAfterLastBlockThenGenerationIsAllowedMs),
+  intervalAfterLastBlockThenGenerationIsAllowedMs: durationKey(
+    'interval-after-last-block-then-generation-is-allowed',
+    d.intervalAfterLastBlockThenGenerationIsAllowedMs,
+  ),
   noQuorumMiningDelayMs: durationKey('no-quorum-mining-delay', d.noQuorumMiningDelayMs),
   microBlockIntervalMs: durationKey('micro-block-interval', d.microBlockIntervalMs),
   minimalBlockGenerationOffsetMs: durationKey('minimal-block-generation-offset', d.minimalBlockGenerationOffsetMs),

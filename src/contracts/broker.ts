@@ -200,7 +200,9 @@ export class ExecutionBroker {
       const timer = setTimeout(() => {
         if (!this.executions.delete(executionId)) return;
         this.rotateUnproven(c, stream);
-        reject(new ContractExecutionException(`Contract '${contractIdBase58}' execution timeout, container '${request.containerName}'`, RECOVERABLE_ERROR_CODE));
+        reject(
+          new ContractExecutionException(`Contract '${contractIdBase58}' execution timeout, container '${request.containerName}'`, RECOVERABLE_ERROR_CODE),
+        );
       }, request.timeoutMs);
       const entry: ExecutionEntry = {
         executionId,
@@ -219,7 +221,11 @@ export class ExecutionBroker {
       };
       this.executions.set(executionId, entry);
       try {
-        stream.push({ transaction: contractTransactionMessage(request.tx, request.contractId, request.params), authToken, currentBlockInfo: request.blockInfo });
+        stream.push({
+          transaction: contractTransactionMessage(request.tx, request.contractId, request.params),
+          authToken,
+          currentBlockInfo: request.blockInfo,
+        });
       } catch (e) {
         this.executions.delete(executionId);
         clearTimeout(timer);

@@ -55,7 +55,12 @@ function cgroupMounts(): CgroupMount[] {
     const fields = line.slice(0, dash).split(' ');
     const [fsType, , superOptions] = line.slice(dash + 3).split(' ');
     if (fsType !== 'cgroup' && fsType !== 'cgroup2') continue;
-    mounts.push({ root: unescapeMountPath(fields[3] ?? '/'), mountPoint: unescapeMountPath(fields[4] ?? ''), fsType, superOptions: (superOptions ?? '').split(',') });
+    mounts.push({
+      root: unescapeMountPath(fields[3] ?? '/'),
+      mountPoint: unescapeMountPath(fields[4] ?? ''),
+      fsType,
+      superOptions: (superOptions ?? '').split(','),
+    });
   }
   return mounts;
 }
@@ -129,7 +134,10 @@ function enableMemoryForChildren(directory: string): void {
   try {
     writeFileSync(control, '+memory');
   } catch (e) {
-    throw new Error(`cgroup ${directory} holds processes besides the node, so it cannot give its children the memory controller (run the node in a cgroup of its own, e.g. systemd's Delegate=yes)`, { cause: e });
+    throw new Error(
+      `cgroup ${directory} holds processes besides the node, so it cannot give its children the memory controller (run the node in a cgroup of its own, e.g. systemd's Delegate=yes)`,
+      { cause: e },
+    );
   }
 }
 
@@ -168,10 +176,12 @@ export class ContractCgroups {
       if (this.hierarchy.version === 2) {
         writeFileSync(join(directory, 'memory.max'), String(memoryBytes));
         // Absent when the kernel keeps no swap accounting.
-        if (existsSync(join(directory, 'memory.swap.max'))) writeFileSync(join(directory, 'memory.swap.max'), String(Math.max(0, memoryAndSwapBytes - memoryBytes)));
+        if (existsSync(join(directory, 'memory.swap.max')))
+          writeFileSync(join(directory, 'memory.swap.max'), String(Math.max(0, memoryAndSwapBytes - memoryBytes)));
       } else {
         writeFileSync(join(directory, 'memory.limit_in_bytes'), String(memoryBytes));
-        if (existsSync(join(directory, 'memory.memsw.limit_in_bytes'))) writeFileSync(join(directory, 'memory.memsw.limit_in_bytes'), String(memoryAndSwapBytes));
+        if (existsSync(join(directory, 'memory.memsw.limit_in_bytes')))
+          writeFileSync(join(directory, 'memory.memsw.limit_in_bytes'), String(memoryAndSwapBytes));
       }
     } catch (e) {
       rmdirSync(directory);
@@ -209,7 +219,10 @@ export class ContractCgroup {
 
   /** The processes in it now (pids as this process sees them). */
   processes(): number[] {
-    return (readTrimmed(this.procsFile) ?? '').split('\n').filter((line) => line !== '').map(Number);
+    return (readTrimmed(this.procsFile) ?? '')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(Number);
   }
 
   /**

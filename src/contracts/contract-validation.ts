@@ -49,7 +49,11 @@ export interface ContractValidation {
   readonly gate: ValidationGate;
   readonly validating: ContractValidating;
   /** Starts validating and exchanging results over `peers` (V1) and `confidentialPeers` (V2, message 56); returns the function that stops it. */
-  start<Peer extends { readonly id: number }>(peers: ValidatorResultChannel<Peer>, resultArrived: () => void, confidentialPeers?: ValidatorResultChannel<Peer>): () => void;
+  start<Peer extends { readonly id: number }>(
+    peers: ValidatorResultChannel<Peer>,
+    resultArrived: () => void,
+    confidentialPeers?: ValidatorResultChannel<Peer>,
+  ): () => void;
 }
 
 export interface ContractValidationOptions {

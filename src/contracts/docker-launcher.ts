@@ -111,7 +111,10 @@ export class DockerLauncher implements ContractLauncher {
       return [...(i.RepoDigests ?? []), ...(i.RepoTags ?? [])].includes(name.fullName);
     };
     if (check(info)) return info;
-    this.options.log?.warn({ image: key.image }, `Image name check failed: tags and digests don't contain its full name '${name.fullName}'. Pulling image from registry to update its tags and digests...`);
+    this.options.log?.warn(
+      { image: key.image },
+      `Image name check failed: tags and digests don't contain its full name '${name.fullName}'. Pulling image from registry to update its tags and digests...`,
+    );
     await this.pull(name);
     const pulled = await this.inspect(name.fullName);
     if (pulled === undefined || !check(pulled)) {

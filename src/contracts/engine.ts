@@ -99,13 +99,28 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
   const grpcPort = await server.listen(s.grpc.bindAddress, s.grpc.port);
   // Whoever reaches this address can open status streams and call the contract services (see defaultGrpcBindAddress).
   if (isLoopbackHost(s.grpc.bindAddress)) o.log?.info({ bindAddress: s.grpc.bindAddress, port: grpcPort }, 'contract gRPC server listening on loopback');
-  else o.log?.warn({ bindAddress: s.grpc.bindAddress, port: grpcPort }, 'contract gRPC server listening beyond loopback (node.api.grpc.bind-address): whoever reaches this address can open status streams and call the contract services');
+  else
+    o.log?.warn(
+      { bindAddress: s.grpc.bindAddress, port: grpcPort },
+      'contract gRPC server listening beyond loopback (node.api.grpc.bind-address): whoever reaches this address can open status streams and call the contract services',
+    );
   const closing: Array<() => Promise<void>> = [() => server.close()];
   try {
     // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one (or grpc-server.port is 0).
-    const nodePort = (): number => (s.grpc.port === 0 || engine.grpcServer.port === 0 || engine.grpcServer.port === s.grpc.port ? grpcPort : engine.grpcServer.port);
-    const packages = new ContractPackages(s.packages, s.packageCacheDirectory, engine.defaultRegistryDomain, engine.enable ? 'docker' : undefined, s.maxInFlight ?? 1, s.instances ?? 1, s.isolateNetwork ?? true);
-    const sandbox = s.packages.some((p) => p.runtime === 'process') ? await ProcessSandbox.detect({ firstUserId: s.firstUserId ?? DEFAULT_FIRST_USER_ID }) : undefined;
+    const nodePort = (): number =>
+      s.grpc.port === 0 || engine.grpcServer.port === 0 || engine.grpcServer.port === s.grpc.port ? grpcPort : engine.grpcServer.port;
+    const packages = new ContractPackages(
+      s.packages,
+      s.packageCacheDirectory,
+      engine.defaultRegistryDomain,
+      engine.enable ? 'docker' : undefined,
+      s.maxInFlight ?? 1,
+      s.instances ?? 1,
+      s.isolateNetwork ?? true,
+    );
+    const sandbox = s.packages.some((p) => p.runtime === 'process')
+      ? await ProcessSandbox.detect({ firstUserId: s.firstUserId ?? DEFAULT_FIRST_USER_ID })
+      : undefined;
     if (sandbox !== undefined) {
       for (const m of sandbox.missingGuards) o.log?.warn({ guard: m.guard, reason: m.reason }, 'contract processes run without this guard on this machine');
       if (sandbox.missingGuards.length === 0) o.log?.info({}, 'contract processes run as users of their own, in namespaces of their own, with a memory cgroup');

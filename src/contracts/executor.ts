@@ -36,7 +36,6 @@ export interface ContractExecutorOptions {
   readonly parallelism: number;
 }
 
-
 const failure = (e: unknown): ExecutionResult => {
   if (e instanceof ContractExecutionException) return { kind: 'failure', code: e.code, message: e.message, fatal: e.fatal };
   return { kind: 'failure', code: undefined, message: e instanceof Error ? e.message : String(e), fatal: false };
@@ -279,5 +278,4 @@ export class ContractExecutor {
       return failure(e);
     }
   }
-
 }

@@ -148,7 +148,12 @@ interface Started {
 }
 
 /** A started call of `outcome`, marked finished (and its lane told) when its run ends: one handler per outcome. */
-function started(tx: ExecutableContractTransaction, prepared: ConfidentialPreparation | undefined, outcome: Promise<Speculation>, onFinish: () => void): Started {
+function started(
+  tx: ExecutableContractTransaction,
+  prepared: ConfidentialPreparation | undefined,
+  outcome: Promise<Speculation>,
+  onFinish: () => void,
+): Started {
   const call: Started = { tx, prepared, outcome, finished: false, onFinish, outlasted: false };
   const finish = (): void => {
     call.finished = true;
@@ -350,7 +355,8 @@ export class ContractMining {
       else if (window + 1 >= most) this.windows.delete(contract);
       else this.windows.set(contract, window + 1);
       if (outcome === undefined) continue;
-      const confidential = head.prepared?.kind === 'confidential' ? this.o.confidential!.resultsOf(outcome.result, head.prepared.input, outcome.readings) : undefined;
+      const confidential =
+        head.prepared?.kind === 'confidential' ? this.o.confidential!.resultsOf(outcome.result, head.prepared.input, outcome.readings) : undefined;
       const proofs = this.proofsFor(head, outcome, round, keyBlock, confidential);
       // WE: "Suddenly not enough proofs" — it stays in the pool, and so do the contract's later calls.
       if (proofs === 'wait') return abandon(running);
@@ -378,7 +384,13 @@ export class ContractMining {
   }
 
   /** The validators' proofs for a 105 (none without validation), or whether it waits or was refused (`confidential`: a confidential call's results). */
-  private proofsFor(call: Started, outcome: Settled, round: Round, keyBlock: RoundKeyBlock | undefined, confidential: ConfidentialResults | undefined): readonly ValidationProof[] | 'wait' | 'refused' {
+  private proofsFor(
+    call: Started,
+    outcome: Settled,
+    round: Round,
+    keyBlock: RoundKeyBlock | undefined,
+    confidential: ConfidentialResults | undefined,
+  ): readonly ValidationProof[] | 'wait' | 'refused' {
     if (keyBlock === undefined) return [];
     const { tx } = call;
     const { result } = outcome;
@@ -434,7 +446,13 @@ export class ContractMining {
   }
 
   /** An outcome whose reads still hold: its 105 is applied to the round's state and listed, or its status recorded. */
-  private take(call: Started, outcome: Settled, round: Round, validationProofs: readonly ValidationProof[], confidential: ConfidentialResults | undefined): void {
+  private take(
+    call: Started,
+    outcome: Settled,
+    round: Round,
+    validationProofs: readonly ValidationProof[],
+    confidential: ConfidentialResults | undefined,
+  ): void {
     const { chain, pool } = this.o;
     const { result } = outcome;
     const { state, out, ctx, height } = round;
@@ -459,7 +477,10 @@ export class ContractMining {
       const dropped = built.staysInPool ? this.failures.failed(bytesKey(tx.id), round.keyBlock, built.reason) : undefined;
       if (dropped !== undefined) {
         this.record(tx.id, dropped);
-        this.o.log?.warn({ id: tx.idBase58, reason: built.reason, executions: this.failures.limit }, 'contract transaction dropped from the pool after its failed executions');
+        this.o.log?.warn(
+          { id: tx.idBase58, reason: built.reason, executions: this.failures.limit },
+          'contract transaction dropped from the pool after its failed executions',
+        );
       }
       if (!built.staysInPool || dropped !== undefined) pool.remove(tx.id);
       return;

@@ -28,7 +28,9 @@ interface TreeEntry {
 }
 
 async function fileSha256(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 }
 
 /** Files hashed at once. */

@@ -57,7 +57,8 @@ export function normalizeImageName(image: string, defaultRegistryDomain: string 
     component = reference.slice(0, at);
     digest = reference.slice(at + DIGEST_PREFIX.length);
   }
-  const fullName = (domain === undefined ? '' : `${domain}/`) + component + (tag === undefined ? '' : `:${tag}`) + (digest === undefined ? '' : `${DIGEST_PREFIX}${digest}`);
+  const fullName =
+    (domain === undefined ? '' : `${domain}/`) + component + (tag === undefined ? '' : `:${tag}`) + (digest === undefined ? '' : `${DIGEST_PREFIX}${digest}`);
   return { image, domain, component, tag, digest, fullName };
 }
 
@@ -136,7 +137,14 @@ export class ContractPackages {
       const { directory, digest } = await this.materialize(entry.source!);
       first ??= digest;
       if (digest === imageHash) {
-        return { image, directory, digest, command: entry.command ?? (await defaultCommand(directory)), env: entry.env, isolateNetwork: entry.isolateNetwork ?? this.defaultIsolateNetwork };
+        return {
+          image,
+          directory,
+          digest,
+          command: entry.command ?? (await defaultCommand(directory)),
+          env: entry.env,
+          isolateNetwork: entry.isolateNetwork ?? this.defaultIsolateNetwork,
+        };
       }
     }
     throw imageDigestMismatch(first!, image, imageHash);
@@ -156,7 +164,8 @@ export class ContractPackages {
         const copy = join(scratch, 'package');
         await cp(pkg.directory, copy, { recursive: true, verbatimSymlinks: true });
         const digest = await packageTreeDigest(copy);
-        if (digest !== pkg.digest) throw new ContractExecutionException(`Contract package '${pkg.directory}' changed while it was copied (digest ${digest}, expected ${pkg.digest})`);
+        if (digest !== pkg.digest)
+          throw new ContractExecutionException(`Contract package '${pkg.directory}' changed while it was copied (digest ${digest}, expected ${pkg.digest})`);
         await openTreeToEveryone(copy);
         if (!existsSync(target)) await rename(copy, target);
       } finally {

@@ -76,7 +76,10 @@ function isExecutableFile(path: string): boolean {
 function findProgram(executable: string, cwd: string, pathVariable: string | undefined): string {
   const found = executable.includes('/')
     ? [resolvePath(cwd, executable)].find(isExecutableFile)
-    : (pathVariable ?? '/usr/bin:/bin').split(':').map((dir) => resolvePath(cwd, dir, executable)).find(isExecutableFile);
+    : (pathVariable ?? '/usr/bin:/bin')
+        .split(':')
+        .map((dir) => resolvePath(cwd, dir, executable))
+        .find(isExecutableFile);
   if (found === undefined) throw Object.assign(new Error(`spawn ${executable} ENOENT`), { code: 'ENOENT' });
   return found;
 }
@@ -148,19 +151,32 @@ export class ProcessLauncher implements ContractLauncher {
         hiddenPaths: this.options.privatePaths ?? [],
         ...(nodeSocket === undefined ? {} : { network: { port: Number(env.NODE_PORT), nodeSocket } }),
       });
-      const started = (child = spawn(command.file, command.args, { cwd: command.cwd, env: childEnv, stdio: ['ignore', kept('info'), kept('warn')], detached: true }));
+      const started = (child = spawn(command.file, command.args, {
+        cwd: command.cwd,
+        env: childEnv,
+        stdio: ['ignore', kept('info'), kept('warn')],
+        detached: true,
+      }));
       await new Promise<void>((resolve, reject) => {
         started.once('spawn', () => resolve());
         started.once('error', reject);
       });
     } catch (e) {
       if (command !== undefined) await sandbox.release(command);
-      throw new ContractExecutionException(`Can't start contract process '${pkg.command.join(' ')}' for image '${key.image}': ${(e as Error).message}`, undefined, true, { cause: e });
+      throw new ContractExecutionException(
+        `Can't start contract process '${pkg.command.join(' ')}' for image '${key.image}': ${(e as Error).message}`,
+        undefined,
+        true,
+        { cause: e },
+      );
     }
     const held = command;
     const name = `process ${child.pid}`;
     const tag = { image: key.image, contract: name };
-    for (const [stream, level] of [[child.stdout, 'info'], [child.stderr, 'warn']] as const) {
+    for (const [stream, level] of [
+      [child.stdout, 'info'],
+      [child.stderr, 'warn'],
+    ] as const) {
       if (stream === null) continue;
       const streamTag = { ...tag, stream: level === 'info' ? 'stdout' : 'stderr' };
       forwardLines(stream, (text) => log?.[level](streamTag, text));
@@ -173,10 +189,11 @@ export class ProcessLauncher implements ContractLauncher {
           .catch((e: unknown) => log?.warn({ ...tag, err: e }, 'could not remove the cgroup of a contract process'))
           .then(resolve);
       if (child.exitCode !== null || child.signalCode !== null) release();
-      else child.once('exit', (code, signal) => {
-        log?.info({ ...tag, code, signal }, 'contract process exited');
-        release();
-      });
+      else
+        child.once('exit', (code, signal) => {
+          log?.info({ ...tag, code, signal }, 'contract process exited');
+          release();
+        });
     });
     const grace = this.options.killGraceMs ?? 2000;
     return {

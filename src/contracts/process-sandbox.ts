@@ -205,7 +205,19 @@ export interface ProcessSandboxOptions {
 async function probeNamespaces(firstUserId: number): Promise<string | undefined> {
   const scratch = mkdtempSync(join(tmpdir(), 'weft-sandbox-probe-'));
   try {
-    const args = [...namespaceArgs(true), '--', PERL!, '-e', SETUP, '--', ...setupOptions({ packageDirectory: scratch, uid: firstUserId, memoryMb: 16, cgroups: [], network: { port: 0 } }), '--', PERL!, '-e', 'exit 0'];
+    const args = [
+      ...namespaceArgs(true),
+      '--',
+      PERL!,
+      '-e',
+      SETUP,
+      '--',
+      ...setupOptions({ packageDirectory: scratch, uid: firstUserId, memoryMb: 16, cgroups: [], network: { port: 0 } }),
+      '--',
+      PERL!,
+      '-e',
+      'exit 0',
+    ];
     const child = spawn(UNSHARE!, args, { stdio: ['ignore', 'ignore', 'pipe'], env: {} });
     let errors = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => (errors += text));
@@ -213,7 +225,9 @@ async function probeNamespaces(firstUserId: number): Promise<string | undefined>
       child.once('error', () => resolve(null));
       child.once('exit', (exitCode) => resolve(exitCode));
     });
-    return code === 0 ? undefined : `a trial start failed (${code === null ? 'could not run unshare' : `exit ${code}`})${errors.trim() === '' ? '' : `: ${errors.trim().split('\n')[0]}`}`;
+    return code === 0
+      ? undefined
+      : `a trial start failed (${code === null ? 'could not run unshare' : `exit ${code}`})${errors.trim() === '' ? '' : `: ${errors.trim().split('\n')[0]}`}`;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -223,7 +237,14 @@ function namespaceArgs(network: boolean): string[] {
   return ['--pid', '--fork', '--kill-child', '--mount-proc', '--ipc', ...(network ? ['--net'] : [])];
 }
 
-function setupOptions(o: { packageDirectory: string; uid: number; memoryMb: number; cgroups: readonly string[]; hidden?: readonly string[]; network?: { port: number; nodeSocket?: string } }): string[] {
+function setupOptions(o: {
+  packageDirectory: string;
+  uid: number;
+  memoryMb: number;
+  cgroups: readonly string[];
+  hidden?: readonly string[];
+  network?: { port: number; nodeSocket?: string };
+}): string[] {
   const options = [
     `tmp=${o.memoryMb * 2 ** 20}`,
     `package=${o.packageDirectory}`,
@@ -261,19 +282,25 @@ export class ProcessSandbox {
     const absent = Object.entries({ setpriv: SETPRIV, perl: PERL, unshare: UNSHARE, mount: MOUNT })
       .filter(([, path]) => path === undefined)
       .map(([name]) => name);
-    const ownUserGuard = 'own user and namespaces (a user without rights on the node\'s files, a /proc without the node\'s processes, a private /tmp; descendants end with the contract)';
+    const ownUserGuard =
+      "own user and namespaces (a user without rights on the node's files, a /proc without the node's processes, a private /tmp; descendants end with the contract)";
     let namespaces = false;
     if (process.platform !== 'linux') missing.push({ guard: ownUserGuard, reason: 'Linux only' });
     else if (process.getuid?.() !== 0) missing.push({ guard: ownUserGuard, reason: 'the node does not run as root' });
-    else if (absent.length > 0) missing.push({ guard: ownUserGuard, reason: `missing program(s): ${absent.join(', ')} (Debian's util-linux, mount, perl-base)` });
+    else if (absent.length > 0)
+      missing.push({ guard: ownUserGuard, reason: `missing program(s): ${absent.join(', ')} (Debian's util-linux, mount, perl-base)` });
     else {
       const failure = await probeNamespaces(o.firstUserId);
       if (failure === undefined) namespaces = true;
       else missing.push({ guard: ownUserGuard, reason: failure });
     }
-    if (!namespaces) missing.push({ guard: 'network isolation (only the node\'s contract gRPC API in reach)', reason: 'needs the namespaces above' });
+    if (!namespaces) missing.push({ guard: "network isolation (only the node's contract gRPC API in reach)", reason: 'needs the namespaces above' });
     const found = ContractCgroups.open();
-    if ('missing' in found) missing.push({ guard: 'memory limit on the process tree (execution-limits.memory; without it only `node` programs get it, as a heap limit)', reason: found.missing });
+    if ('missing' in found)
+      missing.push({
+        guard: 'memory limit on the process tree (execution-limits.memory; without it only `node` programs get it, as a heap limit)',
+        reason: found.missing,
+      });
     if (SETPRIV === undefined) missing.push({ guard: 'the contract dies with the node', reason: 'no setpriv (util-linux)' });
     if (PERL === undefined) missing.push({ guard: "the contract holds none of the node's descriptors", reason: 'no perl (perl-base)' });
     const guards: SandboxGuards = {
@@ -288,7 +315,13 @@ export class ProcessSandbox {
 
   /** Only what the base programs give (no trial start, no cgroup): a launcher given no detected sandbox. */
   static baseOnly(): ProcessSandbox {
-    const guards: SandboxGuards = { ownUserAndNamespaces: false, networkIsolation: false, memoryLimit: false, diesWithNode: SETPRIV !== undefined, closesInheritedDescriptors: PERL !== undefined };
+    const guards: SandboxGuards = {
+      ownUserAndNamespaces: false,
+      networkIsolation: false,
+      memoryLimit: false,
+      diesWithNode: SETPRIV !== undefined,
+      closesInheritedDescriptors: PERL !== undefined,
+    };
     return new ProcessSandbox(guards, [{ guard: 'own user, namespaces, network isolation, memory limit', reason: 'not detected' }], undefined, 0);
   }
 
@@ -318,12 +351,32 @@ export class ProcessSandbox {
       uid = this.userFor(s.identity);
       const network = s.network;
       // Inside, the package is at SANDBOX_PACKAGE_DIRECTORY: a program of the package is run from there.
-      const program = s.program.startsWith(`${s.packageDirectory}/`) ? `${SANDBOX_PACKAGE_DIRECTORY}/${s.program.slice(s.packageDirectory.length + 1)}` : s.program;
+      const program = s.program.startsWith(`${s.packageDirectory}/`)
+        ? `${SANDBOX_PACKAGE_DIRECTORY}/${s.program.slice(s.packageDirectory.length + 1)}`
+        : s.program;
       const holds = (folder: string, path: string): boolean => `${path}/`.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
       const hidden = (s.hiddenPaths ?? []).filter((path) => path !== '/' && !holds(path, program) && !holds(path, SANDBOX_PACKAGE_DIRECTORY));
-      command = [...dieWithNode, UNSHARE!, ...namespaceArgs(network !== undefined), '--', PERL!, '-e', SETUP, '--', ...setupOptions({ packageDirectory: s.packageDirectory, uid, memoryMb: s.memoryMb, cgroups, hidden, ...(network === undefined ? {} : { network }) }), '--', program, ...s.args];
+      command = [
+        ...dieWithNode,
+        UNSHARE!,
+        ...namespaceArgs(network !== undefined),
+        '--',
+        PERL!,
+        '-e',
+        SETUP,
+        '--',
+        ...setupOptions({ packageDirectory: s.packageDirectory, uid, memoryMb: s.memoryMb, cgroups, hidden, ...(network === undefined ? {} : { network }) }),
+        '--',
+        program,
+        ...s.args,
+      ];
     } else {
-      command = [...dieWithNode, ...(PERL === undefined ? [] : [PERL, '-e', SETUP, '--', ...cgroups.map((file) => `cgroup=${file}`), '--']), s.program, ...s.args];
+      command = [
+        ...dieWithNode,
+        ...(PERL === undefined ? [] : [PERL, '-e', SETUP, '--', ...cgroups.map((file) => `cgroup=${file}`), '--']),
+        s.program,
+        ...s.args,
+      ];
     }
     return { file: command[0]!, args: command.slice(1), cwd: s.packageDirectory, uid, cgroup };
   }

@@ -136,13 +136,19 @@ function scalaError(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-
 function sign(ctx: ExecutedBuildContext, version: number, data: object): ExecutedContractTransaction {
   const tx = ctx.protocol.transaction(ExecutedContract, version, { senderPublicKey: ctx.miner.publicKey, ...data });
   return ctx.unsigned === true ? tx : ctx.protocol.sign(tx, ctx.miner.privateKey);
 }
 
-function v5(ctx: ExecutedBuildContext, tx: Transaction, results: readonly ContractResults[], ops: readonly ContractOperations[], statusCode: number, errorMessage: string | null): ExecutedContractTransaction {
+function v5(
+  ctx: ExecutedBuildContext,
+  tx: Transaction,
+  results: readonly ContractResults[],
+  ops: readonly ContractOperations[],
+  statusCode: number,
+  errorMessage: string | null,
+): ExecutedContractTransaction {
   return sign(ctx, 5, {
     tx,
     resultsMap: results,
@@ -163,11 +169,18 @@ function legacy(ctx: ExecutedBuildContext, tx: Transaction, results: DataEntry[]
     if (ops.length > 0) throw new WeError('BaseAssetOpsNotSupported', 199, 'BaseAssetOpsNotSupported');
     return sign(ctx, 1, { tx, results, timestamp: ctx.timestamp });
   }
-  if (!ctx.isFeatureActive(FEATURE.CONTRACT_NATIVE_TOKENS_AND_PKI) && ops.length > 0) throw new WeError('BaseAssetOpsNotSupported', 199, 'BaseAssetOpsNotSupported');
+  if (!ctx.isFeatureActive(FEATURE.CONTRACT_NATIVE_TOKENS_AND_PKI) && ops.length > 0)
+    throw new WeError('BaseAssetOpsNotSupported', 199, 'BaseAssetOpsNotSupported');
   if (!ctx.isFeatureActive(FEATURE.LEASE_OPS_FOR_CONTRACTS) && ops.some((o) => o.operationType === 'lease' || o.operationType === 'cancel-lease')) {
     throw new WeError('LeaseAssetOpsNotSupported', 199, 'LeaseAssetOpsNotSupported');
   }
-  const common = { tx, results, resultsHash: contractResultsHash(ctx.protocol, results, ops), validationProofs: ctx.validationProofs ?? [], timestamp: ctx.timestamp };
+  const common = {
+    tx,
+    results,
+    resultsHash: contractResultsHash(ctx.protocol, results, ops),
+    validationProofs: ctx.validationProofs ?? [],
+    timestamp: ctx.timestamp,
+  };
   if (ctx.isFeatureActive(FEATURE.CONTRACT_NATIVE_TOKENS_AND_PKI)) return sign(ctx, 3, { ...common, assetOperations: ops });
   return sign(ctx, 2, common);
 }
@@ -192,7 +205,11 @@ export function buildExecutedContract(tx: Transaction, result: ExecutionResult, 
       // WE: handleExecutionError(RecoverableErrorCode, err.toString) — a 105 with status 1 instead.
       const message = scalaError(e);
       try {
-        return { kind: 'built', executed: v5(ctx, tx, [], [], RECOVERABLE_ERROR_CODE, message), status: { status: 'Failure', code: RECOVERABLE_ERROR_CODE, message } };
+        return {
+          kind: 'built',
+          executed: v5(ctx, tx, [], [], RECOVERABLE_ERROR_CODE, message),
+          status: { status: 'Failure', code: RECOVERABLE_ERROR_CODE, message },
+        };
       } catch (again) {
         return creationFailed(tx, again);
       }

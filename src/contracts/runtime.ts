@@ -133,8 +133,19 @@ export class ContractRuntime {
   }
 
   private start(key: ContainerKey, instance: number): Entry {
-    const connectionId = createHash('sha256').update(`${keyId(key, instance)}|${process.pid}|${++this.starts}`).digest('hex').slice(0, 16);
-    const entry: Entry = { key, instance, connectionId, ready: undefined as unknown as Promise<StartedContract>, launched: undefined, idleTimer: undefined, removed: false };
+    const connectionId = createHash('sha256')
+      .update(`${keyId(key, instance)}|${process.pid}|${++this.starts}`)
+      .digest('hex')
+      .slice(0, 16);
+    const entry: Entry = {
+      key,
+      instance,
+      connectionId,
+      ready: undefined as unknown as Promise<StartedContract>,
+      launched: undefined,
+      idleTimer: undefined,
+      removed: false,
+    };
     (entry as { ready: Promise<StartedContract> }).ready = this.launchAndConnect(entry);
     entry.ready.catch(() => void this.remove(entry, 'start failed'));
     return entry;

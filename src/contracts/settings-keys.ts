@@ -144,10 +144,16 @@ const WASM_EXECUTION = keyTable<WasmExecutionSettings>({
 
 /** `node.api.grpc`: where the gRPC server listens (by default where contracts reach it) and the cap on contract status event streams. */
 const GRPC = keyTable<ContractsSettings['grpc'], { readonly grpcServerHost: string | undefined }>({
-  bindAddress: customKey('bind-address', (g, { grpcServerHost }: { readonly grpcServerHost: string | undefined }) => g.string('bind-address', defaultGrpcBindAddress(grpcServerHost)), (v) => v),
+  bindAddress: customKey(
+    'bind-address',
+    (g, { grpcServerHost }: { readonly grpcServerHost: string | undefined }) => g.string('bind-address', defaultGrpcBindAddress(grpcServerHost)),
+    (v) => v,
+  ),
   port: intKey('port', 6865, { min: 0, max: 65535 }),
   contractStatusMaxConnections: optionalKey(intKey('services.contract-status-events.max-connections', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, { min: 1 })),
-  contractStatusMaxConnectionsPerChannel: optionalKey(intKey('services.contract-status-events.max-connections-per-channel', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, { min: 1 })),
+  contractStatusMaxConnectionsPerChannel: optionalKey(
+    intKey('services.contract-status-events.max-connections-per-channel', DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, { min: 1 }),
+  ),
 });
 
 /** The contract keys, rooted at `node`. `contracts.enable` is on too when the Docker engine is. */

@@ -97,7 +97,12 @@ export interface ContractsSettings {
    * `services.contract-status-events.max-connections-per-channel` (unset: the node's cap) those
    * of one client connection.
    */
-  readonly grpc: { readonly bindAddress: string; readonly port: number; readonly contractStatusMaxConnections?: number; readonly contractStatusMaxConnectionsPerChannel?: number };
+  readonly grpc: {
+    readonly bindAddress: string;
+    readonly port: number;
+    readonly contractStatusMaxConnections?: number;
+    readonly contractStatusMaxConnectionsPerChannel?: number;
+  };
   readonly packages: readonly ContractPackageSettings[];
   /** Where `.tgz` packages are unpacked (one folder per content digest). */
   readonly packageCacheDirectory: string;
@@ -204,7 +209,6 @@ export const MAX_WASM_THREADS = 64;
 
 /** WE's `api.grpc.services.contract-status-events.max-connections`. */
 export const DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS = 5;
-
 
 /**
  * Where the gRPC server listens when `node.api.grpc.bind-address` is not set: loopback,

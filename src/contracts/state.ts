@@ -8,7 +8,17 @@
  */
 import type { ReadingsJournal } from './confidential/readings.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
-import type { AccountDataReader, AccountReader, AssetReader, BalanceReader, ChainStateReader, ContractStateReader, PermissionReader, PolicyReader, TransactionReader } from '../state/view.js';
+import type {
+  AccountDataReader,
+  AccountReader,
+  AssetReader,
+  BalanceReader,
+  ChainStateReader,
+  ContractStateReader,
+  PermissionReader,
+  PolicyReader,
+  TransactionReader,
+} from '../state/view.js';
 
 /** Contract state reads and writes: the chain's StateView and MutableState implement them. */
 export type { ContractStateReader, ContractStateWriter } from '../state/view.js';

@@ -62,7 +62,8 @@ export function encodeStatusMessage(m: ContractExecutionMessage): Uint8Array {
 
 /** Reads a message another node sent; throws a DecodeError naming what does not parse. */
 export function decodeStatusMessage(bytes: Uint8Array, publicKeyLength: number, signatureLength: number): ContractExecutionMessage {
-  if (bytes.length > MAX_STATUS_MESSAGE_BYTES) throw new DecodeError(`Contract execution message of ${bytes.length} bytes, at most ${MAX_STATUS_MESSAGE_BYTES}`, 'ContractExecutionMessage');
+  if (bytes.length > MAX_STATUS_MESSAGE_BYTES)
+    throw new DecodeError(`Contract execution message of ${bytes.length} bytes, at most ${MAX_STATUS_MESSAGE_BYTES}`, 'ContractExecutionMessage');
   const r = new ByteReader(bytes);
   const senderPublicKey = r.bytes(publicKeyLength, 'senderPublicKey');
   const txId = r.shortBytes('txId');
@@ -84,7 +85,6 @@ export function decodeStatusMessage(bytes: Uint8Array, publicKeyLength: number, 
 
 /** Where a message in the book came from. */
 export type StatusOrigin = 'own' | 'peer';
-
 
 export interface StatusBookOptions {
   readonly protocol: Protocol;

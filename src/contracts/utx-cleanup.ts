@@ -17,7 +17,12 @@ export interface ErroredRemoval {
 }
 
 /** Removes the executable transactions with `quorum` Error statuses from distinct nodes; says which and why. */
-export function removeErroredExecutables(pool: Pick<UtxPool, 'all' | 'remove'>, book: ExecutionStatusBook, quorum: number, protocol: Protocol): ErroredRemoval[] {
+export function removeErroredExecutables(
+  pool: Pick<UtxPool, 'all' | 'remove'>,
+  book: ExecutionStatusBook,
+  quorum: number,
+  protocol: Protocol,
+): ErroredRemoval[] {
   const removed: ErroredRemoval[] = [];
   for (const tx of pool.all()) {
     if (!isExecutableContract(tx)) continue;

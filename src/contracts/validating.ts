@@ -191,8 +191,12 @@ export class ContractValidating {
         timestamp: this.o.now(),
       };
       const confidentialResults = confidential === undefined ? undefined : this.o.confidential!.resultsOf(result, confidential.input, journal?.result());
-      const built = confidential === undefined ? buildExecutedContract(tx, result, buildContext) : this.o.confidential!.build(tx, result, confidential.input, buildContext, confidentialResults, false);
-      const hash = built.kind === 'built' && (confidential === undefined || confidentialResults !== undefined) ? resultsHashOf(chain.protocol, tx, result) : undefined;
+      const built =
+        confidential === undefined
+          ? buildExecutedContract(tx, result, buildContext)
+          : this.o.confidential!.build(tx, result, confidential.input, buildContext, confidentialResults, false);
+      const hash =
+        built.kind === 'built' && (confidential === undefined || confidentialResults !== undefined) ? resultsHashOf(chain.protocol, tx, result) : undefined;
       const key = `${tx.idBase58}/${hash === undefined ? '-' : encodeBase58(hash)}`;
       const first = !this.sent.has(key);
       this.sent.add(key);

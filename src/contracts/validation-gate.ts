@@ -104,7 +104,11 @@ export class ValidationGate {
    * largest agreeing group of validators sent, with their proofs, once they reach the
    * policy's majority; undefined while they do not (policy `any` never does).
    */
-  fromValidators(tx: ExecutableContractTransaction, state: MutableState, keyBlock: KeyBlockRef): { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined {
+  fromValidators(
+    tx: ExecutableContractTransaction,
+    state: MutableState,
+    keyBlock: KeyBlockRef,
+  ): { resultsHash: Uint8Array; confidential: ConfidentialResults; proofs: readonly ValidationProof[] } | undefined {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return undefined;
     const policy = knownPolicyOf(state, tx);
     if (policy === undefined || policy.type === 'any') return undefined;
@@ -115,13 +119,20 @@ export class ValidationGate {
       if (tried.has(r.agreement) || r.confidential === undefined) continue;
       tried.add(r.agreement);
       const proofs = selectProofs(policy, validators, results, r.agreement);
-      if (proofs !== undefined && (best === undefined || proofs.length > best.proofs.length)) best = { resultsHash: r.resultsHash, confidential: r.confidential, proofs };
+      if (proofs !== undefined && (best === undefined || proofs.length > best.proofs.length))
+        best = { resultsHash: r.resultsHash, confidential: r.confidential, proofs };
     }
     return best;
   }
 
   /** The proofs the 105 of this execution carries (`confidential`: a confidential call's readings and output commitment). */
-  proofs(tx: ExecutableContractTransaction, result: ExecutionResult, state: MutableState, keyBlock: KeyBlockRef, confidential?: ConfidentialResults): ProofsVerdict {
+  proofs(
+    tx: ExecutableContractTransaction,
+    result: ExecutionResult,
+    state: MutableState,
+    keyBlock: KeyBlockRef,
+    confidential?: ConfidentialResults,
+  ): ProofsVerdict {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return { kind: 'proofs', proofs: [] };
     const hash = resultsHashOf(this.o.protocol, tx, result);
     // No 105 comes of it, or a Docker update's V1 (which carries no proofs).

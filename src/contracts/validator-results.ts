@@ -91,7 +91,11 @@ export function validatorResultSignedBytes(p: Protocol, resultsHash: Uint8Array,
 export function agreementKey(p: Protocol, resultsHash: Uint8Array, confidential: ConfidentialResults | undefined): string {
   const hash = encodeBase58(resultsHash);
   if (confidential === undefined) return hash;
-  const rest = concatBytes(confidential.readings.bytes, confidential.readingsHash === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), confidential.readingsHash), confidential.outputCommitment);
+  const rest = concatBytes(
+    confidential.readings.bytes,
+    confidential.readingsHash === null ? Uint8Array.of(0) : concatBytes(Uint8Array.of(1), confidential.readingsHash),
+    confidential.outputCommitment,
+  );
   return `${hash}/${encodeBase58(p.crypto.fastHash(rest))}`;
 }
 
@@ -129,7 +133,12 @@ export function validatorResultV2MaxLength(p: Protocol): number {
 export function encodeValidatorResultV2(p: Protocol, r: ContractValidatorResult): Uint8Array {
   const c = r.confidential;
   if (c === undefined) throw new Error('a ContractValidatorResultsV2 carries the confidential results');
-  const w = new ByteWriter(256).shortBytes(r.senderPublicKey).shortBytes(r.txId).shortBytes(r.keyBlockId).u16(c.readings.descriptors.length).bytes(c.readings.bytes);
+  const w = new ByteWriter(256)
+    .shortBytes(r.senderPublicKey)
+    .shortBytes(r.txId)
+    .shortBytes(r.keyBlockId)
+    .u16(c.readings.descriptors.length)
+    .bytes(c.readings.bytes);
   if (c.readingsHash === null) w.u8(0);
   else w.u8(1).shortBytes(c.readingsHash);
   return w.shortBytes(c.outputCommitment).shortBytes(r.resultsHash).shortBytes(r.signature).result();
@@ -224,7 +233,12 @@ export function strictestPolicy(contractId: Uint8Array, policies: readonly Valid
       const listed = policy.addresses;
       const shared: Address[] = acc.addresses.filter((a) => listed.some((b) => b.toString() === a.toString()));
       if (shared.length === 0) {
-        const show = (x: ValidationPolicy): string => (x.type === 'majority_with_one_of' ? `MajorityWithOneOf(List(${x.addresses.map((a) => a.toString()).join(', ')}))` : x.type === 'majority' ? 'Majority' : 'Any');
+        const show = (x: ValidationPolicy): string =>
+          x.type === 'majority_with_one_of'
+            ? `MajorityWithOneOf(List(${x.addresses.map((a) => a.toString()).join(', ')}))`
+            : x.type === 'majority'
+              ? 'Majority'
+              : 'Any';
         throw new ValidationError(
           'ContractExecutionError',
           199,
@@ -288,7 +302,12 @@ export function enoughResults(policy: ValidationPolicy, validators: ValidatorSet
  * for `majority_with_one_of` arranged to hold one listed address. Undefined when they are
  * not enough (the transaction waits).
  */
-export function selectProofs(policy: ValidationPolicy, validators: ValidatorSet, results: readonly HeldValidatorResult[], wanted: string): ValidationProof[] | undefined {
+export function selectProofs(
+  policy: ValidationPolicy,
+  validators: ValidatorSet,
+  results: readonly HeldValidatorResult[],
+  wanted: string,
+): ValidationProof[] | undefined {
   if (policy.type === 'any') return [];
   const need = majoritySize(validators.addresses.size);
   const seen = new Set<string>();

@@ -84,8 +84,7 @@ export class Alias {
 
 export type Recipient = Address | Alias;
 
-const publicKeyLengthMessage = (expected: number, found: number): string =>
-  `Bad public key bytes length: expected: '${expected}', found: '${found}'`;
+const publicKeyLengthMessage = (expected: number, found: number): string => `Bad public key bytes length: expected: '${expected}', found: '${found}'`;
 
 /** How many addresses each of a scheme's memos keeps before it starts again empty. */
 const MEMO_SIZE = 10_000;

@@ -6,7 +6,8 @@ import { X509Certificate } from 'node:crypto';
 import { decodeBase64, EncodingError } from './encoding.js';
 import { CryptoError } from '../errors/catalogue.js';
 
-const parseError = (reason: string): CryptoError => new CryptoError('CertificateParseError', 121, `Error while parsing a certificate: ${reason}`, 'certificates');
+const parseError = (reason: string): CryptoError =>
+  new CryptoError('CertificateParseError', 121, `Error while parsing a certificate: ${reason}`, 'certificates');
 
 /**
  * A request's `certificates` value on a network without PKI (WE's certChainFromJson):

@@ -120,7 +120,7 @@ export function encodeBase58(bytes: Uint8Array): string {
     text[--at] = BASE58_CODES[top]!;
   }
   if (count > 0) {
-    for (let limb = limbs[count - 1]!; limb > 0; ) {
+    for (let limb = limbs[count - 1]!; limb > 0;) {
       const q = Math.floor(limb / 58);
       text[--at] = BASE58_CODES[limb - q * 58]!;
       limb = q;
@@ -253,10 +253,72 @@ const fromCharCodes = String.fromCharCode;
 export function bytesKey(b: Uint8Array): string {
   switch (b.length) {
     case 26:
-      return fromCharCodes(b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!, b[10]!, b[11]!, b[12]!, b[13]!, b[14]!, b[15]!, b[16]!, b[17]!, b[18]!, b[19]!, b[20]!, b[21]!, b[22]!, b[23]!, b[24]!, b[25]!);
+      return fromCharCodes(
+        b[0]!,
+        b[1]!,
+        b[2]!,
+        b[3]!,
+        b[4]!,
+        b[5]!,
+        b[6]!,
+        b[7]!,
+        b[8]!,
+        b[9]!,
+        b[10]!,
+        b[11]!,
+        b[12]!,
+        b[13]!,
+        b[14]!,
+        b[15]!,
+        b[16]!,
+        b[17]!,
+        b[18]!,
+        b[19]!,
+        b[20]!,
+        b[21]!,
+        b[22]!,
+        b[23]!,
+        b[24]!,
+        b[25]!,
+      );
     case 32:
-      return fromCharCodes(b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!, b[10]!, b[11]!, b[12]!, b[13]!, b[14]!, b[15]!, b[16]!, b[17]!, b[18]!, b[19]!, b[20]!, b[21]!, b[22]!, b[23]!, b[24]!, b[25]!, b[26]!, b[27]!, b[28]!, b[29]!, b[30]!, b[31]!);
+      return fromCharCodes(
+        b[0]!,
+        b[1]!,
+        b[2]!,
+        b[3]!,
+        b[4]!,
+        b[5]!,
+        b[6]!,
+        b[7]!,
+        b[8]!,
+        b[9]!,
+        b[10]!,
+        b[11]!,
+        b[12]!,
+        b[13]!,
+        b[14]!,
+        b[15]!,
+        b[16]!,
+        b[17]!,
+        b[18]!,
+        b[19]!,
+        b[20]!,
+        b[21]!,
+        b[22]!,
+        b[23]!,
+        b[24]!,
+        b[25]!,
+        b[26]!,
+        b[27]!,
+        b[28]!,
+        b[29]!,
+        b[30]!,
+        b[31]!,
+      );
     default:
-      return b.length <= SHORT_KEY_BYTES ? String.fromCharCode.apply(null, b as unknown as number[]) : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+      return b.length <= SHORT_KEY_BYTES
+        ? String.fromCharCode.apply(null, b as unknown as number[])
+        : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
   }
 }

@@ -113,7 +113,12 @@ function sharedSecretOr(privateKey: Uint8Array, publicKey: Uint8Array, failure: 
 }
 
 /** The 48-byte wrapped content key for one recipient. */
-export function wrapContentKey(contentKey: Uint8Array, senderPrivateKey: Uint8Array, recipientPublicKey: Uint8Array, random: RandomBytes = systemRandom): Uint8Array {
+export function wrapContentKey(
+  contentKey: Uint8Array,
+  senderPrivateKey: Uint8Array,
+  recipientPublicKey: Uint8Array,
+  random: RandomBytes = systemRandom,
+): Uint8Array {
   const secret = sharedSecretOr(senderPrivateKey, recipientPublicKey, () => new EncryptionFailure());
   return sealAesGcm(secret, contentKey, random);
 }
@@ -133,7 +138,12 @@ export interface EncryptedForOne {
 }
 
 /** WE's `encrypt`: a fresh content key for one recipient. */
-export function encryptForRecipient(plaintext: Uint8Array, senderPrivateKey: Uint8Array, recipientPublicKey: Uint8Array, random: RandomBytes = systemRandom): EncryptedForOne {
+export function encryptForRecipient(
+  plaintext: Uint8Array,
+  senderPrivateKey: Uint8Array,
+  recipientPublicKey: Uint8Array,
+  random: RandomBytes = systemRandom,
+): EncryptedForOne {
   // WE's order of random draws: content key, the data's IV, the wrapping IV.
   const contentKey = random(CONTENT_KEY_LENGTH);
   const encrypted = sealAesGcm(contentKey, plaintext, random);

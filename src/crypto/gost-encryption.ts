@@ -176,7 +176,8 @@ export function createGostEncryption(random: (n: number) => Uint8Array = (n) => 
 
   /** The CEK inside what wrapKey made, checked by its OMAC. */
   const unwrapKey = (recipientPrivateKey: Uint8Array, senderPublicKey: Uint8Array, header: Uint8Array): Uint8Array => {
-    if (header.length !== WRAPPED_KEY_HEADER_LENGTH) throw new GostEncryptionError(`Error in decrypt: the key header has ${header.length} bytes, expected ${WRAPPED_KEY_HEADER_LENGTH}`);
+    if (header.length !== WRAPPED_KEY_HEADER_LENGTH)
+      throw new GostEncryptionError(`Error in decrypt: the key header has ${header.length} bytes, expected ${WRAPPED_KEY_HEADER_LENGTH}`);
     const ukmHead = Uint8Array.from(header.subarray(0, 16)).reverse();
     const iv = header.subarray(16, 24);
     const extendedUkm = header.subarray(24, 32);
@@ -222,11 +223,18 @@ export function createGostEncryption(random: (n: number) => Uint8Array = (n) => 
       guarded('encrypt', () => {
         if (recipientPublicKeys.length === 0) throw new GostEncryptionError('Cannot encrypt for an empty list of recipients');
         const { cek, iv, ciphertext } = encrypt(plaintext);
-        return { ciphertext, wrappedKeys: recipientPublicKeys.map((recipientPublicKey) => ({ recipientPublicKey, wrappedKey: wrap(senderPrivateKey, recipientPublicKey, cek, iv) })) };
+        return {
+          ciphertext,
+          wrappedKeys: recipientPublicKeys.map((recipientPublicKey) => ({
+            recipientPublicKey,
+            wrappedKey: wrap(senderPrivateKey, recipientPublicKey, cek, iv),
+          })),
+        };
       }),
     decrypt: (recipientPrivateKey, senderPublicKey, ciphertext, wrappedKey) =>
       guarded('decrypt', () => {
-        if (wrappedKey.length !== WRAPPED_STRUCTURE_LENGTH) throw new GostEncryptionError(`Error in decrypt: the wrapped key has ${wrappedKey.length} bytes, expected ${WRAPPED_STRUCTURE_LENGTH}`);
+        if (wrappedKey.length !== WRAPPED_STRUCTURE_LENGTH)
+          throw new GostEncryptionError(`Error in decrypt: the wrapped key has ${wrappedKey.length} bytes, expected ${WRAPPED_STRUCTURE_LENGTH}`);
         const contentIv = wrappedKey.subarray(16, 32);
         const cek = unwrapKey(recipientPrivateKey, senderPublicKey, Buffer.concat([wrappedKey.subarray(0, 16), wrappedKey.subarray(32)]));
         return kuz.cfbDecrypt(cek, contentIv, ciphertext);

@@ -121,7 +121,6 @@ export function createGost256Verifier(curve: Gost256Curve): Gost256Verify {
   };
 }
 
-
 const be32 = (v: bigint): Buffer => Buffer.from(v.toString(16).padStart(64, '0'), 'hex');
 
 /**

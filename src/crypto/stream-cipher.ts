@@ -22,7 +22,19 @@
  * GOST networks (transport-encryption.ts). Both put a 16-byte IV before and a 16-byte tag
  * after each chunk.
  */
-import { AES_IV_LENGTH, AES_TAG_LENGTH, aesKeyOf, CONTENT_KEY_LENGTH, DecryptionFailure, openWithKey, sealWithKey, systemRandom, unwrapContentKey, wrapContentKey, type RandomBytes } from './encryption.js';
+import {
+  AES_IV_LENGTH,
+  AES_TAG_LENGTH,
+  aesKeyOf,
+  CONTENT_KEY_LENGTH,
+  DecryptionFailure,
+  openWithKey,
+  sealWithKey,
+  systemRandom,
+  unwrapContentKey,
+  wrapContentKey,
+  type RandomBytes,
+} from './encryption.js';
 
 /** How one chunk is sealed: IV(16) ‖ encrypted body ‖ tag(16), under a key made from the content key. */
 export interface ChunkCipher {

@@ -22,9 +22,17 @@ export const CRYPTO_ALGORITHM: Readonly<Record<CryptoType, CryptoAlgorithmName>>
 export interface TextEncryption {
   readonly algorithm: CryptoAlgorithmName;
   /** A content key and ciphertext per recipient, in the order given. */
-  encryptSeparate(senderPrivateKey: Uint8Array, plaintext: Uint8Array, recipients: readonly Uint8Array[]): Array<{ readonly encrypted: Uint8Array; readonly wrappedKey: Uint8Array }>;
+  encryptSeparate(
+    senderPrivateKey: Uint8Array,
+    plaintext: Uint8Array,
+    recipients: readonly Uint8Array[],
+  ): Array<{ readonly encrypted: Uint8Array; readonly wrappedKey: Uint8Array }>;
   /** One content key and ciphertext, the key wrapped for each recipient (in the order given). */
-  encryptCommon(senderPrivateKey: Uint8Array, plaintext: Uint8Array, recipients: readonly Uint8Array[]): { readonly encrypted: Uint8Array; readonly wrappedKeys: readonly Uint8Array[] };
+  encryptCommon(
+    senderPrivateKey: Uint8Array,
+    plaintext: Uint8Array,
+    recipients: readonly Uint8Array[],
+  ): { readonly encrypted: Uint8Array; readonly wrappedKeys: readonly Uint8Array[] };
   decrypt(recipientPrivateKey: Uint8Array, senderPublicKey: Uint8Array, encrypted: Uint8Array, wrappedKey: Uint8Array): Uint8Array;
 }
 
@@ -48,7 +56,11 @@ function gostTextEncryption(): TextEncryption {
         const c = gost.encryptCommon(sender, plaintext, recipients);
         return { encrypted: c.ciphertext, wrappedKeys: c.wrappedKeys.map((w) => w.wrappedKey) };
       }, encryptFailure),
-    decrypt: (recipient, sender, encrypted, wrappedKey) => failing(() => gost.decrypt(recipient, sender, encrypted, wrappedKey), (message) => new DecryptionFailure(message)),
+    decrypt: (recipient, sender, encrypted, wrappedKey) =>
+      failing(
+        () => gost.decrypt(recipient, sender, encrypted, wrappedKey),
+        (message) => new DecryptionFailure(message),
+      ),
   };
 }
 

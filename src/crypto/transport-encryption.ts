@@ -48,7 +48,12 @@ export interface TransportEncryption {
   /** A small item's payload from the peer. */
   decrypt(encrypted: Uint8Array, wrappedKey: Uint8Array, ownPrivateKey: Uint8Array, peerPublicKey: Uint8Array): Uint8Array;
   /** An encryptor for a large item's stream to the peer, and the wrapped key to send ahead of it. */
-  streamEncryptor(ownPrivateKey: Uint8Array, peerPublicKey: Uint8Array, chunkSize: number, random?: RandomBytes): { readonly wrappedKey: Uint8Array; readonly encryptor: StreamEncryptor };
+  streamEncryptor(
+    ownPrivateKey: Uint8Array,
+    peerPublicKey: Uint8Array,
+    chunkSize: number,
+    random?: RandomBytes,
+  ): { readonly wrappedKey: Uint8Array; readonly encryptor: StreamEncryptor };
   /** The decryptor of a stream from the peer whose header carried `wrappedKey`. */
   streamDecryptor(wrappedKey: Uint8Array, ownPrivateKey: Uint8Array, peerPublicKey: Uint8Array, chunkSize: number): StreamDecryptor;
 }
@@ -85,7 +90,8 @@ function gostChunkCipher(streebog: (d: Uint8Array) => Uint8Array): ChunkCipher {
           return Buffer.concat([iv, ciphertext, mac.omac(iv, ciphertext)]);
         },
         open: (sealed) => {
-          if (sealed.length < 2 * KUZNYECHIK_BLOCK) throw new DecryptionFailure(`Error in decrypt: a chunk of ${sealed.length} bytes is shorter than IV and MAC`);
+          if (sealed.length < 2 * KUZNYECHIK_BLOCK)
+            throw new DecryptionFailure(`Error in decrypt: a chunk of ${sealed.length} bytes is shorter than IV and MAC`);
           const iv = sealed.subarray(0, KUZNYECHIK_BLOCK);
           const ciphertext = sealed.subarray(KUZNYECHIK_BLOCK, sealed.length - KUZNYECHIK_BLOCK);
           if (!timingSafeEqual(mac.omac(iv, ciphertext), sealed.subarray(sealed.length - KUZNYECHIK_BLOCK))) {
@@ -121,14 +127,21 @@ function gostTransport(random?: RandomBytes): TransportEncryption {
     decrypt: (encrypted, wrappedKey, own, peer) => strict.decrypt(encrypted, wrappedKey, own, gostSessionPublicKey(peer)),
     streamEncryptor: (own, peer, chunkSize, streamRandom = systemRandom) => {
       const contentKey = streamRandom(KUZNYECHIK_KEY_LENGTH);
-      const header = failing(() => gost.wrapKey(own, gostSessionPublicKey(peer), contentKey), (m) => new EncryptionFailure(m));
+      const header = failing(
+        () => gost.wrapKey(own, gostSessionPublicKey(peer), contentKey),
+        (m) => new EncryptionFailure(m),
+      );
       const wrappedKey = new Uint8Array(WRAPPED_STRUCTURE_LENGTH);
       wrappedKey.set(header);
       return { wrappedKey, encryptor: new StreamEncryptor(contentKey, chunkSize, streamRandom, chunks) };
     },
     streamDecryptor: (wrappedKey, own, peer, chunkSize) => {
-      if (wrappedKey.length !== WRAPPED_STRUCTURE_LENGTH) throw new DecryptionFailure(`Error in decrypt: the wrapped structure has ${wrappedKey.length} bytes, expected ${WRAPPED_STRUCTURE_LENGTH}`);
-      const contentKey = failing(() => gost.unwrapKey(own, gostSessionPublicKey(peer), wrappedKey.subarray(0, WRAPPED_KEY_HEADER_LENGTH)), (m) => new DecryptionFailure(m));
+      if (wrappedKey.length !== WRAPPED_STRUCTURE_LENGTH)
+        throw new DecryptionFailure(`Error in decrypt: the wrapped structure has ${wrappedKey.length} bytes, expected ${WRAPPED_STRUCTURE_LENGTH}`);
+      const contentKey = failing(
+        () => gost.unwrapKey(own, gostSessionPublicKey(peer), wrappedKey.subarray(0, WRAPPED_KEY_HEADER_LENGTH)),
+        (m) => new DecryptionFailure(m),
+      );
       return new StreamDecryptor(contentKey, chunkSize, chunks);
     },
   };

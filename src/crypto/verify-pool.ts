@@ -183,7 +183,8 @@ export class SignatureVerifierPool {
     // A few signatures a block waits on: checked here and now — a worker's round trip costs two
     // thread wake-ups, which on a loaded machine take longer than the checks.
     const suite = this.inline;
-    if (urgent && suite !== undefined && checks.length <= URGENT_INLINE_ITEMS) return checks.map((c) => Promise.resolve(suite.verify(c.publicKey, c.message, c.signature)));
+    if (urgent && suite !== undefined && checks.length <= URGENT_INLINE_ITEMS)
+      return checks.map((c) => Promise.resolve(suite.verify(c.publicKey, c.message, c.signature)));
     const lane = urgent ? this.urgent : this.queue;
     const verdicts = checks.map(
       (c) =>
@@ -235,7 +236,8 @@ export class SignatureVerifierPool {
     // Without the calling thread to verify it, the block lane may only wait for the workers, however deep their backlog.
     if (this.urgent.length > 0) this.urgent = this.handOut(this.urgent, this.inline === undefined ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER);
     // More waiting than every worker's share: a backlog, of which each worker takes a deeper share.
-    if (this.queue.length > 0) this.queue = this.handOut(this.queue, this.queue.length > this.slots.length * ITEMS_PER_WORKER ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER);
+    if (this.queue.length > 0)
+      this.queue = this.handOut(this.queue, this.queue.length > this.slots.length * ITEMS_PER_WORKER ? BACKLOG_ITEMS_PER_WORKER : ITEMS_PER_WORKER);
     this.backlog = this.urgent.length > 0 || this.queue.length > 0;
     if (this.backlog) this.scheduleOwnShare();
   }

@@ -17,7 +17,8 @@ port.on('message', ({ packed, claims }: { packed: ArrayBuffer; claims: Int32Arra
   let i = 0;
   forEachPackedCheck(packed, (publicKey, message, signature) => {
     // An item the pool's own thread claimed first is its to verify (verify-pool.ts, scheduleSteal).
-    results[i] = Atomics.compareExchange(claims, i, 0, CLAIMED_BY_WORKER) === 0 ? (suite.verify(publicKey, message, signature) ? 1 : 0) : VERDICT_CLAIMED_ELSEWHERE;
+    results[i] =
+      Atomics.compareExchange(claims, i, 0, CLAIMED_BY_WORKER) === 0 ? (suite.verify(publicKey, message, signature) ? 1 : 0) : VERDICT_CLAIMED_ELSEWHERE;
     i++;
   });
   port.postMessage(results, [results.buffer]);

@@ -90,7 +90,8 @@ export class TransactionRejected extends WeError {}
 export class ApiError extends WeError {}
 
 const api = (kind: string, code: number, message: string, status = 400, field?: string): ApiError => new ApiError(kind, code, message, field, status);
-const invalid = (kind: string, code: number, message: string, field?: string, status = 400): ValidationError => new ValidationError(kind, code, message, field, status);
+const invalid = (kind: string, code: number, message: string, field?: string, status = 400): ValidationError =>
+  new ValidationError(kind, code, message, field, status);
 
 // ---------------------------------------------------------------------------
 // 0–2: unknown, JSON, API keys
@@ -148,7 +149,8 @@ export const tooBigArray = (field?: string): ValidationError => invalid('TooBigA
 export const responseTooBig = (budgetBytes: number): ApiError =>
   api('TooBigArrayAllocation', 10, `Too big sequences requested: the answer would exceed ${budgetBytes} bytes; ask for fewer blocks or items`);
 /** 642 (WE's answer when a stream limit is reached), 503: too many heavy reads (block ranges, full blocks) being built and waiting. */
-export const heavyReadsBusy = (limit: number): ApiError => api('TooManyHeavyReads', 642, `Max heavy reads count '${limit}' has been exceeded. Please, try again later`, 503);
+export const heavyReadsBusy = (limit: number): ApiError =>
+  api('TooManyHeavyReads', 642, `Max heavy reads count '${limit}' has been exceeded. Please, try again later`, 503);
 
 /** 101: a signature (or a signature-sized id) that is malformed or does not verify. */
 export const invalidSignature = (field?: string, message = 'invalid signature'): ValidationError => invalid('InvalidSignature', 101, message, field);
@@ -157,13 +159,15 @@ export const invalidSignature = (field?: string, message = 'invalid signature'):
 export const invalidAddress = (reason: string, field?: string): CryptoError => new CryptoError('InvalidAddress', 102, `invalid address: ${reason}`, field);
 
 /** 108. */
-export const invalidPublicKey = (reason: string, field?: string): CryptoError => new CryptoError('InvalidPublicKey', 108, `invalid public key: ${reason}`, field);
+export const invalidPublicKey = (reason: string, field?: string): CryptoError =>
+  new CryptoError('InvalidPublicKey', 108, `invalid public key: ${reason}`, field);
 
 /** 110. */
 export const invalidMessage = (field?: string): ApiError => api('InvalidMessage', 110, 'invalid message', 400, field);
 
 /** 111. */
-export const negativeAmount = (amount: bigint, of: string, field?: string): ValidationError => invalid('NegativeAmount', 111, `negative amount: ${amount} of ${of}`, field);
+export const negativeAmount = (amount: bigint, of: string, field?: string): ValidationError =>
+  invalid('NegativeAmount', 111, `negative amount: ${amount} of ${of}`, field);
 
 /** 113. */
 export const overflowError = (field?: string): ValidationError => invalid('OverflowError', 113, 'overflow error', field);
@@ -193,7 +197,6 @@ export const certificatePathBuildError = (publicKeyBase58: string, reason: strin
 /** 121: WE's CertificateParseError — certificates that cannot be read or do not form one chain. */
 export const certificateParseError = (reason: string, field = 'certificates'): ApiError =>
   api('CertificateParseError', 121, `Error while parsing a certificate: ${reason}`, 400, field);
-
 
 // ---------------------------------------------------------------------------
 // 199: WE's generic errors and the validation errors it renders with their toString
@@ -240,7 +243,12 @@ export const blockFromFuture = (blockTimestamp: bigint, now: bigint): Validation
 
 /** WE's OutOfTimestampBounds for a tx micro-block outside (roundStart, syncStart). */
 export const microBlockOutOfBounds = (timestamp: bigint, bound: bigint, side: 'start' | 'end'): ValidationError =>
-  invalid('OutOfTimestampBounds', 199, `Invalid TxMicroBlock timestamp '${timestamp}', it must be ${side === 'start' ? 'older' : 'earlier'} than '${bound}'`, 'timestamp');
+  invalid(
+    'OutOfTimestampBounds',
+    199,
+    `Invalid TxMicroBlock timestamp '${timestamp}', it must be ${side === 'start' ? 'older' : 'earlier'} than '${bound}'`,
+    'timestamp',
+  );
 
 /** WE's MicroBlockAppendError. */
 export const microBlockAppendError = (message: string): ValidationError => invalid('MicroBlockAppendError', 199, message);
@@ -264,10 +272,12 @@ export const invalidContractKeys = (keysAndChars: ReadonlyArray<readonly [string
 export const unknownContractEngine = (): ValidationError => invalid('UnknownContractEngineError', 199, 'UnknownContractEngineError');
 
 /** WE's InvalidContractId. */
-export const invalidContractId = (text: string, field?: string): ValidationError => invalid('InvalidContractId', 199, `Contract id '${text}' is invalid`, field);
+export const invalidContractId = (text: string, field?: string): ValidationError =>
+  invalid('InvalidContractId', 199, `Contract id '${text}' is invalid`, field);
 
 /** WE's InvalidHash of a Base58 field that does not decode (rendered by its toString under 199). */
-export const undecodableHash = (why: string, field?: string): ValidationError => invalid('InvalidHash', 199, `InvalidHash(Unable to decode base58: ${why})`, field);
+export const undecodableHash = (why: string, field?: string): ValidationError =>
+  invalid('InvalidHash', 199, `InvalidHash(Unable to decode base58: ${why})`, field);
 
 /** Rule PKI-1: a method WE lists as unavailable while `node.crypto.pki.mode = ON` (WE's closed build's exact answer is not public; Weft answers CustomValidationError). */
 export const unavailableInPkiMode = (): ApiError =>
@@ -286,7 +296,11 @@ export const stateCheckFailed = (reason: string, field: string | undefined, txJs
  * balances in it being net of those pending spendings, which are listed.
  */
 export const pendingSpendingsExceeded = (reason: string, pending: string, txJson: unknown): TransactionRejected =>
-  stateCheckFailed(`${reason} (pending pool transactions are counted: the balances above are net of what transactions already in the pool spend — ${pending})`, undefined, txJson);
+  stateCheckFailed(
+    `${reason} (pending pool transactions are counted: the balances above are net of what transactions already in the pool spend — ${pending})`,
+    undefined,
+    txJson,
+  );
 
 /** 117: WE's AddressIsLastOfRole (the pipeline adds the transaction as `tx`). */
 export const addressIsLastOfRole = (address: string, role: string): ValidationError =>
@@ -366,10 +380,12 @@ export const innerScriptRejection = (e: ScriptRejection): TransactionRejected =>
 // 301–310: what is not there
 
 /** 301 by id (Base58 of the decoded id). */
-export const blockDoesNotExist = (idBase58: string, field?: string): ApiError => api('BlockDoesNotExist', 301, `block with signature '${idBase58}' does not exist`, 404, field);
+export const blockDoesNotExist = (idBase58: string, field?: string): ApiError =>
+  api('BlockDoesNotExist', 301, `block with signature '${idBase58}' does not exist`, 404, field);
 
 /** 301 by height. */
-export const blockAtHeightDoesNotExist = (height: number, field?: string): ApiError => api('BlockDoesNotExist', 301, `block at height '${height}' does not exist`, 404, field);
+export const blockAtHeightDoesNotExist = (height: number, field?: string): ApiError =>
+  api('BlockDoesNotExist', 301, `block at height '${height}' does not exist`, 404, field);
 
 /** 302 for an alias (`alias:<c>:<name>`) or an address with no alias. */
 export const aliasDoesNotExist = (of: { readonly alias: string } | { readonly address: string }): ValidationError =>
@@ -412,26 +428,37 @@ export const privacyLargeObjectFeatureIsNotActivated = (): ApiError =>
   );
 
 /** 612 (Base58 policy id). */
-export const policyDoesNotExist = (policyIdBase58: string): ValidationError => invalid('PolicyDoesNotExist', 612, `The requested policy ${policyIdBase58} does not exist`);
+export const policyDoesNotExist = (policyIdBase58: string): ValidationError =>
+  invalid('PolicyDoesNotExist', 612, `The requested policy ${policyIdBase58} does not exist`);
 
 /** 615 (Base58 data hash). */
 export const policyDataHashAlreadyExists = (hashBase58: string): ValidationError =>
   invalid('PolicyDataHashAlreadyExists', 615, `The specified dataset with hash ${hashBase58} was added earlier`);
 
-export const missingAuthorizationMetadata = (): ApiError => api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401, 'Authorization');
+export const missingAuthorizationMetadata = (): ApiError =>
+  api('MissingAuthorizationMetadata', 618, 'Authorization error. Missing authorization metadata', 401, 'Authorization');
 export const authTokenExpired = (): ApiError => api('AuthTokenExpired', 619, 'Authorization error. Token expired', 401, 'Authorization');
 export const cantParseJwtClaims = (): ApiError => api('CantParseJwtClaims', 620, "Authorization error. Can't parse JWT token claims", 400, 'Authorization');
 /** 621; WE prints the role's Scala object name (e.g. `Administrator`), with a trailing space. */
-export const noRequiredAuthRole = (role: string): ApiError => api('NoRequiredAuthRole', 621, `Authorization error. No expected role '${role}' `, 403, 'Authorization');
+export const noRequiredAuthRole = (role: string): ApiError =>
+  api('NoRequiredAuthRole', 621, `Authorization error. No expected role '${role}' `, 403, 'Authorization');
 export const invalidTokenError = (): ApiError => api('InvalidTokenError', 622, 'Authorization error. Invalid token', 401, 'Authorization');
 /** 629; `reason` (beyond WE) says why a pattern Java would take cannot run here (state/key-pattern.ts), after WE's message. */
 export const invalidContractKeysFilter = (regex: string, reason?: string): ApiError =>
-  api('InvalidContractKeysFilter', 629, `Keys filter parameter has invalid regex pattern '${regex}'${reason === undefined ? '' : `: ${reason}`}`, 400, 'matches');
-export const invalidNodeOwnerAddress = (): ApiError => api('InvalidNodeOwnerAddress', 636, 'Authorization error. Invalid node owner address', 403, 'Authorization');
+  api(
+    'InvalidContractKeysFilter',
+    629,
+    `Keys filter parameter has invalid regex pattern '${regex}'${reason === undefined ? '' : `: ${reason}`}`,
+    400,
+    'matches',
+  );
+export const invalidNodeOwnerAddress = (): ApiError =>
+  api('InvalidNodeOwnerAddress', 636, 'Authorization error. Invalid node owner address', 403, 'Authorization');
 export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisabled', 637, `Service '${name}' is disabled`, 404, 'service');
 
 /** 638. */
-export const illegalWatcherAction = (): ApiError => api('IllegalWatcherActionError', 638, "Sending transactions or data is disabled for node in 'Watcher' mode", 403);
+export const illegalWatcherAction = (): ApiError =>
+  api('IllegalWatcherActionError', 638, "Sending transactions or data is disabled for node in 'Watcher' mode", 403);
 
 export const healthCheckError = (message: string): ApiError => api('HealthCheckError', 640, message, 503);
 /** WE's TooManyConnections: a gRPC event stream refused past its `max-connections`. */
@@ -439,10 +466,20 @@ export const tooManyConnections = (maxConnections: number): ApiError =>
   api('TooManyConnections', 642, `Max connections count '${maxConnections}' has been exceeded. Please, try again later`, 503);
 /** 642, 503: one client connection (gRPC channel) holds its share of the node's event streams already. */
 export const tooManyChannelConnections = (maxPerChannel: number): ApiError =>
-  api('TooManyConnections', 642, `Max connections count '${maxPerChannel}' per channel has been exceeded. Please, close a stream of this channel or try again later`, 503);
+  api(
+    'TooManyConnections',
+    642,
+    `Max connections count '${maxPerChannel}' per channel has been exceeded. Please, close a stream of this channel or try again later`,
+    503,
+  );
 /** 642: an event stream ended because its reader fell this far behind (the statuses it missed stay readable by transaction). */
 export const streamReaderBehind = (backlog: number): ApiError =>
-  api('StreamReaderBehind', 642, `The stream was ended: its reader fell '${backlog}' messages behind. Please, read faster, or reconnect and read the statuses missed by transaction id`, 429);
+  api(
+    'StreamReaderBehind',
+    642,
+    `The stream was ended: its reader fell '${backlog}' messages behind. Please, read faster, or reconnect and read the statuses missed by transaction id`,
+    429,
+  );
 /** WE's InvalidConnectionId: the `connection-id` metadata of a gRPC event stream is empty, too long or in use. */
 export const invalidConnectionId = (message: string): ApiError => api('InvalidConnectionId', 643, message, 400, 'connection-id');
 
@@ -481,7 +518,10 @@ export const entityAlreadyExists = (): PrivacyError => new PrivacyError('EntityA
 
 /** 609 (500): the storage failed (it is down, full, refused the request); the cause is logged, not shown. */
 export class StorageFailure extends PrivacyError {
-  constructor(readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     super('GeneralDBError', 609, 'DB error', undefined, 500);
     if (options?.cause !== undefined) this.cause = options.cause;
   }
@@ -513,7 +553,8 @@ export const forceSyncError = (): PrivacyError => new PrivacyError('ForceSyncErr
 // Contracts (WE's contract ApiErrors, and what goes wrong around an execution)
 
 /** 600, for the id as the client wrote it (or its Base58). */
-export const contractNotFound = (contractId: string): ValidationError => invalid('ContractNotFound', 600, `Contract '${contractId}' is not found`, 'contractId', 404);
+export const contractNotFound = (contractId: string): ValidationError =>
+  invalid('ContractNotFound', 600, `Contract '${contractId}' is not found`, 'contractId', 404);
 
 /** 601. */
 export const executedTransactionNotFound = (txId: string): ApiError =>

@@ -17,7 +17,10 @@ export function StepChart({ series, label, testId }: { series: StepSeries; label
         width: width(),
         height: 200,
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] } },
-        series: [{}, { label, stroke: '#1f6feb', fill: 'rgba(31, 111, 235, 0.12)', width: 2, paths: uPlot.paths.stepped!({ align: 1 }), points: { show: false } }],
+        series: [
+          {},
+          { label, stroke: '#1f6feb', fill: 'rgba(31, 111, 235, 0.12)', width: 2, paths: uPlot.paths.stepped!({ align: 1 }), points: { show: false } },
+        ],
         axes: [{ stroke: '#5d6776' }, { stroke: '#5d6776', size: 50, label }],
         legend: { show: false },
         cursor: { drag: { x: false, y: false } },

@@ -68,10 +68,13 @@ export function AssetName({ assetId }: { assetId: string | null | undefined }): 
 }
 
 function useAssetDetails(assetId: string | null | undefined): Resource<AssetDetails | undefined> {
-  return useResource(async (api) => {
-    if (assetId === null || assetId === undefined || assetId === '') return undefined;
-    return api.getImmutable<AssetDetails>(`/assets/details/${encodeURIComponent(assetId)}`);
-  }, [assetId]);
+  return useResource(
+    async (api) => {
+      if (assetId === null || assetId === undefined || assetId === '') return undefined;
+      return api.getImmutable<AssetDetails>(`/assets/details/${encodeURIComponent(assetId)}`);
+    },
+    [assetId],
+  );
 }
 
 /** An amount in its asset (WEST when `assetId` is null or empty), in the asset's decimals. */
@@ -129,14 +132,55 @@ function FieldValue({ name, value, owner }: { name: string; value: unknown; owne
     const text = String(value);
     if (ADDRESS_KEYS.has(name) && typeof value === 'string' && value.length > 0) return <AddressLink address={value} />;
     if (TX_ID_KEYS.has(name) && typeof value === 'string') return <TxLink id={value} />;
-    if ((name === 'assetId' || name === 'feeAssetId') && typeof value === 'string' && value !== '') return <a href={href.asset(value)} class="id">{value}</a>;
-    if (name === 'policyId' || name === 'policy') return <a href={href.policy(text)} class="id">{text}</a>;
-    if (name === 'contractId') return <a href={href.contract(text)} class="id">{text}</a>;
+    if ((name === 'assetId' || name === 'feeAssetId') && typeof value === 'string' && value !== '')
+      return (
+        <a href={href.asset(value)} class="id">
+          {value}
+        </a>
+      );
+    if (name === 'policyId' || name === 'policy')
+      return (
+        <a href={href.policy(text)} class="id">
+          {text}
+        </a>
+      );
+    if (name === 'contractId')
+      return (
+        <a href={href.contract(text)} class="id">
+          {text}
+        </a>
+      );
     if (name === 'height' && typeof value === 'number') return <BlockLink height={value} />;
-    if (name === 'type' && typeof value === 'number' && typeof owner['id'] === 'string') return <span>{value} <span class="muted">({txTypeName(value)})</span></span>;
-    if (name === 'fee') return <span>{text} <span class="muted">(<Amount value={text} assetId={(owner['feeAssetId'] as string | null | undefined) ?? null} />)</span></span>;
-    if (AMOUNT_KEYS.has(name)) return <span>{text} <span class="muted">(<Amount value={text} assetId={(owner['assetId'] as string | null | undefined) ?? null} />)</span></span>;
-    if (name === 'timestamp' || name === 'dueTimestamp') return <span>{text} <span class="muted">({formatTime(text)})</span></span>;
+    if (name === 'type' && typeof value === 'number' && typeof owner['id'] === 'string')
+      return (
+        <span>
+          {value} <span class="muted">({txTypeName(value)})</span>
+        </span>
+      );
+    if (name === 'fee')
+      return (
+        <span>
+          {text}{' '}
+          <span class="muted">
+            (<Amount value={text} assetId={(owner['feeAssetId'] as string | null | undefined) ?? null} />)
+          </span>
+        </span>
+      );
+    if (AMOUNT_KEYS.has(name))
+      return (
+        <span>
+          {text}{' '}
+          <span class="muted">
+            (<Amount value={text} assetId={(owner['assetId'] as string | null | undefined) ?? null} />)
+          </span>
+        </span>
+      );
+    if (name === 'timestamp' || name === 'dueTimestamp')
+      return (
+        <span>
+          {text} <span class="muted">({formatTime(text)})</span>
+        </span>
+      );
     return <span class={typeof value === 'string' && value.length > 40 ? 'id' : undefined}>{text}</span>;
   }
   if (typeof value === 'boolean') return <span>{String(value)}</span>;
@@ -147,7 +191,11 @@ function FieldValue({ name, value, owner }: { name: string; value: unknown; owne
         <ul class="plain">
           {(value as unknown[]).map((v, i) => (
             <li key={i}>
-              <FieldValue name={name === 'recipients' || name === 'owners' || name === 'groupParticipants' || name === 'groupOwners' ? 'address' : name} value={v} owner={owner} />
+              <FieldValue
+                name={name === 'recipients' || name === 'owners' || name === 'groupParticipants' || name === 'groupOwners' ? 'address' : name}
+                value={v}
+                owner={owner}
+              />
             </li>
           ))}
         </ul>
@@ -203,32 +251,70 @@ export function TxSummary({ tx }: { tx: Tx }): JSX.Element {
   const str = (k: string): string => jsonText(f[k] ?? '');
   switch (tx.type) {
     case 1:
-      return <span><Amount value={str('amount')} /> → <AddressLink address={str('recipient')} short /></span>;
+      return (
+        <span>
+          <Amount value={str('amount')} /> → <AddressLink address={str('recipient')} short />
+        </span>
+      );
     case 3:
-      return <span>{str('name')}: <Amount value={str('quantity')} assetId={tx.id} /></span>;
+      return (
+        <span>
+          {str('name')}: <Amount value={str('quantity')} assetId={tx.id} />
+        </span>
+      );
     case 4:
-      return <span><Amount value={str('amount')} assetId={(f['assetId'] as string | null) ?? null} /> → <AddressLink address={str('recipient')} short /></span>;
+      return (
+        <span>
+          <Amount value={str('amount')} assetId={(f['assetId'] as string | null) ?? null} /> → <AddressLink address={str('recipient')} short />
+        </span>
+      );
     case 5:
     case 6:
-      return <span><Amount value={str(tx.type === 5 ? 'quantity' : 'amount')} assetId={str('assetId')} /></span>;
+      return (
+        <span>
+          <Amount value={str(tx.type === 5 ? 'quantity' : 'amount')} assetId={str('assetId')} />
+        </span>
+      );
     case 8:
-      return <span><Amount value={str('amount')} /> → <AddressLink address={str('recipient')} short /> {typeof f['status'] === 'string' && <Badge>{str('status')}</Badge>}</span>;
+      return (
+        <span>
+          <Amount value={str('amount')} /> → <AddressLink address={str('recipient')} short />{' '}
+          {typeof f['status'] === 'string' && <Badge>{str('status')}</Badge>}
+        </span>
+      );
     case 9:
-      return <span>lease <TxLink id={str('leaseId')} short /></span>;
+      return (
+        <span>
+          lease <TxLink id={str('leaseId')} short />
+        </span>
+      );
     case 10:
       return <span>alias {str('alias')}</span>;
     case 11:
-      return <span>{str('transferCount')} transfers, <Amount value={str('totalAmount')} assetId={(f['assetId'] as string | null) ?? null} /></span>;
+      return (
+        <span>
+          {str('transferCount')} transfers, <Amount value={str('totalAmount')} assetId={(f['assetId'] as string | null) ?? null} />
+        </span>
+      );
     case 12:
       return <span>{Array.isArray(f['data']) ? (f['data'] as unknown[]).length : 0} data entries</span>;
     case 101:
     case 102:
-      return <span>{tx.type === 102 ? `${str('opType')} ` : ''}{str('role')} → <AddressLink address={str('target')} short /></span>;
+      return (
+        <span>
+          {tx.type === 102 ? `${str('opType')} ` : ''}
+          {str('role')} → <AddressLink address={str('target')} short />
+        </span>
+      );
     case 103:
     case 104:
     case 106:
     case 107:
-      return <span>contract <Id value={tx.type === 103 ? tx.id : str('contractId')} link={href.contract(tx.type === 103 ? tx.id : str('contractId'))} short /></span>;
+      return (
+        <span>
+          contract <Id value={tx.type === 103 ? tx.id : str('contractId')} link={href.contract(tx.type === 103 ? tx.id : str('contractId'))} short />
+        </span>
+      );
     case 105: {
       const inner = f['tx'] as Tx | undefined;
       const code = f['statusCode'];
@@ -241,12 +327,20 @@ export function TxSummary({ tx }: { tx: Tx }): JSX.Element {
     }
     case 110:
     case 111:
-      return <span>{tx.type === 111 ? `${str('opType')} ` : ''}node <AddressLink address={str('target')} short /></span>;
+      return (
+        <span>
+          {tx.type === 111 ? `${str('opType')} ` : ''}node <AddressLink address={str('target')} short />
+        </span>
+      );
     case 112:
       return <span>policy “{str('policyName')}”</span>;
     case 113:
     case 114:
-      return <span>policy <Id value={str('policyId')} link={href.policy(str('policyId'))} short /></span>;
+      return (
+        <span>
+          policy <Id value={str('policyId')} link={href.policy(str('policyId'))} short />
+        </span>
+      );
     case 120:
       return <span>{Array.isArray(f['transactions']) ? (f['transactions'] as unknown[]).length : 0} inner transactions</span>;
     default:

@@ -64,7 +64,16 @@ export function formatAge(ms: Int64 | null | undefined, now: number): string {
   if (v === undefined) return '—';
   const delta = now - Number(v);
   const abs = Math.abs(delta);
-  const text = abs < 1000 ? `${abs} ms` : abs < 60_000 ? `${Math.round(abs / 1000)} s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)} min` : abs < 86_400_000 ? `${(abs / 3_600_000).toFixed(1)} h` : `${(abs / 86_400_000).toFixed(1)} d`;
+  const text =
+    abs < 1000
+      ? `${abs} ms`
+      : abs < 60_000
+        ? `${Math.round(abs / 1000)} s`
+        : abs < 3_600_000
+          ? `${Math.round(abs / 60_000)} min`
+          : abs < 86_400_000
+            ? `${(abs / 3_600_000).toFixed(1)} h`
+            : `${(abs / 86_400_000).toFixed(1)} d`;
   return delta >= 0 ? `${text} ago` : `in ${text}`;
 }
 

@@ -66,7 +66,12 @@ function ConnectionState(): JSX.Element {
   const api = useApi();
   const { online } = useConnection();
   return (
-    <span class={`conn ${online ? 'online' : 'offline'}`} data-testid="connection" data-online={String(online)} title={online ? 'The node answers' : 'The node does not answer'}>
+    <span
+      class={`conn ${online ? 'online' : 'offline'}`}
+      data-testid="connection"
+      data-online={String(online)}
+      title={online ? 'The node answers' : 'The node does not answer'}
+    >
       <span class="dot" />
       {online ? 'connected' : 'reconnecting…'}
       {api.connection.epoch > 0 && online ? ` (reconnected ${api.connection.epoch}×)` : ''}

@@ -406,7 +406,8 @@ export class Keystore {
     };
     const root = obj(doc, 'the document');
     if (root['format'] !== KEYSTORE_FORMAT) bad(`not a Weft keystore (format must be "${KEYSTORE_FORMAT}")`);
-    if (root['version'] !== KEYSTORE_VERSION) bad(`unsupported keystore version ${JSON.stringify(root['version'])} (this node reads version ${KEYSTORE_VERSION})`);
+    if (root['version'] !== KEYSTORE_VERSION)
+      bad(`unsupported keystore version ${JSON.stringify(root['version'])} (this node reads version ${KEYSTORE_VERSION})`);
     const s = this.scheme;
     const crypto = str(root['crypto'], 'crypto');
     const chainId = str(root['chainId'], 'chainId');

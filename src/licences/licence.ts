@@ -105,7 +105,8 @@ export function signLicence(suite: CryptoSuite, terms: LicenceTerms, issuerPriva
 function checkTerms(t: LicenceTerms): void {
   if (t.version !== LICENCE_VERSION) throw new LicenceError(`unsupported licence version ${t.version} (expected ${LICENCE_VERSION})`, 'license.version');
   if (!/^[\x21-\x7e]{1,128}$/.test(t.id)) throw new LicenceError('the licence id must be 1–128 printable ASCII characters without spaces', 'license.id');
-  if (Number.isNaN(Date.parse(t.issuedAt)) || !/^\d{4}-\d{2}-\d{2}T/.test(t.issuedAt)) throw new LicenceError(`issued_at '${t.issuedAt}' is not an ISO-8601 instant`, 'license.issued_at');
+  if (Number.isNaN(Date.parse(t.issuedAt)) || !/^\d{4}-\d{2}-\d{2}T/.test(t.issuedAt))
+    throw new LicenceError(`issued_at '${t.issuedAt}' is not an ISO-8601 instant`, 'license.issued_at');
   const after = dayStart(t.validAfter);
   if (after === undefined) throw new LicenceError(`valid_after '${t.validAfter}' is not a YYYY-MM-DD date`, 'license.valid_after');
   if (t.validBefore !== null) {
@@ -113,7 +114,8 @@ function checkTerms(t: LicenceTerms): void {
     if (before === undefined) throw new LicenceError(`valid_before '${t.validBefore}' is not a YYYY-MM-DD date`, 'license.valid_before');
     if (before <= after) throw new LicenceError(`valid_before ${t.validBefore} is not after valid_after ${t.validAfter}`, 'license.valid_before');
   }
-  if (t.features.some((f) => typeof f !== 'string' || f.length === 0 || f.length > 128)) throw new LicenceError('features must be non-empty strings of at most 128 characters', 'license.features');
+  if (t.features.some((f) => typeof f !== 'string' || f.length === 0 || f.length > 128))
+    throw new LicenceError('features must be non-empty strings of at most 128 characters', 'license.features');
 }
 
 function field<T>(obj: Record<string, unknown>, key: string, path: string, check: (v: unknown) => v is T, expected: string): T {
@@ -142,7 +144,8 @@ export function parseLicence(doc: unknown): SignedLicence {
   const version = l['version'];
   if (typeof version !== 'number' && typeof version !== 'bigint') throw new LicenceError('license.version must be a number', 'license.version');
   const validBefore = l['valid_before'] ?? null;
-  if (validBefore !== null && typeof validBefore !== 'string') throw new LicenceError('license.valid_before must be a YYYY-MM-DD date or null', 'license.valid_before');
+  if (validBefore !== null && typeof validBefore !== 'string')
+    throw new LicenceError('license.valid_before must be a YYYY-MM-DD date or null', 'license.valid_before');
   const features = field(l, 'features', 'license.features', (v): v is unknown[] => Array.isArray(v), 'an array of strings');
   if (!features.every(isString)) throw new LicenceError('license.features must be an array of strings', 'license.features');
   const terms: LicenceTerms = {
@@ -164,8 +167,12 @@ export function checkLicence(suite: CryptoSuite, l: SignedLicence, o: { readonly
   if (!o.issuers.some((k) => encodeBase58(k) === signer)) {
     throw new LicenceError(`the licence is signed by '${signer}', which is not a licence issuer of this node (node.licenses.issuers)`, 'signer_public_key');
   }
-  if (!suite.verify(l.signerPublicKey, licenceSignedBytes(l.terms), l.signature)) throw new LicenceError('the licence signature does not verify with signer_public_key', 'signature');
+  if (!suite.verify(l.signerPublicKey, licenceSignedBytes(l.terms), l.signature))
+    throw new LicenceError('the licence signature does not verify with signer_public_key', 'signature');
   if (l.terms.nodeOwnerAddress !== o.nodeOwnerAddress) {
-    throw new LicenceError(`the licence is for the node owner '${l.terms.nodeOwnerAddress}', not for this node's owner '${o.nodeOwnerAddress}'`, 'license.node_owner_address');
+    throw new LicenceError(
+      `the licence is for the node owner '${l.terms.nodeOwnerAddress}', not for this node's owner '${o.nodeOwnerAddress}'`,
+      'license.node_owner_address',
+    );
   }
 }

@@ -25,7 +25,8 @@ export const LICENCES_TABLE: KeyTable<LicenceSettings, LicencesReadContext> = ke
         } catch {
           key = undefined;
         }
-        if (key === undefined || key.length !== publicKeyLength) fail(path, `expected a Base58 public key of ${publicKeyLength} bytes, got ${describeValue(v)}`);
+        if (key === undefined || key.length !== publicKeyLength)
+          fail(path, `expected a Base58 public key of ${publicKeyLength} bytes, got ${describeValue(v)}`);
         return key;
       }),
     (issuers) => issuers.map((k) => encodeBase58(k)),

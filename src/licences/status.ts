@@ -43,7 +43,8 @@ export function licenceStatus(licences: readonly SignedLicence[], height: number
     const l = active[0]!;
     return {
       status: 'ACTIVE',
-      description: l.terms.validBefore === null ? `License '${l.terms.id}' is active, with no end date` : `License '${l.terms.id}' is active until ${l.terms.validBefore}`,
+      description:
+        l.terms.validBefore === null ? `License '${l.terms.id}' is active, with no end date` : `License '${l.terms.id}' is active until ${l.terms.validBefore}`,
     };
   }
   if (height <= TRIAL_BLOCKS) return { status: 'TRIAL', description: `Trial period is active. Blocks before expiration: '${TRIAL_BLOCKS - height}'` };

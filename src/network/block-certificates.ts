@@ -26,7 +26,11 @@ export interface BlockCertificates {
 type CertificatePolicy = NonNullable<NetworkDeps['certificatePolicy']>;
 
 /** Sorts a block's certificates into those its senders' checked chains hold and the rest. */
-export async function admitBlockCertificates(transactions: readonly Transaction[], certificates: readonly Certificate[], policy: CertificatePolicy): Promise<BlockCertificates> {
+export async function admitBlockCertificates(
+  transactions: readonly Transaction[],
+  certificates: readonly Certificate[],
+  policy: CertificatePolicy,
+): Promise<BlockCertificates> {
   const admitted = new Map<string, Certificate>();
   const reasons = new Map<string, string>();
   const senders = new Set<string>();

@@ -43,7 +43,13 @@ import { MessageCode, type Peer, type PeerTransportEvents } from './types.js';
  * inventories, requests and responses). The transport writes them at once even while a peer's
  * send queue holds back-pressured messages (transactions), which they would otherwise wait behind.
  */
-const BLOCK_TRAFFIC: ReadonlySet<number> = new Set<number>([MessageCode.Block, MessageCode.MicroBlockInventory, MessageCode.MicroBlockRequest, MessageCode.MicroBlockResponse, MessageCode.MicroBlockResponseV2]);
+const BLOCK_TRAFFIC: ReadonlySet<number> = new Set<number>([
+  MessageCode.Block,
+  MessageCode.MicroBlockInventory,
+  MessageCode.MicroBlockRequest,
+  MessageCode.MicroBlockResponse,
+  MessageCode.MicroBlockResponseV2,
+]);
 
 /** The transport's `skipsSendQueue`: a message of block traffic. */
 export function skipsSendQueue(code: number): boolean {
@@ -112,7 +118,9 @@ export class ChainMessages implements PeerTransportEvents {
       case MessageCode.MicroBlockResponseV2: {
         const arrivedAt = wallClockMs();
         const { micro, certificates } = decodeMicroBlockResponseV2(protocol, payload, this.gossip.readTransaction);
-        return this.offerCertificates(peer, micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : [], certificates, () => this.gossip.onMicroBlockResponse(peer, micro, arrivedAt));
+        return this.offerCertificates(peer, micro.totalLiquidBlockSig, micro.kind === 'tx' ? micro.transactions : [], certificates, () =>
+          this.gossip.onMicroBlockResponse(peer, micro, arrivedAt),
+        );
       }
       default:
         // GetPeers, Peers, RawAttributes: the peers layer's.
@@ -125,7 +133,13 @@ export class ChainMessages implements PeerTransportEvents {
    * admits (all of them without a policy, as for a 46) are offered to the chain under the
    * block's id, then the block is handed on. Checking a chain may wait on a CRL download.
    */
-  private offerCertificates(peer: Peer, blockId: Uint8Array, transactions: readonly Transaction[], certificates: readonly Certificate[], handOn: () => void): void {
+  private offerCertificates(
+    peer: Peer,
+    blockId: Uint8Array,
+    transactions: readonly Transaction[],
+    certificates: readonly Certificate[],
+    handOn: () => void,
+  ): void {
     const policy = this.deps.certificatePolicy;
     if (certificates.length === 0 || policy === undefined) {
       this.deps.chain.offerCertificates(blockId, certificates);

@@ -257,7 +257,8 @@ export class FrameDecoder {
     if (length === 0) return 4;
     if (this.#buffered < 8) return 'wait';
     if (this.#peek(8).readUInt32BE(4) !== STREAM_FRAME_MAGIC) return undefined;
-    if (length < 4 || length > this.#maxFrameLength) throw new FrameError('frame-length', `stream frame length ${length} is outside [4, ${this.#maxFrameLength}]`);
+    if (length < 4 || length > this.#maxFrameLength)
+      throw new FrameError('frame-length', `stream frame length ${length} is outside [4, ${this.#maxFrameLength}]`);
     return 4 + length;
   }
 

@@ -445,7 +445,9 @@ export class Gossip {
     // Signatures are checked on the verifier threads for the whole batch that arrived in
     // this turn, then the transactions enter the pool (and go on) in arrival order.
     if (this.incomingTxs.push(item) === 1) {
-      queueMicrotask(() => void this.admitIncoming().catch((e: unknown) => this.deps.logger.warn(`Transactions from peers not admitted: ${(e as Error).message}`)));
+      queueMicrotask(
+        () => void this.admitIncoming().catch((e: unknown) => this.deps.logger.warn(`Transactions from peers not admitted: ${(e as Error).message}`)),
+      );
     }
   }
 
@@ -526,7 +528,8 @@ export class Gossip {
     this.relays.set(bytesKey(tx.id), { tx, holders });
     const s = this.settings;
     if (this.relays.size >= s.transactionRelayBatchSize) this.flushRelays();
-    else if (this.relayTimer === undefined) this.relayTimer = this.timers.setTimeout(() => this.flushRelays(), Math.round(s.transactionRelayBatchMs * (0.5 + this.random())));
+    else if (this.relayTimer === undefined)
+      this.relayTimer = this.timers.setTimeout(() => this.flushRelays(), Math.round(s.transactionRelayBatchMs * (0.5 + this.random())));
   }
 
   /** Relays the batch, each transaction to the peers not known to have it by now. */
@@ -613,7 +616,9 @@ export class Gossip {
     this.timers.clearTimeout(request.timer);
     const next = this.ownerOf(key, request.peer);
     if (request.attempts >= this.settings.microBlockRequestAttempts || next === undefined) {
-      this.deps.logger.debug(`Micro-block ${encodeBase58(this.inventories.get(key)?.inventory.totalSig ?? new Uint8Array())} not received after ${request.attempts} attempts`);
+      this.deps.logger.debug(
+        `Micro-block ${encodeBase58(this.inventories.get(key)?.inventory.totalSig ?? new Uint8Array())} not received after ${request.attempts} attempts`,
+      );
       this.giveUpMicro(key);
       return;
     }
@@ -640,7 +645,7 @@ export class Gossip {
   private dropUnreachableMicros(): void {
     if (this.pipeline.size === 0) return;
     const live = new Set([bytesKey(this.deps.chain.lastBlockId())]);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const [key, prevKey] of this.pipeline) {
         if (!live.has(key) && live.has(prevKey)) {
@@ -711,10 +716,13 @@ export class Gossip {
     this.timers.clearTimeout(request.timer);
     this.microRequests.delete(key);
     this.processedMicros.set(key, true);
-    const verified = micro.kind === 'tx' ? this.deps.pool.preverify(micro.transactions, true).then(
-      () => void this.timeline.mark(key, 'verified'),
-      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
-    ) : Promise.resolve(undefined);
+    const verified =
+      micro.kind === 'tx'
+        ? this.deps.pool.preverify(micro.transactions, true).then(
+            () => void this.timeline.mark(key, 'verified'),
+            (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+          )
+        : Promise.resolve(undefined);
     this.fetched.set(prevKey, { micro, key, peer, verified });
     this.dropUnreachableMicros();
     this.applyNextMicro();

@@ -45,15 +45,7 @@ export const MIN_SUPPORTED_VERSION: readonly [number, number, number] = [1, 8, 4
 /** Handshake bytes that cannot be parsed or fail an acceptance rule. */
 export class HandshakeError extends InternalError {
   constructor(
-    readonly kind:
-      | 'malformed'
-      | 'unsupported-type'
-      | 'own-address'
-      | 'chain-id'
-      | 'version'
-      | 'consensus'
-      | 'not-participant'
-      | 'signature',
+    readonly kind: 'malformed' | 'unsupported-type' | 'own-address' | 'chain-id' | 'version' | 'consensus' | 'not-participant' | 'signature',
     message: string,
   ) {
     super(message);
@@ -112,7 +104,7 @@ function ipText(bytes: Uint8Array): string {
     // RFC 5952: compress the longest run (≥ 2) of zero groups.
     let best = -1;
     let bestLen = 1;
-    for (let i = 0; i < 8; ) {
+    for (let i = 0; i < 8;) {
       let j = i;
       while (j < 8 && groups[j] === 0) j++;
       if (j - i > bestLen) [best, bestLen] = [i, j - i];
@@ -133,7 +125,9 @@ export function encodeHandshakePayload(info: HandshakeInfo): Uint8Array {
     throw new RangeError(`chain id ${info.chainId} is not a Java char`);
   }
   if (info.sessionPublicKey.length !== SESSION_KEY_LENGTH && info.sessionPublicKey.length !== GOST_SESSION_KEY_LENGTH) {
-    throw new RangeError(`session public key must be ${SESSION_KEY_LENGTH} (WAVES) or ${GOST_SESSION_KEY_LENGTH} (GOST) bytes, got ${info.sessionPublicKey.length}`);
+    throw new RangeError(
+      `session public key must be ${SESSION_KEY_LENGTH} (WAVES) or ${GOST_SESSION_KEY_LENGTH} (GOST) bytes, got ${info.sessionPublicKey.length}`,
+    );
   }
   const name = Buffer.from(info.nodeName, 'utf8');
   if (name.length > MAX_NODE_NAME_BYTES) throw new RangeError(`node name is longer than ${MAX_NODE_NAME_BYTES} bytes`);
@@ -338,10 +332,7 @@ export function validateHandshake(remote: SignedHandshake, own: HandshakeInfo, d
     throw new HandshakeError('own-address', `peer has our own owner address ${owner}`);
   }
   if (r.chainId !== own.chainId) {
-    throw new HandshakeError(
-      'chain-id',
-      `peer ${owner} is on chain '${String.fromCharCode(r.chainId)}', we are on '${String.fromCharCode(own.chainId)}'`,
-    );
+    throw new HandshakeError('chain-id', `peer ${owner} is on chain '${String.fromCharCode(r.chainId)}', we are on '${String.fromCharCode(own.chainId)}'`);
   }
   if (compareVersion(r.version, MIN_SUPPORTED_VERSION) < 0) {
     throw new HandshakeError('version', `peer ${owner} runs version ${r.version.join('.')}, older than ${MIN_SUPPORTED_VERSION.join('.')}`);
@@ -403,9 +394,7 @@ export function encodePeerIdentityMessage(message: string): Uint8Array {
   return out;
 }
 
-export type PeerIdentityResponse =
-  | { readonly kind: 'success'; readonly publicKey: Uint8Array }
-  | { readonly kind: 'message'; readonly message: string };
+export type PeerIdentityResponse = { readonly kind: 'success'; readonly publicKey: Uint8Array } | { readonly kind: 'message'; readonly message: string };
 
 /** Largest key or message accepted in a reply. */
 const MAX_PEER_IDENTITY_FIELD = 64 * 1024;
@@ -426,7 +415,5 @@ export function decodePeerIdentityResponse(bytes: Uint8Array): PeerIdentityRespo
   if (length < 0 || length > MAX_PEER_IDENTITY_FIELD) throw new HandshakeError('malformed', `peer identity response length ${length}`);
   if (b.length < 5 + length) return undefined;
   const body = b.subarray(5, 5 + length);
-  return kind === PEER_IDENTITY_SUCCESS
-    ? { kind: 'success', publicKey: new Uint8Array(body) }
-    : { kind: 'message', message: body.toString('utf8') };
+  return kind === PEER_IDENTITY_SUCCESS ? { kind: 'success', publicKey: new Uint8Array(body) } : { kind: 'message', message: body.toString('utf8') };
 }

@@ -15,7 +15,14 @@ import type { Transaction } from '../protocol/transactions/schema.js';
 import { MAX_IDS_PER_MESSAGE, MAX_SCORE_PAYLOAD, MAX_TRANSACTION_PAYLOAD } from './framing.js';
 import { MessageCode } from './types.js';
 import type { Certificate } from '../crypto/pki/x509.js';
-import { CertChainCodecError, decodeMicroBlockWithCertificates, decodeWithCertificates, encodeMicroBlockWithCertificates, encodeWithCertificates, type CertificateBytes } from './cert-chain-codec.js';
+import {
+  CertChainCodecError,
+  decodeMicroBlockWithCertificates,
+  decodeWithCertificates,
+  encodeMicroBlockWithCertificates,
+  encodeWithCertificates,
+  type CertificateBytes,
+} from './cert-chain-codec.js';
 import { DecodeError, WeError } from '../errors/catalogue.js';
 
 /** A message payload that does not parse; the peer that sent it is to be closed. */
@@ -66,8 +73,10 @@ export function encodeGetBlocks(ids: readonly Uint8Array[]): Uint8Array {
 
 export function decodeGetBlocks(payload: Uint8Array, idLength: number): Uint8Array[] {
   const code = MessageCode.GetBlocks;
-  if (payload.length === 0 || payload.length % idLength !== 0) throw new MalformedMessage(code, `length ${payload.length} is not a positive multiple of the id length ${idLength}`);
-  if (payload.length / idLength > MAX_IDS_PER_MESSAGE) throw new MalformedMessage(code, `${payload.length / idLength} ids, at most ${MAX_IDS_PER_MESSAGE} allowed`);
+  if (payload.length === 0 || payload.length % idLength !== 0)
+    throw new MalformedMessage(code, `length ${payload.length} is not a positive multiple of the id length ${idLength}`);
+  if (payload.length / idLength > MAX_IDS_PER_MESSAGE)
+    throw new MalformedMessage(code, `${payload.length / idLength} ids, at most ${MAX_IDS_PER_MESSAGE} allowed`);
   return splitIds(payload, idLength);
 }
 
@@ -92,7 +101,8 @@ export function encodeScore(score: bigint): Uint8Array {
 
 /** WE reads the score as unsigned (BigInt(1, bytes)). */
 export function decodeScore(payload: Uint8Array): bigint {
-  if (payload.length === 0 || payload.length > MAX_SCORE_PAYLOAD) throw new MalformedMessage(MessageCode.Score, `length ${payload.length}, expected 1…${MAX_SCORE_PAYLOAD}`);
+  if (payload.length === 0 || payload.length > MAX_SCORE_PAYLOAD)
+    throw new MalformedMessage(MessageCode.Score, `length ${payload.length}, expected 1…${MAX_SCORE_PAYLOAD}`);
   return BigInt(`0x${Buffer.from(payload).toString('hex')}`);
 }
 
@@ -107,7 +117,8 @@ export function decodeBlock(protocol: Protocol, payload: Uint8Array): Block {
 export const encodeTransaction = (tx: Transaction): Uint8Array => tx.bytes;
 
 export function decodeTransaction(protocol: Protocol, payload: Uint8Array): Transaction {
-  if (payload.length > MAX_TRANSACTION_PAYLOAD) throw new MalformedMessage(MessageCode.Transaction, `length ${payload.length}, at most ${MAX_TRANSACTION_PAYLOAD}`);
+  if (payload.length > MAX_TRANSACTION_PAYLOAD)
+    throw new MalformedMessage(MessageCode.Transaction, `length ${payload.length}, at most ${MAX_TRANSACTION_PAYLOAD}`);
   return parsed(MessageCode.Transaction, () => protocol.transactionFromBytes(payload));
 }
 
@@ -127,18 +138,25 @@ export function decodeHistoryBlock(protocol: Protocol, payload: Uint8Array): { b
   return { block: parsed(MessageCode.HistoryBlock, () => Block.fromBytes(protocol, bytes)), certificates };
 }
 
-export const encodeBroadcastedTransaction = (tx: Transaction, certificates: readonly CertificateBytes[]): Uint8Array => encodeWithCertificates(tx.bytes, certificates);
+export const encodeBroadcastedTransaction = (tx: Transaction, certificates: readonly CertificateBytes[]): Uint8Array =>
+  encodeWithCertificates(tx.bytes, certificates);
 
 /** The transaction bytes (parsed by the caller, once however many peers relay them) and the certificates. */
 export function decodeBroadcastedTransaction(payload: Uint8Array): { transaction: Uint8Array; certificates: Certificate[] } {
   const { payload: transaction, certificates } = withCertificates(MessageCode.BroadcastedTransaction, payload);
-  if (transaction.length > MAX_TRANSACTION_PAYLOAD) throw new MalformedMessage(MessageCode.BroadcastedTransaction, `transaction length ${transaction.length}, at most ${MAX_TRANSACTION_PAYLOAD}`);
+  if (transaction.length > MAX_TRANSACTION_PAYLOAD)
+    throw new MalformedMessage(MessageCode.BroadcastedTransaction, `transaction length ${transaction.length}, at most ${MAX_TRANSACTION_PAYLOAD}`);
   return { transaction, certificates };
 }
 
-export const encodeMicroBlockResponseV2 = (micro: MicroBlock, certificates: readonly CertificateBytes[]): Uint8Array => encodeMicroBlockWithCertificates(micro.bytes, certificates);
+export const encodeMicroBlockResponseV2 = (micro: MicroBlock, certificates: readonly CertificateBytes[]): Uint8Array =>
+  encodeMicroBlockWithCertificates(micro.bytes, certificates);
 
-export function decodeMicroBlockResponseV2(protocol: Protocol, payload: Uint8Array, readTransaction?: TransactionReader): { micro: MicroBlock; certificates: Certificate[] } {
+export function decodeMicroBlockResponseV2(
+  protocol: Protocol,
+  payload: Uint8Array,
+  readTransaction?: TransactionReader,
+): { micro: MicroBlock; certificates: Certificate[] } {
   const code = MessageCode.MicroBlockResponseV2;
   let read: { payload: Uint8Array; certificates: Certificate[] };
   try {

@@ -33,7 +33,15 @@ import { CONFIDENTIAL_CONTRACT_CODES, PrivacyMessages } from './privacy-messages
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
-import { MessageCode, type HandshakeInfo, type NetworkTrafficObserver, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents } from './types.js';
+import {
+  MessageCode,
+  type HandshakeInfo,
+  type NetworkTrafficObserver,
+  type Peer,
+  type PeerEndpoint,
+  type PeerTransport,
+  type PeerTransportEvents,
+} from './types.js';
 import { customValidationError } from '../errors/catalogue.js';
 
 /** PEM files of `node.network.tls`. */
@@ -142,7 +150,13 @@ export class NodeNetwork {
   readonly contractValidatorResults: ContractValidatorResultMessages = new ContractValidatorResultMessages(() => this.connected());
   readonly contractValidatorResultsV2: ContractValidatorResultV2Messages = new ContractValidatorResultV2Messages(() => this.connected());
   /** The channels of the modules above the network, tried in turn for a message the peer manager does not take. */
-  private readonly channels: readonly PeerMessageChannel[] = [this.privacy, this.confidentialContracts, this.contractStatuses, this.contractValidatorResults, this.contractValidatorResultsV2];
+  private readonly channels: readonly PeerMessageChannel[] = [
+    this.privacy,
+    this.confidentialContracts,
+    this.contractStatuses,
+    this.contractValidatorResults,
+    this.contractValidatorResultsV2,
+  ];
 
   private constructor(
     readonly options: NodeNetworkOptions,
@@ -232,7 +246,16 @@ export class NodeNetwork {
     };
     const network = new NodeNetwork(o, info, transport, manager, new ChainMessages(deps), port);
     ref.network = network;
-    o.log.info({ port, bindAddress: s.bindAddress, declaredAddress: declared === undefined ? null : socketAddressText(declared), nodeName: info.nodeName, knownPeers: s.knownPeers.length }, 'P2P network listening');
+    o.log.info(
+      {
+        port,
+        bindAddress: s.bindAddress,
+        declaredAddress: declared === undefined ? null : socketAddressText(declared),
+        nodeName: info.nodeName,
+        knownPeers: s.knownPeers.length,
+      },
+      'P2P network listening',
+    );
     manager.start();
     return network;
   }

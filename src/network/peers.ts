@@ -224,7 +224,10 @@ export class PeerManager {
       }
     }
     if (this.peers.size >= this.o.maxConnections) {
-      return this.refuse(peer, `Connection from '${socketAddressText(peer.remote)}' reached maximum number of allowed connections ('${this.o.maxConnections}')`);
+      return this.refuse(
+        peer,
+        `Connection from '${socketAddressText(peer.remote)}' reached maximum number of allowed connections ('${this.o.maxConnections}')`,
+      );
     }
     this.peers.set(peer.id, peer);
     this.byOwner.set(owner, peer);
@@ -244,7 +247,10 @@ export class PeerManager {
       // WE touches a declared address only when it names the host the connection comes from.
       if (normalizeHost(declared.host) === normalizeHost(peer.remote.host)) this.touch(declared);
     }
-    this.o.log.info({ peer: socketAddressText(peer.remote), owner: ownerText, name: peer.info.nodeName, outbound: peer.outbound, connected: this.peers.size }, 'peer connected');
+    this.o.log.info(
+      { peer: socketAddressText(peer.remote), owner: ownerText, name: peer.info.nodeName, outbound: peer.outbound, connected: this.peers.size },
+      'peer connected',
+    );
     if (this.o.peersExchangeIntervalMs !== undefined) peer.send(MessageCode.GetPeers, new Uint8Array(0));
     return { accepted: true };
   }
@@ -258,7 +264,10 @@ export class PeerManager {
   /** A connection ended: forgets it; its address is dialed again after the back-off. Returns whether it was a kept peer. */
   closed(peer: Peer, reason: string): boolean {
     if (!this.forget(peer)) return false;
-    this.o.log.info({ peer: socketAddressText(peer.remote), owner: encodeBase58(peer.info.ownerAddress), reason, connected: this.peers.size }, 'peer disconnected');
+    this.o.log.info(
+      { peer: socketAddressText(peer.remote), owner: encodeBase58(peer.info.ownerAddress), reason, connected: this.peers.size },
+      'peer disconnected',
+    );
     if (peer.outbound) {
       const d = this.dialState(endpointKey(peer.remote));
       d.nextAt = Math.max(d.nextAt, this.o.now() + this.o.attemptDelayMs);
@@ -290,7 +299,11 @@ export class PeerManager {
     let key = this.seenKeys.get(peer);
     if (key === undefined) {
       const declared = peer.info.declaredAddress;
-      const at = peer.outbound ? peer.remote : declared !== undefined && normalizeHost(declared.host) === normalizeHost(peer.remote.host) ? declared : undefined;
+      const at = peer.outbound
+        ? peer.remote
+        : declared !== undefined && normalizeHost(declared.host) === normalizeHost(peer.remote.host)
+          ? declared
+          : undefined;
       key = at === undefined ? null : endpointKey(at);
       this.seenKeys.set(peer, key);
     }
@@ -389,7 +402,10 @@ export class PeerManager {
     const d = this.dialState(key);
     if (d.pending) return;
     if (this.peers.size >= this.o.maxConnections) {
-      this.o.log.warn({ peer: socketAddressText(endpoint), connected: this.peers.size }, 'New outgoing connection will not be added: current connections count is equal or greater than max');
+      this.o.log.warn(
+        { peer: socketAddressText(endpoint), connected: this.peers.size },
+        'New outgoing connection will not be added: current connections count is equal or greater than max',
+      );
       return;
     }
     this.dial(key, endpoint);
@@ -450,10 +466,13 @@ export class PeerManager {
   private schedule(delayMs: number): void {
     if (!this.running) return;
     if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
-    this.timer = this.timers.setTimeout(() => {
-      this.timer = undefined;
-      this.tick();
-    }, Math.max(0, delayMs));
+    this.timer = this.timers.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.tick();
+      },
+      Math.max(0, delayMs),
+    );
   }
 
   /** Dials every due address; sleeps until the next one is due. */

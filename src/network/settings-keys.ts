@@ -1,5 +1,17 @@
 /** `node.network`'s key table (WE's keys and defaults; TLS as Weft reads it, from PEM files). */
-import { boolKey, checkedKey, choiceKey, customKey, intKey, keyTable, listKey, optionalStringKey, positiveDurationKey, stringKey, type KeyTable } from '../config/key-table.js';
+import {
+  boolKey,
+  checkedKey,
+  choiceKey,
+  customKey,
+  intKey,
+  keyTable,
+  listKey,
+  optionalStringKey,
+  positiveDurationKey,
+  stringKey,
+  type KeyTable,
+} from '../config/key-table.js';
 import { describeValue, fail, parseString } from '../config/values.js';
 import type { NetworkTlsFiles } from './node-network.js';
 import { NETWORK_DEFAULTS as d, type NetworkSettings, type PeerAddress } from './settings.js';
@@ -35,11 +47,20 @@ const TLS = customKey<NetworkTlsFiles | undefined>(
 export const NETWORK_TABLE: KeyTable<NetworkSettings> = keyTable<NetworkSettings>({
   bindAddress: stringKey('bind-address', d.bindAddress),
   port: intKey('port', d.port, { min: 0, max: 65535 }),
-  declaredAddress: customKey('declared-address', (n) => (n.has('declared-address') ? parsePeerAddress(n.get('declared-address'), n.at('declared-address')) : undefined), peerText),
+  declaredAddress: customKey(
+    'declared-address',
+    (n) => (n.has('declared-address') ? parsePeerAddress(n.get('declared-address'), n.at('declared-address')) : undefined),
+    peerText,
+  ),
   nodeName: checkedKey(optionalStringKey('node-name'), (name, path) => {
-    if (name !== undefined && Buffer.byteLength(name, 'utf8') > MAX_NODE_NAME_BYTES) fail(path, `Node name should have length less than ${MAX_NODE_NAME_BYTES} bytes`);
+    if (name !== undefined && Buffer.byteLength(name, 'utf8') > MAX_NODE_NAME_BYTES)
+      fail(path, `Node name should have length less than ${MAX_NODE_NAME_BYTES} bytes`);
   }),
-  nonce: customKey('nonce', (n) => (n.has('nonce') ? n.long('nonce') : undefined), (nonce) => nonce),
+  nonce: customKey(
+    'nonce',
+    (n) => (n.has('nonce') ? n.long('nonce') : undefined),
+    (nonce) => nonce,
+  ),
   knownPeers: listKey('known-peers', parsePeerAddress, peerText),
   mode: choiceKey('mode', ['default', 'watcher'], d.mode),
   maxSimultaneousConnections: intKey('max-simultaneous-connections', d.maxSimultaneousConnections, { min: 1 }),

@@ -43,7 +43,18 @@ import {
   PEER_IDENTITY_REQUEST_LENGTH,
   validateHandshake,
 } from './handshake.js';
-import { MessageCode, type HandshakeInfo, type IncomingFrames, type NetworkTrafficObserver, type Peer, type PeerEndpoint, type PeerTransport, type PeerTransportEvents, type SessionKeyPair, type StreamPeer } from './types.js';
+import {
+  MessageCode,
+  type HandshakeInfo,
+  type IncomingFrames,
+  type NetworkTrafficObserver,
+  type Peer,
+  type PeerEndpoint,
+  type PeerTransport,
+  type PeerTransportEvents,
+  type SessionKeyPair,
+  type StreamPeer,
+} from './types.js';
 import { InternalError } from '../errors/internal.js';
 
 /** The pino methods the transport uses. */
@@ -627,15 +638,19 @@ class NetPeerTransport implements PeerTransport {
     return new Promise<Peer>((resolve, reject) => {
       const t = this.options.tls;
       const socket = dialSocket(endpoint, t);
-      const c = new Connection(this.#nextId++, socket, true, this, { resolve, reject }, {
-        host: endpoint.host,
-        port: endpoint.port,
-      });
-      this.#connections.add(c);
-      const timer = setTimeout(
-        () => c.close(`connection to ${endpoint.host}:${endpoint.port} timed out`),
-        this.settings.connectTimeoutMs,
+      const c = new Connection(
+        this.#nextId++,
+        socket,
+        true,
+        this,
+        { resolve, reject },
+        {
+          host: endpoint.host,
+          port: endpoint.port,
+        },
       );
+      this.#connections.add(c);
+      const timer = setTimeout(() => c.close(`connection to ${endpoint.host}:${endpoint.port} timed out`), this.settings.connectTimeoutMs);
       socket.once(t ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         c.start();
@@ -751,10 +766,7 @@ export function requestPeerIdentity(
       if (error) reject(error);
       else resolve(key!);
     };
-    const timer = setTimeout(
-      () => finish(new Error(`peer identity request to ${endpoint.host}:${endpoint.port} timed out`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => finish(new Error(`peer identity request to ${endpoint.host}:${endpoint.port} timed out`)), timeoutMs);
     socket.once(tlsOptions ? 'secureConnect' : 'connect', () => socket.write(request));
     socket.on('data', (chunk: Buffer) => {
       buffer = Buffer.concat([buffer, chunk]);

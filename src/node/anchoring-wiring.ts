@@ -63,7 +63,10 @@ export function fileProgressStore(file: string): ProgressStore {
       try {
         return progressFromJson(readFileSync(file, 'utf8'));
       } catch (e) {
-        throw new Error(`Anchoring initialization error: ${file} cannot be read (${e instanceof Error ? e.message : String(e)}); restore it, or remove it to start anchoring afresh from the current height`, { cause: e });
+        throw new Error(
+          `Anchoring initialization error: ${file} cannot be read (${e instanceof Error ? e.message : String(e)}); restore it, or remove it to start anchoring afresh from the current height`,
+          { cause: e },
+        );
       }
     },
     save: (progress) => writeFileAtomic(file, progressToJson(progress)),
@@ -98,7 +101,10 @@ export async function createNodeAnchoring(deps: NodeAnchoringDeps): Promise<Anch
   try {
     targetKey = Keystore.open(t.wallet.file, targetProtocol.addresses).keyPair(t.nodeRecipientAddress, t.privateKeyPassword);
   } catch (e) {
-    throw new Error(`Anchoring initialization error: failed to get targetnet KeyPair for '${t.nodeRecipientAddress}' from '${t.wallet.file}': ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new Error(
+      `Anchoring initialization error: failed to get targetnet KeyPair for '${t.nodeRecipientAddress}' from '${t.wallet.file}': ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   }
   return new Anchoring({
     settings,

@@ -82,7 +82,12 @@ export interface NodeParts {
 export function syncProgress(network: NodeNetwork | undefined): SyncProgress | undefined {
   const s = network?.syncStatus();
   if (s === undefined || !s.syncing || s.peer === undefined) return undefined;
-  return { peer: s.peer, targetScore: (s.targetScore ?? s.bestPeerScore ?? 0n).toString(), localScore: s.localScore.toString(), blocksApplied: s.blocksApplied };
+  return {
+    peer: s.peer,
+    targetScore: (s.targetScore ?? s.bestPeerScore ?? 0n).toString(),
+    localScore: s.localScore.toString(),
+    blocksApplied: s.blocksApplied,
+  };
 }
 
 /** `running`: false once the node is stopping (its miner then counts as disabled). */
@@ -97,7 +102,14 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
     wallet: walletService(keystore),
     admin: adminService(chain),
     history: stateHistory({ chain, store }),
-    node: nodeControlService({ config, loggers: parts.loggers, health: parts.health, systemClock: parts.systemNow, requestStop: parts.requestStop, syncProgress: progress }),
+    node: nodeControlService({
+      config,
+      loggers: parts.loggers,
+      health: parts.health,
+      systemClock: parts.systemNow,
+      requestStop: parts.requestStop,
+      syncProgress: progress,
+    }),
     debug: debugService({
       config,
       protocol,

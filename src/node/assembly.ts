@@ -88,10 +88,23 @@ export async function openChain(ctx: StartContext): Promise<ChainParts> {
   const store = started.add('store', Store.open(join(config.node.dataDirectory, 'state'), protocol), (s) => s.close());
   const features = new ChainFeatures(config.chain.functionality, store);
   const rules = consensusRulesFor(config.chain, features, store);
-  const chain = new Blockchain({ store, protocol, settings: config.chain, features, consensus: rules, txExpireTimeoutMs: config.utx.txExpireTimeoutMs, now, scripts });
+  const chain = new Blockchain({
+    store,
+    protocol,
+    settings: config.chain,
+    features,
+    consensus: rules,
+    txExpireTimeoutMs: config.utx.txExpireTimeoutMs,
+    now,
+    scripts,
+  });
   started.add('chain log', logChainEvents(chain, loggers.get('chain')), (unsubscribe) => unsubscribe());
   const log = loggers.get('node');
-  started.add('feature watch', watchFeatures({ chain, features, autoShutdown: config.features.autoShutdownOnUnsupportedFeature, log, requestStop: ctx.requestStop }), (unsubscribe) => unsubscribe());
+  started.add(
+    'feature watch',
+    watchFeatures({ chain, features, autoShutdown: config.features.autoShutdownOnUnsupportedFeature, log, requestStop: ctx.requestStop }),
+    (unsubscribe) => unsubscribe(),
+  );
   ctx.metrics?.watchChain(chain);
   chain.ensureGenesis();
   const liquid = new LiquidBlockTracker(chain);
@@ -110,8 +123,16 @@ export function openKeys(config: NodeConfig, protocol: Protocol): { readonly key
  * GOST network), signatures checked on the verifier threads (`node.crypto.verifier-threads`;
  * none: on the event loop).
  */
-export async function startPool(ctx: StartContext, { protocol, chain }: ChainParts, certificates: CertificatePolicy | undefined): Promise<{ readonly pool: UtxPool; readonly admission: Admission }> {
-  const verifier = ctx.started.add('verifier threads', await SignatureVerifierPool.start(ctx.config.chain.crypto, ctx.config.node.verifierThreads, protocol.crypto), (v) => v.close());
+export async function startPool(
+  ctx: StartContext,
+  { protocol, chain }: ChainParts,
+  certificates: CertificatePolicy | undefined,
+): Promise<{ readonly pool: UtxPool; readonly admission: Admission }> {
+  const verifier = ctx.started.add(
+    'verifier threads',
+    await SignatureVerifierPool.start(ctx.config.chain.crypto, ctx.config.node.verifierThreads, protocol.crypto),
+    (v) => v.close(),
+  );
   const log = ctx.loggers.get('pool');
   // How many run (0: the event loop verifies), as started — an operator sizing a shared machine reads it here.
   log.info({ threads: verifier.size }, 'signature verifier threads started');
@@ -125,7 +146,14 @@ export async function startPool(ctx: StartContext, { protocol, chain }: ChainPar
     ...ctx.metrics?.poolCallbacks,
   });
   ctx.metrics?.watchPool(pool);
-  const admission = new Admission({ chain, pool, now: ctx.now, verifier, ...(certificates === undefined ? {} : { certificates }), ...ctx.metrics?.poolCallbacks });
+  const admission = new Admission({
+    chain,
+    pool,
+    now: ctx.now,
+    verifier,
+    ...(certificates === undefined ? {} : { certificates }),
+    ...ctx.metrics?.poolCallbacks,
+  });
   return { pool, admission };
 }
 
@@ -209,8 +237,30 @@ export async function startContracts(
   ctx.started.add('contract engine', contracts, (c) => c.close());
   const { engine } = contracts;
   const nodeContext = contractNodeContext({ chain, walletAddresses: () => keystore.addresses(), now: ctx.now });
-  const validation = contractValidation({ chain, pool, engine, owner, now: ctx.now, node: nodeContext, log, ...(confidential === undefined ? {} : { confidential }) });
-  const mining = new ContractMining({ chain, pool, executor: engine.executor, statuses: engine.statuses, minerKey: owner, node: nodeContext, now: ctx.now, log, ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }), validation: validation.gate, ...(confidential === undefined ? {} : { confidential }), ...(config.contracts?.maxFailedExecutions === undefined ? {} : { maxFailedExecutions: config.contracts.maxFailedExecutions }) });
+  const validation = contractValidation({
+    chain,
+    pool,
+    engine,
+    owner,
+    now: ctx.now,
+    node: nodeContext,
+    log,
+    ...(confidential === undefined ? {} : { confidential }),
+  });
+  const mining = new ContractMining({
+    chain,
+    pool,
+    executor: engine.executor,
+    statuses: engine.statuses,
+    minerKey: owner,
+    node: nodeContext,
+    now: ctx.now,
+    log,
+    ...(ctx.metrics === undefined ? {} : { observer: contractMetrics(ctx.metrics) }),
+    validation: validation.gate,
+    ...(confidential === undefined ? {} : { confidential }),
+    ...(config.contracts?.maxFailedExecutions === undefined ? {} : { maxFailedExecutions: config.contracts.maxFailedExecutions }),
+  });
   return { node: contracts, mining, validation };
 }
 
@@ -219,7 +269,13 @@ export async function startContracts(
  * the chain's admission; with PKI in mode TEST/ON, the certificates of peers' blocks are kept
  * only under the rules of a broadcast's certificates too.
  */
-export async function startNetwork(ctx: StartContext, { protocol, chain }: ChainParts, admission: Admission, owner: KeyPair, certificates: CertificatePolicy | undefined): Promise<NodeNetwork | undefined> {
+export async function startNetwork(
+  ctx: StartContext,
+  { protocol, chain }: ChainParts,
+  admission: Admission,
+  owner: KeyPair,
+  certificates: CertificatePolicy | undefined,
+): Promise<NodeNetwork | undefined> {
   const { config } = ctx;
   if (config.network.port === 0) return undefined;
   const network = await NodeNetwork.start({
@@ -243,7 +299,12 @@ export async function startNetwork(ctx: StartContext, { protocol, chain }: Chain
 }
 
 /** The health checks of `/node/status` and `/node/healthcheck`, with the external services the node runs. */
-export function nodeHealth(ctx: StartContext, { chain, store }: ChainParts, systemNow: () => bigint, external: Partial<Record<ExternalServiceName, ExternalCheck>>): NodeHealth {
+export function nodeHealth(
+  ctx: StartContext,
+  { chain, store }: ChainParts,
+  systemNow: () => bigint,
+  external: Partial<Record<ExternalServiceName, ExternalCheck>>,
+): NodeHealth {
   const { config } = ctx;
   const consensus = config.chain.consensus;
   return new NodeHealth({
@@ -262,7 +323,11 @@ export function nodeHealth(ctx: StartContext, { chain, store }: ChainParts, syst
 function logChainEvents(chain: Blockchain, log: Logger): () => void {
   return chain.on((event) => {
     if (event.kind === 'block') log.info({ height: event.height, id: event.block.idBase58, generator: event.block.generatorAddress }, 'block appended');
-    if (event.kind === 'micro-block') log.debug({ height: event.height, id: encodeBase58(event.microBlock.totalLiquidBlockSig), transactions: event.transactions.length }, 'micro-block appended');
+    if (event.kind === 'micro-block')
+      log.debug(
+        { height: event.height, id: encodeBase58(event.microBlock.totalLiquidBlockSig), transactions: event.transactions.length },
+        'micro-block appended',
+      );
     if (event.kind === 'rollback') log.info({ height: event.height, returned: event.removed.length, origin: event.origin }, 'rolled back');
   });
 }

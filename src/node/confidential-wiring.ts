@@ -68,7 +68,16 @@ export class NodeConfidentialContracts {
   connect(peers: ConfidentialPeers | undefined, broadcast: (tx: Transaction) => Promise<unknown>): void {
     const { protocol, chain, owner } = this.o;
     if (peers !== undefined) {
-      this.replication = new ConfidentialReplication({ protocol, storage: this.storage, owner, state: () => chain.state(), peers, transport: transportEncryptionFor(protocol.crypto.type), log: this.o.log, ...(this.o.settings === undefined ? {} : { settings: this.o.settings }) });
+      this.replication = new ConfidentialReplication({
+        protocol,
+        storage: this.storage,
+        owner,
+        state: () => chain.state(),
+        peers,
+        transport: transportEncryptionFor(protocol.crypto.type),
+        log: this.o.log,
+        ...(this.o.settings === undefined ? {} : { settings: this.o.settings }),
+      });
       this.replication.start();
       const replication = this.replication;
       this.stopWatchingChain = chain.on((e) => {

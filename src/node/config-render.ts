@@ -74,7 +74,10 @@ export function renderNodeConfig(config: NodeConfig): { node: HoconObject } {
   merge('miner', MINER_TABLE.render(config.miner));
   merge('utx', UTX_TABLE.render(config.utx));
   // Settings built in code may leave the origins and connection limits out: the defaults.
-  merge('api', API_TABLE.render({ ...api, corsAllowedOrigins: api.corsAllowedOrigins ?? [], connectionLimits: api.connectionLimits ?? DEFAULT_REST_CONNECTION_LIMITS }));
+  merge(
+    'api',
+    API_TABLE.render({ ...api, corsAllowedOrigins: api.corsAllowedOrigins ?? [], connectionLimits: api.connectionLimits ?? DEFAULT_REST_CONNECTION_LIMITS }),
+  );
   merge('anchoring', renderAnchoring(config.anchoring));
   merge('metrics', METRICS_TABLE.render(config.metrics));
   merge('network', NETWORK_TABLE.render(config.network));

@@ -19,7 +19,19 @@ import type { CryptoSuite } from '../crypto/suite.js';
 import type { ConsensusType } from '../protocol/blocks.js';
 import { Protocol } from '../protocol/protocol.js';
 import { WeError } from '../errors/catalogue.js';
-import { boolKey, checkedKey, choiceKey, customKey, intKey, keyTable, listKey, optionalFileKey, optionalKey, stringKey, type KeyTable } from '../config/key-table.js';
+import {
+  boolKey,
+  checkedKey,
+  choiceKey,
+  customKey,
+  intKey,
+  keyTable,
+  listKey,
+  optionalFileKey,
+  optionalKey,
+  stringKey,
+  type KeyTable,
+} from '../config/key-table.js';
 import { ConfigSection, type RawObject } from '../config/section.js';
 import { describeValue, fail, parseInt32 } from '../config/values.js';
 import { readHoconFile } from '../config/hocon.js';
@@ -178,7 +190,11 @@ const nodeDirectory = (node: ConfigSection): string => resolve(node.string('dire
 /** The node's own keys, rooted at `node`; the owner address is read with the network's protocol. */
 export const NODE_TABLE: KeyTable<NodeKeys, Protocol> = keyTable<NodeKeys, Protocol>({
   directory: customKey('directory', nodeDirectory, (v) => v),
-  dataDirectory: customKey('data-directory', (node) => resolve(node.string('data-directory', join(nodeDirectory(node), 'data'))), (v) => v),
+  dataDirectory: customKey(
+    'data-directory',
+    (node) => resolve(node.string('data-directory', join(nodeDirectory(node), 'data'))),
+    (v) => v,
+  ),
   ownerAddress: customKey(
     'owner-address',
     (node, protocol: Protocol): Address => {
@@ -210,7 +226,12 @@ export const NODE_TABLE: KeyTable<NodeKeys, Protocol> = keyTable<NodeKeys, Proto
 export const FEATURES_TABLE: KeyTable<FeaturesSettings> = keyTable<FeaturesSettings>({
   autoSupportImplementedFeatures: boolKey('auto-support-implemented-features', DEFAULTS.features.autoSupportImplementedFeatures),
   autoShutdownOnUnsupportedFeature: boolKey('auto-shutdown-on-unsupported-feature', DEFAULTS.features.autoShutdownOnUnsupportedFeature),
-  supported: listKey('supported', (x, path) => parseInt32(x, path, { min: -32768, max: 32767 }), (id) => id, DEFAULTS.features.supported),
+  supported: listKey(
+    'supported',
+    (x, path) => parseInt32(x, path, { min: -32768, max: 32767 }),
+    (id) => id,
+    DEFAULTS.features.supported,
+  ),
 });
 
 /** First path segments the REST API serves under (its route groups, the explorer, the API documents). */
@@ -282,7 +303,9 @@ export async function nodeConfigFromHocon(root: RawObject, options: NodeConfigOp
     features: FEATURES_TABLE.read(node.section('features'), undefined),
     privacy: PRIVACY_TABLE.read(node.section('privacy'), undefined),
     // Only a config with a `confidential-contracts` section carries them (absent: WE's defaults).
-    ...(node.has('confidential-contracts') ? { confidentialContracts: CONFIDENTIAL_CONTRACTS_TABLE.read(node.section('confidential-contracts'), undefined) } : {}),
+    ...(node.has('confidential-contracts')
+      ? { confidentialContracts: CONFIDENTIAL_CONTRACTS_TABLE.read(node.section('confidential-contracts'), undefined) }
+      : {}),
     metrics: METRICS_TABLE.read(node.section('metrics'), undefined),
     ...(anchoring === undefined ? {} : { anchoring }),
     pki,

@@ -99,7 +99,8 @@ function grpcAuthorization(o: Pick<NodeContractsOptions, 'auth' | 'protocol' | '
     },
     now: o.now,
   });
-  return (authorization) => auth.authorize('user', authorization === undefined ? {} : { authorization: /^bearer /i.test(authorization) ? authorization : `Bearer ${authorization}` });
+  return (authorization) =>
+    auth.authorize('user', authorization === undefined ? {} : { authorization: /^bearer /i.test(authorization) ? authorization : `Bearer ${authorization}` });
 }
 
 export interface NodeContracts {
@@ -224,7 +225,13 @@ export interface StatusGossipOptions {
  * bytes that do not parse close that peer (the transport's rule for malformed messages).
  * Returns the function that stops it.
  */
-export function gossipContractStatuses(book: ExecutionStatusBook, peers: ContractStatusMessages, protocol: Protocol, log: Logger, options: StatusGossipOptions = { ignoreSuccessful: false }): () => void {
+export function gossipContractStatuses(
+  book: ExecutionStatusBook,
+  peers: ContractStatusMessages,
+  protocol: Protocol,
+  log: Logger,
+  options: StatusGossipOptions = { ignoreSuccessful: false },
+): () => void {
   const { publicKeyLength, signatureLength } = protocol.crypto;
   const travels = (status: string): boolean => status !== 'Success' || !options.ignoreSuccessful;
   const unsubscribe = book.subscribe((message, origin) => {
@@ -246,10 +253,20 @@ export function gossipContractStatuses(book: ExecutionStatusBook, peers: Contrac
 }
 
 /** Every `utx-cleanup-interval`: executable transactions with `contract-error-quorum` Error statuses leave the pool. Returns the stop. */
-export function cleanUpErroredExecutables(book: ExecutionStatusBook, pool: UtxPool, settings: ExecutionMessagesCacheSettings, protocol: Protocol, log: Logger): () => void {
-  const timer = setInterval(() => {
-    for (const r of removeErroredExecutables(pool, book, settings.contractErrorQuorum, protocol)) log.info({ txId: r.txId, reason: r.reason }, 'executable transaction removed from the pool');
-  }, Math.max(1, settings.utxCleanupIntervalMs));
+export function cleanUpErroredExecutables(
+  book: ExecutionStatusBook,
+  pool: UtxPool,
+  settings: ExecutionMessagesCacheSettings,
+  protocol: Protocol,
+  log: Logger,
+): () => void {
+  const timer = setInterval(
+    () => {
+      for (const r of removeErroredExecutables(pool, book, settings.contractErrorQuorum, protocol))
+        log.info({ txId: r.txId, reason: r.reason }, 'executable transaction removed from the pool');
+    },
+    Math.max(1, settings.utxCleanupIntervalMs),
+  );
   timer.unref();
   return () => clearInterval(timer);
 }

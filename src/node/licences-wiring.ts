@@ -64,7 +64,9 @@ function readableLicences(file: string, open: () => LicenceService): LicenceServ
   try {
     return open();
   } catch (e) {
-    throw new Error(`${file}: ${e instanceof Error ? e.message : String(e)} (fix or remove the file; licences are uploaded again with POST /licenses/upload)`, { cause: e });
+    throw new Error(`${file}: ${e instanceof Error ? e.message : String(e)} (fix or remove the file; licences are uploaded again with POST /licenses/upload)`, {
+      cause: e,
+    });
   }
 }
 
@@ -72,24 +74,28 @@ export function startNodeLicences(parts: NodeLicenceParts): LicenceService {
   const { config, chain, log } = parts;
   const settings = config.licences ?? { issuers: [], onExpiry: 'report' };
   const storage = licenceFileStorage(config.node.dataDirectory);
-  const service = readableLicences(storage.file, () => new LicenceService({
-    suite: parts.suite,
-    settings,
-    nodeOwnerAddress: config.node.ownerAddress.toString(),
-    storage,
-    height: () => chain.height(),
-    now: parts.now,
-    onLicensedChange: (licensed, status) => {
-      if (licensed) {
-        log.info({ status: status.status }, status.description);
-        if (settings.onExpiry === 'stop-mining') parts.mining?.start();
-        return;
-      }
-      log.warn({ status: status.status, onExpiry: settings.onExpiry }, `the node is not licensed: ${status.description}`);
-      if (settings.onExpiry === 'stop-mining') parts.mining?.stop();
-      if (settings.onExpiry === 'stop-node') setImmediate(parts.stopNode);
-    },
-  }));
+  const service = readableLicences(
+    storage.file,
+    () =>
+      new LicenceService({
+        suite: parts.suite,
+        settings,
+        nodeOwnerAddress: config.node.ownerAddress.toString(),
+        storage,
+        height: () => chain.height(),
+        now: parts.now,
+        onLicensedChange: (licensed, status) => {
+          if (licensed) {
+            log.info({ status: status.status }, status.description);
+            if (settings.onExpiry === 'stop-mining') parts.mining?.start();
+            return;
+          }
+          log.warn({ status: status.status, onExpiry: settings.onExpiry }, `the node is not licensed: ${status.description}`);
+          if (settings.onExpiry === 'stop-mining') parts.mining?.stop();
+          if (settings.onExpiry === 'stop-node') setImmediate(parts.stopNode);
+        },
+      }),
+  );
   chain.on((event) => {
     if (event.kind === 'block') service.check();
   });

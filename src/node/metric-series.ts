@@ -121,7 +121,8 @@ export class SeriesHistogram<L extends string> extends SeriesMetric<L, Histogram
 
   constructor(d: MetricDefinition<L> & { readonly buckets: readonly number[] }) {
     const bounds = [...d.buckets].sort((a, b) => a - b);
-    if (bounds.length === 0 || bounds.some((b, i) => !Number.isFinite(b) || (i > 0 && b === bounds[i - 1]))) throw new Error(`The buckets of ${d.name} must be distinct finite numbers`);
+    if (bounds.length === 0 || bounds.some((b, i) => !Number.isFinite(b) || (i > 0 && b === bounds[i - 1])))
+      throw new Error(`The buckets of ${d.name} must be distinct finite numbers`);
     super(d);
     this.bounds = bounds;
   }

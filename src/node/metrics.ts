@@ -130,18 +130,60 @@ export class NodeMetrics {
     });
 
     const origin = ['origin'] as const;
-    this.blocksAppended = new Counter({ name: 'weft_chain_blocks_appended_total', help: 'Key blocks and whole blocks appended, by origin: local (this node mined it), network (from a peer), api.', labelNames: origin, registers });
-    this.microBlocksAppended = new Counter({ name: 'weft_chain_micro_blocks_appended_total', help: 'Micro-blocks appended to the liquid block, by origin.', labelNames: origin, registers });
-    this.transactionsAppended = new Counter({ name: 'weft_chain_transactions_appended_total', help: 'Transactions appended in blocks and micro-blocks, by origin; its rate() is the chain\'s tx/s.', labelNames: origin, registers });
-    this.applySeconds = new Histogram({ name: 'weft_chain_apply_seconds', help: 'Time to check and apply a block or micro-block (every transaction validated), before its commit; kind block or micro-block.', labelNames: ['kind'], buckets: APPEND_BUCKETS, registers });
-    this.commitSeconds = new Histogram({ name: 'weft_chain_commit_seconds', help: 'Time of the store commit of a block or micro-block (one LMDB transaction).', labelNames: ['kind'], buckets: APPEND_BUCKETS, registers });
-    this.rollbacks = new Counter({ name: 'weft_chain_rollbacks_total', help: 'Rollbacks of the chain, by origin (network: a fork switch; api: POST /debug/rollback).', labelNames: origin, registers });
+    this.blocksAppended = new Counter({
+      name: 'weft_chain_blocks_appended_total',
+      help: 'Key blocks and whole blocks appended, by origin: local (this node mined it), network (from a peer), api.',
+      labelNames: origin,
+      registers,
+    });
+    this.microBlocksAppended = new Counter({
+      name: 'weft_chain_micro_blocks_appended_total',
+      help: 'Micro-blocks appended to the liquid block, by origin.',
+      labelNames: origin,
+      registers,
+    });
+    this.transactionsAppended = new Counter({
+      name: 'weft_chain_transactions_appended_total',
+      help: "Transactions appended in blocks and micro-blocks, by origin; its rate() is the chain's tx/s.",
+      labelNames: origin,
+      registers,
+    });
+    this.applySeconds = new Histogram({
+      name: 'weft_chain_apply_seconds',
+      help: 'Time to check and apply a block or micro-block (every transaction validated), before its commit; kind block or micro-block.',
+      labelNames: ['kind'],
+      buckets: APPEND_BUCKETS,
+      registers,
+    });
+    this.commitSeconds = new Histogram({
+      name: 'weft_chain_commit_seconds',
+      help: 'Time of the store commit of a block or micro-block (one LMDB transaction).',
+      labelNames: ['kind'],
+      buckets: APPEND_BUCKETS,
+      registers,
+    });
+    this.rollbacks = new Counter({
+      name: 'weft_chain_rollbacks_total',
+      help: 'Rollbacks of the chain, by origin (network: a fork switch; api: POST /debug/rollback).',
+      labelNames: origin,
+      registers,
+    });
     // Every series from the first scrape on, so rate() and increase() see their start.
-    for (const o of ['local', 'network', 'api']) for (const c of [this.blocksAppended, this.microBlocksAppended, this.transactionsAppended, this.rollbacks]) c.inc({ origin: o }, 0);
+    for (const o of ['local', 'network', 'api'])
+      for (const c of [this.blocksAppended, this.microBlocksAppended, this.transactionsAppended, this.rollbacks]) c.inc({ origin: o }, 0);
     for (const kind of ['block', 'micro-block']) for (const h of [this.applySeconds, this.commitSeconds]) h.zero({ kind });
 
-    this.admitted = new Counter({ name: 'weft_pool_admitted_total', help: 'Transactions admitted to the pool from clients and peers (not those a rollback returned).', registers });
-    this.refused = new Counter({ name: 'weft_pool_refused_total', help: "Transactions clients and peers offered that the pool refused, by WE's error kind.", labelNames: ['reason'], registers });
+    this.admitted = new Counter({
+      name: 'weft_pool_admitted_total',
+      help: 'Transactions admitted to the pool from clients and peers (not those a rollback returned).',
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'weft_pool_refused_total',
+      help: "Transactions clients and peers offered that the pool refused, by WE's error kind.",
+      labelNames: ['reason'],
+      registers,
+    });
     this.poolCallbacks = {
       onRefused: (_tx, reason) => this.refusedCounter(reason.kind).inc(),
     };
@@ -157,9 +199,21 @@ export class NodeMetrics {
     // Counted per P2P message and per REST request: series counted in place (metric-series.ts).
     const byCode = { labelNames: ['code', 'message'] as const, registry: this.registry };
     this.receivedMessages = new SeriesCounter({ name: 'weft_network_messages_received_total', help: 'P2P messages received, by message code.', ...byCode });
-    this.receivedBytes = new SeriesCounter({ name: 'weft_network_received_bytes_total', help: 'Bytes of the P2P messages received (whole frames), by message code.', ...byCode });
-    this.sentMessages = new SeriesCounter({ name: 'weft_network_messages_sent_total', help: 'P2P messages sent (written or queued), by message code.', ...byCode });
-    this.sentBytes = new SeriesCounter({ name: 'weft_network_sent_bytes_total', help: 'Bytes of the P2P messages sent (whole frames), by message code.', ...byCode });
+    this.receivedBytes = new SeriesCounter({
+      name: 'weft_network_received_bytes_total',
+      help: 'Bytes of the P2P messages received (whole frames), by message code.',
+      ...byCode,
+    });
+    this.sentMessages = new SeriesCounter({
+      name: 'weft_network_messages_sent_total',
+      help: 'P2P messages sent (written or queued), by message code.',
+      ...byCode,
+    });
+    this.sentBytes = new SeriesCounter({
+      name: 'weft_network_sent_bytes_total',
+      help: 'Bytes of the P2P messages sent (whole frames), by message code.',
+      ...byCode,
+    });
     this.traffic = {
       received: (code, bytes) => {
         const c = this.trafficCounters(this.received, code, this.receivedMessages, this.receivedBytes);
@@ -204,7 +258,12 @@ export class NodeMetrics {
     return c;
   }
 
-  private trafficCounters(cache: Map<number, TrafficCounters>, code: number, messages: SeriesCounter<'code' | 'message'>, bytes: SeriesCounter<'code' | 'message'>): TrafficCounters {
+  private trafficCounters(
+    cache: Map<number, TrafficCounters>,
+    code: number,
+    messages: SeriesCounter<'code' | 'message'>,
+    bytes: SeriesCounter<'code' | 'message'>,
+  ): TrafficCounters {
     let c = cache.get(code);
     if (c === undefined) {
       const labels = { code: String(code), message: MESSAGE_NAMES.get(code) ?? 'unknown' };

@@ -22,7 +22,18 @@ import { anchoringHealthChecks, createNodeAnchoring } from './anchoring-wiring.j
 import { NodeConfidentialContracts } from './confidential-wiring.js';
 import { apiServices, type NodeParts } from './api-services.js';
 import { cleanUpErroredExecutables, contractsHealthChecks, contractStatusBook, gossipContractStatuses, statusCacheSettings } from './contracts-wiring.js';
-import { buildMiner, followAdmissions, nodeHealth, openChain, openKeys, Started, startContracts, startNetwork, startPool, type StartContext } from './assembly.js';
+import {
+  buildMiner,
+  followAdmissions,
+  nodeHealth,
+  openChain,
+  openKeys,
+  Started,
+  startContracts,
+  startNetwork,
+  startPool,
+  type StartContext,
+} from './assembly.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from '../keystore/keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
@@ -75,7 +86,8 @@ export class Node {
     };
     const now = options.now ?? systemClock;
     // Prometheus metrics (node.metrics), served on the REST port: none without it. Each step below reports to them.
-    const metrics = config.metrics.enabled && config.api.enabled ? started.add('metrics', new NodeMetrics({ settings: config.metrics, now }), (m) => m.close()) : undefined;
+    const metrics =
+      config.metrics.enabled && config.api.enabled ? started.add('metrics', new NodeMetrics({ settings: config.metrics, now }), (m) => m.close()) : undefined;
     const ctx: StartContext = { config, started, loggers, now, requestStop, metrics };
     try {
       const chainParts = await openChain(ctx);
@@ -87,18 +99,43 @@ export class Node {
       // Execution statuses: kept on every node, its own and its peers' (gossiped once the network is up).
       const contractStatuses = contractStatusBook({ settings: config.contracts, dataDirectory: config.node.dataDirectory, protocol, ownerKey: owner, now });
       // Confidential contracts: their off-chain inputs and outputs, executed by the miner, replicated once the network is up.
-      const confidential = started.add('confidential contracts', new NodeConfidentialContracts({ directory: config.node.confidentialDataDirectory ?? join(config.node.dataDirectory, 'confidential-data'), protocol, chain, owner, log: loggers.get('contracts'), ...(config.confidentialContracts === undefined ? {} : { settings: config.confidentialContracts }) }), (c) => c.close());
+      const confidential = started.add(
+        'confidential contracts',
+        new NodeConfidentialContracts({
+          directory: config.node.confidentialDataDirectory ?? join(config.node.dataDirectory, 'confidential-data'),
+          protocol,
+          chain,
+          owner,
+          log: loggers.get('contracts'),
+          ...(config.confidentialContracts === undefined ? {} : { settings: config.confidentialContracts }),
+        }),
+        (c) => c.close(),
+      );
       const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
       p2p.network = await startNetwork(ctx, chainParts, admission, owner, certificates);
       const statusSettings = statusCacheSettings({ settings: config.contracts, dataDirectory: config.node.dataDirectory });
       // A node that executes no contracts drops a transaction a peer could not execute (WE).
-      const gossip = { ignoreSuccessful: statusSettings.ignoreSuccessful, ...(contracts === undefined ? { removeFromPool: (txId: Uint8Array) => void pool.remove(txId) } : {}) };
-      if (p2p.network !== undefined) started.add('contract status gossip', gossipContractStatuses(contractStatuses, p2p.network.contractStatuses, protocol, loggers.get('contracts'), gossip), (stop) => stop());
-      started.add('contract error quorum', cleanUpErroredExecutables(contractStatuses, pool, statusSettings, protocol, loggers.get('contracts')), (stop) => stop());
+      const gossip = {
+        ignoreSuccessful: statusSettings.ignoreSuccessful,
+        ...(contracts === undefined ? { removeFromPool: (txId: Uint8Array) => void pool.remove(txId) } : {}),
+      };
+      if (p2p.network !== undefined)
+        started.add(
+          'contract status gossip',
+          gossipContractStatuses(contractStatuses, p2p.network.contractStatuses, protocol, loggers.get('contracts'), gossip),
+          (stop) => stop(),
+        );
+      started.add('contract error quorum', cleanUpErroredExecutables(contractStatuses, pool, statusSettings, protocol, loggers.get('contracts')), (stop) =>
+        stop(),
+      );
       if (p2p.network !== undefined && contracts !== undefined) {
-        started.add('contract validation', contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake(), p2p.network.contractValidatorResultsV2), (stop) => stop());
+        started.add(
+          'contract validation',
+          contracts.validation.start(p2p.network.contractValidatorResults, () => miner?.wake(), p2p.network.contractValidatorResultsV2),
+          (stop) => stop(),
+        );
       }
       const licences = startNodeLicences({ config, suite: protocol.crypto, chain, now, log, mining: miner, stopNode: requestStop });
       // A transaction admitted from a client or sent by the node itself: the miner woken, the peers told.
@@ -108,17 +145,52 @@ export class Node {
       const sendOwn = (tx: Transaction): Promise<Transaction> => admission.admit(tx, { origin: 'local' });
       confidential.connect(network?.confidentialContracts, sendOwn);
       if (confidential.api !== undefined) contracts?.node.serveConfidentialContracts(confidential.api);
-      const privacy = started.add('privacy', await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, admission, owner, peers: network?.privacy, metrics }), (p) => p.close());
+      const privacy = started.add(
+        'privacy',
+        await startPrivacy({ config, protocol, chain, keystore, log: loggers.get('privacy'), now, admission, owner, peers: network?.privacy, metrics }),
+        (p) => p.close(),
+      );
       const anchoring = await createNodeAnchoring({ config, protocol, chain, store, pool, owner, send: sendOwn, now, log: loggers.get('anchoring') });
       const systemNow = options.systemNow ?? systemClock;
-      const health = nodeHealth(ctx, chainParts, systemNow, { ...anchoringHealthChecks(anchoring), ...privacyHealthChecks(privacy), ...contractsHealthChecks(contracts?.node) });
+      const health = nodeHealth(ctx, chainParts, systemNow, {
+        ...anchoringHealthChecks(anchoring),
+        ...privacyHealthChecks(privacy),
+        ...contractsHealthChecks(contracts?.node),
+      });
       const node = new Node(
-        { ...chainParts, config, log, loggers, pool, admission, transactions: transactionsService(admission), keystore, owner, miner, network, pki, licences, privacy: privacy.api, metrics, health, now, systemNow, requestStop, contracts: contracts?.node, contractStatuses, confidentialContracts: confidential.api },
+        {
+          ...chainParts,
+          config,
+          log,
+          loggers,
+          pool,
+          admission,
+          transactions: transactionsService(admission),
+          keystore,
+          owner,
+          miner,
+          network,
+          pki,
+          licences,
+          privacy: privacy.api,
+          metrics,
+          health,
+          now,
+          systemNow,
+          requestStop,
+          contracts: contracts?.node,
+          contractStatuses,
+          confidentialContracts: confidential.api,
+        },
         started,
       );
       late.node = node;
       if (config.api.enabled) {
-        const api = started.add('REST API', createApiServer(node.services(), { loggerInstance: loggers.get('api'), ...(metrics === undefined ? {} : { requests: metrics.requests }) }), (a) => a.close());
+        const api = started.add(
+          'REST API',
+          createApiServer(node.services(), { loggerInstance: loggers.get('api'), ...(metrics === undefined ? {} : { requests: metrics.requests }) }),
+          (a) => a.close(),
+        );
         node.restUrl = await listen(api, config.api);
         log.info({ url: node.restUrl }, 'REST API listening');
         if (metrics !== undefined) log.info({ url: `${node.restUrl}${config.metrics.path}`, protected: config.metrics.protected }, 'Prometheus metrics served');

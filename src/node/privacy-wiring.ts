@@ -91,18 +91,38 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
     },
   };
   const owner = config.node.ownerAddress;
-  const updates = new PolicyUpdates(owner, () => chain.state(), state, (e) => log.error({ err: e }, 'recording privacy items to fetch failed'));
+  const updates = new PolicyUpdates(
+    owner,
+    () => chain.state(),
+    state,
+    (e) => log.error({ err: e }, 'recording privacy items to fetch failed'),
+  );
   // A node without P2P (`network.port = 0`) keeps its download queue all the same: it has no peers to fetch from.
   const peers: PrivacyPeers = parts.peers ?? { connected: () => [], onMessage: () => () => undefined };
   // The queue is read at scrape only, once `replication` below is set.
   const observer =
     parts.metrics === undefined
       ? undefined
-      : privacyMetrics(parts.metrics, { pending: () => state.pending().length, lost: () => state.lost().length, inProgress: () => replication?.synchronizer.inProgress ?? 0 });
+      : privacyMetrics(parts.metrics, {
+          pending: () => state.pending().length,
+          lost: () => state.lost().length,
+          inProgress: () => replication?.synchronizer.inProgress ?? 0,
+        });
   const replication: PrivacyReplication | undefined =
     storage !== undefined && config.network.mode !== 'watcher'
       ? new PrivacyReplication(
-          { protocol, settings, storage, state, chain: chainView, owner: parts.owner, peers, now: parts.now, log, ...(observer === undefined ? {} : { observer }) },
+          {
+            protocol,
+            settings,
+            storage,
+            state,
+            chain: chainView,
+            owner: parts.owner,
+            peers,
+            now: parts.now,
+            log,
+            ...(observer === undefined ? {} : { observer }),
+          },
           updates,
         )
       : undefined;
@@ -121,7 +141,9 @@ export async function startPrivacy(parts: PrivacyWiringParts): Promise<PrivacyWi
   const stopListening = chain.on((event) => {
     updates.handle(event);
     if (event.kind === 'micro-block' && event.origin === 'local') {
-      replication?.announceAtomicItems(event.transactions).catch((e: unknown) => log.warn({ err: e }, 'announcing the items of atomic PolicyDataHashes failed'));
+      replication
+        ?.announceAtomicItems(event.transactions)
+        .catch((e: unknown) => log.warn({ err: e }, 'announcing the items of atomic PolicyDataHashes failed'));
     }
   });
   replication?.start();

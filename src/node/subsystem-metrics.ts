@@ -71,7 +71,9 @@ export function privacyMetrics(metrics: NodeMetrics, queue: PrivacyQueue): Repli
           this.set(read());
         },
       });
-    gauge('pending_items', 'Confidential data items this node must fetch from its peers (its download queue; those being fetched included).', () => queue.pending());
+    gauge('pending_items', 'Confidential data items this node must fetch from its peers (its download queue; those being fetched included).', () =>
+      queue.pending(),
+    );
     gauge('lost_items', 'Items the synchronizer gave up on after its attempts, retried now and then.', () => queue.lost());
     gauge('items_in_progress', 'Items the synchronizer is on now: being fetched, or waiting for a slot or their next attempt.', () => queue.inProgress());
     const counter = (name: string, help: string): Counter => new Counter({ name: `${prefix}${name}`, help, registers });

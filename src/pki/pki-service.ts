@@ -54,9 +54,19 @@ export interface PkiApi {
   certificate(key: CertificateKey, value: string): Certificate;
   keystoreAliases(): readonly string[];
   /** A detached CAdES-BES signature (Base64 DER CMS). */
-  sign(request: { readonly inputData: string; readonly keystoreAlias: string; readonly password: string | undefined; readonly sigType: number }): Promise<string>;
+  sign(request: {
+    readonly inputData: string;
+    readonly keystoreAlias: string;
+    readonly password: string | undefined;
+    readonly sigType: number;
+  }): Promise<string>;
   /** Whether a detached signature verifies (and its signer has every extended key usage asked for). */
-  verify(request: { readonly inputData: string; readonly signature: string; readonly sigType: number; readonly extendedKeyUsageList: readonly string[] }): Promise<boolean>;
+  verify(request: {
+    readonly inputData: string;
+    readonly signature: string;
+    readonly sigType: number;
+    readonly extendedKeyUsageList: readonly string[];
+  }): Promise<boolean>;
 }
 
 export interface PkiServiceOptions {
@@ -76,7 +86,10 @@ function checkSigType(sigType: number): void {
   if (sigType === 1) return;
   const name = SIG_TYPES.get(sigType);
   if (name !== undefined) {
-    throw customValidationError(`sigType ${sigType} (${name}) is not supported: Weft makes and checks only CAdES-BES (sigType 1) signatures; it has no time-stamp (TSP) client for CAdES-T and CAdES-X Long Type 1`, 'sigType');
+    throw customValidationError(
+      `sigType ${sigType} (${name}) is not supported: Weft makes and checks only CAdES-BES (sigType 1) signatures; it has no time-stamp (TSP) client for CAdES-T and CAdES-X Long Type 1`,
+      'sigType',
+    );
   }
   throw customValidationError(`Unknown sigType ${sigType}. Possible values: 1 (CAdES-BES), 2 (CAdES-X Long Type 1), 3 (CAdES-T)`, 'sigType');
 }
@@ -106,11 +119,17 @@ export class PkiService implements PkiApi {
 
   /** A certificate of the network (store first, then the genesis) by public key. */
   private byPublicKey(publicKey: Uint8Array): Certificate | undefined {
-    return this.o.store.byPublicKey(publicKey) ?? this.o.settings.genesis.certificates.find((c) => Buffer.compare(Buffer.from(c.publicKey.bytes), Buffer.from(publicKey)) === 0);
+    return (
+      this.o.store.byPublicKey(publicKey) ??
+      this.o.settings.genesis.certificates.find((c) => Buffer.compare(Buffer.from(c.publicKey.bytes), Buffer.from(publicKey)) === 0)
+    );
   }
 
   private byDnHash(hash: Uint8Array): Certificate | undefined {
-    return this.o.store.byDnHash(hash) ?? this.o.settings.genesis.certificates.find((c) => Buffer.compare(Buffer.from(dnHash(c.subject.rfc2253)), Buffer.from(hash)) === 0);
+    return (
+      this.o.store.byDnHash(hash) ??
+      this.o.settings.genesis.certificates.find((c) => Buffer.compare(Buffer.from(dnHash(c.subject.rfc2253)), Buffer.from(hash)) === 0)
+    );
   }
 
   /**
@@ -118,7 +137,7 @@ export class PkiService implements PkiApi {
    * validated for the sender as the mode requires. Throws WE's 120/121.
    */
   async admitTransaction(senderPublicKey: Uint8Array | undefined, certificates: unknown): Promise<CertificateChain | undefined> {
-    const texts = Array.isArray(certificates) && certificates.length > 0 && certificates.every((c) => typeof c === 'string') ? (certificates) : undefined;
+    const texts = Array.isArray(certificates) && certificates.length > 0 && certificates.every((c) => typeof c === 'string') ? certificates : undefined;
     let chain: CertificateChain | undefined;
     if (texts !== undefined) {
       try {
@@ -155,7 +174,10 @@ export class PkiService implements PkiApi {
       return;
     }
     if (this.byPublicKey(senderPublicKey) === undefined) {
-      throw certificatePathBuildError(encodeBase58(senderPublicKey), `the network holds no certificate for this key yet: with node.crypto.pki.mode = ${this.mode} its first transaction must carry its certificate chain in 'certificates'`);
+      throw certificatePathBuildError(
+        encodeBase58(senderPublicKey),
+        `the network holds no certificate for this key yet: with node.crypto.pki.mode = ${this.mode} its first transaction must carry its certificate chain in 'certificates'`,
+      );
     }
   }
 
@@ -193,7 +215,8 @@ export class PkiService implements PkiApi {
         found =
           bytes === undefined
             ? undefined
-            : (this.o.store.byFingerprint(bytes) ?? this.o.settings.genesis.certificates.find((c) => Buffer.compare(Buffer.from(fingerprint(c.der)), Buffer.from(bytes)) === 0));
+            : (this.o.store.byFingerprint(bytes) ??
+              this.o.settings.genesis.certificates.find((c) => Buffer.compare(Buffer.from(fingerprint(c.der)), Buffer.from(bytes)) === 0));
         if (found === undefined) throw certificateNotFound('fingerprint', value, 'fingerprint');
         return found;
       }
@@ -217,7 +240,12 @@ export class PkiService implements PkiApi {
     return out;
   }
 
-  async sign(request: { readonly inputData: string; readonly keystoreAlias: string; readonly password: string | undefined; readonly sigType: number }): Promise<string> {
+  async sign(request: {
+    readonly inputData: string;
+    readonly keystoreAlias: string;
+    readonly password: string | undefined;
+    readonly sigType: number;
+  }): Promise<string> {
     checkSigType(request.sigType);
     const content = base64Field(request.inputData, 'inputData');
     const keys = await this.o.keystore.unlock(request.keystoreAlias, request.password);
@@ -234,13 +262,22 @@ export class PkiService implements PkiApi {
     return encodeBase64(cms);
   }
 
-  async verify(request: { readonly inputData: string; readonly signature: string; readonly sigType: number; readonly extendedKeyUsageList: readonly string[] }): Promise<boolean> {
+  async verify(request: {
+    readonly inputData: string;
+    readonly signature: string;
+    readonly sigType: number;
+    readonly extendedKeyUsageList: readonly string[];
+  }): Promise<boolean> {
     checkSigType(request.sigType);
     const content = base64Field(request.inputData, 'inputData');
     const cms = base64Field(request.signature, 'signature');
     const ekus = request.extendedKeyUsageList.map((text) => {
       const oid = ekuOid(text);
-      if (oid === undefined) throw customValidationError(`'${text}' in extendedKeyUsageList is neither a dotted OID nor one of serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, OCSPSigning`, 'extendedKeyUsageList');
+      if (oid === undefined)
+        throw customValidationError(
+          `'${text}' in extendedKeyUsageList is neither a dotted OID nor one of serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, OCSPSigning`,
+          'extendedKeyUsageList',
+        );
       return oid;
     });
     let signed;
@@ -250,7 +287,11 @@ export class PkiService implements PkiApi {
       if (e instanceof CmsFormatError) throw customValidationError(`Invalid signature: ${e.message}`, 'signature');
       throw e;
     }
-    const check = verifyDetached(signed, content, { digest: this.o.digest, verifiers: this.o.verifiers, extraCertificates: [...this.o.settings.genesis.certificates] });
+    const check = verifyDetached(signed, content, {
+      digest: this.o.digest,
+      verifiers: this.o.verifiers,
+      extraCertificates: [...this.o.settings.genesis.certificates],
+    });
     if (!check.valid) return false;
     const usages = check.signer.extendedKeyUsage ?? [];
     if (!ekus.every((oid) => usages.includes(oid))) return false;

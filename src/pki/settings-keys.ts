@@ -45,7 +45,10 @@ function readFingerprint(v: unknown, path: string): Uint8Array {
 
 function readOid(v: unknown, path: string): string {
   const oid = ekuOid(parseString(v, path));
-  return oid ?? fail(path, `expected a dotted OID or one of serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, OCSPSigning, got ${describeValue(v)}`);
+  return (
+    oid ??
+    fail(path, `expected a dotted OID or one of serverAuth, clientAuth, codeSigning, emailProtection, timeStamping, OCSPSigning, got ${describeValue(v)}`)
+  );
 }
 
 function readGenesisCrl(v: unknown, path: string): GenesisCrl {
@@ -100,13 +103,16 @@ export const PKI_TABLE: KeyTable<PkiSettings, PkiReadContext> = keyTable<PkiSett
         return GENESIS_PKI.read(node.section(GENESIS_PKI_PATH), undefined);
       },
       // Absent when the genesis has none.
-      (g): HoconObject | undefined => (g.trustedRootFingerprints.length === 0 && g.certificates.length === 0 && g.crls.length === 0 ? undefined : GENESIS_PKI.render(g)),
+      (g): HoconObject | undefined =>
+        g.trustedRootFingerprints.length === 0 && g.certificates.length === 0 && g.crls.length === 0 ? undefined : GENESIS_PKI.render(g),
     ),
   },
   {
     finish: (pki, node, { tlsEnabled }) => {
-      if (pki.mode === 'ON' && !pki.crlChecksEnabled) fail(node.at('crypto.pki.crl-checks-enabled'), "Setting 'crl-checks-enabled = false' is forbidden for 'pki.mode = ON'");
-    if (pki.mode === 'ON' && !tlsEnabled) fail(node.at('network.tls'), "'node.crypto.pki.mode = ON' requires TLS on the P2P network (node.network.tls { enable = true, … })");
+      if (pki.mode === 'ON' && !pki.crlChecksEnabled)
+        fail(node.at('crypto.pki.crl-checks-enabled'), "Setting 'crl-checks-enabled = false' is forbidden for 'pki.mode = ON'");
+      if (pki.mode === 'ON' && !tlsEnabled)
+        fail(node.at('network.tls'), "'node.crypto.pki.mode = ON' requires TLS on the P2P network (node.network.tls { enable = true, … })");
       return pki;
     },
   },

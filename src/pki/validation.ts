@@ -90,7 +90,8 @@ export class ChainValidator {
       if (issuer.keyUsage !== undefined && issuer.keyUsage[KEY_CERT_SIGN] !== true) return `'${issuer.subject.rfc2253}' may not sign certificates (keyUsage)`;
       // CA certificates between this issuer and the user (self-issued ones excepted).
       const below = path.slice(1, i + 1).filter((x) => x.issuer.rfc2253 !== x.subject.rfc2253).length;
-      if (issuer.pathLength !== undefined && below > issuer.pathLength) return `'${issuer.subject.rfc2253}' allows ${issuer.pathLength} intermediate CA certificate(s) below it`;
+      if (issuer.pathLength !== undefined && below > issuer.pathLength)
+        return `'${issuer.subject.rfc2253}' allows ${issuer.pathLength} intermediate CA certificate(s) below it`;
     }
     const required = [...new Set([...this.o.settings.requiredOids, ...extraEkus])];
     const missing = required.filter((oid) => !(user.extendedKeyUsage ?? []).includes(oid));
@@ -106,7 +107,8 @@ export class ChainValidator {
         }
         if (crl.nextUpdate !== undefined && crl.nextUpdate < now) return `the newest CRL of '${issuer.subject.rfc2253}' expired at ${isoTime(crl.nextUpdate)}`;
         const revokedAt = crl.revoked.get(c.serialNumber);
-        if (revokedAt !== undefined && revokedAt <= now) return `'${c.subject.rfc2253}' (serial ${c.serialNumber.toString(16)}) was revoked at ${isoTime(revokedAt)}`;
+        if (revokedAt !== undefined && revokedAt <= now)
+          return `'${c.subject.rfc2253}' (serial ${c.serialNumber.toString(16)}) was revoked at ${isoTime(revokedAt)}`;
       }
     }
     return undefined;

@@ -77,11 +77,21 @@ export interface StreamEncryption {
 }
 
 /** The frames of a large item: its metadata then its data, in clear (TLS) or encrypted for the peer's session key. */
-export async function* itemFrames(meta: PolicyItemMeta, data: AsyncIterable<Uint8Array>, chunkSize: number, encryption?: StreamEncryption): AsyncGenerator<Uint8Array> {
+export async function* itemFrames(
+  meta: PolicyItemMeta,
+  data: AsyncIterable<Uint8Array>,
+  chunkSize: number,
+  encryption?: StreamEncryption,
+): AsyncGenerator<Uint8Array> {
   yield* framesOf(itemContent(meta, data, chunkSize, encryption), chunkSize);
 }
 
-async function* itemContent(meta: PolicyItemMeta, data: AsyncIterable<Uint8Array>, chunkSize: number, encryption: StreamEncryption | undefined): AsyncGenerator<Uint8Array> {
+async function* itemContent(
+  meta: PolicyItemMeta,
+  data: AsyncIterable<Uint8Array>,
+  chunkSize: number,
+  encryption: StreamEncryption | undefined,
+): AsyncGenerator<Uint8Array> {
   const metaBytes = encodeItemMeta(meta);
   if (encryption === undefined) {
     yield Uint8Array.of(HAS_DATA);
@@ -90,7 +100,12 @@ async function* itemContent(meta: PolicyItemMeta, data: AsyncIterable<Uint8Array
     yield* data;
     return;
   }
-  const { wrappedKey, encryptor } = encryption.transport.streamEncryptor(encryption.senderPrivateKey, encryption.recipientPublicKey, chunkSize, encryption.random);
+  const { wrappedKey, encryptor } = encryption.transport.streamEncryptor(
+    encryption.senderPrivateKey,
+    encryption.recipientPublicKey,
+    chunkSize,
+    encryption.random,
+  );
   yield Uint8Array.of(HAS_DATA);
   yield u32(chunkSize);
   yield wrappedKey;
@@ -101,7 +116,10 @@ async function* itemContent(meta: PolicyItemMeta, data: AsyncIterable<Uint8Array
 }
 
 /** What a reader got: the item (its data still streaming), or the replier's refusal. */
-export type ReceivedItem = { readonly status: 'no-data' } | { readonly status: 'overloaded' } | { readonly status: 'data'; readonly meta: PolicyItemMeta; readonly data: AsyncIterable<Uint8Array> };
+export type ReceivedItem =
+  | { readonly status: 'no-data' }
+  | { readonly status: 'overloaded' }
+  | { readonly status: 'data'; readonly meta: PolicyItemMeta; readonly data: AsyncIterable<Uint8Array> };
 
 export interface StreamDecryption {
   readonly transport: TransportEncryption;
@@ -113,7 +131,8 @@ export interface StreamDecryption {
 async function* contentOf(frames: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   for await (const frame of frames) {
     if (frame.length === 0) return;
-    if (frame.length < 4 || new DataView(frame.buffer, frame.byteOffset, 4).getUint32(0) !== STREAM_CHUNK_MAGIC) throw new MalformedItemStream('a frame without the chunk magic');
+    if (frame.length < 4 || new DataView(frame.buffer, frame.byteOffset, 4).getUint32(0) !== STREAM_CHUNK_MAGIC)
+      throw new MalformedItemStream('a frame without the chunk magic');
     if (frame.length > 4) yield frame.subarray(4);
   }
   throw new MalformedItemStream('the stream ended without its empty end frame');

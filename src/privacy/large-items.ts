@@ -72,7 +72,10 @@ export class LargeItems implements StreamedItems<PolicyItemKey, PrivacyDataType,
 
   /** Before feature 180 every item is served as a small one; after, an item kept as large goes as a stream. */
   async servesStream(key: PolicyItemKey): Promise<boolean> {
-    return this.parts.chain.isFeatureActive(FEATURE.PRIVACY_LARGE_OBJECTS) && (await itemKind(this.parts.state, this.parts.storage, key).catch(() => undefined)) === 'large';
+    return (
+      this.parts.chain.isFeatureActive(FEATURE.PRIVACY_LARGE_OBJECTS) &&
+      (await itemKind(this.parts.state, this.parts.storage, key).catch(() => undefined)) === 'large'
+    );
   }
 
   streamed(type: PrivacyDataType): boolean {
@@ -104,7 +107,17 @@ export class LargeItems implements StreamedItems<PolicyItemKey, PrivacyDataType,
       const keys = peer.sessionKeys;
       const encryption = keys === undefined ? undefined : { transport: this.transport, senderPrivateKey: keys.own.privateKey, recipientPublicKey: keys.peer };
       const counted = { bytes: 0 };
-      await peer.sendStream(itemFrames(meta, countingBytes(withGapLimit(data.stream as AsyncIterable<Uint8Array>, streamTimeoutMs, () => new Error(`the storage gave no data for ${streamTimeoutMs} ms`)), counted), streamChunkSize, encryption));
+      await peer.sendStream(
+        itemFrames(
+          meta,
+          countingBytes(
+            withGapLimit(data.stream as AsyncIterable<Uint8Array>, streamTimeoutMs, () => new Error(`the storage gave no data for ${streamTimeoutMs} ms`)),
+            counted,
+          ),
+          streamChunkSize,
+          encryption,
+        ),
+      );
       this.parts.observer?.served(counted.bytes);
     } finally {
       this.activeStreams--;
@@ -132,7 +145,10 @@ export class LargeItems implements StreamedItems<PolicyItemKey, PrivacyDataType,
     try {
       peer.send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(key)));
       const keys = peer.sessionKeys;
-      const got = await readItemFrames(withSilenceLimit(stream, s.requestTimeoutMs), keys === undefined ? undefined : { transport: this.transport, recipientPrivateKey: keys.own.privateKey, senderPublicKey: keys.peer });
+      const got = await readItemFrames(
+        withSilenceLimit(stream, s.requestTimeoutMs),
+        keys === undefined ? undefined : { transport: this.transport, recipientPrivateKey: keys.own.privateKey, senderPublicKey: keys.peer },
+      );
       if (got.status !== 'data') throw new Error(got.status === 'overloaded' ? 'the peer is overloaded' : 'the peer has no data');
       const received = await saveFetched(this.parts, key, got.meta, 'large', got.data);
       if (received !== undefined) this.parts.observer?.received(received);

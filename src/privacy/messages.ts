@@ -70,7 +70,8 @@ function checkId(id: PolicyItemId): void {
 }
 
 function readId(code: number, b: Uint8Array): PolicyItemId {
-  if (b.length < POLICY_ID_LENGTH + DATA_HASH_LENGTH) throw new MalformedPrivacyMessage(code, `${b.length} bytes, the policy id and data hash need ${POLICY_ID_LENGTH + DATA_HASH_LENGTH}`);
+  if (b.length < POLICY_ID_LENGTH + DATA_HASH_LENGTH)
+    throw new MalformedPrivacyMessage(code, `${b.length} bytes, the policy id and data hash need ${POLICY_ID_LENGTH + DATA_HASH_LENGTH}`);
   return { policyId: b.slice(0, POLICY_ID_LENGTH), dataHash: b.slice(POLICY_ID_LENGTH, POLICY_ID_LENGTH + DATA_HASH_LENGTH) };
 }
 
@@ -83,7 +84,8 @@ export function encodeItemRequest(id: PolicyItemId): Uint8Array {
 }
 
 export function decodeItemRequest(code: 30 | 40, payload: Uint8Array): PolicyItemId {
-  if (payload.length !== POLICY_ID_LENGTH + DATA_HASH_LENGTH) throw new MalformedPrivacyMessage(code, `${payload.length} bytes, expected ${POLICY_ID_LENGTH + DATA_HASH_LENGTH}`);
+  if (payload.length !== POLICY_ID_LENGTH + DATA_HASH_LENGTH)
+    throw new MalformedPrivacyMessage(code, `${payload.length} bytes, expected ${POLICY_ID_LENGTH + DATA_HASH_LENGTH}`);
   return readId(code, payload);
 }
 
@@ -191,7 +193,9 @@ export interface PrivacyInventory extends PolicyItemId {
 /** What an inventory's signature covers: senderAddress ‖ policyId ‖ dataHash (‖ dataType in V2). */
 export function inventoryBodyBytes(p: Protocol, inv: Omit<PrivacyInventory, 'signature'>): Uint8Array {
   const address = p.addresses.fromPublicKey(inv.senderPublicKey).bytes;
-  return inv.version === 1 ? concatBytes(address, inv.policyId, inv.dataHash) : concatBytes(address, inv.policyId, inv.dataHash, Uint8Array.of(DATA_TYPE_BYTE[inv.dataType]));
+  return inv.version === 1
+    ? concatBytes(address, inv.policyId, inv.dataHash)
+    : concatBytes(address, inv.policyId, inv.dataHash, Uint8Array.of(DATA_TYPE_BYTE[inv.dataType]));
 }
 
 /** An inventory of an item signed by `signer` (V1 only for default items, as WE builds them before feature 180). */

@@ -66,7 +66,8 @@ export class PolicyUpdates {
     const out: PendingItem[] = [];
     for (const tx of flatten(txs)) {
       if (PolicyDataHash.is(tx)) {
-        if (isRecipient(tx.data.policyId)) out.push({ policyId: encodeBase58(tx.data.policyId), hash: encodeBase58(tx.data.dataHash), txTimestamp: tx.timestamp });
+        if (isRecipient(tx.data.policyId))
+          out.push({ policyId: encodeBase58(tx.data.policyId), hash: encodeBase58(tx.data.dataHash), txTimestamp: tx.timestamp });
       } else if (UpdatePolicy.is(tx) && tx.data.opType === 'add' && tx.data.recipients.some((r) => equalBytes(r.bytes, this.owner.bytes))) {
         for (const e of state.policyDataHashes(tx.data.policyId)) out.push({ policyId: encodeBase58(tx.data.policyId), hash: encodeBase58(e.hash) });
       }

@@ -76,7 +76,13 @@ export const itemText = (key: PolicyItemKey): string => `${key.policyId}/${key.h
  * its hash; its data bytes, or undefined when it was stored meanwhile (another holder, an
  * upload: what matters is that it is here).
  */
-export async function saveFetched(parts: Pick<ReplicationParts, 'storage'>, key: PolicyItemKey, meta: PolicyItemMeta, type: PrivacyDataType, data: IncomingData): Promise<number | undefined> {
+export async function saveFetched(
+  parts: Pick<ReplicationParts, 'storage'>,
+  key: PolicyItemKey,
+  meta: PolicyItemMeta,
+  type: PrivacyDataType,
+  data: IncomingData,
+): Promise<number | undefined> {
   if (meta.policyId !== key.policyId || meta.hash !== key.hash) throw new Error(`the peer sent item ${meta.policyId}/${meta.hash} for ${itemText(key)}`);
   const counted = { bytes: data instanceof Uint8Array ? data.length : 0 };
   try {
@@ -89,12 +95,18 @@ export async function saveFetched(parts: Pick<ReplicationParts, 'storage'>, key:
 }
 
 /** The policy and its members for the engine. */
-function policyOf(parts: ReplicationParts, key: PolicyItemKey): { readonly recipients: readonly Uint8Array[]; readonly owners: readonly Uint8Array[] } | undefined {
+function policyOf(
+  parts: ReplicationParts,
+  key: PolicyItemKey,
+): { readonly recipients: readonly Uint8Array[]; readonly owners: readonly Uint8Array[] } | undefined {
   return parts.chain.state().policy(decodeBase58(key.policyId));
 }
 
 /** Confidential data's scheme for the engine; `streams` carries large items. */
-export function privacyScheme(parts: ReplicationParts, streams: StreamedItems<PolicyItemKey, PrivacyDataType, PrivacyPeer>): ReplicationScheme<PolicyItemKey, PrivacyDataType, undefined, PrivacyPeer> {
+export function privacyScheme(
+  parts: ReplicationParts,
+  streams: StreamedItems<PolicyItemKey, PrivacyDataType, PrivacyPeer>,
+): ReplicationScheme<PolicyItemKey, PrivacyDataType, undefined, PrivacyPeer> {
   const { protocol: p } = parts;
   return {
     words: { family: 'privacy', strictItem: 'small privacy item', group: "the policy's recipients", answer: 'PrivateDataResponse' },
@@ -118,11 +130,21 @@ export function privacyScheme(parts: ReplicationParts, streams: StreamedItems<Po
         const v2 = parts.chain.isFeatureActive(FEATURE.PRIVACY_LARGE_OBJECTS);
         if (!v2 && type === 'large') return 'a large item cannot be announced before feature 180 (PrivacyLargeObjectSupport) is active';
         const inv = signInventory(p, signer, idOfKey(key), type, v2 ? 2 : 1);
-        return { code: v2 ? PrivacyMessageCode.PrivacyInventoryV2 : PrivacyMessageCode.PrivacyInventoryV1, payload: encodeInventory(inv), signedBytes: inventoryBodyBytes(p, inv) };
+        return {
+          code: v2 ? PrivacyMessageCode.PrivacyInventoryV2 : PrivacyMessageCode.PrivacyInventoryV1,
+          payload: encodeInventory(inv),
+          signedBytes: inventoryBodyBytes(p, inv),
+        };
       },
       decode: (code, payload) => {
         const inv = decodeInventory(p, code as 39 | 44, payload);
-        return { key: keyOfId(inv), kind: inv.dataType, senderPublicKey: inv.senderPublicKey, signedBytes: inventoryBodyBytes(p, inv), signature: inv.signature };
+        return {
+          key: keyOfId(inv),
+          kind: inv.dataType,
+          senderPublicKey: inv.senderPublicKey,
+          signedBytes: inventoryBodyBytes(p, inv),
+          signature: inv.signature,
+        };
       },
     },
     answers: {
@@ -131,7 +153,9 @@ export function privacyScheme(parts: ReplicationParts, streams: StreamedItems<Po
       noData: (key) => encodePrivateDataResponse({ ...idOfKey(key), kind: 'no-data' }),
       length: (_, contentLength, sealing) => privateDataResponseLength(contentLength, sealing),
       encode: (key, _, content) =>
-        encodePrivateDataResponse(content instanceof Uint8Array ? { ...idOfKey(key), kind: 'data', payload: content } : { ...idOfKey(key), kind: 'encrypted', ...content }),
+        encodePrivateDataResponse(
+          content instanceof Uint8Array ? { ...idOfKey(key), kind: 'data', payload: content } : { ...idOfKey(key), kind: 'encrypted', ...content },
+        ),
       decode: (payload, wrappedKeyLength) => {
         const r = decodePrivateDataResponse(payload, wrappedKeyLength);
         const key = keyOfId(r);
@@ -156,6 +180,7 @@ export function privacyScheme(parts: ReplicationParts, streams: StreamedItems<Po
       fetched: (key, type) => parts.state.putDescriptor(key, type),
     },
     streams,
-    announceFetched: (_, txTimestamp) => txTimestamp !== undefined && parts.now() - txTimestamp < BigInt(parts.settings.synchronizer.inventoryTimestampThresholdMs),
+    announceFetched: (_, txTimestamp) =>
+      txTimestamp !== undefined && parts.now() - txTimestamp < BigInt(parts.settings.synchronizer.inventoryTimestampThresholdMs),
   };
 }

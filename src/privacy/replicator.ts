@@ -48,7 +48,10 @@ export class PolicyDataSync implements PrivacySync {
   async forceSyncPolicy(policyId: Uint8Array): Promise<number> {
     const pending = this.parts.state.pending();
     const known = new Set(pending.map(itemText));
-    const anchored = this.parts.chain.state().policyDataHashes(policyId).map((e) => keyOfId({ policyId, dataHash: e.hash }));
+    const anchored = this.parts.chain
+      .state()
+      .policyDataHashes(policyId)
+      .map((e) => keyOfId({ policyId, dataHash: e.hash }));
     const missing = anchored.filter((k) => !known.has(itemText(k)));
     if (missing.length > 0) await this.parts.state.addToPending(missing);
     const all = [...pending, ...missing];

@@ -61,7 +61,8 @@ export function sendDataVersion(body: Readonly<Record<string, unknown>>, broadca
   const raw = body['version'];
   let version: number;
   if (raw === undefined || raw === null) version = 1;
-  else if ((typeof raw === 'number' || typeof raw === 'bigint') && Number.isInteger(Number(raw)) && Number(raw) >= -128 && Number(raw) <= 127) version = Number(raw);
+  else if ((typeof raw === 'number' || typeof raw === 'bigint') && Number.isInteger(Number(raw)) && Number(raw) >= -128 && Number(raw) <= 127)
+    version = Number(raw);
   else if (typeof raw === 'string' && /^-?\d{1,3}$/.test(raw) && Number(raw) >= -128 && Number(raw) <= 127) version = Number(raw);
   else throw wrongJson('version', expected.byte);
   if (version === 3) return 3;
@@ -130,7 +131,8 @@ export async function checkSendDataRequest(r: SendDataRequest, dataLength: DataL
 
 function checkInfo(info: PrivacyDataInfo): void {
   const check = (value: string, what: string, field: string): void => {
-    if (value.length > MAX_INFO_FIELD_LENGTH) throw genericError(`${what} is too long '${value.length}', maximum is '${MAX_INFO_FIELD_LENGTH}'`, `info.${field}`);
+    if (value.length > MAX_INFO_FIELD_LENGTH)
+      throw genericError(`${what} is too long '${value.length}', maximum is '${MAX_INFO_FIELD_LENGTH}'`, `info.${field}`);
   };
   check(info.filename, 'File name', 'filename');
   check(info.author, 'Author name', 'author');

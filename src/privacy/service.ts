@@ -88,7 +88,9 @@ export interface PrivacyApi {
   getData(policyId: string, hash: string): Promise<Uint8Array>;
   getLargeData(policyId: string, hash: string): Promise<StoredData>;
   getInfo(policyId: string, hash: string): Promise<PolicyItemInfo>;
-  getInfos(request: ReadonlyArray<{ readonly policyId: string; readonly datahashes: readonly string[] }>): Promise<Array<{ policyId: string; datasInfo: PolicyItemInfo[] }>>;
+  getInfos(
+    request: ReadonlyArray<{ readonly policyId: string; readonly datahashes: readonly string[] }>,
+  ): Promise<Array<{ policyId: string; datasInfo: PolicyItemInfo[] }>>;
   sendData(request: SendDataRequest, data: SendDataPayload, broadcast: boolean): Promise<Transaction>;
   /** Checks a sendLargeData `request` part (before any data is read). */
   checkLargeUpload(request: SendDataRequest): Promise<LargeUpload>;
@@ -208,12 +210,19 @@ export class PrivacyService implements PrivacyApi {
 
   hashes(policyId: string): string[] {
     const { id } = this.policyOf(policyId);
-    return this.parts.chain.state().policyDataHashes(id).map((e) => b58(e.hash));
+    return this.parts.chain
+      .state()
+      .policyDataHashes(id)
+      .map((e) => b58(e.hash));
   }
 
   dataHashTransactions(policyId: string): string[] {
     const { id } = this.policyOf(policyId);
-    return this.parts.chain.state().policyDataHashes(id).filter((e) => e.txId.length > 0).map((e) => b58(e.txId));
+    return this.parts.chain
+      .state()
+      .policyDataHashes(id)
+      .filter((e) => e.txId.length > 0)
+      .map((e) => b58(e.txId));
   }
 
   // --- forceSync ------------------------------------------------------------------
@@ -289,7 +298,9 @@ export class PrivacyService implements PrivacyApi {
     return meta === undefined ? this.missing(item) : infoOf(meta);
   }
 
-  async getInfos(request: ReadonlyArray<{ readonly policyId: string; readonly datahashes: readonly string[] }>): Promise<Array<{ policyId: string; datasInfo: PolicyItemInfo[] }>> {
+  async getInfos(
+    request: ReadonlyArray<{ readonly policyId: string; readonly datahashes: readonly string[] }>,
+  ): Promise<Array<{ policyId: string; datasInfo: PolicyItemInfo[] }>> {
     const wanted = new Map<string, ReadonlySet<string>>();
     for (const { policyId, datahashes } of request) {
       try {
@@ -371,7 +382,13 @@ export class PrivacyService implements PrivacyApi {
   }
 
   /** Builds, checks, stores and (with broadcast) sends, in WE's order; `data` is taken only when the item is to be stored. */
-  private async send(request: SendDataRequest, valid: ValidSendData, type: PrivacyDataType, broadcast: boolean, data: () => IncomingData): Promise<Transaction> {
+  private async send(
+    request: SendDataRequest,
+    valid: ValidSendData,
+    type: PrivacyDataType,
+    broadcast: boolean,
+    data: () => IncomingData,
+  ): Promise<Transaction> {
     const { chain, state, log } = this.parts;
     const storage = this.storage;
     this.notAnchoredYet(chain.state(), valid.policyId, valid.hash);
@@ -427,11 +444,25 @@ export class PrivacyService implements PrivacyApi {
 }
 
 function metaOf(r: SendDataRequest): PolicyItemMeta {
-  return { policyId: r.policyId, hash: r.hash, sender: r.sender, filename: r.info.filename, size: r.info.size, timestamp: r.info.timestamp, author: r.info.author, comment: r.info.comment };
+  return {
+    policyId: r.policyId,
+    hash: r.hash,
+    sender: r.sender,
+    filename: r.info.filename,
+    size: r.info.size,
+    timestamp: r.info.timestamp,
+    author: r.info.author,
+    comment: r.info.comment,
+  };
 }
 
 function infoOf(m: PolicyItemMeta): PolicyItemInfo {
-  return { sender: m.sender, policy: m.policyId, info: { filename: m.filename, size: m.size, timestamp: m.timestamp, author: m.author, comment: m.comment }, hash: m.hash };
+  return {
+    sender: m.sender,
+    policy: m.policyId,
+    info: { filename: m.filename, size: m.size, timestamp: m.timestamp, author: m.author, comment: m.comment },
+    hash: m.hash,
+  };
 }
 
 /** Reads incoming data to its end without keeping it. */

@@ -42,7 +42,11 @@ const STORAGE = variantTable<PrivacyStorageSettings, PrivacyStorageSettings['ven
       uploadChunkSize: sizeKey('upload-chunk-size', d.postgresUploadChunkSize),
       url: stringKey('jdbc-config.url'),
       user: optionalStringKey('jdbc-config.user'),
-      password: customKey('jdbc-config.password', (s) => (s.has('jdbc-config.password') ? s.string('jdbc-config.password', undefined, { allowEmpty: true }) : undefined), (v) => v),
+      password: customKey(
+        'jdbc-config.password',
+        (s) => (s.has('jdbc-config.password') ? s.string('jdbc-config.password', undefined, { allowEmpty: true }) : undefined),
+        (v) => v,
+      ),
       connectionTimeoutMs: durationKey('jdbc-config.connectionTimeout', 5000),
       poolSize: intKey('jdbc-config.numThreads', 20, { min: 1 }),
     }),
@@ -82,7 +86,10 @@ export const PRIVACY_TABLE: KeyTable<PrivacySettings> = keyTable<PrivacySettings
   ),
   synchronizer: nestedKey(
     'synchronizer',
-    keyTable({ ...synchronizerKeys(d.synchronizer), networkStreamBufferSize: intKey('network-stream-buffer-size', d.synchronizer.networkStreamBufferSize, { min: 1 }) }),
+    keyTable({
+      ...synchronizerKeys(d.synchronizer),
+      networkStreamBufferSize: intKey('network-stream-buffer-size', d.synchronizer.networkStreamBufferSize, { min: 1 }),
+    }),
   ),
   inventoryHandler: nestedKey('inventory-handler', inventoryHandlerTable(d.inventoryHandler)),
   cache: nestedKey('cache', dataCacheTable(d.cache)),

@@ -31,7 +31,8 @@ export function broadcastRefusal(type: number, version: number): WeError | undef
   if (type === ExecutedContract.type && version <= 3) return genericError('ExecutedContract transaction is not allowed to be broadcasted');
   if (type === ExecutedContract.type) return genericError(`ExecutedContract V${version} transaction is not allowed to be broadcasted`);
   if (type === PolicyDataHash.type && version < 3) return genericError(`PolicyDataHash V${version} transaction is not allowed to be broadcasted`);
-  if (type === CallContract.type && version === 6) return genericError('CallContract V6 transaction can only be created by /confidential-contracts/call', 'version');
+  if (type === CallContract.type && version === 6)
+    return genericError('CallContract V6 transaction can only be created by /confidential-contracts/call', 'version');
   if (isGenesisType(type)) return genericError(`Genesis transactions (type ${type}) cannot be broadcasted`, 'type');
   return undefined;
 }
@@ -98,7 +99,10 @@ export class Protocol implements TransactionProtocol {
     codec.validate(tx);
     // The answer to the request writes the key and proofs with the request's own texts.
     const senderKeyText = body['senderPublicKey'];
-    tx.keepRequestTexts({ senderPublicKey: codec.senderKeyFromRequest === true && typeof senderKeyText === 'string' ? senderKeyText : undefined, proofs: proofs.texts });
+    tx.keepRequestTexts({
+      senderPublicKey: codec.senderKeyFromRequest === true && typeof senderKeyText === 'string' ? senderKeyText : undefined,
+      proofs: proofs.texts,
+    });
     return tx;
   }
 

@@ -42,7 +42,12 @@ export class ReplicationEngine<K, Kind, H, P extends ReplicationPeer = Replicati
       if (code === requests.inventory) return this.inventories.requested(peer, requests.decode(code, payload));
       if (inventories.codes.includes(code)) return this.inventories.received(peer, code, payload);
     })();
-    handled.catch((e: unknown) => this.parts.log.warn({ peer: peer.id, code, err: e instanceof Error ? e.message : String(e) }, `a ${this.parts.scheme.words.family} message from a peer was refused`));
+    handled.catch((e: unknown) =>
+      this.parts.log.warn(
+        { peer: peer.id, code, err: e instanceof Error ? e.message : String(e) },
+        `a ${this.parts.scheme.words.family} message from a peer was refused`,
+      ),
+    );
   }
 
   close(): void {

@@ -73,7 +73,10 @@ export class Replier<K, Kind, H, P extends ReplicationPeer> {
   private async serve(peer: P, key: K): Promise<void> {
     const { scheme } = this.parts;
     if (!scheme.registered(peer.ownerAddress) || !isAmong(peer.ownerAddress, scheme.members(key))) {
-      this.parts.log.warn({ peer: peer.id, item: scheme.text(key) }, `${scheme.words.family} data request from a peer outside ${scheme.words.group}: not served`);
+      this.parts.log.warn(
+        { peer: peer.id, item: scheme.text(key) },
+        `${scheme.words.family} data request from a peer outside ${scheme.words.group}: not served`,
+      );
       return;
     }
     const streams = scheme.streams;

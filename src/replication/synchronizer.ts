@@ -115,7 +115,11 @@ export class Synchronizer<K, Kind, H, P extends ReplicationPeer> {
     this.slots = new Slots(p);
     this.pendingSlots = new Slots(Math.max(1, Math.floor(p / 2)));
     this.lostSlots = new Slots(Math.max(1, Math.floor(p / 4)));
-    this.failedPeers = new ExpiringCache({ maxSize: s.failedPeersCacheSize, ttlMs: s.failedPeersCacheExpireTimeoutMs, ...(parts.clock === undefined ? {} : { now: parts.clock }) });
+    this.failedPeers = new ExpiringCache({
+      maxSize: s.failedPeersCacheSize,
+      ttlMs: s.failedPeersCacheExpireTimeoutMs,
+      ...(parts.clock === undefined ? {} : { now: parts.clock }),
+    });
     this.transport = parts.transport ?? transportEncryptionFor(parts.protocol.crypto.type);
   }
 
@@ -201,7 +205,8 @@ export class Synchronizer<K, Kind, H, P extends ReplicationPeer> {
       releases.push(await this.slots.acquire(signal));
       await this.ensure(item, txTimestamp, signal);
     } catch (e) {
-      if (!signal.aborted) this.parts.log.warn({ item: text, err: e instanceof Error ? e.message : String(e) }, `a ${this.parts.scheme.words.family} item could not be fetched`);
+      if (!signal.aborted)
+        this.parts.log.warn({ item: text, err: e instanceof Error ? e.message : String(e) }, `a ${this.parts.scheme.words.family} item could not be fetched`);
     } finally {
       for (const release of releases.reverse()) release();
       if (this.running.get(text) === controller) this.running.delete(text);
@@ -268,7 +273,10 @@ export class Synchronizer<K, Kind, H, P extends ReplicationPeer> {
       } catch (e) {
         if (signal.aborted) throw e;
         if (e instanceof RequestTimeout) this.failedPeers.set(encodeBase58(next.peer.ownerAddress), true);
-        this.parts.log.debug({ item: scheme.text(key), peer: next.peer.id, err: e instanceof Error ? e.message : String(e) }, `a ${scheme.words.family} holder did not deliver`);
+        this.parts.log.debug(
+          { item: scheme.text(key), peer: next.peer.id, err: e instanceof Error ? e.message : String(e) },
+          `a ${scheme.words.family} holder did not deliver`,
+        );
       }
     }
   }

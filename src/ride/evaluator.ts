@@ -62,7 +62,9 @@ type Callee = { readonly kind: 'function'; readonly def: FunctionDef } | { reado
 
 function classCastToCaseObj(v: Value): UncaughtError {
   const T = 'com.wavesenterprise.lang.v1.compiler.Terms$';
-  return new UncaughtError(`java.lang.ClassCastException: class ${T}${valueKind(v)} cannot be cast to class ${T}CaseObj (${T}${valueKind(v)} and ${T}CaseObj are in unnamed module of loader 'app')`);
+  return new UncaughtError(
+    `java.lang.ClassCastException: class ${T}${valueKind(v)} cannot be cast to class ${T}CaseObj (${T}${valueKind(v)} and ${T}CaseObj are in unnamed module of loader 'app')`,
+  );
 }
 
 /**
@@ -252,7 +254,15 @@ function apply(
   if (fn.kind === 'constructor') {
     const names = fn.type.fields.map(([n]) => n);
     const n = Math.min(names.length, args.length);
-    return { mode: 'ret', current, scope: callerScope, val: CaseObj.of(fn.type, names.slice(0, n).map((name, i) => [name, args[i]!] as const)) };
+    return {
+      mode: 'ret',
+      current,
+      scope: callerScope,
+      val: CaseObj.of(
+        fn.type,
+        names.slice(0, n).map((name, i) => [name, args[i]!] as const),
+      ),
+    };
   }
   const def = fn.def;
   if (def.kind === 'native') return { mode: 'ret', current, scope: callerScope, val: def.impl(args, rt) };

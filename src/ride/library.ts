@@ -12,22 +12,7 @@ import type { DataKind, Recipient, WavesEnvironment } from './environment.js';
 import { ExecutionError, notImplemented, UncaughtError } from './errors.js';
 import { E, type Expr } from './expr.js';
 import { javaUtf8 } from './serde.js';
-import {
-  BOOLEAN,
-  BYTEVECTOR,
-  list,
-  LONG,
-  NOTHING,
-  plist,
-  punion,
-  STRING,
-  T,
-  typeEquals,
-  union,
-  UNIT,
-  type Real,
-  type Type,
-} from './types.js';
+import { BOOLEAN, BYTEVECTOR, list, LONG, NOTHING, plist, punion, STRING, T, typeEquals, union, UNIT, type Real, type Type } from './types.js';
 import { CaseObj, RideList, unit, valueEquals, valueKind, valueText, type Value } from './values.js';
 import { ADDRESS, ADDRESS_OR_ALIAS, ALIAS, DATA_ENTRY, OPTION_ADDRESS, OPTION_LONG, type WavesTypes } from './we-types.js';
 
@@ -121,14 +106,14 @@ export function floorDiv(a: bigint, b: bigint): bigint {
   if (b === 0n) throw new ExecutionError('/ by zero');
   if (a === INT64_MIN && b === -1n) return INT64_MIN;
   const q = a / b;
-  return (a % b !== 0n) && ((a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 /** Math.floorMod on longs. */
 export function floorMod(a: bigint, b: bigint): bigint {
   if (b === 0n) throw new ExecutionError('/ by zero');
   const r = a % b;
-  return r !== 0n && (r < 0n) !== (b < 0n) ? r + b : r;
+  return r !== 0n && r < 0n !== b < 0n ? r + b : r;
 }
 
 const clampToInt = (n: bigint): number => Number(n < -2147483648n ? -2147483648n : n > 2147483647n ? 2147483647n : n);
@@ -241,68 +226,201 @@ export const FUNCTION_IDS = F;
 const DEFAULT_THROW_MESSAGE = 'Explicit script termination';
 
 const tryOp = (name: string, id: number, f: (a: bigint, b: bigint) => bigint): NativeDef =>
-  native(name, id, 1, LONG, [['a', LONG], ['b', LONG]], (args) => f(...longs(args)));
+  native(
+    name,
+    id,
+    1,
+    LONG,
+    [
+      ['a', LONG],
+      ['b', LONG],
+    ],
+    (args) => f(...longs(args)),
+  );
 
 const compareOp = (name: string, id: number, f: (a: bigint, b: bigint) => boolean): NativeDef =>
-  native(name, id, 1, BOOLEAN, [['a', LONG], ['b', LONG]], (args) => f(...longs(args)));
+  native(
+    name,
+    id,
+    1,
+    BOOLEAN,
+    [
+      ['a', LONG],
+      ['b', LONG],
+    ],
+    (args) => f(...longs(args)),
+  );
 
 const sizeSub = (size: number, xs: string, count: string): Expr => n(F.SUB_LONG, n(size, ref(xs)), ref(count));
 
 /** PureContext's functions. */
 export function pureFunctions(): FunctionDef[] {
-  const eq = native('==', F.EQ, 1, BOOLEAN, [['a', T], ['b', T]], (args) => {
-    if (args.length !== 2) throw notImplemented();
-    return valueEquals(args[0]!, args[1]!);
-  });
+  const eq = native(
+    '==',
+    F.EQ,
+    1,
+    BOOLEAN,
+    [
+      ['a', T],
+      ['b', T],
+    ],
+    (args) => {
+      if (args.length !== 2) throw notImplemented();
+      return valueEquals(args[0]!, args[1]!);
+    },
+  );
   const functions: FunctionDef[] = [
-    native('fraction', F.FRACTION, 1, LONG, [['value', LONG], ['numerator', LONG], ['denominator', LONG]], (args) => {
-      if (args.length !== 3 || !isLong(args[0]) || !isLong(args[1]) || !isLong(args[2])) throw notImplemented();
-      const [v, num, den] = args as [bigint, bigint, bigint];
-      if (den === 0n) throw new UncaughtError('java.lang.ArithmeticException: BigInteger divide by zero');
-      const result = (v * num) / den;
-      if (!(result < INT64_MAX)) throw new ExecutionError(`Long overflow: value \`${result}\` greater than 2^63-1`);
-      if (!(result > INT64_MIN)) throw new ExecutionError(`Long overflow: value \`${result}\` less than -2^63-1`);
-      return result;
-    }),
+    native(
+      'fraction',
+      F.FRACTION,
+      1,
+      LONG,
+      [
+        ['value', LONG],
+        ['numerator', LONG],
+        ['denominator', LONG],
+      ],
+      (args) => {
+        if (args.length !== 3 || !isLong(args[0]) || !isLong(args[1]) || !isLong(args[2])) throw notImplemented();
+        const [v, num, den] = args as [bigint, bigint, bigint];
+        if (den === 0n) throw new UncaughtError('java.lang.ArithmeticException: BigInteger divide by zero');
+        const result = (v * num) / den;
+        if (!(result < INT64_MAX)) throw new ExecutionError(`Long overflow: value \`${result}\` greater than 2^63-1`);
+        if (!(result > INT64_MIN)) throw new ExecutionError(`Long overflow: value \`${result}\` less than -2^63-1`);
+        return result;
+      },
+    ),
     native('size', F.SIZE_BYTES, 1, LONG, [['byteVector', BYTEVECTOR]], (args) => BigInt(one(args, isBytes, () => cantApply('size(byte[])', args)).length)),
     native('toBytes', F.BOOLEAN_TO_BYTES, 1, BYTEVECTOR, [['b', BOOLEAN]], (args) => Uint8Array.of(one(args, isBoolean, notImplemented) ? 1 : 0)),
     native('toBytes', F.LONG_TO_BYTES, 1, BYTEVECTOR, [['n', LONG]], (args) => longToBytes(one(args, isLong, notImplemented))),
     native('toBytes', F.STRING_TO_BYTES, 1, BYTEVECTOR, [['s', STRING]], (args) => javaUtf8(one(args, isString, notImplemented))),
-    native('take', F.TAKE_BYTES, 1, BYTEVECTOR, [['xs', BYTEVECTOR], ['number', LONG]], (args) => {
-      const [xs, count] = two(args, isBytes, isLong, () => cantApply('take(xs: byte[], number: Long)', args));
-      return xs.slice(0, clampCount(count, xs.length));
-    }),
-    native('drop', F.DROP_BYTES, 1, BYTEVECTOR, [['xs', BYTEVECTOR], ['number', LONG]], (args) => {
-      const [xs, count] = two(args, isBytes, isLong, () => cantApply('drop(xs: byte[], number: Long)', args));
-      return xs.slice(clampCount(count, xs.length));
-    }),
-    user('takeRight', 'takeRightBytes', BYTEVECTOR, [['@xs', BYTEVECTOR], ['@number', LONG]], n(F.DROP_BYTES, ref('@xs'), sizeSub(F.SIZE_BYTES, '@xs', '@number'))),
-    user('dropRight', 'dropRightBytes', BYTEVECTOR, [['@xs', BYTEVECTOR], ['@number', LONG]], n(F.TAKE_BYTES, ref('@xs'), sizeSub(F.SIZE_BYTES, '@xs', '@number'))),
+    native(
+      'take',
+      F.TAKE_BYTES,
+      1,
+      BYTEVECTOR,
+      [
+        ['xs', BYTEVECTOR],
+        ['number', LONG],
+      ],
+      (args) => {
+        const [xs, count] = two(args, isBytes, isLong, () => cantApply('take(xs: byte[], number: Long)', args));
+        return xs.slice(0, clampCount(count, xs.length));
+      },
+    ),
+    native(
+      'drop',
+      F.DROP_BYTES,
+      1,
+      BYTEVECTOR,
+      [
+        ['xs', BYTEVECTOR],
+        ['number', LONG],
+      ],
+      (args) => {
+        const [xs, count] = two(args, isBytes, isLong, () => cantApply('drop(xs: byte[], number: Long)', args));
+        return xs.slice(clampCount(count, xs.length));
+      },
+    ),
+    user(
+      'takeRight',
+      'takeRightBytes',
+      BYTEVECTOR,
+      [
+        ['@xs', BYTEVECTOR],
+        ['@number', LONG],
+      ],
+      n(F.DROP_BYTES, ref('@xs'), sizeSub(F.SIZE_BYTES, '@xs', '@number')),
+    ),
+    user(
+      'dropRight',
+      'dropRightBytes',
+      BYTEVECTOR,
+      [
+        ['@xs', BYTEVECTOR],
+        ['@number', LONG],
+      ],
+      n(F.TAKE_BYTES, ref('@xs'), sizeSub(F.SIZE_BYTES, '@xs', '@number')),
+    ),
     native('size', F.SIZE_STRING, 1, LONG, [['xs', STRING]], (args) => BigInt(one(args, isString, () => cantApply('size(String)', args)).length)),
     native('toString', F.BOOLEAN_TO_STRING, 1, STRING, [['b', BOOLEAN]], (args) => (one(args, isBoolean, notImplemented) ? 'true' : 'false')),
     native('toString', F.LONG_TO_STRING, 1, STRING, [['n', LONG]], (args) => one(args, isLong, notImplemented).toString()),
-    native('take', F.TAKE_STRING, 1, STRING, [['xs', STRING], ['number', LONG]], (args) => {
-      const [xs, count] = two(args, isString, isLong, () => cantApply('take(xs: String, number: Long)', args));
-      return xs.substring(0, clampStringCount(count, xs.length));
-    }),
-    native('drop', F.DROP_STRING, 1, STRING, [['xs', STRING], ['number', LONG]], (args) => {
-      const [xs, count] = two(args, isString, isLong, () => cantApply('drop(xs: String, number: Long)', args));
-      return xs.substring(clampStringCount(count, xs.length));
-    }),
-    user('takeRight', 'takeRight', STRING, [['@xs', STRING], ['@number', LONG]], n(F.DROP_STRING, ref('@xs'), sizeSub(F.SIZE_STRING, '@xs', '@number'))),
-    user('dropRight', 'dropRight', STRING, [['@xs', STRING], ['@number', LONG]], n(F.TAKE_STRING, ref('@xs'), sizeSub(F.SIZE_STRING, '@xs', '@number'))),
-    native('_isInstanceOf', F.ISINSTANCEOF, 1, BOOLEAN, [['obj', T], ['of', STRING]], (args) => {
-      if (args.length !== 2 || typeof args[1] !== 'string') return false;
-      const [obj, of] = args as [Value, string];
-      if (typeof obj === 'boolean') return of === 'Boolean';
-      if (obj instanceof Uint8Array) return of === 'ByteVector';
-      if (typeof obj === 'string') return of === 'String';
-      if (typeof obj === 'bigint') return of === 'Int';
-      if (obj instanceof CaseObj) return obj.typeName === of;
-      return false;
-    }),
+    native(
+      'take',
+      F.TAKE_STRING,
+      1,
+      STRING,
+      [
+        ['xs', STRING],
+        ['number', LONG],
+      ],
+      (args) => {
+        const [xs, count] = two(args, isString, isLong, () => cantApply('take(xs: String, number: Long)', args));
+        return xs.substring(0, clampStringCount(count, xs.length));
+      },
+    ),
+    native(
+      'drop',
+      F.DROP_STRING,
+      1,
+      STRING,
+      [
+        ['xs', STRING],
+        ['number', LONG],
+      ],
+      (args) => {
+        const [xs, count] = two(args, isString, isLong, () => cantApply('drop(xs: String, number: Long)', args));
+        return xs.substring(clampStringCount(count, xs.length));
+      },
+    ),
+    user(
+      'takeRight',
+      'takeRight',
+      STRING,
+      [
+        ['@xs', STRING],
+        ['@number', LONG],
+      ],
+      n(F.DROP_STRING, ref('@xs'), sizeSub(F.SIZE_STRING, '@xs', '@number')),
+    ),
+    user(
+      'dropRight',
+      'dropRight',
+      STRING,
+      [
+        ['@xs', STRING],
+        ['@number', LONG],
+      ],
+      n(F.TAKE_STRING, ref('@xs'), sizeSub(F.SIZE_STRING, '@xs', '@number')),
+    ),
+    native(
+      '_isInstanceOf',
+      F.ISINSTANCEOF,
+      1,
+      BOOLEAN,
+      [
+        ['obj', T],
+        ['of', STRING],
+      ],
+      (args) => {
+        if (args.length !== 2 || typeof args[1] !== 'string') return false;
+        const [obj, of] = args as [Value, string];
+        if (typeof obj === 'boolean') return of === 'Boolean';
+        if (obj instanceof Uint8Array) return of === 'ByteVector';
+        if (typeof obj === 'string') return of === 'String';
+        if (typeof obj === 'bigint') return of === 'Int';
+        if (obj instanceof CaseObj) return obj.typeName === of;
+        return false;
+      },
+    ),
     user('isDefined', 'isDefined', BOOLEAN, [['@a', punion(T, UNIT)]], u('!=', ref('@a'), ref('unit'))),
-    user('extract', 'extract', T, [['@a', punion(T, UNIT)]], E.if(n(F.EQ, ref('@a'), ref('unit')), n(F.THROW, E.str('extract() called on unit value')), ref('@a'))),
+    user(
+      'extract',
+      'extract',
+      T,
+      [['@a', punion(T, UNIT)]],
+      E.if(n(F.EQ, ref('@a'), ref('unit')), n(F.THROW, E.str('extract() called on unit value')), ref('@a')),
+    ),
     native('throw', F.THROW, 1, NOTHING, [['err', STRING]], (args) => {
       throw new ExecutionError(args.length === 1 && typeof args[0] === 'string' ? args[0] : DEFAULT_THROW_MESSAGE);
     }),
@@ -313,31 +431,72 @@ export function pureFunctions(): FunctionDef[] {
     tryOp('%', F.MOD_LONG, floorMod),
     tryOp('+', F.SUM_LONG, (a, b) => exact(a + b)),
     tryOp('-', F.SUB_LONG, (a, b) => exact(a - b)),
-    native('+', F.SUM_STRING, 10, STRING, [['a', STRING], ['b', STRING]], (args) => {
-      const [a, b] = two(args, isString, isString, notImplemented);
-      if (a.length + b.length > MAX_STRING_RESULT) throw new ExecutionError('String is too large');
-      return a + b;
-    }),
-    native('+', F.SUM_BYTES, 10, BYTEVECTOR, [['a', BYTEVECTOR], ['b', BYTEVECTOR]], (args) => {
-      const [a, b] = two(args, isBytes, isBytes, notImplemented);
-      if (a.length + b.length > MAX_BYTES_RESULT) throw new ExecutionError('ByteVector is too large');
-      const out = new Uint8Array(a.length + b.length);
-      out.set(a);
-      out.set(b, a.length);
-      return out;
-    }),
+    native(
+      '+',
+      F.SUM_STRING,
+      10,
+      STRING,
+      [
+        ['a', STRING],
+        ['b', STRING],
+      ],
+      (args) => {
+        const [a, b] = two(args, isString, isString, notImplemented);
+        if (a.length + b.length > MAX_STRING_RESULT) throw new ExecutionError('String is too large');
+        return a + b;
+      },
+    ),
+    native(
+      '+',
+      F.SUM_BYTES,
+      10,
+      BYTEVECTOR,
+      [
+        ['a', BYTEVECTOR],
+        ['b', BYTEVECTOR],
+      ],
+      (args) => {
+        const [a, b] = two(args, isBytes, isBytes, notImplemented);
+        if (a.length + b.length > MAX_BYTES_RESULT) throw new ExecutionError('ByteVector is too large');
+        const out = new Uint8Array(a.length + b.length);
+        out.set(a);
+        out.set(b, a.length);
+        return out;
+      },
+    ),
     eq,
-    user('!=', '!=', BOOLEAN, [['@a', T], ['@b', T]], u('!', n(F.EQ, ref('@a'), ref('@b')))),
+    user(
+      '!=',
+      '!=',
+      BOOLEAN,
+      [
+        ['@a', T],
+        ['@b', T],
+      ],
+      u('!', n(F.EQ, ref('@a'), ref('@b'))),
+    ),
     compareOp('>=', F.GE_LONG, (a, b) => a >= b),
     compareOp('>', F.GT_LONG, (a, b) => a > b),
-    native('getElement', F.GET_LIST, 2, T, [['arr', plist(T)], ['pos', LONG]], (args) => {
-      const [arr, pos] = two(args, (v): v is RideList => v instanceof RideList, isLong, notImplemented);
-      const i = Number(BigInt.asIntN(32, pos));
-      const item = arr.items[i];
-      if (i < 0 || item === undefined) throw new ExecutionError(`java.lang.IndexOutOfBoundsException: ${i}`);
-      return item;
-    }),
-    native('size', F.SIZE_LIST, 2, LONG, [['arr', plist(T)]], (args) => BigInt(one(args, (v): v is RideList => v instanceof RideList, notImplemented).items.length)),
+    native(
+      'getElement',
+      F.GET_LIST,
+      2,
+      T,
+      [
+        ['arr', plist(T)],
+        ['pos', LONG],
+      ],
+      (args) => {
+        const [arr, pos] = two(args, (v): v is RideList => v instanceof RideList, isLong, notImplemented);
+        const i = Number(BigInt.asIntN(32, pos));
+        const item = arr.items[i];
+        if (i < 0 || item === undefined) throw new ExecutionError(`java.lang.IndexOutOfBoundsException: ${i}`);
+        return item;
+      },
+    ),
+    native('size', F.SIZE_LIST, 2, LONG, [['arr', plist(T)]], (args) =>
+      BigInt(one(args, (v): v is RideList => v instanceof RideList, notImplemented).items.length),
+    ),
     user('-', '-', LONG, [['@n', LONG]], n(F.SUB_LONG, E.long(0), ref('@n'))),
     user('!', '!', BOOLEAN, [['@p', BOOLEAN]], E.if(n(F.EQ, ref('@p'), E.FALSE), E.TRUE, E.FALSE)),
   ];
@@ -356,17 +515,33 @@ export function cryptoFunctions(): FunctionDef[] {
     hash('blake2b256', F.BLAKE256, (rt, b) => rt.hashes.blake2b256(b)),
     hash('sha256', F.SHA256, (rt, b) => rt.hashes.sha256(b)),
     hash('secureHash', F.SECUREHASH, (rt, b) => rt.crypto.secureHash(b)),
-    native('sigVerify', F.SIGVERIFY, 100, BOOLEAN, [['message', BYTEVECTOR], ['sig', BYTEVECTOR], ['pub', BYTEVECTOR]], (args, rt) => {
-      if (args.length !== 3 || !isBytes(args[0]) || !isBytes(args[1]) || !isBytes(args[2])) throw notImplemented();
-      return rt.crypto.verify(args[2], args[0], args[1]);
-    }),
+    native(
+      'sigVerify',
+      F.SIGVERIFY,
+      100,
+      BOOLEAN,
+      [
+        ['message', BYTEVECTOR],
+        ['sig', BYTEVECTOR],
+        ['pub', BYTEVECTOR],
+      ],
+      (args, rt) => {
+        if (args.length !== 3 || !isBytes(args[0]) || !isBytes(args[1]) || !isBytes(args[2])) throw notImplemented();
+        return rt.crypto.verify(args[2], args[0], args[1]);
+      },
+    ),
     native('toBase58String', F.TOBASE58, 10, STRING, [['bytes', BYTEVECTOR]], (args) => {
       const bytes = one(args, isBytes, () => cantApply('toBase58String(bytes: byte[])', args));
       if (bytes.length > MAX_BASE58_BYTES) throw new ExecutionError(`base58Encode input exceeds ${MAX_BASE58_BYTES}`);
       return encodeBase58(bytes);
     }),
     native('fromBase58String', F.FROMBASE58, 10, BYTEVECTOR, [['str', STRING]], (args) =>
-      decoded(base58Decode(one(args, isString, () => cantApply('fromBase58String(str: String)', args)), MAX_BASE58_STRING)),
+      decoded(
+        base58Decode(
+          one(args, isString, () => cantApply('fromBase58String(str: String)', args)),
+          MAX_BASE58_STRING,
+        ),
+      ),
     ),
     native('toBase64String', F.TOBASE64, 10, STRING, [['bytes', BYTEVECTOR]], (args) => {
       const bytes = one(args, isBytes, () => cantApply('toBase64String(bytes: byte[])', args));
@@ -374,7 +549,12 @@ export function cryptoFunctions(): FunctionDef[] {
       return encodeBase64(bytes);
     }),
     native('fromBase64String', F.FROMBASE64, 10, BYTEVECTOR, [['str', STRING]], (args) =>
-      decoded(base64Decode(one(args, isString, () => cantApply('fromBase64String(str: String)', args)), MAX_BASE64_STRING)),
+      decoded(
+        base64Decode(
+          one(args, isString, () => cantApply('fromBase64String(str: String)', args)),
+          MAX_BASE64_STRING,
+        ),
+      ),
     ),
   ];
 }
@@ -442,7 +622,13 @@ const DATA_KINDS: ReadonlyArray<readonly [string, DataKind, Real, number, number
 ];
 
 const kindMatches = (v: Value, kind: DataKind): boolean =>
-  kind === 'integer' ? typeof v === 'bigint' : kind === 'boolean' ? typeof v === 'boolean' : kind === 'binary' ? v instanceof Uint8Array : typeof v === 'string';
+  kind === 'integer'
+    ? typeof v === 'bigint'
+    : kind === 'boolean'
+      ? typeof v === 'boolean'
+      : kind === 'binary'
+        ? v instanceof Uint8Array
+        : typeof v === 'string';
 
 const typeNameOf = (t: Real): string => (t.k === 'LONG' ? 'Int' : t.k === 'BOOLEAN' ? 'Boolean' : t.k === 'BYTEVECTOR' ? 'ByteVector' : 'String');
 
@@ -454,53 +640,94 @@ const HASH_LENGTH = 20;
 function wavesFunctions(types: WavesTypes, chainId: number): FunctionDef[] {
   const anyTransaction = union([UNIT, types.genesis, types.payment, ...types.active]);
   const fromState = DATA_KINDS.map(([name, kind, inner, stateId]) =>
-    native(name, stateId, 100, union([inner, UNIT]), [['addressOrAlias', ADDRESS_OR_ALIAS], ['key', STRING]], (args, rt) => {
-      const [obj, key] = two(args, (v): v is CaseObj => v instanceof CaseObj, isString, notImplemented);
-      const recipient = recipientOfData(obj);
-      if (typeof recipient === 'string') throw new ExecutionError(recipient);
-      return wavesOf(rt).environment.data(recipient, key, kind) ?? unit;
-    }),
+    native(
+      name,
+      stateId,
+      100,
+      union([inner, UNIT]),
+      [
+        ['addressOrAlias', ADDRESS_OR_ALIAS],
+        ['key', STRING],
+      ],
+      (args, rt) => {
+        const [obj, key] = two(args, (v): v is CaseObj => v instanceof CaseObj, isString, notImplemented);
+        const recipient = recipientOfData(obj);
+        if (typeof recipient === 'string') throw new ExecutionError(recipient);
+        return wavesOf(rt).environment.data(recipient, key, kind) ?? unit;
+      },
+    ),
   );
   const fromArray = DATA_KINDS.map(([name, kind, inner, , arrayId]) =>
-    native(name, arrayId, 10, union([inner, UNIT]), [['data', list(DATA_ENTRY)], ['key', STRING]], (args) => {
-      const [data, key] = two(args, (v): v is RideList => v instanceof RideList, isString, notImplemented);
-      for (const entry of data.items) {
-        if (!(entry instanceof CaseObj)) throw notImplemented();
-        const k = entry.field('key');
-        if (k === undefined) throw new UncaughtError('java.util.NoSuchElementException: key not found: key');
-        if (k === key) {
-          const value = entry.field('value');
-          if (value === undefined) throw new UncaughtError('java.util.NoSuchElementException: key not found: value');
-          return kindMatches(value, kind) ? value : unit;
+    native(
+      name,
+      arrayId,
+      10,
+      union([inner, UNIT]),
+      [
+        ['data', list(DATA_ENTRY)],
+        ['key', STRING],
+      ],
+      (args) => {
+        const [data, key] = two(args, (v): v is RideList => v instanceof RideList, isString, notImplemented);
+        for (const entry of data.items) {
+          if (!(entry instanceof CaseObj)) throw notImplemented();
+          const k = entry.field('key');
+          if (k === undefined) throw new UncaughtError('java.util.NoSuchElementException: key not found: key');
+          if (k === key) {
+            const value = entry.field('value');
+            if (value === undefined) throw new UncaughtError('java.util.NoSuchElementException: key not found: value');
+            return kindMatches(value, kind) ? value : unit;
+          }
         }
-      }
-      return unit;
-    }),
+        return unit;
+      },
+    ),
   );
   const byIndex = DATA_KINDS.map(([name, , inner]) =>
     user(
       name,
       name,
       union([inner, UNIT]),
-      [['@data', list(DATA_ENTRY)], ['@index', LONG]],
-      E.block('@val', E.getter(n(F.GET_LIST, ref('@data'), ref('@index')), 'value'), E.if(n(F.ISINSTANCEOF, ref('@val'), E.str(typeNameOf(inner))), ref('@val'), ref('unit'))),
+      [
+        ['@data', list(DATA_ENTRY)],
+        ['@index', LONG],
+      ],
+      E.block(
+        '@val',
+        E.getter(n(F.GET_LIST, ref('@data'), ref('@index')), 'value'),
+        E.if(n(F.ISINSTANCEOF, ref('@val'), E.str(typeNameOf(inner))), ref('@val'), ref('unit')),
+      ),
     ),
   );
   const removePrefix = (s: Expr, prefix: string): Expr =>
     E.if(n(F.EQ, n(F.TAKE_STRING, s, E.long(prefix.length)), E.str(prefix)), n(F.DROP_STRING, s, E.long(prefix.length)), s);
   const verifyChecksum = (a: Expr): Expr =>
-    n(F.EQ, u('takeRightBytes', a, E.long(CHECKSUM_LENGTH)), n(F.TAKE_BYTES, n(F.SECUREHASH, u('dropRightBytes', a, E.long(CHECKSUM_LENGTH))), E.long(CHECKSUM_LENGTH)));
-  const assetBalance = native('assetBalance', F.ACCOUNTASSETBALANCE, 100, LONG, [['addressOrAlias', ADDRESS_OR_ALIAS], ['assetId', union([UNIT, BYTEVECTOR])]], (args, rt) => {
-    if (args.length !== 2 || !(args[0] instanceof CaseObj)) throw notImplemented();
-    const asset = args[1]!;
-    let assetId: Uint8Array | null;
-    if (valueEquals(asset, unit)) assetId = null;
-    else if (asset instanceof Uint8Array) assetId = asset;
-    else throw notImplemented();
-    const r = wavesOf(rt).environment.accountBalanceOf(recipientOf(args[0]), assetId);
-    if ('error' in r) throw new ExecutionError(r.error);
-    return r.balance;
-  });
+    n(
+      F.EQ,
+      u('takeRightBytes', a, E.long(CHECKSUM_LENGTH)),
+      n(F.TAKE_BYTES, n(F.SECUREHASH, u('dropRightBytes', a, E.long(CHECKSUM_LENGTH))), E.long(CHECKSUM_LENGTH)),
+    );
+  const assetBalance = native(
+    'assetBalance',
+    F.ACCOUNTASSETBALANCE,
+    100,
+    LONG,
+    [
+      ['addressOrAlias', ADDRESS_OR_ALIAS],
+      ['assetId', union([UNIT, BYTEVECTOR])],
+    ],
+    (args, rt) => {
+      if (args.length !== 2 || !(args[0] instanceof CaseObj)) throw notImplemented();
+      const asset = args[1]!;
+      let assetId: Uint8Array | null;
+      if (valueEquals(asset, unit)) assetId = null;
+      else if (asset instanceof Uint8Array) assetId = asset;
+      else throw notImplemented();
+      const r = wavesOf(rt).environment.accountBalanceOf(recipientOf(args[0]), assetId);
+      if ('error' in r) throw new ExecutionError(r.error);
+      return r.balance;
+    },
+  );
   return [
     native('transactionById', F.GETTRANSACTIONBYID, 100, anyTransaction, [['id', BYTEVECTOR]], (args, rt) => {
       const id = one(args, isBytes, notImplemented);

@@ -116,7 +116,16 @@ const digit = charPred(isDigit);
 const unicodeSymbolP = seq(lit('\\u'), ['~/', pass], ['~~', repSep(either(char, digit), { ws: false, min: 0, sep: lit(''), max: 4 })]);
 const notEndOfString = charPred((c) => c !== '"');
 const specialSymbols = seq(lit('\\'), ['~~', anyChar]);
-const comment: Parser<unknown> = rep(seq(lit('#'), ['~~', rep(charPred((c) => c !== '\n'), { ws: false })]), { ws: true });
+const comment: Parser<unknown> = rep(
+  seq(lit('#'), [
+    '~~',
+    rep(
+      charPred((c) => c !== '\n'),
+      { ws: false },
+    ),
+  ]),
+  { ws: true },
+);
 
 const escapedUnicodeSymbolP = seq(index, ['~~', capture(either<unknown>(noCut(unicodeSymbolP), specialSymbols))], ['~~', index]);
 
@@ -158,7 +167,14 @@ function stringValue(xs: readonly string[], p: Pos): Part<string> {
 }
 
 const stringP: Parser<PExpr> = map(
-  seq(index, ['~~', lit('"')], ['~/', pass], ['~~', rep(capture(either<unknown>(escapedUnicodeSymbolP, notEndOfString)), { ws: false })], ['~~', lit('"')], ['~~', index]),
+  seq(
+    index,
+    ['~~', lit('"')],
+    ['~/', pass],
+    ['~~', rep(capture(either<unknown>(escapedUnicodeSymbolP, notEndOfString)), { ws: false })],
+    ['~~', lit('"')],
+    ['~~', index],
+  ),
   ([s, , , xs, , e]) => ({ t: 'CONST_STRING', pos: pos(s, e), value: stringValue(xs, pos(s + 1, e - 1)) }),
 );
 
@@ -174,8 +190,19 @@ const anyVarName: Parser<Part<string>> = map(seq(index, ['~~', nameText], ['~~',
 );
 
 /** Anything up to the end of the line: "can't parse the expression" (no whitespace skipping). */
-const invalid: Parser<PExpr> = map(seq(index, ['~~', rep(charPred((c) => c !== '\n'), { ws: false, min: 1 })], ['~~', index]), ([s, , e]) =>
-  INVALID(pos(s, e), "can't parse the expression"),
+const invalid: Parser<PExpr> = map(
+  seq(
+    index,
+    [
+      '~~',
+      rep(
+        charPred((c) => c !== '\n'),
+        { ws: false, min: 1 },
+      ),
+    ],
+    ['~~', index],
+  ),
+  ([s, , e]) => INVALID(pos(s, e), "can't parse the expression"),
 );
 
 const border = charPred((c) => ' \t\n\r({'.includes(c));
@@ -191,14 +218,23 @@ const numberP: Parser<PExpr> = map(
   seq(
     index,
     ['~~', capture(seq(opt(charPred((c) => c === '+' || c === '-')), ['~~', rep(digit, { ws: false, min: 1 })]))],
-    ['~~', rep(map(seq(lit('_'), ['~~', capture(rep(digit, { ws: false, min: 1 }))]), ([, d]) => d), { ws: false, min: 0 })],
+    [
+      '~~',
+      rep(
+        map(seq(lit('_'), ['~~', capture(rep(digit, { ws: false, min: 1 }))]), ([, d]) => d),
+        { ws: false, min: 0 },
+      ),
+    ],
     ['~~', index],
   ),
   ([s, x1, x2, e]) => ({ t: 'CONST_LONG', pos: pos(s, e), value: parseLong(x2.reduce((a, b) => a + b, x1)) }),
 );
 
 const keywordLiteral = (word: 'true' | 'false'): Parser<PExpr> =>
-  map(seq(index, ['~~', lit(word)], ['~~', not(either(char, digit))], ['~~', index]), ([s, , , e]) => ({ t: word === 'true' ? 'TRUE' : 'FALSE', pos: pos(s, e) }));
+  map(seq(index, ['~~', lit(word)], ['~~', not(either(char, digit))], ['~~', index]), ([s, , , e]) => ({
+    t: word === 'true' ? 'TRUE' : 'FALSE',
+    pos: pos(s, e),
+  }));
 const trueP = keywordLiteral('true');
 const falseP = keywordLiteral('false');
 
@@ -218,7 +254,16 @@ const optionalPart = (keyword: string, branch: string): Parser<PExpr> =>
 
 const ifP: Parser<PExpr> = either<PExpr>(
   map(
-    seq(index, ['~~', lit('if')], ['~~', lookahead(border)], ['~/', index], ['~', opt(baseExpr)], ['~', optionalPart('then', 'true')], ['~', optionalPart('else', 'false')], ['~~', index]),
+    seq(
+      index,
+      ['~~', lit('if')],
+      ['~~', lookahead(border)],
+      ['~/', index],
+      ['~', opt(baseExpr)],
+      ['~', optionalPart('then', 'true')],
+      ['~', optionalPart('else', 'false')],
+      ['~~', index],
+    ),
     ([s, , , condPos, cond, ifTrue, ifFalse, e]) => ({
       t: 'IF',
       pos: pos(s, e),
@@ -227,13 +272,16 @@ const ifP: Parser<PExpr> = either<PExpr>(
       ifFalse,
     }),
   ),
-  map(seq(index, ['~~', lit('then')], ['~~', lookahead(border)], ['~/', index], ['~', opt(baseExpr)], ['~', optionalPart('else', 'false')], ['~~', index]), ([s, , , p, ifTrue, ifFalse, e]) => ({
-    t: 'IF',
-    pos: pos(s, e),
-    cond: INVALID(pos(s, s), 'expected a condition'),
-    ifTrue: ifTrue ?? INVALID(pos(p, p), "expected a true branch's expression"),
-    ifFalse,
-  })),
+  map(
+    seq(index, ['~~', lit('then')], ['~~', lookahead(border)], ['~/', index], ['~', opt(baseExpr)], ['~', optionalPart('else', 'false')], ['~~', index]),
+    ([s, , , p, ifTrue, ifFalse, e]) => ({
+      t: 'IF',
+      pos: pos(s, e),
+      cond: INVALID(pos(s, s), 'expected a condition'),
+      ifTrue: ifTrue ?? INVALID(pos(p, p), "expected a true branch's expression"),
+      ifFalse,
+    }),
+  ),
   map(seq(index, ['~~', lit('else')], ['~~', lookahead(border)], ['~/', index], ['~', opt(baseExpr)], ['~~', index]), ([s, , , p, ifFalse, e]) => ({
     t: 'IF',
     pos: pos(s, e),
@@ -258,7 +306,10 @@ const extractableAtom = either<PExpr>(curlyBracesP, bracesP, maybeFunctionCallP)
 const restMatchCaseInvalidP = capture(rep(seq(not(lit('=>')), ['~~', anyChar]), { ws: false }));
 
 const matchCaseP: Parser<MatchCase> = (() => {
-  const varDefP = either<Part<string> | undefined>(anyVarName, map(lit('_'), () => undefined));
+  const varDefP = either<Part<string> | undefined>(
+    anyVarName,
+    map(lit('_'), () => undefined),
+  );
   const typesP = repSep(anyVarName, { ws: true, min: 1, sep: seq(comment, ['~', lit('|')], ['~', comment]) });
   const typesDefP = map(
     opt(
@@ -283,13 +334,23 @@ const matchCaseP: Parser<MatchCase> = (() => {
   );
   const head = either<readonly [Part<string> | undefined, Part<string>[]]>(
     map(seq(varDefP, ['~', comment], ['~', typesDefP]), ([v, , types]) => [v, types] as const),
-    map(seq(index, ['~~', restMatchCaseInvalidP], ['~~', index]), ([s, , e]) => [
-      invalidPart(pos(s, e), 'invalid syntax, should be: `case varName: Type => expr` or `case _ => expr`'),
-      [] as Part<string>[],
-    ] as const),
+    map(
+      seq(index, ['~~', restMatchCaseInvalidP], ['~~', index]),
+      ([s, , e]) => [invalidPart(pos(s, e), 'invalid syntax, should be: `case varName: Type => expr` or `case _ => expr`'), [] as Part<string>[]] as const,
+    ),
   );
   return map(
-    seq(index, ['~~', lit('case')], ['~~', lookahead(border)], ['~', comment], ['~/', head], ['~', comment], ['~', lit('=>')], ['~/', opt(baseExpr)], ['~~', index]),
+    seq(
+      index,
+      ['~~', lit('case')],
+      ['~~', lookahead(border)],
+      ['~', comment],
+      ['~/', head],
+      ['~', comment],
+      ['~', lit('=>')],
+      ['~/', opt(baseExpr)],
+      ['~~', index],
+    ),
     ([s, , , , [v, types], , , e, end]) => {
       const last = types.length > 0 ? types[types.length - 1] : v;
       const exprStart = last === undefined ? s : last.pos.end;
@@ -318,18 +379,23 @@ const matchP: Parser<PExpr> = map(
 type Accessor = { readonly getter: Part<string> } | { readonly index: PExpr };
 
 const accessP = either<readonly [number, Accessor, number]>(
-  map(seq(lit(''), ['~', comment], ['~', index], ['~', lit('.')], ['~/', comment], ['~', anyVarName], ['~~', index]), ([, , s, , , name, e]) => [s, { getter: name }, e] as const),
+  map(
+    seq(lit(''), ['~', comment], ['~', index], ['~', lit('.')], ['~/', comment], ['~', anyVarName], ['~~', index]),
+    ([, , s, , , name, e]) => [s, { getter: name }, e] as const,
+  ),
   map(seq(index, ['~~', lit('[')], ['~/', baseExpr], ['~', lit(']')], ['~~', index]), ([s, , i, , e]) => [s, { index: i }, e] as const),
 );
 
-const maybeAccessP: Parser<PExpr> = map(seq(index, ['~~', extractableAtom], ['~~', index], ['~~', rep(noCut(accessP), { ws: true })]), ([s, obj, , accessors]) =>
-  accessors.reduce<PExpr>(
-    (e, [accessStart, a, accessEnd]) =>
-      'getter' in a
-        ? { t: 'GETTER', pos: pos(s, accessEnd), ref: e, field: a.getter }
-        : { t: 'FUNCTION_CALL', pos: pos(s, accessEnd), name: valid(pos(accessStart, accessEnd), 'getElement'), args: [e, a.index] },
-    obj,
-  ),
+const maybeAccessP: Parser<PExpr> = map(
+  seq(index, ['~~', extractableAtom], ['~~', index], ['~~', rep(noCut(accessP), { ws: true })]),
+  ([s, obj, , accessors]) =>
+    accessors.reduce<PExpr>(
+      (e, [accessStart, a, accessEnd]) =>
+        'getter' in a
+          ? { t: 'GETTER', pos: pos(s, accessEnd), ref: e, field: a.getter }
+          : { t: 'FUNCTION_CALL', pos: pos(s, accessEnd), name: valid(pos(accessStart, accessEnd), 'getElement'), args: [e, a.index] },
+      obj,
+    ),
 );
 
 const byteVectorP: Parser<PExpr> = map(
@@ -339,7 +405,15 @@ const byteVectorP: Parser<PExpr> = map(
     ['~~', capture(either(lit('58'), lit('64')))],
     ['~~', lit("'")],
     ['~/', pass],
-    ['~~', capture(rep(charPred((c) => c !== "'"), { ws: false }))],
+    [
+      '~~',
+      capture(
+        rep(
+          charPred((c) => c !== "'"),
+          { ws: false },
+        ),
+      ),
+    ],
     ['~~', lit("'")],
     ['~~', index],
   ),
@@ -366,14 +440,26 @@ const letP: Parser<Let> = map(
   ([s, , , , namePos, nameRaw, , valuePos, valueRaw, e]) => ({
     pos: pos(s, e),
     name: nameRaw ?? invalidPart(pos(namePos, namePos), "expected a variable's name"),
-    value: valueRaw === undefined ? INVALID(pos(valuePos, valuePos), 'expected a value') : (valueRaw[2] ?? INVALID(pos(valueRaw[1], valueRaw[1]), "expected a value's expression")),
+    value:
+      valueRaw === undefined
+        ? INVALID(pos(valuePos, valuePos), 'expected a value')
+        : (valueRaw[2] ?? INVALID(pos(valueRaw[1], valueRaw[1]), "expected a value's expression")),
     types: [],
     allowShadowing: false,
   }),
 );
 
 /** One or more newlines, each after optional spaces, tabs or CRs. */
-const newLineSep = rep(seq(rep(charsWhile((c) => c === ' ' || c === '\t' || c === '\r'), { ws: false }), ['~~', lit('\n')]), { ws: false, min: 1 });
+const newLineSep = rep(
+  seq(
+    rep(
+      charsWhile((c) => c === ' ' || c === '\t' || c === '\r'),
+      { ws: false },
+    ),
+    ['~~', lit('\n')],
+  ),
+  { ws: false, min: 1 },
+);
 
 const bodyOrInvalid = opt(either(baseExpr, invalid));
 
@@ -387,12 +473,22 @@ const block: Parser<PExpr> = map(
       either<PExpr | undefined>(
         map(seq(seq(lit(''), ['~', lit(';')]), ['~/', bodyOrInvalid]), ([, b]) => b),
         map(seq(newLineSep, ['~/', bodyOrInvalid]), ([, b]) => b),
-        map(seq(index, ['~~', rep(charPred((c) => c !== '\n'), { ws: false })]), ([p]) => INVALID(pos(p, p), "expected ';'")),
+        map(
+          seq(index, [
+            '~~',
+            rep(
+              charPred((c) => c !== '\n'),
+              { ws: false },
+            ),
+          ]),
+          ([p]) => INVALID(pos(p, p), "expected ';'"),
+        ),
       ),
     ],
     ['~~', index],
   ),
-  ([s, lets, , body, e]) => lets.reduceRight<PExpr>((acc, l) => ({ t: 'BLOCK', pos: pos(s, e), let: l, body: acc }), body ?? INVALID(pos(e, e), 'expected a body')),
+  ([s, lets, , body, e]) =>
+    lets.reduceRight<PExpr>((acc, l) => ({ t: 'BLOCK', pos: pos(s, e), let: l, body: acc }), body ?? INVALID(pos(e, e), 'expected a body')),
 );
 
 const baseAtom: Parser<PExpr> = map(
@@ -468,7 +564,10 @@ function binaryOp(level: number): Parser<PExpr> {
   if (kinds === undefined) return unaryOp;
   const operand = binaryOp(level + 1);
   const kind = either<BinaryOp>(...kinds.map(([op, p]) => map(p, () => op)));
-  const rhs = either<PExpr>(noCut(operand), map(index, (i) => INVALID(pos(i, i), 'expected a second operator')));
+  const rhs = either<PExpr>(
+    noCut(operand),
+    map(index, (i) => INVALID(pos(i, i), 'expected a second operator')),
+  );
   return map(seq(index, ['~~', operand], ['~', rep(seq(kind, ['~', rhs]), { ws: true })]), ([s, left, rest]) =>
     rest.reduce((acc, [op, b]) => binaryNode(s, b.pos.end, acc, op, b), left),
   );
@@ -477,14 +576,14 @@ function binaryOp(level: number): Parser<PExpr> {
 const unguardedBaseExpr = binaryOp(0);
 
 /** baseExpr with Weft's nesting guard. */
-const guardedBaseExpr: Parser<PExpr> = ((r: Run): void => {
+const guardedBaseExpr: Parser<PExpr> = (r: Run): void => {
   if (++r.depth > MAX_NESTING) throw new ParseAbort(`Script is too deeply nested: more than ${MAX_NESTING} nested expressions`);
   try {
     unguardedBaseExpr(r);
   } finally {
     r.depth--;
   }
-});
+};
 
 const scriptP = map(seq(start, ['~', either<PExpr>(baseExpr, invalid)], ['~', end]), ([, e]) => e);
 

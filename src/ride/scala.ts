@@ -13,7 +13,6 @@ export function byteVectorText(bytes: Uint8Array): string {
   return `ByteVector(${bytes.length} bytes, #${byteVectorHashCode(bytes)})`;
 }
 
-
 const rotl = (x: number, r: number): number => (x << r) | (x >>> (32 - r));
 
 function mixLast(h: number, k: number): number {

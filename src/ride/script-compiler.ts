@@ -27,8 +27,24 @@ const WHITESPACE = (c: string): boolean => c === ' ' || c === '\t' || c === '\r'
 const directiveP = seq(
   rep(charPred(WHITESPACE), { ws: true }),
   ['~', lit('{-#')],
-  ['~', capture(rep(charPred((c) => /[a-zA-Z0-9_]/.test(c)), { ws: false, min: 1 }))],
-  ['~', capture(rep(charPred((c) => /[a-zA-Z0-9/.,]/.test(c)), { ws: false, min: 1 }))],
+  [
+    '~',
+    capture(
+      rep(
+        charPred((c) => /[a-zA-Z0-9_]/.test(c)),
+        { ws: false, min: 1 },
+      ),
+    ),
+  ],
+  [
+    '~',
+    capture(
+      rep(
+        charPred((c) => /[a-zA-Z0-9/.,]/.test(c)),
+        { ws: false, min: 1 },
+      ),
+    ),
+  ],
   ['~', lit('#-}')],
   ['~', rep(charPred(WHITESPACE), { ws: true })],
 );
@@ -125,7 +141,10 @@ export interface CompiledScriptBody {
  * ScriptCompiler.apply up to the checksum (the one step that needs the network's crypto):
  * every check, the size one included, is made here.
  */
-export function compileScriptBody(text: string, assetScript: boolean): { readonly ok: true; readonly script: CompiledScriptBody } | { readonly ok: false; readonly error: string } {
+export function compileScriptBody(
+  text: string,
+  assetScript: boolean,
+): { readonly ok: true; readonly script: CompiledScriptBody } | { readonly ok: false; readonly error: string } {
   const directives = languageVersionDirectives(text);
   const source = scalaLines(text)
     .filter((l) => !l.includes('{-#'))

@@ -19,9 +19,7 @@ export type Final = Real | { readonly k: 'NOTHING' } | { readonly k: 'UNION'; re
 
 /** Types that appear only in function signatures. */
 export type Parameterized =
-  | { readonly k: 'TYPEPARAM'; readonly char: number }
-  | { readonly k: 'PLIST'; readonly t: Type }
-  | { readonly k: 'PUNION'; readonly l: readonly Type[] };
+  { readonly k: 'TYPEPARAM'; readonly char: number } | { readonly k: 'PLIST'; readonly t: Type } | { readonly k: 'PUNION'; readonly l: readonly Type[] };
 
 export type Type = Final | Parameterized;
 
@@ -38,7 +36,8 @@ export const T = typeParam('T');
 export const plist = (t: Type): Parameterized => ({ k: 'PLIST', t });
 export const punion = (...l: Type[]): Parameterized => ({ k: 'PUNION', l });
 
-export const isReal = (t: Type): t is Real => t.k === 'LONG' || t.k === 'BYTEVECTOR' || t.k === 'BOOLEAN' || t.k === 'STRING' || t.k === 'LIST' || t.k === 'CASE';
+export const isReal = (t: Type): t is Real =>
+  t.k === 'LONG' || t.k === 'BYTEVECTOR' || t.k === 'BOOLEAN' || t.k === 'STRING' || t.k === 'LIST' || t.k === 'CASE';
 const isFinal = (t: Type): t is Final => isReal(t) || t.k === 'NOTHING' || t.k === 'UNION';
 /** Scala's SINGLE: the real types and the parameterized singles (TYPEPARAM, PLIST). */
 const isSingle = (t: Type): boolean => isReal(t) || t.k === 'TYPEPARAM' || t.k === 'PLIST';

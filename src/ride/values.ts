@@ -37,7 +37,10 @@ export class CaseObj {
     const merged = new Map<string, Value>();
     for (const [k, v] of fields) merged.set(k, v);
     const order = merged.size <= 4 ? [...merged.keys()] : scalaMapKeyOrder([...merged.keys()]);
-    return new CaseObj(type, order.map((k) => [k, merged.get(k)!] as const));
+    return new CaseObj(
+      type,
+      order.map((k) => [k, merged.get(k)!] as const),
+    );
   }
 }
 

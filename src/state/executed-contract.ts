@@ -9,7 +9,10 @@ import { ExecutedContract, type ExecutedContractTransaction } from '../protocol/
 import type { ContractStateReader, TransactionReader } from './view.js';
 
 /** The ExecutedContract (105) in `view` that executed the transaction `txId`; undefined until one is applied. */
-export function executedContractFor(view: Pick<ContractStateReader, 'executedTxFor'> & Pick<TransactionReader, 'transactionById'>, txId: Uint8Array): ExecutedContractTransaction | undefined {
+export function executedContractFor(
+  view: Pick<ContractStateReader, 'executedTxFor'> & Pick<TransactionReader, 'transactionById'>,
+  txId: Uint8Array,
+): ExecutedContractTransaction | undefined {
   const executedId = view.executedTxFor(txId);
   const executed = executedId === undefined ? undefined : view.transactionById(executedId);
   return executed !== undefined && ExecutedContract.is(executed) ? executed : undefined;

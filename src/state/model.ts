@@ -156,7 +156,9 @@ export const encode = {
   permissionOps(ops: readonly PermissionOp[]): Uint8Array {
     const w = new ByteWriter(20 * ops.length + 4).i32(ops.length);
     for (const op of ops) {
-      w.u8(op.opType === 'add' ? 0x61 : 0x72).u8(op.role).i64(op.timestamp);
+      w.u8(op.opType === 'add' ? 0x61 : 0x72)
+        .u8(op.role)
+        .i64(op.timestamp);
       if (op.dueTimestamp === null) w.u8(0);
       else w.u8(1).i64(op.dueTimestamp);
     }

@@ -50,7 +50,10 @@ export function activeRoles(ops: readonly PermissionOp[], at: bigint): number[] 
   for (const op of orderedOps(ops)) {
     if (op.timestamp <= at && !deciding.has(op.role)) deciding.set(op.role, op);
   }
-  return [...deciding.values()].filter((op) => isOpActive(op, at)).map((op) => op.role).sort((a, b) => a - b);
+  return [...deciding.values()]
+    .filter((op) => isOpActive(op, at))
+    .map((op) => op.role)
+    .sort((a, b) => a - b);
 }
 
 /** Whether the address holds `role` at `at` in this state. */

@@ -134,7 +134,12 @@ function encodeSummary(s: BlockSummary): Uint8Array {
 function decodeSummary(v: Uint8Array): BlockSummary {
   const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
   const idLength = view.getUint16(8);
-  return { size: view.getUint32(0), transactionCount: view.getUint32(4), id: Uint8Array.from(v.subarray(10, 10 + idLength)), fee: decode.bigint(v.subarray(10 + idLength)) };
+  return {
+    size: view.getUint32(0),
+    transactionCount: view.getUint32(4),
+    id: Uint8Array.from(v.subarray(10, 10 + idLength)),
+    fee: decode.bigint(v.subarray(10 + idLength)),
+  };
 }
 
 const microKey = (height: number, index: number): Uint8Array => concatBytes(Uint8Array.from([F.MICRO]), u32(height), u32(index));
@@ -351,7 +356,12 @@ export class Store implements StateView {
    */
   private *historyDown(family: number, id: Uint8Array, to: number, limit?: number): Generator<{ height: number; value: Uint8Array }> {
     const prefix = historyKey(family, id);
-    for (const { key, value } of this.db.getRange({ start: concatBytes(prefix, u32(to)), end: prefix, reverse: true, ...(limit === undefined ? {} : { limit }) })) {
+    for (const { key, value } of this.db.getRange({
+      start: concatBytes(prefix, u32(to)),
+      end: prefix,
+      reverse: true,
+      ...(limit === undefined ? {} : { limit }),
+    })) {
       yield { height: readU32(key, key.length - 4), value };
     }
   }
@@ -629,7 +639,8 @@ export class Store implements StateView {
   approvedFeatures(): ReadonlyMap<number, number> {
     const v = this.current(F.APPROVED_FEATURES, new Uint8Array(0));
     if (v === undefined) return NO_FEATURES;
-    if (this.approvedCache === undefined || !equalBytes(this.approvedCache.bytes, v)) this.approvedCache = { bytes: Uint8Array.from(v), value: decodeFeatureMap(v) };
+    if (this.approvedCache === undefined || !equalBytes(this.approvedCache.bytes, v))
+      this.approvedCache = { bytes: Uint8Array.from(v), value: decodeFeatureMap(v) };
     return this.approvedCache.value;
   }
 
@@ -759,7 +770,8 @@ export class Store implements StateView {
     for (const { key, value } of this.db.getRange({ start: Uint8Array.from([F.ADDRESS_TXS]), end: Uint8Array.from([F.ADDRESS_TXS + 1]) })) {
       // address ‖ height, without the family byte and the commit's first seq
       const addressAndHeight = key.subarray(1, key.length - 4);
-      for (const { seq, id } of decode.addressTxs(value)) records.push({ key: concatBytes(Uint8Array.from([F.ADDRESS_TX]), addressAndHeight, u32(seq)), value: id });
+      for (const { seq, id } of decode.addressTxs(value))
+        records.push({ key: concatBytes(Uint8Array.from([F.ADDRESS_TX]), addressAndHeight, u32(seq)), value: id });
     }
     records.sort((a, b) => Buffer.compare(a.key, b.key));
     yield* records;
@@ -790,7 +802,8 @@ export class Store implements StateView {
           w.plain(microKey(c.height, index), c.microBlock);
           w.plain(META_LIQUID, concatBytes(u32(c.height), u32(index + 1)));
         }
-        for (const { id, transactionCount } of c.blockIds) w.plain(concatBytes(Uint8Array.from([F.BLOCK_ID]), id), concatBytes(u32(c.height), u32(transactionCount)));
+        for (const { id, transactionCount } of c.blockIds)
+          w.plain(concatBytes(Uint8Array.from([F.BLOCK_ID]), id), concatBytes(u32(c.height), u32(transactionCount)));
         if (c.headerBytes !== undefined) w.plain(concatBytes(Uint8Array.from([F.HEADER]), u32(c.height)), c.headerBytes);
         // A commit that changes the block without its summary leaves it unknown (read from the block).
         if (c.summary !== undefined || c.blockBytes !== undefined || c.microBlock !== undefined) {
@@ -890,7 +903,8 @@ export class Store implements StateView {
       }
       seq++;
     }
-    for (const list of byAddress.values()) w.fresh(concatBytes(Uint8Array.from([F.ADDRESS_TXS]), idPart(list.address), u32(w.height), u32(firstSeq)), encode.addressTxs(list.entries));
+    for (const list of byAddress.values())
+      w.fresh(concatBytes(Uint8Array.from([F.ADDRESS_TXS]), idPart(list.address), u32(w.height), u32(firstSeq)), encode.addressTxs(list.entries));
     if (ch.transactions.length > 0) w.plain(concatBytes(Uint8Array.from([F.META, 3]), u32(w.height)), u32(seq));
     // The numbering of this commit's first transaction tells its list from other commits' at the height.
     w.writeFreshKeys(u32(firstSeq));
@@ -995,7 +1009,7 @@ export class Store implements StateView {
       const kind = key[prefix.length];
       const target = key.subarray(prefix.length + 1);
       if (kind === UNDO_FRESH_KEYS) {
-        for (let at = 0; at < value.length; ) {
+        for (let at = 0; at < value.length;) {
           const length = (value[at]! << 8) | value[at + 1]!;
           void this.db.remove(value.subarray(at + 2, at + 2 + length));
           at += 2 + length;

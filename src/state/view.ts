@@ -15,7 +15,16 @@
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { DataEntry } from '../protocol/transactions/fields.js';
 import type { Protocol } from '../protocol/protocol.js';
-import { NO_LEASE, type AssetInfo, type LeaseBalance, type LeaseDetails, type MinerBanEntry, type Participant, type PermissionOp, type Policy } from './model.js';
+import {
+  NO_LEASE,
+  type AssetInfo,
+  type LeaseBalance,
+  type LeaseDetails,
+  type MinerBanEntry,
+  type Participant,
+  type PermissionOp,
+  type Policy,
+} from './model.js';
 import { bytesKey } from '../crypto/encoding.js';
 import type { ContractInfo } from './contract-info.js';
 import { ByAddress } from './by-address.js';
@@ -143,7 +152,8 @@ export interface ContractStateReader {
  * part extends DelegatingView and overrides only that part's reads.
  */
 export interface StateView
-  extends ChainStateReader,
+  extends
+    ChainStateReader,
     TransactionReader,
     BalanceReader,
     AssetReader,

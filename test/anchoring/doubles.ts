@@ -141,7 +141,8 @@ export class FakeChain implements AnchoringChain {
     for (let i = 0; i < n; i++) {
       this.top++;
       this.ids.set(this.top, this.newId());
-      for (const l of this.listeners) l({ kind: 'block', origin: 'local', height: this.top, block: {} as Block, timing: { applySeconds: 0, commitSeconds: 0 } });
+      for (const l of this.listeners)
+        l({ kind: 'block', origin: 'local', height: this.top, block: {} as Block, timing: { applySeconds: 0, commitSeconds: 0 } });
     }
   }
 
@@ -191,7 +192,10 @@ export class FakeTarget implements TargetApi {
     if (s !== undefined) return Promise.resolve().then(() => this.answer(s));
     const tx = parseJson(text) as Record<string, unknown>;
     const id = String(tx['id']);
-    if (this.txs.get(id)?.minedAt !== undefined) return Promise.resolve(json(400, { error: 112, message: `State check failed. Reason: Transaction ${id} is already in the state on a height of ${this.txs.get(id)!.minedAt}` }));
+    if (this.txs.get(id)?.minedAt !== undefined)
+      return Promise.resolve(
+        json(400, { error: 112, message: `State check failed. Reason: Transaction ${id} is already in the state on a height of ${this.txs.get(id)!.minedAt}` }),
+      );
     if (!this.txs.has(id)) this.txs.set(id, { json: tx, minedAt: undefined });
     return Promise.resolve({ status: 200, text });
   }
@@ -246,7 +250,8 @@ export class FakePool implements AnchoringPool {
 
   broadcast(tx: Transaction): Promise<unknown> {
     if (this.refuse !== undefined) return Promise.reject(this.refuse);
-    if (this.oldestTimestamp !== undefined && tx.timestamp < this.oldestTimestamp) return Promise.reject(new WeError('Mistiming', 303, `Transaction ts ${tx.timestamp} is too old`));
+    if (this.oldestTimestamp !== undefined && tx.timestamp < this.oldestTimestamp)
+      return Promise.reject(new WeError('Mistiming', 303, `Transaction ts ${tx.timestamp} is too old`));
     this.admitted.push(tx);
     this.pool.set(tx.idBase58, tx);
     return Promise.resolve(tx);

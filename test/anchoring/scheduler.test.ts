@@ -53,7 +53,9 @@ interface Rig {
   readonly scheduler: AnchoringScheduler;
 }
 
-function rig(o: { settings?: Partial<AnchoringSettings>; chain?: FakeChain; target?: FakeTarget; pool?: FakePool; clock?: ManualClock; progress?: MemoryProgress } = {}): Rig {
+function rig(
+  o: { settings?: Partial<AnchoringSettings>; chain?: FakeChain; target?: FakeTarget; pool?: FakePool; clock?: ManualClock; progress?: MemoryProgress } = {},
+): Rig {
   const parts = {
     chain: o.chain ?? new FakeChain(1),
     target: o.target ?? new FakeTarget(),
@@ -68,7 +70,8 @@ function rig(o: { settings?: Partial<AnchoringSettings>; chain?: FakeChain; targ
 
 type Entries = Record<string, unknown>;
 const entriesOf = (tx: Transaction): Entries => Object.fromEntries((tx as Transaction<DataData>).data.data.map((d) => [d.key, d.value]));
-const targetEntries = (json: Record<string, unknown>): Entries => Object.fromEntries((json['data'] as Array<{ key: string; value: unknown }>).map((d) => [d.key, d.value]));
+const targetEntries = (json: Record<string, unknown>): Entries =>
+  Object.fromEntries((json['data'] as Array<{ key: string; value: unknown }>).map((d) => [d.key, d.value]));
 const b64 = (bytes: Uint8Array): string => `base64:${Buffer.from(bytes).toString('base64')}`;
 
 describe('anchoring trigger', () => {
@@ -118,7 +121,10 @@ describe('anchoring trigger', () => {
     r.chain.grow(1); // 6 > 4 and a multiple of 3: anchors 2
     await r.clock.runOut();
     await r.scheduler.idle();
-    assert.deepEqual([...r.target.txs.values()].map((t) => targetEntries(t.json)['height']), [2]);
+    assert.deepEqual(
+      [...r.target.txs.values()].map((t) => targetEntries(t.json)['height']),
+      [2],
+    );
     await r.scheduler.stop();
   });
 
@@ -130,7 +136,10 @@ describe('anchoring trigger', () => {
     r.chain.grow(3); // heights 3, 4, 5 arrive meanwhile: 4 is the latest to anchor
     await r.clock.runOut();
     await r.scheduler.idle();
-    assert.deepEqual([...r.target.txs.values()].map((t) => targetEntries(t.json)['height']), [1, 4]);
+    assert.deepEqual(
+      [...r.target.txs.values()].map((t) => targetEntries(t.json)['height']),
+      [1, 4],
+    );
     await r.scheduler.stop();
   });
 
@@ -191,7 +200,10 @@ describe('anchoring retries and failures (WE codes)', () => {
     r.chain.grow(5); // height 10: anchors 8
     await r.clock.runOut();
     await r.scheduler.idle();
-    assert.deepEqual([...r.target.txs.values()].map((t) => targetEntries(t.json)['height']), [8]);
+    assert.deepEqual(
+      [...r.target.txs.values()].map((t) => targetEntries(t.json)['height']),
+      [8],
+    );
     assert.equal(r.log.said(/Successfully created anchoring transactions!/), 1);
     await r.scheduler.stop();
   });
@@ -278,7 +290,10 @@ describe('anchoring retries and failures (WE codes)', () => {
     // Mined at 11 by the first poll of… the mining check found it; then polls until 11 + 3.
     const minedAt = [...ok.target.txs.values()][0]!.minedAt!;
     assert.ok(ok.target.height_ >= minedAt + 3);
-    assert.ok(ok.clock.pauses.some(([, ms]) => ms === SETTINGS.heightPollIntervalMs), 'paused between polls');
+    assert.ok(
+      ok.clock.pauses.some(([, ms]) => ms === SETTINGS.heightPollIntervalMs),
+      'paused between polls',
+    );
     assert.equal(ok.log.said(/Successfully created anchoring transactions!/), 1);
     await ok.scheduler.stop();
   });

@@ -18,7 +18,9 @@ import { FakeChain, FakePool, ManualClock, MemoryProgress, RecordingLog } from '
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** An HTTP server on a free loopback port; every request recorded. */
-async function serve(handler: Handler): Promise<{ url: string; server: Server; requests: Array<{ method: string; url: string; headers: IncomingMessage['headers'] }> }> {
+async function serve(
+  handler: Handler,
+): Promise<{ url: string; server: Server; requests: Array<{ method: string; url: string; headers: IncomingMessage['headers'] }> }> {
   const requests: Array<{ method: string; url: string; headers: IncomingMessage['headers'] }> = [];
   const server = createServer((req, res) => {
     requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
@@ -56,7 +58,12 @@ describe('TargetNode', () => {
     await node.unconfirmedInfo('Abc', never);
     assert.deepEqual(
       t.requests.map((r) => `${r.method} ${r.url}`),
-      ['GET /node-1/blocks/height', 'POST /node-1/transactions/broadcast', 'GET /node-1/transactions/info/Abc', 'GET /node-1/transactions/unconfirmed/info/Abc'],
+      [
+        'GET /node-1/blocks/height',
+        'POST /node-1/transactions/broadcast',
+        'GET /node-1/transactions/info/Abc',
+        'GET /node-1/transactions/unconfirmed/info/Abc',
+      ],
     );
     assert.ok(t.requests.every((r) => r.headers.authorization === 'Bearer abc'));
     assert.equal(t.requests[1]!.headers['content-type'], 'application/json');
@@ -125,11 +132,17 @@ describe('targetnet authorization', () => {
       res.end();
     });
     const clock = new ManualClock();
-    const followed = targetAuthProvider({ type: 'oauth2', authorizationToken: 's', authorizationServiceUrl: `${target.url}/token`, tokenUpdateIntervalMs: 60_000 }, { clock, log: new RecordingLog(), timeoutMs: 5000 });
+    const followed = targetAuthProvider(
+      { type: 'oauth2', authorizationToken: 's', authorizationServiceUrl: `${target.url}/token`, tokenUpdateIntervalMs: 60_000 },
+      { clock, log: new RecordingLog(), timeoutMs: 5000 },
+    );
     followed.start();
     await until(() => followed.isAlive());
     assert.deepEqual(followed.headers(), { authorization: 'Bearer moved-token' });
-    assert.deepEqual(target.requests.map((r) => `${r.method} ${r.url}`), ['POST /token', 'POST /moved']);
+    assert.deepEqual(
+      target.requests.map((r) => `${r.method} ${r.url}`),
+      ['POST /token', 'POST /moved'],
+    );
     await followed.stop();
 
     const away = await serve((_req, res) => {
@@ -137,7 +150,10 @@ describe('targetnet authorization', () => {
       res.end();
     });
     const log = new RecordingLog();
-    const refused = targetAuthProvider({ type: 'oauth2', authorizationToken: 's', authorizationServiceUrl: away.url, tokenUpdateIntervalMs: 60_000 }, { clock, log, timeoutMs: 5000 });
+    const refused = targetAuthProvider(
+      { type: 'oauth2', authorizationToken: 's', authorizationServiceUrl: away.url, tokenUpdateIntervalMs: 60_000 },
+      { clock, log, timeoutMs: 5000 },
+    );
     refused.start();
     await until(() => log.said(/failed to give a token/) > 0);
     assert.equal(refused.isAlive(), false);
@@ -177,12 +193,20 @@ describe('the anchoring-auth check', () => {
 
   it('passes when the target answers its height with the credentials; fails naming why otherwise', async () => {
     let status = 200;
-    const t = await serve((_req, res) => (status === 200 ? reply(res, 200, { height: 7 }) : reply(res, status, { error: 618, message: 'Authorization error. Missing authorization metadata' })));
+    const t = await serve((_req, res) =>
+      status === 200 ? reply(res, 200, { height: 7 }) : reply(res, status, { error: 618, message: 'Authorization error. Missing authorization metadata' }),
+    );
     const a = anchoring(t.url);
     await a.checkAuth();
     status = 401;
-    await assert.rejects(a.checkAuth(), /^Error: Targetnet node http:\/\/127\.0\.0\.1:\d+ refused the request: HTTP 401: Authorization error\. Missing authorization metadata$/);
-    await assert.rejects(anchoring(await closedPort()).checkAuth(), /Targetnet node is not reachable: GET http:\/\/127\.0\.0\.1:\d+\/blocks\/height: ECONNREFUSED/);
+    await assert.rejects(
+      a.checkAuth(),
+      /^Error: Targetnet node http:\/\/127\.0\.0\.1:\d+ refused the request: HTTP 401: Authorization error\. Missing authorization metadata$/,
+    );
+    await assert.rejects(
+      anchoring(await closedPort()).checkAuth(),
+      /Targetnet node is not reachable: GET http:\/\/127\.0\.0\.1:\d+\/blocks\/height: ECONNREFUSED/,
+    );
   });
 
   it("oauth2 without a token: WE's 'Targetnet auth service is not available'", async () => {

@@ -164,7 +164,7 @@ describe('REST under abuse: slow bodies, idle sockets, connection floods', () =>
     // Node counts a connection once it is accepted: wait until the server holds the whole flood.
     const server = g.app.server;
     const deadline = Date.now() + 15_000;
-    for (let held = 0; held < LIMITS.maxConnections; ) {
+    for (let held = 0; held < LIMITS.maxConnections;) {
       assert.ok(Date.now() < deadline, `the server held ${held} of the ${LIMITS.maxConnections} flood connections`);
       held = await new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
       if (held < LIMITS.maxConnections) await nextTurn();
@@ -218,7 +218,14 @@ describe('REST under abuse: slow bodies, idle sockets, connection floods', () =>
     // 10 MB of JSON to /utils/hash/secure; 200k addresses to validateMany; a mass transfer with 100k entries.
     expect611(await post('/utils/hash/secure', JSON.stringify({ message: 'a'.repeat(10_000_000) })));
     expect611(await post('/addresses/validateMany', JSON.stringify({ addresses: Array.from({ length: 200_000 }, () => address) })));
-    const massTransfer = { type: 11, version: 2, sender: address, fee: 100_000_000, assetId: null, transfers: Array.from({ length: 100_000 }, () => ({ recipient: address, amount: 1 })) };
+    const massTransfer = {
+      type: 11,
+      version: 2,
+      sender: address,
+      fee: 100_000_000,
+      assetId: null,
+      transfers: Array.from({ length: 100_000 }, () => ({ recipient: address, amount: 1 })),
+    };
     expect611(await post('/transactions/broadcast', JSON.stringify(massTransfer)));
     expect611(await post('/transactions/sign', JSON.stringify(massTransfer)));
     // 100 MB of text to /utils/hash/fast, streamed without a declared length.
@@ -231,13 +238,20 @@ describe('REST under abuse: slow bodies, idle sockets, connection floods', () =>
 describe('REST under abuse: wrong-password floods on the signing routes', () => {
   /** A fixture server whose wallet is a real keystore (real scrypt) with one account. */
   async function serverWithKeystore(maxFailures: number) {
-    const keystore = Keystore.open(`${tempDir('weft-abuse-ks-')}/keystore.json`, protocol.addresses, { scrypt: { N: 2 ** 14, r: 8, p: 1 }, unlockLimit: { maxFailures, windowMs: 60_000 } });
+    const keystore = Keystore.open(`${tempDir('weft-abuse-ks-')}/keystore.json`, protocol.addresses, {
+      scrypt: { N: 2 ** 14, r: 8, p: 1 },
+      unlockLimit: { maxFailures, windowMs: 60_000 },
+    });
     const address = keystore.addKeyPair(protocol.crypto.generateKeyPair(), 'right');
     const app = createApiServer({ ...fixtureChain().services, wallet: walletService(keystore) }, { logger: false });
     const base = await listen(app, { bindAddress: '127.0.0.1', port: 0 });
     after(() => app.close());
     const signText = async (password: string) => {
-      const r = await fetch(`${base}/addresses/signText/${address}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello', password }) });
+      const r = await fetch(`${base}/addresses/signText/${address}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hello', password }),
+      });
       return { status: r.status, body: (await r.json()) as { error?: number; signature?: string } };
     };
     return { base, signText, keystore, address };
@@ -301,7 +315,10 @@ describe('REST under abuse: large block-range reads', () => {
       if (h === 100) turnedWithinRange = turned;
     };
     const server = (size: number | undefined, sliceMs: number) => {
-      const app = createApiServer({ ...services, chain: everyHeightHolds(chain, block, onRead, size) }, { logger: false, heavyReads: { ...DEFAULT_HEAVY_READ_LIMITS, sliceMs } });
+      const app = createApiServer(
+        { ...services, chain: everyHeightHolds(chain, block, onRead, size) },
+        { logger: false, heavyReads: { ...DEFAULT_HEAVY_READ_LIMITS, sliceMs } },
+      );
       after(() => app.close());
       return apiClient(app, ROUTE_GROUPS);
     };
@@ -319,10 +336,17 @@ describe('REST under abuse: large block-range reads', () => {
         assert.equal(r.status, 200);
         if (turns) assert.equal(turnedWithinRange, true, `${url}: the loop turned while the range was serialized`);
         const blocks = JSON.parse(r.text) as Array<{ height: number; signature: string }>;
-        assert.deepEqual(blocks.map((b) => b.height), Array.from({ length: 100 }, (_, i) => i + 1));
+        assert.deepEqual(
+          blocks.map((b) => b.height),
+          Array.from({ length: 100 }, (_, i) => i + 1),
+        );
         assert.ok(blocks.every((b) => b.signature === blocks[0]!.signature));
         // int64 as strings when asked for, as every other answer.
-        const asStrings = await client.request({ method: 'GET', url: url.replace('/100', '/2'), headers: { accept: 'application/json;large-significand-format=string' } });
+        const asStrings = await client.request({
+          method: 'GET',
+          url: url.replace('/100', '/2'),
+          headers: { accept: 'application/json;large-significand-format=string' },
+        });
         assert.match(asStrings.text, /"timestamp":"\d+"/);
       }
     }
@@ -401,7 +425,17 @@ describe('REST under abuse: concurrent heavy reads while a dev node mines', { ti
     const accounts = devAccounts(protocol);
     const transferFrom = (i: number, amount: number): { id: string; json: string } => {
       const from = accounts[i % accounts.length]!;
-      const json = { type: 4, version: 3, senderPublicKey: encodeBase58(from.keyPair.publicKey), recipient: accounts[(i + 1) % accounts.length]!.address, amount, fee: 1_000_000, attachment: '', timestamp: Date.now() + i, proofs: [] };
+      const json = {
+        type: 4,
+        version: 3,
+        senderPublicKey: encodeBase58(from.keyPair.publicKey),
+        recipient: accounts[(i + 1) % accounts.length]!.address,
+        amount,
+        fee: 1_000_000,
+        attachment: '',
+        timestamp: Date.now() + i,
+        proofs: [],
+      };
       const tx = protocol.sign(protocol.transactionFromJson(json, { forBroadcast: false }), from.keyPair.privateKey);
       return { id: tx.idBase58, json: stringifyJson(tx.toJson()) };
     };
@@ -421,7 +455,11 @@ describe('REST under abuse: concurrent heavy reads while a dev node mines', { ti
       for (let n = 0; reading && n < 200; n++) {
         const r = await node.get(`/blocks/${path}/1/${top}`, { timeoutMs: 60_000 });
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-        if (r.status === 200) assert.deepEqual((r.json as Array<{ height: number }>).map((b) => b.height), Array.from({ length: top }, (_, k) => k + 1));
+        if (r.status === 200)
+          assert.deepEqual(
+            (r.json as Array<{ height: number }>).map((b) => b.height),
+            Array.from({ length: top }, (_, k) => k + 1),
+          );
         else assert.deepEqual([r.status, r.json.error], [503, 642], r.text);
       }
     });
@@ -473,6 +511,9 @@ describe('REST under abuse: key patterns that would backtrack for minutes', { ti
     assert.deepEqual(filtered.json, []);
     assert.equal(status.status, 200, status.text);
     const whole = await node.get(`/addresses/data/${author.address}?matches=${encodeURIComponent('(k|kk)*')}`);
-    assert.deepEqual((whole.json as Array<{ key: string }>).map((e) => e.key), [key]);
+    assert.deepEqual(
+      (whole.json as Array<{ key: string }>).map((e) => e.key),
+      [key],
+    );
   });
 });

@@ -190,7 +190,10 @@ export async function accountsChain(): Promise<AccountsChain> {
   const devGenesis = devGenesisSettings(p, START, null);
   const transactions = devGenesis.transactions.map((t, i) => (i === 0 ? { ...t, amount: OWNER_GENESIS } : t));
   const unsigned: GenesisSettings = { ...devGenesis, transactions, initialBalance: transactions.reduce((s, t) => s + t.amount, 0n) };
-  const genesis = { ...unsigned, signature: signGenesisBlock(p, unsigned, 'poa', p.crypto.keyPairFromSeedPhrase(DEV_GENESIS_SIGNER_SEED).privateKey).signature };
+  const genesis = {
+    ...unsigned,
+    signature: signGenesisBlock(p, unsigned, 'poa', p.crypto.keyPairFromSeedPhrase(DEV_GENESIS_SIGNER_SEED).privateKey).signature,
+  };
   const config: NodeConfig = {
     ...base,
     chain: { ...base.chain, genesis, maxRollbackDepth: MAX_ROLLBACK_DEPTH },
@@ -254,7 +257,15 @@ export async function accountsChain(): Promise<AccountsChain> {
   // Height 2: the asset, WEST to A.
   let issue!: Transaction;
   block(() => {
-    issue = paid(O, WEST, { type: 3, version: 2, name: 'Accounts', description: 'asset of the accounts tests', quantity: ASSET_QUANTITY, decimals: 0, reissuable: true });
+    issue = paid(O, WEST, {
+      type: 3,
+      version: 2,
+      name: 'Accounts',
+      description: 'asset of the accounts tests',
+      quantity: ASSET_QUANTITY,
+      decimals: 0,
+      reissuable: true,
+    });
     ledger.addAsset(issue.idBase58, O.b58, ASSET_QUANTITY);
     return [[issue], [transfer(O, A, 1_000n * WEST)]];
   });
@@ -303,7 +314,10 @@ export async function accountsChain(): Promise<AccountsChain> {
   });
 
   // Height 6: the cancel; asset moves; sponsorship.
-  block(() => [[cancel(A, C, 5n * WEST, leaseAC), transfer(A, D, 1n, asset), transfer(C, B, 100_000_000_000_000_000n, asset)], [paid(O, WEST, { type: 14, version: 1, assetId: asset, isEnabled: true })]]);
+  block(() => [
+    [cancel(A, C, 5n * WEST, leaseAC), transfer(A, D, 1n, asset), transfer(C, B, 100_000_000_000_000_000n, asset)],
+    [paid(O, WEST, { type: 14, version: 1, assetId: asset, isEnabled: true })],
+  ]);
 
   // Height 7: a scripted asset; D's account script.
   let scripted!: Transaction;

@@ -48,19 +48,38 @@ for (const consensus of [POA, POS]) {
       s = await status(c);
       assert.equal(s.height, 3);
       assert.deepEqual(byId(s, FEE_SWITCH), { id: 7, description: 'Fee Switch', blockchainStatus: 'VOTING', nodeStatus: 'VOTED', supportingBlocks: 2 });
-      assert.deepEqual(byId(s, 555), { id: 555, description: 'Unknown feature', blockchainStatus: 'VOTING', nodeStatus: 'NOT_IMPLEMENTED', supportingBlocks: 1 }, 'a voted unknown id is listed');
+      assert.deepEqual(
+        byId(s, 555),
+        { id: 555, description: 'Unknown feature', blockchainStatus: 'VOTING', nodeStatus: 'NOT_IMPLEMENTED', supportingBlocks: 1 },
+        'a voted unknown id is listed',
+      );
 
       c.forge([FEE_SWITCH]); // 4: 7 approved (3 votes), 1140 not (2)
       const r = await c.client.call('GET /activation/status');
-      assert.ok(r.text.includes('{"id":7,"description":"Fee Switch","blockchainStatus":"APPROVED","nodeStatus":"VOTED","activationHeight":8}'), "WE's fields in WE's order");
+      assert.ok(
+        r.text.includes('{"id":7,"description":"Fee Switch","blockchainStatus":"APPROVED","nodeStatus":"VOTED","activationHeight":8}'),
+        "WE's fields in WE's order",
+      );
       s = r.body;
       assert.equal(s.nextCheck, 4);
-      assert.deepEqual(byId(s, WASM), { id: 1140, description: 'Support of WASM smart-contracts', blockchainStatus: 'VOTING', nodeStatus: 'VOTED', supportingBlocks: 2 });
+      assert.deepEqual(byId(s, WASM), {
+        id: 1140,
+        description: 'Support of WASM smart-contracts',
+        blockchainStatus: 'VOTING',
+        nodeStatus: 'VOTED',
+        supportingBlocks: 2,
+      });
 
       c.forge(); // 5: a new window
       s = await status(c);
       assert.equal(s.nextCheck, 8);
-      assert.deepEqual(byId(s, WASM), { id: 1140, description: 'Support of WASM smart-contracts', blockchainStatus: 'VOTING', nodeStatus: 'VOTED', supportingBlocks: 0 });
+      assert.deepEqual(byId(s, WASM), {
+        id: 1140,
+        description: 'Support of WASM smart-contracts',
+        blockchainStatus: 'VOTING',
+        nodeStatus: 'VOTED',
+        supportingBlocks: 0,
+      });
       assert.equal(byId(s, 555), undefined, 'no longer voted for in this window');
       while (c.node.chain.height() < 8) c.forge();
       s = await status(c);
@@ -69,7 +88,10 @@ for (const consensus of [POA, POS]) {
     });
 
     it('a rollback across the approval puts the feature back to VOTING', async () => {
-      const rolled = await c.client.call('POST /debug/rollback', { body: { rollbackTo: 3, returnTransactionsToUtx: false }, headers: { 'X-API-Key': DEV_API_KEY } });
+      const rolled = await c.client.call('POST /debug/rollback', {
+        body: { rollbackTo: 3, returnTransactionsToUtx: false },
+        headers: { 'X-API-Key': DEV_API_KEY },
+      });
       assert.equal(rolled.status, 200, rolled.text);
       const s = await status(c);
       assert.equal(s.height, 3);

@@ -67,8 +67,18 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
     it('derives the address of a public key; 108 for a bad key', async () => {
       const pk = encodeBase58(E.keyPair.publicKey);
       assert.deepEqual((await get(`/addresses/publicKey/${pk}`)).json, { address: E.b58 });
-      assertError(await get('/addresses/publicKey/0bad'), 400, 108, "invalid public key: Can't create public key from string '0bad': Unable to decode base58: assertion failed: Wrong char '0' in Base58 string '0bad'");
-      assertError(await get('/addresses/publicKey/3yZe7d'), 400, 108, /^invalid public key: Can't create public key from string '3yZe7d': Bad public key bytes length/);
+      assertError(
+        await get('/addresses/publicKey/0bad'),
+        400,
+        108,
+        "invalid public key: Can't create public key from string '0bad': Unable to decode base58: assertion failed: Wrong char '0' in Base58 string '0bad'",
+      );
+      assertError(
+        await get('/addresses/publicKey/3yZe7d'),
+        400,
+        108,
+        /^invalid public key: Can't create public key from string '3yZe7d': Bad public key bytes length/,
+      );
       assertError(await get(`/addresses/publicKey/${'2'.repeat(60)}`), 400, 108, /Bad public key string length: expected: '44', found: '60'/);
     });
   });
@@ -152,7 +162,10 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
     it('gives the effective balance now and over the last blocks', async () => {
       for (const p of all()) {
         const now = await get(`/addresses/effectiveBalance/${p.b58}`);
-        assert.deepEqual({ ...now.json, balance: big(now.json.balance) }, { address: p.b58, confirmations: 0, balance: effective(c.ledger.westAt(p.b58, c.top)) });
+        assert.deepEqual(
+          { ...now.json, balance: big(now.json.balance) },
+          { address: p.b58, confirmations: 0, balance: effective(c.ledger.westAt(p.b58, c.top)) },
+        );
         for (let conf = 1; conf <= c.top + 1; conf++) {
           const r = await get(`/addresses/effectiveBalance/${p.b58}/${conf}`);
           assert.equal(big(r.json.balance), c.ledger.minOver(p.b58, Math.max(1, c.top - conf + 1), c.top, effective), `${p.name} over ${conf}`);
@@ -169,7 +182,11 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
         for (let h = 1; h <= c.top; h++) {
           const r = await get(`/addresses/generatingBalance/${p.b58}/at/${h}`);
           assert.equal(r.status, 200, r.text);
-          assert.deepEqual({ ...r.json, balance: big(r.json.balance) }, { address: p.b58, balance: c.ledger.minOver(p.b58, 1, h, effective) }, `${p.name} at ${h}`);
+          assert.deepEqual(
+            { ...r.json, balance: big(r.json.balance) },
+            { address: p.b58, balance: c.ledger.minOver(p.b58, 1, h, effective) },
+            `${p.name} at ${h}`,
+          );
         }
       }
       const prefixed = await get(`/addresses/generatingBalance/address:${A.b58}/at/2`);
@@ -269,8 +286,18 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
       }
       assertError(await get('/addresses/validate/no'), 400, 199, "Invalid address or alias: GenericError(Alias 'no' length should be between 4 and 30)");
       assertError(await get('/addresses/validate/unknown-alias'), 400, 199, 'Invalid address or alias: AliasDoesNotExist(alias:T:unknown-alias)');
-      assertError(await get(`/addresses/validate/${enc('alias:W:some-alias')}`), 400, 199, "Invalid address or alias: GenericError(Alias network char doesn't match current scheme)");
-      assertError(await get(`/addresses/validate/${enc('aliasname')}`), 400, 199, "Invalid address or alias: GenericError(Alias string pattern is 'alias:<chain-id>:<address-alias>)");
+      assertError(
+        await get(`/addresses/validate/${enc('alias:W:some-alias')}`),
+        400,
+        199,
+        "Invalid address or alias: GenericError(Alias network char doesn't match current scheme)",
+      );
+      assertError(
+        await get(`/addresses/validate/${enc('aliasname')}`),
+        400,
+        199,
+        "Invalid address or alias: GenericError(Alias string pattern is 'alias:<chain-id>:<address-alias>)",
+      );
       assertError(
         await get(`/addresses/validate/${corrupted()}`),
         400,
@@ -286,7 +313,12 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
         { addressOrAlias: A.b58, valid: true },
         { addressOrAlias: 'no', valid: false, reason: "GenericError(Alias 'no' length should be between 4 and 30)" },
         { addressOrAlias: c.alias, valid: true },
-        { addressOrAlias: corrupted(), valid: false, reason: "InvalidAddress(Bad address checksum. Address is corrupted or generated using a different crypto (check 'node.crypto.type' config parameter).)" },
+        {
+          addressOrAlias: corrupted(),
+          valid: false,
+          reason:
+            "InvalidAddress(Bad address checksum. Address is corrupted or generated using a different crypto (check 'node.crypto.type' config parameter).)",
+        },
       ]);
       const bad = await post('/addresses/validateMany', { addressesOrAliases: [1] });
       assertError(bad, 400, 1);
@@ -328,9 +360,17 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
       const signature: string = cryptoUtils.createTransactionSignature(bytes, encodeBase58(B.keyPair.privateKey));
       const pk = encodeBase58(B.keyPair.publicKey);
       assert.deepEqual((await post(`/addresses/verify/${B.b58}`, { message: encodeBase58(bytes), signature, publickey: pk })).json, { valid: true });
-      assert.deepEqual((await post(`/addresses/verify/${B.b58}`, { message: encodeBase58(bytes), signature, publicKey: pk })).json, { valid: true }, 'publicKey works too');
+      assert.deepEqual(
+        (await post(`/addresses/verify/${B.b58}`, { message: encodeBase58(bytes), signature, publicKey: pk })).json,
+        { valid: true },
+        'publicKey works too',
+      );
       assert.deepEqual((await post(`/addresses/verifyText/${B.b58}`, { message: text, signature, publicKey: pk })).json, { valid: true });
-      assert.deepEqual((await post(`/addresses/verifyText/${A.b58}`, { message: text, signature, publicKey: pk })).json, { valid: false }, 'the key is not the address');
+      assert.deepEqual(
+        (await post(`/addresses/verifyText/${A.b58}`, { message: text, signature, publicKey: pk })).json,
+        { valid: false },
+        'the key is not the address',
+      );
       assert.deepEqual((await post(`/addresses/verifyText/${B.b58}`, { message: `${text}!`, signature, publicKey: pk })).json, { valid: false });
     });
 
@@ -345,7 +385,12 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
       assertError(await post(`/addresses/verify/${B.b58}`, { message: '', signature: '', publicKey: pk }), 400, 101, 'invalid signature');
       assertError(await post(`/addresses/verify/${B.b58}`, { message: '', signature: '0x', publicKey: pk }), 400, 101);
       assertError(await post(`/addresses/verify/${B.b58}`, { message: '', signature: sig, publicKey: '' }), 400, 108, 'invalid public key: ');
-      assertError(await post(`/addresses/verifyText/${B.b58}`, { message: '0OIl', signature: sig, publicKey: '3yZe7d' }), 400, 108, /^invalid public key: Bad public key bytes length: expected: '32', found: '\d'$/);
+      assertError(
+        await post(`/addresses/verifyText/${B.b58}`, { message: '0OIl', signature: sig, publicKey: '3yZe7d' }),
+        400,
+        108,
+        /^invalid public key: Bad public key bytes length: expected: '32', found: '\d'$/,
+      );
     });
   });
 
@@ -366,7 +411,8 @@ describe('addresses, alias and leasing routes on a forged chain', { timeout: 60_
 
   describe('leasing', () => {
     it('lists the active leases an address takes part in, newest first, with heights', async () => {
-      const ids = async (p: Party, suffix = '') => ((await get(`/leasing/active/${p.b58}${suffix}`)).json as Array<{ id: string; height: number; type: number }>).map((t) => [t.id, t.height, t.type]);
+      const ids = async (p: Party, suffix = '') =>
+        ((await get(`/leasing/active/${p.b58}${suffix}`)).json as Array<{ id: string; height: number; type: number }>).map((t) => [t.id, t.height, t.type]);
       const h = (tx: { idBase58: string }) => c.heightOf.get(tx.idBase58)!;
       const { leaseAB, leaseOA, leaseBC } = c.ids;
       // A: O's lease to it and its lease to B (both at height 3, O's later); its lease to C was cancelled.

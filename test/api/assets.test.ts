@@ -198,7 +198,10 @@ describe('assets routes on a forged chain', { timeout: 60_000 }, () => {
       const r = await get(`/assets/${asset}/distribution`);
       assert.equal(r.status, 200, r.text);
       const expected = expectedDistribution(asset, c.top);
-      assert.deepEqual(Object.keys(r.json), expected.map(([a]) => a));
+      assert.deepEqual(
+        Object.keys(r.json),
+        expected.map(([a]) => a),
+      );
       assert.deepEqual(bigValues(r.json), Object.fromEntries(expected));
       assert.ok(!(E.b58 in r.json), 'a holder that gave everything away is not listed');
       assert.ok(F.b58 in r.json, 'a holder of the liquid block is listed');
@@ -254,7 +257,12 @@ describe('assets routes on a forged chain', { timeout: 60_000 }, () => {
       assertError(await at(lowest, 10, '0OIl'), 400, 199, 'Must be base58-encoded assetId');
       assertError(await at(lowest, 10, asset, '?after=bad'), 400, 102);
       assertError(await at(lowest - 1, 10, asset, '?after=bad'), 400, 102, undefined);
-      for (const [h, l] of [['x', 1], [5, 'y'], [5, -1], ['2147483648', 1]] as const) {
+      for (const [h, l] of [
+        ['x', 1],
+        [5, 'y'],
+        [5, -1],
+        ['2147483648', 1],
+      ] as const) {
         const r = await at(h, l);
         assert.equal(r.status, 404, `${h}/${l}: ${r.text}`);
         assert.equal(r.text, 'The requested resource could not be found.');
@@ -266,9 +274,15 @@ describe('assets routes on a forged chain', { timeout: 60_000 }, () => {
     assert.ok(F.b58 in (await get(`/assets/${asset}/distribution`)).json);
     c.services.admin.rollback(c.top - 1, false);
     const after = (await get(`/assets/${asset}/distribution`)).json;
-    assert.deepEqual(Object.keys(after), expectedDistribution(asset, c.top - 1).map(([a]) => a));
+    assert.deepEqual(
+      Object.keys(after),
+      expectedDistribution(asset, c.top - 1).map(([a]) => a),
+    );
     assert.ok(!(F.b58 in after));
-    assert.ok(![...c.services.history.assetHolders(decodeBase58(asset))].some((h) => Buffer.compare(h, decodeBase58(F.b58)) === 0), 'the index entry is undone');
+    assert.ok(
+      ![...c.services.history.assetHolders(decodeBase58(asset))].some((h) => Buffer.compare(h, decodeBase58(F.b58)) === 0),
+      'the index entry is undone',
+    );
     assert.deepEqual((await get(`/assets/balance/${F.b58}`)).json.balances, []);
   });
 });

@@ -75,7 +75,9 @@ function routes(s: SeededNode): Route[] {
   const out: Route[] = [];
   for (const g of ROUTE_GROUPS) {
     for (const route of g.routes) {
-      const url = fastifyUrls(route)[0]!.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => encodeURIComponent(values[name] ?? '2')).replace(/\*$/, 'x');
+      const url = fastifyUrls(route)[0]!
+        .replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => encodeURIComponent(values[name] ?? '2'))
+        .replace(/\*$/, 'x');
       out.push({ route, key: routeKey(route.method, route.path), url });
     }
   }
@@ -141,7 +143,8 @@ describe('api-key mode: every protected route', () => {
       // Deep enough that no route of the group (one with path parameters included) matches it.
       const url = `${g.prefixAuth.prefix}/no-such-route-here/nor/here`;
       const without = await s.app.inject({ method: 'GET', url });
-      if (without.statusCode !== 403 || !without.body.includes(`"error":${refusal.code}`)) problems.push(`GET ${url} without a key: ${without.statusCode} ${without.body}`);
+      if (without.statusCode !== 403 || !without.body.includes(`"error":${refusal.code}`))
+        problems.push(`GET ${url} without a key: ${without.statusCode} ${without.body}`);
       const withKey = await s.app.inject({ method: 'GET', url, headers: { 'x-api-key': refusal.key } });
       if (withKey.statusCode !== 404) problems.push(`GET ${url} with the key: ${withKey.statusCode} ${withKey.body}`);
     }
@@ -184,7 +187,12 @@ function jwt(privateKey: KeyObject, claims: object, header: object = { alg: 'RS2
 }
 
 const ROLE_OF: Record<Exclude<AuthLevel, 'none'>, string> = { user: 'user', admin: 'admin', privacy: 'privacy', confidential: 'confidential_contracts' };
-const ROLE_NAME: Record<Exclude<AuthLevel, 'none'>, string> = { user: 'User', admin: 'Administrator', privacy: 'PrivacyUser', confidential: 'ConfidentialContractsUser' };
+const ROLE_NAME: Record<Exclude<AuthLevel, 'none'>, string> = {
+  user: 'User',
+  admin: 'Administrator',
+  privacy: 'PrivacyUser',
+  confidential: 'ConfidentialContractsUser',
+};
 
 describe('OAuth2 mode: every route', () => {
   const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -209,9 +217,14 @@ describe('OAuth2 mode: every route', () => {
       // Deep enough that no route of the group (one with path parameters included) matches it.
       const url = `${g.prefixAuth.prefix}/no-such-route-here/nor/here`;
       const without = await s.app.inject({ method: 'GET', url });
-      if (without.statusCode !== 401 || !without.body.includes('"error":618')) problems.push(`GET ${url} without a token: ${without.statusCode} ${without.body}`);
+      if (without.statusCode !== 401 || !without.body.includes('"error":618'))
+        problems.push(`GET ${url} without a token: ${without.statusCode} ${without.body}`);
       const role = ROLE_OF[g.prefixAuth.level];
-      const withToken = await s.app.inject({ method: 'GET', url, headers: bearer(jwt(keys.privateKey, { roles: [role], addresses: [{ address: owner, type: 'node' }], exp: exp() })) });
+      const withToken = await s.app.inject({
+        method: 'GET',
+        url,
+        headers: bearer(jwt(keys.privateKey, { roles: [role], addresses: [{ address: owner, type: 'node' }], exp: exp() })),
+      });
       if (withToken.statusCode !== 404) problems.push(`GET ${url} with the token: ${withToken.statusCode} ${withToken.body}`);
     }
     assert.deepEqual(problems, []);
@@ -233,7 +246,13 @@ describe('OAuth2 mode: every route', () => {
       refusedWith(problems, `${what} without a token`, await request(s, r, {}), 401, 618, 'Authorization error. Missing authorization metadata');
       refusedWith(problems, `${what} with a Basic credential`, await request(s, r, { authorization: 'Basic dXNlcjpwYXNz' }), 401, 618);
       refusedWith(problems, `${what} with a malformed token`, await request(s, r, bearer('not.a.token')), 401, 622, 'Authorization error. Invalid token');
-      refusedWith(problems, `${what} signed by another key`, await request(s, r, bearer(jwt(stranger.privateKey, { roles: [role], addresses: ownerEntry, exp: exp() }))), 401, 622);
+      refusedWith(
+        problems,
+        `${what} signed by another key`,
+        await request(s, r, bearer(jwt(stranger.privateKey, { roles: [role], addresses: ownerEntry, exp: exp() }))),
+        401,
+        622,
+      );
       refusedWith(
         problems,
         `${what} with an expired token`,
@@ -263,7 +282,11 @@ describe('OAuth2 mode: every route', () => {
           );
         }
       }
-      allowed(problems, `${what} with the right token`, await request(s, r, bearer(jwt(keys.privateKey, { roles: [role], addresses: ownerEntry, exp: exp() }))));
+      allowed(
+        problems,
+        `${what} with the right token`,
+        await request(s, r, bearer(jwt(keys.privateKey, { roles: [role], addresses: ownerEntry, exp: exp() }))),
+      );
     }
     assert.ok(protectedCount > 0);
     assert.deepEqual(problems, []);
@@ -280,11 +303,15 @@ describe('OAuth2 mode: every route', () => {
       const expected = levels.get(routeKey(o.method, o.path)) === 'none' ? [] : [{ OAuth: [] }];
       if (JSON.stringify(o.operation['security']) !== JSON.stringify(expected)) wrong.push(`${o.method} ${o.path}: ${JSON.stringify(o.operation['security'])}`);
       const responses = o.operation['responses'] as Record<string, unknown>;
-      if (expected.length > 0 && (responses['401'] === undefined || responses['403'] === undefined)) wrong.push(`${o.method} ${o.path}: refusals 401/403 not documented`);
+      if (expected.length > 0 && (responses['401'] === undefined || responses['403'] === undefined))
+        wrong.push(`${o.method} ${o.path}: refusals 401/403 not documented`);
     }
     assert.deepEqual(wrong, []);
     const schemes = (doc['components'] as Record<string, Record<string, unknown>>)['securitySchemes']!;
-    assert.deepEqual({ ...(schemes['OAuth'] as object), description: undefined }, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: undefined });
+    assert.deepEqual(
+      { ...(schemes['OAuth'] as object), description: undefined },
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: undefined },
+    );
   });
 });
 
@@ -389,8 +416,18 @@ describe('OAuth2 tokens and claims, read as WE reads them', () => {
 
   it('refuses to start with a key that is not an RSA public key', () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    assert.throws(() => new OAuth2Authenticator({ type: 'oauth2', publicKeyPem: ec.publicKey.export({ format: 'pem', type: 'spki' }).toString() }, { nodeOwner: OWNER, parseAddress: () => undefined, now: () => now }), /RSA/);
-    assert.throws(() => new OAuth2Authenticator({ type: 'oauth2', publicKeyPem: 'x' }, { nodeOwner: OWNER, parseAddress: () => undefined, now: () => now }), /OAuth2/);
+    assert.throws(
+      () =>
+        new OAuth2Authenticator(
+          { type: 'oauth2', publicKeyPem: ec.publicKey.export({ format: 'pem', type: 'spki' }).toString() },
+          { nodeOwner: OWNER, parseAddress: () => undefined, now: () => now },
+        ),
+      /RSA/,
+    );
+    assert.throws(
+      () => new OAuth2Authenticator({ type: 'oauth2', publicKeyPem: 'x' }, { nodeOwner: OWNER, parseAddress: () => undefined, now: () => now }),
+      /OAuth2/,
+    );
   });
 });
 

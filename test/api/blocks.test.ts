@@ -33,7 +33,12 @@ describe('GET /blocks/height and /blocks/height/{signature}', () => {
   it('101 for a malformed or over-long id, 301 for an unknown one', async () => {
     expectError(await client.call('GET /blocks/height/{signature}', { params: { signature: '0OIl' } }), 400, 101, 'invalid signature');
     expectError(await client.call('GET /blocks/height/{signature}', { params: { signature: '2'.repeat(89) } }), 400, 101, 'invalid signature');
-    expectError(await client.call('GET /blocks/height/{signature}', { params: { signature: UNKNOWN_ID } }), 404, 301, `block with signature '${UNKNOWN_ID}' does not exist`);
+    expectError(
+      await client.call('GET /blocks/height/{signature}', { params: { signature: UNKNOWN_ID } }),
+      404,
+      301,
+      `block with signature '${UNKNOWN_ID}' does not exist`,
+    );
   });
 });
 
@@ -72,7 +77,12 @@ describe('GET /blocks/first, /blocks/last, /blocks/headers/last', () => {
   it('last after a further micro-block is the grown liquid block, in both int64 renderings', async () => {
     const served = blocks[3]!;
     assert.equal((await client.call('GET /blocks/last')).status, 200);
-    const { liquidBlock: grown } = produceMicroBlock(protocol, served, { transactions: [txs.lease] }, { timestamp: served.timestamp + 100n, privateKey: MINER.keyPair.privateKey, modifiedTotalSign: false });
+    const { liquidBlock: grown } = produceMicroBlock(
+      protocol,
+      served,
+      { transactions: [txs.lease] },
+      { timestamp: served.timestamp + 100n, privateKey: MINER.keyPair.privateKey, modifiedTotalSign: false },
+    );
     blocks[3] = grown;
     try {
       const r = await client.call('GET /blocks/last');
@@ -99,7 +109,10 @@ describe('GET /blocks/first, /blocks/last, /blocks/headers/last', () => {
 
 describe('GET /blocks/at/{height} and /blocks/headers/at/{height}', () => {
   it('gives extended transaction JSON: lease status, cancelled lease', async () => {
-    const at2 = (await client.call('GET /blocks/at/{height}', { params: { height: 2 } })).body as { transactions: Array<Record<string, unknown>>; height: number };
+    const at2 = (await client.call('GET /blocks/at/{height}', { params: { height: 2 } })).body as {
+      transactions: Array<Record<string, unknown>>;
+      height: number;
+    };
     assert.equal(at2.height, 2);
     const lease = at2.transactions.find((t) => t['id'] === txs.lease.idBase58)!;
     const active = at2.transactions.find((t) => t['id'] === txs.activeLease.idBase58)!;
@@ -124,7 +137,12 @@ describe('GET /blocks/at/{height} and /blocks/headers/at/{height}', () => {
     expectError(await client.call('GET /blocks/at/{height}', { params: { height: -3 } }), 400, 199, "Invalid parameter: '-3' must be positive");
     expectError(await client.call('GET /blocks/at/{height}', { params: { height: 'abc' } }), 400, 199, "Invalid parameter: Unable to parse Integer from 'abc'");
     expectError(await client.call('GET /blocks/at/{height}', { params: { height: '1e3' } }), 400, 199, "Invalid parameter: Unable to parse Integer from '1e3'");
-    expectError(await client.call('GET /blocks/at/{height}', { params: { height: '2147483648' } }), 400, 199, "Invalid parameter: Unable to parse Integer from '2147483648'");
+    expectError(
+      await client.call('GET /blocks/at/{height}', { params: { height: '2147483648' } }),
+      400,
+      199,
+      "Invalid parameter: Unable to parse Integer from '2147483648'",
+    );
     expectError(await client.call('GET /blocks/headers/at/{height}', { params: { height: 0 } }), 400, 199, "Invalid parameter: '0' must be positive");
     const plus = await client.call('GET /blocks/at/{height}', { params: { height: '+2' } });
     assert.equal((plus.body as { height: number }).height, 2);
@@ -149,16 +167,26 @@ describe('GET /blocks/seq, /blocks/seqext, /blocks/headers/seq', () => {
   });
 
   it('seq gives plain transaction JSON, seqext the extended one', async () => {
-    const plain = (await client.call('GET /blocks/seq/{from}/{to}', { params: { from: 2, to: 2 } })).body as Array<{ transactions: Array<Record<string, unknown>> }>;
+    const plain = (await client.call('GET /blocks/seq/{from}/{to}', { params: { from: 2, to: 2 } })).body as Array<{
+      transactions: Array<Record<string, unknown>>;
+    }>;
     assert.equal(plain[0]!.transactions.find((t) => t['id'] === txs.lease.idBase58)!['status'], undefined);
-    const ext = (await client.call('GET /blocks/seqext/{from}/{to}', { params: { from: 2, to: 3 } })).body as Array<{ transactions: Array<Record<string, unknown>> }>;
+    const ext = (await client.call('GET /blocks/seqext/{from}/{to}', { params: { from: 2, to: 3 } })).body as Array<{
+      transactions: Array<Record<string, unknown>>;
+    }>;
     assert.equal(ext[0]!.transactions.find((t) => t['id'] === txs.lease.idBase58)!['status'], 'canceled');
     assert.ok(ext[1]!.transactions.find((t) => t['id'] === txs.leaseCancel.idBase58)!['lease'] !== undefined);
   });
 
   it('headers/seq gives headers', async () => {
     const r = await client.call('GET /blocks/headers/seq/{from}/{to}', { params: { from: 1, to: 2 } });
-    assert.deepEqual(r.body, asClient([{ ...blocks[0]!.headerJson(), fee: 0n, height: 1 }, { ...blocks[1]!.headerJson(), fee: blocks[1]!.fee, height: 2 }]));
+    assert.deepEqual(
+      r.body,
+      asClient([
+        { ...blocks[0]!.headerJson(), fee: 0n, height: 1 },
+        { ...blocks[1]!.headerJson(), fee: blocks[1]!.fee, height: 2 },
+      ]),
+    );
     assert.ok(blocks[1]!.fee > 0n);
   });
 
@@ -180,7 +208,7 @@ describe('GET /blocks/signature/{signature} and /blocks/child/{signature}', () =
     assert.deepEqual(r.body, asClient({ ...blocks[2]!.toJson(), height: 3 }));
   });
 
-  it("an intermediate liquid id gives the liquid block as assembled up to it, at the current height", async () => {
+  it('an intermediate liquid id gives the liquid block as assembled up to it, at the current height', async () => {
     const r = await client.call('GET /blocks/signature/{signature}', { params: { signature: b58(liquidIds[0]!) } });
     assert.deepEqual(r.body, asClient({ ...liquidKeyBlock.toJson(), height: 4 }));
     assert.equal((r.body as { transactionCount: number }).transactionCount, 1);
@@ -206,13 +234,17 @@ describe('GET /blocks/signature/{signature} and /blocks/child/{signature}', () =
 });
 
 describe('GET /blocks/address/{address}/{from}/{to}', () => {
-  it("gives the blocks the address produced, compared as text", async () => {
-    const mine = (await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: MINER.address.toString(), from: 1, to: 10 } })).body as Array<{ height: number }>;
+  it('gives the blocks the address produced, compared as text', async () => {
+    const mine = (await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: MINER.address.toString(), from: 1, to: 10 } }))
+      .body as Array<{ height: number }>;
     assert.deepEqual(
       mine.map((b) => b.height),
       [1, 2, 3, 4],
     );
-    assert.deepEqual((await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: SECOND.address.toString(), from: 1, to: 4 } })).body, []);
+    assert.deepEqual(
+      (await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: SECOND.address.toString(), from: 1, to: 4 } })).body,
+      [],
+    );
     assert.deepEqual((await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: 'not-an-address', from: 1, to: 4 } })).body, []);
   });
 
@@ -220,6 +252,11 @@ describe('GET /blocks/address/{address}/{from}/{to}', () => {
     const a = MINER.address.toString();
     expectError(await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: a, from: 3, to: 2 } }), 400, 10);
     expectError(await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: a, from: 1, to: 101 } }), 400, 10);
-    expectError(await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: a, from: 0, to: 2 } }), 400, 199, "Invalid parameters: ['0' must be positive]");
+    expectError(
+      await client.call('GET /blocks/address/{address}/{from}/{to}', { params: { address: a, from: 0, to: 2 } }),
+      400,
+      199,
+      "Invalid parameters: ['0' must be positive]",
+    );
   });
 });

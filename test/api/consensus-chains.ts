@@ -65,7 +65,13 @@ export interface ConsensusChainOptions {
 
 export async function consensusChain(consensus: ConsensusSettings, options: ConsensusChainOptions = {}): Promise<ConsensusChain> {
   const clock = { now: START };
-  const base = await devNodeConfig({ dataDir: tempDir(`weft-${consensus.type}-`), restPort: 0, p2pPort: 0, now: () => clock.now, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+  const base = await devNodeConfig({
+    dataDir: tempDir(`weft-${consensus.type}-`),
+    restPort: 0,
+    p2pPort: 0,
+    now: () => clock.now,
+    keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
+  });
   const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
   const accounts = devAccounts(p);
   const devGenesis = devGenesisSettings(p, START, null);
@@ -74,7 +80,10 @@ export async function consensusChain(consensus: ConsensusSettings, options: Cons
     ...devGenesis,
     networkParticipants: devGenesis.networkParticipants.map((n, i) => (i === 1 ? { ...n, roles: secondMiner } : n)),
   };
-  const genesis = { ...unsigned, signature: signGenesisBlock(p, unsigned, consensus.type, p.crypto.keyPairFromSeedPhrase(DEV_GENESIS_SIGNER_SEED).privateKey).signature };
+  const genesis = {
+    ...unsigned,
+    signature: signGenesisBlock(p, unsigned, consensus.type, p.crypto.keyPairFromSeedPhrase(DEV_GENESIS_SIGNER_SEED).privateKey).signature,
+  };
   const chainSettings: ChainSettings = {
     ...base.chain,
     consensus,

@@ -51,7 +51,14 @@ describe('/consensus on a PoA node', () => {
     expectError(await c.client.call('GET /consensus/settings', { headers: { 'X-API-Key': 'wrong' } }), 403, 2);
     const r = await c.client.call('GET /consensus/settings', { headers: { 'X-API-Key': DEV_API_KEY } });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, { consensusAlgo: 'Proof-of-Authority (PoA)', roundDuration: '4 seconds', syncDuration: '1 second', banDurationBlocks: 4, warningsForBan: 2, maxBansPercentage: 50 });
+    assert.deepEqual(r.body, {
+      consensusAlgo: 'Proof-of-Authority (PoA)',
+      roundDuration: '4 seconds',
+      syncDuration: '1 second',
+      banDurationBlocks: 4,
+      warningsForBan: 2,
+      maxBansPercentage: 50,
+    });
     assert.ok(r.text.indexOf('"consensusAlgo"') < r.text.indexOf('"roundDuration"'), "WE's field order");
   });
 
@@ -64,10 +71,25 @@ describe('/consensus on a PoA node', () => {
       assert.deepEqual((await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: h } })).body, { miners: queue, height: h });
     }
     const top = c.node.chain.height();
-    expectError(await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: top + 1 } }), 400, 310, `Requested height '${top + 1}' is greater than current state height '${top}'`);
+    expectError(
+      await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: top + 1 } }),
+      400,
+      310,
+      `Requested height '${top + 1}' is greater than current state height '${top}'`,
+    );
     expectError(await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: 0 } }), 400, 199, "Invalid parameter: '0' must be positive");
-    expectError(await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: 'x' } }), 400, 199, "Invalid parameter: Unable to parse Integer from 'x'");
-    expectError(await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: '4294967296' } }), 400, 199, "Invalid parameter: Unable to parse Integer from '4294967296'");
+    expectError(
+      await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: 'x' } }),
+      400,
+      199,
+      "Invalid parameter: Unable to parse Integer from 'x'",
+    );
+    expectError(
+      await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: '4294967296' } }),
+      400,
+      199,
+      "Invalid parameter: Unable to parse Integer from '4294967296'",
+    );
   });
 
   it('miners/{timestamp}: the queue at any timestamp; PositiveLong errors', async () => {
@@ -83,8 +105,18 @@ describe('/consensus on a PoA node', () => {
     assert.ok(rb.text.includes(`"timestamp":${big}`), 'int64 written exactly');
     expectError(await c.client.call('GET /consensus/miners/{timestamp}', { params: { timestamp: 0 } }), 400, 199, "Invalid parameter: '0' must be positive");
     expectError(await c.client.call('GET /consensus/miners/{timestamp}', { params: { timestamp: -5 } }), 400, 199, "Invalid parameter: '-5' must be positive");
-    expectError(await c.client.call('GET /consensus/miners/{timestamp}', { params: { timestamp: 'soon' } }), 400, 199, "Invalid parameter: Unable to parse Long from 'soon'");
-    expectError(await c.client.call('GET /consensus/miners/{timestamp}', { params: { timestamp: '9223372036854775808' } }), 400, 199, "Invalid parameter: Unable to parse Long from '9223372036854775808'");
+    expectError(
+      await c.client.call('GET /consensus/miners/{timestamp}', { params: { timestamp: 'soon' } }),
+      400,
+      199,
+      "Invalid parameter: Unable to parse Long from 'soon'",
+    );
+    expectError(
+      await c.client.call('GET /consensus/miners/{timestamp}', { params: { timestamp: '9223372036854775808' } }),
+      400,
+      199,
+      "Invalid parameter: Unable to parse Long from '9223372036854775808'",
+    );
   });
 
   it('bannedMiners and minersWarningsAndBans follow the stored ban history', async () => {
@@ -94,9 +126,18 @@ describe('/consensus on a PoA node', () => {
     const top = c.node.chain.height();
     for (let h = 1; h <= top; h++) {
       const banned = bans.some((b) => b.beginHeight <= h && h < b.beginHeight + POA.banDurationBlocks);
-      assert.deepEqual((await c.client.call('GET /consensus/bannedMiners/{height}', { params: { height: h } })).body, { bannedMiners: banned ? [idle] : [], height: h }, `height ${h}`);
+      assert.deepEqual(
+        (await c.client.call('GET /consensus/bannedMiners/{height}', { params: { height: h } })).body,
+        { bannedMiners: banned ? [idle] : [], height: h },
+        `height ${h}`,
+      );
     }
-    expectError(await c.client.call('GET /consensus/bannedMiners/{height}', { params: { height: top + 1 } }), 400, 310, `Requested height '${top + 1}' is greater than current state height '${top}'`);
+    expectError(
+      await c.client.call('GET /consensus/bannedMiners/{height}', { params: { height: top + 1 } }),
+      400,
+      310,
+      `Requested height '${top + 1}' is greater than current state height '${top}'`,
+    );
     expectError(await c.client.call('GET /consensus/bannedMiners/{height}', { params: { height: -1 } }), 400, 199, "Invalid parameter: '-1' must be positive");
 
     const r = await c.client.call('GET /consensus/minersWarningsAndBans');
@@ -126,7 +167,12 @@ describe('/consensus on a PoA node', () => {
     expectError(await c.client.call('GET /consensus/generatingbalance/{address}', { params: { address: owner } }), 400, 199, balance);
     expectError(await c.client.call('GET /consensus/generatingbalance/{address}', { params: { address: 'not-an-address' } }), 400, 199, balance);
     // The block lookup comes first.
-    expectError(await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: UNKNOWN_ID } }), 404, 301, `block with signature '${UNKNOWN_ID}' does not exist`);
+    expectError(
+      await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: UNKNOWN_ID } }),
+      404,
+      301,
+      `block with signature '${UNKNOWN_ID}' does not exist`,
+    );
     expectError(await c.client.call('GET /consensus/generationsignature/{signature}', { params: { signature: '0OIl' } }), 400, 101, 'invalid signature');
     expectError(await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: '2'.repeat(89) } }), 400, 101, 'invalid signature');
   });
@@ -151,7 +197,9 @@ describe('/consensus on a PoS node', () => {
   it('algo and settings', async () => {
     assert.deepEqual((await c.client.call('GET /consensus/algo')).body, { consensusAlgo: 'Fair Proof-of-Stake (FairPoS)' });
     expectError(await c.client.call('GET /consensus/settings'), 403, 2);
-    assert.deepEqual((await c.client.call('GET /consensus/settings', { headers: { 'X-API-Key': DEV_API_KEY } })).body, { consensusAlgo: 'Fair Proof-of-Stake (FairPoS)' });
+    assert.deepEqual((await c.client.call('GET /consensus/settings', { headers: { 'X-API-Key': DEV_API_KEY } })).body, {
+      consensusAlgo: 'Fair Proof-of-Stake (FairPoS)',
+    });
   });
 
   it('basetarget: the last block’s, with the chain score as a string; by id: the block score', async () => {
@@ -165,9 +213,17 @@ describe('/consensus on a PoS node', () => {
     for (const h of [1, 2, chain.height()]) {
       const block = chain.blockAt(h)!;
       const bt = posOf(block).baseTarget;
-      assert.deepEqual((await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: b58(block.id) } })).body, { baseTarget: Number(bt), score: ((1n << 64n) / bt).toString() });
+      assert.deepEqual((await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: b58(block.id) } })).body, {
+        baseTarget: Number(bt),
+        score: ((1n << 64n) / bt).toString(),
+      });
     }
-    expectError(await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: UNKNOWN_ID } }), 404, 301, `block with signature '${UNKNOWN_ID}' does not exist`);
+    expectError(
+      await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: UNKNOWN_ID } }),
+      404,
+      301,
+      `block with signature '${UNKNOWN_ID}' does not exist`,
+    );
     expectError(await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: '0OIl' } }), 400, 101, 'invalid signature');
   });
 
@@ -178,7 +234,9 @@ describe('/consensus on a PoS node', () => {
     const keyBlockId = chain.headerAt(chain.height()).id;
     for (const id of [last.id, keyBlockId, chain.blockAt(1)!.id]) {
       const block = chain.blockById(id)!.block;
-      assert.deepEqual((await c.client.call('GET /consensus/generationsignature/{signature}', { params: { signature: b58(id) } })).body, { generationSignature: b58(posOf(block).generationSignature) });
+      assert.deepEqual((await c.client.call('GET /consensus/generationsignature/{signature}', { params: { signature: b58(id) } })).body, {
+        generationSignature: b58(posOf(block).generationSignature),
+      });
     }
     assert.equal(b58(posOf(chain.blockAt(1)!).generationSignature), b58(new Uint8Array(32)), 'genesis: 32 zero bytes');
     expectError(await c.client.call('GET /consensus/generationsignature/{signature}', { params: { signature: UNKNOWN_ID } }), 404, 301);
@@ -207,7 +265,12 @@ describe('/consensus on a PoS node', () => {
     assert.equal(minOver(other), 100_000n * WEST, 'its genesis balance, before it received and sent');
     assert.ok(otherNow > minOver(other));
     expectError(await c.client.call('GET /consensus/generatingbalance/{address}', { params: { address: 'not-an-address' } }), 400, 102);
-    expectError(await c.client.call('GET /consensus/generatingbalance/{address}', { params: { address: '3N' + '1'.repeat(40) } }), 400, 102, 'invalid address: Wrong address string length: max=36, actual: 42');
+    expectError(
+      await c.client.call('GET /consensus/generatingbalance/{address}', { params: { address: '3N' + '1'.repeat(40) } }),
+      400,
+      102,
+      'invalid address: Wrong address string length: max=36, actual: 42',
+    );
   });
 
   it('the PoA routes answer WE’s 199 on a PoS chain; miners and minersWarningsAndBans answer', async () => {
@@ -217,7 +280,10 @@ describe('/consensus on a PoS node', () => {
     // Parameter checks come first, as in WE.
     expectError(await c.client.call('GET /consensus/minersAtHeight/{height}', { params: { height: 0 } }), 400, 199, "Invalid parameter: '0' must be positive");
     const ts = c.node.chain.timestampAt(c.node.chain.height());
-    assert.deepEqual((await c.client.call('GET /consensus/miners/{timestamp}', { params: { timestamp: String(ts) } })).body, { miners: [owner], timestamp: Number(ts) });
+    assert.deepEqual((await c.client.call('GET /consensus/miners/{timestamp}', { params: { timestamp: String(ts) } })).body, {
+      miners: [owner],
+      timestamp: Number(ts),
+    });
     assert.deepEqual((await c.client.call('GET /consensus/minersWarningsAndBans')).body, { warningsAndBans: [{ address: owner, bans: [], warnings: [] }] });
   });
 });
@@ -237,7 +303,10 @@ describe('a PoS node at genesis; the /consensus routes in the OpenAPI document',
 
   it('are documented with parameters and response schemas', async () => {
     const doc = JSON.parse((await c.client.request({ method: 'GET', url: '/api-docs/openapi.json' })).text) as {
-      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }>; parameters?: unknown[]; security?: unknown[] }>>;
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }>; parameters?: unknown[]; security?: unknown[] }>
+      >;
     };
     const paths = [
       '/consensus/algo',

@@ -41,11 +41,24 @@ after(async () => {
 const post = (path: string, body: unknown): Promise<Answer> => httpRequest(node.url!, 'POST', path, body);
 
 function encrypt(route: 'encryptSeparate' | 'encryptCommon', from: DevAccount, to: readonly DevAccount[], text: string, cryptoAlgo = GOST): Promise<Answer> {
-  return post(`/crypto/${route}`, { sender: from.address, password: from.keystorePassword, encryptionText: text, recipientsPublicKeys: to.map((a) => encodeBase58(a.keyPair.publicKey)), cryptoAlgo });
+  return post(`/crypto/${route}`, {
+    sender: from.address,
+    password: from.keystorePassword,
+    encryptionText: text,
+    recipientsPublicKeys: to.map((a) => encodeBase58(a.keyPair.publicKey)),
+    cryptoAlgo,
+  });
 }
 
 function decrypt(as: DevAccount, from: DevAccount, encryptedText: string, wrappedKey: string): Promise<Answer> {
-  return post('/crypto/decrypt', { recipient: as.address, password: as.keystorePassword, encryptedText, wrappedKey, senderPublicKey: encodeBase58(from.keyPair.publicKey), cryptoAlgo: GOST });
+  return post('/crypto/decrypt', {
+    recipient: as.address,
+    password: as.keystorePassword,
+    encryptedText,
+    wrappedKey,
+    senderPublicKey: encodeBase58(from.keyPair.publicKey),
+    cryptoAlgo: GOST,
+  });
 }
 
 describe('/crypto on a GOST network (gost-3412-2015-k)', { timeout: 60_000 }, () => {
@@ -57,7 +70,10 @@ describe('/crypto on a GOST network (gost-3412-2015-k)', { timeout: 60_000 }, ()
     const r = await encrypt('encryptSeparate', a, [b, c], text);
     assert.equal(r.status, 200, r.text);
     const entries = r.json as Array<{ encryptedText: string; publicKey: string; wrappedKey: string }>;
-    assert.deepEqual(entries.map((e) => e.publicKey), [b, c].map((x) => encodeBase58(x.keyPair.publicKey)));
+    assert.deepEqual(
+      entries.map((e) => e.publicKey),
+      [b, c].map((x) => encodeBase58(x.keyPair.publicKey)),
+    );
     for (const e of entries) {
       assert.equal(decodeBase64(e.encryptedText).length, textBytes);
       assert.equal(decodeBase58(e.wrappedKey).length, 96);

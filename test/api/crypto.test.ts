@@ -35,7 +35,10 @@ describe('/crypto/encryptSeparate, /crypto/encryptCommon, /crypto/decrypt', () =
     });
     assert.equal(r.status, 200, r.text);
     const entries = r.body as Array<{ encryptedText: string; publicKey: string; wrappedKey: string }>;
-    assert.deepEqual(entries.map((e) => e.publicKey), [pk(THIRD), pk(FOURTH)]);
+    assert.deepEqual(
+      entries.map((e) => e.publicKey),
+      [pk(THIRD), pk(FOURTH)],
+    );
     assert.equal(decodeBase58(entries[0]!.wrappedKey).length, 48);
     assert.equal(decodeBase64(entries[0]!.encryptedText).length, Buffer.byteLength(TEXT) + 32);
     assert.notEqual(entries[0]!.encryptedText, entries[1]!.encryptedText, 'a content key per recipient');
@@ -49,7 +52,13 @@ describe('/crypto/encryptSeparate, /crypto/encryptCommon, /crypto/decrypt', () =
 
   it('encrypts once for everyone; each recipient (and the JS client with its key) opens the common text', async () => {
     const r = await client.call('POST /crypto/encryptCommon', {
-      body: { sender: SECOND.address.toString(), password: 'secret', encryptionText: TEXT, recipientsPublicKeys: [pk(THIRD), pk(FOURTH), pk(THIRD)], cryptoAlgo: 'aes' },
+      body: {
+        sender: SECOND.address.toString(),
+        password: 'secret',
+        encryptionText: TEXT,
+        recipientsPublicKeys: [pk(THIRD), pk(FOURTH), pk(THIRD)],
+        cryptoAlgo: 'aes',
+      },
     });
     assert.equal(r.status, 200, r.text);
     const { encryptedText, recipientToWrappedStructure } = r.body;
@@ -83,21 +92,36 @@ describe('/crypto/encryptSeparate, /crypto/encryptCommon, /crypto/decrypt', () =
     assert.deepEqual(unknown['validationErrors'], { 'obj.cryptoAlgo': [{ msg: ["Unknown crypto algorithm 'des'. Possible values: aes"], args: [] }] });
     const empty = expectError(await client.call('POST /crypto/encryptCommon', { body: { ...base, cryptoAlgo: '' } }), 400, 1);
     assert.deepEqual(empty['validationErrors'], { 'obj.cryptoAlgo': [{ msg: ["'cryptoAlgo' parameter is required. Possible values: aes"], args: [] }] });
-    const notString = expectError(await client.call('POST /crypto/decrypt', { body: { recipient: 'x', encryptedText: '', wrappedKey: '', senderPublicKey: '', cryptoAlgo: 1 } }), 400, 1);
+    const notString = expectError(
+      await client.call('POST /crypto/decrypt', { body: { recipient: 'x', encryptedText: '', wrappedKey: '', senderPublicKey: '', cryptoAlgo: 1 } }),
+      400,
+      1,
+    );
     assert.deepEqual(notString['validationErrors'], { 'obj.cryptoAlgo': [{ msg: ["Invalid 'cryptoAlgo' parameter. Expected string value."], args: [] }] });
-    const both = expectError(await client.call('POST /crypto/encryptSeparate', { body: { encryptionText: 'x', recipientsPublicKeys: [], cryptoAlgo: 'x' } }), 400, 1);
+    const both = expectError(
+      await client.call('POST /crypto/encryptSeparate', { body: { encryptionText: 'x', recipientsPublicKeys: [], cryptoAlgo: 'x' } }),
+      400,
+      1,
+    );
     assert.deepEqual(Object.keys(both['validationErrors'] as object), ['obj.sender', 'obj.cryptoAlgo']);
     const missing = expectError(await client.call('POST /crypto/encryptSeparate', { body: base }), 400, 1);
     assert.deepEqual(missing['validationErrors'], { 'obj.cryptoAlgo': [{ msg: ['error.path.missing'], args: [] }] });
   });
 
-  it('refuses bad addresses, keys, passwords and encodings with WE\'s codes', async () => {
+  it("refuses bad addresses, keys, passwords and encodings with WE's codes", async () => {
     const encrypt = (body: Record<string, unknown>) =>
-      client.call('POST /crypto/encryptSeparate', { body: { sender: MINER.address.toString(), encryptionText: 'x', recipientsPublicKeys: [pk(THIRD)], cryptoAlgo: 'aes', ...body } });
+      client.call('POST /crypto/encryptSeparate', {
+        body: { sender: MINER.address.toString(), encryptionText: 'x', recipientsPublicKeys: [pk(THIRD)], cryptoAlgo: 'aes', ...body },
+      });
     expectError(await encrypt({ sender: 'nonsense' }), 400, 102, /^invalid address/);
     expectError(await encrypt({ sender: OUTSIDER.address.toString() }), 400, 115);
     expectError(await encrypt({ sender: SECOND.address.toString(), password: 'wrong' }), 400, 115);
-    expectError(await encrypt({ recipientsPublicKeys: [pk(THIRD), 'bad-key'] }), 400, 108, /^invalid public key: Can't create public key from string 'bad-key'/);
+    expectError(
+      await encrypt({ recipientsPublicKeys: [pk(THIRD), 'bad-key'] }),
+      400,
+      108,
+      /^invalid public key: Can't create public key from string 'bad-key'/,
+    );
     const ok = (await encrypt({})).body as Array<{ encryptedText: string; wrappedKey: string }>;
     expectError(await decrypt(THIRD, '%%%', ok[0]!.wrappedKey), 400, 199, /^Illegal base64 character/);
     expectError(await decrypt(THIRD, ok[0]!.encryptedText, '0OIl'), 400, 199, /Wrong char/);
@@ -112,7 +136,9 @@ describe('/crypto/encryptSeparate, /crypto/encryptCommon, /crypto/decrypt', () =
 
   it('takes at most 165 KiB on the encrypt routes (611), but more on decrypt', async () => {
     const big = 'x'.repeat(ENCRYPT_BODY_LIMIT);
-    const r = await client.call('POST /crypto/encryptCommon', { body: { sender: MINER.address.toString(), encryptionText: big, recipientsPublicKeys: [pk(THIRD)], cryptoAlgo: 'aes' } });
+    const r = await client.call('POST /crypto/encryptCommon', {
+      body: { sender: MINER.address.toString(), encryptionText: big, recipientsPublicKeys: [pk(THIRD)], cryptoAlgo: 'aes' },
+    });
     expectError(r, 400, 611, /^HttpEntity too big, actual size '\d+' bytes, max size '168960' bytes$/);
     const d = await decrypt(THIRD, Buffer.alloc(200_000).toString('base64'), '1');
     expectError(d, 400, 199, /^Decryption failed/);

@@ -24,7 +24,8 @@ import { DEV_API_KEY, seededNode, WEST, type SeededNode } from '../../devkit/api
 const KEY = { 'x-api-key': DEV_API_KEY };
 const SYNCING = { peer: '/127.0.0.1:6864', targetScore: '123456789012345678901234', localScore: '1000', blocksApplied: 7 };
 
-const call = (s: SeededNode, method: 'GET' | 'POST' | 'DELETE', url: string, options: InjectOptions = {}): Promise<Answer> => inject(s.app, method, url, options);
+const call = (s: SeededNode, method: 'GET' | 'POST' | 'DELETE', url: string, options: InjectOptions = {}): Promise<Answer> =>
+  inject(s.app, method, url, options);
 
 const get = (s: SeededNode, url: string) => call(s, 'GET', url, { headers: KEY });
 
@@ -156,7 +157,15 @@ describe('/debug on a seeded node', () => {
   it('minerInfo and minerState of a mining node: balances over 1000 blocks, the next slot; a running sync in info and status', async () => {
     const { node } = s;
     const loggers = new NodeLoggers(pino({ level: 'silent' }), 'OFF');
-    const health = new NodeHealth({ tip: () => ({ height: 1, timestamp: 0n }), readStore: () => undefined, dataDirectory: '.', blockIntervalMs: 5000, maxBlockSizeInBytes: 1, clock: () => 0n, log: loggers.get('health') });
+    const health = new NodeHealth({
+      tip: () => ({ height: 1, timestamp: 0n }),
+      readStore: () => undefined,
+      dataDirectory: '.',
+      blockIntervalMs: 5000,
+      maxBlockSizeInBytes: 1,
+      clock: () => 0n,
+      log: loggers.get('health'),
+    });
     const debug = debugService({
       config: node.config,
       protocol: node.protocol,
@@ -173,7 +182,14 @@ describe('/debug on a seeded node', () => {
       syncProgress: () => SYNCING,
       loaderStats: () => undefined,
     });
-    const control = nodeControlService({ config: node.config, loggers, health, systemClock: () => s.now(), requestStop: () => undefined, syncProgress: () => SYNCING });
+    const control = nodeControlService({
+      config: node.config,
+      loggers,
+      health,
+      systemClock: () => s.now(),
+      requestStop: () => undefined,
+      syncProgress: () => SYNCING,
+    });
     assert.equal(debug.info().extensionLoaderState, 'State(ExpectingBlocks(/127.0.0.1:6864))', 'a sync exchange with a peer shows in the loader state');
     assert.deepEqual((await control.status()).synchronization, SYNCING, '/node/status shows the catch-up (beyond WE)');
     const info = debug.minerInfo();
@@ -223,7 +239,14 @@ describe('/debug on a seeded node', () => {
     const node = r.json.node;
     assert.equal(node['owner-address'], s.accounts[0]!.address);
     assert.equal(node.blockchain.custom['address-scheme-character'], 'T');
-    assert.deepEqual(node.blockchain.consensus, { type: 'poa', 'round-duration': '4s', 'sync-duration': '1s', 'ban-duration-blocks': 100, 'warnings-for-ban': 3, 'max-bans-percentage': 40 });
+    assert.deepEqual(node.blockchain.consensus, {
+      type: 'poa',
+      'round-duration': '4s',
+      'sync-duration': '1s',
+      'ban-duration-blocks': 100,
+      'warnings-for-ban': 3,
+      'max-bans-percentage': 40,
+    });
     assert.equal(node.blockchain.fees.base.transfer, 1000000);
     assert.equal(node.miner.enable, false);
     assert.equal(node.api.auth['api-key-hash'], encodeBase58(s.config.api.auth.type === 'api-key' ? s.config.api.auth.apiKeyHash : new Uint8Array()));
@@ -241,7 +264,7 @@ describe('/debug on a seeded node', () => {
     assert.equal(bad.json.error, 1);
   });
 
-  it('POST /debug/createGrpcAuth: a read-only contract token from the engine the node runs; WE\'s answer on a node without one', async () => {
+  it("POST /debug/createGrpcAuth: a read-only contract token from the engine the node runs; WE's answer on a node without one", async () => {
     const contractId = encodeBase58(new Uint8Array(32).fill(5));
     const r = await call(s, 'POST', '/debug/createGrpcAuth', { headers: KEY, body: JSON.stringify({ contractId }) });
     assert.equal(r.status, 200, r.text);
@@ -281,7 +304,10 @@ describe('/debug on a seeded node', () => {
     // Signed by someone else: the proof does not verify.
     await invalid({ ...good.toJson(), amount: 6n * WEST }, /proof doesn't validate as signature/);
     // More than the sender has.
-    await invalid(s.sign(a3!, { type: 4, version: 3, recipient: a4!.address, amount: 10n ** 15n, fee: 1_000_000n, attachment: '' }).toJson(), /negative|balance|Attempt to transfer unavailable funds/i);
+    await invalid(
+      s.sign(a3!, { type: 4, version: 3, recipient: a4!.address, amount: 10n ** 15n, fee: 1_000_000n, attachment: '' }).toJson(),
+      /negative|balance|Attempt to transfer unavailable funds/i,
+    );
     // Below the minimal fee.
     await invalid(s.sign(a3!, { type: 4, version: 3, recipient: a4!.address, amount: 1n, fee: 1n, attachment: '' }).toJson(), /fee/i);
     // Already in a block.

@@ -86,7 +86,14 @@ export function fixtureNodeServices(parts: FixtureNodeParts): FixtureNodeService
       minerState: 'disabled',
     }),
     minerInfo: () => [],
-    historyInfo: () => ({ lastBlockIds: parts.blocks.slice(0, -1).map((b) => b.id).reverse().slice(0, 10), microBlockIds: [] }),
+    historyInfo: () => ({
+      lastBlockIds: parts.blocks
+        .slice(0, -1)
+        .map((b) => b.id)
+        .reverse()
+        .slice(0, 10),
+      microBlockIds: [],
+    }),
     configInfo: () => ({ node: {} }),
     portfolio: (address) => {
       const lease = parts.state.leaseBalance(address);

@@ -114,9 +114,17 @@ export class FixturePool implements PoolService {
     this.refuseNext = undefined;
     if (refusal !== undefined) throw refusal;
     if (!tx.hasValidSenderSignature()) {
-      throw new WeError('StateCheckFailed', 112, `State check failed. Reason: Script doesn't exist and proof doesn't validate as signature for '${tx.idBase58}'`, undefined, 400, undefined, {
-        tx: tx.toJson(),
-      });
+      throw new WeError(
+        'StateCheckFailed',
+        112,
+        `State check failed. Reason: Script doesn't exist and proof doesn't validate as signature for '${tx.idBase58}'`,
+        undefined,
+        400,
+        undefined,
+        {
+          tx: tx.toJson(),
+        },
+      );
     }
     const existing = this.txs.get(tx.idBase58);
     if (existing !== undefined) return existing;
@@ -156,8 +164,22 @@ function involved(tx: Transaction, state: MutableState): Uint8Array[] {
 }
 
 /** The fixture chain's consensus (PoA, 4 s + 1 s rounds) and feature settings (NG and Fee Switch pre-activated). */
-export const FIXTURE_POA: PoaSettings = { type: 'poa', roundDurationMs: 4000, syncDurationMs: 1000, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 };
-export const FIXTURE_FUNCTIONALITY: FunctionalitySettings = { featureCheckBlocksPeriod: 10, blocksForFeatureActivation: 8, preActivatedFeatures: new Map([[2, 0], [7, 0]]) };
+export const FIXTURE_POA: PoaSettings = {
+  type: 'poa',
+  roundDurationMs: 4000,
+  syncDurationMs: 1000,
+  banDurationBlocks: 100,
+  warningsForBan: 3,
+  maxBansPercentage: 40,
+};
+export const FIXTURE_FUNCTIONALITY: FunctionalitySettings = {
+  featureCheckBlocksPeriod: 10,
+  blocksForFeatureActivation: 8,
+  preActivatedFeatures: new Map([
+    [2, 0],
+    [7, 0],
+  ]),
+};
 
 export interface FixtureOptions {
   readonly watcher?: boolean;
@@ -194,7 +216,15 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
   const alias = signedTx(FOURTH, { type: 10, version: 2, alias: 'fourth', fee: 100_000_000n, timestamp: ts(13) });
   const key1 = Block.sign(
     protocol,
-    { version: 3, timestamp: ts(20), reference: genesis.id, consensus: { type: 'poa', overallSkippedRounds: 0n }, transactions: [bigTransfer, lease, activeLease, alias], featureVotes: [], genesisData: null },
+    {
+      version: 3,
+      timestamp: ts(20),
+      reference: genesis.id,
+      consensus: { type: 'poa', overallSkippedRounds: 0n },
+      transactions: [bigTransfer, lease, activeLease, alias],
+      featureVotes: [],
+      genesisData: null,
+    },
     MINER.keyPair.privateKey,
   );
   const leaseCancel = signedTx(SECOND, { type: 9, version: 2, chainId: protocol.chainId, leaseId: lease.idBase58, fee: 1_000_000n, timestamp: ts(21) });
@@ -212,17 +242,38 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
   });
   const key2 = Block.sign(
     protocol,
-    { version: 3, timestamp: ts(30), reference: key1.id, consensus: { type: 'poa', overallSkippedRounds: 1n }, transactions: [leaseCancel, massTransfer], featureVotes: [], genesisData: null },
+    {
+      version: 3,
+      timestamp: ts(30),
+      reference: key1.id,
+      consensus: { type: 'poa', overallSkippedRounds: 1n },
+      transactions: [leaseCancel, massTransfer],
+      featureVotes: [],
+      genesisData: null,
+    },
     MINER.keyPair.privateKey,
   );
   const liquidTransfer = transfer(THIRD, FOURTH.address, 10n, ts(31));
   const liquidKeyBlock = Block.sign(
     protocol,
-    { version: 3, timestamp: ts(40), reference: key2.id, consensus: { type: 'poa', overallSkippedRounds: 0n }, transactions: [liquidTransfer], featureVotes: [], genesisData: null },
+    {
+      version: 3,
+      timestamp: ts(40),
+      reference: key2.id,
+      consensus: { type: 'poa', overallSkippedRounds: 0n },
+      transactions: [liquidTransfer],
+      featureVotes: [],
+      genesisData: null,
+    },
     MINER.keyPair.privateKey,
   );
   const microTransfer = transfer(THIRD, SECOND.address, 20n, ts(41));
-  const { liquidBlock } = produceMicroBlock(protocol, liquidKeyBlock, { transactions: [microTransfer] }, { timestamp: ts(42), privateKey: MINER.keyPair.privateKey, modifiedTotalSign: false });
+  const { liquidBlock } = produceMicroBlock(
+    protocol,
+    liquidKeyBlock,
+    { transactions: [microTransfer] },
+    { timestamp: ts(42), privateKey: MINER.keyPair.privateKey, modifiedTotalSign: false },
+  );
 
   const blocks: Block[] = [genesis, key1, key2, liquidBlock];
   const liquidIds = [liquidKeyBlock.id, liquidBlock.id];
@@ -280,7 +331,8 @@ export function fixtureChain(options: FixtureOptions = {}): FixtureChain {
       const base = DEFAULT_FEES.base.get(tx.type) ?? 0n;
       const extra = MassTransfer.is(tx) ? (DEFAULT_FEES.additional.get(11) ?? 0n) * BigInt(Math.floor((tx.data.transfers.length + 1) / 2)) : 0n;
       if (tx.feeAssetId !== null) {
-        if (state.asset(tx.feeAssetId) === undefined) throw genericError(`Asset '${b58(tx.feeAssetId)}' does not exist, cannot be used to pay fees`, 'feeAssetId');
+        if (state.asset(tx.feeAssetId) === undefined)
+          throw genericError(`Asset '${b58(tx.feeAssetId)}' does not exist, cannot be used to pay fees`, 'feeAssetId');
       }
       return { feeAssetId: null, amount: base + extra };
     },

@@ -86,10 +86,20 @@ describe('heavy answers: JsonPieces', () => {
       Symbol('s'),
       new Date(0),
       { toJSON: () => ({ inner: 5n }) },
-      { a: undefined, b: () => 1, 'k"ey': 1, 'ключ': [undefined, () => 2, null] },
+      { a: undefined, b: () => 1, 'k"ey': 1, ключ: [undefined, () => 2, null] },
     );
     const values = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, fc.string({ unit: 'binary' }), fc.double(), fc.bigInt(), fc.boolean(), fc.constant(null), special, tie('array'), tie('object')),
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.string({ unit: 'binary' }),
+        fc.double(),
+        fc.bigInt(),
+        fc.boolean(),
+        fc.constant(null),
+        special,
+        tie('array'),
+        tie('object'),
+      ),
       array: fc.array(tie('value'), { maxLength: 5 }),
       object: fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('value'), { maxKeys: 5 }),
     })).value;
@@ -110,7 +120,10 @@ describe('heavy answers: JsonPieces', () => {
     const fits = new JsonPieces(size, 5);
     fits.json(value, false);
     assert.equal(fits.bytes, size);
-    assert.throws(() => new JsonPieces(size - 1, 5).json(value, false), (e: unknown) => e instanceof WeError && e.code === 10);
+    assert.throws(
+      () => new JsonPieces(size - 1, 5).json(value, false),
+      (e: unknown) => e instanceof WeError && e.code === 10,
+    );
   });
 
   it('an empty answer has no bytes; a lone empty piece changes nothing', () => {
@@ -132,7 +145,10 @@ describe('heavy answers: JsonPieces', () => {
     );
     // A piece whose characters fit the budget but whose bytes do not.
     const multibyte = new JsonPieces(7, 5);
-    assert.throws(() => multibyte.write('中中中'), (e: unknown) => e instanceof WeError && e.code === 10);
+    assert.throws(
+      () => multibyte.write('中中中'),
+      (e: unknown) => e instanceof WeError && e.code === 10,
+    );
     // Infinity: never refused.
     const unbounded = new JsonPieces(Infinity, 5);
     unbounded.write('x'.repeat(3_000_000));
@@ -143,7 +159,12 @@ describe('heavy answers: JsonPieces', () => {
 describe('heavy answers: writeJsonArray', () => {
   it('writes the same text as stringifyJson of the whole array, in both int64 renderings', async () => {
     const random = randomness(5);
-    const items = Array.from({ length: 500 }, (_, i) => ({ i, amount: BigInt(Math.floor(random() * 2 ** 53)) * 1000n, text: mixedText(random, Math.floor(random() * 50)), list: [1n, null, 'x'] }));
+    const items = Array.from({ length: 500 }, (_, i) => ({
+      i,
+      amount: BigInt(Math.floor(random() * 2 ** 53)) * 1000n,
+      text: mixedText(random, Math.floor(random() * 50)),
+      list: [1n, null, 'x'],
+    }));
     for (const int64AsString of [false, true]) {
       const out = new JsonPieces(Infinity, 5);
       await writeJsonArray(out, items, (item) => item, int64AsString);
@@ -182,7 +203,12 @@ describe('heavy answers: writeJsonArray', () => {
     const out = new JsonPieces(Infinity, 5, () => 0);
     let turns = 0;
     setImmediate(() => turns++);
-    await writeJsonArray(out, Array.from({ length: 1000 }, (_, i) => i), (i) => i, false);
+    await writeJsonArray(
+      out,
+      Array.from({ length: 1000 }, (_, i) => i),
+      (i) => i,
+      false,
+    );
     assert.equal(turns, 0);
   });
 });
@@ -194,7 +220,10 @@ describe('heavy answers: builders take turns', () => {
     const resumed: Array<[string, number]> = [];
     await Promise.all(['a', 'b', 'c'].map((name) => gate.next().then(() => void resumed.push([name, turns.now()]))));
     turns.stop();
-    assert.deepEqual(resumed.map(([name]) => name), ['a', 'b', 'c']);
+    assert.deepEqual(
+      resumed.map(([name]) => name),
+      ['a', 'b', 'c'],
+    );
     const at = resumed.map(([, t]) => t);
     assert.equal(new Set(at).size, 3, `one per turn, resumed in turns ${at.join(',')}`);
   });

@@ -46,7 +46,12 @@ export async function inject(app: FastifyInstance, method: 'GET' | 'POST' | 'DEL
  * A WE error answer of the typed client (src/api/client.ts): status, code and (when given)
  * the message, exactly or by pattern. Returns the body for further checks.
  */
-export function expectError(r: { readonly status: number; readonly body: unknown; readonly text: string }, status: number, code: number, message?: string | RegExp): Record<string, unknown> {
+export function expectError(
+  r: { readonly status: number; readonly body: unknown; readonly text: string },
+  status: number,
+  code: number,
+  message?: string | RegExp,
+): Record<string, unknown> {
   assert.equal(r.status, status, r.text);
   const body = r.body as Record<string, unknown>;
   assert.equal(body?.['error'], code, r.text);

@@ -30,7 +30,8 @@ import { DEV_API_KEY, seededNode, type SeededNode } from '../../devkit/api/seede
 const KEY = { 'x-api-key': DEV_API_KEY };
 const WRONG_KEY = { 'x-api-key': 'not-the-key' };
 
-const call = (app: SeededNode['app'], method: 'GET' | 'POST' | 'DELETE', url: string, options: InjectOptions = {}): Promise<Answer> => inject(app, method, url, options);
+const call = (app: SeededNode['app'], method: 'GET' | 'POST' | 'DELETE', url: string, options: InjectOptions = {}): Promise<Answer> =>
+  inject(app, method, url, options);
 
 const postJson = (app: SeededNode['app'], url: string, body: unknown, headers: Record<string, string> = {}) =>
   call(app, 'POST', url, { headers, body: JSON.stringify(body), contentType: 'application/json' });
@@ -173,9 +174,29 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
       chainId: 'T',
       consensus: 'POA',
       minimumFee: {
-        '3': 100000000, '4': 1000000, '5': 100000000, '6': 5000000, '7': 500000, '8': 1000000, '9': 1000000, '10': 100000000, '11': 5000000, '12': 5000000,
-        '13': 50000000, '14': 100000000, '15': 100000000, '102': 1000000, '103': 100000000, '104': 10000000, '106': 1000000, '107': 100000000,
-        '111': 1000000, '112': 100000000, '113': 50000000, '114': 5000000, '120': 0,
+        '3': 100000000,
+        '4': 1000000,
+        '5': 100000000,
+        '6': 5000000,
+        '7': 500000,
+        '8': 1000000,
+        '9': 1000000,
+        '10': 100000000,
+        '11': 5000000,
+        '12': 5000000,
+        '13': 50000000,
+        '14': 100000000,
+        '15': 100000000,
+        '102': 1000000,
+        '103': 100000000,
+        '104': 10000000,
+        '106': 1000000,
+        '107': 100000000,
+        '111': 1000000,
+        '112': 100000000,
+        '113': 50000000,
+        '114': 5000000,
+        '120': 0,
       },
       additionalFee: { '11': 1000000, '12': 1000000 },
       maxTransactionsInMicroBlock: c.miner.maxTransactionsInMicroBlock,
@@ -210,7 +231,8 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     const ok = await postJson(s.app, '/node/logging', body, KEY);
     assert.equal(ok.status, 200);
     assert.deepEqual(ok.json, { response: 'OK', chain: 'DEBUG' });
-    const levels = async () => new Map((await call(s.app, 'GET', '/node/logging')).text.split('\n').map((l) => [l.replace(/-[A-Z]+$/, ''), l.replace(/^.*-/, '')]));
+    const levels = async () =>
+      new Map((await call(s.app, 'GET', '/node/logging')).text.split('\n').map((l) => [l.replace(/-[A-Z]+$/, ''), l.replace(/^.*-/, '')]));
     let now = await levels();
     assert.equal(now.get('chain'), 'DEBUG');
     assert.equal(now.get('node'), 'OFF');
@@ -286,7 +308,12 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     const expr = E.native(0, E.getter(E.ref('tx'), 'fee'), E.long(100));
     const v2 = Buffer.from(scriptBytes(2, expr, s.node.protocol)).toString('base64');
     const r = await call(s.app, 'POST', '/utils/script/estimate', { body: v2 });
-    assert.deepEqual(r.json, { script: v2, complexity: estimateComplexity(expr, 2), scriptText: 'FUNCTION_CALL(Native(0),List(GETTER(REF(tx),fee), CONST_LONG(100)))', extraFee: 0 });
+    assert.deepEqual(r.json, {
+      script: v2,
+      complexity: estimateComplexity(expr, 2),
+      scriptText: 'FUNCTION_CALL(Native(0),List(GETTER(REF(tx),fee), CONST_LONG(100)))',
+      extraFee: 0,
+    });
     for (const [body, message] of [
       ['', 'Cannot estimate empty script: expected compiled script in Base64, got nothing'],
       ['base64:AQa3b8tI', 'Invalid checksum'],
@@ -299,7 +326,7 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     }
   });
 
-  it('POST /utils/script/compile: WE\'s bytes and complexity (account or asset context); 305 with the compiler\'s message', async () => {
+  it("POST /utils/script/compile: WE's bytes and complexity (account or asset context); 305 with the compiler's message", async () => {
     const compile = (body: string, query = '') => call(s.app, 'POST', `/utils/script/compile${query}`, { body, contentType: 'text/plain' });
     // WE's UtilsRouteSpec: `1 == 2` → complexity 3; reference ride.md §12 vectors 4 and 8.
     const eq = await compile('1 == 2');
@@ -312,9 +339,14 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     });
     // The compiled script reads back through /utils/script/estimate.
     const back = await call(s.app, 'POST', '/utils/script/estimate', { body: 'base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==' });
-    assert.deepEqual(back.json, { script: 'base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==', complexity: 3, scriptText: 'FUNCTION_CALL(Native(0),List(CONST_LONG(1), CONST_LONG(2)))', extraFee: 0 });
+    assert.deepEqual(back.json, {
+      script: 'base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==',
+      complexity: 3,
+      scriptText: 'FUNCTION_CALL(Native(0),List(CONST_LONG(1), CONST_LONG(2)))',
+      extraFee: 0,
+    });
     // Proofs exist in the account context only.
-    const proofs = 'match tx {\n case t: TransferTransaction => t.proofs[1] == base58\'\'\n case _ => true\n}';
+    const proofs = "match tx {\n case t: TransferTransaction => t.proofs[1] == base58''\n case _ => true\n}";
     assert.equal((await compile(proofs)).status, 200);
     for (const query of ['?assetScript=true', '?assetScript=yes']) {
       const asset = await compile(proofs, query);
@@ -331,7 +363,10 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
       ['Buy == Sell', "Compilation failed: A definition of 'Buy' is not found in 0-3"],
       ['true )', 'Parsed.Failure(Position 1:6, found ")")'],
       ['', 'Parsed.Failure(Position 1:1, found "")'],
-      ['match tx {\n case t: Foo => true\n}', "Compilation failed: Value 'ArrayBuffer(VALID(RealPos(20,23),Foo))' declared as non-existing type, while all possible types are List() in 12-31"],
+      [
+        'match tx {\n case t: Foo => true\n}',
+        "Compilation failed: Value 'ArrayBuffer(VALID(RealPos(20,23),Foo))' declared as non-existing type, while all possible types are List() in 12-31",
+      ],
     ] as const) {
       const bad = await compile(body);
       assert.equal(bad.status, 400, body);

@@ -31,7 +31,17 @@ import { devKeystorePassword, type DevAccount } from '../../src/cli/dev.js';
 import { licenceJson, signLicence } from '../../src/licences/licence.js';
 import { DEV_LICENCE_ISSUER_SEED } from '../../src/node/licences-wiring.js';
 import { consensusChain, POS } from './consensus-chains.js';
-import { DEV_API_KEY, documentedOperations, routeKey, SEED_ALIAS, seededNode, servedDocument, type DocumentedOperation, type Json, type SeededNode } from '../../devkit/api/seeded-node.js';
+import {
+  DEV_API_KEY,
+  documentedOperations,
+  routeKey,
+  SEED_ALIAS,
+  seededNode,
+  servedDocument,
+  type DocumentedOperation,
+  type Json,
+  type SeededNode,
+} from '../../devkit/api/seeded-node.js';
 import { SEED_ROUTES } from './seed-routes.js';
 
 // ---------------------------------------------------------------------------
@@ -177,7 +187,15 @@ function inputsFor(s: SeededNode): Inputs {
     s.node.protocol.crypto,
     signLicence(
       s.node.protocol.crypto,
-      { version: 1, id: 'openapi-walk', issuedAt: new Date(Number(s.now())).toISOString(), nodeOwnerAddress: owner.address, validAfter: '2026-01-01', validBefore: null, features: ['all_inclusive'] },
+      {
+        version: 1,
+        id: 'openapi-walk',
+        issuedAt: new Date(Number(s.now())).toISOString(),
+        nodeOwnerAddress: owner.address,
+        validAfter: '2026-01-01',
+        validBefore: null,
+        features: ['all_inclusive'],
+      },
       s.node.protocol.crypto.keyPairFromSeedPhrase(DEV_LICENCE_ISSUER_SEED).privateKey,
     ),
   );
@@ -194,8 +212,23 @@ function inputsFor(s: SeededNode): Inputs {
     info: { filename: 'walk.bin', size: data.length, timestamp: s.now(), author: 'openapi walk', comment: '' },
     fee: 5_000_000n,
   });
-  const encryptRequest = { sender: a1.address, password: devKeystorePassword(1), encryptionText: message, recipientsPublicKeys: [b58(a2.keyPair.publicKey), b58(a3.keyPair.publicKey)], cryptoAlgo: 'aes' };
-  const unsigned = (amount: bigint): Json => ({ type: 4, version: 3, sender: a1.address, password: devKeystorePassword(1), recipient: a3.address, amount, fee: 1_000_000n, attachment: '' });
+  const encryptRequest = {
+    sender: a1.address,
+    password: devKeystorePassword(1),
+    encryptionText: message,
+    recipientsPublicKeys: [b58(a2.keyPair.publicKey), b58(a3.keyPair.publicKey)],
+    cryptoAlgo: 'aes',
+  };
+  const unsigned = (amount: bigint): Json => ({
+    type: 4,
+    version: 3,
+    sender: a1.address,
+    password: devKeystorePassword(1),
+    recipient: a3.address,
+    amount,
+    fee: 1_000_000n,
+    attachment: '',
+  });
   return {
     params: (name) => byName[name],
     overrides: {
@@ -273,20 +306,39 @@ function inputsFor(s: SeededNode): Inputs {
       'POST /contracts/{}': () => ({ json: { keys: ['a'] } }),
       'POST /contracts/asset-balances': () => ({ json: { contractId: s.seed.data.idBase58, assetIds: [s.seed.assetId] } }),
       'POST /confidential-contracts/call': () => ({
-        json: { sender: owner.address, contractId: s.seed.data.idBase58, contractVersion: 1, params: [{ key: 'k', type: 'integer', value: 1 }], timestamp: s.now(), fee: 10_000_000n },
+        json: {
+          sender: owner.address,
+          contractId: s.seed.data.idBase58,
+          contractVersion: 1,
+          params: [{ key: 'k', type: 'integer', value: 1 }],
+          timestamp: s.now(),
+          fee: 10_000_000n,
+        },
       }),
-      'POST /privacy/getInfos': () => ({ json: { policiesDataHashes: [{ policyId: s.seed.policy.idBase58, datahashes: [s.seed.privacyItems.small.hash, s.seed.privacyItems.large.hash] }] } }),
+      'POST /privacy/getInfos': () => ({
+        json: { policiesDataHashes: [{ policyId: s.seed.policy.idBase58, datahashes: [s.seed.privacyItems.small.hash, s.seed.privacyItems.large.hash] }] },
+      }),
       'POST /privacy/sendData': () => {
         const data = Buffer.from('sent by the openapi walk');
         return { json: { ...privacyRequest(data), data: data.toString('base64') } };
       },
       'POST /privacy/sendDataV2': () => {
         const data = Buffer.from('sent by the openapi walk, V2');
-        return { multipart: [{ name: 'request', content: stringifyJson(privacyRequest(data)) }, { name: 'data', content: data, filename: 'v2.bin' }] };
+        return {
+          multipart: [
+            { name: 'request', content: stringifyJson(privacyRequest(data)) },
+            { name: 'data', content: data, filename: 'v2.bin' },
+          ],
+        };
       },
       'POST /privacy/sendLargeData': () => {
         const data = Buffer.alloc(70_000, 3);
-        return { multipart: [{ name: 'request', content: stringifyJson(privacyRequest(data)) }, { name: 'data', content: data, filename: 'large.bin' }] };
+        return {
+          multipart: [
+            { name: 'request', content: stringifyJson(privacyRequest(data)) },
+            { name: 'data', content: data, filename: 'large.bin' },
+          ],
+        };
       },
       'POST /crypto/encryptSeparate': () => ({ json: encryptRequest }),
       'POST /crypto/encryptCommon': () => ({ json: encryptRequest }),
@@ -492,7 +544,14 @@ export function absentFields(answer: unknown, paths: readonly string[]): string[
     if (step === undefined) return;
     const where = at === '' ? 'the answer' : at;
     if (step === '[]' || step === '*') {
-      const items = step === '[]' ? (Array.isArray(value) ? value.map((v, i) => [`${at}[${i}]`, v] as const) : undefined) : isMap(value) ? Object.entries(value).map(([k, v]) => [`${at}.${k}`, v] as const) : undefined;
+      const items =
+        step === '[]'
+          ? Array.isArray(value)
+            ? value.map((v, i) => [`${at}[${i}]`, v] as const)
+            : undefined
+          : isMap(value)
+            ? Object.entries(value).map(([k, v]) => [`${at}.${k}`, v] as const)
+            : undefined;
       if (items === undefined) out.push(`${path}: ${where} is not a ${step === '[]' ? 'list' : 'map'}`);
       else if (items.length === 0) out.push(`${path}: ${where} is empty, nothing to check`);
       else for (const [itemAt, item] of items) walk(item, rest, itemAt, path);
@@ -520,7 +579,11 @@ function checkSpecifiedFields(key: string, called: Called, problems: string[], c
   const seed = SEED_BY_KEY.get(key);
   if (seed === undefined || called.status < 200 || called.status > 299 || !called.contentType.startsWith('application/json')) return;
   const absentByDesign = new Set(FIELDS_ABSENT_WITHOUT_NETWORK[key] ?? []);
-  for (const p of absentFields(parseJson(called.text), seed.fields.filter((f) => !absentByDesign.has(f)))) problems.push(`${key}: the specification's field ${p}`);
+  for (const p of absentFields(
+    parseJson(called.text),
+    seed.fields.filter((f) => !absentByDesign.has(f)),
+  ))
+    problems.push(`${key}: the specification's field ${p}`);
   checked.add(key);
 }
 
@@ -530,7 +593,8 @@ function checkRequest(validator: DocumentValidator, o: DocumentedOperation, body
   const key = routeKey(o.method, o.path);
   const schema = (o.operation['requestBody'] as { content?: Record<string, { schema?: object }> } | undefined)?.content?.['application/json']?.schema;
   if (schema === undefined) return;
-  for (const p of validator.problems(schema, forValidation(parseJson(stringifyJson(body.json))))) problems.push(`${key}: the valid request body does not fit its documented schema: ${p}`);
+  for (const p of validator.problems(schema, forValidation(parseJson(stringifyJson(body.json)))))
+    problems.push(`${key}: the valid request body does not fit its documented schema: ${p}`);
 }
 
 // ---------------------------------------------------------------------------
@@ -541,8 +605,10 @@ function checkRequest(validator: DocumentValidator, o: DocumentedOperation, body
  * them appears (remove it here) or when any other seed route is missing.
  */
 const KNOWN_GAPS: Readonly<Record<string, string>> = {
-  'GET /node/metrics': "WE's switches of its InfluxDB measurement segments (common, block, privacy, contract, contract-validation, poa): Weft has no InfluxDB writer and no segments — its Prometheus metrics are at node.metrics.path — and the contract segments would switch executions the miner does not run yet",
-  'POST /node/metrics': "WE's switches of its InfluxDB measurement segments (common, block, privacy, contract, contract-validation, poa): Weft has no InfluxDB writer and no segments — its Prometheus metrics are at node.metrics.path — and the contract segments would switch executions the miner does not run yet",
+  'GET /node/metrics':
+    "WE's switches of its InfluxDB measurement segments (common, block, privacy, contract, contract-validation, poa): Weft has no InfluxDB writer and no segments — its Prometheus metrics are at node.metrics.path — and the contract segments would switch executions the miner does not run yet",
+  'POST /node/metrics':
+    "WE's switches of its InfluxDB measurement segments (common, block, privacy, contract, contract-validation, poa): Weft has no InfluxDB writer and no segments — its Prometheus metrics are at node.metrics.path — and the contract segments would switch executions the miner does not run yet",
   'GET /debug/threadDump': 'a JVM thread dump; a Node.js process has no equivalent',
   'POST /debug/freeze': 'freezes the node before a snapshot swap: snapshots are not built yet',
   'POST /debug/cleanState': 'wipes state after a freeze for a snapshot swap: snapshots are not built yet',
@@ -567,8 +633,12 @@ describe("the specification's route list (test/fixtures/seed-routes.json)", () =
   it('the field check is not lax: an absent field, a field in an empty list, a wrong shape are each reported', () => {
     assert.deepEqual(absentFields({ fee: null, height: 3 }, ['fee', 'height']), []);
     assert.deepEqual(absentFields({ height: 3 }, ['fee']), ['fee: absent from the answer']);
-    assert.deepEqual(absentFields({ balances: [] }, ['balances[].minSponsoredAssetFee']), ['balances[].minSponsoredAssetFee: balances is empty, nothing to check']);
-    assert.deepEqual(absentFields({ balances: [{ a: 1 }, { minSponsoredAssetFee: 2 }] }, ['balances[].minSponsoredAssetFee']), ['balances[].minSponsoredAssetFee: absent from balances[0]']);
+    assert.deepEqual(absentFields({ balances: [] }, ['balances[].minSponsoredAssetFee']), [
+      'balances[].minSponsoredAssetFee: balances is empty, nothing to check',
+    ]);
+    assert.deepEqual(absentFields({ balances: [{ a: 1 }, { minSponsoredAssetFee: 2 }] }, ['balances[].minSponsoredAssetFee']), [
+      'balances[].minSponsoredAssetFee: absent from balances[0]',
+    ]);
     assert.deepEqual(absentFields([[{ id: 'x', height: 1 }]], ['[][].height']), []);
     assert.deepEqual(absentFields({ x: [{ assetId: 'a' }] }, ['*[].balance']), ['*[].balance: absent from .x[0]']);
     assert.deepEqual(absentFields({ lease: { in: 1 } }, ['lease.in', 'lease.out']), ['lease.out: absent from lease']);
@@ -585,9 +655,9 @@ describe('every seed route is served and documented', () => {
     for (const g of ROUTE_GROUPS) for (const r of g.routes) served.add(routeKey(r.method, r.path));
     const documented = new Set(documentedOperations(doc).map((o) => routeKey(o.method, o.path)));
     const missing = SEED_ROUTES.filter((r) => !served.has(routeKey(r.method, r.path))).map((r) => `${r.method} ${r.path}`);
-    const undocumented = SEED_ROUTES.filter((r) => served.has(routeKey(r.method, r.path)) && r.inWeSwagger !== false && !documented.has(routeKey(r.method, r.path))).map(
-      (r) => `${r.method} ${r.path}`,
-    );
+    const undocumented = SEED_ROUTES.filter(
+      (r) => served.has(routeKey(r.method, r.path)) && r.inWeSwagger !== false && !documented.has(routeKey(r.method, r.path)),
+    ).map((r) => `${r.method} ${r.path}`);
     assert.deepEqual(
       { missing, undocumented },
       { missing: SEED_ROUTES.map((r) => `${r.method} ${r.path}`).filter((k) => k in KNOWN_GAPS), undocumented: [] },
@@ -609,11 +679,11 @@ describe('the OpenAPI document, walked on a seeded chain', () => {
 
   it('the validator is not lax: a wrong answer fails its documented schema, an int64 past 2^63 is caught', () => {
     const op = documentedOperations(doc).find((o) => o.method === 'GET' && o.path === '/blocks/last')!;
-    const schema = ((op.operation['responses'] as Record<string, { content: Record<string, { schema: object }> }>)['200']!.content['application/json']!).schema;
+    const schema = (op.operation['responses'] as Record<string, { content: Record<string, { schema: object }> }>)['200']!.content['application/json']!.schema;
     assert.notDeepEqual(validator.problems(schema, { height: 'x' }), []);
     assert.notDeepEqual(validator.problems(schema, []), []);
     const height = documentedOperations(doc).find((o) => o.method === 'GET' && o.path === '/blocks/height')!;
-    const hs = ((height.operation['responses'] as Record<string, { content: Record<string, { schema: object }> }>)['200']!.content['application/json']!).schema;
+    const hs = (height.operation['responses'] as Record<string, { content: Record<string, { schema: object }> }>)['200']!.content['application/json']!.schema;
     assert.deepEqual(validator.problems(hs, { height: 3 }), []);
     assert.notDeepEqual(validator.problems(hs, { height: 3.5 }), []);
     assert.notDeepEqual(validator.problems(hs, { height: 2 ** 31 }), [], 'int32 range');
@@ -631,7 +701,8 @@ describe('the OpenAPI document, walked on a seeded chain', () => {
       for (const [status, r] of Object.entries(responses)) {
         for (const [media, m] of Object.entries(r.content ?? {})) if (m.schema === undefined) problems.push(`${key}: ${status} ${media} without a schema`);
       }
-      for (const p of (o.operation['parameters'] ?? []) as Array<{ name: string; schema?: unknown }>) if (p.schema === undefined) problems.push(`${key}: parameter ${p.name} without a schema`);
+      for (const p of (o.operation['parameters'] ?? []) as Array<{ name: string; schema?: unknown }>)
+        if (p.schema === undefined) problems.push(`${key}: parameter ${p.name} without a schema`);
       const body = o.operation['requestBody'] as { content?: Record<string, { schema?: unknown }> } | undefined;
       if (body !== undefined && !Object.values(body.content ?? {}).some((m) => m.schema !== undefined)) problems.push(`${key}: request body without a schema`);
     }
@@ -678,7 +749,9 @@ describe('the OpenAPI document, walked on a seeded chain', () => {
       }
     }
     // Every served seed route with documented fields had them checked here, or answers an expected error on this chain.
-    const unchecked = SEED_ROUTES.map((r) => routeKey(r.method, r.path)).filter((k) => !(k in KNOWN_GAPS_BY_KEY) && !(k in EXPECTED_ERRORS) && (SEED_BY_KEY.get(k)?.fields.length ?? 0) > 0 && !fieldsChecked.has(k));
+    const unchecked = SEED_ROUTES.map((r) => routeKey(r.method, r.path)).filter(
+      (k) => !(k in KNOWN_GAPS_BY_KEY) && !(k in EXPECTED_ERRORS) && (SEED_BY_KEY.get(k)?.fields.length ?? 0) > 0 && !fieldsChecked.has(k),
+    );
     for (const k of unchecked) problems.push(`${k}: the specification's fields were not checked (no successful JSON answer)`);
     process.stdout.write(`# walked ${answered.length} of ${ops.length} operations: ${answered.join('; ')}\n`);
     assert.deepEqual(problems, [], `${problems.length} problems over ${ops.length} operations`);

@@ -71,7 +71,15 @@ describe('/peers on a node', () => {
     assert.equal(r.status, 200);
     assert.match(r.text, /"peerNonce":-5000000000000000000/);
     assert.equal(r.json.peers.length, 2);
-    assert.deepEqual(Object.keys(r.json.peers[0]), ['address', 'declaredAddress', 'nodeOwnerAddress', 'peerName', 'peerNonce', 'applicationVersion', 'applicationConsensus']);
+    assert.deepEqual(Object.keys(r.json.peers[0]), [
+      'address',
+      'declaredAddress',
+      'nodeOwnerAddress',
+      'peerName',
+      'peerNonce',
+      'applicationVersion',
+      'applicationConsensus',
+    ]);
     assert.equal(r.json.peers[1].declaredAddress, 'N/A');
   });
 

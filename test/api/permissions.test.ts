@@ -59,7 +59,12 @@ describe('/permissions on a seeded node', () => {
     assert.match(bad.json.message, /^invalid address: /);
     assert.equal(bad.json.field, 'address');
     assert.equal((await call(s, 'GET', '/permissions/3NotAnAddress/at/5')).json.error, 102);
-    for (const url of [`/permissions/${s.accounts[0]!.address}/at/-5`, `/permissions/${s.accounts[0]!.address}/at/1e3`, '/permissions/3NotAnAddress/at/x', `/permissions/${s.accounts[0]!.address}/at/9223372036854775808`]) {
+    for (const url of [
+      `/permissions/${s.accounts[0]!.address}/at/-5`,
+      `/permissions/${s.accounts[0]!.address}/at/1e3`,
+      '/permissions/3NotAnAddress/at/x',
+      `/permissions/${s.accounts[0]!.address}/at/9223372036854775808`,
+    ]) {
       const r = await call(s, 'GET', url);
       assert.equal(r.status, 404, url);
       assert.equal(r.text, 'The requested resource could not be found.');

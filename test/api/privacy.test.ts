@@ -32,7 +32,12 @@ const hashOf = (data: Uint8Array): string => encodeBase58(createHash('sha256').u
 const KEY = { 'x-api-key': DEV_API_KEY };
 
 /** A request with the dev privacy key: a JSON body (int64 exact), a multipart form, or raw JSON text. */
-async function send(app: FastifyInstance, method: 'GET' | 'POST', url: string, o: { body?: unknown; parts?: readonly FormPart[]; raw?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function send(
+  app: FastifyInstance,
+  method: 'GET' | 'POST',
+  url: string,
+  o: { body?: unknown; parts?: readonly FormPart[]; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const headers = { ...KEY, ...(o.headers ?? {}) };
   if (o.parts !== undefined) {
     const f = form(o.parts);
@@ -69,7 +74,16 @@ const info = (over: Record<string, unknown> = {}) => ({ filename: 'f.txt', size:
 
 /** A sendData request body of `data` by the owner; `over` replaces fields (undefined removes one). */
 function request(data: Uint8Array, over: Record<string, unknown> = {}): Record<string, unknown> {
-  const body: Record<string, unknown> = { version: 3, sender: owner.address, password: owner.keystorePassword, policyId, hash: hashOf(data), info: info(), fee: 5_000_000n, ...over };
+  const body: Record<string, unknown> = {
+    version: 3,
+    sender: owner.address,
+    password: owner.keystorePassword,
+    policyId,
+    hash: hashOf(data),
+    info: info(),
+    fee: 5_000_000n,
+    ...over,
+  };
   for (const [k, v] of Object.entries(over)) if (v === undefined) delete body[k];
   return body;
 }
@@ -120,7 +134,12 @@ describe('item reads', () => {
     assert.equal(l.headers['content-length'], String(large.data.length));
     assert.ok(l.rawPayload.equals(large.data));
     const i = await send(app, 'GET', `/privacy/${policyId}/getInfo/${small.hash}`);
-    assert.deepEqual(i.json, { sender: owner.address, policy: policyId, info: { filename: 'small.txt', size: small.data.length, timestamp: i.json.info.timestamp, author: 'seeder', comment: '' }, hash: small.hash });
+    assert.deepEqual(i.json, {
+      sender: owner.address,
+      policy: policyId,
+      info: { filename: 'small.txt', size: small.data.length, timestamp: i.json.info.timestamp, author: 'seeder', comment: '' },
+      hash: small.hash,
+    });
   });
 
   it('need the privacy key', async () => {
@@ -157,7 +176,12 @@ describe('item reads', () => {
     const hash = randomBytes(32);
     const hashText = encodeBase58(hash);
     s.block([s.sign(owner, { type: 114, version: 3, policyId, dataHash: hashText, fee: 5_000_000n })]);
-    expectError(await send(app, 'GET', `/privacy/${policyId}/getInfo/${hashText}`), 400, 617, `The requested dataset ${hashText} is missing in privacy storage`);
+    expectError(
+      await send(app, 'GET', `/privacy/${policyId}/getInfo/${hashText}`),
+      400,
+      617,
+      `The requested dataset ${hashText} is missing in privacy storage`,
+    );
     // No descriptor and no data: the node does not know the item (WE's 646, not 617).
     expectError(await send(app, 'GET', `/privacy/${policyId}/getData/${hashText}`), 404, 646, `Policy ${policyId} item ${hashText} not found in database`);
     const state = PrivacyState.open(join(dataDir, 'data', 'privacy-state'));
@@ -168,12 +192,24 @@ describe('item reads', () => {
 
   it('answer getInfos for the stored items asked for, dropping undecodable policy ids', async () => {
     const { small, large } = s.seed.privacyItems;
-    const r = await send(app, 'POST', '/privacy/getInfos', { body: { policiesDataHashes: [{ policyId, datahashes: [small.hash, large.hash, encodeBase58(randomBytes(32))] }, { policyId: '0OIl', datahashes: [small.hash] }] } });
+    const r = await send(app, 'POST', '/privacy/getInfos', {
+      body: {
+        policiesDataHashes: [
+          { policyId, datahashes: [small.hash, large.hash, encodeBase58(randomBytes(32))] },
+          { policyId: '0OIl', datahashes: [small.hash] },
+        ],
+      },
+    });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.policiesDataInfo.length, 1);
     assert.equal(r.json.policiesDataInfo[0].policyId, policyId);
     assert.deepEqual((r.json.policiesDataInfo[0].datasInfo as Array<{ hash: string }>).map((i) => i.hash).sort(), [small.hash, large.hash].sort());
-    expectError(await send(app, 'POST', '/privacy/getInfos', { body: { policiesDataHashes: [{ policyId: '0OIl', datahashes: [] }] } }), 400, 199, 'Failed to decode all policy ids.');
+    expectError(
+      await send(app, 'POST', '/privacy/getInfos', { body: { policiesDataHashes: [{ policyId: '0OIl', datahashes: [] }] } }),
+      400,
+      199,
+      'Failed to decode all policy ids.',
+    );
     expectError(await send(app, 'POST', '/privacy/getInfos', { body: { policiesDataHashes: [{ policyId }] } }), 400, 1);
   });
 });
@@ -188,18 +224,26 @@ describe('sendData', () => {
       assert.equal(r.json.version, version);
       assert.equal(r.json.dataHash, hashOf(data));
       assert.equal(r.json.senderPublicKey, encodeBase58(owner.keyPair.publicKey));
-      assert.ok(s.services.pool.unconfirmed().some((tx) => tx.idBase58 === r.json.id), 'in the pool');
+      assert.ok(
+        s.services.pool.unconfirmed().some((tx) => tx.idBase58 === r.json.id),
+        'in the pool',
+      );
       assert.equal((await send(app, 'GET', `/privacy/${policyId}/getData/${hashOf(data)}`)).text, data.toString('base64'));
     }
   });
 
   it('with broadcast=false (V3 only) stores the data and answers the 114 without pooling it', async () => {
     const data = randomBytes(50);
-    const r = await send(app, 'POST', '/privacy/sendData?broadcast=false', { body: { ...request(data, { atomicBadge: { trustedSender: owner.address } }), data: data.toString('base64') } });
+    const r = await send(app, 'POST', '/privacy/sendData?broadcast=false', {
+      body: { ...request(data, { atomicBadge: { trustedSender: owner.address } }), data: data.toString('base64') },
+    });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.json.atomicBadge, { trustedSender: owner.address });
     assert.equal(s.services.pool.unconfirmedById(Buffer.from(r.json.id)), undefined);
-    assert.equal(s.services.pool.unconfirmed().some((tx) => tx.idBase58 === r.json.id), false);
+    assert.equal(
+      s.services.pool.unconfirmed().some((tx) => tx.idBase58 === r.json.id),
+      false,
+    );
     assert.equal((await send(app, 'GET', `/privacy/${policyId}/getData/${hashOf(data)}`)).status, 200);
     const v1 = await send(app, 'POST', '/privacy/sendData?broadcast=false', { body: { ...request(randomBytes(5), { version: 1 }) } });
     expectError(v1, 400, 199, "SendDataRequest V1/V2 with 'broadcast=false' is not allowed. Use V3 instead");
@@ -209,10 +253,25 @@ describe('sendData', () => {
     const data = randomBytes(60);
     const body = (over: Record<string, unknown>) => ({ body: { ...request(data, over), data: data.toString('base64') } });
     const unknown = encodeBase58(randomBytes(32));
-    expectError(await send(app, 'POST', '/privacy/sendData?broadcast=false', body({ policyId: unknown })), 400, 612, `The requested policy ${unknown} does not exist`);
+    expectError(
+      await send(app, 'POST', '/privacy/sendData?broadcast=false', body({ policyId: unknown })),
+      400,
+      612,
+      `The requested policy ${unknown} does not exist`,
+    );
     const outside = { sender: outsider.address, password: outsider.keystorePassword };
-    expectError(await send(app, 'POST', '/privacy/sendData?broadcast=false', body(outside)), 400, 199, `Sender '${outsider.address}' is not in policy recipients`);
-    const v2 = await send(app, 'POST', '/privacy/sendDataV2?broadcast=false', { parts: [{ name: 'request', content: stringifyJson(request(data, outside)) }, { name: 'data', content: data }] });
+    expectError(
+      await send(app, 'POST', '/privacy/sendData?broadcast=false', body(outside)),
+      400,
+      199,
+      `Sender '${outsider.address}' is not in policy recipients`,
+    );
+    const v2 = await send(app, 'POST', '/privacy/sendDataV2?broadcast=false', {
+      parts: [
+        { name: 'request', content: stringifyJson(request(data, outside)) },
+        { name: 'data', content: data },
+      ],
+    });
     expectError(v2, 400, 199, `Sender '${outsider.address}' is not in policy recipients`);
     const storage = (s.services.privacy as unknown as { parts: ConstructorParameters<typeof PrivacyService>[0] }).parts.storage!;
     assert.equal(await storage.exists({ policyId: unknown, hash: hashOf(data) }), false, 'nothing stored under the unknown policy');
@@ -221,7 +280,12 @@ describe('sendData', () => {
 
   it('refuses (607) data too large for the one P2P message that carries it to the other members, before storing or anchoring it; takes the largest that fits', async () => {
     const tooLarge = randomBytes(22 * 1024 * 1024);
-    const r = await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: stringifyJson(request(tooLarge)) }, { name: 'data', content: tooLarge }] });
+    const r = await send(app, 'POST', '/privacy/sendDataV2', {
+      parts: [
+        { name: 'request', content: stringifyJson(request(tooLarge)) },
+        { name: 'data', content: tooLarge },
+      ],
+    });
     expectError(r, 400, 607, /^Policy data too big, actual size '23068672' bytes, max size '\d+' bytes: .+ send it with \/privacy\/sendLargeData$/);
     await assertNothingFrom(hashOf(tooLarge));
     const max = Number(/max size '(\d+)'/.exec(r.json.message as string)![1]);
@@ -233,9 +297,17 @@ describe('sendData', () => {
     expectError(json, 400, 607, new RegExp(`^Policy data too big, actual size '${max + 1}' bytes, max size '${max}' bytes: `));
     await assertNothingFrom(hashOf(overByOne));
     const largest = randomDataWithHashLength(max, hashLength);
-    const taken = await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: stringifyJson(request(largest)) }, { name: 'data', content: largest }] });
+    const taken = await send(app, 'POST', '/privacy/sendDataV2', {
+      parts: [
+        { name: 'request', content: stringifyJson(request(largest)) },
+        { name: 'data', content: largest },
+      ],
+    });
     assert.equal(taken.status, 200, taken.text);
-    assert.ok(s.services.pool.unconfirmed().some((tx) => tx.idBase58 === taken.json.id), 'its PolicyDataHash in the pool');
+    assert.ok(
+      s.services.pool.unconfirmed().some((tx) => tx.idBase58 === taken.json.id),
+      'its PolicyDataHash in the pool',
+    );
   });
 
   it("refuses each bad request with WE's code and text, storing nothing and pooling no PolicyDataHash", async () => {
@@ -247,7 +319,13 @@ describe('sendData', () => {
       ['version not a byte', { version: 'x' }, 400, 1, 'failed to parse json message'],
       ['missing info field', { info: { filename: 'f', size: 1, timestamp: 1, author: 'a' } }, 400, 1, 'failed to parse json message'],
       ['missing fee', { fee: undefined }, 400, 1, 'failed to parse json message'],
-      ['feeAssetId with V1', { version: 1, feeAssetId: encodeBase58(randomBytes(32)) }, 400, 199, "'feeAssetId' field is not allowed for the SendDataRequest version '1'"],
+      [
+        'feeAssetId with V1',
+        { version: 1, feeAssetId: encodeBase58(randomBytes(32)) },
+        400,
+        199,
+        "'feeAssetId' field is not allowed for the SendDataRequest version '1'",
+      ],
       ['file name too long', { info: info({ filename: 'x'.repeat(32_769) }) }, 400, 199, "File name is too long '32769', maximum is '32768'"],
       ['author too long', { info: info({ author: 'x'.repeat(32_769) }) }, 400, 199, "Author name is too long '32769', maximum is '32768'"],
       ['comment too long', { info: info({ comment: 'x'.repeat(32_769) }) }, 400, 199, "Comment is too long '32769', maximum is '32768'"],
@@ -257,10 +335,28 @@ describe('sendData', () => {
       ['bad policy id', { policyId: '0OIl' }, 400, 199, "Failed to decode policyId: '0OIl'"],
       ['bad sender', { sender: 'not-an-address' }, 400, 199, /^Failed to decode sender address 'not-an-address', reason: InvalidAddress\(/],
       ['wrong password', { password: 'wrong' }, 400, 199, /^Failed to get senders private key, maybe password is wrong: 'Some\(\*\*\*\)', error reason: '/],
-      ['sender not in the keystore', { sender: owner.address.slice(0, -1) + (owner.address.endsWith('a') ? 'b' : 'a') }, 400, 199, /^Failed to decode sender address|^Failed to get senders private key/],
-      ['hash anchored already', { hash: s.seed.privacyItems.small.hash }, 400, 615, `The specified dataset with hash ${s.seed.privacyItems.small.hash} was added earlier`],
+      [
+        'sender not in the keystore',
+        { sender: owner.address.slice(0, -1) + (owner.address.endsWith('a') ? 'b' : 'a') },
+        400,
+        199,
+        /^Failed to decode sender address|^Failed to get senders private key/,
+      ],
+      [
+        'hash anchored already',
+        { hash: s.seed.privacyItems.small.hash },
+        400,
+        615,
+        `The specified dataset with hash ${s.seed.privacyItems.small.hash} was added earlier`,
+      ],
       ['unknown policy', { policyId: encodeBase58(randomBytes(32)) }, 400, 612, /^The requested policy \w+ does not exist$/],
-      ['sender outside the recipients', { sender: outsider.address, password: outsider.keystorePassword }, 400, 199, `Sender '${outsider.address}' is not in policy recipients`],
+      [
+        'sender outside the recipients',
+        { sender: outsider.address, password: outsider.keystorePassword },
+        400,
+        199,
+        `Sender '${outsider.address}' is not in policy recipients`,
+      ],
       ['wrong hash', { hash: hashOf(randomBytes(3)) }, 400, 199, /^Invalid data hash\. Actual '\w+', expected '\w+'$/],
     ];
     for (const [what, over, status, code, message] of cases) {
@@ -271,9 +367,16 @@ describe('sendData', () => {
       if (typeof message === 'string') assert.equal(r.json.message, message, what);
       else assert.match(r.json.message as string, message, what);
     }
-    const missingInfo = await send(app, 'POST', '/privacy/sendData', { body: { ...request(data, { info: { filename: 'f', size: 1, timestamp: 1, author: 'a' } }), data: b64 } });
+    const missingInfo = await send(app, 'POST', '/privacy/sendData', {
+      body: { ...request(data, { info: { filename: 'f', size: 1, timestamp: 1, author: 'a' } }), data: b64 },
+    });
     assert.deepEqual(missingInfo.json.validationErrors, { 'obj.info.comment': [{ msg: ['error.path.missing'], args: [] }] });
-    expectError(await send(app, 'POST', '/privacy/sendData', { body: { ...request(data), data: '%%%' } }), 400, 199, 'Failed to decode policy data from Base64');
+    expectError(
+      await send(app, 'POST', '/privacy/sendData', { body: { ...request(data), data: '%%%' } }),
+      400,
+      199,
+      'Failed to decode policy data from Base64',
+    );
     await assertNothingFrom(hash);
   });
 
@@ -282,7 +385,12 @@ describe('sendData', () => {
     const r = await send(app, 'POST', '/privacy/sendData', { body: { ...request(data), data: data.toString('base64') }, headers: { 'x-api-key': 'wrong' } });
     expectError(r, 403, 614);
     const huge = JSON.stringify({ ...JSON.parse(stringifyJson(request(data))), data: 'A'.repeat(29_360_128) });
-    expectError(await send(app, 'POST', '/privacy/sendData', { raw: huge }), 400, 611, `HttpEntity too big, actual size '${Buffer.byteLength(huge)}' bytes, max size '29360128' bytes`);
+    expectError(
+      await send(app, 'POST', '/privacy/sendData', { raw: huge }),
+      400,
+      611,
+      `HttpEntity too big, actual size '${Buffer.byteLength(huge)}' bytes, max size '29360128' bytes`,
+    );
     await assertNothingFrom(hashOf(data));
   });
 
@@ -290,7 +398,8 @@ describe('sendData', () => {
     const req = { ...request(new Uint8Array(0)), info: info(), version: 3 } as unknown as SendDataRequest;
     await assert.rejects(
       () => checkSendDataRequest(req, MAX_POLICY_DATA_LENGTH, { protocol: s.node.protocol, unlock: () => Promise.resolve(owner.keyPair) }),
-      (e: unknown) => (e as { code: number }).code === 607 && (e as Error).message === "Policy data too big, actual size '35651584' bytes, max size '35651584' bytes",
+      (e: unknown) =>
+        (e as { code: number }).code === 607 && (e as Error).message === "Policy data too big, actual size '35651584' bytes, max size '35651584' bytes",
     );
   });
 });
@@ -314,16 +423,54 @@ describe('sendDataV2', () => {
     const req = stringifyJson(request(data));
     expectError(await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: req }] }), 400, 199, /no 'data' part/);
     expectError(await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'data', content: data }] }), 400, 199, /no 'request' part/);
-    expectError(await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: req }, { name: 'extra', content: 'x' }, { name: 'data', content: data }] }), 400, 199, /Unexpected part 'extra'/);
-    expectError(await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: '{not json' }, { name: 'data', content: data }] }), 400, 1);
-    expectError(await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: stringifyJson(request(randomBytes(3))) }, { name: 'data', content: data }] }), 400, 199, /^Invalid data hash/);
+    expectError(
+      await send(app, 'POST', '/privacy/sendDataV2', {
+        parts: [
+          { name: 'request', content: req },
+          { name: 'extra', content: 'x' },
+          { name: 'data', content: data },
+        ],
+      }),
+      400,
+      199,
+      /Unexpected part 'extra'/,
+    );
+    expectError(
+      await send(app, 'POST', '/privacy/sendDataV2', {
+        parts: [
+          { name: 'request', content: '{not json' },
+          { name: 'data', content: data },
+        ],
+      }),
+      400,
+      1,
+    );
+    expectError(
+      await send(app, 'POST', '/privacy/sendDataV2', {
+        parts: [
+          { name: 'request', content: stringifyJson(request(randomBytes(3))) },
+          { name: 'data', content: data },
+        ],
+      }),
+      400,
+      199,
+      /^Invalid data hash/,
+    );
     // Bodies that end early: inside the request part, inside the data part.
-    const whole = form([{ name: 'request', content: req }, { name: 'data', content: data }]);
+    const whole = form([
+      { name: 'request', content: req },
+      { name: 'data', content: data },
+    ]);
     const full = await whole.buffer();
     for (const at of [200, full.length - 60]) {
       for (const url of ['/privacy/sendDataV2', '/privacy/sendLargeData']) {
         const truncated = await app.inject({ method: 'POST', url, headers: { ...KEY, 'content-type': whole.contentType }, payload: full.subarray(0, at) });
-        expectError({ status: truncated.statusCode, text: truncated.body, contentType: '', headers: {}, json: JSON.parse(truncated.body) }, 400, 199, /^The multipart body is malformed: /);
+        expectError(
+          { status: truncated.statusCode, text: truncated.body, contentType: '', headers: {}, json: JSON.parse(truncated.body) },
+          400,
+          199,
+          /^The multipart body is malformed: /,
+        );
       }
     }
     await assertNothingFrom(hashOf(data));
@@ -333,7 +480,13 @@ describe('sendDataV2', () => {
 describe('sendLargeData', () => {
   it('streams the data part into the storage as a large item', async () => {
     const data = randomBytes(1_500_000);
-    const r = await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'request', content: stringifyJson(request(data)) }, { name: 'data', content: data, filename: 'big.bin' }, { name: 'ignored', content: 'later parts are skipped' }] });
+    const r = await send(app, 'POST', '/privacy/sendLargeData', {
+      parts: [
+        { name: 'request', content: stringifyJson(request(data)) },
+        { name: 'data', content: data, filename: 'big.bin' },
+        { name: 'ignored', content: 'later parts are skipped' },
+      ],
+    });
     assert.equal(r.status, 200, r.text);
     const l = await app.inject({ method: 'GET', url: `/privacy/${policyId}/getLargeData/${hashOf(data)}`, headers: KEY });
     assert.ok(l.rawPayload.equals(data));
@@ -343,14 +496,63 @@ describe('sendLargeData', () => {
   it("refuses parts out of order with WE's texts, and checks the request before any data", async () => {
     const data = randomBytes(1000);
     const req = stringifyJson(request(data));
-    expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'data', content: data }, { name: 'request', content: req }] }), 400, 199, "'request' part must be in the head of the Multipart, got 'data'");
-    expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'request', content: req }, { name: 'other', content: data }] }), 400, 199, "'data' part must be followed by the 'request' part");
+    expectError(
+      await send(app, 'POST', '/privacy/sendLargeData', {
+        parts: [
+          { name: 'data', content: data },
+          { name: 'request', content: req },
+        ],
+      }),
+      400,
+      199,
+      "'request' part must be in the head of the Multipart, got 'data'",
+    );
+    expectError(
+      await send(app, 'POST', '/privacy/sendLargeData', {
+        parts: [
+          { name: 'request', content: req },
+          { name: 'other', content: data },
+        ],
+      }),
+      400,
+      199,
+      "'data' part must be followed by the 'request' part",
+    );
     expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'request', content: req }] }), 400, 199, 'Unexpected state');
     expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [] }), 400, 199, 'Unexpected state');
     const anchored = stringifyJson(request(data, { hash: s.seed.privacyItems.large.hash }));
-    expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'request', content: anchored }, { name: 'data', content: data }] }), 400, 615);
-    expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'request', content: stringifyJson(request(data, { password: 'nope' })) }, { name: 'data', content: data }] }), 400, 199, /^Failed to get senders private key/);
-    expectError(await send(app, 'POST', '/privacy/sendLargeData', { parts: [{ name: 'request', content: stringifyJson(request(randomBytes(9))) }, { name: 'data', content: data }] }), 400, 199, /^Invalid data hash/);
+    expectError(
+      await send(app, 'POST', '/privacy/sendLargeData', {
+        parts: [
+          { name: 'request', content: anchored },
+          { name: 'data', content: data },
+        ],
+      }),
+      400,
+      615,
+    );
+    expectError(
+      await send(app, 'POST', '/privacy/sendLargeData', {
+        parts: [
+          { name: 'request', content: stringifyJson(request(data, { password: 'nope' })) },
+          { name: 'data', content: data },
+        ],
+      }),
+      400,
+      199,
+      /^Failed to get senders private key/,
+    );
+    expectError(
+      await send(app, 'POST', '/privacy/sendLargeData', {
+        parts: [
+          { name: 'request', content: stringifyJson(request(randomBytes(9))) },
+          { name: 'data', content: data },
+        ],
+      }),
+      400,
+      199,
+      /^Invalid data hash/,
+    );
     await assertNothingFrom(hashOf(data));
   });
 
@@ -367,7 +569,11 @@ describe('sendLargeData', () => {
         return storage.save(...args);
       },
     });
-    const service = new PrivacyService({ ...parts, storage: stalled, settings: { ...parts.settings, service: { ...parts.settings.service, requestBufferSize: bufferSize } } });
+    const service = new PrivacyService({
+      ...parts,
+      storage: stalled,
+      settings: { ...parts.settings, service: { ...parts.settings.service, requestBufferSize: bufferSize } },
+    });
     const chunk = randomBytes(16 * 1024);
     const total = 64 * 1024 * 1024;
     const hash = createHash('sha256');
@@ -381,7 +587,14 @@ describe('sendLargeData', () => {
         if (pulled === total) this.push(null);
       },
     });
-    const sent = service.sendLargeData(await service.checkLargeUpload({ ...(request(randomBytes(1), { hash: encodeBase58(hash.digest()) }) as unknown as SendDataRequest), info: { ...info(), size: total } }), upload, false);
+    const sent = service.sendLargeData(
+      await service.checkLargeUpload({
+        ...(request(randomBytes(1), { hash: encodeBase58(hash.digest()) }) as unknown as SendDataRequest),
+        info: { ...info(), size: total },
+      }),
+      upload,
+      false,
+    );
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(pulled <= bufferSize + 4 * chunk.length, `${pulled} bytes read while the storage took none`);
     release();
@@ -415,13 +628,17 @@ describe('refused uploads over a socket', () => {
   it('answer while the client still sends, then take the rest of the body so the connection serves the next request', async () => {
     const c = rawConnection();
     const length = 29 * 1024 * 1024;
-    c.socket.write(`POST /privacy/sendData HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEV_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"data":"`);
+    c.socket.write(
+      `POST /privacy/sendData HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEV_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"data":"`,
+    );
     await until('the 611 answer', () => (c.received().includes('"error":611') ? true : undefined));
     assert.doesNotMatch(c.received(), /connection: close/i);
     // The client goes on sending its body as it would, unaware of the answer: none of it fails.
     const chunk = Buffer.alloc(1024 * 1024, 0x41);
     for (let sent = 9; sent < length; sent += chunk.length) {
-      await new Promise<void>((resolve, reject) => c.socket.write(chunk.subarray(0, Math.min(chunk.length, length - sent)), (e) => (e ? reject(e) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        c.socket.write(chunk.subarray(0, Math.min(chunk.length, length - sent)), (e) => (e ? reject(e) : resolve())),
+      );
     }
     c.socket.write('GET /blocks/height HTTP/1.1\r\nHost: x\r\n\r\n');
     await until('the next answer on the same connection', () => (/HTTP\/1\.1 200[^]*"height":\d+/.test(c.received()) ? true : undefined));
@@ -431,7 +648,9 @@ describe('refused uploads over a socket', () => {
 
   it('close a refused upload that does not end, instead of reading it forever', async () => {
     const c = rawConnection();
-    c.socket.write(`POST /privacy/sendLargeData HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEV_API_KEY}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 999999999\r\n\r\n--b\r\nContent-Disposition: form-data; name="data"\r\n\r\n`);
+    c.socket.write(
+      `POST /privacy/sendLargeData HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEV_API_KEY}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 999999999\r\n\r\n--b\r\nContent-Disposition: form-data; name="data"\r\n\r\n`,
+    );
     const trickle = setInterval(() => c.socket.write(Buffer.alloc(1024)), 50);
     await until('the connection to be closed', () => (c.closed() ? true : undefined), 30_000);
     clearInterval(trickle);
@@ -460,7 +679,10 @@ describe('guards', () => {
     expectError(await send(offApp, 'GET', `/privacy/${policyId}/getInfo/${s.seed.privacyItems.small.hash}`), 400, 613, message);
     expectError(await send(offApp, 'POST', '/privacy/sendData', { body: {} }), 400, 613, message);
     assert.equal((await send(offApp, 'GET', `/privacy/${policyId}/recipients`)).status, 200);
-    assert.deepEqual((await send(offApp, 'POST', '/privacy/getInfos', { body: { policiesDataHashes: [{ policyId, datahashes: [s.seed.privacyItems.small.hash] }] } })).json, { policiesDataInfo: [] });
+    assert.deepEqual(
+      (await send(offApp, 'POST', '/privacy/getInfos', { body: { policiesDataHashes: [{ policyId, datahashes: [s.seed.privacyItems.small.hash] }] } })).json,
+      { policiesDataInfo: [] },
+    );
   });
 
   it('forceSync: the count restarted; 612 for an unknown policy; 613 without storage; 610 without a synchronizer (watcher)', async () => {
@@ -499,15 +721,23 @@ describe('keystore passwords on sendData', () => {
     const watch = watchKeystore(s.node.keystore);
     try {
       const data = (i: number) => Buffer.from(`member item ${i}`);
-      const asMember = (i: number, password: string) => send(app, 'POST', '/privacy/sendData', { body: { ...request(data(i), { sender: member.address, password }), data: data(i).toString('base64') } });
+      const asMember = (i: number, password: string) =>
+        send(app, 'POST', '/privacy/sendData', { body: { ...request(data(i), { sender: member.address, password }), data: data(i).toString('base64') } });
       const first = await asMember(1, member.keystorePassword);
       assert.equal(first.status, 200, first.text);
       for (let i = 0; i < 5; i++) {
-        expectError(await asMember(2, `wrong-${i}`), 400, 199, /^Failed to get senders private key, maybe password is wrong: 'Some\(\*\*\*\)', error reason: 'no private key for sender address in wallet or provided password is incorrect'$/);
+        expectError(
+          await asMember(2, `wrong-${i}`),
+          400,
+          199,
+          /^Failed to get senders private key, maybe password is wrong: 'Some\(\*\*\*\)', error reason: 'no private key for sender address in wallet or provided password is incorrect'$/,
+        );
       }
       expectError(await asMember(2, 'wrong-5'), 429, 115, /too many wrong passwords for this address/);
       // The same limit as the signing routes: /transactions/sign refuses the address too.
-      const sign = await send(app, 'POST', '/transactions/sign', { body: { type: 4, version: 2, sender: member.address, password: 'wrong-6', recipient: owner.address, amount: 1, fee: 1_000_000 } });
+      const sign = await send(app, 'POST', '/transactions/sign', {
+        body: { type: 4, version: 2, sender: member.address, password: 'wrong-6', recipient: owner.address, amount: 1, fee: 1_000_000 },
+      });
       expectError(sign, 429, 115, /too many wrong passwords/);
       // The key unlocked before is kept: the right password still sends.
       const again = await asMember(3, member.keystorePassword);

@@ -79,7 +79,12 @@ describe('/utils/script/*: bounded, off the event loop', () => {
       const answers = await Promise.all([0, 1, 2].map(() => compile(sum(16_000), small)));
       // Whichever reaches the route third is refused.
       assert.deepEqual(answers.map((a) => a.json?.error).sort(), [305, 305, 642]);
-      assertError(answers.find((a) => a.status === 503)!, 503, 642, "Max script compilations count '2' has been exceeded. Please, try again later");
+      assertError(
+        answers.find((a) => a.status === 503)!,
+        503,
+        642,
+        "Max script compilations count '2' has been exceeded. Please, try again later",
+      );
       assert.equal((await compile('true', small)).status, 200);
     } finally {
       await small.close();
@@ -91,9 +96,18 @@ describe('/utils/script/*: bounded, off the event loop', () => {
     assert.equal(eq.status, 200);
     assert.deepEqual(eq.json, { script: 'base64:AQQAAAABeAAAAAAAAAAACgkAAAAAAAACAAAAAAAAAAAUCQAAZAAAAAIFAAAAAXgFAAAAAXjlxJUL', complexity: 13, extraFee: 0 });
     const m = await compile('match tx {\ncase t: TransferTransaction => true\ncase _ => false\n}');
-    assert.deepEqual(m.json, { script: 'base64:AQQAAAAHJG1hdGNoMAUAAAACdHgDCQAAAQAAAAIFAAAAByRtYXRjaDACAAAAE1RyYW5zZmVyVHJhbnNhY3Rpb24EAAAAAXQFAAAAByRtYXRjaDAGB5yQ/+k=', complexity: 18, extraFee: 0 });
+    assert.deepEqual(m.json, {
+      script: 'base64:AQQAAAAHJG1hdGNoMAUAAAACdHgDCQAAAQAAAAIFAAAAByRtYXRjaDACAAAAE1RyYW5zZmVyVHJhbnNhY3Rpb24EAAAAAXQFAAAAByRtYXRjaDAGB5yQ/+k=',
+      complexity: 18,
+      extraFee: 0,
+    });
     const back = await estimate('base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==');
-    assert.deepEqual(back.json, { script: 'base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==', complexity: 3, scriptText: 'FUNCTION_CALL(Native(0),List(CONST_LONG(1), CONST_LONG(2)))', extraFee: 0 });
+    assert.deepEqual(back.json, {
+      script: 'base64:AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==',
+      complexity: 3,
+      scriptText: 'FUNCTION_CALL(Native(0),List(CONST_LONG(1), CONST_LONG(2)))',
+      extraFee: 0,
+    });
     assertError(await compile('height >= '), 400, 305);
   });
 });

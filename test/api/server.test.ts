@@ -92,7 +92,12 @@ describe('conventions', () => {
     assert.equal(big.length, limit + 1);
     const r = expectError(await client.request({ method: 'POST', url: '/transactions/broadcast', rawBody: big, contentType: 'application/json' }), 400, 611);
     assert.equal(r['message'], `HttpEntity too big, actual size '${limit + 1}' bytes, max size '${limit}' bytes`);
-    const bad = expectError(await client.request({ method: 'POST', url: '/transactions/sign', rawBody: 'nope', contentType: 'application/json; charset=utf-8' }), 400, 1, 'failed to parse json message');
+    const bad = expectError(
+      await client.request({ method: 'POST', url: '/transactions/sign', rawBody: 'nope', contentType: 'application/json; charset=utf-8' }),
+      400,
+      1,
+      'failed to parse json message',
+    );
     assert.deepEqual(bad['validationErrors'], {});
     assert.equal(bad['cause'], null);
   });
@@ -147,7 +152,10 @@ describe('api-key auth', () => {
 
   it('OAuth2 mode with an unusable public key is refused at start rather than served open', () => {
     const chain = fixtureChain();
-    assert.throws(() => createApiServer({ ...chain.services, settings: { ...chain.services.settings, auth: { type: 'oauth2', publicKeyPem: 'x' } } }, { logger: false }), /OAuth2/);
+    assert.throws(
+      () => createApiServer({ ...chain.services, settings: { ...chain.services.settings, auth: { type: 'oauth2', publicKeyPem: 'x' } } }, { logger: false }),
+      /OAuth2/,
+    );
   });
 });
 
@@ -184,8 +192,16 @@ describe('POST /debug/rollback and DELETE /debug/rollback-to/{signature}', () =>
     assert.deepEqual(fraction['validationErrors'], { 'obj.rollbackTo': [{ msg: ['error.expected.int'], args: [] }] });
     const array = expectError(await call([]), 400, 1);
     assert.deepEqual(array['validationErrors'], { obj: [{ msg: ['error.expected.jsobject'], args: [] }] });
-    expectText(await f.client.request({ method: 'POST', url: '/debug/rollback', headers: admin }), 400, 'The request contains bad syntax or cannot be fulfilled.');
-    expectText(await f.client.request({ method: 'POST', url: '/debug/rollback', headers: admin, rawBody: 'x', contentType: 'text/plain' }), 400, 'The request contains bad syntax or cannot be fulfilled.');
+    expectText(
+      await f.client.request({ method: 'POST', url: '/debug/rollback', headers: admin }),
+      400,
+      'The request contains bad syntax or cannot be fulfilled.',
+    );
+    expectText(
+      await f.client.request({ method: 'POST', url: '/debug/rollback', headers: admin, rawBody: 'x', contentType: 'text/plain' }),
+      400,
+      'The request contains bad syntax or cannot be fulfilled.',
+    );
     assert.deepEqual(f.rollbacks, []);
   });
 
@@ -213,7 +229,11 @@ describe('listen', () => {
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('access-control-allow-origin'), '*');
     assert.deepEqual(await r.json(), { height: 4 });
-    const big = await fetch(`${url}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json;charset=UTF-8' }, body: 'x'.repeat(3 * 1024 * 1024 + 10) });
+    const big = await fetch(`${url}/transactions/broadcast`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json;charset=UTF-8' },
+      body: 'x'.repeat(3 * 1024 * 1024 + 10),
+    });
     assert.equal(big.status, 400);
     assert.equal(((await big.json()) as { error: number }).error, 611);
   });
@@ -241,7 +261,11 @@ describe('the error catalogue', () => {
     });
     const withTx = new WeError('StateCheckFailed', 112, 'State check failed. Reason: x', undefined, 400, undefined, { tx: { id: 'abc' } });
     assert.deepEqual(errorBody(withTx), { error: 112, message: 'State check failed. Reason: x', tx: { id: 'abc' } });
-    assert.deepEqual(errorBody(blockDoesNotExist('xyz', 'signature')), { error: 301, message: "block with signature 'xyz' does not exist", field: 'signature' });
+    assert.deepEqual(errorBody(blockDoesNotExist('xyz', 'signature')), {
+      error: 301,
+      message: "block with signature 'xyz' does not exist",
+      field: 'signature',
+    });
     assert.equal(blockDoesNotExist('xyz').status, 404);
   });
 
@@ -255,7 +279,11 @@ describe('bad input', () => {
   const f = fixtureServer();
   after(() => f.app.close());
   const TYPES = [1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 101, 102, 103, 104, 105, 106, 107, 110, 111, 112, 113, 114, 120];
-  const field = fc.oneof(fc.jsonValue(), fc.constantFrom(SECOND.address.toString(), 'alias:T:fourth', '3N', '', 'secret'), fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }));
+  const field = fc.oneof(
+    fc.jsonValue(),
+    fc.constantFrom(SECOND.address.toString(), 'alias:T:fourth', '3N', '', 'secret'),
+    fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }),
+  );
   const request = fc.record(
     {
       type: fc.oneof(fc.constantFrom(...TYPES), fc.jsonValue()),
@@ -289,11 +317,15 @@ describe('bad input', () => {
 
   it('never yields a 500 on the transaction routes (always a WE error or a success)', async () => {
     await fc.assert(
-      fc.asyncProperty(request, fc.constantFrom('/transactions/sign', '/transactions/broadcast', '/transactions/calculateFee', '/transactions/signAndBroadcast'), async (body, url) => {
-        const r = await f.client.request({ method: 'POST', url, body });
-        assert.ok(r.status === 200 || (r.status >= 400 && r.status < 500), `${r.status} ${r.text}`);
-        if (r.status !== 200) assert.equal(typeof (r.body as { error: unknown }).error, 'number', r.text);
-      }),
+      fc.asyncProperty(
+        request,
+        fc.constantFrom('/transactions/sign', '/transactions/broadcast', '/transactions/calculateFee', '/transactions/signAndBroadcast'),
+        async (body, url) => {
+          const r = await f.client.request({ method: 'POST', url, body });
+          assert.ok(r.status === 200 || (r.status >= 400 && r.status < 500), `${r.status} ${r.text}`);
+          if (r.status !== 200) assert.equal(typeof (r.body as { error: unknown }).error, 'number', r.text);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -302,7 +334,17 @@ describe('bad input', () => {
     const segment = fc.oneof(fc.string(), fc.integer().map(String), fc.constantFrom('0', '-1', '+1', '2147483648', 'l', '1'.repeat(100)));
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/blocks/at/', '/blocks/headers/at/', '/blocks/seq/1/', '/blocks/signature/', '/blocks/child/', '/blocks/height/', '/transactions/info/', '/transactions/unconfirmed/info/', '/transactions/address/'),
+        fc.constantFrom(
+          '/blocks/at/',
+          '/blocks/headers/at/',
+          '/blocks/seq/1/',
+          '/blocks/signature/',
+          '/blocks/child/',
+          '/blocks/height/',
+          '/transactions/info/',
+          '/transactions/unconfirmed/info/',
+          '/transactions/address/',
+        ),
         segment,
         async (prefix, seg) => {
           const r = await f.client.request({ method: 'GET', url: prefix + encodeURIComponent(seg) });
@@ -317,7 +359,11 @@ describe('bad input', () => {
     for (const url of ['/blocks/signature/%E0%A4%A', `/blocks/signature/${'x'.repeat(5000)}`]) {
       const r = await f.client.request({ method: 'GET', url });
       assert.equal(r.status, 400, url);
-      assert.deepEqual(JSON.parse(r.text), { error: 199, message: r.text.includes('longer') ? 'A path parameter is longer than 2048 characters' : 'The path is not valid percent-encoded UTF-8', field: 'path' });
+      assert.deepEqual(JSON.parse(r.text), {
+        error: 199,
+        message: r.text.includes('longer') ? 'A path parameter is longer than 2048 characters' : 'The path is not valid percent-encoded UTF-8',
+        field: 'path',
+      });
       assert.match(r.headers['content-type'] as string, /^application\/json/);
     }
   });
@@ -348,7 +394,10 @@ describe('unexpected failures', () => {
     const r = await client.call('GET /blocks/height');
     assert.equal(r.status, 500);
     assert.deepEqual(r.body, { error: 0, message: 'Error is unknown' });
-    assert.ok(lines.some((l) => l.includes('disk on fire')), 'the failure is logged');
+    assert.ok(
+      lines.some((l) => l.includes('disk on fire')),
+      'the failure is logged',
+    );
   });
 });
 
@@ -391,10 +440,16 @@ describe('request logs', () => {
   it('slow requests at INFO (a zero threshold makes every request slow); every request at DEBUG', async () => {
     const slow = logged('info', 0);
     await slow.client.call('GET /blocks/height');
-    assert.deepEqual(slow.lines.map((l) => [l.level, l.msg, l.url]), [[INFO, 'slow request', '/blocks/height']]);
+    assert.deepEqual(
+      slow.lines.map((l) => [l.level, l.msg, l.url]),
+      [[INFO, 'slow request', '/blocks/height']],
+    );
     const debug = logged('debug');
     await debug.client.call('GET /blocks/height');
-    assert.deepEqual(debug.lines.map((l) => l.msg), ['incoming request', 'request completed']);
+    assert.deepEqual(
+      debug.lines.map((l) => l.msg),
+      ['incoming request', 'request completed'],
+    );
   });
 });
 
@@ -416,7 +471,10 @@ describe('documentation', () => {
   });
 
   it('serves the generated OpenAPI document', async () => {
-    const doc = openApiDocument(ROUTE_GROUPS, createAuthenticator(f.services.settings.auth, protocol.crypto), { title: 'Weft node REST API', version: '1.14-compatible' });
+    const doc = openApiDocument(ROUTE_GROUPS, createAuthenticator(f.services.settings.auth, protocol.crypto), {
+      title: 'Weft node REST API',
+      version: '1.14-compatible',
+    });
     for (const url of ['/api-docs/openapi.json', '/api-docs/open-api.json']) {
       const r = await client.request({ method: 'GET', url });
       assert.equal(r.status, 200);
@@ -442,7 +500,10 @@ describe('documentation', () => {
       const op = doc.paths[r.path]![r.method.toLowerCase()]!;
       assert.equal(op.operationId, operationId(r));
       const names = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
-      assert.deepEqual(names, [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]));
+      assert.deepEqual(
+        names,
+        [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
+      );
       assert.equal(op.security.length > 0, r.auth === 'admin' || r.auth === 'privacy' || r.auth === 'confidential', `${r.method} ${r.path} security`);
     }
     const ids = documented.map((k) => {
@@ -458,7 +519,9 @@ describe('documentation', () => {
   });
 
   it('int64 fields are integers of format int64', async () => {
-    const doc = JSON.parse((await client.request({ method: 'GET', url: '/api-docs/openapi.json' })).text) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const doc = JSON.parse((await client.request({ method: 'GET', url: '/api-docs/openapi.json' })).text) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
     const s = doc.components.schemas;
     const int64 = { type: 'integer', format: 'int64' };
     assert.deepEqual(s['Transaction']!.properties['fee'], int64);
@@ -466,6 +529,10 @@ describe('documentation', () => {
     assert.deepEqual(s['BlockHeader']!.properties['timestamp'], int64);
     assert.deepEqual(s['UtxSize']!.properties['sizeInBytes'], int64);
     assert.deepEqual(s['FeeAnswer']!.properties['feeAmount'], int64);
-    assert.deepEqual(s['RollbackParams']!.properties['rollbackTo'], { type: 'integer', format: 'int32', description: 'Height whose block becomes the last one' });
+    assert.deepEqual(s['RollbackParams']!.properties['rollbackTo'], {
+      type: 'integer',
+      format: 'int32',
+      description: 'Height whose block becomes the last one',
+    });
   });
 });

@@ -12,7 +12,6 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { reserveDescriptorTable, SocketCloser } from '../../src/api/connection-limits.js';
 
-
 describe('SocketCloser', () => {
   let server: Server;
   let port = 0;
@@ -85,7 +84,18 @@ describe('SocketCloser', () => {
 
   it('keeps closing a queue that is fed while it drains (the closed front is dropped as it goes), each socket once', async () => {
     // Stand-ins for sockets: what the closer calls, counted.
-    const fake = () => ({ destroyed: false, writable: true, writes: 0, write() { this.writes++; return true; }, destroy() { this.destroyed = true; } });
+    const fake = () => ({
+      destroyed: false,
+      writable: true,
+      writes: 0,
+      write() {
+        this.writes++;
+        return true;
+      },
+      destroy() {
+        this.destroyed = true;
+      },
+    });
     const all: Array<ReturnType<typeof fake>> = [];
     const closer = new SocketCloser(0);
     const feed = (n: number): void => {

@@ -54,21 +54,38 @@ describe('GET /transactions/address/{address}/limit/{limit}', () => {
   });
 
   it("a MassTransfer of someone else keeps only the address's transfers (aliases included)", async () => {
-    const second = ((await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: SECOND.address.toString(), limit: 10 } })).body as Array<Array<Record<string, unknown>>>)[0]!;
+    const second = (
+      (await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: SECOND.address.toString(), limit: 10 } })).body as Array<
+        Array<Record<string, unknown>>
+      >
+    )[0]!;
     const mt = second.find((t) => t['id'] === txs.massTransfer.idBase58)!;
     assert.deepEqual(mt['transfers'], [{ recipient: SECOND.address.toString(), amount: 3 }]);
     assert.equal(mt['transferCount'], 3);
-    const fourth = ((await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: FOURTH.address.toString(), limit: 10 } })).body as Array<Array<Record<string, unknown>>>)[0]!;
+    const fourth = (
+      (await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: FOURTH.address.toString(), limit: 10 } })).body as Array<
+        Array<Record<string, unknown>>
+      >
+    )[0]!;
     assert.deepEqual(fourth.find((t) => t['id'] === txs.massTransfer.idBase58)!['transfers'], [{ recipient: 'alias:T:fourth', amount: 2 }]);
-    const sender = ((await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: MINER.address.toString(), limit: 10 } })).body as Array<Array<Record<string, unknown>>>)[0]!;
+    const sender = (
+      (await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: MINER.address.toString(), limit: 10 } })).body as Array<
+        Array<Record<string, unknown>>
+      >
+    )[0]!;
     assert.equal((sender.find((t) => t['id'] === txs.massTransfer.idBase58)!['transfers'] as unknown[]).length, 3);
   });
 
   it('pages with after', async () => {
     const a = SECOND.address.toString();
-    const page1 = ((await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 2 } })).body as Array<Array<{ id: string }>>)[0]!;
+    const page1 = (
+      (await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 2 } })).body as Array<Array<{ id: string }>>
+    )[0]!;
     assert.equal(page1.length, 2);
-    const page2 = ((await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 2 }, query: { after: page1[1]!.id } })).body as Array<Array<{ id: string }>>)[0]!;
+    const page2 = (
+      (await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 2 }, query: { after: page1[1]!.id } }))
+        .body as Array<Array<{ id: string }>>
+    )[0]!;
     assert.deepEqual(
       page2.map((t) => t.id),
       [txs.leaseCancel.idBase58, txs.activeLease.idBase58],
@@ -82,8 +99,18 @@ describe('GET /transactions/address/{address}/limit/{limit}', () => {
     const unknown = await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 2 }, query: { after: UNKNOWN_TX } });
     assert.equal(unknown.status, 404);
     assert.deepEqual(unknown.body, { status: 'error', details: 'Transaction is not in blockchain' });
-    expectError(await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 2 }, query: { after: '0OIl' } }), 400, 199, 'Unable to decode transaction id 0OIl');
-    expectError(await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 10001 } }), 400, 10, 'Too big sequences requested');
+    expectError(
+      await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 2 }, query: { after: '0OIl' } }),
+      400,
+      199,
+      'Unable to decode transaction id 0OIl',
+    );
+    expectError(
+      await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 10001 } }),
+      400,
+      10,
+      'Too big sequences requested',
+    );
     expectError(await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: 'ten' } }), 400, 199, 'invalid.limit');
     expectError(await client.call('GET /transactions/address/{address}/limit/{limit}', { params: { address: a, limit: '-1' } }), 400, 199, 'invalid.limit');
     expectError(await client.request({ method: 'GET', url: `/transactions/address/${a}/other` }), 400, 199, 'invalid.limit');
@@ -133,8 +160,19 @@ describe('POST /transactions/broadcast and the pool routes', () => {
   const { client, pool } = f;
 
   it('accepts a transfer signed by the official client and shows it in the pool', async () => {
-    const json = await libraryTransfer('api fixture second', { recipient: THIRD.address.toString(), amount: 12345, fee: 1000000, timestamp: Number(NOW), attachment: '' });
-    const r = await client.request({ method: 'POST', url: '/transactions/broadcast', rawBody: JSON.stringify(json), contentType: 'application/json;charset=UTF-8' });
+    const json = await libraryTransfer('api fixture second', {
+      recipient: THIRD.address.toString(),
+      amount: 12345,
+      fee: 1000000,
+      timestamp: Number(NOW),
+      attachment: '',
+    });
+    const r = await client.request({
+      method: 'POST',
+      url: '/transactions/broadcast',
+      rawBody: JSON.stringify(json),
+      contentType: 'application/json;charset=UTF-8',
+    });
     assert.equal(r.status, 200, r.text);
     const tx = r.body as Record<string, unknown>;
     assert.equal(tx['type'], 4);
@@ -163,7 +201,16 @@ describe('POST /transactions/broadcast and the pool routes', () => {
   it('a lease in the pool reads canceled (no lease in state yet), as in WE', async () => {
     const lease = f.services.protocol.sign(
       f.services.protocol.transactionFromJson(
-        { type: 8, version: 2, senderPublicKey: b58(THIRD.keyPair.publicKey), recipient: FOURTH.address.toString(), amount: 5n, fee: 1_000_000n, timestamp: NOW, proofs: [] },
+        {
+          type: 8,
+          version: 2,
+          senderPublicKey: b58(THIRD.keyPair.publicKey),
+          recipient: FOURTH.address.toString(),
+          amount: 5n,
+          fee: 1_000_000n,
+          timestamp: NOW,
+          proofs: [],
+        },
         { forBroadcast: false },
       ),
       THIRD.keyPair.privateKey,
@@ -198,7 +245,12 @@ describe('POST /transactions/broadcast and the pool routes', () => {
     assert.match(r['message'] as string, /^State check failed\. Reason: /);
     assert.equal((r['tx'] as Record<string, unknown>)['amount'], 8);
 
-    const notJson = expectError(await client.request({ method: 'POST', url: '/transactions/broadcast', rawBody: '{"type": 4,', contentType: 'application/json' }), 400, 1, 'failed to parse json message');
+    const notJson = expectError(
+      await client.request({ method: 'POST', url: '/transactions/broadcast', rawBody: '{"type": 4,', contentType: 'application/json' }),
+      400,
+      1,
+      'failed to parse json message',
+    );
     assert.deepEqual(notJson['validationErrors'], {});
     assert.equal(notJson['cause'], null);
 
@@ -214,13 +266,23 @@ describe('POST /transactions/broadcast and the pool routes', () => {
     expectError(await client.call('POST /transactions/broadcast', { body: { ...json, version: 9 } }), 400, 199, 'Bad transaction type (4) and version (9)');
     const badCert = expectError(await client.call('POST /transactions/broadcast', { body: { ...json, certificates: ['%%%'] } }), 400, 121);
     assert.match(badCert['message'] as string, /^Error while parsing a certificate: Encountered an invalid Base64/);
-    expectError(await client.call('POST /transactions/broadcast', { body: { ...json, certificates: ['AAAA'] } }), 400, 121, 'Error while parsing a certificate: Expected a valid X.509 certificate in DER encoding');
+    expectError(
+      await client.call('POST /transactions/broadcast', { body: { ...json, certificates: ['AAAA'] } }),
+      400,
+      121,
+      'Error while parsing a certificate: Expected a valid X.509 certificate in DER encoding',
+    );
   });
 
   it("renders the pool's errors as they are", async () => {
     pool.refuseNext = new WeError('Mistiming', 303, `Transaction ts ${NOW} is from far future. BlockTime: 1`, 'timestamp');
     const json = transfer(SECOND, THIRD.address, 11n, NOW + 11n).toJson();
-    const body = expectError(await client.call('POST /transactions/broadcast', { body: json }), 400, 303, `Transaction ts ${NOW} is from far future. BlockTime: 1`);
+    const body = expectError(
+      await client.call('POST /transactions/broadcast', { body: json }),
+      400,
+      303,
+      `Transaction ts ${NOW} is from far future. BlockTime: 1`,
+    );
     assert.equal(body['field'], 'timestamp');
   });
 
@@ -262,7 +324,18 @@ describe('POST /transactions/sign', () => {
   };
 
   it('signs with the keystore key; node time, strictly increasing; password not echoed', async () => {
-    const request = { type: 4, version: 3, sender: SECOND.address.toString(), password: 'secret', recipient: THIRD.address.toString(), amount: 100, fee: 1_000_000, assetId: null, feeAssetId: null, attachment: '' };
+    const request = {
+      type: 4,
+      version: 3,
+      sender: SECOND.address.toString(),
+      password: 'secret',
+      recipient: THIRD.address.toString(),
+      amount: 100,
+      fee: 1_000_000,
+      assetId: null,
+      feeAssetId: null,
+      attachment: '',
+    };
     const r1 = await client.call('POST /transactions/sign', { body: request, contentType: 'application/json;charset=UTF-8' });
     assert.equal(r1.status, 200, r1.text);
     const a = r1.body as Record<string, unknown>;
@@ -295,38 +368,79 @@ describe('POST /transactions/sign', () => {
     assert.deepEqual(missing['validationErrors'], { 'obj.sender': [{ msg: ['error.path.missing'], args: [] }] });
     const noType = expectError(await client.call('POST /transactions/sign', { body: { sender: MINER.address.toString() } }), 400, 1);
     assert.deepEqual(noType['validationErrors'], { 'obj.type': [{ msg: ['error.path.missing'], args: [] }] });
-    expectError(await client.call('POST /transactions/sign', { body: { type: 4, sender: MINER.address.toString() } }), 400, 199, 'Bad transaction type (4) and version (1)');
+    expectError(
+      await client.call('POST /transactions/sign', { body: { type: 4, sender: MINER.address.toString() } }),
+      400,
+      199,
+      'Bad transaction type (4) and version (1)',
+    );
     expectError(await client.call('POST /transactions/sign', { body: { type: 1, sender: MINER.address.toString() } }), 400, 199, 'UnsupportedTransactionType');
-    expectError(await client.call('POST /transactions/sign', { body: { type: 7, version: 2, sender: MINER.address.toString() } }), 400, 199, 'UnsupportedTransactionType');
-    const noRecipient = expectError(await client.call('POST /transactions/sign', { body: { type: 4, version: 3, sender: MINER.address.toString(), amount: 1, fee: 1 } }), 400, 1);
+    expectError(
+      await client.call('POST /transactions/sign', { body: { type: 7, version: 2, sender: MINER.address.toString() } }),
+      400,
+      199,
+      'UnsupportedTransactionType',
+    );
+    const noRecipient = expectError(
+      await client.call('POST /transactions/sign', { body: { type: 4, version: 3, sender: MINER.address.toString(), amount: 1, fee: 1 } }),
+      400,
+      1,
+    );
     assert.deepEqual(noRecipient['validationErrors'], { 'obj.recipient': [{ msg: ['error.path.missing'], args: [] }] });
-    const badTs = expectError(await client.call('POST /transactions/sign', { body: { type: 4, version: 3, sender: MINER.address.toString(), timestamp: '12' } }), 400, 1);
+    const badTs = expectError(
+      await client.call('POST /transactions/sign', { body: { type: 4, version: 3, sender: MINER.address.toString(), timestamp: '12' } }),
+      400,
+      1,
+    );
     assert.deepEqual(badTs['validationErrors'], { 'obj.timestamp': [{ msg: ['error.expected.jsnumber'], args: [] }] });
   });
 
   it('LeaseCancel reads txId; Burn reads quantity; CreateAlias; MassTransfer', async () => {
     const leaseId = b58(new Uint8Array(32).fill(3));
-    const cancel = (await client.call('POST /transactions/sign', { body: { type: 9, version: 2, sender: MINER.address.toString(), txId: leaseId, fee: 1_000_000 } })).body as Record<string, unknown>;
+    const cancel = (
+      await client.call('POST /transactions/sign', { body: { type: 9, version: 2, sender: MINER.address.toString(), txId: leaseId, fee: 1_000_000 } })
+    ).body as Record<string, unknown>;
     assert.equal(cancel['leaseId'], leaseId);
     assert.equal(cancel['chainId'], protocol.chainId);
     verify(cancel, MINER);
-    const noTxId = expectError(await client.call('POST /transactions/sign', { body: { type: 9, version: 2, sender: MINER.address.toString(), leaseId, fee: 1 } }), 400, 1);
+    const noTxId = expectError(
+      await client.call('POST /transactions/sign', { body: { type: 9, version: 2, sender: MINER.address.toString(), leaseId, fee: 1 } }),
+      400,
+      1,
+    );
     assert.deepEqual(noTxId['validationErrors'], { 'obj.txId': [{ msg: ['error.path.missing'], args: [] }] });
 
     const assetId = b58(new Uint8Array(32).fill(4));
-    const burn = (await client.call('POST /transactions/sign', { body: { type: 6, version: 2, sender: MINER.address.toString(), assetId, quantity: 5, fee: 1_000_000 } })).body as Record<string, unknown>;
+    const burn = (
+      await client.call('POST /transactions/sign', { body: { type: 6, version: 2, sender: MINER.address.toString(), assetId, quantity: 5, fee: 1_000_000 } })
+    ).body as Record<string, unknown>;
     assert.equal(burn['amount'], 5);
     verify(burn, MINER);
-    const amountOnly = expectError(await client.call('POST /transactions/sign', { body: { type: 6, version: 2, sender: MINER.address.toString(), assetId, amount: 5, fee: 1 } }), 400, 1);
+    const amountOnly = expectError(
+      await client.call('POST /transactions/sign', { body: { type: 6, version: 2, sender: MINER.address.toString(), assetId, amount: 5, fee: 1 } }),
+      400,
+      1,
+    );
     assert.deepEqual(amountOnly['validationErrors'], { 'obj.quantity': [{ msg: ['error.path.missing'], args: [] }] });
 
-    const alias = (await client.call('POST /transactions/sign', { body: { type: 10, version: 2, sender: THIRD.address.toString(), alias: 'third', fee: 100_000_000 } })).body as Record<string, unknown>;
+    const alias = (
+      await client.call('POST /transactions/sign', { body: { type: 10, version: 2, sender: THIRD.address.toString(), alias: 'third', fee: 100_000_000 } })
+    ).body as Record<string, unknown>;
     assert.equal(alias['alias'], 'third');
     verify(alias, THIRD);
 
-    const mt = (await client.call('POST /transactions/sign', {
-      body: { type: 11, version: 2, sender: MINER.address.toString(), transfers: [{ recipient: SECOND.address.toString(), amount: 1 }], fee: 5_000_000, attachment: '' },
-    })).body as Record<string, unknown>;
+    const mt = (
+      await client.call('POST /transactions/sign', {
+        body: {
+          type: 11,
+          version: 2,
+          sender: MINER.address.toString(),
+          transfers: [{ recipient: SECOND.address.toString(), amount: 1 }],
+          fee: 5_000_000,
+          attachment: '',
+        },
+      })
+    ).body as Record<string, unknown>;
     assert.equal(mt['transferCount'], 1);
     verify(mt, MINER);
   });
@@ -335,13 +449,26 @@ describe('POST /transactions/sign', () => {
     const inner = [1n, 2n].map((amount) =>
       p.sign(
         p.transactionFromJson(
-          { type: 4, version: 3, senderPublicKey: b58(MINER.keyPair.publicKey), recipient: SECOND.address.toString(), amount, fee: 1_000_000n, timestamp: NOW, attachment: '', atomicBadge: {}, proofs: [] },
+          {
+            type: 4,
+            version: 3,
+            senderPublicKey: b58(MINER.keyPair.publicKey),
+            recipient: SECOND.address.toString(),
+            amount,
+            fee: 1_000_000n,
+            timestamp: NOW,
+            attachment: '',
+            atomicBadge: {},
+            proofs: [],
+          },
           { forBroadcast: false },
         ),
         MINER.keyPair.privateKey,
       ),
     );
-    const r = await client.call('POST /transactions/sign', { body: { type: 120, version: 1, sender: MINER.address.toString(), transactions: inner.map((t) => t.toJson()) } });
+    const r = await client.call('POST /transactions/sign', {
+      body: { type: 120, version: 1, sender: MINER.address.toString(), transactions: inner.map((t) => t.toJson()) },
+    });
     assert.equal(r.status, 200, r.text);
     const atomic = r.body as Record<string, unknown>;
     assert.equal(atomic['type'], 120);
@@ -355,22 +482,35 @@ describe('POST /transactions/sign', () => {
 
   it('Data is signed by its author; another sender needs senderPublicKey', async () => {
     const data = [{ key: 'k', type: 'integer', value: 42 }];
-    const own = (await client.call('POST /transactions/sign', { body: { type: 12, version: 2, sender: THIRD.address.toString(), author: THIRD.address.toString(), data, fee: 5_000_000 } }))
-      .body as Record<string, unknown>;
+    const own = (
+      await client.call('POST /transactions/sign', {
+        body: { type: 12, version: 2, sender: THIRD.address.toString(), author: THIRD.address.toString(), data, fee: 5_000_000 },
+      })
+    ).body as Record<string, unknown>;
     assert.equal(own['authorPublicKey'], b58(THIRD.keyPair.publicKey));
     assert.equal(own['senderPublicKey'], b58(THIRD.keyPair.publicKey));
     assert.equal(own['author'], THIRD.address.toString());
     verify(own, THIRD);
 
     expectError(
-      await client.call('POST /transactions/sign', { body: { type: 12, version: 2, sender: MINER.address.toString(), author: THIRD.address.toString(), data, fee: 5_000_000 } }),
+      await client.call('POST /transactions/sign', {
+        body: { type: 12, version: 2, sender: MINER.address.toString(), author: THIRD.address.toString(), data, fee: 5_000_000 },
+      }),
       400,
       199,
       'Expected a non-empty senderPublicKey field, because author was not the same as sender',
     );
     const other = (
       await client.call('POST /transactions/sign', {
-        body: { type: 12, version: 2, sender: MINER.address.toString(), senderPublicKey: b58(MINER.keyPair.publicKey), author: THIRD.address.toString(), data, fee: 5_000_000 },
+        body: {
+          type: 12,
+          version: 2,
+          sender: MINER.address.toString(),
+          senderPublicKey: b58(MINER.keyPair.publicKey),
+          author: THIRD.address.toString(),
+          data,
+          fee: 5_000_000,
+        },
       })
     ).body as Record<string, unknown>;
     assert.equal(other['sender'], MINER.address.toString());
@@ -378,7 +518,13 @@ describe('POST /transactions/sign', () => {
     const tx = p.transactionFromJson(other);
     assert.ok(p.crypto.verify(THIRD.keyPair.publicKey, tx.proofSourceBytes, tx.proofs[0]!), "the author's signature");
     // The author's key must be in the keystore (the sender's is not needed).
-    expectError(await client.call('POST /transactions/sign', { body: { type: 12, version: 2, sender: THIRD.address.toString(), author: OUTSIDER.address.toString(), data, fee: 1 } }), 400, 115);
+    expectError(
+      await client.call('POST /transactions/sign', {
+        body: { type: 12, version: 2, sender: THIRD.address.toString(), author: OUTSIDER.address.toString(), data, fee: 1 },
+      }),
+      400,
+      115,
+    );
   });
 });
 
@@ -397,7 +543,13 @@ describe('POST /transactions/signAndBroadcast', () => {
   });
 
   it('the errors of sign come first', async () => {
-    expectError(await f.client.call('POST /transactions/signAndBroadcast', { body: { type: 4, version: 2, sender: OUTSIDER.address.toString(), recipient: SECOND.address.toString(), amount: 3, fee: 1 } }), 400, 115);
+    expectError(
+      await f.client.call('POST /transactions/signAndBroadcast', {
+        body: { type: 4, version: 2, sender: OUTSIDER.address.toString(), recipient: SECOND.address.toString(), amount: 3, fee: 1 },
+      }),
+      400,
+      115,
+    );
   });
 });
 
@@ -408,9 +560,21 @@ describe('watcher nodes refuse submissions (638) before reading the body', () =>
   it('broadcast and signAndBroadcast are 403 638, reads still work', async () => {
     const message = "Sending transactions or data is disabled for node in 'Watcher' mode";
     expectError(await f.client.call('POST /transactions/broadcast', { body: transfer(SECOND, THIRD.address, 1n, NOW).toJson() }), 403, 638, message);
-    expectError(await f.client.request({ method: 'POST', url: '/transactions/broadcast', rawBody: 'not json', contentType: 'application/json' }), 403, 638, message);
+    expectError(
+      await f.client.request({ method: 'POST', url: '/transactions/broadcast', rawBody: 'not json', contentType: 'application/json' }),
+      403,
+      638,
+      message,
+    );
     expectError(await f.client.call('POST /transactions/signAndBroadcast', { body: { type: 4 } }), 403, 638, message);
-    assert.equal((await f.client.call('POST /transactions/sign', { body: { type: 4, version: 3, sender: SECOND.address.toString(), password: 'secret', recipient: THIRD.address.toString(), amount: 1, fee: 1 } })).status, 200);
+    assert.equal(
+      (
+        await f.client.call('POST /transactions/sign', {
+          body: { type: 4, version: 3, sender: SECOND.address.toString(), password: 'secret', recipient: THIRD.address.toString(), amount: 1, fee: 1 },
+        })
+      ).status,
+      200,
+    );
     assert.equal(f.pool.txs.size, 0);
   });
 });
@@ -433,7 +597,11 @@ describe('POST /transactions/calculateFee', () => {
       },
     });
     assert.deepEqual(mt.body, { feeAssetId: null, feeAmount: 5_000_000 + 2 * 1_000_000 });
-    const data = await f.client.request({ method: 'POST', url: '/transactions/calculateFee/', body: { type: 12, version: 1, author: OUTSIDER.address.toString(), data: [] } });
+    const data = await f.client.request({
+      method: 'POST',
+      url: '/transactions/calculateFee/',
+      body: { type: 12, version: 1, author: OUTSIDER.address.toString(), data: [] },
+    });
     assert.deepEqual(data.body, { feeAssetId: null, feeAmount: 5_000_000 });
   });
 
@@ -441,11 +609,18 @@ describe('POST /transactions/calculateFee', () => {
     const missing = expectError(await f.client.call('POST /transactions/calculateFee', { body: { type: 4, version: 3, amount: 1 } }), 400, 1);
     assert.deepEqual(missing['validationErrors'], { 'obj.recipient': [{ msg: ['error.path.missing'], args: [] }] });
     expectError(await f.client.call('POST /transactions/calculateFee', { body: { type: 4, version: 3, recipient: 'bad', amount: 1 } }), 400, 102);
-    expectError(await f.client.call('POST /transactions/calculateFee', { body: { type: 4, version: 1, recipient: SECOND.address.toString(), amount: 1 } }), 400, 199, 'Bad transaction type (4) and version (1)');
+    expectError(
+      await f.client.call('POST /transactions/calculateFee', { body: { type: 4, version: 1, recipient: SECOND.address.toString(), amount: 1 } }),
+      400,
+      199,
+      'Bad transaction type (4) and version (1)',
+    );
     expectError(await f.client.call('POST /transactions/calculateFee', { body: { type: 101 } }), 400, 199, 'UnsupportedTransactionType');
     const asset = b58(new Uint8Array(32).fill(1));
     expectError(
-      await f.client.call('POST /transactions/calculateFee', { body: { type: 4, version: 3, recipient: SECOND.address.toString(), amount: 1, feeAssetId: asset } }),
+      await f.client.call('POST /transactions/calculateFee', {
+        body: { type: 4, version: 3, recipient: SECOND.address.toString(), amount: 1, feeAssetId: asset },
+      }),
       400,
       199,
       `Asset '${asset}' does not exist, cannot be used to pay fees`,

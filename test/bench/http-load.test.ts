@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import { postAllLean } from '../../bench/http-load.js';
 
 /** A server that answers each POST after reading its whole body, in the way `answer` says. */
-async function withServer(answer: (body: string, res: http.ServerResponse, n: number) => void, run: (url: string, seen: string[]) => Promise<void>): Promise<void> {
+async function withServer(
+  answer: (body: string, res: http.ServerResponse, n: number) => void,
+  run: (url: string, seen: string[]) => Promise<void>,
+): Promise<void> {
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -57,7 +60,9 @@ test('replies other than 200 are counted with the first one kept; a connection t
       const status = n % 5 === 0 ? 400 : 200;
       const text = status === 200 ? body : '{"error":112,"message":"already in the state"}';
       // Every third reply closes its connection, as a server's keep-alive limit would.
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(n % 3 === 0 ? { connection: 'close' } : {}) }).end(text);
+      res
+        .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(n % 3 === 0 ? { connection: 'close' } : {}) })
+        .end(text);
     },
     async (url, seen) => {
       const outcome = await postAllLean(url, bodies, 1);

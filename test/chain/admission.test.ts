@@ -44,7 +44,10 @@ describe("a client's broadcast", () => {
     const { clock, pool, admission, refused, admitted } = door('client-order');
     const cheap = signed(clock, alice, { type: 4, version: 3, recipient: bob.b58, amount: 1n, fee: 1n, attachment: '' });
     // Both wrong: the certificates win (and are no refusal of the pool's).
-    await assert.rejects(admission.admit(cheap, { origin: 'api', certificates: ['%%%'] }), weError(121, /^Error while parsing a certificate: Encountered an invalid Base64/));
+    await assert.rejects(
+      admission.admit(cheap, { origin: 'api', certificates: ['%%%'] }),
+      weError(121, /^Error while parsing a certificate: Encountered an invalid Base64/),
+    );
     assert.deepEqual(refused, []);
     await assert.rejects(admission.admit(cheap, { origin: 'api' }), weError(199, /does not exceed minimal value of '1000000'$/));
     assert.equal(refused.length, 1);
@@ -64,9 +67,10 @@ describe("a client's broadcast", () => {
     assert.equal(refused.length, 2);
   });
 
-  it("is refused for what WE does not support yet only after the pool took it: pooled, sent on, and the client told (a confidential CreateContract V7)", async () => {
+  it('is refused for what WE does not support yet only after the pool took it: pooled, sent on, and the client told (a confidential CreateContract V7)', async () => {
     const { clock, node, pool, admission, admitted } = door('post-pool');
-    const permit = (target: Account, role: string): Transaction => signed(clock, minerA, { type: 102, version: 1, target: target.b58, opType: 'add', role, fee: WEST });
+    const permit = (target: Account, role: string): Transaction =>
+      signed(clock, minerA, { type: 102, version: 1, target: target.b58, opType: 'add', role, fee: WEST });
     node.micro([permit(alice, 'contract_developer'), ...[minerA, minerB, minerC].map((m) => permit(m, 'contract_validator'))]);
     node.forge();
     const address = (a: Account) => p.addresses.fromPublicKey(a.keyPair.publicKey);
@@ -88,7 +92,10 @@ describe("a client's broadcast", () => {
       }),
       alice.keyPair.privateKey,
     );
-    await assert.rejects(admission.admit(create, { origin: 'api' }), weError(199, new RegExp(`^CSC support is not enabled yet for transaction: ${create.idBase58}$`)));
+    await assert.rejects(
+      admission.admit(create, { origin: 'api' }),
+      weError(199, new RegExp(`^CSC support is not enabled yet for transaction: ${create.idBase58}$`)),
+    );
     assert.equal(pool.get(create.id), create, 'in the pool');
     assert.deepEqual(admitted, [[create.idBase58, 'api']], 'the miner and the peers were told');
   });
@@ -125,7 +132,10 @@ describe('the dry run (/debug/validate)', () => {
     const { clock, pool, admission, admitted } = door('dry-run');
     const cheap = signed(clock, alice, { type: 4, version: 3, recipient: bob.b58, amount: 1n, fee: 1n, attachment: '' });
     assert.throws(() => admission.validate(cheap), weError(199, /does not exceed minimal value/));
-    assert.throws(() => admission.validate(transfer(clock, alice, bob, 1_000_000n * WEST)), (e: unknown) => e instanceof WeError && e.code === 112);
+    assert.throws(
+      () => admission.validate(transfer(clock, alice, bob, 1_000_000n * WEST)),
+      (e: unknown) => e instanceof WeError && e.code === 112,
+    );
     // Alice's whole balance is spent by a pooled transfer: the dry run does not count the pool.
     await admission.admit(transfer(clock, alice, bob, 9_000n * WEST), { origin: 'api' });
     const second = transfer(clock, alice, bob, 9_000n * WEST);
@@ -148,9 +158,18 @@ describe("peers' transactions", () => {
       [tx.idBase58, 'network'],
     ]);
 
-    const policed = door('peers-policy', { clientChain: () => Promise.resolve(undefined), peerProblem: (_tx, certificates) => Promise.resolve(certificates.length === 0 ? 'the network holds no certificate for this key yet' : undefined) });
-    assert.equal(await policed.admission.peerCertificateProblem(transfer(policed.clock, alice, bob, 1n), []), 'the network holds no certificate for this key yet');
-    assert.throws(() => policed.admission.admitFromPeer(transfer(policed.clock, alice, bob, 1_000_000n * WEST), []), (e: unknown) => e instanceof WeError && e.code === 112);
+    const policed = door('peers-policy', {
+      clientChain: () => Promise.resolve(undefined),
+      peerProblem: (_tx, certificates) => Promise.resolve(certificates.length === 0 ? 'the network holds no certificate for this key yet' : undefined),
+    });
+    assert.equal(
+      await policed.admission.peerCertificateProblem(transfer(policed.clock, alice, bob, 1n), []),
+      'the network holds no certificate for this key yet',
+    );
+    assert.throws(
+      () => policed.admission.admitFromPeer(transfer(policed.clock, alice, bob, 1_000_000n * WEST), []),
+      (e: unknown) => e instanceof WeError && e.code === 112,
+    );
     assert.equal(policed.refused.length, 1, 'the pool counts its refusal');
   });
 });

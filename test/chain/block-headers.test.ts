@@ -27,7 +27,11 @@ function assertHeadersMatchBlocks(chain: Blockchain, what: string): void {
     );
     assert.equal(view.summary.size, block.bytes.length, `${what}: blocksize at height ${h}`);
     const decoded = [...chain.blockTransactionsAt(h)!].map((tx) => tx.idBase58);
-    assert.deepEqual(decoded, block.transactions.map((tx) => tx.idBase58), `${what}: the transactions decoded one by one at height ${h} are the block's`);
+    assert.deepEqual(
+      decoded,
+      block.transactions.map((tx) => tx.idBase58),
+      `${what}: the transactions decoded one by one at height ${h} are the block's`,
+    );
   }
   assert.equal(chain.blockTransactionsAt(chain.height() + 1), undefined);
   assert.equal(chain.blockHeaderAt(chain.height() + 1), undefined);
@@ -74,7 +78,16 @@ describe('block headers read without the transactions', () => {
     assertHeadersMatchBlocks(node.chain, 'a micro-block after the rollback');
 
     // A restart on the same store.
-    const reopened = new Blockchain({ store: node.store, protocol: p, settings: node.chain.settings, features: node.chain.features, consensus: node.rules, txExpireTimeoutMs: 3_600_000, now: clock.read, scripts });
+    const reopened = new Blockchain({
+      store: node.store,
+      protocol: p,
+      settings: node.chain.settings,
+      features: node.chain.features,
+      consensus: node.rules,
+      txExpireTimeoutMs: 3_600_000,
+      now: clock.read,
+      scripts,
+    });
     assertHeadersMatchBlocks(reopened, 'after a restart');
   });
 
@@ -103,7 +116,16 @@ describe('block headers read without the transactions', () => {
     assert.equal(removed, blocks.length, 'every height had a summary');
     const store = Store.open(dir, p);
     try {
-      const chain = new Blockchain({ store, protocol: p, settings: node.chain.settings, features: node.chain.features, consensus: node.rules, txExpireTimeoutMs: 3_600_000, now: clock.read, scripts });
+      const chain = new Blockchain({
+        store,
+        protocol: p,
+        settings: node.chain.settings,
+        features: node.chain.features,
+        consensus: node.rules,
+        txExpireTimeoutMs: 3_600_000,
+        now: clock.read,
+        scripts,
+      });
       for (let h = 1; h <= blocks.length; h++) assert.equal(store.blockSummary(h), undefined);
       assertHeadersMatchBlocks(chain, 'an older data directory');
       for (let h = 1; h <= blocks.length; h++) assert.deepEqual(chain.blockHeaderAt(h)!.summary, blocks[h - 1]!.summary);

@@ -43,7 +43,15 @@ function pair(): { clock: Clock; a: ChainNode; b: ChainNode } {
 function signedByNonMiner(block: Block): Block {
   return Block.sign(
     p,
-    { version: 3, timestamp: block.timestamp, reference: block.reference, consensus: block.consensus, transactions: block.transactions, featureVotes: [], genesisData: null },
+    {
+      version: 3,
+      timestamp: block.timestamp,
+      reference: block.reference,
+      consensus: block.consensus,
+      transactions: block.transactions,
+      featureVotes: [],
+      genesisData: null,
+    },
     alice.keyPair.privateKey,
   );
 }
@@ -69,7 +77,11 @@ describe("certificates carried with a peer's block or micro-block", () => {
     peer.appendMicroBlock(m1);
     assert.ok(storedOn(b, travelling), 'stored with the accepted micro-block');
     assert.equal(b.store.certificatesStoredAt(b.chain.height()).length, 1);
-    assert.deepEqual(subjects(peer.carriedCertificates([tx1.id])), ['CN=Block Carried User,O=Weft Test,C=RU'], 'carried on, for peers asking for the micro-block');
+    assert.deepEqual(
+      subjects(peer.carriedCertificates([tx1.id])),
+      ['CN=Block Carried User,O=Weft Test,C=RU'],
+      'carried on, for peers asking for the micro-block',
+    );
 
     // m2 again: its offer went with its refusal, so it brings only tx2's own chain.
     peer.appendMicroBlock(m2);
@@ -138,7 +150,7 @@ describe("certificates carried with a peer's block or micro-block", () => {
     assert.deepEqual(c.ids(), a.ids());
   });
 
-  it("are taken back before a failed switch puts our blocks back, even when ours hold the same transaction", () => {
+  it('are taken back before a failed switch puts our blocks back, even when ours hold the same transaction', () => {
     const clock = new Clock();
     const a = ChainNode.create('cert-own', clock, [minerA, minerB, minerC]);
     const other = ChainNode.create('cert-other', clock, [minerA, minerB, minerC]);

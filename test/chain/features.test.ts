@@ -51,12 +51,30 @@ describe('feature voting on a chain (P = 4, N = 3)', () => {
     assert.equal(c.features.activationHeight(FEE_SWITCH), 8);
     assert.equal(c.features.approvalHeight(WASM), undefined, '2 votes < 3');
     assert.deepEqual(feature(c, FEE_SWITCH), { id: 7, description: 'Fee Switch', blockchainStatus: 'APPROVED', nodeStatus: 'VOTED', activationHeight: 8 });
-    assert.deepEqual(feature(c, WASM), { id: 1140, description: 'Support of WASM smart-contracts', blockchainStatus: 'VOTING', nodeStatus: 'VOTED', supportingBlocks: 2 });
-    assert.deepEqual(feature(c, UNKNOWN), { id: 999, description: 'Unknown feature', blockchainStatus: 'APPROVED', nodeStatus: 'NOT_IMPLEMENTED', activationHeight: 8 });
+    assert.deepEqual(feature(c, WASM), {
+      id: 1140,
+      description: 'Support of WASM smart-contracts',
+      blockchainStatus: 'VOTING',
+      nodeStatus: 'VOTED',
+      supportingBlocks: 2,
+    });
+    assert.deepEqual(feature(c, UNKNOWN), {
+      id: 999,
+      description: 'Unknown feature',
+      blockchainStatus: 'APPROVED',
+      nodeStatus: 'NOT_IMPLEMENTED',
+      activationHeight: 8,
+    });
 
     // Window 2 = 5…8: counts start again; 1140 gets its three votes now.
     c.forge(forger, [WASM]); // 5
-    assert.deepEqual(feature(c, WASM), { id: 1140, description: 'Support of WASM smart-contracts', blockchainStatus: 'VOTING', nodeStatus: 'VOTED', supportingBlocks: 1 });
+    assert.deepEqual(feature(c, WASM), {
+      id: 1140,
+      description: 'Support of WASM smart-contracts',
+      blockchainStatus: 'VOTING',
+      nodeStatus: 'VOTED',
+      supportingBlocks: 1,
+    });
     c.forge(forger, [WASM]); // 6
     c.forge(forger, [WASM, FEE_SWITCH]); // 7: a late vote for an approved feature changes nothing
     assert.equal(c.features.isActive(FEE_SWITCH, 7), false);
@@ -97,7 +115,10 @@ describe('feature voting on a chain (P = 4, N = 3)', () => {
     c.forge(); // 12
     const refused = c.microBlock([c.transfer(forger, outsider, WEST, 1n)]);
     assert.equal(refused.included.length, 0);
-    assert.match(refused.rejected[0]!.error.message, /Fee '1' in 'WEST' for 'com\.wavesenterprise\.transaction\.transfer\.TransferTransactionV3' does not exceed minimal value of '1000000'/);
+    assert.match(
+      refused.rejected[0]!.error.message,
+      /Fee '1' in 'WEST' for 'com\.wavesenterprise\.transaction\.transfer\.TransferTransactionV3' does not exceed minimal value of '1000000'/,
+    );
     assert.equal(c.microBlock([c.transfer(forger, outsider, WEST)]).included.length, 1, 'the minimal fee passes');
   });
 
@@ -122,10 +143,25 @@ describe('feature voting on a chain (P = 4, N = 3)', () => {
   });
 
   it('pre-activated features: active from their height whatever the votes, their height shown while still voting', () => {
-    const c = PosTestChain.create(functionality({ preActivatedFeatures: new Map([[2, 0], [3, 0], [FEE_SWITCH, 3]]) }));
+    const c = PosTestChain.create(
+      functionality({
+        preActivatedFeatures: new Map([
+          [2, 0],
+          [3, 0],
+          [FEE_SWITCH, 3],
+        ]),
+      }),
+    );
     assert.equal(c.features.isActive(FEE_SWITCH, 2), false);
     assert.equal(c.features.isActive(FEE_SWITCH, 3), true);
-    assert.deepEqual(feature(c, FEE_SWITCH), { id: 7, description: 'Fee Switch', blockchainStatus: 'VOTING', nodeStatus: 'VOTED', activationHeight: 3, supportingBlocks: 0 });
+    assert.deepEqual(feature(c, FEE_SWITCH), {
+      id: 7,
+      description: 'Fee Switch',
+      blockchainStatus: 'VOTING',
+      nodeStatus: 'VOTED',
+      activationHeight: 3,
+      supportingBlocks: 0,
+    });
     c.forge();
     c.forge();
     assert.deepEqual(feature(c, FEE_SWITCH), { id: 7, description: 'Fee Switch', blockchainStatus: 'ACTIVATED', nodeStatus: 'VOTED', activationHeight: 3 });
@@ -146,20 +182,38 @@ describe('what a miner votes for', () => {
     const f = votingFunctionality();
     assert.deepEqual(featuresToVote(SUPPORT_ALL_IMPLEMENTED, f, new Map()), [FEE_SWITCH, WASM]);
     assert.deepEqual(featuresToVote(SUPPORT_ALL_IMPLEMENTED, f, new Map([[FEE_SWITCH, 4]])), [WASM]);
-    assert.deepEqual(featuresToVote({ autoSupportImplementedFeatures: false, supported: [WASM, UNKNOWN, 2] }, f, new Map()), [WASM], 'unimplemented and pre-activated ids are dropped');
+    assert.deepEqual(
+      featuresToVote({ autoSupportImplementedFeatures: false, supported: [WASM, UNKNOWN, 2] }, f, new Map()),
+      [WASM],
+      'unimplemented and pre-activated ids are dropped',
+    );
     const none = functionality({ preActivatedFeatures: new Map() });
-    assert.deepEqual(featuresToVote(SUPPORT_ALL_IMPLEMENTED, none, new Map()), [...IMPLEMENTED_FEATURES.keys()].sort((a, b) => a - b));
+    assert.deepEqual(
+      featuresToVote(SUPPORT_ALL_IMPLEMENTED, none, new Map()),
+      [...IMPLEMENTED_FEATURES.keys()].sort((a, b) => a - b),
+    );
   });
 
   it("the miner's key blocks carry its votes and get the feature approved", () => {
     const c = PosTestChain.create(votingFunctionality());
-    const pool = new UtxPool({ chain: c.chain, settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true }, now: () => c.clock });
+    const pool = new UtxPool({
+      chain: c.chain,
+      settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true },
+      now: () => c.clock,
+    });
     const quiet = { info() {}, warn() {}, error() {}, debug() {} };
     const miner = new Miner({
       chain: c.chain,
       pool,
       rules: c.rules,
-      settings: { enabled: true, microBlockIntervalMs: 1000, maxTransactionsInMicroBlock: 255, maxBlockSizeInBytes: 1 << 20, minMicroBlockAgeMs: 6000, quorum: 1 },
+      settings: {
+        enabled: true,
+        microBlockIntervalMs: 1000,
+        maxTransactionsInMicroBlock: 255,
+        maxBlockSizeInBytes: 1 << 20,
+        minMicroBlockAgeMs: 6000,
+        quorum: 1,
+      },
       keyPair: forger.keyPair,
       now: () => c.clock,
       log: quiet,

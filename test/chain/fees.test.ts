@@ -7,7 +7,20 @@ import { DEFAULT_FEES, FEE_NAMES } from '../../src/chain/settings.js';
 import { genesisTransaction } from '../../src/protocol/transactions/genesis.js';
 import { Atomic } from '../../src/protocol/transactions/atomic.js';
 import { expectWeError } from '../support/errors.js';
-import { alice, allFeaturesAt, assertRejected, bob, chainSettings, GENESIS_TS, p, root, scf, TestChain, WEST, type ChainOptions } from '../../devkit/chain/validation-fixture.js';
+import {
+  alice,
+  allFeaturesAt,
+  assertRejected,
+  bob,
+  chainSettings,
+  GENESIS_TS,
+  p,
+  root,
+  scf,
+  TestChain,
+  WEST,
+  type ChainOptions,
+} from '../../devkit/chain/validation-fixture.js';
 
 const ctxOf = (o: ChainOptions, height: number): FeeContext => {
   const settings = chainSettings(o);
@@ -37,7 +50,8 @@ describe('minimal fees', () => {
   });
 
   it('adds ⌊(size − 1) / 1024⌋ × additional for Data: body bytes with Smart Accounts, full bytes before', () => {
-    const data = (len: number) => c.tx(alice, { type: 12, version: 1, data: [{ key: 'k', type: 'binary', value: `base64:${Buffer.alloc(len).toString('base64')}` }], fee: 0n });
+    const data = (len: number) =>
+      c.tx(alice, { type: 12, version: 1, data: [{ key: 'k', type: 'binary', value: `base64:${Buffer.alloc(len).toString('base64')}` }], fee: 0n });
     // Full bytes of 1025: one additional KiB counted on full bytes, none on the (shorter) body.
     let tx = data(700);
     for (let len = 700; len < 1100 && tx.bytes.length !== 1025; len++) tx = data(len);
@@ -70,7 +84,8 @@ describe('sponsored fees', () => {
     const issue = c.tx(root, { type: 3, version: 2, name: 'Fee token', description: '', quantity: 1_000_000_000n, decimals: 0, reissuable: false, fee: WEST });
     c.apply(issue);
     const id = issue.idBase58;
-    const withFee = (feeAssetId: string, fee = 1_000_000n) => c.tx(root, { type: 4, version: 2, recipient: bob.b58, amount: 1n, fee, attachment: '', feeAssetId });
+    const withFee = (feeAssetId: string, fee = 1_000_000n) =>
+      c.tx(root, { type: 4, version: 2, recipient: bob.b58, amount: 1n, fee, attachment: '', feeAssetId });
     const missing = encodeBase58(new Uint8Array(32).fill(8));
     expectWeError(() => minimalFee(withFee(missing), c.store, c.ctx()), 199, `Asset '${missing}' does not exist, cannot be used to pay fees`);
     expectWeError(() => minimalFee(withFee(id), c.store, c.ctx()), 199, `Asset '${id}' is not sponsored, cannot be used to pay fees`);
@@ -121,7 +136,11 @@ describe('fee check and Fee Switch', () => {
       scf("Fee '999999' in 'WEST' for 'com.wavesenterprise.transaction.transfer.TransferTransactionV3' does not exceed minimal value of '1000000'"),
     );
     const mass = c.tx(alice, { type: 11, version: 1, transfers: [{ recipient: bob.b58, amount: 1 }], fee: 5_999_999n, attachment: '' });
-    assertRejected(c.reject(mass), 112, scf("Fee '5999999' in 'WEST' for 'com.wavesenterprise.transaction.transfer.MassTransferTransactionV1' does not exceed minimal value of '6000000'"));
+    assertRejected(
+      c.reject(mass),
+      112,
+      scf("Fee '5999999' in 'WEST' for 'com.wavesenterprise.transaction.transfer.MassTransferTransactionV1' does not exceed minimal value of '6000000'"),
+    );
   });
 
   it('only wants a positive fee before that (feature 7 at 5, period 3: enforced from 8)', () => {

@@ -91,7 +91,12 @@ export function chainSettings(maxRollbackDepth = 50): ChainSettings {
   };
 }
 
-export const UTX: UtxSettings = { memoryLimitBytes: 1 << 26, txExpireTimeoutMs: 90 * 60 * 1000, cleanupIntervalMs: 300_000, allowTransactionsFromSmartAccounts: true };
+export const UTX: UtxSettings = {
+  memoryLimitBytes: 1 << 26,
+  txExpireTimeoutMs: 90 * 60 * 1000,
+  cleanupIntervalMs: 300_000,
+  allowTransactionsFromSmartAccounts: true,
+};
 
 /** One clock for every node of a test. */
 export class Clock {
@@ -120,12 +125,27 @@ export class ChainNode {
   ) {
     const features = PreActivatedFeatures.fromSettings(settings.functionality);
     this.rules = PoaRules.fromSettings(settings, features);
-    this.chain = new Blockchain({ store, protocol: p, settings, features, consensus: this.rules, txExpireTimeoutMs: UTX.txExpireTimeoutMs, now: clock.read, scripts });
+    this.chain = new Blockchain({
+      store,
+      protocol: p,
+      settings,
+      features,
+      consensus: this.rules,
+      txExpireTimeoutMs: UTX.txExpireTimeoutMs,
+      now: clock.read,
+      scripts,
+    });
     this.pool = new UtxPool({ chain: this.chain, settings: UTX, now: clock.read });
   }
 
   /** `dir`: the data directory of its store (a new temporary one unless given). */
-  static create(name: string, clock: Clock, miners: readonly Account[], settings: ChainSettings = chainSettings(), dir = tempDir(`weft-fork-${name}-`)): ChainNode {
+  static create(
+    name: string,
+    clock: Clock,
+    miners: readonly Account[],
+    settings: ChainSettings = chainSettings(),
+    dir = tempDir(`weft-fork-${name}-`),
+  ): ChainNode {
     const node = new ChainNode(name, clock, Store.open(dir, p), miners, settings);
     node.chain.ensureGenesis();
     return node;
@@ -173,8 +193,14 @@ export class ChainNode {
     const generator = this.chain.headerAt(height).generator;
     const miner = this.miners.find((m) => encodeBase58(m.keyPair.publicKey) === encodeBase58(generator));
     if (miner === undefined) throw new Error(`${this.name} did not forge the liquid block`);
-    const build = this.chain.appendOwnMicroBlock(txs, { maxTransactions: 255, maxBlockBytes: 1 << 20 }, miner.keyPair.privateKey, this.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height));
-    if (build.rejected.length > 0 || build.microBlock === undefined) throw new Error(`micro-block rejected: ${build.rejected.map((r) => r.error.message).join('; ')}`);
+    const build = this.chain.appendOwnMicroBlock(
+      txs,
+      { maxTransactions: 255, maxBlockBytes: 1 << 20 },
+      miner.keyPair.privateKey,
+      this.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
+    );
+    if (build.rejected.length > 0 || build.microBlock === undefined)
+      throw new Error(`micro-block rejected: ${build.rejected.map((r) => r.error.message).join('; ')}`);
     return build;
   }
 

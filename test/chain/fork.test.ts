@@ -40,7 +40,10 @@ function diverge(clock: Clock, a: ChainNode, bc: ChainNode, rounds: number): { o
   const onlyBc: string[] = [];
   for (let i = 0; i < rounds; i++) {
     clock.nextRound();
-    for (const [n, sent, from] of [[a, onlyA, alice], [bc, onlyBc, bob]] as const) {
+    for (const [n, sent, from] of [
+      [a, onlyA, alice],
+      [bc, onlyBc, bob],
+    ] as const) {
       if (n.tryForge() === undefined) continue;
       const tx = transfer(clock, from, from === alice ? bob : alice, 100n + BigInt(i));
       n.micro([tx]);

@@ -40,12 +40,26 @@ describe("this node's micro-block from pool candidates", () => {
     const spendMore = transfer(clock, alice, bob, 1n);
     const back = transfer(clock, bob, alice, 5n);
     clock.now += 100n;
-    const build = node.chain.appendOwnMicroBlock([spendAll, spendMore, back], { maxTransactions: 100, maxBlockBytes: 1 << 20 }, minerA.keyPair.privateKey, false);
+    const build = node.chain.appendOwnMicroBlock(
+      [spendAll, spendMore, back],
+      { maxTransactions: 100, maxBlockBytes: 1 << 20 },
+      minerA.keyPair.privateKey,
+      false,
+    );
 
-    assert.deepEqual(build.included.map((t) => t.idBase58), [spendAll.idBase58, back.idBase58]);
-    assert.deepEqual(build.rejected.map((r) => r.tx.idBase58), [spendMore.idBase58]);
+    assert.deepEqual(
+      build.included.map((t) => t.idBase58),
+      [spendAll.idBase58, back.idBase58],
+    );
+    assert.deepEqual(
+      build.rejected.map((r) => r.tx.idBase58),
+      [spendMore.idBase58],
+    );
     assert.match(build.rejected[0]!.error.message, /negative|balance/i);
-    assert.deepEqual(build.microBlock?.transactions.map((t) => t.idBase58), [spendAll.idBase58, back.idBase58]);
+    assert.deepEqual(
+      build.microBlock?.transactions.map((t) => t.idBase58),
+      [spendAll.idBase58, back.idBase58],
+    );
     // The refused candidate changed nothing: balances are those of the two included transfers.
     assert.equal(state.balance(alice.address, null), 5n);
     assert.equal(state.balance(bob.address, null), bobBefore + (aliceBefore - fee) - 5n - fee);
@@ -57,7 +71,7 @@ describe("this node's micro-block from pool candidates", () => {
     assert.equal(peer.stateHash(), node.stateHash());
   });
 
-  it("keeps room within the deadline for committing what it took: the rest waits for the next micro-block", () => {
+  it('keeps room within the deadline for committing what it took: the rest waits for the next micro-block', () => {
     const { clock, node, candidates } = fortyTransfers('build-reserve');
     // A second to go, but committing is expected to take 100 ms a transaction: about ten fit.
     const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20, deadline: performance.now() + 1000, commitMsPerTransaction: 100 };
@@ -67,7 +81,12 @@ describe("this node's micro-block from pool candidates", () => {
     assert.equal(node.chain.lastBlock().transactionCount, first.included.length);
     // Without the reserve, the rest fits in one micro-block.
     clock.now += 100n;
-    const second = node.chain.appendOwnMicroBlock(candidates.slice(first.included.length), { ...limits, commitMsPerTransaction: 0 }, minerA.keyPair.privateKey, false);
+    const second = node.chain.appendOwnMicroBlock(
+      candidates.slice(first.included.length),
+      { ...limits, commitMsPerTransaction: 0 },
+      minerA.keyPair.privateKey,
+      false,
+    );
     assert.equal(second.outOfTime, false);
     assert.equal(first.included.length + second.included.length, 40);
   });
@@ -86,7 +105,8 @@ describe("this node's micro-block from pool candidates", () => {
     const { clock, node, candidates: forty } = fortyTransfers('build-stale');
     const candidates = forty.slice(0, 2);
     const limits = { maxTransactions: 100, maxBlockBytes: 1 << 20 };
-    const prepareSigned = (txs: readonly Transaction[]) => node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(txs, limits, minerA.keyPair.privateKey), false);
+    const prepareSigned = (txs: readonly Transaction[]) =>
+      node.chain.signOwnMicroBlock(node.chain.prepareOwnMicroBlock(txs, limits, minerA.keyPair.privateKey), false);
     // Prepared and signed, then another micro-block commits first: the prepared one no longer extends the tip.
     const prepared = prepareSigned(candidates.slice(0, 1));
     assert.notEqual(prepared.signed, undefined);
@@ -96,7 +116,10 @@ describe("this node's micro-block from pool candidates", () => {
     assert.equal(stale.stale, true);
     assert.equal(stale.microBlock, undefined);
     assert.equal(node.chain.lastBlock(), tip);
-    assert.deepEqual(node.chain.lastBlock().transactions.map((t) => t.idBase58), first.included.map((t) => t.idBase58));
+    assert.deepEqual(
+      node.chain.lastBlock().transactions.map((t) => t.idBase58),
+      first.included.map((t) => t.idBase58),
+    );
     assert.equal(node.chain.state().transactionHeight(candidates[0]!.id), undefined);
     // Prepared again on the new tip, signed, it commits: the micro-block signed is the one appended.
     clock.now += 100n;
@@ -107,7 +130,7 @@ describe("this node's micro-block from pool candidates", () => {
     assert.equal(node.chain.state().transactionHeight(candidates[0]!.id), node.chain.height());
   });
 
-  it('leaves out an unscripted sender\'s transaction with two proofs, which every peer refuses', () => {
+  it("leaves out an unscripted sender's transaction with two proofs, which every peer refuses", () => {
     const clock = new Clock();
     const node = ChainNode.create('build-proofs', clock, [minerA]);
     const peer = ChainNode.create('build-proofs-peer', clock, [minerA]);
@@ -121,7 +144,10 @@ describe("this node's micro-block from pool candidates", () => {
     const fine = transfer(clock, bob, alice, 3n);
     clock.now += 100n;
     const build = node.chain.appendOwnMicroBlock([twoProofs, fine], { maxTransactions: 100, maxBlockBytes: 1 << 20 }, minerA.keyPair.privateKey, false);
-    assert.deepEqual(build.included.map((t) => t.idBase58), [fine.idBase58]);
+    assert.deepEqual(
+      build.included.map((t) => t.idBase58),
+      [fine.idBase58],
+    );
     assert.match(build.rejected[0]?.error.message ?? '', /exactly 1 proof/);
     peer.chain.appendMicroBlock(build.microBlock!);
     assert.equal(peer.stateHash(), node.stateHash());

@@ -107,7 +107,16 @@ class TestChain {
   ) {
     const features = PreActivatedFeatures.fromSettings(SETTINGS.functionality);
     this.rules = PoaRules.fromSettings(SETTINGS, features);
-    this.chain = new Blockchain({ store, protocol: p, settings: SETTINGS, features, consensus: this.rules, txExpireTimeoutMs: TX_EXPIRE_MS, now: () => this.clock, scripts });
+    this.chain = new Blockchain({
+      store,
+      protocol: p,
+      settings: SETTINGS,
+      features,
+      consensus: this.rules,
+      txExpireTimeoutMs: TX_EXPIRE_MS,
+      now: () => this.clock,
+      scripts,
+    });
     this.chain.on((e) => this.events.push(e));
   }
 
@@ -141,7 +150,12 @@ class TestChain {
 
   atomic(sender: Account, inner: Transaction[]): Transaction {
     this.tsCounter++;
-    const tx = p.transaction<AtomicData>(Atomic, 1, { senderPublicKey: sender.keyPair.publicKey, miner: null, transactions: inner, timestamp: this.clock - 1000n + this.tsCounter });
+    const tx = p.transaction<AtomicData>(Atomic, 1, {
+      senderPublicKey: sender.keyPair.publicKey,
+      miner: null,
+      transactions: inner,
+      timestamp: this.clock - 1000n + this.tsCounter,
+    });
     return p.sign(tx, sender.keyPair.privateKey);
   }
 
@@ -175,7 +189,12 @@ class TestChain {
   microBlock(txs: Transaction[]): Block {
     this.clock += 300n;
     const height = this.chain.height();
-    const build = this.chain.appendOwnMicroBlock(txs, { maxTransactions: 255, maxBlockBytes: 1 << 20 }, miner.keyPair.privateKey, this.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height));
+    const build = this.chain.appendOwnMicroBlock(
+      txs,
+      { maxTransactions: 255, maxBlockBytes: 1 << 20 },
+      miner.keyPair.privateKey,
+      this.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
+    );
     assert.deepEqual(
       build.rejected.map((r) => r.error.message),
       [],
@@ -210,7 +229,16 @@ function buildChain(): Built {
   const batches = (height: number): Transaction[][] => {
     switch (height) {
       case 2: {
-        const issue = c.tx(miner, { type: 3, version: 2, name: 'Weft', description: 'rollback test asset', quantity: 1_000_000n, decimals: 2, reissuable: true, fee: WEST });
+        const issue = c.tx(miner, {
+          type: 3,
+          version: 2,
+          name: 'Weft',
+          description: 'rollback test asset',
+          quantity: 1_000_000n,
+          decimals: 2,
+          reissuable: true,
+          fee: WEST,
+        });
         assetId = issue.idBase58;
         return [[issue, c.transfer(miner, alice, 500n * WEST)], [c.transfer(alice, bob, 7n * WEST)]];
       }
@@ -224,8 +252,21 @@ function buildChain(): Built {
       }
       case 4:
         return [
-          [c.tx(alice, { type: 6, version: 2, assetId, amount: 500n, fee: 5_000_000n }), c.tx(miner, { type: 14, version: 1, assetId, isEnabled: true, fee: WEST })],
-          [c.tx(alice, { type: 12, version: 1, data: [{ key: 'k', type: 'string', value: 'v1' }, { key: 'n', type: 'integer', value: 1 }], fee: 5_000_000n })],
+          [
+            c.tx(alice, { type: 6, version: 2, assetId, amount: 500n, fee: 5_000_000n }),
+            c.tx(miner, { type: 14, version: 1, assetId, isEnabled: true, fee: WEST }),
+          ],
+          [
+            c.tx(alice, {
+              type: 12,
+              version: 1,
+              data: [
+                { key: 'k', type: 'string', value: 'v1' },
+                { key: 'n', type: 'integer', value: 1 },
+              ],
+              fee: 5_000_000n,
+            }),
+          ],
           [
             c.tx(miner, {
               type: 11,
@@ -242,7 +283,10 @@ function buildChain(): Built {
         ];
       case 5:
         return [
-          [c.tx(alice, { type: 9, version: 2, chainId: p.chainId, leaseId, fee: 1_000_000n }), c.tx(miner, { type: 102, version: 1, target: bob.b58, opType: 'add', role: 'issuer', fee: 1_000_000n })],
+          [
+            c.tx(alice, { type: 9, version: 2, chainId: p.chainId, leaseId, fee: 1_000_000n }),
+            c.tx(miner, { type: 102, version: 1, target: bob.b58, opType: 'add', role: 'issuer', fee: 1_000_000n }),
+          ],
           [c.atomic(alice, [c.transfer(alice, bob, 3n * WEST, { atomicBadge: {} }), c.transfer(alice, miner, 4n * WEST, { atomicBadge: {} })])],
         ];
       case 7:
@@ -250,9 +294,15 @@ function buildChain(): Built {
       case 9:
         return [[c.tx(miner, { type: 102, version: 1, target: bob.b58, opType: 'remove', role: 'issuer', fee: 1_000_000n })]];
       case 11:
-        return [[c.atomic(bob, [c.transfer(bob, alice, 5n * WEST, { atomicBadge: {} }), c.transfer(bob, miner, 6n * WEST, { atomicBadge: {} })])], [c.transfer(alice, bob, 11n), c.transfer(bob, alice, 12n)]];
+        return [
+          [c.atomic(bob, [c.transfer(bob, alice, 5n * WEST, { atomicBadge: {} }), c.transfer(bob, miner, 6n * WEST, { atomicBadge: {} })])],
+          [c.transfer(alice, bob, 11n), c.transfer(bob, alice, 12n)],
+        ];
       default:
-        return [[c.transfer(height % 2 === 0 ? alice : bob, height % 2 === 0 ? bob : alice, BigInt(height) * 1000n)], [c.transfer(miner, alice, BigInt(height))]];
+        return [
+          [c.transfer(height % 2 === 0 ? alice : bob, height % 2 === 0 ? bob : alice, BigInt(height) * 1000n)],
+          [c.transfer(miner, alice, BigInt(height))],
+        ];
     }
   };
   for (let height = 2; height <= TOP; height++) {
@@ -314,7 +364,13 @@ describe('chain rollback', () => {
         c.chain.rollbackTo(target);
         assert.equal(c.store.stateHash(), hashAt.get(target));
         for (const block of removedBlocks(b, target)) c.chain.appendBlock(block);
-        const replayed = replayBlocks([...b.blockAt.values()], { protocol: p, scripts, settings: SETTINGS, txExpireTimeoutMs: TX_EXPIRE_MS, now: () => c.clock });
+        const replayed = replayBlocks([...b.blockAt.values()], {
+          protocol: p,
+          scripts,
+          settings: SETTINGS,
+          txExpireTimeoutMs: TX_EXPIRE_MS,
+          now: () => c.clock,
+        });
         try {
           assert.equal(replayed.store.stateHash(), c.store.stateHash());
         } finally {
@@ -329,7 +385,12 @@ describe('chain rollback', () => {
     const { c, hashAt } = buildChain();
     const min = c.chain.minRollbackHeight();
     assert.equal(min, TOP - MAX_ROLLBACK_DEPTH);
-    expectWeError(() => c.chain.rollbackTo(min - 1), 199, `Rollback is possible only to the block at height ${min} or above (max-rollback-depth ${MAX_ROLLBACK_DEPTH})`, 'rollbackTo');
+    expectWeError(
+      () => c.chain.rollbackTo(min - 1),
+      199,
+      `Rollback is possible only to the block at height ${min} or above (max-rollback-depth ${MAX_ROLLBACK_DEPTH})`,
+      'rollbackTo',
+    );
     for (const bad of [0, -1, TOP + 1, 2.5, Number.NaN]) {
       expectWeError(() => c.chain.rollbackTo(bad), 199, `Rollback height ${bad} is out of range: the chain is at height ${TOP}`, 'rollbackTo');
     }
@@ -373,7 +434,10 @@ describe('chain rollback', () => {
         assert.ok(found.block.hasValidSignature(), 'the liquid block as assembled then, under its own total signature');
         assert.ok(equalBytes(found.block.reference, blockAt.get(height - 1)!.id));
         const full = blockAt.get(height)!;
-        assert.ok(found.block.transactions.every((t, j) => equalBytes(t.id, full.transactions[j]!.id)), 'a prefix of the final block');
+        assert.ok(
+          found.block.transactions.every((t, j) => equalBytes(t.id, full.transactions[j]!.id)),
+          'a prefix of the final block',
+        );
       });
     }
     assert.equal(c.chain.blockById(liquidIds.get(TOP)![0]!)!.block.transactions.length, 0, 'the key block id gives the key block');

@@ -23,7 +23,21 @@ import { MutableState } from '../../src/state/view.js';
 import { ScriptRejection, WeError } from '../../src/errors/catalogue.js';
 import { multisigSource } from '../../devkit/ride-scripts.js';
 import * as fork from './fork-fixture.js';
-import { alice, assertRejected, bob, carol, dave, eve, p, root, scf, TestChain, WEST, type Account, type TxJson } from '../../devkit/chain/validation-fixture.js';
+import {
+  alice,
+  assertRejected,
+  bob,
+  carol,
+  dave,
+  eve,
+  p,
+  root,
+  scf,
+  TestChain,
+  WEST,
+  type Account,
+  type TxJson,
+} from '../../devkit/chain/validation-fixture.js';
 
 /** Compiled script bytes as a SetScript / Issue takes them. */
 function compiled(source: string, assetScript = false): string {
@@ -74,7 +88,11 @@ describe('scripted accounts in the pipeline', () => {
     assert.equal(scriptRejection(c.reject(transferWith(c, alice, [alice]))).code, 307);
     // Proofs by b and c at indexes 1 and 2 (index 0 empty) pass.
     const later = c.tx(alice, { type: 4, version: 2, recipient: bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
-    const bc = later.withProofs([new Uint8Array(0), p.crypto.sign(dave.keyPair.privateKey, later.proofSourceBytes), p.crypto.sign(eve.keyPair.privateKey, later.proofSourceBytes)]);
+    const bc = later.withProofs([
+      new Uint8Array(0),
+      p.crypto.sign(dave.keyPair.privateKey, later.proofSourceBytes),
+      p.crypto.sign(eve.keyPair.privateKey, later.proofSourceBytes),
+    ]);
     c.apply(bc);
     assert.equal(c.west(bob), 12n * WEST);
   });
@@ -114,7 +132,13 @@ describe('scripted accounts in the pipeline', () => {
     const c = TestChain.open();
     c.apply(setScript(c, alice, compiled('true')));
     const data = (proofsBy: readonly Account[]): Transaction => {
-      const unsigned = c.tx(alice, { type: 12, version: 1, authorPublicKey: encodeBase58(bob.publicKey), data: [{ key: 'k', type: 'integer', value: 1 }], fee: 5_000_000n });
+      const unsigned = c.tx(alice, {
+        type: 12,
+        version: 1,
+        authorPublicKey: encodeBase58(bob.publicKey),
+        data: [{ key: 'k', type: 'integer', value: 1 }],
+        fee: 5_000_000n,
+      });
       return unsigned.withProofs(proofsBy.map((s) => p.crypto.sign(s.keyPair.privateKey, unsigned.proofSourceBytes)));
     };
     const byCarol = data([carol]);
@@ -141,7 +165,17 @@ describe('smart assets in the pipeline', () => {
 
   it('runs the asset script on transfers, reissues and burns (307 token-script), whoever sends them', () => {
     const c = TestChain.open();
-    const issue = c.tx(root, { type: 3, version: 2, name: 'Smart', description: 'blacklist', quantity: 1_000n, decimals: 0, reissuable: true, fee: WEST, script: tokenScript() });
+    const issue = c.tx(root, {
+      type: 3,
+      version: 2,
+      name: 'Smart',
+      description: 'blacklist',
+      quantity: 1_000n,
+      decimals: 0,
+      reissuable: true,
+      fee: WEST,
+      script: tokenScript(),
+    });
     c.apply(issue);
     const asset = encodeBase58(issue.id);
     const send = (to: Account) => c.tx(root, { type: 4, version: 2, recipient: to.b58, amount: 10n, fee: 1_000_000n, attachment: '', assetId: asset });
@@ -151,7 +185,11 @@ describe('smart assets in the pipeline', () => {
     assertRejected(refused, 307, 'Transaction is not allowed by token-script', false);
     assert.match(refused.script, /^BLOCK\(LET\(\$match0,REF\(tx\)\)/);
     // Bob's own transfer to the blacklisted address runs the same script.
-    assert.equal(scriptRejection(c.reject(c.tx(bob, { type: 4, version: 2, recipient: blacklisted.b58, amount: 1n, fee: 1_000_000n, attachment: '', assetId: asset }))).code, 307);
+    assert.equal(
+      scriptRejection(c.reject(c.tx(bob, { type: 4, version: 2, recipient: blacklisted.b58, amount: 1n, fee: 1_000_000n, attachment: '', assetId: asset })))
+        .code,
+      307,
+    );
 
     const reissue = (quantity: bigint) => c.tx(root, { type: 5, version: 2, chainId: p.chainId, assetId: asset, quantity, reissuable: true, fee: WEST });
     assert.equal(scriptRejection(c.reject(reissue(501n))).code, 307);
@@ -217,10 +255,20 @@ describe('what scripts read (ScriptState)', () => {
     const t = forkTx(clock);
     node.forge();
     node.micro([t(fork.alice, { type: 13, version: 1, script: approvalFor(fork.bob.b58), name: 'approval', description: '', fee: 50_000_000n })]);
-    const approval = t(fork.bob, { type: 12, version: 2, authorPublicKey: encodeBase58(fork.bob.keyPair.publicKey), data: [{ key: 'approved', type: 'boolean', value: true }], fee: 5_000_000n });
-    const pay = (): Transaction => t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: encodeBase58(approval.id) });
+    const approval = t(fork.bob, {
+      type: 12,
+      version: 2,
+      authorPublicKey: encodeBase58(fork.bob.keyPair.publicKey),
+      data: [{ key: 'approved', type: 'boolean', value: true }],
+      fee: 5_000_000n,
+    });
+    const pay = (): Transaction =>
+      t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: encodeBase58(approval.id) });
     // The pool refuses while the approval is nowhere.
-    assert.throws(() => node.pool.put(pay()), (e: unknown) => e instanceof ScriptRejection && e.code === 307);
+    assert.throws(
+      () => node.pool.put(pay()),
+      (e: unknown) => e instanceof ScriptRejection && e.code === 307,
+    );
     // Approval and payment in one micro-block.
     node.micro([approval, pay()]);
     // Later micro-blocks of the same liquid block, and the pool, find it in the store.
@@ -254,20 +302,30 @@ function approvalFor(approver: string): string {
 }
 
 describe('atomic containers with scripted inner transactions', () => {
-  const badge = (c: TestChain, from: Account, proofsBy: readonly Account[], over: TxJson = {}): Transaction => transferWith(c, from, proofsBy, { version: 3, atomicBadge: {}, ...over });
+  const badge = (c: TestChain, from: Account, proofsBy: readonly Account[], over: TxJson = {}): Transaction =>
+    transferWith(c, from, proofsBy, { version: 3, atomicBadge: {}, ...over });
   function atomic(c: TestChain, sender: Account, transactions: Transaction[]): Transaction<AtomicData> {
-    return p.sign(p.transaction<AtomicData>(Atomic, 1, { senderPublicKey: sender.publicKey, miner: null, transactions, timestamp: c.ts() }), sender.keyPair.privateKey);
+    return p.sign(
+      p.transaction<AtomicData>(Atomic, 1, { senderPublicKey: sender.publicKey, miner: null, transactions, timestamp: c.ts() }),
+      sender.keyPair.privateKey,
+    );
   }
 
   it('verifies each inner transaction by its sender script; a refusal is reported with the container', () => {
     const c = TestChain.open();
     c.apply(setScript(c, alice, multisig([carol, dave, eve])));
-    const ok = atomic(c, alice, [badge(c, alice, [carol, dave]), c.tx(bob, { type: 4, version: 3, recipient: carol.b58, amount: WEST, fee: 1_000_000n, attachment: '', atomicBadge: { trustedSender: alice.b58 } })]);
+    const ok = atomic(c, alice, [
+      badge(c, alice, [carol, dave]),
+      c.tx(bob, { type: 4, version: 3, recipient: carol.b58, amount: WEST, fee: 1_000_000n, attachment: '', atomicBadge: { trustedSender: alice.b58 } }),
+    ]);
     c.apply(ok);
     assert.equal(c.west(carol), 101n * WEST);
 
     const inner = badge(c, alice, [carol]);
-    const container = atomic(c, alice, [inner, c.tx(bob, { type: 4, version: 3, recipient: carol.b58, amount: WEST, fee: 1_000_000n, attachment: '', atomicBadge: { trustedSender: alice.b58 } })]);
+    const container = atomic(c, alice, [
+      inner,
+      c.tx(bob, { type: 4, version: 3, recipient: carol.b58, amount: WEST, fee: 1_000_000n, attachment: '', atomicBadge: { trustedSender: alice.b58 } }),
+    ]);
     const e = scriptRejection(c.reject(container));
     assertRejected(e, 307, 'Transaction is not allowed by account-script', false);
     assert.equal((e.transaction as { id: string }).id, container.idBase58);
@@ -278,7 +336,15 @@ describe('atomic containers with scripted inner transactions', () => {
     const c = TestChain.open();
     // bob's script: only while bob holds at most 20 WEST.
     c.apply(setScript(c, bob, compiled(`wavesBalance(Address(base58'${bob.b58}')) <= ${20n * WEST}`)));
-    const fromBob = c.tx(bob, { type: 4, version: 3, recipient: carol.b58, amount: WEST, fee: 1_000_000n, attachment: '', atomicBadge: { trustedSender: alice.b58 } });
+    const fromBob = c.tx(bob, {
+      type: 4,
+      version: 3,
+      recipient: carol.b58,
+      amount: WEST,
+      fee: 1_000_000n,
+      attachment: '',
+      atomicBadge: { trustedSender: alice.b58 },
+    });
     // On the state before the container bob holds < 20 WEST; after alice's inner transfer he holds more.
     const container = atomic(c, alice, [badge(c, alice, [alice], { amount: 50n * WEST }), fromBob]);
     const e = c.reject(container);
@@ -287,11 +353,33 @@ describe('atomic containers with scripted inner transactions', () => {
     // In the other order both pass.
     c.apply(atomic(c, alice, [fromBob, badge(c, alice, [alice], { amount: 50n * WEST })]));
 
-    const issue = c.tx(root, { type: 3, version: 2, name: 'NoEve', description: '', quantity: 100n, decimals: 0, reissuable: false, fee: WEST, script: compiled(`match tx {\n case t: TransferTransaction => t.recipient != Address(base58'${eve.b58}')\n case _ => true\n}`, true) });
+    const issue = c.tx(root, {
+      type: 3,
+      version: 2,
+      name: 'NoEve',
+      description: '',
+      quantity: 100n,
+      decimals: 0,
+      reissuable: false,
+      fee: WEST,
+      script: compiled(`match tx {\n case t: TransferTransaction => t.recipient != Address(base58'${eve.b58}')\n case _ => true\n}`, true),
+    });
     c.apply(issue);
     c.apply(c.tx(root, { type: 4, version: 2, recipient: carol.b58, amount: 10n, fee: 1_000_000n, attachment: '', assetId: encodeBase58(issue.id) }));
-    const toEve = c.tx(carol, { type: 4, version: 3, recipient: eve.b58, amount: 1n, fee: 1_000_000n, attachment: '', assetId: encodeBase58(issue.id), atomicBadge: {} });
-    const smart = atomic(c, carol, [c.tx(carol, { type: 4, version: 3, recipient: bob.b58, amount: 1n, fee: 1_000_000n, attachment: '', atomicBadge: {} }), toEve]);
+    const toEve = c.tx(carol, {
+      type: 4,
+      version: 3,
+      recipient: eve.b58,
+      amount: 1n,
+      fee: 1_000_000n,
+      attachment: '',
+      assetId: encodeBase58(issue.id),
+      atomicBadge: {},
+    });
+    const smart = atomic(c, carol, [
+      c.tx(carol, { type: 4, version: 3, recipient: bob.b58, amount: 1n, fee: 1_000_000n, attachment: '', atomicBadge: {} }),
+      toEve,
+    ]);
     const refused = scriptRejection(c.reject(smart));
     assertRejected(refused, 307, 'Transaction is not allowed by token-script', false);
     assert.equal((refused.transaction as { id: string }).id, smart.idBase58);
@@ -317,7 +405,12 @@ describe('the pool and the verifier threads', () => {
     node.micro([t(fork.alice, { type: 13, version: 1, script, name: 'multisig', description: '', fee: 50_000_000n })]);
     const unsigned = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
     const tx = unsigned.withProofs([k1, k2].map((k) => p.crypto.sign(k.keyPair.privateKey, unsigned.proofSourceBytes)));
-    const pool = new UtxPool({ chain: node.chain, settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true }, now: clock.read, verifier: threads });
+    const pool = new UtxPool({
+      chain: node.chain,
+      settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true },
+      now: clock.read,
+      verifier: threads,
+    });
     const admission = new Admission({ chain: node.chain, pool, now: clock.read, verifier: threads });
     await preverifySignatures(threads, [tx]);
     assert.equal(tx.hasValidSenderSignature(), false, 'proofs[0] is not alice’s signature');
@@ -334,7 +427,12 @@ describe('the pool and the verifier threads', () => {
     const node = fork.ChainNode.create('threads-broadcast', clock, [fork.minerA]);
     const t = forkTx(clock);
     node.forge();
-    const pool = new UtxPool({ chain: node.chain, settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true }, now: clock.read, verifier: threads });
+    const pool = new UtxPool({
+      chain: node.chain,
+      settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true },
+      now: clock.read,
+      verifier: threads,
+    });
     const admission = new Admission({ chain: node.chain, pool, now: clock.read, verifier: threads });
     // The threads are asked once per broadcast (their answer is the verdict the pool keeps).
     const verify = threads.verify.bind(threads);
@@ -347,7 +445,10 @@ describe('the pool and the verifier threads', () => {
       assert.equal(good.hasValidSenderSignature(), true);
       const unsigned = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: 2n * WEST, fee: 1_000_000n, attachment: '' });
       const forged = unsigned.withProofs([p.crypto.sign(fork.bob.keyPair.privateKey, unsigned.proofSourceBytes)]);
-      await assert.rejects(admission.admit(forged, { origin: 'api' }), (e: unknown) => e instanceof WeError && /proof doesn't validate as signature/.test(e.message));
+      await assert.rejects(
+        admission.admit(forged, { origin: 'api' }),
+        (e: unknown) => e instanceof WeError && /proof doesn't validate as signature/.test(e.message),
+      );
       assert.equal(asked, 2);
       assert.equal(pool.size().size, 1);
     } finally {
@@ -361,7 +462,11 @@ describe('the pool and the verifier threads', () => {
     const t = forkTx(clock);
     node.forge();
     node.micro([t(fork.alice, { type: 13, version: 1, script: compiled('true'), name: 'open', description: '', fee: 50_000_000n })]);
-    const pool = new UtxPool({ chain: node.chain, settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: false }, now: clock.read });
+    const pool = new UtxPool({
+      chain: node.chain,
+      settings: { memoryLimitBytes: 1 << 20, txExpireTimeoutMs: 3_600_000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: false },
+      now: clock.read,
+    });
     const tx = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
     assert.throws(
       () => pool.put(tx),
@@ -383,7 +488,10 @@ describe('the same decisions on re-validation', () => {
     const unlock = a.chain.height() + 2;
     a.micro([t(fork.alice, { type: 13, version: 1, script: compiled(`height >= ${unlock}`), name: 'lock', description: '', fee: 50_000_000n })]);
     const locked = t(fork.alice, { type: 4, version: 2, recipient: fork.bob.b58, amount: WEST, fee: 1_000_000n, attachment: '' });
-    assert.throws(() => a.pool.put(locked), (e: unknown) => e instanceof ScriptRejection && e.code === 307);
+    assert.throws(
+      () => a.pool.put(locked),
+      (e: unknown) => e instanceof ScriptRejection && e.code === 307,
+    );
     clock.nextRound();
     a.forge();
     assert.throws(() => a.micro([locked]), /micro-block rejected: Transaction is not allowed by account-script/);

@@ -42,7 +42,11 @@ describe('pool re-validation', () => {
     node.forge();
     node.micro([transfer(clock, alice, bob, 6n * WEST)]);
     const removed = node.chain.rollbackTo(1, { origin: 'api', returnToPool: true });
-    assert.deepEqual(poolIds(node), removed.map((t) => t.idBase58), 'returned when asked');
+    assert.deepEqual(
+      poolIds(node),
+      removed.map((t) => t.idBase58),
+      'returned when asked',
+    );
   });
 });
 
@@ -73,8 +77,14 @@ describe('what the pool reports (the node counts admissions and refusals from it
     clock.now -= 3n * 3600_000n;
     assert.throws(() => pool.put(early));
     clock.now += 3n * 3600_000n;
-    assert.deepEqual(refused.map(([id]) => id), [first.idBase58, overspend.idBase58, early.idBase58]);
-    assert.deepEqual(refused.map(([, kind]) => kind), ['GenericError', refused[1]![1], 'Mistiming']);
+    assert.deepEqual(
+      refused.map(([id]) => id),
+      [first.idBase58, overspend.idBase58, early.idBase58],
+    );
+    assert.deepEqual(
+      refused.map(([, kind]) => kind),
+      ['GenericError', refused[1]![1], 'Mistiming'],
+    );
     assert.notEqual(refused[1]![1], 'GenericError', `the overspend has its own kind: ${refused[1]![1]}`);
 
     // Mined, rolled back and returned to the pool: back in the pool, but no new admission.
@@ -82,7 +92,10 @@ describe('what the pool reports (the node counts admissions and refusals from it
     node.micro([first]);
     assert.equal(pool.size().size, 0);
     node.chain.rollbackTo(2, { origin: 'api', returnToPool: true });
-    assert.deepEqual(pool.all().map((t) => t.idBase58), [first.idBase58]);
+    assert.deepEqual(
+      pool.all().map((t) => t.idBase58),
+      [first.idBase58],
+    );
     assert.deepEqual(admitted, [first.idBase58]);
   });
 });
@@ -93,7 +106,12 @@ describe('room for transactions waiting to be admitted', () => {
     const txs = [0, 1, 2].map((i) => transfer(clock, alice, bob, BigInt(i + 1)));
     const size = txs[0]!.bytes.length;
     const refused: string[] = [];
-    const pool = new UtxPool({ chain: node.chain, settings: { ...UTX, memoryLimitBytes: 2 * size }, now: clock.read, onRefused: (_tx, e) => refused.push(e.message) });
+    const pool = new UtxPool({
+      chain: node.chain,
+      settings: { ...UTX, memoryLimitBytes: 2 * size },
+      now: clock.read,
+      onRefused: (_tx, e) => refused.push(e.message),
+    });
     pool.checkRoom(txs[0]!, size);
     assert.throws(() => pool.checkRoom(txs[0]!, 2 * size), /Transaction pool bytes size limit is reached/);
     pool.put(txs[0]!);
@@ -102,7 +120,10 @@ describe('room for transactions waiting to be admitted', () => {
     assert.throws(() => pool.checkRoom(txs[1]!, size), /Transaction pool bytes size limit is reached/);
     pool.put(txs[1]!);
     assert.throws(() => pool.put(txs[2]!), /Transaction pool bytes size limit is reached/);
-    assert.deepEqual(refused, Array.from({ length: 3 }, () => 'Transaction pool bytes size limit is reached'));
+    assert.deepEqual(
+      refused,
+      Array.from({ length: 3 }, () => 'Transaction pool bytes size limit is reached'),
+    );
   });
 });
 
@@ -139,11 +160,14 @@ describe('pending spendings: a double spend is refused at admission (beyond WE)'
     const first = transfer(clock, alice, bob, ALICE - FEE);
     node.pool.put(first);
     const second = transfer(clock, alice, minerA, ALICE - FEE);
-    assert.throws(() => node.pool.put(second), (e) => {
-      assertPendingRefusal(e);
-      assert.match((e as Error).message, /WEST/);
-      return true;
-    });
+    assert.throws(
+      () => node.pool.put(second),
+      (e) => {
+        assertPendingRefusal(e);
+        assert.match((e as Error).message, /WEST/);
+        return true;
+      },
+    );
     assert.deepEqual(poolIds(node), [first.idBase58]);
     // What fits next to the pending transfer is still taken: nothing (Alice has exactly fee + amount).
     assert.throws(() => node.pool.put(transfer(clock, alice, bob, 1n)), assertPendingRefusal);
@@ -200,30 +224,57 @@ describe('pending spendings: a double spend is refused at admission (beyond WE)'
 
   it('counts mass transfers, leases (WEST leased out can no longer be spent) and asset burns', () => {
     const { node, clock } = freshNode('families');
-    const mass = signed(clock, alice, { type: 11, version: 2, assetId: null, transfers: [{ recipient: bob.b58, amount: 2_000n * WEST }, { recipient: minerA.b58, amount: 2_000n * WEST }], fee: 6_000_000n, attachment: '' });
+    const mass = signed(clock, alice, {
+      type: 11,
+      version: 2,
+      assetId: null,
+      transfers: [
+        { recipient: bob.b58, amount: 2_000n * WEST },
+        { recipient: minerA.b58, amount: 2_000n * WEST },
+      ],
+      fee: 6_000_000n,
+      attachment: '',
+    });
     node.pool.put(mass);
     const lease = signed(clock, alice, { type: 8, version: 2, assetId: null, recipient: minerA.b58, amount: 5_000n * WEST, fee: FEE });
     node.pool.put(lease);
     // 10,000 − 4,000 − 0.06 − 5,000 leased − 0.01: 999.93 left to spend.
-    assert.throws(() => node.pool.put(transfer(clock, alice, bob, 1_000n * WEST)), (e) => {
-      assertPendingRefusal(e);
-      assert.match((e as Error).message, /leased out/);
-      return true;
-    });
+    assert.throws(
+      () => node.pool.put(transfer(clock, alice, bob, 1_000n * WEST)),
+      (e) => {
+        assertPendingRefusal(e);
+        assert.match((e as Error).message, /leased out/);
+        return true;
+      },
+    );
     node.pool.put(transfer(clock, alice, bob, 999n * WEST));
 
     // An asset of Bob's: burning more than is left after a pending burn is refused.
     node.micro([signed(clock, minerA, { type: 102, version: 1, target: bob.b58, opType: 'add', role: 'issuer', fee: FEE })]);
     clock.now += 1000n;
-    const issue = signed(clock, bob, { type: 3, version: 2, chainId: 84, name: 'TOKEN', description: '', quantity: 1_000n, decimals: 0, reissuable: true, fee: WEST, script: null });
+    const issue = signed(clock, bob, {
+      type: 3,
+      version: 2,
+      chainId: 84,
+      name: 'TOKEN',
+      description: '',
+      quantity: 1_000n,
+      decimals: 0,
+      reissuable: true,
+      fee: WEST,
+      script: null,
+    });
     node.micro([issue]);
     const burn = (amount: bigint): Transaction => signed(clock, bob, { type: 6, version: 2, chainId: 84, assetId: issue.idBase58, amount, fee: 5_000_000n });
     node.pool.put(burn(600n));
-    assert.throws(() => node.pool.put(burn(600n)), (e) => {
-      assertPendingRefusal(e);
-      assert.match((e as Error).message, new RegExp(`600 of asset ${issue.idBase58}`));
-      return true;
-    });
+    assert.throws(
+      () => node.pool.put(burn(600n)),
+      (e) => {
+        assertPendingRefusal(e);
+        assert.match((e as Error).message, new RegExp(`600 of asset ${issue.idBase58}`));
+        return true;
+      },
+    );
     node.pool.put(burn(400n));
   });
 
@@ -233,7 +284,10 @@ describe('pending spendings: a double spend is refused at admission (beyond WE)'
     const incoming = transfer(clock, alice, bob, 5_000n * WEST);
     node.pool.put(incoming);
     const spend = transfer(clock, bob, minerA, 3_000n * WEST);
-    assert.throws(() => node.pool.put(spend), (e) => e instanceof WeError && e.code === 112 && !/pending pool transactions/.test(e.message));
+    assert.throws(
+      () => node.pool.put(spend),
+      (e) => e instanceof WeError && e.code === 112 && !/pending pool transactions/.test(e.message),
+    );
     node.micro([incoming]);
     node.pool.put(spend);
   });
@@ -253,7 +307,14 @@ describe('the pool in timestamp order (kept as it changes, not sorted again on e
       assert.equal(tx.timestamp, base + offset);
       return tx;
     };
-    const [a, b, c, d, e, f] = [at(50n, 1n), at(10n, 2n), at(10n, 3n), at(30n, 4n), at(70n, 5n), at(10n, 6n)] as [Transaction, Transaction, Transaction, Transaction, Transaction, Transaction];
+    const [a, b, c, d, e, f] = [at(50n, 1n), at(10n, 2n), at(10n, 3n), at(30n, 4n), at(70n, 5n), at(10n, 6n)] as [
+      Transaction,
+      Transaction,
+      Transaction,
+      Transaction,
+      Transaction,
+      Transaction,
+    ];
     clock.now = base + 100n;
     // What the pool must list: by timestamp, equal ones in the order they were (last) admitted.
     const arrived: Transaction[] = [];
@@ -277,7 +338,11 @@ describe('the pool in timestamp order (kept as it changes, not sorted again on e
     put(c, d, e);
     remove(b);
     assert.deepEqual(ids(), expected(), 'admissions in between and out of order, one removed');
-    assert.deepEqual(first.map((t) => t.idBase58), firstIds, 'the list handed out before is as it was');
+    assert.deepEqual(
+      first.map((t) => t.idBase58),
+      firstIds,
+      'the list handed out before is as it was',
+    );
     // Removed and admitted again before the next look: after the others of its timestamp.
     remove(c);
     put(c, f);
@@ -287,7 +352,10 @@ describe('the pool in timestamp order (kept as it changes, not sorted again on e
     assert.deepEqual(ids(), expected());
     put(d, b);
     assert.deepEqual(ids(), expected());
-    assert.deepEqual(ids(), [c, f, b, d, a, e].map((t) => t.idBase58));
+    assert.deepEqual(
+      ids(),
+      [c, f, b, d, a, e].map((t) => t.idBase58),
+    );
     // Mined: gone from the list.
     node.micro([c, a]);
     arrived.splice(arrived.indexOf(c), 1);

@@ -3,9 +3,22 @@ import { describe, it } from 'node:test';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { exchangeTransaction, signOrder, type Order } from '../../src/protocol/transactions/exchange.js';
-import { applyTransaction, requiredFeatures, } from '../../src/chain/validation.js';
+import { applyTransaction, requiredFeatures } from '../../src/chain/validation.js';
 import { MutableState } from '../../src/state/view.js';
-import { alice, allFeaturesAt, assertRejected, blockTime, bob, carol, p, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
+import {
+  alice,
+  allFeaturesAt,
+  assertRejected,
+  blockTime,
+  bob,
+  carol,
+  p,
+  root,
+  scf,
+  TestChain,
+  WEST,
+  type Account,
+} from '../../devkit/chain/validation-fixture.js';
 import { TransactionRejected } from '../../src/errors/catalogue.js';
 
 const transfer = (c: TestChain, from: Account, amount: bigint, over: Record<string, unknown> = {}) =>
@@ -185,7 +198,11 @@ describe('unsupported transactions', () => {
       params: [],
       fee: WEST,
     });
-    assertRejected(c.reject(create, { blockGenerator: root.publicKey }), 112, new RegExp(`^State check failed\\. Reason: Executable transaction with id = ${create.idBase58}, type = 103 wasn't executed`));
+    assertRejected(
+      c.reject(create, { blockGenerator: root.publicKey }),
+      112,
+      new RegExp(`^State check failed\\. Reason: Executable transaction with id = ${create.idBase58}, type = 103 wasn't executed`),
+    );
   });
 });
 

@@ -74,7 +74,10 @@ describe('generate accounts', () => {
     assert.ok(out.accounts.every((a) => Object.keys(a).join() === 'address,publicKey'));
     const protocol = await Protocol.create({ crypto: 'waves', chainId: 'E' });
     const ks = Keystore.open(join(dir, 'ks.json'), protocol.addresses);
-    assert.deepEqual(ks.addresses(), out.accounts.map((a) => a.address));
+    assert.deepEqual(
+      ks.addresses(),
+      out.accounts.map((a) => a.address),
+    );
     const passwords = ['first', '', 'third password'];
     out.accounts.forEach((a, i) => {
       const kp = ks.keyPair(a.address!, passwords[i]);
@@ -101,7 +104,10 @@ describe('generate accounts', () => {
 
   it("reads WE's accounts-generator config; without a password source it refuses (no console)", async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'accounts.conf'), 'accounts-generator {\n  crypto.type = WAVES\n  chain-id = V\n  amount = 2\n  wallet = "./keystore.dat"\n  wallet-password = "x"\n}\n');
+    writeFileSync(
+      join(dir, 'accounts.conf'),
+      'accounts-generator {\n  crypto.type = WAVES\n  chain-id = V\n  amount = 2\n  wallet = "./keystore.dat"\n  wallet-password = "x"\n}\n',
+    );
     const refused = await cli(['generate', 'accounts', '--config', 'accounts.conf'], dir);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /no console to ask passwords on: give --password/);
@@ -129,7 +135,10 @@ describe('generate genesis', () => {
     const r = await cli(['generate', 'genesis', '--config', 'node.conf'], dir);
     const after = BigInt(Date.now());
     assert.equal(r.code, 0, r.stderr);
-    const m = /^Genesis signed successfully!\nNew configuration file: (.+)\nOld configuration saved to: (.+)\nblock-timestamp: (\d+)\ngenesis-public-key-base-58: (\w+)\nsignature: (\w+)\n$/.exec(r.stdout);
+    const m =
+      /^Genesis signed successfully!\nNew configuration file: (.+)\nOld configuration saved to: (.+)\nblock-timestamp: (\d+)\ngenesis-public-key-base-58: (\w+)\nsignature: (\w+)\n$/.exec(
+        r.stdout,
+      );
     assert.ok(m, r.stdout);
     assert.equal(m[1], file);
     assert.match(m[2]!, /^.*\/node\.conf\.old\.\d\d-\d\d-\d{4}\.\d\d-\d\d-\d\d$/);
@@ -141,7 +150,10 @@ describe('generate genesis', () => {
     const oldLines = original.split('\n');
     const newLines = readFileSync(file, 'utf8').split('\n');
     assert.equal(newLines.length, oldLines.length);
-    const changed = newLines.map((l, i) => [l, oldLines[i]]).filter(([a, b]) => a !== b).map(([a]) => a);
+    const changed = newLines
+      .map((l, i) => [l, oldLines[i]])
+      .filter(([a, b]) => a !== b)
+      .map(([a]) => a);
     assert.deepEqual(changed, [`        block-timestamp: ${m[3]}`, `        genesis-public-key-base-58: "${m[4]}"`, `        signature: "${m[5]}"`]);
 
     // The rewritten config loads, and the genesis block it describes verifies.
@@ -158,7 +170,9 @@ describe('generate genesis', () => {
   it("refuses a config failing the generator's checks and leaves the file alone", async () => {
     const dir = tempDir();
     const file = join(dir, 'node.conf');
-    const text = readFileSync(FIXTURE, 'utf8').replace('initial-balance: 3000000 WEST', 'initial-balance: 16250000 WEST').replace('roles: [permissioner, miner,', 'roles: [miner,');
+    const text = readFileSync(FIXTURE, 'utf8')
+      .replace('initial-balance: 3000000 WEST', 'initial-balance: 16250000 WEST')
+      .replace('roles: [permissioner, miner,', 'roles: [miner,');
     writeFileSync(file, text);
     const r = await cli(['generate', 'genesis', '--config', file]);
     assert.equal(r.code, 1);
@@ -179,12 +193,29 @@ describe('generate genesis', () => {
 
   it('rewrites `key = value` and dotted keys too, and insists on finding every key', () => {
     const update = { blockTimestamp: 1600000000000n, genesisPublicKey: 'PK', signature: 'SIG' };
-    const text = ['genesis {', '\tblock-timestamp = 1', '  "signature" = ""', '}', 'node.blockchain.custom.genesis.genesis-public-key-base-58: "" # filled', 'other = 1'].join('\r\n');
+    const text = [
+      'genesis {',
+      '\tblock-timestamp = 1',
+      '  "signature" = ""',
+      '}',
+      'node.blockchain.custom.genesis.genesis-public-key-base-58: "" # filled',
+      'other = 1',
+    ].join('\r\n');
     assert.equal(
       rewriteGenesisLines(text, update),
-      ['genesis {', '\tblock-timestamp = 1600000000000', '  "signature" = "SIG"', '}', 'node.blockchain.custom.genesis.genesis-public-key-base-58: "PK"', 'other = 1'].join('\r\n'),
+      [
+        'genesis {',
+        '\tblock-timestamp = 1600000000000',
+        '  "signature" = "SIG"',
+        '}',
+        'node.blockchain.custom.genesis.genesis-public-key-base-58: "PK"',
+        'other = 1',
+      ].join('\r\n'),
     );
-    assert.throws(() => rewriteGenesisLines('genesis { signature: "", block-timestamp: 1 }', update), /cannot find the line\(s\) of 'signature', 'genesis-public-key-base-58', 'block-timestamp'/);
+    assert.throws(
+      () => rewriteGenesisLines('genesis { signature: "", block-timestamp: 1 }', update),
+      /cannot find the line\(s\) of 'signature', 'genesis-public-key-base-58', 'block-timestamp'/,
+    );
     assert.equal(backupSuffix(new Date(2024, 0, 2, 3, 4, 5)), '02-01-2024.03-04-05');
   });
 });

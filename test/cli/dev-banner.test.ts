@@ -19,11 +19,17 @@ after(async () => {
 describe('the dev chain banner', () => {
   it('names the gRPC port the contract engine listens on, not "(any free port)"', async () => {
     const printed: string[] = [];
-    const node = await startNode({ dataDir: tempDir('weft-banner-'), restPort: await freeLoopbackPort(), p2pPort: 0 }, { env: {}, askSecret: undefined, out: (t) => printed.push(t) });
+    const node = await startNode(
+      { dataDir: tempDir('weft-banner-'), restPort: await freeLoopbackPort(), p2pPort: 0 },
+      { env: {}, askSecret: undefined, out: (t) => printed.push(t) },
+    );
     running.push(node);
     const port = node.contractsGrpcPort;
     assert.ok(port !== undefined && port > 0, `engine port ${String(port)}`);
-    const line = printed.join('').split('\n').find((l) => l.startsWith('Contracts:'));
+    const line = printed
+      .join('')
+      .split('\n')
+      .find((l) => l.startsWith('Contracts:'));
     assert.equal(line?.split(';')[0], `Contracts: gRPC on 127.0.0.1:${port}`);
     // Something listens there.
     await new Promise<void>((resolve, reject) => {

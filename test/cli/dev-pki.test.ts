@@ -64,8 +64,14 @@ describe('the GOST dev chain in PKI mode TEST', { timeout: 120_000 }, () => {
     });
     // Read back unchanged at the next start.
     const again = await devNodeConfig({ dataDir: dir, restPort: 0, p2pPort: 0, keystore: CHEAP, crypto: 'gost', pki: 'TEST' });
-    assert.deepEqual(again.pki!.genesis.certificates.map((c) => encodeBase64(c.der)), pki.genesis.certificates.map((c) => encodeBase64(c.der)));
-    await assert.rejects(devNodeConfig({ dataDir: tempDir('weft-dev-pki-waves-'), crypto: 'waves', pki: 'TEST', keystore: CHEAP }), /--pki is for GOST dev chains/);
+    assert.deepEqual(
+      again.pki!.genesis.certificates.map((c) => encodeBase64(c.der)),
+      pki.genesis.certificates.map((c) => encodeBase64(c.der)),
+    );
+    await assert.rejects(
+      devNodeConfig({ dataDir: tempDir('weft-dev-pki-waves-'), crypto: 'waves', pki: 'TEST', keystore: CHEAP }),
+      /--pki is for GOST dev chains/,
+    );
     await assert.rejects(resolveStartConfig({ config: join(dir, 'none.conf'), pki: 'TEST' }), /--pki is for the dev chain only/);
     assert.equal(pkiArg('test'), 'TEST');
     assert.throws(() => pkiArg('on'), /'on' is not a dev chain PKI mode: test \(ON needs TLS and CRLs/);
@@ -108,11 +114,37 @@ describe('the GOST dev chain in PKI mode TEST', { timeout: 120_000 }, () => {
       const found = await request('GET', `/pki/certificate/by-public-key/${encodeBase58(one!.keyPair.publicKey)}`);
       assert.equal(found.status, 200, found.text);
       const data = Buffer.from('signed on the dev chain');
-      const signed = await request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: one!.address, password: one!.keystorePassword, sigType: 1 });
+      const signed = await request('POST', '/pki/sign', {
+        inputData: encodeBase64(data),
+        keystoreAlias: one!.address,
+        password: one!.keystorePassword,
+        sigType: 1,
+      });
       assert.equal(signed.status, 200, signed.text);
       writeFileSync(join(dir, 'sig.der'), decodeBase64(signed.json.signature as string));
       writeFileSync(join(dir, 'data.bin'), data);
-      openssl(['cms', '-engine', 'gost', '-verify', '-binary', '-inform', 'DER', '-in', 'sig.der', '-content', 'data.bin', '-CAfile', DEV_PKI_ROOT_PEM, '-purpose', 'any', '-out', '/dev/null'], dir);
+      openssl(
+        [
+          'cms',
+          '-engine',
+          'gost',
+          '-verify',
+          '-binary',
+          '-inform',
+          'DER',
+          '-in',
+          'sig.der',
+          '-content',
+          'data.bin',
+          '-CAfile',
+          DEV_PKI_ROOT_PEM,
+          '-purpose',
+          'any',
+          '-out',
+          '/dev/null',
+        ],
+        dir,
+      );
       assert.match(readFileSync(join(dir, DEV_PKI_ROOT_PEM), 'utf8'), /^-----BEGIN CERTIFICATE-----/);
     } finally {
       await node.stop();
@@ -129,7 +161,10 @@ describe('the GOST dev chain in PKI mode TEST', { timeout: 120_000 }, () => {
       assert.equal(config.api.pkiMode, 'TEST', n.name);
       const [root, ...accounts] = config.pki.genesis.certificates;
       assert.equal(derToPem(root!.der, 'CERTIFICATE'), pems);
-      assert.deepEqual(accounts.map((c) => encodeBase58(c.publicKey.bytes)), layout.accounts.map((a) => a.publicKey));
+      assert.deepEqual(
+        accounts.map((c) => encodeBase58(c.publicKey.bytes)),
+        layout.accounts.map((a) => a.publicKey),
+      );
       assert.equal(config.pki.genesis.trustedRootFingerprints.length, 1);
     }
   });

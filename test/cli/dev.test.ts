@@ -65,7 +65,11 @@ describe('dev chain defaults', () => {
     const grpc = ports.contracts!;
     assert.equal(grpc.grpc.port, 0);
     assert.equal(grpc.dockerEngine.grpcServer.port, 0, 'contracts are told the port the API listens on');
-    const contracts = { ...grpc, grpc: { ...grpc.grpc, port: 6865 }, dockerEngine: { ...grpc.dockerEngine, grpcServer: { ...grpc.dockerEngine.grpcServer, port: 6865 } } };
+    const contracts = {
+      ...grpc,
+      grpc: { ...grpc.grpc, port: 6865 },
+      dockerEngine: { ...grpc.dockerEngine, grpcServer: { ...grpc.dockerEngine.grpcServer, port: 6865 } },
+    };
     assert.deepEqual(plain({ ...ports, api: { ...ports.api, port: 6862 }, network: { ...ports.network, port: 6864 }, contracts }), plain(first));
   });
 
@@ -78,17 +82,29 @@ describe('dev chain defaults', () => {
     assert.deepEqual(block.generator, protocol.crypto.keyPairFromSeedPhrase(DEV_GENESIS_SIGNER_SEED).publicKey);
     assert.ok(DEV_SEEDS.length >= 5);
     const addresses = DEV_SEEDS.map((seed) => protocol.addresses.fromPublicKey(protocol.crypto.keyPairFromSeedPhrase(seed).publicKey).toString());
-    assert.deepEqual(g.transactions.map((t) => t.recipient.toString()), addresses);
-    assert.equal(g.transactions.reduce((s, t) => s + t.amount, 0n), g.initialBalance);
+    assert.deepEqual(
+      g.transactions.map((t) => t.recipient.toString()),
+      addresses,
+    );
+    assert.equal(
+      g.transactions.reduce((s, t) => s + t.amount, 0n),
+      g.initialBalance,
+    );
     // Account 0 holds most tokens and every role but sender (disabled) and banned.
     assert.ok(g.transactions[0]!.amount * 2n > g.initialBalance);
     assert.ok(g.transactions.slice(1).every((t) => t.amount > 0n));
     assert.equal(g.senderRoleEnabled, false);
     assert.deepEqual([...g.networkParticipants[0]!.roles].sort(), [...DEV_OWNER_ROLES].sort());
-    assert.deepEqual(
-      [...DEV_OWNER_ROLES].sort(),
-      ['blacklister', 'connection_manager', 'contract_developer', 'contract_validator', 'dex', 'issuer', 'miner', 'permissioner'],
-    );
+    assert.deepEqual([...DEV_OWNER_ROLES].sort(), [
+      'blacklister',
+      'connection_manager',
+      'contract_developer',
+      'contract_validator',
+      'dex',
+      'issuer',
+      'miner',
+      'permissioner',
+    ]);
     assert.equal(config.node.ownerAddress.toString(), addresses[0]);
     assert.equal(g.transactions[0]!.amount, 9_600_000n * UNITS_IN_WEST);
   });
@@ -114,7 +130,10 @@ describe('dev chain defaults', () => {
     assert.ok(c.chain.consensus.type === 'poa' && c.chain.consensus.roundDurationMs + c.chain.consensus.syncDurationMs <= 5000);
     assert.ok(c.miner.microBlockIntervalMs <= 1000 && c.miner.enabled);
     assert.equal(c.chain.fees, DEFAULT_FEES);
-    assert.deepEqual([...c.chain.functionality.preActivatedFeatures], [...IMPLEMENTED_FEATURES.keys()].map((id) => [id, 0]));
+    assert.deepEqual(
+      [...c.chain.functionality.preActivatedFeatures],
+      [...IMPLEMENTED_FEATURES.keys()].map((id) => [id, 0]),
+    );
     assert.equal(c.api.bindAddress, '127.0.0.1');
     assert.equal(c.api.port, 6862);
     assert.equal(c.network.port, 6864);
@@ -195,15 +214,15 @@ describe('dev chain defaults', () => {
 
   it('are what `start` resolves to without --config', async () => {
     const dir = tempDir('weft-dev-');
-    const { config, dev } = await resolveStartConfig(
-      { dataDir: dir, restPort: 16999 },
-      { env: {}, askSecret: undefined, out: () => undefined },
-    );
+    const { config, dev } = await resolveStartConfig({ dataDir: dir, restPort: 16999 }, { env: {}, askSecret: undefined, out: () => undefined });
     assert.equal(dev, true);
     assert.equal(config.api.port, 16999);
     assert.equal(config.node.directory, dir);
     const gost = await resolveStartConfig({ dataDir: tempDir('weft-dev-'), crypto: 'gost' }, { env: {}, askSecret: undefined, out: () => undefined });
     assert.equal(gost.config.chain.crypto, 'gost');
-    await assert.rejects(resolveStartConfig({ config: 'node.conf', crypto: 'gost' }, { env: {}, askSecret: undefined, out: () => undefined }), /--crypto is for the dev chain only/);
+    await assert.rejects(
+      resolveStartConfig({ config: 'node.conf', crypto: 'gost' }, { env: {}, askSecret: undefined, out: () => undefined }),
+      /--crypto is for the dev chain only/,
+    );
   });
 });

@@ -62,7 +62,10 @@ describe('devnet --contract', () => {
     );
     // Resumed with other images: refused, naming the ones it runs (they would be silently ignored).
     const other = devContractPackage(`registry.weft.test/other:1=${tempDir('weft-devnet-pkg-')}`);
-    await assert.rejects(prepareDevnet({ nodes: 3, dir, basePort: 0, keystore: CHEAP, contractPackages: [pkg, other] }), (e: Error) => e.message.includes(`run the contract images ${pkg.image}=${pkg.source}, not `) && e.message.includes(other.image));
+    await assert.rejects(
+      prepareDevnet({ nodes: 3, dir, basePort: 0, keystore: CHEAP, contractPackages: [pkg, other] }),
+      (e: Error) => e.message.includes(`run the contract images ${pkg.image}=${pkg.source}, not `) && e.message.includes(other.image),
+    );
 
     const plainDir = tempDir('weft-devnet-plain-');
     const plain = await prepareDevnet({ nodes: 1, dir: plainDir, basePort: 0, keystore: CHEAP });
@@ -76,11 +79,17 @@ describe('devnet --contract', () => {
     for (const n of layout.nodes) children.push(spawnDevnetNode(n));
     const protocol = await devProtocol('waves');
     const developer = devAccounts(protocol)[0]!.keyPair;
-    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), {
+      multi_value: true,
+    });
     const bytecode = Uint8Array.from(m.toBinary({}).buffer);
     m.destroy();
     timestampsFrom(BigInt(Date.now()));
-    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 3n }], developer);
+    const create = createV7(
+      { engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') },
+      [{ key: 'start', type: 'integer', value: 3n }],
+      developer,
+    );
 
     const deadline = Date.now() + 120_000;
     const poll = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
@@ -98,13 +107,17 @@ describe('devnet --contract', () => {
       return r.status === 200 && ((await r.json()) as { peers: unknown[] }).peers.length === 1 ? true : undefined;
     });
     await poll('the create admitted', async () => {
-      const r = await fetch(`${n0.restUrl}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(create.toJson()) });
+      const r = await fetch(`${n0.restUrl}/transactions/broadcast`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stringifyJson(create.toJson()),
+      });
       return r.status === 200 ? true : undefined;
     });
     const executedOn = (url: string): Promise<string> =>
       poll(`the 105 on ${url}`, async () => {
         const r = await fetch(`${url}/contracts/executed-tx-for/${create.idBase58}`);
-        return r.status === 200 ? (((await r.json()) as { id: string }).id) : undefined;
+        return r.status === 200 ? ((await r.json()) as { id: string }).id : undefined;
       });
     const executed = await executedOn(n0.restUrl);
     assert.equal(await executedOn(n1.restUrl), executed);

@@ -6,7 +6,12 @@ import type { MinerBanEntry } from '../../src/state/model.js';
 
 const RULES = { banDurationBlocks: 5, warningsForBan: 3 };
 const W = (timestamp: bigint): MinerBanEntry => ({ kind: 'warning', timestamp });
-const B = (timestamp: bigint, beginHeight: number, prior: bigint[] = []): MinerBanEntry => ({ kind: 'ban', timestamp, beginHeight, priorWarningTimestamps: prior });
+const B = (timestamp: bigint, beginHeight: number, prior: bigint[] = []): MinerBanEntry => ({
+  kind: 'ban',
+  timestamp,
+  beginHeight,
+  priorWarningTimestamps: prior,
+});
 const V1_LEGACY: BanHistoryMode = { version: 1, modernOrdering: false };
 const V1_MODERN: BanHistoryMode = { version: 1, modernOrdering: true };
 

@@ -119,7 +119,10 @@ export class Harness {
   forge(miner: Miner, timestamp: bigint, options: { overallSkippedRounds?: bigint; version?: number; consensus?: ConsensusData } = {}): Block {
     const tip = this.chain.tip();
     const skipped = this.poa.rounds.skippedRounds(tip.timestamp, timestamp);
-    const consensus = options.consensus ?? { type: 'poa', overallSkippedRounds: options.overallSkippedRounds ?? tip.overallSkippedRounds + BigInt(Math.max(0, skipped)) };
+    const consensus = options.consensus ?? {
+      type: 'poa',
+      overallSkippedRounds: options.overallSkippedRounds ?? tip.overallSkippedRounds + BigInt(Math.max(0, skipped)),
+    };
     return Block.sign(
       p,
       { version: options.version ?? 3, timestamp, reference: tip.id, consensus, transactions: [], featureVotes: [], genesisData: null },
@@ -155,7 +158,12 @@ export class Harness {
   commitChanges(f: (s: MutableState) => void): void {
     const s = new MutableState(this.store);
     f(s);
-    this.store.commit({ height: this.store.height(), blockBytes: this.store.blockBytes(this.store.height()) ?? new Uint8Array([0]), blockIds: [], changes: s.changes() });
+    this.store.commit({
+      height: this.store.height(),
+      blockBytes: this.store.blockBytes(this.store.height()) ?? new Uint8Array([0]),
+      blockIds: [],
+      changes: s.changes(),
+    });
   }
 
   /** Address of the miner expected for a block at `timestamp` on the tip. */

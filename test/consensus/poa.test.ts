@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addressString, bannedMiners, blockDescription, microBlockWindow, minerQueueAt, minersAtHeight, minersAtTimestamp, minersWarningsAndBans, planKeyBlock, type FeatureActivation } from '../../src/consensus/poa.js';
+import {
+  addressString,
+  bannedMiners,
+  blockDescription,
+  microBlockWindow,
+  minerQueueAt,
+  minersAtHeight,
+  minersAtTimestamp,
+  minersWarningsAndBans,
+  planKeyBlock,
+  type FeatureActivation,
+} from '../../src/consensus/poa.js';
 import { FEATURE } from '../../src/chain/features.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { produceMicroBlock } from '../../src/protocol/blocks/micro-block.js';
@@ -74,7 +85,7 @@ describe('PoA miner queue', () => {
     assert.deepEqual(who([1, 2].map((n) => h.expectedAt(at(n)))), ['c', 'a']);
   });
 
-  it('skips miners banned at the parent height, over WE\'s truncated candidate list', () => {
+  it("skips miners banned at the parent height, over WE's truncated candidate list", () => {
     const h = Harness.create({ miners: [a, b, c] });
     h.mine(c, 2); // genesis rule, s = 1 → index 2 = c; height 2
     h.commitChanges((s) => s.putMinerBanHistory(c.address, [B(at(2), 2, [])]));
@@ -86,7 +97,7 @@ describe('PoA miner queue', () => {
     assert.deepEqual(who([h.expectedAt(at(3))]), ['b']);
   });
 
-  it('checks bans at the parent height, not at the new block\'s', () => {
+  it("checks bans at the parent height, not at the new block's", () => {
     const h = Harness.create({ miners: [a, b, c] });
     h.mine(c, 2); // height 2
     // A ban from height 3 does not yet cover the parent (height 2): c keeps its slot.
@@ -149,7 +160,12 @@ describe('PoA key-block validation', () => {
     const h = fresh();
     const ts = roundStart(1) + ROUND;
     const block = h.forge(b, ts);
-    expectWeError(() => h.append(block), 199, `Block ${blockDescription(block)} is invalid: Block's ${block.idBase58} timestamp is after sync start (${ts} >= ${ts})`, 'timestamp');
+    expectWeError(
+      () => h.append(block),
+      199,
+      `Block ${blockDescription(block)} is invalid: Block's ${block.idBase58} timestamp is after sync start (${ts} >= ${ts})`,
+      'timestamp',
+    );
     // The last ms before sync is fine.
     h.append(h.forge(b, ts - 1n));
   });
@@ -166,21 +182,35 @@ describe('PoA key-block validation', () => {
     h.append(h.forge(b, round1.roundEnd - 1n));
   });
 
-  it('refuses a block not after its parent\'s round end', () => {
+  it("refuses a block not after its parent's round end", () => {
     const h = fresh();
     h.append(h.forge(c, at(2)));
     const block = h.forge(a, at(1));
-    expectWeError(() => h.append(block, at(3)), 199, `Block ${blockDescription(block)} is invalid: Block's ${block.idBase58} timestamp is not after parent's round end (${at(1)} <= ${roundStart(3) - 1n})`);
+    expectWeError(
+      () => h.append(block, at(3)),
+      199,
+      `Block ${blockDescription(block)} is invalid: Block's ${block.idBase58} timestamp is not after parent's round end (${at(1)} <= ${roundStart(3) - 1n})`,
+    );
   });
 
   it('refuses a generator other than the expected miner', () => {
     const h = fresh();
-    expectWeError(() => h.append(h.forge(a, at(1))), 199, new RegExp(`is invalid: Block signer ${a.id} isn't a valid miner for height 2; Expected ${b.id}$`), 'generator');
+    expectWeError(
+      () => h.append(h.forge(a, at(1))),
+      199,
+      new RegExp(`is invalid: Block signer ${a.id} isn't a valid miner for height 2; Expected ${b.id}$`),
+      'generator',
+    );
   });
 
   it('refuses a wrong overall-skipped-rounds and non-PoA consensus data', () => {
     const h = fresh();
-    expectWeError(() => h.append(h.forge(c, at(2), { overallSkippedRounds: 0n })), 199, /is invalid: Block's overall-skipped-rounds is 0, expected 1 \(parent's 0 \+ 1 skipped\)$/, 'consensusData');
+    expectWeError(
+      () => h.append(h.forge(c, at(2), { overallSkippedRounds: 0n })),
+      199,
+      /is invalid: Block's overall-skipped-rounds is 0, expected 1 \(parent's 0 \+ 1 skipped\)$/,
+      'consensusData',
+    );
     const pos = h.forge(c, at(2), { consensus: { type: 'pos', baseTarget: 100n, generationSignature: new Uint8Array(32) } });
     expectWeError(() => h.append(pos), 199, /is invalid: Expected PoA consensus block data, but got PoS instead$/, 'consensusData');
     h.append(h.forge(c, at(2)));
@@ -194,15 +224,25 @@ describe('PoA key-block validation', () => {
     expectWeError(() => h.poa.validateKeyBlock(h.store, h.chain, block, 5, at(1)), 199, /is invalid: History does not contain parent of 'Block\(/);
   });
 
-  it('bounds tx micro-blocks strictly inside (roundStart, syncStart) of the key block\'s round', () => {
+  it("bounds tx micro-blocks strictly inside (roundStart, syncStart) of the key block's round", () => {
     const h = fresh();
     const key = at(1);
     const start = roundStart(1);
     const sync = start + ROUND;
-    expectWeError(() => h.poa.checkMicroBlockTimestamp(key, start), 199, `Invalid TxMicroBlock timestamp '${start}', it must be older than '${start}'`, 'timestamp');
+    expectWeError(
+      () => h.poa.checkMicroBlockTimestamp(key, start),
+      199,
+      `Invalid TxMicroBlock timestamp '${start}', it must be older than '${start}'`,
+      'timestamp',
+    );
     h.poa.checkMicroBlockTimestamp(key, start + 1n);
     h.poa.checkMicroBlockTimestamp(key, sync - 1n);
-    expectWeError(() => h.poa.checkMicroBlockTimestamp(key, sync), 199, `Invalid TxMicroBlock timestamp '${sync}', it must be earlier than '${sync}'`, 'timestamp');
+    expectWeError(
+      () => h.poa.checkMicroBlockTimestamp(key, sync),
+      199,
+      `Invalid TxMicroBlock timestamp '${sync}', it must be earlier than '${sync}'`,
+      'timestamp',
+    );
 
     // A real tx micro-block on b's key block.
     const keyBlock = h.forge(b, key);
@@ -344,11 +384,18 @@ describe('PoA warnings and bans', () => {
 });
 
 describe('PoA miner schedule', () => {
-  it('finds this node\'s next slot among other miners\' rounds', () => {
+  it("finds this node's next slot among other miners' rounds", () => {
     const h = Harness.create({ miners: [a, b, c] });
     const plan = (now: bigint): ReturnType<typeof planKeyBlock> => planKeyBlock(h.poa, { state: h.store, chain: h.chain, now, self: a.address });
     // Rounds after genesis go to b (s=0), c (s=1), a (s=2).
-    assert.deepEqual(plan(at(1, 5n)), { kind: 'wait', at: roundStart(3), height: 2, round: h.poa.rounds.timestamps(roundStart(3)), skippedRounds: 2, overallSkippedRounds: 2n });
+    assert.deepEqual(plan(at(1, 5n)), {
+      kind: 'wait',
+      at: roundStart(3),
+      height: 2,
+      round: h.poa.rounds.timestamps(roundStart(3)),
+      skippedRounds: 2,
+      overallSkippedRounds: 2n,
+    });
     const now = at(3, 10n);
     const forge = plan(now);
     assert.ok(forge.kind === 'forge');
@@ -376,9 +423,16 @@ describe('PoA miner schedule', () => {
     assert.ok(old.kind === 'idle' && old.reason.startsWith('Block chain is too old'));
     h.commitChanges((s) => s.putMinerBanHistory(a.address, [B(at(1), 2, [])]));
     const banned = plan(a, at(1, 5_000n));
-    assert.ok(banned.kind === 'idle' && banned.reason.startsWith(`No round of '${a.id}'`), JSON.stringify(banned, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+    assert.ok(
+      banned.kind === 'idle' && banned.reason.startsWith(`No round of '${a.id}'`),
+      JSON.stringify(banned, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+    );
     h.commitChanges((s) => s.putScript(c.address, new Uint8Array([1, 2, 3])));
-    assert.deepEqual(plan(c, at(1, 5_000n)), { kind: 'idle', reason: `Account '${c.id}' is scripted and therefore not allowed to forge blocks`, retryAt: roundStart(2) });
+    assert.deepEqual(plan(c, at(1, 5_000n)), {
+      kind: 'idle',
+      reason: `Account '${c.id}' is scripted and therefore not allowed to forge blocks`,
+      retryAt: roundStart(2),
+    });
   });
 
   it('keeps a lone miner among five producing valid blocks, banning at most bansLimit of the others', () => {
@@ -402,11 +456,15 @@ describe('PoA miner schedule', () => {
     // a's turn comes every 5 rounds (4 skipped) until miners queued before it in the wrap
     // (d, e) are banned; then the walk passes over them and a forges every 3rd round.
     assert.ok(gaps.includes(4) && gaps.includes(2), gaps.join(','));
-    for (const m of [b, c, d, e]) assert.ok(h.history(m).some((x) => x.kind === 'ban'), m.name);
+    for (const m of [b, c, d, e])
+      assert.ok(
+        h.history(m).some((x) => x.kind === 'ban'),
+        m.name,
+      );
     assert.equal(h.chain.tip().overallSkippedRounds, BigInt(gaps.reduce((x, y) => x + y, 0)));
   });
 
-  it('allows micro-blocks strictly inside the key block\'s round, before sync', () => {
+  it("allows micro-blocks strictly inside the key block's round, before sync", () => {
     const h = Harness.create({ miners: [a, b] });
     const key = roundStart(1);
     assert.equal(microBlockWindow(h.poa, key, key).allowed, false);
@@ -419,7 +477,7 @@ describe('PoA miner schedule', () => {
 });
 
 describe('PoA REST answers', () => {
-  it('lists miners at a height\'s timestamp and at a timestamp, without ban filtering', () => {
+  it("lists miners at a height's timestamp and at a timestamp, without ban filtering", () => {
     const h = Harness.create({ miners: [a, b, c] });
     h.mine(b, 1);
     h.commitChanges((s) => {

@@ -111,7 +111,16 @@ export class PosTestChain {
   ) {
     this.features = new ChainFeatures(settings.functionality, store);
     this.rules = PosRules.fromSettings(settings, this.features, store);
-    this.chain = new Blockchain({ store, protocol: p, settings, features: this.features, consensus: this.rules, txExpireTimeoutMs: 90 * 60 * 1000, now: () => this.clock, scripts });
+    this.chain = new Blockchain({
+      store,
+      protocol: p,
+      settings,
+      features: this.features,
+      consensus: this.rules,
+      txExpireTimeoutMs: 90 * 60 * 1000,
+      now: () => this.clock,
+      scripts,
+    });
   }
 
   static create(f: FunctionalitySettings = functionality()): PosTestChain {
@@ -148,7 +157,15 @@ export class PosTestChain {
   sign(who: Account, o: { timestamp: bigint; consensus: ConsensusData; votes?: readonly number[] }): Block {
     return Block.sign(
       p,
-      { version: 3, timestamp: o.timestamp, reference: this.chain.lastBlock().id, consensus: o.consensus, transactions: [], featureVotes: [...(o.votes ?? [])], genesisData: null },
+      {
+        version: 3,
+        timestamp: o.timestamp,
+        reference: this.chain.lastBlock().id,
+        consensus: o.consensus,
+        transactions: [],
+        featureVotes: [...(o.votes ?? [])],
+        genesisData: null,
+      },
       who.keyPair.privateKey,
     );
   }
@@ -173,7 +190,12 @@ export class PosTestChain {
   microBlock(txs: Transaction[], who: Account = forger): { included: readonly Transaction[]; rejected: ReadonlyArray<{ tx: Transaction; error: Error }> } {
     this.clock += 300n;
     const height = this.chain.height();
-    const build = this.chain.appendOwnMicroBlock(txs, { maxTransactions: 255, maxBlockBytes: 1 << 20 }, who.keyPair.privateKey, this.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height));
+    const build = this.chain.appendOwnMicroBlock(
+      txs,
+      { maxTransactions: 255, maxBlockBytes: 1 << 20 },
+      who.keyPair.privateKey,
+      this.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, height),
+    );
     return { included: build.included, rejected: build.rejected };
   }
 

@@ -24,7 +24,19 @@ import { blockScore } from '../../src/consensus/rules.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import { expectWeError } from '../support/errors.js';
-import { AVERAGE_BLOCK_DELAY_MS, forger, GENESIS_TS, INITIAL_BALANCE, INITIAL_BASE_TARGET, outsider, p, PosTestChain, poor, second, WEST } from './pos-chain.js';
+import {
+  AVERAGE_BLOCK_DELAY_MS,
+  forger,
+  GENESIS_TS,
+  INITIAL_BALANCE,
+  INITIAL_BASE_TARGET,
+  outsider,
+  p,
+  PosTestChain,
+  poor,
+  second,
+  WEST,
+} from './pos-chain.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
@@ -33,7 +45,8 @@ const PK = Uint8Array.from({ length: 32 }, (_, i) => i);
 const LONG_MAX = (1n << 63n) - 1n;
 
 /** The expected generation signature, computed with another Blake2b implementation. */
-const expectedGenSig = (parent: Uint8Array, publicKey: Uint8Array): Uint8Array => blake2b(Uint8Array.from([...parent.subarray(0, 32), ...publicKey.subarray(0, 32)]), { dkLen: 32 });
+const expectedGenSig = (parent: Uint8Array, publicKey: Uint8Array): Uint8Array =>
+  blake2b(Uint8Array.from([...parent.subarray(0, 32), ...publicKey.subarray(0, 32)]), { dkLen: 32 });
 
 describe('PoS formulas', () => {
   it('generation signature and hit', () => {
@@ -61,7 +74,13 @@ describe('PoS formulas', () => {
 
   it('base target: ±max(1, bt/100) outside [0.5·D, 1.5·D] of the 3-interval average (integer seconds)', () => {
     const bt = (prev: bigint, span: bigint | undefined, d = 60n, fix = true): bigint =>
-      calculateBaseTarget({ parentBaseTarget: prev, greatGrandParentTimestamp: span === undefined ? undefined : 1_000_000n, averageBlockDelaySeconds: d, timestamp: 1_000_000n + (span ?? 0n), consensusFix: fix });
+      calculateBaseTarget({
+        parentBaseTarget: prev,
+        greatGrandParentTimestamp: span === undefined ? undefined : 1_000_000n,
+        averageBlockDelaySeconds: d,
+        timestamp: 1_000_000n + (span ?? 0n),
+        consensusFix: fix,
+      });
     assert.equal(bt(100n, undefined), 100n, 'no block three back: unchanged');
     assert.equal(bt(100n, 300_000n), 101n, 'avg 100 s > 90 s');
     assert.equal(bt(100n, 60_000n), 99n, 'avg 20 s < 30 s');
@@ -74,7 +93,8 @@ describe('PoS formulas', () => {
     assert.equal(bt(100n, 92_999n), 100n, '30.999 s truncates to 30: not below');
     assert.equal(bt(100n, 89_999n), 99n, '29.999 s truncates to 29');
     for (const d of [7n, 10n, 60n]) {
-      for (const span of [10_000n, 20_000n, 40_000n, 300_000n]) assert.equal(bt(1234n, span, d, false), bt(1234n, span, d, true), `legacy bounds equal the fixed ones for D=${d}`);
+      for (const span of [10_000n, 20_000n, 40_000n, 300_000n])
+        assert.equal(bt(1234n, span, d, false), bt(1234n, span, d, true), `legacy bounds equal the fixed ones for D=${d}`);
     }
   });
 
@@ -187,13 +207,22 @@ describe('a PoS chain', () => {
       const good = c.nextKeyBlock();
       return { c, good, parent };
     };
-    const invalid = (b: Block): string => `Block Block(${b.idBase58} -> ${encodeBase58(b.reference)}, version=3, signer=${b.generatorAddress}, txs=0, features=Set(), ts=${b.timestamp}) is invalid: `;
+    const invalid = (b: Block): string =>
+      `Block Block(${b.idBase58} -> ${encodeBase58(b.reference)}, version=3, signer=${b.generatorAddress}, txs=0, features=Set(), ts=${b.timestamp}) is invalid: `;
 
     it('a base target other than the computed one', () => {
       const { c, good } = setup();
       const data = posOf(good);
-      const bad = c.sign(forger, { timestamp: good.timestamp, consensus: { type: 'pos', baseTarget: data.baseTarget + 1n, generationSignature: data.generationSignature } });
-      expectWeError(() => c.chain.appendKeyBlock(bad), 199, `${invalid(bad)}declared baseTarget ${data.baseTarget + 1n} does not match calculated baseTarget ${data.baseTarget}`, 'consensusData');
+      const bad = c.sign(forger, {
+        timestamp: good.timestamp,
+        consensus: { type: 'pos', baseTarget: data.baseTarget + 1n, generationSignature: data.generationSignature },
+      });
+      expectWeError(
+        () => c.chain.appendKeyBlock(bad),
+        199,
+        `${invalid(bad)}declared baseTarget ${data.baseTarget + 1n} does not match calculated baseTarget ${data.baseTarget}`,
+        'consensusData',
+      );
       c.chain.appendKeyBlock(good);
     });
 
@@ -230,14 +259,24 @@ describe('a PoS chain', () => {
 
     it('a generator without the miner role', () => {
       const { c, good } = setup();
-      const bad = c.sign(outsider, { timestamp: good.timestamp, consensus: c.rules.pos.consensusData(c.chain, c.chain.height(), outsider.keyPair.publicKey, good.timestamp) });
+      const bad = c.sign(outsider, {
+        timestamp: good.timestamp,
+        consensus: c.rules.pos.consensusData(c.chain, c.chain.height(), outsider.keyPair.publicKey, good.timestamp),
+      });
       expectWeError(() => c.chain.appendKeyBlock(bad), 199, `Block signer '${outsider.b58}' does not have miner permission`, 'generator');
     });
 
     it('a miner below 10 000 WEST of generating balance', () => {
       const { c, good } = setup();
-      const bad = c.sign(poor, { timestamp: good.timestamp, consensus: c.rules.pos.consensusData(c.chain, c.chain.height(), poor.keyPair.publicKey, good.timestamp) });
-      expectWeError(() => c.chain.appendKeyBlock(bad), 199, `${invalid(bad)}generator's effective balance ${5_000n * WEST} is less that required for generation`);
+      const bad = c.sign(poor, {
+        timestamp: good.timestamp,
+        consensus: c.rules.pos.consensusData(c.chain, c.chain.height(), poor.keyPair.publicKey, good.timestamp),
+      });
+      expectWeError(
+        () => c.chain.appendKeyBlock(bad),
+        199,
+        `${invalid(bad)}generator's effective balance ${5_000n * WEST} is less that required for generation`,
+      );
     });
 
     it('PoA consensus data on a PoS chain', () => {
@@ -251,13 +290,25 @@ describe('a PoS chain', () => {
     const c = PosTestChain.create();
     c.forge();
     const plan = (who: { keyPair: { publicKey: Uint8Array } }, maxTipAgeMs?: number) =>
-      planPosKeyBlock(c.rules.pos, { state: c.chain.state(), chain: c.chain, now: c.clock, publicKey: who.keyPair.publicKey, ...(maxTipAgeMs === undefined ? {} : { maxTipAgeMs }) });
-    assert.deepEqual(plan(poor), { kind: 'idle', reason: `Generating balance '${5_000n * WEST}' of '${poor.b58}' is lower than required '${MIN_GENERATING_BALANCE}' for generation` });
+      planPosKeyBlock(c.rules.pos, {
+        state: c.chain.state(),
+        chain: c.chain,
+        now: c.clock,
+        publicKey: who.keyPair.publicKey,
+        ...(maxTipAgeMs === undefined ? {} : { maxTipAgeMs }),
+      });
+    assert.deepEqual(plan(poor), {
+      kind: 'idle',
+      reason: `Generating balance '${5_000n * WEST}' of '${poor.b58}' is lower than required '${MIN_GENERATING_BALANCE}' for generation`,
+    });
     assert.deepEqual(plan(outsider), { kind: 'idle', reason: `Current account '${outsider.b58}' is not miner` });
     const waiting = plan(forger);
     assert.equal(waiting.kind, 'wait');
     c.clock += 10n * 24n * 3600n * 1000n;
-    assert.deepEqual(plan(forger, 24 * 3600 * 1000), { kind: 'idle', reason: `Block chain is too old (last block timestamp is '${c.chain.timestampAt(2)}' generated '${c.clock - c.chain.timestampAt(2)} milliseconds' ago)` });
+    assert.deepEqual(plan(forger, 24 * 3600 * 1000), {
+      kind: 'idle',
+      reason: `Block chain is too old (last block timestamp is '${c.chain.timestampAt(2)}' generated '${c.clock - c.chain.timestampAt(2)} milliseconds' ago)`,
+    });
   });
 });
 
@@ -266,13 +317,24 @@ describe('the miner loop under PoS (mocked timers)', () => {
     mock.timers.enable({ apis: ['setTimeout'] });
     try {
       const c = PosTestChain.create();
-      const pool = new UtxPool({ chain: c.chain, settings: { memoryLimitBytes: 1 << 24, txExpireTimeoutMs: 90 * 60 * 1000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true }, now: () => c.clock });
+      const pool = new UtxPool({
+        chain: c.chain,
+        settings: { memoryLimitBytes: 1 << 24, txExpireTimeoutMs: 90 * 60 * 1000, cleanupIntervalMs: 60_000, allowTransactionsFromSmartAccounts: true },
+        now: () => c.clock,
+      });
       const quiet = { info() {}, warn() {}, error() {}, debug() {} };
       const miner = new Miner({
         chain: c.chain,
         pool,
         rules: c.rules,
-        settings: { enabled: true, microBlockIntervalMs: 1000, maxTransactionsInMicroBlock: 255, maxBlockSizeInBytes: 1 << 20, minMicroBlockAgeMs: 6000, quorum: 1 },
+        settings: {
+          enabled: true,
+          microBlockIntervalMs: 1000,
+          maxTransactionsInMicroBlock: 255,
+          maxBlockSizeInBytes: 1 << 20,
+          minMicroBlockAgeMs: 6000,
+          quorum: 1,
+        },
         keyPair: forger.keyPair,
         now: () => c.clock,
         log: quiet,

@@ -79,7 +79,10 @@ describe('PoA block score', () => {
   });
 
   it('refuses a negative overall-skipped-rounds with a WeError', () => {
-    assert.throws(() => poaBlockScore(-1n, 0n), (e: unknown) => e instanceof WeError && e.code === 199);
+    assert.throws(
+      () => poaBlockScore(-1n, 0n),
+      (e: unknown) => e instanceof WeError && e.code === 199,
+    );
   });
 });
 
@@ -92,6 +95,9 @@ describe('PoS block score', () => {
   });
 
   it('refuses a base target that is not positive', () => {
-    assert.throws(() => posBlockScore(0n), (e: unknown) => e instanceof WeError && e.code === 199);
+    assert.throws(
+      () => posBlockScore(0n),
+      (e: unknown) => e instanceof WeError && e.code === 199,
+    );
   });
 });

@@ -15,7 +15,14 @@ import {
 import { rulesFor } from '../../src/state/appliers/index.js';
 import { buildExecutedContract, type ExecutionResult } from '../../src/contracts/result.js';
 import { FEATURE } from '../../src/protocol/features.js';
-import { contractResultsHash, DisableContract, EXECUTABLE_CONTRACT_TYPES, ExecutedContract, type DisableContractTransaction, type ExecutedContractTransaction } from '../../src/protocol/transactions/contracts.js';
+import {
+  contractResultsHash,
+  DisableContract,
+  EXECUTABLE_CONTRACT_TYPES,
+  ExecutedContract,
+  type DisableContractTransaction,
+  type ExecutedContractTransaction,
+} from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { APPLY_CONTEXT, BLOCK, callTx, callV7, createTx, createV7, developer, fund, node, protocol, updateTx } from '../../devkit/contracts/engine.js';
@@ -48,7 +55,8 @@ function mine(state: ContractTestState, tx: Transaction, result: ExecutionResult
   return built.executed;
 }
 
-const weCode = (code: number, message?: RegExp) => (e: unknown) => e instanceof WeError && e.code === code && (message === undefined || message.test(e.message));
+const weCode = (code: number, message?: RegExp) => (e: unknown) =>
+  e instanceof WeError && e.code === code && (message === undefined || message.test(e.message));
 
 describe('contract transactions on their own', () => {
   it('check and apply a 103 for the pool: the contract registered, the fee and the payments taken', () => {
@@ -64,7 +72,10 @@ describe('contract transactions on their own', () => {
   it('are refused inside a block: they are only mined inside their 105', () => {
     const state = fresh();
     const create = createTx('kv:1', HASH, {});
-    assert.throws(() => applyCreateContract(state, create, APPLY_CONTEXT), weCode(199, new RegExp(`Executable transaction with id = ${create.idBase58}, type = 103 wasn't executed`)));
+    assert.throws(
+      () => applyCreateContract(state, create, APPLY_CONTEXT),
+      weCode(199, new RegExp(`Executable transaction with id = ${create.idBase58}, type = 103 wasn't executed`)),
+    );
     assert.throws(() => applyCallContract(state, callTx(create.id, {}), APPLY_CONTEXT), /wasn't executed/);
     assert.throws(() => applyUpdateContract(state, updateTx(create.id, 'kv:2', HASH), APPLY_CONTEXT), /wasn't executed/);
   });
@@ -91,10 +102,19 @@ describe('contract transactions on their own', () => {
     applyCreateContract(state, create, POOL);
     const disable = (key: typeof developer): DisableContractTransaction =>
       protocol.sign(
-        protocol.transaction(DisableContract, 2, { senderPublicKey: key.publicKey, contractId: create.id, fee: 1_000_000n, timestamp: BLOCK.timestamp, feeAssetId: null }),
+        protocol.transaction(DisableContract, 2, {
+          senderPublicKey: key.publicKey,
+          contractId: create.id,
+          fee: 1_000_000n,
+          timestamp: BLOCK.timestamp,
+          feeAssetId: null,
+        }),
         key.privateKey,
       );
-    assert.throws(() => applyDisableContract(state, disable(stranger), APPLY_CONTEXT), /Can't disable contract: transaction sender '\w+' is not developer of contract/);
+    assert.throws(
+      () => applyDisableContract(state, disable(stranger), APPLY_CONTEXT),
+      /Can't disable contract: transaction sender '\w+' is not developer of contract/,
+    );
     applyDisableContract(state, disable(developer), APPLY_CONTEXT);
     assert.equal(state.contract(create.id)?.active, false);
     assert.throws(() => applyDisableContract(state, disable(developer), APPLY_CONTEXT), weCode(603, /has been already disabled/));
@@ -135,13 +155,21 @@ describe('ExecutedContract (105)', () => {
   it('applies the embedded transaction, the results and the executed-tx mapping; the miner gets the fee', () => {
     const state = fresh();
     const create = createTx('kv:1', HASH, { start: 3 });
-    const built = buildExecutedContract(create, success(create.id, [['counter', 3n]]), { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp });
+    const built = buildExecutedContract(create, success(create.id, [['counter', 3n]]), {
+      protocol,
+      isFeatureActive: () => true,
+      miner: node,
+      timestamp: BLOCK.timestamp,
+    });
     assert.ok(built.kind === 'built');
     const fee = applyExecutedContract(state, built.executed, APPLY_CONTEXT);
     assert.deepEqual(fee, { fee: create.fee });
     assert.deepEqual(state.contractData(create.id, 'counter'), { key: 'counter', type: 'integer', value: 3n });
     assert.equal(encodeBase58(state.executedTxFor(create.id)!), built.executed.idBase58);
-    assert.throws(() => applyExecutedContract(state, built.executed, APPLY_CONTEXT), new RegExp(`Executable transaction ${create.idBase58} has been already executed`));
+    assert.throws(
+      () => applyExecutedContract(state, built.executed, APPLY_CONTEXT),
+      new RegExp(`Executable transaction ${create.idBase58} has been already executed`),
+    );
   });
 
   it('is only taken from the block generator, and needs a block', () => {
@@ -171,7 +199,7 @@ describe('ExecutedContract (105)', () => {
     assert.throws(() => applyExecutedContract(state, forged, APPLY_CONTEXT), /Invalid results hash. Actual '\w+', expected '\w+'\./);
   });
 
-  it('a V5 with a non-zero status keeps only the embedded transaction\'s own changes', () => {
+  it("a V5 with a non-zero status keeps only the embedded transaction's own changes", () => {
     const state = fresh();
     const create = createV7({ engine: 'docker', image: 'kv:1', imageHash: HASH, apiVersion: { major: 1, minor: 0 } }, {});
     const executed = mine(state, create, { kind: 'error', code: 2, message: 'no' });
@@ -183,17 +211,30 @@ describe('ExecutedContract (105)', () => {
   it('a majority policy needs proofs of two thirds of the contract validators, each over the results hash', () => {
     const state = fresh();
     const validators = [0, 1, 2].map((i) => protocol.crypto.keyPairFromSeedPhrase(`weft contract validator ${i}`));
-    for (const v of validators) state.addPermissionOp(addressOf(v.publicKey), { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
-    const create = protocol.sign(protocol.transaction(createTx('kv:1', HASH, {}).codec, 5, { ...(createTx('kv:1', HASH, {}).data), validationPolicy: { type: 'majority' } }), developer.privateKey);
+    for (const v of validators)
+      state.addPermissionOp(addressOf(v.publicKey), { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
+    const create = protocol.sign(
+      protocol.transaction(createTx('kv:1', HASH, {}).codec, 5, { ...createTx('kv:1', HASH, {}).data, validationPolicy: { type: 'majority' } }),
+      developer.privateKey,
+    );
     const result = success(create.id, [['x', 1n]]);
     const build = (signers: typeof validators): ExecutedContractTransaction => {
       const hash = contractResultsHash(protocol, [{ key: 'x', type: 'integer', value: 1n }]);
       const proofs = signers.map((v) => ({ validatorPublicKey: v.publicKey, signature: protocol.crypto.sign(v.privateKey, hash) }));
-      const built = buildExecutedContract(create, result, { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp, validationProofs: proofs });
+      const built = buildExecutedContract(create, result, {
+        protocol,
+        isFeatureActive: () => true,
+        miner: node,
+        timestamp: BLOCK.timestamp,
+        validationProofs: proofs,
+      });
       assert.ok(built.kind === 'built');
       return built.executed;
     };
-    assert.throws(() => applyExecutedContract(state, build(validators.slice(0, 1)), APPLY_CONTEXT), /Invalid validation proofs for results hash '\w+'. Actual '1', expected '2'/);
+    assert.throws(
+      () => applyExecutedContract(state, build(validators.slice(0, 1)), APPLY_CONTEXT),
+      /Invalid validation proofs for results hash '\w+'. Actual '1', expected '2'/,
+    );
     assert.doesNotThrow(() => applyExecutedContract(state, build(validators.slice(0, 2)), APPLY_CONTEXT));
   });
 
@@ -232,7 +273,11 @@ describe('the 105 an execution gets', () => {
     // A legacy transaction leaves the pool with WE's creation-error Failure (WE itself keeps it, without a status, for ever).
     const noTokens = build(withOps, [FEATURE.CONTRACT_VALIDATIONS]);
     assert.ok(noTokens.kind === 'none' && !noTokens.staysInPool && /BaseAssetOpsNotSupported/.test(noTokens.reason));
-    assert.deepEqual(noTokens.status, { status: 'Failure', code: null, message: "Executed transaction creation error: 'BaseAssetOpsNotSupported(BaseAssetOpsNotSupported)'" });
+    assert.deepEqual(noTokens.status, {
+      status: 'Failure',
+      code: null,
+      message: "Executed transaction creation error: 'BaseAssetOpsNotSupported(BaseAssetOpsNotSupported)'",
+    });
     const noLeases = build(withOps, [FEATURE.CONTRACT_VALIDATIONS, FEATURE.CONTRACT_NATIVE_TOKENS_AND_PKI]);
     assert.ok(noLeases.kind === 'none' && /LeaseAssetOpsNotSupported/.test(noLeases.reason));
     const badKeys = success(create.id, [['', 1n]]);

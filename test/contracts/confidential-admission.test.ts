@@ -16,7 +16,8 @@ import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const POOL = { ...APPLY_CONTEXT, blockGenerator: undefined };
 const HASH = 'cd'.repeat(32);
-const keys = (name: string, n: number): KeyPair[] => Array.from({ length: n }, (_, i) => protocol.crypto.keyPairFromSeedPhrase(`weft confidential ${name} ${i}`));
+const keys = (name: string, n: number): KeyPair[] =>
+  Array.from({ length: n }, (_, i) => protocol.crypto.keyPairFromSeedPhrase(`weft confidential ${name} ${i}`));
 const validators = keys('validator', 3);
 const outsider = keys('outsider', 1)[0]!;
 const addressOf = (k: KeyPair): Address => protocol.addresses.fromPublicKey(k.publicKey);
@@ -40,7 +41,14 @@ interface Groups {
 }
 
 function create(g: Groups): CreateContractTransaction {
-  return confidentialCreate(protocol, { sender: developer, timestamp: clock++, isConfidential: g.isConfidential, participants: g.participants, owners: g.owners, payments: g.payments ?? [] });
+  return confidentialCreate(protocol, {
+    sender: developer,
+    timestamp: clock++,
+    isConfidential: g.isConfidential,
+    participants: g.participants,
+    owners: g.owners,
+    payments: g.payments ?? [],
+  });
 }
 
 function update(contractId: Uint8Array, participants: readonly Address[], owners: readonly Address[]): UpdateContractTransaction {
@@ -85,24 +93,36 @@ describe('a confidential CreateContract', () => {
     const tx = create({ isConfidential: true, participants: [...addresses(validators.slice(0, 2)), addressOf(outsider)], owners: [addressOf(developer)] });
     assert.throws(
       () => applyCreateContract(fresh(), tx, POOL),
-      weError(199, /^Not enough group participants with role 'contract-validator' to create confidential data contract, minimum is '3', actual: '2'. Common validators size: '3'$/),
+      weError(
+        199,
+        /^Not enough group participants with role 'contract-validator' to create confidential data contract, minimum is '3', actual: '2'. Common validators size: '3'$/,
+      ),
     );
   });
 
   it('may hold no more than 1024 addresses in a group', () => {
     const many = Array.from({ length: 1025 }, (_, i) => protocol.addresses.fromPublicKey(new Uint8Array(32).fill(i & 255).fill(i >> 8, 0, 1)));
     const tx = create({ isConfidential: true, participants: addresses(validators), owners: many });
-    assert.throws(() => applyCreateContract(fresh(), tx, POOL), weError(199, /^Maximum 'groupParticipants' and 'groupOwners' size is 1024, actual: len\(groupParticipants\) = 3, len\(groupOwners\) = 1025$/));
+    assert.throws(
+      () => applyCreateContract(fresh(), tx, POOL),
+      weError(199, /^Maximum 'groupParticipants' and 'groupOwners' size is 1024, actual: len\(groupParticipants\) = 3, len\(groupOwners\) = 1025$/),
+    );
   });
 
   it('carries no payments', () => {
     const tx = create({ isConfidential: true, participants: addresses(validators), owners: [addressOf(developer)], payments: [{ assetId: null, amount: 5n }] });
-    assert.throws(() => applyCreateContract(fresh(), tx, POOL), weError(199, /^Native token operations are not supported for confidential contracts, so payment field must be empty when 'isConfidential' = true$/));
+    assert.throws(
+      () => applyCreateContract(fresh(), tx, POOL),
+      weError(199, /^Native token operations are not supported for confidential contracts, so payment field must be empty when 'isConfidential' = true$/),
+    );
   });
 
   it('a non-confidential one must leave both groups empty', () => {
     const tx = create({ isConfidential: false, participants: [], owners: [addressOf(developer)] });
-    assert.throws(() => applyCreateContract(fresh(), tx, POOL), weError(199, /^'groupParticipants' and 'groupOwners' fields can't be non-empty lists when 'isConfidential' = false$/));
+    assert.throws(
+      () => applyCreateContract(fresh(), tx, POOL),
+      weError(199, /^'groupParticipants' and 'groupOwners' fields can't be non-empty lists when 'isConfidential' = false$/),
+    );
     assert.doesNotThrow(() => applyCreateContract(fresh(), create({ isConfidential: false, participants: [], owners: [] }), POOL));
   });
 });
@@ -123,7 +143,12 @@ describe('an UpdateContract of the groups', () => {
     applyCreateContract(state, tx, POOL);
     assert.throws(
       () => applyUpdateContract(state, update(tx.id, addresses(validators.slice(0, 2)), [addressOf(validators[0]!)]), POOL),
-      weError(199, new RegExp(`^Tx's sender '${addressOf(developer).toString()}' doesn't belong to confidential contract group owners, so it can't change related fields 'groupOwners' and 'groupParticipants$`)),
+      weError(
+        199,
+        new RegExp(
+          `^Tx's sender '${addressOf(developer).toString()}' doesn't belong to confidential contract group owners, so it can't change related fields 'groupOwners' and 'groupParticipants$`,
+        ),
+      ),
     );
     // The same groups (in another order) are no change: the creator may update the image.
     assert.doesNotThrow(() => applyUpdateContract(state, update(tx.id, addresses(validators).reverse(), [addressOf(validators[0]!)]), POOL));
@@ -133,9 +158,15 @@ describe('an UpdateContract of the groups', () => {
     const state = fresh();
     const plain = create({ isConfidential: false, participants: [], owners: [] });
     applyCreateContract(state, plain, POOL);
-    assert.throws(() => applyUpdateContract(state, update(plain.id, addresses(validators), [addressOf(developer)]), POOL), /because confidential data is turned off\('isConfidential' = false\)/);
+    assert.throws(
+      () => applyUpdateContract(state, update(plain.id, addresses(validators), [addressOf(developer)]), POOL),
+      /because confidential data is turned off\('isConfidential' = false\)/,
+    );
     const secret = create({ isConfidential: true, participants: addresses(validators), owners: [addressOf(developer)] });
     applyCreateContract(state, secret, POOL);
-    assert.throws(() => applyUpdateContract(state, update(secret.id, addresses(validators.slice(1)), [addressOf(developer)]), POOL), /minimum is '3', actual: '2'/);
+    assert.throws(
+      () => applyUpdateContract(state, update(secret.id, addresses(validators.slice(1)), [addressOf(developer)]), POOL),
+      /minimum is '3', actual: '2'/,
+    );
   });
 });

@@ -94,7 +94,8 @@ describe('a confidential contract on a 4-node devnet', () => {
       'the group nodes among the contract validators on every node',
       async () => {
         const all = await Promise.all(net.nodes.map((n) => n.get('/permissions/contractValidators')));
-        const holds = (a: (typeof all)[number]): boolean => MEMBERS.every((i) => ((a.json as { addresses?: unknown[] }).addresses ?? []).includes(owners[i]!.toString()));
+        const holds = (a: (typeof all)[number]): boolean =>
+          MEMBERS.every((i) => ((a.json as { addresses?: unknown[] }).addresses ?? []).includes(owners[i]!.toString()));
         return all.every((a) => a.status === 200 && holds(a)) ? true : undefined;
       },
       WAIT_MS,
@@ -105,13 +106,31 @@ describe('a confidential contract on a 4-node devnet', () => {
     const infos = await onEveryNode('the confidential contract on every node', `/contracts/info/${create.idBase58}`);
     for (const info of infos) {
       assert.equal(info['isConfidential'], true);
-      assert.deepEqual(info['groupParticipants'], MEMBERS.map((i) => owners[i]!.toString()));
+      assert.deepEqual(
+        info['groupParticipants'],
+        MEMBERS.map((i) => owners[i]!.toString()),
+      );
       assert.deepEqual(info['groupOwners'], [owners[0]!.toString()]);
     }
 
     /** A confidential call through `via`, mined, its data on every member; returns the call's id and the members' answers. */
-    const confidentialCall = async (via: number, params: unknown[]): Promise<{ callId: string; callTx: Record<string, unknown>; executed: Array<Record<string, unknown>>; answers: Array<Record<string, Record<string, unknown>>> }> => {
-      const call = await net.nodes[via]!.post('/confidential-contracts/call', { sender: owners[via]!.toString(), contractId: create.idBase58, contractVersion: 1, params, timestamp: Number(stamp()), fee: 10_000_000 });
+    const confidentialCall = async (
+      via: number,
+      params: unknown[],
+    ): Promise<{
+      callId: string;
+      callTx: Record<string, unknown>;
+      executed: Array<Record<string, unknown>>;
+      answers: Array<Record<string, Record<string, unknown>>>;
+    }> => {
+      const call = await net.nodes[via]!.post('/confidential-contracts/call', {
+        sender: owners[via]!.toString(),
+        contractId: create.idBase58,
+        contractVersion: 1,
+        params,
+        timestamp: Number(stamp()),
+        fee: 10_000_000,
+      });
       assert.equal(call.status, 200, call.text);
       const callTx = call.json.callContractTransactionV6 as Record<string, unknown>;
       const callId = String(callTx['id']);
@@ -160,10 +179,16 @@ describe('a confidential contract on a 4-node devnet', () => {
     // A call that reads the contract's state carries its readings (what it read, a hash of what it got).
     for (const e of second.executed) {
       const readings = e['readings'] as Array<Record<string, unknown>>;
-      assert.ok(readings.some((r) => r['contractId'] === create.idBase58 && JSON.stringify(r).includes('counter')), JSON.stringify(readings));
+      assert.ok(
+        readings.some((r) => r['contractId'] === create.idBase58 && JSON.stringify(r).includes('counter')),
+        JSON.stringify(readings),
+      );
       assert.equal(typeof e['readingsHash'], 'string');
     }
-    assert.deepEqual(second.executed.map((e) => e['readingsHash']), second.executed.map(() => second.executed[0]!['readingsHash']));
+    assert.deepEqual(
+      second.executed.map((e) => e['readingsHash']),
+      second.executed.map(() => second.executed[0]!['readingsHash']),
+    );
     const last = await confidentialCall(2, increment(4));
     for (const answer of last.answers) {
       assert.deepEqual(answer['confidentialOutput']!['entries'], [
@@ -192,7 +217,14 @@ describe('a confidential contract on a 4-node devnet', () => {
     const state = await outsider.get(`/confidential-contracts/${create.idBase58}`);
     assert.equal(state.status, 400);
     assert.equal(state.json.error, 651);
-    const refused = await outsider.post('/confidential-contracts/call', { sender: owners[OUTSIDER]!.toString(), contractId: create.idBase58, contractVersion: 1, params: [], timestamp: Number(stamp()), fee: 10_000_000 });
+    const refused = await outsider.post('/confidential-contracts/call', {
+      sender: owners[OUTSIDER]!.toString(),
+      contractId: create.idBase58,
+      contractVersion: 1,
+      params: [],
+      timestamp: Number(stamp()),
+      fee: 10_000_000,
+    });
     assert.equal(refused.json.error, 651);
     // Nor does the public contract state hold the secret anywhere.
     for (const n of net.nodes) assert.ok(!(await n.get(`/contracts/${create.idBase58}`)).text.includes('swordfish'));
@@ -202,20 +234,36 @@ describe('a confidential contract on a 4-node devnet', () => {
     try {
       const unary = (method: string, request: Uint8Array): Promise<Buffer> =>
         new Promise((resolve, reject) =>
-          client.makeUnaryRequest(`/wavesenterprise.ConfidentialContractService/${method}`, (b: Uint8Array) => Buffer.from(b), (b: Buffer) => b, request, new grpc.Metadata(), (e, v) => (e === null ? resolve(v!) : reject(e))),
+          client.makeUnaryRequest(
+            `/wavesenterprise.ConfidentialContractService/${method}`,
+            (b: Uint8Array) => Buffer.from(b),
+            (b: Buffer) => b,
+            request,
+            new grpc.Metadata(),
+            (e, v) => (e === null ? resolve(v!) : reject(e)),
+          ),
         );
       const keys = ContractKeysResponse.decode(
-        await unary('GetContractKeys', ContractKeysRequest.encode({ contractId: create.idBase58, matches: 'c.*', limit: undefined, offset: undefined, keysFilter: undefined }).finish()),
+        await unary(
+          'GetContractKeys',
+          ContractKeysRequest.encode({ contractId: create.idBase58, matches: 'c.*', limit: undefined, offset: undefined, keysFilter: undefined }).finish(),
+        ),
       );
-      assert.deepEqual(keys.entries.map((e) => [e.key, e.intValue?.toString()]), [['counter', '7']]);
-      const executedTx = decodeConfidentialResponse('executed', await unary('ConfidentialExecutedTxByExecutableTxId', encodeConfidentialRequest('executed', { transactionId: last.callId })));
+      assert.deepEqual(
+        keys.entries.map((e) => [e.key, e.intValue?.toString()]),
+        [['counter', '7']],
+      );
+      const executedTx = decodeConfidentialResponse(
+        'executed',
+        await unary('ConfidentialExecutedTxByExecutableTxId', encodeConfidentialRequest('executed', { transactionId: last.callId })),
+      );
       assert.equal(encodeBase58(Uint8Array.from((executedTx['transaction'] as { id: number[] }).id)), last.executed[0]!['id']);
     } finally {
       client.close();
     }
   });
 
-  it('under policy majority, mines a confidential call only with the proofs of the group\'s validators', async () => {
+  it("under policy majority, mines a confidential call only with the proofs of the group's validators", async () => {
     const create = counterContract({ type: 'majority' });
     await broadcast(create);
     await onEveryNode('the majority confidential contract on every node', `/contracts/info/${create.idBase58}`);
@@ -243,20 +291,30 @@ describe('a confidential contract on a 4-node devnet', () => {
       const miner = protocol.addresses.fromPublicKey(decodeBase58(String(e['senderPublicKey']))).toString();
       const signers = proofs.map((p) => protocol.addresses.fromPublicKey(decodeBase58(p.validatorPublicKey)).toString());
       for (const s of signers) {
-        assert.ok(MEMBERS.some((i) => owners[i]!.toString() === s), `${s} is a group member`);
+        assert.ok(
+          MEMBERS.some((i) => owners[i]!.toString() === s),
+          `${s} is a group member`,
+        );
         assert.notEqual(s, miner);
       }
     }
     const answers = await Promise.all(
-      MEMBERS.map((i) => until(`the last call's output on node ${i}`, async () => {
-        const r = await net.nodes[i]!.get(`/confidential-contracts/tx/${ids.at(-1)!}`);
-        return r.status === 200 ? (r.json as Record<string, Record<string, unknown>>) : undefined;
-      }, WAIT_MS)),
+      MEMBERS.map((i) =>
+        until(
+          `the last call's output on node ${i}`,
+          async () => {
+            const r = await net.nodes[i]!.get(`/confidential-contracts/tx/${ids.at(-1)!}`);
+            return r.status === 200 ? (r.json as Record<string, Record<string, unknown>>) : undefined;
+          },
+          WAIT_MS,
+        ),
+      ),
     );
-    for (const a of answers) assert.deepEqual(a['confidentialOutput']!['entries'], [
-      { key: 'counter', type: 'integer', value: 4 },
-      { key: 'last', type: 'integer', value: 3 },
-      { key: 'missing', type: 'string', value: 'undefined' },
-    ]);
+    for (const a of answers)
+      assert.deepEqual(a['confidentialOutput']!['entries'], [
+        { key: 'counter', type: 'integer', value: 4 },
+        { key: 'last', type: 'integer', value: 3 },
+        { key: 'missing', type: 'string', value: 'undefined' },
+      ]);
   });
 });

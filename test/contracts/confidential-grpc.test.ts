@@ -53,7 +53,8 @@ describe('the ConfidentialContractService over gRPC', () => {
     storage = ConfidentialStorage.open(tempDir('weft-confidential-grpc-'), protocol);
     confidentialState = new ConfidentialState(storage, () => undefined);
     const members = [node, ...validators];
-    for (const v of members) state.addPermissionOp(addressOf(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
+    for (const v of members)
+      state.addPermissionOp(addressOf(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
     const create = (isConfidential: boolean): CreateContractTransaction =>
       confidentialCreate(protocol, {
         sender: developer,
@@ -75,7 +76,9 @@ describe('the ConfidentialContractService over gRPC', () => {
     });
     server = new grpc.Server();
     server.addService(service.definition, service.implementation);
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e === null ? resolve(p) : reject(e))));
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e === null ? resolve(p) : reject(e))),
+    );
     client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   });
 
@@ -89,7 +92,14 @@ describe('the ConfidentialContractService over gRPC', () => {
     new Promise((resolve, reject) => {
       const metadata = new grpc.Metadata();
       if (token !== null) metadata.set('authorization', token);
-      client.makeUnaryRequest(`${SERVICE}/${method}`, (b: Uint8Array) => Buffer.from(b), (b: Buffer) => b, request, metadata, (e, v) => (e === null ? resolve(v!) : reject(e)));
+      client.makeUnaryRequest(
+        `${SERVICE}/${method}`,
+        (b: Uint8Array) => Buffer.from(b),
+        (b: Buffer) => b,
+        request,
+        metadata,
+        (e, v) => (e === null ? resolve(v!) : reject(e)),
+      );
     });
 
   const fails = async (p: Promise<unknown>, code: grpc.status, errorCode: string, message?: RegExp): Promise<void> => {
@@ -102,15 +112,27 @@ describe('the ConfidentialContractService over gRPC', () => {
     if (message !== undefined) assert.match(e.details, message);
   };
 
-  const entry = (key: string, value: bigint) => DataEntryMessage.encode({ key, intValue: value.toString() as never, boolValue: undefined, binaryValue: undefined, stringValue: undefined }).finish();
+  const entry = (key: string, value: bigint) =>
+    DataEntryMessage.encode({ key, intValue: value.toString() as never, boolValue: undefined, binaryValue: undefined, stringValue: undefined }).finish();
   const callRequest = (contractId: string, extra: Record<string, unknown> = {}): Uint8Array =>
-    encodeConfidentialRequest('call', { sender: 'not-used', contractId, contractVersion: 1, params: [entry('amount', 5n)], timestamp: String(++stamp), fee: '10000000', broadcastTx: true, ...extra });
-  const keysRequest = (r: Partial<ContractKeysRequest>): Uint8Array => ContractKeysRequest.encode({ contractId: secret.idBase58, limit: undefined, offset: undefined, matches: undefined, keysFilter: undefined, ...r }).finish();
-  const keysOf = async (r: Partial<ContractKeysRequest>): Promise<string[]> => ContractKeysResponse.decode(await call('GetContractKeys', keysRequest(r))).entries.map((e) => e.key);
+    encodeConfidentialRequest('call', {
+      sender: 'not-used',
+      contractId,
+      contractVersion: 1,
+      params: [entry('amount', 5n)],
+      timestamp: String(++stamp),
+      fee: '10000000',
+      broadcastTx: true,
+      ...extra,
+    });
+  const keysRequest = (r: Partial<ContractKeysRequest>): Uint8Array =>
+    ContractKeysRequest.encode({ contractId: secret.idBase58, limit: undefined, offset: undefined, matches: undefined, keysFilter: undefined, ...r }).finish();
+  const keysOf = async (r: Partial<ContractKeysRequest>): Promise<string[]> =>
+    ContractKeysResponse.decode(await call('GetContractKeys', keysRequest(r))).entries.map((e) => e.key);
 
   let callTx: Transaction;
 
-  it('makes a confidential call: the CallContract V6 in WE 1.14\'s protobuf form (input_commitment field 13) and its input', async () => {
+  it("makes a confidential call: the CallContract V6 in WE 1.14's protobuf form (input_commitment field 13) and its input", async () => {
     const answer = decodeConfidentialResponse('call', await call('ConfidentialCall', callRequest(secret.idBase58)));
     const bytes = Uint8Array.from(answer['transaction'] as number[]);
     const decoded = CallContractMessage.decode(bytes);
@@ -123,38 +145,64 @@ describe('the ConfidentialContractService over gRPC', () => {
     assert.equal(decoded.timestamp.toString(), sent.timestamp.toString());
     assert.deepEqual(decoded.proofs, [...sent.proofs]);
     // Field 13, length 32: the input commitment.
-    assert.deepEqual([...bytes.subarray(bytes.length - 34)], [13 << 3 | 2, 32, ...sent.data.inputCommitment!]);
+    assert.deepEqual([...bytes.subarray(bytes.length - 34)], [(13 << 3) | 2, 32, ...sent.data.inputCommitment!]);
     const input = answer['confidentialInput'] as Record<string, unknown>;
     assert.equal(input['txId'], sent.idBase58);
     assert.equal(input['contractId'], secret.idBase58);
     assert.deepEqual(input['commitmentHash'], [...sent.data.inputCommitment!]);
     assert.deepEqual(input['commitmentKey'], new Array(32).fill(42));
-    assert.deepEqual((input['entries'] as number[][]).map((e) => dataEntryFromMessage(DataEntryMessage.decode(Uint8Array.from(e)))), [{ key: 'amount', type: 'integer', value: 5n }]);
+    assert.deepEqual(
+      (input['entries'] as number[][]).map((e) => dataEntryFromMessage(DataEntryMessage.decode(Uint8Array.from(e)))),
+      [{ key: 'amount', type: 'integer', value: 5n }],
+    );
   });
 
-  it('answers WE\'s codes for a bad call: unknown contract (600), not confidential (650), missing commitment (624)', async () => {
+  it("answers WE's codes for a bad call: unknown contract (600), not confidential (650), missing commitment (624)", async () => {
     await fails(call('ConfidentialCall', callRequest(encodeBase58(new Uint8Array(32).fill(1)))), grpc.status.NOT_FOUND, '600');
     await fails(call('ConfidentialCall', callRequest(plain.idBase58)), grpc.status.INVALID_ARGUMENT, '650');
     await fails(call('ConfidentialCall', callRequest(secret.idBase58, { commitmentVerification: true })), grpc.status.INVALID_ARGUMENT, '624');
     await fails(call('ConfidentialCall', callRequest(secret.idBase58), null), grpc.status.UNAUTHENTICATED, '618');
   });
 
-  it('serves the 105 V4 of a call with its readings, input and output in WE 1.14\'s protobuf form', async () => {
-    await fails(call('ConfidentialExecutedTxByExecutableTxId', encodeConfidentialRequest('executed', { transactionId: callTx.idBase58 })), grpc.status.NOT_FOUND, '601');
-    const execution = new ConfidentialExecution({ protocol, storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
+  it("serves the 105 V4 of a call with its readings, input and output in WE 1.14's protobuf form", async () => {
+    await fails(
+      call('ConfidentialExecutedTxByExecutableTxId', encodeConfidentialRequest('executed', { transactionId: callTx.idBase58 })),
+      grpc.status.NOT_FOUND,
+      '601',
+    );
+    const execution = new ConfidentialExecution({
+      protocol,
+      storage,
+      confidentialState,
+      ownerAddress: addressOf(node.publicKey).bytes,
+      announce: () => undefined,
+      missingOutputs: () => false,
+    });
     const prepared = execution.prepare(callTx, state);
     assert.ok(prepared.kind === 'confidential');
     const journal = new ReadingsJournal(protocol);
     journal.keys(secret.id, { matches: 't.*' }, []);
-    const results = [{ key: 'total', type: 'integer' as const, value: 5n }, { key: 'tag', type: 'integer' as const, value: 1n }];
+    const results = [
+      { key: 'total', type: 'integer' as const, value: 5n },
+      { key: 'tag', type: 'integer' as const, value: 1n },
+    ];
     const run: ExecutionResult = { kind: 'success', results: [{ contractId: secret.id, results }], assetOperations: [] };
-    const built = execution.build(callTx, run, prepared.input, { protocol, isFeatureActive: () => true, miner: node, timestamp: ++stamp }, execution.resultsOf(run, prepared.input, journal.result()));
+    const built = execution.build(
+      callTx,
+      run,
+      prepared.input,
+      { protocol, isFeatureActive: () => true, miner: node, timestamp: ++stamp },
+      execution.resultsOf(run, prepared.input, journal.result()),
+    );
     assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
     const v4 = built.executed;
     applyExecutedContract(state, v4, APPLY_CONTEXT);
     state.addTransaction(v4);
 
-    const answer = decodeConfidentialResponse('executed', await call('ConfidentialExecutedTxByExecutableTxId', encodeConfidentialRequest('executed', { transactionId: callTx.idBase58 })));
+    const answer = decodeConfidentialResponse(
+      'executed',
+      await call('ConfidentialExecutedTxByExecutableTxId', encodeConfidentialRequest('executed', { transactionId: callTx.idBase58 })),
+    );
     const tx = answer['transaction'] as Record<string, unknown>;
     assert.deepEqual(tx['id'], [...v4.id]);
     assert.deepEqual(tx['senderPublicKey'], [...node.publicKey]);
@@ -171,7 +219,10 @@ describe('the ConfidentialContractService over gRPC', () => {
     assert.equal((answer['confidentialInput'] as Record<string, unknown>)['txId'], callTx.idBase58);
     const output = answer['confidentialOutput'] as Record<string, unknown>;
     assert.deepEqual(output['commitmentHash'], [...v4.data.outputCommitment!]);
-    assert.deepEqual((output['entries'] as number[][]).map((e) => dataEntryFromMessage(DataEntryMessage.decode(Uint8Array.from(e))).key).sort(), ['tag', 'total']);
+    assert.deepEqual((output['entries'] as number[][]).map((e) => dataEntryFromMessage(DataEntryMessage.decode(Uint8Array.from(e))).key).sort(), [
+      'tag',
+      'total',
+    ]);
   });
 
   it('reads the confidential state: all keys, `matches`, a keys filter, paging; 629 for a bad expression, 651 outside the group', async () => {

@@ -30,7 +30,14 @@ import {
   type ContractValidatorResult,
 } from '../../src/contracts/validator-results.js';
 import { DecodeError } from '../../src/errors/catalogue.js';
-import { confidentialResultsSignedBytes, contractResultsHash, ExecutedContract, type CallContractTransaction, type ExecutedContractTransaction, type ReadDescriptor } from '../../src/protocol/transactions/contracts.js';
+import {
+  confidentialResultsSignedBytes,
+  contractResultsHash,
+  ExecutedContract,
+  type CallContractTransaction,
+  type ExecutedContractTransaction,
+  type ReadDescriptor,
+} from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import { applyCallContract, applyCreateContract, applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { tempDir } from '../../devkit/tmp.js';
@@ -67,10 +74,14 @@ function vectorJournal(): ReadingsJournal {
     { key: 'counter', type: 'integer', value: 7n },
     { key: 'alpha', type: 'string', value: 'x' },
   ]);
-  journal.balances(CONTRACT, ['', ASSET], [
-    { assetId: ASSET, amount: 5n, decimals: 2 },
-    { assetId: undefined, amount: 100n, decimals: 8 },
-  ]);
+  journal.balances(
+    CONTRACT,
+    ['', ASSET],
+    [
+      { assetId: ASSET, amount: 5n, decimals: 2 },
+      { assetId: undefined, amount: 100n, decimals: 8 },
+    ],
+  );
   return journal;
 }
 
@@ -81,7 +92,7 @@ const VECTOR_READINGS: ReadDescriptor[] = [
 ];
 
 describe('readings of a confidential call', () => {
-  it('are the read descriptors in read order and secureHash of the answers\' hashes, as WE computes them', () => {
+  it("are the read descriptors in read order and secureHash of the answers' hashes, as WE computes them", () => {
     const { readings, readingsHash } = vectorJournal().result();
     assert.deepEqual(readings, VECTOR_READINGS);
     assert.equal(hex(readingsHash!), READINGS_HASH_HEX);
@@ -145,19 +156,25 @@ describe('ContractValidatorResultsV2 (P2P code 56)', () => {
     confidential,
   };
 
-  it('is WE\'s ContractValidatorResultsV2Spec byte for byte, and reads back', () => {
+  it("is WE's ContractValidatorResultsV2Spec byte for byte, and reads back", () => {
     const bytes = encodeValidatorResultV2(protocol, fixed);
     assert.equal(hex(bytes), V2_MESSAGE_HEX);
     const decoded = decodeValidatorResultV2(protocol, bytes);
     assert.equal(hex(decoded.confidential!.readings.bytes), DESCRIPTORS_HEX, 'the readings keep the bytes they came in');
     assert.deepEqual(decoded, fixed);
-    const noHash = { ...fixed, confidential: { readings: ResultReadings.of(protocol, []), readingsHash: null, outputCommitment: confidential.outputCommitment } };
+    const noHash = {
+      ...fixed,
+      confidential: { readings: ResultReadings.of(protocol, []), readingsHash: null, outputCommitment: confidential.outputCommitment },
+    };
     assert.deepEqual(decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, noHash)), noHash);
   });
 
   it('checks a received result’s signature over its readings’ bytes as they came, not encoded again', () => {
     const v = protocol.crypto.keyPairFromSeedPhrase('weft readings validator');
-    const received = decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, signValidatorResult(protocol, v, fixed.txId, fixed.keyBlockId, fixed.resultsHash, confidential)));
+    const received = decodeValidatorResultV2(
+      protocol,
+      encodeValidatorResultV2(protocol, signValidatorResult(protocol, v, fixed.txId, fixed.keyBlockId, fixed.resultsHash, confidential)),
+    );
     assert.ok(validatorResultSignatureHolds(protocol, received));
     // The last byte of the readings (the last asset id's) changed on the way: it still parses, the signature no longer holds.
     const message = encodeValidatorResultV2(protocol, received);
@@ -180,7 +197,10 @@ describe('ContractValidatorResultsV2 (P2P code 56)', () => {
   it('signs the readings, readingsHash, output commitment and results hash', () => {
     const v = protocol.crypto.keyPairFromSeedPhrase('weft readings validator');
     const r = signValidatorResult(protocol, v, fixed.txId, fixed.keyBlockId, fixed.resultsHash, confidential);
-    assert.equal(hex(validatorResultSignedBytes(protocol, fixed.resultsHash, confidential)), DESCRIPTORS_HEX + READINGS_HASH_HEX + '04'.repeat(32) + '05'.repeat(32));
+    assert.equal(
+      hex(validatorResultSignedBytes(protocol, fixed.resultsHash, confidential)),
+      DESCRIPTORS_HEX + READINGS_HASH_HEX + '04'.repeat(32) + '05'.repeat(32),
+    );
     assert.ok(validatorResultSignatureHolds(protocol, decodeValidatorResultV2(protocol, encodeValidatorResultV2(protocol, r))));
     const tampered = [
       { ...r, confidential: { ...confidential, readings: ResultReadings.of(protocol, readings.slice(1)) } },
@@ -219,14 +239,20 @@ describe('a confidential call under a majority policy', () => {
   const results = [{ key: 'total', type: 'integer' as const, value: 5n }];
   const resultsHash = contractResultsHash(protocol, results);
   const journal = vectorJournal().result();
-  const agreed: ConfidentialResults = { readings: ResultReadings.of(protocol, journal.readings), readingsHash: journal.readingsHash, outputCommitment: new Uint8Array(32).fill(4) };
-  const v2 = (k: (typeof members)[number], c: ConfidentialResults = agreed): ContractValidatorResult => signValidatorResult(protocol, k, call.id, KEY_BLOCK, resultsHash, c);
+  const agreed: ConfidentialResults = {
+    readings: ResultReadings.of(protocol, journal.readings),
+    readingsHash: journal.readingsHash,
+    outputCommitment: new Uint8Array(32).fill(4),
+  };
+  const v2 = (k: (typeof members)[number], c: ConfidentialResults = agreed): ContractValidatorResult =>
+    signValidatorResult(protocol, k, call.id, KEY_BLOCK, resultsHash, c);
 
   before(() => {
     state = ContractTestState.create(protocol);
     fund(state);
     fund(state, node);
-    for (const v of [...members, outsiderValidator]) state.addPermissionOp(addressOf(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
+    for (const v of [...members, outsiderValidator])
+      state.addPermissionOp(addressOf(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
     const create = confidentialCreate(protocol, {
       sender: developer,
       timestamp: BLOCK.timestamp - 10n,
@@ -240,7 +266,13 @@ describe('a confidential call under a majority policy', () => {
     applyCallContract(state, call, { ...APPLY_CONTEXT, blockGenerator: undefined });
     storage = ConfidentialStorage.open(tempDir('weft-readings-'), protocol);
     store = new ValidatorResultsStore({ protocol, now: () => 0n, maxResults: 100, expireAfterMs: 60_000 });
-    gate = new ValidationGate({ protocol, store, validators: keyBlockValidators(state, () => keyBlock), minerAddress: addressOf(node.publicKey).toString(), isFeatureActive: () => true });
+    gate = new ValidationGate({
+      protocol,
+      store,
+      validators: keyBlockValidators(state, () => keyBlock),
+      minerAddress: addressOf(node.publicKey).toString(),
+      isFeatureActive: () => true,
+    });
     // The miner (`node`) is not in the group.
     miner = new ConfidentialExecution({
       protocol,
@@ -256,7 +288,7 @@ describe('a confidential call under a majority policy', () => {
     await storage.close();
   });
 
-  it('counts only V2 results of the group\'s validators that agree on readings and output commitment as well', () => {
+  it("counts only V2 results of the group's validators that agree on readings and output commitment as well", () => {
     assert.equal(miner.prepare(call, state).kind, 'unpermitted');
     store.add(v2(members[0]!));
     store.add(v2(outsiderValidator));
@@ -297,7 +329,11 @@ describe('a confidential call under a majority policy', () => {
     assert.ok(v1.kind === 'built');
     assert.throws(() => apply(v1.executed), /Invalid validator '\w+' signature/);
     // Readings other than the ones signed.
-    const other = miner.buildFromValidators(call, { ...found, confidential: { ...found.confidential, readingsHash: decodeBase58(encodeBase58(new Uint8Array(32).fill(9))) } }, { ...ctx, validationProofs: found.proofs });
+    const other = miner.buildFromValidators(
+      call,
+      { ...found, confidential: { ...found.confidential, readingsHash: decodeBase58(encodeBase58(new Uint8Array(32).fill(9))) } },
+      { ...ctx, validationProofs: found.proofs },
+    );
     assert.ok(other.kind === 'built');
     assert.throws(() => apply(other.executed), /Invalid validator '\w+' signature/);
   });

@@ -10,7 +10,15 @@ import { after, describe, it } from 'node:test';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { transportEncryptionFor } from '../../src/crypto/transport-encryption.js';
 import { entriesCommitment, type ConfidentialDataUnit } from '../../src/contracts/confidential/data.js';
-import { ConfidentialMessageCode, decodeDataResponse, encodeDataId, encodeDataResponse, encodeInventory, signInventory, type ConfidentialDataResponse } from '../../src/contracts/confidential/messages.js';
+import {
+  ConfidentialMessageCode,
+  decodeDataResponse,
+  encodeDataId,
+  encodeDataResponse,
+  encodeInventory,
+  signInventory,
+  type ConfidentialDataResponse,
+} from '../../src/contracts/confidential/messages.js';
 import { ConfidentialReplication, type ConfidentialPeer } from '../../src/contracts/confidential/replication.js';
 import { ConfidentialStorage } from '../../src/contracts/confidential/storage.js';
 import { CONFIDENTIAL_CONTRACTS_DEFAULTS, type ConfidentialContractsSettings } from '../../src/contracts/confidential/settings.js';
@@ -54,12 +62,25 @@ after(async () => {
 });
 
 /** Replication settings for a test: WE's, with the synchronizer's delays in milliseconds. */
-function fast(overrides: { readonly inventoryHandler?: Partial<ConfidentialContractsSettings['inventoryHandler']>; readonly synchronizer?: Partial<ConfidentialContractsSettings['synchronizer']>; readonly cache?: Partial<ConfidentialContractsSettings['cache']> } = {}): ConfidentialContractsSettings {
+function fast(
+  overrides: {
+    readonly inventoryHandler?: Partial<ConfidentialContractsSettings['inventoryHandler']>;
+    readonly synchronizer?: Partial<ConfidentialContractsSettings['synchronizer']>;
+    readonly cache?: Partial<ConfidentialContractsSettings['cache']>;
+  } = {},
+): ConfidentialContractsSettings {
   const d = CONFIDENTIAL_CONTRACTS_DEFAULTS;
   return {
     ...d,
     inventoryHandler: { ...d.inventoryHandler, maxBufferTimeMs: 5, ...overrides.inventoryHandler },
-    synchronizer: { ...d.synchronizer, initRetryDelayMs: 50, inventoryRequestDelayMs: 50, inventoryStreamTimeoutMs: 200, requestTimeoutMs: 500, ...overrides.synchronizer },
+    synchronizer: {
+      ...d.synchronizer,
+      initRetryDelayMs: 50,
+      inventoryRequestDelayMs: 50,
+      inventoryStreamTimeoutMs: 200,
+      requestTimeoutMs: 500,
+      ...overrides.synchronizer,
+    },
     cache: { ...d.cache, ...overrides.cache },
   };
 }
@@ -69,7 +90,13 @@ function network(tls: boolean, settings: ConfidentialContractsSettings = fast())
   const address = (n: string) => p.addresses.fromPublicKey(owners.get(n)!.publicKey);
   const state = ContractTestState.create(p);
   for (const k of owners.values()) state.putParticipant(p.addresses.fromPublicKey(k.publicKey).bytes, { publicKey: k.publicKey, nodeName: null });
-  const create = confidentialCreate(p, { sender: developer, timestamp: BLOCK.timestamp, isConfidential: true, participants: ['A', 'B', 'C'].map(address), owners: [address('A')] });
+  const create = confidentialCreate(p, {
+    sender: developer,
+    timestamp: BLOCK.timestamp,
+    isConfidential: true,
+    participants: ['A', 'B', 'C'].map(address),
+    owners: [address('A')],
+  });
   state.putContract(contractInfoOfCreate(create));
   const board = new Switchboard(tls, () => p.crypto.generateKeyPair());
   const storages = new Map<string, ConfidentialStorage>();
@@ -82,7 +109,16 @@ function network(tls: boolean, settings: ConfidentialContractsSettings = fast())
     opened.push(storage);
     const warned = warnings.get(name)!;
     const log = { debug: () => undefined, warn: (_details: object, message: string) => void warned.push(message) };
-    const replication = new ConfidentialReplication({ protocol: p, storage, owner: owners.get(name)!, state: () => state, peers: boardNodes.get(name)!.peers, transport: transportEncryptionFor('waves'), log, settings });
+    const replication = new ConfidentialReplication({
+      protocol: p,
+      storage,
+      owner: owners.get(name)!,
+      state: () => state,
+      peers: boardNodes.get(name)!.peers,
+      transport: transportEncryptionFor('waves'),
+      log,
+      settings,
+    });
     replication.start();
     started.push(replication);
     storages.set(name, storage);
@@ -195,7 +231,11 @@ describe('confidential data among the group', () => {
   it('answers "no data" for a unit too large for one ConfidentialDataResponse, instead of an answer the connection drops', async () => {
     const net = network(false);
     // 40 entries of 30 000 bytes: 1.2 MB of entries, beyond the 53's cap of 1 MiB and 65 bytes.
-    const big = unit(net.contractId, Array.from({ length: 40 }, (_, i) => ({ key: `part${i}`, type: 'binary' as const, value: new Uint8Array(30_000).fill(i) })), 19);
+    const big = unit(
+      net.contractId,
+      Array.from({ length: 40 }, (_, i) => ({ key: `part${i}`, type: 'binary' as const, value: new Uint8Array(30_000).fill(i) })),
+      19,
+    );
     net.storages.get('A')!.save('input', big);
     const answers: ConfidentialDataResponse[] = [];
     net.nodes.get('B')!.peers.onMessage((_, code, payload) => {
@@ -204,7 +244,10 @@ describe('confidential data among the group', () => {
     net.board.peer('B', 'A').send(ConfidentialMessageCode.DataRequest, encodeDataId({ contractId: net.contractId, commitment: big.commitment, type: 'input' }));
     await until("A's answer", () => answers.length > 0);
     assert.equal(answers[0]!.kind, 'no-data', 'B can ask another holder at once instead of waiting out its request timeout');
-    assert.ok(net.warnings.get('A')!.some((w) => w.startsWith('a confidential data unit is too large for a ConfidentialDataResponse')), net.warnings.get('A')!.join('; '));
+    assert.ok(
+      net.warnings.get('A')!.some((w) => w.startsWith('a confidential data unit is too large for a ConfidentialDataResponse')),
+      net.warnings.get('A')!.join('; '),
+    );
   });
 
   it('forgets the units of a rolled-back 105: they hold the contract back no more, and are not fetched', async () => {
@@ -231,20 +274,27 @@ describe('confidential data among the group', () => {
     const output = unit(net.contractId, [{ key: 'total', type: 'integer', value: 8n }], 17);
     net.replications.get('B')!.noteTransactions([executedFor(net, input, output)]);
     // No one holds them yet: B asks the group who does, again and again.
-    await until('B to ask the group for holders', () => net.board.log.filter((d) => d.from === 'B' && d.code === ConfidentialMessageCode.InventoryRequest).length >= 2);
+    await until(
+      'B to ask the group for holders',
+      () => net.board.log.filter((d) => d.from === 'B' && d.code === ConfidentialMessageCode.InventoryRequest).length >= 2,
+    );
     await net.restart('B');
     // Then A holds them, announcing nothing, and the chain names them no more: only what B kept across its restart brings them.
     net.storages.get('A')!.save('input', input);
     net.storages.get('A')!.save('output', output);
     const b = net.replications.get('B')!;
     assert.equal(b.missingOutputs(net.contractId), true, 'the output is still wanted after the restart');
-    await until('B holds both after its restart', () => net.storages.get('B')!.has('output', output.commitment) && net.storages.get('B')!.has('input', input.commitment));
+    await until(
+      'B holds both after its restart',
+      () => net.storages.get('B')!.has('output', output.commitment) && net.storages.get('B')!.has('input', input.commitment),
+    );
     assert.equal(b.missingOutputs(net.contractId), false);
   });
 });
 
 describe('node.confidential-contracts settings', () => {
-  const read = async (text: string): Promise<ConfidentialContractsSettings> => CONFIDENTIAL_CONTRACTS_TABLE.read(new ConfigSection(await parseHoconText(text), '').section('node.confidential-contracts'), undefined);
+  const read = async (text: string): Promise<ConfidentialContractsSettings> =>
+    CONFIDENTIAL_CONTRACTS_TABLE.read(new ConfigSection(await parseHoconText(text), '').section('node.confidential-contracts'), undefined);
 
   it("are WE's keys, with WE's defaults", async () => {
     assert.deepEqual(await read('node {}'), CONFIDENTIAL_CONTRACTS_DEFAULTS);
@@ -272,8 +322,14 @@ describe('node.confidential-contracts settings', () => {
         failedPeersCacheExpireTimeoutMs: 30_000,
       },
     });
-    await assert.rejects(read('node.confidential-contracts.synchronizer.max-attempt-count = 0'), (e: ConfigError) => e.path === 'node.confidential-contracts.synchronizer.max-attempt-count');
-    await assert.rejects(read('node.confidential-contracts.cache.expire-after = soon'), (e: ConfigError) => e.path === 'node.confidential-contracts.cache.expire-after');
+    await assert.rejects(
+      read('node.confidential-contracts.synchronizer.max-attempt-count = 0'),
+      (e: ConfigError) => e.path === 'node.confidential-contracts.synchronizer.max-attempt-count',
+    );
+    await assert.rejects(
+      read('node.confidential-contracts.cache.expire-after = soon'),
+      (e: ConfigError) => e.path === 'node.confidential-contracts.cache.expire-after',
+    );
   });
 
   it('inventories are handled in batches of inventory-handler.max-buffer-size (max-buffer-time long)', async () => {
@@ -296,7 +352,7 @@ describe('node.confidential-contracts settings', () => {
     const b = net.replications.get('B')!;
     b.noteTransactions([executedFor(net, input, output)]);
     await until('both units lost', () => b.lostCount === 2);
-    assert.equal(b.missingOutputs(net.contractId), true, 'a lost output still holds the contract\'s calls back');
+    assert.equal(b.missingOutputs(net.contractId), true, "a lost output still holds the contract's calls back");
     // Asked again (and fetched) once the chain names it anew and someone holds it.
     net.storages.get('A')!.save('input', input);
     net.storages.get('A')!.save('output', output);
@@ -316,4 +372,3 @@ describe('node.confidential-contracts settings', () => {
     assert.equal(net.replications.get('A')!.servedCacheSize, 1);
   });
 });
-

@@ -10,7 +10,15 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createApiServer } from '../../src/api/server.js';
 import type { ApiServices } from '../../src/api/services.js';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
-import { commitmentHolds, decodeUnit, encodeUnit, entriesBytes, entriesCommitment, unitJson, type ConfidentialDataUnit } from '../../src/contracts/confidential/data.js';
+import {
+  commitmentHolds,
+  decodeUnit,
+  encodeUnit,
+  entriesBytes,
+  entriesCommitment,
+  unitJson,
+  type ConfidentialDataUnit,
+} from '../../src/contracts/confidential/data.js';
 import { ConfidentialExecution } from '../../src/contracts/confidential/execution.js';
 import type { ExecutionResult } from '../../src/contracts/result.js';
 import {
@@ -60,7 +68,13 @@ describe('confidential data bytes', () => {
   });
 
   it('a unit as stored: four short byte strings and the entries; its JSON as WE writes it', () => {
-    const unit: ConfidentialDataUnit = { commitment: new Uint8Array(32).fill(1), txId: new Uint8Array(32).fill(2), contractId: new Uint8Array(32).fill(3), commitmentKey: SALT, entries: ENTRIES };
+    const unit: ConfidentialDataUnit = {
+      commitment: new Uint8Array(32).fill(1),
+      txId: new Uint8Array(32).fill(2),
+      contractId: new Uint8Array(32).fill(3),
+      commitmentKey: SALT,
+      entries: ENTRIES,
+    };
     const bytes = encodeUnit(unit, protocol);
     assert.equal(bytes.length, 4 * 34 + entriesBytes(ENTRIES, protocol).length);
     assert.deepEqual([...bytes.slice(0, 3)], [0, 32, 1]);
@@ -146,10 +160,19 @@ describe('a confidential call', () => {
     confidentialState = new ConfidentialState(storage, () => undefined);
     // The node is a validator and a participant of `secret`, not of `foreign`.
     const members = [node, validators[0]!, validators[1]!];
-    for (const v of [...members, validators[2]!]) state.addPermissionOp(addressOf(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
-    secret = create(true, [developer.publicKey], members.map((k) => k.publicKey));
+    for (const v of [...members, validators[2]!])
+      state.addPermissionOp(addressOf(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
+    secret = create(
+      true,
+      [developer.publicKey],
+      members.map((k) => k.publicKey),
+    );
     plain = create(false, [], []);
-    foreign = create(true, [developer.publicKey], validators.map((k) => k.publicKey));
+    foreign = create(
+      true,
+      [developer.publicKey],
+      validators.map((k) => k.publicKey),
+    );
     for (const tx of [secret, plain, foreign]) applyCreateContract(state, tx, POOL);
     const service = testConfidentialService({ protocol, state, storage, confidentialState, owner: node, broadcasted, poolContext: POOL });
     const services: ApiServices = { ...fixtureChain().services, confidentialContracts: service };
@@ -188,18 +211,30 @@ describe('a confidential call', () => {
     r = await inject(app, 'POST', '/confidential-contracts/call', { body: body(plain.idBase58), headers: key });
     assert.deepEqual([r.status, r.json.error, r.json.message], [400, 650, `Contract '${plain.idBase58}' not allowed for confidential call`]);
     r = await inject(app, 'POST', '/confidential-contracts/call', { body: body(foreign.idBase58), headers: key });
-    assert.deepEqual([r.status, r.json.error, r.json.message], [400, 651, `Confidential groups from contract '${foreign.idBase58}' not contain NodeOwner '${addressOf(node.publicKey).toString()}'`]);
+    assert.deepEqual(
+      [r.status, r.json.error, r.json.message],
+      [400, 651, `Confidential groups from contract '${foreign.idBase58}' not contain NodeOwner '${addressOf(node.publicKey).toString()}'`],
+    );
     r = await inject(app, 'GET', `/confidential-contracts/${foreign.idBase58}`, { headers: key });
     assert.equal(r.json.error, 651);
     assert.equal(broadcasted.length, 0);
   });
 
   it('a malformed body is 1, a bad param key or a bad commitment text 199', async () => {
-    let r = await inject(app, 'POST', '/confidential-contracts/call', { body: { sender: 'x', contractVersion: 1, params: [], timestamp: 1, fee: 1 }, headers: key });
+    let r = await inject(app, 'POST', '/confidential-contracts/call', {
+      body: { sender: 'x', contractVersion: 1, params: [], timestamp: 1, fee: 1 },
+      headers: key,
+    });
     assert.deepEqual([r.status, r.json.error], [400, 1]);
-    r = await inject(app, 'POST', '/confidential-contracts/call', { body: body(secret.idBase58, { params: [{ key: '', type: 'integer', value: 1 }] }), headers: key });
+    r = await inject(app, 'POST', '/confidential-contracts/call', {
+      body: body(secret.idBase58, { params: [{ key: '', type: 'integer', value: 1 }] }),
+      headers: key,
+    });
     assert.deepEqual([r.status, r.json.error], [400, 199]);
-    r = await inject(app, 'POST', '/confidential-contracts/call?commitmentVerification=true', { body: body(secret.idBase58, { commitment: '0OIl' }), headers: key });
+    r = await inject(app, 'POST', '/confidential-contracts/call?commitmentVerification=true', {
+      body: body(secret.idBase58, { commitment: '0OIl' }),
+      headers: key,
+    });
     assert.deepEqual([r.status, r.json.error, r.json.message], [400, 199, 'error decoding commitment']);
     r = await inject(app, 'GET', '/confidential-contracts/tx/0OIl', { headers: key });
     assert.deepEqual([r.status, r.json.error, r.json.message], [400, 199, "Failed to decode base58 transaction id value '0OIl'"]);
@@ -225,7 +260,10 @@ describe('a confidential call', () => {
   });
 
   it('signs a CallContract V6 by the node owner, sends it and keeps the input; the 105 V4 keeps the output off-chain and both are served', async () => {
-    const r = await inject(app, 'POST', '/confidential-contracts/call', { body: body(secret.idBase58, { timestamp: Number(BLOCK.timestamp) + 200 }), headers: key });
+    const r = await inject(app, 'POST', '/confidential-contracts/call', {
+      body: body(secret.idBase58, { timestamp: Number(BLOCK.timestamp) + 200 }),
+      headers: key,
+    });
     assert.equal(r.status, 200, r.text);
     const tx = broadcasted.at(-1)!;
     assert.ok(CallContract.is(tx) && tx.version === 6);
@@ -242,18 +280,31 @@ describe('a confidential call', () => {
 
     // The miner: a participant holding the input executes it and builds a 105 V4.
     const announced: string[] = [];
-    const execution = new ConfidentialExecution({ protocol, storage, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: (type) => announced.push(type), missingOutputs: () => false });
+    const execution = new ConfidentialExecution({
+      protocol,
+      storage,
+      confidentialState,
+      ownerAddress: addressOf(node.publicKey).bytes,
+      announce: (type) => announced.push(type),
+      missingOutputs: () => false,
+    });
     const prepared = execution.prepare(tx, state);
     assert.equal(prepared.kind, 'confidential');
     if (prepared.kind !== 'confidential') return;
     const results: DataEntry[] = [{ key: 'total', type: 'integer', value: 5n }];
     const run: ExecutionResult = { kind: 'success', results: [{ contractId: secret.id, results }], assetOperations: [] };
-    const built = execution.build(tx, run, prepared.input, {
-      protocol,
-      isFeatureActive: () => true,
-      miner: node,
-      timestamp: BLOCK.timestamp + 300n,
-    }, execution.resultsOf(run, prepared.input, undefined));
+    const built = execution.build(
+      tx,
+      run,
+      prepared.input,
+      {
+        protocol,
+        isFeatureActive: () => true,
+        miner: node,
+        timestamp: BLOCK.timestamp + 300n,
+      },
+      execution.resultsOf(run, prepared.input, undefined),
+    );
     assert.equal(built.kind, 'built');
     if (built.kind !== 'built') return;
     const executed = built.executed;
@@ -274,7 +325,10 @@ describe('a confidential call', () => {
     assert.deepEqual(state2.json, [{ key: 'total', type: 'integer', value: 5 }]);
 
     // The next confidential call executes on the contract's confidential state.
-    const next = await inject(app, 'POST', '/confidential-contracts/call', { body: body(secret.idBase58, { timestamp: Number(BLOCK.timestamp) + 400 }), headers: key });
+    const next = await inject(app, 'POST', '/confidential-contracts/call', {
+      body: body(secret.idBase58, { timestamp: Number(BLOCK.timestamp) + 400 }),
+      headers: key,
+    });
     assert.equal(next.status, 200, next.text);
     const again = execution.prepare(broadcasted.at(-1)!, state);
     assert.equal(again.kind, 'confidential');
@@ -286,10 +340,24 @@ describe('a confidential call', () => {
 
   it('a node outside the participants leaves the call to its validators, one without the input waits', () => {
     const tx = broadcasted.at(-1)!;
-    const outsider = new ConfidentialExecution({ protocol, storage, confidentialState, ownerAddress: addressOf(validators[2]!.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
+    const outsider = new ConfidentialExecution({
+      protocol,
+      storage,
+      confidentialState,
+      ownerAddress: addressOf(validators[2]!.publicKey).bytes,
+      announce: () => undefined,
+      missingOutputs: () => false,
+    });
     assert.equal(outsider.prepare(tx, state).kind, 'unpermitted');
     const empty = ConfidentialStorage.open(tempDir('weft-confidential-empty-'), protocol);
-    const member = new ConfidentialExecution({ protocol, storage: empty, confidentialState, ownerAddress: addressOf(node.publicKey).bytes, announce: () => undefined, missingOutputs: () => false });
+    const member = new ConfidentialExecution({
+      protocol,
+      storage: empty,
+      confidentialState,
+      ownerAddress: addressOf(node.publicKey).bytes,
+      announce: () => undefined,
+      missingOutputs: () => false,
+    });
     assert.deepEqual(member.prepare(tx, state), { kind: 'skip', reason: 'the confidential input is not here yet' });
     void empty.close();
   });

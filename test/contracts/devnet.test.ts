@@ -32,7 +32,17 @@ describe('contracts on a 3-node devnet', () => {
   let createId: Uint8Array | undefined;
 
   const sign = (codec: Parameters<Protocol['transaction']>[0], version: number, data: object): Transaction =>
-    protocol.sign(protocol.transaction(codec, version, { senderPublicKey: developer.publicKey, timestamp: BigInt(Date.now()), feeAssetId: null, atomicBadge: null, payments: [], ...data }), developer.privateKey);
+    protocol.sign(
+      protocol.transaction(codec, version, {
+        senderPublicKey: developer.publicKey,
+        timestamp: BigInt(Date.now()),
+        feeAssetId: null,
+        atomicBadge: null,
+        payments: [],
+        ...data,
+      }),
+      developer.privateKey,
+    );
 
   /** Broadcast through node `via`; resolves with the 105's id once every node holds it. */
   const mined = async (tx: Transaction, via: number): Promise<string> => {
@@ -69,7 +79,18 @@ describe('contracts on a 3-node devnet', () => {
     await mined(create, 0);
     // Calls through every node: they reach whichever miner has the round.
     for (const [i, by] of [7, 11, 13].entries()) {
-      await mined(sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: BigInt(by) }], fee: 10_000_000n, contractVersion: 1 }), i);
+      await mined(
+        sign(CallContract, 5, {
+          contractId: create.id,
+          params: [
+            { key: 'action', type: 'string', value: 'increment' },
+            { key: 'by', type: 'integer', value: BigInt(by) },
+          ],
+          fee: 10_000_000n,
+          contractVersion: 1,
+        }),
+        i,
+      );
     }
     const states = await Promise.all(net.nodes.map(async (n) => [(await n.get('/contracts')).text, (await n.get(`/contracts/${create.idBase58}`)).text]));
     for (const s of states) assert.deepEqual(s, states[0]);
@@ -84,13 +105,22 @@ describe('contracts on a 3-node devnet', () => {
   it('every node answers the same statuses for a call that succeeded and one that errored', async () => {
     assert.ok(createId !== undefined, 'the contract of the test before');
     const call = (p: DataEntry[]): Transaction => sign(CallContract, 5, { contractId: createId, params: p, fee: 10_000_000n, contractVersion: 1 });
-    const succeeded = call([{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: 1n }]);
+    const succeeded = call([
+      { key: 'action', type: 'string', value: 'increment' },
+      { key: 'by', type: 'integer', value: 1n },
+    ]);
     await mined(succeeded, 1);
-    const errored = call([{ key: 'action', type: 'string', value: 'fail' }, { key: 'reason', type: 'string', value: 'the answer is no' }]);
+    const errored = call([
+      { key: 'action', type: 'string', value: 'fail' },
+      { key: 'reason', type: 'string', value: 'the answer is no' },
+    ]);
     const r = await net.nodes[2]!.post('/transactions/broadcast', stringifyJson(errored.toJson()));
     assert.equal(r.status, 200, r.text);
     const owners = new Set(await Promise.all(net.nodes.map(async (n) => String((await n.get('/node/owner')).json.publicKey))));
-    for (const [tx, status] of [[succeeded, 'Success'], [errored, 'Error']] as const) {
+    for (const [tx, status] of [
+      [succeeded, 'Success'],
+      [errored, 'Error'],
+    ] as const) {
       // Each node answers from its own cache: at most one of them executed the call itself.
       const answers = await until(
         `${status} of ${tx.idBase58} from every node`,
@@ -104,7 +134,14 @@ describe('contracts on a 3-node devnet', () => {
       for (const s of answers) {
         assert.equal(s['txId'], tx.idBase58);
         assert.ok(owners.has(String(s['senderPublicKey'])), `signed by a node of the network: ${String(s['senderPublicKey'])}`);
-        const bytes = statusMessageBytes({ senderPublicKey: decodeBase58(String(s['senderPublicKey'])), txId: tx.id, status: s['status'] as ExecutionStatus, code: (s['code'] as number | null) ?? null, message: String(s['message']), timestamp: BigInt(String(s['timestamp'])) });
+        const bytes = statusMessageBytes({
+          senderPublicKey: decodeBase58(String(s['senderPublicKey'])),
+          txId: tx.id,
+          status: s['status'] as ExecutionStatus,
+          code: (s['code'] as number | null) ?? null,
+          message: String(s['message']),
+          timestamp: BigInt(String(s['timestamp'])),
+        });
         assert.ok(protocol.crypto.verify(decodeBase58(String(s['senderPublicKey'])), bytes, decodeBase58(String(s['signature']))), 'the signature holds');
       }
       const found = answers.find((s) => s['status'] === status)!;

@@ -52,7 +52,13 @@ describe('contract calls that cannot be mined (dev chain, process runtime)', () 
     });
     // An execution timeout of 8 s (WE's is 5 s): room to tell a call mined meanwhile from one mined after it.
     const contracts = dev.contracts!;
-    const config = { ...dev, contracts: { ...contracts, dockerEngine: { ...contracts.dockerEngine, executionLimits: { ...contracts.dockerEngine.executionLimits, timeoutMs: EXECUTION_TIMEOUT_MS } } } };
+    const config = {
+      ...dev,
+      contracts: {
+        ...contracts,
+        dockerEngine: { ...contracts.dockerEngine, executionLimits: { ...contracts.dockerEngine.executionLimits, timeoutMs: EXECUTION_TIMEOUT_MS } },
+      },
+    };
     node = await Node.start(config, { logger: pino({ level: process.env['WEFT_TEST_LOG'] ?? 'silent' }) });
     owner = devAccounts(node.protocol)[0]!.keyPair;
   });
@@ -76,7 +82,9 @@ describe('contract calls that cannot be mined (dev chain, process runtime)', () 
     assert.equal((await rest('GET', `/contracts/executed-tx-for/${big.idBase58}`)).status, 404);
     // Not executed again: two key blocks later it still has its one status (WE: no status, executed on every key block).
     const height = (await rest('GET', '/blocks/height')).json as { height: number };
-    await until('two more key blocks', async () => (((await rest('GET', '/blocks/height')).json as { height: number }).height >= height.height + 2 ? true : undefined));
+    await until('two more key blocks', async () =>
+      ((await rest('GET', '/blocks/height')).json as { height: number }).height >= height.height + 2 ? true : undefined,
+    );
     assert.equal((await statusesOf(big)).length, 1);
     // The contract takes its next call as before.
     const next = call(kv.id, { action: 'put', key: 'after', value: 'yes' });
@@ -111,7 +119,10 @@ describe('contract calls that cannot be mined (dev chain, process runtime)', () 
     }
     const error = dropped.find((s) => s['status'] === 'Error')!;
     assert.equal(error['code'], 2);
-    assert.match(String(error['message']), new RegExp(`dropped from the UTX pool after ${DEFAULT_MAX_FAILED_EXECUTIONS} failed executions, the last: .*execution timeout`));
+    assert.match(
+      String(error['message']),
+      new RegExp(`dropped from the UTX pool after ${DEFAULT_MAX_FAILED_EXECUTIONS} failed executions, the last: .*execution timeout`),
+    );
     assert.equal(await pooled(hangs), false, 'out of the pool');
     assert.equal((await rest('GET', `/contracts/executed-tx-for/${hangs.idBase58}`)).status, 404);
     // The contract still takes calls.

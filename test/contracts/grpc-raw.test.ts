@@ -17,11 +17,27 @@ import {
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { ContractTokens } from '../../src/contracts/tokens.js';
 import { ReadingsJournal } from '../../src/contracts/confidential/readings.js';
-import { decodeCurrentBlockInfoField, encodeCommittedOperations, type AssetOperationMessage, type BlockInfoMessage } from '../../src/contracts/grpc/proto-1.14.js';
+import {
+  decodeCurrentBlockInfoField,
+  encodeCommittedOperations,
+  type AssetOperationMessage,
+  type BlockInfoMessage,
+} from '../../src/contracts/grpc/proto-1.14.js';
 import type { CommitOutcome, ExecuteRequest } from '../../src/contracts/broker.js';
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
 import { ExecutedContract, type CreateContractTransaction } from '../../src/protocol/transactions/contracts.js';
-import { APPLY_CONTEXT, BLOCK, callTx, createTx, developer, fund, mineInto, protocol, startTestEngine, type TestEngine } from '../../devkit/contracts/engine.js';
+import {
+  APPLY_CONTEXT,
+  BLOCK,
+  callTx,
+  createTx,
+  developer,
+  fund,
+  mineInto,
+  protocol,
+  startTestEngine,
+  type TestEngine,
+} from '../../devkit/contracts/engine.js';
 import { applyExecutedContract } from '../../src/state/appliers/contracts.js';
 import { buildExecutedContract } from '../../src/contracts/result.js';
 import { node } from '../../devkit/contracts/engine.js';
@@ -62,7 +78,11 @@ class RawContract {
   }
 
   /** A unary call as a promise; errors come back as the ServiceError. */
-  unary<Req, Res>(method: 'commitExecutionSuccess' | 'commitExecutionError' | 'getContractKeys' | 'getContractKey' | 'getContractBalances' | 'calculateAssetId', request: Req, token: string | undefined): Promise<Res> {
+  unary<Req, Res>(
+    method: 'commitExecutionSuccess' | 'commitExecutionError' | 'getContractKeys' | 'getContractKey' | 'getContractBalances' | 'calculateAssetId',
+    request: Req,
+    token: string | undefined,
+  ): Promise<Res> {
     return new Promise((resolve, reject) => {
       const fn = (this.client[method] as unknown as (r: Req, m: grpc.Metadata, cb: (e: grpc.ServiceError | null, v: Res) => void) => void).bind(this.client);
       fn(request, meta(token), (e, v) => (e === null ? resolve(v) : reject(e)));
@@ -142,7 +162,15 @@ describe('the contract gRPC API with a raw client', () => {
   async function push(tx: ExecuteRequest['tx'], timeoutMs = 5000, readings?: ReadingsJournal): Promise<{ pushed: Pushed; outcome: Promise<CommitOutcome> }> {
     const first = contract.streams[0]!;
     const before = first.received.length;
-    const outcome = te.engine.broker.execute(connectionId, { tx, contractId: create.id, view: te.state, blockInfo: BLOCK, timeoutMs, containerName: 'raw', ...(readings === undefined ? {} : { readings }) });
+    const outcome = te.engine.broker.execute(connectionId, {
+      tx,
+      contractId: create.id,
+      view: te.state,
+      blockInfo: BLOCK,
+      timeoutMs,
+      containerName: 'raw',
+      ...(readings === undefined ? {} : { readings }),
+    });
     outcome.catch(() => undefined);
     await until('the push', () => first.received.length > before);
     return { pushed: first.received[before]!, outcome };
@@ -177,7 +205,12 @@ describe('the contract gRPC API with a raw client', () => {
     assert.equal(pushed.message.transaction?.id, call.idBase58);
     assert.equal(pushed.message.transaction?.contractId, encodeBase58(create.id));
     assert.equal(pushed.message.transaction?.sender, protocol.addresses.fromPublicKey(developer.publicKey).toString());
-    assert.deepEqual(pushed.blockInfo, { height: BigInt(BLOCK.height), timestamp: BLOCK.timestamp, minerAddress: BLOCK.minerAddress, reference: BLOCK.reference });
+    assert.deepEqual(pushed.blockInfo, {
+      height: BigInt(BLOCK.height),
+      timestamp: BLOCK.timestamp,
+      minerAddress: BLOCK.minerAddress,
+      reference: BLOCK.reference,
+    });
     await contract.unary('commitExecutionSuccess', { txId: call.idBase58, results: [], assetOperations: [] }, pushed.message.authToken);
     assert.deepEqual(await outcome, { kind: 'success', results: [], assetOperations: [] });
     assert.equal(contract.streams[1]!.received.length, 0);
@@ -185,7 +218,7 @@ describe('the contract gRPC API with a raw client', () => {
     assert.equal(contract.streams[1]!.error, undefined, 'held streams stay open');
   });
 
-  it('moves the work to the next stream when nothing answers on the first (the SDK\'s thread race), never off a stream that answered', async () => {
+  it("moves the work to the next stream when nothing answers on the first (the SDK's thread race), never off a stream that answered", async () => {
     const id = 'raw-contract-rotation';
     const other = new RawContract(te.engine.grpcPort);
     try {
@@ -224,7 +257,12 @@ describe('the contract gRPC API with a raw client', () => {
     const call = callTx(create.id, { action: 'y' });
     const { pushed, outcome } = await push(call);
     const other = callTx(create.id, { action: 'z' }).idBase58;
-    await rejects(contract.unary('commitExecutionSuccess', { txId: other, results: [], assetOperations: [] }, pushed.message.authToken), grpc.status.INVALID_ARGUMENT, undefined, new RegExp(`Execution result is not for txId '${call.idBase58}'`));
+    await rejects(
+      contract.unary('commitExecutionSuccess', { txId: other, results: [], assetOperations: [] }, pushed.message.authToken),
+      grpc.status.INVALID_ARGUMENT,
+      undefined,
+      new RegExp(`Execution result is not for txId '${call.idBase58}'`),
+    );
     await contract.unary('commitExecutionError', { txId: call.idBase58, message: 'nope', code: 7 }, pushed.message.authToken);
     assert.deepEqual(await outcome, { kind: 'error', code: 7, message: "nope. Unknown contract execution error code '7'" });
     await rejects(
@@ -235,7 +273,7 @@ describe('the contract gRPC API with a raw client', () => {
     );
   });
 
-  it('answers reads with the execution\'s view and WE\'s trailers (304 missing key, 600 unknown contract, 629 bad regex)', async () => {
+  it("answers reads with the execution's view and WE's trailers (304 missing key, 600 unknown contract, 629 bad regex)", async () => {
     const call = callTx(create.id, { action: 'read' });
     const { pushed, outcome } = await push(call);
     const token = pushed.message.authToken;
@@ -244,22 +282,54 @@ describe('the contract gRPC API with a raw client', () => {
     assert.equal(key.entry.boolValue, true);
     const missing = await rejects(contract.unary('getContractKey', { contractId: cid, key: 'absent' }, token), grpc.status.NOT_FOUND, '304');
     assert.equal(trailer(missing, 'error-message'), 'no data for this key: absent');
-    await rejects(contract.unary('getContractKey', { contractId: 'unknownContract', key: 'a' }, token), grpc.status.NOT_FOUND, '600', /Contract 'unknownContract' is not found/);
+    await rejects(
+      contract.unary('getContractKey', { contractId: 'unknownContract', key: 'a' }, token),
+      grpc.status.NOT_FOUND,
+      '600',
+      /Contract 'unknownContract' is not found/,
+    );
     const all = await contract.unary<object, { entries: Array<{ key: string }> }>('getContractKeys', { contractId: cid }, token);
-    assert.deepEqual(all.entries.map((e) => e.key), ['a', 'b', 'name']);
+    assert.deepEqual(
+      all.entries.map((e) => e.key),
+      ['a', 'b', 'name'],
+    );
     const page = await contract.unary<object, { entries: Array<{ key: string }> }>('getContractKeys', { contractId: cid, offset: 1, limit: 1 }, token);
-    assert.deepEqual(page.entries.map((e) => e.key), ['b']);
+    assert.deepEqual(
+      page.entries.map((e) => e.key),
+      ['b'],
+    );
     const matching = await contract.unary<object, { entries: Array<{ key: string }> }>('getContractKeys', { contractId: cid, matches: '[ab]' }, token);
-    assert.deepEqual(matching.entries.map((e) => e.key), ['a', 'b']);
-    const filtered = await contract.unary<object, { entries: Array<{ key: string }> }>('getContractKeys', { contractId: cid, keysFilter: { keys: ['name', 'zz', 'a'] } }, token);
-    assert.deepEqual(filtered.entries.map((e) => e.key), ['name', 'a']);
+    assert.deepEqual(
+      matching.entries.map((e) => e.key),
+      ['a', 'b'],
+    );
+    const filtered = await contract.unary<object, { entries: Array<{ key: string }> }>(
+      'getContractKeys',
+      { contractId: cid, keysFilter: { keys: ['name', 'zz', 'a'] } },
+      token,
+    );
+    assert.deepEqual(
+      filtered.entries.map((e) => e.key),
+      ['name', 'a'],
+    );
     await rejects(contract.unary('getContractKeys', { contractId: cid, matches: '([' }, token), grpc.status.INVALID_ARGUMENT, '629');
     // Run in linear time (state/key-pattern.ts): what needs backtracking is refused, naming the feature.
     const lookahead = await rejects(contract.unary('getContractKeys', { contractId: cid, matches: '(?=a).' }, token), grpc.status.INVALID_ARGUMENT, '629');
     assert.match(trailer(lookahead, 'error-message') ?? '', /lookahead \(\?= is not supported/);
-    const nested = await contract.unary<object, { entries: Array<{ key: string }> }>('getContractKeys', { contractId: cid, matches: `(${Array(14).fill('.').join('|')})*` }, token);
-    assert.deepEqual(nested.entries.map((e) => e.key), ['a', 'b', 'name']);
-    const balances = await contract.unary<object, { assetsBalances: Array<{ amount: { toString(): string }; decimals: number; assetId?: string }> }>('getContractBalances', { assetsIds: [''] }, token);
+    const nested = await contract.unary<object, { entries: Array<{ key: string }> }>(
+      'getContractKeys',
+      { contractId: cid, matches: `(${Array(14).fill('.').join('|')})*` },
+      token,
+    );
+    assert.deepEqual(
+      nested.entries.map((e) => e.key),
+      ['a', 'b', 'name'],
+    );
+    const balances = await contract.unary<object, { assetsBalances: Array<{ amount: { toString(): string }; decimals: number; assetId?: string }> }>(
+      'getContractBalances',
+      { assetsIds: [''] },
+      token,
+    );
     assert.equal(balances.assetsBalances[0]!.amount.toString(), '5000');
     assert.equal(balances.assetsBalances[0]!.decimals, 8);
     assert.equal(balances.assetsBalances[0]!.assetId, undefined);
@@ -269,7 +339,7 @@ describe('the contract gRPC API with a raw client', () => {
     await outcome;
   });
 
-  it('journals the reads of a confidential execution as WE\'s read log: what was asked and a hash of what was answered, not the missing key', async () => {
+  it("journals the reads of a confidential execution as WE's read log: what was asked and a hash of what was answered, not the missing key", async () => {
     const journal = new ReadingsJournal(protocol);
     const call = callTx(create.id, { action: 'confidential reads' });
     const { pushed, outcome } = await push(call, 5000, journal);
@@ -318,7 +388,11 @@ describe('the contract gRPC API with a raw client', () => {
     await rejects(contract.unary('getContractKey', { contractId: cid, key: 'a' }, undefined), grpc.status.UNAUTHENTICATED, '618');
     clock += 61_000n;
     await rejects(contract.unary('getContractKey', { contractId: cid, key: 'a' }, pushed.message.authToken), grpc.status.UNAUTHENTICATED, '622');
-    await rejects(contract.unary('commitExecutionSuccess', { txId: call.idBase58, results: [], assetOperations: [] }, pushed.message.authToken), grpc.status.UNAUTHENTICATED, '622');
+    await rejects(
+      contract.unary('commitExecutionSuccess', { txId: call.idBase58, results: [], assetOperations: [] }, pushed.message.authToken),
+      grpc.status.UNAUTHENTICATED,
+      '622',
+    );
     te.engine.broker.commit(
       // The execution is still there: only the token expired.
       String(JSON.parse(Buffer.from(pushed.message.authToken.split('.')[1]!, 'base64url').toString()).executionId),
@@ -351,7 +425,11 @@ describe('the contract gRPC API with a raw client', () => {
       r.assetOperations.map((o) => o.operationType),
       ['issue', 'transfer', 'lease'],
     );
-    const built = mineInto(te.state, call, { kind: 'success', results: [{ contractId: create.id, results: r.results }], assetOperations: [{ contractId: create.id, operations: r.assetOperations }] });
+    const built = mineInto(te.state, call, {
+      kind: 'success',
+      results: [{ contractId: create.id, results: r.results }],
+      assetOperations: [{ contractId: create.id, operations: r.assetOperations }],
+    });
     assert.equal(built.kind, 'built');
     const asset = decodeBase58(assetId);
     assert.equal(te.state.asset(asset)?.issuedByContract, true);
@@ -369,7 +447,12 @@ describe('the contract gRPC API with a raw client', () => {
       {
         kind: 'success',
         results: [],
-        assetOperations: [{ contractId: create.id, operations: [{ operationType: 'issue', assetId, name: 'Z', description: '', quantity: 1n, decimals: 0, isReissuable: false, nonce: 0 }] }],
+        assetOperations: [
+          {
+            contractId: create.id,
+            operations: [{ operationType: 'issue', assetId, name: 'Z', description: '', quantity: 1n, decimals: 0, isReissuable: false, nonce: 0 }],
+          },
+        ],
       },
       { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp },
     );
@@ -386,9 +469,13 @@ describe('the contract gRPC API with a raw client', () => {
     const util = new UtilServiceClient(address, grpc.credentials.createInsecure());
     const addresses = new AddressServiceClient(address, grpc.credentials.createInsecure());
     try {
-      const time = await new Promise<{ ntp: { toString(): string } }>((res, rej) => util.getNodeTime({}, meta(token), (e, v) => (e === null ? res(v) : rej(e))));
+      const time = await new Promise<{ ntp: { toString(): string } }>((res, rej) =>
+        util.getNodeTime({}, meta(token), (e, v) => (e === null ? res(v) : rej(e))),
+      );
       assert.ok(BigInt(time.ntp.toString()) > 0n);
-      const wallet = await new Promise<{ addresses: string[] }>((res, rej) => addresses.getAddresses({}, meta(token), (e, v) => (e === null ? res(v) : rej(e))));
+      const wallet = await new Promise<{ addresses: string[] }>((res, rej) =>
+        addresses.getAddresses({}, meta(token), (e, v) => (e === null ? res(v) : rej(e))),
+      );
       assert.deepEqual(wallet.addresses, [protocol.addresses.fromPublicKey(developer.publicKey).toString()]);
       const header = new Promise((res, rej) =>
         contract.client.makeUnaryRequest(

@@ -28,7 +28,11 @@ import { callV7, createTx, createV7, timestampsFrom } from '../../devkit/contrac
 import { buildKvSdkPackage, REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
 import { kvParams, nodeContractsClient } from './support/node-client.js';
 import * as grpc from '@grpc/grpc-js';
-import { ContractExecutionResponse_Status, ContractStatusServiceClient, type ContractExecutionResponse } from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
+import {
+  ContractExecutionResponse_Status,
+  ContractStatusServiceClient,
+  type ContractExecutionResponse,
+} from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
 import { freeLoopbackPort } from '../../src/cli/devnet.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
@@ -56,11 +60,17 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
 
   /** A CreateContract V7 of the WASM counter fixture, starting at `start`. */
   const createWasmCounter = async (start: bigint): Promise<Transaction> => {
-    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), {
+      multi_value: true,
+    });
     const bytecode = Uint8Array.from(m.toBinary({}).buffer);
     m.destroy();
     timestampsFrom(BigInt(Date.now()));
-    return createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: start }], owner);
+    return createV7(
+      { engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') },
+      [{ key: 'start', type: 'integer', value: start }],
+      owner,
+    );
   };
 
   before(async () => {
@@ -101,14 +111,20 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.equal(info.status, 200, info.text);
     assert.equal((info.json as Record<string, unknown>)['active'], true);
     assert.equal((info.json as Record<string, unknown>)['version'], 1);
-    assert.deepEqual(((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']), [contractId]);
+    assert.deepEqual(
+      ((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']),
+      [contractId],
+    );
     const created = (await statuses(create, 'Success')).find((s) => s['status'] === 'Success')!;
     assert.equal(created['message'], 'Contract transaction successfully mined');
     assert.equal(created['senderPublicKey'], encodeBase58(owner.publicKey));
 
     // (The calls go into a later block than the create, so that rolling them back below keeps the contract.)
     const createdAt = ((await rest('GET', `/transactions/info/${String(createdBy['id'])}`)).json as Record<string, unknown>)['height'] as number;
-    await until('a block after the create', async () => (((await rest('GET', '/blocks/height')).json as Record<string, unknown>)['height'] as number) > createdAt || undefined);
+    await until(
+      'a block after the create',
+      async () => (((await rest('GET', '/blocks/height')).json as Record<string, unknown>)['height'] as number) > createdAt || undefined,
+    );
 
     // Several calls, each on the state the one before left; a mined call leaves the pool.
     let last = create;
@@ -130,7 +146,9 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.equal((await rest('GET', `/contracts/executed-tx-for/${last.idBase58}`)).status, 404, 'the rollback undid the call');
     await until('the last call executed again', async () => {
       const again = await rest('GET', `/contracts/${contractId}/counter`);
-      return (again.json as Record<string, unknown>)['value'] === 11 && (await rest('GET', `/contracts/executed-tx-for/${last.idBase58}`)).status === 200 ? true : undefined;
+      return (again.json as Record<string, unknown>)['value'] === 11 && (await rest('GET', `/contracts/executed-tx-for/${last.idBase58}`)).status === 200
+        ? true
+        : undefined;
     });
     const all = await rest('GET', `/contracts/${contractId}`);
     assert.deepEqual(all.json, [
@@ -174,7 +192,15 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     assert.equal((await rest('GET', `/transactions/unconfirmed/info/${wrong.idBase58}`)).status, 404);
 
     // Update to another image: version 2; a call naming version 2 runs on it.
-    const update = sign(UpdateContract, 4, { contractId: create.id, image: IMAGE_2, imageHash, fee: 100_000_000n, atomicBadge: null, validationPolicy: { type: 'any' }, apiVersion: { major: 1, minor: 0 } });
+    const update = sign(UpdateContract, 4, {
+      contractId: create.id,
+      image: IMAGE_2,
+      imageHash,
+      fee: 100_000_000n,
+      atomicBadge: null,
+      validationPolicy: { type: 'any' },
+      apiVersion: { major: 1, minor: 0 },
+    });
     await broadcast(update);
     await executed(update);
     const updated = (await rest('GET', `/contracts/info/${contractId}`)).json as Record<string, unknown>;
@@ -209,7 +235,10 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     await broadcast(again);
     await executed(again);
     assert.deepEqual((await rest('GET', `/contracts/${again.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 1 });
-    assert.deepEqual(((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']), [contract.idBase58, again.idBase58]);
+    assert.deepEqual(
+      ((await rest('GET', '/contracts')).json as Array<Record<string, unknown>>).map((c) => c['contractId']),
+      [contract.idBase58, again.idBase58],
+    );
 
     // A recoverable error (code 1): Failure, and the call stays in the pool to be executed again.
     const retried = call(again.id, { action: 'retry', reason: 'oracle not ready' });
@@ -237,7 +266,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     await statuses(increment, 'Success');
   });
 
-  it('serves execution statuses on the public gRPC API (ContractStatusService): one transaction\'s, and every new one as it is recorded', async () => {
+  it("serves execution statuses on the public gRPC API (ContractStatusService): one transaction's, and every new one as it is recorded", async () => {
     const client = new ContractStatusServiceClient(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
     try {
       // Events: a stream opened before the call sees its Success as it is recorded.
@@ -272,7 +301,10 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
         });
       const one = await read(create.idBase58);
       assert.equal(one.error, undefined);
-      assert.deepEqual(one.messages.map((x) => [x.txId, x.status, x.signature]), [[create.idBase58, ContractExecutionResponse_Status.SUCCESS, rest['signature']]]);
+      assert.deepEqual(
+        one.messages.map((x) => [x.txId, x.status, x.signature]),
+        [[create.idBase58, ContractExecutionResponse_Status.SUCCESS, rest['signature']]],
+      );
       const unknown = await read(encodeBase58(new Uint8Array(32).fill(7)));
       assert.equal(unknown.error?.code, grpc.status.UNKNOWN);
       assert.match(unknown.error?.details ?? '', /Contract execution result is not found for transaction with txId/);
@@ -287,8 +319,7 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
         return s;
       });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const refused = (md: grpc.Metadata): Promise<grpc.ServiceError> =>
-        new Promise((resolve) => client.contractsExecutionEvents({}, md).on('error', resolve));
+      const refused = (md: grpc.Metadata): Promise<grpc.ServiceError> => new Promise((resolve) => client.contractsExecutionEvents({}, md).on('error', resolve));
       const duplicate = new grpc.Metadata();
       duplicate.set('connection-id', 'reader-0');
       const dup = await refused(duplicate);
@@ -341,12 +372,15 @@ describe('contracts in a running node (dev chain, process runtime)', () => {
     const calls = bys.flatMap((by) => [call(kv.id, { action: 'sleep', ms: 350 + by }), call(kv.id, { action: 'increment', by })]);
     await Promise.all(calls.map((c) => broadcast(c)));
     const made = await Promise.all(calls.map((c) => executed(c)));
-    assertSerializable(made.filter((_, i) => i % 2 === 1), bys);
+    assertSerializable(
+      made.filter((_, i) => i % 2 === 1),
+      bys,
+    );
     assert.deepEqual((await rest('GET', `/contracts/${kv.idBase58}/counter`)).json, { key: 'counter', type: 'integer', value: 21 });
     for (const c of calls) await statuses(c, 'Success');
   });
 
-  it('runs the calls of two contracts side by side, each contract\'s calls in pool order on the state the one before left', async () => {
+  it("runs the calls of two contracts side by side, each contract's calls in pool order on the state the one before left", async () => {
     const a = createKv(0);
     const b = createKv(100);
     await broadcast(a);
@@ -384,7 +418,8 @@ describe('a node that runs no contract engine', () => {
     timestampsFrom(BigInt(Date.now()));
     const create = createTx('registry.weft.test/kv-sdk:1.0', 'ab'.repeat(32), { start: 1 }, owner);
     const transfer = signedTransferFrom(node, owner);
-    for (const tx of [create, transfer]) assert.equal((await httpRequest(node.url!, 'POST', '/transactions/broadcast', stringifyJson(tx.toJson()))).status, 200);
+    for (const tx of [create, transfer])
+      assert.equal((await httpRequest(node.url!, 'POST', '/transactions/broadcast', stringifyJson(tx.toJson()))).status, 200);
     // The transfer is mined; the CreateContract is not, and stays in the pool.
     const deadline = Date.now() + 30_000;
     while (node.chain.state().transactionHeight(transfer.id) === undefined) {

@@ -45,11 +45,14 @@ describe('contract settings', () => {
     assert.equal(s.maxFailedExecutions, undefined);
   });
 
-  it('listens where containers on Docker\'s own network reach it when grpc-server.host names another host, unless bind-address says where', async () => {
+  it("listens where containers on Docker's own network reach it when grpc-server.host names another host, unless bind-address says where", async () => {
     assert.equal((await contractsOf('node.docker-engine.grpc-server.host = "172.17.0.1"')).grpc.bindAddress, '0.0.0.0');
     assert.equal((await contractsOf('node.docker-engine.grpc-server.host = "127.0.0.1"')).grpc.bindAddress, '127.0.0.1');
     assert.equal((await contractsOf('node.docker-engine.grpc-server.host = "localhost"')).grpc.bindAddress, '127.0.0.1');
-    assert.equal((await contractsOf('node { docker-engine.grpc-server.host = "172.17.0.1", api.grpc.bind-address = "172.17.0.1" }')).grpc.bindAddress, '172.17.0.1');
+    assert.equal(
+      (await contractsOf('node { docker-engine.grpc-server.host = "172.17.0.1", api.grpc.bind-address = "172.17.0.1" }')).grpc.bindAddress,
+      '172.17.0.1',
+    );
   });
 
   it('reads packages, limits and the gRPC address; docker-engine.enable turns the engine on', async () => {
@@ -77,25 +80,54 @@ describe('contract settings', () => {
     assert.equal(s.firstUserId, 3_000_000);
     assert.equal(s.maxFailedExecutions, 5);
     assert.deepEqual(s.packages, [
-      { image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: ['node', 'main.js'], env: { DEBUG: '1' }, instances: 3, isolateNetwork: true },
+      {
+        image: 'registry.local/kv:1',
+        runtime: 'process',
+        source: '/opt/kv',
+        command: ['node', 'main.js'],
+        env: { DEBUG: '1' },
+        instances: 3,
+        isolateNetwork: true,
+      },
       { image: 'registry.local/other:2', runtime: 'docker', source: undefined, command: undefined, env: {} },
     ]);
   });
 
   it('names the key of a bad value', async () => {
     await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x" }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).source');
-    await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", runtime = vm }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).runtime');
-    await assert.rejects(contractsOf('node.docker-engine.execution-limits.timeout = soon'), (e: ConfigError) => e.path === 'node.docker-engine.execution-limits.timeout');
+    await assert.rejects(
+      contractsOf('node.contracts.packages = [{ image = "x", source = "/x", runtime = vm }]'),
+      (e: ConfigError) => e.path === 'node.contracts.packages(0).runtime',
+    );
+    await assert.rejects(
+      contractsOf('node.docker-engine.execution-limits.timeout = soon'),
+      (e: ConfigError) => e.path === 'node.docker-engine.execution-limits.timeout',
+    );
     await assert.rejects(contractsOf('node.wasm.fuel-limit = 0'), (e: ConfigError) => e.path === 'node.wasm.fuel-limit');
     await assert.rejects(contractsOf('node.wasm.execution-timeout = 0s'), (e: ConfigError) => e.path === 'node.wasm.execution-timeout');
-    await assert.rejects(contractsOf('node.wasm.memory-limit = 8MiB'), (e: ConfigError) => e.path === 'node.wasm.memory-limit' && e.message.includes('at least 16MiB'));
+    await assert.rejects(
+      contractsOf('node.wasm.memory-limit = 8MiB'),
+      (e: ConfigError) => e.path === 'node.wasm.memory-limit' && e.message.includes('at least 16MiB'),
+    );
     await assert.rejects(contractsOf('node.wasm.threads = 0'), (e: ConfigError) => e.path === 'node.wasm.threads');
     await assert.rejects(contractsOf('node.contracts.instances = 0'), (e: ConfigError) => e.path === 'node.contracts.instances');
-    await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", instances = 99 }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).instances');
+    await assert.rejects(
+      contractsOf('node.contracts.packages = [{ image = "x", source = "/x", instances = 99 }]'),
+      (e: ConfigError) => e.path === 'node.contracts.packages(0).instances',
+    );
     await assert.rejects(contractsOf('node.contracts.first-user-id = 0'), (e: ConfigError) => e.path === 'node.contracts.first-user-id');
-    await assert.rejects(contractsOf('node.contracts.packages = [{ image = "x", source = "/x", isolate-network = maybe }]'), (e: ConfigError) => e.path === 'node.contracts.packages(0).isolate-network');
-    await assert.rejects(contractsOf('node.api.grpc.services.contract-status-events.max-connections = 0'), (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections');
-    await assert.rejects(contractsOf('node.api.grpc.services.contract-status-events.max-connections-per-channel = 0'), (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections-per-channel');
+    await assert.rejects(
+      contractsOf('node.contracts.packages = [{ image = "x", source = "/x", isolate-network = maybe }]'),
+      (e: ConfigError) => e.path === 'node.contracts.packages(0).isolate-network',
+    );
+    await assert.rejects(
+      contractsOf('node.api.grpc.services.contract-status-events.max-connections = 0'),
+      (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections',
+    );
+    await assert.rejects(
+      contractsOf('node.api.grpc.services.contract-status-events.max-connections-per-channel = 0'),
+      (e: ConfigError) => e.path === 'node.api.grpc.services.contract-status-events.max-connections-per-channel',
+    );
     await assert.rejects(contractsOf('node.contracts.max-failed-executions = 0'), (e: ConfigError) => e.path === 'node.contracts.max-failed-executions');
   });
 });
@@ -173,7 +205,7 @@ describe('the package digest', () => {
 });
 
 describe('execution statuses', () => {
-  it('keeps signed statuses per transaction, oldest first, takes other nodes\' only when signed, and forgets them after expire-after', () => {
+  it("keeps signed statuses per transaction, oldest first, takes other nodes' only when signed, and forgets them after expire-after", () => {
     let now = 1_000_000n;
     const book = new ExecutionStatusBook({ protocol, node, now: () => now, maxSize: 10, expireAfterMs: 60_000 });
     const txId = new Uint8Array(32).fill(9);
@@ -181,7 +213,10 @@ describe('execution statuses', () => {
     now += 10n;
     const ok = book.record(txId, { status: 'Success', code: null, message: 'Contract transaction successfully mined' });
     const statuses = book.statuses(txId)!;
-    assert.deepEqual(statuses.map((s) => s.status), ['Failure', 'Success']);
+    assert.deepEqual(
+      statuses.map((s) => s.status),
+      ['Failure', 'Success'],
+    );
     assert.equal(statuses[0]!.message.length, 1000, 'cut to 1000 characters');
     const other = protocol.crypto.keyPairFromSeedPhrase('another node');
     assert.equal(book.accept({ ...ok, senderPublicKey: other.publicKey }), 'invalid', 'a signature of another key');
@@ -190,7 +225,7 @@ describe('execution statuses', () => {
     assert.equal(book.statuses(txId), undefined);
   });
 
-  it('travel as WE\'s code-29 bytes: another node takes each signed status once and refuses altered or malformed ones', () => {
+  it("travel as WE's code-29 bytes: another node takes each signed status once and refuses altered or malformed ones", () => {
     let now = 1_000_000n;
     const other = protocol.crypto.keyPairFromSeedPhrase('another node');
     const mine = new ExecutionStatusBook({ protocol, node, now: () => now, maxSize: 10, expireAfterMs: 60_000 });

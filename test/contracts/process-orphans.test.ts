@@ -85,49 +85,66 @@ setInterval(() => {}, 1000);
     }
   });
 
-  it("a contract process holds no descriptor of the node's store (LMDB opens its data file inheritable)", { skip: CONTRACT_START_GUARDS.closesInheritedDescriptors ? false : 'no perl on this machine' }, async () => {
-    const dir = tempDir('weft-fds-');
-    const storeDir = join(dir, 'store');
-    mkdirSync(storeDir);
-    const store = Store.open(storeDir, await Protocol.create({ crypto: 'waves', chainId: 'T' }));
-    const pkg = join(dir, 'pkg');
-    mkdirSync(pkg);
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'sleeper', version: '1.0.0', main: 'index.js' }));
-    writeFileSync(join(pkg, 'index.js'), 'setInterval(() => {}, 1000);\n');
-    const packages = new ContractPackages([{ image: 'sleeper', runtime: 'process', source: pkg, command: undefined, env: {} }], join(dir, 'cache'), undefined, undefined);
-    const opened = (pid: number | 'self'): string[] =>
-      readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-        try {
-          return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
-        } catch {
-          return [];
-        }
-      });
-    assert.ok(
-      opened('self').some((target) => target.startsWith(storeDir)),
-      'this process holds the store open',
-    );
-    const launched = await new ProcessLauncher({ packages, memoryMb: 64 }).launch({ image: 'sleeper', imageHash: await packageTreeDigest(pkg) }, ENV);
-    const pid = Number(launched.name.split(' ')[1]);
-    try {
-      // The contract's own program runs once every exec on the way (the launcher's) is done.
-      const deadline = Date.now() + 10_000;
-      while (readlinkSync(`/proc/${pid}/exe`) !== process.execPath && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      assert.equal(readlinkSync(`/proc/${pid}/exe`), process.execPath, "the contract's program runs");
-      assert.deepEqual(
-        opened(pid).filter((target) => target.startsWith(storeDir)),
-        [],
+  it(
+    "a contract process holds no descriptor of the node's store (LMDB opens its data file inheritable)",
+    { skip: CONTRACT_START_GUARDS.closesInheritedDescriptors ? false : 'no perl on this machine' },
+    async () => {
+      const dir = tempDir('weft-fds-');
+      const storeDir = join(dir, 'store');
+      mkdirSync(storeDir);
+      const store = Store.open(storeDir, await Protocol.create({ crypto: 'waves', chainId: 'T' }));
+      const pkg = join(dir, 'pkg');
+      mkdirSync(pkg);
+      writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'sleeper', version: '1.0.0', main: 'index.js' }));
+      writeFileSync(join(pkg, 'index.js'), 'setInterval(() => {}, 1000);\n');
+      const packages = new ContractPackages(
+        [{ image: 'sleeper', runtime: 'process', source: pkg, command: undefined, env: {} }],
+        join(dir, 'cache'),
+        undefined,
+        undefined,
       );
-    } finally {
-      await launched.stop();
-      await store.close();
-    }
-  });
+      const opened = (pid: number | 'self'): string[] =>
+        readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+          try {
+            return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+          } catch {
+            return [];
+          }
+        });
+      assert.ok(
+        opened('self').some((target) => target.startsWith(storeDir)),
+        'this process holds the store open',
+      );
+      const launched = await new ProcessLauncher({ packages, memoryMb: 64 }).launch({ image: 'sleeper', imageHash: await packageTreeDigest(pkg) }, ENV);
+      const pid = Number(launched.name.split(' ')[1]);
+      try {
+        // The contract's own program runs once every exec on the way (the launcher's) is done.
+        const deadline = Date.now() + 10_000;
+        while (readlinkSync(`/proc/${pid}/exe`) !== process.execPath && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        assert.equal(readlinkSync(`/proc/${pid}/exe`), process.execPath, "the contract's program runs");
+        assert.deepEqual(
+          opened(pid).filter((target) => target.startsWith(storeDir)),
+          [],
+        );
+      } finally {
+        await launched.stop();
+        await store.close();
+      }
+    },
+  );
 
   it('refuses a start command whose program does not exist, naming it', async () => {
     const dir = tempDir('weft-missing-');
-    const packages = new ContractPackages([{ image: 'missing', runtime: 'process', source: dir, command: ['no-such-program-here', 'x'], env: {} }], join(dir, 'cache'), undefined, undefined);
+    const packages = new ContractPackages(
+      [{ image: 'missing', runtime: 'process', source: dir, command: ['no-such-program-here', 'x'], env: {} }],
+      join(dir, 'cache'),
+      undefined,
+      undefined,
+    );
     const launcher = new ProcessLauncher({ packages, memoryMb: 64 });
-    await assert.rejects(launcher.launch({ image: 'missing', imageHash: await packageTreeDigest(dir) }, ENV), /Can't start contract process 'no-such-program-here x' for image 'missing': spawn no-such-program-here ENOENT/);
+    await assert.rejects(
+      launcher.launch({ image: 'missing', imageHash: await packageTreeDigest(dir) }, ENV),
+      /Can't start contract process 'no-such-program-here x' for image 'missing': spawn no-such-program-here ENOENT/,
+    );
   });
 });

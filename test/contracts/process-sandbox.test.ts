@@ -130,26 +130,62 @@ describe('the process runtime as a sandbox', () => {
     rmSync(outside, { recursive: true, force: true });
   });
 
-  const skipUnless = (guard: 'ownUserAndNamespaces' | 'memoryLimit' | 'networkIsolation'): ((t: { skip(message: string): void }) => boolean) => (t) => {
-    if (sandbox.guards[guard]) return false;
-    t.skip(`this machine gives contract processes no ${guard}: ${sandbox.missingGuards.map((m) => `${m.guard}: ${m.reason}`).join('; ')}`);
-    return true;
-  };
+  const skipUnless =
+    (guard: 'ownUserAndNamespaces' | 'memoryLimit' | 'networkIsolation'): ((t: { skip(message: string): void }) => boolean) =>
+    (t) => {
+      if (sandbox.guards[guard]) return false;
+      t.skip(`this machine gives contract processes no ${guard}: ${sandbox.missingGuards.map((m) => `${m.guard}: ${m.reason}`).join('; ')}`);
+      return true;
+    };
 
   /** Starts the attacker (through the launcher, as the engine does) and waits for its report. */
-  async function attack(marker: string, extraEnv: Record<string, string> = {}, isolateNetwork = true): Promise<{ report: Attacks; stop: () => Promise<void>; exited: Promise<void> }> {
+  async function attack(
+    marker: string,
+    extraEnv: Record<string, string> = {},
+    isolateNetwork = true,
+  ): Promise<{ report: Attacks; stop: () => Promise<void>; exited: Promise<void> }> {
     const lines: string[] = [];
     const record = (_: object, text: string): void => void lines.push(...text.split('\n'));
     const log: RuntimeLog = { info: record, warn: record, debug: () => undefined };
-    const env = { NODE_PID: String(process.pid), NODE_DIR: nodeDir, CONFIG_FILE: configFile, PUBLIC_FILE: publicFile, REST_PORT: String(restPort), MEMORY_MB: '1536', MARKER: marker, ...extraEnv };
-    const packages = new ContractPackages([{ image: IMAGE, runtime: 'process', source: ATTACKER, command: undefined, env, isolateNetwork }], packageCache, undefined, undefined);
+    const env = {
+      NODE_PID: String(process.pid),
+      NODE_DIR: nodeDir,
+      CONFIG_FILE: configFile,
+      PUBLIC_FILE: publicFile,
+      REST_PORT: String(restPort),
+      MEMORY_MB: '1536',
+      MARKER: marker,
+      ...extraEnv,
+    };
+    const packages = new ContractPackages(
+      [{ image: IMAGE, runtime: 'process', source: ATTACKER, command: undefined, env, isolateNetwork }],
+      packageCache,
+      undefined,
+      undefined,
+    );
     // The config file is hidden as a node hides its own (nodePrivatePaths); the node's folder is left to its modes.
-    const launcher = new ProcessLauncher({ packages, memoryMb: 256, sandbox, nodeSocket: () => Promise.resolve(apiSocket), scope: packageCache, privatePaths: [configFile], log, killGraceMs: 1000 });
-    const launched = await launcher.launch({ image: IMAGE, imageHash: await packageTreeDigest(ATTACKER) }, { CONNECTION_ID: 'c', CONNECTION_TOKEN: 't', NODE: '127.0.0.1', NODE_PORT: String(apiPort) });
+    const launcher = new ProcessLauncher({
+      packages,
+      memoryMb: 256,
+      sandbox,
+      nodeSocket: () => Promise.resolve(apiSocket),
+      scope: packageCache,
+      privatePaths: [configFile],
+      log,
+      killGraceMs: 1000,
+    });
+    const launched = await launcher.launch(
+      { image: IMAGE, imageHash: await packageTreeDigest(ATTACKER) },
+      { CONNECTION_ID: 'c', CONNECTION_TOKEN: 't', NODE: '127.0.0.1', NODE_PORT: String(apiPort) },
+    );
     let exited = false;
     void launched.exited.then(() => (exited = true));
     try {
-      await until('the attacker reported', () => lines.some((line) => line.startsWith('ATTACKS ')), () => exited);
+      await until(
+        'the attacker reported',
+        () => lines.some((line) => line.startsWith('ATTACKS ')),
+        () => exited,
+      );
     } catch (e) {
       await launched.stop();
       throw new Error(`${(e as Error).message}; its output:\n${lines.join('\n')}`, { cause: e });
@@ -261,7 +297,10 @@ setInterval(() => {}, 1000);
     if (process.getuid?.() !== 0) return t.skip('the test switches to an unprivileged user');
     const url = pathToFileURL(new URL('../../src/contracts/process-sandbox.js', import.meta.url).pathname).href;
     const script = `const { ProcessSandbox } = await import(${JSON.stringify(url)}); console.log(JSON.stringify((await ProcessSandbox.detect({ firstUserId: ${DEFAULT_FIRST_USER_ID} })).missingGuards));`;
-    const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], cwd: '/' });
+    const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: '/',
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
     assert.equal(await new Promise((resolve) => child.once('exit', resolve)), 0);
@@ -274,7 +313,8 @@ setInterval(() => {}, 1000);
 
   it('limits memory and ends what a contract started through the cgroup alone on a node without root (a delegated cgroup v1)', async (t) => {
     const v1 = /^\d+:memory:(.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1];
-    if (process.getuid?.() !== 0 || v1 === undefined || !sandbox.guards.memoryLimit) return t.skip('needs root to delegate a cgroup v1 memory hierarchy to an unprivileged user');
+    if (process.getuid?.() !== 0 || v1 === undefined || !sandbox.guards.memoryLimit)
+      return t.skip('needs root to delegate a cgroup v1 memory hierarchy to an unprivileged user');
     // The node's cgroup, handed to the unprivileged user the node runs as (as a service manager delegates one).
     const delegated = join('/sys/fs/cgroup/memory', v1, `weft-test-delegated-${process.pid}`);
     mkdirSync(delegated);
@@ -283,7 +323,15 @@ setInterval(() => {}, 1000);
     chownSync(dir, 65534, 65534);
     const marker = `weft-attacker-${process.pid}-unprivileged`;
     const url = (module: string): string => JSON.stringify(pathToFileURL(new URL(`../../src/contracts/${module}.js`, import.meta.url).pathname).href);
-    const env = { NODE_PID: String(process.pid), NODE_DIR: nodeDir, CONFIG_FILE: configFile, PUBLIC_FILE: publicFile, REST_PORT: String(restPort), MEMORY_MB: '1536', MARKER: marker };
+    const env = {
+      NODE_PID: String(process.pid),
+      NODE_DIR: nodeDir,
+      CONFIG_FILE: configFile,
+      PUBLIC_FILE: publicFile,
+      REST_PORT: String(restPort),
+      MEMORY_MB: '1536',
+      MARKER: marker,
+    };
     const script = `import { writeFileSync } from 'node:fs';
 import { ProcessLauncher } from ${url('process-launcher')};
 import { ContractPackages } from ${url('packages')};
@@ -300,7 +348,10 @@ await done;
 await launched.stop();
 console.log('STOPPED');
 `;
-    const node = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], cwd: '/' });
+    const node = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: '/',
+    });
     const lines: string[] = [];
     try {
       createInterface({ input: node.stdout }).on('line', (line) => lines.push(line));
@@ -326,7 +377,12 @@ console.log('STOPPED');
     const source = tempDir('weft-sandbox-private-pkg-');
     cpSync(ATTACKER, source, { recursive: true });
     chmodSync(join(source, 'index.js'), 0o600);
-    const packages = new ContractPackages([{ image: IMAGE, runtime: 'process', source, command: undefined, env: {} }], join(packageCache, 'copies'), undefined, undefined);
+    const packages = new ContractPackages(
+      [{ image: IMAGE, runtime: 'process', source, command: undefined, env: {} }],
+      join(packageCache, 'copies'),
+      undefined,
+      undefined,
+    );
     const digest = await packageTreeDigest(source);
     const copy = await packages.readableCopy(await packages.resolve(IMAGE, digest));
     assert.equal(await packageTreeDigest(copy), digest);

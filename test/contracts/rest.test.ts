@@ -95,7 +95,10 @@ describe('/contracts/*', () => {
     assert.deepEqual(info.json, list.json[0]);
     assert.equal(info.json.contractId, contractId);
     assert.equal(info.json.creator, encodeBase58(protocol.crypto.keyPairFromSeedPhrase('weft contract tests developer').publicKey));
-    assert.deepEqual(info.json.storedContract, { bytecode: Buffer.from(counterWasm).toString('base64'), bytecodeHash: createHash('sha256').update(counterWasm).digest('hex') });
+    assert.deepEqual(info.json.storedContract, {
+      bytecode: Buffer.from(counterWasm).toString('base64'),
+      bytecodeHash: createHash('sha256').update(counterWasm).digest('hex'),
+    });
     assert.equal(info.json.version, 1);
     assert.equal(info.json.active, true);
     assert.deepEqual(info.json.validationPolicy, { type: 'any' });
@@ -149,17 +152,27 @@ describe('/contracts/*', () => {
     assert.equal(statuses.status, 200);
     assert.equal(statuses.json.length, 1);
     const [s] = statuses.json;
-    assert.deepEqual({ ...s, timestamp: undefined, signature: undefined }, {
-      sender: protocol.addresses.fromPublicKey(node.publicKey).toString(),
-      senderPublicKey: encodeBase58(node.publicKey),
-      txId: call.idBase58,
+    assert.deepEqual(
+      { ...s, timestamp: undefined, signature: undefined },
+      {
+        sender: protocol.addresses.fromPublicKey(node.publicKey).toString(),
+        senderPublicKey: encodeBase58(node.publicKey),
+        txId: call.idBase58,
+        status: 'Success',
+        code: null,
+        message: 'Contract transaction successfully mined',
+        timestamp: undefined,
+        signature: undefined,
+      },
+    );
+    const signed = statusMessageBytes({
+      senderPublicKey: node.publicKey,
+      txId: call.id,
       status: 'Success',
       code: null,
-      message: 'Contract transaction successfully mined',
-      timestamp: undefined,
-      signature: undefined,
+      message: s.message,
+      timestamp: BigInt(s.timestamp),
     });
-    const signed = statusMessageBytes({ senderPublicKey: node.publicKey, txId: call.id, status: 'Success', code: null, message: s.message, timestamp: BigInt(s.timestamp) });
     assert.ok(protocol.crypto.verify(node.publicKey, signed, decodeBase58(s.signature)), 'signed by the node');
     const unknown = await inject(app, 'GET', `/contracts/status/${contractId}`);
     assert.deepEqual([unknown.status, unknown.json.error], [404, 605]);
@@ -167,7 +180,12 @@ describe('/contracts/*', () => {
 
   it('answers balances: WEST, an asset, several, details', async () => {
     assert.deepEqual((await inject(app, 'GET', `/contracts/balance/${contractId}`)).json, { assetId: '', balance: '12345', decimals: 8 });
-    assert.deepEqual((await inject(app, 'GET', `/contracts/balance/details/${contractId}`)).json, { contractId, regular: 12345, leasedOut: 2345, available: 10000 });
+    assert.deepEqual((await inject(app, 'GET', `/contracts/balance/details/${contractId}`)).json, {
+      contractId,
+      regular: 12345,
+      leasedOut: 2345,
+      available: 10000,
+    });
     const unknownAsset = await inject(app, 'GET', `/contracts/asset-balance/${contractId}/${contractId}`);
     assert.deepEqual([unknownAsset.status, unknownAsset.json.error], [400, 118]);
     const notBase58 = await inject(app, 'POST', '/contracts/asset-balances', { body: { contractId, assetIds: ['0OIl'] } });

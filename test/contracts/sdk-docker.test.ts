@@ -24,7 +24,10 @@ const builtImage = (): Promise<string> =>
     try {
       await docker.ping();
     } catch (e) {
-      throw new Error(`No Docker daemon answers on ${process.env['DOCKER_HOST'] ?? '/var/run/docker.sock'} (run .ci/run, which starts one): ${(e as Error).message}`, { cause: e });
+      throw new Error(
+        `No Docker daemon answers on ${process.env['DOCKER_HOST'] ?? '/var/run/docker.sock'} (run .ci/run, which starts one): ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     return importContractImage(docker, await buildKvSdkPackage(packageParent), IMAGE);
   })());
@@ -86,6 +89,9 @@ describe('the Docker runtime', () => {
     } finally {
       await te.close();
     }
-    assert.ok((await docker.listContainers({ all: true })).every((c) => c.Id !== containerId), 'removed at stop');
+    assert.ok(
+      (await docker.listContainers({ all: true })).every((c) => c.Id !== containerId),
+      'removed at stop',
+    );
   });
 });

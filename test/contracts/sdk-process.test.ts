@@ -56,7 +56,11 @@ describe('the process runtime', () => {
     try {
       const create = createTx('tgz/kv:1', digest, { start: 3 });
       const r = await firstSuccess(te, () => create, 3);
-      assert.equal(r.kind, 'success', JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+      assert.equal(
+        r.kind,
+        'success',
+        JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+      );
     } finally {
       await te.close();
     }

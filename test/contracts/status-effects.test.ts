@@ -37,13 +37,25 @@ function poolOf(txs: Transaction[]): { all(): readonly Transaction[]; remove(id:
 }
 
 describe('contract-execution-messages-cache settings', () => {
-  const cacheOf = async (text: string) => CONTRACTS_TABLE.read(new ConfigSection(await parseHoconText(text), '').section('node'), { dataDirectory: '/data' }).dockerEngine.executionMessagesCache;
+  const cacheOf = async (text: string) =>
+    CONTRACTS_TABLE.read(new ConfigSection(await parseHoconText(text), '').section('node'), { dataDirectory: '/data' }).dockerEngine.executionMessagesCache;
 
   it("WE's defaults, and the node.docker-engine keys", async () => {
-    assert.deepEqual(await cacheOf('node {}'), { maxSize: 100_000, expireAfterMs: 3_600_000, utxCleanupIntervalMs: 60_000, contractErrorQuorum: 2, ignoreSuccessful: false });
-    const set = await cacheOf('node.docker-engine.contract-execution-messages-cache { utx-cleanup-interval = 5s, contract-error-quorum = 3, ignore-successful = yes }');
+    assert.deepEqual(await cacheOf('node {}'), {
+      maxSize: 100_000,
+      expireAfterMs: 3_600_000,
+      utxCleanupIntervalMs: 60_000,
+      contractErrorQuorum: 2,
+      ignoreSuccessful: false,
+    });
+    const set = await cacheOf(
+      'node.docker-engine.contract-execution-messages-cache { utx-cleanup-interval = 5s, contract-error-quorum = 3, ignore-successful = yes }',
+    );
     assert.deepEqual([set.utxCleanupIntervalMs, set.contractErrorQuorum, set.ignoreSuccessful], [5000, 3, true]);
-    await assert.rejects(cacheOf('node.docker-engine.contract-execution-messages-cache.contract-error-quorum = 0'), (e: ConfigError) => e.path === 'node.docker-engine.contract-execution-messages-cache.contract-error-quorum');
+    await assert.rejects(
+      cacheOf('node.docker-engine.contract-execution-messages-cache.contract-error-quorum = 0'),
+      (e: ConfigError) => e.path === 'node.docker-engine.contract-execution-messages-cache.contract-error-quorum',
+    );
   });
 });
 
@@ -89,15 +101,25 @@ describe('status gossip', () => {
     mine.record(txId, { status: 'Success', code: null, message: 'Contract transaction successfully mined' });
     assert.equal(sent.length, 0);
     mine.record(txId, { status: 'Error', code: 2, message: 'no' });
-    assert.deepEqual(sent.map((s) => [s.to, s.code]), [['a', MessageCode.ContractExecutionMessage], ['b', MessageCode.ContractExecutionMessage]]);
+    assert.deepEqual(
+      sent.map((s) => [s.to, s.code]),
+      [
+        ['a', MessageCode.ContractExecutionMessage],
+        ['b', MessageCode.ContractExecutionMessage],
+      ],
+    );
     sent.length = 0;
     const peerSuccess = book(nodes[1]!).record(txId, { status: 'Success', code: null, message: 'ok' });
     channel.handle(a, MessageCode.ContractExecutionMessage, encodeStatusMessage(peerSuccess));
-    assert.equal(sent.length, 0, 'a peer\'s Success is not passed on');
+    assert.equal(sent.length, 0, "a peer's Success is not passed on");
     assert.equal(mine.statuses(txId)?.length, 3, 'but kept');
     const peerError = book(nodes[2]!).record(txId, { status: 'Error', code: 2, message: 'no' });
     channel.handle(a, MessageCode.ContractExecutionMessage, encodeStatusMessage(peerError));
-    assert.deepEqual(sent.map((s) => s.to), ['b'], 'passed on to the other peers');
+    assert.deepEqual(
+      sent.map((s) => s.to),
+      ['b'],
+      'passed on to the other peers',
+    );
     stop();
   });
 
@@ -133,7 +155,9 @@ describe('status gossip', () => {
   it('copying a status signs nothing; the copy answers the one signature, made on first ask', () => {
     let signings = 0;
     const counted = Object.create(protocol, {
-      crypto: { value: Object.create(protocol.crypto, { sign: { value: (key: Uint8Array, message: Uint8Array) => (signings++, protocol.crypto.sign(key, message)) } }) },
+      crypto: {
+        value: Object.create(protocol.crypto, { sign: { value: (key: Uint8Array, message: Uint8Array) => (signings++, protocol.crypto.sign(key, message)) } }),
+      },
     }) as typeof protocol;
     const mine = new ExecutionStatusBook({ protocol: counted, node: nodes[0]!, now: () => 1_000n, maxSize: 100, expireAfterMs: 60_000 });
     const recorded = mine.record(txId, { status: 'Success', code: null, message: 'Contract transaction successfully mined' });
@@ -146,11 +170,19 @@ describe('status gossip', () => {
     assert.equal(protocol.crypto.verify(nodes[0]!.publicKey, statusMessageBytes(recorded), signature), true);
   });
 
-  it('a node that executes no contracts drops a transaction from its pool on a peer\'s non-Success status', () => {
+  it("a node that executes no contracts drops a transaction from its pool on a peer's non-Success status", () => {
     const { a, channel, removed, stop } = setup(false, true);
-    channel.handle(a, MessageCode.ContractExecutionMessage, encodeStatusMessage(book(nodes[1]!).record(txId, { status: 'Success', code: null, message: 'ok' })));
+    channel.handle(
+      a,
+      MessageCode.ContractExecutionMessage,
+      encodeStatusMessage(book(nodes[1]!).record(txId, { status: 'Success', code: null, message: 'ok' })),
+    );
     assert.deepEqual(removed, []);
-    channel.handle(a, MessageCode.ContractExecutionMessage, encodeStatusMessage(book(nodes[1]!).record(txId, { status: 'Failure', code: 1, message: 'later' })));
+    channel.handle(
+      a,
+      MessageCode.ContractExecutionMessage,
+      encodeStatusMessage(book(nodes[1]!).record(txId, { status: 'Failure', code: 1, message: 'later' })),
+    );
     assert.deepEqual(removed, [encodeBase58(txId)]);
     stop();
   });

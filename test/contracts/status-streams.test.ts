@@ -100,11 +100,17 @@ describe('contract status event streams', () => {
         te.engine.statuses.record(txId(i), { status: 'Error', code: 2, message });
         if (i % 16 !== 0) continue;
         await new Promise((resolve) => setTimeout(resolve, 5));
-        while (fastGot < i - STATUS_STREAM_BACKLOG / 4 && fastEnd === undefined && Date.now() < catchUpDeadline) await new Promise((resolve) => setTimeout(resolve, 5));
+        while (fastGot < i - STATUS_STREAM_BACKLOG / 4 && fastEnd === undefined && Date.now() < catchUpDeadline)
+          await new Promise((resolve) => setTimeout(resolve, 5));
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
       stalled.resume();
-      const end = await Promise.race([stalledEnd, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the stalled stream was not ended; its reader got ${slowGot} of ${recorded}`)), 15_000))]);
+      const end = await Promise.race([
+        stalledEnd,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`the stalled stream was not ended; its reader got ${slowGot} of ${recorded}`)), 15_000),
+        ),
+      ]);
       assert.equal(end.code, grpc.status.RESOURCE_EXHAUSTED);
       assert.equal(end.metadata.get('error-code')[0], '642');
       assert.match(end.details, new RegExp(`its reader fell '${STATUS_STREAM_BACKLOG}' messages behind`));

@@ -83,7 +83,7 @@ function setup(outcome: (tx: Transaction, attempt: number) => ExecutionResult) {
 // A contract error: deterministic, no 105 for a legacy create (nothing applied to the working state).
 const contractError = (): ExecutionResult => ({ kind: 'error', code: 2, message: 'no' });
 
-describe('a validator\'s rounds', () => {
+describe("a validator's rounds", () => {
   it('validate an admitted transaction at once, and do not execute one already validated on the same liquid block again', async () => {
     const { admit, newMicroBlock, executed, statuses } = setup(contractError);
     const first = majorityCreate('kv:1');
@@ -98,7 +98,9 @@ describe('a validator\'s rounds', () => {
   });
 
   it('try a failed execution again in the next round', async () => {
-    const { admit, executed } = setup((_tx, attempt) => (attempt === 1 ? { kind: 'failure', code: undefined, message: 'contract not started', fatal: false } : contractError()));
+    const { admit, executed } = setup((_tx, attempt) =>
+      attempt === 1 ? { kind: 'failure', code: undefined, message: 'contract not started', fatal: false } : contractError(),
+    );
     const first = majorityCreate('kv:1');
     const second = majorityCreate('kv:2');
     await admit(first);

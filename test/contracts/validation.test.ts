@@ -27,7 +27,15 @@ import {
   type HeldValidatorResult,
 } from '../../src/contracts/validator-results.js';
 import { DecodeError, WeError } from '../../src/errors/catalogue.js';
-import { contractResultsHash, CreateContract, ExecutedContract, type CreateContractTransaction, type ExecutedContractTransaction, type ValidationPolicy, type ValidationProof } from '../../src/protocol/transactions/contracts.js';
+import {
+  contractResultsHash,
+  CreateContract,
+  ExecutedContract,
+  type CreateContractTransaction,
+  type ExecutedContractTransaction,
+  type ValidationPolicy,
+  type ValidationProof,
+} from '../../src/protocol/transactions/contracts.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { applyExecutedContract, applyOwnExecutedContract } from '../../src/state/appliers/contracts.js';
@@ -47,13 +55,17 @@ const KEY_BLOCK = new Uint8Array(64).fill(7);
 const TX_ID = new Uint8Array(32).fill(9);
 const hashOf = (n: bigint): Uint8Array => contractResultsHash(protocol, [{ key: 'x', type: 'integer', value: n }]);
 
-const result = (signer: (typeof validators)[number], hash: Uint8Array, txId = TX_ID): ContractValidatorResult => signValidatorResult(protocol, signer, txId, KEY_BLOCK, hash);
+const result = (signer: (typeof validators)[number], hash: Uint8Array, txId = TX_ID): ContractValidatorResult =>
+  signValidatorResult(protocol, signer, txId, KEY_BLOCK, hash);
 /** A result as the store holds it. */
 const held = (signer: (typeof validators)[number], hash: Uint8Array): HeldValidatorResult => heldResult(protocol, result(signer, hash));
 /** The agreement key of a plain (V1) results hash. */
 const agreeing = (hash: Uint8Array): string => agreementKey(protocol, hash, undefined);
 const setOf = (...keys: Array<(typeof validators)[number]>) => ({ addresses: new Set(keys.map((k) => addressText(k.publicKey))) });
-const oneOf = (...keys: Array<(typeof validators)[number]>): ValidationPolicy => ({ type: 'majority_with_one_of', addresses: keys.map((k) => protocol.addresses.fromPublicKey(k.publicKey)) });
+const oneOf = (...keys: Array<(typeof validators)[number]>): ValidationPolicy => ({
+  type: 'majority_with_one_of',
+  addresses: keys.map((k) => protocol.addresses.fromPublicKey(k.publicKey)),
+});
 
 describe('ContractValidatorResults (P2P code 32)', () => {
   it('is sender key, txId, keyBlockId, resultsHash and a signature over the results hash, nothing else', () => {
@@ -89,7 +101,7 @@ describe('ContractValidatorResults (P2P code 32)', () => {
   });
 });
 
-describe('the store of validators\' results', () => {
+describe("the store of validators' results", () => {
   it('keeps one result per validator and hash, per key block and transaction, in arrival order', () => {
     let now = 0n;
     const store = new ValidatorResultsStore({ protocol, now: () => now, maxResults: 10, expireAfterMs: 1000 });
@@ -97,7 +109,10 @@ describe('the store of validators\' results', () => {
     assert.ok(!store.add(result(validators[0]!, hashOf(1n))), 'the same result twice is kept once');
     assert.ok(store.add(result(validators[1]!, hashOf(1n))));
     assert.ok(store.add(result(validators[0]!, hashOf(1n), new Uint8Array(32).fill(1))));
-    assert.deepEqual(store.find(KEY_BLOCK, TX_ID).map((r) => addressText(r.senderPublicKey)), [addressText(validators[0]!.publicKey), addressText(validators[1]!.publicKey)]);
+    assert.deepEqual(
+      store.find(KEY_BLOCK, TX_ID).map((r) => addressText(r.senderPublicKey)),
+      [addressText(validators[0]!.publicKey), addressText(validators[1]!.publicKey)],
+    );
     assert.deepEqual(store.find(new Uint8Array(64), TX_ID), [], 'results are per key block');
     now = 1000n;
     assert.deepEqual(store.find(KEY_BLOCK, TX_ID), [], 'dropped once expired');
@@ -108,7 +123,10 @@ describe('the store of validators\' results', () => {
     const store = new ValidatorResultsStore({ protocol, now: () => 0n, maxResults: 3, expireAfterMs: 60_000 });
     for (let i = 0n; i < 5n; i++) store.add(result(validators[0]!, hashOf(i)));
     assert.equal(store.size, 3);
-    assert.deepEqual(store.find(KEY_BLOCK, TX_ID).map((r) => r.resultsHash), [hashOf(2n), hashOf(3n), hashOf(4n)]);
+    assert.deepEqual(
+      store.find(KEY_BLOCK, TX_ID).map((r) => r.resultsHash),
+      [hashOf(2n), hashOf(3n), hashOf(4n)],
+    );
   });
 });
 
@@ -119,7 +137,7 @@ describe('majority and proofs', () => {
     assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map(majoritySize), [1, 2, 2, 3, 4, 4, 5]);
   });
 
-  it('majority: the largest group agreeing on one hash must reach it; others\' results and other hashes do not count', () => {
+  it("majority: the largest group agreeing on one hash must reach it; others' results and other hashes do not count", () => {
     const h = hashOf(1n);
     assert.ok(!enoughResults({ type: 'majority' }, three, [held(validators[0]!, h)]));
     assert.ok(!enoughResults({ type: 'majority' }, three, [held(validators[0]!, h), held(validators[1]!, hashOf(2n))]));
@@ -129,11 +147,14 @@ describe('majority and proofs', () => {
     assert.ok(enoughResults({ type: 'any' }, setOf(), []));
   });
 
-  it('the proofs are exactly the majority of those that signed the miner\'s own hash', () => {
+  it("the proofs are exactly the majority of those that signed the miner's own hash", () => {
     const h = hashOf(1n);
     const all = [held(validators[0]!, hashOf(2n)), held(outsider, h), held(validators[1]!, h), held(validators[2]!, h), held(validators[0]!, h)];
     const proofs = selectProofs({ type: 'majority' }, three, all, agreeing(h))!;
-    assert.deepEqual(proofs.map((p) => addressText(p.validatorPublicKey)), [validators[1]!, validators[2]!].map((v) => addressText(v.publicKey)));
+    assert.deepEqual(
+      proofs.map((p) => addressText(p.validatorPublicKey)),
+      [validators[1]!, validators[2]!].map((v) => addressText(v.publicKey)),
+    );
     for (const p of proofs) assert.ok(protocol.crypto.verify(p.validatorPublicKey, h, p.signature));
     assert.equal(selectProofs({ type: 'majority' }, three, all, agreeing(hashOf(2n))), undefined, 'the miner got another hash than the majority');
     assert.deepEqual(selectProofs({ type: 'any' }, three, [], agreeing(h)), []);
@@ -173,7 +194,13 @@ describe('majority and proofs', () => {
 function stateWithValidators(...holders: Array<(typeof validators)[number]>): ContractTestState {
   const state = ContractTestState.create(protocol);
   fund(state);
-  for (const v of holders) state.addPermissionOp(protocol.addresses.fromPublicKey(v.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
+  for (const v of holders)
+    state.addPermissionOp(protocol.addresses.fromPublicKey(v.publicKey).bytes, {
+      opType: 'add',
+      role: ROLES.contract_validator,
+      timestamp: 0n,
+      dueTimestamp: null,
+    });
   return state;
 }
 
@@ -182,15 +209,28 @@ function createWith(policy: ValidationPolicy): CreateContractTransaction {
   return protocol.sign(protocol.transaction(CreateContract, 5, { ...base.data, validationPolicy: policy }), developer.privateKey);
 }
 
-const success = (contractId: Uint8Array): ExecutionResult => ({ kind: 'success', results: [{ contractId, results: [{ key: 'x', type: 'integer', value: 1n }] }], assetOperations: [] });
+const success = (contractId: Uint8Array): ExecutionResult => ({
+  kind: 'success',
+  results: [{ contractId, results: [{ key: 'x', type: 'integer', value: 1n }] }],
+  assetOperations: [],
+});
 
 function executed(create: Transaction, proofs: readonly ValidationProof[]): ExecutedContractTransaction {
-  const built = buildExecutedContract(create, success(create.id), { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp, validationProofs: proofs });
+  const built = buildExecutedContract(create, success(create.id), {
+    protocol,
+    isFeatureActive: () => true,
+    miner: node,
+    timestamp: BLOCK.timestamp,
+    validationProofs: proofs,
+  });
   assert.ok(built.kind === 'built');
   return built.executed;
 }
 
-const proofBy = (v: (typeof validators)[number], hash = hashOf(1n)): ValidationProof => ({ validatorPublicKey: v.publicKey, signature: protocol.crypto.sign(v.privateKey, hash) });
+const proofBy = (v: (typeof validators)[number], hash = hashOf(1n)): ValidationProof => ({
+  validatorPublicKey: v.publicKey,
+  signature: protocol.crypto.sign(v.privateKey, hash),
+});
 
 describe('a 105 with validation proofs, applied', () => {
   it('is refused when too few validators signed', () => {
@@ -205,11 +245,18 @@ describe('a 105 with validation proofs, applied', () => {
   it('does not count a proof by a node that is not a validator', () => {
     const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
     const create = createWith({ type: 'majority' });
-    assert.throws(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(outsider)]), APPLY_CONTEXT), /Actual '1', expected '2'/);
-    assert.throws(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(validators[0]!)]), APPLY_CONTEXT), /Actual '1', expected '2'/, 'nor one validator twice');
+    assert.throws(
+      () => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(outsider)]), APPLY_CONTEXT),
+      /Actual '1', expected '2'/,
+    );
+    assert.throws(
+      () => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(validators[0]!)]), APPLY_CONTEXT),
+      /Actual '1', expected '2'/,
+      'nor one validator twice',
+    );
   });
 
-  it('is refused when a proof\'s signature is not over the results hash', () => {
+  it("is refused when a proof's signature is not over the results hash", () => {
     const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
     const create = createWith({ type: 'majority' });
     assert.throws(
@@ -230,14 +277,19 @@ describe('a 105 with validation proofs, applied', () => {
 
   it('the miner is not counted among the validators', () => {
     const state = stateWithValidators(validators[0]!, validators[1]!);
-    state.addPermissionOp(protocol.addresses.fromPublicKey(node.publicKey).bytes, { opType: 'add', role: ROLES.contract_validator, timestamp: 0n, dueTimestamp: null });
+    state.addPermissionOp(protocol.addresses.fromPublicKey(node.publicKey).bytes, {
+      opType: 'add',
+      role: ROLES.contract_validator,
+      timestamp: 0n,
+      dueTimestamp: null,
+    });
     const create = createWith({ type: 'majority' });
     // V = 2 (the miner left out): both are needed.
     assert.throws(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!)]), APPLY_CONTEXT), /Actual '1', expected '2'/);
     assert.doesNotThrow(() => applyExecutedContract(state, executed(create, [proofBy(validators[0]!), proofBy(validators[1]!)]), APPLY_CONTEXT));
   });
 
-  it('a contract validator\'s own, unmined execution carries no proofs: it applies through its own entry point, never through the block applier', () => {
+  it("a contract validator's own, unmined execution carries no proofs: it applies through its own entry point, never through the block applier", () => {
     const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
     const create = createWith({ type: 'majority' });
     const own = executed(create, []);
@@ -256,7 +308,15 @@ describe('a 105 in a block, whatever the role of the node applying it', () => {
   const correctHash = contractResultsHash(protocol, RESULTS);
   const minedBy = (miner: KeyPair, create: Transaction, proofs: readonly ValidationProof[], resultsHash = correctHash): ExecutedContractTransaction =>
     protocol.sign(
-      protocol.transaction(ExecutedContract, 3, { senderPublicKey: miner.publicKey, tx: create, results: RESULTS, resultsHash, validationProofs: proofs, timestamp: BLOCK.timestamp, assetOperations: [] }),
+      protocol.transaction(ExecutedContract, 3, {
+        senderPublicKey: miner.publicKey,
+        tx: create,
+        results: RESULTS,
+        resultsHash,
+        validationProofs: proofs,
+        timestamp: BLOCK.timestamp,
+        assetOperations: [],
+      }),
       miner.privateKey,
     );
   const roles = [
@@ -274,11 +334,24 @@ describe('a 105 in a block, whatever the role of the node applying it', () => {
       assert.doesNotThrow(() => blockApplier(state.fork(), minedBy(miner, create, good), ctx), 'the honest 105 applies');
       const forgedHash = hashOf(2n);
       assert.throws(
-        () => blockApplier(state.fork(), minedBy(miner, create, others.slice(0, 3).map((v) => proofBy(v, forgedHash)), forgedHash), ctx),
+        () =>
+          blockApplier(
+            state.fork(),
+            minedBy(
+              miner,
+              create,
+              others.slice(0, 3).map((v) => proofBy(v, forgedHash)),
+              forgedHash,
+            ),
+            ctx,
+          ),
         /Invalid results hash. Actual '\w+', expected '\w+'\./,
       );
       const badProof = [...good.slice(0, 2), proofBy(others[2]!, forgedHash)];
-      assert.throws(() => blockApplier(state.fork(), minedBy(miner, create, badProof), ctx), new RegExp(`Invalid validator '${addressText(others[2]!.publicKey)}' signature '\\w+'`));
+      assert.throws(
+        () => blockApplier(state.fork(), minedBy(miner, create, badProof), ctx),
+        new RegExp(`Invalid validator '${addressText(others[2]!.publicKey)}' signature '\\w+'`),
+      );
       assert.throws(() => blockApplier(state.fork(), minedBy(miner, create, []), ctx), /Invalid validation proofs for results hash/);
     });
   }
@@ -286,14 +359,20 @@ describe('a 105 in a block, whatever the role of the node applying it', () => {
 
 describe('the validators of the key block', () => {
   const grant = (state: ContractTestState, v: KeyPair, opType: 'add' | 'remove' = 'add'): void =>
-    state.addPermissionOp(protocol.addresses.fromPublicKey(v.publicKey).bytes, { opType, role: ROLES.contract_validator, timestamp: opType === 'add' ? 1n : 2n, dueTimestamp: null });
+    state.addPermissionOp(protocol.addresses.fromPublicKey(v.publicKey).bytes, {
+      opType,
+      role: ROLES.contract_validator,
+      timestamp: opType === 'add' ? 1n : 2n,
+      dueTimestamp: null,
+    });
   const setup = () => {
     const state = stateWithValidators(validators[0]!);
     const chain = { keyBlock: { id: new Uint8Array(64).fill(1), timestamp: BLOCK.timestamp } };
     const set = keyBlockValidators(state, () => chain.keyBlock);
     return { state, chain, set };
   };
-  const microBlock = (...types: number[]): ChainEvent => ({ kind: 'micro-block', transactions: types.map((type) => ({ type }) as Transaction) }) as unknown as ChainEvent;
+  const microBlock = (...types: number[]): ChainEvent =>
+    ({ kind: 'micro-block', transactions: types.map((type) => ({ type }) as Transaction) }) as unknown as ChainEvent;
 
   it('a role granted by a permission in a micro-block counts at once; other micro-blocks keep the set', () => {
     const { state, set } = setup();
@@ -320,13 +399,19 @@ describe('the validators of the key block', () => {
   });
 });
 
-describe('the miner\'s gate', () => {
-  it('executes a majority contract\'s transaction only with enough agreeing results, and gives the 105 their proofs', () => {
+describe("the miner's gate", () => {
+  it("executes a majority contract's transaction only with enough agreeing results, and gives the 105 their proofs", () => {
     const state = stateWithValidators(validators[0]!, validators[1]!, validators[2]!);
     const store = new ValidatorResultsStore({ protocol, now: () => 0n, maxResults: 100, expireAfterMs: 60_000 });
     const keyBlock = { id: KEY_BLOCK, timestamp: BLOCK.timestamp, height: 2 };
     const validatorsOfKeyBlock = keyBlockValidators(state, () => keyBlock);
-    const gate = new ValidationGate({ protocol, store, validators: validatorsOfKeyBlock, minerAddress: addressText(node.publicKey), isFeatureActive: () => true });
+    const gate = new ValidationGate({
+      protocol,
+      store,
+      validators: validatorsOfKeyBlock,
+      minerAddress: addressText(node.publicKey),
+      isFeatureActive: () => true,
+    });
     const create = createWith({ type: 'majority' });
     const run = success(create.id);
     const hash = resultsHashOf(protocol, create, run)!;
@@ -337,14 +422,26 @@ describe('the miner\'s gate', () => {
     assert.ok(gate.ready(create, state, keyBlock));
     const verdict = gate.proofs(create, run, state, keyBlock);
     assert.ok(verdict.kind === 'proofs' && verdict.proofs.length === 2);
-    const built = buildExecutedContract(create, run, { protocol, isFeatureActive: () => true, miner: node, timestamp: BLOCK.timestamp, validationProofs: verdict.proofs });
+    const built = buildExecutedContract(create, run, {
+      protocol,
+      isFeatureActive: () => true,
+      miner: node,
+      timestamp: BLOCK.timestamp,
+      validationProofs: verdict.proofs,
+    });
     assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
     assert.doesNotThrow(() => applyExecutedContract(state, built.executed, APPLY_CONTEXT));
     // The miner's own results differ from what the validators signed: it waits.
     assert.equal(gate.proofs(create, { kind: 'success', results: [], assetOperations: [] }, state, keyBlock).kind, 'wait');
     // Policy `any` and feature 162 off: no gate.
     assert.ok(gate.ready(createTx('kv:1', HASH, {}), state, keyBlock));
-    const off = new ValidationGate({ protocol, store, validators: validatorsOfKeyBlock, minerAddress: addressText(node.publicKey), isFeatureActive: () => false });
+    const off = new ValidationGate({
+      protocol,
+      store,
+      validators: validatorsOfKeyBlock,
+      minerAddress: addressText(node.publicKey),
+      isFeatureActive: () => false,
+    });
     assert.ok(off.ready(createWith({ type: 'majority' }), state, keyBlock));
   });
 });

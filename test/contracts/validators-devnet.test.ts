@@ -34,18 +34,40 @@ describe('validation policies on a 3-node devnet', () => {
   const validatorIndexes = [1, 2];
 
   const sign = (codec: Parameters<Protocol['transaction']>[0], version: number, data: object): Transaction => {
-    return protocol.sign(protocol.transaction(codec, version, { senderPublicKey: developer.publicKey, timestamp: stamp(), feeAssetId: null, atomicBadge: null, payments: [], ...data }), developer.privateKey);
+    return protocol.sign(
+      protocol.transaction(codec, version, {
+        senderPublicKey: developer.publicKey,
+        timestamp: stamp(),
+        feeAssetId: null,
+        atomicBadge: null,
+        payments: [],
+        ...data,
+      }),
+      developer.privateKey,
+    );
   };
 
   /** A CreateContract of the key-value package with a start value, under a validation policy. */
   const createKv = (contractName: string, start: bigint, validationPolicy: ValidationPolicy): Transaction =>
-    sign(CreateContract, 5, { image: IMAGE, imageHash, contractName, params: [{ key: 'start', type: 'integer', value: start }], fee: 100_000_000n, validationPolicy, apiVersion: { major: 1, minor: 0 } });
+    sign(CreateContract, 5, {
+      image: IMAGE,
+      imageHash,
+      contractName,
+      params: [{ key: 'start', type: 'integer', value: start }],
+      fee: 100_000_000n,
+      validationPolicy,
+      apiVersion: { major: 1, minor: 0 },
+    });
 
   const broadcast = (tx: Transaction, via: number): Promise<void> => broadcastVia(net, tx, via);
 
   /** A transaction in a block on every node. */
   const confirmed = (tx: Transaction): Promise<unknown> =>
-    until(`${tx.idBase58} on every node`, async () => ((await Promise.all(net.nodes.map((n) => n.get(`/transactions/info/${tx.idBase58}`)))).every((a) => a.status === 200) ? true : undefined), WAIT_MS);
+    until(
+      `${tx.idBase58} on every node`,
+      async () => ((await Promise.all(net.nodes.map((n) => n.get(`/transactions/info/${tx.idBase58}`)))).every((a) => a.status === 200) ? true : undefined),
+      WAIT_MS,
+    );
 
   /** The 105 of `tx` once every node holds the same one. */
   const executed = async (tx: Transaction): Promise<Record<string, unknown>> => {
@@ -74,7 +96,10 @@ describe('validation policies on a 3-node devnet', () => {
       assert.ok(protocol.crypto.verify(decodeBase58(p.validatorPublicKey), hash, decodeBase58(p.signature)));
     }
     if (required !== undefined) {
-      assert.ok(proofs.some((p) => protocol.addresses.fromPublicKey(decodeBase58(p.validatorPublicKey)).toString() === required), `${required} among the proofs`);
+      assert.ok(
+        proofs.some((p) => protocol.addresses.fromPublicKey(decodeBase58(p.validatorPublicKey)).toString() === required),
+        `${required} among the proofs`,
+      );
     }
   };
 
@@ -83,10 +108,19 @@ describe('validation policies on a 3-node devnet', () => {
     // Validators: nodes 1 and 2; the dev account gives up the role it holds in the dev genesis.
     const permit = (target: string, opType: 'add' | 'remove'): Transaction => {
       const at = stamp();
-      const tx = protocol.transaction(Permit, 1, { senderPublicKey: developer.publicKey, target: protocol.addresses.parseAddress(target), timestamp: at, fee: 1_000_000n, permissionOp: { opType, role: 'contract_validator', timestamp: at, dueTimestamp: null } });
+      const tx = protocol.transaction(Permit, 1, {
+        senderPublicKey: developer.publicKey,
+        target: protocol.addresses.parseAddress(target),
+        timestamp: at,
+        fee: 1_000_000n,
+        permissionOp: { opType, role: 'contract_validator', timestamp: at, dueTimestamp: null },
+      });
       return protocol.sign(tx, developer.privateKey);
     };
-    const permits = [...validatorIndexes.map((i) => permit(net.nodes[i]!.spec.ownerAddress, 'add')), permit(protocol.addresses.fromPublicKey(developer.publicKey).toString(), 'remove')];
+    const permits = [
+      ...validatorIndexes.map((i) => permit(net.nodes[i]!.spec.ownerAddress, 'add')),
+      permit(protocol.addresses.fromPublicKey(developer.publicKey).toString(), 'remove'),
+    ];
     for (const p of permits) await broadcast(p, 0);
     for (const p of permits) await confirmed(p);
     const listed = await until(
@@ -103,13 +137,21 @@ describe('validation policies on a 3-node devnet', () => {
 
   after(() => net?.dispose());
 
-  it('a majority contract is created and called: each 105 carries the validators\' proofs and every node accepts it', async () => {
+  it("a majority contract is created and called: each 105 carries the validators' proofs and every node accepts it", async () => {
     const create = createKv('kv-validated', 100n, { type: 'majority' });
     await broadcast(create, 0);
     const created = await executed(create);
     checkProofs(created);
     for (const [i, by] of [7, 11].entries()) {
-      const call = sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: BigInt(by) }], fee: 10_000_000n, contractVersion: 1 });
+      const call = sign(CallContract, 5, {
+        contractId: create.id,
+        params: [
+          { key: 'action', type: 'string', value: 'increment' },
+          { key: 'by', type: 'integer', value: BigInt(by) },
+        ],
+        fee: 10_000_000n,
+        contractVersion: 1,
+      });
       await broadcast(call, i);
       checkProofs(await executed(call));
     }
@@ -124,15 +166,26 @@ describe('validation policies on a 3-node devnet', () => {
     assert.equal(String(created['resultsHash']), encodeBase58(contractResultsHash(protocol, results)));
   });
 
-  it('majority_with_one_of: every 105 carries the listed validator\'s proof', async () => {
+  it("majority_with_one_of: every 105 carries the listed validator's proof", async () => {
     const listed = net.nodes[1]!.spec.ownerAddress;
     const create = createKv('kv-one-of', 1n, { type: 'majority_with_one_of', addresses: [protocol.addresses.parseAddress(listed)] });
     await broadcast(create, 2);
     checkProofs(await executed(create), listed);
-    const call = sign(CallContract, 5, { contractId: create.id, params: [{ key: 'action', type: 'string', value: 'increment' }, { key: 'by', type: 'integer', value: 2n }], fee: 10_000_000n, contractVersion: 1 });
+    const call = sign(CallContract, 5, {
+      contractId: create.id,
+      params: [
+        { key: 'action', type: 'string', value: 'increment' },
+        { key: 'by', type: 'integer', value: 2n },
+      ],
+      fee: 10_000_000n,
+      contractVersion: 1,
+    });
     await broadcast(call, 1);
     checkProofs(await executed(call), listed);
     const states = await Promise.all(net.nodes.map(async (n) => (await n.get(`/contracts/${create.idBase58}/counter`)).json as { value: number }));
-    assert.deepEqual(states.map((s) => s.value), [3, 3, 3]);
+    assert.deepEqual(
+      states.map((s) => s.value),
+      [3, 3, 3],
+    );
   });
 });

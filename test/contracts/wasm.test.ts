@@ -20,7 +20,13 @@ import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
 const wabt = await wabtInit();
 
 function assemble(wat: string): Uint8Array {
-  const module = wabt.parseWat('contract.wat', wat, { multi_value: true, mutable_globals: true, sign_extension: true, bulk_memory: true, reference_types: true });
+  const module = wabt.parseWat('contract.wat', wat, {
+    multi_value: true,
+    mutable_globals: true,
+    sign_extension: true,
+    bulk_memory: true,
+    reference_types: true,
+  });
   try {
     return Uint8Array.from(module.toBinary({}).buffer);
   } finally {
@@ -58,7 +64,11 @@ describe('WASM contracts', () => {
   async function deploy(bytecode: Uint8Array, params: readonly DataEntry[] = []): Promise<Uint8Array> {
     const create = createV7(stored(bytecode), params);
     const { result } = await run(create);
-    assert.equal(result.kind, 'success', JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+    assert.equal(
+      result.kind,
+      'success',
+      JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+    );
     return create.id;
   }
 
@@ -85,7 +95,10 @@ describe('WASM contracts', () => {
     assert.equal(failed.executed.data.errorMessage, 'contract failed with error code 17');
     const missing = await te.execute(callV7(id, 'wasm', 'read_missing', []));
     assert.equal(missing.kind, 'error');
-    assert.ok(missing.kind === 'error' && missing.code === 501 && /data entry of contract \w+ \(missing\) is missing/.test(missing.message), JSON.stringify(missing));
+    assert.ok(
+      missing.kind === 'error' && missing.code === 501 && /data entry of contract \w+ \(missing\) is missing/.test(missing.message),
+      JSON.stringify(missing),
+    );
     assert.deepEqual(te.state.contractData(id, 'counter'), int('counter', 1n), 'failed runs change nothing');
   });
 
@@ -173,7 +186,11 @@ describe('WASM contracts', () => {
         (local.set $acc (select (local.get $acc) (i64.const -1) (i32.const 1)))
         (call $set (i32.const 0) (i32.const 1) (local.get $acc))))`);
     const id = await deploy(mix);
-    for (const [k, expected] of [[0, 1010n], [1, 1015n], [2, 1000n]] as const) {
+    for (const [k, expected] of [
+      [0, 1010n],
+      [1, 1015n],
+      [2, 1000n],
+    ] as const) {
       const r = await te.execute(callV7(id, 'wasm', 'mix', [int('k', BigInt(k)), int('x', 5n)]));
       assert.deepEqual(r, { kind: 'success', results: [{ contractId: id, results: [int('r', expected)] }], assetOperations: [] });
     }
@@ -240,7 +257,11 @@ describe('WASM contracts', () => {
         (i32.const 0)))`);
     const id = await deploy(filler);
     assert.deepEqual(await te.execute(callV7(id, 'wasm', 'fill', [int('times', 1n)])), { kind: 'success', results: [], assetOperations: [] });
-    assert.deepEqual(await te.execute(callV7(id, 'wasm', 'fill', [int('times', 2n)])), { kind: 'error', code: 111, message: 'contract failed with error code 111' });
+    assert.deepEqual(await te.execute(callV7(id, 'wasm', 'fill', [int('times', 2n)])), {
+      kind: 'error',
+      code: 111,
+      message: 'contract failed with error code 111',
+    });
   });
 
   it('validates modules as wevm does: floats, sign extension and mutable global exports are invalid (100), no _constructor is 101', () => {
@@ -261,7 +282,11 @@ describe('WASM contracts', () => {
     const unknownImport = assemble(`(module (import "env0" "no_such_host_function" (func)) ${HEADER} ${CONSTRUCTOR})`);
     const start = assemble(`(module ${HEADER} ${CONSTRUCTOR} (func $s) (start $s))`);
     const noHeap = assemble(`(module (import "env" "memory" (memory 2 16)) ${CONSTRUCTOR})`);
-    for (const [bytecode, code] of [[unknownImport, 105], [start, 105], [noHeap, 106]] as const) {
+    for (const [bytecode, code] of [
+      [unknownImport, 105],
+      [start, 105],
+      [noHeap, 106],
+    ] as const) {
       const r = await te.execute(createV7(stored(bytecode), []));
       assert.deepEqual(r, { kind: 'error', code, message: `contract failed with error code ${code}` });
     }
@@ -273,7 +298,10 @@ describe('WASM contracts', () => {
     assert.throws(() => applyCreateContract(te.state, createV7(stored(invalid), []), ctx), /Invalid bytecode with hash [0-9a-f]{64} for contract/);
     const good = fixture('counter');
     const wrongHash: StoredContract = { engine: 'wasm', bytecode: good, bytecodeHash: 'ab'.repeat(32) };
-    assert.throws(() => applyCreateContract(te.state, createV7(wrongHash, []), ctx), /Invalid bytecodeHash for contract \w+\.Actual: (ab)+, expected: [0-9a-f]{64}/);
+    assert.throws(
+      () => applyCreateContract(te.state, createV7(wrongHash, []), ctx),
+      /Invalid bytecodeHash for contract \w+\.Actual: (ab)+, expected: [0-9a-f]{64}/,
+    );
     assert.doesNotThrow(() => applyCreateContract(te.state, createV7(stored(good), [int('start', 1n)]), ctx));
   });
 });
@@ -309,7 +337,11 @@ describe('WASM executions past node.wasm.execution-timeout or memory-limit', () 
     const id = await deploy(fixture('abuse'));
     const call = callV7(id, 'wasm', 'hog', []);
     const r = await te.execute(call);
-    assert.deepEqual(r, { kind: 'error', code: 2, message: `contract failed with error code 2 and message WASM execution exceeded the memory limit of ${64 * MiB} bytes` });
+    assert.deepEqual(r, {
+      kind: 'error',
+      code: 2,
+      message: `contract failed with error code 2 and message WASM execution exceeded the memory limit of ${64 * MiB} bytes`,
+    });
     const built = te.mine(call, r);
     assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
     assert.equal(built.executed.data.statusCode, 2);

@@ -22,9 +22,9 @@ function header(client: grpc.Client, ref: BlockHeaderRef, token: string): Promis
   const m = new grpc.Metadata();
   m.set('authorization', token);
   return new Promise((resolve, reject) =>
-    (client as unknown as { getBlockHeader(r: BlockHeaderRef, m: grpc.Metadata, cb: (e: grpc.ServiceError | null, v: BlockHeaderMessage) => void): void }).getBlockHeader(ref, m, (e, v) =>
-      e === null ? resolve(v) : reject(e),
-    ),
+    (
+      client as unknown as { getBlockHeader(r: BlockHeaderRef, m: grpc.Metadata, cb: (e: grpc.ServiceError | null, v: BlockHeaderMessage) => void): void }
+    ).getBlockHeader(ref, m, (e, v) => (e === null ? resolve(v) : reject(e))),
   );
 }
 

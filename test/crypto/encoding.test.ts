@@ -11,7 +11,9 @@ const bytesWithLeadingZeros = fc.tuple(fc.nat(6), fc.uint8Array({ maxLength: 300
   return out;
 });
 
-const base58Text = fc.tuple(fc.nat(6), fc.array(fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'), { maxLength: 400 })).map(([ones, chars]) => '1'.repeat(ones) + chars.join(''));
+const base58Text = fc
+  .tuple(fc.nat(6), fc.array(fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'), { maxLength: 400 }))
+  .map(([ones, chars]) => '1'.repeat(ones) + chars.join(''));
 
 describe('Base58 codec', () => {
   it('encodes exactly as @scure/base (Bitcoin alphabet), leading zeros included', () => {

@@ -27,9 +27,18 @@ const hex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'hex'));
 const toHex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const run = (start: number, n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (start + i) & 0xff);
 
-const A = { priv: hex('80320fcfadd9faa918d9202e4d85bcf2e2edcbc78c1d6902de3cc6b8e3ff2556'), pub: hex('82500f9d1bbfa04a3b43d311e9a9f645b92181cbf4ec830232e2f2b575cdd60a') };
-const B = { priv: hex('78f197dbd49b5be719490e99c4a48a33f10d39e98ca53924cbac154d87f7ef72'), pub: hex('03e45f201d9c04ec71b088924b82daa376faba33f8d33c41f4722485993c8a7f') };
-const C = { priv: hex('e0e87686d333a115a717eb9a52714e49a38da7c41ae0d7e9518ef85fa59c9b51'), pub: hex('12b8c2edffd4a10607f7eeb5db0ae207298db77b739434a73e2b44da17a20c4e') };
+const A = {
+  priv: hex('80320fcfadd9faa918d9202e4d85bcf2e2edcbc78c1d6902de3cc6b8e3ff2556'),
+  pub: hex('82500f9d1bbfa04a3b43d311e9a9f645b92181cbf4ec830232e2f2b575cdd60a'),
+};
+const B = {
+  priv: hex('78f197dbd49b5be719490e99c4a48a33f10d39e98ca53924cbac154d87f7ef72'),
+  pub: hex('03e45f201d9c04ec71b088924b82daa376faba33f8d33c41f4722485993c8a7f'),
+};
+const C = {
+  priv: hex('e0e87686d333a115a717eb9a52714e49a38da7c41ae0d7e9518ef85fa59c9b51'),
+  pub: hex('12b8c2edffd4a10607f7eeb5db0ae207298db77b739434a73e2b44da17a20c4e'),
+};
 const S_AB = '9d638bb3da7690fcfc3f4f174e97d7093f4578677a4d33b4ae2141a81ce4480e';
 const S_AC = '9a1c2ad762f0fdcadad75fa3cee500e6590018a13a8f67a737286b3028d6cf1b';
 const CEK = run(0xc0, 16);
@@ -63,7 +72,10 @@ describe('waves encryption (WE AesEncryption / WavesAlgorithms)', () => {
       toHex(sealAesGcm(run(0xa0, 16), Buffer.from('it is good weather today!'), scripted(run(0x10, 16)))),
       '101112131415161718191a1b1c1d1e1f30a040a765dc03357aa7d69b6116e6359803a9924f56ec39ace9825f20e103cc9f4040bf73a730af98',
     );
-    assert.equal(toHex(sealAesGcm(run(0xa0, 16), new Uint8Array(0), scripted(run(0x10, 16)))), '101112131415161718191a1b1c1d1e1fca89527d1798438012d5391f1aa4137b');
+    assert.equal(
+      toHex(sealAesGcm(run(0xa0, 16), new Uint8Array(0), scripted(run(0x10, 16)))),
+      '101112131415161718191a1b1c1d1e1fca89527d1798438012d5391f1aa4137b',
+    );
   });
 
   it('encrypts for one recipient byte-exactly (content key, data IV, wrapping IV drawn in WE order)', () => {
@@ -85,10 +97,13 @@ describe('waves encryption (WE AesEncryption / WavesAlgorithms)', () => {
     assert.equal(Buffer.from(decryptFromSender(hex(ENCRYPTED_TEXT), hex(WRAPPED_FOR_C), C.priv, A.pub)).toString('utf8'), TEXT);
   });
 
-  it('refuses altered ciphertext, another recipient\'s key and a cut box with WE\'s reason', () => {
+  it("refuses altered ciphertext, another recipient's key and a cut box with WE's reason", () => {
     const altered = hex(ENCRYPTED_TEXT);
     altered[20] = altered[20]! ^ 1;
-    assert.throws(() => decryptFromSender(altered, hex(WRAPPED_FOR_B), B.priv, A.pub), (e: unknown) => e instanceof DecryptionFailure && e.message === 'Error in AES decrypt: Tag mismatch');
+    assert.throws(
+      () => decryptFromSender(altered, hex(WRAPPED_FOR_B), B.priv, A.pub),
+      (e: unknown) => e instanceof DecryptionFailure && e.message === 'Error in AES decrypt: Tag mismatch',
+    );
     assert.throws(() => decryptFromSender(hex(ENCRYPTED_TEXT), hex(WRAPPED_FOR_B), C.priv, A.pub), DecryptionFailure);
     assert.throws(() => openAesGcm(CEK, hex('0011')), DecryptionFailure);
     const longer = Buffer.concat([hex(ENCRYPTED_TEXT), Buffer.from('oops')]);
@@ -100,7 +115,11 @@ describe('waves encryption (WE AesEncryption / WavesAlgorithms)', () => {
       fc.property(fc.uint8Array({ maxLength: 2000 }), fc.integer({ min: 1, max: 4 }), (data, n) => {
         const keys = Array.from({ length: n }, () => keyPair());
         const sender = keyPair();
-        const many = encryptForRecipients(data, sender.priv, keys.map((k) => k.pub));
+        const many = encryptForRecipients(
+          data,
+          sender.priv,
+          keys.map((k) => k.pub),
+        );
         keys.forEach((k, i) => assert.deepEqual(decryptFromSender(many.encrypted, many.wrappedKeys[i]!, k.priv, sender.pub), data));
         const one = encryptForRecipient(data, sender.priv, keys[0]!.pub);
         assert.deepEqual(decryptFromSender(one.encrypted, one.wrappedKey, keys[0]!.priv, sender.pub), data);
@@ -121,16 +140,34 @@ describe('waves encryption (WE AesEncryption / WavesAlgorithms)', () => {
     const recipients = [suite.keyPairFromSeedPhrase('weft encryption interop recipient 1'), suite.keyPairFromSeedPhrase('weft encryption interop recipient 2')];
     const text = 'it is good weather today!';
     // Theirs → ours.
-    for (const [i, item] of tool.encryptCommon(recipients.map((r) => encodeBase58(r.publicKey)), encodeBase58(sender.privateKey), text).entries()) {
+    for (const [i, item] of tool
+      .encryptCommon(
+        recipients.map((r) => encodeBase58(r.publicKey)),
+        encodeBase58(sender.privateKey),
+        text,
+      )
+      .entries()) {
       const plain = decryptFromSender(decodeBase64(item.encryptedText), decodeBase58(item.wrappedKey), recipients[i]!.privateKey, sender.publicKey);
       assert.equal(Buffer.from(plain).toString('utf8'), text);
     }
     const separate = tool.encryptSeparate([encodeBase58(recipients[1]!.publicKey)], encodeBase58(sender.privateKey), text)[0]!;
-    assert.equal(Buffer.from(decryptFromSender(decodeBase64(separate.encryptedText), decodeBase58(separate.wrappedKey), recipients[1]!.privateKey, sender.publicKey)).toString('utf8'), text);
+    assert.equal(
+      Buffer.from(
+        decryptFromSender(decodeBase64(separate.encryptedText), decodeBase58(separate.wrappedKey), recipients[1]!.privateKey, sender.publicKey),
+      ).toString('utf8'),
+      text,
+    );
     // Ours → theirs.
-    const ours = encryptForRecipients(Buffer.from(text), sender.privateKey, recipients.map((r) => r.publicKey));
+    const ours = encryptForRecipients(
+      Buffer.from(text),
+      sender.privateKey,
+      recipients.map((r) => r.publicKey),
+    );
     recipients.forEach((r, i) => {
-      assert.equal(tool.decrypt(encodeBase58(r.privateKey), encodeBase58(sender.publicKey), encodeBase64(ours.encrypted), encodeBase58(ours.wrappedKeys[i]!)), text);
+      assert.equal(
+        tool.decrypt(encodeBase58(r.privateKey), encodeBase58(sender.publicKey), encodeBase64(ours.encrypted), encodeBase58(ours.wrappedKeys[i]!)),
+        text,
+      );
     });
   });
 });
@@ -199,7 +236,10 @@ describe('waves chunked stream cipher (WE StreamCipher / AesStream)', () => {
     it(`produces the JDK's chunks for ${n} data bytes and reads them back`, () => {
       const produced = encryptAll(new StreamEncryptor(CEK, 64, ivRandom()), run(1, n), [Math.floor(n / 3)]);
       assert.deepEqual(produced.map(toHex), chunks);
-      assert.ok(produced.slice(0, -1).every((c) => c.length === 64), 'every chunk but the last is chunkSize bytes');
+      assert.ok(
+        produced.slice(0, -1).every((c) => c.length === 64),
+        'every chunk but the last is chunkSize bytes',
+      );
       const stream = new Uint8Array(Buffer.concat(chunks.map(hex)));
       assert.deepEqual(decryptAll(new StreamDecryptor(CEK, 64), stream, 5), run(1, n));
     });
@@ -207,11 +247,25 @@ describe('waves chunked stream cipher (WE StreamCipher / AesStream)', () => {
 
   it('round-trips any data in any split of input and output, across chunk sizes', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.integer({ min: 41, max: 700 }), fc.array(fc.nat(3000), { maxLength: 4 }), fc.integer({ min: 1, max: 9 }), (data, chunkSize, splits, pieces) => {
-        const key = randomBytes(16);
-        const stream = new Uint8Array(Buffer.concat(encryptAll(new StreamEncryptor(key, chunkSize), data, [...splits].sort((a, b) => a - b))));
-        assert.deepEqual(decryptAll(new StreamDecryptor(key, chunkSize), stream, pieces), data);
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.integer({ min: 41, max: 700 }),
+        fc.array(fc.nat(3000), { maxLength: 4 }),
+        fc.integer({ min: 1, max: 9 }),
+        (data, chunkSize, splits, pieces) => {
+          const key = randomBytes(16);
+          const stream = new Uint8Array(
+            Buffer.concat(
+              encryptAll(
+                new StreamEncryptor(key, chunkSize),
+                data,
+                [...splits].sort((a, b) => a - b),
+              ),
+            ),
+          );
+          assert.deepEqual(decryptAll(new StreamDecryptor(key, chunkSize), stream, pieces), data);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -11,7 +11,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { createGostSuite, createStreebog256 } from '../../src/crypto/gost.js';
-import { createGostEncryption, GostEncryptionError, hmacStreebog256, kdfTree, Kuznyechik, vkoGost2012_256, WRAPPED_STRUCTURE_LENGTH } from '../../src/crypto/gost-encryption.js';
+import {
+  createGostEncryption,
+  GostEncryptionError,
+  hmacStreebog256,
+  kdfTree,
+  Kuznyechik,
+  vkoGost2012_256,
+  WRAPPED_STRUCTURE_LENGTH,
+} from '../../src/crypto/gost-encryption.js';
 import type { CryptoSuite } from '../../src/crypto/suite.js';
 import { openssl } from '../../devkit/pki/openssl-gost.js';
 import { tempDir } from '../../devkit/tmp.js';
@@ -54,7 +62,10 @@ describe('GOST encryption building blocks', () => {
 
   it('OMAC gives the GOST R 34.13-2015 test vector', () => {
     const key = Buffer.from('8899aabbccddeeff0011223344556677fedcba98765432100123456789abcdef', 'hex');
-    const data = Buffer.from('1122334455667700ffeeddccbbaa998800112233445566778899aabbcceeff0a112233445566778899aabbcceeff0a002233445566778899aabbcceeff0a0011', 'hex');
+    const data = Buffer.from(
+      '1122334455667700ffeeddccbbaa998800112233445566778899aabbcceeff0a112233445566778899aabbcceeff0a002233445566778899aabbcceeff0a0011',
+      'hex',
+    );
     assert.equal(hex(kuz.omac(key, data)).slice(0, 16), '336f4d296059fbe3');
   });
 
@@ -94,7 +105,11 @@ describe('GOST /crypto encryption (gost-3412-2015-k)', () => {
     const sender = suite.generateKeyPair();
     const recipients = [suite.generateKeyPair(), suite.generateKeyPair(), suite.generateKeyPair()];
     const text = new Uint8Array(Buffer.from('встреча в 10, пароль — «кузнечик»', 'utf8'));
-    const separate = e.encryptSeparate(sender.privateKey, text, recipients.map((r) => r.publicKey));
+    const separate = e.encryptSeparate(
+      sender.privateKey,
+      text,
+      recipients.map((r) => r.publicKey),
+    );
     assert.equal(separate.length, 3);
     separate.forEach((c, i) => {
       assert.deepEqual(c.recipientPublicKey, recipients[i]!.publicKey);
@@ -103,7 +118,11 @@ describe('GOST /crypto encryption (gost-3412-2015-k)', () => {
       assert.deepEqual(e.decrypt(recipients[i]!.privateKey, sender.publicKey, c.ciphertext, c.wrappedKey), text);
     });
     assert.notDeepEqual(separate[0]!.ciphertext, separate[1]!.ciphertext, 'each recipient has its own content key');
-    const common = e.encryptCommon(sender.privateKey, text, recipients.map((r) => r.publicKey));
+    const common = e.encryptCommon(
+      sender.privateKey,
+      text,
+      recipients.map((r) => r.publicKey),
+    );
     assert.equal(common.wrappedKeys.length, 3);
     common.wrappedKeys.forEach((w, i) => assert.deepEqual(e.decrypt(recipients[i]!.privateKey, sender.publicKey, common.ciphertext, w.wrappedKey), text));
     assert.deepEqual(e.encryptSeparate(sender.privateKey, text, []), []);
@@ -116,7 +135,8 @@ describe('GOST /crypto encryption (gost-3412-2015-k)', () => {
     const e = createGostEncryption();
     const [sender, recipient, other] = [suite.generateKeyPair(), suite.generateKeyPair(), suite.generateKeyPair()];
     const c = e.encryptSeparate(sender.privateKey, Buffer.from('secret'), [recipient.publicKey])[0]!;
-    const refused = (f: () => unknown, message: RegExp): void => assert.throws(f, (err: unknown) => err instanceof GostEncryptionError && message.test(err.message));
+    const refused = (f: () => unknown, message: RegExp): void =>
+      assert.throws(f, (err: unknown) => err instanceof GostEncryptionError && message.test(err.message));
     refused(() => e.decrypt(other.privateKey, sender.publicKey, c.ciphertext, c.wrappedKey), /^Error in decrypt: the wrapped key does not verify/);
     refused(() => e.decrypt(recipient.privateKey, other.publicKey, c.ciphertext, c.wrappedKey), /does not verify/);
     for (const at of [0, 20, 35, 44, 60, 95]) {

@@ -9,7 +9,9 @@ import { describe, it } from 'node:test';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
 import { KuznyechikKey } from '../../src/crypto/kuznyechik.js';
 
-const { GostEngine } = gostPkg as { GostEngine: { getGostCipher(a: Record<string, unknown>): { encrypt(k: ArrayBuffer, d: ArrayBuffer, iv?: ArrayBuffer): ArrayBuffer } } };
+const { GostEngine } = gostPkg as {
+  GostEngine: { getGostCipher(a: Record<string, unknown>): { encrypt(k: ArrayBuffer, d: ArrayBuffer, iv?: ArrayBuffer): ArrayBuffer } };
+};
 const ab = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 

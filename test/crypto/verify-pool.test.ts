@@ -9,7 +9,8 @@ import { until } from '../../devkit/wait.js';
 
 const waves = await createWavesSuite();
 /** Every verdict of `checks`, once all are in. */
-const verifyAll = (pool: SignatureVerifierPool, checks: Parameters<SignatureVerifierPool['verifyEach']>[0], urgent = false): Promise<boolean[]> => Promise.all(pool.verifyEach(checks, urgent));
+const verifyAll = (pool: SignatureVerifierPool, checks: Parameters<SignatureVerifierPool['verifyEach']>[0], urgent = false): Promise<boolean[]> =>
+  Promise.all(pool.verifyEach(checks, urgent));
 const pool = await SignatureVerifierPool.start('waves', 2);
 after(() => pool.close());
 
@@ -26,7 +27,10 @@ describe('signature verification on worker threads', () => {
           return [kp.publicKey, msg, sig] as const;
         });
         const verdicts = await Promise.all(triples.map(([pk, m, s]) => pool.verify(pk, m, s)));
-        assert.deepEqual(verdicts, triples.map(([pk, m, s]) => waves.verify(pk, m, s)));
+        assert.deepEqual(
+          verdicts,
+          triples.map(([pk, m, s]) => waves.verify(pk, m, s)),
+        );
       }),
       { numRuns: 10 },
     );
@@ -42,7 +46,10 @@ describe('signature verification on worker threads', () => {
       return { msg, sig, valid: i % 3 !== 0 };
     });
     const verdicts = await Promise.all(items.map((it) => inline.verify(kp.publicKey, it.msg, it.sig)));
-    assert.deepEqual(verdicts, items.map((it) => it.valid));
+    assert.deepEqual(
+      verdicts,
+      items.map((it) => it.valid),
+    );
     await inline.close();
   });
 
@@ -54,7 +61,10 @@ describe('signature verification on worker threads', () => {
       if (i % 5 === 1) signature[9] = signature[9]! ^ 4;
       return { publicKey: i % 7 === 3 ? kp.publicKey.subarray(1) : kp.publicKey, message, signature: i % 11 === 4 ? signature.subarray(0, 63) : signature };
     });
-    assert.deepEqual(await verifyAll(pool, checks), checks.map((c) => waves.verify(c.publicKey, c.message, c.signature)));
+    assert.deepEqual(
+      await verifyAll(pool, checks),
+      checks.map((c) => waves.verify(c.publicKey, c.message, c.signature)),
+    );
     assert.deepEqual(await verifyAll(pool, []), []);
   });
 
@@ -71,7 +81,10 @@ describe('signature verification on worker threads', () => {
         if (i % 3 === round % 3) signature[11] = signature[11]! ^ 8;
         return { publicKey: kp.publicKey, message, signature };
       });
-      assert.deepEqual(await Promise.all(checks.map((c) => one.verify(c.publicKey, c.message, c.signature))), checks.map((_, i) => i % 3 !== round % 3));
+      assert.deepEqual(
+        await Promise.all(checks.map((c) => one.verify(c.publicKey, c.message, c.signature))),
+        checks.map((_, i) => i % 3 !== round % 3),
+      );
     }
     // While this thread awaited the worker it verified some of the batch itself (from its end), and only what it took.
     assert.ok(one.stolen > 0, 'the calling thread took no signature from the batches it waited on');
@@ -107,11 +120,21 @@ describe('signature verification on worker threads', () => {
       const queued = backlog.map((c) => one.verify(c.publicKey, c.message, c.signature).then((v) => (backlogDone++, v)));
       const verdicts = await verifyAll(one, block, true);
       const doneBefore = backlogDone;
-      assert.deepEqual(verdicts, block.map((_, i) => i % 4 !== 1));
+      assert.deepEqual(
+        verdicts,
+        block.map((_, i) => i % 4 !== 1),
+      );
       assert.ok(doneBefore < backlog.length / 2, `the block waited for ${doneBefore} of ${backlog.length} queued before it (inline ${inline !== undefined})`);
       // A few signatures (checked at once by the calling thread when it verifies too).
-      assert.deepEqual(await verifyAll(one, small, true), small.map((_, i) => i % 4 !== 1));
-      assert.deepEqual(await Promise.all(queued), backlog.map((_, i) => i % 4 !== 1), 'the backlog still gets its verdicts');
+      assert.deepEqual(
+        await verifyAll(one, small, true),
+        small.map((_, i) => i % 4 !== 1),
+      );
+      assert.deepEqual(
+        await Promise.all(queued),
+        backlog.map((_, i) => i % 4 !== 1),
+        'the backlog still gets its verdicts',
+      );
       await one.close();
     }
   });
@@ -131,8 +154,14 @@ describe('signature verification on worker threads', () => {
     const one = await Promise.all(items.slice(0, 100).map((c) => none.verify(c.publicKey, c.message, c.signature)));
     const all = await verifyAll(none, items.slice(100));
     const urgent = await verifyAll(none, items.slice(0, 200), true);
-    assert.deepEqual([...one, ...all], items.map((_, i) => i % 5 !== 2));
-    assert.deepEqual(urgent, items.slice(0, 200).map((_, i) => i % 5 !== 2));
+    assert.deepEqual(
+      [...one, ...all],
+      items.map((_, i) => i % 5 !== 2),
+    );
+    assert.deepEqual(
+      urgent,
+      items.slice(0, 200).map((_, i) => i % 5 !== 2),
+    );
     await none.close();
   });
 
@@ -152,8 +181,15 @@ describe('signature verification on worker threads', () => {
       one.promote(new Set(wanted.map((c) => c.signature)));
       const verdicts = await Promise.all(queued.slice(0, 11));
       assert.ok(done < checks.length / 2, `the promoted checks waited for ${done} of ${checks.length} (workers ${workers})`);
-      assert.deepEqual(verdicts, wanted.map((_, i) => i !== 10));
-      assert.deepEqual(await Promise.all(queued), checks.map((_, i) => i !== 10), 'the rest still get their verdicts');
+      assert.deepEqual(
+        verdicts,
+        wanted.map((_, i) => i !== 10),
+      );
+      assert.deepEqual(
+        await Promise.all(queued),
+        checks.map((_, i) => i !== 10),
+        'the rest still get their verdicts',
+      );
       await one.close();
     }
   });

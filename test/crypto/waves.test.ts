@@ -25,10 +25,7 @@ describe('waves crypto', () => {
   it('hashes with Blake2b-256 and Keccak256(Blake2b256)', () => {
     assert.equal(encodeBase58(suite.fastHash(Buffer.from('hello'))), '4PNCZERNLKAqwSYHhZpb7B4GE34eiYDPXGgeNKWNNaBp');
     // secureHash is Keccak-256 (original padding) over the Blake2b digest.
-    assert.equal(
-      Buffer.from(suite.secureHash(new Uint8Array(0))).toString('hex'),
-      Buffer.from(keccakOfBlake(new Uint8Array(0))).toString('hex'),
-    );
+    assert.equal(Buffer.from(suite.secureHash(new Uint8Array(0))).toString('hex'), Buffer.from(keccakOfBlake(new Uint8Array(0))).toString('hex'));
   });
 
   it('signs with fresh randomness and verifies its own and tampered signatures correctly', () => {

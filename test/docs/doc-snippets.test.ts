@@ -4,7 +4,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DocSyntaxError, instrument, isRun, OUTPUT_MARK, outputProblems, parseDoc, startCommandOf, type CodeBlock, type SnippetLanguage } from './doc-snippets.js';
+import {
+  DocSyntaxError,
+  instrument,
+  isRun,
+  OUTPUT_MARK,
+  outputProblems,
+  parseDoc,
+  startCommandOf,
+  type CodeBlock,
+  type SnippetLanguage,
+} from './doc-snippets.js';
 
 const blocks = (text: string): CodeBlock[] => parseDoc('doc.md', text).filter((i): i is CodeBlock => i.kind === 'block');
 
@@ -54,7 +64,11 @@ test('contract-package is a step of its own, in order', () => {
 });
 
 test('refused: other spellings of sh and js, a reasonless not run, a stray or unknown directive, an open block', () => {
-  const refused = (text: string, message: RegExp): void => assert.throws(() => parseDoc('doc.md', text), (e: unknown) => e instanceof DocSyntaxError && message.test(e.message));
+  const refused = (text: string, message: RegExp): void =>
+    assert.throws(
+      () => parseDoc('doc.md', text),
+      (e: unknown) => e instanceof DocSyntaxError && message.test(e.message),
+    );
   refused('```bash\nls\n```', /doc\.md:1: write ```sh instead of ```bash/);
   refused('```javascript\n1\n```', /write ```js/);
   refused('<!-- snippet: not run: -->\n```sh\nls\n```', /needs its reason/);
@@ -66,7 +80,21 @@ test('refused: other spellings of sh and js, a reasonless not run, a stray or un
 
 test('a block whose one command is npm start or npm run devnet starts it; mixed with other commands it is refused', () => {
   const [plain, node, devnet, other] = blocks(
-    ['```sh', 'npm start   # the dev chain', '```', '```sh', 'npm start -- --contract my/counter:1=../counter', '```', '```sh', '# three nodes', 'npm run devnet -- --nodes 3 --dir data/devnet', '```', '```sh', 'curl -s x', '```'].join('\n'),
+    [
+      '```sh',
+      'npm start   # the dev chain',
+      '```',
+      '```sh',
+      'npm start -- --contract my/counter:1=../counter',
+      '```',
+      '```sh',
+      '# three nodes',
+      'npm run devnet -- --nodes 3 --dir data/devnet',
+      '```',
+      '```sh',
+      'curl -s x',
+      '```',
+    ].join('\n'),
   );
   assert.deepEqual(startCommandOf(plain!), { kind: 'node', args: [] });
   assert.deepEqual(startCommandOf(node!), { kind: 'node', args: ['--contract', 'my/counter:1=../counter'] });
@@ -77,7 +105,9 @@ test('a block whose one command is npm start or npm run devnet starts it; mixed 
 });
 
 test('a stated output is checked against what the block printed up to that line, … matching anything', () => {
-  const [block] = blocks(['```sh', 'A=1', 'echo hello   # → hello', 'echo \'{"a":1,"b":2}\'; echo done   # → done', 'curl -s x   # → {"error":646,…}', '```'].join('\n'));
+  const [block] = blocks(
+    ['```sh', 'A=1', 'echo hello   # → hello', 'echo \'{"a":1,"b":2}\'; echo done   # → done', 'curl -s x   # → {"error":646,…}', '```'].join('\n'),
+  );
   const { source, expectations } = instrument(block as CodeBlock & { language: SnippetLanguage });
   assert.equal(source.split('\n').filter((l) => l.includes(OUTPUT_MARK)).length, 3);
   assert.deepEqual(
@@ -94,7 +124,10 @@ test('a stated output is checked against what the block printed up to that line,
   assert.equal(problems.length, 2);
   assert.match(problems[0]!, /^line 3: expected the output to end with\n {4}done\n/);
   assert.match(problems[1]!, /^line 4: /);
-  assert.deepEqual(outputProblems(marked('hello\n'), expectations).slice(1), ['line 3: the block ended before this line\'s output', 'line 4: the block ended before this line\'s output']);
+  assert.deepEqual(outputProblems(marked('hello\n'), expectations).slice(1), [
+    "line 3: the block ended before this line's output",
+    "line 4: the block ended before this line's output",
+  ]);
 });
 
 test('js blocks state their output with // →', () => {

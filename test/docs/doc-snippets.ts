@@ -25,7 +25,13 @@ import { join } from 'node:path';
 
 /** The docs a newcomer reads, as paths from the repository root: README.md, then docs/*.md by name. */
 export function docFiles(repo: string): string[] {
-  return ['README.md', ...readdirSync(join(repo, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  return [
+    'README.md',
+    ...readdirSync(join(repo, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 /** The languages whose blocks are run. */
@@ -222,7 +228,9 @@ export function outputProblems(stdout: string, expectations: readonly Expectatio
       return;
     }
     if (!outputPattern(e.text).test(printed.trimEnd())) {
-      problems.push(`line ${e.line}: expected the output to end with\n    ${e.text}\n  it printed\n    ${printed.trim().slice(-2000).replaceAll('\n', '\n    ')}`);
+      problems.push(
+        `line ${e.line}: expected the output to end with\n    ${e.text}\n  it printed\n    ${printed.trim().slice(-2000).replaceAll('\n', '\n    ')}`,
+      );
     }
   });
   return problems;

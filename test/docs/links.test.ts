@@ -37,7 +37,10 @@ export function headingAnchors(markdown: string): Set<string> {
 const prose = (markdown: string): string => markdown.replace(/^\s*```[\s\S]*?^\s*```\s*$/gm, '');
 
 test('GitHub anchors of headings', () => {
-  assert.deepEqual([...headingAnchors("# Title\n## WE's `/node/metrics`\n```sh\n# not a heading\n```\n## A contract call, to its 105\n## Title")], ['title', 'wes-nodemetrics', 'a-contract-call-to-its-105', 'title-1']);
+  assert.deepEqual(
+    [...headingAnchors("# Title\n## WE's `/node/metrics`\n```sh\n# not a heading\n```\n## A contract call, to its 105\n## Title")],
+    ['title', 'wes-nodemetrics', 'a-contract-call-to-its-105', 'title-1'],
+  );
 });
 
 test('every relative link of the docs leads to a file, and its anchor to a heading there', () => {

@@ -23,7 +23,18 @@ import assert from 'node:assert/strict';
 import { freeLoopbackPort } from '../../src/cli/devnet.js';
 import { buildSdkPackageIn } from '../../devkit/contracts/sdk-package.js';
 import { sleep } from '../../devkit/wait.js';
-import { docFiles, instrument, isRun, outputProblems, parseDoc, startCommandOf, type CodeBlock, type DocItem, type SnippetLanguage, type StartCommand } from './doc-snippets.js';
+import {
+  docFiles,
+  instrument,
+  isRun,
+  outputProblems,
+  parseDoc,
+  startCommandOf,
+  type CodeBlock,
+  type DocItem,
+  type SnippetLanguage,
+  type StartCommand,
+} from './doc-snippets.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const SNIPPET_TIMEOUT_MS = 120_000;
@@ -264,7 +275,10 @@ process.once('exit', () => {
   for (const g of groups) g.kill();
 });
 // An interrupted run leaves no node or devnet behind (they run in process groups of their own).
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => {
     for (const g of groups) g.kill();
     rmSync(root, { recursive: true, force: true });
@@ -336,4 +350,3 @@ for (const [file, items] of planned) {
     }
   });
 }
-

@@ -48,7 +48,21 @@ describe('account routes end to end through js-sdk', { timeout: 60_000 }, () => 
   });
 
   it('serves balances, data and asset distribution as the official clients read them', async () => {
-    const issue = await tf2Build('Issue', 2, { chainId: 84, name: 'E2E Accounts', description: 'accounts e2e', quantity: Number(QUANTITY), decimals: 2, reissuable: false, fee: Number(FEE.issue), timestamp: clock.next() }, a0);
+    const issue = await tf2Build(
+      'Issue',
+      2,
+      {
+        chainId: 84,
+        name: 'E2E Accounts',
+        description: 'accounts e2e',
+        quantity: Number(QUANTITY),
+        decimals: 2,
+        reissuable: false,
+        fee: Number(FEE.issue),
+        timestamp: clock.next(),
+      },
+      a0,
+    );
     const data = await tf2Build(
       'Data',
       3,
@@ -64,18 +78,36 @@ describe('account routes end to end through js-sdk', { timeout: 60_000 }, () => 
       },
       a1,
     );
-    const west = await tf2Build('Transfer', 3, { recipient: a2.address, amount: Number(10n * WEST), fee: Number(FEE.transfer), timestamp: clock.next(), attachment: '' }, a0);
+    const west = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a2.address, amount: Number(10n * WEST), fee: Number(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a0,
+    );
     for (const b of [issue, data, west]) await broadcast(node, b);
     await Promise.all([issue, data, west].map((b) => confirmed(node, b.id)));
     const assetId = issue.id;
-    const toA1 = await tf2Build('Transfer', 3, { recipient: a1.address, assetId, amount: 100, fee: Number(FEE.transfer), timestamp: clock.next(), attachment: '' }, a0);
-    const toA2 = await tf2Build('Transfer', 3, { recipient: a2.address, assetId, amount: 200, fee: Number(FEE.transfer), timestamp: clock.next(), attachment: '' }, a0);
+    const toA1 = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a1.address, assetId, amount: 100, fee: Number(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a0,
+    );
+    const toA2 = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a2.address, assetId, amount: 200, fee: Number(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a0,
+    );
     for (const b of [toA1, toA2]) await broadcast(node, b);
     const heights = (await Promise.all([toA1, toA2].map((b) => confirmed(node, b.id)))).map((info) => info.height as number);
 
     // Balances through js-sdk: a1 paid the data fee; a2 received 10 WEST.
     const b1 = await sdk.API.Node.addresses.balance(a1.address);
-    assert.deepEqual({ address: b1.address, confirmations: Number(b1.confirmations), balance: big(b1.balance) }, { address: a1.address, confirmations: 0, balance: GENESIS - FEE.data });
+    assert.deepEqual(
+      { address: b1.address, confirmations: Number(b1.confirmations), balance: big(b1.balance) },
+      { address: a1.address, confirmations: 0, balance: GENESIS - FEE.data },
+    );
     const b2now = await sdk.API.Node.addresses.balance(a2.address, 1);
     assert.equal(big(b2now.balance), GENESIS + 10n * WEST, 'over the last block: the current balance');
     assert.equal(Number(b2now.confirmations), 1);
@@ -111,6 +143,10 @@ describe('account routes end to end through js-sdk', { timeout: 60_000 }, () => 
     const rest = await node.get(`/assets/${assetId}/distribution/${at}/limit/2?after=${first.json.lastItem}`);
     assert.equal(rest.json.hasNext, false);
     const all = { ...first.json.items, ...rest.json.items };
-    assert.deepEqual(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, big(v)])), { [a0.address]: QUANTITY - 300n, [a1.address]: 100n, [a2.address]: 200n });
+    assert.deepEqual(Object.fromEntries(Object.entries(all).map(([k, v]) => [k, big(v)])), {
+      [a0.address]: QUANTITY - 300n,
+      [a1.address]: 100n,
+      [a2.address]: 200n,
+    });
   });
 });

@@ -56,7 +56,8 @@ interface TxJson {
 
 const entries = (tx: TxJson): Record<string, unknown> => Object.fromEntries((tx.data ?? []).map((d) => [d.key, d.value]));
 const isAnchoring = (tx: TxJson): boolean => tx.type === 12 && (tx.data ?? []).some((d) => d.key === ANCHOR_KEYS.signature);
-const base58ToBase64 = async (b58: string): Promise<string> => `base64:${Buffer.from((await import('../../src/crypto/encoding.js')).decodeBase58(b58)).toString('base64')}`;
+const base58ToBase64 = async (b58: string): Promise<string> =>
+  `base64:${Buffer.from((await import('../../src/crypto/encoding.js')).decodeBase58(b58)).toString('base64')}`;
 
 describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () => {
   const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -89,17 +90,27 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
 
   /** Waits until A holds at least `count` confirmations; they are returned. */
   const untilConfirmations = (count: number, timeoutMs = 90_000): Promise<TxJson[]> =>
-    until(`${count} anchoring confirmations on A`, async () => {
-      const c = await confirmations();
-      return c.length >= count ? c : undefined;
-    }, timeoutMs, 500);
+    until(
+      `${count} anchoring confirmations on A`,
+      async () => {
+        const c = await confirmations();
+        return c.length >= count ? c : undefined;
+      },
+      timeoutMs,
+      500,
+    );
 
   const anchoringSection = (authorizationToken: string): Record<string, unknown> => ({
     enable: true,
     'height-condition': { range: RANGE, above: ABOVE },
     threshold: THRESHOLD,
     targetnet: {
-      auth: { type: 'oauth2', 'authorization-token': authorizationToken, 'authorization-service-url': `${authUrl}/oauth/token`, 'token-update-interval': '10m' },
+      auth: {
+        type: 'oauth2',
+        'authorization-token': authorizationToken,
+        'authorization-service-url': `${authUrl}/oauth/token`,
+        'token-update-interval': '10m',
+      },
       'scheme-byte': 'T',
       'node-address': B.url,
       'node-recipient-address': targetAddress,
@@ -142,7 +153,10 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
     targetWallet = join(A.spec.dir, 'targetnet.json');
     Keystore.open(targetWallet, protocol.addresses, { scrypt: { N: 1024, r: 8, p: 1 } }).addKeyPair(account1.keyPair, 'target secret');
     B.editConfig((node) => {
-      (node['api'] as Record<string, unknown>)['auth'] = { type: 'oauth2', 'public-key': keys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64') };
+      (node['api'] as Record<string, unknown>)['auth'] = {
+        type: 'oauth2',
+        'public-key': keys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+      };
     });
     A.editConfig((node) => {
       node['anchoring'] = anchoringSection(CLIENT_SECRET);
@@ -175,7 +189,11 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
       heightAbove: ABOVE,
       threshold: THRESHOLD,
     });
-    await until('anchoring-auth healthy', async () => ((await A.get('/node/healthcheck?service=anchoring-auth')).status === 200 ? true : undefined), 20_000).catch(failWith);
+    await until(
+      'anchoring-auth healthy',
+      async () => ((await A.get('/node/healthcheck?service=anchoring-auth')).status === 200 ? true : undefined),
+      20_000,
+    ).catch(failWith);
     assert.deepEqual((await A.get('/node/healthcheck?service=anchoring-auth')).json, {});
     assert.ok(tokenRequests.includes(`Bearer ${CLIENT_SECRET}`));
   });
@@ -206,10 +224,15 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
     const lastAnchored = Math.max(...before.map((c) => entries(c)[ANCHOR_KEYS.height] as number));
     await B.stop();
     const heightAtStop = await A.height();
-    const failed = await until('a failed round on A (code 2)', async () => {
-      const e = (await errors()).filter((t) => entries(t)[ANCHOR_KEYS.errorCode] === 2);
-      return e.length > 0 ? e : undefined;
-    }, 120_000, 500).catch(failWith);
+    const failed = await until(
+      'a failed round on A (code 2)',
+      async () => {
+        const e = (await errors()).filter((t) => entries(t)[ANCHOR_KEYS.errorCode] === 2);
+        return e.length > 0 ? e : undefined;
+      },
+      120_000,
+      500,
+    ).catch(failWith);
     assert.equal(entries(failed[0]!)[ANCHOR_KEYS.errorMessage], 'failed to send the transaction to targetnet');
     assert.ok(A.lines.filter((l) => l.line.includes('failed to send the transaction to targetnet, retrying')).length >= 10, 'each retry is logged');
     assert.ok((await A.height()) >= heightAtStop + 2, 'A went on producing blocks');
@@ -219,10 +242,15 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
     assert.match(health.json.message, /^Targetnet node is not reachable: /);
 
     await B.start(90_000);
-    const resumed = await until('a new anchor after B is back', async () => {
-      const c = await confirmations();
-      return c.some((t) => (entries(t)[ANCHOR_KEYS.height] as number) > lastAnchored) ? c : undefined;
-    }, 120_000, 500).catch(failWith);
+    const resumed = await until(
+      'a new anchor after B is back',
+      async () => {
+        const c = await confirmations();
+        return c.some((t) => (entries(t)[ANCHOR_KEYS.height] as number) > lastAnchored) ? c : undefined;
+      },
+      120_000,
+      500,
+    ).catch(failWith);
     assert.ok(resumed.length > before.length);
     assert.equal((await A.get('/node/healthcheck?service=anchoring-auth')).status, 200);
   });
@@ -230,13 +258,21 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
   it('A restarted: a round in flight resumes, no height is anchored twice, every anchor on B is accounted for on A', async () => {
     const count = (await confirmations()).length;
     await A.stop();
-    const progress = JSON.parse(readFileSync(join(A.spec.dir, 'data', 'anchoring-progress.json'), 'utf8')) as { lastHeight: number; round: { height: number } | null };
+    const progress = JSON.parse(readFileSync(join(A.spec.dir, 'data', 'anchoring-progress.json'), 'utf8')) as {
+      lastHeight: number;
+      round: { height: number } | null;
+    };
     assert.ok(progress.lastHeight > 0, 'the progress is kept in the data directory');
     const linesBefore = A.lines.length;
     await A.start(90_000);
     await untilConfirmations(count + 1).catch(failWith);
     if (progress.round !== null) {
-      assert.ok(A.lines.slice(linesBefore).some((l) => l.line.includes('resuming the anchoring round in flight') && l.line.includes(`"height":${progress.round!.height}`)), 'the round in flight at the stop resumed');
+      assert.ok(
+        A.lines
+          .slice(linesBefore)
+          .some((l) => l.line.includes('resuming the anchoring round in flight') && l.line.includes(`"height":${progress.round!.height}`)),
+        'the round in flight at the stop resumed',
+      );
     }
     const onTarget = await anchoringTxs(onB, targetAddress);
     const heightsOnB = onTarget.map((t) => entries(t)[ANCHOR_KEYS.height] as number);
@@ -246,7 +282,10 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
     const lastFinished = Math.max(...[...(await anchoringTxs(onA, ownerA))].map((t) => entries(t)[ANCHOR_KEYS.height] as number));
     for (const t of onTarget) {
       const h = entries(t)[ANCHOR_KEYS.height] as number;
-      assert.ok(confirmedIds.has(t.id) || failedHeights.has(h) || h > lastFinished, `the anchor of height ${h} on B (${t.id}) is confirmed or recorded as failed on A, or still in flight`);
+      assert.ok(
+        confirmedIds.has(t.id) || failedHeights.has(h) || h > lastFinished,
+        `the anchor of height ${h} on B (${t.id}) is confirmed or recorded as failed on A, or still in flight`,
+      );
     }
     const heightsOnA = (await anchoringTxs(onA, ownerA)).map((t) => entries(t)[ANCHOR_KEYS.height] as number);
     assert.equal(new Set(heightsOnA).size, heightsOnA.length, `one outcome per height on A: ${heightsOnA.join(', ')}`);
@@ -259,7 +298,11 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
     });
     const linesBefore = A.lines.length;
     await A.start(90_000);
-    await until('the refused token request logged', () => (A.lines.slice(linesBefore).some((l) => l.line.includes('targetnet auth service failed to give a token')) ? true : undefined), 20_000).catch(failWith);
+    await until(
+      'the refused token request logged',
+      () => (A.lines.slice(linesBefore).some((l) => l.line.includes('targetnet auth service failed to give a token')) ? true : undefined),
+      20_000,
+    ).catch(failWith);
     assert.ok(tokenRequests.includes('Bearer a wrong secret'));
     const r = await A.get('/node/healthcheck?service=anchoring-auth');
     assert.equal(r.status, 503);

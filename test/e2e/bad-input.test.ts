@@ -46,8 +46,18 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
 
   /** The balance the node holds for an account, read from WE's overspend message (a transfer of balance − fee + 1). */
   async function westBalanceOf(account: Signer, expected: bigint): Promise<void> {
-    const over = await tf2Build('Transfer', 3, { recipient: A[0]!.address, amount: Number(expected - BigInt(TRANSFER_FEE) + 1n), fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, account);
-    assertError(await node.post('/transactions/broadcast', over.json), 400, 112, new RegExp(`current balance equals ${expected}, spends equals ${-(expected + 1n)}, result is -1$`));
+    const over = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: A[0]!.address, amount: Number(expected - BigInt(TRANSFER_FEE) + 1n), fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+      account,
+    );
+    assertError(
+      await node.post('/transactions/broadcast', over.json),
+      400,
+      112,
+      new RegExp(`current balance equals ${expected}, spends equals ${-(expected + 1n)}, result is -1$`),
+    );
     await assertNowhere(node, over.id);
   }
 
@@ -71,7 +81,12 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
     const genuine = await tf2Build('Transfer', 3, { recipient: A[2]!.address, amount: 5e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, A[1]!);
     // Signed by another key over the right bytes; and the right key over other bytes.
     const otherKey = { ...genuine.json, proofs: [signBytes(Uint8Array.from([0, 1, 2]), A[1]!.privateKey)] };
-    const wrongSigner = await tf2Build('Transfer', 3, { recipient: A[2]!.address, amount: 5e8, fee: TRANSFER_FEE, timestamp: genuine.json['timestamp'], attachment: '' }, A[3]!);
+    const wrongSigner = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: A[2]!.address, amount: 5e8, fee: TRANSFER_FEE, timestamp: genuine.json['timestamp'], attachment: '' },
+      A[3]!,
+    );
     const stolen = { ...genuine.json, proofs: wrongSigner.json['proofs'] };
     for (const forged of [otherKey, stolen]) {
       const r = await node.post('/transactions/broadcast', forged);
@@ -83,7 +98,12 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
 
   it('refuses an overspend (112) and applies nothing', async () => {
     const a3 = A[3]!;
-    const tx = await tf1Build('Transfer', 2, { recipient: A[4]!.address, amount: 100_000 * 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a3);
+    const tx = await tf1Build(
+      'Transfer',
+      2,
+      { recipient: A[4]!.address, amount: 100_000 * 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+      a3,
+    );
     assertError(
       await node.post('/transactions/broadcast', tx.json),
       400,
@@ -92,7 +112,12 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
     );
     await assertNowhere(node, tx.id);
     // More of an asset than exists.
-    const asset = await tf2Build('Transfer', 3, { recipient: A[4]!.address, assetId: randomId(), amount: 1, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a3);
+    const asset = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: A[4]!.address, assetId: randomId(), amount: 1, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+      a3,
+    );
     assertError(await node.post('/transactions/broadcast', asset.json), 400, 112, /negative asset '.*' balance/);
     await assertNowhere(node, asset.id);
     await westBalanceOf(a3, 100_000n * WEST);
@@ -101,14 +126,25 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
   it('refuses a double spend at broadcast: a second transfer that only fits without the first, still pooled, is 112 naming pending pool transactions', async () => {
     // Account 2 holds 100 000 WEST and a little it received: each transfer fits alone, not both.
     const a2 = A[2]!;
-    const first = await tf2Build('Transfer', 3, { recipient: A[0]!.address, amount: 60_000 * 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a2);
-    const second = await tf2Build('Transfer', 3, { recipient: A[3]!.address, amount: 60_000 * 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a2);
+    const first = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: A[0]!.address, amount: 60_000 * 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+      a2,
+    );
+    const second = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: A[3]!.address, amount: 60_000 * 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+      a2,
+    );
     const accepted = await node.post('/transactions/broadcast', first.json);
     assert.equal(accepted.status, 200, describeAnswer(accepted));
     const refused = await node.post('/transactions/broadcast', second.json);
     // Refused whether the first is still pooled (pending spendings counted) or already mined (the balance itself).
     assertError(refused, 400, 112, /^State check failed\. Reason: Attempt to transfer unavailable funds: .*negative WEST balance/);
-    if (/pending pool transactions are counted/.test(String(refused.json.message))) assert.match(String(refused.json.message), new RegExp(`${60_000n * WEST + BigInt(TRANSFER_FEE)} WEST of ${a2.address}`));
+    if (/pending pool transactions are counted/.test(String(refused.json.message)))
+      assert.match(String(refused.json.message), new RegExp(`${60_000n * WEST + BigInt(TRANSFER_FEE)} WEST of ${a2.address}`));
     assert.equal(refused.json.tx.id, second.id);
     await confirmed(node, first.id);
     await assertNowhere(node, second.id);
@@ -118,7 +154,12 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
   async function badFees(): Promise<{ low: Built; noAsset: Built; asset: string }> {
     const low = await tf2Build('Transfer', 3, { recipient: A[2]!.address, amount: 1e8, fee: TRANSFER_FEE - 1, timestamp: clock.next(), attachment: '' }, A[1]!);
     const asset = randomId();
-    const noAsset = await tf2Build('Transfer', 3, { recipient: A[2]!.address, amount: 1e8, fee: TRANSFER_FEE, feeAssetId: asset, timestamp: clock.next(), attachment: '' }, A[1]!);
+    const noAsset = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: A[2]!.address, amount: 1e8, fee: TRANSFER_FEE, feeAssetId: asset, timestamp: clock.next(), attachment: '' },
+      A[1]!,
+    );
     return { low, noAsset, asset };
   }
   const lowFeeMessage = `Fee '${TRANSFER_FEE - 1}' in 'WEST' for 'com.wavesenterprise.transaction.transfer.TransferTransactionV3' does not exceed minimal value of '${TRANSFER_FEE}'`;
@@ -137,7 +178,7 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
 
   // WE checks the fee in the broadcast route, before the pool (TransactionsApi.validateAndBroadcastTransaction:
   // feeCalculator.validateTxFee → ApiError.fromValidationError), so its GenericError is a plain 199.
-  it('answers a fee below the minimum with WE\'s 199 (checked before the pool)', async () => {
+  it("answers a fee below the minimum with WE's 199 (checked before the pool)", async () => {
     const { low, noAsset, asset } = await badFees();
     assertError(await node.post('/transactions/broadcast', low.json), 400, 199, lowFeeMessage);
     assertError(await node.post('/transactions/broadcast', noAsset.json), 400, 199, `Asset '${asset}' does not exist, cannot be used to pay fees`);
@@ -151,7 +192,12 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
     await assertNowhere(node, tx.id);
 
     const cancel = await tf1Build('LeaseCancel', 2, { chainId: 'V'.charCodeAt(0), leaseId: randomId(), fee: TRANSFER_FEE, timestamp: clock.next() }, a1);
-    assertError(await node.post('/transactions/broadcast', cancel.json), 400, 199, `Wrong chainId actual: ${'V'.charCodeAt(0)}, expected: ${'T'.charCodeAt(0)}`);
+    assertError(
+      await node.post('/transactions/broadcast', cancel.json),
+      400,
+      199,
+      `Wrong chainId actual: ${'V'.charCodeAt(0)}, expected: ${'T'.charCodeAt(0)}`,
+    );
     await assertNowhere(node, cancel.id);
   });
 
@@ -163,7 +209,12 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
     await assertNowhere(node, far.id);
     const past = Date.now() - 2 * 3_600_000 - 5 * 60_000;
     const old = await tf2Build('Transfer', 3, { recipient: A[2]!.address, amount: 1e8, fee: TRANSFER_FEE, timestamp: past, attachment: '' }, a1);
-    assertError(await node.post('/transactions/broadcast', old.json), 400, 303, new RegExp(`^Transaction ts ${past} is too old\\. Previous block time: Some\\(\\d+\\)$`));
+    assertError(
+      await node.post('/transactions/broadcast', old.json),
+      400,
+      303,
+      new RegExp(`^Transaction ts ${past} is too old\\. Previous block time: Some\\(\\d+\\)$`),
+    );
     await assertNowhere(node, old.id);
   });
 
@@ -174,7 +225,12 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
     const notObject = await node.post('/transactions/broadcast', [1]);
     assertError(notObject, 400, 1, 'failed to parse json message');
     assert.deepEqual(notObject.json.validationErrors, { obj: [{ msg: ['error.expected.jsobject'], args: [] }] });
-    const missingFee = await tf2Build('Transfer', 3, { recipient: A[2]!.address, amount: 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, A[1]!);
+    const missingFee = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: A[2]!.address, amount: 1e8, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+      A[1]!,
+    );
     const { fee: _fee, ...withoutFee } = missingFee.json;
     const r = await node.post('/transactions/broadcast', withoutFee);
     assertError(r, 400, 1, 'failed to parse json message');
@@ -262,7 +318,10 @@ describe('dev chain end to end: bad input and rollback over HTTP', { timeout: 12
     for (const t of [t1, t2]) {
       if (pooled.has(t.id)) continue;
       const info = await node.get(`/transactions/info/${t.id}`);
-      assert.ok(info.status === 200 && info.json.height > target, `${t.id} is neither back in /transactions/unconfirmed nor mined again: ${describeAnswer(info)}`);
+      assert.ok(
+        info.status === 200 && info.json.height > target,
+        `${t.id} is neither back in /transactions/unconfirmed nor mined again: ${describeAnswer(info)}`,
+      );
     }
     // Mined again, above the rollback height.
     for (const t of [t1, t2]) {

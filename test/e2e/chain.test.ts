@@ -157,17 +157,41 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     const [a0, a1, a2, a3, a4] = A as [Signer, Signer, Signer, Signer, Signer];
 
     // Account 1 has no issuer role yet: refused, nothing applied.
-    const early = await tf1Build('Issue', 2, { chainId: 84, name: 'Early', description: '', quantity: 1000, decimals: 0, reissuable: false, fee: num(FEE.issue), timestamp: clock.next() }, a1);
+    const early = await tf1Build(
+      'Issue',
+      2,
+      { chainId: 84, name: 'Early', description: '', quantity: 1000, decimals: 0, reissuable: false, fee: num(FEE.issue), timestamp: clock.next() },
+      a1,
+    );
     const refused = await node.post('/transactions/broadcast', early.json);
     assertError(refused, 400, 112, /^State check failed\. Reason: .*Has no active 'issuer' role/);
 
     // Round 1: independent transactions of every sender.
-    const issue = await tf2Build('Issue', 2, { chainId: 84, name: 'E2E Token', description: 'end-to-end test token', quantity: 1_000_000_000_000, decimals: 2, reissuable: true, fee: num(FEE.issue), timestamp: clock.next() }, a0);
+    const issue = await tf2Build(
+      'Issue',
+      2,
+      {
+        chainId: 84,
+        name: 'E2E Token',
+        description: 'end-to-end test token',
+        quantity: 1_000_000_000_000,
+        decimals: 2,
+        reissuable: true,
+        fee: num(FEE.issue),
+        timestamp: clock.next(),
+      },
+      a0,
+    );
     token = issue.id;
     ledger.add(a0.address, token, 1_000_000_000_000n);
     ledger.fee(issue.id, a0.address, FEE.issue);
 
-    const westTransfer = await tf1Build('Transfer', 2, { recipient: a1.address, amount: 1000 * 1e8, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a0);
+    const westTransfer = await tf1Build(
+      'Transfer',
+      2,
+      { recipient: a1.address, amount: 1000 * 1e8, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a0,
+    );
     ledger.move(a0.address, a1.address, null, 1000n * WEST);
     ledger.fee(westTransfer.id, a0.address, FEE.transfer);
 
@@ -183,7 +207,16 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     const mass = await tf1Build(
       'MassTransfer',
       1,
-      { transfers: [{ recipient: a1.address, amount: 10 * 1e8 }, { recipient: a2.address, amount: 20 * 1e8 }, { recipient: a3.address, amount: 30 * 1e8 }], fee: num(massFee), timestamp: clock.next(), attachment: '' },
+      {
+        transfers: [
+          { recipient: a1.address, amount: 10 * 1e8 },
+          { recipient: a2.address, amount: 20 * 1e8 },
+          { recipient: a3.address, amount: 30 * 1e8 },
+        ],
+        fee: num(massFee),
+        timestamp: clock.next(),
+        attachment: '',
+      },
       a0,
     );
     ledger.move(a0.address, a1.address, null, 10n * WEST);
@@ -212,19 +245,36 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     const permit = await tf1Build('Permit', 1, { target: a1.address, opType: 'add', role: 'issuer', fee: num(FEE.permit), timestamp: clock.next() }, a0);
     ledger.fee(permit.id, a0.address, FEE.permit);
 
-    const register = await tf2Build('RegisterNode', 1, { targetPubKey: N.publicKey, nodeName: 'e2e-node', opType: 'add', fee: num(FEE.registerNode), timestamp: clock.next() }, a0);
+    const register = await tf2Build(
+      'RegisterNode',
+      1,
+      { targetPubKey: N.publicKey, nodeName: 'e2e-node', opType: 'add', fee: num(FEE.registerNode), timestamp: clock.next() },
+      a0,
+    );
     ledger.fee(register.id, a0.address, FEE.registerNode);
 
     const policy = await tf2Build(
       'CreatePolicy',
       3,
-      { policyName: 'e2e policy', description: 'members are registered participants', recipients: [a1.address, a2.address], owners: [a0.address], fee: num(FEE.createPolicy), timestamp: clock.next() },
+      {
+        policyName: 'e2e policy',
+        description: 'members are registered participants',
+        recipients: [a1.address, a2.address],
+        owners: [a0.address],
+        fee: num(FEE.createPolicy),
+        timestamp: clock.next(),
+      },
       a0,
     );
     policyId = policy.id;
     ledger.fee(policy.id, a0.address, FEE.createPolicy);
 
-    const fundX = await tf2Build('Transfer', 3, { recipient: X.address, amount: 10 * 1e8, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a0);
+    const fundX = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: X.address, amount: 10 * 1e8, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a0,
+    );
     ledger.move(a0.address, X.address, null, 10n * WEST);
     ledger.fee(fundX.id, a0.address, FEE.transfer);
 
@@ -243,7 +293,12 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     ]);
 
     // Round 2: what depends on round 1.
-    const reissue = await tf2Build('Reissue', 2, { chainId: 84, assetId: token, quantity: 500_000_000_000, reissuable: true, fee: num(FEE.reissue), timestamp: clock.next() }, a0);
+    const reissue = await tf2Build(
+      'Reissue',
+      2,
+      { chainId: 84, assetId: token, quantity: 500_000_000_000, reissuable: true, fee: num(FEE.reissue), timestamp: clock.next() },
+      a0,
+    );
     ledger.add(a0.address, token, 500_000_000_000n);
     ledger.fee(reissue.id, a0.address, FEE.reissue);
 
@@ -254,39 +309,95 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     const sponsor = await tf2Build('SponsorFee', 1, { assetId: token, isEnabled: true, fee: num(FEE.sponsor), timestamp: clock.next() }, a0);
     ledger.fee(sponsor.id, a0.address, FEE.sponsor);
 
-    const assetTransfer = await tf2Build('Transfer', 3, { recipient: a2.address, assetId: token, amount: 10_000_000_000, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a0);
+    const assetTransfer = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a2.address, assetId: token, amount: 10_000_000_000, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a0,
+    );
     ledger.move(a0.address, a2.address, token, 10_000_000_000n);
     ledger.fee(assetTransfer.id, a0.address, FEE.transfer);
 
-    const toAlias = await tf2Build('Transfer', 3, { recipient: `alias:T:${ALIAS}`, amount: 5 * 1e8, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a0);
+    const toAlias = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: `alias:T:${ALIAS}`, amount: 5 * 1e8, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a0,
+    );
     ledger.move(a0.address, a2.address, null, 5n * WEST);
     ledger.fee(toAlias.id, a0.address, FEE.transfer);
 
     const cancel = await tf1Build('LeaseCancel', 2, { chainId: 84, leaseId, fee: num(FEE.leaseCancel), timestamp: clock.next() }, a1);
     ledger.fee(cancel.id, a1.address, FEE.leaseCancel);
 
-    const ownIssue = await tf1Build('Issue', 2, { chainId: 84, name: 'Own Token', description: 'issued by account 1', quantity: 1000, decimals: 0, reissuable: false, fee: num(FEE.issue), timestamp: clock.next() }, a1);
+    const ownIssue = await tf1Build(
+      'Issue',
+      2,
+      {
+        chainId: 84,
+        name: 'Own Token',
+        description: 'issued by account 1',
+        quantity: 1000,
+        decimals: 0,
+        reissuable: false,
+        fee: num(FEE.issue),
+        timestamp: clock.next(),
+      },
+      a1,
+    );
     ownToken = ownIssue.id;
     ledger.add(a1.address, ownToken, 1000n);
     ledger.fee(ownIssue.id, a1.address, FEE.issue);
 
-    const update = await tf2Build('UpdatePolicy', 1, { policyId, recipients: [a3.address, N.address], owners: [], opType: 'add', fee: num(FEE.updatePolicy), timestamp: clock.next() }, a0);
+    const update = await tf2Build(
+      'UpdatePolicy',
+      1,
+      { policyId, recipients: [a3.address, N.address], owners: [], opType: 'add', fee: num(FEE.updatePolicy), timestamp: clock.next() },
+      a0,
+    );
     ledger.fee(update.id, a0.address, FEE.updatePolicy);
 
     // Atomic: a transfer V3 and a data V3 of account 1, each with the atomic badge.
-    const innerTransfer = await tf2Build('Transfer', 3, { recipient: a4.address, amount: 7 * 1e8, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '', atomicBadge: {} }, a1);
-    const innerData = await tf2Build('Data', 3, { authorPublicKey: a1.publicKey, data: [{ key: 'atomic', type: 'string', value: 'yes' }], fee: num(FEE.data), timestamp: clock.next(), atomicBadge: { trustedSender: a1.address } }, a1);
+    const innerTransfer = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a4.address, amount: 7 * 1e8, fee: num(FEE.transfer), timestamp: clock.next(), attachment: '', atomicBadge: {} },
+      a1,
+    );
+    const innerData = await tf2Build(
+      'Data',
+      3,
+      {
+        authorPublicKey: a1.publicKey,
+        data: [{ key: 'atomic', type: 'string', value: 'yes' }],
+        fee: num(FEE.data),
+        timestamp: clock.next(),
+        atomicBadge: { trustedSender: a1.address },
+      },
+      a1,
+    );
     const atomic = await tf2Build(
       'Atomic',
       1,
-      { transactions: [{ ...innerTransfer.json, id: innerTransfer.id }, { ...innerData.json, id: innerData.id }], timestamp: clock.next() },
+      {
+        transactions: [
+          { ...innerTransfer.json, id: innerTransfer.id },
+          { ...innerData.json, id: innerData.id },
+        ],
+        timestamp: clock.next(),
+      },
       a1,
     );
     ledger.move(a1.address, a4.address, null, 7n * WEST);
     ledger.fee(innerTransfer.id, a1.address, FEE.transfer);
     ledger.fee(innerData.id, a1.address, FEE.data);
 
-    const setScript = await tf2Build('SetScript', 1, { chainId: 84, script: SCRIPT_TRUE, name: 'always true', description: 'e2e', fee: num(FEE.setScript), timestamp: clock.next() }, X);
+    const setScript = await tf2Build(
+      'SetScript',
+      1,
+      { chainId: 84, script: SCRIPT_TRUE, name: 'always true', description: 'e2e', fee: num(FEE.setScript), timestamp: clock.next() },
+      X,
+    );
     ledger.fee(setScript.id, X.address, FEE.setScript);
 
     await round([
@@ -304,7 +415,12 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     ]);
 
     // Round 3: a transfer whose fee is paid in the sponsored asset.
-    const sponsoredFee = await tf2Build('Transfer', 3, { recipient: a3.address, amount: 3 * 1e8, fee: num(FEE.transfer), feeAssetId: token, timestamp: clock.next(), attachment: '' }, a2);
+    const sponsoredFee = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a3.address, amount: 3 * 1e8, fee: num(FEE.transfer), feeAssetId: token, timestamp: clock.next(), attachment: '' },
+      a2,
+    );
     ledger.move(a2.address, a3.address, null, 3n * WEST);
     ledger.fee(sponsoredFee.id, a2.address, FEE.transfer, { assetId: token, issuer: a0.address });
     await round([send(sponsoredFee, [a3.address])]);
@@ -383,20 +499,37 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     const page1 = await node.get(`/transactions/address/${a0}/limit/1`);
     const page2 = await node.get(`/transactions/address/${a0}/limit/1?after=${page1.json[0][0].id}`);
     const full = await node.get(`/transactions/address/${a0}/limit/2`);
-    assert.deepEqual([page1.json[0][0].id, page2.json[0][0].id], full.json[0].map((t: { id: string }) => t.id));
+    assert.deepEqual(
+      [page1.json[0][0].id, page2.json[0][0].id],
+      full.json[0].map((t: { id: string }) => t.id),
+    );
   });
 
   it('signs with the node keystore (sign, signAndBroadcast) and calculates fees', async () => {
     const [, , , a3, a4] = A as [Signer, Signer, Signer, Signer, Signer];
     const a0 = A[0]!;
     // /transactions/sign: the signed JSON verifies with the library over the library's bytes.
-    const request = { type: 4, version: 3, sender: a3.address, password: 'weft-dev-3', recipient: a4.address, amount: 2 * 1e8, fee: num(FEE.transfer), attachment: '' };
+    const request = {
+      type: 4,
+      version: 3,
+      sender: a3.address,
+      password: 'weft-dev-3',
+      recipient: a4.address,
+      amount: 2 * 1e8,
+      fee: num(FEE.transfer),
+      attachment: '',
+    };
     const signedAnswer = await node.post('/transactions/sign', request);
     assert.equal(signedAnswer.status, 200, describeAnswer(signedAnswer));
     const signed = signedAnswer.json;
     assert.equal(signed.senderPublicKey, a3.publicKey);
     assert.equal(signed.proofs.length, 1);
-    const again = await tf2Build('Transfer', 3, { recipient: a4.address, amount: 2 * 1e8, fee: num(FEE.transfer), timestamp: signed.timestamp, attachment: '' }, a3);
+    const again = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a4.address, amount: 2 * 1e8, fee: num(FEE.transfer), timestamp: signed.timestamp, attachment: '' },
+      a3,
+    );
     assert.equal(again.id, signed.id, 'the library computes the same id for the node-signed transfer');
     const inPool = await node.get(`/transactions/unconfirmed/info/${signed.id}`);
     assert.equal(inPool.status, 404, 'sign does not broadcast');
@@ -411,7 +544,16 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     assertError(await node.post('/transactions/sign', { ...request, password: 'not-it' }), 400, 115);
 
     // /transactions/signAndBroadcast.
-    const sb = await node.post('/transactions/signAndBroadcast', { type: 4, version: 2, sender: a4.address, password: 'weft-dev-4', recipient: a0.address, amount: 1e8, fee: num(FEE.transfer), attachment: '' });
+    const sb = await node.post('/transactions/signAndBroadcast', {
+      type: 4,
+      version: 2,
+      sender: a4.address,
+      password: 'weft-dev-4',
+      recipient: a0.address,
+      amount: 1e8,
+      fee: num(FEE.transfer),
+      attachment: '',
+    });
     assert.equal(sb.status, 200, describeAnswer(sb));
     assert.equal(sb.json.senderPublicKey, a4.publicKey);
     ledger.move(a4.address, a0.address, null, WEST);
@@ -431,12 +573,17 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
       await fee({ type: 11, version: 2, sender: a3.address, transfers: [1, 2, 3].map(() => ({ recipient: a4.address, amount: 1 })), attachment: '' }),
       { feeAssetId: null, feeAmount: num(FEE.massTransfer + 2n * FEE.massTransferPer2) },
     );
-    assert.deepEqual(
-      await fee({ type: 3, version: 2, sender: a0.address, name: 'Fee Probe', description: '', quantity: 1, decimals: 0, reissuable: false }),
-      { feeAssetId: null, feeAmount: num(FEE.issue) },
-    );
+    assert.deepEqual(await fee({ type: 3, version: 2, sender: a0.address, name: 'Fee Probe', description: '', quantity: 1, decimals: 0, reissuable: false }), {
+      feeAssetId: null,
+      feeAmount: num(FEE.issue),
+    });
     // A fee asset that is not sponsored: WE's 199.
-    assertError(await node.post('/transactions/calculateFee', { ...transferRequest, feeAssetId: ownToken }), 400, 199, `Asset '${ownToken}' is not sponsored, cannot be used to pay fees`);
+    assertError(
+      await node.post('/transactions/calculateFee', { ...transferRequest, feeAssetId: ownToken }),
+      400,
+      199,
+      `Asset '${ownToken}' is not sponsored, cannot be used to pay fees`,
+    );
   });
 
   it('refuses an overspend by exactly one unit and takes the exact balance (WE reports the balance it holds)', async () => {
@@ -444,28 +591,48 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     // The sponsored asset: all of it but one unit too many.
     const assetBalance = ledger.balance(a2.address, token);
     assert.equal(assetBalance, 10_000_000_000n - FEE.transfer);
-    const tooMuchAsset = await tf2Build('Transfer', 3, { recipient: a4.address, assetId: token, amount: num(assetBalance + 1n), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a2);
+    const tooMuchAsset = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a4.address, assetId: token, amount: num(assetBalance + 1n), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a2,
+    );
     assertError(
       await node.post('/transactions/broadcast', tooMuchAsset.json),
       400,
       112,
       `State check failed. Reason: Attempt to transfer unavailable funds: Transaction application leads to negative asset '${token}' balance to (at least) temporary negative state, current balance is ${assetBalance}, spends equals ${-(assetBalance + 1n)}, result is -1`,
     );
-    const allAsset = await tf2Build('Transfer', 3, { recipient: a4.address, assetId: token, amount: num(assetBalance), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a2);
+    const allAsset = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a4.address, assetId: token, amount: num(assetBalance), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a2,
+    );
     ledger.move(a2.address, a4.address, token, assetBalance);
     ledger.fee(allAsset.id, a2.address, FEE.transfer);
     await round([send(allAsset, [a4.address])]);
 
     // WEST: the whole balance minus the fee, plus one.
     const west = ledger.balance(a2.address);
-    const tooMuch = await tf1Build('Transfer', 2, { recipient: a4.address, amount: num(west - FEE.transfer + 1n), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a2);
+    const tooMuch = await tf1Build(
+      'Transfer',
+      2,
+      { recipient: a4.address, amount: num(west - FEE.transfer + 1n), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a2,
+    );
     assertError(
       await node.post('/transactions/broadcast', tooMuch.json),
       400,
       112,
       `State check failed. Reason: Attempt to transfer unavailable funds: Transaction application leads to negative WEST balance to (at least) temporary negative state, current balance equals ${west}, spends equals ${-(west + 1n)}, result is -1`,
     );
-    const all = await tf1Build('Transfer', 2, { recipient: a4.address, amount: num(west - FEE.transfer), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a2);
+    const all = await tf1Build(
+      'Transfer',
+      2,
+      { recipient: a4.address, amount: num(west - FEE.transfer), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a2,
+    );
     ledger.move(a2.address, a4.address, null, west - FEE.transfer);
     ledger.fee(all.id, a2.address, FEE.transfer);
     await round([send(all, [a4.address])]);
@@ -475,8 +642,18 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     // its balance + 1 is refused with that exact balance.
     const a1 = A[1]!;
     const west1 = ledger.balance(a1.address);
-    const over1 = await tf2Build('Transfer', 3, { recipient: a4.address, amount: num(west1 - FEE.transfer + 1n), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a1);
-    assertError(await node.post('/transactions/broadcast', over1.json), 400, 112, new RegExp(`current balance equals ${west1}, spends equals ${-(west1 + 1n)}, result is -1$`));
+    const over1 = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a4.address, amount: num(west1 - FEE.transfer + 1n), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a1,
+    );
+    assertError(
+      await node.post('/transactions/broadcast', over1.json),
+      400,
+      112,
+      new RegExp(`current balance equals ${west1}, spends equals ${-(west1 + 1n)}, result is -1$`),
+    );
   });
 
   it('after SIGTERM, the store holds exactly the expected balances and state', async () => {
@@ -517,15 +694,27 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
       assert.equal(store.asset(decodeBase58(ownToken))?.volume, 1000n);
       // Alias, data, script, participants, policy.
       assert.equal(encodeBase58(store.aliasOwner(ALIAS)!), A[2]!.address);
-      assert.deepEqual(store.dataEntries(bytes(A[3]!.address)).map((e) => e.key).sort(), ['blob', 'flag', 'int', 'text']);
+      assert.deepEqual(
+        store
+          .dataEntries(bytes(A[3]!.address))
+          .map((e) => e.key)
+          .sort(),
+        ['blob', 'flag', 'int', 'text'],
+      );
       assert.equal(store.dataEntries(bytes(A[1]!.address)).length, 1, 'the atomic data transaction');
       assert.equal(Buffer.from(store.accountScript(bytes(X.address))!).toString('base64'), SCRIPT_TRUE.slice('base64:'.length));
       assert.equal(store.participant(bytes(N.address))?.nodeName, 'e2e-node');
       const policy = store.policy(decodeBase58(policyId))!;
       assert.deepEqual(policy.recipients.map((r) => encodeBase58(r)).sort(), [A[1]!.address, A[2]!.address, A[3]!.address, N.address].sort());
-      assert.deepEqual(policy.owners.map((o) => encodeBase58(o)), [A[0]!.address]);
+      assert.deepEqual(
+        policy.owners.map((o) => encodeBase58(o)),
+        [A[0]!.address],
+      );
       // The permission granted to account 1.
-      assert.ok(store.permissionOps(bytes(A[1]!.address)).some((op) => op.opType === 'add' && op.role === ROLES.issuer), 'issuer role added');
+      assert.ok(
+        store.permissionOps(bytes(A[1]!.address)).some((op) => op.opType === 'add' && op.role === ROLES.issuer),
+        'issuer role added',
+      );
     } finally {
       await store.close();
     }
@@ -554,8 +743,18 @@ describe('dev chain end to end: every transaction of the chain over HTTP', { tim
     assert.ok(tx!.height! > stoppedHeight);
     // The reopened state holds account 3's exact balance: an overspend by one unit names it.
     const west3 = ledger.balance(a3.address);
-    const over = await tf2Build('Transfer', 3, { recipient: a0.address, amount: num(west3 - FEE.transfer + 1n), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' }, a3);
-    assertError(await node.post('/transactions/broadcast', over.json), 400, 112, new RegExp(`current balance equals ${west3}, spends equals ${-(west3 + 1n)}, result is -1$`));
+    const over = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a0.address, amount: num(west3 - FEE.transfer + 1n), fee: num(FEE.transfer), timestamp: clock.next(), attachment: '' },
+      a3,
+    );
+    assertError(
+      await node.post('/transactions/broadcast', over.json),
+      400,
+      112,
+      new RegExp(`current balance equals ${west3}, spends equals ${-(west3 + 1n)}, result is -1$`),
+    );
     // A forged proof is still refused.
     const forged = { ...fresh.json, timestamp: clock.next(), proofs: [signBytes(Uint8Array.from([1, 2, 3]), a0.privateKey)] };
     assertError(await node.post('/transactions/broadcast', forged), 400, 112, /proof doesn't validate as signature/);

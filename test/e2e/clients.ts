@@ -55,7 +55,13 @@ export interface Built {
  * signature of `proofsBy[i]` (the sender alone by default; a scripted account's co-signers,
  * as a multisig client collects them).
  */
-export async function tf2Build(name: string, version: number, fields: Record<string, unknown>, sender: Signer, proofsBy: readonly Signer[] = [sender]): Promise<Built> {
+export async function tf2Build(
+  name: string,
+  version: number,
+  fields: Record<string, unknown>,
+  sender: Signer,
+  proofsBy: readonly Signer[] = [sender],
+): Promise<Built> {
   const factory = tf2.TRANSACTIONS[name]?.[`V${version}`];
   assert.ok(factory, `transactions-factory 2.1.4 has no ${name} V${version}`);
   const tx = factory({ ...fields, senderPublicKey: sender.publicKey });

@@ -17,7 +17,10 @@ import { freePort, until } from './support.js';
 /** The local addresses of the TCP sockets listening on `port`, read from Linux's /proc/net/tcp and tcp6. */
 function listeningAddresses(port: number): string[] {
   const found: string[] = [];
-  for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]] as const) {
+  for (const [file, v6] of [
+    ['/proc/net/tcp', false],
+    ['/proc/net/tcp6', true],
+  ] as const) {
     let table: string;
     try {
       table = readFileSync(file, 'utf8');
@@ -87,37 +90,43 @@ describe('a node started from a WE-style config', () => {
     }
   });
 
-  it('serves the contract gRPC API on loopback only, unless its config names another address', { skip: process.platform === 'linux' ? false : 'reads /proc/net' }, async () => {
-    const grpcPort = await freePort();
-    const nodeDir = mkdtempSync(join(dir, 'grpc-'));
-    const { conf, restPort } = await prepareConfiguredNode(nodeDir, {
-      chainId: 'L',
-      consensus: 'type = poa, round-duration = 3s, sync-duration = 1s, ban-duration-blocks = 100, warnings-for-ban = 3, max-bans-percentage = 40',
-      preActivatedFeatures: [2, 3, 4, 5, 6, 7, 9, 10, 120, 140, 160, 1122],
-      averageBlockDelay: '60s',
-      ownerRoles: ['permissioner', 'miner', 'connection_manager', 'issuer'],
-      // Contracts on, with WE's keys and no bind-address: WE would listen on 0.0.0.0.
-      extraNodeConfig: `  contracts.enable = yes\n  api.grpc.port = ${grpcPort}`,
-    });
-    const node = startConfiguredNode(conf, restPort, 'owner secret');
-    children.push(node.child);
-    try {
-      await untilHeight(node, 1, 'the node to serve');
-      const addresses = await until(
-        'the gRPC server to listen',
-        () => {
-          const listening = listeningAddresses(grpcPort);
-          return listening.length > 0 ? listening : undefined;
-        },
-        30_000,
-      );
-      assert.deepEqual(addresses, ['127.0.0.1']);
-      assert.equal(await accepts('127.0.0.1', grpcPort), true);
-      // Through an address of the machine that is not loopback, when it has one: refused.
-      const outside = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((a) => a.family === 'IPv4' && !a.internal);
-      if (outside !== undefined) assert.equal(await accepts(outside.address, grpcPort), false, `not reachable at ${outside.address}`);
-    } catch (e) {
-      throw new Error(`${(e as Error).message}\n--- node output ---\n${node.output().slice(-3000)}`, { cause: e });
-    }
-  });
+  it(
+    'serves the contract gRPC API on loopback only, unless its config names another address',
+    { skip: process.platform === 'linux' ? false : 'reads /proc/net' },
+    async () => {
+      const grpcPort = await freePort();
+      const nodeDir = mkdtempSync(join(dir, 'grpc-'));
+      const { conf, restPort } = await prepareConfiguredNode(nodeDir, {
+        chainId: 'L',
+        consensus: 'type = poa, round-duration = 3s, sync-duration = 1s, ban-duration-blocks = 100, warnings-for-ban = 3, max-bans-percentage = 40',
+        preActivatedFeatures: [2, 3, 4, 5, 6, 7, 9, 10, 120, 140, 160, 1122],
+        averageBlockDelay: '60s',
+        ownerRoles: ['permissioner', 'miner', 'connection_manager', 'issuer'],
+        // Contracts on, with WE's keys and no bind-address: WE would listen on 0.0.0.0.
+        extraNodeConfig: `  contracts.enable = yes\n  api.grpc.port = ${grpcPort}`,
+      });
+      const node = startConfiguredNode(conf, restPort, 'owner secret');
+      children.push(node.child);
+      try {
+        await untilHeight(node, 1, 'the node to serve');
+        const addresses = await until(
+          'the gRPC server to listen',
+          () => {
+            const listening = listeningAddresses(grpcPort);
+            return listening.length > 0 ? listening : undefined;
+          },
+          30_000,
+        );
+        assert.deepEqual(addresses, ['127.0.0.1']);
+        assert.equal(await accepts('127.0.0.1', grpcPort), true);
+        // Through an address of the machine that is not loopback, when it has one: refused.
+        const outside = Object.values(networkInterfaces())
+          .flatMap((list) => list ?? [])
+          .find((a) => a.family === 'IPv4' && !a.internal);
+        if (outside !== undefined) assert.equal(await accepts(outside.address, grpcPort), false, `not reachable at ${outside.address}`);
+      } catch (e) {
+        throw new Error(`${(e as Error).message}\n--- node output ---\n${node.output().slice(-3000)}`, { cause: e });
+      }
+    },
+  );
 });

@@ -54,7 +54,19 @@ export interface PreparedConfiguredNode {
  */
 export async function prepareConfiguredNode(dir: string, spec: ConfiguredNodeSpec): Promise<PreparedConfiguredNode> {
   const keystore = join(dir, 'keystore.json');
-  const generated = await runCli(['generate', 'accounts', '--keystore', keystore, '--chain-id', spec.chainId, '--count', '2', '--password', 'owner secret', '--json']);
+  const generated = await runCli([
+    'generate',
+    'accounts',
+    '--keystore',
+    keystore,
+    '--chain-id',
+    spec.chainId,
+    '--count',
+    '2',
+    '--password',
+    'owner secret',
+    '--json',
+  ]);
   const accounts = (JSON.parse(generated.stdout) as { accounts: GeneratedAccount[] }).accounts;
   const [owner, other] = accounts as [GeneratedAccount, GeneratedAccount];
   const restPort = await freePort();
@@ -137,20 +149,37 @@ export function startConfiguredNode(conf: string, restPort: number, ownerPasswor
 
 /** Waits until the node serves and its chain reaches `height`. */
 export async function untilHeight(node: ConfiguredNode, height: number, what: string, timeoutMs = 30_000): Promise<number> {
-  return until(what, async () => {
-    const r = await node.get('/blocks/height').catch(() => undefined);
-    const h = r?.json['height'] as number | undefined;
-    return h !== undefined && h >= height ? h : undefined;
-  }, timeoutMs);
+  return until(
+    what,
+    async () => {
+      const r = await node.get('/blocks/height').catch(() => undefined);
+      const h = r?.json['height'] as number | undefined;
+      return h !== undefined && h >= height ? h : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** A transfer signed by the node's keystore (`/transactions/signAndBroadcast`), waited for until confirmed; its JSON. */
-export async function confirmedTransfer(node: ConfiguredNode, o: { sender: string; password: string; recipient: string; amount: number }): Promise<Record<string, unknown>> {
-  const signed = await httpRequest(node.url, 'POST', '/transactions/signAndBroadcast', { type: 4, version: 3, sender: o.sender, password: o.password, recipient: o.recipient, amount: o.amount, fee: 1000000, attachment: '' }, { apiKey: null });
+export async function confirmedTransfer(
+  node: ConfiguredNode,
+  o: { sender: string; password: string; recipient: string; amount: number },
+): Promise<Record<string, unknown>> {
+  const signed = await httpRequest(
+    node.url,
+    'POST',
+    '/transactions/signAndBroadcast',
+    { type: 4, version: 3, sender: o.sender, password: o.password, recipient: o.recipient, amount: o.amount, fee: 1000000, attachment: '' },
+    { apiKey: null },
+  );
   if (signed.status !== 200) throw new Error(`signAndBroadcast: ${signed.status} ${signed.text}`);
   const tx = signed.json as Record<string, unknown>;
-  return until('the transfer to be confirmed', async () => {
-    const r = await node.get(`/transactions/info/${String(tx['id'])}`);
-    return r.status === 200 ? r.json : undefined;
-  }, 20_000);
+  return until(
+    'the transfer to be confirmed',
+    async () => {
+      const r = await node.get(`/transactions/info/${String(tx['id'])}`);
+      return r.status === 200 ? r.json : undefined;
+    },
+    20_000,
+  );
 }

@@ -236,127 +236,142 @@ function liveLoad(node: NodeProcess, client: Client): { stop(): void; firstConfi
 }
 
 describe('crash safety of the dev node', () => {
-  it(`keeps every confirmed transaction and a replayable store across ${CYCLES} SIGKILLs during block application`, { timeout: CYCLES * 30_000 + 60_000 }, async (t: TestContext) => {
-    const random = rng(SEED);
-    t.diagnostic(`seed ${SEED} (WEFT_CRASH_SEED), ${CYCLES} cycles (WEFT_CRASH_CYCLES)`);
-    const dataDir = tempDir('weft-crash-');
-    const protocol = await devProtocol();
-    const scripts = await ScriptVerifier.create(protocol);
-    const client = await Client.create(random);
-    await client.prepare(80);
+  it(
+    `keeps every confirmed transaction and a replayable store across ${CYCLES} SIGKILLs during block application`,
+    { timeout: CYCLES * 30_000 + 60_000 },
+    async (t: TestContext) => {
+      const random = rng(SEED);
+      t.diagnostic(`seed ${SEED} (WEFT_CRASH_SEED), ${CYCLES} cycles (WEFT_CRASH_CYCLES)`);
+      const dataDir = tempDir('weft-crash-');
+      const protocol = await devProtocol();
+      const scripts = await ScriptVerifier.create(protocol);
+      const client = await Client.create(random);
+      await client.prepare(80);
 
-    /** Every transaction ever seen confirmed: id → height. */
-    const confirmedEver = new Map<string, number>();
-    let lastCycleConfirmed = new Map<string, number>();
-    let genesisId: string | undefined;
-    let config: NodeConfig | undefined;
-    let stateDir: string | undefined;
-    let storedTip: { id: string; height: number } | undefined;
-    let lastHeightSeen = 0;
-    let killsInCommit = 0;
-    let probeAvailable = true;
-    let broadcasts = 0;
-    let refusals: string[] = [];
-    let storeChecks = 0;
-    let restChecks = 0;
-    let replayedBlocks = 0;
+      /** Every transaction ever seen confirmed: id → height. */
+      const confirmedEver = new Map<string, number>();
+      let lastCycleConfirmed = new Map<string, number>();
+      let genesisId: string | undefined;
+      let config: NodeConfig | undefined;
+      let stateDir: string | undefined;
+      let storedTip: { id: string; height: number } | undefined;
+      let lastHeightSeen = 0;
+      let killsInCommit = 0;
+      let probeAvailable = true;
+      let broadcasts = 0;
+      let refusals: string[] = [];
+      let storeChecks = 0;
+      let restChecks = 0;
+      let replayedBlocks = 0;
 
-    /** Checks (a) and (b) on a freshly (re)started node. */
-    const checkRestarted = async (node: NodeProcess): Promise<void> => {
-      const first = await node.get('/blocks/first');
-      assert.equal(first.status, 200, first.text);
-      genesisId ??= first.json.signature as string;
-      assert.equal(first.json.signature, genesisId, 'the restarted node has the same genesis block');
-      const height = await node.get('/blocks/height');
-      assert.ok((height.json.height as number) >= lastHeightSeen, `height ${height.json.height} after the restart, ${lastHeightSeen} seen before the kill`);
-      if (storedTip !== undefined) {
-        assert.ok((height.json.height as number) >= storedTip.height, `height ${height.json.height} after the restart, ${storedTip.height} stored`);
-        const tip = await node.get(`/blocks/signature/${storedTip.id}`);
-        assert.equal(tip.status, 200, `the stored tip ${storedTip.id} resolves after the restart: ${tip.text.slice(0, 300)}`);
-        assert.equal(tip.json.height, storedTip.height);
+      /** Checks (a) and (b) on a freshly (re)started node. */
+      const checkRestarted = async (node: NodeProcess): Promise<void> => {
+        const first = await node.get('/blocks/first');
+        assert.equal(first.status, 200, first.text);
+        genesisId ??= first.json.signature as string;
+        assert.equal(first.json.signature, genesisId, 'the restarted node has the same genesis block');
+        const height = await node.get('/blocks/height');
+        assert.ok((height.json.height as number) >= lastHeightSeen, `height ${height.json.height} after the restart, ${lastHeightSeen} seen before the kill`);
+        if (storedTip !== undefined) {
+          assert.ok((height.json.height as number) >= storedTip.height, `height ${height.json.height} after the restart, ${storedTip.height} stored`);
+          const tip = await node.get(`/blocks/signature/${storedTip.id}`);
+          assert.equal(tip.status, 200, `the stored tip ${storedTip.id} resolves after the restart: ${tip.text.slice(0, 300)}`);
+          assert.equal(tip.json.height, storedTip.height);
+        }
+        for (const [id, h] of lastCycleConfirmed) {
+          const info = await node.get(`/transactions/info/${id}`);
+          assert.equal(info.status, 200, `transaction ${id}, confirmed at ${h} before the kill, after the restart: ${info.text.slice(0, 300)}`);
+          assert.equal(info.json.height, h, `height of transaction ${id} after the restart`);
+          restChecks++;
+        }
+      };
+
+      for (let cycle = 1; cycle <= CYCLES; cycle++) {
+        const t0 = performance.now();
+        const [node] = await Promise.all([NodeProcess.start(dataDir), client.prepare(80)]);
+        const t1 = performance.now();
+        config ??= await devNodeConfig({ dataDir });
+        stateDir ??= join(config.node.dataDirectory, 'state');
+        try {
+          await checkRestarted(node);
+        } catch (e) {
+          await node.killHard();
+          throw new Error(`cycle ${cycle}, after the restart: ${(e as Error).message}\n--- node output ---\n${node.output()}`, { cause: e });
+        }
+
+        // Load, then SIGKILL at a random moment — preferably inside a commit.
+        const load = liveLoad(node, client);
+        const anchor = random() < 0.5 ? 'serving' : 'confirmation';
+        if (anchor === 'confirmation') await Promise.race([load.firstConfirmation, sleep(8000)]);
+        const delay = 50 + random() * 1450;
+        await sleep(anchor === 'serving' ? Math.max(0, node.servingAt + delay - performance.now()) : delay);
+        const probe = probeAvailable ? LmdbCommitProbe.open(node.pid, stateDir) : undefined;
+        if (probe === undefined) probeAvailable = false;
+        let inCommit = false;
+        if (probe !== undefined) inCommit = random() < AIM_AT_COMMIT ? probe.waitForCommit(1500) : probe.inCommit();
+        const t2 = performance.now();
+        const exit = await node.killHard();
+        load.stop();
+        const live = await load.result;
+        assert.equal(exit.signal, 'SIGKILL', `cycle ${cycle}: the node was running until the kill\n${node.output()}`);
+        if (inCommit) killsInCommit++;
+        broadcasts += live.broadcasts;
+        refusals = [...refusals, ...live.refused];
+        lastHeightSeen = Math.max(lastHeightSeen, live.maxHeightSeen);
+        for (const [id, h] of live.confirmed) confirmedEver.set(id, h);
+        lastCycleConfirmed = live.confirmed;
+
+        // (b) and (c) on the store, while the node is down.
+        const store = Store.open(stateDir, protocol);
+        try {
+          assert.ok(store.height() >= lastHeightSeen, `cycle ${cycle}: store height ${store.height()}, ${lastHeightSeen} seen before the kill`);
+          for (const [id, h] of confirmedEver) {
+            assert.equal(store.transactionHeight(cryptoUtils.fromBase58(id)), h, `cycle ${cycle}: transaction ${id} was confirmed at height ${h}`);
+            storeChecks++;
+          }
+          const replay = await compareWithReplay(store, { protocol, scripts, settings: config.chain, txExpireTimeoutMs: config.utx.txExpireTimeoutMs });
+          assert.equal(
+            replay.storedHash,
+            replay.replayedHash,
+            `cycle ${cycle}: the store differs from a replay of its blocks:\n${replay.differences.join('\n')}`,
+          );
+          replayedBlocks += replay.height;
+          storedTip = { id: replay.blocks[replay.height - 1]!.idBase58, height: replay.height };
+        } catch (e) {
+          throw new Error(
+            `cycle ${cycle}, killed ${inCommit ? 'inside a commit' : 'at a random moment'}: ${(e as Error).message}\n--- node output ---\n${node.output()}`,
+            { cause: e },
+          );
+        } finally {
+          await store.close();
+        }
+        if (process.env['WEFT_CRASH_VERBOSE'] !== undefined) {
+          t.diagnostic(
+            `cycle ${cycle}: start ${Math.round(t1 - t0)} ms, live ${Math.round(t2 - t1)} ms (${anchor}, ${Math.round(delay)}), store checks ${Math.round(performance.now() - t2)} ms; in commit ${inCommit}; ${live.broadcasts} broadcasts, ${live.confirmed.size} confirmed`,
+          );
+        }
+        if (cycle % 10 === 0 || cycle === CYCLES) {
+          t.diagnostic(
+            `cycle ${cycle}: height ${storedTip.height}, ${confirmedEver.size} transactions confirmed, ${killsInCommit} kills inside a commit so far`,
+          );
+        }
       }
-      for (const [id, h] of lastCycleConfirmed) {
-        const info = await node.get(`/transactions/info/${id}`);
-        assert.equal(info.status, 200, `transaction ${id}, confirmed at ${h} before the kill, after the restart: ${info.text.slice(0, 300)}`);
-        assert.equal(info.json.height, h, `height of transaction ${id} after the restart`);
-        restChecks++;
-      }
-    };
 
-    for (let cycle = 1; cycle <= CYCLES; cycle++) {
-      const t0 = performance.now();
-      const [node] = await Promise.all([NodeProcess.start(dataDir), client.prepare(80)]);
-      const t1 = performance.now();
-      config ??= await devNodeConfig({ dataDir });
-      stateDir ??= join(config.node.dataDirectory, 'state');
+      // The last kill's restart.
+      const node = await NodeProcess.start(dataDir);
       try {
         await checkRestarted(node);
-      } catch (e) {
-        await node.killHard();
-        throw new Error(`cycle ${cycle}, after the restart: ${(e as Error).message}\n--- node output ---\n${node.output()}`, { cause: e });
-      }
-
-      // Load, then SIGKILL at a random moment — preferably inside a commit.
-      const load = liveLoad(node, client);
-      const anchor = random() < 0.5 ? 'serving' : 'confirmation';
-      if (anchor === 'confirmation') await Promise.race([load.firstConfirmation, sleep(8000)]);
-      const delay = 50 + random() * 1450;
-      await sleep(anchor === 'serving' ? Math.max(0, node.servingAt + delay - performance.now()) : delay);
-      const probe = probeAvailable ? LmdbCommitProbe.open(node.pid, stateDir) : undefined;
-      if (probe === undefined) probeAvailable = false;
-      let inCommit = false;
-      if (probe !== undefined) inCommit = random() < AIM_AT_COMMIT ? probe.waitForCommit(1500) : probe.inCommit();
-      const t2 = performance.now();
-      const exit = await node.killHard();
-      load.stop();
-      const live = await load.result;
-      assert.equal(exit.signal, 'SIGKILL', `cycle ${cycle}: the node was running until the kill\n${node.output()}`);
-      if (inCommit) killsInCommit++;
-      broadcasts += live.broadcasts;
-      refusals = [...refusals, ...live.refused];
-      lastHeightSeen = Math.max(lastHeightSeen, live.maxHeightSeen);
-      for (const [id, h] of live.confirmed) confirmedEver.set(id, h);
-      lastCycleConfirmed = live.confirmed;
-
-      // (b) and (c) on the store, while the node is down.
-      const store = Store.open(stateDir, protocol);
-      try {
-        assert.ok(store.height() >= lastHeightSeen, `cycle ${cycle}: store height ${store.height()}, ${lastHeightSeen} seen before the kill`);
-        for (const [id, h] of confirmedEver) {
-          assert.equal(store.transactionHeight(cryptoUtils.fromBase58(id)), h, `cycle ${cycle}: transaction ${id} was confirmed at height ${h}`);
-          storeChecks++;
-        }
-        const replay = await compareWithReplay(store, { protocol, scripts, settings: config.chain, txExpireTimeoutMs: config.utx.txExpireTimeoutMs });
-        assert.equal(replay.storedHash, replay.replayedHash, `cycle ${cycle}: the store differs from a replay of its blocks:\n${replay.differences.join('\n')}`);
-        replayedBlocks += replay.height;
-        storedTip = { id: replay.blocks[replay.height - 1]!.idBase58, height: replay.height };
-      } catch (e) {
-        throw new Error(`cycle ${cycle}, killed ${inCommit ? 'inside a commit' : 'at a random moment'}: ${(e as Error).message}\n--- node output ---\n${node.output()}`, { cause: e });
       } finally {
-        await store.close();
+        await node.killHard();
       }
-      if (process.env['WEFT_CRASH_VERBOSE'] !== undefined) {
-        t.diagnostic(`cycle ${cycle}: start ${Math.round(t1 - t0)} ms, live ${Math.round(t2 - t1)} ms (${anchor}, ${Math.round(delay)}), store checks ${Math.round(performance.now() - t2)} ms; in commit ${inCommit}; ${live.broadcasts} broadcasts, ${live.confirmed.size} confirmed`);
-      }
-      if (cycle % 10 === 0 || cycle === CYCLES) {
-        t.diagnostic(`cycle ${cycle}: height ${storedTip.height}, ${confirmedEver.size} transactions confirmed, ${killsInCommit} kills inside a commit so far`);
-      }
-    }
 
-    // The last kill's restart.
-    const node = await NodeProcess.start(dataDir);
-    try {
-      await checkRestarted(node);
-    } finally {
-      await node.killHard();
-    }
-
-    t.diagnostic(
-      `cycles ${CYCLES}; kills inside an LMDB commit ${probeAvailable ? killsInCommit : 'n/a (no /proc probe here)'}; ` +
-        `transactions broadcast ${broadcasts}, confirmed and re-verified ${confirmedEver.size} ` +
-        `(${storeChecks} checks in the store, ${restChecks} over REST after restarts); final height ${storedTip?.height}; ${replayedBlocks} blocks replayed`,
-    );
-    assert.deepEqual(refusals.slice(0, 5), [], 'the node refused none of the client transactions');
-    assert.ok(confirmedEver.size > 0, 'transactions were confirmed');
-  });
+      t.diagnostic(
+        `cycles ${CYCLES}; kills inside an LMDB commit ${probeAvailable ? killsInCommit : 'n/a (no /proc probe here)'}; ` +
+          `transactions broadcast ${broadcasts}, confirmed and re-verified ${confirmedEver.size} ` +
+          `(${storeChecks} checks in the store, ${restChecks} over REST after restarts); final height ${storedTip?.height}; ${replayedBlocks} blocks replayed`,
+      );
+      assert.deepEqual(refusals.slice(0, 5), [], 'the node refused none of the client transactions');
+      assert.ok(confirmedEver.size > 0, 'transactions were confirmed');
+    },
+  );
 });

@@ -71,7 +71,10 @@ async function loadAndKill(node: NodeProcess, next: () => { id: string; body: st
   const deadline = performance.now() + 90_000;
   try {
     while (confirmed.size < CONFIRMED_BEFORE_KILL) {
-      assert.ok(performance.now() < deadline, `only ${confirmed.size} transactions confirmed in 90 s (admitted ${admitted.size})\n${node.output().slice(-3000)}`);
+      assert.ok(
+        performance.now() < deadline,
+        `only ${confirmed.size} transactions confirmed in 90 s (admitted ${admitted.size})\n${node.output().slice(-3000)}`,
+      );
       assert.deepEqual(refused.slice(0, 3), [], 'broadcasts refused');
       await sleep(100);
       // The oldest admitted first, the likeliest to be in a block.

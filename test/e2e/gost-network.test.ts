@@ -51,7 +51,12 @@ function clientSeed(phrase: string): { publicKey: string; privateKey: string; ad
 }
 
 /** A Transfer V3 signed by the client in GOST mode: its JSON and the id the client computed. */
-async function clientTransfer(from: { publicKey: string; privateKey: string }, recipient: string, amount: number, timestamp: number): Promise<{ id: string; json: Record<string, unknown> }> {
+async function clientTransfer(
+  from: { publicKey: string; privateKey: string },
+  recipient: string,
+  amount: number,
+  timestamp: number,
+): Promise<{ id: string; json: Record<string, unknown> }> {
   generator.config.set({ networkByte: CHAIN_ID, crypto: 'gost' });
   const tx = factory.TRANSACTIONS.Transfer.V3({ recipient, assetId: '', feeAssetId: '', amount, fee: 1_000_000, timestamp, attachment: '', atomicBadge: null });
   const json = await tx.getSignedTx({ publicKey: from.publicKey, privateKey: from.privateKey });
@@ -80,13 +85,21 @@ describe('a GOST network of 3 node processes', { timeout: 240_000 }, () => {
         const crypto = node['crypto'] as Record<string, unknown>;
         crypto['pki'] = { ...(crypto['pki'] as object), mode: 'TEST' };
         const custom = (node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom;
-        custom.genesis['pki'] = { 'trusted-root-fingerprints': [Buffer.from(fingerprint(ca.cert.der)).toString('hex')], certificates: [ca.cert.base64, senderCert.base64], crls: [] };
+        custom.genesis['pki'] = {
+          'trusted-root-fingerprints': [Buffer.from(fingerprint(ca.cert.der)).toString('hex')],
+          certificates: [ca.cert.base64, senderCert.base64],
+          crls: [],
+        };
       });
     }
     try {
       await net.startAll(45_000);
       await net.meshed(25_000);
-      await until('height 3 on every node', async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined), 40_000);
+      await until(
+        'height 3 on every node',
+        async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined),
+        40_000,
+      );
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
     }
@@ -111,7 +124,13 @@ describe('a GOST network of 3 node processes', { timeout: 240_000 }, () => {
     }
     // Every node's owner key is a 64-byte GOST key; the peers know each other by it.
     const peers = await n0.connectedPeers();
-    assert.deepEqual(peers.map((x) => x.nodeOwnerAddress).sort(), net.nodes.slice(1).map((n) => n.spec.ownerAddress).sort());
+    assert.deepEqual(
+      peers.map((x) => x.nodeOwnerAddress).sort(),
+      net.nodes
+        .slice(1)
+        .map((n) => n.spec.ownerAddress)
+        .sort(),
+    );
   });
 
   it('confirms transfers the official GOST client signs on every node, on one chain', async () => {
@@ -137,7 +156,9 @@ describe('a GOST network of 3 node processes', { timeout: 240_000 }, () => {
       40_000,
       300,
     );
-    const expected = recipients.map((_, r) => before[r]! + [0, 1, 2, 3, 4, 5].filter((i) => i % recipients.length === r).reduce((sum, i) => sum + 1_000_000n * BigInt(i + 1), 0n));
+    const expected = recipients.map(
+      (_, r) => before[r]! + [0, 1, 2, 3, 4, 5].filter((i) => i % recipients.length === r).reduce((sum, i) => sum + 1_000_000n * BigInt(i + 1), 0n),
+    );
     for (const n of net.nodes) {
       assert.deepEqual(await Promise.all(recipients.map((a) => balance(n, a))), expected, `balances on ${n.spec.name}`);
     }
@@ -149,9 +170,22 @@ describe('a GOST network of 3 node processes', { timeout: 240_000 }, () => {
     const [n0, ...others] = net.nodes as [NetNode, ...NetNode[]];
     const text = 'GOST между узлами';
     const encrypt = (route: string) =>
-      n0.post(`/crypto/${route}`, { sender: n0.spec.ownerAddress, password: n0.spec.keystorePassword, encryptionText: text, recipientsPublicKeys: others.map((o) => o.spec.ownerPublicKey), cryptoAlgo: 'gost-3412-2015-k' });
+      n0.post(`/crypto/${route}`, {
+        sender: n0.spec.ownerAddress,
+        password: n0.spec.keystorePassword,
+        encryptionText: text,
+        recipientsPublicKeys: others.map((o) => o.spec.ownerPublicKey),
+        cryptoAlgo: 'gost-3412-2015-k',
+      });
     const decrypt = (n: NetNode, encryptedText: string, wrappedKey: string) =>
-      n.post('/crypto/decrypt', { recipient: n.spec.ownerAddress, password: n.spec.keystorePassword, encryptedText, wrappedKey, senderPublicKey: n0.spec.ownerPublicKey, cryptoAlgo: 'gost-3412-2015-k' });
+      n.post('/crypto/decrypt', {
+        recipient: n.spec.ownerAddress,
+        password: n.spec.keystorePassword,
+        encryptedText,
+        wrappedKey,
+        senderPublicKey: n0.spec.ownerPublicKey,
+        cryptoAlgo: 'gost-3412-2015-k',
+      });
     const separate = await encrypt('encryptSeparate');
     assert.equal(separate.status, 200, separate.text);
     const entries = separate.json as Array<{ encryptedText: string; wrappedKey: string }>;
@@ -160,7 +194,11 @@ describe('a GOST network of 3 node processes', { timeout: 240_000 }, () => {
     const { encryptedText, recipientToWrappedStructure } = common.json as { encryptedText: string; recipientToWrappedStructure: Record<string, string> };
     for (const [i, n] of others.entries()) {
       assert.deepEqual((await decrypt(n, entries[i]!.encryptedText, entries[i]!.wrappedKey)).json, { decryptedText: text }, `${n.spec.name}, separate`);
-      assert.deepEqual((await decrypt(n, encryptedText, recipientToWrappedStructure[n.spec.ownerPublicKey]!)).json, { decryptedText: text }, `${n.spec.name}, common`);
+      assert.deepEqual(
+        (await decrypt(n, encryptedText, recipientToWrappedStructure[n.spec.ownerPublicKey]!)).json,
+        { decryptedText: text },
+        `${n.spec.name}, common`,
+      );
     }
   });
 

@@ -34,7 +34,10 @@ function receivedAtMostSent(receiver: Exposition, sender: Exposition, what: stri
   const sent = traffic(sender, 'sent');
   for (const [key, got] of traffic(receiver, 'received')) {
     const out = sent.get(key) ?? { messages: 0, bytes: 0 };
-    assert.ok(got.messages <= out.messages && got.bytes <= out.bytes, `${what}: message ${key} received ${JSON.stringify(got)} but sent ${JSON.stringify(out)}`);
+    assert.ok(
+      got.messages <= out.messages && got.bytes <= out.bytes,
+      `${what}: message ${key} received ${JSON.stringify(got)} but sent ${JSON.stringify(out)}`,
+    );
   }
 }
 
@@ -59,7 +62,12 @@ describe('metrics on a 2-node devnet', { timeout: 150_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 400));
     }
     for (const node of [a, b]) {
-      for (const id of ids) await until(`${id} confirmed on ${node.spec.name}`, async () => ((await node.get(`/transactions/info/${id}`)).status === 200 ? true : undefined), 30_000);
+      for (const id of ids)
+        await until(
+          `${id} confirmed on ${node.spec.name}`,
+          async () => ((await node.get(`/transactions/info/${id}`)).status === 200 ? true : undefined),
+          30_000,
+        );
     }
     // A few rounds more: both miners forge in turn.
     await until('four new blocks on both', async () => ((await a.height()) >= start[0] + 4 && (await b.height()) >= start[1] + 4 ? true : undefined), 60_000);
@@ -72,7 +80,10 @@ describe('metrics on a 2-node devnet', { timeout: 150_000 }, () => {
     receivedAtMostSent(a1, b2, 'A then B');
 
     let microFromPeers = 0;
-    for (const [name, m] of [['A', a1], ['B', b2]] as const) {
+    for (const [name, m] of [
+      ['A', a1],
+      ['B', b2],
+    ] as const) {
       assert.equal(m.value('weft_network_peers_connected'), 1, name);
       assert.equal(m.value('weft_network_sync_active'), 0, `${name} is in sync`);
       // Key blocks from the other miner arrived as messages and were appended from the network.
@@ -95,7 +106,10 @@ describe('metrics on a 2-node devnet', { timeout: 150_000 }, () => {
       else assert.ok(m.value('weft_network_propagation_seconds_count', { kind: 'micro-block' }) <= micro, name);
       microFromPeers += micro;
       const propagatedBlocks = m.value('weft_network_propagation_seconds_count', { kind: 'block' });
-      assert.ok(propagatedBlocks >= 1 && propagatedBlocks <= fromNetwork, `${name}: ${propagatedBlocks} propagation delays for ${fromNetwork} blocks from the network`);
+      assert.ok(
+        propagatedBlocks >= 1 && propagatedBlocks <= fromNetwork,
+        `${name}: ${propagatedBlocks} propagation delays for ${fromNetwork} blocks from the network`,
+      );
       assert.ok(m.value('weft_network_propagation_seconds_sum', { kind: 'block' }) >= 0);
     }
     assert.ok(microFromPeers >= 1, 'micro-blocks crossed the link');

@@ -69,16 +69,31 @@ describe('Prometheus metrics of a dev node process', () => {
     // Activity: transfers from account 1 (one every few ms), two refused, requests to one route, one unknown URL.
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
-      const built = await tf2Build('Transfer', 3, { recipient: a2.address, amount: Number(WEST) + i, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a1);
+      const built = await tf2Build(
+        'Transfer',
+        3,
+        { recipient: a2.address, amount: Number(WEST) + i, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+        a1,
+      );
       const r = await node.post('/transactions/broadcast', built.json, { apiKey: null });
       assert.equal(r.status, 200, r.text);
       ids.push(built.id);
     }
-    const overspend = await tf2Build('Transfer', 3, { recipient: a1.address, amount: Number(1_000_000n * WEST), fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a2);
+    const overspend = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a1.address, amount: Number(1_000_000n * WEST), fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+      a2,
+    );
     const overspent = await node.post('/transactions/broadcast', overspend.json, { apiKey: null });
     assert.equal(overspent.status, 400);
     assert.equal(overspent.json.error, 112, 'StateCheckFailed');
-    const early = await tf2Build('Transfer', 3, { recipient: a1.address, amount: 1, fee: TRANSFER_FEE, timestamp: Date.now() + 3 * 3600_000, attachment: '' }, a2);
+    const early = await tf2Build(
+      'Transfer',
+      3,
+      { recipient: a1.address, amount: 1, fee: TRANSFER_FEE, timestamp: Date.now() + 3 * 3600_000, attachment: '' },
+      a2,
+    );
     const earlyAnswer = await node.post('/transactions/broadcast', early.json, { apiKey: null });
     assert.equal(earlyAnswer.status, 400);
     assert.equal(earlyAnswer.json.error, 303, 'Mistiming');
@@ -147,7 +162,15 @@ describe('confidential data replicated between two devnet node processes, in met
     const [holder, receiver] = [{ url: t0.url }, { url: t1.url }];
     const [holderBefore, receiverBefore] = [await scrape(holder), await scrape(receiver)];
     for (const e of [holderBefore, receiverBefore]) {
-      for (const name of ['weft_privacy_items_received_total', 'weft_privacy_received_bytes_total', 'weft_privacy_items_served_total', 'weft_privacy_served_bytes_total', 'weft_privacy_pending_items', 'weft_privacy_lost_items', 'weft_privacy_items_in_progress']) {
+      for (const name of [
+        'weft_privacy_items_received_total',
+        'weft_privacy_received_bytes_total',
+        'weft_privacy_items_served_total',
+        'weft_privacy_served_bytes_total',
+        'weft_privacy_pending_items',
+        'weft_privacy_lost_items',
+        'weft_privacy_items_in_progress',
+      ]) {
         assert.equal(e.value(name), 0, name);
       }
     }
@@ -161,17 +184,27 @@ describe('confidential data replicated between two devnet node processes, in met
     const largeHash = await hashOfSource(large);
     const sentLarge = await c0.sendLargeData(policyId, largeHash, large);
     assert.equal(sentLarge.status, 200, sentLarge.text.slice(0, 400));
-    await until('node 1 to fetch both items', async () => ((await scrape(receiver)).value('weft_privacy_items_received_total') === 2 ? true : undefined), 90_000, 300);
+    await until(
+      'node 1 to fetch both items',
+      async () => ((await scrape(receiver)).value('weft_privacy_items_received_total') === 2 ? true : undefined),
+      90_000,
+      300,
+    );
     const got = await c1.get(`/privacy/${policyId}/getData/${b58sha(small)}`);
     assert.equal(got.status, 200);
     assert.ok(Buffer.from(got.text, 'base64').equals(small), 'node 1 serves the small item byte-identical');
 
     // The data bytes of both items, once each way; the receiver's download queue is empty again.
     const bytes = small.length + largeSize;
-    const receiverAfter = await until('the receiver to empty its queue', async () => {
-      const e = await scrape(receiver);
-      return e.value('weft_privacy_pending_items') === 0 && e.value('weft_privacy_items_in_progress') === 0 ? e : undefined;
-    }, 30_000, 300);
+    const receiverAfter = await until(
+      'the receiver to empty its queue',
+      async () => {
+        const e = await scrape(receiver);
+        return e.value('weft_privacy_pending_items') === 0 && e.value('weft_privacy_items_in_progress') === 0 ? e : undefined;
+      },
+      30_000,
+      300,
+    );
     assert.equal(receiverAfter.value('weft_privacy_items_received_total'), 2);
     assert.equal(receiverAfter.value('weft_privacy_received_bytes_total'), bytes);
     assert.equal(receiverAfter.value('weft_privacy_items_served_total'), 0);
@@ -192,12 +225,22 @@ describe("Debian's Prometheus scraping a dev node process", () => {
     const lint = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
     assert.equal(lint.error, undefined, 'promtool runs (Debian package prometheus)');
     const findings = `${lint.stdout}${lint.stderr}`.split('\n').filter((l) => l.trim() !== '');
-    assert.deepEqual(findings.filter((l) => !/^nodejs_active_(handles|requests|resources)_total /.test(l)), []);
+    assert.deepEqual(
+      findings.filter((l) => !/^nodejs_active_(handles|requests|resources)_total /.test(l)),
+      [],
+    );
 
     const dir = fleet.tempDir('weft-prometheus-');
     const port = await freeLoopbackPort();
-    writeFileSync(join(dir, 'prometheus.yml'), `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: weft\n    metrics_path: /metrics\n    static_configs:\n      - targets: ['${new URL(node.url).host}']\n`);
-    const prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: weft\n    metrics_path: /metrics\n    static_configs:\n      - targets: ['${new URL(node.url).host}']\n`,
+    );
+    const prometheus = spawn(
+      'prometheus',
+      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: 'ignore' },
+    );
     try {
       const query = async (expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> => {
         const r = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(expr)}`).catch(() => undefined);
@@ -212,7 +255,12 @@ describe("Debian's Prometheus scraping a dev node process", () => {
       const [a1, a2] = await Promise.all([signer(accounts[1]!.seed), signer(accounts[2]!.seed)]);
       const ids: string[] = [];
       for (let i = 0; i < 6; i++) {
-        const built = await tf2Build('Transfer', 3, { recipient: a2.address, amount: 1000 + i, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' }, a1);
+        const built = await tf2Build(
+          'Transfer',
+          3,
+          { recipient: a2.address, amount: 1000 + i, fee: TRANSFER_FEE, timestamp: clock.next(), attachment: '' },
+          a1,
+        );
         assert.equal((await node.post('/transactions/broadcast', built.json, { apiKey: null })).status, 200);
         ids.push(built.id);
       }
@@ -228,7 +276,11 @@ describe("Debian's Prometheus scraping a dev node process", () => {
       const lag = await query('max_over_time(nodejs_eventloop_lag_p99_seconds[5m])');
       assert.equal(lag.length, 1);
       assert.ok(Number(lag[0]!.value[1]) > 0);
-      await until('an event-loop utilization', async () => ((await query('rate(nodejs_eventloop_active_seconds_total[1m])')).some((r) => Number(r.value[1]) > 0) ? true : undefined), 10_000);
+      await until(
+        'an event-loop utilization',
+        async () => ((await query('rate(nodejs_eventloop_active_seconds_total[1m])')).some((r) => Number(r.value[1]) > 0) ? true : undefined),
+        10_000,
+      );
     } finally {
       prometheus.kill('SIGTERM');
       await new Promise((resolve) => (prometheus.exitCode !== null ? resolve(undefined) : prometheus.once('exit', resolve)));
@@ -244,7 +296,13 @@ describe('node.metrics settings on a configured node process', () => {
 
   it('protected: 403 without the admin key, served with it at the configured path; off: not served, the API unchanged', async () => {
     const dir = fleet.tempDir('weft-metrics-conf-');
-    const prepared = await prepareConfiguredNode(dir, { chainId: 'M', consensus: 'type = poa, round-duration = 3s, sync-duration = 1s, ban-duration-blocks = 100, warnings-for-ban = 3, max-bans-percentage = 40', preActivatedFeatures: [], averageBlockDelay: '60s', ownerRoles: ['miner', 'permissioner'] });
+    const prepared = await prepareConfiguredNode(dir, {
+      chainId: 'M',
+      consensus: 'type = poa, round-duration = 3s, sync-duration = 1s, ban-duration-blocks = 100, warnings-for-ban = 3, max-bans-percentage = 40',
+      preActivatedFeatures: [],
+      averageBlockDelay: '60s',
+      ownerRoles: ['miner', 'permissioner'],
+    });
     const stop = async (n: ConfiguredNode): Promise<void> => {
       n.child.kill('SIGTERM');
       await new Promise((resolve) => n.child.once('exit', resolve));
@@ -252,7 +310,10 @@ describe('node.metrics settings on a configured node process', () => {
 
     // The dev API key as the admin key (the prepared config has another).
     const protocol = await Protocol.create({ crypto: 'waves', chainId: 'M' });
-    appendFileSync(prepared.conf, `\nnode.api.auth.api-key-hash = "${apiKeyHash(protocol.crypto, DEV_API_KEY)}"\nnode.metrics { path = "/ops/prometheus", protected = yes }\n`);
+    appendFileSync(
+      prepared.conf,
+      `\nnode.api.auth.api-key-hash = "${apiKeyHash(protocol.crypto, DEV_API_KEY)}"\nnode.metrics { path = "/ops/prometheus", protected = yes }\n`,
+    );
     const guarded = startConfiguredNode(prepared.conf, prepared.restPort, 'owner secret');
     running.push(guarded);
     await untilHeight(guarded, 1, 'the protected node to serve');

@@ -13,7 +13,11 @@ import { Devnet, oneChain, until, type NetNode } from '../../devkit/network.js';
 const NODES = 3;
 
 interface Bans {
-  readonly warningsAndBans: ReadonlyArray<{ readonly address: string; readonly bans: ReadonlyArray<{ readonly beginHeight: number }>; readonly warnings: readonly unknown[] }>;
+  readonly warningsAndBans: ReadonlyArray<{
+    readonly address: string;
+    readonly bans: ReadonlyArray<{ readonly beginHeight: number }>;
+    readonly warnings: readonly unknown[];
+  }>;
 }
 
 describe('PoA bans in a network of 3 node processes', { timeout: 120_000 }, () => {
@@ -32,7 +36,11 @@ describe('PoA bans in a network of 3 node processes', { timeout: 120_000 }, () =
     await net.startAll();
     try {
       await net.meshed(20_000);
-      await until('height 3 on every node', async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined), 30_000);
+      await until(
+        'height 3 on every node',
+        async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined),
+        30_000,
+      );
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
     }
@@ -63,7 +71,12 @@ describe('PoA bans in a network of 3 node processes', { timeout: 120_000 }, () =
         assert.ok((r.json as { bannedMiners: string[] }).bannedMiners.includes(victim.spec.ownerAddress), `${n.spec.name}: ${r.text}`);
       }
       // The others carry on past the ban.
-      await until('the others past the ban', async () => ((await Promise.all(others.map((n) => n.height()))).every((h) => h > beginHeight + 1) ? true : undefined), 30_000, 300);
+      await until(
+        'the others past the ban',
+        async () => ((await Promise.all(others.map((n) => n.height()))).every((h) => h > beginHeight + 1) ? true : undefined),
+        30_000,
+        300,
+      );
       await oneChain(others);
 
       await victim.start();

@@ -18,7 +18,27 @@ function selfSignedCertificate(dir: string): { keyFile: string; certFile: string
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=weft-devnet', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=weft-devnet',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
+      { stdio: 'ignore' },
+    );
   } catch {
     return undefined;
   }
@@ -35,7 +55,13 @@ describe('a network over TLS', { timeout: 90_000 }, () => {
       t.skip('openssl is not available');
       return;
     }
-    const net = await Devnet.create({ nodes: 2, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, tls: { ...files, caFile: files.certFile } });
+    const net = await Devnet.create({
+      nodes: 2,
+      roundDurationMs: 2000,
+      syncDurationMs: 1000,
+      microBlockIntervalMs: 500,
+      tls: { ...files, caFile: files.certFile },
+    });
     await net.startAll();
     const p = await devProtocol();
     try {
@@ -45,17 +71,30 @@ describe('a network over TLS', { timeout: 90_000 }, () => {
       const tx = signedTransfer(p, from, to, 4242n, BigInt(Date.now()));
       const sent = await b.post('/transactions/broadcast', tx.body);
       assert.equal(sent.status, 200, sent.text);
-      await until('the transfer confirmed on both nodes', async () => {
-        for (const n of [a, b]) if ((await n.get(`/transactions/info/${tx.id}`)).status !== 200) return undefined;
-        return true;
-      }, 30_000, 300);
+      await until(
+        'the transfer confirmed on both nodes',
+        async () => {
+          for (const n of [a, b]) if ((await n.get(`/transactions/info/${tx.id}`)).status !== 200) return undefined;
+          return true;
+        },
+        30_000,
+        300,
+      );
       await oneChain(net.nodes);
 
       // A registered participant (dev account 2, no node of its own) dialing without TLS: a
       // plain server would take its handshake; the TLS server closes the connection.
       const member = devAccounts(p)[2]!.keyPair;
       const plain = createPeerTransport({
-        info: { chainId: p.chainId, version: [1, 14, 0], consensusType: 'PoA', declaredAddress: undefined, nonce: 5n, nodeName: 'plain', ownerAddress: p.addresses.fromPublicKey(member.publicKey).bytes },
+        info: {
+          chainId: p.chainId,
+          version: [1, 14, 0],
+          consensusType: 'PoA',
+          declaredAddress: undefined,
+          nonce: 5n,
+          nodeName: 'plain',
+          ownerAddress: p.addresses.fromPublicKey(member.publicKey).bytes,
+        },
         sign: (m) => p.crypto.sign(member.privateKey, m),
         verify: (k, m, s) => p.crypto.verify(k, m, s),
         participantPublicKey: () => undefined,

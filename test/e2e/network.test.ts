@@ -113,12 +113,19 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     assert.equal(p1.declaredAddress, `/127.0.0.1:${n1.spec.p2pPort}`);
     assert.match(p1.address, /^\/127\.0\.0\.1:\d+$/);
     const full = (await n0.get('/peers/connected')).json as { peers: Array<Record<string, unknown>> };
-    assert.deepEqual(Object.keys(full.peers[0]!).sort(), ['address', 'applicationConsensus', 'applicationVersion', 'declaredAddress', 'nodeOwnerAddress', 'peerName', 'peerNonce'].sort());
+    assert.deepEqual(
+      Object.keys(full.peers[0]!).sort(),
+      ['address', 'applicationConsensus', 'applicationVersion', 'declaredAddress', 'nodeOwnerAddress', 'peerName', 'peerNonce'].sort(),
+    );
     assert.equal(full.peers[0]!['applicationVersion'], '1.14.0');
     assert.equal(full.peers[0]!['applicationConsensus'], 'PoA');
 
     const all = (await n0.get('/peers/all')).json as { peers: Array<{ address: string; lastSeen: number }> };
-    for (const other of members.slice(1)) assert.ok(all.peers.some((x) => x.address === `/127.0.0.1:${other.spec.p2pPort}` && x.lastSeen > 0), `/peers/all lists ${other.spec.name}`);
+    for (const other of members.slice(1))
+      assert.ok(
+        all.peers.some((x) => x.address === `/127.0.0.1:${other.spec.p2pPort}` && x.lastSeen > 0),
+        `/peers/all lists ${other.spec.name}`,
+      );
 
     const allowed = await n0.get('/peers/allowedNodes');
     assert.equal(allowed.status, 200);
@@ -157,7 +164,7 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     confirmed.push(...ids);
   });
 
-  it('reports its loaders in /debug/info: the micro-block caches and the peer scores (WE\'s field names)', async () => {
+  it("reports its loaders in /debug/info: the micro-block caches and the peer scores (WE's field names)", async () => {
     for (const n of members) {
       const r = await n.get('/debug/info');
       assert.equal(r.status, 200);
@@ -258,7 +265,9 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
   it('refuses a handshake signed by a key that is not a registered participant', async () => {
     const n0 = members[0]!;
     const stranger = p.crypto.generateKeyPair();
-    const known = new Map(members.map((n) => [Buffer.from(p.addresses.parseAddress(n.spec.ownerAddress).bytes).toString('hex'), decodeBase58(n.spec.ownerPublicKey)]));
+    const known = new Map(
+      members.map((n) => [Buffer.from(p.addresses.parseAddress(n.spec.ownerAddress).bytes).toString('hex'), decodeBase58(n.spec.ownerPublicKey)]),
+    );
     const transport = createPeerTransport({
       info: {
         chainId: p.chainId,
@@ -319,15 +328,26 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
       ),
     );
     assert.equal(await handshakeBack, true, 'the node answers a registered participant’s handshake');
-    await until('the participant listed as connected', async () => ((await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined), 15_000);
+    await until(
+      'the participant listed as connected',
+      async () => ((await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined),
+      15_000,
+    );
     s.write(encodeFrame(MessageCode.Transaction, new Uint8Array(300 * 1024)));
     assert.equal(await closed, true, 'an oversize frame closes the connection');
 
-    await until('the oversize sender gone', async () => (!(await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined), 15_000);
+    await until(
+      'the oversize sender gone',
+      async () => (!(await n0.connectedPeers()).some((x) => x.peerName === 'oversize-sender') ? true : undefined),
+      15_000,
+    );
     assert.equal((await n0.connectedPeers()).length, peersBefore, 'the node keeps its other peers');
     assert.equal((await n0.get('/blocks/height')).status, 200, 'and keeps serving');
     const suspended = (await n0.get('/peers/suspended')).json as Array<{ hostname: string; timestamp: number }>;
-    assert.ok(suspended.some((x) => x.hostname === '/127.0.0.1' && x.timestamp > 0), JSON.stringify(suspended));
+    assert.ok(
+      suspended.some((x) => x.hostname === '/127.0.0.1' && x.timestamp > 0),
+      JSON.stringify(suspended),
+    );
     // The network keeps producing one chain.
     const t = transfer(accounts[1]!, accounts[2]!, 9n);
     await broadcast(n0, t);
@@ -362,7 +382,10 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
       await broadcast(n0, { id: register.idBase58, body: stringifyJson(register.toJson()) });
       await confirmedOn(members, [register.idBase58], 30_000);
       const allowed = (await n0.request('GET', '/peers/allowedNodes')).json as { allowedNodes: Array<{ address: string }> };
-      assert.ok(allowed.allowedNodes.some((x) => x.address === joiner.spec.ownerAddress), 'listed in /peers/allowedNodes');
+      assert.ok(
+        allowed.allowedNodes.some((x) => x.address === joiner.spec.ownerAddress),
+        'listed in /peers/allowedNodes',
+      );
 
       await joiner.start();
       await until('the joiner connected to every member', async () => ((await joiner.connectedPeers()).length === NODES ? true : undefined), 30_000, 500);
@@ -372,7 +395,14 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
 
       // Removed again (111 with opType remove): from its next connection on, it is refused.
       const revoke = p.sign(
-        p.transaction(RegisterNode, 1, { senderPublicKey: admin.publicKey, target: decodeBase58(joiner.spec.ownerPublicKey), nodeName: null, opType: 'remove', timestamp: BigInt(Date.now()), fee: 1_000_000n }),
+        p.transaction(RegisterNode, 1, {
+          senderPublicKey: admin.publicKey,
+          target: decodeBase58(joiner.spec.ownerPublicKey),
+          nodeName: null,
+          opType: 'remove',
+          timestamp: BigInt(Date.now()),
+          fee: 1_000_000n,
+        }),
         admin.privateKey,
       );
       await broadcast(n0, { id: revoke.idBase58, body: stringifyJson(revoke.toJson()) });

@@ -29,7 +29,15 @@ describe('node control on a running dev node', () => {
     assert.ok((await node.get('/node/logging')).text.split('\n').includes('api-DEBUG'));
 
     assert.equal((await node.post('/debug/print', { message: 'weft-e2e-after-marker' })).status, 200);
-    const line = await until('the debug line in the node output', () => node.output().split('\n').find((l) => l.includes('weft-e2e-after-marker')), 5000);
+    const line = await until(
+      'the debug line in the node output',
+      () =>
+        node
+          .output()
+          .split('\n')
+          .find((l) => l.includes('weft-e2e-after-marker')),
+      5000,
+    );
     const parsed = JSON.parse(line) as { level: number; module: string; msg: string };
     assert.equal(parsed.level, 20, 'pino debug');
     assert.equal(parsed.module, 'api');

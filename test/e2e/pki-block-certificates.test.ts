@@ -36,19 +36,27 @@ describe('certificates of a micro-block on a 2-node GOST devnet whose nodes chec
         const crypto = node['crypto'] as Record<string, unknown>;
         crypto['pki'] = { ...(crypto['pki'] as object), mode: 'TEST', 'crl-checks-enabled': n.index === 1 };
         const custom = (node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom;
-        custom.genesis['pki'] = { 'trusted-root-fingerprints': [Buffer.from(fingerprint(ca.cert.der)).toString('hex')], certificates: [ca.cert.base64], crls: [] };
+        custom.genesis['pki'] = {
+          'trusted-root-fingerprints': [Buffer.from(fingerprint(ca.cert.der)).toString('hex')],
+          certificates: [ca.cert.base64],
+          crls: [],
+        };
       });
     }
     try {
       await net.startAll(45_000);
       await net.meshed(25_000);
-      await until('height 3 on both nodes', async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined), 40_000);
+      await until(
+        'height 3 on both nodes',
+        async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 3) ? true : undefined),
+        40_000,
+      );
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
     }
   });
 
-  it("stores the chain on the node whose policy admits it and not on the node whose policy refuses it, both taking the block", async () => {
+  it('stores the chain on the node whose policy admits it and not on the node whose policy refuses it, both taking the block', async () => {
     const [n0, n1] = net.nodes as [(typeof net.nodes)[number], (typeof net.nodes)[number]];
     const p = await Protocol.create({ crypto: 'gost', chainId: 'T' });
     const newcomer = net.layout.accounts[4]!;

@@ -46,12 +46,22 @@ describe('a PoS node started from a WE-style config', () => {
       assert.equal(info['amount'], 12345);
 
       // Block 2 voted for 1140: approved at 2 (N = 1), active from 4.
-      const wasm = await until('feature 1140 to be activated', async () => {
-        const s = await get('/activation/status');
-        const f = (s.json['features'] as Array<Record<string, unknown>>).find((x) => x['id'] === 1140);
-        return f !== undefined && f['blockchainStatus'] === 'ACTIVATED' ? f : undefined;
-      }, 30_000);
-      assert.deepEqual(wasm, { id: 1140, description: 'Support of WASM smart-contracts', blockchainStatus: 'ACTIVATED', nodeStatus: 'VOTED', activationHeight: 4 });
+      const wasm = await until(
+        'feature 1140 to be activated',
+        async () => {
+          const s = await get('/activation/status');
+          const f = (s.json['features'] as Array<Record<string, unknown>>).find((x) => x['id'] === 1140);
+          return f !== undefined && f['blockchainStatus'] === 'ACTIVATED' ? f : undefined;
+        },
+        30_000,
+      );
+      assert.deepEqual(wasm, {
+        id: 1140,
+        description: 'Support of WASM smart-contracts',
+        blockchainStatus: 'ACTIVATED',
+        nodeStatus: 'VOTED',
+        activationHeight: 4,
+      });
       const status = (await get('/activation/status')).json;
       assert.equal(status['votingInterval'], 2);
       assert.equal(status['votingThreshold'], 1);

@@ -29,8 +29,15 @@ describe('confidential data on a GOST network travels encrypted with GOST sessio
     const [n0, n1, n2] = net.nodes as [(typeof net.nodes)[0], (typeof net.nodes)[0], (typeof net.nodes)[0]];
     proxy = await RecordingProxy.start(n0.spec.p2pPort);
     n0.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [], 'enable-peers-exchange': false }));
-    n1.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [`127.0.0.1:${proxy.port}`], 'enable-peers-exchange': false }));
-    n2.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [`127.0.0.1:${n0.spec.p2pPort}`, `127.0.0.1:${n1.spec.p2pPort}`], 'enable-peers-exchange': false }));
+    n1.editConfig((conf) =>
+      Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [`127.0.0.1:${proxy.port}`], 'enable-peers-exchange': false }),
+    );
+    n2.editConfig((conf) =>
+      Object.assign(conf['network'] as Record<string, unknown>, {
+        'known-peers': [`127.0.0.1:${n0.spec.p2pPort}`, `127.0.0.1:${n1.spec.p2pPort}`],
+        'enable-peers-exchange': false,
+      }),
+    );
     await net.startAll();
     await net.meshed(30_000);
     for (let i = 0; i < 3; i++) clients.push(new PrivacyClient(targetOf(net, i)));

@@ -49,7 +49,12 @@ async function privacyNode(storage: string): Promise<PrivacyTarget> {
   } catch (e) {
     throw new Error(`${(e as Error).message}\n--- node output ---\n${node.output().slice(-3000)}`, { cause: e });
   }
-  return { url: node.url, apiKey: API_KEY, owner: { address: owner.address, password: OWNER_PASSWORD }, other: { address: other.address, password: OWNER_PASSWORD } };
+  return {
+    url: node.url,
+    apiKey: API_KEY,
+    owner: { address: owner.address, password: OWNER_PASSWORD },
+    other: { address: other.address, password: OWNER_PASSWORD },
+  };
 }
 
 describe('confidential data on a node with PostgreSQL storage', { timeout: 300_000 }, () => {
@@ -57,7 +62,9 @@ describe('confidential data on a node with PostgreSQL storage', { timeout: 300_0
   before(async () => {
     cluster = await startPostgres();
     const url = await cluster.createDatabase('weft_privacy');
-    target = await privacyNode(`vendor = postgres, schema = "public", jdbc-config { url = "${url}", user = "postgres", password = "", connectionTimeout = 5000 }`);
+    target = await privacyNode(
+      `vendor = postgres, schema = "public", jdbc-config { url = "${url}", user = "postgres", password = "", connectionTimeout = 5000 }`,
+    );
   });
   privacyNodeSuite(() => target, 12 * MB);
 });

@@ -53,7 +53,12 @@ export function privacyNodeSuite(target: () => PrivacyTarget, largeSize: number)
     const largeBack = await download(client.target, `/privacy/${policyId}/getLargeData/${largeHash}`);
     assert.deepEqual(largeBack, { status: 200, contentLength: largeSize, bytes: largeSize, hash: largeHash, contentType: 'application/octet-stream' });
     const info = await client.get(`/privacy/${policyId}/getInfo/${largeHash}`);
-    assert.deepEqual(info.json, { sender: client.target.owner.address, policy: policyId, info: { filename: 'e2e.bin', size: 1, timestamp: 1_711_357_000_000, author: 'e2e', comment: 'отчёт' }, hash: largeHash });
+    assert.deepEqual(info.json, {
+      sender: client.target.owner.address,
+      policy: policyId,
+      info: { filename: 'e2e.bin', size: 1, timestamp: 1_711_357_000_000, author: 'e2e', comment: 'отчёт' },
+      hash: largeHash,
+    });
     for (const hash of [b58sha(small), b58sha(v2), largeHash]) await client.untilAnchored(policyId, hash);
   });
 
@@ -64,27 +69,71 @@ export function privacyNodeSuite(target: () => PrivacyTarget, largeSize: number)
     const b64 = data.toString('base64');
     const json = (over: Record<string, unknown>, sender?: PrivacyAccount) => ({ ...client.request(policyId, hash, over, sender), data: b64 });
     // Wrong hash (JSON, multipart, streamed).
-    expectAnswer(await client.post('/privacy/sendData', json({ hash: b58sha(randomBytes(5)) })), 400, 199, /^Invalid data hash\. Actual '\w+', expected '\w+'$/, 'sendData wrong hash');
+    expectAnswer(
+      await client.post('/privacy/sendData', json({ hash: b58sha(randomBytes(5)) })),
+      400,
+      199,
+      /^Invalid data hash\. Actual '\w+', expected '\w+'$/,
+      'sendData wrong hash',
+    );
     expectAnswer(await client.sendDataV2(policyId, data, { hash: b58sha(randomBytes(5)) }), 400, 199, /^Invalid data hash/, 'sendDataV2 wrong hash');
     expectAnswer(await client.sendLargeData(policyId, b58sha(randomBytes(5)), data), 400, 199, /^Invalid data hash/, 'sendLargeData wrong hash');
     // Wrong password.
-    expectAnswer(await client.post('/privacy/sendData', json({ password: 'not the password' })), 400, 199, /^Failed to get senders private key, maybe password is wrong: 'Some\(\*\*\*\)'/, 'wrong password');
+    expectAnswer(
+      await client.post('/privacy/sendData', json({ password: 'not the password' })),
+      400,
+      199,
+      /^Failed to get senders private key, maybe password is wrong: 'Some\(\*\*\*\)'/,
+      'wrong password',
+    );
     // A sender outside the policy's recipients.
-    expectAnswer(await client.post('/privacy/sendData', json({}, other)), 400, 199, `Sender '${other.address}' is not in policy recipients`, 'non-member sender');
+    expectAnswer(
+      await client.post('/privacy/sendData', json({}, other)),
+      400,
+      199,
+      `Sender '${other.address}' is not in policy recipients`,
+      'non-member sender',
+    );
     // An unknown policy.
     const unknown = encodeBase58(randomBytes(32));
-    expectAnswer(await client.post('/privacy/sendData', json({ policyId: unknown })), 400, 612, `The requested policy ${unknown} does not exist`, 'unknown policy');
+    expectAnswer(
+      await client.post('/privacy/sendData', json({ policyId: unknown })),
+      400,
+      612,
+      `The requested policy ${unknown} does not exist`,
+      'unknown policy',
+    );
     // A multipart body cut short.
-    const whole = form([{ name: 'request', content: JSON.stringify(client.request(policyId, hash)) }, { name: 'data', content: data }]);
+    const whole = form([
+      { name: 'request', content: JSON.stringify(client.request(policyId, hash)) },
+      { name: 'data', content: data },
+    ]);
     const cut = (await whole.buffer()).subarray(0, whole.length - 500);
-    const truncated = await upload(client.target, '/privacy/sendLargeData', { contentType: whole.contentType, length: cut.length, stream: () => Readable.from([cut]) });
+    const truncated = await upload(client.target, '/privacy/sendLargeData', {
+      contentType: whole.contentType,
+      length: cut.length,
+      stream: () => Readable.from([cut]),
+    });
     expectAnswer(truncated, 400, 199, /^The multipart body is malformed: /, 'truncated multipart');
     // Parts out of order.
-    const outOfOrder = form([{ name: 'data', content: data }, { name: 'request', content: JSON.stringify(client.request(policyId, hash)) }]);
-    expectAnswer(await upload(client.target, '/privacy/sendLargeData', outOfOrder), 400, 199, "'request' part must be in the head of the Multipart, got 'data'", 'parts out of order');
+    const outOfOrder = form([
+      { name: 'data', content: data },
+      { name: 'request', content: JSON.stringify(client.request(policyId, hash)) },
+    ]);
+    expectAnswer(
+      await upload(client.target, '/privacy/sendLargeData', outOfOrder),
+      400,
+      199,
+      "'request' part must be in the head of the Multipart, got 'data'",
+      'parts out of order',
+    );
     // A JSON body over 28 MiB.
     const huge = Buffer.from(JSON.stringify({ ...client.request(policyId, hash), data: 'A'.repeat(28 * 1024 * 1024) }));
-    const oversize = await upload(client.target, '/privacy/sendData', { contentType: 'application/json', length: huge.length, stream: () => Readable.from([huge]) });
+    const oversize = await upload(client.target, '/privacy/sendData', {
+      contentType: 'application/json',
+      length: huge.length,
+      stream: () => Readable.from([huge]),
+    });
     expectAnswer(oversize, 400, 611, `HttpEntity too big, actual size '${huge.length}' bytes, max size '29360128' bytes`, 'oversize JSON body');
     // Missing info fields.
     const missing = await client.post('/privacy/sendData', json({ info: { filename: 'f', size: 1 } }));

@@ -33,7 +33,9 @@ describe('confidential data on a plain P2P connection travels encrypted', { time
     proxy = await RecordingProxy.start(n0.spec.p2pPort);
     // Node 0 dials nobody; node 1 knows node 0 only through the proxy; no addresses are exchanged.
     n0.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [], 'enable-peers-exchange': false }));
-    n1.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [`127.0.0.1:${proxy.port}`], 'enable-peers-exchange': false }));
+    n1.editConfig((conf) =>
+      Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [`127.0.0.1:${proxy.port}`], 'enable-peers-exchange': false }),
+    );
     await net.startAll();
     await net.meshed(30_000);
   });
@@ -56,15 +58,20 @@ describe('confidential data on a plain P2P connection travels encrypted', { time
     const sent = await Promise.all(larges.map((large) => sender.sendLargeData(policyId, b58sha(large), large)));
     for (const r of sent) assert.equal(r.status, 200, r.text);
 
-    await until('node 1 to hold every item', async () => {
-      const s = await receiver.get(`/privacy/${policyId}/getData/${b58sha(small)}`);
-      if (s.status !== 200 || !Buffer.from(s.text, 'base64').equals(small)) return undefined;
-      for (const large of larges) {
-        const l = await download(receiver.target, `/privacy/${policyId}/getLargeData/${b58sha(large)}`);
-        if (l.status !== 200 || l.hash !== b58sha(large)) return undefined;
-      }
-      return true;
-    }, 90_000, 500);
+    await until(
+      'node 1 to hold every item',
+      async () => {
+        const s = await receiver.get(`/privacy/${policyId}/getData/${b58sha(small)}`);
+        if (s.status !== 200 || !Buffer.from(s.text, 'base64').equals(small)) return undefined;
+        for (const large of larges) {
+          const l = await download(receiver.target, `/privacy/${policyId}/getLargeData/${b58sha(large)}`);
+          if (l.status !== 200 || l.hash !== b58sha(large)) return undefined;
+        }
+        return true;
+      },
+      90_000,
+      500,
+    );
 
     assert.ok(proxy.bytes - before >= 5_000_000, `the items went through the proxy (${proxy.bytes - before} bytes after the upload)`);
     for (const data of [small, ...larges]) {
@@ -94,11 +101,17 @@ describe('confidential data on a plain P2P connection travels encrypted', { time
     proxy.rate = 0;
     proxy.release();
     await net.nodes[1]!.start();
-    await until('node 1 to finish the download after its restart', async () => {
-      const r = await download(receiver.target, `/privacy/${policyId}/getLargeData/${hash}`);
-      if (r.status === 200) return r.hash === hash && r.bytes === large.length ? true : Promise.reject(new Error(`node 1 serves ${r.bytes} bytes hashing to ${r.hash}`));
-      return undefined;
-    }, 90_000, 300);
+    await until(
+      'node 1 to finish the download after its restart',
+      async () => {
+        const r = await download(receiver.target, `/privacy/${policyId}/getLargeData/${hash}`);
+        if (r.status === 200)
+          return r.hash === hash && r.bytes === large.length ? true : Promise.reject(new Error(`node 1 serves ${r.bytes} bytes hashing to ${r.hash}`));
+        return undefined;
+      },
+      90_000,
+      300,
+    );
     assert.equal(partial(), 0, 'nothing left in the incoming directory');
   });
 
@@ -111,19 +124,33 @@ describe('confidential data on a plain P2P connection travels encrypted', { time
     const items = [randomBytes(30_000), randomBytes(40_000)];
     const signed = [];
     for (const data of items) {
-      const r = await sender.post('/privacy/sendData?broadcast=false', { ...sender.request(policyId, b58sha(data), { atomicBadge: {} }), data: data.toString('base64') });
+      const r = await sender.post('/privacy/sendData?broadcast=false', {
+        ...sender.request(policyId, b58sha(data), { atomicBadge: {} }),
+        data: data.toString('base64'),
+      });
       assert.equal(r.status, 200, r.text);
       signed.push(r.json);
     }
     const { owner } = sender.target;
-    const atomic = await sender.post('/transactions/signAndBroadcast', { type: 120, version: 1, sender: owner.address, password: owner.password, transactions: signed });
+    const atomic = await sender.post('/transactions/signAndBroadcast', {
+      type: 120,
+      version: 1,
+      sender: owner.address,
+      password: owner.password,
+      transactions: signed,
+    });
     assert.equal(atomic.status, 200, atomic.text);
-    await until('node 1 to hold both items', async () => {
-      for (const data of items) {
-        const r = await receiver.get(`/privacy/${policyId}/getData/${b58sha(data)}`);
-        if (r.status !== 200 || !Buffer.from(r.text, 'base64').equals(data)) return undefined;
-      }
-      return true;
-    }, 90_000, 300);
+    await until(
+      'node 1 to hold both items',
+      async () => {
+        for (const data of items) {
+          const r = await receiver.get(`/privacy/${policyId}/getData/${b58sha(data)}`);
+          if (r.status !== 200 || !Buffer.from(r.text, 'base64').equals(data)) return undefined;
+        }
+        return true;
+      },
+      90_000,
+      300,
+    );
   });
 });

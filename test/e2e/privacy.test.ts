@@ -25,7 +25,8 @@ let node: DevNode | undefined;
 const startNode = (): Promise<DevNode> => fleet.start(dataDir);
 
 function targetOf(n: DevNode): PrivacyTarget {
-  const accounts = (JSON.parse(readFileSync(join(dataDir, 'dev-accounts.json'), 'utf8')) as { accounts: Array<{ address: string; keystorePassword: string }> }).accounts;
+  const accounts = (JSON.parse(readFileSync(join(dataDir, 'dev-accounts.json'), 'utf8')) as { accounts: Array<{ address: string; keystorePassword: string }> })
+    .accounts;
   return {
     url: n.url,
     apiKey: DEV_API_KEY,
@@ -52,10 +53,15 @@ describe('confidential data on a dev node (embedded storage)', { timeout: 600_00
     const hugeHash = keptHash.replace(/.$/, (c) => (c === '1' ? '2' : '1'));
     const uploading = client.sendLargeData(policyId, hugeHash, huge).catch((e: unknown) => e);
     const incoming = join(dataDir, 'data', 'privacy', 'incoming');
-    await until('part of the upload to be on disk', () => {
-      const parts = existsSync(incoming) ? readdirSync(incoming) : [];
-      return parts.some((f) => statSync(join(incoming, f)).size > 20 * MB) ? true : undefined;
-    }, 120_000, 50);
+    await until(
+      'part of the upload to be on disk',
+      () => {
+        const parts = existsSync(incoming) ? readdirSync(incoming) : [];
+        return parts.some((f) => statSync(join(incoming, f)).size > 20 * MB) ? true : undefined;
+      },
+      120_000,
+      50,
+    );
     node!.kill();
     await node!.waitForExit();
     assert.ok((await uploading) instanceof Error, 'the upload broke off');
@@ -63,7 +69,11 @@ describe('confidential data on a dev node (embedded storage)', { timeout: 600_00
     node = await startNode();
     const after = new PrivacyClient(targetOf(node));
     assert.deepEqual(readdirSync(incoming), [], 'the partial upload is gone');
-    assert.deepEqual(readdirSync(join(dataDir, 'data', 'privacy', 'large')).filter((f) => f.includes(hugeHash)), [], 'no file of the cut item');
+    assert.deepEqual(
+      readdirSync(join(dataDir, 'data', 'privacy', 'large')).filter((f) => f.includes(hugeHash)),
+      [],
+      'no file of the cut item',
+    );
     assert.equal((await after.get(`/privacy/${policyId}/getInfo/${hugeHash}`)).json?.error, 617, 'the cut item is not visible');
     const back = await download(after.target, `/privacy/${policyId}/getLargeData/${keptHash}`);
     assert.deepEqual([back.status, back.bytes, back.hash], [200, 3 * MB, keptHash], 'the item stored before is intact');

@@ -51,7 +51,8 @@ describe('RIDE scripts enforced on the dev chain', { timeout: 240_000 }, () => {
   });
 
   const height = async (): Promise<number> => (await node.get('/blocks/height')).json.height as number;
-  const atHeight = (h: number, timeoutMs = 60_000): Promise<number> => until(`height ${h}`, async () => ((await height()) >= h ? height() : undefined), timeoutMs, 200);
+  const atHeight = (h: number, timeoutMs = 60_000): Promise<number> =>
+    until(`height ${h}`, async () => ((await height()) >= h ? height() : undefined), timeoutMs, 200);
   const compile = async (source: string, assetScript = false): Promise<{ script: string; scriptText: string }> => {
     const r = await node.post(`/utils/script/compile${assetScript ? '?assetScript=true' : ''}`, source, { contentType: 'text/plain' });
     assert.equal(r.status, 200, describeAnswer(r));
@@ -62,12 +63,24 @@ describe('RIDE scripts enforced on the dev chain', { timeout: 240_000 }, () => {
   const setScript = (account: Signer, script: string, name: string): Promise<Built> =>
     tf2Build('SetScript', 1, { chainId: 84, script, name, description: 'ride enforcement e2e', fee: FEE.setScript, timestamp: clock.next() }, account);
   const transfer = (from: Signer, to: string, amount: number, proofsBy: readonly Signer[] = [from], assetId?: string): Promise<Built> =>
-    tf2Build('Transfer', 3, { recipient: to, amount, fee: FEE.transfer, timestamp: clock.next(), attachment: '', ...(assetId === undefined ? {} : { assetId }) }, from, proofsBy);
+    tf2Build(
+      'Transfer',
+      3,
+      { recipient: to, amount, fee: FEE.transfer, timestamp: clock.next(), attachment: '', ...(assetId === undefined ? {} : { assetId }) },
+      from,
+      proofsBy,
+    );
   const send = (built: Built): Promise<Answer> => node.post('/transactions/broadcast', built.json);
   const westOf = async (s: Signer): Promise<bigint> => BigInt((await node.get(`/addresses/balance/${s.address}`)).json.balance as number);
 
   /** A 306/307 answer as WE renders it: the code and message, this transaction, the script's text, and the vars. */
-  function assertScriptRejection(r: Answer, code: 306 | 307, message: string, built: Built, scriptText: string): Array<{ name: string; value?: string; error?: string }> {
+  function assertScriptRejection(
+    r: Answer,
+    code: 306 | 307,
+    message: string,
+    built: Built,
+    scriptText: string,
+  ): Array<{ name: string; value?: string; error?: string }> {
     assertError(r, 400, code, message);
     assert.deepEqual(Object.keys(r.json).sort(), ['error', 'message', 'script', 'transaction', 'vars']);
     assert.equal(r.json.transaction.id, built.id);
@@ -84,7 +97,12 @@ describe('RIDE scripts enforced on the dev chain', { timeout: 240_000 }, () => {
     let heavy: Expr = sig;
     for (let i = 0; i < 20; i++) heavy = E.if(sig, heavy, E.FALSE);
     assertError(await send(await setScript(a1, raw(heavy), 'too complex')), 400, 199, /^ScriptParseError\(Script is too complex: \d+ > 2000\)$/);
-    assertError(await send(await setScript(a1, raw(E.native(999, E.TRUE)), 'unknown')), 400, 199, "ScriptParseError(ScriptValidator: Unknown function 'Native(999)')");
+    assertError(
+      await send(await setScript(a1, raw(E.native(999, E.TRUE)), 'unknown')),
+      400,
+      199,
+      "ScriptParseError(ScriptValidator: Unknown function 'Native(999)')",
+    );
     const checksum = raw(E.TRUE).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
     assertError(await send(await setScript(a1, checksum, 'checksum')), 400, 199, 'ScriptParseError(Invalid checksum)');
     // A script that does not compile never gets bytes; an account holding roles may not take one.
@@ -123,7 +141,22 @@ match tx {
       await setScript(a2, timeLock.script, 'time lock'),
       await setScript(a3, throwing.script, 'limit'),
       await setScript(a4, closed.script, 'closed'),
-      await tf2Build('Issue', 2, { chainId: 84, name: 'Blacklist', description: 'no transfers to a4', quantity: 1_000_000, decimals: 0, reissuable: true, fee: FEE.issue, timestamp: clock.next(), script: token.script }, a0),
+      await tf2Build(
+        'Issue',
+        2,
+        {
+          chainId: 84,
+          name: 'Blacklist',
+          description: 'no transfers to a4',
+          quantity: 1_000_000,
+          decimals: 0,
+          reissuable: true,
+          fee: FEE.issue,
+          timestamp: clock.next(),
+          script: token.script,
+        },
+        a0,
+      ),
     ];
     for (const b of setup) await broadcast(node, b);
     const T = Math.max(...(await Promise.all(setup.map(async (b) => (await confirmed(node, b.id)).height as number))));
@@ -163,7 +196,8 @@ match tx {
     await confirmed(node, toA2.id);
     const fromA2 = await transfer(a2, a4.address, 1, [a2], asset);
     assertError(await send(fromA2), 400, 307);
-    const reissue = (quantity: number) => tf2Build('Reissue', 2, { chainId: 84, assetId: asset, quantity, reissuable: true, fee: FEE.reissue, timestamp: clock.next() }, a0);
+    const reissue = (quantity: number) =>
+      tf2Build('Reissue', 2, { chainId: 84, assetId: asset, quantity, reissuable: true, fee: FEE.reissue, timestamp: clock.next() }, a0);
     const burn = (amount: number) => tf2Build('Burn', 2, { chainId: 84, assetId: asset, amount, fee: FEE.burn, timestamp: clock.next() }, a0);
     const bigReissue = await reissue(1001);
     assertScriptRejection(await send(bigReissue), 307, 'Transaction is not allowed by token-script', bigReissue, token.scriptText);
@@ -176,7 +210,13 @@ match tx {
 
     // --- A script that throws (306) and one that answers FALSE (307).
     const tooMuch = await transfer(a3, a1.address, Number(2n * WEST));
-    const thrown = assertScriptRejection(await send(tooMuch), 306, 'Error while executing account-script: transfers above 1 WEST need the board', tooMuch, throwing.scriptText);
+    const thrown = assertScriptRejection(
+      await send(tooMuch),
+      306,
+      'Error while executing account-script: transfers above 1 WEST need the board',
+      tooMuch,
+      throwing.scriptText,
+    );
     assert.deepEqual(
       thrown.map((v) => v.name),
       ['$match0', 't', 'limit'],
@@ -184,7 +224,12 @@ match tx {
     assert.equal(thrown.find((v) => v.name === 'limit')?.value, `CONST_LONG(${Number(WEST)})`);
     const small = await transfer(a3, a1.address, Number(WEST / 2n));
     await broadcast(node, small);
-    const data = await tf2Build('Data', 2, { authorPublicKey: a4.publicKey, data: [{ key: 'k', type: 'integer', value: 1 }], fee: FEE.data, timestamp: clock.next() }, a4);
+    const data = await tf2Build(
+      'Data',
+      2,
+      { authorPublicKey: a4.publicKey, data: [{ key: 'k', type: 'integer', value: 1 }], fee: FEE.data, timestamp: clock.next() },
+      a4,
+    );
     assert.deepEqual(assertScriptRejection(await send(data), 307, 'Transaction is not allowed by account-script', data, 'FALSE'), []);
 
     // --- The time lock from its height on: the very transaction refused before.
@@ -210,7 +255,13 @@ match tx {
     for (const b of [spend, toA2, okReissue, okBurn, small]) assert.ok(((await confirmed(node, b.id)).height as number) > T, `${b.id} mined again above ${T}`);
     assertScriptRejection(await send(oneProof), 307, 'Transaction is not allowed by account-script', oneProof, multisig.scriptText);
     assertScriptRejection(await send(toA4), 307, 'Transaction is not allowed by token-script', toA4, token.scriptText);
-    assertScriptRejection(await send(tooMuch), 306, 'Error while executing account-script: transfers above 1 WEST need the board', tooMuch, throwing.scriptText);
+    assertScriptRejection(
+      await send(tooMuch),
+      306,
+      'Error while executing account-script: transfers above 1 WEST need the board',
+      tooMuch,
+      throwing.scriptText,
+    );
     // At the unlock height (and past the known-transaction window of its first broadcast) it is accepted again.
     await atHeight(unlockAt);
     const wait = lockedAccepted + KNOWN_TX_CACHE_MS + 500 - Date.now();

@@ -39,14 +39,22 @@ describe('RIDE scripts end to end', { timeout: 90_000 }, () => {
     assert.match(script, /^base64:/);
     assert.equal(compiled.json.extraFee, 0);
 
-    const setScript = await tf2Build('SetScript', 1, { chainId: 84, script, name: 'multisig 2 of 3', description: 'e2e', fee: Number(WEST) / 2, timestamp: clock.next() }, a3);
+    const setScript = await tf2Build(
+      'SetScript',
+      1,
+      { chainId: 84, script, name: 'multisig 2 of 3', description: 'e2e', fee: Number(WEST) / 2, timestamp: clock.next() },
+      a3,
+    );
     await broadcast(node, setScript);
     await confirmed(node, setScript.id);
 
     const estimate = await node.post('/utils/script/estimate', script, { contentType: 'text/plain' });
     assert.equal(estimate.status, 200, estimate.text);
     assert.equal(estimate.json.complexity, compiled.json.complexity);
-    assert.match(estimate.json.scriptText as string, /^BLOCK\(LET\(alicePubKey,CONST_BYTEVECTOR\(ByteVector\(32 bytes, 0x[0-9a-f]{64}\)\)\),BLOCK\(LET\(bobPubKey,/);
+    assert.match(
+      estimate.json.scriptText as string,
+      /^BLOCK\(LET\(alicePubKey,CONST_BYTEVECTOR\(ByteVector\(32 bytes, 0x[0-9a-f]{64}\)\)\),BLOCK\(LET\(bobPubKey,/,
+    );
 
     const info = await node.get(`/addresses/scriptInfo/${a3.address}`);
     assert.equal(info.status, 200, info.text);
@@ -66,7 +74,17 @@ describe('RIDE scripts end to end', { timeout: 90_000 }, () => {
     const issue = await tf2Build(
       'Issue',
       2,
-      { chainId: 84, name: 'Smart E2E', description: 'blacklist', quantity: 1_000_000, decimals: 0, reissuable: true, fee: Number(WEST), timestamp: clock.next(), script: asset.json.script },
+      {
+        chainId: 84,
+        name: 'Smart E2E',
+        description: 'blacklist',
+        quantity: 1_000_000,
+        decimals: 0,
+        reissuable: true,
+        fee: Number(WEST),
+        timestamp: clock.next(),
+        script: asset.json.script,
+      },
       a0,
     );
     await broadcast(node, issue);
@@ -87,7 +105,12 @@ describe('RIDE scripts end to end', { timeout: 90_000 }, () => {
     assertError(await compile('tx.fee > 0'), 400, 305, /^Compilation failed: Undefined field `fee` of variable of type `Union\(List\(Order, /);
     assertError(await compile('{-# LANGUAGE_VERSION 2 #-}\nBuy'), 400, 305, 'Script should return boolean');
     assertError(await compile(`${'('.repeat(500)}true${')'.repeat(500)}`), 400, 305, 'Script is too deeply nested: more than 150 nested expressions');
-    const broken = await tf2Build('SetScript', 1, { chainId: 84, script: 'base64:AQa3b8tI', name: 'broken', description: '', fee: Number(WEST) / 2, timestamp: clock.next() }, a2);
+    const broken = await tf2Build(
+      'SetScript',
+      1,
+      { chainId: 84, script: 'base64:AQa3b8tI', name: 'broken', description: '', fee: Number(WEST) / 2, timestamp: clock.next() },
+      a2,
+    );
     assertError(await node.post('/transactions/broadcast', broken.json), 400, 199, 'ScriptParseError(Invalid checksum)');
   });
 });

@@ -175,7 +175,10 @@ export class NodeFleet {
     };
     process.once('exit', cleanUp);
     // Interrupted test run: no orphaned node, no leftover directory.
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
       process.once(signal, () => {
         cleanUp();
         process.exit(code);

@@ -26,7 +26,10 @@ const STATUS_TIMEOUT_MS = 5000;
 
 async function abuseBytecode(): Promise<Uint8Array> {
   const wabt = await wabtInit();
-  const m = wabt.parseWat('abuse.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'abuse.wat'), 'utf8'), { multi_value: true, bulk_memory: true });
+  const m = wabt.parseWat('abuse.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'abuse.wat'), 'utf8'), {
+    multi_value: true,
+    bulk_memory: true,
+  });
   try {
     return Uint8Array.from(m.toBinary({}).buffer);
   } finally {

@@ -71,15 +71,18 @@ export class ExplorerBrowser {
       const url = m.location().url;
       const onApi = url.startsWith(api.href) && !url.startsWith(new URL('/explorer/', api).href);
       const path = onApi ? new URL(url).pathname + new URL(url).search : undefined;
-      if (onApi && /^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) this.entries.push({ kind: 'answer-4xx', text: m.text(), path });
-      else if (onApi && /^Failed to load resource: net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|EMPTY_RESPONSE|CONNECTION_CLOSED)/.test(m.text())) this.entries.push({ kind: 'refused', text: m.text(), path });
+      if (onApi && /^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()))
+        this.entries.push({ kind: 'answer-4xx', text: m.text(), path });
+      else if (onApi && /^Failed to load resource: net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|EMPTY_RESPONSE|CONNECTION_CLOSED)/.test(m.text()))
+        this.entries.push({ kind: 'refused', text: m.text(), path });
       else this.entries.push({ kind: 'error', text: `console.${m.type()}: ${m.text()} (${url})` });
     });
   }
 
   /** Opens chromium on a fresh profile, at phone or desktop width. */
   static async open(nodeUrl: string, viewport = { width: 1280, height: 900 }): Promise<ExplorerBrowser> {
-    if (!existsSync(CHROMIUM)) throw new Error(`No chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium; .ci/run does) or set WEFT_CHROMIUM`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`No chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium; .ci/run does) or set WEFT_CHROMIUM`);
     const profileDir = mkdtempSync(join(tmpdir(), 'weft-chromium-'));
     const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS, viewport });
     const page = context.pages()[0] ?? (await context.newPage());
@@ -109,9 +112,13 @@ export class ExplorerBrowser {
 
   /** Waits until the page's connection state is `online`. */
   async waitForConnection(online: boolean, timeoutMs = 20_000): Promise<void> {
-    await this.page.waitForFunction(`document.querySelector('[data-testid="connection"]')?.getAttribute('data-online') === ${JSON.stringify(String(online))}`, undefined, {
-      timeout: timeoutMs,
-    });
+    await this.page.waitForFunction(
+      `document.querySelector('[data-testid="connection"]')?.getAttribute('data-online') === ${JSON.stringify(String(online))}`,
+      undefined,
+      {
+        timeout: timeoutMs,
+      },
+    );
   }
 
   /** Types into the search box and submits. */
@@ -140,7 +147,8 @@ export class ExplorerBrowser {
         (e.kind === 'refused' && expected.refused !== true) ||
         (e.kind === 'answer-4xx' && !(expected.answers ?? []).some((r) => r.test(e.path ?? ''))),
     );
-    if (problems.length > 0) throw new Error(`unexpected console output:\n${problems.map((p) => `  ${p.text}${p.path === undefined ? '' : ` [${p.path}]`}`).join('\n')}`);
+    if (problems.length > 0)
+      throw new Error(`unexpected console output:\n${problems.map((p) => `  ${p.text}${p.path === undefined ? '' : ` [${p.path}]`}`).join('\n')}`);
     return entries.filter((e) => e.kind === 'answer-4xx').map((e) => e.path ?? '');
   }
 

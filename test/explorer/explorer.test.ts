@@ -25,7 +25,15 @@ import { NodeFleet, until, type Answer, type DevNode } from '../e2e/support.js';
 import { ExplorerBrowser } from './browser.js';
 
 const DEV_SEEDS = [0, 1, 2, 3, 4].map((i) => `weft dev chain account ${i} - never use this seed on a real network`);
-const FEE = { transfer: 1_000_000, issue: 100_000_000, lease: 1_000_000, alias: 100_000_000, data: 5_000_000, createPolicy: 100_000_000, massTransfer: 7_000_000 } as const;
+const FEE = {
+  transfer: 1_000_000,
+  issue: 100_000_000,
+  lease: 1_000_000,
+  alias: 100_000_000,
+  data: 5_000_000,
+  createPolicy: 100_000_000,
+  massTransfer: 7_000_000,
+} as const;
 /** Enough transactions of account 0 for a second page of its history (25 per page). */
 const HISTORY_TRANSFERS = 26;
 
@@ -92,7 +100,7 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     assert.match(await micro.innerText(), /\+1 tx/, 'the micro-block that carried it adds one transaction');
 
     assert.match(await browser.text('pool-size'), /^\d[\d,]* tx$/);
-    assert.equal(await browser.page.locator('[data-testid="tx-rate-chart"] canvas').count() > 0, true, 'uPlot drew the chart');
+    assert.equal((await browser.page.locator('[data-testid="tx-rate-chart"] canvas').count()) > 0, true, 'uPlot drew the chart');
     const latest = await browser.page.locator('[data-testid="latest-blocks"] tr[data-height]').first().getAttribute('data-height');
     const tip = await rest(node, '/blocks/height');
     assert.ok(Number(latest) >= tip.json.height - 2, `latest final block ${latest} near the tip ${tip.json.height}`);
@@ -102,22 +110,68 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
 
   it('the page goes to the transactions sent: issue, lease, alias, data, policy, mass transfer, history', async () => {
     const a0 = A[0]!;
-    await send('issue', 'Issue', 2, { chainId: 84, name: 'Gold', description: 'explorer test gold', quantity: 100_000_000_000, decimals: 4, reissuable: true, fee: FEE.issue }, a0);
+    await send(
+      'issue',
+      'Issue',
+      2,
+      { chainId: 84, name: 'Gold', description: 'explorer test gold', quantity: 100_000_000_000, decimals: 4, reissuable: true, fee: FEE.issue },
+      a0,
+    );
     await send('lease', 'Lease', 2, { recipient: A[2]!.address, amount: 500_000_000, fee: FEE.lease }, a0);
-    await send('data', 'Data', 3, { authorPublicKey: a0.publicKey, data: [{ key: 'hello', type: 'string', value: 'world' }, { key: 'n', type: 'integer', value: 42 }], fee: FEE.data }, a0);
-    await send('policy', 'CreatePolicy', 3, { policyName: 'explorer policy', description: 'seen by the explorer', recipients: [A[1]!.address, A[2]!.address], owners: [a0.address], fee: FEE.createPolicy }, a0);
+    await send(
+      'data',
+      'Data',
+      3,
+      {
+        authorPublicKey: a0.publicKey,
+        data: [
+          { key: 'hello', type: 'string', value: 'world' },
+          { key: 'n', type: 'integer', value: 42 },
+        ],
+        fee: FEE.data,
+      },
+      a0,
+    );
+    await send(
+      'policy',
+      'CreatePolicy',
+      3,
+      {
+        policyName: 'explorer policy',
+        description: 'seen by the explorer',
+        recipients: [A[1]!.address, A[2]!.address],
+        owners: [a0.address],
+        fee: FEE.createPolicy,
+      },
+      a0,
+    );
     await send(
       'mass',
       'MassTransfer',
       1,
-      { transfers: [{ recipient: A[1]!.address, amount: 1e8 }, { recipient: A[2]!.address, amount: 2e8 }, { recipient: A[3]!.address, amount: 3e8 }], fee: FEE.massTransfer, attachment: '' },
+      {
+        transfers: [
+          { recipient: A[1]!.address, amount: 1e8 },
+          { recipient: A[2]!.address, amount: 2e8 },
+          { recipient: A[3]!.address, amount: 3e8 },
+        ],
+        fee: FEE.massTransfer,
+        attachment: '',
+      },
       a0,
     );
     const alias = await tf2Build('CreateAlias', 4, { alias: 'explorer-treasury', fee: FEE.alias, timestamp: clock.next() }, A[1]!);
     ids['alias'] = String((await broadcast(node, alias, aliasTxId('explorer-treasury'))).id);
-    for (let i = 0; i < HISTORY_TRANSFERS; i++) await send(`history${i}`, 'Transfer', 3, { recipient: A[3]!.address, amount: 1000 + i, fee: FEE.transfer, attachment: '' }, a0);
+    for (let i = 0; i < HISTORY_TRANSFERS; i++)
+      await send(`history${i}`, 'Transfer', 3, { recipient: A[3]!.address, amount: 1000 + i, fee: FEE.transfer, attachment: '' }, a0);
     for (const id of Object.values(ids)) await confirmed(node, id, 30_000);
-    const assetTransfer = await send('assetTransfer', 'Transfer', 3, { recipient: A[1]!.address, amount: 2_500_000, assetId: ids['issue'], fee: FEE.transfer, attachment: '' }, a0);
+    const assetTransfer = await send(
+      'assetTransfer',
+      'Transfer',
+      3,
+      { recipient: A[1]!.address, amount: 2_500_000, assetId: ids['issue'], fee: FEE.transfer, attachment: '' },
+      a0,
+    );
     await confirmed(node, assetTransfer, 30_000);
   });
 
@@ -148,8 +202,13 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     const unknown = '4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi';
     await browser.search(unknown);
     assert.equal(await browser.textMatching('not-found', new RegExp(unknown)), `No transaction, asset, contract or policy has the id ${unknown}.`);
-    const probed = browser.expectConsole({ answers: [/^\/transactions\/(unconfirmed\/)?info\//, /^\/assets\/details\//, /^\/contracts\/info\//, /^\/privacy\//] });
-    assert.ok(probed.some((p) => p.startsWith('/transactions/info/')), 'the unknown id was looked up');
+    const probed = browser.expectConsole({
+      answers: [/^\/transactions\/(unconfirmed\/)?info\//, /^\/assets\/details\//, /^\/contracts\/info\//, /^\/privacy\//],
+    });
+    assert.ok(
+      probed.some((p) => p.startsWith('/transactions/info/')),
+      'the unknown id was looked up',
+    );
     await browser.screenshot('search-not-found');
     t.diagnostic(`lookups that missed (4xx by design): ${probed.join(', ')}`);
   });
@@ -168,7 +227,10 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     assert.ok((await field('blocksize')).includes(`(${block.json.blocksize} bytes)`));
     assert.equal(unitsOf(await field('fee'), 8), BigInt(block.json.fee));
     const rows = await browser.page.locator('[data-testid="block-txs"] tr[data-tx]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-tx')));
-    assert.deepEqual(rows, block.json.transactions.slice(0, 100).map((tx: { id: string }) => tx.id));
+    assert.deepEqual(
+      rows,
+      block.json.transactions.slice(0, 100).map((tx: { id: string }) => tx.id),
+    );
     await browser.screenshot('block');
     browser.expectConsole();
   });
@@ -218,14 +280,21 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     for (const r of roles.json.roles as Array<{ role: string }>) assert.ok(roleText.includes(r.role), `role ${r.role} shown`);
     const assetRows = browser.page.locator('[data-testid="assets"] tr[data-asset]');
     await assetRows.first().waitFor();
-    assert.deepEqual(await assetRows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-asset'))), assets.json.balances.map((b: { assetId: string }) => b.assetId));
+    assert.deepEqual(
+      await assetRows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-asset'))),
+      assets.json.balances.map((b: { assetId: string }) => b.assetId),
+    );
     const gold = assets.json.balances.find((b: { assetId: string }) => b.assetId === ids['issue']);
     assert.equal(unitsOf(await assetRows.first().locator('td.num').innerText(), gold.decimals), BigInt(gold.balance));
     assert.equal(await browser.page.locator('[data-testid="leases"] tbody tr').count(), leases.json.length);
     const txRows = browser.page.locator('[data-testid="address-txs"] tr[data-tx]');
     await txRows.first().waitFor();
     const shown1 = await txRows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-tx')));
-    assert.deepEqual(shown1, page1.json[0].map((tx: { id: string }) => tx.id), 'newest first, as /transactions/address answers');
+    assert.deepEqual(
+      shown1,
+      page1.json[0].map((tx: { id: string }) => tx.id),
+      'newest first, as /transactions/address answers',
+    );
     await browser.screenshot('address');
 
     await browser.page.getByTestId('older').click();
@@ -233,7 +302,10 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     await browser.waitForHash(new RegExp(`\\?after=${last}$`));
     const page2 = await rest(node, `/transactions/address/${a0}/limit/25?after=${last}`);
     await browser.page.locator(`[data-testid="address-txs"] tr[data-tx="${page2.json[0][0].id}"]`).waitFor();
-    assert.deepEqual(await browser.page.locator('[data-testid="address-txs"] tr[data-tx]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-tx'))), page2.json[0].map((tx: { id: string }) => tx.id));
+    assert.deepEqual(
+      await browser.page.locator('[data-testid="address-txs"] tr[data-tx]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-tx'))),
+      page2.json[0].map((tx: { id: string }) => tx.id),
+    );
 
     await browser.goto(`#/address/${A[1]!.address}`);
     const aliasCell = browser.page.locator('tr[data-field="aliases"] td');
@@ -256,7 +328,8 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     const shown = await holders.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-holder'), tr.querySelector('td.num')?.textContent ?? '']));
     const expected = Object.entries(distribution.json as Record<string, string>).filter(([, b]) => BigInt(b) > 0n);
     assert.equal(shown.length, expected.length);
-    for (const [address, balance] of shown) assert.equal(unitsOf(balance, details.json.decimals), BigInt((distribution.json as Record<string, string>)[address!]!), `${address}`);
+    for (const [address, balance] of shown)
+      assert.equal(unitsOf(balance, details.json.decimals), BigInt((distribution.json as Record<string, string>)[address!]!), `${address}`);
     await browser.screenshot('asset');
     browser.expectConsole();
   });
@@ -270,7 +343,10 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     const [owners, hashes] = await Promise.all([rest(node, `/privacy/${id}/owners`), rest(node, `/privacy/${id}/hashes`)]);
     const listed = async (testId: string): Promise<string[]> => {
       await browser.page.getByTestId(testId).waitFor();
-      return browser.page.getByTestId(testId).locator('a.id').evaluateAll((as) => as.map((a) => a.getAttribute('title') ?? ''));
+      return browser.page
+        .getByTestId(testId)
+        .locator('a.id')
+        .evaluateAll((as) => as.map((a) => a.getAttribute('title') ?? ''));
     };
     assert.deepEqual((await listed('policy-recipients')).sort(), [...(probe.json as string[])].sort());
     assert.deepEqual((await listed('policy-owners')).sort(), [...(owners.json as string[])].sort());
@@ -299,19 +375,26 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     await row.waitFor();
     assert.ok((await row.innerText()).includes(hash), 'the data hash in full');
     const text = await browser.page.locator('main').innerText();
-    for (const secret of ['confidential content', data.toString('base64'), 'secret-file-name', 'secret comment']) assert.ok(!text.includes(secret), `the page shows "${secret}"`);
+    for (const secret of ['confidential content', data.toString('base64'), 'secret-file-name', 'secret comment'])
+      assert.ok(!text.includes(secret), `the page shows "${secret}"`);
     await browser.screenshot('policy');
     browser.expectConsole();
   });
 
   it('contract page: state, calls and their statuses as REST answers (a WASM contract created and called on the dev chain)', async () => {
     // A WASM counter (no package needed): created by the dev chain's first account, then called once.
-    const wat = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const wat = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), {
+      multi_value: true,
+    });
     const bytecode = Uint8Array.from(wat.toBinary({}).buffer);
     wat.destroy();
     const developer = contractProtocol.crypto.keyPairFromSeedPhrase(DEV_SEEDS[0]!);
     timestampsFrom(BigInt(clock.next()));
-    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 40n }], developer);
+    const create = createV7(
+      { engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') },
+      [{ key: 'start', type: 'integer', value: 40n }],
+      developer,
+    );
     const posted = await node.post('/transactions/broadcast', stringifyJson(create.toJson()));
     assert.equal(posted.status, 200, posted.text);
     const executedFor = async (txId: string): Promise<void> => {
@@ -325,14 +408,20 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
 
     const list = await rest(node, '/contracts');
     assert.equal(list.status, 200, list.text);
-    assert.ok((list.json as Array<{ contractId: string }>).some((c) => c.contractId === create.idBase58), 'GET /contracts lists it');
+    assert.ok(
+      (list.json as Array<{ contractId: string }>).some((c) => c.contractId === create.idBase58),
+      'GET /contracts lists it',
+    );
     const id = create.idBase58;
     const state = await rest(node, `/contracts/${id}?limit=50`);
     assert.ok((state.json as unknown[]).length > 0, 'the contract has state');
     await browser.goto(`#/contract/${id}`);
     const keys = browser.page.locator('[data-testid="contract-state"] tr[data-key]');
     await keys.first().waitFor();
-    assert.deepEqual(await keys.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key'))), (state.json as Array<{ key: string }>).map((e) => e.key));
+    assert.deepEqual(
+      await keys.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key'))),
+      (state.json as Array<{ key: string }>).map((e) => e.key),
+    );
     const stateText = await browser.page.getByTestId('contract-state').innerText();
     for (const e of state.json as Array<{ key: string; value: unknown }>) assert.ok(stateText.includes(String(e.value)), `the value of ${e.key}`);
     // The call, found in the blocks, with the status the node reports for it.
@@ -355,7 +444,9 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
     await browser.page.getByTestId('no-peers').waitFor();
     const features = browser.page.locator('[data-testid="features"] tr[data-feature]');
     await features.first().waitFor();
-    const shownFeatures = await features.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-feature'), tr.querySelectorAll('td')[2]?.textContent ?? '']));
+    const shownFeatures = await features.evaluateAll((trs) =>
+      trs.map((tr) => [tr.getAttribute('data-feature'), tr.querySelectorAll('td')[2]?.textContent ?? '']),
+    );
     assert.deepEqual(
       shownFeatures,
       (activation.json.features as Array<{ id: number; blockchainStatus: string }>).map((f) => [String(f.id), f.blockchainStatus]),
@@ -378,7 +469,15 @@ describe('the explorer in chromium, on a dev chain', { timeout: 300_000 }, () =>
   it('every page fits a phone (390 px wide)', async () => {
     await browser.page.setViewportSize({ width: 390, height: 844 });
     try {
-      for (const hash of ['', '#/network', `#/block/${(await rest(node, `/transactions/info/${ids['mass']}`)).json.height}`, `#/tx/${ids['mass']}`, `#/address/${A[0]!.address}`, `#/asset/${ids['issue']}`, `#/policy/${ids['policy']}`]) {
+      for (const hash of [
+        '',
+        '#/network',
+        `#/block/${(await rest(node, `/transactions/info/${ids['mass']}`)).json.height}`,
+        `#/tx/${ids['mass']}`,
+        `#/address/${A[0]!.address}`,
+        `#/asset/${ids['issue']}`,
+        `#/policy/${ids['policy']}`,
+      ]) {
         await browser.goto(hash);
         await browser.page.locator('main h1, main .card').first().waitFor();
         await browser.page.waitForTimeout(500);

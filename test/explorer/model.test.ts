@@ -104,12 +104,21 @@ describe('page links and search', () => {
 describe('live chain figures', () => {
   it('transactions per second: each final block over the time to the next key block', () => {
     const now = 1_000_000_000_000;
-    const headers = [header(10, now - WINDOW_MS - 10_000, 'a', 0, 50), header(11, now - 10_000, 'a', 0, 20), header(12, now - 5_000, 'a', 0, 10), header(13, now - 500, 'a', 0, 3)];
+    const headers = [
+      header(10, now - WINDOW_MS - 10_000, 'a', 0, 50),
+      header(11, now - 10_000, 'a', 0, 20),
+      header(12, now - 5_000, 'a', 0, 10),
+      header(13, now - 500, 'a', 0, 3),
+    ];
     const series = txRateSeries(headers, now);
     // Block 10 ends inside the window; the liquid block 13 only ends the last step.
     assert.deepEqual(series.times, [(now - WINDOW_MS - 10_000) / 1000, (now - 10_000) / 1000, (now - 5_000) / 1000, (now - 500) / 1000]);
     assert.deepEqual(series.values, [50 / (WINDOW_MS / 1000), 20 / 5, 10 / 4.5, 10 / 4.5]);
-    assert.equal(txRateSeries([header(1, now - 2 * WINDOW_MS, 'a', 0, 9), header(2, now - WINDOW_MS - 1, 'a', 0, 1), header(3, now, 'a', 0, 1)], now).times.length, 2, 'a block that ended before the window is left out');
+    assert.equal(
+      txRateSeries([header(1, now - 2 * WINDOW_MS, 'a', 0, 9), header(2, now - WINDOW_MS - 1, 'a', 0, 1), header(3, now, 'a', 0, 1)], now).times.length,
+      2,
+      'a block that ended before the window is left out',
+    );
     assert.deepEqual(txRateSeries([header(1, now, 'a', 0, 5)], now), { times: [], values: [] }, 'nothing final yet');
     assert.deepEqual(txRateSeries([], now), { times: [], values: [] });
   });
@@ -143,7 +152,14 @@ describe('PoA rounds', () => {
   };
 
   it('mined and skipped rounds from the skipped-rounds counter, named by the warnings and bans that followed', () => {
-    const headers = [header(1, 0, 'G', 0), header(2, 10_000, 'A', 0), header(3, 25_000, 'C', 2), header(4, 30_000, 'A', 2), header(5, 60_000, 'B', 7), header(6, 200_000, 'A', 40)];
+    const headers = [
+      header(1, 0, 'G', 0),
+      header(2, 10_000, 'A', 0),
+      header(3, 25_000, 'C', 2),
+      header(4, 30_000, 'A', 2),
+      header(5, 60_000, 'B', 7),
+      header(6, 200_000, 'A', 40),
+    ];
     const timeline = roundTimeline(headers, record);
     assert.deepEqual(
       timeline.slots.map((s) => `${s.kind === 'mined' ? `${s.generator}` : `-${s.rounds}${s.outcome ?? ''}`}@${s.height}`),
@@ -170,7 +186,11 @@ describe('PoA rounds', () => {
             return undefined; // every miner banned
           }
         })();
-        const upcoming = upcomingMiners(miners.map((m) => base58.encode(m)), base58.encode(miners[p]!), banned);
+        const upcoming = upcomingMiners(
+          miners.map((m) => base58.encode(m)),
+          base58.encode(miners[p]!),
+          banned,
+        );
         assert.equal(upcoming[0], expected);
         assert.equal(upcoming.length, miners.length - banned.size);
       }),

@@ -24,12 +24,23 @@ describe('the network page on a devnet of 3 miners', { timeout: 180_000 }, () =>
   });
   before(async () => {
     // One missed round bans at once (warnings-for-ban 1), for long enough to be seen.
-    net = await Devnet.create({ nodes: 3, roundDurationMs: 2000, syncDurationMs: 1000, microBlockIntervalMs: 500, bans: { warningsForBan: 1, banDurationBlocks: 40, maxBansPercentage: 50 }, register: false });
+    net = await Devnet.create({
+      nodes: 3,
+      roundDurationMs: 2000,
+      syncDurationMs: 1000,
+      microBlockIntervalMs: 500,
+      bans: { warningsForBan: 1, banDurationBlocks: 40, maxBansPercentage: 50 },
+      register: false,
+    });
     process.once('exit', () => net.killAll());
     await net.startAll();
     try {
       await net.meshed(20_000);
-      await until('height 4 on every node', async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 4) ? true : undefined), 40_000);
+      await until(
+        'height 4 on every node',
+        async () => ((await Promise.all(net.nodes.map((n) => n.height()))).every((h) => h >= 4) ? true : undefined),
+        40_000,
+      );
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });
     }
@@ -52,7 +63,11 @@ describe('the network page on a devnet of 3 miners', { timeout: 180_000 }, () =>
       // The peers show as soon as /peers/connected answers, the column once the page has read
       // the window of blocks (until then it reads "none recently"): wait for the numbers.
       const lastMinedCells = (): Promise<Array<readonly [string, string]>> =>
-        page.page.locator('[data-testid="peers"] tr[data-owner]').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-owner') ?? '', tr.querySelector('[data-testid="peer-last-mined"]')?.textContent ?? ''] as const));
+        page.page
+          .locator('[data-testid="peers"] tr[data-owner]')
+          .evaluateAll((trs) =>
+            trs.map((tr) => [tr.getAttribute('data-owner') ?? '', tr.querySelector('[data-testid="peer-last-mined"]')?.textContent ?? ''] as const),
+          );
       const lastMined = await until(
         'the last block each peer mined, from the window of blocks',
         async () => {
@@ -75,7 +90,11 @@ describe('the network page on a devnet of 3 miners', { timeout: 180_000 }, () =>
       await victim.killHard();
       const beginHeight = await until(
         'a ban of the stopped miner',
-        async () => ((await observer.get('/consensus/minersWarningsAndBans')).json as WarningsAndBans).warningsAndBans.find((w) => w.address === victim.spec.ownerAddress)?.bans.map((b) => b.beginHeight).find((h) => h > from),
+        async () =>
+          ((await observer.get('/consensus/minersWarningsAndBans')).json as WarningsAndBans).warningsAndBans
+            .find((w) => w.address === victim.spec.ownerAddress)
+            ?.bans.map((b) => b.beginHeight)
+            .find((h) => h > from),
         45_000,
         300,
       );
@@ -85,7 +104,10 @@ describe('the network page on a devnet of 3 miners', { timeout: 180_000 }, () =>
       assert.match(await gap.innerText(), /round(s)? skipped before block/);
       assert.equal(await gap.locator(`a[title="${victim.spec.ownerAddress}"]`).count(), 1, 'the banned miner is named');
       assert.match(await gap.innerText(), /banned/);
-      assert.ok((await page.page.locator(`[data-testid="round-timeline"] a.skipped.banned[data-height="${beginHeight}"]`).count()) >= 1, 'its skipped round is marked banned');
+      assert.ok(
+        (await page.page.locator(`[data-testid="round-timeline"] a.skipped.banned[data-height="${beginHeight}"]`).count()) >= 1,
+        'its skipped round is marked banned',
+      );
       const banned = (await observer.get(`/consensus/bannedMiners/${await observer.height()}`)).json as { bannedMiners: string[] };
       assert.ok(banned.bannedMiners.includes(victim.spec.ownerAddress));
       const row = page.page.locator(`[data-testid="miner-queue"] tr[data-miner="${victim.spec.ownerAddress}"]`);
@@ -95,7 +117,12 @@ describe('the network page on a devnet of 3 miners', { timeout: 180_000 }, () =>
       await page.screenshot('network-devnet');
 
       await victim.start();
-      await until('the stopped miner back among the peers', async () => ((await peerOwners()).includes(victim.spec.ownerAddress) ? true : undefined), 30_000, 300);
+      await until(
+        'the stopped miner back among the peers',
+        async () => ((await peerOwners()).includes(victim.spec.ownerAddress) ? true : undefined),
+        30_000,
+        300,
+      );
       page.expectConsole();
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${net.outputs()}`, { cause: e });

@@ -112,7 +112,10 @@ describe('keystore', () => {
     const mismatched = structuredClone(original);
     mismatched.entries[0]!.publicKey = mismatched.entries[1]!.publicKey;
     writeDoc(file, mismatched);
-    assert.throws(() => ks.reload(), (e: unknown) => e instanceof KeystoreError && /entries\[0\]\.address does not match its public key/.test(e.message));
+    assert.throws(
+      () => ks.reload(),
+      (e: unknown) => e instanceof KeystoreError && /entries\[0\]\.address does not match its public key/.test(e.message),
+    );
   });
 
   it('reload() sees keys another process added; addKeyPair keeps them', () => {
@@ -155,7 +158,10 @@ describe('keystore', () => {
     const kp = waves.crypto.generateKeyPair();
     ks.addKeyPair(kp, 'x');
     assert.throws(() => ks.addKeyPair(kp, 'y'), /is already in the keystore/);
-    assert.throws(() => ks.addKeyPair({ privateKey: kp.privateKey, publicKey: waves.crypto.generateKeyPair().publicKey }, 'z'), /does not belong to the private key/);
+    assert.throws(
+      () => ks.addKeyPair({ privateKey: kp.privateKey, publicKey: waves.crypto.generateKeyPair().publicKey }, 'z'),
+      /does not belong to the private key/,
+    );
     assert.throws(() => ks.addKeyPair({ privateKey: kp.privateKey, publicKey: kp.publicKey.subarray(1) }, 'z'), /public key must be 32 bytes/);
     const otherChain = await Protocol.create({ crypto: 'waves', chainId: 'E' });
     assert.throws(() => Keystore.open(file, otherChain.addresses), /holds keys of chain 'T' \(waves crypto\), but this network is chain 'E'/);

@@ -39,7 +39,16 @@ before(async () => {
 });
 
 function terms(o: Partial<LicenceTerms> = {}): LicenceTerms {
-  return { version: 1, id: 'lic-1', issuedAt: '2026-01-01T10:00:00.000Z', nodeOwnerAddress: OWNER, validAfter: '2026-02-01', validBefore: '2026-03-01', features: ['all_inclusive'], ...o };
+  return {
+    version: 1,
+    id: 'lic-1',
+    issuedAt: '2026-01-01T10:00:00.000Z',
+    nodeOwnerAddress: OWNER,
+    validAfter: '2026-02-01',
+    validBefore: '2026-03-01',
+    features: ['all_inclusive'],
+    ...o,
+  };
 }
 
 const licence = (o: Partial<LicenceTerms> = {}, key = issuer): SignedLicence => signLicence(suite, terms(o), key.privateKey);
@@ -78,7 +87,10 @@ describe('the licence status machine', () => {
       description: "Trial period is over and no license is active; license 'lic-2' becomes active on 2026-06-01",
     });
     assert.equal(licenceStatus([feb, later], 40_000, day('2026-06-01')).status, 'ACTIVE');
-    assert.deepEqual(licenceStatus([feb], 40_000, day('2026-04-15')), { status: 'EXPIRED', description: "License 'lic-1' expired on 2026-03-01 and no other license is valid" });
+    assert.deepEqual(licenceStatus([feb], 40_000, day('2026-04-15')), {
+      status: 'EXPIRED',
+      description: "License 'lic-1' expired on 2026-03-01 and no other license is valid",
+    });
   });
 });
 
@@ -86,7 +98,14 @@ describe('the licence service', () => {
   it('uploads, lists, keeps and deletes licences signed by a listed issuer for this node', () => {
     const storage = memory();
     const clock = { now: day('2026-02-10'), height: 10 };
-    const options = { suite, settings: { issuers: [issuer.publicKey], onExpiry: 'report' as const }, nodeOwnerAddress: OWNER, storage, height: () => clock.height, now: () => clock.now };
+    const options = {
+      suite,
+      settings: { issuers: [issuer.publicKey], onExpiry: 'report' as const },
+      nodeOwnerAddress: OWNER,
+      storage,
+      height: () => clock.height,
+      now: () => clock.now,
+    };
     const service = new LicenceService(options);
     const doc = service.upload(asDoc(licence()));
     assert.deepEqual({ ...doc, signer_id: undefined }, { ...asDoc(licence()), signature: doc['signature'], signer_id: undefined });
@@ -104,18 +123,39 @@ describe('the licence service', () => {
   });
 
   it('refuses a licence by another issuer, a changed one, one for another node, and malformed ones', () => {
-    const service = new LicenceService({ suite, settings: { issuers: [issuer.publicKey], onExpiry: 'report' }, nodeOwnerAddress: OWNER, storage: memory(), height: () => 1, now: () => day('2026-02-10') });
+    const service = new LicenceService({
+      suite,
+      settings: { issuers: [issuer.publicKey], onExpiry: 'report' },
+      nodeOwnerAddress: OWNER,
+      storage: memory(),
+      height: () => 1,
+      now: () => day('2026-02-10'),
+    });
     const refuse = (doc: unknown, field: string, message: RegExp): void =>
-      assert.throws(() => service.upload(doc), (e: unknown) => e instanceof LicenceError && e.field === field && message.test(e.message));
+      assert.throws(
+        () => service.upload(doc),
+        (e: unknown) => e instanceof LicenceError && e.field === field && message.test(e.message),
+      );
     refuse(asDoc(licence({}, stranger)), 'signer_public_key', new RegExp(`signed by '${encodeBase58(stranger.publicKey)}', which is not a licence issuer`));
     const changed = asDoc(licence()) as { license: Record<string, unknown> };
     changed.license['valid_before'] = '2099-01-01';
     refuse(changed, 'signature', /signature does not verify/);
     refuse(asDoc(licence({ nodeOwnerAddress: '3N4WaaaNAVLMQgVKTRSePgwBuAKvZTjAQbq' })), 'license.node_owner_address', /not for this node's owner/);
-    refuse({ license: { ...asDoc(licence()).license as object, valid_after: '2026-02-30' }, signer_public_key: 'x', signature: 'x' }, 'license.valid_after', /not a YYYY-MM-DD date/);
-    refuse({ license: { ...asDoc(licence()).license as object, version: 2 }, signer_public_key: 'x', signature: 'x' }, 'license.version', /unsupported licence version 2/);
+    refuse(
+      { license: { ...(asDoc(licence()).license as object), valid_after: '2026-02-30' }, signer_public_key: 'x', signature: 'x' },
+      'license.valid_after',
+      /not a YYYY-MM-DD date/,
+    );
+    refuse(
+      { license: { ...(asDoc(licence()).license as object), version: 2 }, signer_public_key: 'x', signature: 'x' },
+      'license.version',
+      /unsupported licence version 2/,
+    );
     refuse('text', 'body', /JSON object/);
-    assert.throws(() => parseLicence({ license: asDoc(licence()).license, signer_public_key: '0OIl', signature: 'x' }), /signer_public_key is not valid Base58/);
+    assert.throws(
+      () => parseLicence({ license: asDoc(licence()).license, signer_public_key: '0OIl', signature: 'x' }),
+      /signer_public_key is not valid Base58/,
+    );
   });
 
   it('tells when the node stops and starts being licensed (what on-expiry acts on)', () => {
@@ -180,7 +220,15 @@ describe('node.licenses.on-expiry in a node', () => {
       pause.service.check();
       assert.deepEqual(pause.state.mining, ['stop']);
       const issuerKey = suite.keyPairFromSeedPhrase('weft dev licence issuer - never use this seed on a real network');
-      pause.service.upload(asDoc(signLicence(suite, terms({ id: 'now', nodeOwnerAddress: base.node.ownerAddress.toString(), validAfter: '2020-01-01', validBefore: null }), issuerKey.privateKey)));
+      pause.service.upload(
+        asDoc(
+          signLicence(
+            suite,
+            terms({ id: 'now', nodeOwnerAddress: base.node.ownerAddress.toString(), validAfter: '2020-01-01', validBefore: null }),
+            issuerKey.privateKey,
+          ),
+        ),
+      );
       assert.deepEqual(pause.state.mining, ['stop', 'start']);
       pause.service.delete('now');
       assert.deepEqual(pause.state.mining, ['stop', 'start', 'stop']);
@@ -196,7 +244,19 @@ describe('node.licenses.on-expiry in a node', () => {
 });
 
 function asDoc(l: SignedLicence): Record<string, unknown> {
-  return { license: { version: l.terms.version, id: l.terms.id, issued_at: l.terms.issuedAt, node_owner_address: l.terms.nodeOwnerAddress, valid_after: l.terms.validAfter, valid_before: l.terms.validBefore, features: l.terms.features }, signer_public_key: encodeBase58(l.signerPublicKey), signature: encodeBase58(l.signature) };
+  return {
+    license: {
+      version: l.terms.version,
+      id: l.terms.id,
+      issued_at: l.terms.issuedAt,
+      node_owner_address: l.terms.nodeOwnerAddress,
+      valid_after: l.terms.validAfter,
+      valid_before: l.terms.validBefore,
+      features: l.terms.features,
+    },
+    signer_public_key: encodeBase58(l.signerPublicKey),
+    signature: encodeBase58(l.signature),
+  };
 }
 
 describe('`licence` CLI and /licenses on a dev node', { timeout: 60_000 }, () => {
@@ -226,12 +286,28 @@ describe('`licence` CLI and /licenses on a dev node', { timeout: 60_000 }, () =>
     assert.equal(listed[0]!.license.valid_before, null);
 
     const owner = config.node.ownerAddress.toString();
-    const issued = await cli(['licence', 'issue', '--issuer-seed', 'weft dev licence issuer - never use this seed on a real network', '--owner', owner, '--valid-after', '2026-01-01', '--valid-before', '2027-01-01', '--id', 'from-cli']);
+    const issued = await cli([
+      'licence',
+      'issue',
+      '--issuer-seed',
+      'weft dev licence issuer - never use this seed on a real network',
+      '--owner',
+      owner,
+      '--valid-after',
+      '2026-01-01',
+      '--valid-before',
+      '2027-01-01',
+      '--id',
+      'from-cli',
+    ]);
     assert.equal(issued.code, 0, issued.err);
     const up = await httpRequest(node.url!, 'POST', '/licenses/upload', issued.out);
     assert.equal(up.status, 200, up.text);
     assert.equal(up.json.license.id, 'from-cli');
-    assert.deepEqual(((await get('/licenses')).json as Array<{ license: { id: string } }>).map((l) => l.license.id).sort(), ['from-cli', `weft-dev-${owner}`].sort());
+    assert.deepEqual(
+      ((await get('/licenses')).json as Array<{ license: { id: string } }>).map((l) => l.license.id).sort(),
+      ['from-cli', `weft-dev-${owner}`].sort(),
+    );
     assert.equal((await httpRequest(node.url!, 'POST', '/licenses/upload', issued.out, { apiKey: null })).status, 403);
 
     const key = await cli(['licence', 'issuer-key', '--issuer-seed', 'another issuer']);

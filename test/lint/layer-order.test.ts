@@ -39,7 +39,7 @@ describe('the layer order (eslint.config.js, weft/layer-order)', () => {
       "import { WEFT_VERSION } from './version.js';",
       "import { Protocol } from '../protocol/protocol.js';",
       "export * from '../errors/catalogue.js';",
-      'export const parts = [WEFT_VERSION, Protocol, await import(\'../crypto/hashes.js\')];',
+      "export const parts = [WEFT_VERSION, Protocol, await import('../crypto/hashes.js')];",
       '',
     ].join('\n');
     assert.deepEqual(await layerProblems('src/node/assembly.ts', source), []);

@@ -21,7 +21,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { parseCertificate, type Certificate } from '../../src/crypto/pki/x509.js';
-import { decodeBroadcastedTransaction, decodeHistoryBlock, decodeMicroBlockResponseV2, encodeBlock, encodeBroadcastedTransaction, encodeHistoryBlock, MalformedMessage } from '../../src/network/messages.js';
+import {
+  decodeBroadcastedTransaction,
+  decodeHistoryBlock,
+  decodeMicroBlockResponseV2,
+  encodeBlock,
+  encodeBroadcastedTransaction,
+  encodeHistoryBlock,
+  MalformedMessage,
+} from '../../src/network/messages.js';
 import { Block } from '../../src/protocol/blocks.js';
 import { MessageCode } from '../../src/network/types.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer } from '../chain/fork-fixture.js';
@@ -68,7 +76,10 @@ describe('certificates over P2P', () => {
     await until(() => b.node.pool.get(tx.id) !== undefined, 'b admitted the transaction');
     assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'a', 'b'), 1);
     assert.equal(wire.count(MessageCode.Transaction, 'a', 'b'), 0);
-    assert.deepEqual(b.node.chain.certificates.of([tx.id]).map((c) => c.subject.rfc2253), ['CN=Travelling User,O=Weft Test,C=RU']);
+    assert.deepEqual(
+      b.node.chain.certificates.of([tx.id]).map((c) => c.subject.rfc2253),
+      ['CN=Travelling User,O=Weft Test,C=RU'],
+    );
     // A transaction without a chain still goes as 25.
     const plain = transfer(clock, bob, alice, 1n);
     a.node.pool.put(plain);
@@ -144,7 +155,15 @@ describe('certificates over P2P', () => {
     const whole = a.chain.lastBlock();
     const forged = Block.sign(
       p,
-      { version: 3, timestamp: whole.timestamp, reference: whole.reference, consensus: whole.consensus, transactions: whole.transactions, featureVotes: [], genesisData: null },
+      {
+        version: 3,
+        timestamp: whole.timestamp,
+        reference: whole.reference,
+        consensus: whole.consensus,
+        transactions: whole.transactions,
+        featureVotes: [],
+        genesisData: null,
+      },
       alice.keyPair.privateKey,
     );
     const policyCalls: number[] = [];
@@ -165,7 +184,10 @@ describe('certificates over P2P', () => {
     // then the real block without certificates: the certificate is not stored with it.
     toB.send(MessageCode.HistoryBlock, encodeHistoryBlock(forged, [certificate]));
     await quiet(wire);
-    assert.ok(b.logs.some((l) => l.includes(`Block ${forged.idBase58}`) && l.includes('not applied')), b.logs.join('\n'));
+    assert.ok(
+      b.logs.some((l) => l.includes(`Block ${forged.idBase58}`) && l.includes('not applied')),
+      b.logs.join('\n'),
+    );
     toB.send(MessageCode.Block, encodeBlock(whole));
     await until(() => encodeBase58(b.node.chain.lastBlock().id) === whole.idBase58, 'b took the real block');
     assert.equal(stored(b), false, 'the refused block left no certificate');
@@ -176,14 +198,20 @@ describe('certificates over P2P', () => {
     await until(() => encodeBase58(c.node.chain.lastBlock().id) === whole.idBase58, 'c took the block');
     assert.equal(stored(c), false, 'a certificate on no sender chain is not stored');
     assert.deepEqual(policyCalls, []);
-    assert.ok(c.logs.some((l) => l.includes("Certificate 'CN=Travelling User,O=Weft Test,C=RU'") && l.includes('no sender')), c.logs.join('\n'));
+    assert.ok(
+      c.logs.some((l) => l.includes("Certificate 'CN=Travelling User,O=Weft Test,C=RU'") && l.includes('no sender')),
+      c.logs.join('\n'),
+    );
     for (const n of [b, c]) n.net.close();
   });
 
   it('45, 46 and 47 payloads that do not parse are malformed messages', () => {
     const tx = transfer(new Clock(), alice, bob, 1n);
     const good = encodeBroadcastedTransaction(tx, [certificate]);
-    assert.deepEqual(decodeBroadcastedTransaction(good).certificates.map((c) => c.subject.rfc2253), ['CN=Travelling User,O=Weft Test,C=RU']);
+    assert.deepEqual(
+      decodeBroadcastedTransaction(good).certificates.map((c) => c.subject.rfc2253),
+      ['CN=Travelling User,O=Weft Test,C=RU'],
+    );
     assert.throws(() => decodeBroadcastedTransaction(good.subarray(0, good.length - 1)), MalformedMessage);
     assert.throws(() => decodeBroadcastedTransaction(Uint8Array.from([...good, 0])), MalformedMessage);
     assert.throws(() => decodeHistoryBlock(p, good), MalformedMessage);
@@ -196,11 +224,35 @@ describe('certificates over P2P', () => {
   it('leave out a well-formed certificate of another algorithm (ECDSA) instead of refusing the message', () => {
     const dir = mkdtempSync(join(tmpdir(), 'weft-ec-cert-'));
     try {
-      openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=ECDSA user', '-days', '1', '-keyout', 'k.pem', '-outform', 'DER', '-out', 'c.der'], dir);
+      openssl(
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-subj',
+          '/CN=ECDSA user',
+          '-days',
+          '1',
+          '-keyout',
+          'k.pem',
+          '-outform',
+          'DER',
+          '-out',
+          'c.der',
+        ],
+        dir,
+      );
       const ecdsa = { der: new Uint8Array(readFileSync(join(dir, 'c.der'))) };
       const store = decodeCertChainStore(encodeCertChainStore([ecdsa, certificate]));
       assert.equal(store.skipped, 1);
-      assert.deepEqual(store.certificates.map((c) => c.subject.rfc2253), ['CN=Travelling User,O=Weft Test,C=RU']);
+      assert.deepEqual(
+        store.certificates.map((c) => c.subject.rfc2253),
+        ['CN=Travelling User,O=Weft Test,C=RU'],
+      );
       const tx = transfer(new Clock(), alice, bob, 2n);
       assert.deepEqual(decodeBroadcastedTransaction(encodeBroadcastedTransaction(tx, [ecdsa])).certificates, []);
     } finally {

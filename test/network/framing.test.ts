@@ -36,9 +36,9 @@ function frameError(f: () => unknown, kind: FrameError['kind']): void {
   assert.throws(f, (e: unknown) => e instanceof FrameError && e.kind === kind);
 }
 
-const messageArb = fc.constantFrom(...CODES).chain((code) =>
-  fc.uint8Array({ maxLength: Math.min(MAX_PAYLOAD.get(code)!, 3000) }).map((payload) => ({ code, payload })),
-);
+const messageArb = fc
+  .constantFrom(...CODES)
+  .chain((code) => fc.uint8Array({ maxLength: Math.min(MAX_PAYLOAD.get(code)!, 3000) }).map((payload) => ({ code, payload })));
 
 describe('framing', () => {
   it('writes WE’s layout: length prefix, magic, code, length, SHA-256 checksum, payload', () => {

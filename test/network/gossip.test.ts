@@ -25,7 +25,11 @@ describe('gossip', () => {
   it('transactions reach every node of a line, once per link, never echoed back', async () => {
     const wire = new Wire();
     const clock = new Clock();
-    const [a, b, c] = ['a', 'b', 'c'].map((n) => netNode(wire, n, clock, [])) as [ReturnType<typeof netNode>, ReturnType<typeof netNode>, ReturnType<typeof netNode>];
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => netNode(wire, n, clock, [])) as [
+      ReturnType<typeof netNode>,
+      ReturnType<typeof netNode>,
+      ReturnType<typeof netNode>,
+    ];
     wire.connect(a.ep, b.ep);
     wire.connect(b.ep, c.ep);
     await quiet(wire);
@@ -112,7 +116,10 @@ describe('gossip', () => {
   it('at DEBUG, each micro-block’s stages are logged once it is appended: at its forger and, in order, at a receiver', async () => {
     const wire = new Wire();
     const clock = new Clock();
-    const lines = (name: string, level = 'debug'): Array<{ node: string; obj: Record<string, unknown>; msg: string }> & { log: NonNullable<NetworkDeps['microBlockLog']> } => {
+    const lines = (
+      name: string,
+      level = 'debug',
+    ): Array<{ node: string; obj: Record<string, unknown>; msg: string }> & { log: NonNullable<NetworkDeps['microBlockLog']> } => {
       const out = [] as unknown as Array<{ node: string; obj: Record<string, unknown>; msg: string }> & { log: NonNullable<NetworkDeps['microBlockLog']> };
       out.log = { debug: (obj, msg) => void out.push({ node: name, obj: obj as Record<string, unknown>, msg }), isLevelEnabled: (l) => l === level };
       return out;
@@ -130,12 +137,22 @@ describe('gossip', () => {
     await until(() => equalBytes(c.node.chain.lastBlock().id, micro.totalLiquidBlockSig), 'the micro-block reached c');
     await quiet(wire);
     const id = micro.idBase58;
-    assert.deepEqual(atMiner.map((l) => [l.msg, l.obj.id, l.obj.origin ?? l.obj.to, l.obj.transactions]), [
-      ['micro-block timeline', id, 'local', 2],
-      ['micro-block served', id, 'b', undefined],
-    ]);
+    assert.deepEqual(
+      atMiner.map((l) => [l.msg, l.obj.id, l.obj.origin ?? l.obj.to, l.obj.transactions]),
+      [
+        ['micro-block timeline', id, 'local', 2],
+        ['micro-block served', id, 'b', undefined],
+      ],
+    );
     assert.deepEqual(Object.keys(atMiner[0]!.obj.at as object), ['appended', 'announced']);
-    assert.deepEqual(atB.map((l) => [l.msg, l.obj.id]), [['micro-block timeline', id], ['micro-block served', id]], 'b served c');
+    assert.deepEqual(
+      atB.map((l) => [l.msg, l.obj.id]),
+      [
+        ['micro-block timeline', id],
+        ['micro-block served', id],
+      ],
+      'b served c',
+    );
     assert.equal(atB[0]!.obj.origin, 'network');
     const at = atB[0]!.obj.at as Record<string, number>;
     const stages = ['inventory', 'requested', 'arrived', 'received', 'verified', 'applying', 'appended', 'announced'];
@@ -318,7 +335,11 @@ describe('gossip', () => {
     const { atX } = wire.connect(x.ep, c.ep);
     for (const m of micros) atX.send(MessageCode.MicroBlockInventory, inventoryOf(m, generatorOf(key.generator)));
     await until(() => equalBytes(c.node.chain.lastBlock().id, micros[2]!.totalLiquidBlockSig), 'all three applied');
-    assert.deepEqual(applied, micros.map((m) => m.idBase58), 'applied in chain order');
+    assert.deepEqual(
+      applied,
+      micros.map((m) => m.idBase58),
+      'applied in chain order',
+    );
     assert.equal(wire.count(MessageCode.MicroBlockRequest, 'c', 'x'), 3, 'each asked for once');
     assert.equal(c.node.stateHash(), source.stateHash());
     await quiet(wire);
@@ -382,7 +403,10 @@ describe('gossip', () => {
     const { atX: atH } = wire.connect(h.ep, c.ep);
     atH.send(MessageCode.MicroBlockInventory, inventoryOf(micros[0]!, generatorOf(key.generator)));
     await until(() => equalBytes(c.node.chain.lastBlock().id, micros[2]!.totalLiquidBlockSig), 'all three applied');
-    assert.deepEqual(applied, micros.map((m) => m.idBase58));
+    assert.deepEqual(
+      applied,
+      micros.map((m) => m.idBase58),
+    );
     assert.equal(c.node.stateHash(), source.stateHash());
     c.net.close();
   });
@@ -441,7 +465,11 @@ describe('gossip', () => {
     assert.ok(admittedAtApply! < relayed.length, `applied after ${admittedAtApply} of ${relayed.length} signatures checked: while the batch was being checked`);
     await until(() => verified.size === relayed.length && pool!.size().size === relayed.length - 1, 'the rest of the batch checked and admitted', 20_000);
     await quiet(wire);
-    assert.deepEqual([...verified.values()].filter((n) => n !== 1), [], 'no signature verified twice');
+    assert.deepEqual(
+      [...verified.values()].filter((n) => n !== 1),
+      [],
+      'no signature verified twice',
+    );
     assert.equal(pool!.get(first.id), undefined, 'the one in the micro-block is in the chain, not pooled');
     assert.equal(c.node.stateHash(), source.stateHash());
     c.net.close();
@@ -456,17 +484,29 @@ describe('gossip', () => {
     const refusals: string[] = [];
     let queued = 0;
     let pool: UtxPool | undefined;
-    const c = netNode(wire, 'c', clock, [], {}, {
-      pool: (node) => {
-        pool = new UtxPool({ chain: node.chain, settings: { ...UTX, memoryLimitBytes: room * flood[0]!.bytes.length }, now: clock.read, onRefused: (_tx, e) => void refusals.push(e.message) });
-        const preverify = pool.preverify.bind(pool);
-        pool.preverify = (txs, urgent) => {
-          queued += txs.length;
-          return preverify(txs, urgent);
-        };
-        return pool;
+    const c = netNode(
+      wire,
+      'c',
+      clock,
+      [],
+      {},
+      {
+        pool: (node) => {
+          pool = new UtxPool({
+            chain: node.chain,
+            settings: { ...UTX, memoryLimitBytes: room * flood[0]!.bytes.length },
+            now: clock.read,
+            onRefused: (_tx, e) => void refusals.push(e.message),
+          });
+          const preverify = pool.preverify.bind(pool);
+          pool.preverify = (txs, urgent) => {
+            queued += txs.length;
+            return preverify(txs, urgent);
+          };
+          return pool;
+        },
       },
-    });
+    );
     const { atY } = wire.connect(netNode(wire, 'x', clock, []).ep, c.ep);
     // The flood arrives in one read of the socket: none of it is in the pool yet when the rest comes.
     for (const tx of flood) c.net.onMessage(atY, MessageCode.Transaction, tx.bytes);
@@ -474,7 +514,10 @@ describe('gossip', () => {
     await quiet(wire);
     assert.equal(queued, room, 'only what fits was taken for admission');
     assert.equal(pool!.size().size, room);
-    assert.deepEqual(refusals, Array.from({ length: flood.length - room }, () => 'Transaction pool bytes size limit is reached'));
+    assert.deepEqual(
+      refusals,
+      Array.from({ length: flood.length - room }, () => 'Transaction pool bytes size limit is reached'),
+    );
     assert.equal(c.logs.filter((l) => l.startsWith('debug') && l.includes('Transaction pool bytes size limit is reached')).length, flood.length - room);
     // Room made: the next transaction is taken again (nothing is left counted as waiting).
     for (const tx of flood.slice(0, room)) pool!.remove(tx.id);
@@ -490,7 +533,12 @@ describe('gossip', () => {
     // Each node's relay batch leaves when the test says: b first, then c, then d, the network
     // quiet in between (on real timers 20 ms apart this depended on the machine's load).
     const timers = [0, 1, 2, 3].map(() => new HeldTimers());
-    const [a, b, c, d] = timers.map((t, i) => netNode(wire, 'abcd'[i]!, clock, [], { transactionRelayBatchMs: 40 }, { timers: t })) as [NetNode, NetNode, NetNode, NetNode];
+    const [a, b, c, d] = timers.map((t, i) => netNode(wire, 'abcd'[i]!, clock, [], { transactionRelayBatchMs: 40 }, { timers: t })) as [
+      NetNode,
+      NetNode,
+      NetNode,
+      NetNode,
+    ];
     const all = [a, b, c, d];
     for (const [i, x] of all.entries()) for (const y of all.slice(i + 1)) wire.connect(x.ep, y.ep);
     await quiet(wire);
@@ -521,7 +569,12 @@ describe('gossip', () => {
     const miner = netNode(wire, 'miner', clock, [minerA, minerB, minerC], { transactionRelayBatchMs: 400 }, { timers: held.miner, random: () => 0.5 });
     const b = netNode(wire, 'b', clock, [], { transactionRelayBatchMs: 400 }, { timers: held.b, random: () => 0.5 });
     const c = netNode(wire, 'c', clock, []);
-    for (const [x, y] of [[miner, b], [b, c], [c, miner]] as const) wire.connect(x.ep, y.ep);
+    for (const [x, y] of [
+      [miner, b],
+      [b, c],
+      [c, miner],
+    ] as const)
+      wire.connect(x.ep, y.ep);
     await quiet(wire);
     forgeOwnKeyBlock(clock, miner.node);
     await until(() => b.node.chain.height() === miner.node.chain.height(), 'the key block reached b');
@@ -551,7 +604,10 @@ function forgeOwnKeyBlock(clock: Clock, node: ChainNode): void {
 }
 
 /** A forging source, a node `c` on the wire double, and the key block both have. */
-function keyBlockAhead(settings: Partial<SyncSettings> = {}, timers?: Timers): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
+function keyBlockAhead(
+  settings: Partial<SyncSettings> = {},
+  timers?: Timers,
+): { clock: Clock; source: ChainNode; wire: Wire; c: ReturnType<typeof netNode>; key: ReturnType<ChainNode['forge']> } {
   const clock = new Clock();
   const source = ChainNode.create('source', clock, [minerA, minerB, minerC]);
   const wire = new Wire();
@@ -586,7 +642,11 @@ async function broadcastBesideServer(wire: Wire, c: NetNode, tx: Transaction, mi
 }
 
 /** A peer driven by the test: `onMessage` answers what it is sent. */
-function scripted(wire: Wire, name: string, onMessage: (peer: Peer, code: number, payload: Uint8Array) => void): { ep: ReturnType<Wire['endpoint']>; peers: DoublePeer[] } {
+function scripted(
+  wire: Wire,
+  name: string,
+  onMessage: (peer: Peer, code: number, payload: Uint8Array) => void,
+): { ep: ReturnType<Wire['endpoint']>; peers: DoublePeer[] } {
   const peers: DoublePeer[] = [];
   const events: PeerTransportEvents = {
     onPeer: (peer) => void peers.push(peer as DoublePeer),

@@ -173,8 +173,7 @@ describe('V3 handshake bytes', () => {
 });
 
 describe('handshake acceptance', () => {
-  const fromAlice = (over: Partial<HandshakeInfo> = {}, signer = alice) =>
-    decodeHandshake(encodeHandshake(info(addr(alice.publicKey), over), signBy(signer)));
+  const fromAlice = (over: Partial<HandshakeInfo> = {}, signer = alice) => decodeHandshake(encodeHandshake(info(addr(alice.publicKey), over), signBy(signer)));
 
   it('accepts a registered peer and returns its registered key', () => {
     assert.deepEqual(validateHandshake(fromAlice(), own, deps), alice.publicKey);
@@ -260,7 +259,11 @@ describe('GOST handshake', () => {
     assert.ok(gost.verify(owner.publicKey, decoded.payload, decoded.signature));
     // A WAVES node reads 32 bytes of session key and finds bytes left over; a GOST node finds a WAVES handshake short.
     rejected(() => decodeHandshake(bytes), 'malformed', /unexpected bytes after the handshake payload/);
-    rejected(() => decodeHandshake(encodeHandshake(info(addr(alice.publicKey)), signBy(alice)), GOST_SESSION_KEY_LENGTH), 'malformed', /truncated at session public key/);
+    rejected(
+      () => decodeHandshake(encodeHandshake(info(addr(alice.publicKey)), signBy(alice)), GOST_SESSION_KEY_LENGTH),
+      'malformed',
+      /truncated at session public key/,
+    );
     assert.throws(() => encodeHandshakePayload(info(addr(alice.publicKey), { sessionPublicKey: new Uint8Array(64) })), RangeError);
   });
 });

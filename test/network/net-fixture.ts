@@ -28,7 +28,10 @@ export function netNode(
   clock: Clock,
   miners: readonly Account[],
   settings: Partial<SyncSettings> = {},
-  extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog' | 'timers'> & { readonly pool?: (node: ChainNode) => UtxPool; readonly peerPool?: (pool: PeerPool) => PeerPool } = {},
+  extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog' | 'timers'> & {
+    readonly pool?: (node: ChainNode) => UtxPool;
+    readonly peerPool?: (pool: PeerPool) => PeerPool;
+  } = {},
 ): NetNode {
   const node = ChainNode.create(name, clock, miners, chainSettings());
   const logs: string[] = [];
@@ -39,7 +42,9 @@ export function netNode(
     chain: node.chain,
     pool: pool?.(node) ?? node.pool,
     now: clock.read,
-    ...(policy === undefined ? {} : { certificates: { clientChain: () => Promise.reject(new Error('no client broadcasts on the network fixture')), peerProblem: policy } }),
+    ...(policy === undefined
+      ? {}
+      : { certificates: { clientChain: () => Promise.reject(new Error('no client broadcasts on the network fixture')), peerProblem: policy } }),
   });
   const net = new ChainMessages({
     chain: peerChainOf(node.chain),

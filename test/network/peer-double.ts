@@ -5,7 +5,15 @@
  * in order. A handler that throws closes that peer (as the transport does). A side can be
  * muted for some message codes (it "stalls": what it would send is dropped).
  */
-import { NODE_TIMERS, type HandshakeInfo, type MessageCode, type Peer, type PeerEndpoint, type PeerTransportEvents, type Timers } from '../../src/network/types.js';
+import {
+  NODE_TIMERS,
+  type HandshakeInfo,
+  type MessageCode,
+  type Peer,
+  type PeerEndpoint,
+  type PeerTransportEvents,
+  type Timers,
+} from '../../src/network/types.js';
 
 export interface Endpoint {
   readonly name: string;

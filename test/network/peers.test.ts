@@ -142,7 +142,10 @@ describe('PeerManager: dialing', () => {
     h.manager.start();
     await h.time.advance(10);
     assert.deepEqual(
-      h.manager.connected().map((p) => p.info.nodeName).sort(),
+      h.manager
+        .connected()
+        .map((p) => p.info.nodeName)
+        .sort(),
       ['node-1', 'node-2'],
     );
     // Connected addresses are not dialed again.
@@ -179,7 +182,10 @@ describe('PeerManager: dialing', () => {
     await h.time.advance(10);
     assert.equal(dialsTo(h, 7001), 1);
     const suspended = h.manager.suspended();
-    assert.deepEqual(suspended.map((s) => s.hostname), ['/127.0.0.1']);
+    assert.deepEqual(
+      suspended.map((s) => s.hostname),
+      ['/127.0.0.1'],
+    );
     assert.ok(suspended[0]!.timestamp >= h.time.now - 10 && suspended[0]!.timestamp <= h.time.now);
     await h.time.advance(29_000);
     assert.equal(dialsTo(h, 7001), 1, 'not dialed while suspended');
@@ -193,7 +199,10 @@ describe('PeerManager: dialing', () => {
     h.up.set(7002, 2);
     h.manager.start();
     await h.time.advance(10);
-    assert.deepEqual(h.manager.connected().map((p) => p.remote.port), [7002]);
+    assert.deepEqual(
+      h.manager.connected().map((p) => p.remote.port),
+      [7002],
+    );
     assert.equal(h.manager.suspended().length, 1);
     h.manager.stop();
   });
@@ -325,7 +334,10 @@ describe('PeerManager: peers exchange', () => {
     h.manager.start();
     await h.time.advance(10);
     const [peer] = h.manager.connected() as FakePeer[];
-    assert.ok(peer!.sent.some((m) => m.code === MessageCode.GetPeers), 'asks a new peer for its peers');
+    assert.ok(
+      peer!.sent.some((m) => m.code === MessageCode.GetPeers),
+      'asks a new peer for its peers',
+    );
     assert.equal(h.manager.handle(peer!, MessageCode.GetPeers, new Uint8Array(0)), true);
     const reply = peer!.sent.findLast((m) => m.code === MessageCode.Peers)!;
     assert.deepEqual(decodePeers(reply.payload), [ep(7001)]);
@@ -350,7 +362,10 @@ describe('PeerManager: peers exchange', () => {
       fc.property(
         fc.array(fc.record({ host: fc.stringMatching(/^[a-z0-9.:-]{1,40}$/), port: fc.integer({ min: 1, max: 65535 }) }), { maxLength: 50 }),
         (peers) => {
-          assert.deepEqual(decodePeers(encodePeers(peers)), peers.map((p) => ({ host: p.host, port: p.port })));
+          assert.deepEqual(
+            decodePeers(encodePeers(peers)),
+            peers.map((p) => ({ host: p.host, port: p.port })),
+          );
         },
       ),
     );

@@ -50,7 +50,10 @@ describe('stream frames', () => {
   });
 
   it('are malformed frames on a decoder that does not take them', () => {
-    assert.throws(() => new FrameDecoder().feed(Buffer.concat(encodeStreamFrame(chunk(Array.from({ length: 20 }, (_, i) => i))))), (e: unknown) => e instanceof FrameError && e.kind === 'magic');
+    assert.throws(
+      () => new FrameDecoder().feed(Buffer.concat(encodeStreamFrame(chunk(Array.from({ length: 20 }, (_, i) => i))))),
+      (e: unknown) => e instanceof FrameError && e.kind === 'magic',
+    );
     assert.throws(() => new FrameDecoder().feed(Buffer.concat([Buffer.alloc(4), encodeFrame(MessageCode.Score, new Uint8Array([1]))])), FrameError);
   });
 
@@ -58,6 +61,9 @@ describe('stream frames', () => {
     const header = Buffer.alloc(8);
     header.writeInt32BE(64, 0);
     header.writeUInt32BE(STREAM_FRAME_MAGIC, 4);
-    assert.throws(() => new FrameDecoder({ streamFrames: true, maxFrameLength: 32 }).feed(header), (e: unknown) => e instanceof FrameError && e.kind === 'frame-length');
+    assert.throws(
+      () => new FrameDecoder({ streamFrames: true, maxFrameLength: 32 }).feed(header),
+      (e: unknown) => e instanceof FrameError && e.kind === 'frame-length',
+    );
   });
 });

@@ -122,7 +122,10 @@ describe('sync', () => {
     assert.equal(status.localScore, a.net.sync.localScore());
     assert.ok(wire.count(MessageCode.GetSignatures, 'b', 'a') >= 3, 'several signature rounds (max-chain-length 7)');
     assert.ok(wire.count(MessageCode.GetBlocks, 'b', 'a') >= 6, 'batches of 3 blocks');
-    assert.ok(b.logs.some((l) => l.startsWith('info Applied') && l.includes('height')), 'progress is logged');
+    assert.ok(
+      b.logs.some((l) => l.startsWith('info Applied') && l.includes('height')),
+      'progress is logged',
+    );
     assert.equal(a.net.status().syncing, false);
     a.net.close();
     b.net.close();
@@ -154,7 +157,11 @@ describe('sync', () => {
     await quiet(wire);
     assert.deepEqual(bc.node.ids(), bcIds, 'the better node kept its chain');
     assert.equal(a.node.stateHash(), bc.node.stateHash());
-    for (const id of onlyA) assert.ok(a.node.pool.all().some((t) => t.idBase58 === id), `${id} is pooled again on a`);
+    for (const id of onlyA)
+      assert.ok(
+        a.node.pool.all().some((t) => t.idBase58 === id),
+        `${id} is pooled again on a`,
+      );
     assert.ok(a.logs.some((l) => /rolled back/.test(l) && !/0 rolled back/.test(l)));
     a.net.close();
     bc.net.close();

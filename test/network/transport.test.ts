@@ -11,12 +11,7 @@ import { createWavesSuite } from '../../src/crypto/waves.js';
 import { skipsSendQueue } from '../../src/network/chain-messages.js';
 import { encodeFrame, FrameDecoder } from '../../src/network/framing.js';
 import { encodeHandshake, HandshakeDecoder } from '../../src/network/handshake.js';
-import {
-  createPeerTransport,
-  PeerIdentityError,
-  requestPeerIdentity,
-  type PeerTransportOptions,
-} from '../../src/network/transport.js';
+import { createPeerTransport, PeerIdentityError, requestPeerIdentity, type PeerTransportOptions } from '../../src/network/transport.js';
 import { MessageCode, type HandshakeInfo, type Peer, type PeerTransport } from '../../src/network/types.js';
 
 const suite = await createWavesSuite();
@@ -75,7 +70,10 @@ afterEach(async () => {
 
 async function start(
   n: Node,
-  over: Partial<PeerTransportOptions> & { infoOver?: Partial<HandshakeInfo>; onMessage?: Harness['messages'][number] extends infer M ? (m: M) => void : never } = {},
+  over: Partial<PeerTransportOptions> & {
+    infoOver?: Partial<HandshakeInfo>;
+    onMessage?: Harness['messages'][number] extends infer M ? (m: M) => void : never;
+  } = {},
 ): Promise<Harness> {
   const messages: Harness['messages'] = [];
   const closed: Harness['closed'] = [];
@@ -195,7 +193,10 @@ describe('peer transport', () => {
   it('tells its traffic observer every message in and out with its frame size; a dropped message is not counted', async () => {
     const seen = (): { received: Array<[number, number]>; sent: Array<[number, number]> } => ({ received: [], sent: [] });
     const [ta, tb] = [seen(), seen()];
-    const observer = (t: ReturnType<typeof seen>) => ({ received: (code: number, bytes: number) => void t.received.push([code, bytes]), sent: (code: number, bytes: number) => void t.sent.push([code, bytes]) });
+    const observer = (t: ReturnType<typeof seen>) => ({
+      received: (code: number, bytes: number) => void t.received.push([code, bytes]),
+      sent: (code: number, bytes: number) => void t.sent.push([code, bytes]),
+    });
     const a = await start(A, { traffic: observer(ta) });
     const b = await start(B, { traffic: observer(tb) });
     const peerOfA = await b.transport.connect({ host: HOST, port: a.port });
@@ -317,7 +318,10 @@ describe('peer transport', () => {
     await waitFor('C gone', () => a.transport.peers().length === 1);
     assert.ok(a.closed.some((c) => /checksum/.test(c.reason)));
     assert.ok(a.closed.some((c) => /exceeds/.test(c.reason)));
-    assert.ok(a.closed.filter((c) => /checksum|exceeds/.test(c.reason)).every((c) => c.misbehaved), 'bad frames are misbehaviour (the node suspends the address)');
+    assert.ok(
+      a.closed.filter((c) => /checksum|exceeds/.test(c.reason)).every((c) => c.misbehaved),
+      'bad frames are misbehaviour (the node suspends the address)',
+    );
 
     // B still works both ways
     assert.equal(peerOfA.closed, false);
@@ -449,12 +453,7 @@ describe('peer transport', () => {
     const a = await start(A);
     const key = await requestPeerIdentity({ host: HOST, port: a.port }, B.address, (m) => suite.sign(B.keys.privateKey, m), 2000);
     assert.deepEqual(key, A.keys.publicKey);
-    const refused = requestPeerIdentity(
-      { host: HOST, port: a.port },
-      OUTSIDER.address,
-      (m) => suite.sign(OUTSIDER.keys.privateKey, m),
-      2000,
-    );
+    const refused = requestPeerIdentity({ host: HOST, port: a.port }, OUTSIDER.address, (m) => suite.sign(OUTSIDER.keys.privateKey, m), 2000);
     await assert.rejects(refused, (e: unknown) => e instanceof PeerIdentityError && e.notRegistered);
     // B's address signed with C's key
     await assert.rejects(
@@ -476,8 +475,23 @@ describe('peer transport', () => {
       dir = mkdtempSync(join(tmpdir(), 'weft-tls-'));
       execFileSync(
         'openssl',
-        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=weft-test',
-          '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=weft-test',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
         { stdio: 'ignore' },
       );
     } catch {

@@ -24,7 +24,15 @@ function settings(file: string, password: string | undefined): AnchoringSettings
     heightRange: 10,
     heightAbove: 4,
     threshold: 3,
-    targetnet: { auth: { type: 'api-key' }, schemeByte: 'K', nodeAddress: 'http://127.0.0.1:1', nodeRecipientAddress: targetAddress, privateKeyPassword: password, wallet: { file, password: '' }, fee: 500_000n },
+    targetnet: {
+      auth: { type: 'api-key' },
+      schemeByte: 'K',
+      nodeAddress: 'http://127.0.0.1:1',
+      nodeRecipientAddress: targetAddress,
+      privateKeyPassword: password,
+      wallet: { file, password: '' },
+      fee: 500_000n,
+    },
     sidechainFee: 700_000n,
     txMiningCheckDelayMs: 5000,
     txMiningCheckCount: 20,
@@ -62,7 +70,10 @@ describe('the progress file', () => {
     store.save(saved);
     assert.deepEqual(fileProgressStore(file).load(), saved);
     writeFileSync(file, '{"format":');
-    assert.throws(() => store.load(), (e: Error) => e.message.startsWith(`Anchoring initialization error: ${file} cannot be read`));
+    assert.throws(
+      () => store.load(),
+      (e: Error) => e.message.startsWith(`Anchoring initialization error: ${file} cannot be read`),
+    );
   });
 });
 
@@ -73,10 +84,16 @@ describe('the target key at start', () => {
   it('a missing wallet file, an unknown address, a wrong password: the node does not start, and says why', async () => {
     const dir = tempDir('weft-target-wallet-');
     const file = join(dir, 'targetnet.json');
-    await assert.rejects(createNodeAnchoring(depsWith(settings(file, 'pw'))), new Error(`Anchoring initialization error: the targetnet wallet file '${file}' does not exist`));
+    await assert.rejects(
+      createNodeAnchoring(depsWith(settings(file, 'pw'))),
+      new Error(`Anchoring initialization error: the targetnet wallet file '${file}' does not exist`),
+    );
     const other = target.crypto.keyPairFromSeedPhrase('another key');
     Keystore.open(file, target.addresses, { scrypt: { N: 1024, r: 8, p: 1 } }).addKeyPair(other, 'pw');
-    await assert.rejects(createNodeAnchoring(depsWith(settings(file, 'pw'))), /^Error: Anchoring initialization error: failed to get targetnet KeyPair for '\w+' from '.+targetnet\.json': /);
+    await assert.rejects(
+      createNodeAnchoring(depsWith(settings(file, 'pw'))),
+      /^Error: Anchoring initialization error: failed to get targetnet KeyPair for '\w+' from '.+targetnet\.json': /,
+    );
     Keystore.open(file, target.addresses, { scrypt: { N: 1024, r: 8, p: 1 } }).addKeyPair(targetKey, 'right');
     await assert.rejects(createNodeAnchoring(depsWith(settings(file, 'wrong'))), /failed to get targetnet KeyPair/);
   });

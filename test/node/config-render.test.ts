@@ -66,8 +66,23 @@ describe('renderNodeConfig', () => {
     const config: NodeConfig = {
       ...dev,
       chain: { ...dev.chain, fees: { enabled: false, base: new Map(), additional: new Map() }, maxRollbackDepth: 77 },
-      api: { ...dev.api, auth: { type: 'oauth2', publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() }, cors: false, corsAllowedOrigins: ['https://wallet.example', 'http://localhost:3000'], connectionLimits: { maxConnections: 50, headerTimeoutMs: 2000, requestTimeoutMs: 15_000, idleTimeoutMs: 5000 } },
-      network: { ...dev.network, nodeName: 'render-test', nonce: 12345n, knownPeers: [{ host: '10.0.0.2', port: 6864 }, { host: '::1', port: 6865 }], declaredAddress: { host: 'node.example', port: 6864 } },
+      api: {
+        ...dev.api,
+        auth: { type: 'oauth2', publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() },
+        cors: false,
+        corsAllowedOrigins: ['https://wallet.example', 'http://localhost:3000'],
+        connectionLimits: { maxConnections: 50, headerTimeoutMs: 2000, requestTimeoutMs: 15_000, idleTimeoutMs: 5000 },
+      },
+      network: {
+        ...dev.network,
+        nodeName: 'render-test',
+        nonce: 12345n,
+        knownPeers: [
+          { host: '10.0.0.2', port: 6864 },
+          { host: '::1', port: 6865 },
+        ],
+        declaredAddress: { host: 'node.example', port: 6864 },
+      },
       miner: { ...dev.miner, enabled: false, microBlockIntervalMs: 1500 },
       metrics: { enabled: true, path: '/ops/prometheus', protected: true },
       node: { ...dev.node, confidentialDataDirectory: tempDir('weft-render-confidential-'), verifierThreads: 0 },
@@ -127,8 +142,26 @@ describe('renderNodeConfig', () => {
     const storages: Array<NonNullable<NodeConfig['privacy']>['storage']> = [
       { vendor: 'none' },
       { vendor: 'embedded', directory: '/srv/privacy' },
-      { vendor: 'postgres', url: 'jdbc:postgresql://db.example:5433/privacy', user: 'weft', password: 'pässword', schema: 'confidential', connectionTimeoutMs: 7000, poolSize: 4, uploadChunkSize: 2 * 1024 * 1024 },
-      { vendor: 'postgres', url: 'jdbc:postgresql://db.example/privacy?user=u&password=p', user: undefined, password: undefined, schema: 'public', connectionTimeoutMs: 5000, poolSize: 20, uploadChunkSize: 1024 * 1024 },
+      {
+        vendor: 'postgres',
+        url: 'jdbc:postgresql://db.example:5433/privacy',
+        user: 'weft',
+        password: 'pässword',
+        schema: 'confidential',
+        connectionTimeoutMs: 7000,
+        poolSize: 4,
+        uploadChunkSize: 2 * 1024 * 1024,
+      },
+      {
+        vendor: 'postgres',
+        url: 'jdbc:postgresql://db.example/privacy?user=u&password=p',
+        user: undefined,
+        password: undefined,
+        schema: 'public',
+        connectionTimeoutMs: 5000,
+        poolSize: 20,
+        uploadChunkSize: 1024 * 1024,
+      },
       {
         vendor: 's3',
         url: 'http://127.0.0.1:9000/',
@@ -147,7 +180,13 @@ describe('renderNodeConfig', () => {
     for (const storage of storages) {
       const config: NodeConfig = {
         ...dev,
-        privacy: { ...privacy, storage, replier: { ...privacy.replier, streamChunkSize: 512 * 1024 }, synchronizer: { ...privacy.synchronizer, requestTimeoutMs: 90_500 }, service: { ...privacy.service, requestBufferSize: 3 * 1024 * 1024 } },
+        privacy: {
+          ...privacy,
+          storage,
+          replier: { ...privacy.replier, streamChunkSize: 512 * 1024 },
+          synchronizer: { ...privacy.synchronizer, requestTimeoutMs: 90_500 },
+          service: { ...privacy.service, requestBufferSize: 3 * 1024 * 1024 },
+        },
       };
       assert.deepEqual(plain(await roundTrip(config)), plain(config), storage.vendor);
     }
@@ -155,7 +194,10 @@ describe('renderNodeConfig', () => {
 
   it('PoS: the consensus type, and the block delay under the genesis', async () => {
     const dev = await devNodeConfig({ dataDir: tempDir('weft-render-'), keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
-    const rendered = renderNodeConfig({ ...dev, chain: { ...dev.chain, consensus: { type: 'pos', averageBlockDelayMs: 30_000, initialBaseTarget: 153_722_867n } } }) as {
+    const rendered = renderNodeConfig({
+      ...dev,
+      chain: { ...dev.chain, consensus: { type: 'pos', averageBlockDelayMs: 30_000, initialBaseTarget: 153_722_867n } },
+    }) as {
       node: { blockchain: { consensus: unknown; custom: { genesis: Record<string, unknown> } } };
     };
     assert.deepEqual(rendered.node.blockchain.consensus, { type: 'pos' });

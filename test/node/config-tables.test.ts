@@ -119,8 +119,19 @@ async function documents(): Promise<RawObject[]> {
   };
   const full: NodeConfig = {
     ...dev,
-    api: { ...dev.api, auth: { type: 'oauth2', publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() }, corsAllowedOrigins: ['https://wallet.example'] },
-    network: { ...dev.network, nodeName: 'tables', nonce: 12345n, knownPeers: [{ host: '::1', port: 6865 }], declaredAddress: { host: 'node.example', port: 6864 }, tls: { keyFile: '/k.pem', certFile: '/c.pem', caFile: '/ca.pem' } },
+    api: {
+      ...dev.api,
+      auth: { type: 'oauth2', publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() },
+      corsAllowedOrigins: ['https://wallet.example'],
+    },
+    network: {
+      ...dev.network,
+      nodeName: 'tables',
+      nonce: 12345n,
+      knownPeers: [{ host: '::1', port: 6865 }],
+      declaredAddress: { host: 'node.example', port: 6864 },
+      tls: { keyFile: '/k.pem', certFile: '/c.pem', caFile: '/ca.pem' },
+    },
     node: { ...dev.node, confidentialDataDirectory: '/srv/confidential', verifierThreads: 2 },
     confidentialContracts: CONFIDENTIAL_CONTRACTS_DEFAULTS,
     contracts: {
@@ -131,24 +142,77 @@ async function documents(): Promise<RawObject[]> {
       maxFailedExecutions: 4,
       wasmExecution: { timeoutMs: 1500, memoryLimitBytes: 96 * 2 ** 20, threads: 3 },
       grpc: { ...dev.contracts!.grpc, contractStatusMaxConnections: 9, contractStatusMaxConnectionsPerChannel: 3 },
-      dockerEngine: { ...dev.contracts!.dockerEngine, dockerHost: 'unix:///run/docker.sock', defaultRegistryDomain: 'registry.example', remoteRegistries: [{ domain: 'registry.example', username: 'u', password: '' }], grpcServer: { host: 'node.example', port: 6865 } },
-      packages: [{ image: 'registry.local/kv:1', runtime: 'process', source: '/opt/kv', command: ['node', 'main.js'], env: { A: '1' }, maxInFlight: 2, instances: 3, isolateNetwork: true }],
+      dockerEngine: {
+        ...dev.contracts!.dockerEngine,
+        dockerHost: 'unix:///run/docker.sock',
+        defaultRegistryDomain: 'registry.example',
+        remoteRegistries: [{ domain: 'registry.example', username: 'u', password: '' }],
+        grpcServer: { host: 'node.example', port: 6865 },
+      },
+      packages: [
+        {
+          image: 'registry.local/kv:1',
+          runtime: 'process',
+          source: '/opt/kv',
+          command: ['node', 'main.js'],
+          env: { A: '1' },
+          maxInFlight: 2,
+          instances: 3,
+          isolateNetwork: true,
+        },
+      ],
     },
     licences: { issuers: [dev.chain.genesis.networkParticipants[0]!.publicKey], onExpiry: 'stop-mining' },
-    privacy: { ...dev.privacy!, storage: { vendor: 'postgres', url: 'jdbc:postgresql://db/privacy', user: 'weft', password: 'secret', schema: 'c', connectionTimeoutMs: 7000, poolSize: 4, uploadChunkSize: 2 ** 21 } },
+    privacy: {
+      ...dev.privacy!,
+      storage: {
+        vendor: 'postgres',
+        url: 'jdbc:postgresql://db/privacy',
+        user: 'weft',
+        password: 'secret',
+        schema: 'c',
+        connectionTimeoutMs: 7000,
+        poolSize: 4,
+        uploadChunkSize: 2 ** 21,
+      },
+    },
     anchoring,
   };
   const variants: NodeConfig[] = [
     dev,
     full,
-    { ...dev, chain: { ...dev.chain, consensus: { type: 'pos', averageBlockDelayMs: 30_000, initialBaseTarget: 153_722_867n }, functionality: { ...dev.chain.functionality, preActivatedFeatures: new Map([[1, 0]]) } } },
-    { ...dev, anchoring: { ...anchoring, targetnet: { ...anchoring.targetnet, auth: { type: 'api-key' } } }, privacy: { ...dev.privacy!, storage: { vendor: 'embedded', directory: '/srv/privacy' } } },
+    {
+      ...dev,
+      chain: {
+        ...dev.chain,
+        consensus: { type: 'pos', averageBlockDelayMs: 30_000, initialBaseTarget: 153_722_867n },
+        functionality: { ...dev.chain.functionality, preActivatedFeatures: new Map([[1, 0]]) },
+      },
+    },
+    {
+      ...dev,
+      anchoring: { ...anchoring, targetnet: { ...anchoring.targetnet, auth: { type: 'api-key' } } },
+      privacy: { ...dev.privacy!, storage: { vendor: 'embedded', directory: '/srv/privacy' } },
+    },
     { ...dev, privacy: { ...dev.privacy!, storage: { vendor: 'none' } } },
     {
       ...dev,
       privacy: {
         ...dev.privacy!,
-        storage: { vendor: 's3', url: 'http://127.0.0.1:9000/', bucket: 'b', region: 'r', accessKeyId: 'a', secretAccessKey: 's', pathStyleAccessEnabled: false, connectionTimeoutMs: 1500, connectionAcquisitionTimeoutMs: 2000, maxConcurrency: 8, readTimeoutMs: 0, uploadChunkSize: 2 ** 23 },
+        storage: {
+          vendor: 's3',
+          url: 'http://127.0.0.1:9000/',
+          bucket: 'b',
+          region: 'r',
+          accessKeyId: 'a',
+          secretAccessKey: 's',
+          pathStyleAccessEnabled: false,
+          connectionTimeoutMs: 1500,
+          connectionAcquisitionTimeoutMs: 2000,
+          maxConcurrency: 8,
+          readTimeoutMs: 0,
+          uploadChunkSize: 2 ** 23,
+        },
       },
     },
   ];
@@ -162,7 +226,9 @@ async function documents(): Promise<RawObject[]> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'weft-tables-gost-'));
   devnetDirs.push(dir);
-  const gost = JSON.parse(readFileSync((await prepareDevnet({ nodes: 1, dir, crypto: 'gost', pki: 'TEST', keystore: CHEAP, basePort: 0 })).nodes[0]!.configFile, 'utf8')) as { node: HoconObject };
+  const gost = JSON.parse(
+    readFileSync((await prepareDevnet({ nodes: 1, dir, crypto: 'gost', pki: 'TEST', keystore: CHEAP, basePort: 0 })).nodes[0]!.configFile, 'utf8'),
+  ) as { node: HoconObject };
   gost.node['pki'] = { 'tsp-server': 'http://tsp.example/' };
   docs.push(await parseHoconText(stringifyJson(gost)));
   return docs;
@@ -189,7 +255,11 @@ describe('settings key tables', () => {
     for (const c of TABLES) {
       const texts = rendered.get(c.name) ?? [];
       assert.ok(texts.length > 0, `${c.name}: read from no document`);
-      for (const path of c.table.paths) assert.ok(texts.some((text) => at(text, path) !== undefined), `${c.name}: ${path} is read but never rendered`);
+      for (const path of c.table.paths)
+        assert.ok(
+          texts.some((text) => at(text, path) !== undefined),
+          `${c.name}: ${path} is read but never rendered`,
+        );
     }
   });
 });

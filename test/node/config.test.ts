@@ -12,14 +12,7 @@ import { before, describe, it } from 'node:test';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import { DEFAULT_FEES } from '../../src/chain/settings.js';
 import { genesisBlock, signGenesisBlock } from '../../src/protocol/blocks.js';
-import {
-  apiKeyHash,
-  blockchainFromConfig,
-  loadNodeConfig,
-  nodeConfigFromHocon,
-  withOverrides,
-  type NodeConfig,
-} from '../../src/node/config.js';
+import { apiKeyHash, blockchainFromConfig, loadNodeConfig, nodeConfigFromHocon, withOverrides, type NodeConfig } from '../../src/node/config.js';
 import { ConfigError, parseBoolean, parseDuration, parseInt32, parseLong, parseSize } from '../../src/config/values.js';
 import { parseHoconText } from '../../src/config/hocon.js';
 import { parseAmount } from '../../src/chain/settings-keys.js';
@@ -88,11 +81,21 @@ describe('a realistic WE node.conf', () => {
 
     assert.equal(c.chain.crypto, 'waves');
     assert.equal(c.chain.chainId, 'E');
-    assert.deepEqual(c.chain.consensus, { type: 'poa', roundDurationMs: 17_000, syncDurationMs: 3000, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 });
+    assert.deepEqual(c.chain.consensus, {
+      type: 'poa',
+      roundDurationMs: 17_000,
+      syncDurationMs: 3000,
+      banDurationBlocks: 100,
+      warningsForBan: 3,
+      maxBansPercentage: 40,
+    });
     assert.deepEqual(c.chain.fees, { enabled: false, base: new Map(), additional: new Map() });
     assert.equal(c.chain.functionality.featureCheckBlocksPeriod, 1500);
     assert.equal(c.chain.functionality.blocksForFeatureActivation, 1000);
-    assert.deepEqual([...c.chain.functionality.preActivatedFeatures.keys()].sort((a, b) => a - b), [2, 3, 4, 5, 6, 7, 9, 10, 100, 101, 119, 120, 130, 140, 160, 162, 173, 180]);
+    assert.deepEqual(
+      [...c.chain.functionality.preActivatedFeatures.keys()].sort((a, b) => a - b),
+      [2, 3, 4, 5, 6, 7, 9, 10, 100, 101, 119, 120, 130, 140, 160, 162, 173, 180],
+    );
     assert.ok([...c.chain.functionality.preActivatedFeatures.values()].every((h) => h === 0));
     assert.equal(c.chain.maxRollbackDepth, 2000);
 
@@ -197,7 +200,7 @@ describe('a realistic WE node.conf', () => {
     assert.equal(sub.node.directory, join(homedir(), 'we'));
   });
 
-  it('merges fee overrides into WE\'s default table', async () => {
+  it("merges fee overrides into WE's default table", async () => {
     const c = await configWith('node.blockchain.fees { enabled = yes, base.transfer = "0.5 WEST", base.issue = 7, additional.data = 0.02 WEST }');
     assert.equal(c.chain.fees.enabled, true);
     assert.equal(c.chain.fees.base.get(4), 50_000_000n);
@@ -248,7 +251,10 @@ describe('value syntaxes', () => {
     ];
     for (const [v, ms] of cases) assert.equal(parseDuration(v, 'k'), ms, String(v));
     for (const bad of ['abc', '5 parsecs', '-1s', '', true, [], {}]) {
-      assert.throws(() => parseDuration(bad, 'a.b'), (e: unknown) => e instanceof ConfigError && e.message.startsWith('a.b: expected a'));
+      assert.throws(
+        () => parseDuration(bad, 'a.b'),
+        (e: unknown) => e instanceof ConfigError && e.message.startsWith('a.b: expected a'),
+      );
     }
   });
 
@@ -317,16 +323,38 @@ describe('invalid and missing values name their path', () => {
     [['node.blockchain.type = MAINNET'], 'node.blockchain.type', /only CUSTOM blockchains are supported/],
     [['node.crypto.type = RSA'], 'node.crypto.type', 'expected one of WAVES, GOST, got "RSA"'],
     [['node.blockchain.custom.address-scheme-character = "EE"'], 'node.blockchain.custom.address-scheme-character', 'expected one ASCII character, got "EE"'],
-    [['node.blockchain.custom.functionality.feature-check-blocks-period = 1'], 'node.blockchain.custom.functionality.feature-check-blocks-period', 'must be greater than 1, got 1'],
-    [['node.blockchain.custom.functionality.blocks-for-feature-activation = 2000'], 'node.blockchain.custom.functionality.blocks-for-feature-activation', 'must be in range 1 to 1500, got 2000'],
-    [['node.blockchain.custom.functionality.pre-activated-features = { 2 = soon }'], 'node.blockchain.custom.functionality.pre-activated-features.2', 'expected an integer, got "soon"'],
-    [['node.blockchain.fees.base.transfr = 1'], 'node.blockchain.fees.base.transfr', /^node\.blockchain\.fees\.base\.transfr: unknown transaction type name 'transfr'/],
+    [
+      ['node.blockchain.custom.functionality.feature-check-blocks-period = 1'],
+      'node.blockchain.custom.functionality.feature-check-blocks-period',
+      'must be greater than 1, got 1',
+    ],
+    [
+      ['node.blockchain.custom.functionality.blocks-for-feature-activation = 2000'],
+      'node.blockchain.custom.functionality.blocks-for-feature-activation',
+      'must be in range 1 to 1500, got 2000',
+    ],
+    [
+      ['node.blockchain.custom.functionality.pre-activated-features = { 2 = soon }'],
+      'node.blockchain.custom.functionality.pre-activated-features.2',
+      'expected an integer, got "soon"',
+    ],
+    [
+      ['node.blockchain.fees.base.transfr = 1'],
+      'node.blockchain.fees.base.transfr',
+      /^node\.blockchain\.fees\.base\.transfr: unknown transaction type name 'transfr'/,
+    ],
     [['node.blockchain.fees.base.transfer = "0.1 WAVES"'], 'node.blockchain.fees.base.transfer', "Failed to parse '0.1 WAVES' as WEST Amount"],
     [['node.blockchain.custom.genesis.initial-balance = "lots"'], 'node.blockchain.custom.genesis.initial-balance', "Failed to parse 'lots' as WEST Amount"],
-    [['node.blockchain.custom.genesis.block-timestamp = 1000'], 'node.blockchain.custom.genesis.block-timestamp', "Genesis block timestamp '1000' should be no less than '1559260800000'"],
+    [
+      ['node.blockchain.custom.genesis.block-timestamp = 1000'],
+      'node.blockchain.custom.genesis.block-timestamp',
+      "Genesis block timestamp '1000' should be no less than '1559260800000'",
+    ],
     [['node.blockchain.custom.genesis.average-block-delay = soon'], 'node.blockchain.custom.genesis.average-block-delay', 'expected a duration, got "soon"'],
     [
-      ['node.blockchain.custom.genesis.transactions = [{ recipient: "3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH4", amount: 1 }, { recipient: "3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH5", amount: 1 }]'],
+      [
+        'node.blockchain.custom.genesis.transactions = [{ recipient: "3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH4", amount: 1 }, { recipient: "3G9GdoaYnFeYodBTNguVMcGojSnD8S1zoH5", amount: 1 }]',
+      ],
       'node.blockchain.custom.genesis.transactions(1).recipient',
       /invalid address/,
     ],
@@ -336,7 +364,11 @@ describe('invalid and missing values name their path', () => {
       /unknown role name 'king/,
     ],
     [['node.blockchain.custom.genesis.sender-role-enabled = perhaps'], 'node.blockchain.custom.genesis.sender-role-enabled', /expected a boolean/],
-    [['node.blockchain.custom.genesis.sender-role-enabled = yes'], 'node.blockchain.custom.genesis.sender-role-enabled', 'Sender role is only supported in genesis version 2'],
+    [
+      ['node.blockchain.custom.genesis.sender-role-enabled = yes'],
+      'node.blockchain.custom.genesis.sender-role-enabled',
+      'Sender role is only supported in genesis version 2',
+    ],
     [['node.blockchain.custom.genesis.signature = "abc"'], 'node.blockchain.custom.genesis.signature', "Incorrect signature length: '3', expected '64'"],
     [['node.blockchain.custom.genesis.block-timestamp = 1573472578703'], 'node.blockchain.custom.genesis.signature', 'Passed genesis signature is not valid'],
     [['node.owner-address = ""'], 'node.owner-address', /^node\.owner-address: required/],
@@ -398,12 +430,20 @@ describe('invalid and missing values name their path', () => {
   it('node.network.tls: off as WE writes it, or PEM files (off again with enable = false)', async () => {
     assert.equal((await configWith()).network.tls, undefined);
     assert.equal((await configWith('node.network.tls = false')).network.tls, undefined);
-    assert.deepEqual((await configWith('node.network.tls { key-file = "k.pem", cert-file = "c.pem", ca-file = "ca.pem" }')).network.tls, { keyFile: 'k.pem', certFile: 'c.pem', caFile: 'ca.pem' });
-    assert.deepEqual((await configWith('node.network.tls { key-file = "k.pem", cert-file = "c.pem" }')).network.tls, { keyFile: 'k.pem', certFile: 'c.pem', caFile: undefined });
+    assert.deepEqual((await configWith('node.network.tls { key-file = "k.pem", cert-file = "c.pem", ca-file = "ca.pem" }')).network.tls, {
+      keyFile: 'k.pem',
+      certFile: 'c.pem',
+      caFile: 'ca.pem',
+    });
+    assert.deepEqual((await configWith('node.network.tls { key-file = "k.pem", cert-file = "c.pem" }')).network.tls, {
+      keyFile: 'k.pem',
+      certFile: 'c.pem',
+      caFile: undefined,
+    });
     assert.equal((await configWith('node.network.tls { enable = false, key-file = "k.pem", cert-file = "c.pem" }')).network.tls, undefined);
   });
 
-  it('node.privacy: WE\'s keys and defaults, the embedded store unless storage.vendor names another', async () => {
+  it("node.privacy: WE's keys and defaults, the embedded store unless storage.vendor names another", async () => {
     const plain = await configWith();
     assert.deepEqual(plain.privacy?.storage, { vendor: 'embedded', directory: undefined });
     assert.equal(plain.privacy?.service.requestBufferSize, 10 * 1024 * 1024);
@@ -412,7 +452,9 @@ describe('invalid and missing values name their path', () => {
     assert.equal(plain.privacy?.synchronizer.initRetryDelayMs, 5000);
     assert.equal(plain.privacy?.replier.streamChunkSize, 1024 * 1024);
     assert.equal(plain.privacy?.inventoryHandler.maxCacheSize, 100_000);
-    const tuned = await configWith('node.privacy { service { request-buffer-size = 1MiB, meta-data-accumulation-timeout = 10s }, synchronizer.max-attempt-count = 3, storage { vendor = EMBEDDED, directory = "/tmp/p" } }');
+    const tuned = await configWith(
+      'node.privacy { service { request-buffer-size = 1MiB, meta-data-accumulation-timeout = 10s }, synchronizer.max-attempt-count = 3, storage { vendor = EMBEDDED, directory = "/tmp/p" } }',
+    );
     assert.equal(tuned.privacy?.service.requestBufferSize, 1024 * 1024);
     assert.equal(tuned.privacy?.service.metaDataAccumulationTimeoutMs, 10_000);
     assert.equal(tuned.privacy?.synchronizer.maxAttemptCount, 3);
@@ -422,7 +464,16 @@ describe('invalid and missing values name their path', () => {
       'node.privacy.storage { vendor = postgres, schema = "privacy", migration-dir = "db/migration", profile = "slick.jdbc.PostgresProfile$", upload-chunk-size = 2MiB',
       '  jdbc-config { url = "jdbc:postgresql://db:5432/privacy", driver = "org.postgresql.Driver", user = "user", password = "secret", connectionPool = HikariCP, connectionTimeout = 5000, connectionTestQuery = "SELECT 1", queueSize = 10000, numThreads = 20 } }',
     );
-    assert.deepEqual(pg.privacy?.storage, { vendor: 'postgres', url: 'jdbc:postgresql://db:5432/privacy', user: 'user', password: 'secret', schema: 'privacy', connectionTimeoutMs: 5000, poolSize: 20, uploadChunkSize: 2 * 1024 * 1024 });
+    assert.deepEqual(pg.privacy?.storage, {
+      vendor: 'postgres',
+      url: 'jdbc:postgresql://db:5432/privacy',
+      user: 'user',
+      password: 'secret',
+      schema: 'privacy',
+      connectionTimeoutMs: 5000,
+      poolSize: 20,
+      uploadChunkSize: 2 * 1024 * 1024,
+    });
     const s3 = await configWith(
       'node.privacy.storage { vendor = s3, url = "http://localhost:9000/", bucket = "privacy", region = "aws-global", access-key-id = "minio", secret-access-key = "minio123", path-style-access-enabled = true, connection-timeout = 30s, connection-acquisition-timeout = 10s, max-concurrency = 200, read-timeout = 0s }',
     );
@@ -440,11 +491,27 @@ describe('invalid and missing values name their path', () => {
       readTimeoutMs: 0,
       uploadChunkSize: 5 * 1024 * 1024,
     });
-    await expectConfigError(['node.privacy.storage.vendor = postgre'], 'node.privacy.storage.vendor', 'expected one of embedded, postgres, s3, none, got "postgre"');
-    await expectConfigError(['node.privacy.storage { vendor = s3, url = "http://x/", region = r, access-key-id = a, secret-access-key = s }'], 'node.privacy.storage.bucket', 'required, but not set');
-    await expectConfigError(['node.privacy.storage { vendor = s3, url = "http://x/", bucket = b, region = r, access-key-id = a, secret-access-key = s, upload-chunk-size = 1MiB }'], 'node.privacy.storage.upload-chunk-size', /must be from 5MiB to 5GiB/);
+    await expectConfigError(
+      ['node.privacy.storage.vendor = postgre'],
+      'node.privacy.storage.vendor',
+      'expected one of embedded, postgres, s3, none, got "postgre"',
+    );
+    await expectConfigError(
+      ['node.privacy.storage { vendor = s3, url = "http://x/", region = r, access-key-id = a, secret-access-key = s }'],
+      'node.privacy.storage.bucket',
+      'required, but not set',
+    );
+    await expectConfigError(
+      ['node.privacy.storage { vendor = s3, url = "http://x/", bucket = b, region = r, access-key-id = a, secret-access-key = s, upload-chunk-size = 1MiB }'],
+      'node.privacy.storage.upload-chunk-size',
+      /must be from 5MiB to 5GiB/,
+    );
     await expectConfigError(['node.privacy.storage { vendor = postgres, schema = x }'], 'node.privacy.storage.jdbc-config.url', 'required, but not set');
-    await expectConfigError(['node.privacy.replier.stream-max-peers-fullness-percentage = 101'], 'node.privacy.replier.stream-max-peers-fullness-percentage', 'expected an integer from 0 to 100, got 101');
+    await expectConfigError(
+      ['node.privacy.replier.stream-max-peers-fullness-percentage = 101'],
+      'node.privacy.replier.stream-max-peers-fullness-percentage',
+      'expected an integer from 0 to 100, got 101',
+    );
   });
 
   it('reports HOCON syntax errors with the file', async () => {
@@ -514,24 +581,59 @@ describe('node.anchoring', () => {
       retryDelayMs: 5000,
       heightPollIntervalMs: 30_000,
     });
-    const paced = (await configWith(anchoring('tx-mining-check-delay = 2s', 'tx-mining-check-count = 3', 'retry-delay = 250ms', 'height-poll-interval = 1s'))).anchoring!;
+    const paced = (await configWith(anchoring('tx-mining-check-delay = 2s', 'tx-mining-check-count = 3', 'retry-delay = 250ms', 'height-poll-interval = 1s')))
+      .anchoring!;
     assert.deepEqual([paced.txMiningCheckDelayMs, paced.txMiningCheckCount, paced.retryDelayMs, paced.heightPollIntervalMs], [2000, 3, 250, 1000]);
   });
 
   it("reads WE's oauth2 block", async () => {
-    const a = (await configWith(anchoring(), 'node.anchoring.targetnet.auth { type = oauth2, authorization-token = "static", authorization-service-url = "http://localhost:3000", token-update-interval = "7 minutes" }')).anchoring!;
-    assert.deepEqual(a.targetnet.auth, { type: 'oauth2', authorizationToken: 'static', authorizationServiceUrl: 'http://localhost:3000', tokenUpdateIntervalMs: 420_000 });
+    const a = (
+      await configWith(
+        anchoring(),
+        'node.anchoring.targetnet.auth { type = oauth2, authorization-token = "static", authorization-service-url = "http://localhost:3000", token-update-interval = "7 minutes" }',
+      )
+    ).anchoring!;
+    assert.deepEqual(a.targetnet.auth, {
+      type: 'oauth2',
+      authorizationToken: 'static',
+      authorizationServiceUrl: 'http://localhost:3000',
+      tokenUpdateIntervalMs: 420_000,
+    });
   });
 
   it('names the key of a missing or unusable value', async () => {
-    await expectConfigError([anchoring(), 'node.anchoring.targetnet.fee = null', 'node.anchoring.targetnet-fee = 500000'], 'node.anchoring.targetnet.fee', /WE's sample key node\.anchoring\.targetnet-fee is not read: write targetnet\.fee/);
+    await expectConfigError(
+      [anchoring(), 'node.anchoring.targetnet.fee = null', 'node.anchoring.targetnet-fee = 500000'],
+      'node.anchoring.targetnet.fee',
+      /WE's sample key node\.anchoring\.targetnet-fee is not read: write targetnet\.fee/,
+    );
     await expectConfigError([anchoring(), 'node.anchoring.sidechain-fee = null'], 'node.anchoring.sidechain-fee', 'required, but not set');
-    await expectConfigError([anchoring(), 'node.anchoring.height-condition.range = 0'], 'node.anchoring.height-condition.range', 'expected an integer ≥ 1, got 0');
+    await expectConfigError(
+      [anchoring(), 'node.anchoring.height-condition.range = 0'],
+      'node.anchoring.height-condition.range',
+      'expected an integer ≥ 1, got 0',
+    );
     await expectConfigError([anchoring(), 'node.anchoring.threshold = 0'], 'node.anchoring.threshold', 'expected an integer ≥ 1, got 0');
-    await expectConfigError([anchoring(), 'node.anchoring.targetnet.auth.type = "tls"'], 'node.anchoring.targetnet.auth.type', /expected one of api-key, oauth2/);
-    await expectConfigError([anchoring(), 'node.anchoring.targetnet.auth.type = oauth2'], 'node.anchoring.targetnet.auth.token-update-interval', 'required, but not set');
-    await expectConfigError([anchoring(), 'node.anchoring.targetnet.node-address = "node-1:6862"'], 'node.anchoring.targetnet.node-address', /expected an http or https URL/);
-    await expectConfigError([anchoring(), 'node.anchoring.targetnet.scheme-byte = "T"'], 'node.anchoring.targetnet.node-recipient-address', /not an address of the targetnet 'T'/);
+    await expectConfigError(
+      [anchoring(), 'node.anchoring.targetnet.auth.type = "tls"'],
+      'node.anchoring.targetnet.auth.type',
+      /expected one of api-key, oauth2/,
+    );
+    await expectConfigError(
+      [anchoring(), 'node.anchoring.targetnet.auth.type = oauth2'],
+      'node.anchoring.targetnet.auth.token-update-interval',
+      'required, but not set',
+    );
+    await expectConfigError(
+      [anchoring(), 'node.anchoring.targetnet.node-address = "node-1:6862"'],
+      'node.anchoring.targetnet.node-address',
+      /expected an http or https URL/,
+    );
+    await expectConfigError(
+      [anchoring(), 'node.anchoring.targetnet.scheme-byte = "T"'],
+      'node.anchoring.targetnet.node-recipient-address',
+      /not an address of the targetnet 'T'/,
+    );
     await expectConfigError([anchoring(), 'node.anchoring.targetnet.wallet.file = null'], 'node.anchoring.targetnet.wallet.file', 'required, but not set');
     await expectConfigError([anchoring(), 'node.anchoring.targetnet.fee = 0'], 'node.anchoring.targetnet.fee', 'must be > 0, got 0');
   });
@@ -541,14 +643,22 @@ describe('node.metrics', () => {
   it('on by default at /metrics, open; each key read', async () => {
     assert.deepEqual((await configWith()).metrics, { enabled: true, path: '/metrics', protected: false });
     assert.deepEqual((await configWith('node.metrics { enable = no }')).metrics, { enabled: false, path: '/metrics', protected: false });
-    assert.deepEqual((await configWith('node.metrics { path = "/prometheus/weft", protected = yes }')).metrics, { enabled: true, path: '/prometheus/weft', protected: true });
+    assert.deepEqual((await configWith('node.metrics { path = "/prometheus/weft", protected = yes }')).metrics, {
+      enabled: true,
+      path: '/prometheus/weft',
+      protected: true,
+    });
   });
 
   it('refuses a path that is not plain segments, or one the REST API serves under', async () => {
     await expectConfigError(['node.metrics.path = "metrics"'], 'node.metrics.path', /expected a URL path of plain segments such as "\/metrics", got "metrics"/);
     await expectConfigError(['node.metrics.path = "/metrics/"'], 'node.metrics.path', /expected a URL path of plain segments/);
     await expectConfigError(['node.metrics.path = "/a/{b}"'], 'node.metrics.path', /expected a URL path of plain segments/);
-    await expectConfigError(['node.metrics.path = "/node/metrics"'], 'node.metrics.path', '"/node/metrics" lies under /node, which the REST API serves; choose another path such as "/metrics"');
+    await expectConfigError(
+      ['node.metrics.path = "/node/metrics"'],
+      'node.metrics.path',
+      '"/node/metrics" lies under /node, which the REST API serves; choose another path such as "/metrics"',
+    );
     await expectConfigError(['node.metrics.path = "/explorer/metrics"'], 'node.metrics.path', /lies under \/explorer/);
     await expectConfigError(['node.metrics.protected = sometimes'], 'node.metrics.protected', /expected a boolean/);
   });
@@ -573,13 +683,17 @@ describe('REST connection limits and CORS origins (node.api.rest)', () => {
     );
     assert.deepEqual(c.api.connectionLimits, { maxConnections: 200, headerTimeoutMs: 5000, requestTimeoutMs: 20_000, idleTimeoutMs: 15_000 });
     assert.deepEqual(c.api.corsAllowedOrigins, ['https://wallet.example', 'http://localhost:3000']);
-    await expectConfigError(['node.api.rest.cors-allowed-origins = ["https://wallet.example/app"]'], 'node.api.rest.cors-allowed-origins(0)', /expected an origin/);
+    await expectConfigError(
+      ['node.api.rest.cors-allowed-origins = ["https://wallet.example/app"]'],
+      'node.api.rest.cors-allowed-origins(0)',
+      /expected an origin/,
+    );
     await expectConfigError(['node.api.rest.idle-timeout = 0s'], 'node.api.rest.idle-timeout', 'must be positive');
     await expectConfigError(['node.api.rest.max-connections = 0'], 'node.api.rest.max-connections', /1/);
   });
 });
 
-describe("what of a node its contract processes do not see (nodePrivatePaths)", () => {
+describe('what of a node its contract processes do not see (nodePrivatePaths)', () => {
   it('the config file, the home, data and confidential folders, the keystore, the privacy storage, the P2P TLS key', async () => {
     const dir = tempDir('weft-private-paths-');
     const file = join(dir, 'node.conf');
@@ -594,7 +708,8 @@ describe("what of a node its contract processes do not see (nodePrivatePaths)", 
       ].join('\n'),
     );
     const paths = nodePrivatePaths(await loadNodeConfig(file));
-    for (const path of [file, '/node', '/node/data', '/secrets/keystore.json', '/confidential', '/privacy', '/tls/node.key']) assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
+    for (const path of [file, '/node', '/node/data', '/secrets/keystore.json', '/confidential', '/privacy', '/tls/node.key'])
+      assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
     assert.ok(!paths.includes('/tls/node.crt'), 'a certificate is public');
   });
 });

@@ -24,7 +24,13 @@ function fakeDaemon(): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-const asNodeContracts = (engine: NodeContracts['engine']): NodeContracts => ({ engine, service: undefined as never, readOnlyToken: () => Promise.reject(new Error('unused')), serveConfidentialContracts: () => undefined, close: () => engine.close() });
+const asNodeContracts = (engine: NodeContracts['engine']): NodeContracts => ({
+  engine,
+  service: undefined as never,
+  readOnlyToken: () => Promise.reject(new Error('unused')),
+  serveConfidentialContracts: () => undefined,
+  close: () => engine.close(),
+});
 
 describe('the docker health check', () => {
   it('passes while the daemon answers and fails with the reason once it is gone', async () => {

@@ -33,14 +33,24 @@ describe('executable transactions in /transactions/info', () => {
     const url = node.url!;
     const account = devAccounts(node.protocol)[0]!;
     const owner = account.keyPair;
-    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), {
+      multi_value: true,
+    });
     const bytecode = Uint8Array.from(m.toBinary({}).buffer);
     m.destroy();
 
     timestampsFrom(BigInt(Date.now()));
-    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 1n }], owner);
+    const create = createV7(
+      { engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') },
+      [{ key: 'start', type: 'integer', value: 1n }],
+      owner,
+    );
     const broadcast = async (tx: Transaction): Promise<void> => {
-      const r = await fetch(`${url}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(tx.toJson()) });
+      const r = await fetch(`${url}/transactions/broadcast`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stringifyJson(tx.toJson()),
+      });
       assert.equal(r.status, 200, await r.text());
     };
     const status = async (tx: Transaction, wanted: string): Promise<void> => {

@@ -69,7 +69,12 @@ describe('NodeHealth', () => {
       503,
       "Unable to read the state store because of error: 'MDB_BAD_TXN'",
     );
-    await rejectsWith(new NodeHealth(sources({ freeSpace: () => Promise.resolve(FREE_SPACE_FATAL_BYTES - 1n) }).s).nodeStatus(), 640, 503, 'Storage free space is below 500MB');
+    await rejectsWith(
+      new NodeHealth(sources({ freeSpace: () => Promise.resolve(FREE_SPACE_FATAL_BYTES - 1n) }).s).nodeStatus(),
+      640,
+      503,
+      'Storage free space is below 500MB',
+    );
     await rejectsWith(new NodeHealth(sources({ freeSpace: () => Promise.reject(new Error('ENOENT')) }).s).nodeStatus(), 640, 503, /ENOENT/);
     // 5 s blocks of 1 MiB: three days need 0.75 · 1 MiB · 51 840 ≈ 38 GiB.
     let free = FREE_SPACE_FATAL_BYTES;

@@ -14,13 +14,17 @@ function capture(): { logger: pino.Logger; lines: () => Array<Record<string, unk
   const out: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
-      out.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      out.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       done();
     },
   });
   return { logger: pino({ base: undefined }, stream), lines: () => out.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
-
 
 describe('NodeLoggers', () => {
   it('lists ROOT first, then every name in order, with its effective level', () => {

@@ -31,7 +31,10 @@ function openMetrics(): Registry<OpenMetricsContentType> {
 
 /** What the registry holds as plain values: prom-client adds empty exemplars, which the text leaves out. */
 async function valuesOf(r: Registry): Promise<unknown> {
-  return (await r.getMetricsAsJSON()).map((m) => ({ ...m, values: m.values.map((v) => ({ labels: v.labels, value: v.value, metricName: (v as { metricName?: string }).metricName })) }));
+  return (await r.getMetricsAsJSON()).map((m) => ({
+    ...m,
+    values: m.values.map((v) => ({ labels: v.labels, value: v.value, metricName: (v as { metricName?: string }).metricName })),
+  }));
 }
 
 function fill(theirs: Registry<RegistryContentType>, ours: Registry<RegistryContentType>): void {

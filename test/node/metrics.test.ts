@@ -75,7 +75,11 @@ describe('metrics of nodes in one process', () => {
         }),
         from.keyPair.privateKey,
       );
-      const r = await fetch(`${one.url!}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(tx.toJson()) });
+      const r = await fetch(`${one.url!}/transactions/broadcast`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stringifyJson(tx.toJson()),
+      });
       assert.equal(r.status, 200, await r.text());
     }
     for (let i = 0; i < 4; i++) assert.equal((await fetch(`${two.url!}/blocks/height`)).status, 200);
@@ -111,13 +115,24 @@ describe('rollbacks in metrics', () => {
     assert.ok(node.chain.height() >= 3, 'the dev node mined two blocks');
     const before = await scrape(node);
     assert.equal(before.sum('weft_chain_rollbacks_total'), 0);
-    const r = await fetch(`${node.url!}/debug/rollback`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': DEV_API_KEY }, body: JSON.stringify({ rollbackTo: 2, returnTransactionsToUtx: false }) });
+    const r = await fetch(`${node.url!}/debug/rollback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': DEV_API_KEY },
+      body: JSON.stringify({ rollbackTo: 2, returnTransactionsToUtx: false }),
+    });
     assert.equal(r.status, 200, await r.text());
     const after = await scrape(node);
     assert.equal(after.value('weft_chain_rollbacks_total', { origin: 'api' }), 1);
     assert.equal(after.sum('weft_chain_rollbacks_total'), 1);
-    assert.ok(after.value('weft_chain_blocks_appended_total', { origin: 'local' }) >= before.value('weft_chain_blocks_appended_total', { origin: 'local' }), 'a counter never goes back');
-    assert.ok(after.value('weft_chain_height') < before.value('weft_chain_height') || after.value('weft_chain_blocks_appended_total', { origin: 'local' }) > before.value('weft_chain_blocks_appended_total', { origin: 'local' }), 'the height fell, unless the miner appended again since');
+    assert.ok(
+      after.value('weft_chain_blocks_appended_total', { origin: 'local' }) >= before.value('weft_chain_blocks_appended_total', { origin: 'local' }),
+      'a counter never goes back',
+    );
+    assert.ok(
+      after.value('weft_chain_height') < before.value('weft_chain_height') ||
+        after.value('weft_chain_blocks_appended_total', { origin: 'local' }) > before.value('weft_chain_blocks_appended_total', { origin: 'local' }),
+      'the height fell, unless the miner appended again since',
+    );
   });
 });
 
@@ -180,7 +195,10 @@ describe('the P2P network of a node in metrics', () => {
   it('a known peer that does not answer is suspended (banned from dialing): the gauge says so, as /peers/suspended does', async () => {
     const [p2pPort, deadPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
     const base = await devNodeConfig({ dataDir: tempDir('weft-metrics-'), restPort: 0, p2pPort, keystore: KEYSTORE });
-    const node = await Node.start({ ...base, miner: { ...base.miner, enabled: false }, network: { ...base.network, knownPeers: [{ host: '127.0.0.1', port: deadPort }] } }, { logger: pino({ level: 'silent' }) });
+    const node = await Node.start(
+      { ...base, miner: { ...base.miner, enabled: false }, network: { ...base.network, knownPeers: [{ host: '127.0.0.1', port: deadPort }] } },
+      { logger: pino({ level: 'silent' }) },
+    );
     running.push(node);
     const before = await scrape(node);
     assert.equal(before.value('weft_network_peers_connected'), 0);
@@ -194,7 +212,10 @@ describe('the P2P network of a node in metrics', () => {
     }
     assert.equal(suspended, 1);
     const listed = (await (await fetch(`${node.url!}/peers/suspended`)).json()) as Array<{ hostname: string }>;
-    assert.deepEqual(listed.map((s) => s.hostname), ['/127.0.0.1']);
+    assert.deepEqual(
+      listed.map((s) => s.hostname),
+      ['/127.0.0.1'],
+    );
     assert.equal((await scrape(node)).value('weft_network_peers_connected'), 0);
   });
 });
@@ -203,7 +224,9 @@ describe('contract executions in metrics', () => {
   it("a dev node's WASM contract runs: executions counted by the status the node records, each timed", async () => {
     const node = await startNode();
     const owner = devAccounts(node.protocol)[0]!.keyPair;
-    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
+    const m = (await wabtInit()).parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), {
+      multi_value: true,
+    });
     const bytecode = Uint8Array.from(m.toBinary({}).buffer);
     m.destroy();
     const before = await scrape(node);
@@ -211,9 +234,17 @@ describe('contract executions in metrics', () => {
     assert.equal(before.value('weft_contracts_execution_seconds_count'), 0);
 
     timestampsFrom(BigInt(Date.now()));
-    const create = createV7({ engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') }, [{ key: 'start', type: 'integer', value: 40n }], owner);
+    const create = createV7(
+      { engine: 'wasm', bytecode, bytecodeHash: createHash('sha256').update(bytecode).digest('hex') },
+      [{ key: 'start', type: 'integer', value: 40n }],
+      owner,
+    );
     const broadcast = async (tx: Transaction): Promise<void> => {
-      const r = await fetch(`${node.url!}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(tx.toJson()) });
+      const r = await fetch(`${node.url!}/transactions/broadcast`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stringifyJson(tx.toJson()),
+      });
       assert.equal(r.status, 200, await r.text());
     };
     const statuses = async (tx: Transaction, status: string): Promise<string[]> => {
@@ -261,8 +292,15 @@ describe('the confidential data download queue in metrics', () => {
     assert.equal(queued(before), 0);
     assert.equal(before.value('weft_privacy_items_in_progress'), 0);
     const broadcast = async (json: Record<string, unknown>): Promise<Transaction> => {
-      const tx = p.sign(p.transactionFromJson({ senderPublicKey: encodeBase58(owner.keyPair.publicKey), timestamp: Date.now(), proofs: [], ...json }), owner.keyPair.privateKey);
-      const r = await fetch(`${node.url!}/transactions/broadcast`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(tx.toJson()) });
+      const tx = p.sign(
+        p.transactionFromJson({ senderPublicKey: encodeBase58(owner.keyPair.publicKey), timestamp: Date.now(), proofs: [], ...json }),
+        owner.keyPair.privateKey,
+      );
+      const r = await fetch(`${node.url!}/transactions/broadcast`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stringifyJson(tx.toJson()),
+      });
       assert.equal(r.status, 200, await r.text());
       return tx;
     };
@@ -273,10 +311,28 @@ describe('the confidential data download queue in metrics', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
-    const policy = await broadcast({ type: 112, version: 3, policyName: 'metrics', description: '', recipients: [owner.address, other.address], owners: [owner.address], fee: 100_000_000, feeAssetId: null, atomicBadge: null });
+    const policy = await broadcast({
+      type: 112,
+      version: 3,
+      policyName: 'metrics',
+      description: '',
+      recipients: [owner.address, other.address],
+      owners: [owner.address],
+      fee: 100_000_000,
+      feeAssetId: null,
+      atomicBadge: null,
+    });
     await confirmed(policy);
     // The hash of data this node does not hold (its sender would have sent it to a peer).
-    const hash = await broadcast({ type: 114, version: 3, policyId: policy.idBase58, dataHash: encodeBase58(createHash('sha256').update('held elsewhere').digest()), fee: 5_000_000, feeAssetId: null, atomicBadge: null });
+    const hash = await broadcast({
+      type: 114,
+      version: 3,
+      policyId: policy.idBase58,
+      dataHash: encodeBase58(createHash('sha256').update('held elsewhere').digest()),
+      fee: 5_000_000,
+      feeAssetId: null,
+      atomicBadge: null,
+    });
     await confirmed(hash);
     // The privacy state records it just after the append: wait for that, then it stays.
     const deadline = Date.now() + 10_000;
@@ -296,7 +352,14 @@ describe('registerSubsystem: the hook for privacy and contracts', () => {
     try {
       let queue = 7;
       metrics.registerSubsystem('privacy', ({ registry, prefix }) => {
-        new Gauge({ name: `${prefix}sync_queue_size`, help: 'test', registers: [registry], collect(this: Gauge) { this.set(queue); } });
+        new Gauge({
+          name: `${prefix}sync_queue_size`,
+          help: 'test',
+          registers: [registry],
+          collect(this: Gauge) {
+            this.set(queue);
+          },
+        });
       });
       queue = 9;
       const text = await metrics.service().scrape();
@@ -309,7 +372,10 @@ describe('registerSubsystem: the hook for privacy and contracts', () => {
         /must be named weft_contracts_…: executions_total/,
       );
       assert.ok(!(await metrics.service().scrape()).text.includes('executions_total'), 'the stray metric was removed');
-      metrics.registerSubsystem('contracts', ({ registry, prefix }) => void new Counter({ name: `${prefix}executions_total`, help: 'test', registers: [registry] }));
+      metrics.registerSubsystem(
+        'contracts',
+        ({ registry, prefix }) => void new Counter({ name: `${prefix}executions_total`, help: 'test', registers: [registry] }),
+      );
       assert.ok((await metrics.service().scrape()).text.includes('weft_contracts_executions_total 0'));
     } finally {
       metrics.close();

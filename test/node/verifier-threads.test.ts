@@ -43,7 +43,10 @@ describe('signature verifier threads', () => {
     const base = await devNodeConfig({ dataDir: tempDir('weft-no-verifier-'), restPort: 0, p2pPort: 0, keystore: CHEAP });
     // The pool reports the threads it started: none, as configured (the default here would be at least one).
     const lines: string[] = [];
-    const node = await Node.start({ ...base, node: { ...base.node, verifierThreads: 0 } }, { logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) });
+    const node = await Node.start(
+      { ...base, node: { ...base.node, verifierThreads: 0 } },
+      { logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) },
+    );
     running.push(node);
     const started = lines.map((l) => JSON.parse(l) as { msg: string; threads?: number }).find((l) => l.msg === 'signature verifier threads started');
     assert.equal(started?.threads, 0, 'the node started no verifier thread');
@@ -62,6 +65,10 @@ describe('signature verifier threads', () => {
     const error = (await refused.json()) as { error: number; message: string };
     assert.equal(error.error, 112, JSON.stringify(error));
     assert.match(error.message, /signature|proof/i);
-    await until('the valid transfer in a block', async () => ((await fetch(`${node.url!}/transactions/info/${valid.idBase58}`)).status === 200 ? true : undefined), 20_000);
+    await until(
+      'the valid transfer in a block',
+      async () => ((await fetch(`${node.url!}/transactions/info/${valid.idBase58}`)).status === 200 ? true : undefined),
+      20_000,
+    );
   });
 });

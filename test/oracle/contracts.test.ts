@@ -33,7 +33,8 @@ describe('CallContract V6 (type 104): binary and gRPC only in WE', () => {
         // The broadcast path refuses V6, as WE has no REST reader for it.
         assert.throws(
           () => p.transactionFromJson(parseJson(text)),
-          (e: unknown) => e instanceof WeError && e.code === 199 && e.message === 'CallContract V6 transaction can only be created by /confidential-contracts/call',
+          (e: unknown) =>
+            e instanceof WeError && e.code === 199 && e.message === 'CallContract V6 transaction can only be created by /confidential-contracts/call',
         );
         const tx = p.transactionFromJson(parseJson(text), { forBroadcast: false }) as CallContractTransaction;
         assert.equal(hex(tx.bodyBytes), hex(built.body), 'body bytes');
@@ -56,10 +57,30 @@ describe('CallContract V6 (type 104): binary and gRPC only in WE', () => {
 
 describe('group members beyond four: WE serializes the Scala Set order (reference §7 item 2)', () => {
   const variants: Array<{ name: string; type: number; version: number; extra: Record<string, unknown> }> = [
-    { name: 'CreateContract', type: 103, version: 6, extra: { image: 'img', imageHash: 'a'.repeat(64), apiVersion: '1.0', payments: [], isConfidential: true } },
-    { name: 'CreateContract', type: 103, version: 7, extra: { payments: [], isConfidential: true, storedContract: { bytecode: 'AQID', bytecodeHash: 'b'.repeat(64) } } },
-    { name: 'UpdateContract', type: 107, version: 5, extra: { contractId: '3x5b7WMtMtoNa4s2tWkNcVVkV2KWm2mN5gx2bzbcyAdx', image: 'img', imageHash: 'c'.repeat(64), apiVersion: '1.0' } },
-    { name: 'UpdateContract', type: 107, version: 6, extra: { contractId: '3x5b7WMtMtoNa4s2tWkNcVVkV2KWm2mN5gx2bzbcyAdx', storedContract: { image: 'img', imageHash: 'd'.repeat(64), apiVersion: '1.1' } } },
+    {
+      name: 'CreateContract',
+      type: 103,
+      version: 6,
+      extra: { image: 'img', imageHash: 'a'.repeat(64), apiVersion: '1.0', payments: [], isConfidential: true },
+    },
+    {
+      name: 'CreateContract',
+      type: 103,
+      version: 7,
+      extra: { payments: [], isConfidential: true, storedContract: { bytecode: 'AQID', bytecodeHash: 'b'.repeat(64) } },
+    },
+    {
+      name: 'UpdateContract',
+      type: 107,
+      version: 5,
+      extra: { contractId: '3x5b7WMtMtoNa4s2tWkNcVVkV2KWm2mN5gx2bzbcyAdx', image: 'img', imageHash: 'c'.repeat(64), apiVersion: '1.0' },
+    },
+    {
+      name: 'UpdateContract',
+      type: 107,
+      version: 6,
+      extra: { contractId: '3x5b7WMtMtoNa4s2tWkNcVVkV2KWm2mN5gx2bzbcyAdx', storedContract: { image: 'img', imageHash: 'd'.repeat(64), apiVersion: '1.1' } },
+    },
   ];
 
   for (const v of variants) {

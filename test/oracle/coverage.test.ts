@@ -12,10 +12,33 @@ import { FAMILIES } from './cases/index.js';
 
 /** crypto-and-transactions.md §4.7: the binary parser's (type, versions). */
 const REFERENCE: Record<number, readonly number[]> = {
-  1: [1], 3: [2, 3], 4: [2, 3], 5: [2, 3], 6: [2, 3], 7: [2], 8: [2, 3], 9: [2, 3], 10: [2, 3, 4],
-  11: [1, 2, 3], 12: [1, 2, 3], 13: [1], 14: [1, 2], 15: [1], 101: [1], 102: [1, 2],
-  103: [1, 2, 3, 4, 5, 6, 7], 104: [1, 2, 3, 4, 5, 6, 7], 105: [1, 2, 3, 4, 5], 106: [1, 2, 3],
-  107: [1, 2, 3, 4, 5, 6], 110: [1], 111: [1, 2], 112: [1, 2, 3], 113: [1, 2, 3], 114: [1, 2, 3], 120: [1],
+  1: [1],
+  3: [2, 3],
+  4: [2, 3],
+  5: [2, 3],
+  6: [2, 3],
+  7: [2],
+  8: [2, 3],
+  9: [2, 3],
+  10: [2, 3, 4],
+  11: [1, 2, 3],
+  12: [1, 2, 3],
+  13: [1],
+  14: [1, 2],
+  15: [1],
+  101: [1],
+  102: [1, 2],
+  103: [1, 2, 3, 4, 5, 6, 7],
+  104: [1, 2, 3, 4, 5, 6, 7],
+  105: [1, 2, 3, 4, 5],
+  106: [1, 2, 3],
+  107: [1, 2, 3, 4, 5, 6],
+  110: [1],
+  111: [1, 2],
+  112: [1, 2, 3],
+  113: [1, 2, 3],
+  114: [1, 2, 3],
+  120: [1],
 };
 
 /** Pairs a library offers whose oracle check is a dedicated test instead of a case. */
@@ -39,10 +62,30 @@ const HAND_VECTORS: Record<string, string> = {
 };
 
 const NAMES: Record<number, string> = {
-  3: 'Issue', 4: 'Transfer', 5: 'Reissue', 6: 'Burn', 7: 'Exchange', 8: 'Lease', 9: 'LeaseCancel', 10: 'CreateAlias',
-  11: 'MassTransfer', 12: 'Data', 13: 'SetScript', 14: 'SponsorFee', 15: 'SetAssetScript', 102: 'Permit',
-  103: 'CreateContract', 104: 'CallContract', 105: 'ExecutedContract', 106: 'DisableContract', 107: 'UpdateContract',
-  111: 'RegisterNode', 112: 'CreatePolicy', 113: 'UpdatePolicy', 114: 'PolicyDataHash', 120: 'Atomic',
+  3: 'Issue',
+  4: 'Transfer',
+  5: 'Reissue',
+  6: 'Burn',
+  7: 'Exchange',
+  8: 'Lease',
+  9: 'LeaseCancel',
+  10: 'CreateAlias',
+  11: 'MassTransfer',
+  12: 'Data',
+  13: 'SetScript',
+  14: 'SponsorFee',
+  15: 'SetAssetScript',
+  102: 'Permit',
+  103: 'CreateContract',
+  104: 'CallContract',
+  105: 'ExecutedContract',
+  106: 'DisableContract',
+  107: 'UpdateContract',
+  111: 'RegisterNode',
+  112: 'CreatePolicy',
+  113: 'UpdatePolicy',
+  114: 'PolicyDataHash',
+  120: 'Atomic',
 };
 
 const require = createRequire(import.meta.url);
@@ -64,7 +107,9 @@ const ROOT = new URL('../../../', import.meta.url);
 
 describe('coverage of every WE 1.14 transaction type and version', () => {
   it('the registry knows exactly the reference pairs', () => {
-    const known = allTypeVersions().map((x) => `${x.type}/${x.version}`).sort();
+    const known = allTypeVersions()
+      .map((x) => `${x.type}/${x.version}`)
+      .sort();
     assert.deepEqual(known, pairs.map((x) => x.key).sort());
   });
 

@@ -155,7 +155,10 @@ export function envFor(mode: Mode): Promise<OracleEnv> {
         protocol,
         id32: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => encodeBase58(b)),
         address,
-        recipient: fc.oneof(address, aliasName.map((n) => `alias:${CHAIN}:${n}`)),
+        recipient: fc.oneof(
+          address,
+          aliasName.map((n) => `alias:${CHAIN}:${n}`),
+        ),
       };
     })();
     envs.set(key, env);
@@ -258,5 +261,4 @@ export const timestampArb = fc.integer({ min: 1_559_260_800_000, max: 4_102_444_
 export const amountArb = fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER });
 export const feeArb = fc.integer({ min: 0, max: 10_000_000_000 });
 /** Base58 text of 0..n random bytes. */
-export const base58BytesArb = (maxLength: number): fc.Arbitrary<string> =>
-  fc.uint8Array({ minLength: 0, maxLength }).map((b) => encodeBase58(b));
+export const base58BytesArb = (maxLength: number): fc.Arbitrary<string> => fc.uint8Array({ minLength: 0, maxLength }).map((b) => encodeBase58(b));

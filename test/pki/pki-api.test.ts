@@ -80,12 +80,29 @@ async function startNode(pki: Partial<PkiSettings> | undefined, crypto: 'gost' |
   const base = await devNodeConfig({ dataDir: dir, restPort: 0, p2pPort: 0, keystore: CHEAP, crypto });
   const config: NodeConfig = {
     ...base,
-    chain: { ...base.chain, consensus: { ...base.chain.consensus, type: 'poa', roundDurationMs: 1500, syncDurationMs: 500, banDurationBlocks: 100, warningsForBan: 3, maxBansPercentage: 40 } },
+    chain: {
+      ...base.chain,
+      consensus: {
+        ...base.chain.consensus,
+        type: 'poa',
+        roundDurationMs: 1500,
+        syncDurationMs: 500,
+        banDurationBlocks: 100,
+        warningsForBan: 3,
+        maxBansPercentage: 40,
+      },
+    },
     miner: { ...base.miner, microBlockIntervalMs: 200, minMicroBlockAgeMs: 200 },
     api: { ...base.api, ...(pki?.mode === undefined ? {} : { pkiMode: pki.mode }) },
     ...(pki === undefined
       ? {}
-      : { pki: { ...PKI_OFF, ...pki, genesis: { trustedRootFingerprints: [fingerprint(ca.cert.der)], certificates: [parseCertificate(ca.cert.der)], crls: [], ...pki.genesis } } }),
+      : {
+          pki: {
+            ...PKI_OFF,
+            ...pki,
+            genesis: { trustedRootFingerprints: [fingerprint(ca.cert.der)], certificates: [parseCertificate(ca.cert.der)], crls: [], ...pki.genesis },
+          },
+        }),
   };
   const node = await Node.start(config, { logger: pino({ level: 'silent' }) });
   started.push({ node, dir });
@@ -145,13 +162,38 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
 
   it("refuses a sender's first transaction without certificates, and malformed certificates with WE's errors", async () => {
     const other = n.accounts[2]!;
-    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, sender, other).body), 400, 120, /first transaction must carry its certificate chain/);
-    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, ['not base64!']).body), 400, 121, /^Error while parsing a certificate: Encountered an invalid Base64/);
-    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, [encodeBase64(Buffer.from('no DER'))]).body), 400, 121, /Expected a valid X\.509 certificate in DER encoding/);
+    assertError(
+      await n.request('POST', '/transactions/broadcast', transfer(n, sender, other).body),
+      400,
+      120,
+      /first transaction must carry its certificate chain/,
+    );
+    assertError(
+      await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, ['not base64!']).body),
+      400,
+      121,
+      /^Error while parsing a certificate: Encountered an invalid Base64/,
+    );
+    assertError(
+      await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, [encodeBase64(Buffer.from('no DER'))]).body),
+      400,
+      121,
+      /Expected a valid X\.509 certificate in DER encoding/,
+    );
     const second = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Someone Else', publicKey: other.keyPair.publicKey });
-    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, [userCert.base64, second.base64, ca.cert.base64]).body), 400, 121, /Unexpected cert chains number\. Provided: '2', expected: '1'/);
+    assertError(
+      await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, [userCert.base64, second.base64, ca.cert.base64]).body),
+      400,
+      121,
+      /Unexpected cert chains number\. Provided: '2', expected: '1'/,
+    );
     // Another account's certificate is not this sender's.
-    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, other, sender, [userCert.base64, ca.cert.base64]).body), 400, 120, new RegExp(`for the public key '${encodeBase58(other.keyPair.publicKey)}'.*holds the public key`));
+    assertError(
+      await n.request('POST', '/transactions/broadcast', transfer(n, other, sender, [userCert.base64, ca.cert.base64]).body),
+      400,
+      120,
+      new RegExp(`for the public key '${encodeBase58(other.keyPair.publicKey)}'.*holds the public key`),
+    );
   });
 
   it('mines a transaction with a valid chain and finds its certificate by all four keys', async () => {
@@ -175,7 +217,12 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
       assert.match(text.text, /Subject: CN=Account One,O=Weft Test,C=RU/);
       assert.match(text.text, /TLS Web Client Authentication/);
     }
-    assertError(await n.request('GET', `/pki/certificate/by-public-key/${encodeBase58(n.accounts[3]!.keyPair.publicKey)}`), 404, 119, /^Couldn't find a certificate with public key '/);
+    assertError(
+      await n.request('GET', `/pki/certificate/by-public-key/${encodeBase58(n.accounts[3]!.keyPair.publicKey)}`),
+      404,
+      119,
+      /^Couldn't find a certificate with public key '/,
+    );
     assertError(await n.request('GET', '/pki/certificate/by-dn/CN%3DNobody'), 404, 119, /^Couldn't find a certificate with DN 'CN=Nobody'$/);
     // Now that the network holds its certificate, the sender needs to send none.
     const next = transfer(n, sender, n.accounts[2]!);
@@ -184,11 +231,24 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
 
   it('signs CAdES-BES with a keystore key (checked by openssl cms) and verifies OpenSSL signatures with the EKUs asked for', async () => {
     const aliases = await n.request('GET', '/pki/keystoreAliases');
-    assert.deepEqual(aliases.json, n.accounts.map((a) => a.address));
+    assert.deepEqual(
+      aliases.json,
+      n.accounts.map((a) => a.address),
+    );
     const data = Buffer.from('the contract text');
     // The certificate of account 1 is on the chain (previous test).
-    await until('account 1 certified', async () => ((await n.request('GET', `/pki/certificate/by-public-key/${encodeBase58(sender.keyPair.publicKey)}`)).status === 200 ? true : undefined), 10_000, 100);
-    const signed = await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 1 });
+    await until(
+      'account 1 certified',
+      async () => ((await n.request('GET', `/pki/certificate/by-public-key/${encodeBase58(sender.keyPair.publicKey)}`)).status === 200 ? true : undefined),
+      10_000,
+      100,
+    );
+    const signed = await n.request('POST', '/pki/sign', {
+      inputData: encodeBase64(data),
+      keystoreAlias: sender.address,
+      password: sender.keystorePassword,
+      sigType: 1,
+    });
     assert.equal(signed.status, 200, signed.text);
     const signature = Buffer.from(decodeBase64(signed.json.signature as string));
     assert.deepEqual(ca.cmsVerify(signature, data, [ca.cert.pemFile]), { ok: true });
@@ -200,13 +260,45 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
     assert.deepEqual((await verify({ signature: theirs, extendedKeyUsageList: ['1.3.6.1.5.5.7.3.4'] })).json, { sigStatus: true });
     assert.deepEqual((await verify({ signature: theirs, extendedKeyUsageList: ['clientAuth'] })).json, { sigStatus: false });
     assert.deepEqual((await verify({ signature: theirs, extended_key_usage_list: ['1.3.6.1.5.5.7.3.2'] })).json, { sigStatus: false });
-    assert.deepEqual((await n.request('POST', '/pki/verify', { inputData: encodeBase64(Buffer.from('other')), signature: theirs, sigType: 1 })).json, { sigStatus: false });
+    assert.deepEqual((await n.request('POST', '/pki/verify', { inputData: encodeBase64(Buffer.from('other')), signature: theirs, sigType: 1 })).json, {
+      sigStatus: false,
+    });
 
-    assertError(await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: 'wrong', sigType: 1 }), 400, 115, /no private key/);
-    assertError(await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: 'nobody', password: '', sigType: 1 }), 400, 115, /no private key/);
-    assertError(await n.request('POST', '/pki/sign', { inputData: '%%%', keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 1 }), 400, 199, /Invalid Base64 in 'inputData'/);
-    assertError(await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 3 }), 400, 199, /sigType 3 \(CAdES-T\) is not supported/);
-    assertError(await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: n.accounts[4]!.address, password: n.accounts[4]!.keystorePassword, sigType: 1 }), 404, 119, /public key/);
+    assertError(
+      await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: 'wrong', sigType: 1 }),
+      400,
+      115,
+      /no private key/,
+    );
+    assertError(
+      await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: 'nobody', password: '', sigType: 1 }),
+      400,
+      115,
+      /no private key/,
+    );
+    assertError(
+      await n.request('POST', '/pki/sign', { inputData: '%%%', keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 1 }),
+      400,
+      199,
+      /Invalid Base64 in 'inputData'/,
+    );
+    assertError(
+      await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: sender.keystorePassword, sigType: 3 }),
+      400,
+      199,
+      /sigType 3 \(CAdES-T\) is not supported/,
+    );
+    assertError(
+      await n.request('POST', '/pki/sign', {
+        inputData: encodeBase64(data),
+        keystoreAlias: n.accounts[4]!.address,
+        password: n.accounts[4]!.keystorePassword,
+        sigType: 1,
+      }),
+      404,
+      119,
+      /public key/,
+    );
     assertError(await verify({ signature: encodeBase64(Buffer.from('not cms')) }), 400, 199, /Invalid signature: not a DER CMS signature/);
     assertError(await verify({ signature: theirs, extendedKeyUsageList: ['no oid'] }), 400, 199, /'no oid' in extendedKeyUsageList/);
   });
@@ -295,7 +387,12 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
       for (let i = 0; i < 5; i++) assertError(await sign(`wrong-${i}`), 400, 115, /no private key/);
       assertError(await sign('wrong-5'), 429, 115, /too many wrong passwords/);
       // One limit for every route that takes the password.
-      assertError(await n.request('POST', `/addresses/signText/${holder.address}`, { message: 'x', password: 'wrong-6' }), 429, 115, /too many wrong passwords/);
+      assertError(
+        await n.request('POST', `/addresses/signText/${holder.address}`, { message: 'x', password: 'wrong-6' }),
+        429,
+        115,
+        /too many wrong passwords/,
+      );
       assertError(await sign(holder.keystorePassword), 404, 119, /public key/);
       assert.equal(watch.calls.keyPair, 0, 'no password was derived on the event loop');
       assert.ok(watch.calls.unlock >= 8);
@@ -318,7 +415,12 @@ describe('PKI in ON mode on a GOST node', { timeout: 120_000 }, () => {
     const revoked = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Revoked User', publicKey: a3.keyPair.publicKey, eku: ['clientAuth'] });
     ca.revoke(revoked);
     crlBytes.set('/root.crl', ca.crl());
-    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, a2, a1, [noClientAuth.base64]).body), 400, 120, /lacks the extended key usage 1\.3\.6\.1\.5\.5\.7\.3\.2/);
+    assertError(
+      await n.request('POST', '/transactions/broadcast', transfer(n, a2, a1, [noClientAuth.base64]).body),
+      400,
+      120,
+      /lacks the extended key usage 1\.3\.6\.1\.5\.5\.7\.3\.2/,
+    );
     assertError(await n.request('POST', '/transactions/broadcast', transfer(n, a3, a1, [revoked.base64]).body), 400, 120, /was revoked at/);
     const t = transfer(n, a1, a2, [good.base64]);
     const r = await n.request('POST', '/transactions/broadcast', t.body);

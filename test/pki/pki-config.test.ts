@@ -47,7 +47,7 @@ function load(file: string, edit: (doc: Doc) => void) {
   return loadNodeConfig(copy);
 }
 
-const genesisOf = (doc: Doc): Record<string, unknown> => ((doc.node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom.genesis);
+const genesisOf = (doc: Doc): Record<string, unknown> => (doc.node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom.genesis;
 
 async function rejects(p: Promise<unknown>, path: string, message: RegExp): Promise<void> {
   await assert.rejects(p, (e: unknown) => e instanceof ConfigError && e.path === path && message.test(e.message));
@@ -58,10 +58,22 @@ describe('PKI settings in a node config', () => {
     const crl = ca.crl();
     const root = parseCertificate(ca.cert.der);
     const c = await load(gostConf, (doc) => {
-      doc.node['crypto'] = { type: 'GOST', pki: { mode: 'TEST', 'required-oids': ['clientAuth', '1.2.643.100.113.1'], 'crl-checks-enabled': 'yes', 'crl-sync-manager-settings': { period: '10m' } } };
+      doc.node['crypto'] = {
+        type: 'GOST',
+        pki: {
+          mode: 'TEST',
+          'required-oids': ['clientAuth', '1.2.643.100.113.1'],
+          'crl-checks-enabled': 'yes',
+          'crl-sync-manager-settings': { period: '10m' },
+        },
+      };
       doc.node['pki'] = { 'tsp-server': 'http://localhost/TSP/tsp.srf' };
       genesisOf(doc)['pki'] = {
-        'trusted-root-fingerprints': [Buffer.from(fingerprint(ca.cert.der)).toString('hex').replace(/(..)(?!$)/g, '$1:')],
+        'trusted-root-fingerprints': [
+          Buffer.from(fingerprint(ca.cert.der))
+            .toString('hex')
+            .replace(/(..)(?!$)/g, '$1:'),
+        ],
         certificates: [ca.cert.base64],
         crls: [{ publicKeyBase58: encodeBase58(root.publicKey.bytes), cdp: 'http://127.0.0.1:1/root.crl', crl: crl.toString('base64') }],
       };
@@ -79,12 +91,40 @@ describe('PKI settings in a node config', () => {
   });
 
   it("follows WE's rules: WAVES only OFF, ON with CRL checks and TLS; bad values name their key", async () => {
-    await rejects(load(wavesConf, (doc) => void (doc.node['crypto'] = { type: 'WAVES', pki: { mode: 'TEST' } })), 'node.crypto.pki.mode', /^node\.crypto\.pki\.mode: Usage of 'node\.crypto\.pki = ON \| TEST' is forbidden for 'node\.crypto\.type = Waves'$/);
-    await rejects(load(gostConf, (doc) => void (doc.node['crypto'] = { type: 'GOST', pki: { mode: 'ON' } })), 'node.crypto.pki.crl-checks-enabled', /Setting 'crl-checks-enabled = false' is forbidden for 'pki\.mode = ON'/);
-    await rejects(load(gostConf, (doc) => void (doc.node['crypto'] = { type: 'GOST', pki: { mode: 'ON', 'crl-checks-enabled': true } })), 'node.network.tls', /requires TLS on the P2P network/);
-    await rejects(load(gostConf, (doc) => void (doc.node['crypto'] = { type: 'GOST', pki: { mode: 'TEST', 'required-oids': ['anyPurpose'] } })), 'node.crypto.pki.required-oids(0)', /expected a dotted OID or one of serverAuth/);
-    await rejects(load(gostConf, (doc) => void (genesisOf(doc)['pki'] = { 'trusted-root-fingerprints': ['abc'] })), 'node.blockchain.custom.genesis.pki.trusted-root-fingerprints(0)', /expected a SHA-1 fingerprint/);
-    await rejects(load(gostConf, (doc) => void (genesisOf(doc)['pki'] = { certificates: ['AAAA'] })), 'node.blockchain.custom.genesis.pki.certificates(0)', /not a DER X\.509 certificate/);
-    await rejects(load(wavesConf, (doc) => void (genesisOf(doc)['pki'] = { certificates: [] })), 'node.blockchain.custom.genesis.pki', /for GOST networks/);
+    await rejects(
+      load(wavesConf, (doc) => void (doc.node['crypto'] = { type: 'WAVES', pki: { mode: 'TEST' } })),
+      'node.crypto.pki.mode',
+      /^node\.crypto\.pki\.mode: Usage of 'node\.crypto\.pki = ON \| TEST' is forbidden for 'node\.crypto\.type = Waves'$/,
+    );
+    await rejects(
+      load(gostConf, (doc) => void (doc.node['crypto'] = { type: 'GOST', pki: { mode: 'ON' } })),
+      'node.crypto.pki.crl-checks-enabled',
+      /Setting 'crl-checks-enabled = false' is forbidden for 'pki\.mode = ON'/,
+    );
+    await rejects(
+      load(gostConf, (doc) => void (doc.node['crypto'] = { type: 'GOST', pki: { mode: 'ON', 'crl-checks-enabled': true } })),
+      'node.network.tls',
+      /requires TLS on the P2P network/,
+    );
+    await rejects(
+      load(gostConf, (doc) => void (doc.node['crypto'] = { type: 'GOST', pki: { mode: 'TEST', 'required-oids': ['anyPurpose'] } })),
+      'node.crypto.pki.required-oids(0)',
+      /expected a dotted OID or one of serverAuth/,
+    );
+    await rejects(
+      load(gostConf, (doc) => void (genesisOf(doc)['pki'] = { 'trusted-root-fingerprints': ['abc'] })),
+      'node.blockchain.custom.genesis.pki.trusted-root-fingerprints(0)',
+      /expected a SHA-1 fingerprint/,
+    );
+    await rejects(
+      load(gostConf, (doc) => void (genesisOf(doc)['pki'] = { certificates: ['AAAA'] })),
+      'node.blockchain.custom.genesis.pki.certificates(0)',
+      /not a DER X\.509 certificate/,
+    );
+    await rejects(
+      load(wavesConf, (doc) => void (genesisOf(doc)['pki'] = { certificates: [] })),
+      'node.blockchain.custom.genesis.pki',
+      /for GOST networks/,
+    );
   });
 });

@@ -63,7 +63,11 @@ before(async () => {
   intermediate = root.intermediate('/C=RU/O=Weft Test/OU=Issuing/CN=Weft Test Issuing CA', `${base}/issuing.crl`);
   user = suite.keyPairFromSeedPhrase('pki test user');
   otherUser = suite.keyPairFromSeedPhrase('pki test other user');
-  userCert = intermediate.issue({ subject: '/C=RU/O=Weft Test/CN=User, One+UID=u1/emailAddress=one@example.com', publicKey: user.publicKey, eku: ['clientAuth', 'emailProtection'] });
+  userCert = intermediate.issue({
+    subject: '/C=RU/O=Weft Test/CN=User, One+UID=u1/emailAddress=one@example.com',
+    publicKey: user.publicKey,
+    eku: ['clientAuth', 'emailProtection'],
+  });
   otherCert = intermediate.issue({ subject: '/C=RU/O=Weft Test/CN=User Two', publicKey: otherUser.publicKey, eku: ['emailProtection'] });
   opensslUser = intermediate.issue({ subject: '/C=RU/O=Weft Test/CN=OpenSSL Signer', eku: ['clientAuth'] });
   crlBytes.set('/root.crl', root.crl());
@@ -89,14 +93,24 @@ function settings(o: Partial<PkiSettings> = {}): PkiSettings {
  * The certificate families of a real state store (no blocks: each height commits only the
  * certificates given), read through PKI's CertificateStore.
  */
-async function stateCertificates(): Promise<{ certs: CertificateStore; commit: (height: number, certificates: readonly Certificate[]) => void; rollbackTo: (height: number) => void; close: () => Promise<void> }> {
+async function stateCertificates(): Promise<{
+  certs: CertificateStore;
+  commit: (height: number, certificates: readonly Certificate[]) => void;
+  rollbackTo: (height: number) => void;
+  close: () => Promise<void>;
+}> {
   const state = Store.open(tempDir('weft-certs-'), await Protocol.create({ crypto: 'gost', chainId: 'T'.charCodeAt(0) }));
   return {
     certs: new CertificateStore(state),
     commit: (height, certificates) => {
       while (state.height() < height) {
         const h = state.height() + 1;
-        state.commit({ height: h, blockIds: [], changes: new MutableState(state, h).changes(), certificates: h === height ? certificates.map(storedCertificate) : [] });
+        state.commit({
+          height: h,
+          blockIds: [],
+          changes: new MutableState(state, h).changes(),
+          certificates: h === height ? certificates.map(storedCertificate) : [],
+        });
       }
     },
     rollbackTo: (height) => void state.rollbackTo(height),
@@ -135,10 +149,17 @@ describe('GOST X.509 certificates', () => {
       [userCert.der.subarray(0, userCert.der.length - 10), /claims \d+ content bytes/],
       [Buffer.concat([userCert.der, Buffer.of(0)]), /1 bytes follow/],
     ];
-    for (const [der, message] of bad) assert.throws(() => parseCertificate(der), (e: unknown) => e instanceof CertificateFormatError && message.test(e.message));
+    for (const [der, message] of bad)
+      assert.throws(
+        () => parseCertificate(der),
+        (e: unknown) => e instanceof CertificateFormatError && message.test(e.message),
+      );
     const dir = tempDir('weft-rsa-');
     openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-subj', '/CN=rsa', '-outform', 'DER', '-out', 'rsa.der', '-days', '1'], dir);
-    assert.throws(() => parseCertificate(Buffer.from(openssl(['x509', '-inform', 'DER', '-in', 'rsa.der', '-outform', 'DER'], dir))), /1\.2\.840\.113549\.1\.1\.1 is not GOST R 34\.10-2012 256-bit/);
+    assert.throws(
+      () => parseCertificate(Buffer.from(openssl(['x509', '-inform', 'DER', '-in', 'rsa.der', '-outform', 'DER'], dir))),
+      /1\.2\.840\.113549\.1\.1\.1 is not GOST R 34\.10-2012 256-bit/,
+    );
   });
 });
 
@@ -149,8 +170,14 @@ describe('the certificates of a transaction', () => {
       chain.certificates.map((c) => c.subject.rfc2253),
       [cert(userCert).subject.rfc2253, cert(intermediate.cert).subject.rfc2253, cert(root.cert).subject.rfc2253],
     );
-    assert.throws(() => buildCertificateChain(parseCertificatesBase64([userCert.base64, otherCert.base64, intermediate.cert.base64])), /Unexpected cert chains number\. Provided: '2', expected: '1'/);
-    assert.throws(() => parseCertificatesBase64(['@@@']), (e: unknown) => e instanceof CertificateChainError && /Encountered an invalid Base64/.test(e.message));
+    assert.throws(
+      () => buildCertificateChain(parseCertificatesBase64([userCert.base64, otherCert.base64, intermediate.cert.base64])),
+      /Unexpected cert chains number\. Provided: '2', expected: '1'/,
+    );
+    assert.throws(
+      () => parseCertificatesBase64(['@@@']),
+      (e: unknown) => e instanceof CertificateChainError && /Encountered an invalid Base64/.test(e.message),
+    );
     assert.throws(() => parseCertificatesBase64([Buffer.from('garbage').toString('base64')]), /Expected a valid X\.509 certificate in DER encoding/);
   });
 
@@ -163,7 +190,10 @@ describe('the certificates of a transaction', () => {
     assert.equal(bytes.readUInt16BE(4 + tx.length + 8), userCert.der.length, 'first certificate length');
     const back = decodeWithCertificates(bytes);
     assert.deepEqual(Buffer.from(back.payload), tx);
-    assert.deepEqual(back.certificates.map((c) => Buffer.from(c.der)), [userCert.der, intermediate.cert.der]);
+    assert.deepEqual(
+      back.certificates.map((c) => Buffer.from(c.der)),
+      [userCert.der, intermediate.cert.der],
+    );
     assert.equal(back.end, bytes.length);
     assert.equal(decodeCertChainStore(Buffer.from([0, 0, 0, 0])).certificates.length, 0);
     assert.throws(() => decodeWithCertificates(bytes.subarray(0, bytes.length - 3)), CertChainCodecError);
@@ -175,7 +205,12 @@ describe('the certificate families of the state store', () => {
     const { certs, commit, rollbackTo, close } = await stateCertificates();
     const c = cert(userCert);
     commit(5, [c, cert(intermediate.cert)]);
-    for (const found of [certs.byDn(c.subject.rfc2253), certs.byDnHash(dnHash(c.subject.rfc2253)), certs.byPublicKey(user.publicKey), certs.byFingerprint(fingerprint(c.der))]) {
+    for (const found of [
+      certs.byDn(c.subject.rfc2253),
+      certs.byDnHash(dnHash(c.subject.rfc2253)),
+      certs.byPublicKey(user.publicKey),
+      certs.byFingerprint(fingerprint(c.der)),
+    ]) {
       assert.deepEqual(Buffer.from(found!.der), userCert.der);
     }
     // Another certificate for a DN already stored is not stored (WE keeps the first).
@@ -214,9 +249,21 @@ describe('chain validation (PKI TEST/ON)', () => {
     const { certs: store, close } = await stateCertificates();
     const full = chainOf(userCert, intermediate.cert, root.cert);
     assert.match((await validator(settings(), store).problem(full, otherUser.publicKey))!, /holds the public key/);
-    assert.match((await validator(settings({ genesis: { trustedRootFingerprints: [fingerprint(userCert.der)], certificates: [], crls: [] } }), store).problem(full, user.publicKey))!, /is not a trusted root/);
-    assert.match((await validator(settings({ genesis: { trustedRootFingerprints: [], certificates: [], crls: [] } }), store).problem(full, user.publicKey))!, /no trusted root is configured/);
-    assert.match((await validator(settings({ requiredOids: ['1.3.6.1.5.5.7.3.3'] }), store).problem(full, user.publicKey))!, /lacks the extended key usage 1\.3\.6\.1\.5\.5\.7\.3\.3/);
+    assert.match(
+      (await validator(settings({ genesis: { trustedRootFingerprints: [fingerprint(userCert.der)], certificates: [], crls: [] } }), store).problem(
+        full,
+        user.publicKey,
+      ))!,
+      /is not a trusted root/,
+    );
+    assert.match(
+      (await validator(settings({ genesis: { trustedRootFingerprints: [], certificates: [], crls: [] } }), store).problem(full, user.publicKey))!,
+      /no trusted root is configured/,
+    );
+    assert.match(
+      (await validator(settings({ requiredOids: ['1.3.6.1.5.5.7.3.3'] }), store).problem(full, user.publicKey))!,
+      /lacks the extended key usage 1\.3\.6\.1\.5\.5\.7\.3\.3/,
+    );
     assert.equal(await validator(settings({ requiredOids: ['1.3.6.1.5.5.7.3.2'] }), store).problem(full, user.publicKey), undefined);
     const later = (): bigint => BigInt(Date.now()) + 400n * 86_400_000n;
     assert.match((await validator(settings(), store, later).problem(full, user.publicKey))!, /expired at/);
@@ -230,12 +277,18 @@ describe('chain validation (PKI TEST/ON)', () => {
     crlBytes.set('/issuing.crl', intermediate.crl());
     const s = settings({ crlChecksEnabled: true });
     assert.equal(await validator(s, store).problem(chainOf(userCert, intermediate.cert, root.cert), user.publicKey), undefined);
-    assert.match((await validator(s, store).problem(chainOf(revoked, intermediate.cert, root.cert), otherUser.publicKey))!, /'CN=Revoked User,O=Weft Test,C=RU' \(serial [0-9a-f]+\) was revoked at/);
+    assert.match(
+      (await validator(s, store).problem(chainOf(revoked, intermediate.cert, root.cert), otherUser.publicKey))!,
+      /'CN=Revoked User,O=Weft Test,C=RU' \(serial [0-9a-f]+\) was revoked at/,
+    );
     // Without CRL checks (TEST may run so) the revocation is not looked at.
     assert.equal(await validator(settings(), store).problem(chainOf(revoked, intermediate.cert, root.cert), otherUser.publicKey), undefined);
     const saved = crlBytes.get('/root.crl')!;
     crlBytes.delete('/root.crl');
-    assert.match((await validator(s, store).problem(chainOf(userCert, intermediate.cert, root.cert), user.publicKey))!, /no CRL of 'CN=Weft Test Root,O=Weft Test,C=RU' can be had/);
+    assert.match(
+      (await validator(s, store).problem(chainOf(userCert, intermediate.cert, root.cert), user.publicKey))!,
+      /no CRL of 'CN=Weft Test Root,O=Weft Test,C=RU' can be had/,
+    );
     crlBytes.set('/root.crl', saved);
     await close();
   });
@@ -261,7 +314,10 @@ describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certi
     assert.match((await pki.peerTransactionProblem(user.publicKey, []))!, /first transaction must carry its certificate chain/);
     assert.equal(await pki.peerTransactionProblem(user.publicKey, [cert(userCert), cert(intermediate.cert), cert(root.cert)]), undefined);
     assert.match((await pki.peerTransactionProblem(otherUser.publicKey, [cert(userCert), cert(intermediate.cert), cert(root.cert)]))!, /holds the public key/);
-    assert.match((await pki.peerTransactionProblem(user.publicKey, [cert(userCert), cert(otherCert), cert(intermediate.cert)]))!, /Unexpected cert chains number\. Provided: '2', expected: '1'/);
+    assert.match(
+      (await pki.peerTransactionProblem(user.publicKey, [cert(userCert), cert(otherCert), cert(intermediate.cert)]))!,
+      /Unexpected cert chains number\. Provided: '2', expected: '1'/,
+    );
     commit(3, [cert(userCert)]);
     assert.equal(await pki.peerTransactionProblem(user.publicKey, []), undefined);
     // OFF takes anything.
@@ -272,12 +328,23 @@ describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certi
   it("a peer's block keeps of its certificates (45, 47) only the chains of its senders that pass the same rules", async () => {
     const { certs, close } = await stateCertificates();
     const pki = service(settings(), certs);
-    const policy = (tx: Transaction, certificates: readonly Certificate[]): Promise<string | undefined> => pki.peerTransactionProblem(tx.senderPublicKey, certificates);
+    const policy = (tx: Transaction, certificates: readonly Certificate[]): Promise<string | undefined> =>
+      pki.peerTransactionProblem(tx.senderPublicKey, certificates);
     const gost = await Protocol.create({ crypto: 'gost', chainId: 'T'.charCodeAt(0) });
     const send = (from: KeyPair, to: KeyPair, n: bigint): Transaction =>
       gost.sign(
         gost.transactionFromJson(
-          { type: 4, version: 3, senderPublicKey: encodeBase58(from.publicKey), recipient: gost.addresses.fromPublicKey(to.publicKey).toString(), amount: n, fee: 1_000_000n, attachment: '', timestamp: BigInt(Date.now()) + n, proofs: [] },
+          {
+            type: 4,
+            version: 3,
+            senderPublicKey: encodeBase58(from.publicKey),
+            recipient: gost.addresses.fromPublicKey(to.publicKey).toString(),
+            amount: n,
+            fee: 1_000_000n,
+            attachment: '',
+            timestamp: BigInt(Date.now()) + n,
+            proofs: [],
+          },
           { forBroadcast: false },
         ),
         from.privateKey,
@@ -287,7 +354,11 @@ describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certi
     try {
       const rogueCert = rogueRoot.issue({ subject: '/C=RU/O=Rogue/CN=User Two Elsewhere', publicKey: otherUser.publicKey, eku: ['clientAuth'] });
       const carried = [cert(userCert), cert(intermediate.cert), cert(root.cert), cert(rogueCert), cert(rogueRoot.cert), cert(opensslUser)];
-      const { admitted, refused } = await admitBlockCertificates([send(user, otherUser, 1n), send(otherUser, user, 2n), send(user, otherUser, 3n)], carried, policy);
+      const { admitted, refused } = await admitBlockCertificates(
+        [send(user, otherUser, 1n), send(otherUser, user, 2n), send(user, otherUser, 3n)],
+        carried,
+        policy,
+      );
       assert.deepEqual(
         admitted.map((c) => c.subject.rfc2253),
         [cert(userCert), cert(intermediate.cert), cert(root.cert)].map((c) => c.subject.rfc2253),
@@ -308,7 +379,7 @@ describe("peers' transactions in PKI mode TEST (the rules of a broadcast's certi
 describe('CAdES-BES detached signatures (GOST R 34.10-2012 256, Streebog-256)', () => {
   const data = Buffer.from('a document to sign: Погода хорошая', 'utf8');
 
-  it("made by Weft are verified by `openssl cms` against the root, and by Weft; a changed byte fails", () => {
+  it('made by Weft are verified by `openssl cms` against the root, and by Weft; a changed byte fails', () => {
     const signature = createDetachedCadesBes({
       content: data,
       signer: cert(userCert),
@@ -334,6 +405,10 @@ describe('CAdES-BES detached signatures (GOST R 34.10-2012 256, Streebog-256)', 
     const check = verifyDetached(parsed, data, { digest, verifiers: new GostVerifiers() });
     assert.equal(check.valid, true);
     assert.equal(check.valid && check.signer.subject.rfc2253, 'CN=OpenSSL Signer,O=Weft Test,C=RU');
-    assert.deepEqual(verifyDetached(parsed, Buffer.from('other data'), { digest, verifiers: new GostVerifiers() }), { valid: false, reason: 'the message digest does not match the data', signer: check.valid ? check.signer : undefined });
+    assert.deepEqual(verifyDetached(parsed, Buffer.from('other data'), { digest, verifiers: new GostVerifiers() }), {
+      valid: false,
+      reason: 'the message digest does not match the data',
+      signer: check.valid ? check.signer : undefined,
+    });
   });
 });

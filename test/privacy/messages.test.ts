@@ -12,7 +12,15 @@ import { x25519SharedSecret } from '../../src/crypto/encryption.js';
 import { StreamDecryptor } from '../../src/crypto/stream-cipher.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { encodeItemMeta, type PolicyItemMeta } from '../../src/privacy/item.js';
-import { framesOf, itemFrames, MalformedItemStream, readItemFrames, refusalFrames, STREAM_CHUNK_MAGIC, type StreamDecryption } from '../../src/privacy/item-stream.js';
+import {
+  framesOf,
+  itemFrames,
+  MalformedItemStream,
+  readItemFrames,
+  refusalFrames,
+  STREAM_CHUNK_MAGIC,
+  type StreamDecryption,
+} from '../../src/privacy/item-stream.js';
 import { transportEncryptionFor } from '../../src/crypto/transport-encryption.js';
 import { gostSubjectPublicKeyInfo } from '../../src/crypto/pki/x509.js';
 import {
@@ -121,7 +129,10 @@ describe('PrivacyInventory V1 (39) and V2 (44)', () => {
   });
 
   it('V2: with the data type byte, inside the signed bytes too', () => {
-    for (const [type, byte] of [['default', '00'], ['large', '01']] as const) {
+    for (const [type, byte] of [
+      ['default', '00'],
+      ['large', '01'],
+    ] as const) {
       const inv = signInventory(p, signer, id, type, 2);
       const bytes = encodeInventory(inv);
       assert.equal(bytes.length, 32 + 32 + 32 + 1 + 64);
@@ -135,7 +146,10 @@ describe('PrivacyInventory V1 (39) and V2 (44)', () => {
       flipped[96] = flipped[96]! ^ 1;
       assert.equal(verifyInventory(p, decodeInventory(p, 44, flipped)), false);
     }
-    assert.throws(() => decodeInventory(p, 44, new Uint8Array([...encodeInventory(signInventory(p, signer, id, 'default', 2))].map((b, i) => (i === 96 ? 7 : b)))), /data type 7/);
+    assert.throws(
+      () => decodeInventory(p, 44, new Uint8Array([...encodeInventory(signInventory(p, signer, id, 'default', 2))].map((b, i) => (i === 96 ? 7 : b)))),
+      /data type 7/,
+    );
     assert.throws(() => decodeInventory(p, 44, encodeInventory(signInventory(p, signer, id, 'default', 1))), MalformedPrivacyMessage);
     assert.throws(() => decodeInventory(p, 39, fill(159, 0)), MalformedPrivacyMessage);
   });
@@ -158,7 +172,7 @@ function recut(frames: Uint8Array[], seed: number): Uint8Array[] {
   const content = Buffer.concat(frames.filter((f) => f.length > 0).map((f) => f.subarray(4)));
   const out: Uint8Array[] = [];
   let x = seed;
-  for (let at = 0; at < content.length; ) {
+  for (let at = 0; at < content.length;) {
     x = (x * 1103515245 + 12345) & 0x7fffffff;
     const n = Math.min(content.length - at, 1 + (x % 300));
     out.push(Buffer.concat([Buffer.from([0x87, 0x65, 0x43, 0x21]), content.subarray(at, at + n)]));
@@ -201,7 +215,9 @@ describe('the large-item stream', () => {
 
   it('on a plain channel: 0x01 ‖ u32 chunkSize ‖ wrappedKey ‖ u32 metaLen ‖ the stream cipher over meta ‖ data', async () => {
     const data = randomBytes(5000);
-    const frames = await collect(itemFrames(meta, from([data]), 1024, { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey }));
+    const frames = await collect(
+      itemFrames(meta, from([data]), 1024, { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey }),
+    );
     const content = Buffer.concat(frames.slice(0, -1).map((f) => f.subarray(4)));
     const metaBytes = encodeItemMeta(meta);
     assert.equal(hex(content.subarray(0, 5)), '01' + '00000400');
@@ -221,13 +237,22 @@ describe('the large-item stream', () => {
 
   it('round-trips any data in any framing, TLS or encrypted', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 4000 }), fc.integer({ min: 64, max: 2048 }), fc.boolean(), fc.nat(), async (data, chunkSize, encrypted, seed) => {
-        const enc = encrypted ? { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey } : undefined;
-        const frames = recut(await collect(itemFrames(meta, from([data]), chunkSize, enc)), seed);
-        const got = await readItemFrames(from(frames), encrypted ? { transport: WAVES, recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey } : undefined);
-        assert.equal(got.status, 'data');
-        if (got.status === 'data') assert.ok(Buffer.concat(await collect(got.data)).equals(Buffer.from(data)));
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 4000 }),
+        fc.integer({ min: 64, max: 2048 }),
+        fc.boolean(),
+        fc.nat(),
+        async (data, chunkSize, encrypted, seed) => {
+          const enc = encrypted ? { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey } : undefined;
+          const frames = recut(await collect(itemFrames(meta, from([data]), chunkSize, enc)), seed);
+          const got = await readItemFrames(
+            from(frames),
+            encrypted ? { transport: WAVES, recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey } : undefined,
+          );
+          assert.equal(got.status, 'data');
+          if (got.status === 'data') assert.ok(Buffer.concat(await collect(got.data)).equals(Buffer.from(data)));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -249,9 +274,14 @@ describe('the large-item stream', () => {
     await assert.rejects(readItemFrames(from(await collect(framesOf(from([Uint8Array.of(7)]), 16)))), /status byte 7/);
     await assert.rejects(readItemFrames(from(await collect(framesOf(from([Uint8Array.of(0, 1)]), 16)))), /bytes after/);
     await assert.rejects(readItemFrames(from(await collect(framesOf(from([Uint8Array.of(1, 0, 0, 0, 50, 1, 2)]), 16)))), /ended inside the metadata/);
-    const encrypted = await collect(itemFrames(meta, from([fill(3000, 2)]), 256, { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey }));
+    const encrypted = await collect(
+      itemFrames(meta, from([fill(3000, 2)]), 256, { transport: WAVES, senderPrivateKey: sender.privateKey, recipientPublicKey: receiver.publicKey }),
+    );
     const tampered = encrypted.map((f, i) => (i === 5 ? Uint8Array.from(f).map((b, j) => (j === 40 ? b ^ 1 : b)) : f));
-    await assert.rejects(readThrough(tampered, { transport: WAVES, recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey }), /Tag mismatch/);
+    await assert.rejects(
+      readThrough(tampered, { transport: WAVES, recipientPrivateKey: receiver.privateKey, senderPublicKey: sender.publicKey }),
+      /Tag mismatch/,
+    );
   });
 });
 

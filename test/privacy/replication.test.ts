@@ -112,7 +112,10 @@ async function* chunks(data: Uint8Array, size = 50_000): AsyncGenerator<Uint8Arr
 }
 
 /** A network of named nodes over one chain; closed at the end of the test. */
-async function network(names: string[], options: { tls: boolean; recipients: string[]; features180?: boolean; now?: () => bigint; settings?: PrivacySettings }) {
+async function network(
+  names: string[],
+  options: { tls: boolean; recipients: string[]; features180?: boolean; now?: () => bigint; settings?: PrivacySettings },
+) {
   const owners = new Map(names.map((n) => [n, p.crypto.keyPairFromSeedPhrase(`replication test ${n}`)]));
   const chain = new Chain(tempDir('weft-repl-chain-'));
   for (const k of owners.values()) chain.register(k);
@@ -137,7 +140,12 @@ async function network(names: string[], options: { tls: boolean; recipients: str
       now: options.now ?? (() => BigInt(Date.now())),
       log: { debug: () => undefined, info: () => undefined, warn: (_details, message) => void warnings.push(message) },
     };
-    const updates = new PolicyUpdates(p.addresses.fromPublicKey(owner.publicKey), () => chain.state, state, () => undefined);
+    const updates = new PolicyUpdates(
+      p.addresses.fromPublicKey(owner.publicKey),
+      () => chain.state,
+      state,
+      () => undefined,
+    );
     const replication = new PrivacyReplication(parts, updates);
     nodes.set(name, { name, owner, storage, state, dir, replication, updates, parts, warnings });
   }
@@ -200,11 +208,14 @@ describe('replication between policy members', () => {
         'C got no inventory, no 31 and no stream frame',
       );
       assert.equal(await net.node('C').storage.exists(smallKey), false);
-      assert.ok(net.board.log.some((d) => d.to === 'B' && (d.code === 31 || d.code === 'stream')), 'the member got the data');
+      assert.ok(
+        net.board.log.some((d) => d.to === 'B' && (d.code === 31 || d.code === 'stream')),
+        'the member got the data',
+      );
     });
   }
 
-  it('finds holders by asking the members (40) when no inventory came, and answers with the node owner\'s inventory', async () => {
+  it("finds holders by asking the members (40) when no inventory came, and answers with the node owner's inventory", async () => {
     const net = await network(['A', 'B', 'D'], { tls: false, recipients: ['A', 'B', 'D'] });
     for (const n of net.nodes.values()) n.replication.start();
     const data = randomBytes(5000);
@@ -212,11 +223,17 @@ describe('replication between policy members', () => {
     await net.node('B').state.addToPending([key]);
     await until('B to hold the item', async () => ((await net.node('B').storage.exists(key)) ? true : undefined), 10_000, 20);
     assert.ok(net.board.log.some((d) => d.from === 'B' && d.to === 'D' && d.code === PrivacyMessageCode.PrivacyInventoryRequest));
-    assert.ok(net.board.log.some((d) => d.from === 'D' && d.to === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2), 'D answered with a V2 inventory');
-    assert.ok(!net.board.log.some((d) => d.from === 'A' && d.to === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2), 'A, without the item, stayed silent');
+    assert.ok(
+      net.board.log.some((d) => d.from === 'D' && d.to === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2),
+      'D answered with a V2 inventory',
+    );
+    assert.ok(
+      !net.board.log.some((d) => d.from === 'A' && d.to === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2),
+      'A, without the item, stayed silent',
+    );
   });
 
-  it("announces the items of atomic PolicyDataHash V3s in its own micro-block (signed by the node owner), only those it stores", async () => {
+  it('announces the items of atomic PolicyDataHash V3s in its own micro-block (signed by the node owner), only those it stores', async () => {
     const net = await network(['A', 'B', 'C'], { tls: false, recipients: ['A', 'B', 'C'] });
     for (const n of net.nodes.values()) n.replication.start();
     const held = await net.upload('A', randomBytes(3000), 'large');
@@ -224,20 +241,58 @@ describe('replication between policy members', () => {
     const sender = net.owners.get('A')!;
     const policyDataHash = (hash: string): Transaction =>
       p.sign(
-        p.transactionFromJson({ type: 114, version: 3, senderPublicKey: encodeBase58(sender.publicKey), policyId: held.policyId, dataHash: hash, timestamp: 1_700_000_000_000, fee: 5_000_000, feeAssetId: null, atomicBadge: {}, proofs: [] }, { forBroadcast: false }),
+        p.transactionFromJson(
+          {
+            type: 114,
+            version: 3,
+            senderPublicKey: encodeBase58(sender.publicKey),
+            policyId: held.policyId,
+            dataHash: hash,
+            timestamp: 1_700_000_000_000,
+            fee: 5_000_000,
+            feeAssetId: null,
+            atomicBadge: {},
+            proofs: [],
+          },
+          { forBroadcast: false },
+        ),
         sender.privateKey,
       );
     const container = p.sign(
-      p.transactionFromJson({ type: 120, version: 1, senderPublicKey: encodeBase58(sender.publicKey), timestamp: 1_700_000_000_001, transactions: [policyDataHash(held.hash).toJson(), policyDataHash(notHeld).toJson()], proofs: [] }),
+      p.transactionFromJson({
+        type: 120,
+        version: 1,
+        senderPublicKey: encodeBase58(sender.publicKey),
+        timestamp: 1_700_000_000_001,
+        transactions: [policyDataHash(held.hash).toJson(), policyDataHash(notHeld).toJson()],
+        proofs: [],
+      }),
       sender.privateKey,
     );
     assert.ok(isAtomic(container));
     await net.node('A').replication.announceAtomicItems([policyDataHash(notHeld), container]);
-    await until('B and C to hear of the held item', () => (['B', 'C'].every((n) => net.node(n).replication.inventories.knowsHolders(held)) ? true : undefined), 5000, 10);
+    await until(
+      'B and C to hear of the held item',
+      () => (['B', 'C'].every((n) => net.node(n).replication.inventories.knowsHolders(held)) ? true : undefined),
+      5000,
+      10,
+    );
     const holders = net.node('B').replication.inventories.holdersOf(held);
-    assert.deepEqual(holders.map((h) => [encodeBase58(h.address), h.type]), [[p.addresses.fromPublicKey(sender.publicKey).toString(), 'large']], "the holder is A's node owner, the type large");
-    assert.deepEqual(net.node('B').replication.inventories.holdersOf({ policyId: held.policyId, hash: notHeld }), [], 'an item A does not store is not announced');
-    assert.equal(net.board.log.filter((d) => d.from === 'A' && d.code === PrivacyMessageCode.PrivacyInventoryV2).length, 2, 'one inventory to each other member, none for the top-level 114 or the missing item');
+    assert.deepEqual(
+      holders.map((h) => [encodeBase58(h.address), h.type]),
+      [[p.addresses.fromPublicKey(sender.publicKey).toString(), 'large']],
+      "the holder is A's node owner, the type large",
+    );
+    assert.deepEqual(
+      net.node('B').replication.inventories.holdersOf({ policyId: held.policyId, hash: notHeld }),
+      [],
+      'an item A does not store is not announced',
+    );
+    assert.equal(
+      net.board.log.filter((d) => d.from === 'A' && d.code === PrivacyMessageCode.PrivacyInventoryV2).length,
+      2,
+      'one inventory to each other member, none for the top-level 114 or the missing item',
+    );
   });
 
   it('before feature 180 announces small items with V1 inventories and serves every item as a strict answer', async () => {
@@ -262,11 +317,20 @@ describe('replication between policy members', () => {
     toB.send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(inv));
     await until('D to hear of the item', () => (net.node('D').replication.inventories.knowsHolders(key) ? true : undefined), 5000, 10);
     const forwarded = net.board.log.filter((d) => d.from === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2);
-    assert.deepEqual(forwarded.map((d) => d.to), ['D'], 'once, to the other member only: not back to A, not to the non-member C');
+    assert.deepEqual(
+      forwarded.map((d) => d.to),
+      ['D'],
+      'once, to the other member only: not back to A, not to the non-member C',
+    );
     const forged = { ...signInventory(p, net.node('A').owner, idOfKey({ ...key, hash: encodeBase58(randomBytes(32)) }), 'default', 2) };
     const bad = encodeInventory({ ...forged, signature: new Uint8Array(64).fill(1) });
     toB.send(PrivacyMessageCode.PrivacyInventoryV2, bad);
-    await until('B to drop the forged inventory', () => (net.node('B').warnings.includes('privacy inventory with a bad signature dropped') ? true : undefined), 10_000, 5);
+    await until(
+      'B to drop the forged inventory',
+      () => (net.node('B').warnings.includes('privacy inventory with a bad signature dropped') ? true : undefined),
+      10_000,
+      5,
+    );
     assert.equal(net.node('B').replication.inventories.knowsHolders({ policyId: key.policyId, hash: encodeBase58(forged.dataHash) }), false);
   });
 
@@ -283,20 +347,32 @@ describe('replication between policy members', () => {
     // C, no member of the policy, claims the genuine item, 200 others of the policy and one of a policy that does not exist.
     const stranger = net.node('C').owner;
     const fromC = net.board.peer('C', 'B');
-    const claims = [genuine, ...Array.from({ length: 200 }, () => ({ policyId, hash: encodeBase58(randomBytes(32)) })), { policyId: encodeBase58(randomBytes(32)), hash: encodeBase58(randomBytes(32)) }];
+    const claims = [
+      genuine,
+      ...Array.from({ length: 200 }, () => ({ policyId, hash: encodeBase58(randomBytes(32)) })),
+      { policyId: encodeBase58(randomBytes(32)), hash: encodeBase58(randomBytes(32)) },
+    ];
     for (const claim of claims) fromC.send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(signInventory(p, stranger, idOfKey(claim), 'default', 2)));
     // Then a member's inventory the same way: once B knows of it, B has taken C's before it.
     const last = { policyId, hash: encodeBase58(randomBytes(32)) };
     fromC.send(PrivacyMessageCode.PrivacyInventoryV2, encodeInventory(signInventory(p, net.node('D').owner, idOfKey(last), 'default', 2)));
     await until("B to take the member's inventory C passed on", () => (b.knowsHolders(last) ? true : undefined), 10_000, 5);
     const address = (name: string): string => encodeBase58(p.addresses.fromPublicKey(net.node(name).owner.publicKey).bytes);
-    assert.deepEqual(b.holdersOf(genuine).map((h) => encodeBase58(h.address)), [address('A')], 'A still holds the item, and C is not taken for a holder');
-    assert.deepEqual(claims.slice(1).filter((claim) => b.knowsHolders(claim)), [], "none of C's claims recorded");
+    assert.deepEqual(
+      b.holdersOf(genuine).map((h) => encodeBase58(h.address)),
+      [address('A')],
+      'A still holds the item, and C is not taken for a holder',
+    );
+    assert.deepEqual(
+      claims.slice(1).filter((claim) => b.knowsHolders(claim)),
+      [],
+      "none of C's claims recorded",
+    );
     const passedOn = net.board.log.filter((d) => d.from === 'B' && d.code === PrivacyMessageCode.PrivacyInventoryV2).map((d) => d.to);
     assert.deepEqual(passedOn.sort(), ['A', 'D', 'D'], "B passed on A's inventory (to D) and D's (to A and D), none of C's");
   });
 
-  it("answers \"no data\" for a small item too large for one PrivateDataResponse, instead of an answer the connection drops", async () => {
+  it('answers "no data" for a small item too large for one PrivateDataResponse, instead of an answer the connection drops', async () => {
     const net = await network(['A', 'B'], { tls: false, recipients: ['A', 'B'] });
     net.node('A').replication.start();
     // A 20 MiB small item (stored before sendData refused such sizes): with its metadata and encryption its 31 would exceed the 20 MiB + 128 B cap.
@@ -308,7 +384,10 @@ describe('replication between policy members', () => {
     net.board.peer('B', 'A').send(PrivacyMessageCode.PrivateDataRequest, encodeItemRequest(idOfKey(key)));
     await until("A's answer", () => (answers.length > 0 ? true : undefined), 10_000, 10);
     assert.equal(answers[0]!.kind, 'no-data', 'B can ask another holder at once instead of waiting out its request timeout');
-    assert.ok(net.node('A').warnings.some((w) => w.startsWith('a small privacy item is too large for a PrivateDataResponse')), net.node('A').warnings.join('; '));
+    assert.ok(
+      net.node('A').warnings.some((w) => w.startsWith('a small privacy item is too large for a PrivateDataResponse')),
+      net.node('A').warnings.join('; '),
+    );
   });
 
   it('moves on from a holder that sends other bytes than the hash names, to one that sends the item', async () => {
@@ -319,7 +398,14 @@ describe('replication between policy members', () => {
     net.node('M').parts.peers.onMessage((peer, code) => {
       if (code !== PrivacyMessageCode.PrivateDataRequest) return;
       const wrong = randomBytes(4000);
-      peer.send(PrivacyMessageCode.PrivateDataResponse, encodePrivateDataResponse({ ...idOfKey(key), kind: 'data', payload: encodeStrictPayload({ ...item(wrong, net.chain.policyId), hash: key.hash }, wrong) }));
+      peer.send(
+        PrivacyMessageCode.PrivateDataResponse,
+        encodePrivateDataResponse({
+          ...idOfKey(key),
+          kind: 'data',
+          payload: encodeStrictPayload({ ...item(wrong, net.chain.policyId), hash: key.hash }, wrong),
+        }),
+      );
     });
     net.node('A').replication.start();
     net.node('B').replication.start();
@@ -369,7 +455,7 @@ describe('replication between policy members', () => {
     await until('the item to leave the pending set', () => (b.state.pending().length === 0 ? true : undefined), 5000, 10);
   });
 
-  it('cancels a running download when the item\'s PolicyDataHash is rolled back, storing nothing', async () => {
+  it("cancels a running download when the item's PolicyDataHash is rolled back, storing nothing", async () => {
     const net = await network(['A', 'B'], { tls: false, recipients: ['A', 'B'] });
     for (const n of net.nodes.values()) n.replication.start();
     const data = randomBytes(1_500_000);
@@ -380,11 +466,28 @@ describe('replication between policy members', () => {
     net.board.holdFramesAfter(4);
     const incoming = join(net.node('B').dir, 'storage', 'incoming');
     await net.node('B').state.addToPending([key]);
-    await until('the stream to be flowing', () => (net.board.log.filter((d) => d.to === 'B' && d.code === 'stream').length === 4 ? true : undefined), 10_000, 5);
+    await until(
+      'the stream to be flowing',
+      () => (net.board.log.filter((d) => d.to === 'B' && d.code === 'stream').length === 4 ? true : undefined),
+      10_000,
+      5,
+    );
     await until('the partial download on disk', () => (readdirSync(incoming).length === 1 ? true : undefined), 10_000, 5);
     assert.equal(net.node('B').replication.synchronizer.active, 1);
     const tx = p.sign(
-      p.transactionFromJson({ type: 114, version: 3, senderPublicKey: encodeBase58(net.node('A').owner.publicKey), policyId: key.policyId, dataHash: key.hash, timestamp: 1, fee: 5_000_000n, proofs: [] }, { forBroadcast: false }),
+      p.transactionFromJson(
+        {
+          type: 114,
+          version: 3,
+          senderPublicKey: encodeBase58(net.node('A').owner.publicKey),
+          policyId: key.policyId,
+          dataHash: key.hash,
+          timestamp: 1,
+          fee: 5_000_000n,
+          proofs: [],
+        },
+        { forBroadcast: false },
+      ),
       net.node('A').owner.privateKey,
     );
     net.node('B').updates.handle({ kind: 'rollback', removed: [tx] });
@@ -413,7 +516,12 @@ describe('replication between policy members', () => {
       answers.push(readItemFrames(stream).then((r) => r.status));
       // The next asks once A is streaming to this one (after a fixed 50 ms a loaded machine could
       // still be opening the item, and the streams could be counted in another order).
-      await until(`A to stream to ${asker}`, () => (net.board.log.some((d) => d.from === 'A' && d.to === asker && d.code === 'stream') ? true : undefined), 10_000, 5);
+      await until(
+        `A to stream to ${asker}`,
+        () => (net.board.log.some((d) => d.from === 'A' && d.to === asker && d.code === 'stream') ? true : undefined),
+        10_000,
+        5,
+      );
     }
     assert.deepEqual(await Promise.all(answers), ['data', 'data', 'overloaded']);
   });
@@ -426,7 +534,12 @@ describe('replication between policy members', () => {
     const key = await net.upload('A', data, 'default');
     net.node('A').replication.announcer.announce(idOfKey(key), 'default', net.node('A').owner);
     await net.node('B').state.addToPending([{ ...key, txTimestamp: now - 1000n }]);
-    await until('B to announce what it fetched', () => (net.board.log.some((d) => d.from === 'B' && d.to === 'D' && d.code === PrivacyMessageCode.PrivacyInventoryV2) ? true : undefined), 10_000, 20);
+    await until(
+      'B to announce what it fetched',
+      () => (net.board.log.some((d) => d.from === 'B' && d.to === 'D' && d.code === PrivacyMessageCode.PrivacyInventoryV2) ? true : undefined),
+      10_000,
+      20,
+    );
     // forceSync of the policy: every anchored hash not pending joins the pending set.
     const other = randomBytes(32);
     net.chain.anchor(other);

@@ -53,17 +53,29 @@ describe('what the chain tells confidential data', () => {
   const stranger = p.crypto.keyPairFromSeedPhrase('policy updates stranger');
   const address = (k: KeyPair): string => p.addresses.fromPublicKey(k.publicKey).toString();
   const sign = (signer: KeyPair, json: Record<string, unknown>): Transaction =>
-    p.sign(p.transactionFromJson({ senderPublicKey: encodeBase58(signer.publicKey), timestamp: 1_700_000_000_000, proofs: [], ...json }, { forBroadcast: false }), signer.privateKey);
+    p.sign(
+      p.transactionFromJson({ senderPublicKey: encodeBase58(signer.publicKey), timestamp: 1_700_000_000_000, proofs: [], ...json }, { forBroadcast: false }),
+      signer.privateKey,
+    );
 
   function setup() {
     const state = new MutableState(Store.open(tempDir(), p));
     const mine = randomBytes(32);
     const theirs = randomBytes(32);
     state.putPolicy(mine, { owners: [p.addresses.fromPublicKey(owner.publicKey).bytes], recipients: [p.addresses.fromPublicKey(owner.publicKey).bytes] });
-    state.putPolicy(theirs, { owners: [p.addresses.fromPublicKey(stranger.publicKey).bytes], recipients: [p.addresses.fromPublicKey(stranger.publicKey).bytes] });
+    state.putPolicy(theirs, {
+      owners: [p.addresses.fromPublicKey(stranger.publicKey).bytes],
+      recipients: [p.addresses.fromPublicKey(stranger.publicKey).bytes],
+    });
     const privacy = PrivacyState.open(join(tempDir(), 'state'));
-    const updates = new PolicyUpdates(p.addresses.fromPublicKey(owner.publicKey), () => state, privacy, (e) => assert.fail(String(e)));
-    const dataHash = (policyId: Uint8Array, extra: Record<string, unknown> = {}) => sign(owner, { type: 114, version: 3, policyId: encodeBase58(policyId), dataHash: encodeBase58(randomBytes(32)), fee: 5_000_000n, ...extra });
+    const updates = new PolicyUpdates(
+      p.addresses.fromPublicKey(owner.publicKey),
+      () => state,
+      privacy,
+      (e) => assert.fail(String(e)),
+    );
+    const dataHash = (policyId: Uint8Array, extra: Record<string, unknown> = {}) =>
+      sign(owner, { type: 114, version: 3, policyId: encodeBase58(policyId), dataHash: encodeBase58(randomBytes(32)), fee: 5_000_000n, ...extra });
     return { state, mine, theirs, privacy, updates, dataHash };
   }
 
@@ -71,11 +83,18 @@ describe('what the chain tells confidential data', () => {
     const { mine, theirs, updates, dataHash } = setup();
     const ours = dataHash(mine);
     const inAtomic = [dataHash(mine, { atomicBadge: {} }), dataHash(theirs, { atomicBadge: {} })];
-    const atomic = p.sign(p.transaction(Atomic, 1, { senderPublicKey: owner.publicKey, miner: null, transactions: inAtomic, timestamp: 1_700_000_000_001n }), owner.privateKey);
+    const atomic = p.sign(
+      p.transaction(Atomic, 1, { senderPublicKey: owner.publicKey, miner: null, transactions: inAtomic, timestamp: 1_700_000_000_001n }),
+      owner.privateKey,
+    );
     const items = updates.itemsToFetch([ours, dataHash(theirs), atomic]);
     assert.deepEqual(
       items,
-      [ours, inAtomic[0]!].map((tx) => ({ policyId: encodeBase58(mine), hash: encodeBase58((tx.data as { dataHash: Uint8Array }).dataHash), txTimestamp: tx.timestamp })),
+      [ours, inAtomic[0]!].map((tx) => ({
+        policyId: encodeBase58(mine),
+        hash: encodeBase58((tx.data as { dataHash: Uint8Array }).dataHash),
+        txTimestamp: tx.timestamp,
+      })),
     );
   });
 
@@ -83,12 +102,34 @@ describe('what the chain tells confidential data', () => {
     const { state, theirs, updates, privacy } = setup();
     const hashes = [randomBytes(32), randomBytes(32)];
     for (const h of hashes) state.addPolicyDataHash(theirs, h, randomBytes(32));
-    const add = sign(stranger, { type: 113, version: 3, policyId: encodeBase58(theirs), opType: 'add', recipients: [address(owner)], owners: [], fee: 50_000_000n });
-    const removeSomeoneElse = sign(stranger, { type: 113, version: 3, policyId: encodeBase58(theirs), opType: 'remove', recipients: [address(owner)], owners: [], fee: 50_000_000n });
+    const add = sign(stranger, {
+      type: 113,
+      version: 3,
+      policyId: encodeBase58(theirs),
+      opType: 'add',
+      recipients: [address(owner)],
+      owners: [],
+      fee: 50_000_000n,
+    });
+    const removeSomeoneElse = sign(stranger, {
+      type: 113,
+      version: 3,
+      policyId: encodeBase58(theirs),
+      opType: 'remove',
+      recipients: [address(owner)],
+      owners: [],
+      fee: 50_000_000n,
+    });
     assert.deepEqual(updates.itemsToFetch([removeSomeoneElse]), []);
     updates.handle({ kind: 'micro-block', transactions: [add] });
     await until('the items to be queued', () => (privacy.pending().length === 2 ? true : undefined));
-    assert.deepEqual(privacy.pending().map((k) => k.hash).sort(), hashes.map((h) => encodeBase58(h)).sort());
+    assert.deepEqual(
+      privacy
+        .pending()
+        .map((k) => k.hash)
+        .sort(),
+      hashes.map((h) => encodeBase58(h)).sort(),
+    );
   });
 
   it('tells rollback listeners of rolled-back 114s and takes them out of the pending and lost sets', async () => {

@@ -107,7 +107,10 @@ function storageSuite(name: string, storage: () => PolicyStorage, leftovers: () 
       const s = storage();
       const data = randomBytes(LARGE);
       const wrong = item(data, { hash: policyDataHashOf(randomBytes(10)) });
-      await assert.rejects(s.save(wrong, 'default', data.subarray(0, 500)), (e: unknown) => isCode(199)(e) && /^Invalid data hash\. Actual '\w+', expected '\w+'$/.test((e as Error).message));
+      await assert.rejects(
+        s.save(wrong, 'default', data.subarray(0, 500)),
+        (e: unknown) => isCode(199)(e) && /^Invalid data hash\. Actual '\w+', expected '\w+'$/.test((e as Error).message),
+      );
       await assert.rejects(s.save(wrong, 'large', streamed(data)), (e: unknown) => isCode(199)(e) && (e as Error).message.includes(policyDataHashOf(data)));
       assert.equal(await s.exists(wrong), false);
       const cut = item(data);
@@ -154,7 +157,7 @@ function storageSuite(name: string, storage: () => PolicyStorage, leftovers: () 
 }
 
 describe('WE metadata bytes (PolicyMetaData.bytes)', () => {
-  it('round-trip and match WE\'s layout', () => {
+  it("round-trip and match WE's layout", () => {
     const meta = item(new Uint8Array([1]), { filename: 'ф', author: 'a', comment: '' });
     const bytes = encodeItemMeta(meta);
     assert.deepEqual(decodeItemMeta(bytes), meta);
@@ -169,7 +172,19 @@ describe('WE metadata bytes (PolicyMetaData.bytes)', () => {
 
 describe('S3 metadata encoding', () => {
   it('leaves plain ASCII as it is and encodes the rest reversibly', () => {
-    for (const v of ['plain.txt', '', 'a b', 'ünïcödé', ' lead', 'trail ', 'tab\tinside', '=?UTF-8?B?eA==?=', 'x'.repeat(2000), '日本語'.repeat(40), '\u0000']) {
+    for (const v of [
+      'plain.txt',
+      '',
+      'a b',
+      'ünïcödé',
+      ' lead',
+      'trail ',
+      'tab\tinside',
+      '=?UTF-8?B?eA==?=',
+      'x'.repeat(2000),
+      '日本語'.repeat(40),
+      '\u0000',
+    ]) {
       const encoded = encodeMetadataValue(v);
       assert.match(encoded, /^[\x20-\x7e]*$/);
       assert.equal(encoded.trim(), encoded);
@@ -287,7 +302,6 @@ describe('embedded storage after a crash', () => {
 
 // --- PostgreSQL --------------------------------------------------------------------
 
-
 const pgCount = async (sql: string): Promise<number> => {
   const c = await cluster.client('privacy');
   try {
@@ -297,10 +311,16 @@ const pgCount = async (sql: string): Promise<number> => {
   }
 };
 
-storageSuite('PostgreSQL', () => postgres, async () => (await pgCount('SELECT count(*) AS n FROM pg_largeobject_metadata')) - (await pgCount('SELECT count(*) AS n FROM policy_meta_data WHERE lo_id IS NOT NULL')));
+storageSuite(
+  'PostgreSQL',
+  () => postgres,
+  async () =>
+    (await pgCount('SELECT count(*) AS n FROM pg_largeobject_metadata')) -
+    (await pgCount('SELECT count(*) AS n FROM policy_meta_data WHERE lo_id IS NOT NULL')),
+);
 
 describe('PostgreSQL connection settings', () => {
-  it('read WE\'s JDBC URL, its user and password parameters, and the pool settings', () => {
+  it("read WE's JDBC URL, its user and password parameters, and the pool settings", () => {
     const base = { ...pgSettings, user: undefined, password: undefined, poolSize: 7, connectionTimeoutMs: 1234 };
     assert.deepEqual(pgConnectionOf({ ...base, url: 'jdbc:postgresql://db.example:6543/we_privacy?user=we&password=p%20w' }), {
       host: 'db.example',
@@ -341,16 +361,24 @@ describe('PostgreSQL schema', () => {
         'policy_meta_data.lo_id oid YES',
       ],
     );
-    const indexes = await c.query<{ indexname: string; indexdef: string }>("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename IN ('policy_meta_data', 'policy_data') ORDER BY indexname");
+    const indexes = await c.query<{ indexname: string; indexdef: string }>(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename IN ('policy_meta_data', 'policy_data') ORDER BY indexname",
+    );
     assert.deepEqual(
       indexes.rows.map((r) => r.indexname),
       ['policy_data_policy_id_with_hash_idx', 'policy_meta_data_policy_id_with_hash_idx'],
       'unique (policy_id, hash) indexes and no primary keys',
     );
     assert.ok(indexes.rows.every((r) => r.indexdef.startsWith('CREATE UNIQUE INDEX')));
-    const history = await c.query<{ installed_rank: number; version: string; description: string; type: string; script: string; checksum: number; success: boolean }>(
-      'SELECT installed_rank, version, description, type, script, checksum, success FROM flyway_schema_history ORDER BY installed_rank',
-    );
+    const history = await c.query<{
+      installed_rank: number;
+      version: string;
+      description: string;
+      type: string;
+      script: string;
+      checksum: number;
+      success: boolean;
+    }>('SELECT installed_rank, version, description, type, script, checksum, success FROM flyway_schema_history ORDER BY installed_rank');
     assert.deepEqual(
       history.rows.map((r) => [r.installed_rank, r.version, r.description, r.type, r.script, r.checksum, r.success]),
       [
@@ -367,21 +395,15 @@ describe('PostgreSQL schema', () => {
     assert.equal((await c.query('SELECT * FROM flyway_schema_history')).rowCount, 4);
   });
 
-  it('reads rows a WE node wrote (plain SQL inserts, as WE\'s DAO does)', async () => {
+  it("reads rows a WE node wrote (plain SQL inserts, as WE's DAO does)", async () => {
     const c = await cluster.client('privacy');
     after(() => c.end());
     const data = Buffer.from('written by WE');
     const hash = policyDataHashOf(data);
-    await c.query('INSERT INTO policy_meta_data (policy_id, hash, sender, filename, size, timestamp, author, comment, lo_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)', [
-      OTHER_POLICY,
-      hash,
-      'sender',
-      'we.txt',
-      13,
-      '1711357000000',
-      'we',
-      '',
-    ]);
+    await c.query(
+      'INSERT INTO policy_meta_data (policy_id, hash, sender, filename, size, timestamp, author, comment, lo_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)',
+      [OTHER_POLICY, hash, 'sender', 'we.txt', 13, '1711357000000', 'we', ''],
+    );
     await c.query('INSERT INTO policy_data (policy_id, hash, data) VALUES ($1, $2, $3)', [OTHER_POLICY, hash, data]);
     const key = { policyId: OTHER_POLICY, hash };
     assert.equal(await postgres.itemType(key), 'default');
@@ -411,12 +433,15 @@ describe('PostgreSQL schema', () => {
 
 // --- S3 ---------------------------------------------------------------------------
 
-
 const s3Client = (): S3Client =>
   new S3Client({ endpoint: s3rver.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY } });
 
 // s3rver keeps incomplete multipart uploads out of sight (and refuses to list or abort them): nothing visible is what counts.
-storageSuite('S3', () => s3, () => Promise.resolve(0));
+storageSuite(
+  'S3',
+  () => s3,
+  () => Promise.resolve(0),
+);
 
 describe('S3 object layout', () => {
   it("is WE's: key policyId‖hash, WE's metadata names, non-ASCII values as RFC 2047 words", async () => {

@@ -96,7 +96,8 @@ export class Switchboard {
       name,
       ownerAddress,
       peers: {
-        connected: () => [...this.owners.keys()].filter((other) => other !== name && !this.cut.has([name, other].sort().join('|'))).map((other) => this.peer(name, other)),
+        connected: () =>
+          [...this.owners.keys()].filter((other) => other !== name && !this.cut.has([name, other].sort().join('|'))).map((other) => this.peer(name, other)),
         onMessage: (listener) => {
           this.listeners.get(name)!.add(listener);
           return () => this.listeners.get(name)!.delete(listener);

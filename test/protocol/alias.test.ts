@@ -64,7 +64,12 @@ describe('CreateAlias: the reference vector (crypto-and-transactions §4.12)', (
 describe('CreateAlias: alias rules', () => {
   it('4 to 30 characters', () => {
     expectWeError(() => p.transactionFromJson(aliasJson({ alias: 'abc' })), 199, "Alias 'abc' length should be between 4 and 30", 'alias');
-    expectWeError(() => p.transactionFromJson(aliasJson({ alias: 'a'.repeat(31) })), 199, `Alias '${'a'.repeat(31)}' length should be between 4 and 30`, 'alias');
+    expectWeError(
+      () => p.transactionFromJson(aliasJson({ alias: 'a'.repeat(31) })),
+      199,
+      `Alias '${'a'.repeat(31)}' length should be between 4 and 30`,
+      'alias',
+    );
     expectWeError(() => p.transactionFromJson(aliasJson({ alias: '' })), 199, "Alias '' length should be between 4 and 30", 'alias');
     assert.ok(p.transactionFromJson(aliasJson({ alias: 'abcd' })));
     assert.ok(p.transactionFromJson(aliasJson({ alias: 'a'.repeat(30) })));
@@ -122,7 +127,10 @@ describe('CreateAlias: malformed JSON', () => {
       }),
       { numRuns: 500 },
     );
-    const signed = p.sign(p.transactionFromJson(aliasJson({ proofs: [], feeAssetId: encodeBase58(new Uint8Array(32).fill(2)), atomicBadge: {} })), alice.privateKey);
+    const signed = p.sign(
+      p.transactionFromJson(aliasJson({ proofs: [], feeAssetId: encodeBase58(new Uint8Array(32).fill(2)), atomicBadge: {} })),
+      alice.privateKey,
+    );
     assert.equal(stringifyJson(p.transactionFromBytes(signed.bytes).toJson()), stringifyJson(signed.toJson()));
     for (let n = 0; n < signed.bytes.length; n++) expectWeError(() => p.transactionFromBytes(signed.bytes.subarray(0, n)), 199);
     fc.assert(

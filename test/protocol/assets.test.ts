@@ -70,22 +70,48 @@ describe('Issue (3)', () => {
   it('body bytes follow the scheme, byte by byte (V3: badge before script)', () => {
     const tx = fromJson(issueJson({ version: 3, atomicBadge: {}, script: TRUE_V1 }));
     const expected = [
-      '03', '03', '54', hex(kp.publicKey),
-      u16(4), utf8hex('Gold'), u16(5), utf8hex('shiny'),
-      i64(1000), '02', '01', i64(100000000), i64(TS),
+      '03',
+      '03',
+      '54',
+      hex(kp.publicKey),
+      u16(4),
+      utf8hex('Gold'),
+      u16(5),
+      utf8hex('shiny'),
+      i64(1000),
+      '02',
+      '01',
+      i64(100000000),
+      i64(TS),
       '0100', // atomicBadge: present, no trusted sender
-      '01', u16(6), '0106b76fcb47', // script
+      '01',
+      u16(6),
+      '0106b76fcb47', // script
     ].join('');
     assert.equal(hex(tx.bodyBytes), expected);
     assert.equal(tx.idBase58, encodeBase58(p.crypto.fastHash(tx.bodyBytes)));
   });
 
-  it("JSON: assetId (= id) first, chainId as a number, text fields as text, script as base64", () => {
+  it('JSON: assetId (= id) first, chainId as a number, text fields as text, script as base64', () => {
     const tx = fromJson(issueJson({ name: 'Zoloto €', description: 'Золото' }));
     const json = tx.toJson();
     assert.deepEqual(Object.keys(json), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version',
-      'assetId', 'chainId', 'name', 'description', 'quantity', 'decimals', 'reissuable', 'script',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'assetId',
+      'chainId',
+      'name',
+      'description',
+      'quantity',
+      'decimals',
+      'reissuable',
+      'script',
     ]);
     assert.equal(json['assetId'], json['id']);
     assert.equal(json['chainId'], 84);
@@ -149,7 +175,10 @@ describe('Issue (3)', () => {
   });
 
   it('binary round trip with script and badge', () => {
-    const tx = p.sign(fromJson(issueJson({ version: 3, script: TRUE_V1, atomicBadge: { trustedSender: p.addresses.fromPublicKey(kp.publicKey).toString() } })), kp.privateKey);
+    const tx = p.sign(
+      fromJson(issueJson({ version: 3, script: TRUE_V1, atomicBadge: { trustedSender: p.addresses.fromPublicKey(kp.publicKey).toString() } })),
+      kp.privateKey,
+    );
     const back = p.transactionFromBytes(tx.bytes);
     assert.equal(stringifyJson(back.toJson()), stringifyJson(tx.toJson()));
     assert.ok(back.hasValidSenderSignature());
@@ -159,7 +188,13 @@ describe('Issue (3)', () => {
     const data = fromJson(issueJson()).data;
     weError(() => p.transaction(Issue, 2, { ...data, decimals: 9 }), 10);
     weError(() => p.transaction(Issue, 2, { ...data, chainId: 77 }), 199, 'Wrong chainId actual: 77, expected: 84');
-    weError(() => p.transaction(Issue, 2, { ...data, script: Uint8Array.of(1, 6, 0, 0, 0, 0) }), 199, 'ScriptParseError(Invalid checksum)', 'ScriptParseError', 'script');
+    weError(
+      () => p.transaction(Issue, 2, { ...data, script: Uint8Array.of(1, 6, 0, 0, 0, 0) }),
+      199,
+      'ScriptParseError(Invalid checksum)',
+      'ScriptParseError',
+      'script',
+    );
   });
 });
 
@@ -213,7 +248,7 @@ describe('Burn (6)', () => {
     weError(() => fromJson(burnJson({ amount: undefined, quantity: -2 })), 111, 'negative amount: -2 of assets', 'NegativeAmount');
   });
 
-  it("chainId is serialized but never checked (also from binary)", () => {
+  it('chainId is serialized but never checked (also from binary)', () => {
     const bytes = patched(burnJson(), (b) => (b[3] = 0));
     const tx = p.transactionFromBytes(bytes);
     assert.equal(tx.toJson()['chainId'], 0);
@@ -231,7 +266,8 @@ describe('SponsorFee (14)', () => {
   });
 
   it('isEnabled is a required boolean', () => {
-    for (const isEnabled of [undefined, 1, 'true', null]) weError(() => fromJson(sponsorJson({ isEnabled })), 1, 'failed to parse json message', 'WrongJson', 'isEnabled');
+    for (const isEnabled of [undefined, 1, 'true', null])
+      weError(() => fromJson(sponsorJson({ isEnabled })), 1, 'failed to parse json message', 'WrongJson', 'isEnabled');
   });
 });
 

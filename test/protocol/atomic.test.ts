@@ -47,7 +47,17 @@ const policy = (over: Record<string, unknown> = {}, by: KeyPair = alice): Transa
 
 const call = (over: Record<string, unknown> = {}, by: KeyPair = alice): Transaction =>
   signed(
-    { type: 104, version: 4, contractId: encodeBase58(new Uint8Array(32).fill(4)), contractVersion: 1, params: [], fee: 1, timestamp: TS, atomicBadge: {}, ...over },
+    {
+      type: 104,
+      version: 4,
+      contractId: encodeBase58(new Uint8Array(32).fill(4)),
+      contractVersion: 1,
+      params: [],
+      fee: 1,
+      timestamp: TS,
+      atomicBadge: {},
+      ...over,
+    },
     by,
   );
 
@@ -106,7 +116,7 @@ describe('Atomic: byte views, id and JSON', () => {
     assert.equal(tx.fee, 0n);
   });
 
-  it('ignores the clients\' inner `id`, and `miner` and `fee` in the request', () => {
+  it("ignores the clients' inner `id`, and `miner` and `fee` in the request", () => {
     const lying = atomicJson([t1, t2]);
     (lying['transactions'] as Record<string, unknown>[])[0]!['id'] = encodeBase58(new Uint8Array(32));
     const json = { ...lying, miner: encodeBase58(bob.publicKey), fee: 100, proofs: tx.proofs.map(encodeBase58) };
@@ -156,7 +166,7 @@ describe('Atomic: AtomicValidation rules, in WE order', () => {
     expectWeError(() => atomic([policyV2, transfer()]), 199, 'Transaction does not support atomic containers', 'transactions(0)');
   });
 
-  it('the badge\'s trusted sender, or else the inner sender, is the atomic sender', () => {
+  it("the badge's trusted sender, or else the inner sender, is the atomic sender", () => {
     const fromBob = transfer({}, bob);
     expectWeError(
       () => atomic([policy(), fromBob]),
@@ -181,7 +191,11 @@ describe('Atomic: AtomicValidation rules, in WE order', () => {
     const inner = atomic([transfer(), policy()]);
     expectWeError(() => atomic([transfer(), inner]), 199, 'Transaction does not support atomic containers', 'transactions(1)');
     const x = atomic([transfer({ amount: 6 }), policy({ fee: 2 })]);
-    expectWeError(() => p.transaction(Atomic, 1, { ...x.data, transactions: [...x.data.transactions, inner] }), 199, 'Atomic transaction cannot contain another atomic transaction');
+    expectWeError(
+      () => p.transaction(Atomic, 1, { ...x.data, transactions: [...x.data.transactions, inner] }),
+      199,
+      'Atomic transaction cannot contain another atomic transaction',
+    );
     // A deeply nested request is refused at the first level, without recursion.
     let deep: Record<string, unknown> = atomicJson([transfer(), policy()]);
     for (let i = 0; i < 5000; i++) deep = { type: 120, version: 1, transactions: [deep, deep] };
@@ -190,7 +204,10 @@ describe('Atomic: AtomicValidation rules, in WE order', () => {
 
   it('executed and executable transactions, mined or not', () => {
     const c = call();
-    const executed = p.sign(p.transaction(ExecutedContract, 1, { senderPublicKey: bob.publicKey, tx: c, results: [], timestamp: BigInt(TS + 5) }), bob.privateKey);
+    const executed = p.sign(
+      p.transaction(ExecutedContract, 1, { senderPublicKey: bob.publicKey, tx: c, results: [], timestamp: BigInt(TS + 5) }),
+      bob.privateKey,
+    );
     const unmined = atomic([c, transfer()]);
     expectWeError(
       () => p.transaction(Atomic, 1, { ...unmined.data, transactions: [executed, transfer()] }),
@@ -216,7 +233,10 @@ describe('Atomic: mining', () => {
   const c = call();
   const t = transfer();
   const container = atomic([t, c]);
-  const executed = p.sign(p.transaction(ExecutedContract, 1, { senderPublicKey: bob.publicKey, tx: c, results: [], timestamp: BigInt(TS + 5) }), bob.privateKey);
+  const executed = p.sign(
+    p.transaction(ExecutedContract, 1, { senderPublicKey: bob.publicKey, tx: c, results: [], timestamp: BigInt(TS + 5) }),
+    bob.privateKey,
+  );
   const mined = mineAtomic(container, [executed], bob);
 
   it('replaces executable transactions by their executions, sets the miner, appends its proof', () => {
@@ -267,9 +287,18 @@ describe('Atomic: malformed inner JSON', () => {
   it('inner errors keep their WE code, attributed inside the atomic', () => {
     expectWeError(() => p.transactionFromJson(atomicJson([{ ...requestOf(t), amount: -1 }, q])), 111, 'negative amount: -1 of WEST', 'transactions(0).amount');
     expectWeError(() => p.transactionFromJson(atomicJson([t, { ...requestOf(q), proofs: ['0'] }])), 199, 'invalid proof', 'transactions(1).proofs');
-    expectWeError(() => p.transactionFromJson(atomicJson([t, { ...requestOf(q), version: 9 }])), 199, 'Bad transaction type (112) and version (9)', 'transactions(1).type');
+    expectWeError(
+      () => p.transactionFromJson(atomicJson([t, { ...requestOf(q), version: 9 }])),
+      199,
+      'Bad transaction type (112) and version (9)',
+      'transactions(1).type',
+    );
     expectWeError(() => p.transactionFromJson(atomicJson([t, { ...requestOf(q), owners: ['x'] }])), 102, undefined, 'transactions(1).owners(0)');
-    expectWeError(() => p.transactionFromJson(atomicJson([t, { ...requestOf(q), type: 114, version: 1 }])), 199, 'PolicyDataHash V1 transaction is not allowed to be broadcasted');
+    expectWeError(
+      () => p.transactionFromJson(atomicJson([t, { ...requestOf(q), type: 114, version: 1 }])),
+      199,
+      'PolicyDataHash V1 transaction is not allowed to be broadcasted',
+    );
   });
 
   it('random JSON values inside never crash', () => {
@@ -345,13 +374,19 @@ describe('Atomic: malformed binary', () => {
 });
 
 describe('Atomic: clients and CreateAlias ids', () => {
-  it('an atomic signed over the library\'s CreateAlias id (hash of the body) fails the node\'s signature check', () => {
+  it("an atomic signed over the library's CreateAlias id (hash of the body) fails the node's signature check", () => {
     const aliasTx = signed({ type: 10, version: 4, alias: 'weft-atomic', fee: 1, timestamp: TS, atomicBadge: {} });
     const libraryId = blake2b(aliasTx.bodyBytes, { dkLen: 32 });
     assert.notEqual(hex(libraryId), hex(aliasTx.id));
     const t = transfer();
     const w = new ByteWriter();
-    w.u8(120).u8(1).bytes(alice.publicKey).u16(2).bytes(libraryId).bytes(t.id).i64(BigInt(TS + 1));
+    w.u8(120)
+      .u8(1)
+      .bytes(alice.publicKey)
+      .u16(2)
+      .bytes(libraryId)
+      .bytes(t.id)
+      .i64(BigInt(TS + 1));
     const clientSignature = p.crypto.sign(alice.privateKey, w.result());
     const json = atomicJson([{ ...requestOf(aliasTx), id: encodeBase58(libraryId) }, t], { proofs: [encodeBase58(clientSignature)] });
     const tx = p.transactionFromJson(json);

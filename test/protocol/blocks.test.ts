@@ -71,7 +71,12 @@ function consensusOf(type: ConsensusData['type'], votes: readonly Vote[] = []): 
   }
 }
 
-function fieldsOf(version: number, consensus: ConsensusData, transactions: readonly Transaction[] = [], featureVotes: number[] = []): Omit<UnsignedBlock, 'generator'> {
+function fieldsOf(
+  version: number,
+  consensus: ConsensusData,
+  transactions: readonly Transaction[] = [],
+  featureVotes: number[] = [],
+): Omit<UnsignedBlock, 'generator'> {
   return {
     version,
     timestamp: TS,
@@ -230,10 +235,57 @@ describe('block round trips, signatures and JSON', () => {
   it('header JSON keys per version, generator as address, consensus objects', () => {
     const keysOf = (version: number, type: ConsensusData['type']): string[] =>
       Object.keys(Block.sign(p, fieldsOf(version, consensusOf(type)), miner.privateKey).toJson());
-    assert.deepEqual(keysOf(1, 'pos'), ['version', 'timestamp', 'reference', 'generator', 'signature', 'pos-consensus', 'blocksize', 'transactionCount', 'fee', 'transactions']);
-    assert.deepEqual(keysOf(2, 'poa'), ['version', 'timestamp', 'reference', 'generator', 'signature', 'poa-consensus', 'blocksize', 'transactionCount', 'fee', 'transactions']);
-    assert.deepEqual(keysOf(3, 'cft'), ['version', 'timestamp', 'reference', 'generator', 'signature', 'cft-consensus', 'features', 'blocksize', 'transactionCount', 'fee', 'transactions']);
-    assert.deepEqual(keysOf(4, 'poa'), ['version', 'timestamp', 'reference', 'generator', 'signature', 'poa-consensus', 'features', 'senderRoleEnabled', 'blocksize', 'transactionCount', 'fee', 'transactions']);
+    assert.deepEqual(keysOf(1, 'pos'), [
+      'version',
+      'timestamp',
+      'reference',
+      'generator',
+      'signature',
+      'pos-consensus',
+      'blocksize',
+      'transactionCount',
+      'fee',
+      'transactions',
+    ]);
+    assert.deepEqual(keysOf(2, 'poa'), [
+      'version',
+      'timestamp',
+      'reference',
+      'generator',
+      'signature',
+      'poa-consensus',
+      'blocksize',
+      'transactionCount',
+      'fee',
+      'transactions',
+    ]);
+    assert.deepEqual(keysOf(3, 'cft'), [
+      'version',
+      'timestamp',
+      'reference',
+      'generator',
+      'signature',
+      'cft-consensus',
+      'features',
+      'blocksize',
+      'transactionCount',
+      'fee',
+      'transactions',
+    ]);
+    assert.deepEqual(keysOf(4, 'poa'), [
+      'version',
+      'timestamp',
+      'reference',
+      'generator',
+      'signature',
+      'poa-consensus',
+      'features',
+      'senderRoleEnabled',
+      'blocksize',
+      'transactionCount',
+      'fee',
+      'transactions',
+    ]);
 
     const votes = someVotes();
     const block = Block.sign(p, fieldsOf(3, consensusOf('cft', votes), [TXS[0]!]), miner.privateKey);
@@ -330,10 +382,35 @@ describe('feature votes', () => {
   it('duplicates, non-short ids, too many votes and votes in v1/v2 are refused', () => {
     expectWeError(() => Block.sign(p, fieldsOf(3, consensusOf('poa'), [], [3, 3]), miner.privateKey), { code: 199, message: 'Duplicate feature vote 3' });
     expectWeError(() => Block.sign(p, fieldsOf(3, consensusOf('poa'), [], [40000]), miner.privateKey), { message: 'Feature id 40000 is not a short' });
-    expectWeError(() => Block.sign(p, fieldsOf(3, consensusOf('poa'), [], Array.from({ length: 65 }, (_, i) => i)), miner.privateKey), {
-      message: "Block could not contain more than '64' feature votes",
-    });
-    assert.equal(Block.sign(p, fieldsOf(3, consensusOf('poa'), [], Array.from({ length: 64 }, (_, i) => i)), miner.privateKey).featureVotes.length, 64);
+    expectWeError(
+      () =>
+        Block.sign(
+          p,
+          fieldsOf(
+            3,
+            consensusOf('poa'),
+            [],
+            Array.from({ length: 65 }, (_, i) => i),
+          ),
+          miner.privateKey,
+        ),
+      {
+        message: "Block could not contain more than '64' feature votes",
+      },
+    );
+    assert.equal(
+      Block.sign(
+        p,
+        fieldsOf(
+          3,
+          consensusOf('poa'),
+          [],
+          Array.from({ length: 64 }, (_, i) => i),
+        ),
+        miner.privateKey,
+      ).featureVotes.length,
+      64,
+    );
     expectWeError(() => Block.sign(p, { ...fieldsOf(2, consensusOf('poa')), featureVotes: [1] }, miner.privateKey), {
       message: "Block version '2' could not contain feature votes",
     });
@@ -394,7 +471,9 @@ describe('block parsing refuses malformed input with a WeError', () => {
     for (const version of [0, 5, 0xff]) {
       expectWeError(() => Block.fromBytes(p, mutate(block, 0, Uint8Array.of(version))), { code: 199, message: /Block version is incorrect/, field: 'version' });
     }
-    expectWeError(() => Block.build(p, { ...block, version: 7 }, block.signature), { message: "Block version is incorrect: found '7', available 'Set(1, 2, 3, 4)'" });
+    expectWeError(() => Block.build(p, { ...block, version: 7 }, block.signature), {
+      message: "Block version is incorrect: found '7', available 'Set(1, 2, 3, 4)'",
+    });
   });
 
   it('consensus data: length, type, vote count', () => {
@@ -451,7 +530,9 @@ describe('block parsing refuses malformed input with a WeError', () => {
       message: 'Incorrect consensusData.generationSignature',
     });
     expectWeError(() => Block.build(p, { ...base, generator: new Uint8Array(31) }, block.signature), { message: 'Incorrect signer.publicKey' });
-    expectWeError(() => Block.build(p, { ...base, genesisData: { senderRoleEnabled: false } }, block.signature), { message: "Block version '3' could not contain genesis data" });
+    expectWeError(() => Block.build(p, { ...base, genesisData: { senderRoleEnabled: false } }, block.signature), {
+      message: "Block version '3' could not contain genesis data",
+    });
     expectWeError(() => Block.build(p, base, new Uint8Array(10)), { message: "Incorrect signature length: '10', expected '64'" });
     const many = Array.from({ length: 128 }, () => TXS[0]!);
     expectWeError(() => Block.sign(p, fieldsOf(2, consensusOf('poa'), many), miner.privateKey), { message: /found '128', max count '127'/ });
@@ -471,12 +552,17 @@ describe('block parsing refuses malformed input with a WeError', () => {
     };
     fc.assert(fc.property(fc.uint8Array({ maxLength: 600 }), check), { numRuns: 300 });
     fc.assert(
-      fc.property(fc.constantFrom(block, v1, v4), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }), fc.nat(), (b, edits, cut) => {
-        const bytes = Uint8Array.from(b.bytes);
-        for (const [i, v] of edits) bytes[i % bytes.length] = v;
-        check(bytes);
-        check(bytes.subarray(0, cut % (bytes.length + 1)));
-      }),
+      fc.property(
+        fc.constantFrom(block, v1, v4),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        (b, edits, cut) => {
+          const bytes = Uint8Array.from(b.bytes);
+          for (const [i, v] of edits) bytes[i % bytes.length] = v;
+          check(bytes);
+          check(bytes.subarray(0, cut % (bytes.length + 1)));
+        },
+      ),
       { numRuns: 300 },
     );
     // A header that claims a huge vote or feature count on a short buffer.
@@ -488,7 +574,12 @@ describe('micro-blocks', () => {
   const keyBlock = Block.sign(p, fieldsOf(3, consensusOf('poa'), [], [1, 2]), miner.privateKey);
 
   it('key block → micro 1 (v3) → micro 2 (v5): prev/total signatures chain and verify', () => {
-    const first = produceMicroBlock(p, keyBlock, { transactions: TXS.slice(0, 2) }, { timestamp: TS + 5000n, privateKey: miner.privateKey, modifiedTotalSign: false });
+    const first = produceMicroBlock(
+      p,
+      keyBlock,
+      { transactions: TXS.slice(0, 2) },
+      { timestamp: TS + 5000n, privateKey: miner.privateKey, modifiedTotalSign: false },
+    );
     assert.equal(first.microBlock.version, 3);
     assert.deepEqual(first.microBlock.prevLiquidBlockSig, keyBlock.id);
     assert.deepEqual(first.microBlock.totalLiquidBlockSig, first.liquidBlock.id);
@@ -504,7 +595,12 @@ describe('micro-blocks', () => {
     assert.deepEqual(liquid1.reference, keyBlock.reference);
     assert.deepEqual(liquid1.featureVotes, keyBlock.featureVotes);
 
-    const second = produceMicroBlock(p, liquid1, { transactions: [TXS[2]!] }, { timestamp: TS + 10000n, privateKey: miner.privateKey, modifiedTotalSign: true });
+    const second = produceMicroBlock(
+      p,
+      liquid1,
+      { transactions: [TXS[2]!] },
+      { timestamp: TS + 10000n, privateKey: miner.privateKey, modifiedTotalSign: true },
+    );
     assert.equal(second.microBlock.version, 5);
     assert.deepEqual(second.microBlock.prevLiquidBlockSig, first.microBlock.totalLiquidBlockSig);
     const received2 = parseMicroBlock(p, second.microBlock.bytes);
@@ -520,7 +616,10 @@ describe('micro-blocks', () => {
     assert.equal(persisted.toJson()['fee'], 300000n);
 
     // Wrong order or wrong parent.
-    expectWeError(() => applyMicroBlock(keyBlock, received2), { kind: 'MicroBlockAppendError', message: "It doesn't reference last known micro-block (which exists)" });
+    expectWeError(() => applyMicroBlock(keyBlock, received2), {
+      kind: 'MicroBlockAppendError',
+      message: "It doesn't reference last known micro-block (which exists)",
+    });
     expectWeError(() => applyMicroBlock(liquid1, received1, { firstMicroBlock: true }), {
       message: "It's first micro and it doesn't reference base block (which exists)",
     });
@@ -536,21 +635,36 @@ describe('micro-blocks', () => {
     let received = base;
     for (let i = 0; i < many.length; i += 1 + (i % 7)) {
       const txs = many.slice(i, i + 1 + (i % 7));
-      const made = produceMicroBlock(p, liquid, { transactions: txs }, { timestamp: TS + BigInt(i), privateKey: miner.privateKey, modifiedTotalSign: i % 2 === 0, liquidBytes: minerBytes });
+      const made = produceMicroBlock(
+        p,
+        liquid,
+        { transactions: txs },
+        { timestamp: TS + BigInt(i), privateKey: miner.privateKey, modifiedTotalSign: i % 2 === 0, liquidBytes: minerBytes },
+      );
       // The liquid block's bytes written whole, from its fields, are the ones signed.
       const counted = made.liquidBlock.size; // before its bytes were asked for
       const whole = Block.fromBytes(p, made.liquidBlock.bytes);
       assert.equal(counted, whole.bytes.length, 'blocksize counted without the bytes');
       assert.deepEqual(minerBytes.blockBytes(), made.liquidBlock.bytes);
       assert.ok(whole.hasValidSignature(), `liquid block after ${i} verifies when serialised whole`);
-      assert.deepEqual(whole.transactions.map((t) => t.idBase58), [TXS[0]!, ...many.slice(0, i + txs.length)].map((t) => t.idBase58));
+      assert.deepEqual(
+        whole.transactions.map((t) => t.idBase58),
+        [TXS[0]!, ...many.slice(0, i + txs.length)].map((t) => t.idBase58),
+      );
       // A receiver without kept bytes accepts it, and one with kept bytes makes the same block.
       const micro = parseMicroBlock(p, made.microBlock.bytes);
       assert.deepEqual(applyMicroBlock(liquid, micro).bytes, made.liquidBlock.bytes);
       if (i === 8) {
         // A micro-block whose total signature is not the liquid block's is refused on the kept bytes too; the next one still fits.
-        const forged = TxMicroBlock.sign(p, { version: 5, timestamp: micro.timestamp, prevLiquidBlockSig: received.id, totalLiquidBlockSig: made.liquidBlock.id, transactions: [many[39]!] }, miner.privateKey);
-        expectWeError(() => applyMicroBlock(received, forged, { liquidBytes: receiverBytes }), { kind: 'MicroBlockAppendError', message: /Invalid liquid block total signature/ });
+        const forged = TxMicroBlock.sign(
+          p,
+          { version: 5, timestamp: micro.timestamp, prevLiquidBlockSig: received.id, totalLiquidBlockSig: made.liquidBlock.id, transactions: [many[39]!] },
+          miner.privateKey,
+        );
+        expectWeError(() => applyMicroBlock(received, forged, { liquidBytes: receiverBytes }), {
+          kind: 'MicroBlockAppendError',
+          message: /Invalid liquid block total signature/,
+        });
         assert.deepEqual(receiverBytes.blockBytes(), received.bytes, 'the kept bytes are still those of the block before the refused micro-block');
       }
       const next = applyMicroBlock(received, micro, { liquidBytes: receiverBytes });
@@ -569,7 +683,12 @@ describe('micro-blocks', () => {
     const stepwise = LiquidBlockBytes.of(base);
     let liquid = base;
     for (let i = 0; i < many.length; i += 4) {
-      liquid = produceMicroBlock(p, liquid, { transactions: many.slice(i, i + 4) }, { timestamp: TS + BigInt(i), privateKey: miner.privateKey, modifiedTotalSign: true, liquidBytes: stepwise }).liquidBlock;
+      liquid = produceMicroBlock(
+        p,
+        liquid,
+        { transactions: many.slice(i, i + 4) },
+        { timestamp: TS + BigInt(i), privateKey: miner.privateKey, modifiedTotalSign: true, liquidBytes: stepwise },
+      ).liquidBlock;
     }
     const signed = stepwise.append([TXS[1]!]);
     const digest = stepwise.signingDigest();
@@ -614,15 +733,29 @@ describe('micro-blocks', () => {
   });
 
   it('micro-block wire layout', () => {
-    const m = TxMicroBlock.sign(p, { version: 3, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, transactions: TXS.slice(0, 2) }, miner.privateKey);
+    const m = TxMicroBlock.sign(
+      p,
+      { version: 3, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, transactions: TXS.slice(0, 2) },
+      miner.privateKey,
+    );
     assert.deepEqual(m.bytes, concatBytes(Uint8Array.of(3), i64(TS), keyBlock.id, REFERENCE, txSection(i32(2), TXS.slice(0, 2)), miner.publicKey, m.signature));
     // v5 signs without the total signature; its wire bytes carry it in the same place.
-    const m5 = TxMicroBlock.sign(p, { version: 5, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, transactions: TXS.slice(0, 2) }, miner.privateKey);
-    assert.deepEqual(m5.bytes, concatBytes(Uint8Array.of(5), i64(TS), keyBlock.id, REFERENCE, txSection(i32(2), TXS.slice(0, 2)), miner.publicKey, m5.signature));
+    const m5 = TxMicroBlock.sign(
+      p,
+      { version: 5, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, transactions: TXS.slice(0, 2) },
+      miner.privateKey,
+    );
+    assert.deepEqual(
+      m5.bytes,
+      concatBytes(Uint8Array.of(5), i64(TS), keyBlock.id, REFERENCE, txSection(i32(2), TXS.slice(0, 2)), miner.publicKey, m5.signature),
+    );
     assert.ok(parseMicroBlock(p, m5.bytes).hasValidSignature());
     const votes = someVotes();
     const v = VoteMicroBlock.sign(p, { version: 4, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, votes }, miner.privateKey);
-    assert.deepEqual(v.bytes, concatBytes(Uint8Array.of(4), i64(TS), keyBlock.id, REFERENCE, i16(2), votes[0]!.bytes, votes[1]!.bytes, miner.publicKey, v.signature));
+    assert.deepEqual(
+      v.bytes,
+      concatBytes(Uint8Array.of(4), i64(TS), keyBlock.id, REFERENCE, i16(2), votes[0]!.bytes, votes[1]!.bytes, miner.publicKey, v.signature),
+    );
     for (const x of [m, v]) {
       const back = parseMicroBlock(p, x.bytes);
       assert.deepEqual(back.bytes, x.bytes);
@@ -665,7 +798,9 @@ describe('micro-blocks', () => {
 
   it("WE's build checks and parse refusals", () => {
     const base = { timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE };
-    expectWeError(() => TxMicroBlock.sign(p, { ...base, version: 3, transactions: [] }, miner.privateKey), { message: 'cannot create MicroBlock with empty transactions' });
+    expectWeError(() => TxMicroBlock.sign(p, { ...base, version: 3, transactions: [] }, miner.privateKey), {
+      message: 'cannot create MicroBlock with empty transactions',
+    });
     expectWeError(() => TxMicroBlock.sign(p, { ...base, version: 3, transactions: Array.from({ length: 6001 }, () => TXS[0]!) }, miner.privateKey), {
       message: 'too many txs in MicroBlock: allowed: 6000, actual: 6001',
     });
@@ -680,15 +815,25 @@ describe('micro-blocks', () => {
     expectWeError(() => TxMicroBlock.sign(p, { ...base, prevLiquidBlockSig: new Uint8Array(63), version: 3, transactions: [TXS[0]!] }, miner.privateKey), {
       message: 'Incorrect prevResBlockSig: 63',
     });
-    expectWeError(() => TxMicroBlock.sign(p, { ...base, version: 4, transactions: [TXS[0]!] }, miner.privateKey), { message: /Unsupported micro-block version 4/ });
-    expectWeError(() => TxMicroBlock.sign(p, { timestamp: TS, prevLiquidBlockSig: keyBlock.id, version: 5, transactions: [TXS[0]!] }, miner.privateKey).withTotalSignature(new Uint8Array(0)), {
-      message: "Incorrect totalLiquidBlockSig length: '0', expected '64'",
+    expectWeError(() => TxMicroBlock.sign(p, { ...base, version: 4, transactions: [TXS[0]!] }, miner.privateKey), {
+      message: /Unsupported micro-block version 4/,
     });
+    expectWeError(
+      () =>
+        TxMicroBlock.sign(p, { timestamp: TS, prevLiquidBlockSig: keyBlock.id, version: 5, transactions: [TXS[0]!] }, miner.privateKey).withTotalSignature(
+          new Uint8Array(0),
+        ),
+      {
+        message: "Incorrect totalLiquidBlockSig length: '0', expected '64'",
+      },
+    );
 
     const header = concatBytes(i64(TS), keyBlock.id, REFERENCE);
     const tail = concatBytes(miner.publicKey, new Uint8Array(64));
     expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(7), header, tail)), { message: 'Unknown micro-block version 7' });
-    expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(3), header, i32(4), i32(0), tail)), { message: 'cannot create MicroBlock with empty transactions' });
+    expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(3), header, i32(4), i32(0), tail)), {
+      message: 'cannot create MicroBlock with empty transactions',
+    });
     expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(3), header, i32(4), i32(6001), tail)), { message: /too many txs/ });
     expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(5), header, txSection(i32(2), [TXS[0]!]), tail)), {
       message: "Transaction count '2' is not equal to transaction data size '1' in micro-block",
@@ -696,13 +841,21 @@ describe('micro-blocks', () => {
     expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(4), header, i16(0), tail)), { message: 'cannot create MicroBlock with empty votes' });
     expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(6), header, i16(-2), tail)), { message: 'cannot create MicroBlock with empty votes' });
     expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(6), header, i16(501), tail)), { message: /too many votes/ });
-    expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(3), header, txSection(i32(1), [TXS[0]!]), tail, Uint8Array.of(0))), { message: /trailing/ });
+    expectWeError(() => parseMicroBlock(p, concatBytes(Uint8Array.of(3), header, txSection(i32(1), [TXS[0]!]), tail, Uint8Array.of(0))), {
+      message: /trailing/,
+    });
   });
 
   it('every truncation and random input is a WeError', () => {
     const micros = [
-      TxMicroBlock.sign(p, { version: 3, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, transactions: TXS.slice(0, 2) }, miner.privateKey),
-      VoteMicroBlock.sign(p, { version: 6, timestamp: TS, prevLiquidBlockSig: keyBlock.id, votes: someVotes() }, miner.privateKey).withTotalSignature(REFERENCE),
+      TxMicroBlock.sign(
+        p,
+        { version: 3, timestamp: TS, prevLiquidBlockSig: keyBlock.id, totalLiquidBlockSig: REFERENCE, transactions: TXS.slice(0, 2) },
+        miner.privateKey,
+      ),
+      VoteMicroBlock.sign(p, { version: 6, timestamp: TS, prevLiquidBlockSig: keyBlock.id, votes: someVotes() }, miner.privateKey).withTotalSignature(
+        REFERENCE,
+      ),
     ];
     for (const m of micros) for (let n = 0; n < m.bytes.length; n++) expectWeError(() => parseMicroBlock(p, m.bytes.subarray(0, n)), { code: 199 });
     const check = (bytes: Uint8Array): void => {
@@ -712,7 +865,10 @@ describe('micro-blocks', () => {
         assert.ok(e instanceof WeError, e instanceof Error ? e.stack : String(e));
       }
     };
-    fc.assert(fc.property(fc.constantFrom(3, 4, 5, 6), fc.uint8Array({ maxLength: 400 }), (v, rest) => check(Uint8Array.from([v, ...rest]))), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.constantFrom(3, 4, 5, 6), fc.uint8Array({ maxLength: 400 }), (v, rest) => check(Uint8Array.from([v, ...rest]))),
+      { numRuns: 300 },
+    );
     fc.assert(
       fc.property(fc.constantFrom(...micros), fc.nat(), fc.integer({ min: 0, max: 255 }), (m, i, v) => {
         const bytes = Uint8Array.from(m.bytes);

@@ -51,8 +51,7 @@ const u32 = (n: number): string => n.toString(16).padStart(8, '0');
 const i64 = (n: bigint | number): string => BigInt.asUintN(64, BigInt(n)).toString(16).padStart(16, '0');
 
 /** Reads a request as it arrives over HTTP (through text, exact int64). */
-const read = (json: Record<string, unknown>, forBroadcast = true): Transaction =>
-  p.transactionFromJson(parseJson(stringifyJson(json)), { forBroadcast });
+const read = (json: Record<string, unknown>, forBroadcast = true): Transaction => p.transactionFromJson(parseJson(stringifyJson(json)), { forBroadcast });
 
 // ---------------------------------------------------------------------------
 // Valid requests of every broadcastable type and version
@@ -236,9 +235,24 @@ describe('contract transactions: the JSON the node writes', () => {
   it('CreateContract V7: keys in scheme order, storedContract without base64: prefix', () => {
     const out = read(create(7, { payments: [{ amount: 5 }, { assetId: ID32, amount: 6 }] })).toJson();
     assert.deepEqual(Object.keys(out), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version',
-      'contractName', 'params', 'feeAssetId', 'atomicBadge', 'validationPolicy', 'payments',
-      'isConfidential', 'groupParticipants', 'groupOwners', 'storedContract',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'contractName',
+      'params',
+      'feeAssetId',
+      'atomicBadge',
+      'validationPolicy',
+      'payments',
+      'isConfidential',
+      'groupParticipants',
+      'groupOwners',
+      'storedContract',
     ]);
     assert.deepEqual(out['storedContract'], { bytecode: 'AQID', bytecodeHash: HASH });
     assert.deepEqual(out['validationPolicy'], { type: 'any' });
@@ -456,7 +470,11 @@ describe('contract transactions: payments, fee asset, commitment, engine, contra
   });
 
   it('contractId: bad Base58 is InvalidContractId (199); any length is read', () => {
-    for (const make of [(o: Record<string, unknown>) => call(1, o), (o: Record<string, unknown>) => disable(3, o), (o: Record<string, unknown>) => update(6, o)]) {
+    for (const make of [
+      (o: Record<string, unknown>) => call(1, o),
+      (o: Record<string, unknown>) => disable(3, o),
+      (o: Record<string, unknown>) => update(6, o),
+    ]) {
       const e = expectWeError(() => read(make({ contractId: 'abc0' })), 199, "Contract id 'abc0' is invalid", 'contractId');
       assert.equal(e.kind, 'InvalidContractId');
       expectWeError(() => read(make({ contractId: 5 })), 1, undefined, 'contractId');
@@ -532,7 +550,12 @@ describe('contract transactions: stored contract JSON', () => {
 
 describe('contract transactions: group sets', () => {
   it('CreateContract V6 / UpdateContract V5 refuse duplicates', () => {
-    expectWeError(() => read(create(6, { groupParticipants: [ALICE, BOB, ALICE] })), 199, 'Group participants must be a set of unique addresses', 'groupParticipants');
+    expectWeError(
+      () => read(create(6, { groupParticipants: [ALICE, BOB, ALICE] })),
+      199,
+      'Group participants must be a set of unique addresses',
+      'groupParticipants',
+    );
     expectWeError(() => read(update(5, { groupOwners: [BOB, BOB] })), 199, 'Group owners must be a set of unique addresses', 'groupOwners');
     expectWeError(() => read(create(6, { groupParticipants: ['3N0x'] })), 102, /^invalid address: /);
     expectWeError(() => read(update(5, { groupOwners: [5] })), 1);
@@ -623,7 +646,9 @@ function executed(version: number, over: Partial<Record<keyof ExecutedContractDa
     ...(version <= 4 ? { results: RESULTS } : { resultsMap: [{ contractId: CID, results: RESULTS }] }),
     ...(version >= 2 ? { resultsHash: new Uint8Array(32).fill(0x66), validationProofs: [VALIDATION_PROOF] } : {}),
     ...(version === 3 || version === 4 ? { assetOperations: [TRANSFER_OP] } : {}),
-    ...(version >= 4 ? { readings: [{ type: 'specific-keys', contractId: CID, keys: ['x'] }], readingsHash: version === 4 ? new Uint8Array(32).fill(0x77) : null } : {}),
+    ...(version >= 4
+      ? { readings: [{ type: 'specific-keys', contractId: CID, keys: ['x'] }], readingsHash: version === 4 ? new Uint8Array(32).fill(0x77) : null }
+      : {}),
     ...(version === 4 ? { outputCommitment: new Uint8Array(32).fill(0x88) } : {}),
     ...(version === 5
       ? { outputCommitmentOpt: null, assetOperationsMap: [{ contractId: CID, operations: [TRANSFER_OP] }], statusCode: 0, errorMessage: 'oops' }
@@ -679,8 +704,19 @@ describe('ExecutedContract: fixed vectors checked field by field against the lay
   it('JSON keys and values (V3 and V5)', () => {
     const v3 = executed(3).toJson();
     assert.deepEqual(Object.keys(v3), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version',
-      'tx', 'results', 'resultsHash', 'validationProofs', 'assetOperations',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'tx',
+      'results',
+      'resultsHash',
+      'validationProofs',
+      'assetOperations',
     ]);
     assert.equal(v3['fee'], 0n);
     assert.equal(v3['sender'], ALICE);
@@ -691,9 +727,24 @@ describe('ExecutedContract: fixed vectors checked field by field against the lay
     assert.deepEqual(v3['assetOperations'], [{ operationType: 'transfer', version: 1, recipient: BOB, amount: 5n }]);
     const v5 = executed(5).toJson();
     assert.deepEqual(Object.keys(v5), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version',
-      'tx', 'resultsMap', 'resultsHash', 'validationProofs', 'readings', 'readingsHash',
-      'outputCommitmentOpt', 'assetOperationsMap', 'statusCode', 'errorMessage',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'tx',
+      'resultsMap',
+      'resultsHash',
+      'validationProofs',
+      'readings',
+      'readingsHash',
+      'outputCommitmentOpt',
+      'assetOperationsMap',
+      'statusCode',
+      'errorMessage',
     ]);
     const cid = encodeBase58(CID);
     assert.deepEqual(v5['resultsMap'], { [cid]: [{ key: 'r', type: 'string', value: 'ok' }] });
@@ -724,7 +775,10 @@ describe('ExecutedContract: fixed vectors checked field by field against the lay
       { type: 'specific-balances', contractId: CID, assetIds: ['WEST', ID32] },
     ];
     for (const version of [4, 5]) {
-      const tx = executed(version, version === 4 ? { assetOperations: ops, readings } : { assetOperationsMap: [{ contractId: CID, operations: ops }], readings });
+      const tx = executed(
+        version,
+        version === 4 ? { assetOperations: ops, readings } : { assetOperationsMap: [{ contractId: CID, operations: ops }], readings },
+      );
       const back = p.transactionFromBytes(tx.bytes);
       assert.equal(hex(back.bytes), hex(tx.bytes));
       assert.equal(hex(read(tx.toJson() as Record<string, unknown>, false).bytes), hex(tx.bytes));
@@ -752,12 +806,7 @@ describe('ExecutedContract: fixed vectors checked field by field against the lay
     expectWeError(() => executed(2, { results: withKeys(['a', 'a']) }), 199, 'Results with duplicate keys were found');
     expectWeError(() => executed(3, { results: withKeys(['é']) }), 199, /^Keys and invalid symbols in it: \[é -> é\]/);
     expectWeError(() => executed(4, { results: withKeys(['k'.repeat(101)]) }), 199, 'Key length exceeds max length 100');
-    expectWeError(
-      () => executed(5, { resultsMap: [{ contractId: CID, results: withKeys(['']) }] }),
-      199,
-      'Result with empty key was found',
-      'resultsMap',
-    );
+    expectWeError(() => executed(5, { resultsMap: [{ contractId: CID, results: withKeys(['']) }] }), 199, 'Result with empty key was found', 'resultsMap');
   });
 
   it('readings hash and output commitments must be 32 bytes', () => {
@@ -783,7 +832,11 @@ describe('ExecutedContract: fixed vectors checked field by field against the lay
     const big = (n: number): DataEntry[] => [{ key: 'b', type: 'binary', value: new Uint8Array(n) }];
     const base = executed(1, { results: big(0) }).bytes.length;
     assert.equal(executed(1, { results: big(307_200 - base) }).bytes.length, 307_200);
-    expectWeError(() => executed(1, { results: big(307_201 - base) }), 604, 'Contract transaction too big, actual size 307201 bytes, expected size 307200 bytes');
+    expectWeError(
+      () => executed(1, { results: big(307_201 - base) }),
+      604,
+      'Contract transaction too big, actual size 307201 bytes, expected size 307200 bytes',
+    );
   });
 
   it('only CreateContract, CallContract and UpdateContract can be executed', () => {
@@ -930,11 +983,15 @@ describe('contract transactions: malformed input ends in a WeError', () => {
       expectWeError(() => p.transactionFromBytes(bytes.subarray(0, bytes.length - 1)), 199);
     }
     fc.assert(
-      fc.property(fc.constantFrom(...samples), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), (bytes, edits) => {
-        const copy = Uint8Array.from(bytes);
-        for (const [i, b] of edits) copy[3 + (i % (copy.length - 3))] = b;
-        onlyWeErrors(() => p.transactionFromBytes(copy));
-      }),
+      fc.property(
+        fc.constantFrom(...samples),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+        (bytes, edits) => {
+          const copy = Uint8Array.from(bytes);
+          for (const [i, b] of edits) copy[3 + (i % (copy.length - 3))] = b;
+          onlyWeErrors(() => p.transactionFromBytes(copy));
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -966,11 +1023,7 @@ describe('contract transactions: GOST network', () => {
       return gost.sign(tx, kp.privateKey);
     };
     const addr = gost.addresses.fromPublicKey(kp.publicKey).toString();
-    for (const tx of [
-      signed(create(6, { groupParticipants: [addr], groupOwners: [] })),
-      signed(call(7)),
-      signed(update(6)),
-    ]) {
+    for (const tx of [signed(create(6, { groupParticipants: [addr], groupOwners: [] })), signed(call(7)), signed(update(6))]) {
       assert.ok(tx.hasValidSenderSignature());
       assert.equal(hex(gost.transactionFromBytes(tx.bytes).bytes), hex(tx.bytes));
     }

@@ -44,7 +44,7 @@ describe('Data: reference vectors', () => {
     assert.equal(tx.idBase58, '4X8HuQc3SET4awGpyd6hSagaEmbiqg2tesJ2WyXRkAtn');
   });
 
-  it("the transaction-factory tests/base-tx.ts vector", () => {
+  it('the transaction-factory tests/base-tx.ts vector', () => {
     const sender = '4znB9RB4uPWdVxzfTDPhd78KdpAQc4co8A3WVhdoZEhL';
     const tx = p.transactionFromJson(
       dataJson({ senderPublicKey: sender, authorPublicKey: sender, data: [{ key: 'test', type: 'string', value: 'test' }], fee: 0, timestamp: 1663935233358 }),
@@ -71,11 +71,22 @@ describe('Data: reference vectors', () => {
     const body = hex(tx.bodyBytes);
     const entriesHex =
       '0005' +
-      '00036d6178' + '00' + '7fffffffffffffff' +
-      '00036d696e' + '00' + '8000000000000000' +
-      '000162' + '01' + '01' +
-      '000362696e' + '02' + '0003010203' +
-      '0008d0bad0bbd18ed187' + '03' + '0015' + hex(Buffer.from('значение 😀', 'utf8'));
+      '00036d6178' +
+      '00' +
+      '7fffffffffffffff' +
+      '00036d696e' +
+      '00' +
+      '8000000000000000' +
+      '000162' +
+      '01' +
+      '01' +
+      '000362696e' +
+      '02' +
+      '0003010203' +
+      '0008d0bad0bbd18ed187' +
+      '03' +
+      '0015' +
+      hex(Buffer.from('значение 😀', 'utf8'));
     assert.equal(body.slice(4 + 128, 4 + 128 + entriesHex.length), entriesHex);
     const json = tx.toJson();
     assert.deepEqual(json['data'], [
@@ -94,8 +105,19 @@ describe('Data: reference vectors', () => {
     const v3 = p.transactionFromJson(dataJson({ version: 3, atomicBadge: {} }));
     const json = v3.toJson();
     assert.deepEqual(Object.keys(json), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version',
-      'authorPublicKey', 'author', 'data', 'feeAssetId', 'atomicBadge',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'authorPublicKey',
+      'author',
+      'data',
+      'feeAssetId',
+      'atomicBadge',
     ]);
     assert.equal(json['authorPublicKey'], BOB_PK);
     assert.equal(json['author'], '3N4mzcHawFRR54P5AkWVAwqPwWrABRaVjkC');
@@ -142,7 +164,15 @@ describe('Data: DataValidation rules, in WE order', () => {
   it('keys must not be empty, then must be unique (GenericError 199)', () => {
     expectWeError(() => p.transactionFromJson(dataJson({ data: [{ key: '', type: 'boolean', value: true }] })), 199, 'Empty key found', 'data');
     expectWeError(
-      () => p.transactionFromJson(dataJson({ data: [{ key: 'a', type: 'boolean', value: true }, { key: 'a', type: 'integer', value: 1 }] })),
+      () =>
+        p.transactionFromJson(
+          dataJson({
+            data: [
+              { key: 'a', type: 'boolean', value: true },
+              { key: 'a', type: 'integer', value: 1 },
+            ],
+          }),
+        ),
       199,
       'Duplicate keys found',
       'data',
@@ -150,17 +180,35 @@ describe('Data: DataValidation rules, in WE order', () => {
     // Order: count/size first, then empty keys, then duplicates.
     expectWeError(() => p.transactionFromJson(dataJson({ data: [...entries(100), { key: '', type: 'boolean', value: true }] })), 10, TOO_BIG);
     expectWeError(
-      () => p.transactionFromJson(dataJson({ data: [{ key: 'a', type: 'boolean', value: true }, { key: 'a', type: 'boolean', value: true }, { key: '', type: 'boolean', value: true }] })),
+      () =>
+        p.transactionFromJson(
+          dataJson({
+            data: [
+              { key: 'a', type: 'boolean', value: true },
+              { key: 'a', type: 'boolean', value: true },
+              { key: '', type: 'boolean', value: true },
+            ],
+          }),
+        ),
       199,
       'Empty key found',
     );
     // Keys are compared as strings: "é" precomposed and decomposed are different keys.
-    assert.ok(p.transactionFromJson(dataJson({ data: [{ key: '\u00e9', type: 'boolean', value: true }, { key: 'e\u0301', type: 'boolean', value: true }] })));
+    assert.ok(
+      p.transactionFromJson(
+        dataJson({
+          data: [
+            { key: '\u00e9', type: 'boolean', value: true },
+            { key: 'e\u0301', type: 'boolean', value: true },
+          ],
+        }),
+      ),
+    );
   });
 
   it('full bytes at most 153 600, proofs included (TooBigArray 10)', () => {
     const value = (n: number): DataEntry => ({ key: `k${n}`, type: 'binary', value: new Uint8Array(n) });
-    const base: DataData = (p.transactionFromJson(dataJson({ proofs: [] })).data as DataData);
+    const base: DataData = p.transactionFromJson(dataJson({ proofs: [] })).data as DataData;
     const big = [value(32_767), { ...value(32_767), key: 'a' }, { ...value(32_767), key: 'b' }, { ...value(32_767), key: 'c' }];
     const proof = new Uint8Array(64).fill(3);
     const sized = (n: number) => p.transaction(Data, 2, { ...base, data: [...big, { key: 'last', type: 'binary', value: new Uint8Array(n) }] }, [proof]);
@@ -223,9 +271,14 @@ describe('Data: malformed JSON', () => {
       { numRuns: 500 },
     );
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.jsonValue(), fc.record({ key: fc.string(), type: fc.constantFrom('integer', 'boolean', 'binary', 'string'), value: fc.jsonValue() }))), (data) => {
-        onlyWeErrors(() => p.transactionFromJson({ ...base, data }));
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(fc.jsonValue(), fc.record({ key: fc.string(), type: fc.constantFrom('integer', 'boolean', 'binary', 'string'), value: fc.jsonValue() })),
+        ),
+        (data) => {
+          onlyWeErrors(() => p.transactionFromJson({ ...base, data }));
+        },
+      ),
       { numRuns: 500 },
     );
   });

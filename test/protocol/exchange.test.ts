@@ -148,7 +148,7 @@ for (const [mode, p] of [
       assert.equal(buy.length / 2, 1 + 2 * K + 33 + 1 + 1 + 40 + 3 + 2 + p.crypto.signatureLength);
       assert.equal(sell.length / 2, 2 * K + 33 + 1 + 1 + 40 + p.crypto.signatureLength);
       // Full bytes: the body (which already starts with 00) ‖ the matcher's proofs.
-      assert.equal(hex(tx.bytes), `${expected}01000100${(p.crypto.signatureLength).toString(16)}${hex(tx.proofs[0]!)}`);
+      assert.equal(hex(tx.bytes), `${expected}01000100${p.crypto.signatureLength.toString(16)}${hex(tx.proofs[0]!)}`);
       assert.equal(tx.idBase58, encodeBase58(p.crypto.fastHash(tx.bodyBytes)));
     });
 
@@ -169,12 +169,42 @@ for (const [mode, p] of [
     it('JSON as WE writes it: sender = matcher, order1 = buy, order2 = sell', () => {
       const tx = signedExchange(w);
       const json = tx.toJson();
-      assert.deepEqual(Object.keys(json), ['type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version', 'order1', 'order2', 'amount', 'price', 'buyMatcherFee', 'sellMatcherFee']);
+      assert.deepEqual(Object.keys(json), [
+        'type',
+        'id',
+        'sender',
+        'senderPublicKey',
+        'fee',
+        'timestamp',
+        'proofs',
+        'version',
+        'order1',
+        'order2',
+        'amount',
+        'price',
+        'buyMatcherFee',
+        'sellMatcherFee',
+      ]);
       assert.equal(json['type'], 7);
       assert.equal(json['version'], 2);
       assert.equal(json['sender'], p.addresses.fromPublicKey(w.matcher.publicKey).toString());
       const o1 = json['order1'] as Record<string, unknown>;
-      assert.deepEqual(Object.keys(o1), ['version', 'id', 'sender', 'senderPublicKey', 'matcherPublicKey', 'assetPair', 'orderType', 'amount', 'price', 'timestamp', 'expiration', 'matcherFee', 'signature', 'proofs']);
+      assert.deepEqual(Object.keys(o1), [
+        'version',
+        'id',
+        'sender',
+        'senderPublicKey',
+        'matcherPublicKey',
+        'assetPair',
+        'orderType',
+        'amount',
+        'price',
+        'timestamp',
+        'expiration',
+        'matcherFee',
+        'signature',
+        'proofs',
+      ]);
       assert.equal(o1['version'], 2);
       assert.equal(o1['id'], encodeBase58(p.crypto.fastHash(orderBodyBytes(tx.data.buyOrder))));
       assert.equal(o1['sender'], p.addresses.fromPublicKey(w.buyer.publicKey).toString());
@@ -207,7 +237,7 @@ for (const [mode, p] of [
       const tx = signedExchange(w, { buyOrder: buy });
       assert.equal(hex(p.transactionFromBytes(tx.bytes).bytes), hex(tx.bytes));
       const none = signedExchange(w, { buyOrder: { ...buy, proofs: [] } });
-      assert.equal(((none.toJson()['order1'] as Record<string, unknown>)['signature']), '');
+      assert.equal((none.toJson()['order1'] as Record<string, unknown>)['signature'], '');
       assert.equal(hex(p.transactionFromBytes(none.bytes).bytes), hex(none.bytes));
     });
 
@@ -282,7 +312,13 @@ describe('Exchange stateless rules (validateExchangeParams), in WE order', () =>
 
   it('order validity (OrderValidationError 199), buy order first', () => {
     const bad = (o: Partial<Order>, message: string, side: 'buy' | 'sell' = 'buy') =>
-      fails(side === 'buy' ? { buyOrder: order(w, 'buy', 2, o) } : { sellOrder: order(w, 'sell', 1, o) }, 199, message, 'OrderValidationError', side === 'buy' ? 'order1' : 'order2');
+      fails(
+        side === 'buy' ? { buyOrder: order(w, 'buy', 2, o) } : { sellOrder: order(w, 'sell', 1, o) },
+        199,
+        message,
+        'OrderValidationError',
+        side === 'buy' ? 'order1' : 'order2',
+      );
     bad({ amount: 0n }, 'amount should be > 0');
     bad({ price: -1n }, 'price should be > 0');
     bad({ amount: MAX_AMOUNT }, 'amount too large');
@@ -299,11 +335,19 @@ describe('Exchange stateless rules (validateExchangeParams), in WE order', () =>
     // expiration − timestamp is a Long subtraction: here it wraps to a large positive number.
     bad({ expiration: -(2n ** 63n) }, 'expiration should be earlier than 30 days');
     // Both orders WEST/WEST.
-    fails({ buyOrder: order(w, 'buy', 2, { amountAsset: null }), sellOrder: order(w, 'sell', 1, { amountAsset: null }) }, 199, 'Invalid AssetPair', 'OrderValidationError');
+    fails(
+      { buyOrder: order(w, 'buy', 2, { amountAsset: null }), sellOrder: order(w, 'sell', 1, { amountAsset: null }) },
+      199,
+      'Invalid AssetPair',
+      'OrderValidationError',
+    );
     // The buy order is checked before the sell order.
     fails({ buyOrder: order(w, 'buy', 2, { amount: 0n }), sellOrder: order(w, 'sell', 1, { amount: 0n }) }, 199, 'amount should be > 0', undefined, 'order1');
     // Expiration exactly 30 days ahead and exactly now are fine.
-    exchangeTransaction(waves, exchangeData(w, { buyOrder: order(w, 'buy', 2, { expiration: TS + MAX_ORDER_LIVE_TIME }), sellOrder: order(w, 'sell', 1, { expiration: TS }) }));
+    exchangeTransaction(
+      waves,
+      exchangeData(w, { buyOrder: order(w, 'buy', 2, { expiration: TS + MAX_ORDER_LIVE_TIME }), sellOrder: order(w, 'sell', 1, { expiration: TS }) }),
+    );
   });
 
   it('the exchange price lies between the orders (priceIsValid)', () => {

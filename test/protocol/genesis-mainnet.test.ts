@@ -56,7 +56,10 @@ describe('Mainnet genesis block', () => {
     assert.equal(block.size, fixture.expected.blockSize);
     assert.equal(block.signedBytes.length, fixture.expected.signedSize);
     assert.equal(block.transactionCount, fixture.expected.transactionCount);
-    assert.equal(block.reference.every((b) => b === 0xff), true);
+    assert.equal(
+      block.reference.every((b) => b === 0xff),
+      true,
+    );
     assert.equal(block.bytes[0], 1);
   });
 
@@ -92,10 +95,7 @@ describe('Mainnet genesis block', () => {
       'fee',
       'transactions',
     ]);
-    assert.equal(
-      stringifyJson(json['pos-consensus']),
-      '{"base-target":10000000000,"generation-signature":"11111111111111111111111111111111"}',
-    );
+    assert.equal(stringifyJson(json['pos-consensus']), '{"base-target":10000000000,"generation-signature":"11111111111111111111111111111111"}');
     assert.equal(json['blocksize'], 1051);
     assert.equal(json['fee'], 0n);
     assert.equal(json['generator'], fixture.expected.generatorAddress);
@@ -106,7 +106,17 @@ describe('Mainnet genesis block', () => {
       ['amount', { ...settings, transactions: settings.transactions.map((t, i) => (i === 2 ? { ...t, amount: t.amount + 1n } : t)) }, consensus],
       ['timestamp', { ...settings, blockTimestamp: settings.blockTimestamp + 1n }, consensus],
       ['base target', { ...settings, initialBaseTarget: settings.initialBaseTarget - 1n }, consensus],
-      ['role order', { ...settings, networkParticipants: [{ ...settings.networkParticipants[0]!, roles: ['connection_manager', 'permissioner'] }, ...settings.networkParticipants.slice(1)] }, consensus],
+      [
+        'role order',
+        {
+          ...settings,
+          networkParticipants: [
+            { ...settings.networkParticipants[0]!, roles: ['connection_manager', 'permissioner'] },
+            ...settings.networkParticipants.slice(1),
+          ],
+        },
+        consensus,
+      ],
       ['participant order', { ...settings, networkParticipants: [...settings.networkParticipants].reverse() }, consensus],
       ['consensus type', settings, 'poa'],
       ['genesis version', { ...settings, version: 2 }, consensus],
@@ -163,7 +173,10 @@ describe('genesis block builder', () => {
   });
 
   it('refuses settings WE refuses', () => {
-    expectWeError(() => unsignedGenesisBlock(p, { ...settings, blockTimestamp: 1559260799999n }, 'pos'), "Genesis block timestamp '1559260799999' should be no less than '1559260800000'");
+    expectWeError(
+      () => unsignedGenesisBlock(p, { ...settings, blockTimestamp: 1559260799999n }, 'pos'),
+      "Genesis block timestamp '1559260799999' should be no less than '1559260800000'",
+    );
     expectWeError(() => unsignedGenesisBlock(p, { ...settings, senderRoleEnabled: true }, 'pos'), 'Sender role is only supported in genesis version 2');
     expectWeError(() => genesisBlock(p, { ...settings, signature: null }, 'pos'), 'Genesis signature is not set');
     expectWeError(() => genesisBlock(p, { ...settings, signature: new Uint8Array(63) }, 'pos'), "Incorrect signature length: '63', expected '64'");
@@ -204,7 +217,10 @@ describe('genesis block builder', () => {
     expectWeError(() => read({ version: 3 }), "Unknown genesis version '3', expected 1 or 2");
     expectWeError(() => read({ version: {} }), "Unknown genesis version 'an object', expected 1 or 2");
     expectWeError(() => read({ type: 'snapshot-based' }), /Unsupported genesis type/);
-    expectWeError(() => read({ 'network-participants': [{ 'public-key': 'GasRtAUXMhifrUUmgU66rRZPii68tE4QxdQmtCcrV3xL', roles: ['god'] }] }), "Permission.fromStr failure: unknown role name 'god");
+    expectWeError(
+      () => read({ 'network-participants': [{ 'public-key': 'GasRtAUXMhifrUUmgU66rRZPii68tE4QxdQmtCcrV3xL', roles: ['god'] }] }),
+      "Permission.fromStr failure: unknown role name 'god",
+    );
     expectWeError(() => read({ 'network-participants': [{ 'public-key': 'abc', roles: [] }] }), /invalid public key/);
     expectWeError(() => read({ transactions: [{ recipient: 'nope', amount: 1 }] }), /invalid address/);
     expectWeError(() => read({ 'block-timestamp': 'soon' }), "'block-timestamp' must be an integer");

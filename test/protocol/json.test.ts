@@ -34,7 +34,8 @@ describe('int64-exact JSON', () => {
         assert.equal(stringifyJson({ [key]: [value] }), JSON.stringify({ [key]: [value] }));
       }),
     );
-    for (const s of ['', '"', '\\', '\u0000', '\u001f', '\u007f', 'é', '\ud800', '\udc00x', '\ud83d\udd11', 'a"b\\c\nd']) assert.equal(stringifyJson([s]), JSON.stringify([s]), JSON.stringify(s));
+    for (const s of ['', '"', '\\', '\u0000', '\u001f', '\u007f', 'é', '\ud800', '\udc00x', '\ud83d\udd11', 'a"b\\c\nd'])
+      assert.equal(stringifyJson([s]), JSON.stringify([s]), JSON.stringify(s));
   });
 
   it('round-trips any int64 and any JSON-compatible value', () => {
@@ -65,7 +66,23 @@ describe('int64-exact JSON', () => {
   });
 
   it('rejects malformed text with a JsonSyntaxError, never anything else', () => {
-    for (const bad of ['', '{', '{"a":}', '[1,]', '{"a":1,}', '01', '-', '1.', '1e', '"\\x"', '"a\nb"', 'tru', '{"a" 1}', '[12345678901234567890', '{"a":12345678901234567890']) {
+    for (const bad of [
+      '',
+      '{',
+      '{"a":}',
+      '[1,]',
+      '{"a":1,}',
+      '01',
+      '-',
+      '1.',
+      '1e',
+      '"\\x"',
+      '"a\nb"',
+      'tru',
+      '{"a" 1}',
+      '[12345678901234567890',
+      '{"a":12345678901234567890',
+    ]) {
       assert.throws(() => parseJson(bad), JsonSyntaxError, bad);
     }
     fc.assert(

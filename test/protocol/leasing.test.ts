@@ -43,10 +43,7 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 describe('Lease: layout and JSON', () => {
   it('writes the assetId None byte before the sender (hand-checked bytes)', () => {
     const tx = p.transactionFromJson(leaseJson({ recipient: 'alias:T:abcd', amount: 5, fee: 1, proofs: [] }));
-    assert.equal(
-      hex(tx.bodyBytes),
-      '0803' + '00' + PK_HEX + '0254000461626364' + '0000000000000005' + '0000000000000001' + '0000018bcfe56800' + '00',
-    );
+    assert.equal(hex(tx.bodyBytes), '0803' + '00' + PK_HEX + '0254000461626364' + '0000000000000005' + '0000000000000001' + '0000018bcfe56800' + '00');
   });
 
   it('never reads assetId from JSON and never shows it', () => {
@@ -57,7 +54,17 @@ describe('Lease: layout and JSON', () => {
     assert.ok(Lease.is(withAsset));
     assert.equal(withAsset.data.assetId, null);
     assert.deepEqual(Object.keys(plain.toJson()), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version', 'recipient', 'amount', 'atomicBadge',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'recipient',
+      'amount',
+      'atomicBadge',
     ]);
     const v2 = p.transactionFromJson(leaseJson({ version: 2, atomicBadge: { trustedSender: BOB } }));
     assert.deepEqual(Object.keys(v2.toJson()).slice(8), ['recipient', 'amount']);

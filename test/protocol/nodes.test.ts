@@ -35,7 +35,8 @@ describe('RegisterNode: layout and JSON', () => {
       '6f01' +
       'd64f91e5d7c5d4d0a4ee81045689f4fe0d8dec1fb84005d3b48e4be68673e22a' + // sender
       '50dabafd6e7bd8789408e82596ba411850e1d625ea8ffe6e01e15132a738e416' + // target public key
-      '0006' + Buffer.from('node-1').toString('hex') + // nodeName
+      '0006' +
+      Buffer.from('node-1').toString('hex') + // nodeName
       '61' + // 'a'
       '0000018bcfe56800' + // timestamp
       '00000000000f4240'; // fee
@@ -48,7 +49,8 @@ describe('RegisterNode: layout and JSON', () => {
         '0000' + // no name: the empty string
         '72' + // 'r'
         '0000018bcfe5680000000000000f4240' +
-        '0101' + '0154a3023f22764b1aafed7ed3beb6b5a73467a84dacd5f10c21', // badge with a trusted sender
+        '0101' +
+        '0154a3023f22764b1aafed7ed3beb6b5a73467a84dacd5f10c21', // badge with a trusted sender
     );
     // Full bytes: 0x00 ‖ body ‖ proofs block.
     assert.equal(hex(v2.bytes), '00' + hex(v2.bodyBytes) + '010000');
@@ -58,8 +60,19 @@ describe('RegisterNode: layout and JSON', () => {
     const tx = p.transactionFromJson(json({ atomicBadge: {} }));
     const out = tx.toJson();
     assert.deepEqual(Object.keys(out), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version',
-      'targetPubKey', 'target', 'nodeName', 'opType', 'atomicBadge',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'targetPubKey',
+      'target',
+      'nodeName',
+      'opType',
+      'atomicBadge',
     ]);
     assert.equal(out['targetPubKey'], BOB_PK);
     assert.equal(out['target'], BOB);

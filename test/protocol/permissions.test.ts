@@ -4,14 +4,7 @@ import fc from 'fast-check';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { Protocol } from '../../src/protocol/protocol.js';
-import {
-  Permit,
-  ROLE_NAMES,
-  ROLES,
-  roleFromByte,
-  roleFromName,
-  type PermitData,
-} from '../../src/protocol/transactions/permissions.js';
+import { Permit, ROLE_NAMES, ROLES, roleFromByte, roleFromName, type PermitData } from '../../src/protocol/transactions/permissions.js';
 import { expectWeError, onlyWeErrors } from '../support/errors.js';
 
 const p = await Protocol.create({ crypto: 'waves', chainId: 'T' });
@@ -38,8 +31,16 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 describe('roles', () => {
   it("WE's role names and bytes", () => {
     assert.deepEqual(ROLES, {
-      miner: 1, issuer: 2, dex: 3, permissioner: 4, blacklister: 5, banned: 6,
-      contract_developer: 7, connection_manager: 8, sender: 9, contract_validator: 10,
+      miner: 1,
+      issuer: 2,
+      dex: 3,
+      permissioner: 4,
+      blacklister: 5,
+      banned: 6,
+      contract_developer: 7,
+      connection_manager: 8,
+      sender: 9,
+      contract_validator: 10,
     });
     for (const name of ROLE_NAMES) {
       assert.equal(roleFromByte(ROLES[name]), name);
@@ -56,12 +57,31 @@ describe('Permit: layout and JSON (bytes checked against transactions-factory 2.
     const tx = p.transactionFromJson(permitJson({ proofs: [] }));
     assert.equal(
       hex(tx.bodyBytes),
-      '6601' + PK_HEX + '0154a3023f22764b1aafed7ed3beb6b5a73467a84dacd5f10c21' + '0000018bcfe56800' + '0000000000000001' +
-        '61' + '01' + '0000018bcfe56800' + '00' + '0000000000000000',
+      '6601' +
+        PK_HEX +
+        '0154a3023f22764b1aafed7ed3beb6b5a73467a84dacd5f10c21' +
+        '0000018bcfe56800' +
+        '0000000000000001' +
+        '61' +
+        '01' +
+        '0000018bcfe56800' +
+        '00' +
+        '0000000000000000',
     );
     const json = tx.toJson();
     assert.deepEqual(Object.keys(json), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version', 'opType', 'role', 'dueTimestamp', 'target',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'opType',
+      'role',
+      'dueTimestamp',
+      'target',
     ]);
     assert.equal(json['opType'], 'add');
     assert.equal(json['role'], 'miner');
@@ -71,12 +91,19 @@ describe('Permit: layout and JSON (bytes checked against transactions-factory 2.
 
   it('V2: remove contract_validator for an alias, with a due timestamp and a badge', () => {
     const tx = p.transactionFromJson(
-      permitJson({ version: 2, target: 'alias:T:abcd', opType: 'remove', role: 'contract_validator', dueTimestamp: 1_700_000_000_001, atomicBadge: {}, proofs: [] }),
+      permitJson({
+        version: 2,
+        target: 'alias:T:abcd',
+        opType: 'remove',
+        role: 'contract_validator',
+        dueTimestamp: 1_700_000_000_001,
+        atomicBadge: {},
+        proofs: [],
+      }),
     );
     assert.equal(
       hex(tx.bodyBytes),
-      '6602' + PK_HEX + '0254000461626364' + '0000018bcfe56800' + '0000000000000001' +
-        '72' + '0a' + '0000018bcfe56800' + '01' + '0000018bcfe56801' + '0100',
+      '6602' + PK_HEX + '0254000461626364' + '0000018bcfe56800' + '0000000000000001' + '72' + '0a' + '0000018bcfe56800' + '01' + '0000018bcfe56801' + '0100',
     );
     const json = tx.toJson();
     assert.deepEqual(Object.keys(json).slice(8), ['opType', 'role', 'dueTimestamp', 'target', 'atomicBadge']);
@@ -94,7 +121,7 @@ describe('Permit: layout and JSON (bytes checked against transactions-factory 2.
 });
 
 describe('Permit: request rules with WE error codes', () => {
-  it('role names are case-sensitive; unknown → 199 (with WE\'s unclosed quote)', () => {
+  it("role names are case-sensitive; unknown → 199 (with WE's unclosed quote)", () => {
     expectWeError(() => p.transactionFromJson(permitJson({ role: 'admin' })), 199, "Permission.fromStr failure: unknown role name 'admin", 'role');
     expectWeError(() => p.transactionFromJson(permitJson({ role: 'Miner' })), 199, "Permission.fromStr failure: unknown role name 'Miner", 'role');
     expectWeError(() => p.transactionFromJson(permitJson({ role: '' })), 199, "Permission.fromStr failure: unknown role name '", 'role');
@@ -147,7 +174,10 @@ describe('Permit: request rules with WE error codes', () => {
 });
 
 describe('Permit: binary input', () => {
-  const signed = p.sign(p.transactionFromJson(permitJson({ version: 2, dueTimestamp: 1_800_000_000_000, atomicBadge: { trustedSender: BOB }, proofs: [] })), alice.privateKey);
+  const signed = p.sign(
+    p.transactionFromJson(permitJson({ version: 2, dueTimestamp: 1_800_000_000_000, atomicBadge: { trustedSender: BOB }, proofs: [] })),
+    alice.privateKey,
+  );
   // 00 66 02 ‖ sender(32) ‖ target(26) ‖ timestamp ‖ fee ‖ op(19) ‖ badge ‖ proofs
   const OP = 3 + 32 + 26 + 8 + 8;
   const mutate = (at: number, ...bytes: number[]): Uint8Array => {

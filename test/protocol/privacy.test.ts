@@ -83,17 +83,39 @@ describe('privacy: layouts and JSON', () => {
 
   it('UpdatePolicy and PolicyDataHash bodies (hand-checked)', () => {
     const u = p.transactionFromJson(updateJson({ version: 2, proofs: [], opType: 'remove' }));
-    assert.equal(hex(u.bodyBytes), '7102' + PK_HEX + '0020' + '07'.repeat(32) + '00000001' + BOB_HEX + '00000000' + '72' + '0000018bcfe56800' + '0000000005f5e100' + '00');
+    assert.equal(
+      hex(u.bodyBytes),
+      '7102' + PK_HEX + '0020' + '07'.repeat(32) + '00000001' + BOB_HEX + '00000000' + '72' + '0000018bcfe56800' + '0000000005f5e100' + '00',
+    );
     const h = p.transactionFromJson(hashJson({ proofs: [] }));
-    assert.equal(hex(h.bodyBytes), '7203' + PK_HEX + '0020' + '09'.repeat(32) + '0020' + '07'.repeat(32) + '0000018bcfe56800' + '0000000005f5e100' + '00' + '00');
+    assert.equal(
+      hex(h.bodyBytes),
+      '7203' + PK_HEX + '0020' + '09'.repeat(32) + '0020' + '07'.repeat(32) + '0000018bcfe56800' + '0000000005f5e100' + '00' + '00',
+    );
     assert.equal(hex(h.id), hex(blake2b(h.bodyBytes, { dkLen: 32 })));
   });
 
   it('writes the node JSON in WE key order', () => {
     const base = ['type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version'];
-    assert.deepEqual(Object.keys(p.transactionFromJson(createJson()).toJson()), [...base, 'policyName', 'description', 'recipients', 'owners', 'feeAssetId', 'atomicBadge']);
+    assert.deepEqual(Object.keys(p.transactionFromJson(createJson()).toJson()), [
+      ...base,
+      'policyName',
+      'description',
+      'recipients',
+      'owners',
+      'feeAssetId',
+      'atomicBadge',
+    ]);
     assert.deepEqual(Object.keys(p.transactionFromJson(createJson({ version: 1 })).toJson()), [...base, 'policyName', 'description', 'recipients', 'owners']);
-    assert.deepEqual(Object.keys(p.transactionFromJson(updateJson()).toJson()), [...base, 'policyId', 'recipients', 'owners', 'opType', 'feeAssetId', 'atomicBadge']);
+    assert.deepEqual(Object.keys(p.transactionFromJson(updateJson()).toJson()), [
+      ...base,
+      'policyId',
+      'recipients',
+      'owners',
+      'opType',
+      'feeAssetId',
+      'atomicBadge',
+    ]);
     assert.deepEqual(Object.keys(p.transactionFromJson(hashJson()).toJson()), [...base, 'dataHash', 'policyId', 'feeAssetId', 'atomicBadge']);
     const out = p.transactionFromJson(hashJson({ feeAssetId: '' })).toJson();
     assert.equal(out['dataHash'], HASH);
@@ -128,7 +150,12 @@ describe('CreatePolicy: request rules', () => {
   });
 
   it('addresses must be valid for this network (102), arrays (1)', () => {
-    expectWeError(() => p.transactionFromJson(createJson({ recipients: [BOB, '3N4mzcHawFRR54P5AkWVAwqPwWrABRaVjkD'] })), 102, /Bad address checksum/, 'recipients(1)');
+    expectWeError(
+      () => p.transactionFromJson(createJson({ recipients: [BOB, '3N4mzcHawFRR54P5AkWVAwqPwWrABRaVjkD'] })),
+      102,
+      /Bad address checksum/,
+      'recipients(1)',
+    );
     expectWeError(() => p.transactionFromJson(createJson({ owners: ['alias:T:john'] })), 102, undefined, 'owners(0)');
     expectWeError(() => p.transactionFromJson(createJson({ owners: BOB })), 1, undefined, 'owners');
     expectWeError(() => p.transactionFromJson(createJson({ recipients: [5] })), 1, undefined, 'recipients(0)');
@@ -179,8 +206,18 @@ describe('UpdatePolicy: request rules', () => {
 describe('PolicyDataHash: request rules', () => {
   it('dataHash must be Base58 of 32 bytes (PolicyDataHash.fromBase58String)', () => {
     expectWeError(() => p.transactionFromJson(hashJson({ dataHash: 'l0' })), 199, "Failed to decode policy data hash: 'l0'", 'dataHash');
-    expectWeError(() => p.transactionFromJson(hashJson({ dataHash: encodeBase58(new Uint8Array(31).fill(1)) })), 199, 'Invalid policy data hash length', 'dataHash');
-    expectWeError(() => p.transactionFromJson(hashJson({ dataHash: encodeBase58(new Uint8Array(33).fill(1)) })), 199, 'Invalid policy data hash length', 'dataHash');
+    expectWeError(
+      () => p.transactionFromJson(hashJson({ dataHash: encodeBase58(new Uint8Array(31).fill(1)) })),
+      199,
+      'Invalid policy data hash length',
+      'dataHash',
+    );
+    expectWeError(
+      () => p.transactionFromJson(hashJson({ dataHash: encodeBase58(new Uint8Array(33).fill(1)) })),
+      199,
+      'Invalid policy data hash length',
+      'dataHash',
+    );
     expectWeError(() => p.transactionFromJson(hashJson({ dataHash: '' })), 199, 'Invalid policy data hash length', 'dataHash');
     expectWeError(() => p.transactionFromJson(hashJson({ dataHash: '2'.repeat(5000) })), 199, 'Invalid policy data hash length', 'dataHash');
     expectWeError(() => p.transactionFromJson(hashJson({ dataHash: '2'.repeat(5000) + '_' })), 199, /^Failed to decode policy data hash/, 'dataHash');

@@ -28,7 +28,11 @@ describe('Scala Set iteration order', () => {
     assert.ok(fixture.addresses.some((c) => c.order.length >= 5));
     for (const c of fixture.addresses) {
       const bytes = c.input.map((h) => Buffer.from(h, 'hex'));
-      const order = scalaSetOrder(bytes, (b) => b, (b) => b.toString('hex')).map((b) => b.toString('hex'));
+      const order = scalaSetOrder(
+        bytes,
+        (b) => b,
+        (b) => b.toString('hex'),
+      ).map((b) => b.toString('hex'));
       assert.deepEqual(order, c.order);
     }
   });
@@ -37,14 +41,26 @@ describe('Scala Set iteration order', () => {
     // Output of test/fixtures/JsOrder.scala (Scala 2.11.12, JsNumber as Play's case class over BigDecimal):
     // the wire (Set[Short]) order, then the JSON (Set[JsNumber]) order.
     const scala: Array<[number[], number[], number[]]> = [
-      [[5, 1, 2, 3, 4], [5, 1, 2, 3, 4], [4, 1, 3, 5, 2]],
-      [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [5, 10, 1, 6, 9, 2, 7, 3, 8, 4], [10, 4, 6, 7, 1, 3, 5, 8, 9, 2]],
+      [
+        [5, 1, 2, 3, 4],
+        [5, 1, 2, 3, 4],
+        [4, 1, 3, 5, 2],
+      ],
+      [
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+        [5, 10, 1, 6, 9, 2, 7, 3, 8, 4],
+        [10, 4, 6, 7, 1, 3, 5, 8, 9, 2],
+      ],
       [
         [2, 3, 4, 5, 6, 7, 9, 10, 100, 101, 119, 120, 130, 140, 160, 162, 173, 180],
         [101, 5, 120, 10, 6, 160, 9, 173, 2, 180, 7, 140, 130, 3, 162, 119, 4, 100],
         [120, 10, 4, 162, 119, 6, 7, 101, 100, 3, 5, 180, 160, 140, 9, 130, 2, 173],
       ],
-      [[1120, 1122, 1130, 1140, 140, 162], [1122, 140, 162, 1130, 1140, 1120], [1120, 162, 1122, 140, 1140, 1130]],
+      [
+        [1120, 1122, 1130, 1140, 140, 162],
+        [1122, 140, 162, 1130, 1140, 1120],
+        [1120, 162, 1122, 140, 1140, 1130],
+      ],
     ];
     for (const [input, wire, json] of scala) {
       assert.deepEqual(featureVotesForProducing(input), wire);

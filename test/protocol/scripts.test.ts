@@ -77,13 +77,36 @@ describe('SetScript (13)', () => {
   it('writes the body in scheme order and the JSON WE writes', () => {
     const tx = p.sign(fromJson(setScriptJson()), kp.privateKey);
     const expected = [
-      '0d', '01', '54', hex(kp.publicKey), '01', '0006', '0106b76fcb47',
-      '0009', hex(Buffer.from('my script')), '000c', hex(Buffer.from('what it does')),
-      '0000000002faf080', '0000018bcfe56800',
+      '0d',
+      '01',
+      '54',
+      hex(kp.publicKey),
+      '01',
+      '0006',
+      '0106b76fcb47',
+      '0009',
+      hex(Buffer.from('my script')),
+      '000c',
+      hex(Buffer.from('what it does')),
+      '0000000002faf080',
+      '0000018bcfe56800',
     ].join('');
     assert.equal(hex(tx.bodyBytes), expected);
     assert.equal(hex(tx.bytes), `00${expected}0100010040${hex(tx.proofs[0]!)}`);
-    assert.deepEqual(Object.keys(tx.toJson()), ['type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version', 'chainId', 'script', 'name', 'description']);
+    assert.deepEqual(Object.keys(tx.toJson()), [
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'chainId',
+      'script',
+      'name',
+      'description',
+    ]);
     assert.equal(tx.toJson()['chainId'], 84);
     assert.equal(tx.toJson()['script'], TRUE_V1);
     assert.equal(stringifyJson(p.transactionFromBytes(tx.bytes).toJson()), stringifyJson(tx.toJson()));
@@ -131,7 +154,7 @@ describe('SetScript (13)', () => {
     weError(() => fromJson(setScriptJson({ description: 1 })), 1, 'failed to parse json message');
   });
 
-  it('chainId: the node\'s own from JSON, checked from binary', () => {
+  it("chainId: the node's own from JSON, checked from binary", () => {
     assert.equal(fromJson(setScriptJson({ chainId: 1 })).toJson()['chainId'], 84);
     const bad = binaryOf(setScriptJson(), (b) => (b[3] = 1));
     weError(() => p.transactionFromBytes(bad), 199, 'Wrong chainId actual: 1, expected: 84');
@@ -146,7 +169,10 @@ describe('SetScript (13)', () => {
 describe('SetAssetScript (15)', () => {
   it('writes chainId, assetId, script in scheme order', () => {
     const tx = fromJson(setAssetScriptJson());
-    assert.equal(hex(tx.bodyBytes), ['0f', '01', '54', hex(kp.publicKey), hex(decodeBase58(ASSET)), '01', '0006', '0106b76fcb47', '0000000005f5e100', '0000018bcfe56800'].join(''));
+    assert.equal(
+      hex(tx.bodyBytes),
+      ['0f', '01', '54', hex(kp.publicKey), hex(decodeBase58(ASSET)), '01', '0006', '0106b76fcb47', '0000000005f5e100', '0000018bcfe56800'].join(''),
+    );
     assert.deepEqual(Object.keys(tx.toJson()).slice(8), ['chainId', 'assetId', 'script']);
   });
 
@@ -154,7 +180,11 @@ describe('SetAssetScript (15)', () => {
     assert.equal(fromJson(setAssetScriptJson({ script: undefined })).toJson()['script'], null);
     assert.equal(fromJson(setAssetScriptJson({ script: '' })).toJson()['script'], null);
     p.transaction(SetAssetScript, 1, { ...fromJson(setAssetScriptJson()).data, script: null });
-    weError(() => p.transaction(SetAssetScript, 1, { ...fromJson(setAssetScriptJson()).data, script: new Uint8Array(0) }), 199, 'ScriptParseError(Empty script)');
+    weError(
+      () => p.transaction(SetAssetScript, 1, { ...fromJson(setAssetScriptJson()).data, script: new Uint8Array(0) }),
+      199,
+      'ScriptParseError(Empty script)',
+    );
   });
 
   it('assetId and chainId rules', () => {
@@ -214,7 +244,20 @@ describe('SetScript / SetAssetScript: malformed input never crashes', () => {
     let doubling: Expr = E.ref('a280');
     for (let i = 280; i >= 1; i--) doubling = E.block(`a${i}`, E.if(E.TRUE, E.ref(`a${i - 1}`), E.ref(`a${i - 1}`)), doubling);
     doubling = E.block('a0', E.TRUE, doubling);
-    const issueJson = (script: string): Record<string, unknown> => ({ type: 3, version: 2, senderPublicKey: PK, name: 'Gold', description: '', quantity: 1, decimals: 0, reissuable: false, script, fee: 100000000, timestamp: 1700000000000, proofs: [] });
+    const issueJson = (script: string): Record<string, unknown> => ({
+      type: 3,
+      version: 2,
+      senderPublicKey: PK,
+      name: 'Gold',
+      description: '',
+      quantity: 1,
+      decimals: 0,
+      reissuable: false,
+      script,
+      fee: 100000000,
+      timestamp: 1700000000000,
+      proofs: [],
+    });
     const trueScript = new Uint8Array(Buffer.from(TRUE_V1.slice('base64:'.length), 'base64'));
     for (const [expr, message] of [
       [ifs, 'ScriptParseError(Script is too complex: 5401 > 2000)'],
@@ -231,7 +274,14 @@ describe('SetScript / SetAssetScript: malformed input never crashes', () => {
         const bytes = p.sign(fromJson(base), kp.privateKey).bytes;
         const at = Buffer.from(bytes).indexOf(Buffer.from([1, 0, trueScript.length, ...trueScript]));
         assert.ok(at > 0);
-        const carried = Uint8Array.of(...bytes.subarray(0, at), 1, script.length >> 8, script.length & 0xff, ...script, ...bytes.subarray(at + 3 + trueScript.length));
+        const carried = Uint8Array.of(
+          ...bytes.subarray(0, at),
+          1,
+          script.length >> 8,
+          script.length & 0xff,
+          ...script,
+          ...bytes.subarray(at + 3 + trueScript.length),
+        );
         weError(() => p.transactionFromBytes(carried), 199, message);
       }
     }

@@ -54,8 +54,20 @@ describe('Transfer: the reference vector', () => {
   it('writes the node JSON in WE key order with every digit', () => {
     const tx = p.transactionFromJson(transferJson({ amount: 9223372036854775807n, assetId: encodeBase58(new Uint8Array(32).fill(3)) }));
     assert.deepEqual(Object.keys(tx.toJson()), [
-      'type', 'id', 'sender', 'senderPublicKey', 'fee', 'timestamp', 'proofs', 'version',
-      'assetId', 'feeAssetId', 'amount', 'recipient', 'attachment', 'atomicBadge',
+      'type',
+      'id',
+      'sender',
+      'senderPublicKey',
+      'fee',
+      'timestamp',
+      'proofs',
+      'version',
+      'assetId',
+      'feeAssetId',
+      'amount',
+      'recipient',
+      'attachment',
+      'atomicBadge',
     ]);
     assert.match(stringifyJson(tx.toJson()), /"amount":9223372036854775807,/);
     assert.equal(tx.toJson()['sender'], '3N75XuUxaztmvSTXLie2ibFjXKZscqnMR3d');
@@ -88,7 +100,12 @@ describe('Transfer: stateless rules with WE error codes', () => {
     const data = p.transactionFromJson(transferJson()).data;
     expectWeError(() => p.transaction(Transfer, 3, { ...data, attachment: new Uint8Array(141) }), 10, 'Too big sequences requested', 'attachment');
     assert.equal(p.transaction(Transfer, 3, { ...data, attachment: new Uint8Array(140) }).data.attachment.length, 140);
-    expectWeError(() => p.transactionFromJson(transferJson({ attachment: encodeBase58(new Uint8Array(150).fill(1)) })), 199, 'invalid.attachment', 'attachment');
+    expectWeError(
+      () => p.transactionFromJson(transferJson({ attachment: encodeBase58(new Uint8Array(150).fill(1)) })),
+      199,
+      'invalid.attachment',
+      'attachment',
+    );
     expectWeError(() => p.transactionFromJson(transferJson({ attachment: 'l0O' })), 199, 'invalid.attachment', 'attachment');
   });
 
@@ -113,20 +130,28 @@ describe('Transfer: stateless rules with WE error codes', () => {
   it('proofs: at most 8, each at most 64 bytes, Base58', () => {
     expectWeError(() => p.transactionFromJson(transferJson({ proofs: Array(9).fill(SIG) })), 199, 'Too many proofs, max 8 proofs', 'proofs');
     // Within the 88-character Base58 cap, but 65 bytes: WE's Proofs rule; beyond the cap: the reader's.
-    expectWeError(() => p.transactionFromJson(transferJson({ proofs: [encodeBase58(new Uint8Array(65).fill(1))] })), 199, 'Too large proof, must be max 64 bytes', 'proofs');
+    expectWeError(
+      () => p.transactionFromJson(transferJson({ proofs: [encodeBase58(new Uint8Array(65).fill(1))] })),
+      199,
+      'Too large proof, must be max 64 bytes',
+      'proofs',
+    );
     expectWeError(() => p.transactionFromJson(transferJson({ proofs: [encodeBase58(new Uint8Array(70).fill(1))] })), 199, 'invalid proof', 'proofs');
     expectWeError(() => p.transactionFromJson(transferJson({ proofs: ['0OIl'] })), 199, 'invalid proof', 'proofs');
     expectWeError(() => p.transactionFromJson(transferJson({ proofs: 'x' })), 1, 'failed to parse json message', 'proofs');
   });
 
-  it("the JSON of a transaction read from a request equals the JSON of the same transaction built from its bytes (key, proofs, null proof, leading zeros)", () => {
+  it('the JSON of a transaction read from a request equals the JSON of the same transaction built from its bytes (key, proofs, null proof, leading zeros)', () => {
     const zeroLed = new Uint8Array(64);
     zeroLed.set([0, 0, 7], 0);
     for (const proofs of [[SIG], [SIG, null, encodeBase58(zeroLed), '']]) {
       const fromRequest = p.transactionFromJson(transferJson({ proofs }));
       const fromBytes = p.transactionFromBytes(fromRequest.bytes);
       assert.equal(stringifyJson(fromRequest.toJson()), stringifyJson(fromBytes.toJson()));
-      assert.deepEqual(fromRequest.toJson()['proofs'], proofs.map((t) => t ?? ''));
+      assert.deepEqual(
+        fromRequest.toJson()['proofs'],
+        proofs.map((t) => t ?? ''),
+      );
     }
     // The answer's arrays are its own: changing one does not change the next answer.
     const tx = p.transactionFromJson(transferJson());
@@ -166,18 +191,21 @@ describe('MassTransfer: stateless rules', () => {
   });
 
   it('fee plus amounts must not overflow (113), amounts must not be negative', () => {
-    expectWeError(
-      () => p.transactionFromJson(massJson({ transfers: [{ recipient: BOB, amount: 9223372036854775807n }] })),
-      113,
-      'overflow error',
-      'transfers',
-    );
+    expectWeError(() => p.transactionFromJson(massJson({ transfers: [{ recipient: BOB, amount: 9223372036854775807n }] })), 113, 'overflow error', 'transfers');
     expectWeError(() => p.transactionFromJson(massJson({ transfers: [{ recipient: BOB, amount: -1 }] })), 199, 'One of the transfers has negative amount');
     expectWeError(() => p.transactionFromJson(massJson({ transfers: [{ recipient: BOB }] })), 1, undefined, 'transfers(0).amount');
   });
 
   it('V1 has the legacy header; JSON adds transferCount and totalAmount', () => {
-    const tx = p.transactionFromJson(massJson({ version: 1, transfers: [{ recipient: BOB, amount: 5 }, { recipient: 'alias:T:john', amount: 7 }] }));
+    const tx = p.transactionFromJson(
+      massJson({
+        version: 1,
+        transfers: [
+          { recipient: BOB, amount: 5 },
+          { recipient: 'alias:T:john', amount: 7 },
+        ],
+      }),
+    );
     assert.equal(tx.bytes[0], 11);
     assert.equal(tx.bytes[1], 1);
     const back = p.transactionFromBytes(tx.bytes);

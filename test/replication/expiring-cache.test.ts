@@ -10,7 +10,12 @@ import { ExpiringCache } from '../../src/replication/expiring-cache.js';
 
 function cache(options: { maxSize?: number; ttlMs?: number; recency?: boolean } = {}) {
   const clock = { now: 1000 };
-  const c = new ExpiringCache<string, number>({ maxSize: options.maxSize ?? 10, ttlMs: options.ttlMs ?? 100, now: () => clock.now, ...(options.recency === undefined ? {} : { recency: options.recency }) });
+  const c = new ExpiringCache<string, number>({
+    maxSize: options.maxSize ?? 10,
+    ttlMs: options.ttlMs ?? 100,
+    now: () => clock.now,
+    ...(options.recency === undefined ? {} : { recency: options.recency }),
+  });
   return { c, clock };
 }
 

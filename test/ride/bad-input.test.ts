@@ -63,7 +63,8 @@ const chain = {
   transactionHeight: () => undefined,
   transactionById: () => undefined,
 };
-const runTree = (expr: Expr, version: 1 | 2 = 1) => verifier.run({ version, expr, bytes: new Uint8Array(0), complexity: 0 } satisfies Script, { tx }, chain, false);
+const runTree = (expr: Expr, version: 1 | 2 = 1) =>
+  verifier.run({ version, expr, bytes: new Uint8Array(0), complexity: 0 } satisfies Script, { tx }, chain, false);
 
 describe('bad input: size and complexity limits', () => {
   it('a script over 8 KiB: compiled and read', () => {
@@ -123,7 +124,7 @@ describe('bad input: deep nesting', () => {
     assert.match(compileError(`${'!'.repeat(200_000)}true`), /^Script is too deeply nested/);
   });
 
-  it('long flat sequences compile: 2 000 lets, a 3 000-term sum (then WE\'s limits apply)', () => {
+  it("long flat sequences compile: 2 000 lets, a 3 000-term sum (then WE's limits apply)", () => {
     const lets = Array.from({ length: 2000 }, (_, i) => `let v${i} = ${i}`).join('\n');
     // Every let costs 5: 2 000 × 5 + the body.
     assert.equal(compileError(`${lets}\nv0 + v1999 == 0`), 'Script is too complex: 10009 > 2000');

@@ -170,17 +170,30 @@ describe('tx as WE binds it', () => {
     ].join('\n');
     assert.equal(valueOf(tx, check), true);
     // An asset script sees the same transaction without proofs.
-    assert.equal(valueOf(tx, 'match tx { case t: TransferTransaction => t.amount == 5 && t.recipient == Address(base58\'' + addr(bob).toString() + "')\n case _ => false }", undefined, { token: true }), true);
+    assert.equal(
+      valueOf(
+        tx,
+        "match tx { case t: TransferTransaction => t.amount == 5 && t.recipient == Address(base58'" + addr(bob).toString() + "')\n case _ => false }",
+        undefined,
+        { token: true },
+      ),
+      true,
+    );
   });
 
   it('the case object renders as WE prints it, fields in Scala HashMap order', () => {
     const tx = transfer();
     const sender = valueOf(tx, 'tx.sender') as CaseObj;
-    assert.equal(valueText(sender), `\nAddress {\n  bytes -> CONST_BYTEVECTOR(ByteVector(26 bytes, 0x${Buffer.from(addr(alice).bytes).toString('hex')}))\n}\n     `);
+    assert.equal(
+      valueText(sender),
+      `\nAddress {\n  bytes -> CONST_BYTEVECTOR(ByteVector(26 bytes, 0x${Buffer.from(addr(alice).bytes).toString('hex')}))\n}\n     `,
+    );
     const obj = valueOf(tx, 'tx', undefined, { token: true }) as CaseObj;
     assert.deepEqual(
       obj.fields.map(([k]) => k),
-      ['recipient', 'assetId', 'timestamp', 'feeAssetId', 'amount', 'attachment', 'bodyBytes', 'version', 'id', 'senderPublicKey', 'sender', 'fee'].filter((k) => obj.field(k) !== undefined).sort((a, b) => obj.fields.findIndex(([x]) => x === a) - obj.fields.findIndex(([x]) => x === b)),
+      ['recipient', 'assetId', 'timestamp', 'feeAssetId', 'amount', 'attachment', 'bodyBytes', 'version', 'id', 'senderPublicKey', 'sender', 'fee']
+        .filter((k) => obj.field(k) !== undefined)
+        .sort((a, b) => obj.fields.findIndex(([x]) => x === a) - obj.fields.findIndex(([x]) => x === b)),
     );
     assert.equal(obj.fields.length, 12);
     assert.ok(valueText(valueOf(tx, 'tx.proofs')).startsWith('ARR(Vector(CONST_BYTEVECTOR(ByteVector(64 bytes, 0x'));
@@ -189,7 +202,10 @@ describe('tx as WE binds it', () => {
   it('MassTransfer V1: transfers, counts; feeAssetId is declared but never filled (uncaught)', () => {
     const tx = massTransfer(1);
     assert.equal(
-      valueOf(tx, "match tx { case m: MassTransferTransaction => m.transferCount == 2 && m.totalAmount == 7 && m.transfers[1].recipient == Alias(\"bobby\") && m.transfers[0].amount == 3 && !isDefined(m.assetId)\n case _ => false }"),
+      valueOf(
+        tx,
+        'match tx { case m: MassTransferTransaction => m.transferCount == 2 && m.totalAmount == 7 && m.transfers[1].recipient == Alias("bobby") && m.transfers[0].amount == 3 && !isDefined(m.assetId)\n case _ => false }',
+      ),
       true,
     );
     const r = evalOn(tx, 'match tx { case m: MassTransferTransaction => isDefined(m.feeAssetId)\n case _ => false }');
@@ -197,8 +213,14 @@ describe('tx as WE binds it', () => {
   });
 
   it('classes WE leaves unbound fail uncaught when tx is read, and only then', () => {
-    for (const tx of [massTransfer(2), p.sign(p.transaction(SponsorFee, 2, { senderPublicKey: alice.publicKey, assetId: ASSET, isEnabled: true, fee: 1n, timestamp: TS, atomicBadge: null }), alice.privateKey)]) {
-      const r = evalOn(tx, 'tx.id == base58\'\'');
+    for (const tx of [
+      massTransfer(2),
+      p.sign(
+        p.transaction(SponsorFee, 2, { senderPublicKey: alice.publicKey, assetId: ASSET, isEnabled: true, fee: 1n, timestamp: TS, atomicBadge: null }),
+        alice.privateKey,
+      ),
+    ]) {
+      const r = evalOn(tx, "tx.id == base58''");
       assert.equal(r.kind, 'uncaught');
       assert.match(r.kind === 'uncaught' ? r.error : '', /^scala\.MatchError: /);
       assert.equal(valueOf(tx, 'height > 0'), true);
@@ -247,10 +269,30 @@ describe('tx as WE binds it', () => {
       }),
       alice.privateKey,
     );
-    assert.equal(valueOf(issue, `match tx { case i: IssueTransaction => i.decimals == 2 && i.name == base58'${encodeBase58(Buffer.from('coin'))}' && extract(i.script) == base64'${Buffer.from(setScript).toString('base64')}' && !i.reissuable\n case _ => false }`), true);
-    const ss = p.sign(p.transaction(SetScript, 1, { chainId: p.chainId, senderPublicKey: alice.publicKey, script: null, name: Buffer.from('n'), description: new Uint8Array(0), fee: 1n, timestamp: TS }), alice.privateKey);
+    assert.equal(
+      valueOf(
+        issue,
+        `match tx { case i: IssueTransaction => i.decimals == 2 && i.name == base58'${encodeBase58(Buffer.from('coin'))}' && extract(i.script) == base64'${Buffer.from(setScript).toString('base64')}' && !i.reissuable\n case _ => false }`,
+      ),
+      true,
+    );
+    const ss = p.sign(
+      p.transaction(SetScript, 1, {
+        chainId: p.chainId,
+        senderPublicKey: alice.publicKey,
+        script: null,
+        name: Buffer.from('n'),
+        description: new Uint8Array(0),
+        fee: 1n,
+        timestamp: TS,
+      }),
+      alice.privateKey,
+    );
     assert.equal(valueOf(ss, 'match tx { case s: SetScriptTransaction => !isDefined(s.script)\n case _ => false }'), true);
-    const sponsor = p.sign(p.transaction(SponsorFee, 1, { senderPublicKey: alice.publicKey, assetId: ASSET, isEnabled: true, fee: 1n, timestamp: TS, atomicBadge: null }), alice.privateKey);
+    const sponsor = p.sign(
+      p.transaction(SponsorFee, 1, { senderPublicKey: alice.publicKey, assetId: ASSET, isEnabled: true, fee: 1n, timestamp: TS, atomicBadge: null }),
+      alice.privateKey,
+    );
     assert.equal(valueOf(sponsor, 'match tx { case s: SponsorFeeTransaction => s.isEnabled\n case _ => false }'), true);
     const contractId = new Uint8Array(32).fill(3);
     for (const [version, expected] of [
@@ -267,29 +309,61 @@ describe('tx as WE binds it', () => {
 
   it("CommonFunctionsTest: shadowing in match, data constructors' equality", () => {
     const tx = transfer();
-    assert.equal(valueOf(tx, `match tx {\n case tx : TransferTransaction  => tx.id == base58'${tx.idBase58}'\n case tx : IssueTransaction => tx.fee == 1\n case other => throw()\n }`), true);
     assert.equal(
-      valueOf(tx, `match tx {\n case tx: TransferTransaction | IssueTransaction => {\n  match tx {\n    case tx: TransferTransaction  => tx.id == base58'${tx.idBase58}'\n    case tx: IssueTransaction => tx.fee == 1\n  }\n  }\n case other => throw()\n}`),
+      valueOf(
+        tx,
+        `match tx {\n case tx : TransferTransaction  => tx.id == base58'${tx.idBase58}'\n case tx : IssueTransaction => tx.fee == 1\n case other => throw()\n }`,
+      ),
+      true,
+    );
+    assert.equal(
+      valueOf(
+        tx,
+        `match tx {\n case tx: TransferTransaction | IssueTransaction => {\n  match tx {\n    case tx: TransferTransaction  => tx.id == base58'${tx.idBase58}'\n    case tx: IssueTransaction => tx.fee == 1\n  }\n  }\n case other => throw()\n}`,
+      ),
       true,
     );
     const denied = (source: string): string => {
       const r = compileScript(source, { assetScript: false, crypto: p });
       return r.ok ? 'compiled' : r.error;
     };
-    assert.match(denied('let t = 100\nmatch tx {\n case t: TransferTransaction  => true\n case other => throw()\n }'), /^Compilation failed: Value 't' already defined in the scope/);
-    assert.match(denied('match {\n  let aaa = 1\n  tx\n} {\n     case tx: TransferTransaction  => true\n     case other => throw()\n }'), /^Compilation failed: Value 'tx' already defined in the scope/);
-    assert.match(denied('match p {\n case tx: TransferTransaction  => true\n case other => throw()\n }'), /^Compilation failed: A definition of 'p' is not found/);
+    assert.match(
+      denied('let t = 100\nmatch tx {\n case t: TransferTransaction  => true\n case other => throw()\n }'),
+      /^Compilation failed: Value 't' already defined in the scope/,
+    );
+    assert.match(
+      denied('match {\n  let aaa = 1\n  tx\n} {\n     case tx: TransferTransaction  => true\n     case other => throw()\n }'),
+      /^Compilation failed: Value 'tx' already defined in the scope/,
+    );
+    assert.match(
+      denied('match p {\n case tx: TransferTransaction  => true\n case other => throw()\n }'),
+      /^Compilation failed: A definition of 'p' is not found/,
+    );
     const b = addr(bob).toString();
     assert.equal(
-      valueOf(tx, `match tx {\n  case tx: TransferTransaction =>\n    let goodEq = tx.recipient == Address(base58'${b}')\n    let badAddressEq = tx.recipient == Address(base58'Mbembangwana')\n    let badAliasNe = tx.recipient != Alias("Nuripitia")\n    goodEq && !badAddressEq && badAliasNe\n  case _ => throw()\n}`),
+      valueOf(
+        tx,
+        `match tx {\n  case tx: TransferTransaction =>\n    let goodEq = tx.recipient == Address(base58'${b}')\n    let badAddressEq = tx.recipient == Address(base58'Mbembangwana')\n    let badAliasNe = tx.recipient != Alias("Nuripitia")\n    goodEq && !badAddressEq && badAliasNe\n  case _ => throw()\n}`,
+      ),
       true,
     );
     const data = p.sign(
-      p.transaction(Data, 1, { senderPublicKey: alice.publicKey, author: alice.publicKey, data: [{ key: 'k', type: 'integer', value: 5n }], timestamp: TS, fee: 100000n, feeAssetId: null, atomicBadge: null }),
+      p.transaction(Data, 1, {
+        senderPublicKey: alice.publicKey,
+        author: alice.publicKey,
+        data: [{ key: 'k', type: 'integer', value: 5n }],
+        timestamp: TS,
+        fee: 100000n,
+        feeAssetId: null,
+        atomicBadge: null,
+      }),
       alice.privateKey,
     );
     assert.equal(
-      valueOf(data, 'match tx {\n  case tx: DataTransaction =>\n    tx.data[0] == DataEntry("k", 5) && tx.data[0] != DataEntry("k", true) && tx.data[0] != DataEntry("k", "5")\n  case _ => throw()\n}'),
+      valueOf(
+        data,
+        'match tx {\n  case tx: DataTransaction =>\n    tx.data[0] == DataEntry("k", 5) && tx.data[0] != DataEntry("k", true) && tx.data[0] != DataEntry("k", "5")\n  case _ => throw()\n}',
+      ),
       true,
     );
   });
@@ -316,9 +390,24 @@ describe('tx as WE binds it', () => {
       );
     const buy = order(alice, 'buy');
     const sell = order(bob, 'sell');
-    const ex = p.sign(exchangeTransaction(p, { buyOrder: buy, sellOrder: sell, amount: 2000n, price: 250_000_000n, buyMatcherFee: 200_000n, sellMatcherFee: 200_000n, fee: 300_000n, timestamp: TS }), carol.privateKey);
+    const ex = p.sign(
+      exchangeTransaction(p, {
+        buyOrder: buy,
+        sellOrder: sell,
+        amount: 2000n,
+        price: 250_000_000n,
+        buyMatcherFee: 200_000n,
+        sellMatcherFee: 200_000n,
+        fee: 300_000n,
+        timestamp: TS,
+      }),
+      carol.privateKey,
+    );
     assert.equal(
-      valueOf(ex, 'match tx { case e: ExchangeTransaction => e.buyOrder.orderType == Buy && e.sellOrder.orderType == Sell && e.amount == 2000 && e.buyOrder.assetPair.priceAsset == unit && e.sellOrder.sender == addressFromPublicKey(e.sellOrder.senderPublicKey) && size(e.buyOrder.proofs) == 8\n case _ => false }'),
+      valueOf(
+        ex,
+        'match tx { case e: ExchangeTransaction => e.buyOrder.orderType == Buy && e.sellOrder.orderType == Sell && e.amount == 2000 && e.buyOrder.assetPair.priceAsset == unit && e.sellOrder.sender == addressFromPublicKey(e.sellOrder.senderPublicKey) && size(e.buyOrder.proofs) == 8\n case _ => false }',
+      ),
       true,
     );
     const chain = new MemoryChain();
@@ -345,22 +434,65 @@ describe('state functions against the chain', () => {
 
   it('getX by address and alias; unit for missing keys, other types, unknown or malformed aliases', () => {
     const b = `Address(base58'${addr(bob).toString()}')`;
-    assert.equal(valueOf(tx, `extract(getInteger(${b}, "n")) == 7 && getString(Alias("bobby"), "s") == "str" && !isDefined(getString(${b}, "n")) && !isDefined(getInteger(${b}, "x")) && !isDefined(getInteger(Alias("nobody"), "n")) && !isDefined(getInteger(Alias("x"), "n")) && !isDefined(getInteger(Address(base58'11'), "n"))`, chain), true);
+    assert.equal(
+      valueOf(
+        tx,
+        `extract(getInteger(${b}, "n")) == 7 && getString(Alias("bobby"), "s") == "str" && !isDefined(getString(${b}, "n")) && !isDefined(getInteger(${b}, "x")) && !isDefined(getInteger(Alias("nobody"), "n")) && !isDefined(getInteger(Alias("x"), "n")) && !isDefined(getInteger(Address(base58'11'), "n"))`,
+        chain,
+      ),
+      true,
+    );
   });
 
   it('balances: WEST, assets, by alias; an unknown alias is an error', () => {
     const b = `Address(base58'${addr(bob).toString()}')`;
-    assert.equal(valueOf(tx, `wavesBalance(${b}) == 1234 && assetBalance(Alias("bobby"), base58'${encodeBase58(ASSET)}') == 55 && assetBalance(${b}, base58'${encodeBase58(OTHER_ASSET)}') == 0`, chain), true);
-    assert.deepEqual(evalOn(tx, 'wavesBalance(Alias("nobody")) == 0', chain), { kind: 'error', error: 'AliasDoesNotExist(alias:T:nobody)', log: [{ name: '(arg)@addressOrAlias', value: valueOf(tx, 'Alias("nobody")') }] });
-    assert.equal(evalOn(tx, 'assetBalance(Address(base58\'11\'), unit) == 0', chain).kind, 'error');
+    assert.equal(
+      valueOf(
+        tx,
+        `wavesBalance(${b}) == 1234 && assetBalance(Alias("bobby"), base58'${encodeBase58(ASSET)}') == 55 && assetBalance(${b}, base58'${encodeBase58(OTHER_ASSET)}') == 0`,
+        chain,
+      ),
+      true,
+    );
+    assert.deepEqual(evalOn(tx, 'wavesBalance(Alias("nobody")) == 0', chain), {
+      kind: 'error',
+      error: 'AliasDoesNotExist(alias:T:nobody)',
+      log: [{ name: '(arg)@addressOrAlias', value: valueOf(tx, 'Alias("nobody")') }],
+    });
+    assert.equal(evalOn(tx, "assetBalance(Address(base58'11'), unit) == 0", chain).kind, 'error');
     assert.equal(valueOf(tx, 'addressFromRecipient(Alias("bobby")) == Address(base58\'' + addr(bob).toString() + "')", chain), true);
-    assert.deepEqual(evalOn(tx, 'addressFromRecipient(Alias("nobody")) == tx.sender', chain), { kind: 'error', error: 'AliasDoesNotExist(alias:T:nobody)', log: [] });
+    assert.deepEqual(evalOn(tx, 'addressFromRecipient(Alias("nobody")) == tx.sender', chain), {
+      kind: 'error',
+      error: 'AliasDoesNotExist(alias:T:nobody)',
+      log: [],
+    });
   });
 
   it('transactionById binds as tx does; transactionHeightById; genesis bound too', () => {
-    assert.equal(valueOf(tx, `match transactionById(base58'${stored.idBase58}') { case t: TransferTransaction => t.amount == 9 && size(t.proofs) == 8\n case _ => false }`, chain), true);
-    assert.equal(valueOf(tx, `transactionHeightById(base58'${stored.idBase58}') == 30 && !isDefined(transactionHeightById(base58'11')) && !isDefined(transactionById(base58'11'))`, chain), true);
-    assert.equal(valueOf(tx, `match transactionById(base58'${genesis.idBase58}') { case g: GenesisTransaction => g.amount == 100 && g.recipient == Address(base58'${addr(alice).toString()}')\n case _ => false }`, chain), true);
+    assert.equal(
+      valueOf(
+        tx,
+        `match transactionById(base58'${stored.idBase58}') { case t: TransferTransaction => t.amount == 9 && size(t.proofs) == 8\n case _ => false }`,
+        chain,
+      ),
+      true,
+    );
+    assert.equal(
+      valueOf(
+        tx,
+        `transactionHeightById(base58'${stored.idBase58}') == 30 && !isDefined(transactionHeightById(base58'11')) && !isDefined(transactionById(base58'11'))`,
+        chain,
+      ),
+      true,
+    );
+    assert.equal(
+      valueOf(
+        tx,
+        `match transactionById(base58'${genesis.idBase58}') { case g: GenesisTransaction => g.amount == 100 && g.recipient == Address(base58'${addr(alice).toString()}')\n case _ => false }`,
+        chain,
+      ),
+      true,
+    );
     assert.equal(valueOf(tx, 'height == 42', chain), true);
   });
 
@@ -413,7 +545,10 @@ describe('verifier: WE 306/307', () => {
       e.script,
       'BLOCK(LET(big,BLOCK(LET($match0,REF(tx)),IF(FUNCTION_CALL(Native(1),List(REF($match0), CONST_STRING(TransferTransaction))),BLOCK(LET(t,REF($match0)),FUNCTION_CALL(Native(102),List(GETTER(REF(t),fee), CONST_LONG(10)))),TRUE))),BLOCK(LET(small,FUNCTION_CALL(User(!),List(REF(big)))),REF(small)))',
     );
-    assert.deepEqual(e.vars.map((v) => v.name), ['$match0', 't', 'big', '(arg)@p', 'small']);
+    assert.deepEqual(
+      e.vars.map((v) => v.name),
+      ['$match0', 't', 'big', '(arg)@p', 'small'],
+    );
     assert.deepEqual(e.vars.slice(2), [
       { name: 'big', value: 'TRUE' },
       { name: '(arg)@p', value: 'TRUE' },
@@ -427,8 +562,18 @@ describe('verifier: WE 306/307', () => {
     chain.setAccountScript(addr(alice), script('let a = 1\nlet b = if (height > 0) then throw("no way") else 2\na + b > 0'));
     const e = rejection(() => verifier.verify(transfer(), chain, noSignatures));
     assert.ok(e instanceof ScriptRejection);
-    assert.deepEqual([e.code, e.message, e.vars], [306, 'Error while executing account-script: no way', [{ name: 'a', value: 'CONST_LONG(1)' }, { name: 'b', error: 'no way' }]]);
-    chain.setAccountScript(addr(alice), script('tx.id != base58\'\''));
+    assert.deepEqual(
+      [e.code, e.message, e.vars],
+      [
+        306,
+        'Error while executing account-script: no way',
+        [
+          { name: 'a', value: 'CONST_LONG(1)' },
+          { name: 'b', error: 'no way' },
+        ],
+      ],
+    );
+    chain.setAccountScript(addr(alice), script("tx.id != base58''"));
     const unbound = rejection(() => verifier.verify(massTransfer(2), chain, noSignatures));
     assert.ok(unbound instanceof ScriptRejection);
     assert.equal(unbound.code, 306);
@@ -447,7 +592,10 @@ describe('verifier: WE 306/307', () => {
 
   it('asset scripts: token-script wording, no proofs, the last checked asset first', () => {
     const chain = new MemoryChain();
-    chain.setAssetScript(ASSET, script(`match tx { case t: TransferTransaction => t.recipient != Address(base58'${addr(bob).toString()}')\n case _ => true }`, true));
+    chain.setAssetScript(
+      ASSET,
+      script(`match tx { case t: TransferTransaction => t.recipient != Address(base58'${addr(bob).toString()}')\n case _ => true }`, true),
+    );
     const e = rejection(() => verifier.verify(transfer(), chain, { ...noSignatures, senderSignature: () => undefined }));
     assert.ok(e instanceof ScriptRejection);
     assert.deepEqual([e.code, e.message], [307, 'Transaction is not allowed by token-script']);
@@ -461,11 +609,37 @@ describe('verifier: WE 306/307', () => {
   it('exchange: matcher, sell order, buy order scripts, then amount and price asset scripts', () => {
     const mk = (owner: typeof alice, type: 'buy' | 'sell', version = 2): Order =>
       signOrder(
-        { version, senderPublicKey: owner.publicKey, matcherPublicKey: carol.publicKey, amountAsset: ASSET, priceAsset: OTHER_ASSET, orderType: type, price: 100_000_000n, amount: 1000n, timestamp: TS, expiration: TS + 1000n, matcherFee: 1n, proofs: [] },
+        {
+          version,
+          senderPublicKey: owner.publicKey,
+          matcherPublicKey: carol.publicKey,
+          amountAsset: ASSET,
+          priceAsset: OTHER_ASSET,
+          orderType: type,
+          price: 100_000_000n,
+          amount: 1000n,
+          timestamp: TS,
+          expiration: TS + 1000n,
+          matcherFee: 1n,
+          proofs: [],
+        },
         owner.privateKey,
         p,
       );
-    const ex = (buy: Order, sell: Order) => p.sign(exchangeTransaction(p, { buyOrder: buy, sellOrder: sell, amount: 1000n, price: 100_000_000n, buyMatcherFee: 1n, sellMatcherFee: 1n, fee: 300_000n, timestamp: TS }), carol.privateKey);
+    const ex = (buy: Order, sell: Order) =>
+      p.sign(
+        exchangeTransaction(p, {
+          buyOrder: buy,
+          sellOrder: sell,
+          amount: 1000n,
+          price: 100_000_000n,
+          buyMatcherFee: 1n,
+          sellMatcherFee: 1n,
+          fee: 300_000n,
+          timestamp: TS,
+        }),
+        carol.privateKey,
+      );
     const chain = new MemoryChain();
     const order: string[] = [];
     const checks: SignatureChecks = {

@@ -142,19 +142,31 @@ describe('compiler: reference vectors (ride.md §11, §12)', () => {
       ['   "x" == 3     ', "Compilation failed: Can't match inferred types of TYPEPARAM(84) over List(String, Int) in 3-11"],
       ['   "x" != 3     ', "Compilation failed: Can't match inferred types of TYPEPARAM(84) over List(String, Int) in 3-11"],
       ['if (0) then true else false', 'Compilation failed: Unexpected type, required: Boolean, but Int found in 0-27'],
-      ['dropRight(true, 1) == base58\'\'', "Compilation failed: Can't find a function 'dropRight'(Boolean, Int) in 0-18"],
-      ['size(throw()) == 1', "Compilation failed: Can't choose an overloaded function. Candidates: 'size'((byteVector,ByteVector)); 'size'((xs,String)); 'size'((arr,PARAMETERIZEDLIST(TYPEPARAM(84)))) in 0-13"],
+      ["dropRight(true, 1) == base58''", "Compilation failed: Can't find a function 'dropRight'(Boolean, Int) in 0-18"],
+      [
+        'size(throw()) == 1',
+        "Compilation failed: Can't choose an overloaded function. Candidates: 'size'((byteVector,ByteVector)); 'size'((xs,String)); 'size'((arr,PARAMETERIZEDLIST(TYPEPARAM(84)))) in 0-13",
+      ],
       ['Buy == Sell', "Compilation failed: A definition of 'Buy' is not found in 0-3"],
       ['match 1 { case _ => true }', 'Compilation failed: Only union type can be matched in 0-26'],
-      ['match tx { case t: Foo => true }', "Compilation failed: Value 'ArrayBuffer(VALID(RealPos(19,22),Foo))' declared as non-existing type, while all possible types are List() in 11-30"],
+      [
+        'match tx { case t: Foo => true }',
+        "Compilation failed: Value 'ArrayBuffer(VALID(RealPos(19,22),Foo))' declared as non-existing type, while all possible types are List() in 11-30",
+      ],
       ['extract(unit) == 1', 'key not found: TYPEPARAM(84)'],
       ['throw().x', 'List() (of class scala.collection.immutable.Nil$)'],
       ['99999999999999999999 == 1', 'For input string: "99999999999999999999"'],
     ] as const) {
       assert.equal(compileError(source), message, source);
     }
-    assert.match(compileError('match tx { case t: TransferTransaction => true }'), /^Compilation failed: Matching not exhaustive: possibleTypes are List\(Order, ReissueTransaction, /);
-    assert.match(compileError('match tx { case t: TransferTransaction | Foo => true\n case _ => false }'), /^Compilation failed: Value 't' declared as non-existing type, while all possible types are List\(/);
+    assert.match(
+      compileError('match tx { case t: TransferTransaction => true }'),
+      /^Compilation failed: Matching not exhaustive: possibleTypes are List\(Order, ReissueTransaction, /,
+    );
+    assert.match(
+      compileError('match tx { case t: TransferTransaction | Foo => true\n case _ => false }'),
+      /^Compilation failed: Value 't' declared as non-existing type, while all possible types are List\(/,
+    );
   });
 
   it('the asset context has no proofs; the account context has them', () => {
@@ -171,9 +183,9 @@ describe('compiler: reference vectors (ride.md §11, §12)', () => {
       'match tx {\n case t: DataTransaction => extract(getInteger(t.data, "k")) > 0 && isDefined(getString(t.data, 0))\n case _ => false\n}',
       'let a = addressFromString("3N...") \n !isDefined(a) || wavesBalance(extract(a)) > 0',
       'getBoolean(Alias("alias"), "x") == true',
-      'match transactionById(base58\'11\') {\n case t: TransferTransaction => t.amount > 0\n case _ => false\n}',
+      "match transactionById(base58'11') {\n case t: TransferTransaction => t.amount > 0\n case _ => false\n}",
       'transactionHeightById(tx.id) == 5',
-      'assetBalance(tx.sender, base58\'\') == 0 && assetBalance(tx.sender, unit) >= 0',
+      "assetBalance(tx.sender, base58'') == 0 && assetBalance(tx.sender, unit) >= 0",
       'toBase58String(tx.id) != "" && fromBase64String("base64:AA==") == base64\'AA==\'',
       'takeRight("abc", 2) == "bc" && dropRight(base58\'2\', 1) == base58\'\'',
       'fraction(1, 2, 3) == 0 && 5 % 3 == 2 && -(5) / 2 == -3',
@@ -278,7 +290,13 @@ describe('compiler: CompilerV1Test, ErrorTest', () => {
     const e: PExpr = {
       t: 'BLOCK',
       pos: A,
-      let: { pos: A, name: valid(A, 'a'), value: { t: 'IF', pos: A, cond: { t: 'TRUE', pos: A }, ifTrue: n(1), ifFalse: { t: 'CONST_STRING', pos: A, value: valid(A, '') } }, types: [], allowShadowing: false },
+      let: {
+        pos: A,
+        name: valid(A, 'a'),
+        value: { t: 'IF', pos: A, cond: { t: 'TRUE', pos: A }, ifTrue: n(1), ifFalse: { t: 'CONST_STRING', pos: A, value: valid(A, '') } },
+        types: [],
+        allowShadowing: false,
+      },
       body: fc('==', r('a'), n(3)),
     };
     assert.deepEqual(typed(e), { expr: E.block('a', E.if(E.TRUE, E.long(1), E.str('')), E.native(0, E.ref('a'), E.long(3))), type: BOOLEAN });
@@ -298,7 +316,11 @@ describe('compiler: CompilerV1Test, ErrorTest', () => {
       expr: E.block(
         '$match0',
         E.ref('p'),
-        E.if(E.if(E.native(1, E.ref('$match0'), E.str('PointB')), E.TRUE, E.native(1, E.ref('$match0'), E.str('PointA'))), E.block('p', E.ref('$match0'), E.TRUE), E.FALSE),
+        E.if(
+          E.if(E.native(1, E.ref('$match0'), E.str('PointB')), E.TRUE, E.native(1, E.ref('$match0'), E.str('PointA'))),
+          E.block('p', E.ref('$match0'), E.TRUE),
+          E.FALSE,
+        ),
       ),
       type: BOOLEAN,
     });
@@ -306,11 +328,20 @@ describe('compiler: CompilerV1Test, ErrorTest', () => {
     assert.ok(nested.ok);
     if (nested.ok) {
       assert.deepEqual(typed(nested.expr), {
-        expr: E.block('a', E.block('$match0', E.ref('p'), E.block('$match1', E.ref('p'), E.long(1))), E.block('b', E.block('$match0', E.ref('p'), E.long(2)), E.native(100, E.ref('a'), E.ref('b')))),
+        expr: E.block(
+          'a',
+          E.block('$match0', E.ref('p'), E.block('$match1', E.ref('p'), E.long(1))),
+          E.block('b', E.block('$match0', E.ref('p'), E.long(2)), E.native(100, E.ref('a'), E.ref('b'))),
+        ),
         type: LONG,
       });
     }
-    const fooLet: PExpr = { t: 'BLOCK', pos: A, let: { pos: A, name: valid(A, 'foo'), value: { t: 'TRUE', pos: A }, types: [], allowShadowing: false }, body: matchP('foo', r('p')) };
+    const fooLet: PExpr = {
+      t: 'BLOCK',
+      pos: A,
+      let: { pos: A, name: valid(A, 'foo'), value: { t: 'TRUE', pos: A }, types: [], allowShadowing: false },
+      body: matchP('foo', r('p')),
+    };
     assert.equal(failure(fooLet), "Compilation failed: Value 'foo' already defined in the scope in -1--1");
     assert.equal(failure(matchP('p', fc('idT', r('p')))), "Compilation failed: Value 'p' already defined in the scope in -1--1");
     const unknown: PExpr = {
@@ -323,17 +354,40 @@ describe('compiler: CompilerV1Test, ErrorTest', () => {
       ],
     };
     // The predefined types in the order of WE's Scala HashMap.
-    assert.equal(failure(unknown), "Compilation failed: Value 'p1' declared as non-existing type, while all possible types are List(Point, PointB, Boolean, Int, PointA, ByteVector, Unit, String) in -1--1");
+    assert.equal(
+      failure(unknown),
+      "Compilation failed: Value 'p1' declared as non-existing type, while all possible types are List(Point, PointB, Boolean, Int, PointA, ByteVector, Unit, String) in -1--1",
+    );
   });
 
   it('invalid parts report their own position', () => {
-    const badLet: PExpr = { t: 'BLOCK', pos: A, let: { pos: A, name: { valid: false, pos: { start: 0, end: 1 }, message: "can't parse" }, value: { t: 'TRUE', pos: A }, types: [], allowShadowing: false }, body: r('x') };
+    const badLet: PExpr = {
+      t: 'BLOCK',
+      pos: A,
+      let: {
+        pos: A,
+        name: { valid: false, pos: { start: 0, end: 1 }, message: "can't parse" },
+        value: { t: 'TRUE', pos: A },
+        types: [],
+        allowShadowing: false,
+      },
+      body: r('x'),
+    };
     assert.equal(failure(badLet), "Compilation failed: can't parse in 0-1");
-    assert.equal(failure({ t: 'GETTER', pos: A, ref: r('x'), field: { valid: false, pos: { start: 2, end: 3 }, message: "can't parse" } }), "Compilation failed: can't parse in 2-3");
-    assert.equal(failure({ t: 'CONST_BYTEVECTOR', pos: A, value: { valid: false, pos: A, message: "can't parse" } }), "Compilation failed: can't parse in -1--1");
+    assert.equal(
+      failure({ t: 'GETTER', pos: A, ref: r('x'), field: { valid: false, pos: { start: 2, end: 3 }, message: "can't parse" } }),
+      "Compilation failed: can't parse in 2-3",
+    );
+    assert.equal(
+      failure({ t: 'CONST_BYTEVECTOR', pos: A, value: { valid: false, pos: A, message: "can't parse" } }),
+      "Compilation failed: can't parse in -1--1",
+    );
     assert.equal(failure({ t: 'CONST_STRING', pos: A, value: { valid: false, pos: A, message: "can't parse" } }), "Compilation failed: can't parse in -1--1");
     assert.equal(failure({ t: 'REF', pos: A, key: { valid: false, pos: A, message: "can't parse" } }), "Compilation failed: can't parse in -1--1");
-    assert.equal(failure({ t: 'FUNCTION_CALL', pos: A, name: { valid: false, pos: A, message: "can't parse" }, args: [] }), "Compilation failed: can't parse in -1--1");
+    assert.equal(
+      failure({ t: 'FUNCTION_CALL', pos: A, name: { valid: false, pos: A, message: "can't parse" }, args: [] }),
+      "Compilation failed: can't parse in -1--1",
+    );
     assert.equal(failure({ t: 'INVALID', pos: A, message: '###' }), 'Compilation failed: ### in -1--1');
   });
 
@@ -342,20 +396,34 @@ describe('compiler: CompilerV1Test, ErrorTest', () => {
       expr: E.user('dropRightBytes', E.bytes([]), E.long(1)),
       type: BYTEVECTOR,
     });
-    assert.deepEqual(typed(fc('dropRight', { t: 'CONST_STRING', pos: A, value: valid(A, '') }, n(1))), { expr: E.user('dropRight', E.str(''), E.long(1)), type: STRING });
+    assert.deepEqual(typed(fc('dropRight', { t: 'CONST_STRING', pos: A, value: valid(A, '') }, n(1))), {
+      expr: E.user('dropRight', E.str(''), E.long(1)),
+      type: STRING,
+    });
     assert.equal(failure(fc('dropRight', { t: 'TRUE', pos: A }, n(1))), "Compilation failed: Can't find a function 'dropRight'(Boolean, Int) in -1--1");
   });
 
   it('ErrorTest messages', () => {
-    const block = (name: string, value: PExpr, body: PExpr): PExpr => ({ t: 'BLOCK', pos: A, let: { pos: A, name: valid(A, name), value, types: [], allowShadowing: false }, body });
+    const block = (name: string, value: PExpr, body: PExpr): PExpr => ({
+      t: 'BLOCK',
+      pos: A,
+      let: { pos: A, name: valid(A, name), value, types: [], allowShadowing: false },
+      body,
+    });
     assert.match(failure(block('X', n(1), block('X', n(2), { t: 'TRUE', pos: A }))), /already defined in the scope/);
     assert.match(failure(block('unit', n(2), { t: 'TRUE', pos: A })), /already defined in the scope/);
     assert.match(failure(block('drop', n(2), { t: 'TRUE', pos: A })), /function with this name is already defined/);
     assert.match(failure({ t: 'BINARY_OP', pos: A, a: { t: 'TRUE', pos: A }, op: '+', b: n(1) }), /^Compilation failed: Can't find a function '\+'/);
-    assert.match(failure({ t: 'IF', pos: A, cond: n(0), ifTrue: { t: 'TRUE', pos: A }, ifFalse: { t: 'FALSE', pos: A } }), /Unexpected type, required: Boolean/);
+    assert.match(
+      failure({ t: 'IF', pos: A, cond: n(0), ifTrue: { t: 'TRUE', pos: A }, ifFalse: { t: 'FALSE', pos: A } }),
+      /Unexpected type, required: Boolean/,
+    );
     assert.match(failure(fc('MULTIPLY', n(0))), /requires 2 arguments/);
     assert.match(failure(fc('MULTIPLY', n(0), { t: 'FALSE', pos: A })), /^Compilation failed: Non-matching types/);
-    assert.match(failure(fc('functionWithTwoPrarmsOfTheSameType', n(1), { t: 'CONST_BYTEVECTOR', pos: A, value: valid(A, new Uint8Array(0)) })), /Can't match inferred types/);
+    assert.match(
+      failure(fc('functionWithTwoPrarmsOfTheSameType', n(1), { t: 'CONST_BYTEVECTOR', pos: A, value: valid(A, new Uint8Array(0)) })),
+      /Can't match inferred types/,
+    );
   });
 
   it('successful on very deep expressions (100 000 nested additions)', () => {
@@ -416,23 +484,79 @@ describe('compiler: TypeInferrerTest', () => {
   const optionT = punion(T, UNIT);
 
   it('no types to infer', () => {
-    assert.deepEqual(ok([[STRING, STRING], [STRING, STRING], [user, user]]), {});
+    assert.deepEqual(
+      ok([
+        [STRING, STRING],
+        [STRING, STRING],
+        [user, user],
+      ]),
+      {},
+    );
     assert.match(err([[LONG, BYTEVECTOR]]), /Non-matching types/);
     assert.match(err([[user, caseType('Admin', [])]]), /Non-matching types/);
   });
 
   it('inferring simple types, lists, unions', () => {
     assert.deepEqual(ok([[LONG, T]]), { 84: LONG });
-    assert.deepEqual(ok([[LONG, T], [BYTEVECTOR, G]]), { 84: LONG, 71: BYTEVECTOR });
-    assert.deepEqual(ok([[LONG, T], [LONG, T], [LONG, T]]), { 84: LONG });
+    assert.deepEqual(
+      ok([
+        [LONG, T],
+        [BYTEVECTOR, G],
+      ]),
+      { 84: LONG, 71: BYTEVECTOR },
+    );
+    assert.deepEqual(
+      ok([
+        [LONG, T],
+        [LONG, T],
+        [LONG, T],
+      ]),
+      { 84: LONG },
+    );
     assert.deepEqual(ok([[list(LONG), T]]), { 84: list(LONG) });
     assert.deepEqual(ok([[list(LONG), plist(T)]]), { 84: LONG });
-    assert.deepEqual(ok([[list(LONG), plist(T)], [list(LONG), plist(T)]]), { 84: LONG });
-    assert.deepEqual(ok([[LONG, T], [list(LONG), plist(T)]]), { 84: LONG });
-    assert.deepEqual(ok([[LONG, T], [list(NOTHING), plist(T)]]), { 84: LONG });
-    assert.match(err([[BYTEVECTOR, T], [BYTEVECTOR, plist(T)]]), /Non-matching types/);
-    assert.match(err([[LONG, T], [list(list(NOTHING)), plist(T)]]), /Can't match inferred types/);
-    assert.match(err([[BYTEVECTOR, T], [list(LONG), plist(T)]]), /Can't match inferred types/);
+    assert.deepEqual(
+      ok([
+        [list(LONG), plist(T)],
+        [list(LONG), plist(T)],
+      ]),
+      { 84: LONG },
+    );
+    assert.deepEqual(
+      ok([
+        [LONG, T],
+        [list(LONG), plist(T)],
+      ]),
+      { 84: LONG },
+    );
+    assert.deepEqual(
+      ok([
+        [LONG, T],
+        [list(NOTHING), plist(T)],
+      ]),
+      { 84: LONG },
+    );
+    assert.match(
+      err([
+        [BYTEVECTOR, T],
+        [BYTEVECTOR, plist(T)],
+      ]),
+      /Non-matching types/,
+    );
+    assert.match(
+      err([
+        [LONG, T],
+        [list(list(NOTHING)), plist(T)],
+      ]),
+      /Can't match inferred types/,
+    );
+    assert.match(
+      err([
+        [BYTEVECTOR, T],
+        [list(LONG), plist(T)],
+      ]),
+      /Can't match inferred types/,
+    );
     assert.deepEqual(ok([[LONG, optionLong]]), {});
     assert.match(err([[LONG, union([BOOLEAN, UNIT])]]), /Non-matching types/);
     assert.deepEqual(ok([[list(LONG), list(optionLong)]]), {});
@@ -442,7 +566,13 @@ describe('compiler: TypeInferrerTest', () => {
     assert.deepEqual(ok([[list(LONG), plist(optionT)]]), { 84: LONG });
     assert.deepEqual(ok([[optionLong, optionT]]), { 84: LONG });
     assert.deepEqual(ok([[optionLong, T]]), { 84: optionLong });
-    assert.deepEqual(ok([[optionLong, T], [LONG, T]]), { 84: optionLong });
+    assert.deepEqual(
+      ok([
+        [optionLong, T],
+        [LONG, T],
+      ]),
+      { 84: optionLong },
+    );
     assert.match(err([[LONG, punion(T, G)]]), /Can't resolve correct type/);
   });
 });

@@ -35,4 +35,3 @@ export function ev(expr: Expr, ctx: EvaluationContext = evaluationContext(), rt:
 export function result(e: Evaluation): Value | { error: string } {
   return 'error' in e.result ? { error: e.result.error } : e.result.value;
 }
-

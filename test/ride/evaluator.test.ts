@@ -38,7 +38,14 @@ const native = (name: string, id: number, impl: (args: readonly Value[]) => Valu
   impl,
 });
 
-const userFn = (name: string, params: string[], body: Expr): FunctionDef => ({ kind: 'user', name, internal: name, params: params.map((p) => [p, LONG] as const), result: LONG, body });
+const userFn = (name: string, params: string[], body: Expr): FunctionDef => ({
+  kind: 'user',
+  name,
+  internal: name,
+  params: params.map((p) => [p, LONG] as const),
+  result: LONG,
+  body,
+});
 
 describe('evaluator: EvaluatorV1Test', () => {
   it('successful on very deep expressions (100 000 nested additions)', () => {
@@ -73,7 +80,19 @@ describe('evaluator: EvaluatorV1Test', () => {
       ['X', 3n],
       ['Y', 4n],
     ]);
-    const ctx = evaluationContext({ lets: [['p', { value: p }], ['badVal', { compute: () => { throw new ExecutionError('Error'); } }]] });
+    const ctx = evaluationContext({
+      lets: [
+        ['p', { value: p }],
+        [
+          'badVal',
+          {
+            compute: () => {
+              throw new ExecutionError('Error');
+            },
+          },
+        ],
+      ],
+    });
     assert.equal(result(ev(sum(E.getter(E.ref('p'), 'X'), E.long(2)), ctx)), 5n);
     assert.equal(result(ev(E.block('Z', E.ref('badVal'), sum(E.getter(E.ref('p'), 'X'), E.long(2))), ctx)), 5n);
     assert.deepEqual(result(ev(E.block('Z', E.ref('badVal'), E.ref('Z')), ctx)), { error: 'Error' });
@@ -86,10 +105,15 @@ describe('evaluator: EvaluatorV1Test', () => {
 
   it('a let is evaluated at most once; each user-function argument once', () => {
     let calls = 0;
-    const f = native('F', 258, () => {
-      calls++;
-      return 1n;
-    }, 1);
+    const f = native(
+      'F',
+      258,
+      () => {
+        calls++;
+        return 1n;
+      },
+      1,
+    );
     const ctx = evaluationContext({ functions: [f, userFn('ID', ['x'], sum(E.ref('x'), E.ref('x')))] });
     assert.equal(result(ev(E.block('X', E.native(258, E.long(1000)), sum(E.ref('X'), E.ref('X'))), ctx)), 2n);
     assert.equal(calls, 1);
@@ -152,11 +176,28 @@ describe('evaluator: EvaluatorV1Test', () => {
       ['proof0', waves.sign(alice.privateKey, body)],
       ['proof1', waves.sign(bob.privateKey, body)],
     ]);
-    const compileCtx = compilerContext({ types: [caseDef(txType)], vars: [['tx', txType], ['alicePubKey', BYTEVECTOR], ['bobPubKey', BYTEVECTOR]], crypto: true });
-    const parsed = parse('\nlet aliceSigned  = sigVerify(tx.bodyBytes, tx.proof0, alicePubKey)\nlet bobSigned    = sigVerify(tx.bodyBytes, tx.proof1, bobPubKey  )\n\naliceSigned && bobSigned\n   ');
+    const compileCtx = compilerContext({
+      types: [caseDef(txType)],
+      vars: [
+        ['tx', txType],
+        ['alicePubKey', BYTEVECTOR],
+        ['bobPubKey', BYTEVECTOR],
+      ],
+      crypto: true,
+    });
+    const parsed = parse(
+      '\nlet aliceSigned  = sigVerify(tx.bodyBytes, tx.proof0, alicePubKey)\nlet bobSigned    = sigVerify(tx.bodyBytes, tx.proof1, bobPubKey  )\n\naliceSigned && bobSigned\n   ',
+    );
     assert.ok(parsed.ok);
-    const expr = compileTree(compileCtx, parsed.ok ? parsed.expr : E.TRUE as never).expr;
-    const ctx = evaluationContext({ crypto: true, lets: [['tx', { value: tx }], ['alicePubKey', { value: bob.publicKey }], ['bobPubKey', { value: bob.publicKey }]] });
+    const expr = compileTree(compileCtx, parsed.ok ? parsed.expr : (E.TRUE as never)).expr;
+    const ctx = evaluationContext({
+      crypto: true,
+      lets: [
+        ['tx', { value: tx }],
+        ['alicePubKey', { value: bob.publicKey }],
+        ['bobPubKey', { value: bob.publicKey }],
+      ],
+    });
     const r = ev(expr, ctx);
     assert.equal(result(r), false);
     assert.deepEqual(r.log, [{ name: 'aliceSigned', value: false }]);
@@ -219,8 +260,12 @@ describe('evaluator: EvaluatorV1Test', () => {
     assert.equal(result(ev(E.native(105, E.long(10), E.long(3)))), 3n);
     assert.equal(result(ev(E.native(106, E.long(10), E.long(3)))), 1n);
     assert.equal(result(ev(E.native(107, E.long(INT64_MAX), E.long(2), E.long(4)))), INT64_MAX / 2n);
-    assert.deepEqual(result(ev(E.native(107, E.long(INT64_MAX), E.long(3), E.long(2)))), { error: `Long overflow: value \`${(INT64_MAX * 3n) / 2n}\` greater than 2^63-1` });
-    assert.deepEqual(result(ev(E.native(107, E.long(-INT64_MAX), E.long(3), E.long(2)))), { error: `Long overflow: value \`${(-INT64_MAX * 3n) / 2n}\` less than -2^63-1` });
+    assert.deepEqual(result(ev(E.native(107, E.long(INT64_MAX), E.long(3), E.long(2)))), {
+      error: `Long overflow: value \`${(INT64_MAX * 3n) / 2n}\` greater than 2^63-1`,
+    });
+    assert.deepEqual(result(ev(E.native(107, E.long(-INT64_MAX), E.long(3), E.long(2)))), {
+      error: `Long overflow: value \`${(-INT64_MAX * 3n) / 2n}\` less than -2^63-1`,
+    });
     assert.equal(result(ev(E.native(107, E.long(INT64_MAX), E.long(-2), E.long(-4)))), INT64_MAX / 2n);
     // Floor division and modulo; the JVM's division by zero; MIN / -1.
     assert.equal(result(ev(E.native(105, E.long(-7), E.long(2)))), -4n);
@@ -240,7 +285,16 @@ describe('evaluator: EvaluatorV1Test', () => {
     ]);
     const ctx = evaluationContext({ pure: false, types: [point] });
     const p = result(ev(E.user('Point', E.long(1), E.long(2)), ctx)) as CaseObj;
-    assert.deepEqual([p.typeName, p.fields], ['Point', [['X', 1n], ['Y', 2n]]]);
+    assert.deepEqual(
+      [p.typeName, p.fields],
+      [
+        'Point',
+        [
+          ['X', 1n],
+          ['Y', 2n],
+        ],
+      ],
+    );
     assert.equal(result(ev(E.native(421, E.TRUE))), 'true');
     assert.equal(result(ev(E.native(421, E.FALSE))), 'false');
     for (const n of [0n, -1n, INT64_MIN, INT64_MAX, 1234567890123n]) {
@@ -254,10 +308,17 @@ describe('evaluator: EvaluatorV1Test', () => {
     assert.deepEqual(result(ev(E.native(411, E.str('ё\ud800')))), new Uint8Array([0xd1, 0x91, 0x3f]), "Java's UTF-8: a lone surrogate is '?'");
   });
 
-  it('function parameters come from the arguments; the caller\'s scope is untouched', () => {
+  it("function parameters come from the arguments; the caller's scope is untouched", () => {
     const ctx = evaluationContext({
-      lets: [['x', { value: 3n }], ['y', { value: 100n }]],
-      functions: [userFn('doubleFn', ['x'], sum(E.ref('x'), E.ref('x'))), userFn('mulFn', ['y', 'x'], E.native(101, E.ref('y'), E.ref('x'))), userFn('ID', ['x'], sum(E.ref('x'), E.ref('x')))],
+      lets: [
+        ['x', { value: 3n }],
+        ['y', { value: 100n }],
+      ],
+      functions: [
+        userFn('doubleFn', ['x'], sum(E.ref('x'), E.ref('x'))),
+        userFn('mulFn', ['y', 'x'], E.native(101, E.ref('y'), E.ref('x'))),
+        userFn('ID', ['x'], sum(E.ref('x'), E.ref('x'))),
+      ],
     });
     assert.equal(result(ev(E.user('mulFn', E.user('doubleFn', E.ref('x')), E.long(7)), ctx)), -1n);
     assert.equal(result(ev(E.user('mulFn', E.long(7), E.user('doubleFn', E.ref('x'))), ctx)), 1n);
@@ -270,7 +331,13 @@ describe('evaluator: EvaluatorV1Test', () => {
     assert.deepEqual(result(ev(E.user('nope', E.long(1)))), { error: "function 'User(nope)' not found" });
     // A failed let logs its error, innermost first; later references reuse the error.
     const r = ev(E.block('a', E.block('b', E.native(2, E.str('boom')), E.ref('b')), E.if(E.TRUE, E.ref('a'), E.ref('a'))));
-    assert.deepEqual(r, { log: [{ name: 'b', error: 'boom' }, { name: 'a', error: 'boom' }], result: { error: 'boom' } });
+    assert.deepEqual(r, {
+      log: [
+        { name: 'b', error: 'boom' },
+        { name: 'a', error: 'boom' },
+      ],
+      result: { error: 'boom' },
+    });
     // A user function's arguments are logged as (arg)<name> when first read.
     const withArgs = ev(E.user('!=', E.long(1), E.long(2)));
     assert.deepEqual(withArgs.log, [
@@ -338,7 +405,9 @@ describe('evaluator: IntegrationTest and EvaluatorV1CaseObjField', () => {
     assert.equal(run(`(${INT64_MAX} / 2) * 2`), INT64_MAX - 1n);
     assert.equal(run('2 + 2 * 2'), 6n);
     assert.equal(run('2 * 3 == 2 + 4'), true);
-    assert.deepEqual(run(`${INT64_MAX} + fraction(-9223372036854775807, 3, 2)`), { error: `Long overflow: value \`${(-INT64_MAX * 3n) / 2n}\` less than -2^63-1` });
+    assert.deepEqual(run(`${INT64_MAX} + fraction(-9223372036854775807, 3, 2)`), {
+      error: `Long overflow: value \`${(-INT64_MAX * 3n) / 2n}\` less than -2^63-1`,
+    });
     assert.equal(run('(10 + 10)#jhk\n '), 20n);
     assert.equal(run('(10 % 3)'), 1n);
     assert.equal(run('fraction(9223372036854775807, -2, -4)'), INT64_MAX / 2n);
@@ -353,7 +422,10 @@ describe('evaluator: IntegrationTest and EvaluatorV1CaseObjField', () => {
     assert.equal(run('let x = (-7763390488025868909>-1171895536391400041); let v = false; (v&&true)'), false);
     assert.equal(run('let mshUmcl = (if(true) then true else true); true || mshUmcl'), true);
     assert.equal(run('if(((1+-1)==-1)) then 1 else (1+1)'), 2n);
-    assert.equal(run('((((if(true) then 1 else 1)==2)||((if(true)\nthen true else true)&&(true||true)))||(if(((1>1)||(-1>=-1)))\nthen (-1>=1) else false))'), true);
+    assert.equal(
+      run('((((if(true) then 1 else 1)==2)||((if(true)\nthen true else true)&&(true||true)))||(if(((1>1)||(-1>=-1)))\nthen (-1>=1) else false))'),
+      true,
+    );
   });
 
   it('pattern matching: types, named unions, `_`, any, blocks, fields of unions, nesting', () => {
@@ -371,7 +443,8 @@ describe('evaluator: IntegrationTest and EvaluatorV1CaseObjField', () => {
     assert.equal(run('\nmatch p {\n  case _: PointA => 0\n  case _  => 1\n}\n', B), 1n);
     assert.equal(run('\nmatch (let x = 1; p) {\n  case _  => 1\n}\n', B), 1n);
     assert.equal(run('\nlet a = if (true) then 1 else ""\n\nmatch a {\n case x: Int => x \n case y: String => 2\n}'), 1n);
-    const nested = 'match p {\n  case p1: PointBC => {\n    match p1 {\n      case pb: PointB => pb.X\n      case pc: PointC => pc.YB\n    }\n  }\n  case other => throw()\n}';
+    const nested =
+      'match p {\n  case p1: PointBC => {\n    match p1 {\n      case pb: PointB => pb.X\n      case pc: PointC => pc.YB\n    }\n  }\n  case other => throw()\n}';
     assert.equal(run(nested, B), 3n);
     assert.equal(run(nested, C), 42n);
     const sameField = 'match (p.YB) {\n case l: Int => l\n case u: Unit => 1\n }\n      ';
@@ -392,7 +465,8 @@ describe('evaluator: IntegrationTest and EvaluatorV1CaseObjField', () => {
   });
 
   it('case object field access over unions (EvaluatorV1CaseObjField)', () => {
-    const access = (p: CaseObj, field: string): Value | { error: string } => result(ev(sum(E.getter(E.ref('p'), field), E.long(2)), evaluationContext({ lets: [['p', { value: p }]] })));
+    const access = (p: CaseObj, field: string): Value | { error: string } =>
+      result(ev(sum(E.getter(E.ref('p'), field), E.long(2)), evaluationContext({ lets: [['p', { value: p }]] })));
     assert.equal(access(A, 'X'), 5n);
     assert.equal(access(B, 'X'), 5n);
     assert.equal(access(A, 'YA'), 42n);
@@ -433,4 +507,3 @@ describe('estimator: ScriptEstimatorTest (its own cost table)', () => {
     assert.equal(estimate(expr, declared, costs), 1 + 100_000 * 101);
   });
 });
-

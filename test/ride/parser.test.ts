@@ -68,7 +68,11 @@ describe('parser: WE ParserTest', () => {
     const s = tree(' "   fooo    bar" ');
     assert.deepEqual(s, { t: 'CONST_STRING', pos: { start: 1, end: 17 }, value: { valid: true, pos: { start: 2, end: 16 }, v: '   fooo    bar' } });
     const unicode = '❤✓☀★☂♞☯☭☢€☎∞❄♫\u20BD';
-    assert.deepEqual(tree(`\n\n "${unicode}"\n\n       `), { t: 'CONST_STRING', pos: { start: 3, end: 20 }, value: { valid: true, pos: { start: 4, end: 19 }, v: unicode } });
+    assert.deepEqual(tree(`\n\n "${unicode}"\n\n       `), {
+      t: 'CONST_STRING',
+      pos: { start: 3, end: 20 },
+      value: { valid: true, pos: { start: 4, end: 19 }, v: unicode },
+    });
     assert.deepEqual(tree('"\\u1234"'), { t: 'CONST_STRING', pos: { start: 0, end: 8 }, value: { valid: true, pos: { start: 1, end: 7 }, v: 'ሴ' } });
     assert.deepEqual(parsed('"\\uqwer"'), { CONST_STRING: { invalid: "can't parse 'qwer' as HEX string in '\\uqwer'" } });
     assert.deepEqual(parsed('"\\u12 test"'), { CONST_STRING: { invalid: "incomplete UTF-8 symbol definition: '\\u12'" } });
@@ -93,9 +97,21 @@ describe('parser: WE ParserTest', () => {
       assert.deepEqual(parsed(`let ${kw.padEnd(4, ' ')} = 1\ntrue`), { LET: [{ invalid: `keywords are restricted: ${kw}` }, 1n], BODY: true }, kw);
     }
     assert.deepEqual(parsed('let + 1'), { LET: [{ invalid: "expected a variable's name" }, invalid('expected a value')], BODY: invalid("expected ';'") });
-    assert.deepEqual(parsed('if + 1'), [{ IF: [invalid('expected a condition'), invalid('expected a true branch'), invalid('expected a false branch')] }, '+', 1n]);
-    assert.deepEqual(parsed('then + 1'), [{ IF: [invalid('expected a condition'), invalid("expected a true branch's expression"), invalid('expected a false branch')] }, '+', 1n]);
-    assert.deepEqual(parsed('else + 1'), [{ IF: [invalid('expected a condition'), invalid('expected a true branch'), invalid("expected a false branch's expression")] }, '+', 1n]);
+    assert.deepEqual(parsed('if + 1'), [
+      { IF: [invalid('expected a condition'), invalid('expected a true branch'), invalid('expected a false branch')] },
+      '+',
+      1n,
+    ]);
+    assert.deepEqual(parsed('then + 1'), [
+      { IF: [invalid('expected a condition'), invalid("expected a true branch's expression"), invalid('expected a false branch')] },
+      '+',
+      1n,
+    ]);
+    assert.deepEqual(parsed('else + 1'), [
+      { IF: [invalid('expected a condition'), invalid('expected a true branch'), invalid("expected a false branch's expression")] },
+      '+',
+      1n,
+    ]);
     for (const name of ['ifx', 'thenx', 'elsex', 'matchx', 'truex', 'falsex']) assert.deepEqual(parsed(name), ref(name));
   });
 
@@ -126,7 +142,9 @@ let CC = if(sigVerify(tx.bodyBytes,tx.PROOF,C)) then 1 else 0
     assert.deepEqual(parsed('if(isDefined(X)) then extract(X) else Y'), { IF: [call('isDefined', ref('X')), call('extract', ref('X')), ref('Y')] });
     for (const s of ['xxx  .yyy', 'xxx.  yyy', 'xxx.yyy']) assert.deepEqual(parsed(s), { GETTER: [ref('xxx'), 'yyy'] });
     for (const s of ['xxx(yyy).zzz', '(xxx(yyy)).zzz', '{xxx(yyy)}.zzz']) assert.deepEqual(parsed(s), { GETTER: [call('xxx', ref('yyy')), 'zzz'] });
-    assert.deepEqual(parsed('{\n  let yyy = aaa(bbb)\n  xxx(yyy)\n}.zzz'), { GETTER: [{ LET: ['yyy', call('aaa', ref('bbb'))], BODY: call('xxx', ref('yyy')) }, 'zzz'] });
+    assert.deepEqual(parsed('{\n  let yyy = aaa(bbb)\n  xxx(yyy)\n}.zzz'), {
+      GETTER: [{ LET: ['yyy', call('aaa', ref('bbb'))], BODY: call('xxx', ref('yyy')) }, 'zzz'],
+    });
     assert.deepEqual(parsed('x.y.z'), { GETTER: [{ GETTER: [ref('x'), 'y'] }, 'z'] });
     assert.deepEqual(parsed('x[0]'), call('getElement', ref('x'), 0n));
     assert.deepEqual(parsed('x[0][1]'), call('getElement', call('getElement', ref('x'), 0n), 1n));
@@ -262,7 +280,7 @@ describe('parser: text it cannot parse', () => {
       ['', 'Parsed.Failure(Position 1:1, found "")'],
       ['1 ==\n\n  true false', 'Parsed.Failure(Position 3:8, found "false")'],
       ['"unterminated', 'Parsed.Failure(Position 1:14, found "")'],
-      ["match tx { case _ => 1 ", 'Parsed.Failure(Position 1:24, found "")'],
+      ['match tx { case _ => 1 ', 'Parsed.Failure(Position 1:24, found "")'],
     ] as const) {
       const r = parse(source);
       assert.equal(r.ok, false, source);

@@ -30,12 +30,15 @@ interface Exprs {
 
 const name = fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,5}$/).map((s) => `v${s}`);
 const text = fc.stringMatching(/^[a-zA-Z0-9 ]{0,8}$/);
-const byteLiteral = fc.uint8Array({ maxLength: 12 }).chain((b) => fc.constantFrom(`base58'${encodeBase58(b)}'`, `base64'${Buffer.from(b).toString('base64')}'`));
+const byteLiteral = fc
+  .uint8Array({ maxLength: 12 })
+  .chain((b) => fc.constantFrom(`base58'${encodeBase58(b)}'`, `base64'${Buffer.from(b).toString('base64')}'`));
 const longLiteral = fc.oneof(fc.integer({ min: -1000, max: 1000 }).map(String), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String));
 
 /** Typed expressions of the common subset; `refs` are let names of each type in scope. */
 function exprs(refs: { int: string[]; bool: string[]; bytes: string[]; str: string[] }): Exprs {
-  const pick = (names: string[], fallback: fc.Arbitrary<string>): fc.Arbitrary<string> => (names.length === 0 ? fallback : fc.oneof(fallback, fc.constantFrom(...names)));
+  const pick = (names: string[], fallback: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+    names.length === 0 ? fallback : fc.oneof(fallback, fc.constantFrom(...names));
   const { int, bool, bytes, str } = fc.letrec<{ int: string; bool: string; bytes: string; str: string }>((tie) => {
     const i = tie('int');
     const b = tie('bool');
@@ -65,7 +68,12 @@ function exprs(refs: { int: string[]; bool: string[]; bytes: string[]; str: stri
         fc.tuple(s, s).map(([a, c]) => `(${a} != ${c})`),
         fc.tuple(y, y, y).map(([a, c, d]) => `sigVerify(${a}, ${c}, ${d})`),
         s.map((a) => `isDefined(getInteger(tx.sender, ${a}))`),
-        fc.tuple(b, b).map(([a, c]) => `(match tx {\n case d: DataTransaction => ${a}\n case t: TransferTransaction | MassTransferTransaction => t.fee > 0\n case _ => ${c}\n})`),
+        fc
+          .tuple(b, b)
+          .map(
+            ([a, c]) =>
+              `(match tx {\n case d: DataTransaction => ${a}\n case t: TransferTransaction | MassTransferTransaction => t.fee > 0\n case _ => ${c}\n})`,
+          ),
       ),
       bytes: fc.oneof(
         small,
@@ -80,7 +88,10 @@ function exprs(refs: { int: string[]; bool: string[]; bytes: string[]; str: stri
       ),
       str: fc.oneof(
         small,
-        pick(refs.str, text.map((t) => `"${t}"`)),
+        pick(
+          refs.str,
+          text.map((t) => `"${t}"`),
+        ),
         fc.tuple(s, s).map(([a, c]) => `(${a} + ${c})`),
         fc.tuple(fc.constantFrom('take', 'drop', 'takeRight', 'dropRight'), s, i).map(([f, a, c]) => `${f}(${a}, ${c})`),
         i.map((a) => `toString(${a})`),
@@ -92,15 +103,13 @@ function exprs(refs: { int: string[]; bool: string[]; bytes: string[]; str: stri
 }
 
 /** A script: a few lets of each type (values without references), then a Boolean body using them. */
-const scriptArb = fc
-  .tuple(fc.uniqueArray(name, { minLength: 4, maxLength: 4 }))
-  .chain(([[ni, nb, ny, ns]]) => {
-    const plain = exprs({ int: [], bool: [], bytes: [], str: [] });
-    const scoped = exprs({ int: [ni!], bool: [nb!], bytes: [ny!], str: [ns!] });
-    return fc
-      .tuple(plain.int, plain.bool, plain.bytes, plain.str, scoped.bool)
-      .map(([i, b, y, s, body]) => `let ${ni} = ${i}\nlet ${nb} = ${b}\nlet ${ny} = ${y}\nlet ${ns} = ${s}\n${body}`);
-  });
+const scriptArb = fc.tuple(fc.uniqueArray(name, { minLength: 4, maxLength: 4 })).chain(([[ni, nb, ny, ns]]) => {
+  const plain = exprs({ int: [], bool: [], bytes: [], str: [] });
+  const scoped = exprs({ int: [ni!], bool: [nb!], bytes: [ny!], str: [ns!] });
+  return fc
+    .tuple(plain.int, plain.bool, plain.bytes, plain.str, scoped.bool)
+    .map(([i, b, y, s, body]) => `let ${ni} = ${i}\nlet ${nb} = ${b}\nlet ${ny} = ${y}\nlet ${ns} = ${s}\n${body}`);
+});
 
 function compareWithRideJs(version: 1 | 2, source: string): 'compiled' | 'refused' {
   const oracle = rideJs.compile(`{-# STDLIB_VERSION ${version} #-}\n{-# CONTENT_TYPE EXPRESSION #-}\n${source}`);
@@ -132,7 +141,10 @@ describe('compiler against @waves/ride-js 2.3.0', () => {
         assert.equal(compareWithRideJs(version, source), 'compiled', source);
       }
     }
-    compareWithRideJs(2, 'match tx {\ncase t: TransferTransaction | MassTransferTransaction => t.fee < 100\ncase o: Order => o.orderType == Buy\ncase _ => false\n}');
+    compareWithRideJs(
+      2,
+      'match tx {\ncase t: TransferTransaction | MassTransferTransaction => t.fee < 100\ncase o: Order => o.orderType == Buy\ncase _ => false\n}',
+    );
   });
 
   it(`generated scripts compile to identical bytes (${RUNS} per version)`, () => {

@@ -30,7 +30,8 @@ const pool = (limits: Partial<typeof DEFAULT_SCRIPT_COMPILER_LIMITS> = {}): Scri
 after(() => Promise.all(pools.map((x) => x.close())));
 
 /** What a client sees of a compile: the bytes and complexity, or the message. */
-const seen = (r: PooledCompileResult): unknown => (r.ok ? { version: r.script.version, script: Buffer.from(r.script.bytes).toString('base64'), complexity: r.script.complexity } : r.error);
+const seen = (r: PooledCompileResult): unknown =>
+  r.ok ? { version: r.script.version, script: Buffer.from(r.script.bytes).toString('base64'), complexity: r.script.complexity } : r.error;
 
 /** A sum of `terms` ones: linear to parse, slow enough to measure (a 2.8 MB one held the loop ~30 s). */
 const sum = (terms: number): string => `let x = 1${' + 1'.repeat(terms)}\nx == 2`;
@@ -78,7 +79,9 @@ describe('script compiler threads: the same answers as on the calling thread', (
       for (const assetScript of [false, true]) {
         for (const crypto of [p, gost]) {
           const expected = compileScript(source, { assetScript, crypto });
-          const want = expected.ok ? { version: expected.script.version, script: Buffer.from(expected.script.bytes).toString('base64'), complexity: expected.script.complexity } : expected.error;
+          const want = expected.ok
+            ? { version: expected.script.version, script: Buffer.from(expected.script.bytes).toString('base64'), complexity: expected.script.complexity }
+            : expected.error;
           assert.deepEqual(seen(await threads.compile(source, { assetScript, crypto })), want, source);
         }
       }
@@ -97,7 +100,10 @@ describe('script compiler threads: the same answers as on the calling thread', (
     }
     const reject = async (bytes: Uint8Array, message: string): Promise<void> => {
       await assert.rejects(threads.estimate(bytes, p), (e: unknown) => e instanceof WeError && e.code === 199 && e.message === `ScriptParseError(${message})`);
-      assert.throws(() => readScript(bytes, p), (e: unknown) => e instanceof WeError && e.message === `ScriptParseError(${message})`);
+      assert.throws(
+        () => readScript(bytes, p),
+        (e: unknown) => e instanceof WeError && e.message === `ScriptParseError(${message})`,
+      );
     };
     await reject(new Uint8Array(0), 'Empty script');
     await reject(Uint8Array.of(1, 6, 0, 0, 0, 0), 'Invalid checksum');
@@ -113,12 +119,19 @@ describe('script compiler threads: limits', () => {
     const { value, turns } = await turnsWhile(threads.compile(sum(700_000), { assetScript: false, crypto: p }));
     assert.deepEqual(value, { ok: false, error: 'Script is too complex: compiling it takes longer than 1000 ms' });
     assert.ok(turns > 10, `the event loop turned ${turns} times meanwhile`);
-    assert.deepEqual(seen(await threads.compile('1 == 2', { assetScript: false, crypto: p })), { version: 1, script: 'AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==', complexity: 3 });
+    assert.deepEqual(seen(await threads.compile('1 == 2', { assetScript: false, crypto: p })), {
+      version: 1,
+      script: 'AQkAAAAAAAACAAAAAAAAAAABAAAAAAAAAAACpxnnnA==',
+      complexity: 3,
+    });
   });
 
   it('a job past the memory limit is refused as too complex; the next job gets a fresh thread', async () => {
     const threads = pool({ memoryLimitMb: 16, timeLimitMs: 120_000 });
-    assert.deepEqual(await threads.compile(sum(250_000), { assetScript: false, crypto: p }), { ok: false, error: 'Script is too complex: compiling it needs more than 16 MiB' });
+    assert.deepEqual(await threads.compile(sum(250_000), { assetScript: false, crypto: p }), {
+      ok: false,
+      error: 'Script is too complex: compiling it needs more than 16 MiB',
+    });
     assert.equal((await threads.compile('true', { assetScript: false, crypto: p })).ok, true);
   });
 
@@ -160,6 +173,9 @@ describe('script compiler threads: nesting of any depth', () => {
     // Both guards at their limits at once: parsed, then refused by the estimator.
     assert.match(String(await compile(`${'!!!!!!('.repeat(149)}${'!'.repeat(106)}true${')'.repeat(149)}`)), /^Script is too complex: \d+ > 2000$/);
     // As many unary operators as an 8 KiB script holds compile as WE compiles them.
-    assert.deepEqual(await compile(`let unused = ${'!'.repeat(700)}true\ntrue`), seen(compileScript(`let unused = ${'!'.repeat(700)}true\ntrue`, { assetScript: false, crypto: p })));
+    assert.deepEqual(
+      await compile(`let unused = ${'!'.repeat(700)}true\ntrue`),
+      seen(compileScript(`let unused = ${'!'.repeat(700)}true\ntrue`, { assetScript: false, crypto: p })),
+    );
   });
 });

@@ -60,10 +60,43 @@ describe('script reader: fixed vectors', () => {
   it('serializes each expression kind as Serde does', () => {
     const expr = E.block('x', E.long(-2), E.if(E.native(0, E.ref('x'), E.getter(E.ref('tx'), 'fee')), E.bytes([1, 2]), E.user('f', E.str('é'))));
     const expected = [
-      4, ...sized('x'), 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
-      3, 9, 0, 0, 0, 0, 0, 0, 2, 5, ...sized('x'), 8, 5, ...sized('tx'), ...sized('fee'),
-      1, ...sized(new Uint8Array([1, 2])),
-      9, 1, ...sized('f'), 0, 0, 0, 1, 2, ...sized('é'),
+      4,
+      ...sized('x'),
+      0,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xfe,
+      3,
+      9,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      2,
+      5,
+      ...sized('x'),
+      8,
+      5,
+      ...sized('tx'),
+      ...sized('fee'),
+      1,
+      ...sized(new Uint8Array([1, 2])),
+      9,
+      1,
+      ...sized('f'),
+      0,
+      0,
+      0,
+      1,
+      2,
+      ...sized('é'),
     ];
     assert.deepEqual([...serializeExpr(expr)], expected);
     assert.deepEqual(deserializeExpr(Uint8Array.from(expected)), expr);
@@ -71,10 +104,28 @@ describe('script reader: fixed vectors', () => {
 
   it("has WE's function costs (natives, constructors, user functions from their bodies)", () => {
     const costs: Array<[string | number, number]> = [
-      [0, 1], [500, 100], [203, 10], [401, 2], [1003, 100], [1040, 10],
-      ['!', 11], ['!=', 26], ['-', 9], ['throw', 2], ['extract', 13], ['isDefined', 35], ['takeRight', 19], ['dropRightBytes', 19],
-      ['getInteger', 30], ['wavesBalance', 109], ['addressFromPublicKey', 62], ['addressFromString', 114],
-      ['Address', 1], ['Order', 13], ['TransferTransaction', 13], ['GenesisTransaction', 6],
+      [0, 1],
+      [500, 100],
+      [203, 10],
+      [401, 2],
+      [1003, 100],
+      [1040, 10],
+      ['!', 11],
+      ['!=', 26],
+      ['-', 9],
+      ['throw', 2],
+      ['extract', 13],
+      ['isDefined', 35],
+      ['takeRight', 19],
+      ['dropRightBytes', 19],
+      ['getInteger', 30],
+      ['wavesBalance', 109],
+      ['addressFromPublicKey', 62],
+      ['addressFromString', 114],
+      ['Address', 1],
+      ['Order', 13],
+      ['TransferTransaction', 13],
+      ['GenesisTransaction', 6],
     ];
     for (const [f, cost] of costs) assert.equal(functionCost(typeof f === 'number' ? { native: f } : { user: f }), cost, String(f));
     assert.equal(functionCost({ native: 999 }), undefined);
@@ -180,7 +231,7 @@ describe('script reader: every rule, with WE messages', () => {
     parseError(scriptBytes(1, e, p), /^ScriptParseError\(Script is too complex: estimation exceeds \d+ steps\)$/);
   });
 
-  it("SerdeTest: the spec input decodes or fails at once; a 10 000-term sum serializes", () => {
+  it('SerdeTest: the spec input decodes or fails at once; a 10 000-term sum serializes', () => {
     const spec = Int8Array.of(1, 113, -1, 63, 0, -1, 127, 0, -1, 39, -1, 87, -41, 50, -111, -38, 12, 1, 0, -19, 101, -128, -1, 54);
     assert.throws(() => deserializeExpr(new Uint8Array(spec.buffer)), /Invalid array size|bytes left|null/);
     let sum: Expr = E.long(0);
@@ -206,14 +257,16 @@ describe('script reader: every rule, with WE messages', () => {
 
   it('round-trips random valid expressions', () => {
     fc.assert(
-      fc.property(fc.constantFrom<1 | 2>(1, 2).chain((v) => exprArb(v).map((e) => [v, e] as const)), ([v, e]) => {
-        const bytes = scriptBytes(v, e, p);
-        const s = readScript(bytes, p);
-        assert.equal(hex(s.bytes), hex(bytes));
-        assert.deepEqual(s.expr, e);
-      }),
+      fc.property(
+        fc.constantFrom<1 | 2>(1, 2).chain((v) => exprArb(v).map((e) => [v, e] as const)),
+        ([v, e]) => {
+          const bytes = scriptBytes(v, e, p);
+          const s = readScript(bytes, p);
+          assert.equal(hex(s.bytes), hex(bytes));
+          assert.deepEqual(s.expr, e);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 });
-

@@ -48,7 +48,11 @@ describe('Lease and LeaseCancel appliers', () => {
     assert.equal(c.store.leaseBalance(bob.bytes).in, 600n * WEST);
     assertRejected(c.reject(lease(c, alice, alice.b58, 1n)), 112, scf(`Cannot lease to self. Sender address ${alice.b58} equals to recipient address`));
     const balance = c.west(alice);
-    assertRejected(c.reject(lease(c, alice, carol.b58, 400n * WEST)), 112, scf(`Cannot lease more than own: Balance:${balance}, already leased: ${600n * WEST}`));
+    assertRejected(
+      c.reject(lease(c, alice, carol.b58, 400n * WEST)),
+      112,
+      scf(`Cannot lease more than own: Balance:${balance}, already leased: ${600n * WEST}`),
+    );
     assertRejected(c.reject(lease(c, alice, 'alias:T:nobody', 1n)), 112, scf("alias 'alias:T:nobody' doesn't exist"));
   });
 });
@@ -109,7 +113,8 @@ describe('Data applier', () => {
 
   it('overwrites a key', () => {
     const c = TestChain.open();
-    const data = (value: boolean) => c.tx(alice, { type: 12, version: 2, authorPublicKey: encodeBase58(alice.publicKey), data: [{ key: 'k', type: 'boolean', value }], fee: 5_000_000n });
+    const data = (value: boolean) =>
+      c.tx(alice, { type: 12, version: 2, authorPublicKey: encodeBase58(alice.publicKey), data: [{ key: 'k', type: 'boolean', value }], fee: 5_000_000n });
     c.apply(data(true));
     c.apply(data(false));
     assert.deepEqual(c.store.dataEntry(alice.bytes, 'k'), { key: 'k', type: 'boolean', value: false });
@@ -117,7 +122,8 @@ describe('Data applier', () => {
 });
 
 describe('SetScript applier', () => {
-  const setScript = (c: TestChain, from: Account, s: string | null) => c.tx(from, { type: 13, version: 1, script: s, name: 'account', description: '', fee: 50_000_000n });
+  const setScript = (c: TestChain, from: Account, s: string | null) =>
+    c.tx(from, { type: 13, version: 1, script: s, name: 'account', description: '', fee: 50_000_000n });
 
   it("stores the script; the account's transactions are then verified by it instead of the signature", () => {
     const c = TestChain.open();
@@ -138,7 +144,11 @@ describe('SetScript applier', () => {
 
   it('refuses accounts holding a role other than contract_developer', () => {
     const c = TestChain.open();
-    assertRejected(c.reject(setScript(c, root, script(E.TRUE))), 112, scf('Script cannot be assigned to an account with a role other than contract_developer!'));
+    assertRejected(
+      c.reject(setScript(c, root, script(E.TRUE))),
+      112,
+      scf('Script cannot be assigned to an account with a role other than contract_developer!'),
+    );
   });
 
   it('denies duplicate let names in V1 scripts before Smart Account Trading', () => {

@@ -150,7 +150,11 @@ describe('SetAssetScript applier', () => {
     c.apply(plain);
     assertRejected(c.reject(setAssetScript(c, root, plain.id, null)), 112, scf('Cannot set empty script'));
     assertRejected(c.reject(setAssetScript(c, root, plain.id, TRUE_SCRIPT)), 112, scf('Cannot set script on an asset issued without a script'));
-    assertRejected(c.reject(setAssetScript(c, bob, plain.id, TRUE_SCRIPT)), 112, scf(`PermissionError(Sender ${bob.b58} permission validation failed: Has no active 'contract_developer' role)`));
+    assertRejected(
+      c.reject(setAssetScript(c, bob, plain.id, TRUE_SCRIPT)),
+      112,
+      scf(`PermissionError(Sender ${bob.b58} permission validation failed: Has no active 'contract_developer' role)`),
+    );
     const smart = issueTx(c, root, { script: TRUE_SCRIPT, name: 'Smart' });
     c.apply(smart);
     // The asset's script (TRUE) lets the change through; the new one (FALSE) then refuses the next (307 token-script).

@@ -61,10 +61,27 @@ describe('Atomic applier', () => {
   it('renders an inner Mistiming inside the container error; checks inner signatures with the container', () => {
     const c = TestChain.open();
     const future = transfer(c, alice, bob, 1n);
-    const late = c.tx(alice, { type: 4, version: 3, recipient: bob.b58, amount: 1n, fee: 1_000_000n, attachment: '', atomicBadge: {}, timestamp: blockTime(c.nextHeight) + 91n * 60_000n });
-    assertRejected(c.reject(atomic(c, alice, [future, late])), 112, scf(`Transaction ts ${late.timestamp} is from far future. BlockTime: ${blockTime(c.nextHeight)}`));
+    const late = c.tx(alice, {
+      type: 4,
+      version: 3,
+      recipient: bob.b58,
+      amount: 1n,
+      fee: 1_000_000n,
+      attachment: '',
+      atomicBadge: {},
+      timestamp: blockTime(c.nextHeight) + 91n * 60_000n,
+    });
+    assertRejected(
+      c.reject(atomic(c, alice, [future, late])),
+      112,
+      scf(`Transaction ts ${late.timestamp} is from far future. BlockTime: ${blockTime(c.nextHeight)}`),
+    );
     const forged = late.withProofs([future.proofs[0]!]);
-    assertRejected(c.reject(atomic(c, alice, [future, forged])), 112, /^State check failed\. Reason: Script doesn't exist and proof doesn't validate as signature for '\{"type":4,/);
+    assertRejected(
+      c.reject(atomic(c, alice, [future, forged])),
+      112,
+      /^State check failed\. Reason: Script doesn't exist and proof doesn't validate as signature for '\{"type":4,/,
+    );
   });
 
   it('refuses a badge outside a container, and an inner transaction already in the state', () => {
@@ -74,7 +91,11 @@ describe('Atomic applier', () => {
     const first = transfer(c, alice, bob, 1n);
     const height = c.nextHeight;
     c.apply(atomic(c, alice, [first, transfer(c, alice, bob, 2n)]));
-    assertRejected(c.reject(atomic(c, alice, [first, transfer(c, alice, bob, 3n)])), 112, scf(scf(`Transaction ${first.idBase58} is already in the state on a height of ${height}`)));
+    assertRejected(
+      c.reject(atomic(c, alice, [first, transfer(c, alice, bob, 3n)])),
+      112,
+      scf(scf(`Transaction ${first.idBase58} is already in the state on a height of ${height}`)),
+    );
   });
 
   it('must be mined by the block generator when applied in a block', () => {
@@ -113,10 +134,16 @@ describe('Atomic applier', () => {
           const container = atomic(c, alice, inner);
           if (ok) {
             assert.deepEqual(c.apply(container), { fee: BigInt(steps.length) * 1_000_000n });
-            assert.deepEqual(people.map((a) => c.west(a)), sim);
+            assert.deepEqual(
+              people.map((a) => c.west(a)),
+              sim,
+            );
           } else {
             assertRejected(c.reject(container), 112, /^State check failed\. Reason: State check failed\. Reason: /);
-            assert.deepEqual(people.map((a) => c.west(a)), before);
+            assert.deepEqual(
+              people.map((a) => c.west(a)),
+              before,
+            );
           }
           void c.close();
         },

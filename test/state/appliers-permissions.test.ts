@@ -6,7 +6,23 @@ import { E } from '../../src/ride/expr.js';
 import { scriptBytes } from '../../src/ride/script.js';
 import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import { activeRoles, roleHoldersAt } from '../../src/state/permissions.js';
-import { alice, allFeaturesAt, assertRejected, blockTime, bob, carol, dave, eve, GENESIS_TS, p, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
+import {
+  alice,
+  allFeaturesAt,
+  assertRejected,
+  blockTime,
+  bob,
+  carol,
+  dave,
+  eve,
+  GENESIS_TS,
+  p,
+  root,
+  scf,
+  TestChain,
+  WEST,
+  type Account,
+} from '../../devkit/chain/validation-fixture.js';
 
 const permitJson = (target: Account, opType: string, role: string, over: Record<string, unknown> = {}) => ({
   type: 102,
@@ -62,7 +78,11 @@ describe('Permit applier', () => {
 
   it('needs permissioner, or blacklister for banned; a banned sender can send nothing', () => {
     const c = TestChain.open();
-    assertRejected(c.reject(c.tx(alice, permitJson(bob, 'add', 'issuer'))), 112, scf(`PermissionError(Sender ${alice.b58} permission validation failed: Has no active 'permissioner' role)`));
+    assertRejected(
+      c.reject(c.tx(alice, permitJson(bob, 'add', 'issuer'))),
+      112,
+      scf(`PermissionError(Sender ${alice.b58} permission validation failed: Has no active 'permissioner' role)`),
+    );
     assertRejected(
       c.reject(c.tx(alice, permitJson(bob, 'add', 'banned'))),
       112,
@@ -85,7 +105,11 @@ describe('Permit applier', () => {
     assertRejected(e, 117, `Trying to revoke role 'connection_manager' from it's last owner: '${carol.b58}'`);
     assert.equal((e.extra?.['tx'] as { id: string }).id, last.idBase58);
     // Banning the last connection manager is revoking it too.
-    assertRejected(c.reject(c.tx(root, permitJson(carol, 'add', 'banned'))), 117, `Trying to revoke role 'connection_manager' from it's last owner: '${carol.b58}'`);
+    assertRejected(
+      c.reject(c.tx(root, permitJson(carol, 'add', 'banned'))),
+      117,
+      `Trying to revoke role 'connection_manager' from it's last owner: '${carol.b58}'`,
+    );
   });
 
   it('does not count banned holders, nor holders whose role has a due date', () => {
@@ -114,7 +138,11 @@ describe('Permit applier', () => {
       scf("Role 'contract_validator' will be available after contract validations feature activation"),
     );
     c.apply(c.tx(alice, { type: 13, version: 1, script: `base64:${encodeBase64(scriptBytes(1, E.TRUE, p))}`, name: 'a', description: '', fee: 50_000_000n }));
-    assertRejected(c.reject(c.tx(root, permitJson(alice, 'add', 'issuer'))), 112, scf(`Account ${alice.b58} is scripted, so only the contract_developer role is allowed`));
+    assertRejected(
+      c.reject(c.tx(root, permitJson(alice, 'add', 'issuer'))),
+      112,
+      scf(`Account ${alice.b58} is scripted, so only the contract_developer role is allowed`),
+    );
     c.apply(c.tx(root, permitJson(alice, 'add', 'contract_developer')));
   });
 
@@ -135,7 +163,10 @@ describe('Genesis appliers', () => {
     const c = TestChain.open();
     assert.equal(c.west(root), 1_000_000n * WEST);
     assert.deepEqual(rolesNow(c, carol), [ROLES.miner, ROLES.permissioner, ROLES.connection_manager]);
-    assert.deepEqual(c.store.participants().map((a) => encodeBase58(a)), [root.b58, carol.b58, dave.b58]);
+    assert.deepEqual(
+      c.store.participants().map((a) => encodeBase58(a)),
+      [root.b58, carol.b58, dave.b58],
+    );
     assertRejected(c.reject(genesisTransaction(p, eve.address, 1n, GENESIS_TS)), 112, scf('GenesisTransaction cannot appear in non-initial block'));
   });
 
@@ -153,20 +184,35 @@ describe('RegisterNode applier', () => {
 
   it('registers and removes participants, keeping at least three', () => {
     const c = TestChain.open();
-    assertRejected(c.reject(register(c, root, dave, 'remove', null)), 112, scf(`Account '${dave.b58}' cannot be removed because number of participants will be less then '3'`));
+    assertRejected(
+      c.reject(register(c, root, dave, 'remove', null)),
+      112,
+      scf(`Account '${dave.b58}' cannot be removed because number of participants will be less then '3'`),
+    );
     c.apply(register(c, root, eve, 'add', 'eve-node'));
     const participant = c.store.participant(eve.bytes);
     assert.deepEqual(Uint8Array.from(participant?.publicKey ?? []), Uint8Array.from(eve.publicKey));
     assert.equal(participant?.nodeName, 'eve-node');
     assertRejected(c.reject(register(c, root, eve, 'add')), 112, scf(`Account '${eve.b58}' already presented in blockchain`));
-    assertRejected(c.reject(register(c, root, bob, 'remove', null)), 112, scf(`Account '${bob.b58}' is not present in blockchain, therefore not allowed to remove it`));
+    assertRejected(
+      c.reject(register(c, root, bob, 'remove', null)),
+      112,
+      scf(`Account '${bob.b58}' is not present in blockchain, therefore not allowed to remove it`),
+    );
     c.apply(register(c, carol, dave, 'remove', null));
     assert.equal(c.store.participant(dave.bytes), undefined);
-    assert.deepEqual(c.store.participants().map((a) => encodeBase58(a)), [root.b58, carol.b58, eve.b58]);
+    assert.deepEqual(
+      c.store.participants().map((a) => encodeBase58(a)),
+      [root.b58, carol.b58, eve.b58],
+    );
   });
 
   it('needs connection_manager', () => {
     const c = TestChain.open();
-    assertRejected(c.reject(register(c, alice, eve, 'add')), 112, scf(`PermissionError(Sender ${alice.b58} permission validation failed: Has no active 'connection_manager' role)`));
+    assertRejected(
+      c.reject(register(c, alice, eve, 'add')),
+      112,
+      scf(`PermissionError(Sender ${alice.b58} permission validation failed: Has no active 'connection_manager' role)`),
+    );
   });
 });

@@ -6,10 +6,27 @@ import { MutableState } from '../../src/state/view.js';
 import { alice, allFeaturesAt, assertRejected, bob, carol, dave, root, scf, TestChain, WEST, type Account } from '../../devkit/chain/validation-fixture.js';
 
 const createPolicy = (c: TestChain, by: Account, owners: Account[], recipients: Account[], over: Record<string, unknown> = {}) =>
-  c.tx(by, { type: 112, version: 2, policyName: 'policy', description: 'd', owners: owners.map((a) => a.b58), recipients: recipients.map((a) => a.b58), fee: WEST, ...over });
+  c.tx(by, {
+    type: 112,
+    version: 2,
+    policyName: 'policy',
+    description: 'd',
+    owners: owners.map((a) => a.b58),
+    recipients: recipients.map((a) => a.b58),
+    fee: WEST,
+    ...over,
+  });
 
 const updatePolicy = (c: TestChain, by: Account, policyId: Uint8Array, opType: string, owners: Account[], recipients: Account[]) =>
-  c.tx(by, { type: 113, version: 1, policyId: encodeBase58(policyId), opType, owners: owners.map((a) => a.b58), recipients: recipients.map((a) => a.b58), fee: 50_000_000n });
+  c.tx(by, {
+    type: 113,
+    version: 1,
+    policyId: encodeBase58(policyId),
+    opType,
+    owners: owners.map((a) => a.b58),
+    recipients: recipients.map((a) => a.b58),
+    fee: 50_000_000n,
+  });
 
 const dataHash = (c: TestChain, by: Account, policyId: Uint8Array, hash: Uint8Array) =>
   c.tx(by, { type: 114, version: 3, policyId: encodeBase58(policyId), dataHash: encodeBase58(hash), fee: 5_000_000n });
@@ -31,7 +48,11 @@ describe('CreatePolicy applier', () => {
     const c = TestChain.open();
     assertRejected(c.reject(createPolicy(c, alice, [], [root])), 112, scf('Policy without owners is invalid'));
     assertRejected(c.reject(createPolicy(c, alice, [bob], [root])), 112, scf(`Sender '${alice.b58}' is not owner for policy`));
-    assertRejected(c.reject(createPolicy(c, alice, [alice], [root, bob, alice])), 112, scf(`Recipients [${bob.b58}; ${alice.b58}] is not registered in network`));
+    assertRejected(
+      c.reject(createPolicy(c, alice, [alice], [root, bob, alice])),
+      112,
+      scf(`Recipients [${bob.b58}; ${alice.b58}] is not registered in network`),
+    );
   });
 });
 
@@ -57,7 +78,11 @@ describe('UpdatePolicy applier', () => {
     const unknown = new Uint8Array(32).fill(5);
     assertRejected(c.reject(updatePolicy(c, alice, unknown, 'add', [bob], [])), 612, `The requested policy ${encodeBase58(unknown)} does not exist`, false);
     assertRejected(c.reject(updatePolicy(c, alice, id, 'add', [], [bob])), 112, scf(`Unaccepted recipients in policy update: [${bob.b58}]`));
-    assertRejected(c.reject(updatePolicy(c, root, id, 'add', [], [carol])), 112, scf(`Sender '${root.b58}' is not owner for policy with id '${encodeBase58(id)}'`));
+    assertRejected(
+      c.reject(updatePolicy(c, root, id, 'add', [], [carol])),
+      112,
+      scf(`Sender '${root.b58}' is not owner for policy with id '${encodeBase58(id)}'`),
+    );
     assertRejected(c.reject(updatePolicy(c, alice, id, 'remove', [alice], [])), 112, scf('Forbidden to remove all policy owners'));
     assertRejected(c.reject(updatePolicy(c, alice, id, 'add', [alice], [])), 112, scf('Cannot add owners or recipients that are already in the policy'));
     assertRejected(c.reject(updatePolicy(c, alice, id, 'remove', [], [carol])), 112, scf('Cannot remove owners or recipients that are absent from the policy'));
@@ -91,7 +116,10 @@ describe('PolicyDataHash applier', () => {
     const second = dataHash(c, root, policy.id, new Uint8Array(32).fill(2));
     c.apply(second);
     const listed = (view: { policyDataHashes(id: Uint8Array): readonly { hash: Uint8Array; txId: Uint8Array }[] }, id: Uint8Array): string[] =>
-      view.policyDataHashes(id).map((e) => `${encodeBase58(e.hash)}:${encodeBase58(e.txId)}`).sort();
+      view
+        .policyDataHashes(id)
+        .map((e) => `${encodeBase58(e.hash)}:${encodeBase58(e.txId)}`)
+        .sort();
     const entry = (fill: number, tx: typeof first): string => `${encodeBase58(new Uint8Array(32).fill(fill))}:${tx.idBase58}`;
     assert.deepEqual(listed(c.store, policy.id), [entry(1, first), entry(2, second)].sort());
     // A layer over the store (as the liquid block is) adds its own.
@@ -116,6 +144,12 @@ describe('PolicyDataHash applier', () => {
     assert.equal(c.store.hasPolicyDataHash(tx.id, hash), true);
     const h = c.tx(bob, { type: 114, version: 3, policyId: tx.idBase58, dataHash: encodeBase58(new Uint8Array(32).fill(2)), fee: 5_000_000n });
     // V3 needs feature 140: ActivationError comes first.
-    assertRejected(c.reject(h), 112, scf("ActivationError(Blockchain feature 'Support of atomic transaction' (id: '140') has not been activated yet, but is required for PolicyDataHashTransactionV3)"));
+    assertRejected(
+      c.reject(h),
+      112,
+      scf(
+        "ActivationError(Blockchain feature 'Support of atomic transaction' (id: '140') has not been activated yet, but is required for PolicyDataHashTransactionV3)",
+      ),
+    );
   });
 });

@@ -106,7 +106,17 @@ describe('Transfer applier', () => {
     const off = TestChain.open({ fees: { ...DEFAULT_FEES, enabled: false } });
     const missing = encodeBase58(new Uint8Array(32).fill(9));
     assertRejected(off.reject(transfer(off, alice, bob.b58, 1n, { feeAssetId: missing, fee: 0n })), 112, scf('Unissued fee asset id are not allowed'));
-    const smart = off.tx(root, { type: 3, version: 2, name: 'Smart', description: '', quantity: 100n, decimals: 0, reissuable: false, fee: 0n, script: TRUE_SCRIPT });
+    const smart = off.tx(root, {
+      type: 3,
+      version: 2,
+      name: 'Smart',
+      description: '',
+      quantity: 100n,
+      decimals: 0,
+      reissuable: false,
+      fee: 0n,
+      script: TRUE_SCRIPT,
+    });
     off.apply(smart);
     assertRejected(
       off.reject(transfer(off, root, bob.b58, 1n, { feeAssetId: smart.idBase58, fee: 0n })),
@@ -129,7 +139,13 @@ describe('MassTransfer applier', () => {
 
   it('pays every recipient and charges base + additional per two transfers', () => {
     const c = TestChain.open();
-    c.apply(mass(c, alice, [[bob.b58, 1n * WEST], [carol.b58, 2n * WEST], [bob.b58, 3n]]));
+    c.apply(
+      mass(c, alice, [
+        [bob.b58, 1n * WEST],
+        [carol.b58, 2n * WEST],
+        [bob.b58, 3n],
+      ]),
+    );
     assert.equal(c.west(alice), 1_000n * WEST - 3n * WEST - 3n - 7_000_000n);
     assert.equal(c.west(bob), 11n * WEST + 3n);
     assert.equal(c.west(carol), 102n * WEST);
@@ -137,7 +153,16 @@ describe('MassTransfer applier', () => {
 
   it('refuses an unknown alias, then a nonexistent asset', () => {
     const c = TestChain.open();
-    assertRejected(c.reject(mass(c, alice, [[bob.b58, 1n], ['alias:T:ghost', 1n]])), 112, scf("alias 'alias:T:ghost' doesn't exist"));
+    assertRejected(
+      c.reject(
+        mass(c, alice, [
+          [bob.b58, 1n],
+          ['alias:T:ghost', 1n],
+        ]),
+      ),
+      112,
+      scf("alias 'alias:T:ghost' doesn't exist"),
+    );
     const off = TestChain.open({ fees: { ...DEFAULT_FEES, enabled: false } });
     const missing = encodeBase58(new Uint8Array(32).fill(4));
     assertRejected(off.reject(mass(off, alice, [], { assetId: missing, fee: 0n })), 112, scf('Attempt to transfer a nonexistent asset'));
@@ -145,7 +170,16 @@ describe('MassTransfer applier', () => {
 
   it('refuses spending more than the balance', () => {
     const c = TestChain.open();
-    assertRejected(c.reject(mass(c, bob, [[alice.b58, 5n * WEST], [carol.b58, 5n * WEST]])), 112, /^State check failed\. Reason: Attempt to transfer unavailable funds: .*negative WEST balance/);
+    assertRejected(
+      c.reject(
+        mass(c, bob, [
+          [alice.b58, 5n * WEST],
+          [carol.b58, 5n * WEST],
+        ]),
+      ),
+      112,
+      /^State check failed\. Reason: Attempt to transfer unavailable funds: .*negative WEST balance/,
+    );
   });
 });
 

@@ -65,10 +65,7 @@ describe('key patterns', () => {
   });
 
   it('agree with a backtracking engine on the syntax both read (generated patterns and keys)', () => {
-    const atom = fc.oneof(
-      fc.constantFrom('a', 'b', 'c', '.', '[ab]', '[^a]', '[a-c]', '\\d', '\\w', '1'),
-      fc.constantFrom('(?:a|b)', '(ab|c)', '(a|ab)'),
-    );
+    const atom = fc.oneof(fc.constantFrom('a', 'b', 'c', '.', '[ab]', '[^a]', '[a-c]', '\\d', '\\w', '1'), fc.constantFrom('(?:a|b)', '(ab|c)', '(a|ab)'));
     const piece = fc.tuple(atom, fc.constantFrom('', '*', '+', '?', '{2}', '{1,3}', '*?', '+?')).map(([a, q]) => a + q);
     const branch = fc.array(piece, { minLength: 1, maxLength: 4 }).map((p) => p.join(''));
     const pattern = fc.array(branch, { minLength: 1, maxLength: 3 }).map((b) => b.join('|'));

@@ -29,7 +29,16 @@ describe('liquid blocks in the store', () => {
     assert.ok(equalBytes(bytesAt(node, h1), liquid1.bytes), 'the liquid block assembled from its micro-blocks');
     assert.ok(equalBytes(Block.fromBytes(p, bytesAt(node, h1)).id, liquid1.id));
     // A chain opened on the store (a restart) has the liquid block and its micro-blocks back.
-    const reopened = new Blockchain({ store: node.store, protocol: p, settings: node.chain.settings, features: node.chain.features, consensus: node.rules, txExpireTimeoutMs: 3_600_000, now: clock.read, scripts });
+    const reopened = new Blockchain({
+      store: node.store,
+      protocol: p,
+      settings: node.chain.settings,
+      features: node.chain.features,
+      consensus: node.rules,
+      txExpireTimeoutMs: 3_600_000,
+      now: clock.read,
+      scripts,
+    });
     assert.ok(equalBytes(reopened.lastBlock().id, liquid1.id));
     assert.equal(reopened.liquidMicroBlocks().length, 3);
     assert.ok(reopened.microBlock(liquid1.id) !== undefined, 'peers can still ask for its micro-blocks');
@@ -51,7 +60,10 @@ describe('liquid blocks in the store', () => {
 
     // Back to h1: h1 is liquid again (its micro-blocks assemble it), its block unchanged.
     const returned = node.chain.rollbackTo(h1);
-    assert.deepEqual(returned.map((t) => t.idBase58), liquid2.transactions.map((t) => t.idBase58));
+    assert.deepEqual(
+      returned.map((t) => t.idBase58),
+      liquid2.transactions.map((t) => t.idBase58),
+    );
     assert.ok(equalBytes(bytesAt(node, h1), liquid1.bytes));
     // It takes more micro-blocks, then a key block finalizes it with all of them.
     clock.now = inRound1;
@@ -65,7 +77,10 @@ describe('liquid blocks in the store', () => {
 
     // Rolling back below h1 returns every transaction of the liquid block, in order.
     const all = node.chain.rollbackTo(h1 - 1);
-    assert.deepEqual(all.map((t) => t.idBase58), liquid1b.transactions.map((t) => t.idBase58));
+    assert.deepEqual(
+      all.map((t) => t.idBase58),
+      liquid1b.transactions.map((t) => t.idBase58),
+    );
     assert.equal(node.store.blockBytes(h1), undefined);
   });
   it('a confirmed transaction read back is the one applied (id, bytes, JSON), and each read has bytes of its own', () => {

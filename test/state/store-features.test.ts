@@ -18,14 +18,23 @@ const ADDR = p.addresses.fromPublicKey(p.crypto.keyPairFromSeedPhrase('store fea
 
 function stateHash(store: Store): string {
   const h = createHash('sha256');
-  for (const { key, value } of store.entries()) h.update(key).update(Buffer.from([0xff])).update(value).update(Buffer.from([0xfe]));
+  for (const { key, value } of store.entries())
+    h.update(key)
+      .update(Buffer.from([0xff]))
+      .update(value)
+      .update(Buffer.from([0xfe]));
   return h.digest('hex');
 }
 
-type Op = { kind: 'votes'; window: number; ids: number[] } | { kind: 'approve'; id: number } | { kind: 'score'; add: bigint } | { kind: 'balance'; delta: number };
+type Op =
+  { kind: 'votes'; window: number; ids: number[] } | { kind: 'approve'; id: number } | { kind: 'score'; add: bigint } | { kind: 'balance'; delta: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('votes' as const), window: fc.integer({ min: 1, max: 3 }), ids: fc.uniqueArray(fc.constantFrom(2, 7, 140, 1140, -5, 32767), { maxLength: 4 }) }),
+  fc.record({
+    kind: fc.constant('votes' as const),
+    window: fc.integer({ min: 1, max: 3 }),
+    ids: fc.uniqueArray(fc.constantFrom(2, 7, 140, 1140, -5, 32767), { maxLength: 4 }),
+  }),
   fc.record({ kind: fc.constant('approve' as const), id: fc.constantFrom(7, 140, 999, -32768) }),
   fc.record({ kind: fc.constant('score' as const), add: fc.bigInt({ min: 1n, max: 1n << 70n }) }),
   fc.record({ kind: fc.constant('balance' as const), delta: fc.integer({ min: -100, max: 100 }) }),
@@ -45,7 +54,12 @@ function apply(store: Store, height: number, ops: Op[]): void {
     else if (op.kind === 'score') s.setChainScore(s.chainScore() + op.add);
     else s.addBalance(ADDR, null, BigInt(op.delta));
   }
-  store.commit({ height, blockBytes: Uint8Array.from([height & 0xff]), blockIds: [{ id: new Uint8Array(64).fill(height & 0xff), transactionCount: 0 }], changes: s.changes() });
+  store.commit({
+    height,
+    blockBytes: Uint8Array.from([height & 0xff]),
+    blockIds: [{ id: new Uint8Array(64).fill(height & 0xff), transactionCount: 0 }],
+    changes: s.changes(),
+  });
 }
 
 function seen(store: Store): Seen {
@@ -55,12 +69,34 @@ function seen(store: Store): Seen {
 describe('store: feature votes, approvals, chain score', () => {
   it('reads back what a height wrote; counts add up; an approval keeps its first height', () => {
     const store = Store.open(tempDir(), p);
-    apply(store, 1, [{ kind: 'votes', window: 1, ids: [7, 140] }, { kind: 'score', add: 5n }]);
-    apply(store, 2, [{ kind: 'votes', window: 1, ids: [7] }, { kind: 'approve', id: 7 }, { kind: 'score', add: 1n << 65n }]);
-    apply(store, 3, [{ kind: 'approve', id: 7 }, { kind: 'approve', id: -32768 }]);
-    assert.deepEqual(store.featureVotes(1), new Map([[7, 2], [140, 1]]));
+    apply(store, 1, [
+      { kind: 'votes', window: 1, ids: [7, 140] },
+      { kind: 'score', add: 5n },
+    ]);
+    apply(store, 2, [
+      { kind: 'votes', window: 1, ids: [7] },
+      { kind: 'approve', id: 7 },
+      { kind: 'score', add: 1n << 65n },
+    ]);
+    apply(store, 3, [
+      { kind: 'approve', id: 7 },
+      { kind: 'approve', id: -32768 },
+    ]);
+    assert.deepEqual(
+      store.featureVotes(1),
+      new Map([
+        [7, 2],
+        [140, 1],
+      ]),
+    );
     assert.deepEqual(store.featureVotes(2), new Map());
-    assert.deepEqual(store.approvedFeatures(), new Map([[7, 2], [-32768, 3]]));
+    assert.deepEqual(
+      store.approvedFeatures(),
+      new Map([
+        [7, 2],
+        [-32768, 3],
+      ]),
+    );
     assert.equal(store.chainScore(), 5n + (1n << 65n));
     assert.equal(store.chainScoreAt(1), 5n);
     assert.equal(store.chainScoreAt(3), 5n + (1n << 65n));
@@ -69,9 +105,22 @@ describe('store: feature votes, approvals, chain score', () => {
     const f = s.fork();
     f.addFeatureVotes(1, [140, 140]);
     f.setChainScore(1n);
-    assert.deepEqual(s.featureVotes(1), new Map([[7, 2], [140, 1]]));
+    assert.deepEqual(
+      s.featureVotes(1),
+      new Map([
+        [7, 2],
+        [140, 1],
+      ]),
+    );
     f.mergeInto(s);
-    assert.deepEqual(s.featureVotes(1), new Map([[7, 2], [140, 2]]), 'a block votes once per id');
+    assert.deepEqual(
+      s.featureVotes(1),
+      new Map([
+        [7, 2],
+        [140, 2],
+      ]),
+      'a block votes once per id',
+    );
     assert.equal(s.chainScore(), 1n);
     void store.close();
   });

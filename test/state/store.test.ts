@@ -19,7 +19,11 @@ const ASSET = new Uint8Array(32).fill(7);
 
 function stateHash(store: Store): string {
   const h = createHash('sha256');
-  for (const { key, value } of store.entries()) h.update(key).update(Buffer.from([0xff])).update(value).update(Buffer.from([0xfe]));
+  for (const { key, value } of store.entries())
+    h.update(key)
+      .update(Buffer.from([0xff]))
+      .update(value)
+      .update(Buffer.from([0xfe]));
   return h.digest('hex');
 }
 
@@ -73,7 +77,12 @@ function apply(store: Store, height: number, ops: Op[]): void {
     else s.putExecutedTxFor(new Uint8Array(32).fill(0x40 + op.which), new Uint8Array(32).fill(0x80 + op.by));
   }
   s.setCarryFee(BigInt(height));
-  store.commit({ height, blockBytes: Uint8Array.from([height & 0xff]), blockIds: [{ id: new Uint8Array(64).fill(height & 0xff), transactionCount: ops.length }], changes: s.changes() });
+  store.commit({
+    height,
+    blockBytes: Uint8Array.from([height & 0xff]),
+    blockIds: [{ id: new Uint8Array(64).fill(height & 0xff), transactionCount: ops.length }],
+    changes: s.changes(),
+  });
 }
 
 describe('store', () => {
@@ -107,7 +116,10 @@ describe('store', () => {
     apply(store, 1, [{ kind: 'balance', who: 0, asset: false, delta: 100 }]);
     const base = stateHash(store);
     apply(store, 2, [{ kind: 'balance', who: 0, asset: false, delta: -10 }]);
-    apply(store, 2, [{ kind: 'balance', who: 1, asset: false, delta: 10 }, { kind: 'alias', who: 1, name: 'bobby' }]);
+    apply(store, 2, [
+      { kind: 'balance', who: 1, asset: false, delta: 10 },
+      { kind: 'alias', who: 1, name: 'bobby' },
+    ]);
     assert.equal(store.height(), 2);
     assert.equal(store.balance(ADDRS[0]!, null), 90n);
     assert.equal(store.balance(ADDRS[1]!, null), 10n);
@@ -193,7 +205,9 @@ describe('store', () => {
         const target = cut % (blocks.length + 1);
         store.rollbackTo(target);
         // Holders: every address with an asset balance op (a zero delta writes no balance) in the kept blocks.
-        const expected = [...new Set(blocks.slice(0, target).flatMap((ops) => ops.flatMap((o) => (o.kind === 'balance' && o.asset && o.delta !== 0 ? [o.who] : []))))]
+        const expected = [
+          ...new Set(blocks.slice(0, target).flatMap((ops) => ops.flatMap((o) => (o.kind === 'balance' && o.asset && o.delta !== 0 ? [o.who] : [])))),
+        ]
           .map((who) => ADDRS[who]!)
           .sort((a, b) => Buffer.compare(a, b));
         const holders = [...store.assetHolders(ASSET)];
@@ -217,10 +231,13 @@ describe('store', () => {
     store.commit({ height: 3, blockBytes: Uint8Array.from([3]), blockIds: [], changes: s.changes() });
     apply(store, 4, [{ kind: 'balance', who: 1, asset: false, delta: -60 }]);
     apply(store, 5, [{ kind: 'balance', who: 1, asset: false, delta: 10 }]);
-    assert.deepEqual([...store.assetBalances(ADDRS[1]!)], [
-      { assetId: ASSET, balance: 7n },
-      { assetId: other, balance: 9n },
-    ]);
+    assert.deepEqual(
+      [...store.assetBalances(ADDRS[1]!)],
+      [
+        { assetId: ASSET, balance: 7n },
+        { assetId: other, balance: 9n },
+      ],
+    );
     assert.deepEqual([...store.assetBalances(ADDRS[3]!)], []);
     assert.equal(store.minBalance(ADDRS[1]!, 1, 5), 0n, 'nothing at height 1');
     assert.equal(store.minBalance(ADDRS[1]!, 2, 5), 40n);
@@ -283,7 +300,12 @@ describe('store', () => {
         s.addBalance(ADDRS[recipientOf.get(tx)!]!, null, 1n);
         s.addTransaction(tx);
       }
-      store.commit({ height, blockBytes: Uint8Array.from([height]), blockIds: [{ id: new Uint8Array(64).fill(height), transactionCount: txs.length }], changes: s.changes() });
+      store.commit({
+        height,
+        blockBytes: Uint8Array.from([height]),
+        blockIds: [{ id: new Uint8Array(64).fill(height), transactionCount: txs.length }],
+        changes: s.changes(),
+      });
     };
     const ids = (store: Store, who: number): string[] => [...store.addressTransactionIds(ADDRS[who]!)].map((id) => Buffer.from(id).toString('hex'));
     const hex = (...txs: Transaction[]): string[] => txs.map((t) => Buffer.from(t.id).toString('hex'));
@@ -305,7 +327,9 @@ describe('store', () => {
     assert.equal(mined.stateHash(), replayed.stateHash());
     // Entries show the index one transaction per entry, the same for both.
     const index = (store: Store): string[] =>
-      [...store.entries()].filter(({ key }) => key[0] === F.ADDRESS_TX).map(({ key, value }) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`);
+      [...store.entries()]
+        .filter(({ key }) => key[0] === F.ADDRESS_TX)
+        .map(({ key, value }) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`);
     assert.equal(index(mined).length, 7);
     assert.deepEqual(index(mined), index(replayed));
     mined.rollbackTo(1);
@@ -330,7 +354,12 @@ describe('store', () => {
     const store = Store.open(tempDir(), p);
     const a = ADDRS[0]!;
     const bytes = (b: Uint8Array | null): Uint8Array | null => (b === null ? null : Uint8Array.from(b));
-    const read = (): unknown => ({ script: bytes(store.accountScript(a)), ops: store.permissionOps(a), holders: store.roleHolders(3).map(bytes), lease: store.leaseBalance(a) });
+    const read = (): unknown => ({
+      script: bytes(store.accountScript(a)),
+      ops: store.permissionOps(a),
+      holders: store.roleHolders(3).map(bytes),
+      lease: store.leaseBalance(a),
+    });
     const before = read();
     // Read twice: the second answer comes from what the store keeps between writes.
     assert.deepEqual(read(), before);

@@ -31,7 +31,12 @@ describe('MutableState: balances by holder bytes', () => {
     block.addBalance(other, null, 7n);
     assert.equal(block.balance(holder, null), 300n);
     assert.equal(block.changes().balances.size, 2);
-    store.commit({ height: 1, blockBytes: Uint8Array.from([1]), blockIds: [{ id: new Uint8Array(64).fill(1), transactionCount: 0 }], changes: block.changes() });
+    store.commit({
+      height: 1,
+      blockBytes: Uint8Array.from([1]),
+      blockIds: [{ id: new Uint8Array(64).fill(1), transactionCount: 0 }],
+      changes: block.changes(),
+    });
     const next = new MutableState(store);
     assert.equal(next.balance(Uint8Array.from(holder), null), 300n);
     assert.equal(next.balance(other, null), 7n);
@@ -52,7 +57,16 @@ describe('MutableState: balances by holder bytes', () => {
     assert.deepEqual(tx.touchedAddresses(), [many[2]!, many[1]!, ...many.filter((_, i) => i !== 1 && i !== 2)]);
     const keys = p.crypto.keyPairFromSeedPhrase('view test sender');
     const transfer = p.sign(
-      p.transaction(Transfer, 2, { senderPublicKey: keys.publicKey, assetId: null, feeAssetId: null, timestamp: 1n, amount: 1n, fee: 1n, recipient: p.addresses.addressFromBytes(many[0]!), attachment: new Uint8Array(0) }),
+      p.transaction(Transfer, 2, {
+        senderPublicKey: keys.publicKey,
+        assetId: null,
+        feeAssetId: null,
+        timestamp: 1n,
+        amount: 1n,
+        fee: 1n,
+        recipient: p.addresses.addressFromBytes(many[0]!),
+        attachment: new Uint8Array(0),
+      }),
       keys.privateKey,
     );
     tx.addTransaction(transfer);
@@ -70,10 +84,16 @@ describe('ByAddress', () => {
       addresses.forEach((a, i) => list.setIfAbsent(a, i));
       addresses.forEach((a, i) => list.setIfAbsent(Uint8Array.from(a), i + 1000));
       assert.equal(list.size, count);
-      assert.deepEqual(list.values(), addresses.map((_, i) => i));
+      assert.deepEqual(
+        list.values(),
+        addresses.map((_, i) => i),
+      );
       addresses.forEach((a, i) => assert.equal(list.get(Uint8Array.from(a)), i));
       assert.equal(list.get(addr(count)), undefined);
-      assert.equal(list.getOrAdd(addr(count), () => -1), -1);
+      assert.equal(
+        list.getOrAdd(addr(count), () => -1),
+        -1,
+      );
       assert.equal(list.get(Uint8Array.from(addr(count))), -1);
     }
   });

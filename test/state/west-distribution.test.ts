@@ -32,7 +32,9 @@ function distribution(store: Store, height: number): Record<string, bigint> {
 
 function positive(model: Model): Record<string, bigint> {
   const out: Record<string, bigint> = {};
-  const sorted = [...model.entries()].sort(([a], [b]) => Buffer.compare(Buffer.from(p.addresses.parseAddress(a).bytes), Buffer.from(p.addresses.parseAddress(b).bytes)));
+  const sorted = [...model.entries()].sort(([a], [b]) =>
+    Buffer.compare(Buffer.from(p.addresses.parseAddress(a).bytes), Buffer.from(p.addresses.parseAddress(b).bytes)),
+  );
   for (const [a, v] of sorted) if (v > 0n) out[a] = v;
   return out;
 }
@@ -68,7 +70,8 @@ describe('Store.westDistribution', () => {
         }
         const target = cut % (top + 1);
         store.rollbackTo(target);
-        for (let h = 0; h <= top; h++) assert.deepEqual(distribution(store, h), positive(models[Math.min(h, target)]!), `height ${h} after rollback to ${target}`);
+        for (let h = 0; h <= top; h++)
+          assert.deepEqual(distribution(store, h), positive(models[Math.min(h, target)]!), `height ${h} after rollback to ${target}`);
       }),
       { numRuns: 40 },
     );

@@ -61,7 +61,18 @@ export async function startPostgres(): Promise<PostgresCluster> {
   };
   await asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freeLoopbackPort();
-  await asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o', `-p ${port} -k ${socket} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  await asPostgres('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-t',
+    '60',
+    '-o',
+    `-p ${port} -k ${socket} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  ]);
   const client = async (database: string): Promise<pg.Client> => {
     const c = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database });
     await c.connect();

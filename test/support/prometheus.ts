@@ -27,7 +27,8 @@ export class Exposition {
       const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: \d+)?$/.exec(line);
       if (m === null) throw new Error(`not a Prometheus sample line: ${line}`);
       const labels: Record<string, string> = {};
-      for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+      for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g))
+        labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
       // Go's ParseFloat, which Prometheus reads values with, takes NaN and Inf in any case (prom-client writes `Nan`).
       const text = m[3]!.toLowerCase();
       const value = text === '+inf' || text === 'inf' ? Infinity : text === '-inf' ? -Infinity : Number(m[3]);
@@ -49,7 +50,9 @@ export class Exposition {
 
   /** The one sample of a name with exactly these labels; throws when absent. */
   value(name: string, labels: Readonly<Record<string, string>> = {}): number {
-    const found = this.samples.filter((s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+    const found = this.samples.filter(
+      (s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    );
     if (found.length !== 1) throw new Error(`${found.length} samples of ${name}${JSON.stringify(labels)}`);
     return found[0]!.value;
   }

@@ -82,4 +82,3 @@ export class RecordingProxy {
     this.server.close();
   }
 }
-

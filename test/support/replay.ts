@@ -65,7 +65,8 @@ export function readStoredChain(store: Store, protocol: Protocol, settings: Chai
     } else {
       if (!block.hasValidSignature()) fail(h, `${block.idBase58} has an invalid signature`);
       const parent = blocks[h - 2]!;
-      if (!equalBytes(block.reference, parent.id)) fail(h, `${block.idBase58} references ${encodeBase58(block.reference)}, not the block below (${parent.idBase58})`);
+      if (!equalBytes(block.reference, parent.id))
+        fail(h, `${block.idBase58} references ${encodeBase58(block.reference)}, not the block below (${parent.idBase58})`);
     }
     const keyBytes = store.headerBytes(h);
     if (keyBytes === undefined) fail(h, 'its header is missing');
@@ -155,7 +156,12 @@ export function replayBlocks(blocks: readonly Block[], o: ReplayOptions): Replay
 /** Families `Store.stateHash()` covers: the state families (current and history) and the transaction indexes. */
 function isHashedFamily(family: number): boolean {
   return (
-    family === F.TX || family === F.ADDRESS_TX || family === F.ALIAS || family === F.ALIAS_OF || family === F.POLICY_DATA_HASH || (family >= F.BALANCE && family < F.BALANCE + 0x40)
+    family === F.TX ||
+    family === F.ADDRESS_TX ||
+    family === F.ALIAS ||
+    family === F.ALIAS_OF ||
+    family === F.POLICY_DATA_HASH ||
+    (family >= F.BALANCE && family < F.BALANCE + 0x40)
   );
 }
 
@@ -221,7 +227,12 @@ export async function replayDevDataDir(dataDir: string): Promise<ReplayCompariso
   const protocol = await devProtocol();
   const store = Store.open(join(config.node.dataDirectory, 'state'), protocol);
   try {
-    return await compareWithReplay(store, { protocol, scripts: await ScriptVerifier.create(protocol), settings: config.chain, txExpireTimeoutMs: config.utx.txExpireTimeoutMs });
+    return await compareWithReplay(store, {
+      protocol,
+      scripts: await ScriptVerifier.create(protocol),
+      settings: config.chain,
+      txExpireTimeoutMs: config.utx.txExpireTimeoutMs,
+    });
   } finally {
     await store.close();
   }

@@ -16,7 +16,9 @@ const DIR = new URL('../../../test/vectors/', import.meta.url);
 
 export function loadVectors(): Map<string, Vector[]> {
   const out = new Map<string, Vector[]>();
-  for (const f of readdirSync(DIR).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of readdirSync(DIR)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     out.set(f.replace(/\.json$/, ''), JSON.parse(readFileSync(new URL(f, DIR), 'utf8')) as Vector[]);
   }
   return out;

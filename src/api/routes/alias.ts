@@ -40,7 +40,10 @@ export const aliasRoutes = defineRoutes({ name: 'alias', description: 'Aliases: 
     handler: ({ params }, ctx) => {
       const scheme = ctx.services.protocol.addresses;
       const address = scheme.parseAddress(params.address, 'address');
-      return ctx.services.chain.state().aliasesOf(address.bytes).map((name) => scheme.alias(name).toString());
+      return ctx.services.chain
+        .state()
+        .aliasesOf(address.bytes)
+        .map((name) => scheme.alias(name).toString());
     },
   }),
 ]);

@@ -176,7 +176,8 @@ function distributionPage(ctx: ApiContext, rawAssetId: string, height: number, l
   if (limit <= 0) throw genericError('Limit should be greater than 0', 'limit');
   if (limit >= maxLimit) throw genericError(`Limit should be less than ${maxLimit}`, 'limit');
   if (height <= 0) throw genericError('Height should be greater than zero', 'height');
-  if (height >= ctx.services.chain.height()) throw genericError("Using 'addressAssetDistributionAtHeight' on current height can lead to inconsistent result", 'height');
+  if (height >= ctx.services.chain.height())
+    throw genericError("Using 'addressAssetDistributionAtHeight' on current height can lead to inconsistent result", 'height');
   const assetId = distributionAssetId(rawAssetId);
   const scheme = ctx.services.protocol.addresses;
   const after = rawAfter === undefined ? undefined : scheme.parseAddress(rawAfter, 'after');
@@ -297,10 +298,9 @@ export const assetsRoutes = defineRoutes({ name: 'assets', description: 'Assets:
     query: { after: optionalQuery(text('Address the page starts after')) },
     responses: {
       200: A.AssetDistributionPage,
-      400: err('199 bad limit, height or asset id (WE\'s messages); 102 invalid `after`'),
+      400: err("199 bad limit, height or asset id (WE's messages); 102 invalid `after`"),
       404: { description: 'A non-numeric height or limit: no route', contentType: 'text/plain' },
     },
     handler: ({ params, query }, ctx) => distributionPage(ctx, params.assetId, params.height, params.limit, query.after),
   }),
 ]);
-

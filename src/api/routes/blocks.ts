@@ -75,8 +75,19 @@ function blocksAnswer(
 }
 
 /** One full block, built in slices like a range (no byte budget: WE answers any single block). */
-function blockAnswer(ctx: ApiContext, block: Block, height: number | undefined, accept: string | undefined, transactionJson: (tx: Transaction) => JsonObject): Promise<StreamReply> {
-  return heavyJsonAnswer(ctx, accept, (out, int64AsString) => writeBlockJson(out, { header: block, summary: block.summary }, block.transactions, height, transactionJson, int64AsString), { budget: false });
+function blockAnswer(
+  ctx: ApiContext,
+  block: Block,
+  height: number | undefined,
+  accept: string | undefined,
+  transactionJson: (tx: Transaction) => JsonObject,
+): Promise<StreamReply> {
+  return heavyJsonAnswer(
+    ctx,
+    accept,
+    (out, int64AsString) => writeBlockJson(out, { header: block, summary: block.summary }, block.transactions, height, transactionJson, int64AsString),
+    { budget: false },
+  );
 }
 
 const plainTransactionJson = (tx: Transaction): JsonObject => tx.toJson();
@@ -156,7 +167,10 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     summary: 'Block at a height, with extended transaction JSON',
     params: { height: positiveInt('Height') },
     responses: {
-      200: { description: 'The block, or `{"status":"error","details":"No block for this height"}`', schema: Type.Union([Type.Ref('BlockWithExtendedTransactions'), Type.Ref('StatusDetails')]) },
+      200: {
+        description: 'The block, or `{"status":"error","details":"No block for this height"}`',
+        schema: Type.Union([Type.Ref('BlockWithExtendedTransactions'), Type.Ref('StatusDetails')]),
+      },
       400: err("199 `Invalid parameter: '<v>' must be positive`"),
     },
     handler: ({ params, headers }, ctx) => {
@@ -172,7 +186,10 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     summary: 'Header of the block at a height',
     params: { height: positiveInt('Height') },
     responses: {
-      200: { description: 'The header, or `{"status":"error","details":"No block for this height"}`', schema: Type.Union([Type.Ref('BlockHeader'), Type.Ref('StatusDetails')]) },
+      200: {
+        description: 'The header, or `{"status":"error","details":"No block for this height"}`',
+        schema: Type.Union([Type.Ref('BlockHeader'), Type.Ref('StatusDetails')]),
+      },
       400: err("199 `Invalid parameter: '<v>' must be positive`"),
     },
     handler: ({ params }, ctx) => {
@@ -238,10 +255,13 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     path: '/blocks/child/{signature}',
     auth: 'user',
     summary: 'The block after a block, with its height',
-    description: 'WE 1.14 leaves `height` out here; the specification documents it, and it is the parent\'s height + 1.',
+    description: "WE 1.14 leaves `height` out here; the specification documents it, and it is the parent's height + 1.",
     params: { signature: blockId() },
     responses: {
-      200: { description: 'The child block, or `{"status":"error","details":"No child blocks"}`', schema: Type.Union([Type.Ref('Block'), Type.Ref('StatusDetails')]) },
+      200: {
+        description: 'The child block, or `{"status":"error","details":"No child blocks"}`',
+        schema: Type.Union([Type.Ref('Block'), Type.Ref('StatusDetails')]),
+      },
       400: err('101 invalid signature'),
       404: err('301 block does not exist'),
     },
@@ -262,7 +282,14 @@ export const blocksRoutes = defineRoutes({ name: 'blocks', description: 'Blocks 
     responses: { 200: Type.Array(Type.Ref('Block')), 400: err('199 bad height; 10 for an invalid range or more than 100 heights') },
     handler: ({ params, headers }, ctx) => {
       checkRange(params.from, params.to, true);
-      return blocksAnswer(ctx, params.from, params.to, headers.accept, () => plainTransactionJson, (header) => header.generatorAddress === params.address);
+      return blocksAnswer(
+        ctx,
+        params.from,
+        params.to,
+        headers.accept,
+        () => plainTransactionJson,
+        (header) => header.generatorAddress === params.address,
+      );
     },
   }),
 ]);

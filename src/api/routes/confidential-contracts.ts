@@ -61,7 +61,10 @@ const ConfidentialData = Type.Object(
   { $id: 'ConfidentialData', description: 'A confidential input (the params) or output (the results)' },
 );
 
-const CallResponse = Type.Object({ callContractTransactionV6: S.Transaction, confidentialInput: ConfidentialData }, { $id: 'ConfidentialContractCallResponse' });
+const CallResponse = Type.Object(
+  { callContractTransactionV6: S.Transaction, confidentialInput: ConfidentialData },
+  { $id: 'ConfidentialContractCallResponse' },
+);
 const TxResponse = Type.Object(
   { executedContractTransactionV4: S.Transaction, confidentialInput: ConfidentialData, confidentialOutput: ConfidentialData },
   { $id: 'ConfidentialTxByExecutableTxIdResponse' },
@@ -110,68 +113,73 @@ export const confidentialContractsRoutes = defineRoutes(
     prefixAuth: { prefix: '/confidential-contracts', level: 'confidential' },
   },
   [
-  route({
-    method: 'POST',
-    path: '/confidential-contracts/call',
-    auth: 'confidential',
-    summary: 'Calls a confidential contract: its params stay off-chain, the CallContract V6 signed by the node owner carries their commitment',
-    query: {
-      broadcast: booleanQuery('Send the transaction to the pool and the peers (default true)'),
-      commitmentVerification: booleanQuery('Check the request’s commitment and commitmentKey instead of making them (default false)'),
-    },
-    body: { schema: CallRequest, read: 'object' },
-    responses: {
-      200: CallResponse,
-      400: err(
-        '1 malformed body; 199 bad contract id, params or commitment text; 624 no commitment; 625 no commitmentKey; 626 commitment does not match; 650 contract not confidential; 651 node owner not in its groups; 652 fewer than 3 participants',
-      ),
-      403: err('649 wrong confidential-contracts API key'),
-      404: err('600 contract not found'),
-    },
-    handler: async ({ body, query }, ctx) => {
-      const answer = await serviceOf(ctx).call(callRequest(body, ctx), query.broadcast ?? true, query.commitmentVerification ?? false);
-      return { callContractTransactionV6: answer.tx.toJson(), confidentialInput: unitJson(answer.input, ctx.services.protocol) };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/confidential-contracts/tx/{executableTxId}',
-    auth: 'confidential',
-    summary: 'The ExecutedContract V4 of a confidential call, with its confidential input and output (on a node of the contract’s groups)',
-    params: { executableTxId: text('Id of the CallContract V6, Base58') },
-    responses: {
-      200: TxResponse,
-      400: err('199 not Base58; contract not confidential; node owner not in its groups; input or output not (yet) on this node'),
-      403: err('649 wrong confidential-contracts API key'),
-      404: err('601 no ExecutedContract V4 for it'),
-    },
-    handler: ({ params }, ctx) => {
-      const answer = serviceOf(ctx).executed(params.executableTxId);
-      const p = ctx.services.protocol;
-      return { executedContractTransactionV4: answer.executed.toJson(), confidentialInput: unitJson(answer.input, p), confidentialOutput: unitJson(answer.output, p) };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/confidential-contracts/{contractId}',
-    auth: 'confidential',
-    summary: 'The confidential state of a contract: the results of its confidential calls mined so far',
-    description: 'Keys in the order they were first written; `matches` keeps the keys the whole of which match the regular expression, then `offset` and `limit` page them.',
-    params: { contractId: text('Contract id, Base58') },
-    query: ENTRY_PAGE_QUERY,
-    responses: {
-      200: Type.Array(A.DataEntry),
-      400: err('199 bad contract id or `offset`/`limit`; 629 bad `matches`; 651 node owner not in the contract’s groups'),
-      403: err('649 wrong confidential-contracts API key'),
-      404: err('600 contract not found'),
-    },
-    handler: ({ params, query, headers }, ctx) => {
-      const page = readEntryPage(query);
-      const all = serviceOf(ctx).entries(params.contractId);
-      return heavyJsonAnswer(ctx, headers.accept, async (out, int64AsString) =>
-        writeJsonArray(out, await page(all, (e) => e.key, out), (e) => dataEntryJson(e, ctx.services.protocol), int64AsString),
-      );
-    },
-  }),
+    route({
+      method: 'POST',
+      path: '/confidential-contracts/call',
+      auth: 'confidential',
+      summary: 'Calls a confidential contract: its params stay off-chain, the CallContract V6 signed by the node owner carries their commitment',
+      query: {
+        broadcast: booleanQuery('Send the transaction to the pool and the peers (default true)'),
+        commitmentVerification: booleanQuery('Check the request’s commitment and commitmentKey instead of making them (default false)'),
+      },
+      body: { schema: CallRequest, read: 'object' },
+      responses: {
+        200: CallResponse,
+        400: err(
+          '1 malformed body; 199 bad contract id, params or commitment text; 624 no commitment; 625 no commitmentKey; 626 commitment does not match; 650 contract not confidential; 651 node owner not in its groups; 652 fewer than 3 participants',
+        ),
+        403: err('649 wrong confidential-contracts API key'),
+        404: err('600 contract not found'),
+      },
+      handler: async ({ body, query }, ctx) => {
+        const answer = await serviceOf(ctx).call(callRequest(body, ctx), query.broadcast ?? true, query.commitmentVerification ?? false);
+        return { callContractTransactionV6: answer.tx.toJson(), confidentialInput: unitJson(answer.input, ctx.services.protocol) };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/confidential-contracts/tx/{executableTxId}',
+      auth: 'confidential',
+      summary: 'The ExecutedContract V4 of a confidential call, with its confidential input and output (on a node of the contract’s groups)',
+      params: { executableTxId: text('Id of the CallContract V6, Base58') },
+      responses: {
+        200: TxResponse,
+        400: err('199 not Base58; contract not confidential; node owner not in its groups; input or output not (yet) on this node'),
+        403: err('649 wrong confidential-contracts API key'),
+        404: err('601 no ExecutedContract V4 for it'),
+      },
+      handler: ({ params }, ctx) => {
+        const answer = serviceOf(ctx).executed(params.executableTxId);
+        const p = ctx.services.protocol;
+        return {
+          executedContractTransactionV4: answer.executed.toJson(),
+          confidentialInput: unitJson(answer.input, p),
+          confidentialOutput: unitJson(answer.output, p),
+        };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/confidential-contracts/{contractId}',
+      auth: 'confidential',
+      summary: 'The confidential state of a contract: the results of its confidential calls mined so far',
+      description:
+        'Keys in the order they were first written; `matches` keeps the keys the whole of which match the regular expression, then `offset` and `limit` page them.',
+      params: { contractId: text('Contract id, Base58') },
+      query: ENTRY_PAGE_QUERY,
+      responses: {
+        200: Type.Array(A.DataEntry),
+        400: err('199 bad contract id or `offset`/`limit`; 629 bad `matches`; 651 node owner not in the contract’s groups'),
+        403: err('649 wrong confidential-contracts API key'),
+        404: err('600 contract not found'),
+      },
+      handler: ({ params, query, headers }, ctx) => {
+        const page = readEntryPage(query);
+        const all = serviceOf(ctx).entries(params.contractId);
+        return heavyJsonAnswer(ctx, headers.accept, async (out, int64AsString) =>
+          writeJsonArray(out, await page(all, (e) => e.key, out), (e) => dataEntryJson(e, ctx.services.protocol), int64AsString),
+        );
+      },
+    }),
   ],
 );

@@ -90,7 +90,10 @@ const PoaConsensusSettings = Type.Object(
   { $id: 'PoaConsensusSettings' },
 );
 
-const OtherConsensusSettings = Type.Object({ consensusAlgo: Type.Literal(POS_ALGO) }, { $id: 'PosConsensusSettings', description: 'Any consensus but PoA (WE writes only this)' });
+const OtherConsensusSettings = Type.Object(
+  { consensusAlgo: Type.Literal(POS_ALGO) },
+  { $id: 'PosConsensusSettings', description: 'Any consensus but PoA (WE writes only this)' },
+);
 
 const BaseTarget = Type.Object(
   {
@@ -100,7 +103,10 @@ const BaseTarget = Type.Object(
   { $id: 'BaseTarget' },
 );
 
-const GenerationSignature = Type.Object({ generationSignature: Type.String({ description: 'PoS generation signature, Base58' }) }, { $id: 'GenerationSignature' });
+const GenerationSignature = Type.Object(
+  { generationSignature: Type.String({ description: 'PoS generation signature, Base58' }) },
+  { $id: 'GenerationSignature' },
+);
 
 const GeneratingBalance = Type.Object(
   { address: Type.String(), balance: S.Int64({ description: 'Least effective balance over the last 1000 blocks' }) },
@@ -126,149 +132,152 @@ const MinersWarningsAndBans = Type.Object(
 
 const signature = blockId('Block id (or a liquid block total signature), Base58');
 
-export const consensusRoutes = defineRoutes({ name: 'consensus', description: 'Consensus: algorithm, settings, PoA miners and bans, PoS base target and generation signature' }, [
-  route({
-    method: 'GET',
-    path: '/consensus/algo',
-    auth: 'user',
-    summary: 'The consensus algorithm the chain runs',
-    responses: { 200: ConsensusAlgo },
-    handler: (_req, ctx) => ({ consensusAlgo: ctx.services.consensus.settings.type === 'poa' ? POA_ALGO : POS_ALGO }),
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/settings',
-    auth: 'admin',
-    summary: "The node's consensus settings",
-    description: 'PoA: its round, sync and ban settings (durations as Scala prints them); any other consensus: only the algorithm name.',
-    responses: { 200: Type.Union([PoaConsensusSettings, OtherConsensusSettings]), 403: err('2 API key missing or wrong') },
-    handler: (_req, ctx) => {
-      const s = ctx.services.consensus.settings;
-      if (s.type !== 'poa') return { consensusAlgo: POS_ALGO };
-      return {
-        consensusAlgo: POA_ALGO,
-        roundDuration: scalaDuration(s.roundDurationMs),
-        syncDuration: scalaDuration(s.syncDurationMs),
-        banDurationBlocks: s.banDurationBlocks,
-        warningsForBan: s.warningsForBan,
-        maxBansPercentage: s.maxBansPercentage,
-      };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/basetarget',
-    auth: 'user',
-    summary: 'Base target of the last block, with the chain score (PoS)',
-    responses: { 200: BaseTarget, 400: err('199 `Expected PoS consensus block data, but got PoA instead`') },
-    handler: (_req, ctx) => {
-      const data = posData(lastBlock(ctx).consensus);
-      return { baseTarget: data.baseTarget, score: ctx.services.consensus.chainScore().toString() };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/basetarget/{signature}',
-    auth: 'user',
-    summary: 'Base target of a block, with its block score (PoS)',
-    params: { signature },
-    responses: {
-      200: BaseTarget,
-      400: err('101 invalid signature; 199 `Expected PoS consensus block data, but got PoA instead`'),
-      404: err('301 block does not exist'),
-    },
-    handler: ({ params }, ctx) => {
-      const block = blockByIdOr301(ctx, params.signature);
-      const data = posData(block.consensus);
-      return { baseTarget: data.baseTarget, score: blockScore(block).toString() };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/generationsignature',
-    auth: 'user',
-    summary: 'Generation signature of the last block (PoS)',
-    responses: { 200: GenerationSignature, 400: err('199 `Expected PoS consensus block data, but got PoA instead`') },
-    handler: (_req, ctx) => ({ generationSignature: encodeBase58(posData(lastBlock(ctx).consensus).generationSignature) }),
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/generationsignature/{signature}',
-    auth: 'user',
-    summary: 'Generation signature of a block (PoS)',
-    params: { signature },
-    responses: {
-      200: GenerationSignature,
-      400: err('101 invalid signature; 199 `Expected PoS consensus block data, but got PoA instead`'),
-      404: err('301 block does not exist'),
-    },
-    handler: ({ params }, ctx) => ({ generationSignature: encodeBase58(posData(blockByIdOr301(ctx, params.signature).consensus).generationSignature) }),
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/generatingbalance/{address}',
-    auth: 'user',
-    summary: "An account's generating balance: its least effective balance over the last 1000 blocks (PoS)",
-    params: { address: text('Address, Base58') },
-    responses: {
-      200: GeneratingBalance,
-      400: err('199 `Expected PoS consensus block data, but got PoA or CFT instead` on a PoA chain; 102 invalid address'),
-    },
-    handler: ({ params }, ctx) => {
-      const { consensus, protocol, chain } = ctx.services;
-      if (consensus.settings.type !== 'pos') throw genericError('Expected PoS consensus block data, but got PoA or CFT instead', 'consensus');
-      const address = protocol.addresses.parseAddress(params.address, 'address');
-      return { address: address.toString(), balance: consensus.generatingBalance(address.bytes, chain.height()) };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/minersAtHeight/{height}',
-    auth: 'user',
-    summary: 'Active miners (queue order, bans not filtered) at the timestamp of the block at a height (PoA)',
-    params: { height: positiveInt('Height') },
-    responses: {
-      200: MinersAtHeight,
-      400: err("199 `Invalid parameter: '<v>' must be positive`, or `Expected PoA consensus block data, but got PoS instead`; 310 height above the chain"),
-    },
-    handler: ({ params }, ctx) => {
-      const { consensus, chain } = ctx.services;
-      requirePoa(consensus.settings);
-      return minersAtHeight(chain.state(), consensus.headers, params.height);
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/miners/{timestamp}',
-    auth: 'user',
-    summary: 'Active miners (queue order) at a timestamp',
-    params: { timestamp: positiveLong('Unix time, ms') },
-    responses: { 200: MinersAtTimestamp, 400: err("199 `Invalid parameter: Unable to parse Long from '<v>'` or `'<v>' must be positive`") },
-    handler: ({ params }, ctx) => minersAtTimestamp(ctx.services.chain.state(), params.timestamp),
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/bannedMiners/{height}',
-    auth: 'user',
-    summary: 'Miners banned at a height (PoA)',
-    params: { height: positiveInt('Height') },
-    responses: {
-      200: BannedMiners,
-      400: err("199 `Invalid parameter: '<v>' must be positive`, or `Expected PoA consensus block data, but got PoS instead`; 310 height above the chain"),
-    },
-    handler: ({ params }, ctx) => {
-      const { consensus, chain } = ctx.services;
-      requirePoa(consensus.settings);
-      if (consensus.poa === undefined) throw genericError('Expected PoA consensus block data, but got PoS instead');
-      return bannedMiners(consensus.poa, chain.state(), consensus.headers, params.height);
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/consensus/minersWarningsAndBans',
-    auth: 'user',
-    summary: "Every address that ever held `miner`, with its PoA warnings and bans (WE's internal route)",
-    responses: { 200: MinersWarningsAndBans },
-    handler: (_req, ctx) => minersWarningsAndBans(ctx.services.chain.state()),
-  }),
-]);
+export const consensusRoutes = defineRoutes(
+  { name: 'consensus', description: 'Consensus: algorithm, settings, PoA miners and bans, PoS base target and generation signature' },
+  [
+    route({
+      method: 'GET',
+      path: '/consensus/algo',
+      auth: 'user',
+      summary: 'The consensus algorithm the chain runs',
+      responses: { 200: ConsensusAlgo },
+      handler: (_req, ctx) => ({ consensusAlgo: ctx.services.consensus.settings.type === 'poa' ? POA_ALGO : POS_ALGO }),
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/settings',
+      auth: 'admin',
+      summary: "The node's consensus settings",
+      description: 'PoA: its round, sync and ban settings (durations as Scala prints them); any other consensus: only the algorithm name.',
+      responses: { 200: Type.Union([PoaConsensusSettings, OtherConsensusSettings]), 403: err('2 API key missing or wrong') },
+      handler: (_req, ctx) => {
+        const s = ctx.services.consensus.settings;
+        if (s.type !== 'poa') return { consensusAlgo: POS_ALGO };
+        return {
+          consensusAlgo: POA_ALGO,
+          roundDuration: scalaDuration(s.roundDurationMs),
+          syncDuration: scalaDuration(s.syncDurationMs),
+          banDurationBlocks: s.banDurationBlocks,
+          warningsForBan: s.warningsForBan,
+          maxBansPercentage: s.maxBansPercentage,
+        };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/basetarget',
+      auth: 'user',
+      summary: 'Base target of the last block, with the chain score (PoS)',
+      responses: { 200: BaseTarget, 400: err('199 `Expected PoS consensus block data, but got PoA instead`') },
+      handler: (_req, ctx) => {
+        const data = posData(lastBlock(ctx).consensus);
+        return { baseTarget: data.baseTarget, score: ctx.services.consensus.chainScore().toString() };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/basetarget/{signature}',
+      auth: 'user',
+      summary: 'Base target of a block, with its block score (PoS)',
+      params: { signature },
+      responses: {
+        200: BaseTarget,
+        400: err('101 invalid signature; 199 `Expected PoS consensus block data, but got PoA instead`'),
+        404: err('301 block does not exist'),
+      },
+      handler: ({ params }, ctx) => {
+        const block = blockByIdOr301(ctx, params.signature);
+        const data = posData(block.consensus);
+        return { baseTarget: data.baseTarget, score: blockScore(block).toString() };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/generationsignature',
+      auth: 'user',
+      summary: 'Generation signature of the last block (PoS)',
+      responses: { 200: GenerationSignature, 400: err('199 `Expected PoS consensus block data, but got PoA instead`') },
+      handler: (_req, ctx) => ({ generationSignature: encodeBase58(posData(lastBlock(ctx).consensus).generationSignature) }),
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/generationsignature/{signature}',
+      auth: 'user',
+      summary: 'Generation signature of a block (PoS)',
+      params: { signature },
+      responses: {
+        200: GenerationSignature,
+        400: err('101 invalid signature; 199 `Expected PoS consensus block data, but got PoA instead`'),
+        404: err('301 block does not exist'),
+      },
+      handler: ({ params }, ctx) => ({ generationSignature: encodeBase58(posData(blockByIdOr301(ctx, params.signature).consensus).generationSignature) }),
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/generatingbalance/{address}',
+      auth: 'user',
+      summary: "An account's generating balance: its least effective balance over the last 1000 blocks (PoS)",
+      params: { address: text('Address, Base58') },
+      responses: {
+        200: GeneratingBalance,
+        400: err('199 `Expected PoS consensus block data, but got PoA or CFT instead` on a PoA chain; 102 invalid address'),
+      },
+      handler: ({ params }, ctx) => {
+        const { consensus, protocol, chain } = ctx.services;
+        if (consensus.settings.type !== 'pos') throw genericError('Expected PoS consensus block data, but got PoA or CFT instead', 'consensus');
+        const address = protocol.addresses.parseAddress(params.address, 'address');
+        return { address: address.toString(), balance: consensus.generatingBalance(address.bytes, chain.height()) };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/minersAtHeight/{height}',
+      auth: 'user',
+      summary: 'Active miners (queue order, bans not filtered) at the timestamp of the block at a height (PoA)',
+      params: { height: positiveInt('Height') },
+      responses: {
+        200: MinersAtHeight,
+        400: err("199 `Invalid parameter: '<v>' must be positive`, or `Expected PoA consensus block data, but got PoS instead`; 310 height above the chain"),
+      },
+      handler: ({ params }, ctx) => {
+        const { consensus, chain } = ctx.services;
+        requirePoa(consensus.settings);
+        return minersAtHeight(chain.state(), consensus.headers, params.height);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/miners/{timestamp}',
+      auth: 'user',
+      summary: 'Active miners (queue order) at a timestamp',
+      params: { timestamp: positiveLong('Unix time, ms') },
+      responses: { 200: MinersAtTimestamp, 400: err("199 `Invalid parameter: Unable to parse Long from '<v>'` or `'<v>' must be positive`") },
+      handler: ({ params }, ctx) => minersAtTimestamp(ctx.services.chain.state(), params.timestamp),
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/bannedMiners/{height}',
+      auth: 'user',
+      summary: 'Miners banned at a height (PoA)',
+      params: { height: positiveInt('Height') },
+      responses: {
+        200: BannedMiners,
+        400: err("199 `Invalid parameter: '<v>' must be positive`, or `Expected PoA consensus block data, but got PoS instead`; 310 height above the chain"),
+      },
+      handler: ({ params }, ctx) => {
+        const { consensus, chain } = ctx.services;
+        requirePoa(consensus.settings);
+        if (consensus.poa === undefined) throw genericError('Expected PoA consensus block data, but got PoS instead');
+        return bannedMiners(consensus.poa, chain.state(), consensus.headers, params.height);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/consensus/minersWarningsAndBans',
+      auth: 'user',
+      summary: "Every address that ever held `miner`, with its PoA warnings and bans (WE's internal route)",
+      responses: { 200: MinersWarningsAndBans },
+      handler: (_req, ctx) => minersWarningsAndBans(ctx.services.chain.state()),
+    }),
+  ],
+);

@@ -20,7 +20,16 @@ import { text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
 import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import * as S from '../schemas.js';
-import { contractExecutionNotFound, contractNotFound, dataKeyNotExists, executedTransactionNotFound, genericError, invalidAssetId, invalidContractKeys, tooBigArray } from '../../errors/catalogue.js';
+import {
+  contractExecutionNotFound,
+  contractNotFound,
+  dataKeyNotExists,
+  executedTransactionNotFound,
+  genericError,
+  invalidAssetId,
+  invalidContractKeys,
+  tooBigArray,
+} from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
@@ -177,7 +186,10 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
       const state = service(ctx).state();
       const infos = ids.map((id) => findContract(state, id));
       return Object.fromEntries(
-        infos.map((info) => [encodeBase58(info.contractId), entries(state, info, state.contractKeys(info.contractId)).map((e) => dataEntryJson(e, ctx.services.protocol))]),
+        infos.map((info) => [
+          encodeBase58(info.contractId),
+          entries(state, info, state.contractKeys(info.contractId)).map((e) => dataEntryJson(e, ctx.services.protocol)),
+        ]),
       );
     },
   }),
@@ -200,7 +212,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     query: ENTRY_PAGE_QUERY,
     responses: {
       200: Type.Array(A.DataEntry),
-      400: err("199 bad `offset`/`limit` (`Invalid parameters: [...]`); 629 bad `matches` pattern"),
+      400: err('199 bad `offset`/`limit` (`Invalid parameters: [...]`); 629 bad `matches` pattern'),
       404: err('600 contract not found'),
     },
     handler: ({ params, query, headers }, ctx) => {
@@ -235,7 +247,11 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'One data entry of a contract',
     params: { contractId: contractIdParam(), key: text('Key (URL-encoded)') },
-    responses: { 200: A.DataEntry, 400: err('199 the key has characters contract keys cannot have'), 404: err('600 contract not found; 304 no data for this key') },
+    responses: {
+      200: A.DataEntry,
+      400: err('199 the key has characters contract keys cannot have'),
+      404: err('600 contract not found; 304 no data for this key'),
+    },
     handler: ({ params }, ctx) => {
       const bad = forbiddenKeyChars(params.key);
       if (bad !== null) throw invalidContractKeys([[params.key, bad]], 'key');
@@ -308,7 +324,11 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
     auth: 'user',
     summary: 'Balances of several assets held by a contract',
     body: { schema: BalancesRequest, read: 'schema' },
-    responses: { 200: Type.Array(BalanceAnswer), 400: err('1 malformed body; 199 an asset id is not Base58; 118 unknown asset'), 404: err('600 contract not found') },
+    responses: {
+      200: Type.Array(BalanceAnswer),
+      400: err('1 malformed body; 199 an asset id is not Base58; 118 unknown asset'),
+      404: err('600 contract not found'),
+    },
     handler: ({ body }, ctx) => {
       const state = service(ctx).state();
       const info = findContract(state, body.contractId);

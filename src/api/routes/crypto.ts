@@ -40,7 +40,10 @@ const CRYPTO_ALGOS: readonly string[] = Object.values(CRYPTO_ALGORITHM);
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
-const CryptoAlgo = Type.Unsafe<string>({ enum: CRYPTO_ALGOS, description: 'Encryption algorithm: `aes` on WAVES networks, `gost-3412-2015-k` on GOST networks' });
+const CryptoAlgo = Type.Unsafe<string>({
+  enum: CRYPTO_ALGOS,
+  description: 'Encryption algorithm: `aes` on WAVES networks, `gost-3412-2015-k` on GOST networks',
+});
 const optionalPassword = Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Keystore password of the account' }));
 
 const EncryptDataRequest = Type.Object(
@@ -140,80 +143,95 @@ const utf8 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'utf
 const encryptBody = { schema: EncryptDataRequest, read: 'object', description: 'What to encrypt, with whose key, for whom' } as const;
 
 const encryptErrors = {
-  400: err('1 a field missing, of the wrong type or an unknown `cryptoAlgo`; 102 bad sender address; 108 bad recipient key; 115 no such key or wrong password; 611 over 165 KiB'),
+  400: err(
+    '1 a field missing, of the wrong type or an unknown `cryptoAlgo`; 102 bad sender address; 108 bad recipient key; 115 no such key or wrong password; 611 over 165 KiB',
+  ),
 };
 
-export const cryptoRoutes = defineRoutes({ name: 'crypto', description: 'Encryption of text between accounts (`aes`: X25519 + AES-128-GCM on WAVES networks; `gost-3412-2015-k`: VKO + KExp15 + Kuznyechik on GOST networks)' }, [
-  route({
-    method: 'POST',
-    path: '/crypto/encryptSeparate',
-    auth: 'user',
-    summary: 'Encrypts a text for each recipient separately',
-    description: 'Each recipient gets its own content key and ciphertext; answers one entry per recipient, in request order.',
-    body: encryptBody,
-    bodyLimit: ENCRYPT_BODY_LIMIT,
-    responses: { 200: Type.Array(EncryptedSingle, { description: 'One entry per recipient' }), ...encryptErrors },
-    handler: async ({ body }, ctx) => {
-      const crypto = ctx.services.protocol.crypto.type;
-      const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body, crypto);
-      if (request.recipientsPublicKeys.length === 0) return [];
-      const sender = await keystoreKey(ctx, 'sender', request.sender, request.password);
-      const text = utf8(request.encryptionText);
-      const encryption = textEncryptionFor(crypto);
-      return request.recipientsPublicKeys.map((keyText, i) => {
-        const field = `recipientsPublicKeys[${i}]`;
-        const recipient = parsePublicKey(ctx, keyText, field);
-        const [encrypted] = encryptingOr('EncryptionSeparate failed', field, () => encryption.encryptSeparate(sender.privateKey, text, [recipient]));
-        return { encryptedText: encodeBase64(encrypted!.encrypted), publicKey: keyText, wrappedKey: encodeBase58(encrypted!.wrappedKey) };
-      });
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/crypto/encryptCommon',
-    auth: 'user',
-    summary: 'Encrypts a text once for all recipients',
-    description: 'One content key and ciphertext; each recipient gets the content key wrapped for it.',
-    body: encryptBody,
-    bodyLimit: ENCRYPT_BODY_LIMIT,
-    responses: { 200: EncryptedForMany, ...encryptErrors },
-    handler: async ({ body }, ctx) => {
-      const crypto = ctx.services.protocol.crypto.type;
-      const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body, crypto);
-      const sender = await keystoreKey(ctx, 'sender', request.sender, request.password);
-      const keys = request.recipientsPublicKeys.map((keyText, i) => parsePublicKey(ctx, keyText, `recipientsPublicKeys[${i}]`));
-      const encrypted = encryptingOr('EncryptForMany failed', 'recipientsPublicKeys', () => textEncryptionFor(crypto).encryptCommon(sender.privateKey, utf8(request.encryptionText), keys));
-      const recipientToWrappedStructure: Record<string, string> = {};
-      keys.forEach((key, i) => (recipientToWrappedStructure[encodeBase58(key)] = encodeBase58(encrypted.wrappedKeys[i]!)));
-      return { encryptedText: encodeBase64(encrypted.encrypted), recipientToWrappedStructure };
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/crypto/decrypt',
-    auth: 'user',
-    summary: 'Decrypts a text as a keystore account',
-    body: { schema: DecryptDataRequest, read: 'object', description: 'What to decrypt, as whom, from whom' },
-    responses: {
-      200: DecryptDataResponse,
-      400: err('1 a field missing, of the wrong type or an unknown `cryptoAlgo`; 102 bad recipient address; 108 bad sender key; 115 no such key or wrong password; 199 bad Base64/Base58 or `Decryption failed: …`'),
-    },
-    handler: async ({ body }, ctx) => {
-      const crypto = ctx.services.protocol.crypto.type;
-      const request = readCryptoRequest<DecryptRequest>(DecryptDataRequest, body, crypto);
-      const encrypted = decodeOr(() => decodeBase64(request.encryptedText), 'encryptedText');
-      const senderPublicKey = parsePublicKey(ctx, request.senderPublicKey, 'senderPublicKey');
-      const recipient = await keystoreKey(ctx, 'recipient', request.recipient, request.password);
-      const wrappedKey = decodeOr(() => decodeBase58(request.wrappedKey), 'wrappedKey');
-      try {
-        return { decryptedText: Buffer.from(textEncryptionFor(crypto).decrypt(recipient.privateKey, senderPublicKey, encrypted, wrappedKey)).toString('utf8') };
-      } catch (e) {
-        if (e instanceof DecryptionFailure) throw customValidationError(`Decryption failed: ${e.reason}`, 'encryptedText');
-        throw e;
-      }
-    },
-  }),
-]);
+export const cryptoRoutes = defineRoutes(
+  {
+    name: 'crypto',
+    description:
+      'Encryption of text between accounts (`aes`: X25519 + AES-128-GCM on WAVES networks; `gost-3412-2015-k`: VKO + KExp15 + Kuznyechik on GOST networks)',
+  },
+  [
+    route({
+      method: 'POST',
+      path: '/crypto/encryptSeparate',
+      auth: 'user',
+      summary: 'Encrypts a text for each recipient separately',
+      description: 'Each recipient gets its own content key and ciphertext; answers one entry per recipient, in request order.',
+      body: encryptBody,
+      bodyLimit: ENCRYPT_BODY_LIMIT,
+      responses: { 200: Type.Array(EncryptedSingle, { description: 'One entry per recipient' }), ...encryptErrors },
+      handler: async ({ body }, ctx) => {
+        const crypto = ctx.services.protocol.crypto.type;
+        const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body, crypto);
+        if (request.recipientsPublicKeys.length === 0) return [];
+        const sender = await keystoreKey(ctx, 'sender', request.sender, request.password);
+        const text = utf8(request.encryptionText);
+        const encryption = textEncryptionFor(crypto);
+        return request.recipientsPublicKeys.map((keyText, i) => {
+          const field = `recipientsPublicKeys[${i}]`;
+          const recipient = parsePublicKey(ctx, keyText, field);
+          const [encrypted] = encryptingOr('EncryptionSeparate failed', field, () => encryption.encryptSeparate(sender.privateKey, text, [recipient]));
+          return { encryptedText: encodeBase64(encrypted!.encrypted), publicKey: keyText, wrappedKey: encodeBase58(encrypted!.wrappedKey) };
+        });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/crypto/encryptCommon',
+      auth: 'user',
+      summary: 'Encrypts a text once for all recipients',
+      description: 'One content key and ciphertext; each recipient gets the content key wrapped for it.',
+      body: encryptBody,
+      bodyLimit: ENCRYPT_BODY_LIMIT,
+      responses: { 200: EncryptedForMany, ...encryptErrors },
+      handler: async ({ body }, ctx) => {
+        const crypto = ctx.services.protocol.crypto.type;
+        const request = readCryptoRequest<EncryptRequest>(EncryptDataRequest, body, crypto);
+        const sender = await keystoreKey(ctx, 'sender', request.sender, request.password);
+        const keys = request.recipientsPublicKeys.map((keyText, i) => parsePublicKey(ctx, keyText, `recipientsPublicKeys[${i}]`));
+        const encrypted = encryptingOr('EncryptForMany failed', 'recipientsPublicKeys', () =>
+          textEncryptionFor(crypto).encryptCommon(sender.privateKey, utf8(request.encryptionText), keys),
+        );
+        const recipientToWrappedStructure: Record<string, string> = {};
+        keys.forEach((key, i) => (recipientToWrappedStructure[encodeBase58(key)] = encodeBase58(encrypted.wrappedKeys[i]!)));
+        return { encryptedText: encodeBase64(encrypted.encrypted), recipientToWrappedStructure };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/crypto/decrypt',
+      auth: 'user',
+      summary: 'Decrypts a text as a keystore account',
+      body: { schema: DecryptDataRequest, read: 'object', description: 'What to decrypt, as whom, from whom' },
+      responses: {
+        200: DecryptDataResponse,
+        400: err(
+          '1 a field missing, of the wrong type or an unknown `cryptoAlgo`; 102 bad recipient address; 108 bad sender key; 115 no such key or wrong password; 199 bad Base64/Base58 or `Decryption failed: …`',
+        ),
+      },
+      handler: async ({ body }, ctx) => {
+        const crypto = ctx.services.protocol.crypto.type;
+        const request = readCryptoRequest<DecryptRequest>(DecryptDataRequest, body, crypto);
+        const encrypted = decodeOr(() => decodeBase64(request.encryptedText), 'encryptedText');
+        const senderPublicKey = parsePublicKey(ctx, request.senderPublicKey, 'senderPublicKey');
+        const recipient = await keystoreKey(ctx, 'recipient', request.recipient, request.password);
+        const wrappedKey = decodeOr(() => decodeBase58(request.wrappedKey), 'wrappedKey');
+        try {
+          return {
+            decryptedText: Buffer.from(textEncryptionFor(crypto).decrypt(recipient.privateKey, senderPublicKey, encrypted, wrappedKey)).toString('utf8'),
+          };
+        } catch (e) {
+          if (e instanceof DecryptionFailure) throw customValidationError(`Decryption failed: ${e.reason}`, 'encryptedText');
+          throw e;
+        }
+      },
+    }),
+  ],
+);
 
 /** Encryption whose failure (a key no secret can be agreed with) is WE's 199 `<what>: Error in encrypt`. */
 function encryptingOr<T>(what: string, field: string, encrypt: () => T): T {

@@ -83,7 +83,10 @@ const HistoryInfo = Type.Object(
   { $id: 'HistoryInfo' },
 );
 
-const ConfigInfo = Type.Object({ node: Type.Object({}, { additionalProperties: true }) }, { $id: 'ConfigInfo', additionalProperties: true, description: "The node's settings in WE's HOCON layout" });
+const ConfigInfo = Type.Object(
+  { node: Type.Object({}, { additionalProperties: true }) },
+  { $id: 'ConfigInfo', additionalProperties: true, description: "The node's settings in WE's HOCON layout" },
+);
 
 const DebugMessage = Type.Object({ message: Type.String({ description: 'Logged at DEBUG (first 250 characters)' }) }, { $id: 'DebugMessage' });
 
@@ -117,7 +120,10 @@ export const debugRoutes = defineRoutes(
       body: { schema: S.RollbackParams, read: 'schema', whenAbsent: 'bad-request' },
       responses: {
         200: S.BlockIdAnswer,
-        400: { description: '`Block at height not found` (text); error 1 for a malformed body; rollback refusals (e.g. deeper than allowed)', contentType: 'text/plain' },
+        400: {
+          description: '`Block at height not found` (text); error 1 for a malformed body; rollback refusals (e.g. deeper than allowed)',
+          contentType: 'text/plain',
+        },
         403: denied,
       },
       handler: ({ body }, ctx) => {
@@ -177,7 +183,12 @@ export const debugRoutes = defineRoutes(
       summary: "An address's balances, by default lowered by what its pool transactions would spend",
       params: { address: text('Address, Base58') },
       query: { considerUnspent: booleanQuery('Count what pool transactions would take (default true)') },
-      responses: { 200: PortfolioSchema, 400: err('102 invalid address'), 403: denied, 404: { description: 'considerUnspent is not a boolean', contentType: 'text/plain' } },
+      responses: {
+        200: PortfolioSchema,
+        400: err('102 invalid address'),
+        403: denied,
+        404: { description: 'considerUnspent is not a boolean', contentType: 'text/plain' },
+      },
       handler: ({ params, query }, ctx) => {
         const address = ctx.services.protocol.addresses.parseAddress(params.address, 'address');
         const p = ctx.services.debug.portfolio(address.bytes, query.considerUnspent ?? true);
@@ -217,7 +228,7 @@ export const debugRoutes = defineRoutes(
       method: 'GET',
       path: '/debug/configInfo',
       auth: 'admin',
-      summary: "The node's settings (`{\"node\": …}`), as WE's HOCON keys",
+      summary: 'The node\'s settings (`{"node": …}`), as WE\'s HOCON keys',
       query: { full: booleanQuery('Everything, not only the `node` section (Weft has nothing else)') },
       responses: { 200: ConfigInfo, 403: denied, 404: { description: 'full is not a boolean', contentType: 'text/plain' } },
       handler: ({ query }, ctx) => ctx.services.debug.configInfo(query.full ?? false),
@@ -259,7 +270,8 @@ export const debugRoutes = defineRoutes(
       path: '/debug/validate',
       auth: 'user',
       summary: 'Validates a signed transaction against the current state, without the pool',
-      description: 'Fee, signature and the rules of its family, as broadcast checks them; nothing is kept. A malformed request is error 1; any other problem answers `valid: false` with the message.',
+      description:
+        'Fee, signature and the rules of its family, as broadcast checks them; nothing is kept. A malformed request is error 1; any other problem answers `valid: false` with the message.',
       body: { schema: S.SignedTransactionRequest, read: 'object', description: 'Signed transaction JSON' },
       responses: { 200: Validation, 400: err('1 malformed JSON (not an object, fields missing or of the wrong type)') },
       handler: ({ body }, ctx) => {

@@ -23,5 +23,25 @@ import { privacyRoutes } from './privacy.js';
 import { transactionsRoutes } from './transactions.js';
 import { utilsRoutes } from './utils.js';
 
-export const ROUTE_GROUPS = [blocksRoutes, transactionsRoutes, debugRoutes, consensusRoutes, activationRoutes, addressesRoutes, aliasRoutes, leasingRoutes, assetsRoutes, nodeRoutes, utilsRoutes, permissionsRoutes, anchoringRoutes, peersRoutes, pkiRoutes, licensesRoutes, contractsRoutes, confidentialContractsRoutes, cryptoRoutes, privacyRoutes] as const;
-
+export const ROUTE_GROUPS = [
+  blocksRoutes,
+  transactionsRoutes,
+  debugRoutes,
+  consensusRoutes,
+  activationRoutes,
+  addressesRoutes,
+  aliasRoutes,
+  leasingRoutes,
+  assetsRoutes,
+  nodeRoutes,
+  utilsRoutes,
+  permissionsRoutes,
+  anchoringRoutes,
+  peersRoutes,
+  pkiRoutes,
+  licensesRoutes,
+  contractsRoutes,
+  confidentialContractsRoutes,
+  cryptoRoutes,
+  privacyRoutes,
+] as const;

@@ -26,7 +26,10 @@ const SERVICES: readonly ExternalServiceName[] = ['docker', 'privacy-storage', '
 /** What `/node/healthcheck` checks without `service`: the container runtime (the specification's default). */
 const DEFAULT_SERVICE: ExternalServiceName = 'docker';
 
-const Version = Type.Object({ version: Type.String({ description: 'Agent name and version, WE\'s form (`WE v1.14.0`; here `Weft v…`)' }) }, { $id: 'NodeVersion' });
+const Version = Type.Object(
+  { version: Type.String({ description: "Agent name and version, WE's form (`WE v1.14.0`; here `Weft v…`)" }) },
+  { $id: 'NodeVersion' },
+);
 
 const NodeStatus = Type.Object(
   {
@@ -86,7 +89,10 @@ const LoggerLevelRequest = Type.Object(
   { $id: 'ChangeLoggerLevelRequest' },
 );
 
-const LoggerLevelAnswer = Type.Object({ response: Type.Literal('OK') }, { $id: 'ChangeLoggerLevelAnswer', additionalProperties: Type.String(), description: '`{"response": "OK", "<logger>": "<level>"}`' });
+const LoggerLevelAnswer = Type.Object(
+  { response: Type.Literal('OK') },
+  { $id: 'ChangeLoggerLevelAnswer', additionalProperties: Type.String(), description: '`{"response": "OK", "<logger>": "<level>"}`' },
+);
 
 const Stopped = Type.Object({ stopped: Type.Literal(true) }, { $id: 'NodeStopped' });
 
@@ -111,100 +117,114 @@ export function nodeConfigJson(c: NodeConfigInfo): Record<string, unknown> {
     pkiMode: c.pkiMode,
     requiredOids: [...c.requiredOids],
     crlChecksEnabled: c.crlChecksEnabled,
-    blockTiming: 'roundDurationMs' in c.blockTiming ? { roundDuration: c.blockTiming.roundDurationMs, syncDuration: c.blockTiming.syncDurationMs } : { averageBlockDelay: c.blockTiming.averageBlockDelayMs },
+    blockTiming:
+      'roundDurationMs' in c.blockTiming
+        ? { roundDuration: c.blockTiming.roundDurationMs, syncDuration: c.blockTiming.syncDurationMs }
+        : { averageBlockDelay: c.blockTiming.averageBlockDelayMs },
   };
 }
 
-export const nodeRoutes = defineRoutes({ name: 'node', description: 'The node: version, health, settings, logging, stop', prefixAuth: { prefix: '/node', level: 'admin' } }, [
-  route({
-    method: 'GET',
-    path: '/node/version',
-    auth: 'none',
-    summary: "The node's agent name and version",
-    responses: { 200: Version },
-    handler: (_req, ctx) => ({ version: ctx.services.node.agentName }),
-  }),
-  route({
-    method: 'GET',
-    path: '/node/status',
-    auth: 'none',
-    summary: 'Heights and the last block time, after the health checks',
-    description: 'Fails with 640 (503) and the reason when the store cannot be read or the data directory has less than 500 MiB free.',
-    responses: { 200: NodeStatus, 503: err('640 a health check failed (the reason is the message)') },
-    handler: (_req, ctx) => ctx.services.node.status(),
-  }),
-  route({
-    method: 'GET',
-    path: '/node/healthcheck',
-    auth: 'none',
-    summary: 'Health of an external service of the node',
-    description:
-      'Services WE knows: `docker` (the container runtime of contracts), `privacy-storage`, `anchoring-auth` (any case); without `service`, the container runtime is checked, as the specification documents (WE 1.14 answers 199 `Service param is required`). `{}` when healthy.',
-    query: { service: optionalQuery(text('`docker` (the default), `privacy-storage` or `anchoring-auth`')) },
-    responses: {
-      200: Empty,
-      400: err("199 `Unknown service '<s>'`"),
-      404: err("637 `Service '<name>' is disabled`: the node has no such service"),
-      503: err('640 the service check failed'),
-    },
-    handler: async ({ query }, ctx) => {
-      const requested = query.service ?? DEFAULT_SERVICE;
-      const service = SERVICES.find((s) => s === requested.toLowerCase());
-      if (service === undefined) throw customValidationError(`Unknown service '${requested}'`, 'service');
-      await ctx.services.node.externalStatus(service);
-      return {};
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/node/owner',
-    auth: 'user',
-    summary: "The node owner's address and public key",
-    responses: { 200: NodeOwner },
-    handler: (_req, ctx) => {
-      const publicKey = ctx.services.nodeOwnerPublicKey;
-      return { address: ctx.services.protocol.addresses.fromPublicKey(publicKey).toString(), publicKey: encodeBase58(publicKey) };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/node/config',
-    auth: 'user',
-    summary: "The node's main settings: crypto, chain id, consensus, fees, micro-block limits, PKI mode",
-    responses: { 200: NodeConfig },
-    handler: (_req, ctx) => nodeConfigJson(ctx.services.node.config()),
-  }),
-  route({
-    method: 'GET',
-    path: '/node/logging',
-    auth: 'user',
-    summary: 'Every logger with its level, one `name-LEVEL` per line (text)',
-    responses: { 200: { description: '`ROOT-INFO`, then `api-INFO`, … (text/plain)', contentType: 'text/plain' } },
-    handler: (_req, ctx) => new Reply(200, ctx.services.node.loggers().map((l) => `${l.name}-${l.level}`).join('\n'), 'text'),
-  }),
-  route({
-    method: 'POST',
-    path: '/node/logging',
-    auth: 'admin',
-    summary: "Changes a logger's level at runtime",
-    body: { schema: LoggerLevelRequest, read: 'schema' },
-    responses: { 200: LoggerLevelAnswer, 400: err('1 malformed body; 199 `This name level <x> is not correct`'), 403: err('2 API key missing or wrong') },
-    handler: ({ body }, ctx) => {
-      const level = LEVELS.find((l) => l === body.level);
-      if (level === undefined) throw customValidationError(`This name level ${body.level} is not correct`, 'level');
-      ctx.services.node.setLoggerLevel(body.logger, level);
-      return { response: 'OK', [body.logger]: level };
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/node/stop',
-    auth: 'admin',
-    summary: 'Stops the node (the process exits once it has stopped cleanly)',
-    responses: { 200: Stopped, 403: err('2 API key missing or wrong') },
-    handler: (_req, ctx) => {
-      ctx.services.node.stop();
-      return { stopped: true };
-    },
-  }),
-]);
+export const nodeRoutes = defineRoutes(
+  { name: 'node', description: 'The node: version, health, settings, logging, stop', prefixAuth: { prefix: '/node', level: 'admin' } },
+  [
+    route({
+      method: 'GET',
+      path: '/node/version',
+      auth: 'none',
+      summary: "The node's agent name and version",
+      responses: { 200: Version },
+      handler: (_req, ctx) => ({ version: ctx.services.node.agentName }),
+    }),
+    route({
+      method: 'GET',
+      path: '/node/status',
+      auth: 'none',
+      summary: 'Heights and the last block time, after the health checks',
+      description: 'Fails with 640 (503) and the reason when the store cannot be read or the data directory has less than 500 MiB free.',
+      responses: { 200: NodeStatus, 503: err('640 a health check failed (the reason is the message)') },
+      handler: (_req, ctx) => ctx.services.node.status(),
+    }),
+    route({
+      method: 'GET',
+      path: '/node/healthcheck',
+      auth: 'none',
+      summary: 'Health of an external service of the node',
+      description:
+        'Services WE knows: `docker` (the container runtime of contracts), `privacy-storage`, `anchoring-auth` (any case); without `service`, the container runtime is checked, as the specification documents (WE 1.14 answers 199 `Service param is required`). `{}` when healthy.',
+      query: { service: optionalQuery(text('`docker` (the default), `privacy-storage` or `anchoring-auth`')) },
+      responses: {
+        200: Empty,
+        400: err("199 `Unknown service '<s>'`"),
+        404: err("637 `Service '<name>' is disabled`: the node has no such service"),
+        503: err('640 the service check failed'),
+      },
+      handler: async ({ query }, ctx) => {
+        const requested = query.service ?? DEFAULT_SERVICE;
+        const service = SERVICES.find((s) => s === requested.toLowerCase());
+        if (service === undefined) throw customValidationError(`Unknown service '${requested}'`, 'service');
+        await ctx.services.node.externalStatus(service);
+        return {};
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/node/owner',
+      auth: 'user',
+      summary: "The node owner's address and public key",
+      responses: { 200: NodeOwner },
+      handler: (_req, ctx) => {
+        const publicKey = ctx.services.nodeOwnerPublicKey;
+        return { address: ctx.services.protocol.addresses.fromPublicKey(publicKey).toString(), publicKey: encodeBase58(publicKey) };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/node/config',
+      auth: 'user',
+      summary: "The node's main settings: crypto, chain id, consensus, fees, micro-block limits, PKI mode",
+      responses: { 200: NodeConfig },
+      handler: (_req, ctx) => nodeConfigJson(ctx.services.node.config()),
+    }),
+    route({
+      method: 'GET',
+      path: '/node/logging',
+      auth: 'user',
+      summary: 'Every logger with its level, one `name-LEVEL` per line (text)',
+      responses: { 200: { description: '`ROOT-INFO`, then `api-INFO`, … (text/plain)', contentType: 'text/plain' } },
+      handler: (_req, ctx) =>
+        new Reply(
+          200,
+          ctx.services.node
+            .loggers()
+            .map((l) => `${l.name}-${l.level}`)
+            .join('\n'),
+          'text',
+        ),
+    }),
+    route({
+      method: 'POST',
+      path: '/node/logging',
+      auth: 'admin',
+      summary: "Changes a logger's level at runtime",
+      body: { schema: LoggerLevelRequest, read: 'schema' },
+      responses: { 200: LoggerLevelAnswer, 400: err('1 malformed body; 199 `This name level <x> is not correct`'), 403: err('2 API key missing or wrong') },
+      handler: ({ body }, ctx) => {
+        const level = LEVELS.find((l) => l === body.level);
+        if (level === undefined) throw customValidationError(`This name level ${body.level} is not correct`, 'level');
+        ctx.services.node.setLoggerLevel(body.logger, level);
+        return { response: 'OK', [body.logger]: level };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/node/stop',
+      auth: 'admin',
+      summary: 'Stops the node (the process exits once it has stopped cleanly)',
+      responses: { 200: Stopped, 403: err('2 API key missing or wrong') },
+      handler: (_req, ctx) => {
+        ctx.services.node.stop();
+        return { stopped: true };
+      },
+    }),
+  ],
+);

@@ -134,115 +134,121 @@ function peerIdentity(ctx: ApiContext, rawAddress: string, rawSignature: string)
   return { publicKey: encodeBase58(owner.publicKey) };
 }
 
-const UtxRebroadcast = Type.Object({ txsToBroadcast: Type.String({ description: 'How many pool transactions were sent, as a string' }) }, { $id: 'UtxRebroadcast' });
+const UtxRebroadcast = Type.Object(
+  { txsToBroadcast: Type.String({ description: 'How many pool transactions were sent, as a string' }) },
+  { $id: 'UtxRebroadcast' },
+);
 
 const peersOf = (ctx: ApiContext): PeersService | undefined => ctx.services.peers;
 
-export const peersRoutes = defineRoutes({ name: 'peers', description: 'The P2P network: peers of this node', prefixAuth: { prefix: '/peers', level: 'admin' } }, [
-  route({
-    method: 'GET',
-    path: '/peers/all',
-    auth: 'user',
-    summary: 'Known peer addresses and when each was last seen',
-    responses: { 200: AllPeers },
-    handler: (_req, ctx) => ({ peers: (peersOf(ctx)?.all() ?? []).map((p) => ({ address: p.address, lastSeen: p.lastSeen })) }),
-  }),
-  route({
-    method: 'GET',
-    path: '/peers/connected',
-    auth: 'user',
-    summary: 'Peers connected now (handshake done)',
-    responses: { 200: ConnectedPeers },
-    handler: (_req, ctx) => ({
-      peers: (peersOf(ctx)?.connected() ?? []).map((p) => ({
-        address: p.address,
-        declaredAddress: p.declaredAddress ?? 'N/A',
-        nodeOwnerAddress: p.nodeOwnerAddress,
-        peerName: p.peerName,
-        peerNonce: p.peerNonce,
-        applicationVersion: p.applicationVersion,
-        applicationConsensus: p.applicationConsensus,
-      })),
+export const peersRoutes = defineRoutes(
+  { name: 'peers', description: 'The P2P network: peers of this node', prefixAuth: { prefix: '/peers', level: 'admin' } },
+  [
+    route({
+      method: 'GET',
+      path: '/peers/all',
+      auth: 'user',
+      summary: 'Known peer addresses and when each was last seen',
+      responses: { 200: AllPeers },
+      handler: (_req, ctx) => ({ peers: (peersOf(ctx)?.all() ?? []).map((p) => ({ address: p.address, lastSeen: p.lastSeen })) }),
     }),
-  }),
-  route({
-    method: 'GET',
-    path: '/peers/suspended',
-    auth: 'user',
-    summary: 'Hosts not dialed for a while after a failed connection or garbage',
-    responses: { 200: SuspendedPeers },
-    handler: (_req, ctx) => (peersOf(ctx)?.suspended() ?? []).map((s) => ({ hostname: s.hostname, timestamp: s.timestamp })),
-  }),
-  route({
-    method: 'POST',
-    path: '/peers/connect',
-    auth: 'admin',
-    summary: 'Connects to a peer',
-    description: 'Answers at once; the connection (and its handshake) goes on in the background — see `/peers/connected`.',
-    body: { schema: ConnectRequest, read: 'schema' },
-    responses: { 200: ConnectAnswer, 400: err('1 malformed body; 199 unknown host, port out of range, or no P2P network on this node'), 403: denied },
-    handler: async ({ body }, ctx) => {
-      const peers = peersOf(ctx);
-      if (peers === undefined) throw customValidationError('This node runs no P2P network (node.network.port = 0)', 'host');
-      if (body.port < 0 || body.port > 65535) throw customValidationError(`port out of range:${body.port}`, 'port');
-      const { hostname } = await peers.connect(body.host, body.port);
-      return { hostname, status: 'Trying to connect' as const };
-    },
-  }),
-  route({
-    method: 'POST',
-    path: '/peers/identity',
-    auth: 'user',
-    summary: "The public key of this node's owner, for a registered participant that proves its address",
-    description: "The requester signs its address bytes with its key. WE 1.14 answers this over the P2P port only; the specification documents it over REST.",
-    body: { schema: IdentityRequest, read: 'schema' },
-    responses: {
-      200: IdentityAnswer,
-      400: err('1 malformed body; 102 invalid address; 101 bad or wrong signature; 199 `Invalid server state` (this node owner is not registered)'),
-      401: err("606 `Address '<a>' does not have access to the network`: not a registered participant"),
-    },
-    handler: ({ body }, ctx) => peerIdentity(ctx, body.address, body.signature),
-  }),
-  route({
-    method: 'GET',
-    path: '/peers/allowedNodes',
-    auth: 'admin',
-    summary: 'Registered network participants (the nodes allowed to connect)',
-    responses: { 200: AllowedNodes, 403: denied },
-    handler: (_req, ctx) => {
-      const state = ctx.services.chain.state();
-      const addresses = ctx.services.protocol.addresses;
-      const allowedNodes: Array<{ address: string; publicKey: string }> = [];
-      for (const address of state.participants()) {
-        const p = state.participant(address);
-        if (p !== undefined) allowedNodes.push({ address: addresses.fromPublicKey(p.publicKey).toString(), publicKey: encodeBase58(p.publicKey) });
-      }
-      return { allowedNodes, timestamp: ctx.services.now() };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/peers/hostname/{address}',
-    auth: 'admin',
-    summary: 'Host name and IP of the connection to a node owner',
-    params: { address: text('Node owner address, Base58') },
-    responses: { 200: HostnameAnswer, 400: err('102 invalid address'), 403: denied },
-    handler: async ({ params }, ctx) => {
-      const address = ctx.services.protocol.addresses.parseAddress(params.address, 'address');
-      const found = await peersOf(ctx)?.hostname(address.bytes);
-      return found === undefined ? { connected: false } : { connected: true, hostname: found.hostname, ip: found.ip };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/debug/utx-rebroadcast',
-    auth: 'admin',
-    summary: 'Sends every pool transaction to the peers again',
-    responses: { 200: UtxRebroadcast, 400: err('199 the node runs no P2P network'), 403: denied },
-    handler: (_req, ctx) => {
-      const peers = peersOf(ctx);
-      if (peers === undefined) throw customValidationError('This node runs no P2P network (node.network.port = 0): there are no peers to rebroadcast to');
-      return { txsToBroadcast: String(peers.rebroadcastPool()) };
-    },
-  }),
-]);
+    route({
+      method: 'GET',
+      path: '/peers/connected',
+      auth: 'user',
+      summary: 'Peers connected now (handshake done)',
+      responses: { 200: ConnectedPeers },
+      handler: (_req, ctx) => ({
+        peers: (peersOf(ctx)?.connected() ?? []).map((p) => ({
+          address: p.address,
+          declaredAddress: p.declaredAddress ?? 'N/A',
+          nodeOwnerAddress: p.nodeOwnerAddress,
+          peerName: p.peerName,
+          peerNonce: p.peerNonce,
+          applicationVersion: p.applicationVersion,
+          applicationConsensus: p.applicationConsensus,
+        })),
+      }),
+    }),
+    route({
+      method: 'GET',
+      path: '/peers/suspended',
+      auth: 'user',
+      summary: 'Hosts not dialed for a while after a failed connection or garbage',
+      responses: { 200: SuspendedPeers },
+      handler: (_req, ctx) => (peersOf(ctx)?.suspended() ?? []).map((s) => ({ hostname: s.hostname, timestamp: s.timestamp })),
+    }),
+    route({
+      method: 'POST',
+      path: '/peers/connect',
+      auth: 'admin',
+      summary: 'Connects to a peer',
+      description: 'Answers at once; the connection (and its handshake) goes on in the background — see `/peers/connected`.',
+      body: { schema: ConnectRequest, read: 'schema' },
+      responses: { 200: ConnectAnswer, 400: err('1 malformed body; 199 unknown host, port out of range, or no P2P network on this node'), 403: denied },
+      handler: async ({ body }, ctx) => {
+        const peers = peersOf(ctx);
+        if (peers === undefined) throw customValidationError('This node runs no P2P network (node.network.port = 0)', 'host');
+        if (body.port < 0 || body.port > 65535) throw customValidationError(`port out of range:${body.port}`, 'port');
+        const { hostname } = await peers.connect(body.host, body.port);
+        return { hostname, status: 'Trying to connect' as const };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/peers/identity',
+      auth: 'user',
+      summary: "The public key of this node's owner, for a registered participant that proves its address",
+      description: 'The requester signs its address bytes with its key. WE 1.14 answers this over the P2P port only; the specification documents it over REST.',
+      body: { schema: IdentityRequest, read: 'schema' },
+      responses: {
+        200: IdentityAnswer,
+        400: err('1 malformed body; 102 invalid address; 101 bad or wrong signature; 199 `Invalid server state` (this node owner is not registered)'),
+        401: err("606 `Address '<a>' does not have access to the network`: not a registered participant"),
+      },
+      handler: ({ body }, ctx) => peerIdentity(ctx, body.address, body.signature),
+    }),
+    route({
+      method: 'GET',
+      path: '/peers/allowedNodes',
+      auth: 'admin',
+      summary: 'Registered network participants (the nodes allowed to connect)',
+      responses: { 200: AllowedNodes, 403: denied },
+      handler: (_req, ctx) => {
+        const state = ctx.services.chain.state();
+        const addresses = ctx.services.protocol.addresses;
+        const allowedNodes: Array<{ address: string; publicKey: string }> = [];
+        for (const address of state.participants()) {
+          const p = state.participant(address);
+          if (p !== undefined) allowedNodes.push({ address: addresses.fromPublicKey(p.publicKey).toString(), publicKey: encodeBase58(p.publicKey) });
+        }
+        return { allowedNodes, timestamp: ctx.services.now() };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/peers/hostname/{address}',
+      auth: 'admin',
+      summary: 'Host name and IP of the connection to a node owner',
+      params: { address: text('Node owner address, Base58') },
+      responses: { 200: HostnameAnswer, 400: err('102 invalid address'), 403: denied },
+      handler: async ({ params }, ctx) => {
+        const address = ctx.services.protocol.addresses.parseAddress(params.address, 'address');
+        const found = await peersOf(ctx)?.hostname(address.bytes);
+        return found === undefined ? { connected: false } : { connected: true, hostname: found.hostname, ip: found.ip };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/debug/utx-rebroadcast',
+      auth: 'admin',
+      summary: 'Sends every pool transaction to the peers again',
+      responses: { 200: UtxRebroadcast, 400: err('199 the node runs no P2P network'), 403: denied },
+      handler: (_req, ctx) => {
+        const peers = peersOf(ctx);
+        if (peers === undefined) throw customValidationError('This node runs no P2P network (node.network.port = 0): there are no peers to rebroadcast to');
+        return { txsToBroadcast: String(peers.rebroadcastPool()) };
+      },
+    }),
+  ],
+);

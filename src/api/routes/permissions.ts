@@ -23,7 +23,6 @@ import { customValidationError, requestedHeightDoesntExist } from '../../errors/
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
 
-
 /** Akka's LongNumber segment: ASCII digits within int64; anything else does not match the path (404). */
 const digitsLong = (doc: string): ParamSpec<bigint> => ({
   schema: Type.Integer({ format: 'int64', minimum: 0 }),
@@ -135,7 +134,11 @@ export const permissionsRoutes = defineRoutes({ name: 'permissions', description
     auth: 'user',
     summary: 'Roles an address held at a time',
     params: { address: text('Address, Base58'), timestamp: digitsLong('Unix time, ms (digits only)') },
-    responses: { 200: Roles, 400: err('102 invalid address'), 404: { description: 'The timestamp is not a number (no route matches)', contentType: 'text/plain' } },
+    responses: {
+      200: Roles,
+      400: err('102 invalid address'),
+      404: { description: 'The timestamp is not a number (no route matches)', contentType: 'text/plain' },
+    },
     handler: ({ params }, ctx) => {
       const address = parseAddress(ctx, params.address, 'address');
       return { roles: rolesAt(ctx.services.chain.state(), address, params.timestamp), timestamp: params.timestamp };

@@ -24,7 +24,7 @@ const err = (description: string) => ({ description, schema: S.ErrorBody });
 
 function pkiOf(ctx: ApiContext): PkiApi {
   const pki = ctx.services.pki;
-  if (pki === undefined) throw customValidationError("The PKI methods are available only on GOST networks (node.crypto.type = GOST)", 'node.crypto.type');
+  if (pki === undefined) throw customValidationError('The PKI methods are available only on GOST networks (node.crypto.type = GOST)', 'node.crypto.type');
   return pki;
 }
 
@@ -62,7 +62,9 @@ const VerifyRequest = Type.Object(
     inputData: Type.String({ description: 'The signed data, Base64' }),
     signature: Type.String({ description: 'Detached CMS signature (DER), Base64' }),
     sigType: Type.Integer({ description: '1 = CAdES-BES' }),
-    extendedKeyUsageList: Type.Optional(Type.Array(Type.String(), { description: "OIDs (or names such as clientAuth) the signer's certificate must have as extended key usages" })),
+    extendedKeyUsageList: Type.Optional(
+      Type.Array(Type.String(), { description: "OIDs (or names such as clientAuth) the signer's certificate must have as extended key usages" }),
+    ),
     extended_key_usage_list: Type.Optional(Type.Array(Type.String(), { description: 'The same, as WE documents its name' })),
   },
   { $id: 'PkiVerifyRequest' },
@@ -95,7 +97,9 @@ export const pkiRoutes = defineRoutes({ name: 'pki', description: 'GOST PKI: cer
       400: err('1 malformed body; 115 unknown alias or wrong password; 199 bad Base64, unsupported sigType, not a GOST network, unavailable in PKI mode ON'),
       404: err("119 the key has no certificate in the network's store"),
     },
-    handler: async ({ body }, ctx) => ({ signature: await pkiOf(ctx).sign({ inputData: body.inputData, keystoreAlias: body.keystoreAlias, password: body.password, sigType: body.sigType }) }),
+    handler: async ({ body }, ctx) => ({
+      signature: await pkiOf(ctx).sign({ inputData: body.inputData, keystoreAlias: body.keystoreAlias, password: body.password, sigType: body.sigType }),
+    }),
   }),
   route({
     method: 'POST',
@@ -105,7 +109,10 @@ export const pkiRoutes = defineRoutes({ name: 'pki', description: 'GOST PKI: cer
     description:
       "True when the signature verifies over the data, its signer's certificate has every extended key usage asked for, and — in PKI mode TEST or ON — that certificate validates against the network's trusted roots (and CRLs when CRL checks are on).",
     body: { schema: VerifyRequest, read: 'schema' },
-    responses: { 200: Type.Object({ sigStatus: Type.Boolean() }), 400: err('1 malformed body; 199 bad Base64, not a CMS signature, unknown OID, unsupported sigType, not a GOST network') },
+    responses: {
+      200: Type.Object({ sigStatus: Type.Boolean() }),
+      400: err('1 malformed body; 199 bad Base64, not a CMS signature, unknown OID, unsupported sigType, not a GOST network'),
+    },
     handler: async ({ body }, ctx) => ({
       sigStatus: await pkiOf(ctx).verify({
         inputData: body.inputData,

@@ -35,7 +35,13 @@ import { JsonEntity } from '../json-io.js';
 import { booleanQuery, text } from '../params.js';
 import { defineRoutes, Reply, route, StreamReply, type ApiContext, type MultipartParts } from '../routing.js';
 import * as S from '../schemas.js';
-import { bodyIsNotObject, customValidationError, illegalWatcherAction, privacyIsSwitchedOff, privacyLargeObjectFeatureIsNotActivated } from '../../errors/catalogue.js';
+import {
+  bodyIsNotObject,
+  customValidationError,
+  illegalWatcherAction,
+  privacyIsSwitchedOff,
+  privacyLargeObjectFeatureIsNotActivated,
+} from '../../errors/catalogue.js';
 
 /** WE's PrivacyApiRoute.sendDataEntityMaxSize: 28 MiB. */
 export const SEND_DATA_BODY_LIMIT = 28 * 1024 * 1024;
@@ -76,7 +82,10 @@ const REQUEST_FIELDS = {
   certificates: Type.Optional(Type.Array(Type.String(), { description: 'Base64 DER X.509 certificates forming one chain (PKI)' })),
 };
 
-const SendDataRequestSchema = Type.Object({ ...REQUEST_FIELDS, data: Type.Optional(Type.String({ description: 'Base64 of the data (absent: empty)' })) }, { $id: 'SendDataRequest' });
+const SendDataRequestSchema = Type.Object(
+  { ...REQUEST_FIELDS, data: Type.Optional(Type.String({ description: 'Base64 of the data (absent: empty)' })) },
+  { $id: 'SendDataRequest' },
+);
 const SendDataMetaSchema = Type.Object(REQUEST_FIELDS, { $id: 'SendDataMetadata', description: 'The `request` part: a SendDataRequest without `data`' });
 
 const MultipartSendData = Type.Object(
@@ -107,7 +116,10 @@ const PoliciesMetaInfoResponse = Type.Object(
   { $id: 'PoliciesMetaInfoResponse' },
 );
 
-const ForceSyncResponse = Type.Object({ forceRestarted: Type.Integer({ description: 'How many items the synchronizer restarted with' }) }, { $id: 'PrivacyForceSyncResponse' });
+const ForceSyncResponse = Type.Object(
+  { forceRestarted: Type.Integer({ description: 'How many items the synchronizer restarted with' }) },
+  { $id: 'PrivacyForceSyncResponse' },
+);
 
 const Addresses = Type.Array(Type.String(), { description: 'Addresses, Base58' });
 
@@ -137,9 +149,17 @@ const largeObjectsActive = (ctx: ApiContext): void => {
 // --- reading requests ----------------------------------------------------------------
 
 /** The typed request of a sendData JSON object: its version first, then its fields. */
-function readSendDataRequest(body: JsonObject, broadcast: boolean, schema: typeof SendDataRequestSchema | typeof SendDataMetaSchema): SendDataRequest & { data?: string } {
+function readSendDataRequest(
+  body: JsonObject,
+  broadcast: boolean,
+  schema: typeof SendDataRequestSchema | typeof SendDataMetaSchema,
+): SendDataRequest & { data?: string } {
   const version = sendDataVersion(body, broadcast);
-  const read = readBody(schema, body) as Omit<SendDataRequest, 'version'> & { data?: string; info: SendDataRequest['info'] & { timestamp: bigint }; fee: bigint };
+  const read = readBody(schema, body) as Omit<SendDataRequest, 'version'> & {
+    data?: string;
+    info: SendDataRequest['info'] & { timestamp: bigint };
+    fee: bigint;
+  };
   return { ...read, version };
 }
 
@@ -202,7 +222,10 @@ async function sendDataV2(privacy: PrivacyApi, parts: MultipartParts, broadcast:
     }
   }
   if (requestText === undefined || data === undefined) {
-    throw customValidationError(`The multipart body has no '${requestText === undefined ? 'request' : 'data'}' part: sendDataV2 needs both 'request' and 'data'`, 'body');
+    throw customValidationError(
+      `The multipart body has no '${requestText === undefined ? 'request' : 'data'}' part: sendDataV2 needs both 'request' and 'data'`,
+      'body',
+    );
   }
   const request = readSendDataRequest(requestObject(requestText), broadcast, SendDataMetaSchema);
   return privacy.sendData({ ...request, certificates: [] }, { bytes: data }, broadcast);
@@ -251,7 +274,9 @@ const policyRead = <const Path extends string>(path: Path, summary: string, answ
     handler: ({ params }, ctx) => read(policiesOf(ctx), params.policyId),
   });
 const itemErrors = {
-  400: err('199 bad policy id or hash; 612 no such policy; 613 storage switched off; 617 the data is missing (queued for download); 647 the other get route serves this item'),
+  400: err(
+    '199 bad policy id or hash; 612 no such policy; 613 storage switched off; 617 the data is missing (queued for download); 647 the other get route serves this item',
+  ),
   404: err('646 the item is unknown to this node'),
 };
 /** What the three send routes share. */
@@ -264,22 +289,32 @@ const smallSendChecks = (ctx: ApiContext): void => {
 };
 
 const sendErrors = {
-  400: err('1 malformed request; 199 field rules, hash mismatch, version rules, sender outside the recipients; 607 data too big (sendData, sendDataV2: more than one P2P message carries, just under 20 MiB with the metadata — use sendLargeData); 611 body too big; 612 unknown policy; 613 storage switched off; 615 hash anchored already; 120/121 certificates; fee and state errors of the PolicyDataHash'),
+  400: err(
+    '1 malformed request; 199 field rules, hash mismatch, version rules, sender outside the recipients; 607 data too big (sendData, sendDataV2: more than one P2P message carries, just under 20 MiB with the metadata — use sendLargeData); 611 body too big; 612 unknown policy; 613 storage switched off; 615 hash anchored already; 120/121 certificates; fee and state errors of the PolicyDataHash',
+  ),
   403: err('638 watcher node'),
 };
 
 export const privacyRoutes = defineRoutes({ name: 'privacy', description: 'Confidential data of policies: members, items, sending data' }, [
   policyRead('/privacy/{policyId}/recipients', "A policy's recipients", Addresses, (privacy, id) => privacy.recipients(id)),
   policyRead('/privacy/{policyId}/owners', "A policy's owners", Addresses, (privacy, id) => privacy.owners(id)),
-  policyRead('/privacy/{policyId}/hashes', 'The data hashes anchored in a policy', Type.Array(Type.String(), { description: 'Data hashes, Base58' }), (privacy, id) => privacy.hashes(id)),
-  policyRead('/privacy/{policyId}/transactions', 'Ids of the PolicyDataHash transactions of a policy', Type.Array(Type.String(), { description: 'Transaction ids, Base58' }), (privacy, id) =>
-    privacy.dataHashTransactions(id),
+  policyRead(
+    '/privacy/{policyId}/hashes',
+    'The data hashes anchored in a policy',
+    Type.Array(Type.String(), { description: 'Data hashes, Base58' }),
+    (privacy, id) => privacy.hashes(id),
+  ),
+  policyRead(
+    '/privacy/{policyId}/transactions',
+    'Ids of the PolicyDataHash transactions of a policy',
+    Type.Array(Type.String(), { description: 'Transaction ids, Base58' }),
+    (privacy, id) => privacy.dataHashTransactions(id),
   ),
   route({
     method: 'GET',
     path: '/privacy/{policyId}/getData/{hash}',
     auth: 'privacy',
-    summary: 'A small item\'s data, Base64 (text/plain)',
+    summary: "A small item's data, Base64 (text/plain)",
     params: { policyId: policyIdParam, hash: hashParam },
     unavailableInPkiMode: true,
     afterAuth: privacyEnabled,
@@ -294,7 +329,11 @@ export const privacyRoutes = defineRoutes({ name: 'privacy', description: 'Confi
     params: { policyId: policyIdParam, hash: hashParam },
     unavailableInPkiMode: true,
     afterAuth: largeObjectsActive,
-    responses: { 200: { description: 'The raw bytes, with their Content-Length', contentType: 'application/octet-stream' }, ...itemErrors, 400: err(`${itemErrors[400].description}; 648 feature 180 not active`) },
+    responses: {
+      200: { description: 'The raw bytes, with their Content-Length', contentType: 'application/octet-stream' },
+      ...itemErrors,
+      400: err(`${itemErrors[400].description}; 648 feature 180 not active`),
+    },
     handler: async ({ params }, ctx) => {
       const data = await privacyOf(ctx).getLargeData(params.policyId, params.hash);
       return new StreamReply('application/octet-stream', data.length, data.stream);
@@ -319,7 +358,7 @@ export const privacyRoutes = defineRoutes({ name: 'privacy', description: 'Confi
     description: 'Undecodable policy ids are dropped; answers only the stored items (nothing when the storage is switched off).',
     body: { schema: PoliciesMetaInfoRequest, read: 'schema', description: 'Per policy, the hashes asked for (`datahashes`, lower case as in WE)' },
     unavailableInPkiMode: true,
-    responses: { 200: PoliciesMetaInfoResponse, 400: err("1 malformed request; 199 `Failed to decode all policy ids.`") },
+    responses: { 200: PoliciesMetaInfoResponse, 400: err('1 malformed request; 199 `Failed to decode all policy ids.`') },
     handler: async ({ body }, ctx) => ({ policiesDataInfo: await policiesOf(ctx).getInfos(body.policiesDataHashes) }),
   }),
   route({
@@ -327,10 +366,15 @@ export const privacyRoutes = defineRoutes({ name: 'privacy', description: 'Confi
     path: '/privacy/forceSync',
     auth: 'privacy',
     summary: 'Restarts the download of every pending item',
-    description: 'Running downloads are cancelled and started again with the whole pending set; items already stored are skipped quickly. The answer counts the items re-checked, not downloaded.',
+    description:
+      'Running downloads are cancelled and started again with the whole pending set; items already stored are skipped quickly. The answer counts the items re-checked, not downloaded.',
     unavailableInPkiMode: true,
     afterAuth: privacyEnabled,
-    responses: { 200: ForceSyncResponse, 400: err('613 storage switched off'), 500: err('610 `Force sync error`: this node runs no synchronizer (watcher mode)') },
+    responses: {
+      200: ForceSyncResponse,
+      400: err('613 storage switched off'),
+      500: err('610 `Force sync error`: this node runs no synchronizer (watcher mode)'),
+    },
     handler: (_request, ctx) => ({ forceRestarted: privacyOf(ctx).forceSync() }),
   }),
   route({
@@ -338,7 +382,8 @@ export const privacyRoutes = defineRoutes({ name: 'privacy', description: 'Confi
     path: '/privacy/forceSync/{policyId}',
     auth: 'privacy',
     summary: "Queues a policy's items for download and restarts the download",
-    description: "Every item anchored in the policy joins the pending set; the synchronizer restarts with it. The node owner must be a recipient of the policy.",
+    description:
+      'Every item anchored in the policy joins the pending set; the synchronizer restarts with it. The node owner must be a recipient of the policy.',
     params: { policyId: policyIdParam },
     unavailableInPkiMode: true,
     afterAuth: privacyEnabled,
@@ -377,7 +422,7 @@ export const privacyRoutes = defineRoutes({ name: 'privacy', description: 'Confi
     ...SENDING,
     path: '/privacy/sendLargeData',
     summary: 'Streams data of any size up to 5 GiB into the storage and signs the PolicyDataHash anchoring it',
-    description: "Multipart with the `request` part first, then `data`; the data is stored as a large item (read it with getLargeData).",
+    description: 'Multipart with the `request` part first, then `data`; the data is stored as a large item (read it with getLargeData).',
     body: { schema: MultipartSendData, read: 'multipart', description: 'Part `request` first, then `data`' },
     bodyLimit: SEND_LARGE_DATA_BODY_LIMIT,
     afterAuth: (ctx) => {

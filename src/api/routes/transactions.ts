@@ -109,7 +109,7 @@ export const transactionsRoutes = defineRoutes({ name: 'transactions', descripti
     auth: 'user',
     summary: 'Transactions involving an address, newest first (liquid block first)',
     description:
-      'The answer is a nested array `[[tx, ...]]` (WE\'s shape; the official js-sdk reads `[0]`). A MassTransfer sent by someone else keeps only the transfers to this address or its aliases. Page with `after` = the last id of the previous page.',
+      "The answer is a nested array `[[tx, ...]]` (WE's shape; the official js-sdk reads `[0]`). A MassTransfer sent by someone else keeps only the transfers to this address or its aliases. Page with `after` = the last id of the previous page.",
     params: { address: address(), limit: digitsInt('Page size, at most `transactions-by-address-limit` (10000 by default)', invalidLimit) },
     query: { after: optionalQuery(text('Id of the last transaction of the previous page')) },
     responses: {
@@ -181,7 +181,10 @@ export const transactionsRoutes = defineRoutes({ name: 'transactions', descripti
     },
   }),
   unconfirmedInfo('/transactions/unconfirmed/info/{id}', 'A transaction in the pool (no height)'),
-  unconfirmedInfo('/unconfirmed/info/{id}', 'A transaction in the pool (no height): the path the specification lists, the same as /transactions/unconfirmed/info/{id}'),
+  unconfirmedInfo(
+    '/unconfirmed/info/{id}',
+    'A transaction in the pool (no height): the path the specification lists, the same as /transactions/unconfirmed/info/{id}',
+  ),
   noId('/transactions/unconfirmed/info', 'Unconfirmed transaction info without an id'),
   route({
     method: 'POST',

@@ -132,7 +132,11 @@ export const utilsRoutes = defineRoutes({ name: 'utils', description: 'Hashes, n
     path: '/utils/script/estimate',
     auth: 'user',
     summary: 'Complexity and expression text of a compiled script',
-    body: { schema: Type.String({ description: 'Compiled script, Base64 (`base64:` prefix optional)' }), read: 'text', description: 'The compiled script (raw body)' },
+    body: {
+      schema: Type.String({ description: 'Compiled script, Base64 (`base64:` prefix optional)' }),
+      read: 'text',
+      description: 'The compiled script (raw body)',
+    },
     bodyLimit: SCRIPT_BODY_LIMIT,
     responses: {
       200: EstimationResult,

@@ -260,7 +260,9 @@ function isDataByAnotherAuthor(tx: DataTransaction): boolean {
 function transactionObject(tx: Transaction, types: WavesTypes, proofs: boolean): CaseObj {
   const bound = rideBindingFor(tx.type)?.(tx, { types, proofs });
   if (bound === undefined) {
-    throw new UncaughtError(`scala.MatchError: ${tx.codec.name} transaction version ${tx.version} has no RIDE binding (of class ${tx.codec.name}TransactionV${tx.version})`);
+    throw new UncaughtError(
+      `scala.MatchError: ${tx.codec.name} transaction version ${tx.version} has no RIDE binding (of class ${tx.codec.name}TransactionV${tx.version})`,
+    );
   }
   return bound;
 }

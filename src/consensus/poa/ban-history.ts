@@ -53,7 +53,12 @@ const covers = (ban: MinerBan, height: number, banDurationBlocks: number): boole
  * v1 looks at every ban. Both agree on any history built by warnOrBan (bans are added at
  * growing heights).
  */
-export function isBanned(history: readonly MinerBanEntry[], height: number, rules: Pick<BanRules, 'banDurationBlocks'>, version: BanHistoryVersion = 2): boolean {
+export function isBanned(
+  history: readonly MinerBanEntry[],
+  height: number,
+  rules: Pick<BanRules, 'banDurationBlocks'>,
+  version: BanHistoryVersion = 2,
+): boolean {
   const duration = rules.banDurationBlocks;
   if (version === 1) return history.some((e) => e.kind === 'ban' && covers(e, height, duration));
   for (let i = history.length - 1; i >= 0; i--) {
@@ -101,13 +106,22 @@ function sortedV1(history: readonly MinerBanEntry[]): MinerBanEntry[] {
  * `timestamp`: a Warning, or — when it already has warnings-for-ban − 1 trailing
  * warnings — a Ban from `height` that replaces them.
  */
-export function warnOrBan(history: readonly MinerBanEntry[], height: number, timestamp: bigint, rules: BanRules, mode: BanHistoryMode = V2_MODE): MinerBanEntry[] {
+export function warnOrBan(
+  history: readonly MinerBanEntry[],
+  height: number,
+  timestamp: bigint,
+  rules: BanRules,
+  mode: BanHistoryMode = V2_MODE,
+): MinerBanEntry[] {
   const base = mode.version === 2 ? history : sortedV1(history);
   const newest = base[base.length - 1];
   if (mode.version === 2 && newest !== undefined && newest.timestamp >= timestamp) return [...base];
   const warnings = trailingWarnings(base);
   if (warnings === rules.warningsForBan - 1) {
-    const prior = base.slice(base.length - warnings).map((e) => e.timestamp).reverse();
+    const prior = base
+      .slice(base.length - warnings)
+      .map((e) => e.timestamp)
+      .reverse();
     const kept = base.slice(0, base.length - warnings);
     const ban: MinerBanEntry = { kind: 'ban', timestamp, beginHeight: height, priorWarningTimestamps: prior };
     return mode.version === 2 ? [...kept, ban] : insertOrdered(kept, ban, mode.modernOrdering);

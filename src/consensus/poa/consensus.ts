@@ -200,10 +200,7 @@ export class PoaConsensus {
     const generator = state.protocol.addresses.fromPublicKey(block.generator).bytes;
     const height = parentHeight + 1;
     if (bytesKey(generator) !== bytesKey(expected)) {
-      throw genericError(
-        `Block signer ${addressString(generator)} isn't a valid miner for height ${height}; Expected ${addressString(expected)}`,
-        'generator',
-      );
+      throw genericError(`Block signer ${addressString(generator)} isn't a valid miner for height ${height}; Expected ${addressString(expected)}`, 'generator');
     }
     const parentOverall = chain.overallSkippedRoundsAt(parentHeight);
     if (parentOverall === undefined) throw genericError(`Couldn't retrieve block at height ${parentHeight} from blockchain`);

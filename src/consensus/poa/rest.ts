@@ -39,7 +39,12 @@ export function minersAtHeight(state: PermissionReader, chain: ChainHeaders, hei
 }
 
 /** `/consensus/bannedMiners/{h}`: every address that ever had `miner` whose ban covers h. */
-export function bannedMiners(poa: PoaConsensus, state: ChainStateReader & PermissionReader, chain: ChainHeaders, height: number): { bannedMiners: string[]; height: number } {
+export function bannedMiners(
+  poa: PoaConsensus,
+  state: ChainStateReader & PermissionReader,
+  chain: ChainHeaders,
+  height: number,
+): { bannedMiners: string[]; height: number } {
   requireHeight(chain, height);
   const version = poa.banMode(state.height()).version;
   const banned = state

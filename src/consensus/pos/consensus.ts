@@ -151,7 +151,8 @@ export class PosConsensus {
   private readonly balances: GeneratingBalances;
 
   constructor(params: PosParams) {
-    if (!(params.settings.averageBlockDelayMs > 0)) throw genericError(`average-block-delay must be positive, got ${params.settings.averageBlockDelayMs} ms`, 'average-block-delay');
+    if (!(params.settings.averageBlockDelayMs > 0))
+      throw genericError(`average-block-delay must be positive, got ${params.settings.averageBlockDelayMs} ms`, 'average-block-delay');
     if (params.initialBalance <= 0n) throw genericError(`initial-balance must be positive for PoS, got ${params.initialBalance}`, 'initial-balance');
     this.settings = params.settings;
     this.k = normCoefficient(params.initialBalance);

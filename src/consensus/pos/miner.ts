@@ -36,7 +36,14 @@ export interface PosForgingInput {
 
 export type PosForgingPlan =
   /** Forge now: a key block stamped `timestamp` with this consensus data. */
-  | { readonly kind: 'forge'; readonly height: number; readonly timestamp: bigint; readonly consensus: PosConsensusData; readonly balance: bigint; readonly delay: bigint }
+  | {
+      readonly kind: 'forge';
+      readonly height: number;
+      readonly timestamp: bigint;
+      readonly consensus: PosConsensusData;
+      readonly balance: bigint;
+      readonly delay: bigint;
+    }
   /** This account's block becomes valid after `at` (parent timestamp + delay); look again then. */
   | { readonly kind: 'wait'; readonly height: number; readonly at: bigint; readonly balance: bigint; readonly delay: bigint }
   /** The account cannot forge on this tip; `reason` as WE logs it. */

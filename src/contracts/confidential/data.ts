@@ -69,7 +69,8 @@ export function commitmentOf(data: Uint8Array, commitmentKey: Uint8Array, p: Pro
 }
 
 /** The commitment of a list of entries under a key. */
-export const entriesCommitment = (entries: readonly DataEntry[], commitmentKey: Uint8Array, p: Protocol): Uint8Array => commitmentOf(entriesBytes(entries, p), commitmentKey, p);
+export const entriesCommitment = (entries: readonly DataEntry[], commitmentKey: Uint8Array, p: Protocol): Uint8Array =>
+  commitmentOf(entriesBytes(entries, p), commitmentKey, p);
 
 /** Commitment.validate. */
 export const commitmentHolds = (commitment: Uint8Array, entries: readonly DataEntry[], commitmentKey: Uint8Array, p: Protocol): boolean =>
@@ -101,4 +102,3 @@ export function unitJson(u: ConfidentialDataUnit, p: Protocol): JsonObject {
     entries: u.entries.map((e) => CONTRACT_DATA_ENTRY.toJson(e, p) as JsonObject),
   };
 }
-

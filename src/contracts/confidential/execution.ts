@@ -77,7 +77,11 @@ export class ConfidentialExecution {
     if (result.kind !== 'success') return undefined;
     const results = result.results.flatMap((c) => [...c.results]);
     const { readings: descriptors, readingsHash } = readings ?? NO_READINGS;
-    return { readings: ResultReadings.of(this.o.protocol, descriptors), readingsHash, outputCommitment: entriesCommitment(results, input.commitmentKey, this.o.protocol) };
+    return {
+      readings: ResultReadings.of(this.o.protocol, descriptors),
+      readingsHash,
+      outputCommitment: entriesCommitment(results, input.commitmentKey, this.o.protocol),
+    };
   }
 
   /**
@@ -85,19 +89,36 @@ export class ConfidentialExecution {
    * worked out once by the caller, which signs or checks proofs over them too); its output is
    * kept, and announced unless `announce` is false (a validator's own 105, never mined).
    */
-  build(tx: Transaction, result: ExecutionResult, input: ConfidentialDataUnit, ctx: ExecutedBuildContext, confidential: ConfidentialResults | undefined, announce = true): ExecutedBuild {
+  build(
+    tx: Transaction,
+    result: ExecutionResult,
+    input: ConfidentialDataUnit,
+    ctx: ExecutedBuildContext,
+    confidential: ConfidentialResults | undefined,
+    announce = true,
+  ): ExecutedBuild {
     if (result.kind !== 'success' || confidential === undefined) return buildExecutedContract(tx, result, ctx);
     const results = result.results.flatMap((c) => [...c.results]);
     const built = signExecutedV4(tx, contractResultsHash(ctx.protocol, results, []), confidential, ctx);
     if (built.kind === 'none') return built;
-    const output: ConfidentialDataUnit = { commitment: confidential.outputCommitment, txId: tx.id, contractId: input.contractId, commitmentKey: input.commitmentKey, entries: results };
+    const output: ConfidentialDataUnit = {
+      commitment: confidential.outputCommitment,
+      txId: tx.id,
+      contractId: input.contractId,
+      commitmentKey: input.commitmentKey,
+      entries: results,
+    };
     this.o.storage.save('output', output);
     if (announce) this.o.announce('output', output);
     return built;
   }
 
   /** The 105 V4 of a call this miner could not execute, from what its validators agreed on (no output here). */
-  buildFromValidators(tx: Transaction, agreed: { readonly resultsHash: Uint8Array; readonly confidential: ConfidentialResults }, ctx: ExecutedBuildContext): ExecutedBuild {
+  buildFromValidators(
+    tx: Transaction,
+    agreed: { readonly resultsHash: Uint8Array; readonly confidential: ConfidentialResults },
+    ctx: ExecutedBuildContext,
+  ): ExecutedBuild {
     return signExecutedV4(tx, agreed.resultsHash, agreed.confidential, ctx);
   }
 }

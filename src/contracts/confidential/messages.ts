@@ -73,7 +73,15 @@ export function encodeDataResponse(r: ConfidentialDataResponse): Uint8Array {
   if (r.kind === 'no-data') return concatBytes(Uint8Array.of(0), encodeDataId(r));
   checkId(r);
   if (r.txId.length !== ID || r.commitmentKey.length !== COMMITMENT_KEY_LENGTH) throw new RangeError('a tx id and a commitment key are 32 bytes each');
-  return new ByteWriter(1 + 4 * ID + 5 + r.data.length).u8(1).bytes(r.contractId).bytes(r.txId).bytes(r.commitmentKey).bytes(r.commitment).u8(DATA_TYPE_BYTE[r.type]).longBytes(r.data).result();
+  return new ByteWriter(1 + 4 * ID + 5 + r.data.length)
+    .u8(1)
+    .bytes(r.contractId)
+    .bytes(r.txId)
+    .bytes(r.commitmentKey)
+    .bytes(r.commitment)
+    .u8(DATA_TYPE_BYTE[r.type])
+    .longBytes(r.data)
+    .result();
 }
 
 /**

@@ -56,7 +56,10 @@ export function balancesBytes(balances: readonly ReadBalance[]): Uint8Array {
     return a.assetId < b.assetId ? -1 : 1;
   });
   const w = new ByteWriter(16 + sorted.length * 60).u16(sorted.length);
-  for (const b of sorted) w.bytes(utf8.encode(b.assetId ?? '')).i64(b.amount).i32(b.decimals);
+  for (const b of sorted)
+    w.bytes(utf8.encode(b.assetId ?? ''))
+      .i64(b.amount)
+      .i32(b.decimals);
   return w.result();
 }
 

@@ -148,7 +148,13 @@ export class ConfidentialReplication {
         },
         decode: (_, payload) => {
           const inventory = decodeInventory(payload, p.crypto.publicKeyLength);
-          return { key: idOf(inventory), kind: 'unit', senderPublicKey: inventory.senderPublicKey, signedBytes: inventorySignedBytes(p, inventory.senderPublicKey, inventory), signature: inventory.signature };
+          return {
+            key: idOf(inventory),
+            kind: 'unit',
+            senderPublicKey: inventory.senderPublicKey,
+            signedBytes: inventorySignedBytes(p, inventory.senderPublicKey, inventory),
+            signature: inventory.signature,
+          };
         },
       },
       answers: {
@@ -157,11 +163,21 @@ export class ConfidentialReplication {
         noData: (id) => encodeDataResponse({ kind: 'no-data', ...idOf(id) }),
         length: (_, contentLength, sealing) => dataResponseLength(contentLength, sealing),
         encode: (id, head, content) =>
-          encodeDataResponse({ kind: 'data', ...idOf(id), ...head, data: content instanceof Uint8Array ? content : encodeSealed(content.wrappedKey, content.encrypted) }),
+          encodeDataResponse({
+            kind: 'data',
+            ...idOf(id),
+            ...head,
+            data: content instanceof Uint8Array ? content : encodeSealed(content.wrappedKey, content.encrypted),
+          }),
         decode: (payload, wrappedKeyLength) => {
           const r = decodeDataResponse(payload);
           if (r.kind === 'no-data') return { key: idOf(r), found: false };
-          return { key: idOf(r), found: true, head: { txId: r.txId, commitmentKey: r.commitmentKey }, content: wrappedKeyLength === undefined ? r.data : decodeSealed(r.data, wrappedKeyLength) };
+          return {
+            key: idOf(r),
+            found: true,
+            head: { txId: r.txId, commitmentKey: r.commitmentKey },
+            content: wrappedKeyLength === undefined ? r.data : decodeSealed(r.data, wrappedKeyLength),
+          };
         },
       },
       store: {
@@ -217,7 +233,10 @@ export class ConfidentialReplication {
   noteTransactions(txs: readonly Transaction[]): void {
     const wanted = this.unitsOf(txs).filter((id) => !this.o.storage.has(id.type, id.commitment));
     // The sets commit before addToPending returns: the miner's next look sees them.
-    if (wanted.length > 0) this.o.storage.wanted.addToPending(wanted).catch((e: unknown) => this.o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'recording confidential data to fetch failed'));
+    if (wanted.length > 0)
+      this.o.storage.wanted
+        .addToPending(wanted)
+        .catch((e: unknown) => this.o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'recording confidential data to fetch failed'));
   }
 
   /**
@@ -230,7 +249,10 @@ export class ConfidentialReplication {
     const ids = this.unitsOf(removed);
     if (ids.length === 0) return;
     for (const l of this.rollbackListeners) l(ids);
-    for (const id of ids) this.o.storage.wanted.removeFromPendingAndLost(id).catch((e: unknown) => this.o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'forgetting rolled-back confidential data failed'));
+    for (const id of ids)
+      this.o.storage.wanted
+        .removeFromPendingAndLost(id)
+        .catch((e: unknown) => this.o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'forgetting rolled-back confidential data failed'));
   }
 
   /** The output and input of each ExecutedContract V4 among `txs` of a contract this node is a participant of. */

@@ -21,12 +21,7 @@ import type { ContractInfo } from '../../state/contract-info.js';
 import { executedContractFor } from '../../state/executed-contract.js';
 import type { StateView } from '../../state/view.js';
 import { isGroupMember } from '../../state/appliers/confidential-contracts.js';
-import {
-  commitmentHolds,
-  COMMITMENT_KEY_LENGTH,
-  entriesCommitment,
-  type ConfidentialDataUnit,
-} from './data.js';
+import { commitmentHolds, COMMITMENT_KEY_LENGTH, entriesCommitment, type ConfidentialDataUnit } from './data.js';
 import type { ConfidentialState } from './state.js';
 import type { ConfidentialStorage } from './storage.js';
 import {
@@ -188,7 +183,8 @@ export class ConfidentialContractsService implements ConfidentialContractsApi {
     }
     const input = this.o.storage.get('input', inner.data.inputCommitment!);
     const output = this.o.storage.get('output', executed.data.outputCommitment!);
-    if (input === undefined || output === undefined) throw customValidationError(`Confidential input or output not found for transaction with id: '${txIdText}'`);
+    if (input === undefined || output === undefined)
+      throw customValidationError(`Confidential input or output not found for transaction with id: '${txIdText}'`);
     return { executed, call: inner, input, output };
   }
 

@@ -52,7 +52,8 @@ export class ConfidentialState {
     return new Proxy(view, {
       get(target, prop, receiver) {
         if (prop === 'contractData') {
-          return (id: Uint8Array, key: string): DataEntry | undefined => (own(id) ? (confidential.get(key) ?? target.contractData(id, key)) : target.contractData(id, key));
+          return (id: Uint8Array, key: string): DataEntry | undefined =>
+            own(id) ? (confidential.get(key) ?? target.contractData(id, key)) : target.contractData(id, key);
         }
         if (prop === 'contractKeys') {
           return (id: Uint8Array): readonly string[] => {

@@ -34,7 +34,11 @@ const key = (prefix: number, ...parts: Uint8Array[]): Uint8Array => concatBytes(
 /** A unit's name in the pending and lost keys: contractId ‖ dataType ‖ commitment (a contract's units together, its outputs together). */
 const unitName = (id: ConfidentialDataId): Uint8Array => concatBytes(id.contractId, Uint8Array.of(DATA_TYPE_BYTE[id.type]), id.commitment);
 
-const unitOfName = (b: Uint8Array): ConfidentialDataId => ({ contractId: Uint8Array.from(b.subarray(0, ID)), type: dataTypeOfByte(b[ID]!), commitment: Uint8Array.from(b.subarray(ID + 1)) });
+const unitOfName = (b: Uint8Array): ConfidentialDataId => ({
+  contractId: Uint8Array.from(b.subarray(0, ID)),
+  type: dataTypeOfByte(b[ID]!),
+  commitment: Uint8Array.from(b.subarray(ID + 1)),
+});
 
 export class ConfidentialStorage {
   /** The units replication must fetch (pending) and those it gave up on for now (lost), committed as they change. */

@@ -89,7 +89,9 @@ function executedContractObject(tx: ExecutedContractTransaction, call: CallContr
     tx: { version: call.version, callContractTransaction: callContractMessage(call, p) },
     results: (d.results ?? []).map(entryBytes),
     resultsHash: d.resultsHash,
-    validationProofs: (d.validationProofs ?? []).map((v) => ValidationProofMessage.encode({ validatorPublicKey: v.validatorPublicKey, signature: v.signature }).finish()),
+    validationProofs: (d.validationProofs ?? []).map((v) =>
+      ValidationProofMessage.encode({ validatorPublicKey: v.validatorPublicKey, signature: v.signature }).finish(),
+    ),
     timestamp: tx.timestamp.toString(),
     proofs: [...tx.proofs],
     senderAddress: p.addresses.fromPublicKey(tx.senderPublicKey!).bytes,
@@ -101,7 +103,13 @@ function executedContractObject(tx: ExecutedContractTransaction, call: CallContr
 
 /** WE's ConfidentialInput / ConfidentialOutput protobuf form. */
 function dataObject(u: ConfidentialDataUnit): Record<string, unknown> {
-  return { commitmentHash: u.commitment, txId: encodeBase58(u.txId), contractId: encodeBase58(u.contractId), commitmentKey: u.commitmentKey, entries: u.entries.map(entryBytes) };
+  return {
+    commitmentHash: u.commitment,
+    txId: encodeBase58(u.txId),
+    contractId: encodeBase58(u.contractId),
+    commitmentKey: u.commitmentKey,
+    entries: u.entries.map(entryBytes),
+  };
 }
 
 const serialize =
@@ -150,7 +158,11 @@ export interface ConfidentialContractServiceDeps {
   readonly authorize?: (authorization: string | undefined) => void;
 }
 
-const method = (name: string, requestDeserialize: (b: Buffer) => unknown, responseSerialize: (v: never) => Buffer): grpc.MethodDefinition<unknown, unknown> => ({
+const method = (
+  name: string,
+  requestDeserialize: (b: Buffer) => unknown,
+  responseSerialize: (v: never) => Buffer,
+): grpc.MethodDefinition<unknown, unknown> => ({
   path: `/wavesenterprise.ConfidentialContractService/${name}`,
   requestStream: false,
   responseStream: false,
@@ -161,12 +173,23 @@ const method = (name: string, requestDeserialize: (b: Buffer) => unknown, respon
 });
 
 /** The service definition and implementation to register on the node's gRPC server. */
-export function confidentialContractService(deps: ConfidentialContractServiceDeps): { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation } {
+export function confidentialContractService(deps: ConfidentialContractServiceDeps): {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+} {
   const { api, protocol: p } = deps;
   const definition: grpc.ServiceDefinition = {
     confidentialCall: method('ConfidentialCall', (b) => CallRequestType.toObject(CallRequestType.decode(b), TO_OBJECT), serialize(CallResponseType)),
-    confidentialExecutedTxByExecutableTxId: method('ConfidentialExecutedTxByExecutableTxId', (b) => ExecutedTxRequestType.toObject(ExecutedTxRequestType.decode(b), TO_OBJECT), serialize(ExecutedTxResponseType)),
-    getContractKeys: method('GetContractKeys', (b) => ContractKeysRequest.decode(b), (v: ContractKeysResponse) => Buffer.from(ContractKeysResponse.encode(v).finish())),
+    confidentialExecutedTxByExecutableTxId: method(
+      'ConfidentialExecutedTxByExecutableTxId',
+      (b) => ExecutedTxRequestType.toObject(ExecutedTxRequestType.decode(b), TO_OBJECT),
+      serialize(ExecutedTxResponseType),
+    ),
+    getContractKeys: method(
+      'GetContractKeys',
+      (b) => ContractKeysRequest.decode(b),
+      (v: ContractKeysResponse) => Buffer.from(ContractKeysResponse.encode(v).finish()),
+    ),
   };
   const unary =
     <Req, Res>(handler: (request: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> =>
@@ -189,7 +212,11 @@ export function confidentialContractService(deps: ConfidentialContractServiceDep
     }),
     confidentialExecutedTxByExecutableTxId: unary<{ transactionId: string }, Record<string, unknown>>((req) => {
       const answer = api.executed(req.transactionId);
-      return { transaction: executedContractObject(answer.executed, answer.call, p), confidentialInput: dataObject(answer.input), confidentialOutput: dataObject(answer.output) };
+      return {
+        transaction: executedContractObject(answer.executed, answer.call, p),
+        confidentialInput: dataObject(answer.input),
+        confidentialOutput: dataObject(answer.output),
+      };
     }),
     getContractKeys: unary<ContractKeysRequest, ContractKeysResponse>(async (req) => {
       let entries = api.entries(req.contractId);

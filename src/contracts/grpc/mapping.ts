@@ -10,7 +10,13 @@ import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { ByteWriter } from '../../protocol/bytes.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { ASSET_ID_LENGTH, type DataEntry } from '../../protocol/transactions/fields.js';
-import { calledContractVersion, CreateContract, type CallContractTransaction, type ContractAssetOperation, type CreateContractTransaction } from '../../protocol/transactions/contracts.js';
+import {
+  calledContractVersion,
+  CreateContract,
+  type CallContractTransaction,
+  type ContractAssetOperation,
+  type CreateContractTransaction,
+} from '../../protocol/transactions/contracts.js';
 import { writeProofs, type Transaction } from '../../protocol/transactions/schema.js';
 import { customValidationError, WeError } from '../../errors/catalogue.js';
 import { storedContractOf } from '../../state/contract-info.js';
@@ -54,7 +60,11 @@ export function proofsBytes(tx: Transaction): Uint8Array {
  * sender as address, contract id (a create's own id), params (or the confidential input
  * given instead), payments of V5+, and the create/call data.
  */
-export function contractTransactionMessage(tx: CreateContractTransaction | CallContractTransaction, contractId: Uint8Array, params?: readonly DataEntry[]): ContractTransaction {
+export function contractTransactionMessage(
+  tx: CreateContractTransaction | CallContractTransaction,
+  contractId: Uint8Array,
+  params?: readonly DataEntry[],
+): ContractTransaction {
   const payments = tx.data.payments ?? [];
   const feeAssetId = tx.feeAssetId;
   const message: ContractTransaction = {

@@ -43,7 +43,12 @@ export function decodeCurrentBlockInfoField(bytes: Uint8Array): BlockInfoMessage
   const o = CurrentBlockInfoField.toObject(CurrentBlockInfoField.decode(bytes), TO_OBJECT) as { currentBlockInfo?: Record<string, string> };
   const b = o.currentBlockInfo;
   if (b === undefined) return undefined;
-  return { height: BigInt(b['height'] ?? '0'), timestamp: BigInt(b['timestamp'] ?? '0'), minerAddress: b['minerAddress'] ?? '', reference: b['reference'] ?? '' };
+  return {
+    height: BigInt(b['height'] ?? '0'),
+    timestamp: BigInt(b['timestamp'] ?? '0'),
+    minerAddress: b['minerAddress'] ?? '',
+    reference: b['reference'] ?? '',
+  };
 }
 
 export type BlockHeaderRef = { readonly signature: string } | { readonly height: bigint } | undefined;
@@ -80,9 +85,9 @@ export type AssetOperationMessage =
   | { readonly kind: 'empty' };
 
 type Raw = Record<string, unknown>;
-const str = (o: Raw, k: string): string => (typeof o[k] === 'string' ? (o[k]) : '');
-const big = (o: Raw, k: string): bigint => BigInt(typeof o[k] === 'string' ? (o[k]) : 0);
-const int = (o: Raw, k: string): number => (typeof o[k] === 'number' ? (o[k]) : 0);
+const str = (o: Raw, k: string): string => (typeof o[k] === 'string' ? o[k] : '');
+const big = (o: Raw, k: string): bigint => BigInt(typeof o[k] === 'string' ? o[k] : 0);
+const int = (o: Raw, k: string): number => (typeof o[k] === 'number' ? o[k] : 0);
 const wrapped = (o: Raw, k: string): string | undefined => {
   const w = o[k] as Raw | undefined;
   return w === undefined ? undefined : str(w, 'value');

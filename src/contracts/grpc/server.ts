@@ -252,7 +252,8 @@ export class ContractGrpcServer {
   private async executionContext(metadata: grpc.Metadata): Promise<ExecutionContext> {
     const claim = await this.deps.tokens.verifyExecution(this.token(metadata));
     const live = claim.executionId === '' ? undefined : this.deps.broker.execution(claim.executionId);
-    if (live !== undefined && live.txIdBase58 === claim.txId) return { claim, view: live.view, ...(live.readings === undefined ? {} : { readings: live.readings }) };
+    if (live !== undefined && live.txIdBase58 === claim.txId)
+      return { claim, view: live.view, ...(live.readings === undefined ? {} : { readings: live.readings }) };
     return { claim, view: this.deps.currentView() };
   }
 
@@ -303,7 +304,10 @@ export class ContractGrpcServer {
       },
       commitExecutionSuccess: {
         ...d.commitExecutionSuccess,
-        requestDeserialize: (bytes: Buffer): CommitSuccessMessage => ({ ...ExecutionSuccessRequest.decode(bytes), operations114: decodeCommittedOperations(bytes) }),
+        requestDeserialize: (bytes: Buffer): CommitSuccessMessage => ({
+          ...ExecutionSuccessRequest.decode(bytes),
+          operations114: decodeCommittedOperations(bytes),
+        }),
       },
     };
   }
@@ -535,7 +539,8 @@ export class ContractGrpcServer {
         let header;
         if ('height' in req) {
           header = req.height > 0n && req.height <= 0x7fffffffn ? this.deps.node.blockHeaderAt(Number(req.height)) : undefined;
-          if (header === undefined) throw new WeError('BlockDoesNotExist', 301, `block at height '${Number(BigInt.asIntN(32, req.height))}' does not exist`, 'height', 404);
+          if (header === undefined)
+            throw new WeError('BlockDoesNotExist', 301, `block at height '${Number(BigInt.asIntN(32, req.height))}' does not exist`, 'height', 404);
         } else {
           const id = base58OrUndefined(req.signature);
           header = id === undefined ? undefined : this.deps.node.blockHeaderById(id);

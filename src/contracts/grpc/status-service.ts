@@ -32,7 +32,14 @@ import {
 } from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
 import { randomBytes } from 'node:crypto';
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
-import { contractExecutionNotFound, genericError, invalidConnectionId, streamReaderBehind, tooManyChannelConnections, tooManyConnections } from '../../errors/catalogue.js';
+import {
+  contractExecutionNotFound,
+  genericError,
+  invalidConnectionId,
+  streamReaderBehind,
+  tooManyChannelConnections,
+  tooManyConnections,
+} from '../../errors/catalogue.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import type { ExecutionStatus } from '../result.js';
 import type { ContractExecutionMessage, ExecutionStatusBook } from '../statuses.js';
@@ -89,7 +96,10 @@ const metadataText = (call: grpc.ServerWritableStream<unknown, unknown>, key: st
 };
 
 /** The service definition and its implementation, for `grpc.Server#addService`. */
-export function contractStatusService(deps: ContractStatusServiceDeps, errorOf: (e: unknown) => Partial<grpc.StatusObject>): {
+export function contractStatusService(
+  deps: ContractStatusServiceDeps,
+  errorOf: (e: unknown) => Partial<grpc.StatusObject>,
+): {
   readonly definition: typeof ContractStatusServiceService;
   readonly implementation: grpc.UntypedServiceImplementation;
 } {
@@ -129,7 +139,10 @@ export function contractStatusService(deps: ContractStatusServiceDeps, errorOf: 
       do connectionId = randomBytes(6).toString('base64url').toLowerCase().slice(0, 8);
       while (open.has(connectionId));
     } else if (named.length > CONNECTION_ID_MAX_LENGTH) {
-      call.emit('error', errorOf(invalidConnectionId(`'${CONNECTION_ID_METADATA_KEY}' metadata value max length is ${CONNECTION_ID_MAX_LENGTH}. Got '${named.length}'`)));
+      call.emit(
+        'error',
+        errorOf(invalidConnectionId(`'${CONNECTION_ID_METADATA_KEY}' metadata value max length is ${CONNECTION_ID_MAX_LENGTH}. Got '${named.length}'`)),
+      );
       return;
     } else if (named.trim() === '') {
       call.emit('error', errorOf(invalidConnectionId(`'${CONNECTION_ID_METADATA_KEY}' metadata value must be non-empty`)));

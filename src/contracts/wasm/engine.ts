@@ -166,28 +166,37 @@ export class WasmEngine {
 
   /** Ends the job with a time-limit error once the thread's own time on it (its waits for reads left out) reaches the limit. */
   private watch(t: Thread, running: Running, afterMs: number): void {
-    running.timer = setTimeout(() => {
-      if (t.running !== running) return;
-      // It waits for a read this thread has not answered yet (it was busy): looked at again once that wait is counted.
-      if (waitingNow(t.signal)) {
-        this.watch(t, running, RECHECK_MS);
-        return;
-      }
-      const own = performance.now() - running.startedAt - waitedMs(t.signal);
-      if (own < this.o.timeoutMs) {
-        this.watch(t, running, this.o.timeoutMs - own);
-        return;
-      }
-      this.o.log?.warn({ tx: running.job.tx.idBase58, ms: this.o.timeoutMs }, 'WASM execution reached its time limit: its thread is replaced');
-      this.replace(t, wasmFailure(NODE_FAILURE_CODE, `WASM execution exceeded the time limit of ${this.o.timeoutMs} ms`));
-    }, Math.max(1, Math.ceil(afterMs)));
+    running.timer = setTimeout(
+      () => {
+        if (t.running !== running) return;
+        // It waits for a read this thread has not answered yet (it was busy): looked at again once that wait is counted.
+        if (waitingNow(t.signal)) {
+          this.watch(t, running, RECHECK_MS);
+          return;
+        }
+        const own = performance.now() - running.startedAt - waitedMs(t.signal);
+        if (own < this.o.timeoutMs) {
+          this.watch(t, running, this.o.timeoutMs - own);
+          return;
+        }
+        this.o.log?.warn({ tx: running.job.tx.idBase58, ms: this.o.timeoutMs }, 'WASM execution reached its time limit: its thread is replaced');
+        this.replace(t, wasmFailure(NODE_FAILURE_CODE, `WASM execution exceeded the time limit of ${this.o.timeoutMs} ms`));
+      },
+      Math.max(1, Math.ceil(afterMs)),
+    );
   }
 
   /** Starts a thread; resolves when it is ready (rejects when it fails before). */
   private spawn(): Promise<void> {
     const { port1, port2 } = new MessageChannel();
     const signal = new Int32Array(new SharedArrayBuffer(SIGNAL_WORDS * Int32Array.BYTES_PER_ELEMENT));
-    const data: WasmWorkerData = { crypto: this.o.protocol.crypto.type, chainId: this.o.protocol.chainId, port: port2, signal, modules: this.o.cacheSize ?? 64 };
+    const data: WasmWorkerData = {
+      crypto: this.o.protocol.crypto.type,
+      chainId: this.o.protocol.chainId,
+      port: port2,
+      signal,
+      modules: this.o.cacheSize ?? 64,
+    };
     const worker = new Worker(new URL('./worker.js', import.meta.url), {
       workerData: data,
       transferList: [port2],
@@ -224,12 +233,28 @@ export class WasmEngine {
         if (t.gone) return;
         const outOfMemory = e.code === 'ERR_WORKER_OUT_OF_MEMORY';
         if (!t.ready) {
-          fail(new Error(outOfMemory ? `a WASM execution thread cannot start within node.wasm.memory-limit (${this.o.memoryLimitBytes} bytes)` : `a WASM execution thread failed to start: ${e.message}`));
+          fail(
+            new Error(
+              outOfMemory
+                ? `a WASM execution thread cannot start within node.wasm.memory-limit (${this.o.memoryLimitBytes} bytes)`
+                : `a WASM execution thread failed to start: ${e.message}`,
+            ),
+          );
           return;
         }
-        if (outOfMemory) this.o.log?.warn({ tx: t.running?.job.tx.idBase58, bytes: this.o.memoryLimitBytes }, 'WASM execution reached its memory limit: its thread is replaced');
+        if (outOfMemory)
+          this.o.log?.warn(
+            { tx: t.running?.job.tx.idBase58, bytes: this.o.memoryLimitBytes },
+            'WASM execution reached its memory limit: its thread is replaced',
+          );
         else this.o.log?.warn({ tx: t.running?.job.tx.idBase58, err: e.message }, 'WASM execution thread failed: it is replaced');
-        this.replace(t, wasmFailure(NODE_FAILURE_CODE, outOfMemory ? `WASM execution exceeded the memory limit of ${this.o.memoryLimitBytes} bytes` : `WASM execution thread failed: ${e.message}`));
+        this.replace(
+          t,
+          wasmFailure(
+            NODE_FAILURE_CODE,
+            outOfMemory ? `WASM execution exceeded the memory limit of ${this.o.memoryLimitBytes} bytes` : `WASM execution thread failed: ${e.message}`,
+          ),
+        );
       });
       worker.on('exit', (code) => {
         if (t.gone) return;

@@ -46,6 +46,8 @@ export function wasmFailure(code: number, message?: string): WasmOutcome {
 export function reviveOutcome(o: WasmOutcome): WasmOutcome {
   if (o.kind === 'error') return o;
   const revive = (op: ContractAssetOperation): ContractAssetOperation =>
-    op.operationType === 'transfer' || op.operationType === 'lease' ? { ...op, recipient: new Address((op.recipient as { readonly bytes: Uint8Array }).bytes) } : op;
+    op.operationType === 'transfer' || op.operationType === 'lease'
+      ? { ...op, recipient: new Address((op.recipient as { readonly bytes: Uint8Array }).bytes) }
+      : op;
   return { ...o, assetOperations: o.assetOperations.map((c) => ({ contractId: c.contractId, operations: c.operations.map(revive) })) };
 }

@@ -128,7 +128,10 @@ export class WasmService {
     const h: Holder = { kind: 'contract', contractId };
     const next = this.balanceOf(h, assetId) - amount;
     if (next < 0n) {
-      throw new WevmAbort(INVALID_TRANSFER, `Contract ${encodeBase58(contractId)} reached negative balance ${next} for asset ${assetId === null ? 'None' : `Some(${encodeBase58(assetId)})`}`);
+      throw new WevmAbort(
+        INVALID_TRANSFER,
+        `Contract ${encodeBase58(contractId)} reached negative balance ${next} for asset ${assetId === null ? 'None' : `Some(${encodeBase58(assetId)})`}`,
+      );
     }
     this.setBalance(h, assetId, next);
   }
@@ -228,7 +231,8 @@ export class WasmService {
   }
 
   issue(contractId: Uint8Array, name: Uint8Array, description: Uint8Array, quantity: bigint, decimals: bigint, isReissuable: boolean): Uint8Array {
-    if (quantity < 0n || decimals < 0n) throw new WevmAbort(INVALID_TRANSFER, `unexpected issue quantity ${quantity} and decimals ${decimals} for tx ${this.tx.idBase58}`);
+    if (quantity < 0n || decimals < 0n)
+      throw new WevmAbort(INVALID_TRANSFER, `unexpected issue quantity ${quantity} and decimals ${decimals} for tx ${this.tx.idBase58}`);
     const { id, nonce } = this.nextId(this.assetNonce, contractId, (x) => this.reads.assetExists(x), 'asset id');
     this.addOperation(contractId, {
       operationType: 'issue',
@@ -396,9 +400,11 @@ export class WasmService {
       operations: [...(paymentsByPayer.get(k)?.ops ?? []), ...(this.operations.get(k)?.ops ?? [])],
     }));
     return {
-      results: [...results.values()].map((r) => ({ contractId: r.contractId, results: r.entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) })),
+      results: [...results.values()].map((r) => ({
+        contractId: r.contractId,
+        results: r.entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+      })),
       assetOperations,
     };
   }
 }
-

@@ -26,7 +26,15 @@ const WAITED_MS = 1;
 const WAITING = 2;
 
 type ReadMethod = keyof WasmStateReads;
-const READ_METHODS: ReadonlySet<string> = new Set<ReadMethod>(['contractBytecode', 'contractData', 'balance', 'assetExists', 'leaseExists', 'aliasOwner', 'height']);
+const READ_METHODS: ReadonlySet<string> = new Set<ReadMethod>([
+  'contractBytecode',
+  'contractData',
+  'balance',
+  'assetExists',
+  'leaseExists',
+  'aliasOwner',
+  'height',
+]);
 
 type ReadRequest = readonly [ReadMethod, ...unknown[]];
 type ReadAnswer = { readonly value: unknown } | { readonly error: string };

@@ -39,7 +39,16 @@ import { ByteWriter } from '../../protocol/bytes.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import { CONTRACT_DATA_ENTRY, type DataEntry } from '../../protocol/transactions/fields.js';
 import { NODE_FAILURE_CODE } from '../../errors/catalogue.js';
-import { analyzeWasm, fuelExportName, instrumentWasm, WASM_ERROR, WasmModuleError, type FuncType, type ModuleInfo, type ValType } from '../../protocol/wasm/module.js';
+import {
+  analyzeWasm,
+  fuelExportName,
+  instrumentWasm,
+  WASM_ERROR,
+  WasmModuleError,
+  type FuncType,
+  type ModuleInfo,
+  type ValType,
+} from '../../protocol/wasm/module.js';
 import { wasmFailure, type WasmJob, type WasmOutcome } from './job.js';
 import { WasmService, WevmAbort, type WasmStateReads } from './service.js';
 import { InternalError } from '../../errors/internal.js';
@@ -226,7 +235,10 @@ const HOST_SIGNATURES: ReadonlyMap<string, FuncType> = new Map([
 ]);
 
 const sameType = (a: FuncType, b: FuncType): boolean =>
-  a.params.length === b.params.length && a.results.length === b.results.length && a.params.every((t, i) => t === b.params[i]) && a.results.every((t, i) => t === b.results[i]);
+  a.params.length === b.params.length &&
+  a.results.length === b.results.length &&
+  a.params.every((t, i) => t === b.params[i]) &&
+  a.results.every((t, i) => t === b.results[i]);
 
 interface Frame {
   readonly contractId: Uint8Array;
@@ -522,7 +534,8 @@ class FrameRuntime {
       env0: {
         get_balance: (ao: number, al: number, ho: number, hl: number) => this.balance(ao, al, ho, hl, 0, 1),
         transfer: (ao: number, al: number, ro: number, rl: number, amount: bigint) => this.transfer(ao, al, ro, rl, 0, 1, amount),
-        issue: (no: number, nl: number, dOff: number, dl: number, q: bigint, dec: number, re: number) => this.write(s.issue(this.self(), this.slice(no, nl), this.slice(dOff, dl), q, BigInt(dec), re !== 0)),
+        issue: (no: number, nl: number, dOff: number, dl: number, q: bigint, dec: number, re: number) =>
+          this.write(s.issue(this.self(), this.slice(no, nl), this.slice(dOff, dl), q, BigInt(dec), re !== 0)),
         burn: (ao: number, al: number, amount: bigint) => (s.burn(this.self(), this.slice(ao, al), amount), 0),
         reissue: (ao: number, al: number, amount: bigint, re: number) => (s.reissue(this.self(), this.slice(ao, al), amount, re !== 0), 0),
         get_block_timestamp: () => [0, s.getBlockTimestamp()],
@@ -561,7 +574,8 @@ class FrameRuntime {
         },
         set_storage_int: (ko: number, kl: number, v: bigint) => this.setStorage(ko, kl, (key) => ({ key, type: 'integer', value: v })),
         set_storage_bool: (ko: number, kl: number, v: number) => this.setStorage(ko, kl, (key) => ({ key, type: 'boolean', value: (v & 0xff) === 1 })),
-        set_storage_binary: (ko: number, kl: number, vo: number, vl: number) => this.setStorage(ko, kl, (key) => ({ key, type: 'binary', value: this.slice(vo, vl) })),
+        set_storage_binary: (ko: number, kl: number, vo: number, vl: number) =>
+          this.setStorage(ko, kl, (key) => ({ key, type: 'binary', value: this.slice(vo, vl) })),
         set_storage_string: (ko: number, kl: number, vo: number, vl: number) =>
           this.setStorage(ko, kl, (key) => ({ key, type: 'string', value: Buffer.from(this.slice(vo, vl)).toString('utf8') })),
         get_tx_sender: () => this.write(s.txField(new TextEncoder().encode('sender'))),
@@ -603,7 +617,8 @@ class FrameRuntime {
       },
       env1: {
         get_balance: (ao: number, al: number, ho: number, hl: number, t: number, v: number) => this.balance(ao, al, ho, hl, t >>> 0, v >>> 0),
-        transfer: (ao: number, al: number, ro: number, rl: number, t: number, v: number, amount: bigint) => this.transfer(ao, al, ro, rl, t >>> 0, v >>> 0, amount),
+        transfer: (ao: number, al: number, ro: number, rl: number, t: number, v: number, amount: bigint) =>
+          this.transfer(ao, al, ro, rl, t >>> 0, v >>> 0, amount),
         issue: (no: number, nl: number, dOff: number, dl: number, q: bigint, dec: bigint, re: number) =>
           this.write(s.issue(this.self(), this.slice(no, nl), this.slice(dOff, dl), q, dec, re !== 0)),
         get_payments: () => [0, s.getTxPayments(paymentIdOf(this.vm.top()))],
@@ -675,7 +690,13 @@ export interface WasmRunner {
 export function runWasmJob(runner: WasmRunner, job: WasmJob, reads: (beforeRead: () => void) => WasmStateReads): WasmOutcome {
   const fuel = new Fuel(job.fuelLimit);
   try {
-    const service = new WasmService(runner.protocol, reads(() => fuel.charge(STATE_READ_FUEL)), job.tx, job.contractId, job.blockTimestamp);
+    const service = new WasmService(
+      runner.protocol,
+      reads(() => fuel.charge(STATE_READ_FUEL)),
+      job.tx,
+      job.contractId,
+      job.blockTimestamp,
+    );
     const vm = new Vm(runner.modules, runner.memories, service, { contractId: job.contractId, bytecode: job.bytecode, nonce: 0n }, fuel);
     let code: number;
     try {

@@ -18,7 +18,17 @@ const NAMES = new Map<string, string>([
   ['1.3.6.1.5.5.7.3.9', 'OCSP Signing'],
 ]);
 
-const KEY_USAGES = ['Digital Signature', 'Non Repudiation', 'Key Encipherment', 'Data Encipherment', 'Key Agreement', 'Certificate Sign', 'CRL Sign', 'Encipher Only', 'Decipher Only'];
+const KEY_USAGES = [
+  'Digital Signature',
+  'Non Repudiation',
+  'Key Encipherment',
+  'Data Encipherment',
+  'Key Agreement',
+  'Certificate Sign',
+  'CRL Sign',
+  'Encipher Only',
+  'Decipher Only',
+];
 
 const named = (oid: string): string => (NAMES.has(oid) ? `${NAMES.get(oid)!} (${oid})` : oid);
 const hex = (b: Uint8Array): string => [...b].map((x) => x.toString(16).padStart(2, '0').toUpperCase()).join(':');
@@ -54,10 +64,16 @@ export function certificateText(c: Certificate): string {
       const critical = e.critical ? ' critical' : '';
       switch (e.oid) {
         case OID.basicConstraints:
-          lines.push(`            X509v3 Basic Constraints:${critical}`, `                CA:${c.ca ? 'TRUE' : 'FALSE'}${c.pathLength === undefined ? '' : `, pathlen:${c.pathLength}`}`);
+          lines.push(
+            `            X509v3 Basic Constraints:${critical}`,
+            `                CA:${c.ca ? 'TRUE' : 'FALSE'}${c.pathLength === undefined ? '' : `, pathlen:${c.pathLength}`}`,
+          );
           break;
         case OID.keyUsage:
-          lines.push(`            X509v3 Key Usage:${critical}`, `                ${(c.keyUsage ?? []).flatMap((on, i) => (on ? [KEY_USAGES[i] ?? `bit ${i}`] : [])).join(', ')}`);
+          lines.push(
+            `            X509v3 Key Usage:${critical}`,
+            `                ${(c.keyUsage ?? []).flatMap((on, i) => (on ? [KEY_USAGES[i] ?? `bit ${i}`] : [])).join(', ')}`,
+          );
           break;
         case OID.extKeyUsage:
           lines.push(`            X509v3 Extended Key Usage:${critical}`, `                ${(c.extendedKeyUsage ?? []).map(named).join(', ')}`);

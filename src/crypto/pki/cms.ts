@@ -180,7 +180,19 @@ function readSignerInfo(node: DerNode): CmsSignerInfo {
   }
   const signatureAlgorithm = readAlgorithmOid(parts[i++] ?? node);
   const signature = (parts[i] ?? node).expect(Tag.OCTET_STRING, 'signature').content;
-  return { issuerDer, serialNumber, subjectKeyIdentifier, digestAlgorithm, signedAttributes, messageDigest, contentType, signingTime, signingCertificateHashes, signatureAlgorithm, signature };
+  return {
+    issuerDer,
+    serialNumber,
+    subjectKeyIdentifier,
+    digestAlgorithm,
+    signedAttributes,
+    messageDigest,
+    contentType,
+    signingTime,
+    signingCertificateHashes,
+    signatureAlgorithm,
+    signature,
+  };
 }
 
 /** Reads a DER CMS ContentInfo holding SignedData; throws CmsFormatError. */
@@ -208,7 +220,8 @@ export function parseSignedData(der: Uint8Array): DetachedSignedData {
   }
 }
 
-export type SignatureCheck = { readonly valid: true; readonly signer: Certificate } | { readonly valid: false; readonly reason: string; readonly signer?: Certificate };
+export type SignatureCheck =
+  { readonly valid: true; readonly signer: Certificate } | { readonly valid: false; readonly reason: string; readonly signer?: Certificate };
 
 /**
  * Checks a detached signature over `content`: for every signer, its certificate (from the
@@ -222,7 +235,8 @@ export function verifyDetached(
   tools: { readonly digest: (d: Uint8Array) => Uint8Array; readonly verifiers: GostVerifiers; readonly extraCertificates?: readonly Certificate[] },
 ): SignatureCheck {
   if (signed.encapsulatedContent !== undefined && signed.encapsulatedContent.length > 0) {
-    if (Buffer.compare(Buffer.from(signed.encapsulatedContent), Buffer.from(content)) !== 0) return { valid: false, reason: 'the signature holds other content than the data given' };
+    if (Buffer.compare(Buffer.from(signed.encapsulatedContent), Buffer.from(content)) !== 0)
+      return { valid: false, reason: 'the signature holds other content than the data given' };
   }
   const pool = [...signed.certificates, ...(tools.extraCertificates ?? [])];
   const contentDigest = tools.digest(content);
@@ -241,9 +255,13 @@ export function verifyDetached(
     }
     let signedBytes: Uint8Array;
     if (s.signedAttributes !== undefined) {
-      if (s.messageDigest === undefined || Buffer.compare(Buffer.from(s.messageDigest), Buffer.from(contentDigest)) !== 0) return { valid: false, reason: 'the message digest does not match the data', signer: cert };
+      if (s.messageDigest === undefined || Buffer.compare(Buffer.from(s.messageDigest), Buffer.from(contentDigest)) !== 0)
+        return { valid: false, reason: 'the message digest does not match the data', signer: cert };
       if (s.contentType !== OID.cmsData) return { valid: false, reason: 'the content-type attribute is not id-data', signer: cert };
-      if (s.signingCertificateHashes !== undefined && !s.signingCertificateHashes.some((h) => Buffer.compare(Buffer.from(h), Buffer.from(tools.digest(cert.der))) === 0)) {
+      if (
+        s.signingCertificateHashes !== undefined &&
+        !s.signingCertificateHashes.some((h) => Buffer.compare(Buffer.from(h), Buffer.from(tools.digest(cert.der))) === 0)
+      ) {
         return { valid: false, reason: 'signing-certificate-v2 names another certificate', signer: cert };
       }
       signedBytes = s.signedAttributes;

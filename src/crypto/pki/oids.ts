@@ -55,7 +55,8 @@ const PARAM_SETS = new Map<string, Gost256Curve>([
 export function paramSetCurve(oid: string): CurveChoice {
   const curve = PARAM_SETS.get(oid);
   if (curve !== undefined) return { curve };
-  if (oid === '1.2.643.7.1.2.1.1.1') return { unsupported: 'the twisted Edwards paramset TC26 256 A (1.2.643.7.1.2.1.1.1) is not supported by the GOST library' };
+  if (oid === '1.2.643.7.1.2.1.1.1')
+    return { unsupported: 'the twisted Edwards paramset TC26 256 A (1.2.643.7.1.2.1.1.1) is not supported by the GOST library' };
   return { unsupported: `unknown GOST R 34.10-2012 256-bit paramset ${oid}` };
 }
 

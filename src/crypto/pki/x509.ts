@@ -15,7 +15,22 @@
  * `CertificateFormatError` naming the problem (no defaults are invented for missing parts).
  */
 import { createHash } from 'node:crypto';
-import { DerError, DerNode, oid, octetString, readBitFlags, readBitStringBytes, readBoolean, readDer, readInteger, readOid, readTime, sequence, Tag, tlv } from './der.js';
+import {
+  DerError,
+  DerNode,
+  oid,
+  octetString,
+  readBitFlags,
+  readBitStringBytes,
+  readBoolean,
+  readDer,
+  readInteger,
+  readOid,
+  readTime,
+  sequence,
+  Tag,
+  tlv,
+} from './der.js';
 import { createGost256Verifier, type Gost256Curve, type Gost256Verify } from '../gost.js';
 import { OID, paramSetCurve, type CurveChoice } from './oids.js';
 import { InternalError } from '../../errors/internal.js';
@@ -215,27 +230,33 @@ export function readGostPublicKey(spki: DerNode): GostPublicKey {
  */
 export function gostSubjectPublicKeyInfo(publicKey: Uint8Array, paramSet = '1.2.643.2.2.36.0'): Uint8Array {
   if (publicKey.length !== 64) throw new RangeError(`a GOST public key has 64 bytes, got ${publicKey.length}`);
-  return sequence(sequence(oid(OID.gost2012_256), sequence(oid(paramSet), oid(OID.streebog256))), tlv(Tag.BIT_STRING, Uint8Array.of(0), octetString(publicKey)));
+  return sequence(
+    sequence(oid(OID.gost2012_256), sequence(oid(paramSet), oid(OID.streebog256))),
+    tlv(Tag.BIT_STRING, Uint8Array.of(0), octetString(publicKey)),
+  );
 }
 
 function readExtensions(node: DerNode): Extension[] {
   const seq = node.children();
   if (seq.length !== 1) throw new DerError('bad extensions');
   const seen = new Set<string>();
-  return seq[0]!.expect(Tag.SEQUENCE, 'extensions').children().map((ext) => {
-    const parts = ext.expect(Tag.SEQUENCE, 'extension').children();
-    const id = readOid(parts[0] ?? ext);
-    let critical = false;
-    let valueNode = parts[1];
-    if (valueNode?.tag === Tag.BOOLEAN) {
-      critical = readBoolean(valueNode);
-      valueNode = parts[2];
-    }
-    if (valueNode === undefined) throw new DerError(`extension ${id} has no value`);
-    if (seen.has(id)) throw new CertificateFormatError(`extension ${id} appears twice`);
-    seen.add(id);
-    return { oid: id, critical, value: new Uint8Array(valueNode.expect(Tag.OCTET_STRING, 'extension value').content) };
-  });
+  return seq[0]!
+    .expect(Tag.SEQUENCE, 'extensions')
+    .children()
+    .map((ext) => {
+      const parts = ext.expect(Tag.SEQUENCE, 'extension').children();
+      const id = readOid(parts[0] ?? ext);
+      let critical = false;
+      let valueNode = parts[1];
+      if (valueNode?.tag === Tag.BOOLEAN) {
+        critical = readBoolean(valueNode);
+        valueNode = parts[2];
+      }
+      if (valueNode === undefined) throw new DerError(`extension ${id} has no value`);
+      if (seen.has(id)) throw new CertificateFormatError(`extension ${id} appears twice`);
+      seen.add(id);
+      return { oid: id, critical, value: new Uint8Array(valueNode.expect(Tag.OCTET_STRING, 'extension value').content) };
+    });
 }
 
 function generalNameUris(node: DerNode): string[] {
@@ -269,7 +290,8 @@ export function parseCertificate(der: Uint8Array): Certificate {
 function parse(input: Uint8Array): Certificate {
   const der = new Uint8Array(input);
   const [tbs, sigAlg, sigValue, ...extra] = readDer(der).expect(Tag.SEQUENCE, 'certificate').children();
-  if (tbs === undefined || sigAlg === undefined || sigValue === undefined || extra.length > 0) throw new DerError('a certificate is a sequence of three elements');
+  if (tbs === undefined || sigAlg === undefined || sigValue === undefined || extra.length > 0)
+    throw new DerError('a certificate is a sequence of three elements');
   const fields = tbs.expect(Tag.SEQUENCE, 'tbsCertificate').children();
   let i = 0;
   let version = 1;
@@ -343,14 +365,21 @@ function parse(input: Uint8Array): Certificate {
       aki === undefined
         ? undefined
         : ((): Uint8Array | undefined => {
-            const id = readDer(aki.value).expect(Tag.SEQUENCE, 'authority key identifier').children().find((n) => n.tag === 0x80);
+            const id = readDer(aki.value)
+              .expect(Tag.SEQUENCE, 'authority key identifier')
+              .children()
+              .find((n) => n.tag === 0x80);
             return id === undefined ? undefined : new Uint8Array(id.content);
           })(),
   };
 }
 
 /** Whether a certificate's (or CRL's) signature verifies with `issuerKey` (GOST R 34.10-2012 256 over Streebog-256 of the TBS). */
-export function signedBy(signed: { readonly signatureAlgorithm: string; readonly tbs: Uint8Array; readonly signature: Uint8Array }, issuerKey: GostPublicKey, verifiers: GostVerifiers): boolean {
+export function signedBy(
+  signed: { readonly signatureAlgorithm: string; readonly tbs: Uint8Array; readonly signature: Uint8Array },
+  issuerKey: GostPublicKey,
+  verifiers: GostVerifiers,
+): boolean {
   if (signed.signatureAlgorithm !== OID.gost2012_256_signature || !('curve' in issuerKey.curve)) return false;
   return verifiers.forCurve(issuerKey.curve.curve)(issuerKey.bytes, signed.tbs, signed.signature);
 }

@@ -103,7 +103,10 @@ function Leases({ address }: { address: string }): JSX.Element {
 function Identity({ address }: { address: string }): JSX.Element {
   const roles = useResource((api) => api.getJson<{ roles: Array<{ role: string; dueTimestamp?: Int64 }> }>(`/permissions/${seg(address)}`), [address]);
   const aliases = useResource((api) => api.getJson<string[]>(`/alias/by-address/${seg(address)}`), [address]);
-  const script = useResource((api) => api.getJson<{ script?: string; scriptText?: string; complexity: Int64 }>(`/addresses/scriptInfo/${seg(address)}`), [address]);
+  const script = useResource(
+    (api) => api.getJson<{ script?: string; scriptText?: string; complexity: Int64 }>(`/addresses/scriptInfo/${seg(address)}`),
+    [address],
+  );
   return (
     <Facts
       facts={[

@@ -12,7 +12,12 @@ const HOLDERS_SHOWN = 100;
 
 function Issuer({ issuer }: { issuer: AssetDetails['issuer'] }): JSX.Element {
   if (typeof issuer === 'string') return <AddressLink address={issuer} />;
-  if (issuer.type === 'Contract') return <span>contract <Id value={issuer.contractId} link={href.contract(issuer.contractId)} /></span>;
+  if (issuer.type === 'Contract')
+    return (
+      <span>
+        contract <Id value={issuer.contractId} link={href.contract(issuer.contractId)} />
+      </span>
+    );
   return <AddressLink address={issuer.address} />;
 }
 
@@ -24,8 +29,8 @@ export function AssetPage({ id }: { id: string }): JSX.Element {
       {(a) => (
         <div>
           <h1>
-            Asset {a.name} {a.reissuable ? <Badge>reissuable</Badge> : <Badge>fixed supply</Badge>} {a.sponsorshipIsEnabled === true && <Badge kind="info">sponsored</Badge>}{' '}
-            {a.scripted && <Badge kind="warn">scripted</Badge>}
+            Asset {a.name} {a.reissuable ? <Badge>reissuable</Badge> : <Badge>fixed supply</Badge>}{' '}
+            {a.sponsorshipIsEnabled === true && <Badge kind="info">sponsored</Badge>} {a.scripted && <Badge kind="warn">scripted</Badge>}
           </h1>
           <Card title="Details">
             <Facts
@@ -34,7 +39,14 @@ export function AssetPage({ id }: { id: string }): JSX.Element {
                 { field: 'assetId', label: 'id', value: <Id value={a.assetId} /> },
                 { field: 'name', value: a.name },
                 { field: 'description', value: a.description === '' ? <span class="muted">—</span> : a.description },
-                { field: 'quantity', value: <span>{formatUnits(a.quantity, a.decimals)} <span class="muted">({jsonText(a.quantity)} units)</span></span> },
+                {
+                  field: 'quantity',
+                  value: (
+                    <span>
+                      {formatUnits(a.quantity, a.decimals)} <span class="muted">({jsonText(a.quantity)} units)</span>
+                    </span>
+                  ),
+                },
                 { field: 'decimals', value: a.decimals },
                 { field: 'issuer', value: <Issuer issuer={a.issuer} /> },
                 {

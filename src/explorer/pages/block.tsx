@@ -50,13 +50,22 @@ export function BlockPage({ reference }: { reference: string }): JSX.Element {
                     value: (
                       <span>
                         <Id value={b.signature} />
-                        {liquid && <div class="small muted">The total signature of the latest micro-block; it is the block id once the next key block refers to it.</div>}
+                        {liquid && (
+                          <div class="small muted">The total signature of the latest micro-block; it is the block id once the next key block refers to it.</div>
+                        )}
                       </span>
                     ),
                   },
                   { field: 'reference', value: b.height > 1 ? <Id value={b.reference} link={href.block(b.height - 1)} /> : <Id value={b.reference} /> },
                   { field: 'generator', value: <AddressLink address={b.generator} /> },
-                  { field: 'timestamp', value: <span>{formatTime(b.timestamp)} <span class="muted">({jsonText(b.timestamp)})</span></span> },
+                  {
+                    field: 'timestamp',
+                    value: (
+                      <span>
+                        {formatTime(b.timestamp)} <span class="muted">({jsonText(b.timestamp)})</span>
+                      </span>
+                    ),
+                  },
                   { field: 'version', value: b.version },
                   poa !== undefined && { field: 'overall-skipped-rounds', label: 'overall skipped rounds', value: jsonText(poa['overall-skipped-rounds']) },
                   pos !== undefined && {
@@ -69,7 +78,15 @@ export function BlockPage({ reference }: { reference: string }): JSX.Element {
                     ),
                   },
                   { field: 'transactionCount', label: 'transactions', value: b.transactionCount },
-                  { field: 'blocksize', label: 'size', value: <span>{formatBytes(b.blocksize)} <span class="muted">({b.blocksize} bytes)</span></span> },
+                  {
+                    field: 'blocksize',
+                    label: 'size',
+                    value: (
+                      <span>
+                        {formatBytes(b.blocksize)} <span class="muted">({b.blocksize} bytes)</span>
+                      </span>
+                    ),
+                  },
                   { field: 'fee', value: <Amount value={b.fee} /> },
                   b.features !== undefined && b.features.length > 0 && { field: 'features', label: 'features voted', value: b.features.join(', ') },
                 ]}

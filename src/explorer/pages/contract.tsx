@@ -80,7 +80,8 @@ function CallResult({ executed }: { executed: Tx | undefined }): JSX.Element {
   const code = executed['statusCode'];
   return (
     <span>
-      {code === undefined || code === null || code === 0 ? <Badge kind="ok">executed</Badge> : <Badge kind="bad">status {jsonText(code)}</Badge>} <TxLink id={executed.id} short />
+      {code === undefined || code === null || code === 0 ? <Badge kind="ok">executed</Badge> : <Badge kind="bad">status {jsonText(code)}</Badge>}{' '}
+      <TxLink id={executed.id} short />
     </span>
   );
 }
@@ -90,7 +91,10 @@ function Calls({ contractId, creation }: { contractId: string; creation: Tx }): 
   const [scan, setScan] = useState<Scan | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
-  const pending = useResource(async (a) => (await a.getJson<Tx[]>('/transactions/unconfirmed')).filter((t) => t.type !== 105 && contractIdOf(t) === contractId), [contractId]);
+  const pending = useResource(
+    async (a) => (await a.getJson<Tx[]>('/transactions/unconfirmed')).filter((t) => t.type !== 105 && contractIdOf(t) === contractId),
+    [contractId],
+  );
 
   const more = async (from: Scan): Promise<void> => {
     setBusy(true);
@@ -195,7 +199,10 @@ async function creationOf(api: NodeApi, id: string): Promise<Tx | undefined> {
   return inner === undefined ? undefined : { ...inner, ...(mined?.height === undefined ? {} : { height: mined.height }) };
 }
 
-async function contractOf(api: NodeApi, id: string): Promise<{ info: ContractInfo; creation: Tx | undefined; balance: { balance: Int64; decimals: number } | undefined }> {
+async function contractOf(
+  api: NodeApi,
+  id: string,
+): Promise<{ info: ContractInfo; creation: Tx | undefined; balance: { balance: Int64; decimals: number } | undefined }> {
   const info = await api.getJson<ContractInfo>(`/contracts/info/${seg(id)}`);
   const [creation, balance] = await Promise.all([
     creationOf(api, id),
@@ -212,7 +219,8 @@ export function ContractPage({ id }: { id: string }): JSX.Element {
   return (
     <div>
       <h1>
-        Contract{contract.state === 'ok' && contract.value.creation !== undefined ? ` “${String(contract.value.creation['contractName'])}”` : ''} <Id value={id} />
+        Contract{contract.state === 'ok' && contract.value.creation !== undefined ? ` “${String(contract.value.creation['contractName'])}”` : ''}{' '}
+        <Id value={id} />
       </h1>
       <Show resource={contract} what="the contract">
         {({ info, creation, balance }) => (

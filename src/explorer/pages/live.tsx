@@ -76,7 +76,9 @@ function RoundProgress({ config, genesis, nodeNow, tip }: { config: NodeConfig; 
         <div class="progress" aria-label="time since the key block against the average block delay">
           <div class="fill" style={{ width: `${share * 100}%` }} />
         </div>
-        <p class="small muted">PoS: {formatAge(tipTs, nodeNow)} since the key block; blocks come every {Math.round(delay / 1000)} s on average.</p>
+        <p class="small muted">
+          PoS: {formatAge(tipTs, nodeNow)} since the key block; blocks come every {Math.round(delay / 1000)} s on average.
+        </p>
       </div>
     );
   }
@@ -91,7 +93,11 @@ function RoundProgress({ config, genesis, nodeNow, tip }: { config: NodeConfig; 
         <div class="mark" style={{ left: `${(round.miningMs / round.totalMs) * 100}%` }} />
       </div>
       <p class="small muted">
-        Round {round.number}: {mining ? `micro-blocks for ${((round.miningMs - elapsed) / 1000).toFixed(1)} s more` : `sync part, next round in ${((round.totalMs - elapsed) / 1000).toFixed(1)} s`}.{' '}
+        Round {round.number}:{' '}
+        {mining
+          ? `micro-blocks for ${((round.miningMs - elapsed) / 1000).toFixed(1)} s more`
+          : `sync part, next round in ${((round.totalMs - elapsed) / 1000).toFixed(1)} s`}
+        .{' '}
         {tipRound === round.number ? 'The liquid block belongs to this round.' : `The liquid block is from round ${tipRound}; this round has no key block yet.`}
       </p>
     </div>
@@ -160,15 +166,35 @@ export function LivePage(): JSX.Element {
         }
         if (prev !== undefined) {
           // Micro-blocks that came within one poll of their key block are seen together with it.
-          const key: FeedItem = { key: `k${tip.signature}`, kind: 'key', header: tip, txDelta: 0, sizeDelta: tip.transactionCount === 0 ? tip.blocksize : undefined, seenAt };
-          const withMicro: FeedItem[] = tip.transactionCount === 0 ? [key] : [{ key: `m${tip.signature}`, kind: 'micro', header: tip, txDelta: tip.transactionCount, sizeDelta: undefined, seenAt, merged: true }, key];
+          const key: FeedItem = {
+            key: `k${tip.signature}`,
+            kind: 'key',
+            header: tip,
+            txDelta: 0,
+            sizeDelta: tip.transactionCount === 0 ? tip.blocksize : undefined,
+            seenAt,
+          };
+          const withMicro: FeedItem[] =
+            tip.transactionCount === 0
+              ? [key]
+              : [{ key: `m${tip.signature}`, kind: 'micro', header: tip, txDelta: tip.transactionCount, sizeDelta: undefined, seenAt, merged: true }, key];
           setFeed((f) => [...withMicro, ...f].slice(0, FEED_LENGTH));
         }
       } else {
         microCount.current++;
         setHeaders((hs) => [...hs.slice(0, -1), tip]);
         setFeed((f) =>
-          [{ key: `m${tip.signature}`, kind: 'micro' as const, header: tip, txDelta: tip.transactionCount - prev.transactionCount, sizeDelta: tip.blocksize - prev.blocksize, seenAt }, ...f].slice(0, FEED_LENGTH),
+          [
+            {
+              key: `m${tip.signature}`,
+              kind: 'micro' as const,
+              header: tip,
+              txDelta: tip.transactionCount - prev.transactionCount,
+              sizeDelta: tip.blocksize - prev.blocksize,
+              seenAt,
+            },
+            ...f,
+          ].slice(0, FEED_LENGTH),
         );
       }
       if (tip.transactionCount === 0) setLiquidTxs([]);
@@ -198,8 +224,8 @@ export function LivePage(): JSX.Element {
                 <Stat label="pool" value={pool === undefined ? '—' : `${formatInteger(pool.size)} tx`} testId="pool-size" />
               </div>
               <p class="small">
-                Key block by <AddressLink address={tip.generator} short /> at {formatTime(tip.timestamp)} ({formatAge(tip.timestamp, nodeNow)});
-                pool {pool === undefined ? '—' : formatBytes(pool.sizeInBytes)}.
+                Key block by <AddressLink address={tip.generator} short /> at {formatTime(tip.timestamp)} ({formatAge(tip.timestamp, nodeNow)}); pool{' '}
+                {pool === undefined ? '—' : formatBytes(pool.sizeInBytes)}.
               </p>
               {config.state === 'ok' && genesis.state === 'ok' && <RoundProgress config={config.value} genesis={genesis.value} nodeNow={nodeNow} tip={tip} />}
             </div>
@@ -232,7 +258,11 @@ export function LivePage(): JSX.Element {
         </Card>
       </div>
       <Card title="In the liquid block">
-        {liquidTxs === undefined ? <p class="muted">More than {LIST_LIQUID_UP_TO} transactions: open the block to see them.</p> : <TxTable txs={liquidTxs} testId="liquid-txs" />}
+        {liquidTxs === undefined ? (
+          <p class="muted">More than {LIST_LIQUID_UP_TO} transactions: open the block to see them.</p>
+        ) : (
+          <TxTable txs={liquidTxs} testId="liquid-txs" />
+        )}
       </Card>
     </div>
   );

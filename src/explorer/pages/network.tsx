@@ -52,7 +52,19 @@ interface Consensus {
   readonly timeline: RoundTimeline;
 }
 
-function NodeCard({ status, config, owner, version, now }: { status: NodeStatus | undefined; config: NodeConfig | undefined; owner: string | undefined; version: string | undefined; now: number }): JSX.Element {
+function NodeCard({
+  status,
+  config,
+  owner,
+  version,
+  now,
+}: {
+  status: NodeStatus | undefined;
+  config: NodeConfig | undefined;
+  owner: string | undefined;
+  version: string | undefined;
+  now: number;
+}): JSX.Element {
   const sync = status?.synchronization;
   const target = toBigInt(sync?.targetScore);
   const local = toBigInt(sync?.localScore);
@@ -67,7 +79,12 @@ function NodeCard({ status, config, owner, version, now }: { status: NodeStatus 
         <Stat label="chain id" value={config?.chainId ?? '—'} />
       </div>
       <p class="small">
-        {version ?? ''} {owner !== undefined && <span>· owner <AddressLink address={owner} short /></span>}
+        {version ?? ''}{' '}
+        {owner !== undefined && (
+          <span>
+            · owner <AddressLink address={owner} short />
+          </span>
+        )}
         {config?.blockTiming.roundDuration !== undefined && (
           <span>
             {' '}
@@ -161,7 +178,9 @@ function Peers({ lastMined }: { lastMined: ReadonlyMap<string, number> }): JSX.E
       )}
       <p class="small muted">
         {known.state === 'ok' && `${known.value.peers.length} known peer address${known.value.peers.length === 1 ? '' : 'es'}. `}
-        {suspended.state === 'ok' && suspended.value.length > 0 && `Suspended: ${suspended.value.map((s) => `${s.hostname} (${formatTime(s.timestamp)})`).join(', ')}.`}
+        {suspended.state === 'ok' &&
+          suspended.value.length > 0 &&
+          `Suspended: ${suspended.value.map((s) => `${s.hostname} (${formatTime(s.timestamp)})`).join(', ')}.`}
       </p>
     </div>
   );
@@ -174,7 +193,9 @@ function Timeline({ timeline, queueIndex }: { timeline: RoundTimeline; queueInde
         {timeline.slots.map((s, i) => {
           const n = s.generator === undefined ? undefined : queueIndex.get(s.generator);
           const title =
-            s.kind === 'mined' ? `Block ${s.height} by ${s.generator ?? ''}` : `${s.rounds} round${s.rounds === 1 ? '' : 's'} skipped before block ${s.height}${s.outcome === undefined ? '' : `, then ${s.outcome}`}`;
+            s.kind === 'mined'
+              ? `Block ${s.height} by ${s.generator ?? ''}`
+              : `${s.rounds} round${s.rounds === 1 ? '' : 's'} skipped before block ${s.height}${s.outcome === undefined ? '' : `, then ${s.outcome}`}`;
           return (
             <a key={i} class={`slot ${s.kind} ${s.outcome ?? ''}`} href={`#/block/${s.height}`} title={title} data-kind={s.kind} data-height={s.height}>
               {s.kind === 'mined' ? (n === undefined ? '?' : n + 1) : s.rounds > 1 ? `+${s.rounds}` : '·'}
@@ -233,7 +254,11 @@ function MinerQueue({ consensus }: { consensus: Consensus }): JSX.Element {
             return (
               <span>
                 {consensus.banned.has(m) && <Badge kind="bad">banned</Badge>} {m === tip?.generator && <Badge kind="info">mined the last block</Badge>}{' '}
-                {warnings > 0 && <Badge kind="warn">{warnings} warning{warnings === 1 ? '' : 's'}</Badge>}
+                {warnings > 0 && (
+                  <Badge kind="warn">
+                    {warnings} warning{warnings === 1 ? '' : 's'}
+                  </Badge>
+                )}
               </span>
             );
           },
@@ -265,9 +290,19 @@ function Features({ activation }: { activation: Activation }): JSX.Element {
         columns={[
           { label: 'Id', num: true, cell: (f) => f.id },
           { label: 'Feature', cell: (f) => f.description },
-          { label: 'Chain', cell: (f) => <Badge kind={f.blockchainStatus === 'ACTIVATED' ? 'ok' : f.blockchainStatus === 'APPROVED' ? 'info' : 'warn'}>{f.blockchainStatus}</Badge> },
+          {
+            label: 'Chain',
+            cell: (f) => (
+              <Badge kind={f.blockchainStatus === 'ACTIVATED' ? 'ok' : f.blockchainStatus === 'APPROVED' ? 'info' : 'warn'}>{f.blockchainStatus}</Badge>
+            ),
+          },
           { label: 'This node', class: 'small', cell: (f) => f.nodeStatus },
-          { label: 'Height / votes', num: true, cell: (f) => (f.activationHeight !== undefined ? `at ${f.activationHeight}` : f.supportingBlocks !== undefined ? `${f.supportingBlocks} votes` : '—') },
+          {
+            label: 'Height / votes',
+            num: true,
+            cell: (f) =>
+              f.activationHeight !== undefined ? `at ${f.activationHeight}` : f.supportingBlocks !== undefined ? `${f.supportingBlocks} votes` : '—',
+          },
         ]}
       />
     </div>
@@ -334,7 +369,9 @@ export function NetworkPage(): JSX.Element {
           </Card>
           <Card title={`Rounds of the last ${RECENT_BLOCKS} blocks`}>
             <Show resource={consensus} what="the rounds">
-              {(c) => (c === undefined ? <p class="muted">Loading…</p> : <Timeline timeline={c.timeline} queueIndex={new Map(c.queue.map((m, i) => [m, i]))} />)}
+              {(c) =>
+                c === undefined ? <p class="muted">Loading…</p> : <Timeline timeline={c.timeline} queueIndex={new Map(c.queue.map((m, i) => [m, i]))} />
+              }
             </Show>
           </Card>
         </div>

@@ -94,7 +94,8 @@ export function PolicyPage({ id }: { id: string }): JSX.Element {
   return (
     <div>
       <h1>
-        Policy{creation.state === 'ok' && creation.value !== undefined && creation.value.type === 112 ? ` “${String(creation.value['policyName'])}”` : ''} <Id value={id} />
+        Policy{creation.state === 'ok' && creation.value !== undefined && creation.value.type === 112 ? ` “${String(creation.value['policyName'])}”` : ''}{' '}
+        <Id value={id} />
       </h1>
       <Card>
         <Show resource={creation} what="the policy's creation">
@@ -103,8 +104,8 @@ export function PolicyPage({ id }: { id: string }): JSX.Element {
               <p class="muted">No CreatePolicy transaction has this id.</p>
             ) : (
               <p data-testid="policy-created">
-                {String(tx['description']) === '' ? '' : `${String(tx['description'])}. `}Created by <AddressLink address={tx.sender!} short /> in <TxLink id={tx.id} short /> at height{' '}
-                {tx.height !== undefined && <BlockLink height={tx.height} />}, {formatTime(tx.timestamp)}.
+                {String(tx['description']) === '' ? '' : `${String(tx['description'])}. `}Created by <AddressLink address={tx.sender!} short /> in{' '}
+                <TxLink id={tx.id} short /> at height {tx.height !== undefined && <BlockLink height={tx.height} />}, {formatTime(tx.timestamp)}.
               </p>
             )
           }
@@ -124,8 +125,8 @@ export function PolicyPage({ id }: { id: string }): JSX.Element {
             <Card title={`Data items (${p.hashes.length})`}>
               <DataItems txIds={p.transactions} />
               <p class="small muted">
-                Shown from the chain: each item&apos;s hash and the transaction that anchored it. The data itself, and its file name, size and author, are read only with the
-                privacy API key, which this page never uses.
+                Shown from the chain: each item&apos;s hash and the transaction that anchored it. The data itself, and its file name, size and author, are read
+                only with the privacy API key, which this page never uses.
               </p>
             </Card>
           </div>

@@ -82,7 +82,12 @@ export function ExecutionResults({ executed }: { executed: Tx }): JSX.Element {
     <div data-testid="execution-results">
       <p>
         {code === undefined || code === null || code === 0 ? <Badge kind="ok">executed</Badge> : <Badge kind="bad">status code {jsonText(code)}</Badge>}{' '}
-        {typeof f['errorMessage'] === 'string' && <span>{f['errorMessage']}</span>} {inner !== undefined && <span>for {txTypeName(inner.type).toLowerCase()} <TxLink id={inner.id} /></span>}
+        {typeof f['errorMessage'] === 'string' && <span>{f['errorMessage']}</span>}{' '}
+        {inner !== undefined && (
+          <span>
+            for {txTypeName(inner.type).toLowerCase()} <TxLink id={inner.id} />
+          </span>
+        )}
       </p>
       {byContract.map(([contractId, entries]) => (
         <div key={contractId}>
@@ -115,7 +120,12 @@ function ContractExecution({ id }: { id: string }): JSX.Element {
           ) : (
             <div>
               <p>
-                Executed by <TxLink id={e.id} /> {e.height !== undefined && <span>at height <BlockLink height={e.height} /></span>}
+                Executed by <TxLink id={e.id} />{' '}
+                {e.height !== undefined && (
+                  <span>
+                    at height <BlockLink height={e.height} />
+                  </span>
+                )}
               </p>
               <ExecutionResults executed={e} />
             </div>
@@ -124,7 +134,13 @@ function ContractExecution({ id }: { id: string }): JSX.Element {
       </Show>
       <h2 class="small">Statuses</h2>
       <Show resource={statuses} what="contract execution statuses">
-        {(s) => (s === undefined || s.length === 0 ? <p class="muted">The node holds no execution status for it (statuses are kept for a limited time).</p> : <StatusTable statuses={s} testId="statuses" />)}
+        {(s) =>
+          s === undefined || s.length === 0 ? (
+            <p class="muted">The node holds no execution status for it (statuses are kept for a limited time).</p>
+          ) : (
+            <StatusTable statuses={s} testId="statuses" />
+          )
+        }
       </Show>
     </Card>
   );
@@ -142,7 +158,12 @@ export function TransactionPage({ id }: { id: string }): JSX.Element {
     return () => clearTimeout(timer);
   }, [pending, tick]);
 
-  if (located.state !== 'ok') return <Show resource={located} what="the transaction">{() => null}</Show>;
+  if (located.state !== 'ok')
+    return (
+      <Show resource={located} what="the transaction">
+        {() => null}
+      </Show>
+    );
   const { tx } = located.value;
   const contractId = contractIdOf(tx);
   return (

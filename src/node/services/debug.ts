@@ -59,7 +59,9 @@ export function debugService(parts: DebugDeps): DebugService {
     const height = chain.height();
     if (poaRules === undefined || height < 2) return 'mining blocks';
     const keyBlock = chain.headerAt(height);
-    return equalBytes(keyBlock.generator, parts.ownerPublicKey) && microBlockWindow(poaRules.poa, keyBlock.timestamp, parts.now()).allowed ? 'mining microblocks' : 'mining blocks';
+    return equalBytes(keyBlock.generator, parts.ownerPublicKey) && microBlockWindow(poaRules.poa, keyBlock.timestamp, parts.now()).allowed
+      ? 'mining microblocks'
+      : 'mining blocks';
   };
 
   return {

@@ -37,7 +37,8 @@ const UPLOAD = 0x75; // 'u'
 /** How much of a large file is read at a time when serving it. */
 const READ_CHUNK = 1024 * 1024;
 
-const itemKey = (prefix: number, k: PolicyItemKey): Uint8Array => new Uint8Array(Buffer.from(`${String.fromCharCode(prefix)}${k.policyId}\u0000${k.hash}`, 'latin1'));
+const itemKey = (prefix: number, k: PolicyItemKey): Uint8Array =>
+  new Uint8Array(Buffer.from(`${String.fromCharCode(prefix)}${k.policyId}\u0000${k.hash}`, 'latin1'));
 
 interface MetaRecord {
   readonly type: PrivacyDataType;
@@ -95,7 +96,10 @@ export class EmbeddedStorage implements PolicyStorage {
   /** Removes every trace of uploads a crash interrupted. */
   private async recover(): Promise<void> {
     for (const name of await readdir(this.incomingDir)) await rm(join(this.incomingDir, name), { force: true });
-    const journal = [...this.db.getRange({ start: Uint8Array.of(UPLOAD), end: Uint8Array.of(UPLOAD + 1) })].map(({ key, value }) => ({ key: Uint8Array.from(key), item: Buffer.from(value).toString('latin1') }));
+    const journal = [...this.db.getRange({ start: Uint8Array.of(UPLOAD), end: Uint8Array.of(UPLOAD + 1) })].map(({ key, value }) => ({
+      key: Uint8Array.from(key),
+      item: Buffer.from(value).toString('latin1'),
+    }));
     for (const { key, item } of journal) {
       const [policyId = '', hash = ''] = item.split('\u0000');
       if (this.db.get(itemKey(META, { policyId, hash })) === undefined) await rm(this.largePath({ policyId, hash }), { force: true });

@@ -31,7 +31,13 @@ const INV_READ = 0x40000;
 const UNIQUE_VIOLATION = '23505';
 
 /** WE's migrations: version, Flyway description and script, the checksum Flyway 5.2.4 computes for WE's file, and the same schema change. */
-export const WE_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly description: string; readonly script: string; readonly checksum: number; readonly sql: (t: Tables) => string[] }> = [
+export const WE_MIGRATIONS: ReadonlyArray<{
+  readonly version: number;
+  readonly description: string;
+  readonly script: string;
+  readonly checksum: number;
+  readonly sql: (t: Tables) => string[];
+}> = [
   {
     version: 1,
     description: 'init tables',
@@ -51,8 +57,20 @@ export const WE_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly d
     checksum: -146234538,
     sql: (t) => [`ALTER TABLE ${t.meta} DROP CONSTRAINT "policy_meta_data_pkey"`, `ALTER TABLE ${t.data} DROP CONSTRAINT "policy_data_pkey"`],
   },
-  { version: 3, description: 'remove type column from metadata table', script: 'V3__remove_type_column_from_metadata_table.sql', checksum: 1078666037, sql: (t) => [`ALTER TABLE ${t.meta} DROP COLUMN "type"`] },
-  { version: 4, description: 'add lo id column', script: 'V4__add_lo_id_column.sql', checksum: 373296287, sql: (t) => [`ALTER TABLE ${t.meta} ADD COLUMN "lo_id" OID`] },
+  {
+    version: 3,
+    description: 'remove type column from metadata table',
+    script: 'V3__remove_type_column_from_metadata_table.sql',
+    checksum: 1078666037,
+    sql: (t) => [`ALTER TABLE ${t.meta} DROP COLUMN "type"`],
+  },
+  {
+    version: 4,
+    description: 'add lo id column',
+    script: 'V4__add_lo_id_column.sql',
+    checksum: 373296287,
+    sql: (t) => [`ALTER TABLE ${t.meta} ADD COLUMN "lo_id" OID`],
+  },
 ];
 
 /** Quoted names of the tables in the configured schema. */
@@ -166,13 +184,17 @@ export class PostgresStorage implements PolicyStorage {
         );
         await client.query(`CREATE INDEX "flyway_schema_history_s_idx" ON ${t.history} ("success")`);
       }
-      const applied = await client.query<{ version: string | null; success: boolean; checksum: number | null }>(`SELECT "version", "success", "checksum" FROM ${t.history}`);
+      const applied = await client.query<{ version: string | null; success: boolean; checksum: number | null }>(
+        `SELECT "version", "success", "checksum" FROM ${t.history}`,
+      );
       const done = new Set<number>();
       for (const row of applied.rows) {
         if (row.version === null) continue;
         const m = WE_MIGRATIONS.find((x) => String(x.version) === row.version);
-        if (!row.success) throw new Error(`migration ${row.version} of schema ${t.schema} failed earlier (flyway_schema_history.success = false): repair it first`);
-        if (m !== undefined && row.checksum !== m.checksum) throw new Error(`migration ${row.version} of schema ${t.schema} has checksum ${row.checksum}, WE's is ${m.checksum}`);
+        if (!row.success)
+          throw new Error(`migration ${row.version} of schema ${t.schema} failed earlier (flyway_schema_history.success = false): repair it first`);
+        if (m !== undefined && row.checksum !== m.checksum)
+          throw new Error(`migration ${row.version} of schema ${t.schema} has checksum ${row.checksum}, WE's is ${m.checksum}`);
         done.add(Number(row.version));
       }
       for (const m of WE_MIGRATIONS) {
@@ -205,7 +227,10 @@ export class PostgresStorage implements PolicyStorage {
   }
 
   private async metaRow(key: PolicyItemKey): Promise<MetaRow | undefined> {
-    const rows = await run<MetaRow>(this.pool, 'reading item metadata', `SELECT * FROM ${this.t.meta} WHERE "policy_id" = $1 AND "hash" = $2`, [key.policyId, key.hash]);
+    const rows = await run<MetaRow>(this.pool, 'reading item metadata', `SELECT * FROM ${this.t.meta} WHERE "policy_id" = $1 AND "hash" = $2`, [
+      key.policyId,
+      key.hash,
+    ]);
     return rows[0];
   }
 
@@ -246,7 +271,10 @@ export class PostgresStorage implements PolicyStorage {
     const row = await this.metaRow(key);
     if (row === undefined) return undefined;
     if (row.lo_id === null) {
-      const rows = await run<{ data: Buffer }>(this.pool, 'reading item data', `SELECT "data" FROM ${this.t.data} WHERE "policy_id" = $1 AND "hash" = $2`, [key.policyId, key.hash]);
+      const rows = await run<{ data: Buffer }>(this.pool, 'reading item data', `SELECT "data" FROM ${this.t.data} WHERE "policy_id" = $1 AND "hash" = $2`, [
+        key.policyId,
+        key.hash,
+      ]);
       return rows[0] === undefined ? undefined : new Uint8Array(rows[0].data);
     }
     const opened = await this.openLargeObject(row.lo_id);
@@ -285,7 +313,11 @@ export class PostgresStorage implements PolicyStorage {
     const size = this.chunkSize;
     async function* pieces(): AsyncGenerator<Buffer> {
       for (let offset = 0; offset < length; offset += size) {
-        const rows = await run<{ piece: Buffer }>(pool, 'reading a large object', 'SELECT lo_get($1, $2, $3) AS piece', [oid, offset, Math.min(size, length - offset)]);
+        const rows = await run<{ piece: Buffer }>(pool, 'reading a large object', 'SELECT lo_get($1, $2, $3) AS piece', [
+          oid,
+          offset,
+          Math.min(size, length - offset),
+        ]);
         yield rows[0]!.piece;
       }
     }
@@ -303,7 +335,11 @@ export class PostgresStorage implements PolicyStorage {
         const bytes = data instanceof Uint8Array ? data : await collectAll(data);
         digest.update(bytes);
         digest.check(meta.hash);
-        await run(client, what, `INSERT INTO ${this.t.data} ("policy_id", "hash", "data") VALUES ($1, $2, $3)`, [meta.policyId, meta.hash, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]);
+        await run(client, what, `INSERT INTO ${this.t.data} ("policy_id", "hash", "data") VALUES ($1, $2, $3)`, [
+          meta.policyId,
+          meta.hash,
+          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+        ]);
       } else {
         loId = (await run<{ oid: number }>(client, what, 'SELECT lo_create(0) AS oid'))[0]!.oid;
         let offset = 0;

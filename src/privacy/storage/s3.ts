@@ -112,7 +112,8 @@ export class S3Storage implements PolicyStorage {
 
   /** Connects, creates the bucket when missing, and aborts uploads a crash left incomplete. */
   static async open(settings: S3StorageSettings): Promise<S3Storage> {
-    if (settings.uploadChunkSize < MIN_PART_SIZE) throw new Error(`node.privacy.storage.upload-chunk-size must be at least 5MiB for s3, got ${settings.uploadChunkSize} bytes`);
+    if (settings.uploadChunkSize < MIN_PART_SIZE)
+      throw new Error(`node.privacy.storage.upload-chunk-size must be at least 5MiB for s3, got ${settings.uploadChunkSize} bytes`);
     const client = new S3Client({
       endpoint: settings.url,
       region: settings.region,
@@ -147,7 +148,8 @@ export class S3Storage implements PolicyStorage {
     try {
       await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
     } catch (e) {
-      if (!(e instanceof S3ServiceException && (e.name === 'BucketAlreadyOwnedByYou' || e.name === 'BucketAlreadyExists'))) throw failure(`creating bucket '${this.bucket}'`, e);
+      if (!(e instanceof S3ServiceException && (e.name === 'BucketAlreadyOwnedByYou' || e.name === 'BucketAlreadyExists')))
+        throw failure(`creating bucket '${this.bucket}'`, e);
     }
   }
 
@@ -254,7 +256,9 @@ export class S3Storage implements PolicyStorage {
       const upload = async (body: Uint8Array): Promise<void> => {
         const PartNumber = parts.length + 1;
         try {
-          const r = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.length }));
+          const r = await this.client.send(
+            new UploadPartCommand({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.length }),
+          );
           parts.push({ ETag: r.ETag, PartNumber });
         } catch (e) {
           throw failure(`uploading part ${PartNumber} of ${Key}`, e);

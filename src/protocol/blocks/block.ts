@@ -263,9 +263,7 @@ export class Block implements UnsignedBlock {
         'transactions',
       );
     }
-    return wrapDecode(() =>
-      Block.build(p, { version, timestamp, reference, consensus, transactions, featureVotes, genesisData, generator }, signature),
-    );
+    return wrapDecode(() => Block.build(p, { version, timestamp, reference, consensus, transactions, featureVotes, genesisData, generator }, signature));
   }
 
   /** Wire bytes. */

@@ -132,10 +132,15 @@ export function consensusJson(c: ConsensusData, p: Protocol): JsonObject {
 export function writeConsensus(w: ByteWriter, c: ConsensusData, p: Protocol, skipVotes = false): void {
   switch (c.type) {
     case 'pos':
-      w.i32(1 + 8 + GENERATION_SIGNATURE_LENGTH).u8(POS_TYPE_BYTE).i64(c.baseTarget).bytes(c.generationSignature);
+      w.i32(1 + 8 + GENERATION_SIGNATURE_LENGTH)
+        .u8(POS_TYPE_BYTE)
+        .i64(c.baseTarget)
+        .bytes(c.generationSignature);
       return;
     case 'poa':
-      w.i32(1 + 8).u8(POA_TYPE_BYTE).i64(c.overallSkippedRounds);
+      w.i32(1 + 8)
+        .u8(POA_TYPE_BYTE)
+        .i64(c.overallSkippedRounds);
       return;
     case 'cft': {
       const votes = skipVotes ? [] : c.votes;

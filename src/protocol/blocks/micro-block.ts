@@ -215,7 +215,13 @@ export class VoteMicroBlock extends MicroBlockBase implements VoteMicroBlockFiel
 export type MicroBlock = TxMicroBlock | VoteMicroBlock;
 
 function headerOf(m: MicroBlockHeader): MicroBlockHeader {
-  return { version: m.version, timestamp: m.timestamp, prevLiquidBlockSig: m.prevLiquidBlockSig, totalLiquidBlockSig: m.totalLiquidBlockSig, generator: m.generator };
+  return {
+    version: m.version,
+    timestamp: m.timestamp,
+    prevLiquidBlockSig: m.prevLiquidBlockSig,
+    totalLiquidBlockSig: m.totalLiquidBlockSig,
+    generator: m.generator,
+  };
 }
 
 function serializeMicroBlock(
@@ -307,7 +313,8 @@ function readMicroBlockTransactions(r: ByteReader, readTransaction: TransactionR
   while (section.remaining > 0) {
     const i = transactions.length;
     const txLength = section.i32(`transactions(${i})`);
-    if (txLength < 1 || txLength > section.remaining) throw new DecodeError(`Invalid length ${txLength} of transaction ${i} in micro-block`, `transactions(${i})`);
+    if (txLength < 1 || txLength > section.remaining)
+      throw new DecodeError(`Invalid length ${txLength} of transaction ${i} in micro-block`, `transactions(${i})`);
     try {
       transactions.push(readTransaction(section, txLength));
     } catch (e) {
@@ -422,7 +429,8 @@ export function applyMicroBlock(liquid: Block, micro: MicroBlock, options: { fir
   if (kept !== undefined && kept.block === liquid && micro.kind === 'tx' && fields.version === NG_BLOCK_VERSION) {
     // The reconstructed block's signed bytes, the micro-block's transactions appended to those kept.
     const signed = kept.append(micro.transactions);
-    if (!p.crypto.verify(liquid.generator, signed, micro.totalLiquidBlockSig)) throw microBlockAppendError(`Invalid liquid block total signature '${micro.idBase58}'`);
+    if (!p.crypto.verify(liquid.generator, signed, micro.totalLiquidBlockSig))
+      throw microBlockAppendError(`Invalid liquid block total signature '${micro.idBase58}'`);
     const next = Block.withCheckedSignature(p, fields, micro.totalLiquidBlockSig);
     kept.accept(next);
     return next;

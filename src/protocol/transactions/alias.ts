@@ -34,6 +34,7 @@ export const CreateAlias = defineTx({
 export type CreateAliasData = DataOf<typeof createAliasFields>;
 export type CreateAliasTransaction = Transaction<CreateAliasData>;
 
-export const createAliasBinding: RideBinding<CreateAliasTransaction> = (tx, ctx) => provenObject(tx, ctx, 'CreateAliasTransaction', [['alias', tx.data.alias.name]]);
+export const createAliasBinding: RideBinding<CreateAliasTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'CreateAliasTransaction', [['alias', tx.data.alias.name]]);
 
 export const codecs = [CreateAlias];

@@ -180,12 +180,16 @@ function validateInner(tx: AtomicTransaction): void {
       fail(`To use transaction '${t.idBase58}' inside atomic container, the transaction must have atomic badge`);
     } else if (badge.trustedSender !== null) {
       if (!sameAddress(badge.trustedSender, atomicSender)) {
-        fail(`The trusted address '${badge.trustedSender.toString()}' of the transaction '${t.idBase58}' does not match the atomic sender '${atomicSender.toString()}'`);
+        fail(
+          `The trusted address '${badge.trustedSender.toString()}' of the transaction '${t.idBase58}' does not match the atomic sender '${atomicSender.toString()}'`,
+        );
       }
     } else {
       const innerSender = t.sender;
       if (innerSender === undefined || !sameAddress(innerSender, atomicSender)) {
-        fail(`The sender address '${innerSender?.toString() ?? ''}' of the transaction '${t.idBase58}' does not match the atomic sender '${atomicSender.toString()}'`);
+        fail(
+          `The sender address '${innerSender?.toString() ?? ''}' of the transaction '${t.idBase58}' does not match the atomic sender '${atomicSender.toString()}'`,
+        );
       }
     }
   }

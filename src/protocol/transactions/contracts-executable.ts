@@ -9,7 +9,30 @@
  * `calledContractVersion`).
  */
 import { atomicBadgeSince, fee, sender, timestamp } from './common.js';
-import { COMMITMENT, CONTRACT_API_VERSION, CONTRACT_ENTRIES, CONTRACT_ID, FEE_ASSET_ID, FEE_ASSET_ID_BYTESTR, MAX_EXECUTABLE_TX_BYTES, MERGED_ADDRESS_SET, OPT_COMMITMENT, OPT_SHORT_STRING, PAYMENTS, STORED_CONTRACT, uniqueAddressSet, validateCommitment, validateContractEngine, validateContractEntries, validateContractName, validateImage, validateImageHash, validateStoredContractHash, validateValidationPolicy, VALIDATION_POLICY } from './contracts-fields.js';
+import {
+  COMMITMENT,
+  CONTRACT_API_VERSION,
+  CONTRACT_ENTRIES,
+  CONTRACT_ID,
+  FEE_ASSET_ID,
+  FEE_ASSET_ID_BYTESTR,
+  MAX_EXECUTABLE_TX_BYTES,
+  MERGED_ADDRESS_SET,
+  OPT_COMMITMENT,
+  OPT_SHORT_STRING,
+  PAYMENTS,
+  STORED_CONTRACT,
+  uniqueAddressSet,
+  validateCommitment,
+  validateContractEngine,
+  validateContractEntries,
+  validateContractName,
+  validateImage,
+  validateImageHash,
+  validateStoredContractHash,
+  validateValidationPolicy,
+  VALIDATION_POLICY,
+} from './contracts-fields.js';
 import { BOOLEAN, INT, SHORT_STRING } from './fields.js';
 import { provenObject, type RideBinding } from './ride-binding.js';
 import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction } from './schema.js';
@@ -144,7 +167,8 @@ export const UpdateContract = defineTx({ type: 107, name: 'UpdateContract', vers
 export type UpdateContractData = DataOf<typeof updateFields>;
 export type UpdateContractTransaction = Transaction<UpdateContractData>;
 
-export const updateContractBinding: RideBinding<UpdateContractTransaction> = (tx, ctx) => provenObject(tx, ctx, 'UpdateContractTransaction', [['contractId', tx.data.contractId]]);
+export const updateContractBinding: RideBinding<UpdateContractTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'UpdateContractTransaction', [['contractId', tx.data.contractId]]);
 
 // ---------------------------------------------------------------------------
 // The executable transactions together

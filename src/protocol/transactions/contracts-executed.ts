@@ -13,7 +13,19 @@ import type { JsonObject } from '../json.js';
 import type { ProtocolParams } from './fields.js';
 import { sender, timestamp } from './common.js';
 import { EXECUTABLE_CONTRACT_TYPES, isExecutableContract, type ExecutableContractTransaction } from './contracts-executable.js';
-import { COMMITMENT, COMMITMENT_LENGTH, CONTRACT_ENTRIES, jsonByteStr, MAX_EXECUTED_TX_BYTES, MAX_ID_BASE58_LENGTH, OPT_COMMITMENT, OPT_SHORT_STRING, scalaMapOrder, validateCommitment, validateContractEntries } from './contracts-fields.js';
+import {
+  COMMITMENT,
+  COMMITMENT_LENGTH,
+  CONTRACT_ENTRIES,
+  jsonByteStr,
+  MAX_EXECUTED_TX_BYTES,
+  MAX_ID_BASE58_LENGTH,
+  OPT_COMMITMENT,
+  OPT_SHORT_STRING,
+  scalaMapOrder,
+  validateCommitment,
+  validateContractEntries,
+} from './contracts-fields.js';
 import {
   ASSET_ID_LENGTH,
   CONTRACT_DATA_ENTRY,
@@ -35,7 +47,6 @@ import {
 import { javaArrayHash } from './scala-set.js';
 import { defineTx, field, PROOFS, versioned, type DataOf, type Transaction, type TransactionProtocol } from './schema.js';
 import { contractTransactionTooBig, DecodeError, expected, genericError, WeError, wrongJson } from '../../errors/catalogue.js';
-
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -597,10 +608,17 @@ export function contractResultsHash(p: ProtocolParams, results: readonly DataEnt
  * WE's results hash of V5: contracts sorted by the Base58 text of their id, each one's
  * results sorted by key; then the asset operations, contracts in the same order.
  */
-export function contractResultsMapHash(p: ProtocolParams, resultsMap: readonly ContractResults[], assetOperationsMap: readonly ContractOperations[] = []): Uint8Array {
+export function contractResultsMapHash(
+  p: ProtocolParams,
+  resultsMap: readonly ContractResults[],
+  assetOperationsMap: readonly ContractOperations[] = [],
+): Uint8Array {
   const w = new ByteWriter(256);
   const byId = <T extends { contractId: Uint8Array }>(xs: readonly T[]): T[] =>
-    xs.map((x) => ({ x, id: encodeBase58(x.contractId) })).sort((a, b) => compareJava(a.id, b.id)).map((e) => e.x);
+    xs
+      .map((x) => ({ x, id: encodeBase58(x.contractId) }))
+      .sort((a, b) => compareJava(a.id, b.id))
+      .map((e) => e.x);
   for (const c of byId(orderResults(resultsMap))) writeSortedEntries(w, c.results, p);
   for (const c of byId(orderOperations(assetOperationsMap))) for (const op of c.operations) writeAssetOperationBody(w, op);
   return p.crypto.fastHash(w.result());
@@ -663,4 +681,3 @@ export function executedAssetOperations(tx: ExecutedContractTransaction): Contra
   if (tx.data.assetOperationsMap !== undefined) return tx.data.assetOperationsMap.flatMap((c) => [...c.operations]);
   return [...(tx.data.assetOperations ?? [])];
 }
-

@@ -24,7 +24,19 @@ import {
   type FieldType,
 } from './fields.js';
 import { scalaSetOrder, scalaSetOrderBy } from './scala-set.js';
-import { DecodeError, expected, genericError, invalidContractApiVersion, invalidContractId, invalidContractKeys, undecodableHash, unknownContractEngine, ValidationError, WeError, wrongJson } from '../../errors/catalogue.js';
+import {
+  DecodeError,
+  expected,
+  genericError,
+  invalidContractApiVersion,
+  invalidContractId,
+  invalidContractKeys,
+  undecodableHash,
+  unknownContractEngine,
+  ValidationError,
+  WeError,
+  wrongJson,
+} from '../../errors/catalogue.js';
 
 // ---------------------------------------------------------------------------
 // Limits (ContractTransactionValidation, ExecutableTransaction, ContractTransactionEntryOps)
@@ -61,11 +73,7 @@ export function javaStringHash(s: string): number {
  * Entries of a Scala 2.12 immutable Map built from `entries` in that order, in its
  * iteration order: a repeated key keeps its first position and takes the last value.
  */
-export function scalaMapOrder<K, V>(
-  entries: readonly (readonly [K, V])[],
-  hashOf: (k: K) => number,
-  identity: (k: K) => string,
-): Array<[K, V]> {
+export function scalaMapOrder<K, V>(entries: readonly (readonly [K, V])[], hashOf: (k: K) => number, identity: (k: K) => string): Array<[K, V]> {
   const last = new Map<string, V>();
   const firstKeys: K[] = [];
   for (const [k, v] of entries) {
@@ -96,9 +104,7 @@ export function validateImageHash(imageHash: string): void {
 /** ContractTransactionValidation.validateContractName. */
 export function validateContractName(name: string): void {
   if (name.length === 0 || name.length > CONTRACT_NAME_MAX_LENGTH) {
-    throw genericError(
-      `Incorrect contractName length: ${name.length}. It must be non-empty and its length must be less than ${CONTRACT_NAME_MAX_LENGTH}`,
-    );
+    throw genericError(`Incorrect contractName length: ${name.length}. It must be non-empty and its length must be less than ${CONTRACT_NAME_MAX_LENGTH}`);
   }
 }
 
@@ -128,7 +134,7 @@ export function forbiddenKeyChars(key: string): string | null {
     run = [];
     runBlank = true;
   };
-  for (let i = 0; i < key.length; ) {
+  for (let i = 0; i < key.length;) {
     const cp = key.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
     if (isAllowedKeyChar(cp)) flush();
@@ -140,7 +146,13 @@ export function forbiddenKeyChars(key: string): string | null {
   }
   flush();
   if (units.length === 0) return null;
-  return String.fromCharCode(...scalaSetOrderBy(units, (u) => u, (u) => u));
+  return String.fromCharCode(
+    ...scalaSetOrderBy(
+      units,
+      (u) => u,
+      (u) => u,
+    ),
+  );
 }
 
 /**
@@ -246,9 +258,7 @@ export const FEE_ASSET_ID_BYTESTR: FieldType<Uint8Array | null> = {
 // VALIDATION_POLICY
 
 export type ValidationPolicy =
-  | { readonly type: 'any' }
-  | { readonly type: 'majority' }
-  | { readonly type: 'majority_with_one_of'; readonly addresses: readonly Address[] };
+  { readonly type: 'any' } | { readonly type: 'majority' } | { readonly type: 'majority_with_one_of'; readonly addresses: readonly Address[] };
 
 const POLICY_BYTES = { any: 0, majority: 1, majority_with_one_of: 2 } as const;
 
@@ -511,7 +521,12 @@ export const OPT_COMMITMENT = option(COMMITMENT);
 // Group members: SHORT_SET(ADDRESS)
 
 const ADDRESS_SET_BASE = addressSet(false);
-const orderAddresses = (xs: readonly Address[]): Address[] => scalaSetOrder(xs, (a) => a.bytes, (a) => a.toString());
+const orderAddresses = (xs: readonly Address[]): Address[] =>
+  scalaSetOrder(
+    xs,
+    (a) => a.bytes,
+    (a) => a.toString(),
+  );
 
 /** addressSet(false), also writing typed data given in any order in the Set's order. */
 const ADDRESS_SET: FieldType<Address[]> = {
@@ -566,4 +581,3 @@ export const CONTRACT_ENTRIES = shortList(CONTRACT_DATA_ENTRY);
 
 /** OPTION(SHORT_STRING) (callFunc, errorMessage). */
 export const OPT_SHORT_STRING = option(SHORT_STRING);
-

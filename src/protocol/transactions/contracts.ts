@@ -24,6 +24,7 @@ export const DisableContract = defineTx({ type: 106, name: 'DisableContract', ve
 export type DisableContractData = DataOf<typeof disableFields>;
 export type DisableContractTransaction = Transaction<DisableContractData>;
 
-export const disableContractBinding: RideBinding<DisableContractTransaction> = (tx, ctx) => provenObject(tx, ctx, 'DisableContractTransaction', [['contractId', tx.data.contractId]]);
+export const disableContractBinding: RideBinding<DisableContractTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'DisableContractTransaction', [['contractId', tx.data.contractId]]);
 
 export const codecs = [CreateContract, CallContract, ExecutedContract, DisableContract, UpdateContract];

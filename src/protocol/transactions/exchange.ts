@@ -476,7 +476,11 @@ export const Exchange: TypedTxCodec<ExchangeTransaction> = {
 };
 
 /** An Exchange from typed data, stateless rules checked (the sender is the buy order's matcher). */
-export function exchangeTransaction(p: TransactionProtocol, data: Omit<ExchangeData, 'senderPublicKey'>, proofs: readonly Uint8Array[] = []): ExchangeTransaction {
+export function exchangeTransaction(
+  p: TransactionProtocol,
+  data: Omit<ExchangeData, 'senderPublicKey'>,
+  proofs: readonly Uint8Array[] = [],
+): ExchangeTransaction {
   return p.transaction(Exchange, EXCHANGE_VERSION, { ...data, senderPublicKey: data.buyOrder.matcherPublicKey }, proofs);
 }
 

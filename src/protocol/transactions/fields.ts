@@ -396,7 +396,12 @@ export function bigList<T>(inner: FieldType<T>): FieldType<T[]> {
  * order (see scala-set.ts). `rejectDuplicates` mirrors the JSON readers that refuse them.
  */
 export function addressSet(rejectDuplicates: boolean): FieldType<Address[]> {
-  const order = (xs: Address[]): Address[] => scalaSetOrder(xs, (a) => a.bytes, (a) => a.toString());
+  const order = (xs: Address[]): Address[] =>
+    scalaSetOrder(
+      xs,
+      (a) => a.bytes,
+      (a) => a.toString(),
+    );
   return {
     kind: 'SHORT_SET(ADDRESS)',
     write: (w, v) => {

@@ -94,6 +94,7 @@ export const LeaseCancel = defineTx({ type: 9, name: 'LeaseCancel', versions: [2
 export type LeaseCancelData = DataOf<typeof leaseCancelFields>;
 export type LeaseCancelTransaction = Transaction<LeaseCancelData>;
 
-export const leaseCancelBinding: RideBinding<LeaseCancelTransaction> = (tx, ctx) => provenObject(tx, ctx, 'LeaseCancelTransaction', [['leaseId', tx.data.leaseId]]);
+export const leaseCancelBinding: RideBinding<LeaseCancelTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'LeaseCancelTransaction', [['leaseId', tx.data.leaseId]]);
 
 export const codecs = [Lease, LeaseCancel];

@@ -88,7 +88,9 @@ export interface PermissionOp {
 export const PERMISSION_OP_SIZE = 19;
 
 export function writePermissionOp(w: ByteWriter, op: PermissionOp): void {
-  w.u8(op.opType === 'add' ? OP_ADD : OP_REMOVE).u8(ROLES[op.role]).i64(op.timestamp);
+  w.u8(op.opType === 'add' ? OP_ADD : OP_REMOVE)
+    .u8(ROLES[op.role])
+    .i64(op.timestamp);
   if (op.dueTimestamp === null) w.u8(0).i64(0n);
   else w.u8(1).i64(op.dueTimestamp);
 }

@@ -36,7 +36,8 @@ export function recipientObject(r: Address | Alias): CaseObj {
 }
 
 /** Proofs as WE binds them: always 8, the missing ones empty. */
-export const proofsList = (proofs: readonly Uint8Array[]): RideList => new RideList([...proofs, ...Array.from({ length: Math.max(0, 8 - proofs.length) }, () => new Uint8Array(0))]);
+export const proofsList = (proofs: readonly Uint8Array[]): RideList =>
+  new RideList([...proofs, ...Array.from({ length: Math.max(0, 8 - proofs.length) }, () => new Uint8Array(0))]);
 
 function header(tx: Transaction): RideFields {
   return [

@@ -63,5 +63,9 @@ export function scalaSetOrder<T>(items: readonly T[], bytesOf: (x: T) => Uint8Ar
 
 /** Set order of Short values (block feature votes). */
 export function scalaShortSetOrder(items: readonly number[]): number[] {
-  return scalaSetOrderBy(items, (x) => x, (x) => x);
+  return scalaSetOrderBy(
+    items,
+    (x) => x,
+    (x) => x,
+  );
 }

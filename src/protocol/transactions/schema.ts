@@ -52,11 +52,7 @@ export interface FieldOptions<T> {
 }
 
 /** A field present in every version of its family. */
-export function field<const N extends string, T>(
-  name: N,
-  type: FieldType<T>,
-  options: Omit<FieldOptions<T>, 'since' | 'until'> = {},
-): FieldSpec<N, T, false> {
+export function field<const N extends string, T>(name: N, type: FieldType<T>, options: Omit<FieldOptions<T>, 'since' | 'until'> = {}): FieldSpec<N, T, false> {
   return { name, type, ...options, optional: false };
 }
 
@@ -139,7 +135,16 @@ export interface TransactionProtocol extends ProtocolParams {
  * `data` holds the typed field values of the family (see `DataOf`).
  */
 export class Transaction<D extends object = object> {
-  private cache: { body?: Uint8Array; proofSource?: Uint8Array; full?: Uint8Array; id?: Uint8Array; idB58?: string; senderKeyB58?: string; proofsB58?: readonly string[]; sender?: Address } = {};
+  private cache: {
+    body?: Uint8Array;
+    proofSource?: Uint8Array;
+    full?: Uint8Array;
+    id?: Uint8Array;
+    idB58?: string;
+    senderKeyB58?: string;
+    proofsB58?: readonly string[];
+    sender?: Address;
+  } = {};
   /** Whether proofs[0] verified, once known (never carried over to other proofs). */
   private signatureVerdict: boolean | undefined;
 
@@ -244,7 +249,13 @@ export class Transaction<D extends object = object> {
   /** A copy with other proofs (e.g. after signing). */
   withProofs(proofs: readonly Uint8Array[]): Transaction<D> {
     const copy = new Transaction<D>(this.codec, this.version, this.data, proofs, this.protocol);
-    copy.cache = { body: this.cache.body, proofSource: this.cache.proofSource, id: this.cache.id, idB58: this.cache.idB58, senderKeyB58: this.cache.senderKeyB58 };
+    copy.cache = {
+      body: this.cache.body,
+      proofSource: this.cache.proofSource,
+      id: this.cache.id,
+      idB58: this.cache.idB58,
+      senderKeyB58: this.cache.senderKeyB58,
+    };
     return copy;
   }
 
@@ -378,7 +389,11 @@ function attribute<T>(fieldName: string, f: () => T): T {
 
 export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefinition<E>): TxSchema<E> {
   const byVersion = new Map<number, readonly SchemaEntry[]>();
-  for (const v of def.versions) byVersion.set(v, def.fields.filter((e) => inVersion(e, v)));
+  for (const v of def.versions)
+    byVersion.set(
+      v,
+      def.fields.filter((e) => inVersion(e, v)),
+    );
   const entriesOf = (version: number): readonly SchemaEntry[] => {
     const entries = byVersion.get(version);
     if (entries === undefined) throw genericError(`Bad transaction type (${def.type}) and version (${version})`);
@@ -412,7 +427,16 @@ export function defineTx<const E extends readonly SchemaEntry[]>(def: SchemaDefi
     versions: def.versions,
     definition: def,
     hasProofs: true,
-    senderKeyFromRequest: def.fields.some((e) => isField(e) && e.name === 'senderPublicKey' && e.type === PUBLIC_KEY && e.jsonKey === undefined && e.fromJson === undefined && e.since === undefined && e.until === undefined),
+    senderKeyFromRequest: def.fields.some(
+      (e) =>
+        isField(e) &&
+        e.name === 'senderPublicKey' &&
+        e.type === PUBLIC_KEY &&
+        e.jsonKey === undefined &&
+        e.fromJson === undefined &&
+        e.since === undefined &&
+        e.until === undefined,
+    ),
     entriesOf,
     is: (tx): tx is Tx => tx.type === def.type,
     modernHeader: (version) => !legacy.has(version),

@@ -82,7 +82,6 @@ export const OPT_SCRIPT = optionalScript(true);
 // ---------------------------------------------------------------------------
 // UTF-8 text held as SHORT_BYTE_ARRAY
 
-
 /**
  * SHORT_BYTE_ARRAY holding UTF-8 text, encoded as Java does (`getBytes(UTF_8)`) and read
  * from JSON without a length check: the family's validation caps it well below 65 535
@@ -102,7 +101,6 @@ export const TEXT_BYTES: FieldType<Uint8Array> = {
 export const MAX_SCRIPT_NAME_CHARS = 128;
 export const MAX_SCRIPT_DESCRIPTION_BYTES = 32767;
 
-
 const setScriptFields = [
   chainIdField(true),
   sender,
@@ -116,7 +114,8 @@ const setScriptFields = [
   }),
   field('description', TEXT_BYTES, {
     // Absent or null in the request is the empty description.
-    fromJson: (body) => (body['description'] === undefined || body['description'] === null ? new Uint8Array(0) : javaUtf8(jsonString(body['description'], 'description'))),
+    fromJson: (body) =>
+      body['description'] === undefined || body['description'] === null ? new Uint8Array(0) : javaUtf8(jsonString(body['description'], 'description')),
     check: (v) => {
       if (v.length > MAX_SCRIPT_DESCRIPTION_BYTES) {
         throw genericError(`description field length in bytes must be less ${MAX_SCRIPT_DESCRIPTION_BYTES}`);
@@ -132,12 +131,21 @@ export const SetScript = defineTx({ type: 13, name: 'SetScript', versions: [1], 
 export type SetScriptData = DataOf<typeof setScriptFields>;
 export type SetScriptTransaction = Transaction<SetScriptData>;
 
-export const setScriptBinding: RideBinding<SetScriptTransaction> = (tx, ctx) => provenObject(tx, ctx, 'SetScriptTransaction', [['script', option(tx.data.script)]]);
+export const setScriptBinding: RideBinding<SetScriptTransaction> = (tx, ctx) =>
+  provenObject(tx, ctx, 'SetScriptTransaction', [['script', option(tx.data.script)]]);
 
 // ---------------------------------------------------------------------------
 // SetAssetScript (15): a None script passes here and is refused against state.
 
-const setAssetScriptFields = [chainIdField(true), sender, field('assetId', ASSET_ID), field('script', OPT_SCRIPT, { check: checkScript }), fee, timestamp, PROOFS] as const;
+const setAssetScriptFields = [
+  chainIdField(true),
+  sender,
+  field('assetId', ASSET_ID),
+  field('script', OPT_SCRIPT, { check: checkScript }),
+  fee,
+  timestamp,
+  PROOFS,
+] as const;
 
 export const SetAssetScript = defineTx({ type: 15, name: 'SetAssetScript', versions: [1], fields: setAssetScriptFields });
 export type SetAssetScriptData = DataOf<typeof setAssetScriptFields>;

@@ -136,7 +136,10 @@ export const massTransferBinding: RideBinding<MassTransferTransaction> = (tx, ct
   if (tx.version !== 1) return undefined;
   const transfers = tx.data.transfers;
   // Long.sum wraps around on overflow in WE.
-  const total = BigInt.asIntN(64, transfers.reduce((a, t) => a + t.amount, 0n));
+  const total = BigInt.asIntN(
+    64,
+    transfers.reduce((a, t) => a + t.amount, 0n),
+  );
   return provenObject(tx, ctx, 'MassTransferTransaction', [
     [
       'transfers',

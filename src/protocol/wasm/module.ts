@@ -176,16 +176,35 @@ const SEGMENT_ENDS = new Set([0x00, 0x02, 0x03, 0x04, 0x05, 0x0b, 0x0c, 0x0d, 0x
 function skipInstruction(r: Reader): number {
   const op = r.u8();
   switch (op) {
-    case 0x00: case 0x01: case 0x05: case 0x0b: case 0x0f: case 0x1a: case 0x1b: case 0xd1:
+    case 0x00:
+    case 0x01:
+    case 0x05:
+    case 0x0b:
+    case 0x0f:
+    case 0x1a:
+    case 0x1b:
+    case 0xd1:
       return op;
-    case 0x02: case 0x03: case 0x04: {
+    case 0x02:
+    case 0x03:
+    case 0x04: {
       const peek = r.buf[r.pos];
       if (peek === 0x40) r.pos++;
       else if (peek !== undefined && (peek & 0xc0) === 0x40) valType(r.u8());
       else if (r.s33() < 0) throw new Invalid('invalid block type');
       return op;
     }
-    case 0x0c: case 0x0d: case 0x10: case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26: case 0xd2:
+    case 0x0c:
+    case 0x0d:
+    case 0x10:
+    case 0x20:
+    case 0x21:
+    case 0x22:
+    case 0x23:
+    case 0x24:
+    case 0x25:
+    case 0x26:
+    case 0xd2:
       r.u32();
       return op;
     case 0x0e: {
@@ -199,7 +218,8 @@ function skipInstruction(r: Reader): number {
     case 0x1c:
       for (let n = r.u32(); n > 0; n--) valType(r.u8());
       return op;
-    case 0x3f: case 0x40:
+    case 0x3f:
+    case 0x40:
       if (r.u8() !== 0) throw new Invalid('multiple memories are not supported');
       return op;
     case 0x41:
@@ -214,11 +234,28 @@ function skipInstruction(r: Reader): number {
     case 0xfc: {
       const sub = r.u32();
       switch (sub) {
-        case 8: r.u32(); if (r.u8() !== 0) throw new Invalid('bad memory index'); return op;
-        case 9: case 13: case 15: case 16: case 17: r.u32(); return op;
-        case 10: if (r.u8() !== 0 || r.u8() !== 0) throw new Invalid('bad memory index'); return op;
-        case 11: if (r.u8() !== 0) throw new Invalid('bad memory index'); return op;
-        case 12: case 14: r.u32(); r.u32(); return op;
+        case 8:
+          r.u32();
+          if (r.u8() !== 0) throw new Invalid('bad memory index');
+          return op;
+        case 9:
+        case 13:
+        case 15:
+        case 16:
+        case 17:
+          r.u32();
+          return op;
+        case 10:
+          if (r.u8() !== 0 || r.u8() !== 0) throw new Invalid('bad memory index');
+          return op;
+        case 11:
+          if (r.u8() !== 0) throw new Invalid('bad memory index');
+          return op;
+        case 12:
+        case 14:
+          r.u32();
+          r.u32();
+          return op;
         default:
           throw new Invalid(sub <= 7 ? 'saturating float-to-int conversions are disabled' : `instruction 0xfc ${sub} is not supported`);
       }
@@ -266,7 +303,20 @@ export interface ParsedModule {
   readonly definedGlobals: number;
 }
 
-const ORDER = new Map([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6], [7, 7], [8, 8], [9, 9], [12, 10], [10, 11], [11, 12]]);
+const ORDER = new Map([
+  [1, 1],
+  [2, 2],
+  [3, 3],
+  [4, 4],
+  [5, 5],
+  [6, 6],
+  [7, 7],
+  [8, 8],
+  [9, 9],
+  [12, 10],
+  [10, 11],
+  [11, 12],
+]);
 
 function parse(bytes: Uint8Array): ParsedModule {
   const r = new Reader(bytes);
@@ -605,7 +655,11 @@ function instrumentBody(bytes: Uint8Array, body: { start: number; end: number; c
       locals.u8();
     }
     scratch = params + declared;
-    out.u32(groups + 1).bytes(bytes.subarray(groupsStart, body.codeStart)).u32(1).byte(0x7f);
+    out
+      .u32(groups + 1)
+      .bytes(bytes.subarray(groupsStart, body.codeStart))
+      .u32(1)
+      .byte(0x7f);
   } else out.bytes(bytes.subarray(body.start, body.codeStart));
   let segment: Array<{ from: number; to: number; shift: number | undefined }> = [];
   const flush = (): void => {
@@ -625,7 +679,6 @@ function instrumentBody(bytes: Uint8Array, body: { start: number; end: number; c
   const content = out.result();
   return new Writer().u32(content.length).bytes(content).result();
 }
-
 
 /** The name the instrumented module exports its fuel global under. */
 export function fuelExportName(info: ModuleInfo): string {
@@ -648,7 +701,11 @@ export function instrumentWasm(bytes: Uint8Array, p: ParsedModule): Uint8Array {
     if (s === undefined) return new Writer().u32(1).bytes(entry).result();
     const r = new Reader(bytes, s.start, s.end);
     const count = r.u32();
-    return new Writer().u32(count + 1).bytes(bytes.subarray(r.pos, s.end)).bytes(entry).result();
+    return new Writer()
+      .u32(count + 1)
+      .bytes(bytes.subarray(r.pos, s.end))
+      .bytes(entry)
+      .result();
   };
   const globalSection = p.sections.find((s) => s.id === 6);
   const exportSection = p.sections.find((s) => s.id === 7);

@@ -13,7 +13,6 @@ import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, namedAsset, ONE_WEST, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 import { genericError } from '../../errors/catalogue.js';
 
-
 /** AssetOpsSupport.findAssetAndCheckCallerGrants. */
 function findAsset(state: StateView, tx: Transaction, assetId: Uint8Array, onlyIssuer: boolean): AssetInfo {
   const asset = state.asset(assetId);

@@ -107,8 +107,10 @@ function checkBytecode(stored: StoredContract, contractId: Uint8Array): void {
  * node executes no other combination (what WE does with them is not known).
  */
 function checkConfidentialCall(tx: CallContractTransaction, info: ContractInfo): void {
-  if (info.isConfidential && tx.version !== 6) throw genericError(`Contract '${encodeBase58(info.contractId)}' is confidential: it is called by CallContract V6 only`);
-  if (!info.isConfidential && tx.version === 6) throw genericError(`Contract '${encodeBase58(info.contractId)}' is not confidential: CallContract V6 calls confidential contracts only`);
+  if (info.isConfidential && tx.version !== 6)
+    throw genericError(`Contract '${encodeBase58(info.contractId)}' is confidential: it is called by CallContract V6 only`);
+  if (!info.isConfidential && tx.version === 6)
+    throw genericError(`Contract '${encodeBase58(info.contractId)}' is not confidential: CallContract V6 calls confidential contracts only`);
 }
 
 /** TransferOpsSupport.contractTransfersDiff: attached payments go from the sender to the contract. */
@@ -148,7 +150,9 @@ function callChanges(state: ContractApplyState, tx: CallContractTransaction, ctx
   checkConfidentialCall(tx, info);
   const called = d.contractVersion ?? 1;
   if (info.version !== called) {
-    throw genericError(`Called version '${called}' of contract with id '${encodeBase58(info.contractId)}' doesn't match actual contract version '${info.version}'`);
+    throw genericError(
+      `Called version '${called}' of contract with id '${encodeBase58(info.contractId)}' doesn't match actual contract version '${info.version}'`,
+    );
   }
   if (tx.version >= 7 && d.contractEngine !== 'docker' && (d.callFunc === null || d.callFunc === undefined || d.callFunc === '_constructor')) {
     const func = d.callFunc === null || d.callFunc === undefined ? 'None' : `Some(${d.callFunc})`;
@@ -170,7 +174,8 @@ function updateChanges(state: ContractApplyState, tx: UpdateContractTransaction,
     genericError(`Contract update transaction sender '${senderAddress(state, tx).toString()}' is not equal to contract creator '${creator.toString()}'`);
   const updated = contractInfoAfterUpdate(tx, info);
   if (!isCreator && JSON.stringify(storedKey(updated.storedContract)) !== JSON.stringify(storedKey(info.storedContract))) throw senderRefused();
-  if (updated.storedContract.engine !== info.storedContract.engine) throw genericError(`changed engine in UpdateContractTransactionV${tx.version}(${tx.idBase58})`);
+  if (updated.storedContract.engine !== info.storedContract.engine)
+    throw genericError(`changed engine in UpdateContractTransactionV${tx.version}(${tx.idBase58})`);
   checkConfidentialUpdate(tx, info, senderAddress(state, tx), contractValidators(state, ctx.blockTimestamp));
   if (!info.active) throw isDisabledError(d.contractId);
   if (!isCreator) throw senderRefused();
@@ -213,7 +218,9 @@ export const applyDisableContract: Applier<DisableContractTransaction> = (state,
   const info = state.contract(d.contractId);
   if (info === undefined) throw contractNotFoundError(d.contractId);
   if (!equalBytes(info.creator, d.senderPublicKey)) {
-    throw genericError(`Can't disable contract: transaction sender '${senderAddress(state, tx).toString()}' is not developer of contract '${encodeBase58(d.contractId)}'`);
+    throw genericError(
+      `Can't disable contract: transaction sender '${senderAddress(state, tx).toString()}' is not developer of contract '${encodeBase58(d.contractId)}'`,
+    );
   }
   if (!info.active) throw alreadyDisabledError(d.contractId);
   state.putContract({ ...info, active: false });
@@ -264,7 +271,9 @@ function checkValidationProofs(state: ContractApplyState, tx: ExecutedContractTr
       : d.resultsHash;
   if (policy.type !== 'any') {
     const minerAddress = state.protocol.addresses.fromPublicKey(miner).bytes;
-    const validators = contractValidators(state, ctx.blockTimestamp).filter((v) => !equalBytes(v, minerAddress) && (confidential === undefined || isGroupParticipant(confidential, v)));
+    const validators = contractValidators(state, ctx.blockTimestamp).filter(
+      (v) => !equalBytes(v, minerAddress) && (confidential === undefined || isGroupParticipant(confidential, v)),
+    );
     const proofAddresses = proofs.map((p) => state.protocol.addresses.fromPublicKey(p.validatorPublicKey).bytes);
     const count = new Set(proofAddresses.filter((a) => validators.some((v) => equalBytes(v, a))).map((a) => encodeBase58(a))).size;
     const majority = Math.ceil((2 / 3) * validators.length);
@@ -280,14 +289,17 @@ function checkValidationProofs(state: ContractApplyState, tx: ExecutedContractTr
   }
   for (const p of proofs) {
     if (!state.protocol.crypto.verify(p.validatorPublicKey, signed, p.signature)) {
-      throw genericError(`Invalid validator '${state.protocol.addresses.fromPublicKey(p.validatorPublicKey).toString()}' signature '${encodeBase58(p.signature)}'`);
+      throw genericError(
+        `Invalid validator '${state.protocol.addresses.fromPublicKey(p.validatorPublicKey).toString()}' signature '${encodeBase58(p.signature)}'`,
+      );
     }
   }
 }
 
 /** The embedded transaction's signature and its sender's roles (it was checked by the miner's pool, not by this node). */
 function checkEmbedded(state: ContractApplyState, inner: ExecutableContractTransaction): void {
-  if (!inner.hasValidSenderSignature()) throw genericError(`Script doesn't exist and proof doesn't validate as signature for the executed transaction '${inner.idBase58}'`);
+  if (!inner.hasValidSenderSignature())
+    throw genericError(`Script doesn't exist and proof doesn't validate as signature for the executed transaction '${inner.idBase58}'`);
   const sender = senderAddress(state, inner);
   const ops = state.permissionOps(sender.bytes);
   if (hasRole(ops, ROLES.banned, inner.timestamp)) throw permissionError(`Sender ${sender.toString()} permission validation failed: Sender is 'banned'`);
@@ -343,7 +355,8 @@ function applyOperation(state: ContractApplyState, executed: Transaction, contra
       const asset = state.asset(op.assetId);
       if (asset === undefined) throw genericError(`Referenced assetId '${encodeBase58(op.assetId)}' doesn't exist`);
       checkIdLength(op.assetId);
-      if (asset.issuedByContract !== true || !equalBytes(asset.issuer, contractId)) throw genericError(`Asset '${encodeBase58(op.assetId)}' was not issued by '${contract}'`);
+      if (asset.issuedByContract !== true || !equalBytes(asset.issuer, contractId))
+        throw genericError(`Asset '${encodeBase58(op.assetId)}' was not issued by '${contract}'`);
       if (!asset.reissuable) throw genericError('Asset is not reissuable');
       if (INT64.MAX - op.quantity < asset.volume) throw genericError('Asset total value overflow');
       state.putAsset(op.assetId, { ...asset, volume: asset.volume + op.quantity, reissuable: op.isReissuable });
@@ -389,7 +402,8 @@ function applyOperation(state: ContractApplyState, executed: Transaction, contra
       const lease = state.lease(op.leaseId);
       if (lease === undefined) throw genericError('Related LeaseTransaction not found');
       if (!lease.active) throw genericError('Cannot cancel already cancelled lease');
-      if (lease.leasedByContract !== true || !equalBytes(lease.sender, contractId)) throw genericError(`Lease '${encodeBase58(op.leaseId)}' was leased by other sender`);
+      if (lease.leasedByContract !== true || !equalBytes(lease.sender, contractId))
+        throw genericError(`Lease '${encodeBase58(op.leaseId)}' was leased by other sender`);
       state.addLeaseBalance(contractId, 0n, -lease.amount);
       state.addLeaseBalance(lease.recipient, -lease.amount, 0n);
       state.putLease(op.leaseId, { ...lease, active: false });
@@ -420,7 +434,8 @@ function checkExecutedContract(state: ContractApplyState, tx: ExecutedContractTr
     );
   }
   // A V4 carries a confidential call: its results stay off-chain (only outputCommitment is here).
-  if (tx.version === 4 && !(CallContract.is(inner) && inner.version === 6)) throw genericError(`ExecutedContract V4 carries a confidential call (CallContract V6), not a ${inner.type} V${inner.version}`);
+  if (tx.version === 4 && !(CallContract.is(inner) && inner.version === 6))
+    throw genericError(`ExecutedContract V4 carries a confidential call (CallContract V6), not a ${inner.type} V${inner.version}`);
   checkResultsHash(tx);
   return miner;
 }
@@ -464,7 +479,8 @@ export const applyExecutedContract: Applier<ExecutedContractTransaction> = (stat
  * registered rule: no block reaches it.
  */
 export const applyOwnExecutedContract: Applier<ExecutedContractTransaction> = (state, tx, ctx) => {
-  if ((tx.data.validationProofs ?? []).length > 0) throw genericError(`ExecutedContract ${tx.idBase58} carries validation proofs: it is not this node's own execution`);
+  if ((tx.data.validationProofs ?? []).length > 0)
+    throw genericError(`ExecutedContract ${tx.idBase58} carries validation proofs: it is not this node's own execution`);
   checkExecutedContract(state, tx, ctx);
   return applyExecutionChanges(state, tx, ctx);
 };
@@ -485,7 +501,15 @@ export const CREATE_CONTRACT: TransactionRules<CreateContractTransaction> = {
     4: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS],
     5: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI],
     6: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS],
-    7: [F.CONTRACTS_GRPC, F.ATOMIC_TRANSACTIONS, F.SPONSORED_FEES, F.CONTRACT_VALIDATIONS, F.CONTRACT_NATIVE_TOKENS_AND_PKI, F.CONFIDENTIAL_DATA_IN_CONTRACTS, F.WASM_CONTRACTS],
+    7: [
+      F.CONTRACTS_GRPC,
+      F.ATOMIC_TRANSACTIONS,
+      F.SPONSORED_FEES,
+      F.CONTRACT_VALIDATIONS,
+      F.CONTRACT_NATIVE_TOKENS_AND_PKI,
+      F.CONFIDENTIAL_DATA_IN_CONTRACTS,
+      F.WASM_CONTRACTS,
+    ],
   }),
   // A V2 paying its fee in an asset needs sponsored fees (CreateContractTransactionV2.requiredFeatures).
   fieldFeatures: (tx) => (tx.version === 2 && tx.feeAssetId !== null ? [F.SPONSORED_FEES] : []),

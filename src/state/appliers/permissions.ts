@@ -13,7 +13,6 @@ import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 import { addressIsLastOfRole, genericError } from '../../errors/catalogue.js';
 
-
 /** WE's NonEmptyRole: a role that must keep at least one holder, in role-byte order. */
 const NON_EMPTY_ROLES: readonly RoleName[] = ['miner', 'permissioner', 'connection_manager'];
 

@@ -6,14 +6,17 @@
  */
 import type { Address } from '../../crypto/address.js';
 import { bytesKey, encodeBase58, equalBytes } from '../../crypto/encoding.js';
-import { policyNameTooLong, type CreatePolicyTransaction, type PolicyDataHashTransaction, type UpdatePolicyTransaction } from '../../protocol/transactions/privacy.js';
+import {
+  policyNameTooLong,
+  type CreatePolicyTransaction,
+  type PolicyDataHashTransaction,
+  type UpdatePolicyTransaction,
+} from '../../protocol/transactions/privacy.js';
 import type { PermissionReader, PolicyReader } from '../view.js';
 import { payFee, senderOf, type Applier } from './context.js';
 import { FEATURE } from '../../protocol/features.js';
 import { featuresByVersion, ONE_WEST, paidFee, TX_PACKAGE, west, type TransactionRules } from './rules.js';
 import { genericError, policyDataHashAlreadyExists, policyDoesNotExist, senderIsNotInPolicyRecipients } from '../../errors/catalogue.js';
-
-
 
 /** Address bytes in first-seen order without repeats (WE keeps members as sets). */
 function unique(list: Iterable<Uint8Array>): Uint8Array[] {
@@ -73,8 +76,7 @@ export const applyUpdatePolicy: Applier<UpdatePolicyTransaction> = (state, tx) =
   } else if (txOwners.some((o) => contains(policy.owners, o)) || txRecipients.some((r) => contains(policy.recipients, r))) {
     throw genericError('Cannot add owners or recipients that are already in the policy');
   }
-  const recipients =
-    d.opType === 'add' ? unique([...policy.recipients, ...txRecipients]) : policy.recipients.filter((r) => !contains(txRecipients, r));
+  const recipients = d.opType === 'add' ? unique([...policy.recipients, ...txRecipients]) : policy.recipients.filter((r) => !contains(txRecipients, r));
   payFee(state, sender.bytes, tx);
   state.putPolicy(d.policyId, { owners, recipients });
   return undefined;

@@ -2,7 +2,14 @@
 import type { Address } from '../../../src/crypto/address.js';
 import type { KeyPair } from '../../../src/crypto/suite.js';
 import type { Protocol } from '../../../src/protocol/protocol.js';
-import { CallContract, CreateContract, type CallContractTransaction, type ContractTransferIn, type CreateContractTransaction, type ValidationPolicy } from '../../../src/protocol/transactions/contracts.js';
+import {
+  CallContract,
+  CreateContract,
+  type CallContractTransaction,
+  type ContractTransferIn,
+  type CreateContractTransaction,
+  type ValidationPolicy,
+} from '../../../src/protocol/transactions/contracts.js';
 import type { DataEntry } from '../../../src/protocol/transactions/fields.js';
 import type { ConfidentialState } from '../../../src/contracts/confidential/state.js';
 import type { ConfidentialStorage } from '../../../src/contracts/confidential/storage.js';
@@ -51,7 +58,13 @@ export function confidentialCreate(p: Protocol, c: ConfidentialCreate): CreateCo
 }
 
 /** A signed CallContract V6 (no public params, fee 0.1 WEST) carrying `inputCommitment`. */
-export function confidentialCall(p: Protocol, sender: KeyPair, contractId: Uint8Array, inputCommitment: Uint8Array, timestamp: bigint): CallContractTransaction {
+export function confidentialCall(
+  p: Protocol,
+  sender: KeyPair,
+  contractId: Uint8Array,
+  inputCommitment: Uint8Array,
+  timestamp: bigint,
+): CallContractTransaction {
   return p.sign(
     p.transaction(CallContract, 6, {
       senderPublicKey: sender.publicKey,

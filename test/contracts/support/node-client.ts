@@ -34,7 +34,10 @@ export function nodeContractsClient(running: () => { readonly node: Node; readon
 
   const sign = (codec: Parameters<Node['protocol']['transaction']>[0], version: number, data: object): Transaction => {
     const { node, owner } = running();
-    return node.protocol.sign(node.protocol.transaction(codec, version, { senderPublicKey: owner.publicKey, timestamp: BigInt(Date.now()), feeAssetId: null, ...data }), owner.privateKey);
+    return node.protocol.sign(
+      node.protocol.transaction(codec, version, { senderPublicKey: owner.publicKey, timestamp: BigInt(Date.now()), feeAssetId: null, ...data }),
+      owner.privateKey,
+    );
   };
 
   const broadcast = async (tx: Transaction): Promise<void> => {

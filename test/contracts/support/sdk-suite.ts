@@ -76,7 +76,14 @@ export function describeSdkContract(setup: SdkRuntimeSetup): void {
 
       const call = callTx(contractId, { action: 'increment', by: 3 });
       const called = await te.execute(call);
-      assert.deepEqual(success(called), new Map<string, unknown>([['counter', 8n], ['last', 5n], ['missing', 'undefined']]));
+      assert.deepEqual(
+        success(called),
+        new Map<string, unknown>([
+          ['counter', 8n],
+          ['last', 5n],
+          ['missing', 'undefined'],
+        ]),
+      );
       const built = te.mine(call, called);
       assert.ok(built.kind === 'built' && ExecutedContract.is(built.executed));
       assert.equal(built.executed.version, 3);
@@ -99,7 +106,10 @@ export function describeSdkContract(setup: SdkRuntimeSetup): void {
 
     it('writes the output of the contract process to the node log, tagged with the image and the process', () => {
       const lines = logged.filter((l) => l.obj['image'] === image && typeof l.obj['contract'] === 'string');
-      assert.ok(lines.some((l) => l.msg.includes('[WE Contract]')), 'the SDK logs with DEBUG=1');
+      assert.ok(
+        lines.some((l) => l.msg.includes('[WE Contract]')),
+        'the SDK logs with DEBUG=1',
+      );
       assert.ok(lines.every((l) => setup.contractName.test(l.obj['contract'] as string)));
     });
 
@@ -113,7 +123,7 @@ export function describeSdkContract(setup: SdkRuntimeSetup): void {
       assert.equal(te.mine(call, r).kind, 'none');
     });
 
-    it('a recoverable error (code 1, the later SDK\'s RetryableError) is a Failure and the call stays for another try', async () => {
+    it("a recoverable error (code 1, the later SDK's RetryableError) is a Failure and the call stays for another try", async () => {
       const call = callTx(contractId, { action: 'retry', reason: 'oracle not ready' });
       const r = await te.execute(call);
       assert.deepEqual(r, { kind: 'error', code: 1, message: 'oracle not ready' });
@@ -152,7 +162,7 @@ export function describeSdkContract(setup: SdkRuntimeSetup): void {
       assert.equal(success(r).get('env'), setup.environment.join(','));
     });
 
-    it('refuses a package whose digest is not the imageHash, with WE\'s fatal digest error', async () => {
+    it("refuses a package whose digest is not the imageHash, with WE's fatal digest error", async () => {
       const wrong = 'ab'.repeat(32);
       const r = await te.execute(createTx(image, wrong, { start: 1 }));
       assert.equal(r.kind, 'failure');

@@ -28,8 +28,7 @@ export const paramKeyArb = fc.oneof(
 const textArb = (minLength: number, maxLength: number): fc.Arbitrary<string> =>
   fc.string({ unit: 'grapheme', minLength, maxLength }).filter((s) => s.length >= minLength && s.length <= 200);
 
-const base64Arb = (maxLength: number): fc.Arbitrary<string> =>
-  fc.uint8Array({ maxLength }).map((b) => Buffer.from(b).toString('base64'));
+const base64Arb = (maxLength: number): fc.Arbitrary<string> => fc.uint8Array({ maxLength }).map((b) => Buffer.from(b).toString('base64'));
 
 /** A contract param as the libraries take it (binary values `base64:`-prefixed, as both need). */
 export const paramArb = (key: fc.Arbitrary<string> = paramKeyArb): fc.Arbitrary<Record<string, unknown>> =>
@@ -43,10 +42,7 @@ export const paramArb = (key: fc.Arbitrary<string> = paramKeyArb): fc.Arbitrary<
 export const paramsArb = fc.uniqueArray(paramArb(), { maxLength: 6, selector: (p) => p['key'] });
 
 /** image / contractName: 1–200 UTF-16 units, often non-ASCII, sometimes the 200-unit limit. */
-const nameArb = fc.oneof(
-  { weight: 4, arbitrary: textArb(1, 40) },
-  { weight: 1, arbitrary: fc.constantFrom('a'.repeat(200), 'я'.repeat(200), 'x') },
-);
+const nameArb = fc.oneof({ weight: 4, arbitrary: textArb(1, 40) }, { weight: 1, arbitrary: fc.constantFrom('a'.repeat(200), 'я'.repeat(200), 'x') });
 
 const HEX = '0123456789abcdefABCDEF'.split('');
 export const sha256HexArb = fc.array(fc.constantFrom(...HEX), { minLength: 64, maxLength: 64 }).map((a) => a.join(''));
@@ -67,10 +63,7 @@ const assetIdOpt = (env: OracleEnv): fc.Arbitrary<string | undefined> => fc.opti
 
 /** Payments; WEST payments leave `assetId` out. */
 const paymentsArb = (env: OracleEnv): fc.Arbitrary<Record<string, unknown>[]> =>
-  fc.array(
-    fc.record({ assetId: env.id32, amount: amountArb }, { requiredKeys: ['amount'] }),
-    { maxLength: 4 },
-  );
+  fc.array(fc.record({ assetId: env.id32, amount: amountArb }, { requiredKeys: ['amount'] }), { maxLength: 4 });
 
 /** Group members: 0–4 distinct addresses (the clients keep array order, which is WE's Set order up to four). */
 const groupArb = (env: OracleEnv): fc.Arbitrary<string[]> => fc.uniqueArray(env.address, { maxLength: 4 });

@@ -6,9 +6,7 @@ import { atomicBadgeArb } from './transfer.js';
  * A node name the node accepts: 1–99 UTF-16 code units, any Unicode (the libraries require
  * the field, so "no name" is covered by the negative tests).
  */
-export const nodeNameArb = fc
-  .string({ unit: 'binary', minLength: 1, maxLength: 99 })
-  .filter((s) => s.length < 100);
+export const nodeNameArb = fc.string({ unit: 'binary', minLength: 1, maxLength: 99 }).filter((s) => s.length < 100);
 
 const publicKeyArb = (env: OracleEnv): fc.Arbitrary<string> => fc.constantFrom(...env.accounts.map((a) => a.publicKey));
 

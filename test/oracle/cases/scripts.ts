@@ -6,8 +6,26 @@ import { estimateComplexity, MAX_SCRIPT_COMPLEXITY, scriptBytes } from '../../..
 import { CHAIN_ID, feeArb, timestampArb, type OracleCase, type OracleEnv } from '../harness.js';
 
 /** Native function ids of WE's RIDE contexts, with the argument counts they are called with here. */
-const NATIVES = [0, 1, 2, 100, 101, 102, 103, 104, 105, 106, 107, 200, 201, 202, 203, 300, 303, 304, 305, 400, 401, 410, 411, 412, 420, 421, 500, 501, 502, 503, 504, 600, 601, 602, 603, 1000, 1001, 1003, 1040, 1050, 1060];
-const USERS = ['!', '!=', '-', 'throw', 'extract', 'isDefined', 'takeRight', 'dropRight', 'getInteger', 'addressFromString', 'addressFromPublicKey', 'wavesBalance', 'Address', 'TransferTransaction'];
+const NATIVES = [
+  0, 1, 2, 100, 101, 102, 103, 104, 105, 106, 107, 200, 201, 202, 203, 300, 303, 304, 305, 400, 401, 410, 411, 412, 420, 421, 500, 501, 502, 503, 504, 600, 601,
+  602, 603, 1000, 1001, 1003, 1040, 1050, 1060,
+];
+const USERS = [
+  '!',
+  '!=',
+  '-',
+  'throw',
+  'extract',
+  'isDefined',
+  'takeRight',
+  'dropRight',
+  'getInteger',
+  'addressFromString',
+  'addressFromPublicKey',
+  'wavesBalance',
+  'Address',
+  'TransferTransaction',
+];
 
 const textArb = (maxLength: number): fc.Arbitrary<string> => fc.string({ unit: 'binary', maxLength });
 

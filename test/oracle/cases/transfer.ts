@@ -3,7 +3,13 @@ import { amountArb, base58BytesArb, feeArb, timestampArb, type OracleCase, type 
 
 /** An atomic badge as the libraries take it: none, `{}`, or a trusted sender. */
 export const atomicBadgeArb = (env: OracleEnv): fc.Arbitrary<unknown> =>
-  fc.option(fc.oneof(fc.constant({}), env.address.map((trustedSender) => ({ trustedSender }))), { nil: undefined });
+  fc.option(
+    fc.oneof(
+      fc.constant({}),
+      env.address.map((trustedSender) => ({ trustedSender })),
+    ),
+    { nil: undefined },
+  );
 
 const assetIdArb = (env: OracleEnv): fc.Arbitrary<string | undefined> => fc.option(env.id32, { nil: undefined });
 
@@ -35,10 +41,10 @@ const massTransfer = (version: number): OracleCase => ({
     fc.record(
       {
         // signature-generator 2.x cannot encode alias recipients or an empty batch.
-        transfers: fc.array(
-          fc.record({ recipient: env.mode.library === 'tf2' ? env.recipient : env.address, amount: fc.integer({ min: 0, max: 2 ** 40 }) }),
-          { minLength: env.mode.library === 'tf2' ? 0 : 1, maxLength: 100 },
-        ),
+        transfers: fc.array(fc.record({ recipient: env.mode.library === 'tf2' ? env.recipient : env.address, amount: fc.integer({ min: 0, max: 2 ** 40 }) }), {
+          minLength: env.mode.library === 'tf2' ? 0 : 1,
+          maxLength: 100,
+        }),
         fee: feeArb,
         timestamp: timestampArb,
         attachment: base58BytesArb(140),
@@ -50,10 +56,4 @@ const massTransfer = (version: number): OracleCase => ({
     ),
 });
 
-export const cases: OracleCase[] = [
-  transfer(2),
-  transfer(3),
-  massTransfer(1),
-  massTransfer(2),
-  { ...massTransfer(3), libraries: ['tf2'] },
-];
+export const cases: OracleCase[] = [transfer(2), transfer(3), massTransfer(1), massTransfer(2), { ...massTransfer(3), libraries: ['tf2'] }];
