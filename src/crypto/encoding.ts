@@ -251,74 +251,13 @@ const fromCharCodes = String.fromCharCode;
  * ~35 ns here).
  */
 export function bytesKey(b: Uint8Array): string {
+  // prettier-ignore
   switch (b.length) {
     case 26:
-      return fromCharCodes(
-        b[0]!,
-        b[1]!,
-        b[2]!,
-        b[3]!,
-        b[4]!,
-        b[5]!,
-        b[6]!,
-        b[7]!,
-        b[8]!,
-        b[9]!,
-        b[10]!,
-        b[11]!,
-        b[12]!,
-        b[13]!,
-        b[14]!,
-        b[15]!,
-        b[16]!,
-        b[17]!,
-        b[18]!,
-        b[19]!,
-        b[20]!,
-        b[21]!,
-        b[22]!,
-        b[23]!,
-        b[24]!,
-        b[25]!,
-      );
+      return fromCharCodes(b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!, b[10]!, b[11]!, b[12]!, b[13]!, b[14]!, b[15]!, b[16]!, b[17]!, b[18]!, b[19]!, b[20]!, b[21]!, b[22]!, b[23]!, b[24]!, b[25]!);
     case 32:
-      return fromCharCodes(
-        b[0]!,
-        b[1]!,
-        b[2]!,
-        b[3]!,
-        b[4]!,
-        b[5]!,
-        b[6]!,
-        b[7]!,
-        b[8]!,
-        b[9]!,
-        b[10]!,
-        b[11]!,
-        b[12]!,
-        b[13]!,
-        b[14]!,
-        b[15]!,
-        b[16]!,
-        b[17]!,
-        b[18]!,
-        b[19]!,
-        b[20]!,
-        b[21]!,
-        b[22]!,
-        b[23]!,
-        b[24]!,
-        b[25]!,
-        b[26]!,
-        b[27]!,
-        b[28]!,
-        b[29]!,
-        b[30]!,
-        b[31]!,
-      );
+      return fromCharCodes(b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!, b[10]!, b[11]!, b[12]!, b[13]!, b[14]!, b[15]!, b[16]!, b[17]!, b[18]!, b[19]!, b[20]!, b[21]!, b[22]!, b[23]!, b[24]!, b[25]!, b[26]!, b[27]!, b[28]!, b[29]!, b[30]!, b[31]!);
     default:
-      return b.length <= SHORT_KEY_BYTES
-        ? String.fromCharCode.apply(null, b as unknown as number[])
-        : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+      return b.length <= SHORT_KEY_BYTES ? String.fromCharCode.apply(null, b as unknown as number[]) : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
   }
 }
