@@ -8,6 +8,7 @@
  */
 import type { Block } from '../protocol/blocks.js';
 import type { MicroBlock } from '../protocol/blocks/micro-block.js';
+import { FEATURE } from '../protocol/features.js';
 import { ROLES } from '../protocol/transactions/permissions.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { addressHasRole } from '../state/permissions.js';
@@ -31,6 +32,10 @@ export interface PeerChain {
   blockById(id: Uint8Array): { readonly block: Block; readonly height: number } | undefined;
   /** A micro-block of the current liquid block by its total signature. */
   microBlock(totalSignature: Uint8Array): MicroBlock | undefined;
+  /** The id the liquid block's key block was forged with (WE's currentBaseBlock uniqueId), which micro-block inventories V2 name. */
+  liquidKeyBlockId(): Uint8Array;
+  /** Whether feature 173 (micro-block inventory V2) is active at the current height: this node's miner then announces by 43. */
+  microBlockInventoryV2Active(): boolean;
   /** The chain score now. */
   score(): bigint;
   /** The last block ids, newest first (GetSignatures). */
@@ -103,6 +108,9 @@ export function peerChainOf(chain: Blockchain): PeerChain {
     holdsBlockId: (id) => chain.holdsBlockId(id),
     blockById: (id) => chain.blockById(id),
     microBlock: (totalSignature) => chain.microBlock(totalSignature),
+    // The first micro-block extends the key block as forged; before one, the top block is that key block.
+    liquidKeyBlockId: () => chain.liquidMicroBlocks()[0]?.prevLiquidBlockSig ?? chain.lastBlock().id,
+    microBlockInventoryV2Active: () => chain.features.isActive(FEATURE.MICRO_BLOCK_INVENTORY_V2, chain.height()),
     score: () => chain.score(),
     locator: (max) => blockLocator(chain, max),
     signaturesReply: (locator, maxChainLength) => signaturesReply(chain, locator, maxChainLength),

@@ -327,7 +327,8 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
       port: options.p2pPort ?? DEV_P2P_PORT,
       declaredAddress: undefined,
       nodeName: 'weft-dev',
-      nonce: 0n,
+      // Random, as WE draws it when none is configured.
+      nonce: undefined,
       knownPeers: [],
       tls: undefined,
     },

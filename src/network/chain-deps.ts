@@ -9,6 +9,7 @@ import type { Certificate } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { MicroBlockTimelineLog } from './micro-block-timeline.js';
+import type { PeerForms } from './peer-forms.js';
 import type { Timers } from './types.js';
 
 /** WE's `synchronization.*` settings that Weft uses (defaults from WE's application.conf). */
@@ -90,6 +91,8 @@ export interface NetworkDeps {
   readonly certificatePolicy?: (tx: Transaction, certificates: readonly Certificate[]) => Promise<string | undefined>;
   /** Where each micro-block's stage times go at DEBUG (micro-block-timeline.ts); absent: nowhere. */
   readonly microBlockLog?: MicroBlockTimelineLog;
+  /** Which message forms each peer gets (peer-forms.ts); absent: by the peers' versions alone (no 43 sent, no watcher known). */
+  readonly forms?: PeerForms;
 }
 
 /** The settings given, WE's defaults for the rest. */

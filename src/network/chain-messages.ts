@@ -5,7 +5,8 @@
  * neither knows the other, and both follow the chain through its events.
  *
  * Messages 45–47 are a block, transaction or micro-block with the certificates its
- * transactions carried (PKI), and the rest is handled as 23, 25 and 28 are. A 46's chain
+ * transactions carried (PKI), and the rest is handled as 23, 25 and 28 are; 43 is a
+ * micro-block inventory naming its key block, handled as a 26 is. A 46's chain
  * goes with its transaction into the pool (gossip.ts). A 45's or 47's certificates first go
  * through the certificate policy (block-certificates.ts); those it admits are offered to the
  * chain, which stores them with that block only if the block is accepted — then the block
@@ -45,7 +46,9 @@ import { MessageCode, type Peer, type PeerTransportEvents } from './types.js';
  */
 const BLOCK_TRAFFIC: ReadonlySet<number> = new Set<number>([
   MessageCode.Block,
+  MessageCode.HistoryBlock,
   MessageCode.MicroBlockInventory,
+  MessageCode.MicroBlockInventoryV2,
   MessageCode.MicroBlockRequest,
   MessageCode.MicroBlockResponse,
   MessageCode.MicroBlockResponseV2,
@@ -108,7 +111,8 @@ export class ChainMessages implements PeerTransportEvents {
         return this.gossip.onTransactionPayload(peer, transaction, certificates);
       }
       case MessageCode.MicroBlockInventory:
-        return this.gossip.onInventory(peer, decodeMicroBlockInventory(protocol, payload), payload);
+      case MessageCode.MicroBlockInventoryV2:
+        return this.gossip.onInventory(peer, decodeMicroBlockInventory(protocol, payload, code), payload);
       case MessageCode.MicroBlockRequest:
         return this.gossip.onMicroBlockRequest(peer, decodeMicroBlockRequest(payload, idLength));
       case MessageCode.MicroBlockResponse: {

@@ -73,9 +73,21 @@ export const MAX_PAYLOAD: ReadonlyMap<number, number> = new Map<number, number>(
   [MessageCode.Score, MAX_SCORE_PAYLOAD],
   [MessageCode.Transaction, MAX_TRANSACTION_PAYLOAD],
   [MessageCode.MicroBlockInventory, 300],
+  [MessageCode.MicroBlockInventoryV2, MAX_PUBLIC_KEY_LENGTH + 4 * SIGNATURE_LENGTH],
   [MessageCode.MicroBlockRequest, 500],
   [MessageCode.MicroBlockResponse, MAX_BLOCK_PAYLOAD],
   [MessageCode.GetBlocks, MAX_IDS_PER_MESSAGE * SIGNATURE_LENGTH],
+  // Messages of WE features Weft does not run (feature-off-messages.ts), WE's caps.
+  [MessageCode.Vote, MAX_PUBLIC_KEY_LENGTH + 2 * SIGNATURE_LENGTH],
+  [MessageCode.SnapshotNotification, MAX_PUBLIC_KEY_LENGTH + 8],
+  [MessageCode.SnapshotRequest, MAX_PUBLIC_KEY_LENGTH + 8],
+  [MessageCode.GenesisSnapshotRequest, MAX_PUBLIC_KEY_LENGTH + 2 * SIGNATURE_LENGTH + 8],
+  // WE's GenesisSnapshotErrorSpec has no cap of its own: the frame's.
+  [MessageCode.GenesisSnapshotError, MAX_FRAME_PAYLOAD],
+  [MessageCode.MissingCrlsRequest, MAX_PUBLIC_KEY_LENGTH + 256 * 1024],
+  [MessageCode.CrlDataByHashesRequest, 20 * 1024],
+  [MessageCode.CrlDataByTimestampRangeRequest, 2 * 8],
+  [MessageCode.CrlDataResponse, 1 + 5 * 1024 * 1024],
   [MessageCode.MissingBlock, SIGNATURE_LENGTH],
   // public key + signature + short length + 1 KiB body
   [MessageCode.RawAttributes, MAX_PUBLIC_KEY_LENGTH + SIGNATURE_LENGTH + 2 + 1024],

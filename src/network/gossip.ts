@@ -43,6 +43,7 @@ import {
   encodeMicroBlockResponse,
   encodeMicroBlockResponseV2,
   encodeTransaction,
+  inventoryCode,
   MalformedMessage,
   signMicroBlockInventory,
   verifyMicroBlockInventory,
@@ -51,6 +52,7 @@ import {
 import { ExpiringCache } from '../replication/expiring-cache.js';
 import { MicroBlockTimeline } from './micro-block-timeline.js';
 import { socketAddressText } from './peers.js';
+import { peerFormsOf, type PeerForms } from './peer-forms.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 import { WeError } from '../errors/catalogue.js';
 import type { Certificate } from '../crypto/pki/x509.js';
@@ -62,7 +64,14 @@ interface InventoryEntry {
   readonly inventory: MicroBlockInventory;
   /** bytesKey of the inventory's previous liquid-block signature. */
   readonly prevKey: string;
+  /** 26, or 43 for an inventory naming its key block. */
+  readonly code: MessageCode;
   readonly payload: Uint8Array;
+  /**
+   * This node's own micro-block announced by 43: its 26 for the peers that do not read 43
+   * (signed when first needed). Absent for a peer's inventory: its 43 cannot be turned into a 26.
+   */
+  ownV1?: () => Uint8Array;
   /** Peers that announced it (or were sent it). */
   readonly owners: Set<number>;
 }
@@ -117,6 +126,7 @@ interface PendingKeyBlock {
 export class Gossip {
   private readonly settings: SyncSettings;
   private readonly deps: NetworkDeps;
+  private readonly forms: PeerForms;
   private readonly timers: Timers;
   private readonly random: () => number;
   private readonly peers = new Map<number, Peer>();
@@ -186,6 +196,7 @@ export class Gossip {
 
   constructor(deps: NetworkDeps) {
     this.deps = deps;
+    this.forms = deps.forms ?? peerFormsOf(undefined);
     this.timers = deps.timers ?? NODE_TIMERS;
     this.random = deps.random ?? Math.random;
     this.settings = syncSettings(deps.settings);
@@ -258,11 +269,24 @@ export class Gossip {
     return sent;
   }
 
-  /** A transaction to every peer not in `known`: as 46 with the certificate chain it carries, else as 25. */
+  /**
+   * A transaction to every peer not in `known` but watchers: as 46 with the certificate chain
+   * it carries (maybe none) to a peer from WE 1.11.1, as 25 to an older one (peer-forms.ts).
+   * Each form is encoded once, when a peer first needs it.
+   */
   private sendTransaction(known: Set<number>, tx: Transaction): number {
-    const certificates = this.deps.chain.carriedCertificates([tx.id]);
-    if (certificates.length === 0) return this.sendToOthers(known, MessageCode.Transaction, encodeTransaction(tx));
-    return this.sendToOthers(known, MessageCode.BroadcastedTransaction, encodeBroadcastedTransaction(tx, certificates));
+    let separate: Uint8Array | undefined;
+    let plain: Uint8Array | undefined;
+    let sent = 0;
+    for (const peer of this.peers.values()) {
+      if (known.has(peer.id) || peer.closed || this.forms.isWatcher(peer)) continue;
+      known.add(peer.id);
+      const ok = this.forms.separateBlockAndTxMessages(peer)
+        ? peer.send(MessageCode.BroadcastedTransaction, (separate ??= encodeBroadcastedTransaction(tx, this.deps.chain.carriedCertificates([tx.id]))))
+        : peer.send(MessageCode.Transaction, (plain ??= encodeTransaction(tx)));
+      if (ok) sent++;
+    }
+    return sent;
   }
 
   /** Sends to every peer not in `known`, and adds them to it. */
@@ -300,10 +324,22 @@ export class Gossip {
       this.timeline.appended(totalKey, e.timing);
       const keys = this.deps.ownerKeys;
       if (own && keys !== undefined && equalBytes(keys.publicKey, e.microBlock.generator)) {
-        const inventory = signMicroBlockInventory(this.deps.protocol, keys, e.microBlock.totalLiquidBlockSig, e.microBlock.prevLiquidBlockSig);
-        const entry: InventoryEntry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: encodeMicroBlockInventory(inventory), owners: new Set() };
+        const { protocol, chain } = this.deps;
+        const { totalLiquidBlockSig: total, prevLiquidBlockSig: prev } = e.microBlock;
+        // WE's MinerBase.buildInventory: a V2 naming the key block once feature 173 is active.
+        const v2 = chain.microBlockInventoryV2Active();
+        const inventory = signMicroBlockInventory(protocol, keys, total, prev, v2 ? chain.liquidKeyBlockId() : undefined);
+        let v1: Uint8Array | undefined;
+        const entry: InventoryEntry = {
+          inventory,
+          prevKey: bytesKey(inventory.prevSig),
+          code: inventoryCode(inventory),
+          payload: encodeMicroBlockInventory(inventory),
+          owners: new Set(),
+          ...(v2 ? { ownV1: () => (v1 ??= encodeMicroBlockInventory(signMicroBlockInventory(protocol, keys, total, prev))) } : {}),
+        };
         this.inventories.set(totalKey, entry);
-        this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
+        this.sendInventory(entry);
         this.timeline.announced(totalKey, { id: encodeBase58(e.microBlock.totalLiquidBlockSig), origin: 'local', transactions: e.transactions.length });
       }
     }
@@ -311,6 +347,25 @@ export class Gossip {
     this.dropUnreachableMicros();
     this.applyNextMicro();
     this.requestReadyMicros();
+  }
+
+  /**
+   * An inventory to every peer not known to own the micro-block, as it was announced (WE
+   * relays inventories unchanged); a 43 only to the peers that read it, the others getting
+   * this node's own micro-blocks as 26 (peer-forms.ts).
+   */
+  private sendInventory(entry: InventoryEntry): void {
+    for (const peer of this.peers.values()) {
+      if (entry.owners.has(peer.id) || peer.closed) continue;
+      if (entry.code === MessageCode.MicroBlockInventoryV2 && !this.forms.readsInventoryV2(peer)) {
+        if (entry.ownV1 === undefined) continue;
+        entry.owners.add(peer.id);
+        peer.send(MessageCode.MicroBlockInventory, entry.ownV1());
+        continue;
+      }
+      entry.owners.add(peer.id);
+      peer.send(entry.code, entry.payload);
+    }
   }
 
   // --- key blocks ----------------------------------------------------------------------------
@@ -555,16 +610,31 @@ export class Gossip {
       // A new owner of one given up before: worth asking again now.
       if (this.pipeline.has(key)) return;
     } else {
-      if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(MessageCode.MicroBlockInventory, 'invalid signature');
-      entry = { inventory, prevKey: bytesKey(inventory.prevSig), payload: Uint8Array.from(payload), owners: new Set([peer.id]) };
+      const code = inventoryCode(inventory);
+      if (!verifyMicroBlockInventory(this.deps.protocol, inventory)) throw new MalformedMessage(code, 'invalid signature');
+      entry = { inventory, prevKey: bytesKey(inventory.prevSig), code, payload: Uint8Array.from(payload), owners: new Set([peer.id]) };
       this.inventories.set(key, entry);
+      if (this.onOtherKeyBlock(entry)) {
+        this.deps.logger.debug(`Micro-block inventory ${encodeBase58(inventory.totalSig)} from ${socketAddressText(peer.remote)} names another key block`);
+        return;
+      }
       const siblings = this.inventoriesByParent.get(entry.prevKey);
       if (siblings === undefined) this.inventoriesByParent.set(entry.prevKey, [key]);
       else siblings.push(key);
     }
+    if (this.onOtherKeyBlock(entry)) return;
     if (this.processedMicros.get(key) !== undefined || this.deps.chain.holdsBlockId(inventory.totalSig)) return;
     this.timeline.mark(key, 'inventory');
     if (entry.prevKey === bytesKey(this.deps.chain.lastBlockId()) || this.pipeline.has(entry.prevKey)) this.requestMicro(key, entry.prevKey, peer);
+  }
+
+  /**
+   * A V2 inventory naming a key block other than our liquid block's: WE's MicroBlockLoader
+   * knows it (its owners) but does not load it.
+   */
+  private onOtherKeyBlock(entry: InventoryEntry): boolean {
+    const keyBlock = entry.inventory.keyBlockSig;
+    return keyBlock !== undefined && !equalBytes(keyBlock, this.deps.chain.liquidKeyBlockId());
   }
 
   /**
@@ -688,9 +758,13 @@ export class Gossip {
   onMicroBlockRequest(peer: Peer, totalSignature: Uint8Array): void {
     const micro = this.deps.chain.microBlock(totalSignature);
     if (micro === undefined) return;
-    const certificates = micro.kind === 'tx' ? this.deps.chain.carriedCertificates(micro.transactions.map((t) => t.id)) : [];
-    if (certificates.length === 0) peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
-    else peer.send(MessageCode.MicroBlockResponseV2, encodeMicroBlockResponseV2(micro, certificates));
+    // WE's HistoryReplier: a 47 with the certificates (maybe none) to a peer from 1.11.1, a 28 to an older one.
+    if (this.forms.separateBlockAndTxMessages(peer)) {
+      const certificates = micro.kind === 'tx' ? this.deps.chain.carriedCertificates(micro.transactions.map((t) => t.id)) : [];
+      peer.send(MessageCode.MicroBlockResponseV2, encodeMicroBlockResponseV2(micro, certificates));
+    } else {
+      peer.send(MessageCode.MicroBlockResponse, encodeMicroBlockResponse(micro));
+    }
     this.timeline.served({ id: micro.idBase58, to: peer.info.nodeName });
   }
 
@@ -775,7 +849,7 @@ export class Gossip {
     const entry = this.inventories.get(key);
     if (entry !== undefined) {
       entry.owners.add(peer.id);
-      this.sendToOthers(entry.owners, MessageCode.MicroBlockInventory, entry.payload);
+      this.sendInventory(entry);
     }
     this.timeline.announced(key, { id: micro.idBase58, origin: 'network', transactions: micro.kind === 'tx' ? micro.transactions.length : 0 });
   }

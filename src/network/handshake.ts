@@ -42,6 +42,16 @@ export const MAX_HANDSHAKE_PAYLOAD = 2048;
 /** WE's HandshakeHandler.minSupportedVersion. */
 export const MIN_SUPPORTED_VERSION: readonly [number, number, number] = [1, 8, 4];
 
+/**
+ * WE's NodeVersion feature history: from 1.11.1 a peer speaks SeparateBlockAndTxMessages —
+ * HistoryBlock 45, BroadcastedTransaction 46 and MicroBlockResponse V2 47 with certificates.
+ */
+export const SEPARATE_BLOCK_AND_TX_MESSAGES_VERSION: readonly [number, number, number] = [1, 11, 1];
+
+/** Whether a peer of this version takes 45/46/47 in place of 23/25/28 (WE's SeparateBlockAndTxMessagesAttribute). */
+export const speaksSeparateBlockAndTxMessages = (version: readonly [number, number, number]): boolean =>
+  compareVersion(version, SEPARATE_BLOCK_AND_TX_MESSAGES_VERSION) >= 0;
+
 /** Handshake bytes that cannot be parsed or fail an acceptance rule. */
 export class HandshakeError extends InternalError {
   constructor(
@@ -199,9 +209,6 @@ class Reader {
     if (n < 0) throw new HandshakeError('malformed', `negative length of ${what}`);
     return this.bytes(n, what);
   }
-  get rest(): number {
-    return this.b.length - this.#pos;
-  }
 }
 
 /** Parses a V3 payload; `ownerAddress` comes from after the payload; the session key has the network's length. */
@@ -227,7 +234,7 @@ export function decodeHandshakePayload(payload: Uint8Array, ownerAddress: Uint8A
     throw new HandshakeError('malformed', `node name is longer than ${MAX_NODE_NAME_BYTES} bytes`);
   }
   const sessionPublicKey = new Uint8Array(r.bytes(sessionKeyBytes, 'session public key'));
-  if (r.rest !== 0) throw new HandshakeError('malformed', `${r.rest} unexpected bytes after the handshake payload`);
+  // Bytes after the session key are not read, as WE's SignedHandshakeV3 reads a payload (they are signed with it).
   return {
     chainId,
     version,

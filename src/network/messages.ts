@@ -198,41 +198,76 @@ export function decodeMicroBlockRequest(payload: Uint8Array, idLength: number): 
   return Uint8Array.from(payload);
 }
 
-// --- MicroBlockInventory V1 (26) -------------------------------------------------------
+// --- MicroBlockInventory V1 (26) / V2 (43) ---------------------------------------------
 
-/** "The micro-block `totalSig` extending `prevSig` exists": announced by its miner, relayed unchanged. */
+/**
+ * "The micro-block `totalSig` extending `prevSig` exists": announced by its miner, relayed
+ * unchanged. A V2 (43, WE's miner once feature 173 is active) also names the key block of
+ * the liquid block it belongs to (`keyBlockSig`), and its signature covers it.
+ */
 export interface MicroBlockInventory {
   /** Public key of the announcing miner. */
   readonly sender: Uint8Array;
   readonly totalSig: Uint8Array;
   readonly prevSig: Uint8Array;
-  /** The sender's signature over `address(sender) ‖ totalSig ‖ prevSig`. */
+  /** V2 only: the signature of the key block the micro-block extends. */
+  readonly keyBlockSig?: Uint8Array;
+  /** The sender's signature over `address(sender) ‖ totalSig ‖ prevSig` (V1) or `address ‖ totalSig ‖ keyBlockSig ‖ prevSig` (V2). */
   readonly signature: Uint8Array;
 }
 
-function inventorySignedBytes(protocol: Protocol, sender: Uint8Array, totalSig: Uint8Array, prevSig: Uint8Array): Uint8Array {
-  return concatBytes(protocol.addresses.fromPublicKey(sender).bytes, totalSig, prevSig);
+/** The message an inventory travels as: 43 when it names its key block, else 26. */
+export const inventoryCode = (inv: MicroBlockInventory): MessageCode =>
+  inv.keyBlockSig === undefined ? MessageCode.MicroBlockInventory : MessageCode.MicroBlockInventoryV2;
+
+function inventorySignedBytes(
+  protocol: Protocol,
+  sender: Uint8Array,
+  totalSig: Uint8Array,
+  prevSig: Uint8Array,
+  keyBlockSig: Uint8Array | undefined,
+): Uint8Array {
+  const address = protocol.addresses.fromPublicKey(sender).bytes;
+  return keyBlockSig === undefined ? concatBytes(address, totalSig, prevSig) : concatBytes(address, totalSig, keyBlockSig, prevSig);
 }
 
-export function signMicroBlockInventory(protocol: Protocol, keys: KeyPair, totalSig: Uint8Array, prevSig: Uint8Array): MicroBlockInventory {
-  const signature = protocol.crypto.sign(keys.privateKey, inventorySignedBytes(protocol, keys.publicKey, totalSig, prevSig));
-  return { sender: keys.publicKey, totalSig, prevSig, signature };
+/** Signs an inventory: a V2 when `keyBlockSig` is given. */
+export function signMicroBlockInventory(
+  protocol: Protocol,
+  keys: KeyPair,
+  totalSig: Uint8Array,
+  prevSig: Uint8Array,
+  keyBlockSig?: Uint8Array,
+): MicroBlockInventory {
+  const signature = protocol.crypto.sign(keys.privateKey, inventorySignedBytes(protocol, keys.publicKey, totalSig, prevSig, keyBlockSig));
+  return keyBlockSig === undefined
+    ? { sender: keys.publicKey, totalSig, prevSig, signature }
+    : { sender: keys.publicKey, totalSig, prevSig, keyBlockSig, signature };
 }
 
 export function verifyMicroBlockInventory(protocol: Protocol, inv: MicroBlockInventory): boolean {
-  return protocol.crypto.verify(inv.sender, inventorySignedBytes(protocol, inv.sender, inv.totalSig, inv.prevSig), inv.signature);
+  return protocol.crypto.verify(inv.sender, inventorySignedBytes(protocol, inv.sender, inv.totalSig, inv.prevSig, inv.keyBlockSig), inv.signature);
 }
 
+/** `pk ‖ totalSig ‖ prevSig ‖ signature` (26) or `pk ‖ totalSig ‖ prevSig ‖ keyBlockSig ‖ signature` (43). */
 export function encodeMicroBlockInventory(inv: MicroBlockInventory): Uint8Array {
-  return concatBytes(inv.sender, inv.totalSig, inv.prevSig, inv.signature);
+  return inv.keyBlockSig === undefined
+    ? concatBytes(inv.sender, inv.totalSig, inv.prevSig, inv.signature)
+    : concatBytes(inv.sender, inv.totalSig, inv.prevSig, inv.keyBlockSig, inv.signature);
 }
 
-export function decodeMicroBlockInventory(protocol: Protocol, payload: Uint8Array): MicroBlockInventory {
+/** Reads a 26 (`code` MicroBlockInventory) or a 43 (MicroBlockInventoryV2). */
+export function decodeMicroBlockInventory(
+  protocol: Protocol,
+  payload: Uint8Array,
+  code: typeof MessageCode.MicroBlockInventory | typeof MessageCode.MicroBlockInventoryV2 = MessageCode.MicroBlockInventory,
+): MicroBlockInventory {
   const k = protocol.crypto.publicKeyLength;
   const s = protocol.crypto.signatureLength;
-  if (payload.length !== k + 3 * s) throw new MalformedMessage(MessageCode.MicroBlockInventory, `length ${payload.length}, expected ${k + 3 * s}`);
+  const v2 = code === MessageCode.MicroBlockInventoryV2;
+  const expected = k + (v2 ? 4 : 3) * s;
+  if (payload.length !== expected) throw new MalformedMessage(code, `length ${payload.length}, expected ${expected}`);
   const at = (from: number, n: number): Uint8Array => Uint8Array.from(payload.subarray(from, from + n));
-  return { sender: at(0, k), totalSig: at(k, s), prevSig: at(k + s, s), signature: at(k + 2 * s, s) };
+  const head = { sender: at(0, k), totalSig: at(k, s), prevSig: at(k + s, s) };
+  return v2 ? { ...head, keyBlockSig: at(k + 2 * s, s), signature: at(k + 3 * s, s) } : { ...head, signature: at(k + 2 * s, s) };
 }
-
-/** Whether two inventories announce the same micro-block. */

@@ -27,6 +27,9 @@ import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages, skipsSendQueue } from './chain-messages.js';
 import { sessionKeyLength } from './handshake.js';
 import { ContractStatusMessages } from './contract-status-messages.js';
+import { answerSnapshotRequest, FeatureOffMessages } from './feature-off-messages.js';
+import { PeerAttributes, signNodeAttributes, type NodeMode } from './node-attributes.js';
+import { peerFormsOf } from './peer-forms.js';
 import { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from './contract-validator-messages.js';
 import type { PeerMessageChannel } from './message-channel.js';
 import { CONFIDENTIAL_CONTRACT_CODES, PrivacyMessages } from './privacy-messages.js';
@@ -100,6 +103,8 @@ export interface NodeNetworkOptions {
   readonly consensusType: string;
   /** Application version in the handshake (WE's, e.g. [1, 14, 0]). */
   readonly version: readonly [number, number, number];
+  /** `network.mode`, told to peers in this node's attributes (42); default: `default`. */
+  readonly mode?: NodeMode;
   /** `miner.quorum`: connected miner peers needed to forge. */
   readonly quorum: number;
   /** `miner.no-quorum-mining-delay`: when to look again without a quorum. */
@@ -143,30 +148,37 @@ async function resolveHost(host: string): Promise<string> {
 export class NodeNetwork {
   private closing: Promise<void> | undefined;
   /** Confidential data over the peers (messages 30, 31, 39, 40, 44 and large-item streams); the node wires replication to it. */
-  readonly privacy: PrivacyMessages = new PrivacyMessages(() => this.connected());
+  readonly privacy: PrivacyMessages;
   /** Confidential contract data over the peers (messages 52–55); the node wires its replication to it. */
-  readonly confidentialContracts: PrivacyMessages = new PrivacyMessages(() => this.connected(), CONFIDENTIAL_CONTRACT_CODES);
+  readonly confidentialContracts: PrivacyMessages;
   readonly contractStatuses: ContractStatusMessages = new ContractStatusMessages(() => this.connected());
   readonly contractValidatorResults: ContractValidatorResultMessages = new ContractValidatorResultMessages(() => this.connected());
   readonly contractValidatorResultsV2: ContractValidatorResultV2Messages = new ContractValidatorResultV2Messages(() => this.connected());
   /** The channels of the modules above the network, tried in turn for a message the peer manager does not take. */
-  private readonly channels: readonly PeerMessageChannel[] = [
-    this.privacy,
-    this.confidentialContracts,
-    this.contractStatuses,
-    this.contractValidatorResults,
-    this.contractValidatorResultsV2,
-  ];
+  private readonly channels: readonly PeerMessageChannel[];
+  /** The messages of WE features this node does not run (CFT votes, snapshots, CRL sync). */
+  private readonly featureOff: FeatureOffMessages;
+  /** This node's attributes (42), signed once. */
+  private readonly ownAttributes: Uint8Array;
 
   private constructor(
     readonly options: NodeNetworkOptions,
     readonly info: Omit<HandshakeInfo, 'sessionPublicKey'>,
     private readonly transport: PeerTransport,
     readonly peers: PeerManager,
+    /** The node attributes (42) peers sent. */
+    private readonly attributes: PeerAttributes,
     private readonly chainMessages: ChainMessages,
     /** The port the P2P server listens on. */
     readonly port: number,
-  ) {}
+  ) {
+    this.privacy = new PrivacyMessages(() => this.connected(), attributes);
+    this.confidentialContracts = new PrivacyMessages(() => this.connected(), attributes, CONFIDENTIAL_CONTRACT_CODES);
+    this.channels = [this.privacy, this.confidentialContracts, this.contractStatuses, this.contractValidatorResults, this.contractValidatorResultsV2];
+    const log = { debug: (m: string) => options.log.debug({}, m) };
+    this.featureOff = new FeatureOffMessages(options.protocol.crypto, info.ownerAddress, log);
+    this.ownAttributes = signNodeAttributes(options.protocol, options.owner, { mode: options.mode ?? 'default', p2pTls: options.settings.tls !== undefined });
+  }
 
   /** Listens on `bind-address:port`, then starts dialing the known peers. */
   static async start(o: NodeNetworkOptions): Promise<NodeNetwork> {
@@ -214,6 +226,10 @@ export class NodeNetwork {
       logger: o.log,
       ...(s.tls === undefined ? {} : { tls: readTlsFiles(s.tls) }),
       ...(o.traffic === undefined ? {} : { traffic: o.traffic }),
+      handshakeFreeMessages: {
+        codes: new Set([MessageCode.SnapshotRequest, MessageCode.GenesisSnapshotRequest]),
+        answer: (code, payload) => answerSnapshotRequest(o.protocol.crypto, ownerAddress, code, payload),
+      },
     });
     const port = await transport.listen(s.bindAddress, s.port);
     const own: PeerEndpoint[] = [{ host: s.bindAddress, port }];
@@ -233,6 +249,7 @@ export class NodeNetwork {
       now: () => Number(o.now()),
       log: o.log,
     });
+    const attributes = new PeerAttributes(o.protocol, { debug: (m) => o.log.debug({}, m), warn: (m) => o.log.warn({}, m) });
     const deps: NetworkDeps = {
       chain: o.chain,
       pool: o.pool,
@@ -243,8 +260,9 @@ export class NodeNetwork {
       ownerKeys: o.owner,
       ...(o.certificatePolicy === undefined ? {} : { certificatePolicy: o.certificatePolicy }),
       ...(o.microBlockLog === undefined ? {} : { microBlockLog: o.microBlockLog }),
+      forms: peerFormsOf(attributes),
     };
-    const network = new NodeNetwork(o, info, transport, manager, new ChainMessages(deps), port);
+    const network = new NodeNetwork(o, info, transport, manager, attributes, new ChainMessages(deps), port);
     ref.network = network;
     o.log.info(
       {
@@ -268,13 +286,17 @@ export class NodeNetwork {
       peer.close('the node is stopping');
       return;
     }
+    // WE's order after a handshake: GetPeers (the peer manager's), the node attributes, then the score (sync's).
     if (!this.peers.accept(peer).accepted) return;
+    peer.send(MessageCode.RawAttributes, this.ownAttributes);
     this.chainMessages.onPeer(peer);
   }
 
   private onMessage(peer: Peer, code: MessageCode, payload: Uint8Array): void {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
+    if (code === MessageCode.RawAttributes) return this.attributes.onMessage(peer, payload);
+    if (this.featureOff.handle(peer, code, payload)) return;
     if (this.channels.some((channel) => channel.handle(peer, code, payload))) return;
     this.chainMessages.onMessage(peer, code, payload);
   }
@@ -308,10 +330,10 @@ export class NodeNetwork {
     }));
   }
 
-  /** Connected peers whose owner holds the miner role now (WE's MinerAttribute count). */
+  /** Connected peers whose owner holds the miner role now (WE's MinerAttribute count), watchers (by their attributes) left out: they never mine. */
   minerPeers(): number {
     const now = this.options.now();
-    return this.connected().filter((p) => this.options.chain.isMiner(p.info.ownerAddress, now)).length;
+    return this.connected().filter((p) => !this.attributes.isWatcher(p) && this.options.chain.isMiner(p.info.ownerAddress, now)).length;
   }
 
   /** Why the miner must not forge a key block now (WE's quorum; catching up), or undefined. */

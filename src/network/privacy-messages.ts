@@ -2,17 +2,21 @@
  * Confidential data over the peers (WE's messages 30, 31, 39, 40, 44 and the large-item
  * streams; reference privacy-crypto-pki.md §4.2, §4.5): the sibling of chain-messages.ts
  * for src/privacy. It shows each connected peer to replication as a PrivacyPeer — its
- * node owner proven in the handshake, the connection's session keys on a plain connection
- * (payloads are then encrypted for them; inside TLS they travel in clear), sending
+ * node owner proven in the handshake, the connection's session keys unless the peer runs
+ * P2P TLS (payloads are then encrypted for them; inside TLS they travel in clear), sending
  * messages and streams on that connection — and hands the privacy messages peers send to
  * whoever listens (the node's PrivacyReplication). Without a listener (storage switched
  * off, a watcher node) the messages are dropped, as WE's no-op handlers do.
  *
- * A peer's node mode is not known here (WE carries it in node attributes, message 42,
- * which Weft does not read yet): every peer counts as a non-watcher.
+ * A peer's node mode and TLS come from the node attributes it sent (message 42,
+ * node-attributes.ts), as WE reads them: a watcher takes no part in replication; a peer
+ * whose attributes say P2P TLS gets data in clear, any other encrypted (a peer that sent no
+ * attributes — a Weft node from before 42 was spoken — as the connection runs). Both are
+ * read when used: the attributes arrive just after the handshake.
  */
 import type { IncomingStream, PrivacyPeer, PrivacyPeers } from '../privacy/peers.js';
 import { PeerMessageChannel } from './message-channel.js';
+import type { PeerAttributes } from './node-attributes.js';
 import { isStreamPeer, MessageCode, type Peer, type StreamPeer } from './types.js';
 
 type Listener = (peer: PrivacyPeer, code: number, payload: Uint8Array) => void;
@@ -37,7 +41,11 @@ export class PrivacyMessages extends PeerMessageChannel implements PrivacyPeers 
   private readonly views = new WeakMap<StreamPeer, PrivacyPeer>();
 
   /** `codes`: the messages this instance carries (the privacy ones by default). */
-  constructor(peers: () => readonly Peer[], codes: ReadonlySet<MessageCode> = PRIVACY_CODES) {
+  constructor(
+    peers: () => readonly Peer[],
+    private readonly attributes: PeerAttributes,
+    codes: ReadonlySet<MessageCode> = PRIVACY_CODES,
+  ) {
     super(peers, codes);
   }
 
@@ -57,11 +65,16 @@ export class PrivacyMessages extends PeerMessageChannel implements PrivacyPeers 
   private view(peer: StreamPeer): PrivacyPeer {
     let view = this.views.get(peer);
     if (view === undefined) {
+      const attributes = this.attributes;
       view = {
         id: `${peer.id}`,
         ownerAddress: peer.info.ownerAddress,
-        watcher: false,
-        sessionKeys: peer.tls ? undefined : { own: peer.session, peer: peer.info.sessionPublicKey },
+        get watcher() {
+          return attributes.isWatcher(peer);
+        },
+        get sessionKeys() {
+          return attributes.p2pTls(peer) ? undefined : { own: peer.session, peer: peer.info.sessionPublicKey };
+        },
         // Only the channel's own codes go out through its view.
         send: (code, payload) => this.codes.has(code as MessageCode) && peer.send(code as MessageCode, payload),
         sendStream: (frames) => peer.sendStream(frames),

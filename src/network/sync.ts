@@ -19,6 +19,7 @@ import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.
 import { ExtensionImport } from './extension-import.js';
 import { encodeBlock, encodeGetBlocks, encodeHistoryBlock, encodeMissingBlock, encodeScore, encodeSignatures } from './messages.js';
 import { socketAddressText } from './peers.js';
+import { peerFormsOf, type PeerForms } from './peer-forms.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
 import { InternalError } from '../errors/internal.js';
 
@@ -63,6 +64,7 @@ type Pending =
 export class ChainSync {
   readonly settings: SyncSettings;
   private readonly chain: NetworkDeps['chain'];
+  private readonly forms: PeerForms;
   private readonly timers: Timers;
   private readonly scores = new Map<number, { score: bigint; at: bigint; peer: Peer }>();
   private readonly invalid = new Map<string, bigint>();
@@ -81,6 +83,7 @@ export class ChainSync {
   constructor(private readonly deps: NetworkDeps) {
     this.settings = syncSettings(deps.settings);
     this.chain = deps.chain;
+    this.forms = deps.forms ?? peerFormsOf(undefined);
     this.timers = deps.timers ?? NODE_TIMERS;
     this.unsubscribe = deps.chain.on((e) => this.onChainEvent(e));
   }
@@ -156,9 +159,13 @@ export class ChainSync {
         peer.send(MessageCode.MissingBlock, encodeMissingBlock(id));
         return;
       }
+      // WE's HistoryReplier: a 45 with the block's certificates (maybe none) to a peer from 1.11.1, a 23 to an older one.
+      if (!this.forms.separateBlockAndTxMessages(peer)) {
+        peer.send(MessageCode.Block, encodeBlock(found.block));
+        continue;
+      }
       const certificates = found.block.transactions.length === 0 ? [] : this.chain.certificatesStoredAt(found.height);
-      if (certificates.length === 0) peer.send(MessageCode.Block, encodeBlock(found.block));
-      else peer.send(MessageCode.HistoryBlock, encodeHistoryBlock(found.block, certificates));
+      peer.send(MessageCode.HistoryBlock, encodeHistoryBlock(found.block, certificates));
     }
   }
 

@@ -7,7 +7,10 @@
  *   owner key read from the node registry through `participantPublicKey` at handshake
  *   time, so a revoked node is refused on its next connection).
  * - On the accepting side the first byte decides: 0x02/0x03 a handshake, 0x66 a
- *   PeerIdentityRequest (answered, then the connection closes), anything else closes.
+ *   PeerIdentityRequest (answered, then the connection closes); a frame whose code the
+ *   caller's `handshakeFreeMessages` names (WE's HandshakeFreeMessagesDecoder: magic at
+ *   offset 4, the code at 8 — snapshot requests) is answered by the caller, then the
+ *   connection closes; anything else closes.
  * - Each peer has a bounded send queue (bytes and messages): while the socket reports
  *   back-pressure, messages wait in it; when it is full `send` drops and returns false.
  *   A message whose code the caller's `skipsSendQueue` names (the chain routing's block
@@ -28,7 +31,18 @@ import { generateKeyPairSync } from 'node:crypto';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { encodeBase58, equalBytes } from '../crypto/encoding.js';
-import { encodeStreamFrame, FrameDecoder, FrameError, frameSize, MAX_PAYLOAD, OutgoingFrames, STREAM_FRAME } from './framing.js';
+import {
+  encodeFrame,
+  encodeStreamFrame,
+  FRAME_HEADER_LENGTH,
+  FRAME_MAGIC,
+  FrameDecoder,
+  FrameError,
+  frameSize,
+  MAX_PAYLOAD,
+  OutgoingFrames,
+  STREAM_FRAME,
+} from './framing.js';
 import {
   decodePeerIdentityRequest,
   decodePeerIdentityResponse,
@@ -115,6 +129,15 @@ export interface PeerTransportOptions {
    * traffic: chain-messages.ts skipsSendQueue). Absent: every message keeps its turn.
    */
   readonly skipsSendQueue?: (code: number) => boolean;
+  /**
+   * Framed messages a connection may open with instead of a handshake: their codes, and what
+   * each gets — a message written back, then the connection closes (a payload that does not
+   * read throws: closed at once). Absent: such a connection closes.
+   */
+  readonly handshakeFreeMessages?: {
+    readonly codes: ReadonlySet<number>;
+    answer(code: number, payload: Uint8Array): { readonly close: string; readonly reply?: { readonly code: number; readonly payload: Uint8Array } };
+  };
 }
 
 const NO_LOG: TransportLogger = { info() {}, warn() {}, debug() {} };
@@ -222,7 +245,7 @@ interface Settings {
   readonly maxPayload: ReadonlyMap<number, number>;
 }
 
-type State = 'handshake' | 'identity' | 'open' | 'closed';
+type State = 'handshake' | 'identity' | 'handshake-free' | 'open' | 'closed';
 
 /** One socket from accept/dial to close. Becomes a Peer once its handshake is accepted. */
 class Connection implements StreamPeer {
@@ -314,6 +337,8 @@ class Connection implements StreamPeer {
         this.#onHandshakeBytes(chunk);
       } else if (this.#state === 'identity') {
         this.#onIdentityBytes(chunk);
+      } else if (this.#state === 'handshake-free') {
+        this.#onHandshakeFreeBytes(chunk);
       }
     } catch (e) {
       this.close(errorText(e), e instanceof FrameError);
@@ -330,7 +355,13 @@ class Connection implements StreamPeer {
         return;
       }
       if (first !== HANDSHAKE_V3 && first !== HANDSHAKE_V2) {
-        this.close(`unexpected first byte ${first} (expected a handshake)`);
+        if (this.transport.options.handshakeFreeMessages === undefined) {
+          this.close(`unexpected first byte ${first} (expected a handshake)`);
+          return;
+        }
+        this.#state = 'handshake-free';
+        this.#identityBytes = Buffer.alloc(0);
+        this.#onHandshakeFreeBytes(chunk);
         return;
       }
     }
@@ -405,6 +436,41 @@ class Connection implements StreamPeer {
     this.transport.forget(this);
     this.socket.end(reply);
     // A peer that never reads the reply must not hold the socket open.
+    setTimeout(() => this.socket.destroy(), 5_000).unref();
+  }
+
+  /**
+   * A connection that opened with neither a handshake nor a peer identity request: once the
+   * first frame's header is in (WE looks at the magic at offset 4 and the code at 8), one of
+   * the handshake-free codes is read whole and answered, then the connection closes; any
+   * other bytes close it.
+   */
+  #onHandshakeFreeBytes(chunk: Buffer): void {
+    const free = this.transport.options.handshakeFreeMessages!;
+    let bytes = chunk;
+    if (this.#identityBytes !== undefined) {
+      // The header is not in yet: bytes are held until it is.
+      bytes = Buffer.concat([this.#identityBytes, chunk]);
+      if (bytes.length < FRAME_HEADER_LENGTH) {
+        this.#identityBytes = bytes;
+        return;
+      }
+      if (bytes.readInt32BE(4) !== FRAME_MAGIC || !free.codes.has(bytes[8]!)) {
+        this.close(`unexpected first byte ${bytes[0]!} (expected a handshake)`);
+        return;
+      }
+      this.#identityBytes = undefined;
+    }
+    // The frame decoder checks the header (caps, lengths) before the body is buffered.
+    const [message] = this.#frames.feed(bytes);
+    if (message === undefined) return;
+    const answer = free.answer(message.code, message.payload);
+    this.transport.log.debug({ remote: this.remote, code: message.code, reason: answer.close }, 'answered a handshake-free message');
+    clearTimeout(this.#timer);
+    this.#state = 'closed';
+    this.transport.forget(this);
+    if (answer.reply === undefined) this.socket.destroy();
+    else this.socket.end(encodeFrame(answer.reply.code, answer.reply.payload));
     setTimeout(() => this.socket.destroy(), 5_000).unref();
   }
 

@@ -27,11 +27,21 @@ export const MessageCode = {
   PrivateDataResponse: 31,
   /** A contract validator's signed results hash (routed by contract-validator-messages.ts). */
   ContractValidatorResults: 32,
+  /** CFT: a validator's vote for a liquid block (Weft runs no CFT: checked and dropped, feature-off-messages.ts). */
+  Vote: 33,
   GetBlocks: 34,
+  /** Consensual snapshots (WE's feature, off in Weft: feature-off-messages.ts). */
+  SnapshotNotification: 35,
+  SnapshotRequest: 36,
+  GenesisSnapshotRequest: 37,
+  GenesisSnapshotError: 38,
   PrivacyInventoryV1: 39,
   PrivacyInventoryRequest: 40,
   MissingBlock: 41,
+  /** A node's signed attributes: node mode and P2P TLS (node-attributes.ts). */
   RawAttributes: 42,
+  /** A micro-block inventory naming its key block (feature 173). */
+  MicroBlockInventoryV2: 43,
   /** Block with the certificates its transactions carried (reply to GetBlocks). */
   HistoryBlock: 45,
   /** Transaction with the certificate chain it carries. */
@@ -39,6 +49,11 @@ export const MessageCode = {
   /** Micro-block with the certificates its transactions carried (and CRL hashes). */
   MicroBlockResponseV2: 47,
   PrivacyInventoryV2: 44,
+  /** CRL sync between PKI nodes (no handler in WE's open-source node: checked and dropped, feature-off-messages.ts). */
+  MissingCrlsRequest: 48,
+  CrlDataByHashesRequest: 49,
+  CrlDataByTimestampRangeRequest: 50,
+  CrlDataResponse: 51,
   /** Confidential contract data (src/contracts/confidential, routed by privacy-messages.ts). */
   ConfidentialDataRequest: 52,
   ConfidentialDataResponse: 53,

@@ -286,6 +286,7 @@ export async function startNetwork(
     settings: config.network,
     consensusType: config.chain.consensus.type === 'poa' ? 'PoA' : 'PoS',
     version: WE_PROTOCOL_VERSION,
+    mode: config.network.mode,
     quorum: config.miner.quorum,
     noQuorumMiningDelayMs: config.miner.noQuorumMiningDelayMs,
     now: ctx.now,

@@ -18,7 +18,7 @@ import { UtxPool } from '../../src/chain/utx.js';
 import { SignatureVerifierPool } from '../../src/crypto/verify-pool.js';
 import type { CryptoSuite } from '../../src/crypto/suite.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
-import { netNode, type NetNode } from './net-fixture.js';
+import { forgeOwnKeyBlock, netNode, type NetNode } from './net-fixture.js';
 import { HeldTimers, quiet, until, Wire, type DoublePeer } from './peer-double.js';
 
 describe('gossip', () => {
@@ -41,20 +41,20 @@ describe('gossip', () => {
     await until(() => c.node.pool.size().size === 2, 'both transactions in c’s pool');
     await quiet(wire);
     assert.equal(b.node.pool.size().size, 2);
-    assert.equal(wire.count(MessageCode.Transaction, 'a', 'b'), 2);
-    assert.equal(wire.count(MessageCode.Transaction, 'b', 'c'), 2);
-    assert.equal(wire.count(MessageCode.Transaction, 'b', 'a'), 0, 'not sent back to its sender');
-    assert.equal(wire.count(MessageCode.Transaction, 'c', 'b'), 0);
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'a', 'b'), 2);
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'b', 'c'), 2);
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'b', 'a'), 0, 'not sent back to its sender');
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'c', 'b'), 0);
     // The same transaction again from a: nothing new goes out.
     a.net.broadcastTransaction(txs[0]!);
     await quiet(wire);
-    assert.equal(wire.count(MessageCode.Transaction), 4);
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction), 4);
     // An invalid one is not relayed.
     const overspend = transfer(clock, bob, alice, 1_000_000_000n * 100_000_000n);
     const { atX } = wire.connect(a.ep, netNode(wire, 'd', clock, []).ep);
     atX.send(MessageCode.Transaction, overspend.bytes);
     await quiet(wire);
-    assert.equal(wire.count(MessageCode.Transaction), 5);
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction), 4, 'not relayed');
     for (const n of [a, b, c]) n.net.close();
   });
 
@@ -552,11 +552,11 @@ describe('gossip', () => {
       t.fire();
       await quiet(wire);
     }
-    assert.equal(wire.count(MessageCode.Transaction, 'a'), 3, 'the origin sends it to everyone');
-    assert.equal(wire.count(MessageCode.Transaction, 'b'), 2, 'the first to relay sends it to the two peers other than its source');
-    assert.equal(wire.count(MessageCode.Transaction, 'c'), 1, 'the second knows the origin and the first have it');
-    assert.equal(wire.count(MessageCode.Transaction, 'd'), 0, 'the last knows every peer has it');
-    assert.equal(wire.count(MessageCode.Transaction, undefined, 'a'), 0, 'never sent back to its origin');
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'a'), 3, 'the origin sends it to everyone');
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'b'), 2, 'the first to relay sends it to the two peers other than its source');
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'c'), 1, 'the second knows the origin and the first have it');
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'd'), 0, 'the last knows every peer has it');
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, undefined, 'a'), 0, 'never sent back to its origin');
     for (const n of all) n.net.close();
   });
 
@@ -588,20 +588,14 @@ describe('gossip', () => {
     assert.equal(held.miner.fire(400), 1, "the miner's relay batch was waiting");
     assert.equal(held.b.fire(400), 1, "b's relay batch was waiting");
     await quiet(wire);
-    assert.equal(wire.count(MessageCode.Transaction, 'b'), 0, 'b did not relay it');
-    assert.equal(wire.count(MessageCode.Transaction, 'miner'), 0, 'nor did the miner');
-    assert.equal(wire.count(MessageCode.Transaction), 2);
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'b'), 0, 'b did not relay it');
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction, 'miner'), 0, 'nor did the miner');
+    assert.equal(wire.count(MessageCode.BroadcastedTransaction), 2);
     for (const n of [miner, b, c]) n.net.close();
   });
 });
 
 /** Forges key blocks until one is the owner's (minerA's): micro-blocks are announced only on those. */
-function forgeOwnKeyBlock(clock: Clock, node: ChainNode): void {
-  do {
-    clock.nextRound();
-    node.forge();
-  } while (!equalBytes(node.chain.lastBlock().generator, minerA.keyPair.publicKey));
-}
 
 /** A forging source, a node `c` on the wire double, and the key block both have. */
 function keyBlockAhead(

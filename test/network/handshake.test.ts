@@ -158,6 +158,19 @@ describe('V3 handshake bytes', () => {
     assert.throws(() => encodeHandshakePayload(info(addr(alice.publicKey), { nodeName: 'x'.repeat(128) })), RangeError);
   });
 
+  it('reads a payload with bytes after the session key (as WE does: unread, signed with the rest) and accepts its signature', () => {
+    const own = info(addr(alice.publicKey));
+    const payload = Buffer.concat([encodeHandshakePayload(own), Buffer.from('a later field')]);
+    const signature = suite.sign(alice.privateKey, payload);
+    const head = Buffer.alloc(5);
+    head.writeUInt8(3, 0);
+    head.writeInt32BE(payload.length, 1);
+    const remote = decodeHandshake(Buffer.concat([head, payload, own.ownerAddress, signature]));
+    assert.deepEqual(Buffer.from(remote.info.sessionPublicKey), Buffer.from(own.sessionPublicKey));
+    assert.equal(remote.info.nodeName, 'node-1');
+    assert.deepEqual(validateHandshake(remote, info(addr(bob.publicKey)), deps), alice.publicKey);
+  });
+
   it('refuses a wrong type byte, a V2 handshake, an oversize or truncated payload', () => {
     rejected(() => new HandshakeDecoder().feed(Uint8Array.of(0x47, 0x45, 0x54)), 'unsupported-type');
     rejected(() => new HandshakeDecoder().feed(Uint8Array.of(2, 0, 0)), 'unsupported-type', /V2/);
@@ -257,8 +270,8 @@ describe('GOST handshake', () => {
     const decoded = decodeHandshake(bytes, GOST_SESSION_KEY_LENGTH);
     assert.deepEqual(Buffer.from(decoded.info.sessionPublicKey), Buffer.from(session));
     assert.ok(gost.verify(owner.publicKey, decoded.payload, decoded.signature));
-    // A WAVES node reads 32 bytes of session key and finds bytes left over; a GOST node finds a WAVES handshake short.
-    rejected(() => decodeHandshake(bytes), 'malformed', /unexpected bytes after the handshake payload/);
+    // A WAVES node reads 32 bytes of session key and leaves the rest unread (as WE reads a payload); a GOST node finds a WAVES handshake short.
+    assert.deepEqual(Buffer.from(decodeHandshake(bytes).info.sessionPublicKey), Buffer.from(session.subarray(0, 32)));
     rejected(
       () => decodeHandshake(encodeHandshake(info(addr(alice.publicKey)), signBy(alice)), GOST_SESSION_KEY_LENGTH),
       'malformed',

@@ -7,7 +7,8 @@ import { peerChainOf, peerPoolOf, type PeerPool } from '../../src/chain/peer-cha
 import type { UtxPool } from '../../src/chain/utx.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { ChainMessages } from '../../src/network/chain-messages.js';
-import { ChainNode, chainSettings, p, type Account, type Clock } from '../chain/fork-fixture.js';
+import { equalBytes } from '../../src/crypto/encoding.js';
+import { ChainNode, chainSettings, minerA, p, type Account, type Clock } from '../chain/fork-fixture.js';
 import type { Endpoint, Wire } from './peer-double.js';
 
 export interface NetNode {
@@ -28,7 +29,7 @@ export function netNode(
   clock: Clock,
   miners: readonly Account[],
   settings: Partial<SyncSettings> = {},
-  extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog' | 'timers'> & {
+  extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog' | 'timers' | 'forms'> & {
     readonly pool?: (node: ChainNode) => UtxPool;
     readonly peerPool?: (pool: PeerPool) => PeerPool;
   } = {},
@@ -57,4 +58,12 @@ export function netNode(
     ...rest,
   });
   return { node, net, ep: wire.endpoint(name, net), logs };
+}
+
+/** Forges key blocks until minerA (a miner node's owner on this fixture) forged the last one. */
+export function forgeOwnKeyBlock(clock: Clock, node: ChainNode): void {
+  do {
+    clock.nextRound();
+    node.forge();
+  } while (!equalBytes(node.chain.lastBlock().generator, minerA.keyPair.publicKey));
 }

@@ -20,6 +20,8 @@ export interface Endpoint {
   readonly events: PeerTransportEvents;
   /** Codes whose sending this node drops. */
   readonly muted: Set<number>;
+  /** The version this node announces in its handshake (as its peers see it; set before connecting). */
+  version: readonly [number, number, number];
 }
 
 export interface Traffic {
@@ -35,7 +37,7 @@ export class Wire {
   inFlight = 0;
 
   endpoint(name: string, events: PeerTransportEvents): Endpoint {
-    return { name, events, muted: new Set() };
+    return { name, events, muted: new Set(), version: [1, 14, 0] };
   }
 
   /** Connects two nodes; returns the peer objects as each side sees the other. */
@@ -73,7 +75,7 @@ export class DoublePeer implements Peer {
     this.remote = { host: remoteSide.name, port: 6864 };
     this.info = {
       chainId: 'T'.charCodeAt(0),
-      version: [1, 14, 0],
+      version: remoteSide.version,
       consensusType: 'PoA',
       declaredAddress: undefined,
       nonce: BigInt(this.id),

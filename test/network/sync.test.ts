@@ -176,7 +176,7 @@ describe('sync', () => {
     const timers = new HeldTimers(1);
     const b = netNode(wire, 'b', clock, [], { synchronizationTimeoutMs: 150 }, { timers });
     grow(a, clock, 3);
-    a.ep.muted.add(MessageCode.Block); // a answers GetBlocks with nothing
+    a.ep.muted.add(MessageCode.HistoryBlock); // a answers GetBlocks with nothing
     const { atY: aAtB } = wire.connect(a.ep, b.ep);
     await until(() => wire.count(MessageCode.GetBlocks, 'b', 'a') > 0, 'b asked the stalling peer for blocks');
     await quiet(wire);
