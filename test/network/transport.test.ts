@@ -449,6 +449,44 @@ describe('peer transport', () => {
     assert.equal(a.transport.peers().length, 1);
   });
 
+  it("answers a framed snapshot request without a handshake (WE's handshake-free 36/37), split over chunks; other frames first close", async () => {
+    const answers: number[] = [];
+    const a = await start(A, {
+      handshakeFreeMessages: {
+        codes: new Set([MessageCode.SnapshotRequest, MessageCode.GenesisSnapshotRequest]),
+        answer: (code, payload) => {
+          answers.push(code, payload.length);
+          return code === MessageCode.GenesisSnapshotRequest
+            ? { close: 'no snapshot', reply: { code: MessageCode.GenesisSnapshotError, payload: Buffer.from([0, 0, 0, 2, 0x68, 0x69]) } }
+            : { close: 'unidentified' };
+        },
+      },
+    });
+    const genesis = await rawSocket(a.port);
+    const got: Buffer[] = [];
+    genesis.on('data', (b: Buffer) => got.push(b));
+    const frame = encodeFrame(MessageCode.GenesisSnapshotRequest, new Uint8Array(32 + 64 + 8 + 64).fill(1));
+    genesis.write(frame.subarray(0, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    genesis.write(frame.subarray(5, 40));
+    await new Promise((r) => setTimeout(r, 20));
+    genesis.write(frame.subarray(40));
+    await closedPromise(genesis);
+    assert.deepEqual(answers, [MessageCode.GenesisSnapshotRequest, 168]);
+    const [reply] = new FrameDecoder().feed(Buffer.concat(got));
+    assert.equal(reply?.code, MessageCode.GenesisSnapshotError);
+    assert.deepEqual(Buffer.from(reply.payload), Buffer.from([0, 0, 0, 2, 0x68, 0x69]));
+    const request = await rawSocket(a.port);
+    request.write(encodeFrame(MessageCode.SnapshotRequest, new Uint8Array(40)));
+    await closedPromise(request);
+    assert.deepEqual(answers.slice(2), [MessageCode.SnapshotRequest, 40]);
+    const score = await rawSocket(a.port);
+    score.write(encodeFrame(MessageCode.Score, Uint8Array.of(1)));
+    await closedPromise(score);
+    assert.equal(answers.length, 4, 'a score before a handshake is not handed on');
+    assert.equal(a.transport.peers().length, 0);
+  });
+
   it('answers a peer identity request without a handshake', async () => {
     const a = await start(A);
     const key = await requestPeerIdentity({ host: HOST, port: a.port }, B.address, (m) => suite.sign(B.keys.privateKey, m), 2000);
