@@ -227,6 +227,8 @@ export class WePeer {
   private lastMicroAt = 0;
   private readonly seenTx = new Set<string>();
   private readonly options: WePeerOptions;
+  /** How its micro-blocks are announced: 43 as WE's miner does with feature 173; a test may pick V1 (26), which WE also accepts. */
+  inventoryCode: 26 | 43 = 43;
 
   constructor(options: WePeerOptions) {
     this.options = options;
@@ -478,13 +480,15 @@ export class WePeer {
     void generator;
     // A relay passes on the miner's inventory; this peer only holds the micro-block, so it re-announces when it is the miner.
     if (hex(generator) !== hex(this.owner.publicKey)) return;
-    this.broadcast(43, this.inventory(total, prev, key), except);
+    this.broadcast(this.inventoryCode, this.inventory(total, prev, key), except);
   }
 
+  /** This miner's signed inventory of a micro-block, in the form `inventoryCode` says. */
   inventory(total: Uint8Array, prev: Uint8Array, key: Uint8Array): Buffer {
-    const fields = { totalBlockSig: Buffer.from(total), prevBlockSig: Buffer.from(prev), keyBlockSig: Buffer.from(key) };
+    const v2 = this.inventoryCode === 43;
+    const fields = { totalBlockSig: Buffer.from(total), prevBlockSig: Buffer.from(prev), keyBlockSig: v2 ? Buffer.from(key) : undefined };
     const signature = Buffer.from(this.protocol.crypto.sign(this.owner.privateKey, inventorySignedBytes(this.address, fields)));
-    const inv: MicroBlockInventory = { code: 43, sender: Buffer.from(this.owner.publicKey), ...fields, signature };
+    const inv: MicroBlockInventory = { code: this.inventoryCode, sender: Buffer.from(this.owner.publicKey), ...fields, signature };
     return encodeInventory(inv);
   }
 
@@ -510,15 +514,20 @@ export class WePeer {
     const txs = this.options.transactions?.() ?? [];
     if (txs.length === 0) return;
     this.lastMicroAt = Date.now();
-    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, chain.tip, { transactions: txs }, {
-      timestamp: now,
-      privateKey: this.owner.privateKey,
-      modifiedTotalSign: this.options.modifiedTotalSign ?? true,
-    });
+    const { microBlock, liquidBlock } = produceMicroBlock(
+      this.protocol,
+      chain.tip,
+      { transactions: txs },
+      {
+        timestamp: now,
+        privateKey: this.owner.privateKey,
+        modifiedTotalSign: this.options.modifiedTotalSign ?? true,
+      },
+    );
     const prev = chain.tip.id;
     chain.appendOwnMicroBlock(microBlock, liquidBlock);
     this.producedMicroBlocks.push(hex(microBlock.totalLiquidBlockSig));
-    this.broadcast(43, this.inventory(liquidBlock.id, prev, key.id));
+    this.broadcast(this.inventoryCode, this.inventory(liquidBlock.id, prev, key.id));
   }
 
   /** A signed ContractExecutionMessage (29) as a WE contract node sends its statuses. */

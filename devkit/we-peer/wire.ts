@@ -274,7 +274,10 @@ export function checksum(payload: Uint8Array): Buffer {
 
 /** Netty length prefix ‖ MetaMessageCodec frame. */
 export function encodeFrame(code: number, payload: Uint8Array): Buffer {
-  const body = payload.length === 0 ? new WeWriter().int(WE_MAGIC).byte(code).int(0).bytes() : new WeWriter().int(WE_MAGIC).byte(code).int(payload.length).raw(checksum(payload)).raw(payload).bytes();
+  const body =
+    payload.length === 0
+      ? new WeWriter().int(WE_MAGIC).byte(code).int(0).bytes()
+      : new WeWriter().int(WE_MAGIC).byte(code).int(payload.length).raw(checksum(payload)).raw(payload).bytes();
   return Buffer.concat([new WeWriter().int(body.length).bytes(), body]);
 }
 
