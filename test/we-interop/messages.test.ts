@@ -94,6 +94,10 @@ describe('a WE 1.14 peer sends Weft every message code', { timeout: 240_000 }, (
     ).catch((e: Error) => {
       throw new Error(`${e.message}; Weft sent ${peer.receivedCodes(0, c).join(', ')}`);
     });
+    // In WE's order (PeerSynchronizer, NodeAttributesSender): GetPeers, RawAttributes, then Score.
+    const codes = peer.receivedCodes(0, c);
+    const first = (code: number): number => codes.indexOf(code);
+    assert.ok(first(3) < first(42) && first(42) < first(24), `Weft sent ${codes.join(', ')}`);
     assert.ok(c.remote !== undefined && c.remote.version[0] === 1 && c.remote.version[1] >= 14, `Weft declares ${c.remote?.version.join('.')}`);
   });
 
@@ -233,13 +237,21 @@ describe('a WE 1.14 peer sends Weft every message code', { timeout: 240_000 }, (
     await sendAndStayOpen(35, new WeWriter().raw(peer.owner.publicKey).long(1024n).bytes());
   });
 
-  it('36 SnapshotRequest is read', async () => {
-    await sendAndStayOpen(36, new WeWriter().raw(peer.owner.publicKey).long(0n).bytes());
-  });
-
-  it('37 GenesisSnapshotRequest is read', async () => {
+  it('37 GenesisSnapshotRequest is answered by 38: this node has no snapshot', async () => {
+    const c = await connection();
+    const since = Date.now();
     const body = new WeWriter().raw(peer.owner.publicKey).raw(peer.chain.blocks[0]!.id).long(0n).bytes();
-    await sendAndStayOpen(37, Buffer.concat([body, p.crypto.sign(peer.owner.privateKey, body)]));
+    c.send(37, Buffer.concat([body, p.crypto.sign(peer.owner.privateKey, body)]));
+    // WE (GenesisSnapshotSource) answers with GenesisSnapshotError and closes after it; Weft may keep the channel.
+    await awaitCode(c, 38, since);
+    const answer = peer.received.find((r) => r.at >= since && r.connection === c.id && r.code === 38)!;
+    const length = Buffer.from(answer.payload).readInt32BE(0);
+    assert.match(
+      Buffer.from(answer.payload)
+        .subarray(4, 4 + length)
+        .toString('utf8'),
+      /^Snapshot is not found for address '\w+'$/,
+    );
   });
 
   it('38 GenesisSnapshotError is read', async () => {
@@ -288,6 +300,12 @@ describe('a WE 1.14 peer sends Weft every message code', { timeout: 240_000 }, (
 
   it('51 CrlDataResponse is read', async () => {
     await sendAndStayOpen(51, new WeWriter().byte(0).short(0).bytes());
+  });
+
+  it('36 SnapshotRequest on a channel no snapshot was offered on is closed, as WE closes an unidentified channel', async () => {
+    const c = await connection();
+    c.send(36, new WeWriter().raw(peer.owner.publicKey).long(0n).bytes());
+    await until('Weft to close the channel', () => (c.closed ? true : undefined), 10_000, 50);
   });
 
   it('Weft sent the WE peer nothing a WE 1.14 node would not send a 1.14 peer', () => {
