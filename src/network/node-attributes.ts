@@ -110,11 +110,12 @@ export class PeerAttributes {
   }
 
   /**
-   * Whether privacy data to and from the peer travels in clear (TLS): as its attributes say;
-   * without them, as the connection runs (what both sides of a Weft connection decided before
-   * attributes were spoken).
+   * Whether privacy data to and from the peer travels in clear (TLS). On a connection this
+   * node runs, whether it runs TLS — a fact both sides share, which a peer's attributes only
+   * repeat: a peer whose attributes claim TLS on a plain connection still gets its data
+   * encrypted. Elsewhere, as the peer's attributes say.
    */
   p2pTls(peer: Peer): boolean {
-    return this.byPeer.get(peer)?.p2pTls ?? (isStreamPeer(peer) && peer.tls);
+    return isStreamPeer(peer) ? peer.tls : this.byPeer.get(peer)?.p2pTls === true;
   }
 }

@@ -8,11 +8,10 @@
  * whoever listens (the node's PrivacyReplication). Without a listener (storage switched
  * off, a watcher node) the messages are dropped, as WE's no-op handlers do.
  *
- * A peer's node mode and TLS come from the node attributes it sent (message 42,
- * node-attributes.ts), as WE reads them: a watcher takes no part in replication; a peer
- * whose attributes say P2P TLS gets data in clear, any other encrypted (a peer that sent no
- * attributes — a Weft node from before 42 was spoken — as the connection runs). Both are
- * read when used: the attributes arrive just after the handshake.
+ * A peer's node mode comes from the node attributes it sent (message 42, node-attributes.ts):
+ * a watcher takes no part in replication. Data travels in clear only on a TLS connection and
+ * encrypted with the session keys on any other, whatever the peer's attributes claim. Both
+ * are read when used: the attributes arrive just after the handshake.
  */
 import type { IncomingStream, PrivacyPeer, PrivacyPeers } from '../privacy/peers.js';
 import { PeerMessageChannel } from './message-channel.js';

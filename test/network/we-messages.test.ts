@@ -214,6 +214,11 @@ describe('WE 1.14 messages Weft reads', () => {
     book.onMessage(peer, bytes);
     assert.equal(book.isWatcher(peer), true);
     assert.equal(book.p2pTls(peer), true);
+    // On a plain connection of this node the claim does not take the encryption away.
+    const plain = Object.assign(fakePeer(), { receiveStream: () => undefined, session: minerB.keyPair, tls: false });
+    book.onMessage(plain, bytes);
+    assert.equal(book.of(plain)?.p2pTls, true);
+    assert.equal(book.p2pTls(plain), false);
     const other = fakePeer();
     book.onMessage(other, own);
     assert.equal(book.of(other), undefined, "minerB's attributes on minerA's connection are refused");
