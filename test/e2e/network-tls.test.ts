@@ -4,7 +4,6 @@
  * agree on one chain and confirm a transfer; a dialer speaking plain TCP gets no handshake.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,44 +12,14 @@ import { createPeerTransport } from '../../src/network/transport.js';
 import { devAccounts, devProtocol } from '../../src/cli/dev.js';
 import { Devnet, oneChain, until } from '../../devkit/network.js';
 import { signedTransfer } from '../support/transfers.js';
-
-function selfSignedCertificate(dir: string): { keyFile: string; certFile: string } | undefined {
-  const keyFile = join(dir, 'key.pem');
-  const certFile = join(dir, 'cert.pem');
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=weft-devnet',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-      ],
-      { stdio: 'ignore' },
-    );
-  } catch {
-    return undefined;
-  }
-  return { keyFile, certFile };
-}
+import { writeSelfSignedCertificate } from '../../devkit/tls.js';
 
 describe('a network over TLS', { timeout: 90_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'weft-tls-net-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('two nodes with PEM files connect over TLS, confirm a transfer on both; plain TCP gets no handshake', async (t) => {
-    const files = selfSignedCertificate(dir);
+    const files = writeSelfSignedCertificate(dir, 'weft-devnet');
     if (files === undefined) {
       t.skip('openssl is not available');
       return;

@@ -5,13 +5,13 @@
  * item (the full transfer size in the default suite; about 4 s more than 10 MB here),
  * and over TLS connections (items in clear inside TLS) with a 3 MB one.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { embeddedItemFiles, replicationSuite, type ReplicationStorage } from './privacy-replication-suite.js';
+import { writeSelfSignedCertificate } from '../../devkit/tls.js';
 
 const embedded: ReplicationStorage = {
   name: 'embedded',
@@ -27,28 +27,7 @@ replicationSuite(embedded, 100_000_000);
 const certDir = mkdtempSync(join(tmpdir(), 'weft-privacy-tls-'));
 after(() => rmSync(certDir, { recursive: true, force: true }));
 replicationSuite(embedded, 3_000_000, () => {
-  const keyFile = join(certDir, 'key.pem');
-  const certFile = join(certDir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=weft-devnet',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { keyFile, certFile, caFile: certFile };
+  const files = writeSelfSignedCertificate(certDir, 'weft-devnet');
+  if (files === undefined) throw new Error('openssl could not write a certificate');
+  return { ...files, caFile: files.certFile };
 });

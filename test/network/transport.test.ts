@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { encodeFrame, FrameDecoder } from '../../src/network/framing.js';
 import { encodeHandshake, HandshakeDecoder } from '../../src/network/handshake.js';
 import { createPeerTransport, PeerIdentityError, requestPeerIdentity, type PeerTransportOptions } from '../../src/network/transport.js';
 import { MessageCode, type HandshakeInfo, type Peer, type PeerTransport } from '../../src/network/types.js';
+import { writeSelfSignedCertificate } from '../../devkit/tls.js';
 
 const suite = await createWavesSuite();
 const T = 'T'.charCodeAt(0);
@@ -508,37 +508,15 @@ describe('peer transport', () => {
   });
 
   it('runs over TLS when configured', async (t) => {
-    let dir: string | undefined;
-    try {
-      dir = mkdtempSync(join(tmpdir(), 'weft-tls-'));
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=weft-test',
-          '-keyout',
-          join(dir, 'key.pem'),
-          '-out',
-          join(dir, 'cert.pem'),
-        ],
-        { stdio: 'ignore' },
-      );
-    } catch {
-      if (dir) rmSync(dir, { recursive: true, force: true });
+    const dir = mkdtempSync(join(tmpdir(), 'weft-tls-'));
+    const files = writeSelfSignedCertificate(dir);
+    if (files === undefined) {
+      rmSync(dir, { recursive: true, force: true });
       t.skip('openssl is not available');
       return;
     }
-    const key = readFileSync(join(dir, 'key.pem'));
-    const cert = readFileSync(join(dir, 'cert.pem'));
+    const key = readFileSync(files.keyFile);
+    const cert = readFileSync(files.certFile);
     rmSync(dir, { recursive: true, force: true });
     const tlsOptions = { key, cert, ca: cert };
     const a = await start(A, { tls: tlsOptions });
