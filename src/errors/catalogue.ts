@@ -50,6 +50,15 @@ export class WeError extends Error {
     copy.stack = this.stack;
     return copy;
   }
+
+  /** The same error attributed to a field inside `prefix` (`transactions(1).amount`; `prefix` alone when it names none). */
+  inside(prefix: string): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.assign(copy, this, { field: this.field === undefined ? prefix : `${prefix}.${this.field}` });
+    copy.message = this.message;
+    copy.stack = this.stack;
+    return copy;
+  }
 }
 
 /** Runs f; a WeError it throws is attributed to `field` unless it already names one. */
@@ -58,6 +67,15 @@ export function withField<T>(field: string, f: () => T): T {
     return f();
   } catch (e) {
     throw e instanceof WeError ? e.at(field) : e;
+  }
+}
+
+/** Runs f; a WeError it throws is attributed to a field inside `prefix` (WeError.inside). */
+export function insideField<T>(prefix: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw e instanceof WeError ? e.inside(prefix) : e;
   }
 }
 

@@ -1,15 +1,14 @@
 /**
- * The .proto files of this folder, parsed with protobufjs. They are read from the source tree
- * (src/contracts/grpc/, seen from dist/src/contracts/grpc/ at run time), as the explorer's
- * static files are read from src/explorer/static: the build compiles TypeScript only.
+ * The .proto files of this folder, read from the source tree (src/contracts/grpc/, seen from
+ * dist/src/contracts/grpc/ at run time) by the protocol layer's loader.
  */
-import { readFileSync } from 'node:fs';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import { protoRoot } from '../../protocol/proto/proto-files.js';
 
 const SOURCE_DIR = new URL('../../../../src/contracts/grpc/', import.meta.url);
 
 /** The message types of `fileName` (package `wavesenterprise`), looked up by name. */
 export function protoTypes(fileName: string): (name: string) => protobuf.Type {
-  const root = protobuf.parse(readFileSync(new URL(fileName, SOURCE_DIR), 'utf8'), { keepCase: false }).root;
+  const root = protoRoot(SOURCE_DIR, [fileName]);
   return (name) => root.lookupType(`wavesenterprise.${name}`);
 }

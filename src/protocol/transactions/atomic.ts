@@ -25,7 +25,7 @@ import { isExecutableContract } from './contracts-executable.js';
 import { ExecutedContract } from './contracts-executed.js';
 import { jsonObject, option, PUBLIC_KEY, shortList, type AtomicBadge, type FieldType } from './fields.js';
 import { defineTx, field, PROOFS, Transaction, type DataOf, type TransactionProtocol } from './schema.js';
-import { DecodeError, genericError, WeError } from '../../errors/catalogue.js';
+import { DecodeError, genericError, insideField } from '../../errors/catalogue.js';
 
 export const ATOMIC_TYPE = 120;
 
@@ -84,24 +84,6 @@ function proofSourceId(tx: Transaction): Uint8Array {
   return ExecutedContract.is(tx) ? tx.data.tx.id : tx.id;
 }
 
-/** The same error, attributed to a field inside `prefix` (`transactions(1).amount`). */
-function inside(prefix: string, e: WeError): WeError {
-  const copy = Object.create(Object.getPrototypeOf(e) as object) as WeError;
-  Object.assign(copy, e, { field: e.field === undefined ? prefix : `${prefix}.${e.field}` });
-  copy.message = e.message;
-  copy.stack = e.stack;
-  return copy;
-}
-
-function within<T>(prefix: string, f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof WeError) throw inside(prefix, e);
-    throw e;
-  }
-}
-
 const NOT_ATOMIC_CAPABLE = 'Transaction does not support atomic containers';
 
 /**
@@ -126,13 +108,13 @@ export const ATOMIC_INNER_TRANSACTION: FieldType<Transaction, TransactionProtoco
     if (length >= 1 && b[at] !== 0) {
       throw new DecodeError(`Incorrect transaction: type ${(b[at]! << 24) >> 24} (old encoding) cannot be inside an atomic transaction`, f);
     }
-    return within(f, () => p.readTransaction(r, length));
+    return insideField(f, () => p.readTransaction(r, length));
   },
   fromJson: (j, p, path) => {
     const body = jsonObject(j, path);
     // A nested atomic would never be accepted; refuse it before reading it (no recursion).
     if (body['type'] === ATOMIC_TYPE) throw genericError(NOT_ATOMIC_CAPABLE, path);
-    const tx = within(path, () => p.transactionFromJson(body));
+    const tx = insideField(path, () => p.transactionFromJson(body));
     if (!canBeInAtomic(tx.type, tx.version)) throw genericError(NOT_ATOMIC_CAPABLE, path);
     return tx;
   },
