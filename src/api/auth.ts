@@ -30,6 +30,7 @@ import { createPublicKey, timingSafeEqual, verify as verifySignature, type KeyOb
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CryptoSuite } from '../crypto/suite.js';
 import { parseJson } from '../protocol/json.js';
+import type { Protocol } from '../protocol/protocol.js';
 import type { AuthMode } from './services.js';
 import { INT64 } from '../protocol/bytes.js';
 import {
@@ -310,6 +311,21 @@ export class OAuth2Authenticator implements Authenticator {
         : "621 the token lacks the level's role",
     };
   }
+}
+
+/** What tokens are checked against on a node: its owner's address, its network's addresses, its clock. */
+export function nodeOAuth2Context(protocol: Protocol, ownerPublicKey: Uint8Array, now: () => bigint): OAuth2Context {
+  return {
+    nodeOwner: protocol.addresses.fromPublicKey(ownerPublicKey).toString(),
+    parseAddress: (text) => {
+      try {
+        return protocol.addresses.parseAddress(text).toString();
+      } catch {
+        return undefined;
+      }
+    },
+    now,
+  };
 }
 
 /**

@@ -17,7 +17,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import { createAuthenticator, type Authenticator } from './auth.js';
+import { createAuthenticator, nodeOAuth2Context, type Authenticator } from './auth.js';
 import { applyConnectionLimits, DEFAULT_REST_CONNECTION_LIMITS, fastifyTimeoutOptions, SocketCloser, watchRequestBodies } from './connection-limits.js';
 import { PREFLIGHT_HEADERS, setCorsHeaders } from './cors.js';
 import { DEFAULT_SLOW_REQUEST_MS, RequestLog } from './request-log.js';
@@ -138,17 +138,11 @@ export function createApiServer(services: ApiServices, options: ApiServerOptions
   const limits = settings.connectionLimits ?? DEFAULT_REST_CONNECTION_LIMITS;
   // Connections cut by the timeouts are answered and closed a few per event-loop turn.
   const closer = new SocketCloser();
-  const auth: Authenticator = createAuthenticator(settings.auth, services.protocol.crypto, {
-    nodeOwner: services.protocol.addresses.fromPublicKey(services.nodeOwnerPublicKey).toString(),
-    parseAddress: (text) => {
-      try {
-        return services.protocol.addresses.parseAddress(text).toString();
-      } catch {
-        return undefined;
-      }
-    },
-    now: () => services.now(),
-  });
+  const auth: Authenticator = createAuthenticator(
+    settings.auth,
+    services.protocol.crypto,
+    nodeOAuth2Context(services.protocol, services.nodeOwnerPublicKey, () => services.now()),
+  );
   const ctx: ApiContext = {
     services,
     timestamps: new TransactionTimestamps(() => services.now()),

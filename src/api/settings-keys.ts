@@ -1,8 +1,8 @@
 /**
- * `node.api`'s key table: `rest` (WE's keys, and Weft's origins, connection cap and timeouts)
- * and `auth` (API key hashes or an OAuth2 public key). The gRPC keys are contract
- * execution's (contracts/settings-keys.ts); watcher mode and the PKI mode come from the
- * network and crypto keys, read beside these.
+ * `node.api`'s key table: `rest` (WE's keys, and Weft's origins, connection cap and timeouts),
+ * `auth` (API key hashes or an OAuth2 public key) and the public gRPC API's `grpc` keys. Where
+ * the gRPC port listens is read with contract execution's keys (contracts/settings-keys.ts);
+ * watcher mode and the PKI mode come from the network and crypto keys, read beside these.
  */
 import { createPublicKey } from 'node:crypto';
 import { decodeBase58, decodeBase64, encodeBase58 } from '../crypto/encoding.js';
@@ -24,7 +24,7 @@ import {
 import { ConfigError, describeValue, fail, parseString } from '../config/values.js';
 import { DEFAULT_REST_CONNECTION_LIMITS } from './connection-limits.js';
 import type { AuthMode, RestConnectionLimits } from './services.js';
-import { REST_DEFAULTS as d, WE_DEFAULT_API_KEY_HASH, type NodeApiSettings } from './settings.js';
+import { PUBLIC_GRPC_DEFAULTS, REST_DEFAULTS as d, WE_DEFAULT_API_KEY_HASH, type NodeApiSettings, type PublicGrpcSettings } from './settings.js';
 
 /** What the API settings take from keys read elsewhere: watcher mode (`node.network.mode`) and `node.crypto.pki.mode`. */
 export interface ApiReadContext {
@@ -96,6 +96,13 @@ const AUTH = variantTable<AuthMode, AuthMode['type'] | 'tls-whitelist'>(
   'api-key',
 );
 
+/** `node.api.grpc`'s public API keys. */
+const PUBLIC_GRPC = keyTable<PublicGrpcSettings>({
+  enabled: boolKey('enable', PUBLIC_GRPC_DEFAULTS.enabled),
+  blockchainEventsMaxConnections: intKey('services.blockchain-events.max-connections', PUBLIC_GRPC_DEFAULTS.blockchainEventsMaxConnections, { min: 1 }),
+  privacyEventsMaxConnections: intKey('services.privacy-events.max-connections', PUBLIC_GRPC_DEFAULTS.privacyEventsMaxConnections, { min: 1 }),
+});
+
 /** `node.api`. */
 export const API_TABLE: KeyTable<NodeApiSettings, ApiReadContext> = keyTable<NodeApiSettings, ApiReadContext>({
   enabled: boolKey('rest.enable', d.enabled),
@@ -107,6 +114,7 @@ export const API_TABLE: KeyTable<NodeApiSettings, ApiReadContext> = keyTable<Nod
   transactionsByAddressLimit: intKey('rest.transactions-by-address-limit', d.transactionsByAddressLimit, { min: 1 }),
   distributionAddressLimit: intKey('rest.distribution-address-limit', d.distributionAddressLimit, { min: 1 }),
   auth: nestedKey('auth', AUTH),
+  grpc: nestedKey('grpc', PUBLIC_GRPC),
   watcher: contextKey((c: ApiReadContext) => c.watcher),
   pkiMode: contextKey((c: ApiReadContext) => c.pkiMode),
 });

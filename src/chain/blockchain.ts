@@ -620,10 +620,10 @@ export class Blockchain implements ChainHeaders {
     this.tip = this.readBlock(height);
     this.liquidMicros = [];
     // Mined atomics go back as their clients sent them.
-    const txs = removed
-      .flatMap((bytes) => Block.fromBytes(this.protocol, bytes).transactions)
-      .map((tx) => (isAtomic(tx) && tx.data.miner !== null ? unmineAtomic(tx) : tx));
-    this.emit({ kind: 'rollback', origin: o.origin, height, removed: txs, returnToPool: o.returnToPool });
+    const blocks = removed.map((bytes) => Block.fromBytes(this.protocol, bytes).transactions);
+    const txs = blocks.flat().map((tx) => (isAtomic(tx) && tx.data.miner !== null ? unmineAtomic(tx) : tx));
+    const removedBlockSizes = blocks.map((b) => b.length);
+    this.emit({ kind: 'rollback', origin: o.origin, height, removed: txs, removedBlockSizes, returnToPool: o.returnToPool });
     return txs;
   }
 
@@ -712,6 +712,8 @@ export type ChainEvent =
       readonly height: number;
       /** The transactions of the removed blocks, oldest first. */
       readonly removed: readonly Transaction[];
+      /** How many of `removed` each removed block held, from height `height + 1` up (the liquid block last). */
+      readonly removedBlockSizes: readonly number[];
       /** Whether they go back to the pool (a fork switch, or a rollback asked with `returnTransactionsToUtx`). */
       readonly returnToPool: boolean;
     };

@@ -39,6 +39,7 @@
  *   {"restUrl","apiKey","chainId","accounts":[{"seed","address","publicKey","keystorePassword","roles"}]}
  */
 import { DEFAULT_REST_CONNECTION_LIMITS } from '../api/connection-limits.js';
+import { PUBLIC_GRPC_DEFAULTS } from '../api/settings.js';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { encodeBase58, decodeBase58, equalBytes } from '../crypto/encoding.js';
@@ -267,6 +268,7 @@ export function loopbackApi(port: number, keyHash: Uint8Array): NodeApiSettings 
     transactionsByAddressLimit: DEFAULTS.rest.transactionsByAddressLimit,
     distributionAddressLimit: DEFAULTS.rest.distributionAddressLimit,
     auth: { type: 'api-key', apiKeyHash: keyHash, privacyApiKeyHash: keyHash, confidentialContractsApiKeyHash: keyHash },
+    grpc: PUBLIC_GRPC_DEFAULTS,
     watcher: false,
   };
 }

@@ -38,6 +38,7 @@ import { apiKeyHash, DEFAULTS, loadNodeConfig, type NetworkTlsFiles, type NodeCo
 import { cryptoArg, pkiArg } from './cli.js';
 import { devPkiSettings } from './dev-pki.js';
 import { renderNodeConfig } from '../node/config-render.js';
+import { PUBLIC_GRPC_DEFAULTS } from '../api/settings.js';
 import {
   DEV_API_KEY,
   DEV_CHAIN_ID,
@@ -259,7 +260,12 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
       ...(o.maxBlockSizeInBytes === undefined ? {} : { maxBlockSizeInBytes: o.maxBlockSizeInBytes }),
     },
     utx: { ...DEFAULTS.utx, ...(o.utxMemoryLimitBytes === undefined ? {} : { memoryLimitBytes: o.utxMemoryLimitBytes }) },
-    api: { ...loopbackApi(node.restPort, hash), pkiMode: pki.mode },
+    // Without a contract engine a devnet node has no gRPC port of its own (node-i's ports are REST and P2P): its public gRPC API is off.
+    api: {
+      ...loopbackApi(node.restPort, hash),
+      pkiMode: pki.mode,
+      ...(node.grpcPort === undefined ? { grpc: { ...PUBLIC_GRPC_DEFAULTS, enabled: false } } : {}),
+    },
     network: {
       ...DEFAULTS.network,
       bindAddress: '127.0.0.1',

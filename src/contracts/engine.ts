@@ -15,6 +15,7 @@ import { ExecutionBroker } from './broker.js';
 import { DockerLauncher } from './docker-launcher.js';
 import { ContractExecutor } from './executor.js';
 import { ContractGrpcServer } from './grpc/server.js';
+import { GrpcEndpoint } from './grpc/endpoint.js';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,12 +49,19 @@ export interface ContractEngineOptions {
   readonly authorizeGrpc?: (authorization: string | undefined) => void;
   /** The node's own files and folders (config, keystore, data directory): contract processes do not see them. */
   readonly privatePaths?: readonly string[];
+  /**
+   * The node's gRPC port, already listening (the node opens it for its public API too); the
+   * engine opens one of its own on `settings.grpc` when absent, and closes only its own.
+   */
+  readonly endpoint?: GrpcEndpoint;
 }
 
 export interface ContractEngine {
   readonly tokens: ContractTokens;
   readonly broker: ExecutionBroker;
   readonly server: ContractGrpcServer;
+  /** The gRPC port the contract services are served on. */
+  readonly endpoint: GrpcEndpoint;
   /** The port the gRPC server listens on. */
   readonly grpcPort: number;
   readonly packages: ContractPackages;
@@ -95,16 +103,17 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
     maxConnectionsPerChannel: s.grpc.contractStatusMaxConnectionsPerChannel ?? maxStatusStreams,
     ...(o.authorizeGrpc === undefined ? {} : { authorize: o.authorizeGrpc }),
   };
-  const server = new ContractGrpcServer({ tokens, broker, currentView: () => o.currentView(), node: o.node, log: o.log, statusService });
-  const grpcPort = await server.listen(s.grpc.bindAddress, s.grpc.port);
-  // Whoever reaches this address can open status streams and call the contract services (see defaultGrpcBindAddress).
-  if (isLoopbackHost(s.grpc.bindAddress)) o.log?.info({ bindAddress: s.grpc.bindAddress, port: grpcPort }, 'contract gRPC server listening on loopback');
-  else
-    o.log?.warn(
-      { bindAddress: s.grpc.bindAddress, port: grpcPort },
-      'contract gRPC server listening beyond loopback (node.api.grpc.bind-address): whoever reaches this address can open status streams and call the contract services',
-    );
-  const closing: Array<() => Promise<void>> = [() => server.close()];
+  const closing: Array<() => Promise<void>> = [];
+  let endpoint = o.endpoint;
+  if (endpoint === undefined) {
+    const own = new GrpcEndpoint();
+    await own.listen(s.grpc.bindAddress, s.grpc.port);
+    closing.push(() => own.close());
+    logGrpcListening(o.log, s.grpc.bindAddress, own.boundPort!);
+    endpoint = own;
+  }
+  const grpcPort = endpoint.boundPort!;
+  const server = new ContractGrpcServer({ tokens, broker, currentView: () => o.currentView(), node: o.node, log: o.log, statusService }, endpoint);
   try {
     // NODE_PORT: the configured grpc-server.port, or the port bound when the server took any free one (or grpc-server.port is 0).
     const nodePort = (): number =>
@@ -133,7 +142,7 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
         chmodSync(folder, 0o711);
         closing.unshift(() => rm(folder, { recursive: true, force: true }));
         const path = join(folder, 'grpc.sock');
-        await server.listenUnix(path);
+        await endpoint.listenUnix(path);
         return path;
       })());
     const runtimeOptions = {
@@ -204,6 +213,7 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       tokens,
       broker,
       server,
+      endpoint,
       grpcPort,
       packages,
       runtimes: { process: processRuntime, docker },
@@ -222,4 +232,14 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
     for (const c of closing.reverse()) await c();
     throw e;
   }
+}
+
+/** Says where the node's gRPC port listens; beyond loopback as a warning (see defaultGrpcBindAddress). */
+export function logGrpcListening(log: RuntimeLog | undefined, bindAddress: string, port: number): void {
+  if (isLoopbackHost(bindAddress)) log?.info({ bindAddress, port }, 'gRPC API listening on loopback');
+  else
+    log?.warn(
+      { bindAddress, port },
+      'gRPC API listening beyond loopback (node.api.grpc.bind-address): whoever reaches this address can read the chain, broadcast, open event streams and call the contract services',
+    );
 }

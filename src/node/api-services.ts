@@ -17,6 +17,7 @@ import type { PkiService } from '../pki/pki-service.js';
 import type { PrivacyApi } from '../privacy/service.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Store } from '../state/store.js';
+import type { GrpcEndpoint } from '../contracts/grpc/endpoint.js';
 import type { NodeConfig } from './config.js';
 import type { NodeHealth } from './health.js';
 import type { Keystore } from '../keystore/keystore.js';
@@ -68,6 +69,8 @@ export interface NodeParts {
   readonly confidentialContracts?: ConfidentialContractsApi;
   /** The contract engine; undefined when contract execution is off (`node.contracts.enable`). */
   readonly contracts?: NodeContracts;
+  /** The node's gRPC port (grpc-wiring.ts); absent when nothing is served on it. */
+  readonly grpc?: GrpcEndpoint;
   /** Execution statuses this node recorded or took from its peers (every node keeps them). */
   readonly contractStatuses?: ExecutionStatusBook;
   /** Node time (ms). */

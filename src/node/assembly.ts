@@ -18,6 +18,7 @@ import { Miner, type MicroBlockContracts } from '../consensus/miner.js';
 import { ContractMining } from '../contracts/mining.js';
 import { contractValidation, type ContractValidation } from '../contracts/contract-validation.js';
 import { contractNodeContext, nodePrivatePaths, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
+import type { GrpcEndpoint } from '../contracts/grpc/endpoint.js';
 import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import { encodeBase58 } from '../crypto/encoding.js';
@@ -216,6 +217,7 @@ export async function startContracts(
   owner: KeyPair,
   statuses?: ExecutionStatusBook,
   confidential?: ConfidentialExecution,
+  endpoint?: GrpcEndpoint,
 ): Promise<{ node: NodeContracts; mining: ContractMining; validation: ContractValidation } | undefined> {
   const { config } = ctx;
   const log = ctx.loggers.get('contracts');
@@ -232,6 +234,7 @@ export async function startContracts(
     auth: config.api.auth,
     privatePaths: nodePrivatePaths(config),
     ...(statuses === undefined ? {} : { statuses }),
+    ...(endpoint === undefined ? {} : { endpoint }),
   });
   if (contracts === undefined) return undefined;
   ctx.started.add('contract engine', contracts, (c) => c.close());

@@ -14,7 +14,7 @@ import type { Block } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { AuthMode, ExternalServiceName } from '../api/services.js';
-import { createAuthenticator } from '../api/auth.js';
+import { grpcAuthorizer, userAuthorization } from '../api/grpc/auth.js';
 import type { ExternalCheck } from './health.js';
 import { startContractEngine, type ContractEngine } from '../contracts/engine.js';
 import { contractsService, type ContractsService } from '../contracts/service.js';
@@ -26,6 +26,7 @@ import type { UtxPool } from '../chain/utx.js';
 import type { BlockInfo, ContractBlockHeader, ContractExecutionView, ContractNodeContext } from '../contracts/state.js';
 import type { StateView } from '../state/view.js';
 import type { NodeConfig } from './config.js';
+import type { GrpcEndpoint } from '../contracts/grpc/endpoint.js';
 
 /** The chain reads the engine needs besides state. */
 export interface ContractChainReads {
@@ -59,6 +60,8 @@ export interface NodeContractsOptions {
   readonly auth?: AuthMode;
   /** The node's own files and folders, hidden from contract processes (nodePrivatePaths). */
   readonly privatePaths?: readonly string[];
+  /** The node's gRPC port (grpc-wiring.ts), already listening; the engine opens its own when absent. */
+  readonly endpoint?: GrpcEndpoint;
 }
 
 /**
@@ -83,24 +86,12 @@ export function nodePrivatePaths(config: NodeConfig): string[] {
 }
 
 /**
- * WE's GrpcAuth for the public gRPC services: open under API-key auth; under OAuth2 the
- * `authorization` metadata must carry a token with any known role ("Bearer " optional).
+ * WE's GrpcAuth for the public services on the contract port: open under API-key auth; under
+ * OAuth2 the `authorization` metadata must carry a token with any known role ("Bearer " optional).
  */
 function grpcAuthorization(o: Pick<NodeContractsOptions, 'auth' | 'protocol' | 'ownerKey' | 'now'>): ((authorization: string | undefined) => void) | undefined {
   if (o.auth?.type !== 'oauth2') return undefined;
-  const auth = createAuthenticator(o.auth, o.protocol.crypto, {
-    nodeOwner: o.protocol.addresses.fromPublicKey(o.ownerKey.publicKey).toString(),
-    parseAddress: (text) => {
-      try {
-        return o.protocol.addresses.parseAddress(text).toString();
-      } catch {
-        return undefined;
-      }
-    },
-    now: o.now,
-  });
-  return (authorization) =>
-    auth.authorize('user', authorization === undefined ? {} : { authorization: /^bearer /i.test(authorization) ? authorization : `Bearer ${authorization}` });
+  return userAuthorization(grpcAuthorizer(o.auth, o.protocol, o.ownerKey.publicKey, o.now));
 }
 
 export interface NodeContracts {
@@ -165,6 +156,7 @@ export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeC
     ...(o.statuses === undefined ? {} : { statuses: o.statuses }),
     ...(authorizeGrpc === undefined ? {} : { authorizeGrpc }),
     ...(o.privatePaths === undefined ? {} : { privatePaths: o.privatePaths }),
+    ...(o.endpoint === undefined ? {} : { endpoint: o.endpoint }),
   });
   o.log.info({ port: engine.grpcPort, docker: engine.runtimes.docker !== undefined, packages: settings.packages.length }, 'contract engine started');
   return {
@@ -173,7 +165,7 @@ export async function startNodeContracts(o: NodeContractsOptions): Promise<NodeC
     readOnlyToken: (contractId) => engine.readOnlyToken(encodeBase58(contractId)),
     serveConfidentialContracts: (api) => {
       const service = confidentialContractService({ api, protocol: o.protocol, ...(authorizeGrpc === undefined ? {} : { authorize: authorizeGrpc }) });
-      engine.server.serve(service.definition, service.implementation);
+      engine.endpoint.serve(service.definition, service.implementation);
     },
     close: () => engine.close(),
   };

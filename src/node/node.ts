@@ -34,6 +34,7 @@ import {
   startPool,
   type StartContext,
 } from './assembly.js';
+import { openGrpcEndpoint, servePublicGrpc } from './grpc-wiring.js';
 import type { NodeConfig } from './config.js';
 import type { Keystore } from '../keystore/keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
@@ -111,7 +112,8 @@ export class Node {
         }),
         (c) => c.close(),
       );
-      const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution);
+      const grpcEndpoint = await openGrpcEndpoint(ctx);
+      const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution, grpcEndpoint);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
       p2p.network = await startNetwork(ctx, chainParts, admission, owner, certificates);
@@ -179,12 +181,14 @@ export class Node {
           systemNow,
           requestStop,
           contracts: contracts?.node,
+          ...(grpcEndpoint === undefined ? {} : { grpc: grpcEndpoint }),
           contractStatuses,
           confidentialContracts: confidential.api,
         },
         started,
       );
       late.node = node;
+      servePublicGrpc(grpcEndpoint, { config, services: node.services(), chain, owner, now, log: loggers.get('api') });
       if (config.api.enabled) {
         const api = started.add(
           'REST API',
@@ -264,6 +268,11 @@ export class Node {
   /** The port the contract engine's gRPC API listens on (undefined when no engine runs). */
   get contractsGrpcPort(): number | undefined {
     return this.parts.contracts?.engine.grpcPort;
+  }
+
+  /** The port of the node's gRPC API (public services and contract services); undefined when it is not open. */
+  get grpcPort(): number | undefined {
+    return this.parts.grpc?.boundPort;
   }
 
   /** What the HTTP layer may call. */

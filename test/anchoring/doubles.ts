@@ -150,7 +150,7 @@ export class FakeChain implements AnchoringChain {
   rollbackTo(height: number): void {
     for (let h = height + 1; h <= this.top; h++) this.ids.delete(h);
     this.top = height;
-    for (const l of this.listeners) l({ kind: 'rollback', origin: 'api', height, removed: [], returnToPool: true });
+    for (const l of this.listeners) l({ kind: 'rollback', origin: 'api', height, removed: [], removedBlockSizes: [], returnToPool: true });
   }
 }
 

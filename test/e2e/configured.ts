@@ -110,6 +110,8 @@ export async function prepareConfiguredNode(dir: string, spec: ConfiguredNodeSpe
   miner { micro-block-interval = 500ms, quorum = 0 }
   api {
     rest { port = ${restPort}, bind-address = "127.0.0.1" }
+    # The gRPC API (on by default, as in WE) on any free port: tests run side by side.
+    grpc { port = 0 }
     auth { type = "api-key", api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", privacy-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR", confidential-contracts-api-key-hash = "AWUhyXUX6Jam852Gy1DibK7wYNXSMbhtDsKzribM6iLR" }
   }
   network { port = ${await freePort()}, bind-address = "127.0.0.1" }

@@ -154,6 +154,7 @@ describe('a realistic WE node.conf', () => {
       connectionLimits: { maxConnections: 1024, headerTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 30_000 },
       transactionsByAddressLimit: 10_000,
       distributionAddressLimit: 1000,
+      grpc: { enabled: true, blockchainEventsMaxConnections: 5, privacyEventsMaxConnections: 5 },
       watcher: false,
       pkiMode: 'OFF',
       auth: {

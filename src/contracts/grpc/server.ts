@@ -17,7 +17,6 @@
  * TransactionService.TransactionInfo — it answers WE's generated union of every
  * transaction's protobuf form, which Weft does not have yet.
  */
-import { chmodSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import {
   AddressServiceService,
@@ -78,6 +77,7 @@ import type { ContractExecutionView, ContractNodeContext } from '../state.js';
 import type { ContractTokens, ExecutionClaim } from '../tokens.js';
 import type { ReadingsJournal } from '../confidential/readings.js';
 import { contractStatusService, type ContractStatusServiceDeps } from './status-service.js';
+import type { GrpcEndpoint } from './endpoint.js';
 import { assetOperationFromMessage, bigintOf, dataEntryFromMessage, dataEntryToMessage, long } from './mapping.js';
 import {
   BLOCK_SERVICE_DEFINITION,
@@ -178,66 +178,22 @@ export function keysMatchingPattern<T>(items: readonly T[], keyOf: (item: T) => 
 }
 
 export class ContractGrpcServer {
-  /** Channelz off: its per-call trackers (timestamps, counters) serve no one here — the node exposes no channelz service. */
-  private readonly server = new grpc.Server({ 'grpc.max_receive_message_length': 8 * 1024 * 1024, 'grpc.enable_channelz': 0 });
-  private port: number | undefined;
-
-  constructor(private readonly deps: ContractGrpcServerDeps) {
-    this.server.addService(this.contractServiceDefinition(), this.contractService());
-    this.server.addService(AddressServiceService, this.addressService());
-    this.server.addService(PermissionServiceService, this.permissionService());
-    this.server.addService(PrivacyServiceService, this.privacyService());
-    this.server.addService(TransactionServiceService, this.transactionService());
-    this.server.addService(UtilServiceService, this.utilService());
-    this.server.addService(BLOCK_SERVICE_DEFINITION, this.blockService());
+  /** Registers the contract services (and the ContractStatusService when given) on `endpoint`. */
+  constructor(
+    private readonly deps: ContractGrpcServerDeps,
+    endpoint: GrpcEndpoint,
+  ) {
+    endpoint.serve(this.contractServiceDefinition(), this.contractService());
+    endpoint.serve(AddressServiceService, this.addressService());
+    endpoint.serve(PermissionServiceService, this.permissionService());
+    endpoint.serve(PrivacyServiceService, this.privacyService());
+    endpoint.serve(TransactionServiceService, this.transactionService());
+    endpoint.serve(UtilServiceService, this.utilService());
+    endpoint.serve(BLOCK_SERVICE_DEFINITION, this.blockService());
     if (deps.statusService !== undefined) {
       const statuses = contractStatusService(deps.statusService, grpcErrorOf);
-      this.server.addService(statuses.definition, statuses.implementation);
+      endpoint.serve(statuses.definition, statuses.implementation);
     }
-  }
-
-  /** Listens (h2c) on `bindAddress:port`; port 0 picks a free one. Resolves to the bound port. */
-  async listen(bindAddress: string, port: number): Promise<number> {
-    const host = bindAddress.includes(':') ? `[${bindAddress}]` : bindAddress;
-    this.port = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err === null ? resolve(bound) : reject(err)));
-    });
-    return this.port;
-  }
-
-  /**
-   * Also listens (h2c) on the unix socket `path`, which every local user may connect to (as
-   * they may to a loopback port): contracts in a network namespace of their own reach the
-   * server through it (process-sandbox.ts).
-   */
-  async listenUnix(path: string): Promise<void> {
-    await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(`unix:${path}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err === null ? resolve(bound) : reject(err)));
-    });
-    chmodSync(path, 0o666);
-  }
-
-  /** Registers another service on the same port (grpc-js takes it while serving): the node's public services. */
-  serve(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation): void {
-    this.server.addService(definition, implementation);
-  }
-
-  get boundPort(): number | undefined {
-    return this.port;
-  }
-
-  /** Stops accepting calls and ends the open ones (Connect streams included). */
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
-      }, 2000);
-      this.server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   }
 
   // --- auth and plumbing -----------------------------------------------------

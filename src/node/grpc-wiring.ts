@@ -1,0 +1,50 @@
+/**
+ * The node's gRPC port (`node.api.grpc`, 6865 by default, on loopback unless
+ * `bind-address` says otherwise): opened when the public gRPC API is on (`node.api.grpc.enable`,
+ * WE's default yes) or contracts run, before the contract engine starts (contracts are told
+ * its port); the public services are registered once the node's API services exist.
+ */
+import { GrpcEndpoint } from '../contracts/grpc/endpoint.js';
+import { logGrpcListening } from '../contracts/engine.js';
+import { defaultContractsSettings } from '../contracts/settings.js';
+import type { Logger } from 'pino';
+import type { StartContext } from './assembly.js';
+import type { NodeConfig } from './config.js';
+import type { ApiServices } from '../api/services.js';
+import type { Blockchain } from '../chain/blockchain.js';
+import type { KeyPair } from '../crypto/suite.js';
+import { grpcAuthorizer } from '../api/grpc/auth.js';
+import { servePublicGrpcApi } from '../api/grpc/public-api.js';
+
+/** Opens the node's gRPC port when anything is served on it; undefined otherwise. Closed at the node's stop. */
+export async function openGrpcEndpoint(ctx: StartContext): Promise<GrpcEndpoint | undefined> {
+  const { config } = ctx;
+  const contracts = config.contracts ?? defaultContractsSettings(config.node.dataDirectory);
+  if (!config.api.grpc.enabled && !contracts.enable) return undefined;
+  const endpoint = ctx.started.add('gRPC API', new GrpcEndpoint(), (e) => e.close());
+  const port = await endpoint.listen(contracts.grpc.bindAddress, contracts.grpc.port);
+  logGrpcListening(ctx.loggers.get('node'), contracts.grpc.bindAddress, port);
+  return endpoint;
+}
+
+/** Registers the public gRPC API on the node's port when `node.api.grpc.enable` is on. */
+export function servePublicGrpc(
+  endpoint: GrpcEndpoint | undefined,
+  o: {
+    readonly config: NodeConfig;
+    readonly services: ApiServices;
+    readonly chain: Blockchain;
+    readonly owner: KeyPair;
+    readonly now: () => bigint;
+    readonly log: Logger;
+  },
+): void {
+  if (endpoint === undefined || !o.config.api.grpc.enabled) return;
+  servePublicGrpcApi(endpoint, {
+    services: o.services,
+    chain: o.chain,
+    settings: o.config.api.grpc,
+    authorize: grpcAuthorizer(o.config.api.auth, o.services.protocol, o.owner.publicKey, o.now),
+    log: o.log,
+  });
+}
