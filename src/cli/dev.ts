@@ -36,7 +36,7 @@
  * signer's public key.
  *
  * `<data-dir>/dev-accounts.json` tells clients all of this:
- *   {"restUrl","apiKey","chainId","accounts":[{"seed","address","publicKey","keystorePassword","roles"}]}
+ *   {"restUrl","grpcAddress","apiKey","chainId","accounts":[{"seed","address","publicKey","keystorePassword","roles"}]}
  */
 import { DEFAULT_REST_CONNECTION_LIMITS } from '../api/connection-limits.js';
 import { PUBLIC_GRPC_DEFAULTS } from '../api/settings.js';
@@ -344,6 +344,8 @@ export async function devNodeConfig(options: DevOptions): Promise<NodeConfig> {
 
 export interface DevAccountsFile {
   readonly restUrl: string;
+  /** `host:port` of the node's gRPC API (public services, contracts); absent when it is not open. */
+  readonly grpcAddress?: string;
   readonly apiKey: string;
   readonly chainId: string;
   /** `waves` or `gost`: how the clients must derive keys and sign. */
@@ -357,12 +359,17 @@ export interface DevAccountsFile {
   }>;
 }
 
-/** What `dev-accounts.json` holds for a dev config. */
-export async function devAccountsFile(config: NodeConfig): Promise<DevAccountsFile> {
+/** What `dev-accounts.json` holds for a dev config; `grpcPort`: the port the node's gRPC API took. */
+export async function devAccountsFile(config: NodeConfig, grpcPort?: number): Promise<DevAccountsFile> {
   const protocol = await devProtocol(config.chain.crypto);
-  const host = config.api.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.api.bindAddress;
+  const hostOf = (bind: string): string => {
+    const host = bind === '0.0.0.0' ? '127.0.0.1' : bind;
+    return host.includes(':') ? `[${host}]` : host;
+  };
+  const grpcBind = config.contracts?.grpc.bindAddress;
   return {
-    restUrl: `http://${host.includes(':') ? `[${host}]` : host}:${config.api.port}`,
+    restUrl: `http://${hostOf(config.api.bindAddress)}:${config.api.port}`,
+    ...(grpcPort === undefined || grpcBind === undefined ? {} : { grpcAddress: `${hostOf(grpcBind)}:${grpcPort}` }),
     apiKey: DEV_API_KEY,
     chainId: DEV_CHAIN_ID,
     crypto: config.chain.crypto,
@@ -377,8 +384,8 @@ export async function devAccountsFile(config: NodeConfig): Promise<DevAccountsFi
 }
 
 /** Writes `<data-dir>/dev-accounts.json` (the data dir is the config's node directory); returns its path. */
-export async function writeDevAccounts(config: NodeConfig): Promise<string> {
+export async function writeDevAccounts(config: NodeConfig, grpcPort?: number): Promise<string> {
   const file = join(config.node.directory, 'dev-accounts.json');
-  writeFileAtomic(file, `${JSON.stringify(await devAccountsFile(config), null, 2)}\n`);
+  writeFileAtomic(file, `${JSON.stringify(await devAccountsFile(config, grpcPort), null, 2)}\n`);
   return file;
 }

@@ -131,7 +131,7 @@ export async function resolveStartConfig(options: StartOptions, io: StartIo = pr
   return { config: await withOwnerPassword(loaded, io), dev: false };
 }
 
-/** What the dev chain prints at start; `grpcPort` is the port its contract engine took (the config may say 0: any free port). */
+/** What the dev chain prints at start; `grpcPort` is the port its gRPC API took (the config may say 0: any free port). */
 export function devBanner(config: NodeConfig, accountsFile: string, grpcPort?: number): string {
   const host = config.api.bindAddress;
   return [
@@ -140,6 +140,9 @@ export function devBanner(config: NodeConfig, accountsFile: string, grpcPort?: n
     `Explorer:  http://${host}:${config.api.port}/explorer/`,
     ...(config.metrics.enabled ? [`Metrics:   http://${host}:${config.api.port}${config.metrics.path} (Prometheus)`] : []),
     `API key:   ${DEV_API_KEY}`,
+    ...(grpcPort !== undefined && config.api.grpc.enabled && config.contracts !== undefined
+      ? [`gRPC API:  ${config.contracts.grpc.bindAddress}:${grpcPort} (WE's public services: blockchain events, transactions, addresses, node info…)`]
+      : []),
     ...(config.contracts?.enable === true
       ? [
           `Contracts: gRPC on ${config.contracts.grpc.bindAddress}:${grpcPort ?? config.contracts.grpc.port}; images run as processes: ${config.contracts.packages.map((p) => p.image).join(', ') || 'none (add --contract IMAGE=DIR)'}`,
@@ -156,7 +159,7 @@ export async function startNode(options: StartOptions, io: StartIo = processIo()
   // POST /node/stop: the node stops cleanly, then the process exits (WE's node exits its JVM).
   const node = await Node.start(config, { onStopRequested: () => process.exit(0) });
   // dev-accounts.json appears once the API is serving, so a script may wait for the file.
-  if (dev) io.out(devBanner(config, await writeDevAccounts(config), node.contractsGrpcPort));
+  if (dev) io.out(devBanner(config, await writeDevAccounts(config, node.grpcPort), node.grpcPort));
   const stop = (signal: string): void => {
     node.log.info({ signal }, 'stopping');
     void node.stop().then(() => process.exit(0));

@@ -161,12 +161,13 @@ describe('dev chain defaults', () => {
   it('write dev-accounts.json exactly as the README describes it', async () => {
     const dir = tempDir('weft-dev-');
     const c: NodeConfig = await devNodeConfig({ dataDir: dir, restPort: 16862, now: () => T0, keystore: CHEAP });
-    const file = await writeDevAccounts(c);
+    const file = await writeDevAccounts(c, 16865);
     assert.equal(file, join(dir, 'dev-accounts.json'));
     const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(doc), ['restUrl', 'apiKey', 'chainId', 'crypto', 'accounts']);
+    assert.deepEqual(Object.keys(doc), ['restUrl', 'grpcAddress', 'apiKey', 'chainId', 'crypto', 'accounts']);
     assert.equal(doc['crypto'], 'waves');
     assert.equal(doc['restUrl'], 'http://127.0.0.1:16862');
+    assert.equal(doc['grpcAddress'], '127.0.0.1:16865');
     assert.equal(doc['apiKey'], DEV_API_KEY);
     assert.equal(doc['chainId'], 'T');
     const accounts = doc['accounts'] as Array<Record<string, unknown>>;
@@ -180,7 +181,7 @@ describe('dev chain defaults', () => {
       assert.equal(a['keystorePassword'], devKeystorePassword(i));
       assert.deepEqual(a['roles'], i === 0 ? [...DEV_OWNER_ROLES] : []);
     });
-    assert.deepEqual(await devAccountsFile(c), doc);
+    assert.deepEqual(await devAccountsFile(c, 16865), doc);
   });
 
   it('run on GOST crypto with `crypto: gost`: 64-byte keys, Streebog addresses, a GOST-signed genesis, and never on a waves directory', async () => {
