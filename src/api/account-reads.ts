@@ -55,7 +55,8 @@ export function balanceDetails(services: ApiServices, address: Address): JsonObj
 
 export interface IntQuery {
   readonly name: string;
-  readonly raw: string | undefined;
+  /** The query's text, or the number a protobuf field carries (gRPC). */
+  readonly raw: string | number | undefined;
   readonly rule: 'positive' | 'non-negative';
 }
 
@@ -69,7 +70,7 @@ export function readIntQueries(queries: readonly IntQuery[]): Record<string, num
   let field: string | undefined;
   for (const q of queries) {
     if (q.raw === undefined) continue;
-    const n = parseJavaInt(q.raw);
+    const n = typeof q.raw === 'number' ? q.raw : parseJavaInt(q.raw);
     let problem: string | undefined;
     if (n === undefined) problem = `Unable to parse Integer from '${q.raw}'`;
     else if (q.rule === 'positive' ? n <= 0 : n < 0) problem = `'${n}' must be ${q.rule}`;

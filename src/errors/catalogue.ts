@@ -490,14 +490,9 @@ export const tooManyChannelConnections = (maxPerChannel: number): ApiError =>
     `Max connections count '${maxPerChannel}' per channel has been exceeded. Please, close a stream of this channel or try again later`,
     503,
   );
-/** 642: an event stream ended because its reader fell this far behind (the statuses it missed stay readable by transaction). */
-export const streamReaderBehind = (backlog: number): ApiError =>
-  api(
-    'StreamReaderBehind',
-    642,
-    `The stream was ended: its reader fell '${backlog}' messages behind. Please, read faster, or reconnect and read the statuses missed by transaction id`,
-    429,
-  );
+/** 642: an event stream ended because its reader fell this far behind; `recovery` says how to catch up (e.g. `reconnect and read the statuses missed by transaction id`). */
+export const streamReaderBehind = (backlog: number, recovery: string): ApiError =>
+  api('StreamReaderBehind', 642, `The stream was ended: its reader fell '${backlog}' messages behind. Please, read faster, or ${recovery}`, 429);
 /** WE's InvalidConnectionId: the `connection-id` metadata of a gRPC event stream is empty, too long or in use. */
 export const invalidConnectionId = (message: string): ApiError => api('InvalidConnectionId', 643, message, 400, 'connection-id');
 

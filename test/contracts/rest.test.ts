@@ -5,10 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import wabtInit from 'wabt';
 import { apiClient } from '../../src/api/client.js';
 import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
 import { createApiServer } from '../../src/api/server.js';
@@ -21,17 +18,9 @@ import type { Transaction } from '../../src/protocol/transactions/schema.js';
 import { fixtureChain } from '../api/fixture.js';
 import { inject } from '../api/inject.js';
 import { callV7, createV7, fund, node, protocol, startTestEngine, type TestEngine } from '../../devkit/contracts/engine.js';
-import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
+import { wasmFixture } from '../../devkit/contracts/wasm-fixtures.js';
 
-const wabt = await wabtInit();
-const counterWasm = (() => {
-  const m = wabt.parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
-  try {
-    return Uint8Array.from(m.toBinary({}).buffer);
-  } finally {
-    m.destroy();
-  }
-})();
+const counterWasm = await wasmFixture('counter');
 
 describe('/contracts/*', () => {
   let te: TestEngine;

@@ -12,6 +12,7 @@ import { Type } from '@sinclair/typebox';
 import type { Address } from '../../crypto/address.js';
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import type { JsonObject } from '../../protocol/json.js';
+import type { DataEntry } from '../../protocol/transactions/fields.js';
 import { readScript } from '../../ride/script.js';
 import { scriptText } from '../../ride/script-text.js';
 import { javaUtf8 } from '../../ride/serde.js';
@@ -32,6 +33,7 @@ import {
 } from '../account-reads.js';
 import { nonNegativeInt, optionalQuery, positiveInt, text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
+import type { ApiServices } from '../services.js';
 import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import { keysMatching } from '../../state/key-pattern.js';
 import * as S from '../schemas.js';
@@ -116,11 +118,16 @@ function verifyMessage(ctx: ApiContext, rawAddress: string, body: JsonObject, en
   return { valid };
 }
 
-function accountDataItem(ctx: ApiContext, rawAddress: string, key: string): JsonObject {
-  const address = parseAddress(ctx, rawAddress);
-  const entry = ctx.services.chain.state().dataEntry(address.bytes, key);
+/** One data entry of an account (`/addresses/data/{address}/{key}`, gRPC GetAddressDataByKey): 102 for a bad address, 304 without one. */
+export function accountDataEntry(services: ApiServices, rawAddress: string, key: string): DataEntry {
+  const address = services.protocol.addresses.parseAddress(rawAddress, 'address');
+  const entry = services.chain.state().dataEntry(address.bytes, key);
   if (entry === undefined) throw dataKeyNotExists(key);
-  return dataEntryJson(entry, ctx.services.protocol);
+  return entry;
+}
+
+function accountDataItem(ctx: ApiContext, rawAddress: string, key: string): JsonObject {
+  return dataEntryJson(accountDataEntry(ctx.services, rawAddress, key), ctx.services.protocol);
 }
 
 const balanceAnswer = (address: Address, confirmations: number, balance: bigint) => ({ address: address.toString(), confirmations, balance });

@@ -18,6 +18,7 @@ import * as A from '../account-schemas.js';
 import { dataEntryJson, ENTRY_PAGE_QUERY, readEntryPage } from '../account-reads.js';
 import { text } from '../params.js';
 import { defineRoutes, route, type ApiContext } from '../routing.js';
+import type { ApiServices } from '../services.js';
 import { heavyJsonAnswer, writeJsonArray } from '../heavy-answers.js';
 import * as S from '../schemas.js';
 import {
@@ -145,14 +146,34 @@ export function statusJson(m: ContractExecutionMessage, p: Protocol): JsonObject
 const entries = (state: ContractReadState, info: ContractInfo, keys: Iterable<string>): DataEntry[] =>
   [...keys].flatMap((k) => state.contractData(info.contractId, k) ?? []);
 
-/** WE's contractAssetBalance: balance and decimals of WEST (no id) or a known asset. */
-function assetBalance(state: ContractReadState, info: ContractInfo, rawAssetId: string | undefined): JsonObject {
-  if (rawAssetId === undefined) return { assetId: '', balance: state.balance(info.contractId, null).toString(), decimals: WEST_DECIMALS };
+/** A contract's balance of WEST (no asset id) or of an asset. */
+export interface ContractAssetBalance {
+  readonly assetId: string | undefined;
+  readonly balance: bigint;
+  readonly decimals: number;
+}
+
+/** WE's contractAssetBalance: balance and decimals of WEST (no id) or a known asset (199 undecodable, 118 unknown). */
+function contractAssetBalance(state: ContractReadState, info: ContractInfo, rawAssetId: string | undefined): ContractAssetBalance {
+  if (rawAssetId === undefined) return { assetId: undefined, balance: state.balance(info.contractId, null), decimals: WEST_DECIMALS };
   const assetId = decodeOr199(rawAssetId, 'asset id', 'assetId');
   const asset = state.asset(assetId);
   if (asset === undefined) throw invalidAssetId(`Unable to find a description for AssetId 'Some(${rawAssetId})'`, 'assetId');
-  return { assetId: rawAssetId, balance: state.balance(info.contractId, assetId).toString(), decimals: asset.decimals };
+  return { assetId: rawAssetId, balance: state.balance(info.contractId, assetId), decimals: asset.decimals };
 }
+
+/** Balances of a contract, one per asset id (undefined: WEST), in order (`/contracts/asset-balances`, gRPC GetContractBalances); 600 for an unknown contract. */
+export function contractBalances(services: ApiServices, contractId: string, assetIds: ReadonlyArray<string | undefined>): ContractAssetBalance[] {
+  const state = services.contracts.state();
+  const info = findContract(state, contractId);
+  return assetIds.map((assetId) => contractAssetBalance(state, info, assetId));
+}
+
+function assetBalance(state: ContractReadState, info: ContractInfo, rawAssetId: string | undefined): JsonObject {
+  return balanceJson(contractAssetBalance(state, info, rawAssetId));
+}
+
+const balanceJson = (b: ContractAssetBalance): JsonObject => ({ assetId: b.assetId ?? '', balance: b.balance.toString(), decimals: b.decimals });
 
 const contractIdParam = () => text('Contract id, Base58');
 
@@ -329,11 +350,7 @@ export const contractsRoutes = defineRoutes({ name: 'contracts', description: 'S
       400: err('1 malformed body; 199 an asset id is not Base58; 118 unknown asset'),
       404: err('600 contract not found'),
     },
-    handler: ({ body }, ctx) => {
-      const state = service(ctx).state();
-      const info = findContract(state, body.contractId);
-      return body.assetIds.map((assetId) => assetBalance(state, info, assetId));
-    },
+    handler: ({ body }, ctx) => contractBalances(ctx.services, body.contractId, body.assetIds).map(balanceJson),
   }),
   route({
     method: 'GET',

@@ -16,7 +16,7 @@ import { encodeBase58 } from '../../crypto/encoding.js';
 import { optionalQuery, text } from '../params.js';
 import { defineRoutes, Reply, route } from '../routing.js';
 import * as S from '../schemas.js';
-import type { ExternalServiceName, LogLevelName, NodeConfigInfo } from '../services.js';
+import type { ApiServices, ExternalServiceName, LogLevelName, NodeConfigInfo } from '../services.js';
 import { customValidationError } from '../../errors/catalogue.js';
 
 const err = (description: string) => ({ description, schema: S.ErrorBody });
@@ -102,6 +102,12 @@ function feeTable(fees: ReadonlyMap<number, bigint>): Record<string, bigint> {
   return out;
 }
 
+/** The node owner's address and public key, Base58 (`/node/owner`, gRPC NodeOwner). */
+export function nodeOwnerAnswer(services: ApiServices): { address: string; publicKey: string } {
+  const publicKey = services.nodeOwnerPublicKey;
+  return { address: services.protocol.addresses.fromPublicKey(publicKey).toString(), publicKey: encodeBase58(publicKey) };
+}
+
 /** WE's NodeConfigResponse JSON. */
 export function nodeConfigJson(c: NodeConfigInfo): Record<string, unknown> {
   return {
@@ -172,10 +178,7 @@ export const nodeRoutes = defineRoutes(
       auth: 'user',
       summary: "The node owner's address and public key",
       responses: { 200: NodeOwner },
-      handler: (_req, ctx) => {
-        const publicKey = ctx.services.nodeOwnerPublicKey;
-        return { address: ctx.services.protocol.addresses.fromPublicKey(publicKey).toString(), publicKey: encodeBase58(publicKey) };
-      },
+      handler: (_req, ctx) => nodeOwnerAnswer(ctx.services),
     }),
     route({
       method: 'GET',

@@ -3,12 +3,11 @@
  * dist/src/contracts/grpc/ at run time) by the protocol layer's loader.
  */
 import type protobuf from 'protobufjs';
-import { protoRoot } from '../../protocol/proto/proto-files.js';
+import { protoTypesIn } from '../../protocol/proto/proto-files.js';
 
 const SOURCE_DIR = new URL('../../../../src/contracts/grpc/', import.meta.url);
 
 /** The message types of `fileName` (package `wavesenterprise`), looked up by name. */
 export function protoTypes(fileName: string): (name: string) => protobuf.Type {
-  const root = protoRoot(SOURCE_DIR, [fileName]);
-  return (name) => root.lookupType(`wavesenterprise.${name}`);
+  return protoTypesIn(SOURCE_DIR, fileName);
 }

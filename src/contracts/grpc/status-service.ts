@@ -30,23 +30,16 @@ import {
   type ContractExecutionRequest,
   type ContractExecutionResponse,
 } from '@wavesenterprise/js-contract-grpc-client/util/util_contract_status_service.js';
-import { randomBytes } from 'node:crypto';
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
-import {
-  contractExecutionNotFound,
-  genericError,
-  invalidConnectionId,
-  streamReaderBehind,
-  tooManyChannelConnections,
-  tooManyConnections,
-} from '../../errors/catalogue.js';
+import { contractExecutionNotFound, genericError } from '../../errors/catalogue.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import type { ExecutionStatus } from '../result.js';
 import type { ContractExecutionMessage, ExecutionStatusBook } from '../statuses.js';
 import { long } from './mapping.js';
+import { metadataText, releaseWhenGone, StreamBacklog, StreamLimits, type StreamPlace } from './stream-limits.js';
 
-export const CONNECTION_ID_METADATA_KEY = 'connection-id';
-const CONNECTION_ID_MAX_LENGTH = 16;
+/** How a reader whose stream was ended for falling behind catches up. */
+const STATUS_RECOVERY = 'reconnect and read the statuses missed by transaction id';
 
 /**
  * Statuses an event stream queues for a reader that does not keep up, at most: each is at most
@@ -90,11 +83,6 @@ export function statusResponse(m: ContractExecutionMessage, protocol: Protocol):
 
 type StatusStream<Req> = grpc.ServerWritableStream<Req, ContractExecutionResponse>;
 
-const metadataText = (call: grpc.ServerWritableStream<unknown, unknown>, key: string): string | undefined => {
-  const v = call.metadata.get(key)[0];
-  return v === undefined ? undefined : typeof v === 'string' ? v : v.toString('utf8');
-};
-
 /** The service definition and its implementation, for `grpc.Server#addService`. */
 export function contractStatusService(
   deps: ContractStatusServiceDeps,
@@ -103,10 +91,8 @@ export function contractStatusService(
   readonly definition: typeof ContractStatusServiceService;
   readonly implementation: grpc.UntypedServiceImplementation;
 } {
-  const open = new Set<string>();
-  /** Open event streams by client connection (`getPeer`: remote address and port). */
-  const perChannel = new Map<string, number>();
-  const authorize = (call: grpc.ServerWritableStream<unknown, unknown>): void => deps.authorize?.(metadataText(call, 'authorization'));
+  const limits = new StreamLimits({ maxConnections: deps.maxConnections, maxConnectionsPerChannel: deps.maxConnectionsPerChannel });
+  const authorize = (call: grpc.ServerWritableStream<unknown, unknown>): void => deps.authorize?.(metadataText(call.metadata, 'authorization'));
 
   const contractExecutionStatuses = (call: StatusStream<ContractExecutionRequest>): void => {
     try {
@@ -133,77 +119,27 @@ export function contractStatusService(
   };
 
   const contractsExecutionEvents = (call: StatusStream<Empty>): void => {
-    const named = metadataText(call, CONNECTION_ID_METADATA_KEY);
-    let connectionId: string;
-    if (named === undefined) {
-      do connectionId = randomBytes(6).toString('base64url').toLowerCase().slice(0, 8);
-      while (open.has(connectionId));
-    } else if (named.length > CONNECTION_ID_MAX_LENGTH) {
-      call.emit(
-        'error',
-        errorOf(invalidConnectionId(`'${CONNECTION_ID_METADATA_KEY}' metadata value max length is ${CONNECTION_ID_MAX_LENGTH}. Got '${named.length}'`)),
-      );
-      return;
-    } else if (named.trim() === '') {
-      call.emit('error', errorOf(invalidConnectionId(`'${CONNECTION_ID_METADATA_KEY}' metadata value must be non-empty`)));
-      return;
-    } else if (open.has(named)) {
-      call.emit('error', errorOf(invalidConnectionId(`Connection Id '${named}' already in use`)));
-      return;
-    } else connectionId = named;
-    if (open.size >= deps.maxConnections) {
-      call.emit('error', errorOf(tooManyConnections(deps.maxConnections)));
-      return;
-    }
-    const channel = call.getPeer();
-    const onChannel = perChannel.get(channel) ?? 0;
-    if (onChannel >= deps.maxConnectionsPerChannel) {
-      call.emit('error', errorOf(tooManyChannelConnections(deps.maxConnectionsPerChannel)));
+    let place: StreamPlace;
+    try {
+      place = limits.admit(call);
+    } catch (e) {
+      call.emit('error', errorOf(e));
       return;
     }
     try {
       authorize(call);
     } catch (e) {
+      place.release();
       call.emit('error', errorOf(e));
       return;
     }
-    open.add(connectionId);
-    perChannel.set(channel, onChannel + 1);
-    /** Statuses the reader has not taken yet, beyond what the stream buffers (its high-water mark). */
-    const waiting: ContractExecutionMessage[] = [];
-    let ending = false;
-    const flush = (): void => {
-      while (waiting.length > 0 && !call.writableNeedDrain) call.write(statusResponse(waiting.shift()!, deps.protocol));
-    };
-    const unsubscribe = deps.statuses.subscribe((m) => {
-      if (ending || call.cancelled || call.writableEnded) return;
-      if (waiting.length === 0 && !call.writableNeedDrain) {
-        call.write(statusResponse(m, deps.protocol));
-        return;
-      }
-      waiting.push(m);
-      if (waiting.length <= STATUS_STREAM_BACKLOG) return;
-      // The reader fell too far behind: what waits for it is dropped, and the stream ends once it takes what the stream holds.
-      ending = true;
-      waiting.length = 0;
+    const backlog = new StreamBacklog<ContractExecutionResponse>(call, STATUS_STREAM_BACKLOG, errorOf, STATUS_RECOVERY, () => unsubscribe());
+    const unsubscribe = deps.statuses.subscribe((m) => backlog.push(statusResponse(m, deps.protocol)));
+    releaseWhenGone(call, () => {
       unsubscribe();
-      call.emit('error', { ...errorOf(streamReaderBehind(STATUS_STREAM_BACKLOG)), code: grpc.status.RESOURCE_EXHAUSTED });
+      backlog.clear();
+      place.release();
     });
-    call.on('drain', flush);
-    let closed = false;
-    // The stream keeps its places until it is gone (cancelled, or its end read): an ended stream a client never reads still holds its buffer.
-    const close = (): void => {
-      if (closed) return;
-      closed = true;
-      unsubscribe();
-      waiting.length = 0;
-      open.delete(connectionId);
-      const left = (perChannel.get(channel) ?? 1) - 1;
-      if (left > 0) perChannel.set(channel, left);
-      else perChannel.delete(channel);
-    };
-    call.on('cancelled', close);
-    call.on('close', close);
   };
 
   return {

@@ -17,3 +17,9 @@ export function protoRoot(sourceDir: URL, fileNames: readonly string[]): protobu
   root.resolveAll();
   return root;
 }
+
+/** The message types of `fileName` in `sourceDir` (package `wavesenterprise`), looked up by name. */
+export function protoTypesIn(sourceDir: URL, fileName: string): (name: string) => protobuf.Type {
+  const root = protoRoot(sourceDir, [fileName]);
+  return (name) => root.lookupType(`wavesenterprise.${name}`);
+}
