@@ -51,6 +51,7 @@ export class PolicyUpdates {
         .map((tx) => ({ policyId: encodeBase58(tx.data.policyId), hash: encodeBase58(tx.data.dataHash) }));
       if (rolledBack.length === 0) return;
       for (const l of this.rollbackListeners) l(rolledBack);
+      this.privacy.recordInvalidated(rolledBack);
       // As WE does: the item no longer waits to be fetched.
       Promise.all(rolledBack.map((k) => this.privacy.removeFromPendingAndLost(k))).catch(this.onError);
       return;

@@ -177,7 +177,7 @@ export function privacyScheme(
         const { data, meta } = decodeStrictPayload(content);
         return saveFetched(parts, key, meta, 'default', data);
       },
-      fetched: (key, type) => parts.state.putDescriptor(key, type),
+      fetched: (key, type) => parts.state.recordAcquired(key, type),
     },
     streams,
     announceFetched: (_, txTimestamp) =>

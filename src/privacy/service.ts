@@ -42,7 +42,7 @@ import { encodeItemMeta, type PolicyItemKey, type PolicyItemMeta, type PrivacyDa
 import { maxStrictItemData, type PolicyItemId, type StrictSealing } from './messages.js';
 import { checkSendDataRequest, readDataHash, readPolicyId, type SendDataRequest, type ValidSendData } from './requests.js';
 import type { PrivacySettings } from './settings.js';
-import { itemKind, type PrivacyState } from './state.js';
+import { itemKind, type PrivacyItemEvent, type PrivacyState } from './state.js';
 import type { IncomingData, PolicyStorage, StoredData } from './storage/storage.js';
 import {
   forceSyncError,
@@ -95,6 +95,10 @@ export interface PrivacyApi {
   /** Checks a sendLargeData `request` part (before any data is read). */
   checkLargeUpload(request: SendDataRequest): Promise<LargeUpload>;
   sendLargeData(upload: LargeUpload, data: Readable, broadcast: boolean): Promise<Transaction>;
+  /** Whether the storage holds an item (WE's policyDataExists: the texts as given, nothing checked). */
+  dataExists(policyId: string, hash: string): Promise<boolean>;
+  /** Calls `listener` with each item stored on this node and each anchoring rolled back, from now on; returns how to stop. */
+  onItemEvent(listener: (event: PrivacyItemEvent) => void): () => void;
   /** `POST /privacy/forceSync`: the synchronizer restarts with the whole pending set; its size. */
   forceSync(): number;
   /** `GET /privacy/forceSync/{policyId}`: the policy's anchored items join the pending set; restarts; how many. */
@@ -322,6 +326,14 @@ export class PrivacyService implements PrivacyApi {
     return [...byPolicy].map(([policyId, datasInfo]) => ({ policyId, datasInfo }));
   }
 
+  dataExists(policyId: string, hash: string): Promise<boolean> {
+    return this.storage.exists({ policyId, hash });
+  }
+
+  onItemEvent(listener: (event: PrivacyItemEvent) => void): () => void {
+    return this.parts.state.onItemEvent(listener);
+  }
+
   // --- sending ----------------------------------------------------------------------
 
   private checks(large: boolean) {
@@ -410,7 +422,7 @@ export class PrivacyService implements PrivacyApi {
       await drain(data());
     } else {
       await storage.save(metaOf(request), type, data());
-      await state.putDescriptor(key, type);
+      await state.recordAcquired(key, type);
     }
     if (!broadcast) return tx;
     const pooled = await chain.broadcast(tx);

@@ -13,7 +13,8 @@
  * two sets are the replication engine's PendingSets under prefixes 6 and 7).
  * Nothing here follows chain rollbacks: a rolled-back 114 only cancels its download (WE
  * does the same). Listeners hear of items newly added to the pending set (the
- * synchronizer starts fetching them).
+ * synchronizer starts fetching them); item listeners hear of items stored here and of
+ * anchorings rolled back (the gRPC PrivacyEventsService).
  */
 import { open, type RootDatabase } from 'lmdb';
 import { PendingSets, type PendingItem as PendingEntry } from '../replication/pending-items.js';
@@ -35,7 +36,19 @@ function nameOf(bytes: Uint8Array): PolicyItemKey {
 /** An item newly added to the pending set, with the timestamp of the 114 that brought it when known. */
 export type PendingItem = PendingEntry<PolicyItemKey>;
 
+/**
+ * What happened to an item on this node (WE's PrivacyEvent): `acquired` when it was stored
+ * here — the node's own send, or fetched from a peer — and `invalidated` when a rollback
+ * removed the PolicyDataHash anchoring it.
+ */
+export interface PrivacyItemEvent {
+  readonly kind: 'acquired' | 'invalidated';
+  readonly key: PolicyItemKey;
+}
+
 export class PrivacyState extends PendingSets<PolicyItemKey> {
+  private readonly itemListeners = new Set<(event: PrivacyItemEvent) => void>();
+
   private constructor(db: RootDatabase<Uint8Array, Uint8Array>) {
     super(db, { pendingPrefix: PENDING, lostPrefix: LOST, encode: nameBytes, decode: nameOf }, 'async');
   }
@@ -54,6 +67,34 @@ export class PrivacyState extends PendingSets<PolicyItemKey> {
 
   async putDescriptor(key: PolicyItemKey, type: PrivacyDataType): Promise<void> {
     await this.db.put(this.keyUnder(DESCRIPTOR, key), Uint8Array.of(DATA_TYPE_BYTE[type]));
+  }
+
+  /** An item stored on this node (its own send, or fetched from a peer): its descriptor is written, then the listeners hear of it. */
+  async recordAcquired(key: PolicyItemKey, type: PrivacyDataType): Promise<void> {
+    await this.putDescriptor(key, type);
+    this.tell({ kind: 'acquired', key });
+  }
+
+  /** Items whose PolicyDataHash a rollback removed: the listeners hear of each. */
+  recordInvalidated(keys: readonly PolicyItemKey[]): void {
+    for (const key of keys) this.tell({ kind: 'invalidated', key });
+  }
+
+  /** Calls `listener` with each item event from now on; returns how to stop. */
+  onItemEvent(listener: (event: PrivacyItemEvent) => void): () => void {
+    this.itemListeners.add(listener);
+    return () => this.itemListeners.delete(listener);
+  }
+
+  private tell(event: PrivacyItemEvent): void {
+    // A listener (an event stream) never stops the store or the chain that told it.
+    for (const l of this.itemListeners) {
+      try {
+        l(event);
+      } catch {
+        this.itemListeners.delete(l);
+      }
+    }
   }
 
   close(): Promise<void> {

@@ -140,8 +140,28 @@ describe('what the chain tells confidential data', () => {
     await until('the item to be queued', () => (privacy.isPending(item) ? true : undefined));
     const heard: unknown[] = [];
     updates.onRollback((items) => heard.push(...items));
+    const events: unknown[] = [];
+    privacy.onItemEvent((e) => events.push(e));
     updates.handle({ kind: 'rollback', removed: [tx] });
     assert.deepEqual(heard, [item]);
+    assert.deepEqual(events, [{ kind: 'invalidated', key: item }], 'item listeners hear of the invalidation');
     await until('the item to leave the pending set', () => (privacy.isPending(item) ? undefined : true));
+  });
+
+  it('tells item listeners of each item recorded as acquired (its descriptor written first) until they stop listening', async () => {
+    const state = PrivacyState.open(join(tempDir(), 'state'));
+    const [a, b] = [key(), key()];
+    const events: Array<{ kind: string; key: unknown; descriptor: unknown }> = [];
+    const stop = state.onItemEvent((e) => events.push({ kind: e.kind, key: e.key, descriptor: state.descriptor(e.key) }));
+    // A listener that throws is dropped, and stops nothing.
+    state.onItemEvent(() => {
+      throw new Error('a broken stream');
+    });
+    await state.recordAcquired(a, 'large');
+    stop();
+    await state.recordAcquired(b, 'default');
+    assert.deepEqual(events, [{ kind: 'acquired', key: a, descriptor: 'large' }]);
+    assert.equal(state.descriptor(b), 'default');
+    await state.close();
   });
 });

@@ -28,15 +28,19 @@ export interface PublicGrpcService {
   readonly implementation: grpc.UntypedServiceImplementation;
 }
 
-/** A unary method: authorised for `scope`, then `handler`; a thrown error answers with WE's status and trailers. */
+/**
+ * A unary method: authorised for `scope`, then `handler` (`by-handler`: the handler
+ * authorises, after the checks WE runs first); a thrown error answers with WE's status and
+ * trailers.
+ */
 export function unary<Req, Res>(
   deps: PublicGrpcDeps,
-  scope: GrpcAuthScope,
+  scope: GrpcAuthScope | 'by-handler',
   handler: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Res | Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     const run = async (): Promise<Res> => {
-      deps.authorize(call.metadata, scope);
+      if (scope !== 'by-handler') deps.authorize(call.metadata, scope);
       return handler(call.request, call);
     };
     run().then(

@@ -35,6 +35,7 @@ import { JsonEntity } from '../json-io.js';
 import { booleanQuery, text } from '../params.js';
 import { defineRoutes, Reply, route, StreamReply, type ApiContext, type MultipartParts } from '../routing.js';
 import * as S from '../schemas.js';
+import type { ApiServices } from '../services.js';
 import {
   bodyIsNotObject,
   customValidationError,
@@ -123,28 +124,38 @@ const ForceSyncResponse = Type.Object(
 
 const Addresses = Type.Array(Type.String(), { description: 'Addresses, Base58' });
 
-// --- guards -------------------------------------------------------------------------
+// --- guards ---------------------------------------------------------------------------
+// Shared with the gRPC PrivacyPublicService (api/grpc/privacy-service.ts).
 
-function privacyOf(ctx: ApiContext): PrivacyApi {
-  const privacy = ctx.services.privacy;
+/** The confidential-data service with its storage (613 without). */
+export function privacyWithStorage(services: ApiServices): PrivacyApi {
+  const privacy = services.privacy;
   if (privacy === undefined || !privacy.storageEnabled) throw privacyIsSwitchedOff();
   return privacy;
 }
 
-/** The policy reads, which need no storage (a node without the privacy service answers 613). */
-function policiesOf(ctx: ApiContext): PrivacyApi {
-  const privacy = ctx.services.privacy;
+/** The service for the policy reads, which need no storage (613 on a node without the privacy service). */
+export function privacyPolicies(services: ApiServices): PrivacyApi {
+  const privacy = services.privacy;
   if (privacy === undefined) throw privacyIsSwitchedOff();
   return privacy;
 }
 
+/** 638 on a watcher node: it sends no data. */
+export function refuseOnWatcher(services: ApiServices): void {
+  if (services.settings.watcher) throw illegalWatcherAction();
+}
+
+/** 648 until feature 180 (large privacy objects) is active (613 without storage). */
+export function requireLargeObjects(services: ApiServices): void {
+  if (!privacyWithStorage(services).largeObjectsActive()) throw privacyLargeObjectFeatureIsNotActivated();
+}
+
+const privacyOf = (ctx: ApiContext): PrivacyApi => privacyWithStorage(ctx.services);
+const policiesOf = (ctx: ApiContext): PrivacyApi => privacyPolicies(ctx.services);
 const privacyEnabled = (ctx: ApiContext): void => void privacyOf(ctx);
-const notWatcher = (ctx: ApiContext): void => {
-  if (ctx.services.settings.watcher) throw illegalWatcherAction();
-};
-const largeObjectsActive = (ctx: ApiContext): void => {
-  if (!privacyOf(ctx).largeObjectsActive()) throw privacyLargeObjectFeatureIsNotActivated();
-};
+const notWatcher = (ctx: ApiContext): void => refuseOnWatcher(ctx.services);
+const largeObjectsActive = (ctx: ApiContext): void => requireLargeObjects(ctx.services);
 
 // --- reading requests ----------------------------------------------------------------
 

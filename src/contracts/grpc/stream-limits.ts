@@ -180,7 +180,12 @@ export class StreamBacklog<T> {
       return;
     }
     this.waiting.push(message);
-    if (this.waiting.length <= this.limit) return;
+    if (this.waiting.length > this.limit) this.fellBehind();
+  }
+
+  /** Ends the stream as one whose reader fell `limit` messages behind (also for messages its producer held back itself). */
+  fellBehind(): void {
+    if (!this.open) return;
     this.ended = true;
     this.waiting.length = 0;
     this.onOverflow();
