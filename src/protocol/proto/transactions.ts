@@ -37,6 +37,8 @@ import {
   READ_DESCRIPTOR,
   type ContractAssetOperation,
   type ContractOperations,
+  orderOperations,
+  orderResults,
   type ContractResults,
   type ReadDescriptor,
   type ValidationProof,
@@ -574,23 +576,28 @@ const ASSET_OPERATION = form<ContractAssetOperation>(
   },
 );
 
-/** A contract-keyed map (results, asset operations): Base58 contract id → a message holding a list. */
+/**
+ * A contract-keyed map (results, asset operations): Base58 contract id → a message holding a
+ * list, as the entries of a protobuf map. WE's Scala Map keeps up to 4 entries in the order
+ * they were added (more in its hash order, `order`), so they are written in the map's order and
+ * read in the order they come.
+ */
 function contractMap<C extends { readonly contractId: Uint8Array }, V>(
   mapKey: string,
   listKey: string,
   item: ProtoForm,
   valuesOf: (c: C) => readonly V[],
   make: (contractId: Uint8Array, values: V[]) => C,
+  order: (cs: readonly C[]) => C[],
 ): ProtoForm {
   return form<readonly C[]>(
-    (v, p) => {
-      const map: Message = {};
-      for (const c of v) map[encodeBase58(c.contractId)] = message([[listKey, valuesOf(c).map((x) => item.toProto(x, p))]]);
-      return { [mapKey]: map };
-    },
+    (v, p) => ({
+      [mapKey]: order(v).map((c) => ({ key: encodeBase58(c.contractId), value: message([[listKey, valuesOf(c).map((x) => item.toProto(x, p))]]) })),
+    }),
     (proto, p, field) => {
-      const map = messageIn(requiredMessage(proto, field)[mapKey]) ?? {};
-      return Object.entries(map).map(([key, list]) => {
+      const entries = listIn(requiredMessage(proto, field)[mapKey]).map((x) => {
+        const e = messageIn(x) ?? {};
+        const key = stringIn(e['key']);
         if (key.length > MAX_ID_BASE58_LENGTH) throw invalidContractId(key.slice(0, 100), field);
         let contractId: Uint8Array;
         try {
@@ -600,9 +607,10 @@ function contractMap<C extends { readonly contractId: Uint8Array }, V>(
         }
         return make(
           contractId,
-          listIn(messageIn(list)?.[listKey]).map((x, i) => item.fromProto(x, p, `${field}.${key}(${i})`) as V),
+          listIn(messageIn(e['value'])?.[listKey]).map((y, i) => item.fromProto(y, p, `${field}.${key}(${i})`) as V),
         );
       });
+      return order(entries);
     },
   );
 }
@@ -613,6 +621,7 @@ const DATA_ENTRY_MAP = contractMap<ContractResults, DataEntry>(
   DATA_ENTRY,
   (c) => c.results,
   (contractId, results) => ({ contractId, results }),
+  orderResults,
 );
 
 const ASSET_OPERATIONS_MAP = contractMap<ContractOperations, ContractAssetOperation>(
@@ -621,6 +630,7 @@ const ASSET_OPERATIONS_MAP = contractMap<ContractOperations, ContractAssetOperat
   ASSET_OPERATION,
   (c) => c.operations,
   (contractId, operations) => ({ contractId, operations }),
+  orderOperations,
 );
 
 /** READ_DESCRIPTOR: its binary form as a `bytes` field (WE's ProtoAdapter does the same). */

@@ -146,7 +146,8 @@ export interface ContractResults {
   readonly results: readonly DataEntry[];
 }
 
-const orderResults = (v: readonly ContractResults[]): ContractResults[] =>
+/** Results per contract in the order of the Scala Map WE holds them in. */
+export const orderResults = (v: readonly ContractResults[]): ContractResults[] =>
   byContract(v.map((c) => ({ contractId: c.contractId, value: c.results }))).map((e) => ({ contractId: e.contractId, results: e.value }));
 
 /** i32 count ‖ (SHORT_BYTE_STR contractId ‖ BIG_LIST(CONTRACT_DATA_ENTRY))*, in Scala Map order; JSON keyed by contract id. */
@@ -414,7 +415,8 @@ export interface ContractOperations {
   readonly operations: readonly ContractAssetOperation[];
 }
 
-const orderOperations = (v: readonly ContractOperations[]): ContractOperations[] =>
+/** Asset operations per contract in the order of the Scala Map WE holds them in. */
+export const orderOperations = (v: readonly ContractOperations[]): ContractOperations[] =>
   byContract(v.map((c) => ({ contractId: c.contractId, value: c.operations }))).map((e) => ({ contractId: e.contractId, operations: e.value }));
 
 /** i32 count ‖ (SHORT_BYTE_STR contractId ‖ BIG_LIST(CONTRACT_ASSET_OPERATION))*, in Scala Map order. */
