@@ -478,6 +478,9 @@ export const serviceIsDisabled = (name: string): ApiError => api('ServiceIsDisab
 export const illegalWatcherAction = (): ApiError =>
   api('IllegalWatcherActionError', 638, "Sending transactions or data is disabled for node in 'Watcher' mode", 403);
 
+/** 641 (501, gRPC UNIMPLEMENTED): e.g. a transaction without a protobuf form. */
+export const unimplementedError = (description: string): ApiError => api('UnimplementedError', 641, description, 501);
+
 export const healthCheckError = (message: string): ApiError => api('HealthCheckError', 640, message, 503);
 /** WE's TooManyConnections: a gRPC event stream refused past its `max-connections`. */
 export const tooManyConnections = (maxConnections: number): ApiError =>

@@ -60,7 +60,7 @@ import { readScript } from '../transactions/scripts.js';
 import { PROOFS, type FieldSpec, type Transaction, type TransactionProtocol, type TxCodec, type TxSchema, type TypedTxCodec } from '../transactions/schema.js';
 import type { ParsedTransfer } from '../transactions/transfer.js';
 import { protoRoot } from './proto-files.js';
-import { genericError, insideField, invalidContractApiVersion, invalidContractId, withField } from '../../errors/catalogue.js';
+import { genericError, insideField, invalidContractApiVersion, invalidContractId, unimplementedError, withField } from '../../errors/catalogue.js';
 
 const root = protoRoot(new URL('../../../../src/protocol/proto/', import.meta.url), ['transactions-1.14.proto']);
 const TransactionMessage = root.lookupType('wavesenterprise.Transaction');
@@ -518,7 +518,7 @@ const ASSET_OPERATION = form<ContractAssetOperation>(
       case 'cancel-lease':
         return { contractCancelLease: message([['leaseId', encodeBase58(op.leaseId)]]) };
       case 'contract-payment':
-        throw genericError("A contract's payment to a contract (asset operation 'contract-payment') has no protobuf form in WE 1.14", 'assetOperations');
+        throw unimplementedError("Protobuf serialization not available for a contract's payment to a contract (asset operation 'contract-payment')");
     }
   },
   (proto, p, field) => {
@@ -854,7 +854,7 @@ const BY_MEMBER = new Map<string, MessageForm>([...FORMS_BY_TYPE.values()].map((
 
 function formOf(tx: Transaction): MessageForm {
   const f = FORMS_BY_TYPE.get(tx.type);
-  if (f === undefined) throw genericError(`${tx.codec.name} transactions have no protobuf form`, 'type');
+  if (f === undefined) throw unimplementedError('Protobuf serialization not available for this type of transaction');
   return f;
 }
 
@@ -871,8 +871,9 @@ function unionMessage(tx: Transaction): Message {
 const encoded = new WeakMap<Transaction, Uint8Array>();
 
 /**
- * The encoded `wavesenterprise.Transaction` of a transaction. Throws a WeError for what has no
- * protobuf form (Exchange; an ExecutedContract with a contract-payment operation).
+ * The encoded `wavesenterprise.Transaction` of a transaction. For what has no protobuf form
+ * (Exchange; an ExecutedContract with a contract-payment operation) it throws WE's
+ * UnimplementedError (641), as WE answers TransactionInfo for such a transaction.
  */
 export function transactionToProto(tx: Transaction): Uint8Array {
   let bytes = encoded.get(tx);
