@@ -436,6 +436,21 @@ describe('transactionFromProto (gRPC broadcast)', () => {
     );
   });
 
+  it("answers WE's UnimplementedError (641) for what has no protobuf form: a contract's payment to a contract", () => {
+    const executed = sample(txArb(ExecutedContract, 5));
+    const payment = { operationType: 'contract-payment', assetId: null, recipient: new Uint8Array(32).fill(1), amount: 5n };
+    const withPayment = p.transaction(
+      ExecutedContract,
+      5,
+      { ...executed.data, assetOperationsMap: [{ contractId: new Uint8Array(32).fill(2), operations: [payment] }] },
+      executed.proofs,
+    );
+    assert.throws(
+      () => transactionToProto(withPayment),
+      (e: unknown) => e instanceof WeError && e.code === 641 && e.status === 501 && e.message.includes('contract-payment'),
+    );
+  });
+
   it('never throws anything but a WeError, whatever the bytes', () => {
     const valid = PAIRS.map(({ codec, version }) => transactionToProto(sample(txArb(codec, version))));
     const mutated = fc.tuple(fc.constantFrom(...valid), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 })).map(([b, edits]) => {
