@@ -15,6 +15,7 @@ import { ExecutionBroker } from './broker.js';
 import { DockerLauncher } from './docker-launcher.js';
 import { ContractExecutor } from './executor.js';
 import { ContractGrpcServer } from './grpc/server.js';
+import { statusServiceDeps } from './grpc/status-service.js';
 import { GrpcEndpoint } from './grpc/endpoint.js';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -24,7 +25,7 @@ import { ContractPackages } from './packages.js';
 import { ProcessLauncher } from './process-launcher.js';
 import { ProcessSandbox } from './process-sandbox.js';
 import { ContractRuntime, type RuntimeLog } from './runtime.js';
-import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, isLoopbackHost, type ContractsSettings } from './settings.js';
+import { DEFAULT_FIRST_USER_ID, DEFAULT_WASM_EXECUTION, isLoopbackHost, type ContractsSettings } from './settings.js';
 import type { ContractExecutionView, ContractNodeContext } from './state.js';
 import { ExecutionStatusBook } from './statuses.js';
 import { ContractTokens } from './tokens.js';
@@ -94,15 +95,8 @@ export async function startContractEngine(o: ContractEngineOptions): Promise<Con
       maxSize: engine.executionMessagesCache.maxSize,
       expireAfterMs: engine.executionMessagesCache.expireAfterMs,
     });
-  const maxStatusStreams = s.grpc.contractStatusMaxConnections ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS;
-  const statusService = {
-    statuses,
-    protocol: o.protocol,
-    maxConnections: maxStatusStreams,
-    // Unset, one client connection may hold all of them, as in WE (grpc-js clients of one process share a connection).
-    maxConnectionsPerChannel: s.grpc.contractStatusMaxConnectionsPerChannel ?? maxStatusStreams,
-    ...(o.authorizeGrpc === undefined ? {} : { authorize: o.authorizeGrpc }),
-  };
+  const statusService = statusServiceDeps(s.grpc, statuses, o.protocol, o.authorizeGrpc);
+
   const closing: Array<() => Promise<void>> = [];
   let endpoint = o.endpoint;
   if (endpoint === undefined) {

@@ -13,7 +13,10 @@ import type { NodeConfig } from './config.js';
 import type { ApiServices } from '../api/services.js';
 import type { Blockchain } from '../chain/blockchain.js';
 import type { KeyPair } from '../crypto/suite.js';
-import { grpcAuthorizer } from '../api/grpc/auth.js';
+import { grpcAuthorizer, userAuthorization } from '../api/grpc/auth.js';
+import { contractStatusService, statusServiceDeps } from '../contracts/grpc/status-service.js';
+import { grpcErrorOf } from '../contracts/grpc/server.js';
+import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import { servePublicGrpcApi } from '../api/grpc/public-api.js';
 
 /** Opens the node's gRPC port when anything is served on it; undefined otherwise. Closed at the node's stop. */
@@ -27,7 +30,10 @@ export async function openGrpcEndpoint(ctx: StartContext): Promise<GrpcEndpoint 
   return endpoint;
 }
 
-/** Registers the public gRPC API on the node's port when `node.api.grpc.enable` is on. */
+/**
+ * Registers the public gRPC API on the node's port when `node.api.grpc.enable` is on, and
+ * WE's ContractStatusService over the node's status book where no contract engine serves it.
+ */
 export function servePublicGrpc(
   endpoint: GrpcEndpoint | undefined,
   o: {
@@ -37,14 +43,17 @@ export function servePublicGrpc(
     readonly owner: KeyPair;
     readonly now: () => bigint;
     readonly log: Logger;
+    /** The node's execution status book, served here when `contractsRun` is false. */
+    readonly statuses: ExecutionStatusBook;
+    readonly contractsRun: boolean;
   },
 ): void {
   if (endpoint === undefined || !o.config.api.grpc.enabled) return;
-  servePublicGrpcApi(endpoint, {
-    services: o.services,
-    chain: o.chain,
-    settings: o.config.api.grpc,
-    authorize: grpcAuthorizer(o.config.api.auth, o.services.protocol, o.owner.publicKey, o.now),
-    log: o.log,
-  });
+  const authorize = grpcAuthorizer(o.config.api.auth, o.services.protocol, o.owner.publicKey, o.now);
+  servePublicGrpcApi(endpoint, { services: o.services, chain: o.chain, settings: o.config.api.grpc, authorize, log: o.log });
+  if (!o.contractsRun) {
+    const grpcSettings = (o.config.contracts ?? defaultContractsSettings(o.config.node.dataDirectory)).grpc;
+    const statuses = contractStatusService(statusServiceDeps(grpcSettings, o.statuses, o.services.protocol, userAuthorization(authorize)), grpcErrorOf);
+    endpoint.serve(statuses.definition, statuses.implementation);
+  }
 }

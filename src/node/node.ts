@@ -188,7 +188,16 @@ export class Node {
         started,
       );
       late.node = node;
-      servePublicGrpc(grpcEndpoint, { config, services: node.services(), chain, owner, now, log: loggers.get('api') });
+      servePublicGrpc(grpcEndpoint, {
+        config,
+        services: node.services(),
+        chain,
+        owner,
+        now,
+        log: loggers.get('api'),
+        statuses: contractStatuses,
+        contractsRun: contracts !== undefined,
+      });
       if (config.api.enabled) {
         const api = started.add(
           'REST API',

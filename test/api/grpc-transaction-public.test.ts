@@ -25,10 +25,9 @@ interface Served {
 async function serve(s: SeededNode, options: { isWatcher?: boolean; authorize?: (m: grpc.Metadata) => void } = {}): Promise<Served> {
   const server = new grpc.Server();
   const service = transactionPublicService({
-    services: s.services,
+    services: options.isWatcher === true ? { ...s.services, settings: { ...s.services.settings, watcher: true } } : s.services,
     authorize: options.authorize ?? (() => undefined),
     errorOf: grpcErrorOf,
-    ...(options.isWatcher !== undefined ? { isWatcher: options.isWatcher } : {}),
   });
   server.addService(service.definition, service.implementation);
   const port = await new Promise<number>((resolve, reject) =>

@@ -12,13 +12,12 @@ import { BlockchainEventsServiceService } from '@wavesenterprise/js-contract-grp
 import { SubscribeOnRequest } from '@wavesenterprise/js-contract-grpc-client/util/events/util_events_subscribe_on_request.js';
 import { EventCursor, startFromRequest, type BlockchainEventsDeps, type EventsFilter } from './blockchain-events.js';
 import type { GrpcAuthorize } from './auth.js';
-
-/** Takes a stream's place under the service's limit; returns what gives it back (throws the WeError to answer). */
-export type StreamAdmission = (call: grpc.ServerWritableStream<unknown, unknown>) => () => void;
+import type { StreamLimits } from '../../contracts/grpc/stream-limits.js';
 
 export interface BlockchainEventsServiceDeps extends BlockchainEventsDeps {
   readonly authorize: GrpcAuthorize;
-  readonly admit: StreamAdmission;
+  /** `services.blockchain-events.max-connections` and the `connection-id` rule. */
+  readonly limits: StreamLimits;
   readonly errorOf: (e: unknown) => Partial<grpc.StatusObject>;
   readonly log?: { warn(obj: object, msg: string): void };
 }
@@ -49,7 +48,8 @@ export function blockchainEventsService(deps: BlockchainEventsServiceDeps): {
     subscribeOn: (call: grpc.ServerWritableStream<SubscribeOnRequest, Uint8Array>) => {
       let release: (() => void) | undefined;
       try {
-        release = deps.admit(call);
+        const place = deps.limits.admit(call);
+        release = () => place.release();
         deps.authorize(call.metadata, 'user');
         const cursor = new EventCursor(deps, startFromRequest(call.request), filtersOf(call.request), {
           write: (event) => call.write(event),

@@ -29,7 +29,8 @@
  *   event: a micro-block gives every transaction of the liquid block so far, a new key block
  *   gives the block it made final whole).
  *
- * Filters (WE's getTxPredicate): by transaction type, by contract id, each in or out, ANDed;
+ * Filters (WE's getTxPredicate): by transaction type, by contract id, each in or out, ANDed —
+ * and, as in WE, only transactions that have a protobuf form (not a 105 paying a contract);
  * events keep their place with fewer (or no) transactions. A contract-id filter judges the
  * transactions of a contract — executable ones (103, 104, 107) and the 105 that executed one,
  * by the contract it ran; other transactions pass it either way (WE applies it to executable
@@ -76,8 +77,8 @@ export interface EventSink {
 
 export interface BlockchainEventsDeps {
   readonly chain: EventChain;
-  /** A transaction's protobuf form (protocol/proto/transactions.ts). */
-  encodeTransaction(tx: Transaction): Uint8Array;
+  /** A transaction's protobuf form (protocol/proto/transactions.ts); undefined for one that has none. */
+  encodeTransaction(tx: Transaction): Uint8Array | undefined;
   /** The 26-byte address of a block generator's public key. */
   addressOf(publicKey: Uint8Array): Uint8Array;
 }
@@ -134,7 +135,9 @@ export class EventCursor {
     filters: readonly EventsFilter[],
     private readonly sink: EventSink,
   ) {
-    this.accept = transactionPredicate(filters);
+    // As WE's protoTxFilter: a transaction with no protobuf form is in no event.
+    const matches = transactionPredicate(filters);
+    this.accept = (tx) => matches(tx) && deps.encodeTransaction(tx) !== undefined;
     const chain = deps.chain;
     const top = chain.height();
     if (start.kind === 'genesis') this.sent = 0;
@@ -257,7 +260,10 @@ export class EventCursor {
 
   private encoded(txs: readonly Transaction[]): Uint8Array[] {
     const out: Uint8Array[] = [];
-    for (const tx of txs) if (this.accept(tx)) out.push(this.deps.encodeTransaction(tx));
+    for (const tx of txs) {
+      const encoded = this.accept(tx) ? this.deps.encodeTransaction(tx) : undefined;
+      if (encoded !== undefined) out.push(encoded);
+    }
     return out;
   }
 

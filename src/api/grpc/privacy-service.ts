@@ -36,10 +36,11 @@ import {
   type SendLargeDataRequest,
 } from '@wavesenterprise/js-contract-grpc-client/privacy/privacy_public_service.js';
 import type { PolicyDataHashTransaction as PolicyDataHashMessage } from '@wavesenterprise/js-contract-grpc-client/managed/policy_data_hash_transaction.js';
+import { Transaction as TransactionMessage } from '@wavesenterprise/js-contract-grpc-client/managed/transaction.js';
+import { transactionToProto } from '../../protocol/proto/transactions.js';
 import { bigintOf, long } from '../../contracts/grpc/mapping.js';
 import { ConnectionIds, type StreamPlace } from '../../contracts/grpc/stream-limits.js';
 import { encodeBase64 } from '../../crypto/encoding.js';
-import type { PolicyDataHashData } from '../../protocol/transactions/privacy.js';
 import type { Protocol } from '../../protocol/protocol.js';
 import type { Transaction } from '../../protocol/transactions/schema.js';
 import type { SendDataRequest } from '../../privacy/requests.js';
@@ -51,22 +52,11 @@ import { unary, type PublicGrpcDeps, type PublicGrpcService } from './public-ser
 /** The largest message GetPolicyItemLargeData sends (clients take 4 MiB by default). */
 export const LARGE_DATA_MESSAGE_BYTES = 1024 * 1024;
 
-/** A PolicyDataHash in its protobuf form (WE's PolicyDataHashTransaction.toInnerProto). */
+/** A PolicyDataHash in its protobuf form (WE's PolicyDataHashTransaction.toInnerProto): the inner message of its Transaction form. */
 export function policyDataHashMessage(tx: Transaction): PolicyDataHashMessage {
-  const d = tx.data as PolicyDataHashData;
-  const badge = d.atomicBadge;
-  return {
-    id: tx.id,
-    senderPublicKey: tx.senderPublicKey ?? new Uint8Array(0),
-    dataHash: d.dataHash,
-    policyId: d.policyId,
-    timestamp: long(tx.timestamp),
-    fee: long(tx.fee),
-    feeAssetId: tx.feeAssetId ?? undefined,
-    atomicBadge: badge === undefined || badge === null ? undefined : { trustedSender: badge.trustedSender?.bytes },
-    proofs: [...tx.proofs],
-    senderAddress: tx.sender?.bytes ?? new Uint8Array(0),
-  };
+  const inner = TransactionMessage.decode(transactionToProto(tx)).policyDataHashTransaction;
+  if (inner === undefined) throw new Error(`transaction ${tx.idBase58} is not a PolicyDataHash`);
+  return inner;
 }
 
 const sendDataResponse = (tx: Transaction): SendDataResponse => ({ txVersion: tx.version, tx: policyDataHashMessage(tx) });

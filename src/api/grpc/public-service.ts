@@ -11,13 +11,14 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { ApiServices } from '../services.js';
+import type { GrpcAuthorize, GrpcAuthScope } from './auth.js';
 
-export type GrpcAuthScope = 'user' | 'privacy';
+export type { GrpcAuthScope };
 
 export interface PublicGrpcDeps {
   readonly services: ApiServices;
   /** Checks a call's metadata for the scope; throws the WeError to answer. */
-  authorize(metadata: grpc.Metadata, scope: GrpcAuthScope): void;
+  readonly authorize: GrpcAuthorize;
   /** A thrown error as the call's status, with WE's `error-code` and `error-message` trailers. */
   errorOf(e: unknown): Partial<grpc.StatusObject>;
 }

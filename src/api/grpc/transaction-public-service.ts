@@ -15,18 +15,11 @@ import type protobuf from 'protobufjs';
 import { decodeBase58, encodeBase64 } from '../../crypto/encoding.js';
 import { protoRoot } from '../../protocol/proto/proto-files.js';
 import { transactionFromProto, transactionToProto } from '../../protocol/proto/transactions.js';
-import type { ApiServices } from '../services.js';
+import type { PublicGrpcDeps } from './public-service.js';
 import { customValidationError, genericError, illegalWatcherAction, invalidSignature, WeError } from '../../errors/catalogue.js';
 
-export interface TransactionPublicServiceDeps {
-  readonly services: ApiServices;
-  /** Checks a call's credentials (throws a WeError). */
-  readonly authorize: (metadata: grpc.Metadata) => void;
-  /** The status a thrown error is answered with. */
-  readonly errorOf: (e: unknown) => Partial<grpc.StatusObject>;
-  /** A watcher node takes no transactions. */
-  readonly isWatcher?: boolean;
-}
+/** A watcher node (`services.settings.watcher`) takes no transactions. */
+export type TransactionPublicServiceDeps = PublicGrpcDeps;
 
 const SERVICE_PATH = '/wavesenterprise.grpc.TransactionPublicService/';
 /** UtxInfo sends a changed pool size at most this often. */
@@ -90,7 +83,7 @@ export function transactionPublicService(deps: TransactionPublicServiceDeps): {
     return (call, callback) => {
       Promise.resolve()
         .then(() => {
-          deps.authorize(call.metadata);
+          deps.authorize(call.metadata, 'user');
           return handle(call.request);
         })
         .then(
@@ -102,14 +95,14 @@ export function transactionPublicService(deps: TransactionPublicServiceDeps): {
 
   /** Broadcast's door: the transaction (and its chain of certificates) into the pool; the answer is the admitted transaction. */
   async function admit(bytes: Uint8Array, certificates?: readonly string[]): Promise<Uint8Array> {
-    if (deps.isWatcher === true) throw illegalWatcherAction();
+    if (deps.services.settings.watcher) throw illegalWatcherAction();
     const tx = transactionFromProto(services.protocol, bytes);
     return transactionToProto(await services.pool.broadcast(tx, certificates));
   }
 
   const utxInfo: grpc.handleServerStreamingCall<Uint8Array, Uint8Array> = (call) => {
     try {
-      deps.authorize(call.metadata);
+      deps.authorize(call.metadata, 'user');
     } catch (e) {
       call.emit('error', deps.errorOf(e));
       return;
@@ -138,7 +131,7 @@ export function transactionPublicService(deps: TransactionPublicServiceDeps): {
 
     broadcastWithCerts: unary((bytes) => {
       const m = decoded(TransactionWithCertChain, bytes);
-      if (deps.isWatcher === true) throw illegalWatcherAction();
+      if (deps.services.settings.watcher) throw illegalWatcherAction();
       // The certificates as REST's `certificates` (Base64 of DER), so both ways in check them alike.
       const certificates = (Array.isArray(m['certificates']) ? (m['certificates'] as Uint8Array[]) : []).map(encodeBase64);
       if (!Object.prototype.hasOwnProperty.call(m, 'transaction')) throw genericError("Missing 'transaction' field", 'transaction');

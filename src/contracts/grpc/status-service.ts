@@ -33,6 +33,7 @@ import {
 import { decodeBase58, encodeBase58 } from '../../crypto/encoding.js';
 import { contractExecutionNotFound, genericError } from '../../errors/catalogue.js';
 import type { Protocol } from '../../protocol/protocol.js';
+import { DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS, type ContractsSettings } from '../settings.js';
 import type { ExecutionStatus } from '../result.js';
 import type { ContractExecutionMessage, ExecutionStatusBook } from '../statuses.js';
 import { long } from './mapping.js';
@@ -57,6 +58,24 @@ export interface ContractStatusServiceDeps {
   readonly maxConnectionsPerChannel: number;
   /** Checks a call's `authorization` metadata; throws the WeError to answer. Open when absent. */
   readonly authorize?: (authorization: string | undefined) => void;
+}
+
+/** The service's deps on a node: its status book and `node.api.grpc.services.contract-status-events` limits. */
+export function statusServiceDeps(
+  grpcSettings: ContractsSettings['grpc'],
+  statuses: ExecutionStatusBook,
+  protocol: Protocol,
+  authorize?: (authorization: string | undefined) => void,
+): ContractStatusServiceDeps {
+  const maxConnections = grpcSettings.contractStatusMaxConnections ?? DEFAULT_CONTRACT_STATUS_MAX_CONNECTIONS;
+  return {
+    statuses,
+    protocol,
+    maxConnections,
+    // Unset, one client connection may hold all of them, as in WE (grpc-js clients of one process share a connection).
+    maxConnectionsPerChannel: grpcSettings.contractStatusMaxConnectionsPerChannel ?? maxConnections,
+    ...(authorize === undefined ? {} : { authorize }),
+  };
 }
 
 const STATUS: Readonly<Record<ExecutionStatus, ContractExecutionResponse_Status>> = {
