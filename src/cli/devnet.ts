@@ -10,7 +10,8 @@
  * (account 0 with every role but miner and sender) so clients can use the same seeds as on the
  * dev chain. Then for node i: `node-i/node.conf` (WE's HOCON layout, written by the same
  * renderer as /debug/configInfo), `node-i/keystore.json` holding the owner key (password
- * `weft-devnet-<i>`), REST on 127.0.0.1:P+2i, P2P on 127.0.0.1:P+2i+1 (free ports chosen by
+ * `weft-devnet-<i>`), REST on 127.0.0.1:P+2i, P2P on 127.0.0.1:P+2i+1, gRPC (the public gRPC
+ * API, and the contract engine's with `--contract`) on 127.0.0.1:P+2N+i (free ports chosen by
  * the OS when P is 0), every other node as a known peer. `devnet.json` lists all of it.
  *
  * Then it starts N `weft start --config node-i/node.conf` processes (owner password through
@@ -38,7 +39,7 @@ import { apiKeyHash, DEFAULTS, loadNodeConfig, type NetworkTlsFiles, type NodeCo
 import { cryptoArg, pkiArg } from './cli.js';
 import { devPkiSettings } from './dev-pki.js';
 import { renderNodeConfig } from '../node/config-render.js';
-import { PUBLIC_GRPC_DEFAULTS } from '../api/settings.js';
+import { defaultContractsSettings } from '../contracts/settings.js';
 import {
   DEV_API_KEY,
   DEV_CHAIN_ID,
@@ -127,6 +128,12 @@ export interface DevnetNode {
   readonly keystorePassword: string;
   /** The contract engine's gRPC port, on a devnet created with contract packages. */
   readonly grpcPort?: number;
+  /**
+   * The node's gRPC port, where its public gRPC API serves (the same port as `grpcPort` on a
+   * devnet with contract packages); absent in devnets written before every node had one (their
+   * configs keep the public gRPC API off).
+   */
+  readonly publicGrpcPort?: number;
 }
 
 /** `devnet.json`. */
@@ -260,12 +267,7 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
       ...(o.maxBlockSizeInBytes === undefined ? {} : { maxBlockSizeInBytes: o.maxBlockSizeInBytes }),
     },
     utx: { ...DEFAULTS.utx, ...(o.utxMemoryLimitBytes === undefined ? {} : { memoryLimitBytes: o.utxMemoryLimitBytes }) },
-    // Without a contract engine a devnet node has no gRPC port of its own (node-i's ports are REST and P2P): its public gRPC API is off.
-    api: {
-      ...loopbackApi(node.restPort, hash),
-      pkiMode: pki.mode,
-      ...(node.grpcPort === undefined ? { grpc: { ...PUBLIC_GRPC_DEFAULTS, enabled: false } } : {}),
-    },
+    api: { ...loopbackApi(node.restPort, hash), pkiMode: pki.mode },
     network: {
       ...DEFAULTS.network,
       bindAddress: '127.0.0.1',
@@ -280,9 +282,11 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
     },
     features: { ...DEFAULTS.features, supported: [] },
     metrics: DEFAULTS.metrics,
-    ...(node.grpcPort === undefined
-      ? {}
-      : { contracts: devContractsSettings(join(node.dir, 'data'), { grpcPort: node.grpcPort, contractPackages: o.contractPackages ?? [] }) }),
+    contracts:
+      node.grpcPort !== undefined
+        ? devContractsSettings(join(node.dir, 'data'), { grpcPort: node.grpcPort, contractPackages: o.contractPackages ?? [] })
+        : // No contract engine: the contract keys only say where the node's gRPC port listens.
+          { ...defaultContractsSettings(join(node.dir, 'data')), grpc: { bindAddress: '127.0.0.1', port: node.publicGrpcPort ?? 0 } },
     pki,
     licences: devLicenceSettings(protocol.crypto),
   };
@@ -354,14 +358,13 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const keys = Array.from({ length: o.nodes }, (_, i) => devnetNodeKeyPair(protocol, i));
   const nodes: DevnetNode[] = [];
   const withContracts = o.contractPackages !== undefined;
-  // REST and P2P of node i at base+2i and base+2i+1; with contracts, its gRPC after all of them, at base+2n+i.
-  const portsPerNode = withContracts ? 3 : 2;
-  const free = base === 0 ? await freeLoopbackPorts(portsPerNode * o.nodes) : undefined;
+  // REST and P2P of node i at base+2i and base+2i+1; its gRPC after all of them, at base+2n+i.
+  const free = base === 0 ? await freeLoopbackPorts(3 * o.nodes) : undefined;
   for (let i = 0; i < o.nodes; i++) {
     const nodeDir = join(dir, `node-${i}`);
     const restPort = free === undefined ? base + 2 * i : free[2 * i]!;
     const p2pPort = free === undefined ? base + 2 * i + 1 : free[2 * i + 1]!;
-    const grpcPort = !withContracts ? undefined : free === undefined ? base + 2 * o.nodes + i : free[2 * o.nodes + i]!;
+    const publicGrpcPort = free === undefined ? base + 2 * o.nodes + i : free[2 * o.nodes + i]!;
     nodes.push({
       index: i,
       name: `devnet-node-${i}`,
@@ -374,7 +377,8 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
       ownerAddress: protocol.addresses.fromPublicKey(keys[i]!.publicKey).toString(),
       ownerPublicKey: encodeBase58(keys[i]!.publicKey),
       keystorePassword: devnetKeystorePassword(i),
-      ...(grpcPort === undefined ? {} : { grpcPort }),
+      ...(withContracts ? { grpcPort: publicGrpcPort } : {}),
+      publicGrpcPort,
     });
   }
   const dev = devAccounts(protocol);
@@ -529,7 +533,7 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
       `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', ${layout.crypto ?? 'waves'} crypto, rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
       ...layout.nodes.map(
         (n) =>
-          `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}${n.grpcPort === undefined ? '' : `  contract gRPC 127.0.0.1:${n.grpcPort}`}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`,
+          `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}${n.grpcPort !== undefined ? `  gRPC (public API, contracts) 127.0.0.1:${n.grpcPort}` : n.publicGrpcPort !== undefined ? `  gRPC (public API) 127.0.0.1:${n.publicGrpcPort}` : ''}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`,
       ),
       ...(layout.nodes.some((n) => n.grpcPort !== undefined)
         ? [`Contract images (every node; kept in its node.conf, also when reopened without --contract): ${images}`]
@@ -551,7 +555,7 @@ export function buildDevnetProgram(): Command {
     .description('start N local PoA nodes on loopback with a shared genesis')
     .option('-n, --nodes <n>', 'how many nodes', intArg(1, 30), 4)
     .option('--dir <dir>', 'devnet directory (default: a new temp directory; an existing devnet is resumed)')
-    .option('--base-port <port>', `REST of node i on port+2i, P2P on port+2i+1 (0: free ports)`, intArg(0, 65000), DEVNET_DEFAULT_BASE_PORT)
+    .option('--base-port <port>', `REST of node i on port+2i, P2P on port+2i+1, gRPC on port+2n+i (0: free ports)`, intArg(0, 65000), DEVNET_DEFAULT_BASE_PORT)
     .option('--round <duration>', 'PoA round duration', durationArg, 3000)
     .option('--sync <duration>', 'PoA sync duration', durationArg, 1000)
     .option('--crypto <type>', 'waves (default) or gost', cryptoArg)
