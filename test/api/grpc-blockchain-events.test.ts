@@ -184,12 +184,7 @@ describe('BlockchainEventsService events', () => {
     const indexer = new EventIndexer();
     let seen = 0;
     // A forges and builds its liquid block; BC holds only its first micro-blocks and forges on them.
-    let key: Block | undefined;
-    while (key === undefined) {
-      clock.nextRound();
-      key = a.tryForge();
-      if (key === undefined && bc.tryForge() !== undefined) a.follow(bc);
-    }
+    a.forgeFollowing(bc);
     bc.follow(a);
     const m1 = a.micro([transfer(clock, alice, bob, amount++)]).microBlock!;
     a.micro([transfer(clock, alice, bob, amount++)]);

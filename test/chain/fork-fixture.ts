@@ -186,6 +186,16 @@ export class ChainNode {
     throw new Error(`${this.name} found no slot`);
   }
 
+  /** Moves the clock round by round until this node forges; the blocks `other` forges meanwhile are followed. */
+  forgeFollowing(other: ChainNode): Block {
+    for (;;) {
+      this.clock.nextRound();
+      const key = this.tryForge();
+      if (key !== undefined) return key;
+      if (other.tryForge() !== undefined) this.follow(other);
+    }
+  }
+
   /** A micro-block of `txs` 100 ms later, signed by the key block's generator; returns it. */
   micro(txs: readonly Transaction[]): ReturnType<Blockchain['appendOwnMicroBlock']> {
     this.clock.now += 100n;
