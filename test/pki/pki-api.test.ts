@@ -16,27 +16,17 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
 import { dnHash, fingerprint, parseCertificate } from '../../src/crypto/pki/x509.js';
 import { decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
-import { devAccounts, devNodeConfig, type DevAccount } from '../../src/cli/dev.js';
-import type { NodeConfig } from '../../src/node/config.js';
-import { Node } from '../../src/node/node.js';
-import { stringifyJson } from '../../src/protocol/json.js';
-import type { Protocol } from '../../src/protocol/protocol.js';
-import { Transfer } from '../../src/protocol/transactions/transfer.js';
-import { PKI_OFF, type PkiSettings } from '../../src/pki/settings.js';
-import { httpRequest, type Answer } from '../../devkit/http.js';
+import type { DevAccount } from '../../src/cli/dev.js';
+import type { PkiSettings } from '../../src/pki/settings.js';
+import type { Answer } from '../../devkit/http.js';
 import { until } from '../../devkit/wait.js';
 import { watchKeystore } from '../support/keystore-calls.js';
 import { GostTestCa, type Issued } from '../../devkit/pki/openssl-gost.js';
-
-const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
+import { startPkiNode, type PkiNode } from '../../devkit/pki/gost-node.js';
 
 let server: Server;
 let crlBytes: Map<string, Uint8Array>;
@@ -56,87 +46,25 @@ before(async () => {
   crlBytes.set('/root.crl', ca.crl());
 });
 
-/** Nodes and directories of the file, cleaned up when it ends (hooks inside `before` would run too early). */
-const started: Array<{ node: Node; dir: string }> = [];
+/** Nodes of the file, stopped when it ends (hooks inside `before` would run too early). */
+const started: PkiNode[] = [];
 
 after(async () => {
-  for (const s of started) {
-    await s.node.stop();
-    rmSync(s.dir, { recursive: true, force: true });
-  }
+  for (const n of started) await n.stop();
   await new Promise<void>((resolve) => server?.close(() => resolve()));
   ca?.dispose();
 });
 
-interface PkiNode {
-  readonly node: Node;
-  readonly p: Protocol;
-  readonly accounts: DevAccount[];
-  request(method: string, path: string, body?: unknown): Promise<Answer>;
-}
-
 async function startNode(pki: Partial<PkiSettings> | undefined, crypto: 'gost' | 'waves' = 'gost'): Promise<PkiNode> {
-  const dir = mkdtempSync(join(tmpdir(), 'weft-pki-node-'));
-  const base = await devNodeConfig({ dataDir: dir, restPort: 0, p2pPort: 0, keystore: CHEAP, crypto });
-  const config: NodeConfig = {
-    ...base,
-    chain: {
-      ...base.chain,
-      consensus: {
-        ...base.chain.consensus,
-        type: 'poa',
-        roundDurationMs: 1500,
-        syncDurationMs: 500,
-        banDurationBlocks: 100,
-        warningsForBan: 3,
-        maxBansPercentage: 40,
-      },
-    },
-    miner: { ...base.miner, microBlockIntervalMs: 200, minMicroBlockAgeMs: 200 },
-    api: { ...base.api, ...(pki?.mode === undefined ? {} : { pkiMode: pki.mode }) },
-    ...(pki === undefined
-      ? {}
-      : {
-          pki: {
-            ...PKI_OFF,
-            ...pki,
-            genesis: { trustedRootFingerprints: [fingerprint(ca.cert.der)], certificates: [parseCertificate(ca.cert.der)], crls: [], ...pki.genesis },
-          },
-        }),
-  };
-  const node = await Node.start(config, { logger: pino({ level: 'silent' }) });
-  started.push({ node, dir });
-  return { node, p: node.protocol, accounts: devAccounts(node.protocol), request: (method, path, body) => httpRequest(node.url!, method, path, body) };
-}
-
-let nonce = 0;
-function transfer(n: PkiNode, from: DevAccount, to: DevAccount, certificates?: readonly string[]): { id: string; body: string } {
-  const { p } = n;
-  const tx = p.sign(
-    p.transaction(Transfer, 3, {
-      senderPublicKey: from.keyPair.publicKey,
-      assetId: null,
-      feeAssetId: null,
-      timestamp: BigInt(Date.now()) + BigInt(nonce++),
-      amount: 1000n,
-      fee: 1_000_000n,
-      recipient: p.addresses.parseAddress(to.address),
-      attachment: new Uint8Array(0),
-      atomicBadge: null,
-    }),
-    from.keyPair.privateKey,
-  );
-  return { id: tx.idBase58, body: stringifyJson(certificates === undefined ? tx.toJson() : { ...tx.toJson(), certificates: [...certificates] }) };
+  const n = await startPkiNode(ca, pki, crypto);
+  started.push(n);
+  return n;
 }
 
 function assertError(r: Answer, status: number, code: number, message: RegExp): void {
   assert.equal(r.status, status, r.text);
   assert.equal(r.json?.error, code, r.text);
   assert.match(String(r.json.message), message);
-}
-
-async function mined(n: PkiNode, id: string): Promise<void> {
-  await until(`${id} mined`, async () => ((await n.request('GET', `/transactions/info/${id}`)).status === 200 ? true : undefined), 20_000, 100);
 }
 
 describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
@@ -163,33 +91,33 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
   it("refuses a sender's first transaction without certificates, and malformed certificates with WE's errors", async () => {
     const other = n.accounts[2]!;
     assertError(
-      await n.request('POST', '/transactions/broadcast', transfer(n, sender, other).body),
+      await n.request('POST', '/transactions/broadcast', n.transfer(sender, other).body),
       400,
       120,
       /first transaction must carry its certificate chain/,
     );
     assertError(
-      await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, ['not base64!']).body),
+      await n.request('POST', '/transactions/broadcast', n.transfer(sender, other, ['not base64!']).body),
       400,
       121,
       /^Error while parsing a certificate: Encountered an invalid Base64/,
     );
     assertError(
-      await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, [encodeBase64(Buffer.from('no DER'))]).body),
+      await n.request('POST', '/transactions/broadcast', n.transfer(sender, other, [encodeBase64(Buffer.from('no DER'))]).body),
       400,
       121,
       /Expected a valid X\.509 certificate in DER encoding/,
     );
     const second = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Someone Else', publicKey: other.keyPair.publicKey });
     assertError(
-      await n.request('POST', '/transactions/broadcast', transfer(n, sender, other, [userCert.base64, second.base64, ca.cert.base64]).body),
+      await n.request('POST', '/transactions/broadcast', n.transfer(sender, other, [userCert.base64, second.base64, ca.cert.base64]).body),
       400,
       121,
       /Unexpected cert chains number\. Provided: '2', expected: '1'/,
     );
     // Another account's certificate is not this sender's.
     assertError(
-      await n.request('POST', '/transactions/broadcast', transfer(n, other, sender, [userCert.base64, ca.cert.base64]).body),
+      await n.request('POST', '/transactions/broadcast', n.transfer(other, sender, [userCert.base64, ca.cert.base64]).body),
       400,
       120,
       new RegExp(`for the public key '${encodeBase58(other.keyPair.publicKey)}'.*holds the public key`),
@@ -197,10 +125,10 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
   });
 
   it('mines a transaction with a valid chain and finds its certificate by all four keys', async () => {
-    const t = transfer(n, sender, n.accounts[2]!, [userCert.base64, ca.cert.base64]);
+    const t = n.transfer(sender, n.accounts[2]!, [userCert.base64, ca.cert.base64]);
     const r = await n.request('POST', '/transactions/broadcast', t.body);
     assert.equal(r.status, 200, r.text);
-    await mined(n, t.id);
+    await n.mined(t.id);
     const subject = parseCertificate(userCert.der).subject.rfc2253;
     assert.equal(subject, 'CN=Account One,O=Weft Test,C=RU');
     const paths = [
@@ -225,7 +153,7 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
     );
     assertError(await n.request('GET', '/pki/certificate/by-dn/CN%3DNobody'), 404, 119, /^Couldn't find a certificate with DN 'CN=Nobody'$/);
     // Now that the network holds its certificate, the sender needs to send none.
-    const next = transfer(n, sender, n.accounts[2]!);
+    const next = n.transfer(sender, n.accounts[2]!);
     assert.equal((await n.request('POST', '/transactions/broadcast', next.body)).status, 200);
   });
 
@@ -330,7 +258,7 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
     });
     assert.equal(policy.status, 200, policy.text);
     const policyId = String(policy.json.id);
-    await mined(n, policyId);
+    await n.mined(policyId);
     const data = Buffer.from('confidential, certified');
     const sendData = (certificates?: readonly string[]) =>
       n.request('POST', '/privacy/sendData', {
@@ -349,7 +277,7 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
     assertError(await sendData(['%%%']), 400, 121, /invalid Base64/);
     const sent = await sendData([issued.base64, ca.cert.base64]);
     assert.equal(sent.status, 200, sent.text);
-    await mined(n, String(sent.json.id));
+    await n.mined(String(sent.json.id));
     const found = await n.request('GET', `/pki/certificate/by-public-key/${encodeBase58(newcomer.keyPair.publicKey)}`);
     assert.equal(found.status, 200, found.text);
     assert.deepEqual(Buffer.from(decodeBase64(found.text)), issued.der);
@@ -358,9 +286,9 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
   it('loses a certificate when the block that stored it is rolled back', async () => {
     const holder = n.accounts[4]!;
     const issued = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Rolled Back', publicKey: holder.keyPair.publicKey });
-    const t = transfer(n, holder, n.accounts[2]!, [issued.base64, ca.cert.base64]);
+    const t = n.transfer(holder, n.accounts[2]!, [issued.base64, ca.cert.base64]);
     assert.equal((await n.request('POST', '/transactions/broadcast', t.body)).status, 200);
-    await mined(n, t.id);
+    await n.mined(t.id);
     const info = await n.request('GET', `/transactions/info/${t.id}`);
     const height = Number(info.json.height);
     const lookups = [
@@ -416,16 +344,16 @@ describe('PKI in ON mode on a GOST node', { timeout: 120_000 }, () => {
     ca.revoke(revoked);
     crlBytes.set('/root.crl', ca.crl());
     assertError(
-      await n.request('POST', '/transactions/broadcast', transfer(n, a2, a1, [noClientAuth.base64]).body),
+      await n.request('POST', '/transactions/broadcast', n.transfer(a2, a1, [noClientAuth.base64]).body),
       400,
       120,
       /lacks the extended key usage 1\.3\.6\.1\.5\.5\.7\.3\.2/,
     );
-    assertError(await n.request('POST', '/transactions/broadcast', transfer(n, a3, a1, [revoked.base64]).body), 400, 120, /was revoked at/);
-    const t = transfer(n, a1, a2, [good.base64]);
+    assertError(await n.request('POST', '/transactions/broadcast', n.transfer(a3, a1, [revoked.base64]).body), 400, 120, /was revoked at/);
+    const t = n.transfer(a1, a2, [good.base64]);
     const r = await n.request('POST', '/transactions/broadcast', t.body);
     assert.equal(r.status, 200, r.text);
-    await mined(n, t.id);
+    await n.mined(t.id);
   });
 
   it("refuses PKI-1's methods with one documented error", async () => {
