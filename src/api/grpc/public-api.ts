@@ -24,6 +24,7 @@ import { contractPublicService } from './contract-public-service.js';
 import { privacyPublicService } from './privacy-service.js';
 import { privacyEventsService } from './privacy-events-service.js';
 import { transactionPublicService } from './transaction-public-service.js';
+import { pkiPublicService } from './pki-service.js';
 
 export interface PublicGrpcApiDeps {
   readonly services: ApiServices;
@@ -71,5 +72,7 @@ export function servePublicGrpcApi(endpoint: GrpcEndpoint, deps: PublicGrpcApiDe
   // WE registers the privacy pair only where privacy runs.
   if (services.privacy !== undefined)
     served.push(privacyPublicService(common), privacyEventsService(common, { maxConnections: deps.settings.privacyEventsMaxConnections }));
+  // Certificates are a GOST network's (rule PKI-2): elsewhere the service is not there (UNIMPLEMENTED), as on WE's open-source node.
+  if (services.pki !== undefined) served.push(pkiPublicService(common, services.pki));
   for (const s of served) endpoint.serve(s.definition, s.implementation);
 }
