@@ -42,6 +42,8 @@ export interface DevAccountInfo {
 /** `<data-dir>/dev-accounts.json`. */
 export interface DevAccountsFile {
   readonly restUrl: string;
+  /** host:port of the node's gRPC API (its public services and the contract services). */
+  readonly grpcAddress?: string;
   readonly apiKey: string;
   readonly chainId: string;
   readonly accounts: readonly DevAccountInfo[];
