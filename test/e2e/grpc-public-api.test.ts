@@ -15,7 +15,9 @@
  * - an alias created over gRPC read both ways; a data transaction, then GetAddressData and
  *   GetAddressDataByKey vs /addresses/data; GetAddresses vs /addresses;
  * - a WASM contract paid WEST: GetContractBalances vs /contracts/balance, its execution
- *   statuses and an unknown transaction's (UNKNOWN, WE's 605 text) vs /contracts/status;
+ *   statuses, read by transaction id and live (ContractsExecutionEvents), and an unknown
+ *   transaction's (UNKNOWN, WE's 605 text) vs /contracts/status; the 1.10 stub cannot carry a
+ *   v7 create's WASM code (no `stored_contract`), so those two go over REST;
  * - SubscribeOn from genesis: the first event is block 1 as /blocks/at/1 shows it;
  * - confidential data with the privacy key in `X-API-Key`: SendData and its DATA_ACQUIRED
  *   event, GetPolicyItemData/Info/DataExists, Recipients/Owners/Hashes, SendLargeData and
@@ -240,6 +242,8 @@ describe('WE 1.14 public gRPC API on a node process, official 1.10 clients', { t
     assert.equal(old.posRoundInfo, undefined);
 
     assert.deepEqual(await call(c110.nodeOwner.bind(c110), empty), (await node.get('/node/owner')).json);
+    // A user service under API-key auth takes any key, as WE's WithoutProtection.
+    assert.deepEqual(await call(c110.nodeOwner.bind(c110), empty, withKey('some other key')), (await node.get('/node/owner')).json);
   });
 
   it('UtilPublicService: GetNodeTime as /utils/time', async () => {
@@ -397,6 +401,17 @@ describe('WE 1.14 public gRPC API on a node process, official 1.10 clients', { t
     const txs = client(TransactionPublicServiceClient);
     const dropped = await refusal(call(txs.broadcast.bind(txs), asMessage(create)));
     assert.deepEqual([dropped.code, dropped.message], [grpc.status.INVALID_ARGUMENT, "Field 'storedContract' cannot be empty"]);
+    // ContractsExecutionEvents from before the call: its status arrives live.
+    const statuses = client(ContractStatusServiceClient);
+    const live = statuses.contractsExecutionEvents(empty);
+    const liveStatus = new Promise<ContractExecutionResponse>((resolve, reject) => {
+      live.on('data', (m: ContractExecutionResponse) => {
+        if (m.txId === paid.idBase58) resolve(m);
+      });
+      live.on('error', (e: grpc.ServiceError) => {
+        if (e.code !== grpc.status.CANCELLED) reject(e);
+      });
+    });
     for (const tx of [create, paid]) {
       const r = await node.post('/transactions/broadcast', stringifyJson(tx.toJson()));
       assert.equal(r.status, 200, r.text);
@@ -427,23 +442,23 @@ describe('WE 1.14 public gRPC API on a node process, official 1.10 clients', { t
     const restNone = await node.get(`/contracts/balance/${unknownContract}`);
     assert.deepEqual([none.code, none.errorCode, none.message], [grpc.status.NOT_FOUND, String(restNone.json.error), restNone.json.message]);
 
-    const statuses = client(ContractStatusServiceClient);
     const mine = await allOf<ContractExecutionResponse>(statuses.contractExecutionStatuses({ txId: paid.idBase58 }));
     const restStatuses = (await node.get(`/contracts/status/${paid.idBase58}`)).json as Array<Record<string, unknown>>;
-    assert.deepEqual(
-      mine.map((s) => ({
-        sender: s.senderAddress,
-        senderPublicKey: s.senderPublicKey,
-        txId: s.txId,
-        status: ContractExecutionResponse_Status[s.status],
-        code: s.code ?? null,
-        message: s.message,
-        timestamp: Number(s.timestamp.toString()),
-        signature: s.signature,
-      })),
-      restStatuses.map((s) => ({ ...s, status: String(s['status']).toUpperCase() })),
-    );
+    const asRest = (s: ContractExecutionResponse): Record<string, unknown> => ({
+      sender: s.senderAddress,
+      senderPublicKey: s.senderPublicKey,
+      txId: s.txId,
+      status: ContractExecutionResponse_Status[s.status],
+      code: s.code ?? null,
+      message: s.message,
+      timestamp: Number(s.timestamp.toString()),
+      signature: s.signature,
+    });
+    const restAsGrpc = restStatuses.map((s) => ({ ...s, status: String(s['status']).toUpperCase() }));
+    assert.deepEqual(mine.map(asRest), restAsGrpc);
     assert.ok(mine.length > 0);
+    assert.deepEqual(asRest(await liveStatus), restAsGrpc[0]);
+    live.cancel();
     const unknownTx = encodeBase58(randomBytes(32));
     const noStatus = await allOf(statuses.contractExecutionStatuses({ txId: unknownTx })).then(
       () => assert.fail('an unknown transaction has no statuses'),
