@@ -122,6 +122,8 @@ export class EventCursor {
   private liquidSent = 0;
   /** Whether block `sent + 1` was followed live as a liquid block (it then ends with BlockAppended). */
   private liquidLive = false;
+  /** Rollbacks the reader has not been told of yet: the first `given` of `removed` it was given. */
+  private readonly rollbacks: Array<{ readonly returnTo: Uint8Array; readonly removed: readonly Transaction[]; readonly given: number }> = [];
   /** Waiting for the first chain change (`current_event`). */
   private armed = true;
   private closed = false;
@@ -200,7 +202,11 @@ export class EventCursor {
     this.wake?.();
   }
 
-  /** A rollback to `height`: what the reader was given of the removed blocks is named, and the cursor goes back. */
+  /**
+   * A rollback to `height`: the cursor goes back at once, and a RollbackCompleted naming what
+   * the reader was given of the removed blocks waits for the reader (the chain's event costs
+   * each cursor a few additions; the ids are filtered and encoded when the reader takes them).
+   */
   private rolledBack(height: number, removed: readonly Transaction[], sizes: readonly number[]): void {
     if (height > this.sent) return;
     if (height === this.sent && this.liquidSent === 0) {
@@ -209,19 +215,20 @@ export class EventCursor {
     }
     let given = this.liquidSent;
     for (let h = height + 1; h <= this.sent; h++) given += sizes[h - height - 1] ?? 0;
-    const ids = removed
-      .slice(0, given)
-      .filter(this.accept)
-      .map((tx) => tx.id);
     this.sent = height;
     this.liquidSent = 0;
     this.liquidLive = false;
-    const returnTo = this.deps.chain.blockAt(height)?.id ?? new Uint8Array(0);
-    if (!this.closed) this.sink.write(rollbackCompleted(returnTo, ids));
+    this.rollbacks.push({ returnTo: this.deps.chain.blockAt(height)?.id ?? new Uint8Array(0), removed, given });
   }
 
-  /** The next event the reader is owed, if any. */
+  /** The next event the reader is owed, if any: rollbacks first, in the order they came. */
   private next(): Uint8Array | undefined {
+    const rollback = this.rollbacks.shift();
+    if (rollback !== undefined) {
+      const ids: Uint8Array[] = [];
+      for (let i = 0; i < rollback.given; i++) if (this.accept(rollback.removed[i]!)) ids.push(rollback.removed[i]!.id);
+      return rollbackCompleted(rollback.returnTo, ids);
+    }
     const chain = this.deps.chain;
     const top = chain.height();
     if (this.sent < top - 1) {
