@@ -140,7 +140,7 @@ export interface NodeConfigInfo {
   /** `WAVES` or `GOST`. */
   readonly cryptoType: string;
   readonly chainId: string;
-  /** `POA` or `POS`. */
+  /** `POA`, `POS` or `CFT` (WE's consensus type upper-cased). */
   readonly consensus: string;
   /** Minimal fee by transaction type id, at the current height (0 for all when fees are disabled). */
   readonly minimumFee: ReadonlyMap<number, bigint>;

@@ -18,6 +18,7 @@ import {
   intKey,
   keyTable,
   nestedKey,
+  optionalKey,
   positiveDurationKey,
   sizeKey,
   variantTable,
@@ -34,6 +35,7 @@ import {
   DEFAULT_MAX_ROLLBACK_DEPTH,
   FEE_NAMES,
   UTX_DEFAULTS,
+  type CftSettings,
   type ChainSettings,
   type FeeSettings,
   type FunctionalitySettings,
@@ -44,8 +46,8 @@ import {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** `node.blockchain.consensus` as the file has it: PoA's keys, or PoS's type alone (its block delay sits in the genesis). */
-export type ConsensusKeys = PoaSettings | { readonly type: 'pos' };
+/** `node.blockchain.consensus` as the file has it: PoA's or CFT's keys, or PoS's type alone (its block delay sits in the genesis). */
+export type ConsensusKeys = PoaSettings | CftSettings | { readonly type: 'pos' };
 
 /** `node.blockchain.custom.genesis`: the genesis settings and `average-block-delay` (WE requires it whatever the consensus; PoS runs on it). */
 export interface GenesisKeys {
@@ -105,19 +107,57 @@ export const CHAIN_ID_KEY = customKey<string>(
   (id) => id,
 );
 
+/** PoA's round and ban keys, shared by CFT (WE's PoASettings and CftSettings name them alike). */
+const ROUND_KEYS = {
+  roundDurationMs: positiveDurationKey('round-duration'),
+  syncDurationMs: durationKey('sync-duration'),
+  banDurationBlocks: intKey('ban-duration-blocks', undefined, { min: 0 }),
+  warningsForBan: intKey('warnings-for-ban', undefined, { min: 0 }),
+} as const;
+
+/**
+ * WE's CftSettings: PoA's keys (its `max-bans-percentage` unchecked, as WE leaves it) and
+ * the voting keys, with WE's two requirements checked in WE's order.
+ */
+const CFT_TABLE = keyTable<CftSettings>(
+  {
+    type: choiceKey('type', ['cft']),
+    ...ROUND_KEYS,
+    maxBansPercentage: intKey('max-bans-percentage'),
+    maxValidators: intKey('max-validators', undefined, { min: 1 }),
+    fullVoteSetTimeoutMs: optionalKey(durationKey('full-vote-set-timeout')),
+    finalizationTimeoutMs: durationKey('finalization-timeout'),
+  },
+  {
+    finish: (cft, section) => {
+      const { fullVoteSetTimeoutMs: full, finalizationTimeoutMs: finalization, syncDurationMs: sync, roundDurationMs: round } = cft;
+      if (full !== undefined && full > finalization + sync) {
+        fail(
+          section.at('full-vote-set-timeout'),
+          `The full-vote-set-timeout should not exceed the finalization-timeout + sync-duration (${durationText(full)} > ${durationText(finalization)} + ${durationText(sync)})`,
+        );
+      }
+      if (finalization >= round) {
+        fail(
+          section.at('finalization-timeout'),
+          `The finalization-timeout must be less than the round-duration (${durationText(finalization)} ≥ ${durationText(round)})`,
+        );
+      }
+      return cft;
+    },
+  },
+);
+
 const CONSENSUS = variantTable<ConsensusKeys, 'poa' | 'pos' | 'cft'>(
   'type',
   {
     poa: keyTable<PoaSettings>({
       type: choiceKey('type', ['poa']),
-      roundDurationMs: positiveDurationKey('round-duration'),
-      syncDurationMs: durationKey('sync-duration'),
-      banDurationBlocks: intKey('ban-duration-blocks', undefined, { min: 0 }),
-      warningsForBan: intKey('warnings-for-ban', undefined, { min: 0 }),
+      ...ROUND_KEYS,
       maxBansPercentage: intKey('max-bans-percentage', undefined, { min: 0, max: 100 }),
     }),
     pos: keyTable<{ type: 'pos' }>({ type: choiceKey('type', ['pos'], 'pos') }),
-    cft: 'CFT consensus is not supported by Weft; use poa or pos',
+    cft: CFT_TABLE,
   },
   (consensus) => consensus.type,
   'pos',

@@ -15,7 +15,7 @@ export interface PoaSettings {
   readonly syncDurationMs: number;
   readonly banDurationBlocks: number;
   readonly warningsForBan: number;
-  /** 0–100. */
+  /** 0–100 under PoA (WE's CftSettings does not check it). */
   readonly maxBansPercentage: number;
 }
 
@@ -25,7 +25,29 @@ export interface PosSettings {
   readonly initialBaseTarget: bigint;
 }
 
-export type ConsensusSettings = PoaSettings | PosSettings;
+/**
+ * CFT: PoA's rounds, queue and bans plus finality voting (WE's CftSettings). Validators
+ * vote in the sync part of a round; the miner gathers votes until `finalizationTimeoutMs`
+ * after the round ends.
+ */
+export interface CftSettings extends Omit<PoaSettings, 'type'> {
+  readonly type: 'cft';
+  /** At most this many validators per block (positive). */
+  readonly maxValidators: number;
+  /** How long after its round ends a block may still be finalised; less than round-duration. */
+  readonly finalizationTimeoutMs: number;
+  /**
+   * How long after the sync part starts the miner waits for every validator's vote before
+   * publishing the votes it holds (absent: it publishes as soon as enough are held); at
+   * most finalization-timeout + sync-duration.
+   */
+  readonly fullVoteSetTimeoutMs: number | undefined;
+}
+
+export type ConsensusSettings = PoaSettings | PosSettings | CftSettings;
+
+/** The consensus types that run PoA's rounds, queue and bans. */
+export type PoaLikeSettings = PoaSettings | CftSettings;
 
 export interface FeeSettings {
   readonly enabled: boolean;

@@ -267,6 +267,9 @@ export async function startContracts(
   return { node: contracts, mining, validation };
 }
 
+/** The consensus name the handshake carries: WE's ConsensusType.toString. */
+const HANDSHAKE_CONSENSUS = { poa: 'PoA', pos: 'PoS', cft: 'CFT' } as const;
+
 /**
  * The P2P network (undefined when `node.network.port` is 0). Peers' transactions go through
  * the chain's admission; with PKI in mode TEST/ON, the certificates of peers' blocks are kept
@@ -287,7 +290,7 @@ export async function startNetwork(
     pool: peerPoolOf(admission),
     owner,
     settings: config.network,
-    consensusType: config.chain.consensus.type === 'poa' ? 'PoA' : 'PoS',
+    consensusType: HANDSHAKE_CONSENSUS[config.chain.consensus.type],
     version: WE_PROTOCOL_VERSION,
     mode: config.network.mode,
     quorum: config.miner.quorum,
@@ -315,7 +318,7 @@ export function nodeHealth(
     tip: () => ({ height: chain.height(), timestamp: chain.headerAt(chain.height()).timestamp }),
     readStore: () => void store.height(),
     dataDirectory: config.node.dataDirectory,
-    blockIntervalMs: consensus.type === 'poa' ? consensus.roundDurationMs + consensus.syncDurationMs : consensus.averageBlockDelayMs,
+    blockIntervalMs: consensus.type === 'pos' ? consensus.averageBlockDelayMs : consensus.roundDurationMs + consensus.syncDurationMs,
     maxBlockSizeInBytes: config.miner.maxBlockSizeInBytes,
     clock: systemNow,
     external,

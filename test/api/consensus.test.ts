@@ -13,6 +13,10 @@ import { ROLES } from '../../src/protocol/transactions/permissions.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import { consensusChain, DEV_API_KEY, POA, POS, WEST, type ConsensusChain } from './consensus-chains.js';
 import { expectError } from './inject.js';
+import { apiClient, type ApiClient } from '../../src/api/client.js';
+import { ROUTE_GROUPS } from '../../src/api/routes/index.js';
+import { createApiServer } from '../../src/api/server.js';
+import type { ConsensusSettings } from '../../src/chain/settings.js';
 
 const b58 = encodeBase58;
 const UNKNOWN_ID = b58(new Uint8Array(64).fill(7));
@@ -175,6 +179,42 @@ describe('/consensus on a PoA node', () => {
     );
     expectError(await c.client.call('GET /consensus/generationsignature/{signature}', { params: { signature: '0OIl' } }), 400, 101, 'invalid signature');
     expectError(await c.client.call('GET /consensus/basetarget/{signature}', { params: { signature: '2'.repeat(89) } }), 400, 101, 'invalid signature');
+  });
+});
+
+describe('/consensus as a CFT node answers', () => {
+  // A node cannot run CFT yet (node.ts refuses it); the routes read only the consensus settings
+  // and the chain, so a PoA node's services with CFT settings answer as a CFT node will.
+  let c: ConsensusChain;
+  let client: ApiClient<typeof ROUTE_GROUPS>;
+  let app: ReturnType<typeof createApiServer>;
+  before(async () => {
+    c = await consensusChain(POA);
+    for (let i = 0; i < 3; i++) c.forge();
+    const services = c.node.services();
+    const cft: ConsensusSettings = { ...POA, type: 'cft', maxValidators: 3, finalizationTimeoutMs: 1_000, fullVoteSetTimeoutMs: undefined };
+    app = createApiServer({ ...services, consensus: { ...services.consensus, settings: cft } }, { logger: false });
+    client = apiClient(app, ROUTE_GROUPS);
+  });
+  after(async () => {
+    await app.close();
+    await c.close();
+  });
+
+  it('algo names CFT; settings gives FairPoS’s name alone, as WE 1.14 does; the PoA routes answer', async () => {
+    assert.deepEqual((await client.call('GET /consensus/algo')).body, { consensusAlgo: 'Crash Fault Tolerance (CFT)' });
+    assert.deepEqual((await client.call('GET /consensus/settings', { headers: { 'X-API-Key': DEV_API_KEY } })).body, {
+      consensusAlgo: 'Fair Proof-of-Stake (FairPoS)',
+    });
+    const miners = await client.call('GET /consensus/minersAtHeight/{height}', { params: { height: 2 } });
+    assert.equal(miners.status, 200);
+    assert.equal(miners.body.height, 2);
+    expectError(
+      await client.call('GET /consensus/generatingbalance/{address}', { params: { address: c.accounts[0]!.address } }),
+      400,
+      199,
+      'Expected PoS consensus block data, but got PoA or CFT instead',
+    );
   });
 });
 

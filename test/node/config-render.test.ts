@@ -17,12 +17,12 @@ import { tempDir } from '../../devkit/tmp.js';
 
 /**
  * Rendered and read back. WE requires `genesis.average-block-delay` whatever the consensus,
- * but Weft keeps it only for PoS (where it is the block delay): a PoA config gets it back here.
+ * but Weft keeps it only for PoS (where it is the block delay): a PoA or CFT config gets it back here.
  */
 async function roundTrip(config: NodeConfig): Promise<NodeConfig> {
   const rendered = renderNodeConfig(config) as { node: { blockchain: { custom: { genesis: Record<string, unknown> } } } };
   const genesis = rendered.node.blockchain.custom.genesis;
-  if (config.chain.consensus.type === 'poa') {
+  if (config.chain.consensus.type !== 'pos') {
     assert.equal(genesis['average-block-delay'], undefined);
     genesis['average-block-delay'] = '60s';
   }

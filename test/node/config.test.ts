@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -17,6 +17,9 @@ import { ConfigError, parseBoolean, parseDuration, parseInt32, parseLong, parseS
 import { parseHoconText } from '../../src/config/hocon.js';
 import { parseAmount } from '../../src/chain/settings-keys.js';
 import { rewriteGenesisLines } from '../../src/cli/cli.js';
+import { renderNodeConfig } from '../../src/node/config-render.js';
+import { CFT_NOT_RUNNABLE, Node } from '../../src/node/node.js';
+import { stringifyJson } from '../../src/protocol/json.js';
 import { nodePrivatePaths } from '../../src/node/contracts-wiring.js';
 import { tempDir } from '../../devkit/tmp.js';
 
@@ -320,7 +323,23 @@ describe('invalid and missing values name their path', () => {
     [['node.blockchain.consensus.sync-duration = -3s'], 'node.blockchain.consensus.sync-duration', /expected a non-negative duration/],
     [['node.blockchain.consensus.max-bans-percentage = 101'], 'node.blockchain.consensus.max-bans-percentage', 'expected an integer from 0 to 100, got 101'],
     [['node.blockchain.consensus.type = raft'], 'node.blockchain.consensus.type', 'expected one of poa, pos, cft, got "raft"'],
-    [['node.blockchain.consensus.type = cft'], 'node.blockchain.consensus.type', /CFT consensus is not supported/],
+    [['node.blockchain.consensus.type = cft'], 'node.blockchain.consensus.max-validators', 'required, but not set'],
+    [
+      ['node.blockchain.consensus { type = cft, max-validators = 0, finalization-timeout = 2s }'],
+      'node.blockchain.consensus.max-validators',
+      'expected an integer ≥ 1, got 0',
+    ],
+    [['node.blockchain.consensus { type = cft, max-validators = 3 }'], 'node.blockchain.consensus.finalization-timeout', 'required, but not set'],
+    [
+      ['node.blockchain.consensus { type = cft, max-validators = 3, finalization-timeout = 17s }'],
+      'node.blockchain.consensus.finalization-timeout',
+      'The finalization-timeout must be less than the round-duration (17s ≥ 17s)',
+    ],
+    [
+      ['node.blockchain.consensus { type = cft, max-validators = 3, finalization-timeout = 2s, full-vote-set-timeout = 5001ms }'],
+      'node.blockchain.consensus.full-vote-set-timeout',
+      'The full-vote-set-timeout should not exceed the finalization-timeout + sync-duration (5001ms > 2s + 3s)',
+    ],
     [['node.blockchain.type = MAINNET'], 'node.blockchain.type', /only CUSTOM blockchains are supported/],
     [['node.crypto.type = RSA'], 'node.crypto.type', 'expected one of WAVES, GOST, got "RSA"'],
     [['node.blockchain.custom.address-scheme-character = "EE"'], 'node.blockchain.custom.address-scheme-character', 'expected one ASCII character, got "EE"'],
@@ -712,5 +731,72 @@ describe('what of a node its contract processes do not see (nodePrivatePaths)', 
     for (const path of [file, '/node', '/node/data', '/secrets/keystore.json', '/confidential', '/privacy', '/tls/node.key'])
       assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
     assert.ok(!paths.includes('/tls/node.crt'), 'a certificate is public');
+  });
+});
+
+describe('CFT consensus settings (WE’s CftSettings)', () => {
+  const CFT = 'node.blockchain.consensus { type = cft, max-validators = 3, finalization-timeout = 2s, full-vote-set-timeout = 5s }';
+
+  it('reads PoA’s keys and the voting keys, with a CFT genesis', async () => {
+    const root = await parseHoconText(await signedFixture(CFT));
+    const c = await nodeConfigFromHocon(root);
+    assert.deepEqual(c.chain.consensus, {
+      type: 'cft',
+      roundDurationMs: 17_000,
+      syncDurationMs: 3_000,
+      banDurationBlocks: 100,
+      warningsForBan: 3,
+      maxBansPercentage: 40,
+      maxValidators: 3,
+      fullVoteSetTimeoutMs: 5_000,
+      finalizationTimeoutMs: 2_000,
+    });
+    // The genesis carries CFT consensus data: no votes, no skipped rounds.
+    const { protocol } = await blockchainFromConfig(root, { requireSignedGenesis: true });
+    const genesis = genesisBlock(protocol, c.chain.genesis, 'cft');
+    assert.deepEqual(genesis.consensus, { type: 'cft', votes: [], overallSkippedRounds: 0n });
+    assert.equal(genesis.hasValidSignature(), true);
+    // full-vote-set-timeout is optional; WE leaves max-bans-percentage unchecked under CFT.
+    const bare = await nodeConfigFromHocon(
+      await parseHoconText(
+        await signedFixture('node.blockchain.consensus { type = cft, max-validators = 1, finalization-timeout = 0s, max-bans-percentage = 150 }'),
+      ),
+    );
+    assert.equal(bare.chain.consensus.type === 'cft' && bare.chain.consensus.fullVoteSetTimeoutMs, undefined);
+    assert.equal(bare.chain.consensus.type === 'cft' && bare.chain.consensus.maxBansPercentage, 150);
+  });
+
+  it('renders in WE’s layout and reads back the same', async () => {
+    const text = await signedFixture(CFT);
+    const c = await nodeConfigFromHocon(await parseHoconText(text));
+    const rendered = renderNodeConfig(c) as { node: { blockchain: { consensus: unknown } } };
+    assert.deepEqual(rendered.node.blockchain.consensus, {
+      type: 'cft',
+      'round-duration': '17s',
+      'sync-duration': '3s',
+      'ban-duration-blocks': 100,
+      'warnings-for-ban': 3,
+      'max-bans-percentage': 40,
+      'max-validators': 3,
+      'full-vote-set-timeout': '5s',
+      'finalization-timeout': '2s',
+    });
+    const back = await nodeConfigFromHocon(
+      await parseHoconText([text, `node.blockchain.consensus = ${stringifyJson(rendered.node.blockchain.consensus)}`].join('\n')),
+    );
+    assert.deepEqual(back.chain.consensus, c.chain.consensus);
+  });
+
+  it('a node configured for CFT refuses to start, naming what is missing, before it opens anything', async () => {
+    const dataDir = join(tempDir('weft-cft-refused-'), 'data');
+    const c = withOverrides(await nodeConfigFromHocon(await parseHoconText(await signedFixture(CFT))), { dataDir });
+    await assert.rejects(Node.start(c), (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.equal(e.path, 'node.blockchain.consensus.type');
+      assert.equal(e.message, `node.blockchain.consensus.type: ${CFT_NOT_RUNNABLE}`);
+      assert.match(e.message, /vote micro-block/);
+      return true;
+    });
+    assert.equal(existsSync(dataDir), false);
   });
 });

@@ -8,7 +8,10 @@
  *     node is that 199, not a 102): `Expected PoS consensus block data, but got PoA or CFT instead`;
  *   - `minersAtHeight`, `bannedMiners` (after their height check): `Expected PoA consensus
  *     block data, but got PoS instead`.
- * `miners/{timestamp}`, `minersWarningsAndBans` and `algo` answer under any consensus.
+ * `miners/{timestamp}`, `minersWarningsAndBans` and `algo` answer under any consensus; a CFT
+ * chain answers the PoA routes as PoA does, and `settings` with FairPoS's name alone (WE
+ * 1.14 matches only PoASettings there and names every other consensus FairPoS; clients
+ * read that answer, so Weft gives it too).
  *
  * Durations in `settings` are written as Scala's FiniteDuration prints them. WE keeps the
  * unit the config file used (`17s` → "17 seconds", `1m` → "1 minute"); Weft's config keeps
@@ -31,6 +34,8 @@ const err = (description: string) => ({ description, schema: S.ErrorBody });
 
 const POA_ALGO = 'Proof-of-Authority (PoA)';
 const POS_ALGO = 'Fair Proof-of-Stake (FairPoS)';
+const CFT_ALGO = 'Crash Fault Tolerance (CFT)';
+const ALGO = { poa: POA_ALGO, pos: POS_ALGO, cft: CFT_ALGO } as const;
 
 /** Scala's FiniteDuration.toString of a duration given in ms (see the module notes for the unit). */
 export function scalaDuration(ms: number): string {
@@ -74,7 +79,7 @@ function lastBlock(ctx: ApiContext): Block {
 const Addresses = Type.Array(Type.String({ description: 'Address, Base58' }));
 
 const ConsensusAlgo = Type.Object(
-  { consensusAlgo: Type.Union([Type.Literal(POA_ALGO), Type.Literal(POS_ALGO), Type.Literal('Crash Fault Tolerance (CFT)')]) },
+  { consensusAlgo: Type.Union([Type.Literal(POA_ALGO), Type.Literal(POS_ALGO), Type.Literal(CFT_ALGO)]) },
   { $id: 'ConsensusAlgo' },
 );
 
@@ -141,14 +146,15 @@ export const consensusRoutes = defineRoutes(
       auth: 'user',
       summary: 'The consensus algorithm the chain runs',
       responses: { 200: ConsensusAlgo },
-      handler: (_req, ctx) => ({ consensusAlgo: ctx.services.consensus.settings.type === 'poa' ? POA_ALGO : POS_ALGO }),
+      handler: (_req, ctx) => ({ consensusAlgo: ALGO[ctx.services.consensus.settings.type] }),
     }),
     route({
       method: 'GET',
       path: '/consensus/settings',
       auth: 'admin',
       summary: "The node's consensus settings",
-      description: 'PoA: its round, sync and ban settings (durations as Scala prints them); any other consensus: only the algorithm name.',
+      description:
+        "PoA: its round, sync and ban settings (durations as Scala prints them); any other consensus: only FairPoS's name — WE 1.14 answers so for CFT too, and so does Weft.",
       responses: { 200: Type.Union([PoaConsensusSettings, OtherConsensusSettings]), 403: err('2 API key missing or wrong') },
       handler: (_req, ctx) => {
         const s = ctx.services.consensus.settings;
@@ -233,7 +239,7 @@ export const consensusRoutes = defineRoutes(
       method: 'GET',
       path: '/consensus/minersAtHeight/{height}',
       auth: 'user',
-      summary: 'Active miners (queue order, bans not filtered) at the timestamp of the block at a height (PoA)',
+      summary: 'Active miners (queue order, bans not filtered) at the timestamp of the block at a height (PoA, CFT)',
       params: { height: positiveInt('Height') },
       responses: {
         200: MinersAtHeight,
@@ -258,7 +264,7 @@ export const consensusRoutes = defineRoutes(
       method: 'GET',
       path: '/consensus/bannedMiners/{height}',
       auth: 'user',
-      summary: 'Miners banned at a height (PoA)',
+      summary: 'Miners banned at a height (PoA, CFT)',
       params: { height: positiveInt('Height') },
       responses: {
         200: BannedMiners,

@@ -64,7 +64,7 @@ const NodeConfig = Type.Object(
     version: Type.String(),
     cryptoType: Type.String({ description: '`WAVES` or `GOST`' }),
     chainId: Type.String(),
-    consensus: Type.String({ description: '`POA` or `POS`' }),
+    consensus: Type.String({ description: '`POA`, `POS` or `CFT`' }),
     minimumFee: FeeTable,
     additionalFee: FeeTable,
     maxTransactionsInMicroBlock: S.Int32(),

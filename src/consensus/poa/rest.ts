@@ -16,9 +16,9 @@ import type { PoaConsensus } from './consensus.js';
 import { addressString, minerQueueAt, type ChainHeaders } from './queue.js';
 import { genericError, requestedHeightDoesntExist } from '../../errors/catalogue.js';
 
-/** WE's answer to the PoA-only routes on a PoS node (CustomValidationError 199). */
+/** WE's answer to the PoA-only routes on a PoS node (CustomValidationError 199); a CFT node answers them as PoA does. */
 export function requirePoa(settings: ConsensusSettings): void {
-  if (settings.type !== 'poa') throw genericError('Expected PoA consensus block data, but got PoS instead');
+  if (settings.type === 'pos') throw genericError('Expected PoA consensus block data, but got PoS instead');
 }
 
 function requireHeight(chain: ChainHeaders, height: number): bigint {

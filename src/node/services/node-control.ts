@@ -26,7 +26,7 @@ export function nodeConfigInfo(config: NodeConfig): NodeConfigInfo {
     version: WEFT_VERSION,
     cryptoType: config.chain.crypto === 'gost' ? 'GOST' : 'WAVES',
     chainId: config.chain.chainId,
-    consensus: c.type === 'poa' ? 'POA' : 'POS',
+    consensus: c.type.toUpperCase(),
     minimumFee,
     additionalFee,
     maxTransactionsInMicroBlock: config.miner.maxTransactionsInMicroBlock,
@@ -36,7 +36,7 @@ export function nodeConfigInfo(config: NodeConfig): NodeConfigInfo {
     pkiMode: config.pki?.mode ?? config.api.pkiMode ?? 'OFF',
     requiredOids: [...(config.pki?.requiredOids ?? [])],
     crlChecksEnabled: config.pki?.crlChecksEnabled ?? false,
-    blockTiming: c.type === 'poa' ? { roundDurationMs: c.roundDurationMs, syncDurationMs: c.syncDurationMs } : { averageBlockDelayMs: c.averageBlockDelayMs },
+    blockTiming: c.type === 'pos' ? { averageBlockDelayMs: c.averageBlockDelayMs } : { roundDurationMs: c.roundDurationMs, syncDurationMs: c.syncDurationMs },
   };
 }
 

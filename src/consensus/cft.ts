@@ -1,0 +1,23 @@
+/**
+ * CFT consensus (WE 1.14): PoA's rounds, queue and bans (./poa/) plus finality voting —
+ * who validates a block, which votes count, when a block is final and what finality
+ * allows. The pieces live in ./cft/; this module is their public face. The node does not
+ * run CFT yet (node.ts refuses to start it); /work/wt/cft-design.md plans the rest.
+ */
+export { LcgRandom, signedBigEndian } from './cft/lcg.js';
+export { expectedValidators, seedBlockCount, seedBlockIds, type ValidatorCandidates } from './cft/validators.js';
+export {
+  allowedRollbackDepth,
+  canReplaceUnfinalisedTip,
+  CFT_RATIO,
+  countVotes,
+  finalisingVoteCount,
+  hasFinalisingVotes,
+  isFinalised,
+  requireFinalisingVotes,
+  requireRollbackDepth,
+  votingSatisfaction,
+  type TipFacts,
+  type VoteCount,
+} from './cft/finality.js';
+export { VoteTally, type VoteOutcome } from './cft/vote-tally.js';
