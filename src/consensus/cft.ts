@@ -2,7 +2,8 @@
  * CFT consensus (WE 1.14): PoA's rounds, queue and bans (./poa/) plus finality voting —
  * who validates a block, which votes count, when a block is final and what finality
  * allows. The pieces live in ./cft/; this module is their public face. The node does not
- * run CFT yet (node.ts refuses to start it); /work/wt/cft-design.md plans the rest.
+ * run CFT yet (node.ts refuses to start it): votes over P2P, the vote micro-block and the
+ * finalised-parent and rollback rules in the chain are issue 35's remaining work.
  */
 export { LcgRandom, signedBigEndian } from './cft/lcg.js';
 export { expectedValidators, seedBlockCount, seedBlockIds, type ValidatorCandidates } from './cft/validators.js';
