@@ -14,7 +14,7 @@ import { applyExtension, applyKeyBlock } from '../../src/chain/fork.js';
 import { decodeBase58, encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import type { Transaction } from '../../src/protocol/transactions/schema.js';
-import { EventCursor, transactionPredicate, type EventsFilter, type StartFrom } from '../../src/api/grpc/blockchain-events.js';
+import { EventCursor, FinalBlocks, transactionPredicate, type EventsFilter, type StartFrom } from '../../src/api/grpc/blockchain-events.js';
 import { EventIndexer, messageTxId } from '../../devkit/api/event-indexer.js';
 import { alice, bob, ChainNode, Clock, minerA, minerB, minerC, p, transfer } from '../chain/fork-fixture.js';
 import { WeError } from '../../src/errors/catalogue.js';
@@ -35,18 +35,31 @@ afterEach(() => {
   for (const c of open.splice(0)) c.close();
 });
 
+/** One FinalBlocks per node, as the service shares one among its streams: readers of a node see the same kept blocks across its rollbacks and forks. */
+const finalBlocksOf = new WeakMap<ChainNode, FinalBlocks>();
+function finalBlocks(node: ChainNode): FinalBlocks {
+  let blocks = finalBlocksOf.get(node);
+  if (blocks === undefined) finalBlocksOf.set(node, (blocks = new FinalBlocks(node.chain)));
+  return blocks;
+}
+
 function subscribe(node: ChainNode, start: StartFrom, filters: readonly EventsFilter[] = [], capacity = Infinity): Reader & { drain(): void } {
   const events: Uint8Array[] = [];
   let drain: (() => void) | undefined;
   let buffered = 0;
-  const cursor = new EventCursor({ chain: node.chain, encodeTransaction, addressOf: (key) => p.addresses.fromPublicKey(key).bytes }, start, filters, {
-    write: (event) => {
-      events.push(event);
-      buffered++;
-      return buffered < capacity;
+  const cursor = new EventCursor(
+    { chain: node.chain, finalBlocks: finalBlocks(node), encodeTransaction, addressOf: (key) => p.addresses.fromPublicKey(key).bytes },
+    start,
+    filters,
+    {
+      write: (event) => {
+        events.push(event);
+        buffered++;
+        return buffered < capacity;
+      },
+      drained: () => new Promise<void>((resolve) => (drain = resolve)),
     },
-    drained: () => new Promise<void>((resolve) => (drain = resolve)),
-  });
+  );
   open.push(cursor);
   void cursor.run();
   return {

@@ -75,8 +75,63 @@ export interface EventSink {
   drained(): Promise<void>;
 }
 
+/** How many final blocks the cursors of a service share (FinalBlocks): the few heights readers are at together. */
+const SHARED_BLOCKS = 4;
+
+/**
+ * The final blocks the cursors of one service read, shared: readers that follow the chain
+ * all want the block a key block has just made final at once, and readers from genesis
+ * together walk the same heights. Read from the store separately, each would parse it and
+ * work out every transaction's id and protobuf form again (those are kept per transaction
+ * object); shared, a block costs that once. The block the liquid block became is taken as
+ * it was built — its transactions the very objects the micro-block events were encoded from
+ * — once the chain holds it final under the same id; other heights come from the store.
+ * At most SHARED_BLOCKS blocks are kept (besides the liquid block the chain holds anyway);
+ * a rollback drops the ones above the height it went back to.
+ */
+export class FinalBlocks {
+  private readonly kept = new Map<number, Block>();
+  /** The liquid block as assembled after its latest micro-block, and its height. */
+  private liquid: { readonly height: number; readonly block: Block } | undefined;
+
+  constructor(private readonly chain: EventChain) {
+    chain.on((event) => {
+      if (event.kind === 'rollback') {
+        // The block rolled back to may itself change (a micro-block fork trims it): dropped too.
+        for (const height of this.kept.keys()) if (height >= event.height) this.kept.delete(height);
+        if (this.liquid !== undefined && this.liquid.height >= event.height) this.liquid = undefined;
+      } else if (event.kind === 'micro-block') this.liquid = { height: event.height, block: event.block };
+      else {
+        const liquid = this.liquid;
+        this.liquid = undefined;
+        if (liquid !== undefined && liquid.height === event.height - 1 && this.chain.heightOfBlock(liquid.block.id) === liquid.height)
+          this.keep(liquid.height, liquid.block);
+      }
+    });
+  }
+
+  /** The final block at `height` (below the chain's top). */
+  blockAt(height: number): Block | undefined {
+    const kept = this.kept.get(height);
+    // Still the chain's block there (an index read): what a kept block is never outlives.
+    if (kept !== undefined && this.chain.heightOfBlock(kept.id) === height) return kept;
+    const block = this.chain.blockAt(height);
+    if (block !== undefined && height < this.chain.height()) this.keep(height, block);
+    return block;
+  }
+
+  private keep(height: number, block: Block): void {
+    this.kept.delete(height);
+    this.kept.set(height, block);
+    // Maps iterate in insertion order: the first key is the least recently kept.
+    while (this.kept.size > SHARED_BLOCKS) this.kept.delete(this.kept.keys().next().value!);
+  }
+}
+
 export interface BlockchainEventsDeps {
   readonly chain: EventChain;
+  /** The final blocks, shared by the service's cursors. */
+  readonly finalBlocks: FinalBlocks;
   /** A transaction's protobuf form (protocol/proto/transactions.ts); undefined for one that has none. */
   encodeTransaction(tx: Transaction): Uint8Array | undefined;
   /** The 26-byte address of a block generator's public key. */
@@ -233,7 +288,7 @@ export class EventCursor {
     const top = chain.height();
     if (this.sent < top - 1) {
       const height = this.sent + 1;
-      const block = chain.blockAt(height);
+      const block = this.deps.finalBlocks.blockAt(height);
       if (block === undefined) throw new Error(`no block at height ${height} below the top ${top}`);
       const txs = block.transactions;
       if (this.liquidSent > 0 && this.liquidSent < txs.length) {

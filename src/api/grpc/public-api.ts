@@ -9,7 +9,7 @@ import type { GrpcEndpoint } from '../../contracts/grpc/endpoint.js';
 import type { ApiServices } from '../services.js';
 import type { PublicGrpcSettings } from '../settings.js';
 import type { GrpcAuthorize } from './auth.js';
-import type { EventChain } from './blockchain-events.js';
+import { FinalBlocks, type EventChain } from './blockchain-events.js';
 import { blockchainEventsService } from './blockchain-events-service.js';
 import { transactionToProto } from '../../protocol/proto/transactions.js';
 import { StreamLimits } from '../../contracts/grpc/stream-limits.js';
@@ -61,6 +61,7 @@ export function servePublicGrpcApi(endpoint: GrpcEndpoint, deps: PublicGrpcApiDe
     transactionPublicService(common),
     blockchainEventsService({
       chain: deps.chain,
+      finalBlocks: new FinalBlocks(deps.chain),
       encodeTransaction: protoFormOf,
       addressOf: (publicKey) => services.protocol.addresses.fromPublicKey(publicKey).bytes,
       authorize: deps.authorize,
