@@ -137,7 +137,7 @@ function figure(name: string, value: number, baseline: number, unit: string, tar
 }
 
 /** A temporary dev data directory. */
-function tempDir(): string {
+export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'weft-bench-'));
 }
 
@@ -154,7 +154,8 @@ async function inProcessChain(dir: string): Promise<{ chain: Blockchain; rules: 
   const rules = PoaRules.fromSettings(chainSettings, features);
   const clock = { now: BigInt(Date.now()) };
   const chain = new Blockchain({
-    store: Store.open(join(dir, 'state'), protocol),
+    // Where a node over the same data directory keeps its state (node/assembly.ts).
+    store: Store.open(join(config.node.dataDirectory, 'state'), protocol),
     protocol,
     settings: chainSettings,
     features,
@@ -272,45 +273,82 @@ async function microBlockBuild(p: Protocol, n: number, perMicroBlock: number): P
   }
 }
 
+/** A dev chain of stored blocks of signed transfers, built in process in `dir` (the data directory a node can then open). */
+export interface StoredTransferChain {
+  /** The dev data directory (genesis, keystore, state). */
+  readonly dir: string;
+  /** The bytes of every block after genesis, oldest first. */
+  readonly blocks: readonly Uint8Array[];
+  /** The transfers in them. */
+  readonly transfers: readonly Transaction[];
+  /** The chain's clock after the last block (ms). */
+  readonly now: bigint;
+}
+
+/**
+ * `blocks` key blocks of the dev account's, each with one micro-block of `perBlock` signed
+ * transfers, appended to a real Blockchain over an LMDB store in `dir`; with `finalKeyBlock`,
+ * one more key block without transactions on top, so every transfer block is final (a node
+ * serving the directory holds them all below its top).
+ */
+export async function buildTransferChain(p: Protocol, dir: string, blocks: number, perBlock: number, finalKeyBlock = false): Promise<StoredTransferChain> {
+  const { chain, rules, clock } = await inProcessChain(dir);
+  const owner = devAccounts(p)[0]!.keyPair;
+  const transfers: Transaction[] = [];
+  for (let b = 0; b < blocks; b++) {
+    forgeNextKeyBlock(chain, rules, clock, owner);
+    const txs = signedTransfers(p, perBlock, clock.now);
+    transfers.push(...txs);
+    clock.now += 10n;
+    const built = chain.appendOwnMicroBlock(txs, { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
+    if (built.included.length !== perBlock) throw new Error(`micro-block took ${built.included.length} of ${perBlock}: ${built.rejected[0]?.error.message}`);
+  }
+  if (finalKeyBlock) forgeNextKeyBlock(chain, rules, clock, owner);
+  const stored = Array.from({ length: chain.height() - 1 }, (_, i) => chain.store.blockBytes(i + 2)!);
+  await chain.store.close();
+  return { dir, blocks: stored, transfers, now: clock.now };
+}
+
+/**
+ * Transactions/s a node imports the stored blocks of `built` at, into a fresh chain of the same
+ * genesis: as sync imports a peer's extension — each block parsed, its signatures sent to the
+ * verifier threads, and applied once they are checked while the later ones are verified.
+ */
+export async function importRate(p: Protocol, built: StoredTransferChain): Promise<number> {
+  const dir = tempDir();
+  try {
+    // The same genesis (same dev-genesis.json), a fresh store.
+    cpSync(join(built.dir, 'dev-genesis.json'), join(dir, 'dev-genesis.json'));
+    const fresh = await inProcessChain(dir);
+    fresh.clock.now = built.now;
+    const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
+    try {
+      const t0 = process.hrtime.bigint();
+      const extension = new ExtensionImport(peerChainOf(fresh.chain), { preverify: (txs) => preverifySignatures(verifier, txs) });
+      for (const bytes of built.blocks) extension.add([Block.fromBytes(p, bytes)]);
+      const result = await extension.apply(built.blocks.length);
+      if (result.kind !== 'applied' || result.added !== built.blocks.length)
+        throw new Error(`import: ${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+      return rate(built.transfers.length, t0);
+    } finally {
+      await verifier.close();
+      await fresh.chain.store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function chainImport(p: Protocol, blocks: number, perBlock: number): Promise<{ value: number; baseline: number }> {
   const dir = tempDir();
-  const dir2 = tempDir();
   try {
-    const { chain, rules, clock } = await inProcessChain(dir);
-    const owner = devAccounts(p)[0]!.keyPair;
-    const all: Transaction[] = [];
-    for (let b = 0; b < blocks; b++) {
-      forgeNextKeyBlock(chain, rules, clock, owner);
-      const txs = signedTransfers(p, perBlock, clock.now);
-      all.push(...txs);
-      clock.now += 10n;
-      const built = chain.appendOwnMicroBlock(txs, { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
-      if (built.included.length !== perBlock) throw new Error(`micro-block took ${built.included.length} of ${perBlock}: ${built.rejected[0]?.error.message}`);
-    }
-    const stored = Array.from({ length: chain.height() - 1 }, (_, i) => chain.store.blockBytes(i + 2)!);
-    await chain.store.close();
-    // The same genesis (same dev-genesis.json), a fresh store.
-    cpSync(join(dir, 'dev-genesis.json'), join(dir2, 'dev-genesis.json'));
-    const fresh = await inProcessChain(dir2);
-    fresh.clock.now = clock.now;
-    const baseline = nativeVerifyRate(all);
-    const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
-    const t0 = process.hrtime.bigint();
-    // As sync imports a peer's extension: each block parsed, its signatures sent to the
-    // verifier threads, and applied once they are checked while the later ones are verified.
-    const extension = new ExtensionImport(peerChainOf(fresh.chain), { preverify: (txs) => preverifySignatures(verifier, txs) });
-    for (const bytes of stored) extension.add([Block.fromBytes(p, bytes)]);
-    const result = await extension.apply(stored.length);
-    if (result.kind !== 'applied' || result.added !== stored.length)
-      throw new Error(`import: ${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
-    const value = rate(all.length, t0);
-    const baselineAfter = nativeVerifyRate(all);
-    await verifier.close();
-    await fresh.chain.store.close();
+    const built = await buildTransferChain(p, dir, blocks, perBlock);
+    const baseline = nativeVerifyRate(built.transfers);
+    const value = await importRate(p, built);
+    const baselineAfter = nativeVerifyRate(built.transfers);
     return { value, baseline: (baseline + baselineAfter) / 2 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    rmSync(dir2, { recursive: true, force: true });
   }
 }
 
@@ -328,12 +366,27 @@ export async function startNodeProcess(
   verifierThreads?: number,
   contractPackages?: ReadonlyArray<{ readonly image: string; readonly source: string }>,
 ): Promise<NodeProc> {
-  const dir = tempDir();
+  return startNodeProcessIn(tempDir(), { minerEnabled, crypto, metrics, verifierThreads, contractPackages });
+}
+
+/** What bench/node-process.ts takes beside BENCH_POA (its BenchSettings say what each does). */
+export interface NodeProcessSettings {
+  readonly minerEnabled: boolean;
+  readonly crypto?: 'waves' | 'gost';
+  readonly metrics?: boolean;
+  readonly verifierThreads?: number | undefined;
+  readonly contractPackages?: ReadonlyArray<{ readonly image: string; readonly source: string }> | undefined;
+  readonly grpcPort?: number;
+  readonly blockchainEventsMaxConnections?: number;
+  readonly microBlockLog?: string;
+}
+
+/** A dev node process under BENCH_POA over the data directory `dir` (a new one, or one a bench built), which it removes when stopped. */
+export async function startNodeProcessIn(dir: string, settings: NodeProcessSettings): Promise<NodeProc> {
   const port = await freeLoopbackPort();
-  const settings = { ...BENCH_POA, minerEnabled, crypto, metrics, verifierThreads, contractPackages };
   const { child, url } = await startProcess(
     new URL('./node-process.js', import.meta.url).pathname,
-    [dir, String(port), JSON.stringify(settings)],
+    [dir, String(port), JSON.stringify({ ...BENCH_POA, ...settings })],
     'bench node',
   );
   return { child, url, dir };

@@ -183,7 +183,7 @@ function latencies(nodes: readonly Running[], pick: (r: Running) => Map<string, 
  * processes — a payload of a typical micro-block's size written by this process, the time
  * the other process (a bare node:net server) read it whole, on the same shared clock.
  */
-async function bareTcpHop(samples: number, bytes: number): Promise<number[]> {
+export async function bareTcpHop(samples: number, bytes: number): Promise<number[]> {
   const server = `const net=require('net');net.createServer(s=>{let n=0;s.on('data',d=>{n+=d.length;while(n>=${bytes}){n-=${bytes};process.stdout.write((performance.timeOrigin+performance.now())+'\\n')}})}).listen(0,'127.0.0.1',function(){process.stdout.write('port '+this.address().port+'\\n')})`;
   const child = spawn(process.execPath, ['-e', server], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
@@ -277,7 +277,7 @@ function tailBreakdown(nodes: readonly Running[], from: number, to: number): str
 }
 
 /** The q-quantile of sorted, non-empty `xs`. */
-const percentile = (xs: readonly number[], q: number): number => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+export const percentile = (xs: readonly number[], q: number): number => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 export async function networkFigures(p: Protocol): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-devnet-'));

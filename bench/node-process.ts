@@ -9,7 +9,7 @@ import { devNodeConfig } from '../src/cli/dev.js';
 import { Node } from '../src/node/node.js';
 import { PerformanceObserver, type NodeGCPerformanceDetail } from 'node:perf_hooks';
 import pino from 'pino';
-import { existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 
 interface BenchSettings {
   readonly roundDurationMs: number;
@@ -26,6 +26,17 @@ interface BenchSettings {
   readonly verifierThreads?: number;
   /** Contract images the node runs as local processes from their package folders (none by default). */
   readonly contractPackages?: ReadonlyArray<{ readonly image: string; readonly source: string }>;
+  /** The node's gRPC port (any free one by default). */
+  readonly grpcPort?: number;
+  /** node.api.grpc.services.blockchain-events.max-connections (WE's 5 by default). */
+  readonly blockchainEventsMaxConnections?: number;
+  /**
+   * A file each micro-block the chain appends is logged to, one JSON line: the wall-clock time
+   * (ms, µs precision: performance.timeOrigin + performance.now()) the chain's listeners were
+   * told, its height, transaction count and first transaction's id (base58) — the append
+   * times bench/grpc.ts measures live events from.
+   */
+  readonly microBlockLog?: string;
 }
 
 const [dataDir, port, json] = process.argv.slice(2);
@@ -37,6 +48,7 @@ const base = await devNodeConfig({
   p2pPort: 0,
   keystore: { scrypt: { N: 1024, r: 8, p: 1 } },
   crypto: s.crypto ?? 'waves',
+  ...(s.grpcPort === undefined ? {} : { grpcPort: s.grpcPort }),
   contractPackages: (s.contractPackages ?? []).map((p) => ({ image: p.image, runtime: 'process' as const, source: p.source, command: undefined, env: {} })),
 });
 if (base.chain.consensus.type !== 'poa') throw new Error('dev chain is PoA');
@@ -52,10 +64,22 @@ const config = {
   },
   utx: { ...base.utx, memoryLimitBytes: 512 * 1024 * 1024 },
   metrics: { ...base.metrics, enabled: s.metrics ?? true },
+  api:
+    s.blockchainEventsMaxConnections === undefined
+      ? base.api
+      : { ...base.api, grpc: { ...base.api.grpc, blockchainEventsMaxConnections: s.blockchainEventsMaxConnections } },
   node: { ...base.node, ...(s.verifierThreads === undefined ? {} : { verifierThreads: s.verifierThreads }) },
 };
 // BENCH_LOG_LEVEL (e.g. debug: each micro-block's pool size and timings) logs to stderr; stdout carries the bench's own lines.
 const node = await Node.start(config, { logger: pino({ level: process.env['BENCH_LOG_LEVEL'] ?? 'warn' }, pino.destination(2)) });
+if (s.microBlockLog !== undefined) {
+  const log = createWriteStream(s.microBlockLog);
+  node.chain.on((event) => {
+    if (event.kind !== 'micro-block' || event.transactions.length === 0) return;
+    const at = performance.timeOrigin + performance.now();
+    log.write(`${JSON.stringify({ at, height: event.height, count: event.transactions.length, first: event.transactions[0]!.idBase58 })}\n`);
+  });
+}
 if (process.env['BENCH_LOG_LEVEL'] === 'debug') {
   // Garbage collections that held the loop 5 ms or more, beside the node's debug log (stderr).
   new PerformanceObserver((list) => {

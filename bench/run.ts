@@ -14,6 +14,7 @@ import { chainFigures } from './chain.js';
 import { contractFigures } from './contracts.js';
 import { fuzzBench } from './fuzz.js';
 import { gostFigures } from './gost.js';
+import { grpcFigures } from './grpc.js';
 import { metricsFigures } from './metrics.js';
 import { networkFigures } from './network.js';
 import { privacyFigures } from './privacy.js';
@@ -37,6 +38,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['privacy', () => privacyFigures(p)],
   ['metrics', () => metricsFigures(p)],
   ['privacy-replication', privacyReplicationFigures],
+  ['grpc', () => grpcFigures(p)],
 ];
 
 for (const [group, run] of groups) {
