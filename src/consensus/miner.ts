@@ -6,6 +6,12 @@
  * has passed (pos/miner.ts), then fills its key block with micro-blocks the same way until
  * another key block comes.
  *
+ * CFT: PoA's schedule, a key block only on a final tip (cft/forging.ts: an unfinal tip is
+ * dropped after `finalization-timeout`), and the tip's finality voting (cft/voting.ts): from
+ * the sync part of the tip's round this node signs a vote for the liquid block when it is one
+ * of the tip's validators, or — when it mined the tip — gathers its validators' votes and
+ * appends them as one vote micro-block.
+ *
  * Key blocks carry this node's feature votes: the supported features (WE's
  * `features.auto-support-implemented-features` / `features.supported`) that are neither
  * pre-activated nor approved yet, at most 64.
@@ -16,11 +22,13 @@ import type { MinerSettings } from '../chain/settings.js';
 import type { UtxPool } from '../chain/utx.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { Block } from '../protocol/blocks.js';
-import type { ConsensusData } from '../protocol/blocks/consensus.js';
+import { Vote, type ConsensusData } from '../protocol/blocks/consensus.js';
 import { equalBytes } from '../protocol/bytes.js';
-import { microBlockWindow, planKeyBlock } from './poa.js';
+import { microBlockWindow, planKeyBlock, type PoaConsensus } from './poa.js';
 import { planPosKeyBlock } from './pos.js';
-import { PoaRules, poaHeaders, type PosRules } from './rules.js';
+import { poaHeaders, type PosRules } from './rules.js';
+import { gatheringEnded, inVotingWindow, planCftKeyBlock, planVoting, validatorsAt, votingWindow, type CftTiming, type VotingWindow } from './cft.js';
+import { bytesKey } from '../crypto/encoding.js';
 import { WeError } from '../errors/catalogue.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { isExecutableContract, type ExecutableContractTransaction } from '../protocol/transactions/contracts.js';
@@ -81,10 +89,51 @@ const round = (ms: number): number => Math.round(ms * 10) / 10;
  */
 export const MICRO_BLOCK_BUILD_BUDGET_MS = 20;
 
+/** The votes this node holds for liquid blocks (the CFT VoteBook). */
+export interface VoteSource {
+  /** Takes a vote (this node's own, here). */
+  offer(vote: Vote): unknown;
+  /** The votes held for the block with this voting hash. */
+  votesFor(votingHash: Uint8Array): readonly Vote[];
+  /** Calls `listener` with each vote newly held; returns the function that stops it. */
+  subscribe(listener: (vote: Vote) => void): () => void;
+}
+
+/** What a CFT miner needs beyond PoA's. */
+export interface CftMining {
+  readonly settings: CftTiming & { readonly maxValidators: number };
+  readonly votes: VoteSource;
+  /** Sends this node's vote to its peers (P2P message 33). */
+  broadcastVote(vote: Vote): void;
+  /**
+   * Appends this node's vote micro-block with `votes` on its liquid block, signed with the
+   * owner key (Blockchain.appendOwnVoteMicroBlock); the chain's micro-block event announces
+   * it to peers as it does a tx micro-block.
+   */
+  appendVoteMicroBlock(votes: readonly Vote[]): void;
+}
+
+/** PoA's or CFT's rules (their PoA consensus), or PoS's. */
+export type MinerRules = { readonly poa: PoaConsensus } | PosRules;
+
+/** One round's voting on the tip (the key block with this id). */
+interface VotingRound {
+  readonly keyBlockId: Uint8Array;
+  readonly window: VotingWindow;
+  /** The tip's validators, computed at the round's first attempt. */
+  validators?: readonly Uint8Array[];
+  /** The voting hash this node last voted for. */
+  votedFor?: Uint8Array;
+  /** Nothing left to do in this round (the vote micro-block built, or the window closed). */
+  done: boolean;
+}
+
 export interface MinerOptions {
   readonly chain: Blockchain;
   readonly pool: UtxPool;
-  readonly rules: PoaRules | PosRules;
+  readonly rules: MinerRules;
+  /** CFT: votes and the vote micro-block; with it the miner runs CFT over `rules.poa`. */
+  readonly cft?: CftMining;
   readonly settings: MinerSettings;
   /** Which features this node votes for; every implemented one by default. */
   readonly featureSupport?: FeatureSupport;
@@ -130,21 +179,40 @@ export class Miner {
   private commitMsPerTransaction = 0;
   /** A micro-block prepared in this turn, signed in the next one and committed in the one after. */
   private prepared: PreparedOwnMicroBlock | undefined;
+  /** CFT: the current round's voting. */
+  private voting: VotingRound | undefined;
+  /** CFT: how often the tip's miner looks at the votes while it gathers them (WE: micro-block-interval / 10 within [100 ms, 500 ms]). */
+  private readonly gatherPollMs: number;
+  /** CFT: stops following the chain's changes and the new votes. */
+  private unfollow: (() => void) | undefined;
 
   constructor(o: MinerOptions) {
     this.o = o;
     this.address = o.chain.protocol.addresses.fromPublicKey(o.keyPair.publicKey).bytes;
     this.pollMs = Math.max(20, Math.min(500, Math.floor(o.settings.microBlockIntervalMs / 10)));
+    this.gatherPollMs = Math.max(100, Math.min(500, Math.floor(o.settings.microBlockIntervalMs / 10)));
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    const cft = this.o.cft;
+    if (cft !== undefined) {
+      // A changed liquid block is voted for again, a vote may end the gathering, a final tip lets the next key block come.
+      const offChain = this.o.chain.on(() => this.schedule(0));
+      const offVotes = cft.votes.subscribe(() => this.schedule(0));
+      this.unfollow = () => {
+        offChain();
+        offVotes();
+      };
+    }
     this.schedule(0);
   }
 
   stop(): void {
     this.running = false;
+    this.unfollow?.();
+    this.unfollow = undefined;
     this.prepared = undefined;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
@@ -174,7 +242,12 @@ export class Miner {
     this.window = undefined;
     let next = 1000;
     try {
-      next = this.prepared !== undefined ? this.finishMicroBlock(this.prepared) : Math.min(this.tryMicroBlock(), this.tryKeyBlock());
+      if (this.prepared !== undefined) next = this.finishMicroBlock(this.prepared);
+      else {
+        // A vote micro-block takes the turn: no tx micro-block is prepared on the liquid block it replaces.
+        const voting = this.tryVoting();
+        next = voting === 0 ? 0 : Math.min(voting, this.tryMicroBlock(), this.tryKeyBlock());
+      }
     } catch (e) {
       this.o.log.error({ err: e }, 'mining attempt failed');
     }
@@ -195,7 +268,7 @@ export class Miner {
     if (!equalBytes(keyBlock.generator, this.o.keyPair.publicKey)) return Number.MAX_SAFE_INTEGER;
     const now = this.o.now();
     // PoA: only inside the key block's round before its sync part; PoS: until the next key block.
-    if (rules instanceof PoaRules && !microBlockWindow(rules.poa, keyBlock.timestamp, now).allowed) return Number.MAX_SAFE_INTEGER;
+    if ('poa' in rules && !microBlockWindow(rules.poa, keyBlock.timestamp, now).allowed) return Number.MAX_SAFE_INTEGER;
     this.startExecution(keyBlock.id);
     const executed = this.executed !== undefined && equalBytes(this.executed.keyBlockId, keyBlock.id) ? this.executed.transactions : [];
     const pending = executed.length + ordinaryCount(pool.all());
@@ -328,20 +401,39 @@ export class Miner {
     const { chain, rules } = this.o;
     const now = this.o.now();
     let forged: { height: number; timestamp: bigint; consensus: ConsensusData; detail: object };
-    if (rules instanceof PoaRules) {
-      const plan = planKeyBlock(rules.poa, {
+    if ('poa' in rules) {
+      const input = {
         state: chain.state(),
         chain: poaHeaders(chain),
         now,
         self: this.address,
         ...(this.o.maxTipAgeMs === undefined ? {} : { maxTipAgeMs: this.o.maxTipAgeMs }),
-      });
+      };
+      const cft = this.o.cft;
+      const plan =
+        cft === undefined
+          ? planKeyBlock(rules.poa, input)
+          : planCftKeyBlock(rules.poa, { ...input, tip: chain.lastBlock(), finalizationTimeoutMs: cft.settings.finalizationTimeoutMs });
       if (plan.kind === 'idle') return Math.max(this.pollMs, Number(plan.retryAt - now));
       if (plan.kind === 'wait') return Math.max(0, Number(plan.at - now));
+      if (plan.kind === 'await-finality' || plan.kind === 'drop-tip') {
+        // WE checks the quorum (and that the node is not catching up) before the tip's finality.
+        const blocked = this.o.canForge?.();
+        if (blocked !== undefined) return Math.max(this.pollMs, blocked.retryInMs);
+        if (plan.kind === 'drop-tip') {
+          this.dropUnfinalTip(plan.reason);
+          return 0;
+        }
+        this.o.log.debug({ height: chain.height() + 1, reason: plan.reason }, 'no key block forged');
+        return Math.max(1, Number(plan.retryAt - now));
+      }
       forged = {
         height: plan.height,
         timestamp: plan.timestamp,
-        consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
+        consensus:
+          cft === undefined
+            ? { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds }
+            : { type: 'cft', votes: [], overallSkippedRounds: plan.overallSkippedRounds },
         detail: { skippedRounds: plan.skippedRounds },
       };
     } else {
@@ -393,6 +485,92 @@ export class Miner {
     this.cutShort = false;
     this.o.log.info({ height, id: block.idBase58, ...forged.detail, appendMs: round(performance.now() - appending) }, 'key block forged');
     return 0;
+  }
+
+  /** WE's discardNg: the unfinal liquid block rolled back, its transactions back to the pool. */
+  private dropUnfinalTip(reason: string): void {
+    const { chain } = this.o;
+    const height = chain.height();
+    const dropped = chain.lastBlock().idBase58;
+    this.prepared = undefined;
+    const returned = chain.rollbackTo(height - 1, { origin: 'local', returnToPool: true });
+    this.o.log.warn({ height, id: dropped, returned: returned.length, reason }, 'unfinal tip dropped');
+  }
+
+  /**
+   * CFT: this node's part in the tip's finality (cft/voting.ts): a vote for the liquid block
+   * when it is a validator, the vote micro-block when it mined the tip. Returns ms until the
+   * next look — 0 when it appended a vote micro-block.
+   */
+  private tryVoting(): number {
+    const { chain, cft, rules } = this.o;
+    if (cft === undefined || !('poa' in rules)) return Number.MAX_SAFE_INTEGER;
+    const height = chain.height();
+    const keyBlock = chain.headerAt(height);
+    if (this.voting === undefined || !equalBytes(this.voting.keyBlockId, keyBlock.id)) {
+      this.voting = { keyBlockId: keyBlock.id, window: votingWindow(rules.poa.rounds.timestamps(keyBlock.timestamp), cft.settings), done: false };
+    }
+    const round = this.voting;
+    if (round.done) return Number.MAX_SAFE_INTEGER;
+    const tip = chain.lastBlock();
+    const miner = chain.protocol.addresses.fromPublicKey(keyBlock.generator).bytes;
+    const now = this.o.now();
+    const plan = planVoting({
+      window: round.window,
+      now,
+      tip: { height, votingHash: tip.votingHash, miner },
+      self: this.address,
+      votedFor: round.votedFor,
+      validators: () =>
+        (round.validators ??= validatorsAt(
+          {
+            state: chain.state(),
+            maxValidators: cft.settings.maxValidators,
+            blockIdAt: (h) => chain.blockIdAt(h),
+            fastHash: (d) => chain.protocol.crypto.fastHash(d),
+          },
+          { height, reference: keyBlock.reference, miner },
+          now,
+        )),
+    });
+    switch (plan.kind) {
+      case 'wait':
+        return Math.max(1, Number(plan.at - now));
+      case 'over':
+        round.done = true;
+        this.o.log.debug({ height, reason: plan.reason }, 'no voting');
+        return Number.MAX_SAFE_INTEGER;
+      case 'watch':
+        // The chain's next change wakes the miner (start()).
+        return Number.MAX_SAFE_INTEGER;
+      case 'vote': {
+        const vote = Vote.sign(chain.protocol, this.o.keyPair.privateKey, tip.votingHash);
+        round.votedFor = tip.votingHash;
+        cft.votes.offer(vote);
+        cft.broadcastVote(vote);
+        this.o.log.debug({ height, id: tip.idBase58 }, 'vote sent');
+        return Number.MAX_SAFE_INTEGER;
+      }
+      case 'collect': {
+        const validators = new Set(plan.validators.map(bytesKey));
+        // One vote per validator, the last held (WE's map by sender).
+        const held = new Map<string, Vote>();
+        for (const vote of cft.votes.votesFor(tip.votingHash)) {
+          const sender = bytesKey(chain.protocol.addresses.fromPublicKey(vote.sender).bytes);
+          if (validators.has(sender)) held.set(sender, vote);
+        }
+        if (!gatheringEnded(round.window, now, held.size, validators.size)) return Math.max(1, Math.min(this.gatherPollMs, Number(plan.until - now) + 1));
+        if (!inVotingWindow(round.window, now)) {
+          round.done = true;
+          return Number.MAX_SAFE_INTEGER;
+        }
+        // A refusal throws before `done`: the next look tries again while the window is open (WE's voting loop retries).
+        cft.appendVoteMicroBlock([...held.values()]);
+        round.done = true;
+        this.o.log.info({ height, votes: held.size, validators: validators.size }, 'vote micro-block appended');
+        return 0;
+      }
+    }
   }
 
   /** What this node votes for: supported features not pre-activated nor approved (WE's MinerBase.blockFeatures). */

@@ -27,5 +27,5 @@ export {
   type PoaPostAction,
   type RoundInfo,
 } from './poa/consensus.js';
-export { microBlockWindow, planKeyBlock, type ForgingInput, type ForgingPlan, type MicroBlockWindow } from './poa/miner.js';
+export { microBlockWindow, periodicDelayMs, planKeyBlock, type ForgingInput, type ForgingPlan, type MicroBlockWindow } from './poa/miner.js';
 export { bannedMiners, minersAtHeight, minersAtTimestamp, minersWarningsAndBans, requirePoa, type MinerWarningsAndBans } from './poa/rest.js';

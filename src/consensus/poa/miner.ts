@@ -118,3 +118,15 @@ export function microBlockWindow(poa: PoaConsensus, keyBlockTimestamp: bigint, n
 }
 
 const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
+/**
+ * WE's PoALikeConsensus.calculatePeriodicDelay: the wait before the next attempt, between
+ * `minDelayMs` and `maxDelayMs` on a sin² of where `now` is in the `fullIntervalMs` before
+ * `target` — short near the interval's ends, longest in its middle; the longest at once in
+ * the first half when the round was `alreadyChecked`.
+ */
+export function periodicDelayMs(now: bigint, target: bigint, fullIntervalMs: bigint, maxDelayMs: number, alreadyChecked = false, minDelayMs = 100): number {
+  const position = 1 - Number(target - now) / Number(fullIntervalMs);
+  if (alreadyChecked && position < 0.5) return maxDelayMs;
+  return Math.round((maxDelayMs - minDelayMs) * Math.sin(position * Math.PI) ** 2) + minDelayMs;
+}
