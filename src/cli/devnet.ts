@@ -1,7 +1,9 @@
 /**
- * `npm run devnet -- --nodes 4`: a local PoA network of N nodes on loopback in one command.
+ * `npm run devnet -- --nodes 4`: a local PoA network of N nodes on loopback in one command;
+ * `--consensus cft` makes it a CFT network (PoA's rounds plus finality voting).
  *
  *   node dist/src/cli/devnet.js [--nodes N] [--dir DIR] [--base-port P] [--round 3s] [--sync 1s] [--crypto gost]
+ *                               [--consensus cft [--finalization-timeout 2s]]
  *
  * Prepares DIR (a fresh temp directory by default; an existing devnet directory is reused, so
  * its chain resumes): one shared genesis, signed once, in which every node owner is a
@@ -34,7 +36,7 @@ import { signGenesisBlock, UNITS_IN_WEST, type GenesisSettings } from '../protoc
 import { stringifyJson } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
-import type { ChainSettings } from '../chain/settings.js';
+import type { ChainSettings, ConsensusSettings } from '../chain/settings.js';
 import { apiKeyHash, DEFAULTS, loadNodeConfig, type NetworkTlsFiles, type NodeConfig, type PeerAddress } from '../node/config.js';
 import { cryptoArg, pkiArg } from './cli.js';
 import { devPkiSettings } from './dev-pki.js';
@@ -86,6 +88,10 @@ export interface DevnetOptions {
    * others refuse their handshakes until then. Default 0.
    */
   readonly joining?: number;
+  /** `poa` (default) or `cft`. */
+  readonly consensus?: DevnetConsensus;
+  /** CFT: how long after its round ends a block may still be finalised (default DEVNET_FINALIZATION_TIMEOUT_MS; less than the round). */
+  readonly finalizationTimeoutMs?: number;
   /** PoA warnings and bans (default WE's example: 100 blocks, 3 warnings, 40 %). */
   readonly bans?: Partial<DevnetBans>;
   /** Each node's `node.crypto.verifier-threads` (default: devnetVerifierThreads for this machine). */
@@ -107,6 +113,15 @@ export interface DevnetOptions {
    */
   readonly contractPackages?: readonly ContractPackageSettings[];
 }
+
+export type DevnetConsensus = 'poa' | 'cft';
+
+/**
+ * A CFT devnet's finalization-timeout: a block not final by its round end + 2 s is dropped by
+ * the next miner 2 s into its round. Under the 3 s default round (WE requires less than the
+ * round), and long enough for validators on one loaded machine to vote after the sync start.
+ */
+export const DEVNET_FINALIZATION_TIMEOUT_MS = 2000;
 
 export interface DevnetBans {
   readonly banDurationBlocks: number;
@@ -143,6 +158,8 @@ export interface DevnetLayout {
   readonly chainId: string;
   /** `waves` or `gost` (absent in devnets written before GOST devnets: `waves`). */
   readonly crypto?: CryptoType;
+  /** `poa` or `cft` (absent in devnets written before CFT devnets: `poa`). */
+  readonly consensus?: DevnetConsensus;
   readonly apiKey: string;
   readonly genesisTimestamp: string;
   readonly roundDurationMs: number;
@@ -197,7 +214,13 @@ export async function freeLoopbackPorts(count: number): Promise<number[]> {
 }
 
 /** The shared genesis: node owners (miners) first, then the dev accounts. */
-function devnetGenesis(protocol: Protocol, nodes: readonly KeyPair[], dev: readonly DevAccount[], timestamp: bigint): GenesisSettings {
+function devnetGenesis(
+  protocol: Protocol,
+  nodes: readonly KeyPair[],
+  dev: readonly DevAccount[],
+  timestamp: bigint,
+  consensus: DevnetConsensus,
+): GenesisSettings {
   const transactions = [
     ...nodes.map((k) => ({ recipient: protocol.addresses.fromPublicKey(k.publicKey), amount: NODE_BALANCE_WEST * UNITS_IN_WEST })),
     ...dev.map((a) => ({ recipient: protocol.addresses.parseAddress(a.address), amount: a.balance })),
@@ -217,7 +240,7 @@ function devnetGenesis(protocol: Protocol, nodes: readonly KeyPair[], dev: reado
     senderRoleEnabled: false,
   };
   const signer = protocol.crypto.generateKeyPair();
-  const block = signGenesisBlock(protocol, { ...unsigned, genesisPublicKey: signer.publicKey }, 'poa', signer.privateKey);
+  const block = signGenesisBlock(protocol, { ...unsigned, genesisPublicKey: signer.publicKey }, consensus, signer.privateKey);
   signer.privateKey.fill(0);
   return { ...unsigned, genesisPublicKey: signer.publicKey, signature: block.signature };
 }
@@ -256,7 +279,7 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
       ...verifierThreadsOf(o),
     },
     chain,
-    consensusType: 'poa',
+    consensusType: chain.consensus.type,
     miner: {
       ...DEFAULTS.miner,
       quorum: o.quorum ?? 1,
@@ -299,6 +322,22 @@ export async function devnetContractPackages(layout: DevnetLayout): Promise<read
   return (await loadNodeConfig(first.configFile, { env: {} })).contracts?.packages ?? [];
 }
 
+/**
+ * The devnet's consensus section: PoA's, or CFT's on PoA's rounds and bans with every other
+ * miner a validator of each block (max-validators: all the nodes but the block's miner, so no
+ * shuffle), the finalization-timeout of the options, and no full-vote-set-timeout (the miner
+ * publishes its votes as soon as they finalise the block — the shortest time to finality).
+ */
+function devnetConsensus(poa: ConsensusSettings, o: DevnetOptions): ConsensusSettings {
+  if ((o.consensus ?? 'poa') === 'poa' || poa.type !== 'poa') return poa;
+  const finalizationTimeoutMs = o.finalizationTimeoutMs ?? DEVNET_FINALIZATION_TIMEOUT_MS;
+  if (finalizationTimeoutMs >= poa.roundDurationMs) {
+    throw new Error(`--finalization-timeout must be less than the round (${finalizationTimeoutMs} ms ≥ ${poa.roundDurationMs} ms)`);
+  }
+  const { type: _poa, ...rounds } = poa;
+  return { ...rounds, type: 'cft', maxValidators: Math.max(1, o.nodes - 1), finalizationTimeoutMs, fullVoteSetTimeoutMs: undefined };
+}
+
 /** `IMAGE=SOURCE, …` of contract images, in image order (as `--contract` names them). */
 function packagesText(packages: readonly ContractPackageSettings[]): string {
   return (
@@ -330,6 +369,9 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   const existing = readDevnet(dir);
   if (existing !== undefined) {
     if (existing.nodes.length !== o.nodes) throw new Error(`${dir} holds a devnet of ${existing.nodes.length} nodes, not ${o.nodes}: use another --dir`);
+    const existingConsensus = existing.consensus ?? 'poa';
+    if (existingConsensus !== (o.consensus ?? 'poa'))
+      throw new Error(`${dir} holds a ${existingConsensus} devnet, not a ${o.consensus ?? 'poa'} one: use another --dir`);
     const existingCrypto = existing.crypto ?? 'waves';
     if (existingCrypto !== (o.crypto ?? 'waves'))
       throw new Error(`${dir} holds a ${existingCrypto} devnet, not a ${o.crypto ?? 'waves'} one: use another --dir`);
@@ -382,9 +424,11 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     });
   }
   const dev = devAccounts(protocol);
-  const genesis = devnetGenesis(protocol, keys.slice(0, o.nodes - joining), dev, (o.now ?? (() => BigInt(Date.now())))());
+  const consensus = o.consensus ?? 'poa';
+  const genesis = devnetGenesis(protocol, keys.slice(0, o.nodes - joining), dev, (o.now ?? (() => BigInt(Date.now())))(), consensus);
   // The dev chain's ban settings (WE's example: ban-duration-blocks 100, warnings-for-ban 3, max-bans-percentage 40) unless overridden.
-  const chain = devChainSettings(genesis, { ...DEV_POA, roundDurationMs, syncDurationMs, ...o.bans }, protocol.crypto.type);
+  const poaChain = devChainSettings(genesis, { ...DEV_POA, roundDurationMs, syncDurationMs, ...o.bans }, protocol.crypto.type);
+  const chain: ChainSettings = { ...poaChain, consensus: devnetConsensus(poaChain.consensus, o) };
   const pki =
     o.pki === undefined
       ? PKI_OFF
@@ -410,6 +454,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     dir,
     chainId: DEV_CHAIN_ID,
     crypto: protocol.crypto.type,
+    ...(consensus === 'poa' ? {} : { consensus }),
     apiKey: DEV_API_KEY,
     genesisTimestamp: genesis.blockTimestamp.toString(),
     roundDurationMs,
@@ -464,6 +509,12 @@ function durationArg(value: string): number {
   return Number(m[1]) * (m[2] === 'ms' ? 1 : 1000);
 }
 
+function consensusArg(value: string): DevnetConsensus {
+  const v = value.trim().toLowerCase();
+  if (v !== 'poa' && v !== 'cft') throw new InvalidArgumentError('expected poa or cft');
+  return v;
+}
+
 function intArg(min: number, max: number) {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`expected a number from ${min} to ${max}`);
@@ -478,6 +529,8 @@ export interface DevnetCliOptions {
   round: number;
   sync: number;
   crypto?: CryptoType;
+  consensus?: DevnetConsensus;
+  finalizationTimeout?: number;
   pki?: 'TEST';
   /** `--contract IMAGE=DIR`, repeatable. */
   contract?: string[];
@@ -493,6 +546,8 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
     roundDurationMs: o.round,
     syncDurationMs: o.sync,
     ...(o.crypto === undefined ? {} : { crypto: o.crypto }),
+    ...(o.consensus === undefined ? {} : { consensus: o.consensus }),
+    ...(o.finalizationTimeout === undefined ? {} : { finalizationTimeoutMs: o.finalizationTimeout }),
     ...(o.pki === undefined ? {} : { pki: o.pki }),
     ...(o.contract === undefined ? {} : { contractPackages: o.contract.map(devContractPackage) }),
   });
@@ -530,7 +585,7 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
   }
   if (!stopping) {
     const lines = [
-      `Weft devnet: ${layout.nodes.length} PoA nodes (chain id '${layout.chainId}', ${layout.crypto ?? 'waves'} crypto, rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
+      `Weft devnet: ${layout.nodes.length} ${(layout.consensus ?? 'poa').toUpperCase()} nodes (chain id '${layout.chainId}', ${layout.crypto ?? 'waves'} crypto, rounds ${layout.roundDurationMs} ms + ${layout.syncDurationMs} ms sync) in ${layout.dir}`,
       ...layout.nodes.map(
         (n) =>
           `  ${n.name}  REST ${n.restUrl}  P2P 127.0.0.1:${n.p2pPort}${n.grpcPort !== undefined ? `  gRPC (public API, contracts) 127.0.0.1:${n.grpcPort}` : n.publicGrpcPort !== undefined ? `  gRPC (public API) 127.0.0.1:${n.publicGrpcPort}` : ''}  owner ${n.ownerAddress}${ready.has(n.index) ? '' : '  (NOT SERVING — see its log)'}  log ${n.logFile}`,
@@ -552,13 +607,19 @@ export async function runDevnet(o: DevnetCliOptions, out: (text: string) => void
 
 export function buildDevnetProgram(): Command {
   return new Command('devnet')
-    .description('start N local PoA nodes on loopback with a shared genesis')
+    .description('start N local PoA (or CFT) nodes on loopback with a shared genesis')
     .option('-n, --nodes <n>', 'how many nodes', intArg(1, 30), 4)
     .option('--dir <dir>', 'devnet directory (default: a new temp directory; an existing devnet is resumed)')
     .option('--base-port <port>', `REST of node i on port+2i, P2P on port+2i+1, gRPC on port+2n+i (0: free ports)`, intArg(0, 65000), DEVNET_DEFAULT_BASE_PORT)
     .option('--round <duration>', 'PoA round duration', durationArg, 3000)
     .option('--sync <duration>', 'PoA sync duration', durationArg, 1000)
     .option('--crypto <type>', 'waves (default) or gost', cryptoArg)
+    .option('--consensus <type>', 'poa (default) or cft: PoA rounds plus finality voting', consensusArg)
+    .option(
+      '--finalization-timeout <duration>',
+      `CFT: how long after its round ends a block may still be finalised (default ${DEVNET_FINALIZATION_TIMEOUT_MS} ms; less than --round)`,
+      durationArg,
+    )
     .option('--pki <mode>', 'GOST only: test = PKI mode TEST, the dev accounts certified by a dev root CA', pkiArg)
     .option(
       '--contract <image=dir>',

@@ -231,6 +231,14 @@ async function documents(): Promise<RawObject[]> {
   ) as { node: HoconObject };
   gost.node['pki'] = { 'tsp-server': 'http://tsp.example/' };
   docs.push(await parseHoconText(stringifyJson(gost)));
+  // CFT's keys: a CFT devnet's config, with the optional full-vote-set-timeout added.
+  const cftDir = mkdtempSync(join(tmpdir(), 'weft-tables-cft-'));
+  devnetDirs.push(cftDir);
+  const cft = JSON.parse(
+    readFileSync((await prepareDevnet({ nodes: 2, dir: cftDir, consensus: 'cft', keystore: CHEAP, basePort: 0 })).nodes[0]!.configFile, 'utf8'),
+  ) as { node: { blockchain: { consensus: HoconObject } } };
+  cft.node.blockchain.consensus['full-vote-set-timeout'] = '2s';
+  docs.push(await parseHoconText(stringifyJson(cft)));
   return docs;
 }
 
