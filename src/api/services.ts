@@ -112,6 +112,10 @@ export interface NodeStatus {
   readonly updatedDate: string;
   /** When the check finished (system clock, ms). */
   readonly lastCheckTimestamp: bigint;
+  /** Beyond WE, on a CFT network only: whether the tip (the liquid block) is final. */
+  readonly lastBlockFinalized?: boolean;
+  /** Beyond WE, on a CFT network only: the height of the last final block (the tip's, or the one below it). */
+  readonly lastFinalizedHeight?: number;
   /** Beyond WE: present only while the node catches up from a peer. */
   readonly synchronization?: SyncProgress;
 }

@@ -18,8 +18,10 @@ export {
   isFinalised,
   requireFinalisingVotes,
   requireRollbackDepth,
+  tipFinality,
   votingSatisfaction,
   type TipFacts,
+  type TipFinality,
   type VoteCount,
 } from './cft/finality.js';
 export { VoteTally, type VoteOutcome } from './cft/vote-tally.js';

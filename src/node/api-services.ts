@@ -35,6 +35,7 @@ import type { LiquidBlockTracker } from './services/liquid-block.js';
 import { nodeControlService } from './services/node-control.js';
 import { peersService } from './services/peers.js';
 import { walletService } from './services/wallet.js';
+import { tipFinality } from '../consensus/cft.js';
 
 /** The parts of a running node (node.ts builds them in this order). */
 export interface NodeParts {
@@ -112,6 +113,7 @@ export function apiServices(parts: NodeParts, running: () => boolean): ApiServic
       systemClock: parts.systemNow,
       requestStop: parts.requestStop,
       syncProgress: progress,
+      ...(config.chain.consensus.type === 'cft' ? { finality: () => tipFinality(chain.height(), chain.lastBlock().consensus) } : {}),
     }),
     debug: debugService({
       config,

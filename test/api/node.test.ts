@@ -17,6 +17,10 @@ import { encodeBase58 } from '../../src/crypto/encoding.js';
 import { E } from '../../src/ride/expr.js';
 import { estimateComplexity, scriptBytes } from '../../src/ride/script.js';
 import { NodeHealth } from '../../src/node/health.js';
+import { NodeLoggers } from '../../src/node/logging.js';
+import { nodeControlService } from '../../src/node/services/node-control.js';
+import { tipFinality } from '../../src/consensus/cft.js';
+import { Vote, type ConsensusData } from '../../src/protocol/blocks/consensus.js';
 import { devNodeConfig } from '../../src/cli/dev.js';
 import { Keystore } from '../../src/keystore/keystore.js';
 import { Node } from '../../src/node/node.js';
@@ -74,6 +78,55 @@ describe('/node, /utils, /anchoring on a seeded node', () => {
     const iso = new Date(Number(ts)).toISOString();
     assert.equal(r.json.updatedDate, ts % 1000n === 0n ? iso.replace('.000Z', 'Z') : iso);
     assert.ok(Math.abs(Number(r.json.lastCheckTimestamp) - Date.now()) < 60_000);
+  });
+
+  it('GET /node/status on a CFT network: whether the last block is final and the last final height (beyond WE)', async () => {
+    const health = new NodeHealth({
+      tip: () => ({ height: 5, timestamp: 1_700_000_000_000n }),
+      readStore: () => undefined,
+      dataDirectory: tempDir(),
+      freeSpace: () => Promise.resolve(1n << 40n),
+      blockIntervalMs: 5000,
+      maxBlockSizeInBytes: 1 << 20,
+      clock: () => 0n,
+      log: silentLog,
+    });
+    const vote = Vote.sign(s.node.protocol, s.accounts[0]!.keyPair.privateKey, new Uint8Array(32));
+    const statusOf = async (height: number, tip: ConsensusData): Promise<Answer> => {
+      const control = nodeControlService({
+        config: s.config,
+        loggers: new NodeLoggers(pino({ level: 'silent' }), 'OFF'),
+        health,
+        systemClock: () => 0n,
+        requestStop: () => undefined,
+        syncProgress: () => undefined,
+        finality: () => tipFinality(height, tip),
+      });
+      const app = serverWith(s.services, { status: () => control.status() });
+      try {
+        return await call(app, 'GET', '/node/status');
+      } finally {
+        await app.close();
+      }
+    };
+    const final = await statusOf(5, { type: 'cft', votes: [vote], overallSkippedRounds: 0n });
+    assert.equal(final.status, 200);
+    assert.deepEqual(Object.keys(final.json), [
+      'blockchainHeight',
+      'stateHeight',
+      'updatedTimestamp',
+      'updatedDate',
+      'lastCheckTimestamp',
+      'lastBlockFinalized',
+      'lastFinalizedHeight',
+    ]);
+    assert.deepEqual([final.json.lastBlockFinalized, final.json.lastFinalizedHeight], [true, 5]);
+    // No votes yet: its parent is the last final block (a key block comes only on a final one).
+    const unfinal = await statusOf(5, { type: 'cft', votes: [], overallSkippedRounds: 0n });
+    assert.deepEqual([unfinal.json.lastBlockFinalized, unfinal.json.lastFinalizedHeight], [false, 4]);
+    // Genesis needs no votes.
+    const genesis = await statusOf(1, { type: 'cft', votes: [], overallSkippedRounds: 0n });
+    assert.deepEqual([genesis.json.lastBlockFinalized, genesis.json.lastFinalizedHeight], [true, 1]);
   });
 
   it('GET /node/status: 503 with error 640 and the reason when a check fails', async () => {

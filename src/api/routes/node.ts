@@ -38,6 +38,10 @@ const NodeStatus = Type.Object(
     updatedTimestamp: S.Int64({ description: 'Timestamp of the last block' }),
     updatedDate: Type.String({ description: 'The same instant, ISO-8601' }),
     lastCheckTimestamp: S.Int64({ description: 'When the health check ran' }),
+    lastBlockFinalized: Type.Optional(Type.Boolean({ description: 'Beyond WE, on a CFT network only: whether the last (liquid) block is final' })),
+    lastFinalizedHeight: Type.Optional(
+      S.Int32({ description: 'Beyond WE, on a CFT network only: height of the last final block (the last block, or the one below it)' }),
+    ),
     synchronization: Type.Optional(
       Type.Object(
         {

@@ -85,6 +85,22 @@ export function requireFinalisingVotes(
   );
 }
 
+/** Whether a CFT chain's tip is final, and the height of the last final block (what `/node/status` shows beyond WE). */
+export interface TipFinality {
+  readonly lastBlockFinalized: boolean;
+  /**
+   * The tip's height when it is final, else the height below it: a key block comes only on a
+   * final parent (or genesis, which needs no votes).
+   */
+  readonly lastFinalizedHeight: number;
+}
+
+/** The finality of a CFT chain's tip — the liquid block's consensus data — at `height`. */
+export function tipFinality(height: number, tip: ConsensusData): TipFinality {
+  const final = height <= 1 || isFinalised(tip);
+  return { lastBlockFinalized: final, lastFinalizedHeight: final ? height : height - 1 };
+}
+
 /**
  * WE's checkExtensionRollback: a fork may take back one block, two while the tip is not
  * final (the unfinal tip and the final block below it).

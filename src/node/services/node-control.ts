@@ -9,6 +9,7 @@ import type { NodeConfig } from '../config.js';
 import type { NodeHealth } from '../health.js';
 import type { NodeLoggers } from '../logging.js';
 import { AGENT_NAME, WEFT_VERSION } from '../version.js';
+import type { TipFinality } from '../../consensus/cft.js';
 
 /** WE's tempConstantFees: Atomic (120) is listed with a minimal fee of 0. */
 const ATOMIC = 120;
@@ -50,6 +51,8 @@ export interface NodeControlDeps {
   readonly requestStop: () => void;
   /** The catch-up from a peer while one runs; undefined when idle or without a network. */
   readonly syncProgress: () => SyncProgress | undefined;
+  /** CFT: the tip's finality, shown in `/node/status` (absent on PoA and PoS networks). */
+  readonly finality?: () => TipFinality;
 }
 
 export function nodeControlService(deps: NodeControlDeps): NodeControlService {
@@ -59,7 +62,7 @@ export function nodeControlService(deps: NodeControlDeps): NodeControlService {
     agentName: AGENT_NAME,
     config: () => info,
     status: async () => {
-      const status = await deps.health.nodeStatus();
+      const status = { ...(await deps.health.nodeStatus()), ...deps.finality?.() };
       const synchronization = deps.syncProgress();
       return synchronization === undefined ? status : { ...status, synchronization };
     },
