@@ -365,6 +365,10 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
   if (!Number.isInteger(o.nodes) || o.nodes < 1 || o.nodes > 30) throw new Error(`--nodes must be 1…30, got ${o.nodes}`);
   const joining = o.joining ?? 0;
   if (!Number.isInteger(joining) || joining < 0 || joining >= o.nodes) throw new Error(`joining must be 0…${o.nodes - 1}, got ${joining}`);
+  if (o.consensus === 'cft' && o.nodes - joining < 2) {
+    // WE calls a block final only when it carries votes, and a lone miner has no validator to vote.
+    throw new Error(`--consensus cft needs at least 2 nodes in the genesis: a lone miner's blocks are never final, got ${o.nodes - joining}`);
+  }
   const dir = resolve(o.dir);
   const existing = readDevnet(dir);
   if (existing !== undefined) {

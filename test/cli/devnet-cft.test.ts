@@ -71,6 +71,10 @@ describe('devnet --consensus cft', () => {
       /--finalization-timeout must be less than the round \(3000 ms ≥ 3000 ms\)/,
     );
     await assert.rejects(prepareDevnet({ nodes: 2, dir, basePort: 0, keystore: CHEAP }), /holds a cft devnet, not a poa one: use another --dir/);
+    await assert.rejects(
+      prepareDevnet({ nodes: 1, dir: tempDir('weft-devnet-cft-'), basePort: 0, keystore: CHEAP, consensus: 'cft' }),
+      /--consensus cft needs at least 2 nodes in the genesis: a lone miner's blocks are never final, got 1/,
+    );
     assert.deepEqual(await prepareDevnet({ nodes: 2, dir, basePort: 0, keystore: CHEAP, consensus: 'cft' }), layout);
   });
 
