@@ -27,6 +27,8 @@ import {
   type BlockHeaderView,
   type MicroBlock,
   type TxMicroBlock,
+  type Vote,
+  type VoteMicroBlock,
 } from '../protocol/blocks.js';
 import type { Protocol } from '../protocol/protocol.js';
 import { isAtomic, mineAtomic, unmineAtomic } from '../protocol/transactions/atomic.js';
@@ -38,7 +40,7 @@ import { recordFeatureVotes, type FeatureView } from './features.js';
 import type { ScriptVerifier } from './scripts/verifier.js';
 import type { ChainSettings } from './settings.js';
 import { applyTransaction, type TxContext } from './validation.js';
-import { genericError, WeError } from '../errors/catalogue.js';
+import { genericError, microBlockAppendError, WeError } from '../errors/catalogue.js';
 
 /** Header facts consensus needs about stored blocks. */
 export interface ChainHeaders {
@@ -53,12 +55,32 @@ export interface ChainHeaders {
   headerAt(height: number): Block;
 }
 
+/**
+ * The chain as the rules read it while a block is checked: its headers, the top block as it
+ * stands (a liquid block with its micro-blocks so far) and the ids peers know.
+ */
+export interface ChainTop extends ChainHeaders {
+  lastBlock(): Block;
+  /** The block's final id, or the liquid block's current id at the top. */
+  blockIdAt(height: number): Uint8Array | undefined;
+}
+
 /** What the consensus algorithm decides about blocks (implemented in consensus/). */
 export interface ConsensusRules {
   /** Throws a WeError unless `block` may extend the chain now (timing, generator, consensus data). */
-  validateKeyBlock(block: Block, chain: ChainHeaders, state: StateView, now: bigint): void;
-  /** Throws unless the key block's generator may still add a micro-block stamped `timestamp`. */
+  validateKeyBlock(block: Block, chain: ChainTop, state: StateView, now: bigint): void;
+  /** Throws unless the key block's generator may still add a transaction micro-block stamped `timestamp`. */
   validateMicroBlock(keyBlock: Block, timestamp: bigint, now: bigint): void;
+  /** Throws unless the vote micro-block `micro` may finalise the top block (CFT; other consensus types refuse it). */
+  validateVoteMicroBlock(micro: VoteMicroBlock, chain: ChainTop, state: StateView): void;
+  /** Throws unless a switch to another branch may take back `blocksToRemove` blocks below and including `tip` (CFT limits it). */
+  checkRollbackDepth(blocksToRemove: number, tip: Block): void;
+  /**
+   * Whether a peer's key block on the same parent as the top block replaces it, when the
+   * consensus decides that itself (CFT: only an unfinal tip, from the next round on);
+   * undefined leaves it to the block scores.
+   */
+  replacesTip(candidate: Block, tip: Block, now: bigint): boolean | undefined;
   /** Effects of appending a key block at `height` (PoA warnings and bans), written into its state. */
   afterKeyBlock(state: MutableState, block: Block, height: number, chain: ChainHeaders): void;
   /** A block's score under its consensus data: the chain score is their sum, and the better chain the higher one. */
@@ -107,6 +129,25 @@ export interface PreparedMicroBlock {
   readonly appliedMs: number;
   /** The micro-block and liquid block once signed (Blockchain.signOwnMicroBlock), with how long that took in ms. */
   readonly signed?: { readonly microBlock: TxMicroBlock; readonly liquidBlock: Block; readonly signMs: number };
+}
+
+/** This node's appended vote micro-block (Blockchain.appendOwnVoteMicroBlock). */
+export interface VoteMicroBlockBuild {
+  readonly microBlock: VoteMicroBlock;
+  /** The top block with the votes: final. */
+  readonly liquidBlock: Block;
+  readonly timing: AppendTiming;
+}
+
+/**
+ * Refuses transactions on a liquid block that already carries its votes (CFT): the votes
+ * are for the block as it was, and more transactions would change what they voted for.
+ * WE's miner never builds one; a peer that does is refused (stricter than WE).
+ */
+function requireUnvoted(tip: Block): void {
+  if (tip.consensus.type === 'cft' && tip.consensus.votes.length > 0) {
+    throw microBlockAppendError(`Block '${tip.idBase58}' carries its votes already: no transactions may follow them`);
+  }
 }
 
 /** Limits of one micro-block this node builds. */
@@ -419,10 +460,17 @@ export class Blockchain implements ChainHeaders {
     const tip = this.lastBlock();
     const height = this.height();
     const keyBlock = this.headerAt(height);
+    // Votes are checked before the liquid block is made of them: a chain without CFT refuses them with its own reason.
+    if (micro.kind === 'vote') this.consensus.validateVoteMicroBlock(micro, this, this.store);
     const liquidBytes = this.keptBytesOf(tip);
     const next = applyMicroBlock(tip, micro, { firstMicroBlock: equalBytes(tip.id, keyBlock.id), ...(liquidBytes === undefined ? {} : { liquidBytes }) });
+    if (micro.kind === 'vote') {
+      // Votes change no state: the liquid block takes them as its consensus data, and is final from then on.
+      this.commitLiquid(height, next, new MutableState(this.store), micro, origin, started);
+      return next;
+    }
     this.consensus.validateMicroBlock(keyBlock, micro.timestamp, this.now());
-    if (micro.kind !== 'tx') throw genericError('Vote micro-blocks belong to CFT consensus, which this chain does not run');
+    requireUnvoted(tip);
     const state = new MutableState(this.store);
     const ctx = this.liquidTxContext();
     const miner = this.protocol.addresses.fromPublicKey(keyBlock.generator).bytes;
@@ -457,6 +505,7 @@ export class Blockchain implements ChainHeaders {
     const keyBlock = this.headerAt(height);
     const timestamp = this.now();
     this.consensus.validateMicroBlock(keyBlock, timestamp, timestamp);
+    requireUnvoted(tip);
     const state = new MutableState(this.store);
     const ctx = this.liquidTxContext();
     const miner = this.protocol.addresses.fromPublicKey(keyBlock.generator).bytes;
@@ -522,6 +571,32 @@ export class Blockchain implements ChainHeaders {
     );
     if (microBlock.kind !== 'tx') throw new Error('A transaction micro-block was expected');
     return { ...prepared, signed: { microBlock, liquidBlock, signMs: performance.now() - started } };
+  }
+
+  /**
+   * Signs and appends this node's vote micro-block (CFT): the validators' `votes` for the top
+   * block, which becomes final. Checked as a peer's would be (its window, enough votes of
+   * the block's validators); `modifiedTotalSign` picks v6 over v4 (feature 160).
+   */
+  appendOwnVoteMicroBlock(votes: readonly Vote[], privateKey: Uint8Array, modifiedTotalSign: boolean): VoteMicroBlockBuild {
+    const started = performance.now();
+    const tip = this.lastBlock();
+    const height = this.height();
+    const { microBlock, liquidBlock } = produceMicroBlock(this.protocol, tip, { votes }, { timestamp: this.now(), privateKey, modifiedTotalSign });
+    if (microBlock.kind !== 'vote') throw new Error('A vote micro-block was expected');
+    this.consensus.validateVoteMicroBlock(microBlock, this, this.store);
+    const timing = this.commitLiquid(height, liquidBlock, new MutableState(this.store), microBlock, 'local', started);
+    return { microBlock, liquidBlock, timing };
+  }
+
+  /** Whether a switch to another branch may take back `blocksToRemove` blocks from the top (fork.ts; CFT limits it). */
+  checkRollbackDepth(blocksToRemove: number): void {
+    this.consensus.checkRollbackDepth(blocksToRemove, this.lastBlock());
+  }
+
+  /** Whether a peer's key block on the top block's parent replaces it by the consensus' own rule (undefined: by score). */
+  replacesTip(candidate: Block): boolean | undefined {
+    return this.consensus.replacesTip(candidate, this.lastBlock(), this.now());
   }
 
   /**

@@ -126,7 +126,11 @@ export type ExtensionResult =
  * is exactly as before. Transactions of dropped blocks that the new chain does not hold go
  * back to the pool through its rollback handling (those now invalid are left out).
  */
-export function applyExtension(chain: Blockchain, blocks: readonly Block[], options: ForkOptions & { readonly force?: boolean } = {}): ExtensionResult {
+export function applyExtension(
+  chain: Blockchain,
+  blocks: readonly Block[],
+  options: ForkOptions & { readonly force?: boolean; readonly replacingTip?: boolean } = {},
+): ExtensionResult {
   const maxRollback = options.maxRollback ?? DEFAULT_MAX_ROLLBACK;
   let first = 0;
   while (first < blocks.length && chain.heightOfBlock(blocks[first]!.id) !== undefined) first++;
@@ -157,9 +161,18 @@ export function applyExtension(chain: Blockchain, blocks: readonly Block[], opti
       ),
     };
   }
+  if (removed > 0) {
+    // CFT: one block, two while the tip is unfinal (WE's checkExtensionRollback); no limit of its own elsewhere.
+    try {
+      chain.checkRollbackDepth(removed);
+    } catch (e) {
+      if (e instanceof WeError) return { kind: 'rejected', error: e };
+      throw e;
+    }
+  }
   const ours = chain.score();
   const theirs = toAppend.reduce((s, b) => s + chain.blockScore(b), chain.scoreAt(commonHeight));
-  if (theirs < ours || (theirs === ours && options.force !== true)) return { kind: 'not-better', ours, theirs };
+  if (options.replacingTip !== true && (theirs < ours || (theirs === ours && options.force !== true))) return { kind: 'not-better', ours, theirs };
 
   const dropped = snapshotAbove(chain, commonHeight);
   const droppedTxs = removed > 0 ? chain.rollbackTo(commonHeight, FOLLOWING_PEERS) : [];
@@ -236,7 +249,9 @@ export type KeyBlockResult =
  * A key block broadcast by a peer (§11.5, §2.5): on our tip it is appended; on an earlier
  * micro-block of our liquid block the liquid block is cut back to it first; for the same
  * parent as our liquid block it replaces ours if its block score is higher, or if it is
- * the same block (generator, consensus data, reference, timestamp) with more transactions.
+ * the same block (generator, consensus data, reference, timestamp) with more transactions —
+ * under CFT instead exactly when our tip is unfinal and its round is over (the consensus'
+ * replacesTip).
  */
 export function applyKeyBlock(chain: Blockchain, block: Block, options: ForkOptions = {}): KeyBlockResult {
   if (chain.heightOfBlock(block.id) !== undefined) return { kind: 'known' };
@@ -256,11 +271,21 @@ export function applyKeyBlock(chain: Blockchain, block: Block, options: ForkOpti
   const refHeight = chain.blockById(block.reference)?.height;
   if (refHeight === undefined) return { kind: 'unknown-reference' };
   let force = false;
+  let replacingTip = false;
   if (refHeight === top) {
     // An earlier micro-block of our liquid block.
   } else if (refHeight === top - 1 && equalBytes(block.reference, tip.reference)) {
     const ours = chain.headerAt(top);
-    if (chain.blockScore(block) <= chain.blockScore(ours)) {
+    // CFT decides by finality instead of scores (WE's blockCanBeReplaced): an unfinal tip gives way from the next round on, a final one never.
+    const replaces = chain.replacesTip(block);
+    if (replaces === false) {
+      return {
+        kind: 'rejected',
+        error: genericError(`Competitors block '${block.idBase58}' does not replace the last block '${tip.idBase58}': it is final, or its round has not ended`),
+      };
+    }
+    replacingTip = replaces === true;
+    if (!replacingTip && chain.blockScore(block) <= chain.blockScore(ours)) {
       if (!sameBlockVersions(block, ours) || block.transactions.length <= tip.transactions.length) {
         return {
           kind: 'rejected',
@@ -274,7 +299,7 @@ export function applyKeyBlock(chain: Blockchain, block: Block, options: ForkOpti
   } else {
     return { kind: 'rejected', error: genericError(`Block ${block.idBase58} references a block below the last one (height ${refHeight} of ${top})`) };
   }
-  const result = applyExtension(chain, [block], { ...options, force });
+  const result = applyExtension(chain, [block], { ...options, force, replacingTip });
   switch (result.kind) {
     case 'applied':
       return { kind: 'switched', height: chain.height(), removed: result.removed, returnedToPool: result.returnedToPool };

@@ -260,11 +260,16 @@ export const blockFromFuture = (blockTimestamp: bigint, now: bigint): Validation
   invalid('BlockFromFuture', 199, `BlockFromFuture(rejected block timestamp is '${blockTimestamp}', but current timestamp is '${now}')`, 'timestamp');
 
 /** WE's OutOfTimestampBounds for a tx micro-block outside (roundStart, syncStart). */
-export const microBlockOutOfBounds = (timestamp: bigint, bound: bigint, side: 'start' | 'end'): ValidationError =>
+export const microBlockOutOfBounds = (
+  timestamp: bigint,
+  bound: bigint,
+  side: 'start' | 'end',
+  entity: 'TxMicroBlock' | 'VoteMicroBlock' = 'TxMicroBlock',
+): ValidationError =>
   invalid(
     'OutOfTimestampBounds',
     199,
-    `Invalid TxMicroBlock timestamp '${timestamp}', it must be ${side === 'start' ? 'older' : 'earlier'} than '${bound}'`,
+    `Invalid ${entity} timestamp '${timestamp}', it must be ${side === 'start' ? 'older' : 'earlier'} than '${bound}'`,
     'timestamp',
   );
 

@@ -1,5 +1,5 @@
 /**
- * Several in-process PoA chains over one genesis, for the fork and network tests: each a
+ * Several in-process PoA (or CFT) chains over one genesis, for the fork and network tests: each a
  * real Blockchain + PoaRules + LMDB Store + UtxPool, all on one shared injected clock. A
  * node holds the keys of some of the miners and forges a key block when one of them has
  * the slot (planKeyBlock, Block.sign), then fills it with micro-blocks
@@ -11,7 +11,7 @@ import { ScriptVerifier } from '../../src/chain/scripts/verifier.js';
 import { DEFAULT_FEES, IMPLEMENTED_FEATURES, type ChainSettings, type UtxSettings } from '../../src/chain/settings.js';
 import { UtxPool } from '../../src/chain/utx.js';
 import { planKeyBlock } from '../../src/consensus/poa.js';
-import { blockScore, PoaRules, poaHeaders } from '../../src/consensus/rules.js';
+import { blockScore, CftRules, PoaRules, poaHeaders } from '../../src/consensus/rules.js';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { Block, signGenesisBlock, type GenesisSettings } from '../../src/protocol/blocks.js';
@@ -49,9 +49,10 @@ export const bob = account('bob');
 const genesisSigner = account('genesis signer');
 
 /** Signed once: Waves signatures are randomised, and every node must share one genesis. */
-const GENESIS = signedGenesis();
+const GENESIS = signedGenesis('poa');
+const GENESIS_CFT = signedGenesis('cft');
 
-function signedGenesis(): GenesisSettings {
+function signedGenesis(consensus: 'poa' | 'cft'): GenesisSettings {
   const balances: Array<[Account, bigint]> = [
     [minerA, 1_000_000n * WEST],
     [alice, 10_000n * WEST],
@@ -72,15 +73,22 @@ function signedGenesis(): GenesisSettings {
     ],
     senderRoleEnabled: false,
   };
-  return { ...unsigned, signature: signGenesisBlock(p, unsigned, 'poa', genesisSigner.keyPair.privateKey).signature };
+  return { ...unsigned, signature: signGenesisBlock(p, unsigned, consensus, genesisSigner.keyPair.privateKey).signature };
 }
 
-export function chainSettings(maxRollbackDepth = 50): ChainSettings {
+/** CFT's finalization-timeout in these chains: a vote micro-block may come until 2 s after its round. */
+export const FINALIZATION_TIMEOUT_MS = 2_000n;
+
+export function chainSettings(maxRollbackDepth = 50, consensusType: 'poa' | 'cft' = 'poa'): ChainSettings {
+  const poa = { roundDurationMs: 4000, syncDurationMs: 1000, banDurationBlocks: 4, warningsForBan: 2, maxBansPercentage: 0 };
   return {
     crypto: 'waves',
     chainId: 'T',
-    consensus: { type: 'poa', roundDurationMs: 4000, syncDurationMs: 1000, banDurationBlocks: 4, warningsForBan: 2, maxBansPercentage: 0 },
-    genesis: GENESIS,
+    consensus:
+      consensusType === 'cft'
+        ? { type: 'cft', ...poa, maxValidators: 10, finalizationTimeoutMs: Number(FINALIZATION_TIMEOUT_MS), fullVoteSetTimeoutMs: undefined }
+        : { type: 'poa', ...poa },
+    genesis: consensusType === 'cft' ? GENESIS_CFT : GENESIS,
     fees: DEFAULT_FEES,
     functionality: {
       featureCheckBlocksPeriod: 2,
@@ -124,7 +132,7 @@ export class ChainNode {
     settings: ChainSettings,
   ) {
     const features = PreActivatedFeatures.fromSettings(settings.functionality);
-    this.rules = PoaRules.fromSettings(settings, features);
+    this.rules = settings.consensus.type === 'cft' ? CftRules.fromSettings(settings, features) : PoaRules.fromSettings(settings, features);
     this.chain = new Blockchain({
       store,
       protocol: p,
@@ -163,7 +171,10 @@ export class ChainNode {
           version: 3,
           timestamp: plan.timestamp,
           reference: this.chain.lastBlock().id,
-          consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
+          consensus:
+            this.rules instanceof CftRules
+              ? { type: 'cft', overallSkippedRounds: plan.overallSkippedRounds, votes: [] }
+              : { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
           transactions: [],
           featureVotes: [],
           genesisData: null,

@@ -15,7 +15,7 @@
  */
 import { bytesKey, encodeBase58 } from '../../crypto/encoding.js';
 import { FEATURE } from '../../chain/features.js';
-import type { PoaSettings } from '../../chain/settings.js';
+import type { PoaLikeSettings } from '../../chain/settings.js';
 import type { Block } from '../../protocol/blocks/block.js';
 import { NG_BLOCK_VERSION, LEGACY_GENESIS_BLOCK_VERSION, MODERN_GENESIS_BLOCK_VERSION } from '../../protocol/blocks/block.js';
 import { TxMicroBlock, type MicroBlock } from '../../protocol/blocks/micro-block.js';
@@ -33,7 +33,8 @@ export type FeatureActivation = (featureId: number, height: number) => boolean;
 export const MAX_TIME_DRIFT_MS = 100n;
 
 export interface PoaParams {
-  readonly settings: PoaSettings;
+  /** PoA's or CFT's: CFT runs PoA's rounds, queue and bans. */
+  readonly settings: PoaLikeSettings;
   /** Timestamp of the genesis block (WE takes it from the genesis settings). */
   readonly genesisTimestamp: bigint;
   readonly isFeatureActivated: FeatureActivation;
@@ -75,7 +76,7 @@ export function blockDescription(block: Block): string {
 }
 
 export class PoaConsensus {
-  readonly settings: PoaSettings;
+  readonly settings: PoaLikeSettings;
   readonly rounds: PoaRounds;
   private readonly features: FeatureActivation;
 
@@ -246,8 +247,10 @@ export class PoaConsensus {
       if (timing !== undefined) throw genericError(`Block's ${block.idBase58} timestamp is ${timing}`, 'timestamp');
       const action = this.computePostAction(state, chain, block, parentHeight);
       const data = block.consensus;
-      if (data.type !== 'poa') {
-        throw genericError(`Expected PoA consensus block data, but got ${data.type === 'pos' ? 'PoS' : 'CFT'} instead`, 'consensusData');
+      // WE's PoALikeConsensus reads the skipped rounds of either PoA or CFT data, as the chain's consensus type has it.
+      const expected = this.settings.type === 'cft' ? 'cft' : 'poa';
+      if (data.type !== expected) {
+        throw genericError(`Expected ${consensusName(expected)} consensus block data, but got ${consensusName(data.type)} instead`, 'consensusData');
       }
       if (data.overallSkippedRounds !== action.overallSkippedRounds) {
         throw genericError(
@@ -318,6 +321,8 @@ export class PoaConsensus {
     for (const { address, entries } of diff.values()) state.putMinerBanHistory(address, entries);
   }
 }
+
+const consensusName = (type: 'poa' | 'pos' | 'cft'): string => (type === 'poa' ? 'PoA' : type === 'pos' ? 'PoS' : 'CFT');
 
 /** WE's calcBansLimit. */
 export function calcBansLimit(activeMiners: number, maxBansPercentage: number): number {
