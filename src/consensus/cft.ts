@@ -1,10 +1,11 @@
 /**
  * CFT consensus (WE 1.14): PoA's rounds, queue and bans (./poa/) plus finality voting —
  * who validates a block, which votes count, when a block is final and what finality
- * allows, and what the miner does about it (who votes when, the next key block on a final
- * tip). The pieces live in ./cft/; this module is their public face. The node does not
- * run CFT yet (node.ts refuses to start it): votes over P2P, the vote micro-block and the
- * finalised-parent and rollback rules in the chain are issue 35's remaining work.
+ * allows, the votes a node holds (VoteBook) and what the miner does about them (who votes
+ * when, the next key block on a final tip). The pieces live in ./cft/; this module is their
+ * public face; the chain's side is CftRules (rules.ts), the P2P side network/vote-messages.ts.
+ * The node does not run CFT yet (node.ts refuses to start it) until the node's wiring joins
+ * the voter and miner to the vote book and the chain: issue 35's remaining work.
  */
 export { LcgRandom, signedBigEndian } from './cft/lcg.js';
 export { expectedValidators, seedBlockCount, seedBlockIds, type ValidatorCandidates } from './cft/validators.js';
@@ -39,3 +40,4 @@ export {
   type VotingWindow,
 } from './cft/voting.js';
 export { planCftKeyBlock, type CftForgingInput, type CftForgingPlan } from './cft/forging.js';
+export { DEFAULT_MAX_TALLIES, VoteBook, type VoteListener, type VoteTarget } from './cft/vote-book.js';

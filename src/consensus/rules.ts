@@ -12,7 +12,15 @@ import { equalBytes, encodeBase58 } from '../crypto/encoding.js';
 import { genericError, microBlockOutOfBounds } from '../errors/catalogue.js';
 import { LEGACY_GENESIS_BLOCK_VERSION, MODERN_GENESIS_BLOCK_VERSION, type Block, type VoteMicroBlock } from '../protocol/blocks.js';
 import type { MutableState, StateView } from '../state/view.js';
-import { canReplaceUnfinalisedTip, expectedValidators, isFinalised, requireFinalisingVotes, requireRollbackDepth, seedBlockIds } from './cft.js';
+import {
+  canReplaceUnfinalisedTip,
+  expectedValidators,
+  isFinalised,
+  requireFinalisingVotes,
+  requireRollbackDepth,
+  seedBlockIds,
+  type VoteTarget,
+} from './cft.js';
 import { minerQueueAt, PoaConsensus, type ChainHeaders as PoaHeaders } from './poa.js';
 import { PosConsensus, type GeneratingBalances } from './pos.js';
 import { poaBlockScore, posBlockScore } from './score.js';
@@ -190,6 +198,13 @@ export class CftRules extends PoaRules {
       },
       fastHash: (data) => p.crypto.fastHash(data),
     });
+  }
+
+  /** What the top block gathers votes for (its voting hash and validators, as its vote micro-block is checked); none on genesis alone. */
+  voteTarget(chain: ChainTop, state: StateView): VoteTarget | undefined {
+    if (chain.height() < 2) return undefined;
+    const liquid = chain.lastBlock();
+    return { votingHash: liquid.votingHash, validators: this.validatorsOf(liquid, chain.height() - 1, state, chain) };
   }
 
   override validateKeyBlock(block: Block, chain: ChainTop, state: StateView, now: bigint): void {

@@ -3,7 +3,8 @@
  * (network/message/MessageSpec.scala) and answered as a WE 1.14 node with the feature off
  * answers them (its MessageObserver publishes them; who listens decides):
  *
- * - 33 Vote (CFT): `key ‖ voting hash(32) ‖ signature`; only the CFT miner listens: dropped.
+ * - 33 Vote (CFT): `key ‖ voting hash(32) ‖ signature`; only the CFT miner listens: dropped
+ *   on a node without CFT (a CFT node takes them first, vote-messages.ts).
  * - 35 SnapshotNotification `key ‖ int64 size`, 38 GenesisSnapshotError `int32 n ‖ n UTF-8
  *   bytes`: only a node loading a snapshot listens: dropped.
  * - 36 SnapshotRequest `key ‖ int64 offset`, 37 GenesisSnapshotRequest `key ‖ genesis id ‖

@@ -22,6 +22,7 @@ import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { gostSubjectPublicKeyInfo } from '../crypto/pki/x509.js';
 import type { Protocol } from '../protocol/protocol.js';
+import type { Vote } from '../protocol/blocks/consensus.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import type { NetworkDeps, SyncSettings } from './chain-deps.js';
 import { ChainMessages, skipsSendQueue } from './chain-messages.js';
@@ -33,6 +34,7 @@ import { peerFormsOf } from './peer-forms.js';
 import { ContractValidatorResultMessages, ContractValidatorResultV2Messages } from './contract-validator-messages.js';
 import type { PeerMessageChannel } from './message-channel.js';
 import { CONFIDENTIAL_CONTRACT_CODES, PrivacyMessages } from './privacy-messages.js';
+import { sendVote, VoteMessages, type VoteMessagesOptions } from './vote-messages.js';
 import type { ScoreStats, SyncStatus } from './sync.js';
 import { PeerManager, socketAddressText } from './peers.js';
 import { createPeerTransport, type TransportTlsOptions } from './transport.js';
@@ -122,6 +124,12 @@ export interface NodeNetworkOptions {
   readonly certificatePolicy?: NetworkDeps['certificatePolicy'];
   /** Each micro-block's stage times at DEBUG (micro-block-timeline.ts); absent: not recorded. */
   readonly microBlockLog?: NetworkDeps['microBlockLog'];
+  /**
+   * CFT: the node's VoteBook, which peers' votes (33) are offered to and relayed from, and
+   * the verifier threads their signatures are checked on (vote-messages.ts); absent: votes
+   * are read and dropped, as a node without CFT does.
+   */
+  readonly votes?: Pick<VoteMessagesOptions, 'book' | 'verifyEach'>;
 }
 
 /** A connected peer as the API shows it (WE's PeerInfo JSON). */
@@ -158,6 +166,8 @@ export class NodeNetwork {
   private readonly channels: readonly PeerMessageChannel[];
   /** The messages of WE features this node does not run (CFT votes, snapshots, CRL sync). */
   private readonly featureOff: FeatureOffMessages;
+  /** CFT votes (33) on a node that runs CFT; undefined otherwise (featureOff drops them). */
+  private readonly votes: VoteMessages | undefined;
   /** This node's attributes (42), signed once. */
   private readonly ownAttributes: Uint8Array;
 
@@ -177,6 +187,8 @@ export class NodeNetwork {
     this.channels = [this.privacy, this.confidentialContracts, this.contractStatuses, this.contractValidatorResults, this.contractValidatorResultsV2];
     const log = { debug: (m: string) => options.log.debug({}, m) };
     this.featureOff = new FeatureOffMessages(options.protocol.crypto, info.ownerAddress, log);
+    this.votes =
+      options.votes === undefined ? undefined : new VoteMessages({ ...options.votes, protocol: options.protocol, peers: () => this.connected(), log });
     this.ownAttributes = signNodeAttributes(options.protocol, options.owner, { mode: options.mode ?? 'default', p2pTls: options.settings.tls !== undefined });
   }
 
@@ -296,6 +308,7 @@ export class NodeNetwork {
     this.peers.seen(peer);
     if (this.peers.handle(peer, code, payload)) return;
     if (code === MessageCode.RawAttributes) return this.attributes.onMessage(peer, payload);
+    if (this.votes?.handle(peer, code, payload) === true) return;
     if (this.featureOff.handle(peer, code, payload)) return;
     if (this.channels.some((channel) => channel.handle(peer, code, payload))) return;
     this.chainMessages.onMessage(peer, code, payload);
@@ -374,6 +387,11 @@ export class NodeNetwork {
     this.chainMessages.broadcastTransaction(tx);
   }
 
+  /** Sends a CFT vote (this node's own) to every connected peer (33); returns how many it went to. */
+  broadcastVote(vote: Vote): number {
+    return this.votes?.broadcast(vote) ?? sendVote(this.connected(), vote);
+  }
+
   /** Sync progress: whether the node is catching up, from whom, scores, blocks taken from peers. */
   syncStatus(): SyncStatus {
     return this.chainMessages.status();
@@ -397,6 +415,7 @@ export class NodeNetwork {
     this.closing ??= (async () => {
       this.peers.stop();
       this.chainMessages.close();
+      this.votes?.close();
       await this.transport.close();
     })();
     return this.closing;

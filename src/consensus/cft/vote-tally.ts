@@ -39,17 +39,29 @@ export class VoteTally {
     this.validators = new Set(validators.map(bytesKey));
   }
 
-  offer(vote: Vote): VoteOutcome {
+  /**
+   * `signatureValid`: the verdict on the vote's signature when the caller had it checked
+   * (on the verifier threads); absent, it is verified here.
+   */
+  offer(vote: Vote, signatureValid?: boolean): VoteOutcome {
+    const before = this.precheck(vote);
+    if (before !== 'unverified') return before;
+    // Verified before it is called a double vote: a forgery names no one.
+    if (!(signatureValid ?? vote.hasValidSignature(this.protocol))) return 'invalid-signature';
+    const sender = bytesKey(this.protocol.addresses.fromPublicKey(vote.sender).bytes);
+    if (this.held.has(sender)) return 'double-vote';
+    this.held.set(sender, vote);
+    return 'accepted';
+  }
+
+  /** What offer would answer without verifying the signature: 'unverified' when only the signature decides. */
+  precheck(vote: Vote): Exclude<VoteOutcome, 'accepted' | 'double-vote' | 'invalid-signature'> | 'unverified' {
     if (bytesKey(vote.blockVotingHash) !== bytesKey(this.votingHash)) return 'other-block';
     const sender = bytesKey(this.protocol.addresses.fromPublicKey(vote.sender).bytes);
     if (!this.validators.has(sender)) return 'not-validator';
     const held = this.held.get(sender);
     if (held !== undefined && bytesKey(held.signature) === bytesKey(vote.signature)) return 'known';
-    // Verified before it is called a double vote: a forgery names no one.
-    if (!vote.hasValidSignature(this.protocol)) return 'invalid-signature';
-    if (held !== undefined) return 'double-vote';
-    this.held.set(sender, vote);
-    return 'accepted';
+    return 'unverified';
   }
 
   /** The held votes, in the order they were accepted. */
