@@ -20,7 +20,9 @@ import { contractValidation, type ContractValidation } from '../contracts/contra
 import { contractNodeContext, nodePrivatePaths, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
 import type { GrpcEndpoint } from '../contracts/grpc/endpoint.js';
 import type { ExecutionStatusBook } from '../contracts/statuses.js';
-import { consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
+import { VoteBook } from '../consensus/cft.js';
+import { followTopBlock } from '../consensus/cft/follow-chain.js';
+import { CftRules, consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import { encodeBase58 } from '../crypto/encoding.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { SignatureVerifierPool } from '../crypto/verify-pool.js';
@@ -78,6 +80,8 @@ export interface ChainParts {
   readonly rules: PoaRules | PosRules;
   readonly chain: Blockchain;
   readonly liquid: LiquidBlockTracker;
+  /** CFT: the validators' votes for the top block, from peers and this node's voter; undefined under PoA and PoS. */
+  readonly votes: VoteBook | undefined;
 }
 
 /** The chain on its store: genesis applied on first start, pre-activated and voted features, consensus rules, the script verifier; its changes logged and watched. */
@@ -109,8 +113,13 @@ export async function openChain(ctx: StartContext): Promise<ChainParts> {
   ctx.metrics?.watchChain(chain);
   chain.ensureGenesis();
   const liquid = new LiquidBlockTracker(chain);
+  let votes: VoteBook | undefined;
+  if (rules instanceof CftRules) {
+    votes = new VoteBook(protocol);
+    started.add('vote book', followTopBlock(votes, chain, rules), (stop) => stop());
+  }
   log.info({ height: chain.height(), chainId: config.chain.chainId, owner: config.node.ownerAddress.toString() }, 'chain opened');
-  return { protocol, store, features, rules, chain, liquid };
+  return { protocol, store, features, rules, chain, liquid, votes };
 }
 
 /** The node's keystore and its owner's keys (the owner's password from the config; a wrong one stops the start). */
@@ -128,7 +137,7 @@ export async function startPool(
   ctx: StartContext,
   { protocol, chain }: ChainParts,
   certificates: CertificatePolicy | undefined,
-): Promise<{ readonly pool: UtxPool; readonly admission: Admission }> {
+): Promise<{ readonly pool: UtxPool; readonly admission: Admission; readonly verifier: SignatureVerifierPool }> {
   const verifier = ctx.started.add(
     'verifier threads',
     await SignatureVerifierPool.start(ctx.config.chain.crypto, ctx.config.node.verifierThreads, protocol.crypto),
@@ -155,7 +164,7 @@ export async function startPool(
     ...(certificates === undefined ? {} : { certificates }),
     ...ctx.metrics?.poolCallbacks,
   });
-  return { pool, admission };
+  return { pool, admission, verifier };
 }
 
 /**
@@ -277,10 +286,11 @@ const HANDSHAKE_CONSENSUS = { poa: 'PoA', pos: 'PoS', cft: 'CFT' } as const;
  */
 export async function startNetwork(
   ctx: StartContext,
-  { protocol, chain }: ChainParts,
+  { protocol, chain, votes }: ChainParts,
   admission: Admission,
   owner: KeyPair,
   certificates: CertificatePolicy | undefined,
+  verifier?: SignatureVerifierPool,
 ): Promise<NodeNetwork | undefined> {
   const { config } = ctx;
   if (config.network.port === 0) return undefined;
@@ -300,6 +310,10 @@ export async function startNetwork(
     microBlockLog: ctx.loggers.get('network.micro-blocks'),
     ...(ctx.metrics === undefined ? {} : { traffic: ctx.metrics.traffic }),
     ...(certificates?.peerProblem === undefined ? {} : { certificatePolicy: certificates.peerProblem }),
+    // CFT: peers' votes to the book, their signatures on the verifier threads ahead of transactions (a vote is late within a round).
+    ...(votes === undefined
+      ? {}
+      : { votes: { book: votes, ...(verifier === undefined ? {} : { verifyEach: (checks) => verifier.verifyEach(checks, true) }) } }),
   });
   ctx.metrics?.watchNetwork(network);
   return ctx.started.add('network', network, (n) => n.close());

@@ -113,7 +113,7 @@ export class Node {
       const { keystore, owner } = openKeys(config, protocol);
       const pki = startNodePki({ config, protocol, chain, keystore, now });
       const certificates = certificatePolicyOf(pki);
-      const { pool, admission } = await startPool(ctx, chainParts, certificates);
+      const { pool, admission, verifier } = await startPool(ctx, chainParts, certificates);
       // Execution statuses: kept on every node, its own and its peers' (gossiped once the network is up).
       const contractStatuses = contractStatusBook({ settings: config.contracts, dataDirectory: config.node.dataDirectory, protocol, ownerKey: owner, now });
       // Confidential contracts: their off-chain inputs and outputs, executed by the miner, replicated once the network is up.
@@ -133,7 +133,7 @@ export class Node {
       const contracts = await startContracts(ctx, chainParts, pool, keystore, owner, contractStatuses, confidential.execution, grpcEndpoint);
       const p2p: { network?: NodeNetwork } = {};
       const miner = buildMiner(ctx, chainParts, pool, owner, () => p2p.network, contracts?.mining);
-      p2p.network = await startNetwork(ctx, chainParts, admission, owner, certificates);
+      p2p.network = await startNetwork(ctx, chainParts, admission, owner, certificates, verifier);
       const statusSettings = statusCacheSettings({ settings: config.contracts, dataDirectory: config.node.dataDirectory });
       // A node that executes no contracts drops a transaction a peer could not execute (WE).
       const gossip = {

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FEATURE } from '../../src/chain/features.js';
 import { applyExtension, applyKeyBlock } from '../../src/chain/fork.js';
-import { isFinalised } from '../../src/consensus/cft.js';
+import { isFinalised, VoteBook } from '../../src/consensus/cft.js';
+import { followTopBlock } from '../../src/consensus/cft/follow-chain.js';
 import { CftRules } from '../../src/consensus/rules.js';
 import { consensusService } from '../../src/node/services/consensus.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
@@ -197,6 +198,29 @@ describe('CFT chain: finality', () => {
     assert.throws(() => a.chain.appendMicroBlock(micro), /Vote micro-blocks belong to CFT consensus, which this chain does not run/);
     assert.throws(() => a.chain.appendOwnVoteMicroBlock(votes, generatorOf(k2).keyPair.privateKey, false), /Expected CFT consensus block data, but got PoA/);
     assert.equal(a.chain.lastBlock(), k2);
+  });
+});
+
+describe('CFT chain: the vote book follows the top block', () => {
+  it('gathers votes for the liquid block as it stands, with its validators', () => {
+    const clock = new Clock();
+    const a = ChainNode.create('a', clock, MINERS, CFT);
+    const book = new VoteBook(p);
+    const stop = followTopBlock(book, a.chain, cftRules(a));
+    a.forge();
+    const keyHash = a.chain.lastBlock().votingHash;
+    const [validator] = validatorsOfTop(a);
+    assert.equal(book.offer(Vote.sign(p, validator!.keyPair.privateKey, keyHash)), 'accepted');
+    assert.equal(book.offer(Vote.sign(p, generatorOf(a.chain.lastBlock()).keyPair.privateKey, keyHash)), 'not-validator');
+    a.micro([transfer(clock, alice, bob, 7n)]);
+    const liquidHash = a.chain.lastBlock().votingHash;
+    assert.notDeepEqual(liquidHash, keyHash);
+    assert.equal(book.offer(Vote.sign(p, validator!.keyPair.privateKey, liquidHash)), 'accepted');
+    // The miner's vote micro-block with the book's votes finalises the block.
+    clock.now = cftRules(a).poa.rounds.syncStart(a.chain.lastBlock().timestamp) + 10n;
+    a.chain.appendOwnVoteMicroBlock(book.votesFor(liquidHash), generatorOf(a.chain.lastBlock()).keyPair.privateKey, false);
+    assert.equal(isFinal(a), true);
+    stop();
   });
 });
 
