@@ -17,6 +17,7 @@ import { CftRules } from '../../src/consensus/rules.js';
 import { consensusService } from '../../src/node/services/consensus.js';
 import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
 import { Block, produceMicroBlock, Vote, VoteMicroBlock } from '../../src/protocol/blocks.js';
+import { tempDir } from '../../devkit/tmp.js';
 import { alice, bob, ChainNode, chainSettings, Clock, FINALIZATION_TIMEOUT_MS, minerA, minerB, minerC, p, transfer, type Account } from './fork-fixture.js';
 
 const CFT = chainSettings(50, 'cft');
@@ -249,6 +250,40 @@ describe('CFT chain: switching branches', () => {
     assert.equal(result.kind, 'rejected');
     assert.equal(result.kind === 'rejected' && result.error.message, "CFT consensus does not allow rollback more than '1' block, current depth '2'");
     assert.deepEqual(a.ids(), before);
+  });
+
+  it('takes back two blocks when the tip is unfinal', () => {
+    const { clock, a, bc } = twoNodes(2);
+    const common = a.chain.height();
+    // As above, but `a` leaves its second block of the partition unfinal.
+    while (a.chain.height() < common + 2 || bc.chain.height() < common + 2) {
+      clock.nextRound();
+      for (const n of [a, bc]) {
+        if (n.chain.height() >= common + 2 || n.tryForge() === undefined) continue;
+        if (n === bc || a.chain.height() < common + 2) finalise(n);
+      }
+    }
+    assert.equal(isFinal(a), false);
+    const result = applyExtension(a.chain, [bc.chain.blockAt(common + 1)!, bc.chain.blockAt(common + 2)!], { force: true });
+    // The depth allows it; the scores decide.
+    assert.notEqual(result.kind === 'rejected' ? result.error.message : '', "CFT consensus does not allow rollback more than '2' block, current depth '2'");
+    assert.ok(result.kind === 'applied' || result.kind === 'not-better', result.kind);
+  });
+
+  it('keeps a final liquid block final over a restart', () => {
+    const clock = new Clock();
+    const dir = tempDir('weft-cft-restart-');
+    const a = ChainNode.create('a', clock, MINERS, CFT, dir);
+    a.forge();
+    a.micro([transfer(clock, alice, bob, 9n)]);
+    finalise(a);
+    const ids = a.ids();
+    a.store.close();
+    const again = ChainNode.create('a', clock, MINERS, CFT, dir);
+    assert.deepEqual(again.ids(), ids);
+    assert.equal(isFinal(again), true);
+    again.forge();
+    assert.equal(again.chain.height(), 3);
   });
 
   it('replaces an unfinal tip by a key block on its parent from a later round, and never a final one', () => {
