@@ -270,7 +270,7 @@ describe('CFT chain: switching branches', () => {
     assert.ok(result.kind === 'applied' || result.kind === 'not-better', result.kind);
   });
 
-  it('keeps a final liquid block final over a restart', () => {
+  it('keeps a final liquid block final over a restart', async () => {
     const clock = new Clock();
     const dir = tempDir('weft-cft-restart-');
     const a = ChainNode.create('a', clock, MINERS, CFT, dir);
@@ -278,7 +278,7 @@ describe('CFT chain: switching branches', () => {
     a.micro([transfer(clock, alice, bob, 9n)]);
     finalise(a);
     const ids = a.ids();
-    a.store.close();
+    await a.store.close();
     const again = ChainNode.create('a', clock, MINERS, CFT, dir);
     assert.deepEqual(again.ids(), ids);
     assert.equal(isFinal(again), true);
