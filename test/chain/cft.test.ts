@@ -9,49 +9,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FEATURE } from '../../src/chain/features.js';
 import { applyExtension, applyKeyBlock } from '../../src/chain/fork.js';
 import { isFinalised, VoteBook } from '../../src/consensus/cft.js';
 import { followTopBlock } from '../../src/consensus/cft/follow-chain.js';
-import { CftRules } from '../../src/consensus/rules.js';
 import { consensusService } from '../../src/node/services/consensus.js';
-import { encodeBase58, equalBytes } from '../../src/crypto/encoding.js';
+import { equalBytes } from '../../src/crypto/encoding.js';
 import { Block, produceMicroBlock, Vote, VoteMicroBlock } from '../../src/protocol/blocks.js';
 import { tempDir } from '../../devkit/tmp.js';
-import { alice, bob, ChainNode, chainSettings, Clock, FINALIZATION_TIMEOUT_MS, minerA, minerB, minerC, p, transfer, type Account } from './fork-fixture.js';
-
-const CFT = chainSettings(50, 'cft');
-const MINERS = [minerA, minerB, minerC];
-
-function cftRules(n: ChainNode): CftRules {
-  assert.ok(n.rules instanceof CftRules);
-  return n.rules;
-}
-
-function generatorOf(block: Block): Account {
-  const miner = MINERS.find((m) => equalBytes(m.keyPair.publicKey, block.generator));
-  assert.ok(miner !== undefined);
-  return miner;
-}
-
-/** The top block's validators, as the chain checks its votes. */
-function validatorsOfTop(n: ChainNode): Account[] {
-  const ids = cftRules(n)
-    .validatorsOf(n.chain.lastBlock(), n.chain.height() - 1, n.chain.state(), n.chain)
-    .map(encodeBase58);
-  return MINERS.filter((m) => ids.includes(m.b58));
-}
-
-const votesFor = (block: Block, voters: readonly Account[]): Vote[] => voters.map((v) => Vote.sign(p, v.keyPair.privateKey, block.votingHash));
-
-/** Into the sync part of the top block's round (unless past it), then the miner's vote micro-block with the `voters`' votes (all validators by default). */
-function finalise(n: ChainNode, voters: readonly Account[] = validatorsOfTop(n)): VoteMicroBlock {
-  const tip = n.chain.lastBlock();
-  const syncStart = cftRules(n).poa.rounds.syncStart(tip.timestamp);
-  if (n.clock.now < syncStart) n.clock.now = syncStart + 10n;
-  const modified = n.chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, n.chain.height());
-  return n.chain.appendOwnVoteMicroBlock(votesFor(tip, voters), generatorOf(tip).keyPair.privateKey, modified).microBlock;
-}
+import { CFT, cftRules, finalise, generatorOf, MINERS, validatorsOfTop, votesFor } from './cft-fixture.js';
+import { alice, bob, ChainNode, chainSettings, Clock, FINALIZATION_TIMEOUT_MS, minerA, minerB, minerC, p, transfer } from './fork-fixture.js';
 
 /** A vote micro-block on `n`'s top block stamped `timestamp`, signed by its miner, not appended. */
 function voteMicro(n: ChainNode, votes: readonly Vote[], timestamp: bigint): VoteMicroBlock {

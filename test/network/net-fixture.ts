@@ -4,6 +4,7 @@
  */
 import { Admission } from '../../src/chain/admission.js';
 import { peerChainOf, peerPoolOf, type PeerPool } from '../../src/chain/peer-chain.js';
+import type { ChainSettings } from '../../src/chain/settings.js';
 import type { UtxPool } from '../../src/chain/utx.js';
 import type { NetworkDeps, SyncSettings } from '../../src/network/chain-deps.js';
 import { ChainMessages } from '../../src/network/chain-messages.js';
@@ -32,12 +33,14 @@ export function netNode(
   extra: Pick<NetworkDeps, 'certificatePolicy' | 'random' | 'microBlockLog' | 'timers' | 'forms'> & {
     readonly pool?: (node: ChainNode) => UtxPool;
     readonly peerPool?: (pool: PeerPool) => PeerPool;
+    /** The chain's settings (PoA by default). */
+    readonly chain?: ChainSettings;
   } = {},
 ): NetNode {
-  const node = ChainNode.create(name, clock, miners, chainSettings());
+  const node = ChainNode.create(name, clock, miners, extra.chain ?? chainSettings());
   const logs: string[] = [];
   const log = (level: string) => (m: string) => void logs.push(`${level} ${m}`);
-  const { pool, peerPool, ...rest } = extra;
+  const { pool, peerPool, chain: _chain, ...rest } = extra;
   const policy = extra.certificatePolicy;
   const admission = new Admission({
     chain: node.chain,
