@@ -12,6 +12,8 @@ import { describe, it } from 'node:test';
 import { applyExtension, applyKeyBlock } from '../../src/chain/fork.js';
 import { isFinalised, VoteBook } from '../../src/consensus/cft.js';
 import { followTopBlock } from '../../src/consensus/cft/follow-chain.js';
+import { planKeyBlock } from '../../src/consensus/poa.js';
+import { poaHeaders } from '../../src/consensus/rules.js';
 import { consensusService } from '../../src/node/services/consensus.js';
 import { equalBytes } from '../../src/crypto/encoding.js';
 import { Block, produceMicroBlock, Vote, VoteMicroBlock } from '../../src/protocol/blocks.js';
@@ -148,6 +150,27 @@ describe('CFT chain: finality', () => {
     assert.equal(c.chain.height(), 1);
     c.chain.appendBlock(real, 'network');
     assert.equal(isFinal(c), true);
+  });
+
+  it('refuses a key block with PoA consensus data on a CFT chain', () => {
+    const clock = new Clock();
+    const a = ChainNode.create('a', clock, MINERS, CFT);
+    clock.nextRound();
+    const plan = MINERS.map((m) => ({
+      m,
+      plan: planKeyBlock(cftRules(a).poa, { state: a.chain.state(), chain: poaHeaders(a.chain), now: clock.now, self: m.address }),
+    })).find((x) => x.plan.kind === 'forge');
+    assert.ok(plan !== undefined && plan.plan.kind === 'forge');
+    const fields = { version: 3, timestamp: plan.plan.timestamp, reference: a.chain.lastBlock().id, transactions: [], featureVotes: [], genesisData: null };
+    const poaBlock = Block.sign(p, { ...fields, consensus: { type: 'poa', overallSkippedRounds: plan.plan.overallSkippedRounds } }, plan.m.keyPair.privateKey);
+    assert.throws(() => a.chain.appendKeyBlock(poaBlock, 'network'), /Expected CFT consensus block data, but got PoA instead/);
+    const cftBlock = Block.sign(
+      p,
+      { ...fields, consensus: { type: 'cft', overallSkippedRounds: plan.plan.overallSkippedRounds, votes: [] } },
+      plan.m.keyPair.privateKey,
+    );
+    a.chain.appendKeyBlock(cftBlock, 'network');
+    assert.equal(a.chain.height(), 2);
   });
 
   it('refuses vote micro-blocks on a PoA chain', () => {
