@@ -4,8 +4,7 @@
  * allows, the votes a node holds (VoteBook) and what the miner does about them (who votes
  * when, the next key block on a final tip). The pieces live in ./cft/; this module is their
  * public face; the chain's side is CftRules (rules.ts), the P2P side network/vote-messages.ts.
- * The node does not run CFT yet (node.ts refuses to start it) until the node's wiring joins
- * the voter and miner to the vote book and the chain: issue 35's remaining work.
+ * The node joins them in node/assembly.ts (the chain's vote book, the miner's CftMining).
  */
 export { LcgRandom, signedBigEndian } from './cft/lcg.js';
 export { expectedValidators, seedBlockCount, seedBlockIds, type ValidatorCandidates } from './cft/validators.js';

@@ -9,12 +9,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Blockchain } from '../chain/blockchain.js';
-import { ChainFeatures } from '../chain/features.js';
+import { ChainFeatures, FEATURE } from '../chain/features.js';
 import { Admission, type CertificatePolicy } from '../chain/admission.js';
 import { peerChainOf, peerPoolOf } from '../chain/peer-chain.js';
 import { ScriptVerifier } from '../chain/scripts/verifier.js';
 import { UtxPool } from '../chain/utx.js';
-import { Miner, type MicroBlockContracts } from '../consensus/miner.js';
+import { Miner, type CftMining, type MicroBlockContracts } from '../consensus/miner.js';
 import { ContractMining } from '../contracts/mining.js';
 import { contractValidation, type ContractValidation } from '../contracts/contract-validation.js';
 import { contractNodeContext, nodePrivatePaths, startNodeContracts, type NodeContracts } from './contracts-wiring.js';
@@ -186,7 +186,7 @@ export function followAdmissions(admission: Admission, miner: Miner | undefined,
  */
 export function buildMiner(
   ctx: StartContext,
-  { chain, rules }: ChainParts,
+  { chain, rules, votes }: ChainParts,
   pool: UtxPool,
   owner: KeyPair,
   network: () => NodeNetwork | undefined,
@@ -195,6 +195,26 @@ export function buildMiner(
   const { config } = ctx;
   if (!config.miner.enabled) return undefined;
   const waitForNetwork = config.miner.quorum > 0 && config.network.port !== 0;
+  const consensus = config.chain.consensus;
+  // CFT: the voter and the tip's miner work on the chain's vote book; votes go to the peers, the vote micro-block announces itself.
+  const cft: CftMining | undefined =
+    consensus.type !== 'cft' || votes === undefined
+      ? undefined
+      : {
+          settings: {
+            finalizationTimeoutMs: consensus.finalizationTimeoutMs,
+            fullVoteSetTimeoutMs: consensus.fullVoteSetTimeoutMs,
+            maxValidators: consensus.maxValidators,
+          },
+          votes: {
+            offer: (vote) => votes.offer(vote),
+            votesFor: (hash) => votes.votesFor(hash),
+            subscribe: (listener) => votes.onVote((_hash, vote) => listener(vote)),
+          },
+          broadcastVote: (vote) => void network()?.broadcastVote(vote),
+          appendVoteMicroBlock: (held) =>
+            void chain.appendOwnVoteMicroBlock(held, owner.privateKey, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, chain.height())),
+        };
   return new Miner({
     chain,
     pool,
@@ -211,6 +231,7 @@ export function buildMiner(
       return waitForNetwork ? { reason: 'the P2P network is not up yet', retryInMs: 100 } : undefined;
     },
     ...(contracts === undefined ? {} : { contracts }),
+    ...(cft === undefined ? {} : { cft }),
   });
 }
 

@@ -36,7 +36,6 @@ import {
 } from './assembly.js';
 import { openGrpcEndpoint, servePublicGrpc } from './grpc-wiring.js';
 import type { NodeConfig } from './config.js';
-import { ConfigError } from '../config/values.js';
 import type { Keystore } from '../keystore/keystore.js';
 import { startNodeLicences } from './licences-wiring.js';
 import { levelOfPino, NODE_LOGGERS, NodeLoggers } from './logging.js';
@@ -58,21 +57,6 @@ export interface NodeOptions {
 
 const systemClock = (): bigint => BigInt(Date.now());
 
-/** Why a CFT node does not start yet: what it reads, and what it lacks to run (issue 35). */
-export const CFT_NOT_RUNNABLE =
-  'CFT consensus is not yet supported by Weft: its settings, genesis, block votes and REST answers are read, ' +
-  "but the node cannot run it — validators' votes (P2P message 33), the miner's vote micro-block, key blocks only on a " +
-  'finalised parent and the finality-bounded rollback are missing; use poa or pos';
-
-/**
- * A chain whose consensus the node cannot run is refused before anything opens: the
- * config is valid (it renders, and `generate genesis` signs its genesis), but a node that
- * ran it half would fork from every WE node on the network.
- */
-function refuseUnrunnableConsensus(config: NodeConfig): void {
-  if (config.chain.consensus.type === 'cft') throw new ConfigError('node.blockchain.consensus.type', CFT_NOT_RUNNABLE);
-}
-
 export class Node {
   private stopping: Promise<void> | undefined;
   private apiServicesCache: ApiServices | undefined;
@@ -85,7 +69,6 @@ export class Node {
 
   /** Opens the store (applying genesis on first start), joins the network, serves REST and starts mining. */
   static async start(config: NodeConfig, options: NodeOptions = {}): Promise<Node> {
-    refuseUnrunnableConsensus(config);
     const loggers =
       options.logger !== undefined
         ? new NodeLoggers(options.logger, levelOfPino(options.logger.level), NODE_LOGGERS)

@@ -183,8 +183,8 @@ describe('/consensus on a PoA node', () => {
 });
 
 describe('/consensus as a CFT node answers', () => {
-  // A node cannot run CFT yet (node.ts refuses it); the routes read only the consensus settings
-  // and the chain, so a PoA node's services with CFT settings answer as a CFT node will.
+  // The routes read only the consensus settings and the chain, so a PoA chain's services with
+  // CFT settings answer as a CFT node does.
   let c: ConsensusChain;
   let client: ApiClient<typeof ROUTE_GROUPS>;
   let app: ReturnType<typeof createApiServer>;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -18,7 +18,6 @@ import { parseHoconText } from '../../src/config/hocon.js';
 import { parseAmount } from '../../src/chain/settings-keys.js';
 import { rewriteGenesisLines } from '../../src/cli/cli.js';
 import { renderNodeConfig } from '../../src/node/config-render.js';
-import { CFT_NOT_RUNNABLE, Node } from '../../src/node/node.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import { nodePrivatePaths } from '../../src/node/contracts-wiring.js';
 import { tempDir } from '../../devkit/tmp.js';
@@ -785,18 +784,5 @@ describe('CFT consensus settings (WE’s CftSettings)', () => {
       await parseHoconText([text, `node.blockchain.consensus = ${stringifyJson(rendered.node.blockchain.consensus)}`].join('\n')),
     );
     assert.deepEqual(back.chain.consensus, c.chain.consensus);
-  });
-
-  it('a node configured for CFT refuses to start, naming what is missing, before it opens anything', async () => {
-    const dataDir = join(tempDir('weft-cft-refused-'), 'data');
-    const c = withOverrides(await nodeConfigFromHocon(await parseHoconText(await signedFixture(CFT))), { dataDir });
-    await assert.rejects(Node.start(c), (e: unknown) => {
-      assert.ok(e instanceof ConfigError);
-      assert.equal(e.path, 'node.blockchain.consensus.type');
-      assert.equal(e.message, `node.blockchain.consensus.type: ${CFT_NOT_RUNNABLE}`);
-      assert.match(e.message, /vote micro-block/);
-      return true;
-    });
-    assert.equal(existsSync(dataDir), false);
   });
 });
