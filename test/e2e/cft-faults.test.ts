@@ -9,6 +9,9 @@
  * - two of four killed: the two live nodes stop finalising (one validator's vote is not enough)
  *   rather than going on alone, agree on their last final block, and finalise again once the two
  *   return;
+ * - a partition: one node restarted on a P2P port nobody knows, knowing nobody, finalises nothing
+ *   alone while the three others go on; connected again (POST /peers/connect) it takes their final
+ *   blocks;
  * - over the whole run a watcher polls every running node's /node/status and records the block id
  *   (signature) at each final height it sees; every later read of that height, on any node, must
  *   give the same id — no final block is ever rolled back — and every final block but genesis
@@ -22,6 +25,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { freeLoopbackPort } from '../../src/cli/devnet.js';
 import { Devnet, sleep, until, type NetNode } from '../../devkit/network.js';
 
 const NODES = 4;
@@ -188,6 +192,36 @@ describe('a CFT network of 4 node processes under faults', { timeout: 240_000 },
       await Promise.all(down.map((n) => n.start(60_000)));
       await finalisedOn(net.nodes, Math.max(...later) + 2, 30 * ROUND_MS);
       for (const n of net.nodes) await watch.poll(n, true);
+      assert.deepEqual(watch.violations, []);
+    });
+  });
+
+  it('a node cut off from its peers finalises nothing alone while the three others go on; reconnected, it takes their final blocks', async () => {
+    const [n0, , , cut] = net.nodes as [NetNode, NetNode, NetNode, NetNode];
+    const others = net.nodes.filter((n) => n !== cut);
+    await withOutputs(async () => {
+      await cut.stop();
+      // Restarted on a P2P port nobody knows, knowing nobody: no connection either way.
+      const port = await freeLoopbackPort();
+      cut.editConfig((node) => {
+        const network = node['network'] as Record<string, unknown>;
+        network['port'] = port;
+        network['declared-address'] = `127.0.0.1:${port}`;
+        network['known-peers'] = [];
+      });
+      await cut.start(60_000);
+      const alone = await finalHeight(cut);
+      const before = Math.max(...(await Promise.all(others.map(finalHeight))));
+      await finalisedOn(others, before + 3, 20 * ROUND_MS);
+      assert.deepEqual(await cut.connectedPeers(), [], 'cut off');
+      assert.equal(await finalHeight(cut), alone, 'the cut-off node finalises nothing on its own');
+
+      const r = await cut.post('/peers/connect', { host: '127.0.0.1', port: n0.spec.p2pPort });
+      assert.equal(r.status, 200, r.text);
+      const target = await finalHeight(n0);
+      await finalisedOn([cut], target, 60_000);
+      await watch.poll(cut, true);
+      await finalisedOn(net.nodes, target + 2, 20 * ROUND_MS);
       assert.deepEqual(watch.violations, []);
     });
   });
