@@ -148,7 +148,7 @@ function run(node: DevnetNode): Running {
   return r;
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
@@ -276,8 +276,97 @@ function tailBreakdown(nodes: readonly Running[], from: number, to: number): str
   return out;
 }
 
+/** Waits until every node at `urls` has the others as peers and the chain is at height 3 (the first rounds forged). */
+export async function untilMeshed(urls: readonly string[]): Promise<void> {
+  await until(
+    'a full mesh and height 3',
+    async () => {
+      for (const url of urls) {
+        const peers = await json<{ peers: unknown[] }>(`${url}/peers/connected`);
+        const height = await chainHeight(url);
+        if (peers.peers.length < urls.length - 1 || height < 3) return false;
+      }
+      return true;
+    },
+    60_000,
+  );
+}
+
+/**
+ * Sends `bodies` round-robin to the nodes at `urls` at `rate` a second (a batch every 50 ms);
+ * resolves once every one was answered, with how many failed and the first failure. A send
+ * that fails (a kept-alive connection the node closed as it was reused) is a transfer the load
+ * lacks, not an end of the run: each send's failure is caught as it happens, since the sends
+ * are only awaited together at the end.
+ */
+export async function broadcastSteadily(urls: readonly string[], bodies: readonly string[], rate: number): Promise<{ failed: number; firstError: string }> {
+  const perTick = rate / 20;
+  const from = Date.now();
+  const sends: Array<Promise<unknown>> = [];
+  let failed = 0;
+  let firstError = '';
+  for (let tick = 0; tick * perTick < bodies.length; tick++) {
+    const due = from + tick * 50;
+    if (due > Date.now()) await sleep(due - Date.now());
+    for (let j = tick * perTick; j < Math.min(bodies.length, (tick + 1) * perTick); j++) {
+      sends.push(
+        request(`${urls[j % urls.length]}/transactions/broadcast`, 'POST', bodies[j]).catch((e: unknown) => {
+          if (failed++ === 0) firstError = String(e);
+        }),
+      );
+    }
+  }
+  await Promise.all(sends);
+  return { failed, firstError };
+}
+
+/**
+ * A devnet's confirmed rate (transactions/s): `bodies` broadcast round-robin to the nodes at
+ * `urls`, each over BURST_CONNECTIONS_PER_NODE connections, timed until all of them are in
+ * blocks at the first node.
+ */
+export async function devnetConfirmedRate(urls: readonly string[], bodies: readonly string[], timeoutMs: number): Promise<number> {
+  const mark = await blocksMark(urls[0]!);
+  const t0 = process.hrtime.bigint();
+  await Promise.all(
+    urls.map((url, i) =>
+      broadcastAll(
+        url,
+        bodies.filter((_, j) => j % urls.length === i),
+        BURST_CONNECTIONS_PER_NODE,
+      ),
+    ),
+  );
+  await untilInBlocks(mark, bodies.length, timeoutMs);
+  return bodies.length / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
 /** The q-quantile of sorted, non-empty `xs`. */
 export const percentile = (xs: readonly number[], q: number): number => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+
+/**
+ * The p50 and p99 figures (`<prefix>.p50<suffix>`, `<prefix>.p99<suffix>`) of the sorted,
+ * non-empty latencies `xs`, each against `baseline(q)`; `label` says what that baseline is.
+ */
+export function percentileFigures(
+  prefix: string,
+  suffix: string,
+  xs: readonly number[],
+  baseline: (q: number) => number,
+  unit: string,
+  label: (name: 'p50' | 'p99', value: number) => string,
+): Figure[] {
+  return (
+    [
+      [0.5, 'p50'],
+      [0.99, 'p99'],
+    ] as const
+  ).map(([q, name]) => {
+    const value = percentile(xs, q);
+    const base = baseline(q);
+    return { name: `${prefix}.${name}${suffix}`, value, baseline: base, ratio: value / base, unit, baselineLabel: label(name, value) };
+  });
+}
 
 export async function networkFigures(p: Protocol): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-devnet-'));
@@ -312,68 +401,36 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
         if (res.status !== 200) throw new Error(`bench: POST /node/logging on ${r.node.name}: ${res.status} ${await res.text()}`);
       }
     }
-    await until(
-      'a full mesh and height 3',
-      async () => {
-        for (const r of nodes) {
-          const peers = await json<{ peers: unknown[] }>(`${r.node.restUrl}/peers/connected`);
-          const height = await chainHeight(r.node.restUrl);
-          if (peers.peers.length < NODES - 1 || height < 3) return false;
-        }
-        return true;
-      },
-      60_000,
-    );
+    const urls = nodes.map((r) => r.node.restUrl);
+    await untilMeshed(urls);
 
     progress(`steady load: ${STEADY_RATE} transfers/s round-robin to ${NODES} nodes for ${STEADY_SECONDS} s`);
     {
-      const steadyTxs = signedTransfers(p, STEADY_RATE * STEADY_SECONDS, BigInt(Date.now()) - 60_000n);
-      const perTick = STEADY_RATE / 20;
+      const steadyTxs = signedTransfers(p, STEADY_RATE * STEADY_SECONDS, BigInt(Date.now()) - 60_000n).map((tx) => stringifyJson(tx.toJson()));
       steady = { from: Date.now(), to: 0 };
-      const sends: Array<Promise<unknown>> = [];
-      for (let tick = 0; tick * perTick < steadyTxs.length; tick++) {
-        const due = steady.from + tick * 50;
-        if (due > Date.now()) await sleep(due - Date.now());
-        for (let j = tick * perTick; j < Math.min(steadyTxs.length, (tick + 1) * perTick); j++) {
-          sends.push(request(`${nodes[j % NODES]!.node.restUrl}/transactions/broadcast`, 'POST', stringifyJson(steadyTxs[j]!.toJson())));
-        }
-      }
-      await Promise.all(sends);
+      const sent = await broadcastSteadily(urls, steadyTxs, STEADY_RATE);
+      if (sent.failed > 0) progress(`steady load: ${sent.failed} of ${steadyTxs.length} broadcasts failed, first: ${sent.firstError}`);
       await sleep(2000);
       steady.to = Date.now();
     }
 
-    const url0 = nodes[0]!.node.restUrl;
-    /** Sends `bodies` round-robin to the nodes, each over BURST_CONNECTIONS_PER_NODE connections. */
-    const roundRobin = (bodies: readonly string[]): Promise<unknown> =>
-      Promise.all(
-        nodes.map((r, i) =>
-          broadcastAll(
-            r.node.restUrl,
-            bodies.filter((_, j) => j % NODES === i),
-            BURST_CONNECTIONS_PER_NODE,
-          ),
-        ),
-      );
     if (WARMUP_BURST > 0) {
       progress(`warm-up (not counted): ${WARMUP_BURST} transfers round-robin to ${NODES} nodes`);
-      const mark = await blocksMark(url0);
-      await roundRobin(signedTransfers(p, WARMUP_BURST, BigInt(Date.now()) - 30_000n).map((tx) => stringifyJson(tx.toJson())));
-      await untilInBlocks(mark, WARMUP_BURST, 120_000);
+      await devnetConfirmedRate(
+        urls,
+        signedTransfers(p, WARMUP_BURST, BigInt(Date.now()) - 30_000n).map((tx) => stringifyJson(tx.toJson())),
+        120_000,
+      );
     }
     progress(`burst: ${TRANSFERS} transfers round-robin to ${NODES} nodes`);
     burst = { from: Date.now(), to: 0 };
     const bodies = signedTransfers(p, TRANSFERS, BigInt(Date.now())).map((tx) => stringifyJson(tx.toJson()));
     // Each node's longest event-loop stall over the burst (a scrape resets it; both scrapes lie outside the burst's time and CPU): a peer's message waits behind it.
     await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
-    const mark = await blocksMark(url0);
-    const t0 = process.hrtime.bigint();
     const nodesCpuMs = (): number => nodes.reduce((sum, r) => sum + processCpuMs(r.child.pid!), 0);
     const cpu0 = nodesCpuMs();
     const perNode0 = nodes.map((r) => threadTimes(r.child.pid!));
-    await roundRobin(bodies);
-    await untilInBlocks(mark, TRANSFERS, 180_000);
-    multi = TRANSFERS / (Number(process.hrtime.bigint() - t0) / 1e9);
+    multi = await devnetConfirmedRate(urls, bodies, 180_000);
     multiCpuMsPerTx = (nodesCpuMs() - cpu0) / NODES / TRANSFERS;
     // Where each node's CPU went: its event loop, and the other threads (the signature verifiers, libuv, GC).
     for (const [i, r] of nodes.entries())
@@ -381,7 +438,7 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
     const stalls = await Promise.all(nodes.map((r) => longestStallMs({ url: r.node.restUrl })));
     progress(`burst: each node's longest event-loop stall: ${stalls.map((ms, i) => `${nodes[i]!.node.name} ${ms.toFixed(1)} ms`).join(', ')}`);
     // One more key block, so the last micro-blocks and a key block after the load are measured too.
-    const h = await chainHeight(url0);
+    const h = await chainHeight(urls[0]!);
     await until(
       'one more key block on every node',
       async () => {
@@ -431,22 +488,19 @@ export async function networkFigures(p: Protocol): Promise<Figure[]> {
         );
         continue;
       }
-      for (const [q, name] of [
-        [0.5, 'p50'],
-        [0.99, 'p99'],
-      ] as const) {
-        const v = percentile(xs, q);
-        const base = percentile(bare, q);
-        const target = name === 'p99' ? `; target p99 < ${TARGET_P99_MS} ms: ${v < TARGET_P99_MS ? 'met' : 'NOT met'}` : '';
-        out.push({
-          name: `network.propagation.${kind}.${name}${phase}`,
-          value: v,
-          baseline: base,
-          ratio: v / base,
-          unit: `ms (${xs.length} samples, ${what})`,
-          baselineLabel: `bare loopback TCP hop of ${BARE_BYTES} bytes between two processes, ${name}, in this run${target}; ${settings}`,
-        });
-      }
+      out.push(
+        ...percentileFigures(
+          `network.propagation.${kind}`,
+          phase,
+          xs,
+          (q) => percentile(bare, q),
+          `ms (${xs.length} samples, ${what})`,
+          (name, v) => {
+            const target = name === 'p99' ? `; target p99 < ${TARGET_P99_MS} ms: ${v < TARGET_P99_MS ? 'met' : 'NOT met'}` : '';
+            return `bare loopback TCP hop of ${BARE_BYTES} bytes between two processes, ${name}, in this run${target}; ${settings}`;
+          },
+        ),
+      );
     }
   }
   progress(

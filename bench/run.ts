@@ -10,6 +10,7 @@
 import { abuseFigures } from './abuse.js';
 import { figureJson, formatFigure, type Figure } from './harness.js';
 import { Protocol } from '../src/protocol/protocol.js';
+import { cftFigures } from './cft.js';
 import { chainFigures } from './chain.js';
 import { contractFigures } from './contracts.js';
 import { fuzzBench } from './fuzz.js';
@@ -39,6 +40,7 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['metrics', () => metricsFigures(p)],
   ['privacy-replication', privacyReplicationFigures],
   ['grpc', () => grpcFigures(p)],
+  ['cft', () => cftFigures(p)],
 ];
 
 for (const [group, run] of groups) {
