@@ -113,6 +113,13 @@ export interface AssetDetails {
   readonly scriptDetails?: { readonly scriptComplexity: Int64; readonly script: string; readonly scriptText: string };
 }
 
+/** CFT: whether a block is final — its votes published, as WE counts it (genesis is final); undefined on other consensus. */
+export const finalityOf = (h: BlockHeader): boolean | undefined => {
+  const cft = h['cft-consensus'];
+  if (cft === undefined) return undefined;
+  return h.height === 1 || cft.votes.length > 0;
+};
+
 export const skippedRoundsOf = (h: BlockHeader): bigint | undefined => {
   const c = h['poa-consensus'] ?? h['cft-consensus'];
   return c === undefined ? undefined : BigInt(c['overall-skipped-rounds']);

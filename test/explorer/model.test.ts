@@ -12,7 +12,7 @@ import { MinerQueue, selectMiner } from '../../src/consensus/poa.js';
 import { roundAt, txRateSeries, WINDOW_MS } from '../../src/explorer/chain-rates.js';
 import { formatAge, formatUnits, jsonText } from '../../src/explorer/format.js';
 import { rankHolders } from '../../src/explorer/holders.js';
-import type { BlockHeader } from '../../src/explorer/model.js';
+import { finalityOf, type BlockHeader } from '../../src/explorer/model.js';
 import { roundTimeline, upcomingMiners, type WarningsAndBans } from '../../src/explorer/poa-timeline.js';
 import { href, parseRoute } from '../../src/explorer/routes.js';
 import { base58ByteLength, pageOfTransaction } from '../../src/explorer/search.js';
@@ -195,5 +195,18 @@ describe('PoA rounds', () => {
         assert.equal(upcoming.length, miners.length - banned.size);
       }),
     );
+  });
+});
+
+describe('CFT finality', () => {
+  it('a CFT block is final once it carries votes (genesis always); other consensus has none to show', () => {
+    const cft = (height: number, votes: number): BlockHeader => {
+      const { 'poa-consensus': _poa, ...rest } = header(height, 1_700_000_000_000, 'gen', 0);
+      return { ...rest, 'cft-consensus': { 'overall-skipped-rounds': '0', votes: Array.from({ length: votes }, () => ({})) } };
+    };
+    assert.equal(finalityOf(cft(1, 0)), true);
+    assert.equal(finalityOf(cft(5, 0)), false);
+    assert.equal(finalityOf(cft(5, 2)), true);
+    assert.equal(finalityOf(header(5, 1_700_000_000_000, 'gen', 0)), undefined);
   });
 });

@@ -5,7 +5,7 @@ import { seg } from '../api.js';
 import { AddressLink, Amount, Badge, Card, Facts, Id, Show, TxTable } from '../components.js';
 import { formatBytes, formatTime, jsonText } from '../format.js';
 import { useResource } from '../hooks.js';
-import type { Block } from '../model.js';
+import { finalityOf, type Block } from '../model.js';
 import { href } from '../routes.js';
 
 const PAGE = 100;
@@ -26,11 +26,13 @@ export function BlockPage({ reference }: { reference: string }): JSX.Element {
         const liquid = b.height === chainHeight;
         const poa = b['poa-consensus'] ?? b['cft-consensus'];
         const pos = b['pos-consensus'];
+        const final = finalityOf(b);
         const txs = b.transactions.slice(page * PAGE, (page + 1) * PAGE);
         return (
           <div>
             <h1>
-              Block {b.height} {liquid && <Badge kind="info">liquid: still growing</Badge>}
+              Block {b.height} {liquid && <Badge kind="info">liquid: still growing</Badge>} {final === true && <Badge kind="ok">final</Badge>}
+              {final === false && <Badge kind="warn">not final yet</Badge>}
             </h1>
             <Card title="Header">
               <Facts
