@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { prepareDevnet, spawnDevnetNode, type DevnetLayout, type DevnetNode, type DevnetOptions } from '../src/cli/devnet.js';
+import { freeLoopbackPort, prepareDevnet, spawnDevnetNode, type DevnetLayout, type DevnetNode, type DevnetOptions } from '../src/cli/devnet.js';
 
 import { httpRequest, type Answer, type RequestOptions } from './http.js';
 import { sleep, until } from './wait.js';
@@ -119,6 +119,21 @@ export class NetNode {
     const doc = JSON.parse(readFileSync(this.spec.configFile, 'utf8')) as { node: Record<string, unknown> };
     edit(doc.node);
     writeFileSync(this.spec.configFile, `${JSON.stringify(doc, null, 2)}\n`);
+  }
+
+  /**
+   * Cuts this node off (when stopped): at its next start it listens on a P2P port nobody
+   * knows and knows no peer — no connection either way until one is asked for
+   * (`POST /peers/connect`).
+   */
+  async isolate(): Promise<void> {
+    const port = await freeLoopbackPort();
+    this.editConfig((node) => {
+      const network = node['network'] as Record<string, unknown>;
+      network['port'] = port;
+      network['declared-address'] = `127.0.0.1:${port}`;
+      network['known-peers'] = [];
+    });
   }
 
   request(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Answer> {

@@ -25,7 +25,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { freeLoopbackPort } from '../../src/cli/devnet.js';
 import { Devnet, sleep, until, type NetNode } from '../../devkit/network.js';
 
 const NODES = 4;
@@ -202,13 +201,7 @@ describe('a CFT network of 4 node processes under faults', { timeout: 240_000 },
     await withOutputs(async () => {
       await cut.stop();
       // Restarted on a P2P port nobody knows, knowing nobody: no connection either way.
-      const port = await freeLoopbackPort();
-      cut.editConfig((node) => {
-        const network = node['network'] as Record<string, unknown>;
-        network['port'] = port;
-        network['declared-address'] = `127.0.0.1:${port}`;
-        network['known-peers'] = [];
-      });
+      await cut.isolate();
       await cut.start(60_000);
       const alone = await finalHeight(cut);
       const before = Math.max(...(await Promise.all(others.map(finalHeight))));

@@ -29,7 +29,7 @@ import { createPeerTransport } from '../../src/network/transport.js';
 import { MessageCode } from '../../src/network/types.js';
 import { devAccounts, devProtocol, type DevAccount } from '../../src/cli/dev.js';
 import { RegisterNode } from '../../src/protocol/transactions/nodes.js';
-import { devnetNodeKeyPair, freeLoopbackPort } from '../../src/cli/devnet.js';
+import { devnetNodeKeyPair } from '../../src/cli/devnet.js';
 import { stringifyJson } from '../../src/protocol/json.js';
 import type { Protocol } from '../../src/protocol/protocol.js';
 import { Devnet, oneChain, sleep, until, type NetNode } from '../../devkit/network.js';
@@ -227,13 +227,7 @@ describe('a network of 4 node processes', { timeout: 170_000 }, () => {
     const n0 = members[0]!;
     await cut.stop();
     // Restarted on a P2P port nobody knows, knowing nobody: no connection either way.
-    const port = await freeLoopbackPort();
-    cut.editConfig((node) => {
-      const network = node['network'] as Record<string, unknown>;
-      network['port'] = port;
-      network['declared-address'] = `127.0.0.1:${port}`;
-      network['known-peers'] = [];
-    });
+    await cut.isolate();
     try {
       await cut.start();
       await sleep(2000);
