@@ -6,7 +6,7 @@
  */
 import { GrpcEndpoint } from '../contracts/grpc/endpoint.js';
 import { logGrpcListening } from '../contracts/engine.js';
-import { defaultContractsSettings } from '../contracts/settings.js';
+import { defaultContractsSettings, type ContractsSettings } from '../contracts/settings.js';
 import type { Logger } from 'pino';
 import type { StartContext } from './assembly.js';
 import type { NodeConfig } from './config.js';
@@ -19,10 +19,13 @@ import { grpcErrorOf } from '../contracts/grpc/server.js';
 import type { ExecutionStatusBook } from '../contracts/statuses.js';
 import { servePublicGrpcApi } from '../api/grpc/public-api.js';
 
+/** The contract keys of a config (WE's defaults when it names none): where the gRPC port listens, whether contracts run. */
+const contractSettingsOf = (config: NodeConfig): ContractsSettings => config.contracts ?? defaultContractsSettings(config.node.dataDirectory);
+
 /** Opens the node's gRPC port when anything is served on it; undefined otherwise. Closed at the node's stop. */
 export async function openGrpcEndpoint(ctx: StartContext): Promise<GrpcEndpoint | undefined> {
   const { config } = ctx;
-  const contracts = config.contracts ?? defaultContractsSettings(config.node.dataDirectory);
+  const contracts = contractSettingsOf(config);
   if (!config.api.grpc.enabled && !contracts.enable) return undefined;
   const endpoint = ctx.started.add('gRPC API', new GrpcEndpoint(), (e) => e.close());
   const port = await endpoint.listen(contracts.grpc.bindAddress, contracts.grpc.port);
@@ -52,7 +55,7 @@ export function servePublicGrpc(
   const authorize = grpcAuthorizer(o.config.api.auth, o.services.protocol, o.owner.publicKey, o.now);
   servePublicGrpcApi(endpoint, { services: o.services, chain: o.chain, settings: o.config.api.grpc, authorize, log: o.log });
   if (!o.contractsRun) {
-    const grpcSettings = (o.config.contracts ?? defaultContractsSettings(o.config.node.dataDirectory)).grpc;
+    const grpcSettings = contractSettingsOf(o.config).grpc;
     const statuses = contractStatusService(statusServiceDeps(grpcSettings, o.statuses, o.services.protocol, userAuthorization(authorize)), grpcErrorOf);
     endpoint.serve(statuses.definition, statuses.implementation);
   }

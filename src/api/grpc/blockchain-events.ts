@@ -184,6 +184,9 @@ export class EventCursor {
   private closed = false;
   private wake: (() => void) | undefined;
   private readonly unsubscribe: () => void;
+  /** The request's filters. */
+  private readonly matches: (tx: Transaction) => boolean;
+  /** The filters, and a protobuf form to send (WE's protoTxFilter: a transaction without one is in no event). */
   private readonly accept: (tx: Transaction) => boolean;
 
   constructor(
@@ -192,8 +195,8 @@ export class EventCursor {
     filters: readonly EventsFilter[],
     private readonly sink: EventSink,
   ) {
-    // As WE's protoTxFilter: a transaction with no protobuf form is in no event.
     const matches = transactionPredicate(filters);
+    this.matches = matches;
     this.accept = (tx) => matches(tx) && deps.encodeTransaction(tx) !== undefined;
     const chain = deps.chain;
     const top = chain.height();
@@ -215,7 +218,7 @@ export class EventCursor {
     this.unsubscribe = chain.on((event) => this.onChain(event));
   }
 
-  /** Writes events until `close`. Never rejects. */
+  /** Writes events until `close`; rejects only if the chain lacks a block below its top (a store fault). */
   async run(): Promise<void> {
     let sliceStart = performance.now();
     while (!this.closed) {
@@ -323,7 +326,7 @@ export class EventCursor {
   private encoded(txs: readonly Transaction[]): Uint8Array[] {
     const out: Uint8Array[] = [];
     for (const tx of txs) {
-      const encoded = this.accept(tx) ? this.deps.encodeTransaction(tx) : undefined;
+      const encoded = this.matches(tx) ? this.deps.encodeTransaction(tx) : undefined;
       if (encoded !== undefined) out.push(encoded);
     }
     return out;
