@@ -14,14 +14,14 @@ import { LEGACY_GENESIS_BLOCK_VERSION, MODERN_GENESIS_BLOCK_VERSION, type Block,
 import type { MutableState, StateView } from '../state/view.js';
 import {
   canReplaceUnfinalisedTip,
-  expectedValidators,
   isFinalised,
   requireFinalisingVotes,
   requireRollbackDepth,
-  seedBlockIds,
+  validatorsAt as tipValidatorsAt,
+  votingWindow,
   type VoteTarget,
 } from './cft.js';
-import { minerQueueAt, PoaConsensus, type ChainHeaders as PoaHeaders } from './poa.js';
+import { PoaConsensus, type ChainHeaders as PoaHeaders } from './poa.js';
 import { PosConsensus, type GeneratingBalances } from './pos.js';
 import { poaBlockScore, posBlockScore } from './score.js';
 
@@ -187,17 +187,11 @@ export class CftRules extends PoaRules {
    */
   validatorsAt(block: Block, parentHeight: number, timestamp: bigint, state: StateView, chain: Pick<ChainTop, 'blockIdAt'>): Uint8Array[] {
     const p = state.protocol;
-    return expectedValidators({
-      activeMiners: minerQueueAt(state, timestamp),
-      blockMiner: p.addresses.fromPublicKey(block.generator).bytes,
-      maxValidators: this.cft.maxValidators,
-      parentId: block.reference,
-      lastBlockIds: (count) => {
-        if (chain.blockIdAt(parentHeight) === undefined) return undefined;
-        return seedBlockIds(block.reference, parentHeight, count, (h) => chain.blockIdAt(h)!);
-      },
-      fastHash: (data) => p.crypto.fastHash(data),
-    });
+    return tipValidatorsAt(
+      { state, maxValidators: this.cft.maxValidators, blockIdAt: (h) => chain.blockIdAt(h), fastHash: (data) => p.crypto.fastHash(data) },
+      { height: parentHeight + 1, reference: block.reference, miner: p.addresses.fromPublicKey(block.generator).bytes },
+      timestamp,
+    );
   }
 
   /** What the top block gathers votes for (its voting hash and validators, as its vote micro-block is checked); none on genesis alone. */
@@ -223,10 +217,9 @@ export class CftRules extends PoaRules {
   /** WE's checkVoteMicroBlockTimestampBounds and validateVotes on the top block. */
   override validateVoteMicroBlock(micro: VoteMicroBlock, chain: ChainTop, state: StateView): void {
     const liquid = chain.lastBlock();
-    const { syncStart, roundEnd } = this.poa.rounds.timestamps(liquid.timestamp);
-    const end = roundEnd + BigInt(this.cft.finalizationTimeoutMs);
+    const { syncStart, finalizationEnd } = votingWindow(this.poa.rounds.timestamps(liquid.timestamp), this.cft);
     if (micro.timestamp < syncStart) throw microBlockOutOfBounds(micro.timestamp, syncStart, 'start', 'VoteMicroBlock');
-    if (micro.timestamp > end) throw microBlockOutOfBounds(micro.timestamp, end, 'end', 'VoteMicroBlock');
+    if (micro.timestamp > finalizationEnd) throw microBlockOutOfBounds(micro.timestamp, finalizationEnd, 'end', 'VoteMicroBlock');
     const validators = this.validatorsOf(liquid, chain.height() - 1, state, chain);
     requireFinalisingVotes(state.protocol, `Micro-block '${micro.idBase58}'`, liquid.votingHash, micro.votes, validators);
   }
