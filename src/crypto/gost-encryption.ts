@@ -27,7 +27,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
 import { createStreebog256, GOST_SIGN_ALGORITHM } from './gost.js';
-import { KuznyechikKey } from './kuznyechik.js';
+import { kuznyechikKey } from './kuznyechik.js';
 import { InternalError } from '../errors/internal.js';
 
 interface GostDh {
@@ -64,27 +64,27 @@ export class Kuznyechik {
   /** One block. */
   encryptBlock(key: Uint8Array, block: Uint8Array): Uint8Array {
     const out = new Uint8Array(BLOCK);
-    new KuznyechikKey(key).encryptBlock(block, 0, out, 0);
+    kuznyechikKey(key).encryptBlock(block, 0, out, 0);
     return out;
   }
 
   /** CFB with 128-bit feedback (GOST R 34.13-2015 §4.5, s = n), no padding. */
   cfbEncrypt(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
-    return new KuznyechikKey(key).cfb('encrypt', iv, data);
+    return kuznyechikKey(key).cfb('encrypt', iv, data);
   }
 
   cfbDecrypt(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
-    return new KuznyechikKey(key).cfb('decrypt', iv, data);
+    return kuznyechikKey(key).cfb('decrypt', iv, data);
   }
 
   /** CTR (GOST R 34.13-2015 §4.4): counter IV(8) ‖ 0^64, incremented as a 128-bit big-endian integer. */
   ctr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
-    return new KuznyechikKey(key).ctr(iv, data);
+    return kuznyechikKey(key).ctr(iv, data);
   }
 
   /** OMAC / CMAC (GOST R 34.13-2015 §4.6), full 16-byte MAC. */
   omac(key: Uint8Array, data: Uint8Array): Uint8Array {
-    return new KuznyechikKey(key).omac(data);
+    return kuznyechikKey(key).omac(data);
   }
 }
 

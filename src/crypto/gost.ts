@@ -7,11 +7,16 @@
  * the wire contract those clients assume. Streebog, key derivation and the block cipher are
  * the library's; signing and verification run on @noble/curves' Weierstrass arithmetic
  * (the library's pure-JS big integers made them the bottleneck of a GOST network).
+ *
+ * Where OpenSSL's GOST engine is present (gost-native.ts), signing, verification and Streebog
+ * run on it instead, with the same bytes and verdicts; `javascriptGost` keeps the JavaScript
+ * for the fallback and as the oracle the tests hold the native one to.
  */
 import { randomBytes } from 'node:crypto';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
 import { weierstrass, type WeierstrassOpts } from '@noble/curves/abstract/weierstrass.js';
 import type { CryptoSuite, KeyPair } from './suite.js';
+import { gostBackend, type GostBackend } from './gost-native.js';
 
 interface GostDigest {
   digest(data: Uint8Array | ArrayBuffer): ArrayBuffer;
@@ -97,7 +102,7 @@ const beInt = (b: Uint8Array): bigint => {
  * crypto-gost-js, which makes a GOST network's throughput); tests check it gives the library's
  * verdict on valid, altered and random signatures.
  */
-export function createGost256Verifier(curve: Gost256Curve): Gost256Verify {
+function createJsGost256Verifier(curve: Gost256Curve): Gost256Verify {
   const Point = weierstrass(CURVES[curve]);
   Point.BASE.precompute(8);
   const q = Point.Fn.ORDER;
@@ -129,7 +134,7 @@ const be32 = (v: bigint): Buffer => Buffer.from(v.toString(16).padStart(64, '0')
  * bytes reduced mod q, q within 2^-128 of 2^256), C = k·G with @noble/curves' constant-time
  * multiplication, r = x(C) mod q, s = (r·d + k·e) mod q, answer s‖r big-endian.
  */
-export function createGost256Signer(random: (n: number) => Uint8Array = (n) => randomBytes(n)): (privateKey: Uint8Array, message: Uint8Array) => Uint8Array {
+function createJsGost256Signer(random: (n: number) => Uint8Array = (n) => randomBytes(n)): (privateKey: Uint8Array, message: Uint8Array) => Uint8Array {
   const Point = weierstrass(CURVES['S-256-A']);
   Point.BASE.precompute(8);
   const q = Point.Fn.ORDER;
@@ -156,16 +161,46 @@ function toArrayBuffer(b: Uint8Array): ArrayBuffer {
   return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 }
 
-/** Streebog-256 (GOST R 34.11-2012), output in the common (OpenSSL) byte order. */
-export function createStreebog256(): (data: Uint8Array) => Uint8Array {
+function createJsStreebog256(): (data: Uint8Array) => Uint8Array {
   const digest = GostEngine.getGostDigest(STREEBOG_256);
   return (data) => new Uint8Array(digest.digest(data));
 }
 
-export function createGostSuite(): Promise<CryptoSuite> {
-  const streebog = createStreebog256();
-  const verify = createGost256Verifier('S-256-A');
-  const sign = createGost256Signer();
+/** The JavaScript implementations: the fallback without the engine, and the tests' oracle. */
+export const javascriptGost = {
+  verifier: createJsGost256Verifier,
+  signer: createJsGost256Signer,
+  streebog256: createJsStreebog256,
+} as const;
+
+/** A GOST R 34.10-2012 (256) verifier on a curve: native where this thread has the engine (gost-native.ts). */
+export function createGost256Verifier(curve: Gost256Curve, backend: GostBackend = gostBackend()): Gost256Verify {
+  return backend.native?.verifier(curve) ?? createJsGost256Verifier(curve);
+}
+
+/** Streebog-256 (GOST R 34.11-2012), output in the common (OpenSSL) byte order; native where the engine is. */
+export function createStreebog256(backend: GostBackend = gostBackend()): (data: Uint8Array) => Uint8Array {
+  return backend.native?.streebog256 ?? createJsStreebog256();
+}
+
+/** GOST signing on the CryptoPro-A curve (see createJsGost256Signer); native where the engine is. */
+export function createGost256Signer(backend: GostBackend = gostBackend()): (privateKey: Uint8Array, message: Uint8Array) => Uint8Array {
+  const native = backend.native;
+  if (native === undefined) return createJsGost256Signer();
+  const q = weierstrass(CURVES['S-256-A']).Fn.ORDER;
+  return (privateKey, message) => {
+    if (privateKey.length !== 32) throw new RangeError(`a GOST private key has 32 bytes, got ${privateKey.length}`);
+    const d = leInt(privateKey) % q;
+    if (d === 0n) throw new RangeError('the GOST private key is zero');
+    return native.sign(d === leInt(privateKey) ? privateKey : be32(d).reverse(), message);
+  };
+}
+
+/** The GOST suite on this thread's backend (native or JavaScript, see gost-native.ts). */
+export function createGostSuite(backend: GostBackend = gostBackend()): Promise<CryptoSuite> {
+  const streebog = createStreebog256(backend);
+  const verify = createGost256Verifier('S-256-A', backend);
+  const sign = createGost256Signer(backend);
 
   /** Key pair from a 32-byte ukm: d = ukm (little-endian), Q = d·G. */
   const keyPairFromUkm = (ukm: Uint8Array): KeyPair => {

@@ -24,6 +24,8 @@ const PI = Uint8Array.from([
 /** Coefficients of the linear map ℓ over bytes a15 … a0 (GOST R 34.12-2015 §4.1.2). */
 const ELL = [148, 32, 133, 16, 194, 192, 1, 251, 1, 192, 194, 16, 133, 32, 148, 1] as const;
 
+import { gostBackend, type GostBackend, type Kuznyechik } from './gost-native.js';
+
 export const KUZNYECHIK_BLOCK = 16;
 export const KUZNYECHIK_KEY_LENGTH = 32;
 
@@ -77,7 +79,15 @@ function writeWord(out: Uint8Array, at: number, v: number): void {
 }
 
 /** A Kuznyechik key, scheduled once; encrypts blocks. */
-export class KuznyechikKey {
+export type { Kuznyechik };
+
+/** Kuznyechik under `key`: OpenSSL's GOST engine where this thread has it (gost-native.ts), else the tables below. */
+export function kuznyechikKey(key: Uint8Array, backend: GostBackend = gostBackend()): Kuznyechik {
+  return backend.native?.kuznyechik(key) ?? new KuznyechikKey(key);
+}
+
+/** The JavaScript Kuznyechik: the fallback without the engine and the tests' oracle. */
+export class KuznyechikKey implements Kuznyechik {
   /** Ten round keys, four big-endian words each. */
   readonly #roundKeys = new Uint32Array(40);
   readonly #t = LS_TABLES;

@@ -27,7 +27,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { AES_IV_LENGTH, AES_TAG_LENGTH, DecryptionFailure, EncryptionFailure, systemRandom, WRAPPED_KEY_LENGTH, type RandomBytes } from './encryption.js';
 import { createGostEncryption, kdfTree, withGostFailure, WRAPPED_KEY_HEADER_LENGTH, WRAPPED_STRUCTURE_LENGTH, type GostEncryption } from './gost-encryption.js';
 import { createStreebog256 } from './gost.js';
-import { KuznyechikKey, KUZNYECHIK_BLOCK, KUZNYECHIK_KEY_LENGTH } from './kuznyechik.js';
+import { kuznyechikKey, KUZNYECHIK_BLOCK, KUZNYECHIK_KEY_LENGTH } from './kuznyechik.js';
 import { readDer } from './pki/der.js';
 import { readGostPublicKey } from './pki/x509.js';
 import { StreamDecryptor, StreamEncryptor, streamDecryptorFor, streamEncryptorFor, type ChunkCipher } from './stream-cipher.js';
@@ -82,8 +82,8 @@ function gostChunkCipher(streebog: (d: Uint8Array) => Uint8Array): ChunkCipher {
     contentKeyLength: KUZNYECHIK_KEY_LENGTH,
     keyed: (contentKey) => {
       const keys = kdfTree(streebog, contentKey, label, new Uint8Array(8), 64);
-      const mac = new KuznyechikKey(keys.subarray(0, 32));
-      const enc = new KuznyechikKey(keys.subarray(32));
+      const mac = kuznyechikKey(keys.subarray(0, 32));
+      const enc = kuznyechikKey(keys.subarray(32));
       return {
         seal: (body, iv) => {
           const ciphertext = enc.ctr(iv.subarray(0, KUZNYECHIK_BLOCK / 2), body);

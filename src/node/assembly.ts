@@ -24,6 +24,7 @@ import { VoteBook } from '../consensus/cft.js';
 import { followTopBlock } from '../consensus/cft/follow-chain.js';
 import { CftRules, consensusRulesFor, type PoaRules, type PosRules } from '../consensus/rules.js';
 import { encodeBase58 } from '../crypto/encoding.js';
+import { gostBackend } from '../crypto/gost-native.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { SignatureVerifierPool } from '../crypto/verify-pool.js';
 import { NodeNetwork } from '../network/node-network.js';
@@ -119,6 +120,8 @@ export async function openChain(ctx: StartContext): Promise<ChainParts> {
     started.add('vote book', followTopBlock(votes, chain, rules), (stop) => stop());
   }
   log.info({ height: chain.height(), chainId: config.chain.chainId, owner: config.node.ownerAddress.toString() }, 'chain opened');
+  // Which GOST implementation signs, verifies, hashes and encrypts (WEFT_GOST_ENGINE; docs/gost.md).
+  if (config.chain.crypto === 'gost') log.info({ implementation: gostBackend().description }, 'GOST crypto');
   return { protocol, store, features, rules, chain, liquid, votes };
 }
 

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { AddressScheme } from '../../src/crypto/address.js';
 import { decodeBase58, encodeBase58 } from '../../src/crypto/encoding.js';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
-import { createGost256Verifier, createGostSuite, GOST_SIGN_ALGORITHM, type Gost256Curve } from '../../src/crypto/gost.js';
+import { createGost256Verifier, createGostSuite, GOST_SIGN_ALGORITHM, javascriptGost, type Gost256Curve } from '../../src/crypto/gost.js';
 
 const suite = await createGostSuite();
 const require = createRequire(import.meta.url);
@@ -70,9 +70,12 @@ describe('gost crypto', () => {
     }
     const { GostEngine } = gostPkg as { GostEngine: { getGostSign(a: Record<string, unknown>): LibSign } };
     const ab = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
-    for (const curve of ['S-256-A', 'S-256-B', 'S-256-C'] as Gost256Curve[]) {
+    // Both implementations: the native one (OpenSSL's GOST engine) and the JavaScript fallback.
+    for (const [curve, ours] of (['S-256-A', 'S-256-B', 'S-256-C'] as Gost256Curve[]).flatMap((c) => [
+      [c, createGost256Verifier(c)] as const,
+      [c, javascriptGost.verifier(c)] as const,
+    ])) {
       const lib = GostEngine.getGostSign({ ...GOST_SIGN_ALGORITHM, namedCurve: curve });
-      const ours = createGost256Verifier(curve);
       const keys = lib.generateKey();
       const publicKey = new Uint8Array(keys.publicKey);
       fc.assert(
