@@ -112,7 +112,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bin/weft.js'] }, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { weft: { rules: { 'layer-order': layerOrder } } },
     rules: {

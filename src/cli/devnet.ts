@@ -75,7 +75,7 @@ export interface DevnetOptions {
   readonly roundDurationMs?: number;
   readonly syncDurationMs?: number;
   readonly microBlockIntervalMs?: number;
-  /** `miner.quorum` (default 1: a node forges only with a miner peer connected). */
+  /** `miner.quorum` (default 1: a node forges only with a miner peer connected; 0 for a devnet of one node). */
   readonly quorum?: number;
   /** Pool and block limits, for benchmarks. */
   readonly maxTransactionsInMicroBlock?: number;
@@ -282,7 +282,8 @@ function nodeConfig(o: DevnetOptions, protocol: Protocol, chain: ChainSettings, 
     consensusType: chain.consensus.type,
     miner: {
       ...DEFAULTS.miner,
-      quorum: o.quorum ?? 1,
+      // A node alone has no miner peer to wait for: it forges by itself (WE's miner.quorum = 0).
+      quorum: o.quorum ?? (o.nodes === 1 ? 0 : 1),
       noQuorumMiningDelayMs: 500,
       microBlockIntervalMs: micro,
       minMicroBlockAgeMs: micro,

@@ -82,6 +82,22 @@ export interface PkiServiceOptions {
   readonly now: () => bigint;
 }
 
+/**
+ * A request's sigType: WE's number (1, 2, 3) or its name as the specification's samples and the
+ * gRPC enum spell it (`CAdES_BES`, `CADES_X_LONG_TYPE_1`, `CAdES-T`…; case, `_`, `-` and spaces
+ * do not matter). Anything else: 400 naming the values.
+ */
+export function sigTypeNumber(value: number | string): number {
+  if (typeof value === 'number') return value;
+  const key = value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
+  if (/^\d+$/.test(key)) return Number(key);
+  for (const [n, name] of SIG_TYPES) if (name.toLowerCase().replace(/[\s_-]+/g, '') === key) return n;
+  throw customValidationError(`Unknown sigType '${value}'. Possible values: 1 or CAdES_BES, 2 or CAdES_X_Long_Type_1, 3 or CAdES_T`, 'sigType');
+}
+
 function checkSigType(sigType: number): void {
   if (sigType === 1) return;
   const name = SIG_TYPES.get(sigType);

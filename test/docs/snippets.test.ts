@@ -118,7 +118,8 @@ class Started {
 
 /** Spawns a command in a process group of its own (so stopping it stops what it started). */
 function spawnGroup(program: string, args: readonly string[], cwd: string): Started {
-  return new Started(spawn(program, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+  // npm test has just built dist/: bin/weft.js is told not to check the sources again (test/cli/weft-bin.test.ts tests that check).
+  return new Started(spawn(program, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WEFT_SKIP_BUILD: '1' } }));
 }
 
 /** One folder laid out as a checkout, and the node or devnet running there (started on first use). */
@@ -131,7 +132,7 @@ class Environment {
     private readonly groups: Set<Started>,
   ) {
     mkdirSync(cwd, { recursive: true });
-    for (const name of ['dist', 'node_modules', 'package.json']) symlinkSync(join(REPO, name), join(cwd, name));
+    for (const name of ['bin', 'dist', 'node_modules', 'package.json']) symlinkSync(join(REPO, name), join(cwd, name));
   }
 
   async ready(): Promise<void> {

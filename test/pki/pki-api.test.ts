@@ -191,6 +191,17 @@ describe('PKI in TEST mode on a GOST node', { timeout: 120_000 }, () => {
     assert.deepEqual((await n.request('POST', '/pki/verify', { inputData: encodeBase64(Buffer.from('other')), signature: theirs, sigType: 1 })).json, {
       sigStatus: false,
     });
+    // sigType by name, as the specification's own sample sends it.
+    const byName = await n.request('POST', '/pki/sign', {
+      inputData: encodeBase64(data),
+      keystoreAlias: sender.address,
+      password: sender.keystorePassword,
+      sigType: 'CAdES_BES',
+    });
+    assert.equal(byName.status, 200, byName.text);
+    assert.deepEqual((await verify({ signature: byName.json.signature, sigType: 'CADES_BES' })).json, { sigStatus: true });
+    assertError(await verify({ signature: theirs, sigType: 'CAdES_T' }), 400, 199, /sigType 3 \(CAdES-T\) is not supported/);
+    assertError(await verify({ signature: theirs, sigType: 'PKCS7' }), 400, 199, /Unknown sigType 'PKCS7'\. Possible values: 1 or CAdES_BES/);
 
     assertError(
       await n.request('POST', '/pki/sign', { inputData: encodeBase64(data), keystoreAlias: sender.address, password: 'wrong', sigType: 1 }),

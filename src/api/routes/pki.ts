@@ -14,7 +14,7 @@ import { Type } from '@sinclair/typebox';
 import { certificateText } from '../../crypto/pki/certificate-text.js';
 import { encodeBase64 } from '../../crypto/encoding.js';
 import type { Certificate } from '../../crypto/pki/x509.js';
-import type { CertificateKey, PkiApi } from '../../pki/pki-service.js';
+import { sigTypeNumber, type CertificateKey, type PkiApi } from '../../pki/pki-service.js';
 import { booleanQuery, text } from '../params.js';
 import { defineRoutes, Reply, route, type ApiContext } from '../routing.js';
 import * as S from '../schemas.js';
@@ -47,12 +47,15 @@ const certificateRoute = <const P extends string>(path: P, key: CertificateKey, 
     handler: ({ params, query }, ctx) => certificateAnswer(pkiOf(ctx).certificate(key, params.value), query.plainText),
   });
 
+/** WE's number, or its name as the specification's samples send it (pki-service.ts, sigTypeNumber). */
+const SigType = (description: string) => Type.Union([Type.Integer(), Type.String()], { description });
+
 const SignRequest = Type.Object(
   {
     inputData: Type.String({ description: 'The data, Base64' }),
     keystoreAlias: Type.String({ description: 'Address of a keystore key (`GET /pki/keystoreAliases`)' }),
     password: Type.Optional(Type.String({ description: "The key's keystore password" })),
-    sigType: Type.Integer({ description: '1 = CAdES-BES (2 = CAdES-X Long Type 1 and 3 = CAdES-T are refused: Weft has no time-stamp client)' }),
+    sigType: SigType('1 or CAdES_BES = CAdES-BES (2 = CAdES-X Long Type 1 and 3 = CAdES-T are refused: Weft has no time-stamp client)'),
   },
   { $id: 'PkiSignRequest' },
 );
@@ -61,7 +64,7 @@ const VerifyRequest = Type.Object(
   {
     inputData: Type.String({ description: 'The signed data, Base64' }),
     signature: Type.String({ description: 'Detached CMS signature (DER), Base64' }),
-    sigType: Type.Integer({ description: '1 = CAdES-BES' }),
+    sigType: SigType('1 or CAdES_BES = CAdES-BES'),
     extendedKeyUsageList: Type.Optional(
       Type.Array(Type.String(), { description: "OIDs (or names such as clientAuth) the signer's certificate must have as extended key usages" }),
     ),
@@ -98,7 +101,12 @@ export const pkiRoutes = defineRoutes({ name: 'pki', description: 'GOST PKI: cer
       404: err("119 the key has no certificate in the network's store"),
     },
     handler: async ({ body }, ctx) => ({
-      signature: await pkiOf(ctx).sign({ inputData: body.inputData, keystoreAlias: body.keystoreAlias, password: body.password, sigType: body.sigType }),
+      signature: await pkiOf(ctx).sign({
+        inputData: body.inputData,
+        keystoreAlias: body.keystoreAlias,
+        password: body.password,
+        sigType: sigTypeNumber(body.sigType),
+      }),
     }),
   }),
   route({
@@ -117,7 +125,7 @@ export const pkiRoutes = defineRoutes({ name: 'pki', description: 'GOST PKI: cer
       sigStatus: await pkiOf(ctx).verify({
         inputData: body.inputData,
         signature: body.signature,
-        sigType: body.sigType,
+        sigType: sigTypeNumber(body.sigType),
         extendedKeyUsageList: [...(body.extendedKeyUsageList ?? []), ...(body.extended_key_usage_list ?? [])],
       }),
     }),
