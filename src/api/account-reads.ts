@@ -126,7 +126,7 @@ export function pageEntries<T>(items: readonly T[], offset: number | undefined, 
 
 /** The query of the routes that page a contract's entries: `offset`, `limit` (each > 0) and `matches`. */
 export const ENTRY_PAGE_QUERY = {
-  offset: optionalQuery(text('Entries to skip (> 0)')),
+  offset: optionalQuery(text('Entries to skip (≥ 0)')),
   limit: optionalQuery(text('Entries to return (> 0)')),
   matches: optionalQuery(
     text('Regular expression a key must match as a whole (Java syntax, run in linear time: no lookaround, back-references or possessive quantifiers)'),
@@ -146,7 +146,8 @@ export function readEntryPage(query: {
   readonly matches?: string | undefined;
 }): EntryPager {
   const ints = readIntQueries([
-    { name: 'offset', raw: query.offset, rule: 'positive' },
+    // WE 1.14 wants offset > 0 here; the official js-sdk's contracts.get(id) sends offset=0, so 0 is taken (docs/we-compatibility.md).
+    { name: 'offset', raw: query.offset, rule: 'non-negative' },
     { name: 'limit', raw: query.limit, rule: 'positive' },
   ]);
   const filter = keysFilter(query.matches);

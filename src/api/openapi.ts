@@ -126,6 +126,13 @@ function operation(r: AnyRoute, group: RouteGroup, auth: Authenticator, registry
   for (const [status, description] of Object.entries(refusals)) {
     responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } } };
   }
+  // A multipart route refuses any other body (routing.ts, readRequestBody).
+  if (body?.read === 'multipart') {
+    responses['415'] ??= {
+      description: '199 the body is not multipart/form-data',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+    };
+  }
   op['responses'] = responses;
   return op;
 }

@@ -26,7 +26,7 @@ import type { ApiServices, ApiSettings } from './services.js';
 import type { TransactionTimestamps } from './timestamps.js';
 import type { HeavyReads } from './heavy-reads.js';
 import type { ScriptCompilerPool } from '../ride/script-compiler-pool.js';
-import { bodyIsNotObject, unavailableInPkiMode } from '../errors/catalogue.js';
+import { bodyIsNotObject, customValidationError, unavailableInPkiMode } from '../errors/catalogue.js';
 
 export type { AuthLevel } from './auth.js';
 
@@ -64,8 +64,8 @@ export interface BodySpec<S extends TSchema = TSchema, R extends BodyReading = B
    * `text`: the raw body as UTF-8 text, whatever its content type (Akka's `entity(as[String])`;
    * no body reads as ''), documented as `text/plain`;
    * `multipart`: a `multipart/form-data` body the handler streams part by part (nothing is
-   * buffered by the router; `schema` documents the parts). Another content type is
-   * Akka's rejection (see `whenAbsent`).
+   * buffered by the router; `schema` documents the parts). Another content type is 415 with
+   * error 199 naming the form the route takes (WE's Akka rejects it as 404, an unknown URL).
    */
   readonly read: R;
   readonly description?: string;
@@ -320,7 +320,15 @@ function readRequestBody(r: AnyRoute, request: FastifyRequest, multipart: Multip
   const body: unknown = request.body;
   if (spec.read === 'multipart') {
     const parts = multipart?.read(request, r);
-    if (parts === undefined) throw bodyAbsentReply(r);
+    if (parts === undefined) {
+      // WE's Akka answers 404 here, which reads as a wrong URL; the route exists and wants another body.
+      const type = request.headers['content-type'];
+      throw customValidationError(
+        `${r.path} takes a multipart/form-data body${spec.description !== undefined ? ` (${spec.description})` : ''}; this request's Content-Type is ${type === undefined ? 'absent' : `'${type}'`}`,
+        'body',
+        415,
+      );
+    }
     return parts;
   }
   if (spec.read === 'text') return body instanceof JsonEntity ? body.text : body instanceof RawEntity ? body.text() : '';

@@ -421,6 +421,16 @@ describe('sendDataV2', () => {
   it('refuses a body without its data or request part, an unknown part and a wrong hash, storing nothing', async () => {
     const data = randomBytes(10);
     const req = stringifyJson(request(data));
+    // A JSON body (the form of sendData) or none: 415 saying the route takes multipart, not WE's 404 (it reads as a wrong URL).
+    for (const route of ['/privacy/sendDataV2', '/privacy/sendLargeData']) {
+      expectError(
+        await send(app, 'POST', route, { body: request(data) }),
+        415,
+        199,
+        new RegExp(`^${route} takes a multipart/form-data body .*Content-Type is 'application/json`),
+      );
+      expectError(await send(app, 'POST', route), 415, 199, /takes a multipart\/form-data body.*Content-Type is absent/);
+    }
     expectError(await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'request', content: req }] }), 400, 199, /no 'data' part/);
     expectError(await send(app, 'POST', '/privacy/sendDataV2', { parts: [{ name: 'data', content: data }] }), 400, 199, /no 'request' part/);
     expectError(
