@@ -407,7 +407,7 @@ const QUIET_STALL_WINDOW_MS = 3000;
  * the helper threads was ~75 µs of a fresh node's CPU per transfer over the first 8–10k, 3–15
  * µs after). The warm-up's own rate goes to stderr beside the figure.
  */
-const WARMUP_TRANSFERS = 5_000;
+export const WARMUP_TRANSFERS = 5_000;
 
 /** The node's event-loop sampler checks every this many ms; each delay it records includes that interval. */
 const EVENT_LOOP_SAMPLER_INTERVAL_MS = 10;
