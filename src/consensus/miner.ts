@@ -315,6 +315,12 @@ export class Miner {
       }
     }
     this.prepared = undefined;
+    if (this.lateForVotes(ready.height)) {
+      // CFT: the validators began voting on the liquid block at the sync start; a micro-block committed now would
+      // change what they voted for and void their first votes. Its transactions stay in the pool for the next block.
+      this.o.log.debug({ height: ready.height, transactions: ready.included.length }, 'prepared micro-block dropped: the voting has begun');
+      return 0;
+    }
     const started = performance.now();
     const build = chain.commitOwnMicroBlock(ready, chain.features.isActive(FEATURE.PARALLEL_LIQUID_BLOCK, ready.height));
     // The whole turn: the store's commit and what the chain's listeners do with the micro-block.
@@ -344,6 +350,13 @@ export class Miner {
     // The next round executes on the new liquid block while the micro-block interval runs.
     this.startExecution(keyBlockId);
     return this.nextMicroBlockIn(build.outOfTime);
+  }
+
+  /** CFT: whether the key block at `height` has reached its sync part, where its validators vote on the liquid block as it stands. */
+  private lateForVotes(height: number): boolean {
+    const { chain, rules, cft } = this.o;
+    if (cft === undefined || !('poa' in rules) || chain.height() !== height) return false;
+    return !microBlockWindow(rules.poa, chain.headerAt(height).timestamp, this.o.now()).allowed;
   }
 
   /**

@@ -196,6 +196,47 @@ describe('the miner loop under CFT (real chain, mocked timers)', () => {
     }
   });
 
+  it('drops a micro-block it prepared before the sync start when the commit turn comes after it (the votes stand), its transfer kept in the pool', () => {
+    const s = chainWithUnfinalTip();
+    s.clock.now = s.syncStart - 20n;
+    const votedOn = s.node.chain.lastBlock().votingHash;
+    const late = transfer(s.clock, alice, bob, 2n * WEST);
+    s.node.pool.put(late);
+    // The prepare turn runs before the sync start, the sign and commit turns after it (a loaded event loop).
+    let prepared = false;
+    const prepare = s.node.chain.prepareOwnMicroBlock.bind(s.node.chain);
+    mock.method(s.node.chain, 'prepareOwnMicroBlock', (...args: Parameters<typeof prepare>) => {
+      prepared = true;
+      return prepare(...args);
+    });
+    const log = new RecordedLog();
+    const miner = new Miner({
+      chain: s.node.chain,
+      pool: s.node.pool,
+      rules: s.node.rules,
+      cft: new RecordedCft(),
+      settings: { enabled: true, microBlockIntervalMs: 500, maxTransactionsInMicroBlock: 255, maxBlockSizeInBytes: 1 << 20, minMicroBlockAgeMs: 0, quorum: 0 },
+      keyPair: minerB.keyPair,
+      now: () => (prepared ? s.syncStart + 5n : s.clock.read()),
+      log,
+    });
+    miner.start();
+    try {
+      mock.timers.tick(0);
+      mock.timers.tick(0);
+      mock.timers.tick(0);
+      assert.ok(prepared, 'a micro-block was prepared');
+      assert.ok(log.lines.some((l) => l.msg === 'prepared micro-block dropped: the voting has begun'));
+      assert.ok(equalBytes(s.node.chain.lastBlock().votingHash, votedOn), 'the liquid block the validators vote on is unchanged');
+      assert.ok(
+        s.node.pool.all().some((tx) => bytesKey(tx.id) === bytesKey(late.id)),
+        'the transfer waits in the pool',
+      );
+    } finally {
+      miner.stop();
+    }
+  });
+
   it('waits in its slot for the tip to become final, then drops it after finalization-timeout, its transfer back in the pool', () => {
     const s = chainWithUnfinalTip();
     const minedTransfer = s.node.chain.lastBlock().transactions[0]!;
