@@ -119,6 +119,9 @@ export class NodeMetrics {
 
     // The process: prom-client's defaults, and the event loop's busy time.
     collectDefaultMetrics({ register: this.registry });
+    // prom-client also exports the per-type gauges' sums as gauges ending in _total, which Prometheus reserves for
+    // counters (`promtool check metrics` flags them); the per-type gauges nodejs_active_{handles,requests,resources} stay.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
     new Counter({
       name: 'nodejs_eventloop_active_seconds_total',
       help: 'Time the event loop spent busy (performance.eventLoopUtilization().active); its rate() is the event-loop utilization.',
@@ -306,6 +309,8 @@ export class NodeMetrics {
       return;
     }
     const kind = event.kind;
+    // The genesis block is written, not mined nor received: it counts as neither.
+    if (kind === 'block' && event.height === 1) return;
     this.applySeconds.labels(kind).observe(event.timing.applySeconds);
     this.commitSeconds.labels(kind).observe(event.timing.commitSeconds);
     if (kind === 'block') {
