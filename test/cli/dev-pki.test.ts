@@ -61,7 +61,56 @@ describe('the GOST dev chain in PKI mode TEST', { timeout: 120_000 }, () => {
       writeFileSync(join(dir, `account-${i}.pem`), derToPem(c.der, 'CERTIFICATE'));
       const verified = openssl(['verify', '-engine', 'gost', '-CAfile', DEV_PKI_ROOT_PEM, `account-${i}.pem`], dir).toString();
       assert.match(verified, new RegExp(`account-${i}\\.pem: OK`));
+      // A signing key's paramset (CryptoPro-A), as docs/gost.md says: OpenSSL signs with a key carrying it (not with XchA).
+      assert.equal(c.publicKey.paramSet, '1.2.643.2.2.35.1');
     });
+    // A reader's path: the dev account's private key as an OpenSSL key with its certificate's parameters signs a CMS
+    // that OpenSSL verifies against the dev root.
+    const algorithm = Buffer.from('301f06082a85030701010101301306072a85030202230106082a85030701010202', 'hex');
+    const d = Buffer.from(dev[1]!.keyPair.privateKey);
+    const pkcs8 = Buffer.concat([Buffer.from([0x30, 3 + algorithm.length + 2 + d.length, 0x02, 0x01, 0x00]), algorithm, Buffer.from([0x04, d.length]), d]);
+    writeFileSync(join(dir, 'account-1.key'), derToPem(pkcs8, 'PRIVATE KEY'));
+    writeFileSync(join(dir, 'content.bin'), 'signed by a dev account');
+    openssl(
+      [
+        'cms',
+        '-engine',
+        'gost',
+        '-sign',
+        '-binary',
+        '-in',
+        'content.bin',
+        '-signer',
+        'account-1.pem',
+        '-inkey',
+        'account-1.key',
+        '-outform',
+        'DER',
+        '-out',
+        'sig.der',
+      ],
+      dir,
+    );
+    openssl(
+      [
+        'cms',
+        '-engine',
+        'gost',
+        '-verify',
+        '-binary',
+        '-inform',
+        'DER',
+        '-in',
+        'sig.der',
+        '-content',
+        'content.bin',
+        '-CAfile',
+        DEV_PKI_ROOT_PEM,
+        '-out',
+        '/dev/null',
+      ],
+      dir,
+    );
     // Read back unchanged at the next start.
     const again = await devNodeConfig({ dataDir: dir, restPort: 0, p2pPort: 0, keystore: CHEAP, crypto: 'gost', pki: 'TEST' });
     assert.deepEqual(

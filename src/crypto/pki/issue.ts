@@ -89,7 +89,8 @@ export function issueGostCertificate(r: CertificateRequest): Uint8Array {
     name(r.issuer),
     sequence(time(r.notBefore), time(r.notAfter)),
     name(r.subject),
-    gostSubjectPublicKeyInfo(r.publicKey),
+    // A signing key: the CryptoPro-A paramset (XchA, the default, is for the handshake's key-exchange keys; OpenSSL will not sign with it).
+    gostSubjectPublicKeyInfo(r.publicKey, '1.2.643.2.2.35.1'),
     contextConstructed(3, sequence(...extensions)),
   );
   const signature = r.sign(tbs);
