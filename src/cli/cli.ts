@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { decodeBase58, encodeBase58 } from '../crypto/encoding.js';
+import { AddressScheme } from '../crypto/address.js';
 import { dayStart, licenceJson, signLicence, type LicenceTerms } from '../licences/licence.js';
 import type { CryptoType } from '../crypto/suite.js';
 import { createCryptoSuite } from '../crypto/create-suite.js';
@@ -193,8 +194,36 @@ async function issuerKeys(crypto: CryptoType, issuer: IssueLicenceOptions['issue
   return { suite, keys: { privateKey, publicKey: suite.publicKeyOf(privateKey) } };
 }
 
+/**
+ * Refuses an owner address that is not one of a `crypto` network: its checksum is that crypto's
+ * secure hash, so a GOST owner's address fails WAVES' check (and says which crypto it is of).
+ */
+async function checkOwnerAddress(owner: string, crypto: CryptoType): Promise<void> {
+  let bytes: Uint8Array;
+  try {
+    bytes = decodeBase58(owner.replace(/^address:/, ''));
+  } catch {
+    throw new Error(`--owner '${owner}' is not a Base58 address`);
+  }
+  const validFor = async (type: CryptoType): Promise<string | undefined> => {
+    try {
+      new AddressScheme(bytes[1] ?? 0, await createCryptoSuite(type)).addressFromBytes(bytes);
+      return undefined;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  const problem = await validFor(crypto);
+  if (problem === undefined) return;
+  const other: CryptoType = crypto === 'waves' ? 'gost' : 'waves';
+  if ((await validFor(other)) === undefined)
+    throw new Error(`--owner ${owner} is an address of a ${other} network (its checksum is ${other}'s), the licence a ${crypto} one: add --crypto ${other}`);
+  throw new Error(`--owner '${owner}' is not a valid address: ${problem}`);
+}
+
 /** A licence document signed with an issuer key, as `POST /licenses/upload` takes it. */
 export async function issueLicenceDocument(o: IssueLicenceOptions): Promise<Record<string, unknown>> {
+  await checkOwnerAddress(o.owner, o.crypto);
   const { suite, keys } = await issuerKeys(o.crypto, o.issuer);
   if (dayStart(o.validAfter) === undefined) throw new Error(`--valid-after '${o.validAfter}' is not a YYYY-MM-DD date`);
   const terms: LicenceTerms = {

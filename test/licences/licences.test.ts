@@ -5,6 +5,7 @@
  * node, which starts licensed.
  */
 import assert from 'node:assert/strict';
+import { Protocol } from '../../src/protocol/protocol.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -328,5 +329,16 @@ describe('`licence` CLI and /licenses on a dev node', { timeout: 60_000 }, () =>
     const bad = await cli(['licence', 'issue', '--issuer-seed', 'x', '--owner', owner, '--valid-after', '2026-13-01']);
     assert.equal(bad.code, 1);
     assert.match(bad.err, /--valid-after '2026-13-01' is not a YYYY-MM-DD date/);
+
+    // A GOST owner's address with a WAVES licence (the default crypto): refused, saying which crypto the address is of.
+    const gostOwner = (await Protocol.create({ crypto: 'gost', chainId: 'T' })).addresses.fromPublicKey(new Uint8Array(64).fill(7)).toString();
+    const mismatched = await cli(['licence', 'issue', '--issuer-seed', 'x', '--owner', gostOwner, '--valid-after', '2026-01-01']);
+    assert.equal(mismatched.code, 1);
+    assert.match(mismatched.err, new RegExp(`--owner ${gostOwner} is an address of a gost network .*add --crypto gost`));
+    const forGost = await cli(['licence', 'issue', '--crypto', 'gost', '--issuer-seed', 'x', '--owner', gostOwner, '--valid-after', '2026-01-01']);
+    assert.equal(forGost.code, 0, forGost.err);
+    const broken = await cli(['licence', 'issue', '--issuer-seed', 'x', '--owner', `${owner.slice(0, -2)}11`, '--valid-after', '2026-01-01']);
+    assert.equal(broken.code, 1);
+    assert.match(broken.err, /is not a valid address: invalid address: Bad address checksum/);
   });
 });
