@@ -15,12 +15,22 @@
  *   keys) broadcast until each one's 105 is in a micro-block, vs the same node's confirmed
  *   transfers/s in the same run (WE's target is 100 calls/s; the goal is ≥ 0.25 of
  *   transfers);
+ * - the node's CPU per confirmed call (contracts.node.cpu-per-call: this process, all its
+ *   threads, over the confirmed-calls run) vs its CPU per confirmed transfer over the
+ *   transfers run — lower is better; the contract processes' CPU per call is in the label;
+ * - confirmed WASM calls/s on that node (the counter's `increment`, one contract) vs the
+ *   same confirmed transfers/s;
  * - call latency p50 / p99 on that node: one CallContract at a time, from its broadcast to
  *   its 105 in a micro-block, vs a transfer's broadcast to its micro-block — lower is better.
+ *
+ * The node part prints how the process's threads spent each run (main, V8's helpers, the
+ * verifier threads): a call's CPU includes what the node spends per second whatever it does
+ * (V8's concurrent GC, the miner's looks), shared by fewer calls than transfers.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,9 +38,9 @@ import * as grpc from '@grpc/grpc-js';
 import wabtInit from 'wabt';
 import { packageTreeDigest } from '../src/contracts/package-digest.js';
 import type { Transaction } from '../src/protocol/transactions/schema.js';
-import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, type TestEngine } from '../devkit/contracts/engine.js';
+import { callTx, callV7, createTx, createV7, firstSuccess, fund, startTestEngine, timestampsFrom, type TestEngine } from '../devkit/contracts/engine.js';
 import { buildKvSdkPackage, REPO_ROOT } from '../devkit/contracts/sdk-package.js';
-import { benchPartWanted, descendantsCpuMs, mainThreadCpuMs, median, progress, type Figure } from './harness.js';
+import { benchPartWanted, descendantsCpuMs, mainThreadCpuMs, median, progress, threadTimes, threadTimesLine, type Figure } from './harness.js';
 import pino from 'pino';
 import { Node } from '../src/node/node.js';
 import { devAccounts, devNodeConfig } from '../src/cli/dev.js';
@@ -73,6 +83,32 @@ function cpuText(from: ReturnType<typeof cpuNow>, to: ReturnType<typeof cpuNow>,
   return contracts ? `${node}, contract processes ${ms(from.contracts, to.contracts)}` : node;
 }
 const ROUNDS = 3;
+
+/**
+ * With BENCH_NODE_PROFILE=<dir>, a CPU profile of this process's main thread (the node's)
+ * over one phase of the node part, written to `<dir>/<phase>.cpuprofile` (open it in Chrome
+ * DevTools): `node --cpu-prof` would profile the whole run, the package build and the
+ * clean-up included. Unset, `phase` just runs.
+ */
+async function profiledPhase<T>(phase: string, run: () => Promise<T>): Promise<T> {
+  const dir = process.env['BENCH_NODE_PROFILE'];
+  if (dir === undefined || dir === '') return run();
+  mkdirSync(dir, { recursive: true });
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object): Promise<unknown> =>
+    new Promise((resolve, reject) => session.post(method, params, (err, result) => (err === null ? resolve(result) : reject(err))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  try {
+    return await run();
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: object };
+    writeFileSync(join(dir, `${phase}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 /** Operations/s of `op` over `total` calls with `inFlight` at once. */
 async function rate(total: number, inFlight: number, op: (i: number) => Promise<unknown>): Promise<number> {
@@ -201,11 +237,16 @@ async function sdkFigures(dir: string): Promise<Figure[]> {
   }
 }
 
-async function wasmFigure(): Promise<Figure> {
-  const wabt = await wabtInit();
+/** The counter fixture (test/fixtures/contracts/wasm/counter.wat) compiled. */
+function counterWasm(wabt: Awaited<ReturnType<typeof wabtInit>>): Uint8Array {
   const m = wabt.parseWat('counter.wat', readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'contracts', 'wasm', 'counter.wat'), 'utf8'), { multi_value: true });
   const bytecode = Uint8Array.from(m.toBinary({}).buffer);
   m.destroy();
+  return bytecode;
+}
+
+async function wasmFigure(): Promise<Figure> {
+  const bytecode = counterWasm(await wabtInit());
   const te = await startTestEngine({ wasmFuelLimit: 20_000 });
   try {
     fund(te.state);
@@ -264,6 +305,8 @@ const NODE_CALLS = 1500;
 const NODE_TRANSFERS = 8000;
 /** Processes of the key-value contract (node.contracts.packages[].instances). */
 const NODE_INSTANCES = 2;
+/** WASM calls (the counter's `increment`, one contract) for contracts.node.wasm-confirmed-calls. */
+const NODE_WASM_CALLS = 2000;
 /** Calls (and transfers) sent one at a time for the latency figures. */
 const LATENCY_SAMPLES = 50;
 
@@ -360,15 +403,38 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
         start + BigInt(i),
       ),
     );
+    const threads0 = threadTimes(process.pid);
+    const wall0 = performance.now();
     const cpu0 = cpuNow();
-    const callRate = await confirmedRate(calls, (tx) => state().executedTxFor(tx.id) !== undefined);
+    const callRate = await profiledPhase('calls', () => confirmedRate(calls, (tx) => state().executedTxFor(tx.id) !== undefined));
     const cpu1 = cpuNow();
     progress(`node confirmed calls: ${Math.round(callRate)} calls/s; CPU per call: ${cpuText(cpu0, cpu1, NODE_CALLS, true)}`);
+    progress(`node threads over the calls: ${threadTimesLine(process.pid, threads0, threadTimes(process.pid), performance.now() - wall0, 4)}`);
     const transfers = signedTransfers(p, NODE_TRANSFERS, BigInt(Date.now()));
+    const threads2 = threadTimes(process.pid);
+    const wall2 = performance.now();
     const cpu2 = cpuNow();
-    const transferRate = await confirmedRate(transfers, (tx) => state().transactionHeight(tx.id) !== undefined);
+    const transferRate = await profiledPhase('transfers', () => confirmedRate(transfers, (tx) => state().transactionHeight(tx.id) !== undefined));
     const cpu3 = cpuNow();
     progress(`node confirmed transfers: ${Math.round(transferRate)} tx/s; CPU per transfer: ${cpuText(cpu2, cpu3, NODE_TRANSFERS, false)}`);
+    progress(`node threads over the transfers: ${threadTimesLine(process.pid, threads2, threadTimes(process.pid), performance.now() - wall2, 4)}`);
+    // WASM calls on the same node: the counter fixture's `increment` (each reads what the one before it wrote, so
+    // they run one at a time, as every WASM contract's calls do), against the same transfers/s.
+    timestampsFrom(BigInt(Date.now()));
+    const wasmCode = counterWasm(await wabtInit());
+    const wasmCreate = createV7(
+      { engine: 'wasm', bytecode: wasmCode, bytecodeHash: createHash('sha256').update(wasmCode).digest('hex') },
+      [{ key: 'start', type: 'integer', value: 0n }],
+      owner,
+    );
+    await confirmedRate([wasmCreate], (tx) => state().executedTxFor(tx.id) !== undefined);
+    const wasmCalls = Array.from({ length: NODE_WASM_CALLS }, () =>
+      callV7(wasmCreate.id, 'wasm', 'increment', [{ key: 'by', type: 'integer', value: 1n }], [], owner),
+    );
+    const cpu4 = cpuNow();
+    const wasmRate = await profiledPhase('wasm', () => confirmedRate(wasmCalls, (tx) => state().executedTxFor(tx.id) !== undefined));
+    const cpu5 = cpuNow();
+    progress(`node confirmed WASM calls: ${Math.round(wasmRate)} calls/s; CPU per call: ${cpuText(cpu4, cpu5, NODE_WASM_CALLS, false)}`);
     /** ms from the broadcast of each transaction, sent one at a time, until `done` holds for it. */
     const latencies = async (txs: readonly Transaction[], done: (tx: Transaction) => boolean): Promise<number[]> => {
       const out: number[] = [];
@@ -412,7 +478,25 @@ export async function nodeFigures(dir: string, dataDir: string): Promise<Figure[
       unit: 'ms',
       baselineLabel: `${label} of a transfer's broadcast to its micro-block, same node (${LATENCY_SAMPLES} each, sent one at a time; lower is better)`,
     });
+    const perCall = (cpu1.node - cpu0.node) / NODE_CALLS;
+    const perTransfer = (cpu3.node - cpu2.node) / NODE_TRANSFERS;
     return [
+      {
+        name: 'contracts.node.cpu-per-call',
+        value: perCall,
+        baseline: perTransfer,
+        ratio: perCall / perTransfer,
+        unit: 'ms CPU',
+        baselineLabel: `the node's CPU per confirmed transfer, same run (all its threads; main thread ${((cpu1.nodeMain - cpu0.nodeMain) / NODE_CALLS).toFixed(2)} ms per call vs ${((cpu3.nodeMain - cpu2.nodeMain) / NODE_TRANSFERS).toFixed(2)} ms per transfer; the contract processes another ${((cpu1.contracts - cpu0.contracts) / NODE_CALLS).toFixed(2)} ms per call); goal ≤ 2, lower is better`,
+      },
+      {
+        name: 'contracts.node.wasm-confirmed-calls',
+        value: wasmRate,
+        baseline: transferRate,
+        ratio: wasmRate / transferRate,
+        unit: 'calls/s',
+        baselineLabel: `the same node's confirmed transfers/s (${NODE_WASM_CALLS} WASM storage calls of one contract, node CPU ${((cpu5.node - cpu4.node) / NODE_WASM_CALLS).toFixed(2)} ms per call); goal ≥ 0.5`,
+      },
       {
         name: 'contracts.node.confirmed-calls',
         value: callRate,
