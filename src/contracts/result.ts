@@ -115,6 +115,12 @@ export type ExecutedBuild =
 const flattenResults = (results: readonly ContractResults[]): DataEntry[] => results.flatMap((c) => [...c.results]);
 const flattenOperations = (ops: readonly ContractOperations[]): ContractAssetOperation[] => ops.flatMap((c) => [...c.operations]);
 
+/** Whether a 105 — and so a results hash (resultsHashOf) — comes of an execution: not of a failure, nor of a legacy transaction's error. */
+export function hasResultsHash(tx: Transaction, result: ExecutionResult): boolean {
+  if (result.kind === 'failure') return false;
+  return isV5Executable(tx) || result.kind !== 'error';
+}
+
 /**
  * The results hash of the 105 an execution becomes, as validators sign it: V5 form for
  * 103 V7 / 104 V7 / 107 V6 (empty for a contract error), the legacy form otherwise (an

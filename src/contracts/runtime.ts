@@ -85,6 +85,8 @@ interface Entry {
   readonly ready: Promise<StartedContract>;
   launched: LaunchedContract | undefined;
   idleTimer: NodeJS.Timeout | undefined;
+  /** When it was last used (performance.now()). */
+  usedAt: number;
   removed: boolean;
 }
 
@@ -144,6 +146,7 @@ export class ContractRuntime {
       ready: undefined as unknown as Promise<StartedContract>,
       launched: undefined,
       idleTimer: undefined,
+      usedAt: 0,
       removed: false,
     };
     (entry as { ready: Promise<StartedContract> }).ready = this.launchAndConnect(entry);
@@ -196,9 +199,23 @@ export class ContractRuntime {
     return { connectionId, name: launched.name };
   }
 
+  /**
+   * Marks a use: the idle clock restarts. One timer per running contract, looking at the time
+   * of the last use when it fires, instead of a timer cleared and set again on every call.
+   */
   private touch(entry: Entry): void {
-    if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
-    entry.idleTimer = setTimeout(() => void this.remove(entry, 'idle'), this.options.idleTimeoutMs);
+    entry.usedAt = performance.now();
+    if (entry.idleTimer === undefined) this.watchIdle(entry, this.options.idleTimeoutMs);
+  }
+
+  private watchIdle(entry: Entry, inMs: number): void {
+    entry.idleTimer = setTimeout(() => {
+      entry.idleTimer = undefined;
+      if (entry.removed) return;
+      const idleMs = performance.now() - entry.usedAt;
+      if (idleMs >= this.options.idleTimeoutMs) void this.remove(entry, 'idle');
+      else this.watchIdle(entry, this.options.idleTimeoutMs - idleMs);
+    }, inMs);
     entry.idleTimer.unref();
   }
 

@@ -99,9 +99,23 @@ export class ContractTokens {
     return token;
   }
 
+  /**
+   * Remembers a token, dropping the oldest remembered ones first when the cache is full:
+   * expired ones, else the oldest one (it is checked by jose again if it comes back). Tokens
+   * are remembered about in the order they expire (one lifetime for all of this node's), so
+   * this looks at a few entries per token: a full scan of a cache of live tokens — what a
+   * node executing more than MAX_CACHED calls per lifetime (10,000 a minute) did for every
+   * execution token it made — is not needed.
+   */
   private remember(token: string, claim: ConnectionClaim | ExecutionClaim, expiresAtMs: number): void {
-    if (this.verified.size >= MAX_CACHED) this.dropExpired(Number(this.now()));
-    if (this.verified.size < MAX_CACHED) this.verified.set(token, { claim, expiresAtMs });
+    if (this.verified.size >= MAX_CACHED) {
+      const nowMs = Number(this.now());
+      for (const [oldest, c] of this.verified) {
+        if (this.verified.size < MAX_CACHED && c.expiresAtMs > nowMs) break;
+        this.verified.delete(oldest);
+      }
+    }
+    this.verified.set(token, { claim, expiresAtMs });
   }
 
   private async verify(token: string): Promise<ConnectionClaim | ExecutionClaim> {
@@ -121,10 +135,6 @@ export class ContractTokens {
     const claim = claimOf(payload);
     this.remember(token, claim, (payload.exp ?? 0) * 1000);
     return claim;
-  }
-
-  private dropExpired(nowMs: number): void {
-    for (const [token, c] of this.verified) if (c.expiresAtMs <= nowMs) this.verified.delete(token);
   }
 }
 

@@ -23,7 +23,7 @@ import { executedContractIdOf, type ExecutableContractTransaction } from '../pro
 import { confidentialContractOf } from '../state/contract-info.js';
 import type { MutableState } from '../state/view.js';
 import { knownPolicyOf, touchedPolicies } from './execution-policy.js';
-import { isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
+import { hasResultsHash, isV5Executable, resultsHashOf, type ExecutionResult } from './result.js';
 import {
   agreementKey,
   enoughResults,
@@ -134,9 +134,8 @@ export class ValidationGate {
     confidential?: ConfidentialResults,
   ): ProofsVerdict {
     if (!this.o.isFeatureActive(FEATURE.CONTRACT_VALIDATIONS, keyBlock.height)) return { kind: 'proofs', proofs: [] };
-    const hash = resultsHashOf(this.o.protocol, tx, result);
     // No 105 comes of it, or a Docker update's V1 (which carries no proofs).
-    if (hash === undefined || result.kind === 'update') return { kind: 'proofs', proofs: [] };
+    if (!hasResultsHash(tx, result) || result.kind === 'update') return { kind: 'proofs', proofs: [] };
     const own = knownPolicyOf(state, tx);
     if (own === undefined) return { kind: 'proofs', proofs: [] };
     let policy = own;
@@ -150,6 +149,8 @@ export class ValidationGate {
       }
     }
     if (policy.type === 'any') return { kind: 'proofs', proofs: [] };
+    // Hashed only here: under policy `any` — most calls — the hash was made for nothing (the 105 makes its own).
+    const hash = resultsHashOf(this.o.protocol, tx, result)!;
     const { validators, results } = this.scope(tx, state, keyBlock);
     const proofs = selectProofs(policy, validators, results, agreementKey(this.o.protocol, hash, confidential));
     if (proofs === undefined) return { kind: 'wait', reason: `not enough validators agree on results hash '${encodeBase58(hash)}'` };

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildExecutedContract, resultsHashOf, type ExecutionResult } from '../../src/contracts/result.js';
+import { buildExecutedContract, hasResultsHash, resultsHashOf, type ExecutionResult } from '../../src/contracts/result.js';
 import { ValidationGate } from '../../src/contracts/validation-gate.js';
 import {
   agreementKey,
@@ -44,7 +44,7 @@ import type { DataEntry } from '../../src/protocol/transactions/fields.js';
 import type { KeyPair } from '../../src/crypto/suite.js';
 import { equalBytes } from '../../src/crypto/encoding.js';
 import type { ChainEvent } from '../../src/chain/blockchain.js';
-import { APPLY_CONTEXT, BLOCK, createTx, developer, fund, keyBlockValidators, node, protocol } from '../../devkit/contracts/engine.js';
+import { APPLY_CONTEXT, BLOCK, callV7, createTx, developer, fund, keyBlockValidators, node, protocol } from '../../devkit/contracts/engine.js';
 import { ContractTestState } from '../../devkit/contracts/state.js';
 
 const HASH = 'cd'.repeat(32);
@@ -127,6 +127,20 @@ describe("the store of validators' results", () => {
       store.find(KEY_BLOCK, TX_ID).map((r) => r.resultsHash),
       [hashOf(2n), hashOf(3n), hashOf(4n)],
     );
+  });
+});
+
+describe('the results hash of an execution', () => {
+  it('exists exactly when hasResultsHash says so (the gate hashes only under a policy other than any)', () => {
+    const results: ExecutionResult[] = [
+      { kind: 'success', results: [], assetOperations: [] },
+      { kind: 'update' },
+      { kind: 'error', code: 2, message: 'no' },
+      { kind: 'failure', code: undefined, message: 'no', fatal: false },
+    ];
+    for (const tx of [createTx('kv:1', HASH, {}), callV7(new Uint8Array(32).fill(7), 'wasm', 'f', {})]) {
+      for (const r of results) assert.equal(hasResultsHash(tx, r), resultsHashOf(protocol, tx, r) !== undefined, `${tx.type} v${tx.version} ${r.kind}`);
+    }
   });
 });
 
