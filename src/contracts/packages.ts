@@ -16,7 +16,7 @@ import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from '
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ContractExecutionException, imageDigestMismatch } from '../errors/catalogue.js';
-import { packageTreeDigest } from './package-digest.js';
+import { PackageDigests, packageTreeDigest } from './package-digest.js';
 import type { ContractPackageSettings, ContractRuntimeKind } from './settings.js';
 
 const execFileAsync = promisify(execFile);
@@ -84,6 +84,8 @@ export class ContractPackages {
   private readonly tarballs = new Map<string, TarballCacheEntry>();
   /** Cache folders made readable by every user since this process started. */
   private readonly opened = new Set<string>();
+  /** Digests of the folder sources, hashed again only when they change. */
+  private readonly folderDigests = new PackageDigests();
 
   constructor(
     private readonly entries: readonly ContractPackageSettings[],
@@ -189,7 +191,7 @@ export class ContractPackages {
     } catch (e) {
       throw new ContractExecutionException(`Contract package '${source}' is missing`, undefined, true, { cause: e });
     }
-    if (st.isDirectory()) return { directory: source, digest: await packageTreeDigest(source) };
+    if (st.isDirectory()) return { directory: source, digest: await this.folderDigests.digestOf(source) };
     const cached = this.tarballs.get(source);
     if (cached !== undefined && cached.size === st.size && cached.mtimeMs === st.mtimeMs && existsSync(cached.directory)) return cached;
     const unpacked = await unpackTarball(source, this.cacheDirectory);

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { packageTreeDigest } from '../../src/contracts/package-digest.js';
+import { PackageDigests, packageTreeDigest } from '../../src/contracts/package-digest.js';
 import { normalizeImageName } from '../../src/contracts/packages.js';
 import { decodeStatusMessage, encodeStatusMessage, ExecutionStatusBook, type ContractExecutionMessage } from '../../src/contracts/statuses.js';
 import { ContractTokens } from '../../src/contracts/tokens.js';
@@ -178,6 +178,36 @@ describe('the package digest', () => {
     const linked = await packageTreeDigest(b);
     assert.notEqual(linked, digest);
     assert.equal(await packageTreeDigest(b), linked);
+  });
+
+  it("of a folder, remembered until the folder changes, answers the tree's digest after any change", async () => {
+    const dir = tempDir('weft-digest-known-');
+    make(dir);
+    const digests = new PackageDigests();
+    const same = async (what: string): Promise<string> => {
+      const digest = await digests.digestOf(dir);
+      assert.equal(digest, await packageTreeDigest(dir), what);
+      return digest;
+    };
+    const first = await same('first');
+    assert.equal(await same('unchanged'), first);
+    // The same size, its modification time put back: what a check of sizes and mtimes alone misses.
+    const file = join(dir, 'dist', 'index.js');
+    const { atime, mtime } = statSync(file);
+    writeFileSync(file, 'console.log(2)');
+    utimesSync(file, atime, mtime);
+    const rewritten = await same('rewritten in place');
+    assert.notEqual(rewritten, first);
+    chmodSync(file, 0o755);
+    assert.notEqual(await same('made executable'), rewritten);
+    chmodSync(file, 0o644);
+    writeFileSync(join(dir, 'dist', 'b.js'), 'x');
+    renameSync(join(dir, 'dist', 'b.js'), join(dir, 'dist', 'lib', 'b.js'));
+    await same('a file added and moved');
+    symlinkSync('dist/index.js', join(dir, 'start.js'));
+    await same('a link added');
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    await assert.rejects(digests.digestOf(dir), /'pipe' is neither a file, a folder nor a symbolic link/);
   });
 
   it('refuses what is neither a file, a folder nor a link', async () => {
