@@ -41,7 +41,13 @@ import type { UtxPool } from '../chain/utx.js';
 import { applyTransaction } from '../chain/validation.js';
 import type { KeyPair } from '../crypto/suite.js';
 import { bytesKey, equalBytes } from '../crypto/encoding.js';
-import { ExecutedContract, executedContractIdOf, type ExecutableContractTransaction, type ValidationProof } from '../protocol/transactions/contracts.js';
+import {
+  ExecutedContract,
+  executedContractIdOf,
+  isExecutableContract,
+  type ExecutableContractTransaction,
+  type ValidationProof,
+} from '../protocol/transactions/contracts.js';
 import type { Transaction } from '../protocol/transactions/schema.js';
 import { MutableState } from '../state/view.js';
 import { WeError } from '../errors/catalogue.js';
@@ -201,6 +207,21 @@ export class ContractMining {
   constructor(private readonly o: ContractMiningOptions) {
     this.maxWindow = Math.max(1, o.callsInFlight ?? o.executor.parallelism);
     this.failures = new FailedExecutions(Math.max(1, o.maxFailedExecutions ?? DEFAULT_MAX_FAILED_EXECUTIONS));
+  }
+
+  /**
+   * Starts what an executable transaction just admitted to the pool will need (its contract's
+   * process or container: executor.prepare), so the first call of a contract does not wait for
+   * the cold start when its round comes. Only configured images start (the executor refuses
+   * others); a contract already running costs a look-up.
+   */
+  warmUp(tx: Transaction): void {
+    if (!isExecutableContract(tx)) return;
+    const view = this.o.chain.state();
+    if (this.o.executor.isReady(tx, view)) return;
+    void this.o.executor.prepare(tx, view).then((failed) => {
+      if (failed !== undefined && 'message' in failed) this.o.log?.debug({ id: tx.idBase58, reason: failed.message }, 'contract not started ahead of its call');
+    });
   }
 
   /**

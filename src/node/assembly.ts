@@ -297,6 +297,13 @@ export async function startContracts(
     ...(confidential === undefined ? {} : { confidential }),
     ...(config.contracts?.maxFailedExecutions === undefined ? {} : { maxFailedExecutions: config.contracts.maxFailedExecutions }),
   });
+  // A miner starts a contract's process or container as its first call enters the pool, not when the call's round comes.
+  if (config.miner.enabled)
+    ctx.started.add(
+      'contract warm-up',
+      pool.onAdmission((tx) => mining.warmUp(tx)),
+      (stop) => void stop(),
+    );
   return { node: contracts, mining, validation };
 }
 

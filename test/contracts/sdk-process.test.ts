@@ -14,6 +14,9 @@ import { tempDir } from '../../devkit/tmp.js';
 import { contractInfoOfCreate } from '../../src/state/contract-info.js';
 import { createTx, firstSuccess, fund, startTestEngine, updateTx } from '../../devkit/contracts/engine.js';
 import { buildKvSdkPackage } from '../../devkit/contracts/sdk-package.js';
+import { ContractMining, type ContractMiningOptions } from '../../src/contracts/mining.js';
+import { Transfer } from '../../src/protocol/transactions/transfer.js';
+import { developer, protocol } from '../../devkit/contracts/engine.js';
 import { describeSdkContract } from './support/sdk-suite.js';
 
 const IMAGE = 'registry.weft.test/kv-sdk:1.0';
@@ -37,6 +40,23 @@ describeSdkContract({
   environment: ['CONNECTION_ID', 'CONNECTION_TOKEN', 'DEBUG', 'NODE', 'NODE_PORT'],
   wrongDigest: (image, digest, wrong) => new RegExp(`^Id '${digest}' of local image '${image}' isn't equal to its digest '${wrong}'$`),
 });
+
+/** Any transaction that is not a contract's. */
+const transfer = () =>
+  protocol.sign(
+    protocol.transaction(Transfer, 3, {
+      senderPublicKey: developer.publicKey,
+      assetId: null,
+      feeAssetId: null,
+      timestamp: BigInt(Date.now()),
+      amount: 1000n,
+      fee: 1_000_000n,
+      recipient: protocol.addresses.fromPublicKey(developer.publicKey),
+      attachment: new Uint8Array(0),
+      atomicBadge: null,
+    }),
+    developer.privateKey,
+  );
 
 describe('the process runtime', () => {
   const muteDir = tempDir('weft-mute-pkg-');
@@ -115,6 +135,30 @@ describe('the process runtime', () => {
       assert.notEqual(second, first);
       await te.close();
       assert.equal(alive(second), false, 'stopped with the engine');
+    } finally {
+      await te.close();
+    }
+  });
+
+  it('starts a contract’s process as its transaction enters a miner’s pool (ContractMining.warmUp), before its round executes it', async () => {
+    const dir = await builtPackage();
+    const digest = await packageTreeDigest(dir);
+    const te = await startTestEngine({ packages: [{ image: 'warm/kv:1', runtime: 'process', source: dir, command: undefined, env: {} }] });
+    try {
+      // What warmUp reads of the miner's parts: the chain's state and the executor.
+      const mining = new ContractMining({ chain: { state: () => te.state }, executor: te.engine.executor } as unknown as ContractMiningOptions);
+      const key = { image: 'warm/kv:1', imageHash: digest };
+      const create = createTx('warm/kv:1', digest, {});
+      mining.warmUp(transfer());
+      assert.equal(te.engine.runtimes.process.isStarted(key), false, 'a transfer starts nothing');
+      mining.warmUp(create);
+      for (let i = 0; i < 300 && !te.engine.executor.isReady(create, te.state); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(te.engine.runtimes.process.isStarted(key), true, 'started without executing anything');
+      const first = te.engine.runtimes.process.isStarted(key);
+      mining.warmUp(create);
+      assert.equal(te.engine.runtimes.process.isStarted(key), first, 'a second look starts nothing more');
+      // An image no package is configured for: nothing starts, nothing throws.
+      mining.warmUp(createTx('registry.weft.test/unknown:3', 'ab'.repeat(32), {}));
     } finally {
       await te.close();
     }
