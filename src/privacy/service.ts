@@ -16,8 +16,8 @@
  * peers, then the item announced to the policy's peers. An item already stored is not
  * stored again (a retry after a failed broadcast works); its data is read and dropped.
  *
- * `sendLargeData` streams: the HTTP part goes through a back-pressured buffer of
- * `privacy.service.request-buffer-size` bytes into the storage, so memory stays bounded
+ * `sendLargeData` streams: the HTTP part is read at most `privacy.service.request-buffer-size`
+ * bytes ahead of the storage (the socket is paused beyond), so memory stays bounded
  * whatever the size.
  *
  * Reading an item: the policy must exist (612), the hash must decode (199); the item's kind
@@ -27,7 +27,7 @@
  * recipient of the policy and the hash is anchored, the item is queued for download (the
  * pending set of the privacy state, state.ts, which the synchronizer works through).
  */
-import { PassThrough, pipeline, type Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import type { Address } from '../crypto/address.js';
 import { base64DecodedLength, decodeBase64, encodeBase58, equalBytes } from '../crypto/encoding.js';
 import { transportEncryptionFor } from '../crypto/transport-encryption.js';
@@ -380,16 +380,16 @@ export class PrivacyService implements PrivacyApi {
   }
 
   async sendLargeData(upload: LargeUpload, data: Readable, broadcast: boolean): Promise<Transaction> {
-    // The socket feeds the storage through a buffer of request-buffer-size bytes: when the
-    // storage is slower, the buffer fills and the socket is paused. (The bytes are held on
-    // the readable side; the writable side only hands them over.)
-    const buffered = new PassThrough({ readableHighWaterMark: this.parts.settings.service.requestBufferSize, writableHighWaterMark: 64 * 1024 });
-    pipeline(data, buffered, () => undefined);
+    // The upload may fail (cut, too big) before the storage starts reading it: its error is
+    // reported by readAhead then (or not at all when the request is refused first).
+    const untilRead = (): void => undefined;
+    data.on('error', untilRead);
     try {
-      return await this.send(upload.request, upload.valid, 'large', broadcast, () => buffered);
+      return await this.send(upload.request, upload.valid, 'large', broadcast, () => readAhead(data, this.parts.settings.service.requestBufferSize));
     } finally {
+      data.off('error', untilRead);
       // Refused before or while reading: the rest of the upload is not read (the HTTP layer closes the connection).
-      if (!buffered.readableEnded) buffered.destroy();
+      if (!data.readableEnded) data.destroy();
     }
   }
 
@@ -475,6 +475,54 @@ function infoOf(m: PolicyItemMeta): PolicyItemInfo {
     info: { filename: m.filename, size: m.size, timestamp: m.timestamp, author: m.author, comment: m.comment },
     hash: m.hash,
   };
+}
+
+/**
+ * The chunks of an upload as they arrive, read up to `limit` bytes ahead of the storage:
+ * past that the upload is paused (and the socket behind it) until the storage catches up.
+ * Chunks keep the size they came in (the socket's, ≤ 64 KiB): a stream's own iterator
+ * would join everything it holds into one chunk — up to `limit` bytes copied at once, then
+ * hashed in one go on the event loop.
+ */
+async function* readAhead(source: Readable, limit: number): AsyncGenerator<Uint8Array> {
+  const queue: Uint8Array[] = [];
+  let queued = 0;
+  let ended = false;
+  let failed: Error | undefined;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const onData = (chunk: Buffer): void => {
+    queue.push(chunk);
+    queued += chunk.length;
+    if (queued >= limit) source.pause();
+    notify();
+  };
+  // The end, an error or a close before the end (already past ones included).
+  const stopWatching = finished(source, { writable: false }, (e) => {
+    if (e === undefined || e === null) ended = true;
+    else failed = e;
+    notify();
+  });
+  source.on('data', onData);
+  try {
+    for (;;) {
+      if (failed !== undefined) throw failed;
+      const chunk = queue.shift();
+      if (chunk !== undefined) {
+        queued -= chunk.length;
+        if (queued < limit && source.isPaused()) source.resume();
+        yield chunk;
+      } else if (ended) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    stopWatching();
+    source.off('data', onData);
+  }
 }
 
 /** Reads incoming data to its end without keeping it. */

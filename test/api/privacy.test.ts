@@ -487,6 +487,24 @@ describe('sendDataV2', () => {
   });
 });
 
+/** An upload of `total` bytes pushed in `chunk`-byte pieces as fast as it is read, the owner's request for it, and how much was read so far. */
+function chunkedUpload(chunk: number, total: number): { request: SendDataRequest; stream: Readable; chunk: number; total: number; pulled: () => number } {
+  const piece = randomBytes(chunk);
+  const hash = createHash('sha256');
+  for (let at = 0; at < total; at += chunk) hash.update(piece);
+  let pulled = 0;
+  const stream = new Readable({
+    highWaterMark: chunk,
+    read() {
+      pulled += chunk;
+      this.push(piece);
+      if (pulled === total) this.push(null);
+    },
+  });
+  const body = { ...request(randomBytes(1), { hash: encodeBase58(hash.digest()) }), info: { ...info(), size: total } };
+  return { request: body as unknown as SendDataRequest, stream, chunk, total, pulled: () => pulled };
+}
+
 describe('sendLargeData', () => {
   it('streams the data part into the storage as a large item', async () => {
     const data = randomBytes(1_500_000);
@@ -584,33 +602,43 @@ describe('sendLargeData', () => {
       storage: stalled,
       settings: { ...parts.settings, service: { ...parts.settings.service, requestBufferSize: bufferSize } },
     });
-    const chunk = randomBytes(16 * 1024);
-    const total = 64 * 1024 * 1024;
-    const hash = createHash('sha256');
-    for (let at = 0; at < total; at += chunk.length) hash.update(chunk);
-    let pulled = 0;
-    const upload = new Readable({
-      highWaterMark: chunk.length,
-      read() {
-        pulled += chunk.length;
-        this.push(chunk);
-        if (pulled === total) this.push(null);
-      },
-    });
-    const sent = service.sendLargeData(
-      await service.checkLargeUpload({
-        ...(request(randomBytes(1), { hash: encodeBase58(hash.digest()) }) as unknown as SendDataRequest),
-        info: { ...info(), size: total },
-      }),
-      upload,
-      false,
-    );
+    const upload = chunkedUpload(16 * 1024, 64 * 1024 * 1024);
+    const sent = service.sendLargeData(await service.checkLargeUpload(upload.request), upload.stream, false);
     await new Promise((r) => setTimeout(r, 300));
-    assert.ok(pulled <= bufferSize + 4 * chunk.length, `${pulled} bytes read while the storage took none`);
+    assert.ok(upload.pulled() <= bufferSize + 4 * upload.chunk, `${upload.pulled()} bytes read while the storage took none`);
     release();
     const tx = await sent;
-    assert.equal(pulled, total);
+    assert.equal(upload.pulled(), upload.total);
     assert.equal(tx.type, 114);
+  });
+
+  it('hands the storage the upload in the pieces it came in: a slow storage never gets megabytes joined into one chunk (to hash in one go)', async () => {
+    const parts = (s.services.privacy as unknown as { parts: ConstructorParameters<typeof PrivacyService>[0] }).parts;
+    const storage = parts.storage!;
+    const seen: number[] = [];
+    async function* watched(data: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+      for await (const c of data) {
+        seen.push(c.length);
+        // A storage slower than the upload: the read-ahead fills while it works.
+        await new Promise((r) => setTimeout(r, 2));
+        yield c;
+      }
+    }
+    const slow: typeof storage = Object.assign(Object.create(storage) as typeof storage, {
+      save: async (meta: Parameters<typeof storage.save>[0], type: Parameters<typeof storage.save>[1], data: Parameters<typeof storage.save>[2]) => {
+        await new Promise((r) => setTimeout(r, 100));
+        return storage.save(meta, type, data instanceof Uint8Array ? data : watched(data));
+      },
+    });
+    const service = new PrivacyService({ ...parts, storage: slow });
+    const upload = chunkedUpload(16 * 1024, 4 * 1024 * 1024);
+    const tx = await service.sendLargeData(await service.checkLargeUpload(upload.request), upload.stream, false);
+    assert.equal(tx.type, 114);
+    assert.equal(
+      seen.reduce((a, b) => a + b, 0),
+      upload.total,
+    );
+    assert.ok(Math.max(...seen) <= upload.chunk, `the storage got a chunk of ${Math.max(...seen)} bytes; the upload came in ${upload.chunk}-byte chunks`);
   });
 });
 
