@@ -85,26 +85,34 @@ export async function* chunksOf(data: IncomingData): AsyncGenerator<Uint8Array> 
 
 /**
  * The bytes of `source` regrouped into pieces of exactly `size` bytes (the last may be
- * shorter): at most one piece is held at a time.
+ * shorter), each after `prefix` when one is given (the bytes are copied once, straight into
+ * the piece being filled): at most one piece is held at a time, and a piece handed on is
+ * never touched again.
  */
-export async function* piecesOf(source: AsyncIterable<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
-  let piece = Buffer.allocUnsafe(size);
-  let filled = 0;
+export async function* piecesOf(source: AsyncIterable<Uint8Array>, size: number, prefix?: Uint8Array): AsyncGenerator<Uint8Array> {
+  const start = prefix?.length ?? 0;
+  const newPiece = (): Buffer => {
+    const piece = Buffer.allocUnsafe(start + size);
+    if (prefix !== undefined) piece.set(prefix, 0);
+    return piece;
+  };
+  let piece = newPiece();
+  let filled = start;
   for await (const chunk of source) {
     let at = 0;
     while (at < chunk.length) {
-      const n = Math.min(size - filled, chunk.length - at);
+      const n = Math.min(piece.length - filled, chunk.length - at);
       piece.set(chunk.subarray(at, at + n), filled);
       filled += n;
       at += n;
-      if (filled === size) {
+      if (filled === piece.length) {
         yield piece;
-        piece = Buffer.allocUnsafe(size);
-        filled = 0;
+        piece = newPiece();
+        filled = start;
       }
     }
   }
-  if (filled > 0) yield piece.subarray(0, filled);
+  if (filled > start) yield piece.subarray(0, filled);
 }
 
 /** The bytes of an incoming item collected in memory, up to `limit` (bigger → `tooBig(size)`). */
