@@ -72,7 +72,7 @@ export interface PrivacySettings extends ReplicationSettings {
   /** LRU of small items served to peers. */
   readonly cache: DataCacheSettings;
   readonly service: {
-    /** The back-pressured buffer between an upload's socket and the storage. */
+    /** How far an upload is read ahead of the storage (bytes); beyond it the socket is paused. */
     readonly requestBufferSize: number;
     /** How long `sendLargeData` waits for its `request` part. */
     readonly metaDataAccumulationTimeoutMs: number;
