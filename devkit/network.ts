@@ -7,8 +7,9 @@
  * Every wait has a deadline; every process is killed and the directory removed when the test
  * file ends (or the runner exits), whatever happened.
  */
+import { readHoconFile, renderHoconText } from '../src/config/hocon.js';
 import { type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -114,11 +115,11 @@ export class NetNode {
     return this.tail;
   }
 
-  /** Rewrites this node's config (JSON HOCON) with `edit`; effective at the next start. */
-  editConfig(edit: (node: Record<string, unknown>) => void): void {
-    const doc = JSON.parse(readFileSync(this.spec.configFile, 'utf8')) as { node: Record<string, unknown> };
+  /** Rewrites this node's config (HOCON, as the devnet writes it) with `edit`; effective at the next start. */
+  async editConfig(edit: (node: Record<string, unknown>) => void): Promise<void> {
+    const doc = (await readHoconFile(this.spec.configFile)) as { node: Record<string, unknown> };
     edit(doc.node);
-    writeFileSync(this.spec.configFile, `${JSON.stringify(doc, null, 2)}\n`);
+    writeFileSync(this.spec.configFile, renderHoconText(doc, `${this.spec.name}, edited by a test`));
   }
 
   /**
@@ -128,7 +129,7 @@ export class NetNode {
    */
   async isolate(): Promise<void> {
     const port = await freeLoopbackPort();
-    this.editConfig((node) => {
+    await this.editConfig((node) => {
       const network = node['network'] as Record<string, unknown>;
       network['port'] = port;
       network['declared-address'] = `127.0.0.1:${port}`;

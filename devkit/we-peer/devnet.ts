@@ -4,7 +4,7 @@
  * which the other nodes know as a peer), reads the genesis from that node's config, and
  * follows the PoA schedule of the devnet's rounds.
  */
-import { readFileSync } from 'node:fs';
+import { readHoconFile } from '../../src/config/hocon.js';
 import { devnetNodeKeyPair, type DevnetLayout } from '../../src/cli/devnet.js';
 import { devProtocol } from '../../src/cli/dev.js';
 import { genesisBlock, genesisSettingsFromConfig } from '../../src/protocol/blocks/genesis-block.js';
@@ -26,7 +26,7 @@ export async function devnetWePeer(
   const node = layout.nodes[index];
   if (node === undefined) throw new Error(`the devnet has no node ${index}`);
   const protocol = await devProtocol(layout.crypto ?? 'waves');
-  const config = JSON.parse(readFileSync(node.configFile, 'utf8')) as { node: { blockchain: { custom: { genesis: unknown } } } };
+  const config = (await readHoconFile(node.configFile)) as unknown as { node: { blockchain: { custom: { genesis: unknown } } } };
   const genesisSettings = genesisSettingsFromConfig(protocol, config.node.blockchain.custom.genesis);
   const genesis = genesisBlock(protocol, genesisSettings, 'poa');
   const chain = new WeChainView(

@@ -33,7 +33,6 @@ import { Command, InvalidArgumentError } from 'commander';
 import { decodeBase58, encodeBase58 } from '../crypto/encoding.js';
 import type { CryptoType, KeyPair } from '../crypto/suite.js';
 import { signGenesisBlock, UNITS_IN_WEST, type GenesisSettings } from '../protocol/blocks.js';
-import { stringifyJson } from '../protocol/json.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { RoleName } from '../protocol/transactions/permissions.js';
 import type { ChainSettings, ConsensusSettings } from '../chain/settings.js';
@@ -41,6 +40,7 @@ import { apiKeyHash, DEFAULTS, loadNodeConfig, type NetworkTlsFiles, type NodeCo
 import { cryptoArg, pkiArg } from './cli.js';
 import { devPkiSettings } from './dev-pki.js';
 import { renderNodeConfig } from '../node/config-render.js';
+import { renderHoconText } from '../config/hocon.js';
 import { defaultContractsSettings } from '../contracts/settings.js';
 import {
   DEV_API_KEY,
@@ -452,7 +452,7 @@ export async function prepareDevnet(o: DevnetOptions): Promise<DevnetLayout> {
     const rendered = renderNodeConfig(nodeConfig(o, protocol, chain, node, peers, pki));
     // WE requires genesis.average-block-delay whatever the consensus (unused by PoA).
     (rendered.node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom.genesis['average-block-delay'] = '60s';
-    writeFileAtomic(node.configFile, `${stringifyJson(rendered)}\n`);
+    writeFileAtomic(node.configFile, renderHoconText(rendered, `${node.name} of a Weft devnet — WE's HOCON keys; blocks may be appended (docs/devnet.md)`));
   }
   const layout: DevnetLayout = {
     format: FORMAT,

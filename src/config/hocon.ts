@@ -75,3 +75,48 @@ export async function readHoconFile(file: string): Promise<RawObject> {
   if (!existsSync(path)) throw new ConfigError('', `Configuration file '${file}' does not exist`);
   return await parseHocon({ url: path }, path);
 }
+
+/** A key as HOCON writes it: bare when it is one plain path element, quoted otherwise. */
+const hoconKey = (key: string): string => (/^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key));
+
+function hoconValue(value: unknown, indent: string): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    if (value.every((v) => v === null || typeof v !== 'object')) return `[${value.map((v) => hoconValue(v, indent)).join(', ')}]`;
+    const inner = `${indent}  `;
+    return `[\n${value.map((v) => `${inner}${hoconValue(v, inner)}`).join(',\n')}\n${indent}]`;
+  }
+  if (isObject(value)) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return '{}';
+    return `{\n${hoconMembers(value, `${indent}  `)}${indent}}`;
+  }
+  throw new TypeError(`a value HOCON cannot hold: ${typeof value}`);
+}
+
+function hoconMembers(object: RawObject, indent: string): string {
+  let out = '';
+  for (const [key, value] of Object.entries(object)) {
+    out += isObject(value) ? `${indent}${hoconKey(key)} ${hoconValue(value, indent)}\n` : `${indent}${hoconKey(key)} = ${hoconValue(value, indent)}\n`;
+  }
+  return out;
+}
+
+/**
+ * An object as readable HOCON text: the top level without braces, one key per line, nested
+ * objects as blocks — a file an operator can read, edit and append blocks to (parseHoconText
+ * reads it back to the same object).
+ */
+export function renderHoconText(object: RawObject, header?: string): string {
+  return `${
+    header === undefined
+      ? ''
+      : `${header
+          .split('\n')
+          .map((l) => `# ${l}`)
+          .join('\n')}\n`
+  }${hoconMembers(object, '')}`;
+}

@@ -152,13 +152,13 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
     targetAddress = account1.address;
     targetWallet = join(A.spec.dir, 'targetnet.json');
     Keystore.open(targetWallet, protocol.addresses, { scrypt: { N: 1024, r: 8, p: 1 } }).addKeyPair(account1.keyPair, 'target secret');
-    B.editConfig((node) => {
+    await B.editConfig((node) => {
       (node['api'] as Record<string, unknown>)['auth'] = {
         type: 'oauth2',
         'public-key': keys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
       };
     });
-    A.editConfig((node) => {
+    await A.editConfig((node) => {
       node['anchoring'] = anchoringSection(CLIENT_SECRET);
     });
     A.keepLines = true;
@@ -293,7 +293,7 @@ describe('anchoring chain A into chain B over REST', { timeout: 600_000 }, () =>
 
   it('wrong credentials for the authorization service: anchoring-auth answers 503', async () => {
     await A.stop();
-    A.editConfig((node) => {
+    await A.editConfig((node) => {
       node['anchoring'] = anchoringSection('a wrong secret');
     });
     const linesBefore = A.lines.length;

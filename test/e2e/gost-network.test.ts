@@ -81,7 +81,7 @@ describe('a GOST network of 3 node processes', { timeout: 240_000 }, () => {
     ca = GostTestCa.root('/C=RU/O=Weft Test/CN=Weft GOST Network Root', 'http://127.0.0.1:9/root.crl');
     senderCert = ca.issue({ subject: '/C=RU/O=Weft Test/CN=Client Sender', publicKey: decodeBase58(net.layout.accounts[0]!.publicKey) });
     for (const n of net.nodes) {
-      n.editConfig((node) => {
+      await n.editConfig((node) => {
         const crypto = node['crypto'] as Record<string, unknown>;
         crypto['pki'] = { ...(crypto['pki'] as object), mode: 'TEST' };
         const custom = (node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom;

@@ -282,7 +282,7 @@ describe('BlockchainEventsService over the wire, three node processes', { timeou
         [b, pb, pc],
         [c, pc, pb],
       ] as const) {
-        node.editConfig((conf) => {
+        await node.editConfig((conf) => {
           const network = conf['network'] as Record<string, unknown>;
           network['port'] = own;
           network['declared-address'] = `127.0.0.1:${own}`;
@@ -442,7 +442,7 @@ describe('BlockchainEventsService over the wire, three node processes', { timeou
     const c = net.nodes[2]!;
     const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
     await c.stop();
-    c.editConfig((conf) => {
+    await c.editConfig((conf) => {
       const api = conf['api'] as Record<string, Record<string, unknown>>;
       api['auth'] = { type: 'oauth2', 'public-key': keys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64') };
       api['grpc']!['services'] = { 'blockchain-events': { 'max-connections': 2 }, 'privacy-events': { 'max-connections': 5 } };

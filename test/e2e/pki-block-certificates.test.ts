@@ -32,7 +32,7 @@ describe('certificates of a micro-block on a 2-node GOST devnet whose nodes chec
     process.once('exit', () => net.killAll());
     ca = GostTestCa.root('/C=RU/O=Weft Test/CN=Weft Block Certificates Root', 'http://127.0.0.1:9/root.crl');
     for (const n of net.nodes) {
-      n.editConfig((node) => {
+      await n.editConfig((node) => {
         const crypto = node['crypto'] as Record<string, unknown>;
         crypto['pki'] = { ...(crypto['pki'] as object), mode: 'TEST', 'crl-checks-enabled': n.index === 1 };
         const custom = (node['blockchain'] as { custom: { genesis: Record<string, unknown> } }).custom;

@@ -28,11 +28,11 @@ describe('confidential data on a GOST network travels encrypted with GOST sessio
     process.once('exit', () => net.killAll());
     const [n0, n1, n2] = net.nodes as [(typeof net.nodes)[0], (typeof net.nodes)[0], (typeof net.nodes)[0]];
     proxy = await RecordingProxy.start(n0.spec.p2pPort);
-    n0.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [], 'enable-peers-exchange': false }));
-    n1.editConfig((conf) =>
+    await n0.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [], 'enable-peers-exchange': false }));
+    await n1.editConfig((conf) =>
       Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [`127.0.0.1:${proxy.port}`], 'enable-peers-exchange': false }),
     );
-    n2.editConfig((conf) =>
+    await n2.editConfig((conf) =>
       Object.assign(conf['network'] as Record<string, unknown>, {
         'known-peers': [`127.0.0.1:${n0.spec.p2pPort}`, `127.0.0.1:${n1.spec.p2pPort}`],
         'enable-peers-exchange': false,

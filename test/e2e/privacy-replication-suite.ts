@@ -127,7 +127,7 @@ export function replicationSuite(storage: ReplicationStorage, largeSize: number,
         });
         for (const node of net.nodes) {
           const section = await storage.section(node.index);
-          if (section !== undefined) node.editConfig((conf) => (conf['privacy'] = { storage: section }));
+          if (section !== undefined) await node.editConfig((conf) => (conf['privacy'] = { storage: section }));
         }
         await net.startAll();
         await net.meshed(30_000);

@@ -32,8 +32,8 @@ describe('confidential data on a plain P2P connection travels encrypted', { time
     const [n0, n1] = net.nodes as [(typeof net.nodes)[0], (typeof net.nodes)[0]];
     proxy = await RecordingProxy.start(n0.spec.p2pPort);
     // Node 0 dials nobody; node 1 knows node 0 only through the proxy; no addresses are exchanged.
-    n0.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [], 'enable-peers-exchange': false }));
-    n1.editConfig((conf) =>
+    await n0.editConfig((conf) => Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [], 'enable-peers-exchange': false }));
+    await n1.editConfig((conf) =>
       Object.assign(conf['network'] as Record<string, unknown>, { 'known-peers': [`127.0.0.1:${proxy.port}`], 'enable-peers-exchange': false }),
     );
     await net.startAll();

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigSection, isObject, type RawObject } from '../../src/config/section.js';
-import { parseHoconText } from '../../src/config/hocon.js';
+import { parseHoconText, readHoconFile } from '../../src/config/hocon.js';
 import type { HoconObject, KeyTable } from '../../src/config/key-table.js';
 import { Address } from '../../src/crypto/address.js';
 import { CHAIN_ID_KEY, CHAIN_TABLE, CRYPTO_TYPE_KEY, UTX_TABLE } from '../../src/chain/settings-keys.js';
@@ -226,17 +226,19 @@ async function documents(): Promise<RawObject[]> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'weft-tables-gost-'));
   devnetDirs.push(dir);
-  const gost = JSON.parse(
-    readFileSync((await prepareDevnet({ nodes: 1, dir, crypto: 'gost', pki: 'TEST', keystore: CHEAP, basePort: 0 })).nodes[0]!.configFile, 'utf8'),
-  ) as { node: HoconObject };
+  const gost = (await readHoconFile(
+    (await prepareDevnet({ nodes: 1, dir, crypto: 'gost', pki: 'TEST', keystore: CHEAP, basePort: 0 })).nodes[0]!.configFile,
+  )) as {
+    node: HoconObject;
+  };
   gost.node['pki'] = { 'tsp-server': 'http://tsp.example/' };
   docs.push(await parseHoconText(stringifyJson(gost)));
   // CFT's keys: a CFT devnet's config, with the optional full-vote-set-timeout added.
   const cftDir = mkdtempSync(join(tmpdir(), 'weft-tables-cft-'));
   devnetDirs.push(cftDir);
-  const cft = JSON.parse(
-    readFileSync((await prepareDevnet({ nodes: 2, dir: cftDir, consensus: 'cft', keystore: CHEAP, basePort: 0 })).nodes[0]!.configFile, 'utf8'),
-  ) as { node: { blockchain: { consensus: HoconObject } } };
+  const cft = (await readHoconFile((await prepareDevnet({ nodes: 2, dir: cftDir, consensus: 'cft', keystore: CHEAP, basePort: 0 })).nodes[0]!.configFile)) as {
+    node: { blockchain: { consensus: HoconObject } };
+  };
   cft.node.blockchain.consensus['full-vote-set-timeout'] = '2s';
   docs.push(await parseHoconText(stringifyJson(cft)));
   return docs;

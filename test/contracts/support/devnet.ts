@@ -38,7 +38,7 @@ export async function startContractsDevnet(nodes: number, image: string, package
   const grpcPorts = (await freeLoopbackPorts(net.nodes.length + layoutPorts.size)).filter((p) => !layoutPorts.has(p)).slice(0, net.nodes.length);
   for (const [i, n] of net.nodes.entries()) {
     const port = grpcPorts[i]!;
-    n.editConfig((node) => {
+    await n.editConfig((node) => {
       node['contracts'] = { enable: true, packages: [{ image, source: dir }] };
       const api = (node['api'] ??= {}) as Record<string, unknown>;
       api['grpc'] = { 'bind-address': '127.0.0.1', port };
