@@ -111,7 +111,8 @@ export async function openChain(ctx: StartContext): Promise<ChainParts> {
     watchFeatures({ chain, features, autoShutdown: config.features.autoShutdownOnUnsupportedFeature, log, requestStop: ctx.requestStop }),
     (unsubscribe) => unsubscribe(),
   );
-  ctx.metrics?.watchChain(chain);
+  ctx.metrics?.watchChain(chain, config.chain.consensus.type);
+  ctx.metrics?.watchDataDirectory(config.node.dataDirectory);
   chain.ensureGenesis();
   const liquid = new LiquidBlockTracker(chain);
   let votes: VoteBook | undefined;

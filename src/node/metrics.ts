@@ -6,7 +6,9 @@
  * Where the figures come from (nothing here reaches into a part; each part reports or is read):
  * - chain: its events (`chain.on`) — blocks, micro-blocks and transactions appended by origin
  *   (`local` = this node's miner, `network` = a peer, `api`), the append's apply and commit
- *   durations carried by the event, rollbacks; height and the liquid block read at scrape;
+ *   durations carried by the event, rollbacks; height, the liquid block, the top block's time,
+ *   skipped rounds and finality (from its consensus data) read at scrape;
+ * - the data directory: its file system's free and total bytes (statfs), read at scrape;
  * - pool: its admission listener (`onAdmission`) and the `onRefused` callback it shares with
  *   the chain's admission in front of it (refusals by WE's error kind); size and bytes read at scrape;
  * - network: the transport's traffic observer (messages and bytes in and out by message
@@ -25,11 +27,14 @@
  * hash their labels on every call. The rest is counted per block or per transaction, or read
  * at scrape, by prom-client's metrics.
  */
+import { statfsSync } from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiRequestObserver } from '../api/server.js';
 import type { MetricsService } from '../api/services.js';
 import type { Blockchain, ChainEvent } from '../chain/blockchain.js';
+import type { ConsensusSettings } from '../chain/settings.js';
 import type { UtxPool } from '../chain/utx.js';
+import { tipFinality } from '../consensus/cft/finality.js';
 import type { WeError } from '../errors/catalogue.js';
 import type { NodeNetwork } from '../network/node-network.js';
 import { MessageCode, type NetworkTrafficObserver } from '../network/types.js';
@@ -276,8 +281,11 @@ export class NodeMetrics {
     return c;
   }
 
-  /** Follows a chain until close: appends, their timing and rollbacks from its events; height and the liquid block at scrape. */
-  watchChain(chain: Blockchain): void {
+  /**
+   * Follows a chain until close: appends, their timing and rollbacks from its events; height, the liquid block, the top
+   * block's time and — from its consensus data — the rounds skipped (PoA, CFT) and the last final height (CFT) at scrape.
+   */
+  watchChain(chain: Blockchain, consensus: ConsensusSettings['type']): void {
     const registers = [this.registry];
     new Gauge({
       name: 'weft_chain_height',
@@ -287,6 +295,36 @@ export class NodeMetrics {
         this.set(chain.height());
       },
     });
+    new Gauge({
+      name: 'weft_chain_last_block_timestamp_seconds',
+      help: "The top block's own timestamp (its key block's; micro-blocks do not change it), in Unix seconds; time() minus it is the time since the last key block.",
+      registers,
+      collect(this: Gauge) {
+        if (chain.height() > 0) this.set(Number(chain.lastBlock().timestamp) / 1000);
+      },
+    });
+    if (consensus !== 'pos') {
+      new Counter({
+        name: 'weft_chain_skipped_rounds_total',
+        help: "Rounds no block was mined in since genesis (PoA and CFT): the top block's overall-skipped-rounds; its increase() is the rounds skipped over a window.",
+        registers,
+        collect(this: Counter) {
+          this.reset();
+          const c = chain.height() > 0 ? chain.lastBlock().consensus : undefined;
+          if (c !== undefined && c.type !== 'pos') this.inc(Number(c.overallSkippedRounds));
+        },
+      });
+    }
+    if (consensus === 'cft') {
+      new Gauge({
+        name: 'weft_chain_last_final_height',
+        help: "CFT: height of the last final block — the height when the liquid block carries its validators' votes, else the height below (/node/status lastFinalizedHeight).",
+        registers,
+        collect(this: Gauge) {
+          if (chain.height() > 0) this.set(tipFinality(chain.height(), chain.lastBlock().consensus).lastFinalizedHeight);
+        },
+      });
+    }
     new Gauge({
       name: 'weft_chain_liquid_block_transactions',
       help: 'Transactions in the liquid block (the top block as its micro-blocks build it).',
@@ -328,6 +366,32 @@ export class NodeMetrics {
     // The producer's clock may run a little ahead of ours: such a delay counts as none.
     const delayMs = this.now() - timestamp;
     this.propagationSeconds.labels(kind).observe(delayMs > 0n ? Number(delayMs) / 1000 : 0);
+  }
+
+  /**
+   * The free and total bytes of the file system the data directory is on (`node.data-directory`: the chain store and,
+   * by default, the privacy store and confidential data), read with statfs at scrape.
+   */
+  watchDataDirectory(directory: string): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'weft_data_filesystem_avail_bytes',
+      help: "Bytes free for the node's user on the file system of the data directory (node.data-directory), as df's Avail.",
+      registers,
+      collect(this: Gauge) {
+        const fs = statfsSync(directory);
+        this.set(fs.bavail * fs.bsize);
+      },
+    });
+    new Gauge({
+      name: 'weft_data_filesystem_size_bytes',
+      help: 'Size in bytes of the file system of the data directory (node.data-directory).',
+      registers,
+      collect(this: Gauge) {
+        const fs = statfsSync(directory);
+        this.set(fs.blocks * fs.bsize);
+      },
+    });
   }
 
   /** The pool's admissions as they happen; its size and bytes, read at scrape. */

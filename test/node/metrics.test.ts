@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
@@ -25,6 +25,7 @@ import { applyExtension } from '../../src/chain/fork.js';
 import { DEFAULTS } from '../../src/node/config.js';
 import type { Block } from '../../src/protocol/blocks.js';
 import { ChainNode, Clock, minerA, minerB, minerC } from '../chain/fork-fixture.js';
+import { CFT, finalise, MINERS } from '../chain/cft-fixture.js';
 import { callV7, createV7, timestampsFrom } from '../../devkit/contracts/engine.js';
 import { REPO_ROOT } from '../../devkit/contracts/sdk-package.js';
 import { DEV_API_KEY } from '../../devkit/http.js';
@@ -142,7 +143,7 @@ describe('propagation delays and fork switches', () => {
     const a = ChainNode.create('metrics-a', clock, [minerA]);
     const bc = ChainNode.create('metrics-bc', clock, [minerB, minerC]);
     const metrics = new NodeMetrics({ settings: DEFAULTS.metrics, now: clock.read });
-    metrics.watchChain(a.chain);
+    metrics.watchChain(a.chain, 'poa');
     const exposition = async (): Promise<Exposition> => Exposition.parse((await metrics.service().scrape()).text);
     const fromPeer = (): void => {
       for (let h = a.chain.height() + 1; h <= bc.chain.height(); h++) a.chain.appendBlock(bc.chain.blockAt(h)!, 'network');
@@ -187,6 +188,71 @@ describe('propagation delays and fork switches', () => {
     } finally {
       metrics.close();
       await Promise.all([a.store.close(), bc.store.close()]);
+    }
+  });
+});
+
+describe('consensus and disk figures of a chain in metrics', () => {
+  it("PoA: the rounds skipped are the top block's overall-skipped-rounds, the block time its timestamp; no finality figure", async () => {
+    const clock = new Clock();
+    // Only A of the three miners forges: B's and C's rounds pass without a block.
+    const a = ChainNode.create('metrics-skip', clock, [minerA]);
+    const metrics = new NodeMetrics({ settings: DEFAULTS.metrics, now: clock.read });
+    metrics.watchChain(a.chain, 'poa');
+    try {
+      const genesis = Exposition.parse((await metrics.service().scrape()).text);
+      assert.equal(genesis.value('weft_chain_skipped_rounds_total'), 0);
+      assert.equal(genesis.types.get('weft_chain_skipped_rounds_total'), 'counter');
+      for (let i = 0; i < 4; i++) a.forge();
+      const top = a.chain.lastBlock();
+      assert.equal(top.consensus.type, 'poa');
+      const skipped = top.consensus.type === 'poa' ? Number(top.consensus.overallSkippedRounds) : -1;
+      assert.ok(skipped > 0, 'rounds of B and C were skipped');
+      const e = Exposition.parse((await metrics.service().scrape()).text);
+      assert.equal(e.value('weft_chain_skipped_rounds_total'), skipped);
+      assert.equal(e.value('weft_chain_last_block_timestamp_seconds'), Number(top.timestamp) / 1000);
+      assert.ok(!e.has('weft_chain_last_final_height'), 'PoA has no finality');
+    } finally {
+      metrics.close();
+      await a.store.close();
+    }
+  });
+
+  it('CFT: the last final height is the height below an unfinal tip, the height once its votes are in', async () => {
+    const clock = new Clock();
+    const n = ChainNode.create('metrics-cft', clock, MINERS, CFT);
+    const metrics = new NodeMetrics({ settings: DEFAULTS.metrics, now: clock.read });
+    metrics.watchChain(n.chain, 'cft');
+    try {
+      const read = async (): Promise<Exposition> => Exposition.parse((await metrics.service().scrape()).text);
+      assert.equal((await read()).value('weft_chain_last_final_height'), 1, 'genesis needs no votes');
+      n.forge();
+      const unfinal = await read();
+      assert.equal(unfinal.value('weft_chain_height'), 2);
+      assert.equal(unfinal.value('weft_chain_last_final_height'), 1, 'the new key block has no votes yet');
+      finalise(n);
+      assert.equal((await read()).value('weft_chain_last_final_height'), 2);
+      assert.ok((await read()).has('weft_chain_skipped_rounds_total'));
+    } finally {
+      metrics.close();
+      await n.store.close();
+    }
+  });
+
+  it("the data directory's file system: free and total bytes as statfs reads them", async () => {
+    const dir = tempDir('weft-metrics-disk-');
+    const metrics = new NodeMetrics({ settings: DEFAULTS.metrics, now: () => BigInt(Date.now()) });
+    metrics.watchDataDirectory(dir);
+    try {
+      const e = Exposition.parse((await metrics.service().scrape()).text);
+      const fs = statfsSync(dir);
+      assert.equal(e.value('weft_data_filesystem_size_bytes'), fs.blocks * fs.bsize);
+      const avail = e.value('weft_data_filesystem_avail_bytes');
+      assert.ok(avail > 0 && avail <= fs.blocks * fs.bsize);
+      // Other files come and go on the same file system between the two reads: near, not equal.
+      assert.ok(Math.abs(avail - fs.bavail * fs.bsize) < 256 * 1024 * 1024, `${avail} vs ${fs.bavail * fs.bsize}`);
+    } finally {
+      metrics.close();
     }
   });
 });
