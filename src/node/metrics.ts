@@ -304,14 +304,13 @@ export class NodeMetrics {
       },
     });
     if (consensus !== 'pos') {
-      new Counter({
-        name: 'weft_chain_skipped_rounds_total',
-        help: "Rounds no block was mined in since genesis (PoA and CFT): the top block's overall-skipped-rounds; its increase() is the rounds skipped over a window.",
+      new Gauge({
+        name: 'weft_chain_overall_skipped_rounds',
+        help: "PoA and CFT: the top block's overall-skipped-rounds — rounds no block was mined in since genesis; its rise over a window is the rounds skipped then (a gauge: a rollback may lower it).",
         registers,
-        collect(this: Counter) {
-          this.reset();
+        collect(this: Gauge) {
           const c = chain.height() > 0 ? chain.lastBlock().consensus : undefined;
-          if (c !== undefined && c.type !== 'pos') this.inc(Number(c.overallSkippedRounds));
+          if (c !== undefined && c.type !== 'pos') this.set(Number(c.overallSkippedRounds));
         },
       });
     }

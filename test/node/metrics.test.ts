@@ -201,15 +201,15 @@ describe('consensus and disk figures of a chain in metrics', () => {
     metrics.watchChain(a.chain, 'poa');
     try {
       const genesis = Exposition.parse((await metrics.service().scrape()).text);
-      assert.equal(genesis.value('weft_chain_skipped_rounds_total'), 0);
-      assert.equal(genesis.types.get('weft_chain_skipped_rounds_total'), 'counter');
+      assert.equal(genesis.value('weft_chain_overall_skipped_rounds'), 0);
+      assert.equal(genesis.types.get('weft_chain_overall_skipped_rounds'), 'gauge');
       for (let i = 0; i < 4; i++) a.forge();
       const top = a.chain.lastBlock();
       assert.equal(top.consensus.type, 'poa');
       const skipped = top.consensus.type === 'poa' ? Number(top.consensus.overallSkippedRounds) : -1;
       assert.ok(skipped > 0, 'rounds of B and C were skipped');
       const e = Exposition.parse((await metrics.service().scrape()).text);
-      assert.equal(e.value('weft_chain_skipped_rounds_total'), skipped);
+      assert.equal(e.value('weft_chain_overall_skipped_rounds'), skipped);
       assert.equal(e.value('weft_chain_last_block_timestamp_seconds'), Number(top.timestamp) / 1000);
       assert.ok(!e.has('weft_chain_last_final_height'), 'PoA has no finality');
     } finally {
@@ -232,7 +232,7 @@ describe('consensus and disk figures of a chain in metrics', () => {
       assert.equal(unfinal.value('weft_chain_last_final_height'), 1, 'the new key block has no votes yet');
       finalise(n);
       assert.equal((await read()).value('weft_chain_last_final_height'), 2);
-      assert.ok((await read()).has('weft_chain_skipped_rounds_total'));
+      assert.ok((await read()).has('weft_chain_overall_skipped_rounds'));
     } finally {
       metrics.close();
       await n.store.close();
