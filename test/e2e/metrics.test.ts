@@ -18,19 +18,17 @@
  *   `enable = no` the path is Akka's catch-all 404 and the rest of the API is unchanged.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { apiKeyHash } from '../../src/node/config.js';
-import { freeLoopbackPort } from '../../src/cli/devnet.js';
 import { Protocol } from '../../src/protocol/protocol.js';
 import { DEV_API_KEY, httpRequest } from '../../devkit/http.js';
 import { generatedData } from '../../devkit/multipart.js';
 import { Devnet } from '../../devkit/network.js';
 import { b58sha, hashOfSource, PrivacyClient } from '../../devkit/privacy-client.js';
-import { Exposition } from '../support/prometheus.js';
+import { Exposition, PrometheusServer, type VectorSample } from '../support/prometheus.js';
 import { Clock, confirmed, signer, tf2Build, WEST } from './clients.js';
 import { prepareConfiguredNode, startConfiguredNode, untilHeight, type ConfiguredNode } from './configured.js';
 import { targetOf } from './privacy-replication-suite.js';
@@ -230,25 +228,9 @@ describe("Debian's Prometheus scraping a dev node process", () => {
     );
     assert.equal(lint.status, 0);
 
-    const dir = fleet.tempDir('weft-prometheus-');
-    const port = await freeLoopbackPort();
-    writeFileSync(
-      join(dir, 'prometheus.yml'),
-      `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: weft\n    metrics_path: /metrics\n    static_configs:\n      - targets: ['${new URL(node.url).host}']\n`,
-    );
-    const prometheus = spawn(
-      'prometheus',
-      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
-      { stdio: 'ignore' },
-    );
+    const prometheus = await PrometheusServer.start({ dir: fleet.tempDir('weft-prometheus-'), targets: [new URL(node.url).host] });
     try {
-      const query = async (expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> => {
-        const r = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(expr)}`).catch(() => undefined);
-        if (r === undefined || r.status !== 200) return [];
-        const answer = (await r.json()) as { status: string; data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
-        assert.equal(answer.status, 'success', expr);
-        return answer.data.result;
-      };
+      const query = (expr: string): Promise<VectorSample[]> => prometheus.vector(expr);
       await until('Prometheus to scrape the node', async () => ((await query('up == 1')).length === 1 ? true : undefined), 30_000);
 
       const accounts = node.accounts().accounts;
@@ -282,8 +264,7 @@ describe("Debian's Prometheus scraping a dev node process", () => {
         10_000,
       );
     } finally {
-      prometheus.kill('SIGTERM');
-      await new Promise((resolve) => (prometheus.exitCode !== null ? resolve(undefined) : prometheus.once('exit', resolve)));
+      await prometheus.stop();
     }
   });
 });
