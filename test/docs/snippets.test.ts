@@ -5,7 +5,7 @@
  * `npm start -- …` / `npm run devnet -- …` block of the doc names — and must exit 0 and
  * print what its lines say they print.
  *
- * The commands run in a folder laid out as a checkout (`dist/`, `node_modules/` and
+ * The commands run in a folder laid out as a checkout (`dist/`, `node_modules/`, `ops/` and
  * `package.json` linked to this repository's), so `data/dev/…` and `./dist/…` mean what they
  * mean after `npm start`; one such folder per node or devnet, all side by side, so `../x` is
  * the same folder for every one. Nodes and devnets are started with the command of
@@ -132,7 +132,7 @@ class Environment {
     private readonly groups: Set<Started>,
   ) {
     mkdirSync(cwd, { recursive: true });
-    for (const name of ['bin', 'dist', 'node_modules', 'package.json']) symlinkSync(join(REPO, name), join(cwd, name));
+    for (const name of ['bin', 'dist', 'node_modules', 'ops', 'package.json']) symlinkSync(join(REPO, name), join(cwd, name));
   }
 
   async ready(): Promise<void> {
