@@ -9,7 +9,10 @@
  * - Prometheus, scraping a dev node with the rules loaded, evaluates every rule without
  *   error, answers every panel query and the variables' label_values with data (the few
  *   panels that have none on a lone PoA node are named, with why), and no alert is pending
- *   or firing on the healthy node — nor does any alert's expression return a series.
+ *   or firing on the healthy node — nor does any alert's expression return a series;
+ * - the same on a 3-node CFT devnet, where the network panels (finality lag, peers, P2P
+ *   traffic, propagation) have data too; a node stopped there is named by WeftNodeDown's
+ *   expression.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -18,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { PrometheusServer } from '../support/prometheus.js';
+import { Devnet } from '../../devkit/network.js';
 import { NodeFleet, until } from './support.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -87,6 +91,55 @@ function alertRules(): Array<{ readonly alert: string; readonly expr: string }> 
     for (const m of text.matchAll(/^\s*- alert: (\S+)\n\s*expr: (.+)$/gm)) rules.push({ alert: m[1]!, expr: m[2]! });
   }
   return rules;
+}
+
+/** Sends every panel query of `dashboard` as Grafana would (an error answer fails); the titles, sorted, of the panels none of whose queries returned a series. */
+async function panelsWithoutData(prometheus: PrometheusServer, dashboard: Dashboard): Promise<string[]> {
+  const empty: string[] = [];
+  for (const panel of dashboard.panels.filter((p) => p.type !== 'row')) {
+    const answers = await Promise.all(
+      panel.targets!.map(async (t) => {
+        const expr = expand(t.expr);
+        const answer = await prometheus.query(expr);
+        assert.equal(answer?.status, 'success', `${panel.title} ${t.refId}: ${expr}: ${answer?.errorType}: ${answer?.error}`);
+        return answer.data.result;
+      }),
+    );
+    if (answers.every((result) => result.length === 0)) empty.push(panel.title);
+  }
+  return empty.sort();
+}
+
+/**
+ * Once Prometheus has evaluated every rule: all of the files' rules loaded, none in error, no
+ * alert pending or firing — and, stricter than the state (which waits out `for:`), no alert's
+ * expression returns a series.
+ */
+async function expectQuietRules(prometheus: PrometheusServer, what: string): Promise<void> {
+  type Rule = { name: string; health: string; lastError?: string; state: string };
+  const rules = await until(
+    'every rule evaluated',
+    async () => {
+      const answer = await prometheus.api<{ groups: Array<{ rules: Rule[] }> }>('/api/v1/rules');
+      const all = answer?.data.groups.flatMap((g) => g.rules) ?? [];
+      return all.length > 0 && all.every((r) => r.health !== 'unknown') ? all : undefined;
+    },
+    30_000,
+    500,
+  );
+  const names = alertRules().map((r) => r.alert);
+  assert.deepEqual(rules.map((r) => r.name).sort(), names.sort(), 'every rule of the files is loaded');
+  assert.deepEqual(
+    rules.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.lastError}`),
+    [],
+    'no rule fails to evaluate',
+  );
+  assert.deepEqual(
+    rules.filter((r) => r.state !== 'inactive').map((r) => `${r.name}: ${r.state}`),
+    [],
+    `no alert pending or firing on ${what}`,
+  );
+  for (const rule of alertRules()) assert.deepEqual(await prometheus.vector(rule.expr), [], `${rule.alert} matches nothing on ${what}`);
 }
 
 describe('ops/: the alert rules and the Grafana dashboard', () => {
@@ -161,37 +214,7 @@ describe('ops/: the alert rules and the Grafana dashboard', () => {
           500,
         );
 
-        // Every rule evaluated, none in error.
-        type Rule = { name: string; health: string; lastError?: string; state: string; lastEvaluation: string; type: string };
-        const rules = await until(
-          'every rule evaluated',
-          async () => {
-            const answer = await prometheus.api<{ groups: Array<{ rules: Rule[] }> }>('/api/v1/rules');
-            const all = answer?.data.groups.flatMap((g) => g.rules) ?? [];
-            return all.length > 0 && all.every((r) => r.health !== 'unknown') ? all : undefined;
-          },
-          30_000,
-          500,
-        );
-        assert.deepEqual(
-          rules.map((r) => r.name).sort(),
-          alertRules()
-            .map((r) => r.alert)
-            .sort(),
-          'every rule of the files is loaded',
-        );
-        assert.deepEqual(
-          rules.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.lastError}`),
-          [],
-          'no rule fails to evaluate',
-        );
-        assert.deepEqual(
-          rules.filter((r) => r.state !== 'inactive').map((r) => `${r.name}: ${r.state}`),
-          [],
-          'no alert pending or firing on the healthy node',
-        );
-        // Stricter than the state (which waits out `for:`): no alert's expression returns a series.
-        for (const rule of alertRules()) assert.deepEqual(await prometheus.vector(rule.expr), [], `${rule.alert} matches nothing on the healthy node`);
+        await expectQuietRules(prometheus, 'the healthy node');
 
         // The variables: label_values(<selector>, <label>) lists the job and the node.
         for (const v of dashboard.templating.list.filter((v) => v.type === 'query')) {
@@ -203,23 +226,77 @@ describe('ops/: the alert rules and the Grafana dashboard', () => {
         }
 
         // Every panel query: answered (a parse or evaluation error fails), with data unless named above.
-        const empty: string[] = [];
-        for (const panel of dashboard.panels.filter((p) => p.type !== 'row')) {
-          const answers = await Promise.all(
-            panel.targets!.map(async (t) => {
-              const expr = expand(t.expr);
-              const answer = await prometheus.query(expr);
-              assert.equal(answer?.status, 'success', `${panel.title} ${t.refId}: ${expr}: ${answer?.errorType}: ${answer?.error}`);
-              return answer.data.result;
-            }),
-          );
-          if (answers.every((result) => result.length === 0)) empty.push(panel.title);
-        }
-        assert.deepEqual(empty.sort(), Object.keys(NO_DATA_ON_A_LONE_DEV_NODE).sort(), 'the panels without data are those named, for the reasons given');
+        const empty = await panelsWithoutData(prometheus, dashboard);
+        assert.deepEqual(empty, Object.keys(NO_DATA_ON_A_LONE_DEV_NODE).sort(), 'the panels without data are those named, for the reasons given');
         // Those the issue names have data: height, peers (0 is data), pool, event loop, disk.
         for (const title of ['Height', 'Peers', 'Pool transactions', 'Event-loop lag', 'Data directory free']) assert.ok(!empty.includes(title), title);
       } finally {
         await prometheus.stop();
+      }
+    },
+  );
+
+  it(
+    'Prometheus scraping a 3-node CFT devnet: the network panels (finality lag, peers, P2P, propagation) have data, no alert fires; a node stopped is WeftNodeDown',
+    { timeout: 300_000 },
+    async () => {
+      const net = await Devnet.create({
+        nodes: 3,
+        consensus: 'cft',
+        roundDurationMs: 3000,
+        syncDurationMs: 1000,
+        finalizationTimeoutMs: 2000,
+        microBlockIntervalMs: 500,
+        register: false,
+      });
+      const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Dashboard;
+      let prometheus: PrometheusServer | undefined;
+      try {
+        await net.startAll(90_000);
+        await net.meshed(30_000);
+        const targets = net.nodes.map((n) => new URL(n.url).host);
+        prometheus = await PrometheusServer.start({ dir: fleet.tempDir('weft-prometheus-'), targets, ruleFiles: RULE_FILES });
+        const p = prometheus;
+        await until('Prometheus to scrape the nodes', async () => ((await p.vector('up == 1')).length === 3 ? true : undefined), 60_000);
+        // Blocks finalised while scraped: the last final height rises on every node.
+        const final = async (): Promise<number[]> => (await p.vector('weft_chain_last_final_height')).map((s) => Number(s.value[1]));
+        const start = Math.max(...(await final()));
+        await until(
+          'two more final blocks, scraped',
+          async () => ((await final()).length === 3 && Math.min(...(await final())) >= start + 2 ? true : undefined),
+          90_000,
+          500,
+        );
+
+        await expectQuietRules(p, 'the healthy network');
+        const empty = await panelsWithoutData(p, dashboard);
+        for (const title of ['CFT finality lag', 'Peers', 'P2P traffic', 'Propagation p99', 'Blocks behind the highest node', 'Height', 'Min peers'])
+          assert.ok(!empty.includes(title), `${title} has data`);
+        assert.deepEqual(
+          (await p.vector('weft_network_peers_connected')).map((s) => Number(s.value[1])),
+          [2, 2, 2],
+          'a full mesh',
+        );
+
+        // One node stopped: its scrape fails, and the alert's expression names it (the alert fires after its 2 minutes).
+        const stopped = net.nodes[2]!;
+        await stopped.stop();
+        const down = await until(
+          'the stopped node to be down',
+          async () => {
+            const v = await p.vector(alertRules().find((r) => r.alert === 'WeftNodeDown')!.expr);
+            return v.length > 0 ? v : undefined;
+          },
+          30_000,
+          500,
+        );
+        assert.deepEqual(
+          down.map((s) => s.metric['instance']),
+          [new URL(stopped.url).host],
+        );
+      } finally {
+        await prometheus?.stop();
+        await net.dispose();
       }
     },
   );
