@@ -133,13 +133,16 @@ async function hooksFigure(p: Protocol): Promise<Figure> {
     const frame = frameSize(tx!.bytes.length);
     // The admission listener the metrics hand a pool (watchPool), called as the pool calls it.
     let admitted: (t: Transaction) => void = () => undefined;
-    metrics.watchPool({
-      onAdmission: (listener) => {
-        admitted = listener;
-        return () => undefined;
+    metrics.watchPool(
+      {
+        onAdmission: (listener) => {
+          admitted = listener;
+          return () => undefined;
+        },
+        size: () => ({ size: 0, sizeInBytes: 0 }),
       },
-      size: () => ({ size: 0, sizeInBytes: 0 }),
-    });
+      DEFAULTS.utx.memoryLimitBytes,
+    );
     const perTransfer = (): void => {
       metrics.requests.answered('POST', '/transactions/broadcast', 200, 0.0012);
       admitted(tx!);

@@ -159,7 +159,7 @@ export async function startPool(
     onReturned: (returned, offered) => log.info({ returned, offered }, 'transactions of rolled-back blocks returned to the pool'),
     ...ctx.metrics?.poolCallbacks,
   });
-  ctx.metrics?.watchPool(pool);
+  ctx.metrics?.watchPool(pool, ctx.config.utx.memoryLimitBytes);
   const admission = new Admission({
     chain,
     pool,

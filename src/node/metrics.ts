@@ -393,8 +393,8 @@ export class NodeMetrics {
     });
   }
 
-  /** The pool's admissions as they happen; its size and bytes, read at scrape. */
-  watchPool(pool: Pick<UtxPool, 'onAdmission' | 'size'>): void {
+  /** The pool's admissions as they happen; its size and bytes, read at scrape; its byte limit (`node.utx.memory-limit`). */
+  watchPool(pool: Pick<UtxPool, 'onAdmission' | 'size'>, memoryLimitBytes: number): void {
     const registers = [this.registry];
     pool.onAdmission(() => this.admitted.inc());
     new Gauge({
@@ -413,6 +413,11 @@ export class NodeMetrics {
         this.set(pool.size().sizeInBytes);
       },
     });
+    new Gauge({
+      name: 'weft_pool_memory_limit_bytes',
+      help: 'node.utx.memory-limit: the pool refuses a transaction that would take weft_pool_bytes beyond it.',
+      registers,
+    }).set(memoryLimitBytes);
   }
 
   /** Peers, suspensions and sync progress of the P2P network, read at scrape. */

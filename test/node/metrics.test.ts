@@ -90,6 +90,7 @@ describe('metrics of nodes in one process', () => {
     assert.equal(m1.value('weft_pool_transactions'), 3);
     assert.equal(m2.value('weft_pool_admitted_total'), 0);
     assert.equal(m2.value('weft_pool_transactions'), 0);
+    assert.equal(m1.value('weft_pool_memory_limit_bytes'), DEFAULTS.utx.memoryLimitBytes, 'node.utx.memory-limit');
     const heightRequests = (m: Exposition): number => m.sum('weft_rest_request_duration_seconds_count', { route: '/blocks/height' });
     assert.equal(heightRequests(m1), 0);
     assert.equal(heightRequests(m2), 4);
