@@ -25,14 +25,14 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { createPublicKey, verify as nativeVerify, type KeyObject } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Admission } from '../src/chain/admission.js';
 import { Blockchain } from '../src/chain/blockchain.js';
 import { PreActivatedFeatures } from '../src/chain/features.js';
-import { peerChainOf } from '../src/chain/peer-chain.js';
+import { peerChainOf, type ExtensionResult } from '../src/chain/peer-chain.js';
 import { ScriptVerifier } from '../src/chain/scripts/verifier.js';
 import { preverifySignatures } from '../src/chain/signatures.js';
 import { UtxPool } from '../src/chain/utx.js';
@@ -49,6 +49,7 @@ import { devAccounts, devNodeConfig } from '../src/cli/dev.js';
 import { ExtensionImport } from '../src/network/extension-import.js';
 import { freeLoopbackPort, type DevnetOptions } from '../src/cli/devnet.js';
 import { Store } from '../src/state/store.js';
+import type { NodeConfig } from '../src/node/config.js';
 import { postAllLean, type PostOutcome } from './http-load.js';
 import { benchPartWanted, mainThreadCpuMs, processCpuMs, progress, startProcess, stopProcess, threadTimes, threadTimesLine, type Figure } from './harness.js';
 
@@ -143,7 +144,11 @@ export function tempDir(): string {
 
 /** An in-process dev chain (no miner, no REST) with a controllable clock. */
 async function inProcessChain(dir: string): Promise<{ chain: Blockchain; rules: PoaRules; clock: { now: bigint } }> {
-  const config = await devNodeConfig({ dataDir: dir, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+  return inProcessChainOf(await devNodeConfig({ dataDir: dir, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } }));
+}
+
+/** An in-process chain (no miner, no REST) over the state of `config`'s data directory, its PoA rounds BENCH_POA's, with a controllable clock (now at first). */
+async function inProcessChainOf(config: NodeConfig): Promise<{ chain: Blockchain; rules: PoaRules; clock: { now: bigint } }> {
   const chainSettings =
     config.chain.consensus.type === 'poa'
       ? { ...config.chain, consensus: { ...config.chain.consensus, roundDurationMs: BENCH_POA.roundDurationMs, syncDurationMs: BENCH_POA.syncDurationMs } }
@@ -168,37 +173,49 @@ async function inProcessChain(dir: string): Promise<{ chain: Blockchain; rules: 
   return { chain, rules, clock };
 }
 
-/** Forges the owner's next key block at the start of its next slot (advancing the clock). */
-function forgeNextKeyBlock(chain: Blockchain, rules: PoaRules, clock: { now: bigint }, owner: { publicKey: Uint8Array; privateKey: Uint8Array }): void {
+/**
+ * Forges the next key block with the first of `owners` whose slot comes (the clock moved to
+ * it): with every miner of the chain among them, no round is skipped.
+ */
+function forgeNextKeyBlock(
+  chain: Blockchain,
+  rules: PoaRules,
+  clock: { now: bigint },
+  owners: ReadonlyArray<{ publicKey: Uint8Array; privateKey: Uint8Array }>,
+): { publicKey: Uint8Array; privateKey: Uint8Array } {
   for (let i = 0; i < 10; i++) {
-    const plan = planKeyBlock(rules.poa, {
-      state: chain.state(),
-      chain: poaHeaders(chain),
-      now: clock.now,
-      self: chain.protocol.addresses.fromPublicKey(owner.publicKey).bytes,
-    });
-    if (plan.kind === 'wait') clock.now = plan.at;
-    else if (plan.kind === 'idle') clock.now = plan.retryAt;
-    else {
-      const block = Block.sign(
-        chain.protocol,
-        {
-          version: 3,
-          timestamp: plan.timestamp,
-          reference: chain.lastBlock().id,
-          consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
-          transactions: [],
-          featureVotes: [],
-          genesisData: null,
-        },
-        owner.privateKey,
-      );
-      chain.appendKeyBlock(block);
-      clock.now += 1n;
-      return;
+    let next: { at: bigint; owner: (typeof owners)[number] } | undefined;
+    for (const owner of owners) {
+      const plan = planKeyBlock(rules.poa, {
+        state: chain.state(),
+        chain: poaHeaders(chain),
+        now: clock.now,
+        self: chain.protocol.addresses.fromPublicKey(owner.publicKey).bytes,
+      });
+      const at = plan.kind === 'forge' ? clock.now : plan.kind === 'wait' ? plan.at : plan.retryAt;
+      if (plan.kind === 'forge') {
+        const block = Block.sign(
+          chain.protocol,
+          {
+            version: 3,
+            timestamp: plan.timestamp,
+            reference: chain.lastBlock().id,
+            consensus: { type: 'poa', overallSkippedRounds: plan.overallSkippedRounds },
+            transactions: [],
+            featureVotes: [],
+            genesisData: null,
+          },
+          owner.privateKey,
+        );
+        chain.appendKeyBlock(block);
+        clock.now += 1n;
+        return owner;
+      }
+      if (next === undefined || at < next.at) next = { at, owner };
     }
+    clock.now = next!.at;
   }
-  throw new Error('no slot found for the owner');
+  throw new Error('no slot found for the owners');
 }
 
 /** Transfers/s from request JSON into the pool of an in-process chain (parse, build, verify on worker threads, validate, admit), with native verification as baseline. */
@@ -244,7 +261,7 @@ async function microBlockBuild(p: Protocol, n: number, perMicroBlock: number): P
     const { chain, rules, clock } = await inProcessChain(dir);
     try {
       const owner = devAccounts(p)[0]!.keyPair;
-      forgeNextKeyBlock(chain, rules, clock, owner);
+      forgeNextKeyBlock(chain, rules, clock, [owner]);
       const txs = signedTransfers(p, n, clock.now - 1000n);
       const baseline = nativeVerifyRate(txs);
       // A node's pool holds its transactions with their bytes and ids already worked out (at admission).
@@ -273,10 +290,10 @@ async function microBlockBuild(p: Protocol, n: number, perMicroBlock: number): P
   }
 }
 
-/** A dev chain of stored blocks of signed transfers, built in process in `dir` (the data directory a node can then open). */
+/** A chain of stored blocks of signed transfers, built in process into a data directory (that a node can then open). */
 export interface StoredTransferChain {
-  /** The dev data directory (genesis, keystore, state). */
-  readonly dir: string;
+  /** The config of a node over that data directory (genesis, state). */
+  readonly config: NodeConfig;
   /** The bytes of every block after genesis, oldest first. */
   readonly blocks: readonly Uint8Array[];
   /** The transfers in them. */
@@ -292,43 +309,74 @@ export interface StoredTransferChain {
  * serving the directory holds them all below its top).
  */
 export async function buildTransferChain(p: Protocol, dir: string, blocks: number, perBlock: number, finalKeyBlock = false): Promise<StoredTransferChain> {
-  const { chain, rules, clock } = await inProcessChain(dir);
-  const owner = devAccounts(p)[0]!.keyPair;
+  const config = await devNodeConfig({ dataDir: dir, p2pPort: 0, keystore: { scrypt: { N: 1024, r: 8, p: 1 } } });
+  return buildTransferChainOn(p, config, [devAccounts(p)[0]!.keyPair], undefined, blocks, perBlock, finalKeyBlock);
+}
+
+/**
+ * buildTransferChain on the data directory of any node `config` (a devnet node's), its key
+ * blocks forged by whichever of `miners` has the next slot, the chain's clock starting at
+ * `from` (default now: a chain built from a genesis in the past can end before now, as the
+ * nodes that serve it require of its blocks).
+ */
+export async function buildTransferChainOn(
+  p: Protocol,
+  config: NodeConfig,
+  miners: ReadonlyArray<{ publicKey: Uint8Array; privateKey: Uint8Array }>,
+  from: bigint | undefined,
+  blocks: number,
+  perBlock: number,
+  finalKeyBlock = false,
+): Promise<StoredTransferChain> {
+  const { chain, rules, clock } = await inProcessChainOf(config);
+  if (from !== undefined) clock.now = from;
   const transfers: Transaction[] = [];
   for (let b = 0; b < blocks; b++) {
-    forgeNextKeyBlock(chain, rules, clock, owner);
+    const miner = forgeNextKeyBlock(chain, rules, clock, miners);
     const txs = signedTransfers(p, perBlock, clock.now);
     transfers.push(...txs);
     clock.now += 10n;
-    const built = chain.appendOwnMicroBlock(txs, { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, owner.privateKey, true);
+    const built = chain.appendOwnMicroBlock(txs, { maxTransactions: 6000, maxBlockBytes: BENCH_POA.maxBlockSizeInBytes }, miner.privateKey, true);
     if (built.included.length !== perBlock) throw new Error(`micro-block took ${built.included.length} of ${perBlock}: ${built.rejected[0]?.error.message}`);
   }
-  if (finalKeyBlock) forgeNextKeyBlock(chain, rules, clock, owner);
+  if (finalKeyBlock) forgeNextKeyBlock(chain, rules, clock, miners);
   const stored = Array.from({ length: chain.height() - 1 }, (_, i) => chain.store.blockBytes(i + 2)!);
   await chain.store.close();
-  return { dir, blocks: stored, transfers, now: clock.now };
+  return { config, blocks: stored, transfers, now: clock.now };
 }
 
 /**
  * Transactions/s a node imports the stored blocks of `built` at, into a fresh chain of the same
  * genesis: as sync imports a peer's extension — each block parsed, its signatures sent to the
- * verifier threads, and applied once they are checked while the later ones are verified.
+ * verifier threads, and applied once they are checked while the later ones are verified. With
+ * `extensionBlocks`, in extensions of that many blocks as sync takes them from a peer, each one
+ * parsed and sent to the verifier threads while the one before is applied.
  */
-export async function importRate(p: Protocol, built: StoredTransferChain): Promise<number> {
+export async function importRate(p: Protocol, built: StoredTransferChain, extensionBlocks = built.blocks.length): Promise<number> {
   const dir = tempDir();
   try {
-    // The same genesis (same dev-genesis.json), a fresh store.
-    cpSync(join(built.dir, 'dev-genesis.json'), join(dir, 'dev-genesis.json'));
-    const fresh = await inProcessChain(dir);
+    // The same genesis and settings, a fresh store.
+    const fresh = await inProcessChainOf({ ...built.config, node: { ...built.config.node, dataDirectory: dir } });
     fresh.clock.now = built.now;
     const verifier = await SignatureVerifierPool.start('waves', undefined, p.crypto);
     try {
       const t0 = process.hrtime.bigint();
-      const extension = new ExtensionImport(peerChainOf(fresh.chain), { preverify: (txs) => preverifySignatures(verifier, txs) });
-      for (const bytes of built.blocks) extension.add([Block.fromBytes(p, bytes)]);
-      const result = await extension.apply(built.blocks.length);
-      if (result.kind !== 'applied' || result.added !== built.blocks.length)
-        throw new Error(`import: ${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+      const chain = peerChainOf(fresh.chain);
+      let applying: Promise<ExtensionResult> | undefined;
+      let added = 0;
+      const applied = async (): Promise<void> => {
+        const result = await applying!;
+        if (result.kind !== 'applied') throw new Error(`import: ${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+        added += result.added;
+      };
+      for (let i = 0; i < built.blocks.length; i += extensionBlocks) {
+        const extension = new ExtensionImport(chain, { preverify: (txs) => preverifySignatures(verifier, txs) });
+        for (const bytes of built.blocks.slice(i, i + extensionBlocks)) extension.add([Block.fromBytes(p, bytes)]);
+        if (applying !== undefined) await applied();
+        applying = extension.apply(built.blocks.length);
+      }
+      await applied();
+      if (added !== built.blocks.length) throw new Error(`import: ${added} of ${built.blocks.length} blocks applied`);
       return rate(built.transfers.length, t0);
     } finally {
       await verifier.close();

@@ -6,11 +6,13 @@
  * requests, FUZZ_REQUESTS to change) runs only when named: it is a robustness run, not a
  * figure; it prints the request count, the rate and the number of answers ≥ 500, and fails
  * the run unless that number is 0.
+ * BENCH_ONLY=<part>,… runs only those parts of the groups made of parts (chain, network, grpc, contracts).
  */
 import { abuseFigures } from './abuse.js';
-import { figureJson, formatFigure, type Figure } from './harness.js';
+import { benchPartWanted, figureJson, formatFigure, type Figure } from './harness.js';
 import { Protocol } from '../src/protocol/protocol.js';
 import { cftFigures } from './cft.js';
+import { catchUpFigures } from './catch-up.js';
 import { chainFigures } from './chain.js';
 import { contractFigures } from './contracts.js';
 import { fuzzBench } from './fuzz.js';
@@ -32,7 +34,8 @@ const groups: Array<[string, () => Promise<Figure[]>]> = [
   ['chain', () => chainFigures(p)],
   ['abuse', () => abuseFigures(p)],
   ['rest', restFigures],
-  ['network', () => networkFigures(p)],
+  // BENCH_ONLY=mesh (the 4-node devnet's figures) or catch-up (network.catch-up) runs one part.
+  ['network', async () => [...(benchPartWanted('mesh') ? await networkFigures(p) : []), ...(benchPartWanted('catch-up') ? await catchUpFigures(p) : [])]],
   ['ride', () => rideFigures(p)],
   ['gost', gostFigures],
   ['contracts', contractFigures],
