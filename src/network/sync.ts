@@ -6,22 +6,33 @@
  * common block and the ids after it) → GetBlocks in batches → one Block per id, or
  * MissingBlock; then the extension is applied by the score rule (chain/fork.ts) — block
  * by block while it continues our tip, its signatures verified on the worker threads from
- * the moment each batch arrives (extension-import.ts) — and signatures are asked again until nothing is new. Each step has a hard timeout that
- * closes the peer. One sync channel at a time.
+ * the moment each batch arrives (extension-import.ts) — and signatures are asked again until
+ * nothing is new. Each step has a hard timeout that closes the peer. One sync channel at a
+ * time: it alone names the extension, and it is the peer closed when the extension fails.
+ *
+ * Two things go beyond WE's one-batch-at-a-time exchange, so that a node that missed many
+ * blocks catches up at the rate it applies them: the batches of an extension are downloaded
+ * from the sync channel and every other peer ahead of us at once (block-download.ts), and
+ * while an extension is applied the next one is already asked for — GetSignatures with the
+ * last downloaded id first in the locator, which the peer answers from there — and
+ * downloaded, so the network and the verifier threads work while the chain applies.
  *
  * The other side too: this node's score goes to every peer whenever the chain changes, and
  * peers' GetSignatures and GetBlocks are answered from the chain (WE's HistoryReplier).
  */
 import type { ChainEvent } from '../chain/peer-chain.js';
-import { bytesKey, encodeBase58 } from '../crypto/encoding.js';
+import { bytesKey, encodeBase58, equalBytes } from '../crypto/encoding.js';
+import type { ExtensionResult } from '../chain/peer-chain.js';
 import type { Block } from '../protocol/blocks.js';
+import { BlockDownload, PeerGone, SyncTimeout } from './block-download.js';
 import { syncSettings, type NetworkDeps, type SyncSettings } from './chain-deps.js';
 import { ExtensionImport } from './extension-import.js';
-import { encodeBlock, encodeGetBlocks, encodeHistoryBlock, encodeMissingBlock, encodeScore, encodeSignatures } from './messages.js';
+import { encodeBlock, encodeHistoryBlock, encodeMissingBlock, encodeScore, encodeSignatures } from './messages.js';
 import { socketAddressText } from './peers.js';
 import { peerFormsOf, type PeerForms } from './peer-forms.js';
 import { MessageCode, NODE_TIMERS, type Peer, type Timers } from './types.js';
-import { InternalError } from '../errors/internal.js';
+
+export { SyncTimeout };
 
 export interface SyncStatus {
   /** Whether a sync exchange with a peer is running. */
@@ -46,20 +57,12 @@ export interface ScoreStats {
   readonly scoresCacheSize: number;
 }
 
-/** A sync step's hard timeout ran out; the peer is closed. */
-export class SyncTimeout extends InternalError {}
-class PeerGone extends InternalError {}
-
-type Pending =
-  | { readonly kind: 'signatures'; readonly peer: Peer; readonly resolve: (ids: Uint8Array[]) => void; readonly reject: (e: Error) => void; timer: unknown }
-  | {
-      readonly kind: 'blocks';
-      readonly peer: Peer;
-      readonly expected: Map<string, Block | undefined>;
-      readonly resolve: (r: Map<string, Block | undefined> | 'missing') => void;
-      readonly reject: (e: Error) => void;
-      timer: unknown;
-    };
+interface Pending {
+  readonly peer: Peer;
+  readonly resolve: (ids: Uint8Array[]) => void;
+  readonly reject: (e: Error) => void;
+  timer: unknown;
+}
 
 export class ChainSync {
   readonly settings: SyncSettings;
@@ -68,7 +71,10 @@ export class ChainSync {
   private readonly timers: Timers;
   private readonly scores = new Map<number, { score: bigint; at: bigint; peer: Peer }>();
   private readonly invalid = new Map<string, bigint>();
+  /** The sync channel's Signatures awaited. */
   private pending: Pending | undefined;
+  /** Block downloads with requests in flight: the running one, and ended ones whose late answers are still taken (block-download.ts). */
+  private readonly downloads = new Set<BlockDownload>();
   private current: { peer: Peer; target: bigint } | undefined;
   private blocksApplied = 0;
   private lastError: string | undefined;
@@ -123,6 +129,7 @@ export class ChainSync {
     this.peers.delete(peer.id);
     this.scores.delete(peer.id);
     if (this.pending?.peer === peer) this.pending.reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
+    for (const download of [...this.downloads]) download.onClose(peer);
   }
 
   private onChainEvent(_event: ChainEvent): void {
@@ -177,7 +184,7 @@ export class ChainSync {
 
   onSignatures(peer: Peer, ids: Uint8Array[]): void {
     const p = this.pending;
-    if (p?.kind !== 'signatures' || p.peer !== peer) {
+    if (p?.peer !== peer) {
       this.deps.logger.debug(`Unexpected Signatures from ${socketAddressText(peer.remote)} ignored`);
       return;
     }
@@ -186,25 +193,13 @@ export class ChainSync {
   }
 
   onMissingBlock(peer: Peer, id: Uint8Array): void {
-    const p = this.pending;
-    if (p?.kind !== 'blocks' || p.peer !== peer || !p.expected.has(bytesKey(id))) return;
-    this.deps.logger.debug(`${socketAddressText(peer.remote)} is missing block ${encodeBase58(id)}`);
-    this.settle();
-    p.resolve('missing');
+    for (const download of [...this.downloads]) download.onMissingBlock(peer, id);
   }
 
-  /** A Block message: taken when it answers this peer's pending GetBlocks; false otherwise (a broadcast). */
+  /** A Block message: taken when it answers a GetBlocks of the sync to this peer; false otherwise (a broadcast). */
   onBlock(peer: Peer, block: Block): boolean {
-    const p = this.pending;
-    if (p?.kind !== 'blocks' || p.peer !== peer) return false;
-    const key = bytesKey(block.id);
-    if (!p.expected.has(key)) return false;
-    p.expected.set(key, block);
-    if ([...p.expected.values()].every((b) => b !== undefined)) {
-      this.settle();
-      p.resolve(p.expected);
-    }
-    return true;
+    for (const download of this.downloads) if (download.onBlock(peer, block)) return true;
+    return false;
   }
 
   close(): void {
@@ -212,6 +207,7 @@ export class ChainSync {
     this.unsubscribe();
     if (this.kick !== undefined) this.timers.clearTimeout(this.kick);
     this.pending?.reject(new PeerGone('network closed'));
+    for (const download of [...this.downloads]) download.cancel(new PeerGone('network closed'));
   }
 
   /** Looks for a better peer after the current sync (or now). */
@@ -252,27 +248,48 @@ export class ChainSync {
     let missing = 0;
     /** The import of a download the peer could not finish: the next one takes its blocks again, verified. */
     let unfinished: ExtensionImport | undefined;
+    /** The extension being applied while the next one is asked for and downloaded, and the id of its last block. */
+    let applying: { readonly result: Promise<ExtensionResult>; readonly last: Uint8Array } | undefined;
+    /** Ends the apply running, if any: whether the sync goes on. */
+    const applied = async (): Promise<boolean> => {
+      if (applying === undefined) return true;
+      const result = await applying.result;
+      applying = undefined;
+      return this.afterApply(peer, target, result);
+    };
     try {
       for (;;) {
-        const ids = await this.requestSignatures(peer);
-        const news = this.chain.newBlockIds(ids);
-        if (news === undefined) {
-          peer.close('Signatures hold no block of this chain');
-          break;
+        // While an extension is applied, the next is asked for after its last block (the peer's reply then starts there).
+        const after = applying?.last;
+        const ids = await this.requestSignatures(peer, after);
+        let unknown: Uint8Array[];
+        if (after !== undefined && ids[0] !== undefined && equalBytes(ids[0], after)) unknown = ids.slice(1);
+        else {
+          // Not a continuation of what is being applied (or nothing is): read against the chain once it is applied.
+          if (!(await applied())) break;
+          if (after !== undefined) continue;
+          const news = this.chain.newBlockIds(ids);
+          if (news === undefined) {
+            peer.close('Signatures hold no block of this chain');
+            break;
+          }
+          unknown = news.unknown;
         }
-        const invalid = news.unknown.find((id) => this.isInvalid(id));
+        const invalid = unknown.find((id) => this.isInvalid(id));
         if (invalid !== undefined) {
           peer.close(`Signatures hold the invalid block ${encodeBase58(invalid)}`);
           break;
         }
-        if (news.unknown.length === 0) {
+        if (unknown.length === 0) {
+          if (!(await applied())) break;
+          if (after !== undefined) continue;
           log.info(`Synced with ${socketAddressText(peer.remote)} at height ${this.chain.height()}`);
           this.scores.delete(peer.id);
           break;
         }
         // Each batch's signatures go to the verifier threads as it arrives; each block is applied once its own are checked.
         const extension = new ExtensionImport(this.chain, this.deps.pool, unfinished);
-        const downloaded = await this.download(peer, news.unknown, (batch) => extension.add(batch));
+        const downloaded = await this.download(peer, unknown, (batch) => extension.add(batch));
         if (downloaded === 'missing') {
           if (++missing > 3) {
             this.scores.delete(peer.id);
@@ -282,26 +299,8 @@ export class ChainSync {
           continue;
         }
         unfinished = undefined;
-        const result = await extension.apply(this.settings.maxRollback);
-        if (result.kind === 'applied') {
-          this.blocksApplied += result.added;
-          log.info(
-            `Applied ${result.added} blocks from ${socketAddressText(peer.remote)} (${result.removed} rolled back, ${result.returnedToPool} txs back to the pool): height ${this.chain.height()}, score ${result.score} of ${target}`,
-          );
-          continue;
-        }
-        if (result.kind === 'known' || result.kind === 'not-better') {
-          log.info(`Extension from ${socketAddressText(peer.remote)} is ${result.kind === 'known' ? 'already here' : 'not better than our chain'}`);
-          this.scores.delete(peer.id);
-          break;
-        }
-        if (result.kind === 'failed') {
-          this.invalid.set(bytesKey(result.block), this.deps.now());
-          if (!result.restored) log.warn(`Could not restore the chain after a failed extension: ${this.chain.describeTip()}`);
-        }
-        this.lastError = result.error.message;
-        peer.close(`Error appending extension: ${result.error.message}`);
-        break;
+        if (!(await applied())) break;
+        applying = { result: extension.apply(this.settings.maxRollback), last: unknown[unknown.length - 1]! };
       }
     } catch (e) {
       if (e instanceof SyncTimeout) {
@@ -316,10 +315,36 @@ export class ChainSync {
         peer.close(`sync: ${(e as Error).message}`);
       }
     } finally {
+      // The extension downloaded before the sync stopped is still applied: its blocks are verified and the chain is not touched twice at once.
+      if (applying !== undefined) await applied().catch((e: unknown) => log.warn(`Applying an extension failed: ${(e as Error).message}`));
       this.current = undefined;
       this.settle();
       if (!this.closed) this.kick = this.timers.setTimeout(() => this.maybeSync(), 0);
     }
+  }
+
+  /** What an applied extension's result means for the sync with `peer`: whether it goes on. */
+  private afterApply(peer: Peer, target: bigint, result: ExtensionResult): boolean {
+    const log = this.deps.logger;
+    if (result.kind === 'applied') {
+      this.blocksApplied += result.added;
+      log.info(
+        `Applied ${result.added} blocks from ${socketAddressText(peer.remote)} (${result.removed} rolled back, ${result.returnedToPool} txs back to the pool): height ${this.chain.height()}, score ${result.score} of ${target}`,
+      );
+      return true;
+    }
+    if (result.kind === 'known' || result.kind === 'not-better') {
+      log.info(`Extension from ${socketAddressText(peer.remote)} is ${result.kind === 'known' ? 'already here' : 'not better than our chain'}`);
+      this.scores.delete(peer.id);
+      return false;
+    }
+    if (result.kind === 'failed') {
+      this.invalid.set(bytesKey(result.block), this.deps.now());
+      if (!result.restored) log.warn(`Could not restore the chain after a failed extension: ${this.chain.describeTip()}`);
+    }
+    this.lastError = result.error.message;
+    peer.close(`Error appending extension: ${result.error.message}`);
+    return false;
   }
 
   private settle(): void {
@@ -327,40 +352,49 @@ export class ChainSync {
     this.pending = undefined;
   }
 
-  private timeout(what: string): unknown {
-    const ms = this.settings.synchronizationTimeoutMs;
-    return this.timers.setTimeout(() => {
-      const p = this.pending;
-      if (p === undefined) return;
-      this.pending = undefined;
-      p.reject(new SyncTimeout(`Timeout (${ms} ms) waiting for ${what} from ${socketAddressText(p.peer.remote)}`));
-    }, ms);
-  }
-
-  private requestSignatures(peer: Peer): Promise<Uint8Array[]> {
+  /** GetSignatures to the sync channel: our locator, after `after` (a block downloaded and not applied yet) when given. */
+  private requestSignatures(peer: Peer, after: Uint8Array | undefined): Promise<Uint8Array[]> {
     return new Promise((resolve, reject) => {
       if (peer.closed) return reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
-      this.pending = { kind: 'signatures', peer, resolve, reject, timer: this.timeout('Signatures') };
-      peer.send(MessageCode.GetSignatures, encodeSignatures(this.chain.locator(this.settings.maxRollback)));
+      const ms = this.settings.synchronizationTimeoutMs;
+      const timer = this.timers.setTimeout(() => {
+        if (this.pending?.timer !== timer) return;
+        this.pending = undefined;
+        reject(new SyncTimeout(`Timeout (${ms} ms) waiting for Signatures from ${socketAddressText(peer.remote)}`));
+      }, ms);
+      this.pending = { peer, resolve, reject, timer };
+      const locator = this.chain.locator(this.settings.maxRollback);
+      peer.send(MessageCode.GetSignatures, encodeSignatures(after === undefined ? locator : [after, ...locator]));
     });
   }
 
-  /** Downloads the blocks of `ids` in batches, each batch handed to `onBatch` in order as it is complete. */
-  private async download(peer: Peer, ids: readonly Uint8Array[], onBatch: (blocks: Block[]) => void): Promise<number | 'missing'> {
-    let received = 0;
-    for (let i = 0; i < ids.length; i += this.settings.extensionBatchSize) {
-      const batch = ids.slice(i, i + this.settings.extensionBatchSize);
-      const got = await new Promise<Map<string, Block | undefined> | 'missing'>((resolve, reject) => {
-        if (peer.closed) return reject(new PeerGone(`peer ${socketAddressText(peer.remote)} closed`));
-        const expected = new Map<string, Block | undefined>(batch.map((id) => [bytesKey(id), undefined]));
-        this.pending = { kind: 'blocks', peer, expected, resolve, reject, timer: this.timeout(`${batch.length} blocks`) };
-        peer.send(MessageCode.GetBlocks, encodeGetBlocks(batch));
-      });
-      if (got === 'missing') return 'missing';
-      onBatch(batch.map((id) => got.get(bytesKey(id))!));
-      received += batch.length;
-      this.deps.logger.debug(`Received ${received} of ${ids.length} blocks from ${socketAddressText(peer.remote)}`);
-    }
-    return received;
+  /**
+   * Downloads the blocks of `ids` from the sync channel and the peers ahead of us at once
+   * (block-download.ts), each batch handed to `onBatch` in chain order as it is complete.
+   */
+  private download(peer: Peer, ids: readonly Uint8Array[], onBatch: (blocks: Block[]) => void): Promise<number | 'missing'> {
+    const download = new BlockDownload(
+      {
+        timers: this.timers,
+        timeoutMs: this.settings.synchronizationTimeoutMs,
+        batchSize: this.settings.extensionBatchSize,
+        debug: (m) => this.deps.logger.debug(m),
+        helpers: () => this.peersAhead(),
+        retired: (d) => this.downloads.delete(d),
+      },
+      peer,
+      ids,
+      onBatch,
+    );
+    if (!download.ended) this.downloads.add(download);
+    return download.result;
+  }
+
+  /** The peers whose fresh score is above ours: they hold blocks we lack (block-download.ts asks them too). */
+  private peersAhead(): Peer[] {
+    const ours = this.localScore();
+    const now = this.deps.now();
+    const ttl = BigInt(this.settings.scoreTtlMs);
+    return [...this.scores.values()].filter((s) => s.score > ours && now - s.at <= ttl && !s.peer.closed).map((s) => s.peer);
   }
 }

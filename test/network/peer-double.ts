@@ -3,7 +3,8 @@
  * `connect(x, y)` joins two nodes' events objects with a pair of Peer objects; a message
  * one side sends arrives at the other side's onMessage on a later turn of the event loop,
  * in order. A handler that throws closes that peer (as the transport does). A side can be
- * muted for some message codes (it "stalls": what it would send is dropped).
+ * muted for some message codes (it "stalls": what it would send is dropped), or rewrite what
+ * it sends (`tamper`: a peer that serves broken copies).
  */
 import {
   NODE_TIMERS,
@@ -20,6 +21,8 @@ export interface Endpoint {
   readonly events: PeerTransportEvents;
   /** Codes whose sending this node drops. */
   readonly muted: Set<number>;
+  /** Rewrites the payload of each message this node sends (none by default). */
+  tamper: ((code: number, payload: Uint8Array) => Uint8Array) | undefined;
   /** The version this node announces in its handshake (as its peers see it; set before connecting). */
   version: readonly [number, number, number];
 }
@@ -37,7 +40,7 @@ export class Wire {
   inFlight = 0;
 
   endpoint(name: string, events: PeerTransportEvents): Endpoint {
-    return { name, events, muted: new Set(), version: [1, 14, 0] };
+    return { name, events, muted: new Set(), tamper: undefined, version: [1, 14, 0] };
   }
 
   /** Connects two nodes; returns the peer objects as each side sees the other. */
@@ -88,7 +91,7 @@ export class DoublePeer implements Peer {
   send(code: MessageCode, payload: Uint8Array): boolean {
     if (this.closed) return false;
     if (this.localSide.muted.has(code)) return true;
-    const copy = Uint8Array.from(payload);
+    const copy = Uint8Array.from(this.localSide.tamper?.(code, payload) ?? payload);
     this.wire.traffic.push({ from: this.localSide.name, to: this.remoteSide.name, code });
     this.wire.inFlight++;
     setImmediate(() => {

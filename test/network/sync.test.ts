@@ -3,15 +3,19 @@
  * (src/network/sync.ts): a lagging node catches up from a longer chain in several
  * signature rounds and block batches; partitioned nodes converge on the higher score with
  * the loser's transactions back in its pool; a peer that stops answering is closed after
- * the step timeout. Real forged PoA chains, wired through the in-process transport double.
+ * the step timeout; a node downloads from every peer ahead of it at once, and a helper peer
+ * that serves broken copies or stalls is closed while the others finish the sync. Real forged
+ * PoA chains, wired through the in-process transport double.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { encodeBase58 } from '../../src/crypto/encoding.js';
+import { Block } from '../../src/protocol/blocks.js';
 import {
   decodeBlock,
   decodeGetBlocks,
+  decodeHistoryBlock,
   decodeMicroBlockInventory,
   decodeMicroBlockRequest,
   decodeMissingBlock,
@@ -20,6 +24,7 @@ import {
   decodeTransaction,
   encodeBlock,
   encodeGetBlocks,
+  encodeHistoryBlock,
   encodeMicroBlockInventory,
   encodeScore,
   encodeSignatures,
@@ -194,6 +199,79 @@ describe('sync', () => {
     await until(() => b.node.chain.height() === a.node.chain.height(), 'b synced from the other peer');
     assert.equal(encodeBase58(b.node.chain.lastBlock().id), encodeBase58(a.node.chain.lastBlock().id));
     for (const n of [a, b, a2]) n.net.close();
+  });
+
+  it('a lagging node downloads each extension from every peer ahead of it at once', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const a = netNode(wire, 'a', clock, [minerA, minerB, minerC], { maxChainLength: 7 });
+    const helpers = ['a2', 'a3'].map((name) => netNode(wire, name, clock, [], { maxChainLength: 7 }));
+    const b = netNode(wire, 'b', clock, [], { extensionBatchSize: 2 });
+    grow(a, clock, 20);
+    for (const h of helpers) h.node.follow(a.node);
+    for (const n of [a, ...helpers]) wire.connect(n.ep, b.ep);
+    await until(() => b.node.chain.height() === a.node.chain.height() && !b.net.status().syncing, 'b caught up', 10_000);
+    assert.deepEqual(b.node.ids(), a.node.ids());
+    assert.equal(b.node.stateHash(), a.node.stateHash());
+    assert.equal(b.net.status().blocksApplied, 20);
+    for (const name of ['a', 'a2', 'a3']) assert.ok(wire.count(MessageCode.GetBlocks, 'b', name) >= 2, `b asked ${name} for blocks`);
+    assert.equal(
+      wire.count(MessageCode.GetSignatures, 'b', 'a2') + wire.count(MessageCode.GetSignatures, 'b', 'a3'),
+      0,
+      'only the sync channel names the extension',
+    );
+    assert.ok(wire.count(MessageCode.GetSignatures, 'b', 'a') >= 4, 'several signature rounds (max-chain-length 7)');
+    for (const n of [a, b, ...helpers]) n.net.close();
+  });
+
+  it('a peer that serves a broken copy of a block is closed; the others finish the sync and the block is taken from them', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const a = netNode(wire, 'a', clock, [minerA, minerB, minerC]);
+    const liar = netNode(wire, 'liar', clock, []);
+    const a3 = netNode(wire, 'a3', clock, []);
+    const b = netNode(wire, 'b', clock, [], { extensionBatchSize: 2 });
+    grow(a, clock, 12);
+    liar.node.follow(a.node);
+    a3.node.follow(a.node);
+    // The liar's blocks keep their ids (signatures) but not what was signed: a timestamp moved by 1 ms.
+    liar.ep.tamper = (code, payload) => {
+      if (code !== MessageCode.HistoryBlock) return payload;
+      const { block } = decodeHistoryBlock(p, payload);
+      return encodeHistoryBlock(Block.build(p, { ...block, timestamp: block.timestamp + 1n }, block.signature), []);
+    };
+    // a's score arrives first: a is the sync channel, the liar and a3 help.
+    const atB = [a, liar, a3].map((n) => wire.connect(n.ep, b.ep).atY);
+    await until(() => b.node.chain.height() === a.node.chain.height() && !b.net.status().syncing, 'b caught up', 10_000);
+    assert.deepEqual(b.node.ids(), a.node.ids());
+    assert.ok(wire.count(MessageCode.GetBlocks, 'b', 'liar') > 0, 'the liar was asked for blocks');
+    assert.match(atB[1]!.closeReason ?? '', /has an invalid signature/);
+    assert.equal(atB[0]!.closed, false, 'the sync channel stays');
+    assert.equal(atB[2]!.closed, false, 'the honest helper stays');
+    for (const n of [a, b, liar, a3]) n.net.close();
+  });
+
+  it('a helper peer that stalls is closed after the step timeout; its batches go to the others', async () => {
+    const wire = new Wire();
+    const clock = new Clock();
+    const a = netNode(wire, 'a', clock, [minerA, minerB, minerC]);
+    const staller = netNode(wire, 'staller', clock, []);
+    const timers = new HeldTimers(1);
+    const b = netNode(wire, 'b', clock, [], { synchronizationTimeoutMs: 150, extensionBatchSize: 3 }, { timers });
+    grow(a, clock, 9);
+    staller.node.follow(a.node);
+    staller.ep.muted.add(MessageCode.HistoryBlock);
+    const aAtB = wire.connect(a.ep, b.ep).atY;
+    const stallerAtB = wire.connect(staller.ep, b.ep).atY;
+    await until(() => wire.count(MessageCode.GetBlocks, 'b', 'staller') > 0, 'b asked the staller for blocks');
+    await quiet(wire);
+    assert.ok(b.node.chain.height() < a.node.chain.height(), 'the staller’s batch holds the sync up');
+    assert.ok(timers.fire(150) >= 1, 'the staller’s requests are timed');
+    await until(() => b.node.chain.height() === a.node.chain.height() && !b.net.status().syncing, 'b caught up from the sync channel', 10_000);
+    assert.match(stallerAtB.closeReason ?? '', /Timeout \(150 ms\) waiting for 3 blocks/);
+    assert.equal(aAtB.closed, false);
+    assert.deepEqual(b.node.ids(), a.node.ids());
+    for (const n of [a, b, staller]) n.net.close();
   });
 
   it('garbage from a peer closes only that peer', async () => {
