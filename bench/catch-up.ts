@@ -24,7 +24,7 @@
  */
 import { cpSync, createWriteStream, mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { devnetNodeKeyPair, prepareDevnet, spawnDevnetNode, type DevnetNode } from '../src/cli/devnet.js';
@@ -32,7 +32,7 @@ import { DEFAULT_SYNC_SETTINGS } from '../src/network/chain-deps.js';
 import { loadNodeConfig } from '../src/node/config.js';
 import type { Protocol } from '../src/protocol/protocol.js';
 import { BENCH_POA, benchDevnetOptions, buildTransferChainOn, importRate, longestStallMs } from './chain.js';
-import { benchNodeArgs, progress, stopProcess, type Figure } from './harness.js';
+import { benchNodeArgs, progress, stopProcess, threadTimes, threadTimesLine, type Figure, type ThreadTimes } from './harness.js';
 import { percentile, until } from './network.js';
 
 const BLOCKS = Number(process.env['CATCHUP_BLOCKS'] ?? 10_000);
@@ -132,7 +132,9 @@ export async function catchUpFigures(p: Protocol): Promise<Figure[]> {
           return r.status === 200 && statusHeight(r.text) === height;
         },
         120_000,
-      );
+      ).catch((e: unknown) => {
+        throw new Error(`${(e as Error).message}\n--- ${peer.node.name} output ---\n${peer.output()}`, { cause: e });
+      });
     }
     const target = layout.nodes[PEERS]!;
     progress(`catch-up: ${target.name} starts on an empty chain and syncs from ${PEERS} peers`);
@@ -144,10 +146,13 @@ export async function catchUpFigures(p: Protocol): Promise<Figure[]> {
     const stalls: Array<{ at: number; ms: number }> = [];
     let end: number | undefined;
     let polls = 0;
+    /** The node's threads' times when its sync was first seen running: how it spent the catch-up (on a CPU, waiting for one, idle). */
+    let threads0: { at: number; times: Map<number, ThreadTimes> } | undefined;
     const deadline = Date.now() + 30 * 60_000;
     for (;;) {
       if (Date.now() > deadline) throw new Error(`bench: ${target.name} did not reach height ${height} in 30 min\n${node.output()}`);
       if (node.child.exitCode !== null) throw new Error(`bench: ${target.name} exited\n${node.output()}`);
+      if (threads0 === undefined && node.syncStart() !== undefined) threads0 = { at: Date.now(), times: threadTimes(node.child.pid!) };
       const r = await timedGet(agent, `${target.restUrl}/node/status`).catch(() => undefined);
       if (r?.status === 200) {
         latencies.push({ at: Date.now(), ms: r.ms });
@@ -160,6 +165,10 @@ export async function catchUpFigures(p: Protocol): Promise<Figure[]> {
       await sleep(STATUS_INTERVAL_MS);
     }
     agent.destroy();
+    if (threads0 !== undefined)
+      progress(
+        `catch-up: ${target.name}'s threads over the catch-up: ${threadTimesLine(node.child.pid!, threads0.times, threadTimes(node.child.pid!), end - threads0.at)}; machine load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`,
+      );
     const start = node.syncStart();
     if (start === undefined) throw new Error(`bench: no 'Sync with' record from ${target.name}\n${node.output()}`);
     const seconds = (end - start) / 1000;
