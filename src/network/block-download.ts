@@ -34,10 +34,10 @@ export class PeerGone extends InternalError {}
 export class BadBlock extends InternalError {}
 
 /**
- * GetBlocks batches a peer holds in flight. One: the blocks in flight (a batch per peer) arrive
- * and are decoded on the event loop together, and with two per peer those bursts held the
- * loop long enough to double the REST API's p99 during a catch-up (3 peers, 2 cores) for no
- * faster catch-up — the apply, not the download, sets its pace.
+ * GetBlocks batches a peer holds in flight. One: the blocks in flight arrive and are decoded on
+ * the event loop together (three peers, three batches), and a catch-up over a fast link is
+ * paced by the apply, not the download — a second batch per peer made it no faster in the
+ * bench (bench/catch-up.ts) and put twice the blocks on the event loop at once.
  */
 export const BATCHES_PER_PEER = 1;
 
