@@ -51,12 +51,16 @@ function build() {
 
 const checkout = existsSync(join(ROOT, 'src')) && existsSync(TSC);
 const [verb] = process.argv.slice(2);
+const entry = verb === 'devnet' ? join(ROOT, 'dist', 'src', 'cli', 'devnet.js') : join(ROOT, 'dist', 'src', 'cli', 'cli.js');
 if (verb === 'build') {
-  if (!checkout) {
+  if (checkout) build();
+  else if (existsSync(entry)) {
+    // An install without dev dependencies (npm ci --omit=dev runs `prepare` too): the built dist/ is what runs.
+    process.stderr.write('weft build: no TypeScript compiler here (installed without dev dependencies): dist/ runs as it is\n');
+  } else {
     process.stderr.write('weft build: needs a source checkout with its dev dependencies (npm install)\n');
     process.exit(1);
   }
-  build();
   process.exit(0);
 }
 // WEFT_SKIP_BUILD=1: the caller has just built dist/ itself (the docs test after npm test's build).
@@ -67,7 +71,6 @@ if (checkout && process.env.WEFT_SKIP_BUILD !== '1') {
     build();
   }
 }
-const entry = verb === 'devnet' ? join(ROOT, 'dist', 'src', 'cli', 'devnet.js') : join(ROOT, 'dist', 'src', 'cli', 'cli.js');
 if (!existsSync(entry)) {
   process.stderr.write(`weft: ${entry} is missing — run \`npm install\` (it builds) in a source checkout\n`);
   process.exit(1);
