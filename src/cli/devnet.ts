@@ -187,24 +187,47 @@ export async function freeLoopbackPort(): Promise<number> {
   return (await freeLoopbackPorts(1))[0]!;
 }
 
+/** The first port of the kernel's ephemeral range (outgoing connections' source ports, `listen(0)`); 32768 where unknown. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2048 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const PICK_FROM = 10_000;
+
+/** Listens on `port` of 127.0.0.1 (0: the kernel picks), or undefined when it is taken. */
+function holdPort(port: number): Promise<Server | undefined> {
+  return new Promise((resolveServer, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' || e.code === 'EACCES' ? resolveServer(undefined) : reject(e)));
+    server.listen(port, '127.0.0.1', () => resolveServer(server));
+  });
+}
+
 /**
  * `count` distinct loopback TCP ports nobody listens on right now, all held while they are
  * picked (ports picked one after another, each released before the next, can be the same one:
- * a devnet node then found its REST port taken by its own P2P listener).
+ * a devnet node then found its REST port taken by its own P2P listener). They are drawn below
+ * the kernel's ephemeral range: a port from that range, free when picked, may be taken as the
+ * source port of any outgoing connection before the node listens on it.
  */
 export async function freeLoopbackPorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolveServer, reject) => {
-          const server = createServer();
-          server.unref();
-          server.on('error', reject);
-          server.listen(0, '127.0.0.1', () => resolveServer(server));
-        }),
-    ),
-  );
+  const high = ephemeralLow();
+  const servers: Server[] = [];
+  for (let attempts = 0; servers.length < count && attempts < 50 * count; attempts++) {
+    const server = high - PICK_FROM > 100 ? await holdPort(PICK_FROM + Math.floor(Math.random() * (high - PICK_FROM))) : undefined;
+    if (server !== undefined) servers.push(server);
+  }
+  // A machine with that range full or closed: the kernel's choice.
+  while (servers.length < count) {
+    const server = await holdPort(0);
+    if (server !== undefined) servers.push(server);
+  }
   const ports = servers.map((server) => {
     const address = server.address();
     return typeof address === 'object' && address !== null ? address.port : 0;

@@ -6,13 +6,27 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { loadNodeConfig } from '../../src/node/config.js';
-import { prepareDevnet, spawnDevnetNode } from '../../src/cli/devnet.js';
+import { freeLoopbackPorts, prepareDevnet, spawnDevnetNode } from '../../src/cli/devnet.js';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tempDir } from '../../devkit/tmp.js';
 import { until } from '../../devkit/wait.js';
 
 const CHEAP = { scrypt: { N: 1024, r: 8, p: 1 } };
 const children: ChildProcess[] = [];
 after(() => children.forEach((c) => c.kill('SIGKILL')));
+
+describe('free loopback ports for devnets and tests', () => {
+  it('are distinct, free and below the kernel’s ephemeral range (where outgoing connections take their source ports)', async () => {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const ports = await freeLoopbackPorts(40);
+    assert.equal(new Set(ports).size, 40);
+    for (const port of ports) assert.ok(port >= 10_000 && port < low, `${port}`);
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(ports[0], '127.0.0.1', resolve));
+    server.close();
+  });
+});
 
 describe('devnet --nodes 1', () => {
   it('writes miner.quorum 0 for a lone node and 1 for two or more', async () => {
