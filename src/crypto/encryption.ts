@@ -97,9 +97,7 @@ export function openWithKey(aesKey: Uint8Array, sealed: Uint8Array): Uint8Array 
   const body = decipher.update(sealed.subarray(AES_IV_LENGTH, sealed.length - AES_TAG_LENGTH));
   try {
     const tail = decipher.final();
-    // A plain Uint8Array over the decipher's own output: no second copy of a large body.
-    const plain = tail.length === 0 ? body : Buffer.concat([body, tail]);
-    return new Uint8Array(plain.buffer, plain.byteOffset, plain.length);
+    return tail.length === 0 ? new Uint8Array(body) : new Uint8Array(Buffer.concat([body, tail]));
   } catch {
     throw new DecryptionFailure('Error in AES decrypt: Tag mismatch');
   }

@@ -11,8 +11,8 @@
  * so a full chunk carries `chunkSize − 37` data bytes. The plaintext of the last chunk ends
  * with the total chunk count (u32 BE); when fewer than 4 bytes are left in the current chunk,
  * the count spills over into one more (final) chunk. The decryptor checks the index of each
- * chunk, that the last one is final and that the count matches; it holds back the data of
- * the last chunk it opened, since it may end with the count. Both sides must use the same chunk size
+ * chunk, that the last one is final and that the count matches; it holds back the last four
+ * bytes it has seen, since they may be the count. Both sides must use the same chunk size
  * (the transport sends it in its header).
  *
  * The content key travels wrapped for the recipient exactly as in encryption.ts (48 bytes).
@@ -157,21 +157,15 @@ export class StreamEncryptor {
   }
 }
 
-/**
- * Decrypts what a StreamEncryptor produced, in any split of its bytes. Throws DecryptionFailure.
- *
- * The data of the last chunk opened is held back until the next one opens or the stream
- * ends (its last four bytes may be the chunk count, or the start of it), then released as
- * it came out of the cipher: data is not copied again on its way out.
- */
+/** Decrypts what a StreamEncryptor produced, in any split of its bytes. Throws DecryptionFailure. */
 export class StreamDecryptor {
   private readonly sealer: ChunkSeal;
   private readonly chunk: Uint8Array;
   private filled = 0;
   /** Index the next chunk must carry. */
   private expectedIndex = 0;
-  /** The data of the last chunk opened, not released yet. */
-  private held: Uint8Array = new Uint8Array(0);
+  /** Up to four plaintext bytes held back (they may be the chunk count). */
+  private held = new Uint8Array(0);
   private sawFinal = false;
   private finished = false;
 
@@ -197,21 +191,12 @@ export class StreamDecryptor {
     return body.subarray(BODY_HEADER_LENGTH);
   }
 
-  /**
-   * Holds `data` (a chunk's data, just opened) and releases what it no longer needs to hold:
-   * the previous chunk's data, all of it or — when `data` is too short to end with the
-   * whole count — all but the bytes the count starts with.
-   */
-  private hold(data: Uint8Array, out: Uint8Array[]): void {
-    const held = this.held;
-    if (data.length >= COUNT_LENGTH) {
-      if (held.length > 0) out.push(held);
-      this.held = data;
-      return;
-    }
-    const cut = Math.max(0, held.length - (COUNT_LENGTH - data.length));
-    if (cut > 0) out.push(held.subarray(0, cut));
-    this.held = Buffer.concat([held.subarray(cut), data]);
+  /** Releases all but the last four bytes of held ‖ data. */
+  private release(data: Uint8Array): Uint8Array {
+    const all = this.held.length === 0 ? data : Buffer.concat([this.held, data]);
+    const cut = Math.max(0, all.length - COUNT_LENGTH);
+    this.held = Uint8Array.from(all.subarray(cut));
+    return all.subarray(0, cut);
   }
 
   /** Takes more ciphertext; returns the plaintext it could release. */
@@ -225,34 +210,23 @@ export class StreamDecryptor {
       this.filled += n;
       offset += n;
       if (this.filled === this.chunkSize) {
-        this.hold(this.open(this.chunk), out);
+        out.push(Uint8Array.from(this.release(this.open(this.chunk))));
         this.filled = 0;
       }
     }
-    return joined(out);
+    return out.length === 1 ? out[0]! : new Uint8Array(Buffer.concat(out));
   }
 
   /** Ends the stream: the last plaintext bytes; throws when chunks were lost, reordered or cut. */
   final(): Uint8Array {
     if (this.finished) throw new Error('The stream decryptor is already finished');
     this.finished = true;
-    const out: Uint8Array[] = [];
-    if (this.filled > 0) this.hold(this.open(this.chunk.subarray(0, this.filled)), out);
-    const held = this.held;
-    if (!this.sawFinal || held.length < COUNT_LENGTH) throw new DecryptionFailure(REORDERED_OR_LOST);
-    const count = new DataView(held.buffer, held.byteOffset + held.length - COUNT_LENGTH, COUNT_LENGTH).getUint32(0);
+    const last = this.filled > 0 ? Uint8Array.from(this.release(this.open(this.chunk.subarray(0, this.filled)))) : new Uint8Array(0);
+    if (!this.sawFinal || this.held.length !== COUNT_LENGTH) throw new DecryptionFailure(REORDERED_OR_LOST);
+    const count = new DataView(this.held.buffer, this.held.byteOffset, 4).getUint32(0);
     if (count !== this.expectedIndex) throw new DecryptionFailure(REORDERED_OR_LOST);
-    out.push(held.subarray(0, held.length - COUNT_LENGTH));
-    return joined(out);
+    return last;
   }
-}
-
-/** The parts as one array: the part itself when there is one (no copy). */
-function joined(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  if (parts.length === 0) return new Uint8Array(0);
-  const all = Buffer.concat(parts);
-  return new Uint8Array(all.buffer, all.byteOffset, all.length);
 }
 
 /** A stream encryptor for one recipient and the 48-byte wrapped key to send ahead of the stream (WE's buildEncryptor). */

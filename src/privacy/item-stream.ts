@@ -48,12 +48,14 @@ const u32 = (n: number): Uint8Array => {
 
 const MAGIC = u32(STREAM_CHUNK_MAGIC);
 
-/**
- * The frames of some content: `magic ‖ piece` for each piece of `chunkSize` bytes (the last
- * may be shorter), then the empty frame; the content is copied once, into its frame.
- */
+/** The frames of some content: `magic ‖ piece` for each piece of at most `chunkSize` bytes, then the empty frame. */
 export async function* framesOf(content: AsyncIterable<Uint8Array>, chunkSize: number): AsyncGenerator<Uint8Array> {
-  yield* piecesOf(content, chunkSize, MAGIC);
+  for await (const piece of piecesOf(content, chunkSize)) {
+    const frame = new Uint8Array(4 + piece.length);
+    frame.set(MAGIC, 0);
+    frame.set(piece, 4);
+    yield frame;
+  }
   yield new Uint8Array(0);
 }
 

@@ -85,34 +85,26 @@ export async function* chunksOf(data: IncomingData): AsyncGenerator<Uint8Array> 
 
 /**
  * The bytes of `source` regrouped into pieces of exactly `size` bytes (the last may be
- * shorter), each after `prefix` when one is given (the bytes are copied once, straight into
- * the piece being filled): at most one piece is held at a time, and a piece handed on is
- * never touched again.
+ * shorter): at most one piece is held at a time.
  */
-export async function* piecesOf(source: AsyncIterable<Uint8Array>, size: number, prefix?: Uint8Array): AsyncGenerator<Uint8Array> {
-  const start = prefix?.length ?? 0;
-  const newPiece = (): Buffer => {
-    const piece = Buffer.allocUnsafe(start + size);
-    if (prefix !== undefined) piece.set(prefix, 0);
-    return piece;
-  };
-  let piece = newPiece();
-  let filled = start;
+export async function* piecesOf(source: AsyncIterable<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
+  let piece = Buffer.allocUnsafe(size);
+  let filled = 0;
   for await (const chunk of source) {
     let at = 0;
     while (at < chunk.length) {
-      const n = Math.min(piece.length - filled, chunk.length - at);
+      const n = Math.min(size - filled, chunk.length - at);
       piece.set(chunk.subarray(at, at + n), filled);
       filled += n;
       at += n;
-      if (filled === piece.length) {
+      if (filled === size) {
         yield piece;
-        piece = newPiece();
-        filled = start;
+        piece = Buffer.allocUnsafe(size);
+        filled = 0;
       }
     }
   }
-  if (filled > start) yield piece.subarray(0, filled);
+  if (filled > 0) yield piece.subarray(0, filled);
 }
 
 /** The bytes of an incoming item collected in memory, up to `limit` (bigger → `tooBig(size)`). */
