@@ -22,7 +22,8 @@
  * CATCHUP_BLOCKS and CATCHUP_PER_BLOCK make it smaller for iterating; CATCHUP_NODE_LOG=<path>
  * writes each node's output to <path>.<node name>.
  */
-import { cpSync, createWriteStream, mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { readHoconFile, renderHoconText } from '../src/config/hocon.js';
+import { cpSync, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,12 +91,12 @@ function runNode(node: DevnetNode): { child: ChildProcess; syncStart: () => numb
   return { child, syncStart: () => syncStart, output: () => tail };
 }
 
-/** Rewrites a devnet node's config (JSON HOCON): every miner off; `defaultVerifiers` drops its verifier-threads (a node's default). */
-function editConfig(node: DevnetNode, defaultVerifiers: boolean): void {
-  const doc = JSON.parse(readFileSync(node.configFile, 'utf8')) as { node: { miner: Record<string, unknown>; crypto: Record<string, unknown> } };
+/** Rewrites a devnet node's config (HOCON): every miner off; `defaultVerifiers` drops its verifier-threads (a node's default). */
+async function editConfig(node: DevnetNode, defaultVerifiers: boolean): Promise<void> {
+  const doc = (await readHoconFile(node.configFile)) as { node: { miner: Record<string, unknown>; crypto: Record<string, unknown> } };
   doc.node.miner['enable'] = false;
   if (defaultVerifiers) delete doc.node.crypto['verifier-threads'];
-  writeFileSync(node.configFile, `${JSON.stringify(doc)}\n`);
+  writeFileSync(node.configFile, renderHoconText(doc));
 }
 
 export async function catchUpFigures(p: Protocol): Promise<Figure[]> {
@@ -121,7 +122,7 @@ export async function catchUpFigures(p: Protocol): Promise<Figure[]> {
     const imported = await importRate(p, built, EXTENSION_BLOCKS);
     progress(`catch-up: import ${imported.toFixed(0)} tx/s`);
 
-    layout.nodes.forEach((n, i) => editConfig(n, i === PEERS));
+    for (const [i, n] of layout.nodes.entries()) await editConfig(n, i === PEERS);
     const peers = layout.nodes.slice(0, PEERS).map((n) => ({ node: n, ...runNode(n) }));
     running.push(...peers);
     for (const peer of peers) {

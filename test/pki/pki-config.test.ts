@@ -5,7 +5,8 @@
  * rules: WAVES allows only OFF, ON needs CRL checks and P2P TLS; every bad value names its key.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readHoconFile } from '../../src/config/hocon.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -39,8 +40,8 @@ after(() => {
 type Doc = { node: Record<string, Record<string, unknown>> };
 
 /** A copy of a devnet node config edited by `edit`, loaded. */
-function load(file: string, edit: (doc: Doc) => void) {
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as Doc;
+async function load(file: string, edit: (doc: Doc) => void) {
+  const doc = (await readHoconFile(file)) as Doc;
   edit(doc);
   const copy = `${tempDir('weft-pki-conf-')}/node.conf`;
   writeFileSync(copy, JSON.stringify(doc));
