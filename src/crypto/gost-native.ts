@@ -17,6 +17,8 @@
  */
 import * as nodeCrypto from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { GOST_256_CURVES, type Gost256Curve } from './gost-curves.js';
+import { integer, octetString, oid, sequence, tlv, Tag } from './pki/der.js';
 
 /** The OpenSSL names of what the engine serves. */
 const STREEBOG_256 = 'md_gost12_256';
@@ -26,48 +28,24 @@ const KUZNYECHIK_CBC = 'kuznyechik-cbc';
 const KUZNYECHIK_ECB = 'kuznyechik-ecb';
 const BLOCK = 16;
 
-/** The GOST R 34.10-2012 (256) curves Weft verifies on, by crypto-gost-js's names, with their RFC 4357 parameter set OIDs. */
-export type NativeGostCurve = 'S-256-A' | 'S-256-B' | 'S-256-C';
-
+/** A curve's bounds as the range checks read them: p and q, 32 bytes big-endian. */
 interface CurveBounds {
-  /** DER of the parameter set's OID. */
-  readonly paramSet: Buffer;
-  /** p and q, 32 bytes big-endian. */
   readonly p: Buffer;
   readonly q: Buffer;
+  /** The key algorithm identifier (DER) of a key on the curve: GOST R 34.10-2012 256, its paramset, Streebog-256. */
+  readonly algorithm: Uint8Array;
 }
 
 const hex = (s: string): Buffer => Buffer.from(s, 'hex');
-const CURVES: Record<NativeGostCurve, CurveBounds> = {
-  'S-256-A': {
-    paramSet: hex('06072a850302022301'),
-    p: hex('fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffd97'),
-    q: hex('ffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893'),
-  },
-  'S-256-B': {
-    paramSet: hex('06072a850302022302'),
-    p: hex('8000000000000000000000000000000000000000000000000000000000000c99'),
-    q: hex('800000000000000000000000000000015f700cfff1a624e5e497161bcc8a198f'),
-  },
-  'S-256-C': {
-    paramSet: hex('06072a850302022303'),
-    p: hex('9b9f605f5a858107ab1ec85e6b41c8aacf846e86789051d37998f7b9022d759b'),
-    q: hex('9b9f605f5a858107ab1ec85e6b41c8aa582ca3511eddfb74f02f3a6598980bb9'),
-  },
+const be32 = (v: bigint): Buffer => Buffer.from(v.toString(16).padStart(64, '0'), 'hex');
+const boundsOf = (curve: Gost256Curve): CurveBounds => {
+  const c = GOST_256_CURVES[curve];
+  return { p: be32(c.p), q: be32(c.n), algorithm: sequence(oid(GOST_2012_256), sequence(oid(c.paramSet), oid(STREEBOG_256_OID))) };
 };
 
 /** id-tc26-gost3410-12-256 and id-tc26-gost3411-12-256. */
-const GOST_2012_256 = hex('06082a85030701010101');
-const STREEBOG_256_OID = hex('06082a85030701010202');
-
-function der(tag: number, body: Buffer): Buffer {
-  const n = body.length;
-  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff];
-  return Buffer.concat([Buffer.from([tag, ...length]), body]);
-}
-
-const algorithmOf = (curve: NativeGostCurve): Buffer =>
-  der(0x30, Buffer.concat([GOST_2012_256, der(0x30, Buffer.concat([CURVES[curve].paramSet, STREEBOG_256_OID]))]));
+const GOST_2012_256 = '1.2.643.7.1.1.1.1';
+const STREEBOG_256_OID = '1.2.643.7.1.1.2.2';
 
 /** A 32-byte big-endian value strictly between 0 and `bound`. */
 function inOpenRange(value: Uint8Array, bound: Buffer): boolean {
@@ -95,7 +73,7 @@ export interface NativeGost {
   readonly source: string;
   readonly streebog256: (data: Uint8Array) => Uint8Array;
   /** A verifier on a curve: (x‖y little-endian key, message, s‖r big-endian signature) → verdict; never throws. */
-  verifier(curve: NativeGostCurve): (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
+  verifier(curve: Gost256Curve): (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
   /** Signing on the CryptoPro-A curve with a 32-byte little-endian private key already reduced mod q and nonzero. */
   sign(privateKey: Uint8Array, message: Uint8Array): Uint8Array;
   kuznyechik(key: Uint8Array): Kuznyechik;
@@ -192,9 +170,8 @@ function createNative(source: string): NativeGost {
       ? (data) => nodeCrypto.hash(STREEBOG_256, data, 'buffer')
       : (data) => nodeCrypto.createHash(STREEBOG_256).update(data).digest();
 
-  const verifier = (curve: NativeGostCurve) => {
-    const bounds = CURVES[curve];
-    const algorithm = algorithmOf(curve);
+  const verifier = (curve: Gost256Curve) => {
+    const bounds = boundsOf(curve);
     const prefix = `${curve}:`;
     return (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean => {
       if (publicKey.length !== 64 || signature.length !== 64) return false;
@@ -203,7 +180,7 @@ function createNative(source: string): NativeGost {
       try {
         const key = publicKeys.get(prefix + Buffer.from(publicKey.buffer, publicKey.byteOffset, 64).toString('latin1'), () =>
           nodeCrypto.createPublicKey({
-            key: der(0x30, Buffer.concat([algorithm, der(0x03, Buffer.concat([Buffer.of(0), der(0x04, Buffer.from(publicKey))]))])),
+            key: Buffer.from(sequence(bounds.algorithm, tlv(Tag.BIT_STRING, Uint8Array.of(0), octetString(publicKey)))),
             format: 'der',
             type: 'spki',
           }),
@@ -216,10 +193,10 @@ function createNative(source: string): NativeGost {
     };
   };
 
-  const signAlgorithm = algorithmOf('S-256-A');
+  const signAlgorithm = boundsOf('S-256-A').algorithm;
   const sign = (privateKey: Uint8Array, message: Uint8Array): Uint8Array => {
     const key = privateKeys.get(Buffer.from(privateKey).toString('latin1'), () => {
-      const pkcs8 = der(0x30, Buffer.concat([hex('020100'), signAlgorithm, der(0x04, Buffer.from(privateKey))]));
+      const pkcs8 = Buffer.from(sequence(integer(0n), signAlgorithm, octetString(privateKey)));
       // The engine's keys load through OpenSSL's PEM reader (its DER decoders know no GOST key).
       const pem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64')}\n-----END PRIVATE KEY-----\n`;
       try {

@@ -14,9 +14,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import gostPkg from '@wavesenterprise/crypto-gost-js/dist/CryptoGost.js';
-import { weierstrass, type WeierstrassOpts } from '@noble/curves/abstract/weierstrass.js';
+import { weierstrass } from '@noble/curves/abstract/weierstrass.js';
 import type { CryptoSuite, KeyPair } from './suite.js';
 import { gostBackend, type GostBackend } from './gost-native.js';
+import { GOST_256_CURVES as CURVES, type Gost256Curve } from './gost-curves.js';
+
+export type { Gost256Curve };
 
 interface GostDigest {
   digest(data: Uint8Array | ArrayBuffer): ArrayBuffer;
@@ -47,42 +50,8 @@ export const GOST_SIGN_ALGORITHM: Readonly<Record<string, unknown>> = {
   id: 'id-tc26-gost3410-12-256',
 };
 
-/** The GOST R 34.10-2012 (256) curves the library has, by its names. */
-export type Gost256Curve = 'S-256-A' | 'S-256-B' | 'S-256-C';
-
 /** A GOST R 34.10-2012 (256-bit, Streebog-256 digest) verifier on a curve: false for anything malformed, never throws. */
 export type Gost256Verify = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
-
-/** GOST R 34.10-2012 256-bit curve parameters (RFC 4357 §11.4 / the library's table). */
-const CURVES: Record<Gost256Curve, WeierstrassOpts<bigint>> = {
-  'S-256-A': {
-    p: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffd97n,
-    a: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffd94n,
-    b: 166n,
-    n: 0xffffffffffffffffffffffffffffffff6c611070995ad10045841b09b761b893n,
-    h: 1n,
-    Gx: 1n,
-    Gy: 0x8d91e471e0989cda27df505a453f2b7635294f2ddf23e3b122acc99c9e9f1e14n,
-  },
-  'S-256-B': {
-    p: 0x8000000000000000000000000000000000000000000000000000000000000c99n,
-    a: 0x8000000000000000000000000000000000000000000000000000000000000c96n,
-    b: 0x3e1af419a269a5f866a7d3c25c3df80ae979259373ff2b182f49d4ce7e1bbc8bn,
-    n: 0x800000000000000000000000000000015f700cfff1a624e5e497161bcc8a198fn,
-    h: 1n,
-    Gx: 1n,
-    Gy: 0x3fa8124359f96680b83d1c3eb2c070e5c545c9858d03ecfb744bf8d717717efcn,
-  },
-  'S-256-C': {
-    p: 0x9b9f605f5a858107ab1ec85e6b41c8aacf846e86789051d37998f7b9022d759bn,
-    a: 0x9b9f605f5a858107ab1ec85e6b41c8aacf846e86789051d37998f7b9022d7598n,
-    b: 32858n,
-    n: 0x9b9f605f5a858107ab1ec85e6b41c8aa582ca3511eddfb74f02f3a6598980bb9n,
-    h: 1n,
-    Gx: 0n,
-    Gy: 0x41ece55743711a8c3cbf3783cd08c0ee4d4dc440d4641a8f366e550dfdb3bb67n,
-  },
-};
 
 const leInt = (b: Uint8Array): bigint => {
   let v = 0n;
@@ -187,12 +156,13 @@ export function createStreebog256(backend: GostBackend = gostBackend()): (data: 
 export function createGost256Signer(backend: GostBackend = gostBackend()): (privateKey: Uint8Array, message: Uint8Array) => Uint8Array {
   const native = backend.native;
   if (native === undefined) return createJsGost256Signer();
-  const q = weierstrass(CURVES['S-256-A']).Fn.ORDER;
+  const q = CURVES['S-256-A'].n;
   return (privateKey, message) => {
     if (privateKey.length !== 32) throw new RangeError(`a GOST private key has 32 bytes, got ${privateKey.length}`);
-    const d = leInt(privateKey) % q;
+    const value = leInt(privateKey);
+    const d = value % q;
     if (d === 0n) throw new RangeError('the GOST private key is zero');
-    return native.sign(d === leInt(privateKey) ? privateKey : be32(d).reverse(), message);
+    return native.sign(d === value ? privateKey : be32(d).reverse(), message);
   };
 }
 

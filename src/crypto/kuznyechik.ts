@@ -9,6 +9,8 @@
  * tests check the standard's vectors and agree with OpenSSL's GOST engine.
  */
 
+import { gostBackend, type GostBackend, type Kuznyechik } from './gost-native.js';
+
 /** π of GOST R 34.12-2015 §4.1.1. */
 const PI = Uint8Array.from([
   252, 238, 221, 17, 207, 110, 49, 22, 251, 196, 250, 218, 35, 197, 4, 77, 233, 119, 240, 219, 147, 46, 153, 186, 23, 54, 241, 187, 20, 205, 95, 193, 249, 24,
@@ -23,8 +25,6 @@ const PI = Uint8Array.from([
 
 /** Coefficients of the linear map ℓ over bytes a15 … a0 (GOST R 34.12-2015 §4.1.2). */
 const ELL = [148, 32, 133, 16, 194, 192, 1, 251, 1, 192, 194, 16, 133, 32, 148, 1] as const;
-
-import { gostBackend, type GostBackend, type Kuznyechik } from './gost-native.js';
 
 export const KUZNYECHIK_BLOCK = 16;
 export const KUZNYECHIK_KEY_LENGTH = 32;
