@@ -191,69 +191,79 @@ export class GostTestCa {
 
   /** `openssl cms -sign`: a detached DER signature of `data` with an OpenSSL-held key. */
   cmsSign(data: Uint8Array, signer: Issued): Buffer {
-    writeFileSync(join(this.dir, 'content.bin'), data);
+    return opensslCmsSign(this.dir, data, signer.pemFile, signer.keyFile!, [this.cert.pemFile]);
+  }
+
+  /** `openssl cms -verify` of a detached DER signature against `roots` (PEM files); the error text when it fails. */
+  cmsVerify(signature: Uint8Array, data: Uint8Array, roots: readonly string[]): { ok: true } | { ok: false; error: string } {
+    return opensslCmsVerify(this.dir, signature, data, roots);
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** `openssl cms -sign` in `dir`: a detached DER signature of `data` by the certificate and key in PEM files (with `chain` added). */
+export function opensslCmsSign(dir: string, data: Uint8Array, certificatePem: string, keyPem: string, chain: readonly string[] = []): Buffer {
+  writeFileSync(join(dir, 'content.bin'), data);
+  const certfile = chain.flatMap((f) => ['-certfile', f]);
+  openssl(
+    [
+      'cms',
+      '-engine',
+      'gost',
+      '-sign',
+      '-binary',
+      '-in',
+      'content.bin',
+      '-signer',
+      certificatePem,
+      '-inkey',
+      keyPem,
+      ...certfile,
+      '-md',
+      'md_gost12_256',
+      '-outform',
+      'DER',
+      '-out',
+      'sig.der',
+    ],
+    dir,
+  );
+  return readFileSync(join(dir, 'sig.der'));
+}
+
+/** `openssl cms -verify` in `dir` of a detached DER signature against `roots` (PEM files); the error text when it fails. */
+export function opensslCmsVerify(dir: string, signature: Uint8Array, data: Uint8Array, roots: readonly string[]): { ok: true } | { ok: false; error: string } {
+  writeFileSync(join(dir, 'verify.sig'), signature);
+  writeFileSync(join(dir, 'verify.bin'), data);
+  writeFileSync(join(dir, 'roots.pem'), roots.map((f) => readFileSync(f, 'utf8')).join(''));
+  try {
     openssl(
       [
         'cms',
         '-engine',
         'gost',
-        '-sign',
+        '-verify',
         '-binary',
-        '-in',
-        'content.bin',
-        '-signer',
-        signer.pemFile,
-        '-inkey',
-        signer.keyFile!,
-        '-certfile',
-        this.cert.pemFile,
-        '-md',
-        'md_gost12_256',
-        '-outform',
+        '-inform',
         'DER',
+        '-in',
+        'verify.sig',
+        '-content',
+        'verify.bin',
+        '-CAfile',
+        'roots.pem',
+        '-purpose',
+        'any',
         '-out',
-        'sig.der',
+        '/dev/null',
       ],
-      this.dir,
+      dir,
     );
-    return readFileSync(join(this.dir, 'sig.der'));
-  }
-
-  /** `openssl cms -verify` of a detached DER signature against `roots` (PEM files); the error text when it fails. */
-  cmsVerify(signature: Uint8Array, data: Uint8Array, roots: readonly string[]): { ok: true } | { ok: false; error: string } {
-    writeFileSync(join(this.dir, 'verify.sig'), signature);
-    writeFileSync(join(this.dir, 'verify.bin'), data);
-    writeFileSync(join(this.dir, 'roots.pem'), roots.map((f) => readFileSync(f, 'utf8')).join(''));
-    try {
-      openssl(
-        [
-          'cms',
-          '-engine',
-          'gost',
-          '-verify',
-          '-binary',
-          '-inform',
-          'DER',
-          '-in',
-          'verify.sig',
-          '-content',
-          'verify.bin',
-          '-CAfile',
-          'roots.pem',
-          '-purpose',
-          'any',
-          '-out',
-          '/dev/null',
-        ],
-        this.dir,
-      );
-      return { ok: true };
-    } catch (e) {
-      return { ok: false, error: (e as Error).message };
-    }
-  }
-
-  dispose(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
   }
 }

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
 import { decodeBase64, encodeBase58, encodeBase64 } from '../../src/crypto/encoding.js';
-import { derToPem, openssl } from '../../devkit/pki/openssl-gost.js';
+import { derToPem, openssl, opensslCmsSign, opensslCmsVerify } from '../../devkit/pki/openssl-gost.js';
 import { devAccounts, devNodeConfig, devProtocol } from '../../src/cli/dev.js';
 import { DEV_PKI_ROOT_PEM } from '../../src/cli/dev-pki.js';
 import { Node } from '../../src/node/node.js';
@@ -70,47 +70,9 @@ describe('the GOST dev chain in PKI mode TEST', { timeout: 120_000 }, () => {
     const d = Buffer.from(dev[1]!.keyPair.privateKey);
     const pkcs8 = Buffer.concat([Buffer.from([0x30, 3 + algorithm.length + 2 + d.length, 0x02, 0x01, 0x00]), algorithm, Buffer.from([0x04, d.length]), d]);
     writeFileSync(join(dir, 'account-1.key'), derToPem(pkcs8, 'PRIVATE KEY'));
-    writeFileSync(join(dir, 'content.bin'), 'signed by a dev account');
-    openssl(
-      [
-        'cms',
-        '-engine',
-        'gost',
-        '-sign',
-        '-binary',
-        '-in',
-        'content.bin',
-        '-signer',
-        'account-1.pem',
-        '-inkey',
-        'account-1.key',
-        '-outform',
-        'DER',
-        '-out',
-        'sig.der',
-      ],
-      dir,
-    );
-    openssl(
-      [
-        'cms',
-        '-engine',
-        'gost',
-        '-verify',
-        '-binary',
-        '-inform',
-        'DER',
-        '-in',
-        'sig.der',
-        '-content',
-        'content.bin',
-        '-CAfile',
-        DEV_PKI_ROOT_PEM,
-        '-out',
-        '/dev/null',
-      ],
-      dir,
-    );
+    const content = Buffer.from('signed by a dev account');
+    const signature = opensslCmsSign(dir, content, join(dir, 'account-1.pem'), join(dir, 'account-1.key'));
+    assert.deepEqual(opensslCmsVerify(dir, signature, content, [join(dir, DEV_PKI_ROOT_PEM)]), { ok: true });
     // Read back unchanged at the next start.
     const again = await devNodeConfig({ dataDir: dir, restPort: 0, p2pPort: 0, keystore: CHEAP, crypto: 'gost', pki: 'TEST' });
     assert.deepEqual(
